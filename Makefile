@@ -1,0 +1,209 @@
+# iotape - one top-level Makefile.
+#   make [all]        build build/iotape, libiotape.{a,so}, iotape.pc
+#   make check        all tests (unit, integration, fuzz corpus); -Werror
+#   make demo         bench the bundled reference trace
+#   make bench        performance figures (long)
+#   make stress       long fault and load tests
+#   make fuzz         libFuzzer harnesses (clang)
+#   make install      PREFIX=/usr/local DESTDIR=
+#   V=1               show full commands
+#   SANITIZE=address,undefined   sanitizer build (in build-san/)
+#   CC=clang          another compiler (in build-clang/ unless BUILD= is given)
+
+PREFIX   ?= /usr/local
+DESTDIR  ?=
+CC       ?= cc
+SANITIZE ?=
+WERROR   ?= 0
+
+ifneq ($(SANITIZE),)
+BUILD ?= build-san
+else ifeq ($(notdir $(CC)),clang)
+BUILD ?= build-clang
+else
+BUILD ?= build
+endif
+
+ifeq ($(V),1)
+Q :=
+else
+Q := @
+endif
+
+PKGS := libzstd libprotobuf-c
+CMOCKA_PKG := cmocka
+
+WARN := -std=gnu11 -Wall -Wextra -Wformat=2 -Wshadow -Wstrict-prototypes \
+	-Wmissing-prototypes -Wundef -Wwrite-strings -Wvla -Wno-unused-parameter
+CFLAGS ?= -O2 -g
+ifeq ($(WERROR),1)
+WARN += -Werror
+endif
+ifneq ($(SANITIZE),)
+SANFLAGS := -fsanitize=$(SANITIZE) -fno-omit-frame-pointer -fno-sanitize-recover=all
+endif
+PKG_CFLAGS = $(shell pkg-config --cflags $(PKGS) 2>/dev/null)
+PKG_LIBS = $(shell pkg-config --libs $(PKGS) 2>/dev/null)
+CMOCKA_CFLAGS = $(shell pkg-config --cflags $(CMOCKA_PKG) 2>/dev/null)
+CMOCKA_LIBS = $(shell pkg-config --libs $(CMOCKA_PKG) 2>/dev/null)
+ALL_CFLAGS = $(WARN) $(CFLAGS) $(SANFLAGS) -fPIC -D_GNU_SOURCE -Iformat -Icli -I$(BUILD)/gen \
+	-DIOT_BUILD_VERSION=\"$(VERSION)\" $(PKG_CFLAGS)
+ALL_LDFLAGS = $(LDFLAGS) $(SANFLAGS)
+LIBS = $(PKG_LIBS) -lpthread -lm
+
+VERSION := $(shell sed -n 's/^\#define IOT_VERSION "\(.*\)"/\1/p' format/iotape.h)
+
+LIB_SRC  := $(sort $(wildcard format/*.c))
+APP_SRC  := $(sort $(wildcard record/*.c replay/*.c analyze/*.c cli/*.c))
+MAIN_SRC := cli/main.c
+UNIT_SRC := $(sort $(wildcard tests/unit/test_*.c))
+PROG_SRC := $(sort $(wildcard tests/progs/*.c))
+BENCH_SRC := $(sort $(wildcard tests/bench/*.c))
+
+GEN_C := $(BUILD)/gen/trace.pb-c.c
+GEN_H := $(BUILD)/gen/trace.pb-c.h
+LIB_OBJ := $(LIB_SRC:%.c=$(BUILD)/obj/%.o) $(BUILD)/obj/gen/trace.pb-c.o
+APP_OBJ := $(APP_SRC:%.c=$(BUILD)/obj/%.o)
+APP_NOMAIN_OBJ := $(filter-out $(BUILD)/obj/$(MAIN_SRC:.c=.o),$(APP_OBJ))
+UNIT_BIN := $(UNIT_SRC:tests/unit/%.c=$(BUILD)/tests/unit/%)
+PROG_BIN := $(PROG_SRC:tests/progs/%.c=$(BUILD)/tests/progs/%)
+BENCH_BIN := $(BENCH_SRC:tests/bench/%.c=$(BUILD)/tests/bench/%)
+
+BIN := $(BUILD)/iotape
+LIBA := $(BUILD)/libiotape.a
+LIBSO := $(BUILD)/libiotape.so
+PC := $(BUILD)/iotape.pc
+FLAGS_STAMP := $(BUILD)/.flags
+
+.PHONY: all deps check check-unit tests bench demo stress validate fuzz install \
+	uninstall clean FORCE
+
+all: deps
+	$(Q)$(MAKE) --no-print-directory build-all
+
+.PHONY: build-all
+build-all: $(BIN) $(LIBA) $(LIBSO) $(PC)
+
+deps:
+	@tools/deps.sh build
+
+# Rebuild everything when the flags change (SANITIZE, WERROR, CFLAGS).
+$(FLAGS_STAMP): FORCE
+	@mkdir -p $(@D)
+	@echo '$(CC) $(ALL_CFLAGS)' | cmp -s - $@ || echo '$(CC) $(ALL_CFLAGS)' > $@
+
+$(GEN_C) $(GEN_H): format/trace.proto
+	@mkdir -p $(BUILD)/gen
+	@echo "  PROTOC  $<"
+	$(Q)protoc-c --proto_path=format --c_out=$(BUILD)/gen $<
+
+$(BUILD)/obj/gen/trace.pb-c.o: $(GEN_C) $(FLAGS_STAMP)
+	@mkdir -p $(@D)
+	@echo "  CC      $<"
+	$(Q)$(CC) $(filter-out -Wmissing-prototypes -Wshadow,$(ALL_CFLAGS)) -c $< -o $@
+
+$(BUILD)/obj/%.o: %.c $(GEN_H) $(FLAGS_STAMP)
+	@mkdir -p $(@D)
+	@echo "  CC      $<"
+	$(Q)$(CC) $(ALL_CFLAGS) -MMD -MP -c $< -o $@
+
+$(LIBA): $(LIB_OBJ)
+	@echo "  AR      $@"
+	$(Q)rm -f $@ && ar rcs $@ $^
+
+$(LIBSO): $(LIB_OBJ)
+	@echo "  LD      $@"
+	$(Q)$(CC) -shared -Wl,-soname,libiotape.so.1 $(ALL_LDFLAGS) -o $@ $^ $(LIBS)
+
+$(PC): iotape.pc.in format/iotape.h
+	@mkdir -p $(@D)
+	@echo "  GEN     $@"
+	$(Q)sed -e 's|@PREFIX@|$(PREFIX)|g' -e 's|@VERSION@|$(VERSION)|g' $< > $@
+
+$(BIN): $(APP_OBJ) $(LIBA)
+	@echo "  LD      $@"
+	$(Q)$(CC) $(ALL_LDFLAGS) -o $@ $(APP_OBJ) $(LIBA) $(LIBS)
+
+$(BUILD)/tests/unit/%: tests/unit/%.c $(APP_NOMAIN_OBJ) $(LIBA) $(FLAGS_STAMP)
+	@mkdir -p $(@D)
+	@echo "  CC      $<"
+	$(Q)$(CC) $(ALL_CFLAGS) $(CMOCKA_CFLAGS) -Irecord -Ireplay -Ianalyze -Icli -o $@ $< \
+		$(APP_NOMAIN_OBJ) $(LIBA) $(ALL_LDFLAGS) $(CMOCKA_LIBS) $(LIBS)
+
+# Test programs are traced: plain, no sanitizer (LeakSanitizer refuses ptrace).
+$(BUILD)/tests/progs/%: tests/progs/%.c
+	@mkdir -p $(@D)
+	@echo "  CC      $<"
+	$(Q)$(CC) -std=gnu11 -O1 -g -Wall -D_GNU_SOURCE -o $@ $< -lpthread
+
+$(BUILD)/tests/bench/%: tests/bench/%.c $(LIBA)
+	@mkdir -p $(@D)
+	@echo "  CC      $<"
+	$(Q)$(CC) $(ALL_CFLAGS) -o $@ $< $(LIBA) $(ALL_LDFLAGS) $(LIBS)
+
+tests: $(BIN) $(UNIT_BIN) $(PROG_BIN) $(BUILD)/fuzz-replay
+
+# The fuzz corpus is replayed by a plain main in every check.
+$(BUILD)/fuzz-replay: tests/fuzz/fuzz_reader.c tests/fuzz/replay_main.c $(LIBA)
+	@echo "  CC      $@"
+	$(Q)$(CC) $(ALL_CFLAGS) -o $@ tests/fuzz/fuzz_reader.c tests/fuzz/replay_main.c \
+		$(LIBA) $(ALL_LDFLAGS) $(LIBS)
+
+check: deps
+	@tools/deps.sh check
+	$(Q)$(MAKE) --no-print-directory WERROR=1 tests
+	@BUILD=$(BUILD) tests/run.sh
+
+check-unit: deps
+	@tools/deps.sh check
+	$(Q)$(MAKE) --no-print-directory WERROR=1 tests
+	@BUILD=$(BUILD) tests/run.sh --unit
+
+bench: all $(BENCH_BIN)
+	@tools/deps.sh bench
+	@BUILD=$(BUILD) tests/bench/run.sh
+
+stress: all $(PROG_BIN)
+	@BUILD=$(BUILD) tests/stress/run.sh
+
+demo: all
+	@tools/deps.sh demo
+	@BUILD=$(BUILD) tools/demo.sh
+
+validate: all
+	@BUILD=$(BUILD) tools/validate.sh
+
+FUZZ_SRC := $(sort $(wildcard tests/fuzz/fuzz_*.c))
+fuzz: deps
+	$(Q)$(MAKE) --no-print-directory CC=clang BUILD=build-fuzz SANITIZE=address,undefined build-all
+	@mkdir -p build-fuzz/fuzz
+	$(Q)for f in $(FUZZ_SRC); do n=$$(basename $$f .c); echo "  FUZZ    $$n"; \
+		clang -g -O1 -fsanitize=fuzzer,address,undefined -D_GNU_SOURCE -Iformat -Ibuild-fuzz/gen \
+		-Irecord -Ireplay -Ianalyze $$f $$(ls build-fuzz/obj/replay/*.o build-fuzz/obj/record/*.o build-fuzz/obj/analyze/*.o 2>/dev/null) \
+		build-fuzz/libiotape.a $(PKG_LIBS) -lpthread -lm -o build-fuzz/fuzz/$$n || exit 1; done
+	@tests/fuzz/run.sh build-fuzz/fuzz $${FUZZ_SECONDS:-60}
+
+install: all
+	install -d $(DESTDIR)$(PREFIX)/bin $(DESTDIR)$(PREFIX)/lib/pkgconfig \
+		$(DESTDIR)$(PREFIX)/include $(DESTDIR)$(PREFIX)/share/man/man1 \
+		$(DESTDIR)$(PREFIX)/share/iotape
+	install -m 755 $(BIN) $(DESTDIR)$(PREFIX)/bin/iotape
+	install -m 644 $(LIBA) $(DESTDIR)$(PREFIX)/lib/libiotape.a
+	install -m 755 $(LIBSO) $(DESTDIR)$(PREFIX)/lib/libiotape.so.1
+	ln -sf libiotape.so.1 $(DESTDIR)$(PREFIX)/lib/libiotape.so
+	install -m 644 format/iotape.h $(DESTDIR)$(PREFIX)/include/iotape.h
+	install -m 644 $(PC) $(DESTDIR)$(PREFIX)/lib/pkgconfig/iotape.pc
+	install -m 644 man/iotape.1 $(DESTDIR)$(PREFIX)/share/man/man1/iotape.1
+	install -m 644 format/trace.proto $(DESTDIR)$(PREFIX)/share/iotape/trace.proto
+
+uninstall:
+	rm -f $(DESTDIR)$(PREFIX)/bin/iotape $(DESTDIR)$(PREFIX)/lib/libiotape.a \
+		$(DESTDIR)$(PREFIX)/lib/libiotape.so.1 $(DESTDIR)$(PREFIX)/lib/libiotape.so \
+		$(DESTDIR)$(PREFIX)/include/iotape.h $(DESTDIR)$(PREFIX)/lib/pkgconfig/iotape.pc \
+		$(DESTDIR)$(PREFIX)/share/man/man1/iotape.1 $(DESTDIR)$(PREFIX)/share/iotape/trace.proto
+	-rmdir $(DESTDIR)$(PREFIX)/share/iotape
+
+clean:
+	rm -rf build build-san build-clang build-fuzz demo.html demo-out
+
+-include $(shell find $(BUILD)/obj -name '*.d' 2>/dev/null)

@@ -1,0 +1,51 @@
+/*
+ * commands.h - the subcommands of the iotape binary and the helpers they
+ * share.  Each module owns its command: record/cmd_record.c,
+ * replay/cmd_replay.c, replay/cmd_bench.c, analyze/cmd_*.c, cli/cmd_dump.c.
+ */
+#ifndef IOT_COMMANDS_H
+#define IOT_COMMANDS_H
+
+#include <stdio.h>
+
+/* Exit codes, the same for every command (documented in iotape(1)). */
+#define IOT_EXIT_OK	 0	/* done */
+#define IOT_EXIT_FAIL	 1	/* the operation failed (message says why) */
+#define IOT_EXIT_USAGE	 2	/* bad command line */
+#define IOT_EXIT_DAMAGED 3	/* input trace damaged; the complete part was used */
+#define IOT_EXIT_MISMATCH 4	/* replay --verify: results differed from the trace */
+/* iotape record exits with the recorded program's status (128+N on signal N),
+ * 127 if the program was not found, 126 if it could not be run. */
+
+int cmd_record(int argc, char **argv);
+int cmd_replay(int argc, char **argv);
+int cmd_bench(int argc, char **argv);
+int cmd_report(int argc, char **argv);
+int cmd_diff(int argc, char **argv);
+int cmd_export(int argc, char **argv);
+int cmd_dump(int argc, char **argv);
+int cmd_check(int argc, char **argv);
+
+/*! cli_err() : print "iotape: <cmd>: <message>\n" to stderr. */
+void cli_err(const char *cmd, const char *fmt, ...)
+	__attribute__((format(printf, 2, 3)));
+
+/*! cli_warn() : print "iotape: <cmd>: warning: <message>\n" to stderr. */
+void cli_warn(const char *cmd, const char *fmt, ...)
+	__attribute__((format(printf, 2, 3)));
+
+/*! cli_is_help() : @return : 1 if @arg is -h or --help. */
+int cli_is_help(const char *arg);
+
+/*! cli_fmt_ns() : format a duration in ns with a unit (ns, us, ms, s)
+ *  into @buf, 3 significant decimals. @return : @buf. */
+char *cli_fmt_ns(char *buf, size_t len, double ns);
+
+/*! cli_fmt_bytes() : format a byte count with a unit (B, KiB, MiB, GiB). */
+char *cli_fmt_bytes(char *buf, size_t len, double bytes);
+
+/*! cli_open_trace_msg() : print the standard message for a reader open
+ *  failure of @path with code @err. */
+void cli_open_trace_msg(const char *cmd, const char *path, int err);
+
+#endif

@@ -1,0 +1,433 @@
+/*
+ * iotape.h - read and write iotape traces and profiles.
+ *
+ * This is the only header other modules (record/, replay/, analyze/, cli/)
+ * and outside programs include from format/.  The library never prints and
+ * never exits: every function returns 0 (or a count) on success and a
+ * negative code on failure, -errno for system errors or IOT_E_* for format
+ * errors; iot_strerror() names either.
+ *
+ * Strings in the structs below are byte strings with an explicit length
+ * (Linux paths are not UTF-8); they are also NUL-terminated for convenience.
+ */
+#ifndef IOTAPE_H
+#define IOTAPE_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include <sys/types.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+#define IOT_FORMAT_MAJOR 1
+#define IOT_FORMAT_MINOR 0
+#define IOT_MAGIC "iotape"
+#define IOT_VERSION "0.1.0"
+
+/* ---- error codes (negative, beyond the errno range) ---- */
+enum iot_error {
+	IOT_E_BASE = 10000,
+	IOT_E_NOT_IOTAPE = -10001,	/* not an iotape file (bad magic)    */
+	IOT_E_VERSION = -10002,		/* newer major format version        */
+	IOT_E_TRUNCATED = -10003,	/* file ends inside a frame          */
+	IOT_E_CORRUPT = -10004,		/* checksum or decoding failure      */
+	IOT_E_EMPTY = -10005,		/* zero-length file                  */
+	IOT_E_NO_INDEX = -10006,	/* no index (writer did not close)   */
+	IOT_E_RANGE = -10007,		/* seek target beyond the file       */
+	IOT_E_ARG = -10008,		/* invalid argument to a library call */
+};
+
+/*! iot_strerror() :
+ *  @return : a static description of @err (IOT_E_* or -errno). */
+const char *iot_strerror(int err);
+
+/* ---- syscall table (x86_64) ---- */
+
+/* Syscall classes, used by record, replay and analyze alike. */
+enum iot_class {
+	IOT_CLASS_FILE = 0,	/* open, close, creat               */
+	IOT_CLASS_DESC,		/* read/write/lseek/dup/fcntl/pipe  */
+	IOT_CLASS_DIR,		/* mkdir/rmdir/getdents/chdir/unlink/rename/link/symlink */
+	IOT_CLASS_META,		/* stat/chmod/chown/utimes/access/readlink/truncate */
+	IOT_CLASS_XATTR,
+	IOT_CLASS_SYNC,
+	IOT_CLASS_PROC,		/* clone/fork/exec/wait/exit        */
+	IOT_CLASS_MMAP,
+	IOT_CLASS_COUNT
+};
+
+/* Syscall flags (IOT_SCF_*): data direction, for the analyzer's
+ * read/write classes and for replay. */
+#define IOT_SCF_READ	0x01	/* moves file data into the process */
+#define IOT_SCF_WRITE	0x02	/* moves data into a file           */
+#define IOT_SCF_RETFD	0x04	/* success returns a new descriptor */
+#define IOT_SCF_NOEXIT	0x08	/* may not return (exit, exec)      */
+
+/*
+ * Argument kinds.  An event stores, for each argument of its syscall, one
+ * signed 64-bit value whose meaning the kind gives:
+ *   PATH   the string goes to the event's path, the value is 0.  Paths are
+ *          made absolute by the recorder (through cwd and dirfds).
+ *   PATH2  the string goes to path2 (rename/link target), the value is 0.
+ *   STR2   an unresolved string (symlink target, xattr name) into path2.
+ *   PTR    a pointer that is not kept: the value is 0.
+ *   IOVLEN an iovec array: the value is the sum of its lengths.
+ *   FDPAIR an int[2] filled on success (pipe): fd0 | fd1 << 32.
+ *   OFFPTR a loff_t * (copy_file_range, sendfile, splice): the offset it
+ *          held at entry, or -1 for NULL.
+ *   OPENHOW struct open_how *: its flags (mode goes to the next argument,
+ *          whose kind is MODE; resolve is dropped).
+ *   everything else: the raw register value, printed per its kind.
+ */
+enum iot_arg_kind {
+	IOT_ARG_NONE = 0,
+	IOT_ARG_INT,
+	IOT_ARG_UINT,
+	IOT_ARG_HEX,
+	IOT_ARG_FD,
+	IOT_ARG_DIRFD,		/* AT_FDCWD prints as such */
+	IOT_ARG_PATH,
+	IOT_ARG_PATH2,
+	IOT_ARG_STR2,
+	IOT_ARG_PTR,
+	IOT_ARG_SIZE,
+	IOT_ARG_OFF,
+	IOT_ARG_OPEN_FLAGS,
+	IOT_ARG_MODE,
+	IOT_ARG_AT_FLAGS,
+	IOT_ARG_IOVLEN,
+	IOT_ARG_FDPAIR,
+	IOT_ARG_OFFPTR,
+	IOT_ARG_OPENHOW,
+	IOT_ARG_WHENCE,
+	IOT_ARG_IOCTL_REQ,
+	IOT_ARG_FCNTL_CMD,
+	IOT_ARG_CLONE_FLAGS,
+	IOT_ARG_SIGNAL,
+	IOT_ARG_RENAME_FLAGS,
+	IOT_ARG_ACCESS_MODE,
+	IOT_ARG_MMAP_PROT,
+	IOT_ARG_MMAP_FLAGS,
+	IOT_ARG_PID,
+	IOT_ARG_XATTR_FLAGS,
+	IOT_ARG_FALLOC_MODE,
+	IOT_ARG_FADVICE,
+	IOT_ARG_WAIT_OPTIONS,
+	IOT_ARG_STATX_MASK,
+	IOT_ARG_CLOSE_RANGE_FLAGS,
+	IOT_ARG_DEV,
+	IOT_ARG_UID,
+	IOT_ARG_GID,
+	IOT_ARG_SYNC_FLAGS,
+	IOT_ARG_KIND_COUNT
+};
+
+#define IOT_MAX_ARGS 6
+
+struct iot_syscall {
+	int nr;
+	const char *name;
+	uint8_t cls;			/* enum iot_class */
+	uint8_t flags;			/* IOT_SCF_* */
+	uint8_t nargs;
+	uint8_t arg[IOT_MAX_ARGS];	/* enum iot_arg_kind */
+};
+
+/*! iot_syscall_by_nr() :
+ *  @return : the table row of x86_64 syscall @nr, or NULL if iotape does
+ *            not record it. */
+const struct iot_syscall *iot_syscall_by_nr(int nr);
+
+/*! iot_syscall_by_name() : @return : the row named @name, or NULL. */
+const struct iot_syscall *iot_syscall_by_name(const char *name);
+
+/*! iot_syscall_table() :
+ *  @return : the whole table (sorted by number); *@n gets its length. */
+const struct iot_syscall *iot_syscall_table(size_t *n);
+
+/*! iot_class_name() : @return : "file", "desc", "dir", ... */
+const char *iot_class_name(int cls);
+
+/*! iot_errno_name() : @return : "ENOENT" etc. for a positive errno, or
+ *  NULL if unknown. */
+const char *iot_errno_name(int err);
+
+/* ---- the event model ---- */
+
+/* Event flags (IOT_EV_*). */
+#define IOT_EV_UNFINISHED 0x01	/* entered, never returned (killed, exec) */
+#define IOT_EV_FASTPATH	  0x02	/* logged in-process, not at a ptrace stop */
+#define IOT_EV_NOEXIT_TS  0x04	/* exit time is unknown; duration is 0 */
+#define IOT_EV_REPLAY_SKIPPED 0x08 /* profiles: not replayed */
+#define IOT_EV_REPLAY_MISMATCH 0x10 /* profiles: result differed from trace */
+
+struct iot_event {
+	int64_t t_enter;		/* CLOCK_MONOTONIC ns at syscall entry */
+	int64_t t_exit;			/* ... at syscall exit */
+	int32_t pid;			/* thread group id */
+	int32_t tid;
+	int32_t nr;			/* x86_64 syscall number */
+	uint32_t flags;			/* IOT_EV_* */
+	int64_t ret;			/* return value; -errno on failure */
+	uint32_t nargs;
+	int64_t args[IOT_MAX_ARGS];	/* per the syscall's argument kinds */
+	const char *path;		/* NULL if none */
+	uint32_t path_len;
+	const char *path2;		/* NULL if none */
+	uint32_t path2_len;
+};
+
+struct iot_path_state {
+	const char *path;
+	uint32_t path_len;
+	uint32_t type;			/* S_IFMT bits; 0 = did not exist */
+	uint64_t size;
+	uint32_t mode;			/* 07777 bits */
+	uint32_t uid, gid;
+	int64_t atime_ns, mtime_ns, ctime_ns;
+	const char *target;		/* symlink target, NULL otherwise */
+	uint32_t target_len;
+	uint32_t nlink;
+	uint64_t dev, ino, rdev;
+	int64_t t_ns;			/* when it was taken */
+};
+
+enum iot_proc_kind {
+	IOT_PROC_START = 0,	/* the first process of the workload */
+	IOT_PROC_FORK,		/* new process (fork, vfork, clone w/o CLONE_THREAD) */
+	IOT_PROC_THREAD,	/* new thread (clone with CLONE_THREAD) */
+	IOT_PROC_EXEC,		/* successful execve/execveat */
+	IOT_PROC_EXIT,		/* a thread or process ended */
+	IOT_PROC_PHASE,		/* a phase mark: argv[0] names the phase */
+};
+
+struct iot_process {
+	uint32_t kind;			/* enum iot_proc_kind */
+	int64_t t_ns;
+	int32_t pid, tid;
+	int32_t ppid, ptid;		/* parent (fork/thread) */
+	uint64_t clone_flags;
+	uint32_t argc;
+	const char *const *argv;	/* argc byte strings, NUL-terminated */
+	const uint32_t *argv_len;
+	const char *cwd;		/* NULL if unknown */
+	uint32_t cwd_len;
+	const char *exe;
+	uint32_t exe_len;
+	int32_t exit_status;		/* wait(2) status (EXIT) */
+	int64_t utime_ns, stime_ns;	/* CPU time at exit */
+	int32_t old_tid;		/* EXEC from a non-leader thread */
+};
+
+/* ---- the header ---- */
+
+struct iot_mount {
+	const char *device, *mountpoint, *fstype, *options, *root;
+	uint32_t dev_major, dev_minor;
+};
+
+struct iot_kv {
+	const char *key, *value;
+};
+
+enum iot_file_kind { IOT_KIND_TRACE = 0, IOT_KIND_PROFILE = 1 };
+
+struct iot_header {
+	uint32_t format_major, format_minor;	/* filled by the writer */
+	uint32_t kind;			/* enum iot_file_kind */
+	const char *tool_version;
+	const char *host, *kernel, *arch;
+	uint32_t argc;
+	const char *const *argv;
+	const char *cwd;
+	uint32_t clock_id;
+	int64_t realtime_ns, monotonic_ns;	/* read together */
+	int64_t start_ns;		/* monotonic start of the workload */
+	size_t n_mounts;
+	const struct iot_mount *mounts;
+	int64_t stop_cost_ns;
+	const char *recorder;
+	/* profiles */
+	const char *target_fstype, *target_device, *target_mountpoint;
+	const char *target_mount_options, *target_mkfs, *target_label;
+	const char *replay_options;
+	size_t n_extra;
+	const struct iot_kv *extra;
+	/* reader only: the syscall table stored in the file */
+	size_t n_syscalls;
+	const struct iot_syscall *syscalls;
+};
+
+/*! iot_header_get() :
+ *  @return : the value of extra key @key in @h, or NULL. */
+const char *iot_header_get(const struct iot_header *h, const char *key);
+
+/* ---- writing ---- */
+
+struct iot_writer;
+
+struct iot_writer_opts {
+	uint32_t flush_events;		/* flush a chunk every N events (0: 4096) */
+	uint32_t flush_ms;		/* ... or every T ms (0: 250; <0 never) */
+	int level;			/* zstd level (0: 3) */
+	int background;			/* compress and write in a thread */
+};
+
+/*! iot_writer_open() :
+ *  Create @path (truncating it) and write the header frame.  The syscall
+ *  table is added by the writer.  @opts may be NULL.
+ *  @return : 0 or a negative code; *@wp is set on success. */
+int iot_writer_open(struct iot_writer **wp, const char *path,
+		    const struct iot_header *h, const struct iot_writer_opts *opts);
+
+/*! iot_writer_fdopen() : as iot_writer_open() on an open descriptor, which
+ *  the writer owns and closes. */
+int iot_writer_fdopen(struct iot_writer **wp, int fd,
+		      const struct iot_header *h, const struct iot_writer_opts *opts);
+
+/*! iot_writer_event() : append one event (strings are copied).
+ *  May flush a chunk per the flush policy. @return : 0 or a negative code. */
+int iot_writer_event(struct iot_writer *w, const struct iot_event *ev);
+
+/*! iot_writer_path_state() : append one PathState. */
+int iot_writer_path_state(struct iot_writer *w, const struct iot_path_state *ps);
+
+/*! iot_writer_process() : append one Process record. */
+int iot_writer_process(struct iot_writer *w, const struct iot_process *p);
+
+/*! iot_writer_flush() : write what is buffered as one chunk frame now.
+ *  With background=1 the frame is handed to the writer thread; @wait=1
+ *  waits until it is on disk (write(2) returned). */
+int iot_writer_flush(struct iot_writer *w, int wait);
+
+/*! iot_writer_close() :
+ *  Flush, write the index (with @dropped_events), fsync, close and free.
+ *  @return : 0 or the first error met by any write since open. */
+int iot_writer_close(struct iot_writer *w, uint64_t dropped_events);
+
+/*! iot_writer_abort() : free without writing an index (the file is left
+ *  as a writer killed at this point would leave it). */
+void iot_writer_abort(struct iot_writer *w);
+
+/*! iot_writer_bytes() : @return : bytes written to the file so far. */
+uint64_t iot_writer_bytes(const struct iot_writer *w);
+
+/*! iot_writer_events() : @return : events appended so far. */
+uint64_t iot_writer_events(const struct iot_writer *w);
+
+/* ---- reading ---- */
+
+struct iot_reader;
+
+enum iot_item_kind {
+	IOT_ITEM_EVENT = 1,
+	IOT_ITEM_PATH_STATE,
+	IOT_ITEM_PROCESS,
+};
+
+/* One thing read from a file.  Pointers inside stay valid until the reader
+ * moves to another chunk (the chunk's arena is then reset): copy what you
+ * keep. */
+struct iot_item {
+	int kind;			/* enum iot_item_kind */
+	uint64_t chunk;			/* frame number of its chunk */
+	union {
+		struct iot_event ev;
+		struct iot_path_state ps;
+		struct iot_process proc;
+	} u;
+};
+
+/* What the reader knows about the file as a whole. */
+struct iot_summary {
+	uint64_t file_size;
+	uint64_t frames;		/* zstd frames holding records */
+	uint64_t events, path_states, processes;
+	uint64_t dropped_events;
+	int64_t t_min, t_max;		/* event times (enter min, exit max) */
+	int has_index;
+	int clean_close;
+	int repaired;
+	/* damage found while walking the frames (0 if none) */
+	int damage;			/* IOT_E_TRUNCATED or IOT_E_CORRUPT */
+	uint64_t damage_frame;		/* first bad frame number */
+	uint64_t damage_offset;		/* its byte offset */
+	int64_t good_t_max;		/* last event time before the damage */
+};
+
+/*! iot_reader_open() :
+ *  Open a trace or profile: check the magic and version, read the header
+ *  and the index (or walk the frames if there is none).  A file damaged
+ *  after its header opens successfully; iot_reader_summary() reports the
+ *  damage and iteration stops before it.
+ *  @return : 0 or IOT_E_* / -errno (ENOENT, EISDIR, ...). */
+int iot_reader_open(struct iot_reader **rp, const char *path);
+
+/*! iot_reader_open_mem() : as iot_reader_open() on a buffer (not copied;
+ *  it must outlive the reader).  Used by the fuzzer. */
+int iot_reader_open_mem(struct iot_reader **rp, const void *buf, size_t len);
+
+void iot_reader_close(struct iot_reader *r);
+
+/*! iot_reader_header() : @return : the header (valid until close). */
+const struct iot_header *iot_reader_header(const struct iot_reader *r);
+
+/*! iot_reader_summary() : @return : what is known of the file. */
+const struct iot_summary *iot_reader_summary(const struct iot_reader *r);
+
+/*! iot_reader_next() :
+ *  Read the next item.  Within a chunk: its processes, then its path
+ *  states, then its events, each in the order written.
+ *  @return : 1 with *@it filled, 0 at the end (or at the damage, see the
+ *            summary), or a negative code. */
+int iot_reader_next(struct iot_reader *r, struct iot_item *it);
+
+/*! iot_reader_rewind() : go back to the first chunk. */
+int iot_reader_rewind(struct iot_reader *r);
+
+/*! iot_reader_seek_frame() : continue from chunk frame @frame (0 = the
+ *  first frame after the header). */
+int iot_reader_seek_frame(struct iot_reader *r, uint64_t frame);
+
+/*! iot_reader_seek_time() : continue from the first chunk that may hold
+ *  events at or after monotonic time @t_ns. */
+int iot_reader_seek_time(struct iot_reader *r, int64_t t_ns);
+
+/*! iot_repair() :
+ *  Rewrite the index of @path so that it covers every complete frame:
+ *  a damaged tail is cut off.  @out may equal @path (done through a
+ *  temporary file and rename).  *@kept gets the events kept.
+ *  @return : 0 or a negative code. */
+int iot_repair(const char *path, const char *out, uint64_t *kept);
+
+/* ---- text ---- */
+
+/*! iot_format_event() :
+ *  Format @ev as an strace-like line without pid, time or duration:
+ *  `openat(AT_FDCWD, "/a/b", O_RDONLY|O_CLOEXEC) = 3`.
+ *  @return : the length it needs (as snprintf). */
+int iot_format_event(char *buf, size_t len, const struct iot_event *ev);
+
+/*! iot_format_arg() : format one argument value of kind @kind. */
+int iot_format_arg(char *buf, size_t len, int kind, int64_t v);
+
+/* ---- an arena, for the reader and for callers that copy items ---- */
+
+struct iot_arena;
+struct iot_arena *iot_arena_new(size_t block);
+void *iot_arena_alloc(struct iot_arena *a, size_t n);
+char *iot_arena_strndup(struct iot_arena *a, const char *s, size_t n);
+void iot_arena_reset(struct iot_arena *a);
+void iot_arena_free(struct iot_arena *a);
+
+/* ---- a monotonic clock ---- */
+
+/*! iot_now_ns() : @return : CLOCK_MONOTONIC in ns. */
+int64_t iot_now_ns(void);
+
+#ifdef __cplusplus
+}
+#endif
+#endif /* IOTAPE_H */

@@ -1,0 +1,118 @@
+/*
+ * syscalls.c - the table of recorded syscalls, built from syscalls.def.
+ *
+ * Numbers come from the kernel headers (__NR_*); a row whose number the
+ * installed headers lack is given it below, from the kernel's
+ * arch/x86/entry/syscalls/syscall_64.tbl.
+ */
+#include <asm/unistd_64.h>
+#include <pthread.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "iotape.h"
+
+#ifndef __NR_fchmodat2
+#define __NR_fchmodat2 452
+#endif
+
+#define K(x) IOT_ARG_##x
+#define KINDS(...) { __VA_ARGS__ }
+#define NARGS_(a, b, c, d, e, f, n, ...) n
+#define NARGS(...) NARGS_(__VA_ARGS__ __VA_OPT__(,) 6, 5, 4, 3, 2, 1, 0)
+
+/* flag words in the .def are READ, WRITE, RETFD, NOEXIT, 0 */
+#define READ IOT_SCF_READ
+#define WRITE IOT_SCF_WRITE
+#define RETFD IOT_SCF_RETFD
+#define NOEXIT IOT_SCF_NOEXIT
+
+#define MAP1(m, x) m(x)
+#define MAP_0()
+#define MAP_1(a) K(a)
+#define MAP_2(a, b) K(a), K(b)
+#define MAP_3(a, b, c) K(a), K(b), K(c)
+#define MAP_4(a, b, c, d) K(a), K(b), K(c), K(d)
+#define MAP_5(a, b, c, d, e) K(a), K(b), K(c), K(d), K(e)
+#define MAP_6(a, b, c, d, e, f) K(a), K(b), K(c), K(d), K(e), K(f)
+#define CAT_(a, b) a##b
+#define CAT(a, b) CAT_(a, b)
+#define MAPK(...) CAT(MAP_, NARGS(__VA_ARGS__))(__VA_ARGS__)
+
+#define SC(name, cls, flags, ...) \
+	{ __NR_##name, #name, IOT_CLASS_##cls, (flags), NARGS(__VA_ARGS__), \
+	  { MAPK(__VA_ARGS__) } },
+
+static struct iot_syscall table[] = {
+#include "syscalls.def"
+};
+
+#define N_ROWS (sizeof(table) / sizeof(table[0]))
+
+/* Up to this number, lookups go through a direct map built on first use. */
+#define MAP_MAX 512
+static signed short by_nr[MAP_MAX];
+static pthread_once_t once = PTHREAD_ONCE_INIT;
+
+static int cmp_nr(const void *a, const void *b)
+{
+	const struct iot_syscall *x = a, *y = b;
+
+	return x->nr - y->nr;
+}
+
+static void init_once(void)
+{
+	size_t i;
+
+	qsort(table, N_ROWS, sizeof(table[0]), cmp_nr);
+	for (i = 0; i < MAP_MAX; i++)
+		by_nr[i] = -1;
+	for (i = 0; i < N_ROWS; i++)
+		if (table[i].nr >= 0 && table[i].nr < MAP_MAX)
+			by_nr[table[i].nr] = (signed short)i;
+}
+
+/* The .def is grouped by family, not number: sort once, thread-safely. */
+static void init(void)
+{
+	pthread_once(&once, init_once);
+}
+
+const struct iot_syscall *iot_syscall_table(size_t *n)
+{
+	init();
+	if (n)
+		*n = N_ROWS;
+	return table;
+}
+
+const struct iot_syscall *iot_syscall_by_nr(int nr)
+{
+	init();
+	if (nr < 0 || nr >= MAP_MAX || by_nr[nr] < 0)
+		return NULL;
+	return &table[by_nr[nr]];
+}
+
+const struct iot_syscall *iot_syscall_by_name(const char *name)
+{
+	size_t i;
+
+	init();
+	for (i = 0; i < N_ROWS; i++)
+		if (strcmp(table[i].name, name) == 0)
+			return &table[i];
+	return NULL;
+}
+
+const char *iot_class_name(int cls)
+{
+	static const char *const names[IOT_CLASS_COUNT] = {
+		"file", "desc", "dir", "meta", "xattr", "sync", "proc", "mmap",
+	};
+
+	if (cls < 0 || cls >= IOT_CLASS_COUNT)
+		return "?";
+	return names[cls];
+}

@@ -1,0 +1,36 @@
+#!/bin/sh
+# deps.sh WHAT - make sure the Debian packages WHAT needs are installed.
+# As root, installs what is missing with apt-get; otherwise prints the
+# exact command to run and fails.
+set -u
+what=${1:-build}
+pkgs="libzstd-dev libprotobuf-c-dev protobuf-c-compiler pkg-config gcc make"
+case "$what" in
+build) ;;
+check) pkgs="$pkgs libcmocka-dev strace zstd xfsprogs btrfs-progs e2fsprogs tar util-linux valgrind clang" ;;
+bench) pkgs="$pkgs strace zstd hyperfine linux-source-6.1 xfsprogs btrfs-progs e2fsprogs" ;;
+demo)  pkgs="$pkgs xfsprogs btrfs-progs e2fsprogs" ;;
+*) echo "deps.sh: unknown set '$what'" >&2; exit 2 ;;
+esac
+missing=""
+for p in $pkgs; do
+	dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" ||
+		missing="$missing $p"
+done
+[ -z "$missing" ] && exit 0
+if [ "$(id -u)" != 0 ]; then
+	echo "iotape: missing packages:$missing" >&2
+	echo "iotape: run as root:  apt-get install -y$missing" >&2
+	exit 1
+fi
+echo "  APT     $missing"
+export DEBIAN_FRONTEND=noninteractive
+if ! apt-get install -y -q --no-install-recommends $missing >/tmp/iotape-apt.log 2>&1; then
+	apt-get update -q >>/tmp/iotape-apt.log 2>&1
+	if ! apt-get install -y -q --no-install-recommends $missing >>/tmp/iotape-apt.log 2>&1; then
+		echo "iotape: apt-get install$missing failed; see /tmp/iotape-apt.log" >&2
+		tail -5 /tmp/iotape-apt.log >&2
+		exit 1
+	fi
+fi
+exit 0
