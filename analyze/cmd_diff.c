@@ -1,10 +1,127 @@
 /*
- * cmd_diff.c - iotape diff (placeholder until the module lands).
+ * cmd_diff.c - iotape diff: compare traces and profiles.
  */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "ana.h"
 #include "commands.h"
+
+static void usage(FILE *f)
+{
+	fprintf(f,
+		"usage: iotape diff A B [C...] [-- B2 B3 ... [-- ...]] [--html PAGE] [-o OUT]\n\n"
+		"Compare traces and replay profiles as the classic filesystem benchmark\n"
+		"tables do: per phase (then for the whole run) REAL_TIME, CPU_TIME,\n"
+		"CPU_UTIL and DF, absolute for the first configuration (A) and as ratios\n"
+		"B/A, C/A... for the others; then per syscall class the calls, total time\n"
+		"and p50/p99 latency, so that a difference is explained.\n\n"
+		"Configurations: profiles with the same target label (\"ext3-journal\") are\n"
+		"runs of one configuration; or separate configurations with '--':\n"
+		"  iotape diff a1 a2 a3 -- b1 b2 b3\n"
+		"A configuration's value is the median of its runs; a ratio is marked '*'\n"
+		"when its distance from 1 exceeds the two configurations' run-to-run\n"
+		"spread ((max - min) / median).  Column heads are the target label of a\n"
+		"profile, else the file name.  A warning names it when the files are not\n"
+		"of the same workload (another command, or very different call counts).\n\n"
+		"Phases are those of 'iotape report' (phase marks, else top-level commands).\n\n"
+		"Options:\n"
+		"  --html PAGE   also write one self-contained HTML page with the table and\n"
+		"                plots (per-phase bars, latency CDFs per class, timelines)\n"
+		"  -o OUT        write the table to OUT instead of standard output\n\n"
+		"Examples:\n"
+		"  iotape diff ext4.iotape xfs.iotape btrfs.iotape\n"
+		"  iotape diff bench/ext4.*.iotape bench/xfs.*.iotape --html cmp.html\n"
+		"  iotape diff build.iotape build.tmpfs.iotape\n\n"
+		"Exit status: 0 done; 1 failed; 2 bad usage; 3 a file was damaged (its\n"
+		"complete part was used).\n");
+}
 
 int cmd_diff(int argc, char **argv)
 {
-	cli_err("diff", "not built yet");
-	return IOT_EXIT_FAIL;
+	char **files = calloc((size_t)argc + 1, sizeof(*files));
+	int *sep = calloc((size_t)argc + 1, sizeof(*sep));
+	const char *out = NULL, *html = NULL;
+	struct ana_trace *t = NULL;
+	struct ana_group *g = NULL;
+	int nf = 0, i, ng = 0, rc = IOT_EXIT_USAGE, lr, pending_sep = 0;
+	FILE *f = stdout;
+
+	if (!files || !sep) {
+		rc = IOT_EXIT_FAIL;
+		goto out;
+	}
+	for (i = 1; i < argc; i++) {
+		const char *a = argv[i];
+
+		if (cli_is_help(a)) {
+			usage(stdout);
+			rc = IOT_EXIT_OK;
+			goto out;
+		} else if (strcmp(a, "--") == 0) {
+			pending_sep = 1;
+		} else if ((strcmp(a, "--html") == 0 || strcmp(a, "-o") == 0) && i + 1 < argc) {
+			if (strcmp(a, "--html") == 0)
+				html = argv[++i];
+			else
+				out = argv[++i];
+		} else if (a[0] == '-' && a[1]) {
+			cli_err("diff", "unknown option '%s'; 'iotape diff --help' lists them", a);
+			goto out;
+		} else {
+			sep[nf] = pending_sep;
+			pending_sep = 0;
+			files[nf++] = argv[i];
+		}
+	}
+	if (nf < 1) {
+		cli_err("diff", "no files given; usage: iotape diff A B [C...] (see --help)");
+		goto out;
+	}
+	t = calloc((size_t)nf, sizeof(*t));
+	g = calloc((size_t)nf, sizeof(*g));
+	if (!t || !g) {
+		rc = IOT_EXIT_FAIL;
+		goto out;
+	}
+	lr = ana_load_all("diff", files, nf, t);
+	if (lr == IOT_EXIT_FAIL) {
+		free(t);
+		t = NULL;
+		rc = lr;
+		goto out;
+	}
+	ng = ana_group_traces(t, nf, sep, g);
+	if (ng == 1 && nf > 1 && g[0].n == nf)
+		cli_warn("diff", "all %d files are runs of one configuration (%s); "
+			 "separate configurations with '--'", nf, g[0].label);
+	ana_diff_warn("diff", g, ng);
+	if (out && !(f = fopen(out, "w"))) {
+		cli_err("diff", "%s: %s; check the directory exists and is writable", out,
+			strerror(errno));
+		f = stdout;
+		rc = IOT_EXIT_FAIL;
+		goto out;
+	}
+	ana_diff_text(f, g, ng);
+	rc = lr;
+	if (html && ana_html_write("diff", html, g, ng) < 0)
+		rc = IOT_EXIT_FAIL;
+	if (f != stdout && fclose(f) != 0) {
+		cli_err("diff", "%s: write failed: %s", out, strerror(errno));
+		rc = IOT_EXIT_FAIL;
+	}
+	f = stdout;
+out:
+	if (f != stdout)
+		fclose(f);
+	ana_groups_free(g, ng);
+	for (i = 0; t && i < nf; i++)
+		ana_trace_free(&t[i]);
+	free(t);
+	free(g);
+	free(sep);
+	free(files);
+	return rc;
 }

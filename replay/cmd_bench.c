@@ -1,10 +1,515 @@
 /*
- * cmd_bench.c - iotape bench (placeholder until the module lands).
+ * cmd_bench.c - iotape bench: replay one trace on a matrix of freshly made
+ * filesystems and print the comparison table.
+ *
+ * Each configuration and run goes through: loop image -> mkfs -> mount ->
+ * prepare (iotape replay --prepare-only) -> sync, drop caches -> replay
+ * (iotape replay --no-prepare -o PROFILE) -> umount -> losetup -d -> rm.
+ * Replay and diff run as child processes of this very binary, so a crash
+ * in one configuration cannot leave the others' mounts behind, and the
+ * cleanup below runs on every exit path, SIGINT and SIGTERM included.
  */
+#include <errno.h>
+#include <fcntl.h>
+#include <getopt.h>
+#include <limits.h>
+#include <signal.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mount.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
 #include "commands.h"
+#include "iotape.h"
+#include "bench.h"
+
+#define CMD "bench"
+#define MAX_CONFIGS 64
+#define MAX_PROFILES 1024
+
+static const struct bench_fs known_fs[] = {
+	{ "ext2",           "ext2",  "mkfs.ext2 -F -q",                   "" },
+	{ "ext3",           "ext3",  "mkfs.ext3 -F -q",                   "data=ordered" },
+	{ "ext3-ordered",   "ext3",  "mkfs.ext3 -F -q",                   "data=ordered" },
+	{ "ext3-writeback", "ext3",  "mkfs.ext3 -F -q",                   "data=writeback" },
+	{ "ext3-journal",   "ext3",  "mkfs.ext3 -F -q",                   "data=journal" },
+	{ "ext4",           "ext4",  "mkfs.ext4 -F -q",                   "" },
+	{ "ext4-nojournal", "ext4",  "mkfs.ext4 -F -q -O ^has_journal",   "" },
+	{ "xfs",            "xfs",   "mkfs.xfs -f -q",                    "" },
+	{ "btrfs",          "btrfs", "mkfs.btrfs -f -q",                  "" },
+	{ "tmpfs",          "tmpfs", NULL,                                "" },
+};
+
+#define N_KNOWN (sizeof(known_fs) / sizeof(known_fs[0]))
+
+/* What is mounted or attached right now: undone by bench_cleanup(). */
+static struct bench_live live;
+static volatile sig_atomic_t stop_sig;
+static pid_t child_pid;
+
+static void on_signal(int sig)
+{
+	stop_sig = sig;
+	if (child_pid > 0)
+		kill(child_pid, sig);
+}
+
+static void usage(FILE *f)
+{
+	size_t i;
+
+	fprintf(f,
+		"usage: iotape bench TRACE [--fs LIST | --dir DIR...] [options]\n\n"
+		"Replay TRACE on freshly made filesystems, one after another, and print\n"
+		"the comparison table (values for the first configuration, ratios for\n"
+		"the rest). Loop filesystems need root; --dir works without.\n\n"
+		"Options:\n"
+		"  --fs LIST            configurations, comma-separated (default: tmpfs,ext4,xfs,btrfs)\n"
+		"  --dir DIR            also bench in DIR, a filesystem you mounted (repeatable)\n"
+		"  --runs N             runs per configuration (default 1); medians are compared\n"
+		"  --mkfs-opt FS=OPTS   extra mkfs options for configuration FS (repeatable)\n"
+		"  --mount-opt FS=OPTS  extra mount options for configuration FS (repeatable)\n"
+		"  --image-size SIZE    loop image size (e.g. 2G; default: from the trace's needs)\n"
+		"  --scratch DIR        where images and mount points go (default /var/tmp)\n"
+		"  --timing MODE        replay timing: original (default), afap, scale=F\n"
+		"  -o, --out DIR        keep profiles in DIR (default: TRACE-bench/)\n"
+		"  --html FILE          also write an HTML report with plots\n"
+		"  --no-drop-caches     keep the page cache between prepare and replay\n"
+		"  -q, --quiet          no progress lines\n\n"
+		"Configurations:");
+	for (i = 0; i < N_KNOWN; i++)
+		fprintf(f, " %s", known_fs[i].name);
+	fprintf(f, "\n\nExamples:\n"
+		"  iotape bench copy.iotape --fs ext2,ext3-ordered,ext3-writeback,ext3-journal,"
+		"ext4,ext4-nojournal,xfs,btrfs,tmpfs --runs 3 --html bench.html\n"
+		"  iotape bench build.iotape --fs ext4,xfs --mkfs-opt xfs=-m,reflink=1 "
+		"--mount-opt ext4=noatime\n"
+		"  iotape bench copy.iotape --dir /mnt/a --dir /mnt/b\n\n"
+		"Exit status: 0 done; 1 a configuration failed (the others still ran);\n"
+		"2 bad usage; 3 the trace is damaged (its complete part was used);\n"
+		"130/143 interrupted (everything unmounted and removed).\n");
+}
+
+static const struct bench_fs *find_fs(const char *name)
+{
+	size_t i;
+
+	for (i = 0; i < N_KNOWN; i++)
+		if (strcmp(known_fs[i].name, name) == 0)
+			return &known_fs[i];
+	return NULL;
+}
+
+/* "FS=OPTS" options: find the one for @name. */
+static const char *opt_for(char **list, int n, const char *name)
+{
+	size_t len = strlen(name);
+	int i;
+
+	for (i = n - 1; i >= 0; i--)
+		if (strncmp(list[i], name, len) == 0 && list[i][len] == '=')
+			return list[i] + len + 1;
+	return NULL;
+}
+
+static int parse_size(const char *s, uint64_t *out)
+{
+	char *end;
+	double v = strtod(s, &end);
+
+	if (end == s || v <= 0)
+		return -EINVAL;
+	switch (*end) {
+	case 'k': case 'K': v *= 1024; end++; break;
+	case 'm': case 'M': v *= 1024.0 * 1024; end++; break;
+	case 'g': case 'G': v *= 1024.0 * 1024 * 1024; end++; break;
+	case 't': case 'T': v *= 1024.0 * 1024 * 1024 * 1024; end++; break;
+	}
+	if (*end == 'i')
+		end++;
+	if (*end == 'B')
+		end++;
+	if (*end)
+		return -EINVAL;
+	*out = (uint64_t)v;
+	return 0;
+}
+
+/* Run the iotape binary itself with @argv (argv[0] is replaced), waiting
+ * for it while forwarding SIGINT/SIGTERM. @return : its exit status, or
+ * 128+N if killed by signal N, or -errno. */
+static int run_self(char **argv)
+{
+	char self[PATH_MAX];
+	ssize_t n;
+	int status;
+	pid_t pid;
+
+	n = readlink("/proc/self/exe", self, sizeof(self) - 1);
+	if (n < 0)
+		return -errno;
+	self[n] = 0;
+	fflush(NULL);
+	pid = fork();
+	if (pid < 0)
+		return -errno;
+	if (pid == 0) {
+		argv[0] = self;
+		execv(self, argv);
+		_exit(126);
+	}
+	child_pid = pid;
+	while (waitpid(pid, &status, 0) < 0)
+		if (errno != EINTR) {
+			child_pid = 0;
+			return -errno;
+		}
+	child_pid = 0;
+	if (WIFSIGNALED(status))
+		return 128 + WTERMSIG(status);
+	return WEXITSTATUS(status);
+}
+
+/* The bytes the starting tree and the workload's writes need, so the
+ * image can be sized from the trace. */
+static int trace_needs(const char *path, uint64_t *bytes, int *damaged)
+{
+	struct iot_reader *r;
+	struct iot_item it;
+	uint64_t need = 0;
+	int rc;
+
+	rc = iot_reader_open(&r, path);
+	if (rc < 0)
+		return rc;
+	while ((rc = iot_reader_next(r, &it)) > 0) {
+		if (it.kind == IOT_ITEM_PATH_STATE) {
+			need += it.u.ps.size + 4096;
+		} else if (it.kind == IOT_ITEM_EVENT) {
+			const struct iot_syscall *sc = iot_syscall_by_nr(it.u.ev.nr);
+
+			if (sc && (sc->flags & IOT_SCF_WRITE) && it.u.ev.ret > 0)
+				need += (uint64_t)it.u.ev.ret;
+			else if (sc && sc->cls == IOT_CLASS_DIR)
+				need += 512;
+		}
+	}
+	*damaged = iot_reader_summary(r)->damage != 0;
+	iot_reader_close(r);
+	*bytes = need;
+	return rc < 0 ? rc : 0;
+}
+
+static void progress(const struct bench_opts *o, const char *fmt, ...)
+	__attribute__((format(printf, 2, 3)));
+
+static void progress(const struct bench_opts *o, const char *fmt, ...)
+{
+	va_list ap;
+
+	if (o->quiet)
+		return;
+	va_start(ap, fmt);
+	fprintf(stderr, "iotape: bench: ");
+	vfprintf(stderr, fmt, ap);
+	fputc('\n', stderr);
+	va_end(ap);
+}
+
+/* One configuration, one run: set up, prepare, replay, tear down. */
+static int bench_one(const struct bench_opts *o, const struct bench_config *c,
+		     int run, const char *profile)
+{
+	char mkfs_desc[1024], label[256];
+	char *av[32];
+	int ac = 0, rc, rc2;
+	double t0 = (double)iot_now_ns();
+
+	snprintf(label, sizeof(label), "%s", c->name);
+	rc = bench_setup(&live, o, c, mkfs_desc, sizeof(mkfs_desc));
+	if (rc < 0)
+		goto out;
+	if (stop_sig)
+		goto out;
+	av[ac++] = (char *)"iotape";
+	av[ac++] = (char *)"replay";
+	av[ac++] = (char *)o->trace;
+	av[ac++] = (char *)"--root";
+	av[ac++] = live.root;
+	av[ac++] = (char *)"--force";
+	av[ac++] = (char *)"-q";
+	av[ac++] = (char *)"--prepare-only";
+	av[ac] = NULL;
+	rc = run_self(av);
+	if (stop_sig)
+		goto out;
+	if (rc != 0 && rc != IOT_EXIT_DAMAGED) {
+		cli_err(CMD, "%s run %d: preparing the starting tree failed (exit %d)",
+			c->name, run, rc);
+		rc = -EIO;
+		goto out;
+	}
+	if (stop_sig)
+		goto out;
+	sync();
+	if (o->drop_caches)
+		bench_drop_caches();
+	ac = 7;
+	av[ac++] = (char *)"--no-prepare";
+	av[ac++] = (char *)"--timing";
+	av[ac++] = (char *)o->timing;
+	av[ac++] = (char *)"--label";
+	av[ac++] = label;
+	av[ac++] = (char *)"--mkfs";
+	av[ac++] = mkfs_desc;
+	av[ac++] = (char *)"-o";
+	av[ac++] = (char *)profile;
+	av[ac] = NULL;
+	rc = run_self(av);
+	if (stop_sig)
+		goto out;
+	if (rc != 0 && rc != IOT_EXIT_DAMAGED && rc != IOT_EXIT_MISMATCH) {
+		cli_err(CMD, "%s run %d: replay failed (exit %d)", c->name, run, rc);
+		rc = -EIO;
+		goto out;
+	}
+	rc = 0;
+	progress(o, "%-15s run %d/%d done in %.1f s -> %s", c->name, run, o->runs,
+		 ((double)iot_now_ns() - t0) / 1e9, profile);
+out:
+	rc2 = bench_teardown(&live, o);
+	if (rc == 0 && rc2 < 0)
+		rc = rc2;
+	return rc;
+}
+
+static int add_config(struct bench_opts *o, const char *name, char **mkfs_opt, int n_mkfs,
+		      char **mount_opt, int n_mount)
+{
+	const struct bench_fs *fs = find_fs(name);
+	struct bench_config *c;
+
+	if (!fs) {
+		cli_err(CMD, "unknown filesystem configuration '%s'; 'iotape bench --help' "
+			"lists them", name);
+		return -EINVAL;
+	}
+	if (o->n_configs >= MAX_CONFIGS)
+		return -E2BIG;
+	c = &o->configs[o->n_configs++];
+	memset(c, 0, sizeof(*c));
+	c->fs = fs;
+	snprintf(c->name, sizeof(c->name), "%s", name);
+	c->mkfs_extra = opt_for(mkfs_opt, n_mkfs, name);
+	c->mount_extra = opt_for(mount_opt, n_mount, name);
+	if (!c->mkfs_extra)
+		c->mkfs_extra = opt_for(mkfs_opt, n_mkfs, fs->fstype);
+	if (!c->mount_extra)
+		c->mount_extra = opt_for(mount_opt, n_mount, fs->fstype);
+	return 0;
+}
 
 int cmd_bench(int argc, char **argv)
 {
-	cli_err("bench", "not built yet");
-	return IOT_EXIT_FAIL;
+	static const struct option lopts[] = {
+		{ "fs", required_argument, NULL, 'f' },
+		{ "dir", required_argument, NULL, 'd' },
+		{ "runs", required_argument, NULL, 'r' },
+		{ "mkfs-opt", required_argument, NULL, 'M' },
+		{ "mount-opt", required_argument, NULL, 'O' },
+		{ "image-size", required_argument, NULL, 's' },
+		{ "scratch", required_argument, NULL, 'S' },
+		{ "timing", required_argument, NULL, 't' },
+		{ "out", required_argument, NULL, 'o' },
+		{ "html", required_argument, NULL, 'H' },
+		{ "no-drop-caches", no_argument, NULL, 'N' },
+		{ "quiet", no_argument, NULL, 'q' },
+		{ "help", no_argument, NULL, 'h' },
+		{ NULL, 0, NULL, 0 },
+	};
+	static struct bench_opts o;
+	static char *mkfs_opt[MAX_CONFIGS], *mount_opt[MAX_CONFIGS], *dirs[MAX_CONFIGS];
+	static char *profiles[MAX_PROFILES];
+	int n_mkfs = 0, n_mount = 0, n_dirs = 0, n_prof = 0, failed = 0;
+	const char *fs_list = NULL;
+	struct sigaction sa;
+	char outdir[PATH_MAX];
+	int opt, rc, run, damaged = 0;
+	size_t i;
+
+	memset(&o, 0, sizeof(o));
+	o.runs = 1;
+	o.scratch = "/var/tmp";
+	o.timing = "original";
+	o.drop_caches = 1;
+	optind = 1;
+	while ((opt = getopt_long(argc, argv, "o:qh", lopts, NULL)) != -1) {
+		switch (opt) {
+		case 'f': fs_list = optarg; break;
+		case 'd':
+			if (n_dirs < MAX_CONFIGS)
+				dirs[n_dirs++] = optarg;
+			break;
+		case 'r':
+			o.runs = atoi(optarg);
+			if (o.runs < 1 || o.runs > 100) {
+				cli_err(CMD, "--runs %s: give 1 to 100", optarg);
+				return IOT_EXIT_USAGE;
+			}
+			break;
+		case 'M':
+			if (!strchr(optarg, '=') || n_mkfs >= MAX_CONFIGS) {
+				cli_err(CMD, "--mkfs-opt %s: expected FS=OPTIONS", optarg);
+				return IOT_EXIT_USAGE;
+			}
+			mkfs_opt[n_mkfs++] = optarg;
+			break;
+		case 'O':
+			if (!strchr(optarg, '=') || n_mount >= MAX_CONFIGS) {
+				cli_err(CMD, "--mount-opt %s: expected FS=OPTIONS", optarg);
+				return IOT_EXIT_USAGE;
+			}
+			mount_opt[n_mount++] = optarg;
+			break;
+		case 's':
+			if (parse_size(optarg, &o.image_size) < 0) {
+				cli_err(CMD, "--image-size %s: expected a size like 512M or 2G", optarg);
+				return IOT_EXIT_USAGE;
+			}
+			break;
+		case 'S': o.scratch = optarg; break;
+		case 't': o.timing = optarg; break;
+		case 'o': o.outdir = optarg; break;
+		case 'H': o.html = optarg; break;
+		case 'N': o.drop_caches = 0; break;
+		case 'q': o.quiet = 1; break;
+		case 'h': usage(stdout); return IOT_EXIT_OK;
+		default: usage(stderr); return IOT_EXIT_USAGE;
+		}
+	}
+	if (optind != argc - 1) {
+		cli_err(CMD, optind >= argc ? "no trace given" : "one trace at a time");
+		usage(stderr);
+		return IOT_EXIT_USAGE;
+	}
+	o.trace = argv[optind];
+	if (!fs_list && n_dirs == 0)
+		fs_list = "tmpfs,ext4,xfs,btrfs";
+	if (fs_list) {
+		char *copy = strdup(fs_list), *save = NULL, *tok;
+
+		for (tok = strtok_r(copy, ",", &save); tok; tok = strtok_r(NULL, ",", &save))
+			if (add_config(&o, tok, mkfs_opt, n_mkfs, mount_opt, n_mount) < 0) {
+				free(copy);
+				return IOT_EXIT_USAGE;
+			}
+		/* names point into known_fs; the copy is no longer needed */
+		free(copy);
+	}
+	for (i = 0; i < (size_t)n_dirs && o.n_configs < MAX_CONFIGS; i++) {
+		struct bench_config *c = &o.configs[o.n_configs++];
+
+		memset(c, 0, sizeof(*c));
+		c->dir = dirs[i];
+		bench_dir_label(dirs[i], c->name, sizeof(c->name));
+	}
+	if (getuid() != 0)
+		for (i = 0; i < (size_t)o.n_configs; i++)
+			if (!o.configs[i].dir) {
+				cli_err(CMD, "%s: making loop filesystems needs root (losetup, mkfs, "
+					"mount); run as root, or bench filesystems you mounted with "
+					"--dir DIR", o.configs[i].name);
+				return IOT_EXIT_FAIL;
+			}
+
+	rc = trace_needs(o.trace, &o.need_bytes, &damaged);
+	if (rc < 0) {
+		cli_open_trace_msg(CMD, o.trace, rc);
+		return IOT_EXIT_FAIL;
+	}
+	if (damaged)
+		cli_warn(CMD, "%s is damaged; benching its complete part", o.trace);
+	if (!o.image_size) {
+		/* twice what the tree and the writes need, plus room for
+		 * journals and metadata; xfs wants at least 300 MiB */
+		o.image_size = o.need_bytes * 2 + (512ull << 20);
+		o.image_size = (o.image_size + (1 << 20) - 1) & ~((1ull << 20) - 1);
+	}
+	if (!o.outdir) {
+		snprintf(outdir, sizeof(outdir), "%s-bench", o.trace);
+		o.outdir = outdir;
+	}
+	if (mkdir(o.outdir, 0755) < 0 && errno != EEXIST) {
+		cli_err(CMD, "%s: cannot create the profile directory: %s", o.outdir,
+			strerror(errno));
+		return IOT_EXIT_FAIL;
+	}
+
+	memset(&sa, 0, sizeof(sa));
+	sa.sa_handler = on_signal;
+	sigemptyset(&sa.sa_mask);
+	sigaction(SIGINT, &sa, NULL);
+	sigaction(SIGTERM, &sa, NULL);
+	sigaction(SIGHUP, &sa, NULL);
+
+	rc = bench_workdir_create(&live, o.scratch);
+	if (rc < 0) {
+		cli_err(CMD, "%s: cannot create a scratch directory: %s", o.scratch,
+			strerror(-rc));
+		return IOT_EXIT_FAIL;
+	}
+	progress(&o, "%d configuration%s x %d run%s; images of %.0f MiB in %s", o.n_configs,
+		 o.n_configs == 1 ? "" : "s", o.runs, o.runs == 1 ? "" : "s",
+		 (double)o.image_size / (1 << 20), live.workdir);
+	/* runs outermost, so slow drift of the machine spreads over all
+	 * configurations instead of biasing one */
+	for (run = 1; run <= o.runs && !stop_sig; run++)
+		for (i = 0; i < (size_t)o.n_configs && !stop_sig; i++) {
+			char prof[PATH_MAX];
+
+			snprintf(prof, sizeof(prof), "%s/%s.%d.iotape", o.outdir,
+				 o.configs[i].name, run);
+			progress(&o, "%-15s run %d/%d: mkfs, mount, prepare, replay", o.configs[i].name,
+				 run, o.runs);
+			if (bench_one(&o, &o.configs[i], run, prof) < 0) {
+				failed++;
+				continue;
+			}
+			if (n_prof < MAX_PROFILES)
+				profiles[n_prof++] = strdup(prof);
+		}
+	bench_workdir_remove(&live);
+	if (stop_sig) {
+		cli_err(CMD, "interrupted by signal %d; every mount, loop device and image "
+			"was removed", (int)stop_sig);
+		return 128 + stop_sig;
+	}
+	if (n_prof > 0) {
+		char *av[MAX_PROFILES + 8];
+		int ac = 0;
+
+		av[ac++] = (char *)"iotape";
+		av[ac++] = (char *)"diff";
+		for (i = 0; i < (size_t)n_prof; i++)
+			av[ac++] = profiles[i];
+		if (o.html) {
+			av[ac++] = (char *)"--html";
+			av[ac++] = (char *)o.html;
+		}
+		av[ac] = NULL;
+		fflush(NULL);
+		rc = run_self(av);
+		if (rc != 0)
+			failed++;
+	}
+	for (i = 0; i < (size_t)n_prof; i++)
+		free(profiles[i]);
+	if (failed)
+		return IOT_EXIT_FAIL;
+	return damaged ? IOT_EXIT_DAMAGED : IOT_EXIT_OK;
 }

@@ -1,0 +1,216 @@
+/*
+ * ana.h - the analyzer's internal interface: latency histograms, the
+ * per-trace summary that report, diff, export and the HTML page share,
+ * and the small output helpers (JSON strings, CSV fields, units).
+ *
+ * A trace is read in two streaming passes (see load.c), so memory grows
+ * with the number of distinct keys (syscalls, commands, pids, phases),
+ * never with the number of events.
+ */
+#ifndef ANA_H
+#define ANA_H
+
+#include <stdint.h>
+#include <stdio.h>
+
+#include "iotape.h"
+
+/* ---- log-linear latency histogram (hist.c) ---- */
+
+/* Values below 2^ANA_HIST_LINEAR_BITS ns are counted exactly; above, each
+ * power of two is cut into 2^ANA_HIST_SUB_BITS buckets, so a bucket is at
+ * most 1/128 of its value wide: quantiles are within 0.4% (bucket middle). */
+#define ANA_HIST_SUB_BITS 7
+#define ANA_HIST_LINEAR_BITS 8
+
+struct ana_hist {
+	uint32_t *b;		/* counts, grown on demand to the top bucket */
+	uint32_t nb;
+	uint64_t n;
+	int64_t min, max;
+	double sum;
+};
+
+void ana_hist_add(struct ana_hist *h, int64_t v);
+/*! ana_hist_quantile() : @return : the value at quantile @q (0..1) by
+ *  nearest rank, or 0 for an empty histogram. */
+int64_t ana_hist_quantile(const struct ana_hist *h, double q);
+/*! ana_hist_merge() : add @src's counts to @dst. @return : 0 or -ENOMEM. */
+int ana_hist_merge(struct ana_hist *dst, const struct ana_hist *src);
+/*! ana_hist_cdf() : fill @x (ns) and @y (0..1) with up to @max points of
+ *  the cumulative distribution. @return : the number of points. */
+int ana_hist_cdf(const struct ana_hist *h, double *x, double *y, int max);
+void ana_hist_free(struct ana_hist *h);
+
+/* ---- analyzer classes ---- */
+
+/* Not the format's classes: the analyzer groups by what the time was
+ * spent on (data read, data written, namespace work, ...). */
+enum ana_class {
+	ANA_CL_METADATA = 0,	/* META + open/close */
+	ANA_CL_READ,		/* DESC moving data in */
+	ANA_CL_WRITE,		/* DESC moving data out, ftruncate, fallocate */
+	ANA_CL_DIRECTORY,	/* DIR */
+	ANA_CL_SYNC,
+	ANA_CL_XATTR,
+	ANA_CL_PROCESS,		/* PROC */
+	ANA_CL_OTHER,		/* lseek, dup, fcntl, pipe, ioctl, mmap */
+	ANA_CL_COUNT
+};
+
+const char *ana_class_name(int cls);
+/*! ana_class_of() : @return : the analyzer class of syscall row @sc. */
+int ana_class_of(const struct iot_syscall *sc);
+
+/* ---- one row of statistics ---- */
+
+struct ana_stat {
+	uint64_t count;		/* calls */
+	uint64_t errors;	/* returned -errno */
+	uint64_t bytes;		/* data moved by read/write-like calls */
+	uint64_t timed;		/* calls with a known duration */
+	uint64_t mismatches, skipped;	/* profiles */
+	int64_t total_ns;	/* sum of durations */
+	struct ana_hist lat;
+};
+
+void ana_stat_free(struct ana_stat *s);
+int ana_stat_merge(struct ana_stat *dst, const struct ana_stat *src);
+
+struct ana_proc {
+	char *cmd;		/* argv[0] basename of the last exec */
+	uint64_t pids;
+	int64_t cpu_ns;
+	struct ana_stat st;
+};
+
+struct ana_phase {
+	char *name;
+	int64_t start, end;	/* monotonic ns */
+	int64_t cpu_ns;		/* -1: not known */
+	uint64_t procs;		/* processes that exited in it */
+	int32_t pid;		/* implicit phases: the command's pid */
+	uint64_t seq;		/* process record that opened it */
+	struct ana_stat st;
+};
+
+#define ANA_TL_BINS 240
+#define ANA_MAX_NR 512
+
+struct ana_trace {
+	char *path;
+	char *label;		/* target label, else the file name */
+	int kind;		/* IOT_KIND_* */
+	char *workload;		/* header argv, joined */
+	char *target;		/* profiles: "fstype, -o options, mkfs ..." */
+	int damaged;		/* the reader stopped at damage */
+	char damage_msg[160];
+	uint64_t events, processes;
+	int64_t t_first, t_last;
+	int64_t real_ns;	/* replay.elapsed_ns, else last - first */
+	int64_t cpu_ns;
+	int has_cpu;
+	int64_t df_bytes;
+	int has_df;
+	uint64_t hdr_mismatches, hdr_skipped;	/* header extras */
+	int has_hdr_mismatches, has_hdr_skipped;
+	uint64_t ev_mismatches, ev_skipped, unfinished;
+	int marks;		/* phases come from phase marks */
+	int by_time;		/* events go to phases by time, not by pid */
+	struct iot_syscall *sc_rows;	/* copy of the file's syscall table */
+	size_t n_sc_rows;
+	struct ana_stat total;
+	struct ana_stat cls[ANA_CL_COUNT];
+	struct ana_stat *sys;	/* ANA_MAX_NR rows, by syscall number */
+	const struct iot_syscall **sc;	/* ANA_MAX_NR rows of the file's table */
+	struct ana_proc *procs;
+	size_t n_procs;
+	struct ana_phase *phases;	/* the last one is "(gaps)" */
+	size_t n_phases;
+	int64_t gaps_real_ns;
+	/* events over time per class, ANA_TL_BINS bins from t_first to t_last */
+	uint32_t tl_count[ANA_TL_BINS][ANA_CL_COUNT];
+	int64_t tl_busy[ANA_TL_BINS][ANA_CL_COUNT];
+};
+
+/*! ana_load() :
+ *  Read @path into @t (zeroed by the caller).  A damaged but readable file
+ *  is loaded with t->damaged set.  @return : 0, or the reader's code (the
+ *  caller prints it with cli_open_trace_msg()), or -ENOMEM. */
+int ana_load(struct ana_trace *t, const char *path);
+void ana_trace_free(struct ana_trace *t);
+
+/*! ana_load_all() : load @n files, printing messages for @cmd.
+ *  @return : IOT_EXIT_OK, IOT_EXIT_DAMAGED (some file damaged; loaded) or
+ *  IOT_EXIT_FAIL (a file could not be read; nothing is kept). */
+int ana_load_all(const char *cmd, char **paths, int n, struct ana_trace *t);
+
+/* ---- report (report_text.c, report_json.c) ---- */
+
+enum ana_by {
+	ANA_BY_ALL = 0,
+	ANA_BY_PHASE,
+	ANA_BY_PROCESS,
+	ANA_BY_SYSCALL,
+	ANA_BY_CLASS,
+};
+
+/*! ana_parse_by() : @return : ANA_BY_* for "phase", "process", ..., or -1. */
+int ana_parse_by(const char *s);
+void ana_report_text(FILE *f, const struct ana_trace *t, int by, int top);
+void ana_report_json(FILE *f, const struct ana_trace *t, int by);
+
+/* ---- diff (diff.c) ---- */
+
+/* Traces grouped into configurations: runs of one configuration are
+ * summarised by medians. */
+struct ana_group {
+	const char *label;
+	struct ana_trace **runs;
+	int n;
+};
+
+void ana_diff_text(FILE *f, struct ana_group *g, int ng);
+/*! ana_diff_warn() : warn on stderr when the traces are not of the same
+ *  workload.  @return : the number of warnings. */
+int ana_diff_warn(const char *cmd, struct ana_group *g, int ng);
+/*! ana_group_traces() : group @n loaded traces: by "--" separators in
+ *  @sep (sep[i] != 0: a new group starts at trace i), else by label.
+ *  @return : the number of groups (fills @g, which has room for @n). */
+int ana_group_traces(struct ana_trace *t, int n, const int *sep,
+		     struct ana_group *g);
+void ana_groups_free(struct ana_group *g, int ng);
+
+/* Per-group medians, used by the text and HTML diff. */
+enum ana_metric { ANA_M_REAL, ANA_M_CPU, ANA_M_UTIL, ANA_M_DF, ANA_M_COUNT };
+/*! ana_phase_metric() : @return : metric @m of phase @i (n_phases = the
+ *  whole run) of @t, or NAN if unknown. */
+double ana_phase_metric(const struct ana_trace *t, size_t i, int m);
+/*! ana_group_median() : median over the runs of @g of @fn(run, arg). */
+double ana_group_median(const struct ana_group *g,
+			double (*fn)(const struct ana_trace *, const void *),
+			const void *arg, double *spread);
+
+/* ---- HTML (html.c, plot.c) ---- */
+
+int ana_html_write(const char *cmd, const char *path, struct ana_group *g, int ng);
+
+/* ---- output helpers (out.c) ---- */
+
+/*! ana_json_str() : write @s (@len bytes) as a JSON string.  Bytes that are
+ *  not valid UTF-8 become \u00XX (the byte's value as a code point). */
+void ana_json_str(FILE *f, const char *s, size_t len);
+/*! ana_csv_str() : write a CSV field, quoted when it needs to be. */
+void ana_csv_str(FILE *f, const char *s, size_t len);
+/*! ana_html_str() : write text escaped for HTML (invalid UTF-8 as U+FFFD). */
+void ana_html_str(FILE *f, const char *s, size_t len);
+/*! ana_html_str_pre() : as ana_html_str(), keeping newlines (for <pre>). */
+void ana_html_str_pre(FILE *f, const char *s, size_t len);
+/*! ana_fmt_ns() / ana_fmt_bytes() : units, as cli_fmt_ns/bytes, "-" for NAN. */
+char *ana_fmt_ns(char *buf, size_t len, double ns);
+char *ana_fmt_bytes(char *buf, size_t len, double b);
+/*! ana_trunc() : copy @s into @buf, cut to @w columns with "..." */
+char *ana_trunc(char *buf, size_t len, const char *s, int w);
+const char *ana_basename(const char *p);
+
+#endif

@@ -1,0 +1,225 @@
+/*
+ * hist.c - log-linear latency histograms (HDR style) and stat rows.
+ *
+ * Storing every duration would make memory grow with the trace; a bucket
+ * array per key keeps it bounded and gives quantiles within 0.4%: below
+ * 256 ns every value has its own bucket, above, each power of two is split
+ * into 128 buckets and a quantile is reported as its bucket's middle.
+ */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "ana.h"
+
+#define LIN (1u << ANA_HIST_LINEAR_BITS)
+#define SUB (1u << ANA_HIST_SUB_BITS)
+
+static uint32_t bucket_of(int64_t v)
+{
+	uint64_t u = v < 0 ? 0 : (uint64_t)v;
+	int e;
+
+	if (u < LIN)
+		return (uint32_t)u;
+	e = 63 - __builtin_clzll(u);
+	return LIN + (uint32_t)(e - ANA_HIST_LINEAR_BITS) * SUB +
+	       (uint32_t)((u >> (e - ANA_HIST_SUB_BITS)) & (SUB - 1));
+}
+
+/* The middle of bucket @i, and its bounds. */
+static double bucket_mid(uint32_t i, double *lo, double *hi)
+{
+	uint32_t e, m;
+	double w, l;
+
+	if (i < LIN) {
+		*lo = *hi = i;
+		return i;
+	}
+	e = (i - LIN) / SUB + ANA_HIST_LINEAR_BITS;
+	m = (i - LIN) % SUB;
+	w = (double)(1ull << (e - ANA_HIST_SUB_BITS));
+	l = (double)(1ull << e) + m * w;
+	*lo = l;
+	*hi = l + w - 1;
+	return l + (w - 1) / 2;
+}
+
+void ana_hist_add(struct ana_hist *h, int64_t v)
+{
+	uint32_t i = bucket_of(v);
+
+	if (i >= h->nb) {
+		/* grow in steps of an octave to keep reallocs rare */
+		uint32_t nb = (i / SUB + 1) * SUB + SUB;
+		uint32_t *b = realloc(h->b, nb * sizeof(*b));
+
+		if (!b)
+			return;	/* keep the exact min/max/sum; lose one count */
+		memset(b + h->nb, 0, (nb - h->nb) * sizeof(*b));
+		h->b = b;
+		h->nb = nb;
+	}
+	h->b[i]++;
+	if (h->n == 0 || v < h->min)
+		h->min = v;
+	if (h->n == 0 || v > h->max)
+		h->max = v;
+	h->n++;
+	h->sum += (double)v;
+}
+
+int64_t ana_hist_quantile(const struct ana_hist *h, double q)
+{
+	uint64_t rank, acc = 0;
+	double lo, hi, mid;
+	uint32_t i;
+
+	if (h->n == 0)
+		return 0;
+	if (q <= 0)
+		return h->min;
+	if (q >= 1)
+		return h->max;
+	rank = (uint64_t)(q * (double)h->n + 0.999999);
+	if (rank < 1)
+		rank = 1;
+	for (i = 0; i < h->nb; i++) {
+		acc += h->b[i];
+		if (acc >= rank)
+			break;
+	}
+	if (i == h->nb)
+		return h->max;
+	mid = bucket_mid(i, &lo, &hi);
+	/* the exact extremes beat a bucket middle */
+	if (mid > (double)h->max)
+		mid = (double)h->max;
+	if (mid < (double)h->min)
+		mid = (double)h->min;
+	return (int64_t)(mid + 0.5);
+}
+
+int ana_hist_merge(struct ana_hist *dst, const struct ana_hist *src)
+{
+	uint32_t i;
+
+	if (src->n == 0)
+		return 0;
+	if (src->nb > dst->nb) {
+		uint32_t *b = realloc(dst->b, src->nb * sizeof(*b));
+
+		if (!b)
+			return -ENOMEM;
+		memset(b + dst->nb, 0, (src->nb - dst->nb) * sizeof(*b));
+		dst->b = b;
+		dst->nb = src->nb;
+	}
+	for (i = 0; i < src->nb; i++)
+		dst->b[i] += src->b[i];
+	if (dst->n == 0 || src->min < dst->min)
+		dst->min = src->min;
+	if (dst->n == 0 || src->max > dst->max)
+		dst->max = src->max;
+	dst->n += src->n;
+	dst->sum += src->sum;
+	return 0;
+}
+
+int ana_hist_cdf(const struct ana_hist *h, double *x, double *y, int max)
+{
+	uint64_t acc = 0;
+	uint32_t i, used = 0;
+	int n = 0, every, k = 0;
+	double lo, hi;
+
+	if (h->n == 0 || max < 2)
+		return 0;
+	for (i = 0; i < h->nb; i++)
+		used += h->b[i] != 0;
+	/* thin out to at most max points, always keeping the last bucket */
+	every = (int)((used + (uint32_t)max - 2) / (uint32_t)(max - 1));
+	if (every < 1)
+		every = 1;
+	for (i = 0; i < h->nb && n < max; i++) {
+		if (!h->b[i])
+			continue;
+		acc += h->b[i];
+		if (++k % every && acc != h->n)
+			continue;
+		bucket_mid(i, &lo, &hi);
+		x[n] = hi > (double)h->max ? (double)h->max : hi;
+		y[n] = (double)acc / (double)h->n;
+		n++;
+	}
+	return n;
+}
+
+void ana_hist_free(struct ana_hist *h)
+{
+	free(h->b);
+	memset(h, 0, sizeof(*h));
+}
+
+void ana_stat_free(struct ana_stat *s)
+{
+	ana_hist_free(&s->lat);
+}
+
+int ana_stat_merge(struct ana_stat *dst, const struct ana_stat *src)
+{
+	dst->count += src->count;
+	dst->errors += src->errors;
+	dst->bytes += src->bytes;
+	dst->timed += src->timed;
+	dst->mismatches += src->mismatches;
+	dst->skipped += src->skipped;
+	dst->total_ns += src->total_ns;
+	return ana_hist_merge(&dst->lat, &src->lat);
+}
+
+static const char *const class_names[ANA_CL_COUNT] = {
+	"metadata", "read", "write", "directory", "sync", "xattr", "process",
+	"other",
+};
+
+const char *ana_class_name(int cls)
+{
+	if (cls < 0 || cls >= ANA_CL_COUNT)
+		return "?";
+	return class_names[cls];
+}
+
+int ana_class_of(const struct iot_syscall *sc)
+{
+	if (!sc)
+		return ANA_CL_OTHER;
+	switch (sc->cls) {
+	case IOT_CLASS_FILE:
+		return ANA_CL_METADATA;
+	case IOT_CLASS_META:
+		/* ftruncate changes a file's data through a descriptor */
+		if (strcmp(sc->name, "ftruncate") == 0)
+			return ANA_CL_WRITE;
+		return ANA_CL_METADATA;
+	case IOT_CLASS_DESC:
+		/* copies (copy_file_range, sendfile, splice) count as writes:
+		 * the write side is what the filesystem pays for */
+		if (sc->flags & IOT_SCF_WRITE)
+			return ANA_CL_WRITE;
+		if (sc->flags & IOT_SCF_READ)
+			return ANA_CL_READ;
+		return ANA_CL_OTHER;
+	case IOT_CLASS_DIR:
+		return ANA_CL_DIRECTORY;
+	case IOT_CLASS_XATTR:
+		return ANA_CL_XATTR;
+	case IOT_CLASS_SYNC:
+		return ANA_CL_SYNC;
+	case IOT_CLASS_PROC:
+		return ANA_CL_PROCESS;
+	default:
+		return ANA_CL_OTHER;
+	}
+}

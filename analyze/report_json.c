@@ -1,0 +1,192 @@
+/*
+ * report_json.c - `iotape report --json` and `export --format json`: the
+ * report as one JSON object.  Times are integers in ns; values that are
+ * not known (CPU time of a profile without process records, df of a
+ * trace) are null.  Schema in analyze/README.md.
+ */
+#include <math.h>
+#include <string.h>
+
+#include "ana.h"
+
+static void key(FILE *f, const char *k)
+{
+	fprintf(f, "\"%s\": ", k);
+}
+
+static void num_or_null(FILE *f, double v)
+{
+	if (isnan(v))
+		fputs("null", f);
+	else if (v == floor(v) && fabs(v) < 9e15)
+		fprintf(f, "%.0f", v);
+	else
+		fprintf(f, "%.4f", v);
+}
+
+static void stat_json(FILE *f, const struct ana_stat *s)
+{
+	const struct ana_hist *h = &s->lat;
+
+	fprintf(f, "\"count\": %llu, \"errors\": %llu, \"bytes\": %llu, \"total_ns\": %lld, "
+		"\"timed\": %llu, ",
+		(unsigned long long)s->count, (unsigned long long)s->errors,
+		(unsigned long long)s->bytes, (long long)s->total_ns,
+		(unsigned long long)s->timed);
+	if (h->n)
+		fprintf(f, "\"mean_ns\": %.0f, \"p50_ns\": %lld, \"p90_ns\": %lld, "
+			"\"p99_ns\": %lld, \"max_ns\": %lld",
+			h->sum / (double)h->n, (long long)ana_hist_quantile(h, 0.5),
+			(long long)ana_hist_quantile(h, 0.9), (long long)ana_hist_quantile(h, 0.99),
+			(long long)h->max);
+	else
+		fputs("\"mean_ns\": null, \"p50_ns\": null, \"p90_ns\": null, "
+		      "\"p99_ns\": null, \"max_ns\": null", f);
+	if (s->mismatches || s->skipped)
+		fprintf(f, ", \"mismatches\": %llu, \"skipped\": %llu",
+			(unsigned long long)s->mismatches, (unsigned long long)s->skipped);
+}
+
+static void str(FILE *f, const char *s)
+{
+	if (!s)
+		fputs("null", f);
+	else
+		ana_json_str(f, s, strlen(s));
+}
+
+static void head_json(FILE *f, const struct ana_trace *t)
+{
+	key(f, "file");
+	str(f, t->path);
+	fputs(",\n  ", f);
+	key(f, "kind");
+	str(f, t->kind == IOT_KIND_PROFILE ? "profile" : "trace");
+	fputs(", ", f);
+	key(f, "label");
+	str(f, t->label);
+	fputs(",\n  ", f);
+	key(f, "workload");
+	str(f, t->workload);
+	fputs(",\n  ", f);
+	key(f, "target");
+	str(f, t->target);
+	fprintf(f, ",\n  \"events\": %llu, \"process_records\": %llu, \"damaged\": %s,\n  ",
+		(unsigned long long)t->events, (unsigned long long)t->processes,
+		t->damaged ? "true" : "false");
+	if (t->damaged) {
+		key(f, "damage");
+		str(f, t->damage_msg);
+		fputs(",\n  ", f);
+	}
+	fprintf(f, "\"real_ns\": %lld, \"cpu_ns\": ", (long long)t->real_ns);
+	num_or_null(f, t->has_cpu ? (double)t->cpu_ns : NAN);
+	fputs(", \"cpu_util\": ", f);
+	num_or_null(f, ana_phase_metric(t, t->n_phases, ANA_M_UTIL));
+	fputs(", \"df_bytes\": ", f);
+	num_or_null(f, t->has_df ? (double)t->df_bytes : NAN);
+	fprintf(f, ",\n  \"replay\": {\"mismatches\": %llu, \"skipped\": %llu, "
+		"\"header_mismatches\": ", (unsigned long long)t->ev_mismatches,
+		(unsigned long long)t->ev_skipped);
+	num_or_null(f, t->has_hdr_mismatches ? (double)t->hdr_mismatches : NAN);
+	fputs(", \"header_skipped\": ", f);
+	num_or_null(f, t->has_hdr_skipped ? (double)t->hdr_skipped : NAN);
+	fprintf(f, "}, \"unfinished\": %llu", (unsigned long long)t->unfinished);
+}
+
+static void phases_json(FILE *f, const struct ana_trace *t)
+{
+	size_t i;
+
+	fprintf(f, ",\n  \"phase_source\": \"%s\",\n  \"phases\": [", t->marks ? "marks" :
+		t->by_time ? "run" : "commands");
+	for (i = 0; i < t->n_phases; i++) {
+		const struct ana_phase *p = &t->phases[i];
+
+		fputs(i ? ",\n    {" : "\n    {", f);
+		key(f, "name");
+		str(f, p->name);
+		fprintf(f, ", \"start_ns\": %lld, \"real_ns\": ",
+			(long long)(i + 1 == t->n_phases ? 0 : p->start - t->t_first));
+		num_or_null(f, ana_phase_metric(t, i, ANA_M_REAL));
+		fputs(", \"cpu_ns\": ", f);
+		num_or_null(f, ana_phase_metric(t, i, ANA_M_CPU));
+		fputs(", \"cpu_util\": ", f);
+		num_or_null(f, ana_phase_metric(t, i, ANA_M_UTIL));
+		fputs(", ", f);
+		stat_json(f, &p->st);
+		fputc('}', f);
+	}
+	fputs("\n  ]", f);
+}
+
+static void classes_json(FILE *f, const struct ana_trace *t)
+{
+	int c;
+
+	fputs(",\n  \"classes\": {", f);
+	for (c = 0; c < ANA_CL_COUNT; c++) {
+		fprintf(f, "%s\"%s\": {", c ? ",\n    " : "\n    ", ana_class_name(c));
+		stat_json(f, &t->cls[c]);
+		fputc('}', f);
+	}
+	fputs("\n  },\n  \"total\": {", f);
+	stat_json(f, &t->total);
+	fputc('}', f);
+}
+
+static void syscalls_json(FILE *f, const struct ana_trace *t)
+{
+	int i, first = 1;
+
+	fputs(",\n  \"syscalls\": {", f);
+	for (i = 0; i < ANA_MAX_NR; i++) {
+		if (!t->sys[i].count)
+			continue;
+		fputs(first ? "\n    " : ",\n    ", f);
+		first = 0;
+		if (t->sc[i])
+			fprintf(f, "\"%s\": {\"nr\": %d, \"class\": \"%s\", ", t->sc[i]->name, i,
+				ana_class_name(ana_class_of(t->sc[i])));
+		else
+			fprintf(f, "\"syscall_%d\": {\"nr\": %d, \"class\": \"other\", ", i, i);
+		stat_json(f, &t->sys[i]);
+		fputc('}', f);
+	}
+	fputs("\n  }", f);
+}
+
+static void procs_json(FILE *f, const struct ana_trace *t)
+{
+	size_t i;
+
+	fputs(",\n  \"commands\": [", f);
+	for (i = 0; i < t->n_procs; i++) {
+		const struct ana_proc *p = &t->procs[i];
+
+		fputs(i ? ",\n    {" : "\n    {", f);
+		key(f, "command");
+		str(f, p->cmd);
+		fprintf(f, ", \"processes\": %llu, \"cpu_ns\": ", (unsigned long long)p->pids);
+		num_or_null(f, t->has_cpu ? (double)p->cpu_ns : NAN);
+		fputs(", ", f);
+		stat_json(f, &p->st);
+		fputc('}', f);
+	}
+	fputs("\n  ]", f);
+}
+
+void ana_report_json(FILE *f, const struct ana_trace *t, int by)
+{
+	fputs("{\n  ", f);
+	head_json(f, t);
+	if (by == ANA_BY_ALL || by == ANA_BY_PHASE)
+		phases_json(f, t);
+	if (by == ANA_BY_ALL || by == ANA_BY_CLASS)
+		classes_json(f, t);
+	if (by == ANA_BY_ALL || by == ANA_BY_SYSCALL)
+		syscalls_json(f, t);
+	if (by == ANA_BY_ALL || by == ANA_BY_PROCESS)
+		procs_json(f, t);
+	fputs("\n}\n", f);
+}

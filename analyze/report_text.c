@@ -1,0 +1,228 @@
+/*
+ * report_text.c - `iotape report` as text tables (100 columns).
+ */
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "ana.h"
+
+#define NS(b, v) ana_fmt_ns(b, sizeof(b), (double)(v))
+
+double ana_phase_metric(const struct ana_trace *t, size_t i, int m)
+{
+	double real, cpu;
+
+	if (i >= t->n_phases) {
+		real = (double)t->real_ns;
+		cpu = t->has_cpu ? (double)t->cpu_ns : NAN;
+		if (m == ANA_M_DF)
+			return t->has_df ? (double)t->df_bytes : NAN;
+	} else {
+		const struct ana_phase *p = &t->phases[i];
+
+		real = i + 1 == t->n_phases ? (double)t->gaps_real_ns : (double)(p->end - p->start);
+		cpu = t->has_cpu && p->cpu_ns >= 0 ? (double)p->cpu_ns : NAN;
+		if (m == ANA_M_DF)
+			return NAN;
+	}
+	if (m == ANA_M_REAL)
+		return real;
+	if (m == ANA_M_CPU)
+		return cpu;
+	return real > 0 && !isnan(cpu) ? cpu / real : NAN;
+}
+
+static void pct(char *b, size_t len, double v)
+{
+	if (isnan(v))
+		snprintf(b, len, "-");
+	else
+		snprintf(b, len, "%.0f%%", v * 100);
+}
+
+static void print_head(FILE *f, const struct ana_trace *t)
+{
+	char a[32], b[32], c[16], d[32], w[96];
+
+	fprintf(f, "iotape report: %s\n", t->path);
+	fprintf(f, "  %s of: %s\n", t->kind == IOT_KIND_PROFILE ? "replay" : "trace",
+		ana_trunc(w, sizeof(w), t->workload && *t->workload ? t->workload : "?", 86));
+	if (t->target)
+		fprintf(f, "  on: %s (%s)\n", ana_trunc(w, sizeof(w), t->target, 70), t->label);
+	fprintf(f, "  %llu events, %llu process records\n",
+		(unsigned long long)t->events, (unsigned long long)t->processes);
+	pct(c, sizeof(c), ana_phase_metric(t, t->n_phases, ANA_M_UTIL));
+	fprintf(f, "  real %s   cpu %s   cpu util %s   df %s\n", NS(a, t->real_ns),
+		t->has_cpu ? NS(b, t->cpu_ns) : "-", c,
+		t->has_df ? ana_fmt_bytes(d, sizeof(d), (double)t->df_bytes) : "-");
+	if (t->kind == IOT_KIND_PROFILE || t->ev_mismatches || t->ev_skipped)
+		fprintf(f, "  replay: %llu mismatches, %llu skipped (header says %s, %s)\n",
+			(unsigned long long)t->ev_mismatches, (unsigned long long)t->ev_skipped,
+			t->has_hdr_mismatches ? (snprintf(a, sizeof(a), "%llu",
+				(unsigned long long)t->hdr_mismatches), a) : "-",
+			t->has_hdr_skipped ? (snprintf(b, sizeof(b), "%llu",
+				(unsigned long long)t->hdr_skipped), b) : "-");
+	if (t->unfinished)
+		fprintf(f, "  %llu calls never returned (no latency)\n",
+			(unsigned long long)t->unfinished);
+	if (t->damaged)
+		fprintf(f, "  DAMAGED: %s\n", t->damage_msg);
+	if (t->events == 0)
+		fprintf(f, "  no events: the trace holds no recorded calls\n");
+}
+
+static void phase_row(FILE *f, const char *name, double real, double cpu,
+		      const struct ana_stat *s)
+{
+	char n[40], a[32], b[32], c[16], d[32];
+
+	pct(c, sizeof(c), real > 0 && !isnan(cpu) ? cpu / real : NAN);
+	fprintf(f, "  %-36s %10s %10s %5s %9llu %7llu %10s\n", ana_trunc(n, sizeof(n), name, 36),
+		ana_fmt_ns(a, sizeof(a), real), ana_fmt_ns(b, sizeof(b), cpu), c,
+		(unsigned long long)s->count, (unsigned long long)s->errors, NS(d, s->total_ns));
+}
+
+static void print_phases(FILE *f, const struct ana_trace *t)
+{
+	size_t i;
+
+	char title[48];
+
+	snprintf(title, sizeof(title), "Phases (%s)", t->marks ? "marks" :
+		 t->by_time ? "whole run" : "top-level commands");
+	fprintf(f, "\n%-38s %10s %10s %5s %9s %7s %10s\n", title, "real", "cpu", "cpu%",
+		"calls", "errors", "io time");
+	for (i = 0; i < t->n_phases; i++) {
+		const struct ana_phase *p = &t->phases[i];
+
+		if (i + 1 == t->n_phases && p->st.count == 0 && t->gaps_real_ns == 0)
+			continue;	/* no gaps to show */
+		phase_row(f, p->name, ana_phase_metric(t, i, ANA_M_REAL),
+			  ana_phase_metric(t, i, ANA_M_CPU), &p->st);
+	}
+	phase_row(f, "total", (double)t->real_ns, t->has_cpu ? (double)t->cpu_ns : NAN,
+		  &t->total);
+}
+
+static void lat_head(FILE *f, const char *title)
+{
+	fprintf(f, "\n%-17s %8s %6s %10s %8s %8s %8s %8s %8s %10s\n", title, "calls", "errors",
+		"total", "mean", "p50", "p90", "p99", "max", "bytes");
+}
+
+static void lat_row(FILE *f, const char *name, const struct ana_stat *s)
+{
+	char n[20], t[32], m[32], a[32], b[32], c[32], d[32], e[32];
+	const struct ana_hist *h = &s->lat;
+
+	fprintf(f, "  %-15s %8llu %6llu %10s %8s %8s %8s %8s %8s %10s\n",
+		ana_trunc(n, sizeof(n), name, 15), (unsigned long long)s->count,
+		(unsigned long long)s->errors, NS(t, s->total_ns),
+		h->n ? NS(m, h->sum / (double)h->n) : "-",
+		h->n ? NS(a, ana_hist_quantile(h, 0.5)) : "-",
+		h->n ? NS(b, ana_hist_quantile(h, 0.9)) : "-",
+		h->n ? NS(c, ana_hist_quantile(h, 0.99)) : "-",
+		h->n ? NS(d, h->max) : "-",
+		s->bytes ? ana_fmt_bytes(e, sizeof(e), (double)s->bytes) : "-");
+}
+
+static void print_classes(FILE *f, const struct ana_trace *t)
+{
+	int c;
+
+	lat_head(f, "Classes");
+	for (c = 0; c < ANA_CL_COUNT; c++)
+		if (t->cls[c].count)
+			lat_row(f, ana_class_name(c), &t->cls[c]);
+	lat_row(f, "total", &t->total);
+}
+
+static const struct ana_trace *sort_t;
+
+static int cmp_sys(const void *a, const void *b)
+{
+	const struct ana_stat *x = &sort_t->sys[*(const int *)a];
+	const struct ana_stat *y = &sort_t->sys[*(const int *)b];
+
+	if (x->total_ns != y->total_ns)
+		return x->total_ns > y->total_ns ? -1 : 1;
+	if (x->count != y->count)
+		return x->count > y->count ? -1 : 1;
+	return *(const int *)a - *(const int *)b;
+}
+
+static void print_syscalls(FILE *f, const struct ana_trace *t, int top)
+{
+	int idx[ANA_MAX_NR], n = 0, i;
+	char name[24];
+
+	for (i = 0; i < ANA_MAX_NR; i++)
+		if (t->sys[i].count)
+			idx[n++] = i;
+	sort_t = t;
+	qsort(idx, (size_t)n, sizeof(idx[0]), cmp_sys);
+	lat_head(f, top > 0 && n > top ? "Syscalls (top)" : "Syscalls");
+	for (i = 0; i < n && (top <= 0 || i < top); i++) {
+		const struct iot_syscall *sc = t->sc[idx[i]];
+
+		if (sc)
+			snprintf(name, sizeof(name), "%s", sc->name);
+		else
+			snprintf(name, sizeof(name), "syscall_%d", idx[i]);
+		lat_row(f, name, &t->sys[idx[i]]);
+	}
+	if (top > 0 && n > top)
+		fprintf(f, "  ... %d more; --by syscall lists all\n", n - top);
+}
+
+static int cmp_proc(const void *a, const void *b)
+{
+	const struct ana_proc *x = &sort_t->procs[*(const size_t *)a];
+	const struct ana_proc *y = &sort_t->procs[*(const size_t *)b];
+
+	if (x->st.total_ns != y->st.total_ns)
+		return x->st.total_ns > y->st.total_ns ? -1 : 1;
+	return strcmp(x->cmd, y->cmd);
+}
+
+static void print_procs(FILE *f, const struct ana_trace *t)
+{
+	size_t *idx = malloc((t->n_procs + 1) * sizeof(*idx)), i;
+	char n[24], a[32], b[32], c[32], d[32], e[32];
+
+	if (!idx)
+		return;
+	for (i = 0; i < t->n_procs; i++)
+		idx[i] = i;
+	sort_t = t;
+	qsort(idx, t->n_procs, sizeof(*idx), cmp_proc);
+	fprintf(f, "\n%-17s %6s %10s %9s %6s %10s %8s %8s %10s\n", "Commands", "procs", "cpu",
+		"calls", "errors", "io time", "p50", "p99", "bytes");
+	for (i = 0; i < t->n_procs; i++) {
+		const struct ana_proc *p = &t->procs[idx[i]];
+		const struct ana_hist *h = &p->st.lat;
+
+		fprintf(f, "  %-15s %6llu %10s %9llu %6llu %10s %8s %8s %10s\n",
+			ana_trunc(n, sizeof(n), p->cmd, 15), (unsigned long long)p->pids,
+			t->has_cpu ? NS(a, p->cpu_ns) : "-", (unsigned long long)p->st.count,
+			(unsigned long long)p->st.errors, NS(b, p->st.total_ns),
+			h->n ? NS(c, ana_hist_quantile(h, 0.5)) : "-",
+			h->n ? NS(d, ana_hist_quantile(h, 0.99)) : "-",
+			p->st.bytes ? ana_fmt_bytes(e, sizeof(e), (double)p->st.bytes) : "-");
+	}
+	free(idx);
+}
+
+void ana_report_text(FILE *f, const struct ana_trace *t, int by, int top)
+{
+	print_head(f, t);
+	if (by == ANA_BY_ALL || by == ANA_BY_PHASE)
+		print_phases(f, t);
+	if (by == ANA_BY_ALL || by == ANA_BY_CLASS)
+		print_classes(f, t);
+	if (by == ANA_BY_ALL || by == ANA_BY_SYSCALL)
+		print_syscalls(f, t, by == ANA_BY_ALL ? top : 0);
+	if (by == ANA_BY_ALL || by == ANA_BY_PROCESS)
+		print_procs(f, t);
+}

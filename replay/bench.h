@@ -1,0 +1,53 @@
+/*
+ * bench.h - the filesystem matrix of iotape bench: configurations and the
+ * set-up/tear-down of one loop filesystem.
+ */
+#ifndef RPL_BENCH_H
+#define RPL_BENCH_H
+
+#include <limits.h>
+#include <stdint.h>
+
+struct bench_fs {
+	const char *name;	/* configuration name, e.g. "ext3-journal" */
+	const char *fstype;	/* for mount -t */
+	const char *mkfs;	/* NULL for tmpfs */
+	const char *mount_opts;
+};
+
+struct bench_config {
+	char name[64];
+	const struct bench_fs *fs;	/* NULL for --dir */
+	const char *dir;		/* --dir DIR */
+	const char *mkfs_extra, *mount_extra;
+};
+
+struct bench_opts {
+	const char *trace;
+	int runs;
+	const char *scratch, *timing, *outdir, *html;
+	int drop_caches, quiet;
+	uint64_t image_size, need_bytes;
+	struct bench_config configs[64];
+	int n_configs;
+};
+
+/* What is live now, so any exit path can undo it. */
+struct bench_live {
+	char workdir[PATH_MAX / 2];		/* scratch/iotape-bench.PID */
+	char image[PATH_MAX];		/* "" if none */
+	char loopdev[64];		/* "" if none */
+	char mnt[PATH_MAX];		/* "" if not mounted */
+	char root[PATH_MAX];		/* where replay goes */
+	int mounted, dir_root;
+};
+
+int bench_workdir_create(struct bench_live *l, const char *scratch);
+void bench_workdir_remove(struct bench_live *l);
+int bench_setup(struct bench_live *l, const struct bench_opts *o,
+		const struct bench_config *c, char *mkfs_desc, size_t len);
+int bench_teardown(struct bench_live *l, const struct bench_opts *o);
+void bench_drop_caches(void);
+void bench_dir_label(const char *dir, char *label, size_t len);
+
+#endif

@@ -1,0 +1,244 @@
+/*
+ * bench_fs.c - make, mount and remove the filesystems iotape bench runs on.
+ *
+ * mkfs, losetup and mount run as commands (their messages are the ones
+ * users know); their output goes to a log in the work directory, and the
+ * last lines of it are shown when one fails.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <ftw.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mount.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "commands.h"
+#include "bench.h"
+
+#define CMD "bench"
+
+/* Run "sh -c @cmd" with output to the work directory's log.
+ * @return : 0, or -EIO after printing the command's last lines. */
+static int run_sh(const struct bench_live *l, const char *what, const char *cmd,
+		  char *out, size_t outlen)
+{
+	char log[PATH_MAX + 16], line[512];
+	pid_t pid;
+	int status, fd;
+	FILE *f;
+
+	snprintf(log, sizeof(log), "%s/cmd.log", l->workdir);
+	fflush(NULL);
+	pid = fork();
+	if (pid < 0)
+		return -errno;
+	if (pid == 0) {
+		fd = open(log, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+		if (fd >= 0) {
+			dup2(fd, 1);
+			dup2(fd, 2);
+		}
+		/* a child of its own group: a terminal's Ctrl-C reaches bench,
+		 * which then undoes what this command did */
+		setpgid(0, 0);
+		execl("/bin/sh", "sh", "-c", cmd, (char *)NULL);
+		_exit(127);
+	}
+	while (waitpid(pid, &status, 0) < 0)
+		if (errno != EINTR)
+			return -errno;
+	if (out && outlen) {
+		out[0] = 0;
+		f = fopen(log, "r");
+		if (f) {
+			if (fgets(out, (int)outlen, f))
+				out[strcspn(out, "\n")] = 0;
+			fclose(f);
+		}
+	}
+	if (WIFEXITED(status) && WEXITSTATUS(status) == 0)
+		return 0;
+	cli_err(CMD, "%s failed: %s", what, cmd);
+	f = fopen(log, "r");
+	if (f) {
+		while (fgets(line, sizeof(line), f))
+			fprintf(stderr, "  | %s", line);
+		fclose(f);
+	}
+	return -EIO;
+}
+
+int bench_workdir_create(struct bench_live *l, const char *scratch)
+{
+	memset(l, 0, sizeof(*l));
+	snprintf(l->workdir, sizeof(l->workdir), "%s/iotape-bench.%d", scratch, (int)getpid());
+	if (mkdir(l->workdir, 0700) < 0)
+		return -errno;
+	return 0;
+}
+
+static int rm_one(const char *path, const struct stat *st, int flag, struct FTW *ftw)
+{
+	return remove(path) < 0 ? 0 : 0;
+}
+
+static void rm_tree(const char *path)
+{
+	nftw(path, rm_one, 32, FTW_DEPTH | FTW_PHYS | FTW_MOUNT);
+}
+
+void bench_workdir_remove(struct bench_live *l)
+{
+	if (!l->workdir[0])
+		return;
+	bench_teardown(l, NULL);
+	rm_tree(l->workdir);
+	l->workdir[0] = 0;
+}
+
+void bench_drop_caches(void)
+{
+	int fd = open("/proc/sys/vm/drop_caches", O_WRONLY | O_CLOEXEC);
+
+	if (fd < 0)
+		return;
+	if (write(fd, "3\n", 2) < 0) {
+		/* not fatal: the replay then runs with a warmer cache */
+	}
+	close(fd);
+}
+
+void bench_dir_label(const char *dir, char *label, size_t len)
+{
+	char copy[PATH_MAX];
+	size_t n;
+	char *base;
+
+	snprintf(copy, sizeof(copy), "%s", dir);
+	n = strlen(copy);
+	while (n > 1 && copy[n - 1] == '/')
+		copy[--n] = 0;
+	base = strrchr(copy, '/');
+	snprintf(label, len, "dir-%s", base && base[1] ? base + 1 : copy);
+}
+
+int bench_setup(struct bench_live *l, const struct bench_opts *o,
+		const struct bench_config *c, char *mkfs_desc, size_t len)
+{
+	char cmd[2 * PATH_MAX + 512], opts[512];
+	int rc, fd;
+
+	mkfs_desc[0] = 0;
+	if (c->dir) {
+		/* a filesystem the user mounted: replay in a fresh subdirectory */
+		snprintf(l->root, sizeof(l->root), "%s/.iotape-bench.%d", c->dir, (int)getpid());
+		if (mkdir(l->root, 0755) < 0) {
+			rc = -errno;
+			cli_err(CMD, "%s: cannot create %s: %s", c->name, l->root, strerror(errno));
+			l->root[0] = 0;
+			return rc;
+		}
+		l->dir_root = 1;
+		snprintf(mkfs_desc, len, "(user-mounted %s)", c->dir);
+		return 0;
+	}
+	snprintf(l->mnt, sizeof(l->mnt), "%s/mnt-%s", l->workdir, c->name);
+	if (mkdir(l->mnt, 0755) < 0 && errno != EEXIST)
+		return -errno;
+	snprintf(opts, sizeof(opts), "%s%s%s", c->fs->mount_opts,
+		 c->fs->mount_opts[0] && c->mount_extra ? "," : "",
+		 c->mount_extra ? c->mount_extra : "");
+	if (!c->fs->mkfs) {
+		snprintf(cmd, sizeof(cmd), "mount -t tmpfs -o size=%llu%s%s tmpfs '%s'",
+			 (unsigned long long)o->image_size, opts[0] ? "," : "", opts, l->mnt);
+		snprintf(mkfs_desc, len, "(tmpfs size=%llu)", (unsigned long long)o->image_size);
+		rc = run_sh(l, "mount", cmd, NULL, 0);
+		if (rc < 0)
+			return rc;
+		l->mounted = 1;
+		goto root;
+	}
+	snprintf(l->image, sizeof(l->image), "%s/%s.img", l->workdir, c->name);
+	fd = open(l->image, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
+	if (fd < 0 || ftruncate(fd, (off_t)o->image_size) < 0) {
+		rc = -errno;
+		cli_err(CMD, "%s: cannot create the %llu-byte image %s: %s", c->name,
+			(unsigned long long)o->image_size, l->image, strerror(errno));
+		if (fd >= 0)
+			close(fd);
+		return rc;
+	}
+	close(fd);
+	snprintf(cmd, sizeof(cmd), "losetup --find --show '%s'", l->image);
+	rc = run_sh(l, "losetup", cmd, l->loopdev, sizeof(l->loopdev));
+	if (rc < 0) {
+		l->loopdev[0] = 0;
+		return rc;
+	}
+	if (strncmp(l->loopdev, "/dev/", 5) != 0) {
+		cli_err(CMD, "losetup printed '%s', not a device", l->loopdev);
+		l->loopdev[0] = 0;
+		return -EIO;
+	}
+	snprintf(mkfs_desc, len, "%s%s%s", c->fs->mkfs, c->mkfs_extra ? " " : "",
+		 c->mkfs_extra ? c->mkfs_extra : "");
+	snprintf(cmd, sizeof(cmd), "%s '%s'", mkfs_desc, l->loopdev);
+	rc = run_sh(l, "mkfs", cmd, NULL, 0);
+	if (rc < 0)
+		return rc;
+	snprintf(cmd, sizeof(cmd), "mount -t %s %s%s '%s' '%s'", c->fs->fstype,
+		 opts[0] ? "-o " : "", opts, l->loopdev, l->mnt);
+	rc = run_sh(l, "mount", cmd, NULL, 0);
+	if (rc < 0)
+		return rc;
+	l->mounted = 1;
+root:
+	snprintf(l->root, sizeof(l->root), "%s", l->mnt);
+	return 0;
+}
+
+int bench_teardown(struct bench_live *l, const struct bench_opts *o)
+{
+	int rc = 0, i;
+
+	if (l->dir_root && l->root[0]) {
+		rm_tree(l->root);
+		l->dir_root = 0;
+	}
+	if (l->mounted) {
+		/* a replay just killed may still hold files open for a moment */
+		for (i = 0; i < 50; i++) {
+			if (umount2(l->mnt, 0) == 0 || errno == EINVAL || errno == ENOENT)
+				break;
+			usleep(100000);
+		}
+		if (i == 50 && umount2(l->mnt, MNT_DETACH) < 0) {
+			cli_err(CMD, "%s: cannot unmount: %s; run 'umount -l %s'", l->mnt,
+				strerror(errno), l->mnt);
+			rc = -EBUSY;
+		}
+		l->mounted = 0;
+	}
+	if (l->mnt[0]) {
+		rmdir(l->mnt);
+		l->mnt[0] = 0;
+	}
+	if (l->loopdev[0]) {
+		char cmd[128];
+
+		snprintf(cmd, sizeof(cmd), "losetup -d '%s'", l->loopdev);
+		if (run_sh(l, "losetup -d", cmd, NULL, 0) < 0)
+			rc = -EIO;
+		l->loopdev[0] = 0;
+	}
+	if (l->image[0]) {
+		unlink(l->image);
+		l->image[0] = 0;
+	}
+	l->root[0] = 0;
+	return rc;
+}

@@ -1,0 +1,51 @@
+# lib.sh - helpers for the integration tests (sourced).
+# Environment from tests/run.sh: IOTAPE, PROGS, DATA, SRCDIR, BUILD.
+
+fail() { echo "FAIL: $*" >&2; exit 1; }
+skip() { echo "skipped: $*"; exit 77; }
+
+need_cmd() {
+	command -v "$1" >/dev/null 2>&1 || skip "$1 is not installed"
+}
+
+need_root() {
+	[ "$(id -u)" = 0 ] || skip "needs root"
+}
+
+need_root_loop() {
+	need_root
+	[ -e /dev/loop-control ] || skip "no /dev/loop-control (loop devices unavailable)"
+	need_cmd losetup
+}
+
+need_iotape_cmd() {	# a subcommand that must be built
+	"$IOTAPE" "$1" --help >/dev/null 2>&1 || skip "iotape $1 is not built yet"
+}
+
+# mk_tree DIR N - a small real tree: N files of mixed sizes in nested
+# directories, symlinks, a hard link, an empty dir, odd modes.
+mk_tree() {
+	local d=$1 n=$2 i
+	mkdir -p "$d/sub/deeper" "$d/empty"
+	for i in $(seq 1 "$n"); do
+		head -c $(( (i * 997) % 20000 )) /dev/urandom >"$d/f$i.c"
+		[ $((i % 3)) = 0 ] && cp "$d/f$i.c" "$d/sub/g$i.h"
+		[ $((i % 7)) = 0 ] && head -c $((i * 10)) /dev/urandom >"$d/sub/deeper/h$i"
+	done
+	ln -s f1.c "$d/link-to-f1"
+	ln -s ../f2.c "$d/sub/up-link"
+	ln "$d/f3.c" "$d/sub/hard-f3"
+	chmod 0600 "$d/f4.c"
+	chmod 0755 "$d/f5.c"
+}
+
+# no_leftovers LOOPS_BEFORE DIR - no mount under DIR or of iotape-bench,
+# no new loop device, no image file left.
+no_leftovers() {
+	local before=$1 dir=$2
+	grep -q "iotape-bench" /proc/self/mountinfo && fail "a bench mount is left: $(grep iotape-bench /proc/self/mountinfo)"
+	[ "$(losetup -a | wc -l)" -le "$before" ] || fail "a loop device is left: $(losetup -a)"
+	find "$dir" -name '*.img' | grep -q . && fail "an image is left: $(find "$dir" -name '*.img')"
+	find "$dir" -maxdepth 1 -name 'iotape-bench.*' | grep -q . && fail "a scratch dir is left"
+	return 0
+}

@@ -1,0 +1,202 @@
+/*
+ * test_analyze.c - the analyzer's pieces: histogram accuracy, classes,
+ * escaping, and phases of a trace written here with the writer.
+ */
+#include <asm/unistd_64.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include <cmocka.h>
+
+#include "ana.h"
+
+static int cmp_i64(const void *a, const void *b)
+{
+	int64_t x = *(const int64_t *)a, y = *(const int64_t *)b;
+
+	return x < y ? -1 : x > y;
+}
+
+/* Quantiles within 1% of the exact nearest-rank values. */
+static void test_hist_accuracy(void **state)
+{
+	static int64_t v[20000];
+	struct ana_hist h = { 0 };
+	const double q[] = { 0.5, 0.9, 0.99, 0.999 };
+	uint64_t r = 7;
+	size_t i, k;
+
+	for (i = 0; i < 20000; i++) {
+		r = r * 6364136223846793005ull + 1442695040888963407ull;
+		/* spread over six decades, 10 ns to 10 ms */
+		v[i] = (int64_t)(10.0 * __builtin_exp((double)(r >> 11) / 9007199254740992.0 * 13.8));
+		ana_hist_add(&h, v[i]);
+	}
+	qsort(v, 20000, sizeof(v[0]), cmp_i64);
+	for (k = 0; k < 4; k++) {
+		int64_t exact = v[(size_t)(q[k] * 20000 + 0.999999) - 1];
+		int64_t got = ana_hist_quantile(&h, q[k]);
+		double err = (double)(got - exact) / (double)exact;
+
+		assert_true(err < 0.01 && err > -0.01);
+	}
+	assert_int_equal(ana_hist_quantile(&h, 1.0), v[19999]);
+	assert_int_equal(ana_hist_quantile(&h, 0.0), v[0]);
+	/* bounded memory: buckets up to 10 ms, not per value */
+	assert_true(h.nb < 4000);
+	ana_hist_free(&h);
+}
+
+static void test_classes(void **state)
+{
+	assert_int_equal(ana_class_of(iot_syscall_by_name("openat")), ANA_CL_METADATA);
+	assert_int_equal(ana_class_of(iot_syscall_by_name("newfstatat")), ANA_CL_METADATA);
+	assert_int_equal(ana_class_of(iot_syscall_by_name("pread64")), ANA_CL_READ);
+	assert_int_equal(ana_class_of(iot_syscall_by_name("writev")), ANA_CL_WRITE);
+	assert_int_equal(ana_class_of(iot_syscall_by_name("ftruncate")), ANA_CL_WRITE);
+	assert_int_equal(ana_class_of(iot_syscall_by_name("fallocate")), ANA_CL_WRITE);
+	assert_int_equal(ana_class_of(iot_syscall_by_name("getdents64")), ANA_CL_DIRECTORY);
+	assert_int_equal(ana_class_of(iot_syscall_by_name("fdatasync")), ANA_CL_SYNC);
+	assert_int_equal(ana_class_of(iot_syscall_by_name("lsetxattr")), ANA_CL_XATTR);
+	assert_int_equal(ana_class_of(iot_syscall_by_name("wait4")), ANA_CL_PROCESS);
+	assert_int_equal(ana_class_of(iot_syscall_by_name("lseek")), ANA_CL_OTHER);
+	assert_int_equal(ana_class_of(iot_syscall_by_name("mmap")), ANA_CL_OTHER);
+}
+
+static char *capture(void (*fn)(FILE *, const char *, size_t), const char *s, size_t n)
+{
+	char *buf = NULL;
+	size_t len = 0;
+	FILE *f = open_memstream(&buf, &len);
+
+	fn(f, s, n);
+	fclose(f);
+	return buf;
+}
+
+static void test_escaping(void **state)
+{
+	char *s;
+
+	s = capture(ana_json_str, "a\"b\\c\n\x01", 7);
+	assert_string_equal(s, "\"a\\\"b\\\\c\\n\\u0001\"");
+	free(s);
+	/* valid UTF-8 passes, a lone 0xe9 and an overlong form do not */
+	s = capture(ana_json_str, "caf\xc3\xa9 caf\xe9 \xc0\xaf", 13);
+	assert_string_equal(s, "\"caf\xc3\xa9 caf\\u00e9 \\u00c0\\u00af\"");
+	free(s);
+	s = capture(ana_csv_str, "a,b \"q\"", 7);
+	assert_string_equal(s, "\"a,b \"\"q\"\"\"");
+	free(s);
+	s = capture(ana_csv_str, "/plain/path", 11);
+	assert_string_equal(s, "/plain/path");
+	free(s);
+	s = capture(ana_html_str, "<a&\xff>", 5);
+	assert_string_equal(s, "&lt;a&amp;&#xfffd;&gt;");
+	free(s);
+}
+
+static int64_t now_ns = 1000000;
+
+static void ev(struct iot_writer *w, int pid, int nr, int64_t ret, int64_t dur)
+{
+	struct iot_event e = { 0 };
+
+	e.t_enter = now_ns += 1000;
+	e.t_exit = now_ns += dur;
+	e.pid = e.tid = pid;
+	e.nr = nr;
+	e.ret = ret;
+	assert_int_equal(iot_writer_event(w, &e), 0);
+}
+
+static void pr(struct iot_writer *w, int kind, int pid, int ppid, const char *a0,
+	       int64_t cpu)
+{
+	const char *argv[] = { a0, "arg" };
+	struct iot_process p = { 0 };
+
+	p.kind = (uint32_t)kind;
+	p.t_ns = now_ns += 10;
+	p.pid = p.tid = pid;
+	p.ppid = ppid;
+	p.argc = a0 ? 2 : 0;
+	p.argv = argv;
+	p.utime_ns = cpu;
+	assert_int_equal(iot_writer_process(w, &p), 0);
+}
+
+/* A shell that runs two commands, then execs a third in place. */
+static void test_phases(void **state)
+{
+	char path[] = "/tmp/test_analyze_XXXXXX";
+	struct iot_header h = { .argc = 0 };
+	struct iot_writer_opts o = { .flush_events = 3 };
+	struct iot_writer *w;
+	struct ana_trace t = { 0 };
+	int fd = mkstemp(path);
+
+	assert_true(fd >= 0);
+	assert_int_equal(iot_writer_fdopen(&w, fd, &h, &o), 0);
+	pr(w, IOT_PROC_START, 10, 1, "sh", 0);
+	ev(w, 10, __NR_read, 100, 500);			/* gaps */
+	pr(w, IOT_PROC_FORK, 11, 10, NULL, 0);
+	pr(w, IOT_PROC_EXEC, 11, 10, "/bin/cp", 0);
+	ev(w, 11, __NR_openat, 3, 2000);
+	ev(w, 11, __NR_write, 4096, 8000);
+	pr(w, IOT_PROC_FORK, 12, 11, NULL, 0);		/* a grandchild: same phase */
+	ev(w, 12, __NR_fsync, 0, 50000);
+	pr(w, IOT_PROC_EXIT, 12, 11, NULL, 300);
+	pr(w, IOT_PROC_EXIT, 11, 10, NULL, 700);
+	pr(w, IOT_PROC_FORK, 13, 10, NULL, 0);
+	pr(w, IOT_PROC_EXEC, 13, 10, "sync", 0);
+	ev(w, 13, __NR_sync, 0, 90000);
+	pr(w, IOT_PROC_EXIT, 13, 10, NULL, 100);
+	pr(w, IOT_PROC_EXEC, 10, 1, "du", 0);		/* exec in place */
+	ev(w, 10, __NR_getdents64, 0, 3000);
+	ev(w, 10, __NR_newfstatat, -2, 1000);
+	pr(w, IOT_PROC_EXIT, 10, 1, NULL, 50);
+	assert_int_equal(iot_writer_close(w, 0), 0);
+
+	assert_int_equal(ana_load(&t, path), 0);
+	unlink(path);
+	assert_int_equal(t.events, 7);
+	assert_int_equal(t.n_phases, 4);
+	assert_string_equal(t.phases[0].name, "/bin/cp arg");
+	assert_int_equal(t.phases[0].st.count, 3);
+	assert_int_equal(t.phases[0].cpu_ns, 1000);
+	assert_string_equal(t.phases[1].name, "sync arg");
+	assert_int_equal(t.phases[1].st.count, 1);
+	assert_string_equal(t.phases[2].name, "du arg");
+	assert_int_equal(t.phases[2].st.count, 2);
+	assert_int_equal(t.phases[2].st.errors, 1);
+	assert_string_equal(t.phases[3].name, "(gaps)");
+	assert_int_equal(t.phases[3].st.count, 1);
+	assert_int_equal(t.cpu_ns, 1150);
+	assert_int_equal(t.cls[ANA_CL_SYNC].count, 2);
+	assert_int_equal(t.cls[ANA_CL_WRITE].bytes, 4096);
+	assert_int_equal(t.cls[ANA_CL_READ].bytes, 100);
+	assert_int_equal(t.sys[__NR_sync].total_ns, 90000);
+	/* commands by the basename of the last exec */
+	for (size_t i = 0; i < t.n_procs; i++)
+		if (strcmp(t.procs[i].cmd, "cp") == 0)
+			assert_int_equal(t.procs[i].st.count, 3);
+	ana_trace_free(&t);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_hist_accuracy),
+		cmocka_unit_test(test_classes),
+		cmocka_unit_test(test_escaping),
+		cmocka_unit_test(test_phases),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
