@@ -59,6 +59,7 @@ MAIN_SRC := cli/main.c
 UNIT_SRC := $(sort $(wildcard tests/unit/test_*.c))
 PROG_SRC := $(sort $(wildcard tests/progs/*.c))
 BENCH_SRC := $(sort $(wildcard tests/bench/*.c))
+SHIM_SRC := $(sort $(wildcard tests/shim/*.c))
 
 GEN_C := $(BUILD)/gen/trace.pb-c.c
 GEN_H := $(BUILD)/gen/trace.pb-c.h
@@ -68,6 +69,7 @@ APP_NOMAIN_OBJ := $(filter-out $(BUILD)/obj/$(MAIN_SRC:.c=.o),$(APP_OBJ))
 UNIT_BIN := $(UNIT_SRC:tests/unit/%.c=$(BUILD)/tests/unit/%)
 PROG_BIN := $(PROG_SRC:tests/progs/%.c=$(BUILD)/tests/progs/%)
 BENCH_BIN := $(BENCH_SRC:tests/bench/%.c=$(BUILD)/tests/bench/%)
+SHIM_LIB := $(SHIM_SRC:tests/shim/%.c=$(BUILD)/tests/shim/%.so)
 
 BIN := $(BUILD)/iotape
 LIBA := $(BUILD)/libiotape.a
@@ -141,7 +143,13 @@ $(BUILD)/tests/bench/%: tests/bench/%.c $(LIBA)
 	@echo "  CC      $<"
 	$(Q)$(CC) $(ALL_CFLAGS) -o $@ $< $(LIBA) $(ALL_LDFLAGS) $(LIBS)
 
-tests: $(BIN) $(UNIT_BIN) $(PROG_BIN) $(BUILD)/fuzz-replay
+# LD_PRELOAD shims that inject faults (ENOSPC, EIO) into iotape itself.
+$(BUILD)/tests/shim/%.so: tests/shim/%.c
+	@mkdir -p $(@D)
+	@echo "  CC      $<"
+	$(Q)$(CC) -std=gnu11 -O1 -g -Wall -D_GNU_SOURCE -shared -fPIC -o $@ $< -ldl
+
+tests: $(BIN) $(UNIT_BIN) $(PROG_BIN) $(SHIM_LIB) $(BENCH_BIN) $(BUILD)/fuzz-replay
 
 # The fuzz corpus is replayed by a plain main in every check.
 $(BUILD)/fuzz-replay: tests/fuzz/fuzz_reader.c tests/fuzz/replay_main.c $(LIBA)
@@ -175,11 +183,12 @@ validate: all
 
 FUZZ_SRC := $(sort $(wildcard tests/fuzz/fuzz_*.c))
 fuzz: deps
-	$(Q)$(MAKE) --no-print-directory CC=clang BUILD=build-fuzz SANITIZE=address,undefined build-all
+	$(Q)$(MAKE) --no-print-directory CC=clang BUILD=build-fuzz SANITIZE=address,undefined \
+		CFLAGS="-O1 -g -fsanitize=fuzzer-no-link" build-all
 	@mkdir -p build-fuzz/fuzz
 	$(Q)for f in $(FUZZ_SRC); do n=$$(basename $$f .c); echo "  FUZZ    $$n"; \
 		clang -g -O1 -fsanitize=fuzzer,address,undefined -D_GNU_SOURCE -Iformat -Ibuild-fuzz/gen \
-		-Irecord -Ireplay -Ianalyze $$f $$(ls build-fuzz/obj/replay/*.o build-fuzz/obj/record/*.o build-fuzz/obj/analyze/*.o 2>/dev/null) \
+		-Irecord -Ireplay -Ianalyze $$f $$(ls build-fuzz/obj/replay/*.o build-fuzz/obj/record/*.o build-fuzz/obj/analyze/*.o build-fuzz/obj/cli/util.o 2>/dev/null) \
 		build-fuzz/libiotape.a $(PKG_LIBS) -lpthread -lm -o build-fuzz/fuzz/$$n || exit 1; done
 	@tests/fuzz/run.sh build-fuzz/fuzz $${FUZZ_SECONDS:-60}
 

@@ -8,7 +8,8 @@
 #include "commands.h"
 #include "iotape.h"
 
-static void vmsg(const char *cmd, const char *kind, const char *fmt, va_list ap)
+static __attribute__((format(printf, 3, 0))) void vmsg(const char *cmd, const char *kind,
+							const char *fmt, va_list ap)
 {
 	fprintf(stderr, "iotape: ");
 	if (cmd)

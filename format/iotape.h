@@ -413,6 +413,10 @@ int iot_format_event(char *buf, size_t len, const struct iot_event *ev);
 /*! iot_format_arg() : format one argument value of kind @kind. */
 int iot_format_arg(char *buf, size_t len, int kind, int64_t v);
 
+/*! iot_format_str() : @s (@n bytes) as a quoted C string, with the
+ *  escapes iot_format_event() uses for paths.  @return : as snprintf. */
+int iot_format_str(char *buf, size_t len, const char *s, size_t n);
+
 /* ---- an arena, for the reader and for callers that copy items ---- */
 
 struct iot_arena;

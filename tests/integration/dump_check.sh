@@ -1,0 +1,101 @@
+#!/bin/bash
+# dump_check.sh - 'iotape dump' and 'iotape check' on the golden traces of
+# tests/data/ (see tests/data/README): the dumps must match the committed
+# text byte for byte; check must accept the clean files and flag the
+# unclosed one; and, when the writer program is built, traces written by
+# the current writer must dump to the same text.
+set -u
+. "$(dirname "$0")/lib.sh"
+
+need_iotape_cmd dump
+need_iotape_cmd check
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+cd "$DATA"
+
+# 1. golden dumps (relative names, so messages are stable)
+for n in basic profile many; do
+	"$IOTAPE" dump "$n.iotape" >"$tmp/$n.out" 2>"$tmp/$n.err" ||
+		fail "dump $n.iotape exited $?: $(cat "$tmp/$n.err")"
+	[ -s "$tmp/$n.err" ] && fail "dump $n.iotape wrote to stderr: $(cat "$tmp/$n.err")"
+	diff -u "$n.dump" "$tmp/$n.out" || fail "dump of $n.iotape differs from $n.dump"
+done
+"$IOTAPE" dump --count basic.iotape >"$tmp/count" || fail "dump --count exited $?"
+diff -u basic.count "$tmp/count" || fail "dump --count differs from basic.count"
+"$IOTAPE" dump basic.iotape --count | cmp -s basic.count - || fail "an option after FILE is not taken"
+"$IOTAPE" dump --states --pid 101 basic.iotape >"$tmp/pid" || fail "dump --pid exited $?"
+diff -u basic.pid101.dump "$tmp/pid" || fail "dump --states --pid 101 differs"
+# --pid keeps only that process's threads (101 and 102)
+grep -v '^#' "$tmp/pid" | awk '$1 != 101 && $1 != 102 { bad = 1 } END { exit bad }' ||
+	fail "dump --pid 101 printed lines of other processes"
+"$IOTAPE" dump --no-procs basic.iotape | grep -E -e '--- |\+\+\+ ' &&
+	fail "dump --no-procs printed process lines"
+
+# 2. an unclosed trace: every event printed, one line on stderr, exit 3
+"$IOTAPE" dump unclosed.iotape >"$tmp/u.out" 2>"$tmp/u.err"
+rc=$?
+[ $rc = 3 ] || fail "dump of an unclosed trace exited $rc, not 3"
+diff -u unclosed.dump "$tmp/u.out" || fail "dump of unclosed.iotape differs"
+[ "$(wc -l <"$tmp/u.err")" = 1 ] || fail "expected one message line: $(cat "$tmp/u.err")"
+grep -q "^iotape: dump: unclosed.iotape: not closed cleanly.*iotape check --repair" "$tmp/u.err" ||
+	fail "unclear message: $(cat "$tmp/u.err")"
+
+# 3. check: summaries of clean files, exit 0
+"$IOTAPE" check basic.iotape profile.iotape >"$tmp/check" 2>&1 || fail "check exited $?"
+diff -u basic-profile.check "$tmp/check" || fail "check summary differs"
+"$IOTAPE" check -q basic.iotape many.iotape >"$tmp/q" 2>&1 || fail "check -q exited $?"
+[ -s "$tmp/q" ] && fail "check -q printed: $(cat "$tmp/q")"
+[ -z "$("$IOTAPE" check basic.iotape --quiet 2>&1)" ] || fail "check FILE --quiet printed something"
+"$IOTAPE" check unclosed.iotape >"$tmp/c.out" 2>"$tmp/c.err"
+[ $? = 3 ] || fail "check of an unclosed trace did not exit 3"
+grep -q '^  index        absent' "$tmp/c.out" || fail "check did not say the index is absent"
+grep -q '^  clean close  no' "$tmp/c.out" || fail "check did not say clean close no"
+# the worst status wins: unreadable (1) over damaged (3)
+"$IOTAPE" check -q unclosed.iotape /nonexistent.iotape 2>/dev/null
+[ $? = 1 ] || fail "check of a missing and a damaged file did not exit 1"
+
+# 4. repair an unclosed copy: all events kept, then it passes check
+cp unclosed.iotape "$tmp/u.iotape"
+"$IOTAPE" check --repair "$tmp/u.iotape" >"$tmp/r.out" 2>&1 || fail "check --repair exited $?: $(cat "$tmp/r.out")"
+grep -q '21 events kept' "$tmp/r.out" || fail "repair did not report 21 events: $(cat "$tmp/r.out")"
+"$IOTAPE" check -q "$tmp/u.iotape" || fail "a repaired file does not pass check"
+"$IOTAPE" dump "$tmp/u.iotape" | grep -v '^#' >"$tmp/u2" || fail "dump of the repaired file failed"
+grep -v '^#' unclosed.dump | diff -u - "$tmp/u2" || fail "repair changed the events"
+cp unclosed.iotape "$tmp/u-in.iotape"
+"$IOTAPE" check --repair -o "$tmp/copy.iotape" "$tmp/u-in.iotape" >/dev/null || fail "repair -o failed"
+"$IOTAPE" check -q "$tmp/copy.iotape" || fail "repair -o output does not pass check"
+cmp -s unclosed.iotape "$tmp/u-in.iotape" || fail "repair -o changed its input"
+
+# 5. a closed pipe is not an error
+out=$("$IOTAPE" dump many.iotape 2>"$tmp/pipe.err" | head -n 3)
+[ "$(echo "$out" | wc -l)" = 3 ] || fail "dump | head did not give 3 lines"
+[ -s "$tmp/pipe.err" ] && fail "dump | head wrote to stderr: $(cat "$tmp/pipe.err")"
+"$IOTAPE" dump many.iotape | true
+st=${PIPESTATUS[0]}
+[ "$st" -lt 128 ] || fail "dump died of a signal ($st) on a closed pipe"
+
+# 6. usage
+"$IOTAPE" dump --help | grep -q 'Examples:' || fail "dump --help has no examples"
+"$IOTAPE" check --help | grep -q 'Exit status' || fail "check --help has no exit status"
+"$IOTAPE" dump --bogus basic.iotape 2>/dev/null
+[ $? = 2 ] || fail "dump --bogus did not exit 2"
+"$IOTAPE" dump 2>/dev/null
+[ $? = 2 ] || fail "dump without FILE did not exit 2"
+"$IOTAPE" check -o x basic.iotape 2>/dev/null
+[ $? = 2 ] || fail "check -o without --repair did not exit 2"
+
+# 7. the current writer: same events, same text
+mk=$SRCDIR/$BUILD/tests/bench/mktraces
+if [ -x "$mk" ]; then
+	mkdir "$tmp/gen"
+	"$mk" "$tmp/gen" || fail "mktraces failed"
+	for n in basic profile many; do
+		"$IOTAPE" dump "$tmp/gen/$n.iotape" >"$tmp/gen/$n.out" || fail "dump of a fresh $n failed"
+		diff -u "$n.dump" "$tmp/gen/$n.out" || fail "a freshly written $n.iotape dumps differently"
+	done
+	"$IOTAPE" dump "$tmp/gen/unclosed.iotape" 2>/dev/null | diff -u unclosed.dump - ||
+		fail "a freshly written unclosed.iotape dumps differently"
+else
+	echo "note: $mk is not built ('make BUILD=$BUILD $BUILD/tests/bench/mktraces'); golden files only"
+fi
+echo "dump_check: ok"
