@@ -1,10 +1,158 @@
 /*
- * cmd_replay.c - iotape replay (placeholder until the module lands).
+ * cmd_replay.c - iotape replay: the command line around rpl_run().
  */
+#include <errno.h>
+#include <getopt.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
 #include "commands.h"
+#include "replay.h"
+
+#define MAX_PREFIXES 64
+
+static void usage(FILE *f)
+{
+	fprintf(f,
+		"usage: iotape replay TRACE --root DIR [options]\n\n"
+		"Re-execute the filesystem syscalls of TRACE under DIR, with the recorded\n"
+		"think time, and write a timing profile.  Recorded absolute path P is\n"
+		"replayed as DIR/P; nothing outside DIR is ever created, changed or removed.\n"
+		"The starting tree (what existed before the workload touched it) is\n"
+		"created first; files get their recorded size in incompressible bytes.\n\n"
+		"Options:\n"
+		"  -r, --root DIR       directory to replay under (empty, or --force)\n"
+		"  -o, --output FILE    write the profile (same format as a trace)\n"
+		"  -t, --timing MODE    original (default): recorded think time, closed loop;\n"
+		"                       afap: as fast as possible; scale=F: think time x F;\n"
+		"                       raw: recorded gaps less only the recorder's stop cost\n"
+		"                       (original also removes tracing stalls: see iotape(1))\n"
+		"      --verify         exit 4 if results differ from the trace (other than\n"
+		"                       filesystem capability probes such as FICLONE)\n"
+		"      --include PREFIX replay only paths under PREFIX (repeatable)\n"
+		"      --exclude PREFIX do not replay paths under PREFIX (repeatable)\n"
+		"      --force          replay into a non-empty root\n"
+		"      --no-prepare     the starting tree is already there\n"
+		"      --prepare-only   build the starting tree and stop\n"
+		"      --label NAME     name of this configuration, kept in the profile\n"
+		"      --mkfs CMD       how the filesystem was made, kept in the profile\n"
+		"  -q, --quiet          no summary, no progress, no warnings\n\n"
+		"Examples:\n"
+		"  iotape replay build.iotape --root /mnt/xfs -o build.xfs.iotape\n"
+		"  iotape replay build.iotape --root /mnt/xfs --timing afap\n"
+		"  iotape replay build.iotape --root /mnt/xfs --timing scale=0.5 --verify\n"
+		"  iotape replay build.iotape --root /mnt/xfs --prepare-only\n\n"
+		"Exit status: 0 done; 1 failed; 2 bad usage; 3 the trace was damaged (its\n"
+		"complete part was replayed); 4 --verify found mismatches.\n");
+}
+
+static int parse_timing(const char *s, struct rpl_opts *o)
+{
+	char *end;
+
+	if (strcmp(s, "original") == 0) {
+		o->timing = RPL_TIMING_ORIGINAL;
+		return 0;
+	}
+	if (strcmp(s, "raw") == 0) {
+		o->timing = RPL_TIMING_RAW;
+		return 0;
+	}
+	if (strcmp(s, "afap") == 0) {
+		o->timing = RPL_TIMING_AFAP;
+		return 0;
+	}
+	if (strncmp(s, "scale=", 6) == 0) {
+		o->scale = strtod(s + 6, &end);
+		if (end != s + 6 && !*end && o->scale >= 0 && o->scale < 1e6) {
+			o->timing = RPL_TIMING_SCALE;
+			return 0;
+		}
+	}
+	return -EINVAL;
+}
 
 int cmd_replay(int argc, char **argv)
 {
-	cli_err("replay", "not built yet");
-	return IOT_EXIT_FAIL;
+	enum { O_VERIFY = 256, O_INCLUDE, O_EXCLUDE, O_FORCE, O_NOPREP, O_PREPONLY,
+	       O_LABEL, O_MKFS };
+	static const struct option longopts[] = {
+		{ "root", required_argument, NULL, 'r' },
+		{ "output", required_argument, NULL, 'o' },
+		{ "timing", required_argument, NULL, 't' },
+		{ "verify", no_argument, NULL, O_VERIFY },
+		{ "include", required_argument, NULL, O_INCLUDE },
+		{ "exclude", required_argument, NULL, O_EXCLUDE },
+		{ "force", no_argument, NULL, O_FORCE },
+		{ "no-prepare", no_argument, NULL, O_NOPREP },
+		{ "prepare-only", no_argument, NULL, O_PREPONLY },
+		{ "label", required_argument, NULL, O_LABEL },
+		{ "mkfs", required_argument, NULL, O_MKFS },
+		{ "quiet", no_argument, NULL, 'q' },
+		{ "help", no_argument, NULL, 'h' },
+		{ NULL, 0, NULL, 0 },
+	};
+	const char *inc[MAX_PREFIXES], *exc[MAX_PREFIXES];
+	struct rpl_opts o = { .cmd = "replay", .scale = 1.0, .include = inc, .exclude = exc };
+	static struct rpl_result res;	/* large: not on the stack */
+	int c, err;
+
+	optind = 1;
+	while ((c = getopt_long(argc, argv, "r:o:t:qh", longopts, NULL)) != -1) {
+		switch (c) {
+		case 'r': o.root = optarg; break;
+		case 'o': o.out = optarg; break;
+		case 't':
+			if (parse_timing(optarg, &o) < 0) {
+				cli_err("replay", "--timing %s: use original, afap, scale=F or raw", optarg);
+				return IOT_EXIT_USAGE;
+			}
+			break;
+		case O_VERIFY: o.verify = 1; break;
+		case O_INCLUDE: case O_EXCLUDE:
+			if ((c == O_INCLUDE ? o.n_include : o.n_exclude) >= MAX_PREFIXES ||
+			    optarg[0] != '/') {
+				cli_err("replay", "--%s %s: give an absolute path (at most %d)",
+					c == O_INCLUDE ? "include" : "exclude", optarg, MAX_PREFIXES);
+				return IOT_EXIT_USAGE;
+			}
+			if (c == O_INCLUDE)
+				inc[o.n_include++] = optarg;
+			else
+				exc[o.n_exclude++] = optarg;
+			break;
+		case O_FORCE: o.force = 1; break;
+		case O_NOPREP: o.no_prepare = 1; break;
+		case O_PREPONLY: o.prepare_only = 1; break;
+		case O_LABEL: o.label = optarg; break;
+		case O_MKFS: o.mkfs = optarg; break;
+		case 'q': o.quiet = 1; break;
+		case 'h': usage(stdout); return IOT_EXIT_OK;
+		default: usage(stderr); return IOT_EXIT_USAGE;
+		}
+	}
+	if (optind + 1 != argc || !o.root) {
+		cli_err("replay", "%s; 'iotape replay --help' shows the options",
+			optind >= argc ? "no trace given" : optind + 1 < argc ?
+			"one trace at a time" : "--root DIR is required");
+		return IOT_EXIT_USAGE;
+	}
+	if (o.no_prepare && o.prepare_only) {
+		cli_err("replay", "--no-prepare and --prepare-only exclude each other");
+		return IOT_EXIT_USAGE;
+	}
+	o.trace = argv[optind];
+	o.progress = !o.quiet && isatty(2);
+	err = rpl_run(&o, &res);
+	if (err < 0)
+		return IOT_EXIT_FAIL;
+	if (!o.quiet)
+		rpl_print_summary(&o, &res);
+	if (res.damaged)
+		return IOT_EXIT_DAMAGED;
+	if (o.verify && res.mismatches)
+		return IOT_EXIT_MISMATCH;
+	return IOT_EXIT_OK;
 }

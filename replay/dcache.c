@@ -1,0 +1,124 @@
+/*
+ * dcache.c - per-thread cache of parent directories opened in the root.
+ *
+ * A name operation (mkdir, unlink, rename, lstat...) needs its parent
+ * opened inside the root: openat2 + the call + close, three syscalls for
+ * one.  Threads keep the last parents they opened, keyed by the parent's
+ * recorded path, so a run of creates in one directory costs one syscall
+ * each.  An entry is trusted only while no op anywhere has removed,
+ * renamed or made a name that could change what a path resolves to
+ * (rpl_ns_changed() bumps a global generation): a stale entry would
+ * still point inside the root (every rename is confined), but it would
+ * not be what the recorded path names any more.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "rpl.h"
+
+#define DC_SLOTS 64
+
+struct dc_entry {
+	uint64_t h;
+	uint32_t gen;
+	uint32_t len;
+	int fd;
+	char *path;
+};
+
+struct rpl_dcache {
+	struct dc_entry e[DC_SLOTS];
+};
+
+struct rpl_dcache *rpl_dcache_new(void)
+{
+	struct rpl_dcache *d = calloc(1, sizeof(*d));
+	int i;
+
+	for (i = 0; d && i < DC_SLOTS; i++)
+		d->e[i].fd = -1;
+	return d;
+}
+
+void rpl_dcache_free(struct rpl_dcache *d)
+{
+	int i;
+
+	if (!d)
+		return;
+	for (i = 0; i < DC_SLOTS; i++) {
+		if (d->e[i].fd >= 0)
+			close(d->e[i].fd);
+		free(d->e[i].path);
+	}
+	free(d);
+}
+
+void rpl_ns_changed(struct rpl_plan *p)
+{
+	atomic_fetch_add(&p->ns_gen, 1);
+}
+
+void rpl_name_done(struct rpl_name *n)
+{
+	if (n->owned && n->dirfd >= 0)
+		close(n->dirfd);
+	n->dirfd = -1;
+}
+
+int rpl_parent_at(struct rpl_ctx *c, const char *path, struct rpl_name *n)
+{
+	struct rpl_dcache *d = c->t->dcache;
+	uint32_t gen = atomic_load(&c->p->ns_gen);
+	size_t len = strlen(path), end, start, plen;
+	struct dc_entry *e;
+	uint64_t h;
+	int err;
+
+	if (!d)
+		return rpl_parent(c->p->root_fd, path, n);
+	end = len;
+	while (end > 0 && path[end - 1] == '/')
+		end--;
+	start = end;
+	while (start > 0 && path[start - 1] != '/')
+		start--;
+	plen = start > 1 ? start - 1 : start;	/* "/a/b" for "/a/b/c" */
+	if (end == start || end - start >= sizeof(n->name) || start == 0)
+		return rpl_parent(c->p->root_fd, path, n);
+	h = rpl_hash(path, plen, 3);
+	e = &d->e[h % DC_SLOTS];
+	if (e->fd >= 0 && e->gen == gen && e->h == h && e->len == plen &&
+	    memcmp(e->path, path, plen) == 0) {
+		memcpy(n->name, path + start, end - start);
+		n->name[end - start] = 0;
+		if (strcmp(n->name, ".") == 0 || strcmp(n->name, "..") == 0)
+			return -EINVAL;
+		n->dirfd = e->fd;
+		n->owned = 0;
+		return 0;
+	}
+	err = rpl_parent(c->p->root_fd, path, n);
+	if (err)
+		return err;
+	/* Keep it: the cache owns the descriptor from now on. */
+	if (e->fd >= 0)
+		close(e->fd);
+	free(e->path);
+	e->path = malloc(plen + 1);
+	if (!e->path) {
+		e->fd = -1;
+		return 0;
+	}
+	memcpy(e->path, path, plen);
+	e->path[plen] = 0;
+	e->len = (uint32_t)plen;
+	e->h = h;
+	e->gen = gen;
+	e->fd = n->dirfd;
+	n->owned = 0;
+	return 0;
+}

@@ -1,0 +1,251 @@
+/*
+ * fdtab.c - recorded descriptor -> live descriptor, per recorded process.
+ *
+ * The same table serves the plan (entries carry open-file resource ids,
+ * no live descriptor) and the run (entries own live descriptors, which a
+ * fork copy dups and a drop closes).  Recorded numbers are indices; the
+ * live numbers never need to match them.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <linux/close_range.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "rpl.h"
+
+struct rpl_fdtab *rpl_fdtab_new(int real)
+{
+	struct rpl_fdtab *t = calloc(1, sizeof(*t));
+
+	if (!t)
+		return NULL;
+	pthread_mutex_init(&t->lock, NULL);
+	t->refs = 1;
+	t->real = real;
+	return t;
+}
+
+struct rpl_fdtab *rpl_fdtab_ref(struct rpl_fdtab *t)
+{
+	pthread_mutex_lock(&t->lock);
+	t->refs++;
+	pthread_mutex_unlock(&t->lock);
+	return t;
+}
+
+static void drop_entry(struct rpl_fdtab *t, struct rpl_fd *e)
+{
+	if (t->real && e->state == RPL_FD_LIVE && e->live >= 0)
+		close(e->live);
+	memset(e, 0, sizeof(*e));
+}
+
+void rpl_fdtab_unref(struct rpl_fdtab *t)
+{
+	uint32_t i;
+	int last;
+
+	if (!t)
+		return;
+	pthread_mutex_lock(&t->lock);
+	last = --t->refs == 0;
+	pthread_mutex_unlock(&t->lock);
+	if (!last)
+		return;
+	for (i = 0; i < t->n; i++)
+		drop_entry(t, &t->v[i]);
+	free(t->v);
+	pthread_mutex_destroy(&t->lock);
+	free(t);
+}
+
+/* Make room for index @fd; the caller holds the lock. */
+static int grow(struct rpl_fdtab *t, long fd)
+{
+	uint32_t n = t->n ? t->n : 16;
+	struct rpl_fd *v;
+
+	if (fd < 0 || fd >= RPL_FD_MAX)
+		return -EBADF;
+	if ((uint32_t)fd < t->n)
+		return 0;
+	while (n <= (uint32_t)fd)
+		n *= 2;
+	v = realloc(t->v, n * sizeof(*v));
+	if (!v)
+		return -ENOMEM;
+	memset(v + t->n, 0, (n - t->n) * sizeof(*v));
+	t->v = v;
+	t->n = n;
+	return 0;
+}
+
+/* A live copy of @e for another table or number. */
+static int copy_entry(struct rpl_fdtab *t, const struct rpl_fd *e, struct rpl_fd *out)
+{
+	*out = *e;
+	if (t->real && e->state == RPL_FD_LIVE && e->live >= 0) {
+		out->live = fcntl(e->live, F_DUPFD_CLOEXEC, 0);
+		if (out->live < 0)
+			return -errno;
+	}
+	return 0;
+}
+
+struct rpl_fdtab *rpl_fdtab_copy(struct rpl_fdtab *t)
+{
+	struct rpl_fdtab *c = rpl_fdtab_new(t->real);
+	uint32_t i;
+
+	if (!c)
+		return NULL;
+	pthread_mutex_lock(&t->lock);
+	if (t->n) {
+		c->v = calloc(t->n, sizeof(*c->v));
+		if (!c->v)
+			goto fail;
+		c->n = t->n;
+	}
+	for (i = 0; i < t->n; i++) {
+		if (t->v[i].state == RPL_FD_FREE)
+			continue;
+		/* Out of descriptors: the child sees this one as not replayed. */
+		if (copy_entry(t, &t->v[i], &c->v[i]) < 0) {
+			c->v[i] = t->v[i];
+			c->v[i].state = RPL_FD_SKIP;
+			c->v[i].live = -1;
+		}
+	}
+	pthread_mutex_unlock(&t->lock);
+	return c;
+fail:
+	pthread_mutex_unlock(&t->lock);
+	rpl_fdtab_unref(c);
+	return NULL;
+}
+
+int rpl_fdtab_set(struct rpl_fdtab *t, long fd, const struct rpl_fd *e)
+{
+	int err;
+
+	pthread_mutex_lock(&t->lock);
+	err = grow(t, fd);
+	if (err == 0) {
+		drop_entry(t, &t->v[fd]);
+		t->v[fd] = *e;
+	}
+	pthread_mutex_unlock(&t->lock);
+	return err;
+}
+
+int rpl_fdtab_get(struct rpl_fdtab *t, long fd, struct rpl_fd *e)
+{
+	int err = -EBADF;
+
+	pthread_mutex_lock(&t->lock);
+	if (fd >= 0 && fd < (long)t->n && t->v[fd].state != RPL_FD_FREE) {
+		*e = t->v[fd];
+		err = 0;
+	}
+	pthread_mutex_unlock(&t->lock);
+	return err;
+}
+
+int rpl_fdtab_close(struct rpl_fdtab *t, long fd)
+{
+	int err = -EBADF;
+
+	pthread_mutex_lock(&t->lock);
+	if (fd >= 0 && fd < (long)t->n && t->v[fd].state != RPL_FD_FREE) {
+		drop_entry(t, &t->v[fd]);
+		err = 0;
+	}
+	pthread_mutex_unlock(&t->lock);
+	return err;
+}
+
+int rpl_fdtab_dup(struct rpl_fdtab *t, long oldfd, long newfd, int cloexec)
+{
+	struct rpl_fd e;
+	int err;
+
+	pthread_mutex_lock(&t->lock);
+	err = -EBADF;
+	if (oldfd < 0 || oldfd >= (long)t->n || t->v[oldfd].state == RPL_FD_FREE)
+		goto out;
+	err = 0;
+	if (oldfd == newfd)		/* dup2(fd, fd): nothing changes */
+		goto out;
+	err = grow(t, newfd);
+	if (err)
+		goto out;
+	err = copy_entry(t, &t->v[oldfd], &e);
+	if (err)
+		goto out;
+	e.cloexec = cloexec != 0;
+	drop_entry(t, &t->v[newfd]);
+	t->v[newfd] = e;
+out:
+	pthread_mutex_unlock(&t->lock);
+	return err;
+}
+
+int rpl_fdtab_close_range(struct rpl_fdtab *t, unsigned long first,
+			  unsigned long last, unsigned int flags)
+{
+	unsigned long i;
+
+	pthread_mutex_lock(&t->lock);
+	for (i = first; i <= last && i < t->n; i++) {
+		if (t->v[i].state == RPL_FD_FREE)
+			continue;
+		if (flags & CLOSE_RANGE_CLOEXEC)
+			t->v[i].cloexec = 1;
+		else
+			drop_entry(t, &t->v[i]);
+	}
+	pthread_mutex_unlock(&t->lock);
+	return 0;
+}
+
+int rpl_fdtab_set_cloexec(struct rpl_fdtab *t, long fd, int on)
+{
+	int err = -EBADF;
+
+	pthread_mutex_lock(&t->lock);
+	if (fd >= 0 && fd < (long)t->n && t->v[fd].state != RPL_FD_FREE) {
+		t->v[fd].cloexec = on != 0;
+		err = 0;
+	}
+	pthread_mutex_unlock(&t->lock);
+	return err;
+}
+
+int rpl_fdtab_exec(struct rpl_fdtab *t)
+{
+	uint32_t i;
+	int n = 0;
+
+	pthread_mutex_lock(&t->lock);
+	for (i = 0; i < t->n; i++) {
+		if (t->v[i].state != RPL_FD_FREE && t->v[i].cloexec) {
+			drop_entry(t, &t->v[i]);
+			n++;
+		}
+	}
+	pthread_mutex_unlock(&t->lock);
+	return n;
+}
+
+uint32_t rpl_fdtab_count(struct rpl_fdtab *t)
+{
+	uint32_t i, n = 0;
+
+	pthread_mutex_lock(&t->lock);
+	for (i = 0; i < t->n; i++)
+		n += t->v[i].state != RPL_FD_FREE;
+	pthread_mutex_unlock(&t->lock);
+	return n;
+}

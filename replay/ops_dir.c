@@ -1,0 +1,217 @@
+/*
+ * ops_dir.c - replay handlers for directories and names: getdents, mkdir,
+ * rmdir, unlink, rename, link, symlink, mknod, chdir.
+ *
+ * Calls that create, remove or rename a name act on the last component
+ * relative to its parent opened inside the root (rpl_parent()), so they
+ * never follow a symlink at that component.  A symlink's target is kept
+ * as recorded, absolute or not: the replayer itself only ever resolves
+ * inside the root.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <sys/stat.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+
+#include "rpl.h"
+
+static int64_t ret_of(long r)
+{
+	return r < 0 ? -errno : r;
+}
+
+static int64_t h_getdents(struct rpl_ctx *c, struct rpl_op *op)
+{
+	int fd = rpl_live_fd(c, op, op->ev.args[0]);
+	int64_t n = op->ev.args[2];
+
+	if (fd < 0)
+		return RPL_SKIPPED;
+	if (n < 0 || n > RPL_SCRATCH)
+		n = RPL_SCRATCH;
+	return ret_of(syscall(SYS_getdents64, fd, c->scratch, (size_t)n));
+}
+
+/* Open the parent of @path for a name operation; skips set op->skip. */
+static int name_of(struct rpl_ctx *c, struct rpl_op *op, const char *path,
+		   struct rpl_name *n, int cached)
+{
+	const char *p = rpl_op_path(c, op, path);
+
+	n->dirfd = -1;
+	n->owned = 0;
+	if (!p)
+		return 1;
+	/* The second name of an op is not cached: its slot could be the
+	 * first's, whose descriptor is still in use. */
+	return cached ? rpl_parent_at(c, p, n) : rpl_parent(c->p->root_fd, p, n);
+}
+
+#define OPEN_NAME(c, op, path, n) do {					\
+	int e_ = name_of((c), (op), (path), (n), 1);			\
+	if (e_ > 0)							\
+		return RPL_SKIPPED;					\
+	if (e_ < 0)							\
+		return e_;						\
+} while (0)
+
+static int64_t h_mkdir(struct rpl_ctx *c, struct rpl_op *op)
+{
+	mode_t mode = (mode_t)op->ev.args[op->ev.nr == SYS_mkdirat ? 2 : 1];
+	struct rpl_name n;
+	int64_t r;
+
+	OPEN_NAME(c, op, op->ev.path, &n);
+	r = ret_of(mkdirat(n.dirfd, n.name, mode & 07777));
+	rpl_name_done(&n);
+	return r;
+}
+
+static int64_t h_unlink(struct rpl_ctx *c, struct rpl_op *op)
+{
+	int flags = op->ev.nr == SYS_rmdir ? AT_REMOVEDIR :
+		    op->ev.nr == SYS_unlinkat ? (int)op->ev.args[2] & AT_REMOVEDIR : 0;
+	struct rpl_name n;
+	int64_t r;
+
+	OPEN_NAME(c, op, op->ev.path, &n);
+	r = ret_of(unlinkat(n.dirfd, n.name, flags));
+	if (r == 0)
+		rpl_ns_changed(c->p);
+	rpl_name_done(&n);
+	return r;
+}
+
+static int64_t h_rename(struct rpl_ctx *c, struct rpl_op *op)
+{
+	unsigned int flags = op->ev.nr == SYS_renameat2 ? (unsigned)op->ev.args[4] : 0;
+	struct rpl_name a, b;
+	int64_t r;
+
+	OPEN_NAME(c, op, op->ev.path, &a);
+	r = name_of(c, op, op->ev.path2, &b, 0);
+	if (r) {
+		rpl_name_done(&a);
+		return r > 0 ? RPL_SKIPPED : r;
+	}
+	r = ret_of(renameat2(a.dirfd, a.name, b.dirfd, b.name, flags));
+	if (r == 0)
+		rpl_ns_changed(c->p);
+	rpl_name_done(&a);
+	rpl_name_done(&b);
+	return r;
+}
+
+static int64_t h_link(struct rpl_ctx *c, struct rpl_op *op)
+{
+	int flags = op->ev.nr == SYS_linkat ? (int)op->ev.args[4] : 0;
+	struct rpl_name b;
+	int64_t r;
+
+	OPEN_NAME(c, op, op->ev.path2, &b);
+	if (flags & AT_SYMLINK_FOLLOW) {
+		/* Follow the source inside the root, then link what was found. */
+		const char *p = rpl_op_path(c, op, op->ev.path);
+		char proc[64];
+		int fd;
+
+		if (!p) {
+			rpl_name_done(&b);
+			return RPL_SKIPPED;
+		}
+		fd = rpl_resolve(c->p->root_fd, p, O_PATH, 0);
+		if (fd < 0) {
+			rpl_name_done(&b);
+			return fd;
+		}
+		snprintf(proc, sizeof(proc), "/proc/self/fd/%d", fd);
+		r = ret_of(linkat(AT_FDCWD, proc, b.dirfd, b.name, AT_SYMLINK_FOLLOW));
+		close(fd);
+	} else {
+		struct rpl_name a;
+
+		r = name_of(c, op, op->ev.path, &a, 0);
+		if (r) {
+			rpl_name_done(&b);
+			return r > 0 ? RPL_SKIPPED : r;
+		}
+		r = ret_of(linkat(a.dirfd, a.name, b.dirfd, b.name, 0));
+		rpl_name_done(&a);
+	}
+	rpl_name_done(&b);
+	return r;
+}
+
+static int64_t h_symlink(struct rpl_ctx *c, struct rpl_op *op)
+{
+	struct rpl_name n;
+	int64_t r;
+
+	if (!op->ev.path2)
+		return rpl_skip(op, RPL_SKIP_NOPATH);
+	OPEN_NAME(c, op, op->ev.path, &n);
+	r = ret_of(symlinkat(op->ev.path2, n.dirfd, n.name));
+	if (r == 0)
+		rpl_ns_changed(c->p);
+	rpl_name_done(&n);
+	return r;
+}
+
+static int64_t h_mknod(struct rpl_ctx *c, struct rpl_op *op)
+{
+	mode_t mode = (mode_t)op->ev.args[op->ev.nr == SYS_mknodat ? 2 : 1];
+	struct rpl_name n;
+	int64_t r;
+
+	/* Devices and sockets are not made: regular files and FIFOs only. */
+	if ((mode & S_IFMT) != 0 && (mode & S_IFMT) != S_IFREG && (mode & S_IFMT) != S_IFIFO)
+		return rpl_skip(op, RPL_SKIP_UNSUPPORTED);
+	OPEN_NAME(c, op, op->ev.path, &n);
+	r = ret_of(mknodat(n.dirfd, n.name, mode & (S_IFMT | 07777), 0));
+	rpl_name_done(&n);
+	return r;
+}
+
+/* Paths are absolute: chdir only costs its lookup. */
+static int64_t h_chdir(struct rpl_ctx *c, struct rpl_op *op)
+{
+	const char *p;
+	int fd;
+
+	if (op->ev.nr == SYS_fchdir) {
+		fd = rpl_live_fd(c, op, op->ev.args[0]);
+		return fd < 0 ? RPL_SKIPPED : 0;
+	}
+	p = rpl_op_path(c, op, op->ev.path);
+	if (!p)
+		return RPL_SKIPPED;
+	fd = rpl_resolve(c->p->root_fd, p, O_PATH | O_DIRECTORY, 0);
+	if (fd < 0)
+		return fd;
+	close(fd);
+	return 0;
+}
+
+void rpl_ops_dir(rpl_handler *h)
+{
+	h[SYS_getdents] = h_getdents;
+	h[SYS_getdents64] = h_getdents;
+	h[SYS_mkdir] = h_mkdir;
+	h[SYS_mkdirat] = h_mkdir;
+	h[SYS_rmdir] = h_unlink;
+	h[SYS_unlink] = h_unlink;
+	h[SYS_unlinkat] = h_unlink;
+	h[SYS_rename] = h_rename;
+	h[SYS_renameat] = h_rename;
+	h[SYS_renameat2] = h_rename;
+	h[SYS_link] = h_link;
+	h[SYS_linkat] = h_link;
+	h[SYS_symlink] = h_symlink;
+	h[SYS_symlinkat] = h_symlink;
+	h[SYS_mknod] = h_mknod;
+	h[SYS_mknodat] = h_mknod;
+	h[SYS_chdir] = h_chdir;
+	h[SYS_fchdir] = h_chdir;
+}

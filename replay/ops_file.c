@@ -1,0 +1,206 @@
+/*
+ * ops_file.c - replay handlers for opening, closing and duplicating
+ * descriptors, and pipes.
+ *
+ * Opens keep the recorded flags, resolved in the root, plus O_NONBLOCK:
+ * a FIFO open or read must never wait for a peer the replay may not have
+ * (on regular files the flag changes nothing).  Pipes are real pipes,
+ * non-blocking for the same reason: with resource order a read follows
+ * the writes that fed it, so the data is there; if not, the read gets
+ * EAGAIN and counts as a mismatch instead of hanging.
+ * A successful open returns the *recorded* descriptor number: live numbers
+ * are the replayer's own business.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <linux/close_range.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+
+#include "rpl.h"
+
+static void map_result(struct rpl_ctx *c, struct rpl_op *op, int live, int flags,
+		       const char *path)
+{
+	struct rpl_fd e = { .live = live, .path = path };
+
+	if (op->ev.ret < 0) {
+		if (live >= 0)		/* succeeded here, failed there */
+			close(live);
+		return;
+	}
+	e.state = live >= 0 ? RPL_FD_LIVE : RPL_FD_SKIP;
+	e.cloexec = (flags & O_CLOEXEC) != 0;
+	if (rpl_fdtab_set(c->pr->tab, (long)op->ev.ret, &e) < 0 && live >= 0)
+		close(live);
+}
+
+static int64_t do_open(struct rpl_ctx *c, struct rpl_op *op, const char *path,
+		       int flags, mode_t mode)
+{
+	const char *p = rpl_op_path(c, op, path);
+	int fd;
+
+	if (!p) {
+		map_result(c, op, -1, flags, path);
+		return RPL_SKIPPED;
+	}
+	fd = rpl_resolve(c->p->root_fd, p, flags | O_NONBLOCK | O_NOCTTY, mode);
+	map_result(c, op, fd, flags, p);
+	if (fd < 0)
+		return fd;
+	return op->ev.ret >= 0 ? op->ev.ret : fd;
+}
+
+static int64_t h_open(struct rpl_ctx *c, struct rpl_op *op)
+{
+	return do_open(c, op, op->ev.path, (int)op->ev.args[1], (mode_t)op->ev.args[2]);
+}
+
+static int64_t h_openat(struct rpl_ctx *c, struct rpl_op *op)
+{
+	return do_open(c, op, op->ev.path, (int)op->ev.args[2], (mode_t)op->ev.args[3]);
+}
+
+static int64_t h_creat(struct rpl_ctx *c, struct rpl_op *op)
+{
+	return do_open(c, op, op->ev.path, O_CREAT | O_WRONLY | O_TRUNC,
+		       (mode_t)op->ev.args[1]);
+}
+
+static int64_t h_close(struct rpl_ctx *c, struct rpl_op *op)
+{
+	struct rpl_fd e;
+
+	if (rpl_fdtab_get(c->pr->tab, (long)op->ev.args[0], &e) < 0)
+		return rpl_skip(op, op->ev.args[0] < 0 ? RPL_SKIP_BADARG : RPL_SKIP_FD);
+	rpl_fdtab_close(c->pr->tab, (long)op->ev.args[0]);
+	return e.state == RPL_FD_LIVE ? 0 : rpl_skip(op, RPL_SKIP_FD);
+}
+
+static int64_t h_close_range(struct rpl_ctx *c, struct rpl_op *op)
+{
+	unsigned int flags = (unsigned int)op->ev.args[2];
+
+	if (flags & CLOSE_RANGE_UNSHARE) {
+		/* The process stops sharing its table with others. */
+		struct rpl_fdtab *copy = rpl_fdtab_copy(c->pr->tab);
+
+		if (copy) {
+			rpl_fdtab_unref(c->pr->tab);
+			c->pr->tab = copy;
+		}
+	}
+	rpl_fdtab_close_range(c->pr->tab, (unsigned long)op->ev.args[0],
+			      (unsigned long)op->ev.args[1], flags);
+	return 0;
+}
+
+static int64_t do_dup(struct rpl_ctx *c, struct rpl_op *op, int cloexec)
+{
+	struct rpl_fd e;
+
+	if (op->ev.ret < 0) {
+		/* Failed when recorded: replay the failure's cost only. */
+		int live = rpl_live_fd(c, op, op->ev.args[0]);
+		int r;
+
+		if (live < 0)
+			return RPL_SKIPPED;
+		r = fcntl(live, F_DUPFD_CLOEXEC, 0);
+		if (r >= 0)
+			close(r);
+		return r < 0 ? -errno : 0;
+	}
+	if (rpl_fdtab_get(c->pr->tab, (long)op->ev.args[0], &e) < 0)
+		return rpl_skip(op, op->ev.args[0] < 0 ? RPL_SKIP_BADARG : RPL_SKIP_FD);
+	if (op->ev.ret >= RPL_FD_MAX)
+		return rpl_skip(op, RPL_SKIP_BADARG);
+	if (rpl_fdtab_dup(c->pr->tab, (long)op->ev.args[0], (long)op->ev.ret, cloexec) < 0)
+		return -EMFILE;
+	return e.state == RPL_FD_LIVE ? op->ev.ret : rpl_skip(op, RPL_SKIP_FD);
+}
+
+static int64_t h_dup(struct rpl_ctx *c, struct rpl_op *op)
+{
+	return do_dup(c, op, 0);
+}
+
+static int64_t h_dup3(struct rpl_ctx *c, struct rpl_op *op)
+{
+	return do_dup(c, op, (op->ev.args[2] & O_CLOEXEC) != 0);
+}
+
+static int64_t h_fcntl(struct rpl_ctx *c, struct rpl_op *op)
+{
+	int cmd = (int)op->ev.args[1], live;
+	long r;
+
+	switch (cmd) {
+	case F_DUPFD:
+	case F_DUPFD_CLOEXEC:
+		return do_dup(c, op, cmd == F_DUPFD_CLOEXEC);
+	case F_SETFD:
+		live = rpl_live_fd(c, op, op->ev.args[0]);
+		if (live < 0)
+			return RPL_SKIPPED;
+		rpl_fdtab_set_cloexec(c->pr->tab, (long)op->ev.args[0],
+				      (op->ev.args[2] & FD_CLOEXEC) != 0);
+		return 0;
+	case F_GETFD:
+	case F_GETFL:
+		live = rpl_live_fd(c, op, op->ev.args[0]);
+		if (live < 0)
+			return RPL_SKIPPED;
+		r = fcntl(live, cmd);
+		if (r < 0)
+			return -errno;
+		return op->ev.ret >= 0 ? op->ev.ret : r;
+	case F_SETFL:
+		live = rpl_live_fd(c, op, op->ev.args[0]);
+		if (live < 0)
+			return RPL_SKIPPED;
+		/* Keep O_NONBLOCK: see the top of this file. */
+		r = fcntl(live, F_SETFL, (int)op->ev.args[2] | O_NONBLOCK);
+		return r < 0 ? -errno : r;
+	}
+	/* Locks, leases, owners: their structs were not recorded. */
+	return rpl_skip(op, RPL_SKIP_UNSUPPORTED);
+}
+
+static int64_t h_pipe(struct rpl_ctx *c, struct rpl_op *op)
+{
+	int flags = op->ev.nr == SYS_pipe2 ? (int)op->ev.args[1] : 0;
+	int32_t r0 = (int32_t)(op->ev.args[0] & 0xffffffff);
+	int32_t r1 = (int32_t)((uint64_t)op->ev.args[0] >> 32);
+	struct rpl_fd e = { .state = RPL_FD_LIVE, .cloexec = (flags & O_CLOEXEC) != 0 };
+	int fds[2];
+
+	if (op->ev.ret < 0)
+		return rpl_skip(op, RPL_SKIP_UNSUPPORTED);
+	if (r0 < 0 || r1 < 0 || r0 >= RPL_FD_MAX || r1 >= RPL_FD_MAX)
+		return rpl_skip(op, RPL_SKIP_BADARG);
+	if (pipe2(fds, O_CLOEXEC | O_NONBLOCK | (flags & O_DIRECT)) < 0)
+		return -errno;
+	e.live = fds[0];
+	rpl_fdtab_set(c->pr->tab, r0, &e);
+	e.live = fds[1];
+	rpl_fdtab_set(c->pr->tab, r1, &e);
+	return 0;
+}
+
+void rpl_ops_file(rpl_handler *h)
+{
+	h[SYS_open] = h_open;
+	h[SYS_openat] = h_openat;
+	h[SYS_openat2] = h_openat;
+	h[SYS_creat] = h_creat;
+	h[SYS_close] = h_close;
+	h[SYS_close_range] = h_close_range;
+	h[SYS_dup] = h_dup;
+	h[SYS_dup2] = h_dup;
+	h[SYS_dup3] = h_dup3;
+	h[SYS_fcntl] = h_fcntl;
+	h[SYS_pipe] = h_pipe;
+	h[SYS_pipe2] = h_pipe;
+}

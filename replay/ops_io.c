@@ -1,0 +1,246 @@
+/*
+ * ops_io.c - replay handlers that move data or touch a file through a
+ * descriptor: read/write families, seek, size, sync, copy, clone, mmap.
+ *
+ * Reads ask for the byte count the recorded call *returned* (what it
+ * really moved), or the requested count when it returned 0 or failed, so
+ * an EOF probe stays an EOF probe.  Writes send that many deterministic
+ * bytes.  One call is replayed by one call: transfers beyond the scratch
+ * buffer use an iovec that repeats it, up to RPL_IO_MAX.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <linux/fs.h>
+#include <sys/mman.h>
+#include <sys/sendfile.h>
+#include <sys/syscall.h>
+#include <sys/ioctl.h>
+#include <sys/uio.h>
+#include <unistd.h>
+
+#include "rpl.h"
+
+static int64_t ret_of(long r)
+{
+	return r < 0 ? -errno : r;
+}
+
+/* The byte count to replay: what the call moved, else what it asked. */
+static int64_t io_count(const struct rpl_op *op, int64_t asked)
+{
+	int64_t n = op->ev.ret > 0 ? op->ev.ret : asked;
+
+	if (n < 0)
+		n = 0;
+	return n > RPL_IO_MAX ? RPL_IO_MAX : n;
+}
+
+static int64_t do_io(struct rpl_ctx *c, int fd, int64_t n, int64_t off, int pos,
+		     int wr, int flags)
+{
+	struct iovec iov[RPL_IO_MAX / RPL_SCRATCH];
+	char *buf = wr ? (char *)rpl_wbuf() : c->scratch;
+	int cnt = 0;
+
+	if (n <= RPL_SCRATCH && !flags) {
+		if (wr)
+			return ret_of(pos ? pwrite(fd, buf, (size_t)n, off) : write(fd, buf, (size_t)n));
+		return ret_of(pos ? pread(fd, buf, (size_t)n, off) : read(fd, buf, (size_t)n));
+	}
+	while (n > 0 && cnt < (int)(sizeof(iov) / sizeof(iov[0]))) {
+		iov[cnt].iov_base = buf;
+		iov[cnt].iov_len = n < RPL_SCRATCH ? (size_t)n : RPL_SCRATCH;
+		n -= (int64_t)iov[cnt].iov_len;
+		cnt++;
+	}
+	if (!pos)
+		off = -1;
+	if (wr)
+		return ret_of(pwritev2(fd, iov, cnt, off, flags));
+	return ret_of(preadv2(fd, iov, cnt, off, flags));
+}
+
+static int64_t h_read(struct rpl_ctx *c, struct rpl_op *op)
+{
+	const int64_t *a = op->ev.args;
+	int fd = rpl_live_fd(c, op, a[0]);
+	int wr = op->ev.nr == SYS_write || op->ev.nr == SYS_pwrite64 ||
+		    op->ev.nr == SYS_writev || op->ev.nr == SYS_pwritev ||
+		    op->ev.nr == SYS_pwritev2;
+
+	if (fd < 0)
+		return RPL_SKIPPED;
+	switch (op->ev.nr) {
+	case SYS_read: case SYS_write:
+		return do_io(c, fd, io_count(op, a[2]), 0, 0, wr, 0);
+	case SYS_pread64: case SYS_pwrite64:
+		return do_io(c, fd, io_count(op, a[2]), a[3], 1, wr, 0);
+	case SYS_readv: case SYS_writev:
+		return do_io(c, fd, io_count(op, a[1]), 0, 0, wr, 0);
+	case SYS_preadv: case SYS_pwritev:
+		return do_io(c, fd, io_count(op, a[1]), a[3], 1, wr, 0);
+	default:		/* preadv2, pwritev2: offset -1 = the file position */
+		return do_io(c, fd, io_count(op, a[1]), a[3], a[3] != -1, wr,
+			     (int)a[5]);
+	}
+}
+
+static int64_t h_lseek(struct rpl_ctx *c, struct rpl_op *op)
+{
+	int fd = rpl_live_fd(c, op, op->ev.args[0]);
+
+	if (fd < 0)
+		return RPL_SKIPPED;
+	return ret_of(lseek(fd, (off_t)op->ev.args[1], (int)op->ev.args[2]));
+}
+
+static int64_t h_truncate(struct rpl_ctx *c, struct rpl_op *op)
+{
+	const char *path = rpl_op_path(c, op, op->ev.path);
+	int fd;
+	int64_t r;
+
+	if (!path)
+		return RPL_SKIPPED;
+	fd = rpl_resolve(c->p->root_fd, path, O_WRONLY | O_NONBLOCK | O_NOCTTY, 0);
+	if (fd < 0)
+		return fd;
+	r = ret_of(ftruncate(fd, (off_t)op->ev.args[1]));
+	close(fd);
+	return r;
+}
+
+static int64_t h_fd_simple(struct rpl_ctx *c, struct rpl_op *op)
+{
+	const int64_t *a = op->ev.args;
+	int fd = rpl_live_fd(c, op, a[0]);
+	int e;
+
+	if (fd < 0)
+		return RPL_SKIPPED;
+	switch (op->ev.nr) {
+	case SYS_ftruncate:
+		return ret_of(ftruncate(fd, (off_t)a[1]));
+	case SYS_fallocate:
+		return ret_of(fallocate(fd, (int)a[1], (off_t)a[2], (off_t)a[3]));
+	case SYS_fadvise64:
+		e = posix_fadvise(fd, (off_t)a[1], (off_t)a[2], (int)a[3]);
+		return -e;
+	case SYS_fsync:
+		return ret_of(fsync(fd));
+	case SYS_fdatasync:
+		return ret_of(fdatasync(fd));
+	case SYS_syncfs:
+		return ret_of(syncfs(fd));
+	case SYS_sync_file_range:
+		return ret_of(sync_file_range(fd, (off_t)a[1], (off_t)a[2], (unsigned)a[3]));
+	}
+	return rpl_skip(op, RPL_SKIP_UNSUPPORTED);
+}
+
+/* sync(2) would flush every filesystem of the machine; the workload's
+ * sync is replayed as a sync of the filesystem under test. */
+static int64_t h_sync(struct rpl_ctx *c, struct rpl_op *op)
+{
+	return ret_of(syncfs(c->p->root_fd));
+}
+
+static int64_t h_copy(struct rpl_ctx *c, struct rpl_op *op)
+{
+	const int64_t *a = op->ev.args;
+	loff_t o1, o2;
+	int in, out;
+
+	switch (op->ev.nr) {
+	case SYS_copy_file_range:	/* in, off_in, out, off_out, len, flags */
+		in = rpl_live_fd(c, op, a[0]);
+		out = in < 0 ? -1 : rpl_live_fd(c, op, a[2]);
+		if (out < 0)
+			return RPL_SKIPPED;
+		o1 = a[1];
+		o2 = a[3];
+		return ret_of(copy_file_range(in, a[1] == -1 ? NULL : &o1, out,
+					      a[3] == -1 ? NULL : &o2,
+					      (size_t)io_count(op, a[4]), (unsigned)a[5]));
+	case SYS_sendfile:		/* out, in, off, count */
+		out = rpl_live_fd(c, op, a[0]);
+		in = out < 0 ? -1 : rpl_live_fd(c, op, a[1]);
+		if (in < 0)
+			return RPL_SKIPPED;
+		o1 = a[2];
+		return ret_of(sendfile(out, in, a[2] == -1 ? NULL : &o1,
+				       (size_t)io_count(op, a[3])));
+	case SYS_splice:		/* in, off_in, out, off_out, len, flags */
+		in = rpl_live_fd(c, op, a[0]);
+		out = in < 0 ? -1 : rpl_live_fd(c, op, a[2]);
+		if (out < 0)
+			return RPL_SKIPPED;
+		o1 = a[1];
+		o2 = a[3];
+		return ret_of(splice(in, a[1] == -1 ? NULL : &o1, out, a[3] == -1 ? NULL : &o2,
+				     (size_t)io_count(op, a[4]),
+				     (unsigned)a[5] | SPLICE_F_NONBLOCK));
+	case SYS_tee:			/* in, out, len, flags */
+		in = rpl_live_fd(c, op, a[0]);
+		out = in < 0 ? -1 : rpl_live_fd(c, op, a[1]);
+		if (out < 0)
+			return RPL_SKIPPED;
+		return ret_of(tee(in, out, (size_t)io_count(op, a[2]),
+				  (unsigned)a[3] | SPLICE_F_NONBLOCK));
+	}
+	return rpl_skip(op, RPL_SKIP_UNSUPPORTED);
+}
+
+/* FICLONE is replayed with the mapped source descriptor; FICLONERANGE's
+ * struct was not recorded, nor were other requests' arguments. */
+static int64_t h_ioctl(struct rpl_ctx *c, struct rpl_op *op)
+{
+	int fd, src;
+
+	if ((unsigned long)op->ev.args[1] != (unsigned long)FICLONE)
+		return rpl_skip(op, RPL_SKIP_UNSUPPORTED);
+	fd = rpl_live_fd(c, op, op->ev.args[0]);
+	src = fd < 0 ? -1 : rpl_live_fd(c, op, op->ev.args[2]);
+	if (src < 0)
+		return RPL_SKIPPED;
+	return ret_of(ioctl(fd, FICLONE, src));
+}
+
+/* Mapped-file I/O happens through page faults the recorder cannot see:
+ * counted and flagged, not replayed. */
+static int64_t h_mmap(struct rpl_ctx *c, struct rpl_op *op)
+{
+	return rpl_skip(op, RPL_SKIP_MMAP);
+}
+
+void rpl_ops_io(rpl_handler *h)
+{
+	h[SYS_read] = h_read;
+	h[SYS_pread64] = h_read;
+	h[SYS_readv] = h_read;
+	h[SYS_preadv] = h_read;
+	h[SYS_preadv2] = h_read;
+	h[SYS_write] = h_read;
+	h[SYS_pwrite64] = h_read;
+	h[SYS_writev] = h_read;
+	h[SYS_pwritev] = h_read;
+	h[SYS_pwritev2] = h_read;
+	h[SYS_lseek] = h_lseek;
+	h[SYS_truncate] = h_truncate;
+	h[SYS_ftruncate] = h_fd_simple;
+	h[SYS_fallocate] = h_fd_simple;
+	h[SYS_fadvise64] = h_fd_simple;
+	h[SYS_fsync] = h_fd_simple;
+	h[SYS_fdatasync] = h_fd_simple;
+	h[SYS_syncfs] = h_fd_simple;
+	h[SYS_sync_file_range] = h_fd_simple;
+	h[SYS_sync] = h_sync;
+	h[SYS_copy_file_range] = h_copy;
+	h[SYS_sendfile] = h_copy;
+	h[SYS_splice] = h_copy;
+	h[SYS_tee] = h_copy;
+	h[SYS_ioctl] = h_ioctl;
+	h[SYS_mmap] = h_mmap;
+	h[SYS_munmap] = h_mmap;
+	h[SYS_msync] = h_mmap;
+}

@@ -1,0 +1,396 @@
+/*
+ * ops_meta.c - replay handlers for metadata: stat, statfs, readlink,
+ * access, chmod, chown, utimes and the xattr family.
+ *
+ * A path is opened O_PATH inside the root (O_NOFOLLOW for the l* forms and
+ * AT_SYMLINK_NOFOLLOW), then the call acts on that descriptor with
+ * AT_EMPTY_PATH, so a symlink at the last component is followed by the
+ * kernel's confined lookup, never by a plain one.  xattr calls have no
+ * AT_EMPTY_PATH form: they go through /proc/self/fd/N of that descriptor,
+ * which names exactly the file already found.  Times set by utime* are
+ * "now": the recorder does not keep the values.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/statfs.h>
+#include <sys/syscall.h>
+#include <sys/xattr.h>
+#include <unistd.h>
+
+#include "rpl.h"
+
+#ifndef SYS_fchmodat2
+#define SYS_fchmodat2 452
+#endif
+
+#define SKIP_FD INT_MIN
+
+static int64_t ret_of(long r)
+{
+	return r < 0 ? -errno : r;
+}
+
+/* The live descriptor when an *at call names its dirfd itself: with
+ * AT_EMPTY_PATH, with no path, or with the path the fd was opened as. */
+static int self_fd(struct rpl_ctx *c, struct rpl_op *op, int64_t dirfd, int empty)
+{
+	struct rpl_fd e;
+
+	if (dirfd < 0 || rpl_fdtab_get(c->pr->tab, (long)dirfd, &e) < 0)
+		return -1;
+	if (!empty && op->ev.path && !(e.path && strcmp(e.path, op->ev.path) == 0))
+		return -1;
+	if (e.state != RPL_FD_LIVE) {
+		rpl_skip(op, RPL_SKIP_FD);
+		return SKIP_FD;
+	}
+	return e.live;
+}
+
+/* The file the op acts on: *@owned says whether to close it.
+ * @return : a descriptor, -errno, or SKIP_FD (op->skip set). */
+static int target(struct rpl_ctx *c, struct rpl_op *op, int dirfd_arg, int at_flags,
+		  int nofollow, int *owned)
+{
+	const char *path;
+	int fd;
+
+	*owned = 0;
+	if (dirfd_arg >= 0) {
+		fd = self_fd(c, op, op->ev.args[dirfd_arg], (at_flags & AT_EMPTY_PATH) != 0);
+		if (fd >= 0 || fd == SKIP_FD)
+			return fd;
+	}
+	path = rpl_op_path(c, op, op->ev.path);
+	if (!path)
+		return SKIP_FD;
+	fd = rpl_resolve(c->p->root_fd, path, O_PATH | (nofollow ? O_NOFOLLOW : 0), 0);
+	*owned = fd >= 0;
+	return fd;
+}
+
+static int64_t finish(int fd, int owned, int64_t r)
+{
+	if (owned)
+		close(fd);
+	return r;
+}
+
+#define TRY_FULL (INT64_MIN + 1)
+
+/* The common stat: one fstatat/statx in the cached parent, not following
+ * the last component.  If it is a symlink to follow, @return TRY_FULL:
+ * the confined lookup of the whole path follows it. */
+static int64_t stat_in_parent(struct rpl_ctx *c, struct rpl_op *op, int dirarg, int flags,
+			      int nofollow)
+{
+	const char *path;
+	struct rpl_name n;
+	struct statx stx;
+	int err, lnk;
+
+	if (dirarg >= 0 && op->ev.args[dirarg] >= 0)
+		return TRY_FULL;	/* may name its dirfd itself */
+	path = rpl_op_path(c, op, op->ev.path);
+	if (!path)
+		return RPL_SKIPPED;
+	err = rpl_parent_at(c, path, &n);
+	if (err)
+		return err == -EINVAL ? TRY_FULL : err;
+	if (op->ev.nr == SYS_statx) {
+		err = statx(n.dirfd, n.name, AT_SYMLINK_NOFOLLOW | (flags & AT_STATX_SYNC_TYPE),
+			    (unsigned)op->ev.args[3], &stx);
+		lnk = err == 0 && S_ISLNK(stx.stx_mode);
+	} else {
+		struct stat st;
+
+		err = fstatat(n.dirfd, n.name, &st, AT_SYMLINK_NOFOLLOW);
+		lnk = err == 0 && S_ISLNK(st.st_mode);
+	}
+	err = err < 0 ? -errno : 0;
+	rpl_name_done(&n);
+	if (lnk && !nofollow)
+		return TRY_FULL;
+	return err;
+}
+
+static int64_t h_stat(struct rpl_ctx *c, struct rpl_op *op)
+{
+	const int64_t *a = op->ev.args;
+	int fd, owned = 0, flags = 0, dirarg = -1, nofollow = 0;
+	struct statx stx;
+	struct stat st;
+
+	switch (op->ev.nr) {
+	case SYS_fstat: case SYS_fstatfs:
+		fd = rpl_live_fd(c, op, a[0]);
+		if (fd < 0)
+			return RPL_SKIPPED;
+		if (op->ev.nr == SYS_fstat)
+			return ret_of(fstat(fd, &st));
+		else {
+			struct statfs sf;
+
+			return ret_of(fstatfs(fd, &sf));
+		}
+	case SYS_lstat:
+		nofollow = 1;
+		break;
+	case SYS_newfstatat:
+		flags = (int)a[3];
+		dirarg = 0;
+		break;
+	case SYS_statx:
+		flags = (int)a[2];
+		dirarg = 0;
+		break;
+	}
+	nofollow |= (flags & AT_SYMLINK_NOFOLLOW) != 0;
+	if (op->ev.nr != SYS_statfs) {
+		int64_t r = stat_in_parent(c, op, dirarg, flags, nofollow);
+
+		if (r != TRY_FULL)
+			return r;
+	}
+	fd = target(c, op, dirarg, flags, nofollow, &owned);
+	if (fd < 0)
+		return fd == SKIP_FD ? RPL_SKIPPED : fd;
+	if (op->ev.nr == SYS_statx)
+		return finish(fd, owned, ret_of(statx(fd, "", AT_EMPTY_PATH |
+			(flags & AT_STATX_SYNC_TYPE), (unsigned)a[3], &stx)));
+	if (op->ev.nr == SYS_statfs) {
+		struct statfs sf;
+
+		return finish(fd, owned, ret_of(fstatfs(fd, &sf)));
+	}
+	return finish(fd, owned, ret_of(fstatat(fd, "", &st, AT_EMPTY_PATH)));
+}
+
+static int64_t h_readlink(struct rpl_ctx *c, struct rpl_op *op)
+{
+	int at = op->ev.nr == SYS_readlinkat;
+	int64_t size = op->ev.args[at ? 3 : 2];
+	int fd, owned;
+
+	fd = target(c, op, -1, 0, 1, &owned);
+	if (fd < 0)
+		return fd == SKIP_FD ? RPL_SKIPPED : fd;
+	if (size < 0 || size > RPL_SCRATCH)
+		size = RPL_SCRATCH;
+	return finish(fd, owned, ret_of(readlinkat(fd, "", c->scratch, (size_t)size)));
+}
+
+static int64_t h_access(struct rpl_ctx *c, struct rpl_op *op)
+{
+	const int64_t *a = op->ev.args;
+	int at = op->ev.nr != SYS_access;
+	int flags = op->ev.nr == SYS_faccessat2 ? (int)a[3] : 0;
+	int fd, owned;
+
+	fd = target(c, op, at ? 0 : -1, flags, (flags & AT_SYMLINK_NOFOLLOW) != 0, &owned);
+	if (fd < 0)
+		return fd == SKIP_FD ? RPL_SKIPPED : fd;
+	return finish(fd, owned, ret_of(syscall(SYS_faccessat2, fd, "", (int)a[at ? 2 : 1],
+						 AT_EMPTY_PATH | (flags & AT_EACCESS))));
+}
+
+static int64_t h_chmod(struct rpl_ctx *c, struct rpl_op *op)
+{
+	const int64_t *a = op->ev.args;
+	int at = op->ev.nr == SYS_fchmodat || op->ev.nr == SYS_fchmodat2;
+	int flags = op->ev.nr == SYS_fchmodat2 ? (int)a[3] : 0;
+	int fd, owned;
+
+	if (op->ev.nr == SYS_fchmod) {
+		fd = rpl_live_fd(c, op, a[0]);
+		return fd < 0 ? RPL_SKIPPED : ret_of(fchmod(fd, (mode_t)a[1]));
+	}
+	fd = target(c, op, at ? 0 : -1, flags, (flags & AT_SYMLINK_NOFOLLOW) != 0, &owned);
+	if (fd < 0)
+		return fd == SKIP_FD ? RPL_SKIPPED : fd;
+	return finish(fd, owned, ret_of(syscall(SYS_fchmodat2, fd, "",
+						 (mode_t)a[at ? 2 : 1] & 07777, AT_EMPTY_PATH)));
+}
+
+static int64_t h_chown(struct rpl_ctx *c, struct rpl_op *op)
+{
+	const int64_t *a = op->ev.args;
+	int at = op->ev.nr == SYS_fchownat;
+	int flags = at ? (int)a[4] : 0;
+	int fd, owned;
+
+	if (op->ev.nr == SYS_fchown) {
+		fd = rpl_live_fd(c, op, a[0]);
+		return fd < 0 ? RPL_SKIPPED : ret_of(fchown(fd, (uid_t)a[1], (gid_t)a[2]));
+	}
+	fd = target(c, op, at ? 0 : -1, flags,
+		    op->ev.nr == SYS_lchown || (flags & AT_SYMLINK_NOFOLLOW), &owned);
+	if (fd < 0)
+		return fd == SKIP_FD ? RPL_SKIPPED : fd;
+	return finish(fd, owned, ret_of(fchownat(fd, "", (uid_t)a[at ? 2 : 1],
+						 (gid_t)a[at ? 3 : 2], AT_EMPTY_PATH)));
+}
+
+static int64_t h_utimes(struct rpl_ctx *c, struct rpl_op *op)
+{
+	int at = op->ev.nr == SYS_futimesat || op->ev.nr == SYS_utimensat;
+	int flags = op->ev.nr == SYS_utimensat ? (int)op->ev.args[3] : 0;
+	int fd, owned;
+
+	if (op->ev.nr == SYS_utimensat && !op->ev.path) {	/* futimens() */
+		fd = rpl_live_fd(c, op, op->ev.args[0]);
+		return fd < 0 ? RPL_SKIPPED : ret_of(futimens(fd, NULL));
+	}
+	fd = target(c, op, at ? 0 : -1, flags, (flags & AT_SYMLINK_NOFOLLOW) != 0, &owned);
+	if (fd < 0)
+		return fd == SKIP_FD ? RPL_SKIPPED : fd;
+	return finish(fd, owned, ret_of(utimensat(fd, "", NULL, AT_EMPTY_PATH)));
+}
+
+/* POSIX ACL values must parse: build a valid ACL of @size bytes (header,
+ * then USER_OBJ, USER..., GROUP_OBJ, MASK, OTHER entries, sorted by tag)
+ * granting @mode.  Setting one sets the mode bits too, so @mode matters:
+ * the value was not recorded; the caller guesses it (see h_xattr). */
+static const char *acl_value(char *buf, int64_t size, mode_t mode)
+{
+	int64_t n = (size - 4) / 8, i, k = 0;
+	uint32_t v = 2;			/* POSIX_ACL_XATTR_VERSION */
+
+	if (size < 28 || (size - 4) % 8 || size > 4096)
+		return NULL;
+	memcpy(buf, &v, 4);
+#define ENT(tag, perm, id) do {						\
+	uint16_t t_ = (tag), p_ = (perm);				\
+	uint32_t i_ = (id);						\
+	memcpy(buf + 4 + 8 * k, &t_, 2);				\
+	memcpy(buf + 6 + 8 * k, &p_, 2);				\
+	memcpy(buf + 8 + 8 * k, &i_, 4);				\
+	k++;								\
+} while (0)
+	ENT(0x01, (mode >> 6) & 7, ~0u);
+	for (i = 0; i < n - 4; i++)
+		ENT(0x02, 4, 1000 + (uint32_t)i);
+	ENT(0x04, (mode >> 3) & 7, ~0u);
+	if (n > 3)
+		ENT(0x10, 7, ~0u);
+	ENT(0x20, mode & 7, ~0u);
+#undef ENT
+	return buf;
+}
+
+static int64_t h_xattr(struct rpl_ctx *c, struct rpl_op *op)
+{
+	const int64_t *a = op->ev.args;
+	const char *name = op->ev.path2;
+	int nr = op->ev.nr, fd, owned = 0;
+	int byfd = nr == SYS_fsetxattr || nr == SYS_fgetxattr || nr == SYS_flistxattr ||
+		   nr == SYS_fremovexattr;
+	int nofollow = nr == SYS_lsetxattr || nr == SYS_lgetxattr || nr == SYS_llistxattr ||
+		       nr == SYS_lremovexattr;
+	int list = nr == SYS_listxattr || nr == SYS_llistxattr || nr == SYS_flistxattr;
+	int64_t size = list ? a[2] : a[3], r;
+	const char *value = rpl_wbuf();
+	char proc[64];
+
+	if (!list && !name)
+		return rpl_skip(op, RPL_SKIP_NOPATH);
+	if (size < 0 || size > 65536)
+		size = 65536;
+	if (byfd) {
+		fd = rpl_live_fd(c, op, a[0]);
+		if (fd < 0)
+			return RPL_SKIPPED;
+	} else {
+		fd = target(c, op, -1, 0, nofollow, &owned);
+		if (fd < 0)
+			return fd == SKIP_FD ? RPL_SKIPPED : fd;
+	}
+	snprintf(proc, sizeof(proc), "/proc/self/fd/%d", fd);
+	if (!byfd && (nr == SYS_getxattr || nr == SYS_lgetxattr || list))
+		c->t->xattr_src = op->ev.path;
+	if (byfd && (nr == SYS_fgetxattr || list)) {
+		struct rpl_fd e;
+
+		if (rpl_fdtab_get(c->pr->tab, (long)a[0], &e) == 0)
+			c->t->xattr_src = e.path;
+	}
+	if (name && strncmp(name, "system.posix_acl_", 17) == 0 &&
+	    (nr == SYS_setxattr || nr == SYS_lsetxattr || nr == SYS_fsetxattr)) {
+		/* cp -a and tar copy the mode of the file whose xattrs they
+		 * just read; without one, keep the target's own mode. */
+		const struct iot_path_state *ps = c->t->xattr_src ?
+			rpl_path_state(c->p, c->t->xattr_src) : NULL;
+		struct stat st;
+		mode_t mode = 0644;
+
+		if (ps)
+			mode = ps->mode;
+		else if (fstatat(fd, "", &st, AT_EMPTY_PATH) == 0)
+			mode = st.st_mode;
+		if (acl_value(c->scratch, size, mode & 0777))
+			value = c->scratch;
+	}
+	switch (nr) {
+	case SYS_fsetxattr:
+		r = ret_of(fsetxattr(fd, name, value, (size_t)size, (int)a[4]));
+		break;
+	case SYS_fgetxattr:
+		r = ret_of(fgetxattr(fd, name, c->scratch, (size_t)size));
+		break;
+	case SYS_flistxattr:
+		r = ret_of(flistxattr(fd, c->scratch, (size_t)size));
+		break;
+	case SYS_fremovexattr:
+		r = ret_of(fremovexattr(fd, name));
+		break;
+	case SYS_setxattr: case SYS_lsetxattr:
+		r = ret_of(setxattr(proc, name, value, (size_t)size, (int)a[4]));
+		break;
+	case SYS_getxattr: case SYS_lgetxattr:
+		r = ret_of(getxattr(proc, name, c->scratch, (size_t)size));
+		break;
+	case SYS_listxattr: case SYS_llistxattr:
+		r = ret_of(listxattr(proc, c->scratch, (size_t)size));
+		break;
+	default:
+		r = ret_of(removexattr(proc, name));
+		break;
+	}
+	return finish(fd, owned, r);
+}
+
+void rpl_ops_meta(rpl_handler *h)
+{
+	static const int stat_nrs[] = { SYS_stat, SYS_fstat, SYS_lstat, SYS_newfstatat,
+					SYS_statx, SYS_statfs, SYS_fstatfs };
+	static const int xattr_nrs[] = { SYS_setxattr, SYS_lsetxattr, SYS_fsetxattr,
+		SYS_getxattr, SYS_lgetxattr, SYS_fgetxattr, SYS_listxattr, SYS_llistxattr,
+		SYS_flistxattr, SYS_removexattr, SYS_lremovexattr, SYS_fremovexattr };
+	size_t i;
+
+	for (i = 0; i < sizeof(stat_nrs) / sizeof(stat_nrs[0]); i++)
+		h[stat_nrs[i]] = h_stat;
+	for (i = 0; i < sizeof(xattr_nrs) / sizeof(xattr_nrs[0]); i++)
+		h[xattr_nrs[i]] = h_xattr;
+	h[SYS_readlink] = h_readlink;
+	h[SYS_readlinkat] = h_readlink;
+	h[SYS_access] = h_access;
+	h[SYS_faccessat] = h_access;
+	h[SYS_faccessat2] = h_access;
+	h[SYS_chmod] = h_chmod;
+	h[SYS_fchmod] = h_chmod;
+	h[SYS_fchmodat] = h_chmod;
+	h[SYS_fchmodat2] = h_chmod;
+	h[SYS_chown] = h_chown;
+	h[SYS_fchown] = h_chown;
+	h[SYS_lchown] = h_chown;
+	h[SYS_fchownat] = h_chown;
+	h[SYS_utime] = h_utimes;
+	h[SYS_utimes] = h_utimes;
+	h[SYS_futimesat] = h_utimes;
+	h[SYS_utimensat] = h_utimes;
+}

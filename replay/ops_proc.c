@@ -1,0 +1,71 @@
+/*
+ * ops_proc.c - replay handlers for processes: clone/fork start the
+ * child's op list (a pthread of the replayer: no real fork is needed),
+ * execve closes close-on-exec descriptors, wait4 waits for the child's
+ * last op, exit ends the list.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+
+#include "rpl.h"
+
+static int64_t h_clone(struct rpl_ctx *c, struct rpl_op *op)
+{
+	int err;
+
+	if (op->child < 0)
+		return op->ev.ret;	/* the child did nothing we recorded */
+	err = rpl_thread_start(c->p, (uint32_t)op->child);
+	return err < 0 ? err : op->ev.ret;
+}
+
+/* A failed exec (a PATH search miss) costs a lookup; a successful one
+ * closes the close-on-exec descriptors. */
+static int64_t h_execve(struct rpl_ctx *c, struct rpl_op *op)
+{
+	const char *p;
+	long r;
+	int fd;
+
+	if (op->ev.ret == 0 || (op->ev.flags & IOT_EV_UNFINISHED)) {
+		rpl_fdtab_exec(c->pr->tab);
+		return 0;
+	}
+	p = rpl_op_path(c, op, op->ev.path);
+	if (!p)
+		return RPL_SKIPPED;
+	fd = rpl_resolve(c->p->root_fd, p, O_PATH, 0);
+	if (fd < 0)
+		return fd;
+	r = syscall(SYS_faccessat2, fd, "", X_OK, AT_EMPTY_PATH);
+	r = r < 0 ? -errno : 0;
+	close(fd);
+	return r;
+}
+
+static int64_t h_wait4(struct rpl_ctx *c, struct rpl_op *op)
+{
+	if (op->wait_proc >= 0)
+		rpl_wait_proc(c->p, (uint32_t)op->wait_proc);
+	return op->ev.ret;
+}
+
+static int64_t h_exit(struct rpl_ctx *c, struct rpl_op *op)
+{
+	return op->ev.ret;
+}
+
+void rpl_ops_proc(rpl_handler *h)
+{
+	h[SYS_clone] = h_clone;
+	h[SYS_clone3] = h_clone;
+	h[SYS_fork] = h_clone;
+	h[SYS_vfork] = h_clone;
+	h[SYS_execve] = h_execve;
+	h[SYS_execveat] = h_execve;
+	h[SYS_wait4] = h_wait4;
+	h[SYS_exit] = h_exit;
+	h[SYS_exit_group] = h_exit;
+}

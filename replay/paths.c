@@ -1,0 +1,197 @@
+/*
+ * paths.c - recorded absolute paths, confined to the replay root.
+ *
+ * Everything the replayer does to a path goes through the kernel with
+ * RESOLVE_IN_ROOT | RESOLVE_NO_MAGICLINKS, so "..", absolute symlinks and
+ * symlinks swapped in while the replay runs all stay inside the root:
+ * the check is the kernel's, made atomically at each lookup, not ours.
+ * Operations that create, remove or rename a name open the parent that
+ * way and act on a plain last component relative to it.
+ */
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <linux/openat2.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+
+#include "rpl.h"
+
+static int openat2_in_root(int root_fd, const char *path, int flags, mode_t mode)
+{
+	struct open_how how;
+	long fd;
+
+	/* openat2 rejects what openat ignores: with O_PATH only these count. */
+	if (flags & O_PATH)
+		flags &= O_PATH | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC;
+	how = (struct open_how){
+		.flags = (uint64_t)(flags | O_CLOEXEC),
+		.mode = (flags & (O_CREAT | __O_TMPFILE)) ? (mode & 07777) : 0,
+		.resolve = RESOLVE_IN_ROOT | RESOLVE_NO_MAGICLINKS,
+	};
+	fd = syscall(SYS_openat2, root_fd, path, &how, sizeof(how));
+	return fd < 0 ? -errno : (int)fd;
+}
+
+int rpl_resolve(int root_fd, const char *path, int flags, mode_t mode)
+{
+	if (!path || !*path)
+		return -ENOENT;
+	return openat2_in_root(root_fd, path, flags, mode);
+}
+
+int rpl_parent(int root_fd, const char *path, struct rpl_name *n)
+{
+	char buf[4096];
+	size_t len = path ? strlen(path) : 0;
+	size_t end, start;
+	int fd;
+
+	n->dirfd = -1;
+	n->owned = 1;
+	if (len == 0)
+		return -ENOENT;
+	if (len >= sizeof(buf))
+		return -ENAMETOOLONG;
+	end = len;
+	while (end > 0 && path[end - 1] == '/')
+		end--;
+	start = end;
+	while (start > 0 && path[start - 1] != '/')
+		start--;
+	if (end == start)		/* the root itself */
+		return -EINVAL;
+	if (end - start >= sizeof(n->name))
+		return -ENAMETOOLONG;
+	memcpy(n->name, path + start, end - start);
+	n->name[end - start] = 0;
+	if (strcmp(n->name, ".") == 0 || strcmp(n->name, "..") == 0)
+		return -EINVAL;
+	if (start == 0) {		/* a relative name: from the root */
+		buf[0] = '/';
+		buf[1] = 0;
+	} else {
+		memcpy(buf, path, start);
+		buf[start] = 0;
+	}
+	fd = openat2_in_root(root_fd, buf, O_PATH | O_DIRECTORY, 0);
+	if (fd < 0)
+		return fd;
+	n->dirfd = fd;
+	return 0;
+}
+
+/* Is @st the system root?  Comparing with "/" catches /tmp/.., bind
+ * mounts of / and symlinks to it. */
+static int is_system_root(const struct stat *st)
+{
+	struct stat r;
+
+	return stat("/", &r) == 0 && r.st_dev == st->st_dev && r.st_ino == st->st_ino;
+}
+
+static int dir_is_empty(int fd)
+{
+	int dfd = openat(fd, ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	DIR *d;
+	struct dirent *de;
+	int empty = 1;
+
+	if (dfd < 0)
+		return -errno;
+	d = fdopendir(dfd);
+	if (!d) {
+		close(dfd);
+		return -ENOMEM;
+	}
+	while ((de = readdir(d))) {
+		if (strcmp(de->d_name, ".") == 0 || strcmp(de->d_name, "..") == 0 ||
+		    strcmp(de->d_name, "lost+found") == 0)
+			continue;
+		empty = 0;
+		break;
+	}
+	closedir(d);
+	return empty;
+}
+
+int rpl_root_open(const char *root, int need_empty)
+{
+	struct stat st;
+	int fd, err;
+
+	if (!root || !*root)
+		return -ENOENT;
+	fd = open(root, O_PATH | O_DIRECTORY | O_CLOEXEC);
+	if (fd < 0)
+		return -errno;
+	err = -errno;
+	if (fstat(fd, &st) < 0)
+		goto fail;
+	err = -EPERM;
+	if (is_system_root(&st))
+		goto fail;
+	if (need_empty) {
+		err = dir_is_empty(fd);
+		if (err < 0)
+			goto fail;
+		if (err == 0) {
+			err = -ENOTEMPTY;
+			goto fail;
+		}
+	}
+	return fd;
+fail:
+	close(fd);
+	return err;
+}
+
+int rpl_prefix_match(const char *path, const char *prefix)
+{
+	size_t n = strlen(prefix);
+
+	while (n > 1 && prefix[n - 1] == '/')
+		n--;
+	if (strncmp(path, prefix, n) != 0)
+		return 0;
+	return path[n] == 0 || path[n] == '/' || (n == 1 && prefix[0] == '/');
+}
+
+int rpl_path_skip(const struct rpl_opts *o, const char *path)
+{
+	size_t i;
+
+	if (rpl_prefix_match(path, "/proc") || rpl_prefix_match(path, "/sys") ||
+	    rpl_prefix_match(path, "/dev"))
+		return RPL_SKIP_PSEUDO;
+	if (!o)
+		return 0;
+	for (i = 0; i < o->n_exclude; i++)
+		if (rpl_prefix_match(path, o->exclude[i]))
+			return RPL_SKIP_EXCLUDED;
+	if (o->n_include == 0)
+		return 0;
+	for (i = 0; i < o->n_include; i++)
+		if (rpl_prefix_match(path, o->include[i]))
+			return 0;
+	return RPL_SKIP_EXCLUDED;
+}
+
+uint64_t rpl_hash(const void *s, size_t n, uint64_t seed)
+{
+	const unsigned char *p = s;
+	uint64_t h = 1469598103934665603ULL ^ seed;
+	size_t i;
+
+	for (i = 0; i < n; i++) {
+		h ^= p[i];
+		h *= 1099511628211ULL;
+	}
+	h ^= h >> 33;
+	h *= 0xff51afd7ed558ccdULL;
+	h ^= h >> 33;
+	return h;
+}

@@ -1,0 +1,586 @@
+/*
+ * plan.c - from a trace to what the executor runs: ops sorted by entry
+ * time, one op list per recorded thread, the processes, and the
+ * cross-thread dependencies that keep resource order (ROOT, SOSP'13).
+ *
+ * Resource order: ops on the same path, the same parent directory (for
+ * ops that create or remove names), or the same open file (recorded
+ * process + fd + open generation, tracked through dup and fork) keep the
+ * order they *completed* in when recorded.  Each op depends on the
+ * previous op on each of its resources.  Ordering by completion, not
+ * entry, matters: a blocking read that entered before the write that
+ * fed it must still come after it, and since every dependency and every
+ * earlier op of the same thread completed earlier in the recording, a
+ * consistent trace cannot produce a cycle (hostile ones are handled by
+ * the executor's deadlock breaker).
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/syscall.h>
+
+#include "commands.h"
+#include "rpl.h"
+
+/* ---- reading ---- */
+
+#define GROW(arr, n, cap) do {						\
+	if ((n) == (cap)) {						\
+		size_t nc_ = (cap) ? (cap) * 2 : 256;			\
+		void *na_ = realloc((arr), nc_ * sizeof(*(arr)));	\
+		if (!na_) { err = -ENOMEM; goto out; }			\
+		(arr) = na_;						\
+		(cap) = nc_;						\
+	}								\
+} while (0)
+
+static const char *dup_str(struct iot_arena *a, const char *s, uint32_t n)
+{
+	return s ? iot_arena_strndup(a, s, n) : NULL;
+}
+
+static int copy_process(struct rpl_plan *p, struct iot_process *dst,
+			const struct iot_process *src)
+{
+	char **argv = NULL;
+	uint32_t *lens = NULL;
+	uint32_t i;
+
+	*dst = *src;
+	if (src->argc) {
+		argv = iot_arena_alloc(p->arena, src->argc * sizeof(*argv));
+		lens = iot_arena_alloc(p->arena, src->argc * sizeof(*lens));
+		if (!argv || !lens)
+			return -ENOMEM;
+		for (i = 0; i < src->argc; i++) {
+			lens[i] = src->argv_len ? src->argv_len[i] : strlen(src->argv[i]);
+			argv[i] = iot_arena_strndup(p->arena, src->argv[i], lens[i]);
+		}
+	}
+	dst->argv = (const char *const *)argv;
+	dst->argv_len = lens;
+	dst->cwd = dup_str(p->arena, src->cwd, src->cwd_len);
+	dst->exe = dup_str(p->arena, src->exe, src->exe_len);
+	return 0;
+}
+
+static int read_trace(struct rpl_plan *p)
+{
+	struct iot_item it;
+	int err = 0, r;
+
+	while ((r = iot_reader_next(p->rd, &it)) > 0) {
+		if (it.kind == IOT_ITEM_EVENT) {
+			struct rpl_op *op;
+
+			GROW(p->ops, p->n_ops, p->cap_ops);
+			op = &p->ops[p->n_ops];
+			memset(op, 0, sizeof(*op));
+			op->ev = it.u.ev;
+			op->ev.path = dup_str(p->arena, it.u.ev.path, it.u.ev.path_len);
+			op->ev.path2 = dup_str(p->arena, it.u.ev.path2, it.u.ev.path2_len);
+			if (op->ev.nargs > IOT_MAX_ARGS)
+				op->ev.nargs = IOT_MAX_ARGS;
+			op->seq = (uint32_t)p->n_ops;
+			op->child = -1;
+			op->wait_proc = -1;
+			p->n_ops++;
+		} else if (it.kind == IOT_ITEM_PATH_STATE) {
+			struct iot_path_state *ps;
+
+			/* Absent states are kept: a path first seen absent was
+			 * made by the workload, whatever later states say. */
+			if (!it.u.ps.path)
+				continue;
+			GROW(p->ps, p->n_ps, p->cap_ps);
+			ps = &p->ps[p->n_ps++];
+			*ps = it.u.ps;
+			ps->path = dup_str(p->arena, it.u.ps.path, it.u.ps.path_len);
+			ps->target = dup_str(p->arena, it.u.ps.target, it.u.ps.target_len);
+		} else if (it.kind == IOT_ITEM_PROCESS) {
+			GROW(p->precs, p->n_precs, p->cap_precs);
+			err = copy_process(p, &p->precs[p->n_precs++], &it.u.proc);
+			if (err)
+				goto out;
+		}
+		if (p->n_ops >= UINT32_MAX - 1) {
+			err = -E2BIG;
+			goto out;
+		}
+	}
+	if (r < 0) {
+		/* Decoding failed mid-file: keep what was read, like damage. */
+		p->damaged = 1;
+	}
+	if (iot_reader_summary(p->rd)->damage)
+		p->damaged = 1;
+out:
+	return err;
+}
+
+static int cmp_op_enter(const void *a, const void *b)
+{
+	const struct rpl_op *x = a, *y = b;
+
+	if (x->ev.t_enter != y->ev.t_enter)
+		return x->ev.t_enter < y->ev.t_enter ? -1 : 1;
+	return x->seq < y->seq ? -1 : x->seq > y->seq;
+}
+
+static int cmp_ps(const void *a, const void *b)
+{
+	const struct iot_path_state *x = a, *y = b;
+	int c = strcmp(x->path, y->path);
+
+	if (c)
+		return c;
+	return x->t_ns < y->t_ns ? -1 : x->t_ns > y->t_ns;
+}
+
+/* When the op completed, for resource order. */
+static int64_t op_end(const struct rpl_op *op)
+{
+	if ((op->ev.flags & (IOT_EV_UNFINISHED | IOT_EV_NOEXIT_TS)) ||
+	    op->ev.t_exit < op->ev.t_enter)
+		return op->ev.t_enter;
+	return op->ev.t_exit;
+}
+
+/* ---- threads and processes ---- */
+
+static int is_spawn(int nr)
+{
+	return nr == SYS_clone || nr == SYS_clone3 || nr == SYS_fork || nr == SYS_vfork;
+}
+
+static int new_proc(struct rpl_plan *p, int32_t pid, int32_t parent, int share)
+{
+	struct rpl_proc *pr;
+	int err = 0;
+
+	GROW(p->procs, p->n_procs, p->cap_procs);
+	pr = &p->procs[p->n_procs];
+	memset(pr, 0, sizeof(*pr));
+	pr->pid = pid;
+	pr->parent = parent;
+	pr->share_files = share;
+	if (parent >= 0 && !share)
+		pr->tab = rpl_fdtab_copy(p->procs[parent].tab);
+	else if (parent >= 0)
+		pr->tab = rpl_fdtab_ref(p->procs[parent].tab);
+	else
+		pr->tab = rpl_fdtab_new(0);
+	if (!pr->tab)
+		return -ENOMEM;
+	err = (int)p->n_procs++;
+out:
+	return err;
+}
+
+struct planner {
+	struct rpl_map tid2thread, pid2proc, spawn;	/* spawn: child tid -> op */
+	struct rpl_map files;			/* child tid -> clone flags (Process records) */
+	uint32_t next_res;
+};
+
+/* The thread op @i belongs to, created on its first op. */
+static int thread_of(struct rpl_plan *p, struct planner *pl, uint32_t i)
+{
+	struct rpl_op *op = &p->ops[i];
+	struct rpl_thread *t;
+	uint32_t ti, spawn, pi;
+	int32_t proc = -1;
+	int err = 0;
+
+	if (rpl_map_get(&pl->tid2thread, RPL_IK(op->ev.tid), &ti) && !p->threads[ti].ended &&
+	    !p->procs[p->threads[ti].proc].ended)
+		return (int)ti;
+	GROW(p->threads, p->n_threads, p->cap_threads);
+	t = &p->threads[p->n_threads];
+	memset(t, 0, sizeof(*t));
+	t->tid = op->ev.tid;
+	t->pid = op->ev.pid;
+	t->spawn_op = -1;
+	if (rpl_map_get(&pl->spawn, RPL_IK(op->ev.tid), &spawn) && p->ops[spawn].child < 0) {
+		const struct rpl_op *s = &p->ops[spawn];
+		uint32_t sproc = p->threads[s->thread].proc;
+		uint64_t flags = 0;
+		uint32_t f;
+
+		if (s->ev.nr == SYS_clone || s->ev.nr == SYS_clone3)
+			flags = (uint64_t)s->ev.args[0];
+		if (rpl_map_get(&pl->files, RPL_IK(op->ev.tid), &f))
+			flags = f;
+		t->spawn_op = (int32_t)spawn;
+		if ((flags & 0x00010000 /* CLONE_THREAD */) || op->ev.pid == s->ev.pid)
+			proc = (int32_t)sproc;
+		else
+			proc = new_proc(p, op->ev.pid, (int32_t)sproc,
+					(flags & 0x00000400 /* CLONE_FILES */) != 0);
+		p->ops[spawn].child = (int32_t)p->n_threads;
+	} else if (rpl_map_get(&pl->pid2proc, RPL_IK(op->ev.pid), &pi) && !p->procs[pi].ended) {
+		proc = (int32_t)pi;
+	} else {
+		proc = new_proc(p, op->ev.pid, -1, 0);
+	}
+	if (proc < 0)
+		return proc;
+	t = &p->threads[p->n_threads];	/* new_proc does not move threads */
+	t->proc = (uint32_t)proc;
+	p->procs[proc].n_threads++;
+	if (rpl_map_put(&pl->pid2proc, RPL_IK(op->ev.pid), (uint32_t)proc) < 0 ||
+	    rpl_map_put(&pl->tid2thread, RPL_IK(op->ev.tid), (uint32_t)p->n_threads) < 0)
+		return -ENOMEM;
+	err = (int)p->n_threads++;
+out:
+	return err;
+}
+
+static uint64_t key_path(const char *s, size_t n)
+{
+	while (n > 1 && s[n - 1] == '/')
+		n--;
+	return rpl_hash(s, n, 1);
+}
+
+static uint64_t key_parent(const char *s)
+{
+	size_t n = strlen(s);
+
+	while (n > 1 && s[n - 1] == '/')
+		n--;
+	while (n > 0 && s[n - 1] != '/')
+		n--;
+	return key_path(s, n ? n : 1);
+}
+
+static uint64_t key_res(uint32_t res)
+{
+	return rpl_hash(&res, sizeof(res), 2);
+}
+
+/* Does @op create, remove or rename a name (so it orders on the parent)? */
+static int changes_names(const struct rpl_op *op)
+{
+	switch (op->ev.nr) {
+	case SYS_open: return (op->ev.args[1] & O_CREAT) != 0;
+	case SYS_openat: case SYS_openat2: return (op->ev.args[2] & O_CREAT) != 0;
+	case SYS_creat: case SYS_mkdir: case SYS_mkdirat: case SYS_rmdir:
+	case SYS_unlink: case SYS_unlinkat: case SYS_rename: case SYS_renameat:
+	case SYS_renameat2: case SYS_link: case SYS_linkat: case SYS_symlink:
+	case SYS_symlinkat: case SYS_mknod: case SYS_mknodat:
+		return 1;
+	}
+	return 0;
+}
+
+/* Follow the descriptors through the plan tables; collect the op's
+ * resource keys into @keys. @return : how many. */
+static int plan_fds(struct rpl_plan *p, struct planner *pl, struct rpl_op *op,
+		    uint64_t *keys)
+{
+	const struct iot_syscall *sc = iot_syscall_by_nr(op->ev.nr);
+	struct rpl_fdtab *tab = p->procs[p->threads[op->thread].proc].tab;
+	const struct iot_event *ev = &op->ev;
+	struct rpl_fd e = { 0 };
+	int n = 0, nfd = 0;
+	uint32_t a;
+
+	if (ev->path) {
+		keys[n++] = key_path(ev->path, ev->path_len);
+		if (changes_names(op))
+			keys[n++] = key_parent(ev->path);
+	}
+	if (ev->path2 && sc && (ev->nr == SYS_rename || ev->nr == SYS_renameat ||
+				ev->nr == SYS_renameat2 || ev->nr == SYS_link ||
+				ev->nr == SYS_linkat)) {
+		keys[n++] = key_path(ev->path2, ev->path2_len);
+		keys[n++] = key_parent(ev->path2);
+	}
+	for (a = 0; sc && a < sc->nargs && a < ev->nargs && nfd < 2; a++) {
+		struct rpl_fd fe;
+
+		if (sc->arg[a] != IOT_ARG_FD)
+			continue;
+		nfd++;
+		if (rpl_fdtab_get(tab, (long)ev->args[a], &fe) == 0)
+			keys[n++] = key_res(fe.res);
+	}
+	if (ev->ret < 0)
+		return n;
+	switch (ev->nr) {
+	case SYS_open: case SYS_openat: case SYS_openat2: case SYS_creat: {
+		int flags = ev->nr == SYS_open ? (int)ev->args[1] :
+			    ev->nr == SYS_creat ? 0 : (int)ev->args[2];
+
+		e.state = RPL_FD_LIVE;
+		e.res = ++pl->next_res;
+		e.cloexec = (flags & O_CLOEXEC) != 0;
+		rpl_fdtab_set(tab, (long)ev->ret, &e);
+		keys[n++] = key_res(e.res);	/* later uses follow the open */
+		break;
+	}
+	case SYS_dup: case SYS_dup2:
+		rpl_fdtab_dup(tab, (long)ev->args[0], (long)ev->ret, 0);
+		break;
+	case SYS_dup3:
+		rpl_fdtab_dup(tab, (long)ev->args[0], (long)ev->ret,
+			      (ev->args[2] & O_CLOEXEC) != 0);
+		break;
+	case SYS_fcntl:
+		if (ev->args[1] == F_DUPFD || ev->args[1] == F_DUPFD_CLOEXEC)
+			rpl_fdtab_dup(tab, (long)ev->args[0], (long)ev->ret,
+				      ev->args[1] == F_DUPFD_CLOEXEC);
+		else if (ev->args[1] == F_SETFD)
+			rpl_fdtab_set_cloexec(tab, (long)ev->args[0], ev->args[2] & FD_CLOEXEC);
+		break;
+	case SYS_pipe: case SYS_pipe2:
+		e.state = RPL_FD_LIVE;
+		e.res = ++pl->next_res;
+		e.cloexec = ev->nr == SYS_pipe2 && (ev->args[1] & O_CLOEXEC);
+		rpl_fdtab_set(tab, (long)(int32_t)(ev->args[0] & 0xffffffff), &e);
+		rpl_fdtab_set(tab, (long)(int32_t)((uint64_t)ev->args[0] >> 32), &e);
+		keys[n++] = key_res(e.res);
+		break;
+	case SYS_close:
+		rpl_fdtab_close(tab, (long)ev->args[0]);
+		break;
+	case SYS_close_range:
+		rpl_fdtab_close_range(tab, (unsigned long)ev->args[0],
+				      (unsigned long)ev->args[1], (unsigned)ev->args[2]);
+		break;
+	case SYS_execve: case SYS_execveat:
+		rpl_fdtab_exec(tab);
+		break;
+	}
+	return n;
+}
+
+static int plan_threads(struct rpl_plan *p, uint64_t *keys)
+{
+	struct planner pl = { 0 };
+	int64_t base = p->n_ops ? p->ops[0].ev.t_enter : 0;
+	size_t i, j;
+	int err = 0;
+
+	for (i = 0; i < p->n_precs; i++) {
+		const struct iot_process *pr = &p->precs[i];
+
+		if (pr->kind == IOT_PROC_FORK || pr->kind == IOT_PROC_THREAD) {
+			uint64_t f = pr->clone_flags;
+
+			if (pr->kind == IOT_PROC_THREAD)
+				f |= 0x00010000 | 0x00000400;
+			if (rpl_map_put(&pl.files, RPL_IK(pr->tid), (uint32_t)f) < 0)
+				goto nomem;
+		}
+	}
+	if (p->hdr && p->hdr->start_ns > 0 && p->hdr->start_ns <= base)
+		base = p->hdr->start_ns;
+	for (i = 0; i < p->n_ops; i++) {
+		struct rpl_op *op = &p->ops[i];
+		struct rpl_thread *t;
+		int ti = thread_of(p, &pl, (uint32_t)i);
+		int64_t prev_end, gap;
+
+		if (ti < 0) {
+			err = ti;
+			goto out;
+		}
+		op->thread = (uint32_t)ti;
+		t = &p->threads[ti];
+		if (t->n_ops)
+			prev_end = op_end(&p->ops[t->ops[t->n_ops - 1]]);
+		else if (t->spawn_op >= 0)
+			prev_end = op_end(&p->ops[t->spawn_op]);
+		else
+			prev_end = base;
+		gap = op->ev.t_enter - prev_end;
+		op->think_ns = gap > 0 ? gap : 0;	/* raw: see think_times() */
+		GROW(t->ops, t->n_ops, t->cap_ops);
+		t->ops[t->n_ops++] = (uint32_t)i;
+		if ((op->ev.flags & IOT_EV_UNFINISHED) &&
+		    !(iot_syscall_by_nr(op->ev.nr) &&
+		      (iot_syscall_by_nr(op->ev.nr)->flags & IOT_SCF_NOEXIT)))
+			op->skip = RPL_SKIP_UNFINISHED;
+		for (j = 0; j < RPL_MAXRES; j++)
+			keys[i * RPL_MAXRES + j] = 0;
+		if (!op->skip)
+			plan_fds(p, &pl, op, keys + i * RPL_MAXRES);
+		if (is_spawn(op->ev.nr) && op->ev.ret > 0 && !op->skip) {
+			uint32_t old;
+
+			/* A reused tid starts a new thread from here on. */
+			if (rpl_map_get(&pl.tid2thread, RPL_IK(op->ev.ret), &old))
+				p->threads[old].ended = 1;
+			if (rpl_map_put(&pl.spawn, RPL_IK(op->ev.ret), (uint32_t)i) < 0)
+				goto nomem;
+		} else if (op->ev.nr == SYS_exit) {
+			t->ended = 1;
+		} else if (op->ev.nr == SYS_exit_group) {
+			t->ended = 1;
+			p->procs[t->proc].ended = 1;
+		} else if (op->ev.nr == SYS_wait4 && op->ev.ret > 0) {
+			uint32_t pi;
+
+			if (rpl_map_get(&pl.pid2proc, RPL_IK(op->ev.ret), &pi) &&
+			    pi != t->proc)
+				op->wait_proc = (int32_t)pi;
+		}
+	}
+	goto out;
+nomem:
+	err = -ENOMEM;
+out:
+	rpl_map_free(&pl.tid2thread);
+	rpl_map_free(&pl.pid2proc);
+	rpl_map_free(&pl.spawn);
+	rpl_map_free(&pl.files);
+	return err;
+}
+
+static const struct rpl_op *sort_base;
+
+static int cmp_idx_end(const void *a, const void *b)
+{
+	const struct rpl_op *x = &sort_base[*(const uint32_t *)a];
+	const struct rpl_op *y = &sort_base[*(const uint32_t *)b];
+	int64_t ex = op_end(x), ey = op_end(y);
+
+	if (ex != ey)
+		return ex < ey ? -1 : 1;
+	return *(const uint32_t *)a < *(const uint32_t *)b ? -1 : 1;
+}
+
+/* Resource order: each op depends on the op of another thread that last
+ * completed on each of its resources. */
+static int plan_deps(struct rpl_plan *p, const uint64_t *keys)
+{
+	struct rpl_map last = { 0 };
+	uint32_t *order = malloc((p->n_ops + 1) * sizeof(*order));
+	size_t i, k, d;
+	int err = 0;
+
+	p->deps = malloc((p->n_ops * RPL_MAXRES + 1) * sizeof(*p->deps));
+	if (!order || !p->deps) {
+		err = -ENOMEM;
+		goto out;
+	}
+	for (i = 0; i < p->n_ops; i++)
+		order[i] = (uint32_t)i;
+	sort_base = p->ops;
+	qsort(order, p->n_ops, sizeof(*order), cmp_idx_end);
+	for (i = 0; i < p->n_ops; i++) {
+		uint32_t oi = order[i];
+		struct rpl_op *op = &p->ops[oi];
+		const uint64_t *ok = keys + (size_t)oi * RPL_MAXRES;
+
+		op->dep_off = (uint32_t)(oi * RPL_MAXRES);
+		for (k = 0; k < RPL_MAXRES && ok[k]; k++) {
+			uint32_t prev;
+
+			if (rpl_map_get(&last, ok[k], &prev) && p->ops[prev].thread != op->thread) {
+				for (d = 0; d < op->ndeps; d++)
+					if (p->deps[op->dep_off + d] == prev)
+						break;
+				if (d == op->ndeps)
+					p->deps[op->dep_off + op->ndeps++] = prev;
+			}
+			if (rpl_map_put(&last, ok[k], oi) < 0) {
+				err = -ENOMEM;
+				goto out;
+			}
+		}
+	}
+out:
+	rpl_map_free(&last);
+	free(order);
+	return err;
+}
+
+const struct iot_path_state *rpl_path_state(const struct rpl_plan *p, const char *path)
+{
+	size_t lo = 0, hi = p->n_ps;
+
+	while (lo < hi) {		/* first state of @path: cmp_ps order */
+		size_t mid = (lo + hi) / 2;
+
+		if (strcmp(p->ps[mid].path, path) < 0)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo < p->n_ps && strcmp(p->ps[lo].path, path) == 0 ? &p->ps[lo] : NULL;
+}
+
+int rpl_plan_build(struct rpl_plan *p, const struct rpl_opts *o)
+{
+	uint64_t *keys = NULL;
+	size_t i;
+	int err;
+
+	memset(p, 0, sizeof(*p));
+	p->o = o;
+	p->root_fd = -1;
+	p->arena = iot_arena_new(1 << 20);
+	if (!p->arena)
+		return -ENOMEM;
+	err = iot_reader_open(&p->rd, o->trace);
+	if (err < 0) {
+		cli_open_trace_msg(o->cmd, o->trace, err);
+		return err;
+	}
+	p->hdr = iot_reader_header(p->rd);
+	p->stop_cost_ns = p->hdr->stop_cost_ns > 0 ? p->hdr->stop_cost_ns : 0;
+	err = read_trace(p);
+	if (err < 0) {
+		cli_err(o->cmd, "%s: %s", o->trace, iot_strerror(err));
+		goto out;
+	}
+	qsort(p->ops, p->n_ops, sizeof(*p->ops), cmp_op_enter);
+	qsort(p->ps, p->n_ps, sizeof(*p->ps), cmp_ps);
+	keys = malloc((p->n_ops * RPL_MAXRES + 1) * sizeof(*keys));
+	err = -ENOMEM;
+	if (!keys)
+		goto out;
+	err = plan_threads(p, keys);
+	if (err == 0)
+		err = rpl_plan_think(p);
+	if (err == 0)
+		err = plan_deps(p, keys);
+	if (err < 0)
+		cli_err(o->cmd, "%s: planning failed: %s", o->trace, iot_strerror(err));
+	/* The plan's descriptor tables were for resource ids only. */
+	for (i = 0; i < p->n_procs; i++) {
+		rpl_fdtab_unref(p->procs[i].tab);
+		p->procs[i].tab = NULL;
+	}
+out:
+	free(keys);
+	return err;
+}
+
+void rpl_plan_free(struct rpl_plan *p)
+{
+	size_t i;
+
+	for (i = 0; i < p->n_threads; i++) {
+		free(p->threads[i].ops);
+		free(p->threads[i].scratch);
+	}
+	for (i = 0; i < p->n_procs; i++)
+		rpl_fdtab_unref(p->procs[i].tab);
+	free(p->threads);
+	free(p->procs);
+	free(p->ops);
+	free(p->deps);
+	free(p->ps);
+	free(p->precs);
+	if (p->rd)
+		iot_reader_close(p->rd);
+	if (p->arena)
+		iot_arena_free(p->arena);
+	memset(p, 0, sizeof(*p));
+	p->root_fd = -1;
+}

@@ -1,0 +1,350 @@
+/*
+ * prepare.c - build the starting tree under the root from the PathState
+ * records: what existed before the workload touched it.
+ *
+ * Files get their recorded size in deterministic, incompressible bytes
+ * (xorshift seeded by the path hash: zeros would flatter filesystems that
+ * compress, and the same trace must give the same tree on every
+ * filesystem).  Hard links are rebuilt from (dev, ino); directory times
+ * are set last, after their entries were made.  All of it goes through
+ * the confined lookups of paths.c.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/statvfs.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+
+#include "commands.h"
+#include "rpl.h"
+
+#define FILL_CHUNK (1 << 20)
+
+struct prep {
+	struct rpl_plan *p;
+	struct rpl_result *res;
+	char *buf;			/* FILL_CHUNK */
+	int sparse;			/* not enough room: sizes without data */
+	int is_root;
+	uint64_t warned;
+};
+
+static void fill(char *buf, size_t n, uint64_t *s)
+{
+	uint64_t x = *s;
+	size_t i;
+
+	for (i = 0; i + 8 <= n; i += 8) {
+		x ^= x << 13;
+		x ^= x >> 7;
+		x ^= x << 17;
+		memcpy(buf + i, &x, 8);
+	}
+	*s = x;
+}
+
+static void warn_path(struct prep *pp, const char *path, const char *what, int err)
+{
+	if (pp->p->o->quiet || pp->warned++ >= 10)
+		return;
+	cli_warn(pp->p->o->cmd, "%s: cannot %s %s under the root: %s", pp->p->o->trace,
+		 what, path, iot_strerror(err));
+}
+
+/* mkdir -p of the ancestors of @path (parents first).  An ancestor that
+ * is a symlink whose target is not there yet (/lib -> usr/lib, a target
+ * the workload never named) gets its target made as a directory, so the
+ * recorded path resolves as it did. */
+static int make_ancestors(struct prep *pp, const char *path, int depth)
+{
+	char buf[4096], target[4096], abs[8192];
+	size_t len = strlen(path), i;
+
+	if (len >= sizeof(buf) || depth > 8)
+		return -ENAMETOOLONG;
+	memcpy(buf, path, len + 1);
+	for (i = 1; i < len; i++) {
+		struct rpl_name n;
+		ssize_t tl;
+		int fd;
+
+		if (buf[i] != '/')
+			continue;
+		buf[i] = 0;
+		fd = rpl_resolve(pp->p->root_fd, buf, O_PATH | O_DIRECTORY, 0);
+		if (fd >= 0) {
+			close(fd);
+			buf[i] = '/';
+			continue;
+		}
+		if (rpl_parent(pp->p->root_fd, buf, &n) == 0) {
+			if (mkdirat(n.dirfd, n.name, 0755) == 0) {
+				pp->res->prep_dirs++;
+			} else if (errno == EEXIST &&
+				   (tl = readlinkat(n.dirfd, n.name, target, sizeof(target) - 1)) > 0) {
+				target[tl] = 0;
+				if (target[0] == '/')
+					snprintf(abs, sizeof(abs), "%s/", target);
+				else
+					snprintf(abs, sizeof(abs), "%.*s/%s/", (int)(strrchr(buf, '/') - buf),
+						 buf, target);
+				make_ancestors(pp, abs, depth + 1);
+			}
+			close(n.dirfd);
+		}
+		buf[i] = '/';
+	}
+	return 0;
+}
+
+static int write_file(struct prep *pp, int fd, const struct iot_path_state *ps)
+{
+	uint64_t seed = rpl_hash(ps->path, strlen(ps->path), 7) | 1;
+	uint64_t left = ps->size;
+
+	if (pp->sparse)
+		return ftruncate(fd, (off_t)ps->size) < 0 ? -errno : 0;
+	while (left > 0) {
+		size_t n = left < FILL_CHUNK ? (size_t)left : FILL_CHUNK;
+		ssize_t w;
+
+		fill(pp->buf, n, &seed);
+		w = write(fd, pp->buf, n);
+		if (w < 0)
+			return -errno;
+		if (w == 0)
+			return -ENOSPC;
+		left -= (uint64_t)w;
+		pp->res->prep_bytes += (uint64_t)w;
+	}
+	return 0;
+}
+
+static void set_attrs(struct prep *pp, int dirfd, const char *name,
+		      const struct iot_path_state *ps)
+{
+	struct timespec ts[2] = {
+		{ ps->atime_ns / 1000000000, ps->atime_ns % 1000000000 },
+		{ ps->mtime_ns / 1000000000, ps->mtime_ns % 1000000000 },
+	};
+	uint32_t type = ps->type & S_IFMT;
+
+	if (pp->is_root)
+		fchownat(dirfd, name, ps->uid, ps->gid, AT_SYMLINK_NOFOLLOW);
+	if (type != S_IFLNK)
+		fchmodat(dirfd, name, ps->mode & 07777, 0);
+	if (ps->mtime_ns > 0 && ps->atime_ns >= 0)
+		utimensat(dirfd, name, ts, AT_SYMLINK_NOFOLLOW);
+}
+
+/* The first path seen of a (dev, ino) with several links, for link(). */
+static const struct iot_path_state *link_source(struct rpl_plan *p, size_t i)
+{
+	const struct iot_path_state *ps = &p->ps[i];
+	size_t j;
+
+	if (ps->nlink < 2 || !ps->ino)
+		return NULL;
+	for (j = 0; j < i; j++)
+		if (p->ps[j].ino == ps->ino && p->ps[j].dev == ps->dev &&
+		    (p->ps[j].type & S_IFMT) == (ps->type & S_IFMT))
+			return &p->ps[j];
+	return NULL;
+}
+
+/* Did the workload make @ps (or an ancestor) itself?  A path first seen
+ * absent was created by it; a later state of a name under it (say, after
+ * a rename moved a directory it made) is not part of the starting tree. */
+static int made_by_workload(const struct rpl_plan *p, const struct iot_path_state *ps)
+{
+	char buf[4096];
+	size_t n = strlen(ps->path);
+
+	if (!ps->type)
+		return 1;
+	if (n >= sizeof(buf))
+		return 0;
+	memcpy(buf, ps->path, n + 1);
+	while (n > 1) {
+		const struct iot_path_state *a;
+
+		while (n > 1 && buf[n - 1] != '/')
+			n--;
+		if (n > 1)
+			n--;
+		buf[n] = 0;
+		a = rpl_path_state(p, buf);
+		if (a && !a->type && a->t_ns <= ps->t_ns)
+			return 1;
+	}
+	return 0;
+}
+
+static int make_one(struct prep *pp, size_t i)
+{
+	const struct iot_path_state *ps = &pp->p->ps[i], *src;
+	uint32_t type = ps->type & S_IFMT;
+	struct rpl_name n;
+	int err, fd;
+
+	make_ancestors(pp, ps->path, 0);
+	err = rpl_parent(pp->p->root_fd, ps->path, &n);
+	if (err)
+		return err == -EINVAL ? 0 : err;	/* "/" itself: nothing to make */
+	switch (type) {
+	case S_IFDIR:
+		if (mkdirat(n.dirfd, n.name, ps->mode & 07777) == 0)
+			pp->res->prep_dirs++;
+		else if (errno != EEXIST)
+			err = -errno;
+		break;
+	case S_IFREG:
+		unlinkat(n.dirfd, n.name, 0);	/* --force over an old tree */
+		src = link_source(pp->p, i);
+		if (src) {
+			struct rpl_name sn;
+
+			err = rpl_parent(pp->p->root_fd, src->path, &sn);
+			if (err == 0) {
+				if (linkat(sn.dirfd, sn.name, n.dirfd, n.name, 0) == 0)
+					pp->res->prep_links++;
+				else
+					err = -errno;
+				close(sn.dirfd);
+			}
+			if (err == 0)
+				break;
+		}
+		fd = openat(n.dirfd, n.name, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC,
+			    0600);
+		if (fd < 0) {
+			err = -errno;
+			break;
+		}
+		err = write_file(pp, fd, ps);
+		close(fd);
+		pp->res->prep_files++;
+		break;
+	case S_IFLNK:
+		unlinkat(n.dirfd, n.name, 0);
+		if (symlinkat(ps->target ? ps->target : "", n.dirfd, n.name) == 0)
+			pp->res->prep_symlinks++;
+		else
+			err = -errno;
+		break;
+	case S_IFIFO:
+		if (mknodat(n.dirfd, n.name, S_IFIFO | (ps->mode & 07777), 0) < 0 &&
+		    errno != EEXIST)
+			err = -errno;
+		break;
+	default:			/* devices, sockets: not made */
+		break;
+	}
+	if (err == 0 && type != S_IFDIR)
+		set_attrs(pp, n.dirfd, n.name, ps);
+	close(n.dirfd);
+	return err;
+}
+
+/* Enough room for the data?  If not, the tree is made sparse (sizes
+ * right, no data) rather than filling the filesystem. */
+static void check_room(struct prep *pp)
+{
+	struct statvfs sv;
+	uint64_t need = 0, avail;
+	size_t i;
+
+	for (i = 0; i < pp->p->n_ps; i++)
+		if ((pp->p->ps[i].type & S_IFMT) == S_IFREG && !rpl_path_skip(pp->p->o, pp->p->ps[i].path) &&
+		    !made_by_workload(pp->p, &pp->p->ps[i]))
+			need += pp->p->ps[i].size;
+	if (fstatvfs(pp->p->root_fd, &sv) < 0)
+		return;
+	avail = (uint64_t)sv.f_bavail * sv.f_frsize;
+	if (need > avail - avail / 10 || need > avail) {
+		char a[32], b[32];
+
+		pp->sparse = 1;
+		cli_warn(pp->p->o->cmd, "%s: the starting tree holds %s of file data but the root "
+			 "has %s free; files are made sparse (sizes kept, no data)",
+			 pp->p->o->trace, cli_fmt_bytes(a, sizeof(a), (double)need),
+			 cli_fmt_bytes(b, sizeof(b), (double)avail));
+	}
+}
+
+int rpl_prepare(struct rpl_plan *p, struct rpl_result *res)
+{
+	struct prep pp = { .p = p, .res = res, .is_root = geteuid() == 0 };
+	int64_t t0 = iot_now_ns();
+	int *made = calloc(p->n_ps + 1, sizeof(int));	/* 1 made, <0 error */
+	size_t i;
+	int err = 0, pass;
+
+	pp.buf = malloc(FILL_CHUNK);
+	if (!pp.buf || !made) {
+		free(pp.buf);
+		free(made);
+		return -ENOMEM;
+	}
+	check_room(&pp);
+	/* A path may lie beyond a symlink whose target sorts later
+	 * (/lib -> usr/lib): what failed is tried again while that helps. */
+	for (pass = 0; pass < 4; pass++) {
+		size_t failed = 0, done = 0;
+
+		for (i = 0; i < p->n_ps; i++) {
+			const struct iot_path_state *ps = &p->ps[i];
+
+			if (made[i] > 0 || (i > 0 && strcmp(ps->path, p->ps[i - 1].path) == 0))
+				continue;	/* first state of a path wins */
+			if (rpl_path_skip(p->o, ps->path) || made_by_workload(p, ps)) {
+				made[i] = 1;
+				continue;
+			}
+			err = make_one(&pp, i);
+			if (err == -ENOSPC || err == -EDQUOT) {
+				cli_err(p->o->cmd, "%s: the root filled up while making the starting "
+					"tree (%s); use a larger filesystem", p->o->root,
+					iot_strerror(err));
+				goto out;
+			}
+			if (err) {
+				failed++;
+				made[i] = err;
+			} else {
+				made[i] = 1;
+				done++;
+			}
+			err = 0;
+		}
+		if (!failed || (pass > 0 && !done))
+			break;
+	}
+	for (i = 0; i < p->n_ps; i++)
+		if (made[i] < 0)
+			warn_path(&pp, p->ps[i].path, "create", made[i]);
+	if (pp.warned > 10 && !p->o->quiet)
+		cli_warn(p->o->cmd, "%s: %llu paths of the starting tree could not be made under "
+			 "the root", p->o->trace, (unsigned long long)pp.warned);
+	/* Directory modes and times last: making entries changed them. */
+	for (i = p->n_ps; i-- > 0;) {
+		const struct iot_path_state *ps = &p->ps[i];
+		struct rpl_name n;
+
+		if ((ps->type & S_IFMT) != S_IFDIR || rpl_path_skip(p->o, ps->path) ||
+		    (i > 0 && strcmp(ps->path, p->ps[i - 1].path) == 0) || made_by_workload(p, ps))
+			continue;
+		if (rpl_parent(p->root_fd, ps->path, &n) == 0) {
+			set_attrs(&pp, n.dirfd, n.name, ps);
+			close(n.dirfd);
+		}
+	}
+out:
+	free(pp.buf);
+	free(made);
+	res->prepare_ns = iot_now_ns() - t0;
+	return err;
+}

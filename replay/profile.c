@@ -1,0 +1,400 @@
+/*
+ * profile.c - after the run: count results (verify), and write the
+ * profile: the replayed events with measured times and real results,
+ * the trace's Process records moved onto the replay's clock, and a
+ * header naming the filesystem under test.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
+#include <sys/statvfs.h>
+#include <sys/syscall.h>
+#include <sys/sysmacros.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "commands.h"
+#include "rpl.h"
+
+#define FICLONE_REQ 0x40049409UL
+#define FICLONERANGE_REQ 0x4020940dUL
+
+static int counts_bytes(int nr)
+{
+	switch (nr) {
+	case SYS_read: case SYS_pread64: case SYS_readv: case SYS_preadv: case SYS_preadv2:
+	case SYS_write: case SYS_pwrite64: case SYS_writev: case SYS_pwritev:
+	case SYS_pwritev2: case SYS_getdents: case SYS_getdents64:
+	case SYS_copy_file_range: case SYS_sendfile:
+		return 1;
+	}
+	return 0;
+}
+
+/* Results that depend on what the filesystem can do, not on the replay. */
+static int is_probe(const struct rpl_op *op)
+{
+	int64_t a = op->ev.ret, b = op->r_ret;
+
+	switch (op->ev.nr) {
+	case SYS_ioctl:
+		return (unsigned long)op->ev.args[1] == FICLONE_REQ ||
+		       (unsigned long)op->ev.args[1] == FICLONERANGE_REQ;
+	case SYS_fallocate:
+		return op->ev.args[1] != 0;
+	case SYS_copy_file_range:
+		return a == -EXDEV || a == -EOPNOTSUPP || b == -EXDEV || b == -EOPNOTSUPP;
+	}
+	return 0;
+}
+
+static int differs(const struct rpl_op *op)
+{
+	int64_t a = op->ev.ret, b = op->r_ret;
+
+	if ((a < 0) != (b < 0))
+		return 1;
+	if (a < 0)
+		return a != b;
+	return counts_bytes(op->ev.nr) && a != b;
+}
+
+static int cmp_i64(const void *a, const void *b)
+{
+	int64_t x = *(const int64_t *)a, y = *(const int64_t *)b;
+
+	return x < y ? -1 : x > y;
+}
+
+static void example(const struct rpl_op *op, struct rpl_result *res)
+{
+	char line[256], got[48];
+	const char *e;
+
+	if (res->n_examples >= (int)(sizeof(res->examples) / sizeof(res->examples[0])))
+		return;
+	iot_format_event(line, sizeof(line), &op->ev);
+	e = op->r_ret < 0 ? iot_errno_name((int)-op->r_ret) : NULL;
+	if (e)
+		snprintf(got, sizeof(got), "-1 %s", e);
+	else
+		snprintf(got, sizeof(got), "%lld", (long long)op->r_ret);
+	snprintf(res->examples[res->n_examples++], sizeof(res->examples[0]),
+		 "%s, replayed: %s", line, got);
+}
+
+void rpl_tally(struct rpl_plan *p, struct rpl_result *res)
+{
+	int64_t *late = malloc((p->n_ops + 1) * sizeof(*late));
+	size_t i, n_late = 0;
+
+	for (i = 0; i < p->n_ops; i++) {
+		struct rpl_op *op = &p->ops[i];
+		struct rpl_sc_stat dummy, *sc = op->ev.nr >= 0 && op->ev.nr < RPL_MAX_NR ?
+						 &res->sc[op->ev.nr] : &dummy;
+
+		res->ops++;
+		sc->ops++;
+		if (op->rflags & RPL_OPF_VIOLATION)
+			res->ordering_violations++;
+		if (op->skip) {
+			res->skipped++;
+			res->skipped_by[op->skip < RPL_SKIP_COUNT ? op->skip : 0]++;
+			sc->skipped++;
+			if (op->ev.nr == SYS_mmap && op->skip == RPL_SKIP_MMAP &&
+			    !(op->ev.args[3] & MAP_ANONYMOUS) && (int32_t)op->ev.args[4] >= 0)
+				res->mmap_calls++;
+			continue;
+		}
+		res->replayed++;
+		sc->replayed++;
+		sc->time_ns += op->r_exit - op->r_enter;
+		if (late)
+			late[n_late++] = op->late_ns;
+		if (!differs(op))
+			continue;
+		if (is_probe(op)) {
+			op->rflags |= RPL_OPF_PROBE;
+			res->probe_diffs++;
+			sc->probe_diffs++;
+		} else {
+			op->rflags |= RPL_OPF_MISMATCH;
+			res->mismatches++;
+			sc->mismatches++;
+			example(op, res);
+		}
+	}
+	if (late && n_late) {
+		qsort(late, n_late, sizeof(*late), cmp_i64);
+		res->late_p50_ns = late[n_late / 2];
+		res->late_p99_ns = late[(n_late * 99) / 100 < n_late ? (n_late * 99) / 100 : n_late - 1];
+		res->late_max_ns = late[n_late - 1];
+	}
+	free(late);
+	res->threads = p->n_threads;
+	res->processes = p->n_procs;
+	res->damaged = p->damaged;
+	{
+		struct statvfs sv;
+
+		if (p->root_fd >= 0 && fstatvfs(p->root_fd, &sv) == 0)
+			res->df_used_bytes = (uint64_t)(sv.f_blocks - sv.f_bfree) * sv.f_frsize;
+	}
+}
+
+/* ---- the filesystem under test ---- */
+
+struct target {
+	char fstype[64], device[256], mountpoint[PATH_MAX], options[512];
+};
+
+/* The mount holding the root, from /proc/self/mountinfo: same device,
+ * longest mount point that is a prefix of the root's real path. */
+static void find_mount(const char *root, struct target *t)
+{
+	char real[PATH_MAX], line[8192];
+	size_t best = 0;
+	struct stat st;
+	FILE *f;
+
+	memset(t, 0, sizeof(*t));
+	if (!realpath(root, real) || stat(real, &st) < 0)
+		return;
+	f = fopen("/proc/self/mountinfo", "re");
+	if (!f)
+		return;
+	while (fgets(line, sizeof(line), f)) {
+		char mp[PATH_MAX], opts[256], fstype[64], src[256], super[255];
+		unsigned int maj, min;
+		const char *dash = strstr(line, " - ");
+		size_t n;
+
+		if (!dash || sscanf(line, "%*d %*d %u:%u %*s %4095s %255s", &maj, &min, mp, opts) != 4)
+			continue;
+		if (sscanf(dash + 3, "%63s %255s %254s", fstype, src, super) != 3)
+			continue;
+		if (makedev(maj, min) != st.st_dev || !rpl_prefix_match(real, mp))
+			continue;
+		n = strlen(mp);
+		if (n < best)
+			continue;
+		best = n;
+		snprintf(t->fstype, sizeof(t->fstype), "%s", fstype);
+		snprintf(t->device, sizeof(t->device), "%s", src);
+		snprintf(t->mountpoint, sizeof(t->mountpoint), "%s", mp);
+		snprintf(t->options, sizeof(t->options), "%s,%s", opts, super);
+	}
+	fclose(f);
+}
+
+/* ---- times of Process records on the replay clock ---- */
+
+static const struct rpl_thread *thread_for(const struct rpl_plan *p, int32_t tid, int64_t t)
+{
+	const struct rpl_thread *best = NULL;
+	size_t i;
+
+	for (i = 0; i < p->n_threads; i++) {
+		const struct rpl_thread *th = &p->threads[i];
+
+		if (th->tid != tid || !th->n_ops)
+			continue;
+		if (!best || p->ops[th->ops[0]].ev.t_enter <= t)
+			best = th;
+	}
+	return best;
+}
+
+static int64_t scaled(const struct rpl_plan *p, int64_t gap)
+{
+	if (gap < 0 || p->o->timing == RPL_TIMING_AFAP)
+		return 0;
+	if (p->o->timing == RPL_TIMING_SCALE)
+		return (int64_t)((double)gap * p->o->scale);
+	return gap;
+}
+
+static int64_t map_time(const struct rpl_plan *p, const struct rpl_thread *th, int64_t t)
+{
+	uint32_t lo = 0, hi, k;
+
+	if (!th)
+		return p->t0;
+	hi = th->n_ops;
+	while (lo < hi) {		/* first op entered after t */
+		uint32_t mid = (lo + hi) / 2;
+
+		if (p->ops[th->ops[mid]].ev.t_enter <= t)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	if (lo == 0)
+		return th->start_ns ? th->start_ns : p->t0;
+	k = th->ops[lo - 1];
+	return (p->ops[k].r_exit ? p->ops[k].r_exit : p->t0) +
+	       scaled(p, t - p->ops[k].ev.t_exit);
+}
+
+static int write_processes(struct rpl_plan *p, struct iot_writer *w)
+{
+	size_t i;
+	int err = 0;
+
+	/* Linear lookups per record: bounded by threads x records, which
+	 * stays small next to the events for the workloads iotape records. */
+	for (i = 0; i < p->n_precs && !err; i++) {
+		struct iot_process pr = p->precs[i];
+		const struct rpl_thread *th = thread_for(p, pr.tid, pr.t_ns);
+
+		pr.t_ns = pr.kind == IOT_PROC_START ? p->t0 : map_time(p, th, pr.t_ns);
+		if (pr.kind == IOT_PROC_EXIT && th) {
+			pr.utime_ns = th->utime_ns;
+			pr.stime_ns = th->stime_ns;
+		}
+		err = iot_writer_process(w, &pr);
+	}
+	return err;
+}
+
+static struct rpl_op *sort_ops;
+
+static int cmp_replayed(const void *a, const void *b)
+{
+	const struct rpl_op *x = &sort_ops[*(const uint32_t *)a];
+	const struct rpl_op *y = &sort_ops[*(const uint32_t *)b];
+
+	if (x->r_enter != y->r_enter)
+		return x->r_enter < y->r_enter ? -1 : 1;
+	return x->seq < y->seq ? -1 : x->seq > y->seq;
+}
+
+static int write_events(struct rpl_plan *p, struct iot_writer *w)
+{
+	uint32_t *order = malloc((p->n_ops + 1) * sizeof(*order));
+	size_t i;
+	int err = 0;
+
+	if (!order)
+		return -ENOMEM;
+	for (i = 0; i < p->n_ops; i++) {
+		order[i] = (uint32_t)i;
+		if (!p->ops[i].r_enter)
+			p->ops[i].r_enter = p->ops[i].r_exit = p->t0;
+	}
+	sort_ops = p->ops;
+	qsort(order, p->n_ops, sizeof(*order), cmp_replayed);
+	for (i = 0; i < p->n_ops && !err; i++) {
+		const struct rpl_op *op = &p->ops[order[i]];
+		struct iot_event ev = op->ev;
+
+		ev.t_enter = op->r_enter;
+		ev.t_exit = op->r_exit >= op->r_enter ? op->r_exit : op->r_enter;
+		ev.ret = op->r_ret;
+		if (op->skip)
+			ev.flags |= IOT_EV_REPLAY_SKIPPED;
+		if (op->rflags & RPL_OPF_MISMATCH)
+			ev.flags |= IOT_EV_REPLAY_MISMATCH;
+		err = iot_writer_event(w, &ev);
+	}
+	free(order);
+	return err;
+}
+
+static void options_string(const struct rpl_plan *p, char *buf, size_t len)
+{
+	const struct rpl_opts *o = p->o;
+	size_t i, n;
+
+	if (o->timing == RPL_TIMING_SCALE)
+		n = (size_t)snprintf(buf, len, "timing=scale=%g", o->scale);
+	else
+		n = (size_t)snprintf(buf, len, "timing=%s",
+				     o->timing == RPL_TIMING_AFAP ? "afap" :
+				     o->timing == RPL_TIMING_RAW ? "raw" : "original");
+	n += (size_t)snprintf(buf + n, n < len ? len - n : 0,
+			      " stop_cost_ns=%lld gap_p5_ns=%lld gap_cost_ns=%lld (subtracted from "
+			      "each think-time gap)%s%s", (long long)p->stop_cost_ns,
+			      (long long)p->gap_floor_ns, (long long)p->gap_cost_ns,
+			      o->verify ? " verify" : "", o->no_prepare ? " no-prepare" : "");
+	for (i = 0; i < o->n_include && n < len; i++)
+		n += (size_t)snprintf(buf + n, len - n, " include=%s", o->include[i]);
+	for (i = 0; i < o->n_exclude && n < len; i++)
+		n += (size_t)snprintf(buf + n, len - n, " exclude=%s", o->exclude[i]);
+}
+
+int rpl_profile_write(struct rpl_plan *p, struct rpl_result *res)
+{
+	const struct iot_header *th = p->hdr;
+	struct iot_header h = { 0 };
+	struct iot_writer *w = NULL;
+	struct target tg;
+	struct timespec rt;
+	char opts[1024], v[6][32];
+	struct iot_kv kv[7];
+	int err;
+
+	find_mount(p->o->root, &tg);
+	options_string(p, opts, sizeof(opts));
+	snprintf(v[0], sizeof(v[0]), "%lld", (long long)res->elapsed_ns);
+	snprintf(v[1], sizeof(v[1]), "%llu", (unsigned long long)res->df_used_bytes);
+	snprintf(v[2], sizeof(v[2]), "%llu", (unsigned long long)res->mismatches);
+	snprintf(v[3], sizeof(v[3]), "%llu", (unsigned long long)res->skipped);
+	snprintf(v[4], sizeof(v[4]), "%llu", (unsigned long long)res->ordering_violations);
+	snprintf(v[5], sizeof(v[5]), "%lld", (long long)res->prepare_ns);
+	kv[0] = (struct iot_kv){ "replay.elapsed_ns", v[0] };
+	kv[1] = (struct iot_kv){ "replay.df_used_bytes", v[1] };
+	kv[2] = (struct iot_kv){ "replay.mismatches", v[2] };
+	kv[3] = (struct iot_kv){ "replay.skipped", v[3] };
+	kv[4] = (struct iot_kv){ "replay.ordering_violations", v[4] };
+	kv[5] = (struct iot_kv){ "replay.source", p->o->trace };
+	kv[6] = (struct iot_kv){ "replay.prepare_ns", v[5] };
+	h.kind = IOT_KIND_PROFILE;
+	h.tool_version = IOT_VERSION;
+	h.host = th->host;
+	h.kernel = th->kernel;
+	h.arch = th->arch;
+	h.argc = th->argc;
+	h.argv = th->argv;
+	h.cwd = th->cwd;
+	h.clock_id = CLOCK_MONOTONIC;
+	clock_gettime(CLOCK_REALTIME, &rt);
+	h.monotonic_ns = iot_now_ns();
+	h.realtime_ns = rt.tv_sec * 1000000000LL + rt.tv_nsec;
+	h.start_ns = p->t0;
+	h.n_mounts = th->n_mounts;
+	h.mounts = th->mounts;
+	h.stop_cost_ns = 0;		/* replay times are measured directly */
+	h.recorder = "iotape replay";
+	h.target_fstype = tg.fstype;
+	h.target_device = tg.device;
+	h.target_mountpoint = tg.mountpoint;
+	h.target_mount_options = tg.options;
+	h.target_mkfs = p->o->mkfs;
+	h.target_label = p->o->label;
+	h.replay_options = opts;
+	h.n_extra = 7;
+	h.extra = kv;
+	err = iot_writer_open(&w, p->o->out, &h, NULL);
+	if (err < 0)
+		goto fail;
+	err = write_processes(p, w);
+	if (err == 0)
+		err = write_events(p, w);
+	if (err < 0) {
+		iot_writer_abort(w);
+		goto fail;
+	}
+	err = iot_writer_close(w, 0);
+	if (err == 0)
+		return 0;
+fail:
+	cli_err(p->o->cmd, "%s: cannot write the profile: %s; check the path and free space",
+		p->o->out, iot_strerror(err));
+	return err;
+}

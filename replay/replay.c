@@ -1,0 +1,188 @@
+/*
+ * replay.c - rpl_run(): plan, prepare, run, profile for one root; and the
+ * end-of-run summary.  Used by `iotape replay` and `iotape bench`.
+ */
+#include <errno.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+
+#include "commands.h"
+#include "rpl.h"
+
+static const char *const skip_names[RPL_SKIP_COUNT] = {
+	[RPL_SKIP_NONE] = "none",
+	[RPL_SKIP_PSEUDO] = "/proc,/sys,/dev",
+	[RPL_SKIP_EXCLUDED] = "excluded",
+	[RPL_SKIP_FD] = "descriptor not replayed",
+	[RPL_SKIP_UNFINISHED] = "unfinished",
+	[RPL_SKIP_MMAP] = "mmap",
+	[RPL_SKIP_UNSUPPORTED] = "unsupported",
+	[RPL_SKIP_NOPATH] = "no path",
+	[RPL_SKIP_BADARG] = "bad argument",
+};
+
+const char *rpl_skip_name(int why)
+{
+	return why >= 0 && why < RPL_SKIP_COUNT ? skip_names[why] : "?";
+}
+
+static int open_root(const struct rpl_opts *o)
+{
+	int fd = rpl_root_open(o->root, !o->force && !o->no_prepare);
+
+	if (fd >= 0)
+		return fd;
+	if (fd == -EPERM)
+		cli_err(o->cmd, "%s: refusing to replay into the system root; give an empty "
+			"directory or a mounted test filesystem", o->root);
+	else if (fd == -ENOENT)
+		cli_err(o->cmd, "%s: no such directory; create it first (mkdir -p %s)",
+			o->root, o->root);
+	else if (fd == -ENOTEMPTY)
+		cli_err(o->cmd, "%s: not empty; replay into an empty directory, or use --force "
+			"to replay over what is there", o->root);
+	else
+		cli_err(o->cmd, "%s: cannot use as the replay root: %s", o->root,
+			iot_strerror(fd));
+	return fd;
+}
+
+static void damage_msg(const struct rpl_plan *p)
+{
+	const struct iot_summary *s = iot_reader_summary(p->rd);
+	char t[32];
+
+	if (p->o->quiet)
+		return;
+	cli_fmt_ns(t, sizeof(t), s->good_t_max > s->t_min ? (double)(s->good_t_max - s->t_min) : 0);
+	cli_warn(p->o->cmd, "%s: %s at frame %llu (events up to %s kept); replaying the "
+		 "complete part; 'iotape check --repair' rewrites the index",
+		 p->o->trace, iot_strerror(s->damage ? s->damage : IOT_E_TRUNCATED),
+		 (unsigned long long)s->damage_frame, t);
+}
+
+int rpl_run(const struct rpl_opts *o, struct rpl_result *res)
+{
+	struct rpl_plan p;
+	int err, root_fd;
+
+	memset(res, 0, sizeof(*res));
+	root_fd = open_root(o);
+	if (root_fd < 0)
+		return root_fd;
+	err = rpl_plan_build(&p, o);
+	p.root_fd = root_fd;
+	if (err < 0)
+		goto out;
+	if (p.damaged)
+		damage_msg(&p);
+	if (p.capped && !o->quiet && o->timing != RPL_TIMING_AFAP)
+		cli_warn(o->cmd, "%s: %llu think times longer than %lld s were cut to %lld s",
+			 o->trace, (unsigned long long)p.capped, RPL_THINK_MAX / 1000000000LL,
+			 RPL_THINK_MAX / 1000000000LL);
+	if (!o->no_prepare) {
+		err = rpl_prepare(&p, res);
+		if (err < 0)
+			goto out;
+	}
+	if (o->prepare_only) {
+		res->damaged = p.damaged;
+		goto out;
+	}
+	err = rpl_execute(&p, res);
+	if (err < 0)
+		goto out;
+	rpl_tally(&p, res);
+	if (o->out)
+		err = rpl_profile_write(&p, res);
+out:
+	rpl_plan_free(&p);
+	close(root_fd);
+	return err;
+}
+
+static void print_skips(const struct rpl_result *r)
+{
+	const char *sep = " (";
+	int i;
+
+	for (i = 1; i < RPL_SKIP_COUNT; i++) {
+		if (!r->skipped_by[i])
+			continue;
+		printf("%s%s %llu", sep, rpl_skip_name(i), (unsigned long long)r->skipped_by[i]);
+		sep = ", ";
+	}
+	if (r->skipped)
+		printf(")");
+	printf("\n");
+}
+
+/* "read 3, openat 1" for the syscalls with a nonzero @field. */
+static void print_by_sc(const struct rpl_result *r, int probes)
+{
+	const char *sep = " (";
+	int nr, any = 0;
+
+	for (nr = 0; nr < RPL_MAX_NR; nr++) {
+		uint64_t n = probes ? r->sc[nr].probe_diffs : r->sc[nr].mismatches;
+		const struct iot_syscall *sc;
+
+		if (!n)
+			continue;
+		sc = iot_syscall_by_nr(nr);
+		printf("%s%s %llu of %llu", sep, sc ? sc->name : "?", (unsigned long long)n,
+		       (unsigned long long)r->sc[nr].replayed);
+		sep = ", ";
+		any = 1;
+	}
+	printf(any ? ")\n" : "\n");
+}
+
+void rpl_print_summary(const struct rpl_opts *o, const struct rpl_result *r)
+{
+	char a[32], b[32], c[32];
+
+	printf("replay: %s -> %s\n", o->trace, o->root);
+	if (!o->no_prepare)
+		printf("  prepared     %llu dirs, %llu files (%s), %llu symlinks, %llu hard links "
+		       "in %s\n", (unsigned long long)r->prep_dirs,
+		       (unsigned long long)r->prep_files,
+		       cli_fmt_bytes(a, sizeof(a), (double)r->prep_bytes),
+		       (unsigned long long)r->prep_symlinks, (unsigned long long)r->prep_links,
+		       cli_fmt_ns(b, sizeof(b), (double)r->prepare_ns));
+	if (o->prepare_only)
+		return;
+	printf("  elapsed      %s (timing %s), %llu threads in %llu processes\n",
+	       cli_fmt_ns(a, sizeof(a), (double)r->elapsed_ns),
+	       o->timing == RPL_TIMING_AFAP ? "afap" :
+	       o->timing == RPL_TIMING_SCALE ? "scaled" :
+	       o->timing == RPL_TIMING_RAW ? "raw" : "original",
+	       (unsigned long long)r->threads, (unsigned long long)r->processes);
+	printf("  ops          %llu replayed, %llu skipped", (unsigned long long)r->replayed,
+	       (unsigned long long)r->skipped);
+	print_skips(r);
+	if (r->mmap_calls)
+		printf("  mapped-file I/O not replayed: %llu calls\n",
+		       (unsigned long long)r->mmap_calls);
+	printf("  mismatches   %llu", (unsigned long long)r->mismatches);
+	print_by_sc(r, 0);
+	for (int i = 0; i < r->n_examples; i++)
+		printf("    %s\n", r->examples[i]);
+	if (r->probe_diffs) {
+		printf("  capability probes differing (expected across filesystems): %llu",
+		       (unsigned long long)r->probe_diffs);
+		print_by_sc(r, 1);
+	}
+	printf("  ordering     %llu violations", (unsigned long long)r->ordering_violations);
+	if (r->deadlock_breaks)
+		printf(", %llu dependency waits broken (the trace orders ops in a circle)",
+		       (unsigned long long)r->deadlock_breaks);
+	printf("\n  lateness     p50 %s, p99 %s, max %s\n",
+	       cli_fmt_ns(a, sizeof(a), (double)r->late_p50_ns),
+	       cli_fmt_ns(b, sizeof(b), (double)r->late_p99_ns),
+	       cli_fmt_ns(c, sizeof(c), (double)r->late_max_ns));
+	if (o->out)
+		printf("  profile      %s\n", o->out);
+}

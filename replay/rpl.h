@@ -1,0 +1,298 @@
+/*
+ * rpl.h - the replayer's internals, shared by the replay/ sources (not by other
+ * modules: they use replay.h).
+ *
+ * The plan is one array of ops (every recorded event, sorted by entry
+ * time), one op list per recorded thread, the processes those threads
+ * belong to, and for each op the ops of other threads it must wait for
+ * (resource order: same path, same open file, same pipe).
+ */
+#ifndef RPL_RPL_H
+#define RPL_RPL_H
+
+#include <pthread.h>
+#include <stdatomic.h>
+#include <stdint.h>
+#include <sys/types.h>
+
+#include "iotape.h"
+#include "replay.h"
+
+/* ---- descriptor tables ---- */
+
+enum rpl_fd_state {
+	RPL_FD_FREE = 0,
+	RPL_FD_LIVE,		/* mapped to a live descriptor */
+	RPL_FD_SKIP,		/* open in the recording, not in the replay */
+};
+
+struct rpl_fd {
+	int live;		/* live descriptor (real tables only) */
+	uint8_t state;		/* enum rpl_fd_state */
+	uint8_t cloexec;	/* as recorded: closed at exec */
+	uint32_t res;		/* open-file resource id (plan tables) */
+	const char *path;	/* path it was opened with, or NULL */
+};
+
+/* A recorded process's descriptor table.  "real" tables hold live
+ * descriptors that copying dups and dropping closes; plan tables only
+ * carry resource ids.  All calls lock the table: threads share it. */
+struct rpl_fdtab {
+	pthread_mutex_t lock;
+	int refs;
+	int real;
+	uint32_t n;
+	struct rpl_fd *v;
+};
+
+/* Recorded descriptors above this are refused (a hostile trace could ask
+ * for a table of 2^31 entries). */
+#define RPL_FD_MAX (1 << 20)
+
+struct rpl_fdtab *rpl_fdtab_new(int real);
+struct rpl_fdtab *rpl_fdtab_ref(struct rpl_fdtab *t);
+void rpl_fdtab_unref(struct rpl_fdtab *t);
+/* fork: a new table with every entry copied (live ones dup'ed). */
+struct rpl_fdtab *rpl_fdtab_copy(struct rpl_fdtab *t);
+/* Install @e at recorded fd @fd, closing what was there. */
+int rpl_fdtab_set(struct rpl_fdtab *t, long fd, const struct rpl_fd *e);
+/* Copy the entry of @fd into *@e. @return : 0 or -EBADF. */
+int rpl_fdtab_get(struct rpl_fdtab *t, long fd, struct rpl_fd *e);
+int rpl_fdtab_close(struct rpl_fdtab *t, long fd);
+/* dup/dup2/dup3/F_DUPFD: @newfd (the recorded result) gets a copy of
+ * @oldfd (its live fd dup'ed) with close-on-exec @cloexec. */
+int rpl_fdtab_dup(struct rpl_fdtab *t, long oldfd, long newfd, int cloexec);
+/* close_range(2) flags: CLOSE_RANGE_CLOEXEC marks instead of closing. */
+int rpl_fdtab_close_range(struct rpl_fdtab *t, unsigned long first,
+			  unsigned long last, unsigned int flags);
+int rpl_fdtab_set_cloexec(struct rpl_fdtab *t, long fd, int on);
+/* exec: close the close-on-exec entries. @return : how many. */
+int rpl_fdtab_exec(struct rpl_fdtab *t);
+/* @return : entries in use. */
+uint32_t rpl_fdtab_count(struct rpl_fdtab *t);
+
+/* ---- paths under the root ---- */
+
+/*! rpl_root_open() : open @root for replay.  Refuses "/" (or anything that
+ *  is the system root) with -EPERM, a missing root with -ENOENT, a
+ *  non-directory with -ENOTDIR, and with @need_empty a root holding
+ *  anything but lost+found with -ENOTEMPTY.
+ *  @return : an O_PATH descriptor or a negative code. */
+int rpl_root_open(const char *root, int need_empty);
+
+/*! rpl_resolve() : open recorded absolute @path inside the root with
+ *  openat2(RESOLVE_IN_ROOT | RESOLVE_NO_MAGICLINKS): neither ".." nor
+ *  absolute symlinks leave the root.  O_CLOEXEC is added.
+ *  @return : a descriptor or -errno. */
+int rpl_resolve(int root_fd, const char *path, int flags, mode_t mode);
+
+/* A name inside a confined parent directory. */
+struct rpl_name {
+	int dirfd;			/* O_PATH|O_DIRECTORY */
+	int owned;			/* rpl_name_done() closes dirfd */
+	char name[256];			/* last component: never "", ".", ".." */
+};
+
+/*! rpl_parent() : open the parent of @path inside the root and copy its
+ *  last component (trailing slashes dropped) to @n->name.  A last
+ *  component "." or ".." (or the root itself) gets -EINVAL: creating,
+ *  removing or renaming through it could act outside the named place.
+ *  @return : 0 or -errno; on success close @n->dirfd. */
+int rpl_parent(int root_fd, const char *path, struct rpl_name *n);
+
+/*! rpl_path_skip() : @return : RPL_SKIP_PSEUDO for /proc, /sys, /dev,
+ *  RPL_SKIP_EXCLUDED per the include/exclude prefixes, else 0. */
+int rpl_path_skip(const struct rpl_opts *o, const char *path);
+
+/*! rpl_prefix_match() : @return : 1 if @path is @prefix or under it. */
+int rpl_prefix_match(const char *path, const char *prefix);
+
+/* ---- the plan ---- */
+
+#define RPL_OPF_MISMATCH 0x01
+#define RPL_OPF_PROBE	 0x02	/* a capability probe that differed */
+#define RPL_OPF_VIOLATION 0x04
+
+/* Resources an op can be ordered on: path, its parent, path2, its
+ * parent, two open files. */
+#define RPL_MAXRES 6
+
+/* The longest think time replayed: a longer gap (a trace claiming hours
+ * of idleness between two calls) is cut to this. */
+#define RPL_THINK_MAX (60LL * 1000000000LL)
+
+struct rpl_op {
+	struct iot_event ev;		/* as recorded; strings in the plan arena */
+	int64_t think_ns;		/* recorded gap before it in its thread */
+	int64_t r_enter, r_exit;	/* measured in replay */
+	int64_t r_ret;
+	int64_t late_ns;		/* start minus scheduled start */
+	uint32_t seq;			/* position in the file (sort tie-break) */
+	uint32_t thread;		/* index in plan.threads */
+	uint32_t dep_off;		/* deps in plan.deps[dep_off ...] */
+	uint16_t ndeps;
+	uint8_t skip;			/* enum rpl_skip */
+	uint8_t rflags;			/* RPL_OPF_* */
+	int32_t child;			/* thread started by this clone, or -1 */
+	int32_t wait_proc;		/* process reaped by this wait4, or -1 */
+	_Atomic uint8_t done;
+};
+
+struct rpl_plan;
+
+struct rpl_thread {
+	int32_t tid, pid;
+	uint32_t proc;			/* index in plan.procs */
+	uint32_t *ops;			/* op indices, entry order */
+	uint32_t n_ops, cap_ops;
+	int32_t spawn_op;		/* clone op that starts it, -1: at start */
+	int ended;			/* plan: its exit was seen */
+	/* run */
+	pthread_t th;
+	int started;
+	struct rpl_plan *plan;
+	char *scratch;			/* read buffer */
+	const char *xattr_src;
+	struct rpl_dcache *dcache;	/* parent directories it opened */		/* path whose xattrs it read last (cp -a) */
+	int64_t start_ns, end_ns, utime_ns, stime_ns;
+};
+
+struct rpl_proc {
+	int32_t pid;
+	int32_t parent;			/* proc index, -1 if none */
+	int share_files;		/* CLONE_FILES: the parent's table */
+	int ended;			/* plan: exit_group seen */
+	uint32_t n_threads;
+	struct rpl_fdtab *tab;		/* run */
+	_Atomic int live;		/* threads not finished */
+	_Atomic int finished;
+};
+
+struct rpl_plan {
+	const struct rpl_opts *o;
+	struct iot_reader *rd;
+	const struct iot_header *hdr;
+	struct iot_arena *arena;
+	struct rpl_op *ops;
+	size_t n_ops, cap_ops;
+	struct rpl_thread *threads;
+	size_t n_threads, cap_threads;
+	struct rpl_proc *procs;
+	size_t n_procs, cap_procs;
+	uint32_t *deps;
+	size_t n_deps, cap_deps;
+	struct iot_path_state *ps;	/* starting tree, sorted by path */
+	size_t n_ps, cap_ps;
+	struct iot_process *precs;	/* Process records, for the profile */
+	size_t n_precs, cap_precs;
+	int damaged;
+	int64_t stop_cost_ns;
+	uint64_t capped;		/* think times cut to RPL_THINK_MAX */
+	int64_t gap_floor_ns;		/* 5th percentile of recorded gaps */
+	int64_t gap_cost_ns;		/* what each gap lost: see think_times() */
+	/* run */
+	int root_fd;
+	int64_t t0;			/* replay start, monotonic */
+	_Atomic uint32_t gen;		/* bumped at each completion (futex word) */
+	_Atomic uint32_t exit_gen;
+	_Atomic uint32_t ns_gen;	/* bumped by removes, renames, symlinks */	/* bumped when a thread ends (futex word) */
+	_Atomic int waiters;
+	_Atomic int active;		/* threads running */
+	_Atomic int depwait;		/* threads waiting on a dependency */
+	_Atomic uint64_t completed;
+	_Atomic uint64_t breaks;
+	_Atomic uint64_t violations;
+	_Atomic int threads_alive;
+	pthread_mutex_t spawn_lock;
+};
+
+/*! rpl_plan_build() : read @o->trace into @p. @return : 0 or negative
+ *  after a message. */
+int rpl_plan_build(struct rpl_plan *p, const struct rpl_opts *o);
+void rpl_plan_free(struct rpl_plan *p);
+
+/*! rpl_plan_think() : turn the raw recorded gaps in op->think_ns into
+ *  think times (think.c). */
+int rpl_plan_think(struct rpl_plan *p);
+
+/* ---- a uint64 -> uint32 hash map (map.c) ---- */
+struct rpl_map {
+	uint64_t *k;
+	uint32_t *v;
+	size_t cap, n;
+};
+/* Integer keys (tids, pids) in their own range, never 0. */
+#define RPL_IK(x) ((1ULL << 32) | (uint32_t)(x))
+int rpl_map_put(struct rpl_map *m, uint64_t key, uint32_t val);
+/* @return : 1 with *@val set if @key is there, else 0. */
+int rpl_map_get(const struct rpl_map *m, uint64_t key, uint32_t *val);
+void rpl_map_free(struct rpl_map *m);
+
+/*! rpl_prepare() : create the starting tree under the root. */
+int rpl_prepare(struct rpl_plan *p, struct rpl_result *res);
+
+/* ---- execution ---- */
+
+/* Per-thread context of the executor. */
+struct rpl_ctx {
+	struct rpl_plan *p;
+	struct rpl_thread *t;
+	struct rpl_proc *pr;
+	char *scratch;			/* RPL_SCRATCH bytes, page aligned */
+};
+
+#define RPL_SCRATCH (1 << 20)
+#define RPL_IO_MAX (256LL << 20)	/* largest transfer one call replays */
+
+/* A handler replays one op: @return : the result (>= 0 or -errno), or
+ * RPL_SKIPPED after setting op->skip. */
+#define RPL_SKIPPED INT64_MIN
+typedef int64_t (*rpl_handler)(struct rpl_ctx *c, struct rpl_op *op);
+
+rpl_handler rpl_handler_for(int nr);
+/* Family tables: fill h[nr] for the syscalls each file handles. */
+void rpl_ops_file(rpl_handler *h);
+void rpl_ops_io(rpl_handler *h);
+void rpl_ops_meta(rpl_handler *h);
+void rpl_ops_dir(rpl_handler *h);
+void rpl_ops_proc(rpl_handler *h);
+
+/* helpers for handlers */
+int64_t rpl_skip(struct rpl_op *op, int why);
+/* The live fd of recorded fd @fd, or -1 after setting op->skip. */
+int rpl_live_fd(struct rpl_ctx *c, struct rpl_op *op, int64_t fd);
+/* The op's path, or NULL after setting op->skip (none, pseudo, excluded). */
+const char *rpl_op_path(struct rpl_ctx *c, struct rpl_op *op, const char *path);
+/* Deterministic, incompressible bytes for writes (RPL_SCRATCH long). */
+const char *rpl_wbuf(void);
+/* Start thread @ti (a clone op did, or the run at start). */
+int rpl_thread_start(struct rpl_plan *p, uint32_t ti);
+/* Wait until process @pi finished (wait4). */
+void rpl_wait_proc(struct rpl_plan *p, uint32_t pi);
+
+/* Parent directories, cached per thread (dcache.c). */
+struct rpl_dcache;
+struct rpl_dcache *rpl_dcache_new(void);
+void rpl_dcache_free(struct rpl_dcache *d);
+/* As rpl_parent(), through the thread's cache; release with
+ * rpl_name_done(). */
+int rpl_parent_at(struct rpl_ctx *c, const char *path, struct rpl_name *n);
+void rpl_name_done(struct rpl_name *n);
+/* A name was removed, renamed or made a symlink: cached parents are stale. */
+void rpl_ns_changed(struct rpl_plan *p);
+
+/*! rpl_execute() : run every thread; fills the timing fields of the ops. */
+int rpl_execute(struct rpl_plan *p, struct rpl_result *res);
+
+/*! rpl_profile_write() : write the profile @o->out and fill @res's
+ *  counters. */
+int rpl_profile_write(struct rpl_plan *p, struct rpl_result *res);
+void rpl_tally(struct rpl_plan *p, struct rpl_result *res);
+
+/* The starting-tree state of @path, or NULL. */
+const struct iot_path_state *rpl_path_state(const struct rpl_plan *p, const char *path);
+
+/* A 64-bit hash of @n bytes (FNV-1a, then mixed). */
+uint64_t rpl_hash(const void *s, size_t n, uint64_t seed);
+
+#endif

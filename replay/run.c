@@ -1,0 +1,404 @@
+/*
+ * run.c - the executor: one pthread per recorded thread, each running its
+ * op list in order; an op first waits for its dependencies (resource
+ * order), then for its scheduled start (think time), then runs.
+ *
+ * Waiting on a dependency is a futex wait on one global generation word
+ * that every completion bumps (woken only when someone waits, so afap
+ * replay of a single thread pays one atomic add per op).  A hostile trace
+ * can make ops wait for each other in a circle; when every running thread
+ * has waited on a dependency for RPL_DEADLOCK_NS, one wait is given up and
+ * counted (an ordering violation follows), so a replay never hangs.
+ */
+#include <errno.h>
+#include <limits.h>
+#include <linux/futex.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/prctl.h>
+#include <sys/resource.h>
+#include <sys/syscall.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "commands.h"
+#include "rpl.h"
+
+#define RPL_DEADLOCK_NS 200000000LL
+#define RPL_SPIN_NS 50000
+#define RPL_STACK (256 << 10)
+
+static rpl_handler handlers[RPL_MAX_NR];
+static pthread_once_t handlers_once = PTHREAD_ONCE_INIT;
+static char *write_buf;
+
+static void init_handlers(void)
+{
+	uint64_t x = 0x9e3779b97f4a7c15ULL;
+	size_t i;
+
+	rpl_ops_file(handlers);
+	rpl_ops_io(handlers);
+	rpl_ops_meta(handlers);
+	rpl_ops_dir(handlers);
+	rpl_ops_proc(handlers);
+	write_buf = aligned_alloc(4096, RPL_SCRATCH);
+	for (i = 0; write_buf && i + 8 <= RPL_SCRATCH; i += 8) {
+		x ^= x << 13;
+		x ^= x >> 7;
+		x ^= x << 17;
+		memcpy(write_buf + i, &x, 8);
+	}
+}
+
+rpl_handler rpl_handler_for(int nr)
+{
+	pthread_once(&handlers_once, init_handlers);
+	return nr >= 0 && nr < RPL_MAX_NR ? handlers[nr] : NULL;
+}
+
+const char *rpl_wbuf(void)
+{
+	pthread_once(&handlers_once, init_handlers);
+	return write_buf;
+}
+
+int64_t rpl_skip(struct rpl_op *op, int why)
+{
+	op->skip = (uint8_t)why;
+	return RPL_SKIPPED;
+}
+
+int rpl_live_fd(struct rpl_ctx *c, struct rpl_op *op, int64_t fd)
+{
+	struct rpl_fd e;
+
+	if (fd < 0 || fd >= RPL_FD_MAX) {
+		rpl_skip(op, RPL_SKIP_BADARG);
+		return -1;
+	}
+	if (rpl_fdtab_get(c->pr->tab, (long)fd, &e) < 0 || e.state != RPL_FD_LIVE) {
+		rpl_skip(op, RPL_SKIP_FD);
+		return -1;
+	}
+	return e.live;
+}
+
+const char *rpl_op_path(struct rpl_ctx *c, struct rpl_op *op, const char *path)
+{
+	int why;
+
+	if (!path) {
+		rpl_skip(op, RPL_SKIP_NOPATH);
+		return NULL;
+	}
+	why = rpl_path_skip(c->p->o, path);
+	if (why) {
+		rpl_skip(op, why);
+		return NULL;
+	}
+	return path;
+}
+
+static long futex(_Atomic uint32_t *w, int op, uint32_t val, const struct timespec *ts)
+{
+	return syscall(SYS_futex, w, op | FUTEX_PRIVATE_FLAG, val, ts, NULL, 0);
+}
+
+static void wake_all(struct rpl_plan *p)
+{
+	atomic_fetch_add(&p->gen, 1);
+	if (atomic_load(&p->waiters))
+		futex(&p->gen, FUTEX_WAKE, INT_MAX, NULL);
+}
+
+/* Wait until *@flag is set.  @return : 0, or 1 if the wait was given up
+ * to break a deadlock. */
+static int wait_flag(struct rpl_plan *p, _Atomic uint8_t *flag8, _Atomic int *flag32)
+{
+	const struct timespec tick = { 0, 20000000 };
+	int64_t stuck_since = 0;
+	int broke = 0;
+
+#define FLAG_SET() (flag8 ? atomic_load(flag8) != 0 : atomic_load(flag32) != 0)
+	if (FLAG_SET())
+		return 0;
+	atomic_fetch_add(&p->waiters, 1);
+	atomic_fetch_add(&p->depwait, 1);
+	for (;;) {
+		uint32_t g = atomic_load(&p->gen);
+
+		if (FLAG_SET())
+			break;
+		if (atomic_load(&p->depwait) >= atomic_load(&p->active)) {
+			int64_t now = iot_now_ns();
+
+			if (!stuck_since)
+				stuck_since = now;
+			else if (now - stuck_since > RPL_DEADLOCK_NS) {
+				atomic_fetch_add(&p->breaks, 1);
+				broke = 1;
+				break;
+			}
+		} else {
+			stuck_since = 0;
+		}
+		futex(&p->gen, FUTEX_WAIT, g, &tick);
+	}
+#undef FLAG_SET
+	atomic_fetch_sub(&p->depwait, 1);
+	atomic_fetch_sub(&p->waiters, 1);
+	return broke;
+}
+
+void rpl_wait_proc(struct rpl_plan *p, uint32_t pi)
+{
+	wait_flag(p, NULL, &p->procs[pi].finished);
+}
+
+static void wait_deps(struct rpl_plan *p, struct rpl_op *op)
+{
+	uint16_t i;
+
+	for (i = 0; i < op->ndeps; i++) {
+		struct rpl_op *d = &p->ops[p->deps[op->dep_off + i]];
+
+		if (!atomic_load(&d->done))
+			wait_flag(p, &d->done, NULL);
+	}
+}
+
+static void sleep_until(int64_t t)
+{
+	int64_t now = iot_now_ns();
+
+	if (t - now > RPL_SPIN_NS) {
+		int64_t w = t - RPL_SPIN_NS;
+		struct timespec ts = { w / 1000000000, w % 1000000000 };
+
+		while (clock_nanosleep(CLOCK_MONOTONIC, TIMER_ABSTIME, &ts, NULL) == EINTR)
+			;
+	}
+	while (iot_now_ns() < t)
+		__builtin_ia32_pause();
+}
+
+static int64_t think(const struct rpl_plan *p, const struct rpl_op *op)
+{
+	switch (p->o->timing) {
+	case RPL_TIMING_AFAP:
+		return 0;
+	case RPL_TIMING_SCALE:
+		return (int64_t)((double)op->think_ns * p->o->scale);
+	}
+	return op->think_ns;
+}
+
+static void thread_done(struct rpl_ctx *c)
+{
+	struct rusage ru;
+
+	if (getrusage(RUSAGE_THREAD, &ru) == 0) {
+		c->t->utime_ns = ru.ru_utime.tv_sec * 1000000000LL + ru.ru_utime.tv_usec * 1000LL;
+		c->t->stime_ns = ru.ru_stime.tv_sec * 1000000000LL + ru.ru_stime.tv_usec * 1000LL;
+	}
+	c->t->end_ns = iot_now_ns();
+	if (atomic_fetch_sub(&c->pr->live, 1) == 1) {
+		/* The process is gone: its descriptors close, its parent's
+		 * wait4 may return. */
+		rpl_fdtab_unref(c->pr->tab);
+		c->pr->tab = NULL;
+		atomic_store(&c->pr->finished, 1);
+	}
+}
+
+static void *thread_main(void *arg)
+{
+	struct rpl_thread *t = arg;
+	struct rpl_plan *p = t->plan;
+	struct rpl_ctx c = { .p = p, .t = t, .pr = &p->procs[t->proc] };
+	int64_t prev_end;
+	uint32_t i;
+
+	t->dcache = rpl_dcache_new();
+	/* Wake at the scheduled time, not up to 50 us later. */
+	prctl(PR_SET_TIMERSLACK, 1UL, 0UL, 0UL, 0UL);
+	t->start_ns = iot_now_ns();
+	prev_end = t->spawn_op >= 0 ? t->start_ns : p->t0;
+	c.scratch = t->scratch;
+	for (i = 0; i < t->n_ops; i++) {
+		struct rpl_op *op = &p->ops[t->ops[i]];
+		rpl_handler h;
+		int64_t target, now, r;
+		uint16_t d;
+
+		if (op->ndeps)
+			wait_deps(p, op);
+		target = prev_end + think(p, op);
+		now = iot_now_ns();
+		if (p->o->timing != RPL_TIMING_AFAP && target > now) {
+			sleep_until(target);
+			now = iot_now_ns();
+		}
+		op->late_ns = p->o->timing == RPL_TIMING_AFAP || now < target ? 0 : now - target;
+		op->r_enter = now;
+		h = op->skip ? NULL : rpl_handler_for(op->ev.nr);
+		if (op->skip || !h)
+			r = op->skip ? RPL_SKIPPED : rpl_skip(op, RPL_SKIP_UNSUPPORTED);
+		else
+			r = h(&c, op);
+		op->r_exit = iot_now_ns();
+		if (r == RPL_SKIPPED) {
+			/* A skipped clone still starts its child's ops. */
+			if (op->child >= 0 && !p->threads[op->child].started)
+				rpl_thread_start(p, (uint32_t)op->child);
+			op->r_ret = op->ev.ret;
+			op->r_exit = op->r_enter;
+		} else {
+			op->r_ret = r;
+		}
+		for (d = 0; d < op->ndeps; d++)
+			if (!atomic_load(&p->ops[p->deps[op->dep_off + d]].done))
+				op->rflags |= RPL_OPF_VIOLATION;
+		atomic_store(&op->done, 1);
+		atomic_fetch_add(&p->completed, 1);
+		wake_all(p);
+		prev_end = op->r_exit;
+	}
+	thread_done(&c);
+	rpl_dcache_free(t->dcache);
+	t->dcache = NULL;
+	atomic_fetch_sub(&p->active, 1);
+	atomic_fetch_sub(&p->threads_alive, 1);
+	wake_all(p);
+	/* The main thread waits on its own word: completions do not wake it. */
+	atomic_fetch_add(&p->exit_gen, 1);
+	futex(&p->exit_gen, FUTEX_WAKE, INT_MAX, NULL);
+	return NULL;
+}
+
+int rpl_thread_start(struct rpl_plan *p, uint32_t ti)
+{
+	struct rpl_thread *t = &p->threads[ti];
+	struct rpl_proc *pr = &p->procs[t->proc];
+	pthread_attr_t attr;
+	int err = 0;
+
+	pthread_mutex_lock(&p->spawn_lock);
+	if (t->started)
+		goto out;
+	t->started = 1;
+	t->plan = p;
+	if (!pr->tab) {
+		struct rpl_fdtab *ptab = pr->parent >= 0 ? p->procs[pr->parent].tab : NULL;
+
+		if (ptab && pr->share_files)
+			pr->tab = rpl_fdtab_ref(ptab);
+		else if (ptab)
+			pr->tab = rpl_fdtab_copy(ptab);
+		else
+			pr->tab = rpl_fdtab_new(1);
+		err = -ENOMEM;
+		if (!pr->tab)
+			goto out;
+	}
+	t->scratch = aligned_alloc(4096, RPL_SCRATCH);
+	err = -ENOMEM;
+	if (!t->scratch)
+		goto out;
+	atomic_fetch_add(&pr->live, 1);
+	atomic_fetch_add(&p->active, 1);
+	atomic_fetch_add(&p->threads_alive, 1);
+	pthread_attr_init(&attr);
+	pthread_attr_setstacksize(&attr, RPL_STACK);
+	err = -pthread_create(&t->th, &attr, thread_main, t);
+	pthread_attr_destroy(&attr);
+	if (err) {
+		atomic_fetch_sub(&pr->live, 1);
+		atomic_fetch_sub(&p->active, 1);
+		atomic_fetch_sub(&p->threads_alive, 1);
+		t->started = 0;
+	}
+out:
+	pthread_mutex_unlock(&p->spawn_lock);
+	return err;
+}
+
+static void progress(struct rpl_plan *p, int final)
+{
+	uint64_t done = atomic_load(&p->completed);
+	char e[32];
+
+	fprintf(stderr, "\riotape: replay: %llu/%zu ops (%3.0f%%), %s   %s",
+		(unsigned long long)done, p->n_ops,
+		p->n_ops ? 100.0 * (double)done / (double)p->n_ops : 100.0,
+		cli_fmt_ns(e, sizeof(e), (double)(iot_now_ns() - p->t0)), final ? "\n" : "");
+	fflush(stderr);
+}
+
+/* Raise the descriptor limit: every replayed process keeps a copy of its
+ * parent's table open, all in this one process. */
+static void raise_nofile(void)
+{
+	struct rlimit rl;
+
+	if (getrlimit(RLIMIT_NOFILE, &rl) == 0 && rl.rlim_cur < rl.rlim_max) {
+		rl.rlim_cur = rl.rlim_max;
+		setrlimit(RLIMIT_NOFILE, &rl);
+	}
+}
+
+int rpl_execute(struct rpl_plan *p, struct rpl_result *res)
+{
+	const struct timespec tick = { 0, 200000000 };
+	size_t i, unstarted = 0;
+	int err = 0, e;
+
+	raise_nofile();
+	pthread_mutex_init(&p->spawn_lock, NULL);
+	rpl_handler_for(0);
+	p->t0 = iot_now_ns();
+	for (i = 0; i < p->n_threads; i++) {
+		if (p->threads[i].spawn_op >= 0)
+			continue;
+		e = rpl_thread_start(p, (uint32_t)i);
+		if (e && !err) {
+			cli_err(p->o->cmd, "cannot start a replay thread: %s", iot_strerror(e));
+			err = e;
+		}
+	}
+	for (;;) {
+		uint32_t g = atomic_load(&p->exit_gen);
+
+		if (atomic_load(&p->threads_alive) == 0)
+			break;
+		futex(&p->exit_gen, FUTEX_WAIT, g, &tick);
+		if (p->o->progress)
+			progress(p, 0);
+	}
+	for (i = 0; i < p->n_threads; i++) {
+		if (p->threads[i].started) {
+			pthread_join(p->threads[i].th, NULL);
+			continue;
+		}
+		/* Its spawner never ran (the trace lost it): not replayed. */
+		for (uint32_t k = 0; k < p->threads[i].n_ops; k++) {
+			struct rpl_op *op = &p->ops[p->threads[i].ops[k]];
+
+			if (!op->skip)
+				op->skip = RPL_SKIP_UNFINISHED;
+			op->r_ret = op->ev.ret;
+		}
+		unstarted++;
+	}
+	res->elapsed_ns = iot_now_ns() - p->t0;
+	if (p->o->progress)
+		progress(p, 1);
+	if (unstarted && !p->o->quiet)
+		cli_warn(p->o->cmd, "%s: %zu recorded threads were never started (their parent's "
+			 "clone is missing from the trace)", p->o->trace, unstarted);
+	res->deadlock_breaks = atomic_load(&p->breaks);
+	pthread_mutex_destroy(&p->spawn_lock);
+	return err;
+}

@@ -1,0 +1,113 @@
+/*
+ * think.c - the think time before each op: the recorded gap since the
+ * thread's previous op, less what tracing added to it.
+ */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "rpl.h"
+
+static int cmp_i64(const void *a, const void *b)
+{
+	int64_t x = *(const int64_t *)a, y = *(const int64_t *)b;
+
+	return x < y ? -1 : x > y;
+}
+
+/*
+ * Think time = recorded gap minus what tracing added to it.  The recorder
+ * measures its cost per stop (header stop_cost_ns), but on a loaded
+ * machine the real cost of a gap varies with scheduling; the trace itself
+ * shows it: in the programs iotape records, a good share of syscalls
+ * follow each other with next to no user code between them, so the 5th
+ * percentile of all gaps is what a gap costs under the tracer.  Each gap
+ * loses the larger of the two (floor 0, cut to RPL_THINK_MAX); the
+ * profile header says which was used.
+ *
+ * What remains can still hold the tracer's stalls (a chunk flush, a
+ * descheduled tracer), which no constant removes.  A process cannot have
+ * thought longer than the user CPU time it used, unless it slept in a
+ * call iotape does not record (nanosleep, poll): its think times are
+ * scaled down to fit its EXIT records' utime plus one clock tick.  With
+ * --timing raw, only stop_cost_ns is subtracted.
+ */
+/* Scale each process's think times to fit its user CPU time. */
+static int cpu_budget(struct rpl_plan *p)
+{
+	double *sum = calloc(p->n_procs + 1, sizeof(*sum));
+	struct rpl_map utime = { 0 };
+	size_t i;
+	int err = 0;
+
+	if (!sum)
+		return -ENOMEM;
+	for (i = 0; i < p->n_precs; i++) {
+		const struct iot_process *pr = &p->precs[i];
+		uint32_t v = 0;
+
+		if (pr->kind != IOT_PROC_EXIT || pr->utime_ns < 0)
+			continue;
+		rpl_map_get(&utime, RPL_IK(pr->pid), &v);
+		/* in microseconds: 71 minutes of CPU fit */
+		v += (uint32_t)(pr->utime_ns / 1000 > UINT32_MAX - v ? UINT32_MAX - v :
+				pr->utime_ns / 1000);
+		if (rpl_map_put(&utime, RPL_IK(pr->pid), v) < 0) {
+			err = -ENOMEM;
+			goto out;
+		}
+	}
+	for (i = 0; i < p->n_ops; i++)
+		sum[p->threads[p->ops[i].thread].proc] += (double)p->ops[i].think_ns;
+	for (i = 0; i < p->n_ops; i++) {
+		struct rpl_op *op = &p->ops[i];
+		uint32_t pi = p->threads[op->thread].proc, us;
+		double budget;
+
+		if (!rpl_map_get(&utime, RPL_IK(p->procs[pi].pid), &us))
+			continue;	/* no EXIT record: nothing to go by */
+		budget = (double)us * 1000.0 + 10e6;
+		if (sum[pi] > budget)
+			op->think_ns = (int64_t)((double)op->think_ns * budget / sum[pi]);
+	}
+out:
+	rpl_map_free(&utime);
+	free(sum);
+	return err;
+}
+
+int rpl_plan_think(struct rpl_plan *p)
+{
+	int64_t *g = malloc((p->n_ops + 1) * sizeof(*g)), cost;
+	size_t i, n = 0;
+
+	if (!g)
+		return -ENOMEM;
+	for (i = 0; i < p->n_ops; i++)
+		if (p->threads[p->ops[i].thread].ops[0] != i)
+			g[n++] = p->ops[i].think_ns;
+	cost = p->stop_cost_ns;
+	if (n >= 100) {
+		qsort(g, n, sizeof(*g), cmp_i64);
+		p->gap_floor_ns = g[n / 20];
+		if (p->gap_floor_ns > cost)
+			cost = p->gap_floor_ns;
+	}
+	free(g);
+	if (p->o->timing == RPL_TIMING_RAW)
+		cost = p->stop_cost_ns;
+	p->gap_cost_ns = cost;
+	for (i = 0; i < p->n_ops; i++) {
+		struct rpl_op *op = &p->ops[i];
+		int64_t t = op->think_ns - cost;
+
+		if (p->threads[op->thread].ops[0] == i && p->threads[op->thread].spawn_op < 0)
+			t = op->think_ns;	/* from the start of the workload */
+		if (t > RPL_THINK_MAX) {
+			t = RPL_THINK_MAX;
+			p->capped++;
+		}
+		op->think_ns = t > 0 ? t : 0;
+	}
+	return p->o->timing == RPL_TIMING_RAW ? 0 : cpu_budget(p);
+}

@@ -1,0 +1,335 @@
+/*
+ * test_replay.c - the replayer's descriptor tables and path confinement.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <linux/close_range.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+#include <cmocka.h>
+
+#include "rpl.h"
+
+static int is_open(int fd)
+{
+	return fcntl(fd, F_GETFD) >= 0;
+}
+
+static int devnull(void)
+{
+	return open("/dev/null", O_RDONLY | O_CLOEXEC);
+}
+
+static void put(struct rpl_fdtab *t, long fd, int cloexec)
+{
+	struct rpl_fd e = { .live = devnull(), .state = RPL_FD_LIVE, .cloexec = (uint8_t)cloexec };
+
+	assert_true(e.live >= 0);
+	assert_int_equal(rpl_fdtab_set(t, fd, &e), 0);
+}
+
+static int live_of(struct rpl_fdtab *t, long fd)
+{
+	struct rpl_fd e;
+
+	if (rpl_fdtab_get(t, fd, &e) < 0)
+		return -1;
+	return e.live;
+}
+
+/* ---- descriptor tables ---- */
+
+static void fd_fork_copies(void **state)
+{
+	struct rpl_fdtab *p = rpl_fdtab_new(1), *c;
+	int pl, cl;
+
+	put(p, 3, 0);
+	c = rpl_fdtab_copy(p);
+	assert_non_null(c);
+	pl = live_of(p, 3);
+	cl = live_of(c, 3);
+	assert_true(cl >= 0 && cl != pl);	/* a dup, not the same number */
+	assert_int_equal(rpl_fdtab_close(c, 3), 0);
+	assert_false(is_open(cl));
+	assert_true(is_open(pl));		/* the parent keeps its own */
+	assert_int_equal(rpl_fdtab_get(c, 3, &(struct rpl_fd){ 0 }), -EBADF);
+	rpl_fdtab_unref(c);
+	rpl_fdtab_unref(p);
+	assert_false(is_open(pl));		/* dropping a table closes */
+}
+
+static void fd_clone_files_shares(void **state)
+{
+	struct rpl_fdtab *p = rpl_fdtab_new(1), *t = rpl_fdtab_ref(p);
+	int l;
+
+	put(p, 5, 0);
+	l = live_of(t, 5);
+	assert_int_equal(l, live_of(p, 5));
+	assert_int_equal(rpl_fdtab_close(t, 5), 0);	/* a thread closes it */
+	assert_int_equal(live_of(p, 5), -1);		/* gone for all */
+	assert_false(is_open(l));
+	put(t, 6, 0);
+	rpl_fdtab_unref(t);
+	assert_true(is_open(live_of(p, 6)));	/* one ref left: still open */
+	rpl_fdtab_unref(p);
+}
+
+static void fd_dup_family(void **state)
+{
+	struct rpl_fdtab *t = rpl_fdtab_new(1);
+	struct rpl_fd e;
+	int l3, l7, old;
+
+	put(t, 3, 0);
+	l3 = live_of(t, 3);
+	/* dup / F_DUPFD: a new recorded number, its own live fd */
+	assert_int_equal(rpl_fdtab_dup(t, 3, 4, 0), 0);
+	assert_true(live_of(t, 4) >= 0 && live_of(t, 4) != l3);
+	/* dup2 onto an open number closes what was there */
+	put(t, 7, 0);
+	old = live_of(t, 7);
+	assert_int_equal(rpl_fdtab_dup(t, 3, 7, 0), 0);
+	assert_false(is_open(old) && old != live_of(t, 7) && old != l3 && old != live_of(t, 4));
+	l7 = live_of(t, 7);
+	assert_true(l7 >= 0 && l7 != l3);
+	/* dup2(fd, fd) changes nothing */
+	assert_int_equal(rpl_fdtab_dup(t, 3, 3, 1), 0);
+	assert_int_equal(live_of(t, 3), l3);
+	rpl_fdtab_get(t, 3, &e);
+	assert_int_equal(e.cloexec, 0);
+	/* dup3(O_CLOEXEC) / F_DUPFD_CLOEXEC mark the copy only */
+	assert_int_equal(rpl_fdtab_dup(t, 3, 9, 1), 0);
+	rpl_fdtab_get(t, 9, &e);
+	assert_int_equal(e.cloexec, 1);
+	/* unknown source, hostile numbers */
+	assert_int_equal(rpl_fdtab_dup(t, 42, 43, 0), -EBADF);
+	assert_int_equal(rpl_fdtab_dup(t, 3, -1, 0), -EBADF);
+	assert_int_equal(rpl_fdtab_dup(t, 3, RPL_FD_MAX, 0), -EBADF);
+	assert_int_equal(rpl_fdtab_get(t, -5, &e), -EBADF);
+	assert_int_equal(rpl_fdtab_get(t, 1L << 40, &e), -EBADF);
+	assert_int_equal(rpl_fdtab_count(t), 4);
+	rpl_fdtab_unref(t);
+}
+
+static void fd_close_range(void **state)
+{
+	struct rpl_fdtab *t = rpl_fdtab_new(1);
+	struct rpl_fd e;
+	long i;
+
+	for (i = 3; i <= 8; i++)
+		put(t, i, 0);
+	assert_int_equal(rpl_fdtab_close_range(t, 4, 5, 0), 0);
+	assert_int_equal(rpl_fdtab_get(t, 4, &e), -EBADF);
+	assert_int_equal(rpl_fdtab_get(t, 5, &e), -EBADF);
+	assert_int_equal(rpl_fdtab_get(t, 6, &e), 0);
+	assert_int_equal(rpl_fdtab_close_range(t, 7, ~0UL, CLOSE_RANGE_CLOEXEC), 0);
+	rpl_fdtab_get(t, 8, &e);
+	assert_int_equal(e.cloexec, 1);
+	assert_int_equal(rpl_fdtab_exec(t), 2);		/* 7 and 8 */
+	assert_int_equal(rpl_fdtab_count(t), 2);		/* 3 and 6 */
+	assert_int_equal(rpl_fdtab_close_range(t, 0, ~0UL, 0), 0);
+	assert_int_equal(rpl_fdtab_count(t), 0);
+	rpl_fdtab_unref(t);
+}
+
+static void fd_cloexec_at_exec(void **state)
+{
+	struct rpl_fdtab *t = rpl_fdtab_new(1);
+	int keep, gone;
+
+	put(t, 3, 1);
+	put(t, 4, 0);
+	gone = live_of(t, 3);
+	keep = live_of(t, 4);
+	assert_int_equal(rpl_fdtab_set_cloexec(t, 4, 0), 0);
+	assert_int_equal(rpl_fdtab_set_cloexec(t, 99, 1), -EBADF);
+	assert_int_equal(rpl_fdtab_exec(t), 1);
+	assert_false(is_open(gone));
+	assert_true(is_open(keep));
+	assert_int_equal(live_of(t, 4), keep);
+	/* F_SETFD later marks it */
+	assert_int_equal(rpl_fdtab_set_cloexec(t, 4, 1), 0);
+	assert_int_equal(rpl_fdtab_exec(t), 1);
+	assert_false(is_open(keep));
+	rpl_fdtab_unref(t);
+}
+
+/* ---- path confinement ---- */
+
+static char tmp[256], root[300], canary[300];
+
+static __attribute__((format(printf, 1, 2))) void sh(const char *fmt, ...)
+{
+	char cmd[2048];
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(cmd, sizeof(cmd), fmt, ap);
+	va_end(ap);
+	assert_int_equal(system(cmd), 0);
+}
+
+static int setup_dirs(void **state)
+{
+	const char *t = getenv("TMPDIR");
+
+	snprintf(tmp, sizeof(tmp), "%s/iotape-rpl-XXXXXX", t ? t : "/tmp");
+	if (!mkdtemp(tmp))
+		return -1;
+	snprintf(root, sizeof(root), "%s/root", tmp);
+	snprintf(canary, sizeof(canary), "%s/canary", tmp);
+	mkdir(root, 0755);
+	mkdir(canary, 0755);
+	close(open(strcat(strcpy((char[400]){ 0 }, canary), "/file"), O_CREAT | O_WRONLY, 0644));
+	return 0;
+}
+
+static int teardown_dirs(void **state)
+{
+	char cmd[400];
+
+	snprintf(cmd, sizeof(cmd), "rm -rf '%s'", tmp);
+	return system(cmd) == 0 ? 0 : -1;
+}
+
+static void canary_intact(void)
+{
+	struct stat st;
+	char p[400];
+
+	snprintf(p, sizeof(p), "%s/file", canary);
+	assert_int_equal(stat(p, &st), 0);
+	assert_int_equal(st.st_size, 0);
+	assert_int_equal(st.st_mode & 07777, 0644);
+	snprintf(p, sizeof(p), "%s/new", canary);
+	assert_int_equal(access(p, F_OK), -1);
+}
+
+static void root_refusals(void **state)
+{
+	char p[400];
+
+	assert_int_equal(rpl_root_open("/", 0), -EPERM);
+	assert_int_equal(rpl_root_open("/tmp/..", 0), -EPERM);
+	assert_int_equal(rpl_root_open("//", 0), -EPERM);
+	snprintf(p, sizeof(p), "%s/missing", tmp);
+	assert_int_equal(rpl_root_open(p, 0), -ENOENT);
+	assert_int_equal(rpl_root_open(tmp, 1), -ENOTEMPTY);
+	snprintf(p, sizeof(p), "%s/file", canary);
+	assert_int_equal(rpl_root_open(p, 0), -ENOTDIR);
+	sh("mkdir -p '%s/lost+found'", root);
+	{
+		int fd = rpl_root_open(root, 1);	/* lost+found alone is empty */
+
+		assert_true(fd >= 0);
+		close(fd);
+	}
+	sh("rmdir '%s/lost+found'", root);
+}
+
+static void confine_dotdot_and_symlinks(void **state)
+{
+	int rfd = rpl_root_open(root, 0), fd;
+	struct rpl_name n;
+	char p[600];
+
+	assert_true(rfd >= 0);
+	/* ".." at the root stays at the root */
+	snprintf(p, sizeof(p), "/../../../..%s/file", canary);
+	fd = rpl_resolve(rfd, p, O_WRONLY | O_TRUNC, 0);
+	assert_int_equal(fd, -ENOENT);
+	snprintf(p, sizeof(p), "/..%s/new", canary);
+	fd = rpl_resolve(rfd, p, O_WRONLY | O_CREAT, 0644);
+	assert_int_equal(fd, -ENOENT);
+	/* an absolute symlink inside the root points inside the root */
+	sh("ln -s '%s' '%s/abs'", canary, root);
+	fd = rpl_resolve(rfd, "/abs/file", O_WRONLY | O_TRUNC, 0);
+	assert_int_equal(fd, -ENOENT);
+	fd = rpl_resolve(rfd, "/abs/new", O_WRONLY | O_CREAT, 0644);
+	assert_int_equal(fd, -ENOENT);
+	assert_int_equal(rpl_parent(rfd, "/abs/new", &n), -ENOENT);
+	/* a relative symlink climbing out is clamped too */
+	sh("ln -s ../canary '%s/rel'", root);
+	assert_int_equal(rpl_resolve(rfd, "/rel/file", O_RDONLY, 0), -ENOENT);
+	/* the last component of a name op is never "..", "." or the root */
+	sh("mkdir '%s/d'", root);
+	assert_int_equal(rpl_parent(rfd, "/d/..", &n), -EINVAL);
+	assert_int_equal(rpl_parent(rfd, "/d/.", &n), -EINVAL);
+	assert_int_equal(rpl_parent(rfd, "/", &n), -EINVAL);
+	assert_int_equal(rpl_parent(rfd, "///", &n), -EINVAL);
+	/* a name op on a symlink acts on the link itself */
+	assert_int_equal(rpl_parent(rfd, "/abs/", &n), 0);
+	assert_string_equal(n.name, "abs");
+	assert_int_equal(unlinkat(n.dirfd, n.name, 0), 0);
+	close(n.dirfd);
+	/* magic links are refused */
+	assert_true(rpl_resolve(rfd, "/proc/self/root/etc/passwd", O_RDONLY, 0) < 0);
+	canary_intact();
+	close(rfd);
+	sh("rm -rf '%s'/*", root);
+}
+
+static void confine_swapped_symlink(void **state)
+{
+	int rfd = rpl_root_open(root, 0);
+	struct rpl_name n;
+	int fd;
+
+	sh("mkdir '%s/d'", root);
+	assert_int_equal(rpl_parent(rfd, "/d/x", &n), 0);
+	close(n.dirfd);
+	/* the directory becomes a symlink out of the root mid-replay */
+	sh("rmdir '%s/d' && ln -s '%s' '%s/d'", root, canary, root);
+	assert_int_equal(rpl_parent(rfd, "/d/new", &n), -ENOENT);
+	fd = rpl_resolve(rfd, "/d/new", O_WRONLY | O_CREAT, 0644);
+	assert_int_equal(fd, -ENOENT);
+	assert_int_equal(rpl_resolve(rfd, "/d/file", O_RDWR, 0), -ENOENT);
+	canary_intact();
+	close(rfd);
+	sh("rm -rf '%s'/*", root);
+}
+
+static void prefixes(void **state)
+{
+	const char *inc[] = { "/work" }, *exc[] = { "/work/tmp/" };
+	struct rpl_opts o = { .include = inc, .n_include = 1, .exclude = exc, .n_exclude = 1 };
+
+	assert_true(rpl_prefix_match("/proc", "/proc"));
+	assert_true(rpl_prefix_match("/proc/1/stat", "/proc"));
+	assert_false(rpl_prefix_match("/process", "/proc"));
+	assert_true(rpl_prefix_match("/anything", "/"));
+	assert_int_equal(rpl_path_skip(NULL, "/dev/null"), RPL_SKIP_PSEUDO);
+	assert_int_equal(rpl_path_skip(NULL, "/sys/kernel"), RPL_SKIP_PSEUDO);
+	assert_int_equal(rpl_path_skip(NULL, "/devices"), 0);
+	assert_int_equal(rpl_path_skip(&o, "/work/a"), 0);
+	assert_int_equal(rpl_path_skip(&o, "/work/tmp/x"), RPL_SKIP_EXCLUDED);
+	assert_int_equal(rpl_path_skip(&o, "/home/x"), RPL_SKIP_EXCLUDED);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(fd_fork_copies),
+		cmocka_unit_test(fd_clone_files_shares),
+		cmocka_unit_test(fd_dup_family),
+		cmocka_unit_test(fd_close_range),
+		cmocka_unit_test(fd_cloexec_at_exec),
+		cmocka_unit_test(root_refusals),
+		cmocka_unit_test(confine_dotdot_and_symlinks),
+		cmocka_unit_test(confine_swapped_symlink),
+		cmocka_unit_test(prefixes),
+	};
+
+	return cmocka_run_group_tests(tests, setup_dirs, teardown_dirs);
+}

@@ -1,0 +1,263 @@
+/*
+ * test_replay_plan.c - the replayer's plan (threads, processes, fork,
+ * wait, pipe and resource edges) on a trace written here with the writer,
+ * then a replay of it into a temporary root, and its profile.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+#include <cmocka.h>
+
+#include "rpl.h"
+
+static char tmp[256], trace[300];
+
+#define US 1000LL
+#define T0 1000000000LL
+
+struct evspec {
+	int64_t t0, t1;
+	int pid, tid, nr;
+	int64_t ret;
+	int nargs;
+	int64_t a[6];
+	const char *path, *path2;
+};
+
+/* The workload: a process writes a file, makes a pipe, forks a child
+ * that appends to the inherited descriptor and feeds the pipe, starts a
+ * thread that creates a file, reads the pipe, reaps the child. */
+static const struct evspec evs[] = {
+	{ 1000, 1010, 100, 100, SYS_openat, 3, 4, { AT_FDCWD, 0, O_WRONLY | O_CREAT, 0644 }, "/w/f", NULL },
+	{ 1020, 1030, 100, 100, SYS_pipe2, 0, 2, { 4 | (5LL << 32), O_CLOEXEC }, NULL, NULL },
+	{ 1040, 1050, 100, 100, SYS_write, 100, 3, { 3, 0, 100 }, "/w/f", NULL },
+	{ 1060, 1070, 100, 100, SYS_clone, 101, 5, { 17 }, NULL, NULL },
+	{ 1072, 1075, 100, 100, SYS_clone, 102, 5, { 0x3d0f00 }, NULL, NULL },
+	{ 1080, 1300, 100, 100, SYS_read, 10, 3, { 4, 0, 4096 }, NULL, NULL },
+	{ 1310, 1500, 100, 100, SYS_wait4, 101, 4, { 101, 0, 0, 0 }, NULL, NULL },
+	{ 1510, 1520, 100, 100, SYS_close, 0, 1, { 3 }, "/w/f", NULL },
+	{ 1525, 1527, 100, 100, SYS_close, 0, 1, { 6 }, NULL, NULL },
+	{ 1528, 1529, 100, 100, SYS_newfstatat, 0, 4, { AT_FDCWD, 0, 0, 0 }, "/w/g", NULL },
+	{ 1530, 1530, 100, 100, SYS_exit_group, 0, 1, { 0 }, NULL, NULL },
+	{ 1100, 1110, 101, 101, SYS_write, 50, 3, { 3, 0, 50 }, "/w/f", NULL },
+	{ 1200, 1210, 101, 101, SYS_write, 10, 3, { 5, 0, 10 }, NULL, NULL },
+	{ 1220, 1230, 101, 101, SYS_openat, -ENOENT, 4, { AT_FDCWD, 0, O_RDONLY, 0 }, "/w/missing", NULL },
+	{ 1240, 1250, 101, 101, SYS_openat, 3, 4, { AT_FDCWD, 0, O_RDONLY, 0 }, "/dev/null", NULL },
+	{ 1260, 1270, 101, 101, SYS_read, 0, 3, { 3, 0, 10 }, NULL, NULL },
+	{ 1400, 1400, 101, 101, SYS_exit_group, 0, 1, { 0 }, NULL, NULL },
+	{ 1090, 1095, 100, 102, SYS_openat, 6, 4, { AT_FDCWD, 0, O_WRONLY | O_CREAT, 0600 }, "/w/g", NULL },
+	{ 1096, 1096, 100, 102, SYS_exit, 0, 1, { 0 }, NULL, NULL },
+};
+#define N_EVS (sizeof(evs) / sizeof(evs[0]))
+
+static void write_trace(void)
+{
+	struct iot_header h = { .kind = IOT_KIND_TRACE, .host = "test", .start_ns = T0 };
+	struct iot_path_state ps = { .path = "/w", .path_len = 2, .type = S_IFDIR,
+				     .mode = 0755, .nlink = 2 };
+	struct iot_process pr = { .kind = IOT_PROC_FORK, .t_ns = T0 + 1065 * US, .pid = 101,
+				  .tid = 101, .ppid = 100, .ptid = 100, .clone_flags = 17 };
+	struct iot_writer *w;
+	size_t i;
+
+	assert_int_equal(iot_writer_open(&w, trace, &h, NULL), 0);
+	assert_int_equal(iot_writer_path_state(w, &ps), 0);
+	assert_int_equal(iot_writer_process(w, &pr), 0);
+	pr.kind = IOT_PROC_THREAD;
+	pr.pid = 100;
+	pr.tid = 102;
+	pr.clone_flags = 0x3d0f00;
+	assert_int_equal(iot_writer_process(w, &pr), 0);
+	/* Written in exit order, as a recorder would. */
+	for (i = 0; i < N_EVS; i++) {
+		const struct evspec *s = &evs[i];
+		struct iot_event ev = {
+			.t_enter = T0 + s->t0 * US, .t_exit = T0 + s->t1 * US,
+			.pid = s->pid, .tid = s->tid, .nr = s->nr, .ret = s->ret,
+			.nargs = (uint32_t)s->nargs, .path = s->path,
+			.path_len = s->path ? (uint32_t)strlen(s->path) : 0,
+		};
+
+		memcpy(ev.args, s->a, sizeof(ev.args));
+		assert_int_equal(iot_writer_event(w, &ev), 0);
+	}
+	assert_int_equal(iot_writer_close(w, 0), 0);
+}
+
+static int setup(void **state)
+{
+	const char *t = getenv("TMPDIR");
+
+	snprintf(tmp, sizeof(tmp), "%s/iotape-rplp-XXXXXX", t ? t : "/tmp");
+	if (!mkdtemp(tmp))
+		return -1;
+	snprintf(trace, sizeof(trace), "%s/t.iotape", tmp);
+	return 0;
+}
+
+static int teardown(void **state)
+{
+	char cmd[400];
+
+	snprintf(cmd, sizeof(cmd), "rm -rf '%s'", tmp);
+	return system(cmd) == 0 ? 0 : -1;
+}
+
+/* The op of the plan recorded at @t0 by @tid. */
+static uint32_t op_at(const struct rpl_plan *p, int tid, int64_t t0)
+{
+	size_t i;
+
+	for (i = 0; i < p->n_ops; i++)
+		if (p->ops[i].ev.tid == tid && p->ops[i].ev.t_enter == T0 + t0 * US)
+			return (uint32_t)i;
+	fail_msg("no op of %d at %lld", tid, (long long)t0);
+	return 0;
+}
+
+static int depends(const struct rpl_plan *p, uint32_t op, uint32_t on)
+{
+	uint16_t i;
+
+	for (i = 0; i < p->ops[op].ndeps; i++)
+		if (p->deps[p->ops[op].dep_off + i] == on)
+			return 1;
+	return 0;
+}
+
+static void plan_edges(void **state)
+{
+	struct rpl_opts o = { .trace = trace, .cmd = "test", .quiet = 1 };
+	struct rpl_plan p;
+	const struct rpl_thread *parent, *child, *thr;
+	uint32_t clone_op, thr_op;
+
+	write_trace();
+	assert_int_equal(rpl_plan_build(&p, &o), 0);
+	assert_int_equal(p.n_ops, N_EVS);
+	assert_int_equal(p.n_threads, 3);
+	assert_int_equal(p.n_procs, 2);
+	assert_int_equal(p.n_ps, 1);
+	/* entry order within threads */
+	for (size_t t = 0; t < p.n_threads; t++)
+		for (uint32_t k = 1; k < p.threads[t].n_ops; k++)
+			assert_true(p.ops[p.threads[t].ops[k - 1]].ev.t_enter <
+				    p.ops[p.threads[t].ops[k]].ev.t_enter);
+	parent = &p.threads[p.ops[op_at(&p, 100, 1000)].thread];
+	child = &p.threads[p.ops[op_at(&p, 101, 1100)].thread];
+	thr = &p.threads[p.ops[op_at(&p, 102, 1090)].thread];
+	/* fork -> the child's first op; a new process, its own table */
+	clone_op = op_at(&p, 100, 1060);
+	assert_int_equal(child->spawn_op, (int32_t)clone_op);
+	assert_int_equal(p.ops[clone_op].child, (int32_t)(child - p.threads));
+	assert_int_not_equal(child->proc, parent->proc);
+	assert_int_equal(p.procs[child->proc].parent, (int32_t)parent->proc);
+	assert_int_equal(p.procs[child->proc].share_files, 0);
+	/* CLONE_THREAD: same process */
+	thr_op = op_at(&p, 100, 1072);
+	assert_int_equal(thr->spawn_op, (int32_t)thr_op);
+	assert_int_equal(thr->proc, parent->proc);
+	/* child exit -> the parent's wait4 */
+	assert_int_equal(p.ops[op_at(&p, 100, 1310)].wait_proc, (int32_t)child->proc);
+	/* same open file through fork: the child's append follows the write */
+	assert_true(depends(&p, op_at(&p, 101, 1100), op_at(&p, 100, 1040)));
+	/* pipe write -> read, though the read entered first */
+	assert_true(depends(&p, op_at(&p, 100, 1080), op_at(&p, 101, 1200)));
+	/* a descriptor a thread opened, closed by the main thread */
+	assert_true(depends(&p, op_at(&p, 100, 1525), op_at(&p, 102, 1090)));
+	/* same path: the stat follows the thread's create */
+	assert_true(depends(&p, op_at(&p, 100, 1528), op_at(&p, 102, 1090)));
+	/* no edges inside a thread, none backwards */
+	for (size_t i = 0; i < p.n_ops; i++)
+		for (uint16_t d = 0; d < p.ops[i].ndeps; d++) {
+			const struct rpl_op *dep = &p.ops[p.deps[p.ops[i].dep_off + d]];
+
+			assert_int_not_equal(dep->thread, p.ops[i].thread);
+			assert_true(dep->ev.t_exit <= p.ops[i].ev.t_exit);
+		}
+	/* think time: gap since the thread's previous op ended */
+	assert_int_equal(p.ops[op_at(&p, 100, 1040)].think_ns, 10 * US);
+	assert_int_equal(p.ops[op_at(&p, 101, 1100)].think_ns, 30 * US);
+	rpl_plan_free(&p);
+}
+
+static void replay_end_to_end(void **state)
+{
+	struct rpl_opts o = { .trace = trace, .cmd = "test", .quiet = 1,
+			      .timing = RPL_TIMING_ORIGINAL, .verify = 1 };
+	static struct rpl_result res;
+	struct iot_reader *rd;
+	struct iot_item it;
+	char root[400], out[400], f[500];
+	struct stat st;
+	size_t events = 0, skipped = 0;
+	int r;
+
+	write_trace();
+	snprintf(root, sizeof(root), "%s/root", tmp);
+	snprintf(out, sizeof(out), "%s/p.iotape", tmp);
+	mkdir(root, 0755);
+	o.root = root;
+	o.out = out;
+	o.label = "unit";
+	assert_int_equal(rpl_run(&o, &res), 0);
+	assert_int_equal(res.ops, N_EVS);
+	/* /dev/null open, and the read of it, are skipped; all else replayed */
+	assert_int_equal(res.skipped, 2);
+	assert_int_equal(res.skipped_by[RPL_SKIP_PSEUDO], 1);
+	assert_int_equal(res.skipped_by[RPL_SKIP_FD], 1);
+	assert_int_equal(res.mismatches, 0);
+	assert_int_equal(res.ordering_violations, 0);
+	assert_int_equal(res.deadlock_breaks, 0);
+	assert_true(res.elapsed_ns >= 500 * US);	/* original think times kept */
+	/* parent 100 bytes, then the child's 50 through the shared offset */
+	snprintf(f, sizeof(f), "%s/w/f", root);
+	assert_int_equal(stat(f, &st), 0);
+	assert_int_equal(st.st_size, 150);
+	snprintf(f, sizeof(f), "%s/w/g", root);
+	assert_int_equal(stat(f, &st), 0);
+	assert_int_equal(st.st_mode & 0777, 0600);
+
+	assert_int_equal(iot_reader_open(&rd, out), 0);
+	assert_int_equal(iot_reader_header(rd)->kind, IOT_KIND_PROFILE);
+	assert_string_equal(iot_header_get(iot_reader_header(rd), "replay.source"), trace);
+	assert_string_equal(iot_reader_header(rd)->target_label, "unit");
+	while ((r = iot_reader_next(rd, &it)) > 0) {
+		if (it.kind != IOT_ITEM_EVENT)
+			continue;
+		events++;
+		skipped += (it.u.ev.flags & IOT_EV_REPLAY_SKIPPED) != 0;
+		assert_true(it.u.ev.t_exit >= it.u.ev.t_enter);
+		assert_false(it.u.ev.flags & IOT_EV_REPLAY_MISMATCH);
+	}
+	assert_int_equal(r, 0);
+	assert_int_equal(events, N_EVS);
+	assert_int_equal(skipped, 2);
+	iot_reader_close(rd);
+
+	/* A non-empty root is refused without --force. */
+	assert_int_equal(rpl_run(&o, &res), -ENOTEMPTY);
+	o.force = 1;
+	o.timing = RPL_TIMING_AFAP;
+	assert_int_equal(rpl_run(&o, &res), 0);
+	assert_int_equal(res.mismatches, 0);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(plan_edges),
+		cmocka_unit_test(replay_end_to_end),
+	};
+
+	return cmocka_run_group_tests(tests, setup, teardown);
+}
