@@ -1,0 +1,146 @@
+#!/bin/bash
+# fault_writer.sh - the trace file cannot be written (ENOSPC, EIO, a failing
+# fsync, a really full filesystem) while iotape record runs (and the same
+# for 'check --repair' and 'replay -o'): iotape says so
+# naming the file and the error, exits non-zero, leaves no traced process
+# behind (none stopped in 't (tracing stop)'), and the file it leaves holds
+# only whole frames plus at most a torn tail: 'iotape check' exits 0 or 3,
+# never reports a corrupt frame, and --repair makes it pass.
+set -u
+. "$SRCDIR/tests/integration/lib.sh"
+. "$SRCDIR/tests/integration/record_lib.sh"
+need_iotape_cmd record
+need_iotape_cmd check
+need_iotape_cmd replay
+need_ptrace
+SHIM=$SRCDIR/$BUILD/tests/shim/faultio.so
+[ -f "$SHIM" ] || skip "$SHIM is not built"
+export ASAN_OPTIONS=detect_leaks=0:verify_asan_link_order=0
+d=$(mktemp -d /tmp/iotape-fault.XXXXXX)
+mnt=$d/mnt
+trap 'mountpoint -q "$mnt" && umount "$mnt"; rm -rf "$d"' EXIT
+cd "$d"
+mkdir w
+# the workload's argv names $d: how the leftover check finds its processes
+work=("$PROGS/rel_writer" "$d/w" 3000 100)
+
+# no_traced_leftovers - no process of this test's workload is alive, and
+# none sits in a tracing stop
+no_traced_leftovers() {
+	local what=$1 i
+	for i in 1 2 3 4 5 6 7 8 9 10; do
+		pgrep -f "rel_writer $d/" >/dev/null || return 0
+		sleep 0.2
+	done
+	ps -eo pid,stat,args | grep "rel_writer $d/" | grep -v grep >&2
+	ps -eo stat,args | grep "rel_writer $d/" | grep -q '^t' &&
+		fail "$what: a workload process is left in tracing stop"
+	fail "$what: a workload process outlived iotape record"
+}
+
+# trace_sound FILE WHAT - whole frames and a torn tail at most; repairable
+trace_sound() {
+	local f=$1 what=$2 rc
+	"$IOTAPE" check "$f" >check.out 2>check.err; rc=$?
+	[ "$rc" = 0 ] || [ "$rc" = 3 ] || fail "$what: check exit $rc: $(cat check.err)"
+	grep -qi 'corrupt' check.err && fail "$what: check found a corrupt frame: $(cat check.err)"
+	if [ "$rc" = 3 ]; then
+		"$IOTAPE" check --repair -o fixed.iotape "$f" >/dev/null 2>&1 ||
+			fail "$what: --repair failed"
+		"$IOTAPE" check -q fixed.iotape || fail "$what: the repaired file does not pass"
+	fi
+	return 0
+}
+
+# fault ERRNO CALL AFTER - record with the shim failing writes (or fsync) on
+# t.iotape after AFTER bytes
+fault() {
+	local err=$1 call=$2 after=$3 rc what="$1 on $2 after $3 bytes"
+	rm -f t.iotape fixed.iotape
+	# env after timeout: the shim takes LD_PRELOAD out of the environment
+	# of the first program it is loaded into
+	timeout 120 env LD_PRELOAD="$SHIM" FAULTIO_PATH=t.iotape FAULTIO_ERRNO="$err" \
+		FAULTIO_CALL="$call" FAULTIO_AFTER="$after" \
+		"$IOTAPE" record -o t.iotape -- "${work[@]}" >log 2>err
+	rc=$?
+	[ "$rc" = 124 ] && fail "$what: iotape record hung"
+	[ "$rc" != 0 ] || fail "$what: iotape record exited 0 after a write error"
+	grep -q '^faultio: ' err || fail "$what: the fault never fired: $(cat err)"
+	grep -q "iotape: record: t.iotape: .*$(errtext "$err")" err ||
+		fail "$what: no message naming the file and the error: $(grep -v faultio err)"
+	no_traced_leftovers "$what"
+	[ -s t.iotape ] || return 0	# nothing written: nothing to check
+	trace_sound t.iotape "$what"
+	echo "$what: exit $rc, $(stat -c %s t.iotape) bytes left, $(wc -l <log) files written"
+}
+
+errtext() {
+	case $1 in
+	ENOSPC) echo 'No space left on device' ;;
+	EIO) echo 'Input/output error' ;;
+	esac
+}
+
+# a mid-run failure: some frames are out, the run goes on
+for after in 3000 17000 41000; do fault ENOSPC write $after; done
+for after in 9000 33000; do fault EIO write $after; done
+# the final fsync fails: the trace may be complete but is not durable
+fault EIO fsync 0
+fault ENOSPC both 25000
+# the very first write fails: the header cannot be written
+fault ENOSPC write 0
+[ ! -s log ] || fail "the program ran although the trace header could not be written"
+# frames already written before the fault must all be there
+fault ENOSPC write 41000
+n=$("$IOTAPE" dump t.iotape 2>/dev/null | grep -c "close(3) = 0")
+[ "$n" -gt 0 ] || fail "no event kept before the fault at 41000 bytes"
+
+# 'iotape check --repair' that cannot write: the damaged original stays as
+# it was and no temporary file is left
+"$IOTAPE" record -q -o whole.iotape -- "${work[@]}" >/dev/null || fail "plain record failed"
+sz=$(stat -c %s whole.iotape)
+head -c $((sz * 2 / 3)) whole.iotape >cut.iotape
+sum=$(sha256sum <cut.iotape)
+for call in write fsync; do
+	rc=0
+	timeout 60 env LD_PRELOAD="$SHIM" FAULTIO_PATH=cut.iotape FAULTIO_CALL=$call FAULTIO_AFTER=2000 \
+		"$IOTAPE" check --repair cut.iotape >/dev/null 2>err || rc=$?
+	[ "$rc" = 1 ] || fail "repair with $call failing: exit $rc, want 1"
+	grep -q '^faultio: ' err || fail "repair with $call failing: the fault never fired"
+	grep -q 'iotape: check: cut.iotape: .*No space left on device' err ||
+		fail "repair with $call failing: no message naming the file: $(cat err)"
+	[ "$(sha256sum <cut.iotape)" = "$sum" ] || fail "repair with $call failing changed the original"
+	ls | grep -q 'cut.iotape.' && fail "repair with $call failing left a file: $(ls)"
+	echo "repair with $call failing: exit 1, original intact, nothing left"
+done
+
+# 'iotape replay -o' whose profile cannot be written: exit 1, a message
+# naming the profile, the part written is whole frames
+mkdir root
+rc=0
+timeout 120 env LD_PRELOAD="$SHIM" FAULTIO_PATH=prof.iotape FAULTIO_AFTER=3000 \
+	"$IOTAPE" replay whole.iotape --root "$d/root" --timing afap -o prof.iotape >/dev/null 2>err || rc=$?
+[ "$rc" = 1 ] || fail "replay with the profile unwritable: exit $rc, want 1: $(cat err)"
+grep -q 'iotape: replay: prof.iotape: .*No space left on device' err ||
+	fail "replay with the profile unwritable: no message naming it: $(cat err)"
+trace_sound prof.iotape "replay profile ENOSPC"
+echo "replay with the profile unwritable: exit 1, profile sound up to the fault"
+
+# a real full filesystem: the output directory is a 64 KiB tmpfs
+if [ "$(id -u)" = 0 ] && mkdir -p "$mnt" && mount -t tmpfs -o size=64k tmpfs "$mnt" 2>/dev/null; then
+	rc=0
+	timeout 120 "$IOTAPE" record -o "$mnt/t.iotape" -- "$PROGS/rel_writer" "$d/w" 12000 100 \
+		>log 2>err || rc=$?
+	[ "$rc" = 124 ] && fail "full tmpfs: iotape record hung"
+	[ "$rc" != 0 ] || fail "full tmpfs: iotape record exited 0"
+	grep -q "iotape: record: $mnt/t.iotape: No space left on device" err ||
+		fail "full tmpfs: no ENOSPC message naming the file: $(cat err)"
+	no_traced_leftovers "full tmpfs"
+	cp "$mnt/t.iotape" full.iotape
+	trace_sound full.iotape "full tmpfs"
+	echo "full tmpfs: exit $rc, $(stat -c %s full.iotape) bytes left"
+	umount "$mnt"
+else
+	echo "full tmpfs: not run (needs root and mount)"
+fi
+echo ok
