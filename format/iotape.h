@@ -269,9 +269,9 @@ const char *iot_header_get(const struct iot_header *h, const char *key);
 struct iot_writer;
 
 struct iot_writer_opts {
-	uint32_t flush_events;		/* flush a chunk every N events (0: 4096) */
+	uint32_t flush_events;		/* flush a chunk every N events (0: 8192) */
 	uint32_t flush_ms;		/* ... or every T ms (0: 250; <0 never) */
-	int level;			/* zstd level (0: 3) */
+	int level;			/* zstd level (0: 5) */
 	int background;			/* compress and write in a thread */
 };
 
@@ -343,7 +343,7 @@ struct iot_item {
 /* What the reader knows about the file as a whole. */
 struct iot_summary {
 	uint64_t file_size;
-	uint64_t frames;		/* zstd frames holding records */
+	uint64_t frames;		/* chunk frames (the header frame not counted) */
 	uint64_t events, path_states, processes;
 	uint64_t dropped_events;
 	int64_t t_min, t_max;		/* event times (enter min, exit max) */

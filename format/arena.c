@@ -1,0 +1,135 @@
+/*
+ * arena.c - a bump allocator reset as a whole.
+ *
+ * The reader unpacks every chunk into one arena and resets it when it moves
+ * to the next chunk: protobuf-c would otherwise call malloc once per field
+ * and per repeated element, which dominates decoding time.
+ */
+#include <stdlib.h>
+#include <string.h>
+
+#include "iotape.h"
+#include "internal.h"
+
+struct arena_block {
+	struct arena_block *next;
+	size_t size, used;
+	/* max_align_t keeps every allocation aligned for any type */
+	max_align_t data[];
+};
+
+struct iot_arena {
+	struct arena_block *head;	/* current block, first in the list */
+	size_t block;			/* default block payload size */
+};
+
+#define ARENA_ALIGN (sizeof(max_align_t))
+
+static struct arena_block *block_new(size_t size)
+{
+	struct arena_block *b = malloc(sizeof(*b) + size);
+
+	if (!b)
+		return NULL;
+	b->next = NULL;
+	b->size = size;
+	b->used = 0;
+	return b;
+}
+
+struct iot_arena *iot_arena_new(size_t block)
+{
+	struct iot_arena *a = calloc(1, sizeof(*a));
+
+	if (!a)
+		return NULL;
+	a->block = block ? block : 64 * 1024;
+	return a;
+}
+
+void *iot_arena_alloc(struct iot_arena *a, size_t n)
+{
+	struct arena_block *b = a->head;
+	size_t need = (n + ARENA_ALIGN - 1) & ~(ARENA_ALIGN - 1);
+	void *p;
+
+	if (need < n)
+		return NULL;	/* overflow */
+	if (!b || b->size - b->used < need) {
+		size_t size = need > a->block ? need : a->block;
+
+		/* Keep a big block after a small one: after a reset the big one
+		 * at the head is reused and the list stops growing. */
+		b = block_new(size);
+		if (!b)
+			return NULL;
+		b->next = a->head;
+		a->head = b;
+	}
+	p = (char *)b->data + b->used;
+	b->used += need;
+	return p;
+}
+
+char *iot_arena_strndup(struct iot_arena *a, const char *s, size_t n)
+{
+	char *p = iot_arena_alloc(a, n + 1);
+
+	if (!p)
+		return NULL;
+	if (n)
+		memcpy(p, s, n);
+	p[n] = '\0';
+	return p;
+}
+
+/* Keep only the largest block so that a steady workload allocates nothing
+ * after its first chunk. */
+void iot_arena_reset(struct iot_arena *a)
+{
+	struct arena_block *b, *next, *keep = NULL;
+
+	for (b = a->head; b; b = b->next)
+		if (!keep || b->size > keep->size)
+			keep = b;
+	for (b = a->head; b; b = next) {
+		next = b->next;
+		if (b != keep)
+			free(b);
+	}
+	if (keep) {
+		keep->next = NULL;
+		keep->used = 0;
+	}
+	a->head = keep;
+}
+
+void iot_arena_free(struct iot_arena *a)
+{
+	struct arena_block *b, *next;
+
+	if (!a)
+		return;
+	for (b = a->head; b; b = next) {
+		next = b->next;
+		free(b);
+	}
+	free(a);
+}
+
+static void *arena_pb_alloc(void *data, size_t size)
+{
+	return iot_arena_alloc(data, size);
+}
+
+static void arena_pb_free(void *data, void *p)
+{
+	/* freed all at once by iot_arena_reset() */
+}
+
+void iot_arena_pb_allocator(struct iot_arena *a, ProtobufCAllocator *pa)
+{
+	pa->alloc = arena_pb_alloc;
+	pa->free = arena_pb_free;
+	pa->allocator_data = a;
+}

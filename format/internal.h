@@ -1,0 +1,111 @@
+/*
+ * internal.h - private to the format library (writer, reader, repair).
+ * Nothing outside format/ includes this.
+ */
+#ifndef IOT_INTERNAL_H
+#define IOT_INTERNAL_H
+
+#include <stdint.h>
+#include <stddef.h>
+#include <protobuf-c/protobuf-c.h>
+
+#include "iotape.h"
+#include "trace.pb-c.h"
+
+/* The index trailer: a zstd skippable frame whose content is
+ * Index bytes, uint32 LE length of them, "IOTX". */
+#define IOT_SKIPPABLE_MAGIC 0x184D2A50u
+#define IOT_SKIPPABLE_MASK 0xFFFFFFF0u
+#define IOT_TRAILER_MAGIC "IOTX"
+#define IOT_TRAILER_LEN 8		/* uint32 length + "IOTX" */
+
+/* No frame may decompress to more than this (hostile input). */
+#define IOT_MAX_FRAME_CONTENT (256u << 20)
+
+/* Every frame starts with this byte: field 1 (TraceFile.record), wire
+ * type 2 (length-delimited). */
+#define IOT_RECORD_TAG 0x0a
+
+/* One chunk frame as the index describes it. */
+struct iot_frame {
+	uint64_t offset, size;
+	uint64_t first_event;
+	uint32_t events, path_states, processes;
+	int64_t t_min, t_max;		/* INT64_MAX/INT64_MIN if no events */
+};
+
+/*! iot_arena_pb_allocator() : fill @pa so protobuf-c allocates from @a. */
+void iot_arena_pb_allocator(struct iot_arena *a, ProtobufCAllocator *pa);
+
+static inline uint32_t iot_get_le32(const uint8_t *p)
+{
+	return (uint32_t)p[0] | (uint32_t)p[1] << 8 | (uint32_t)p[2] << 16 |
+	       (uint32_t)p[3] << 24;
+}
+
+/*! iot_put_le32() : store @v little-endian at @p. */
+void iot_put_le32(uint8_t *p, uint32_t v);
+
+/*! iot_grow() : make *@p (of *@cap elements of @elem bytes) hold @need.
+ *  @return : 0 or -ENOMEM (then *@p is unchanged). */
+int iot_grow(void **p, size_t *cap, size_t need, size_t elem);
+
+/*! iot_pack_record() :
+ *  Pack @rec behind its TraceFile tag and varint length into *@raw.
+ *  @return : the length or a negative code. */
+long iot_pack_record(const Iotape__Record *rec, uint8_t **raw, size_t *cap);
+
+/*! iot_header_pack() : pack @h (plus version and syscall table) as a
+ *  length-delimited Record into *@raw. @return : the length or < 0. */
+long iot_header_pack(const struct iot_header *h, uint8_t **raw, size_t *cap);
+
+/*! iot_header_unpack() : fill @h from @m, strings copied into @a.
+ *  @return : 0, IOT_E_NOT_IOTAPE (magic), IOT_E_VERSION or -ENOMEM. */
+int iot_header_unpack(struct iot_arena *a, const Iotape__Header *m,
+		      struct iot_header *h);
+
+/*! iot_record_chunk() :
+ *  Find the Chunk inside the Record bytes @buf.
+ *  @return : 0 with *@chunk, *@clen set, or IOT_E_CORRUPT (not a chunk). */
+int iot_record_chunk(const uint8_t *buf, size_t len, const uint8_t **chunk,
+		     size_t *clen);
+
+/*! iot_chunk_decode() :
+ *  Decode Chunk bytes into *@out, allocated from @a; strings point into
+ *  @buf.  Column lengths are not checked against each other here.
+ *  @return : 0, IOT_E_CORRUPT or -ENOMEM. */
+int iot_chunk_decode(struct iot_arena *a, const uint8_t *buf, size_t len,
+		     Iotape__Chunk **out);
+
+/*! iot_write_all() : write(2) until done. @return : 0 or -errno. */
+int iot_write_all(int fd, const void *buf, size_t len);
+
+/*! iot_frame_record() :
+ *  Pack @rec as a length-delimited Record (tag, varint length, bytes) and
+ *  compress it as one zstd frame with checksum and content size into
+ *  *@out (grown as needed, capacity *@cap).
+ *  @return : the frame size or a negative code. */
+long iot_frame_record(void *cctx, int level, const Iotape__Record *rec,
+		      uint8_t **raw, size_t *raw_cap, uint8_t **out, size_t *cap);
+
+/*! iot_compress_frame() : compress @len bytes of @raw as one frame. */
+long iot_compress_frame(void *cctx, int level, const uint8_t *raw, size_t len,
+			uint8_t **out, size_t *cap);
+
+/*! iot_index_frame() :
+ *  Build the index trailer frame (skippable) for @frames into a malloc'd
+ *  buffer *@out. @return : its size or a negative code. */
+long iot_index_frame(const struct iot_frame *frames, size_t n,
+		     uint64_t dropped, int clean_close, int repaired,
+		     uint8_t **out);
+
+/*! iot_reader_frames() :
+ *  @return : the table of good chunk frames (from the index or the walk);
+ *  *@n gets its length; *@hdr_size the size of the header frame (at 0). */
+const struct iot_frame *iot_reader_frames(const struct iot_reader *r, size_t *n,
+					  uint64_t *hdr_size);
+
+/*! iot_reader_data() : @return : the whole file's bytes (mapped). */
+const uint8_t *iot_reader_data(const struct iot_reader *r, size_t *len);
+
+#endif /* IOT_INTERNAL_H */
