@@ -1,10 +1,432 @@
 /*
- * cmd_record.c - iotape record (placeholder until the module lands).
+ * cmd_record.c - iotape record: run (or attach to) a program under ptrace
+ * and write what it does to the filesystem as a trace.
+ *
+ * The output is opened before the program starts, so an unwritable trace
+ * never costs a run.  The exit status is the program's.
  */
+#include <errno.h>
+#include <fcntl.h>
+#include <getopt.h>
+#include <pthread.h>
+#include <sched.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/ptrace.h>
+#include <sys/time.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
 #include "commands.h"
+#include "rec.h"
+
+#define CMD "record"
+
+static void usage(FILE *f)
+{
+	fprintf(f,
+		"usage: iotape record -o FILE [OPTIONS] -- COMMAND [ARGS...]\n"
+		"       iotape record -o FILE [OPTIONS] -p PID\n\n"
+		"Run COMMAND (or attach to process PID and its threads) under ptrace and\n"
+		"record every filesystem, descriptor and process syscall it and its\n"
+		"children make, with entry/exit times, as a compressed trace.\n\n"
+		"Options:\n"
+		"  -o FILE            the trace to write (required; created before the run)\n"
+		"  -p PID             attach to a running process; Ctrl-C detaches, it runs on\n"
+		"  --no-seccomp       stop at every syscall instead of only recorded ones\n"
+		"                     (slower; used anyway when seccomp is unavailable)\n"
+		"  --flush-ms N       write a chunk at least every N ms (default 250)\n"
+		"  --flush-events N   ... or every N events (default 4096)\n"
+		"  --cpu-policy P     one: run the recorder and the program on one CPU\n"
+		"                     (fastest for serial programs); none: no pinning;\n"
+		"                     auto (default): one CPU until two processes run at\n"
+		"                     the same time, then every CPU\n"
+		"  -q                 no summary line\n\n"
+		"Phase marks: a path under /dev/null/iotape-phase/NAME (e.g. ': <\n"
+		"/dev/null/iotape-phase/copy 2>/dev/null' in a script) starts phase NAME.\n\n"
+		"Examples:\n"
+		"  iotape record -o build.iotape -- make -j2\n"
+		"  iotape record -o copy.iotape -- sh -c 'cp -a src dst && sync && du dst && rm -rf src'\n"
+		"  iotape record -o app.iotape -p 4242\n\n"
+		"Exit status: the program's (128+N if killed by signal N); 127 if COMMAND\n"
+		"was not found, 126 if it could not be run; 1 if recording failed, 2 on\n"
+		"bad usage.\n");
+}
+
+static const int handled[] = { SIGINT, SIGTERM, SIGHUP, SIGQUIT, SIGALRM };
+#define N_HANDLED (sizeof(handled) / sizeof(handled[0]))
+static struct sigaction saved[N_HANDLED];
+
+/* The program gets the dispositions the recorder was started with (an
+ * ignored SIGHUP under nohup stays ignored), except SIGINT and SIGTERM:
+ * those are how a user stops a recording, and the recorder stops by
+ * passing them on, so they must end the program even when a script
+ * started the recorder in the background (which ignores SIGINT). */
+static void restore_handlers(void)
+{
+	size_t i;
+
+	for (i = 0; i < N_HANDLED; i++) {
+		if (handled[i] == SIGINT || handled[i] == SIGTERM)
+			signal(handled[i], SIG_DFL);
+		else
+			sigaction(handled[i], &saved[i], NULL);
+	}
+}
+
+static void on_signal(int sig)
+{
+	rec_request_stop(sig);
+}
+
+static void on_forward(int sig, siginfo_t *si, void *uc)
+{
+	rec_request_stop(sig | (si && si->si_code == SI_KERNEL ? REC_SIG_FROM_TTY : 0));
+}
+
+static int parse(int argc, char **argv, struct rec_opts *o)
+{
+	static const struct option lo[] = {
+		{ "no-seccomp", no_argument, NULL, 'S' },
+		{ "flush-ms", required_argument, NULL, 'M' },
+		{ "flush-events", required_argument, NULL, 'E' },
+		{ "cpu-policy", required_argument, NULL, 'C' },
+		{ "help", no_argument, NULL, 'h' },
+		{ NULL, 0, NULL, 0 },
+	};
+	int ch;
+
+	memset(o, 0, sizeof(*o));
+	o->seccomp = 1;
+	optind = 1;
+	while ((ch = getopt_long(argc, argv, "+o:p:qh", lo, NULL)) != -1) {
+		switch (ch) {
+		case 'o': o->out = optarg; break;
+		case 'p': o->attach_pid = atoi(optarg); break;
+		case 'q': o->quiet = 1; break;
+		case 'S': o->seccomp = 0; break;
+		case 'M': o->flush_ms = atoi(optarg); break;
+		case 'E': o->flush_events = atoi(optarg); break;
+		case 'C':
+			if (strcmp(optarg, "one") == 0)
+				o->cpu_policy = REC_CPU_ONE;
+			else if (strcmp(optarg, "none") == 0)
+				o->cpu_policy = REC_CPU_NONE;
+			else if (strcmp(optarg, "auto") == 0)
+				o->cpu_policy = REC_CPU_AUTO;
+			else {
+				cli_err(CMD, "--cpu-policy %s: unknown; use one, none or auto", optarg);
+				return -1;
+			}
+			break;
+		case 'h': usage(stdout); return 1;
+		default: usage(stderr); return -1;
+		}
+	}
+	o->cmd = argv + optind;
+	if (!o->out) {
+		cli_err(CMD, "no output file; give one with -o FILE");
+		return -1;
+	}
+	if ((o->attach_pid > 0) == (o->cmd[0] != NULL)) {
+		cli_err(CMD, "give either a COMMAND to run or -p PID to attach to");
+		return -1;
+	}
+	return 0;
+}
+
+/* The child: wait until the tracer has seized it, install the filter,
+ * exec.  Messages use the recorder's name: the program never started. */
+static void child_run(int go, char **cmd, int seccomp, const sigset_t *mask)
+{
+	char b;
+	int r;
+
+	restore_handlers();
+	sigprocmask(SIG_SETMASK, mask, NULL);
+
+	if (read(go, &b, 1) != 1)
+		_exit(126);
+	close(go);
+	if (seccomp && (r = rec_seccomp_install()) < 0) {
+		fprintf(stderr, "iotape: record: seccomp filter: %s; retry with --no-seccomp\n",
+			strerror(-r));
+		_exit(126);
+	}
+	execvp(cmd[0], cmd);
+	r = errno;
+	fprintf(stderr, "iotape: record: %s: %s\n", cmd[0],
+		r == ENOENT ? "command not found" : strerror(r));
+	_exit(r == ENOENT ? 127 : 126);
+}
+
+static int launch(struct rec_ctx *c, int trace_fd, const sigset_t *mask)
+{
+	long opts = PTRACE_O_TRACESYSGOOD | PTRACE_O_TRACEFORK | PTRACE_O_TRACEVFORK |
+		PTRACE_O_TRACECLONE | PTRACE_O_TRACEEXEC | PTRACE_O_TRACEEXIT |
+		PTRACE_O_EXITKILL | PTRACE_O_TRACESECCOMP;
+	struct rec_task *t;
+	struct iot_process p;
+	uint32_t *lens = NULL, i, argc = 0;
+	int go[2], err = 0;
+	pid_t pid;
+
+	if (pipe2(go, O_CLOEXEC) < 0)
+		return -errno;
+	pid = fork();
+	if (pid < 0) {
+		err = -errno;
+		goto out;
+	}
+	if (pid == 0) {
+		close(go[1]);
+		close(trace_fd);
+		child_run(go[0], c->o->cmd, c->seccomp_on, mask);
+	}
+	if (ptrace(PTRACE_SEIZE, pid, 0, opts) < 0) {
+		err = -errno;
+		kill(pid, SIGKILL);
+		waitpid(pid, NULL, 0);
+		goto out;
+	}
+	c->root = pid;
+	t = rec_task_new(c, pid);
+	if (!t || rec_task_from_proc(t) < 0) {
+		err = -ENOMEM;
+		kill(pid, SIGKILL);
+		goto out;
+	}
+	/* the recorder's own descriptors are not the program's */
+	rec_fd_close(t, go[0]);
+	rec_fd_close(t, go[1]);
+	rec_fd_close(t, trace_fd);
+	t->ready = 1;
+	t->attached = c->seccomp_on;
+	if (!c->seccomp_on) {
+		t->before_exec = 1;
+		ptrace(PTRACE_INTERRUPT, pid, 0, 0);
+	}
+	while (c->o->cmd[argc])
+		argc++;
+	lens = calloc(argc + 1, sizeof(*lens));
+	memset(&p, 0, sizeof(p));
+	p.kind = IOT_PROC_START;
+	p.t_ns = iot_now_ns();
+	p.pid = p.tid = pid;
+	p.ppid = getpid();
+	if (lens) {
+		for (i = 0; i < argc; i++)
+			lens[i] = (uint32_t)strlen(c->o->cmd[i]);
+		p.argc = argc;
+		p.argv = (const char *const *)c->o->cmd;
+		p.argv_len = lens;
+	}
+	if (t->fs && t->fs->cwd) {
+		p.cwd = t->fs->cwd;
+		p.cwd_len = (uint32_t)strlen(t->fs->cwd);
+	}
+	p.exe = c->o->cmd[0];
+	p.exe_len = (uint32_t)strlen(c->o->cmd[0]);
+	rec_emit_process(c, &p);
+	if (write(go[1], "g", 1) != 1)
+		err = -errno;
+out:
+	free(lens);
+	close(go[0]);
+	close(go[1]);
+	return err;
+}
+
+static void install_handlers(int flush_ms)
+{
+	struct sigaction sa;
+	struct itimerval it;
+	size_t i;
+
+	memset(&sa, 0, sizeof(sa));
+	sa.sa_sigaction = on_forward;
+	sa.sa_flags = SA_SIGINFO;	/* no SA_RESTART: waitpid must return */
+	for (i = 0; i < N_HANDLED; i++)
+		if (handled[i] != SIGALRM)
+			sigaction(handled[i], &sa, &saved[i]);
+	memset(&sa, 0, sizeof(sa));
+	sa.sa_handler = on_signal;
+	sigaction(SIGALRM, &sa, &saved[N_HANDLED - 1]);
+	memset(&it, 0, sizeof(it));
+	it.it_interval.tv_sec = flush_ms / 1000;
+	it.it_interval.tv_usec = (flush_ms % 1000) * 1000;
+	it.it_value = it.it_interval;
+	setitimer(ITIMER_REAL, &it, NULL);
+}
+
+static void summary(struct rec_ctx *c, uint64_t bytes)
+{
+	char b1[32], b2[32], n1[32];
+	double secs = (double)(c->st.t_end - c->st.t_start) / 1e9;
+	uint64_t v = c->st.events;
+	int len, i, o = 0;
+
+	/* 12,345 */
+	len = snprintf(b1, sizeof(b1), "%llu", (unsigned long long)v);
+	for (i = 0; i < len; i++) {
+		if (i && (len - i) % 3 == 0)
+			n1[o++] = ',';
+		n1[o++] = b1[i];
+	}
+	n1[o] = 0;
+	fprintf(stderr, "iotape: record: %s events, %llu processes, %.3f s, %s written to %s, "
+		"%llu dropped\n", n1, (unsigned long long)c->st.processes, secs,
+		cli_fmt_bytes(b2, sizeof(b2), (double)bytes), c->o->out,
+		(unsigned long long)c->st.dropped);
+}
 
 int cmd_record(int argc, char **argv)
 {
-	cli_err("record", "not built yet");
-	return IOT_EXIT_FAIL;
+	struct iot_writer_opts wo;
+	struct iot_header h;
+	struct rec_opts o;
+	struct rec_ctx *c = NULL;
+	sigset_t block, old;
+	int64_t stop_cost;
+	int fd = -1, trace_fd = -1, r, ret = IOT_EXIT_FAIL, seccomp_ok = 0;
+	char **hargv;
+	char *attach_argv[3], pidbuf[32];
+
+	r = parse(argc, argv, &o);
+	if (r)
+		return r > 0 ? IOT_EXIT_OK : IOT_EXIT_USAGE;
+	memset(&h, 0, sizeof(h));
+	fd = open(o.out, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+	if (fd < 0) {
+		cli_err(CMD, "%s: %s; choose a writable path with -o", o.out, strerror(errno));
+		return IOT_EXIT_FAIL;
+	}
+	c = calloc(1, sizeof(*c));
+	if (!c || rec_tasks_init(c) < 0 || rec_seen_init(c) < 0) {
+		cli_err(CMD, "out of memory");
+		goto out;
+	}
+	c->o = &o;
+	if (o.flush_ms <= 0)
+		o.flush_ms = 250;
+	if (o.cpu_policy != REC_CPU_NONE) {
+		c->pinned_cpu = sched_getcpu();
+		if (c->pinned_cpu < 0 || rec_pin_cpu(c->pinned_cpu) < 0)
+			c->spread = 1;
+	}
+	if (o.attach_pid)
+		o.seccomp = 0;	/* a filter cannot be added to a running process */
+	stop_cost = rec_calibrate(o.seccomp, &seccomp_ok);
+	if (o.seccomp && !seccomp_ok) {
+		cli_warn(CMD, "seccomp filter unavailable; stopping at every syscall (slower)");
+		stop_cost = rec_calibrate(0, &seccomp_ok);
+	}
+	/* the writer thread (created below) compresses while the tracer
+	 * waits: it must not share the tracer's CPU */
+	if (!c->spread)
+		rec_unpin_task(0);
+	if (!o.seccomp && !o.attach_pid && !o.quiet)
+		cli_warn(CMD, "recording without seccomp: every syscall stops the program");
+	c->seccomp_on = o.seccomp && seccomp_ok;
+	if (stop_cost < 0)
+		stop_cost = 0;
+	hargv = o.cmd;
+	if (o.attach_pid) {
+		snprintf(pidbuf, sizeof(pidbuf), "%d", o.attach_pid);
+		attach_argv[0] = (char *)"-p";
+		attach_argv[1] = pidbuf;
+		attach_argv[2] = NULL;
+		hargv = attach_argv;
+	}
+	rec_header_fill(&h, &o, c->seccomp_on, stop_cost, hargv);
+	memset(&wo, 0, sizeof(wo));
+	wo.flush_ms = (uint32_t)o.flush_ms;
+	wo.flush_events = o.flush_events > 0 ? (uint32_t)o.flush_events : 0;
+	wo.background = 1;
+	/* the writer thread inherits this mask: the recorder's signals must
+	 * interrupt the tracer's waitpid, never the writer's write */
+	sigemptyset(&block);
+	sigaddset(&block, SIGINT);
+	sigaddset(&block, SIGTERM);
+	sigaddset(&block, SIGHUP);
+	sigaddset(&block, SIGQUIT);
+	sigaddset(&block, SIGALRM);
+	pthread_sigmask(SIG_BLOCK, &block, &old);
+	r = iot_writer_fdopen(&c->w, fd, &h, &wo);
+	if (r < 0) {
+		pthread_sigmask(SIG_SETMASK, &old, NULL);
+		cli_err(CMD, "%s: %s; check the disk and the path", o.out, iot_strerror(r));
+		goto out;
+	}
+	trace_fd = fd;
+	fd = -1;
+	if (!c->spread)
+		rec_pin_cpu(c->pinned_cpu);
+	install_handlers(o.flush_ms);
+	c->st.t_start = iot_now_ns();
+	if (o.attach_pid) {
+		r = rec_attach(c, o.attach_pid);
+		if (r < 0) {
+			cli_err(CMD, "-p %d: %s; check the pid and your permission to trace it",
+				o.attach_pid, strerror(-r));
+			iot_writer_close(c->w, 0);
+			c->w = NULL;
+			goto out;
+		}
+	} else {
+		r = launch(c, trace_fd, &old);
+		if (r < 0) {
+			cli_err(CMD, "%s: cannot start: %s", o.cmd[0], strerror(-r));
+			iot_writer_close(c->w, 0);
+			c->w = NULL;
+			goto out;
+		}
+	}
+	/* a ^C during start-up was held until now: the program exists and
+	 * gets it forwarded */
+	pthread_sigmask(SIG_SETMASK, &old, NULL);
+	rec_trace_loop(c);
+	c->st.t_end = iot_now_ns();
+	{
+		struct itimerval it;
+
+		memset(&it, 0, sizeof(it));
+		setitimer(ITIMER_REAL, &it, NULL);
+	}
+	r = iot_writer_close(c->w, c->st.dropped);
+	if (r < 0) {
+		cli_err(CMD, "%s: %s; the trace may be incomplete", o.out, iot_strerror(r));
+		ret = IOT_EXIT_FAIL;
+		c->w = NULL;
+		goto out;
+	}
+	c->w = NULL;
+	if (!o.quiet) {
+		off_t sz = 0;
+		int tfd = open(o.out, O_RDONLY | O_CLOEXEC);
+
+		if (tfd >= 0) {
+			sz = lseek(tfd, 0, SEEK_END);
+			close(tfd);
+		}
+		summary(c, (uint64_t)(sz > 0 ? sz : 0));
+	}
+	if (o.attach_pid)
+		ret = IOT_EXIT_OK;
+	else if (WIFEXITED(c->st.root_status))
+		ret = WEXITSTATUS(c->st.root_status);
+	else if (WIFSIGNALED(c->st.root_status))
+		ret = 128 + WTERMSIG(c->st.root_status);
+out:
+	if (fd >= 0)
+		close(fd);
+	rec_header_free(&h);
+	if (c) {
+		rec_tasks_free(c);
+		rec_seen_free(c);
+		free(c);
+	}
+	return ret;
 }

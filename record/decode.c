@@ -1,0 +1,490 @@
+/*
+ * decode.c - what each recorded syscall stores, per the argument kinds of
+ * format/syscalls.def, and how it changes the recorder's descriptor
+ * table, cwd and mappings.
+ *
+ * Entry: read every string and struct while the arguments still point at
+ * what the program passed (a later write to the buffer must not change
+ * the record), resolve paths, take PathStates before the call runs.
+ * Exit: the return value, out-parameters (pipe fds), table updates.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <sched.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/syscall.h>
+#include <sys/uio.h>
+#include <unistd.h>
+
+#include "rec.h"
+
+#ifndef CLOSE_RANGE_UNSHARE
+#define CLOSE_RANGE_UNSHARE (1U << 1)
+#define CLOSE_RANGE_CLOEXEC (1U << 2)
+#endif
+#ifndef __NR_fchmodat2
+#define __NR_fchmodat2 452
+#endif
+
+#define PHASE_PREFIX "/dev/null/iotape-phase/"
+
+int rec_emit_process(struct rec_ctx *c, struct iot_process *p)
+{
+	int r = iot_writer_process(c->w, p);
+
+	if (p->kind == IOT_PROC_FORK || p->kind == IOT_PROC_START)
+		c->st.processes++;
+	return r;
+}
+
+static void emit_event(struct rec_ctx *c, struct rec_task *t)
+{
+	if (iot_writer_event(c->w, &t->ev) < 0)
+		c->st.dropped++;
+	else
+		c->st.events++;
+}
+
+/* Registers hold 64 bits; int arguments keep only their low 32, signed or
+ * not per the kind, so AT_FDCWD reads -100 whatever the caller left in
+ * the upper half. */
+static int64_t arg_value(int kind, uint64_t raw)
+{
+	switch (kind) {
+	case IOT_ARG_INT: case IOT_ARG_FD: case IOT_ARG_DIRFD:
+	case IOT_ARG_PID: case IOT_ARG_WHENCE: case IOT_ARG_FCNTL_CMD:
+	case IOT_ARG_SIGNAL: case IOT_ARG_FALLOC_MODE: case IOT_ARG_FADVICE:
+	case IOT_ARG_OPEN_FLAGS: case IOT_ARG_AT_FLAGS:
+		return (int32_t)raw;
+	case IOT_ARG_UINT: case IOT_ARG_MODE: case IOT_ARG_UID:
+	case IOT_ARG_GID: case IOT_ARG_STATX_MASK: case IOT_ARG_CLOSE_RANGE_FLAGS:
+	case IOT_ARG_RENAME_FLAGS: case IOT_ARG_XATTR_FLAGS: case IOT_ARG_SYNC_FLAGS:
+	case IOT_ARG_ACCESS_MODE: case IOT_ARG_MMAP_PROT: case IOT_ARG_MMAP_FLAGS:
+	case IOT_ARG_WAIT_OPTIONS: case IOT_ARG_DEV:
+		return (uint32_t)raw;
+	default:
+		return (int64_t)raw;
+	}
+}
+
+static int find_kind(const struct iot_syscall *sc, int kind)
+{
+	int i;
+
+	for (i = 0; i < sc->nargs; i++)
+		if (sc->arg[i] == kind)
+			return i;
+	return -1;
+}
+
+/* Resolve the path argument at @i: relative to the DIRFD just before it,
+ * else the cwd; "" with AT_EMPTY_PATH names the dirfd itself. */
+static char *resolve(struct rec_ctx *c, struct rec_task *t, int i,
+		     uint32_t *len, int *empty_fd)
+{
+	const struct iot_syscall *sc = t->sc;
+	const char *base = t->fs ? t->fs->cwd : NULL;
+	ssize_t n = rec_read_str(t->tid, t->raw[i], c->buf, REC_PATH_MAX);
+	int64_t dirfd = AT_FDCWD;
+	char *p;
+
+	if (n < 0)
+		return NULL;
+	if (i > 0 && sc->arg[i - 1] == IOT_ARG_DIRFD) {
+		dirfd = (int32_t)t->raw[i - 1];
+		if (dirfd != AT_FDCWD) {
+			base = rec_fd_path(t, dirfd, NULL);
+			if (!base && c->buf[0] != '/')
+				base = "?";	/* unknown dirfd: keep relative name visible */
+		}
+	}
+	if (n == 0) {
+		int fl = find_kind(sc, IOT_ARG_AT_FLAGS);
+
+		if (fl >= 0 && (t->raw[fl] & AT_EMPTY_PATH) && base) {
+			*empty_fd = 1;
+			*len = (uint32_t)strlen(base);
+			return strdup(base);
+		}
+		*len = 0;
+		return strdup("");
+	}
+	p = rec_path_abs(base, c->buf, len);
+	if (p)
+		rec_path_magic(c, t, &p, len);
+	return p;
+}
+
+static void read_argv(struct rec_task *t, uint64_t addr)
+{
+	uint64_t ptrs[64];
+	char buf[REC_PATH_MAX];
+	uint32_t cap = 0;
+
+	while (addr && t->argc < REC_MAX_ARGV) {
+		ssize_t n = rec_read_mem(t->tid, addr, ptrs, sizeof(ptrs));
+		int i, nptr;
+
+		if (n < 8)
+			break;
+		nptr = (int)(n / 8);
+		for (i = 0; i < nptr; i++) {
+			ssize_t l;
+
+			if (!ptrs[i])
+				return;
+			l = rec_read_str(t->tid, ptrs[i], buf, sizeof(buf));
+			if (l < 0)
+				return;
+			if (t->argc == cap) {
+				char **a;
+
+				cap = cap ? cap * 2 : 16;
+				a = realloc(t->argv, sizeof(*a) * cap);
+				if (!a)
+					return;
+				t->argv = a;
+			}
+			t->argv[t->argc] = strndup(buf, (size_t)l);
+			if (!t->argv[t->argc])
+				return;
+			t->argc++;
+		}
+		addr += (uint64_t)n;
+	}
+}
+
+static int64_t iov_sum(pid_t tid, uint64_t addr, uint64_t cnt)
+{
+	struct iovec iov[64];
+	int64_t sum = 0;
+
+	if (cnt > 1024)
+		cnt = 1024;
+	while (cnt > 0) {
+		uint64_t k = cnt > 64 ? 64 : cnt, j;
+
+		if (rec_read_mem(tid, addr, iov, k * sizeof(iov[0])) !=
+		    (ssize_t)(k * sizeof(iov[0])))
+			break;
+		for (j = 0; j < k; j++)
+			sum += (int64_t)iov[j].iov_len;
+		addr += k * sizeof(iov[0]);
+		cnt -= k;
+	}
+	return sum;
+}
+
+static void phase_mark(struct rec_ctx *c, struct rec_task *t, const char *p)
+{
+	const char *name = p + strlen(PHASE_PREFIX);
+	uint32_t len = (uint32_t)strlen(name);
+	struct iot_process pr;
+
+	memset(&pr, 0, sizeof(pr));
+	pr.kind = IOT_PROC_PHASE;
+	pr.t_ns = t->ev.t_enter;
+	pr.pid = t->pid;
+	pr.tid = t->tid;
+	pr.argc = 1;
+	pr.argv = &name;
+	pr.argv_len = &len;
+	rec_emit_process(c, &pr);
+}
+
+int rec_decode_entry(struct rec_ctx *c, struct rec_task *t, int nr,
+		     const uint64_t *args, int64_t now)
+{
+	const struct iot_syscall *sc = iot_syscall_by_nr(nr);
+	int i, fd_args = 0, has_path = 0, has_path2 = 0, empty = 0;
+	struct iot_event *ev = &t->ev;
+
+	rec_task_clear_call(t);
+	if (!sc)
+		return 0;
+	/* anonymous mappings are memory, not files */
+	if (nr == SYS_mmap && ((args[3] & MAP_ANONYMOUS) || (int32_t)args[4] < 0))
+		return 0;
+	if (nr == SYS_munmap && !rec_mm_del(t, args[0], args[1]))
+		return 0;
+	t->sc = sc;
+	memcpy(t->raw, args, sizeof(t->raw));
+	ev->t_enter = now;
+	ev->pid = t->pid;
+	ev->tid = t->tid;
+	ev->nr = nr;
+	ev->nargs = sc->nargs;
+	for (i = 0; i < sc->nargs; i++) {
+		int kind = sc->arg[i];
+		uint32_t len = 0;
+		ssize_t n;
+
+		switch (kind) {
+		case IOT_ARG_PATH:
+			t->path = resolve(c, t, i, &len, &empty);
+			if (t->path) {
+				ev->path = t->path;
+				ev->path_len = len;
+				has_path = 1;
+			}
+			ev->args[i] = 0;
+			break;
+		case IOT_ARG_PATH2:
+			t->path2 = resolve(c, t, i, &len, &empty);
+			if (t->path2) {
+				ev->path2 = t->path2;
+				ev->path2_len = len;
+				has_path2 = 1;
+			}
+			ev->args[i] = 0;
+			break;
+		case IOT_ARG_STR2:
+			n = rec_read_str(t->tid, args[i], c->buf, REC_PATH_MAX);
+			if (n >= 0) {
+				t->path2 = strndup(c->buf, (size_t)n);
+				ev->path2 = t->path2;
+				ev->path2_len = (uint32_t)n;
+				has_path2 = 1;
+			}
+			ev->args[i] = 0;
+			break;
+		case IOT_ARG_PTR:
+		case IOT_ARG_FDPAIR:
+			ev->args[i] = 0;
+			break;
+		case IOT_ARG_IOVLEN:
+			ev->args[i] = iov_sum(t->tid, args[i], args[i + 1]);
+			break;
+		case IOT_ARG_OFFPTR: {
+			int64_t off = -1;
+
+			if (args[i] && rec_read_mem(t->tid, args[i], &off, 8) != 8)
+				off = -1;
+			ev->args[i] = off;
+			break;
+		}
+		case IOT_ARG_OPENHOW: {
+			uint64_t how[3] = { 0, 0, 0 };
+
+			rec_read_mem(t->tid, args[i], how, sizeof(how));
+			ev->args[i] = (int64_t)how[0];
+			if (i + 1 < sc->nargs) {
+				ev->args[i + 1] = (int64_t)how[1];
+				i++;
+			}
+			break;
+		}
+		case IOT_ARG_CLONE_FLAGS:
+			if (nr == SYS_clone3) {
+				uint64_t fl = 0;
+
+				rec_read_mem(t->tid, args[i], &fl, 8);
+				ev->args[i] = (int64_t)fl;
+			} else {
+				ev->args[i] = (int64_t)args[i];
+			}
+			break;
+		default:
+			ev->args[i] = arg_value(kind, args[i]);
+			break;
+		}
+	}
+	/* descriptor-based calls carry the descriptor's path: analysis
+	 * groups by file and replay opens the same file */
+	for (i = 0; i < sc->nargs; i++) {
+		uint32_t len;
+		const char *p;
+
+		if (sc->arg[i] != IOT_ARG_FD)
+			continue;
+		fd_args++;
+		p = rec_fd_path(t, ev->args[i], &len);
+		if (fd_args == 1 && !has_path && p) {
+			t->path = strndup(p, len);
+			ev->path = t->path;
+			ev->path_len = t->path ? len : 0;
+		} else if (fd_args == 2 && !has_path2 && p) {
+			t->path2 = strndup(p, len);
+			ev->path2 = t->path2;
+			ev->path2_len = t->path2 ? len : 0;
+		}
+	}
+	if (has_path && ev->path && !empty) {
+		if (strncmp(ev->path, PHASE_PREFIX, sizeof(PHASE_PREFIX) - 1) == 0)
+			phase_mark(c, t, ev->path);
+		rec_path_state(c, ev->path, ev->path_len);
+	}
+	if (has_path2 && ev->path2 && find_kind(sc, IOT_ARG_PATH2) >= 0)
+		rec_path_state(c, ev->path2, ev->path2_len);
+	switch (nr) {
+	case SYS_execve:
+	case SYS_execveat:
+		read_argv(t, args[nr == SYS_execve ? 1 : 2]);
+		if (ev->path)
+			t->exec_path = strndup(ev->path, ev->path_len);
+		break;
+	case SYS_clone:
+		t->clone_flags = args[0];
+		break;
+	case SYS_clone3:
+		t->clone_flags = (uint64_t)ev->args[0];
+		break;
+	case SYS_fork:
+		t->clone_flags = SIGCHLD;
+		break;
+	case SYS_vfork:
+		t->clone_flags = CLONE_VM | CLONE_VFORK | SIGCHLD;
+		break;
+	}
+	t->in_syscall = 1;
+	return 1;
+}
+
+static void dup_fd(struct rec_task *t, int64_t oldfd, int64_t newfd, int cloexec)
+{
+	uint32_t len = 0;
+	const char *p = rec_fd_path(t, oldfd, &len);
+	char *copy = p ? strndup(p, len) : NULL;
+
+	if (p && !copy)
+		return;
+	if (copy)
+		rec_fd_set(t, (int)newfd, copy, len, cloexec);
+	else
+		rec_fd_close(t, (int)newfd);
+	free(copy);
+}
+
+static void pipe_exit(struct rec_task *t)
+{
+	int fds[2], i;
+
+	if (rec_read_mem(t->tid, t->raw[0], fds, sizeof(fds)) != sizeof(fds))
+		return;
+	t->ev.args[0] = (int64_t)(uint32_t)fds[0] | ((int64_t)(uint32_t)fds[1] << 32);
+	for (i = 0; i < 2; i++) {
+		char link[64], target[128];
+		ssize_t n;
+
+		/* "pipe:[ino]" names the pipe for replay's write->read order */
+		snprintf(link, sizeof(link), "/proc/%d/fd/%d", t->tid, fds[i]);
+		n = readlink(link, target, sizeof(target) - 1);
+		if (n <= 0)
+			n = snprintf(target, sizeof(target), "pipe:");
+		target[n] = 0;
+		rec_fd_set(t, fds[i], target, (uint32_t)n,
+			   t->sc->nr == SYS_pipe2 && (t->raw[1] & O_CLOEXEC));
+	}
+}
+
+static void close_range_exit(struct rec_task *t)
+{
+	uint64_t first = (uint32_t)t->raw[0], last = (uint32_t)t->raw[1], i;
+	unsigned int fl = (unsigned int)t->raw[2];
+
+	if (fl & CLOSE_RANGE_UNSHARE)
+		rec_fd_unshare(t);
+	if (!t->fds)
+		return;
+	if (last >= (uint64_t)t->fds->n)
+		last = t->fds->n ? (uint64_t)t->fds->n - 1 : 0;
+	for (i = first; i <= last && i < (uint64_t)t->fds->n; i++) {
+		if (fl & CLOSE_RANGE_CLOEXEC)
+			rec_fd_cloexec(t, (int)i, 1);
+		else
+			rec_fd_close(t, (int)i);
+	}
+}
+
+void rec_decode_exit(struct rec_ctx *c, struct rec_task *t, int64_t ret,
+		     int64_t now)
+{
+	struct iot_event *ev = &t->ev;
+	int nr = ev->nr;
+
+	if (!t->sc)
+		return;
+	ev->t_exit = now;
+	ev->ret = ret;
+	switch (nr) {
+	case SYS_open: case SYS_openat: case SYS_openat2: case SYS_creat: {
+		int fl = find_kind(t->sc, IOT_ARG_OPEN_FLAGS);
+
+		if (fl < 0)
+			fl = find_kind(t->sc, IOT_ARG_OPENHOW);
+		if (ret >= 0 && ev->path)
+			rec_fd_set(t, (int)ret, ev->path, ev->path_len,
+				   fl >= 0 && (ev->args[fl] & O_CLOEXEC));
+		break;
+	}
+	case SYS_close:
+		if (ret != -EBADF)
+			rec_fd_close(t, (int)ev->args[0]);
+		break;
+	case SYS_close_range:
+		if (ret == 0)
+			close_range_exit(t);
+		break;
+	case SYS_dup:
+		if (ret >= 0)
+			dup_fd(t, ev->args[0], ret, 0);
+		break;
+	case SYS_dup2:
+	case SYS_dup3:
+		if (ret >= 0 && ev->args[0] != ev->args[1])
+			dup_fd(t, ev->args[0], ret,
+			       nr == SYS_dup3 && (ev->args[2] & O_CLOEXEC));
+		break;
+	case SYS_fcntl:
+		if (ret >= 0 && (ev->args[1] == F_DUPFD || ev->args[1] == F_DUPFD_CLOEXEC))
+			dup_fd(t, ev->args[0], ret, ev->args[1] == F_DUPFD_CLOEXEC);
+		else if (ret == 0 && ev->args[1] == F_SETFD)
+			rec_fd_cloexec(t, (int)ev->args[0], ev->args[2] & FD_CLOEXEC);
+		break;
+	case SYS_pipe:
+	case SYS_pipe2:
+		if (ret == 0)
+			pipe_exit(t);
+		break;
+	case SYS_chdir:
+		if (ret == 0 && ev->path)
+			rec_fs_set_cwd(t, ev->path);
+		break;
+	case SYS_fchdir:
+		if (ret == 0 && ev->path && ev->path[0] == '/')
+			rec_fs_set_cwd(t, ev->path);
+		break;
+	case SYS_rename: case SYS_renameat: case SYS_renameat2:
+		if (ret == 0 && ev->path && ev->path2)
+			rec_fd_rename(t, ev->path, ev->path_len, ev->path2, ev->path2_len);
+		break;
+	case SYS_mmap:
+		if ((uint64_t)ret < (uint64_t)-4095)
+			rec_mm_add(t, (uint64_t)ret, (uint64_t)ev->args[1]);
+		break;
+	}
+	emit_event(c, t);
+	rec_task_clear_call(t);
+}
+
+/* A call that will never return: the task exits (exit, exit_group: no
+ * exit time by nature) or was killed inside it (flagged unfinished). */
+void rec_emit_unfinished(struct rec_ctx *c, struct rec_task *t, int64_t now)
+{
+	if (!t->in_syscall || !t->sc)
+		return;
+	if (t->ev.nr == SYS_exit || t->ev.nr == SYS_exit_group) {
+		t->ev.flags |= IOT_EV_NOEXIT_TS;
+		t->ev.t_exit = t->ev.t_enter;
+	} else {
+		t->ev.flags |= IOT_EV_UNFINISHED;
+		t->ev.t_exit = now;
+	}
+	t->ev.ret = 0;
+	emit_event(c, t);
+	rec_task_clear_call(t);
+}

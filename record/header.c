@@ -1,0 +1,169 @@
+/*
+ * header.c - the trace header: where and how the recording was made
+ * (host, kernel, mounts, clocks, the recorder's measured stop cost).
+ */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/utsname.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "rec.h"
+
+/* mountinfo escapes space, tab, newline and backslash as \ooo. */
+static char *unescape(const char *s)
+{
+	char *out = malloc(strlen(s) + 1), *o = out;
+
+	if (!out)
+		return NULL;
+	while (*s) {
+		if (s[0] == '\\' && s[1] >= '0' && s[1] <= '7' && s[2] && s[3]) {
+			*o++ = (char)(((s[1] - '0') << 6) | ((s[2] - '0') << 3) | (s[3] - '0'));
+			s += 4;
+		} else {
+			*o++ = *s++;
+		}
+	}
+	*o = 0;
+	return out;
+}
+
+static int read_mounts(struct iot_header *h)
+{
+	FILE *f = fopen("/proc/self/mountinfo", "r");
+	struct iot_mount *m = NULL;
+	size_t n = 0, cap = 0;
+	char *line = NULL;
+	size_t lcap = 0;
+
+	if (!f)
+		return -errno;
+	while (getline(&line, &lcap, f) > 0) {
+		char root[4096], mp[4096], opts[1024], fstype[256], src[4096], sopts[2048];
+		unsigned maj, min;
+		char *sep;
+
+		if (sscanf(line, "%*d %*d %u:%u %4095s %4095s %1023s", &maj, &min,
+			   root, mp, opts) != 5)
+			continue;
+		sep = strstr(line, " - ");
+		if (!sep || sscanf(sep + 3, "%255s %4095s %2047s", fstype, src, sopts) != 3)
+			continue;
+		if (n == cap) {
+			struct iot_mount *nm;
+
+			cap = cap ? cap * 2 : 32;
+			nm = realloc(m, cap * sizeof(*m));
+			if (!nm)
+				break;
+			m = nm;
+		}
+		memset(&m[n], 0, sizeof(m[n]));
+		m[n].device = unescape(src);
+		m[n].mountpoint = unescape(mp);
+		m[n].fstype = strdup(fstype);
+		m[n].root = unescape(root);
+		{
+			size_t l = strlen(opts) + strlen(sopts) + 2;
+			char *o = malloc(l);
+
+			if (o)
+				snprintf(o, l, "%s,%s", opts, sopts);
+			m[n].options = o;
+		}
+		m[n].dev_major = maj;
+		m[n].dev_minor = min;
+		n++;
+	}
+	free(line);
+	fclose(f);
+	h->mounts = m;
+	h->n_mounts = n;
+	return 0;
+}
+
+static int64_t ts_ns(clockid_t id)
+{
+	struct timespec ts;
+
+	clock_gettime(id, &ts);
+	return ts.tv_sec * 1000000000LL + ts.tv_nsec;
+}
+
+static const char *policy_name(int p)
+{
+	return p == REC_CPU_ONE ? "one" : p == REC_CPU_NONE ? "none" : "auto";
+}
+
+int rec_header_fill(struct iot_header *h, const struct rec_opts *o,
+		    int seccomp, int64_t stop_cost, char **argv)
+{
+	struct utsname u;
+	char host[256] = "", *cwd;
+	struct iot_kv *kv;
+	int64_t r0, m, r1;
+	uint32_t argc = 0;
+
+	memset(h, 0, sizeof(*h));
+	h->kind = IOT_KIND_TRACE;
+	h->tool_version = IOT_VERSION;
+	if (uname(&u) == 0) {
+		h->kernel = strdup(u.release);
+		h->arch = strdup(u.machine);
+	}
+	gethostname(host, sizeof(host) - 1);
+	h->host = strdup(host);
+	while (argv && argv[argc])
+		argc++;
+	h->argc = argc;
+	h->argv = (const char *const *)argv;
+	cwd = getcwd(NULL, 0);
+	h->cwd = cwd;
+	h->clock_id = CLOCK_MONOTONIC;
+	/* a realtime reading on each side of the monotonic one: their mean
+	 * pairs the two clocks to within the gap */
+	r0 = ts_ns(CLOCK_REALTIME);
+	m = ts_ns(CLOCK_MONOTONIC);
+	r1 = ts_ns(CLOCK_REALTIME);
+	h->realtime_ns = r0 + (r1 - r0) / 2;
+	h->monotonic_ns = m;
+	h->start_ns = m;
+	read_mounts(h);
+	h->stop_cost_ns = stop_cost;
+	h->recorder = seccomp ? "ptrace+seccomp" : "ptrace";
+	kv = calloc(2, sizeof(*kv));
+	if (kv) {
+		kv[0].key = "record.seccomp";
+		kv[0].value = seccomp ? "1" : "0";
+		kv[1].key = "record.cpu_policy";
+		kv[1].value = policy_name(o->cpu_policy);
+		h->extra = kv;
+		h->n_extra = 2;
+	}
+	return 0;
+}
+
+void rec_header_free(struct iot_header *h)
+{
+	size_t i;
+
+	free((char *)h->kernel);
+	free((char *)h->arch);
+	free((char *)h->host);
+	free((char *)h->cwd);
+	for (i = 0; i < h->n_mounts; i++) {
+		struct iot_mount *m = (struct iot_mount *)&h->mounts[i];
+
+		free((char *)m->device);
+		free((char *)m->mountpoint);
+		free((char *)m->fstype);
+		free((char *)m->root);
+		free((char *)m->options);
+	}
+	free((void *)h->mounts);
+	free((void *)h->extra);
+	memset(h, 0, sizeof(*h));
+}

@@ -1,0 +1,424 @@
+/*
+ * proc.c - the recorder's view of each traced thread: its descriptor
+ * table, cwd and file mappings, shared or copied the way clone(2) shares
+ * or copies them, so that fd-based calls and relative paths resolve to
+ * the absolute paths the program meant.
+ */
+#include <dirent.h>
+#include <errno.h>
+#include <sched.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "rec.h"
+
+int rec_tasks_init(struct rec_ctx *c)
+{
+	FILE *f = fopen("/proc/sys/kernel/pid_max", "r");
+	int n = 0;
+
+	if (f) {
+		if (fscanf(f, "%d", &n) != 1)
+			n = 0;
+		fclose(f);
+	}
+	if (n < 32768)
+		n = 4194304;
+	/* A direct map by tid: calloc'd pages stay untouched (and free)
+	 * until a tid in them is used. */
+	c->by_tid = calloc((size_t)n + 1, sizeof(*c->by_tid));
+	if (!c->by_tid)
+		return -ENOMEM;
+	c->pid_max = n;
+	return 0;
+}
+
+static void fdtab_put(struct rec_fdtab *ft)
+{
+	int i;
+
+	if (!ft || --ft->refs > 0)
+		return;
+	for (i = 0; i < ft->n; i++)
+		free(ft->fd[i].path);
+	free(ft->fd);
+	free(ft);
+}
+
+static void fs_put(struct rec_fs *fs)
+{
+	if (!fs || --fs->refs > 0)
+		return;
+	free(fs->cwd);
+	free(fs);
+}
+
+static void mm_put(struct rec_mm *mm)
+{
+	if (!mm || --mm->refs > 0)
+		return;
+	free(mm->map);
+	free(mm);
+}
+
+void rec_task_clear_call(struct rec_task *t)
+{
+	uint32_t i;
+
+	free(t->path);
+	free(t->path2);
+	free(t->exec_path);
+	for (i = 0; i < t->argc; i++)
+		free(t->argv[i]);
+	free(t->argv);
+	t->path = t->path2 = t->exec_path = NULL;
+	t->argv = NULL;
+	t->argc = 0;
+	t->sc = NULL;
+	t->in_syscall = 0;
+	t->want_exit = 0;
+	memset(&t->ev, 0, sizeof(t->ev));
+}
+
+void rec_task_del(struct rec_ctx *c, struct rec_task *t)
+{
+	if (!t)
+		return;
+	if (t->tid > 0 && t->tid <= c->pid_max && c->by_tid[t->tid] == t) {
+		c->by_tid[t->tid] = NULL;
+		c->ntasks--;
+	}
+	rec_task_clear_call(t);
+	fdtab_put(t->fds);
+	fs_put(t->fs);
+	mm_put(t->mm);
+	free(t);
+}
+
+void rec_tasks_free(struct rec_ctx *c)
+{
+	int i;
+
+	if (!c->by_tid)
+		return;
+	for (i = 0; i <= c->pid_max && c->ntasks > 0; i++)
+		if (c->by_tid[i])
+			rec_task_del(c, c->by_tid[i]);
+	free(c->by_tid);
+	c->by_tid = NULL;
+}
+
+struct rec_task *rec_task_get(struct rec_ctx *c, pid_t tid)
+{
+	if (tid <= 0 || tid > c->pid_max)
+		return NULL;
+	return c->by_tid[tid];
+}
+
+struct rec_task *rec_task_new(struct rec_ctx *c, pid_t tid)
+{
+	struct rec_task *t;
+
+	if (tid <= 0 || tid > c->pid_max)
+		return NULL;
+	t = calloc(1, sizeof(*t));
+	if (!t)
+		return NULL;
+	t->tid = t->pid = tid;
+	if (c->by_tid[tid])
+		rec_task_del(c, c->by_tid[tid]);
+	c->by_tid[tid] = t;
+	c->ntasks++;
+	return t;
+}
+
+static struct rec_fdtab *fdtab_copy(const struct rec_fdtab *src)
+{
+	struct rec_fdtab *ft = calloc(1, sizeof(*ft));
+	int i;
+
+	if (!ft)
+		return NULL;
+	ft->refs = 1;
+	if (!src || src->n == 0)
+		return ft;
+	ft->fd = calloc((size_t)src->n, sizeof(*ft->fd));
+	if (!ft->fd) {
+		free(ft);
+		return NULL;
+	}
+	ft->n = src->n;
+	for (i = 0; i < src->n; i++) {
+		if (!src->fd[i].path)
+			continue;
+		ft->fd[i] = src->fd[i];
+		ft->fd[i].path = strdup(src->fd[i].path);
+	}
+	return ft;
+}
+
+static struct rec_mm *mm_copy(const struct rec_mm *src)
+{
+	struct rec_mm *mm = calloc(1, sizeof(*mm));
+
+	if (!mm)
+		return NULL;
+	mm->refs = 1;
+	if (src && src->n) {
+		mm->map = malloc(sizeof(*mm->map) * (size_t)src->n);
+		if (mm->map) {
+			memcpy(mm->map, src->map, sizeof(*mm->map) * (size_t)src->n);
+			mm->n = mm->cap = src->n;
+		}
+	}
+	return mm;
+}
+
+int rec_task_inherit(struct rec_task *child, const struct rec_task *parent,
+		     uint64_t flags)
+{
+	if (flags & CLONE_THREAD)
+		child->pid = parent->pid;
+	if (flags & CLONE_FILES) {
+		child->fds = parent->fds;
+		child->fds->refs++;
+	} else {
+		child->fds = fdtab_copy(parent->fds);
+	}
+	if (flags & CLONE_FS) {
+		child->fs = parent->fs;
+		child->fs->refs++;
+	} else {
+		child->fs = calloc(1, sizeof(*child->fs));
+		if (child->fs) {
+			child->fs->refs = 1;
+			child->fs->cwd = parent->fs && parent->fs->cwd ?
+				strdup(parent->fs->cwd) : NULL;
+		}
+	}
+	if (flags & CLONE_VM) {
+		child->mm = parent->mm;
+		child->mm->refs++;
+	} else {
+		child->mm = mm_copy(parent->mm);
+	}
+	if (!child->fds || !child->fs || !child->mm)
+		return -ENOMEM;
+	return 0;
+}
+
+int rec_task_from_proc(struct rec_task *t)
+{
+	char dir[64], link[128], target[REC_PATH_MAX];
+	struct dirent *de;
+	DIR *d;
+	ssize_t n;
+
+	t->fds = calloc(1, sizeof(*t->fds));
+	t->fs = calloc(1, sizeof(*t->fs));
+	t->mm = calloc(1, sizeof(*t->mm));
+	if (!t->fds || !t->fs || !t->mm)
+		return -ENOMEM;
+	t->fds->refs = t->fs->refs = t->mm->refs = 1;
+	snprintf(link, sizeof(link), "/proc/%d/cwd", t->tid);
+	n = readlink(link, target, sizeof(target) - 1);
+	if (n > 0) {
+		target[n] = 0;
+		t->fs->cwd = strdup(target);
+	}
+	snprintf(dir, sizeof(dir), "/proc/%d/fd", t->tid);
+	d = opendir(dir);
+	if (!d)
+		return 0;
+	while ((de = readdir(d))) {
+		char *end;
+		long fd = strtol(de->d_name, &end, 10);
+
+		if (*end || end == de->d_name)
+			continue;
+		snprintf(link, sizeof(link), "%s/%ld", dir, fd);
+		n = readlink(link, target, sizeof(target) - 1);
+		if (n <= 0)
+			continue;
+		target[n] = 0;
+		rec_fd_set(t, (int)fd, target, (uint32_t)n, 0);
+	}
+	closedir(d);
+	return 0;
+}
+
+const char *rec_fd_path(const struct rec_task *t, int64_t fd, uint32_t *len)
+{
+	if (!t->fds || fd < 0 || fd >= t->fds->n || !t->fds->fd[fd].path)
+		return NULL;
+	if (len)
+		*len = t->fds->fd[fd].len;
+	return t->fds->fd[fd].path;
+}
+
+int rec_fd_set(struct rec_task *t, int fd, const char *path, uint32_t len,
+	       int cloexec)
+{
+	struct rec_fdtab *ft = t->fds;
+	char *p;
+
+	if (!ft || fd < 0 || fd > (1 << 24))
+		return -EINVAL;
+	if (fd >= ft->n) {
+		int n = ft->n ? ft->n : 64;
+		struct rec_fd *nf;
+
+		while (n <= fd)
+			n *= 2;
+		nf = realloc(ft->fd, sizeof(*nf) * (size_t)n);
+		if (!nf)
+			return -ENOMEM;
+		memset(nf + ft->n, 0, sizeof(*nf) * (size_t)(n - ft->n));
+		ft->fd = nf;
+		ft->n = n;
+	}
+	p = path ? strndup(path, len) : NULL;
+	free(ft->fd[fd].path);
+	ft->fd[fd].path = p;
+	ft->fd[fd].len = p ? len : 0;
+	ft->fd[fd].cloexec = !!cloexec;
+	return 0;
+}
+
+void rec_fd_close(struct rec_task *t, int fd)
+{
+	if (!t->fds || fd < 0 || fd >= t->fds->n)
+		return;
+	free(t->fds->fd[fd].path);
+	t->fds->fd[fd].path = NULL;
+	t->fds->fd[fd].len = 0;
+	t->fds->fd[fd].cloexec = 0;
+}
+
+void rec_fd_cloexec(struct rec_task *t, int fd, int on)
+{
+	if (t->fds && fd >= 0 && fd < t->fds->n)
+		t->fds->fd[fd].cloexec = !!on;
+}
+
+int rec_fd_unshare(struct rec_task *t)
+{
+	struct rec_fdtab *ft;
+
+	if (!t->fds || t->fds->refs == 1)
+		return 0;
+	ft = fdtab_copy(t->fds);
+	if (!ft)
+		return -ENOMEM;
+	fdtab_put(t->fds);
+	t->fds = ft;
+	return 0;
+}
+
+/* execve unshares the descriptor table, then closes O_CLOEXEC ones. */
+void rec_fd_exec(struct rec_task *t)
+{
+	int i;
+
+	if (rec_fd_unshare(t) < 0 || !t->fds)
+		return;
+	for (i = 0; i < t->fds->n; i++)
+		if (t->fds->fd[i].path && t->fds->fd[i].cloexec)
+			rec_fd_close(t, i);
+}
+
+/* A rename moves the names of the task's open files with it (the file
+ * itself and everything under a renamed directory), so later fd-based
+ * calls carry the current name. */
+void rec_fd_rename(struct rec_task *t, const char *from, uint32_t flen,
+		   const char *to, uint32_t tlen)
+{
+	int i;
+
+	for (i = 0; t->fds && i < t->fds->n; i++) {
+		struct rec_fd *f = &t->fds->fd[i];
+		char *np;
+
+		if (!f->path || f->len < flen || memcmp(f->path, from, flen) != 0 ||
+		    (f->len > flen && f->path[flen] != '/'))
+			continue;
+		np = malloc(tlen + (f->len - flen) + 1);
+		if (!np)
+			continue;
+		memcpy(np, to, tlen);
+		memcpy(np + tlen, f->path + flen, f->len - flen);
+		np[tlen + f->len - flen] = 0;
+		free(f->path);
+		f->path = np;
+		f->len = tlen + (f->len - flen);
+	}
+}
+
+int rec_fs_set_cwd(struct rec_task *t, const char *cwd)
+{
+	char *p = strdup(cwd);
+
+	if (!p || !t->fs) {
+		free(p);
+		return -ENOMEM;
+	}
+	free(t->fs->cwd);
+	t->fs->cwd = p;
+	return 0;
+}
+
+int rec_mm_add(struct rec_task *t, uint64_t addr, uint64_t len)
+{
+	struct rec_mm *mm = t->mm;
+
+	if (!mm)
+		return -EINVAL;
+	if (mm->n == mm->cap) {
+		int cap = mm->cap ? mm->cap * 2 : 16;
+		struct rec_map *m = realloc(mm->map, sizeof(*m) * (size_t)cap);
+
+		if (!m)
+			return -ENOMEM;
+		mm->map = m;
+		mm->cap = cap;
+	}
+	mm->map[mm->n].addr = addr;
+	mm->map[mm->n].len = len;
+	mm->n++;
+	return 0;
+}
+
+/* @return : 1 if [addr, addr+len) overlapped a recorded file mapping
+ * (which is then forgotten: partial unmaps end the record too). */
+int rec_mm_del(struct rec_task *t, uint64_t addr, uint64_t len)
+{
+	struct rec_mm *mm = t->mm;
+	int i, hit = 0;
+
+	if (!mm)
+		return 0;
+	for (i = 0; i < mm->n; i++) {
+		struct rec_map *m = &mm->map[i];
+
+		if (addr < m->addr + m->len && m->addr < addr + len) {
+			hit = 1;
+			*m = mm->map[--mm->n];
+			i--;
+		}
+	}
+	return hit;
+}
+
+/* execve gives the task a new address space. */
+void rec_mm_exec(struct rec_task *t)
+{
+	struct rec_mm *mm = calloc(1, sizeof(*mm));
+
+	if (!mm)
+		return;
+	mm->refs = 1;
+	mm_put(t->mm);
+	t->mm = mm;
+}

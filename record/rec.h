@@ -1,0 +1,185 @@
+/*
+ * rec.h - the recorder's internal interfaces (record/ only).
+ *
+ * One tracer thread drives every tracee through waitpid(); state lives in
+ * a per-thread table (struct rec_task), descriptor tables shared the way
+ * the kernel shares them (struct rec_fdtab, refcounted for CLONE_FILES),
+ * and the cwd shared per CLONE_FS (struct rec_fs).
+ */
+#ifndef REC_H
+#define REC_H
+
+#include <stdint.h>
+#include <sys/types.h>
+
+#include "iotape.h"
+
+#define REC_PATH_MAX 4096
+#define REC_MAX_ARGV 4096
+
+enum rec_cpu_policy { REC_CPU_AUTO = 0, REC_CPU_ONE, REC_CPU_NONE };
+
+struct rec_fd {
+	char *path;			/* NULL = unknown or closed */
+	uint32_t len;
+	uint8_t cloexec;
+};
+
+struct rec_fdtab {
+	int refs;
+	int n;				/* slots allocated */
+	struct rec_fd *fd;
+};
+
+struct rec_fs {
+	int refs;
+	char *cwd;
+};
+
+/* A recorded file mapping, so that munmap of it is kept and others are
+ * dropped at their entry stop. */
+struct rec_map {
+	uint64_t addr, len;
+};
+
+struct rec_mm {
+	int refs;
+	int n, cap;
+	struct rec_map *map;
+};
+
+struct rec_task {
+	pid_t tid, pid;			/* pid = thread group id */
+	struct rec_fdtab *fds;
+	struct rec_fs *fs;
+	struct rec_mm *mm;
+	int attached;			/* its first stop was handled */
+	int ready;			/* state set up (parent's event seen) */
+	int stopped_early;		/* first stop seen before ready */
+	int in_syscall;			/* entry seen, exit pending */
+	int want_exit;			/* resume with PTRACE_SYSCALL */
+	int exited_event;		/* PTRACE_EVENT_EXIT seen */
+	int before_exec;		/* root, no filter: the recorder's own calls */
+	int64_t utime_ns, stime_ns;
+	int64_t last_stop_ns;
+	/* the syscall in flight */
+	struct iot_event ev;
+	const struct iot_syscall *sc;
+	uint64_t raw[IOT_MAX_ARGS];
+	char *path, *path2;		/* owned; ev.path/ev.path2 point here */
+	char **argv;			/* execve argv read at entry */
+	uint32_t argc;
+	char *exec_path;
+	uint64_t clone_flags;
+};
+
+struct rec_opts {
+	const char *out;
+	pid_t attach_pid;
+	int seccomp;
+	int flush_ms, flush_events;
+	int cpu_policy;
+	int quiet;
+	char **cmd;			/* the program and its arguments */
+};
+
+struct rec_stats {
+	uint64_t events, processes, dropped, stops;
+	uint64_t moves;			/* pinned pair moved off a busy CPU */
+	int64_t t_start, t_end;
+	int root_status;		/* wait status of the root */
+	int root_done;
+};
+
+struct rec_ctx {
+	const struct rec_opts *o;
+	struct iot_writer *w;
+	int seccomp_on;
+	pid_t root;
+	struct rec_task **by_tid;
+	int pid_max;
+	int ntasks;
+	struct rec_stats st;
+	/* path states taken, a set of strings */
+	char **seen;
+	uint64_t seen_cap, seen_n;
+	/* cpu policy state */
+	int spread;			/* tracees spread over every CPU */
+	int pinned_cpu;
+	int detaching;
+	int64_t last_flush_ns;
+	uint64_t events_at_flush;
+	char buf[REC_PATH_MAX * 2];	/* scratch for tracee strings */
+};
+
+/* ---- proc.c: the task table, descriptor tables, cwd ---- */
+int rec_tasks_init(struct rec_ctx *c);
+void rec_tasks_free(struct rec_ctx *c);
+struct rec_task *rec_task_get(struct rec_ctx *c, pid_t tid);
+struct rec_task *rec_task_new(struct rec_ctx *c, pid_t tid);
+void rec_task_del(struct rec_ctx *c, struct rec_task *t);
+void rec_task_clear_call(struct rec_task *t);
+/* give @child its parent's tables per @flags (CLONE_FILES, CLONE_FS,
+ * CLONE_VM, CLONE_THREAD) */
+int rec_task_inherit(struct rec_task *child, const struct rec_task *parent,
+		     uint64_t flags);
+/* fill @t's tables from /proc (root process or attach) */
+int rec_task_from_proc(struct rec_task *t);
+const char *rec_fd_path(const struct rec_task *t, int64_t fd, uint32_t *len);
+int rec_fd_set(struct rec_task *t, int fd, const char *path, uint32_t len,
+	       int cloexec);
+void rec_fd_close(struct rec_task *t, int fd);
+void rec_fd_cloexec(struct rec_task *t, int fd, int on);
+int rec_fd_unshare(struct rec_task *t);
+void rec_fd_exec(struct rec_task *t);
+void rec_fd_rename(struct rec_task *t, const char *from, uint32_t flen,
+		   const char *to, uint32_t tlen);
+int rec_fs_set_cwd(struct rec_task *t, const char *cwd);
+int rec_mm_add(struct rec_task *t, uint64_t addr, uint64_t len);
+int rec_mm_del(struct rec_task *t, uint64_t addr, uint64_t len);
+void rec_mm_exec(struct rec_task *t);
+
+/* ---- paths.c: strings from the tracee, path joining, path states ---- */
+/* read a NUL-terminated string at @addr of @tid into @buf (@cap bytes)
+ * @return : its length, or -errno */
+ssize_t rec_read_str(pid_t tid, uint64_t addr, char *buf, size_t cap);
+ssize_t rec_read_mem(pid_t tid, uint64_t addr, void *buf, size_t len);
+/* make @p absolute against @base (or the task's cwd), lexically;
+ * @return : a malloc'd string (*@len set) or NULL */
+char *rec_path_abs(const char *base, const char *p, uint32_t *len);
+/* the tracee's view of /proc/self/fd/N: @return : 1 if rewritten */
+int rec_path_magic(struct rec_ctx *c, struct rec_task *t, char **p, uint32_t *len);
+int rec_seen_init(struct rec_ctx *c);
+void rec_seen_free(struct rec_ctx *c);
+/* take the PathState of @p and its ancestors the first time each is met */
+int rec_path_state(struct rec_ctx *c, const char *p, uint32_t len);
+int rec_path_skipped(const char *p);
+
+/* ---- decode.c: per-syscall entry and exit ---- */
+/* @return : 1 to keep the call (wait for its exit), 0 to drop it */
+int rec_decode_entry(struct rec_ctx *c, struct rec_task *t, int nr,
+		     const uint64_t *args, int64_t now);
+void rec_decode_exit(struct rec_ctx *c, struct rec_task *t, int64_t ret,
+		     int64_t now);
+void rec_emit_unfinished(struct rec_ctx *c, struct rec_task *t, int64_t now);
+int rec_emit_process(struct rec_ctx *c, struct iot_process *p);
+
+/* ---- tracer.c: the stop loop ---- */
+int rec_trace_loop(struct rec_ctx *c);
+int rec_attach(struct rec_ctx *c, pid_t pid);
+/* @sig, or'ed with REC_SIG_FROM_TTY when the terminal sent it (and so
+ * already reached the program's process group) */
+#define REC_SIG_FROM_TTY 0x1000
+void rec_request_stop(int sig);
+
+/* ---- setup.c: seccomp filter, calibration, header ---- */
+int rec_seccomp_install(void);
+int64_t rec_calibrate(int seccomp, int *seccomp_ok);
+int rec_header_fill(struct iot_header *h, const struct rec_opts *o,
+		    int seccomp, int64_t stop_cost, char **argv);
+void rec_header_free(struct iot_header *h);
+int rec_pin_cpu(int cpu);
+int rec_unpin_task(pid_t tid);
+int rec_read_cputime(pid_t pid, pid_t tid, int64_t *utime, int64_t *stime);
+
+#endif

@@ -1,0 +1,246 @@
+/*
+ * setup.c - what the recorder prepares before the program runs: the
+ * seccomp filter, the calibrated cost of one ptrace stop, CPU pinning and
+ * the trace header.
+ */
+#include <errno.h>
+#include <linux/audit.h>
+#include <linux/filter.h>
+#include <linux/seccomp.h>
+#include <sched.h>
+#include <signal.h>
+#include <stddef.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/prctl.h>
+#include <sys/ptrace.h>
+#include <sys/syscall.h>
+#include <sys/utsname.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "rec.h"
+
+#define CALIB_N 1000
+#define MAX_FILTER 512
+
+/*
+ * The filter: x86_64 calls in the table stop the tracee (RET_TRACE); the
+ * rest, and anonymous mmap, run at native speed.  32-bit (int 0x80) and
+ * x32 calls are let through unrecorded: the table is x86_64's.
+ */
+int rec_seccomp_install(void)
+{
+	struct sock_filter f[MAX_FILTER];
+	struct sock_fprog prog;
+	const struct iot_syscall *tab;
+	size_t n, i, k = 0;
+
+	tab = iot_syscall_table(&n);
+	if (2 * n + 12 > MAX_FILTER)
+		return -E2BIG;
+	f[k++] = (struct sock_filter)BPF_STMT(BPF_LD | BPF_W | BPF_ABS,
+					      offsetof(struct seccomp_data, arch));
+	f[k++] = (struct sock_filter)BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K,
+					      AUDIT_ARCH_X86_64, 1, 0);
+	f[k++] = (struct sock_filter)BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ALLOW);
+	f[k++] = (struct sock_filter)BPF_STMT(BPF_LD | BPF_W | BPF_ABS,
+					      offsetof(struct seccomp_data, nr));
+	/* mmap: trace only file mappings (MAP_ANONYMOUS clear) */
+	f[k++] = (struct sock_filter)BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, SYS_mmap, 0, 3);
+	f[k++] = (struct sock_filter)BPF_STMT(BPF_LD | BPF_W | BPF_ABS,
+					      offsetof(struct seccomp_data, args[3]));
+	f[k++] = (struct sock_filter)BPF_JUMP(BPF_JMP | BPF_JSET | BPF_K,
+					      MAP_ANONYMOUS, 0, 1);
+	f[k++] = (struct sock_filter)BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ALLOW);
+	f[k++] = (struct sock_filter)BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_TRACE);
+	for (i = 0; i < n; i++) {
+		if (tab[i].nr == SYS_mmap)
+			continue;
+		f[k++] = (struct sock_filter)BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K,
+						      (unsigned)tab[i].nr, 0, 1);
+		f[k++] = (struct sock_filter)BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_TRACE);
+	}
+	f[k++] = (struct sock_filter)BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ALLOW);
+	prog.len = (unsigned short)k;
+	prog.filter = f;
+	if (prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) < 0)
+		return -errno;
+	if (syscall(SYS_seccomp, SECCOMP_SET_MODE_FILTER, 0, &prog) < 0)
+		return -errno;
+	return 0;
+}
+
+static void calib_child(int go, int res, int seccomp)
+{
+	int64_t t0, t1, r[2] = { -1, 0 };
+	char b;
+	int i;
+
+	if (read(go, &b, 1) != 1)
+		_exit(1);
+	if (seccomp && rec_seccomp_install() < 0) {
+		r[0] = -2;
+		goto out;
+	}
+	t0 = iot_now_ns();
+	for (i = 0; i < CALIB_N; i++)
+		syscall(SYS_close, -1);
+	t1 = iot_now_ns();
+	r[0] = t1 - t0;
+out:
+	if (write(res, r, sizeof(r)) != sizeof(r))
+		_exit(1);
+	_exit(0);
+}
+
+/* Drive the calibration child: each close(-1) stops at entry and exit,
+ * the same two stops a recorded call costs. */
+static void calib_trace(pid_t pid)
+{
+	int status;
+
+	for (;;) {
+		struct __ptrace_syscall_info info;
+		int sig = 0, req = PTRACE_CONT;
+		int ev;
+
+		if (waitpid(pid, &status, __WALL) < 0 || !WIFSTOPPED(status))
+			return;
+		ev = status >> 16;
+		if (WSTOPSIG(status) == (SIGTRAP | 0x80) || ev == PTRACE_EVENT_SECCOMP) {
+			ptrace(PTRACE_GET_SYSCALL_INFO, pid, sizeof(info), &info);
+			req = info.op == PTRACE_SYSCALL_INFO_EXIT ? PTRACE_CONT :
+				PTRACE_SYSCALL;
+		} else if (ev == PTRACE_EVENT_STOP) {
+			req = PTRACE_CONT;
+		} else if (ev == 0) {
+			sig = WSTOPSIG(status);
+		}
+		ptrace(req, pid, 0, sig);
+	}
+}
+
+int64_t rec_calibrate(int seccomp, int *seccomp_ok)
+{
+	int go[2] = { -1, -1 }, res[2] = { -1, -1 };
+	int64_t r[2] = { -1, 0 }, native = 0, t0;
+	pid_t pid;
+	int i, status;
+
+	*seccomp_ok = 0;
+	if (pipe(go) < 0 || pipe(res) < 0)
+		goto out;
+	/* what the same calls cost untraced, on this CPU */
+	t0 = iot_now_ns();
+	for (i = 0; i < CALIB_N; i++)
+		syscall(SYS_close, -1);
+	native = iot_now_ns() - t0;
+	pid = fork();
+	if (pid < 0)
+		goto out;
+	if (pid == 0)
+		calib_child(go[0], res[1], seccomp);
+	close(go[0]);
+	close(res[1]);
+	go[0] = res[1] = -1;
+	if (ptrace(PTRACE_SEIZE, pid, 0, PTRACE_O_TRACESYSGOOD | PTRACE_O_EXITKILL |
+		   PTRACE_O_TRACESECCOMP) < 0) {
+		kill(pid, SIGKILL);
+		waitpid(pid, NULL, 0);
+		goto out;
+	}
+	if (!seccomp) {
+		/* without the filter, stop at every syscall */
+		ptrace(PTRACE_INTERRUPT, pid, 0, 0);
+		if (waitpid(pid, &status, __WALL) == pid && WIFSTOPPED(status))
+			ptrace(PTRACE_SYSCALL, pid, 0, 0);
+	}
+	if (write(go[1], "g", 1) != 1)
+		kill(pid, SIGKILL);
+	if (seccomp) {
+		calib_trace(pid);
+	} else {
+		for (;;) {
+			if (waitpid(pid, &status, __WALL) < 0 || !WIFSTOPPED(status))
+				break;
+			ptrace(PTRACE_SYSCALL, pid, 0,
+			       (status >> 16) == 0 && WSTOPSIG(status) != (SIGTRAP | 0x80) ?
+			       WSTOPSIG(status) : 0);
+		}
+	}
+	while (waitpid(pid, NULL, __WALL) > 0)
+		;
+	if (read(res[0], r, sizeof(r)) != sizeof(r))
+		r[0] = -1;
+out:
+	for (i = 0; i < 2; i++) {
+		if (go[i] >= 0)
+			close(go[i]);
+		if (res[i] >= 0)
+			close(res[i]);
+	}
+	if (r[0] == -2 || r[0] < 0)
+		return r[0] == -2 ? 0 : -1;
+	*seccomp_ok = seccomp;
+	if (r[0] <= native)
+		return 0;
+	return (r[0] - native) / (2 * CALIB_N);
+}
+
+int rec_pin_cpu(int cpu)
+{
+	cpu_set_t set;
+
+	CPU_ZERO(&set);
+	CPU_SET(cpu, &set);
+	return sched_setaffinity(0, sizeof(set), &set) < 0 ? -errno : 0;
+}
+
+/* Let @tid run on every CPU this recorder may use. */
+int rec_unpin_task(pid_t tid)
+{
+	static cpu_set_t all;
+	static int have;
+
+	if (!have) {
+		long n = sysconf(_SC_NPROCESSORS_ONLN), i;
+
+		CPU_ZERO(&all);
+		for (i = 0; i < n && i < CPU_SETSIZE; i++)
+			CPU_SET(i, &all);
+		have = 1;
+	}
+	return sched_setaffinity(tid, sizeof(all), &all) < 0 ? -errno : 0;
+}
+
+int rec_read_cputime(pid_t pid, pid_t tid, int64_t *utime, int64_t *stime)
+{
+	char path[64], buf[1024], *p;
+	unsigned long long ut, st;
+	long hz = sysconf(_SC_CLK_TCK);
+	FILE *f;
+	size_t n;
+
+	snprintf(path, sizeof(path), "/proc/%d/task/%d/stat", pid, tid);
+	f = fopen(path, "r");
+	if (!f)
+		return -errno;
+	n = fread(buf, 1, sizeof(buf) - 1, f);
+	fclose(f);
+	buf[n] = 0;
+	p = strrchr(buf, ')');
+	/* after "pid (comm)": state ppid pgrp session tty tpgid flags minflt
+	 * cminflt majflt cmajflt utime stime */
+	if (!p || sscanf(p + 2, "%*c %*d %*d %*d %*d %*d %*u %*u %*u %*u %*u %llu %llu",
+			 &ut, &st) != 2)
+		return -EINVAL;
+	if (hz <= 0)
+		hz = 100;
+	*utime = (int64_t)(ut * (1000000000ULL / (unsigned long long)hz));
+	*stime = (int64_t)(st * (1000000000ULL / (unsigned long long)hz));
+	return 0;
+}

@@ -1,0 +1,516 @@
+/*
+ * tracer.c - the stop loop: one waitpid() per ptrace stop, dispatched to
+ * the syscall decoders, the fork/exec/exit bookkeeping, or signal
+ * re-injection (the program must see every signal it would see untraced).
+ *
+ * With the seccomp filter a recorded call stops twice: at the seccomp
+ * event (entry; the tracee is then resumed with PTRACE_SYSCALL) and at
+ * syscall-exit (resumed with PTRACE_CONT, so unrecorded calls never stop).
+ * Without it every syscall stops at entry and exit (PTRACE_SYSCALL).
+ */
+#include <dirent.h>
+#include <errno.h>
+#include <linux/audit.h>
+#include <sched.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/ptrace.h>
+#include <sys/resource.h>
+#include <sys/syscall.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "rec.h"
+
+/* auto CPU policy: this many stops of one process that fall between two
+ * stops of another (within WINDOW ns) means they run at the same time */
+#define CONCURRENT_HITS 64
+#define CONCURRENT_WINDOW 20000000LL
+
+static volatile sig_atomic_t pending_sig;
+static volatile sig_atomic_t ticked;
+
+void rec_request_stop(int sig)
+{
+	if (sig == SIGALRM)
+		ticked = 1;
+	else
+		pending_sig = sig;
+}
+
+static void resume(struct rec_ctx *c, struct rec_task *t, int sig)
+{
+	int req = (!c->seccomp_on || t->want_exit) ? PTRACE_SYSCALL : PTRACE_CONT;
+
+	if (c->detaching) {
+		rec_emit_unfinished(c, t, iot_now_ns());
+		ptrace(PTRACE_DETACH, t->tid, 0, sig);
+		rec_task_del(c, t);
+		return;
+	}
+	if (ptrace(req, t->tid, 0, sig) < 0 && errno == ESRCH)
+		return;	/* killed meanwhile: its death is reported by waitpid */
+}
+
+static void spread_all(struct rec_ctx *c)
+{
+	int i, left = c->ntasks;
+
+	c->spread = 1;
+	rec_unpin_task(0);
+	for (i = 1; i <= c->pid_max && left > 0; i++) {
+		if (!c->by_tid[i])
+			continue;
+		left--;
+		rec_unpin_task(i);
+	}
+}
+
+/* auto: serial workloads stay on one CPU (cheap stops); as soon as two
+ * processes keep making recorded calls in the same time window, let the
+ * scheduler spread them. */
+static void watch_concurrency(struct rec_ctx *c, struct rec_task *t, int64_t now)
+{
+	static pid_t last_pid;
+	static int64_t last_ns;
+	static int hits;
+
+	if (c->o->cpu_policy != REC_CPU_AUTO || c->spread)
+		return;
+	if (last_pid && t->pid != last_pid && now - last_ns < CONCURRENT_WINDOW) {
+		struct rec_task *o = rec_task_get(c, last_pid);
+
+		/* a parent blocked in wait4 is not running */
+		if (!(o && o->in_syscall && o->ev.nr == SYS_wait4) && ++hits >= CONCURRENT_HITS)
+			spread_all(c);
+	}
+	last_pid = t->pid;
+	last_ns = now;
+}
+
+static void on_syscall(struct rec_ctx *c, struct rec_task *t, int64_t now)
+{
+	struct __ptrace_syscall_info info;
+	long n;
+
+	n = ptrace(PTRACE_GET_SYSCALL_INFO, t->tid, sizeof(info), &info);
+	if (n <= 0)
+		return;
+	if (info.op == PTRACE_SYSCALL_INFO_SECCOMP || info.op == PTRACE_SYSCALL_INFO_ENTRY) {
+		const uint64_t *a = info.op == PTRACE_SYSCALL_INFO_SECCOMP ?
+			(const uint64_t *)info.seccomp.args : (const uint64_t *)info.entry.args;
+		int nr = (int)(info.op == PTRACE_SYSCALL_INFO_SECCOMP ?
+			       info.seccomp.nr : info.entry.nr);
+
+		if (info.arch != AUDIT_ARCH_X86_64) {
+			t->want_exit = 0;
+			return;
+		}
+		if (t->in_syscall)
+			rec_emit_unfinished(c, t, now);
+		if (t->before_exec) {
+			if (nr != SYS_execve)
+				return;
+			t->before_exec = 0;
+		}
+		t->want_exit = rec_decode_entry(c, t, nr, a, now);
+		watch_concurrency(c, t, now);
+	} else if (info.op == PTRACE_SYSCALL_INFO_EXIT) {
+		if (t->in_syscall)
+			rec_decode_exit(c, t, info.exit.rval, now);
+		t->want_exit = 0;
+	}
+}
+
+static void on_clone(struct rec_ctx *c, struct rec_task *t, int ev, int64_t now)
+{
+	unsigned long msg = 0;
+	struct rec_task *ch;
+	struct iot_process p;
+	uint64_t flags = t->clone_flags;
+
+	if (ptrace(PTRACE_GETEVENTMSG, t->tid, 0, &msg) < 0 || msg == 0)
+		return;
+	if (ev == PTRACE_EVENT_VFORK)
+		flags |= CLONE_VM | CLONE_VFORK;
+	else if (ev == PTRACE_EVENT_FORK)
+		flags &= ~(uint64_t)(CLONE_THREAD | CLONE_FILES | CLONE_FS | CLONE_VM);
+	ch = rec_task_get(c, (pid_t)msg);
+	if (!ch)
+		ch = rec_task_new(c, (pid_t)msg);
+	if (!ch)
+		return;
+	if (rec_task_inherit(ch, t, flags) < 0)
+		c->st.dropped++;
+	ch->ready = 1;
+	memset(&p, 0, sizeof(p));
+	p.kind = (flags & CLONE_THREAD) ? IOT_PROC_THREAD : IOT_PROC_FORK;
+	p.t_ns = now;
+	p.pid = ch->pid;
+	p.tid = ch->tid;
+	p.ppid = t->pid;
+	p.ptid = t->tid;
+	p.clone_flags = flags;
+	rec_emit_process(c, &p);
+	if (ch->stopped_early) {
+		ch->stopped_early = 0;
+		ch->attached = 1;
+		resume(c, ch, 0);
+	}
+}
+
+/* exec from a non-leader thread: the thread takes the leader's tid, and
+ * the leader is gone without a death report of its own.  Called before
+ * the stop is dispatched, so that @pid finds the exec'ing thread. */
+static pid_t exec_rename(struct rec_ctx *c, pid_t pid, int64_t now)
+{
+	unsigned long old = 0;
+	struct rec_task *ot, *leader;
+	struct iot_process p;
+
+	if (ptrace(PTRACE_GETEVENTMSG, pid, 0, &old) < 0 || !old || (pid_t)old == pid)
+		return 0;
+	ot = rec_task_get(c, (pid_t)old);
+	if (!ot)
+		return 0;
+	leader = rec_task_get(c, pid);
+	if (leader) {
+		rec_emit_unfinished(c, leader, now);
+		memset(&p, 0, sizeof(p));
+		p.kind = IOT_PROC_EXIT;
+		p.t_ns = now;
+		p.pid = leader->pid;
+		p.tid = leader->tid;
+		rec_emit_process(c, &p);
+		rec_task_del(c, leader);
+	}
+	c->by_tid[old] = NULL;
+	c->by_tid[pid] = ot;
+	ot->tid = pid;
+	return (pid_t)old;
+}
+
+static void on_exec(struct rec_ctx *c, struct rec_task *t, pid_t old, int64_t now)
+{
+	struct iot_process p;
+	char link[64], exe[REC_PATH_MAX];
+	uint32_t *lens = NULL, i;
+	ssize_t n;
+
+	rec_fd_exec(t);
+	rec_mm_exec(t);
+	memset(&p, 0, sizeof(p));
+	p.kind = IOT_PROC_EXEC;
+	p.t_ns = now;
+	p.pid = t->pid;
+	p.tid = t->tid;
+	p.old_tid = old;
+	if (t->argc) {
+		lens = malloc(sizeof(*lens) * t->argc);
+		for (i = 0; lens && i < t->argc; i++)
+			lens[i] = (uint32_t)strlen(t->argv[i]);
+		if (lens) {
+			p.argc = t->argc;
+			p.argv = (const char *const *)t->argv;
+			p.argv_len = lens;
+		}
+	}
+	snprintf(link, sizeof(link), "/proc/%d/exe", t->tid);
+	n = readlink(link, exe, sizeof(exe) - 1);
+	if (n > 0) {
+		exe[n] = 0;
+		p.exe = exe;
+		p.exe_len = (uint32_t)n;
+	}
+	if (t->fs && t->fs->cwd) {
+		p.cwd = t->fs->cwd;
+		p.cwd_len = (uint32_t)strlen(t->fs->cwd);
+	}
+	rec_emit_process(c, &p);
+	free(lens);
+	resume(c, t, 0);
+}
+
+static void on_death(struct rec_ctx *c, pid_t pid, int status,
+		     const struct rusage *ru, int64_t now)
+{
+	struct rec_task *t = rec_task_get(c, pid);
+	struct iot_process p;
+
+	if (pid == c->root) {
+		c->st.root_status = status;
+		c->st.root_done = 1;
+	}
+	if (!t)
+		return;
+	rec_emit_unfinished(c, t, now);
+	memset(&p, 0, sizeof(p));
+	p.kind = IOT_PROC_EXIT;
+	p.t_ns = now;
+	p.pid = t->pid;
+	p.tid = t->tid;
+	p.exit_status = status;
+	if (t->exited_event) {
+		p.utime_ns = t->utime_ns;
+		p.stime_ns = t->stime_ns;
+	} else {
+		p.utime_ns = ru->ru_utime.tv_sec * 1000000000LL + ru->ru_utime.tv_usec * 1000LL;
+		p.stime_ns = ru->ru_stime.tv_sec * 1000000000LL + ru->ru_stime.tv_usec * 1000LL;
+	}
+	rec_emit_process(c, &p);
+	rec_task_del(c, t);
+}
+
+static void on_event_exit(struct rec_ctx *c, struct rec_task *t, int64_t now)
+{
+	int64_t ut = 0, stt = 0;
+
+	if (rec_read_cputime(t->pid, t->tid, &ut, &stt) == 0) {
+		t->utime_ns = ut;
+		t->stime_ns = stt;
+		t->exited_event = 1;
+	}
+	rec_emit_unfinished(c, t, now);
+	t->want_exit = 0;
+	resume(c, t, 0);
+}
+
+static void start_detach(struct rec_ctx *c)
+{
+	int i, left = c->ntasks;
+
+	c->detaching = 1;
+	for (i = 1; i <= c->pid_max && left > 0; i++) {
+		struct rec_task *t = c->by_tid[i];
+
+		if (!t)
+			continue;
+		left--;
+		if (t->stopped_early) {
+			ptrace(PTRACE_DETACH, t->tid, 0, 0);
+			rec_task_del(c, t);
+		} else {
+			ptrace(PTRACE_INTERRUPT, t->tid, 0, 0);
+		}
+	}
+}
+
+/* Pinned to a CPU that another process keeps busy, the tracer and its
+ * tracees wait for it while another CPU may idle; the scheduler cannot
+ * move them.  If the tracer waited on the run queue for over a quarter of
+ * the last tick, move the pair to the next CPU. */
+static void rebalance(struct rec_ctx *c)
+{
+	static int64_t last_ns, last_delay;
+	unsigned long long run, delay = 0;
+	long ncpu = sysconf(_SC_NPROCESSORS_ONLN);
+	int64_t now = iot_now_ns();
+	FILE *f;
+	int i, left, cpu;
+	cpu_set_t set;
+
+	if (c->spread || c->o->cpu_policy == REC_CPU_NONE || ncpu < 2)
+		return;
+	f = fopen("/proc/thread-self/schedstat", "r");
+	if (!f)
+		return;
+	if (fscanf(f, "%llu %llu", &run, &delay) != 2)
+		delay = 0;
+	fclose(f);
+	if (last_ns && ((int64_t)delay - last_delay) * 4 > now - last_ns) {
+		cpu = (int)((c->pinned_cpu + 1) % ncpu);
+		CPU_ZERO(&set);
+		CPU_SET(cpu, &set);
+		left = c->ntasks;
+		for (i = 1; i <= c->pid_max && left > 0; i++) {
+			if (!c->by_tid[i])
+				continue;
+			left--;
+			sched_setaffinity(i, sizeof(set), &set);
+		}
+		rec_pin_cpu(cpu);
+		c->pinned_cpu = cpu;
+		c->st.moves++;
+	}
+	last_ns = now;
+	last_delay = (int64_t)delay;
+}
+
+static void on_tick(struct rec_ctx *c)
+{
+	int sig = pending_sig;
+
+	if (sig) {
+		pending_sig = 0;
+		if (c->o->attach_pid) {
+			if (!c->detaching)
+				start_detach(c);
+		} else if (c->root > 0 && !(sig & REC_SIG_FROM_TTY)) {
+			kill(c->root, sig);
+		}
+	}
+	if (ticked) {
+		ticked = 0;
+		rebalance(c);
+		if (iot_writer_events(c->w) != c->events_at_flush) {
+			c->events_at_flush = iot_writer_events(c->w);
+			iot_writer_flush(c->w, 0);
+		}
+	}
+}
+
+static void on_stop(struct rec_ctx *c, struct rec_task *t, int status, pid_t old,
+		    int64_t now)
+{
+	int sig = WSTOPSIG(status), ev = status >> 16;
+
+	c->st.stops++;
+	if (!t->attached) {
+		/* its first stop: the new child's (or the interrupt's) */
+		t->attached = 1;
+		if (!t->ready) {
+			t->stopped_early = 1;
+			return;
+		}
+		resume(c, t, 0);
+		return;
+	}
+	if (sig == (SIGTRAP | 0x80)) {
+		on_syscall(c, t, now);
+		resume(c, t, 0);
+		return;
+	}
+	switch (ev) {
+	case 0:
+		resume(c, t, sig);	/* signal-delivery-stop: deliver it */
+		return;
+	case PTRACE_EVENT_SECCOMP:
+		on_syscall(c, t, now);
+		resume(c, t, 0);
+		return;
+	case PTRACE_EVENT_FORK:
+	case PTRACE_EVENT_VFORK:
+	case PTRACE_EVENT_CLONE:
+		on_clone(c, t, ev, now);
+		resume(c, t, 0);
+		return;
+	case PTRACE_EVENT_EXEC:
+		on_exec(c, t, old, now);
+		return;
+	case PTRACE_EVENT_EXIT:
+		on_event_exit(c, t, now);
+		return;
+	case PTRACE_EVENT_STOP:
+		if (sig == SIGSTOP || sig == SIGTSTP || sig == SIGTTIN || sig == SIGTTOU) {
+			/* group-stop: stay stopped until SIGCONT, as untraced */
+			if (c->detaching)
+				resume(c, t, 0);
+			else
+				ptrace(PTRACE_LISTEN, t->tid, 0, 0);
+			return;
+		}
+		resume(c, t, 0);
+		return;
+	default:
+		resume(c, t, 0);
+		return;
+	}
+}
+
+int rec_trace_loop(struct rec_ctx *c)
+{
+	while (c->ntasks > 0) {
+		struct rusage ru;
+		struct rec_task *t;
+		int status;
+		int64_t now;
+		pid_t pid, old;
+
+		if (pending_sig || ticked)
+			on_tick(c);
+		pid = wait4(-1, &status, __WALL, &ru);
+		if (pid < 0) {
+			if (errno == EINTR)
+				continue;
+			break;
+		}
+		now = iot_now_ns();
+		if (WIFEXITED(status) || WIFSIGNALED(status)) {
+			on_death(c, pid, status, &ru, now);
+			continue;
+		}
+		if (!WIFSTOPPED(status))
+			continue;
+		old = 0;
+		if ((status >> 16) == PTRACE_EVENT_EXEC)
+			old = exec_rename(c, pid, now);
+		t = rec_task_get(c, pid);
+		if (!t) {
+			/* a new child that stopped before its parent's
+			 * fork event: hold it until we know its parent */
+			t = rec_task_new(c, pid);
+			if (!t)
+				continue;
+			t->attached = 1;
+			t->stopped_early = 1;
+			continue;
+		}
+		t->last_stop_ns = now;
+		on_stop(c, t, status, old, now);
+	}
+	return 0;
+}
+
+/* Attach to every thread of @pid (PTRACE_SEIZE + PTRACE_INTERRUPT, then
+ * PTRACE_SYSCALL at the first stop).  Threads born while this runs are
+ * found by the second pass. */
+int rec_attach(struct rec_ctx *c, pid_t pid)
+{
+	struct rec_task *leader = NULL;
+	long opts = PTRACE_O_TRACESYSGOOD | PTRACE_O_TRACEFORK | PTRACE_O_TRACEVFORK |
+		PTRACE_O_TRACECLONE | PTRACE_O_TRACEEXEC | PTRACE_O_TRACEEXIT;
+	char dir[64];
+	int pass, found, err = 0;
+
+	snprintf(dir, sizeof(dir), "/proc/%d/task", pid);
+	for (pass = 0; pass < 2; pass++) {
+		struct dirent *de;
+		DIR *d = opendir(dir);
+
+		if (!d)
+			return -errno;
+		found = 0;
+		while ((de = readdir(d))) {
+			pid_t tid = (pid_t)atoi(de->d_name);
+			struct rec_task *t;
+
+			if (tid <= 0 || rec_task_get(c, tid))
+				continue;
+			if (ptrace(PTRACE_SEIZE, tid, 0, opts) < 0) {
+				err = -errno;
+				continue;
+			}
+			ptrace(PTRACE_INTERRUPT, tid, 0, 0);
+			t = rec_task_new(c, tid);
+			if (!t)
+				continue;
+			found++;
+			if (!leader) {
+				leader = t;
+				rec_task_from_proc(t);
+				t->pid = pid;
+			} else {
+				rec_task_inherit(t, leader, CLONE_THREAD | CLONE_FILES |
+						 CLONE_FS | CLONE_VM);
+			}
+			t->pid = pid;
+			t->ready = 1;
+		}
+		closedir(d);
+		if (!found)
+			break;
+	}
+	return c->ntasks > 0 ? 0 : (err ? err : -ESRCH);
+}

@@ -1,0 +1,81 @@
+#!/bin/bash
+# record.sh - what recording costs: the median of RUNS runs each of the
+# program alone, under `iotape record` and under `strace -f -ttt -T -o FILE`,
+# for (a) cp -a of linux-6.1 fs/ (hot cache), (b) tar cf of it, (c) make -j2
+# of iotape itself from a clean clone.  Prints a table with ratios.
+#   RUNS=3  POLICIES="auto one none"  (iotape --cpu-policy values to bench)
+#   CASES="cp tar make"
+set -u
+cd "$(dirname "$0")/../.."
+SRC=$PWD
+BUILD=${BUILD:-build}
+IOTAPE=${IOTAPE:-$SRC/$BUILD/iotape}
+RUNS=${RUNS:-3}
+POLICIES=${POLICIES:-auto}
+CASES=${CASES:-cp tar make}
+CACHE=/var/tmp/iotape-bench
+TARBALL=/usr/src/linux-source-6.1.tar.xz
+export LC_ALL=C
+
+[ -x "$IOTAPE" ] || { echo "record bench: $IOTAPE not built"; exit 1; }
+command -v strace >/dev/null || { echo "record bench: strace not installed; skipped"; exit 0; }
+mkdir -p "$CACHE"
+if [ ! -d "$CACHE/linux-source-6.1/fs" ]; then
+	[ -f "$TARBALL" ] || { echo "record bench: $TARBALL missing (apt-get install linux-source-6.1)"; exit 0; }
+	echo "extracting linux-source-6.1/fs once into $CACHE ..."
+	tar xf "$TARBALL" -C "$CACHE" linux-source-6.1/fs || exit 1
+fi
+FS=$CACHE/linux-source-6.1/fs
+W=$(mktemp -d "$CACHE/run.XXXXXX")
+trap 'rm -rf "$W"' EXIT
+git -C "$SRC" ls-files -z >/dev/null 2>&1 || { echo "record bench: $SRC is not a git clone"; exit 1; }
+
+# time_one CMD... - wall seconds of one run (setup done by the caller)
+time_one() {
+	local s e
+	s=$(date +%s.%N)
+	"$@" >/dev/null 2>"$W/err" || { echo "FAILED: $* ($(tail -1 "$W/err"))" >&2; }
+	e=$(date +%s.%N)
+	echo "$e - $s" | bc
+}
+
+median() { sort -n | awk '{ v[NR] = $1 } END { print v[int((NR + 1) / 2)] }'; }
+
+# bench NAME PREP WORK - PREP runs untimed before each run (clean state),
+# WORK is timed under each mode
+bench() {
+	local name=$1 prep=$2 work=$3 mode i t
+	for mode in native $(for p in $POLICIES; do echo "iotape-$p"; done) strace; do
+		for i in $(seq 1 "$RUNS"); do
+			(cd "$W" && eval "$prep") >/dev/null 2>&1
+			case $mode in
+			native) t=$(cd "$W" && time_one sh -c "$work") ;;
+			iotape-*) t=$(cd "$W" && time_one "$IOTAPE" record -q --cpu-policy "${mode#iotape-}" \
+				-o "$W/t.iotape" -- sh -c "$work") ;;
+			strace) t=$(cd "$W" && time_one strace -f -ttt -T -o "$W/t.strace" sh -c "$work") ;;
+			esac
+			echo "$t"
+		done | median >"$W/$name.$mode"
+	done
+	printf '%-8s %9.3f' "$name" "$(cat "$W/$name.native")"
+	for mode in $(for p in $POLICIES; do echo "iotape-$p"; done) strace; do
+		printf ' %9.3f (%5.2fx)' "$(cat "$W/$name.$mode")" \
+			"$(echo "$(cat "$W/$name.$mode") / $(cat "$W/$name.native")" | bc -l)"
+	done
+	printf '  %s\n' "$(echo "$(cat "$W/$name.strace") / $(cat "$W/$name.iotape-${POLICIES%% *}")" | bc -l | cut -c1-5)x"
+}
+
+cat "$FS"/*/* >/dev/null 2>&1	# hot cache
+echo "record bench: median of $RUNS runs, seconds (ratio to native); $(nproc) CPUs, $(uname -r)"
+printf '%-8s %9s' case native
+for p in $POLICIES; do printf ' %18s' "iotape($p)"; done
+printf ' %18s  %s\n' strace "strace/iotape"
+case " $CASES " in *" cp "*) bench cp "rm -rf copy" "cp -a '$FS' copy" ;; esac
+case " $CASES " in *" tar "*) bench tar "rm -f out.tar" "tar cf out.tar -C '$FS/..' fs" ;; esac
+case " $CASES " in *" make "*)
+	rm -rf "$W/iotape-src" && git clone -q "$SRC" "$W/iotape-src" 2>/dev/null
+	# the clone has only what is committed: copy the working tree over it
+	(cd "$SRC" && git ls-files -co --exclude-standard -z |
+		xargs -0 cp --parents -t "$W/iotape-src" 2>/dev/null)
+	bench make "rm -rf iotape-src/x" "make -s -C iotape-src -j2 BUILD=x build-all" ;;
+esac

@@ -1,0 +1,24 @@
+# record_lib.sh - helpers for the record_*.sh tests (sourced after lib.sh).
+
+# mask_dump FILE DIR - `iotape dump` lines with pids, times and durations
+# taken out and DIR written as @DIR@; only lines that name DIR, plus
+# process lines (---, +++).
+mask_dump() {
+	"$IOTAPE" dump "$1" | grep -v '^#' |
+		sed -E -e 's/^[0-9]+ +[0-9.]+ //' -e 's/ <[0-9.]+>$//' \
+			-e "s|$2|@DIR@|g" -e 's/(parent|thread of|from thread) [0-9]+/\1 N/' |
+		grep -E '@DIR@|^---|^\+\+\+' | grep -v '^--- start'
+}
+
+need_ptrace() {
+	"$IOTAPE" record -q -o /dev/null -- true 2>/dev/null ||
+		skip "ptrace is not permitted here (container or yama ptrace_scope)"
+}
+
+# events_from_dir FILE DIR - every event line from the first that names
+# DIR on, masked as in mask_dump (the dynamic loader's calls come before)
+events_from_dir() {
+	"$IOTAPE" dump "$1" | grep -v '^#' |
+		sed -E -e 's/^[0-9]+ +[0-9.]+ //' -e 's/ <[0-9.]+>$//' -e "s|$2|@DIR@|g" |
+		grep -v '^---\|^+++' | awk '/@DIR@/ { on = 1 } on'
+}

@@ -1,0 +1,51 @@
+#!/bin/bash
+# record_progs.sh - record the tiny programs of tests/progs/rec_*.c and
+# compare what `iotape dump` prints with tests/data/record/*.expected
+# (pids, times and the temp dir masked), or with the program's own count
+# of what it did.
+set -u
+. "$SRCDIR/tests/integration/lib.sh"
+. "$SRCDIR/tests/integration/record_lib.sh"
+need_ptrace
+d=$(mktemp -d /tmp/iotape-rec.XXXXXX)
+trap 'rm -rf "$d"' EXIT
+cd "$d"
+LC_ALL=C; export LC_ALL
+
+# 1. descriptors and paths, line by line
+mkdir fileops && cd fileops
+timeout 30 "$IOTAPE" record -q -o ../fileops.iotape -- "$PROGS/rec_fileops" || fail "rec_fileops exit $?"
+cd ..
+events_from_dir fileops.iotape "$d/fileops" |
+	sed 's/^\(getdents64(.*\)) = [0-9]*$/\1) = N/' >fileops.out
+diff -u "$DATA/record/rec_fileops.expected" fileops.out || fail "rec_fileops: dump differs"
+"$IOTAPE" dump fileops.iotape | grep -q -- '--- phase "done" ---' || fail "no phase mark"
+
+# 2. fork, vfork, fork+exec, threads (order between processes varies: sorted)
+mkdir procs && cd procs
+timeout 30 "$IOTAPE" record -q -o ../procs.iotape -- "$PROGS/rec_procs" || fail "rec_procs exit $?"
+cd ..
+mask_dump procs.iotape "$d/procs" | sed "s|$PROGS|@PROGS@|g" | sort >procs.out
+diff -u "$DATA/record/rec_procs.expected" procs.out || fail "rec_procs: dump differs"
+
+# 3. a signal interrupts a blocking read; the handler still runs
+timeout 30 "$IOTAPE" record -q -o sig.iotape -- "$PROGS/rec_sigread" || fail "rec_sigread exit $? (signal lost?)"
+"$IOTAPE" dump sig.iotape | grep -Eq 'read\(3, \.\.\., 1\) = -1 (EINTR|ERESTARTSYS)' ||
+	fail "no interrupted read in the trace"
+
+# 4. execve from a non-leader thread while siblings write
+mkdir te && cd te
+n=$(timeout 60 "$IOTAPE" record -q -o ../te.iotape -- "$PROGS/rec_thread_exec" 3) || fail "rec_thread_exec exit $?"
+cd ..
+w=$("$IOTAPE" dump te.iotape | grep -c 'write(3, \.\.\., 1) = 1')
+[ "$w" -le "$n" ] && [ "$n" -le $((w + 3)) ] || fail "thread exec: $w writes recorded, $n done"
+"$IOTAPE" dump te.iotape | grep -q -- '--- exec .*"--after"\] (from thread [0-9]*) ---' ||
+	fail "thread exec: no exec record with its old tid"
+
+# 5. a fork storm of 200 processes
+n=$(timeout 120 "$IOTAPE" record -q -o storm.iotape -- "$PROGS/rec_storm" 200) || fail "rec_storm exit $?"
+p=$("$IOTAPE" dump storm.iotape | grep -c 'openat(AT_FDCWD, ".*/storm-probe", O_RDONLY) = -1 ENOENT')
+e=$("$IOTAPE" dump storm.iotape | grep -c '+++ exited with 0 +++')
+[ "$p" = "$n" ] || fail "storm: $p probes recorded, $n made"
+[ "$e" = $((n + 1)) ] || fail "storm: $e exits recorded, $((n + 1)) expected"
+echo "ok: fileops, procs, signal, thread exec ($w writes), storm ($n processes)"

@@ -1,0 +1,116 @@
+/*
+ * test_record.c - the recorder's pure parts: lexical path joining, the
+ * descriptor table (dup, rename, exec, CLONE_FILES sharing) and the
+ * /proc/self/fd rewrite.
+ */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#include <sched.h>
+#include <cmocka.h>
+
+#include "rec.h"
+
+static void check_abs(const char *base, const char *p, const char *want)
+{
+	uint32_t len = 0;
+	char *got = rec_path_abs(base, p, &len);
+
+	assert_non_null(got);
+	assert_string_equal(got, want);
+	assert_int_equal(len, strlen(want));
+	free(got);
+}
+
+static void test_path_abs(void **state)
+{
+	check_abs("/home/u", "a/b", "/home/u/a/b");
+	check_abs("/home/u", "/etc//passwd", "/etc/passwd");
+	check_abs("/home/u/", "./a/./b/", "/home/u/a/b");
+	check_abs("/home/u", "../x", "/home/u/../x");	/* never resolved */
+	check_abs("/", ".", "/");
+	check_abs(NULL, "rel", "/rel");
+}
+
+static struct rec_task *mk_task(void)
+{
+	struct rec_task *t = calloc(1, sizeof(*t));
+
+	t->fds = calloc(1, sizeof(*t->fds));
+	t->fs = calloc(1, sizeof(*t->fs));
+	t->mm = calloc(1, sizeof(*t->mm));
+	t->fds->refs = t->fs->refs = t->mm->refs = 1;
+	t->fs->cwd = strdup("/w");
+	return t;
+}
+
+static void test_fdtab(void **state)
+{
+	struct rec_ctx c;
+	struct rec_task *t, *ch, *th;
+	uint32_t len;
+	char *p;
+
+	memset(&c, 0, sizeof(c));
+	assert_int_equal(rec_tasks_init(&c), 0);
+	t = mk_task();
+	t->tid = t->pid = 100;
+	c.by_tid[100] = t;
+	c.ntasks = 1;
+	rec_fd_set(t, 3, "/w/d", 4, 1);
+	rec_fd_set(t, 4, "/w/d/f", 6, 0);
+	rec_fd_rename(t, "/w/d", 4, "/w/e", 4);
+	assert_string_equal(rec_fd_path(t, 3, NULL), "/w/e");
+	assert_string_equal(rec_fd_path(t, 4, &len), "/w/e/f");
+	assert_int_equal(len, 6);
+
+	/* /proc/self/fd/4 and /proc/100/fd/4 name the open file */
+	p = strdup("/proc/self/fd/4");
+	assert_int_equal(rec_path_magic(&c, t, &p, &len), 1);
+	assert_string_equal(p, "/w/e/f");
+	free(p);
+	p = strdup("/proc/100/fd/3");
+	assert_int_equal(rec_path_magic(&c, t, &p, &len), 1);
+	assert_string_equal(p, "/w/e");
+	free(p);
+
+	/* fork copies the table, a thread shares it */
+	ch = calloc(1, sizeof(*ch));
+	th = calloc(1, sizeof(*th));
+	assert_int_equal(rec_task_inherit(ch, t, 0), 0);
+	assert_int_equal(rec_task_inherit(th, t, CLONE_THREAD | CLONE_FILES | CLONE_FS | CLONE_VM), 0);
+	rec_fd_close(th, 4);
+	assert_null(rec_fd_path(t, 4, NULL));
+	assert_non_null(rec_fd_path(ch, 4, NULL));
+	/* exec closes O_CLOEXEC descriptors and unshares the table */
+	rec_fd_exec(ch);
+	assert_null(rec_fd_path(ch, 3, NULL));
+	assert_non_null(rec_fd_path(t, 3, NULL));
+	rec_task_del(&c, ch);
+	rec_task_del(&c, th);
+	rec_tasks_free(&c);
+}
+
+static void test_skipped(void **state)
+{
+	assert_true(rec_path_skipped("/proc/self/maps"));
+	assert_true(rec_path_skipped("/dev/null"));
+	assert_true(rec_path_skipped("/sys"));
+	assert_false(rec_path_skipped("/devices"));
+	assert_false(rec_path_skipped("/home/proc"));
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_path_abs),
+		cmocka_unit_test(test_fdtab),
+		cmocka_unit_test(test_skipped),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
