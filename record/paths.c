@@ -238,11 +238,42 @@ static int seen_add(struct rec_ctx *c, const char *p, size_t n)
 	return 1;
 }
 
-static int take_one(struct rec_ctx *c, const char *p, uint32_t len)
+/* How many symlinks deep a path state follows targets (as the kernel's
+ * own limit on nested links, loosely). */
+#define FOLLOW_MAX 8
+
+static int state_of(struct rec_ctx *c, const char *p, uint32_t len, int depth);
+
+/* A symlink's target is part of the starting tree too: a program that
+ * opens libacl.so.1 reads libacl.so.1.1.2206, which it never names. */
+static int follow_target(struct rec_ctx *c, const char *link, const char *target, int depth)
+{
+	char *dir, *abs;
+	const char *slash;
+	uint32_t n;
+	int r;
+
+	if (depth >= FOLLOW_MAX)
+		return 0;
+	slash = strrchr(link, '/');
+	dir = strndup(link, slash && slash != link ? (size_t)(slash - link) : 1);
+	if (!dir)
+		return -ENOMEM;
+	abs = rec_path_abs(dir, target, &n);
+	free(dir);
+	if (!abs)
+		return -ENOMEM;
+	r = state_of(c, abs, n, depth + 1);
+	free(abs);
+	return r;
+}
+
+static int take_one(struct rec_ctx *c, const char *p, uint32_t len, int depth)
 {
 	struct iot_path_state ps;
 	char target[REC_PATH_MAX];
 	struct stat sb;
+	int r;
 
 	memset(&ps, 0, sizeof(ps));
 	ps.path = p;
@@ -272,10 +303,18 @@ static int take_one(struct rec_ctx *c, const char *p, uint32_t len)
 		}
 	}
 	/* type 0 says "did not exist before the workload touched it" */
-	return iot_writer_path_state(c->w, &ps);
+	r = iot_writer_path_state(c->w, &ps);
+	if (r == 0 && ps.target)
+		r = follow_target(c, p, target, depth);
+	return r;
 }
 
 int rec_path_state(struct rec_ctx *c, const char *p, uint32_t len)
+{
+	return state_of(c, p, len, 0);
+}
+
+static int state_of(struct rec_ctx *c, const char *p, uint32_t len, int depth)
 {
 	uint32_t i;
 	int r;
@@ -297,11 +336,11 @@ int rec_path_state(struct rec_ctx *c, const char *p, uint32_t len)
 
 			if (!a)
 				return -ENOMEM;
-			r = take_one(c, a, i);
+			r = take_one(c, a, i, depth);
 			free(a);
 			if (r < 0)
 				return r;
 		}
 	}
-	return take_one(c, p, len);
+	return take_one(c, p, len, depth);
 }

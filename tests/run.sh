@@ -54,6 +54,7 @@ if [ $only_unit = 0 ]; then
 	fi
 	for t in tests/integration/*.sh; do
 		[ -f "$t" ] || continue
+		case $t in */lib.sh|*_lib.sh) continue ;; esac	# sourced helpers
 		run_one "integration/$(basename "$t" .sh)" 900 bash "$t"
 	done
 fi
