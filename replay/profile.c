@@ -153,12 +153,15 @@ struct target {
 	char fstype[64], device[256], mountpoint[PATH_MAX], options[512];
 };
 
-/* The mount holding the root, from /proc/self/mountinfo: same device,
- * longest mount point that is a prefix of the root's real path. */
+/* The mount holding the root, from /proc/self/mountinfo: the longest
+ * mount point that is a prefix of the root's real path, preferring one of
+ * the same device.  btrfs reports an anonymous st_dev that matches no
+ * line of mountinfo, hence the fallback on the prefix alone. */
 static void find_mount(const char *root, struct target *t)
 {
 	char real[PATH_MAX], line[8192];
 	size_t best = 0;
+	int best_dev = 0;
 	struct stat st;
 	FILE *f;
 
@@ -173,17 +176,20 @@ static void find_mount(const char *root, struct target *t)
 		unsigned int maj, min;
 		const char *dash = strstr(line, " - ");
 		size_t n;
+		int dev;
 
 		if (!dash || sscanf(line, "%*d %*d %u:%u %*s %4095s %255s", &maj, &min, mp, opts) != 4)
 			continue;
 		if (sscanf(dash + 3, "%63s %255s %254s", fstype, src, super) != 3)
 			continue;
-		if (makedev(maj, min) != st.st_dev || !rpl_prefix_match(real, mp))
+		if (!rpl_prefix_match(real, mp))
 			continue;
+		dev = makedev(maj, min) == st.st_dev;
 		n = strlen(mp);
-		if (n < best)
+		if (dev < best_dev || (dev == best_dev && n < best))
 			continue;
 		best = n;
+		best_dev = dev;
 		snprintf(t->fstype, sizeof(t->fstype), "%s", fstype);
 		snprintf(t->device, sizeof(t->device), "%s", src);
 		snprintf(t->mountpoint, sizeof(t->mountpoint), "%s", mp);
