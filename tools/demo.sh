@@ -12,7 +12,7 @@ echo "== the trace: what the workload did"
 if [ "$(id -u)" = 0 ]; then
 	FS=tmpfs,ext4,xfs,btrfs
 else
-	echo "demo: not root: benching tmpfs only is not possible either (mounting needs root);"
+	echo "demo: not root, so no loop filesystems or tmpfs (mounting needs root);"
 	echo "demo: benching a directory under /tmp instead (--dir)"
 	FS=
 fi
