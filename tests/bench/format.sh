@@ -28,9 +28,9 @@ run() {	# label, options...
 echo "paths: ${tarball:-synthetic kernel tree}"
 printf '%-34s %8s %10s %10s %10s\n' "iotape format (1M cp -a events)" "B/event" "write M/s" \
 	"append M/s" "decode M/s"
-run "default (4096 events, zstd -3)"
+run "default (8192 events, zstd -5)"
 run "background writer" -b
-run "8192 events, zstd -5" -f 8192 -l 5
+run "4096 events, zstd -3" -f 4096 -l 3
 run "16384 events, zstd -9" -f 16384 -l 9
 sb=$(sed -n 's/^strace_bytes_per_event=//p' "$tmp/last")
 sz=$(sed -n 's/^strace_zstd3_bytes_per_event=//p' "$tmp/last")
