@@ -20,6 +20,7 @@
 #include <sys/uio.h>
 #include <unistd.h>
 
+#include "commands.h"
 #include "rec.h"
 
 #ifndef CLOSE_RANGE_UNSHARE
@@ -43,10 +44,17 @@ int rec_emit_process(struct rec_ctx *c, struct iot_process *p)
 
 static void emit_event(struct rec_ctx *c, struct rec_task *t)
 {
-	if (iot_writer_event(c->w, &t->ev) < 0)
-		c->st.dropped++;
-	else
+	int r = iot_writer_event(c->w, &t->ev);
+
+	if (r < 0) {
+		/* say so the moment the trace stops growing, not when the
+		 * program ends, which may be hours later */
+		if (c->st.dropped++ == 0)
+			cli_err("record", "%s: %s; the program runs on, but from here on "
+				"its events are lost", c->o->out, iot_strerror(r));
+	} else {
 		c->st.events++;
+	}
 }
 
 /* Registers hold 64 bits; int arguments keep only their low 32, signed or
