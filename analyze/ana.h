@@ -10,6 +10,8 @@
 #ifndef ANA_H
 #define ANA_H
 
+#include <stdlib.h>
+
 #include <stdint.h>
 #include <stdio.h>
 
@@ -212,5 +214,14 @@ char *ana_fmt_bytes(char *buf, size_t len, double b);
 /*! ana_trunc() : copy @s into @buf, cut to @w columns with "..." */
 char *ana_trunc(char *buf, size_t len, const char *s, int w);
 const char *ana_basename(const char *p);
+
+/*! ana_sort() : qsort(), except that no elements may come with a NULL
+ *  array, which qsort() itself does not allow. */
+static inline void ana_sort(void *base, size_t n, size_t size,
+			    int (*cmp)(const void *, const void *))
+{
+	if (n > 1)
+		qsort(base, n, size, cmp);
+}
 
 #endif

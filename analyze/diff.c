@@ -95,7 +95,7 @@ double ana_group_median(const struct ana_group *g,
 		*spread = 0;
 	if (n == 0)
 		return NAN;
-	qsort(v, (size_t)n, sizeof(v[0]), cmp_dbl);
+	ana_sort(v, (size_t)n, sizeof(v[0]), cmp_dbl);
 	med = n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
 	if (spread && med > 0)
 		*spread = (v[n - 1] - v[0]) / med;

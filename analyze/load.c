@@ -346,7 +346,7 @@ static int64_t gap_time(const struct ana_trace *t, size_t n)
 		s[2 * i] = t->phases[i].start < t->t_first ? t->t_first : t->phases[i].start;
 		s[2 * i + 1] = t->phases[i].end > t->t_last ? t->t_last : t->phases[i].end;
 	}
-	qsort(s, n, 2 * sizeof(*s), cmp_span);
+	ana_sort(s, n, 2 * sizeof(*s), cmp_span);
 	for (i = 0; i < n; i++) {
 		if (s[2 * i + 1] <= s[2 * i])
 			continue;
@@ -392,7 +392,7 @@ static int finish_phases(struct loader *L)
 			if (idx < 0)
 				return idx;
 		}
-		qsort(t->phases, t->n_phases, sizeof(*t->phases), cmp_phase_start);
+		ana_sort(t->phases, t->n_phases, sizeof(*t->phases), cmp_phase_start);
 		for (i = 0; i < t->n_phases; i++) {
 			t->phases[i].end = i + 1 < t->n_phases ? t->phases[i + 1].start : t->t_last;
 			/* a process's CPU time is known only at its exit: it

@@ -161,7 +161,7 @@ static void print_syscalls(FILE *f, const struct ana_trace *t, int top)
 		if (t->sys[i].count)
 			idx[n++] = i;
 	sort_t = t;
-	qsort(idx, (size_t)n, sizeof(idx[0]), cmp_sys);
+	ana_sort(idx, (size_t)n, sizeof(idx[0]), cmp_sys);
 	lat_head(f, top > 0 && n > top ? "Syscalls (top)" : "Syscalls");
 	for (i = 0; i < n && (top <= 0 || i < top); i++) {
 		const struct iot_syscall *sc = t->sc[idx[i]];
@@ -196,7 +196,7 @@ static void print_procs(FILE *f, const struct ana_trace *t)
 	for (i = 0; i < t->n_procs; i++)
 		idx[i] = i;
 	sort_t = t;
-	qsort(idx, t->n_procs, sizeof(*idx), cmp_proc);
+	ana_sort(idx, t->n_procs, sizeof(*idx), cmp_proc);
 	fprintf(f, "\n%-17s %6s %10s %9s %6s %10s %8s %8s %10s\n", "Commands", "procs", "cpu",
 		"calls", "errors", "io time", "p50", "p99", "bytes");
 	for (i = 0; i < t->n_procs; i++) {

@@ -538,8 +538,11 @@ int rpl_plan_build(struct rpl_plan *p, const struct rpl_opts *o)
 		cli_err(o->cmd, "%s: %s", o->trace, iot_strerror(err));
 		goto out;
 	}
-	qsort(p->ops, p->n_ops, sizeof(*p->ops), cmp_op_enter);
-	qsort(p->ps, p->n_ps, sizeof(*p->ps), cmp_ps);
+	/* qsort's pointer must not be NULL, even for no elements */
+	if (p->n_ops)
+		qsort(p->ops, p->n_ops, sizeof(*p->ops), cmp_op_enter);
+	if (p->n_ps)
+		qsort(p->ps, p->n_ps, sizeof(*p->ps), cmp_ps);
 	keys = malloc((p->n_ops * RPL_MAXRES + 1) * sizeof(*keys));
 	err = -ENOMEM;
 	if (!keys)

@@ -11,6 +11,7 @@ mkdir -p "$dir/crashes"
 for bin in "$dir"/fuzz_*; do
 	[ -x "$bin" ] || continue
 	name=$(basename "$bin")
+	rm -f "$dir/crashes/$name-"*	# count this run's crashes only
 	work=$(mktemp -d "${TMPDIR:-/tmp}/iotape-fuzz.XXXXXX")
 	cp "$here/corpus/"* "$work/" 2>/dev/null
 	log="$dir/$name.log"
