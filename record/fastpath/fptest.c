@@ -1,0 +1,117 @@
+/*
+ * fptest.c - the awkward cases for the fast path, each counted: the run
+ * makes exactly EXPECT fchmod() calls (nothing in libc or the loader makes
+ * one), from threads, forked children, a vfork child, a signal handler that
+ * interrupts wrappers, and a re-exec'd copy of itself after closing every
+ * descriptor.  Under fptrace, fast + slow fchmod must equal EXPECT: a
+ * record lost or doubled in any of those paths shows up as a difference.
+ *   fptest FILE        (prints EXPECT on stdout)
+ */
+#define _GNU_SOURCE
+#include <fcntl.h>
+#include <pthread.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/syscall.h>
+#include <sys/time.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#define N_LOOP 20000
+#define N_THREADS 4
+
+static int fd;
+static volatile sig_atomic_t in_handler;
+
+static void on_alarm(int sig)
+{
+	/* a wrapper call inside a wrapper call: the ring must take both */
+	fchmod(fd, 0644);
+	in_handler++;
+}
+
+static void *worker(void *arg)
+{
+	struct stat st;
+	int i;
+
+	for (i = 0; i < N_LOOP; i++) {
+		fchmod(fd, 0644);
+		fstat(fd, &st);
+	}
+	return arg;
+}
+
+static int run(const char *file, int depth)
+{
+	pthread_t th[N_THREADS];
+	struct itimerval it = { { 0, 200 }, { 0, 200 } };
+	long calls = 0;
+	pid_t pid;
+	int i, status;
+
+	fd = open(file, O_RDWR | O_CREAT, 0644);
+	if (fd < 0)
+		return -1;
+	signal(SIGALRM, on_alarm);
+	setitimer(ITIMER_REAL, &it, NULL);
+	for (i = 0; i < N_THREADS; i++)
+		pthread_create(&th[i], NULL, worker, NULL);
+	for (i = 0; i < N_THREADS; i++)
+		pthread_join(th[i], NULL);
+	calls += (long)N_THREADS * N_LOOP;
+	pid = fork();
+	if (pid == 0) {
+		worker(NULL);
+		_exit(0);
+	}
+	waitpid(pid, &status, 0);
+	calls += N_LOOP;
+	pid = vfork();
+	if (pid == 0) {
+		/* shares our TLS and ring slot: the tracer pauses the ring */
+		fchmod(fd, 0600);
+		_exit(0);
+	}
+	waitpid(pid, &status, 0);
+	calls += 1;
+	it.it_value.tv_usec = it.it_interval.tv_usec = 0;
+	setitimer(ITIMER_REAL, &it, NULL);
+	calls += in_handler;
+	close(fd);
+	if (depth == 0) {
+		int pipefd[2];
+		long sub = 0;
+		FILE *f;
+
+		if (pipe(pipefd) < 0)
+			return -1;
+		pid = fork();
+		if (pid == 0) {
+			dup2(pipefd[1], 1);
+			/* a program that closes everything must not lose the ring */
+			syscall(SYS_close_range, 3, ~0u, 0);
+			execl("/proc/self/exe", "fptest", file, "1", (char *)NULL);
+			_exit(127);
+		}
+		close(pipefd[1]);
+		f = fdopen(pipefd[0], "r");
+		if (!f || fscanf(f, "%ld", &sub) != 1)
+			return -1;
+		fclose(f);
+		waitpid(pid, &status, 0);
+		calls += sub;
+	}
+	printf("%ld\n", calls);
+	return 0;
+}
+
+int main(int argc, char **argv)
+{
+	if (argc < 2)
+		return 2;
+	return run(argv[1], argc > 2) < 0 ? 1 : 0;
+}
