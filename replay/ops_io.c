@@ -142,7 +142,15 @@ static int64_t h_fd_simple(struct rpl_ctx *c, struct rpl_op *op)
  * sync is replayed as a sync of the filesystem under test. */
 static int64_t h_sync(struct rpl_ctx *c, struct rpl_op *op)
 {
-	return ret_of(syncfs(c->p->root_fd));
+	/* the root is held O_PATH, which syncfs() refuses (EBADF) */
+	int fd = openat(c->p->root_fd, ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	int64_t r;
+
+	if (fd < 0)
+		return -errno;
+	r = ret_of(syncfs(fd));
+	close(fd);
+	return r;
 }
 
 static int64_t h_copy(struct rpl_ctx *c, struct rpl_op *op)

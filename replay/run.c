@@ -124,7 +124,11 @@ static int wait_flag(struct rpl_plan *p, _Atomic uint8_t *flag8, _Atomic int *fl
 #define FLAG_SET() (flag8 ? atomic_load(flag8) != 0 : atomic_load(flag32) != 0)
 	if (FLAG_SET())
 		return 0;
-	atomic_fetch_add(&p->waiters, 1);
+	/* A process's end (wait4) is waited for on its own word: on the
+	 * shared generation word, a shell waiting for its cp would be woken
+	 * by every one of cp's calls, two context switches per call. */
+	if (flag8)
+		atomic_fetch_add(&p->waiters, 1);
 	atomic_fetch_add(&p->depwait, 1);
 	for (;;) {
 		uint32_t g = atomic_load(&p->gen);
@@ -144,11 +148,15 @@ static int wait_flag(struct rpl_plan *p, _Atomic uint8_t *flag8, _Atomic int *fl
 		} else {
 			stuck_since = 0;
 		}
-		futex(&p->gen, FUTEX_WAIT, g, &tick);
+		if (flag8)
+			futex(&p->gen, FUTEX_WAIT, g, &tick);
+		else
+			futex((_Atomic uint32_t *)flag32, FUTEX_WAIT, 0, &tick);
 	}
 #undef FLAG_SET
 	atomic_fetch_sub(&p->depwait, 1);
-	atomic_fetch_sub(&p->waiters, 1);
+	if (flag8)
+		atomic_fetch_sub(&p->waiters, 1);
 	return broke;
 }
 
@@ -210,6 +218,7 @@ static void thread_done(struct rpl_ctx *c)
 		rpl_fdtab_unref(c->pr->tab);
 		c->pr->tab = NULL;
 		atomic_store(&c->pr->finished, 1);
+		futex((_Atomic uint32_t *)&c->pr->finished, FUTEX_WAKE, INT_MAX, NULL);
 	}
 }
 
