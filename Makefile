@@ -179,6 +179,7 @@ demo: all
 	@BUILD=$(BUILD) tools/demo.sh
 
 validate: all
+	@tools/deps.sh validate
 	@BUILD=$(BUILD) tools/validate.sh
 
 FUZZ_SRC := $(sort $(wildcard tests/fuzz/fuzz_*.c))

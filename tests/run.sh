@@ -33,7 +33,7 @@ run_one() {	# name, timeout, command...
 	start=$(date +%s.%N)
 	timeout -k 10 "$tmo" "$@" >"$log" 2>&1 </dev/null
 	rc=$?
-	local secs; secs=$(echo "$(date +%s.%N) - $start" | bc)
+	local secs; secs=$(awk -v a="$start" -v b="$(date +%s.%N)" 'BEGIN { printf "%.1f", b - a }')
 	case $rc in
 	0)  pass=$((pass+1)); printf '  PASS  %-44s %6.1fs\n' "$name" "$secs" ;;
 	77) skip=$((skip+1)); printf '  SKIP  %-44s %s\n' "$name" "$(tail -n1 "$log" | cut -c1-60)" ;;
