@@ -38,7 +38,7 @@ static void usage(FILE *f)
 		"  --no-seccomp       stop at every syscall instead of only recorded ones\n"
 		"                     (slower; used anyway when seccomp is unavailable)\n"
 		"  --flush-ms N       write a chunk at least every N ms (default 250)\n"
-		"  --flush-events N   ... or every N events (default 4096)\n"
+		"  --flush-events N   ... or every N events (default 8192)\n"
 		"  --cpu-policy P     one: run the recorder and the program on one CPU\n"
 		"                     (fastest for serial programs); none: no pinning;\n"
 		"                     auto (default): one CPU until two processes run at\n"
