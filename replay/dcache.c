@@ -122,3 +122,30 @@ int rpl_parent_at(struct rpl_ctx *c, const char *path, struct rpl_name *n)
 	n->owned = 0;
 	return 0;
 }
+
+/*
+ * Opening a file the way the recorded program did, one component below a
+ * directory it already holds, instead of walking the whole path from the
+ * root each time.  Only a plain answer from the parent is taken: a
+ * symlink as last component (-ELOOP under RESOLVE_NO_SYMLINKS), a
+ * trailing slash (the name must then be a directory), any error but "no
+ * such name" or "exists", or no cached parent, and the open is made from
+ * the root as before, so what symlinks resolve to and the confinement do
+ * not change.
+ */
+int rpl_open_at(struct rpl_ctx *c, const char *path, int flags, mode_t mode)
+{
+	struct rpl_name n;
+	size_t len = path ? strlen(path) : 0;
+	int fd;
+
+	if (len < 2 || path[0] != '/' || path[len - 1] == '/')
+		return rpl_resolve(c->p->root_fd, path, flags, mode);
+	if (rpl_parent_at(c, path, &n) != 0)
+		return rpl_resolve(c->p->root_fd, path, flags, mode);
+	fd = rpl_open_name(n.dirfd, n.name, flags, mode);
+	rpl_name_done(&n);
+	if (fd >= 0 || fd == -ENOENT || fd == -EEXIST)
+		return fd;
+	return rpl_resolve(c->p->root_fd, path, flags, mode);
+}

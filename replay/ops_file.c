@@ -45,7 +45,7 @@ static int64_t do_open(struct rpl_ctx *c, struct rpl_op *op, const char *path,
 		map_result(c, op, -1, flags, path);
 		return RPL_SKIPPED;
 	}
-	fd = rpl_resolve(c->p->root_fd, p, flags | O_NONBLOCK | O_NOCTTY, mode);
+	fd = rpl_open_at(c, p, flags | O_NONBLOCK | O_NOCTTY, mode);
 	map_result(c, op, fd, flags, p);
 	if (fd < 0)
 		return fd;

@@ -102,7 +102,7 @@ static int64_t h_truncate(struct rpl_ctx *c, struct rpl_op *op)
 
 	if (!path)
 		return RPL_SKIPPED;
-	fd = rpl_resolve(c->p->root_fd, path, O_WRONLY | O_NONBLOCK | O_NOCTTY, 0);
+	fd = rpl_open_at(c, path, O_WRONLY | O_NONBLOCK | O_NOCTTY, 0);
 	if (fd < 0)
 		return fd;
 	r = ret_of(ftruncate(fd, (off_t)op->ev.args[1]));

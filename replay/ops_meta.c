@@ -7,8 +7,11 @@
  * AT_EMPTY_PATH, so a symlink at the last component is followed by the
  * kernel's confined lookup, never by a plain one.  xattr calls have no
  * AT_EMPTY_PATH form: they go through /proc/self/fd/N of that descriptor,
- * which names exactly the file already found.  Times set by utime* are
- * "now": the recorder does not keep the values.
+ * which names exactly the file already found.  The AT_SYMLINK_NOFOLLOW
+ * forms of utimensat and chown act on the last component in its cached
+ * parent instead: one call, as the recorded program made, and nothing
+ * followed.  Times set by utime* are "now": the recorder does not keep
+ * the values.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -68,7 +71,7 @@ static int target(struct rpl_ctx *c, struct rpl_op *op, int dirfd_arg, int at_fl
 	path = rpl_op_path(c, op, op->ev.path);
 	if (!path)
 		return SKIP_FD;
-	fd = rpl_resolve(c->p->root_fd, path, O_PATH | (nofollow ? O_NOFOLLOW : 0), 0);
+	fd = rpl_open_at(c, path, O_PATH | (nofollow ? O_NOFOLLOW : 0), 0);
 	*owned = fd >= 0;
 	return fd;
 }
@@ -116,6 +119,27 @@ static int64_t stat_in_parent(struct rpl_ctx *c, struct rpl_op *op, int dirarg, 
 	if (lnk && !nofollow)
 		return TRY_FULL;
 	return err;
+}
+
+/* The name an AT_SYMLINK_NOFOLLOW call acts on, in its cached parent:
+ * one call instead of open, call, close.  @return : 0 (release @n with
+ * rpl_name_done()), TRY_FULL, RPL_SKIPPED or -errno. */
+static int64_t nofollow_name(struct rpl_ctx *c, struct rpl_op *op, int dirarg,
+			     struct rpl_name *n)
+{
+	const char *path;
+	int err;
+
+	if (dirarg >= 0 && op->ev.args[dirarg] >= 0)
+		return TRY_FULL;	/* may name its dirfd itself */
+	path = rpl_op_path(c, op, op->ev.path);
+	if (!path)
+		return RPL_SKIPPED;
+	if (path[0] != '/' || path[1] == 0 || path[strlen(path) - 1] == '/')
+		return TRY_FULL;	/* a trailing slash asks for a directory */
+	/* Any trouble with the parent: the whole path says what it is. */
+	err = rpl_parent_at(c, path, n);
+	return err ? TRY_FULL : 0;
 }
 
 static int64_t h_stat(struct rpl_ctx *c, struct rpl_op *op)
@@ -227,6 +251,18 @@ static int64_t h_chown(struct rpl_ctx *c, struct rpl_op *op)
 		fd = rpl_live_fd(c, op, a[0]);
 		return fd < 0 ? RPL_SKIPPED : ret_of(fchown(fd, (uid_t)a[1], (gid_t)a[2]));
 	}
+	if (op->ev.nr == SYS_lchown || (flags & AT_SYMLINK_NOFOLLOW)) {
+		struct rpl_name n;
+		int64_t r = nofollow_name(c, op, at ? 0 : -1, &n);
+
+		if (r == 0) {
+			r = ret_of(fchownat(n.dirfd, n.name, (uid_t)a[at ? 2 : 1],
+					    (gid_t)a[at ? 3 : 2], AT_SYMLINK_NOFOLLOW));
+			rpl_name_done(&n);
+		}
+		if (r != TRY_FULL)
+			return r;
+	}
 	fd = target(c, op, at ? 0 : -1, flags,
 		    op->ev.nr == SYS_lchown || (flags & AT_SYMLINK_NOFOLLOW), &owned);
 	if (fd < 0)
@@ -244,6 +280,17 @@ static int64_t h_utimes(struct rpl_ctx *c, struct rpl_op *op)
 	if (op->ev.nr == SYS_utimensat && !op->ev.path) {	/* futimens() */
 		fd = rpl_live_fd(c, op, op->ev.args[0]);
 		return fd < 0 ? RPL_SKIPPED : ret_of(futimens(fd, NULL));
+	}
+	if (flags & AT_SYMLINK_NOFOLLOW) {
+		struct rpl_name n;
+		int64_t r = nofollow_name(c, op, at ? 0 : -1, &n);
+
+		if (r == 0) {
+			r = ret_of(utimensat(n.dirfd, n.name, NULL, AT_SYMLINK_NOFOLLOW));
+			rpl_name_done(&n);
+		}
+		if (r != TRY_FULL)
+			return r;
 	}
 	fd = target(c, op, at ? 0 : -1, flags, (flags & AT_SYMLINK_NOFOLLOW) != 0, &owned);
 	if (fd < 0)

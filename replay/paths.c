@@ -6,7 +6,9 @@
  * symlinks swapped in while the replay runs all stay inside the root:
  * the check is the kernel's, made atomically at each lookup, not ours.
  * Operations that create, remove or rename a name open the parent that
- * way and act on a plain last component relative to it.
+ * way and act on a plain last component relative to it; opens do too
+ * (rpl_open_name), but take only a plain answer from the parent and
+ * otherwise resolve the whole path again from the root.
  */
 #include <dirent.h>
 #include <errno.h>
@@ -19,7 +21,8 @@
 
 #include "rpl.h"
 
-static int openat2_in_root(int root_fd, const char *path, int flags, mode_t mode)
+static int openat2_how(int dirfd, const char *path, int flags, mode_t mode,
+		       uint64_t resolve)
 {
 	struct open_how how;
 	long fd;
@@ -30,10 +33,25 @@ static int openat2_in_root(int root_fd, const char *path, int flags, mode_t mode
 	how = (struct open_how){
 		.flags = (uint64_t)(flags | O_CLOEXEC),
 		.mode = (flags & (O_CREAT | __O_TMPFILE)) ? (mode & 07777) : 0,
-		.resolve = RESOLVE_IN_ROOT | RESOLVE_NO_MAGICLINKS,
+		.resolve = resolve,
 	};
-	fd = syscall(SYS_openat2, root_fd, path, &how, sizeof(how));
+	fd = syscall(SYS_openat2, dirfd, path, &how, sizeof(how));
 	return fd < 0 ? -errno : (int)fd;
+}
+
+static int openat2_in_root(int root_fd, const char *path, int flags, mode_t mode)
+{
+	return openat2_how(root_fd, path, flags, mode,
+			   RESOLVE_IN_ROOT | RESOLVE_NO_MAGICLINKS);
+}
+
+int rpl_open_name(int dirfd, const char *name, int flags, mode_t mode)
+{
+	if (!*name || strchr(name, '/') || strcmp(name, ".") == 0 ||
+	    strcmp(name, "..") == 0)
+		return -EINVAL;
+	return openat2_how(dirfd, name, flags, mode,
+			   RESOLVE_BENEATH | RESOLVE_NO_SYMLINKS | RESOLVE_NO_MAGICLINKS);
 }
 
 int rpl_resolve(int root_fd, const char *path, int flags, mode_t mode)

@@ -86,6 +86,13 @@ int rpl_root_open(const char *root, int need_empty);
  *  @return : a descriptor or -errno. */
 int rpl_resolve(int root_fd, const char *path, int flags, mode_t mode);
 
+/*! rpl_open_name() : open plain component @name of directory @dirfd
+ *  (obtained inside the root) with openat2(RESOLVE_BENEATH |
+ *  RESOLVE_NO_SYMLINKS | RESOLVE_NO_MAGICLINKS): a symlink there gets
+ *  -ELOOP, "", ".", ".." or a '/' in @name -EINVAL.  O_CLOEXEC is added.
+ *  @return : a descriptor or -errno. */
+int rpl_open_name(int dirfd, const char *name, int flags, mode_t mode);
+
 /* A name inside a confined parent directory. */
 struct rpl_name {
 	int dirfd;			/* O_PATH|O_DIRECTORY */
@@ -277,6 +284,8 @@ void rpl_dcache_free(struct rpl_dcache *d);
 /* As rpl_parent(), through the thread's cache; release with
  * rpl_name_done(). */
 int rpl_parent_at(struct rpl_ctx *c, const char *path, struct rpl_name *n);
+/* As rpl_resolve(), first as one component of the cached parent. */
+int rpl_open_at(struct rpl_ctx *c, const char *path, int flags, mode_t mode);
 void rpl_name_done(struct rpl_name *n);
 /* A name was removed, renamed or made a symlink: cached parents are stale. */
 void rpl_ns_changed(struct rpl_plan *p);
