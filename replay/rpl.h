@@ -142,8 +142,11 @@ struct rpl_op {
 	uint8_t rflags;			/* RPL_OPF_* */
 	int32_t child;			/* thread started by this clone, or -1 */
 	int32_t wait_proc;		/* process reaped by this wait4, or -1 */
-	_Atomic uint8_t done;
+	_Atomic uint8_t done;		/* RPL_DONE, | RPL_WAITED while waited for */
 };
+
+#define RPL_DONE   0x01	/* the op has run */
+#define RPL_WAITED 0x02	/* a thread sleeps until it has: wake it then */
 
 struct rpl_plan;
 

@@ -3,9 +3,10 @@
  * op list in order; an op first waits for its dependencies (resource
  * order), then for its scheduled start (think time), then runs.
  *
- * Waiting on a dependency is a futex wait on one global generation word
- * that every completion bumps (woken only when someone waits, so afap
- * replay of a single thread pays one atomic add per op).  A hostile trace
+ * Waiting on a dependency is a futex wait on one global generation word.
+ * The waiter marks the op it waits for (RPL_WAITED); only the completion
+ * of a marked op bumps the word and wakes, so a thread waiting for one op
+ * is not woken by every other op of every other thread.  A hostile trace
  * can make ops wait for each other in a circle; when every running thread
  * has waited on a dependency for RPL_DEADLOCK_NS, one wait is given up and
  * counted (an ordering violation follows), so a replay never hangs.
@@ -121,9 +122,13 @@ static int wait_flag(struct rpl_plan *p, _Atomic uint8_t *flag8, _Atomic int *fl
 	int64_t stuck_since = 0;
 	int broke = 0;
 
-#define FLAG_SET() (flag8 ? atomic_load(flag8) != 0 : atomic_load(flag32) != 0)
+#define FLAG_SET() (flag8 ? (atomic_load(flag8) & RPL_DONE) != 0 : atomic_load(flag32) != 0)
 	if (FLAG_SET())
 		return 0;
+	/* before reading the generation below: a completion that misses
+	 * this mark has already set RPL_DONE, which the loop then sees */
+	if (flag8)
+		atomic_fetch_or(flag8, RPL_WAITED);
 	/* A process's end (wait4) is waited for on its own word: on the
 	 * shared generation word, a shell waiting for its cp would be woken
 	 * by every one of cp's calls, two context switches per call. */
@@ -172,7 +177,7 @@ static void wait_deps(struct rpl_plan *p, struct rpl_op *op)
 	for (i = 0; i < op->ndeps; i++) {
 		struct rpl_op *d = &p->ops[p->deps[op->dep_off + i]];
 
-		if (!atomic_load(&d->done))
+		if (!(atomic_load(&d->done) & RPL_DONE))
 			wait_flag(p, &d->done, NULL);
 	}
 }
@@ -268,11 +273,11 @@ static void *thread_main(void *arg)
 			op->r_ret = r;
 		}
 		for (d = 0; d < op->ndeps; d++)
-			if (!atomic_load(&p->ops[p->deps[op->dep_off + d]].done))
+			if (!(atomic_load(&p->ops[p->deps[op->dep_off + d]].done) & RPL_DONE))
 				op->rflags |= RPL_OPF_VIOLATION;
-		atomic_store(&op->done, 1);
 		atomic_fetch_add(&p->completed, 1);
-		wake_all(p);
+		if (atomic_fetch_or(&op->done, RPL_DONE) & RPL_WAITED)
+			wake_all(p);
 		prev_end = op->r_exit;
 	}
 	thread_done(&c);
