@@ -215,6 +215,11 @@ char *ana_fmt_bytes(char *buf, size_t len, double b);
 char *ana_trunc(char *buf, size_t len, const char *s, int w);
 const char *ana_basename(const char *p);
 
+/*! ana_open_out() : open @path for writing; on failure print
+ *  "iotape: CMD: PATH: why; what to do" (errno is kept).
+ *  @return : the stream, or NULL. */
+FILE *ana_open_out(const char *cmd, const char *path);
+
 /*! ana_sort() : qsort(), except that no elements may come with a NULL
  *  array, which qsort() itself does not allow. */
 static inline void ana_sort(void *base, size_t n, size_t size,

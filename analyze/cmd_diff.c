@@ -97,9 +97,7 @@ int cmd_diff(int argc, char **argv)
 		cli_warn("diff", "all %d files are runs of one configuration (%s); "
 			 "separate configurations with '--'", nf, g[0].label);
 	ana_diff_warn("diff", g, ng);
-	if (out && !(f = fopen(out, "w"))) {
-		cli_err("diff", "%s: %s; check the directory exists and is writable", out,
-			strerror(errno));
+	if (out && !(f = ana_open_out("diff", out))) {
 		f = stdout;
 		rc = IOT_EXIT_FAIL;
 		goto out;

@@ -275,9 +275,7 @@ int cmd_export(int argc, char **argv)
 		if (rc == IOT_EXIT_FAIL)
 			return rc;
 	}
-	if (out && !(f = fopen(out, "w"))) {
-		cli_err("export", "%s: %s; check the directory exists and is writable", out,
-			strerror(errno));
+	if (out && !(f = ana_open_out("export", out))) {
 		if (fmt == FMT_JSON)
 			ana_trace_free(&t);
 		return IOT_EXIT_FAIL;

@@ -115,9 +115,7 @@ int cmd_report(int argc, char **argv)
 		rc = lr;
 		goto out;
 	}
-	if (out && !(f = fopen(out, "w"))) {
-		cli_err("report", "%s: %s; check the directory exists and is writable", out,
-			strerror(errno));
+	if (out && !(f = ana_open_out("report", out))) {
 		f = stdout;
 		rc = IOT_EXIT_FAIL;
 		goto out;

@@ -288,13 +288,9 @@ int ana_html_write(const char *cmd, const char *path, struct ana_group *g, int n
 
 	if (ng < 1)
 		return 0;
-	f = fopen(path, "w");
-	if (!f) {
-		rc = -errno;
-		cli_err(cmd, "%s: %s; check the directory exists and is writable", path,
-			strerror(errno));
-		return rc;
-	}
+	f = ana_open_out(cmd, path);
+	if (!f)
+		return -errno;
 	fprintf(f, "<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">"
 		"<meta name=\"viewport\" content=\"width=device-width\">"
 		"<title>iotape report</title>\n<style>%s</style></head><body>\n", css);

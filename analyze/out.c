@@ -7,6 +7,7 @@
  * A consumer that wants the original bytes back encodes such characters
  * as Latin-1; a path that was valid UTF-8 is unchanged.
  */
+#include <errno.h>
 #include <math.h>
 #include <string.h>
 
@@ -189,4 +190,17 @@ char *ana_trunc(char *buf, size_t len, const char *s, int w)
 		if ((unsigned char)buf[i] < 0x20)
 			buf[i] = ' ';
 	return buf;
+}
+
+FILE *ana_open_out(const char *cmd, const char *path)
+{
+	FILE *f = fopen(path, "w");
+	int err = errno;
+
+	if (!f) {
+		cli_err(cmd, "%s: %s; check the directory exists and is writable", path,
+			strerror(err));
+		errno = err;	/* callers return -errno */
+	}
+	return f;
 }
