@@ -227,7 +227,7 @@ static int bench_one(const struct bench_opts *o, const struct bench_config *c,
 {
 	char mkfs_desc[1024], label[256];
 	char *av[32];
-	int ac = 0, rc, rc2;
+	int ac = 0, common, rc, rc2;
 	double t0 = (double)iot_now_ns();
 
 	snprintf(label, sizeof(label), "%s", c->name);
@@ -243,6 +243,7 @@ static int bench_one(const struct bench_opts *o, const struct bench_config *c,
 	av[ac++] = live.root;
 	av[ac++] = (char *)"--force";
 	av[ac++] = (char *)"-q";
+	common = ac;	/* the arguments both runs share end here */
 	av[ac++] = (char *)"--prepare-only";
 	av[ac] = NULL;
 	rc = run_self(av);
@@ -259,7 +260,7 @@ static int bench_one(const struct bench_opts *o, const struct bench_config *c,
 	sync();
 	if (o->drop_caches)
 		bench_drop_caches();
-	ac = 7;
+	ac = common;
 	av[ac++] = (char *)"--no-prepare";
 	av[ac++] = (char *)"--timing";
 	av[ac++] = (char *)o->timing;
