@@ -125,15 +125,14 @@ static int wait_flag(struct rpl_plan *p, _Atomic uint8_t *flag8, _Atomic int *fl
 #define FLAG_SET() (flag8 ? (atomic_load(flag8) & RPL_DONE) != 0 : atomic_load(flag32) != 0)
 	if (FLAG_SET())
 		return 0;
-	/* before reading the generation below: a completion that misses
-	 * this mark has already set RPL_DONE, which the loop then sees */
-	if (flag8)
+	/* An op is waited for on the shared generation word, marked so
+	 * that its completion wakes us (a completion that misses the mark
+	 * has already set RPL_DONE, which the loop then sees).  A process's
+	 * end (wait4) is waited for on its own word. */
+	if (flag8) {
 		atomic_fetch_or(flag8, RPL_WAITED);
-	/* A process's end (wait4) is waited for on its own word: on the
-	 * shared generation word, a shell waiting for its cp would be woken
-	 * by every one of cp's calls, two context switches per call. */
-	if (flag8)
 		atomic_fetch_add(&p->waiters, 1);
+	}
 	atomic_fetch_add(&p->depwait, 1);
 	for (;;) {
 		uint32_t g = atomic_load(&p->gen);
