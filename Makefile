@@ -72,6 +72,16 @@ BENCH_BIN := $(BENCH_SRC:tests/bench/%.c=$(BUILD)/tests/bench/%)
 SHIM_LIB := $(SHIM_SRC:tests/shim/%.c=$(BUILD)/tests/shim/%.so)
 
 BIN := $(BUILD)/iotape
+# The fast path's preload library, loaded into the recorded programs: no
+# sanitizer (it would have to be the program's too), hidden symbols.
+FAST_SRC := record/fastpath/preload.c record/fastpath/wrap.c record/fastpath/dir.c \
+	format/syscalls.c
+FAST_HDR := record/fastpath/fp.h record/fastpath/preload.h format/iotape.h format/syscalls.def
+FASTLIB := $(BUILD)/libiotape-fast.so
+CC_IS_CLANG := $(shell $(CC) --version 2>/dev/null | grep -q clang && echo 1)
+FAST_CFLAGS := $(WARN) $(CFLAGS) $(if $(filter 1,$(WERROR)),-Werror) -Iformat \
+	-fPIC -shared -fvisibility=hidden \
+	$(if $(CC_IS_CLANG),,-Wno-attribute-alias -Wno-missing-attributes)
 LIBA := $(BUILD)/libiotape.a
 LIBSO := $(BUILD)/libiotape.so
 PC := $(BUILD)/iotape.pc
@@ -84,7 +94,7 @@ all: deps
 	$(Q)$(MAKE) --no-print-directory build-all
 
 .PHONY: build-all
-build-all: $(BIN) $(LIBA) $(LIBSO) $(PC)
+build-all: $(BIN) $(FASTLIB) $(LIBA) $(LIBSO) $(PC)
 
 deps:
 	@tools/deps.sh build
@@ -116,6 +126,11 @@ $(LIBA): $(LIB_OBJ)
 $(LIBSO): $(LIB_OBJ)
 	@echo "  LD      $@"
 	$(Q)$(CC) -shared -Wl,-soname,libiotape.so.1 $(ALL_LDFLAGS) -o $@ $^ $(LIBS)
+
+$(FASTLIB): $(FAST_SRC) $(FAST_HDR) $(FLAGS_STAMP)
+	@mkdir -p $(@D)
+	@echo "  LD      $@"
+	$(Q)$(CC) $(FAST_CFLAGS) -o $@ $(FAST_SRC) -lpthread
 
 $(PC): iotape.pc.in format/iotape.h
 	@mkdir -p $(@D)
@@ -149,7 +164,7 @@ $(BUILD)/tests/shim/%.so: tests/shim/%.c
 	@echo "  CC      $<"
 	$(Q)$(CC) -std=gnu11 -O1 -g -Wall -D_GNU_SOURCE -shared -fPIC -o $@ $< -ldl
 
-tests: $(BIN) $(UNIT_BIN) $(PROG_BIN) $(SHIM_LIB) $(BENCH_BIN) $(BUILD)/fuzz-replay
+tests: $(BIN) $(FASTLIB) $(UNIT_BIN) $(PROG_BIN) $(SHIM_LIB) $(BENCH_BIN) $(BUILD)/fuzz-replay
 
 # The fuzz corpus is replayed by a plain main in every check.
 $(BUILD)/fuzz-replay: tests/fuzz/fuzz_reader.c tests/fuzz/replay_main.c $(LIBA)
@@ -196,8 +211,9 @@ fuzz: deps
 install: all
 	install -d $(DESTDIR)$(PREFIX)/bin $(DESTDIR)$(PREFIX)/lib/pkgconfig \
 		$(DESTDIR)$(PREFIX)/include $(DESTDIR)$(PREFIX)/share/man/man1 \
-		$(DESTDIR)$(PREFIX)/share/iotape
+		$(DESTDIR)$(PREFIX)/share/iotape $(DESTDIR)$(PREFIX)/lib/iotape
 	install -m 755 $(BIN) $(DESTDIR)$(PREFIX)/bin/iotape
+	install -m 755 $(FASTLIB) $(DESTDIR)$(PREFIX)/lib/iotape/libiotape-fast.so
 	install -m 644 $(LIBA) $(DESTDIR)$(PREFIX)/lib/libiotape.a
 	install -m 755 $(LIBSO) $(DESTDIR)$(PREFIX)/lib/libiotape.so.1
 	ln -sf libiotape.so.1 $(DESTDIR)$(PREFIX)/lib/libiotape.so
@@ -210,8 +226,9 @@ uninstall:
 	rm -f $(DESTDIR)$(PREFIX)/bin/iotape $(DESTDIR)$(PREFIX)/lib/libiotape.a \
 		$(DESTDIR)$(PREFIX)/lib/libiotape.so.1 $(DESTDIR)$(PREFIX)/lib/libiotape.so \
 		$(DESTDIR)$(PREFIX)/include/iotape.h $(DESTDIR)$(PREFIX)/lib/pkgconfig/iotape.pc \
-		$(DESTDIR)$(PREFIX)/share/man/man1/iotape.1 $(DESTDIR)$(PREFIX)/share/iotape/trace.proto
-	-rmdir $(DESTDIR)$(PREFIX)/share/iotape
+		$(DESTDIR)$(PREFIX)/share/man/man1/iotape.1 $(DESTDIR)$(PREFIX)/share/iotape/trace.proto \
+		$(DESTDIR)$(PREFIX)/lib/iotape/libiotape-fast.so
+	-rmdir $(DESTDIR)$(PREFIX)/share/iotape $(DESTDIR)$(PREFIX)/lib/iotape
 
 clean:
 	rm -rf build build-san build-clang build-fuzz demo.html demo-out

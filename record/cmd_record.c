@@ -35,8 +35,13 @@ static void usage(FILE *f)
 		"Options:\n"
 		"  -o FILE            the trace to write (required; created before the run)\n"
 		"  -p PID             attach to a running process; Ctrl-C detaches, it runs on\n"
+		"  --no-fastpath      record every call at a ptrace stop; by default a\n"
+		"                     preloaded library logs most calls of dynamically\n"
+		"                     linked programs in-process, 5-10x faster (the trace\n"
+		"                     is the same; its header says which path was used)\n"
 		"  --no-seccomp       stop at every syscall instead of only recorded ones\n"
-		"                     (slower; used anyway when seccomp is unavailable)\n"
+		"                     (slower; used anyway when seccomp is unavailable;\n"
+		"                     implies --no-fastpath)\n"
 		"  --flush-ms N       write a chunk at least every N ms (default 250)\n"
 		"  --flush-events N   ... or every N events (default 8192)\n"
 		"  --cpu-policy P     one: run the recorder and the program on one CPU\n"
@@ -90,6 +95,7 @@ static int parse(int argc, char **argv, struct rec_opts *o)
 {
 	static const struct option lo[] = {
 		{ "no-seccomp", no_argument, NULL, 'S' },
+		{ "no-fastpath", no_argument, NULL, 'F' },
 		{ "flush-ms", required_argument, NULL, 'M' },
 		{ "flush-events", required_argument, NULL, 'E' },
 		{ "cpu-policy", required_argument, NULL, 'C' },
@@ -100,6 +106,7 @@ static int parse(int argc, char **argv, struct rec_opts *o)
 
 	memset(o, 0, sizeof(*o));
 	o->seccomp = 1;
+	o->fastpath = 1;
 	optind = 1;
 	while ((ch = getopt_long(argc, argv, "+o:p:qh", lo, NULL)) != -1) {
 		switch (ch) {
@@ -107,6 +114,7 @@ static int parse(int argc, char **argv, struct rec_opts *o)
 		case 'p': o->attach_pid = atoi(optarg); break;
 		case 'q': o->quiet = 1; break;
 		case 'S': o->seccomp = 0; break;
+		case 'F': o->fastpath = 0; break;
 		case 'M': o->flush_ms = atoi(optarg); break;
 		case 'E': o->flush_events = atoi(optarg); break;
 		case 'C':
@@ -139,7 +147,8 @@ static int parse(int argc, char **argv, struct rec_opts *o)
 
 /* The child: wait until the tracer has seized it, install the filter,
  * exec.  Messages use the recorder's name: the program never started. */
-static void child_run(int go, char **cmd, int seccomp, const sigset_t *mask)
+static void child_run(struct rec_ctx *c, int go, char **cmd, int seccomp,
+		      const sigset_t *mask)
 {
 	char b;
 	int r;
@@ -150,7 +159,8 @@ static void child_run(int go, char **cmd, int seccomp, const sigset_t *mask)
 	if (read(go, &b, 1) != 1)
 		_exit(126);
 	close(go);
-	if (seccomp && (r = rec_seccomp_install()) < 0) {
+	rec_fast_env(c);
+	if (seccomp && (r = rec_seccomp_install(rec_fast_ip(c))) < 0) {
 		fprintf(stderr, "iotape: record: seccomp filter: %s; retry with --no-seccomp\n",
 			strerror(-r));
 		_exit(126);
@@ -166,7 +176,7 @@ static int launch(struct rec_ctx *c, int trace_fd, const sigset_t *mask)
 {
 	long opts = PTRACE_O_TRACESYSGOOD | PTRACE_O_TRACEFORK | PTRACE_O_TRACEVFORK |
 		PTRACE_O_TRACECLONE | PTRACE_O_TRACEEXEC | PTRACE_O_TRACEEXIT |
-		PTRACE_O_EXITKILL | PTRACE_O_TRACESECCOMP;
+		PTRACE_O_EXITKILL | PTRACE_O_TRACESECCOMP | PTRACE_O_TRACEVFORKDONE;
 	struct rec_task *t;
 	struct iot_process p;
 	uint32_t *lens = NULL, i, argc = 0;
@@ -183,7 +193,7 @@ static int launch(struct rec_ctx *c, int trace_fd, const sigset_t *mask)
 	if (pid == 0) {
 		close(go[1]);
 		close(trace_fd);
-		child_run(go[0], c->o->cmd, c->seccomp_on, mask);
+		child_run(c, go[0], c->o->cmd, c->seccomp_on, mask);
 	}
 	if (ptrace(PTRACE_SEIZE, pid, 0, opts) < 0) {
 		err = -errno;
@@ -276,8 +286,13 @@ static void summary(struct rec_ctx *c, uint64_t bytes)
 		n1[o++] = b1[i];
 	}
 	n1[o] = 0;
-	fprintf(stderr, "iotape: record: %s events, %llu processes, %.3f s, %s written to %s, "
-		"%llu dropped\n", n1, (unsigned long long)c->st.processes, secs,
+	if (c->fast)
+		snprintf(b1, sizeof(b1), " (%.1f%% in-process)",
+			 v ? 100.0 * (double)c->st.fast_events / (double)v : 0.0);
+	else
+		b1[0] = 0;
+	fprintf(stderr, "iotape: record: %s events%s, %llu processes, %.3f s, %s written to %s, "
+		"%llu dropped\n", n1, b1, (unsigned long long)c->st.processes, secs,
 		cli_fmt_bytes(b2, sizeof(b2), (double)bytes), c->o->out,
 		(unsigned long long)c->st.dropped);
 }
@@ -293,6 +308,7 @@ int cmd_record(int argc, char **argv)
 	int fd = -1, trace_fd = -1, r, ret = IOT_EXIT_FAIL, seccomp_ok = 0;
 	char **hargv;
 	char *attach_argv[3], pidbuf[32];
+	const char *fast;
 
 	r = parse(argc, argv, &o);
 	if (r)
@@ -332,6 +348,18 @@ int cmd_record(int argc, char **argv)
 	c->seccomp_on = o.seccomp && seccomp_ok;
 	if (stop_cost < 0)
 		stop_cost = 0;
+	fast = "off";
+	if (o.fastpath && c->seccomp_on && !o.attach_pid) {
+		const char *why;
+
+		if (rec_fast_setup(c, &why) == 0) {
+			fast = "on";
+		} else {
+			cli_warn(CMD, "fast path off: %s; every call stops the program "
+				 "(slower); --no-fastpath silences this", why);
+			fast = "off (unavailable)";
+		}
+	}
 	hargv = o.cmd;
 	if (o.attach_pid) {
 		snprintf(pidbuf, sizeof(pidbuf), "%d", o.attach_pid);
@@ -340,7 +368,7 @@ int cmd_record(int argc, char **argv)
 		attach_argv[2] = NULL;
 		hargv = attach_argv;
 	}
-	rec_header_fill(&h, &o, c->seccomp_on, stop_cost, hargv);
+	rec_header_fill(&h, &o, c->seccomp_on, stop_cost, hargv, fast);
 	memset(&wo, 0, sizeof(wo));
 	wo.flush_ms = (uint32_t)o.flush_ms;
 	wo.flush_events = o.flush_events > 0 ? (uint32_t)o.flush_events : 0;
@@ -426,6 +454,7 @@ out:
 	if (c) {
 		rec_tasks_free(c);
 		rec_seen_free(c);
+		rec_fast_free(c);
 		free(c);
 	}
 	return ret;

@@ -89,6 +89,22 @@ static int find_kind(const struct iot_syscall *sc, int kind)
 	return -1;
 }
 
+/* The string argument at @i into @buf: from a fast-path record's copy,
+ * else from the tracee's memory.  @return : its length, or -errno */
+static ssize_t arg_str(struct rec_task *t, int i, char *buf, size_t cap)
+{
+	size_t n;
+
+	if (!t->view)
+		return rec_read_str(t->tid, t->raw[i], buf, cap);
+	if (!t->view->str[i])
+		return -EFAULT;
+	n = t->view->slen[i] < cap ? t->view->slen[i] : cap - 1;
+	memcpy(buf, t->view->str[i], n);
+	buf[n] = 0;
+	return (ssize_t)n;
+}
+
 /* Resolve the path argument at @i: relative to the DIRFD just before it,
  * else the cwd; "" with AT_EMPTY_PATH names the dirfd itself. */
 static char *resolve(struct rec_ctx *c, struct rec_task *t, int i,
@@ -96,7 +112,7 @@ static char *resolve(struct rec_ctx *c, struct rec_task *t, int i,
 {
 	const struct iot_syscall *sc = t->sc;
 	const char *base = t->fs ? t->fs->cwd : NULL;
-	ssize_t n = rec_read_str(t->tid, t->raw[i], c->buf, REC_PATH_MAX);
+	ssize_t n = arg_str(t, i, c->buf, REC_PATH_MAX);
 	int64_t dirfd = AT_FDCWD;
 	char *p;
 
@@ -214,6 +230,9 @@ int rec_decode_entry(struct rec_ctx *c, struct rec_task *t, int nr,
 	rec_task_clear_call(t);
 	if (!sc)
 		return 0;
+	if (c->fast && !t->view &&
+	    (nr == SYS_munmap || (nr == SYS_mmap && (args[3] & MAP_FIXED))))
+		rec_fast_unmapping(c, t, args[0], args[1]);
 	/* anonymous mappings are memory, not files */
 	if (nr == SYS_mmap && ((args[3] & MAP_ANONYMOUS) || (int32_t)args[4] < 0))
 		return 0;
@@ -251,7 +270,7 @@ int rec_decode_entry(struct rec_ctx *c, struct rec_task *t, int nr,
 			ev->args[i] = 0;
 			break;
 		case IOT_ARG_STR2:
-			n = rec_read_str(t->tid, args[i], c->buf, REC_PATH_MAX);
+			n = arg_str(t, i, c->buf, REC_PATH_MAX);
 			if (n >= 0) {
 				t->path2 = strndup(c->buf, (size_t)n);
 				ev->path2 = t->path2;
@@ -265,12 +284,16 @@ int rec_decode_entry(struct rec_ctx *c, struct rec_task *t, int nr,
 			ev->args[i] = 0;
 			break;
 		case IOT_ARG_IOVLEN:
-			ev->args[i] = iov_sum(t->tid, args[i], args[i + 1]);
+			/* a fast-path record holds the values, not the pointers */
+			ev->args[i] = t->view ? (int64_t)args[i] :
+				iov_sum(t->tid, args[i], args[i + 1]);
 			break;
 		case IOT_ARG_OFFPTR: {
 			int64_t off = -1;
 
-			if (args[i] && rec_read_mem(t->tid, args[i], &off, 8) != 8)
+			if (t->view)
+				off = (int64_t)args[i];
+			else if (args[i] && rec_read_mem(t->tid, args[i], &off, 8) != 8)
 				off = -1;
 			ev->args[i] = off;
 			break;
@@ -278,7 +301,12 @@ int rec_decode_entry(struct rec_ctx *c, struct rec_task *t, int nr,
 		case IOT_ARG_OPENHOW: {
 			uint64_t how[3] = { 0, 0, 0 };
 
-			rec_read_mem(t->tid, args[i], how, sizeof(how));
+			if (t->view) {
+				how[0] = args[i];
+				how[1] = i + 1 < IOT_MAX_ARGS ? args[i + 1] : 0;
+			} else {
+				rec_read_mem(t->tid, args[i], how, sizeof(how));
+			}
 			ev->args[i] = (int64_t)how[0];
 			if (i + 1 < sc->nargs) {
 				ev->args[i + 1] = (int64_t)how[1];
@@ -301,6 +329,13 @@ int rec_decode_entry(struct rec_ctx *c, struct rec_task *t, int nr,
 			break;
 		}
 	}
+	/* fcntl commands without an argument: the register holds whatever
+	 * the caller left there, which is noise, not a value */
+	if (nr == SYS_fcntl && (ev->args[1] == F_GETFD || ev->args[1] == F_GETFL ||
+				ev->args[1] == F_GETOWN || ev->args[1] == F_GETSIG ||
+				ev->args[1] == F_GETLEASE || ev->args[1] == F_GETPIPE_SZ ||
+				ev->args[1] == F_GET_SEALS))
+		ev->args[2] = 0;
 	/* descriptor-based calls carry the descriptor's path: analysis
 	 * groups by file and replay opens the same file */
 	for (i = 0; i < sc->nargs; i++) {
@@ -321,13 +356,25 @@ int rec_decode_entry(struct rec_ctx *c, struct rec_task *t, int nr,
 			ev->path2_len = t->path2 ? len : 0;
 		}
 	}
+	/* the dynamic loader loading the fast path's own library: kept out
+	 * of the trace (its descriptor still tracked), so that a trace is the
+	 * same with the fast path and without */
+	if (c->fast && ev->path && strcmp(ev->path, rec_fast_lib(c)) == 0) {
+		t->hidden = 1;
+		t->in_syscall = 1;
+		return 1;
+	}
 	if (has_path && ev->path && !empty) {
+		int pi = find_kind(sc, IOT_ARG_PATH);
+
 		if (strncmp(ev->path, PHASE_PREFIX, sizeof(PHASE_PREFIX) - 1) == 0)
 			phase_mark(c, t, ev->path);
-		rec_path_state(c, ev->path, ev->path_len);
+		rec_path_state_pre(c, ev->path, ev->path_len,
+				   t->view && pi >= 0 ? t->view->pre[pi] : NULL);
 	}
 	if (has_path2 && ev->path2 && find_kind(sc, IOT_ARG_PATH2) >= 0)
-		rec_path_state(c, ev->path2, ev->path2_len);
+		rec_path_state_pre(c, ev->path2, ev->path2_len,
+				   t->view ? t->view->pre[find_kind(sc, IOT_ARG_PATH2)] : NULL);
 	switch (nr) {
 	case SYS_execve:
 	case SYS_execveat:
@@ -471,11 +518,12 @@ void rec_decode_exit(struct rec_ctx *c, struct rec_task *t, int64_t ret,
 			rec_fd_rename(t, ev->path, ev->path_len, ev->path2, ev->path2_len);
 		break;
 	case SYS_mmap:
-		if ((uint64_t)ret < (uint64_t)-4095)
+		if ((uint64_t)ret < (uint64_t)-4095 && !t->hidden)
 			rec_mm_add(t, (uint64_t)ret, (uint64_t)ev->args[1]);
 		break;
 	}
-	emit_event(c, t);
+	if (!t->hidden)
+		emit_event(c, t);
 	rec_task_clear_call(t);
 }
 
@@ -485,6 +533,10 @@ void rec_emit_unfinished(struct rec_ctx *c, struct rec_task *t, int64_t now)
 {
 	if (!t->in_syscall || !t->sc)
 		return;
+	if (t->hidden) {
+		rec_task_clear_call(t);
+		return;
+	}
 	if (t->ev.nr == SYS_exit || t->ev.nr == SYS_exit_group) {
 		t->ev.flags |= IOT_EV_NOEXIT_TS;
 		t->ev.t_exit = t->ev.t_enter;

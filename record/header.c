@@ -99,7 +99,7 @@ static const char *policy_name(int p)
 }
 
 int rec_header_fill(struct iot_header *h, const struct rec_opts *o,
-		    int seccomp, int64_t stop_cost, char **argv)
+		    int seccomp, int64_t stop_cost, char **argv, const char *fastpath)
 {
 	struct utsname u;
 	char host[256] = "", *cwd;
@@ -133,15 +133,20 @@ int rec_header_fill(struct iot_header *h, const struct rec_opts *o,
 	h->start_ns = m;
 	read_mounts(h);
 	h->stop_cost_ns = stop_cost;
-	h->recorder = seccomp ? "ptrace+seccomp" : "ptrace";
-	kv = calloc(2, sizeof(*kv));
+	/* which path recorded what: ptrace events carry two stops in their
+	 * times, fast-path events (flag IOT_EV_FASTPATH) none */
+	h->recorder = fastpath && strcmp(fastpath, "on") == 0 ? "ptrace+seccomp+fastpath" :
+		      seccomp ? "ptrace+seccomp" : "ptrace";
+	kv = calloc(3, sizeof(*kv));
 	if (kv) {
 		kv[0].key = "record.seccomp";
 		kv[0].value = seccomp ? "1" : "0";
 		kv[1].key = "record.cpu_policy";
 		kv[1].value = policy_name(o->cpu_policy);
+		kv[2].key = "record.fastpath";
+		kv[2].value = fastpath ? fastpath : "off";
 		h->extra = kv;
-		h->n_extra = 2;
+		h->n_extra = 3;
 	}
 	return 0;
 }

@@ -242,11 +242,13 @@ static int seen_add(struct rec_ctx *c, const char *p, size_t n)
  * own limit on nested links, loosely). */
 #define FOLLOW_MAX 8
 
-static int state_of(struct rec_ctx *c, const char *p, uint32_t len, int depth);
+static int state_of(struct rec_ctx *c, const char *p, uint32_t len, int depth,
+		    const struct rec_pre *pre);
 
 /* A symlink's target is part of the starting tree too: a program that
  * opens libacl.so.1 reads libacl.so.1.1.2206, which it never names. */
-static int follow_target(struct rec_ctx *c, const char *link, const char *target, int depth)
+static int follow_target(struct rec_ctx *c, const char *link, const char *target, int depth,
+			 const struct rec_pre *through)
 {
 	char *dir, *abs;
 	const char *slash;
@@ -263,23 +265,57 @@ static int follow_target(struct rec_ctx *c, const char *link, const char *target
 	free(dir);
 	if (!abs)
 		return -ENOMEM;
-	r = state_of(c, abs, n, depth + 1);
+	/* what the program's stat() through the link saw is the target's
+	 * state, unless the target is a link itself (a chain): then now */
+	if (through) {
+		struct stat sb;
+
+		if (lstat(abs, &sb) == 0 && S_ISLNK(sb.st_mode))
+			through = NULL;
+	}
+	r = state_of(c, abs, n, depth + 1, through);
 	free(abs);
 	return r;
 }
 
-static int take_one(struct rec_ctx *c, const char *p, uint32_t len, int depth)
+/*
+ * How an ancestor's state is taken for a fast-path record, which is read
+ * after later calls may have changed the tree: lstat it now; it was a
+ * directory (its descendant existed), even if it is gone now; it was
+ * missing (the program's own lstat found that many trailing components
+ * missing), even if a later call made it.
+ */
+enum { ANC_LIVE, ANC_PARENT_OF_EXISTING, ANC_MISSING };
+
+/* Write the state of @p: @pre when the program took it before the call
+ * (fast path), else per @how. */
+static int take_one(struct rec_ctx *c, const char *p, uint32_t len, int depth,
+		    const struct rec_pre *pre, int how)
 {
 	struct iot_path_state ps;
 	char target[REC_PATH_MAX];
 	struct stat sb;
-	int r;
+	int r, ok;
 
 	memset(&ps, 0, sizeof(ps));
 	ps.path = p;
 	ps.path_len = len;
 	ps.t_ns = iot_now_ns();
-	if (lstat(p, &sb) == 0) {
+	if (pre) {
+		ok = pre->err == 0;
+		sb = pre->sb;
+	} else if (how == ANC_MISSING) {
+		ok = 0;
+	} else {
+		ok = lstat(p, &sb) == 0;
+		if (!ok && how == ANC_PARENT_OF_EXISTING) {
+			memset(&sb, 0, sizeof(sb));
+			sb.st_mode = S_IFDIR | 0755;
+			sb.st_nlink = 2;
+			ok = 1;
+		}
+	}
+	if (ok) {
 		ps.type = sb.st_mode & S_IFMT;
 		ps.size = (uint64_t)sb.st_size;
 		ps.mode = sb.st_mode & 07777;
@@ -292,7 +328,14 @@ static int take_one(struct rec_ctx *c, const char *p, uint32_t len, int depth)
 		ps.dev = sb.st_dev;
 		ps.ino = sb.st_ino;
 		ps.rdev = sb.st_rdev;
-		if (S_ISLNK(sb.st_mode)) {
+		if (S_ISLNK(sb.st_mode) && pre) {
+			if (pre->target) {
+				memcpy(target, pre->target, pre->target_len);
+				target[pre->target_len] = 0;
+				ps.target = target;
+				ps.target_len = pre->target_len;
+			}
+		} else if (S_ISLNK(sb.st_mode)) {
 			ssize_t n = readlink(p, target, sizeof(target) - 1);
 
 			if (n >= 0) {
@@ -305,16 +348,23 @@ static int take_one(struct rec_ctx *c, const char *p, uint32_t len, int depth)
 	/* type 0 says "did not exist before the workload touched it" */
 	r = iot_writer_path_state(c->w, &ps);
 	if (r == 0 && ps.target)
-		r = follow_target(c, p, target, depth);
+		r = follow_target(c, p, target, depth, pre ? pre->through : NULL);
 	return r;
 }
 
 int rec_path_state(struct rec_ctx *c, const char *p, uint32_t len)
 {
-	return state_of(c, p, len, 0);
+	return state_of(c, p, len, 0, NULL);
 }
 
-static int state_of(struct rec_ctx *c, const char *p, uint32_t len, int depth)
+int rec_path_state_pre(struct rec_ctx *c, const char *p, uint32_t len,
+		       const struct rec_pre *pre)
+{
+	return state_of(c, p, len, 0, pre);
+}
+
+static int state_of(struct rec_ctx *c, const char *p, uint32_t len, int depth,
+		    const struct rec_pre *pre)
 {
 	uint32_t i;
 	int r;
@@ -333,14 +383,22 @@ static int state_of(struct rec_ctx *c, const char *p, uint32_t len, int depth)
 			return r;
 		if (r == 1) {
 			char *a = strndup(p, i);
+			uint32_t below = 0, j;
+			int how = ANC_LIVE;
 
 			if (!a)
 				return -ENOMEM;
-			r = take_one(c, a, i, depth);
+			for (j = i; j < len; j++)
+				below += p[j] == '/';
+			if (pre && pre->err == 0)
+				how = ANC_PARENT_OF_EXISTING;
+			else if (pre && pre->err == ENOENT && below < pre->missing)
+				how = ANC_MISSING;
+			r = take_one(c, a, i, depth, NULL, how);
 			free(a);
 			if (r < 0)
 				return r;
 		}
 	}
-	return take_one(c, p, len, depth);
+	return take_one(c, p, len, depth, pre, ANC_LIVE);
 }

@@ -79,6 +79,7 @@ void rec_task_clear_call(struct rec_task *t)
 	t->sc = NULL;
 	t->in_syscall = 0;
 	t->want_exit = 0;
+	t->hidden = 0;
 	memset(&t->ev, 0, sizeof(t->ev));
 }
 

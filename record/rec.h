@@ -10,6 +10,7 @@
 #define REC_H
 
 #include <stdint.h>
+#include <sys/stat.h>
 #include <sys/types.h>
 
 #include "iotape.h"
@@ -48,6 +49,27 @@ struct rec_mm {
 	struct rec_map *map;
 };
 
+/* A path's state just before a call, taken by the program itself (the
+ * fast path) rather than by the recorder at the entry stop. */
+struct rec_pre {
+	int err;			/* 0: sb is valid; else lstat's errno */
+	uint32_t missing;		/* ENOENT: trailing components missing (0: unknown) */
+	struct stat sb;
+	const char *target;		/* symlink target, or NULL */
+	uint32_t target_len;
+	/* a symlink: stat() through it, for its target's state (used when
+	 * the target is not itself a symlink now) */
+	const struct rec_pre *through;
+};
+
+/* What a fast-path record holds in place of the tracee's memory: the
+ * string arguments and pre-call states, by argument index. */
+struct rec_view {
+	const char *str[IOT_MAX_ARGS];	/* NULL: a NULL pointer */
+	uint32_t slen[IOT_MAX_ARGS];
+	const struct rec_pre *pre[IOT_MAX_ARGS];
+};
+
 struct rec_task {
 	pid_t tid, pid;			/* pid = thread group id */
 	struct rec_fdtab *fds;
@@ -60,6 +82,9 @@ struct rec_task {
 	int want_exit;			/* resume with PTRACE_SYSCALL */
 	int exited_event;		/* PTRACE_EVENT_EXIT seen */
 	int before_exec;		/* root, no filter: the recorder's own calls */
+	int hidden;			/* the call loads the fast-path library: not recorded */
+	int vfork_hold;			/* counted in the fast path's vfork hold */
+	const struct rec_view *view;	/* decoding a fast-path record */
 	int64_t utime_ns, stime_ns;
 	int64_t last_stop_ns;
 	/* the syscall in flight */
@@ -79,6 +104,7 @@ struct rec_opts {
 	int seccomp;
 	int flush_ms, flush_events;
 	int cpu_policy;
+	int fastpath;			/* try the in-process fast path */
 	int quiet;
 	char **cmd;			/* the program and its arguments */
 };
@@ -86,6 +112,8 @@ struct rec_opts {
 struct rec_stats {
 	uint64_t events, processes, dropped, stops;
 	uint64_t moves;			/* pinned pair moved off a busy CPU */
+	uint64_t fast_events;		/* of events, logged in-process */
+	uint64_t fast_flushes;		/* a ring was full and asked for a drain */
 	int64_t t_start, t_end;
 	int root_status;		/* wait status of the root */
 	int root_done;
@@ -110,6 +138,7 @@ struct rec_ctx {
 	int64_t last_flush_ns;
 	uint64_t events_at_flush;
 	char buf[REC_PATH_MAX * 2];	/* scratch for tracee strings */
+	struct rec_fast *fast;		/* NULL: fast path off */
 };
 
 /* ---- proc.c: the task table, descriptor tables, cwd ---- */
@@ -153,6 +182,10 @@ int rec_seen_init(struct rec_ctx *c);
 void rec_seen_free(struct rec_ctx *c);
 /* take the PathState of @p and its ancestors the first time each is met */
 int rec_path_state(struct rec_ctx *c, const char *p, uint32_t len);
+/* ... with the leaf's state as the program saw it before the call (NULL:
+ * lstat it now) */
+int rec_path_state_pre(struct rec_ctx *c, const char *p, uint32_t len,
+		       const struct rec_pre *pre);
 int rec_path_skipped(const char *p);
 
 /* ---- decode.c: per-syscall entry and exit ---- */
@@ -164,6 +197,33 @@ void rec_decode_exit(struct rec_ctx *c, struct rec_task *t, int64_t ret,
 void rec_emit_unfinished(struct rec_ctx *c, struct rec_task *t, int64_t now);
 int rec_emit_process(struct rec_ctx *c, struct iot_process *p);
 
+/* ---- fastpath.c: the in-process fast path's rings ---- */
+/* find the preload library, make the shared memory, set the child's
+ * environment up in @env (LD_PRELOAD=..., IOTAPE_FAST_SHM=...).
+ * @return : 0, or -errno / -ENOENT (no library) with the fast path off */
+int rec_fast_setup(struct rec_ctx *c, const char **why);
+void rec_fast_free(struct rec_ctx *c);
+/* put the fast path's variables into this (child) process's environment */
+void rec_fast_env(struct rec_ctx *c);
+/* turn every complete record of every ring into events, in time order */
+void rec_fast_drain(struct rec_ctx *c);
+/* @tid is gone (exit, exec, death): drain, emit its call in flight as
+ * unfinished, free its slots */
+void rec_fast_release(struct rec_ctx *c, pid_t tid);
+/* a vfork child of @t runs (@on) or is done: rings are held meanwhile */
+void rec_fast_hold(struct rec_ctx *c, struct rec_task *t, int on);
+/* is @nr/@args the ring-full no-op? */
+int rec_fast_is_flush(const struct rec_ctx *c, int nr, const uint64_t *args);
+const char *rec_fast_lib(const struct rec_ctx *c);
+/* @t is about to unmap or map over a range: if it holds the rings, turn
+ * its library off first */
+void rec_fast_unmapping(struct rec_ctx *c, struct rec_task *t, uint64_t addr,
+			uint64_t len);
+/* process @pid's image is gone (exec, death): forget where it mapped */
+void rec_fast_proc_gone(struct rec_ctx *c, pid_t pid);
+/* the stub's instruction pointer for the seccomp filter (0: off) */
+uint64_t rec_fast_ip(const struct rec_ctx *c);
+
 /* ---- tracer.c: the stop loop ---- */
 int rec_trace_loop(struct rec_ctx *c);
 int rec_attach(struct rec_ctx *c, pid_t pid);
@@ -173,10 +233,11 @@ int rec_attach(struct rec_ctx *c, pid_t pid);
 void rec_request_stop(int sig);
 
 /* ---- setup.c: seccomp filter, calibration, header ---- */
-int rec_seccomp_install(void);
+/* @fast_ip: the fast path's stub address whose calls run untraced, or 0 */
+int rec_seccomp_install(uint64_t fast_ip);
 int64_t rec_calibrate(int seccomp, int *seccomp_ok);
 int rec_header_fill(struct iot_header *h, const struct rec_opts *o,
-		    int seccomp, int64_t stop_cost, char **argv);
+		    int seccomp, int64_t stop_cost, char **argv, const char *fastpath);
 void rec_header_free(struct iot_header *h);
 int rec_pin_cpu(int cpu);
 int rec_unpin_task(pid_t tid);

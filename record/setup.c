@@ -24,15 +24,17 @@
 
 #include "rec.h"
 
-#define CALIB_N 1000
+#define CALIB_N 200	/* 400 stops: ~3 ms, a stable mean */
 #define MAX_FILTER 512
 
 /*
  * The filter: x86_64 calls in the table stop the tracee (RET_TRACE); the
  * rest, and anonymous mmap, run at native speed.  32-bit (int 0x80) and
- * x32 calls are let through unrecorded: the table is x86_64's.
+ * x32 calls are let through unrecorded: the table is x86_64's.  With the
+ * fast path, calls made from its stub (@fast_ip, the address after its
+ * `syscall` instruction) are already logged in-process: they run too.
  */
-int rec_seccomp_install(void)
+int rec_seccomp_install(uint64_t fast_ip)
 {
 	struct sock_filter f[MAX_FILTER];
 	struct sock_fprog prog;
@@ -40,20 +42,38 @@ int rec_seccomp_install(void)
 	size_t n, i, k = 0;
 
 	tab = iot_syscall_table(&n);
-	if (2 * n + 12 > MAX_FILTER)
+	if (2 * n + 20 > MAX_FILTER)
 		return -E2BIG;
 	f[k++] = (struct sock_filter)BPF_STMT(BPF_LD | BPF_W | BPF_ABS,
 					      offsetof(struct seccomp_data, arch));
 	f[k++] = (struct sock_filter)BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K,
 					      AUDIT_ARCH_X86_64, 1, 0);
 	f[k++] = (struct sock_filter)BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ALLOW);
+	if (fast_ip) {
+		/* the 64-bit pointer as two 32-bit words (x86_64: low first);
+		 * a mismatch of either half skips to the nr test */
+		f[k++] = (struct sock_filter)BPF_STMT(BPF_LD | BPF_W | BPF_ABS,
+			offsetof(struct seccomp_data, instruction_pointer));
+		f[k++] = (struct sock_filter)BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K,
+						      (uint32_t)fast_ip, 0, 3);
+		f[k++] = (struct sock_filter)BPF_STMT(BPF_LD | BPF_W | BPF_ABS,
+			offsetof(struct seccomp_data, instruction_pointer) + 4);
+		f[k++] = (struct sock_filter)BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K,
+						      (uint32_t)(fast_ip >> 32), 0, 1);
+		f[k++] = (struct sock_filter)BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ALLOW);
+	}
 	f[k++] = (struct sock_filter)BPF_STMT(BPF_LD | BPF_W | BPF_ABS,
 					      offsetof(struct seccomp_data, nr));
-	/* mmap: trace only file mappings (MAP_ANONYMOUS clear) */
-	/* not mmap: skip the 4 instructions of the mmap test */
-	f[k++] = (struct sock_filter)BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, SYS_mmap, 0, 4);
+	/* mmap: trace only file mappings (MAP_ANONYMOUS clear), and with the
+	 * fast path also MAP_FIXED ones, which may land on its rings.
+	 * Not mmap: skip the mmap test (4 instructions, 5 with MAP_FIXED). */
+	f[k++] = (struct sock_filter)BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, SYS_mmap, 0,
+					      fast_ip ? 5 : 4);
 	f[k++] = (struct sock_filter)BPF_STMT(BPF_LD | BPF_W | BPF_ABS,
 					      offsetof(struct seccomp_data, args[3]));
+	if (fast_ip)
+		f[k++] = (struct sock_filter)BPF_JUMP(BPF_JMP | BPF_JSET | BPF_K,
+						      MAP_FIXED, 2, 0);
 	f[k++] = (struct sock_filter)BPF_JUMP(BPF_JMP | BPF_JSET | BPF_K,
 					      MAP_ANONYMOUS, 0, 1);
 	f[k++] = (struct sock_filter)BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ALLOW);
@@ -83,7 +103,7 @@ static void calib_child(int go, int res, int seccomp)
 
 	if (read(go, &b, 1) != 1)
 		_exit(1);
-	if (seccomp && rec_seccomp_install() < 0) {
+	if (seccomp && rec_seccomp_install(0) < 0) {
 		r[0] = -2;
 		goto out;
 	}

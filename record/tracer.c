@@ -108,6 +108,12 @@ static void on_syscall(struct rec_ctx *c, struct rec_task *t, int64_t now)
 			t->want_exit = 0;
 			return;
 		}
+		/* the fast path's calls so far come before this one */
+		rec_fast_drain(c);
+		if (rec_fast_is_flush(c, nr, a)) {
+			t->want_exit = 0;
+			return;
+		}
 		if (t->in_syscall)
 			rec_emit_unfinished(c, t, now);
 		if (t->before_exec) {
@@ -133,8 +139,12 @@ static void on_clone(struct rec_ctx *c, struct rec_task *t, int ev, int64_t now)
 
 	if (ptrace(PTRACE_GETEVENTMSG, t->tid, 0, &msg) < 0 || msg == 0)
 		return;
-	if (ev == PTRACE_EVENT_VFORK)
+	rec_fast_drain(c);
+	if (ev == PTRACE_EVENT_VFORK) {
 		flags |= CLONE_VM | CLONE_VFORK;
+		/* before the child first runs: it shares our rings' TLS */
+		rec_fast_hold(c, t, 1);
+	}
 	else if (ev == PTRACE_EVENT_FORK)
 		flags &= ~(uint64_t)(CLONE_THREAD | CLONE_FILES | CLONE_FS | CLONE_VM);
 	ch = rec_task_get(c, (pid_t)msg);
@@ -172,6 +182,7 @@ static pid_t exec_rename(struct rec_ctx *c, pid_t pid, int64_t now)
 
 	if (ptrace(PTRACE_GETEVENTMSG, pid, 0, &old) < 0 || !old || (pid_t)old == pid)
 		return 0;
+	rec_fast_drain(c);
 	ot = rec_task_get(c, (pid_t)old);
 	if (!ot)
 		return 0;
@@ -199,6 +210,11 @@ static void on_exec(struct rec_ctx *c, struct rec_task *t, pid_t old, int64_t no
 	uint32_t *lens = NULL, i;
 	ssize_t n;
 
+	/* the old image's ring: drained and freed (the new one claims anew) */
+	rec_fast_release(c, t->tid);
+	if (old)
+		rec_fast_release(c, old);
+	rec_fast_proc_gone(c, t->pid);
 	rec_fd_exec(t);
 	rec_mm_exec(t);
 	memset(&p, 0, sizeof(p));
@@ -243,8 +259,14 @@ static void on_death(struct rec_ctx *c, pid_t pid, int status,
 		c->st.root_status = status;
 		c->st.root_done = 1;
 	}
-	if (!t)
+	if (!t) {
+		rec_fast_release(c, pid);
 		return;
+	}
+	rec_fast_release(c, t->tid);
+	rec_fast_hold(c, t, 0);
+	if (t->tid == t->pid)
+		rec_fast_proc_gone(c, t->pid);
 	rec_emit_unfinished(c, t, now);
 	memset(&p, 0, sizeof(p));
 	p.kind = IOT_PROC_EXIT;
@@ -272,6 +294,8 @@ static void on_event_exit(struct rec_ctx *c, struct rec_task *t, int64_t now)
 		t->stime_ns = stt;
 		t->exited_event = 1;
 	}
+	rec_fast_release(c, t->tid);
+	rec_fast_hold(c, t, 0);
 	rec_emit_unfinished(c, t, now);
 	t->want_exit = 0;
 	resume(c, t, 0);
@@ -354,6 +378,7 @@ static void on_tick(struct rec_ctx *c)
 	if (ticked) {
 		ticked = 0;
 		rebalance(c);
+		rec_fast_drain(c);
 		if (iot_writer_events(c->w) != c->events_at_flush) {
 			c->events_at_flush = iot_writer_events(c->w);
 			iot_writer_flush(c->w, 0);
@@ -401,6 +426,10 @@ static void on_stop(struct rec_ctx *c, struct rec_task *t, int status, pid_t old
 		return;
 	case PTRACE_EVENT_EXIT:
 		on_event_exit(c, t, now);
+		return;
+	case PTRACE_EVENT_VFORK_DONE:
+		rec_fast_hold(c, t, 0);
+		resume(c, t, 0);
 		return;
 	case PTRACE_EVENT_STOP:
 		if (sig == SIGSTOP || sig == SIGTSTP || sig == SIGTTIN || sig == SIGTTOU) {
@@ -460,6 +489,7 @@ int rec_trace_loop(struct rec_ctx *c)
 		t->last_stop_ns = now;
 		on_stop(c, t, status, old, now);
 	}
+	rec_fast_drain(c);
 	return 0;
 }
 
@@ -470,7 +500,8 @@ int rec_attach(struct rec_ctx *c, pid_t pid)
 {
 	struct rec_task *leader = NULL;
 	long opts = PTRACE_O_TRACESYSGOOD | PTRACE_O_TRACEFORK | PTRACE_O_TRACEVFORK |
-		PTRACE_O_TRACECLONE | PTRACE_O_TRACEEXEC | PTRACE_O_TRACEEXIT;
+		PTRACE_O_TRACECLONE | PTRACE_O_TRACEEXEC | PTRACE_O_TRACEEXIT |
+		PTRACE_O_TRACEVFORKDONE;
 	char dir[64];
 	int pass, found, err = 0;
 

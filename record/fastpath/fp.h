@@ -1,15 +1,17 @@
 /*
  * fp.h - the shared-memory layout between the in-process fast path
- * (libiotape-fast.so, loaded with LD_PRELOAD) and the tracer that drains it.
+ * (libiotape-fast.so, loaded with LD_PRELOAD) and the recorder that drains
+ * it (record/fastpath.c).
  *
- * One memfd, mapped MAP_SHARED by the tracer and by every traced process.
+ * One memfd, mapped MAP_SHARED by the recorder and by every traced process.
  * A header page, then FP_NSLOTS slots; a thread claims a free slot on its
  * first wrapped call and logs into that slot's ring.  Each ring has exactly
  * one producer (the thread, and its signal handlers) and one consumer (the
- * tracer), so head/tail need no lock: the thread reserves with a CAS on
- * head (a signal handler may reserve in the middle of a wrapper), commits
- * each record by setting its state, and the tracer consumes committed
- * records in reservation order, zeroes them and moves tail.
+ * recorder), so head/tail need no lock: the thread reserves with a CAS on
+ * head (a signal handler may reserve in the middle of a wrapper), marks
+ * the record ENTERED before the syscall and DONE after it, and the
+ * recorder consumes DONE records in reservation order, clears them and
+ * moves tail.
  */
 #ifndef FP_H
 #define FP_H
@@ -17,17 +19,19 @@
 #include <stdint.h>
 
 #define FP_MAGIC	0x46544f49u	/* "IOTF" */
-#define FP_VERSION	1
+#define FP_VERSION	2
 #define FP_NSLOTS	128
 #define FP_SLOT_HDR	4096
 #define FP_RING_BYTES	(1u << 20)	/* per thread; memfd pages stay sparse */
+#define FP_NPROCS	160	/* processes at once, in the 4 KiB header */
 #define FP_SHM_BYTES	(4096ul + (uint64_t)FP_NSLOTS * (FP_SLOT_HDR + FP_RING_BYTES))
 
 /*
- * The syscall stub is copied to this fixed address so the tracer's seccomp
- * filter, built before the program's libraries are even loaded, knows the
- * one instruction pointer whose calls it lets through untraced.  Low in
- * the address space like rr's page: PIE, libraries and mmap live far above.
+ * The syscall stub is copied to this fixed address so the recorder's
+ * seccomp filter, built before the program's libraries are even loaded,
+ * knows the one instruction pointer whose calls it lets through untraced.
+ * Low in the address space like rr's page: PIE, libraries and mmap live
+ * far above.
  */
 #define FP_STUB_ADDR	0x70000000ul
 /* bytes from the stub's start to the instruction after `syscall` */
@@ -39,7 +43,7 @@
 #define FP_ENV		"IOTAPE_FAST_SHM"
 
 enum { FP_SLOT_FREE = 0, FP_SLOT_OWNED = 1 };
-enum { FP_REC_EMPTY = 0, FP_REC_DONE = 1, FP_REC_PAD = 2 };
+enum { FP_REC_EMPTY = 0, FP_REC_DONE = 1, FP_REC_PAD = 2, FP_REC_ENTERED = 3 };
 
 struct fp_shm {
 	uint32_t magic;
@@ -47,18 +51,49 @@ struct fp_shm {
 	uint32_t nslots;
 	uint32_t ring_bytes;
 	uint64_t stub_ret_ip;	/* seccomp_data.instruction_pointer of the stub */
+	/*
+	 * vfork children in flight.  A vfork child shares its parent's
+	 * memory and TLS, so it would log into the parent's ring under the
+	 * parent's tid; while this is not 0 every wrapper takes the traced
+	 * path.  Set by the recorder at the parent's vfork event, before the
+	 * child first runs; cleared at VFORK_DONE or the parent's death.
+	 */
+	uint32_t hold;
+	uint32_t pad;
+	/*
+	 * Where each process mapped this memory and its on/off word, so that
+	 * a program unmapping it (munmap, mmap MAP_FIXED over it) is seen at
+	 * that call's stop and its library switched off first: its wrappers
+	 * then take the traced path instead of writing into a hole.  A
+	 * process that finds no free entry keeps the fast path off.
+	 */
+	struct fp_proc {
+		int32_t pid;	/* 0: free (CAS by the process, reset by the recorder) */
+		uint32_t pad;
+		uint64_t map;	/* the mapping's address in that process */
+		uint64_t state;	/* address of its int "fast path on" word */
+	} procs[FP_NPROCS];
 };
 
 struct fp_slot {
-	uint32_t state;		/* FP_SLOT_* (CAS by threads, reset by tracer) */
+	uint32_t state;		/* FP_SLOT_* (CAS by threads, reset by the recorder) */
 	int32_t tid;
-	uint32_t paused;	/* set by the tracer while a vfork child borrows it */
-	uint32_t pad;
 	uint64_t head;		/* bytes reserved, ever (producer) */
-	uint64_t tail;		/* bytes consumed, ever (tracer) */
+	uint64_t tail;		/* bytes consumed, ever (recorder) */
 	uint64_t full;		/* times the ring was full */
 };
 
+/*
+ * One call.  args[] hold what the recorder would have read at the entry
+ * stop: for IOVLEN the sum of the iovec lengths, for OFFPTR the offset
+ * the pointer pointed at before the call (-1 for NULL), for OPENHOW
+ * open_how.flags and, in the next argument, open_how.mode.  data[] holds,
+ * in argument order, each string argument (PATH, PATH2, STR2 of
+ * format/syscalls.def) as a uint32 length (FP_NOSTR for a NULL pointer)
+ * and the bytes with a NUL, then, 8-aligned, one struct fp_pst per
+ * non-empty PATH/PATH2 argument: the lstat of that path just before the
+ * call, which the recorder needs to describe the starting tree.
+ */
 struct fp_rec {
 	uint32_t len;		/* whole record, 8-aligned */
 	uint32_t state;		/* FP_REC_*; written last, with release order */
@@ -68,9 +103,31 @@ struct fp_rec {
 	int64_t ret;
 	uint64_t t_enter;	/* CLOCK_MONOTONIC ns */
 	uint64_t t_exit;
-	uint32_t dlen;		/* bytes of path strings in data[] */
-	uint32_t pad;
+	uint16_t nstr;		/* strings in data[] */
+	uint16_t npst;		/* struct fp_pst in data[] after the strings */
+	uint32_t pst_off;	/* where the first fp_pst starts in data[] */
 	char data[];
+};
+
+#define FP_NOSTR	0xffffffffu
+
+/* A symlink's fp_pst is followed by its target (tspace bytes) and then by
+ * a second fp_pst: stat() through the link, the state of what it pointed
+ * at, which a later call in the same batch may remove. */
+#define FP_PST_UNKNOWN	(-1)	/* err: not taken; the recorder takes it */
+
+struct fp_pst {
+	int32_t err;		/* 0: lstat worked; else its errno, or FP_PST_UNKNOWN */
+	uint32_t mode;		/* st_mode, type bits included */
+	uint32_t uid, gid, nlink;
+	uint32_t tlen;		/* symlink target length (0: not a symlink) */
+	uint32_t tspace;	/* bytes after this struct holding it (8-aligned) */
+	/* err ENOENT: how many trailing components of the path were missing
+	 * (1: only the last; 0: not known), so the recorder does not take a
+	 * parent made by a later call for one that was there */
+	uint32_t missing;
+	uint64_t size, ino, dev, rdev;
+	int64_t atime_ns, mtime_ns, ctime_ns;
 };
 
 static inline struct fp_slot *fp_slot_at(void *base, unsigned i)
@@ -83,5 +140,7 @@ static inline char *fp_ring_of(struct fp_slot *s)
 {
 	return (char *)s + FP_SLOT_HDR;
 }
+
+#define FP_ALIGN8(x)	(((x) + 7u) & ~(uint32_t)7u)
 
 #endif

@@ -17,11 +17,14 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
+#include <sys/stat.h>
+#include <sys/uio.h>
 #include <sys/syscall.h>
 #include <time.h>
 #include <unistd.h>
 
 #include "fp.h"
+#include "iotape.h"
 #include "preload.h"
 
 /*
@@ -54,6 +57,7 @@ typedef long (*fp_stub_fn)(long nr, long a0, long a1, long a2, long a3,
 
 static int fp_state;		/* 0 not yet, 1 on, -1 off */
 static void *fp_base;
+static struct fp_shm *fp_hdr;
 static fp_stub_fn fp_stub;
 static __thread struct fp_slot *fp_tls;
 
@@ -63,51 +67,92 @@ static void fp_atfork_child(void)
 	fp_tls = NULL;
 }
 
+/* tell the recorder where this process mapped the rings and where its
+ * on/off word is (see struct fp_proc) */
+static int fp_register(struct fp_shm *h)
+{
+	int32_t pid = (int32_t)fp_stub(SYS_getpid, 0, 0, 0, 0, 0, 0);
+	unsigned i;
+
+	for (i = 0; i < FP_NPROCS; i++) {
+		struct fp_proc *p = &h->procs[i];
+		int32_t want = 0;
+
+		if (__atomic_load_n(&p->pid, __ATOMIC_RELAXED) != 0)
+			continue;
+		/* the recorder reads the entry only at this process's own
+		 * later stops, when both words are written */
+		if (__atomic_compare_exchange_n(&p->pid, &want, pid, 0,
+						__ATOMIC_ACQ_REL, __ATOMIC_RELAXED)) {
+			p->map = (uint64_t)h;
+			p->state = (uint64_t)&fp_state;
+			return 0;
+		}
+	}
+	return -1;
+}
+
 static int fp_init(void)
 {
 	const char *path = getenv(FP_ENV);
 	struct fp_shm *h;
-	void *base, *page;
-	long fd;
+	void *page;
+	long fd, base;
 
 	fp_state = -1;
 	if (!path)
 		return -1;
 	/*
-	 * The tracer's memfd is opened through /proc/TRACER/fd/N rather than
-	 * inherited, so a program that closes every descriptor, or a child
-	 * exec'd after such a close, still finds it.
+	 * The stub first: the library's own calls go through it, so the
+	 * recorder never sees them (an anonymous mmap and mprotect are not
+	 * recorded calls either).
 	 */
-	fd = syscall(SYS_openat, AT_FDCWD, path, O_RDWR | O_CLOEXEC);
-	if (fd < 0)
-		return -1;
-	base = mmap(NULL, FP_SHM_BYTES, PROT_READ | PROT_WRITE, MAP_SHARED,
-		    (int)fd, 0);
-	syscall(SYS_close, fd);
-	if (base == MAP_FAILED)
-		return -1;
-	h = base;
 	page = mmap((void *)FP_STUB_ADDR, 4096, PROT_READ | PROT_WRITE,
 		    MAP_PRIVATE | MAP_ANONYMOUS | MAP_FIXED_NOREPLACE, -1, 0);
-	if (h->magic != FP_MAGIC || h->version != FP_VERSION ||
-	    page != (void *)FP_STUB_ADDR ||
-	    h->stub_ret_ip != FP_STUB_ADDR + (uint64_t)(fp_stub_ret - fp_stub_start)) {
+	if (page != (void *)FP_STUB_ADDR) {
 		if (page != MAP_FAILED)
 			munmap(page, 4096);
-		munmap(base, FP_SHM_BYTES);
 		return -1;
 	}
 	memcpy(page, fp_stub_start, (size_t)(fp_stub_end - fp_stub_start));
 	if (mprotect(page, 4096, PROT_READ | PROT_EXEC) < 0) {
 		munmap(page, 4096);
-		munmap(base, FP_SHM_BYTES);
 		return -1;
 	}
-	fp_base = base;
 	fp_stub = (fp_stub_fn)page;
+	/*
+	 * The recorder's memfd is opened through /proc/RECORDER/fd/N rather
+	 * than inherited, so a program that closes every descriptor, or a
+	 * child exec'd after such a close, still finds it.
+	 */
+	fd = fp_stub(SYS_openat, AT_FDCWD, (long)path, O_RDWR | O_CLOEXEC, 0, 0, 0);
+	if (fd < 0)
+		goto off;
+	base = fp_stub(SYS_mmap, 0, (long)FP_SHM_BYTES, PROT_READ | PROT_WRITE,
+		       MAP_SHARED, fd, 0);
+	fp_stub(SYS_close, fd, 0, 0, 0, 0, 0);
+	if (base < 0 && base > -4096)
+		goto off;
+	h = (struct fp_shm *)base;
+	if (h->magic != FP_MAGIC || h->version != FP_VERSION ||
+	    h->stub_ret_ip != FP_STUB_ADDR + (uint64_t)(fp_stub_ret - fp_stub_start)) {
+		fp_stub(SYS_munmap, base, (long)FP_SHM_BYTES, 0, 0, 0, 0);
+		goto off;
+	}
+	if (fp_register(h) < 0) {
+		fp_stub(SYS_munmap, base, (long)FP_SHM_BYTES, 0, 0, 0, 0);
+		goto off;
+	}
+	fp_base = h;
+	fp_hdr = h;
+	iot_syscall_by_nr(0);	/* build the table now, not inside a call */
 	pthread_atfork(NULL, NULL, fp_atfork_child);
 	fp_state = 1;
 	return 0;
+off:
+	munmap(page, 4096);
+	fp_stub = NULL;
+	return -1;
 }
 
 __attribute__((constructor)) static void fp_ctor(void)
@@ -128,7 +173,7 @@ static struct fp_slot *fp_claim(void)
 			continue;
 		if (__atomic_compare_exchange_n(&s->state, &want, FP_SLOT_OWNED, 0,
 						__ATOMIC_ACQ_REL, __ATOMIC_RELAXED)) {
-			s->tid = (int32_t)syscall(SYS_gettid);
+			s->tid = (int32_t)fp_stub(SYS_gettid, 0, 0, 0, 0, 0, 0);
 			return s;
 		}
 	}
@@ -188,18 +233,247 @@ long fp_ret(long r)
 	return r;
 }
 
+/* What one call logs besides its arguments, gathered before the ring
+ * space is reserved (the record's size depends on it). */
+struct fp_pre {
+	const char *str[6];
+	uint32_t slen[6];
+	int nstr, npst;
+	struct fp_pst pst[2];
+	struct fp_pst tpst[2];	/* through the symlink, when pst is one */
+	long pdirfd[2];		/* where each lstat'ed path is, for readlinkat */
+	const char *ppath[2];
+};
+
+static int64_t ts_ns(const struct timespec *t)
+{
+	return (int64_t)t->tv_sec * 1000000000 + t->tv_nsec;
+}
+
+/*
+ * @p did not exist: how many of its trailing components were missing.
+ * lstat each parent (the string cut at a '/') until one exists.  Paths
+ * with "." or ".." components are left unknown (0): the recorder resolves
+ * those lexically and the counts would not line up.
+ */
+static uint32_t fp_missing(long dirfd, const char *p)
+{
+	char buf[4096];
+	size_t n = strnlen(p, sizeof(buf) - 1);
+	uint32_t missing = 1;
+	struct stat sb;
+
+	memcpy(buf, p, n);
+	buf[n] = 0;
+	while (n > 1 && buf[n - 1] == '/')
+		buf[--n] = 0;
+	for (;;) {
+		char *slash = strrchr(buf, '/');
+
+		if (!slash || slash == buf)
+			return missing;	/* the dirfd, the cwd or "/" exists */
+		*slash = 0;
+		if (fp_stub(SYS_newfstatat, dirfd, (long)buf, (long)&sb, AT_SYMLINK_NOFOLLOW,
+			    0, 0) == 0)
+			return missing;
+		missing++;
+	}
+}
+
+static void fp_pst_fill(struct fp_pst *ps, const struct stat *sbp);
+
+/* does @p have a "." or ".." component? */
+static int fp_has_dots(const char *p)
+{
+	const char *c = p;
+
+	while (*c) {
+		if (c[0] == '.' && (c[1] == '/' || !c[1] ||
+				    (c[1] == '.' && (c[2] == '/' || !c[2]))))
+			return 1;
+		c = strchr(c, '/');
+		if (!c)
+			break;
+		while (*c == '/')
+			c++;
+	}
+	return 0;
+}
+
+/* the lstat a recorder takes at the entry stop, for a PATH argument */
+static void fp_prestat(struct fp_pre *pre, int k, long dirfd, const char *p)
+{
+	struct fp_pst *ps = &pre->pst[k];
+	struct stat sb;
+	long r;
+
+	memset(ps, 0, sizeof(*ps));
+	/* the recorder resolves "." and ".." lexically, the kernel does
+	 * not: such a path's state is the recorder's to take */
+	if (fp_has_dots(p)) {
+		ps->err = FP_PST_UNKNOWN;
+		return;
+	}
+	r = fp_stub(SYS_newfstatat, dirfd, (long)p, (long)&sb, AT_SYMLINK_NOFOLLOW, 0, 0);
+	if (r < 0) {
+		ps->err = (int32_t)-r;
+		if (r == -ENOENT)
+			ps->missing = fp_missing(dirfd, p);
+		return;
+	}
+	fp_pst_fill(ps, &sb);
+	/* a symlink's size is its target's length: read into the record */
+	if (S_ISLNK(sb.st_mode)) {
+		ps->tlen = sb.st_size > 4095 ? 4095 : (uint32_t)sb.st_size;
+		memset(&pre->tpst[k], 0, sizeof(pre->tpst[k]));
+		r = fp_stub(SYS_newfstatat, dirfd, (long)p, (long)&sb, 0, 0, 0);
+		if (r < 0)
+			pre->tpst[k].err = (int32_t)-r;
+		else
+			fp_pst_fill(&pre->tpst[k], &sb);
+	}
+	pre->pdirfd[k] = dirfd;
+	pre->ppath[k] = p;
+}
+
+static void fp_pst_fill(struct fp_pst *ps, const struct stat *sbp)
+{
+	const struct stat sb = *sbp;
+
+	ps->mode = sb.st_mode;
+	ps->uid = sb.st_uid;
+	ps->gid = sb.st_gid;
+	ps->nlink = (uint32_t)sb.st_nlink;
+	ps->size = (uint64_t)sb.st_size;
+	ps->ino = sb.st_ino;
+	ps->dev = sb.st_dev;
+	ps->rdev = sb.st_rdev;
+	ps->atime_ns = ts_ns(&sb.st_atim);
+	ps->mtime_ns = ts_ns(&sb.st_mtim);
+	ps->ctime_ns = ts_ns(&sb.st_ctim);
+}
+
+/*
+ * Read what the recorder would read at the entry stop: strings, the
+ * values behind offset pointers, iovec sizes, open_how; lstat each path.
+ * @return : the record's size
+ */
+static uint32_t fp_gather(const struct iot_syscall *sc, uint64_t *a, struct fp_pre *pre)
+{
+	uint32_t len = 0, i;
+
+	pre->nstr = pre->npst = 0;
+	for (i = 0; i < (uint32_t)sc->nargs; i++) {
+		int kind = sc->arg[i];
+		const char *p = (const char *)a[i];
+
+		switch (kind) {
+		case IOT_ARG_PATH:
+		case IOT_ARG_PATH2:
+		case IOT_ARG_STR2:
+			pre->str[pre->nstr] = p;
+			pre->slen[pre->nstr] = p ? (uint32_t)strnlen(p, 4095) : FP_NOSTR;
+			len += 4 + (p ? (pre->slen[pre->nstr] + 1 + 3) & ~3u : 0);
+			pre->nstr++;
+			if (kind != IOT_ARG_STR2 && p && *p && pre->npst < 2) {
+				long dirfd = i > 0 && sc->arg[i - 1] == IOT_ARG_DIRFD ?
+					(long)(int32_t)a[i - 1] : AT_FDCWD;
+
+				fp_prestat(pre, pre->npst++, dirfd, p);
+			}
+			break;
+		case IOT_ARG_OFFPTR:
+			a[i] = a[i] ? *(const uint64_t *)a[i] : (uint64_t)-1;
+			break;
+		case IOT_ARG_IOVLEN: {
+			const struct iovec *iov = (const struct iovec *)a[i];
+			uint64_t n = i + 1 < 6 ? a[i + 1] : 0, sum = 0, j;
+
+			for (j = 0; iov && j < n && j < 1024; j++)
+				sum += iov[j].iov_len;
+			a[i] = sum;
+			break;
+		}
+		case IOT_ARG_OPENHOW: {
+			const uint64_t *how = (const uint64_t *)a[i];
+
+			a[i] = how ? how[0] : 0;
+			if (i + 1 < 6) {
+				a[i + 1] = how ? how[1] : 0;
+				i++;
+			}
+			break;
+		}
+		}
+	}
+	len = FP_ALIGN8(len);
+	for (i = 0; i < (uint32_t)pre->npst; i++)
+		len += (uint32_t)sizeof(struct fp_pst) + (pre->pst[i].tlen ?
+			FP_ALIGN8(pre->pst[i].tlen + 1) + (uint32_t)sizeof(struct fp_pst) : 0);
+	return (uint32_t)sizeof(struct fp_rec) + len;
+}
+
+static void fp_fill(struct fp_rec *rec, const struct fp_pre *pre)
+{
+	char *d = rec->data;
+	uint32_t off = 0;
+	int i;
+
+	rec->nstr = (uint16_t)pre->nstr;
+	rec->npst = (uint16_t)pre->npst;
+	for (i = 0; i < pre->nstr; i++) {
+		memcpy(d + off, &pre->slen[i], 4);
+		off += 4;
+		if (pre->slen[i] != FP_NOSTR) {
+			memcpy(d + off, pre->str[i], pre->slen[i]);
+			d[off + pre->slen[i]] = 0;
+			off += (pre->slen[i] + 1 + 3) & ~3u;
+		}
+	}
+	off = FP_ALIGN8(off);
+	rec->pst_off = off;
+	for (i = 0; i < pre->npst; i++) {
+		memcpy(d + off, &pre->pst[i], sizeof(pre->pst[i]));
+		off += (uint32_t)sizeof(pre->pst[i]);
+		if (pre->pst[i].tlen) {
+			struct fp_pst *ps = (struct fp_pst *)(d + off) - 1;
+			uint32_t cap = pre->pst[i].tlen;
+			long r = fp_stub(SYS_readlinkat, pre->pdirfd[i], (long)pre->ppath[i],
+					 (long)(d + off), cap, 0, 0);
+
+			/* changed since the lstat: keep what fits */
+			ps->tlen = r < 0 ? 0 : (uint32_t)r;
+			ps->tspace = FP_ALIGN8(cap + 1);
+			d[off + ps->tlen] = 0;
+			off += ps->tspace;
+			memcpy(d + off, &pre->tpst[i], sizeof(pre->tpst[i]));
+			off += (uint32_t)sizeof(pre->tpst[i]);
+		}
+	}
+}
+
 long fp_call(int nr, const char *p0, const char *p1, long a0, long a1,
 	     long a2, long a3, long a4, long a5)
 {
+	const struct iot_syscall *sc;
 	struct fp_slot *s;
 	struct fp_rec *rec;
-	size_t l0 = 0, l1 = 0;
+	struct fp_pre pre;
+	uint64_t a[6];
 	uint32_t len;
 	int saved = errno;
 
+	(void)p0;
+	(void)p1;
 	if (fp_state == 0)
 		fp_init();
 	if (fp_state < 0)
+		return fp_slow(nr, a0, a1, a2, a3, a4, a5);
+	sc = iot_syscall_by_nr(nr);
+	if (!sc)	/* not a recorded call: the filter lets it through anyway */
+		return fp_stub(nr, a0, a1, a2, a3, a4, a5);
+	/* a vfork child shares our memory and TLS: no ring while one runs */
+	if (__atomic_load_n(&fp_hdr->hold, __ATOMIC_ACQUIRE))
 		return fp_slow(nr, a0, a1, a2, a3, a4, a5);
 	s = fp_tls;
 	if (!s) {
@@ -208,14 +482,13 @@ long fp_call(int nr, const char *p0, const char *p1, long a0, long a1,
 			return fp_slow(nr, a0, a1, a2, a3, a4, a5);
 		fp_tls = s;
 	}
-	/* a vfork child shares our memory and TLS: the tracer pauses the ring */
-	if (__atomic_load_n(&s->paused, __ATOMIC_ACQUIRE))
-		return fp_slow(nr, a0, a1, a2, a3, a4, a5);
-	if (p0)
-		l0 = strnlen(p0, 4095) + 1;
-	if (p1)
-		l1 = strnlen(p1, 4095) + 1;
-	len = (uint32_t)((sizeof(*rec) + l0 + l1 + 7) & ~(size_t)7);
+	a[0] = (uint64_t)a0;
+	a[1] = (uint64_t)a1;
+	a[2] = (uint64_t)a2;
+	a[3] = (uint64_t)a3;
+	a[4] = (uint64_t)a4;
+	a[5] = (uint64_t)a5;
+	len = fp_gather(sc, a, &pre);
 	rec = fp_reserve(s, len);
 	if (!rec) {
 		__atomic_add_fetch(&s->full, 1, __ATOMIC_RELAXED);
@@ -228,22 +501,12 @@ long fp_call(int nr, const char *p0, const char *p1, long a0, long a1,
 	rec->len = len;
 	rec->nr = nr;
 	rec->tid = s->tid;
-	rec->args[0] = (uint64_t)a0;
-	rec->args[1] = (uint64_t)a1;
-	rec->args[2] = (uint64_t)a2;
-	rec->args[3] = (uint64_t)a3;
-	rec->args[4] = (uint64_t)a4;
-	rec->args[5] = (uint64_t)a5;
-	rec->dlen = (uint32_t)(l0 + l1);
-	if (l0) {
-		memcpy(rec->data, p0, l0 - 1);
-		rec->data[l0 - 1] = 0;
-	}
-	if (l1) {
-		memcpy(rec->data + l0, p1, l1 - 1);
-		rec->data[l0 + l1 - 1] = 0;
-	}
+	memcpy(rec->args, a, sizeof(a));
+	fp_fill(rec, &pre);
+	rec->ret = 0;
+	rec->t_exit = 0;
 	rec->t_enter = fp_now();
+	__atomic_store_n(&rec->state, FP_REC_ENTERED, __ATOMIC_RELEASE);
 	rec->ret = fp_stub(nr, a0, a1, a2, a3, a4, a5);
 	rec->t_exit = fp_now();
 	__atomic_store_n(&rec->state, FP_REC_DONE, __ATOMIC_RELEASE);

@@ -1,0 +1,145 @@
+#!/bin/bash
+# record_fastpath.sh - the in-process fast path records what ptrace records.
+#
+# 1. cp -a, tar c, tar x, du, rm -rf, find and make of a small C tree, and
+#    the recorder's own test programs: recorded once with the fast path and
+#    once with --no-fastpath, from identical trees at the same path, the
+#    two traces give the same events (per thread, in order, with arguments
+#    and results) and the same path states.  Times, pids, addresses, pipe
+#    inodes and gcc's random temp names are masked.
+# 2. fp_stress: threads, fork, vfork, a signal handler calling wrappers
+#    inside wrappers, exec after close_range, the shared memory unmapped
+#    under the library, a child killed in the middle of a call: exactly the
+#    program's own count of fchmod calls is recorded, and the killed
+#    child's read is kept as unfinished.
+# 3. The header says which path recorded; a static program is recorded
+#    all the same (the fast path cannot load there).
+set -u
+. "$SRCDIR/tests/integration/lib.sh"
+. "$SRCDIR/tests/integration/record_lib.sh"
+need_ptrace
+need_cmd python3
+[ -f "$(dirname "$IOTAPE")/libiotape-fast.so" ] || skip "libiotape-fast.so is not built"
+d=$(mktemp -d /tmp/iotape-fp.XXXXXX)
+trap 'rm -rf "$d"' EXIT
+cd "$d"
+export LC_ALL=C
+
+mk_tree base 150
+mkdir -p proj
+for i in 1 2 3; do
+	printf '#include <stdio.h>\nint f%d(void) { return %d; }\n' $i $i >proj/f$i.c
+done
+printf 'int f1(void); int main(void) { return f1() - 1; }\n' >>proj/f1.c
+printf 'prog: f1.o f2.o f3.o\n\t$(CC) -o $@ $^\n%%.o: %%.c\n\t$(CC) -c -o $@ $<\n' >proj/Makefile
+tar cf tree.tar base proj
+
+# The comparison: per thread, the sequence of its lines; threads matched
+# by content (pids differ, and so may the order in which threads start).
+cat >norm.py <<'PY'
+import re, sys
+def load(path, wdir):
+    threads, states = {}, []
+    for line in open(path, errors="replace"):
+        line = line.rstrip("\n").replace(wdir, "@W@")
+        line = re.sub(r"0x[0-9a-f]+", "ADDR", line)
+        line = re.sub(r"pipe:\[[0-9]+\]", "pipe:[N]", line)
+        line = re.sub(r"/tmp/cc[A-Za-z0-9]{6}\.", "/tmp/ccXXXXXX.", line)
+        line = re.sub(r"(parent|thread of|from thread|pid) [0-9]+", r"\1 N", line)
+        m = re.match(r"^#\s+[0-9.]+ state (.*)$", line)
+        if m:
+            states.append(m.group(1))
+            continue
+        if line.startswith("#"):
+            continue
+        m = re.match(r"^([0-9]+) +[0-9.]+ (.*?)( <[0-9.]+>)?$", line)
+        if m:
+            body = m.group(2)
+            if re.match(r"(v?fork|clone3?|wait4|kill|tgkill)\(", body):
+                body = re.sub(r"\b[0-9]{2,}\b", "N", body)
+            # process lines ("--- exec", "+++ exited") are placed by
+            # chunk, not by time, in a dump: compared in their own order
+            key = m.group(1) + ("p" if body[:4] in ("--- ", "+++ ") else "e")
+            threads.setdefault(key, []).append(body)
+    seqs = {}
+    for k, v in threads.items():
+        seqs.setdefault(k[:-1], {})[k[-1]] = "\n".join(v)
+    return sorted(x.get("p", "") + "\n" + x.get("e", "") for x in seqs.values()), sorted(states)
+a_t, a_s = load(sys.argv[1], sys.argv[3])
+b_t, b_s = load(sys.argv[2], sys.argv[3])
+bad = 0
+if a_s != b_s:
+    sa, sb = set(a_s), set(b_s)
+    print("path states differ:", "\n  only --no-fastpath:", sorted(sa - sb)[:10],
+          "\n  only fast path:", sorted(sb - sa)[:10])
+    bad = 1
+if a_t != b_t:
+    import difflib
+    print("events differ (%d threads vs %d)" % (len(a_t), len(b_t)))
+    for x, y in zip(a_t, b_t):
+        if x != y:
+            print("\n".join(list(difflib.unified_diff(x.split("\n"), y.split("\n"),
+                  "--no-fastpath", "fast path", lineterm=""))[:40]))
+            break
+    bad = 1
+print("%d threads, %d events, %d states" % (len(a_t), sum(t.count("\n") + 1 for t in a_t), len(a_s)))
+sys.exit(bad)
+PY
+
+# same NAME SETUP CMD - run CMD in w/ after SETUP, twice, and compare
+same() {
+	local name=$1 setup=$2 cmd=$3 mode
+	for mode in slow fast; do
+		rm -rf w && mkdir w && (cd w && eval "$setup") || fail "$name: setup failed"
+		local opt=
+		[ $mode = slow ] && opt=--no-fastpath
+		(cd w && timeout 120 "$IOTAPE" record -q $opt -o "$d/$name.$mode.iotape" -- \
+			sh -c "$cmd" >/dev/null 2>"$d/$name.$mode.err") ||
+			fail "$name ($mode) failed: $(tail -3 "$d/$name.$mode.err")"
+		"$IOTAPE" dump --states "$d/$name.$mode.iotape" >"$d/$name.$mode.txt" ||
+			fail "$name: dump failed"
+	done
+	grep -q '^# record.fastpath *on$' "$d/$name.fast.txt" || fail "$name: header does not say fastpath on"
+	grep -q '^# record.fastpath *off$' "$d/$name.slow.txt" || fail "$name: header does not say fastpath off"
+	python3 norm.py "$d/$name.slow.txt" "$d/$name.fast.txt" "$d/w" >"$d/$name.cmp" ||
+		{ cat "$d/$name.cmp" >&2; fail "$name: the fast path recorded something else"; }
+	echo "$name: same events either way: $(tail -1 "$d/$name.cmp")"
+}
+
+# cp -a reads a directory sorted by inode number: it copies from one tree
+# both times (a fresh copy has other inode numbers, so another order)
+same cp    "true" "cp -a ../base copy"
+same tar-c "cp -a ../base base" "tar cf out.tar base"
+same tar-x "cp ../tree.tar ." "tar xf tree.tar"
+same du    "cp -a ../base base" "du -s base; du -a base | wc -l"
+same rm    "cp -a ../base base" "rm -rf base"
+same find  "cp -a ../base base" "find base -type f -newer base/../ | wc -l; ls -lR base | wc -l"
+same make  "cp -a ../proj proj" "make -s -C proj"
+same fileops "true" "$PROGS/rec_fileops"
+same procs "true" "$PROGS/rec_procs"
+
+# 2. the awkward cases, counted
+timeout 120 "$IOTAPE" record -o stress.iotape -- "$PROGS/fp_stress" "$d/stress.file" \
+	>stress.out 2>stress.err || fail "fp_stress under the recorder: exit $? ($(tail -2 stress.err))"
+read -r expect killed <stress.out
+got=$("$IOTAPE" dump --count stress.iotape | awk '$NF == "fchmod" { print $(NF-1) + 0 }')
+[ "$got" = "$expect" ] || fail "fp_stress made $expect fchmod calls, the trace holds ${got:-none}"
+"$IOTAPE" dump --pid "$killed" stress.iotape | grep -q '^[0-9]* *[0-9.]* read(.*<unfinished \.\.\.>)' ||
+	fail "the read the killed child was in is not in the trace as unfinished"
+share=$(sed -n 's/.*(\([0-9.]*\)% in-process).*/\1/p' stress.err)
+awk -v s="${share:-0}" 'BEGIN { exit !(s > 50) }' ||
+	fail "fp_stress: only ${share:-0}% of its calls took the fast path: is it working at all?"
+echo "fp_stress: $got of $expect fchmod calls recorded, $share% in-process, killed read kept"
+
+# 3. a static program: no preload possible, recorded through ptrace alone
+if printf 'int main(void){return 0;}' | cc -static -x c -o static - 2>/dev/null; then
+	"$IOTAPE" record -q -o static.iotape -- ./static || fail "static program: exit $?"
+	"$IOTAPE" dump static.iotape | grep -q 'execve(".*static"' || fail "static program: no execve"
+fi
+# the library cannot be found: a warning, and the run goes on through ptrace
+IOTAPE_FASTPATH_LIB=/nonexistent "$IOTAPE" record -o nolib.iotape -- cp -a base nolib.copy 2>nolib.err ||
+	fail "without the library: exit $?"
+grep -q 'fast path off' nolib.err || fail "no warning when the library is missing: $(cat nolib.err)"
+"$IOTAPE" dump nolib.iotape | grep -q '^# record.fastpath *off (unavailable)$' ||
+	fail "header does not say the fast path was unavailable"
+echo "ok"
