@@ -28,6 +28,8 @@
 #include <sys/mman.h>
 #include <sys/syscall.h>
 #include <sys/uio.h>
+#include <sys/wait.h>
+#include <signal.h>
 #include <unistd.h>
 
 #include "fastpath/fp.h"
@@ -343,7 +345,24 @@ static void restore_call(struct rec_task *t, const struct saved_call *s)
 	t->hidden = s->hidden;
 }
 
-static void decode_rec(struct rec_ctx *c, const struct fp_rec *r, int unfinished)
+/* A write to a pipe with no reader returns EPIPE and raises SIGPIPE, and
+ * when that kills the thread it dies before its library can write the
+ * result down.  The ptrace path sees the return at the exit stop; here the
+ * death says what the call returned. */
+static int died_of_epipe(const struct fp_rec *r, int status)
+{
+	if (!WIFSIGNALED(status) || WTERMSIG(status) != SIGPIPE)
+		return 0;
+	switch (r->nr) {
+	case SYS_write: case SYS_pwrite64: case SYS_writev: case SYS_pwritev:
+	case SYS_sendfile: case SYS_splice: case SYS_copy_file_range:
+		return 1;
+	}
+	return 0;
+}
+
+static void decode_rec(struct rec_ctx *c, const struct fp_rec *r, int unfinished,
+		       int status)
 {
 	const struct iot_syscall *sc = iot_syscall_by_nr(r->nr);
 	struct rec_task *t = rec_task_get(c, r->tid);
@@ -360,7 +379,9 @@ static void decode_rec(struct rec_ctx *c, const struct fp_rec *r, int unfinished
 	if (rec_decode_entry(c, t, r->nr, r->args, (int64_t)r->t_enter)) {
 		t->ev.flags |= IOT_EV_FASTPATH;
 		c->st.fast_events++;
-		if (unfinished)
+		if (unfinished && died_of_epipe(r, status))
+			rec_decode_exit(c, t, -EPIPE, iot_now_ns());
+		else if (unfinished)
 			rec_emit_unfinished(c, t, iot_now_ns());
 		else
 			rec_decode_exit(c, t, r->ret, (int64_t)r->t_exit);
@@ -454,7 +475,7 @@ static void consume(struct fp_slot *s, uint64_t upto)
 	__atomic_store_n(&s->tail, upto, __ATOMIC_RELEASE);
 }
 
-static void drain(struct rec_ctx *c, pid_t last_tid)
+static void drain(struct rec_ctx *c, pid_t last_tid, int status)
 {
 	struct rec_fast *f = c->fast;
 	uint64_t upto[FP_NSLOTS];
@@ -479,7 +500,7 @@ static void drain(struct rec_ctx *c, pid_t last_tid)
 		struct fp_rec *r = f->items[i].rec;
 
 		decode_rec(c, r, __atomic_load_n(&r->state, __ATOMIC_ACQUIRE) ==
-			   FP_REC_ENTERED);
+			   FP_REC_ENTERED, status);
 	}
 	for (k = 0; k < FP_NSLOTS; k++) {
 		struct fp_slot *s = fp_slot_at(f->base, k);
@@ -493,16 +514,16 @@ static void drain(struct rec_ctx *c, pid_t last_tid)
 
 void rec_fast_drain(struct rec_ctx *c)
 {
-	drain(c, 0);
+	drain(c, 0, 0);
 }
 
-void rec_fast_release(struct rec_ctx *c, pid_t tid)
+void rec_fast_release(struct rec_ctx *c, pid_t tid, int status)
 {
 	unsigned k;
 
 	if (!c->fast)
 		return;
-	drain(c, tid);
+	drain(c, tid, status);
 	for (k = 0; k < FP_NSLOTS; k++) {
 		struct fp_slot *s = fp_slot_at(c->fast->base, k);
 
@@ -559,7 +580,7 @@ void rec_fast_unmapping(struct rec_ctx *c, struct rec_task *t, uint64_t addr, ui
 		return;
 	if (addr >= p->map + FP_SHM_BYTES || addr + len <= p->map)
 		return;
-	drain(c, 0);
+	drain(c, 0, 0);
 	local.iov_base = &off;
 	local.iov_len = sizeof(off);
 	remote.iov_base = (void *)(uintptr_t)p->state;

@@ -207,9 +207,10 @@ void rec_fast_free(struct rec_ctx *c);
 void rec_fast_env(struct rec_ctx *c);
 /* turn every complete record of every ring into events, in time order */
 void rec_fast_drain(struct rec_ctx *c);
-/* @tid is gone (exit, exec, death): drain, emit its call in flight as
- * unfinished, free its slots */
-void rec_fast_release(struct rec_ctx *c, pid_t tid);
+/* @tid is gone (exit, exec, death; @status: how it ended, a wait status,
+ * 0 if it did not): drain, emit its call in flight as unfinished, free
+ * its slots */
+void rec_fast_release(struct rec_ctx *c, pid_t tid, int status);
 /* a vfork child of @t runs (@on) or is done: rings are held meanwhile */
 void rec_fast_hold(struct rec_ctx *c, struct rec_task *t, int on);
 /* is @nr/@args the ring-full no-op? */

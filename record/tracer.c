@@ -211,9 +211,9 @@ static void on_exec(struct rec_ctx *c, struct rec_task *t, pid_t old, int64_t no
 	ssize_t n;
 
 	/* the old image's ring: drained and freed (the new one claims anew) */
-	rec_fast_release(c, t->tid);
+	rec_fast_release(c, t->tid, 0);
 	if (old)
-		rec_fast_release(c, old);
+		rec_fast_release(c, old, 0);
 	rec_fast_proc_gone(c, t->pid);
 	rec_fd_exec(t);
 	rec_mm_exec(t);
@@ -260,10 +260,10 @@ static void on_death(struct rec_ctx *c, pid_t pid, int status,
 		c->st.root_done = 1;
 	}
 	if (!t) {
-		rec_fast_release(c, pid);
+		rec_fast_release(c, pid, status);
 		return;
 	}
-	rec_fast_release(c, t->tid);
+	rec_fast_release(c, t->tid, status);
 	rec_fast_hold(c, t, 0);
 	if (t->tid == t->pid)
 		rec_fast_proc_gone(c, t->pid);
@@ -288,13 +288,17 @@ static void on_death(struct rec_ctx *c, pid_t pid, int status,
 static void on_event_exit(struct rec_ctx *c, struct rec_task *t, int64_t now)
 {
 	int64_t ut = 0, stt = 0;
+	unsigned long msg = 0;
 
 	if (rec_read_cputime(t->pid, t->tid, &ut, &stt) == 0) {
 		t->utime_ns = ut;
 		t->stime_ns = stt;
 		t->exited_event = 1;
 	}
-	rec_fast_release(c, t->tid);
+	/* the event's message is the exit status: SIGPIPE tells a write's result */
+	if (ptrace(PTRACE_GETEVENTMSG, t->tid, 0, &msg) < 0)
+		msg = 0;
+	rec_fast_release(c, t->tid, (int)msg);
 	rec_fast_hold(c, t, 0);
 	rec_emit_unfinished(c, t, now);
 	t->want_exit = 0;

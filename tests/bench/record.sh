@@ -1,8 +1,10 @@
 #!/bin/bash
 # record.sh - what recording costs: the median of RUNS runs each of the
-# program alone, under `iotape record` and under `strace -f -ttt -T -o FILE`,
-# for (a) cp -a of linux-6.1 fs/ (hot cache), (b) tar cf of it, (c) make -j2
-# of iotape itself from a clean clone.  Prints a table with ratios.
+# program alone, under `iotape record` (in-process fast path, the default),
+# under `iotape record --no-fastpath` (every call at a ptrace stop) and
+# under `strace -f -ttt -T -o FILE`, side by side in one run, for (a) cp -a
+# of linux-6.1 fs/ (hot cache, tmpfs), (b) tar cf of it, (c) make -j2 of
+# iotape itself from a clean clone.  Prints a table with ratios.
 #   RUNS=3  POLICIES="auto one none"  (iotape --cpu-policy values to bench)
 #   CASES="cp tar make"
 set -u
@@ -14,6 +16,9 @@ RUNS=${RUNS:-3}
 POLICIES=${POLICIES:-auto}
 CASES=${CASES:-cp tar make}
 CACHE=/var/tmp/iotape-bench
+# copies and archives are written to tmpfs: the disk's writeback would
+# dominate a 0.1 s copy
+TMPW=${TMPW:-/dev/shm}
 TARBALL=/usr/src/linux-source-6.1.tar.xz
 export LC_ALL=C
 
@@ -26,7 +31,7 @@ if [ ! -d "$CACHE/linux-source-6.1/fs" ]; then
 	tar xf "$TARBALL" -C "$CACHE" linux-source-6.1/fs || exit 1
 fi
 FS=$CACHE/linux-source-6.1/fs
-W=$(mktemp -d "$CACHE/run.XXXXXX")
+W=$(mktemp -d "$TMPW/iotape-bench.XXXXXX")
 trap 'rm -rf "$W"' EXIT
 git -C "$SRC" ls-files -z >/dev/null 2>&1 || { echo "record bench: $SRC is not a git clone"; exit 1; }
 
@@ -45,12 +50,14 @@ median() { sort -n | awk '{ v[NR] = $1 } END { print v[int((NR + 1) / 2)] }'; }
 # WORK is timed under each mode
 bench() {
 	local name=$1 prep=$2 work=$3 mode i t
-	for mode in native $(for p in $POLICIES; do echo "iotape-$p"; done) strace; do
+	for mode in native $(for p in $POLICIES; do echo "iotape-$p"; done) ptrace strace; do
 		for i in $(seq 1 "$RUNS"); do
 			(cd "$W" && eval "$prep") >/dev/null 2>&1
 			case $mode in
 			native) t=$(cd "$W" && time_one sh -c "$work") ;;
 			iotape-*) t=$(cd "$W" && time_one "$IOTAPE" record -q --cpu-policy "${mode#iotape-}" \
+				-o "$W/t.iotape" -- sh -c "$work") ;;
+			ptrace) t=$(cd "$W" && time_one "$IOTAPE" record -q --no-fastpath \
 				-o "$W/t.iotape" -- sh -c "$work") ;;
 			strace) t=$(cd "$W" && time_one strace -f -ttt -T -o "$W/t.strace" sh -c "$work") ;;
 			esac
@@ -58,18 +65,21 @@ bench() {
 		done | median >"$W/$name.$mode"
 	done
 	printf '%-8s %9.3f' "$name" "$(cat "$W/$name.native")"
-	for mode in $(for p in $POLICIES; do echo "iotape-$p"; done) strace; do
+	for mode in $(for p in $POLICIES; do echo "iotape-$p"; done) ptrace strace; do
 		printf ' %9.3f (%5.2fx)' "$(cat "$W/$name.$mode")" \
 			"$(echo "$(cat "$W/$name.$mode") / $(cat "$W/$name.native")" | bc -l)"
 	done
 	printf '  %s\n' "$(echo "$(cat "$W/$name.strace") / $(cat "$W/$name.iotape-${POLICIES%% *}")" | bc -l | cut -c1-5)x"
 }
 
-cat "$FS"/*/* >/dev/null 2>&1	# hot cache
+# source and copy on one tmpfs: hot cache, and cp's copy_file_range works
+# (across filesystems it fails with EXDEV and cp frees a buffer per file,
+# each free() an munmap that stops in the recorder)
+cp -a "$FS" "$W/fs" && FS=$W/fs
 echo "record bench: median of $RUNS runs, seconds (ratio to native); $(nproc) CPUs, $(uname -r)"
 printf '%-8s %9s' case native
 for p in $POLICIES; do printf ' %18s' "iotape($p)"; done
-printf ' %18s  %s\n' strace "strace/iotape"
+printf ' %18s %18s  %s\n' "--no-fastpath" strace "strace/iotape"
 case " $CASES " in *" cp "*) bench cp "rm -rf copy" "cp -a '$FS' copy" ;; esac
 case " $CASES " in *" tar "*) bench tar "rm -f out.tar" "tar cf out.tar -C '$FS/..' fs" ;; esac
 case " $CASES " in *" make "*)

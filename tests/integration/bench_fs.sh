@@ -25,10 +25,15 @@ grep -qw rm "$T/out" || fail "table has no rm phase"
 no_leftovers "$loops_before" "$T"
 
 # SIGINT while a configuration runs: everything is undone, exit 130
-"$IOTAPE" bench "$T/copy.iotape" --fs ext4,xfs,btrfs --runs 3 -o "$T/prof2" --scratch "$T" \
+# (many runs, and the signal once the first is done: mid-run, however fast)
+"$IOTAPE" bench "$T/copy.iotape" --fs ext4,xfs,btrfs --runs 30 -o "$T/prof2" --scratch "$T" \
 	>"$T/out2" 2>"$T/err2" &
 pid=$!
-sleep 1.5
+for i in $(seq 1 300); do
+	grep -q 'run 1/30 done' "$T/err2" 2>/dev/null && break
+	sleep 0.1
+done
+sleep 0.2
 kill -INT $pid
 wait $pid; rc=$?
 [ $rc = 130 ] || { cat "$T/err2"; fail "bench after SIGINT exited $rc, expected 130"; }

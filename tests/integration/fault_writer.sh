@@ -22,7 +22,8 @@ trap 'mountpoint -q "$mnt" && umount "$mnt"; rm -rf "$d"' EXIT
 cd "$d"
 mkdir w
 # the workload's argv names $d: how the leftover check finds its processes
-work=("$PROGS/rel_writer" "$d/w" 3000 100)
+# (8000 files: a trace of ~64 KB, past every fault point below)
+work=("$PROGS/rel_writer" "$d/w" 8000 100)
 
 # no_traced_leftovers - no process of this test's workload is alive, and
 # none sits in a tracing stop
