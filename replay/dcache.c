@@ -69,6 +69,53 @@ void rpl_name_done(struct rpl_name *n)
 	n->dirfd = -1;
 }
 
+/*
+ * Tree walkers (du, rm -rf, find, tar) name files relative to a directory
+ * they opened: openat, fstatat, unlinkat(dirfd, name).  The recorder
+ * writes the directory's path plus the name; when the op's path is the
+ * live descriptor's recorded path plus one plain name, the call is made
+ * as the program made it, on the name in that descriptor: no lookup of
+ * the parent, and nothing a removal elsewhere can make stale.  The
+ * descriptor was opened inside the root, and a plain name in it stays
+ * there.
+ */
+int rpl_parent_fd(struct rpl_ctx *c, const struct rpl_op *op, struct rpl_name *n)
+{
+	const struct iot_syscall *sc = iot_syscall_by_nr(op->ev.nr);
+	const char *path = op->ev.path, *name;
+	struct rpl_fd e;
+	size_t plen, len;
+	int k;
+
+	if (!sc || !path)
+		return -1;
+	for (k = 0; k < sc->nargs && sc->arg[k] != IOT_ARG_DIRFD; k++)
+		;
+	/* AT_FDCWD and other negative values name no descriptor */
+	if (k == sc->nargs || (uint32_t)k >= op->ev.nargs || op->ev.args[k] < 0 ||
+	    op->ev.args[k] >= RPL_FD_MAX)
+		return -1;
+	if (rpl_fdtab_get(c->pr->tab, (long)op->ev.args[k], &e) < 0 ||
+	    e.state != RPL_FD_LIVE || !e.path)
+		return -1;
+	plen = strlen(e.path);
+	while (plen > 1 && e.path[plen - 1] == '/')
+		plen--;
+	len = strlen(path);
+	if (plen == 0 || len <= plen + 1 || memcmp(path, e.path, plen) != 0 ||
+	    (path[plen] != '/' && plen > 1))
+		return -1;
+	name = path + (plen > 1 ? plen + 1 : plen);
+	len -= (size_t)(name - path);
+	if (len == 0 || len >= sizeof(n->name) || memchr(name, '/', len) ||
+	    strcmp(name, ".") == 0 || strcmp(name, "..") == 0)
+		return -1;
+	memcpy(n->name, name, len + 1);
+	n->dirfd = e.live;
+	n->owned = 0;
+	return 0;
+}
+
 int rpl_parent_at(struct rpl_ctx *c, const char *path, struct rpl_name *n)
 {
 	struct rpl_dcache *d = c->t->dcache;

@@ -44,6 +44,8 @@ static int name_of(struct rpl_ctx *c, struct rpl_op *op, const char *path,
 	n->owned = 0;
 	if (!p)
 		return 1;
+	if (cached && p == op->ev.path && rpl_parent_fd(c, op, n) == 0)
+		return 0;
 	/* The second name of an op is not cached: its slot could be the
 	 * first's, whose descriptor is still in use. */
 	return cached ? rpl_parent_at(c, p, n) : rpl_parent(c->p->root_fd, p, n);

@@ -39,13 +39,22 @@ static int64_t do_open(struct rpl_ctx *c, struct rpl_op *op, const char *path,
 		       int flags, mode_t mode)
 {
 	const char *p = rpl_op_path(c, op, path);
+	struct rpl_name n;
 	int fd;
 
 	if (!p) {
 		map_result(c, op, -1, flags, path);
 		return RPL_SKIPPED;
 	}
-	fd = rpl_open_at(c, p, flags | O_NONBLOCK | O_NOCTTY, mode);
+	fd = -ENOENT - 1;
+	if (p == op->ev.path && rpl_parent_fd(c, op, &n) == 0) {
+		fd = rpl_open_name(n.dirfd, n.name, flags | O_NONBLOCK | O_NOCTTY, mode);
+		/* only a plain answer, as rpl_open_at() takes */
+		if (fd < 0 && fd != -ENOENT && fd != -EEXIST)
+			fd = -ENOENT - 1;
+	}
+	if (fd == -ENOENT - 1)
+		fd = rpl_open_at(c, p, flags | O_NONBLOCK | O_NOCTTY, mode);
 	map_result(c, op, fd, flags, p);
 	if (fd < 0)
 		return fd;

@@ -96,14 +96,18 @@ static int64_t stat_in_parent(struct rpl_ctx *c, struct rpl_op *op, int dirarg, 
 	struct statx stx;
 	int err, lnk;
 
-	if (dirarg >= 0 && op->ev.args[dirarg] >= 0)
-		return TRY_FULL;	/* may name its dirfd itself */
 	path = rpl_op_path(c, op, op->ev.path);
 	if (!path)
 		return RPL_SKIPPED;
-	err = rpl_parent_at(c, path, &n);
-	if (err)
-		return err == -EINVAL ? TRY_FULL : err;
+	if (dirarg >= 0 && op->ev.args[dirarg] >= 0) {
+		/* a name in its dirfd, or maybe the dirfd itself */
+		if ((flags & AT_EMPTY_PATH) || rpl_parent_fd(c, op, &n) < 0)
+			return TRY_FULL;
+	} else {
+		err = rpl_parent_at(c, path, &n);
+		if (err)
+			return err == -EINVAL ? TRY_FULL : err;
+	}
 	if (op->ev.nr == SYS_statx) {
 		err = statx(n.dirfd, n.name, AT_SYMLINK_NOFOLLOW | (flags & AT_STATX_SYNC_TYPE),
 			    (unsigned)op->ev.args[3], &stx);
@@ -130,13 +134,13 @@ static int64_t nofollow_name(struct rpl_ctx *c, struct rpl_op *op, int dirarg,
 	const char *path;
 	int err;
 
-	if (dirarg >= 0 && op->ev.args[dirarg] >= 0)
-		return TRY_FULL;	/* may name its dirfd itself */
 	path = rpl_op_path(c, op, op->ev.path);
 	if (!path)
 		return RPL_SKIPPED;
 	if (path[0] != '/' || path[1] == 0 || path[strlen(path) - 1] == '/')
 		return TRY_FULL;	/* a trailing slash asks for a directory */
+	if (dirarg >= 0 && op->ev.args[dirarg] >= 0)
+		return rpl_parent_fd(c, op, n) == 0 ? 0 : TRY_FULL;
 	/* Any trouble with the parent: the whole path says what it is. */
 	err = rpl_parent_at(c, path, n);
 	return err ? TRY_FULL : 0;

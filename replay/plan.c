@@ -543,6 +543,11 @@ int rpl_plan_build(struct rpl_plan *p, const struct rpl_opts *o)
 		qsort(p->ops, p->n_ops, sizeof(*p->ops), cmp_op_enter);
 	if (p->n_ps)
 		qsort(p->ps, p->n_ps, sizeof(*p->ps), cmp_ps);
+	err = rpl_plan_clean_paths(p);
+	if (err < 0) {
+		cli_err(o->cmd, "%s: planning failed: %s", o->trace, iot_strerror(err));
+		goto out;
+	}
 	keys = malloc((p->n_ops * RPL_MAXRES + 1) * sizeof(*keys));
 	err = -ENOMEM;
 	if (!keys)

@@ -225,6 +225,11 @@ void rpl_plan_free(struct rpl_plan *p);
  *  think times (think.c). */
 int rpl_plan_think(struct rpl_plan *p);
 
+/*! rpl_plan_clean_paths() : drop the "." and "NAME/.." components the
+ *  recorder left in the ops' paths where that names the same file
+ *  (clean.c).  @return : 0 or -ENOMEM. */
+int rpl_plan_clean_paths(struct rpl_plan *p);
+
 /* ---- a uint64 -> uint32 hash map (map.c) ---- */
 struct rpl_map {
 	uint64_t *k;
@@ -287,6 +292,9 @@ void rpl_dcache_free(struct rpl_dcache *d);
 /* As rpl_parent(), through the thread's cache; release with
  * rpl_name_done(). */
 int rpl_parent_at(struct rpl_ctx *c, const char *path, struct rpl_name *n);
+/* The op's path as one plain name in the live descriptor its dirfd
+ * argument names: @return : 0 (n->dirfd is not owned) or -1. */
+int rpl_parent_fd(struct rpl_ctx *c, const struct rpl_op *op, struct rpl_name *n);
 /* As rpl_resolve(), first as one component of the cached parent. */
 int rpl_open_at(struct rpl_ctx *c, const char *path, int flags, mode_t mode);
 void rpl_name_done(struct rpl_name *n);

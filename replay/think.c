@@ -17,13 +17,23 @@ static int cmp_i64(const void *a, const void *b)
 
 /*
  * Think time = recorded gap minus what tracing added to it.  The recorder
- * measures its cost per stop (header stop_cost_ns), but on a loaded
- * machine the real cost of a gap varies with scheduling; the trace itself
- * shows it: in the programs iotape records, a good share of syscalls
- * follow each other with next to no user code between them, so the 5th
- * percentile of all gaps is what a gap costs under the tracer.  Each gap
- * loses the larger of the two (floor 0, cut to RPL_THINK_MAX); the
+ * measures its cost per call (header stop_cost_ns: the entry and exit
+ * stops together), but on a loaded machine the real cost of a gap varies
+ * with scheduling; the trace itself shows it: in the programs iotape
+ * records, a good share of syscalls follow each other with next to no
+ * user code between them, so the 5th percentile of the gaps between two
+ * stopped calls is what such a gap costs under the tracer.  The per-call
+ * cost is the larger of the two (floor 0, cut to RPL_THINK_MAX); the
  * profile header says which was used.
+ *
+ * A gap holds the tracer's cost only where it touches a stopped call:
+ * the exit stop of the call before it, the entry stop of the call after
+ * it.  Events logged inside the traced process (IOT_EV_FASTPATH) stop
+ * nothing, so a gap loses half the per-call cost for each neighbour that
+ * was stopped: all of it between two stopped calls (every gap of a trace
+ * without fast-path events), none between two fast-path ones.  The 5th
+ * percentile is taken over stopped-stopped gaps only: a fast-path gap of
+ * next to nothing would otherwise pass for the cost of a stop.
  *
  * What remains can still hold the tracer's stalls (a chunk flush, a
  * descheduled tracer), which no constant removes.  A process cannot have
@@ -37,12 +47,19 @@ static int cmp_i64(const void *a, const void *b)
  * program that makes a call every microsecond or two uses several times
  * the user time it uses untraced (cp -a of a 2,174-entry tree: 40-60 ms
  * traced, 10-20 ms untraced; tar c: 20 ms against 3 ms).  Measured, the
- * excess is about one twentieth of the stop cost per recorded call, so
- * the budget is the EXIT records' utime less that per call (never below
- * a quarter of the utime), plus half a clock tick: utime is sampled per
- * tick, and a process seen for no tick still ran for up to one.
+ * excess is about one twentieth of the stop cost per stopped call (a
+ * fast-path call does not leave the process), so the budget is the EXIT
+ * records' utime less that per stopped call (never below a quarter of
+ * the utime), plus half a clock tick: utime is sampled per tick, and a
+ * process seen for no tick still ran for up to one.
  */
 #define RPL_TICK_NS 10000000.0	/* utime is counted in 1/100 s */
+
+/* The tracer stopped the process around this call. */
+static int stopped(const struct rpl_op *op)
+{
+	return !(op->ev.flags & IOT_EV_FASTPATH);
+}
 
 /* Scale each process's think times to fit its user CPU time. */
 static int cpu_budget(struct rpl_plan *p)
@@ -75,7 +92,8 @@ static int cpu_budget(struct rpl_plan *p)
 	}
 	for (i = 0; i < p->n_ops; i++) {
 		sum[p->threads[p->ops[i].thread].proc] += (double)p->ops[i].think_ns;
-		calls[p->threads[p->ops[i].thread].proc]++;
+		if (stopped(&p->ops[i]))
+			calls[p->threads[p->ops[i].thread].proc]++;
 	}
 	for (i = 0; i < p->n_ops; i++) {
 		struct rpl_op *op = &p->ops[i];
@@ -101,12 +119,26 @@ out:
 int rpl_plan_think(struct rpl_plan *p)
 {
 	int64_t *g = malloc((p->n_ops + 1) * sizeof(*g)), cost;
+	const struct rpl_op **prev = calloc(p->n_ops + 1, sizeof(*prev));
 	size_t i, n = 0;
+	uint32_t k;
 
-	if (!g)
+	if (!g || !prev) {
+		free(g);
+		free(prev);
 		return -ENOMEM;
+	}
+	for (i = 0; i < p->n_threads; i++) {
+		const struct rpl_thread *t = &p->threads[i];
+
+		if (t->n_ops && t->spawn_op >= 0)
+			prev[t->ops[0]] = &p->ops[t->spawn_op];
+		for (k = 1; k < t->n_ops; k++)
+			prev[t->ops[k]] = &p->ops[t->ops[k - 1]];
+	}
 	for (i = 0; i < p->n_ops; i++)
-		if (p->threads[p->ops[i].thread].ops[0] != i)
+		if (p->threads[p->ops[i].thread].ops[0] != i &&
+		    stopped(prev[i]) && stopped(&p->ops[i]))
 			g[n++] = p->ops[i].think_ns;
 	cost = p->stop_cost_ns;
 	if (n >= 100) {
@@ -121,8 +153,14 @@ int rpl_plan_think(struct rpl_plan *p)
 	p->gap_cost_ns = cost;
 	for (i = 0; i < p->n_ops; i++) {
 		struct rpl_op *op = &p->ops[i];
-		int64_t t = op->think_ns - cost;
+		int64_t t = op->think_ns;
 
+		/* half before the gap (the exit stop), half after (the entry
+		 * stop): the whole cost between two stopped calls */
+		if (!prev[i] || stopped(prev[i]))
+			t -= cost / 2;
+		if (stopped(op))
+			t -= cost - cost / 2;
 		if (p->threads[op->thread].ops[0] == i && p->threads[op->thread].spawn_op < 0)
 			t = op->think_ns;	/* from the start of the workload */
 		if (t > RPL_THINK_MAX) {
@@ -131,5 +169,6 @@ int rpl_plan_think(struct rpl_plan *p)
 		}
 		op->think_ns = t > 0 ? t : 0;
 	}
+	free(prev);
 	return p->o->timing == RPL_TIMING_RAW ? 0 : cpu_budget(p);
 }

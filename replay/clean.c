@@ -1,0 +1,152 @@
+/*
+ * clean.c - recorded paths with "." and ".." components made plain.
+ *
+ * The recorder names a call relative to a directory descriptor by the
+ * descriptor's path plus the name given, as written: a tree walker that
+ * climbs with openat(fd, "..") (fts: du, rm -rf, find) leaves paths such
+ * as "/w/tree/arch/mips/../hexagon/mm/fault.c".  Recorded, the call went
+ * through the descriptor, a directory that still existed; replayed from
+ * the path, "/w/tree/arch/mips" must exist too, and once rm -rf removed
+ * it every later call of the walk fails (ENOENT where the recording
+ * succeeded), while du's paths grow a "NAME/.." per directory visited
+ * and every replayed lookup walks them all.
+ *
+ * "A/NAME/.." is "A" whenever NAME is not a symlink: the directory NAME
+ * names has A as its parent.  A NAME the starting tree or the workload
+ * made a symlink (up to the op being cleaned) keeps its "..": resolving
+ * it in the root then goes where the recorded call went.  A last ".." or
+ * "." goes only from calls that look a file up (open, stat, chown,
+ * xattrs...): "A/b/.." is A for them; for calls that make, remove or
+ * rename the last name, it is no name at all (EINVAL, EEXIST), and
+ * "rmdir A" is not what was asked.  Paths only get shorter, and are
+ * still resolved inside the root.
+ */
+#include <errno.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/syscall.h>
+
+#include "rpl.h"
+
+/* rpl_map keys of symlink paths: hashed, never an RPL_IK() value. */
+static uint64_t link_key(const char *s, size_t n)
+{
+	return rpl_hash(s, n, 7) & ~(1ULL << 32);
+}
+
+/*
+ * Clean absolute @path of @len bytes in place (see above); the names
+ * in @links are symlinks; @tail: a last "." or ".." may go too.
+ * @return : the new length.
+ */
+static size_t clean(char *path, size_t len, const struct rpl_map *links, int tail)
+{
+	size_t top[128];		/* where each droppable "/NAME" starts */
+	size_t r = 1, w = 0, depth = 0;	/* read and write positions */
+	int slash;
+	uint32_t v;
+
+	if (len < 2 || path[0] != '/')
+		return len;
+	slash = path[len - 1] == '/';
+	while (r < len) {
+		size_t s = r, n, t;
+		int dotdot, last;
+
+		while (r < len && path[r] != '/')
+			r++;
+		n = r - s;
+		for (t = r; t < len && path[t] == '/'; t++)
+			;
+		last = t == len && !tail;
+		r = t;
+		dotdot = n == 2 && path[s] == '.' && path[s + 1] == '.';
+		if (n == 0 || (n == 1 && path[s] == '.' && !last))
+			continue;		/* "//", an inner "." */
+		if (dotdot && !last && depth > 0 && !rpl_map_get(links, link_key(path, w), &v)) {
+			w = top[--depth];	/* "/NAME/.." */
+			continue;
+		}
+		if (dotdot && !last && w == 0)
+			continue;		/* "/.." is "/" */
+		if (dotdot)
+			depth = 0;		/* nothing before it can go */
+		else if (depth < sizeof(top) / sizeof(top[0]))
+			top[depth++] = w;
+		else
+			depth = 0;		/* too deep to track: keep what is there */
+		path[w++] = '/';
+		memmove(path + w, path + s, n);
+		w += n;
+	}
+	if (w == 0)
+		path[w++] = '/';
+	else if (slash)
+		path[w++] = '/';	/* "must be a directory" stays */
+	path[w] = 0;
+	return w;
+}
+
+static int has_dots(const char *s, uint32_t n)
+{
+	return s && n >= 2 && (memmem(s, n, "/.", 2) || memmem(s, n, "//", 2));
+}
+
+/* The call only looks its path up: a last ".." can be made plain. */
+static int lookup_only(int nr)
+{
+	const struct iot_syscall *sc = iot_syscall_by_nr(nr);
+
+	return sc && (sc->cls == IOT_CLASS_FILE || sc->cls == IOT_CLASS_META ||
+		      sc->cls == IOT_CLASS_XATTR);
+}
+
+static int is_link_op(int nr)
+{
+	return nr == SYS_symlink || nr == SYS_symlinkat;
+}
+
+/* @return : 0 or -ENOMEM. */
+int rpl_plan_clean_paths(struct rpl_plan *p)
+{
+	struct rpl_map links = { 0 };
+	uint32_t v;
+	size_t i;
+	int err = 0;
+
+	for (i = 0; i < p->n_ps; i++)
+		if ((p->ps[i].type & S_IFMT) == S_IFLNK &&
+		    rpl_map_put(&links, link_key(p->ps[i].path, strlen(p->ps[i].path)), 1) < 0)
+			goto nomem;
+	for (i = 0; i < p->n_ops; i++) {
+		struct iot_event *ev = &p->ops[i].ev;
+
+		/* the arena copies are the plan's own: cleaned in place */
+		if (has_dots(ev->path, ev->path_len))
+			ev->path_len = (uint32_t)clean((char *)ev->path, ev->path_len, &links,
+						       lookup_only(ev->nr));
+		if (has_dots(ev->path2, ev->path2_len) && !is_link_op(ev->nr))
+			ev->path2_len = (uint32_t)clean((char *)ev->path2, ev->path2_len, &links, 0);
+		if (ev->ret < 0 || !ev->path)
+			continue;
+		/* names that are symlinks from here on */
+		if (is_link_op(ev->nr) ||
+		    ((ev->nr == SYS_rename || ev->nr == SYS_renameat ||
+		      ev->nr == SYS_renameat2 || ev->nr == SYS_link || ev->nr == SYS_linkat) &&
+		     ev->path2 && rpl_map_get(&links, link_key(ev->path, ev->path_len), &v))) {
+			const char *s = is_link_op(ev->nr) ? ev->path : ev->path2;
+			size_t n = is_link_op(ev->nr) ? ev->path_len : ev->path2_len;
+
+			while (n > 1 && s[n - 1] == '/')
+				n--;
+			if (rpl_map_put(&links, link_key(s, n), 1) < 0)
+				goto nomem;
+		}
+	}
+	goto out;
+nomem:
+	err = -ENOMEM;
+out:
+	rpl_map_free(&links);
+	return err;
+}

@@ -1,0 +1,136 @@
+/*
+ * test_replay_clean.c - the "." and "NAME/.." components a tree walker's
+ * trace holds (replay/clean.c): dropped where the path names the same
+ * file without them, kept after a symlink and as the last name of calls
+ * that make or remove it.
+ */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/syscall.h>
+#include <cmocka.h>
+
+#include "rpl.h"
+
+struct cop {
+	int nr;
+	const char *path, *path2;
+	int64_t ret;
+};
+
+/* Clean the paths of @n ops (the starting tree has symlink @link, if
+ * any) and compare with @want[] (NULL: as given). */
+static void check(const struct cop *ops, size_t n, const char *link, const char *const *want)
+{
+	struct iot_path_state ps = { .path = link, .type = S_IFLNK | 0777 };
+	struct rpl_plan p;
+	size_t i;
+
+	memset(&p, 0, sizeof(p));
+	p.ops = calloc(n, sizeof(*p.ops));
+	assert_non_null(p.ops);
+	p.n_ops = n;
+	if (link) {
+		ps.path_len = (uint32_t)strlen(link);
+		p.ps = &ps;
+		p.n_ps = 1;
+	}
+	for (i = 0; i < n; i++) {
+		struct iot_event *ev = &p.ops[i].ev;
+
+		ev->nr = ops[i].nr;
+		ev->ret = ops[i].ret;
+		ev->path = strdup(ops[i].path);
+		ev->path_len = (uint32_t)strlen(ops[i].path);
+		if (ops[i].path2) {
+			ev->path2 = strdup(ops[i].path2);
+			ev->path2_len = (uint32_t)strlen(ops[i].path2);
+		}
+	}
+	assert_int_equal(rpl_plan_clean_paths(&p), 0);
+	for (i = 0; i < n; i++) {
+		const char *w = want[i] ? want[i] : ops[i].path;
+
+		assert_string_equal(p.ops[i].ev.path, w);
+		assert_int_equal(p.ops[i].ev.path_len, strlen(w));
+		free((char *)p.ops[i].ev.path);
+		free((char *)p.ops[i].ev.path2);
+	}
+	free(p.ops);
+}
+
+static void test_walker_paths(void **state)
+{
+	static const struct cop ops[] = {
+		{ SYS_unlinkat, "/w/tree/arch/mips/../hexagon/mm/fault.c", NULL, 0 },
+		{ SYS_newfstatat, "/w/tree/a/../b/../c/../d/x", NULL, 0 },
+		{ SYS_openat, "/w/./t//f", NULL, 3 },
+		{ SYS_openat, "/../w/f", NULL, 3 },
+		{ SYS_openat, "/w/a/../../../f", NULL, 3 },
+		{ SYS_mkdirat, "/w/a/../c/", NULL, 0 },
+		{ SYS_openat, "rel/../f", NULL, 3 },
+		{ SYS_openat, "/w/plain", NULL, 3 },
+	};
+	static const char *const want[] = {
+		"/w/tree/arch/hexagon/mm/fault.c",
+		"/w/tree/d/x",
+		"/w/t/f",
+		"/w/f",
+		"/f",
+		"/w/c/",
+		NULL,
+		NULL,
+	};
+
+	check(ops, sizeof(ops) / sizeof(ops[0]), NULL, want);
+}
+
+/* The last ".." or "." goes from lookups only. */
+static void test_last_component(void **state)
+{
+	static const struct cop ops[] = {
+		{ SYS_openat, "/w/a/mips/..", NULL, 3 },
+		{ SYS_newfstatat, "/w/a/.", NULL, 0 },
+		{ SYS_unlinkat, "/w/a/b/..", NULL, -39 },
+		{ SYS_mkdirat, "/w/a/.", NULL, -17 },
+		{ SYS_openat, "/w/..", NULL, 3 },
+	};
+	static const char *const want[] = { "/w/a", "/w/a", NULL, NULL, "/" };
+
+	check(ops, sizeof(ops) / sizeof(ops[0]), NULL, want);
+}
+
+/* A symlink of the starting tree, or one the workload made, keeps its
+ * "..": the kernel goes up from the link's target, not from its parent. */
+static void test_symlinks_kept(void **state)
+{
+	static const struct cop ops[] = {
+		{ SYS_openat, "/w/l/../f", NULL, 3 },
+		{ SYS_openat, "/w/l/sub/../f", NULL, 3 },
+		{ SYS_openat, "/w/s/../f", NULL, 3 },		/* s is no link yet */
+		{ SYS_symlinkat, "/w/s", "../t/..", 0 },	/* target as recorded */
+		{ SYS_openat, "/w/s/../f", NULL, 3 },
+		{ SYS_renameat2, "/w/s", "/w/s2", 0 },
+		{ SYS_openat, "/w/s2/../f", NULL, 3 },
+	};
+	static const char *const want[] = {
+		NULL, "/w/l/f", "/w/f", NULL, NULL, NULL, NULL,
+	};
+
+	check(ops, sizeof(ops) / sizeof(ops[0]), "/w/l", want);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_walker_paths),
+		cmocka_unit_test(test_last_component),
+		cmocka_unit_test(test_symlinks_kept),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}

@@ -1,0 +1,234 @@
+/*
+ * test_think.c - think times (replay/think.c) on plans built here in
+ * memory: what a gap loses to tracing depends on whether the calls on
+ * each side of it were stopped by the tracer or logged in-process
+ * (IOT_EV_FASTPATH); traces without fast-path events keep the old rule
+ * (the whole per-call cost off every gap).
+ */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+#include <cmocka.h>
+
+#include "rpl.h"
+
+#define COST 10000LL	/* stop_cost_ns of the plans here */
+#define FP IOT_EV_FASTPATH
+
+/* A plan of one process, one thread started with the workload, whose
+ * ops have the raw gaps @gap[] and the flags @flags[] (NULL: all 0). */
+struct tplan {
+	struct rpl_plan p;
+	struct rpl_opts o;
+	struct rpl_thread t;
+	struct rpl_proc pr;
+	struct iot_process exit_rec;
+};
+
+static void tplan_init(struct tplan *tp, size_t n, const int64_t *gap, const uint32_t *flags)
+{
+	size_t i;
+
+	memset(tp, 0, sizeof(*tp));
+	tp->o.timing = RPL_TIMING_ORIGINAL;
+	tp->p.o = &tp->o;
+	tp->p.stop_cost_ns = COST;
+	tp->p.ops = calloc(n, sizeof(*tp->p.ops));
+	tp->t.ops = calloc(n, sizeof(*tp->t.ops));
+	assert_non_null(tp->p.ops);
+	assert_non_null(tp->t.ops);
+	tp->p.n_ops = n;
+	tp->t.n_ops = (uint32_t)n;
+	tp->t.spawn_op = -1;
+	tp->t.pid = tp->t.tid = 100;
+	tp->pr.pid = 100;
+	tp->pr.parent = -1;
+	tp->p.threads = &tp->t;
+	tp->p.n_threads = 1;
+	tp->p.procs = &tp->pr;
+	tp->p.n_procs = 1;
+	for (i = 0; i < n; i++) {
+		tp->p.ops[i].think_ns = gap[i];
+		tp->p.ops[i].ev.flags = flags ? flags[i] : 0;
+		tp->p.ops[i].ev.pid = tp->p.ops[i].ev.tid = 100;
+		tp->t.ops[i] = (uint32_t)i;
+	}
+}
+
+/* Give the process an EXIT record with user time @utime_ns. */
+static void tplan_utime(struct tplan *tp, int64_t utime_ns)
+{
+	tp->exit_rec.kind = IOT_PROC_EXIT;
+	tp->exit_rec.pid = tp->exit_rec.tid = 100;
+	tp->exit_rec.utime_ns = utime_ns;
+	tp->p.precs = &tp->exit_rec;
+	tp->p.n_precs = 1;
+}
+
+static void tplan_free(struct tplan *tp)
+{
+	free(tp->p.ops);
+	free(tp->t.ops);
+}
+
+/* Every gap of a trace without fast-path events loses the whole cost;
+ * the first op of the workload keeps its gap. */
+static void test_all_stopped(void **state)
+{
+	static const int64_t gap[] = { 5000, 50000, 12000, 8000, 30000 };
+	struct tplan tp;
+
+	tplan_init(&tp, 5, gap, NULL);
+	assert_int_equal(rpl_plan_think(&tp.p), 0);
+	assert_int_equal(tp.p.gap_cost_ns, COST);
+	assert_int_equal(tp.p.ops[0].think_ns, 5000);
+	assert_int_equal(tp.p.ops[1].think_ns, 40000);
+	assert_int_equal(tp.p.ops[2].think_ns, 2000);
+	assert_int_equal(tp.p.ops[3].think_ns, 0);	/* floor 0 */
+	assert_int_equal(tp.p.ops[4].think_ns, 20000);
+	tplan_free(&tp);
+}
+
+/* Between two fast-path events nothing is subtracted; next to one
+ * stopped call, half the cost. */
+static void test_fastpath_gaps(void **state)
+{
+	static const int64_t gap[] = { 0, 30000, 30000, 30000, 30000, 30000 };
+	static const uint32_t fl[] = { 0, FP, FP, 0, FP, 0 };
+	struct tplan tp;
+
+	tplan_init(&tp, 6, gap, fl);
+	assert_int_equal(rpl_plan_think(&tp.p), 0);
+	assert_int_equal(tp.p.ops[1].think_ns, 30000 - COST / 2);	/* stopped -> fast */
+	assert_int_equal(tp.p.ops[2].think_ns, 30000);			/* fast -> fast */
+	assert_int_equal(tp.p.ops[3].think_ns, 30000 - COST / 2);	/* fast -> stopped */
+	assert_int_equal(tp.p.ops[4].think_ns, 30000 - COST / 2);	/* stopped -> fast */
+	assert_int_equal(tp.p.ops[5].think_ns, 30000 - COST / 2);	/* fast -> stopped */
+	tplan_free(&tp);
+}
+
+/* The 5th percentile that can raise the per-call cost comes from
+ * stopped-stopped gaps only: with 400 fast-path gaps of 1 us and 199
+ * stopped-stopped gaps of 25..124 us the floor is 29 us; over all gaps it
+ * would be 1 us, and the stop cost would stay. */
+static void test_floor_stopped_only(void **state)
+{
+	enum { N = 601 };
+	int64_t *gap = calloc(N, sizeof(*gap));
+	uint32_t *fl = calloc(N, sizeof(*fl));
+	struct tplan tp;
+	size_t i, k = 0;
+
+	assert_non_null(gap);
+	assert_non_null(fl);
+	/* op 0, 400 fast-path ops 1 us apart, then 200 stopped ones */
+	for (i = 1; i <= 400; i++) {
+		fl[i] = FP;
+		gap[i] = 1000;
+	}
+	fl[401] = 0;
+	gap[401] = 1000;	/* fast -> stopped */
+	for (i = 402; i < N; i++, k++)
+		gap[i] = 25000 + (int64_t)(k % 100) * 1000;	/* stopped -> stopped */
+	tplan_init(&tp, N, gap, fl);
+	assert_int_equal(rpl_plan_think(&tp.p), 0);
+	/* 199 stopped-stopped gaps: sorted, index 199/20 = 9 -> 29 us */
+	assert_int_equal(tp.p.gap_floor_ns, 29000);
+	assert_int_equal(tp.p.gap_cost_ns, 29000);
+	assert_int_equal(tp.p.ops[10].think_ns, 1000);		/* fast -> fast */
+	assert_int_equal(tp.p.ops[402].think_ns, 0);		/* 25 us - 29 us */
+	assert_int_equal(tp.p.ops[410].think_ns, 33000 - 29000);
+	tplan_free(&tp);
+	free(gap);
+	free(fl);
+}
+
+/* Without fast-path events the floor is the p5 of all gaps, as it was. */
+static void test_floor_unchanged(void **state)
+{
+	enum { N = 201 };
+	int64_t gap[N];
+	struct tplan tp;
+	size_t i;
+
+	for (i = 0; i < N; i++)
+		gap[i] = 20000 + (int64_t)i * 100;
+	tplan_init(&tp, N, gap, NULL);
+	assert_int_equal(rpl_plan_think(&tp.p), 0);
+	/* gaps of ops 1..200: 20.1 us .. 40 us; index 200/20 = 10 -> op 11 */
+	assert_int_equal(tp.p.gap_floor_ns, 21100);
+	assert_int_equal(tp.p.gap_cost_ns, 21100);
+	assert_int_equal(tp.p.ops[100].think_ns, 30000 - 21100);
+	tplan_free(&tp);
+}
+
+/* The CPU budget charges the tracer's excess user time per stopped call
+ * only: with utime 2 ms and 100 calls, the budget is 2 ms - 100 x 500 ns
+ * + 5 ms when all are stopped, 2 ms + 5 ms when all are fast-path. */
+static void test_budget_counts_stopped(void **state)
+{
+	enum { N = 100 };
+	int64_t gap[N];
+	uint32_t fl[N];
+	struct tplan tp;
+	int64_t sum;
+	size_t i;
+
+	for (i = 0; i < N; i++) {
+		gap[i] = 1000000 + COST;	/* 1 ms each after the cost */
+		fl[i] = 0;
+	}
+	tplan_init(&tp, N, gap, fl);
+	tplan_utime(&tp, 2000000);
+	assert_int_equal(rpl_plan_think(&tp.p), 0);
+	for (sum = 0, i = 0; i < N; i++)
+		sum += tp.p.ops[i].think_ns;
+	/* budget 6.95 ms spread over 100.01 ms of think time */
+	assert_true(sum > 6940000 && sum < 6960000);
+	tplan_free(&tp);
+
+	for (i = 0; i < N; i++) {
+		gap[i] = 1000000;
+		fl[i] = FP;
+	}
+	tplan_init(&tp, N, gap, fl);
+	tplan_utime(&tp, 2000000);
+	assert_int_equal(rpl_plan_think(&tp.p), 0);
+	for (sum = 0, i = 0; i < N; i++)
+		sum += tp.p.ops[i].think_ns;
+	assert_true(sum > 6990000 && sum <= 7000000);
+	tplan_free(&tp);
+}
+
+/* --timing raw subtracts stop_cost_ns, split the same way, and no budget. */
+static void test_raw(void **state)
+{
+	static const int64_t gap[] = { 0, 30000, 30000, 30000 };
+	static const uint32_t fl[] = { 0, 0, FP, FP };
+	struct tplan tp;
+
+	tplan_init(&tp, 4, gap, fl);
+	tp.o.timing = RPL_TIMING_RAW;
+	assert_int_equal(rpl_plan_think(&tp.p), 0);
+	assert_int_equal(tp.p.ops[1].think_ns, 30000 - COST);
+	assert_int_equal(tp.p.ops[2].think_ns, 30000 - COST / 2);
+	assert_int_equal(tp.p.ops[3].think_ns, 30000);
+	tplan_free(&tp);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_all_stopped),
+		cmocka_unit_test(test_fastpath_gaps),
+		cmocka_unit_test(test_floor_stopped_only),
+		cmocka_unit_test(test_floor_unchanged),
+		cmocka_unit_test(test_budget_counts_stopped),
+		cmocka_unit_test(test_raw),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
