@@ -90,6 +90,33 @@ static void watch_concurrency(struct rec_ctx *c, struct rec_task *t, int64_t now
 	last_ns = now;
 }
 
+/*
+ * auto, at each exec: a program starts while another process of the
+ * workload is running (not blocked waiting for a child), as under make -j2.
+ * With the fast path few calls stop, so watch_concurrency() may never see
+ * enough interleaved stops; a second program alongside is the clearer sign.
+ */
+static void watch_execs(struct rec_ctx *c, struct rec_task *t)
+{
+	int i, left = c->ntasks;
+
+	if (c->o->cpu_policy != REC_CPU_AUTO || c->spread)
+		return;
+	for (i = 1; i <= c->pid_max && left > 0; i++) {
+		struct rec_task *o = c->by_tid[i];
+
+		if (!o)
+			continue;
+		left--;
+		if (o->pid == t->pid || !o->attached)
+			continue;
+		if (o->in_syscall && (o->ev.nr == SYS_wait4 || o->ev.nr == SYS_waitid))
+			continue;
+		spread_all(c);
+		return;
+	}
+}
+
 static void on_syscall(struct rec_ctx *c, struct rec_task *t, int64_t now)
 {
 	struct __ptrace_syscall_info info;
@@ -246,6 +273,7 @@ static void on_exec(struct rec_ctx *c, struct rec_task *t, pid_t old, int64_t no
 	}
 	rec_emit_process(c, &p);
 	free(lens);
+	watch_execs(c, t);
 	resume(c, t, 0);
 }
 
