@@ -325,8 +325,10 @@ static void options_string(const struct rpl_plan *p, char *buf, size_t len)
 				     o->timing == RPL_TIMING_RAW ? "raw" : "original");
 	n += (size_t)snprintf(buf + n, n < len ? len - n : 0,
 			      " stop_cost_ns=%lld gap_p5_ns=%lld gap_cost_ns=%lld (subtracted from "
-			      "each think-time gap)%s%s", (long long)p->stop_cost_ns,
+			      "each think-time gap next to a ptrace stop) fastpath_gap_p5_ns=%lld"
+			      "%s%s", (long long)p->stop_cost_ns,
 			      (long long)p->gap_floor_ns, (long long)p->gap_cost_ns,
+			      (long long)p->fast_floor_ns,
 			      o->verify ? " verify" : "", o->no_prepare ? " no-prepare" : "");
 	for (i = 0; i < o->n_include && n < len; i++)
 		n += (size_t)snprintf(buf + n, len - n, " include=%s", o->include[i]);

@@ -200,6 +200,7 @@ struct rpl_plan {
 	uint64_t capped;		/* think times cut to RPL_THINK_MAX */
 	int64_t gap_floor_ns;		/* 5th percentile of recorded gaps */
 	int64_t gap_cost_ns;		/* what each gap lost: see think_times() */
+	int64_t fast_floor_ns;		/* 5th percentile of fast-path gaps (pooled) */
 	/* run */
 	int root_fd;
 	int64_t t0;			/* replay start, monotonic */

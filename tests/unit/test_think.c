@@ -11,6 +11,7 @@
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/syscall.h>
 #include <cmocka.h>
 
 #include "rpl.h"
@@ -138,12 +139,45 @@ static void test_floor_stopped_only(void **state)
 	/* 199 stopped-stopped gaps: sorted, index 199/20 = 9 -> 29 us */
 	assert_int_equal(tp.p.gap_floor_ns, 29000);
 	assert_int_equal(tp.p.gap_cost_ns, 29000);
-	assert_int_equal(tp.p.ops[10].think_ns, 1000);		/* fast -> fast */
+	/* fast -> fast: the library's cost, the p5 of those gaps, goes */
+	assert_int_equal(tp.p.fast_floor_ns, 1000);
+	assert_int_equal(tp.p.ops[10].think_ns, 0);
 	assert_int_equal(tp.p.ops[402].think_ns, 0);		/* 25 us - 29 us */
 	assert_int_equal(tp.p.ops[410].think_ns, 33000 - 29000);
 	tplan_free(&tp);
 	free(gap);
 	free(fl);
+}
+
+/* Fast-path gaps lose their own syscall's floor when it has 50 samples or
+ * more (path calls cost the library an lstat more than a read does), the
+ * pooled one otherwise. */
+static void test_fast_floor_per_syscall(void **state)
+{
+	enum { N = 221 };
+	int64_t gap[N];
+	uint32_t fl[N];
+	struct tplan tp;
+	size_t i;
+
+	for (i = 0; i < N; i++) {
+		fl[i] = FP;
+		gap[i] = i < 101 ? 2000 + (int64_t)i * 10 :		/* read */
+			 i < 201 ? 5000 + (int64_t)(i - 101) * 10 :	/* openat */
+			 9000;						/* 20 lseeks */
+	}
+	tplan_init(&tp, N, gap, fl);
+	for (i = 0; i < N; i++)
+		tp.p.ops[i].ev.nr = i < 101 ? SYS_read : i < 201 ? SYS_openat : SYS_lseek;
+	assert_int_equal(rpl_plan_think(&tp.p), 0);
+	/* reads 1..100: 2010..3000, p5 = index 5 -> 2060 */
+	assert_int_equal(tp.p.ops[50].think_ns, 2500 - 2060);
+	/* openats: 5000..5990, p5 = index 5 -> 5050 */
+	assert_int_equal(tp.p.ops[150].think_ns, 5490 - 5050);
+	/* lseeks: too few, the pooled p5 of all 220 gaps: index 11 -> 2120 */
+	assert_int_equal(tp.p.fast_floor_ns, 2120);
+	assert_int_equal(tp.p.ops[210].think_ns, 9000 - 2120);
+	tplan_free(&tp);
 }
 
 /* Without fast-path events the floor is the p5 of all gaps, as it was. */
@@ -190,8 +224,9 @@ static void test_budget_counts_stopped(void **state)
 	assert_true(sum > 6940000 && sum < 6960000);
 	tplan_free(&tp);
 
+	/* every tenth gap 1 us: the fast-path floor, 1 us, is small */
 	for (i = 0; i < N; i++) {
-		gap[i] = 1000000;
+		gap[i] = i % 10 ? 1000000 : 1000;
 		fl[i] = FP;
 	}
 	tplan_init(&tp, N, gap, fl);
@@ -226,6 +261,7 @@ int main(void)
 		cmocka_unit_test(test_fastpath_gaps),
 		cmocka_unit_test(test_floor_stopped_only),
 		cmocka_unit_test(test_floor_unchanged),
+		cmocka_unit_test(test_fast_floor_per_syscall),
 		cmocka_unit_test(test_budget_counts_stopped),
 		cmocka_unit_test(test_raw),
 	};
