@@ -18,7 +18,11 @@
 #include <sys/stat.h>
 #include <sys/syscall.h>
 #include <sys/sysmacros.h>
+#include <limits.h>
+#include <signal.h>
+#include <sys/resource.h>
 #include <sys/uio.h>
+#include <sys/wait.h>
 #include <sys/xattr.h>
 #include <unistd.h>
 
@@ -27,12 +31,16 @@
 #define NDIRENTS 2000
 #define MARK_START 4242		/* 0x1092 */
 #define MARK_END 4243		/* 0x1093 */
+#define DEEP_NAME "a-directory-name-of-100-bytes-" \
+	"aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa"
+#define DEEP_LEVELS 45		/* 4.5 KB: past PATH_MAX */
 
 /* the fortified entry points have no prototype of their own */
 int __open_2(const char *p, int flags);
 int __open64_2(const char *p, int flags);
 int __openat_2(int dfd, const char *p, int flags);
 int __openat64_2(int dfd, const char *p, int flags);
+char *__realpath_chk(const char *name, char *resolved, size_t resolvedlen);
 
 static void note(const char *what, long r)
 {
@@ -366,6 +374,204 @@ static void dirs(void)
 	T(getdents64(-1, name, sizeof(name)));
 }
 
+/*
+ * realpath(@name) into a buffer preset to a marker: what it returns, errno,
+ * and what it left in the buffer (a partial result on ENOENT and EACCES)
+ */
+static void rp(const char *what, const char *name)
+{
+	char buf[PATH_MAX];
+	char *r;
+
+	strcpy(buf, "(untouched)");
+	errno = ERRNO_MARK;
+	r = realpath(name, buf);
+	printf("realpath(%s) = %s errno %d buf %s\n", what,
+	       r == buf ? "buf" : r ? "other" : "NULL", errno, buf);
+}
+
+/* realpath(@name, NULL) and canonicalize_file_name(@name): malloc'd */
+static void rp_alloc(const char *what, const char *name)
+{
+	char *r;
+
+	errno = ERRNO_MARK;
+	r = realpath(name, NULL);
+	printf("realpath(%s, NULL) = %s errno %d\n", what, r ? r : "NULL", errno);
+	free(r);
+	errno = ERRNO_MARK;
+	r = canonicalize_file_name(name);
+	printf("canonicalize_file_name(%s) = %s errno %d\n", what, r ? r : "NULL", errno);
+	free(r);
+}
+
+/* @n levels of a 100-byte directory name after "rp/", into @path */
+static char *deep(char *path, size_t size, int n)
+{
+	size_t len;
+	int i;
+
+	len = (size_t)snprintf(path, size, "rp");
+	for (i = 0; i < n; i++)
+		len += (size_t)snprintf(path + len, size - len, "/%s", DEEP_NAME);
+	return path;
+}
+
+static void paths(void)
+{
+	static char top[PATH_MAX], p[3 * PATH_MAX], q[PATH_MAX];
+	char buf[PATH_MAX];
+	const char *volatile noname = NULL;	/* glibc checks it; gcc warns */
+	char *volatile nobuf = NULL;
+	size_t len;
+	char *r;
+	pid_t pid;
+	int i, st;
+
+	if (!getcwd(top, sizeof(top)) || mkdir("rp", 0755) < 0 ||
+	    mkdir("rp/d", 0755) < 0 || close(creat("rp/f", 0644)) < 0)
+		exit(6);
+	/* chains: absolute, relative, through a directory, loops */
+	snprintf(p, sizeof(p), "%s/rp/f", top);
+	if (symlink(p, "rp/abs") < 0 || symlink("abs", "rp/l2") < 0 ||
+	    symlink("l2", "rp/l1") < 0 || symlink("../f", "rp/d/up") < 0 ||
+	    symlink("d/up", "rp/rel") < 0 || symlink("d", "rp/ld") < 0 ||
+	    symlink("./ld/../ld/./up", "rp/mixed") < 0 || symlink("loop2", "rp/loop1") < 0 ||
+	    symlink("loop1", "rp/loop2") < 0 || symlink("missing/x", "rp/dangling") < 0 ||
+	    symlink("/", "rp/root") < 0 || symlink("f/", "rp/fslash") < 0)
+		exit(7);
+	/* c0 -> c1 -> ... -> c41 -> f: 40 links (from c2) resolve, 41 are ELOOP */
+	for (i = 0; i <= 41; i++) {
+		snprintf(q, sizeof(q), "rp/c%d", i);
+		snprintf(p, sizeof(p), i == 41 ? "f" : "c%d", i + 1);
+		if (symlink(p, q) < 0)
+			exit(8);
+	}
+
+	snprintf(p, sizeof(p), "%s/rp/f", top);
+	rp("absolute", p);
+	snprintf(p, sizeof(p), "%s//rp/./d/..//f", top);
+	rp("absolute with . .. //", p);
+	rp("/", "/");
+	rp("//", "//");
+	rp("/..", "/..");
+	rp("rp/f", "rp/f");
+	rp(".", ".");
+	rp("..", "..");
+	rp("rp/d/../../rp/./f", "rp/d/../../rp/./f");
+	rp("rp/l1", "rp/l1");
+	rp("rp/rel", "rp/rel");
+	rp("rp/mixed", "rp/mixed");
+	rp("rp/ld/up/", "rp/ld/up/");
+	rp("rp/ld/..", "rp/ld/..");
+	rp("rp/root/tmp/..", "rp/root/tmp/..");
+	rp("rp/c2 (40 links)", "rp/c2");
+	rp("rp/c1 (41 links)", "rp/c1");
+	rp("rp/loop1", "rp/loop1");
+	rp("rp/loop1/x", "rp/loop1/x");
+	rp("rp/f/", "rp/f/");
+	rp("rp/f/.", "rp/f/.");
+	rp("rp/f/..", "rp/f/..");
+	rp("rp/f/x", "rp/f/x");
+	rp("rp/fslash", "rp/fslash");
+	rp("rp/d/", "rp/d/");
+	rp("rp/d/.", "rp/d/.");
+	rp("rp/d//..//", "rp/d//..//");
+	rp("rp/ld/", "rp/ld/");
+	rp("rp/missing", "rp/missing");
+	rp("rp/missing/", "rp/missing/");
+	rp("rp/missing/x/../f", "rp/missing/x/../f");
+	rp("rp/dangling", "rp/dangling");
+	rp("empty", "");
+	rp("NULL", noname);
+	errno = ERRNO_MARK;
+	r = realpath("rp/f", nobuf);
+	note("realpath(rp/f, NULL resolved) != NULL", r != NULL);
+	free(r);
+
+	/*
+	 * a name past 1024 bytes grows glibc's buffers; a prefix past
+	 * PATH_MAX fails in readlink
+	 */
+	len = 0;
+	for (i = 0; i < 300; i++)
+		len += (size_t)snprintf(p + len, sizeof(p) - len, "./rp/d/../..//");
+	snprintf(p + len, sizeof(p) - len, "rp/f");
+	rp("300 x ./rp/d/../..// + rp/f", p);
+	rp_alloc("300 x ./rp/d/../..// + rp/f", p);
+	if (chdir("rp") < 0)
+		exit(9);
+	for (i = 0; i < DEEP_LEVELS; i++)
+		if (mkdir(DEEP_NAME, 0755) < 0 || chdir(DEEP_NAME) < 0)
+			exit(9);
+	if (chdir(top) < 0)
+		exit(9);
+	rp("10 levels", deep(p, sizeof(p), 10));
+	rp_alloc("10 levels", p);
+	rp("35 levels", deep(p, sizeof(p), 35));
+	rp_alloc("35 levels", p);
+	rp("45 levels", deep(p, sizeof(p), DEEP_LEVELS));
+	rp_alloc("45 levels", p);
+	len = strlen(deep(p, sizeof(p), 20));
+	snprintf(p + len, sizeof(p) - len, "/x/y/z/../../../missing");
+	rp("20 levels + x/y/z/../../../missing", p);
+
+	/* a target of 3000 bytes: readlink with 1023, 2047, then 4095 */
+	len = 0;
+	for (i = 0; i < 1498; i++)
+		len += (size_t)snprintf(p + len, sizeof(p) - len, "./");
+	snprintf(p + len, sizeof(p) - len, "f");
+	if (symlink(p, "rp/longlink") < 0)
+		exit(10);
+	rp("rp/longlink", "rp/longlink");
+	rp_alloc("rp/longlink", "rp/longlink");
+	rp("rp/longlink/", "rp/longlink/");
+
+	/* a cwd past 1023 (and 2047) bytes: getcwd fails with ERANGE first */
+	if (chdir(deep(p, sizeof(p), 15)) < 0)
+		exit(9);
+	rp(". in a 1.5 KB cwd", ".");
+	rp_alloc(".. in a 1.5 KB cwd", "..");
+	if (chdir(top) < 0 || chdir(deep(p, sizeof(p), 35)) < 0)
+		exit(9);
+	rp("x in a 3.5 KB cwd", "x");
+	rp_alloc(". in a 3.5 KB cwd", ".");
+	if (chdir(top) < 0)
+		exit(9);
+
+	rp_alloc("rp/l1", "rp/l1");
+	rp_alloc("rp/missing", "rp/missing");
+	rp_alloc("rp/c0", "rp/c0");
+	rp_alloc("empty", "");
+
+	errno = ERRNO_MARK;
+	note("__realpath_chk(rp/rel, PATH_MAX) == buf",
+	     __realpath_chk("rp/rel", buf, sizeof(buf)) == buf);
+	printf("buf %s\n", buf);
+	/* under PATH_MAX it aborts, in glibc's own code */
+	fflush(stdout);
+	pid = fork();
+	if (pid == 0) {
+		struct rlimit no_core = { 0, 0 };
+
+		setrlimit(RLIMIT_CORE, &no_core);
+		dup2(open("/dev/null", O_WRONLY), 2);
+		__realpath_chk("rp/f", buf, 100);
+		_exit(0);
+	}
+	note("__realpath_chk(rp/f, 100) aborts",
+	     pid > 0 && waitpid(pid, &st, 0) == pid && WIFSIGNALED(st) &&
+	     WTERMSIG(st) == SIGABRT);
+
+	/* a removed cwd: getcwd fails, and the partial result is "" */
+	if (mkdir("rp/gone", 0755) < 0 || chdir("rp/gone") < 0 || rmdir("../gone") < 0)
+		exit(11);
+	rp("f in a removed cwd", "f");
+	rp("/ in a removed cwd", "/");
+	if (chdir(top) < 0)
+		exit(9);
+}
+
 int main(int argc, char **argv)
 {
 	if (argc != 2 || chdir(argv[1]) < 0) {
@@ -383,6 +589,7 @@ int main(int argc, char **argv)
 	descs();
 	xattrs();
 	dirs();
+	paths();
 	fflush(stdout);
 	syscall(SYS_faccessat, MARK_END, "fp_calls-end", F_OK);
 	return 0;
