@@ -100,7 +100,7 @@ static void watch_execs(struct rec_ctx *c, struct rec_task *t)
 {
 	int i, left = c->ntasks;
 
-	if (c->o->cpu_policy != REC_CPU_AUTO || c->spread)
+	if (c->o->cpu_policy != REC_CPU_AUTO || c->spread || !c->fast)
 		return;
 	for (i = 1; i <= c->pid_max && left > 0; i++) {
 		struct rec_task *o = c->by_tid[i];
@@ -110,7 +110,13 @@ static void watch_execs(struct rec_ctx *c, struct rec_task *t)
 		left--;
 		if (o->pid == t->pid || !o->attached)
 			continue;
-		if (o->in_syscall && (o->ev.nr == SYS_wait4 || o->ev.nr == SYS_waitid))
+		/* waiting for a child, or lending it its memory (vfork) */
+		if (o->in_syscall && (o->ev.nr == SYS_wait4 || o->ev.nr == SYS_waitid ||
+				      o->ev.nr == SYS_vfork ||
+				      ((o->ev.nr == SYS_clone || o->ev.nr == SYS_clone3) &&
+				       (o->clone_flags & CLONE_VFORK))))
+			continue;
+		if (o->vfork_hold)
 			continue;
 		spread_all(c);
 		return;
