@@ -255,11 +255,13 @@ EXPORT int readdir64_r(DIR *d, struct dirent64 *ent, struct dirent64 **res)
 EXPORT int readdir_r(DIR *d, struct dirent *ent, struct dirent **res)
 	__attribute__((alias("readdir64_r")));
 
-EXPORT int closedir(DIR *d)
+EXPORT int closedir(DIR *dp)
 {
+	DIR *d = dp;
 	int fd;
 
-	/* an empty asm: dirent.h says nonnull, so a plain test would vanish */
+	/* an empty asm: dirent.h says nonnull, so a plain test of the
+	 * argument would vanish (and clang warns about it) */
 	__asm__("" : "+r"(d));
 	if (!d) {
 		errno = EINVAL;
