@@ -61,10 +61,16 @@ static struct fp_shm *fp_hdr;
 static fp_stub_fn fp_stub;
 static __thread struct fp_slot *fp_tls;
 
+static int fp_register(struct fp_shm *h);
+
 static void fp_atfork_child(void)
 {
 	/* the child has its own tid: it must not write into the parent's ring */
 	fp_tls = NULL;
+	/* and its own pid: the recorder must know where it maps the rings,
+	 * or an munmap of them would not switch it off first */
+	if (fp_state > 0 && fp_register(fp_hdr) < 0)
+		fp_state = -1;
 }
 
 /* tell the recorder where this process mapped the rings and where its
