@@ -147,6 +147,17 @@ void ana_trace_free(struct ana_trace *t);
  *  IOT_EXIT_FAIL (a file could not be read; nothing is kept). */
 int ana_load_all(const char *cmd, char **paths, int n, struct ana_trace *t);
 
+struct ana_group;
+/*! ana_load_files() : what report and diff start with: allocate @n traces
+ *  and room for @n groups, and load @paths (ana_load_all()).
+ *  @return : IOT_EXIT_OK or IOT_EXIT_DAMAGED with *@tp and *@gp set (free
+ *  them with ana_files_free()), or IOT_EXIT_FAIL with both NULL (the
+ *  message is printed). */
+int ana_load_files(const char *cmd, char **paths, int n,
+		   struct ana_trace **tp, struct ana_group **gp);
+/*! ana_files_free() : free what ana_load_files() gave (NULLs are fine). */
+void ana_files_free(struct ana_trace *t, struct ana_group *g, int n);
+
 /* ---- report (report_text.c, report_json.c) ---- */
 
 enum ana_by {

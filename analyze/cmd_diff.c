@@ -79,16 +79,8 @@ int cmd_diff(int argc, char **argv)
 		cli_err("diff", "no files given; usage: iotape diff A B [C...] (see --help)");
 		goto out;
 	}
-	t = calloc((size_t)nf, sizeof(*t));
-	g = calloc((size_t)nf, sizeof(*g));
-	if (!t || !g) {
-		rc = IOT_EXIT_FAIL;
-		goto out;
-	}
-	lr = ana_load_all("diff", files, nf, t);
+	lr = ana_load_files("diff", files, nf, &t, &g);
 	if (lr == IOT_EXIT_FAIL) {
-		free(t);
-		t = NULL;
 		rc = lr;
 		goto out;
 	}
@@ -115,10 +107,7 @@ out:
 	if (f != stdout)
 		fclose(f);
 	ana_groups_free(g, ng);
-	for (i = 0; t && i < nf; i++)
-		ana_trace_free(&t[i]);
-	free(t);
-	free(g);
+	ana_files_free(t, g, nf);
 	free(sep);
 	free(files);
 	return rc;

@@ -22,7 +22,9 @@ static void usage(FILE *f)
 		"mark.  Without marks, each top-level command is a phase: every child the\n"
 		"workload's first process starts (and every later exec of that process),\n"
 		"named by its command line, from its start to its exit; time between them\n"
-		"is \"(gaps)\".  A program run alone is one phase.\n\n"
+		"is \"(gaps)\".  A program run alone is one phase.  The CPU time of the\n"
+		"first process (in no phase) goes to the phases and gaps in proportion to\n"
+		"the time it ran in each.\n\n"
 		"Options:\n"
 		"  --by WHAT     show only the phase, process, syscall or class table\n"
 		"  --json        the report as JSON (the schema is in iotape(1))\n"
@@ -102,16 +104,8 @@ int cmd_report(int argc, char **argv)
 		cli_err("report", "no trace given; usage: iotape report FILE... (see --help)");
 		goto out;
 	}
-	t = calloc((size_t)nf, sizeof(*t));
-	g = calloc((size_t)nf, sizeof(*g));
-	if (!t || !g) {
-		rc = IOT_EXIT_FAIL;
-		goto out;
-	}
-	lr = ana_load_all("report", files, nf, t);
+	lr = ana_load_files("report", files, nf, &t, &g);
 	if (lr == IOT_EXIT_FAIL) {
-		free(t);
-		t = NULL;
 		rc = lr;
 		goto out;
 	}
@@ -150,10 +144,7 @@ int cmd_report(int argc, char **argv)
 out:
 	if (f != stdout)
 		fclose(f);
-	for (i = 0; t && i < nf; i++)
-		ana_trace_free(&t[i]);
-	free(t);
-	free(g);
+	ana_files_free(t, g, nf);
 	free(files);
 	return rc;
 }

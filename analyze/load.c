@@ -9,92 +9,15 @@
  * Phases need the whole process history before events can be attributed
  * (a phase mark may be read after events of the same moment), hence two
  * passes rather than buffering events.  Memory is per key: pids, commands,
- * phases, syscalls.
+ * phases, syscalls.  Pass 1 and the phases are in phases.c.
  */
 #include <errno.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "ana.h"
 #include "commands.h"
-
-struct pident {
-	int32_t pid;
-	int32_t used;
-	int32_t cmd;		/* index into procs (final, from pass 1) */
-	int32_t phase1;		/* phase while walking pass 1 */
-	int32_t phase2;		/* phase while walking pass 2 */
-	int64_t born;		/* START/FORK time */
-};
-
-struct pidmap {
-	struct pident *e;
-	size_t cap, n;
-};
-
-struct exit_rec {
-	int64_t t, cpu, born;
-};
-
-struct loader {
-	struct ana_trace *t;
-	struct pidmap pids;
-	int32_t root;
-	int have_root;
-	int root_images;	/* images the root has run (START argv, EXECs) */
-	char *start_argv;
-	int32_t root_phase;	/* open root-exec phase, -1 if none */
-	struct ana_phase *marks;
-	size_t n_marks, n_marks_seen;
-	struct exit_rec *exits;
-	size_t n_exits, cap_exits;
-	uint64_t seq;
-	size_t next_phase;	/* pass 2: the next phase to open by seq */
-	size_t unknown_cmd;	/* procs index of "(unknown)", or SIZE_MAX */
-};
-
-static struct pident *pid_get(struct pidmap *m, int32_t pid, int create)
-{
-	size_t i, mask;
-
-	if (create && (m->n + 1) * 2 > m->cap) {
-		size_t ncap = m->cap ? m->cap * 2 : 256, j;
-		struct pident *ne = calloc(ncap, sizeof(*ne));
-
-		if (!ne)
-			return NULL;
-		for (j = 0; j < m->cap; j++) {
-			if (!m->e[j].used)
-				continue;
-			i = ((uint32_t)m->e[j].pid * 2654435761u) & (ncap - 1);
-			while (ne[i].used)
-				i = (i + 1) & (ncap - 1);
-			ne[i] = m->e[j];
-		}
-		free(m->e);
-		m->e = ne;
-		m->cap = ncap;
-	}
-	if (!m->cap)
-		return NULL;
-	mask = m->cap - 1;
-	i = ((uint32_t)pid * 2654435761u) & mask;
-	while (m->e[i].used) {
-		if (m->e[i].pid == pid)
-			return &m->e[i];
-		i = (i + 1) & mask;
-	}
-	if (!create)
-		return NULL;
-	m->e[i].used = 1;
-	m->e[i].pid = pid;
-	m->e[i].cmd = -1;
-	m->e[i].phase1 = m->e[i].phase2 = -1;
-	m->e[i].born = INT64_MIN;
-	m->n++;
-	return &m->e[i];
-}
+#include "load_int.h"
 
 const char *ana_basename(const char *p)
 {
@@ -104,7 +27,7 @@ const char *ana_basename(const char *p)
 }
 
 /* argv joined by spaces (bytes kept as they are; output escapes them). */
-static char *join_argv(uint32_t argc, const char *const *argv)
+char *ana_join_argv(uint32_t argc, const char *const *argv)
 {
 	size_t len = 1, i, o = 0;
 	char *s;
@@ -124,346 +47,6 @@ static char *join_argv(uint32_t argc, const char *const *argv)
 	}
 	s[o] = '\0';
 	return s;
-}
-
-static int proc_index(struct ana_trace *t, const char *cmd)
-{
-	struct ana_proc *np;
-	size_t i;
-
-	for (i = 0; i < t->n_procs; i++)
-		if (strcmp(t->procs[i].cmd, cmd) == 0)
-			return (int)i;
-	np = realloc(t->procs, (t->n_procs + 1) * sizeof(*np));
-	if (!np)
-		return -ENOMEM;
-	t->procs = np;
-	memset(&np[t->n_procs], 0, sizeof(*np));
-	np[t->n_procs].cmd = strdup(cmd);
-	if (!np[t->n_procs].cmd)
-		return -ENOMEM;
-	return (int)t->n_procs++;
-}
-
-static int add_phase(struct ana_phase **v, size_t *n, const char *name,
-		     int64_t start, int32_t pid, uint64_t seq)
-{
-	struct ana_phase *nv = realloc(*v, (*n + 1) * sizeof(*nv));
-
-	if (!nv)
-		return -ENOMEM;
-	*v = nv;
-	memset(&nv[*n], 0, sizeof(*nv));
-	nv[*n].name = name ? strdup(name) : NULL;
-	nv[*n].start = start;
-	nv[*n].end = INT64_MIN;
-	nv[*n].pid = pid;
-	nv[*n].seq = seq;
-	return (int)(*n)++;
-}
-
-static int pass1_proc(struct loader *L, const struct iot_process *p)
-{
-	struct ana_trace *t = L->t;
-	struct pident *e, *par;
-	char *argv = NULL;
-	int rc = 0, idx;
-
-	L->seq++;
-	t->processes++;
-	if (!L->have_root && (p->kind == IOT_PROC_START || p->kind == IOT_PROC_FORK ||
-			      p->kind == IOT_PROC_EXEC)) {
-		L->root = p->kind == IOT_PROC_FORK ? p->ppid : p->pid;
-		L->have_root = 1;
-	}
-	if (p->kind == IOT_PROC_PHASE) {
-		const char *name = p->argc ? p->argv[0] : "(unnamed)";
-
-		idx = add_phase(&L->marks, &L->n_marks, name, p->t_ns, 0, L->seq);
-		return idx < 0 ? idx : 0;
-	}
-	e = pid_get(&L->pids, p->pid, 1);
-	if (!e)
-		return -ENOMEM;
-	if (p->kind == IOT_PROC_START || p->kind == IOT_PROC_FORK)
-		e->born = p->t_ns;
-	if (p->argc)
-		argv = join_argv(p->argc, p->argv);
-	switch (p->kind) {
-	case IOT_PROC_START:
-		if (p->argc) {
-			e->cmd = proc_index(t, ana_basename(p->argv[0]));
-			free(L->start_argv);
-			L->start_argv = argv;
-			argv = NULL;
-			L->root_images++;
-		}
-		break;
-	case IOT_PROC_FORK:
-		par = pid_get(&L->pids, p->ppid, 0);
-		e = pid_get(&L->pids, p->pid, 0);	/* the table may have moved */
-		e->cmd = par ? par->cmd : -1;
-		e->phase1 = par ? par->phase1 : -1;
-		if (L->have_root && p->ppid == L->root) {
-			idx = add_phase(&t->phases, &t->n_phases, NULL, p->t_ns,
-					p->pid, L->seq);
-			if (idx < 0)
-				goto nomem;
-			e->phase1 = idx;
-		}
-		break;
-	case IOT_PROC_EXEC:
-		if (p->argc)
-			e->cmd = proc_index(t, ana_basename(p->argv[0]));
-		else if (p->exe)
-			e->cmd = proc_index(t, ana_basename(p->exe));
-		if (e->cmd < 0 && e->cmd != -1)
-			goto nomem;
-		if (p->pid == L->root) {
-			/* the root's first image is the workload itself, not a
-			 * phase; later ones (`exec cmd`, a shell running its
-			 * last command in place) are */
-			int dup = L->start_argv && argv && t->n_phases == 0 &&
-				  strcmp(L->start_argv, argv) == 0;
-
-			if (L->root_images++ == 0 || dup)
-				break;
-			if (L->root_phase >= 0)
-				t->phases[L->root_phase].end = p->t_ns;
-			idx = add_phase(&t->phases, &t->n_phases, argv, p->t_ns,
-					p->pid, L->seq);
-			if (idx < 0)
-				goto nomem;
-			L->root_phase = idx;
-			e->phase1 = idx;
-		} else if (e->phase1 >= 0 && t->phases[e->phase1].pid == p->pid &&
-			   !t->phases[e->phase1].name && argv) {
-			t->phases[e->phase1].name = argv;
-			argv = NULL;
-		}
-		break;
-	case IOT_PROC_EXIT:
-		if (p->tid != p->pid && p->tid != 0)
-			break;	/* a thread; the leader's exit closes the process */
-		if (L->n_exits == L->cap_exits) {
-			size_t nc = L->cap_exits ? L->cap_exits * 2 : 64;
-			struct exit_rec *ne = realloc(L->exits, nc * sizeof(*ne));
-
-			if (!ne)
-				goto nomem;
-			L->exits = ne;
-			L->cap_exits = nc;
-		}
-		L->exits[L->n_exits].t = p->t_ns;
-		L->exits[L->n_exits].born = e->born;
-		L->exits[L->n_exits++].cpu = p->utime_ns + p->stime_ns;
-		t->cpu_ns += p->utime_ns + p->stime_ns;
-		t->has_cpu = 1;
-		if (e->cmd >= 0) {
-			t->procs[e->cmd].cpu_ns += p->utime_ns + p->stime_ns;
-			t->procs[e->cmd].pids++;
-		}
-		if (e->phase1 >= 0) {
-			struct ana_phase *ph = &t->phases[e->phase1];
-
-			ph->cpu_ns += p->utime_ns + p->stime_ns;
-			ph->procs++;
-			if (ph->pid == p->pid && ph->end == INT64_MIN)
-				ph->end = p->t_ns;
-		}
-		break;
-	default:
-		break;
-	}
-	goto out;
-nomem:
-	rc = -ENOMEM;
-out:
-	free(argv);
-	return rc;
-}
-
-static void pass1_event(struct loader *L, const struct iot_event *ev)
-{
-	struct ana_trace *t = L->t;
-	int64_t end = ev->t_exit > ev->t_enter ? ev->t_exit : ev->t_enter;
-
-	if (t->events == 0 || ev->t_enter < t->t_first)
-		t->t_first = ev->t_enter;
-	if (t->events == 0 || end > t->t_last)
-		t->t_last = end;
-	t->events++;
-	if (!L->have_root) {
-		L->root = ev->pid;
-		L->have_root = 1;
-	}
-}
-
-static int cmp_phase_start(const void *a, const void *b)
-{
-	const struct ana_phase *x = a, *y = b;
-
-	if (x->start != y->start)
-		return x->start < y->start ? -1 : 1;
-	return x->seq < y->seq ? -1 : x->seq > y->seq;
-}
-
-/* The phase that holds time @ts (marks: phases are sorted and tile time). */
-static int phase_at(const struct ana_trace *t, int64_t ts)
-{
-	size_t lo = 0, hi = t->n_phases - 1;	/* the last one is (gaps) */
-
-	if (hi == 0 || ts < t->phases[0].start)
-		return -1;
-	while (hi - lo > 1) {
-		size_t mid = (lo + hi) / 2;
-
-		if (t->phases[mid].start <= ts)
-			lo = mid;
-		else
-			hi = mid;
-	}
-	return (int)lo;
-}
-
-static int cmp_span(const void *a, const void *b)
-{
-	const int64_t *x = a, *y = b;
-
-	return x[0] < y[0] ? -1 : x[0] > y[0];
-}
-
-/* Real time not covered by any phase: "(gaps)". */
-static int64_t gap_time(const struct ana_trace *t, size_t n)
-{
-	int64_t *s = malloc(2 * (n + 1) * sizeof(*s)), cov = 0, cur_s = 0, cur_e = 0;
-	size_t i;
-	int have = 0;
-
-	if (!s)
-		return 0;
-	for (i = 0; i < n; i++) {
-		s[2 * i] = t->phases[i].start < t->t_first ? t->t_first : t->phases[i].start;
-		s[2 * i + 1] = t->phases[i].end > t->t_last ? t->t_last : t->phases[i].end;
-	}
-	ana_sort(s, n, 2 * sizeof(*s), cmp_span);
-	for (i = 0; i < n; i++) {
-		if (s[2 * i + 1] <= s[2 * i])
-			continue;
-		if (have && s[2 * i] <= cur_e) {
-			if (s[2 * i + 1] > cur_e)
-				cur_e = s[2 * i + 1];
-			continue;
-		}
-		if (have)
-			cov += cur_e - cur_s;
-		cur_s = s[2 * i];
-		cur_e = s[2 * i + 1];
-		have = 1;
-	}
-	if (have)
-		cov += cur_e - cur_s;
-	free(s);
-	return t->t_last - t->t_first - cov > 0 ? t->t_last - t->t_first - cov : 0;
-}
-
-/* After pass 1: settle the phase list and append "(gaps)". */
-static int finish_phases(struct loader *L)
-{
-	struct ana_trace *t = L->t;
-	size_t i, j;
-	int idx;
-
-	L->n_marks_seen = L->n_marks;
-	if (L->n_marks || t->n_phases == 0) {
-		/* marks win over top-level commands; with neither, the whole
-		 * run is one phase named after the workload */
-		for (i = 0; i < t->n_phases; i++)
-			free(t->phases[i].name);
-		free(t->phases);
-		t->phases = L->marks;
-		t->n_phases = L->n_marks;
-		L->marks = NULL;
-		L->n_marks = 0;
-		if (t->n_phases == 0 && t->events) {
-			idx = add_phase(&t->phases, &t->n_phases,
-					t->workload && *t->workload ? t->workload : "(all)",
-					t->t_first, 0, 0);
-			if (idx < 0)
-				return idx;
-		}
-		ana_sort(t->phases, t->n_phases, sizeof(*t->phases), cmp_phase_start);
-		for (i = 0; i < t->n_phases; i++) {
-			t->phases[i].end = i + 1 < t->n_phases ? t->phases[i + 1].start : t->t_last;
-			/* a process's CPU time is known only at its exit: it
-			 * counts in a phase when it started and ended there */
-			for (j = 0; j < L->n_exits; j++) {
-				if (L->exits[j].t >= t->phases[i].start &&
-				    L->exits[j].born >= t->phases[i].start &&
-				    (L->exits[j].t < t->phases[i].end || i + 1 == t->n_phases)) {
-					t->phases[i].cpu_ns += L->exits[j].cpu;
-					t->phases[i].procs++;
-				}
-			}
-			if (t->phases[i].procs == 0 && L->n_exits)
-				t->phases[i].cpu_ns = -1;
-		}
-		t->by_time = 1;
-		t->marks = t->n_phases > 0 && L->n_marks_seen > 0;
-	}
-	for (i = 0; i < t->n_phases; i++) {
-		struct ana_phase *ph = &t->phases[i];
-
-		if (ph->end == INT64_MIN || ph->end > t->t_last)
-			ph->end = t->t_last > ph->start ? t->t_last : ph->start;
-		if (!ph->name) {
-			struct pident *e = pid_get(&L->pids, ph->pid, 0);
-			const char *c = e && e->cmd >= 0 ? t->procs[e->cmd].cmd : "(subshell)";
-
-			ph->name = strdup(c);
-			if (!ph->name)
-				return -ENOMEM;
-		}
-	}
-	t->gaps_real_ns = gap_time(t, t->n_phases);
-	idx = add_phase(&t->phases, &t->n_phases, "(gaps)", t->t_first, 0, UINT64_MAX);
-	if (idx < 0)
-		return idx;
-	t->phases[idx].end = t->t_first + t->gaps_real_ns;
-	/* CPU outside every phase: the root itself, between its commands;
-	 * with marks, processes that outlived a phase are in no phase */
-	t->phases[idx].cpu_ns = t->by_time ? -1 : t->cpu_ns;
-	if (t->by_time)
-		return 0;
-	for (i = 0; i + 1 < t->n_phases; i++)
-		t->phases[idx].cpu_ns -= t->phases[i].cpu_ns;
-	if (t->phases[idx].cpu_ns < 0)
-		t->phases[idx].cpu_ns = 0;
-	return 0;
-}
-
-static void pass2_proc(struct loader *L, const struct iot_process *p)
-{
-	struct ana_trace *t = L->t;
-	struct pident *e, *par;
-	int32_t opened = -1;
-
-	L->seq++;
-	if (t->by_time || p->kind == IOT_PROC_PHASE)
-		return;
-	while (L->next_phase + 1 < t->n_phases && t->phases[L->next_phase].seq < L->seq)
-		L->next_phase++;
-	if (L->next_phase + 1 < t->n_phases && t->phases[L->next_phase].seq == L->seq)
-		opened = (int32_t)L->next_phase;
-	e = pid_get(&L->pids, p->pid, 0);
-	if (!e)
-		return;
-	if (p->kind == IOT_PROC_FORK) {
-		par = pid_get(&L->pids, p->ppid, 0);
-		e->phase2 = opened >= 0 ? opened : par ? par->phase2 : -1;
-	} else if (p->kind == IOT_PROC_EXEC && opened >= 0) {
-		e->phase2 = opened;
-	}
 }
 
 static void stat_add(struct ana_stat *s, const struct iot_event *ev, int64_t dur,
@@ -509,9 +92,11 @@ static int pass2_event(struct loader *L, const struct iot_event *ev)
 	stat_add(&t->cls[cls], ev, dur, timed, bytes);
 	if (ev->nr >= 0 && ev->nr < ANA_MAX_NR)
 		stat_add(&t->sys[ev->nr], ev, dur, timed, bytes);
-	e = pid_get(&L->pids, ev->pid, 0);
+	e = ana_pid_get(&L->pids, ev->pid, 0);
+	if (e && e->orphan)
+		ana_orphan_event(L, e, ev);
 	if (t->by_time)
-		ph = phase_at(t, ev->t_enter);
+		ph = ana_phase_at(t, ev->t_enter);
 	else
 		ph = e ? e->phase2 : -1;
 	if (ph < 0)
@@ -520,7 +105,7 @@ static int pass2_event(struct loader *L, const struct iot_event *ev)
 	cmd = e ? e->cmd : -1;
 	if (cmd < 0) {
 		if (L->unknown_cmd == SIZE_MAX) {
-			int k = proc_index(t, "(unknown)");
+			int k = ana_proc_index(t, "(unknown)");
 
 			if (k < 0)
 				return k;
@@ -551,7 +136,7 @@ static void load_header(struct ana_trace *t, const struct iot_header *h)
 	char buf[512];
 
 	t->kind = (int)h->kind;
-	t->workload = join_argv(h->argc, h->argv);
+	t->workload = ana_join_argv(h->argc, h->argv);
 	if (h->target_label && *h->target_label)
 		t->label = strdup(h->target_label);
 	else if (h->kind == IOT_KIND_PROFILE && h->target_fstype && *h->target_fstype)
@@ -636,7 +221,7 @@ int ana_load(struct ana_trace *t, const char *path)
 	load_header(t, iot_reader_header(r));
 	for (pass = 1; pass <= 2; pass++) {
 		if (pass == 2) {
-			rc = finish_phases(&L);
+			rc = ana_finish_phases(&L);
 			if (rc < 0)
 				goto out;
 			rc = iot_reader_rewind(r);
@@ -647,11 +232,11 @@ int ana_load(struct ana_trace *t, const char *path)
 		while ((n = iot_reader_next(r, &it)) > 0) {
 			rc = 0;
 			if (it.kind == IOT_ITEM_PROCESS && pass == 1)
-				rc = pass1_proc(&L, &it.u.proc);
+				rc = ana_pass1_proc(&L, &it.u.proc);
 			else if (it.kind == IOT_ITEM_PROCESS)
-				pass2_proc(&L, &it.u.proc);
+				ana_pass2_proc(&L, &it.u.proc);
 			else if (it.kind == IOT_ITEM_EVENT && pass == 1)
-				pass1_event(&L, &it.u.ev);
+				ana_pass1_event(&L, &it.u.ev);
 			else if (it.kind == IOT_ITEM_EVENT)
 				rc = pass2_event(&L, &it.u.ev);
 			if (rc < 0)
@@ -660,6 +245,7 @@ int ana_load(struct ana_trace *t, const char *path)
 		if (n < 0 && pass == 1)
 			note_damage(t, NULL, n);
 	}
+	ana_orphan_cpu(&L);
 	s = iot_reader_summary(r);
 	if (s->damage && !t->damaged)
 		note_damage(t, s, s->damage);
@@ -672,6 +258,9 @@ out:
 	free(L.pids.e);
 	free(L.start_argv);
 	free(L.exits);
+	free(L.w);
+	free(L.ov);
+	free(L.seg);
 	for (size_t i = 0; i < L.n_marks; i++)
 		free(L.marks[i].name);
 	free(L.marks);
@@ -732,4 +321,40 @@ int ana_load_all(const char *cmd, char **paths, int n, struct ana_trace *t)
 		}
 	}
 	return ret;
+}
+
+int ana_load_files(const char *cmd, char **paths, int n,
+		   struct ana_trace **tp, struct ana_group **gp)
+{
+	struct ana_trace *t = calloc((size_t)n, sizeof(*t));
+	struct ana_group *g = calloc((size_t)n, sizeof(*g));
+	int rc;
+
+	*tp = NULL;
+	*gp = NULL;
+	if (!t || !g) {
+		cli_err(cmd, "out of memory for %d traces", n);
+		rc = IOT_EXIT_FAIL;
+		goto out;
+	}
+	rc = ana_load_all(cmd, paths, n, t);
+	if (rc == IOT_EXIT_FAIL)
+		goto out;	/* ana_load_all() freed what it had loaded */
+	*tp = t;
+	*gp = g;
+	return rc;
+out:
+	free(t);
+	free(g);
+	return rc;
+}
+
+void ana_files_free(struct ana_trace *t, struct ana_group *g, int n)
+{
+	int i;
+
+	for (i = 0; t && i < n; i++)
+		ana_trace_free(&t[i]);
+	free(t);
+	free(g);
 }

@@ -18,7 +18,7 @@
 #include "iotape.h"
 
 static const char usage_text[] =
-	"usage: iotape dump [--count] [--pid N] [--no-procs] [--states] FILE\n"
+	"usage: iotape dump [--count] [--pid N] [--no-procs] [--states] [-y] FILE\n"
 	"\n"
 	"Print the events of a trace or profile as strace-like lines:\n"
 	"  TID  SECONDS name(args) = result <DURATION>\n"
@@ -35,12 +35,15 @@ static const char usage_text[] =
 	"  -p, --pid N      only process (thread group) or thread N\n"
 	"  -P, --no-procs   leave out fork/exec/exit/phase lines\n"
 	"  -s, --states     also print the recorded before-state of each path\n"
+	"  -y, --decode-fds print descriptors with their path, as 'strace -y':\n"
+	"                   read(3</src/a.c>, ..., 832) = 832\n"
 	"\n"
 	"Examples:\n"
 	"  iotape dump build.iotape | less\n"
 	"  iotape dump build.iotape | grep -- '-1 E'      # the failed calls\n"
 	"  iotape dump --count build.ext4.iotape\n"
 	"  iotape dump --pid 4242 --no-procs build.iotape | head\n"
+	"  iotape dump -y build.iotape | grep -- '</etc/'   # calls on files in /etc\n"
 	"\n"
 	"Exit status: 0 done; 1 the file could not be read; 2 bad usage; 3 the\n"
 	"file is damaged or was not closed: everything before the damage was\n"
@@ -49,6 +52,7 @@ static const char usage_text[] =
 
 struct dump_opts {
 	int count, no_procs, states, have_pid;
+	unsigned fmt;			/* IOT_FMT_* */
 	int32_t pid;
 };
 
@@ -264,12 +268,12 @@ static void print_state(FILE *f, const struct iot_path_state *ps, int64_t base)
 }
 
 static int print_event(FILE *f, const struct iot_event *ev, int64_t base,
-		       char **buf, size_t *cap)
+		       unsigned fmt, char **buf, size_t *cap)
 {
 	char t[48], d[48];
 	int k;
 
-	k = iot_format_event(*buf, *cap, ev);
+	k = iot_format_event_opts(*buf, *cap, ev, fmt);
 	if ((size_t)k >= *cap) {
 		char *nb = realloc(*buf, (size_t)k + 1);
 
@@ -277,7 +281,7 @@ static int print_event(FILE *f, const struct iot_event *ev, int64_t base,
 			return -ENOMEM;
 		*buf = nb;
 		*cap = (size_t)k + 1;
-		iot_format_event(*buf, *cap, ev);
+		iot_format_event_opts(*buf, *cap, ev, fmt);
 	}
 	fmt_secs(t, sizeof(t), ev->t_enter - base);
 	fprintf(f, "%-6d %s %s", (int)ev->tid, t, *buf);
@@ -485,7 +489,7 @@ static int dump_file(const char *path, const struct dump_opts *o)
 				break;
 			}
 			pend_flush(&pl, it.u.ev.t_enter, stdout);
-			if (print_event(stdout, &it.u.ev, base, &buf, &cap))
+			if (print_event(stdout, &it.u.ev, base, o->fmt, &buf, &cap))
 				rc = -ENOMEM;
 			break;
 		case IOT_ITEM_PROCESS:
@@ -525,6 +529,16 @@ static int dump_file(const char *path, const struct dump_opts *o)
 	if (rc < 0 && !s->damage) {
 		cli_err("dump", "%s: %s", path, iot_strerror(rc));
 		code = IOT_EXIT_FAIL;
+	} else if (s->index_damaged && !s->damage) {
+		/* the events are intact (the frames' checksums held); only
+		 * what the index alone knows (clean close, dropped events)
+		 * is lost */
+		cli_err("dump", "%s: the index at the end of the file is damaged "
+			"(checksum or frame table wrong) and was ignored; all %llu "
+			"events were read from the frames; run 'iotape check "
+			"--repair' to rewrite the index", path,
+			(unsigned long long)s->events);
+		code = IOT_EXIT_DAMAGED;
 	} else if (cli_damage_text(why, sizeof(why), s, base)) {
 		cli_err("dump", "%s: %s", path, why);
 		code = IOT_EXIT_DAMAGED;
@@ -544,6 +558,7 @@ int cmd_dump(int argc, char **argv)
 		{ "pid", required_argument, NULL, 'p' },
 		{ "no-procs", no_argument, NULL, 'P' },
 		{ "states", no_argument, NULL, 's' },
+		{ "decode-fds", no_argument, NULL, 'y' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
@@ -554,11 +569,12 @@ int cmd_dump(int argc, char **argv)
 
 	memset(&o, 0, sizeof(o));
 	optind = 0;
-	while ((c = getopt_long(argc, argv, "cp:Psh", longopts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, "cp:Psyh", longopts, NULL)) != -1) {
 		switch (c) {
 		case 'c': o.count = 1; break;
 		case 'P': o.no_procs = 1; break;
 		case 's': o.states = 1; break;
+		case 'y': o.fmt |= IOT_FMT_FD_PATHS; break;
 		case 'p':
 			errno = 0;
 			v = strtol(optarg, &end, 10);

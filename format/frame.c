@@ -1,6 +1,6 @@
 /*
- * frame.c - zstd frames and the index trailer, shared by the writer and
- * iot_repair().
+ * frame.c - zstd frames, shared by the writer and iot_repair() (the
+ * index trailer is in index.c).
  */
 #include <errno.h>
 #include <stdlib.h>
@@ -105,86 +105,3 @@ void iot_put_le32(uint8_t *p, uint32_t v)
 	p[2] = (v >> 16) & 0xff;
 	p[3] = (v >> 24) & 0xff;
 }
-
-long iot_index_frame(const struct iot_frame *frames, size_t n,
-		     uint64_t dropped, int clean_close, int repaired,
-		     uint8_t **out)
-{
-	Iotape__Index idx = IOTAPE__INDEX__INIT;
-	Iotape__FrameInfo *fi = NULL, **fp = NULL;
-	uint64_t events = 0, ps = 0, procs = 0;
-	int64_t t_min = INT64_MAX, t_max = INT64_MIN;
-	size_t i, isz;
-	uint8_t *buf;
-	long rc;
-
-	if (n) {
-		fi = calloc(n, sizeof(*fi));
-		fp = calloc(n, sizeof(*fp));
-		if (!fi || !fp) {
-			rc = -ENOMEM;
-			goto out;
-		}
-	}
-	for (i = 0; i < n; i++) {
-		const struct iot_frame *f = &frames[i];
-
-		iotape__frame_info__init(&fi[i]);
-		fi[i].has_offset = fi[i].has_size = fi[i].has_first_event = 1;
-		fi[i].offset = f->offset;
-		fi[i].size = f->size;
-		fi[i].first_event = f->first_event;
-		fi[i].has_events = fi[i].has_path_states = fi[i].has_processes = 1;
-		fi[i].events = f->events;
-		fi[i].path_states = f->path_states;
-		fi[i].processes = f->processes;
-		if (f->events) {
-			fi[i].has_t_min = fi[i].has_t_max = 1;
-			fi[i].t_min = f->t_min;
-			fi[i].t_max = f->t_max;
-			if (f->t_min < t_min)
-				t_min = f->t_min;
-			if (f->t_max > t_max)
-				t_max = f->t_max;
-		}
-		events += f->events;
-		ps += f->path_states;
-		procs += f->processes;
-		fp[i] = &fi[i];
-	}
-	idx.n_frames = n;
-	idx.frames = fp;
-	idx.has_events = idx.has_path_states = idx.has_processes = 1;
-	idx.events = events;
-	idx.path_states = ps;
-	idx.processes = procs;
-	idx.has_dropped_events = 1;
-	idx.dropped_events = dropped;
-	idx.has_clean_close = 1;
-	idx.clean_close = clean_close;
-	idx.has_repaired = 1;
-	idx.repaired = repaired;
-	if (events) {
-		idx.has_t_min = idx.has_t_max = 1;
-		idx.t_min = t_min;
-		idx.t_max = t_max;
-	}
-	isz = iotape__index__get_packed_size(&idx);
-	buf = malloc(8 + isz + IOT_TRAILER_LEN);
-	if (!buf) {
-		rc = -ENOMEM;
-		goto out;
-	}
-	iot_put_le32(buf, IOT_SKIPPABLE_MAGIC);
-	iot_put_le32(buf + 4, (uint32_t)(isz + IOT_TRAILER_LEN));
-	iotape__index__pack(&idx, buf + 8);
-	iot_put_le32(buf + 8 + isz, (uint32_t)isz);
-	memcpy(buf + 8 + isz + 4, IOT_TRAILER_MAGIC, 4);
-	*out = buf;
-	rc = (long)(8 + isz + IOT_TRAILER_LEN);
-out:
-	free(fi);
-	free(fp);
-	return rc;
-}
-

@@ -99,6 +99,13 @@ long iot_index_frame(const struct iot_frame *frames, size_t n,
 		     uint64_t dropped, int clean_close, int repaired,
 		     uint8_t **out);
 
+/*! iot_index_check() :
+ *  Check the checksum that ends the Index bytes @idx (@len bytes) of a
+ *  file whose header says minor version @format_minor.
+ *  @return : 1 checksum good; 0 none, and a 1.0 file need not have one;
+ *            IOT_E_CORRUPT wrong or missing (1.1 and later). */
+int iot_index_check(const uint8_t *idx, size_t len, uint32_t format_minor);
+
 /*! iot_reader_frames() :
  *  @return : the table of good chunk frames (from the index or the walk);
  *  *@n gets its length; *@hdr_size the size of the header frame (at 0). */

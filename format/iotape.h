@@ -22,7 +22,7 @@ extern "C" {
 #endif
 
 #define IOT_FORMAT_MAJOR 1
-#define IOT_FORMAT_MINOR 0
+#define IOT_FORMAT_MINOR 1	/* 1.1: the index has a checksum */
 #define IOT_MAGIC "iotape"
 #define IOT_VERSION "0.1.0"
 
@@ -350,6 +350,11 @@ struct iot_summary {
 	int has_index;
 	int clean_close;
 	int repaired;
+	/* an index trailer is there but its checksum is wrong or it does not
+	 * match the frames: it was ignored and the frames were walked (their
+	 * own checksums hold), so every event is still read; clean_close and
+	 * dropped_events, which only the index holds, are then unknown (0) */
+	int index_damaged;
 	/* damage found while walking the frames (0 if none) */
 	int damage;			/* IOT_E_TRUNCATED or IOT_E_CORRUPT */
 	uint64_t damage_frame;		/* first bad frame number */
@@ -409,6 +414,20 @@ int iot_repair(const char *path, const char *out, uint64_t *kept);
  *  `openat(AT_FDCWD, "/a/b", O_RDONLY|O_CLOEXEC) = 3`.
  *  @return : the length it needs (as snprintf). */
 int iot_format_event(char *buf, size_t len, const struct iot_event *ev);
+
+/* iot_format_event_opts() flags */
+#define IOT_FMT_FD_PATHS 0x01	/* descriptors with their path: 3</a/b> */
+
+/*! iot_format_event_opts() :
+ *  As iot_format_event(), with IOT_FMT_* @flags.  IOT_FMT_FD_PATHS prints
+ *  a descriptor argument, and a descriptor that open or dup returned, with
+ *  the path the recorder knew for it, as `strace -y` does:
+ *  `read(3</src/a.c>, ..., 832) = 832`.  The first descriptor argument's
+ *  path is the event's path, the second's its path2 (see FORMAT.md);
+ *  descriptors without one print as plain numbers.
+ *  @return : the length it needs (as snprintf). */
+int iot_format_event_opts(char *buf, size_t len, const struct iot_event *ev,
+			  unsigned flags);
 
 /*! iot_format_arg() : format one argument value of kind @kind. */
 int iot_format_arg(char *buf, size_t len, int kind, int64_t v);

@@ -330,8 +330,11 @@ static int walk_frames(struct iot_reader *r)
 	return 0;
 }
 
-/* Use the index trailer if it is there and agrees with the file.
- * @return : 1 if used, 0 if absent or inconsistent (walk instead). */
+/* Use the index trailer if it is there, its checksum is right (1.1) and it
+ * agrees with the file.  A trailer that is there but fails is reported as
+ * sum.index_damaged: the frames are walked instead, and their own
+ * checksums vouch for every event.
+ * @return : 1 if used, 0 if absent or unusable (walk instead). */
 static int read_index(struct iot_reader *r)
 {
 	const uint8_t *d = r->data;
@@ -346,11 +349,13 @@ static int read_index(struct iot_reader *r)
 		return 0;
 	ilen = iot_get_le32(d + r->len - 8);
 	if (ilen > r->len - r->hdr_size - 8 - IOT_TRAILER_LEN)
-		return 0;
+		goto out;
 	start = r->len - IOT_TRAILER_LEN - ilen - 8;
 	if (iot_get_le32(d + start) != IOT_SKIPPABLE_MAGIC ||
 	    iot_get_le32(d + start + 4) != ilen + IOT_TRAILER_LEN)
-		return 0;
+		goto out;
+	if (iot_index_check(d + start + 8, ilen, r->hdr.format_minor) < 0)
+		goto out;
 	iot_arena_pb_allocator(r->arena, &pa);
 	idx = iotape__index__unpack(&pa, ilen, d + start + 8);
 	if (!idx)
@@ -386,8 +391,10 @@ static int read_index(struct iot_reader *r)
 	r->sum.dropped_events = idx->dropped_events;
 	used = 1;
 out:
-	if (!used)
+	if (!used) {
 		r->n_frames = 0;
+		r->sum.index_damaged = 1;
+	}
 	iot_arena_reset(r->arena);
 	return used;
 }

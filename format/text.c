@@ -100,12 +100,14 @@ static size_t utf8_len(const unsigned char *s, size_t n)
 	return need + 1;
 }
 
-void iot_sb_quote(struct iot_sbuf *b, const char *str, size_t n)
+/* The bytes of a string with the escapes of iot_sb_quote(), without the
+ * quotes.  Bytes in @more are escaped too (in octal). */
+static void sb_escape(struct iot_sbuf *b, const char *str, size_t n,
+		      const char *more)
 {
 	const unsigned char *s = (const unsigned char *)str;
 	size_t i = 0, k;
 
-	iot_sb_putc(b, '"');
 	while (i < n) {
 		unsigned char c = s[i];
 
@@ -118,7 +120,7 @@ void iot_sb_quote(struct iot_sbuf *b, const char *str, size_t n)
 		case '\v': iot_sb_puts(b, "\\v"); i++; continue;
 		case '\f': iot_sb_puts(b, "\\f"); i++; continue;
 		}
-		if (c >= 0x20 && c < 0x7f) {
+		if (c >= 0x20 && c < 0x7f && !strchr(more, c)) {
 			iot_sb_putc(b, (char)c);
 			i++;
 			continue;
@@ -134,7 +136,26 @@ void iot_sb_quote(struct iot_sbuf *b, const char *str, size_t n)
 		iot_sb_printf(b, "\\%03o", c);
 		i++;
 	}
+}
+
+void iot_sb_quote(struct iot_sbuf *b, const char *str, size_t n)
+{
 	iot_sb_putc(b, '"');
+	sb_escape(b, str, n, "");
+	iot_sb_putc(b, '"');
+}
+
+/* A descriptor with its path, as strace -y prints it: 3</a/b>.  The path
+ * escapes '<' and '>' so that a file named "x>" cannot end it early. */
+static void sb_fd_path(struct iot_sbuf *b, int64_t fd, const char *path,
+		       uint32_t len)
+{
+	iot_sb_printf(b, "%d", (int32_t)fd);
+	if (!path)
+		return;
+	iot_sb_putc(b, '<');
+	sb_escape(b, path, len, "<>");
+	iot_sb_putc(b, '>');
 }
 
 /* ---- errno names ---- */
@@ -407,8 +428,38 @@ static int opens_with_mode(uint64_t flags)
 	return (flags & (IOT_O_CREAT | IOT_O_TMPFILE)) != 0;
 }
 
+/* Which string the recorder stored for the descriptor argument @i of
+ * @sc (record/decode.c): the first FD argument's path goes to the event's
+ * path unless the call has a PATH argument of its own, the second's to
+ * path2 unless it has a PATH2 or STR2.  @return : the string or NULL. */
+static const char *fd_arg_path(const struct iot_syscall *sc,
+			       const struct iot_event *ev, unsigned i,
+			       uint32_t *len)
+{
+	unsigned j, nth = 0;
+	int own_path = 0, own_path2 = 0;
+
+	for (j = 0; j < sc->nargs && j < IOT_MAX_ARGS; j++) {
+		if (sc->arg[j] == IOT_ARG_PATH)
+			own_path = 1;
+		else if (sc->arg[j] == IOT_ARG_PATH2 || sc->arg[j] == IOT_ARG_STR2)
+			own_path2 = 1;
+		else if (sc->arg[j] == IOT_ARG_FD && j < i)
+			nth++;
+	}
+	if (nth == 0 && !own_path) {
+		*len = ev->path_len;
+		return ev->path;
+	}
+	if (nth == 1 && !own_path2) {
+		*len = ev->path2_len;
+		return ev->path2;
+	}
+	return NULL;
+}
+
 static void sb_args(struct iot_sbuf *b, const struct iot_syscall *sc,
-		    const struct iot_event *ev)
+		    const struct iot_event *ev, unsigned flags)
 {
 	uint64_t oflags = 0;
 	int have_oflags = 0, sep = 0;
@@ -454,6 +505,12 @@ static void sb_args(struct iot_sbuf *b, const struct iot_syscall *sc,
 		} else if (sc->nr == __NR_ioctl && i == 2 &&
 			   (uint32_t)arg_of(ev, 1) == IOCTL_FICLONE) {
 			iot_sb_printf(b, "%d", (int32_t)v);	/* the source fd */
+		} else if (kind == IOT_ARG_FD && (flags & IOT_FMT_FD_PATHS)) {
+			const char *p;
+			uint32_t plen = 0;
+
+			p = fd_arg_path(sc, ev, i, &plen);
+			sb_fd_path(b, v, p, plen);
 		} else {
 			iot_sb_arg(b, kind, v, ev);
 		}
@@ -461,7 +518,7 @@ static void sb_args(struct iot_sbuf *b, const struct iot_syscall *sc,
 }
 
 static void sb_ret(struct iot_sbuf *b, const struct iot_syscall *sc,
-		   const struct iot_event *ev)
+		   const struct iot_event *ev, unsigned flags)
 {
 	int64_t r = ev->ret;
 	const char *name, *desc;
@@ -492,12 +549,22 @@ static void sb_ret(struct iot_sbuf *b, const struct iot_syscall *sc,
 		iot_sb_printf(b, "%#llx (flags ", (unsigned long long)r);
 		iot_sb_open_flags(b, (uint64_t)r, 1);
 		iot_sb_putc(b, ')');
+	} else if ((flags & IOT_FMT_FD_PATHS) && (sc->flags & IOT_SCF_RETFD)) {
+		/* open's path is the file opened, dup's the descriptor
+		 * duplicated: the new descriptor names the same file */
+		sb_fd_path(b, r, ev->path, ev->path_len);
 	} else {
 		iot_sb_printf(b, "%lld", (long long)r);
 	}
 }
 
 int iot_format_event(char *buf, size_t len, const struct iot_event *ev)
+{
+	return iot_format_event_opts(buf, len, ev, 0);
+}
+
+int iot_format_event_opts(char *buf, size_t len, const struct iot_event *ev,
+			  unsigned flags)
 {
 	const struct iot_syscall *sc = iot_syscall_by_nr(ev->nr);
 	struct iot_sbuf b;
@@ -507,7 +574,7 @@ int iot_format_event(char *buf, size_t len, const struct iot_event *ev)
 	if (sc) {
 		iot_sb_puts(&b, sc->name);
 		iot_sb_putc(&b, '(');
-		sb_args(&b, sc, ev);
+		sb_args(&b, sc, ev, flags);
 	} else {
 		/* Not in this build's table (a newer recorder): raw. */
 		iot_sb_printf(&b, "syscall_%d(", (int)ev->nr);
@@ -527,7 +594,7 @@ int iot_format_event(char *buf, size_t len, const struct iot_event *ev)
 		return iot_sb_end(&b);
 	}
 	iot_sb_puts(&b, ") = ");
-	sb_ret(&b, sc, ev);
+	sb_ret(&b, sc, ev, flags);
 	return iot_sb_end(&b);
 }
 

@@ -30,6 +30,17 @@ grep -v '^#' "$tmp/pid" | awk '$1 != 101 && $1 != 102 { bad = 1 } END { exit bad
 	fail "dump --pid 101 printed lines of other processes"
 "$IOTAPE" dump --no-procs basic.iotape | grep -E -e '--- |\+\+\+ ' &&
 	fail "dump --no-procs printed process lines"
+# -y: descriptors with their paths, on the shell of a real recorded trace
+# (read, pread64, fcntl, close, dup2 of two descriptors, pipes, /dev/null)
+"$IOTAPE" dump -y --pid 26184 "$SRCDIR/traces/mozilla.iotape" >"$tmp/y" ||
+	fail "dump -y exited $?"
+diff -u mozilla-sh.y.dump "$tmp/y" || fail "dump -y differs from mozilla-sh.y.dump"
+grep -q '^26184 .* dup2(12<pipe:\[668709\]>, 1</dev/null>) = 1<pipe:\[668709\]> ' "$tmp/y" ||
+	fail "dump -y did not print both descriptors of dup2 and its result"
+"$IOTAPE" dump --pid 26184 "$SRCDIR/traces/mozilla.iotape" | grep -v '^#' | grep -q '[0-9]<' &&
+	fail "dump without -y printed descriptor paths"
+"$IOTAPE" dump --decode-fds basic.iotape | grep -q '= 5</work/src/a> ' ||
+	fail "dump --decode-fds did not print the path of a descriptor open returned"
 
 # 2. an unclosed trace: every event printed, one line on stderr, exit 3
 "$IOTAPE" dump unclosed.iotape >"$tmp/u.out" 2>"$tmp/u.err"
@@ -84,17 +95,44 @@ st=${PIPESTATUS[0]}
 "$IOTAPE" check -o x basic.iotape 2>/dev/null
 [ $? = 2 ] || fail "check -o without --repair did not exit 2"
 
-# 7. the current writer: same events, same text
+# 7. the current writer: same events, same text (the golden files are
+# format 1.0; the first line names the writer's format version)
 mk=$SRCDIR/$BUILD/tests/bench/mktraces
+cur=$("$IOTAPE" version 2>/dev/null | sed -n 's/.*format \([0-9]*\.[0-9]*\).*/\1/p')
 if [ -x "$mk" ]; then
 	mkdir "$tmp/gen"
 	"$mk" "$tmp/gen" || fail "mktraces failed"
 	for n in basic profile many; do
 		"$IOTAPE" dump "$tmp/gen/$n.iotape" >"$tmp/gen/$n.out" || fail "dump of a fresh $n failed"
-		diff -u "$n.dump" "$tmp/gen/$n.out" || fail "a freshly written $n.iotape dumps differently"
+		head -n 1 "$tmp/gen/$n.out" | grep -q ", format ${cur:-?}\$" ||
+			fail "a fresh $n.iotape is not of format ${cur:-?}: $(head -n 1 "$tmp/gen/$n.out")"
+		sed '1s/, format [0-9.]*$/, format 1.0/' "$tmp/gen/$n.out" | diff -u "$n.dump" - ||
+			fail "a freshly written $n.iotape dumps differently"
 	done
-	"$IOTAPE" dump "$tmp/gen/unclosed.iotape" 2>/dev/null | diff -u unclosed.dump - ||
-		fail "a freshly written unclosed.iotape dumps differently"
+	"$IOTAPE" dump "$tmp/gen/unclosed.iotape" 2>/dev/null | sed '1s/, format [0-9.]*$/, format 1.0/' |
+		diff -u unclosed.dump - || fail "a freshly written unclosed.iotape dumps differently"
+	# a 1.1 index carries a checksum, and check accepts it
+	"$IOTAPE" check -q "$tmp/gen/basic.iotape" "$tmp/gen/many.iotape" ||
+		fail "check rejects freshly written traces"
+	# a byte of that index changed: every event still printed, the
+	# index reported, exit 3; repair gives a file that passes check
+	f=$tmp/idx.iotape
+	cp "$tmp/gen/basic.iotape" "$f"
+	size=$(stat -c %s "$f")
+	ilen=$(tail -c 8 "$f" | head -c 4 | od -An -tu4 | tr -d ' ')
+	off=$((size - 8 - ilen + 3))
+	old=$(od -An -tu1 -j "$off" -N 1 "$f" | tr -d ' ')
+	printf "\\$(printf %03o $((old ^ 0x10)))" | dd of="$f" bs=1 seek="$off" conv=notrunc 2>/dev/null
+	cmp -s "$f" "$tmp/gen/basic.iotape" && fail "the index byte was not changed"
+	"$IOTAPE" dump "$f" >"$tmp/idx.out" 2>"$tmp/idx.err"
+	rc=$?
+	[ $rc = 3 ] || fail "dump of a trace with a damaged index exited $rc, not 3"
+	sed '1s/, format [0-9.]*$/, format 1.0/' "$tmp/idx.out" | diff -u basic.dump - ||
+		fail "a damaged index lost events"
+	grep -q "index .*damaged.*all 39 events were read.*iotape check --repair" "$tmp/idx.err" ||
+		fail "unclear message for a damaged index: $(cat "$tmp/idx.err")"
+	"$IOTAPE" check --repair "$f" >/dev/null 2>&1 || fail "repair of a damaged index failed"
+	"$IOTAPE" check -q "$f" || fail "a file with a rewritten index does not pass check"
 else
 	echo "note: $mk is not built ('make BUILD=$BUILD $BUILD/tests/bench/mktraces'); golden files only"
 fi

@@ -54,7 +54,7 @@ run() {
 	# (the pid only where it is an argument or a result: in fcntl lines;
 	# elsewhere a number such as a file name's may equal it)
 	sed -E -e 's/^[0-9]+ +//' -e "/^fcntl\\(/ s/\\b($pid|$hex)\\b/PID/g" \
-		-e 's/0x(7f|5[56])[0-9a-f]{10}/ADDR/g' -e 's/si_pid=[0-9]+/si_pid=PID/g' \
+		-e 's/0x[0-9a-f]{11,12}\b/ADDR/g' -e 's/si_pid=[0-9]+/si_pid=PID/g' \
 		-e 's/^fcntl\((0x[0-9a-f]+), 0x3, [^)]*\)/fcntl(\1, 0x3, _)/' \
 		-e 's/\) +=/) =/' "$d/$v.$m.raw" |
 		awk '/^faccessat\((4242|0x1092),/ { on = 1 } on; /^faccessat\((4243|0x1093),/ { exit }' >"$d/$v.$m"

@@ -1,0 +1,500 @@
+/*
+ * phases.c - the loader's pass 1 (see load.c): process records give the
+ * root pid, the command of every pid, CPU time at exit and the phases
+ * (phase marks, or the root's top-level commands); then the phase list is
+ * settled and "(gaps)", the time in no phase, appended.  Pass 2 only asks
+ * which phase a process is in (ana_pass2_proc()).
+ */
+#include <errno.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "load_int.h"
+
+struct pident *ana_pid_get(struct pidmap *m, int32_t pid, int create)
+{
+	size_t i, mask;
+
+	if (create && (m->n + 1) * 2 > m->cap) {
+		size_t ncap = m->cap ? m->cap * 2 : 256, j;
+		struct pident *ne = calloc(ncap, sizeof(*ne));
+
+		if (!ne)
+			return NULL;
+		for (j = 0; j < m->cap; j++) {
+			if (!m->e[j].used)
+				continue;
+			i = ((uint32_t)m->e[j].pid * 2654435761u) & (ncap - 1);
+			while (ne[i].used)
+				i = (i + 1) & (ncap - 1);
+			ne[i] = m->e[j];
+		}
+		free(m->e);
+		m->e = ne;
+		m->cap = ncap;
+	}
+	if (!m->cap)
+		return NULL;
+	mask = m->cap - 1;
+	i = ((uint32_t)pid * 2654435761u) & mask;
+	while (m->e[i].used) {
+		if (m->e[i].pid == pid)
+			return &m->e[i];
+		i = (i + 1) & mask;
+	}
+	if (!create)
+		return NULL;
+	m->e[i].used = 1;
+	m->e[i].pid = pid;
+	m->e[i].cmd = -1;
+	m->e[i].phase1 = m->e[i].phase2 = -1;
+	m->e[i].born = INT64_MIN;
+	m->e[i].active_from = INT64_MIN;
+	m->n++;
+	return &m->e[i];
+}
+
+int ana_proc_index(struct ana_trace *t, const char *cmd)
+{
+	struct ana_proc *np;
+	size_t i;
+
+	for (i = 0; i < t->n_procs; i++)
+		if (strcmp(t->procs[i].cmd, cmd) == 0)
+			return (int)i;
+	np = realloc(t->procs, (t->n_procs + 1) * sizeof(*np));
+	if (!np)
+		return -ENOMEM;
+	t->procs = np;
+	memset(&np[t->n_procs], 0, sizeof(*np));
+	np[t->n_procs].cmd = strdup(cmd);
+	if (!np[t->n_procs].cmd)
+		return -ENOMEM;
+	return (int)t->n_procs++;
+}
+
+static int add_phase(struct ana_phase **v, size_t *n, const char *name,
+		     int64_t start, int32_t pid, uint64_t seq)
+{
+	struct ana_phase *nv = realloc(*v, (*n + 1) * sizeof(*nv));
+
+	if (!nv)
+		return -ENOMEM;
+	*v = nv;
+	memset(&nv[*n], 0, sizeof(*nv));
+	nv[*n].name = name ? strdup(name) : NULL;
+	nv[*n].start = start;
+	nv[*n].end = INT64_MIN;
+	nv[*n].pid = pid;
+	nv[*n].seq = seq;
+	return (int)(*n)++;
+}
+
+int ana_pass1_proc(struct loader *L, const struct iot_process *p)
+{
+	struct ana_trace *t = L->t;
+	struct pident *e, *par;
+	char *argv = NULL;
+	int rc = 0, idx;
+
+	L->seq++;
+	t->processes++;
+	if (!L->have_root && (p->kind == IOT_PROC_START || p->kind == IOT_PROC_FORK ||
+			      p->kind == IOT_PROC_EXEC)) {
+		L->root = p->kind == IOT_PROC_FORK ? p->ppid : p->pid;
+		L->have_root = 1;
+	}
+	if (p->kind == IOT_PROC_PHASE) {
+		const char *name = p->argc ? p->argv[0] : "(unnamed)";
+
+		idx = add_phase(&L->marks, &L->n_marks, name, p->t_ns, 0, L->seq);
+		return idx < 0 ? idx : 0;
+	}
+	e = ana_pid_get(&L->pids, p->pid, 1);
+	if (!e)
+		return -ENOMEM;
+	if (p->kind == IOT_PROC_START || p->kind == IOT_PROC_FORK)
+		e->born = e->active_from = p->t_ns;
+	if (p->argc)
+		argv = ana_join_argv(p->argc, p->argv);
+	switch (p->kind) {
+	case IOT_PROC_START:
+		if (p->argc) {
+			e->cmd = ana_proc_index(t, ana_basename(p->argv[0]));
+			free(L->start_argv);
+			L->start_argv = argv;
+			argv = NULL;
+			L->root_images++;
+		}
+		break;
+	case IOT_PROC_FORK:
+		par = ana_pid_get(&L->pids, p->ppid, 0);
+		e = ana_pid_get(&L->pids, p->pid, 0);	/* the table may have moved */
+		e->cmd = par ? par->cmd : -1;
+		e->phase1 = par ? par->phase1 : -1;
+		if (L->have_root && p->ppid == L->root) {
+			idx = add_phase(&t->phases, &t->n_phases, NULL, p->t_ns,
+					p->pid, L->seq);
+			if (idx < 0)
+				goto nomem;
+			e->phase1 = idx;
+		}
+		break;
+	case IOT_PROC_EXEC:
+		if (p->argc)
+			e->cmd = ana_proc_index(t, ana_basename(p->argv[0]));
+		else if (p->exe)
+			e->cmd = ana_proc_index(t, ana_basename(p->exe));
+		if (e->cmd < 0 && e->cmd != -1)
+			goto nomem;
+		if (p->pid == L->root) {
+			/* the root's first image is the workload itself, not a
+			 * phase; later ones (`exec cmd`, a shell running its
+			 * last command in place) are */
+			int dup = L->start_argv && argv && t->n_phases == 0 &&
+				  strcmp(L->start_argv, argv) == 0;
+
+			if (L->root_images++ == 0 || dup)
+				break;
+			if (L->root_phase >= 0)
+				t->phases[L->root_phase].end = p->t_ns;
+			idx = add_phase(&t->phases, &t->n_phases, argv, p->t_ns,
+					p->pid, L->seq);
+			if (idx < 0)
+				goto nomem;
+			L->root_phase = idx;
+			e->phase1 = idx;
+		} else if (e->phase1 >= 0 && t->phases[e->phase1].pid == p->pid &&
+			   !t->phases[e->phase1].name && argv) {
+			t->phases[e->phase1].name = argv;
+			argv = NULL;
+		}
+		break;
+	case IOT_PROC_EXIT:
+		if (p->tid != p->pid && p->tid != 0)
+			break;	/* a thread; the leader's exit closes the process */
+		if (L->n_exits == L->cap_exits) {
+			size_t nc = L->cap_exits ? L->cap_exits * 2 : 64;
+			struct exit_rec *ne = realloc(L->exits, nc * sizeof(*ne));
+
+			if (!ne)
+				goto nomem;
+			L->exits = ne;
+			L->cap_exits = nc;
+		}
+		L->exits[L->n_exits].t = p->t_ns;
+		L->exits[L->n_exits].born = e->born;
+		L->exits[L->n_exits++].cpu = p->utime_ns + p->stime_ns;
+		t->cpu_ns += p->utime_ns + p->stime_ns;
+		t->has_cpu = 1;
+		if (e->cmd >= 0) {
+			t->procs[e->cmd].cpu_ns += p->utime_ns + p->stime_ns;
+			t->procs[e->cmd].pids++;
+		}
+		if (e->phase1 >= 0) {
+			struct ana_phase *ph = &t->phases[e->phase1];
+
+			ph->cpu_ns += p->utime_ns + p->stime_ns;
+			ph->procs++;
+			if (ph->pid == p->pid && ph->end == INT64_MIN)
+				ph->end = p->t_ns;
+		} else {
+			e->orphan = 1;
+			e->exit_t = p->t_ns;
+		}
+		break;
+	default:
+		break;
+	}
+	goto out;
+nomem:
+	rc = -ENOMEM;
+out:
+	free(argv);
+	return rc;
+}
+
+void ana_pass1_event(struct loader *L, const struct iot_event *ev)
+{
+	struct ana_trace *t = L->t;
+	int64_t end = ev->t_exit > ev->t_enter ? ev->t_exit : ev->t_enter;
+
+	if (t->events == 0 || ev->t_enter < t->t_first)
+		t->t_first = ev->t_enter;
+	if (t->events == 0 || end > t->t_last)
+		t->t_last = end;
+	t->events++;
+	if (!L->have_root) {
+		L->root = ev->pid;
+		L->have_root = 1;
+	}
+}
+
+static int cmp_phase_start(const void *a, const void *b)
+{
+	const struct ana_phase *x = a, *y = b;
+
+	if (x->start != y->start)
+		return x->start < y->start ? -1 : 1;
+	return x->seq < y->seq ? -1 : x->seq > y->seq;
+}
+
+/* The phase that holds time @ts (marks: phases are sorted and tile time). */
+int ana_phase_at(const struct ana_trace *t, int64_t ts)
+{
+	size_t lo = 0, hi = t->n_phases - 1;	/* the last one is (gaps) */
+
+	if (hi == 0 || ts < t->phases[0].start)
+		return -1;
+	while (hi - lo > 1) {
+		size_t mid = (lo + hi) / 2;
+
+		if (t->phases[mid].start <= ts)
+			lo = mid;
+		else
+			hi = mid;
+	}
+	return (int)lo;
+}
+
+static int cmp_span(const void *a, const void *b)
+{
+	const int64_t *x = a, *y = b;
+
+	return x[0] < y[0] ? -1 : x[0] > y[0];
+}
+
+/* Length of the union of the @n spans (start, end pairs) in @s; sorts @s. */
+static int64_t union_len(int64_t *s, size_t n)
+{
+	int64_t cov = 0, cur_s = 0, cur_e = 0;
+	size_t i;
+	int have = 0;
+
+	ana_sort(s, n, 2 * sizeof(*s), cmp_span);
+	for (i = 0; i < n; i++) {
+		if (s[2 * i + 1] <= s[2 * i])
+			continue;
+		if (have && s[2 * i] <= cur_e) {
+			if (s[2 * i + 1] > cur_e)
+				cur_e = s[2 * i + 1];
+			continue;
+		}
+		if (have)
+			cov += cur_e - cur_s;
+		cur_s = s[2 * i];
+		cur_e = s[2 * i + 1];
+		have = 1;
+	}
+	if (have)
+		cov += cur_e - cur_s;
+	return cov;
+}
+
+/* Real time not covered by any phase: "(gaps)". */
+static int64_t gap_time(const struct ana_trace *t, size_t n)
+{
+	int64_t *s = malloc(2 * (n + 1) * sizeof(*s)), cov;
+	size_t i;
+
+	if (!s)
+		return 0;
+	for (i = 0; i < n; i++) {
+		s[2 * i] = t->phases[i].start < t->t_first ? t->t_first : t->phases[i].start;
+		s[2 * i + 1] = t->phases[i].end > t->t_last ? t->t_last : t->phases[i].end;
+	}
+	cov = union_len(s, n);
+	free(s);
+	return t->t_last - t->t_first - cov > 0 ? t->t_last - t->t_first - cov : 0;
+}
+
+/* After pass 1: settle the phase list and append "(gaps)". */
+int ana_finish_phases(struct loader *L)
+{
+	struct ana_trace *t = L->t;
+	size_t i, j;
+	int idx;
+
+	L->n_marks_seen = L->n_marks;
+	if (L->n_marks || t->n_phases == 0) {
+		/* marks win over top-level commands; with neither, the whole
+		 * run is one phase named after the workload */
+		for (i = 0; i < t->n_phases; i++)
+			free(t->phases[i].name);
+		free(t->phases);
+		t->phases = L->marks;
+		t->n_phases = L->n_marks;
+		L->marks = NULL;
+		L->n_marks = 0;
+		if (t->n_phases == 0 && t->events) {
+			idx = add_phase(&t->phases, &t->n_phases,
+					t->workload && *t->workload ? t->workload : "(all)",
+					t->t_first, 0, 0);
+			if (idx < 0)
+				return idx;
+		}
+		ana_sort(t->phases, t->n_phases, sizeof(*t->phases), cmp_phase_start);
+		for (i = 0; i < t->n_phases; i++) {
+			t->phases[i].end = i + 1 < t->n_phases ? t->phases[i + 1].start : t->t_last;
+			/* a process's CPU time is known only at its exit: it
+			 * counts in a phase when it started and ended there */
+			for (j = 0; j < L->n_exits; j++) {
+				if (L->exits[j].t >= t->phases[i].start &&
+				    L->exits[j].born >= t->phases[i].start &&
+				    (L->exits[j].t < t->phases[i].end || i + 1 == t->n_phases)) {
+					t->phases[i].cpu_ns += L->exits[j].cpu;
+					t->phases[i].procs++;
+				}
+			}
+			if (t->phases[i].procs == 0 && L->n_exits)
+				t->phases[i].cpu_ns = -1;
+		}
+		t->by_time = 1;
+		t->marks = t->n_phases > 0 && L->n_marks_seen > 0;
+	}
+	for (i = 0; i < t->n_phases; i++) {
+		struct ana_phase *ph = &t->phases[i];
+
+		if (ph->end == INT64_MIN || ph->end > t->t_last)
+			ph->end = t->t_last > ph->start ? t->t_last : ph->start;
+		if (!ph->name) {
+			struct pident *e = ana_pid_get(&L->pids, ph->pid, 0);
+			const char *c = e && e->cmd >= 0 ? t->procs[e->cmd].cmd : "(subshell)";
+
+			ph->name = strdup(c);
+			if (!ph->name)
+				return -ENOMEM;
+		}
+	}
+	t->gaps_real_ns = gap_time(t, t->n_phases);
+	idx = add_phase(&t->phases, &t->n_phases, "(gaps)", t->t_first, 0, UINT64_MAX);
+	if (idx < 0)
+		return idx;
+	t->phases[idx].end = t->t_first + t->gaps_real_ns;
+	/* CPU outside every phase: the root itself; with marks, processes
+	 * that outlived a phase are in no phase */
+	t->phases[idx].cpu_ns = t->by_time ? -1 : t->cpu_ns;
+	if (t->by_time)
+		return 0;
+	for (i = 0; i + 1 < t->n_phases; i++)
+		t->phases[idx].cpu_ns -= t->phases[i].cpu_ns;
+	if (t->phases[idx].cpu_ns < 0)
+		t->phases[idx].cpu_ns = 0;
+	/* ... until pass 2 has seen when they ran (ana_orphan_cpu()) */
+	L->orphan_cpu = t->phases[idx].cpu_ns;
+	L->w = calloc(t->n_phases, sizeof(*L->w));
+	L->ov = calloc(t->n_phases, sizeof(*L->ov));
+	L->seg = calloc(2 * t->n_phases, sizeof(*L->seg));
+	if (!L->w || !L->ov || !L->seg)
+		return -ENOMEM;
+	return 0;
+}
+
+/*
+ * The root's CPU time is known only as one number at its exit, and it
+ * is not the gaps' own: a shell runs between its commands, but make -j2
+ * runs while its jobs do, and the root's CPU over the gaps' short real
+ * time gave "(gaps)" 600% and more.  So the CPU of a process in no phase
+ * goes where it ran: in proportion to the time it spent outside its
+ * system calls (blocked in wait4 it does not run) within each phase and
+ * within no phase.  Phases that overlap share their common time by how
+ * much of the span each covers.  An estimate (it assumes a steady rate
+ * while running), but the rows add up to the total and "(gaps)" gets only
+ * the CPU time that its own real time can hold.
+ */
+static void add_active(struct loader *L, int64_t a, int64_t b)
+{
+	struct ana_trace *t = L->t;
+	size_t i, n = 0, np = t->n_phases - 1;	/* the last one is (gaps) */
+	double sum = 0;
+	int64_t cov;
+
+	if (b <= a)
+		return;
+	for (i = 0; i < np; i++) {
+		int64_t s = t->phases[i].start > a ? t->phases[i].start : a;
+		int64_t e = t->phases[i].end < b ? t->phases[i].end : b;
+
+		L->ov[i] = s < e ? (double)(e - s) : 0;
+		if (s < e) {
+			sum += L->ov[i];
+			L->seg[2 * n] = s;
+			L->seg[2 * n++ + 1] = e;
+		}
+	}
+	cov = union_len(L->seg, n);
+	L->w_gap += (double)(b - a - cov);
+	for (i = 0; sum > 0 && i < np; i++)
+		L->w[i] += L->ov[i] * (double)cov / sum;
+}
+
+void ana_orphan_event(struct loader *L, struct pident *e, const struct iot_event *ev)
+{
+	if (L->t->by_time || !L->w)
+		return;
+	/* another thread's call may come earlier: then nothing ran */
+	if (e->active_from != INT64_MIN && e->active_from != INT64_MAX &&
+	    ev->t_enter > e->active_from)
+		add_active(L, e->active_from, ev->t_enter);
+	if (ev->flags & IOT_EV_UNFINISHED)
+		e->active_from = INT64_MAX;
+	else
+		e->active_from = ev->t_exit > ev->t_enter ? ev->t_exit : ev->t_enter;
+}
+
+void ana_orphan_cpu(struct loader *L)
+{
+	struct ana_trace *t = L->t;
+	struct ana_phase *gaps;
+	double total;
+	int64_t given = 0;
+	size_t i;
+
+	if (t->by_time || !L->w || t->n_phases == 0 || L->orphan_cpu <= 0)
+		return;
+	for (i = 0; i < L->pids.cap; i++) {
+		struct pident *e = &L->pids.e[i];
+
+		if (e->used && e->orphan && e->active_from != INT64_MIN &&
+		    e->active_from != INT64_MAX)
+			add_active(L, e->active_from, e->exit_t);
+	}
+	total = L->w_gap;
+	for (i = 0; i + 1 < t->n_phases; i++)
+		total += L->w[i];
+	if (total <= 0)
+		return;		/* never seen running: all stays in (gaps) */
+	for (i = 0; i + 1 < t->n_phases; i++) {
+		int64_t share = llround((double)L->orphan_cpu * L->w[i] / total);
+
+		t->phases[i].cpu_ns += share;
+		given += share;
+	}
+	gaps = &t->phases[t->n_phases - 1];
+	gaps->cpu_ns = L->orphan_cpu - given > 0 ? L->orphan_cpu - given : 0;
+}
+
+void ana_pass2_proc(struct loader *L, const struct iot_process *p)
+{
+	struct ana_trace *t = L->t;
+	struct pident *e, *par;
+	int32_t opened = -1;
+
+	L->seq++;
+	if (t->by_time || p->kind == IOT_PROC_PHASE)
+		return;
+	while (L->next_phase + 1 < t->n_phases && t->phases[L->next_phase].seq < L->seq)
+		L->next_phase++;
+	if (L->next_phase + 1 < t->n_phases && t->phases[L->next_phase].seq == L->seq)
+		opened = (int32_t)L->next_phase;
+	e = ana_pid_get(&L->pids, p->pid, 0);
+	if (!e)
+		return;
+	if (p->kind == IOT_PROC_FORK) {
+		par = ana_pid_get(&L->pids, p->ppid, 0);
+		e->phase2 = opened >= 0 ? opened : par ? par->phase2 : -1;
+	} else if (p->kind == IOT_PROC_EXEC && opened >= 0) {
+		e->phase2 = opened;
+	}
+}
