@@ -370,7 +370,11 @@ static void decode_rec(struct rec_ctx *c, const struct fp_rec *r, int unfinished
 	struct rec_view v;
 	struct rec_pre pre[4];
 
-	if (!sc || !t || view_of(r, sc, &v, pre) < 0) {
+	/* the ring is the program's memory: times that cannot be are a
+	 * record the program wrote over, counted as lost, not written */
+	if (!sc || !t || view_of(r, sc, &v, pre) < 0 || r->t_enter == 0 ||
+	    (int64_t)r->t_enter > iot_now_ns() ||
+	    (!unfinished && r->t_exit < r->t_enter)) {
 		c->st.dropped++;
 		return;
 	}
@@ -456,21 +460,26 @@ static uint64_t collect(struct rec_ctx *c, struct fp_slot *s, int last)
 	return pos;
 }
 
-/* clear the consumed bytes' record states and hand them back */
+/*
+ * Zero the consumed bytes and hand them back.  All of them, not only the
+ * record states: the producer moves head before it writes a record, and
+ * records of other lengths start at other offsets, so a state word read
+ * at a new record's place before it is written must read EMPTY, never a
+ * stale byte pattern of an older record (an old args value of 1 read as
+ * DONE made one event 5,000 s long).
+ */
 static void consume(struct fp_slot *s, uint64_t upto)
 {
 	char *ring = fp_ring_of(s);
-	uint64_t pos = s->tail;
+	uint64_t pos = s->tail, at = pos % FP_RING_BYTES, n = upto - pos;
 
-	while (pos < upto) {
-		uint64_t at = pos % FP_RING_BYTES;
-		struct fp_rec *r = (struct fp_rec *)(ring + at);
-		uint32_t len = r->len;
-
-		__atomic_store_n(&r->state, FP_REC_EMPTY, __ATOMIC_RELAXED);
-		if (len < 8 || (len & 7) || len > FP_RING_BYTES - at || pos + len > upto)
-			break;
-		pos += len;
+	if (n > FP_RING_BYTES)
+		n = FP_RING_BYTES;
+	if (at + n <= FP_RING_BYTES) {
+		memset(ring + at, 0, n);
+	} else {
+		memset(ring + at, 0, FP_RING_BYTES - at);
+		memset(ring, 0, n - (FP_RING_BYTES - at));
 	}
 	__atomic_store_n(&s->tail, upto, __ATOMIC_RELEASE);
 }
