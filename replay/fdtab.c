@@ -223,6 +223,19 @@ int rpl_fdtab_set_cloexec(struct rpl_fdtab *t, long fd, int on)
 	return err;
 }
 
+int rpl_fdtab_mark_cloned(struct rpl_fdtab *t, long fd, int flags)
+{
+	int err = -EBADF;
+
+	pthread_mutex_lock(&t->lock);
+	if (fd >= 0 && fd < (long)t->n && t->v[fd].state != RPL_FD_FREE) {
+		t->v[fd].cloned |= (uint8_t)flags;
+		err = 0;
+	}
+	pthread_mutex_unlock(&t->lock);
+	return err;
+}
+
 int rpl_fdtab_exec(struct rpl_fdtab *t)
 {
 	uint32_t i;

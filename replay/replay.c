@@ -22,6 +22,7 @@ static const char *const skip_names[RPL_SKIP_COUNT] = {
 	[RPL_SKIP_UNSUPPORTED] = "unsupported",
 	[RPL_SKIP_NOPATH] = "no path",
 	[RPL_SKIP_BADARG] = "bad argument",
+	[RPL_SKIP_CLONED] = "cloned instead",
 };
 
 const char *rpl_skip_name(int why)

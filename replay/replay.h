@@ -27,6 +27,7 @@ enum rpl_skip {
 	RPL_SKIP_UNSUPPORTED,	/* ioctl/fcntl/mknod kinds not replayed */
 	RPL_SKIP_NOPATH,	/* the recorder kept no path */
 	RPL_SKIP_BADARG,	/* impossible values (negative fd, huge size) */
+	RPL_SKIP_CLONED,	/* data moved by a clone that failed when recorded */
 	RPL_SKIP_COUNT
 };
 

@@ -30,6 +30,7 @@ struct rpl_fd {
 	int live;		/* live descriptor (real tables only) */
 	uint8_t state;		/* enum rpl_fd_state */
 	uint8_t cloexec;	/* as recorded: closed at exec */
+	uint8_t cloned;		/* RPL_FD_CLONE_*: see ops_io.c h_ioctl() */
 	uint32_t res;		/* open-file resource id (plan tables) */
 	const char *path;	/* path it was opened with, or NULL */
 };
@@ -44,6 +45,11 @@ struct rpl_fdtab {
 	uint32_t n;
 	struct rpl_fd *v;
 };
+
+/* A FICLONE that failed when recorded succeeded in the replay: the
+ * program would not have copied the data between these two files. */
+#define RPL_FD_CLONE_SRC 0x01
+#define RPL_FD_CLONE_DST 0x02
 
 /* Recorded descriptors above this are refused (a hostile trace could ask
  * for a table of 2^31 entries). */
@@ -66,6 +72,8 @@ int rpl_fdtab_dup(struct rpl_fdtab *t, long oldfd, long newfd, int cloexec);
 int rpl_fdtab_close_range(struct rpl_fdtab *t, unsigned long first,
 			  unsigned long last, unsigned int flags);
 int rpl_fdtab_set_cloexec(struct rpl_fdtab *t, long fd, int on);
+/* OR @flags (RPL_FD_CLONE_*) into the entry of @fd. @return : 0 or -EBADF. */
+int rpl_fdtab_mark_cloned(struct rpl_fdtab *t, long fd, int flags);
 /* exec: close the close-on-exec entries. @return : how many. */
 int rpl_fdtab_exec(struct rpl_fdtab *t);
 /* @return : entries in use. */
@@ -277,6 +285,8 @@ void rpl_ops_proc(rpl_handler *h);
 int64_t rpl_skip(struct rpl_op *op, int why);
 /* The live fd of recorded fd @fd, or -1 after setting op->skip. */
 int rpl_live_fd(struct rpl_ctx *c, struct rpl_op *op, int64_t fd);
+/* As rpl_live_fd(), and *@cloned gets the entry's RPL_FD_CLONE_* flags. */
+int rpl_live_fd_cloned(struct rpl_ctx *c, struct rpl_op *op, int64_t fd, int *cloned);
 /* The op's path, or NULL after setting op->skip (none, pseudo, excluded). */
 const char *rpl_op_path(struct rpl_ctx *c, struct rpl_op *op, const char *path);
 /* Deterministic, incompressible bytes for writes (RPL_SCRATCH long). */

@@ -71,7 +71,7 @@ int64_t rpl_skip(struct rpl_op *op, int why)
 	return RPL_SKIPPED;
 }
 
-int rpl_live_fd(struct rpl_ctx *c, struct rpl_op *op, int64_t fd)
+int rpl_live_fd_cloned(struct rpl_ctx *c, struct rpl_op *op, int64_t fd, int *cloned)
 {
 	struct rpl_fd e;
 
@@ -83,7 +83,14 @@ int rpl_live_fd(struct rpl_ctx *c, struct rpl_op *op, int64_t fd)
 		rpl_skip(op, RPL_SKIP_FD);
 		return -1;
 	}
+	if (cloned)
+		*cloned = e.cloned;
 	return e.live;
+}
+
+int rpl_live_fd(struct rpl_ctx *c, struct rpl_op *op, int64_t fd)
+{
+	return rpl_live_fd_cloned(c, op, fd, NULL);
 }
 
 const char *rpl_op_path(struct rpl_ctx *c, struct rpl_op *op, const char *path)
