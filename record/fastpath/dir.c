@@ -52,7 +52,7 @@ static void fp_close_quiet(int fd)
 {
 	int saved = errno;
 
-	fp_call(SYS_close, NULL, NULL, U(fd), 0, 0, 0, 0, 0);
+	fp_call(SYS_close, U(fd), 0, 0, 0, 0, 0);
 	errno = saved;
 }
 
@@ -66,7 +66,7 @@ static DIR *fp_dir_new(int fd, int close_fd, const struct stat *st)
 	size_t alloc = (size_t)st->st_blksize;
 	DIR *d;
 
-	if (!close_fd && FP0(SYS_fcntl, U(fd), F_SETFD, FD_CLOEXEC, 0, 0, 0) < 0)
+	if (!close_fd && FP(SYS_fcntl, U(fd), F_SETFD, FD_CLOEXEC, 0, 0, 0) < 0)
 		return NULL;
 	if (alloc < FP_DIRBUF_MIN)
 		alloc = FP_DIRBUF_MIN;
@@ -90,7 +90,7 @@ static DIR *fp_dir_new(int fd, int close_fd, const struct stat *st)
 
 static int fp_fstat(int fd, struct stat *st)
 {
-	return (int)FP1(SYS_newfstatat, "", U(fd), "", st, AT_EMPTY_PATH, 0, 0);
+	return (int)FP(SYS_newfstatat, U(fd), "", st, AT_EMPTY_PATH, 0, 0);
 }
 
 EXPORT DIR *opendir(const char *p)
@@ -103,7 +103,7 @@ EXPORT DIR *opendir(const char *p)
 		errno = ENOENT;
 		return NULL;
 	}
-	fd = (int)FP1(SYS_openat, p, U(AT_FDCWD), p,
+	fd = (int)FP(SYS_openat, U(AT_FDCWD), p,
 		      O_RDONLY | O_NONBLOCK | O_DIRECTORY | O_CLOEXEC, 0, 0, 0);
 	if (fd < 0)
 		return NULL;
@@ -136,7 +136,7 @@ EXPORT DIR *fdopendir(int fd)
 		errno = ENOTDIR;
 		return NULL;
 	}
-	fl = FP0(SYS_fcntl, U(fd), F_GETFL, 0, 0, 0, 0);
+	fl = FP(SYS_fcntl, U(fd), F_GETFL, 0, 0, 0, 0);
 	if (fl < 0)
 		return NULL;
 	if ((fl & O_ACCMODE) == O_WRONLY) {
@@ -152,7 +152,7 @@ EXPORT DIR *fdopendir(int fd)
  */
 static long fp_dir_fill(DIR *d)
 {
-	long n = FP0(SYS_getdents64, U(d->fd), d->buf, d->allocation, 0, 0, 0);
+	long n = FP(SYS_getdents64, U(d->fd), d->buf, d->allocation, 0, 0, 0);
 
 	if (n < 0 && errno == ENOENT)
 		n = 0;
@@ -207,7 +207,7 @@ EXPORT int readdir64_r(DIR *d, struct dirent64 *ent, struct dirent64 **res)
 	pthread_mutex_lock(&d->lock);
 	do {
 		if (d->offset >= d->size) {
-			long n = FP0(SYS_getdents64, U(d->fd), d->buf,
+			long n = FP(SYS_getdents64, U(d->fd), d->buf,
 				     d->allocation, 0, 0, 0);
 
 			if (n < 0 && errno == ENOENT) {
@@ -270,7 +270,7 @@ EXPORT int closedir(DIR *dp)
 	fd = d->fd;
 	pthread_mutex_destroy(&d->lock);
 	free(d);
-	return (int)FP0(SYS_close, U(fd), 0, 0, 0, 0, 0);
+	return (int)FP(SYS_close, U(fd), 0, 0, 0, 0, 0);
 }
 
 EXPORT int dirfd(DIR *d)
@@ -281,7 +281,7 @@ EXPORT int dirfd(DIR *d)
 EXPORT void rewinddir(DIR *d)
 {
 	pthread_mutex_lock(&d->lock);
-	FP0(SYS_lseek, U(d->fd), 0, SEEK_SET, 0, 0, 0);
+	FP(SYS_lseek, U(d->fd), 0, SEEK_SET, 0, 0, 0);
 	d->filepos = 0;
 	d->offset = 0;
 	d->size = 0;
@@ -302,7 +302,7 @@ EXPORT long telldir(DIR *d)
 EXPORT void seekdir(DIR *d, long off)
 {
 	pthread_mutex_lock(&d->lock);
-	FP0(SYS_lseek, U(d->fd), off, SEEK_SET, 0, 0, 0);
+	FP(SYS_lseek, U(d->fd), off, SEEK_SET, 0, 0, 0);
 	d->size = 0;
 	d->offset = 0;
 	d->filepos = off;

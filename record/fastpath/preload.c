@@ -458,8 +458,7 @@ static void fp_fill(struct fp_rec *rec, const struct fp_pre *pre)
 	}
 }
 
-long fp_call(int nr, const char *p0, const char *p1, long a0, long a1,
-	     long a2, long a3, long a4, long a5)
+long fp_call(int nr, long a0, long a1, long a2, long a3, long a4, long a5)
 {
 	const struct iot_syscall *sc;
 	struct fp_slot *s;
@@ -469,8 +468,6 @@ long fp_call(int nr, const char *p0, const char *p1, long a0, long a1,
 	uint32_t len;
 	int saved = errno;
 
-	(void)p0;
-	(void)p1;
 	if (fp_state == 0)
 		fp_init();
 	if (fp_state < 0)

@@ -258,7 +258,7 @@ static char *fp_realpath_stk(const char *name, char *resolved, struct fp_rp_bufs
 		/* a target that fills the buffer may be cut: grow, ask again */
 		for (;;) {
 			buf = bufs->link.data;
-			n = FP1(SYS_readlink, rname, rname, buf, bufs->link.len - 1, 0, 0, 0);
+			n = FP(SYS_readlink, rname, buf, bufs->link.len - 1, 0, 0, 0);
 			if (n < (ssize_t)(bufs->link.len - 1))
 				break;
 			if (!fp_scratch_grow(&bufs->link))

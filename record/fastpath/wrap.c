@@ -84,7 +84,7 @@ EXPORT int openat(int dfd, const char *p, int flags, ...)
 	va_start(ap, flags);
 	m = fp_mode_arg(flags, ap);
 	va_end(ap);
-	return (int)FP1(SYS_openat, p, U(dfd), p, U(flags), m, 0, 0);
+	return (int)FP(SYS_openat, U(dfd), p, U(flags), m, 0, 0);
 }
 
 EXPORT int open(const char *p, int flags, ...)
@@ -95,7 +95,7 @@ EXPORT int open(const char *p, int flags, ...)
 	va_start(ap, flags);
 	m = fp_mode_arg(flags, ap);
 	va_end(ap);
-	return (int)FP1(SYS_openat, p, U(AT_FDCWD), p, U(flags), m, 0, 0);
+	return (int)FP(SYS_openat, U(AT_FDCWD), p, U(flags), m, 0, 0);
 }
 
 EXPORT int open64(const char *p, int flags, ...) __attribute__((alias("open")));
@@ -111,7 +111,7 @@ EXPORT int __open_2(const char *p, int flags)
 
 	if (fp_needs_mode(flags) && (f = fp_libc("__open_2")))
 		return f(p, flags);
-	return (int)FP1(SYS_openat, p, U(AT_FDCWD), p, U(flags), 0, 0, 0);
+	return (int)FP(SYS_openat, U(AT_FDCWD), p, U(flags), 0, 0, 0);
 }
 
 EXPORT int __open64_2(const char *p, int flags) __attribute__((alias("__open_2")));
@@ -122,7 +122,7 @@ EXPORT int __openat_2(int dfd, const char *p, int flags)
 
 	if (fp_needs_mode(flags) && (f = fp_libc("__openat_2")))
 		return f(dfd, p, flags);
-	return (int)FP1(SYS_openat, p, U(dfd), p, U(flags), 0, 0, 0);
+	return (int)FP(SYS_openat, U(dfd), p, U(flags), 0, 0, 0);
 }
 
 EXPORT int __openat64_2(int dfd, const char *p, int flags) __attribute__((alias("__openat_2")));
@@ -130,68 +130,68 @@ EXPORT int __openat64_2(int dfd, const char *p, int flags) __attribute__((alias(
 /* x86_64 has SYS_creat, and glibc uses it */
 EXPORT int creat(const char *p, mode_t m)
 {
-	return (int)FP1(SYS_creat, p, p, m, 0, 0, 0, 0);
+	return (int)FP(SYS_creat, p, m, 0, 0, 0, 0);
 }
 
 EXPORT int creat64(const char *p, mode_t m) __attribute__((alias("creat")));
 
 EXPORT int close(int fd)
 {
-	return (int)FP0(SYS_close, U(fd), 0, 0, 0, 0, 0);
+	return (int)FP(SYS_close, U(fd), 0, 0, 0, 0, 0);
 }
 
 EXPORT ssize_t read(int fd, void *b, size_t n)
 {
-	return FP0(SYS_read, U(fd), b, n, 0, 0, 0);
+	return FP(SYS_read, U(fd), b, n, 0, 0, 0);
 }
 
 EXPORT ssize_t write(int fd, const void *b, size_t n)
 {
-	return FP0(SYS_write, U(fd), b, n, 0, 0, 0);
+	return FP(SYS_write, U(fd), b, n, 0, 0, 0);
 }
 
 EXPORT ssize_t pread64(int fd, void *b, size_t n, off_t o)
 {
-	return FP0(SYS_pread64, U(fd), b, n, o, 0, 0);
+	return FP(SYS_pread64, U(fd), b, n, o, 0, 0);
 }
 
 EXPORT ssize_t pread(int fd, void *b, size_t n, off_t o) __attribute__((alias("pread64")));
 
 EXPORT ssize_t pwrite64(int fd, const void *b, size_t n, off_t o)
 {
-	return FP0(SYS_pwrite64, U(fd), b, n, o, 0, 0);
+	return FP(SYS_pwrite64, U(fd), b, n, o, 0, 0);
 }
 
 EXPORT ssize_t pwrite(int fd, const void *b, size_t n, off_t o) __attribute__((alias("pwrite64")));
 
 EXPORT ssize_t readv(int fd, const struct iovec *v, int n)
 {
-	return FP0(SYS_readv, U(fd), v, U(n), 0, 0, 0);
+	return FP(SYS_readv, U(fd), v, U(n), 0, 0, 0);
 }
 
 EXPORT ssize_t writev(int fd, const struct iovec *v, int n)
 {
-	return FP0(SYS_writev, U(fd), v, U(n), 0, 0, 0);
+	return FP(SYS_writev, U(fd), v, U(n), 0, 0, 0);
 }
 
 /* the kernel takes the offset as two halves; on x86_64 glibc passes (o, 0) */
 EXPORT ssize_t preadv64(int fd, const struct iovec *v, int n, off_t o)
 {
-	return FP0(SYS_preadv, U(fd), v, U(n), o, 0, 0);
+	return FP(SYS_preadv, U(fd), v, U(n), o, 0, 0);
 }
 
 EXPORT ssize_t preadv(int fd, const struct iovec *v, int n, off_t o) __attribute__((alias("preadv64")));
 
 EXPORT ssize_t pwritev64(int fd, const struct iovec *v, int n, off_t o)
 {
-	return FP0(SYS_pwritev, U(fd), v, U(n), o, 0, 0);
+	return FP(SYS_pwritev, U(fd), v, U(n), o, 0, 0);
 }
 
 EXPORT ssize_t pwritev(int fd, const struct iovec *v, int n, off_t o) __attribute__((alias("pwritev64")));
 
 EXPORT off_t lseek(int fd, off_t o, int w)
 {
-	return FP0(SYS_lseek, U(fd), o, U(w), 0, 0, 0);
+	return FP(SYS_lseek, U(fd), o, U(w), 0, 0, 0);
 }
 
 EXPORT off_t lseek64(int fd, off_t o, int w) __attribute__((alias("lseek")));
@@ -203,28 +203,28 @@ EXPORT int fstat(int fd, struct stat *st)
 		errno = EBADF;
 		return -1;
 	}
-	return (int)FP1(SYS_newfstatat, "", U(fd), "", st, AT_EMPTY_PATH, 0, 0);
+	return (int)FP(SYS_newfstatat, U(fd), "", st, AT_EMPTY_PATH, 0, 0);
 }
 
 EXPORT int fstat64(int fd, struct stat64 *st) __attribute__((alias("fstat")));
 
 EXPORT int stat(const char *p, struct stat *st)
 {
-	return (int)FP1(SYS_newfstatat, p, U(AT_FDCWD), p, st, 0, 0, 0);
+	return (int)FP(SYS_newfstatat, U(AT_FDCWD), p, st, 0, 0, 0);
 }
 
 EXPORT int stat64(const char *p, struct stat64 *st) __attribute__((alias("stat")));
 
 EXPORT int lstat(const char *p, struct stat *st)
 {
-	return (int)FP1(SYS_newfstatat, p, U(AT_FDCWD), p, st, AT_SYMLINK_NOFOLLOW, 0, 0);
+	return (int)FP(SYS_newfstatat, U(AT_FDCWD), p, st, AT_SYMLINK_NOFOLLOW, 0, 0);
 }
 
 EXPORT int lstat64(const char *p, struct stat64 *st) __attribute__((alias("lstat")));
 
 EXPORT int fstatat(int dfd, const char *p, struct stat *st, int fl)
 {
-	return (int)FP1(SYS_newfstatat, p, U(dfd), p, st, U(fl), 0, 0);
+	return (int)FP(SYS_newfstatat, U(dfd), p, st, U(fl), 0, 0);
 }
 
 EXPORT int fstatat64(int dfd, const char *p, struct stat64 *st, int fl) __attribute__((alias("fstatat")));
@@ -235,7 +235,7 @@ EXPORT int fstatat64(int dfd, const char *p, struct stat64 *st, int fl) __attrib
  */
 EXPORT int statx(int dfd, const char *p, int fl, unsigned int mask, struct statx *stx)
 {
-	return (int)FP1(SYS_statx, p, U(dfd), p, U(fl), mask, stx, 0);
+	return (int)FP(SYS_statx, U(dfd), p, U(fl), mask, stx, 0);
 }
 
 EXPORT ssize_t getdents64(int fd, void *b, size_t n)
@@ -243,13 +243,13 @@ EXPORT ssize_t getdents64(int fd, void *b, size_t n)
 	/* the kernel's count is an unsigned int checked as an int */
 	if (n > INT_MAX)
 		n = INT_MAX;
-	return FP0(SYS_getdents64, U(fd), b, n, 0, 0, 0);
+	return FP(SYS_getdents64, U(fd), b, n, 0, 0, 0);
 }
 
 EXPORT ssize_t copy_file_range(int in, off_t *oi, int out, off_t *oo, size_t n,
 			       unsigned int fl)
 {
-	return FP0(SYS_copy_file_range, U(in), oi, U(out), oo, n, fl);
+	return FP(SYS_copy_file_range, U(in), oi, U(out), oo, n, fl);
 }
 
 /* the argument is passed on as the full register the caller left */
@@ -261,7 +261,7 @@ EXPORT int ioctl(int fd, unsigned long req, ...)
 	va_start(ap, req);
 	arg = va_arg(ap, void *);
 	va_end(ap);
-	return (int)FP0(SYS_ioctl, U(fd), req, arg, 0, 0, 0);
+	return (int)FP(SYS_ioctl, U(fd), req, arg, 0, 0, 0);
 }
 
 EXPORT int fcntl(int fd, int cmd, ...)
@@ -278,74 +278,74 @@ EXPORT int fcntl(int fd, int cmd, ...)
 	 * group from an error, a negative return being both
 	 */
 	if (cmd == F_GETOWN) {
-		r = FP0(SYS_fcntl, U(fd), F_GETOWN_EX, &fex, 0, 0, 0);
+		r = FP(SYS_fcntl, U(fd), F_GETOWN_EX, &fex, 0, 0, 0);
 		if (r < 0)
 			return -1;
 		return fex.type == F_OWNER_PGRP ? -fex.pid : fex.pid;
 	}
-	return (int)FP0(SYS_fcntl, U(fd), U(cmd), arg, 0, 0, 0);
+	return (int)FP(SYS_fcntl, U(fd), U(cmd), arg, 0, 0, 0);
 }
 
 EXPORT int fcntl64(int fd, int cmd, ...) __attribute__((alias("fcntl")));
 
 EXPORT ssize_t fgetxattr(int fd, const char *n, void *v, size_t sz)
 {
-	return FP0(SYS_fgetxattr, U(fd), n, v, sz, 0, 0);
+	return FP(SYS_fgetxattr, U(fd), n, v, sz, 0, 0);
 }
 
 EXPORT int fsetxattr(int fd, const char *n, const void *v, size_t sz, int fl)
 {
-	return (int)FP0(SYS_fsetxattr, U(fd), n, v, sz, U(fl), 0);
+	return (int)FP(SYS_fsetxattr, U(fd), n, v, sz, U(fl), 0);
 }
 
 EXPORT ssize_t flistxattr(int fd, char *l, size_t sz)
 {
-	return FP0(SYS_flistxattr, U(fd), l, sz, 0, 0, 0);
+	return FP(SYS_flistxattr, U(fd), l, sz, 0, 0, 0);
 }
 
 EXPORT int fremovexattr(int fd, const char *n)
 {
-	return (int)FP0(SYS_fremovexattr, U(fd), n, 0, 0, 0, 0);
+	return (int)FP(SYS_fremovexattr, U(fd), n, 0, 0, 0, 0);
 }
 
 EXPORT ssize_t getxattr(const char *p, const char *n, void *v, size_t sz)
 {
-	return FP1(SYS_getxattr, p, p, n, v, sz, 0, 0);
+	return FP(SYS_getxattr, p, n, v, sz, 0, 0);
 }
 
 EXPORT ssize_t lgetxattr(const char *p, const char *n, void *v, size_t sz)
 {
-	return FP1(SYS_lgetxattr, p, p, n, v, sz, 0, 0);
+	return FP(SYS_lgetxattr, p, n, v, sz, 0, 0);
 }
 
 EXPORT int setxattr(const char *p, const char *n, const void *v, size_t sz, int fl)
 {
-	return (int)FP1(SYS_setxattr, p, p, n, v, sz, U(fl), 0);
+	return (int)FP(SYS_setxattr, p, n, v, sz, U(fl), 0);
 }
 
 EXPORT int lsetxattr(const char *p, const char *n, const void *v, size_t sz, int fl)
 {
-	return (int)FP1(SYS_lsetxattr, p, p, n, v, sz, U(fl), 0);
+	return (int)FP(SYS_lsetxattr, p, n, v, sz, U(fl), 0);
 }
 
 EXPORT ssize_t listxattr(const char *p, char *l, size_t sz)
 {
-	return FP1(SYS_listxattr, p, p, l, sz, 0, 0, 0);
+	return FP(SYS_listxattr, p, l, sz, 0, 0, 0);
 }
 
 EXPORT ssize_t llistxattr(const char *p, char *l, size_t sz)
 {
-	return FP1(SYS_llistxattr, p, p, l, sz, 0, 0, 0);
+	return FP(SYS_llistxattr, p, l, sz, 0, 0, 0);
 }
 
 EXPORT int removexattr(const char *p, const char *n)
 {
-	return (int)FP1(SYS_removexattr, p, p, n, 0, 0, 0, 0);
+	return (int)FP(SYS_removexattr, p, n, 0, 0, 0, 0);
 }
 
 EXPORT int lremovexattr(const char *p, const char *n)
 {
-	return (int)FP1(SYS_lremovexattr, p, p, n, 0, 0, 0, 0);
+	return (int)FP(SYS_lremovexattr, p, n, 0, 0, 0, 0);
 }
 
 EXPORT int posix_fadvise(int fd, off_t o, off_t l, int adv)
@@ -355,7 +355,7 @@ EXPORT int posix_fadvise(int fd, off_t o, off_t l, int adv)
 	 * traced path's syscall() would set it
 	 */
 	int saved = errno;
-	long r = fp_call(SYS_fadvise64, NULL, NULL, U(fd), o, l, U(adv), 0, 0);
+	long r = fp_call(SYS_fadvise64, U(fd), o, l, U(adv), 0, 0);
 
 	errno = saved;
 	return r < 0 ? (int)-r : 0;
@@ -370,7 +370,7 @@ EXPORT int utimensat(int dfd, const char *p, const struct timespec t[2], int fl)
 		errno = EINVAL;
 		return -1;
 	}
-	return (int)FP1(SYS_utimensat, p, U(dfd), p, t, U(fl), 0, 0);
+	return (int)FP(SYS_utimensat, U(dfd), p, t, U(fl), 0, 0);
 }
 
 EXPORT int futimens(int fd, const struct timespec t[2])
@@ -379,47 +379,47 @@ EXPORT int futimens(int fd, const struct timespec t[2])
 		errno = EBADF;
 		return -1;
 	}
-	return (int)FP0(SYS_utimensat, U(fd), NULL, t, 0, 0, 0);
+	return (int)FP(SYS_utimensat, U(fd), NULL, t, 0, 0, 0);
 }
 
 EXPORT int fchmod(int fd, mode_t m)
 {
-	return (int)FP0(SYS_fchmod, U(fd), m, 0, 0, 0, 0);
+	return (int)FP(SYS_fchmod, U(fd), m, 0, 0, 0, 0);
 }
 
 EXPORT int chmod(const char *p, mode_t m)
 {
-	return (int)FP1(SYS_chmod, p, p, m, 0, 0, 0, 0);
+	return (int)FP(SYS_chmod, p, m, 0, 0, 0, 0);
 }
 
 EXPORT int fchown(int fd, uid_t u, gid_t g)
 {
-	return (int)FP0(SYS_fchown, U(fd), u, g, 0, 0, 0);
+	return (int)FP(SYS_fchown, U(fd), u, g, 0, 0, 0);
 }
 
 EXPORT int chown(const char *p, uid_t u, gid_t g)
 {
-	return (int)FP1(SYS_chown, p, p, u, g, 0, 0, 0);
+	return (int)FP(SYS_chown, p, u, g, 0, 0, 0);
 }
 
 EXPORT int lchown(const char *p, uid_t u, gid_t g)
 {
-	return (int)FP1(SYS_lchown, p, p, u, g, 0, 0, 0);
+	return (int)FP(SYS_lchown, p, u, g, 0, 0, 0);
 }
 
 EXPORT int fchownat(int dfd, const char *p, uid_t u, gid_t g, int fl)
 {
-	return (int)FP1(SYS_fchownat, p, U(dfd), p, u, g, U(fl), 0);
+	return (int)FP(SYS_fchownat, U(dfd), p, u, g, U(fl), 0);
 }
 
 EXPORT int mkdir(const char *p, mode_t m)
 {
-	return (int)FP1(SYS_mkdir, p, p, m, 0, 0, 0, 0);
+	return (int)FP(SYS_mkdir, p, m, 0, 0, 0, 0);
 }
 
 EXPORT int mkdirat(int dfd, const char *p, mode_t m)
 {
-	return (int)FP1(SYS_mkdirat, p, U(dfd), p, m, 0, 0, 0);
+	return (int)FP(SYS_mkdirat, U(dfd), p, m, 0, 0, 0);
 }
 
 /*
@@ -434,7 +434,7 @@ EXPORT int mknodat(int dfd, const char *p, mode_t m, dev_t dev)
 		errno = EINVAL;
 		return -1;
 	}
-	return (int)FP1(SYS_mknodat, p, U(dfd), p, m, kdev, 0, 0);
+	return (int)FP(SYS_mknodat, U(dfd), p, m, kdev, 0, 0);
 }
 
 EXPORT int mknod(const char *p, mode_t m, dev_t dev)
@@ -444,57 +444,57 @@ EXPORT int mknod(const char *p, mode_t m, dev_t dev)
 
 EXPORT int unlink(const char *p)
 {
-	return (int)FP1(SYS_unlink, p, p, 0, 0, 0, 0, 0);
+	return (int)FP(SYS_unlink, p, 0, 0, 0, 0, 0);
 }
 
 EXPORT int unlinkat(int dfd, const char *p, int fl)
 {
-	return (int)FP1(SYS_unlinkat, p, U(dfd), p, U(fl), 0, 0, 0);
+	return (int)FP(SYS_unlinkat, U(dfd), p, U(fl), 0, 0, 0);
 }
 
 EXPORT int rmdir(const char *p)
 {
-	return (int)FP1(SYS_rmdir, p, p, 0, 0, 0, 0, 0);
+	return (int)FP(SYS_rmdir, p, 0, 0, 0, 0, 0);
 }
 
 EXPORT ssize_t readlink(const char *p, char *b, size_t n)
 {
-	return FP1(SYS_readlink, p, p, b, n, 0, 0, 0);
+	return FP(SYS_readlink, p, b, n, 0, 0, 0);
 }
 
 EXPORT ssize_t readlinkat(int dfd, const char *p, char *b, size_t n)
 {
-	return FP1(SYS_readlinkat, p, U(dfd), p, b, n, 0, 0);
+	return FP(SYS_readlinkat, U(dfd), p, b, n, 0, 0);
 }
 
 EXPORT int symlink(const char *t, const char *p)
 {
-	return (int)FP2(SYS_symlink, p, t, t, p, 0, 0, 0, 0);
+	return (int)FP(SYS_symlink, t, p, 0, 0, 0, 0);
 }
 
 EXPORT int symlinkat(const char *t, int dfd, const char *p)
 {
-	return (int)FP2(SYS_symlinkat, p, t, t, U(dfd), p, 0, 0, 0);
+	return (int)FP(SYS_symlinkat, t, U(dfd), p, 0, 0, 0);
 }
 
 EXPORT int link(const char *o, const char *n)
 {
-	return (int)FP2(SYS_link, o, n, o, n, 0, 0, 0, 0);
+	return (int)FP(SYS_link, o, n, 0, 0, 0, 0);
 }
 
 EXPORT int linkat(int od, const char *o, int nd, const char *n, int fl)
 {
-	return (int)FP2(SYS_linkat, o, n, U(od), o, U(nd), n, U(fl), 0);
+	return (int)FP(SYS_linkat, U(od), o, U(nd), n, U(fl), 0);
 }
 
 EXPORT int rename(const char *o, const char *n)
 {
-	return (int)FP2(SYS_rename, o, n, o, n, 0, 0, 0, 0);
+	return (int)FP(SYS_rename, o, n, 0, 0, 0, 0);
 }
 
 EXPORT int renameat(int od, const char *o, int nd, const char *n)
 {
-	return (int)FP2(SYS_renameat, o, n, U(od), o, U(nd), n, 0, 0);
+	return (int)FP(SYS_renameat, U(od), o, U(nd), n, 0, 0);
 }
 
 /*
@@ -508,7 +508,7 @@ EXPORT int renameat2(int od, const char *o, int nd, const char *n, unsigned int 
 
 	if (!fl)
 		return renameat(od, o, nd, n);
-	r = fp_call(SYS_renameat2, o, n, U(od), (long)o, U(nd), (long)n, fl, 0);
+	r = fp_call(SYS_renameat2, U(od), (long)o, U(nd), (long)n, fl, 0);
 	if (r == -ENOSYS)
 		r = -EINVAL;
 	return (int)fp_ret(r);
@@ -516,62 +516,62 @@ EXPORT int renameat2(int od, const char *o, int nd, const char *n, unsigned int 
 
 EXPORT int access(const char *p, int m)
 {
-	return (int)FP1(SYS_access, p, p, U(m), 0, 0, 0, 0);
+	return (int)FP(SYS_access, p, U(m), 0, 0, 0, 0);
 }
 
 EXPORT int fsync(int fd)
 {
-	return (int)FP0(SYS_fsync, U(fd), 0, 0, 0, 0, 0);
+	return (int)FP(SYS_fsync, U(fd), 0, 0, 0, 0, 0);
 }
 
 EXPORT int fdatasync(int fd)
 {
-	return (int)FP0(SYS_fdatasync, U(fd), 0, 0, 0, 0, 0);
+	return (int)FP(SYS_fdatasync, U(fd), 0, 0, 0, 0, 0);
 }
 
 EXPORT int truncate(const char *p, off_t l)
 {
-	return (int)FP1(SYS_truncate, p, p, l, 0, 0, 0, 0);
+	return (int)FP(SYS_truncate, p, l, 0, 0, 0, 0);
 }
 
 EXPORT int truncate64(const char *p, off_t l) __attribute__((alias("truncate")));
 
 EXPORT int ftruncate(int fd, off_t l)
 {
-	return (int)FP0(SYS_ftruncate, U(fd), l, 0, 0, 0, 0);
+	return (int)FP(SYS_ftruncate, U(fd), l, 0, 0, 0, 0);
 }
 
 EXPORT int ftruncate64(int fd, off_t l) __attribute__((alias("ftruncate")));
 
 EXPORT int fallocate(int fd, int mode, off_t o, off_t l)
 {
-	return (int)FP0(SYS_fallocate, U(fd), U(mode), o, l, 0, 0);
+	return (int)FP(SYS_fallocate, U(fd), U(mode), o, l, 0, 0);
 }
 
 EXPORT int fallocate64(int fd, int mode, off_t o, off_t l) __attribute__((alias("fallocate")));
 
 EXPORT int fchdir(int fd)
 {
-	return (int)FP0(SYS_fchdir, U(fd), 0, 0, 0, 0, 0);
+	return (int)FP(SYS_fchdir, U(fd), 0, 0, 0, 0, 0);
 }
 
 EXPORT int chdir(const char *p)
 {
-	return (int)FP1(SYS_chdir, p, p, 0, 0, 0, 0, 0);
+	return (int)FP(SYS_chdir, p, 0, 0, 0, 0, 0);
 }
 
 EXPORT int dup(int fd)
 {
-	return (int)FP0(SYS_dup, U(fd), 0, 0, 0, 0, 0);
+	return (int)FP(SYS_dup, U(fd), 0, 0, 0, 0, 0);
 }
 
 /* dup2(fd, fd) too is the kernel's: it checks fd and returns it */
 EXPORT int dup2(int fd, int nfd)
 {
-	return (int)FP0(SYS_dup2, U(fd), U(nfd), 0, 0, 0, 0);
+	return (int)FP(SYS_dup2, U(fd), U(nfd), 0, 0, 0, 0);
 }
 
 EXPORT int dup3(int fd, int nfd, int fl)
 {
-	return (int)FP0(SYS_dup3, U(fd), U(nfd), U(fl), 0, 0, 0);
+	return (int)FP(SYS_dup3, U(fd), U(nfd), U(fl), 0, 0, 0);
 }
