@@ -369,12 +369,12 @@ int rec_decode_entry(struct rec_ctx *c, struct rec_task *t, int nr,
 
 		if (strncmp(ev->path, PHASE_PREFIX, sizeof(PHASE_PREFIX) - 1) == 0)
 			phase_mark(c, t, ev->path);
-		rec_path_state_pre(c, ev->path, ev->path_len,
-				   t->view && pi >= 0 ? t->view->pre[pi] : NULL);
+		rec_path_state(c, ev->path, ev->path_len,
+			       t->view && pi >= 0 ? t->view->pre[pi] : NULL);
 	}
-	if (has_path2 && ev->path2 && find_kind(sc, IOT_ARG_PATH2) >= 0)
-		rec_path_state_pre(c, ev->path2, ev->path2_len,
-				   t->view ? t->view->pre[find_kind(sc, IOT_ARG_PATH2)] : NULL);
+	i = find_kind(sc, IOT_ARG_PATH2);
+	if (has_path2 && ev->path2 && i >= 0)
+		rec_path_state(c, ev->path2, ev->path2_len, t->view ? t->view->pre[i] : NULL);
 	switch (nr) {
 	case SYS_execve:
 	case SYS_execveat:

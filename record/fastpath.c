@@ -50,7 +50,6 @@ struct rec_fast {
 	char shm_env[64];
 	struct fast_item *items;
 	size_t n_items, cap_items;
-	int draining;
 };
 
 const char *rec_fast_lib(const struct rec_ctx *c)
@@ -491,9 +490,8 @@ static void drain(struct rec_ctx *c, pid_t last_tid, int status)
 	size_t i;
 	unsigned k;
 
-	if (!f || f->draining)
+	if (!f)
 		return;
-	f->draining = 1;	/* decoding never drains, but be sure */
 	f->n_items = 0;
 	for (k = 0; k < FP_NSLOTS; k++) {
 		struct fp_slot *s = fp_slot_at(f->base, k);
@@ -518,7 +516,6 @@ static void drain(struct rec_ctx *c, pid_t last_tid, int status)
 			consume(s, upto[k]);
 	}
 	f->n_items = 0;
-	f->draining = 0;
 }
 
 void rec_fast_drain(struct rec_ctx *c)

@@ -352,13 +352,8 @@ static int take_one(struct rec_ctx *c, const char *p, uint32_t len, int depth,
 	return r;
 }
 
-int rec_path_state(struct rec_ctx *c, const char *p, uint32_t len)
-{
-	return state_of(c, p, len, 0, NULL);
-}
-
-int rec_path_state_pre(struct rec_ctx *c, const char *p, uint32_t len,
-		       const struct rec_pre *pre)
+int rec_path_state(struct rec_ctx *c, const char *p, uint32_t len,
+		   const struct rec_pre *pre)
 {
 	return state_of(c, p, len, 0, pre);
 }

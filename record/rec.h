@@ -180,12 +180,11 @@ char *rec_path_abs(const char *base, const char *p, uint32_t *len);
 int rec_path_magic(struct rec_ctx *c, struct rec_task *t, char **p, uint32_t *len);
 int rec_seen_init(struct rec_ctx *c);
 void rec_seen_free(struct rec_ctx *c);
-/* take the PathState of @p and its ancestors the first time each is met */
-int rec_path_state(struct rec_ctx *c, const char *p, uint32_t len);
-/* ... with the leaf's state as the program saw it before the call (NULL:
- * lstat it now) */
-int rec_path_state_pre(struct rec_ctx *c, const char *p, uint32_t len,
-		       const struct rec_pre *pre);
+/* take the PathState of @p and its ancestors the first time each is met;
+ * @pre: the leaf's state as the program saw it before the call (fast
+ * path), NULL: lstat it now */
+int rec_path_state(struct rec_ctx *c, const char *p, uint32_t len,
+		   const struct rec_pre *pre);
 int rec_path_skipped(const char *p);
 
 /* ---- decode.c: per-syscall entry and exit ---- */
