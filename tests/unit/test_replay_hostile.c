@@ -24,52 +24,9 @@
 #include <cmocka.h>
 
 #include "rpl.h"
+#include "trace_build.h"
 
-#define US 1000LL
 #define BIG (1LL << 62)
-
-struct w {
-	struct iot_writer *w;
-	int64_t t;
-	int err;
-};
-
-static void ev(struct w *w, int tid, int nr, int64_t ret, const char *path,
-	       const char *path2, int nargs, ...)
-{
-	struct iot_event e = { .pid = tid, .tid = tid, .nr = nr, .ret = ret,
-			       .nargs = (uint32_t)nargs, .path = path, .path2 = path2 };
-	va_list ap;
-	int i;
-
-	va_start(ap, nargs);
-	for (i = 0; i < nargs && i < IOT_MAX_ARGS; i++)
-		e.args[i] = va_arg(ap, int64_t);
-	va_end(ap);
-	e.path_len = path ? (uint32_t)strlen(path) : 0;
-	e.path2_len = path2 ? (uint32_t)strlen(path2) : 0;
-	e.t_enter = w->t;
-	e.t_exit = w->t + 5 * US;
-	w->t += 10 * US;
-	if (!w->err)
-		w->err = iot_writer_event(w->w, &e);
-}
-
-static void st(struct w *w, const char *path, uint32_t type, uint64_t size,
-	       const char *target, uint64_t ino, uint32_t nlink)
-{
-	struct iot_path_state ps = {
-		.path = path, .path_len = (uint32_t)strlen(path), .type = type, .size = size,
-		.mode = type == S_IFDIR ? 0755 : 0644, .target = target,
-		.target_len = target ? (uint32_t)strlen(target) : 0, .ino = ino, .dev = 1,
-		.nlink = nlink, .mtime_ns = 1, .atime_ns = 1, .t_ns = w->t,
-	};
-
-	if (!w->err)
-		w->err = iot_writer_path_state(w->w, &ps);
-}
-
-#define A(x) ((int64_t)(x))
 
 /* Write the hostile trace @path aimed at directory @canary. */
 static int write_hostile(const char *path, const char *canary)

@@ -23,52 +23,9 @@
 #include <cmocka.h>
 
 #include "rpl.h"
+#include "trace_build.h"
 
-#define US 1000LL
 #define SRC_SIZE 100000
-
-struct w {
-	struct iot_writer *w;
-	int64_t t;
-	int err;
-};
-
-static void ev(struct w *w, int nr, int64_t ret, const char *path, const char *path2,
-	       int nargs, ...)
-{
-	struct iot_event e = { .pid = 100, .tid = 100, .nr = nr, .ret = ret,
-			       .nargs = (uint32_t)nargs, .path = path, .path2 = path2 };
-	va_list ap;
-	int i;
-
-	va_start(ap, nargs);
-	for (i = 0; i < nargs && i < IOT_MAX_ARGS; i++)
-		e.args[i] = va_arg(ap, int64_t);
-	va_end(ap);
-	e.path_len = path ? (uint32_t)strlen(path) : 0;
-	e.path2_len = path2 ? (uint32_t)strlen(path2) : 0;
-	e.t_enter = w->t;
-	e.t_exit = w->t + 5 * US;
-	w->t += 10 * US;
-	if (!w->err)
-		w->err = iot_writer_event(w->w, &e);
-}
-
-static void st(struct w *w, const char *path, uint32_t type, uint64_t size,
-	       const char *target)
-{
-	struct iot_path_state ps = {
-		.path = path, .path_len = (uint32_t)strlen(path), .type = type, .size = size,
-		.mode = type == S_IFDIR ? 0755 : 0644, .target = target,
-		.target_len = target ? (uint32_t)strlen(target) : 0, .ino = 1, .dev = 1,
-		.nlink = type == S_IFDIR ? 2 : 1, .mtime_ns = 1, .atime_ns = 1, .t_ns = w->t,
-	};
-
-	if (!w->err)
-		w->err = iot_writer_path_state(w->w, &ps);
-}
-
-#define A(x) ((int64_t)(x))
 
 static char tmp[256];
 
@@ -99,7 +56,7 @@ static struct w open_trace(const char *path)
 
 static void close_trace(struct w *w)
 {
-	ev(w, SYS_exit_group, 0, NULL, NULL, 1, A(0));
+	ev(w, 100, SYS_exit_group, 0, NULL, NULL, 1, A(0));
 	assert_int_equal(w->err, 0);
 	assert_int_equal(iot_writer_close(w->w, 0), 0);
 }
@@ -130,21 +87,21 @@ static void write_cp(const char *path, int cloned)
 {
 	struct w w = open_trace(path);
 
-	st(&w, "/w", S_IFDIR, 0, NULL);
-	st(&w, "/w/src", S_IFREG, SRC_SIZE, NULL);
-	st(&w, "/w/dst", 0, 0, NULL);
-	ev(&w, SYS_openat, 3, "/w/src", NULL, 4, A(AT_FDCWD), A(0), A(O_RDONLY), A(0));
-	ev(&w, SYS_openat, 4, "/w/dst", NULL, 4, A(AT_FDCWD), A(0),
+	st(&w, "/w", S_IFDIR, 0, NULL, 1, 2);
+	st(&w, "/w/src", S_IFREG, SRC_SIZE, NULL, 1, 1);
+	st(&w, "/w/dst", 0, 0, NULL, 1, 1);
+	ev(&w, 100, SYS_openat, 3, "/w/src", NULL, 4, A(AT_FDCWD), A(0), A(O_RDONLY), A(0));
+	ev(&w, 100, SYS_openat, 4, "/w/dst", NULL, 4, A(AT_FDCWD), A(0),
 	   A(O_WRONLY | O_CREAT | O_EXCL), A(0644));
-	ev(&w, SYS_ioctl, cloned ? 0 : -EOPNOTSUPP, NULL, NULL, 3, A(4), A(FICLONE), A(3));
+	ev(&w, 100, SYS_ioctl, cloned ? 0 : -EOPNOTSUPP, NULL, NULL, 3, A(4), A(FICLONE), A(3));
 	if (!cloned) {
-		ev(&w, SYS_copy_file_range, SRC_SIZE, NULL, NULL, 6, A(3), A(-1), A(4), A(-1),
+		ev(&w, 100, SYS_copy_file_range, SRC_SIZE, NULL, NULL, 6, A(3), A(-1), A(4), A(-1),
 		   A(1LL << 30), A(0));
-		ev(&w, SYS_copy_file_range, 0, NULL, NULL, 6, A(3), A(-1), A(4), A(-1),
+		ev(&w, 100, SYS_copy_file_range, 0, NULL, NULL, 6, A(3), A(-1), A(4), A(-1),
 		   A(1LL << 30), A(0));
 	}
-	ev(&w, SYS_close, 0, NULL, NULL, 1, A(4));
-	ev(&w, SYS_close, 0, NULL, NULL, 1, A(3));
+	ev(&w, 100, SYS_close, 0, NULL, NULL, 1, A(4));
+	ev(&w, 100, SYS_close, 0, NULL, NULL, 1, A(3));
 	close_trace(&w);
 }
 
@@ -222,17 +179,17 @@ static void xattr_paths(void **state)
 	unlink(probe);
 	snprintf(trace, sizeof(trace), "%s/xa.iotape", tmp);
 	w = open_trace(trace);
-	st(&w, "/w", S_IFDIR, 0, NULL);
-	st(&w, "/w/f", S_IFREG, 10, NULL);
-	st(&w, "/w/l", S_IFLNK, 0, "f");
-	ev(&w, SYS_setxattr, 0, "/w/f", "user.k", 5, A(0), A(0), A(0), A(4), A(0));
-	ev(&w, SYS_getxattr, 4, "/w/l", "user.k", 4, A(0), A(0), A(0), A(64));
-	ev(&w, SYS_lgetxattr, -ENODATA, "/w/l", "user.k", 4, A(0), A(0), A(0), A(64));
-	ev(&w, SYS_lgetxattr, 4, "/w/f", "user.k", 4, A(0), A(0), A(0), A(64));
-	ev(&w, SYS_listxattr, 7, "/w/l", NULL, 3, A(0), A(0), A(64));
-	ev(&w, SYS_getxattr, -ENOENT, "/w/none", "user.k", 4, A(0), A(0), A(0), A(64));
-	ev(&w, SYS_setxattr, 0, "/w/f", "user.gone", 5, A(0), A(0), A(0), A(2), A(0));
-	ev(&w, SYS_removexattr, 0, "/w/l", "user.gone", 2, A(0), A(0));
+	st(&w, "/w", S_IFDIR, 0, NULL, 1, 2);
+	st(&w, "/w/f", S_IFREG, 10, NULL, 1, 1);
+	st(&w, "/w/l", S_IFLNK, 0, "f", 1, 1);
+	ev(&w, 100, SYS_setxattr, 0, "/w/f", "user.k", 5, A(0), A(0), A(0), A(4), A(0));
+	ev(&w, 100, SYS_getxattr, 4, "/w/l", "user.k", 4, A(0), A(0), A(0), A(64));
+	ev(&w, 100, SYS_lgetxattr, -ENODATA, "/w/l", "user.k", 4, A(0), A(0), A(0), A(64));
+	ev(&w, 100, SYS_lgetxattr, 4, "/w/f", "user.k", 4, A(0), A(0), A(0), A(64));
+	ev(&w, 100, SYS_listxattr, 7, "/w/l", NULL, 3, A(0), A(0), A(64));
+	ev(&w, 100, SYS_getxattr, -ENOENT, "/w/none", "user.k", 4, A(0), A(0), A(0), A(64));
+	ev(&w, 100, SYS_setxattr, 0, "/w/f", "user.gone", 5, A(0), A(0), A(0), A(2), A(0));
+	ev(&w, 100, SYS_removexattr, 0, "/w/l", "user.gone", 2, A(0), A(0));
 	close_trace(&w);
 	replay("xa", &res, root, sizeof(root));
 	assert_int_equal(res.mismatches, 0);
