@@ -26,12 +26,7 @@ cd "$d"
 export LC_ALL=C
 
 mk_tree base 150
-mkdir -p proj
-for i in 1 2 3; do
-	printf '#include <stdio.h>\nint f%d(void) { return %d; }\n' $i $i >proj/f$i.c
-done
-printf 'int f1(void); int main(void) { return f1() - 1; }\n' >>proj/f1.c
-printf 'prog: f1.o f2.o f3.o\n\t$(CC) -o $@ $^\n%%.o: %%.c\n\t$(CC) -c -o $@ $<\n' >proj/Makefile
+mk_proj proj '#include <stdio.h>'
 tar cf tree.tar base proj
 
 # The comparison: per thread, the sequence of its lines; threads matched

@@ -22,3 +22,16 @@ events_from_dir() {
 		sed -E -e 's/^[0-9]+ +[0-9.]+ //' -e 's/ <[0-9.]+>$//' -e "s|$2|@DIR@|g" |
 		grep -v '^---\|^+++' | awk '/@DIR@/ { on = 1 } on'
 }
+
+# mk_proj DIR [PREFIX] - a three-file C program with a Makefile in DIR,
+# each source starting with the line PREFIX if given (e.g. an #include)
+mk_proj() {
+	local d=$1 pre=${2:-} i
+	mkdir -p "$d"
+	for i in 1 2 3; do
+		{ [ -n "$pre" ] && printf '%s\n' "$pre"
+		  printf 'int f%d(void) { return %d; }\n' $i $i; } >"$d/f$i.c"
+	done
+	printf 'int f1(void); int main(void) { return f1() - 1; }\n' >>"$d/f1.c"
+	printf 'prog: f1.o f2.o f3.o\n\t$(CC) -o $@ $^\n%%.o: %%.c\n\t$(CC) -c -o $@ $<\n' >"$d/Makefile"
+}

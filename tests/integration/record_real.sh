@@ -20,12 +20,7 @@ cd "$d"
 export LC_ALL=C
 
 mk_tree base 200
-mkdir -p proj
-for i in 1 2 3; do
-	printf 'int f%d(void) { return %d; }\n' $i $i >proj/f$i.c
-done
-printf 'int f1(void); int main(void) { return f1() - 1; }\n' >>proj/f1.c
-printf 'prog: f1.o f2.o f3.o\n\t$(CC) -o $@ $^\n%%.o: %%.c\n\t$(CC) -c -o $@ $<\n' >proj/Makefile
+mk_proj proj
 tar cf tree.tar base proj
 
 # counts FILE - "name calls" per line from a strace -c style table
