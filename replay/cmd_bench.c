@@ -221,6 +221,28 @@ static void progress(const struct bench_opts *o, const char *fmt, ...)
 	va_end(ap);
 }
 
+/* A VM that reports free memory to its host (virtio free page
+ * reporting) faults that memory back in on its next use, several times
+ * slower than memory it kept: a run that happens to get such memory is
+ * slower, the filesystem not at all.  Say so; changing it is the user's
+ * call. */
+static void note_page_reporting(const struct bench_opts *o)
+{
+	FILE *f = fopen("/sys/module/page_reporting/parameters/page_reporting_order", "r");
+	int order = -1;
+
+	if (!f)
+		return;
+	if (fscanf(f, "%d", &order) != 1)
+		order = -1;
+	fclose(f);
+	if (order >= 0 && order <= 10)
+		progress(o, "note: this machine gives freed memory back to its host (free "
+			 "page reporting), and using it again is slow: run times vary with "
+			 "it.  Steadier: echo 11 > /sys/module/page_reporting/parameters/"
+			 "page_reporting_order (now %d; write it back after)", order);
+}
+
 /* One configuration, one run: set up, prepare, replay, tear down. */
 static int bench_one(const struct bench_opts *o, const struct bench_config *c,
 		     int run, const char *profile)
@@ -464,6 +486,7 @@ int cmd_bench(int argc, char **argv)
 			strerror(-rc));
 		return IOT_EXIT_FAIL;
 	}
+	note_page_reporting(&o);
 	progress(&o, "%d configuration%s x %d run%s; images of %.0f MiB in %s", o.n_configs,
 		 o.n_configs == 1 ? "" : "s", o.runs, o.runs == 1 ? "" : "s",
 		 (double)o.image_size / (1 << 20), live.workdir);

@@ -17,10 +17,8 @@
 
 #include "rpl.h"
 
-static int64_t ret_of(long r)
-{
-	return r < 0 ? -errno : r;
-}
+/* the op's own call, timed (RPL_CALL) */
+#define ret_of(call) RPL_CALL(c, call)
 
 static int64_t h_getdents(struct rpl_ctx *c, struct rpl_op *op)
 {

@@ -21,10 +21,8 @@
 
 #include "rpl.h"
 
-static int64_t ret_of(long r)
-{
-	return r < 0 ? -errno : r;
-}
+/* the op's own call, timed (RPL_CALL) */
+#define ret_of(call) RPL_CALL(c, call)
 
 /* The byte count to replay: what the call moved, else what it asked. */
 static int64_t io_count(const struct rpl_op *op, int64_t asked)

@@ -47,10 +47,8 @@ struct rpl_xattr_args {
 
 #define SKIP_FD INT_MIN
 
-static int64_t ret_of(long r)
-{
-	return r < 0 ? -errno : r;
-}
+/* the op's own call, timed (RPL_CALL) */
+#define ret_of(call) RPL_CALL(c, call)
 
 /* The live descriptor when an *at call names its dirfd itself: with
  * AT_EMPTY_PATH, with no path, or with the path the fd was opened as. */
@@ -124,16 +122,16 @@ static int64_t stat_in_parent(struct rpl_ctx *c, struct rpl_op *op, int dirarg, 
 			return err == -EINVAL ? TRY_FULL : err;
 	}
 	if (op->ev.nr == SYS_statx) {
-		err = statx(n.dirfd, n.name, AT_SYMLINK_NOFOLLOW | (flags & AT_STATX_SYNC_TYPE),
-			    (unsigned)op->ev.args[3], &stx);
+		err = (int)ret_of(statx(n.dirfd, n.name,
+					AT_SYMLINK_NOFOLLOW | (flags & AT_STATX_SYNC_TYPE),
+					(unsigned)op->ev.args[3], &stx));
 		lnk = err == 0 && S_ISLNK(stx.stx_mode);
 	} else {
 		struct stat st;
 
-		err = fstatat(n.dirfd, n.name, &st, AT_SYMLINK_NOFOLLOW);
+		err = (int)ret_of(fstatat(n.dirfd, n.name, &st, AT_SYMLINK_NOFOLLOW));
 		lnk = err == 0 && S_ISLNK(st.st_mode);
 	}
-	err = err < 0 ? -errno : 0;
 	rpl_name_done(&n);
 	if (lnk && !nofollow)
 		return TRY_FULL;
@@ -383,26 +381,27 @@ static int64_t xattr_at(struct rpl_ctx *c, struct rpl_op *op, const char *value,
 	switch (op->ev.nr) {
 	case SYS_setxattr: case SYS_lsetxattr:
 		xa.flags = (uint32_t)op->ev.args[4];
-		k = syscall(SYS_setxattrat, n.dirfd, n.name, AT_SYMLINK_NOFOLLOW, name, &xa,
-			    sizeof(xa));
+		k = ret_of(syscall(SYS_setxattrat, n.dirfd, n.name, AT_SYMLINK_NOFOLLOW, name, &xa,
+			    sizeof(xa)));
 		break;
 	case SYS_getxattr: case SYS_lgetxattr:
 		xa.value = (uintptr_t)c->scratch;
-		k = syscall(SYS_getxattrat, n.dirfd, n.name, AT_SYMLINK_NOFOLLOW, name, &xa,
-			    sizeof(xa));
+		k = ret_of(syscall(SYS_getxattrat, n.dirfd, n.name, AT_SYMLINK_NOFOLLOW, name, &xa,
+			    sizeof(xa)));
 		break;
 	case SYS_listxattr: case SYS_llistxattr:
-		k = syscall(SYS_listxattrat, n.dirfd, n.name, AT_SYMLINK_NOFOLLOW, c->scratch,
-			    (size_t)size);
+		k = ret_of(syscall(SYS_listxattrat, n.dirfd, n.name, AT_SYMLINK_NOFOLLOW, c->scratch,
+			    (size_t)size));
 		break;
 	default:
-		k = syscall(SYS_removexattrat, n.dirfd, n.name, AT_SYMLINK_NOFOLLOW, name);
+		k = ret_of(syscall(SYS_removexattrat, n.dirfd, n.name, AT_SYMLINK_NOFOLLOW, name));
 		break;
 	}
-	r = ret_of(k);
+	r = k;
 	rpl_name_done(&n);
 	if (r == -ENOSYS) {
 		atomic_store(&no_xattrat, 1);
+		c->sys0 = 0;		/* not the op's call after all */
 		return TRY_FULL;
 	}
 	return r;
@@ -471,7 +470,8 @@ static int64_t h_xattr(struct rpl_ctx *c, struct rpl_op *op)
 		if (acl_value(c->scratch, size, mode & 0777))
 			value = c->scratch;
 	}
-	snprintf(proc, sizeof(proc), "/proc/self/fd/%d", fd);
+	if (!byfd)
+		snprintf(proc, sizeof(proc), "/proc/self/fd/%d", fd);
 	switch (nr) {
 	case SYS_fsetxattr:
 		r = ret_of(fsetxattr(fd, name, value, (size_t)size, (int)a[4]));

@@ -182,8 +182,10 @@ int rpl_path_skip(const struct rpl_opts *o, const char *path)
 {
 	size_t i;
 
-	if (rpl_prefix_match(path, "/proc") || rpl_prefix_match(path, "/sys") ||
-	    rpl_prefix_match(path, "/dev"))
+	/* every path op asks: the first letter rules most out */
+	if (path[0] == '/' && (path[1] == 'p' || path[1] == 's' || path[1] == 'd') &&
+	    (rpl_prefix_match(path, "/proc") || rpl_prefix_match(path, "/sys") ||
+	     rpl_prefix_match(path, "/dev")))
 		return RPL_SKIP_PSEUDO;
 	if (!o)
 		return 0;

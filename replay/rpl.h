@@ -10,6 +10,7 @@
 #ifndef RPL_RPL_H
 #define RPL_RPL_H
 
+#include <errno.h>
 #include <pthread.h>
 #include <stdatomic.h>
 #include <stdint.h>
@@ -170,8 +171,8 @@ struct rpl_thread {
 	int started;
 	struct rpl_plan *plan;
 	char *scratch;			/* read buffer */
-	const char *xattr_src;
-	struct rpl_dcache *dcache;	/* parent directories it opened */		/* path whose xattrs it read last (cp -a) */
+	const char *xattr_src;		/* path whose xattrs it read last (cp -a) */
+	struct rpl_dcache *dcache;	/* parent directories it opened */
 	int64_t start_ns, end_ns, utime_ns, stime_ns;
 };
 
@@ -263,10 +264,54 @@ struct rpl_ctx {
 	struct rpl_thread *t;
 	struct rpl_proc *pr;
 	char *scratch;			/* RPL_SCRATCH bytes, page aligned */
+	int64_t sys0, sys1;		/* the op's own calls: first start, last end */
 };
+
+/* RPL_CALL(c, call): make the op's own syscall, timed.  @return : its
+ * result, or -errno.  The profile's times and the schedule are those of
+ * the calls the op makes on the filesystem, not of the replayer's work
+ * around them (looking up caches and descriptor maps, opening a parent
+ * directory), so that the schedule can hide that work in think time. */
+#define RPL_CALL(c, call) __extension__ ({				\
+	int64_t t0_ = iot_now_ns();					\
+	long r_ = (long)(call);						\
+	int e_ = errno;							\
+	rpl_called((c), t0_);						\
+	r_ < 0 ? -(int64_t)e_ : (int64_t)r_;				\
+})
+
+static inline void rpl_called(struct rpl_ctx *c, int64_t t0)
+{
+	if (!c->sys0)
+		c->sys0 = t0;
+	c->sys1 = iot_now_ns();
+}
 
 #define RPL_SCRATCH (1 << 20)
 #define RPL_IO_MAX (256LL << 20)	/* largest transfer one call replays */
+
+/*
+ * The closed-loop schedule of one replay thread (run.c explains it):
+ * @lag : how much later than ideal its calls have started, in all, not
+ * yet made up.  An op whose call should ideally start at @ideal (the
+ * previous call's end plus think time) is started at rpl_sched_start();
+ * once it ran, rpl_sched_ran() takes when its call really started.
+ */
+struct rpl_sched {
+	int64_t lag;
+};
+
+static inline int64_t rpl_sched_start(const struct rpl_sched *s, int64_t ideal)
+{
+	return ideal - s->lag;
+}
+
+static inline void rpl_sched_ran(struct rpl_sched *s, int64_t ideal, int64_t started)
+{
+	s->lag += started - ideal;
+	if (s->lag < 0)
+		s->lag = 0;
+}
 
 /* A handler replays one op: @return : the result (>= 0 or -errno), or
  * RPL_SKIPPED after setting op->skip. */

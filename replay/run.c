@@ -176,16 +176,21 @@ void rpl_wait_proc(struct rpl_plan *p, uint32_t pi)
 	wait_flag(p, NULL, &p->procs[pi].finished);
 }
 
-static void wait_deps(struct rpl_plan *p, struct rpl_op *op)
+/* @return : whether it had to wait */
+static int wait_deps(struct rpl_plan *p, struct rpl_op *op)
 {
 	uint16_t i;
+	int waited = 0;
 
 	for (i = 0; i < op->ndeps; i++) {
 		struct rpl_op *d = &p->ops[p->deps[op->dep_off + i]];
 
-		if (!(atomic_load(&d->done) & RPL_DONE))
+		if (!(atomic_load(&d->done) & RPL_DONE)) {
 			wait_flag(p, &d->done, NULL);
+			waited = 1;
+		}
 	}
+	return waited;
 }
 
 static void sleep_until(int64_t t)
@@ -233,11 +238,29 @@ static void thread_done(struct rpl_ctx *c)
 	}
 }
 
+/*
+ * The schedule, closed loop.  An op's call should start its think time
+ * after the previous call of its thread ended: ideal = prev_end + think,
+ * where prev_end is when that call really returned here (so a slower
+ * filesystem delays everything after it, which is what is measured).
+ * The replayer's own work between two calls (finding the op, looking up
+ * its descriptor and parent directory) is not the workload's: it should
+ * hide in the think time.  So the thread keeps its lag, how much later
+ * than ideal its calls have started in all, and starts the next op that
+ * much earlier; the lag shrinks wherever think time allows (in steady
+ * state it is the previous op's own overhead, so each op starts early
+ * by about its overhead) and grows where it does not (a thread whose
+ * calls follow each other with no think time at all can only be as fast
+ * as the replayer).  A wait for another thread (a dependency) clears it:
+ * the workload waited there too.
+ */
 static void *thread_main(void *arg)
 {
 	struct rpl_thread *t = arg;
 	struct rpl_plan *p = t->plan;
 	struct rpl_ctx c = { .p = p, .t = t, .pr = &p->procs[t->proc] };
+	int timed = p->o->timing != RPL_TIMING_AFAP;
+	struct rpl_sched sched = { 0 };
 	int64_t prev_end;
 	uint32_t i;
 
@@ -250,25 +273,42 @@ static void *thread_main(void *arg)
 	for (i = 0; i < t->n_ops; i++) {
 		struct rpl_op *op = &p->ops[t->ops[i]];
 		rpl_handler h;
-		int64_t target, now, r;
+		int64_t ideal, start, now, r;
 		uint16_t d;
 
-		if (op->ndeps)
-			wait_deps(p, op);
-		target = prev_end + think(p, op);
-		now = iot_now_ns();
-		if (p->o->timing != RPL_TIMING_AFAP && target > now) {
-			sleep_until(target);
-			now = iot_now_ns();
+		if (op->ndeps && wait_deps(p, op)) {
+			sched.lag = 0;
+			prev_end = iot_now_ns();
 		}
-		op->late_ns = p->o->timing == RPL_TIMING_AFAP || now < target ? 0 : now - target;
-		op->r_enter = now;
+		ideal = prev_end + think(p, op);
+		start = rpl_sched_start(&sched, ideal);
+		/* Not a clock read more than needed: they are a good part of
+		 * the replayer's cost per op.  @now : about when the handler
+		 * starts. */
+		now = prev_end;
+		if (timed && start > prev_end) {
+			now = iot_now_ns();
+			if (start > now) {
+				sleep_until(start);
+				now = start;
+			}
+		}
+		c.sys0 = 0;
 		h = op->skip ? NULL : rpl_handler_for(op->ev.nr);
 		if (op->skip || !h)
 			r = op->skip ? RPL_SKIPPED : rpl_skip(op, RPL_SKIP_UNSUPPORTED);
 		else
 			r = h(&c, op);
-		op->r_exit = iot_now_ns();
+		if (c.sys0) {
+			/* the op's own calls (RPL_CALL) */
+			op->r_enter = c.sys0;
+			op->r_exit = c.sys1;
+		} else {
+			op->r_enter = now;
+			op->r_exit = iot_now_ns();
+			if (op->r_exit < now)	/* now was an estimate */
+				op->r_enter = op->r_exit;
+		}
 		if (r == RPL_SKIPPED) {
 			/* A skipped clone still starts its child's ops. */
 			if (op->child >= 0 && !p->threads[op->child].started)
@@ -277,6 +317,12 @@ static void *thread_main(void *arg)
 			op->r_exit = op->r_enter;
 		} else {
 			op->r_ret = r;
+		}
+		if (timed) {
+			rpl_sched_ran(&sched, ideal, op->r_enter);
+			op->late_ns = op->r_enter > ideal ? op->r_enter - ideal : 0;
+		} else {
+			op->late_ns = 0;
 		}
 		for (d = 0; d < op->ndeps; d++)
 			if (!(atomic_load(&p->ops[p->deps[op->dep_off + d]].done) & RPL_DONE))

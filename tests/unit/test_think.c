@@ -254,6 +254,84 @@ static void test_raw(void **state)
 	tplan_free(&tp);
 }
 
+/*
+ * The closed-loop schedule (rpl_sched_*), on a simulated clock: a
+ * replayer that spends @pre before each op's call (finding the op, its
+ * descriptor, its parent) and @post after it.  The workload's time is
+ * the think times plus the calls; the replayer's own time should hide in
+ * the think time wherever there is enough of it.
+ */
+struct sim {
+	struct rpl_sched s;
+	int64_t t;		/* the replayer's clock */
+	int64_t prev_end;	/* end of the previous call */
+};
+
+/* One op: @return : when its call started. */
+static int64_t sim_op(struct sim *m, int64_t think, int64_t pre, int64_t dur, int64_t post)
+{
+	int64_t ideal = m->prev_end + think;
+	int64_t start = rpl_sched_start(&m->s, ideal);
+	int64_t call;
+
+	if (start > m->t)
+		m->t = start;		/* sleeps until then */
+	call = m->t + pre;
+	rpl_sched_ran(&m->s, ideal, call);
+	m->prev_end = call + dur;
+	m->t = m->prev_end + post;
+	return call;
+}
+
+static void test_sched_hides_overhead(void **state)
+{
+	struct sim m = { { 0 }, 0, 0 };
+	int64_t call;
+	int i;
+
+	(void)state;
+	/* think 1000 >= pre 200 + post 100: only the first op's pre shows */
+	for (i = 0; i < 100; i++) {
+		int64_t ideal = m.prev_end + 1000;
+
+		call = sim_op(&m, 1000, 200, 500, 100);
+		assert_int_equal(call, ideal + (i == 0 ? 200 : 0));
+	}
+	assert_int_equal(m.prev_end, 100 * (1000 + 500) + 200);
+}
+
+static void test_sched_repays_burst(void **state)
+{
+	struct sim m = { { 0 }, 0, 0 };
+	int i;
+
+	(void)state;
+	/* 10 calls with no think time: each costs the replayer 300 more */
+	for (i = 0; i < 10; i++)
+		sim_op(&m, 0, 200, 500, 100);
+	assert_int_equal(m.prev_end, 10 * 500 + 10 * 200 + 9 * 100);
+	assert_int_equal(m.s.lag, 10 * 200 + 9 * 100);
+	/* a long think makes it all up, and the next calls are on time */
+	sim_op(&m, 100000, 200, 500, 100);
+	assert_int_equal(m.prev_end, 11 * 500 + 100000 + 200);
+	sim_op(&m, 1000, 200, 500, 100);
+	assert_int_equal(m.prev_end, 12 * 500 + 101000 + 200);
+}
+
+static void test_sched_slow_calls_count(void **state)
+{
+	struct sim m = { { 0 }, 0, 0 };
+	int i;
+
+	(void)state;
+	/* Slower calls (a slower filesystem) are never made up for:
+	 * everything after them moves. */
+	for (i = 0; i < 10; i++)
+		sim_op(&m, 1000, 0, i == 5 ? 50000 : 500, 0);
+	assert_int_equal(m.prev_end, 10 * 1000 + 9 * 500 + 50000);
+	assert_int_equal(m.s.lag, 0);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -264,6 +342,9 @@ int main(void)
 		cmocka_unit_test(test_fast_floor_per_syscall),
 		cmocka_unit_test(test_budget_counts_stopped),
 		cmocka_unit_test(test_raw),
+		cmocka_unit_test(test_sched_hides_overhead),
+		cmocka_unit_test(test_sched_repays_burst),
+		cmocka_unit_test(test_sched_slow_calls_count),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
