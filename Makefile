@@ -87,7 +87,7 @@ LIBSO := $(BUILD)/libiotape.so
 PC := $(BUILD)/iotape.pc
 FLAGS_STAMP := $(BUILD)/.flags
 
-.PHONY: all deps check check-unit tests bench demo stress validate fuzz install \
+.PHONY: all deps check check-unit tests bench demo stress validate validate-make fuzz install \
 	uninstall clean FORCE
 
 all: deps
@@ -196,6 +196,10 @@ demo: all
 validate: all
 	@tools/deps.sh validate
 	@BUILD=$(BUILD) tools/validate.sh
+
+validate-make: all
+	@tools/deps.sh validate
+	@BUILD=$(BUILD) tools/validate_make.sh
 
 FUZZ_SRC := $(sort $(wildcard tests/fuzz/fuzz_*.c))
 fuzz: deps
