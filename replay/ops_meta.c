@@ -417,7 +417,7 @@ static int64_t h_xattr(struct rpl_ctx *c, struct rpl_op *op)
 	int nofollow = nr == SYS_lsetxattr || nr == SYS_lgetxattr || nr == SYS_llistxattr ||
 		       nr == SYS_lremovexattr;
 	int list = nr == SYS_listxattr || nr == SYS_llistxattr || nr == SYS_flistxattr;
-	int acl = name && strncmp(name, "system.posix_acl_", 17) == 0 &&
+	int acl = name && name[0] == 's' && strncmp(name, "system.posix_acl_", 17) == 0 &&
 		  (nr == SYS_setxattr || nr == SYS_lsetxattr || nr == SYS_fsetxattr);
 	const struct iot_path_state *ps = NULL;
 	int64_t size = list ? a[2] : a[3], r;

@@ -293,6 +293,16 @@ static void *thread_main(void *arg)
 				now = start;
 			}
 		}
+		if (i + 1 < t->n_ops) {
+			/* The ops stream through memory once: fetch the next
+			 * one (and its path) while this one runs. */
+			const struct rpl_op *nx = &p->ops[t->ops[i + 1]];
+
+			__builtin_prefetch(nx);
+			__builtin_prefetch((const char *)nx + 64);
+			if (nx->ev.path)
+				__builtin_prefetch(nx->ev.path);
+		}
 		c.sys0 = 0;
 		h = op->skip ? NULL : rpl_handler_for(op->ev.nr);
 		if (op->skip || !h)
