@@ -80,7 +80,7 @@ FAST_HDR := record/fastpath/fp.h record/fastpath/preload.h format/iotape.h forma
 FASTLIB := $(BUILD)/libiotape-fast.so
 CC_IS_CLANG := $(shell $(CC) --version 2>/dev/null | grep -q clang && echo 1)
 FAST_CFLAGS := $(WARN) $(CFLAGS) $(if $(filter 1,$(WERROR)),-Werror) -Iformat \
-	-fPIC -shared -fvisibility=hidden \
+	-fPIC -shared -fvisibility=hidden -Wl,-z,noseparate-code \
 	$(if $(CC_IS_CLANG),,-Wno-attribute-alias -Wno-missing-attributes)
 LIBA := $(BUILD)/libiotape.a
 LIBSO := $(BUILD)/libiotape.so
@@ -102,7 +102,7 @@ deps:
 # Rebuild everything when the flags change (SANITIZE, WERROR, CFLAGS).
 $(FLAGS_STAMP): FORCE
 	@mkdir -p $(@D)
-	@echo '$(CC) $(ALL_CFLAGS)' | cmp -s - $@ || echo '$(CC) $(ALL_CFLAGS)' > $@
+	@echo '$(CC) $(ALL_CFLAGS) $(FAST_CFLAGS)' | cmp -s - $@ || echo '$(CC) $(ALL_CFLAGS) $(FAST_CFLAGS)' > $@
 
 $(GEN_C) $(GEN_H): format/trace.proto
 	@mkdir -p $(BUILD)/gen

@@ -273,7 +273,7 @@ static void install_handlers(int flush_ms)
 
 static void summary(struct rec_ctx *c, uint64_t bytes)
 {
-	char b1[32], b2[32], n1[32];
+	char b1[32], b2[32], b3[80], n1[32];
 	double secs = (double)(c->st.t_end - c->st.t_start) / 1e9;
 	uint64_t v = c->st.events;
 	int len, i, o = 0;
@@ -291,8 +291,15 @@ static void summary(struct rec_ctx *c, uint64_t bytes)
 			 v ? 100.0 * (double)c->st.fast_events / (double)v : 0.0);
 	else
 		b1[0] = 0;
-	fprintf(stderr, "iotape: record: %s events%s, %llu processes, %.3f s, %s written to %s, "
-		"%llu dropped\n", n1, b1, (unsigned long long)c->st.processes, secs,
+	/* auto: did it stay on one CPU (cheap stops) or spread? */
+	b3[0] = 0;
+	if (c->o->cpu_policy == REC_CPU_AUTO && c->st.spread_ns)
+		snprintf(b3, sizeof(b3), ", CPUs spread at %.3f s (programs ran side by side)",
+			 (double)(c->st.spread_ns - c->st.t_start) / 1e9);
+	else if (c->o->cpu_policy == REC_CPU_AUTO && c->pinned_cpu >= 0)
+		snprintf(b3, sizeof(b3), ", one CPU");
+	fprintf(stderr, "iotape: record: %s events%s, %llu processes, %.3f s%s, %s written to %s, "
+		"%llu dropped\n", n1, b1, (unsigned long long)c->st.processes, secs, b3,
 		cli_fmt_bytes(b2, sizeof(b2), (double)bytes), c->o->out,
 		(unsigned long long)c->st.dropped);
 }

@@ -360,6 +360,14 @@ int rec_decode_entry(struct rec_ctx *c, struct rec_task *t, int nr,
 	 * of the trace (its descriptor still tracked), so that a trace is the
 	 * same with the fast path and without */
 	if (c->fast && ev->path && strcmp(ev->path, rec_fast_lib(c)) == 0) {
+		/* Only its open needs the result (the descriptor to follow);
+		 * its read, fstat, mmap and close need no second stop. */
+		if (nr != SYS_open && nr != SYS_openat && nr != SYS_openat2) {
+			if (nr == SYS_close)
+				rec_fd_close(t, (int)ev->args[0]);
+			rec_task_clear_call(t);
+			return 0;
+		}
 		t->hidden = 1;
 		t->in_syscall = 1;
 		return 1;

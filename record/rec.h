@@ -81,6 +81,7 @@ struct rec_task {
 	int in_syscall;			/* entry seen, exit pending */
 	int want_exit;			/* resume with PTRACE_SYSCALL */
 	int exited_event;		/* PTRACE_EVENT_EXIT seen */
+	pid_t vfork_child;		/* vforked it; cleared at its next stop */
 	int before_exec;		/* root, no filter: the recorder's own calls */
 	int hidden;			/* the call loads the fast-path library: not recorded */
 	int vfork_hold;			/* counted in the fast path's vfork hold */
@@ -112,6 +113,7 @@ struct rec_opts {
 struct rec_stats {
 	uint64_t events, processes, dropped, stops;
 	uint64_t moves;			/* pinned pair moved off a busy CPU */
+	int64_t spread_ns;		/* when auto unpinned (0: never) */
 	uint64_t fast_events;		/* of events, logged in-process */
 	uint64_t fast_flushes;		/* a ring was full and asked for a drain */
 	int64_t t_start, t_end;

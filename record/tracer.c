@@ -28,6 +28,8 @@
  * stops of another (within WINDOW ns) means they run at the same time */
 #define CONCURRENT_HITS 64
 #define CONCURRENT_WINDOW 20000000LL
+#define EXEC_HITS 3
+#define EXEC_WINDOW 1000000000LL
 
 static volatile sig_atomic_t pending_sig;
 static volatile sig_atomic_t ticked;
@@ -59,6 +61,7 @@ static void spread_all(struct rec_ctx *c)
 	int i, left = c->ntasks;
 
 	c->spread = 1;
+	c->st.spread_ns = iot_now_ns();
 	rec_unpin_task(0);
 	for (i = 1; i <= c->pid_max && left > 0; i++) {
 		if (!c->by_tid[i])
@@ -66,6 +69,26 @@ static void spread_all(struct rec_ctx *c)
 		left--;
 		rec_unpin_task(i);
 	}
+}
+
+/* Whether @o is not running but waiting on a child: in wait4/waitid,
+ * lending the child its memory (vfork, until the child's exec or exit,
+ * and until its own next stop after that), or ending (a serial script's
+ * last child, not yet reaped). */
+static int task_idle(const struct rec_task *o)
+{
+	if (o->vfork_hold || o->vfork_child || o->exited_event)
+		return 1;
+	if (!o->in_syscall)
+		return 0;
+	switch (o->ev.nr) {
+	case SYS_wait4: case SYS_waitid: case SYS_vfork:
+	case SYS_exit: case SYS_exit_group:
+		return 1;
+	case SYS_clone: case SYS_clone3:
+		return (o->clone_flags & CLONE_VFORK) != 0;
+	}
+	return 0;
 }
 
 /* auto: serial workloads stay on one CPU (cheap stops); as soon as two
@@ -82,8 +105,10 @@ static void watch_concurrency(struct rec_ctx *c, struct rec_task *t, int64_t now
 	if (last_pid && t->pid != last_pid && now - last_ns < CONCURRENT_WINDOW) {
 		struct rec_task *o = rec_task_get(c, last_pid);
 
-		/* a parent blocked in wait4 is not running */
-		if (!(o && o->in_syscall && o->ev.nr == SYS_wait4) && ++hits >= CONCURRENT_HITS)
+		/* either gone (a script's child that ended), or blocked
+		 * or about to block in wait4 or vfork: not running
+		 * alongside the other */
+		if (o && !task_idle(o) && !task_idle(t) && ++hits >= CONCURRENT_HITS)
 			spread_all(c);
 	}
 	last_pid = t->pid;
@@ -98,6 +123,13 @@ static void watch_concurrency(struct rec_ctx *c, struct rec_task *t, int64_t now
  */
 static void watch_execs(struct rec_ctx *c, struct rec_task *t)
 {
+	/* A forking shell runs for a moment between its fork and its wait4,
+	 * and its child's exec can fall in it (seen once in ~1,000 programs
+	 * of a serial bash loop): it takes EXEC_HITS such execs within
+	 * EXEC_WINDOW. */
+	static int64_t hit_ns[EXEC_HITS];
+	static unsigned n_hits;
+	int64_t now = iot_now_ns();
 	int i, left = c->ntasks;
 
 	if (c->o->cpu_policy != REC_CPU_AUTO || c->spread || !c->fast)
@@ -108,17 +140,11 @@ static void watch_execs(struct rec_ctx *c, struct rec_task *t)
 		if (!o)
 			continue;
 		left--;
-		if (o->pid == t->pid || !o->attached)
+		if (o->pid == t->pid || !o->attached || task_idle(o))
 			continue;
-		/* waiting for a child, or lending it its memory (vfork) */
-		if (o->in_syscall && (o->ev.nr == SYS_wait4 || o->ev.nr == SYS_waitid ||
-				      o->ev.nr == SYS_vfork ||
-				      ((o->ev.nr == SYS_clone || o->ev.nr == SYS_clone3) &&
-				       (o->clone_flags & CLONE_VFORK))))
-			continue;
-		if (o->vfork_hold)
-			continue;
-		spread_all(c);
+		hit_ns[n_hits++ % EXEC_HITS] = now;
+		if (n_hits >= EXEC_HITS && now - hit_ns[n_hits % EXEC_HITS] < EXEC_WINDOW)
+			spread_all(c);
 		return;
 	}
 }
@@ -136,6 +162,8 @@ static void on_syscall(struct rec_ctx *c, struct rec_task *t, int64_t now)
 			(const uint64_t *)info.seccomp.args : (const uint64_t *)info.entry.args;
 		int nr = (int)(info.op == PTRACE_SYSCALL_INFO_SECCOMP ?
 			       info.seccomp.nr : info.entry.nr);
+
+		t->vfork_child = 0;
 
 		if (info.arch != AUDIT_ARCH_X86_64) {
 			t->want_exit = 0;
@@ -173,6 +201,8 @@ static void on_clone(struct rec_ctx *c, struct rec_task *t, int ev, int64_t now)
 	if (ptrace(PTRACE_GETEVENTMSG, t->tid, 0, &msg) < 0 || msg == 0)
 		return;
 	rec_fast_drain(c);
+	if (ev == PTRACE_EVENT_VFORK)
+		t->vfork_child = (pid_t)msg;
 	if (ev == PTRACE_EVENT_VFORK) {
 		flags |= CLONE_VM | CLONE_VFORK;
 		/* before the child first runs: it shares our rings' TLS */

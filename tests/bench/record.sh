@@ -4,9 +4,11 @@
 # under `iotape record --no-fastpath` (every call at a ptrace stop) and
 # under `strace -f -ttt -T -o FILE`, side by side in one run, for (a) cp -a
 # of linux-6.1 fs/ (hot cache, tmpfs), (b) tar cf of it, (c) make -j2 of
-# iotape itself from a clean clone.  Prints a table with ratios.
+# iotape itself from a clean clone, (d) a shell script running 400 short
+# programs one after another (what each process costs: exec, the dynamic
+# loader's calls, exit).  Prints a table with ratios.
 #   RUNS=3  POLICIES="auto one none"  (iotape --cpu-policy values to bench)
-#   CASES="cp tar make"
+#   CASES="cp tar make spawn"
 set -u
 cd "$(dirname "$0")/../.."
 SRC=$PWD
@@ -14,7 +16,7 @@ BUILD=${BUILD:-build}
 IOTAPE=${IOTAPE:-$SRC/$BUILD/iotape}
 RUNS=${RUNS:-3}
 POLICIES=${POLICIES:-auto}
-CASES=${CASES:-cp tar make}
+CASES=${CASES:-cp tar make spawn}
 CACHE=/var/tmp/iotape-bench
 # copies and archives are written to tmpfs: the disk's writeback would
 # dominate a 0.1 s copy
@@ -88,4 +90,7 @@ case " $CASES " in *" make "*)
 	(cd "$SRC" && git ls-files -co --exclude-standard -z |
 		xargs -0 cp --parents -t "$W/iotape-src" 2>/dev/null)
 	bench make "rm -rf iotape-src/x" "make -s -C iotape-src -j2 BUILD=x build-all" ;;
+esac
+case " $CASES " in *" spawn "*)
+	bench spawn true 'i=0; while [ $i -lt 400 ]; do /bin/true; i=$((i+1)); done' ;;
 esac
