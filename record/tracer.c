@@ -71,10 +71,11 @@ static void spread_all(struct rec_ctx *c)
 	}
 }
 
-/* Whether @o is not running but waiting on a child: in wait4/waitid,
- * lending the child its memory (vfork, until the child's exec or exit,
- * and until its own next stop after that), or ending (a serial script's
- * last child, not yet reaped). */
+/* Whether @o is no sign of two programs running at once: waiting on a
+ * child (wait4, waitid), lending the child its memory (vfork, until the
+ * child's exec or exit, and until its own next stop after that), in the
+ * fork that made the child, or ending (a serial script's last child, not
+ * yet reaped). */
 static int task_idle(const struct rec_task *o)
 {
 	if (o->vfork_hold || o->vfork_child || o->exited_event)
@@ -82,11 +83,13 @@ static int task_idle(const struct rec_task *o)
 	if (!o->in_syscall)
 		return 0;
 	switch (o->ev.nr) {
-	case SYS_wait4: case SYS_waitid: case SYS_vfork:
+	case SYS_wait4: case SYS_waitid: case SYS_vfork: case SYS_fork:
 	case SYS_exit: case SYS_exit_group:
 		return 1;
 	case SYS_clone: case SYS_clone3:
-		return (o->clone_flags & CLONE_VFORK) != 0;
+		/* a fork whose return the tracer has not seen yet: its child
+		 * already runs, and is no sign of two programs at once */
+		return (o->clone_flags & CLONE_THREAD) == 0;
 	}
 	return 0;
 }

@@ -7,7 +7,7 @@ what=${1:-build}
 pkgs="libzstd-dev libprotobuf-c-dev protobuf-c-compiler pkg-config gcc make"
 case "$what" in
 build) ;;
-check) pkgs="$pkgs libcmocka-dev strace zstd xfsprogs btrfs-progs e2fsprogs tar util-linux valgrind clang python3 procps" ;;
+check) pkgs="$pkgs libcmocka-dev strace zstd xfsprogs btrfs-progs e2fsprogs tar util-linux valgrind clang python3 procps binutils gzip" ;;
 bench) pkgs="$pkgs strace zstd bc git linux-source-6.1 xfsprogs btrfs-progs e2fsprogs" ;;
 demo)  pkgs="$pkgs xfsprogs btrfs-progs e2fsprogs" ;;
 validate) pkgs="$pkgs python3 linux-source-6.1 xfsprogs btrfs-progs e2fsprogs" ;;

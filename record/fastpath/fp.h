@@ -19,11 +19,12 @@
 #include <stdint.h>
 
 #define FP_MAGIC	0x46544f49u	/* "IOTF" */
-#define FP_VERSION	2
+#define FP_VERSION	3
 #define FP_NSLOTS	128
 #define FP_SLOT_HDR	4096
 #define FP_RING_BYTES	(1u << 20)	/* per thread; memfd pages stay sparse */
-#define FP_NPROCS	160	/* processes at once, in the 4 KiB header */
+#define FP_NPROCS	150	/* processes at once, in the 4 KiB header */
+#define FP_MAX_SITES	64	/* libc call sites patched (patch.c) */
 #define FP_SHM_BYTES	(4096ul + (uint64_t)FP_NSLOTS * (FP_SLOT_HDR + FP_RING_BYTES))
 
 /*
@@ -73,7 +74,20 @@ struct fp_shm {
 		uint64_t map;	/* the mapping's address in that process */
 		uint64_t state;	/* address of its int "fast path on" word */
 	} procs[FP_NPROCS];
+	/*
+	 * libc's call sites patch.c found, from the start of libc's code,
+	 * so that one process scans libc (1.4 MB, about a millisecond) and
+	 * the others only check the signature at each.
+	 */
+	struct fp_sites {
+		uint32_t state;	/* FP_SITES_*: CAS empty -> writing, then ready */
+		uint32_t n;
+		uint64_t text_size;	/* of the libc they were found in */
+		uint32_t off[FP_MAX_SITES];
+	} sites;
 };
+
+enum { FP_SITES_EMPTY = 0, FP_SITES_WRITING = 1, FP_SITES_READY = 2 };
 
 struct fp_slot {
 	uint32_t state;		/* FP_SLOT_* (CAS by threads, reset by the recorder) */

@@ -154,11 +154,17 @@ static int fp_init(void)
 	iot_syscall_by_nr(0);	/* build the table now, not inside a call */
 	pthread_atfork(NULL, NULL, fp_atfork_child);
 	fp_state = 1;
+	fp_patch_libc(h);
 	return 0;
 off:
 	munmap(page, 4096);
 	fp_stub = NULL;
 	return -1;
+}
+
+long fp_raw(long nr, long a0, long a1, long a2, long a3, long a4, long a5)
+{
+	return fp_stub ? fp_stub(nr, a0, a1, a2, a3, a4, a5) : -ENOSYS;
 }
 
 __attribute__((constructor)) static void fp_ctor(void)

@@ -19,6 +19,14 @@ long fp_call(int nr, long a0, long a1, long a2, long a3, long a4, long a5);
 /* fp_ret() - raw return to libc convention (-1 and errno) */
 long fp_ret(long r);
 
+/* fp_raw() - a syscall through the stub: the library's own, not recorded */
+long fp_raw(long nr, long a0, long a1, long a2, long a3, long a4, long a5);
+
+struct fp_shm;
+/* fp_patch_libc() - route libc's internal file calls to fp_call()
+ * (patch.c).  @return : call sites patched. */
+int fp_patch_libc(struct fp_shm *h);
+
 #define FP(nr, a0, a1, a2, a3, a4, a5) \
 	fp_ret(fp_call(nr, (long)(a0), (long)(a1), (long)(a2), (long)(a3), \
 		       (long)(a4), (long)(a5)))
