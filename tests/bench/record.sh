@@ -51,9 +51,13 @@ median() { sort -n | awk '{ v[NR] = $1 } END { print v[int((NR + 1) / 2)] }'; }
 # bench NAME PREP WORK - PREP runs untimed before each run (clean state),
 # WORK is timed under each mode
 bench() {
-	local name=$1 prep=$2 work=$3 mode i t
-	for mode in native $(for p in $POLICIES; do echo "iotape-$p"; done) ptrace strace; do
-		for i in $(seq 1 "$RUNS"); do
+	local name=$1 prep=$2 work=$3 mode i t modes
+	modes="native $(for p in $POLICIES; do echo "iotape-$p"; done) ptrace strace"
+	# run i of every mode, then run i+1: a slow spell of the machine
+	# falls on all modes, not on one
+	for mode in $modes; do : >"$W/$name.$mode.all"; done
+	for i in $(seq 1 "$RUNS"); do
+		for mode in $modes; do
 			(cd "$W" && eval "$prep") >/dev/null 2>&1
 			case $mode in
 			native) t=$(cd "$W" && time_one sh -c "$work") ;;
@@ -63,9 +67,10 @@ bench() {
 				-o "$W/t.iotape" -- sh -c "$work") ;;
 			strace) t=$(cd "$W" && time_one strace -f -ttt -T -o "$W/t.strace" sh -c "$work") ;;
 			esac
-			echo "$t"
-		done | median >"$W/$name.$mode"
+			echo "$t" >>"$W/$name.$mode.all"
+		done
 	done
+	for mode in $modes; do median <"$W/$name.$mode.all" >"$W/$name.$mode"; done
 	printf '%-8s %9.3f' "$name" "$(cat "$W/$name.native")"
 	for mode in $(for p in $POLICIES; do echo "iotape-$p"; done) ptrace strace; do
 		printf ' %9.3f (%5.2fx)' "$(cat "$W/$name.$mode")" \
