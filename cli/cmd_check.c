@@ -77,6 +77,11 @@ int cli_damage_text(char *buf, size_t len, const struct iot_summary *s,
 			 s->damage == IOT_E_CORRUPT ? "checksum or decoding failure"
 						    : iot_strerror(s->damage),
 			 kept);
+	} else if (s->index_damaged) {
+		snprintf(buf, len, "its index is damaged (its checksum fails); the "
+			 "frames were read instead, %llu complete events; run "
+			 "'iotape check --repair' to rewrite the index",
+			 (unsigned long long)s->events);
 	} else if (!s->has_index || (!s->clean_close && !s->repaired)) {
 		snprintf(buf, len, "not closed cleanly (no usable index: was "
 			 "the recorder killed?); its %llu complete events were read; "

@@ -131,6 +131,11 @@ if [ -x "$mk" ]; then
 		fail "a damaged index lost events"
 	grep -q "index .*damaged.*all 39 events were read.*iotape check --repair" "$tmp/idx.err" ||
 		fail "unclear message for a damaged index: $(cat "$tmp/idx.err")"
+	"$IOTAPE" check "$f" >"$tmp/idx.out" 2>&1
+	rc=$?
+	[ $rc = 3 ] || fail "check of a trace with a damaged index exited $rc, not 3"
+	grep -q "its index is damaged .*39 complete events; run 'iotape check --repair'" "$tmp/idx.out" ||
+		fail "check's message for a damaged index: $(cat "$tmp/idx.out")"
 	"$IOTAPE" check --repair "$f" >/dev/null 2>&1 || fail "repair of a damaged index failed"
 	"$IOTAPE" check -q "$f" || fail "a file with a rewritten index does not pass check"
 else
