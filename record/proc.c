@@ -111,6 +111,19 @@ void rec_tasks_free(struct rec_ctx *c)
 	c->by_tid = NULL;
 }
 
+struct rec_task *rec_task_next(struct rec_ctx *c, int *i, int *left)
+{
+	while (*left > 0 && ++*i <= c->pid_max) {
+		struct rec_task *t = c->by_tid[*i];
+
+		if (t) {
+			--*left;
+			return t;
+		}
+	}
+	return NULL;
+}
+
 struct rec_task *rec_task_get(struct rec_ctx *c, pid_t tid)
 {
 	if (tid <= 0 || tid > c->pid_max)

@@ -147,6 +147,10 @@ struct rec_ctx {
 int rec_tasks_init(struct rec_ctx *c);
 void rec_tasks_free(struct rec_ctx *c);
 struct rec_task *rec_task_get(struct rec_ctx *c, pid_t tid);
+/* Each task in turn: the next after tid *@i (start at 0), or NULL.  Start
+ * *@left at c->ntasks: the walk ends after that many, and the task it
+ * returned may be deleted before the next call. */
+struct rec_task *rec_task_next(struct rec_ctx *c, int *i, int *left);
 struct rec_task *rec_task_new(struct rec_ctx *c, pid_t tid);
 void rec_task_del(struct rec_ctx *c, struct rec_task *t);
 void rec_task_clear_call(struct rec_task *t);

@@ -58,17 +58,14 @@ static void resume(struct rec_ctx *c, struct rec_task *t, int sig)
 
 static void spread_all(struct rec_ctx *c)
 {
-	int i, left = c->ntasks;
+	int i = 0, left = c->ntasks;
+	struct rec_task *t;
 
 	c->spread = 1;
 	c->st.spread_ns = iot_now_ns();
 	rec_unpin_task(0);
-	for (i = 1; i <= c->pid_max && left > 0; i++) {
-		if (!c->by_tid[i])
-			continue;
-		left--;
-		rec_unpin_task(i);
-	}
+	while ((t = rec_task_next(c, &i, &left)))
+		rec_unpin_task(t->tid);
 }
 
 /* Whether @o is no sign of two programs running at once: waiting on a
@@ -133,16 +130,12 @@ static void watch_execs(struct rec_ctx *c, struct rec_task *t)
 	static int64_t hit_ns[EXEC_HITS];
 	static unsigned n_hits;
 	int64_t now = iot_now_ns();
-	int i, left = c->ntasks;
+	int i = 0, left = c->ntasks;
+	struct rec_task *o;
 
 	if (c->o->cpu_policy != REC_CPU_AUTO || c->spread || !c->fast)
 		return;
-	for (i = 1; i <= c->pid_max && left > 0; i++) {
-		struct rec_task *o = c->by_tid[i];
-
-		if (!o)
-			continue;
-		left--;
+	while ((o = rec_task_next(c, &i, &left))) {
 		if (o->pid == t->pid || !o->attached || task_idle(o))
 			continue;
 		hit_ns[n_hits++ % EXEC_HITS] = now;
@@ -374,15 +367,11 @@ static void on_event_exit(struct rec_ctx *c, struct rec_task *t, int64_t now)
 
 static void start_detach(struct rec_ctx *c)
 {
-	int i, left = c->ntasks;
+	int i = 0, left = c->ntasks;
+	struct rec_task *t;
 
 	c->detaching = 1;
-	for (i = 1; i <= c->pid_max && left > 0; i++) {
-		struct rec_task *t = c->by_tid[i];
-
-		if (!t)
-			continue;
-		left--;
+	while ((t = rec_task_next(c, &i, &left))) {
 		if (t->stopped_early) {
 			ptrace(PTRACE_DETACH, t->tid, 0, 0);
 			rec_task_del(c, t);
@@ -403,6 +392,7 @@ static void rebalance(struct rec_ctx *c)
 	long ncpu = sysconf(_SC_NPROCESSORS_ONLN);
 	int64_t now = iot_now_ns();
 	FILE *f;
+	struct rec_task *t;
 	int i, left, cpu;
 	cpu_set_t set;
 
@@ -418,13 +408,10 @@ static void rebalance(struct rec_ctx *c)
 		cpu = (int)((c->pinned_cpu + 1) % ncpu);
 		CPU_ZERO(&set);
 		CPU_SET(cpu, &set);
+		i = 0;
 		left = c->ntasks;
-		for (i = 1; i <= c->pid_max && left > 0; i++) {
-			if (!c->by_tid[i])
-				continue;
-			left--;
-			sched_setaffinity(i, sizeof(set), &set);
-		}
+		while ((t = rec_task_next(c, &i, &left)))
+			sched_setaffinity(t->tid, sizeof(set), &set);
 		rec_pin_cpu(cpu);
 		c->pinned_cpu = cpu;
 		c->st.moves++;
