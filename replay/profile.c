@@ -136,6 +136,11 @@ void rpl_tally(struct rpl_plan *p, struct rpl_result *res)
 		res->late_max_ns = late[n_late - 1];
 	}
 	free(late);
+	for (i = 0; i < p->n_threads; i++) {
+		res->unhidden_ns += p->threads[i].lag_ns;
+		if (p->threads[i].lag_ns > res->unhidden_max_ns)
+			res->unhidden_max_ns = p->threads[i].lag_ns;
+	}
 	res->threads = p->n_threads;
 	res->processes = p->n_procs;
 	res->damaged = p->damaged;
@@ -343,8 +348,8 @@ int rpl_profile_write(struct rpl_plan *p, struct rpl_result *res)
 	struct iot_writer *w = NULL;
 	struct target tg;
 	struct timespec rt;
-	char opts[1024], v[6][32];
-	struct iot_kv kv[7];
+	char opts[1024], v[7][32];
+	struct iot_kv kv[8];
 	int err;
 
 	find_mount(p->o->root, &tg);
@@ -362,6 +367,8 @@ int rpl_profile_write(struct rpl_plan *p, struct rpl_result *res)
 	kv[4] = (struct iot_kv){ "replay.ordering_violations", v[4] };
 	kv[5] = (struct iot_kv){ "replay.source", p->o->trace };
 	kv[6] = (struct iot_kv){ "replay.prepare_ns", v[5] };
+	snprintf(v[6], sizeof(v[6]), "%lld", (long long)res->unhidden_ns);
+	kv[7] = (struct iot_kv){ "replay.unhidden_ns", v[6] };
 	h.kind = IOT_KIND_PROFILE;
 	h.tool_version = IOT_VERSION;
 	h.host = th->host;
@@ -386,7 +393,7 @@ int rpl_profile_write(struct rpl_plan *p, struct rpl_result *res)
 	h.target_mkfs = p->o->mkfs;
 	h.target_label = p->o->label;
 	h.replay_options = opts;
-	h.n_extra = 7;
+	h.n_extra = 8;
 	h.extra = kv;
 	err = iot_writer_open(&w, p->o->out, &h, NULL);
 	if (err < 0)

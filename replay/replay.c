@@ -188,6 +188,11 @@ void rpl_print_summary(const struct rpl_opts *o, const struct rpl_result *r)
 	       cli_fmt_ns(a, sizeof(a), (double)r->late_p50_ns),
 	       cli_fmt_ns(b, sizeof(b), (double)r->late_p99_ns),
 	       cli_fmt_ns(c, sizeof(c), (double)r->late_max_ns));
+	if (o->timing != RPL_TIMING_AFAP)
+		printf("  own work     %s not hidden in think time (calls back to back; "
+		       "%s in the thread with the most)\n",
+		       cli_fmt_ns(a, sizeof(a), (double)r->unhidden_ns),
+		       cli_fmt_ns(b, sizeof(b), (double)r->unhidden_max_ns));
 	if (o->out)
 		printf("  profile      %s\n", o->out);
 }

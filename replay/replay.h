@@ -69,6 +69,9 @@ struct rpl_result {
 	uint64_t mmap_calls;
 	uint64_t threads, processes;
 	int64_t late_p50_ns, late_p99_ns, late_max_ns;
+	/* the replayer's own work no think time could hide (timed modes):
+	 * in all threads, and in the thread with the most */
+	int64_t unhidden_ns, unhidden_max_ns;
 	uint64_t df_used_bytes;
 	uint64_t prep_dirs, prep_files, prep_links, prep_symlinks, prep_bytes;
 	int damaged;			/* the trace was cut short: its complete part was used */

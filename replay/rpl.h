@@ -174,6 +174,7 @@ struct rpl_thread {
 	const char *xattr_src;		/* path whose xattrs it read last (cp -a) */
 	struct rpl_dcache *dcache;	/* parent directories it opened */
 	int64_t start_ns, end_ns, utime_ns, stime_ns;
+	int64_t lag_ns;			/* its own work think time could not hide */
 };
 
 struct rpl_proc {

@@ -342,6 +342,7 @@ static void *thread_main(void *arg)
 			wake_all(p);
 		prev_end = op->r_exit;
 	}
+	t->lag_ns = sched.lag;
 	thread_done(&c);
 	rpl_dcache_free(t->dcache);
 	t->dcache = NULL;

@@ -22,4 +22,14 @@ cat "$T/out"
 "$IOTAPE" dump "$T/p.iotape" >"$T/p.dump" || fail "dump of the profile failed"
 grep -q 'write(1, ..., 131072)' "$T/p.dump" || fail "the profile lacks cat's write into the pipe"
 grep -q ' sync() = 0' "$T/p.dump" || { grep ' sync(' "$T/p.dump"; fail "the replayed sync failed"; }
+grep -q 'own work' "$T/out" && fail "afap printed the work think time hides"
+# original timing: the summary and the profile say how much of the
+# replayer's own work no think time could hide
+rm -rf "$T/root2"; mkdir "$T/root2"
+"$IOTAPE" replay "$T/t.iotape" --root "$T/root2" -o "$T/p2.iotape" >"$T/out2" 2>&1 ||
+	fail "replay with original timing failed: $(cat "$T/out2")"
+grep -Eq '^  own work +[0-9.]+ [mun]?s not hidden in think time' "$T/out2" ||
+	fail "no 'own work' line: $(cat "$T/out2")"
+"$IOTAPE" dump "$T/p2.iotape" | grep -Eq '^# replay.unhidden_ns +[0-9]+$' ||
+	fail "the profile header lacks replay.unhidden_ns"
 echo ok
