@@ -20,13 +20,13 @@
 enum { WT_VARINT = 0, WT_I64 = 1, WT_LEN = 2, WT_I32 = 5 };
 
 /* Field numbers of Chunk (trace.proto) and how a column stores values. */
-#define F_MAX 17
+#define F_MAX 18
 enum col_type { C_NONE, C_U32, C_U64, C_S32, C_S64 };
 
 static const uint8_t col_type[F_MAX + 1] = {
 	[3] = C_S32, [4] = C_S32, [5] = C_S64, [6] = C_U64, [7] = C_U32,
 	[8] = C_U32, [9] = C_S64, [10] = C_U32, [11] = C_S64, [12] = C_U32,
-	[13] = C_U32, [14] = C_U32,
+	[13] = C_U32, [14] = C_U32, [18] = C_U32,
 };
 
 struct cur {
@@ -93,7 +93,8 @@ static void *column(Iotape__Chunk *ch, unsigned f, size_t **n)
 	case 11: *n = &ch->n_args; return &ch->args;
 	case 12: *n = &ch->n_path; return &ch->path;
 	case 13: *n = &ch->n_path2; return &ch->path2;
-	default: *n = &ch->n_ev_flags; return &ch->ev_flags;
+	case 14: *n = &ch->n_ev_flags; return &ch->ev_flags;
+	default: *n = &ch->n_pre_ns; return &ch->pre_ns;
 	}
 }
 
@@ -256,11 +257,11 @@ int iot_chunk_decode(struct iot_arena *a, const uint8_t *buf, size_t len,
 	iot_arena_pb_allocator(a, &pa);
 	if ((rc = walk(ch, buf, len, 0, count, &pa)))
 		return rc;
-	for (f = 2; f <= 16; f++) {
+	for (f = 2; f <= F_MAX; f++) {
 		void **arr;
 		size_t sz;
 
-		if (!count[f])
+		if (!count[f] || f == 17)
 			continue;
 		if (col_type[f]) {
 			arr = column(ch, f, &n);

@@ -177,6 +177,10 @@ struct iot_event {
 	uint32_t path_len;
 	const char *path2;		/* NULL if none */
 	uint32_t path2_len;
+	/* IOT_EV_FASTPATH: ns the in-process logging spent before the call
+	 * (copying its arguments, taking its paths' states), inside the gap
+	 * before t_enter; 0 if unknown */
+	uint32_t pre_ns;
 };
 
 struct iot_path_state {

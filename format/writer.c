@@ -48,11 +48,11 @@ struct iot_writer {
 	size_t n, cap;
 	int64_t *t_enter;
 	uint64_t *duration;
-	uint32_t *tid_idx, *nr, *nargs, *path, *path2, *ev_flags;
+	uint32_t *tid_idx, *nr, *nargs, *path, *path2, *ev_flags, *pre_ns;
 	int64_t *ret;
 	int64_t *args;
 	size_t n_args, cap_args;
-	int any_path2, any_flags;
+	int any_path2, any_flags, any_pre;
 	int64_t t_min, t_max;
 	int64_t chunk_t0;		/* when the chunk got its first item */
 
@@ -223,7 +223,7 @@ static void chunk_reset(struct iot_writer *w)
 {
 	w->n = 0;
 	w->n_args = 0;
-	w->any_path2 = w->any_flags = 0;
+	w->any_path2 = w->any_flags = w->any_pre = 0;
 	w->t_min = INT64_MAX;
 	w->t_max = INT64_MIN;
 	w->chunk_t0 = 0;
@@ -359,7 +359,7 @@ static int ev_grow(struct iot_writer *w)
 
 #define G(f) grow_col((void **)&w->f, c, sizeof(*w->f))
 	if (G(t_enter) || G(duration) || G(tid_idx) || G(nr) || G(nargs) ||
-	    G(path) || G(path2) || G(ev_flags) || G(ret))
+	    G(path) || G(path2) || G(ev_flags) || G(pre_ns) || G(ret))
 		return -ENOMEM;
 #undef G
 	w->cap = c;
@@ -443,6 +443,8 @@ static long pack_chunk(struct iot_writer *w, struct iot_frame *meta)
 	ch.path2 = w->path2;
 	ch.n_ev_flags = w->any_flags ? w->n : 0;
 	ch.ev_flags = w->ev_flags;
+	ch.n_pre_ns = w->any_pre ? w->n : 0;
+	ch.pre_ns = w->pre_ns;
 	ch.n_path_states = w->n_ps;
 	ch.path_states = w->ps;
 	ch.n_processes = w->n_procs;
@@ -530,8 +532,10 @@ int iot_writer_event(struct iot_writer *w, const struct iot_event *ev)
 	w->path[i] = (uint32_t)p1;
 	w->path2[i] = (uint32_t)p2;
 	w->ev_flags[i] = ev->flags;
+	w->pre_ns[i] = ev->pre_ns;
 	w->any_path2 |= p2 != 0;
 	w->any_flags |= ev->flags != 0;
+	w->any_pre |= ev->pre_ns != 0;
 	if (ev->t_enter < w->t_min)
 		w->t_min = ev->t_enter;
 	if (ev->t_exit > w->t_max)
@@ -664,7 +668,7 @@ static void writer_free(struct iot_writer *w)
 	}
 	ZSTD_freeCCtx(w->cctx);
 	free(w->t_enter); free(w->duration); free(w->tid_idx); free(w->nr);
-	free(w->nargs); free(w->path); free(w->path2); free(w->ev_flags);
+	free(w->nargs); free(w->path); free(w->path2); free(w->ev_flags); free(w->pre_ns);
 	free(w->ret); free(w->args); free(w->sbuf); free(w->strs); free(w->ht);
 	free(w->tids); free(w->tid_pids); free(w->ps); free(w->procs);
 	free(w->raw); free(w->out); free(w->frames);

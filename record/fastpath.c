@@ -381,6 +381,10 @@ static void decode_rec(struct rec_ctx *c, const struct fp_rec *r, int unfinished
 	t->view = &v;
 	if (rec_decode_entry(c, t, r->nr, r->args, (int64_t)r->t_enter)) {
 		t->ev.flags |= IOT_EV_FASTPATH;
+		/* the library's own work before the call: tracing, not think
+		 * time (a record that cannot have it leaves it unknown) */
+		if (r->t_wrap && r->t_wrap <= r->t_enter && r->t_enter - r->t_wrap < UINT32_MAX)
+			t->ev.pre_ns = (uint32_t)(r->t_enter - r->t_wrap);
 		c->st.fast_events++;
 		if (unfinished && died_of_epipe(r, status))
 			rec_decode_exit(c, t, -EPIPE, iot_now_ns());

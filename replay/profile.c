@@ -307,6 +307,7 @@ static int write_events(struct rpl_plan *p, struct iot_writer *w)
 		ev.t_enter = op->r_enter;
 		ev.t_exit = op->r_exit >= op->r_enter ? op->r_exit : op->r_enter;
 		ev.ret = op->r_ret;
+		ev.pre_ns = 0;		/* the recording's, not the replay's */
 		if (op->skip)
 			ev.flags |= IOT_EV_REPLAY_SKIPPED;
 		if (op->rflags & RPL_OPF_MISMATCH)

@@ -19,7 +19,7 @@
 #include <stdint.h>
 
 #define FP_MAGIC	0x46544f49u	/* "IOTF" */
-#define FP_VERSION	3
+#define FP_VERSION	4
 #define FP_NSLOTS	128
 #define FP_SLOT_HDR	4096
 #define FP_RING_BYTES	(1u << 20)	/* per thread; memfd pages stay sparse */
@@ -117,6 +117,7 @@ struct fp_rec {
 	int64_t ret;
 	uint64_t t_enter;	/* CLOCK_MONOTONIC ns */
 	uint64_t t_exit;
+	uint64_t t_wrap;	/* when the library began its own work for it */
 	uint16_t nstr;		/* strings in data[] */
 	uint16_t npst;		/* struct fp_pst in data[] after the strings */
 	uint32_t pst_off;	/* where the first fp_pst starts in data[] */

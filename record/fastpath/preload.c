@@ -473,6 +473,7 @@ long fp_call(int nr, long a0, long a1, long a2, long a3, long a4, long a5)
 	uint64_t a[6];
 	uint32_t len;
 	int saved = errno;
+	uint64_t t_wrap = fp_now();
 
 	if (fp_state == 0)
 		fp_init();
@@ -514,6 +515,7 @@ long fp_call(int nr, long a0, long a1, long a2, long a3, long a4, long a5)
 	fp_fill(rec, &pre);
 	rec->ret = 0;
 	rec->t_exit = 0;
+	rec->t_wrap = t_wrap;
 	rec->t_enter = fp_now();
 	__atomic_store_n(&rec->state, FP_REC_ENTERED, __ATOMIC_RELEASE);
 	rec->ret = fp_stub(nr, a0, a1, a2, a3, a4, a5);

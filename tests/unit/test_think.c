@@ -238,6 +238,37 @@ static void test_budget_counts_stopped(void **state)
 	tplan_free(&tp);
 }
 
+/* In-process events that carry the library's own time before the call
+ * lose exactly that (and no floor); with --timing raw they keep it. */
+static void test_pre_ns(void **state)
+{
+	static const int64_t gap[] = { 0, 5000, 5000, 5000, 5000 };
+	static const uint32_t fl[] = { FP, FP, FP, FP, 0 };
+	static const uint32_t pre[] = { 0, 3000, 4000, 6000, 0 };
+	struct tplan tp;
+	size_t i;
+
+	(void)state;
+	tplan_init(&tp, 5, gap, fl);
+	for (i = 0; i < 5; i++)
+		tp.p.ops[i].ev.pre_ns = pre[i];
+	assert_int_equal(rpl_plan_think(&tp.p), 0);
+	assert_int_equal(tp.p.ops[1].think_ns, 2000);
+	assert_int_equal(tp.p.ops[2].think_ns, 1000);
+	assert_int_equal(tp.p.ops[3].think_ns, 0);
+	/* a stopped call after an in-process one: half the stop cost */
+	assert_int_equal(tp.p.ops[4].think_ns, 5000 - (COST - COST / 2));
+	tplan_free(&tp);
+
+	tplan_init(&tp, 5, gap, fl);
+	tp.o.timing = RPL_TIMING_RAW;
+	for (i = 0; i < 5; i++)
+		tp.p.ops[i].ev.pre_ns = pre[i];
+	assert_int_equal(rpl_plan_think(&tp.p), 0);
+	assert_int_equal(tp.p.ops[1].think_ns, 5000);
+	tplan_free(&tp);
+}
+
 /* --timing raw subtracts stop_cost_ns, split the same way, and no budget. */
 static void test_raw(void **state)
 {
@@ -342,6 +373,7 @@ int main(void)
 		cmocka_unit_test(test_fast_floor_per_syscall),
 		cmocka_unit_test(test_budget_counts_stopped),
 		cmocka_unit_test(test_raw),
+		cmocka_unit_test(test_pre_ns),
 		cmocka_unit_test(test_sched_hides_overhead),
 		cmocka_unit_test(test_sched_repays_burst),
 		cmocka_unit_test(test_sched_slow_calls_count),
