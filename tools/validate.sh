@@ -88,46 +88,13 @@ else
 fi
 rm -rf $W
 M=$OUT/mnt
+IMG=$OUT/img
+NAME=validate
 mkdir -p $M
-cleanup() { umount $M 2>/dev/null || true; [ -n "${LOOP:-}" ] && losetup -d $LOOP 2>/dev/null || true; rm -f "$OUT/img"; }
-# On a VM whose balloon reports free memory to its host (free page
-# reporting), memory the guest frees goes back to the host and its next
-# use faults there: writing 20 GB to a tmpfs ran at 0.4 GB/s on such
-# memory here, so whichever run happens to get it is up to 2x slower (a
-# native cp -a of 241 MB took 0.62 to 1.18 s).  Reporting stops for the
-# validation (restored at exit) and the memory the runs use is touched
-# once first.
-PR=/sys/module/page_reporting/parameters/page_reporting_order
-pr_old=
-finish() { cleanup; [ -z "$pr_old" ] || echo "$pr_old" >$PR; }
-trap finish EXIT
-trap 'exit 130' INT TERM
-if [ -w $PR ] && [ "$(cat $PR)" -ge 0 ] 2>/dev/null && [ "$(cat $PR)" -le 10 ]; then
-	pr_old=$(cat $PR)
-	echo 11 >$PR		# above the largest order: nothing is reported
-	need=$(( ${SIZE%M} * 2 + 1024 ))
-	avail=$(awk '/MemAvailable/ { print int($2 / 1024) }' /proc/meminfo)
-	[ $need -le $((avail - 1024)) ] || need=$((avail - 1024))
-	echo "validate: free page reporting to the host stopped until the end (was order $pr_old); touching $need MB once"
-	mount -t tmpfs -o size=${need}M tmpfs $M
-	dd if=/dev/zero of=$M/touch bs=4M count=$((need / 4)) status=none 2>/dev/null || true
-	umount $M
-fi
+. tools/validate_lib.sh
+steady_memory $(( ${SIZE%M} * 2 + 1024 ))
 drop=
 [ $CACHE = hot ] && drop=--no-drop-caches
-# One fresh filesystem at $M, empty.
-mkfs_mount() {
-	case $1 in
-	tmpfs) mount -t tmpfs -o size=$SIZE tmpfs $M ;;
-	*)	truncate -s $SIZE "$OUT/img"; LOOP=$(losetup --find --show "$OUT/img")
-		case $1 in
-		ext4) mkfs.ext4 -F -q $LOOP ;; xfs) mkfs.xfs -f -q $LOOP ;;
-		btrfs) mkfs.btrfs -f -q $LOOP >/dev/null ;; ext2) mkfs.ext2 -F -q $LOOP ;;
-		*) echo "validate: unknown fs $1" >&2; exit 1 ;;
-		esac
-		mount -t $1 $LOOP $M ;;
-	esac
-}
 for fs in $(echo $FS | tr , ' '); do
 	r=1
 	while [ $r -le $RUNS ]; do
@@ -141,7 +108,7 @@ for fs in $(echo $FS | tr , ' '); do
 		sync
 		[ $CACHE = cold ] && echo 3 >/proc/sys/vm/drop_caches
 		PHASE_LOG=$OUT/native/$fs.$r.times sh traces/mozilla-workload.sh "$M$SRC" "$M$W/moz"
-		cleanup; LOOP=
+		cleanup
 		echo "validate: $fs: replay $r/$RUNS (iotape bench)"
 		"$IOTAPE" bench "$OUT/moz.iotape" --fs $fs --image-size $SIZE $drop -q -o "$OUT/replay/$r" >/dev/null
 		"$IOTAPE" report "$OUT/replay/$r/$fs.1.iotape" --json >"$OUT/replay/$fs.$r.json"

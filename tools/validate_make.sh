@@ -31,31 +31,11 @@ command -v git >/dev/null && git rev-parse HEAD >/dev/null 2>&1 ||
 rm -rf "$OUT"; mkdir -p "$OUT/src" "$OUT/mnt"
 git archive HEAD | tar -x -C "$OUT/src"
 M=$OUT/mnt
-LOOP=
-cleanup() { umount $M 2>/dev/null || true; [ -z "$LOOP" ] || losetup -d $LOOP 2>/dev/null || true; LOOP=; rm -f "$OUT/img"; }
-# free page reporting: see validate.sh
-PR=/sys/module/page_reporting/parameters/page_reporting_order
-pr_old=
-finish() { cleanup; [ -z "$pr_old" ] || echo "$pr_old" >$PR; }
-trap finish EXIT
-trap 'exit 130' INT TERM
-if [ -w $PR ] && [ "$(cat $PR)" -ge 0 ] 2>/dev/null && [ "$(cat $PR)" -le 10 ]; then
-	pr_old=$(cat $PR)
-	echo 11 >$PR
-	echo "validate-make: free page reporting to the host stopped until the end (was order $pr_old)"
-fi
-mkfs_mount() {
-	case $1 in
-	tmpfs) mount -t tmpfs -o size=2g tmpfs $M ;;
-	*)	truncate -s 2G "$OUT/img"; LOOP=$(losetup --find --show "$OUT/img")
-		case $1 in
-		ext4) mkfs.ext4 -F -q $LOOP ;; xfs) mkfs.xfs -f -q $LOOP ;;
-		btrfs) mkfs.btrfs -f -q $LOOP >/dev/null ;;
-		*) echo "validate-make: unknown fs $1" >&2; exit 1 ;;
-		esac
-		mount -t $1 $LOOP $M ;;
-	esac
-}
+IMG=$OUT/img
+SIZE=2G
+NAME=validate-make
+. tools/validate_lib.sh
+steady_memory 5120
 # The build runs where the trace says it ran: $M/src.
 build() { (cd $M/src && make -j2 BUILD=b all >/dev/null 2>&1); }
 echo "validate-make: recording make -j2 (iotape's own build) on tmpfs"
@@ -77,7 +57,7 @@ for fs in $(echo $FS | tr , ' '); do
 		t0=$(date +%s%N); build; t1=$(date +%s%N)
 		cleanup
 		# shellcheck disable=SC2086
-		"$IOTAPE" bench "$OUT/make.iotape" --fs $fs --image-size 2G $drop -q \
+		"$IOTAPE" bench "$OUT/make.iotape" --fs $fs --image-size $SIZE $drop -q \
 			-o "$OUT/replay-$r" >/dev/null
 		rep=$("$IOTAPE" report "$OUT/replay-$r/$fs.1.iotape" --json |
 		      python3 -c 'import json,sys; print(json.load(sys.stdin)["real_ns"])')
