@@ -129,7 +129,7 @@ static void watch_execs(struct rec_ctx *c, struct rec_task *t)
 	 * EXEC_WINDOW. */
 	static int64_t hit_ns[EXEC_HITS];
 	static unsigned n_hits;
-	int64_t now = iot_now_ns();
+	int64_t now;
 	int i = 0, left = c->ntasks;
 	struct rec_task *o;
 
@@ -138,6 +138,7 @@ static void watch_execs(struct rec_ctx *c, struct rec_task *t)
 	while ((o = rec_task_next(c, &i, &left))) {
 		if (o->pid == t->pid || !o->attached || task_idle(o))
 			continue;
+		now = iot_now_ns();
 		hit_ns[n_hits++ % EXEC_HITS] = now;
 		if (n_hits >= EXEC_HITS && now - hit_ns[n_hits % EXEC_HITS] < EXEC_WINDOW)
 			spread_all(c);
@@ -197,9 +198,8 @@ static void on_clone(struct rec_ctx *c, struct rec_task *t, int ev, int64_t now)
 	if (ptrace(PTRACE_GETEVENTMSG, t->tid, 0, &msg) < 0 || msg == 0)
 		return;
 	rec_fast_drain(c);
-	if (ev == PTRACE_EVENT_VFORK)
-		t->vfork_child = (pid_t)msg;
 	if (ev == PTRACE_EVENT_VFORK) {
+		t->vfork_child = (pid_t)msg;
 		flags |= CLONE_VM | CLONE_VFORK;
 		/* before the child first runs: it shares our rings' TLS */
 		rec_fast_hold(c, t, 1);

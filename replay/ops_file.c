@@ -48,21 +48,17 @@ static int64_t do_open(struct rpl_ctx *c, struct rpl_op *op, const char *path,
 	}
 	fd = -ENOENT - 1;
 	if (p == op->ev.path && rpl_parent_fd(c, op, &n) == 0) {
-		int64_t t0 = iot_now_ns();
-
-		fd = rpl_open_name(n.dirfd, n.name, flags | O_NONBLOCK | O_NOCTTY, mode);
-		rpl_called(c, t0);
+		fd = RPL_TIMED(c, rpl_open_name(n.dirfd, n.name, flags | O_NONBLOCK | O_NOCTTY,
+						mode));
 		/* only a plain answer, as rpl_open_at() takes */
 		if (fd < 0 && fd != -ENOENT && fd != -EEXIST)
 			fd = -ENOENT - 1;
 	}
 	if (fd == -ENOENT - 1) {
-		/* timed whole: a parent it opens stands for the lookup */
-		int64_t t0 = iot_now_ns();
-
+		/* timed whole, without the first try: a parent it opens
+		 * stands for the lookup */
 		c->sys0 = 0;
-		fd = rpl_open_at(c, p, flags | O_NONBLOCK | O_NOCTTY, mode);
-		rpl_called(c, t0);
+		fd = RPL_TIMED(c, rpl_open_at(c, p, flags | O_NONBLOCK | O_NOCTTY, mode));
 	}
 	map_result(c, op, fd, flags, p);
 	if (fd < 0)
@@ -89,13 +85,10 @@ static int64_t h_creat(struct rpl_ctx *c, struct rpl_op *op)
 static int64_t h_close(struct rpl_ctx *c, struct rpl_op *op)
 {
 	struct rpl_fd e;
-	int64_t t0;
 
 	if (rpl_fdtab_get(c->pr->tab, (long)op->ev.args[0], &e) < 0)
 		return rpl_skip(op, op->ev.args[0] < 0 ? RPL_SKIP_BADARG : RPL_SKIP_FD);
-	t0 = iot_now_ns();
-	rpl_fdtab_close(c->pr->tab, (long)op->ev.args[0]);
-	rpl_called(c, t0);
+	RPL_TIMED(c, rpl_fdtab_close(c->pr->tab, (long)op->ev.args[0]));
 	return e.state == RPL_FD_LIVE ? 0 : rpl_skip(op, RPL_SKIP_FD);
 }
 

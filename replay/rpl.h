@@ -288,6 +288,15 @@ static inline void rpl_called(struct rpl_ctx *c, int64_t t0)
 	c->sys1 = iot_now_ns();
 }
 
+/* RPL_TIMED(c, expr): as RPL_CALL, for a helper that makes the op's
+ * call and returns its result itself (-errno, not errno). */
+#define RPL_TIMED(c, expr) __extension__ ({				\
+	int64_t t0_ = iot_now_ns();					\
+	__typeof__(expr) v_ = (expr);					\
+	rpl_called((c), t0_);						\
+	v_;								\
+})
+
 #define RPL_SCRATCH (1 << 20)
 #define RPL_IO_MAX (256LL << 20)	/* largest transfer one call replays */
 

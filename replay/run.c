@@ -316,8 +316,6 @@ static void *thread_main(void *arg)
 		} else {
 			op->r_enter = now;
 			op->r_exit = iot_now_ns();
-			if (op->r_exit < now)	/* now was an estimate */
-				op->r_enter = op->r_exit;
 		}
 		if (r == RPL_SKIPPED) {
 			/* A skipped clone still starts its child's ops. */
