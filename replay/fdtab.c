@@ -9,8 +9,10 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <linux/close_range.h>
+#include <sched.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/syscall.h>
 #include <unistd.h>
 
 #include "rpl.h"
@@ -94,23 +96,30 @@ static int copy_entry(struct rpl_fdtab *t, const struct rpl_fd *e, struct rpl_fd
 	return 0;
 }
 
-struct rpl_fdtab *rpl_fdtab_copy(struct rpl_fdtab *t)
+/* The copy of @t, which the caller has locked; @dup: live entries get
+ * descriptors of their own, else they keep @t's numbers. */
+static struct rpl_fdtab *copy_locked(struct rpl_fdtab *t, int dup)
 {
 	struct rpl_fdtab *c = rpl_fdtab_new(t->real);
 	uint32_t i;
 
 	if (!c)
 		return NULL;
-	pthread_mutex_lock(&t->lock);
 	if (t->n) {
 		c->v = calloc(t->n, sizeof(*c->v));
-		if (!c->v)
-			goto fail;
+		if (!c->v) {
+			rpl_fdtab_unref(c);
+			return NULL;
+		}
 		c->n = t->n;
 	}
 	for (i = 0; i < t->n; i++) {
 		if (t->v[i].state == RPL_FD_FREE)
 			continue;
+		if (!dup) {
+			c->v[i] = t->v[i];
+			continue;
+		}
 		/* Out of descriptors: the child sees this one as not replayed. */
 		if (copy_entry(t, &t->v[i], &c->v[i]) < 0) {
 			c->v[i] = t->v[i];
@@ -118,12 +127,78 @@ struct rpl_fdtab *rpl_fdtab_copy(struct rpl_fdtab *t)
 			c->v[i].live = -1;
 		}
 	}
+	return c;
+}
+
+struct rpl_fdtab *rpl_fdtab_copy(struct rpl_fdtab *t)
+{
+	struct rpl_fdtab *c;
+
+	pthread_mutex_lock(&t->lock);
+	c = copy_locked(t, 1);
 	pthread_mutex_unlock(&t->lock);
 	return c;
-fail:
+}
+
+/*
+ * The replayer is one process: its threads share one kernel descriptor
+ * table, and the kernel then takes a reference on the open file in every
+ * call on a descriptor (fdget/fput), which a single-threaded program does
+ * not pay: a native `cp -a` with one idle thread beside it ran 3 % slower
+ * here.  So each replayed process's first thread takes a table of its own
+ * (unshare(CLONE_FILES)), as a forked process has one: the copy holds the
+ * parent's descriptors under the numbers its entries name.  @parent is
+ * locked meanwhile, so that a sibling thread of the parent's cannot close
+ * or reuse a number between the two copies (its parent thread waits for
+ * this one in rpl_thread_start(), as fork returns to it after the copy).
+ */
+struct rpl_fdtab *rpl_fdtab_fork(struct rpl_fdtab *parent, int *own)
+{
+	struct rpl_fdtab *c;
+
+	*own = 0;
+	if (!parent) {
+		*own = unshare(CLONE_FILES) == 0;
+		return rpl_fdtab_new(1);
+	}
+	pthread_mutex_lock(&parent->lock);
+	*own = unshare(CLONE_FILES) == 0;
+	c = copy_locked(parent, !*own);
+	pthread_mutex_unlock(&parent->lock);
+	return c;
+}
+
+static int cmp_int(const void *a, const void *b)
+{
+	int x = *(const int *)a, y = *(const int *)b;
+
+	return (x > y) - (x < y);
+}
+
+void rpl_fdtab_close_others(struct rpl_fdtab *t, int keep)
+{
+	int *k = malloc((t->n + 2) * sizeof(*k));
+	unsigned int from = 3;
+	uint32_t i, n = 0;
+
+	if (!k)
+		return;		/* they stay open: nothing but a leak */
+	pthread_mutex_lock(&t->lock);
+	for (i = 0; i < t->n; i++)
+		if (t->v[i].state == RPL_FD_LIVE && t->v[i].live > 2)
+			k[n++] = t->v[i].live;
 	pthread_mutex_unlock(&t->lock);
-	rpl_fdtab_unref(c);
-	return NULL;
+	if (keep > 2)
+		k[n++] = keep;
+	qsort(k, n, sizeof(*k), cmp_int);
+	for (i = 0; i < n; i++) {
+		if ((unsigned int)k[i] > from)
+			syscall(SYS_close_range, from, (unsigned int)k[i] - 1, 0);
+		if ((unsigned int)k[i] >= from)
+			from = (unsigned int)k[i] + 1;
+	}
+	syscall(SYS_close_range, from, ~0U, 0);
+	free(k);
 }
 
 int rpl_fdtab_set(struct rpl_fdtab *t, long fd, const struct rpl_fd *e)

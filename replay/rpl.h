@@ -61,6 +61,14 @@ struct rpl_fdtab *rpl_fdtab_ref(struct rpl_fdtab *t);
 void rpl_fdtab_unref(struct rpl_fdtab *t);
 /* fork: a new table with every entry copied (live ones dup'ed). */
 struct rpl_fdtab *rpl_fdtab_copy(struct rpl_fdtab *t);
+/* fork, in the child's replay thread: a copy of the kernel's descriptor
+ * table for the thread, and of @parent (NULL: an empty one) with the same
+ * live numbers.  *@own is set if the thread's kernel table is its own
+ * now; if not, live entries were dup'ed as rpl_fdtab_copy() does. */
+struct rpl_fdtab *rpl_fdtab_fork(struct rpl_fdtab *parent, int *own);
+/* In a thread whose kernel table is its own: close every descriptor but
+ * @t's live ones, 0-2 and @keep (what the copy brought from others). */
+void rpl_fdtab_close_others(struct rpl_fdtab *t, int keep);
 /* Install @e at recorded fd @fd, closing what was there. */
 int rpl_fdtab_set(struct rpl_fdtab *t, long fd, const struct rpl_fd *e);
 /* Copy the entry of @fd into *@e. @return : 0 or -EBADF. */
@@ -175,6 +183,11 @@ struct rpl_thread {
 	struct rpl_dcache *dcache;	/* parent directories it opened */
 	int64_t start_ns, end_ns, utime_ns, stime_ns;
 	int64_t lag_ns;			/* its own work think time could not hide */
+	/* own_files: it makes its process's table itself (rpl_fdtab_fork),
+	 * from @fork_from (NULL: an empty one), and sets @forked when done */
+	int fork_table;
+	struct rpl_fdtab *fork_from;
+	_Atomic uint32_t forked;
 };
 
 struct rpl_proc {
@@ -215,8 +228,9 @@ struct rpl_plan {
 	int root_fd;
 	int64_t t0;			/* replay start, monotonic */
 	_Atomic uint32_t gen;		/* bumped at each completion (futex word) */
-	_Atomic uint32_t exit_gen;
-	_Atomic uint32_t ns_gen;	/* bumped by removes, renames, symlinks */	/* bumped when a thread ends (futex word) */
+	_Atomic uint32_t exit_gen;	/* bumped when a thread ends (futex word) */
+	_Atomic uint32_t ns_gen;	/* bumped by removes, renames, symlinks */
+	int own_files;			/* processes get kernel descriptor tables of their own */
 	_Atomic int waiters;
 	_Atomic int active;		/* threads running */
 	_Atomic int depwait;		/* threads waiting on a dependency */

@@ -238,6 +238,23 @@ static void thread_done(struct rpl_ctx *c)
 	}
 }
 
+/* The first thread of a process with a table of its own (plan.own_files)
+ * makes the table: fdtab.c says why. */
+static void own_table(struct rpl_ctx *c)
+{
+	struct rpl_thread *t = c->t;
+	int own;
+
+	c->pr->tab = rpl_fdtab_fork(t->fork_from, &own);
+	if (!c->pr->tab)
+		/* no memory: the ops on descriptors are skipped */
+		c->pr->tab = rpl_fdtab_new(0);
+	if (own && c->pr->tab)
+		rpl_fdtab_close_others(c->pr->tab, c->p->root_fd);
+	atomic_store(&t->forked, 1);
+	futex(&t->forked, FUTEX_WAKE, INT_MAX, NULL);
+}
+
 /*
  * The schedule, closed loop.  An op's call should start its think time
  * after the previous call of its thread ended: ideal = prev_end + think,
@@ -264,6 +281,8 @@ static void *thread_main(void *arg)
 	int64_t prev_end;
 	uint32_t i;
 
+	if (t->fork_table)
+		own_table(&c);
 	t->dcache = rpl_dcache_new();
 	/* Wake at the scheduled time, not up to 50 us later. */
 	prctl(PR_SET_TIMERSLACK, 1UL, 0UL, 0UL, 0UL);
@@ -368,14 +387,18 @@ int rpl_thread_start(struct rpl_plan *p, uint32_t ti)
 	if (!pr->tab) {
 		struct rpl_fdtab *ptab = pr->parent >= 0 ? p->procs[pr->parent].tab : NULL;
 
-		if (ptab && pr->share_files)
+		if (p->own_files && !(ptab && pr->share_files)) {
+			/* made by the thread itself: own_table() */
+			t->fork_table = 1;
+			t->fork_from = ptab;
+		} else if (ptab && pr->share_files)
 			pr->tab = rpl_fdtab_ref(ptab);
 		else if (ptab)
 			pr->tab = rpl_fdtab_copy(ptab);
 		else
 			pr->tab = rpl_fdtab_new(1);
 		err = -ENOMEM;
-		if (!pr->tab)
+		if (!pr->tab && !t->fork_table)
 			goto out;
 	}
 	t->scratch = aligned_alloc(4096, RPL_SCRATCH);
@@ -394,9 +417,15 @@ int rpl_thread_start(struct rpl_plan *p, uint32_t ti)
 		atomic_fetch_sub(&p->active, 1);
 		atomic_fetch_sub(&p->threads_alive, 1);
 		t->started = 0;
+		t->fork_table = 0;
 	}
 out:
 	pthread_mutex_unlock(&p->spawn_lock);
+	/* As fork returns after the child's table is made: until then the
+	 * parent must not close or open anything. */
+	if (!err && t->fork_table && t->fork_from)
+		while (!atomic_load(&t->forked))
+			futex(&t->forked, FUTEX_WAIT, 0, NULL);
 	return err;
 }
 
@@ -424,6 +453,44 @@ static void raise_nofile(void)
 	}
 }
 
+/*
+ * Can every replayed process have a kernel descriptor table of its own?
+ * A process's first thread makes it from the thread that started it, so
+ * that thread must be the parent's (a fork) and every other thread must
+ * be started by one of its process's (a thread) or of the process it
+ * shares its table with.  A trace that does not say who started whom
+ * (threads present from the start of a recording attached late) keeps
+ * one table for all, as IOTAPE_REPLAY_FILES=shared asks.
+ */
+static int can_own_files(const struct rpl_plan *p)
+{
+	const char *env = getenv("IOTAPE_REPLAY_FILES");
+	uint8_t *seen;
+	size_t i;
+	int ok = 1;
+
+	if (env && strcmp(env, "shared") == 0)
+		return 0;
+	seen = calloc(p->n_procs ? p->n_procs : 1, 1);
+	if (!seen)
+		return 0;
+	for (i = 0; i < p->n_threads && ok; i++) {
+		const struct rpl_thread *t = &p->threads[i];
+		const struct rpl_proc *pr = &p->procs[t->proc];
+		uint32_t from;
+
+		if (t->spawn_op < 0) {
+			ok = pr->parent < 0 && !seen[t->proc];
+			seen[t->proc] = 1;
+			continue;
+		}
+		from = p->threads[p->ops[t->spawn_op].thread].proc;
+		ok = from == t->proc || (int64_t)from == (int64_t)pr->parent;
+	}
+	free(seen);
+	return ok;
+}
+
 int rpl_execute(struct rpl_plan *p, struct rpl_result *res)
 {
 	const struct timespec tick = { 0, 200000000 };
@@ -433,6 +500,7 @@ int rpl_execute(struct rpl_plan *p, struct rpl_result *res)
 	raise_nofile();
 	pthread_mutex_init(&p->spawn_lock, NULL);
 	rpl_handler_for(0);
+	p->own_files = can_own_files(p);
 	p->t0 = iot_now_ns();
 	for (i = 0; i < p->n_threads; i++) {
 		if (p->threads[i].spawn_op >= 0)

@@ -3,7 +3,8 @@
 # mkdir/mv/ln script, make on a small C tree), each in its own temporary
 # directory A, replay each trace into an empty root, and check that ROOT/A
 # ends up as the native run left A: types, sizes of files, modes, link
-# counts, symlink targets.
+# counts, symlink targets; with each replayed process's descriptor table
+# its own (the default) and with one table for all.
 set -u
 . "$(dirname "$0")/lib.sh"
 "$IOTAPE" record --help >/dev/null 2>&1 || skip "recorder not built"
@@ -42,7 +43,15 @@ check() {
 	grep -q "ordering     0 violations" "$T/$name.out" ||
 		{ cat "$T/$name.out"; fail "$name: ordering violations"; }
 	"$IOTAPE" dump "$T/$name.prof" >/dev/null || fail "$name: profile unreadable"
-	echo "ok: $name ($(wc -l <"$T/$name.native") entries; $(grep -o '[0-9]* replayed' "$T/$name.out"))"
+	# Each replayed process has a descriptor table of its own; the
+	# replay with one table for all must leave the same tree.
+	mkdir "$root.shared"
+	IOTAPE_REPLAY_FILES=shared "$IOTAPE" replay "$tr" --root "$root.shared" --timing afap \
+		>"$T/$name.shared.out" 2>&1 || { cat "$T/$name.shared.out"; fail "$name: replay (shared table) failed"; }
+	listing "$root.shared$A" >"$T/$name.shared"
+	diff -u "$T/$name.native" "$T/$name.shared" ||
+		fail "$name: the tree replayed with one descriptor table differs from the native one"
+	echo "ok: $name ($(wc -l <"$T/$name.native") entries; $(grep -o '[0-9]* replayed,' "$T/$name.out" | tr -d ,))"
 }
 
 next
@@ -75,6 +84,15 @@ rm s/e/t1
 EOF
 next
 check script sh "$T/script.sh"
+
+# readlink -f reads every component: directories answer EINVAL, which the
+# replay must give too (not ENOENT, as readlinkat on a descriptor does).
+next
+mkdir -p "$A/d/e"
+check readlink sh -c 'ln -s d/e l && readlink -f l/x >/dev/null && realpath d/e >/dev/null'
+grep -q "^  mismatches   0$" "$T/readlink.out" || { cat "$T/readlink.out"; fail "readlink: mismatches"; }
+grep -c 'readlink("[^"]*", ..., [0-9]*) = -1 EINVAL' <("$IOTAPE" dump "$T/readlink.prof") |
+	awk '$1 < 2 { exit 1 }' || fail "readlink: fewer than 2 EINVAL readlinks replayed"
 
 if command -v gcc >/dev/null && command -v make >/dev/null; then
 	next
