@@ -548,6 +548,8 @@ int rpl_plan_build(struct rpl_plan *p, const struct rpl_opts *o)
 		cli_err(o->cmd, "%s: planning failed: %s", o->trace, iot_strerror(err));
 		goto out;
 	}
+	if (err > 0 && p->n_ps)
+		qsort(p->ps, p->n_ps, sizeof(*p->ps), cmp_ps);
 	keys = malloc((p->n_ops * RPL_MAXRES + 1) * sizeof(*keys));
 	err = -ENOMEM;
 	if (!keys)

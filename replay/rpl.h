@@ -251,8 +251,9 @@ void rpl_plan_free(struct rpl_plan *p);
 int rpl_plan_think(struct rpl_plan *p);
 
 /*! rpl_plan_clean_paths() : drop the "." and "NAME/.." components the
- *  recorder left in the ops' paths where that names the same file
- *  (clean.c).  @return : 0 or -ENOMEM. */
+ *  recorder left in the ops' and path states' paths where that names the
+ *  same file (clean.c).  @return : how many states changed or went (the
+ *  caller sorts p->ps again), or -ENOMEM. */
 int rpl_plan_clean_paths(struct rpl_plan *p);
 
 /* ---- a uint64 -> uint32 hash map (map.c) ---- */

@@ -62,9 +62,28 @@ tar cf "$T/x.tar" -C "$A" src
 next
 check tar-x sh -c "mkdir ex && tar xf $T/x.tar -C ex"
 
+# rm -rf and du climb back up with openat(fd, ".."): the recorded paths
+# (and the states of the paths below) read "dst/d1/../d2/f"; every call
+# must still find what it found when recorded.
+# Chains deeper than fts keeps descriptors for (4): it climbs from their
+# ends with "..", and the next chain's paths go through the removed one.
+walk_tree() {
+	local t d
+	mk_tree "$A/dst" 20
+	for t in p q r s; do
+		d=$A/dst/$t/1/2/3/4/5/6/7
+		mkdir -p "$d"
+		while [ "$d" != "$A/dst" ]; do echo x >"$d/f"; d=${d%/*}; done
+	done
+}
 next
-mk_tree "$A/dst" 20
+walk_tree
+check du sh -c "du -s dst >/dev/null"
+grep -q "^  mismatches   0$" "$T/du.out" || { cat "$T/du.out"; fail "du: mismatches"; }
+next
+walk_tree
 check rm-rf rm -rf dst
+grep -q "^  mismatches   0$" "$T/rm-rf.out" || { cat "$T/rm-rf.out"; fail "rm-rf: mismatches"; }
 
 cat >"$T/script.sh" <<'EOF'
 set -e

@@ -124,12 +124,57 @@ static void test_symlinks_kept(void **state)
 	check(ops, sizeof(ops) / sizeof(ops[0]), "/w/l", want);
 }
 
+/* Path states are cleaned too; an absent state of a ".." path (taken
+ * after rm -rf removed the NAME before it) is dropped, so what the walk
+ * found below it is still part of the starting tree. */
+static void test_states(void **state)
+{
+	static const struct {
+		const char *path;
+		uint32_t type;
+		int64_t t;
+	} in[] = {
+		{ "/t", S_IFDIR, 1 },
+		{ "/t/include/..", 0, 5 },
+		{ "/t/include/../fs", S_IFDIR, 6 },
+		{ "/t/include/../fs/./x", S_IFREG, 7 },
+		{ "/t/l/../y", S_IFREG, 8 },		/* l is a symlink: kept */
+		{ "/t/l", S_IFLNK, 2 },
+	};
+	static const char *const want[] = { "/t", "/t/fs", "/t/fs/x", "/t/l/../y", "/t/l" };
+	struct iot_path_state ps[6];
+	char *mem[6];
+	struct rpl_plan p;
+	size_t i;
+
+	memset(&p, 0, sizeof(p));
+	memset(ps, 0, sizeof(ps));
+	for (i = 0; i < 6; i++) {
+		ps[i].path = mem[i] = strdup(in[i].path);
+		ps[i].path_len = (uint32_t)strlen(in[i].path);
+		ps[i].type = in[i].type;
+		ps[i].t_ns = in[i].t;
+	}
+	p.ps = ps;
+	p.n_ps = 6;
+	/* one dropped, two cleaned, "/t/l/../y" as it was */
+	assert_int_equal(rpl_plan_clean_paths(&p), 3);
+	assert_int_equal(p.n_ps, 5);
+	for (i = 0; i < 5; i++) {
+		assert_string_equal(p.ps[i].path, want[i]);
+		assert_int_equal(p.ps[i].path_len, strlen(want[i]));
+	}
+	for (i = 0; i < 6; i++)
+		free(mem[i]);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_walker_paths),
 		cmocka_unit_test(test_last_component),
 		cmocka_unit_test(test_symlinks_kept),
+		cmocka_unit_test(test_states),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
