@@ -61,8 +61,9 @@ static int self_fd(struct rpl_ctx *c, struct rpl_op *op, int64_t dirfd, int empt
 		return -1;
 	if (rpl_fdtab_get(c->pr->tab, (long)dirfd, &e) < 0) {
 		/* A descriptor the workload had before the trace began (its
-		 * standard output, a pipe), named by itself: not replayed. */
-		if (empty && (!op->ev.path || op->ev.path[0] != '/')) {
+		 * standard output: a pipe, a log file), named by itself: not
+		 * replayed. */
+		if (empty) {
 			rpl_skip(op, RPL_SKIP_FD);
 			return SKIP_FD;
 		}

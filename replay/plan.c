@@ -260,6 +260,18 @@ static uint64_t key_res(uint32_t res)
 	return rpl_hash(&res, sizeof(res), 2);
 }
 
+/* A descriptor number in a table: in a table several threads share,
+ * the ops that make, use and close fd N keep their recorded order, or a
+ * thread could open its N before a sibling's close of the N before
+ * (rel_threads: four threads each opening, writing and closing files,
+ * wrote one file's data into another's). */
+static uint64_t key_slot(const struct rpl_fdtab *tab, int64_t fd)
+{
+	struct { uintptr_t t; int64_t fd; } k = { (uintptr_t)tab, fd };
+
+	return rpl_hash(&k, sizeof(k), 5);
+}
+
 /* Does @op create, remove or rename a name (so it orders on the parent)? */
 static int changes_names(const struct rpl_op *op)
 {
@@ -283,20 +295,23 @@ static int plan_fds(struct rpl_plan *p, struct planner *pl, struct rpl_op *op,
 	const struct iot_syscall *sc = iot_syscall_by_nr(op->ev.nr);
 	struct rpl_fdtab *tab = p->procs[p->threads[op->thread].proc].tab;
 	const struct iot_event *ev = &op->ev;
+	const struct rpl_proc *pr = &p->procs[p->threads[op->thread].proc];
+	int shared = pr->n_threads > 1 || tab->refs > 1;
 	struct rpl_fd e = { 0 };
 	int n = 0, nfd = 0;
 	uint32_t a;
 
+#define ADD(k) do { if (n < RPL_MAXRES) keys[n++] = (k); } while (0)
 	if (ev->path) {
-		keys[n++] = key_path(ev->path, ev->path_len);
+		ADD(key_path(ev->path, ev->path_len));
 		if (changes_names(op))
-			keys[n++] = key_parent(ev->path);
+			ADD(key_parent(ev->path));
 	}
 	if (ev->path2 && sc && (ev->nr == SYS_rename || ev->nr == SYS_renameat ||
 				ev->nr == SYS_renameat2 || ev->nr == SYS_link ||
 				ev->nr == SYS_linkat)) {
-		keys[n++] = key_path(ev->path2, ev->path2_len);
-		keys[n++] = key_parent(ev->path2);
+		ADD(key_path(ev->path2, ev->path2_len));
+		ADD(key_parent(ev->path2));
 	}
 	for (a = 0; sc && a < sc->nargs && a < ev->nargs && nfd < 2; a++) {
 		struct rpl_fd fe;
@@ -305,10 +320,20 @@ static int plan_fds(struct rpl_plan *p, struct planner *pl, struct rpl_op *op,
 			continue;
 		nfd++;
 		if (rpl_fdtab_get(tab, (long)ev->args[a], &fe) == 0)
-			keys[n++] = key_res(fe.res);
+			ADD(key_res(fe.res));
+		if (shared && ev->args[a] >= 0)
+			ADD(key_slot(tab, ev->args[a]));
 	}
 	if (ev->ret < 0)
 		return n;
+	if (shared && sc && ((sc->flags & IOT_SCF_RETFD) ||
+			     (ev->nr == SYS_fcntl && (ev->args[1] == F_DUPFD ||
+						      ev->args[1] == F_DUPFD_CLOEXEC))))
+		ADD(key_slot(tab, ev->ret));
+	if (shared && (ev->nr == SYS_pipe || ev->nr == SYS_pipe2)) {
+		ADD(key_slot(tab, (int32_t)(ev->args[0] & 0xffffffff)));
+		ADD(key_slot(tab, (int32_t)((uint64_t)ev->args[0] >> 32)));
+	}
 	switch (ev->nr) {
 	case SYS_open: case SYS_openat: case SYS_openat2: case SYS_creat: {
 		int flags = ev->nr == SYS_open ? (int)ev->args[1] :
@@ -318,7 +343,7 @@ static int plan_fds(struct rpl_plan *p, struct planner *pl, struct rpl_op *op,
 		e.res = ++pl->next_res;
 		e.cloexec = (flags & O_CLOEXEC) != 0;
 		rpl_fdtab_set(tab, (long)ev->ret, &e);
-		keys[n++] = key_res(e.res);	/* later uses follow the open */
+		ADD(key_res(e.res));	/* later uses follow the open */
 		break;
 	}
 	case SYS_dup: case SYS_dup2:
@@ -341,7 +366,7 @@ static int plan_fds(struct rpl_plan *p, struct planner *pl, struct rpl_op *op,
 		e.cloexec = ev->nr == SYS_pipe2 && (ev->args[1] & O_CLOEXEC);
 		rpl_fdtab_set(tab, (long)(int32_t)(ev->args[0] & 0xffffffff), &e);
 		rpl_fdtab_set(tab, (long)(int32_t)((uint64_t)ev->args[0] >> 32), &e);
-		keys[n++] = key_res(e.res);
+		ADD(key_res(e.res));
 		break;
 	case SYS_close:
 		rpl_fdtab_close(tab, (long)ev->args[0]);
@@ -355,6 +380,7 @@ static int plan_fds(struct rpl_plan *p, struct planner *pl, struct rpl_op *op,
 		break;
 	}
 	return n;
+#undef ADD
 }
 
 static int plan_threads(struct rpl_plan *p, uint64_t *keys)
@@ -492,6 +518,20 @@ static int plan_deps(struct rpl_plan *p, const uint64_t *keys)
 				goto out;
 			}
 		}
+	}
+	/* Most ops wait for nothing: keep only the deps there are. */
+	for (i = 0, d = 0; i < p->n_ops; i++) {
+		struct rpl_op *op = &p->ops[i];
+
+		memmove(p->deps + d, p->deps + op->dep_off, op->ndeps * sizeof(*p->deps));
+		op->dep_off = (uint32_t)d;
+		d += op->ndeps;
+	}
+	{
+		uint32_t *shrunk = realloc(p->deps, (d + 1) * sizeof(*p->deps));
+
+		if (shrunk)
+			p->deps = shrunk;
 	}
 out:
 	rpl_map_free(&last);

@@ -138,8 +138,9 @@ int rpl_prefix_match(const char *path, const char *prefix);
 #define RPL_OPF_VIOLATION 0x04
 
 /* Resources an op can be ordered on: path, its parent, path2, its
- * parent, two open files. */
-#define RPL_MAXRES 6
+ * parent, two open files, and in a table threads share the descriptor
+ * numbers it uses or makes (more are dropped: plan_fds()). */
+#define RPL_MAXRES 8
 
 /* The longest think time replayed: a longer gap (a trace claiming hours
  * of idleness between two calls) is cut to this. */

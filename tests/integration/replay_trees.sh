@@ -113,6 +113,15 @@ grep -q "^  mismatches   0$" "$T/readlink.out" || { cat "$T/readlink.out"; fail 
 grep -c 'readlink("[^"]*", ..., [0-9]*) = -1 EINVAL' <("$IOTAPE" dump "$T/readlink.prof") |
 	awk '$1 < 2 { exit 1 }' || fail "readlink: fewer than 2 EINVAL readlinks replayed"
 
+# Threads of one process share its descriptor table (replayed threads
+# too): 8 threads each create, write and close 40 files at once.
+if [ -x "${PROGS:-}/rel_threads" ]; then
+	next
+	mkdir "$A/w"
+	check threads "$PROGS/rel_threads" w 8 40
+	grep -q "^  mismatches   0$" "$T/threads.out" || { cat "$T/threads.out"; fail "threads: mismatches"; }
+fi
+
 if command -v gcc >/dev/null && command -v make >/dev/null; then
 	next
 	mkdir "$A/proj"
