@@ -267,6 +267,12 @@ static int write_processes(struct rpl_plan *p, struct iot_writer *w)
 		if (pr.kind == IOT_PROC_EXIT && th) {
 			pr.utime_ns = th->utime_ns;
 			pr.stime_ns = th->stime_ns;
+			/* When the replayed thread ended, not its last call plus
+			 * the recorded gap: that gap is mostly the tracer's (du's
+			 * exit_group to its exit record: 9 ms), and phases end
+			 * with their processes. */
+			if (th->end_ns)
+				pr.t_ns = th->end_ns;
 		}
 		err = iot_writer_process(w, &pr);
 	}

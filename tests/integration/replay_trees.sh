@@ -103,6 +103,24 @@ rm s/e/t1
 EOF
 next
 check script sh "$T/script.sh"
+# A replayed process ends when its last call was replayed: its exit record
+# is not after the wait4 that reaped it returned (the recorded gap from
+# exit_group to the exit record is mostly the tracer's).
+mkdir "$T/root-script-timed"
+"$IOTAPE" replay "$T/script.iotape" --root "$T/root-script-timed" -q -o "$T/script.timed.prof" \
+	>/dev/null || fail "script: replay with the recorded timing failed"
+"$IOTAPE" dump "$T/script.timed.prof" | awk '
+	/\+\+\+ exited/ { ex[$1] = $2 }
+	/ wait4\(/ && / = [0-9]+ </ {
+		match($0, / = [0-9]+ </); pid = substr($0, RSTART + 3, RLENGTH - 5)
+		match($0, /<[0-9.]+>/); w[pid] = $2 + substr($0, RSTART + 1, RLENGTH - 2)
+	}
+	END {
+		for (p in w) if ((p in ex) && ex[p] > w[p] + 0.000002) {
+			printf "exit of %s at %s, after its wait4 returned at %.6f\n", p, ex[p], w[p]; bad = 1
+		}
+		exit bad
+	}' || fail "script: a process exit record comes after the wait4 that reaped it"
 
 # readlink -f reads every component: directories answer EINVAL, which the
 # replay must give too (not ENOENT, as readlinkat on a descriptor does).
