@@ -246,10 +246,14 @@ static void own_table(struct rpl_ctx *c)
 	int own;
 
 	c->pr->tab = rpl_fdtab_fork(t->fork_from, &own);
-	if (!c->pr->tab)
-		/* no memory: the ops on descriptors are skipped */
-		c->pr->tab = rpl_fdtab_new(0);
-	if (own && c->pr->tab)
+	if (!c->pr->tab) {
+		/* Its parent is waiting and its ops need a table: nothing
+		 * sensible is left to do. */
+		cli_err(c->p->o->cmd, "out of memory for the descriptor table of replayed "
+			"process %d", (int)c->pr->pid);
+		_exit(1);
+	}
+	if (own)
 		rpl_fdtab_close_others(c->pr->tab, c->p->root_fd);
 	atomic_store(&t->forked, 1);
 	futex(&t->forked, FUTEX_WAKE, INT_MAX, NULL);
