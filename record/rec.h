@@ -72,6 +72,7 @@ struct rec_view {
 
 struct rec_task {
 	pid_t tid, pid;			/* pid = thread group id */
+	pid_t ppid;			/* the process that forked it (0: unknown) */
 	struct rec_fdtab *fds;
 	struct rec_fs *fs;
 	struct rec_mm *mm;
