@@ -16,7 +16,7 @@ set -u
 need_ptrace
 need_cmd python3
 need_cmd objdump
-[ -f "$(dirname "$IOTAPE")/libiotape-fast.so" ] || skip "libiotape-fast.so is not built"
+need_fastpath_lib
 d=$(mktemp -d /tmp/iotape-patch.XXXXXX)
 trap 'rm -rf "$d"' EXIT
 cd "$d"

@@ -19,7 +19,7 @@ set -u
 . "$SRCDIR/tests/integration/record_lib.sh"
 need_ptrace
 need_cmd python3
-[ -f "$(dirname "$IOTAPE")/libiotape-fast.so" ] || skip "libiotape-fast.so is not built"
+need_fastpath_lib
 d=$(mktemp -d /tmp/iotape-fp.XXXXXX)
 trap 'rm -rf "$d"' EXIT
 cd "$d"

@@ -15,6 +15,10 @@ need_ptrace() {
 		skip "ptrace is not permitted here (container or yama ptrace_scope)"
 }
 
+need_fastpath_lib() {
+	[ -f "$(dirname "$IOTAPE")/libiotape-fast.so" ] || skip "libiotape-fast.so is not built"
+}
+
 # events_from_dir FILE DIR - every event line from the first that names
 # DIR on, masked as in mask_dump (the dynamic loader's calls come before)
 events_from_dir() {
