@@ -19,7 +19,7 @@
 
 #include "rpl.h"
 
-#define DC_SLOTS 64
+#define DC_SLOTS 256
 
 struct dc_entry {
 	uint64_t h;

@@ -109,6 +109,56 @@ static int64_t finish(int fd, int owned, int64_t r)
 
 #define TRY_FULL (INT64_MIN + 1)
 
+/*
+ * Names a thread has just seen are not symlinks.  The calls that follow
+ * a last symlink (getxattr, setxattr, removexattr, utimensat without
+ * AT_SYMLINK_NOFOLLOW) are made on the name in its cached parent with
+ * AT_SYMLINK_NOFOLLOW, one call, once the name is known not to be a
+ * symlink: an fstatat says so, or a recent call did.  cp -a makes four
+ * such calls and two stats per directory it copies, on two names.
+ * Trusted while nothing was removed, renamed or made a symlink (the
+ * dcache's generation); a wrong answer (two paths of one 64-bit hash)
+ * would act on a symlink itself, inside the root all the same.
+ */
+static uint64_t path_key(const char *path)
+{
+	return rpl_hash(path, strlen(path), 7) | 1;	/* 0: an empty slot */
+}
+
+static int nolink_known(struct rpl_ctx *c, const char *path)
+{
+	uint32_t gen = atomic_load_explicit(&c->p->ns_gen, memory_order_acquire);
+	uint64_t h = path_key(path);
+	int i;
+
+	for (i = 0; i < RPL_NOLINK; i++)
+		if (c->t->nolink[i].h == h && c->t->nolink[i].gen == gen)
+			return 1;
+	return 0;
+}
+
+static void nolink_learn(struct rpl_ctx *c, const char *path, uint32_t gen)
+{
+	unsigned k = c->t->nolink_next++ % RPL_NOLINK;
+
+	c->t->nolink[k].h = path_key(path);
+	c->t->nolink[k].gen = gen;
+}
+
+/* Is the name @n (of @path) no symlink?  Known, or one fstatat. */
+static int not_symlink(struct rpl_ctx *c, const char *path, const struct rpl_name *n)
+{
+	uint32_t gen = atomic_load_explicit(&c->p->ns_gen, memory_order_acquire);
+	struct stat st;
+
+	if (nolink_known(c, path))
+		return 1;
+	if (fstatat(n->dirfd, n->name, &st, AT_SYMLINK_NOFOLLOW) < 0 || S_ISLNK(st.st_mode))
+		return 0;
+	nolink_learn(c, path, gen);
+	return 1;
+}
+
 /* The common stat: one fstatat/statx in the cached parent, not following
  * the last component.  If it is a symlink to follow, @return TRY_FULL:
  * the confined lookup of the whole path follows it. */
@@ -118,6 +168,7 @@ static int64_t stat_in_parent(struct rpl_ctx *c, struct rpl_op *op, int dirarg, 
 	const char *path;
 	struct rpl_name n;
 	struct statx stx;
+	uint32_t gen = atomic_load_explicit(&c->p->ns_gen, memory_order_acquire);
 	int err, lnk;
 
 	path = rpl_op_path(c, op, op->ev.path);
@@ -146,6 +197,8 @@ static int64_t stat_in_parent(struct rpl_ctx *c, struct rpl_op *op, int dirarg, 
 	rpl_name_done(&n);
 	if (lnk && !nofollow)
 		return TRY_FULL;
+	if (err == 0 && !lnk)
+		nolink_learn(c, path, gen);
 	return err;
 }
 
@@ -325,12 +378,16 @@ static int64_t h_utimes(struct rpl_ctx *c, struct rpl_op *op)
 		fd = rpl_live_fd(c, op, op->ev.args[0]);
 		return fd < 0 ? RPL_SKIPPED : ret_of(futimens(fd, NULL));
 	}
-	if (flags & AT_SYMLINK_NOFOLLOW) {
+	if (!(flags & ~AT_SYMLINK_NOFOLLOW)) {
+		/* on the name, if it is a symlink only when not followed */
 		struct rpl_name n;
 		int64_t r = nofollow_name(c, op, at ? 0 : -1, &n);
 
 		if (r == 0) {
-			r = ret_of(utimensat(n.dirfd, n.name, NULL, AT_SYMLINK_NOFOLLOW));
+			if ((flags & AT_SYMLINK_NOFOLLOW) || not_symlink(c, op->ev.path, &n))
+				r = ret_of(utimensat(n.dirfd, n.name, NULL, AT_SYMLINK_NOFOLLOW));
+			else
+				r = TRY_FULL;
 			rpl_name_done(&n);
 		}
 		if (r != TRY_FULL)
@@ -391,7 +448,6 @@ static int64_t xattr_at(struct rpl_ctx *c, struct rpl_op *op, const char *value,
 	struct rpl_xattr_args xa = { .value = (uintptr_t)value, .size = (uint32_t)size };
 	const char *name = op->ev.path2;
 	struct rpl_name n;
-	struct stat st;
 	int64_t r;
 	long k;
 
@@ -400,8 +456,7 @@ static int64_t xattr_at(struct rpl_ctx *c, struct rpl_op *op, const char *value,
 	r = nofollow_name(c, op, -1, &n);
 	if (r != 0)
 		return r == RPL_SKIPPED ? r : TRY_FULL;
-	if (!nofollow && (fstatat(n.dirfd, n.name, &st, AT_SYMLINK_NOFOLLOW) < 0 ||
-			  S_ISLNK(st.st_mode))) {
+	if (!nofollow && !not_symlink(c, op->ev.path, &n)) {
 		rpl_name_done(&n);
 		return TRY_FULL;
 	}
@@ -456,19 +511,17 @@ static int64_t h_xattr(struct rpl_ctx *c, struct rpl_op *op)
 	if (size < 0 || size > 65536)
 		size = 65536;
 	if (byfd) {
-		fd = rpl_live_fd(c, op, a[0]);
-		if (fd < 0)
-			return RPL_SKIPPED;
-	} else {
-		fd = -1;
-	}
-	if (!byfd && (nr == SYS_getxattr || nr == SYS_lgetxattr || list))
-		c->t->xattr_src = op->ev.path;
-	if (byfd && (nr == SYS_fgetxattr || list)) {
 		struct rpl_fd e;
 
-		if (rpl_fdtab_get(c->pr->tab, (long)a[0], &e) == 0)
+		fd = rpl_live_fd_entry(c, op, a[0], &e);
+		if (fd < 0)
+			return RPL_SKIPPED;
+		if (nr == SYS_fgetxattr || list)
 			c->t->xattr_src = e.path;
+	} else {
+		fd = -1;
+		if (nr == SYS_getxattr || nr == SYS_lgetxattr || list)
+			c->t->xattr_src = op->ev.path;
 	}
 	/* cp -a and tar copy the mode of the file whose xattrs they just
 	 * read; without one, the ACL keeps the target's own mode, which

@@ -510,8 +510,10 @@ static int plan_deps(struct rpl_plan *p, const uint64_t *keys)
 				for (d = 0; d < op->ndeps; d++)
 					if (p->deps[op->dep_off + d] == prev)
 						break;
-				if (d == op->ndeps)
+				if (d == op->ndeps) {
 					p->deps[op->dep_off + op->ndeps++] = prev;
+					p->ops[prev].needed = 1;
+				}
 			}
 			if (rpl_map_put(&last, ok[k], oi) < 0) {
 				err = -ENOMEM;

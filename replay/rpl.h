@@ -38,11 +38,12 @@ struct rpl_fd {
 
 /* A recorded process's descriptor table.  "real" tables hold live
  * descriptors that copying dups and dropping closes; plan tables only
- * carry resource ids.  All calls lock the table: threads share it. */
+ * carry resource ids.  Calls lock the table where threads share it. */
 struct rpl_fdtab {
 	pthread_mutex_t lock;
-	int refs;
+	_Atomic int refs;
 	int real;
+	int single;		/* its process has one thread: see tab_lock() */
 	uint32_t n;
 	struct rpl_fd *v;
 };
@@ -58,6 +59,9 @@ struct rpl_fdtab {
 
 struct rpl_fdtab *rpl_fdtab_new(int real);
 struct rpl_fdtab *rpl_fdtab_ref(struct rpl_fdtab *t);
+/* @t belongs to a process of one thread: while no other process shares
+ * it, its calls need not lock it. */
+void rpl_fdtab_single(struct rpl_fdtab *t);
 void rpl_fdtab_unref(struct rpl_fdtab *t);
 /* fork: a new table with every entry copied (live ones dup'ed). */
 struct rpl_fdtab *rpl_fdtab_copy(struct rpl_fdtab *t);
@@ -161,12 +165,15 @@ struct rpl_op {
 	int32_t child;			/* thread started by this clone, or -1 */
 	int32_t wait_proc;		/* process reaped by this wait4, or -1 */
 	_Atomic uint8_t done;		/* RPL_DONE, | RPL_WAITED while waited for */
+	uint8_t needed;			/* an op of another thread waits for it */
 };
 
 #define RPL_DONE   0x01	/* the op has run */
 #define RPL_WAITED 0x02	/* a thread sleeps until it has: wake it then */
 
 struct rpl_plan;
+
+#define RPL_NOLINK 4
 
 struct rpl_thread {
 	int32_t tid, pid;
@@ -181,9 +188,15 @@ struct rpl_thread {
 	struct rpl_plan *plan;
 	char *scratch;			/* read buffer */
 	const char *xattr_src;		/* path whose xattrs it read last (cp -a) */
+	struct {			/* names it saw are no symlinks: ops_meta.c */
+		uint64_t h;
+		uint32_t gen;
+	} nolink[RPL_NOLINK];
+	uint32_t nolink_next;
 	struct rpl_dcache *dcache;	/* parent directories it opened */
 	int64_t start_ns, end_ns, utime_ns, stime_ns;
 	int64_t lag_ns;			/* its own work think time could not hide */
+	_Atomic uint64_t n_done;	/* ops run, for the progress line (every 256) */
 	/* own_files: it makes its process's table itself (rpl_fdtab_fork),
 	 * from @fork_from (NULL: an empty one), and sets @forked when done */
 	int fork_table;
@@ -235,7 +248,6 @@ struct rpl_plan {
 	_Atomic int waiters;
 	_Atomic int active;		/* threads running */
 	_Atomic int depwait;		/* threads waiting on a dependency */
-	_Atomic uint64_t completed;
 	_Atomic uint64_t breaks;
 	_Atomic uint64_t violations;
 	_Atomic int threads_alive;
@@ -356,6 +368,8 @@ void rpl_ops_proc(rpl_handler *h);
 int64_t rpl_skip(struct rpl_op *op, int why);
 /* The live fd of recorded fd @fd, or -1 after setting op->skip. */
 int rpl_live_fd(struct rpl_ctx *c, struct rpl_op *op, int64_t fd);
+/* As rpl_live_fd(), and *@e gets the whole entry. */
+int rpl_live_fd_entry(struct rpl_ctx *c, struct rpl_op *op, int64_t fd, struct rpl_fd *e);
 /* As rpl_live_fd(), and *@cloned gets the entry's RPL_FD_CLONE_* flags. */
 int rpl_live_fd_cloned(struct rpl_ctx *c, struct rpl_op *op, int64_t fd, int *cloned);
 /* The op's path, or NULL after setting op->skip (none, pseudo, excluded). */
