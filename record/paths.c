@@ -279,6 +279,65 @@ static int follow_target(struct rec_ctx *c, const char *link, const char *target
 }
 
 /*
+ * The path to lstat for the state of recorded path @p.  A program that
+ * walks a tree by descriptors (rm -rf, du: openat(fd, "..")) is recorded
+ * with paths such as "/t/a/b/../f", the descriptor's path joined with the
+ * name; the kernel resolves "b/.." through b, which the program may have
+ * removed meanwhile, while the call itself went through its descriptor:
+ * lstat of the raw path then said "absent" for a file that was there.
+ * So "NAME/.." is dropped where NAME is not a symlink now (a removed one
+ * was a directory the program went through), as the replayer cleans the
+ * recorded paths; after a symlink's "..", the rest is kept as it is.
+ * @return : @p itself, or @buf holding the cleaned path.
+ */
+static const char *stat_path(const char *p, char *buf, size_t cap)
+{
+	size_t o = 0, n;
+	const char *c = p, *e;
+	int raw = 0;
+
+	if (p[0] != '/' || (!strstr(p, "/..") && !strstr(p, "/./")))
+		return p;
+	while (*c) {
+		while (*c == '/')
+			c++;
+		if (!*c)
+			break;
+		e = strchr(c, '/');
+		n = e ? (size_t)(e - c) : strlen(c);
+		if (!raw && n == 1 && c[0] == '.') {
+			c += n;
+			continue;
+		}
+		if (!raw && n == 2 && c[0] == '.' && c[1] == '.' && o > 0) {
+			struct stat sb;
+
+			buf[o] = 0;
+			if (lstat(buf, &sb) == 0 && S_ISLNK(sb.st_mode)) {
+				raw = 1;
+			} else {
+				while (o > 0 && buf[o - 1] != '/')
+					o--;
+				if (o > 0)
+					o--;	/* the '/' before it */
+				c += n;
+				continue;
+			}
+		}
+		if (o + 1 + n + 1 > cap)
+			return p;
+		buf[o++] = '/';
+		memcpy(buf + o, c, n);
+		o += n;
+		c += n;
+	}
+	if (o == 0)
+		buf[o++] = '/';
+	buf[o] = 0;
+	return buf;
+}
+
+/*
  * How an ancestor's state is taken for a fast-path record, which is read
  * after later calls may have changed the tree: lstat it now; it was a
  * directory (its descendant existed), even if it is gone now; it was
@@ -293,7 +352,8 @@ static int take_one(struct rec_ctx *c, const char *p, uint32_t len, int depth,
 		    const struct rec_pre *pre, int how)
 {
 	struct iot_path_state ps;
-	char target[REC_PATH_MAX];
+	char target[REC_PATH_MAX], spbuf[REC_PATH_MAX];
+	const char *sp = p;
 	struct stat sb;
 	int r, ok;
 
@@ -307,7 +367,8 @@ static int take_one(struct rec_ctx *c, const char *p, uint32_t len, int depth,
 	} else if (how == ANC_MISSING) {
 		ok = 0;
 	} else {
-		ok = lstat(p, &sb) == 0;
+		sp = stat_path(p, spbuf, sizeof(spbuf));
+		ok = lstat(sp, &sb) == 0;
 		if (!ok && how == ANC_PARENT_OF_EXISTING) {
 			memset(&sb, 0, sizeof(sb));
 			sb.st_mode = S_IFDIR | 0755;
@@ -336,7 +397,7 @@ static int take_one(struct rec_ctx *c, const char *p, uint32_t len, int depth,
 				ps.target_len = pre->target_len;
 			}
 		} else if (S_ISLNK(sb.st_mode)) {
-			ssize_t n = readlink(p, target, sizeof(target) - 1);
+			ssize_t n = readlink(sp, target, sizeof(target) - 1);
 
 			if (n >= 0) {
 				target[n] = 0;
