@@ -52,8 +52,20 @@ static int64_t h_wait4(struct rpl_ctx *c, struct rpl_op *op)
 	return op->ev.ret;
 }
 
+/* A process's descriptors close as it ends.  Its last thread's last op
+ * closes them here rather than when the thread is done: a reader of its
+ * pipe that saw end of file is ordered after this op (plan.c), and must
+ * find the write end closed, not get EAGAIN. */
 static int64_t h_exit(struct rpl_ctx *c, struct rpl_op *op)
 {
+	const struct rpl_thread *t = c->t;
+
+	if ((op->ev.nr == SYS_exit_group || c->pr->n_threads == 1) && t->n_ops &&
+	    &c->p->ops[t->ops[t->n_ops - 1]] == op && atomic_load(&c->pr->live) == 1 &&
+	    c->pr->tab) {
+		rpl_fdtab_unref(c->pr->tab);
+		c->pr->tab = NULL;
+	}
 	return op->ev.ret;
 }
 

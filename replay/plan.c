@@ -154,7 +154,10 @@ static int is_spawn(int nr)
 	return nr == SYS_clone || nr == SYS_clone3 || nr == SYS_fork || nr == SYS_vfork;
 }
 
-static int new_proc(struct rpl_plan *p, int32_t pid, int32_t parent, int share)
+/* @snap : the parent's table as the fork copied it, or NULL (then its
+ * table as it is now). */
+static int new_proc(struct rpl_plan *p, int32_t pid, int32_t parent, int share,
+		    struct rpl_fdtab *snap)
 {
 	struct rpl_proc *pr;
 	int err = 0;
@@ -166,7 +169,7 @@ static int new_proc(struct rpl_plan *p, int32_t pid, int32_t parent, int share)
 	pr->parent = parent;
 	pr->share_files = share;
 	if (parent >= 0 && !share)
-		pr->tab = rpl_fdtab_copy(p->procs[parent].tab);
+		pr->tab = snap ? snap : rpl_fdtab_copy(p->procs[parent].tab);
 	else if (parent >= 0)
 		pr->tab = rpl_fdtab_ref(p->procs[parent].tab);
 	else
@@ -181,8 +184,28 @@ out:
 struct planner {
 	struct rpl_map tid2thread, pid2proc, spawn;	/* spawn: child tid -> op */
 	struct rpl_map files;			/* child tid -> clone flags (Process records) */
+	struct rpl_map pipes;			/* resource ids of pipes */
+	/* A forked child's table is its parent's at the fork, not at the
+	 * child's first op: the parent goes on (a shell closes its end of
+	 * the pipe the child writes to) before the child's first call. */
+	struct rpl_map snap_of;			/* child tid -> index in snap */
+	struct rpl_fdtab **snap;
+	size_t n_snap, cap_snap;
 	uint32_t next_res;
 };
+
+/* Clone flags of the spawn op @s of child @tid. */
+static uint64_t spawn_flags(const struct planner *pl, const struct rpl_op *s, int32_t tid)
+{
+	uint64_t flags = 0;
+	uint32_t f;
+
+	if (s->ev.nr == SYS_clone || s->ev.nr == SYS_clone3)
+		flags = (uint64_t)s->ev.args[0];
+	if (rpl_map_get(&pl->files, RPL_IK(tid), &f))
+		flags = f;
+	return flags;
+}
 
 /* The thread op @i belongs to, created on its first op. */
 static int thread_of(struct rpl_plan *p, struct planner *pl, uint32_t i)
@@ -205,24 +228,29 @@ static int thread_of(struct rpl_plan *p, struct planner *pl, uint32_t i)
 	if (rpl_map_get(&pl->spawn, RPL_IK(op->ev.tid), &spawn) && p->ops[spawn].child < 0) {
 		const struct rpl_op *s = &p->ops[spawn];
 		uint32_t sproc = p->threads[s->thread].proc;
-		uint64_t flags = 0;
-		uint32_t f;
+		uint64_t flags = spawn_flags(pl, s, op->ev.tid);
+		struct rpl_fdtab *snap = NULL;
+		uint32_t k;
 
-		if (s->ev.nr == SYS_clone || s->ev.nr == SYS_clone3)
-			flags = (uint64_t)s->ev.args[0];
-		if (rpl_map_get(&pl->files, RPL_IK(op->ev.tid), &f))
-			flags = f;
+		if (rpl_map_get(&pl->snap_of, RPL_IK(op->ev.tid), &k) && k < pl->n_snap) {
+			snap = pl->snap[k];
+			pl->snap[k] = NULL;
+		}
 		t->spawn_op = (int32_t)spawn;
-		if ((flags & 0x00010000 /* CLONE_THREAD */) || op->ev.pid == s->ev.pid)
+		if ((flags & 0x00010000 /* CLONE_THREAD */) || op->ev.pid == s->ev.pid) {
 			proc = (int32_t)sproc;
-		else
+			rpl_fdtab_unref(snap);
+		} else {
 			proc = new_proc(p, op->ev.pid, (int32_t)sproc,
-					(flags & 0x00000400 /* CLONE_FILES */) != 0);
+					(flags & 0x00000400 /* CLONE_FILES */) != 0, snap);
+			if ((flags & 0x00000400) && snap)
+				rpl_fdtab_unref(snap);
+		}
 		p->ops[spawn].child = (int32_t)p->n_threads;
 	} else if (rpl_map_get(&pl->pid2proc, RPL_IK(op->ev.pid), &pi) && !p->procs[pi].ended) {
 		proc = (int32_t)pi;
 	} else {
-		proc = new_proc(p, op->ev.pid, -1, 0);
+		proc = new_proc(p, op->ev.pid, -1, 0, NULL);
 	}
 	if (proc < 0)
 		return proc;
@@ -272,6 +300,18 @@ static uint64_t key_slot(const struct rpl_fdtab *tab, int64_t fd)
 	return rpl_hash(&k, sizeof(k), 5);
 }
 
+/* Does @nr put data into a descriptor or close it (what a pipe's reader
+ * waits for)? */
+static int feeds_pipe(int nr)
+{
+	switch (nr) {
+	case SYS_write: case SYS_writev: case SYS_splice: case SYS_vmsplice:
+	case SYS_tee: case SYS_sendfile: case SYS_close:
+		return 1;
+	}
+	return 0;
+}
+
 /* Does @op create, remove or rename a name (so it orders on the parent)? */
 static int changes_names(const struct rpl_op *op)
 {
@@ -315,12 +355,16 @@ static int plan_fds(struct rpl_plan *p, struct planner *pl, struct rpl_op *op,
 	}
 	for (a = 0; sc && a < sc->nargs && a < ev->nargs && nfd < 2; a++) {
 		struct rpl_fd fe;
+		uint32_t v;
 
 		if (sc->arg[a] != IOT_ARG_FD)
 			continue;
 		nfd++;
-		if (rpl_fdtab_get(tab, (long)ev->args[a], &fe) == 0)
+		if (rpl_fdtab_get(tab, (long)ev->args[a], &fe) == 0) {
 			ADD(key_res(fe.res));
+			if (feeds_pipe(ev->nr) && rpl_map_get(&pl->pipes, RPL_IK(fe.res), &v))
+				op->order_enter = 1;
+		}
 		if (shared && ev->args[a] >= 0)
 			ADD(key_slot(tab, ev->args[a]));
 	}
@@ -367,6 +411,8 @@ static int plan_fds(struct rpl_plan *p, struct planner *pl, struct rpl_op *op,
 		rpl_fdtab_set(tab, (long)(int32_t)(ev->args[0] & 0xffffffff), &e);
 		rpl_fdtab_set(tab, (long)(int32_t)((uint64_t)ev->args[0] >> 32), &e);
 		ADD(key_res(e.res));
+		if (rpl_map_put(&pl->pipes, RPL_IK(e.res), 1) < 0)
+			return -ENOMEM;
 		break;
 	case SYS_close:
 		rpl_fdtab_close(tab, (long)ev->args[0]);
@@ -375,9 +421,39 @@ static int plan_fds(struct rpl_plan *p, struct planner *pl, struct rpl_op *op,
 		rpl_fdtab_close_range(tab, (unsigned long)ev->args[0],
 				      (unsigned long)ev->args[1], (unsigned)ev->args[2]);
 		break;
-	case SYS_execve: case SYS_execveat:
+	case SYS_execve: case SYS_execveat: {
+		/* The pipes it closes (close-on-exec) are closed during the
+		 * call: a reader that saw end of file may have returned
+		 * before the exec did, so the exec counts from its entry. */
+		uint32_t i, v, prev = 0;
+
+		for (i = 0; i < tab->n; i++)
+			if (tab->v[i].state == RPL_FD_LIVE && tab->v[i].cloexec &&
+			    tab->v[i].res != prev &&
+			    rpl_map_get(&pl->pipes, RPL_IK(tab->v[i].res), &v)) {
+				ADD(key_res(tab->v[i].res));
+				prev = tab->v[i].res;
+				op->order_enter = 1;
+			}
 		rpl_fdtab_exec(tab);
 		break;
+	}
+	case SYS_exit: case SYS_exit_group: {
+		/* Its descriptors close as it ends: a reader of one of its
+		 * pipes that saw end of file waits for the end (ops_proc.c
+		 * h_exit() closes them then). */
+		uint32_t i, v, prev = 0;
+
+		if (tab->refs != 1 || (ev->nr == SYS_exit && pr->n_threads != 1))
+			break;
+		for (i = 0; i < tab->n; i++)
+			if (tab->v[i].state == RPL_FD_LIVE && tab->v[i].res != prev &&
+			    rpl_map_get(&pl->pipes, RPL_IK(tab->v[i].res), &v)) {
+				ADD(key_res(tab->v[i].res));
+				prev = tab->v[i].res;
+			}
+		break;
+	}
 	}
 	return n;
 #undef ADD
@@ -432,8 +508,8 @@ static int plan_threads(struct rpl_plan *p, uint64_t *keys)
 			op->skip = RPL_SKIP_UNFINISHED;
 		for (j = 0; j < RPL_MAXRES; j++)
 			keys[i * RPL_MAXRES + j] = 0;
-		if (!op->skip)
-			plan_fds(p, &pl, op, keys + i * RPL_MAXRES);
+		if (!op->skip && plan_fds(p, &pl, op, keys + i * RPL_MAXRES) < 0)
+			goto nomem;
 		if (is_spawn(op->ev.nr) && op->ev.ret > 0 && !op->skip) {
 			uint32_t old;
 
@@ -442,6 +518,27 @@ static int plan_threads(struct rpl_plan *p, uint64_t *keys)
 				p->threads[old].ended = 1;
 			if (rpl_map_put(&pl.spawn, RPL_IK(op->ev.ret), (uint32_t)i) < 0)
 				goto nomem;
+			if (!(spawn_flags(&pl, op, (int32_t)op->ev.ret) &
+			      (0x00010000 /* CLONE_THREAD */ | 0x00000400 /* CLONE_FILES */))) {
+				struct rpl_fdtab *c = rpl_fdtab_copy(p->procs[t->proc].tab);
+
+				if (!c)
+					goto nomem;
+				if (pl.n_snap == pl.cap_snap) {
+					size_t nc = pl.cap_snap ? pl.cap_snap * 2 : 64;
+					struct rpl_fdtab **v = realloc(pl.snap, nc * sizeof(*v));
+
+					if (!v) {
+						rpl_fdtab_unref(c);
+						goto nomem;
+					}
+					pl.snap = v;
+					pl.cap_snap = nc;
+				}
+				pl.snap[pl.n_snap] = c;
+				if (rpl_map_put(&pl.snap_of, RPL_IK(op->ev.ret), (uint32_t)pl.n_snap++) < 0)
+					goto nomem;
+			}
 		} else if (op->ev.nr == SYS_exit) {
 			t->ended = 1;
 		} else if (op->ev.nr == SYS_exit_group) {
@@ -463,16 +560,38 @@ out:
 	rpl_map_free(&pl.pid2proc);
 	rpl_map_free(&pl.spawn);
 	rpl_map_free(&pl.files);
+	rpl_map_free(&pl.pipes);
+	rpl_map_free(&pl.snap_of);
+	for (i = 0; i < pl.n_snap; i++)
+		rpl_fdtab_unref(pl.snap[i]);	/* children that made no call */
+	free(pl.snap);
 	return err;
 }
 
 static const struct rpl_op *sort_base;
 
+/*
+ * When an op's effect counts for resource order: when it completed; but
+ * data written into a pipe is there for its reader during the write, and
+ * the reader it wakes often has its return recorded first (a shell's
+ * read of $(...) output returned 15 us before the writer's write did, and
+ * replayed first got EAGAIN); likewise the close of the write end that a
+ * reader sees as end of file.  A pipe write or close counts from its
+ * entry, and so does an exec that closes pipes (close-on-exec).  Each
+ * thread's ops still count in their order (an op enters after the one
+ * before it returned), and every dependency points to an earlier time:
+ * no cycle.
+ */
+static int64_t op_order_time(const struct rpl_op *op)
+{
+	return op->order_enter ? op->ev.t_enter : op_end(op);
+}
+
 static int cmp_idx_end(const void *a, const void *b)
 {
 	const struct rpl_op *x = &sort_base[*(const uint32_t *)a];
 	const struct rpl_op *y = &sort_base[*(const uint32_t *)b];
-	int64_t ex = op_end(x), ey = op_end(y);
+	int64_t ex = op_order_time(x), ey = op_order_time(y);
 
 	if (ex != ey)
 		return ex < ey ? -1 : 1;

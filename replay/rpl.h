@@ -166,6 +166,7 @@ struct rpl_op {
 	int32_t wait_proc;		/* process reaped by this wait4, or -1 */
 	_Atomic uint8_t done;		/* RPL_DONE, | RPL_WAITED while waited for */
 	uint8_t needed;			/* an op of another thread waits for it */
+	uint8_t order_enter;		/* resource order from its entry: plan.c */
 };
 
 #define RPL_DONE   0x01	/* the op has run */
