@@ -60,6 +60,7 @@ static void *fp_base;
 static struct fp_shm *fp_hdr;
 static fp_stub_fn fp_stub;
 static __thread struct fp_slot *fp_tls;
+static __thread uint64_t fp_carry;	/* see fp_call() */
 
 static int fp_register(struct fp_shm *h);
 
@@ -255,6 +256,10 @@ struct fp_pre {
 	struct fp_pst tpst[2];	/* through the symlink, when pst is one */
 	long pdirfd[2];		/* where each lstat'ed path is, for readlinkat */
 	const char *ppath[2];
+	/* an lstat-like call: its own result is the state (fp_poststat) */
+	int defer[2], ndefer;
+	const struct stat *sbuf[2];
+	struct fp_pst *slot[2];	/* its fp_pst in the record */
 };
 
 static int64_t ts_ns(const struct timespec *t)
@@ -366,6 +371,64 @@ static void fp_pst_fill(struct fp_pst *ps, const struct stat *sbp)
 }
 
 /*
+ * An lstat (lstat, or fstatat with AT_SYMLINK_NOFOLLOW) changes nothing:
+ * its own result is the state the library would take before it.  Taking
+ * it again doubled the kernel's work for du, find and tar, most of whose
+ * calls are such, and the program's next steps ran slower for the caches
+ * it left (du's recorded think time was twice its own).  So the state is
+ * filled in after the call from the program's buffer; a failure other
+ * than ENOENT is the state too, a symlink (its target is not in the
+ * buffer) and EFAULT are left to the recorder (FP_PST_UNKNOWN, also the
+ * state of a call that never returns).
+ * @return : the program's buffer, or NULL if @nr with @a is no such call.
+ */
+static const struct stat *fp_stat_nofollow(int nr, const uint64_t *a)
+{
+	if (nr == SYS_lstat)
+		return (const struct stat *)a[1];
+	if (nr == SYS_newfstatat && (a[3] & AT_SYMLINK_NOFOLLOW) && !(a[3] & AT_EMPTY_PATH))
+		return (const struct stat *)a[2];
+	return NULL;
+}
+
+static void fp_defer(struct fp_pre *pre, int k, long dirfd, const char *p,
+		     const struct stat *sb)
+{
+	memset(&pre->pst[k], 0, sizeof(pre->pst[k]));
+	pre->pst[k].err = FP_PST_UNKNOWN;
+	pre->defer[k] = 1;
+	pre->ndefer++;
+	pre->sbuf[k] = sb;
+	pre->pdirfd[k] = dirfd;
+	pre->ppath[k] = p;
+}
+
+/* After the call: the deferred states from its result @ret.  The record
+ * is not published yet. */
+static void fp_poststat(struct fp_pre *pre, long ret)
+{
+	int k;
+
+	for (k = 0; k < pre->npst; k++) {
+		struct fp_pst ps;
+
+		if (!pre->defer[k])
+			continue;
+		memset(&ps, 0, sizeof(ps));
+		if (ret == 0 && !S_ISLNK(pre->sbuf[k]->st_mode)) {
+			fp_pst_fill(&ps, pre->sbuf[k]);
+		} else if (ret == 0 || ret == -EFAULT) {
+			ps.err = FP_PST_UNKNOWN;
+		} else {
+			ps.err = (int32_t)-ret;
+			if (ret == -ENOENT)
+				ps.missing = fp_missing(pre->pdirfd[k], pre->ppath[k]);
+		}
+		memcpy(pre->slot[k], &ps, sizeof(ps));
+	}
+}
+
+/*
  * Read what the recorder would read at the entry stop: strings, the
  * values behind offset pointers, iovec sizes, open_how; lstat each path.
  * @return : the record's size
@@ -374,7 +437,7 @@ static uint32_t fp_gather(const struct iot_syscall *sc, uint64_t *a, struct fp_p
 {
 	uint32_t len = 0, i;
 
-	pre->nstr = pre->npst = 0;
+	pre->nstr = pre->npst = pre->ndefer = 0;
 	for (i = 0; i < (uint32_t)sc->nargs; i++) {
 		int kind = sc->arg[i];
 		const char *p = (const char *)a[i];
@@ -390,8 +453,12 @@ static uint32_t fp_gather(const struct iot_syscall *sc, uint64_t *a, struct fp_p
 			if (kind != IOT_ARG_STR2 && p && *p && pre->npst < 2) {
 				long dirfd = i > 0 && sc->arg[i - 1] == IOT_ARG_DIRFD ?
 					(long)(int32_t)a[i - 1] : AT_FDCWD;
+				const struct stat *sb = fp_stat_nofollow(sc->nr, a);
 
-				fp_prestat(pre, pre->npst++, dirfd, p);
+				if (sb && kind == IOT_ARG_PATH && !fp_has_dots(p))
+					fp_defer(pre, pre->npst++, dirfd, p, sb);
+				else
+					fp_prestat(pre, pre->npst++, dirfd, p);
 			}
 			break;
 		case IOT_ARG_OFFPTR:
@@ -425,7 +492,7 @@ static uint32_t fp_gather(const struct iot_syscall *sc, uint64_t *a, struct fp_p
 	return (uint32_t)sizeof(struct fp_rec) + len;
 }
 
-static void fp_fill(struct fp_rec *rec, const struct fp_pre *pre)
+static void fp_fill(struct fp_rec *rec, struct fp_pre *pre)
 {
 	char *d = rec->data;
 	uint32_t off = 0;
@@ -446,6 +513,7 @@ static void fp_fill(struct fp_rec *rec, const struct fp_pre *pre)
 	rec->pst_off = off;
 	for (i = 0; i < pre->npst; i++) {
 		memcpy(d + off, &pre->pst[i], sizeof(pre->pst[i]));
+		pre->slot[i] = (struct fp_pst *)(void *)(d + off);
 		off += (uint32_t)sizeof(pre->pst[i]);
 		if (pre->pst[i].tlen) {
 			struct fp_pst *ps = (struct fp_pst *)(d + off) - 1;
@@ -474,6 +542,12 @@ long fp_call(int nr, long a0, long a1, long a2, long a3, long a4, long a5)
 	uint32_t len;
 	int saved = errno;
 	uint64_t t_wrap = fp_now();
+	/* the library's work after this thread's previous call (the states
+	 * it filled in then) is in this gap too: it counts as before this
+	 * call (pre_ns) */
+	uint64_t carry = fp_carry;
+
+	fp_carry = 0;
 
 	if (fp_state == 0)
 		fp_init();
@@ -515,11 +589,18 @@ long fp_call(int nr, long a0, long a1, long a2, long a3, long a4, long a5)
 	fp_fill(rec, &pre);
 	rec->ret = 0;
 	rec->t_exit = 0;
-	rec->t_wrap = t_wrap;
+	rec->t_wrap = carry < t_wrap ? t_wrap - carry : t_wrap;
 	rec->t_enter = fp_now();
 	__atomic_store_n(&rec->state, FP_REC_ENTERED, __ATOMIC_RELEASE);
 	rec->ret = fp_stub(nr, a0, a1, a2, a3, a4, a5);
 	rec->t_exit = fp_now();
+	if (pre.ndefer) {
+		long ret = rec->ret;
+
+		fp_poststat(&pre, ret);
+		fp_carry = fp_now() - rec->t_exit;
+		errno = saved;
+	}
 	__atomic_store_n(&rec->state, FP_REC_DONE, __ATOMIC_RELEASE);
 	return rec->ret;
 }
