@@ -57,8 +57,12 @@ static int64_t do_open(struct rpl_ctx *c, struct rpl_op *op, const char *path,
 	if (fd == -ENOENT - 1) {
 		/* timed whole, without the first try: a parent it opens
 		 * stands for the lookup */
+		uint32_t gen = atomic_load(&c->p->ns_gen);
+
 		c->sys0 = 0;
 		fd = RPL_TIMED(c, rpl_open_at(c, p, flags | O_NONBLOCK | O_NOCTTY, mode));
+		if (fd >= 0 && (flags & O_DIRECTORY) && !(flags & O_CREAT))
+			rpl_dcache_offer(c, p, fd, gen);
 	}
 	map_result(c, op, fd, flags, p);
 	if (fd < 0)

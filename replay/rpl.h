@@ -384,7 +384,12 @@ void rpl_wait_proc(struct rpl_plan *p, uint32_t pi);
 
 /* Parent directories, cached per thread (dcache.c). */
 struct rpl_dcache;
-struct rpl_dcache *rpl_dcache_new(void);
+/* Slots: a thread whose process has its kernel descriptor table to
+ * itself keeps more parents open than one whose table other threads fill
+ * too (RLIMIT_NOFILE counts per table: 20,000 here). */
+#define RPL_DC_OWN 256
+#define RPL_DC_SHARED 64
+struct rpl_dcache *rpl_dcache_new(uint32_t slots);
 void rpl_dcache_free(struct rpl_dcache *d);
 /* As rpl_parent(), through the thread's cache; release with
  * rpl_name_done(). */
@@ -395,6 +400,9 @@ int rpl_parent_fd(struct rpl_ctx *c, const struct rpl_op *op, struct rpl_name *n
 /* As rpl_resolve(), first as one component of the cached parent. */
 int rpl_open_at(struct rpl_ctx *c, const char *path, int flags, mode_t mode);
 void rpl_name_done(struct rpl_name *n);
+/* @fd, a directory opened at @path (no name changed since @gen), is a
+ * parent for the names below it. */
+void rpl_dcache_offer(struct rpl_ctx *c, const char *path, int fd, uint32_t gen);
 /* A name was removed, renamed or made a symlink: cached parents are stale. */
 void rpl_ns_changed(struct rpl_plan *p);
 

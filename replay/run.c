@@ -295,7 +295,8 @@ static void *thread_main(void *arg)
 
 	if (t->fork_table)
 		own_table(&c);
-	t->dcache = rpl_dcache_new();
+	t->dcache = rpl_dcache_new(p->own_files && c.pr->n_threads == 1 ? RPL_DC_OWN :
+				   RPL_DC_SHARED);
 	/* Wake at the scheduled time, not up to 50 us later. */
 	prctl(PR_SET_TIMERSLACK, 1UL, 0UL, 0UL, 0UL);
 	t->start_ns = iot_now_ns();
