@@ -121,6 +121,35 @@ int rpl_parent_fd(struct rpl_ctx *c, const struct rpl_op *op, struct rpl_name *n
 	return 0;
 }
 
+/* Does @e hold directory @path (@plen bytes, hash @h), still current? */
+static int dc_holds(const struct dc_entry *e, const char *path, size_t plen, uint64_t h,
+		    uint32_t gen)
+{
+	return e->fd >= 0 && e->gen == gen && e->h == h && e->len == plen &&
+	       memcmp(e->path, path, plen) == 0;
+}
+
+/* Make @e hold @fd for @path, closing what it held.  @return : 0 (the
+ * cache owns @fd now), or -1 out of memory (@e empty, @fd still yours). */
+static int dc_put(struct dc_entry *e, const char *path, size_t plen, uint64_t h,
+		  uint32_t gen, int fd)
+{
+	if (e->fd >= 0)
+		close(e->fd);
+	e->fd = -1;
+	free(e->path);
+	e->path = malloc(plen + 1);
+	if (!e->path)
+		return -1;
+	memcpy(e->path, path, plen);
+	e->path[plen] = 0;
+	e->len = (uint32_t)plen;
+	e->h = h;
+	e->gen = gen;
+	e->fd = fd;
+	return 0;
+}
+
 int rpl_parent_at(struct rpl_ctx *c, const char *path, struct rpl_name *n)
 {
 	struct rpl_dcache *d = c->t->dcache;
@@ -143,8 +172,7 @@ int rpl_parent_at(struct rpl_ctx *c, const char *path, struct rpl_name *n)
 		return rpl_parent(c->p->root_fd, path, n);
 	h = rpl_hash(path, plen, 3);
 	e = &d->e[h & (d->n - 1)];
-	if (e->fd >= 0 && e->gen == gen && e->h == h && e->len == plen &&
-	    memcmp(e->path, path, plen) == 0) {
+	if (dc_holds(e, path, plen, h, gen)) {
 		memcpy(n->name, path + start, end - start);
 		n->name[end - start] = 0;
 		if (strcmp(n->name, ".") == 0 || strcmp(n->name, "..") == 0)
@@ -157,21 +185,8 @@ int rpl_parent_at(struct rpl_ctx *c, const char *path, struct rpl_name *n)
 	if (err)
 		return err;
 	/* Keep it: the cache owns the descriptor from now on. */
-	if (e->fd >= 0)
-		close(e->fd);
-	free(e->path);
-	e->path = malloc(plen + 1);
-	if (!e->path) {
-		e->fd = -1;
-		return 0;
-	}
-	memcpy(e->path, path, plen);
-	e->path[plen] = 0;
-	e->len = (uint32_t)plen;
-	e->h = h;
-	e->gen = gen;
-	e->fd = n->dirfd;
-	n->owned = 0;
+	if (dc_put(e, path, plen, h, gen, n->dirfd) == 0)
+		n->owned = 0;
 	return 0;
 }
 
@@ -197,27 +212,11 @@ void rpl_dcache_offer(struct rpl_ctx *c, const char *path, int fd, uint32_t gen)
 		return;
 	h = rpl_hash(path, plen, 3);
 	e = &d->e[h & (d->n - 1)];
-	if (e->fd >= 0 && e->gen == gen && e->h == h && e->len == plen &&
-	    memcmp(e->path, path, plen) == 0)
+	if (dc_holds(e, path, plen, h, gen))
 		return;
 	copy = fcntl(fd, F_DUPFD_CLOEXEC, 0);
-	if (copy < 0)
-		return;
-	if (e->fd >= 0)
-		close(e->fd);
-	free(e->path);
-	e->path = malloc(plen + 1);
-	if (!e->path) {
+	if (copy >= 0 && dc_put(e, path, plen, h, gen, copy) < 0)
 		close(copy);
-		e->fd = -1;
-		return;
-	}
-	memcpy(e->path, path, plen);
-	e->path[plen] = 0;
-	e->len = (uint32_t)plen;
-	e->h = h;
-	e->gen = gen;
-	e->fd = copy;
 }
 
 /*

@@ -125,23 +125,21 @@ static uint64_t path_key(const char *path)
 	return rpl_hash(path, strlen(path), 7) | 1;	/* 0: an empty slot */
 }
 
-static int nolink_known(struct rpl_ctx *c, const char *path)
+static int nolink_known(struct rpl_ctx *c, uint64_t key, uint32_t gen)
 {
-	uint32_t gen = atomic_load_explicit(&c->p->ns_gen, memory_order_acquire);
-	uint64_t h = path_key(path);
 	int i;
 
 	for (i = 0; i < RPL_NOLINK; i++)
-		if (c->t->nolink[i].h == h && c->t->nolink[i].gen == gen)
+		if (c->t->nolink[i].h == key && c->t->nolink[i].gen == gen)
 			return 1;
 	return 0;
 }
 
-static void nolink_learn(struct rpl_ctx *c, const char *path, uint32_t gen)
+static void nolink_learn(struct rpl_ctx *c, uint64_t key, uint32_t gen)
 {
 	unsigned k = c->t->nolink_next++ % RPL_NOLINK;
 
-	c->t->nolink[k].h = path_key(path);
+	c->t->nolink[k].h = key;
 	c->t->nolink[k].gen = gen;
 }
 
@@ -149,13 +147,14 @@ static void nolink_learn(struct rpl_ctx *c, const char *path, uint32_t gen)
 static int not_symlink(struct rpl_ctx *c, const char *path, const struct rpl_name *n)
 {
 	uint32_t gen = atomic_load_explicit(&c->p->ns_gen, memory_order_acquire);
+	uint64_t key = path_key(path);
 	struct stat st;
 
-	if (nolink_known(c, path))
+	if (nolink_known(c, key, gen))
 		return 1;
 	if (fstatat(n->dirfd, n->name, &st, AT_SYMLINK_NOFOLLOW) < 0 || S_ISLNK(st.st_mode))
 		return 0;
-	nolink_learn(c, path, gen);
+	nolink_learn(c, key, gen);
 	return 1;
 }
 
@@ -198,7 +197,7 @@ static int64_t stat_in_parent(struct rpl_ctx *c, struct rpl_op *op, int dirarg, 
 	if (lnk && !nofollow)
 		return TRY_FULL;
 	if (err == 0 && !lnk)
-		nolink_learn(c, path, gen);
+		nolink_learn(c, path_key(path), gen);
 	return err;
 }
 

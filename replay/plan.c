@@ -327,6 +327,24 @@ static int changes_names(const struct rpl_op *op)
 	return 0;
 }
 
+/* The keys of the pipes open in @tab (only close-on-exec ones with
+ * @cloexec), each once where its two ends sit side by side, at most @max
+ * into @keys.  @return : how many. */
+static int pipe_keys(const struct planner *pl, const struct rpl_fdtab *tab, int cloexec,
+		     uint64_t *keys, int max)
+{
+	uint32_t i, v, prev = 0;
+	int n = 0;
+
+	for (i = 0; i < tab->n && n < max; i++)
+		if (tab->v[i].state == RPL_FD_LIVE && (!cloexec || tab->v[i].cloexec) &&
+		    tab->v[i].res != prev && rpl_map_get(&pl->pipes, RPL_IK(tab->v[i].res), &v)) {
+			keys[n++] = key_res(tab->v[i].res);
+			prev = tab->v[i].res;
+		}
+	return n;
+}
+
 /* Follow the descriptors through the plan tables; collect the op's
  * resource keys into @keys. @return : how many. */
 static int plan_fds(struct rpl_plan *p, struct planner *pl, struct rpl_op *op,
@@ -425,16 +443,11 @@ static int plan_fds(struct rpl_plan *p, struct planner *pl, struct rpl_op *op,
 		/* The pipes it closes (close-on-exec) are closed during the
 		 * call: a reader that saw end of file may have returned
 		 * before the exec did, so the exec counts from its entry. */
-		uint32_t i, v, prev = 0;
+		int k = pipe_keys(pl, tab, 1, keys + n, RPL_MAXRES - n);
 
-		for (i = 0; i < tab->n; i++)
-			if (tab->v[i].state == RPL_FD_LIVE && tab->v[i].cloexec &&
-			    tab->v[i].res != prev &&
-			    rpl_map_get(&pl->pipes, RPL_IK(tab->v[i].res), &v)) {
-				ADD(key_res(tab->v[i].res));
-				prev = tab->v[i].res;
-				op->order_enter = 1;
-			}
+		n += k;
+		if (k)
+			op->order_enter = 1;
 		rpl_fdtab_exec(tab);
 		break;
 	}
@@ -442,16 +455,8 @@ static int plan_fds(struct rpl_plan *p, struct planner *pl, struct rpl_op *op,
 		/* Its descriptors close as it ends: a reader of one of its
 		 * pipes that saw end of file waits for the end (ops_proc.c
 		 * h_exit() closes them then). */
-		uint32_t i, v, prev = 0;
-
-		if (tab->refs != 1 || (ev->nr == SYS_exit && pr->n_threads != 1))
-			break;
-		for (i = 0; i < tab->n; i++)
-			if (tab->v[i].state == RPL_FD_LIVE && tab->v[i].res != prev &&
-			    rpl_map_get(&pl->pipes, RPL_IK(tab->v[i].res), &v)) {
-				ADD(key_res(tab->v[i].res));
-				prev = tab->v[i].res;
-			}
+		if (tab->refs == 1 && (ev->nr == SYS_exit_group || pr->n_threads == 1))
+			n += pipe_keys(pl, tab, 0, keys + n, RPL_MAXRES - n);
 		break;
 	}
 	}

@@ -595,11 +595,8 @@ long fp_call(int nr, long a0, long a1, long a2, long a3, long a4, long a5)
 	rec->ret = fp_stub(nr, a0, a1, a2, a3, a4, a5);
 	rec->t_exit = fp_now();
 	if (pre.ndefer) {
-		long ret = rec->ret;
-
-		fp_poststat(&pre, ret);
+		fp_poststat(&pre, rec->ret);	/* raw calls: errno stays */
 		fp_carry = fp_now() - rec->t_exit;
-		errno = saved;
 	}
 	__atomic_store_n(&rec->state, FP_REC_DONE, __ATOMIC_RELEASE);
 	return rec->ret;
