@@ -8,6 +8,15 @@
  * filesystem).  Hard links are rebuilt from (dev, ino); directory times
  * are set last, after their entries were made.  All of it goes through
  * the confined lookups of paths.c.
+ *
+ * Paths are made in the order the workload first came to them.  A tree
+ * that was copied or unpacked lies on its disk in the order its
+ * directories list it, and programs walk it in that order: made so, a
+ * replayed walk reads forward through the disk as the recorded one did.
+ * Made in path order, a walk recorded on a filesystem that lists newest
+ * first (tmpfs) read every file backwards: tar cf on a cold ext4 took
+ * 3.5 s replayed against 2.2 s natively, with 22,800 reads of the loop
+ * device's backing file instead of 2,000.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -22,6 +31,8 @@
 #include "rpl.h"
 
 #define FILL_CHUNK (1 << 20)
+#define MADE 1
+#define SKIPPED 2
 
 struct prep {
 	struct rpl_plan *p;
@@ -140,19 +151,55 @@ static void set_attrs(struct prep *pp, int dirfd, const char *name,
 		utimensat(dirfd, name, ts, AT_SYMLINK_NOFOLLOW);
 }
 
-/* The first path seen of a (dev, ino) with several links, for link(). */
-static const struct iot_path_state *link_source(struct rpl_plan *p, size_t i)
+/* A path already made of the (dev, ino) of @i with several links, for
+ * link().  made[j] is MADE for paths this run created. */
+static const struct iot_path_state *link_source(struct rpl_plan *p, size_t i, const int *made)
 {
 	const struct iot_path_state *ps = &p->ps[i];
 	size_t j;
 
 	if (ps->nlink < 2 || !ps->ino)
 		return NULL;
-	for (j = 0; j < i; j++)
-		if (p->ps[j].ino == ps->ino && p->ps[j].dev == ps->dev &&
+	for (j = 0; j < p->n_ps; j++)
+		if (made[j] == MADE && p->ps[j].ino == ps->ino && p->ps[j].dev == ps->dev &&
 		    (p->ps[j].type & S_IFMT) == (ps->type & S_IFMT))
 			return &p->ps[j];
 	return NULL;
+}
+
+struct first { int64_t t; size_t i; };
+
+static int first_cmp(const void *a, const void *b)
+{
+	const struct first *x = a, *y = b;
+
+	if (x->t != y->t)
+		return x->t < y->t ? -1 : 1;
+	return x->i < y->i ? -1 : x->i > y->i;
+}
+
+/* Indexes of the first state of each path, in the order the workload
+ * came to them (states without a time keep path order). */
+static size_t *make_order(const struct rpl_plan *p, size_t *n)
+{
+	struct first *f = malloc((p->n_ps + 1) * sizeof(*f));
+	size_t *o = malloc((p->n_ps + 1) * sizeof(*o));
+	size_t i, k = 0;
+
+	if (!f || !o) {
+		free(f);
+		free(o);
+		return NULL;
+	}
+	for (i = 0; i < p->n_ps; i++)
+		if (i == 0 || strcmp(p->ps[i].path, p->ps[i - 1].path) != 0)
+			f[k++] = (struct first){ p->ps[i].t_ns, i };
+	qsort(f, k, sizeof(*f), first_cmp);
+	for (i = 0; i < k; i++)
+		o[i] = f[i].i;
+	free(f);
+	*n = k;
+	return o;
 }
 
 /* Did the workload make @ps (or an ancestor) itself?  A path first seen
@@ -183,7 +230,7 @@ static int made_by_workload(const struct rpl_plan *p, const struct iot_path_stat
 	return 0;
 }
 
-static int make_one(struct prep *pp, size_t i)
+static int make_one(struct prep *pp, size_t i, const int *made)
 {
 	const struct iot_path_state *ps = &pp->p->ps[i], *src;
 	uint32_t type = ps->type & S_IFMT;
@@ -203,7 +250,7 @@ static int make_one(struct prep *pp, size_t i)
 		break;
 	case S_IFREG:
 		unlinkat(n.dirfd, n.name, 0);	/* --force over an old tree */
-		src = link_source(pp->p, i);
+		src = link_source(pp->p, i, made);
 		if (src) {
 			struct rpl_name sn;
 
@@ -279,14 +326,15 @@ int rpl_prepare(struct rpl_plan *p, struct rpl_result *res)
 {
 	struct prep pp = { .p = p, .res = res, .is_root = geteuid() == 0 };
 	int64_t t0 = iot_now_ns();
-	int *made = calloc(p->n_ps + 1, sizeof(int));	/* 1 made, <0 error */
-	size_t i;
+	int *made = calloc(p->n_ps + 1, sizeof(int));	/* MADE, SKIPPED, <0 error */
+	size_t i, k, n_order = 0, *order = make_order(p, &n_order);
 	int err = 0, pass;
 
 	pp.buf = malloc(FILL_CHUNK);
-	if (!pp.buf || !made) {
+	if (!pp.buf || !made || !order) {
 		free(pp.buf);
 		free(made);
+		free(order);
 		return -ENOMEM;
 	}
 	check_room(&pp);
@@ -295,16 +343,16 @@ int rpl_prepare(struct rpl_plan *p, struct rpl_result *res)
 	for (pass = 0; pass < 4; pass++) {
 		size_t failed = 0, done = 0;
 
-		for (i = 0; i < p->n_ps; i++) {
-			const struct iot_path_state *ps = &p->ps[i];
+		for (k = 0; k < n_order; k++) {
+			const struct iot_path_state *ps = &p->ps[i = order[k]];
 
-			if (made[i] > 0 || (i > 0 && strcmp(ps->path, p->ps[i - 1].path) == 0))
-				continue;	/* first state of a path wins */
+			if (made[i] > 0)
+				continue;
 			if (rpl_path_skip(p->o, ps->path) || made_by_workload(p, ps)) {
-				made[i] = 1;
+				made[i] = SKIPPED;
 				continue;
 			}
-			err = make_one(&pp, i);
+			err = make_one(&pp, i, made);
 			if (err == -ENOSPC || err == -EDQUOT) {
 				cli_err(p->o->cmd, "%s: the root filled up while making the starting "
 					"tree (%s); use a larger filesystem", p->o->root,
@@ -315,7 +363,7 @@ int rpl_prepare(struct rpl_plan *p, struct rpl_result *res)
 				failed++;
 				made[i] = err;
 			} else {
-				made[i] = 1;
+				made[i] = MADE;
 				done++;
 			}
 			err = 0;
@@ -345,6 +393,7 @@ int rpl_prepare(struct rpl_plan *p, struct rpl_result *res)
 out:
 	free(pp.buf);
 	free(made);
+	free(order);
 	res->prepare_ns = iot_now_ns() - t0;
 	return err;
 }

@@ -210,3 +210,25 @@ else
 	echo "make/gcc not installed: make workload not run"
 fi
 echo "all $n trees equal"
+
+# The starting tree is made in the order the workload first came to its
+# paths, so that a walk replays reading forward on the disk as it did
+# recorded.  On a fresh tmpfs inode numbers count up in creation order:
+# files read z, a, m must have been made z, a, m (path order: a, m, z).
+next
+mkdir "$A/o"
+for f in z a m; do echo "$f" >"$A/o/$f"; done
+(cd "$A" && "$IOTAPE" record -q -o "$T/order.iotape" -- cat o/z o/a o/m >/dev/null) ||
+	fail "order: recording failed"
+if [ "$(id -u)" = 0 ] && mkdir "$T/order-root" && mount -t tmpfs -o size=16m tmpfs "$T/order-root"; then
+	"$IOTAPE" replay "$T/order.iotape" --root "$T/order-root" --prepare-only -q ||
+		{ umount "$T/order-root"; fail "order: --prepare-only failed"; }
+	inos=$(stat -c %i "$T/order-root$A/o/z" "$T/order-root$A/o/a" "$T/order-root$A/o/m" | tr '\n' ' ')
+	umount "$T/order-root"
+	set -- $inos
+	[ "$1" -lt "$2" ] && [ "$2" -lt "$3" ] ||
+		fail "order: files read z, a, m were not made in that order (inodes $inos)"
+	echo "ok: order (inodes $inos)"
+else
+	echo "not root or no tmpfs: creation order not checked"
+fi
