@@ -41,6 +41,8 @@ struct prep {
 	int sparse;			/* not enough room: sizes without data */
 	int is_root;
 	uint64_t warned;
+	int *made;			/* per state: MADE, SKIPPED, <0 error */
+	struct rpl_map inodes;		/* inode_key() -> a made path of it */
 };
 
 static void fill(char *buf, size_t n, uint64_t *s)
@@ -151,20 +153,52 @@ static void set_attrs(struct prep *pp, int dirfd, const char *name,
 		utimensat(dirfd, name, ts, AT_SYMLINK_NOFOLLOW);
 }
 
-/* A path already made of the (dev, ino) of @i with several links, for
- * link().  made[j] is MADE for paths this run created. */
-static const struct iot_path_state *link_source(struct rpl_plan *p, size_t i, const int *made)
+/* The (dev, ino, type) of a path with several links, as a map key. */
+static uint64_t inode_key(const struct iot_path_state *ps)
 {
-	const struct iot_path_state *ps = &p->ps[i];
-	size_t j;
+	uint64_t h = 1469598103934665603ULL;
+
+	h = (h ^ ps->dev) * 1099511628211ULL;
+	h = (h ^ ps->ino) * 1099511628211ULL;
+	h = (h ^ (ps->type & S_IFMT)) * 1099511628211ULL;
+	return h;
+}
+
+static int same_inode(const struct iot_path_state *a, const struct iot_path_state *b)
+{
+	return a->ino == b->ino && a->dev == b->dev && (a->type & S_IFMT) == (b->type & S_IFMT);
+}
+
+/* A path already made of the (dev, ino) of @i with several links, for
+ * link(): the map holds the first made of each. */
+static const struct iot_path_state *link_source(struct prep *pp, size_t i)
+{
+	const struct iot_path_state *ps = &pp->p->ps[i];
+	uint32_t j;
+	size_t k;
 
 	if (ps->nlink < 2 || !ps->ino)
 		return NULL;
-	for (j = 0; j < p->n_ps; j++)
-		if (made[j] == MADE && p->ps[j].ino == ps->ino && p->ps[j].dev == ps->dev &&
-		    (p->ps[j].type & S_IFMT) == (ps->type & S_IFMT))
-			return &p->ps[j];
+	if (!rpl_map_get(&pp->inodes, inode_key(ps), &j))
+		return NULL;
+	if (same_inode(&pp->p->ps[j], ps))
+		return &pp->p->ps[j];
+	for (k = 0; k < pp->p->n_ps; k++)	/* two inodes, one key */
+		if (pp->made[k] == MADE && same_inode(&pp->p->ps[k], ps))
+			return &pp->p->ps[k];
 	return NULL;
+}
+
+/* @i was made: a later link to its inode can be made from it. */
+static void made_file(struct prep *pp, size_t i)
+{
+	const struct iot_path_state *ps = &pp->p->ps[i];
+	uint32_t j;
+
+	pp->made[i] = MADE;
+	if (ps->nlink >= 2 && ps->ino && (ps->type & S_IFMT) == S_IFREG &&
+	    !rpl_map_get(&pp->inodes, inode_key(ps), &j))
+		rpl_map_put(&pp->inodes, inode_key(ps), (uint32_t)i);	/* no room: copies */
 }
 
 struct first { int64_t t; size_t i; };
@@ -230,7 +264,7 @@ static int made_by_workload(const struct rpl_plan *p, const struct iot_path_stat
 	return 0;
 }
 
-static int make_one(struct prep *pp, size_t i, const int *made)
+static int make_one(struct prep *pp, size_t i)
 {
 	const struct iot_path_state *ps = &pp->p->ps[i], *src;
 	uint32_t type = ps->type & S_IFMT;
@@ -250,7 +284,7 @@ static int make_one(struct prep *pp, size_t i, const int *made)
 		break;
 	case S_IFREG:
 		unlinkat(n.dirfd, n.name, 0);	/* --force over an old tree */
-		src = link_source(pp->p, i, made);
+		src = link_source(pp, i);
 		if (src) {
 			struct rpl_name sn;
 
@@ -326,7 +360,7 @@ int rpl_prepare(struct rpl_plan *p, struct rpl_result *res)
 {
 	struct prep pp = { .p = p, .res = res, .is_root = geteuid() == 0 };
 	int64_t t0 = iot_now_ns();
-	int *made = calloc(p->n_ps + 1, sizeof(int));	/* MADE, SKIPPED, <0 error */
+	int *made = pp.made = calloc(p->n_ps + 1, sizeof(int));
 	size_t i, k, n_order = 0, *order = make_order(p, &n_order);
 	int err = 0, pass;
 
@@ -352,7 +386,7 @@ int rpl_prepare(struct rpl_plan *p, struct rpl_result *res)
 				made[i] = SKIPPED;
 				continue;
 			}
-			err = make_one(&pp, i, made);
+			err = make_one(&pp, i);
 			if (err == -ENOSPC || err == -EDQUOT) {
 				cli_err(p->o->cmd, "%s: the root filled up while making the starting "
 					"tree (%s); use a larger filesystem", p->o->root,
@@ -363,7 +397,7 @@ int rpl_prepare(struct rpl_plan *p, struct rpl_result *res)
 				failed++;
 				made[i] = err;
 			} else {
-				made[i] = MADE;
+				made_file(&pp, i);
 				done++;
 			}
 			err = 0;
@@ -394,6 +428,7 @@ out:
 	free(pp.buf);
 	free(made);
 	free(order);
+	rpl_map_free(&pp.inodes);
 	res->prepare_ns = iot_now_ns() - t0;
 	return err;
 }

@@ -244,6 +244,14 @@ static void thread_done(struct rpl_ctx *c)
 	}
 }
 
+/* @pr got a table made for it, not shared with its parent's: used by one
+ * thread only, its lookups take no lock (fdtab.c, tab_lock()). */
+static void table_made(struct rpl_proc *pr)
+{
+	if (pr->n_threads == 1)
+		rpl_fdtab_single(pr->tab);
+}
+
 /* The first thread of a process with a table of its own (plan.own_files)
  * makes the table: fdtab.c says why. */
 static void own_table(struct rpl_ctx *c)
@@ -259,8 +267,7 @@ static void own_table(struct rpl_ctx *c)
 			"process %d", (int)c->pr->pid);
 		_exit(1);
 	}
-	if (c->pr->n_threads == 1)
-		rpl_fdtab_single(c->pr->tab);
+	table_made(c->pr);
 	if (own)
 		rpl_fdtab_close_others(c->pr->tab, c->p->root_fd);
 	atomic_store(&t->forked, 1);
@@ -420,8 +427,8 @@ int rpl_thread_start(struct rpl_plan *p, uint32_t ti)
 		err = -ENOMEM;
 		if (!pr->tab && !t->fork_table)
 			goto out;
-		if (pr->tab && !(ptab && pr->share_files) && pr->n_threads == 1)
-			rpl_fdtab_single(pr->tab);
+		if (pr->tab && !(ptab && pr->share_files))
+			table_made(pr);
 	}
 	t->scratch = aligned_alloc(4096, RPL_SCRATCH);
 	err = -ENOMEM;
