@@ -35,6 +35,7 @@ static const char usage_text[] =
 	"  -p, --pid N      only process (thread group) or thread N\n"
 	"  -P, --no-procs   leave out fork/exec/exit/phase lines\n"
 	"  -s, --states     also print the recorded before-state of each path\n"
+	"                   ('(listed)': only seen in a directory listing)\n"
 	"  -y, --decode-fds print descriptors with their path, as 'strace -y':\n"
 	"                   read(3</src/a.c>, ..., 832) = 832\n"
 	"\n"
@@ -264,6 +265,8 @@ static void print_state(FILE *f, const struct iot_path_state *ps, int64_t base)
 		fputs(" -> ", f);
 		put_quoted(f, ps->target, ps->target_len);
 	}
+	if (ps->flags & IOT_PS_LISTED)
+		fputs(" (listed)", f);
 	fputc('\n', f);
 }
 

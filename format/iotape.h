@@ -196,7 +196,13 @@ struct iot_path_state {
 	uint32_t nlink;
 	uint64_t dev, ino, rdev;
 	int64_t t_ns;			/* when it was taken */
+	uint32_t flags;			/* IOT_PS_* */
 };
+
+/* The path was never named by a call, only returned by a directory
+ * listing (getdents) of the workload; taken when the recording ended,
+ * t_ns the time of that listing. */
+#define IOT_PS_LISTED 0x1u
 
 enum iot_proc_kind {
 	IOT_PROC_START = 0,	/* the first process of the workload */

@@ -622,6 +622,7 @@ static void fill_path_state(struct iot_reader *r, const Iotape__PathState *m,
 	s->ino = m->ino;
 	s->rdev = m->rdev;
 	s->t_ns = m->t_ns;
+	s->flags = m->flags;
 }
 
 static void fill_event(struct iot_reader *r, struct iot_event *ev)

@@ -593,6 +593,7 @@ int iot_writer_path_state(struct iot_writer *w, const struct iot_path_state *s)
 	SET(m, dev, s->dev);
 	SET(m, ino, s->ino);
 	SET(m, rdev, s->rdev);
+	SET(m, flags, s->flags);
 	SET(m, t_ns, s->t_ns);
 	w->ps[w->n_ps++] = m;
 	return maybe_flush(w);

@@ -424,6 +424,12 @@ int cmd_record(int argc, char **argv)
 	pthread_sigmask(SIG_SETMASK, &old, NULL);
 	rec_trace_loop(c);
 	c->st.t_end = iot_now_ns();
+	/* Entries of the directories it listed but never named: a replayed
+	 * listing must find them too. */
+	r = (int)rec_take_listed(c);
+	if (r < 0)
+		cli_err(CMD, "%s: the entries of the directories the program listed: %s; "
+			"the trace is complete without them", o.out, iot_strerror(r));
 	{
 		struct itimerval it;
 

@@ -525,6 +525,10 @@ void rec_decode_exit(struct rec_ctx *c, struct rec_task *t, int64_t ret,
 		if (ret == 0 && ev->path && ev->path2)
 			rec_fd_rename(t, ev->path, ev->path_len, ev->path2, ev->path2_len);
 		break;
+	case SYS_getdents: case SYS_getdents64:
+		if (ret > 0 && ev->path && !t->hidden)
+			rec_dir_listed(c, ev->path, ev->path_len, ev->t_enter);
+		break;
 	case SYS_mmap:
 		if ((uint64_t)ret < (uint64_t)-4095 && !t->hidden)
 			rec_mm_add(t, (uint64_t)ret, (uint64_t)ev->args[1]);

@@ -5,6 +5,7 @@
  * Paths are joined lexically and never resolved through symlinks: the
  * trace keeps the name the program used, which is what replay re-issues.
  */
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <stdio.h>
@@ -178,64 +179,88 @@ static uint64_t hash(const char *s, size_t n)
 	return h;
 }
 
-int rec_seen_init(struct rec_ctx *c)
+static int strset_init(struct rec_strset *set)
 {
-	c->seen_cap = 4096;
-	c->seen = calloc(c->seen_cap, sizeof(*c->seen));
-	return c->seen ? 0 : -ENOMEM;
+	set->cap = 4096;
+	set->n = 0;
+	set->s = calloc(set->cap, sizeof(*set->s));
+	return set->s ? 0 : -ENOMEM;
 }
 
-void rec_seen_free(struct rec_ctx *c)
+static void strset_free(struct rec_strset *set)
 {
 	uint64_t i;
 
-	for (i = 0; i < c->seen_cap && c->seen; i++)
-		free(c->seen[i]);
-	free(c->seen);
-	c->seen = NULL;
+	for (i = 0; i < set->cap && set->s; i++)
+		free(set->s[i]);
+	free(set->s);
+	set->s = NULL;
 }
 
-static int seen_grow(struct rec_ctx *c)
+static int strset_grow(struct rec_strset *set)
 {
-	uint64_t cap = c->seen_cap * 2, i;
+	uint64_t cap = set->cap * 2, i;
 	char **s = calloc(cap, sizeof(*s));
 
 	if (!s)
 		return -ENOMEM;
-	for (i = 0; i < c->seen_cap; i++) {
+	for (i = 0; i < set->cap; i++) {
 		uint64_t j;
 
-		if (!c->seen[i])
+		if (!set->s[i])
 			continue;
-		j = hash(c->seen[i], strlen(c->seen[i])) & (cap - 1);
+		j = hash(set->s[i], strlen(set->s[i])) & (cap - 1);
 		while (s[j])
 			j = (j + 1) & (cap - 1);
-		s[j] = c->seen[i];
+		s[j] = set->s[i];
 	}
-	free(c->seen);
-	c->seen = s;
-	c->seen_cap = cap;
+	free(set->s);
+	set->s = s;
+	set->cap = cap;
 	return 0;
 }
 
-/* @return : 1 if @p was added now, 0 if it was there, -errno */
-static int seen_add(struct rec_ctx *c, const char *p, size_t n)
+/* @return : 1 if @p was added now (*@kept: the set's copy), 0 if it was
+ * there, -errno */
+static int strset_add(struct rec_strset *set, const char *p, size_t n, const char **kept)
 {
 	uint64_t j;
 
-	if ((c->seen_n + 1) * 2 > c->seen_cap && seen_grow(c) < 0)
+	if ((set->n + 1) * 2 > set->cap && strset_grow(set) < 0)
 		return -ENOMEM;
-	j = hash(p, n) & (c->seen_cap - 1);
-	while (c->seen[j]) {
-		if (strncmp(c->seen[j], p, n) == 0 && c->seen[j][n] == 0)
+	j = hash(p, n) & (set->cap - 1);
+	while (set->s[j]) {
+		if (strncmp(set->s[j], p, n) == 0 && set->s[j][n] == 0)
 			return 0;
-		j = (j + 1) & (c->seen_cap - 1);
+		j = (j + 1) & (set->cap - 1);
 	}
-	c->seen[j] = strndup(p, n);
-	if (!c->seen[j])
+	set->s[j] = strndup(p, n);
+	if (!set->s[j])
 		return -ENOMEM;
-	c->seen_n++;
+	set->n++;
+	if (kept)
+		*kept = set->s[j];
 	return 1;
+}
+
+int rec_seen_init(struct rec_ctx *c)
+{
+	int r = strset_init(&c->seen);
+
+	return r ? r : strset_init(&c->listed_set);
+}
+
+void rec_seen_free(struct rec_ctx *c)
+{
+	strset_free(&c->seen);
+	strset_free(&c->listed_set);
+	free(c->listed);
+	c->listed = NULL;
+}
+
+static int seen_add(struct rec_ctx *c, const char *p, size_t n)
+{
+	return strset_add(&c->seen, p, n, NULL);
 }
 
 /* How many symlinks deep a path state follows targets (as the kernel's
@@ -337,6 +362,34 @@ static const char *stat_path(const char *p, char *buf, size_t cap)
 	return buf;
 }
 
+static void state_from_stat(struct iot_path_state *ps, const struct stat *sb)
+{
+	ps->type = sb->st_mode & S_IFMT;
+	ps->size = (uint64_t)sb->st_size;
+	ps->mode = sb->st_mode & 07777;
+	ps->uid = sb->st_uid;
+	ps->gid = sb->st_gid;
+	ps->atime_ns = sb->st_atim.tv_sec * 1000000000LL + sb->st_atim.tv_nsec;
+	ps->mtime_ns = sb->st_mtim.tv_sec * 1000000000LL + sb->st_mtim.tv_nsec;
+	ps->ctime_ns = sb->st_ctim.tv_sec * 1000000000LL + sb->st_ctim.tv_nsec;
+	ps->nlink = (uint32_t)sb->st_nlink;
+	ps->dev = sb->st_dev;
+	ps->ino = sb->st_ino;
+	ps->rdev = sb->st_rdev;
+}
+
+/* The target of symlink @path into @buf, for @ps. */
+static void read_target(struct iot_path_state *ps, const char *path, char *buf, size_t cap)
+{
+	ssize_t n = readlink(path, buf, cap - 1);
+
+	if (n >= 0) {
+		buf[n] = 0;
+		ps->target = buf;
+		ps->target_len = (uint32_t)n;
+	}
+}
+
 /*
  * How an ancestor's state is taken for a fast-path record, which is read
  * after later calls may have changed the tree: lstat it now; it was a
@@ -377,18 +430,7 @@ static int take_one(struct rec_ctx *c, const char *p, uint32_t len, int depth,
 		}
 	}
 	if (ok) {
-		ps.type = sb.st_mode & S_IFMT;
-		ps.size = (uint64_t)sb.st_size;
-		ps.mode = sb.st_mode & 07777;
-		ps.uid = sb.st_uid;
-		ps.gid = sb.st_gid;
-		ps.atime_ns = sb.st_atim.tv_sec * 1000000000LL + sb.st_atim.tv_nsec;
-		ps.mtime_ns = sb.st_mtim.tv_sec * 1000000000LL + sb.st_mtim.tv_nsec;
-		ps.ctime_ns = sb.st_ctim.tv_sec * 1000000000LL + sb.st_ctim.tv_nsec;
-		ps.nlink = (uint32_t)sb.st_nlink;
-		ps.dev = sb.st_dev;
-		ps.ino = sb.st_ino;
-		ps.rdev = sb.st_rdev;
+		state_from_stat(&ps, &sb);
 		if (S_ISLNK(sb.st_mode) && pre) {
 			if (pre->target) {
 				memcpy(target, pre->target, pre->target_len);
@@ -397,13 +439,7 @@ static int take_one(struct rec_ctx *c, const char *p, uint32_t len, int depth,
 				ps.target_len = pre->target_len;
 			}
 		} else if (S_ISLNK(sb.st_mode)) {
-			ssize_t n = readlink(sp, target, sizeof(target) - 1);
-
-			if (n >= 0) {
-				target[n] = 0;
-				ps.target = target;
-				ps.target_len = (uint32_t)n;
-			}
+			read_target(&ps, sp, target, sizeof(target));
 		}
 	}
 	/* type 0 says "did not exist before the workload touched it" */
@@ -457,4 +493,114 @@ static int state_of(struct rec_ctx *c, const char *p, uint32_t len, int depth,
 		}
 	}
 	return take_one(c, p, len, depth, pre, ANC_LIVE);
+}
+
+/* ---- directory listings ---- */
+
+int rec_dir_listed(struct rec_ctx *c, const char *p, uint32_t len, int64_t t_ns)
+{
+	const char *kept = NULL;
+	int r;
+
+	if (len == 0 || p[0] != '/' || rec_path_skipped(p))
+		return 0;
+	r = strset_add(&c->listed_set, p, len, &kept);
+	if (r <= 0)
+		return r;
+	if (c->n_listed == c->cap_listed) {
+		size_t cap = c->cap_listed ? c->cap_listed * 2 : 256;
+		struct rec_listed *l = realloc(c->listed, cap * sizeof(*l));
+
+		if (!l)
+			return -ENOMEM;
+		c->listed = l;
+		c->cap_listed = cap;
+	}
+	c->listed[c->n_listed++] = (struct rec_listed){ kept, len, t_ns };
+	return 1;
+}
+
+static uint32_t dtype_mode(unsigned char d)
+{
+	switch (d) {
+	case DT_DIR: return S_IFDIR | 0755;
+	case DT_LNK: return S_IFLNK | 0777;
+	case DT_FIFO: return S_IFIFO | 0644;
+	case DT_SOCK: return S_IFSOCK | 0755;
+	case DT_CHR: return S_IFCHR | 0644;
+	case DT_BLK: return S_IFBLK | 0644;
+	default: return S_IFREG | 0644;
+	}
+}
+
+/* The entries of listed directory @l that no call named: their state now
+ * (the workload did not touch them by name), flagged as listed only. */
+static int64_t take_entries(struct rec_ctx *c, const struct rec_listed *l)
+{
+	char spbuf[REC_PATH_MAX], full[REC_PATH_MAX], real[REC_PATH_MAX], target[REC_PATH_MAX];
+	const char *sp = stat_path(l->path, spbuf, sizeof(spbuf));
+	size_t splen = strlen(sp);
+	int64_t n = 0;
+	struct dirent *de;
+	DIR *d = opendir(sp);
+
+	if (!d)
+		return 0;		/* gone since, or not ours to read */
+	while ((de = readdir(d)) != NULL) {
+		struct iot_path_state ps = { 0 };
+		size_t nl = strlen(de->d_name);
+		struct stat sb;
+		int r;
+
+		if (de->d_name[0] == '.' && (!de->d_name[1] || (de->d_name[1] == '.' && !de->d_name[2])))
+			continue;
+		if (l->len + 1 + nl >= sizeof(full) || splen + 1 + nl >= sizeof(real))
+			continue;
+		memcpy(full, l->path, l->len);
+		full[l->len] = '/';
+		memcpy(full + l->len + 1, de->d_name, nl + 1);
+		r = seen_add(c, full, l->len + 1 + nl);
+		if (r < 0) {
+			closedir(d);
+			return r;
+		}
+		if (r == 0)
+			continue;	/* named by a call: its state is taken */
+		snprintf(real, sizeof(real), "%s%s%s", sp, sp[splen - 1] == '/' ? "" : "/", de->d_name);
+		ps.path = full;
+		ps.path_len = (uint32_t)(l->len + 1 + nl);
+		ps.t_ns = l->t_ns;
+		ps.flags = IOT_PS_LISTED;
+		if (lstat(real, &sb) == 0) {
+			state_from_stat(&ps, &sb);
+		} else {
+			ps.type = dtype_mode(de->d_type) & S_IFMT;
+			ps.mode = dtype_mode(de->d_type) & 07777;
+			ps.nlink = 1;
+		}
+		if (ps.type == S_IFLNK)
+			read_target(&ps, real, target, sizeof(target));
+		r = iot_writer_path_state(c->w, &ps);
+		if (r < 0) {
+			closedir(d);
+			return r;
+		}
+		n++;
+	}
+	closedir(d);
+	return n;
+}
+
+int64_t rec_take_listed(struct rec_ctx *c)
+{
+	int64_t n = 0, r;
+	size_t i;
+
+	for (i = 0; i < c->n_listed; i++) {
+		r = take_entries(c, &c->listed[i]);
+		if (r < 0)
+			return r;
+		n += r;
+	}
+	return n;
 }

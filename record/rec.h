@@ -122,6 +122,18 @@ struct rec_stats {
 	int root_done;
 };
 
+/* A set of strings (open addressing). */
+struct rec_strset {
+	char **s;
+	uint64_t cap, n;
+};
+
+struct rec_listed {
+	const char *path;		/* owned by listed_set */
+	uint32_t len;
+	int64_t t_ns;			/* its first listing */
+};
+
 struct rec_ctx {
 	const struct rec_opts *o;
 	struct iot_writer *w;
@@ -131,9 +143,13 @@ struct rec_ctx {
 	int pid_max;
 	int ntasks;
 	struct rec_stats st;
-	/* path states taken, a set of strings */
-	char **seen;
-	uint64_t seen_cap, seen_n;
+	/* path states taken */
+	struct rec_strset seen;
+	/* directories the workload listed (getdents), in the order it first
+	 * did: their entries it never named are taken at the end */
+	struct rec_strset listed_set;
+	struct rec_listed *listed;
+	size_t n_listed, cap_listed;
 	/* cpu policy state */
 	int spread;			/* tracees spread over every CPU */
 	int pinned_cpu;
@@ -187,6 +203,11 @@ char *rec_path_abs(const char *base, const char *p, uint32_t *len);
 int rec_path_magic(struct rec_ctx *c, struct rec_task *t, char **p, uint32_t *len);
 int rec_seen_init(struct rec_ctx *c);
 void rec_seen_free(struct rec_ctx *c);
+/* The workload listed directory @p (a getdents call returned entries). */
+int rec_dir_listed(struct rec_ctx *c, const char *p, uint32_t len, int64_t t_ns);
+/* At the end: a state (IOT_PS_LISTED) for each entry of a listed
+ * directory that no call named.  @return : how many, or -errno. */
+int64_t rec_take_listed(struct rec_ctx *c);
 /* take the PathState of @p and its ancestors the first time each is met;
  * @pre: the leaf's state as the program saw it before the call (fast
  * path), NULL: lstat it now */

@@ -135,6 +135,10 @@ static int cmp_ps(const void *a, const void *b)
 
 	if (c)
 		return c;
+	/* a state taken when a call named the path before one a listing
+	 * gave (the same file by two names) */
+	if ((x->flags ^ y->flags) & IOT_PS_LISTED)
+		return x->flags & IOT_PS_LISTED ? 1 : -1;
 	return x->t_ns < y->t_ns ? -1 : x->t_ns > y->t_ns;
 }
 

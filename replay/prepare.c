@@ -118,7 +118,8 @@ static int write_file(struct prep *pp, int fd, const struct iot_path_state *ps)
 	uint64_t seed = rpl_hash(ps->path, strlen(ps->path), 7) | 1;
 	uint64_t left = ps->size;
 
-	if (pp->sparse)
+	/* a file only listed was never read: its size without data */
+	if (pp->sparse || (ps->flags & IOT_PS_LISTED))
 		return ftruncate(fd, (off_t)ps->size) < 0 ? -errno : 0;
 	while (left > 0) {
 		size_t n = left < FILL_CHUNK ? (size_t)left : FILL_CHUNK;
@@ -339,7 +340,8 @@ static void check_room(struct prep *pp)
 	size_t i;
 
 	for (i = 0; i < pp->p->n_ps; i++)
-		if ((pp->p->ps[i].type & S_IFMT) == S_IFREG && !rpl_path_skip(pp->p->o, pp->p->ps[i].path) &&
+		if ((pp->p->ps[i].type & S_IFMT) == S_IFREG && !(pp->p->ps[i].flags & IOT_PS_LISTED) &&
+		    !rpl_path_skip(pp->p->o, pp->p->ps[i].path) &&
 		    !made_by_workload(pp->p, &pp->p->ps[i]))
 			need += pp->p->ps[i].size;
 	if (fstatvfs(pp->p->root_fd, &sv) < 0)
