@@ -273,7 +273,7 @@ static void install_handlers(int flush_ms)
 
 static void summary(struct rec_ctx *c, uint64_t bytes)
 {
-	char b1[32], b2[32], b3[80], n1[32];
+	char b1[32], b2[32], b3[80], b4[64], n1[32];
 	double secs = (double)(c->st.t_end - c->st.t_start) / 1e9;
 	uint64_t v = c->st.events;
 	int len, i, o = 0;
@@ -298,8 +298,12 @@ static void summary(struct rec_ctx *c, uint64_t bytes)
 			 (double)(c->st.spread_ns - c->st.t_start) / 1e9);
 	else if (c->o->cpu_policy == REC_CPU_AUTO && c->pinned_cpu >= 0)
 		snprintf(b3, sizeof(b3), ", one CPU");
-	fprintf(stderr, "iotape: record: %s events%s, %llu processes, %.3f s%s, %s written to %s, "
-		"%llu dropped\n", n1, b1, (unsigned long long)c->st.processes, secs, b3,
+	b4[0] = 0;
+	if (c->st.listed)
+		snprintf(b4, sizeof(b4), ", %llu unnamed entries of listed directories",
+			 (unsigned long long)c->st.listed);
+	fprintf(stderr, "iotape: record: %s events%s, %llu processes, %.3f s%s%s, %s written to %s, "
+		"%llu dropped\n", n1, b1, (unsigned long long)c->st.processes, secs, b3, b4,
 		cli_fmt_bytes(b2, sizeof(b2), (double)bytes), c->o->out,
 		(unsigned long long)c->st.dropped);
 }
@@ -426,7 +430,12 @@ int cmd_record(int argc, char **argv)
 	c->st.t_end = iot_now_ns();
 	/* Entries of the directories it listed but never named: a replayed
 	 * listing must find them too. */
-	r = (int)rec_take_listed(c);
+	{
+		int64_t nl = rec_take_listed(c);
+
+		r = nl < 0 ? (int)nl : 0;
+		c->st.listed = nl > 0 ? (uint64_t)nl : 0;
+	}
 	if (r < 0)
 		cli_err(CMD, "%s: the entries of the directories the program listed: %s; "
 			"the trace is complete without them", o.out, iot_strerror(r));

@@ -117,6 +117,7 @@ struct rec_stats {
 	int64_t spread_ns;		/* when auto unpinned (0: never) */
 	uint64_t fast_events;		/* of events, logged in-process */
 	uint64_t fast_flushes;		/* a ring was full and asked for a drain */
+	uint64_t listed;		/* states of entries only listed */
 	int64_t t_start, t_end;
 	int root_status;		/* wait status of the root */
 	int root_done;
