@@ -209,6 +209,17 @@ if command -v gcc >/dev/null && command -v make >/dev/null; then
 else
 	echo "make/gcc not installed: make workload not run"
 fi
+# A parent opened below its cached parent is one plain name; one that is
+# a symlink of the starting tree must still be followed (from the root):
+# d/s -> t, so the files made through d/s land in d/t.
+next
+mkdir -p "$A/d/t"
+ln -s t "$A/d/s"
+ln -s "$A/d/t" "$A/d/abs"
+check through-link sh -c ': >d/x; : >d/s/f; : >d/abs/h; mkdir d/s/e; : >d/s/e/g'
+[ -f "$T/root$n$A/d/t/e/g" ] && [ -f "$T/root$n$A/d/t/h" ] ||
+	fail "through-link: d/t/e/g or d/t/h was not made through the symlinks"
+
 # find -name names only the directories it enters; the files it read in
 # the listings are taken when the recording ends, so that the replayed
 # tree (sizes, modes, links) is the native one and the replayed
