@@ -39,6 +39,9 @@ static void usage(FILE *f)
 		"                     preloaded library logs most calls of dynamically\n"
 		"                     linked programs in-process, 5-10x faster (the trace\n"
 		"                     is the same; its header says which path was used)\n"
+		"  --no-listings      do not take the entries of the directories the program\n"
+		"                     listed but never named (taken by default when it\n"
+		"                     ends, so that replayed listings find them)\n"
 		"  --no-seccomp       stop at every syscall instead of only recorded ones\n"
 		"                     (slower; used anyway when seccomp is unavailable;\n"
 		"                     implies --no-fastpath)\n"
@@ -96,6 +99,7 @@ static int parse(int argc, char **argv, struct rec_opts *o)
 	static const struct option lo[] = {
 		{ "no-seccomp", no_argument, NULL, 'S' },
 		{ "no-fastpath", no_argument, NULL, 'F' },
+		{ "no-listings", no_argument, NULL, 'L' },
 		{ "flush-ms", required_argument, NULL, 'M' },
 		{ "flush-events", required_argument, NULL, 'E' },
 		{ "cpu-policy", required_argument, NULL, 'C' },
@@ -107,6 +111,7 @@ static int parse(int argc, char **argv, struct rec_opts *o)
 	memset(o, 0, sizeof(*o));
 	o->seccomp = 1;
 	o->fastpath = 1;
+	o->listings = 1;
 	optind = 1;
 	while ((ch = getopt_long(argc, argv, "+o:p:qh", lo, NULL)) != -1) {
 		switch (ch) {
@@ -115,6 +120,7 @@ static int parse(int argc, char **argv, struct rec_opts *o)
 		case 'q': o->quiet = 1; break;
 		case 'S': o->seccomp = 0; break;
 		case 'F': o->fastpath = 0; break;
+		case 'L': o->listings = 0; break;
 		case 'M': o->flush_ms = atoi(optarg); break;
 		case 'E': o->flush_events = atoi(optarg); break;
 		case 'C':
@@ -431,7 +437,7 @@ int cmd_record(int argc, char **argv)
 	/* Entries of the directories it listed but never named: a replayed
 	 * listing must find them too. */
 	{
-		int64_t nl = rec_take_listed(c);
+		int64_t nl = o.listings ? rec_take_listed(c) : 0;
 
 		r = nl < 0 ? (int)nl : 0;
 		c->st.listed = nl > 0 ? (uint64_t)nl : 0;

@@ -107,6 +107,7 @@ struct rec_opts {
 	int flush_ms, flush_events;
 	int cpu_policy;
 	int fastpath;			/* try the in-process fast path */
+	int listings;			/* take unnamed entries of listed directories */
 	int quiet;
 	char **cmd;			/* the program and its arguments */
 };

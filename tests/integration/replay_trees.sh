@@ -229,6 +229,9 @@ mk_tree "$A/src" 20
 check find find src -name nomatch
 grep -q "^  mismatches   0$" "$T/find.out" || { cat "$T/find.out"; fail "find: mismatches"; }
 "$IOTAPE" dump -s "$T/find.iotape" | grep -q '(listed)$' || fail "find: no state marked listed"
+(cd "$A" && "$IOTAPE" record -q --no-listings -o "$T/find-nl.iotape" -- find src -name nomatch) ||
+	fail "find: recording with --no-listings failed"
+! "$IOTAPE" dump -s "$T/find-nl.iotape" | grep -q '(listed)$' || fail "find: --no-listings took listed entries"
 
 echo "all $n trees equal"
 
