@@ -105,8 +105,8 @@ struct ana_trace {
 	int kind;		/* IOT_KIND_* */
 	char *workload;		/* header argv, joined */
 	char *target;		/* profiles: "fstype, -o options, mkfs ..." */
-	int damaged;		/* the reader stopped at damage */
-	char damage_msg[160];
+	int damaged;		/* damaged, or not closed cleanly */
+	char damage_msg[320];
 	uint64_t events, processes;
 	int64_t t_first, t_last;
 	int64_t real_ns;	/* replay.elapsed_ns, else last - first */

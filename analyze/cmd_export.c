@@ -9,6 +9,7 @@
 #include <string.h>
 
 #include "ana.h"
+#include "check.h"
 #include "commands.h"
 
 enum { FMT_CHROME, FMT_CSV, FMT_JSON };
@@ -168,6 +169,7 @@ static int stream(const char *path, FILE *f, int fmt)
 	const struct iot_summary *s;
 	struct iot_reader *r = NULL;
 	struct iot_item it;
+	char why[320];
 	int64_t t0;
 	int n, first = 1, rc;
 	size_t i;
@@ -185,9 +187,7 @@ static int stream(const char *path, FILE *f, int fmt)
 	for (i = 0; i < ANA_MAX_NR; i++)
 		if (!sc[i])
 			sc[i] = iot_syscall_by_nr((int)i);
-	t0 = s->events ? s->t_min : 0;
-	if (h->start_ns > 0 && (h->start_ns < t0 || t0 == 0))
-		t0 = h->start_ns;
+	t0 = cli_time_base(h, s);
 	if (fmt == FMT_CHROME)
 		fputs("{\"displayTimeUnit\":\"ns\",\"traceEvents\":[", f);
 	else
@@ -209,10 +209,11 @@ static int stream(const char *path, FILE *f, int fmt)
 	if (fmt == FMT_CHROME)
 		fputs("\n]}\n", f);
 	rc = IOT_EXIT_OK;
-	if (n < 0 || s->damage) {
-		cli_warn("export", "%s: %s; the complete part was exported; run 'iotape check "
-			 "--repair' to rewrite its index", path,
-			 iot_strerror(n < 0 ? n : s->damage));
+	if (n < 0 && n != IOT_E_CORRUPT && n != IOT_E_TRUNCATED) {
+		cli_err("export", "%s: %s", path, iot_strerror(n));
+		rc = IOT_EXIT_FAIL;
+	} else if (cli_damage_text(why, sizeof(why), s, t0)) {
+		cli_warn("export", "%s: %s; the complete part was exported", path, why);
 		rc = IOT_EXIT_DAMAGED;
 	}
 	iot_reader_close(r);

@@ -16,6 +16,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "check.h"
 #include "commands.h"
 #include "load_int.h"
 
@@ -184,22 +185,6 @@ static void load_header(struct ana_trace *t, const struct iot_header *h)
 			t->sc[i] = iot_syscall_by_nr((int)i);
 }
 
-static void note_damage(struct ana_trace *t, const struct iot_summary *s, int err)
-{
-	char when[32];
-
-	t->damaged = 1;
-	if (s && s->damage)
-		snprintf(t->damage_msg, sizeof(t->damage_msg),
-			 "%s at frame %llu (byte %llu); events up to %s were analyzed",
-			 iot_strerror(s->damage), (unsigned long long)s->damage_frame,
-			 (unsigned long long)s->damage_offset,
-			 ana_fmt_ns(when, sizeof(when), (double)(s->good_t_max - t->t_first)));
-	else
-		snprintf(t->damage_msg, sizeof(t->damage_msg),
-			 "%s; the part before it was analyzed", iot_strerror(err));
-}
-
 int ana_load(struct ana_trace *t, const char *path)
 {
 	struct loader L = { .t = t, .root_phase = -1, .unknown_cmd = SIZE_MAX };
@@ -242,13 +227,15 @@ int ana_load(struct ana_trace *t, const char *path)
 			if (rc < 0)
 				goto out;
 		}
-		if (n < 0 && pass == 1)
-			note_damage(t, NULL, n);
+		if (n < 0 && n != IOT_E_CORRUPT && n != IOT_E_TRUNCATED) {
+			rc = n;
+			goto out;
+		}
 	}
 	ana_orphan_cpu(&L);
 	s = iot_reader_summary(r);
-	if (s->damage && !t->damaged)
-		note_damage(t, s, s->damage);
+	t->damaged = cli_damage_text(t->damage_msg, sizeof(t->damage_msg), s,
+				     cli_time_base(iot_reader_header(r), s));
 	if (!t->real_ns)
 		t->real_ns = t->t_last - t->t_first;
 	rc = 0;
@@ -315,8 +302,7 @@ int ana_load_all(const char *cmd, char **paths, int n, struct ana_trace *t)
 			return IOT_EXIT_FAIL;
 		}
 		if (t[i].damaged) {
-			cli_warn(cmd, "%s: %s; run 'iotape check --repair' to rewrite its index",
-				 paths[i], t[i].damage_msg);
+			cli_warn(cmd, "%s: %s", paths[i], t[i].damage_msg);
 			ret = IOT_EXIT_DAMAGED;
 		}
 	}

@@ -1,6 +1,6 @@
 /*
- * check.h - what iotape dump and iotape check share: the time origin of a
- * file and the one-line description of its damage.
+ * check.h - what every command that reads a trace shares: the time origin
+ * of a file and the one-line description of its damage.
  */
 #ifndef IOT_CLI_CHECK_H
 #define IOT_CLI_CHECK_H
@@ -25,8 +25,7 @@ int64_t cli_time_base(const struct iot_header *h, const struct iot_summary *s);
 int cli_damage_text(char *buf, size_t len, const struct iot_summary *s,
 		    int64_t base);
 
-/*! cli_open_msg() : cli_open_trace_msg(), except that damage inside the
- *  header frame reads as what it is: nothing can be kept or repaired. */
+/*! cli_open_msg() : the same as cli_open_trace_msg(). */
 void cli_open_msg(const char *cmd, const char *path, int err);
 
 #endif

@@ -45,7 +45,9 @@ char *cli_fmt_ns(char *buf, size_t len, double ns);
 char *cli_fmt_bytes(char *buf, size_t len, double bytes);
 
 /*! cli_open_trace_msg() : print the standard message for a reader open
- *  failure of @path with code @err. */
+ *  failure of @path with code @err (damage there is in the header frame:
+ *  nothing can be kept or repaired).  Damage found later is described by
+ *  cli_damage_text() (check.h). */
 void cli_open_trace_msg(const char *cmd, const char *path, int err);
 
 #endif

@@ -5,6 +5,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "check.h"
 #include "commands.h"
 #include "iotape.h"
 
@@ -80,7 +81,68 @@ void cli_open_trace_msg(const char *cmd, const char *path, int err)
 		hint = " (is it an iotape trace? 'iotape check' validates one)";
 	else if (err == IOT_E_VERSION)
 		hint = "; a newer iotape is needed to read it";
-	else if (err == IOT_E_TRUNCATED || err == IOT_E_CORRUPT)
-		hint = "; run 'iotape check --repair' to keep the complete part";
+	/* The reader's open fails on damage only inside the header frame:
+	 * everything after it is read, or its damage reported, later. */
+	if (err == IOT_E_TRUNCATED || err == IOT_E_CORRUPT) {
+		cli_err(cmd, "%s: the first frame is %s: not an iotape trace, or "
+			"its header is damaged (nothing can be read or repaired)",
+			path, err == IOT_E_TRUNCATED ? "incomplete" : "unreadable");
+		return;
+	}
 	cli_err(cmd, "%s: %s%s", path, iot_strerror(err), hint);
+}
+
+int64_t cli_time_base(const struct iot_header *h, const struct iot_summary *s)
+{
+	int64_t base = h ? h->start_ns : 0;
+
+	if (s && s->events && (base <= 0 || s->t_min < base))
+		base = s->t_min;
+	return base;
+}
+
+int cli_damage_text(char *buf, size_t len, const struct iot_summary *s,
+		    int64_t base)
+{
+	char kept[96];
+
+	if (s->events && s->good_t_max > base)
+		snprintf(kept, sizeof(kept), "events up to %.3f s kept",
+			 (double)(s->good_t_max - base) / 1e9);
+	else
+		snprintf(kept, sizeof(kept), "no events before it");
+	/* Frames count from the header (frame 0), as 'zstd -l' would. */
+	if (s->damage == IOT_E_TRUNCATED) {
+		snprintf(buf, len, "truncated at frame %llu, byte %llu (%s); "
+			 "run 'iotape check --repair' to rewrite the index",
+			 (unsigned long long)s->damage_frame + 1,
+			 (unsigned long long)s->damage_offset, kept);
+	} else if (s->damage) {
+		snprintf(buf, len, "corrupt frame %llu at byte %llu: %s (%s); "
+			 "run 'iotape check --repair' to cut it off and rewrite "
+			 "the index",
+			 (unsigned long long)s->damage_frame + 1,
+			 (unsigned long long)s->damage_offset,
+			 s->damage == IOT_E_CORRUPT ? "checksum or decoding failure"
+						    : iot_strerror(s->damage),
+			 kept);
+	} else if (s->index_damaged) {
+		snprintf(buf, len, "its index is damaged (its checksum fails); the "
+			 "frames were read instead, %llu complete events; run "
+			 "'iotape check --repair' to rewrite the index",
+			 (unsigned long long)s->events);
+	} else if (!s->has_index || (!s->clean_close && !s->repaired)) {
+		snprintf(buf, len, "not closed cleanly (no usable index: was "
+			 "the recorder killed?); its %llu complete events were read; "
+			 "run 'iotape check --repair' to rewrite the index",
+			 (unsigned long long)s->events);
+	} else {
+		return 0;
+	}
+	return 1;
+}
+
+void cli_open_msg(const char *cmd, const char *path, int err)
+{
+	cli_open_trace_msg(cmd, path, err);
 }

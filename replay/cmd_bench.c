@@ -24,6 +24,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "check.h"
 #include "commands.h"
 #include "iotape.h"
 #include "bench.h"
@@ -177,8 +178,10 @@ static int run_self(char **argv)
 
 /* The bytes the starting tree and the workload's writes need, so the
  * image can be sized from the trace. */
-static int trace_needs(const char *path, uint64_t *bytes, int *damaged)
+static int trace_needs(const char *path, uint64_t *bytes, int *damaged,
+		       char *why, size_t why_len)
 {
+	const struct iot_summary *s;
 	struct iot_reader *r;
 	struct iot_item it;
 	uint64_t need = 0;
@@ -199,10 +202,12 @@ static int trace_needs(const char *path, uint64_t *bytes, int *damaged)
 				need += 512;
 		}
 	}
-	*damaged = iot_reader_summary(r)->damage != 0;
+	s = iot_reader_summary(r);
+	*damaged = cli_damage_text(why, why_len, s, cli_time_base(iot_reader_header(r), s));
 	iot_reader_close(r);
 	*bytes = need;
-	return rc < 0 ? rc : 0;
+	/* damage met while reading is in the summary: not an error here */
+	return rc < 0 && !*damaged ? rc : 0;
 }
 
 static void progress(const struct bench_opts *o, const char *fmt, ...)
@@ -362,6 +367,7 @@ int cmd_bench(int argc, char **argv)
 	const char *fs_list = NULL;
 	struct sigaction sa;
 	char outdir[PATH_MAX];
+	char why[320];
 	int opt, rc, run, damaged = 0;
 	size_t i;
 
@@ -450,13 +456,13 @@ int cmd_bench(int argc, char **argv)
 				return IOT_EXIT_FAIL;
 			}
 
-	rc = trace_needs(o.trace, &o.need_bytes, &damaged);
+	rc = trace_needs(o.trace, &o.need_bytes, &damaged, why, sizeof(why));
 	if (rc < 0) {
 		cli_open_trace_msg(CMD, o.trace, rc);
 		return IOT_EXIT_FAIL;
 	}
 	if (damaged)
-		cli_warn(CMD, "%s is damaged; benching its complete part", o.trace);
+		cli_warn(CMD, "%s: %s; benching its complete part", o.trace, why);
 	if (!o.image_size) {
 		/* twice what the tree and the writes need, plus room for
 		 * journals and metadata; xfs wants at least 300 MiB */

@@ -38,14 +38,16 @@ static void usage(FILE *f)
 		"      --prepare-only   build the starting tree and stop\n"
 		"      --label NAME     name of this configuration, kept in the profile\n"
 		"      --mkfs CMD       how the filesystem was made, kept in the profile\n"
-		"  -q, --quiet          no summary, no progress, no warnings\n\n"
+		"  -q, --quiet          no summary, no progress, no warnings (a damaged\n"
+		"                       trace is still named: exit status 3)\n\n"
 		"Examples:\n"
 		"  iotape replay build.iotape --root /mnt/xfs -o build.xfs.iotape\n"
 		"  iotape replay build.iotape --root /mnt/xfs --timing afap\n"
 		"  iotape replay build.iotape --root /mnt/xfs --timing scale=0.5 --verify\n"
 		"  iotape replay build.iotape --root /mnt/xfs --prepare-only\n\n"
 		"Exit status: 0 done; 1 failed; 2 bad usage; 3 the trace was damaged (its\n"
-		"complete part was replayed); 4 --verify found mismatches.\n");
+		"complete part was replayed); 4 --verify found mismatches; 128+N signal N\n"
+		"(SIGINT, SIGTERM, SIGHUP) stopped it (the profile holds what ran).\n");
 }
 
 static int parse_timing(const char *s, struct rpl_opts *o)
@@ -100,7 +102,8 @@ int cmd_replay(int argc, char **argv)
 	int c, err;
 
 	optind = 1;
-	while ((c = getopt_long(argc, argv, "r:o:t:qh", longopts, NULL)) != -1) {
+	opterr = 0;
+	while ((c = getopt_long(argc, argv, ":r:o:t:qh", longopts, NULL)) != -1) {
 		switch (c) {
 		case 'r': o.root = optarg; break;
 		case 'o': o.out = optarg; break;
@@ -130,8 +133,19 @@ int cmd_replay(int argc, char **argv)
 		case O_MKFS: o.mkfs = optarg; break;
 		case 'q': o.quiet = 1; break;
 		case 'h': usage(stdout); return IOT_EXIT_OK;
-		default: usage(stderr); return IOT_EXIT_USAGE;
+		case ':':
+			cli_err("replay", "%s needs a value; 'iotape replay --help' shows the options",
+				argv[optind - 1]);
+			return IOT_EXIT_USAGE;
+		default:
+			cli_err("replay", "unknown option '%s'; 'iotape replay --help' lists them",
+				argv[optind - 1]);
+			return IOT_EXIT_USAGE;
 		}
+	}
+	if (o.root && !o.root[0]) {
+		cli_err("replay", "--root \"\": give a directory");
+		return IOT_EXIT_USAGE;
 	}
 	if (optind + 1 != argc || !o.root) {
 		cli_err("replay", "%s; 'iotape replay --help' shows the options",
@@ -146,10 +160,27 @@ int cmd_replay(int argc, char **argv)
 	o.trace = argv[optind];
 	o.progress = !o.quiet && isatty(2);
 	err = rpl_run(&o, &res);
+	if (res.interrupted && err == -EINTR) {
+		cli_err("replay", "interrupted by SIG%s while making the starting tree; %s holds "
+			"part of it (replay again with --force, or empty it)",
+			sigabbrev_np(res.interrupted), o.root);
+		return 128 + res.interrupted;
+	}
 	if (err < 0)
 		return IOT_EXIT_FAIL;
 	if (!o.quiet)
 		rpl_print_summary(&o, &res);
+	if (res.interrupted) {
+		char e[32];
+
+		cli_err("replay", "interrupted by SIG%s after %s: %llu of %llu ops reached%s%s%s",
+			sigabbrev_np(res.interrupted),
+			cli_fmt_ns(e, sizeof(e), (double)res.elapsed_ns),
+			(unsigned long long)(res.ops - res.skipped_by[RPL_SKIP_INTERRUPTED]),
+			(unsigned long long)res.ops, o.out ? "; the profile " : "",
+			o.out ? o.out : "", o.out ? " holds them" : "");
+		return 128 + res.interrupted;
+	}
 	if (res.damaged)
 		return IOT_EXIT_DAMAGED;
 	if (o.verify && res.mismatches)

@@ -20,6 +20,7 @@
 #include <string.h>
 #include <sys/syscall.h>
 
+#include "check.h"
 #include "commands.h"
 #include "rpl.h"
 
@@ -67,6 +68,7 @@ static int copy_process(struct rpl_plan *p, struct iot_process *dst,
 
 static int read_trace(struct rpl_plan *p)
 {
+	const struct iot_summary *s;
 	struct iot_item it;
 	int err = 0, r;
 
@@ -109,12 +111,15 @@ static int read_trace(struct rpl_plan *p)
 			goto out;
 		}
 	}
-	if (r < 0) {
+	s = iot_reader_summary(p->rd);
+	p->damaged = cli_damage_text(p->why, sizeof(p->why), s,
+				     cli_time_base(iot_reader_header(p->rd), s));
+	if (r < 0 && !p->damaged) {
 		/* Decoding failed mid-file: keep what was read, like damage. */
 		p->damaged = 1;
+		snprintf(p->why, sizeof(p->why), "%s after %zu events",
+			 iot_strerror(r), p->n_ops);
 	}
-	if (iot_reader_summary(p->rd)->damage)
-		p->damaged = 1;
 out:
 	return err;
 }

@@ -351,10 +351,11 @@ static void check_room(struct prep *pp)
 		char a[32], b[32];
 
 		pp->sparse = 1;
-		cli_warn(pp->p->o->cmd, "%s: the starting tree holds %s of file data but the root "
-			 "has %s free; files are made sparse (sizes kept, no data)",
-			 pp->p->o->trace, cli_fmt_bytes(a, sizeof(a), (double)need),
-			 cli_fmt_bytes(b, sizeof(b), (double)avail));
+		if (!pp->p->o->quiet)
+			cli_warn(pp->p->o->cmd, "%s: the starting tree holds %s of file data but "
+				 "the root has %s free; files are made sparse (sizes kept, no data)",
+				 pp->p->o->trace, cli_fmt_bytes(a, sizeof(a), (double)need),
+				 cli_fmt_bytes(b, sizeof(b), (double)avail));
 	}
 }
 
@@ -384,6 +385,10 @@ int rpl_prepare(struct rpl_plan *p, struct rpl_result *res)
 
 			if (made[i] > 0)
 				continue;
+			if (atomic_load_explicit(&rpl_stop_sig, memory_order_relaxed)) {
+				err = -EINTR;
+				goto out;
+			}
 			if (rpl_path_skip(p->o, ps->path) || made_by_workload(p, ps)) {
 				made[i] = SKIPPED;
 				continue;

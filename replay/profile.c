@@ -7,6 +7,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -310,6 +311,9 @@ static int write_events(struct rpl_plan *p, struct iot_writer *w)
 		const struct rpl_op *op = &p->ops[order[i]];
 		struct iot_event ev = op->ev;
 
+		if (op->skip == RPL_SKIP_INTERRUPTED)
+			continue;	/* not reached: not in the profile */
+
 		ev.t_enter = op->r_enter;
 		ev.t_exit = op->r_exit >= op->r_enter ? op->r_exit : op->r_enter;
 		ev.ret = op->r_ret;
@@ -355,16 +359,18 @@ int rpl_profile_write(struct rpl_plan *p, struct rpl_result *res)
 	struct iot_writer *w = NULL;
 	struct target tg;
 	struct timespec rt;
-	char opts[1024], v[7][32];
-	struct iot_kv kv[8];
-	int err;
+	char opts[1024], v[8][32];
+	struct iot_kv kv[9];
+	int err, stop = atomic_load(&rpl_stop_sig);
 
 	find_mount(p->o->root, &tg);
 	options_string(p, opts, sizeof(opts));
 	snprintf(v[0], sizeof(v[0]), "%lld", (long long)res->elapsed_ns);
 	snprintf(v[1], sizeof(v[1]), "%llu", (unsigned long long)res->df_used_bytes);
 	snprintf(v[2], sizeof(v[2]), "%llu", (unsigned long long)res->mismatches);
-	snprintf(v[3], sizeof(v[3]), "%llu", (unsigned long long)res->skipped);
+	/* the ops an interrupt kept from running are not in the profile */
+	snprintf(v[3], sizeof(v[3]), "%llu", (unsigned long long)(res->skipped -
+		 res->skipped_by[RPL_SKIP_INTERRUPTED]));
 	snprintf(v[4], sizeof(v[4]), "%llu", (unsigned long long)res->ordering_violations);
 	snprintf(v[5], sizeof(v[5]), "%lld", (long long)res->prepare_ns);
 	kv[0] = (struct iot_kv){ "replay.elapsed_ns", v[0] };
@@ -376,6 +382,8 @@ int rpl_profile_write(struct rpl_plan *p, struct rpl_result *res)
 	kv[6] = (struct iot_kv){ "replay.prepare_ns", v[5] };
 	snprintf(v[6], sizeof(v[6]), "%lld", (long long)res->unhidden_ns);
 	kv[7] = (struct iot_kv){ "replay.unhidden_ns", v[6] };
+	snprintf(v[7], sizeof(v[7]), "SIG%s", stop ? sigabbrev_np(stop) : "");
+	kv[8] = (struct iot_kv){ "replay.interrupted", v[7] };
 	h.kind = IOT_KIND_PROFILE;
 	h.tool_version = IOT_VERSION;
 	h.host = th->host;
@@ -400,7 +408,7 @@ int rpl_profile_write(struct rpl_plan *p, struct rpl_result *res)
 	h.target_mkfs = p->o->mkfs;
 	h.target_label = p->o->label;
 	h.replay_options = opts;
-	h.n_extra = 8;
+	h.n_extra = stop ? 9 : 8;
 	h.extra = kv;
 	err = iot_writer_open(&w, p->o->out, &h, NULL);
 	if (err < 0)

@@ -23,6 +23,7 @@ static const char *const skip_names[RPL_SKIP_COUNT] = {
 	[RPL_SKIP_NOPATH] = "no path",
 	[RPL_SKIP_BADARG] = "bad argument",
 	[RPL_SKIP_CLONED] = "cloned instead",
+	[RPL_SKIP_INTERRUPTED] = "interrupted",
 };
 
 const char *rpl_skip_name(int why)
@@ -51,26 +52,82 @@ static int open_root(const struct rpl_opts *o)
 	return fd;
 }
 
-static void damage_msg(const struct rpl_plan *p)
+/* An --include or --exclude prefix no recorded path lies under is
+ * most likely mistyped: say so (the replay then does all or nothing). */
+static void unused_prefixes(const struct rpl_plan *p)
 {
-	const struct iot_summary *s = iot_reader_summary(p->rd);
-	char t[32];
+	const struct rpl_opts *o = p->o;
+	size_t i, k, n = o->n_include + o->n_exclude;
 
-	if (p->o->quiet)
-		return;
-	cli_fmt_ns(t, sizeof(t), s->good_t_max > s->t_min ? (double)(s->good_t_max - s->t_min) : 0);
-	cli_warn(p->o->cmd, "%s: %s at frame %llu (events up to %s kept); replaying the "
-		 "complete part; 'iotape check --repair' rewrites the index",
-		 p->o->trace, iot_strerror(s->damage ? s->damage : IOT_E_TRUNCATED),
-		 (unsigned long long)s->damage_frame, t);
+	for (k = 0; k < n; k++) {
+		const char *pre = k < o->n_include ? o->include[k] : o->exclude[k - o->n_include];
+
+		for (i = 0; i < p->n_ops; i++)
+			if ((p->ops[i].ev.path && rpl_prefix_match(p->ops[i].ev.path, pre)) ||
+			    (p->ops[i].ev.path2 && rpl_prefix_match(p->ops[i].ev.path2, pre)))
+				break;
+		if (i == p->n_ops)
+			cli_warn(o->cmd, "%s: no recorded call names a path under --%s %s "
+				 "('iotape dump' shows the paths)", o->trace,
+				 k < o->n_include ? "include" : "exclude", pre);
+	}
 }
 
-int rpl_run(const struct rpl_opts *o, struct rpl_result *res)
+/* Printed under --quiet too: it is why the exit status is 3. */
+static void damage_msg(const struct rpl_plan *p)
+{
+	cli_warn(p->o->cmd, "%s: %s; replaying the complete part", p->o->trace, p->why);
+}
+
+/* The first SIGINT, SIGTERM or SIGHUP asks the replay to stop; a second
+ * one ends it at once. */
+static void on_stop(int sig)
+{
+	int none = 0;
+
+	atomic_compare_exchange_strong(&rpl_stop_sig, &none, sig);
+	signal(sig, SIG_DFL);
+}
+
+static void on_poke(int sig)
+{
+	(void)sig;
+}
+
+static const int stop_sigs[] = { SIGINT, SIGTERM, SIGHUP };
+
+static void catch_stops(struct sigaction *old)
+{
+	struct sigaction sa;
+	size_t i;
+
+	memset(&sa, 0, sizeof(sa));
+	sigemptyset(&sa.sa_mask);
+	sa.sa_handler = on_stop;	/* no SA_RESTART: a stop ends waits */
+	for (i = 0; i < 3; i++) {
+		sigaction(stop_sigs[i], NULL, &old[i]);
+		/* ignored stays ignored (nohup, a shell's background job) */
+		if (old[i].sa_handler != SIG_IGN)
+			sigaction(stop_sigs[i], &sa, NULL);
+	}
+	sa.sa_handler = on_poke;
+	sigaction(RPL_POKE_SIG, &sa, &old[3]);
+}
+
+static void uncatch_stops(const struct sigaction *old)
+{
+	size_t i;
+
+	for (i = 0; i < 3; i++)
+		sigaction(stop_sigs[i], &old[i], NULL);
+	sigaction(RPL_POKE_SIG, &old[3], NULL);
+}
+
+static int run(const struct rpl_opts *o, struct rpl_result *res)
 {
 	struct rpl_plan p;
 	int err, root_fd;
 
-	memset(res, 0, sizeof(*res));
 	/* a recorded write to a pipe whose reader has gone (tar tf | head)
 	 * must give EPIPE, as it did in the workload, not kill the replay */
 	signal(SIGPIPE, SIG_IGN);
@@ -83,6 +140,8 @@ int rpl_run(const struct rpl_opts *o, struct rpl_result *res)
 		goto out;
 	if (p.damaged)
 		damage_msg(&p);
+	if (!o->quiet)
+		unused_prefixes(&p);
 	if (p.capped && !o->quiet && o->timing != RPL_TIMING_AFAP)
 		cli_warn(o->cmd, "%s: %llu think times longer than %lld s were cut to %lld s",
 			 o->trace, (unsigned long long)p.capped, RPL_THINK_MAX / 1000000000LL,
@@ -105,6 +164,20 @@ int rpl_run(const struct rpl_opts *o, struct rpl_result *res)
 out:
 	rpl_plan_free(&p);
 	close(root_fd);
+	return err;
+}
+
+int rpl_run(const struct rpl_opts *o, struct rpl_result *res)
+{
+	struct sigaction old[4];
+	int err;
+
+	memset(res, 0, sizeof(*res));
+	atomic_store(&rpl_stop_sig, 0);
+	catch_stops(old);
+	err = run(o, res);
+	uncatch_stops(old);
+	res->interrupted = atomic_load(&rpl_stop_sig);
 	return err;
 }
 

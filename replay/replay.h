@@ -28,6 +28,7 @@ enum rpl_skip {
 	RPL_SKIP_NOPATH,	/* the recorder kept no path */
 	RPL_SKIP_BADARG,	/* impossible values (negative fd, huge size) */
 	RPL_SKIP_CLONED,	/* data moved by a clone that failed when recorded */
+	RPL_SKIP_INTERRUPTED,	/* not reached: the replay was interrupted (SIGINT, SIGTERM) */
 	RPL_SKIP_COUNT
 };
 
@@ -75,6 +76,7 @@ struct rpl_result {
 	uint64_t df_used_bytes;
 	uint64_t prep_dirs, prep_files, prep_links, prep_symlinks, prep_bytes;
 	int damaged;			/* the trace was cut short: its complete part was used */
+	int interrupted;		/* the signal that stopped the replay, or 0 */
 	struct rpl_sc_stat sc[RPL_MAX_NR];
 	int n_examples;			/* the first mismatches, as text */
 	char examples[8][320];

@@ -233,7 +233,8 @@ struct rpl_plan {
 	size_t n_ps, cap_ps;
 	struct iot_process *precs;	/* Process records, for the profile */
 	size_t n_precs, cap_precs;
-	int damaged;
+	int damaged;			/* damaged or not closed cleanly: */
+	char why[320];			/* what cli_damage_text() says */
 	int64_t stop_cost_ns;
 	uint64_t capped;		/* think times cut to RPL_THINK_MAX */
 	int64_t gap_floor_ns;		/* 5th percentile of recorded gaps */
@@ -405,6 +406,14 @@ void rpl_name_done(struct rpl_name *n);
 void rpl_dcache_offer(struct rpl_ctx *c, const char *path, int fd, uint32_t gen);
 /* A name was removed, renamed or made a symlink: cached parents are stale. */
 void rpl_ns_changed(struct rpl_plan *p);
+
+/*! rpl_stop_sig : the signal (SIGINT, SIGTERM, SIGHUP) that asked the
+ *  replay to stop, or 0.  Threads finish the op they are in and stop;
+ *  the ops not reached are skipped as RPL_SKIP_INTERRUPTED. */
+extern _Atomic int rpl_stop_sig;
+
+/* ends a call a stopped thread is blocked in (its handler does nothing) */
+#define RPL_POKE_SIG	SIGURG
 
 /*! rpl_execute() : run every thread; fills the timing fields of the ops. */
 int rpl_execute(struct rpl_plan *p, struct rpl_result *res);

@@ -14,6 +14,7 @@
 #include <errno.h>
 #include <limits.h>
 #include <linux/futex.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -115,6 +116,13 @@ const char *rpl_op_path(struct rpl_ctx *c, struct rpl_op *op, const char *path)
 	return path;
 }
 
+_Atomic int rpl_stop_sig;
+
+static int stopping(void)
+{
+	return atomic_load_explicit(&rpl_stop_sig, memory_order_relaxed) != 0;
+}
+
 static long futex(_Atomic uint32_t *w, int op, uint32_t val, const struct timespec *ts)
 {
 	return syscall(SYS_futex, w, op | FUTEX_PRIVATE_FLAG, val, ts, NULL, 0);
@@ -152,6 +160,10 @@ static int wait_flag(struct rpl_plan *p, _Atomic uint8_t *flag8, _Atomic int *fl
 
 		if (FLAG_SET())
 			break;
+		if (stopping()) {
+			broke = 1;
+			break;
+		}
 		if (atomic_load(&p->depwait) >= atomic_load(&p->active)) {
 			int64_t now = iot_now_ns();
 
@@ -199,7 +211,9 @@ static int wait_deps(struct rpl_plan *p, struct rpl_op *op)
 	return waited;
 }
 
-static void sleep_until(int64_t t)
+/* Sleep until @t; a stop ends the sleep (it may be a long think time).
+ * @return : 0, or 1 if stopped. */
+static int sleep_until(int64_t t)
 {
 	int64_t now = iot_now_ns();
 
@@ -208,10 +222,12 @@ static void sleep_until(int64_t t)
 		struct timespec ts = { w / 1000000000, w % 1000000000 };
 
 		while (clock_nanosleep(CLOCK_MONOTONIC, TIMER_ABSTIME, &ts, NULL) == EINTR)
-			;
+			if (stopping())
+				return 1;
 	}
 	while (iot_now_ns() < t)
 		__builtin_ia32_pause();
+	return 0;
 }
 
 static int64_t think(const struct rpl_plan *p, const struct rpl_op *op)
@@ -290,6 +306,21 @@ static void own_table(struct rpl_ctx *c)
  * as the replayer).  A wait for another thread (a dependency) clears it:
  * the workload waited there too.
  */
+/* The replay was asked to stop: ops @i.. of @t are not replayed; they
+ * count as done so that no other thread waits for them. */
+static void stop_thread(struct rpl_plan *p, struct rpl_thread *t, uint32_t i)
+{
+	for (; i < t->n_ops; i++) {
+		struct rpl_op *op = &p->ops[t->ops[i]];
+
+		op->skip = RPL_SKIP_INTERRUPTED;
+		op->r_ret = op->ev.ret;
+		op->r_enter = op->r_exit = 0;
+		atomic_fetch_or(&op->done, RPL_DONE);
+	}
+	wake_all(p);
+}
+
 static void *thread_main(void *arg)
 {
 	struct rpl_thread *t = arg;
@@ -315,7 +346,11 @@ static void *thread_main(void *arg)
 		int64_t ideal, start, now, r;
 		uint16_t d;
 
+		if (stopping())
+			break;
 		if (op->ndeps && wait_deps(p, op)) {
+			if (stopping())
+				break;
 			sched.lag = 0;
 			prev_end = iot_now_ns();
 		}
@@ -328,7 +363,8 @@ static void *thread_main(void *arg)
 		if (timed && start > prev_end) {
 			now = iot_now_ns();
 			if (start > now) {
-				sleep_until(start);
+				if (sleep_until(start))
+					break;
 				now = start;
 			}
 		}
@@ -385,6 +421,8 @@ static void *thread_main(void *arg)
 			wake_all(p);
 		prev_end = op->r_exit;
 	}
+	if (i < t->n_ops)
+		stop_thread(p, t, i);
 	atomic_store(&t->n_done, t->n_ops);
 	t->lag_ns = sched.lag;
 	thread_done(&c);
@@ -523,6 +561,22 @@ static int can_own_files(const struct rpl_plan *p)
 	return ok;
 }
 
+/* A thread still running 200 ms after a stop is blocked in a call (a
+ * read of a pipe whose writer stopped first): a signal whose handler
+ * does nothing ends the call with EINTR. */
+static void poke_threads(struct rpl_plan *p)
+{
+	size_t i;
+
+	/* under the lock that starts threads: started means th is valid */
+	pthread_mutex_lock(&p->spawn_lock);
+	for (i = 0; i < p->n_threads; i++)
+		if (p->threads[i].started &&
+		    atomic_load(&p->threads[i].n_done) < p->threads[i].n_ops)
+			pthread_kill(p->threads[i].th, RPL_POKE_SIG);
+	pthread_mutex_unlock(&p->spawn_lock);
+}
+
 int rpl_execute(struct rpl_plan *p, struct rpl_result *res)
 {
 	const struct timespec tick = { 0, 200000000 };
@@ -548,7 +602,9 @@ int rpl_execute(struct rpl_plan *p, struct rpl_result *res)
 
 		if (atomic_load(&p->threads_alive) == 0)
 			break;
-		futex(&p->exit_gen, FUTEX_WAIT, g, &tick);
+		if (futex(&p->exit_gen, FUTEX_WAIT, g, &tick) < 0 && errno == ETIMEDOUT &&
+		    stopping())
+			poke_threads(p);
 		if (p->o->progress)
 			progress(p, 0);
 	}
@@ -562,10 +618,10 @@ int rpl_execute(struct rpl_plan *p, struct rpl_result *res)
 			struct rpl_op *op = &p->ops[p->threads[i].ops[k]];
 
 			if (!op->skip)
-				op->skip = RPL_SKIP_UNFINISHED;
+				op->skip = stopping() ? RPL_SKIP_INTERRUPTED : RPL_SKIP_UNFINISHED;
 			op->r_ret = op->ev.ret;
 		}
-		unstarted++;
+		unstarted += !stopping();
 	}
 	res->elapsed_ns = iot_now_ns() - p->t0;
 	if (p->o->progress)
