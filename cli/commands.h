@@ -50,4 +50,10 @@ char *cli_fmt_bytes(char *buf, size_t len, double bytes);
  *  cli_damage_text() (check.h). */
 void cli_open_trace_msg(const char *cmd, const char *path, int err);
 
+/*! cli_same_file() : whether @a and @b name the same file (symbolic links
+ *  followed), so that a command can refuse an output that is one of its
+ *  inputs before opening it for writing destroys it.
+ *  @return : 1 if both exist and are one file, else 0. */
+int cli_same_file(const char *a, const char *b);
+
 #endif

@@ -4,6 +4,7 @@
 #include <stdarg.h>
 #include <stdio.h>
 #include <string.h>
+#include <sys/stat.h>
 
 #include "check.h"
 #include "commands.h"
@@ -145,4 +146,13 @@ int cli_damage_text(char *buf, size_t len, const struct iot_summary *s,
 void cli_open_msg(const char *cmd, const char *path, int err)
 {
 	cli_open_trace_msg(cmd, path, err);
+}
+
+int cli_same_file(const char *a, const char *b)
+{
+	struct stat sa, sb;
+
+	if (stat(b, &sb) < 0 || stat(a, &sa) < 0)
+		return 0;
+	return sa.st_dev == sb.st_dev && sa.st_ino == sb.st_ino;
 }
