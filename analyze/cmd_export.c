@@ -269,6 +269,10 @@ int cmd_export(int argc, char **argv)
 			!file ? "no trace given" : !fs ? "no --format given" : "unknown --format");
 		return IOT_EXIT_USAGE;
 	}
+	if (out && cli_same_file(file, out)) {
+		cli_err("export", "-o %s is the input trace; give another output file", out);
+		return IOT_EXIT_USAGE;
+	}
 	if (fmt == FMT_JSON) {
 		char *paths[1] = { (char *)file };
 

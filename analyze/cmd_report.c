@@ -54,6 +54,26 @@ int ana_parse_by(const char *s)
 	return -1;
 }
 
+/* Whether the output @out of option @opt is one of the @nf input @files,
+ * which opening it for writing would destroy; says so. */
+static int out_is_input(const char *cmd, const char *opt, const char *out, char **files,
+			int nf)
+{
+	int i;
+
+	for (i = 0; out && i < nf; i++) {
+		if (!cli_same_file(files[i], out))
+			continue;
+		if (strcmp(files[i], out) == 0)
+			cli_err(cmd, "%s %s is an input trace; give another output file", opt, out);
+		else
+			cli_err(cmd, "%s %s is the input trace %s; give another output file", opt,
+				out, files[i]);
+		return 1;
+	}
+	return 0;
+}
+
 int cmd_report(int argc, char **argv)
 {
 	char **files = calloc((size_t)argc + 1, sizeof(*files));
@@ -102,6 +122,14 @@ int cmd_report(int argc, char **argv)
 	}
 	if (nf == 0) {
 		cli_err("report", "no trace given; usage: iotape report FILE... (see --help)");
+		goto out;
+	}
+	if (out_is_input("report", "-o", out, files, nf) ||
+	    out_is_input("report", "--html", html, files, nf))
+		goto out;
+	if (out && html && (strcmp(out, html) == 0 || cli_same_file(out, html))) {
+		cli_err("report", "-o %s and --html %s are the same file; give two different ones",
+			out, html);
 		goto out;
 	}
 	lr = ana_load_files("report", files, nf, &t, &g);

@@ -427,6 +427,10 @@ int cmd_bench(int argc, char **argv)
 		return IOT_EXIT_USAGE;
 	}
 	o.trace = argv[optind];
+	if (o.html && cli_same_file(o.trace, o.html)) {
+		cli_err(CMD, "--html %s is the trace; give another file for the page", o.html);
+		return IOT_EXIT_USAGE;
+	}
 	if (!fs_list && n_dirs == 0)
 		fs_list = "tmpfs,ext4,xfs,btrfs";
 	if (fs_list) {
