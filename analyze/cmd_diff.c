@@ -38,6 +38,27 @@ static void usage(FILE *f)
 		"complete part was used).\n");
 }
 
+/* Flush @f, written to @path (NULL: standard output), and close it unless
+ * it is standard output: a full disk often shows only here.
+ * @return : 0, or -errno after saying what failed. */
+static int close_out(const char *cmd, FILE *f, const char *path)
+{
+	int err = 0;
+
+	errno = 0;
+	if (fflush(f) != 0 || ferror(f))
+		err = errno ? errno : EIO;
+	if (path && fclose(f) != 0 && !err)
+		err = errno;
+	if (!err)
+		return 0;
+	if (path)
+		cli_err(cmd, "%s: write failed: %s", path, strerror(err));
+	else
+		cli_err(cmd, "writing standard output: %s", strerror(err));
+	return -err;
+}
+
 /* Whether the output @out of option @opt is one of the @nf input @files,
  * which opening it for writing would destroy; says so. */
 static int out_is_input(const char *cmd, const char *opt, const char *out, char **files,
@@ -126,10 +147,8 @@ int cmd_diff(int argc, char **argv)
 	rc = lr;
 	if (html && ana_html_write("diff", html, g, ng) < 0)
 		rc = IOT_EXIT_FAIL;
-	if (f != stdout && fclose(f) != 0) {
-		cli_err("diff", "%s: write failed: %s", out, strerror(errno));
+	if (close_out("diff", f, out) < 0)
 		rc = IOT_EXIT_FAIL;
-	}
 	f = stdout;
 out:
 	if (f != stdout)

@@ -220,6 +220,27 @@ static int stream(const char *path, FILE *f, int fmt)
 	return rc;
 }
 
+/* Flush @f, written to @path (NULL: standard output), and close it unless
+ * it is standard output: a full disk often shows only here.
+ * @return : 0, or -errno after saying what failed. */
+static int close_out(const char *cmd, FILE *f, const char *path)
+{
+	int err = 0;
+
+	errno = 0;
+	if (fflush(f) != 0 || ferror(f))
+		err = errno ? errno : EIO;
+	if (path && fclose(f) != 0 && !err)
+		err = errno;
+	if (!err)
+		return 0;
+	if (path)
+		cli_err(cmd, "%s: write failed: %s", path, strerror(err));
+	else
+		cli_err(cmd, "writing standard output: %s", strerror(err));
+	return -err;
+}
+
 static int fmt_of(const char *s)
 {
 	if (strcmp(s, "chrome") == 0 || strcmp(s, "perfetto") == 0)
@@ -291,9 +312,7 @@ int cmd_export(int argc, char **argv)
 	} else {
 		rc = stream(file, f, fmt);
 	}
-	if (f != stdout && fclose(f) != 0) {
-		cli_err("export", "%s: write failed: %s", out, strerror(errno));
+	if (close_out("export", f, out) < 0)
 		return IOT_EXIT_FAIL;
-	}
 	return rc;
 }
