@@ -4,6 +4,8 @@
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 #include "ana.h"
 #include "commands.h"
@@ -39,23 +41,34 @@ static void usage(FILE *f)
 }
 
 /* Flush @f, written to @path (NULL: standard output), and close it unless
- * it is standard output: a full disk often shows only here.
+ * it is standard output: a full disk often shows only here.  A file left
+ * incomplete is removed, but only a regular file that @path itself names
+ * (not /dev/stdout, not the target of a symbolic link).
  * @return : 0, or -errno after saying what failed. */
 static int close_out(const char *cmd, FILE *f, const char *path)
 {
-	int err = 0;
+	struct stat st, now;
+	int err = 0, reg;
 
 	errno = 0;
 	if (fflush(f) != 0 || ferror(f))
 		err = errno ? errno : EIO;
-	if (path && fclose(f) != 0 && !err)
+	if (!path) {
+		if (err)
+			cli_err(cmd, "writing standard output: %s", strerror(err));
+		return -err;
+	}
+	reg = fstat(fileno(f), &st) == 0 && S_ISREG(st.st_mode) && lstat(path, &now) == 0 &&
+	      now.st_dev == st.st_dev && now.st_ino == st.st_ino;
+	if (fclose(f) != 0 && !err)
 		err = errno;
 	if (!err)
 		return 0;
-	if (path)
-		cli_err(cmd, "%s: write failed: %s", path, strerror(err));
+	if (reg && unlink(path) == 0)
+		cli_err(cmd, "%s: write failed: %s; the partial file was removed", path,
+			strerror(err));
 	else
-		cli_err(cmd, "writing standard output: %s", strerror(err));
+		cli_err(cmd, "%s: write failed: %s; it is incomplete", path, strerror(err));
 	return -err;
 }
 

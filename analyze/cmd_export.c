@@ -7,6 +7,8 @@
 #include <inttypes.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 #include "ana.h"
 #include "check.h"
@@ -162,23 +164,18 @@ static void csv_event(FILE *f, const struct iot_event *ev, const struct iot_sysc
 	fputs("\r\n", f);
 }
 
-static int stream(const char *path, FILE *f, int fmt)
+/* Write the events of @r, the trace @path, to @f; closes @r. */
+static int stream(struct iot_reader *r, const char *path, FILE *f, int fmt)
 {
 	const struct iot_syscall *sc[ANA_MAX_NR] = { 0 };
 	const struct iot_header *h;
 	const struct iot_summary *s;
-	struct iot_reader *r = NULL;
 	struct iot_item it;
 	char why[320];
 	int64_t t0;
 	int n, first = 1, rc;
 	size_t i;
 
-	rc = iot_reader_open(&r, path);
-	if (rc < 0) {
-		cli_open_trace_msg("export", path, rc);
-		return IOT_EXIT_FAIL;
-	}
 	h = iot_reader_header(r);
 	s = iot_reader_summary(r);
 	for (i = 0; i < h->n_syscalls; i++)
@@ -221,23 +218,34 @@ static int stream(const char *path, FILE *f, int fmt)
 }
 
 /* Flush @f, written to @path (NULL: standard output), and close it unless
- * it is standard output: a full disk often shows only here.
+ * it is standard output: a full disk often shows only here.  A file left
+ * incomplete is removed, but only a regular file that @path itself names
+ * (not /dev/stdout, not the target of a symbolic link).
  * @return : 0, or -errno after saying what failed. */
 static int close_out(const char *cmd, FILE *f, const char *path)
 {
-	int err = 0;
+	struct stat st, now;
+	int err = 0, reg;
 
 	errno = 0;
 	if (fflush(f) != 0 || ferror(f))
 		err = errno ? errno : EIO;
-	if (path && fclose(f) != 0 && !err)
+	if (!path) {
+		if (err)
+			cli_err(cmd, "writing standard output: %s", strerror(err));
+		return -err;
+	}
+	reg = fstat(fileno(f), &st) == 0 && S_ISREG(st.st_mode) && lstat(path, &now) == 0 &&
+	      now.st_dev == st.st_dev && now.st_ino == st.st_ino;
+	if (fclose(f) != 0 && !err)
 		err = errno;
 	if (!err)
 		return 0;
-	if (path)
-		cli_err(cmd, "%s: write failed: %s", path, strerror(err));
+	if (reg && unlink(path) == 0)
+		cli_err(cmd, "%s: write failed: %s; the partial file was removed", path,
+			strerror(err));
 	else
-		cli_err(cmd, "writing standard output: %s", strerror(err));
+		cli_err(cmd, "%s: write failed: %s; it is incomplete", path, strerror(err));
 	return -err;
 }
 
@@ -256,6 +264,7 @@ int cmd_export(int argc, char **argv)
 {
 	const char *file = NULL, *out = NULL, *fs = NULL;
 	struct ana_trace t = { 0 };
+	struct iot_reader *r = NULL;
 	int fmt = -1, i, rc;
 	FILE *f = stdout;
 
@@ -294,23 +303,33 @@ int cmd_export(int argc, char **argv)
 		cli_err("export", "-o %s is the input trace; give another output file", out);
 		return IOT_EXIT_USAGE;
 	}
+	/* the input is opened first, so that no output is made when it
+	 * cannot be read */
 	if (fmt == FMT_JSON) {
 		char *paths[1] = { (char *)file };
 
 		rc = ana_load_all("export", paths, 1, &t);
 		if (rc == IOT_EXIT_FAIL)
 			return rc;
+	} else {
+		rc = iot_reader_open(&r, file);
+		if (rc < 0) {
+			cli_open_trace_msg("export", file, rc);
+			return IOT_EXIT_FAIL;
+		}
 	}
 	if (out && !(f = ana_open_out("export", out))) {
 		if (fmt == FMT_JSON)
 			ana_trace_free(&t);
+		else
+			iot_reader_close(r);
 		return IOT_EXIT_FAIL;
 	}
 	if (fmt == FMT_JSON) {
 		ana_report_json(f, &t, ANA_BY_ALL);
 		ana_trace_free(&t);
 	} else {
-		rc = stream(file, f, fmt);
+		rc = stream(r, file, f, fmt);
 	}
 	if (close_out("export", f, out) < 0)
 		return IOT_EXIT_FAIL;

@@ -9,6 +9,8 @@
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 #include "ana.h"
 #include "commands.h"
@@ -283,8 +285,9 @@ static void body(FILE *f, struct ana_group *g, int ng)
 
 int ana_html_write(const char *cmd, const char *path, struct ana_group *g, int ng)
 {
+	struct stat st, now;
 	FILE *f;
-	int rc = 0;
+	int rc = 0, reg;
 
 	if (ng < 1)
 		return 0;
@@ -299,11 +302,21 @@ int ana_html_write(const char *cmd, const char *path, struct ana_group *g, int n
 	      "<script>window.addEventListener('load',function(){"
 	      "if(document.querySelectorAll('svg').length)document.title='ok';});</script>\n"
 	      "</body></html>\n", f);
-	if (ferror(f))
-		rc = -EIO;
+	/* the errno of the write that failed, which the final flush repeats */
+	errno = 0;
+	if (fflush(f) != 0 || ferror(f))
+		rc = errno ? -errno : -EIO;
+	/* a partial page is removed, when @path itself is a regular file */
+	reg = fstat(fileno(f), &st) == 0 && S_ISREG(st.st_mode) && lstat(path, &now) == 0 &&
+	      now.st_dev == st.st_dev && now.st_ino == st.st_ino;
 	if (fclose(f) != 0 && rc == 0)
 		rc = -errno;
-	if (rc < 0)
-		cli_err(cmd, "%s: write failed: %s", path, strerror(-rc));
+	if (rc == 0)
+		return 0;
+	if (reg && unlink(path) == 0)
+		cli_err(cmd, "%s: write failed: %s; the partial page was removed", path,
+			strerror(-rc));
+	else
+		cli_err(cmd, "%s: write failed: %s; the page is incomplete", path, strerror(-rc));
 	return rc;
 }
