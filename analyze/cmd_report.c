@@ -2,6 +2,7 @@
  * cmd_report.c - iotape report: where the time went.
  */
 #include <errno.h>
+#include <limits.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -136,7 +137,17 @@ int cmd_report(int argc, char **argv)
 				cli_err("report", "--by %s: expected phase, process, syscall or class", v);
 				goto out;
 			} else if (strcmp(a, "--top") == 0) {
-				top = atoi(v);
+				char *end;
+				long n;
+
+				errno = 0;
+				n = strtol(v, &end, 10);
+				if (end == v || *end || errno || n < 0 || n > INT_MAX) {
+					cli_err("report", "--top %s: expected a number of syscalls, "
+						"0 or more (0 = all)", v);
+					goto out;
+				}
+				top = (int)n;
 			} else if (strcmp(a, "-o") == 0) {
 				out = v;
 			} else if (strcmp(a, "--html") == 0) {

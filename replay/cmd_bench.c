@@ -13,6 +13,7 @@
 #include <fcntl.h>
 #include <getopt.h>
 #include <limits.h>
+#include <math.h>
 #include <signal.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -123,7 +124,8 @@ static int parse_size(const char *s, uint64_t *out)
 	char *end;
 	double v = strtod(s, &end);
 
-	if (end == s || v <= 0)
+	/* !(v > 0) also refuses "nan" */
+	if (end == s || !(v > 0) || isinf(v))
 		return -EINVAL;
 	switch (*end) {
 	case 'k': case 'K': v *= 1024; end++; break;
@@ -135,7 +137,8 @@ static int parse_size(const char *s, uint64_t *out)
 		end++;
 	if (*end == 'B')
 		end++;
-	if (*end)
+	/* past 2^63 the cast to uint64_t is undefined */
+	if (*end || v >= 9.2e18)
 		return -EINVAL;
 	*out = (uint64_t)v;
 	return 0;
@@ -384,13 +387,17 @@ int cmd_bench(int argc, char **argv)
 			if (n_dirs < MAX_CONFIGS)
 				dirs[n_dirs++] = optarg;
 			break;
-		case 'r':
-			o.runs = atoi(optarg);
-			if (o.runs < 1 || o.runs > 100) {
+		case 'r': {
+			char *end;
+			long n = strtol(optarg, &end, 10);
+
+			if (end == optarg || *end || n < 1 || n > 100) {
 				cli_err(CMD, "--runs %s: give 1 to 100", optarg);
 				return IOT_EXIT_USAGE;
 			}
+			o.runs = (int)n;
 			break;
+		}
 		case 'M':
 			if (!strchr(optarg, '=') || n_mkfs >= MAX_CONFIGS) {
 				cli_err(CMD, "--mkfs-opt %s: expected FS=OPTIONS", optarg);
