@@ -7,6 +7,7 @@
 #include <inttypes.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -33,7 +34,9 @@ static void usage(FILE *f)
 		"Paths are bytes: in JSON, bytes that are not valid UTF-8 appear as \\u00XX\n"
 		"(the byte value as a code point); CSV keeps the bytes as they are.\n\n"
 		"Options:\n"
-		"  -f, --format FMT   chrome, csv or json (default: from OUT's extension)\n"
+		"  -f, --format FMT   chrome, csv or json; without it, the extension of OUT\n"
+		"                     decides: .csv is csv, .json is json (the report), any\n"
+		"                     other needs --format (a Chrome trace: --format chrome)\n"
 		"  -o OUT             write to OUT instead of standard output\n\n"
 		"Examples:\n"
 		"  iotape export build.iotape --format chrome -o build.json\n"
@@ -289,14 +292,31 @@ int cmd_export(int argc, char **argv)
 			file = a;
 		}
 	}
-	if (!fs && out) {
-		const char *dot = strrchr(out, '.');
-
-		fs = dot && strcmp(dot, ".csv") == 0 ? "csv" : "chrome";
+	if (!file) {
+		cli_err("export", "no trace given; usage: iotape export FILE --format "
+			"chrome|csv|json [-o OUT]");
+		return IOT_EXIT_USAGE;
 	}
-	if (!file || !fs || (fmt = fmt_of(fs)) < 0) {
-		cli_err("export", "%s; usage: iotape export FILE --format chrome|csv|json [-o OUT]",
-			!file ? "no trace given" : !fs ? "no --format given" : "unknown --format");
+	if (fs && (fmt = fmt_of(fs)) < 0) {
+		cli_err("export", "--format %s: unknown; give chrome, csv or json", fs);
+		return IOT_EXIT_USAGE;
+	}
+	if (!fs && out) {
+		/* the format named by the extension; a Chrome trace is JSON
+		 * too, but "json" is the name of the report's format */
+		const char *dot = strrchr(ana_basename(out), '.');
+
+		if (dot && strcasecmp(dot, ".csv") == 0)
+			fmt = FMT_CSV;
+		else if (dot && strcasecmp(dot, ".json") == 0)
+			fmt = FMT_JSON;
+	}
+	if (fmt < 0) {
+		if (out)
+			cli_err("export", "-o %s: its extension is not .csv or .json; give "
+				"--format chrome, csv or json", out);
+		else
+			cli_err("export", "no --format given; give --format chrome, csv or json");
 		return IOT_EXIT_USAGE;
 	}
 	if (out && cli_same_file(file, out)) {
