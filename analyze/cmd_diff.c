@@ -120,6 +120,10 @@ int cmd_diff(int argc, char **argv)
 				html = argv[++i];
 			else
 				out = argv[++i];
+		} else if (strcmp(a, "--html") == 0 || strcmp(a, "-o") == 0) {
+			cli_err("diff", "%s needs a FILE; usage: iotape diff A B [C...] [--html PAGE] "
+				"[-o OUT]", a);
+			goto out;
 		} else if (a[0] == '-' && a[1]) {
 			cli_err("diff", "unknown option '%s'; 'iotape diff --help' lists them", a);
 			goto out;
@@ -129,8 +133,12 @@ int cmd_diff(int argc, char **argv)
 			files[nf++] = argv[i];
 		}
 	}
-	if (nf < 1) {
-		cli_err("diff", "no files given; usage: iotape diff A B [C...] (see --help)");
+	if (nf < 2) {
+		if (nf == 0)
+			cli_err("diff", "no files given; usage: iotape diff A B [C...] (see --help)");
+		else
+			cli_err("diff", "%s: nothing to compare it with; give two files or more, or "
+				"see one with 'iotape report %s'", files[0], files[0]);
 		goto out;
 	}
 	if (out_is_input("diff", "-o", out, files, nf) ||

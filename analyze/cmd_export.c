@@ -283,6 +283,13 @@ int cmd_export(int argc, char **argv)
 			fs = a + 9;
 		} else if (strcmp(a, "-o") == 0 && i + 1 < argc) {
 			out = argv[++i];
+		} else if (strcmp(a, "--format") == 0 || strcmp(a, "-f") == 0) {
+			cli_err("export", "%s needs a FORMAT: chrome, csv or json", a);
+			return IOT_EXIT_USAGE;
+		} else if (strcmp(a, "-o") == 0) {
+			cli_err("export", "-o needs a FILE; usage: iotape export FILE --format "
+				"chrome|csv|json [-o OUT]");
+			return IOT_EXIT_USAGE;
 		} else if ((a[0] == '-' && a[1]) || file) {
 			cli_err("export", "%s '%s'; usage: iotape export FILE --format "
 				"chrome|csv|json [-o OUT]", file && a[0] != '-' ?

@@ -153,6 +153,16 @@ int cmd_report(int argc, char **argv)
 			} else if (strcmp(a, "--html") == 0) {
 				html = v;
 			}
+		} else if (strcmp(a, "--by") == 0) {
+			cli_err("report", "--by needs phase, process, syscall or class");
+			goto out;
+		} else if (strcmp(a, "--top") == 0) {
+			cli_err("report", "--top needs a number of syscalls, 0 or more (0 = all)");
+			goto out;
+		} else if (strcmp(a, "-o") == 0 || strcmp(a, "--html") == 0) {
+			cli_err("report", "%s needs a FILE; usage: iotape report FILE... [-o OUT] "
+				"[--html PAGE]", a);
+			goto out;
 		} else if (strncmp(a, "--by=", 5) == 0) {
 			if ((by = ana_parse_by(a + 5)) < 0) {
 				cli_err("report", "%s: expected phase, process, syscall or class", a);

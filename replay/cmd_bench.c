@@ -69,7 +69,8 @@ static void usage(FILE *f)
 		"usage: iotape bench TRACE [--fs LIST | --dir DIR...] [options]\n\n"
 		"Replay TRACE on freshly made filesystems, one after another, and print\n"
 		"the comparison table (values for the first configuration, ratios for\n"
-		"the rest). Loop filesystems need root; --dir works without.\n\n"
+		"the rest; a single profile is shown by 'iotape report'). Loop\n"
+		"filesystems need root; --dir works without.\n\n"
 		"Options:\n"
 		"  --fs LIST            configurations, comma-separated (default: tmpfs,ext4,xfs,btrfs)\n"
 		"  --dir DIR            also bench in DIR, a filesystem you mounted (repeatable)\n"
@@ -534,8 +535,10 @@ int cmd_bench(int argc, char **argv)
 		char *av[MAX_PROFILES + 8];
 		int ac = 0;
 
+		/* diff compares two files or more; one profile is shown by
+		 * report */
 		av[ac++] = (char *)"iotape";
-		av[ac++] = (char *)"diff";
+		av[ac++] = n_prof > 1 ? (char *)"diff" : (char *)"report";
 		for (i = 0; i < (size_t)n_prof; i++)
 			av[ac++] = profiles[i];
 		if (o.html) {
