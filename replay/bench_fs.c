@@ -114,16 +114,21 @@ void bench_drop_caches(void)
 
 void bench_dir_label(const char *dir, char *label, size_t len)
 {
-	char copy[PATH_MAX];
+	char real[PATH_MAX];
+	const char *base;
 	size_t n;
-	char *base;
 
-	snprintf(copy, sizeof(copy), "%s", dir);
-	n = strlen(copy);
-	while (n > 1 && copy[n - 1] == '/')
-		copy[--n] = 0;
-	base = strrchr(copy, '/');
-	snprintf(label, len, "dir-%s", base && base[1] ? base + 1 : copy);
+	/* the label is part of the profiles' file names, so it is the last
+	 * component of the real path: "." and "a/.." have a name, and "/",
+	 * which has none, is "root" */
+	if (!realpath(dir, real))
+		snprintf(real, sizeof(real), "%s", dir);
+	n = strlen(real);
+	while (n > 0 && real[n - 1] == '/')
+		real[--n] = 0;
+	base = strrchr(real, '/');
+	base = base ? base + 1 : real;
+	snprintf(label, len, "dir-%s", base[0] ? base : "root");
 }
 
 int bench_setup(struct bench_live *l, const struct bench_opts *o,

@@ -320,6 +320,17 @@ out:
 	return rc;
 }
 
+/* Whether a configuration so far is named @name. */
+static int name_taken(const struct bench_opts *o, const char *name)
+{
+	int i;
+
+	for (i = 0; i < o->n_configs; i++)
+		if (strcmp(o->configs[i].name, name) == 0)
+			return 1;
+	return 0;
+}
+
 static int add_config(struct bench_opts *o, const char *name, char **mkfs_opt, int n_mkfs,
 		      char **mount_opt, int n_mount)
 {
@@ -372,7 +383,7 @@ int cmd_bench(int argc, char **argv)
 	struct sigaction sa;
 	char outdir[PATH_MAX];
 	char why[320];
-	int opt, rc, run, damaged = 0;
+	int opt, rc, run, damaged = 0, made_outdir = 0, n_loop = 0;
 	size_t i;
 
 	memset(&o, 0, sizeof(o));
@@ -453,11 +464,30 @@ int cmd_bench(int argc, char **argv)
 		free(copy);
 	}
 	for (i = 0; i < (size_t)n_dirs && o.n_configs < MAX_CONFIGS; i++) {
-		struct bench_config *c = &o.configs[o.n_configs++];
+		struct bench_config *c = &o.configs[o.n_configs];
+		const char *why = NULL;
+		char label[sizeof(c->name)];
+		struct stat st;
+		int dup = 1;
 
+		/* checked before the profile directory is made */
+		if (stat(dirs[i], &st) < 0)
+			why = strerror(errno);
+		else if (!S_ISDIR(st.st_mode))
+			why = "not a directory";
+		if (why) {
+			cli_err(CMD, "--dir %s: %s; give a directory on the filesystem to bench",
+				dirs[i], why);
+			return IOT_EXIT_FAIL;
+		}
 		memset(c, 0, sizeof(*c));
 		c->dir = dirs[i];
-		bench_dir_label(dirs[i], c->name, sizeof(c->name));
+		bench_dir_label(dirs[i], label, sizeof(label));
+		/* two directories of one name would write the same profiles */
+		snprintf(c->name, sizeof(c->name), "%s", label);
+		while (name_taken(&o, c->name))
+			snprintf(c->name, sizeof(c->name), "%.50s-%d", label, ++dup);
+		o.n_configs++;
 	}
 	if (getuid() != 0)
 		for (i = 0; i < (size_t)o.n_configs; i++)
@@ -485,7 +515,9 @@ int cmd_bench(int argc, char **argv)
 		snprintf(outdir, sizeof(outdir), "%s-bench", o.trace);
 		o.outdir = outdir;
 	}
-	if (mkdir(o.outdir, 0755) < 0 && errno != EEXIST) {
+	if (mkdir(o.outdir, 0755) == 0) {
+		made_outdir = 1;
+	} else if (errno != EEXIST) {
 		cli_err(CMD, "%s: cannot create the profile directory: %s", o.outdir,
 			strerror(errno));
 		return IOT_EXIT_FAIL;
@@ -502,12 +534,21 @@ int cmd_bench(int argc, char **argv)
 	if (rc < 0) {
 		cli_err(CMD, "%s: cannot create a scratch directory: %s", o.scratch,
 			strerror(-rc));
+		if (made_outdir)
+			rmdir(o.outdir);
 		return IOT_EXIT_FAIL;
 	}
 	note_page_reporting(&o);
-	progress(&o, "%d configuration%s x %d run%s; images of %.0f MiB in %s", o.n_configs,
-		 o.n_configs == 1 ? "" : "s", o.runs, o.runs == 1 ? "" : "s",
-		 (double)o.image_size / (1 << 20), live.workdir);
+	for (i = 0; i < (size_t)o.n_configs; i++)
+		if (!o.configs[i].dir)
+			n_loop++;
+	if (n_loop)
+		progress(&o, "%d configuration%s x %d run%s; images of %.0f MiB in %s",
+			 o.n_configs, o.n_configs == 1 ? "" : "s", o.runs, o.runs == 1 ? "" : "s",
+			 (double)o.image_size / (1 << 20), live.workdir);
+	else
+		progress(&o, "%d configuration%s x %d run%s", o.n_configs,
+			 o.n_configs == 1 ? "" : "s", o.runs, o.runs == 1 ? "" : "s");
 	/* runs outermost, so slow drift of the machine spreads over all
 	 * configurations instead of biasing one */
 	for (run = 1; run <= o.runs && !stop_sig; run++)
@@ -526,6 +567,9 @@ int cmd_bench(int argc, char **argv)
 				profiles[n_prof++] = strdup(prof);
 		}
 	bench_workdir_remove(&live);
+	/* no profile was made: leave no empty directory behind either */
+	if (made_outdir && n_prof == 0)
+		rmdir(o.outdir);
 	if (stop_sig) {
 		cli_err(CMD, "interrupted by signal %d; every mount, loop device and image "
 			"was removed", (int)stop_sig);
