@@ -382,7 +382,7 @@ int cmd_bench(int argc, char **argv)
 	const char *fs_list = NULL;
 	struct sigaction sa;
 	char outdir[PATH_MAX];
-	char why[320];
+	char damage[320];
 	int opt, rc, run, damaged = 0, made_outdir = 0, n_loop = 0;
 	size_t i;
 
@@ -498,13 +498,13 @@ int cmd_bench(int argc, char **argv)
 				return IOT_EXIT_FAIL;
 			}
 
-	rc = trace_needs(o.trace, &o.need_bytes, &damaged, why, sizeof(why));
+	rc = trace_needs(o.trace, &o.need_bytes, &damaged, damage, sizeof(damage));
 	if (rc < 0) {
 		cli_open_trace_msg(CMD, o.trace, rc);
 		return IOT_EXIT_FAIL;
 	}
 	if (damaged)
-		cli_warn(CMD, "%s: %s; benching its complete part", o.trace, why);
+		cli_warn(CMD, "%s: %s; benching its complete part", o.trace, damage);
 	if (!o.image_size) {
 		/* twice what the tree and the writes need, plus room for
 		 * journals and metadata; xfs wants at least 300 MiB */
