@@ -158,6 +158,11 @@ int cmd_replay(int argc, char **argv)
 		return IOT_EXIT_USAGE;
 	}
 	o.trace = argv[optind];
+	if (o.out && cli_same_file(o.trace, o.out)) {
+		cli_err("replay", "-o %s is the trace to replay; give another file for the profile",
+			o.out);
+		return IOT_EXIT_USAGE;
+	}
 	o.progress = !o.quiet && isatty(2);
 	err = rpl_run(&o, &res);
 	if (res.interrupted && err == -EINTR) {

@@ -11,7 +11,8 @@
 #   and report;
 # - a damaged header is not sent to 'check --repair', which cannot help;
 # - --include naming no recorded path is warned about; --root "" and an
-#   unknown option are one-line usage errors.
+#   unknown option are one-line usage errors; -o naming the trace itself
+#   is refused and leaves it as it was.
 set -u
 . "$SRCDIR/tests/integration/lib.sh"
 need_iotape_cmd record
@@ -116,4 +117,8 @@ grep -q 'no recorded call names a path under --include /no/such/prefix' "$T/err"
 "$IOTAPE" replay "$T/full.iotape" --root "$T/r4" --bogus 2>"$T/err"
 [ $? = 2 ] && [ "$(wc -l <"$T/err")" = 1 ] && grep -q "unknown option '--bogus'" "$T/err" ||
 	fail "--bogus: $(cat "$T/err")"
+cp "$T/full.iotape" "$T/same.iotape"
+"$IOTAPE" replay "$T/same.iotape" --root "$T/r4" --force -o "$T/same.iotape" 2>"$T/err"
+[ $? = 2 ] || fail "replay -o naming its own trace: $(cat "$T/err")"
+cmp -s "$T/full.iotape" "$T/same.iotape" || fail "replay -o naming its own trace changed it"
 echo ok
