@@ -60,12 +60,15 @@ static int64_t h_exit(struct rpl_ctx *c, struct rpl_op *op)
 {
 	const struct rpl_thread *t = c->t;
 
+	/* the lock: see thread_done() */
+	pthread_mutex_lock(&c->p->spawn_lock);
 	if ((op->ev.nr == SYS_exit_group || c->pr->n_threads == 1) && t->n_ops &&
 	    &c->p->ops[t->ops[t->n_ops - 1]] == op && atomic_load(&c->pr->live) == 1 &&
 	    c->pr->tab) {
 		rpl_fdtab_unref(c->pr->tab);
 		c->pr->tab = NULL;
 	}
+	pthread_mutex_unlock(&c->p->spawn_lock);
 	return op->ev.ret;
 }
 

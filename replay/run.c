@@ -250,6 +250,11 @@ static void thread_done(struct rpl_ctx *c)
 		c->t->stime_ns = ru.ru_stime.tv_sec * 1000000000LL + ru.ru_stime.tv_usec * 1000LL;
 	}
 	c->t->end_ns = iot_now_ns();
+	/* Under the lock rpl_thread_start() holds from its look at the
+	 * table to its count of the new thread: a thread whose spawn was not
+	 * recorded starts with the replay and may end before the process's
+	 * other thread is started, which must then get a table, not NULL. */
+	pthread_mutex_lock(&c->p->spawn_lock);
 	if (atomic_fetch_sub(&c->pr->live, 1) == 1) {
 		/* The process is gone: its descriptors close, its parent's
 		 * wait4 may return. */
@@ -258,6 +263,7 @@ static void thread_done(struct rpl_ctx *c)
 		atomic_store(&c->pr->finished, 1);
 		futex((_Atomic uint32_t *)&c->pr->finished, FUTEX_WAKE, INT_MAX, NULL);
 	}
+	pthread_mutex_unlock(&c->p->spawn_lock);
 }
 
 /* @pr got a table made for it, not shared with its parent's: used by one
@@ -472,7 +478,8 @@ int rpl_thread_start(struct rpl_plan *p, uint32_t ti)
 	err = -ENOMEM;
 	if (!t->scratch)
 		goto out;
-	atomic_fetch_add(&pr->live, 1);
+	if (atomic_fetch_add(&pr->live, 1) == 0)
+		atomic_store(&pr->finished, 0);	/* a thread of it ended first */
 	atomic_fetch_add(&p->active, 1);
 	atomic_fetch_add(&p->threads_alive, 1);
 	pthread_attr_init(&attr);
