@@ -50,11 +50,11 @@ static void fill(char *buf, size_t n, uint64_t *s)
 	uint64_t x = *s;
 	size_t i;
 
-	for (i = 0; i + 8 <= n; i += 8) {
+	for (i = 0; i < n; i += 8) {
 		x ^= x << 13;
 		x ^= x >> 7;
 		x ^= x << 17;
-		memcpy(buf + i, &x, 8);
+		memcpy(buf + i, &x, n - i < 8 ? n - i : 8);	/* the tail too */
 	}
 	*s = x;
 }
