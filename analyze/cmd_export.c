@@ -49,7 +49,7 @@ static void usage(FILE *f)
 /* ns relative to @t0 as microseconds with 3 decimals, exactly. */
 static void put_us(FILE *f, int64_t ns, int64_t t0)
 {
-	int64_t d = ns - t0;
+	int64_t d = iot_ns_sub(ns, t0);
 
 	if (d < 0) {
 		fputc('-', f);
@@ -111,7 +111,7 @@ static void chrome_event(FILE *f, const struct iot_event *ev, const struct iot_s
 			 int64_t t0, int *first)
 {
 	char line[512], nm[32];
-	int64_t dur = ev->t_exit > ev->t_enter ? ev->t_exit - ev->t_enter : 0;
+	int64_t dur = ev->t_exit > ev->t_enter ? iot_ns_sub(ev->t_exit, ev->t_enter) : 0;
 	const char *name = sc ? sc->name : nm;
 	int n;
 
@@ -152,7 +152,7 @@ static void csv_event(FILE *f, const struct iot_event *ev, const struct iot_sysc
 	uint32_t i;
 
 	fprintf(f, "%" PRId64 ",%" PRId64 ",%" PRId64 ",%d,%d,", ev->t_enter, ev->t_exit,
-		ev->t_exit - ev->t_enter, ev->pid, ev->tid);
+		iot_ns_sub(ev->t_exit, ev->t_enter), ev->pid, ev->tid);
 	if (sc)
 		fprintf(f, "%s,", sc->name);
 	else

@@ -213,7 +213,7 @@ static void timeline(FILE *f, const struct ana_trace *t)
 				"fill=\"%s\"/>", L + b * bw, y, bw, h, PAL(c));
 		}
 	}
-	span = (double)(t->t_last - t->t_first);
+	span = (double)t->t_last - (double)t->t_first;
 	for (j = 0; j <= 5; j++) {
 		double px = L + j / 5.0 * (W - L - R);
 

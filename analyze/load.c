@@ -63,7 +63,7 @@ static void stat_add(struct ana_stat *s, const struct iot_event *ev, int64_t dur
 		s->skipped++;
 	if (timed) {
 		s->timed++;
-		s->total_ns += dur;
+		s->total_ns = iot_ns_add(s->total_ns, dur);
 		ana_hist_add(&s->lat, dur);
 	}
 }
@@ -73,7 +73,7 @@ static int pass2_event(struct loader *L, const struct iot_event *ev)
 	struct ana_trace *t = L->t;
 	const struct iot_syscall *sc = ev->nr >= 0 && ev->nr < ANA_MAX_NR ? t->sc[ev->nr] : NULL;
 	int cls = ana_class_of(sc), timed, ph, cmd;
-	int64_t dur = ev->t_exit - ev->t_enter;
+	int64_t dur = iot_ns_sub(ev->t_exit, ev->t_enter);
 	uint64_t bytes = 0;
 	struct pident *e;
 
@@ -116,8 +116,9 @@ static int pass2_event(struct loader *L, const struct iot_event *ev)
 	}
 	stat_add(&t->procs[cmd].st, ev, dur, timed, bytes);
 	if (t->t_last > t->t_first) {
-		int64_t b = (int64_t)((double)(ev->t_enter - t->t_first) * ANA_TL_BINS /
-				      (double)(t->t_last - t->t_first + 1));
+		double x = ((double)ev->t_enter - (double)t->t_first) * ANA_TL_BINS /
+			   ((double)t->t_last - (double)t->t_first + 1);
+		int64_t b = x < 0 ? 0 : x >= ANA_TL_BINS ? ANA_TL_BINS - 1 : (int64_t)x;
 
 		if (b < 0)
 			b = 0;
@@ -237,7 +238,7 @@ int ana_load(struct ana_trace *t, const char *path)
 	t->damaged = cli_damage_text(t->damage_msg, sizeof(t->damage_msg), s,
 				     cli_time_base(iot_reader_header(r), s));
 	if (!t->real_ns)
-		t->real_ns = t->t_last - t->t_first;
+		t->real_ns = iot_ns_sub(t->t_last, t->t_first);
 	rc = 0;
 out:
 	if (r)

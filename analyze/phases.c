@@ -10,6 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "commands.h"
 #include "load_int.h"
 
 struct pident *ana_pid_get(struct pidmap *m, int32_t pid, int create)
@@ -282,13 +283,13 @@ static int64_t union_len(int64_t *s, size_t n)
 			continue;
 		}
 		if (have)
-			cov += cur_e - cur_s;
+			cov = iot_ns_add(cov, iot_ns_sub(cur_e, cur_s));
 		cur_s = s[2 * i];
 		cur_e = s[2 * i + 1];
 		have = 1;
 	}
 	if (have)
-		cov += cur_e - cur_s;
+		cov = iot_ns_add(cov, iot_ns_sub(cur_e, cur_s));
 	return cov;
 }
 
@@ -306,7 +307,8 @@ static int64_t gap_time(const struct ana_trace *t, size_t n)
 	}
 	cov = union_len(s, n);
 	free(s);
-	return t->t_last - t->t_first - cov > 0 ? t->t_last - t->t_first - cov : 0;
+	cov = iot_ns_sub(iot_ns_sub(t->t_last, t->t_first), cov);
+	return cov > 0 ? cov : 0;
 }
 
 /* After pass 1: settle the phase list and append "(gaps)". */
@@ -416,7 +418,7 @@ static void add_active(struct loader *L, int64_t a, int64_t b)
 		int64_t s = t->phases[i].start > a ? t->phases[i].start : a;
 		int64_t e = t->phases[i].end < b ? t->phases[i].end : b;
 
-		L->ov[i] = s < e ? (double)(e - s) : 0;
+		L->ov[i] = s < e ? (double)iot_ns_sub(e, s) : 0;
 		if (s < e) {
 			sum += L->ov[i];
 			L->seg[2 * n] = s;
@@ -424,7 +426,7 @@ static void add_active(struct loader *L, int64_t a, int64_t b)
 		}
 	}
 	cov = union_len(L->seg, n);
-	L->w_gap += (double)(b - a - cov);
+	L->w_gap += (double)iot_ns_sub(iot_ns_sub(b, a), cov);
 	for (i = 0; sum > 0 && i < np; i++)
 		L->w[i] += L->ov[i] * (double)cov / sum;
 }

@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "ana.h"
+#include "commands.h"
 
 static void key(FILE *f, const char *k)
 {
@@ -107,7 +108,7 @@ static void phases_json(FILE *f, const struct ana_trace *t)
 		key(f, "name");
 		str(f, p->name);
 		fprintf(f, ", \"start_ns\": %lld, \"real_ns\": ",
-			(long long)(i + 1 == t->n_phases ? 0 : p->start - t->t_first));
+			(long long)(i + 1 == t->n_phases ? 0 : iot_ns_sub(p->start, t->t_first)));
 		num_or_null(f, ana_phase_metric(t, i, ANA_M_REAL));
 		fputs(", \"cpu_ns\": ", f);
 		num_or_null(f, ana_phase_metric(t, i, ANA_M_CPU));

@@ -21,7 +21,7 @@ double ana_phase_metric(const struct ana_trace *t, size_t i, int m)
 	} else {
 		const struct ana_phase *p = &t->phases[i];
 
-		real = i + 1 == t->n_phases ? (double)t->gaps_real_ns : (double)(p->end - p->start);
+		real = i + 1 == t->n_phases ? (double)t->gaps_real_ns : ((double)p->end - (double)p->start);
 		cpu = t->has_cpu && p->cpu_ns >= 0 ? (double)p->cpu_ns : NAN;
 		if (m == ANA_M_DF)
 			return NAN;

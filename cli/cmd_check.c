@@ -89,7 +89,7 @@ static void print_summary(const char *path, const struct iot_header *h,
 	printf("  path states  %llu\n", (unsigned long long)sc->counted[2]);
 	if (sc->counted[0])
 		printf("  time span    %s\n",
-		       cli_fmt_ns(b1, sizeof(b1), (double)(sc->t_hi - sc->t_lo)));
+		       cli_fmt_ns(b1, sizeof(b1), (double)iot_ns_sub(sc->t_hi, sc->t_lo)));
 	printf("  frames       %llu chunk frame%s\n", (unsigned long long)s->frames,
 	       s->frames == 1 ? "" : "s");
 	printf("  clean close  %s\n", s->clean_close ? "yes"

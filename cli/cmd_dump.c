@@ -159,7 +159,7 @@ static void print_header(FILE *f, const struct iot_header *h)
 	if (h->realtime_ns && h->start_ns) {
 		/* Wall clock of the start, from the (realtime, monotonic)
 		 * pair; UTC so that the text does not depend on TZ. */
-		int64_t rt = h->realtime_ns + (h->start_ns - h->monotonic_ns);
+		int64_t rt = iot_ns_add(h->realtime_ns, iot_ns_sub(h->start_ns, h->monotonic_ns));
 		time_t t = (time_t)(rt / 1000000000);
 		struct tm tm;
 
@@ -189,7 +189,7 @@ static void print_process(FILE *f, const struct iot_process *p, int64_t base)
 	char t[48], flags[512];
 	int st = p->exit_status;
 
-	fmt_secs(t, sizeof(t), p->t_ns - base);
+	fmt_secs(t, sizeof(t), iot_ns_sub(p->t_ns, base));
 	fprintf(f, "%-6d %s ", (int)p->tid, t);
 	switch (p->kind) {
 	case IOT_PROC_START:
@@ -251,7 +251,7 @@ static void print_state(FILE *f, const struct iot_path_state *ps, int64_t base)
 {
 	char t[48], mode[64];
 
-	fmt_secs(t, sizeof(t), ps->t_ns - base);
+	fmt_secs(t, sizeof(t), iot_ns_sub(ps->t_ns, base));
 	fprintf(f, "#      %s state ", t);
 	put_quoted(f, ps->path, ps->path_len);
 	if (!ps->type) {
@@ -286,10 +286,10 @@ static int print_event(FILE *f, const struct iot_event *ev, int64_t base,
 		*cap = (size_t)k + 1;
 		iot_format_event_opts(*buf, *cap, ev, fmt);
 	}
-	fmt_secs(t, sizeof(t), ev->t_enter - base);
+	fmt_secs(t, sizeof(t), iot_ns_sub(ev->t_enter, base));
 	fprintf(f, "%-6d %s %s", (int)ev->tid, t, *buf);
 	if (!(ev->flags & (IOT_EV_UNFINISHED | IOT_EV_NOEXIT_TS))) {
-		fmt_secs(d, sizeof(d), ev->t_exit - ev->t_enter);
+		fmt_secs(d, sizeof(d), iot_ns_sub(ev->t_exit, ev->t_enter));
 		fprintf(f, " <%s>", d);
 	}
 	/* profiles: what the replay did with the recorded call */
@@ -315,7 +315,7 @@ static void count_event(struct count_row *rows, const struct iot_event *ev)
 		r->errors++;
 	if (!(ev->flags & (IOT_EV_UNFINISHED | IOT_EV_NOEXIT_TS)) &&
 	    ev->t_exit > ev->t_enter)
-		r->ns += ev->t_exit - ev->t_enter;
+		r->ns = iot_ns_add(r->ns, iot_ns_sub(ev->t_exit, ev->t_enter));
 }
 
 static int cmp_rows(const void *a, const void *b)
@@ -344,7 +344,7 @@ static void print_counts(FILE *f, struct count_row *rows, size_t n)
 	for (i = 0; i < used; i++) {
 		calls += rows[i].calls;
 		errors += rows[i].errors;
-		ns += rows[i].ns;
+		ns = iot_ns_add(ns, rows[i].ns);
 	}
 	fprintf(f, "%% time     seconds  usecs/call     calls    errors syscall\n%s", line);
 	for (i = 0; i < used; i++) {

@@ -6,7 +6,30 @@
 #ifndef IOT_COMMANDS_H
 #define IOT_COMMANDS_H
 
+#include <stdint.h>
 #include <stdio.h>
+
+/* Times and durations from a trace: a well-formed file may hold any int64
+ * (the format round-trips them), so differences and sums saturate at
+ * +-INT64_MAX instead of overflowing (undefined behaviour).  The result is
+ * never INT64_MIN: it can be negated. */
+static inline int64_t iot_ns_sub(int64_t a, int64_t b)
+{
+	int64_t d;
+
+	if (__builtin_sub_overflow(a, b, &d))
+		return b < 0 ? INT64_MAX : -INT64_MAX;
+	return d == INT64_MIN ? -INT64_MAX : d;
+}
+
+static inline int64_t iot_ns_add(int64_t a, int64_t b)
+{
+	int64_t d;
+
+	if (__builtin_add_overflow(a, b, &d))
+		return b > 0 ? INT64_MAX : -INT64_MAX;
+	return d == INT64_MIN ? -INT64_MAX : d;
+}
 
 /* Exit codes, the same for every command (documented in iotape(1)). */
 #define IOT_EXIT_OK	 0	/* done */

@@ -109,7 +109,7 @@ int cli_damage_text(char *buf, size_t len, const struct iot_summary *s,
 
 	if (s->events && s->good_t_max > base)
 		snprintf(kept, sizeof(kept), "events up to %.3f s kept",
-			 (double)(s->good_t_max - base) / 1e9);
+			 (double)iot_ns_sub(s->good_t_max, base) / 1e9);
 	else
 		snprintf(kept, sizeof(kept), "no events before it");
 	/* Frames count from the header (frame 0), as 'zstd -l' would. */

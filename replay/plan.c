@@ -512,7 +512,7 @@ static int plan_threads(struct rpl_plan *p, uint64_t *keys)
 			prev_end = op_end(&p->ops[t->spawn_op]);
 		else
 			prev_end = base;
-		gap = op->ev.t_enter - prev_end;
+		gap = iot_ns_sub(op->ev.t_enter, prev_end);
 		op->think_ns = gap > 0 ? gap : 0;	/* raw: see think_times() */
 		GROW(t->ops, t->n_ops, t->cap_ops);
 		t->ops[t->n_ops++] = (uint32_t)i;
