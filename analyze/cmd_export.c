@@ -268,7 +268,7 @@ int cmd_export(int argc, char **argv)
 	const char *file = NULL, *out = NULL, *fs = NULL;
 	struct ana_trace t = { 0 };
 	struct iot_reader *r = NULL;
-	int fmt = -1, i, rc;
+	int fmt = -1, i, rc = IOT_EXIT_FAIL;
 	FILE *f = stdout;
 
 	for (i = 1; i < argc; i++) {
