@@ -8,6 +8,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <getopt.h>
+#include <limits.h>
 #include <pthread.h>
 #include <sched.h>
 #include <signal.h>
@@ -45,8 +46,9 @@ static void usage(FILE *f)
 		"  --no-seccomp       stop at every syscall instead of only recorded ones\n"
 		"                     (slower; used anyway when seccomp is unavailable;\n"
 		"                     implies --no-fastpath)\n"
-		"  --flush-ms N       write a chunk at least every N ms (default 250)\n"
-		"  --flush-events N   ... or every N events (default 8192)\n"
+		"  --flush-ms N       write a chunk at least every N ms (default 250,\n"
+		"                     at most 3600000)\n"
+		"  --flush-events N   ... or every N events (default 8192, at most 1048576)\n"
 		"  --cpu-policy P     one: run the recorder and the program on one CPU\n"
 		"                     (fastest for serial programs); none: no pinning;\n"
 		"                     auto (default): one CPU until two processes run at\n"
@@ -94,6 +96,47 @@ static void on_forward(int sig, siginfo_t *si, void *uc)
 	rec_request_stop(sig | (si && si->si_code == SI_KERNEL ? REC_SIG_FROM_TTY : 0));
 }
 
+/* Bounds of the numeric options: beyond them a trace would wait for an
+ * hour between writes, or hold over a million events in memory. */
+#define FLUSH_MS_MAX	 3600000
+#define FLUSH_EVENTS_MAX 1048576
+
+/* @return : 1 with *@v set if @arg is a whole number from @min to @max */
+static int to_int(const char *arg, long min, long max, int *v)
+{
+	char *end;
+	long n;
+
+	errno = 0;
+	n = strtol(arg, &end, 10);
+	if (errno || end == arg || *end || n < min || n > max)
+		return 0;
+	*v = (int)n;
+	return 1;
+}
+
+/* The option getopt stopped at, as given: "--flush-ms", "-p". */
+static void bad_option(int ch, char **argv)
+{
+	const char *a = argv[optind - 1];
+	int len = (int)strcspn(a, "=");
+	char s[3] = { '-', (char)optopt, 0 };
+
+	if (strncmp(a, "--", 2) != 0) {
+		a = s;
+		len = 2;
+	}
+	if (ch == ':')
+		cli_err(CMD, "%.*s needs a value; 'iotape record --help' lists the options",
+			len, a);
+	else if (optopt && a != s)
+		cli_err(CMD, "%.*s takes no value; 'iotape record --help' lists the options",
+			len, a);
+	else
+		cli_err(CMD, "unknown option '%.*s'; 'iotape record --help' lists them",
+			len, a);
+}
+
 static int parse(int argc, char **argv, struct rec_opts *o)
 {
 	static const struct option lo[] = {
@@ -106,23 +149,43 @@ static int parse(int argc, char **argv, struct rec_opts *o)
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
-	int ch;
+	int ch, pid;
 
 	memset(o, 0, sizeof(*o));
 	o->seccomp = 1;
 	o->fastpath = 1;
 	o->listings = 1;
 	optind = 1;
-	while ((ch = getopt_long(argc, argv, "+o:p:qh", lo, NULL)) != -1) {
+	opterr = 0;
+	while ((ch = getopt_long(argc, argv, "+:o:p:qh", lo, NULL)) != -1) {
 		switch (ch) {
 		case 'o': o->out = optarg; break;
-		case 'p': o->attach_pid = atoi(optarg); break;
+		case 'p':
+			if (!to_int(optarg, 1, INT_MAX, &pid)) {
+				cli_err(CMD, "-p %s: not a process id; give the number 'ps' "
+					"shows for it", optarg);
+				return -1;
+			}
+			o->attach_pid = pid;
+			break;
 		case 'q': o->quiet = 1; break;
 		case 'S': o->seccomp = 0; break;
 		case 'F': o->fastpath = 0; break;
 		case 'L': o->listings = 0; break;
-		case 'M': o->flush_ms = atoi(optarg); break;
-		case 'E': o->flush_events = atoi(optarg); break;
+		case 'M':
+			if (!to_int(optarg, 1, FLUSH_MS_MAX, &o->flush_ms)) {
+				cli_err(CMD, "--flush-ms %s: give a number of milliseconds "
+					"from 1 to %d", optarg, FLUSH_MS_MAX);
+				return -1;
+			}
+			break;
+		case 'E':
+			if (!to_int(optarg, 1, FLUSH_EVENTS_MAX, &o->flush_events)) {
+				cli_err(CMD, "--flush-events %s: give a number of events "
+					"from 1 to %d", optarg, FLUSH_EVENTS_MAX);
+				return -1;
+			}
+			break;
 		case 'C':
 			if (strcmp(optarg, "one") == 0)
 				o->cpu_policy = REC_CPU_ONE;
@@ -136,7 +199,7 @@ static int parse(int argc, char **argv, struct rec_opts *o)
 			}
 			break;
 		case 'h': usage(stdout); return 1;
-		default: usage(stderr); return -1;
+		default: bad_option(ch, argv); return -1;
 		}
 	}
 	o->cmd = argv + optind;
