@@ -3,7 +3,8 @@
  * and write what it does to the filesystem as a trace.
  *
  * The output is opened before the program starts, so an unwritable trace
- * never costs a run.  The exit status is the program's.
+ * never costs a run; an existing trace is replaced only once the program
+ * runs (output.c).  The exit status is the program's.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -34,7 +35,9 @@ static void usage(FILE *f)
 		"record every filesystem, descriptor and process syscall it and its\n"
 		"children make, with entry/exit times, as a compressed trace.\n\n"
 		"Options:\n"
-		"  -o FILE            the trace to write (required; created before the run)\n"
+		"  -o FILE            the trace to write (required; created before the run;\n"
+		"                     an existing FILE is replaced only once the program\n"
+		"                     has started or been attached to)\n"
 		"  -p PID             attach to a running process; Ctrl-C detaches, it runs on\n"
 		"  --no-fastpath      record every call at a ptrace stop; by default a\n"
 		"                     preloaded library logs most calls of dynamically\n"
@@ -377,15 +380,57 @@ static void summary(struct rec_ctx *c, uint64_t bytes)
 		(unsigned long long)c->st.dropped);
 }
 
+static void attach_err(pid_t pid, int err)
+{
+	if (err == -ESRCH || err == -ENOENT)
+		cli_err(CMD, "-p %d: no such process; check the pid with 'ps'", (int)pid);
+	else if (err == -EPERM || err == -EACCES)
+		cli_err(CMD, "-p %d: not allowed to trace it (%s); trace your own "
+			"processes or run as root, and see "
+			"/proc/sys/kernel/yama/ptrace_scope", (int)pid, strerror(-err));
+	else
+		cli_err(CMD, "-p %d: cannot attach: %s", (int)pid, strerror(-err));
+}
+
+/* Find out what would make attaching fail before a trace is written:
+ * opening its memory takes the permission ptrace does (the same user or
+ * CAP_SYS_PTRACE, and yama's ptrace_scope).  @return : 0, or -1 after
+ * saying why not */
+static int attach_check(pid_t pid)
+{
+	char p[64];
+	int fd;
+
+	if (kill(pid, 0) < 0 && errno == ESRCH) {
+		attach_err(pid, -ESRCH);
+		return -1;
+	}
+	snprintf(p, sizeof(p), "/proc/%d/mem", (int)pid);
+	fd = open(p, O_RDONLY | O_CLOEXEC);
+	if (fd < 0 && errno == ESRCH) {
+		/* there, but without memory */
+		cli_err(CMD, "-p %d: a kernel thread or an exiting process; "
+			"neither can be traced", (int)pid);
+		return -1;
+	}
+	if (fd < 0) {
+		attach_err(pid, errno == ENOENT ? -ESRCH : -errno);
+		return -1;
+	}
+	close(fd);
+	return 0;
+}
+
 int cmd_record(int argc, char **argv)
 {
 	struct iot_writer_opts wo;
 	struct iot_header h;
 	struct rec_opts o;
 	struct rec_ctx *c = NULL;
+	struct rec_out ro;
 	sigset_t block, old;
 	int64_t stop_cost;
-	int fd = -1, trace_fd = -1, r, ret = IOT_EXIT_FAIL, seccomp_ok = 0;
+	int fd = -1, trace_fd = -1, r, ret = IOT_EXIT_FAIL, seccomp_ok = 0, ran = 0;
 	char **hargv;
 	char *attach_argv[3], pidbuf[32];
 	const char *fast;
@@ -393,10 +438,13 @@ int cmd_record(int argc, char **argv)
 	r = parse(argc, argv, &o);
 	if (r)
 		return r > 0 ? IOT_EXIT_OK : IOT_EXIT_USAGE;
+	if (o.attach_pid && attach_check(o.attach_pid) < 0)
+		return IOT_EXIT_FAIL;
 	memset(&h, 0, sizeof(h));
-	fd = open(o.out, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+	fd = rec_out_open(&ro, o.out);
 	if (fd < 0) {
-		cli_err(CMD, "%s: %s; choose a writable path with -o", o.out, strerror(errno));
+		cli_err(CMD, "%s: %s; choose a writable path with -o", o.out, strerror(-fd));
+		rec_out_free(&ro);
 		return IOT_EXIT_FAIL;
 	}
 	c = calloc(1, sizeof(*c));
@@ -477,8 +525,7 @@ int cmd_record(int argc, char **argv)
 	if (o.attach_pid) {
 		r = rec_attach(c, o.attach_pid);
 		if (r < 0) {
-			cli_err(CMD, "-p %d: %s; check the pid and your permission to trace it",
-				o.attach_pid, strerror(-r));
+			attach_err(o.attach_pid, r);
 			iot_writer_close(c->w, 0);
 			c->w = NULL;
 			goto out;
@@ -491,6 +538,13 @@ int cmd_record(int argc, char **argv)
 			c->w = NULL;
 			goto out;
 		}
+	}
+	ran = 1;
+	r = rec_out_commit(&ro);
+	if (r < 0) {
+		cli_warn(CMD, "%s: cannot replace it: %s; the trace goes to %s",
+			 o.out, strerror(-r), ro.tmp);
+		o.out = ro.tmp;
 	}
 	/* a ^C during start-up was held until now: the program exists and
 	 * gets it forwarded */
@@ -541,6 +595,11 @@ int cmd_record(int argc, char **argv)
 out:
 	if (fd >= 0)
 		close(fd);
+	/* nothing was recorded: no empty trace where there was none, and an
+	 * older one is left as it was */
+	if (!ran)
+		rec_out_discard(&ro);
+	rec_out_free(&ro);
 	rec_header_free(&h);
 	if (c) {
 		rec_tasks_free(c);

@@ -262,6 +262,22 @@ int rec_attach(struct rec_ctx *c, pid_t pid);
 #define REC_SIG_FROM_TTY 0x1000
 void rec_request_stop(int sig);
 
+/* ---- output.c: the trace file ---- */
+struct rec_out {
+	const char *path;		/* the trace's name (-o) */
+	char *tmp;			/* written here until rec_out_commit(); NULL: path */
+	int created;			/* path did not exist: removed by rec_out_discard() */
+};
+/* open the trace to write, leaving an existing one as it is until
+ * rec_out_commit().  @return : a descriptor, or -errno */
+int rec_out_open(struct rec_out *ro, const char *path);
+/* the program runs: the trace takes its name.  @return : 0, or -errno
+ * with the trace left at ro->tmp */
+int rec_out_commit(struct rec_out *ro);
+/* the program never ran: remove what rec_out_open() made */
+void rec_out_discard(struct rec_out *ro);
+void rec_out_free(struct rec_out *ro);
+
 /* ---- setup.c: seccomp filter, calibration, header ---- */
 /* @fast_ip: the fast path's stub address whose calls run untraced, or 0 */
 int rec_seccomp_install(uint64_t fast_ip);
