@@ -94,8 +94,13 @@ static void on_signal(int sig)
 	rec_request_stop(sig);
 }
 
+/* the signal that ended the recording, for the summary */
+static volatile sig_atomic_t stop_sig;
+
 static void on_forward(int sig, siginfo_t *si, void *uc)
 {
+	if (!stop_sig)
+		stop_sig = sig;
 	rec_request_stop(sig | (si && si->si_code == SI_KERNEL ? REC_SIG_FROM_TTY : 0));
 }
 
@@ -421,6 +426,74 @@ static int attach_check(pid_t pid)
 	return 0;
 }
 
+/* How the recording ended, when not by the program's own exit: the exit
+ * status says it too, but only to a script. */
+static void summary_end(const struct rec_ctx *c, int sig)
+{
+	double secs = (double)(c->st.t_end - c->st.t_start) / 1e9;
+	int st = c->st.root_status;
+	char by[32], killed[32];
+
+	if (sig)
+		iot_format_arg(by, sizeof(by), IOT_ARG_SIGNAL, sig);
+	if (c->o->attach_pid) {
+		if (sig)
+			fprintf(stderr, "iotape: record: detached from %d on %s after "
+				"%.3f s; it runs on, and the trace holds every event up "
+				"to then\n", (int)c->o->attach_pid, by, secs);
+		return;
+	}
+	if (!WIFSIGNALED(st)) {
+		if (sig)
+			fprintf(stderr, "iotape: record: recording interrupted by %s "
+				"after %.3f s; the program exited with %d and the trace "
+				"holds every event\n", by, secs, WEXITSTATUS(st));
+		return;
+	}
+	iot_format_arg(killed, sizeof(killed), IOT_ARG_SIGNAL, WTERMSIG(st));
+	if (sig == WTERMSIG(st))
+		fprintf(stderr, "iotape: record: recording interrupted by %s after "
+			"%.3f s; the program was killed by it and the trace holds "
+			"every event up to then\n", by, secs);
+	else
+		fprintf(stderr, "iotape: record: the program was killed by %s after "
+			"%.3f s; the trace holds every event up to then\n", killed, secs);
+}
+
+/* The trace could not be written to the end: say what the file holds,
+ * read back from it. */
+static void write_failed(const struct rec_ctx *c, const char *path, int err)
+{
+	const struct iot_summary *s;
+	struct iot_reader *r = NULL;
+	unsigned long long seen = c->st.events + c->st.dropped;
+
+	if (iot_reader_open(&r, path) < 0) {
+		cli_err(CMD, "%s: %s; nothing readable was written; record again "
+			"with -o on a filesystem with space", path, iot_strerror(err));
+		return;
+	}
+	s = iot_reader_summary(r);
+	if (s->has_index && !s->index_damaged && !s->damage)
+		/* the index was written: only the final fsync failed */
+		cli_err(CMD, "%s: %s after the whole trace was written (%llu events, "
+			"with its index); it may not all be on disk: 'iotape check "
+			"%s' reads it back", path, iot_strerror(err),
+			(unsigned long long)s->events, path);
+	else if (!s->events)
+		cli_err(CMD, "%s: %s; the trace is incomplete: it holds none of the "
+			"%llu events recorded; record again with -o on a filesystem "
+			"with space", path, iot_strerror(err), seen);
+	else
+		cli_err(CMD, "%s: %s; the trace is incomplete: it holds %llu of the "
+			"%llu events recorded (up to %.3f s) and no index; 'iotape "
+			"check --repair %s' keeps them (it writes a copy: free some "
+			"space first, or add -o OUT on another filesystem)",
+			path, iot_strerror(err), (unsigned long long)s->events, seen,
+			(double)(s->good_t_max - c->st.t_start) / 1e9, path);
+	iot_reader_close(r);
+}
+
 int cmd_record(int argc, char **argv)
 {
 	struct iot_writer_opts wo;
@@ -570,9 +643,9 @@ int cmd_record(int argc, char **argv)
 	}
 	r = iot_writer_close(c->w, c->st.dropped);
 	if (r < 0) {
-		cli_err(CMD, "%s: %s; the trace may be incomplete", o.out, iot_strerror(r));
-		ret = IOT_EXIT_FAIL;
 		c->w = NULL;
+		write_failed(c, o.out, r);
+		ret = IOT_EXIT_FAIL;
 		goto out;
 	}
 	c->w = NULL;
@@ -585,6 +658,7 @@ int cmd_record(int argc, char **argv)
 			close(tfd);
 		}
 		summary(c, (uint64_t)(sz > 0 ? sz : 0));
+		summary_end(c, stop_sig);
 	}
 	if (o.attach_pid)
 		ret = IOT_EXIT_OK;
