@@ -185,10 +185,36 @@ out:
 	return code;
 }
 
+/* @path was just read whole: an error in its repair is the output's,
+ * unless it is the format's own or memory. */
+static void repair_msg(const char *path, const char *out, int err)
+{
+	int full = err == -ENOSPC || err == -EDQUOT;
+	int nodir = err == -ENOENT || err == -ENOTDIR;
+
+	if (err == -ENOMEM || err <= -IOT_E_BASE)
+		cli_err("check", "%s: cannot repair: %s", path, iot_strerror(err));
+	else if (out)
+		cli_err("check", "%s: cannot write the repaired copy of %s: %s; "
+			"give -o a path %s", out, path, iot_strerror(err),
+			full ? "on a filesystem with space"
+			: nodir ? "in a directory that exists" : "you can write to");
+	else if (full)
+		cli_err("check", "%s: cannot repair: %s (the repair writes a whole "
+			"copy beside it first); it is unchanged; free some space, or "
+			"write the copy to another filesystem with -o OUT",
+			path, iot_strerror(err));
+	else
+		cli_err("check", "%s: cannot repair: %s (writing a copy in its "
+			"directory); it is unchanged; write the copy elsewhere with "
+			"-o OUT", path, iot_strerror(err));
+}
+
 static int repair_one(const char *path, const char *out, int quiet)
 {
+	struct stat st;
 	uint64_t kept = 0;
-	int rc, damaged = 0;
+	int rc, damaged = 0, existed;
 
 	/* A clean file keeps its clean-close mark: nothing to do in place. */
 	rc = check_one(path, -1, &damaged);
@@ -199,9 +225,13 @@ static int repair_one(const char *path, const char *out, int quiet)
 	}
 	if (rc == IOT_EXIT_FAIL)
 		return rc;
+	existed = out && lstat(out, &st) == 0;
 	rc = iot_repair(path, out ? out : path, &kept);
 	if (rc) {
-		cli_err("check", "%s: cannot repair: %s", path, iot_strerror(rc));
+		repair_msg(path, out, rc);
+		/* no part-written copy where there was nothing */
+		if (out && !existed)
+			unlink(out);
 		return IOT_EXIT_FAIL;
 	}
 	if (!quiet)
