@@ -248,6 +248,29 @@ static int worse(int a, int b)
 	return a > b ? a : b;
 }
 
+/* One line for an option getopt stopped at ("--bogus", "-z"), as every
+ * command prints. */
+static void bad_option(int ch, char **argv)
+{
+	const char *a = argv[optind - 1];
+	int len = (int)strcspn(a, "=");
+	char s[3] = { '-', (char)optopt, 0 };
+
+	if (strncmp(a, "--", 2) != 0) {
+		a = s;
+		len = 2;
+	}
+	if (ch == ':')
+		cli_err("check", "%.*s needs a value; 'iotape check --help' lists the options",
+			len, a);
+	else if (optopt && a != s)
+		cli_err("check", "%.*s takes no value; 'iotape check --help' lists the options",
+			len, a);
+	else
+		cli_err("check", "unknown option '%.*s'; 'iotape check --help' lists them",
+			len, a);
+}
+
 int cmd_check(int argc, char **argv)
 {
 	static const struct option longopts[] = {
@@ -261,7 +284,8 @@ int cmd_check(int argc, char **argv)
 	int repair = 0, quiet = 0, code = IOT_EXIT_OK, c, i;
 
 	optind = 0;
-	while ((c = getopt_long(argc, argv, "ro:qh", longopts, NULL)) != -1) {
+	opterr = 0;
+	while ((c = getopt_long(argc, argv, ":ro:qh", longopts, NULL)) != -1) {
 		switch (c) {
 		case 'r': repair = 1; break;
 		case 'o': out = optarg; break;
@@ -270,7 +294,7 @@ int cmd_check(int argc, char **argv)
 			fputs(usage_text, stdout);
 			return IOT_EXIT_OK;
 		default:
-			cli_err("check", "'iotape check --help' shows usage");
+			bad_option(c, argv);
 			return IOT_EXIT_USAGE;
 		}
 	}

@@ -554,6 +554,29 @@ out:
 	return code;
 }
 
+/* One line for an option getopt stopped at ("--bogus", "-z"), as every
+ * command prints. */
+static void bad_option(int ch, char **argv)
+{
+	const char *a = argv[optind - 1];
+	int len = (int)strcspn(a, "=");
+	char s[3] = { '-', (char)optopt, 0 };
+
+	if (strncmp(a, "--", 2) != 0) {
+		a = s;
+		len = 2;
+	}
+	if (ch == ':')
+		cli_err("dump", "%.*s needs a value; 'iotape dump --help' lists the options",
+			len, a);
+	else if (optopt && a != s)
+		cli_err("dump", "%.*s takes no value; 'iotape dump --help' lists the options",
+			len, a);
+	else
+		cli_err("dump", "unknown option '%.*s'; 'iotape dump --help' lists them",
+			len, a);
+}
+
 int cmd_dump(int argc, char **argv)
 {
 	static const struct option longopts[] = {
@@ -572,7 +595,8 @@ int cmd_dump(int argc, char **argv)
 
 	memset(&o, 0, sizeof(o));
 	optind = 0;
-	while ((c = getopt_long(argc, argv, "cp:Psyh", longopts, NULL)) != -1) {
+	opterr = 0;
+	while ((c = getopt_long(argc, argv, ":cp:Psyh", longopts, NULL)) != -1) {
 		switch (c) {
 		case 'c': o.count = 1; break;
 		case 'P': o.no_procs = 1; break;
@@ -592,7 +616,7 @@ int cmd_dump(int argc, char **argv)
 			fputs(usage_text, stdout);
 			return IOT_EXIT_OK;
 		default:
-			cli_err("dump", "'iotape dump --help' shows usage");
+			bad_option(c, argv);
 			return IOT_EXIT_USAGE;
 		}
 	}
