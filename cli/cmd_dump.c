@@ -32,7 +32,8 @@ static const char usage_text[] =
 	"Options:\n"
 	"  -c, --count      only a table of totals per syscall: calls, errors,\n"
 	"                   total time, usecs/call, sorted by time ('strace -c')\n"
-	"  -p, --pid N      only process (thread group) or thread N\n"
+	"  -p, --pid N      only process (thread group) or thread N (exit 1 if\n"
+	"                   there is none)\n"
 	"  -P, --no-procs   leave out fork/exec/exit/phase lines\n"
 	"  -s, --states     also print the recorded before-state of each path\n"
 	"                   ('(listed)': only seen in a directory listing)\n"
@@ -46,7 +47,8 @@ static const char usage_text[] =
 	"  iotape dump --pid 4242 --no-procs build.iotape | head\n"
 	"  iotape dump -y build.iotape | grep -- '</etc/'   # calls on files in /etc\n"
 	"\n"
-	"Exit status: 0 done; 1 the file could not be read; 2 bad usage; 3 the\n"
+	"Exit status: 0 done; 1 the file could not be read, or --pid matched\n"
+	"nothing (the message lists the pids there are); 2 bad usage; 3 the\n"
 	"file is damaged or was not closed: everything before the damage was\n"
 	"printed, and the message says where it is ('iotape check --repair'\n"
 	"rewrites the file).\n";
@@ -444,15 +446,93 @@ static int pend_item(struct pend_list *pl, const struct iot_item *it, int64_t ba
 			 : it->u.ps.t_ns, line);
 }
 
-static int wanted(const struct dump_opts *o, int32_t pid, int32_t tid)
+/*
+ * The processes seen while --pid matched nothing, for the message that
+ * says so.  Events of one process come in runs: only a change is kept,
+ * and the list is sorted and made unique when it fills.
+ */
+struct pid_seen {
+	int32_t *v;
+	size_t n, cap;
+	int matched;
+};
+
+static int cmp_pid(const void *a, const void *b)
 {
-	return !o->have_pid || pid == o->pid || tid == o->pid;
+	int32_t x = *(const int32_t *)a, y = *(const int32_t *)b;
+
+	return x < y ? -1 : x > y;
+}
+
+static void pids_unique(struct pid_seen *ps)
+{
+	size_t i, k = 0;
+
+	qsort(ps->v, ps->n, sizeof(*ps->v), cmp_pid);
+	for (i = 0; i < ps->n; i++)
+		if (!k || ps->v[i] != ps->v[k - 1])
+			ps->v[k++] = ps->v[i];
+	ps->n = k;
+}
+
+static void pids_add(struct pid_seen *ps, int32_t pid)
+{
+	if (ps->matched || (ps->n && ps->v[ps->n - 1] == pid))
+		return;
+	if (ps->n == ps->cap) {
+		pids_unique(ps);
+		if (ps->n * 2 >= ps->cap) {
+			size_t cap = ps->cap ? 2 * ps->cap : 64;
+			int32_t *v = realloc(ps->v, cap * sizeof(*v));
+
+			if (!v)
+				return;	/* the list is only for the message */
+			ps->v = v;
+			ps->cap = cap;
+		}
+	}
+	ps->v[ps->n++] = pid;
+}
+
+static int wanted(const struct dump_opts *o, struct pid_seen *ps, int32_t pid,
+		  int32_t tid)
+{
+	if (!o->have_pid || pid == o->pid || tid == o->pid) {
+		ps->matched = 1;
+		return 1;
+	}
+	pids_add(ps, pid);
+	return 0;
+}
+
+/* --pid matched nothing: say so, with the pids there are. */
+static void no_such_pid(const char *path, int32_t pid, struct pid_seen *ps)
+{
+	char list[128];
+	size_t i, o = 0;
+
+	pids_unique(ps);
+	if (!ps->n) {
+		cli_err("dump", "%s: no process or thread %d in the trace; it has "
+			"no processes", path, (int)pid);
+		return;
+	}
+	list[0] = 0;
+	for (i = 0; i < ps->n && i < 8; i++)
+		o += (size_t)snprintf(list + o, sizeof(list) - o, "%s%d",
+				      i ? ", " : "", (int)ps->v[i]);
+	if (ps->n > 8)
+		snprintf(list + o, sizeof(list) - o, ", ... (%zu in all)", ps->n);
+	cli_err("dump", "%s: no process or thread %d in the trace; its processes "
+		"are %s (plain 'iotape dump' shows what each ran)", path,
+		(int)pid, list);
 }
 
 /* @return : an IOT_EXIT_* code. */
 static int dump_file(const char *path, const struct dump_opts *o)
 {
 	struct pend_list pl = { NULL, 0, 0, 0 };
+	struct pid_seen ps = { NULL, 0, 0, 0 };
 	struct count_row *rows = NULL;
 	struct iot_reader *r = NULL;
 	uint64_t chunk = UINT64_MAX;
@@ -485,7 +565,7 @@ static int dump_file(const char *path, const struct dump_opts *o)
 		}
 		switch (it.kind) {
 		case IOT_ITEM_EVENT:
-			if (!wanted(o, it.u.ev.pid, it.u.ev.tid))
+			if (!wanted(o, &ps, it.u.ev.pid, it.u.ev.tid))
 				break;
 			if (o->count) {
 				count_event(rows, &it.u.ev);
@@ -496,8 +576,8 @@ static int dump_file(const char *path, const struct dump_opts *o)
 				rc = -ENOMEM;
 			break;
 		case IOT_ITEM_PROCESS:
-			if (!o->count && !o->no_procs &&
-			    wanted(o, it.u.proc.pid, it.u.proc.tid))
+			if (wanted(o, &ps, it.u.proc.pid, it.u.proc.tid) &&
+			    !o->count && !o->no_procs)
 				rc = pend_item(&pl, &it, base);
 			break;
 		case IOT_ITEM_PATH_STATE:
@@ -546,7 +626,13 @@ static int dump_file(const char *path, const struct dump_opts *o)
 		cli_err("dump", "%s: %s", path, why);
 		code = IOT_EXIT_DAMAGED;
 	}
+	/* as grep: a filter that matched nothing is not success */
+	if (o->have_pid && !ps.matched && code != IOT_EXIT_FAIL) {
+		no_such_pid(path, o->pid, &ps);
+		code = IOT_EXIT_FAIL;
+	}
 out:
+	free(ps.v);
 	pend_free(&pl);
 	free(buf);
 	free(rows);
