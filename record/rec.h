@@ -278,6 +278,15 @@ int rec_out_commit(struct rec_out *ro);
 void rec_out_discard(struct rec_out *ro);
 void rec_out_free(struct rec_out *ro);
 
+/* ---- summary.c: what the recorder says at the end ---- */
+/* the summary line; @bytes: the trace's size */
+void rec_summary(const struct rec_ctx *c, uint64_t bytes);
+/* how the recording ended if a signal ended it (@sig: the recorder's, 0:
+ * none), or the program was killed */
+void rec_summary_end(const struct rec_ctx *c, int sig);
+/* the trace @path could not be written to the end (@err): what it holds */
+void rec_write_failed(const struct rec_ctx *c, const char *path, int err);
+
 /* ---- setup.c: seccomp filter, calibration, header ---- */
 /* @fast_ip: the fast path's stub address whose calls run untraced, or 0 */
 int rec_seccomp_install(uint64_t fast_ip);

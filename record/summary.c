@@ -1,0 +1,117 @@
+/*
+ * summary.c - what iotape record says when the recording ends: the
+ * summary line, how it ended if a signal ended it, and what the trace
+ * holds when it could not be written to the end.
+ */
+#include <stdio.h>
+#include <sys/wait.h>
+
+#include "commands.h"
+#include "rec.h"
+
+#define CMD "record"
+
+void rec_summary(const struct rec_ctx *c, uint64_t bytes)
+{
+	char b1[32], b2[32], b3[80], b4[64], n1[32];
+	double secs = (double)(c->st.t_end - c->st.t_start) / 1e9;
+	uint64_t v = c->st.events;
+	int len, i, o = 0;
+
+	/* 12,345 */
+	len = snprintf(b1, sizeof(b1), "%llu", (unsigned long long)v);
+	for (i = 0; i < len; i++) {
+		if (i && (len - i) % 3 == 0)
+			n1[o++] = ',';
+		n1[o++] = b1[i];
+	}
+	n1[o] = 0;
+	if (c->fast)
+		snprintf(b1, sizeof(b1), " (%.1f%% in-process)",
+			 v ? 100.0 * (double)c->st.fast_events / (double)v : 0.0);
+	else
+		b1[0] = 0;
+	/* auto: did it stay on one CPU (cheap stops) or spread? */
+	b3[0] = 0;
+	if (c->o->cpu_policy == REC_CPU_AUTO && c->st.spread_ns)
+		snprintf(b3, sizeof(b3), ", CPUs spread at %.3f s (programs ran side by side)",
+			 (double)(c->st.spread_ns - c->st.t_start) / 1e9);
+	else if (c->o->cpu_policy == REC_CPU_AUTO && c->pinned_cpu >= 0)
+		snprintf(b3, sizeof(b3), ", one CPU");
+	b4[0] = 0;
+	if (c->st.listed)
+		snprintf(b4, sizeof(b4), ", %llu unnamed entries of listed directories",
+			 (unsigned long long)c->st.listed);
+	fprintf(stderr, "iotape: record: %s events%s, %llu processes, %.3f s%s%s, %s written to %s, "
+		"%llu dropped\n", n1, b1, (unsigned long long)c->st.processes, secs, b3, b4,
+		cli_fmt_bytes(b2, sizeof(b2), (double)bytes), c->o->out,
+		(unsigned long long)c->st.dropped);
+}
+
+/* How the recording ended, when not by the program's own exit: the exit
+ * status says it too, but only to a script. */
+void rec_summary_end(const struct rec_ctx *c, int sig)
+{
+	double secs = (double)(c->st.t_end - c->st.t_start) / 1e9;
+	int st = c->st.root_status;
+	char by[32], killed[32];
+
+	if (sig)
+		iot_format_arg(by, sizeof(by), IOT_ARG_SIGNAL, sig);
+	if (c->o->attach_pid) {
+		if (sig)
+			fprintf(stderr, "iotape: record: detached from %d on %s after "
+				"%.3f s; it runs on, and the trace holds every event up "
+				"to then\n", (int)c->o->attach_pid, by, secs);
+		return;
+	}
+	if (!WIFSIGNALED(st)) {
+		if (sig)
+			fprintf(stderr, "iotape: record: recording interrupted by %s "
+				"after %.3f s; the program exited with %d and the trace "
+				"holds every event\n", by, secs, WEXITSTATUS(st));
+		return;
+	}
+	iot_format_arg(killed, sizeof(killed), IOT_ARG_SIGNAL, WTERMSIG(st));
+	if (sig == WTERMSIG(st))
+		fprintf(stderr, "iotape: record: recording interrupted by %s after "
+			"%.3f s; the program was killed by it and the trace holds "
+			"every event up to then\n", by, secs);
+	else
+		fprintf(stderr, "iotape: record: the program was killed by %s after "
+			"%.3f s; the trace holds every event up to then\n", killed, secs);
+}
+
+/* The trace could not be written to the end: say what the file holds,
+ * read back from it. */
+void rec_write_failed(const struct rec_ctx *c, const char *path, int err)
+{
+	const struct iot_summary *s;
+	struct iot_reader *r = NULL;
+	unsigned long long seen = c->st.events + c->st.dropped;
+
+	if (iot_reader_open(&r, path) < 0) {
+		cli_err(CMD, "%s: %s; nothing readable was written; record again "
+			"with -o on a filesystem with space", path, iot_strerror(err));
+		return;
+	}
+	s = iot_reader_summary(r);
+	if (s->has_index && !s->index_damaged && !s->damage)
+		/* the index was written: only the final fsync failed */
+		cli_err(CMD, "%s: %s after the whole trace was written (%llu events, "
+			"with its index); it may not all be on disk: 'iotape check "
+			"%s' reads it back", path, iot_strerror(err),
+			(unsigned long long)s->events, path);
+	else if (!s->events)
+		cli_err(CMD, "%s: %s; the trace is incomplete: it holds none of the "
+			"%llu events recorded; record again with -o on a filesystem "
+			"with space", path, iot_strerror(err), seen);
+	else
+		cli_err(CMD, "%s: %s; the trace is incomplete: it holds %llu of the "
+			"%llu events recorded (up to %.3f s) and no index; 'iotape "
+			"check --repair %s' keeps them (it writes a copy: free some "
+			"space first, or add -o OUT on another filesystem)",
+			path, iot_strerror(err), (unsigned long long)s->events, seen,
+			(double)(s->good_t_max - c->st.t_start) / 1e9, path);
+	iot_reader_close(r);
+}
