@@ -478,14 +478,15 @@ int cmd_record(int argc, char **argv)
 	sigaddset(&block, SIGQUIT);
 	sigaddset(&block, SIGALRM);
 	pthread_sigmask(SIG_BLOCK, &block, &old);
-	r = iot_writer_fdopen(&c->w, fd, &h, &wo);
+	/* the writer's from here, closed by it if it fails */
+	trace_fd = fd;
+	fd = -1;
+	r = iot_writer_fdopen(&c->w, trace_fd, &h, &wo);
 	if (r < 0) {
 		pthread_sigmask(SIG_SETMASK, &old, NULL);
 		cli_err(CMD, "%s: %s; check the disk and the path", o.out, iot_strerror(r));
 		goto out;
 	}
-	trace_fd = fd;
-	fd = -1;
 	if (!c->spread)
 		rec_pin_cpu(c->pinned_cpu);
 	install_handlers(o.flush_ms);
