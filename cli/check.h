@@ -25,7 +25,5 @@ int64_t cli_time_base(const struct iot_header *h, const struct iot_summary *s);
 int cli_damage_text(char *buf, size_t len, const struct iot_summary *s,
 		    int64_t base);
 
-/*! cli_open_msg() : the same as cli_open_trace_msg(). */
-void cli_open_msg(const char *cmd, const char *path, int err);
 
 #endif

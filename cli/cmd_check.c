@@ -160,7 +160,7 @@ static int check_one(const char *path, int quiet, int *damaged)
 
 	rc = iot_reader_open(&r, path);
 	if (rc) {
-		cli_open_msg("check", path, rc);
+		cli_open_trace_msg("check", path, rc);
 		return IOT_EXIT_FAIL;
 	}
 	rc = scan(r, &sc);

@@ -545,7 +545,7 @@ static int dump_file(const char *path, const struct dump_opts *o)
 
 	rc = iot_reader_open(&r, path);
 	if (rc) {
-		cli_open_msg("dump", path, rc);
+		cli_open_trace_msg("dump", path, rc);
 		return IOT_EXIT_FAIL;
 	}
 	buf = malloc(cap);

@@ -143,11 +143,6 @@ int cli_damage_text(char *buf, size_t len, const struct iot_summary *s,
 	return 1;
 }
 
-void cli_open_msg(const char *cmd, const char *path, int err)
-{
-	cli_open_trace_msg(cmd, path, err);
-}
-
 int cli_same_file(const char *a, const char *b)
 {
 	struct stat sa, sb;
