@@ -25,5 +25,4 @@ int64_t cli_time_base(const struct iot_header *h, const struct iot_summary *s);
 int cli_damage_text(char *buf, size_t len, const struct iot_summary *s,
 		    int64_t base);
 
-
 #endif
