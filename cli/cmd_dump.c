@@ -468,6 +468,8 @@ static void pids_unique(struct pid_seen *ps)
 {
 	size_t i, k = 0;
 
+	if (ps->n < 2)
+		return;		/* qsort() of no array (NULL) is undefined */
 	qsort(ps->v, ps->n, sizeof(*ps->v), cmp_pid);
 	for (i = 0; i < ps->n; i++)
 		if (!k || ps->v[i] != ps->v[k - 1])
