@@ -164,13 +164,20 @@ $(BUILD)/tests/shim/%.so: tests/shim/%.c
 	@echo "  CC      $<"
 	$(Q)$(CC) -std=gnu11 -O1 -g -Wall -D_GNU_SOURCE -shared -fPIC -o $@ $< -ldl
 
-tests: $(BIN) $(FASTLIB) $(UNIT_BIN) $(PROG_BIN) $(SHIM_LIB) $(BENCH_BIN) $(BUILD)/fuzz-replay
+tests: $(BIN) $(FASTLIB) $(UNIT_BIN) $(PROG_BIN) $(SHIM_LIB) $(BENCH_BIN) $(BUILD)/fuzz-replay \
+	$(BUILD)/fuzz-replay-plan
 
 # The fuzz corpus is replayed by a plain main in every check.
-$(BUILD)/fuzz-replay: tests/fuzz/fuzz_reader.c tests/fuzz/replay_main.c $(LIBA)
+$(BUILD)/fuzz-replay: tests/fuzz/fuzz_reader.c tests/fuzz/replay_main.c tests/fuzz/record_file.h $(LIBA)
 	@echo "  CC      $@"
 	$(Q)$(CC) $(ALL_CFLAGS) -o $@ tests/fuzz/fuzz_reader.c tests/fuzz/replay_main.c \
 		$(LIBA) $(ALL_LDFLAGS) $(LIBS)
+
+$(BUILD)/fuzz-replay-plan: tests/fuzz/fuzz_plan.c tests/fuzz/replay_main.c tests/fuzz/record_file.h \
+		$(APP_NOMAIN_OBJ) $(LIBA)
+	@echo "  CC      $@"
+	$(Q)$(CC) $(ALL_CFLAGS) -Irecord -Ireplay -Ianalyze -o $@ tests/fuzz/fuzz_plan.c \
+		tests/fuzz/replay_main.c $(APP_NOMAIN_OBJ) $(LIBA) $(ALL_LDFLAGS) $(LIBS)
 
 check: deps
 	@tools/deps.sh check

@@ -52,6 +52,9 @@ if [ $only_unit = 0 ]; then
 	if [ -x "$BUILD/fuzz-replay" ]; then
 		run_one "fuzz/corpus-replay" 600 "$BUILD/fuzz-replay" tests/fuzz/corpus
 	fi
+	if [ -x "$BUILD/fuzz-replay-plan" ]; then
+		run_one "fuzz/corpus-plan" 600 "$BUILD/fuzz-replay-plan" tests/fuzz/corpus
+	fi
 	for t in tests/integration/*.sh; do
 		[ -f "$t" ] || continue
 		case $t in */lib.sh|*_lib.sh) continue ;; esac	# sourced helpers

@@ -1,8 +1,9 @@
 /*
  * fuzz_plan.c - libFuzzer harness for the replayer's plan builder: a
  * mutated trace must give a plan or a clean error, never a crash, a hang
- * or an unbounded allocation.  The input is a whole trace file; it is
- * handed to the planner through a memfd, as a file on disk would be.
+ * or an unbounded allocation.  The input is a whole trace file, or one
+ * Record after 'R' (record_file.h); it is handed to the planner through a
+ * memfd, as a file on disk would be.
  */
 #include <stdint.h>
 #include <stdio.h>
@@ -10,12 +11,13 @@
 #include <sys/mman.h>
 #include <unistd.h>
 
+#include "record_file.h"
 #include "replay.h"
 #include "rpl.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
-int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
+static void plan(const uint8_t *data, size_t size)
 {
 	struct rpl_opts o;
 	struct rpl_plan p;
@@ -25,7 +27,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 
 	fd = memfd_create("iotape-fuzz", MFD_CLOEXEC);
 	if (fd < 0)
-		return 0;
+		return;
 	while (off < size) {
 		ssize_t n = write(fd, data + off, size - off);
 
@@ -44,5 +46,20 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	rpl_plan_free(&p);
 out:
 	close(fd);
+}
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
+{
+	uint8_t *file;
+	size_t len;
+
+	if (size && data[0] == 'R') {
+		file = record_file(data + 1, size - 1, &len);
+		if (file)
+			plan(file, len);
+		free(file);
+	} else {
+		plan(data, size);
+	}
 	return 0;
 }

@@ -2,10 +2,8 @@
  * fuzz_reader.c - libFuzzer entry: open a buffer as a trace, read every
  * item, rewind, seek by frame and by time, read again.
  *
- * An input that starts with 'R' is not a file but the bytes of one Record:
- * the harness puts it in a chunk frame (tag, length, zstd with checksum)
- * after a valid header frame.  Mutations of a compressed file mostly die at
- * the zstd checksum; these reach the chunk decoder and the column checks.
+ * An input that starts with 'R' is the bytes of one Record: see
+ * record_file.h.
  */
 #include <stddef.h>
 #include <stdint.h>
@@ -16,6 +14,7 @@
 
 #include "iotape.h"
 #include "internal.h"
+#include "record_file.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
@@ -64,69 +63,18 @@ static void run(const uint8_t *data, size_t size)
 	iot_reader_close(r);
 }
 
-/* The header frame of an empty trace, made once through a pipe-less
- * temporary file. */
-static uint8_t *hdr;
-static size_t hdr_len;
-
-static void make_header(void)
-{
-	char path[] = "/tmp/iotape-fuzz-hdr.XXXXXX";
-	struct iot_writer *w;
-	struct iot_header h = { 0 };
-	int fd = mkstemp(path);
-	off_t n;
-
-	if (fd < 0)
-		abort();
-	unlink(path);
-	if (iot_writer_fdopen(&w, dup(fd), &h, NULL))
-		abort();
-	iot_writer_abort(w);	/* the header frame alone */
-	n = lseek(fd, 0, SEEK_END);
-	hdr = malloc((size_t)n);
-	if (!hdr || pread(fd, hdr, (size_t)n, 0) != n)
-		abort();
-	hdr_len = (size_t)n;
-	close(fd);
-}
-
-static void run_record(const uint8_t *rec, size_t len)
-{
-	static ZSTD_CCtx *cctx;
-	uint8_t *raw = malloc(len + 11), *out = NULL, *file;
-	size_t k = 0, cap = 0;
-	uint64_t v = len;
-	long n;
-
-	if (!hdr)
-		make_header();
-	if (!cctx)
-		cctx = ZSTD_createCCtx();
-	if (!raw || !cctx)
-		abort();
-	raw[k++] = IOT_RECORD_TAG;
-	do {
-		raw[k++] = (uint8_t)((v & 0x7f) | (v > 0x7f ? 0x80 : 0));
-		v >>= 7;
-	} while (v);
-	memcpy(raw + k, rec, len);
-	n = iot_compress_frame(cctx, 1, raw, k + len, &out, &cap);
-	if (n > 0 && (file = malloc(hdr_len + (size_t)n))) {
-		memcpy(file, hdr, hdr_len);
-		memcpy(file + hdr_len, out, (size_t)n);
-		run(file, hdr_len + (size_t)n);
-		free(file);
-	}
-	free(raw);
-	free(out);
-}
-
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
-	if (size && data[0] == 'R')
-		run_record(data + 1, size - 1);
-	else
+	uint8_t *file;
+	size_t len;
+
+	if (size && data[0] == 'R') {
+		file = record_file(data + 1, size - 1, &len);
+		if (file)
+			run(file, len);
+		free(file);
+	} else {
 		run(data, size);
+	}
 	return 0;
 }
