@@ -231,6 +231,12 @@ const char *ana_basename(const char *p);
  *  @return : the stream, or NULL. */
 FILE *ana_open_out(const char *cmd, const char *path);
 
+/*! ana_close_out() : flush and close @f, the output @path (NULL: standard
+ *  output, flushed and checked, not closed).  On a write error print what
+ *  failed and remove the partial file if @path is still the regular file
+ *  written.  @return : 0, or -errno. */
+int ana_close_out(const char *cmd, FILE *f, const char *path);
+
 /*! ana_sort() : qsort(), except that no elements may come with a NULL
  *  array, which qsort() itself does not allow. */
 static inline void ana_sort(void *base, size_t n, size_t size,

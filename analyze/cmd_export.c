@@ -220,38 +220,6 @@ static int stream(struct iot_reader *r, const char *path, FILE *f, int fmt)
 	return rc;
 }
 
-/* Flush @f, written to @path (NULL: standard output), and close it unless
- * it is standard output: a full disk often shows only here.  A file left
- * incomplete is removed, but only a regular file that @path itself names
- * (not /dev/stdout, not the target of a symbolic link).
- * @return : 0, or -errno after saying what failed. */
-static int close_out(const char *cmd, FILE *f, const char *path)
-{
-	struct stat st, now;
-	int err = 0, reg;
-
-	errno = 0;
-	if (fflush(f) != 0 || ferror(f))
-		err = errno ? errno : EIO;
-	if (!path) {
-		if (err)
-			cli_err(cmd, "writing standard output: %s", strerror(err));
-		return -err;
-	}
-	reg = fstat(fileno(f), &st) == 0 && S_ISREG(st.st_mode) && lstat(path, &now) == 0 &&
-	      now.st_dev == st.st_dev && now.st_ino == st.st_ino;
-	if (fclose(f) != 0 && !err)
-		err = errno;
-	if (!err)
-		return 0;
-	if (reg && unlink(path) == 0)
-		cli_err(cmd, "%s: write failed: %s; the partial file was removed", path,
-			strerror(err));
-	else
-		cli_err(cmd, "%s: write failed: %s; it is incomplete", path, strerror(err));
-	return -err;
-}
-
 static int fmt_of(const char *s)
 {
 	if (strcmp(s, "chrome") == 0 || strcmp(s, "perfetto") == 0)
@@ -358,7 +326,7 @@ int cmd_export(int argc, char **argv)
 	} else {
 		rc = stream(r, file, f, fmt);
 	}
-	if (close_out("export", f, out) < 0)
+	if (ana_close_out("export", f, out) < 0)
 		return IOT_EXIT_FAIL;
 	return rc;
 }

@@ -57,38 +57,6 @@ int ana_parse_by(const char *s)
 	return -1;
 }
 
-/* Flush @f, written to @path (NULL: standard output), and close it unless
- * it is standard output: a full disk often shows only here.  A file left
- * incomplete is removed, but only a regular file that @path itself names
- * (not /dev/stdout, not the target of a symbolic link).
- * @return : 0, or -errno after saying what failed. */
-static int close_out(const char *cmd, FILE *f, const char *path)
-{
-	struct stat st, now;
-	int err = 0, reg;
-
-	errno = 0;
-	if (fflush(f) != 0 || ferror(f))
-		err = errno ? errno : EIO;
-	if (!path) {
-		if (err)
-			cli_err(cmd, "writing standard output: %s", strerror(err));
-		return -err;
-	}
-	reg = fstat(fileno(f), &st) == 0 && S_ISREG(st.st_mode) && lstat(path, &now) == 0 &&
-	      now.st_dev == st.st_dev && now.st_ino == st.st_ino;
-	if (fclose(f) != 0 && !err)
-		err = errno;
-	if (!err)
-		return 0;
-	if (reg && unlink(path) == 0)
-		cli_err(cmd, "%s: write failed: %s; the partial file was removed", path,
-			strerror(err));
-	else
-		cli_err(cmd, "%s: write failed: %s; it is incomplete", path, strerror(err));
-	return -err;
-}
-
 /* Whether the output @out of option @opt is one of the @nf input @files,
  * which opening it for writing would destroy; says so. */
 static int out_is_input(const char *cmd, const char *opt, const char *out, char **files,
@@ -219,7 +187,7 @@ int cmd_report(int argc, char **argv)
 			rc = IOT_EXIT_FAIL;
 		ana_groups_free(g, ng);
 	}
-	if (close_out("report", f, out) < 0)
+	if (ana_close_out("report", f, out) < 0)
 		rc = IOT_EXIT_FAIL;
 	f = stdout;
 out:

@@ -10,6 +10,8 @@
 #include <errno.h>
 #include <math.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 #include "ana.h"
 #include "commands.h"
@@ -203,4 +205,31 @@ FILE *ana_open_out(const char *cmd, const char *path)
 		errno = err;	/* callers return -errno */
 	}
 	return f;
+}
+
+int ana_close_out(const char *cmd, FILE *f, const char *path)
+{
+	struct stat st, now;
+	int err = 0, reg;
+
+	errno = 0;
+	if (fflush(f) != 0 || ferror(f))
+		err = errno ? errno : EIO;
+	if (!path) {
+		if (err)
+			cli_err(cmd, "writing standard output: %s", strerror(err));
+		return -err;
+	}
+	reg = fstat(fileno(f), &st) == 0 && S_ISREG(st.st_mode) && lstat(path, &now) == 0 &&
+	      now.st_dev == st.st_dev && now.st_ino == st.st_ino;
+	if (fclose(f) != 0 && !err)
+		err = errno;
+	if (!err)
+		return 0;
+	if (reg && unlink(path) == 0)
+		cli_err(cmd, "%s: write failed: %s; the partial file was removed", path,
+			strerror(err));
+	else
+		cli_err(cmd, "%s: write failed: %s; it is incomplete", path, strerror(err));
+	return -err;
 }
