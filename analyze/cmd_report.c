@@ -57,26 +57,6 @@ int ana_parse_by(const char *s)
 	return -1;
 }
 
-/* Whether the output @out of option @opt is one of the @nf input @files,
- * which opening it for writing would destroy; says so. */
-static int out_is_input(const char *cmd, const char *opt, const char *out, char **files,
-			int nf)
-{
-	int i;
-
-	for (i = 0; out && i < nf; i++) {
-		if (!cli_same_file(files[i], out))
-			continue;
-		if (strcmp(files[i], out) == 0)
-			cli_err(cmd, "%s %s is an input trace; give another output file", opt, out);
-		else
-			cli_err(cmd, "%s %s is the input trace %s; give another output file", opt,
-				out, files[i]);
-		return 1;
-	}
-	return 0;
-}
-
 int cmd_report(int argc, char **argv)
 {
 	char **files = calloc((size_t)argc + 1, sizeof(*files));
@@ -105,17 +85,11 @@ int cmd_report(int argc, char **argv)
 				cli_err("report", "--by %s: expected phase, process, syscall or class", v);
 				goto out;
 			} else if (strcmp(a, "--top") == 0) {
-				char *end;
-				long n;
-
-				errno = 0;
-				n = strtol(v, &end, 10);
-				if (end == v || *end || errno || n < 0 || n > INT_MAX) {
+				if (!cli_parse_int(v, 0, INT_MAX, &top)) {
 					cli_err("report", "--top %s: expected a number of syscalls, "
 						"0 or more (0 = all)", v);
 					goto out;
 				}
-				top = (int)n;
 			} else if (strcmp(a, "-o") == 0) {
 				out = v;
 			} else if (strcmp(a, "--html") == 0) {
@@ -147,14 +121,8 @@ int cmd_report(int argc, char **argv)
 		cli_err("report", "no trace given; usage: iotape report FILE... (see --help)");
 		goto out;
 	}
-	if (out_is_input("report", "-o", out, files, nf) ||
-	    out_is_input("report", "--html", html, files, nf))
+	if (ana_outputs_refused("report", out, html, files, nf))
 		goto out;
-	if (out && html && (strcmp(out, html) == 0 || cli_same_file(out, html))) {
-		cli_err("report", "-o %s and --html %s are the same file; give two different ones",
-			out, html);
-		goto out;
-	}
 	lr = ana_load_files("report", files, nf, &t, &g);
 	if (lr == IOT_EXIT_FAIL) {
 		rc = lr;

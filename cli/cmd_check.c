@@ -248,29 +248,6 @@ static int worse(int a, int b)
 	return a > b ? a : b;
 }
 
-/* One line for an option getopt stopped at ("--bogus", "-z"), as every
- * command prints. */
-static void bad_option(int ch, char **argv)
-{
-	const char *a = argv[optind - 1];
-	int len = (int)strcspn(a, "=");
-	char s[3] = { '-', (char)optopt, 0 };
-
-	if (strncmp(a, "--", 2) != 0) {
-		a = s;
-		len = 2;
-	}
-	if (ch == ':')
-		cli_err("check", "%.*s needs a value; 'iotape check --help' lists the options",
-			len, a);
-	else if (optopt && a != s)
-		cli_err("check", "%.*s takes no value; 'iotape check --help' lists the options",
-			len, a);
-	else
-		cli_err("check", "unknown option '%.*s'; 'iotape check --help' lists them",
-			len, a);
-}
-
 int cmd_check(int argc, char **argv)
 {
 	static const struct option longopts[] = {
@@ -294,7 +271,7 @@ int cmd_check(int argc, char **argv)
 			fputs(usage_text, stdout);
 			return IOT_EXIT_OK;
 		default:
-			bad_option(c, argv);
+			cli_bad_option("check", c, argv);
 			return IOT_EXIT_USAGE;
 		}
 	}

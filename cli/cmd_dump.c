@@ -642,29 +642,6 @@ out:
 	return code;
 }
 
-/* One line for an option getopt stopped at ("--bogus", "-z"), as every
- * command prints. */
-static void bad_option(int ch, char **argv)
-{
-	const char *a = argv[optind - 1];
-	int len = (int)strcspn(a, "=");
-	char s[3] = { '-', (char)optopt, 0 };
-
-	if (strncmp(a, "--", 2) != 0) {
-		a = s;
-		len = 2;
-	}
-	if (ch == ':')
-		cli_err("dump", "%.*s needs a value; 'iotape dump --help' lists the options",
-			len, a);
-	else if (optopt && a != s)
-		cli_err("dump", "%.*s takes no value; 'iotape dump --help' lists the options",
-			len, a);
-	else
-		cli_err("dump", "unknown option '%.*s'; 'iotape dump --help' lists them",
-			len, a);
-}
-
 int cmd_dump(int argc, char **argv)
 {
 	static const struct option longopts[] = {
@@ -677,9 +654,7 @@ int cmd_dump(int argc, char **argv)
 		{ NULL, 0, NULL, 0 },
 	};
 	struct dump_opts o;
-	char *end;
-	long v;
-	int c;
+	int c, pid;
 
 	memset(&o, 0, sizeof(o));
 	optind = 0;
@@ -691,20 +666,18 @@ int cmd_dump(int argc, char **argv)
 		case 's': o.states = 1; break;
 		case 'y': o.fmt |= IOT_FMT_FD_PATHS; break;
 		case 'p':
-			errno = 0;
-			v = strtol(optarg, &end, 10);
-			if (errno || *end || end == optarg || v <= 0 || v > INT32_MAX) {
+			if (!cli_parse_int(optarg, 1, INT32_MAX, &pid)) {
 				cli_err("dump", "--pid wants a process id, not '%s'", optarg);
 				return IOT_EXIT_USAGE;
 			}
-			o.pid = (int32_t)v;
+			o.pid = (int32_t)pid;
 			o.have_pid = 1;
 			break;
 		case 'h':
 			fputs(usage_text, stdout);
 			return IOT_EXIT_OK;
 		default:
-			bad_option(c, argv);
+			cli_bad_option("dump", c, argv);
 			return IOT_EXIT_USAGE;
 		}
 	}

@@ -79,4 +79,14 @@ void cli_open_trace_msg(const char *cmd, const char *path, int err);
  *  @return : 1 if both exist and are one file, else 0. */
 int cli_same_file(const char *a, const char *b);
 
+/*! cli_bad_option() : the one line for an option getopt_long() stopped
+ *  at (opterr 0, optstring starting with ':' or "+:"): "--x needs a
+ *  value", "--x takes no value" or "unknown option '--x'", naming the
+ *  option as given ("--bogus", "-z") and 'iotape CMD --help'. */
+void cli_bad_option(const char *cmd, int ch, char **argv);
+
+/*! cli_parse_int() : @return : 1 with *@v set if @arg is a whole number
+ *  from @min to @max (which fit an int), else 0. */
+int cli_parse_int(const char *arg, long min, long max, int *v);
+
 #endif

@@ -1,6 +1,9 @@
 /*
  * util.c - helpers shared by the subcommands: messages and units.
  */
+#include <errno.h>
+#include <getopt.h>
+#include <stdlib.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <string.h>
@@ -150,4 +153,38 @@ int cli_same_file(const char *a, const char *b)
 	if (stat(b, &sb) < 0 || stat(a, &sa) < 0)
 		return 0;
 	return sa.st_dev == sb.st_dev && sa.st_ino == sb.st_ino;
+}
+
+void cli_bad_option(const char *cmd, int ch, char **argv)
+{
+	const char *a = argv[optind - 1];
+	int len = (int)strcspn(a, "=");
+	char s[3] = { '-', (char)optopt, 0 };
+
+	if (strncmp(a, "--", 2) != 0) {
+		a = s;
+		len = 2;
+	}
+	if (ch == ':')
+		cli_err(cmd, "%.*s needs a value; 'iotape %s --help' lists the options",
+			len, a, cmd);
+	else if (optopt && a != s)
+		cli_err(cmd, "%.*s takes no value; 'iotape %s --help' lists the options",
+			len, a, cmd);
+	else
+		cli_err(cmd, "unknown option '%.*s'; 'iotape %s --help' lists them",
+			len, a, cmd);
+}
+
+int cli_parse_int(const char *arg, long min, long max, int *v)
+{
+	char *end;
+	long n;
+
+	errno = 0;
+	n = strtol(arg, &end, 10);
+	if (errno || end == arg || *end || n < min || n > max)
+		return 0;
+	*v = (int)n;
+	return 1;
 }

@@ -109,42 +109,6 @@ static void on_forward(int sig, siginfo_t *si, void *uc)
 #define FLUSH_MS_MAX	 3600000
 #define FLUSH_EVENTS_MAX 1048576
 
-/* @return : 1 with *@v set if @arg is a whole number from @min to @max */
-static int to_int(const char *arg, long min, long max, int *v)
-{
-	char *end;
-	long n;
-
-	errno = 0;
-	n = strtol(arg, &end, 10);
-	if (errno || end == arg || *end || n < min || n > max)
-		return 0;
-	*v = (int)n;
-	return 1;
-}
-
-/* The option getopt stopped at, as given: "--flush-ms", "-p". */
-static void bad_option(int ch, char **argv)
-{
-	const char *a = argv[optind - 1];
-	int len = (int)strcspn(a, "=");
-	char s[3] = { '-', (char)optopt, 0 };
-
-	if (strncmp(a, "--", 2) != 0) {
-		a = s;
-		len = 2;
-	}
-	if (ch == ':')
-		cli_err(CMD, "%.*s needs a value; 'iotape record --help' lists the options",
-			len, a);
-	else if (optopt && a != s)
-		cli_err(CMD, "%.*s takes no value; 'iotape record --help' lists the options",
-			len, a);
-	else
-		cli_err(CMD, "unknown option '%.*s'; 'iotape record --help' lists them",
-			len, a);
-}
-
 static int parse(int argc, char **argv, struct rec_opts *o)
 {
 	static const struct option lo[] = {
@@ -169,7 +133,7 @@ static int parse(int argc, char **argv, struct rec_opts *o)
 		switch (ch) {
 		case 'o': o->out = optarg; break;
 		case 'p':
-			if (!to_int(optarg, 1, INT_MAX, &pid)) {
+			if (!cli_parse_int(optarg, 1, INT_MAX, &pid)) {
 				cli_err(CMD, "-p %s: not a process id; give the number 'ps' "
 					"shows for it", optarg);
 				return -1;
@@ -181,14 +145,14 @@ static int parse(int argc, char **argv, struct rec_opts *o)
 		case 'F': o->fastpath = 0; break;
 		case 'L': o->listings = 0; break;
 		case 'M':
-			if (!to_int(optarg, 1, FLUSH_MS_MAX, &o->flush_ms)) {
+			if (!cli_parse_int(optarg, 1, FLUSH_MS_MAX, &o->flush_ms)) {
 				cli_err(CMD, "--flush-ms %s: give a number of milliseconds "
 					"from 1 to %d", optarg, FLUSH_MS_MAX);
 				return -1;
 			}
 			break;
 		case 'E':
-			if (!to_int(optarg, 1, FLUSH_EVENTS_MAX, &o->flush_events)) {
+			if (!cli_parse_int(optarg, 1, FLUSH_EVENTS_MAX, &o->flush_events)) {
 				cli_err(CMD, "--flush-events %s: give a number of events "
 					"from 1 to %d", optarg, FLUSH_EVENTS_MAX);
 				return -1;
@@ -207,7 +171,7 @@ static int parse(int argc, char **argv, struct rec_opts *o)
 			}
 			break;
 		case 'h': usage(stdout); return 1;
-		default: bad_option(ch, argv); return -1;
+		default: cli_bad_option(CMD, ch, argv); return -1;
 		}
 	}
 	o->cmd = argv + optind;

@@ -399,17 +399,12 @@ int cmd_bench(int argc, char **argv)
 			if (n_dirs < MAX_CONFIGS)
 				dirs[n_dirs++] = optarg;
 			break;
-		case 'r': {
-			char *end;
-			long n = strtol(optarg, &end, 10);
-
-			if (end == optarg || *end || n < 1 || n > 100) {
+		case 'r':
+			if (!cli_parse_int(optarg, 1, 100, &o.runs)) {
 				cli_err(CMD, "--runs %s: give 1 to 100", optarg);
 				return IOT_EXIT_USAGE;
 			}
-			o.runs = (int)n;
 			break;
-		}
 		case 'M':
 			if (!strchr(optarg, '=') || n_mkfs >= MAX_CONFIGS) {
 				cli_err(CMD, "--mkfs-opt %s: expected FS=OPTIONS", optarg);

@@ -133,13 +133,8 @@ int cmd_replay(int argc, char **argv)
 		case O_MKFS: o.mkfs = optarg; break;
 		case 'q': o.quiet = 1; break;
 		case 'h': usage(stdout); return IOT_EXIT_OK;
-		case ':':
-			cli_err("replay", "%s needs a value; 'iotape replay --help' shows the options",
-				argv[optind - 1]);
-			return IOT_EXIT_USAGE;
 		default:
-			cli_err("replay", "unknown option '%s'; 'iotape replay --help' lists them",
-				argv[optind - 1]);
+			cli_bad_option("replay", c, argv);
 			return IOT_EXIT_USAGE;
 		}
 	}
