@@ -237,6 +237,13 @@ FILE *ana_open_out(const char *cmd, const char *path);
  *  written.  @return : 0, or -errno. */
 int ana_close_out(const char *cmd, FILE *f, const char *path);
 
+/*! ana_outputs_refused() : whether the outputs @out (-o) and @html
+ *  (--html), either may be NULL, must be refused before anything is
+ *  written: one is among the @nf input @files, or both name one file.
+ *  Says why.  @return : 1 if refused, else 0. */
+int ana_outputs_refused(const char *cmd, const char *out, const char *html, char **files,
+			int nf);
+
 /*! ana_sort() : qsort(), except that no elements may come with a NULL
  *  array, which qsort() itself does not allow. */
 static inline void ana_sort(void *base, size_t n, size_t size,

@@ -40,26 +40,6 @@ static void usage(FILE *f)
 		"complete part was used).\n");
 }
 
-/* Whether the output @out of option @opt is one of the @nf input @files,
- * which opening it for writing would destroy; says so. */
-static int out_is_input(const char *cmd, const char *opt, const char *out, char **files,
-			int nf)
-{
-	int i;
-
-	for (i = 0; out && i < nf; i++) {
-		if (!cli_same_file(files[i], out))
-			continue;
-		if (strcmp(files[i], out) == 0)
-			cli_err(cmd, "%s %s is an input trace; give another output file", opt, out);
-		else
-			cli_err(cmd, "%s %s is the input trace %s; give another output file", opt,
-				out, files[i]);
-		return 1;
-	}
-	return 0;
-}
-
 int cmd_diff(int argc, char **argv)
 {
 	char **files = calloc((size_t)argc + 1, sizeof(*files));
@@ -109,14 +89,8 @@ int cmd_diff(int argc, char **argv)
 				"see one with 'iotape report %s'", files[0], files[0]);
 		goto out;
 	}
-	if (out_is_input("diff", "-o", out, files, nf) ||
-	    out_is_input("diff", "--html", html, files, nf))
+	if (ana_outputs_refused("diff", out, html, files, nf))
 		goto out;
-	if (out && html && (strcmp(out, html) == 0 || cli_same_file(out, html))) {
-		cli_err("diff", "-o %s and --html %s are the same file; give two different ones",
-			out, html);
-		goto out;
-	}
 	lr = ana_load_files("diff", files, nf, &t, &g);
 	if (lr == IOT_EXIT_FAIL) {
 		rc = lr;

@@ -233,3 +233,36 @@ int ana_close_out(const char *cmd, FILE *f, const char *path)
 		cli_err(cmd, "%s: write failed: %s; it is incomplete", path, strerror(err));
 	return -err;
 }
+
+/* Whether the output @out of option @opt is one of the @nf input @files,
+ * which opening it for writing would destroy; says so. */
+static int out_is_input(const char *cmd, const char *opt, const char *out, char **files,
+			int nf)
+{
+	int i;
+
+	for (i = 0; out && i < nf; i++) {
+		if (!cli_same_file(files[i], out))
+			continue;
+		if (strcmp(files[i], out) == 0)
+			cli_err(cmd, "%s %s is an input trace; give another output file", opt, out);
+		else
+			cli_err(cmd, "%s %s is the input trace %s; give another output file", opt,
+				out, files[i]);
+		return 1;
+	}
+	return 0;
+}
+
+int ana_outputs_refused(const char *cmd, const char *out, const char *html, char **files,
+			int nf)
+{
+	if (out_is_input(cmd, "-o", out, files, nf) || out_is_input(cmd, "--html", html, files, nf))
+		return 1;
+	if (out && html && (strcmp(out, html) == 0 || cli_same_file(out, html))) {
+		cli_err(cmd, "-o %s and --html %s are the same file; give two different ones",
+			out, html);
+		return 1;
+	}
+	return 0;
+}
