@@ -50,16 +50,6 @@ out:
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
-	uint8_t *file;
-	size_t len;
-
-	if (size && data[0] == 'R') {
-		file = record_file(data + 1, size - 1, &len);
-		if (file)
-			plan(file, len);
-		free(file);
-	} else {
-		plan(data, size);
-	}
+	fuzz_input(data, size, plan);
 	return 0;
 }

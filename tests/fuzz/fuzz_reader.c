@@ -65,16 +65,6 @@ static void run(const uint8_t *data, size_t size)
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
-	uint8_t *file;
-	size_t len;
-
-	if (size && data[0] == 'R') {
-		file = record_file(data + 1, size - 1, &len);
-		if (file)
-			run(file, len);
-		free(file);
-	} else {
-		run(data, size);
-	}
+	fuzz_input(data, size, run);
 	return 0;
 }

@@ -78,4 +78,22 @@ static uint8_t *record_file(const uint8_t *rec, size_t len, size_t *file_len)
 	return file;
 }
 
+/* Hand @fn the input as a file: the file itself, or, after 'R', the
+ * trace record_file() makes around a Record. */
+static void fuzz_input(const uint8_t *data, size_t size,
+		       void (*fn)(const uint8_t *file, size_t len))
+{
+	uint8_t *file;
+	size_t len;
+
+	if (size && data[0] == 'R') {
+		file = record_file(data + 1, size - 1, &len);
+		if (file)
+			fn(file, len);
+		free(file);
+	} else {
+		fn(data, size);
+	}
+}
+
 #endif
