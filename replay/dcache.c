@@ -202,21 +202,17 @@ int rpl_parent_at(struct rpl_ctx *c, const char *path, struct rpl_name *n)
 	plen = start > 1 ? start - 1 : start;	/* "/a/b" for "/a/b/c" */
 	if (end == start || end - start >= sizeof(n->name) || start == 0)
 		return rpl_parent(c->p->root_fd, path, n);
-	h = rpl_hash(path, plen, 3);
-	e = &d->e[h & (d->n - 1)];
-	if (dc_holds(e, path, plen, h, gen)) {
-		memcpy(n->name, path + start, end - start);
-		n->name[end - start] = 0;
-		if (strcmp(n->name, ".") == 0 || strcmp(n->name, "..") == 0)
-			return -EINVAL;
-		n->dirfd = e->fd;
-		n->owned = 0;
-		return 0;
-	}
 	memcpy(n->name, path + start, end - start);
 	n->name[end - start] = 0;
 	if (strcmp(n->name, ".") == 0 || strcmp(n->name, "..") == 0)
 		return -EINVAL;
+	h = rpl_hash(path, plen, 3);
+	e = &d->e[h & (d->n - 1)];
+	if (dc_holds(e, path, plen, h, gen)) {
+		n->dirfd = e->fd;
+		n->owned = 0;
+		return 0;
+	}
 	n->dirfd = below_cached(d, path, plen, gen);
 	n->owned = 1;
 	if (n->dirfd < 0) {

@@ -157,12 +157,9 @@ static void set_attrs(struct prep *pp, int dirfd, const char *name,
 /* The (dev, ino, type) of a path with several links, as a map key. */
 static uint64_t inode_key(const struct iot_path_state *ps)
 {
-	uint64_t h = 1469598103934665603ULL;
+	const uint64_t k[3] = { ps->dev, ps->ino, ps->type & S_IFMT };
 
-	h = (h ^ ps->dev) * 1099511628211ULL;
-	h = (h ^ ps->ino) * 1099511628211ULL;
-	h = (h ^ (ps->type & S_IFMT)) * 1099511628211ULL;
-	return h;
+	return rpl_hash(k, sizeof(k), 11);
 }
 
 static int same_inode(const struct iot_path_state *a, const struct iot_path_state *b)
@@ -194,12 +191,15 @@ static const struct iot_path_state *link_source(struct prep *pp, size_t i)
 static void made_file(struct prep *pp, size_t i)
 {
 	const struct iot_path_state *ps = &pp->p->ps[i];
+	uint64_t key;
 	uint32_t j;
 
 	pp->made[i] = MADE;
-	if (ps->nlink >= 2 && ps->ino && (ps->type & S_IFMT) == S_IFREG &&
-	    !rpl_map_get(&pp->inodes, inode_key(ps), &j))
-		rpl_map_put(&pp->inodes, inode_key(ps), (uint32_t)i);	/* no room: copies */
+	if (ps->nlink < 2 || !ps->ino || (ps->type & S_IFMT) != S_IFREG)
+		return;
+	key = inode_key(ps);
+	if (!rpl_map_get(&pp->inodes, key, &j))
+		rpl_map_put(&pp->inodes, key, (uint32_t)i);	/* no room: copies */
 }
 
 struct first { int64_t t; size_t i; };

@@ -296,6 +296,21 @@ static void own_table(struct rpl_ctx *c)
 	futex(&t->forked, FUTEX_WAKE, INT_MAX, NULL);
 }
 
+/* The replay was asked to stop: ops @i.. of @t are not replayed; they
+ * count as done so that no other thread waits for them. */
+static void stop_thread(struct rpl_plan *p, struct rpl_thread *t, uint32_t i)
+{
+	for (; i < t->n_ops; i++) {
+		struct rpl_op *op = &p->ops[t->ops[i]];
+
+		op->skip = RPL_SKIP_INTERRUPTED;
+		op->r_ret = op->ev.ret;
+		op->r_enter = op->r_exit = 0;
+		atomic_fetch_or(&op->done, RPL_DONE);
+	}
+	wake_all(p);
+}
+
 /*
  * The schedule, closed loop.  An op's call should start its think time
  * after the previous call of its thread ended: ideal = prev_end + think,
@@ -312,21 +327,6 @@ static void own_table(struct rpl_ctx *c)
  * as the replayer).  A wait for another thread (a dependency) clears it:
  * the workload waited there too.
  */
-/* The replay was asked to stop: ops @i.. of @t are not replayed; they
- * count as done so that no other thread waits for them. */
-static void stop_thread(struct rpl_plan *p, struct rpl_thread *t, uint32_t i)
-{
-	for (; i < t->n_ops; i++) {
-		struct rpl_op *op = &p->ops[t->ops[i]];
-
-		op->skip = RPL_SKIP_INTERRUPTED;
-		op->r_ret = op->ev.ret;
-		op->r_enter = op->r_exit = 0;
-		atomic_fetch_or(&op->done, RPL_DONE);
-	}
-	wake_all(p);
-}
-
 static void *thread_main(void *arg)
 {
 	struct rpl_thread *t = arg;
