@@ -130,10 +130,21 @@ static int64_t do_dup(struct rpl_ctx *c, struct rpl_op *op, int cloexec)
 			close(r);
 		return r < 0 ? -errno : 0;
 	}
-	if (rpl_fdtab_get(c->pr->tab, (long)op->ev.args[0], &e) < 0)
-		return rpl_skip(op, op->ev.args[0] < 0 ? RPL_SKIP_BADARG : RPL_SKIP_FD);
 	if (op->ev.ret >= RPL_FD_MAX)
 		return rpl_skip(op, RPL_SKIP_BADARG);
+	if (rpl_fdtab_get(c->pr->tab, (long)op->ev.args[0], &e) < 0) {
+		/* A descriptor the replay does not know (inherited: a
+		 * shell's saved stdout) still replaced the new one when
+		 * recorded: dup2(saved, 1) closes the file a redirection put
+		 * there.  Left open, it would stay open for writing for the
+		 * rest of the replay (and no remount to read-only could
+		 * happen). */
+		struct rpl_fd skip = { .state = RPL_FD_SKIP };
+
+		if (op->ev.args[0] >= 0)
+			rpl_fdtab_set(c->pr->tab, (long)op->ev.ret, &skip);
+		return rpl_skip(op, op->ev.args[0] < 0 ? RPL_SKIP_BADARG : RPL_SKIP_FD);
+	}
 	if (rpl_fdtab_dup(c->pr->tab, (long)op->ev.args[0], (long)op->ev.ret, cloexec) < 0)
 		return -EMFILE;
 	return e.state == RPL_FD_LIVE ? op->ev.ret : rpl_skip(op, RPL_SKIP_FD);
