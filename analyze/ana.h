@@ -117,6 +117,11 @@ struct ana_trace {
 	uint64_t hdr_mismatches, hdr_skipped;	/* header extras */
 	int has_hdr_mismatches, has_hdr_skipped;
 	uint64_t ev_mismatches, ev_skipped, unfinished;
+	/* profiles: the target fault that stopped the replay ("ENOSPC at
+	 * 41 % (write /a at 1.234 s)": a partial profile, never compared as
+	 * a complete one), the calls that failed so, the stopping signal;
+	 * "" if none */
+	char failed[320], target_faults[256], interrupted[16];
 	int marks;		/* phases come from phase marks */
 	int by_time;		/* events go to phases by time, not by pid */
 	struct iot_syscall *sc_rows;	/* copy of the file's syscall table */
@@ -180,7 +185,9 @@ void ana_report_json(FILE *f, const struct ana_trace *t, int by);
 struct ana_group {
 	const char *label;
 	struct ana_trace **runs;
-	int n;
+	int n;			/* complete runs: runs[0 .. n) */
+	int n_failed;		/* failed runs: runs[n .. n + n_failed) */
+	const char *failed;	/* the group ran only into failures: why, else NULL */
 };
 
 void ana_diff_text(FILE *f, struct ana_group *g, int ng);
@@ -193,6 +200,19 @@ int ana_diff_warn(const char *cmd, struct ana_group *g, int ng);
 int ana_group_traces(struct ana_trace *t, int n, const int *sep,
 		     struct ana_group *g);
 void ana_groups_free(struct ana_group *g, int ng);
+/*! ana_groups_failed() : in every group, move the runs whose replay
+ *  failed (t->failed) after the others, out of g->n (into g->n_failed);
+ *  then move groups left with no complete run to the end.
+ *  @return : how many groups have a complete run (they come first). */
+int ana_groups_failed(struct ana_group *g, int ng);
+/*! ana_groups_add_failed() : add to the @ng groups of *@gp (realloc'd)
+ *  one for each "LABEL=TEXT" of @failed: a configuration that failed
+ *  before it made a profile (diff --failed; the strings are cut at '=').
+ *  @return : the number of groups, or -1 (out of memory). */
+int ana_groups_add_failed(struct ana_group **gp, int ng, char **failed, int n);
+/*! ana_failed_legend() : the lines of the diff's legend on the failed
+ *  runs of @g ("FAILED: ENOSPC at 41 % ..."). */
+void ana_failed_legend(FILE *f, const struct ana_group *g);
 
 /* Per-group medians, used by the text and HTML diff. */
 enum ana_metric { ANA_M_REAL, ANA_M_CPU, ANA_M_UTIL, ANA_M_DF, ANA_M_COUNT };

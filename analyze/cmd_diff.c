@@ -27,11 +27,17 @@ static void usage(FILE *f)
 		"spread ((max - min) / median).  Column heads are the target label of a\n"
 		"profile, else the file name.  A warning names it when the files are not\n"
 		"of the same workload (another command, or very different call counts).\n\n"
-		"Phases are those of 'iotape report' (phase marks, else top-level commands).\n\n"
+		"Phases are those of 'iotape report' (phase marks, else top-level commands).\n"
+		"A profile of a replay that a fault of the filesystem under test stopped\n"
+		"(ENOSPC, EIO, ...: 'iotape check' shows it) holds only the calls up to\n"
+		"the fault: it is not compared; a configuration with no complete run is\n"
+		"shown as FAILED, with why.\n\n"
 		"Options:\n"
 		"  --html PAGE   also write one self-contained HTML page with the table and\n"
 		"                plots (per-phase bars, latency CDFs per class, timelines)\n"
-		"  -o OUT        write the table to OUT instead of standard output\n\n"
+		"  -o OUT        write the table to OUT instead of standard output\n"
+		"  --failed LABEL=TEXT  a configuration that failed before it made a\n"
+		"                profile (iotape bench): a FAILED column, TEXT says why\n\n"
 		"Examples:\n"
 		"  iotape diff ext4.iotape xfs.iotape btrfs.iotape\n"
 		"  iotape diff bench/ext4.*.iotape bench/xfs.*.iotape --html cmp.html\n"
@@ -43,14 +49,15 @@ static void usage(FILE *f)
 int cmd_diff(int argc, char **argv)
 {
 	char **files = calloc((size_t)argc + 1, sizeof(*files));
+	char **fails = calloc((size_t)argc + 1, sizeof(*fails));
 	int *sep = calloc((size_t)argc + 1, sizeof(*sep));
 	const char *out = NULL, *html = NULL;
 	struct ana_trace *t = NULL;
 	struct ana_group *g = NULL;
-	int nf = 0, i, ng = 0, rc = IOT_EXIT_USAGE, lr, pending_sep = 0;
+	int nf = 0, i, ng = 0, rc = IOT_EXIT_USAGE, lr, pending_sep = 0, nfail = 0;
 	FILE *f = stdout;
 
-	if (!files || !sep) {
+	if (!files || !sep || !fails) {
 		rc = IOT_EXIT_FAIL;
 		goto out;
 	}
@@ -72,6 +79,13 @@ int cmd_diff(int argc, char **argv)
 			cli_err("diff", "%s needs a FILE; usage: iotape diff A B [C...] [--html PAGE] "
 				"[-o OUT]", a);
 			goto out;
+		} else if (strcmp(a, "--failed") == 0 && i + 1 < argc &&
+			   strchr(argv[i + 1], '=') && argv[i + 1][0] != '=') {
+			fails[nfail++] = argv[++i];
+		} else if (strcmp(a, "--failed") == 0) {
+			cli_err("diff", "--failed needs LABEL=TEXT (a configuration that made no "
+				"profile, and why)");
+			goto out;
 		} else if (a[0] == '-' && a[1]) {
 			cli_err("diff", "unknown option '%s'; 'iotape diff --help' lists them", a);
 			goto out;
@@ -81,7 +95,7 @@ int cmd_diff(int argc, char **argv)
 			files[nf++] = argv[i];
 		}
 	}
-	if (nf < 2) {
+	if (nf < 1 || nf + nfail < 2) {
 		if (nf == 0)
 			cli_err("diff", "no files given; usage: iotape diff A B [C...] (see --help)");
 		else
@@ -97,6 +111,9 @@ int cmd_diff(int argc, char **argv)
 		goto out;
 	}
 	ng = ana_group_traces(t, nf, sep, g);
+	if (nfail && (i = ana_groups_add_failed(&g, ng, fails, nfail)) > 0)
+		ng = i;
+	ana_groups_failed(g, ng);
 	if (ng == 1 && nf > 1 && g[0].n == nf)
 		cli_warn("diff", "all %d files are runs of one configuration (%s); "
 			 "separate configurations with '--'", nf, g[0].label);
@@ -119,6 +136,7 @@ out:
 	ana_groups_free(g, ng);
 	ana_files_free(t, g, nf);
 	free(sep);
+	free(fails);
 	free(files);
 	return rc;
 }

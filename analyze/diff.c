@@ -183,6 +183,8 @@ static void print_table(FILE *f, struct ana_group *g, int ng, const char *corner
 				for (k = 1; k < ng; k++) {
 					vx = ana_group_median(&g[k], row_value, &rows[r], &sx);
 					fmt_ratio(a, sizeof(a), va, vx, sa, sx, runs);
+					if (!g[k].n)	/* failed.c */
+						snprintf(a, sizeof(a), "FAILED");
 					fprintf(f, "%8s", a);
 				}
 			}
@@ -199,12 +201,15 @@ static void legend(FILE *f, struct ana_group *g, int ng)
 	fprintf(f, "iotape diff: %d configuration%s%s\n", ng, ng == 1 ? "" : "s",
 		ng > 1 ? "; values for A, ratios to A for the others (lower is faster)" : "");
 	for (k = 0; k < ng; k++) {
-		const struct ana_trace *t = g[k].runs[0];
+		const struct ana_trace *t = g[k].runs ? g[k].runs[0] : NULL;
 
 		fprintf(f, "  %c = %s", 'A' + (k < 26 ? k : 25), g[k].label);
-		if (t->target)
+		if (t && t->target)
 			fprintf(f, ": %s", ana_trunc(w, sizeof(w), t->target, 60));
 		fputc('\n', f);
+		ana_failed_legend(f, &g[k]);
+		if (!g[k].n)
+			continue;
 		fprintf(f, "      %d run%s:", g[k].n, g[k].n == 1 ? "" : "s");
 		for (i = 0; i < g[k].n && i < 6; i++)
 			fprintf(f, " %s", ana_basename(g[k].runs[i]->path));
@@ -242,14 +247,19 @@ void ana_diff_text(FILE *f, struct ana_group *g, int ng)
 		{ "CALLS", F_COUNT, CM_CALLS }, { "TOTAL_TIME", F_NS, CM_TOTAL },
 		{ "P50_LATENCY", F_NS, CM_P50 }, { "P99_LATENCY", F_NS, CM_P99 },
 	};
-	const struct ana_trace *ref = g[0].runs[0];
-	struct rowkey *rows = calloc(ref->n_phases + ANA_CL_COUNT + 1, sizeof(*rows));
+	const struct ana_trace *ref = g[0].n ? g[0].runs[0] : NULL;
+	struct rowkey *rows;
 	int nr = 0, c;
 	size_t i, j;
 
+	legend(f, g, ng);
+	if (!ref) {
+		fprintf(f, "no configuration completed: nothing to compare\n");
+		return;
+	}
+	rows = calloc(ref->n_phases + ANA_CL_COUNT + 1, sizeof(*rows));
 	if (!rows)
 		return;
-	legend(f, g, ng);
 	for (i = 0; i < ref->n_phases; i++) {
 		const struct ana_phase *p = &ref->phases[i];
 
@@ -290,8 +300,11 @@ void ana_diff_text(FILE *f, struct ana_group *g, int ng)
 
 int ana_diff_warn(const char *cmd, struct ana_group *g, int ng)
 {
-	const struct ana_trace *ref = g[0].runs[0];
+	const struct ana_trace *ref = ng && g[0].n ? g[0].runs[0] : NULL;
 	int k, r, nr, warnings = 0;
+
+	if (!ref)
+		return 0;
 
 	for (k = 0; k < ng; k++)
 		for (r = 0; r < g[k].n; r++) {

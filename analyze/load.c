@@ -167,6 +167,12 @@ static void load_header(struct ana_trace *t, const struct iot_header *h)
 		t->hdr_skipped = strtoull(v, NULL, 10);
 		t->has_hdr_skipped = 1;
 	}
+	if ((v = iot_header_get(h, "replay.failed")))
+		snprintf(t->failed, sizeof(t->failed), "%s", *v ? v : "failed");
+	if ((v = iot_header_get(h, "replay.target_faults")))
+		snprintf(t->target_faults, sizeof(t->target_faults), "%s", v);
+	if ((v = iot_header_get(h, "replay.interrupted")))
+		snprintf(t->interrupted, sizeof(t->interrupted), "%s", v);
 	/* classify by the file's own table (numbers are the recorder's); a
 	 * copy, as the header goes away with the reader */
 	t->sc_rows = calloc(h->n_syscalls + 1, sizeof(*t->sc_rows));

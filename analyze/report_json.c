@@ -5,6 +5,7 @@
  * trace) are null.  Schema in analyze/README.md.
  */
 #include <math.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "ana.h"
@@ -92,6 +93,14 @@ static void head_json(FILE *f, const struct ana_trace *t)
 	num_or_null(f, t->has_hdr_mismatches ? (double)t->hdr_mismatches : NAN);
 	fputs(", \"header_skipped\": ", f);
 	num_or_null(f, t->has_hdr_skipped ? (double)t->hdr_skipped : NAN);
+	/* only in profiles of replays that met target faults: the keys
+	 * of every other report stay as they were */
+	if (t->failed[0]) {
+		fputs(", \"failed\": ", f);
+		str(f, t->failed);
+	}
+	if (t->target_faults[0])
+		fprintf(f, ", \"target_faults\": %llu", strtoull(t->target_faults, NULL, 10));
 	fprintf(f, "}, \"unfinished\": %llu", (unsigned long long)t->unfinished);
 }
 

@@ -63,6 +63,15 @@ static void print_head(FILE *f, const struct ana_trace *t)
 				(unsigned long long)t->hdr_mismatches), a) : "-",
 			t->has_hdr_skipped ? (snprintf(b, sizeof(b), "%llu",
 				(unsigned long long)t->hdr_skipped), b) : "-");
+	if (t->failed[0])
+		fprintf(f, "  FAILED: the filesystem under test failed: %s; the replay stopped "
+			"there and this profile holds only the calls up to it\n", t->failed);
+	else if (t->interrupted[0])
+		fprintf(f, "  INTERRUPTED by %s: this profile holds only the calls made before\n",
+			t->interrupted);
+	if (t->target_faults[0])
+		fprintf(f, "  target faults: %s: calls that failed with an error of the filesystem "
+			"under test\n", t->target_faults);
 	if (t->unfinished)
 		fprintf(f, "  %llu calls never returned (no latency)\n",
 			(unsigned long long)t->unfinished);

@@ -68,6 +68,22 @@ struct scan {
 	char why[512];
 };
 
+/* A profile of a replay that did not run to its end says so: a fault of
+ * the filesystem under test, or a signal, stopped it. */
+static void print_replay_end(const struct iot_header *h)
+{
+	const char *v;
+
+	if ((v = iot_header_get(h, "replay.failed")))
+		printf("  replay       FAILED: %s (the profile holds the calls up to there)\n", v);
+	else if ((v = iot_header_get(h, "replay.interrupted")))
+		printf("  replay       interrupted by %s (the profile holds the calls made "
+		       "before)\n", v);
+	if ((v = iot_header_get(h, "replay.target_faults")))
+		printf("  target faults %s: calls that failed with an error of the filesystem "
+		       "under test\n", v);
+}
+
 static void print_summary(const char *path, const struct iot_header *h,
 			  const struct iot_summary *s, const struct scan *sc)
 {
@@ -82,6 +98,8 @@ static void print_summary(const char *path, const struct iot_header *h,
 		printf("  target       %s%s%s\n", h->target_fstype,
 		       h->target_label ? " " : "",
 		       h->target_label ? h->target_label : "");
+	if (h->kind == IOT_KIND_PROFILE)
+		print_replay_end(h);
 	printf("  events       %llu", (unsigned long long)sc->counted[0]);
 	printf(" (%llu dropped by the recorder)",
 	       (unsigned long long)s->dropped_events);

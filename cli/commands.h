@@ -37,6 +37,8 @@ static inline int64_t iot_ns_add(int64_t a, int64_t b)
 #define IOT_EXIT_USAGE	 2	/* bad command line */
 #define IOT_EXIT_DAMAGED 3	/* input trace damaged; the complete part was used */
 #define IOT_EXIT_MISMATCH 4	/* replay --verify: results differed from the trace */
+#define IOT_EXIT_TARGET	 5	/* replay: the filesystem under test failed (ENOSPC, EIO,
+				 * EROFS, ...) or cannot hold the starting tree */
 /* iotape record exits with the recorded program's status (128+N on signal N),
  * 127 if the program was not found, 126 if it could not be run. */
 

@@ -28,6 +28,7 @@ struct bench_opts {
 	const char *scratch, *timing, *outdir, *html;
 	int drop_caches, quiet;
 	uint64_t image_size, need_bytes;
+	uint64_t tree_bytes;		/* file data of the starting tree */
 	struct bench_config configs[64];
 	int n_configs;
 };
@@ -41,6 +42,31 @@ struct bench_live {
 	char root[PATH_MAX];		/* where replay goes */
 	int mounted, dir_root;
 };
+
+/* Configurations that failed without a profile, as diff --failed
+ * arguments "NAME=WHY" (bench_fail.c). */
+#define BENCH_MAX_FAILS 64
+struct bench_fails {
+	int n;
+	char arg[BENCH_MAX_FAILS][480];
+};
+
+/*! bench_fail_early() : whether configuration @c cannot work with the
+ *  image size of @o (below its mkfs's minimum), with why in @why. */
+int bench_fail_early(const struct bench_opts *o, const struct bench_config *c,
+		     char *why, size_t len);
+/*! bench_fail_note() : add "NAME=WHY" to @f. @return : 0 or -E2BIG. */
+int bench_fail_note(struct bench_fails *f, const char *name, const char *fmt, ...)
+	__attribute__((format(printf, 3, 4)));
+/*! bench_fail_keep() : move the partial @profile of a replay a target
+ *  fault stopped to OUTDIR/failed/ (its path into @moved), and copy its
+ *  header's replay.failed ("ENOSPC at 41 % ...") into @why.
+ *  @return : 0 or -errno. */
+int bench_fail_keep(const char *outdir, const char *profile, char *moved, size_t mlen,
+		    char *why, size_t wlen);
+/*! bench_tree_fits() : whether a starting tree of @tree bytes of file
+ *  data can fit an image of @o->image_size. */
+int bench_tree_fits(const struct bench_opts *o, uint64_t tree);
 
 int bench_workdir_create(struct bench_live *l, const char *scratch);
 void bench_workdir_remove(struct bench_live *l);

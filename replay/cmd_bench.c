@@ -29,6 +29,7 @@
 #include "commands.h"
 #include "iotape.h"
 #include "bench.h"
+#include "replay.h"
 
 #define CMD "bench"
 #define MAX_CONFIGS 64
@@ -93,6 +94,11 @@ static void usage(FILE *f)
 		"  iotape bench build.iotape --fs ext4,xfs --mkfs-opt xfs=-m,reflink=1 "
 		"--mount-opt ext4=noatime\n"
 		"  iotape bench copy.iotape --dir /mnt/a --dir /mnt/b\n\n"
+		"A configuration that fails (an image too small for its filesystem or\n"
+		"for the starting tree, a replay stopped by ENOSPC, EIO, EROFS, ...) is\n"
+		"marked FAILED in the table and the page, with why (\"ENOSPC at 41 %%\");\n"
+		"its partial profile goes to OUT/failed/, apart from the complete ones;\n"
+		"the other configurations still run.\n\n"
 		"Exit status: 0 done; 1 a configuration failed (the others still ran);\n"
 		"2 bad usage; 3 the trace is damaged (its complete part was used);\n"
 		"130/143 interrupted (everything unmounted and removed).\n");
@@ -214,6 +220,31 @@ static int trace_needs(const char *path, uint64_t *bytes, int *damaged,
 	return rc < 0 && !*damaged ? rc : 0;
 }
 
+/* The starting tree's size, known from the trace before any image is
+ * made: an --image-size it cannot fit is refused now, not after a mkfs
+ * for each configuration.  @return : 0, or -ENOSPC after a message. */
+static int image_too_small(struct bench_opts *o)
+{
+	struct rpl_opts ro = { .trace = o->trace, .cmd = CMD, .quiet = 1, .scale = 1.0 };
+	char a[32], b[32];
+	int i, loop = 0;
+
+	for (i = 0; i < o->n_configs; i++)
+		loop |= !o->configs[i].dir;
+	if (rpl_tree_need(&ro, &o->tree_bytes) < 0)
+		o->tree_bytes = 0;	/* said; the replay says it again */
+	if (!loop || !o->image_size || bench_tree_fits(o, o->tree_bytes))
+		return 0;
+	cli_err(CMD, "--image-size %s: the starting tree of %s holds %s of file data, which "
+		"does not fit an image that small (a filesystem keeps part of it, and the tree "
+		"may take 90 %% of the rest); give --image-size %lluM or more, or leave it out "
+		"to size the images from the trace",
+		cli_fmt_bytes(a, sizeof(a), (double)o->image_size), o->trace,
+		cli_fmt_bytes(b, sizeof(b), (double)o->tree_bytes),
+		(unsigned long long)((o->tree_bytes / 85 * 100 >> 20) + 2));
+	return -ENOSPC;
+}
+
 static void progress(const struct bench_opts *o, const char *fmt, ...)
 	__attribute__((format(printf, 2, 3)));
 
@@ -252,9 +283,12 @@ static void note_page_reporting(const struct bench_opts *o)
 			 "page_reporting_order (now %d; write it back after)", order);
 }
 
-/* One configuration, one run: set up, prepare, replay, tear down. */
+/* One configuration, one run: set up, prepare, replay, tear down.
+ * @return : 0; 1 with @profile moved to @partial (a target fault stopped
+ * the replay: bench_fail.c); or negative, with @why said. */
 static int bench_one(const struct bench_opts *o, const struct bench_config *c,
-		     int run, const char *profile)
+		     int run, const char *profile, char *why, size_t wlen,
+		     char *partial, size_t plen)
 {
 	char mkfs_desc[1024], label[256];
 	char *av[32];
@@ -263,8 +297,10 @@ static int bench_one(const struct bench_opts *o, const struct bench_config *c,
 
 	snprintf(label, sizeof(label), "%s", c->name);
 	rc = bench_setup(&live, o, c, mkfs_desc, sizeof(mkfs_desc));
-	if (rc < 0)
+	if (rc < 0) {
+		snprintf(why, wlen, "making or mounting the filesystem failed (see above)");
 		goto out;
+	}
 	if (stop_sig)
 		goto out;
 	av[ac++] = (char *)"iotape";
@@ -280,9 +316,19 @@ static int bench_one(const struct bench_opts *o, const struct bench_config *c,
 	rc = run_self(av);
 	if (stop_sig)
 		goto out;
+	if (rc == IOT_EXIT_TARGET) {
+		char a[32];
+
+		snprintf(why, wlen, "the starting tree (%s of file data) does not fit",
+			 cli_fmt_bytes(a, sizeof(a), (double)o->tree_bytes));
+		cli_err(CMD, "%s run %d: %s", c->name, run, why);
+		rc = -ENOSPC;
+		goto out;
+	}
 	if (rc != 0 && rc != IOT_EXIT_DAMAGED) {
 		cli_err(CMD, "%s run %d: preparing the starting tree failed (exit %d)",
 			c->name, run, rc);
+		snprintf(why, wlen, "preparing the starting tree failed (exit %d)", rc);
 		rc = -EIO;
 		goto out;
 	}
@@ -305,8 +351,21 @@ static int bench_one(const struct bench_opts *o, const struct bench_config *c,
 	rc = run_self(av);
 	if (stop_sig)
 		goto out;
+	if (rc == IOT_EXIT_TARGET) {
+		rc = bench_fail_keep(o->outdir, profile, partial, plen, why, wlen);
+		if (rc < 0) {
+			cli_err(CMD, "%s run %d: %s; cannot move its partial profile %s: %s",
+				c->name, run, why, profile, strerror(-rc));
+			goto out;
+		}
+		cli_err(CMD, "%s run %d: FAILED: %s; partial profile kept apart: %s", c->name,
+			run, why, partial);
+		rc = 1;
+		goto out;
+	}
 	if (rc != 0 && rc != IOT_EXIT_DAMAGED && rc != IOT_EXIT_MISMATCH) {
 		cli_err(CMD, "%s run %d: replay failed (exit %d)", c->name, run, rc);
+		snprintf(why, wlen, "replay failed (exit %d)", rc);
 		rc = -EIO;
 		goto out;
 	}
@@ -315,8 +374,10 @@ static int bench_one(const struct bench_opts *o, const struct bench_config *c,
 		 ((double)iot_now_ns() - t0) / 1e9, profile);
 out:
 	rc2 = bench_teardown(&live, o);
-	if (rc == 0 && rc2 < 0)
+	if (rc == 0 && rc2 < 0) {
+		snprintf(why, wlen, "unmounting or removing the filesystem failed");
 		rc = rc2;
+	}
 	return rc;
 }
 
@@ -378,6 +439,9 @@ int cmd_bench(int argc, char **argv)
 	static struct bench_opts o;
 	static char *mkfs_opt[MAX_CONFIGS], *mount_opt[MAX_CONFIGS], *dirs[MAX_CONFIGS];
 	static char *profiles[MAX_PROFILES];
+	static char fail_why[MAX_CONFIGS][400], partial[PATH_MAX];
+	static int made[MAX_CONFIGS];
+	static struct bench_fails fails;
 	int n_mkfs = 0, n_mount = 0, n_dirs = 0, n_prof = 0, failed = 0;
 	const char *fs_list = NULL;
 	struct sigaction sa;
@@ -500,6 +564,8 @@ int cmd_bench(int argc, char **argv)
 	}
 	if (damaged)
 		cli_warn(CMD, "%s: %s; benching its complete part", o.trace, damage);
+	if (image_too_small(&o) < 0)
+		return IOT_EXIT_FAIL;
 	if (!o.image_size) {
 		/* twice what the tree and the writes need, plus room for
 		 * journals and metadata; xfs wants at least 300 MiB */
@@ -552,15 +618,31 @@ int cmd_bench(int argc, char **argv)
 
 			snprintf(prof, sizeof(prof), "%s/%s.%d.iotape", o.outdir,
 				 o.configs[i].name, run);
-			progress(&o, "%-15s run %d/%d: mkfs, mount, prepare, replay", o.configs[i].name,
-				 run, o.runs);
-			if (bench_one(&o, &o.configs[i], run, prof) < 0) {
+			if (bench_fail_early(&o, &o.configs[i], fail_why[i], sizeof(fail_why[i]))) {
+				if (run == 1)
+					cli_err(CMD, "%s: FAILED: %s; going on with the others",
+						o.configs[i].name, fail_why[i]);
 				failed++;
 				continue;
 			}
-			if (n_prof < MAX_PROFILES)
-				profiles[n_prof++] = strdup(prof);
+			progress(&o, "%-15s run %d/%d: mkfs, mount, prepare, replay", o.configs[i].name,
+				 run, o.runs);
+			rc = bench_one(&o, &o.configs[i], run, prof, fail_why[i], sizeof(fail_why[i]),
+				       partial, sizeof(partial));
+			if (rc < 0 || rc == 1)
+				failed++;
+			if (rc < 0)
+				continue;
+			if (n_prof < MAX_PROFILES) {
+				profiles[n_prof++] = strdup(rc == 1 ? partial : prof);
+				made[i]++;
+			}
 		}
+	/* a configuration that made no profile at all is a FAILED column
+	 * of the table all the same */
+	for (i = 0; i < (size_t)o.n_configs; i++)
+		if (!made[i] && fail_why[i][0])
+			bench_fail_note(&fails, o.configs[i].name, "%s", fail_why[i]);
 	bench_workdir_remove(&live);
 	/* no profile was made: leave no empty directory behind either */
 	if (made_outdir && n_prof == 0)
@@ -571,15 +653,19 @@ int cmd_bench(int argc, char **argv)
 		return 128 + stop_sig;
 	}
 	if (n_prof > 0) {
-		char *av[MAX_PROFILES + 8];
-		int ac = 0;
+		char *av[MAX_PROFILES + 2 * BENCH_MAX_FAILS + 8];
+		int ac = 0, diff = n_prof + fails.n > 1;
 
-		/* diff compares two files or more; one profile is shown by
-		 * report */
+		/* diff compares two files or more, and marks the failed
+		 * configurations; one profile is shown by report */
 		av[ac++] = (char *)"iotape";
-		av[ac++] = n_prof > 1 ? (char *)"diff" : (char *)"report";
+		av[ac++] = diff ? (char *)"diff" : (char *)"report";
 		for (i = 0; i < (size_t)n_prof; i++)
 			av[ac++] = profiles[i];
+		for (i = 0; diff && i < (size_t)fails.n; i++) {
+			av[ac++] = (char *)"--failed";
+			av[ac++] = fails.arg[i];
+		}
 		if (o.html) {
 			av[ac++] = (char *)"--html";
 			av[ac++] = (char *)o.html;
@@ -592,7 +678,11 @@ int cmd_bench(int argc, char **argv)
 	}
 	for (i = 0; i < (size_t)n_prof; i++)
 		free(profiles[i]);
-	if (failed)
+	if (failed) {
+		cli_err(CMD, "%d configuration run%s failed (marked FAILED in the table%s); "
+			"every mount, loop device and image was removed", failed,
+			failed == 1 ? "" : "s", o.html ? " and the page" : "");
 		return IOT_EXIT_FAIL;
+	}
 	return damaged ? IOT_EXIT_DAMAGED : IOT_EXIT_OK;
 }

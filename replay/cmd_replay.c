@@ -31,6 +31,13 @@ static void usage(FILE *f)
 		"                       (original also removes tracing stalls: see iotape(1))\n"
 		"      --verify         exit 4 if results differ from the trace (other than\n"
 		"                       filesystem capability probes such as FICLONE)\n"
+		"      --on-error MODE  what a fault of the filesystem under test (ENOSPC,\n"
+		"                       EDQUOT, EIO, EROFS, ESTALE, ENOTCONN the recording did\n"
+		"                       not have) does: stop (default: every thread finishes\n"
+		"                       its call, the profile is marked failed, exit 5), or\n"
+		"                       continue (a stress run: count them, go on)\n"
+		"      --sparse-prepare if the starting tree does not fit the root, make its\n"
+		"                       files sparse (sizes kept, no data) instead of failing\n"
 		"      --include PREFIX replay only paths under PREFIX (repeatable)\n"
 		"      --exclude PREFIX do not replay paths under PREFIX (repeatable)\n"
 		"      --force          replay into a non-empty root\n"
@@ -46,8 +53,11 @@ static void usage(FILE *f)
 		"  iotape replay build.iotape --root /mnt/xfs --timing scale=0.5 --verify\n"
 		"  iotape replay build.iotape --root /mnt/xfs --prepare-only\n\n"
 		"Exit status: 0 done; 1 failed; 2 bad usage; 3 the trace was damaged (its\n"
-		"complete part was replayed); 4 --verify found mismatches; 128+N signal N\n"
-		"(SIGINT, SIGTERM, SIGHUP) stopped it (the profile holds what ran).\n");
+		"complete part was replayed); 4 --verify found mismatches; 5 the filesystem\n"
+		"under test failed (ENOSPC, EIO, EROFS, ..., or it was unmounted: the\n"
+		"profile holds what ran, marked failed) or cannot hold the starting tree;\n"
+		"128+N signal N (SIGINT, SIGTERM, SIGHUP) stopped it (the profile holds\n"
+		"what ran).\n");
 }
 
 static int parse_timing(const char *s, struct rpl_opts *o)
@@ -79,7 +89,7 @@ static int parse_timing(const char *s, struct rpl_opts *o)
 int cmd_replay(int argc, char **argv)
 {
 	enum { O_VERIFY = 256, O_INCLUDE, O_EXCLUDE, O_FORCE, O_NOPREP, O_PREPONLY,
-	       O_LABEL, O_MKFS };
+	       O_LABEL, O_MKFS, O_ONERR, O_SPARSE };
 	static const struct option longopts[] = {
 		{ "root", required_argument, NULL, 'r' },
 		{ "output", required_argument, NULL, 'o' },
@@ -92,6 +102,8 @@ int cmd_replay(int argc, char **argv)
 		{ "prepare-only", no_argument, NULL, O_PREPONLY },
 		{ "label", required_argument, NULL, O_LABEL },
 		{ "mkfs", required_argument, NULL, O_MKFS },
+		{ "on-error", required_argument, NULL, O_ONERR },
+		{ "sparse-prepare", no_argument, NULL, O_SPARSE },
 		{ "quiet", no_argument, NULL, 'q' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
@@ -131,6 +143,17 @@ int cmd_replay(int argc, char **argv)
 		case O_PREPONLY: o.prepare_only = 1; break;
 		case O_LABEL: o.label = optarg; break;
 		case O_MKFS: o.mkfs = optarg; break;
+		case O_ONERR:
+			if (strcmp(optarg, "stop") == 0) {
+				o.on_error = RPL_ON_ERROR_STOP;
+			} else if (strcmp(optarg, "continue") == 0) {
+				o.on_error = RPL_ON_ERROR_CONTINUE;
+			} else {
+				cli_err("replay", "--on-error %s: use stop or continue", optarg);
+				return IOT_EXIT_USAGE;
+			}
+			break;
+		case O_SPARSE: o.sparse_prepare = 1; break;
 		case 'q': o.quiet = 1; break;
 		case 'h': usage(stdout); return IOT_EXIT_OK;
 		default:
@@ -166,10 +189,18 @@ int cmd_replay(int argc, char **argv)
 			sigabbrev_np(res.interrupted), o.root);
 		return 128 + res.interrupted;
 	}
+	if (err < 0 && res.tree_too_big) {
+		rpl_print_tree_too_big(&o, &res);
+		return IOT_EXIT_TARGET;
+	}
 	if (err < 0)
 		return IOT_EXIT_FAIL;
 	if (!o.quiet)
 		rpl_print_summary(&o, &res);
+	if (res.fault_stopped) {
+		rpl_print_fault(&o, &res);
+		return IOT_EXIT_TARGET;
+	}
 	if (res.interrupted) {
 		char e[32];
 

@@ -38,7 +38,7 @@ struct prep {
 	struct rpl_plan *p;
 	struct rpl_result *res;
 	char *buf;			/* FILL_CHUNK */
-	int sparse;			/* not enough room: sizes without data */
+	int sparse;			/* --sparse-prepare, no room: sizes without data */
 	int is_root;
 	uint64_t warned;
 	int *made;			/* per state: MADE, SKIPPED, <0 error */
@@ -331,32 +331,9 @@ static int make_one(struct prep *pp, size_t i)
 	return err;
 }
 
-/* Enough room for the data?  If not, the tree is made sparse (sizes
- * right, no data) rather than filling the filesystem. */
-static void check_room(struct prep *pp)
+int rpl_ps_made_by_workload(const struct rpl_plan *p, const struct iot_path_state *ps)
 {
-	struct statvfs sv;
-	uint64_t need = 0, avail;
-	size_t i;
-
-	for (i = 0; i < pp->p->n_ps; i++)
-		if ((pp->p->ps[i].type & S_IFMT) == S_IFREG && !(pp->p->ps[i].flags & IOT_PS_LISTED) &&
-		    !rpl_path_skip(pp->p->o, pp->p->ps[i].path) &&
-		    !made_by_workload(pp->p, &pp->p->ps[i]))
-			need += pp->p->ps[i].size;
-	if (fstatvfs(pp->p->root_fd, &sv) < 0)
-		return;
-	avail = (uint64_t)sv.f_bavail * sv.f_frsize;
-	if (need > avail - avail / 10 || need > avail) {
-		char a[32], b[32];
-
-		pp->sparse = 1;
-		if (!pp->p->o->quiet)
-			cli_warn(pp->p->o->cmd, "%s: the starting tree holds %s of file data but "
-				 "the root has %s free; files are made sparse (sizes kept, no data)",
-				 pp->p->o->trace, cli_fmt_bytes(a, sizeof(a), (double)need),
-				 cli_fmt_bytes(b, sizeof(b), (double)avail));
-	}
+	return made_by_workload(p, ps);
 }
 
 int rpl_prepare(struct rpl_plan *p, struct rpl_result *res)
@@ -374,7 +351,9 @@ int rpl_prepare(struct rpl_plan *p, struct rpl_result *res)
 		free(order);
 		return -ENOMEM;
 	}
-	check_room(&pp);
+	err = rpl_prepare_fit(p, res, &pp.sparse);
+	if (err < 0)
+		goto out;
 	/* A path may lie beyond a symlink whose target sorts later
 	 * (/lib -> usr/lib): what failed is tried again while that helps. */
 	for (pass = 0; pass < 4; pass++) {

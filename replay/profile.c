@@ -119,6 +119,12 @@ void rpl_tally(struct rpl_plan *p, struct rpl_result *res)
 			late[n_late++] = op->late_ns;
 		if (!differs(op))
 			continue;
+		if (rpl_fault_of(op, op->r_ret) >= 0) {
+			/* a target fault: a mismatch too (--verify), and
+			 * counted apart from the others */
+			res->target_faults++;
+			res->target_by[rpl_fault_of(op, op->r_ret)]++;
+		}
 		if (is_probe(op)) {
 			op->rflags |= RPL_OPF_PROBE;
 			res->probe_diffs++;
@@ -359,9 +365,9 @@ int rpl_profile_write(struct rpl_plan *p, struct rpl_result *res)
 	struct iot_writer *w = NULL;
 	struct target tg;
 	struct timespec rt;
-	char opts[1024], v[8][32];
-	struct iot_kv kv[9];
-	int err, stop = atomic_load(&rpl_stop_sig);
+	char opts[1024], v[8][32], faults[256];
+	struct iot_kv kv[11];
+	int err, stop = atomic_load(&rpl_stop_sig), n_kv = 8;
 
 	find_mount(p->o->root, &tg);
 	options_string(p, opts, sizeof(opts));
@@ -382,8 +388,18 @@ int rpl_profile_write(struct rpl_plan *p, struct rpl_result *res)
 	kv[6] = (struct iot_kv){ "replay.prepare_ns", v[5] };
 	snprintf(v[6], sizeof(v[6]), "%lld", (long long)res->unhidden_ns);
 	kv[7] = (struct iot_kv){ "replay.unhidden_ns", v[6] };
-	snprintf(v[7], sizeof(v[7]), "SIG%s", stop ? sigabbrev_np(stop) : "");
-	kv[8] = (struct iot_kv){ "replay.interrupted", v[7] };
+	if (stop > 0) {
+		snprintf(v[7], sizeof(v[7]), "SIG%s", sigabbrev_np(stop));
+		kv[n_kv++] = (struct iot_kv){ "replay.interrupted", v[7] };
+	}
+	/* a replay a target fault stopped, and the calls that failed so
+	 * (fault.c): 'check' and 'report' show them */
+	if (res->fault_stopped)
+		kv[n_kv++] = (struct iot_kv){ "replay.failed", res->fault };
+	if (res->target_faults) {
+		rpl_fault_counts(res, faults, sizeof(faults));
+		kv[n_kv++] = (struct iot_kv){ "replay.target_faults", faults };
+	}
 	h.kind = IOT_KIND_PROFILE;
 	h.tool_version = IOT_VERSION;
 	h.host = th->host;
@@ -408,7 +424,7 @@ int rpl_profile_write(struct rpl_plan *p, struct rpl_result *res)
 	h.target_mkfs = p->o->mkfs;
 	h.target_label = p->o->label;
 	h.replay_options = opts;
-	h.n_extra = stop ? 9 : 8;
+	h.n_extra = (size_t)n_kv;
 	h.extra = kv;
 	err = iot_writer_open(&w, p->o->out, &h, NULL);
 	if (err < 0)

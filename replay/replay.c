@@ -159,6 +159,7 @@ static int run(const struct rpl_opts *o, struct rpl_result *res)
 	if (err < 0)
 		goto out;
 	rpl_tally(&p, res);
+	rpl_fault_result(&p, res);
 	if (o->out)
 		err = rpl_profile_write(&p, res);
 out:
@@ -177,7 +178,8 @@ int rpl_run(const struct rpl_opts *o, struct rpl_result *res)
 	catch_stops(old);
 	err = run(o, res);
 	uncatch_stops(old);
-	res->interrupted = atomic_load(&rpl_stop_sig);
+	/* a target fault stops the replay the same way: not a signal */
+	res->interrupted = atomic_load(&rpl_stop_sig) > 0 ? atomic_load(&rpl_stop_sig) : 0;
 	return err;
 }
 
@@ -253,6 +255,7 @@ void rpl_print_summary(const struct rpl_opts *o, const struct rpl_result *r)
 		       (unsigned long long)r->probe_diffs);
 		print_by_sc(r, 1);
 	}
+	rpl_print_fault_summary(o, r);
 	printf("  ordering     %llu violations", (unsigned long long)r->ordering_violations);
 	if (r->deadlock_breaks)
 		printf(", %llu dependency waits broken (the trace orders ops in a circle)",

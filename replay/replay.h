@@ -32,6 +32,21 @@ enum rpl_skip {
 	RPL_SKIP_COUNT
 };
 
+/* --on-error: what a target fault does (fault.c) */
+enum rpl_on_error {
+	RPL_ON_ERROR_STOP = 0,	/* stop at the first one; the profile is marked failed */
+	RPL_ON_ERROR_CONTINUE,	/* count them and go on (a stress run) */
+};
+
+/* Target faults: errors of the filesystem under test, not of the
+ * workload (ENOSPC, EDQUOT, EIO, EROFS, ESTALE, ENOTCONN: fault.c). */
+#define RPL_FAULT_KINDS 6
+
+/* Above this share of the replayed calls (in percent), mismatches that
+ * are no target faults make the summary say the timing may not be
+ * representative: the replay then did other work than the recording. */
+#define RPL_MISMATCH_WARN_PCT 1.0
+
 struct rpl_opts {
 	const char *trace;		/* input trace */
 	const char *root;		/* directory to replay under */
@@ -50,6 +65,8 @@ struct rpl_opts {
 	int progress;			/* draw a progress line on stderr */
 	int quiet;			/* no warnings on stderr */
 	const char *cmd;		/* command name for messages ("replay") */
+	int on_error;			/* enum rpl_on_error */
+	int sparse_prepare;		/* a tree that does not fit is made sparse */
 };
 
 #define RPL_MAX_NR 512
@@ -77,6 +94,16 @@ struct rpl_result {
 	uint64_t prep_dirs, prep_files, prep_links, prep_symlinks, prep_bytes;
 	int damaged;			/* the trace was cut short: its complete part was used */
 	int interrupted;		/* the signal that stopped the replay, or 0 */
+	/* target faults the recording did not have (fault.c): calls that
+	 * failed so, per kind; the first one as text ("ENOSPC at 41 % (write
+	 * /a/b at 1.234 s)"), and whether it stopped the replay */
+	uint64_t target_faults, target_by[RPL_FAULT_KINDS];
+	char fault[320];
+	int fault_stopped, fault_unmounted, fault_errno;
+	/* prepare: the starting tree's file data and the root's free space
+	 * (rpl_prepare_fit()); tree_too_big when it did not fit */
+	uint64_t tree_bytes, root_free_bytes;
+	int tree_too_big, tree_sparse;
 	struct rpl_sc_stat sc[RPL_MAX_NR];
 	int n_examples;			/* the first mismatches, as text */
 	char examples[8][320];
@@ -92,7 +119,30 @@ int rpl_run(const struct rpl_opts *o, struct rpl_result *res);
 /*! rpl_print_summary() : print the end-of-run summary of @res to stdout. */
 void rpl_print_summary(const struct rpl_opts *o, const struct rpl_result *res);
 
+/*! rpl_print_fault() : say on stderr which target fault stopped the
+ *  replay (@res->fault_stopped), where, and what to do. */
+void rpl_print_fault(const struct rpl_opts *o, const struct rpl_result *res);
+/*! rpl_print_tree_too_big() : say on stderr that the starting tree does
+ *  not fit the root (@res->tree_too_big): how much, and what to do. */
+void rpl_print_tree_too_big(const struct rpl_opts *o, const struct rpl_result *res);
+/*! rpl_print_fault_summary() : the summary's lines on target faults, a
+ *  sparse tree and a mismatch rate above RPL_MISMATCH_WARN_PCT. */
+void rpl_print_fault_summary(const struct rpl_opts *o, const struct rpl_result *res);
+
 /*! rpl_skip_name() : @return : a short name of skip reason @why. */
 const char *rpl_skip_name(int why);
+
+/*! rpl_fault_errno() : @return : the errno of target fault kind @kind
+ *  (0 .. RPL_FAULT_KINDS - 1), or 0. */
+int rpl_fault_errno(int kind);
+
+/*! rpl_fault_counts() : "1234 (ENOSPC 1200, EIO 34)": the calls of @res
+ *  that failed with a target fault, per kind. */
+void rpl_fault_counts(const struct rpl_result *res, char *buf, size_t len);
+
+/*! rpl_tree_need() : plan @o->trace and @return : 0 with *@bytes set to
+ *  the file data its starting tree needs (what prepare writes), or a
+ *  negative code after a message.  bench sizes its images from it. */
+int rpl_tree_need(const struct rpl_opts *o, uint64_t *bytes);
 
 #endif

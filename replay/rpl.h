@@ -216,6 +216,15 @@ struct rpl_proc {
 	_Atomic int finished;
 };
 
+/* The first target fault of a replay (fault.c). */
+struct rpl_fault {
+	int err;			/* positive errno; 0 if @unmounted */
+	int unmounted;			/* the root was detached (umount -l) */
+	uint32_t op;			/* index in plan.ops (ops done, if @unmounted) */
+	int64_t t_ns;			/* since the replay started */
+	char path[256];
+};
+
 struct rpl_plan {
 	const struct rpl_opts *o;
 	struct iot_reader *rd;
@@ -254,6 +263,9 @@ struct rpl_plan {
 	_Atomic uint64_t violations;
 	_Atomic int threads_alive;
 	pthread_mutex_t spawn_lock;
+	_Atomic int fault_claimed;	/* @fault is set */
+	struct rpl_fault fault;
+	uint64_t root_dev, root_ino;	/* what --root led to at the start */
 };
 
 /*! rpl_plan_build() : read @o->trace into @p. @return : 0 or negative
@@ -408,9 +420,42 @@ void rpl_dcache_offer(struct rpl_ctx *c, const char *path, int fd, uint32_t gen)
 void rpl_ns_changed(struct rpl_plan *p);
 
 /*! rpl_stop_sig : the signal (SIGINT, SIGTERM, SIGHUP) that asked the
- *  replay to stop, or 0.  Threads finish the op they are in and stop;
- *  the ops not reached are skipped as RPL_SKIP_INTERRUPTED. */
+ *  replay to stop, RPL_STOP_FAULT if a target fault did (fault.c), or 0.
+ *  Threads finish the op they are in and stop; the ops not reached are
+ *  skipped as RPL_SKIP_INTERRUPTED. */
 extern _Atomic int rpl_stop_sig;
+#define RPL_STOP_FAULT (-1)
+
+/* ---- faults of the filesystem under test (fault.c) ---- */
+
+/*! rpl_fault_kind() : @return : the kind (0 .. RPL_FAULT_KINDS - 1) of
+ *  result @r if it is a target fault (-ENOSPC ...), else -1. */
+int rpl_fault_kind(int64_t r);
+/*! rpl_fault_of() : as rpl_fault_kind(), for result @r of @op: -1 for
+ *  what only looks like a target fault (setxattr's ENOSPC: a value too
+ *  large for the filesystem). */
+int rpl_fault_of(const struct rpl_op *op, int64_t r);
+/*! rpl_fault_seen() : @op failed with target fault @r that the recording
+ *  did not have: keep the first one and, unless --on-error continue,
+ *  stop the replay. */
+void rpl_fault_seen(struct rpl_ctx *c, struct rpl_op *op, int64_t r);
+/*! rpl_fault_watch_start(), rpl_fault_watch() : note what --root leads
+ *  to; later, stop the replay if it leads elsewhere (the mount was
+ *  detached).  @ops_done : about how many ops ran.  @return : 1 if it
+ *  stopped the replay now. */
+void rpl_fault_watch_start(struct rpl_plan *p);
+int rpl_fault_watch(struct rpl_plan *p, uint64_t ops_done);
+/*! rpl_fault_result() : the first fault, as text, into @res. */
+void rpl_fault_result(const struct rpl_plan *p, struct rpl_result *res);
+
+/*! rpl_prepare_fit() : does the starting tree of @p fit the root?  Sets
+ *  res->tree_bytes and res->root_free_bytes.  @return : 0 (*@sparse set
+ *  if it does not fit and --sparse-prepare asked for sparse files), or
+ *  -ENOSPC with res->tree_too_big set (the caller says so). */
+int rpl_prepare_fit(struct rpl_plan *p, struct rpl_result *res, int *sparse);
+/*! rpl_ps_made_by_workload() : whether the workload made @ps (or an
+ *  ancestor) itself: not part of the starting tree (prepare.c). */
+int rpl_ps_made_by_workload(const struct rpl_plan *p, const struct iot_path_state *ps);
 
 /* ends a call a stopped thread is blocked in (its handler does nothing) */
 #define RPL_POKE_SIG	SIGURG

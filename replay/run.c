@@ -407,6 +407,8 @@ static void *thread_main(void *arg)
 			op->r_exit = op->r_enter;
 		} else {
 			op->r_ret = r;
+			if (r < 0 && r != op->ev.ret && rpl_fault_of(op, r) >= 0)
+				rpl_fault_seen(&c, op, r);
 		}
 		if (timed) {
 			rpl_sched_ran(&sched, ideal, op->r_enter);
@@ -503,14 +505,21 @@ out:
 	return err;
 }
 
-static void progress(struct rpl_plan *p, int final)
+/* About how many ops ran: threads count theirs every 256. */
+static uint64_t ops_done(struct rpl_plan *p)
 {
 	uint64_t done = 0;
-	char e[32];
 	size_t i;
 
 	for (i = 0; i < p->n_threads; i++)
 		done += atomic_load_explicit(&p->threads[i].n_done, memory_order_relaxed);
+	return done;
+}
+
+static void progress(struct rpl_plan *p, int final)
+{
+	uint64_t done = ops_done(p);
+	char e[32];
 	fprintf(stderr, "\riotape: replay: %llu/%zu ops (%3.0f%%), %s   %s",
 		(unsigned long long)done, p->n_ops,
 		p->n_ops ? 100.0 * (double)done / (double)p->n_ops : 100.0,
@@ -589,12 +598,14 @@ int rpl_execute(struct rpl_plan *p, struct rpl_result *res)
 	const struct timespec tick = { 0, 200000000 };
 	size_t i, unstarted = 0;
 	int err = 0, e;
+	int64_t watched;
 
 	raise_nofile();
 	pthread_mutex_init(&p->spawn_lock, NULL);
 	rpl_handler_for(0);
 	p->own_files = can_own_files(p);
-	p->t0 = iot_now_ns();
+	rpl_fault_watch_start(p);
+	p->t0 = watched = iot_now_ns();
 	for (i = 0; i < p->n_threads; i++) {
 		if (p->threads[i].spawn_op >= 0)
 			continue;
@@ -606,12 +617,20 @@ int rpl_execute(struct rpl_plan *p, struct rpl_result *res)
 	}
 	for (;;) {
 		uint32_t g = atomic_load(&p->exit_gen);
+		int64_t now;
 
 		if (atomic_load(&p->threads_alive) == 0)
 			break;
 		if (futex(&p->exit_gen, FUTEX_WAIT, g, &tick) < 0 && errno == ETIMEDOUT &&
 		    stopping())
 			poke_threads(p);
+		/* every 200 ms, however often threads end and wake us */
+		now = iot_now_ns();
+		if (now - watched >= 200000000LL) {
+			watched = now;
+			if (!stopping())
+				rpl_fault_watch(p, ops_done(p));
+		}
 		if (p->o->progress)
 			progress(p, 0);
 	}

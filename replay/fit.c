@@ -1,0 +1,73 @@
+/*
+ * fit.c - does the starting tree fit the root?  And the policy when it
+ * does not.
+ *
+ * A tree that does not fit used to be made sparse without a word beyond
+ * a warning: sizes right, no data.  Every read of it then costs what a
+ * read of a hole costs, and the workload's writes fill what little room
+ * is left, so the profile describes neither the workload nor the
+ * filesystem.  Now that is an error that says how much is needed and how
+ * much is free; --sparse-prepare asks for sparse files knowingly.
+ */
+#include <errno.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/statvfs.h>
+
+#include "rpl.h"
+
+/* A filesystem filled to the brim behaves like no filesystem in use:
+ * the tree may take at most this share of the free space. */
+#define FIT_PCT 90
+
+static uint64_t tree_bytes(const struct rpl_plan *p)
+{
+	uint64_t need = 0;
+	size_t i;
+
+	for (i = 0; i < p->n_ps; i++) {
+		const struct iot_path_state *ps = &p->ps[i];
+
+		/* the first state of a path is the one prepare makes */
+		if (i > 0 && strcmp(ps->path, p->ps[i - 1].path) == 0)
+			continue;
+		if ((ps->type & S_IFMT) == S_IFREG && !(ps->flags & IOT_PS_LISTED) &&
+		    !rpl_path_skip(p->o, ps->path) && !rpl_ps_made_by_workload(p, ps))
+			need += ps->size;
+	}
+	return need;
+}
+
+int rpl_prepare_fit(struct rpl_plan *p, struct rpl_result *res, int *sparse)
+{
+	struct statvfs sv;
+	uint64_t avail;
+
+	*sparse = 0;
+	res->tree_bytes = tree_bytes(p);
+	if (fstatvfs(p->root_fd, &sv) < 0)
+		return 0;	/* nothing known: prepare finds out */
+	avail = (uint64_t)sv.f_bavail * sv.f_frsize;
+	res->root_free_bytes = avail;
+	if (res->tree_bytes <= avail / 100 * FIT_PCT)
+		return 0;
+	if (p->o->sparse_prepare) {
+		*sparse = res->tree_sparse = 1;
+		return 0;
+	}
+	res->tree_too_big = 1;
+	return -ENOSPC;
+}
+
+int rpl_tree_need(const struct rpl_opts *o, uint64_t *bytes)
+{
+	struct rpl_plan p;
+	int err;
+
+	err = rpl_plan_build(&p, o);
+	p.root_fd = -1;
+	if (err == 0)
+		*bytes = tree_bytes(&p);
+	rpl_plan_free(&p);
+	return err;
+}
