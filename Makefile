@@ -153,6 +153,13 @@ $(BUILD)/tests/progs/%: tests/progs/%.c
 	@echo "  CC      $<"
 	$(Q)$(CC) -std=gnu11 -O1 -g -Wall -D_GNU_SOURCE -o $@ $< -lpthread
 
+# The FUSE filesystem of the fault tests (libfuse3-dev: tools/deps.sh check).
+$(BUILD)/tests/progs/faultfs: tests/progs/faultfs.c
+	@mkdir -p $(@D)
+	@echo "  CC      $<"
+	$(Q)$(CC) -std=gnu11 -O1 -g -Wall -D_GNU_SOURCE $$(pkg-config --cflags fuse3) -o $@ $< \
+		$$(pkg-config --libs fuse3)
+
 $(BUILD)/tests/bench/%: tests/bench/%.c $(LIBA)
 	@mkdir -p $(@D)
 	@echo "  CC      $<"

@@ -7,7 +7,7 @@ what=${1:-build}
 pkgs="libzstd-dev libprotobuf-c-dev protobuf-c-compiler pkg-config gcc make"
 case "$what" in
 build) ;;
-check) pkgs="$pkgs libcmocka-dev strace zstd xfsprogs btrfs-progs e2fsprogs tar util-linux valgrind clang python3 procps binutils gzip" ;;
+check) pkgs="$pkgs libcmocka-dev strace zstd xfsprogs btrfs-progs e2fsprogs tar util-linux valgrind clang python3 procps binutils gzip libfuse3-dev fuse3" ;;
 bench) pkgs="$pkgs strace zstd bc git linux-source-6.1 xfsprogs btrfs-progs e2fsprogs" ;;
 demo)  pkgs="$pkgs xfsprogs btrfs-progs e2fsprogs" ;;
 validate) pkgs="$pkgs python3 linux-source-6.1 xfsprogs btrfs-progs e2fsprogs" ;;
@@ -26,9 +26,9 @@ if [ "$(id -u)" != 0 ]; then
 fi
 echo "  APT     $missing"
 export DEBIAN_FRONTEND=noninteractive
-if ! apt-get install -y -q --no-install-recommends $missing >/tmp/iotape-apt.log 2>&1; then
+if ! apt-get install -y -q -o DPkg::Lock::Timeout=300 --no-install-recommends $missing >/tmp/iotape-apt.log 2>&1; then
 	apt-get update -q >>/tmp/iotape-apt.log 2>&1
-	if ! apt-get install -y -q --no-install-recommends $missing >>/tmp/iotape-apt.log 2>&1; then
+	if ! apt-get install -y -q -o DPkg::Lock::Timeout=300 --no-install-recommends $missing >>/tmp/iotape-apt.log 2>&1; then
 		echo "iotape: apt-get install$missing failed; see /tmp/iotape-apt.log" >&2
 		tail -5 /tmp/iotape-apt.log >&2
 		exit 1
