@@ -57,27 +57,25 @@ int rpl_fault_of(const struct rpl_op *op, int64_t r)
 	return k;
 }
 
-/* The path an op worked on: its own, else that of its last descriptor
- * argument (write(fd): the file; copy_file_range: the destination). */
+/* The path an op worked on: its path argument, else that of its last
+ * descriptor argument (write(fd): the file; copy_file_range: the
+ * destination; the event's own path is the first descriptor's). */
 static void op_path(struct rpl_ctx *c, const struct rpl_op *op, char *buf, size_t len)
 {
 	const struct iot_syscall *sc = iot_syscall_by_nr(op->ev.nr);
 	struct rpl_fd e;
 	int i;
 
-	snprintf(buf, len, "?");
-	if (op->ev.path) {
-		snprintf(buf, len, "%s", op->ev.path);
-		return;
-	}
+	snprintf(buf, len, "%s", op->ev.path ? op->ev.path : "?");
+	for (i = 0; sc && i < sc->nargs; i++)
+		if (sc->arg[i] == IOT_ARG_PATH)
+			return;
 	for (i = sc ? sc->nargs - 1 : -1; i >= 0; i--) {
-		if (sc->arg[i] != IOT_ARG_FD && sc->arg[i] != IOT_ARG_DIRFD)
+		if (sc->arg[i] != IOT_ARG_FD)
 			continue;
 		if (c->pr->tab && rpl_fdtab_get(c->pr->tab, (long)op->ev.args[i], &e) == 0 &&
 		    e.path)
 			snprintf(buf, len, "%s", e.path);
-		else
-			snprintf(buf, len, "fd %lld", (long long)op->ev.args[i]);
 		return;
 	}
 }
