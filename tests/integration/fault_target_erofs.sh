@@ -22,26 +22,15 @@ mk_writes slow 40 100 0.1
 # --- EROFS --------------------------------------------------------------
 M=$T/ro
 mount_tmpfs "$M" 16m
-timeout -k 5 120 "$IOTAPE" replay "$T/slow.iotape" --root "$M" -t raw -o "$T/p1.iotape" \
-	>"$T/p1.out" 2>&1 &
-pid=$!
 # once the replay has written its first files, make the mount read-only
-for i in $(seq 1 100); do
-	ls "$M$T/w" 2>/dev/null | grep -q f3 && break
-	sleep 0.05
-done
-ls "$M$T/w" | grep -q f3 || fail "the replay wrote nothing"
+replay_bg p1 "$M"
 ro=0
 for i in $(seq 1 100); do
 	mount -o remount,ro "$M" 2>/dev/null && { ro=1; break; }
 	sleep 0.02
 done
 [ $ro = 1 ] || fail "could not remount $M read-only"
-wait $pid
-rc=$?
-cat "$T/p1.out"
-[ $rc = 124 ] && fail "the replay hung after the remount"
-[ $rc = 5 ] || fail "replay onto a filesystem remounted read-only exited $rc, not 5"
+replay_wait p1 5 "the remount to read-only"
 grep -Eq 'the filesystem under test failed: EROFS at [0-9]+ % \([a-z0-9]+ [^ ]*/w/f[0-9]+ at [0-9.]+ s\): Read-only file system' \
 	"$T/p1.out" || fail "no message naming the EROFS call"
 grep -q 'became read-only' "$T/p1.out" || fail "no word on what EROFS means"
@@ -51,29 +40,14 @@ umount_now "$M"
 # --- umount -l ----------------------------------------------------------
 M=$T/lazy
 mount_tmpfs "$M" 16m
-timeout -k 5 120 "$IOTAPE" replay "$T/slow.iotape" --root "$M" -t raw -o "$T/p2.iotape" \
-	>"$T/p2.out" 2>&1 &
-pid=$!
-for i in $(seq 1 100); do
-	ls "$M$T/w" 2>/dev/null | grep -q f3 && break
-	sleep 0.05
-done
+replay_bg p2 "$M"
 umount -l "$M" || fail "umount -l failed"
 MOUNTS=""
 not_mounted "$M"
-start=$(date +%s%N)
-wait $pid
-rc=$?
-waited=$(( ($(date +%s%N) - start) / 1000000 ))
-cat "$T/p2.out"
-[ $rc = 124 ] && fail "the replay hung after umount -l"
-[ $rc = 5 ] || fail "replay whose root was lazily unmounted exited $rc, not 5"
+replay_wait p2 5 "umount -l"
 grep -Eq 'the filesystem under test failed: unmounted at [0-9]+ % \(the root .* was detached [0-9.]+ s into the replay\)' \
 	"$T/p2.out" || fail "no message saying the root was unmounted"
 grep -q 'keep it mounted' "$T/p2.out" || fail "no word on what to do"
 failed_profile "$T/p2.iotape" 'unmounted at [0-9]+ %'
-# not a timing threshold on speed: a replay that ran its remaining 3 s of
-# recorded gaps would show it never noticed
-[ $waited -lt 2500 ] || fail "the replay took $waited ms to stop after umount -l"
 not_mounted "$M"
 echo "ok"

@@ -60,20 +60,9 @@ stop_ffs "$T/eio"
 # --- the FUSE daemon killed ---------------------------------------------
 mk_writes slow 40 100 0.1
 start_ffs "$T/dead"
-timeout -k 5 120 "$IOTAPE" replay "$T/slow.iotape" --root "$T/dead" -t raw -o "$T/p2.iotape" \
-	>"$T/p2.out" 2>&1 &
-pid=$!
-for i in $(seq 1 100); do
-	ls "$T/dead.back$T/w" 2>/dev/null | grep -q f3 && break
-	sleep 0.05
-done
-ls "$T/dead.back$T/w" | grep -q f3 || fail "the replay wrote nothing"
+replay_bg p2 "$T/dead" "$T/dead.back$T/w"
 kill -9 "$FFS_PID"
-wait $pid
-rc=$?
-cat "$T/p2.out"
-[ $rc = 124 ] && fail "the replay hung after the FUSE daemon died"
-[ $rc = 5 ] || fail "replay onto a filesystem whose daemon died exited $rc, not 5"
+replay_wait p2 5 "the FUSE daemon died"
 grep -Eq 'the filesystem under test failed: ENOTCONN at [0-9]+ % \([a-z0-9]+ [^ ]+ at [0-9.]+ s\): Transport endpoint is not connected' \
 	"$T/p2.out" || fail "no message naming the ENOTCONN call"
 grep -q 'FUSE daemon gone' "$T/p2.out" || fail "no word on what ENOTCONN means"

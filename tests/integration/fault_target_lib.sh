@@ -73,3 +73,31 @@ umount_now() {
 	MOUNTS=$(echo "$MOUNTS" | sed "s| $1 | |; s|^$1 ||")
 	not_mounted "$1"
 }
+
+# replay_bg OUT ROOT - start a replay of $T/slow.iotape (mk_writes slow ...)
+# under ROOT in the recorded gaps (-t raw), bounded, in the background
+# ($REPLAY_PID); return once its files reach f3 in DIR ($3, default
+# ROOT's copy of $T/w), so that a fault comes in the middle of it.
+replay_bg() {
+	local out=$1 root=$2 seen=${3:-$2$T/w} i
+	timeout -k 5 120 "$IOTAPE" replay "$T/slow.iotape" --root "$root" -t raw \
+		-o "$T/$out.iotape" >"$T/$out.out" 2>&1 &
+	REPLAY_PID=$!
+	for i in $(seq 1 100); do
+		ls "$seen" 2>/dev/null | grep -q f3 && return 0
+		sleep 0.05
+	done
+	fail "the replay wrote nothing into $seen"
+}
+
+# replay_wait OUT RC_WANTED WHAT - wait for replay_bg's replay; fail
+# unless it exits RC_WANTED (a hang: timeout's 124).
+replay_wait() {
+	local out=$1 want=$2 what=$3 rc
+	wait "$REPLAY_PID"
+	rc=$?
+	cat "$T/$out.out"
+	[ $rc = 124 ] && fail "the replay hung after $what"
+	[ $rc = "$want" ] || fail "the replay exited $rc after $what, not $want"
+	return 0
+}
