@@ -46,7 +46,7 @@ PKG_CFLAGS = $(shell pkg-config --cflags $(PKGS) 2>/dev/null)
 PKG_LIBS = $(shell pkg-config --libs $(PKGS) 2>/dev/null)
 CMOCKA_CFLAGS = $(shell pkg-config --cflags $(CMOCKA_PKG) 2>/dev/null)
 CMOCKA_LIBS = $(shell pkg-config --libs $(CMOCKA_PKG) 2>/dev/null)
-ALL_CFLAGS = $(WARN) $(CFLAGS) $(SANFLAGS) -fPIC -D_GNU_SOURCE -Iformat -Icli -I$(BUILD)/gen \
+ALL_CFLAGS = $(WARN) $(CFLAGS) $(SANFLAGS) -fPIC -D_GNU_SOURCE -Iformat -I$(BUILD)/gen \
 	-DIOT_BUILD_VERSION=\"$(VERSION)\" $(PKG_CFLAGS)
 ALL_LDFLAGS = $(LDFLAGS) $(SANFLAGS)
 LIBS = $(PKG_LIBS) -lpthread -lm
@@ -66,6 +66,10 @@ GEN_H := $(BUILD)/gen/trace.pb-c.h
 LIB_OBJ := $(LIB_SRC:%.c=$(BUILD)/obj/%.o) $(BUILD)/obj/gen/trace.pb-c.o
 APP_OBJ := $(APP_SRC:%.c=$(BUILD)/obj/%.o)
 APP_NOMAIN_OBJ := $(filter-out $(BUILD)/obj/$(MAIN_SRC:.c=.o),$(APP_OBJ))
+# Only the command line (cli/ and the cmd_*.c files) sees cli/'s headers;
+# the engines below it report through format/engine.h.
+CLI_OBJ := $(foreach o,$(APP_OBJ),$(if $(or $(findstring /obj/cli/,$(o)),$(findstring /cmd_,$(o))),$(o)))
+ENGINE_OBJ := $(filter-out $(CLI_OBJ),$(APP_OBJ))
 UNIT_BIN := $(UNIT_SRC:tests/unit/%.c=$(BUILD)/tests/unit/%)
 PROG_BIN := $(PROG_SRC:tests/progs/%.c=$(BUILD)/tests/progs/%)
 BENCH_BIN := $(BENCH_SRC:tests/bench/%.c=$(BUILD)/tests/bench/%)
@@ -117,7 +121,7 @@ $(BUILD)/obj/gen/trace.pb-c.o: $(GEN_C) $(FLAGS_STAMP)
 $(BUILD)/obj/%.o: %.c $(GEN_H) $(FLAGS_STAMP)
 	@mkdir -p $(@D)
 	@echo "  CC      $<"
-	$(Q)$(CC) $(ALL_CFLAGS) -MMD -MP -c $< -o $@
+	$(Q)$(CC) $(ALL_CFLAGS) $(if $(filter $@,$(CLI_OBJ)),-Icli) -MMD -MP -c $< -o $@
 
 $(LIBA): $(LIB_OBJ)
 	@echo "  AR      $@"
@@ -181,10 +185,10 @@ $(BUILD)/fuzz-replay: tests/fuzz/fuzz_reader.c tests/fuzz/replay_main.c tests/fu
 		$(LIBA) $(ALL_LDFLAGS) $(LIBS)
 
 $(BUILD)/fuzz-replay-plan: tests/fuzz/fuzz_plan.c tests/fuzz/replay_main.c tests/fuzz/record_file.h \
-		$(APP_NOMAIN_OBJ) $(LIBA)
+		$(ENGINE_OBJ) $(LIBA)
 	@echo "  CC      $@"
 	$(Q)$(CC) $(ALL_CFLAGS) -Irecord -Ireplay -Ianalyze -o $@ tests/fuzz/fuzz_plan.c \
-		tests/fuzz/replay_main.c $(APP_NOMAIN_OBJ) $(LIBA) $(ALL_LDFLAGS) $(LIBS)
+		tests/fuzz/replay_main.c $(ENGINE_OBJ) $(LIBA) $(ALL_LDFLAGS) $(LIBS)
 
 check: deps
 	@tools/deps.sh check
@@ -222,7 +226,7 @@ fuzz: deps
 	@mkdir -p build-fuzz/fuzz
 	$(Q)for f in $(FUZZ_SRC); do n=$$(basename $$f .c); echo "  FUZZ    $$n"; \
 		clang -g -O1 -fsanitize=fuzzer,address,undefined -D_GNU_SOURCE -Iformat -Ibuild-fuzz/gen \
-		-Irecord -Ireplay -Ianalyze $$f $$(ls build-fuzz/obj/replay/*.o build-fuzz/obj/record/*.o build-fuzz/obj/analyze/*.o build-fuzz/obj/cli/util.o 2>/dev/null) \
+		-Irecord -Ireplay -Ianalyze $$f $$(ls build-fuzz/obj/replay/*.o build-fuzz/obj/record/*.o build-fuzz/obj/analyze/*.o 2>/dev/null | grep -v /cmd_) \
 		build-fuzz/libiotape.a $(PKG_LIBS) -lpthread -lm -o build-fuzz/fuzz/$$n || exit 1; done
 	@tests/fuzz/run.sh build-fuzz/fuzz $${FUZZ_SECONDS:-60}
 

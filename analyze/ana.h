@@ -143,11 +143,11 @@ struct ana_trace {
 /*! ana_load() :
  *  Read @path into @t (zeroed by the caller).  A damaged but readable file
  *  is loaded with t->damaged set.  @return : 0, or the reader's code (the
- *  caller prints it with cli_open_trace_msg()), or -ENOMEM. */
+ *  command prints it with cli_open_trace_msg()), or -ENOMEM. */
 int ana_load(struct ana_trace *t, const char *path);
 void ana_trace_free(struct ana_trace *t);
 
-/*! ana_load_all() : load @n files, printing messages for @cmd.
+/*! ana_load_all() (cmd_files.c) : load @n files, printing messages for @cmd.
  *  @return : IOT_EXIT_OK, IOT_EXIT_DAMAGED (some file damaged; loaded) or
  *  IOT_EXIT_FAIL (a file could not be read; nothing is kept). */
 int ana_load_all(const char *cmd, char **paths, int n, struct ana_trace *t);
@@ -239,7 +239,7 @@ void ana_csv_str(FILE *f, const char *s, size_t len);
 void ana_html_str(FILE *f, const char *s, size_t len);
 /*! ana_html_str_pre() : as ana_html_str(), keeping newlines (for <pre>). */
 void ana_html_str_pre(FILE *f, const char *s, size_t len);
-/*! ana_fmt_ns() / ana_fmt_bytes() : units, as cli_fmt_ns/bytes, "-" for NAN. */
+/*! ana_fmt_ns() / ana_fmt_bytes() : units, as iot_fmt_ns/bytes, "-" for NAN. */
 char *ana_fmt_ns(char *buf, size_t len, double ns);
 char *ana_fmt_bytes(char *buf, size_t len, double b);
 /*! ana_trunc() : copy @s into @buf, cut to @w columns with "..." */
@@ -257,7 +257,7 @@ FILE *ana_open_out(const char *cmd, const char *path);
  *  written.  @return : 0, or -errno. */
 int ana_close_out(const char *cmd, FILE *f, const char *path);
 
-/*! ana_outputs_refused() : whether the outputs @out (-o) and @html
+/*! ana_outputs_refused() (cmd_files.c) : whether the outputs @out (-o) and @html
  *  (--html), either may be NULL, must be refused before anything is
  *  written: one is among the @nf input @files, or both name one file.
  *  Says why.  @return : 1 if refused, else 0. */

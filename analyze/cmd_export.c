@@ -12,7 +12,6 @@
 #include <unistd.h>
 
 #include "ana.h"
-#include "check.h"
 #include "commands.h"
 
 enum { FMT_CHROME, FMT_CSV, FMT_JSON };
@@ -187,7 +186,7 @@ static int stream(struct iot_reader *r, const char *path, FILE *f, int fmt)
 	for (i = 0; i < ANA_MAX_NR; i++)
 		if (!sc[i])
 			sc[i] = iot_syscall_by_nr((int)i);
-	t0 = cli_time_base(h, s);
+	t0 = iot_time_base(h, s);
 	if (fmt == FMT_CHROME)
 		fputs("{\"displayTimeUnit\":\"ns\",\"traceEvents\":[", f);
 	else
@@ -212,7 +211,7 @@ static int stream(struct iot_reader *r, const char *path, FILE *f, int fmt)
 	if (n < 0 && n != IOT_E_CORRUPT && n != IOT_E_TRUNCATED) {
 		cli_err("export", "%s: %s", path, iot_strerror(n));
 		rc = IOT_EXIT_FAIL;
-	} else if (cli_damage_text(why, sizeof(why), s, t0)) {
+	} else if (iot_damage_text(why, sizeof(why), s, t0)) {
 		cli_warn("export", "%s: %s; the complete part was exported", path, why);
 		rc = IOT_EXIT_DAMAGED;
 	}

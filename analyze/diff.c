@@ -14,7 +14,7 @@
 #include <string.h>
 
 #include "ana.h"
-#include "commands.h"
+#include "engine.h"
 
 #define WIDTH 100
 #define NAME_W 24
@@ -332,7 +332,7 @@ int ana_diff_warn(const char *cmd, struct ana_group *g, int ng)
 			}
 			if (!what[0])
 				continue;
-			cli_warn(cmd, "%s: not the same workload as %s: %s%s; its ratios compare "
+			iot_warn(cmd, "%s: not the same workload as %s: %s%s; its ratios compare "
 				 "different work", t->path, ref->path, what,
 				 shown > 3 ? ", ..." : "");
 			warnings++;

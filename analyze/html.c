@@ -13,7 +13,7 @@
 #include <unistd.h>
 
 #include "ana.h"
-#include "commands.h"
+#include "engine.h"
 
 static const char *const pal[] = {
 	"#1f77b4", "#ff7f0e", "#2ca02c", "#d62728", "#9467bd", "#8c564b",
@@ -324,9 +324,9 @@ int ana_html_write(const char *cmd, const char *path, struct ana_group *g, int n
 	if (rc == 0)
 		return 0;
 	if (reg && unlink(path) == 0)
-		cli_err(cmd, "%s: write failed: %s; the partial page was removed", path,
+		iot_err(cmd, "%s: write failed: %s; the partial page was removed", path,
 			strerror(-rc));
 	else
-		cli_err(cmd, "%s: write failed: %s; the page is incomplete", path, strerror(-rc));
+		iot_err(cmd, "%s: write failed: %s; the page is incomplete", path, strerror(-rc));
 	return rc;
 }

@@ -16,8 +16,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "check.h"
-#include "commands.h"
+#include "engine.h"
 #include "load_int.h"
 
 const char *ana_basename(const char *p)
@@ -241,8 +240,8 @@ int ana_load(struct ana_trace *t, const char *path)
 	}
 	ana_orphan_cpu(&L);
 	s = iot_reader_summary(r);
-	t->damaged = cli_damage_text(t->damage_msg, sizeof(t->damage_msg), s,
-				     cli_time_base(iot_reader_header(r), s));
+	t->damaged = iot_damage_text(t->damage_msg, sizeof(t->damage_msg), s,
+				     iot_time_base(iot_reader_header(r), s));
 	if (!t->real_ns)
 		t->real_ns = iot_ns_sub(t->t_last, t->t_first);
 	rc = 0;
@@ -291,55 +290,6 @@ void ana_trace_free(struct ana_trace *t)
 	free(t->workload);
 	free(t->target);
 	memset(t, 0, sizeof(*t));
-}
-
-int ana_load_all(const char *cmd, char **paths, int n, struct ana_trace *t)
-{
-	int i, rc, ret = IOT_EXIT_OK;
-
-	for (i = 0; i < n; i++) {
-		rc = ana_load(&t[i], paths[i]);
-		if (rc < 0) {
-			if (rc == -ENOMEM)
-				cli_err(cmd, "%s: out of memory", paths[i]);
-			else
-				cli_open_trace_msg(cmd, paths[i], rc);
-			while (i >= 0)
-				ana_trace_free(&t[i--]);
-			return IOT_EXIT_FAIL;
-		}
-		if (t[i].damaged) {
-			cli_warn(cmd, "%s: %s", paths[i], t[i].damage_msg);
-			ret = IOT_EXIT_DAMAGED;
-		}
-	}
-	return ret;
-}
-
-int ana_load_files(const char *cmd, char **paths, int n,
-		   struct ana_trace **tp, struct ana_group **gp)
-{
-	struct ana_trace *t = calloc((size_t)n, sizeof(*t));
-	struct ana_group *g = calloc((size_t)n, sizeof(*g));
-	int rc;
-
-	*tp = NULL;
-	*gp = NULL;
-	if (!t || !g) {
-		cli_err(cmd, "out of memory for %d traces", n);
-		rc = IOT_EXIT_FAIL;
-		goto out;
-	}
-	rc = ana_load_all(cmd, paths, n, t);
-	if (rc == IOT_EXIT_FAIL)
-		goto out;	/* ana_load_all() freed what it had loaded */
-	*tp = t;
-	*gp = g;
-	return rc;
-out:
-	free(t);
-	free(g);
-	return rc;
 }
 
 void ana_files_free(struct ana_trace *t, struct ana_group *g, int n)

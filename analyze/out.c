@@ -14,7 +14,7 @@
 #include <unistd.h>
 
 #include "ana.h"
-#include "commands.h"
+#include "engine.h"
 
 /* Length of the valid UTF-8 sequence at @s (at most @n bytes), or 0. */
 static size_t utf8_len(const unsigned char *s, size_t n)
@@ -163,7 +163,7 @@ char *ana_fmt_ns(char *buf, size_t len, double ns)
 		snprintf(buf, len, "-");
 		return buf;
 	}
-	return cli_fmt_ns(buf, len, ns);
+	return iot_fmt_ns(buf, len, ns);
 }
 
 char *ana_fmt_bytes(char *buf, size_t len, double b)
@@ -172,7 +172,7 @@ char *ana_fmt_bytes(char *buf, size_t len, double b)
 		snprintf(buf, len, "-");
 		return buf;
 	}
-	return cli_fmt_bytes(buf, len, b);
+	return iot_fmt_bytes(buf, len, b);
 }
 
 char *ana_trunc(char *buf, size_t len, const char *s, int w)
@@ -200,7 +200,7 @@ FILE *ana_open_out(const char *cmd, const char *path)
 	int err = errno;
 
 	if (!f) {
-		cli_err(cmd, "%s: %s; check the directory exists and is writable", path,
+		iot_err(cmd, "%s: %s; check the directory exists and is writable", path,
 			strerror(err));
 		errno = err;	/* callers return -errno */
 	}
@@ -217,7 +217,7 @@ int ana_close_out(const char *cmd, FILE *f, const char *path)
 		err = errno ? errno : EIO;
 	if (!path) {
 		if (err)
-			cli_err(cmd, "writing standard output: %s", strerror(err));
+			iot_err(cmd, "writing standard output: %s", strerror(err));
 		return -err;
 	}
 	reg = fstat(fileno(f), &st) == 0 && S_ISREG(st.st_mode) && lstat(path, &now) == 0 &&
@@ -227,42 +227,10 @@ int ana_close_out(const char *cmd, FILE *f, const char *path)
 	if (!err)
 		return 0;
 	if (reg && unlink(path) == 0)
-		cli_err(cmd, "%s: write failed: %s; the partial file was removed", path,
+		iot_err(cmd, "%s: write failed: %s; the partial file was removed", path,
 			strerror(err));
 	else
-		cli_err(cmd, "%s: write failed: %s; it is incomplete", path, strerror(err));
+		iot_err(cmd, "%s: write failed: %s; it is incomplete", path, strerror(err));
 	return -err;
 }
 
-/* Whether the output @out of option @opt is one of the @nf input @files,
- * which opening it for writing would destroy; says so. */
-static int out_is_input(const char *cmd, const char *opt, const char *out, char **files,
-			int nf)
-{
-	int i;
-
-	for (i = 0; out && i < nf; i++) {
-		if (!cli_same_file(files[i], out))
-			continue;
-		if (strcmp(files[i], out) == 0)
-			cli_err(cmd, "%s %s is an input trace; give another output file", opt, out);
-		else
-			cli_err(cmd, "%s %s is the input trace %s; give another output file", opt,
-				out, files[i]);
-		return 1;
-	}
-	return 0;
-}
-
-int ana_outputs_refused(const char *cmd, const char *out, const char *html, char **files,
-			int nf)
-{
-	if (out_is_input(cmd, "-o", out, files, nf) || out_is_input(cmd, "--html", html, files, nf))
-		return 1;
-	if (out && html && (strcmp(out, html) == 0 || cli_same_file(out, html))) {
-		cli_err(cmd, "-o %s and --html %s are the same file; give two different ones",
-			out, html);
-		return 1;
-	}
-	return 0;
-}

@@ -10,7 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "commands.h"
+#include "engine.h"
 #include "load_int.h"
 
 struct pident *ana_pid_get(struct pidmap *m, int32_t pid, int create)

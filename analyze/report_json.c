@@ -9,7 +9,7 @@
 #include <string.h>
 
 #include "ana.h"
-#include "commands.h"
+#include "engine.h"
 
 static void key(FILE *f, const char *k)
 {

@@ -11,7 +11,6 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "check.h"
 #include "commands.h"
 #include "iotape.h"
 
@@ -107,7 +106,7 @@ static void print_summary(const char *path, const struct iot_header *h,
 	printf("  path states  %llu\n", (unsigned long long)sc->counted[2]);
 	if (sc->counted[0])
 		printf("  time span    %s\n",
-		       cli_fmt_ns(b1, sizeof(b1), (double)iot_ns_sub(sc->t_hi, sc->t_lo)));
+		       iot_fmt_ns(b1, sizeof(b1), (double)iot_ns_sub(sc->t_hi, sc->t_lo)));
 	printf("  frames       %llu chunk frame%s\n", (unsigned long long)s->frames,
 	       s->frames == 1 ? "" : "s");
 	printf("  clean close  %s\n", s->clean_close ? "yes"
@@ -121,7 +120,7 @@ static void print_summary(const char *path, const struct iot_header *h,
 		printf("  index        present but does not match the frames (ignored)\n");
 	else
 		printf("  index        absent\n");
-	printf("  file size    %s", cli_fmt_bytes(b2, sizeof(b2), (double)s->file_size));
+	printf("  file size    %s", iot_fmt_bytes(b2, sizeof(b2), (double)s->file_size));
 	if (sc->counted[0])
 		printf(" (%.1f bytes/event)", (double)s->file_size / (double)sc->counted[0]);
 	printf("\n");
@@ -156,8 +155,8 @@ static int scan(struct iot_reader *r, struct scan *sc)
 	s = iot_reader_summary(r);
 	if (rc < 0 && !s->damage)
 		return rc;
-	sc->damaged = cli_damage_text(sc->why, sizeof(sc->why), s,
-				      cli_time_base(iot_reader_header(r), s));
+	sc->damaged = iot_damage_text(sc->why, sizeof(sc->why), s,
+				      iot_time_base(iot_reader_header(r), s));
 	if (!sc->damaged && s->has_index && sc->counted[0] != s->events) {
 		snprintf(sc->why, sizeof(sc->why), "the index lists %llu events "
 			 "but the frames hold %llu; run 'iotape check --repair' "

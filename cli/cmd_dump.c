@@ -13,7 +13,6 @@
 #include <sys/wait.h>
 #include <time.h>
 
-#include "check.h"
 #include "commands.h"
 #include "iotape.h"
 
@@ -557,7 +556,7 @@ static int dump_file(const char *path, const struct dump_opts *o)
 		code = IOT_EXIT_FAIL;
 		goto out;
 	}
-	base = cli_time_base(iot_reader_header(r), iot_reader_summary(r));
+	base = iot_time_base(iot_reader_header(r), iot_reader_summary(r));
 	if (!o->count)
 		print_header(stdout, iot_reader_header(r));
 	while ((rc = iot_reader_next(r, &it)) > 0) {
@@ -624,7 +623,7 @@ static int dump_file(const char *path, const struct dump_opts *o)
 			"--repair' to rewrite the index", path,
 			(unsigned long long)s->events);
 		code = IOT_EXIT_DAMAGED;
-	} else if (cli_damage_text(why, sizeof(why), s, base)) {
+	} else if (iot_damage_text(why, sizeof(why), s, base)) {
 		cli_err("dump", "%s: %s", path, why);
 		code = IOT_EXIT_DAMAGED;
 	}

@@ -2,6 +2,8 @@
  * commands.h - the subcommands of the iotape binary and the helpers they
  * share.  Each module owns its command: record/cmd_record.c,
  * replay/cmd_replay.c, replay/cmd_bench.c, analyze/cmd_*.c, cli/cmd_dump.c.
+ * Only cli/ and the cmd_*.c files include it: the engines below report
+ * through the sink of engine.h, which cli_msg() prints.
  */
 #ifndef IOT_COMMANDS_H
 #define IOT_COMMANDS_H
@@ -9,27 +11,7 @@
 #include <stdint.h>
 #include <stdio.h>
 
-/* Times and durations from a trace: a well-formed file may hold any int64
- * (the format round-trips them), so differences and sums saturate at
- * +-INT64_MAX instead of overflowing (undefined behaviour).  The result is
- * never INT64_MIN: it can be negated. */
-static inline int64_t iot_ns_sub(int64_t a, int64_t b)
-{
-	int64_t d;
-
-	if (__builtin_sub_overflow(a, b, &d))
-		return b < 0 ? INT64_MAX : -INT64_MAX;
-	return d == INT64_MIN ? -INT64_MAX : d;
-}
-
-static inline int64_t iot_ns_add(int64_t a, int64_t b)
-{
-	int64_t d;
-
-	if (__builtin_add_overflow(a, b, &d))
-		return b > 0 ? INT64_MAX : -INT64_MAX;
-	return d == INT64_MIN ? -INT64_MAX : d;
-}
+#include "engine.h"
 
 /* Exit codes, the same for every command (documented in iotape(1)). */
 #define IOT_EXIT_OK	 0	/* done */
@@ -59,20 +41,19 @@ void cli_err(const char *cmd, const char *fmt, ...)
 void cli_warn(const char *cmd, const char *fmt, ...)
 	__attribute__((format(printf, 2, 3)));
 
+/*! cli_msg() : the engines' sink (iot_msg_set_sink()): errors and
+ *  warnings as cli_err() and cli_warn() print them, IOT_MSG_INFO as
+ *  "iotape: <who>: <text>", IOT_MSG_QUOTE as "  | <text>", IOT_MSG_STATUS
+ *  as "\riotape: <who>: <text>" without a newline of its own. */
+void cli_msg(int level, const char *who, const char *text);
+
 /*! cli_is_help() : @return : 1 if @arg is -h or --help. */
 int cli_is_help(const char *arg);
-
-/*! cli_fmt_ns() : format a duration in ns with a unit (ns, us, ms, s)
- *  into @buf, 3 significant decimals. @return : @buf. */
-char *cli_fmt_ns(char *buf, size_t len, double ns);
-
-/*! cli_fmt_bytes() : format a byte count with a unit (B, KiB, MiB, GiB). */
-char *cli_fmt_bytes(char *buf, size_t len, double bytes);
 
 /*! cli_open_trace_msg() : print the standard message for a reader open
  *  failure of @path with code @err (damage there is in the header frame:
  *  nothing can be kept or repaired).  Damage found later is described by
- *  cli_damage_text() (check.h). */
+ *  iot_damage_text(). */
 void cli_open_trace_msg(const char *cmd, const char *path, int err);
 
 /*! cli_same_file() : whether @a and @b name the same file (symbolic links

@@ -51,6 +51,7 @@ int main(int argc, char **argv)
 {
 	size_t i;
 
+	iot_msg_set_sink(cli_msg);
 	if (argc < 2) {
 		usage(stderr);
 		return IOT_EXIT_USAGE;

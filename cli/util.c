@@ -1,5 +1,6 @@
 /*
- * util.c - helpers shared by the subcommands: messages and units.
+ * util.c - helpers shared by the subcommands: messages (and the sink the
+ * engines print through), options, files.
  */
 #include <errno.h>
 #include <getopt.h>
@@ -9,20 +10,36 @@
 #include <string.h>
 #include <sys/stat.h>
 
-#include "check.h"
 #include "commands.h"
 #include "iotape.h"
 
-static __attribute__((format(printf, 3, 0))) void vmsg(const char *cmd, const char *kind,
+void cli_msg(int level, const char *who, const char *text)
+{
+	switch (level) {
+	case IOT_MSG_QUOTE:
+		fprintf(stderr, "  | %s\n", text);
+		return;
+	case IOT_MSG_STATUS:
+		fprintf(stderr, "\riotape: %s: %s", who, text);
+		fflush(stderr);
+		return;
+	}
+	/* one call, so that lines from several threads do not mix */
+	fprintf(stderr, "iotape: %s%s%s%s\n", who ? who : "", who ? ": " : "",
+		level == IOT_MSG_WARNING ? "warning: " : "", text);
+}
+
+static __attribute__((format(printf, 3, 0))) void vmsg(int level, const char *cmd,
 							const char *fmt, va_list ap)
 {
-	fprintf(stderr, "iotape: ");
-	if (cmd)
-		fprintf(stderr, "%s: ", cmd);
-	if (kind)
-		fprintf(stderr, "%s: ", kind);
-	vfprintf(stderr, fmt, ap);
-	fputc('\n', stderr);
+	char *text;
+
+	if (vasprintf(&text, fmt, ap) < 0) {
+		cli_msg(level, cmd, "out of memory for a message");
+		return;
+	}
+	cli_msg(level, cmd, text);
+	free(text);
 }
 
 void cli_err(const char *cmd, const char *fmt, ...)
@@ -30,7 +47,7 @@ void cli_err(const char *cmd, const char *fmt, ...)
 	va_list ap;
 
 	va_start(ap, fmt);
-	vmsg(cmd, NULL, fmt, ap);
+	vmsg(IOT_MSG_ERROR, cmd, fmt, ap);
 	va_end(ap);
 }
 
@@ -39,42 +56,13 @@ void cli_warn(const char *cmd, const char *fmt, ...)
 	va_list ap;
 
 	va_start(ap, fmt);
-	vmsg(cmd, "warning", fmt, ap);
+	vmsg(IOT_MSG_WARNING, cmd, fmt, ap);
 	va_end(ap);
 }
 
 int cli_is_help(const char *arg)
 {
 	return strcmp(arg, "-h") == 0 || strcmp(arg, "--help") == 0;
-}
-
-char *cli_fmt_ns(char *buf, size_t len, double ns)
-{
-	if (ns < 1e3)
-		snprintf(buf, len, "%.0f ns", ns);
-	else if (ns < 1e6)
-		snprintf(buf, len, "%.3g us", ns / 1e3);
-	else if (ns < 1e9)
-		snprintf(buf, len, "%.3g ms", ns / 1e6);
-	else
-		snprintf(buf, len, "%.3f s", ns / 1e9);
-	return buf;
-}
-
-char *cli_fmt_bytes(char *buf, size_t len, double b)
-{
-	static const char *const unit[] = { "B", "KiB", "MiB", "GiB", "TiB" };
-	int u = 0;
-
-	while (b >= 1024 && u < 4) {
-		b /= 1024;
-		u++;
-	}
-	if (u == 0)
-		snprintf(buf, len, "%.0f B", b);
-	else
-		snprintf(buf, len, "%.1f %s", b, unit[u]);
-	return buf;
 }
 
 void cli_open_trace_msg(const char *cmd, const char *path, int err)
@@ -94,56 +82,6 @@ void cli_open_trace_msg(const char *cmd, const char *path, int err)
 		return;
 	}
 	cli_err(cmd, "%s: %s%s", path, iot_strerror(err), hint);
-}
-
-int64_t cli_time_base(const struct iot_header *h, const struct iot_summary *s)
-{
-	int64_t base = h ? h->start_ns : 0;
-
-	if (s && s->events && (base <= 0 || s->t_min < base))
-		base = s->t_min;
-	return base;
-}
-
-int cli_damage_text(char *buf, size_t len, const struct iot_summary *s,
-		    int64_t base)
-{
-	char kept[96];
-
-	if (s->events && s->good_t_max > base)
-		snprintf(kept, sizeof(kept), "events up to %.3f s kept",
-			 (double)iot_ns_sub(s->good_t_max, base) / 1e9);
-	else
-		snprintf(kept, sizeof(kept), "no events before it");
-	/* Frames count from the header (frame 0), as 'zstd -l' would. */
-	if (s->damage == IOT_E_TRUNCATED) {
-		snprintf(buf, len, "truncated at frame %llu, byte %llu (%s); "
-			 "run 'iotape check --repair' to rewrite the index",
-			 (unsigned long long)s->damage_frame + 1,
-			 (unsigned long long)s->damage_offset, kept);
-	} else if (s->damage) {
-		snprintf(buf, len, "corrupt frame %llu at byte %llu: %s (%s); "
-			 "run 'iotape check --repair' to cut it off and rewrite "
-			 "the index",
-			 (unsigned long long)s->damage_frame + 1,
-			 (unsigned long long)s->damage_offset,
-			 s->damage == IOT_E_CORRUPT ? "checksum or decoding failure"
-						    : iot_strerror(s->damage),
-			 kept);
-	} else if (s->index_damaged) {
-		snprintf(buf, len, "its index is damaged (its checksum fails); the "
-			 "frames were read instead, %llu complete events; run "
-			 "'iotape check --repair' to rewrite the index",
-			 (unsigned long long)s->events);
-	} else if (!s->has_index || (!s->clean_close && !s->repaired)) {
-		snprintf(buf, len, "not closed cleanly (no usable index: was "
-			 "the recorder killed?); its %llu complete events were read; "
-			 "run 'iotape check --repair' to rewrite the index",
-			 (unsigned long long)s->events);
-	} else {
-		return 0;
-	}
-	return 1;
 }
 
 int cli_same_file(const char *a, const char *b)

@@ -410,6 +410,21 @@ int iot_reader_seek_frame(struct iot_reader *r, uint64_t frame);
  *  events at or after monotonic time @t_ns. */
 int iot_reader_seek_time(struct iot_reader *r, int64_t t_ns);
 
+/*! iot_time_base() :
+ *  @return : the monotonic time that prints as 0.000000: the workload's
+ *            start from the header @h, or the first event of @s if that
+ *            is earlier or the header has none.  Either may be NULL. */
+int64_t iot_time_base(const struct iot_header *h, const struct iot_summary *s);
+
+/*! iot_damage_text() :
+ *  Describe what is wrong with a file whose every readable item has been
+ *  read, times counted from @base (iot_time_base()): "truncated at frame
+ *  12, byte 40960 (events up to 1.234 s kept); run 'iotape check --repair'
+ *  to rewrite the index".  Not closed cleanly (no index) counts as damage
+ *  too: the tail may be missing.
+ *  @return : 1 with @buf filled if the file is damaged, 0 if it is clean. */
+int iot_damage_text(char *buf, size_t len, const struct iot_summary *s, int64_t base);
+
 /*! iot_repair() :
  *  Rewrite the index of @path so that it covers every complete frame:
  *  a damaged tail is cut off.  @out may equal @path (done through a

@@ -20,7 +20,7 @@
 #include <sys/uio.h>
 #include <unistd.h>
 
-#include "commands.h"
+#include "engine.h"
 #include "rec.h"
 
 #ifndef CLOSE_RANGE_UNSHARE
@@ -50,7 +50,7 @@ static void emit_event(struct rec_ctx *c, struct rec_task *t)
 		/* say so the moment the trace stops growing, not when the
 		 * program ends, which may be hours later */
 		if (c->st.dropped++ == 0)
-			cli_err("record", "%s: %s; the program runs on, but from here on "
+			iot_err("record", "%s: %s; the program runs on, but from here on "
 				"its events are lost", c->o->out, iot_strerror(r));
 	} else {
 		c->st.events++;

@@ -6,7 +6,7 @@
 #include <stdio.h>
 #include <sys/wait.h>
 
-#include "commands.h"
+#include "engine.h"
 #include "rec.h"
 
 #define CMD "record"
@@ -42,9 +42,9 @@ void rec_summary(const struct rec_ctx *c, uint64_t bytes)
 	if (c->st.listed)
 		snprintf(b4, sizeof(b4), ", %llu unnamed entries of listed directories",
 			 (unsigned long long)c->st.listed);
-	fprintf(stderr, "iotape: record: %s events%s, %llu processes, %.3f s%s%s, %s written to %s, "
-		"%llu dropped\n", n1, b1, (unsigned long long)c->st.processes, secs, b3, b4,
-		cli_fmt_bytes(b2, sizeof(b2), (double)bytes), c->o->out,
+	iot_msg(IOT_MSG_INFO, CMD, "%s events%s, %llu processes, %.3f s%s%s, %s written to %s, "
+		"%llu dropped", n1, b1, (unsigned long long)c->st.processes, secs, b3, b4,
+		iot_fmt_bytes(b2, sizeof(b2), (double)bytes), c->o->out,
 		(unsigned long long)c->st.dropped);
 }
 
@@ -60,26 +60,26 @@ void rec_summary_end(const struct rec_ctx *c, int sig)
 		iot_format_arg(by, sizeof(by), IOT_ARG_SIGNAL, sig);
 	if (c->o->attach_pid) {
 		if (sig)
-			fprintf(stderr, "iotape: record: detached from %d on %s after "
+			iot_msg(IOT_MSG_INFO, CMD, "detached from %d on %s after "
 				"%.3f s; it runs on, and the trace holds every event up "
-				"to then\n", (int)c->o->attach_pid, by, secs);
+				"to then", (int)c->o->attach_pid, by, secs);
 		return;
 	}
 	if (!WIFSIGNALED(st)) {
 		if (sig)
-			fprintf(stderr, "iotape: record: recording interrupted by %s "
+			iot_msg(IOT_MSG_INFO, CMD, "recording interrupted by %s "
 				"after %.3f s; the program exited with %d and the trace "
-				"holds every event\n", by, secs, WEXITSTATUS(st));
+				"holds every event", by, secs, WEXITSTATUS(st));
 		return;
 	}
 	iot_format_arg(killed, sizeof(killed), IOT_ARG_SIGNAL, WTERMSIG(st));
 	if (sig == WTERMSIG(st))
-		fprintf(stderr, "iotape: record: recording interrupted by %s after "
+		iot_msg(IOT_MSG_INFO, CMD, "recording interrupted by %s after "
 			"%.3f s; the program was killed by it and the trace holds "
-			"every event up to then\n", by, secs);
+			"every event up to then", by, secs);
 	else
-		fprintf(stderr, "iotape: record: the program was killed by %s after "
-			"%.3f s; the trace holds every event up to then\n", killed, secs);
+		iot_msg(IOT_MSG_INFO, CMD, "the program was killed by %s after "
+			"%.3f s; the trace holds every event up to then", killed, secs);
 }
 
 /* The trace could not be written to the end: say what the file holds,
@@ -91,23 +91,23 @@ void rec_write_failed(const struct rec_ctx *c, const char *path, int err)
 	unsigned long long seen = c->st.events + c->st.dropped;
 
 	if (iot_reader_open(&r, path) < 0) {
-		cli_err(CMD, "%s: %s; nothing readable was written; record again "
+		iot_err(CMD, "%s: %s; nothing readable was written; record again "
 			"with -o on a filesystem with space", path, iot_strerror(err));
 		return;
 	}
 	s = iot_reader_summary(r);
 	if (s->has_index && !s->index_damaged && !s->damage)
 		/* the index was written: only the final fsync failed */
-		cli_err(CMD, "%s: %s after the whole trace was written (%llu events, "
+		iot_err(CMD, "%s: %s after the whole trace was written (%llu events, "
 			"with its index); it may not all be on disk: 'iotape check "
 			"%s' reads it back", path, iot_strerror(err),
 			(unsigned long long)s->events, path);
 	else if (!s->events)
-		cli_err(CMD, "%s: %s; the trace is incomplete: it holds none of the "
+		iot_err(CMD, "%s: %s; the trace is incomplete: it holds none of the "
 			"%llu events recorded; record again with -o on a filesystem "
 			"with space", path, iot_strerror(err), seen);
 	else
-		cli_err(CMD, "%s: %s; the trace is incomplete: it holds %llu of the "
+		iot_err(CMD, "%s: %s; the trace is incomplete: it holds %llu of the "
 			"%llu events recorded (up to %.3f s) and no index; 'iotape "
 			"check --repair %s' keeps them (it writes a copy: free some "
 			"space first, or add -o OUT on another filesystem)",

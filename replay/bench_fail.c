@@ -14,7 +14,6 @@
 #include <string.h>
 #include <sys/stat.h>
 
-#include "commands.h"
 #include "iotape.h"
 #include "bench.h"
 

@@ -16,7 +16,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-#include "commands.h"
+#include "engine.h"
 #include "bench.h"
 
 #define CMD "bench"
@@ -62,11 +62,11 @@ static int run_sh(const struct bench_live *l, const char *what, const char *cmd,
 	}
 	if (WIFEXITED(status) && WEXITSTATUS(status) == 0)
 		return 0;
-	cli_err(CMD, "%s failed: %s", what, cmd);
+	iot_err(CMD, "%s failed: %s", what, cmd);
 	f = fopen(log, "r");
 	if (f) {
 		while (fgets(line, sizeof(line), f))
-			fprintf(stderr, "  | %s", line);
+			iot_msg(IOT_MSG_QUOTE, CMD, "%.*s", (int)strcspn(line, "\n"), line);
 		fclose(f);
 	}
 	return -EIO;
@@ -143,7 +143,7 @@ int bench_setup(struct bench_live *l, const struct bench_opts *o,
 		snprintf(l->root, sizeof(l->root), "%s/.iotape-bench.%d", c->dir, (int)getpid());
 		if (mkdir(l->root, 0755) < 0) {
 			rc = -errno;
-			cli_err(CMD, "%s: cannot create %s: %s", c->name, l->root, strerror(errno));
+			iot_err(CMD, "%s: cannot create %s: %s", c->name, l->root, strerror(errno));
 			l->root[0] = 0;
 			return rc;
 		}
@@ -171,7 +171,7 @@ int bench_setup(struct bench_live *l, const struct bench_opts *o,
 	fd = open(l->image, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
 	if (fd < 0 || ftruncate(fd, (off_t)o->image_size) < 0) {
 		rc = -errno;
-		cli_err(CMD, "%s: cannot create the %llu-byte image %s: %s", c->name,
+		iot_err(CMD, "%s: cannot create the %llu-byte image %s: %s", c->name,
 			(unsigned long long)o->image_size, l->image, strerror(errno));
 		if (fd >= 0)
 			close(fd);
@@ -185,7 +185,7 @@ int bench_setup(struct bench_live *l, const struct bench_opts *o,
 		return rc;
 	}
 	if (strncmp(l->loopdev, "/dev/", 5) != 0) {
-		cli_err(CMD, "losetup printed '%s', not a device", l->loopdev);
+		iot_err(CMD, "losetup printed '%s', not a device", l->loopdev);
 		l->loopdev[0] = 0;
 		return -EIO;
 	}
@@ -222,7 +222,7 @@ int bench_teardown(struct bench_live *l, const struct bench_opts *o)
 			usleep(100000);
 		}
 		if (i == 50 && umount2(l->mnt, MNT_DETACH) < 0) {
-			cli_err(CMD, "%s: cannot unmount: %s; run 'umount -l %s'", l->mnt,
+			iot_err(CMD, "%s: cannot unmount: %s; run 'umount -l %s'", l->mnt,
 				strerror(errno), l->mnt);
 			rc = -EBUSY;
 		}

@@ -25,7 +25,6 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "check.h"
 #include "commands.h"
 #include "iotape.h"
 #include "bench.h"
@@ -213,7 +212,7 @@ static int trace_needs(const char *path, uint64_t *bytes, int *damaged,
 		}
 	}
 	s = iot_reader_summary(r);
-	*damaged = cli_damage_text(why, why_len, s, cli_time_base(iot_reader_header(r), s));
+	*damaged = iot_damage_text(why, why_len, s, iot_time_base(iot_reader_header(r), s));
 	iot_reader_close(r);
 	*bytes = need;
 	/* damage met while reading is in the summary: not an error here */
@@ -239,8 +238,8 @@ static int image_too_small(struct bench_opts *o)
 		"does not fit an image that small (a filesystem keeps part of it, and the tree "
 		"may take 90 %% of the rest); give --image-size %lluM or more, or leave it out "
 		"to size the images from the trace",
-		cli_fmt_bytes(a, sizeof(a), (double)o->image_size), o->trace,
-		cli_fmt_bytes(b, sizeof(b), (double)o->tree_bytes),
+		iot_fmt_bytes(a, sizeof(a), (double)o->image_size), o->trace,
+		iot_fmt_bytes(b, sizeof(b), (double)o->tree_bytes),
 		(unsigned long long)((o->tree_bytes / 85 * 100 >> 20) + 2));
 	return -ENOSPC;
 }
@@ -320,7 +319,7 @@ static int bench_one(const struct bench_opts *o, const struct bench_config *c,
 		char a[32];
 
 		snprintf(why, wlen, "the starting tree (%s of file data) does not fit",
-			 cli_fmt_bytes(a, sizeof(a), (double)o->tree_bytes));
+			 iot_fmt_bytes(a, sizeof(a), (double)o->tree_bytes));
 		cli_err(CMD, "%s run %d: %s", c->name, run, why);
 		rc = -ENOSPC;
 		goto out;

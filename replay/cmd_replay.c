@@ -189,6 +189,8 @@ int cmd_replay(int argc, char **argv)
 			sigabbrev_np(res.interrupted), o.root);
 		return 128 + res.interrupted;
 	}
+	if (res.open_err)
+		cli_open_trace_msg("replay", o.trace, res.open_err);
 	if (err < 0 && res.tree_too_big) {
 		rpl_print_tree_too_big(&o, &res);
 		return IOT_EXIT_TARGET;
@@ -206,7 +208,7 @@ int cmd_replay(int argc, char **argv)
 
 		cli_err("replay", "interrupted by SIG%s after %s: %llu of %llu ops reached%s%s%s",
 			sigabbrev_np(res.interrupted),
-			cli_fmt_ns(e, sizeof(e), (double)res.elapsed_ns),
+			iot_fmt_ns(e, sizeof(e), (double)res.elapsed_ns),
 			(unsigned long long)(res.ops - res.skipped_by[RPL_SKIP_INTERRUPTED]),
 			(unsigned long long)res.ops, o.out ? "; the profile " : "",
 			o.out ? o.out : "", o.out ? " holds them" : "");

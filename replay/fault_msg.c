@@ -7,7 +7,7 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "commands.h"
+#include "engine.h"
 #include "replay.h"
 
 /* What a fault of kind @err usually means, and what to do. */
@@ -39,13 +39,13 @@ void rpl_print_fault(const struct rpl_opts *o, const struct rpl_result *r)
 {
 	uint64_t reached = r->ops - r->skipped_by[RPL_SKIP_INTERRUPTED];
 
-	cli_err(o->cmd, "the filesystem under test failed: %s%s%s; every thread finished "
+	iot_err(o->cmd, "the filesystem under test failed: %s%s%s; every thread finished "
 		"its call and stopped: %llu of %llu ops reached%s%s%s", r->fault,
 		r->fault_errno ? ": " : "", r->fault_errno ? strerror(r->fault_errno) : "",
 		(unsigned long long)reached, (unsigned long long)r->ops,
 		o->out ? "; the profile " : "", o->out ? o->out : "",
 		o->out ? " holds them, marked failed" : "");
-	cli_err(o->cmd, "%s%s", advice(r), r->fault_unmounted ? "" :
+	iot_err(o->cmd, "%s%s", advice(r), r->fault_unmounted ? "" :
 		"; or --on-error continue to go on and count such calls");
 }
 
@@ -53,12 +53,12 @@ void rpl_print_tree_too_big(const struct rpl_opts *o, const struct rpl_result *r
 {
 	char a[32], b[32];
 
-	cli_err(o->cmd, "%s: the starting tree of %s holds %s of file data, the root has %s "
+	iot_err(o->cmd, "%s: the starting tree of %s holds %s of file data, the root has %s "
 		"free (the tree may take 90 %% of it); replay onto a larger filesystem, or "
 		"pass --sparse-prepare to make its files sparse (sizes kept, no data: reading "
 		"them then costs less than it did)", o->root, o->trace,
-		cli_fmt_bytes(a, sizeof(a), (double)r->tree_bytes),
-		cli_fmt_bytes(b, sizeof(b), (double)r->root_free_bytes));
+		iot_fmt_bytes(a, sizeof(a), (double)r->tree_bytes),
+		iot_fmt_bytes(b, sizeof(b), (double)r->root_free_bytes));
 }
 
 void rpl_print_fault_summary(const struct rpl_opts *o, const struct rpl_result *r)
@@ -69,8 +69,8 @@ void rpl_print_fault_summary(const struct rpl_opts *o, const struct rpl_result *
 	if (r->tree_sparse)
 		printf("  sparse       the starting tree (%s of file data) did not fit the %s "
 		       "free: its files were made sparse (--sparse-prepare)\n",
-		       cli_fmt_bytes(a, sizeof(a), (double)r->tree_bytes),
-		       cli_fmt_bytes(b, sizeof(b), (double)r->root_free_bytes));
+		       iot_fmt_bytes(a, sizeof(a), (double)r->tree_bytes),
+		       iot_fmt_bytes(b, sizeof(b), (double)r->root_free_bytes));
 	if (r->target_faults || r->fault[0]) {
 		rpl_fault_counts(r, c, sizeof(c));
 		printf("  target faults %s: calls that failed with an error of the filesystem "

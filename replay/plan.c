@@ -16,12 +16,12 @@
  */
 #include <errno.h>
 #include <fcntl.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/syscall.h>
 
-#include "check.h"
-#include "commands.h"
+#include "engine.h"
 #include "rpl.h"
 
 /* ---- reading ---- */
@@ -112,8 +112,8 @@ static int read_trace(struct rpl_plan *p)
 		}
 	}
 	s = iot_reader_summary(p->rd);
-	p->damaged = cli_damage_text(p->why, sizeof(p->why), s,
-				     cli_time_base(iot_reader_header(p->rd), s));
+	p->damaged = iot_damage_text(p->why, sizeof(p->why), s,
+				     iot_time_base(iot_reader_header(p->rd), s));
 	if (r < 0 && !p->damaged) {
 		/* Decoding failed mid-file: keep what was read, like damage. */
 		p->damaged = 1;
@@ -703,14 +703,14 @@ int rpl_plan_build(struct rpl_plan *p, const struct rpl_opts *o)
 		return -ENOMEM;
 	err = iot_reader_open(&p->rd, o->trace);
 	if (err < 0) {
-		cli_open_trace_msg(o->cmd, o->trace, err);
+		p->open_err = err;
 		return err;
 	}
 	p->hdr = iot_reader_header(p->rd);
 	p->stop_cost_ns = p->hdr->stop_cost_ns > 0 ? p->hdr->stop_cost_ns : 0;
 	err = read_trace(p);
 	if (err < 0) {
-		cli_err(o->cmd, "%s: %s", o->trace, iot_strerror(err));
+		iot_err(o->cmd, "%s: %s", o->trace, iot_strerror(err));
 		goto out;
 	}
 	/* qsort's pointer must not be NULL, even for no elements */
@@ -720,7 +720,7 @@ int rpl_plan_build(struct rpl_plan *p, const struct rpl_opts *o)
 		qsort(p->ps, p->n_ps, sizeof(*p->ps), cmp_ps);
 	err = rpl_plan_clean_paths(p);
 	if (err < 0) {
-		cli_err(o->cmd, "%s: planning failed: %s", o->trace, iot_strerror(err));
+		iot_err(o->cmd, "%s: planning failed: %s", o->trace, iot_strerror(err));
 		goto out;
 	}
 	if (err > 0 && p->n_ps)
@@ -735,7 +735,7 @@ int rpl_plan_build(struct rpl_plan *p, const struct rpl_opts *o)
 	if (err == 0)
 		err = plan_deps(p, keys);
 	if (err < 0)
-		cli_err(o->cmd, "%s: planning failed: %s", o->trace, iot_strerror(err));
+		iot_err(o->cmd, "%s: planning failed: %s", o->trace, iot_strerror(err));
 	/* The plan's descriptor tables were for resource ids only. */
 	for (i = 0; i < p->n_procs; i++) {
 		rpl_fdtab_unref(p->procs[i].tab);

@@ -20,6 +20,7 @@
  */
 #include <errno.h>
 #include <fcntl.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -27,7 +28,7 @@
 #include <sys/syscall.h>
 #include <unistd.h>
 
-#include "commands.h"
+#include "engine.h"
 #include "rpl.h"
 
 #define FILL_CHUNK (1 << 20)
@@ -63,7 +64,7 @@ static void warn_path(struct prep *pp, const char *path, const char *what, int e
 {
 	if (pp->p->o->quiet || pp->warned++ >= 10)
 		return;
-	cli_warn(pp->p->o->cmd, "%s: cannot %s %s under the root: %s", pp->p->o->trace,
+	iot_warn(pp->p->o->cmd, "%s: cannot %s %s under the root: %s", pp->p->o->trace,
 		 what, path, iot_strerror(err));
 }
 
@@ -374,7 +375,7 @@ int rpl_prepare(struct rpl_plan *p, struct rpl_result *res)
 			}
 			err = make_one(&pp, i);
 			if (err == -ENOSPC || err == -EDQUOT) {
-				cli_err(p->o->cmd, "%s: the root filled up while making the starting "
+				iot_err(p->o->cmd, "%s: the root filled up while making the starting "
 					"tree (%s); use a larger filesystem", p->o->root,
 					iot_strerror(err));
 				goto out;
@@ -395,7 +396,7 @@ int rpl_prepare(struct rpl_plan *p, struct rpl_result *res)
 		if (made[i] < 0)
 			warn_path(&pp, p->ps[i].path, "create", made[i]);
 	if (pp.warned > 10 && !p->o->quiet)
-		cli_warn(p->o->cmd, "%s: %llu paths of the starting tree could not be made under "
+		iot_warn(p->o->cmd, "%s: %llu paths of the starting tree could not be made under "
 			 "the root", p->o->trace, (unsigned long long)pp.warned);
 	/* Directory modes and times last: making entries changed them. */
 	for (i = p->n_ps; i-- > 0;) {

@@ -19,7 +19,7 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "commands.h"
+#include "engine.h"
 #include "rpl.h"
 
 #define FICLONE_REQ 0x40049409UL
@@ -440,7 +440,7 @@ int rpl_profile_write(struct rpl_plan *p, struct rpl_result *res)
 	if (err == 0)
 		return 0;
 fail:
-	cli_err(p->o->cmd, "%s: cannot write the profile: %s; check the path and free space",
+	iot_err(p->o->cmd, "%s: cannot write the profile: %s; check the path and free space",
 		p->o->out, iot_strerror(err));
 	return err;
 }

@@ -9,7 +9,7 @@
 #include <sys/syscall.h>
 #include <unistd.h>
 
-#include "commands.h"
+#include "engine.h"
 #include "rpl.h"
 
 static const char *const skip_names[RPL_SKIP_COUNT] = {
@@ -38,16 +38,16 @@ static int open_root(const struct rpl_opts *o)
 	if (fd >= 0)
 		return fd;
 	if (fd == -EPERM)
-		cli_err(o->cmd, "%s: refusing to replay into the system root; give an empty "
+		iot_err(o->cmd, "%s: refusing to replay into the system root; give an empty "
 			"directory or a mounted test filesystem", o->root);
 	else if (fd == -ENOENT)
-		cli_err(o->cmd, "%s: no such directory; create it first (mkdir -p %s)",
+		iot_err(o->cmd, "%s: no such directory; create it first (mkdir -p %s)",
 			o->root, o->root);
 	else if (fd == -ENOTEMPTY)
-		cli_err(o->cmd, "%s: not empty; replay into an empty directory, or use --force "
+		iot_err(o->cmd, "%s: not empty; replay into an empty directory, or use --force "
 			"to replay over what is there", o->root);
 	else
-		cli_err(o->cmd, "%s: cannot use as the replay root: %s", o->root,
+		iot_err(o->cmd, "%s: cannot use as the replay root: %s", o->root,
 			iot_strerror(fd));
 	return fd;
 }
@@ -67,7 +67,7 @@ static void unused_prefixes(const struct rpl_plan *p)
 			    (p->ops[i].ev.path2 && rpl_prefix_match(p->ops[i].ev.path2, pre)))
 				break;
 		if (i == p->n_ops)
-			cli_warn(o->cmd, "%s: no recorded call names a path under --%s %s "
+			iot_warn(o->cmd, "%s: no recorded call names a path under --%s %s "
 				 "('iotape dump' shows the paths)", o->trace,
 				 k < o->n_include ? "include" : "exclude", pre);
 	}
@@ -76,7 +76,7 @@ static void unused_prefixes(const struct rpl_plan *p)
 /* Printed under --quiet too: it is why the exit status is 3. */
 static void damage_msg(const struct rpl_plan *p)
 {
-	cli_warn(p->o->cmd, "%s: %s; replaying the complete part", p->o->trace, p->why);
+	iot_warn(p->o->cmd, "%s: %s; replaying the complete part", p->o->trace, p->why);
 }
 
 /* The first SIGINT, SIGTERM or SIGHUP asks the replay to stop; a second
@@ -136,6 +136,7 @@ static int run(const struct rpl_opts *o, struct rpl_result *res)
 		return root_fd;
 	err = rpl_plan_build(&p, o);
 	p.root_fd = root_fd;
+	res->open_err = p.open_err;
 	if (err < 0)
 		goto out;
 	if (p.damaged)
@@ -143,7 +144,7 @@ static int run(const struct rpl_opts *o, struct rpl_result *res)
 	if (!o->quiet)
 		unused_prefixes(&p);
 	if (p.capped && !o->quiet && o->timing != RPL_TIMING_AFAP)
-		cli_warn(o->cmd, "%s: %llu think times longer than %lld s were cut to %lld s",
+		iot_warn(o->cmd, "%s: %llu think times longer than %lld s were cut to %lld s",
 			 o->trace, (unsigned long long)p.capped, RPL_THINK_MAX / 1000000000LL,
 			 RPL_THINK_MAX / 1000000000LL);
 	if (!o->no_prepare) {
@@ -229,13 +230,13 @@ void rpl_print_summary(const struct rpl_opts *o, const struct rpl_result *r)
 		printf("  prepared     %llu dirs, %llu files (%s), %llu symlinks, %llu hard links "
 		       "in %s\n", (unsigned long long)r->prep_dirs,
 		       (unsigned long long)r->prep_files,
-		       cli_fmt_bytes(a, sizeof(a), (double)r->prep_bytes),
+		       iot_fmt_bytes(a, sizeof(a), (double)r->prep_bytes),
 		       (unsigned long long)r->prep_symlinks, (unsigned long long)r->prep_links,
-		       cli_fmt_ns(b, sizeof(b), (double)r->prepare_ns));
+		       iot_fmt_ns(b, sizeof(b), (double)r->prepare_ns));
 	if (o->prepare_only)
 		return;
 	printf("  elapsed      %s (timing %s), %llu threads in %llu processes\n",
-	       cli_fmt_ns(a, sizeof(a), (double)r->elapsed_ns),
+	       iot_fmt_ns(a, sizeof(a), (double)r->elapsed_ns),
 	       o->timing == RPL_TIMING_AFAP ? "afap" :
 	       o->timing == RPL_TIMING_SCALE ? "scaled" :
 	       o->timing == RPL_TIMING_RAW ? "raw" : "original",
@@ -261,14 +262,14 @@ void rpl_print_summary(const struct rpl_opts *o, const struct rpl_result *r)
 		printf(", %llu dependency waits broken (the trace orders ops in a circle)",
 		       (unsigned long long)r->deadlock_breaks);
 	printf("\n  lateness     p50 %s, p99 %s, max %s\n",
-	       cli_fmt_ns(a, sizeof(a), (double)r->late_p50_ns),
-	       cli_fmt_ns(b, sizeof(b), (double)r->late_p99_ns),
-	       cli_fmt_ns(c, sizeof(c), (double)r->late_max_ns));
+	       iot_fmt_ns(a, sizeof(a), (double)r->late_p50_ns),
+	       iot_fmt_ns(b, sizeof(b), (double)r->late_p99_ns),
+	       iot_fmt_ns(c, sizeof(c), (double)r->late_max_ns));
 	if (o->timing != RPL_TIMING_AFAP)
 		printf("  own work     %s not hidden in think time (calls back to back; "
 		       "%s in the thread with the most)\n",
-		       cli_fmt_ns(a, sizeof(a), (double)r->unhidden_ns),
-		       cli_fmt_ns(b, sizeof(b), (double)r->unhidden_max_ns));
+		       iot_fmt_ns(a, sizeof(a), (double)r->unhidden_ns),
+		       iot_fmt_ns(b, sizeof(b), (double)r->unhidden_max_ns));
 	if (o->out)
 		printf("  profile      %s\n", o->out);
 }

@@ -93,6 +93,7 @@ struct rpl_result {
 	uint64_t df_used_bytes;
 	uint64_t prep_dirs, prep_files, prep_links, prep_symlinks, prep_bytes;
 	int damaged;			/* the trace was cut short: its complete part was used */
+	int open_err;			/* iot_reader_open()'s code if the trace did not open */
 	int interrupted;		/* the signal that stopped the replay, or 0 */
 	/* target faults the recording did not have (fault.c): calls that
 	 * failed so, per kind; the first one as text ("ENOSPC at 41 % (write
@@ -111,18 +112,20 @@ struct rpl_result {
 
 /*! rpl_run() :
  *  Plan, prepare and replay @o->trace under @o->root, then write the
- *  profile @o->out.  Messages go to stderr ("iotape: CMD: ...").
+ *  profile @o->out.  Messages go to the sink of engine.h, for @o->cmd.
  *  @return : 0 when done (see @res for mismatches and damage), or a
- *            negative code after a message. */
+ *            negative code after a message, but for a trace that does
+ *            not open: then @res->open_err says why, for the command to
+ *            say. */
 int rpl_run(const struct rpl_opts *o, struct rpl_result *res);
 
 /*! rpl_print_summary() : print the end-of-run summary of @res to stdout. */
 void rpl_print_summary(const struct rpl_opts *o, const struct rpl_result *res);
 
-/*! rpl_print_fault() : say on stderr which target fault stopped the
+/*! rpl_print_fault() : say (engine.h's sink) which target fault stopped the
  *  replay (@res->fault_stopped), where, and what to do. */
 void rpl_print_fault(const struct rpl_opts *o, const struct rpl_result *res);
-/*! rpl_print_tree_too_big() : say on stderr that the starting tree does
+/*! rpl_print_tree_too_big() : say (engine.h's sink) that the starting tree does
  *  not fit the root (@res->tree_too_big): how much, and what to do. */
 void rpl_print_tree_too_big(const struct rpl_opts *o, const struct rpl_result *res);
 /*! rpl_print_fault_summary() : the summary's lines on target faults, a

@@ -242,8 +242,9 @@ struct rpl_plan {
 	size_t n_ps, cap_ps;
 	struct iot_process *precs;	/* Process records, for the profile */
 	size_t n_precs, cap_precs;
+	int open_err;			/* the trace could not be opened: why */
 	int damaged;			/* damaged or not closed cleanly: */
-	char why[320];			/* what cli_damage_text() says */
+	char why[320];			/* what iot_damage_text() says */
 	int64_t stop_cost_ns;
 	uint64_t capped;		/* think times cut to RPL_THINK_MAX */
 	int64_t gap_floor_ns;		/* 5th percentile of recorded gaps */
@@ -268,8 +269,10 @@ struct rpl_plan {
 	uint64_t root_dev, root_ino;	/* what --root led to at the start */
 };
 
-/*! rpl_plan_build() : read @o->trace into @p. @return : 0 or negative
- *  after a message. */
+/*! rpl_plan_build() : read @o->trace into @p.
+ *  @return : 0 or negative after a message, but for a trace that cannot be
+ *  opened: then @p->open_err holds iot_reader_open()'s code and the
+ *  command says it. */
 int rpl_plan_build(struct rpl_plan *p, const struct rpl_opts *o);
 void rpl_plan_free(struct rpl_plan *p);
 

@@ -24,7 +24,7 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "commands.h"
+#include "engine.h"
 #include "rpl.h"
 
 #define RPL_DEADLOCK_NS 200000000LL
@@ -285,7 +285,7 @@ static void own_table(struct rpl_ctx *c)
 	if (!c->pr->tab) {
 		/* Its parent is waiting and its ops need a table: nothing
 		 * sensible is left to do. */
-		cli_err(c->p->o->cmd, "out of memory for the descriptor table of replayed "
+		iot_err(c->p->o->cmd, "out of memory for the descriptor table of replayed "
 			"process %d", (int)c->pr->pid);
 		_exit(1);
 	}
@@ -520,11 +520,11 @@ static void progress(struct rpl_plan *p, int final)
 {
 	uint64_t done = ops_done(p);
 	char e[32];
-	fprintf(stderr, "\riotape: replay: %llu/%zu ops (%3.0f%%), %s   %s",
+
+	iot_msg(IOT_MSG_STATUS, p->o->cmd, "%llu/%zu ops (%3.0f%%), %s   %s",
 		(unsigned long long)done, p->n_ops,
 		p->n_ops ? 100.0 * (double)done / (double)p->n_ops : 100.0,
-		cli_fmt_ns(e, sizeof(e), (double)(iot_now_ns() - p->t0)), final ? "\n" : "");
-	fflush(stderr);
+		iot_fmt_ns(e, sizeof(e), (double)(iot_now_ns() - p->t0)), final ? "\n" : "");
 }
 
 /* Raise the descriptor limit: every replayed process keeps a copy of its
@@ -611,7 +611,7 @@ int rpl_execute(struct rpl_plan *p, struct rpl_result *res)
 			continue;
 		e = rpl_thread_start(p, (uint32_t)i);
 		if (e && !err) {
-			cli_err(p->o->cmd, "cannot start a replay thread: %s", iot_strerror(e));
+			iot_err(p->o->cmd, "cannot start a replay thread: %s", iot_strerror(e));
 			err = e;
 		}
 	}
@@ -653,7 +653,7 @@ int rpl_execute(struct rpl_plan *p, struct rpl_result *res)
 	if (p->o->progress)
 		progress(p, 1);
 	if (unstarted && !p->o->quiet)
-		cli_warn(p->o->cmd, "%s: %zu recorded threads were never started (their parent's "
+		iot_warn(p->o->cmd, "%s: %zu recorded threads were never started (their parent's "
 			 "clone is missing from the trace)", p->o->trace, unstarted);
 	res->deadlock_breaks = atomic_load(&p->breaks);
 	pthread_mutex_destroy(&p->spawn_lock);
