@@ -44,25 +44,15 @@ int ana_hist_merge(struct ana_hist *dst, const struct ana_hist *src);
 int ana_hist_cdf(const struct ana_hist *h, double *x, double *y, int max);
 void ana_hist_free(struct ana_hist *h);
 
-/* ---- analyzer classes ---- */
+/* ---- classes ---- */
 
-/* Not the format's classes: the analyzer groups by what the time was
- * spent on (data read, data written, namespace work, ...). */
-enum ana_class {
-	ANA_CL_METADATA = 0,	/* META + open/close */
-	ANA_CL_READ,		/* DESC moving data in */
-	ANA_CL_WRITE,		/* DESC moving data out, ftruncate, fallocate */
-	ANA_CL_DIRECTORY,	/* DIR */
-	ANA_CL_SYNC,
-	ANA_CL_XATTR,
-	ANA_CL_PROCESS,		/* PROC */
-	ANA_CL_OTHER,		/* lseek, dup, fcntl, pipe, ioctl, mmap */
-	ANA_CL_COUNT
-};
-
-const char *ana_class_name(int cls);
-/*! ana_class_of() : @return : the analyzer class of syscall row @sc. */
-int ana_class_of(const struct iot_syscall *sc);
+/*! ana_class_of() : @return : the class (enum iot_class, the column of
+ *  format/syscalls.def) of syscall row @sc; a number no table names is
+ *  IOT_CLASS_OTHER. */
+static inline int ana_class_of(const struct iot_syscall *sc)
+{
+	return sc ? sc->cls : IOT_CLASS_OTHER;
+}
 
 /* ---- one row of statistics ---- */
 
@@ -127,7 +117,7 @@ struct ana_trace {
 	struct iot_syscall *sc_rows;	/* copy of the file's syscall table */
 	size_t n_sc_rows;
 	struct ana_stat total;
-	struct ana_stat cls[ANA_CL_COUNT];
+	struct ana_stat cls[IOT_CLASS_COUNT];
 	struct ana_stat *sys;	/* ANA_MAX_NR rows, by syscall number */
 	const struct iot_syscall **sc;	/* ANA_MAX_NR rows of the file's table */
 	struct ana_proc *procs;
@@ -136,8 +126,8 @@ struct ana_trace {
 	size_t n_phases;
 	int64_t gaps_real_ns;
 	/* events over time per class, ANA_TL_BINS bins from t_first to t_last */
-	uint32_t tl_count[ANA_TL_BINS][ANA_CL_COUNT];
-	int64_t tl_busy[ANA_TL_BINS][ANA_CL_COUNT];
+	uint32_t tl_count[ANA_TL_BINS][IOT_CLASS_COUNT];
+	int64_t tl_busy[ANA_TL_BINS][IOT_CLASS_COUNT];
 };
 
 /*! ana_load() :

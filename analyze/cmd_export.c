@@ -119,7 +119,7 @@ static void chrome_event(FILE *f, const struct iot_event *ev, const struct iot_s
 	if (ev->flags & (IOT_EV_UNFINISHED | IOT_EV_NOEXIT_TS))
 		dur = 0;
 	fprintf(f, "%s{\"name\":\"%s\",\"cat\":\"%s\",\"ph\":\"X\",\"pid\":%d,\"tid\":%d,\"ts\":",
-		*first ? "\n" : ",\n", name, ana_class_name(ana_class_of(sc)), ev->pid, ev->tid);
+		*first ? "\n" : ",\n", name, iot_class_name(ana_class_of(sc)), ev->pid, ev->tid);
 	*first = 0;
 	put_us(f, ev->t_enter, t0);
 	fputs(",\"dur\":", f);
@@ -156,7 +156,7 @@ static void csv_event(FILE *f, const struct iot_event *ev, const struct iot_sysc
 		fprintf(f, "%s,", sc->name);
 	else
 		fprintf(f, "syscall_%d,", ev->nr);
-	fprintf(f, "%s,%" PRId64 ",%s,", ana_class_name(ana_class_of(sc)), ev->ret, en ? en : "");
+	fprintf(f, "%s,%" PRId64 ",%s,", iot_class_name(ana_class_of(sc)), ev->ret, en ? en : "");
 	ana_csv_str(f, ev->path, ev->path_len);
 	fputc(',', f);
 	ana_csv_str(f, ev->path2, ev->path2_len);

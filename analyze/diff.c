@@ -27,7 +27,7 @@ struct rowkey {
 	size_t idx;		/* fallback: same index, same phase count */
 	size_t n_ref;		/* phase count of the reference trace */
 	int total;		/* the whole run */
-	int cls;		/* class rows: ANA_CL_*, else -1 */
+	int cls;		/* class rows: IOT_CLASS_*, else -1 */
 	int metric;
 };
 
@@ -257,7 +257,7 @@ void ana_diff_text(FILE *f, struct ana_group *g, int ng)
 		fprintf(f, "no configuration completed: nothing to compare\n");
 		return;
 	}
-	rows = calloc(ref->n_phases + ANA_CL_COUNT + 1, sizeof(*rows));
+	rows = calloc(ref->n_phases + IOT_CLASS_COUNT + 1, sizeof(*rows));
 	if (!rows)
 		return;
 	for (i = 0; i < ref->n_phases; i++) {
@@ -278,7 +278,7 @@ void ana_diff_text(FILE *f, struct ana_group *g, int ng)
 	rows[nr++].cls = -1;
 	print_table(f, g, ng, "phase", rows, nr, pm, 4);
 	nr = 0;
-	for (c = 0; c < ANA_CL_COUNT; c++) {
+	for (c = 0; c < IOT_CLASS_COUNT; c++) {
 		int any = 0, k, r;
 
 		for (k = 0; k < ng; k++)
@@ -286,7 +286,7 @@ void ana_diff_text(FILE *f, struct ana_group *g, int ng)
 				any |= g[k].runs[r]->cls[c].count != 0;
 		if (!any)
 			continue;
-		rows[nr].name = ana_class_name(c);
+		rows[nr].name = iot_class_name(c);
 		rows[nr++].cls = c;
 	}
 	if (nr)

@@ -135,7 +135,7 @@ static void cdf_plot(FILE *f, struct ana_group *g, int ng, int cls)
 	if (hi <= lo)
 		hi = lo + 1;
 	fprintf(f, "<svg width=\"%d\" height=\"%d\" role=\"img\">", W, H);
-	text_el(f, W / 2.0, 14, "middle", ana_class_name(cls));
+	text_el(f, W / 2.0, 14, "middle", iot_class_name(cls));
 	fprintf(f, "<rect x=\"%d\" y=\"%d\" width=\"%d\" height=\"%d\" fill=\"none\" "
 		"stroke=\"#bbb\"/>", L, T, W - L - R, H - T - B);
 	for (e = (int)lo; e <= (int)hi; e++) {
@@ -189,7 +189,7 @@ static void timeline(FILE *f, const struct ana_trace *t)
 	for (b = 0; b < ANA_TL_BINS; b++) {
 		double s = 0;
 
-		for (c = 0; c < ANA_CL_COUNT; c++)
+		for (c = 0; c < IOT_CLASS_COUNT; c++)
 			s += t->tl_count[b][c];
 		if (s > maxc)
 			maxc = s;
@@ -203,7 +203,7 @@ static void timeline(FILE *f, const struct ana_trace *t)
 	for (b = 0; b < ANA_TL_BINS; b++) {
 		double y = H - B;
 
-		for (c = 0; c < ANA_CL_COUNT; c++) {
+		for (c = 0; c < IOT_CLASS_COUNT; c++) {
 			double h = t->tl_count[b][c] / maxc * (H - T - B);
 
 			if (t->tl_count[b][c] == 0)
@@ -269,7 +269,7 @@ static void body(FILE *f, struct ana_group *g, int ng)
 	fputs("<h2>Latency distribution per class (CDF, log time)</h2>\n", f);
 	legend_groups(f, g, ng);
 	fputs("<div class=\"grid\">\n", f);
-	for (c = 0; c < ANA_CL_COUNT; c++) {
+	for (c = 0; c < IOT_CLASS_COUNT; c++) {
 		any = 0;
 		for (k = 0; k < ng; k++)
 			any |= g[k].runs[0]->cls[c].lat.n != 0;
@@ -279,9 +279,9 @@ static void body(FILE *f, struct ana_group *g, int ng)
 	fputs("</div>\n<h2>Comparison table</h2>\n", f);
 	diff_pre(f, g, all);
 	fputs("<h2>Timeline: calls over time per class</h2>\n<div class=\"lg\">", f);
-	for (c = 0; c < ANA_CL_COUNT; c++)
+	for (c = 0; c < IOT_CLASS_COUNT; c++)
 		fprintf(f, "<span><i class=\"sw\" style=\"background:%s\"></i>%s</span>", PAL(c),
-			ana_class_name(c));
+			iot_class_name(c));
 	fputs("</div>\n", f);
 	for (k = 0; k < ng; k++) {
 		fprintf(f, "<div>%c = ", 'A' + (k < 26 ? k : 25));

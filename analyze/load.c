@@ -85,7 +85,7 @@ static int pass2_event(struct loader *L, const struct iot_event *ev)
 		t->ev_mismatches++;
 	if (ev->flags & IOT_EV_REPLAY_SKIPPED)
 		t->ev_skipped++;
-	if ((cls == ANA_CL_READ || cls == ANA_CL_WRITE) && ev->ret > 0 && sc &&
+	if ((cls == IOT_CLASS_READ || cls == IOT_CLASS_WRITE) && ev->ret > 0 && sc &&
 	    (sc->flags & (IOT_SCF_READ | IOT_SCF_WRITE)))
 		bytes = (uint64_t)ev->ret;
 	stat_add(&t->total, ev, dur, timed, bytes);
@@ -267,7 +267,7 @@ void ana_trace_free(struct ana_trace *t)
 	if (t->sys)
 		for (i = 0; i < ANA_MAX_NR; i++)
 			ana_stat_free(&t->sys[i]);
-	for (i = 0; i < ANA_CL_COUNT; i++)
+	for (i = 0; i < IOT_CLASS_COUNT; i++)
 		ana_stat_free(&t->cls[i]);
 	ana_stat_free(&t->total);
 	for (i = 0; i < t->n_procs; i++) {

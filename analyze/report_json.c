@@ -135,8 +135,8 @@ static void classes_json(FILE *f, const struct ana_trace *t)
 	int c;
 
 	fputs(",\n  \"classes\": {", f);
-	for (c = 0; c < ANA_CL_COUNT; c++) {
-		fprintf(f, "%s\"%s\": {", c ? ",\n    " : "\n    ", ana_class_name(c));
+	for (c = 0; c < IOT_CLASS_COUNT; c++) {
+		fprintf(f, "%s\"%s\": {", c ? ",\n    " : "\n    ", iot_class_name(c));
 		stat_json(f, &t->cls[c]);
 		fputc('}', f);
 	}
@@ -157,7 +157,7 @@ static void syscalls_json(FILE *f, const struct ana_trace *t)
 		first = 0;
 		if (t->sc[i])
 			fprintf(f, "\"%s\": {\"nr\": %d, \"class\": \"%s\", ", t->sc[i]->name, i,
-				ana_class_name(ana_class_of(t->sc[i])));
+				iot_class_name(ana_class_of(t->sc[i])));
 		else
 			fprintf(f, "\"syscall_%d\": {\"nr\": %d, \"class\": \"other\", ", i, i);
 		stat_json(f, &t->sys[i]);

@@ -141,9 +141,9 @@ static void print_classes(FILE *f, const struct ana_trace *t)
 	int c;
 
 	lat_head(f, "Classes");
-	for (c = 0; c < ANA_CL_COUNT; c++)
+	for (c = 0; c < IOT_CLASS_COUNT; c++)
 		if (t->cls[c].count)
-			lat_row(f, ana_class_name(c), &t->cls[c]);
+			lat_row(f, iot_class_name(c), &t->cls[c]);
 	lat_row(f, "total", &t->total);
 }
 

@@ -113,7 +113,7 @@ long iot_header_pack(const struct iot_header *h, uint8_t **raw, size_t *raw_cap)
 		iotape__syscall_desc__init(&sd[i]);
 		SET(&sd[i], nr, (uint32_t)tab[i].nr);
 		set_str(&sd[i].has_name, &sd[i].name, tab[i].name);
-		SET(&sd[i], cls, tab[i].cls);
+		SET(&sd[i], report_class, tab[i].cls);
 		SET(&sd[i], flags, tab[i].flags);
 		for (j = 0; j < tab[i].nargs && j < IOT_MAX_ARGS; j++)
 			kinds[i * IOT_MAX_ARGS + j] = tab[i].arg[j];
@@ -147,6 +147,19 @@ static const char *hstr(struct iot_arena *a, protobuf_c_boolean has,
 }
 
 #define HSTR(m, f) hstr(a, (m)->has_##f, &(m)->f)
+
+/* A row's class.  Files written before the class was stored hold in `cls`
+ * an older grouping (file, desc, dir, meta, ...) that does not say it: a
+ * syscall this library knows gets its own row's class, any other OTHER. */
+static int class_of(const Iotape__SyscallDesc *s, const char *name)
+{
+	const struct iot_syscall *own;
+
+	if (s->has_report_class)
+		return s->report_class < IOT_CLASS_COUNT ? (int)s->report_class : IOT_CLASS_OTHER;
+	own = iot_syscall_by_name(name);
+	return own ? own->cls : IOT_CLASS_OTHER;
+}
 
 int iot_header_unpack(struct iot_arena *a, const Iotape__Header *m,
 		      struct iot_header *h)
@@ -237,8 +250,8 @@ int iot_header_unpack(struct iot_arena *a, const Iotape__Header *m,
 			sc[i].name = HSTR(s, name);
 			if (!sc[i].name)
 				sc[i].name = "?";
-			sc[i].cls = (uint8_t)s->cls;
-			sc[i].flags = (uint8_t)s->flags;
+			sc[i].cls = (uint8_t)class_of(s, sc[i].name);
+			sc[i].flags = (uint16_t)s->flags;
 			for (j = 0; j < s->n_arg_kinds && j < IOT_MAX_ARGS; j++)
 				sc[i].arg[j] = (uint8_t)s->arg_kinds[j];
 			sc[i].nargs = (uint8_t)j;

@@ -45,25 +45,31 @@ const char *iot_strerror(int err);
 
 /* ---- syscall table (x86_64) ---- */
 
-/* Syscall classes, used by record, replay and analyze alike. */
+/* Syscall classes: what `iotape report` counts a call as (the class
+ * column of format/syscalls.def). */
 enum iot_class {
-	IOT_CLASS_FILE = 0,	/* open, close, creat               */
-	IOT_CLASS_DESC,		/* read/write/lseek/dup/fcntl/pipe  */
-	IOT_CLASS_DIR,		/* mkdir/rmdir/getdents/chdir/unlink/rename/link/symlink */
-	IOT_CLASS_META,		/* stat/chmod/chown/utimes/access/readlink/truncate */
-	IOT_CLASS_XATTR,
+	IOT_CLASS_METADATA = 0,	/* open/close, stat/chmod/chown/utimes/access/readlink */
+	IOT_CLASS_READ,		/* moves file data in: read, pread64, readv, ... */
+	IOT_CLASS_WRITE,	/* moves data out (copies too), ftruncate, fallocate */
+	IOT_CLASS_DIRECTORY,	/* getdents, mkdir, rmdir, unlink, rename, link, ... */
 	IOT_CLASS_SYNC,
-	IOT_CLASS_PROC,		/* clone/fork/exec/wait/exit        */
-	IOT_CLASS_MMAP,
+	IOT_CLASS_XATTR,
+	IOT_CLASS_PROCESS,	/* clone/fork/exec/wait/exit */
+	IOT_CLASS_OTHER,	/* lseek, dup, fcntl, pipe, ioctl, mmap */
 	IOT_CLASS_COUNT
 };
 
-/* Syscall flags (IOT_SCF_*): data direction, for the analyzer's
- * read/write classes and for replay. */
-#define IOT_SCF_READ	0x01	/* moves file data into the process */
-#define IOT_SCF_WRITE	0x02	/* moves data into a file           */
-#define IOT_SCF_RETFD	0x04	/* success returns a new descriptor */
-#define IOT_SCF_NOEXIT	0x08	/* may not return (exit, exec)      */
+/* Syscall flags (IOT_SCF_*): what a call does, for record, replay and
+ * analyze alike (format/syscalls.def says which rows have which). */
+#define IOT_SCF_READ	0x001	/* moves file data into the process */
+#define IOT_SCF_WRITE	0x002	/* changes a file's data or size */
+#define IOT_SCF_RETFD	0x004	/* success returns a new descriptor */
+#define IOT_SCF_NOEXIT	0x008	/* may not return (exit, exec) */
+#define IOT_SCF_COUNT	0x010	/* returns the bytes moved; replay must match it */
+#define IOT_SCF_PIPE	0x020	/* can put data into a pipe (or fail with EPIPE) */
+#define IOT_SCF_CLOSE	0x040	/* closes the descriptor it is given */
+#define IOT_SCF_NAMES	0x080	/* makes, removes or renames a name (open: O_CREAT) */
+#define IOT_SCF_PROBE	0x100	/* may ask what the filesystem can do */
 
 /*
  * Argument kinds.  An event stores, for each argument of its syscall, one
@@ -130,7 +136,7 @@ struct iot_syscall {
 	int nr;
 	const char *name;
 	uint8_t cls;			/* enum iot_class */
-	uint8_t flags;			/* IOT_SCF_* */
+	uint16_t flags;			/* IOT_SCF_* */
 	uint8_t nargs;
 	uint8_t arg[IOT_MAX_ARGS];	/* enum iot_arg_kind */
 };
@@ -147,7 +153,12 @@ const struct iot_syscall *iot_syscall_by_name(const char *name);
  *  @return : the whole table (sorted by number); *@n gets its length. */
 const struct iot_syscall *iot_syscall_table(size_t *n);
 
-/*! iot_class_name() : @return : "file", "desc", "dir", ... */
+/*! iot_syscall_arg() : @return : the index of the first argument of kind
+ *  @kind in @sc's row, or -1 if it has none. */
+int iot_syscall_arg(const struct iot_syscall *sc, int kind);
+
+/*! iot_class_name() : @return : "metadata", "read", "write", ...  (what
+ *  `iotape report` prints), or "?" if @cls is none. */
 const char *iot_class_name(int cls);
 
 /*! iot_errno_name() : @return : "ENOENT" etc. for a positive errno, or

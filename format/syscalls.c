@@ -21,11 +21,16 @@
 #define NARGS_(a, b, c, d, e, f, n, ...) n
 #define NARGS(...) NARGS_(__VA_ARGS__ __VA_OPT__(,) 6, 5, 4, 3, 2, 1, 0)
 
-/* flag words in the .def are READ, WRITE, RETFD, NOEXIT, 0 */
+/* flag words in the .def (the class column is pasted, never expanded) */
 #define READ IOT_SCF_READ
 #define WRITE IOT_SCF_WRITE
 #define RETFD IOT_SCF_RETFD
 #define NOEXIT IOT_SCF_NOEXIT
+#define COUNT IOT_SCF_COUNT
+#define PIPE IOT_SCF_PIPE
+#define CLOSE IOT_SCF_CLOSE
+#define NAMES IOT_SCF_NAMES
+#define PROBE IOT_SCF_PROBE
 
 #define MAP1(m, x) m(x)
 #define MAP_0()
@@ -106,10 +111,21 @@ const struct iot_syscall *iot_syscall_by_name(const char *name)
 	return NULL;
 }
 
+int iot_syscall_arg(const struct iot_syscall *sc, int kind)
+{
+	int i;
+
+	for (i = 0; sc && i < sc->nargs && i < IOT_MAX_ARGS; i++)
+		if (sc->arg[i] == kind)
+			return i;
+	return -1;
+}
+
 const char *iot_class_name(int cls)
 {
 	static const char *const names[IOT_CLASS_COUNT] = {
-		"file", "desc", "dir", "meta", "xattr", "sync", "proc", "mmap",
+		"metadata", "read", "write", "directory", "sync", "xattr", "process",
+		"other",
 	};
 
 	if (cls < 0 || cls >= IOT_CLASS_COUNT)

@@ -491,7 +491,7 @@ static void sb_args(struct iot_sbuf *b, const struct iot_syscall *sc,
 				iot_sb_mode(b, (uint64_t)arg_of(ev, i + 1));
 			}
 			iot_sb_putc(b, '}');
-		} else if (kind == IOT_ARG_OPEN_FLAGS && sc->cls == IOT_CLASS_FILE) {
+		} else if (kind == IOT_ARG_OPEN_FLAGS && iot_syscall_arg(sc, IOT_ARG_PATH) >= 0) {
 			oflags = (uint64_t)v;
 			have_oflags = 1;
 			iot_sb_arg(b, kind, v, ev);

@@ -79,16 +79,6 @@ static int64_t arg_value(int kind, uint64_t raw)
 	}
 }
 
-static int find_kind(const struct iot_syscall *sc, int kind)
-{
-	int i;
-
-	for (i = 0; i < sc->nargs; i++)
-		if (sc->arg[i] == kind)
-			return i;
-	return -1;
-}
-
 /* The string argument at @i into @buf: from a fast-path record's copy,
  * else from the tracee's memory.  @return : its length, or -errno */
 static ssize_t arg_str(struct rec_task *t, int i, char *buf, size_t cap)
@@ -127,7 +117,7 @@ static char *resolve(struct rec_ctx *c, struct rec_task *t, int i,
 		}
 	}
 	if (n == 0) {
-		int fl = find_kind(sc, IOT_ARG_AT_FLAGS);
+		int fl = iot_syscall_arg(sc, IOT_ARG_AT_FLAGS);
 
 		if (fl >= 0 && (t->raw[fl] & AT_EMPTY_PATH) && base) {
 			*empty_fd = 1;
@@ -373,14 +363,14 @@ int rec_decode_entry(struct rec_ctx *c, struct rec_task *t, int nr,
 		return 1;
 	}
 	if (has_path && ev->path && !empty) {
-		int pi = find_kind(sc, IOT_ARG_PATH);
+		int pi = iot_syscall_arg(sc, IOT_ARG_PATH);
 
 		if (strncmp(ev->path, PHASE_PREFIX, sizeof(PHASE_PREFIX) - 1) == 0)
 			phase_mark(c, t, ev->path);
 		rec_path_state(c, ev->path, ev->path_len,
 			       t->view && pi >= 0 ? t->view->pre[pi] : NULL);
 	}
-	i = find_kind(sc, IOT_ARG_PATH2);
+	i = iot_syscall_arg(sc, IOT_ARG_PATH2);
 	if (has_path2 && ev->path2 && i >= 0)
 		rec_path_state(c, ev->path2, ev->path2_len, t->view ? t->view->pre[i] : NULL);
 	switch (nr) {
@@ -475,10 +465,10 @@ void rec_decode_exit(struct rec_ctx *c, struct rec_task *t, int64_t ret,
 	ev->ret = ret;
 	switch (nr) {
 	case SYS_open: case SYS_openat: case SYS_openat2: case SYS_creat: {
-		int fl = find_kind(t->sc, IOT_ARG_OPEN_FLAGS);
+		int fl = iot_syscall_arg(t->sc, IOT_ARG_OPEN_FLAGS);
 
 		if (fl < 0)
-			fl = find_kind(t->sc, IOT_ARG_OPENHOW);
+			fl = iot_syscall_arg(t->sc, IOT_ARG_OPENHOW);
 		if (ret >= 0 && ev->path)
 			rec_fd_set(t, (int)ret, ev->path, ev->path_len,
 				   fl >= 0 && (ev->args[fl] & O_CLOEXEC));

@@ -348,16 +348,9 @@ static void restore_call(struct rec_task *t, const struct saved_call *s)
  * when that kills the thread it dies before its library can write the
  * result down.  The ptrace path sees the return at the exit stop; here the
  * death says what the call returned. */
-static int died_of_epipe(const struct fp_rec *r, int status)
+static int died_of_epipe(const struct iot_syscall *sc, int status)
 {
-	if (!WIFSIGNALED(status) || WTERMSIG(status) != SIGPIPE)
-		return 0;
-	switch (r->nr) {
-	case SYS_write: case SYS_pwrite64: case SYS_writev: case SYS_pwritev:
-	case SYS_sendfile: case SYS_splice: case SYS_copy_file_range:
-		return 1;
-	}
-	return 0;
+	return WIFSIGNALED(status) && WTERMSIG(status) == SIGPIPE && (sc->flags & IOT_SCF_PIPE);
 }
 
 static void decode_rec(struct rec_ctx *c, const struct fp_rec *r, int unfinished,
@@ -386,7 +379,7 @@ static void decode_rec(struct rec_ctx *c, const struct fp_rec *r, int unfinished
 		if (r->t_wrap && r->t_wrap <= r->t_enter && r->t_enter - r->t_wrap < UINT32_MAX)
 			t->ev.pre_ns = (uint32_t)(r->t_enter - r->t_wrap);
 		c->st.fast_events++;
-		if (unfinished && died_of_epipe(r, status))
+		if (unfinished && died_of_epipe(sc, status))
 			rec_decode_exit(c, t, -EPIPE, iot_now_ns());
 		else if (unfinished)
 			rec_emit_unfinished(c, t, iot_now_ns());

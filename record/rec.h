@@ -289,6 +289,12 @@ void rec_write_failed(const struct rec_ctx *c, const char *path, int err);
 
 /* ---- setup.c: seccomp filter, calibration, header ---- */
 /* @fast_ip: the fast path's stub address whose calls run untraced, or 0 */
+struct sock_filter;
+/*! rec_seccomp_filter() : the filter rec_seccomp_install() installs, into
+ *  @f (room for @max instructions): every row of the syscall table stops
+ *  the tracee, but calls from the fast path's stub at @fast_ip (0: none).
+ *  @return : its length, or -E2BIG. */
+int rec_seccomp_filter(struct sock_filter *f, size_t max, uint64_t fast_ip);
 int rec_seccomp_install(uint64_t fast_ip);
 int64_t rec_calibrate(int seccomp, int *seccomp_ok);
 int rec_header_fill(struct iot_header *h, const struct rec_opts *o,

@@ -34,15 +34,13 @@
  * fast path, calls made from its stub (@fast_ip, the address after its
  * `syscall` instruction) are already logged in-process: they run too.
  */
-int rec_seccomp_install(uint64_t fast_ip)
+int rec_seccomp_filter(struct sock_filter *f, size_t max, uint64_t fast_ip)
 {
-	struct sock_filter f[MAX_FILTER];
-	struct sock_fprog prog;
 	const struct iot_syscall *tab;
 	size_t n, i, k = 0;
 
 	tab = iot_syscall_table(&n);
-	if (2 * n + 20 > MAX_FILTER)
+	if (2 * n + 20 > max)
 		return -E2BIG;
 	f[k++] = (struct sock_filter)BPF_STMT(BPF_LD | BPF_W | BPF_ABS,
 					      offsetof(struct seccomp_data, arch));
@@ -86,6 +84,17 @@ int rec_seccomp_install(uint64_t fast_ip)
 		f[k++] = (struct sock_filter)BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_TRACE);
 	}
 	f[k++] = (struct sock_filter)BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ALLOW);
+	return (int)k;
+}
+
+int rec_seccomp_install(uint64_t fast_ip)
+{
+	struct sock_filter f[MAX_FILTER];
+	struct sock_fprog prog;
+	int k = rec_seccomp_filter(f, MAX_FILTER, fast_ip);
+
+	if (k < 0)
+		return k;
 	prog.len = (unsigned short)k;
 	prog.filter = f;
 	if (prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) < 0)

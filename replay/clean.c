@@ -97,8 +97,7 @@ static int lookup_only(int nr)
 {
 	const struct iot_syscall *sc = iot_syscall_by_nr(nr);
 
-	return sc && (sc->cls == IOT_CLASS_FILE || sc->cls == IOT_CLASS_META ||
-		      sc->cls == IOT_CLASS_XATTR);
+	return sc && (sc->cls == IOT_CLASS_METADATA || sc->cls == IOT_CLASS_XATTR);
 }
 
 static int is_link_op(int nr)
@@ -156,8 +155,7 @@ int rpl_plan_clean_paths(struct rpl_plan *p)
 			continue;
 		/* names that are symlinks from here on */
 		if (is_link_op(ev->nr) ||
-		    ((ev->nr == SYS_rename || ev->nr == SYS_renameat ||
-		      ev->nr == SYS_renameat2 || ev->nr == SYS_link || ev->nr == SYS_linkat) &&
+		    (iot_syscall_arg(iot_syscall_by_nr(ev->nr), IOT_ARG_PATH2) >= 0 &&
 		     ev->path2 && rpl_map_get(&links, link_key(ev->path, ev->path_len), &v))) {
 			const char *s = is_link_op(ev->nr) ? ev->path : ev->path2;
 			size_t n = is_link_op(ev->nr) ? ev->path_len : ev->path2_len;

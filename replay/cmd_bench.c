@@ -207,7 +207,7 @@ static int trace_needs(const char *path, uint64_t *bytes, int *damaged,
 
 			if (sc && (sc->flags & IOT_SCF_WRITE) && it.u.ev.ret > 0)
 				need += (uint64_t)it.u.ev.ret;
-			else if (sc && sc->cls == IOT_CLASS_DIR)
+			else if (sc && sc->cls == IOT_CLASS_DIRECTORY)
 				need += 512;
 		}
 	}

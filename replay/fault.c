@@ -46,13 +46,14 @@ int rpl_fault_errno(int kind)
 
 int rpl_fault_of(const struct rpl_op *op, int64_t r)
 {
+	const struct iot_syscall *sc = iot_syscall_by_nr(op->ev.nr);
 	int k = rpl_fault_kind(r);
 
-	/* ENOSPC from setxattr is a value larger than the filesystem keeps
-	 * for one file's xattrs (ext4: a block), not a full filesystem */
-	if (k >= 0 && (r == -ENOSPC || r == -EDQUOT) &&
-	    (op->ev.nr == SYS_setxattr || op->ev.nr == SYS_lsetxattr ||
-	     op->ev.nr == SYS_fsetxattr))
+	/* ENOSPC from setxattr (the xattr calls with set flags) is a value
+	 * larger than the filesystem keeps for one file's xattrs (ext4: a
+	 * block), not a full filesystem */
+	if (k >= 0 && (r == -ENOSPC || r == -EDQUOT) && sc && sc->cls == IOT_CLASS_XATTR &&
+	    iot_syscall_arg(sc, IOT_ARG_XATTR_FLAGS) >= 0)
 		return -1;
 	return k;
 }

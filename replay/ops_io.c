@@ -64,9 +64,8 @@ static int64_t h_read(struct rpl_ctx *c, struct rpl_op *op)
 	const int64_t *a = op->ev.args;
 	int cloned = 0;
 	int fd = rpl_live_fd_cloned(c, op, a[0], &cloned);
-	int wr = op->ev.nr == SYS_write || op->ev.nr == SYS_pwrite64 ||
-		    op->ev.nr == SYS_writev || op->ev.nr == SYS_pwritev ||
-		    op->ev.nr == SYS_pwritev2;
+	const struct iot_syscall *sc = iot_syscall_by_nr(op->ev.nr);
+	int wr = sc && (sc->flags & IOT_SCF_WRITE);
 
 	if (fd < 0)
 		return RPL_SKIPPED;

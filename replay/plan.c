@@ -309,31 +309,25 @@ static uint64_t key_slot(const struct rpl_fdtab *tab, int64_t fd)
 	return rpl_hash(&k, sizeof(k), 5);
 }
 
-/* Does @nr put data into a descriptor or close it (what a pipe's reader
- * waits for)? */
-static int feeds_pipe(int nr)
+/* Does row @sc put data into a descriptor or close it (what a pipe's
+ * reader waits for)? */
+static int feeds_pipe(const struct iot_syscall *sc)
 {
-	switch (nr) {
-	case SYS_write: case SYS_writev: case SYS_splice: case SYS_vmsplice:
-	case SYS_tee: case SYS_sendfile: case SYS_close:
-		return 1;
-	}
-	return 0;
+	return sc && (sc->flags & (IOT_SCF_PIPE | IOT_SCF_CLOSE));
 }
 
-/* Does @op create, remove or rename a name (so it orders on the parent)? */
-static int changes_names(const struct rpl_op *op)
+/* Does @op create, remove or rename a name (so it orders on the parent)?
+ * An open does with O_CREAT only (openat2's how holds its flags). */
+static int changes_names(const struct iot_syscall *sc, const struct rpl_op *op)
 {
-	switch (op->ev.nr) {
-	case SYS_open: return (op->ev.args[1] & O_CREAT) != 0;
-	case SYS_openat: case SYS_openat2: return (op->ev.args[2] & O_CREAT) != 0;
-	case SYS_creat: case SYS_mkdir: case SYS_mkdirat: case SYS_rmdir:
-	case SYS_unlink: case SYS_unlinkat: case SYS_rename: case SYS_renameat:
-	case SYS_renameat2: case SYS_link: case SYS_linkat: case SYS_symlink:
-	case SYS_symlinkat: case SYS_mknod: case SYS_mknodat:
-		return 1;
-	}
-	return 0;
+	int i;
+
+	if (!sc || !(sc->flags & IOT_SCF_NAMES))
+		return 0;
+	i = iot_syscall_arg(sc, IOT_ARG_OPEN_FLAGS);
+	if (i < 0)
+		i = iot_syscall_arg(sc, IOT_ARG_OPENHOW);
+	return i < 0 || (op->ev.args[i] & O_CREAT) != 0;
 }
 
 /* The keys of the pipes open in @tab (only close-on-exec ones with
@@ -371,12 +365,11 @@ static int plan_fds(struct rpl_plan *p, struct planner *pl, struct rpl_op *op,
 #define ADD(k) do { if (n < RPL_MAXRES) keys[n++] = (k); } while (0)
 	if (ev->path) {
 		ADD(key_path(ev->path, ev->path_len));
-		if (changes_names(op))
+		if (changes_names(sc, op))
 			ADD(key_parent(ev->path));
 	}
-	if (ev->path2 && sc && (ev->nr == SYS_rename || ev->nr == SYS_renameat ||
-				ev->nr == SYS_renameat2 || ev->nr == SYS_link ||
-				ev->nr == SYS_linkat)) {
+	/* a second name (rename's and link's target) is made too */
+	if (ev->path2 && iot_syscall_arg(sc, IOT_ARG_PATH2) >= 0) {
 		ADD(key_path(ev->path2, ev->path2_len));
 		ADD(key_parent(ev->path2));
 	}
@@ -389,7 +382,7 @@ static int plan_fds(struct rpl_plan *p, struct planner *pl, struct rpl_op *op,
 		nfd++;
 		if (rpl_fdtab_get(tab, (long)ev->args[a], &fe) == 0) {
 			ADD(key_res(fe.res));
-			if (feeds_pipe(ev->nr) && rpl_map_get(&pl->pipes, RPL_IK(fe.res), &v))
+			if (feeds_pipe(sc) && rpl_map_get(&pl->pipes, RPL_IK(fe.res), &v))
 				op->order_enter = 1;
 		}
 		if (shared && ev->args[a] >= 0)

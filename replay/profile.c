@@ -25,44 +25,36 @@
 #define FICLONE_REQ 0x40049409UL
 #define FICLONERANGE_REQ 0x4020940dUL
 
-static int counts_bytes(int nr)
-{
-	switch (nr) {
-	case SYS_read: case SYS_pread64: case SYS_readv: case SYS_preadv: case SYS_preadv2:
-	case SYS_write: case SYS_pwrite64: case SYS_writev: case SYS_pwritev:
-	case SYS_pwritev2: case SYS_getdents: case SYS_getdents64:
-	case SYS_copy_file_range: case SYS_sendfile:
-		return 1;
-	}
-	return 0;
-}
-
-/* Results that depend on what the filesystem can do, not on the replay. */
+/* Results that depend on what the filesystem can do, not on the replay:
+ * of the calls that may ask (IOT_SCF_PROBE), an ioctl asks by its request
+ * (a clone), a fallocate by its mode; a copy's answer is EXDEV or
+ * EOPNOTSUPP, on either side. */
 static int is_probe(const struct rpl_op *op)
 {
+	const struct iot_syscall *sc = iot_syscall_by_nr(op->ev.nr);
 	int64_t a = op->ev.ret, b = op->r_ret;
+	int i;
 
-	switch (op->ev.nr) {
-	case SYS_ioctl:
-		return (unsigned long)op->ev.args[1] == FICLONE_REQ ||
-		       (unsigned long)op->ev.args[1] == FICLONERANGE_REQ;
-	case SYS_fallocate:
-		return op->ev.args[1] != 0;
-	case SYS_copy_file_range:
-		return a == -EXDEV || a == -EOPNOTSUPP || b == -EXDEV || b == -EOPNOTSUPP;
-	}
-	return 0;
+	if (!sc || !(sc->flags & IOT_SCF_PROBE))
+		return 0;
+	if ((i = iot_syscall_arg(sc, IOT_ARG_IOCTL_REQ)) >= 0)
+		return (unsigned long)op->ev.args[i] == FICLONE_REQ ||
+		       (unsigned long)op->ev.args[i] == FICLONERANGE_REQ;
+	if ((i = iot_syscall_arg(sc, IOT_ARG_FALLOC_MODE)) >= 0)
+		return op->ev.args[i] != 0;
+	return a == -EXDEV || a == -EOPNOTSUPP || b == -EXDEV || b == -EOPNOTSUPP;
 }
 
 static int differs(const struct rpl_op *op)
 {
+	const struct iot_syscall *sc = iot_syscall_by_nr(op->ev.nr);
 	int64_t a = op->ev.ret, b = op->r_ret;
 
 	if ((a < 0) != (b < 0))
 		return 1;
 	if (a < 0)
 		return a != b;
-	return counts_bytes(op->ev.nr) && a != b;
+	return sc && (sc->flags & IOT_SCF_COUNT) && a != b;
 }
 
 static int cmp_i64(const void *a, const void *b)

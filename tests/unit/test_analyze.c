@@ -54,18 +54,18 @@ static void test_hist_accuracy(void **state)
 
 static void test_classes(void **state)
 {
-	assert_int_equal(ana_class_of(iot_syscall_by_name("openat")), ANA_CL_METADATA);
-	assert_int_equal(ana_class_of(iot_syscall_by_name("newfstatat")), ANA_CL_METADATA);
-	assert_int_equal(ana_class_of(iot_syscall_by_name("pread64")), ANA_CL_READ);
-	assert_int_equal(ana_class_of(iot_syscall_by_name("writev")), ANA_CL_WRITE);
-	assert_int_equal(ana_class_of(iot_syscall_by_name("ftruncate")), ANA_CL_WRITE);
-	assert_int_equal(ana_class_of(iot_syscall_by_name("fallocate")), ANA_CL_WRITE);
-	assert_int_equal(ana_class_of(iot_syscall_by_name("getdents64")), ANA_CL_DIRECTORY);
-	assert_int_equal(ana_class_of(iot_syscall_by_name("fdatasync")), ANA_CL_SYNC);
-	assert_int_equal(ana_class_of(iot_syscall_by_name("lsetxattr")), ANA_CL_XATTR);
-	assert_int_equal(ana_class_of(iot_syscall_by_name("wait4")), ANA_CL_PROCESS);
-	assert_int_equal(ana_class_of(iot_syscall_by_name("lseek")), ANA_CL_OTHER);
-	assert_int_equal(ana_class_of(iot_syscall_by_name("mmap")), ANA_CL_OTHER);
+	assert_int_equal(ana_class_of(iot_syscall_by_name("openat")), IOT_CLASS_METADATA);
+	assert_int_equal(ana_class_of(iot_syscall_by_name("newfstatat")), IOT_CLASS_METADATA);
+	assert_int_equal(ana_class_of(iot_syscall_by_name("pread64")), IOT_CLASS_READ);
+	assert_int_equal(ana_class_of(iot_syscall_by_name("writev")), IOT_CLASS_WRITE);
+	assert_int_equal(ana_class_of(iot_syscall_by_name("ftruncate")), IOT_CLASS_WRITE);
+	assert_int_equal(ana_class_of(iot_syscall_by_name("fallocate")), IOT_CLASS_WRITE);
+	assert_int_equal(ana_class_of(iot_syscall_by_name("getdents64")), IOT_CLASS_DIRECTORY);
+	assert_int_equal(ana_class_of(iot_syscall_by_name("fdatasync")), IOT_CLASS_SYNC);
+	assert_int_equal(ana_class_of(iot_syscall_by_name("lsetxattr")), IOT_CLASS_XATTR);
+	assert_int_equal(ana_class_of(iot_syscall_by_name("wait4")), IOT_CLASS_PROCESS);
+	assert_int_equal(ana_class_of(iot_syscall_by_name("lseek")), IOT_CLASS_OTHER);
+	assert_int_equal(ana_class_of(iot_syscall_by_name("mmap")), IOT_CLASS_OTHER);
 }
 
 static char *capture(void (*fn)(FILE *, const char *, size_t), const char *s, size_t n)
@@ -178,9 +178,9 @@ static void test_phases(void **state)
 	assert_string_equal(t.phases[3].name, "(gaps)");
 	assert_int_equal(t.phases[3].st.count, 1);
 	assert_int_equal(t.cpu_ns, 1150);
-	assert_int_equal(t.cls[ANA_CL_SYNC].count, 2);
-	assert_int_equal(t.cls[ANA_CL_WRITE].bytes, 4096);
-	assert_int_equal(t.cls[ANA_CL_READ].bytes, 100);
+	assert_int_equal(t.cls[IOT_CLASS_SYNC].count, 2);
+	assert_int_equal(t.cls[IOT_CLASS_WRITE].bytes, 4096);
+	assert_int_equal(t.cls[IOT_CLASS_READ].bytes, 100);
 	assert_int_equal(t.sys[__NR_sync].total_ns, 90000);
 	/* commands by the basename of the last exec */
 	for (size_t i = 0; i < t.n_procs; i++)

@@ -59,7 +59,9 @@ static const struct evspec evs[] = {
 };
 #define N_EVS (sizeof(evs) / sizeof(evs[0]))
 
-static void write_trace(void)
+/* @n events of @e, with the header, the starting tree and the process
+ * records of evs[] (101 forked, 102 a thread of 100). */
+static void write_events(const struct evspec *e, size_t n)
 {
 	struct iot_header h = { .kind = IOT_KIND_TRACE, .host = "test", .start_ns = T0 };
 	struct iot_path_state ps = { .path = "/w", .path_len = 2, .type = S_IFDIR,
@@ -78,8 +80,8 @@ static void write_trace(void)
 	pr.clone_flags = 0x3d0f00;
 	assert_int_equal(iot_writer_process(w, &pr), 0);
 	/* Written in exit order, as a recorder would. */
-	for (i = 0; i < N_EVS; i++) {
-		const struct evspec *s = &evs[i];
+	for (i = 0; i < n; i++) {
+		const struct evspec *s = &e[i];
 		struct iot_event ev = {
 			.t_enter = T0 + s->t0 * US, .t_exit = T0 + s->t1 * US,
 			.pid = s->pid, .tid = s->tid, .nr = s->nr, .ret = s->ret,
@@ -91,6 +93,11 @@ static void write_trace(void)
 		assert_int_equal(iot_writer_event(w, &ev), 0);
 	}
 	assert_int_equal(iot_writer_close(w, 0), 0);
+}
+
+static void write_trace(void)
+{
+	write_events(evs, N_EVS);
 }
 
 static int setup(void **state)
@@ -190,6 +197,36 @@ static void plan_edges(void **state)
 	rpl_plan_free(&p);
 }
 
+/* A pipe's reader may return before the write that fed it does: every
+ * call that can put data into a pipe orders from its entry, pwritev2
+ * (offset -1: the pipe's position) as write does. */
+static void plan_pipe_writers(void **state)
+{
+	static const int nrs[] = { SYS_write, SYS_writev, SYS_pwritev2 };
+	struct rpl_opts o = { .trace = trace, .cmd = "test", .quiet = 1 };
+	struct rpl_plan p;
+	size_t k;
+
+	for (k = 0; k < sizeof(nrs) / sizeof(nrs[0]); k++) {
+		const struct evspec ev[] = {
+			{ 1000, 1010, 100, 100, SYS_pipe2, 0, 2, { 4 | (5LL << 32), 0 }, NULL, NULL },
+			{ 1072, 1075, 100, 100, SYS_clone, 102, 5, { 0x3d0f00 }, NULL, NULL },
+			{ 1100, 1120, 100, 100, SYS_read, 10, 3, { 4, 0, 4096 }, NULL, NULL },
+			{ 1110, 1125, 100, 102, nrs[k], 10, nrs[k] == SYS_write ? 3 : 6,
+			  { 5, nrs[k] == SYS_write ? 0 : 10, nrs[k] == SYS_write ? 10 : 1, -1, -1, 0 },
+			  NULL, NULL },
+			{ 1130, 1130, 100, 102, SYS_exit, 0, 1, { 0 }, NULL, NULL },
+			{ 1140, 1140, 100, 100, SYS_exit_group, 0, 1, { 0 }, NULL, NULL },
+		};
+
+		write_events(ev, sizeof(ev) / sizeof(ev[0]));
+		assert_int_equal(rpl_plan_build(&p, &o), 0);
+		if (!depends(&p, op_at(&p, 100, 1100), op_at(&p, 102, 1110)))
+			fail_msg("the read of the pipe does not wait for nr %d feeding it", nrs[k]);
+		rpl_plan_free(&p);
+	}
+}
+
 static void replay_end_to_end(void **state)
 {
 	struct rpl_opts o = { .trace = trace, .cmd = "test", .quiet = 1,
@@ -256,6 +293,7 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(plan_edges),
+		cmocka_unit_test(plan_pipe_writers),
 		cmocka_unit_test(replay_end_to_end),
 	};
 
