@@ -67,7 +67,6 @@ struct ana_stat {
 };
 
 void ana_stat_free(struct ana_stat *s);
-int ana_stat_merge(struct ana_stat *dst, const struct ana_stat *src);
 
 struct ana_proc {
 	char *cmd;		/* argv[0] basename of the last exec */

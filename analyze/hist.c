@@ -166,15 +166,3 @@ void ana_stat_free(struct ana_stat *s)
 {
 	ana_hist_free(&s->lat);
 }
-
-int ana_stat_merge(struct ana_stat *dst, const struct ana_stat *src)
-{
-	dst->count += src->count;
-	dst->errors += src->errors;
-	dst->bytes += src->bytes;
-	dst->timed += src->timed;
-	dst->mismatches += src->mismatches;
-	dst->skipped += src->skipped;
-	dst->total_ns += src->total_ns;
-	return ana_hist_merge(&dst->lat, &src->lat);
-}

@@ -88,16 +88,6 @@ long iot_pack_record(const Iotape__Record *rec, uint8_t **raw, size_t *cap)
 	return (long)(k + sz);
 }
 
-long iot_frame_record(void *cctx, int level, const Iotape__Record *rec,
-		      uint8_t **raw, size_t *raw_cap, uint8_t **out, size_t *cap)
-{
-	long len = iot_pack_record(rec, raw, raw_cap);
-
-	if (len < 0)
-		return len;
-	return iot_compress_frame(cctx, level, *raw, (size_t)len, out, cap);
-}
-
 void iot_put_le32(uint8_t *p, uint32_t v)
 {
 	p[0] = v & 0xff;

@@ -80,14 +80,6 @@ int iot_chunk_decode(struct iot_arena *a, const uint8_t *buf, size_t len,
 /*! iot_write_all() : write(2) until done. @return : 0 or -errno. */
 int iot_write_all(int fd, const void *buf, size_t len);
 
-/*! iot_frame_record() :
- *  Pack @rec as a length-delimited Record (tag, varint length, bytes) and
- *  compress it as one zstd frame with checksum and content size into
- *  *@out (grown as needed, capacity *@cap).
- *  @return : the frame size or a negative code. */
-long iot_frame_record(void *cctx, int level, const Iotape__Record *rec,
-		      uint8_t **raw, size_t *raw_cap, uint8_t **out, size_t *cap);
-
 /*! iot_compress_frame() : compress @len bytes of @raw as one frame. */
 long iot_compress_frame(void *cctx, int level, const uint8_t *raw, size_t len,
 			uint8_t **out, size_t *cap);

@@ -358,15 +358,3 @@ int rpl_fdtab_exec(struct rpl_fdtab *t)
 	tab_unlock(t, locked);
 	return n;
 }
-
-uint32_t rpl_fdtab_count(struct rpl_fdtab *t)
-{
-	int locked;
-	uint32_t i, n = 0;
-
-	locked = tab_lock(t);
-	for (i = 0; i < t->n; i++)
-		n += t->v[i].state != RPL_FD_FREE;
-	tab_unlock(t, locked);
-	return n;
-}

@@ -89,8 +89,6 @@ int rpl_fdtab_set_cloexec(struct rpl_fdtab *t, long fd, int on);
 int rpl_fdtab_mark_cloned(struct rpl_fdtab *t, long fd, int flags);
 /* exec: close the close-on-exec entries. @return : how many. */
 int rpl_fdtab_exec(struct rpl_fdtab *t);
-/* @return : entries in use. */
-uint32_t rpl_fdtab_count(struct rpl_fdtab *t);
 
 /* ---- paths under the root ---- */
 

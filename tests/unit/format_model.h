@@ -555,7 +555,9 @@ static void write_raw_header(const char *path, const char *magic, uint32_t major
 		rec.body_case = IOTAPE__RECORD__BODY_HEADER;
 		rec.header = &hm;
 	}
-	n = iot_frame_record(cctx, 3, &rec, &raw, &rc_, &out, &oc);
+	n = iot_pack_record(&rec, &raw, &rc_);
+	assert_true(n > 0);
+	n = iot_compress_frame(cctx, 3, raw, (size_t)n, &out, &oc);
 	assert_true(n > 0);
 	spit(path, out, (size_t)n);
 	free(raw);
