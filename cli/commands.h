@@ -33,19 +33,18 @@ int cmd_export(int argc, char **argv);
 int cmd_dump(int argc, char **argv);
 int cmd_check(int argc, char **argv);
 
-/*! cli_err() : print "iotape: <cmd>: <message>\n" to stderr. */
-void cli_err(const char *cmd, const char *fmt, ...)
-	__attribute__((format(printf, 2, 3)));
-
-/*! cli_warn() : print "iotape: <cmd>: warning: <message>\n" to stderr. */
-void cli_warn(const char *cmd, const char *fmt, ...)
-	__attribute__((format(printf, 2, 3)));
-
-/*! cli_msg() : the engines' sink (iot_msg_set_sink()): errors and
- *  warnings as cli_err() and cli_warn() print them, IOT_MSG_INFO as
- *  "iotape: <who>: <text>", IOT_MSG_QUOTE as "  | <text>", IOT_MSG_STATUS
- *  as "\riotape: <who>: <text>" without a newline of its own. */
+/*! cli_msg() : the sink main() gives the engines (iot_msg_set_sink())
+ *  before any command runs, and the command line speaks through too:
+ *  IOT_MSG_ERROR as "iotape: <who>: <text>", IOT_MSG_WARNING as
+ *  "iotape: <who>: warning: <text>", IOT_MSG_INFO as "iotape: <who>:
+ *  <text>", IOT_MSG_QUOTE as "  | <text>", IOT_MSG_STATUS as
+ *  "\riotape: <who>: <text>" without a newline of its own; to stderr. */
 void cli_msg(int level, const char *who, const char *text);
+
+/* cli_err() : "iotape: <cmd>: <message>"; cli_warn() : "iotape: <cmd>:
+ * warning: <message>" (through cli_msg()). */
+#define cli_err iot_err
+#define cli_warn iot_warn
 
 /*! cli_is_help() : @return : 1 if @arg is -h or --help. */
 int cli_is_help(const char *arg);

@@ -5,7 +5,6 @@
 #include <errno.h>
 #include <getopt.h>
 #include <stdlib.h>
-#include <stdarg.h>
 #include <stdio.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -27,37 +26,6 @@ void cli_msg(int level, const char *who, const char *text)
 	/* one call, so that lines from several threads do not mix */
 	fprintf(stderr, "iotape: %s%s%s%s\n", who ? who : "", who ? ": " : "",
 		level == IOT_MSG_WARNING ? "warning: " : "", text);
-}
-
-static __attribute__((format(printf, 3, 0))) void vmsg(int level, const char *cmd,
-							const char *fmt, va_list ap)
-{
-	char *text;
-
-	if (vasprintf(&text, fmt, ap) < 0) {
-		cli_msg(level, cmd, "out of memory for a message");
-		return;
-	}
-	cli_msg(level, cmd, text);
-	free(text);
-}
-
-void cli_err(const char *cmd, const char *fmt, ...)
-{
-	va_list ap;
-
-	va_start(ap, fmt);
-	vmsg(IOT_MSG_ERROR, cmd, fmt, ap);
-	va_end(ap);
-}
-
-void cli_warn(const char *cmd, const char *fmt, ...)
-{
-	va_list ap;
-
-	va_start(ap, fmt);
-	vmsg(IOT_MSG_WARNING, cmd, fmt, ap);
-	va_end(ap);
 }
 
 int cli_is_help(const char *arg)

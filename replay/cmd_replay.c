@@ -198,7 +198,7 @@ int cmd_replay(int argc, char **argv)
 	if (err < 0)
 		return IOT_EXIT_FAIL;
 	if (!o.quiet)
-		rpl_print_summary(&o, &res);
+		rpl_print_summary(stdout, &o, &res);
 	if (res.fault_stopped) {
 		rpl_print_fault(&o, &res);
 		return IOT_EXIT_TARGET;

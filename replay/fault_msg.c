@@ -61,25 +61,25 @@ void rpl_print_tree_too_big(const struct rpl_opts *o, const struct rpl_result *r
 		iot_fmt_bytes(b, sizeof(b), (double)r->root_free_bytes));
 }
 
-void rpl_print_fault_summary(const struct rpl_opts *o, const struct rpl_result *r)
+void rpl_print_fault_summary(FILE *f, const struct rpl_opts *o, const struct rpl_result *r)
 {
 	uint64_t other = r->mismatches > r->target_faults ? r->mismatches - r->target_faults : 0;
 	char a[32], b[32], c[256];
 
 	if (r->tree_sparse)
-		printf("  sparse       the starting tree (%s of file data) did not fit the %s "
+		fprintf(f, "  sparse       the starting tree (%s of file data) did not fit the %s "
 		       "free: its files were made sparse (--sparse-prepare)\n",
 		       iot_fmt_bytes(a, sizeof(a), (double)r->tree_bytes),
 		       iot_fmt_bytes(b, sizeof(b), (double)r->root_free_bytes));
 	if (r->target_faults || r->fault[0]) {
 		rpl_fault_counts(r, c, sizeof(c));
-		printf("  target faults %s: calls that failed with an error of the filesystem "
+		fprintf(f, "  target faults %s: calls that failed with an error of the filesystem "
 		       "under test%s%s%s\n", c, r->fault[0] ? "; first: " : "", r->fault,
 		       r->fault_stopped ? " (stopped there)" :
 		       o->on_error == RPL_ON_ERROR_CONTINUE ? " (--on-error continue)" : "");
 	}
 	if (r->replayed && (double)other * 100.0 > (double)r->replayed * RPL_MISMATCH_WARN_PCT)
-		printf("  note         %.1f %% of the replayed calls (%llu) gave other results "
+		fprintf(f, "  note         %.1f %% of the replayed calls (%llu) gave other results "
 		       "than recorded, more than %.0f %%: the replay did other work than the "
 		       "workload, and its timing may not be representative\n",
 		       100.0 * (double)other / (double)r->replayed, (unsigned long long)other,

@@ -184,7 +184,7 @@ int rpl_run(const struct rpl_opts *o, struct rpl_result *res)
 	return err;
 }
 
-static void print_skips(const struct rpl_result *r)
+static void print_skips(FILE *f, const struct rpl_result *r)
 {
 	const char *sep = " (";
 	int i;
@@ -192,16 +192,16 @@ static void print_skips(const struct rpl_result *r)
 	for (i = 1; i < RPL_SKIP_COUNT; i++) {
 		if (!r->skipped_by[i])
 			continue;
-		printf("%s%s %llu", sep, rpl_skip_name(i), (unsigned long long)r->skipped_by[i]);
+		fprintf(f, "%s%s %llu", sep, rpl_skip_name(i), (unsigned long long)r->skipped_by[i]);
 		sep = ", ";
 	}
 	if (r->skipped)
-		printf(")");
-	printf("\n");
+		fprintf(f, ")");
+	fprintf(f, "\n");
 }
 
 /* "read 3, openat 1" for the syscalls with a nonzero @field. */
-static void print_by_sc(const struct rpl_result *r, int probes)
+static void print_by_sc(FILE *f, const struct rpl_result *r, int probes)
 {
 	const char *sep = " (";
 	int nr, any = 0;
@@ -213,21 +213,21 @@ static void print_by_sc(const struct rpl_result *r, int probes)
 		if (!n)
 			continue;
 		sc = iot_syscall_by_nr(nr);
-		printf("%s%s %llu of %llu", sep, sc ? sc->name : "?", (unsigned long long)n,
+		fprintf(f, "%s%s %llu of %llu", sep, sc ? sc->name : "?", (unsigned long long)n,
 		       (unsigned long long)r->sc[nr].replayed);
 		sep = ", ";
 		any = 1;
 	}
-	printf(any ? ")\n" : "\n");
+	fprintf(f, any ? ")\n" : "\n");
 }
 
-void rpl_print_summary(const struct rpl_opts *o, const struct rpl_result *r)
+void rpl_print_summary(FILE *f, const struct rpl_opts *o, const struct rpl_result *r)
 {
 	char a[32], b[32], c[32];
 
-	printf("replay: %s -> %s\n", o->trace, o->root);
+	fprintf(f, "replay: %s -> %s\n", o->trace, o->root);
 	if (!o->no_prepare)
-		printf("  prepared     %llu dirs, %llu files (%s), %llu symlinks, %llu hard links "
+		fprintf(f, "  prepared     %llu dirs, %llu files (%s), %llu symlinks, %llu hard links "
 		       "in %s\n", (unsigned long long)r->prep_dirs,
 		       (unsigned long long)r->prep_files,
 		       iot_fmt_bytes(a, sizeof(a), (double)r->prep_bytes),
@@ -235,41 +235,41 @@ void rpl_print_summary(const struct rpl_opts *o, const struct rpl_result *r)
 		       iot_fmt_ns(b, sizeof(b), (double)r->prepare_ns));
 	if (o->prepare_only)
 		return;
-	printf("  elapsed      %s (timing %s), %llu threads in %llu processes\n",
+	fprintf(f, "  elapsed      %s (timing %s), %llu threads in %llu processes\n",
 	       iot_fmt_ns(a, sizeof(a), (double)r->elapsed_ns),
 	       o->timing == RPL_TIMING_AFAP ? "afap" :
 	       o->timing == RPL_TIMING_SCALE ? "scaled" :
 	       o->timing == RPL_TIMING_RAW ? "raw" : "original",
 	       (unsigned long long)r->threads, (unsigned long long)r->processes);
-	printf("  ops          %llu replayed, %llu skipped", (unsigned long long)r->replayed,
+	fprintf(f, "  ops          %llu replayed, %llu skipped", (unsigned long long)r->replayed,
 	       (unsigned long long)r->skipped);
-	print_skips(r);
+	print_skips(f, r);
 	if (r->mmap_calls)
-		printf("  mapped-file I/O not replayed: %llu calls\n",
+		fprintf(f, "  mapped-file I/O not replayed: %llu calls\n",
 		       (unsigned long long)r->mmap_calls);
-	printf("  mismatches   %llu", (unsigned long long)r->mismatches);
-	print_by_sc(r, 0);
+	fprintf(f, "  mismatches   %llu", (unsigned long long)r->mismatches);
+	print_by_sc(f, r, 0);
 	for (int i = 0; i < r->n_examples; i++)
-		printf("    %s\n", r->examples[i]);
+		fprintf(f, "    %s\n", r->examples[i]);
 	if (r->probe_diffs) {
-		printf("  capability probes differing (expected across filesystems): %llu",
+		fprintf(f, "  capability probes differing (expected across filesystems): %llu",
 		       (unsigned long long)r->probe_diffs);
-		print_by_sc(r, 1);
+		print_by_sc(f, r, 1);
 	}
-	rpl_print_fault_summary(o, r);
-	printf("  ordering     %llu violations", (unsigned long long)r->ordering_violations);
+	rpl_print_fault_summary(f, o, r);
+	fprintf(f, "  ordering     %llu violations", (unsigned long long)r->ordering_violations);
 	if (r->deadlock_breaks)
-		printf(", %llu dependency waits broken (the trace orders ops in a circle)",
+		fprintf(f, ", %llu dependency waits broken (the trace orders ops in a circle)",
 		       (unsigned long long)r->deadlock_breaks);
-	printf("\n  lateness     p50 %s, p99 %s, max %s\n",
+	fprintf(f, "\n  lateness     p50 %s, p99 %s, max %s\n",
 	       iot_fmt_ns(a, sizeof(a), (double)r->late_p50_ns),
 	       iot_fmt_ns(b, sizeof(b), (double)r->late_p99_ns),
 	       iot_fmt_ns(c, sizeof(c), (double)r->late_max_ns));
 	if (o->timing != RPL_TIMING_AFAP)
-		printf("  own work     %s not hidden in think time (calls back to back; "
+		fprintf(f, "  own work     %s not hidden in think time (calls back to back; "
 		       "%s in the thread with the most)\n",
 		       iot_fmt_ns(a, sizeof(a), (double)r->unhidden_ns),
 		       iot_fmt_ns(b, sizeof(b), (double)r->unhidden_max_ns));
 	if (o->out)
-		printf("  profile      %s\n", o->out);
+		fprintf(f, "  profile      %s\n", o->out);
 }

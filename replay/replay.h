@@ -8,6 +8,7 @@
 
 #include <stdint.h>
 #include <stddef.h>
+#include <stdio.h>
 
 enum rpl_timing {
 	RPL_TIMING_ORIGINAL = 0,	/* recorded think time */
@@ -119,8 +120,8 @@ struct rpl_result {
  *            say. */
 int rpl_run(const struct rpl_opts *o, struct rpl_result *res);
 
-/*! rpl_print_summary() : print the end-of-run summary of @res to stdout. */
-void rpl_print_summary(const struct rpl_opts *o, const struct rpl_result *res);
+/*! rpl_print_summary() : write the end-of-run summary of @res to @f. */
+void rpl_print_summary(FILE *f, const struct rpl_opts *o, const struct rpl_result *res);
 
 /*! rpl_print_fault() : say (engine.h's sink) which target fault stopped the
  *  replay (@res->fault_stopped), where, and what to do. */
@@ -129,8 +130,8 @@ void rpl_print_fault(const struct rpl_opts *o, const struct rpl_result *res);
  *  not fit the root (@res->tree_too_big): how much, and what to do. */
 void rpl_print_tree_too_big(const struct rpl_opts *o, const struct rpl_result *res);
 /*! rpl_print_fault_summary() : the summary's lines on target faults, a
- *  sparse tree and a mismatch rate above RPL_MISMATCH_WARN_PCT. */
-void rpl_print_fault_summary(const struct rpl_opts *o, const struct rpl_result *res);
+ *  sparse tree and a mismatch rate above RPL_MISMATCH_WARN_PCT, to @f. */
+void rpl_print_fault_summary(FILE *f, const struct rpl_opts *o, const struct rpl_result *res);
 
 /*! rpl_skip_name() : @return : a short name of skip reason @why. */
 const char *rpl_skip_name(int why);
