@@ -20,7 +20,7 @@
 enum { WT_VARINT = 0, WT_I64 = 1, WT_LEN = 2, WT_I32 = 5 };
 
 /* Field numbers of Chunk (trace.proto) and how a column stores values. */
-#define F_MAX 18
+#define F_MAX 20
 enum col_type { C_NONE, C_U32, C_U64, C_S32, C_S64 };
 
 static const uint8_t col_type[F_MAX + 1] = {
@@ -233,6 +233,18 @@ static int walk(Iotape__Chunk *ch, const uint8_t *buf, size_t len, int pass,
 			if (!m)
 				return IOT_E_CORRUPT;
 			ch->processes[ch->n_processes++] = m;
+		} else if (f == 19) {
+			Iotape__AsyncOp *m = iotape__async_op__unpack(pa, dlen, data);
+
+			if (!m)
+				return IOT_E_CORRUPT;
+			ch->async_ops[ch->n_async_ops++] = m;
+		} else if (f == 20) {
+			Iotape__MapPages *m = iotape__map_pages__unpack(pa, dlen, data);
+
+			if (!m)
+				return IOT_E_CORRUPT;
+			ch->map_pages[ch->n_map_pages++] = m;
 		}
 	}
 	return 0;
@@ -272,9 +284,15 @@ int iot_chunk_decode(struct iot_arena *a, const uint8_t *buf, size_t len,
 		} else if (f == 15) {
 			arr = (void **)&ch->path_states;
 			sz = sizeof(*ch->path_states);
-		} else {
+		} else if (f == 16) {
 			arr = (void **)&ch->processes;
 			sz = sizeof(*ch->processes);
+		} else if (f == 19) {
+			arr = (void **)&ch->async_ops;
+			sz = sizeof(*ch->async_ops);
+		} else {
+			arr = (void **)&ch->map_pages;
+			sz = sizeof(*ch->map_pages);
 		}
 		/* counts are bounded by @len, so this cannot overflow; a packed
 		 * column gets a slot per byte, a few times what it needs */

@@ -22,7 +22,7 @@ extern "C" {
 #endif
 
 #define IOT_FORMAT_MAJOR 1
-#define IOT_FORMAT_MINOR 1	/* 1.1: the index has a checksum */
+#define IOT_FORMAT_MINOR 2	/* 1.1: the index has a checksum; 1.2: AsyncOp */
 #define IOT_MAGIC "iotape"
 #define IOT_VERSION "0.1.0"
 
@@ -56,6 +56,13 @@ enum iot_class {
 	IOT_CLASS_XATTR,
 	IOT_CLASS_PROCESS,	/* clone/fork/exec/wait/exit */
 	IOT_CLASS_OTHER,	/* lseek, dup, fcntl, pipe, ioctl, mmap */
+	IOT_CLASS_ASYNC,	/* io_setup/io_submit/..., io_uring_*: the calls */
+	/* Not syscall rows: what `iotape report` counts the AsyncOp and
+	 * MapPages records of a file as (with their bytes) */
+	IOT_CLASS_ASYNC_READ,	/* async requests that read (iocbs, SQEs) */
+	IOT_CLASS_ASYNC_WRITE,	/* ... that write (and fallocate) */
+	IOT_CLASS_MAPPED_READ,	/* pages read through file mappings */
+	IOT_CLASS_MAPPED_WRITE,	/* pages written through them */
 	IOT_CLASS_COUNT
 };
 
@@ -127,6 +134,10 @@ enum iot_arg_kind {
 	IOT_ARG_UID,
 	IOT_ARG_GID,
 	IOT_ARG_SYNC_FLAGS,
+	IOT_ARG_AIO_CTX,	/* aio_context_t (hex) */
+	IOT_ARG_AIO_CTXP,	/* aio_context_t *: the context io_setup made */
+	IOT_ARG_URING_ENTER,	/* IORING_ENTER_* flags */
+	IOT_ARG_URING_REG,	/* IORING_REGISTER_* opcode */
 	IOT_ARG_KIND_COUNT
 };
 
@@ -242,6 +253,97 @@ struct iot_process {
 	int32_t old_tid;		/* EXEC from a non-leader thread */
 };
 
+/* ---- asynchronous I/O (format 1.2) ---- */
+
+enum iot_aio_kind {
+	IOT_AIO_SUBMIT = 1,	/* an iocb io_submit took, an SQE io_uring_enter consumed */
+	IOT_AIO_COMPLETE,	/* an io_event io_getevents returned, a CQE seen in the ring */
+	IOT_AIO_SETUP,		/* io_setup, io_uring_setup */
+	IOT_AIO_REGISTER,	/* io_uring_register (files, buffers) */
+	IOT_AIO_END,		/* a ring went: len = requests the kernel took
+				 * (its SQ head, mod 2^32), res = how many of
+				 * them are in the trace (SQPOLL takes them
+				 * without a syscall) */
+};
+
+enum iot_aio_api { IOT_AIO_LIBAIO = 1, IOT_AIO_URING = 2 };
+
+/* One asynchronous request, its completion, a context or a registration.
+ * @event is the index in the file of the syscall event it came with
+ * (io_submit, io_getevents, io_uring_enter, ...), which the writer wrote
+ * before it. */
+struct iot_aio {
+	uint32_t kind;			/* enum iot_aio_kind */
+	uint32_t api;			/* enum iot_aio_api */
+	uint64_t event;
+	int64_t t_ns;
+	int32_t pid, tid;
+	uint64_t ctx;			/* aio_context_t, or the ring's descriptor */
+	uint32_t opcode;		/* IOCB_CMD_*, IORING_OP_*, IORING_REGISTER_* */
+	int32_t fd;			/* descriptor, or fixed-file index */
+	uint64_t off;
+	uint64_t len;			/* bytes; setup: entries */
+	uint32_t flags;			/* aio_flags; IOSQE_*; setup: IORING_SETUP_* */
+	uint32_t rw_flags;		/* RWF_*, or the op's own flags */
+	uint64_t user_data;
+	uint64_t id;			/* libaio: the iocb's address */
+	int64_t res;			/* complete: result; setup: CQ entries */
+	int32_t resfd;			/* eventfd, -1: none */
+	uint32_t buf_index;
+	uint32_t nvals;
+	const int64_t *vals;		/* iovec lengths; registered fds/buffer sizes */
+	const char *path;
+	uint32_t path_len;
+	const char *path2;
+	uint32_t path2_len;
+};
+
+/*! iot_aio_op_name() : @return : "pwrite", "write_fixed", ... for
+ *  @opcode of @api, or NULL if unknown. */
+const char *iot_aio_op_name(uint32_t api, uint32_t opcode);
+
+/*! iot_aio_key() : @return : a nonzero 64-bit key naming the request
+ *  @a is or completes (api, pid, context, user_data, iocb): a completion
+ *  has its request's key. */
+uint64_t iot_aio_key(const struct iot_aio *a);
+
+/*! iot_aio_op_known() : @return : 1 if iotape decodes and replays
+ *  @opcode of @api, 0 if it only records that it was seen. */
+int iot_aio_op_known(uint32_t api, uint32_t opcode);
+
+/* What an async request does to file data (IOT_SCF_READ/WRITE), 0 if
+ * it moves none. */
+unsigned iot_aio_op_dir(uint32_t api, uint32_t opcode);
+
+/*! iot_format_aio() : @a as one line, strace-like:
+ *  `submit pwrite(5</f>, 4096, 8192) data=0x1` or `complete data=0x1 = 4096`.
+ *  @return : as snprintf. */
+int iot_format_aio(char *buf, size_t len, const struct iot_aio *a);
+
+/* ---- pages of file mappings (format 1.2) ---- */
+
+enum iot_mp_why { IOT_MP_MUNMAP = 1, IOT_MP_MSYNC, IOT_MP_EXIT };
+#define IOT_MP_NO_DIRTY 0x1	/* written pages could not be known */
+
+/* The pages of one file mapping a program read (present in its page
+ * table) and wrote (dirty in the page cache), taken at munmap, msync or
+ * exit.  Runs are pairs (first page of the file, page count). */
+struct iot_mpages {
+	uint64_t event;			/* the event it came with */
+	int64_t t_ns;
+	int32_t pid, tid;
+	const char *path;
+	uint32_t path_len;
+	uint32_t page_size;
+	uint32_t n_read, n_write;	/* runs (pairs) */
+	const uint64_t *read_runs, *write_runs;
+	uint32_t why;			/* enum iot_mp_why */
+	uint32_t flags;			/* IOT_MP_* */
+};
+
+/*! iot_format_mpages() : @m as one line: `mmap pages "/f": read 12 (3 runs), written 0`. */
+int iot_format_mpages(char *buf, size_t len, const struct iot_mpages *m);
+
 /* ---- the header ---- */
 
 struct iot_mount {
@@ -318,6 +420,12 @@ int iot_writer_path_state(struct iot_writer *w, const struct iot_path_state *ps)
 /*! iot_writer_process() : append one Process record. */
 int iot_writer_process(struct iot_writer *w, const struct iot_process *p);
 
+/*! iot_writer_aio() : append one AsyncOp record (strings, vals copied). */
+int iot_writer_aio(struct iot_writer *w, const struct iot_aio *a);
+
+/*! iot_writer_mpages() : append one MapPages record (copied). */
+int iot_writer_mpages(struct iot_writer *w, const struct iot_mpages *m);
+
 /*! iot_writer_flush() : write what is buffered as one chunk frame now.
  *  With background=1 the frame is handed to the writer thread; @wait=1
  *  waits until it is on disk (write(2) returned). */
@@ -346,6 +454,8 @@ enum iot_item_kind {
 	IOT_ITEM_EVENT = 1,
 	IOT_ITEM_PATH_STATE,
 	IOT_ITEM_PROCESS,
+	IOT_ITEM_AIO,		/* format 1.2 */
+	IOT_ITEM_MPAGES,	/* format 1.2 */
 };
 
 /* One thing read from a file.  Pointers inside stay valid until the reader
@@ -358,6 +468,8 @@ struct iot_item {
 		struct iot_event ev;
 		struct iot_path_state ps;
 		struct iot_process proc;
+		struct iot_aio aio;
+		struct iot_mpages mp;
 	} u;
 };
 

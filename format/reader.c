@@ -41,7 +41,7 @@ struct iot_reader {
 	size_t cur_frame;
 	const Iotape__Chunk *ch;
 	const char **str;		/* NUL-terminated copies of ch->strings */
-	size_t i_proc, i_ps, i_ev, i_arg;
+	size_t i_proc, i_ps, i_ev, i_arg, i_aio, i_mp;
 	uint64_t prev_exit;		/* time decoding, see to_deltas() */
 	uint64_t *last_exit;		/* per tid index */
 	uint8_t *seen;
@@ -183,7 +183,7 @@ static int load_chunk(struct iot_reader *r, const struct iot_frame *f)
 		}
 	}
 	r->ch = c;
-	r->i_proc = r->i_ps = r->i_ev = r->i_arg = 0;
+	r->i_proc = r->i_ps = r->i_ev = r->i_arg = r->i_aio = r->i_mp = 0;
 	r->prev_exit = 0;
 	r->last_exit = iot_arena_alloc(r->arena, (c->n_tids + 1) * sizeof(*r->last_exit));
 	r->seen = iot_arena_alloc(r->arena, c->n_tids + 1);
@@ -654,6 +654,34 @@ static void fill_event(struct iot_reader *r, struct iot_event *ev)
 	ev->path2_len = p ? (uint32_t)c->strings[p - 1].len : 0;
 }
 
+static void fill_aio(struct iot_reader *r, const Iotape__AsyncOp *m,
+		     struct iot_aio *a)
+{
+	memset(a, 0, sizeof(*a));
+	a->kind = m->kind;
+	a->api = m->api;
+	a->event = m->event;
+	a->t_ns = m->t_ns;
+	a->pid = m->pid;
+	a->tid = m->tid;
+	a->ctx = m->ctx;
+	a->opcode = m->opcode;
+	a->fd = m->fd;
+	a->off = m->off;
+	a->len = m->len;
+	a->flags = m->flags;
+	a->rw_flags = m->rw_flags;
+	a->user_data = m->user_data;
+	a->id = m->id;
+	a->res = m->res;
+	a->resfd = m->has_resfd ? m->resfd : -1;
+	a->buf_index = m->buf_index;
+	a->nvals = (uint32_t)m->n_vals;
+	a->vals = m->vals;
+	a->path = bstr(r->arena, m->has_path, &m->path, &a->path_len);
+	a->path2 = bstr(r->arena, m->has_path2, &m->path2, &a->path2_len);
+}
+
 /* A chunk that fails to decode although the index listed it: report it
  * as damage and stop there. */
 static int chunk_damage(struct iot_reader *r, size_t frame, int rc)
@@ -709,6 +737,31 @@ int iot_reader_next(struct iot_reader *r, struct iot_item *it)
 		if (r->i_ev < c->n_t_enter) {
 			it->kind = IOT_ITEM_EVENT;
 			fill_event(r, &it->u.ev);
+			return 1;
+		}
+		if (r->i_aio < c->n_async_ops) {
+			it->kind = IOT_ITEM_AIO;
+			fill_aio(r, c->async_ops[r->i_aio++], &it->u.aio);
+			return 1;
+		}
+		if (r->i_mp < c->n_map_pages) {
+			const Iotape__MapPages *m = c->map_pages[r->i_mp++];
+			struct iot_mpages *mp = &it->u.mp;
+
+			it->kind = IOT_ITEM_MPAGES;
+			memset(mp, 0, sizeof(*mp));
+			mp->event = m->event;
+			mp->t_ns = m->t_ns;
+			mp->pid = m->pid;
+			mp->tid = m->tid;
+			mp->path = bstr(r->arena, m->has_path, &m->path, &mp->path_len);
+			mp->page_size = m->page_size ? m->page_size : 4096;
+			mp->n_read = (uint32_t)(m->n_read_runs / 2);
+			mp->n_write = (uint32_t)(m->n_write_runs / 2);
+			mp->read_runs = m->read_runs;
+			mp->write_runs = m->write_runs;
+			mp->why = m->why;
+			mp->flags = m->flags;
 			return 1;
 		}
 		r->ch = NULL;

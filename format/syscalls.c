@@ -125,7 +125,8 @@ const char *iot_class_name(int cls)
 {
 	static const char *const names[IOT_CLASS_COUNT] = {
 		"metadata", "read", "write", "directory", "sync", "xattr", "process",
-		"other",
+		"other", "async calls", "async read", "async write", "mapped read",
+		"mapped write",
 	};
 
 	if (cls < 0 || cls >= IOT_CLASS_COUNT)

@@ -52,6 +52,27 @@ static void sb_flags(struct iot_sbuf *b, const struct flag *t, size_t n,
 	}
 }
 
+/* io_uring_enter(2) flags and io_uring_register(2) opcodes (kernel ABI) */
+static const struct flag uring_enter[] = {
+	F(IORING_ENTER_GETEVENTS, 1), F(IORING_ENTER_SQ_WAKEUP, 2),
+	F(IORING_ENTER_SQ_WAIT, 4), F(IORING_ENTER_EXT_ARG, 8),
+	F(IORING_ENTER_REGISTERED_RING, 16),
+};
+
+static const struct flag uring_reg[] = {
+	F(IORING_REGISTER_BUFFERS, 0), F(IORING_UNREGISTER_BUFFERS, 1),
+	F(IORING_REGISTER_FILES, 2), F(IORING_UNREGISTER_FILES, 3),
+	F(IORING_REGISTER_EVENTFD, 4), F(IORING_UNREGISTER_EVENTFD, 5),
+	F(IORING_REGISTER_FILES_UPDATE, 6), F(IORING_REGISTER_EVENTFD_ASYNC, 7),
+	F(IORING_REGISTER_PROBE, 8), F(IORING_REGISTER_PERSONALITY, 9),
+	F(IORING_UNREGISTER_PERSONALITY, 10), F(IORING_REGISTER_RESTRICTIONS, 11),
+	F(IORING_REGISTER_ENABLE_RINGS, 12), F(IORING_REGISTER_FILES2, 13),
+	F(IORING_REGISTER_FILES_UPDATE2, 14), F(IORING_REGISTER_BUFFERS2, 15),
+	F(IORING_REGISTER_BUFFERS_UPDATE, 16), F(IORING_REGISTER_IOWQ_AFF, 17),
+	F(IORING_UNREGISTER_IOWQ_AFF, 18), F(IORING_REGISTER_IOWQ_MAX_WORKERS, 19),
+	F(IORING_REGISTER_RING_FDS, 20), F(IORING_UNREGISTER_RING_FDS, 21),
+};
+
 /* One value out of a list; @fallback prints the unknown ones. */
 static void sb_enum(struct iot_sbuf *b, const struct flag *t, size_t n,
 		    uint64_t v, const char *fallback)
@@ -442,6 +463,15 @@ void iot_sb_arg(struct iot_sbuf *b, int kind, int64_t v,
 		break;
 	case IOT_ARG_SYNC_FLAGS:
 		sb_flags(b, sync_flags, N(sync_flags), (uint32_t)u, "0", 0);
+		break;
+	case IOT_ARG_URING_ENTER:
+		sb_flags(b, uring_enter, N(uring_enter), (uint32_t)u, "0", 0);
+		break;
+	case IOT_ARG_URING_REG:
+		sb_enum(b, uring_reg, N(uring_reg), (uint32_t)u, "d");
+		break;
+	case IOT_ARG_AIO_CTXP:
+		iot_sb_printf(b, "[%#llx]", (unsigned long long)u);
 		break;
 	case IOT_ARG_DEV:
 		iot_sb_printf(b, "makedev(%#x, %#x)", major(u), minor(u));

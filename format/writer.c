@@ -72,6 +72,10 @@ struct iot_writer {
 	size_t n_ps, cap_ps;
 	Iotape__Process **procs;
 	size_t n_procs, cap_procs;
+	Iotape__AsyncOp **aio;
+	size_t n_aio, cap_aio;
+	Iotape__MapPages **mp;
+	size_t n_mp, cap_mp;
 
 	uint64_t seq;
 	uint64_t events;		/* appended */
@@ -233,7 +237,7 @@ static void chunk_reset(struct iot_writer *w)
 		memset(w->ht, 0, w->ht_cap * sizeof(*w->ht));
 	w->n_tids = 0;
 	w->last_tid = 0;
-	w->n_ps = w->n_procs = 0;
+	w->n_ps = w->n_procs = w->n_aio = w->n_mp = 0;
 	iot_arena_reset(w->arena);
 }
 
@@ -449,6 +453,10 @@ static long pack_chunk(struct iot_writer *w, struct iot_frame *meta)
 	ch.path_states = w->ps;
 	ch.n_processes = w->n_procs;
 	ch.processes = w->procs;
+	ch.n_async_ops = w->n_aio;
+	ch.async_ops = w->aio;
+	ch.n_map_pages = w->n_mp;
+	ch.map_pages = w->mp;
 	rec.body_case = IOTAPE__RECORD__BODY_CHUNK;
 	rec.chunk = &ch;
 	len = iot_pack_record(&rec, &w->raw, &w->raw_cap);
@@ -469,7 +477,7 @@ static int flush_chunk(struct iot_writer *w)
 	long len;
 	int rc;
 
-	if (!w->n && !w->n_ps && !w->n_procs)
+	if (!w->n && !w->n_ps && !w->n_procs && !w->n_aio && !w->n_mp)
 		return 0;
 	len = pack_chunk(w, &meta);
 	if (len < 0) {
@@ -672,6 +680,7 @@ static void writer_free(struct iot_writer *w)
 	free(w->nargs); free(w->path); free(w->path2); free(w->ev_flags); free(w->pre_ns);
 	free(w->ret); free(w->args); free(w->sbuf); free(w->strs); free(w->ht);
 	free(w->tids); free(w->tid_pids); free(w->ps); free(w->procs);
+	free(w->aio); free(w->mp);
 	free(w->raw); free(w->out); free(w->frames);
 	iot_arena_free(w->arena);
 	pthread_mutex_destroy(&w->lock);
@@ -820,4 +829,98 @@ uint64_t iot_writer_bytes(const struct iot_writer *w)
 uint64_t iot_writer_events(const struct iot_writer *w)
 {
 	return w->events;
+}
+
+int iot_writer_aio(struct iot_writer *w, const struct iot_aio *a)
+{
+	Iotape__AsyncOp *m;
+	int rc;
+
+	if ((rc = get_err(w)))
+		return rc;
+	if (iot_grow((void **)&w->aio, &w->cap_aio, w->n_aio + 1, sizeof(*w->aio)))
+		return -ENOMEM;
+	m = iot_arena_alloc(w->arena, sizeof(*m));
+	if (!m)
+		return -ENOMEM;
+	iotape__async_op__init(m);
+	if ((rc = set_bytes(w->arena, &m->has_path, &m->path, a->path, a->path_len)) ||
+	    (rc = set_bytes(w->arena, &m->has_path2, &m->path2, a->path2, a->path2_len)))
+		return rc;
+	SET(m, kind, a->kind);
+	SET(m, api, a->api);
+	SET(m, event, a->event);
+	SET(m, t_ns, a->t_ns);
+	SET(m, pid, a->pid);
+	SET(m, tid, a->tid);
+	SET(m, ctx, a->ctx);
+	SET(m, opcode, a->opcode);
+	SET(m, fd, a->fd);
+	if (a->off)
+		SET(m, off, a->off);
+	SET(m, len, a->len);
+	if (a->flags)
+		SET(m, flags, a->flags);
+	if (a->rw_flags)
+		SET(m, rw_flags, a->rw_flags);
+	SET(m, user_data, a->user_data);
+	if (a->id)
+		SET(m, id, a->id);
+	if (a->kind != IOT_AIO_SUBMIT || a->res)
+		SET(m, res, a->res);
+	if (a->resfd >= 0)
+		SET(m, resfd, a->resfd);
+	if (a->buf_index)
+		SET(m, buf_index, a->buf_index);
+	if (a->nvals) {
+		m->vals = iot_arena_alloc(w->arena, a->nvals * sizeof(*m->vals));
+		if (!m->vals)
+			return -ENOMEM;
+		memcpy(m->vals, a->vals, a->nvals * sizeof(*m->vals));
+		m->n_vals = a->nvals;
+	}
+	w->aio[w->n_aio++] = m;
+	return maybe_flush(w);
+}
+
+static uint64_t *copy_runs(struct iot_arena *a, const uint64_t *v, uint32_t pairs)
+{
+	uint64_t *c = pairs ? iot_arena_alloc(a, 2 * pairs * sizeof(*c)) : NULL;
+
+	if (c)
+		memcpy(c, v, 2 * pairs * sizeof(*c));
+	return c;
+}
+
+int iot_writer_mpages(struct iot_writer *w, const struct iot_mpages *mp)
+{
+	Iotape__MapPages *m;
+	int rc;
+
+	if ((rc = get_err(w)))
+		return rc;
+	if (iot_grow((void **)&w->mp, &w->cap_mp, w->n_mp + 1, sizeof(*w->mp)))
+		return -ENOMEM;
+	m = iot_arena_alloc(w->arena, sizeof(*m));
+	if (!m)
+		return -ENOMEM;
+	iotape__map_pages__init(m);
+	if ((rc = set_bytes(w->arena, &m->has_path, &m->path, mp->path, mp->path_len)))
+		return rc;
+	SET(m, event, mp->event);
+	SET(m, t_ns, mp->t_ns);
+	SET(m, pid, mp->pid);
+	SET(m, tid, mp->tid);
+	SET(m, page_size, mp->page_size);
+	SET(m, why, mp->why);
+	if (mp->flags)
+		SET(m, flags, mp->flags);
+	m->read_runs = copy_runs(w->arena, mp->read_runs, mp->n_read);
+	m->write_runs = copy_runs(w->arena, mp->write_runs, mp->n_write);
+	if ((mp->n_read && !m->read_runs) || (mp->n_write && !m->write_runs))
+		return -ENOMEM;
+	m->n_read_runs = 2 * (size_t)mp->n_read;
+	m->n_write_runs = 2 * (size_t)mp->n_write;
+	w->mp[w->n_mp++] = m;
+	return maybe_flush(w);
 }

@@ -1,0 +1,187 @@
+/*
+ * test_format_aio.c - AsyncOp records (format 1.2): every field written
+ * is read back, after the event it came with, across a chunk flushed
+ * between the two; iot_format_aio() prints them as dump shows them.
+ */
+#include "format_model.h"
+
+static void test_roundtrip(void **state)
+{
+	static const int64_t vals[3] = { 4096, 8192, -1 };
+	struct iot_writer_opts o = { .flush_events = 2 };
+	struct iot_writer *w;
+	struct iot_reader *r;
+	struct iot_header h;
+	struct iot_event ev;
+	struct iot_aio a, b;
+	struct iot_item it;
+	uint64_t n_ev = 0, n_aio = 0, last_ev = 0;
+	int i;
+
+	fill_header(&h);
+	assert_int_equal(iot_writer_open(&w, tpath("aio.iotape"), &h, &o), 0);
+	memset(&a, 0, sizeof(a));
+	a.kind = IOT_AIO_SUBMIT;
+	a.api = IOT_AIO_URING;
+	a.pid = a.tid = 42;
+	a.ctx = 7;
+	a.opcode = 2;		/* writev */
+	a.fd = 5;
+	a.off = 1ULL << 40;
+	a.len = 12288;
+	a.flags = 0x4;
+	a.rw_flags = 0x10;
+	a.user_data = 0xdeadbeefcafeULL;
+	a.res = 0;
+	a.resfd = -1;
+	a.buf_index = 3;
+	a.nvals = 3;
+	a.vals = vals;
+	a.path = "/a/b\nc";
+	a.path_len = 6;
+	for (i = 0; i < 5; i++) {
+		memset(&ev, 0, sizeof(ev));
+		ev.t_enter = 1000 * (i + 1);
+		ev.t_exit = ev.t_enter + 10;
+		ev.pid = ev.tid = 42;
+		ev.nr = 426;	/* io_uring_enter */
+		ev.nargs = 0;
+		assert_int_equal(iot_writer_event(w, &ev), 0);
+		/* flush_events = 2: some ops land in the chunk after their event */
+		a.event = (uint64_t)i;
+		a.t_ns = ev.t_enter;
+		assert_int_equal(iot_writer_aio(w, &a), 0);
+	}
+	assert_int_equal(iot_writer_close(w, 0), 0);
+
+	assert_int_equal(iot_reader_open(&r, tpath("aio.iotape")), 0);
+	assert_int_equal(iot_reader_header(r)->format_minor, IOT_FORMAT_MINOR);
+	while (iot_reader_next(r, &it) > 0) {
+		if (it.kind == IOT_ITEM_EVENT) {
+			last_ev = n_ev++;
+			continue;
+		}
+		if (it.kind != IOT_ITEM_AIO)
+			continue;
+		b = it.u.aio;
+		/* its event came first */
+		assert_true(n_ev > 0 && b.event <= last_ev);
+		assert_int_equal(b.event, n_aio);
+		assert_int_equal(b.kind, a.kind);
+		assert_int_equal(b.api, a.api);
+		assert_int_equal(b.t_ns, 1000 * (int64_t)(n_aio + 1));
+		assert_int_equal(b.pid, 42);
+		assert_int_equal(b.ctx, 7);
+		assert_int_equal(b.opcode, 2);
+		assert_int_equal(b.fd, 5);
+		assert_int_equal(b.off, a.off);
+		assert_int_equal(b.len, a.len);
+		assert_int_equal(b.flags, a.flags);
+		assert_int_equal(b.rw_flags, a.rw_flags);
+		assert_int_equal(b.user_data, a.user_data);
+		assert_int_equal(b.resfd, -1);
+		assert_int_equal(b.buf_index, 3);
+		assert_int_equal(b.nvals, 3);
+		assert_memory_equal(b.vals, vals, sizeof(vals));
+		assert_int_equal(b.path_len, 6);
+		assert_memory_equal(b.path, "/a/b\nc", 6);
+		assert_null(b.path2);
+		n_aio++;
+	}
+	assert_int_equal(n_ev, 5);
+	assert_int_equal(n_aio, 5);
+	iot_reader_close(r);
+}
+
+static void test_text(void **state)
+{
+	struct iot_aio a;
+	char buf[256];
+
+	memset(&a, 0, sizeof(a));
+	a.kind = IOT_AIO_SUBMIT;
+	a.api = IOT_AIO_LIBAIO;
+	a.opcode = 1;
+	a.fd = 7;
+	a.len = 4096;
+	a.off = 8192;
+	a.resfd = -1;
+	a.path = "/f";
+	a.path_len = 2;
+	iot_format_aio(buf, sizeof(buf), &a);
+	assert_string_equal(buf, "aio submit pwrite(7<\"/f\">, 4096, 8192) data=0");
+	a.kind = IOT_AIO_COMPLETE;
+	a.res = -5;
+	iot_format_aio(buf, sizeof(buf), &a);
+	assert_string_equal(buf, "aio complete pwrite(7<\"/f\">) data=0 = -1 EIO");
+	a.api = IOT_AIO_URING;
+	a.kind = IOT_AIO_SUBMIT;
+	a.opcode = 200;
+	a.flags = 1;		/* IOSQE_FIXED_FILE */
+	a.path = NULL;
+	iot_format_aio(buf, sizeof(buf), &a);
+	assert_string_equal(buf, "io_uring submit op200(fixed:7, 4096, 8192) flags=0x1 data=0");
+	assert_int_equal(iot_aio_op_known(IOT_AIO_URING, 200), 0);
+	assert_int_equal(iot_aio_op_known(IOT_AIO_URING, 23), 1);	/* write */
+	assert_int_equal(iot_aio_op_dir(IOT_AIO_URING, 22), IOT_SCF_READ);
+}
+
+static void test_mpages(void **state)
+{
+	static const uint64_t rr[4] = { 0, 16, 100, 3 }, wr[2] = { 5, 2 };
+	struct iot_writer *w;
+	struct iot_reader *r;
+	struct iot_header h;
+	struct iot_mpages m, b;
+	struct iot_item it;
+	char line[256];
+	int got = 0;
+
+	fill_header(&h);
+	assert_int_equal(iot_writer_open(&w, tpath("mp.iotape"), &h, NULL), 0);
+	memset(&m, 0, sizeof(m));
+	m.event = 3;
+	m.t_ns = 77;
+	m.pid = m.tid = 9;
+	m.path = "/m";
+	m.path_len = 2;
+	m.page_size = 4096;
+	m.read_runs = rr;
+	m.n_read = 2;
+	m.write_runs = wr;
+	m.n_write = 1;
+	m.why = IOT_MP_MSYNC;
+	assert_int_equal(iot_writer_mpages(w, &m), 0);
+	assert_int_equal(iot_writer_close(w, 0), 0);
+	assert_int_equal(iot_reader_open(&r, tpath("mp.iotape")), 0);
+	while (iot_reader_next(r, &it) > 0) {
+		if (it.kind != IOT_ITEM_MPAGES)
+			continue;
+		b = it.u.mp;
+		assert_int_equal(b.event, 3);
+		assert_int_equal(b.t_ns, 77);
+		assert_int_equal(b.tid, 9);
+		assert_int_equal(b.n_read, 2);
+		assert_memory_equal(b.read_runs, rr, sizeof(rr));
+		assert_int_equal(b.n_write, 1);
+		assert_memory_equal(b.write_runs, wr, sizeof(wr));
+		assert_int_equal(b.why, IOT_MP_MSYNC);
+		iot_format_mpages(line, sizeof(line), &b);
+		assert_string_equal(line, "mmap pages \"/m\" at msync: read 19 (2 runs), "
+				    "written 2 (1 runs), pages of 4096 bytes");
+		got++;
+	}
+	assert_int_equal(got, 1);
+	iot_reader_close(r);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_roundtrip),
+		cmocka_unit_test(test_mpages),
+		cmocka_unit_test(test_text),
+	};
+
+	return cmocka_run_group_tests(tests, setup, teardown);
+}
