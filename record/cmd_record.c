@@ -484,6 +484,7 @@ int cmd_record(int argc, char **argv)
 	pthread_sigmask(SIG_SETMASK, &old, NULL);
 	rec_trace_loop(c);
 	c->st.t_end = iot_now_ns();
+	rec_aio_end(c);
 	/* Entries of the directories it listed but never named: a replayed
 	 * listing must find them too. */
 	{
@@ -539,6 +540,8 @@ out:
 		rec_tasks_free(c);
 		rec_seen_free(c);
 		rec_fast_free(c);
+		rec_aio_free(c);
+		rec_fmap_free(c);
 		free(c);
 	}
 	return ret;

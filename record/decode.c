@@ -42,7 +42,7 @@ int rec_emit_process(struct rec_ctx *c, struct iot_process *p)
 	return r;
 }
 
-static void emit_event(struct rec_ctx *c, struct rec_task *t)
+static int emit_event(struct rec_ctx *c, struct rec_task *t)
 {
 	int r = iot_writer_event(c->w, &t->ev);
 
@@ -55,6 +55,7 @@ static void emit_event(struct rec_ctx *c, struct rec_task *t)
 	} else {
 		c->st.events++;
 	}
+	return r;
 }
 
 /* Registers hold 64 bits; int arguments keep only their low 32, signed or
@@ -376,6 +377,7 @@ int rec_decode_entry(struct rec_ctx *c, struct rec_task *t, int nr,
 	switch (nr) {
 	case SYS_execve:
 	case SYS_execveat:
+		rec_fmap_exec_entry(c, t);
 		read_argv(t, args[nr == SYS_execve ? 1 : 2]);
 		if (ev->path)
 			t->exec_path = strndup(ev->path, ev->path_len);
@@ -388,6 +390,15 @@ int rec_decode_entry(struct rec_ctx *c, struct rec_task *t, int nr,
 		break;
 	case SYS_fork:
 		t->clone_flags = SIGCHLD;
+		break;
+	case SYS_io_submit: case SYS_io_uring_enter: case SYS_io_uring_register:
+	case SYS_close: case SYS_munmap:
+		rec_aio_entry(c, t);
+		if (nr == SYS_munmap)
+			rec_fmap_entry(c, t, 1);
+		break;
+	case SYS_msync:
+		rec_fmap_entry(c, t, 0);
 		break;
 	case SYS_vfork:
 		t->clone_flags = CLONE_VM | CLONE_VFORK | SIGCHLD;
@@ -520,12 +531,24 @@ void rec_decode_exit(struct rec_ctx *c, struct rec_task *t, int64_t ret,
 			rec_dir_listed(c, ev->path, ev->path_len, ev->t_enter);
 		break;
 	case SYS_mmap:
-		if ((uint64_t)ret < (uint64_t)-4095 && !t->hidden)
+		if ((uint64_t)ret < (uint64_t)-4095 && !t->hidden) {
 			rec_mm_add(t, (uint64_t)ret, (uint64_t)ev->args[1]);
+			if (!rec_aio_mmap(c, t, (uint64_t)ret, (int)ev->args[4],
+					  (uint64_t)ev->args[5]))
+				rec_fmap_add(c, t, (uint64_t)ret, (uint64_t)ev->args[1],
+					     (uint32_t)ev->args[2], (uint32_t)ev->args[3],
+					     (int)ev->args[4], (uint64_t)ev->args[5]);
+		}
 		break;
 	}
-	if (!t->hidden)
-		emit_event(c, t);
+	if (t->sc->cls == IOT_CLASS_AIO)
+		rec_aio_exit_args(c, t);
+	if (!t->hidden && emit_event(c, t) == 0) {
+		if (t->sc->cls == IOT_CLASS_AIO || nr == SYS_close)
+			rec_aio_exit(c, t, iot_writer_events(c->w) - 1);
+		if (t->n_mp)
+			rec_fmap_emit(c, t, iot_writer_events(c->w) - 1);
+	}
 	rec_task_clear_call(t);
 }
 

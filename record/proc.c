@@ -76,6 +76,8 @@ void rec_task_clear_call(struct rec_task *t)
 	t->path = t->path2 = t->exec_path = NULL;
 	t->argv = NULL;
 	t->argc = 0;
+	rec_aio_clear_call(t);
+	rec_fmap_clear_call(t);
 	t->sc = NULL;
 	t->in_syscall = 0;
 	t->want_exit = 0;

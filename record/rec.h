@@ -70,6 +70,13 @@ struct rec_view {
 	const struct rec_pre *pre[IOT_MAX_ARGS];
 };
 
+/* An async request read at a call's entry, kept at its exit (aio.c). */
+struct rec_aio_req {
+	struct iot_aio a;		/* path, path2, vals point below */
+	char *path, *path2;
+	int64_t *vals;
+};
+
 struct rec_task {
 	pid_t tid, pid;			/* pid = thread group id */
 	pid_t ppid;			/* the process that forked it (0: unknown) */
@@ -98,6 +105,10 @@ struct rec_task {
 	uint32_t argc;
 	char *exec_path;
 	uint64_t clone_flags;
+	struct rec_aio_req *aio;	/* io_submit / io_uring_enter requests */
+	uint32_t n_aio;
+	struct iot_mpages *mp;		/* pages taken at munmap/msync (mmap.c) */
+	uint32_t n_mp;
 };
 
 struct rec_opts {
@@ -119,6 +130,21 @@ struct rec_stats {
 	uint64_t fast_events;		/* of events, logged in-process */
 	uint64_t fast_flushes;		/* a ring was full and asked for a drain */
 	uint64_t listed;		/* states of entries only listed */
+	/* async I/O (aio.c) */
+	uint64_t aio_submit, aio_complete;	/* requests and completions written */
+	uint64_t aio_rbytes, aio_wbytes;	/* bytes requests asked to move */
+	uint64_t aio_undecoded;			/* requests of an opcode not decoded */
+	uint64_t aio_undecoded_ops;		/* which (bit per opcode < 64) */
+	uint64_t aio_orphan;			/* completions of no request seen */
+	uint64_t aio_lost;			/* completions that could not be read */
+	uint64_t aio_unreaped;			/* requests never seen complete */
+	uint64_t uring_sqpoll, uring_sqpoll_enters;	/* SQPOLL rings, their enters */
+	uint64_t uring_missed;			/* requests rings took without a syscall */
+	uint64_t uring_nommap;			/* rings in memory the program gave */
+	uint64_t uring_unknown;			/* enters on rings whose memory is unknown */
+	uint64_t file_maps;			/* file mappings followed (mmap.c) */
+	uint64_t fmap_untaken;			/* ... whose pages could not be read */
+	uint64_t mp_read, mp_written;		/* their pages read and written */
 	int64_t t_start, t_end;
 	int root_status;		/* wait status of the root */
 	int root_done;
@@ -160,6 +186,8 @@ struct rec_ctx {
 	uint64_t events_at_flush;
 	char buf[REC_PATH_MAX * 2];	/* scratch for tracee strings */
 	struct rec_fast *fast;		/* NULL: fast path off */
+	struct rec_aio *aio;		/* async contexts and rings (aio.c) */
+	struct rec_fmaps *fmaps;	/* file mappings (mmap.c) */
 };
 
 /* ---- proc.c: the task table, descriptor tables, cwd ---- */
@@ -225,6 +253,38 @@ void rec_decode_exit(struct rec_ctx *c, struct rec_task *t, int64_t ret,
 		     int64_t now);
 void rec_emit_unfinished(struct rec_ctx *c, struct rec_task *t, int64_t now);
 int rec_emit_process(struct rec_ctx *c, struct iot_process *p);
+
+/* ---- aio.c: libaio and io_uring requests and completions ---- */
+/* at the entry stop of io_submit, io_uring_enter/register, close:
+ * read the requests while the program's memory still holds them */
+void rec_aio_entry(struct rec_ctx *c, struct rec_task *t);
+/* at the exit, before the event is written (io_setup's context) */
+void rec_aio_exit_args(struct rec_ctx *c, struct rec_task *t);
+/* after the event was written as event number @event */
+void rec_aio_exit(struct rec_ctx *c, struct rec_task *t, uint64_t event);
+/* the program mapped @fd at @off to @addr */
+/* the program mapped @fd at @off to @addr: @return : 1 if that is one
+ * of its rings, 0 if not */
+int rec_aio_mmap(struct rec_ctx *c, struct rec_task *t, uint64_t addr, int fd,
+		 uint64_t off);
+void rec_aio_clear_call(struct rec_task *t);
+void rec_aio_proc_gone(struct rec_ctx *c, struct rec_task *t);
+void rec_aio_end(struct rec_ctx *c);
+void rec_aio_free(struct rec_ctx *c);
+
+/* ---- mmap.c: pages of file mappings ---- */
+/* a file mapping was made: @return : 1 if followed, 0 if not (an image,
+ * code, anonymous), or -errno */
+int rec_fmap_add(struct rec_ctx *c, struct rec_task *t, uint64_t addr, uint64_t len,
+		 uint32_t prot, uint32_t flags, int fd, uint64_t off);
+/* at the entry of munmap (@munmap) or msync: take the range's pages */
+void rec_fmap_entry(struct rec_ctx *c, struct rec_task *t, int munmap);
+/* after the event numbered @event: write the pages taken */
+void rec_fmap_emit(struct rec_ctx *c, struct rec_task *t, uint64_t event);
+void rec_fmap_clear_call(struct rec_task *t);
+void rec_fmap_exec_entry(struct rec_ctx *c, struct rec_task *t);
+void rec_fmap_proc_gone(struct rec_ctx *c, struct rec_task *t);
+void rec_fmap_free(struct rec_ctx *c);
 
 /* ---- fastpath.c: the in-process fast path's rings ---- */
 /* find the preload library, make the shared memory, set the child's

@@ -281,6 +281,8 @@ static void on_exec(struct rec_ctx *c, struct rec_task *t, pid_t old, int64_t no
 	if (old)
 		rec_fast_release(c, old, 0);
 	rec_fast_proc_gone(c, t->pid);
+	rec_aio_proc_gone(c, t);
+	rec_fmap_proc_gone(c, t);
 	rec_fd_exec(t);
 	rec_mm_exec(t);
 	memset(&p, 0, sizeof(p));
@@ -332,8 +334,11 @@ static void on_death(struct rec_ctx *c, pid_t pid, int status,
 	}
 	rec_fast_release(c, t->tid, status);
 	rec_fast_hold(c, t, 0);
-	if (t->tid == t->pid)
+	if (t->tid == t->pid) {
 		rec_fast_proc_gone(c, t->pid);
+		rec_aio_proc_gone(c, t);
+		rec_fmap_proc_gone(c, t);
+	}
 	rec_emit_unfinished(c, t, now);
 	memset(&p, 0, sizeof(p));
 	p.kind = IOT_PROC_EXIT;
@@ -367,6 +372,8 @@ static void on_event_exit(struct rec_ctx *c, struct rec_task *t, int64_t now)
 		msg = 0;
 	rec_fast_release(c, t->tid, (int)msg);
 	rec_fast_hold(c, t, 0);
+	if (t->tid == t->pid)
+		rec_fmap_exec_entry(c, t);
 	rec_emit_unfinished(c, t, now);
 	t->want_exit = 0;
 	resume(c, t, 0);

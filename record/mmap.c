@@ -1,0 +1,323 @@
+/*
+ * mmap.c - the pages of file mappings a program read and wrote, which no
+ * syscall shows: loads and stores through a mapping fault pages in and
+ * dirty them without entering the kernel by a call.
+ *
+ * When a mapping (or part of it) is unmapped or synced, and when its
+ * process exits, the recorder reads the program's page table from
+ * /proc/PID/pagemap: a page present there was touched (read, at least;
+ * the kernel's fault-around may map up to 16 neighbours of a touched
+ * page, which a real page-in read too).  A page dirty in the page cache
+ * (/proc/kpageflags, root only) of a shared writable mapping was written.
+ * Each page counts as read once per mapping; as written again after each
+ * msync (which cleans it).  The pages go into a MapPages record after
+ * the munmap, msync or exit_group event (FORMAT.md).
+ *
+ * Not taken: mappings of the loader (MAP_DENYWRITE) and code (PROT_EXEC),
+ * which are program images, not file I/O; anonymous memory; mappings
+ * still there at exec (the image is gone before the recorder can look);
+ * pages written back by the kernel before the mapping went (they are
+ * clean by then).  The record summary counts mappings left untaken.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+
+#include "rec.h"
+
+#define PAGE 4096ULL
+#define MAX_PAGES (1ULL << 24)		/* 64 GiB: beyond this a mapping is cut */
+#define PM_PRESENT (1ULL << 63)
+#define PM_PFN ((1ULL << 55) - 1)
+#define KPF_DIRTY 4
+
+struct rec_fmap {
+	pid_t pid;
+	uint64_t addr, len, off;
+	uint32_t shared_w;		/* MAP_SHARED and PROT_WRITE: writes reach the file */
+	char *path;
+	uint32_t path_len;
+	uint64_t *seen;			/* a bit per page already counted as read */
+	int taken;			/* its pages were read at least once */
+};
+
+struct rec_fmaps {
+	struct rec_fmap *v;
+	uint32_t n, cap;
+	int kpf;			/* /proc/kpageflags, or -1 */
+};
+
+static void fmap_free(struct rec_fmap *m)
+{
+	free(m->path);
+	free(m->seen);
+}
+
+void rec_fmap_free(struct rec_ctx *c)
+{
+	uint32_t i;
+
+	if (!c->fmaps)
+		return;
+	for (i = 0; i < c->fmaps->n; i++)
+		fmap_free(&c->fmaps->v[i]);
+	if (c->fmaps->kpf >= 0)
+		close(c->fmaps->kpf);
+	free(c->fmaps->v);
+	free(c->fmaps);
+	c->fmaps = NULL;
+}
+
+void rec_fmap_clear_call(struct rec_task *t)
+{
+	uint32_t i;
+
+	for (i = 0; i < t->n_mp; i++) {
+		free((char *)t->mp[i].path);
+		free((uint64_t *)t->mp[i].read_runs);
+		free((uint64_t *)t->mp[i].write_runs);
+	}
+	free(t->mp);
+	t->mp = NULL;
+	t->n_mp = 0;
+}
+
+int rec_fmap_add(struct rec_ctx *c, struct rec_task *t, uint64_t addr, uint64_t len,
+		 uint32_t prot, uint32_t flags, int fd, uint64_t off)
+{
+	struct rec_fmaps *s = c->fmaps;
+	struct rec_fmap *m;
+	const char *p;
+	uint32_t plen = 0;
+	uint64_t pages = (len + PAGE - 1) / PAGE;
+
+	if ((flags & (MAP_ANONYMOUS | MAP_DENYWRITE)) || (prot & PROT_EXEC) || fd < 0 ||
+	    !(p = rec_fd_path(t, fd, &plen)) || p[0] != '/' || rec_path_skipped(p))
+		return 0;
+	if (pages > MAX_PAGES)
+		pages = MAX_PAGES;
+	if (!s) {
+		if (!(s = c->fmaps = calloc(1, sizeof(*s))))
+			return -ENOMEM;
+		s->kpf = open("/proc/kpageflags", O_RDONLY | O_CLOEXEC);
+	}
+	if (s->n == s->cap) {
+		uint32_t nc = s->cap ? s->cap * 2 : 16;
+		struct rec_fmap *v = realloc(s->v, nc * sizeof(*v));
+
+		if (!v)
+			return -ENOMEM;
+		s->v = v;
+		s->cap = nc;
+	}
+	m = &s->v[s->n];
+	memset(m, 0, sizeof(*m));
+	m->pid = t->pid;
+	m->addr = addr;
+	m->len = pages * PAGE;
+	m->off = off;
+	m->shared_w = (flags & MAP_SHARED) && (prot & PROT_WRITE);
+	m->path = strndup(p, plen);
+	m->path_len = plen;
+	m->seen = calloc((pages + 63) / 64, 8);
+	if (!m->path || !m->seen) {
+		fmap_free(m);
+		return -ENOMEM;
+	}
+	s->n++;
+	c->st.file_maps++;
+	return 1;
+}
+
+/* Append run (first, count) to *@v (@n pairs, @cap). */
+static int run_add(uint64_t **v, uint32_t *n, uint32_t *cap, uint64_t first)
+{
+	if (*n && (*v)[2 * (*n - 1)] + (*v)[2 * (*n - 1) + 1] == first) {
+		(*v)[2 * (*n - 1) + 1]++;
+		return 0;
+	}
+	if (*n == *cap) {
+		uint32_t nc = *cap ? *cap * 2 : 16;
+		uint64_t *nv = realloc(*v, 2 * (size_t)nc * sizeof(*nv));
+
+		if (!nv)
+			return -ENOMEM;
+		*v = nv;
+		*cap = nc;
+	}
+	(*v)[2 * *n] = first;
+	(*v)[2 * *n + 1] = 1;
+	(*n)++;
+	return 0;
+}
+
+/* The pages of @m in [lo, hi) into @out. @return : 0 or -errno */
+static int scan(struct rec_ctx *c, struct rec_task *t, struct rec_fmap *m, uint64_t lo,
+		uint64_t hi, struct iot_mpages *out)
+{
+	char name[64];
+	uint64_t *pm = NULL, *rr = NULL, *wr = NULL, i, n = (hi - lo) / PAGE;
+	uint32_t nr = 0, cr = 0, nw = 0, cw = 0;
+	int fd, err = 0;
+
+	snprintf(name, sizeof(name), "/proc/%d/pagemap", (int)t->tid);
+	if ((fd = open(name, O_RDONLY | O_CLOEXEC)) < 0)
+		return -errno;
+	if (!(pm = malloc(n * 8 + 8)) ||
+	    pread(fd, pm, n * 8, (off_t)(lo / PAGE * 8)) != (ssize_t)(n * 8)) {
+		err = pm ? -EIO : -ENOMEM;
+		goto out;
+	}
+	for (i = 0; i < n && !err; i++) {
+		uint64_t idx = (lo - m->addr) / PAGE + i, page = m->off / PAGE + idx, fl = 0;
+
+		if (!(pm[i] & PM_PRESENT))
+			continue;
+		if (m->shared_w && c->fmaps->kpf >= 0 && (pm[i] & PM_PFN) &&
+		    pread(c->fmaps->kpf, &fl, 8, (off_t)((pm[i] & PM_PFN) * 8)) == 8 &&
+		    (fl & (1ULL << KPF_DIRTY)))
+			err = run_add(&wr, &nw, &cw, page);
+		if (!err && !(m->seen[idx / 64] & (1ULL << (idx % 64)))) {
+			m->seen[idx / 64] |= 1ULL << (idx % 64);
+			err = run_add(&rr, &nr, &cr, page);
+		}
+	}
+	if (err)
+		goto out;
+	memset(out, 0, sizeof(*out));
+	out->pid = t->pid;
+	out->tid = t->tid;
+	out->t_ns = t->ev.t_enter ? t->ev.t_enter : iot_now_ns();
+	out->page_size = (uint32_t)PAGE;
+	out->read_runs = rr;
+	out->n_read = nr;
+	out->write_runs = wr;
+	out->n_write = nw;
+	if (m->shared_w && c->fmaps->kpf < 0)
+		out->flags |= IOT_MP_NO_DIRTY;
+	rr = wr = NULL;
+	if (!(out->path = strndup(m->path, m->path_len)))
+		err = -ENOMEM;
+	out->path_len = m->path_len;
+out:
+	free(pm);
+	free(rr);
+	free(wr);
+	close(fd);
+	return err;
+}
+
+/* The pages of @pid's mappings in [addr, addr+len) into @t's list; with
+ * @drop the mappings inside the range go. */
+static void take(struct rec_ctx *c, struct rec_task *t, uint64_t addr, uint64_t len,
+		 uint32_t why, int drop)
+{
+	struct rec_fmaps *s = c->fmaps;
+	uint32_t i = 0;
+
+	while (s && i < s->n) {
+		struct rec_fmap *m = &s->v[i];
+		uint64_t lo = m->addr > addr ? m->addr : addr;
+		uint64_t hi = m->addr + m->len < addr + len ? m->addr + m->len : addr + len;
+		struct iot_mpages *o;
+
+		if (m->pid != t->pid || lo >= hi) {
+			i++;
+			continue;
+		}
+		o = realloc(t->mp, (t->n_mp + 1) * sizeof(*o));
+		if (o) {
+			t->mp = o;
+			if (scan(c, t, m, lo, hi, &o[t->n_mp]) == 0) {
+				m->taken = 1;
+				o[t->n_mp].why = why;
+				if (o[t->n_mp].n_read || o[t->n_mp].n_write)
+					t->n_mp++;
+				else
+					free((char *)o[t->n_mp].path);
+			} else {
+				c->st.fmap_untaken++;
+			}
+		}
+		if (drop && lo == m->addr && hi == m->addr + m->len) {
+			fmap_free(m);
+			s->v[i] = s->v[--s->n];
+			continue;
+		}
+		i++;
+	}
+}
+
+void rec_fmap_entry(struct rec_ctx *c, struct rec_task *t, int munmap)
+{
+	if (!c->fmaps || t->view)
+		return;
+	take(c, t, t->raw[0], t->raw[1], munmap ? IOT_MP_MUNMAP : IOT_MP_MSYNC, munmap);
+}
+
+/* execve is about to replace the image, or the process's leader exits
+ * (PTRACE_EVENT_EXIT: its memory is still there): its mappings' pages
+ * now, tied to the next event (the execve's or exit_group's own, unless
+ * another thread writes one first: then the replay finds another thread
+ * there and leaves the pages out) */
+void rec_fmap_exec_entry(struct rec_ctx *c, struct rec_task *t)
+{
+	struct iot_mpages *saved = t->mp;
+	uint32_t n_saved = t->n_mp;
+
+	if (!c->fmaps || (t->view && t->ev.nr != SYS_exit_group))
+		return;
+	/* a call in flight keeps its own list */
+	t->mp = NULL;
+	t->n_mp = 0;
+	take(c, t, 0, UINT64_MAX, IOT_MP_EXIT, 0);
+	rec_fmap_emit(c, t, iot_writer_events(c->w));
+	t->mp = saved;
+	t->n_mp = n_saved;
+}
+
+void rec_fmap_emit(struct rec_ctx *c, struct rec_task *t, uint64_t event)
+{
+	uint32_t i;
+
+	for (i = 0; i < t->n_mp; i++) {
+		uint32_t k;
+
+		t->mp[i].event = event;
+		if (iot_writer_mpages(c->w, &t->mp[i]) < 0) {
+			c->st.dropped++;
+			continue;
+		}
+		for (k = 0; k < t->mp[i].n_read; k++)
+			c->st.mp_read += t->mp[i].read_runs[2 * k + 1];
+		for (k = 0; k < t->mp[i].n_write; k++)
+			c->st.mp_written += t->mp[i].write_runs[2 * k + 1];
+	}
+	rec_fmap_clear_call(t);
+}
+
+/* @t's process is gone (died, or its image was replaced by exec): its
+ * mappings too; those never taken are counted */
+void rec_fmap_proc_gone(struct rec_ctx *c, struct rec_task *t)
+{
+	struct rec_fmaps *s = c->fmaps;
+	uint32_t i = 0;
+
+	if (!s)
+		return;
+	while (i < s->n) {
+		if (s->v[i].pid != t->pid) {
+			i++;
+			continue;
+		}
+		if (!s->v[i].taken)
+			c->st.fmap_untaken++;
+		fmap_free(&s->v[i]);
+		s->v[i] = s->v[--s->n];
+	}
+}
