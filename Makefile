@@ -49,7 +49,7 @@ CMOCKA_LIBS = $(shell pkg-config --libs $(CMOCKA_PKG) 2>/dev/null)
 ALL_CFLAGS = $(WARN) $(CFLAGS) $(SANFLAGS) -fPIC -D_GNU_SOURCE -Iformat -I$(BUILD)/gen \
 	-DIOT_BUILD_VERSION=\"$(VERSION)\" $(PKG_CFLAGS)
 ALL_LDFLAGS = $(LDFLAGS) $(SANFLAGS)
-LIBS = $(PKG_LIBS) -lpthread -lm
+LIBS = $(PKG_LIBS) -luring -lpthread -lm
 
 VERSION := $(shell sed -n 's/^\#define IOT_VERSION "\(.*\)"/\1/p' format/iotape.h)
 

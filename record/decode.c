@@ -541,10 +541,10 @@ void rec_decode_exit(struct rec_ctx *c, struct rec_task *t, int64_t ret,
 		}
 		break;
 	}
-	if (t->sc->cls == IOT_CLASS_AIO)
+	if (t->sc->cls == IOT_CLASS_ASYNC)
 		rec_aio_exit_args(c, t);
 	if (!t->hidden && emit_event(c, t) == 0) {
-		if (t->sc->cls == IOT_CLASS_AIO || nr == SYS_close)
+		if (t->sc->cls == IOT_CLASS_ASYNC || nr == SYS_close)
 			rec_aio_exit(c, t, iot_writer_events(c->w) - 1);
 		if (t->n_mp)
 			rec_fmap_emit(c, t, iot_writer_events(c->w) - 1);

@@ -51,66 +51,63 @@ void rec_summary(const struct rec_ctx *c, uint64_t bytes)
 	aio_summary(c);
 }
 
-/* Async I/O: what was captured, and every kind of it that was seen but
- * not captured, with counts (nothing is lost silently). */
+/* Async and mapped I/O: what was captured, and every kind of it that was
+ * seen but not captured, with counts (nothing is lost silently). */
 static void aio_summary(const struct rec_ctx *c)
 {
 	const struct rec_stats *st = &c->st;
-	char r[32], w[32];
+	char r[32], w[32], ops[512];
+	size_t o = 0;
 	unsigned op;
 
 	if (st->file_maps)
-		fprintf(stderr, "iotape: record: %llu file mappings: %llu pages read and "
-			"%llu written through them (page table and page cache at munmap, "
-			"msync and exit)%s\n", (unsigned long long)st->file_maps,
+		iot_msg(IOT_MSG_INFO, CMD, "%llu file mappings: %llu pages read and %llu "
+			"written through them (page table and page cache at munmap, msync "
+			"and exit)%s", (unsigned long long)st->file_maps,
 			(unsigned long long)st->mp_read, (unsigned long long)st->mp_written,
 			st->fmap_untaken ? "" : "; every mapping taken");
 	if (st->fmap_untaken)
-		fprintf(stderr, "iotape: record: %llu file mappings whose pages could not "
-			"be read (still mapped at exec, or /proc/PID/pagemap unreadable): "
-			"their page I/O is not in the trace\n",
+		iot_msg(IOT_MSG_INFO, CMD, "%llu file mappings whose pages could not be read "
+			"(/proc/PID/pagemap unreadable): their page I/O is not in the trace",
 			(unsigned long long)st->fmap_untaken);
 	if (!st->aio_submit && !st->aio_complete && !st->uring_sqpoll && !st->uring_unknown)
 		return;
-	fprintf(stderr, "iotape: record: async I/O: %llu requests (%s to read, %s to "
-		"write), %llu completions\n", (unsigned long long)st->aio_submit,
-		cli_fmt_bytes(r, sizeof(r), (double)st->aio_rbytes),
-		cli_fmt_bytes(w, sizeof(w), (double)st->aio_wbytes),
+	iot_msg(IOT_MSG_INFO, CMD, "async I/O: %llu requests (%s to read, %s to write), "
+		"%llu completions", (unsigned long long)st->aio_submit,
+		iot_fmt_bytes(r, sizeof(r), (double)st->aio_rbytes),
+		iot_fmt_bytes(w, sizeof(w), (double)st->aio_wbytes),
 		(unsigned long long)st->aio_complete);
 	if (st->aio_undecoded) {
-		fprintf(stderr, "iotape: record: async I/O: %llu requests of opcodes "
-			"recorded but not decoded (not replayed):",
-			(unsigned long long)st->aio_undecoded);
-		for (op = 0; op < 64; op++)
+		ops[0] = 0;
+		for (op = 0; op < 64 && o < sizeof(ops) - 32; op++)
 			if (st->aio_undecoded_ops & (1ULL << op)) {
 				const char *n = iot_aio_op_name(IOT_AIO_URING, op);
 
-				fprintf(stderr, " %s", n ? n : "?");
+				o += (size_t)snprintf(ops + o, sizeof(ops) - o, " %s", n ? n : "?");
 			}
-		fputc('\n', stderr);
+		iot_msg(IOT_MSG_INFO, CMD, "async I/O: %llu requests of opcodes recorded but "
+			"not decoded (not replayed):%s", (unsigned long long)st->aio_undecoded, ops);
 	}
 	if (st->uring_sqpoll)
-		fprintf(stderr, "iotape: record: async I/O: %llu io_uring rings poll "
-			"their submission queue in the kernel (SQPOLL): their requests "
-			"and completions need no syscall and are not captured; "
-			"%llu requests taken by the kernel are missing from the trace "
-			"(read from the ring's head when it went)\n",
-			(unsigned long long)st->uring_sqpoll,
+		iot_msg(IOT_MSG_INFO, CMD, "async I/O: %llu io_uring rings poll their "
+			"submission queue in the kernel (SQPOLL): their requests and "
+			"completions need no syscall and are not captured; %llu requests "
+			"taken by the kernel are missing from the trace (read from the "
+			"ring's head when it went)", (unsigned long long)st->uring_sqpoll,
 			(unsigned long long)st->uring_missed);
 	else if (st->uring_missed)
-		fprintf(stderr, "iotape: record: async I/O: %llu io_uring requests "
-			"taken by the kernel are missing from the trace\n",
-			(unsigned long long)st->uring_missed);
+		iot_msg(IOT_MSG_INFO, CMD, "async I/O: %llu io_uring requests taken by the "
+			"kernel are missing from the trace", (unsigned long long)st->uring_missed);
 	if (st->uring_nommap || st->uring_unknown)
-		fprintf(stderr, "iotape: record: async I/O: %llu io_uring_enter calls "
+		iot_msg(IOT_MSG_INFO, CMD, "async I/O: %llu io_uring_enter calls "
 			"on rings whose memory the recorder could not find "
 			"(IORING_SETUP_NO_MMAP, a registered ring descriptor, or a ring "
-			"mapped before the recording): their requests are not in the trace\n",
+			"mapped before the recording): their requests are not in the trace",
 			(unsigned long long)st->uring_unknown);
 	if (st->aio_orphan || st->aio_lost || st->aio_unreaped)
-		fprintf(stderr, "iotape: record: async I/O: %llu completions of no "
+		iot_msg(IOT_MSG_INFO, CMD, "async I/O: %llu completions of no "
 			"request seen, %llu completions that could not be read, %llu "
-			"requests never seen complete\n",
+			"requests never seen complete",
 			(unsigned long long)st->aio_orphan, (unsigned long long)st->aio_lost,
 			(unsigned long long)st->aio_unreaped);
 }

@@ -100,6 +100,12 @@ static int read_trace(struct rpl_plan *p)
 			*ps = it.u.ps;
 			ps->path = dup_str(p->arena, it.u.ps.path, it.u.ps.path_len);
 			ps->target = dup_str(p->arena, it.u.ps.target, it.u.ps.target_len);
+		} else if (it.kind == IOT_ITEM_AIO) {
+			if ((err = rpl_aio_collect(p, &it.u.aio)))
+				goto out;
+		} else if (it.kind == IOT_ITEM_MPAGES) {
+			if ((err = rpl_mpages_collect(p, &it.u.mp)))
+				goto out;
 		} else if (it.kind == IOT_ITEM_PROCESS) {
 			GROW(p->precs, p->n_precs, p->cap_precs);
 			err = copy_process(p, &p->precs[p->n_precs++], &it.u.proc);
@@ -316,6 +322,49 @@ static int feeds_pipe(const struct iot_syscall *sc)
 	return sc && (sc->flags & (IOT_SCF_PIPE | IOT_SCF_CLOSE));
 }
 
+static int has_key(const uint64_t *keys, int n, uint64_t k)
+{
+	while (n-- > 0)
+		if (keys[n] == k)
+			return 1;
+	return 0;
+}
+
+/* The files an op's async requests (io_submit, io_uring_enter) and its
+ * mapped pages (munmap, msync, exit) touch are its resources too: a
+ * request keeps its place among the other uses of its open file or
+ * path.  @return : the keys now in @keys (@n before). */
+static int async_keys(const struct rpl_plan *p, struct rpl_fdtab *tab,
+		      const struct rpl_op *op, uint64_t *keys, int n)
+{
+	uint32_t i;
+
+	for (i = 0; i < op->n_aio && n < RPL_MAXRES; i++) {
+		const struct iot_aio *x = &p->aio[op->aio_off + i].a;
+		struct rpl_fd fe;
+		uint64_t k = 0;
+
+		if (x->kind != IOT_AIO_SUBMIT)
+			continue;
+		if (x->api == IOT_AIO_URING && x->path &&
+		    (x->opcode == 18 || x->opcode == 21 || (x->opcode >= 35 && x->opcode <= 37)))
+			k = key_path(x->path, x->path_len);
+		else if (!(x->api == IOT_AIO_URING && (x->flags & 1 /* IOSQE_FIXED_FILE */)) &&
+			 rpl_fdtab_get(tab, x->fd, &fe) == 0 && fe.res)
+			k = key_res(fe.res);
+		if (k && !has_key(keys, n, k))
+			keys[n++] = k;
+	}
+	for (i = 0; i < op->n_mp && n < RPL_MAXRES; i++) {
+		const struct iot_mpages *m = &p->mp[op->mp_off + i];
+		uint64_t k = m->path ? key_path(m->path, m->path_len) : 0;
+
+		if (k && !has_key(keys, n, k))
+			keys[n++] = k;
+	}
+	return n;
+}
+
 /* Does @op create, remove or rename a name (so it orders on the parent)?
  * An open does with O_CREAT only (openat2's how holds its flags). */
 static int changes_names(const struct iot_syscall *sc, const struct rpl_op *op)
@@ -388,6 +437,7 @@ static int plan_fds(struct rpl_plan *p, struct planner *pl, struct rpl_op *op,
 		if (shared && ev->args[a] >= 0)
 			ADD(key_slot(tab, ev->args[a]));
 	}
+	n = async_keys(p, tab, op, keys, n);
 	if (ev->ret < 0)
 		return n;
 	if (shared && sc && ((sc->flags & IOT_SCF_RETFD) ||
@@ -747,6 +797,8 @@ void rpl_plan_free(struct rpl_plan *p)
 		free(p->threads[i].ops);
 		free(p->threads[i].scratch);
 	}
+	rpl_aio_free(p);
+	free(p->mp);
 	for (i = 0; i < p->n_procs; i++)
 		rpl_fdtab_unref(p->procs[i].tab);
 	free(p->threads);

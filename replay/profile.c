@@ -140,6 +140,8 @@ void rpl_tally(struct rpl_plan *p, struct rpl_result *res)
 		if (p->threads[i].lag_ns > res->unhidden_max_ns)
 			res->unhidden_max_ns = p->threads[i].lag_ns;
 	}
+	rpl_aio_tally(p, res);
+	rpl_mpages_tally(p, res);
 	res->threads = p->n_threads;
 	res->processes = p->n_procs;
 	res->damaged = p->damaged;

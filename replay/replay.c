@@ -221,6 +221,39 @@ static void print_by_sc(FILE *f, const struct rpl_result *r, int probes)
 	fprintf(f, any ? ")\n" : "\n");
 }
 
+/* Async requests: replayed, and every kind not replayed, by opcode. */
+static void print_aio(FILE *f, const struct rpl_result *r)
+{
+	char a[32], b[32];
+	unsigned op;
+	int api;
+
+	if (!r->aio_requests && !r->aio_rec_completions)
+		return;
+	fprintf(f, "  async I/O    %llu of %llu requests replayed (%s read, %s written), "
+	       "%llu completions reaped (%llu recorded), %llu results differ\n",
+	       (unsigned long long)r->aio_replayed, (unsigned long long)r->aio_requests,
+	       iot_fmt_bytes(a, sizeof(a), (double)r->aio_rbytes),
+	       iot_fmt_bytes(b, sizeof(b), (double)r->aio_wbytes),
+	       (unsigned long long)r->aio_completions,
+	       (unsigned long long)r->aio_rec_completions,
+	       (unsigned long long)r->aio_mismatches);
+	if (!r->aio_skipped)
+		return;
+	fprintf(f, "  async I/O    %llu requests not replayed (opcodes:",
+	       (unsigned long long)r->aio_skipped);
+	for (api = IOT_AIO_LIBAIO; api <= IOT_AIO_URING; api++)
+		for (op = 0; op < 64; op++) {
+			const char *n = iot_aio_op_name((uint32_t)api, op);
+
+			if ((api == IOT_AIO_URING ? r->uring_skip_ops : r->aio_skip_ops) &
+			    (1ULL << op))
+				fprintf(f, " %s%s", api == IOT_AIO_URING ? "io_uring " : "aio ",
+				       n ? n : "?");
+		}
+	fprintf(f, "; or their descriptor was not open here)\n");
+}
+
 void rpl_print_summary(FILE *f, const struct rpl_opts *o, const struct rpl_result *r)
 {
 	char a[32], b[32], c[32];
@@ -244,9 +277,18 @@ void rpl_print_summary(FILE *f, const struct rpl_opts *o, const struct rpl_resul
 	fprintf(f, "  ops          %llu replayed, %llu skipped", (unsigned long long)r->replayed,
 	       (unsigned long long)r->skipped);
 	print_skips(f, r);
-	if (r->mmap_calls)
-		fprintf(f, "  mapped-file I/O not replayed: %llu calls\n",
-		       (unsigned long long)r->mmap_calls);
+	if (r->mp_records)
+		fprintf(f, "  mapped pages %s read, %s written through file mappings (%llu of %llu "
+		       "records; %llu not replayed, %s: file not under the root or "
+		       "not openable)\n", iot_fmt_bytes(a, sizeof(a), (double)r->mp_rbytes),
+		       iot_fmt_bytes(b, sizeof(b), (double)r->mp_wbytes),
+		       (unsigned long long)(r->mp_records - r->mp_skipped),
+		       (unsigned long long)r->mp_records, (unsigned long long)r->mp_skipped,
+		       iot_fmt_bytes(c, sizeof(c), (double)r->mp_skipped_bytes));
+	else if (r->mmap_calls)
+		fprintf(f, "  mapped-file I/O not replayed: %llu calls (the trace has no "
+		       "pages of its mappings)\n", (unsigned long long)r->mmap_calls);
+	print_aio(f, r);
 	fprintf(f, "  mismatches   %llu", (unsigned long long)r->mismatches);
 	print_by_sc(f, r, 0);
 	for (int i = 0; i < r->n_examples; i++)

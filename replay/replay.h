@@ -86,6 +86,17 @@ struct rpl_result {
 	uint64_t ordering_violations;
 	uint64_t deadlock_breaks;	/* dependency waits given up (hostile traces) */
 	uint64_t mmap_calls;
+	/* async I/O: requests (iocbs, SQEs) in the trace, replayed, not
+	 * replayed (and the opcodes of those, a bit each, io_uring's
+	 * numbering in uring_skip_ops, libaio's in aio_skip_ops), results
+	 * that differed; completions recorded and reaped */
+	uint64_t aio_requests, aio_replayed, aio_skipped, aio_mismatches;
+	uint64_t aio_skip_ops, uring_skip_ops;
+	uint64_t aio_rec_completions, aio_completions;
+	uint64_t aio_rbytes, aio_wbytes;
+	/* pages of file mappings: records, bytes read and written, records
+	 * (and their bytes) not replayed */
+	uint64_t mp_records, mp_rbytes, mp_wbytes, mp_skipped, mp_skipped_bytes;
 	uint64_t threads, processes;
 	int64_t late_p50_ns, late_p99_ns, late_max_ns;
 	/* the replayer's own work no think time could hide (timed modes):

@@ -133,6 +133,19 @@ int rpl_path_skip(const struct rpl_opts *o, const char *path);
 /*! rpl_prefix_match() : @return : 1 if @path is @prefix or under it. */
 int rpl_prefix_match(const char *path, const char *prefix);
 
+/* ---- a uint64 -> uint32 hash map (map.c) ---- */
+struct rpl_map {
+	uint64_t *k;
+	uint32_t *v;
+	size_t cap, n;
+};
+/* Integer keys (tids, pids) in their own range, never 0. */
+#define RPL_IK(x) ((1ULL << 32) | (uint32_t)(x))
+int rpl_map_put(struct rpl_map *m, uint64_t key, uint32_t val);
+/* @return : 1 with *@val set if @key is there, else 0. */
+int rpl_map_get(const struct rpl_map *m, uint64_t key, uint32_t *val);
+void rpl_map_free(struct rpl_map *m);
+
 /* ---- the plan ---- */
 
 #define RPL_OPF_MISMATCH 0x01
@@ -165,7 +178,23 @@ struct rpl_op {
 	_Atomic uint8_t done;		/* RPL_DONE, | RPL_WAITED while waited for */
 	uint8_t needed;			/* an op of another thread waits for it */
 	uint8_t order_enter;		/* resource order from its entry: plan.c */
+	uint16_t n_aio;			/* its async requests: plan.aio[aio_off ...] */
+	uint16_t n_mp;			/* pages of mappings: plan.mp[mp_off ...] */
+	uint32_t aio_off;
+	uint32_t mp_off;
 };
+
+/* An async request (iocb, SQE), context set-up or registration an op
+ * replays (aio.c, uring.c). */
+struct rpl_aio {
+	struct iot_aio a;		/* strings and vals in the plan arena */
+	int64_t rec_res;		/* the result recorded for it; RPL_AIO_NORES: none seen */
+	int64_t r_res;			/* its result in the replay */
+	uint8_t state;			/* RPL_AIO_* */
+};
+
+#define RPL_AIO_NORES INT64_MIN
+enum { RPL_AIO_PENDING = 0, RPL_AIO_SUBMITTED, RPL_AIO_DONE, RPL_AIO_SKIPPED };
 
 #define RPL_DONE   0x01	/* the op has run */
 #define RPL_WAITED 0x02	/* a thread sleeps until it has: wake it then */
@@ -210,6 +239,7 @@ struct rpl_proc {
 	int ended;			/* plan: exit_group seen */
 	uint32_t n_threads;
 	struct rpl_fdtab *tab;		/* run */
+	struct rpl_actab *aio;		/* run: its aio contexts and rings (aio.c) */
 	_Atomic int live;		/* threads not finished */
 	_Atomic int finished;
 };
@@ -241,6 +271,13 @@ struct rpl_plan {
 	struct iot_process *precs;	/* Process records, for the profile */
 	size_t n_precs, cap_precs;
 	int open_err;			/* the trace could not be opened: why */
+	struct rpl_aio *aio;		/* async requests, in file order */
+	size_t n_aio, cap_aio;
+	uint64_t aio_completes;		/* completions recorded */
+	struct iot_mpages *mp;		/* pages of file mappings, in file order */
+	size_t n_mp, cap_mp;
+	struct rpl_map aio_key;		/* request key -> index in aio (plan) */
+	pthread_mutex_t aio_lock;	/* the processes' aio tables */
 	int damaged;			/* damaged or not closed cleanly: */
 	char why[320];			/* what iot_damage_text() says */
 	int64_t stop_cost_ns;
@@ -283,19 +320,6 @@ int rpl_plan_think(struct rpl_plan *p);
  *  same file (clean.c).  @return : how many states changed or went (the
  *  caller sorts p->ps again), or -ENOMEM. */
 int rpl_plan_clean_paths(struct rpl_plan *p);
-
-/* ---- a uint64 -> uint32 hash map (map.c) ---- */
-struct rpl_map {
-	uint64_t *k;
-	uint32_t *v;
-	size_t cap, n;
-};
-/* Integer keys (tids, pids) in their own range, never 0. */
-#define RPL_IK(x) ((1ULL << 32) | (uint32_t)(x))
-int rpl_map_put(struct rpl_map *m, uint64_t key, uint32_t val);
-/* @return : 1 with *@val set if @key is there, else 0. */
-int rpl_map_get(const struct rpl_map *m, uint64_t key, uint32_t *val);
-void rpl_map_free(struct rpl_map *m);
 
 /*! rpl_prepare() : create the starting tree under the root. */
 int rpl_prepare(struct rpl_plan *p, struct rpl_result *res);
@@ -378,6 +402,53 @@ void rpl_ops_io(rpl_handler *h);
 void rpl_ops_meta(rpl_handler *h);
 void rpl_ops_dir(rpl_handler *h);
 void rpl_ops_proc(rpl_handler *h);
+void rpl_ops_aio(rpl_handler *h);
+void rpl_ops_uring(rpl_handler *h);
+
+/* ---- async I/O (aio.c, uring.c) ---- */
+/*! rpl_aio_collect() : keep AsyncOp @a read from the trace, tied to the
+ *  op of its event.  @return : 0 or -ENOMEM. */
+int rpl_aio_collect(struct rpl_plan *p, const struct iot_aio *a);
+/*! rpl_aio_tally() : the async counts of @res. */
+void rpl_aio_tally(struct rpl_plan *p, struct rpl_result *res);
+/*! rpl_aio_fault() : request @ra, reaped by @op, failed with a fault of
+ *  the filesystem under test: stop as for a failed call. */
+void rpl_aio_fault(struct rpl_ctx *c, struct rpl_op *op, const struct rpl_aio *ra);
+/* free every process's contexts and rings */
+void rpl_aio_free(struct rpl_plan *p);
+
+/* ---- pages of file mappings (mpages.c) ---- */
+#define RPL_MP_DONE	0x100	/* iot_mpages.flags: replayed */
+#define RPL_MP_FAILED	0x200	/* ... could not be */
+/*! rpl_mpages_collect() : keep MapPages @m, tied to the op of its event. */
+int rpl_mpages_collect(struct rpl_plan *p, const struct iot_mpages *m);
+/*! rpl_mpages_run() : read and write the pages tied to @op. */
+void rpl_mpages_run(struct rpl_ctx *c, struct rpl_op *op);
+void rpl_mpages_tally(struct rpl_plan *p, struct rpl_result *res);
+
+/* A context (libaio) or ring (io_uring) of a replayed process. */
+struct rpl_actx {
+	uint32_t api;
+	uint64_t rec;			/* recorded aio_context_t or ring fd */
+	uint64_t live;			/* live aio_context_t */
+	void *ring;			/* struct io_uring * */
+	int ring_fd;
+	uint32_t inflight;
+	char *buf;			/* RPL_AIO_BUF bytes for data, page aligned */
+	void **bufs;			/* registered buffers (io_uring) */
+	uint64_t *buf_len;
+	uint32_t n_bufs;
+	pthread_mutex_t lock;		/* one call on it at a time */
+};
+
+#define RPL_AIO_BUF (8 << 20)
+
+/* the context @api/@rec of @c's process, or NULL; created if @make */
+struct rpl_actx *rpl_actx_get(struct rpl_ctx *c, uint32_t api, uint64_t rec, int make);
+void rpl_actx_drop(struct rpl_ctx *c, uint32_t api, uint64_t rec);
+/* the data buffer of @x (allocated and filled on first use) */
+char *rpl_actx_buf(struct rpl_actx *x);
+void rpl_uring_free(struct rpl_actx *x);
 
 /* helpers for handlers */
 int64_t rpl_skip(struct rpl_op *op, int why);

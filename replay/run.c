@@ -45,6 +45,8 @@ static void init_handlers(void)
 	rpl_ops_meta(handlers);
 	rpl_ops_dir(handlers);
 	rpl_ops_proc(handlers);
+	rpl_ops_aio(handlers);
+	rpl_ops_uring(handlers);
 	write_buf = aligned_alloc(4096, RPL_SCRATCH);
 	for (i = 0; write_buf && i + 8 <= RPL_SCRATCH; i += 8) {
 		x ^= x << 13;
@@ -384,6 +386,10 @@ static void *thread_main(void *arg)
 			if (nx->ev.path)
 				__builtin_prefetch(nx->ev.path);
 		}
+		/* pages the program touched through a mapping before this
+		 * munmap, msync or exit */
+		if (op->n_mp)
+			rpl_mpages_run(&c, op);
 		c.sys0 = 0;
 		/* the table is filled: rpl_execute() asked for a handler */
 		h = op->skip || op->ev.nr < 0 || op->ev.nr >= RPL_MAX_NR ? NULL : handlers[op->ev.nr];
@@ -602,6 +608,7 @@ int rpl_execute(struct rpl_plan *p, struct rpl_result *res)
 
 	raise_nofile();
 	pthread_mutex_init(&p->spawn_lock, NULL);
+	pthread_mutex_init(&p->aio_lock, NULL);
 	rpl_handler_for(0);
 	p->own_files = can_own_files(p);
 	rpl_fault_watch_start(p);

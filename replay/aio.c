@@ -1,0 +1,430 @@
+/*
+ * aio.c - replaying asynchronous I/O: the requests of the trace
+ * (AsyncOp records) tied to the ops of their syscalls, the contexts and
+ * rings of each replayed process, and libaio's calls.
+ *
+ * libaio is replayed through the same syscalls with the same shapes:
+ * io_setup with the recorded queue depth, each io_submit with the batch
+ * of iocbs it took (same opcodes, offsets, lengths, flags, RWF_*), each
+ * io_getevents waiting for as many completions as it returned when
+ * recorded (never more than are in flight), so the filesystem sees the
+ * recorded concurrency.  Writes send deterministic bytes, reads land in
+ * one buffer per context (the data is not kept).  No libaio library is
+ * needed: the kernel ABI is small and stable.
+ */
+#include <errno.h>
+#include <linux/aio_abi.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/syscall.h>
+#include <sys/uio.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "rpl.h"
+
+#define ret_of(call) RPL_CALL(c, call)
+
+struct rpl_actab {
+	struct rpl_actx **v;
+	uint32_t n, cap;
+};
+
+/* ---- the plan: requests tied to their ops ---- */
+
+int rpl_aio_collect(struct rpl_plan *p, const struct iot_aio *a)
+{
+	struct rpl_aio *x;
+	struct rpl_op *op;
+	uint32_t i;
+	size_t k;
+
+	if (a->kind == IOT_AIO_COMPLETE) {
+		p->aio_completes++;
+		if (rpl_map_get(&p->aio_key, iot_aio_key(a), &i) && i < p->n_aio &&
+		    p->aio[i].rec_res == RPL_AIO_NORES)
+			p->aio[i].rec_res = a->res;
+		return 0;
+	}
+	if (p->n_aio == p->cap_aio) {
+		size_t nc = p->cap_aio ? p->cap_aio * 2 : 256;
+		void *v = realloc(p->aio, nc * sizeof(*p->aio));
+
+		if (!v)
+			return -ENOMEM;
+		p->aio = v;
+		p->cap_aio = nc;
+	}
+	x = &p->aio[p->n_aio];
+	memset(x, 0, sizeof(*x));
+	x->a = *a;
+	x->rec_res = RPL_AIO_NORES;
+	x->a.path = a->path ? iot_arena_strndup(p->arena, a->path, a->path_len) : NULL;
+	x->a.path2 = a->path2 ? iot_arena_strndup(p->arena, a->path2, a->path2_len) : NULL;
+	if (a->nvals) {
+		int64_t *v = iot_arena_alloc(p->arena, a->nvals * sizeof(*v));
+
+		if (!v)
+			return -ENOMEM;
+		memcpy(v, a->vals, a->nvals * sizeof(*v));
+		x->a.vals = v;
+	}
+	if (a->kind == IOT_AIO_SUBMIT &&
+	    rpl_map_put(&p->aio_key, iot_aio_key(a), (uint32_t)p->n_aio) < 0)
+		return -ENOMEM;
+	/* ops are still in file order here: op k is event k.  A request
+	 * whose event is not there, or not right after its siblings, is
+	 * counted but not replayed. */
+	k = p->n_aio++;
+	if (a->event >= p->n_ops)
+		return 0;
+	op = &p->ops[a->event];
+	if (!op->n_aio)
+		op->aio_off = (uint32_t)k;
+	if (op->aio_off + op->n_aio == k && op->n_aio < UINT16_MAX)
+		op->n_aio++;
+	return 0;
+}
+
+void rpl_aio_tally(struct rpl_plan *p, struct rpl_result *res)
+{
+	size_t i;
+
+	res->aio_rec_completions = p->aio_completes;
+	for (i = 0; i < p->n_aio; i++) {
+		const struct rpl_aio *x = &p->aio[i];
+		unsigned dir;
+
+		if (x->a.kind != IOT_AIO_SUBMIT)
+			continue;
+		res->aio_requests++;
+		if (x->state == RPL_AIO_PENDING || x->state == RPL_AIO_SKIPPED) {
+			res->aio_skipped++;
+			if (x->a.opcode < 64)
+				*(x->a.api == IOT_AIO_URING ? &res->uring_skip_ops :
+				  &res->aio_skip_ops) |= 1ULL << x->a.opcode;
+			continue;
+		}
+		res->aio_replayed++;
+		dir = iot_aio_op_dir(x->a.api, x->a.opcode);
+		if (dir & IOT_SCF_READ)
+			res->aio_rbytes += x->a.len;
+		else if (dir & IOT_SCF_WRITE)
+			res->aio_wbytes += x->a.len;
+		if (x->state == RPL_AIO_DONE) {
+			res->aio_completions++;
+			/* success against failure, or a short transfer */
+			if (x->rec_res != RPL_AIO_NORES &&
+			    ((x->rec_res < 0) != (x->r_res < 0) ||
+			     (dir && x->rec_res >= 0 && x->rec_res != x->r_res)))
+				res->aio_mismatches++;
+		}
+	}
+}
+
+void rpl_aio_fault(struct rpl_ctx *c, struct rpl_op *op, const struct rpl_aio *ra)
+{
+	/* a request that failed here with a fault of the filesystem under
+	 * test (ENOSPC, EIO, ...) and not when recorded stops the replay as
+	 * a failed call does */
+	if (ra->r_res < 0 && (ra->rec_res == RPL_AIO_NORES || ra->rec_res >= 0) &&
+	    rpl_fault_of(op, ra->r_res) >= 0)
+		rpl_fault_seen(c, op, ra->r_res);
+}
+
+/* ---- contexts and rings of a process ---- */
+
+struct rpl_actx *rpl_actx_get(struct rpl_ctx *c, uint32_t api, uint64_t rec, int make)
+{
+	struct rpl_plan *p = c->p;
+	struct rpl_actab *t;
+	struct rpl_actx *x = NULL;
+	uint32_t i;
+
+	pthread_mutex_lock(&p->aio_lock);
+	t = c->pr->aio;
+	for (i = 0; t && i < t->n; i++)
+		if (t->v[i]->api == api && t->v[i]->rec == rec) {
+			x = t->v[i];
+			goto out;
+		}
+	if (!make)
+		goto out;
+	if (!t && !(t = c->pr->aio = calloc(1, sizeof(*t))))
+		goto out;
+	if (t->n == t->cap) {
+		uint32_t nc = t->cap ? t->cap * 2 : 4;
+		struct rpl_actx **v = realloc(t->v, nc * sizeof(*v));
+
+		if (!v)
+			goto out;
+		t->v = v;
+		t->cap = nc;
+	}
+	if (!(x = calloc(1, sizeof(*x))))
+		goto out;
+	x->api = api;
+	x->rec = rec;
+	x->ring_fd = -1;
+	pthread_mutex_init(&x->lock, NULL);
+	t->v[t->n++] = x;
+out:
+	pthread_mutex_unlock(&p->aio_lock);
+	return x;
+}
+
+static void actx_free(struct rpl_actx *x)
+{
+	uint32_t i;
+
+	if (x->api == IOT_AIO_LIBAIO && x->live)
+		syscall(SYS_io_destroy, x->live);
+	rpl_uring_free(x);
+	if (x->buf)
+		munmap(x->buf, RPL_AIO_BUF);
+	for (i = 0; i < x->n_bufs; i++)
+		free(x->bufs[i]);
+	free(x->bufs);
+	free(x->buf_len);
+	pthread_mutex_destroy(&x->lock);
+	free(x);
+}
+
+void rpl_actx_drop(struct rpl_ctx *c, uint32_t api, uint64_t rec)
+{
+	struct rpl_actab *t;
+	struct rpl_actx *x = NULL;
+	uint32_t i;
+
+	pthread_mutex_lock(&c->p->aio_lock);
+	t = c->pr->aio;
+	for (i = 0; t && i < t->n; i++)
+		if (t->v[i]->api == api && t->v[i]->rec == rec) {
+			x = t->v[i];
+			t->v[i] = t->v[--t->n];
+			break;
+		}
+	pthread_mutex_unlock(&c->p->aio_lock);
+	if (x)
+		actx_free(x);
+}
+
+void rpl_aio_free(struct rpl_plan *p)
+{
+	size_t i;
+	uint32_t k;
+
+	for (i = 0; i < p->n_procs; i++) {
+		struct rpl_actab *t = p->procs[i].aio;
+
+		if (!t)
+			continue;
+		for (k = 0; k < t->n; k++)
+			actx_free(t->v[k]);
+		free(t->v);
+		free(t);
+		p->procs[i].aio = NULL;
+	}
+	free(p->aio);
+	p->aio = NULL;
+	rpl_map_free(&p->aio_key);
+}
+
+char *rpl_actx_buf(struct rpl_actx *x)
+{
+	size_t i;
+	void *b;
+
+	if (x->buf)
+		return x->buf;
+	/* page aligned for O_DIRECT; deterministic bytes, not zeros */
+	b = mmap(NULL, RPL_AIO_BUF, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	if (b == MAP_FAILED)
+		return NULL;
+	for (i = 0; i < RPL_AIO_BUF; i += RPL_SCRATCH)
+		memcpy((char *)b + i, rpl_wbuf(), RPL_SCRATCH);
+	x->buf = b;
+	return x->buf;
+}
+
+/* ---- libaio ---- */
+
+static int64_t h_io_setup(struct rpl_ctx *c, struct rpl_op *op)
+{
+	aio_context_t ctx = 0;
+	struct rpl_actx *x;
+	int64_t r;
+
+	if (op->ev.ret < 0)
+		return rpl_skip(op, RPL_SKIP_UNSUPPORTED);
+	r = ret_of(syscall(SYS_io_setup, (unsigned)op->ev.args[0], &ctx));
+	if (r < 0)
+		return r;
+	if (!(x = rpl_actx_get(c, IOT_AIO_LIBAIO, (uint64_t)op->ev.args[1], 1))) {
+		syscall(SYS_io_destroy, ctx);
+		return -ENOMEM;
+	}
+	x->live = ctx;
+	return r;
+}
+
+static int64_t h_io_destroy(struct rpl_ctx *c, struct rpl_op *op)
+{
+	struct rpl_actx *x = rpl_actx_get(c, IOT_AIO_LIBAIO, (uint64_t)op->ev.args[0], 0);
+	int64_t r;
+
+	if (!x)
+		return rpl_skip(op, RPL_SKIP_FD);
+	r = ret_of(syscall(SYS_io_destroy, x->live));
+	x->live = 0;
+	rpl_actx_drop(c, IOT_AIO_LIBAIO, (uint64_t)op->ev.args[0]);
+	return r;
+}
+
+/* One recorded iocb as a live one; @return : 0, or -1 if it cannot be
+ * replayed (its descriptor is not open here, an opcode not decoded). */
+static int make_iocb(struct rpl_ctx *c, struct rpl_op *op, struct rpl_actx *x,
+		     struct rpl_aio *ra, struct iocb *cb, struct iovec *iov)
+{
+	const struct iot_aio *a = &ra->a;
+	char *buf = rpl_actx_buf(x);
+	struct rpl_fd e;
+	uint64_t len = a->len > RPL_AIO_BUF ? RPL_AIO_BUF : a->len;
+	uint32_t i, n;
+
+	if (!buf || !iot_aio_op_known(IOT_AIO_LIBAIO, a->opcode) ||
+	    rpl_fdtab_get(c->pr->tab, a->fd, &e) < 0 || e.state != RPL_FD_LIVE)
+		return -1;
+	memset(cb, 0, sizeof(*cb));
+	cb->aio_lio_opcode = (uint16_t)a->opcode;
+	cb->aio_fildes = (uint32_t)e.live;
+	cb->aio_offset = (int64_t)a->off;
+	cb->aio_rw_flags = (int)a->rw_flags;
+	cb->aio_data = (uint64_t)(ra - c->p->aio);
+	cb->aio_buf = (uint64_t)(uintptr_t)buf;
+	cb->aio_nbytes = len;
+	if (a->opcode == IOCB_CMD_PREADV || a->opcode == IOCB_CMD_PWRITEV) {
+		/* the kernel copies the iovecs at io_submit */
+		n = a->nvals < 64 ? a->nvals : 64;
+		for (i = 0, len = 0; i < n; i++) {
+			uint64_t l = (uint64_t)a->vals[i];
+
+			if (len + l > RPL_AIO_BUF)
+				l = RPL_AIO_BUF - len;
+			iov[i].iov_base = buf + len;
+			iov[i].iov_len = l;
+			len += l;
+		}
+		cb->aio_buf = (uint64_t)(uintptr_t)iov;
+		cb->aio_nbytes = n;
+	}
+	/* an eventfd the program polled is not replayed: no one waits */
+	return 0;
+}
+
+static int64_t h_io_submit(struct rpl_ctx *c, struct rpl_op *op)
+{
+	struct rpl_actx *x = rpl_actx_get(c, IOT_AIO_LIBAIO, (uint64_t)op->ev.args[0], 0);
+	struct iocb *cbs = NULL, **ptrs = NULL;
+	struct iovec (*iov)[64] = NULL;
+	uint32_t i, n = 0;
+	int64_t r;
+
+	if (!x || !x->live)
+		return rpl_skip(op, RPL_SKIP_FD);
+	if (!op->n_aio)
+		return rpl_skip(op, RPL_SKIP_UNSUPPORTED);
+	cbs = calloc(op->n_aio, sizeof(*cbs));
+	ptrs = calloc(op->n_aio, sizeof(*ptrs));
+	iov = calloc(op->n_aio, sizeof(*iov));
+	if (!cbs || !ptrs || !iov) {
+		r = -ENOMEM;
+		goto out;
+	}
+	for (i = 0; i < op->n_aio; i++) {
+		struct rpl_aio *ra = &c->p->aio[op->aio_off + i];
+
+		if (ra->a.kind != IOT_AIO_SUBMIT)
+			continue;
+		if (make_iocb(c, op, x, ra, &cbs[n], iov[n]) < 0) {
+			ra->state = RPL_AIO_SKIPPED;
+			continue;
+		}
+		ptrs[n] = &cbs[n];
+		n++;
+	}
+	if (!n) {
+		r = rpl_skip(op, RPL_SKIP_FD);
+		goto out;
+	}
+	pthread_mutex_lock(&x->lock);
+	r = ret_of(syscall(SYS_io_submit, x->live, (long)n, ptrs));
+	if (r > 0)
+		x->inflight += (uint32_t)r;
+	pthread_mutex_unlock(&x->lock);
+	for (i = 0; i < n; i++)
+		c->p->aio[cbs[i].aio_data].state = (int64_t)i < r ? RPL_AIO_SUBMITTED :
+			RPL_AIO_SKIPPED;
+out:
+	free(cbs);
+	free(ptrs);
+	free(iov);
+	return r;
+}
+
+static int64_t h_io_getevents(struct rpl_ctx *c, struct rpl_op *op)
+{
+	struct rpl_actx *x = rpl_actx_get(c, IOT_AIO_LIBAIO, (uint64_t)op->ev.args[0], 0);
+	struct io_event ev[256];
+	struct timespec zero = { 0, 0 };
+	long want, max;
+	int64_t r, i;
+
+	if (!x || !x->live)
+		return rpl_skip(op, RPL_SKIP_FD);
+	/* as many as it reaped when recorded; never wait for more than
+	 * are in flight here (a request that failed to submit) */
+	want = op->ev.ret > 0 ? (long)op->ev.ret : 0;
+	max = op->ev.args[2] > 0 ? (long)op->ev.args[2] : want;
+	if (max > 256)
+		max = 256;
+	if (want > max)
+		want = max;
+	pthread_mutex_lock(&x->lock);
+	if (want > (long)x->inflight)
+		want = (long)x->inflight;
+	pthread_mutex_unlock(&x->lock);
+	r = ret_of(syscall(SYS_io_getevents, x->live, want, max, ev, want ? NULL : &zero));
+	if (r <= 0)
+		return r;
+	pthread_mutex_lock(&x->lock);
+	x->inflight -= (uint32_t)r;
+	pthread_mutex_unlock(&x->lock);
+	for (i = 0; i < r; i++) {
+		struct rpl_aio *ra;
+
+		if (ev[i].data >= c->p->n_aio)
+			continue;
+		ra = &c->p->aio[ev[i].data];
+		ra->r_res = ev[i].res;
+		ra->state = RPL_AIO_DONE;
+		rpl_aio_fault(c, op, ra);
+	}
+	return r;
+}
+
+static int64_t h_io_cancel(struct rpl_ctx *c, struct rpl_op *op)
+{
+	return rpl_skip(op, RPL_SKIP_UNSUPPORTED);
+}
+
+void rpl_ops_aio(rpl_handler *h)
+{
+	h[SYS_io_setup] = h_io_setup;
+	h[SYS_io_destroy] = h_io_destroy;
+	h[SYS_io_submit] = h_io_submit;
+	h[SYS_io_getevents] = h_io_getevents;
+	h[SYS_io_pgetevents] = h_io_getevents;
+	h[SYS_io_cancel] = h_io_cancel;
+}

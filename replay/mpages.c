@@ -1,0 +1,140 @@
+/*
+ * mpages.c - replaying the pages of file mappings (MapPages records):
+ * the pages a program read through a mapping are read from the file,
+ * those it wrote are written, at the munmap, msync or exit that the
+ * recorder took them at (the program touched them within the mapping's
+ * life, before that call).  A read of a page not cached pages it in from
+ * the filesystem, as the program's fault did; a write dirties it, as the
+ * program's store did; an msync with MS_SYNC then syncs the file's data.
+ * Runs go as preads and pwrites of up to RPL_SCRATCH bytes.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+
+#include "rpl.h"
+
+static uint64_t *copy_runs(struct rpl_plan *p, const uint64_t *v, uint32_t pairs)
+{
+	uint64_t *c = pairs ? iot_arena_alloc(p->arena, 2 * pairs * sizeof(*c)) : NULL;
+
+	if (c)
+		memcpy(c, v, 2 * pairs * sizeof(*c));
+	return c;
+}
+
+int rpl_mpages_collect(struct rpl_plan *p, const struct iot_mpages *m)
+{
+	struct iot_mpages *x;
+	struct rpl_op *op;
+	size_t k;
+
+	if (p->n_mp == p->cap_mp) {
+		size_t nc = p->cap_mp ? p->cap_mp * 2 : 64;
+		void *v = realloc(p->mp, nc * sizeof(*p->mp));
+
+		if (!v)
+			return -ENOMEM;
+		p->mp = v;
+		p->cap_mp = nc;
+	}
+	x = &p->mp[p->n_mp];
+	*x = *m;
+	x->path = m->path ? iot_arena_strndup(p->arena, m->path, m->path_len) : NULL;
+	x->read_runs = copy_runs(p, m->read_runs, m->n_read);
+	x->write_runs = copy_runs(p, m->write_runs, m->n_write);
+	if ((m->path && !x->path) || (m->n_read && !x->read_runs) ||
+	    (m->n_write && !x->write_runs))
+		return -ENOMEM;
+	k = p->n_mp++;
+	/* ops are in file order here; pages taken for another thread's
+	 * event (a race at exec or exit) are counted, not replayed */
+	if (m->event >= p->n_ops)
+		return 0;
+	op = &p->ops[m->event];
+	if (op->ev.tid != m->tid)
+		return 0;
+	if (!op->n_mp)
+		op->mp_off = (uint32_t)k;
+	if (op->mp_off + op->n_mp == k && op->n_mp < UINT16_MAX)
+		op->n_mp++;
+	return 0;
+}
+
+/* @return : bytes moved, or -1 */
+static int64_t runs_io(struct rpl_ctx *c, int fd, const uint64_t *runs, uint32_t n,
+		       uint32_t page, int wr)
+{
+	int64_t done = 0;
+	uint32_t i;
+
+	for (i = 0; i < n; i++) {
+		uint64_t off = runs[2 * i] * page, left = runs[2 * i + 1] * page;
+
+		while (left > 0) {
+			size_t k = left < RPL_SCRATCH ? (size_t)left : RPL_SCRATCH;
+			ssize_t r = wr ? pwrite(fd, rpl_wbuf(), k, (off_t)off) :
+				pread(fd, c->scratch, k, (off_t)off);
+
+			if (r <= 0)
+				return done ? done : -1;
+			done += r;
+			off += (uint64_t)r;
+			left -= (uint64_t)r;
+		}
+	}
+	return done;
+}
+
+void rpl_mpages_run(struct rpl_ctx *c, struct rpl_op *op)
+{
+	uint32_t i;
+
+	for (i = 0; i < op->n_mp; i++) {
+		struct iot_mpages *m = &c->p->mp[op->mp_off + i];
+		int fd, wr = m->n_write > 0;
+		int64_t r;
+
+		if (!m->path || rpl_path_skip(c->p->o, m->path) ||
+		    (fd = rpl_open_at(c, m->path, (wr ? O_RDWR : O_RDONLY) | O_NOCTTY, 0)) < 0) {
+			m->flags |= RPL_MP_FAILED;
+			continue;
+		}
+		r = runs_io(c, fd, m->read_runs, m->n_read, m->page_size, 0);
+		if (r >= 0 && wr)
+			r = runs_io(c, fd, m->write_runs, m->n_write, m->page_size, 1);
+		/* msync(MS_SYNC) waited for its pages to reach the disk */
+		if (r >= 0 && wr && op->ev.nr == SYS_msync && (op->ev.args[2] & MS_SYNC))
+			fdatasync(fd);
+		close(fd);
+		m->flags |= r < 0 ? RPL_MP_FAILED : RPL_MP_DONE;
+	}
+}
+
+void rpl_mpages_tally(struct rpl_plan *p, struct rpl_result *res)
+{
+	size_t i;
+	uint32_t k;
+
+	for (i = 0; i < p->n_mp; i++) {
+		const struct iot_mpages *m = &p->mp[i];
+		uint64_t rd = 0, wr = 0;
+
+		for (k = 0; k < m->n_read; k++)
+			rd += m->read_runs[2 * k + 1] * m->page_size;
+		for (k = 0; k < m->n_write; k++)
+			wr += m->write_runs[2 * k + 1] * m->page_size;
+		res->mp_records++;
+		if (m->flags & RPL_MP_DONE) {
+			res->mp_rbytes += rd;
+			res->mp_wbytes += wr;
+		} else {
+			res->mp_skipped++;
+			res->mp_skipped_bytes += rd + wr;
+		}
+	}
+}

@@ -1,0 +1,458 @@
+/*
+ * uring.c - replaying io_uring: each recorded ring is set up again with
+ * liburing (same entries, CQ size and the flags that change how the
+ * kernel runs requests), files and buffers are registered as recorded,
+ * and each io_uring_enter submits the SQEs it consumed when recorded, in
+ * one batch, waiting for as many completions as it asked to (never more
+ * than are in flight here).  Completions are reaped from the ring after
+ * every enter, as the program reaped them.
+ *
+ * Paths of OPENAT, STATX, UNLINKAT, MKDIRAT and RENAMEAT are opened as a
+ * confined parent directory and one plain name (rpl_parent()), and
+ * OPENAT goes as OPENAT2 with RESOLVE_BENEATH | RESOLVE_NO_SYMLINKS, so
+ * the kernel's worker threads cannot leave the root either.  A request
+ * that cannot be replayed (an opcode not decoded, a descriptor not open
+ * here) becomes a NOP with the same link flags, so chains keep their
+ * shape, and is counted as not replayed.
+ *
+ * Not kept: SQPOLL (nothing was captured of what the kernel polled;
+ * the ring is made without it), DEFER_TASKRUN (completions would need
+ * an enter to run), rings without an SQ array or in memory the program
+ * gave (liburing 2.3 has neither).
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <liburing.h>
+#include <linux/openat2.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+
+#include "rpl.h"
+
+/* setup flags replayed as recorded */
+#define KEEP_FLAGS (IORING_SETUP_IOPOLL | IORING_SETUP_CQSIZE | IORING_SETUP_CLAMP | \
+		    IORING_SETUP_SUBMIT_ALL | IORING_SETUP_COOP_TASKRUN | \
+		    IORING_SETUP_SINGLE_ISSUER | IORING_SETUP_SQE128 | IORING_SETUP_CQE32)
+
+#define LINK_FLAGS (IOSQE_IO_DRAIN | IOSQE_IO_LINK | IOSQE_IO_HARDLINK | IOSQE_ASYNC)
+
+void rpl_uring_free(struct rpl_actx *x)
+{
+	if (!x->ring)
+		return;
+	io_uring_queue_exit(x->ring);
+	free(x->ring);
+	x->ring = NULL;
+}
+
+static const struct rpl_aio *first_aio(struct rpl_ctx *c, const struct rpl_op *op,
+				       uint32_t kind)
+{
+	uint32_t i;
+
+	for (i = 0; i < op->n_aio; i++)
+		if (c->p->aio[op->aio_off + i].a.kind == kind)
+			return &c->p->aio[op->aio_off + i];
+	return NULL;
+}
+
+static int64_t h_setup(struct rpl_ctx *c, struct rpl_op *op)
+{
+	const struct rpl_aio *s = first_aio(c, op, IOT_AIO_SETUP);
+	struct io_uring_params pr;
+	struct io_uring *ring;
+	struct rpl_actx *x;
+	struct rpl_fd e = { .path = op->ev.path };
+	int64_t r;
+
+	if (op->ev.ret < 0 || !s)
+		return rpl_skip(op, RPL_SKIP_UNSUPPORTED);
+	memset(&pr, 0, sizeof(pr));
+	pr.flags = s->a.flags & KEEP_FLAGS;
+	if (pr.flags & IORING_SETUP_CQSIZE)
+		pr.cq_entries = (uint32_t)s->a.res;
+	if (!(ring = calloc(1, sizeof(*ring))))
+		return -ENOMEM;
+	r = RPL_TIMED(c, io_uring_queue_init_params((unsigned)op->ev.args[0], ring, &pr));
+	if (r < 0) {
+		free(ring);
+		return r;
+	}
+	if (!(x = rpl_actx_get(c, IOT_AIO_URING, (uint64_t)op->ev.ret, 1))) {
+		io_uring_queue_exit(ring);
+		free(ring);
+		return -ENOMEM;
+	}
+	rpl_uring_free(x);
+	x->ring = ring;
+	x->ring_fd = ring->ring_fd;
+	/* the recorded descriptor names the ring: a copy, so that its
+	 * close, mmap and the rest find it, and the ring lives on */
+	e.live = dup(ring->ring_fd);
+	e.state = e.live >= 0 ? RPL_FD_LIVE : RPL_FD_SKIP;
+	if (rpl_fdtab_set(c->pr->tab, (long)op->ev.ret, &e) < 0 && e.live >= 0)
+		close(e.live);
+	return op->ev.ret;
+}
+
+/* What the program asked of the kernel's opcodes, asked again. */
+static int64_t probe(struct rpl_ctx *c, struct rpl_op *op, struct rpl_actx *x)
+{
+	unsigned n = (unsigned)op->ev.args[3] > 256 ? 256 : (unsigned)op->ev.args[3];
+	size_t len = sizeof(struct io_uring_probe) + n * sizeof(struct io_uring_probe_op);
+	void *pb = calloc(1, len);
+	int64_t r;
+
+	if (!pb)
+		return -ENOMEM;
+	r = RPL_CALL(c, syscall(SYS_io_uring_register, x->ring_fd, IORING_REGISTER_PROBE, pb, n));
+	free(pb);
+	return r;
+}
+
+static int64_t unregister(struct rpl_ctx *c, struct rpl_op *op, struct rpl_actx *x)
+{
+	int64_t r;
+	uint32_t i;
+
+	pthread_mutex_lock(&x->lock);
+	if (op->ev.args[1] == IORING_UNREGISTER_FILES) {
+		r = RPL_TIMED(c, io_uring_unregister_files(x->ring));
+	} else {
+		r = RPL_TIMED(c, io_uring_unregister_buffers(x->ring));
+		for (i = 0; r == 0 && i < x->n_bufs; i++)
+			free(x->bufs[i]);
+		if (r == 0) {
+			free(x->bufs);
+			free(x->buf_len);
+			x->bufs = NULL;
+			x->buf_len = NULL;
+			x->n_bufs = 0;
+		}
+	}
+	pthread_mutex_unlock(&x->lock);
+	return r;
+}
+
+static int64_t h_register(struct rpl_ctx *c, struct rpl_op *op)
+{
+	struct rpl_actx *x = rpl_actx_get(c, IOT_AIO_URING, (uint64_t)op->ev.args[0], 0);
+	const struct rpl_aio *g = first_aio(c, op, IOT_AIO_REGISTER);
+	struct iovec *iov = NULL;
+	int *fds = NULL;
+	uint32_t i, n;
+	int64_t r;
+
+	if (!x || !x->ring)
+		return rpl_skip(op, RPL_SKIP_FD);
+	if (!g && op->ev.args[1] == IORING_REGISTER_PROBE)
+		return probe(c, op, x);
+	if (!g && (op->ev.args[1] == IORING_UNREGISTER_FILES ||
+		   op->ev.args[1] == IORING_UNREGISTER_BUFFERS))
+		return unregister(c, op, x);
+	if (!g)
+		return rpl_skip(op, RPL_SKIP_UNSUPPORTED);
+	n = g->a.nvals;
+	pthread_mutex_lock(&x->lock);
+	if (g->a.opcode == IORING_REGISTER_FILES) {
+		if (!(fds = calloc(n + 1, sizeof(*fds)))) {
+			r = -ENOMEM;
+			goto out;
+		}
+		for (i = 0; i < n; i++) {
+			struct rpl_fd e;
+
+			fds[i] = rpl_fdtab_get(c->pr->tab, g->a.vals[i], &e) == 0 &&
+				e.state == RPL_FD_LIVE ? e.live : -1;
+		}
+		r = RPL_TIMED(c, io_uring_register_files(x->ring, fds, n));
+	} else {
+		if (x->n_bufs) {
+			r = -EBUSY;
+			goto out;
+		}
+		x->bufs = calloc(n + 1, sizeof(*x->bufs));
+		x->buf_len = calloc(n + 1, sizeof(*x->buf_len));
+		iov = calloc(n + 1, sizeof(*iov));
+		if (!x->bufs || !x->buf_len || !iov) {
+			r = -ENOMEM;
+			goto out;
+		}
+		for (i = 0; i < n; i++) {
+			uint64_t len = (uint64_t)g->a.vals[i], k;
+
+			if (len > RPL_IO_MAX)
+				len = RPL_IO_MAX;
+			x->bufs[i] = aligned_alloc(4096, (len + 4095) & ~4095ULL);
+			if (!x->bufs[i]) {
+				r = -ENOMEM;
+				goto out;
+			}
+			x->n_bufs = i + 1;
+			x->buf_len[i] = len;
+			for (k = 0; k < len; k += RPL_SCRATCH)
+				memcpy((char *)x->bufs[i] + k, rpl_wbuf(),
+				       len - k < RPL_SCRATCH ? len - k : RPL_SCRATCH);
+			iov[i].iov_base = x->bufs[i];
+			iov[i].iov_len = len;
+		}
+		r = RPL_TIMED(c, io_uring_register_buffers(x->ring, iov, n));
+	}
+out:
+	pthread_mutex_unlock(&x->lock);
+	free(fds);
+	free(iov);
+	return r;
+}
+
+/* Per-batch storage that must live until the batch is submitted. */
+struct batch {
+	struct rpl_name *names;
+	uint32_t n_names;
+	struct open_how *how;
+	struct iovec (*iov)[64];
+};
+
+static int name_of(struct rpl_ctx *c, struct batch *b, const char *path,
+		   struct rpl_name **n)
+{
+	if (!path || rpl_path_skip(c->p->o, path))
+		return -1;
+	*n = &b->names[b->n_names];
+	if (rpl_parent(c->p->root_fd, path, *n) < 0)
+		return -1;
+	b->n_names++;
+	return 0;
+}
+
+static int live_fd(struct rpl_ctx *c, const struct iot_aio *a)
+{
+	struct rpl_fd e;
+
+	if (a->flags & IOSQE_FIXED_FILE)
+		return a->fd;
+	if (rpl_fdtab_get(c->pr->tab, a->fd, &e) < 0 || e.state != RPL_FD_LIVE)
+		return -1;
+	return e.live;
+}
+
+/* Fill @sqe with recorded request @k.  @return : 0, or -1 if it cannot
+ * be replayed. */
+static int prep(struct rpl_ctx *c, struct rpl_actx *x, uint32_t k, struct batch *b,
+		uint32_t slot, struct io_uring_sqe *sqe)
+{
+	const struct iot_aio *a = &c->p->aio[k].a;
+	char *buf = rpl_actx_buf(x);
+	uint64_t len = a->len > RPL_AIO_BUF ? RPL_AIO_BUF : a->len;
+	struct rpl_name *n1, *n2;
+	int fd = -1;
+	uint32_t i, nv;
+
+	if (!buf || !iot_aio_op_known(IOT_AIO_URING, a->opcode))
+		return -1;
+	switch (a->opcode) {
+	case IORING_OP_NOP:
+		io_uring_prep_nop(sqe);
+		break;
+	case IORING_OP_READ: case IORING_OP_WRITE: case IORING_OP_READV:
+	case IORING_OP_WRITEV: case IORING_OP_READ_FIXED: case IORING_OP_WRITE_FIXED:
+	case IORING_OP_FSYNC: case IORING_OP_FALLOCATE:
+		if ((fd = live_fd(c, a)) < 0)
+			return -1;
+		break;
+	}
+	switch (a->opcode) {
+	case IORING_OP_READ:
+		io_uring_prep_read(sqe, fd, buf, (unsigned)len, a->off);
+		break;
+	case IORING_OP_WRITE:
+		io_uring_prep_write(sqe, fd, buf, (unsigned)len, a->off);
+		break;
+	case IORING_OP_READV: case IORING_OP_WRITEV:
+		nv = a->nvals < 64 ? a->nvals : 64;
+		for (i = 0, len = 0; i < nv; i++) {
+			uint64_t l = (uint64_t)a->vals[i];
+
+			if (len + l > RPL_AIO_BUF)
+				l = RPL_AIO_BUF - len;
+			b->iov[slot][i].iov_base = buf + len;
+			b->iov[slot][i].iov_len = l;
+			len += l;
+		}
+		if (a->opcode == IORING_OP_READV)
+			io_uring_prep_readv(sqe, fd, b->iov[slot], nv, a->off);
+		else
+			io_uring_prep_writev(sqe, fd, b->iov[slot], nv, a->off);
+		break;
+	case IORING_OP_READ_FIXED: case IORING_OP_WRITE_FIXED:
+		if (a->buf_index >= x->n_bufs)
+			return -1;
+		if (len > x->buf_len[a->buf_index])
+			len = x->buf_len[a->buf_index];
+		if (a->opcode == IORING_OP_READ_FIXED)
+			io_uring_prep_read_fixed(sqe, fd, x->bufs[a->buf_index], (unsigned)len,
+						 a->off, (int)a->buf_index);
+		else
+			io_uring_prep_write_fixed(sqe, fd, x->bufs[a->buf_index], (unsigned)len,
+						  a->off, (int)a->buf_index);
+		break;
+	case IORING_OP_FSYNC:
+		io_uring_prep_fsync(sqe, fd, a->rw_flags);
+		break;
+	case IORING_OP_FALLOCATE:
+		io_uring_prep_fallocate(sqe, fd, (int)a->rw_flags, a->off, (off_t)a->len);
+		break;
+	case IORING_OP_CLOSE: {
+		struct rpl_fd e;
+
+		/* a copy is closed by the ring, the recorded descriptor here:
+		 * no other thread can get its number in between */
+		if ((a->flags & IOSQE_FIXED_FILE) ||
+		    rpl_fdtab_get(c->pr->tab, a->fd, &e) < 0 || e.state != RPL_FD_LIVE ||
+		    (fd = dup(e.live)) < 0)
+			return -1;
+		rpl_fdtab_close(c->pr->tab, a->fd);
+		io_uring_prep_close(sqe, fd);
+		break;
+	}
+	case IORING_OP_OPENAT:
+		if (name_of(c, b, a->path, &n1) < 0)
+			return -1;
+		memset(&b->how[slot], 0, sizeof(b->how[slot]));
+		b->how[slot].flags = a->rw_flags | O_CLOEXEC;
+		if (a->rw_flags & (O_CREAT | __O_TMPFILE))
+			b->how[slot].mode = a->len & 07777;
+		b->how[slot].resolve = RESOLVE_BENEATH | RESOLVE_NO_SYMLINKS |
+			RESOLVE_NO_MAGICLINKS;
+		io_uring_prep_openat2(sqe, n1->dirfd, n1->name, &b->how[slot]);
+		break;
+	case IORING_OP_STATX:
+		if (name_of(c, b, a->path, &n1) < 0)
+			return -1;
+		io_uring_prep_statx(sqe, n1->dirfd, n1->name,
+				    (int)(a->rw_flags | AT_SYMLINK_NOFOLLOW), (unsigned)a->len,
+				    (struct statx *)(void *)(buf + RPL_AIO_BUF - 4096));
+		break;
+	case IORING_OP_UNLINKAT:
+		if (name_of(c, b, a->path, &n1) < 0)
+			return -1;
+		io_uring_prep_unlinkat(sqe, n1->dirfd, n1->name, (int)a->rw_flags);
+		break;
+	case IORING_OP_MKDIRAT:
+		if (name_of(c, b, a->path, &n1) < 0)
+			return -1;
+		io_uring_prep_mkdirat(sqe, n1->dirfd, n1->name, (mode_t)(a->len & 07777));
+		break;
+	case IORING_OP_RENAMEAT:
+		if (name_of(c, b, a->path, &n1) < 0 || name_of(c, b, a->path2, &n2) < 0)
+			return -1;
+		io_uring_prep_renameat(sqe, n1->dirfd, n1->name, n2->dirfd, n2->name,
+				       a->rw_flags);
+		break;
+	}
+	sqe->flags |= (uint8_t)(a->flags & (LINK_FLAGS | IOSQE_FIXED_FILE));
+	if (a->opcode == IORING_OP_OPENAT || a->opcode == IORING_OP_CLOSE)
+		sqe->flags &= (uint8_t)~IOSQE_FIXED_FILE;
+	io_uring_sqe_set_data64(sqe, k);
+	return 0;
+}
+
+/* Every completion there is (@op: the call reaping them). */
+static void reap(struct rpl_ctx *c, struct rpl_op *op, struct rpl_actx *x)
+{
+	struct io_uring_cqe *cqe;
+
+	while (io_uring_peek_cqe(x->ring, &cqe) == 0) {
+		uint64_t k = io_uring_cqe_get_data64(cqe);
+
+		if (x->inflight)
+			x->inflight--;
+		if (k < c->p->n_aio && c->p->aio[k].state == RPL_AIO_SUBMITTED) {
+			struct rpl_aio *ra = &c->p->aio[k];
+
+			ra->r_res = cqe->res;
+			ra->state = RPL_AIO_DONE;
+			rpl_aio_fault(c, op, ra);
+			if (ra->a.opcode == IORING_OP_OPENAT && cqe->res >= 0) {
+				struct rpl_fd e = { .live = cqe->res, .state = RPL_FD_LIVE,
+						    .path = ra->a.path };
+
+				if (ra->rec_res < 0 ||
+				    rpl_fdtab_set(c->pr->tab, (long)ra->rec_res, &e) < 0)
+					close(cqe->res);
+			}
+		}
+		io_uring_cqe_seen(x->ring, cqe);
+	}
+}
+
+static int64_t h_enter(struct rpl_ctx *c, struct rpl_op *op)
+{
+	struct rpl_actx *x = rpl_actx_get(c, IOT_AIO_URING, (uint64_t)op->ev.args[0], 0);
+	struct batch b = { 0 };
+	uint32_t i, queued = 0, wait = 0, ns = 0;
+	int64_t r;
+
+	if (!x || !x->ring)
+		return rpl_skip(op, RPL_SKIP_FD);
+	b.names = calloc(2 * op->n_aio + 1, sizeof(*b.names));
+	b.how = calloc(op->n_aio + 1, sizeof(*b.how));
+	b.iov = calloc(op->n_aio + 1, sizeof(*b.iov));
+	if (!b.names || !b.how || !b.iov) {
+		r = -ENOMEM;
+		goto out;
+	}
+	pthread_mutex_lock(&x->lock);
+	for (i = 0; i < op->n_aio; i++) {
+		uint32_t k = op->aio_off + i;
+		struct rpl_aio *ra = &c->p->aio[k];
+		struct io_uring_sqe *sqe;
+
+		if (ra->a.kind != IOT_AIO_SUBMIT)
+			continue;
+		if (!(sqe = io_uring_get_sqe(x->ring))) {
+			ra->state = RPL_AIO_SKIPPED;
+			continue;
+		}
+		if (prep(c, x, k, &b, i, sqe) < 0) {
+			/* a NOP in its place keeps a chain's shape */
+			ra->state = RPL_AIO_SKIPPED;
+			io_uring_prep_nop(sqe);
+			sqe->flags |= (uint8_t)(ra->a.flags & LINK_FLAGS);
+			io_uring_sqe_set_data64(sqe, UINT64_MAX);
+		} else {
+			ra->state = RPL_AIO_SUBMITTED;
+			if (ra->a.opcode == IORING_OP_UNLINKAT || ra->a.opcode == IORING_OP_RENAMEAT)
+				ns = 1;
+		}
+		queued++;
+	}
+	if (op->ev.args[3] & IORING_ENTER_GETEVENTS) {
+		wait = (uint32_t)op->ev.args[2];
+		if (wait > x->inflight + queued)
+			wait = x->inflight + queued;
+	}
+	r = RPL_TIMED(c, io_uring_submit_and_wait(x->ring, wait));
+	if (r > 0)
+		x->inflight += (uint32_t)r;
+	reap(c, op, x);
+	pthread_mutex_unlock(&x->lock);
+	if (ns)
+		rpl_ns_changed(c->p);
+out:
+	for (i = 0; b.names && i < b.n_names; i++)
+		rpl_name_done(&b.names[i]);
+	free(b.names);
+	free(b.how);
+	free(b.iov);
+	return r;
+}
+
+void rpl_ops_uring(rpl_handler *h)
+{
+	h[SYS_io_uring_setup] = h_setup;
+	h[SYS_io_uring_enter] = h_enter;
+	h[SYS_io_uring_register] = h_register;
+}
