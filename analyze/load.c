@@ -49,8 +49,8 @@ char *ana_join_argv(uint32_t argc, const char *const *argv)
 	return s;
 }
 
-static void stat_add(struct ana_stat *s, const struct iot_event *ev, int64_t dur,
-		     int timed, uint64_t bytes)
+void ana_stat_add(struct ana_stat *s, const struct iot_event *ev, int64_t dur,
+		  int timed, uint64_t bytes)
 {
 	s->count++;
 	if (ev->ret < 0 && ev->ret >= -4095)
@@ -88,10 +88,10 @@ static int pass2_event(struct loader *L, const struct iot_event *ev)
 	if ((cls == IOT_CLASS_READ || cls == IOT_CLASS_WRITE) && ev->ret > 0 && sc &&
 	    (sc->flags & (IOT_SCF_READ | IOT_SCF_WRITE)))
 		bytes = (uint64_t)ev->ret;
-	stat_add(&t->total, ev, dur, timed, bytes);
-	stat_add(&t->cls[cls], ev, dur, timed, bytes);
+	ana_stat_add(&t->total, ev, dur, timed, bytes);
+	ana_stat_add(&t->cls[cls], ev, dur, timed, bytes);
 	if (ev->nr >= 0 && ev->nr < ANA_MAX_NR)
-		stat_add(&t->sys[ev->nr], ev, dur, timed, bytes);
+		ana_stat_add(&t->sys[ev->nr], ev, dur, timed, bytes);
 	e = ana_pid_get(&L->pids, ev->pid, 0);
 	if (e && e->orphan)
 		ana_orphan_event(L, e, ev);
@@ -101,7 +101,7 @@ static int pass2_event(struct loader *L, const struct iot_event *ev)
 		ph = e ? e->phase2 : -1;
 	if (ph < 0)
 		ph = (int)t->n_phases - 1;
-	stat_add(&t->phases[ph].st, ev, dur, timed, bytes);
+	ana_stat_add(&t->phases[ph].st, ev, dur, timed, bytes);
 	cmd = e ? e->cmd : -1;
 	if (cmd < 0) {
 		if (L->unknown_cmd == SIZE_MAX) {
@@ -113,7 +113,7 @@ static int pass2_event(struct loader *L, const struct iot_event *ev)
 		}
 		cmd = (int)L->unknown_cmd;
 	}
-	stat_add(&t->procs[cmd].st, ev, dur, timed, bytes);
+	ana_stat_add(&t->procs[cmd].st, ev, dur, timed, bytes);
 	if (t->t_last > t->t_first) {
 		double x = ((double)ev->t_enter - (double)t->t_first) * ANA_TL_BINS /
 			   ((double)t->t_last - (double)t->t_first + 1);
@@ -230,6 +230,10 @@ int ana_load(struct ana_trace *t, const char *path)
 				ana_pass1_event(&L, &it.u.ev);
 			else if (it.kind == IOT_ITEM_EVENT)
 				rc = pass2_event(&L, &it.u.ev);
+			else if (it.kind == IOT_ITEM_AIO && pass == 2)
+				rc = ana_aio_item(&L, &it.u.aio);
+			else if (it.kind == IOT_ITEM_MPAGES && pass == 2)
+				ana_mpages_item(&L, &it.u.mp);
 			if (rc < 0)
 				goto out;
 		}
@@ -254,6 +258,7 @@ out:
 	free(L.w);
 	free(L.ov);
 	free(L.seg);
+	free(L.aw);
 	for (size_t i = 0; i < L.n_marks; i++)
 		free(L.marks[i].name);
 	free(L.marks);

@@ -52,7 +52,26 @@ struct loader {
 	int64_t orphan_cpu;
 	double *w, *ov, w_gap;
 	int64_t *seg;
+	/* async requests waiting for their completion (load_aio.c) */
+	struct ana_aio_wait {
+		uint64_t key;
+		int64_t t_ns;
+		uint8_t cls, done;
+	} *aw;
+	uint64_t aw_cap, aw_used;
 };
+
+/*! ana_stat_add() : count one call (@ev's result, @dur if @timed, @bytes). */
+void ana_stat_add(struct ana_stat *s, const struct iot_event *ev, int64_t dur,
+		  int timed, uint64_t bytes);
+
+/*! ana_mpages_item() : pass 2: a MapPages record into the mapped
+ *  classes (one count per record with pages, their bytes). */
+void ana_mpages_item(struct loader *L, const struct iot_mpages *m);
+
+/*! ana_aio_item() : pass 2: an AsyncOp into the async classes.
+ *  @return : 0 or -ENOMEM. */
+int ana_aio_item(struct loader *L, const struct iot_aio *a);
 
 /*! ana_pid_get() : the entry of @pid, created when @create is set.
  *  @return : the entry, or NULL (not there, or out of memory). */

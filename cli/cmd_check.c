@@ -11,6 +11,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "check_unc.h"
 #include "commands.h"
 #include "iotape.h"
 
@@ -63,6 +64,7 @@ static int has_trailer(const char *path)
 struct scan {
 	uint64_t counted[3];		/* events, processes, path states */
 	int64_t t_lo, t_hi;		/* of the events read */
+	struct check_unc unc;		/* async and mapped I/O */
 	int damaged;
 	char why[512];
 };
@@ -104,6 +106,7 @@ static void print_summary(const char *path, const struct iot_header *h,
 	       (unsigned long long)s->dropped_events);
 	printf("\n  processes    %llu\n", (unsigned long long)sc->counted[1]);
 	printf("  path states  %llu\n", (unsigned long long)sc->counted[2]);
+	check_unc_print(&sc->unc, stdout);
 	if (sc->counted[0])
 		printf("  time span    %s\n",
 		       iot_fmt_ns(b1, sizeof(b1), (double)iot_ns_sub(sc->t_hi, sc->t_lo)));
@@ -148,9 +151,11 @@ static int scan(struct iot_reader *r, struct scan *sc)
 				sc->t_hi = it.u.ev.t_enter;
 		} else if (it.kind == IOT_ITEM_PROCESS) {
 			sc->counted[1]++;
-		} else {
+		} else if (it.kind == IOT_ITEM_PATH_STATE) {
 			sc->counted[2]++;
 		}
+		if ((rc = check_unc_item(&sc->unc, &it)) < 0)
+			return rc;
 	}
 	s = iot_reader_summary(r);
 	if (rc < 0 && !s->damage)
@@ -198,6 +203,7 @@ static int check_one(const char *path, int quiet, int *damaged)
 		code = IOT_EXIT_DAMAGED;
 	}
 out:
+	check_unc_free(&sc.unc);
 	iot_reader_close(r);
 	return code;
 }

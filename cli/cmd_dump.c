@@ -14,6 +14,7 @@
 #include <time.h>
 
 #include "commands.h"
+#include "dump_aio.h"
 #include "iotape.h"
 
 static const char usage_text[] =
@@ -534,6 +535,8 @@ static int dump_file(const char *path, const struct dump_opts *o)
 {
 	struct pend_list pl = { NULL, 0, 0, 0 };
 	struct pid_seen ps = { NULL, 0, 0, 0 };
+	struct dump_aio da = { 0 };
+	uint64_t n_ev = 0;
 	struct count_row *rows = NULL;
 	struct iot_reader *r = NULL;
 	uint64_t chunk = UINT64_MAX;
@@ -557,8 +560,10 @@ static int dump_file(const char *path, const struct dump_opts *o)
 		goto out;
 	}
 	base = iot_time_base(iot_reader_header(r), iot_reader_summary(r));
-	if (!o->count)
+	if (!o->count) {
 		print_header(stdout, iot_reader_header(r));
+		dump_aio_open(&da, path);
+	}
 	while ((rc = iot_reader_next(r, &it)) > 0) {
 		if (it.chunk != chunk) {
 			pend_flush(&pl, INT64_MAX, stdout);
@@ -566,6 +571,7 @@ static int dump_file(const char *path, const struct dump_opts *o)
 		}
 		switch (it.kind) {
 		case IOT_ITEM_EVENT:
+			n_ev++;
 			if (!wanted(o, &ps, it.u.ev.pid, it.u.ev.tid))
 				break;
 			if (o->count) {
@@ -575,6 +581,7 @@ static int dump_file(const char *path, const struct dump_opts *o)
 			pend_flush(&pl, it.u.ev.t_enter, stdout);
 			if (print_event(stdout, &it.u.ev, base, o->fmt, &buf, &cap))
 				rc = -ENOMEM;
+			dump_aio_print(&da, stdout, n_ev - 1, base, o->have_pid ? o->pid : 0);
 			break;
 		case IOT_ITEM_PROCESS:
 			if (wanted(o, &ps, it.u.proc.pid, it.u.proc.tid) &&
@@ -596,6 +603,7 @@ static int dump_file(const char *path, const struct dump_opts *o)
 	}
 	if (!werr) {
 		pend_flush(&pl, INT64_MAX, stdout);
+		dump_aio_print(&da, stdout, UINT64_MAX, base, o->have_pid ? o->pid : 0);
 		if (o->count)
 			print_counts(stdout, rows, COUNT_NR + 1);
 		if (fflush(stdout) || ferror(stdout))
@@ -638,6 +646,7 @@ out:
 	free(buf);
 	free(rows);
 	iot_reader_close(r);
+	dump_aio_close(&da);
 	return code;
 }
 
