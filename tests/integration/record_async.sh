@@ -1,0 +1,171 @@
+#!/bin/bash
+# record_async.sh - asynchronous I/O is recorded and replayed, not lost.
+#
+# fio with ioengine=libaio and io_uring (plain, and with fixedbufs and
+# registerfiles), random writes and sequential reads of 4 MiB in 4 KiB
+# blocks at iodepth 8:
+# 1. the trace holds as many async requests, and bytes, as fio's own JSON
+#    report says it issued, and a completion for each;
+# 2. --no-fastpath records the same requests (opcode, length, offset, in
+#    order) and the same completions;
+# 3. `iotape check` and `iotape report` count them (report: the bytes in
+#    its async read/write class);
+# 4. a replay issues every request with no result differing, and leaves
+#    the file at its size;
+# 5. a ring that polls its submissions (SQPOLL): the record summary and
+#    `iotape check` say how many requests the trace misses;
+# 6. tests/progs/uring_ops: one of each io_uring request decoded (mkdirat,
+#    openat, write, writev, read_fixed, a registered file, fsync,
+#    fallocate, statx, read, readv, close, renameat, unlinkat, a linked
+#    write -> fsync): each is in the dump by name with its path, alike
+#    with and without the fast path, none "not decoded", and a replay
+#    makes the same tree (sub/b of 65536 bytes, sub/d, no sub/a, sub/c).
+set -u
+. "$SRCDIR/tests/integration/lib.sh"
+. "$SRCDIR/tests/integration/record_lib.sh"
+need_ptrace
+need_cmd fio
+need_cmd python3
+d=$(mktemp -d /tmp/iotape-async.XXXXXX)
+trap 'rm -rf "$d"' EXIT
+cd "$d"
+
+uring=1
+if ! fio --name=probe --filename="$d/probe" --size=64k --bs=4k --rw=write \
+	--ioengine=io_uring >/dev/null 2>&1; then
+	echo "io_uring is not available here (kernel.io_uring_disabled?): its cases are left out"
+	uring=0
+fi
+rm -f "$d/probe"
+
+# the submit and complete lines of a dump: "op len off" and results
+cat >req.py <<'PY'
+import re, sys
+subs, comps, nbytes = [], [], 0
+for line in open(sys.argv[1], errors="replace"):
+    m = re.search(r"(aio|io_uring) submit (\w+)\([^)]*?, (\d+), (\d+)\)", line)
+    if m:
+        subs.append("%s %s %s" % (m.group(2), m.group(3), m.group(4)))
+        nbytes += int(m.group(3))
+        continue
+    m = re.search(r"(aio|io_uring) complete (\w+)\(.*= (-?\d+)", line)
+    if m:
+        comps.append("%s %s" % (m.group(2), m.group(3)))
+if sys.argv[2] == "count":
+    print(len(subs), nbytes, len(comps))
+else:
+    print("\n".join(subs + ["--"] + sorted(comps)))
+PY
+
+run() {	# name rw engine [fio options...]
+	local name=$1 rw=$2 engine=$3 mode want got dir r
+	shift 3
+	dir=$(case $rw in *read*) echo read ;; *) echo write ;; esac)
+	for mode in fast ptrace; do
+		rm -f "$d/$name.dat"
+		# a read job reads a file laid out before the recording
+		case $rw in *read*) fio --name=lay --filename="$d/$name.dat" --size=4m \
+			--bs=64k --rw=write --ioengine=psync >/dev/null 2>&1 ;; esac
+		"$IOTAPE" record $([ $mode = ptrace ] && echo --no-fastpath) -o "$name.$mode.iotape" -- \
+			fio --name=t --filename="$d/$name.dat" --rw="$rw" --size=4m --bs=4k \
+			--iodepth=8 --ioengine="$engine" "$@" --output-format=json \
+			--output="$name.$mode.json" 2>"$name.$mode.err" ||
+			fail "$name: record failed: $(cat "$name.$mode.err")"
+		"$IOTAPE" dump -y "$name.$mode.iotape" >"$name.$mode.dump" || fail "$name: dump"
+		want=$(python3 -c "import json,sys; j=json.load(open('$name.$mode.json'))['jobs'][0]['$dir']; print(j['total_ios'], j['io_bytes'], j['total_ios'])")
+		got=$(python3 req.py "$name.$mode.dump" count)
+		[ "$got" = "$want" ] ||
+			fail "$name ($mode): the trace holds requests, bytes, completions $got; fio says $want"
+		grep -q "async I/O: ${want%% *} requests" "$name.$mode.err" ||
+			fail "$name ($mode): the record summary does not count them: $(cat "$name.$mode.err")"
+	done
+	python3 req.py "$name.fast.dump" list >"$name.fast.req"
+	python3 req.py "$name.ptrace.dump" list >"$name.ptrace.req"
+	diff -u "$name.ptrace.req" "$name.fast.req" >/dev/null ||
+		fail "$name: fast path and --no-fastpath recorded different requests: $(diff "$name.ptrace.req" "$name.fast.req" | head -5)"
+	"$IOTAPE" check "$name.fast.iotape" >"$name.check" || fail "$name: check exited $?"
+	grep -q "async I/O    ${want%% *} requests" "$name.check" ||
+		fail "$name: check does not count the requests: $(cat "$name.check")"
+	grep -q "never seen complete\|not decoded" "$name.check" &&
+		fail "$name: check says something was not captured: $(cat "$name.check")"
+	"$IOTAPE" report "$name.fast.iotape" >"$name.report" || fail "$name: report exited $?"
+	grep -q "^  async $dir  *${want%% *} .* 4.0 MiB$" "$name.report" ||
+		fail "$name: report has no async $dir row of ${want%% *} requests and 4.0 MiB: $(grep async "$name.report")"
+	rm -rf root
+	mkdir root
+	"$IOTAPE" replay "$name.fast.iotape" --root root --timing afap >"$name.replay" 2>&1 ||
+		fail "$name: replay exited $?: $(cat "$name.replay")"
+	r=$(grep "async I/O" "$name.replay")
+	echo "$r" | grep -q "${want%% *} of ${want%% *} requests replayed" ||
+		fail "$name: not every request was replayed: $r"
+	echo "$r" | grep -q ", 0 results differ" || fail "$name: results differ: $r"
+	[ "$(stat -c %s "root$d/$name.dat")" = "$(stat -c %s "$d/$name.dat")" ] ||
+		fail "$name: the replayed file is $(stat -c %s "root$d/$name.dat") bytes, not $(stat -c %s "$d/$name.dat")"
+	echo "$name: ${want%% *} requests recorded alike with and without the fast path, replayed"
+}
+
+run aio-randwrite randwrite libaio
+run aio-read read libaio
+if [ $uring = 1 ]; then
+	run uring-randwrite randwrite io_uring
+	run uring-read read io_uring
+	run uring-fixed-randwrite randwrite io_uring --fixedbufs --registerfiles
+	run uring-fixed-randread randread io_uring --fixedbufs --registerfiles
+
+	# 5. SQPOLL: said, with the count the ring's head gives
+	if fio --name=probe --filename="$d/probe" --size=64k --bs=4k --rw=write \
+		--ioengine=io_uring --sqthread_poll=1 >/dev/null 2>&1; then
+		"$IOTAPE" record -o sq.iotape -- fio --name=t --filename="$d/sq.dat" \
+			--rw=randwrite --size=1m --bs=4k --iodepth=8 --ioengine=io_uring \
+			--sqthread_poll=1 >/dev/null 2>sq.err || fail "sqpoll: record failed"
+		grep -q "SQPOLL.*256 requests taken by the kernel are missing" sq.err ||
+			fail "sqpoll: the record summary does not say what is missing: $(cat sq.err)"
+		"$IOTAPE" check sq.iotape >sq.check || fail "sqpoll: check exited $?"
+		grep -q "not captured 256 io_uring requests the kernel took" sq.check ||
+			fail "sqpoll: check does not say what is missing: $(cat sq.check)"
+		echo "sqpoll: 256 requests said to be missing"
+	else
+		echo "SQPOLL does not run here: that case is left out"
+	fi
+
+	# 6. every opcode decoded, with paths, and replayed under the root
+	for mode in fast ptrace; do
+		rm -rf "$d/u"
+		mkdir "$d/u"
+		"$IOTAPE" record $([ $mode = ptrace ] && echo --no-fastpath) -o u.$mode.iotape -- \
+			"$PROGS/uring_ops" "$d/u" 2>u.$mode.err || fail "uring_ops ($mode): $(cat u.$mode.err)"
+		"$IOTAPE" dump u.$mode.iotape | grep -o "io_uring [a-z]* .*" |
+			sed 's/ data=0x[0-9a-f]*//' >u.$mode.req
+	done
+	diff -u u.ptrace.req u.fast.req >/dev/null ||
+		fail "uring_ops: fast path and --no-fastpath differ: $(diff u.ptrace.req u.fast.req | head -5)"
+	for want in "submit mkdirat(\"$d/u/sub\", 0755)" \
+		"submit openat(\"$d/u/sub/a\", 0644) flags=0x42" \
+		"submit write([0-9]*<\"$d/u/sub/a\">, 8192, 0)" \
+		"submit writev([0-9]*<\"$d/u/sub/a\">, 8192, 8192, \[4096, 4096\])" \
+		"submit read_fixed([0-9]*<\"$d/u/sub/a\">, 8192, 0)" \
+		"submit write(fixed:0<\"$d/u/sub/a\">, 4096, 16384) flags=0x1" \
+		"submit fsync([0-9]*<\"$d/u/sub/a\">" \
+		"submit fallocate([0-9]*<\"$d/u/sub/a\">, 65536, 0)" \
+		"submit statx(\"$d/u/sub/a\", mask=0x200)" \
+		"submit readv([0-9]*<\"$d/u/sub/a\">, 8192, 0, \[4096, 4096\])" \
+		"submit close([0-9]*<\"$d/u/sub/a\">" \
+		"submit renameat(\"$d/u/sub/a\", \"$d/u/sub/b\")" \
+		"submit unlinkat(\"$d/u/sub/c\")" \
+		"submit write([0-9]*<\"$d/u/sub/d\">, 4096, 0) flags=0x4" \
+		"complete fsync([0-9]*<\"$d/u/sub/d\">) = 0"; do
+		grep -q "$want" u.fast.req || fail "uring_ops: no '$want' in the dump: $(cat u.fast.req)"
+	done
+	"$IOTAPE" check u.fast.iotape >u.check || fail "uring_ops: check exited $?"
+	grep -q "not decoded\|never seen complete" u.check && fail "uring_ops: $(cat u.check)"
+	rm -rf root
+	mkdir root
+	"$IOTAPE" replay u.fast.iotape --root root >u.replay 2>&1 || fail "uring_ops: replay: $(cat u.replay)"
+	grep -q "async I/O    20 of 20 requests replayed .* 0 results differ" u.replay ||
+		fail "uring_ops: replay: $(grep -i 'async\|mismatch' u.replay)"
+	[ "$(stat -c %s "root$d/u/sub/b")" = 65536 ] && [ -f "root$d/u/sub/d" ] &&
+		[ ! -e "root$d/u/sub/a" ] && [ ! -e "root$d/u/sub/c" ] ||
+		fail "uring_ops: the replayed tree differs: $(ls -lR "root$d/u")"
+	echo "uring_ops: 20 requests of 14 opcodes decoded alike with and without the fast path, replayed"
+fi
+exit 0

@@ -1,0 +1,88 @@
+#!/bin/bash
+# record_mmap.sh - the pages of file mappings are recorded and replayed.
+#
+# A program reads a 64 MiB file through a read-only mapping (one byte per
+# page), then writes 64 pages of another file through a shared mapping
+# and msyncs it:
+# 1. the trace holds a MapPages record of 16384 pages read at the munmap,
+#    and one of 64 pages written at the msync; --no-fastpath records the
+#    same; `iotape check` and `iotape report` count them;
+# 2. with the replayed file's pages dropped from the cache after the
+#    starting tree is built (POSIX_FADV_DONTNEED on that file only: the
+#    machine's other caches are left alone), the replay reads >= 60 MiB
+#    from the filesystem and writes the 64 pages.
+set -u
+. "$SRCDIR/tests/integration/lib.sh"
+. "$SRCDIR/tests/integration/record_lib.sh"
+need_ptrace
+need_cmd python3
+PY=$(command -v python3)
+[ -x /usr/bin/python3 ] && PY=/usr/bin/python3
+# on a filesystem with a block device: ru_inblock counts its reads
+d=$(mktemp -d /var/tmp/iotape-mmap.XXXXXX)
+trap 'rm -rf "$d"' EXIT
+cd "$d"
+
+head -c 64M /dev/urandom >big
+head -c 1M /dev/zero >w
+cat >prog.py <<'PY'
+import mmap, sys
+with open(sys.argv[1], "rb") as f:
+    m = mmap.mmap(f.fileno(), 0, access=mmap.ACCESS_READ)
+    s = 0
+    for i in range(0, len(m), 4096):
+        s += m[i]
+    m.close()
+with open(sys.argv[2], "r+b") as g:
+    w = mmap.mmap(g.fileno(), 0)
+    for i in range(0, 64 * 4096, 4096):
+        w[i] = 1
+    w.flush()
+    w.close()
+PY
+
+for mode in fast ptrace; do
+	"$IOTAPE" record $([ $mode = ptrace ] && echo --no-fastpath) -o $mode.iotape -- \
+		"$PY" prog.py "$d/big" "$d/w" 2>$mode.err || fail "record ($mode): $(cat $mode.err)"
+	"$IOTAPE" dump $mode.iotape | grep -o "mmap pages \"$d/[a-z]*\" at [a-z]*: .*" >$mode.pages
+	grep -q "mmap pages \"$d/big\" at munmap: read 16384 (1 runs), written 0" $mode.pages ||
+		fail "($mode) no record of the 16384 pages read: $(cat $mode.pages)"
+	if [ -r /proc/kpageflags ]; then
+		grep -q "mmap pages \"$d/w\" at msync: read 64 (1 runs), written 64 (1 runs)" $mode.pages ||
+			fail "($mode) no record of the 64 pages written: $(cat $mode.pages)"
+	fi
+	grep -q "file mappings: [0-9]* pages read" $mode.err ||
+		fail "($mode) the record summary does not count mapped pages: $(cat $mode.err)"
+done
+diff -u ptrace.pages fast.pages || fail "fast path and --no-fastpath recorded different pages"
+"$IOTAPE" check fast.iotape >check.out || fail "check exited $?"
+grep -q "mapped I/O   [0-9]* pages read" check.out || fail "check does not count mapped pages: $(cat check.out)"
+"$IOTAPE" report fast.iotape >report.out || fail "report exited $?"
+grep -q "^  mapped read .* 6[4-9]\.[0-9] MiB$" report.out ||
+	fail "report has no mapped read row of >= 64 MiB: $(grep mapped report.out)"
+echo "pages recorded alike with and without the fast path"
+
+mkdir root
+"$IOTAPE" replay fast.iotape --root root --prepare-only >/dev/null 2>&1 || fail "prepare failed"
+[ -s "root$d/big" ] || fail "the starting tree has no $d/big"
+sync
+"$PY" -c 'import os, sys
+fd = os.open(sys.argv[1], os.O_RDONLY)
+os.fsync(fd)
+os.posix_fadvise(fd, 0, 0, os.POSIX_FADV_DONTNEED)' "root$d/big" || fail "cannot drop the file's pages"
+"$PY" - "$IOTAPE" fast.iotape root >replay.out 2>&1 <<'PY' || fail "replay failed: $(cat replay.out)"
+import resource, subprocess, sys
+r = subprocess.run([sys.argv[1], "replay", sys.argv[2], "--root", sys.argv[3], "--no-prepare"])
+print("inblock", resource.getrusage(resource.RUSAGE_CHILDREN).ru_inblock * 512)
+sys.exit(r.returncode)
+PY
+rd=$(sed -n 's/^inblock //p' replay.out)
+[ "$rd" -ge $((60 << 20)) ] || fail "the replay read $rd bytes from the filesystem, not >= 60 MiB: $(cat replay.out)"
+grep -q "mapped pages .* written through file mappings" replay.out ||
+	fail "the replay summary does not say what it did of the mapped pages: $(cat replay.out)"
+if [ -r /proc/kpageflags ]; then
+	grep -q "mapped pages .* 256.0 KiB written" replay.out ||
+		fail "the replay did not write the 64 pages: $(grep mapped replay.out)"
+fi
+echo "replay read $((rd >> 20)) MiB from the filesystem with a cold cache"
+exit 0
