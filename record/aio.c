@@ -552,12 +552,27 @@ static int read_u32(struct rec_task *t, uint64_t addr, uint32_t *v)
 	return rec_read_mem(t->tid, addr, v, 4) == 4 ? 0 : -EFAULT;
 }
 
+/* The path at @addr of @t, against @dirfd, made absolute and its state
+ * taken: @return : it (malloc'd, *@len set), or NULL */
+static char *sqe_path(struct rec_ctx *c, struct rec_task *t, int dirfd, uint64_t addr,
+		      uint32_t *len)
+{
+	char *p;
+
+	if (rec_read_str(t->tid, addr, c->buf, REC_PATH_MAX) < 0)
+		return NULL;
+	p = rec_path_abs(dirfd == AT_FDCWD || c->buf[0] == '/' ?
+			 (t->fs ? t->fs->cwd : NULL) : rec_fd_path(t, dirfd, NULL),
+			 c->buf, len);
+	if (p)
+		rec_path_state(c, p, *len, NULL);
+	return p;
+}
+
 static void sqe_decode(struct rec_ctx *c, struct rec_task *t, struct rec_actx *a,
 		       const struct io_uring_sqe *s, struct rec_aio_req *r)
 {
 	uint32_t len = 0;
-	ssize_t n;
-	char *p;
 
 	r->a.kind = IOT_AIO_SUBMIT;
 	r->a.api = IOT_AIO_URING;
@@ -587,33 +602,14 @@ static void sqe_decode(struct rec_ctx *c, struct rec_task *t, struct rec_actx *a
 	case IORING_OP_RENAMEAT:
 		/* path ops: a dirfd in fd, the path at addr; renameat's new
 		 * dirfd in len, its new path at addr2 (off) */
-		n = rec_read_str(t->tid, s->addr, c->buf, REC_PATH_MAX);
-		if (n < 0)
-			break;
-		p = rec_path_abs(s->fd == AT_FDCWD || c->buf[0] == '/' ?
-				 (t->fs ? t->fs->cwd : NULL) : rec_fd_path(t, s->fd, NULL),
-				 c->buf, &len);
-		if (p) {
-			r->path = p;
-			r->a.path = p;
+		if ((r->path = sqe_path(c, t, s->fd, s->addr, &len))) {
+			r->a.path = r->path;
 			r->a.path_len = len;
-			rec_path_state(c, p, len, NULL);
 		}
-		if (s->opcode == IORING_OP_OPENAT)
-			r->a.len = s->len;	/* mode */
 		if (s->opcode == IORING_OP_RENAMEAT &&
-		    (n = rec_read_str(t->tid, s->addr2, c->buf, REC_PATH_MAX)) >= 0) {
-			int nd = (int)s->len;
-
-			p = rec_path_abs(nd == AT_FDCWD || c->buf[0] == '/' ?
-					 (t->fs ? t->fs->cwd : NULL) : rec_fd_path(t, nd, NULL),
-					 c->buf, &len);
-			if (p) {
-				r->path2 = p;
-				r->a.path2 = p;
-				r->a.path2_len = len;
-				rec_path_state(c, p, len, NULL);
-			}
+		    (r->path2 = sqe_path(c, t, (int)s->len, s->addr2, &len))) {
+			r->a.path2 = r->path2;
+			r->a.path2_len = len;
 		}
 		return;
 	}

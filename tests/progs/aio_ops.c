@@ -9,7 +9,6 @@
  */
 #include <fcntl.h>
 #include <linux/aio_abi.h>
-#include <linux/io_uring.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -18,6 +17,8 @@
 #include <sys/syscall.h>
 #include <time.h>
 #include <unistd.h>
+
+#include "ring.h"
 
 static int64_t now(void)
 {
@@ -31,53 +32,21 @@ static char buf[4096] __attribute__((aligned(4096)));
 
 static int64_t by_uring(int fd, long n)
 {
-	struct io_uring_params p;
-	unsigned *sq_tail, *sq_mask, *sq_array, *cq_head, *cq_tail;
-	struct io_uring_sqe *sqes;
-	char *sq, *cq;
+	struct ring r;
 	int64_t t0;
 	long i;
-	int rfd;
 
-	memset(&p, 0, sizeof(p));
-	rfd = (int)syscall(__NR_io_uring_setup, 4, &p);
-	if (rfd < 0)
+	if (ring_init(&r, 4) < 0)
 		return -1;
-	sq = mmap(NULL, p.sq_off.array + p.sq_entries * 4, PROT_READ | PROT_WRITE,
-		  MAP_SHARED | MAP_POPULATE, rfd, IORING_OFF_SQ_RING);
-	cq = mmap(NULL, p.cq_off.cqes + p.cq_entries * sizeof(struct io_uring_cqe),
-		  PROT_READ | PROT_WRITE, MAP_SHARED | MAP_POPULATE, rfd, IORING_OFF_CQ_RING);
-	sqes = mmap(NULL, p.sq_entries * sizeof(*sqes), PROT_READ | PROT_WRITE,
-		    MAP_SHARED | MAP_POPULATE, rfd, IORING_OFF_SQES);
-	if (sq == MAP_FAILED || cq == MAP_FAILED || sqes == MAP_FAILED)
-		return -1;
-	sq_tail = (unsigned *)(sq + p.sq_off.tail);
-	sq_mask = (unsigned *)(sq + p.sq_off.ring_mask);
-	sq_array = (unsigned *)(sq + p.sq_off.array);
-	cq_head = (unsigned *)(cq + p.cq_off.head);
-	cq_tail = (unsigned *)(cq + p.cq_off.tail);
 	t0 = now();
 	for (i = 0; i < n; i++) {
-		unsigned t = *sq_tail, idx = t & *sq_mask;
-		struct io_uring_sqe *s = &sqes[idx];
-
-		memset(s, 0, sizeof(*s));
-		s->opcode = IORING_OP_WRITE;
-		s->fd = fd;
-		s->addr = (uint64_t)(uintptr_t)buf;
-		s->len = sizeof(buf);
-		s->off = (uint64_t)(i % 256) * sizeof(buf);
-		s->user_data = (uint64_t)i;
-		sq_array[idx] = idx;
-		__atomic_store_n(sq_tail, t + 1, __ATOMIC_RELEASE);
-		if (syscall(__NR_io_uring_enter, rfd, 1, 1, IORING_ENTER_GETEVENTS, NULL, 0) != 1)
+		ring_sqe(&r, IORING_OP_WRITE, fd, (uint64_t)(uintptr_t)buf, sizeof(buf),
+			 (uint64_t)(i % 256) * sizeof(buf));
+		if (ring_run(&r, 1) != (int)sizeof(buf))
 			return -1;
-		while (__atomic_load_n(cq_tail, __ATOMIC_ACQUIRE) == *cq_head)
-			;
-		__atomic_store_n(cq_head, *cq_head + 1, __ATOMIC_RELEASE);
 	}
 	t0 = now() - t0;
-	close(rfd);
+	close(r.fd);
 	return t0;
 }
 

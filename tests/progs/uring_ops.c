@@ -9,7 +9,6 @@
  * Leaves DIR/sub/b (65536 bytes) and DIR/sub/d (4096 bytes).
  */
 #include <fcntl.h>
-#include <linux/io_uring.h>
 #include <linux/stat.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -20,46 +19,13 @@
 #include <sys/uio.h>
 #include <unistd.h>
 
-static int rfd;
-static unsigned *sq_tail, *sq_mask, *sq_array, *cq_head, *cq_tail, *cq_mask;
-static struct io_uring_sqe *sqes;
-static struct io_uring_cqe *cqes;
+#include "ring.h"
+
+static struct ring R;
 static char buf[3][8192] __attribute__((aligned(4096)));
 
-static struct io_uring_sqe *sqe(uint8_t op, int fd, uint64_t addr, uint32_t len, uint64_t off)
-{
-	unsigned t = *sq_tail, idx = t & *sq_mask;
-	struct io_uring_sqe *s = &sqes[idx];
-
-	memset(s, 0, sizeof(*s));
-	s->opcode = op;
-	s->fd = fd;
-	s->addr = addr;
-	s->len = len;
-	s->off = off;
-	s->user_data = t + 1;
-	sq_array[idx] = idx;
-	__atomic_store_n(sq_tail, t + 1, __ATOMIC_RELEASE);
-	return s;
-}
-
-/* submit what is queued (@n), wait for @n completions; @return : the last result */
-static int run(unsigned n)
-{
-	int res = -1;
-
-	if (syscall(__NR_io_uring_enter, rfd, n, n, IORING_ENTER_GETEVENTS, NULL, 0) != (long)n)
-		return -1000;
-	while (n--) {
-		unsigned h = *cq_head;
-
-		while (__atomic_load_n(cq_tail, __ATOMIC_ACQUIRE) == h)
-			;
-		res = cqes[h & *cq_mask].res;
-		__atomic_store_n(cq_head, h + 1, __ATOMIC_RELEASE);
-	}
-	return res;
-}
+#define sqe(...) ring_sqe(&R, __VA_ARGS__)
+#define run(n) ring_run(&R, (n))
 
 #define CHECK(what, got, want) do {					\
 	long g_ = (long)(got);						\
@@ -71,12 +37,10 @@ static int run(unsigned n)
 
 int main(int argc, char **argv)
 {
-	struct io_uring_params p;
 	struct iovec iov[2] = { { buf[1], 4096 }, { buf[1] + 4096, 4096 } };
 	struct iovec reg = { buf[2], 8192 };
 	struct statx stx;
 	char sub[4096], a[4096], b[4096], cpath[4096], d[4096];
-	char *sq, *cq;
 	int fd, fd2;
 
 	if (argc != 2) {
@@ -88,27 +52,10 @@ int main(int argc, char **argv)
 	snprintf(b, sizeof(b), "%s/sub/b", argv[1]);
 	snprintf(cpath, sizeof(cpath), "%s/sub/c", argv[1]);
 	snprintf(d, sizeof(d), "%s/sub/d", argv[1]);
-	memset(&p, 0, sizeof(p));
-	rfd = (int)syscall(__NR_io_uring_setup, 8, &p);
-	if (rfd < 0) {
+	if (ring_init(&R, 8) < 0) {
 		perror("io_uring_setup");
 		return 1;
 	}
-	sq = mmap(NULL, p.sq_off.array + p.sq_entries * 4, PROT_READ | PROT_WRITE,
-		  MAP_SHARED | MAP_POPULATE, rfd, IORING_OFF_SQ_RING);
-	cq = mmap(NULL, p.cq_off.cqes + p.cq_entries * sizeof(struct io_uring_cqe),
-		  PROT_READ | PROT_WRITE, MAP_SHARED | MAP_POPULATE, rfd, IORING_OFF_CQ_RING);
-	sqes = mmap(NULL, p.sq_entries * sizeof(*sqes), PROT_READ | PROT_WRITE,
-		    MAP_SHARED | MAP_POPULATE, rfd, IORING_OFF_SQES);
-	if (sq == MAP_FAILED || cq == MAP_FAILED || sqes == MAP_FAILED)
-		return 1;
-	sq_tail = (unsigned *)(sq + p.sq_off.tail);
-	sq_mask = (unsigned *)(sq + p.sq_off.ring_mask);
-	sq_array = (unsigned *)(sq + p.sq_off.array);
-	cq_head = (unsigned *)(cq + p.cq_off.head);
-	cq_tail = (unsigned *)(cq + p.cq_off.tail);
-	cq_mask = (unsigned *)(cq + p.cq_off.ring_mask);
-	cqes = (struct io_uring_cqe *)(cq + p.cq_off.cqes);
 	memset(buf, 'u', sizeof(buf));
 
 	sqe(IORING_OP_MKDIRAT, AT_FDCWD, (uintptr_t)sub, 0755, 0);
@@ -121,10 +68,10 @@ int main(int argc, char **argv)
 	CHECK("write", run(1), 8192);
 	sqe(IORING_OP_WRITEV, fd, (uintptr_t)iov, 2, 8192);
 	CHECK("writev", run(1), 8192);
-	CHECK("register buffers", syscall(__NR_io_uring_register, rfd, IORING_REGISTER_BUFFERS, &reg, 1), 0);
+	CHECK("register buffers", syscall(__NR_io_uring_register, R.fd, IORING_REGISTER_BUFFERS, &reg, 1), 0);
 	sqe(IORING_OP_READ_FIXED, fd, (uintptr_t)buf[2], 8192, 0)->buf_index = 0;
 	CHECK("read_fixed", run(1), 8192);
-	CHECK("register files", syscall(__NR_io_uring_register, rfd, IORING_REGISTER_FILES, &fd, 1), 0);
+	CHECK("register files", syscall(__NR_io_uring_register, R.fd, IORING_REGISTER_FILES, &fd, 1), 0);
 	sqe(IORING_OP_WRITE, 0, (uintptr_t)buf[0], 4096, 16384)->flags = IOSQE_FIXED_FILE;
 	CHECK("write (fixed file)", run(1), 4096);
 	sqe(IORING_OP_FSYNC, fd, 0, 0, 0);
@@ -139,7 +86,7 @@ int main(int argc, char **argv)
 	CHECK("read", run(1), 4096);
 	sqe(IORING_OP_READV, fd, (uintptr_t)iov, 2, 0);
 	CHECK("readv", run(1), 8192);
-	CHECK("unregister files", syscall(__NR_io_uring_register, rfd, IORING_UNREGISTER_FILES, NULL, 0), 0);
+	CHECK("unregister files", syscall(__NR_io_uring_register, R.fd, IORING_UNREGISTER_FILES, NULL, 0), 0);
 	sqe(IORING_OP_CLOSE, fd, 0, 0, 0);
 	CHECK("close", run(1), 0);
 	sqe(IORING_OP_RENAMEAT, AT_FDCWD, (uintptr_t)a, AT_FDCWD, (uintptr_t)b);
@@ -162,6 +109,6 @@ int main(int argc, char **argv)
 	CHECK("write -> fsync", run(2), 0);
 	sqe(IORING_OP_CLOSE, fd2, 0, 0, 0);
 	CHECK("close d", run(1), 0);
-	close(rfd);
+	close(R.fd);
 	return 0;
 }
