@@ -339,6 +339,7 @@ struct iot_mpages {
 	const uint64_t *read_runs, *write_runs;
 	uint32_t why;			/* enum iot_mp_why */
 	uint32_t flags;			/* IOT_MP_* */
+	uint64_t addr;			/* the mapping's start: its mmap's result */
 };
 
 /*! iot_format_mpages() : @m as one line: `mmap pages "/f": read 12 (3 runs), written 0`. */

@@ -761,6 +761,7 @@ int iot_reader_next(struct iot_reader *r, struct iot_item *it)
 			mp->read_runs = m->read_runs;
 			mp->write_runs = m->write_runs;
 			mp->why = m->why;
+			mp->addr = m->addr;
 			mp->flags = m->flags;
 			return 1;
 		}

@@ -913,6 +913,7 @@ int iot_writer_mpages(struct iot_writer *w, const struct iot_mpages *mp)
 	SET(m, tid, mp->tid);
 	SET(m, page_size, mp->page_size);
 	SET(m, why, mp->why);
+	SET(m, addr, mp->addr);
 	if (mp->flags)
 		SET(m, flags, mp->flags);
 	m->read_runs = copy_runs(w->arena, mp->read_runs, mp->n_read);

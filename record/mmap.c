@@ -194,6 +194,7 @@ static int scan(struct rec_ctx *c, struct rec_task *t, struct rec_fmap *m, uint6
 	out->tid = t->tid;
 	out->t_ns = t->ev.t_enter ? t->ev.t_enter : iot_now_ns();
 	out->page_size = (uint32_t)PAGE;
+	out->addr = m->addr;
 	out->read_runs = rr;
 	out->n_read = nr;
 	out->write_runs = wr;
@@ -257,7 +258,9 @@ void rec_fmap_entry(struct rec_ctx *c, struct rec_task *t, int munmap)
 {
 	if (!c->fmaps || t->view)
 		return;
-	take(c, t, t->raw[0], t->raw[1], munmap ? IOT_MP_MUNMAP : IOT_MP_MSYNC, munmap);
+	/* the kernel unmaps and syncs whole pages */
+	take(c, t, t->raw[0], (t->raw[1] + PAGE - 1) & ~(PAGE - 1),
+	     munmap ? IOT_MP_MUNMAP : IOT_MP_MSYNC, munmap);
 }
 
 /* execve is about to replace the image, or the process's leader exits

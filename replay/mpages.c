@@ -18,6 +18,105 @@
 
 #include "rpl.h"
 
+/* A file mapping of a replayed process: where it was recorded, a copy of
+ * the descriptor it mapped. */
+struct rpl_map_fd {
+	uint64_t addr, len;
+	int fd;
+};
+
+struct rpl_maps {
+	struct rpl_map_fd *v;
+	uint32_t n, cap;
+};
+
+int64_t rpl_mpages_mmap(struct rpl_ctx *c, struct rpl_op *op)
+{
+	const int64_t *a = op->ev.args;
+	struct rpl_maps *m;
+	struct rpl_fd e;
+	uint32_t i;
+
+	pthread_mutex_lock(&c->p->aio_lock);
+	m = c->pr->maps;
+	if (op->ev.nr == SYS_mmap && (uint64_t)op->ev.ret < (uint64_t)-4095 &&
+	    !(a[3] & MAP_ANONYMOUS) && (int32_t)a[4] >= 0 &&
+	    rpl_fdtab_get(c->pr->tab, (int32_t)a[4], &e) == 0 && e.state == RPL_FD_LIVE) {
+		if (!m && !(m = c->pr->maps = calloc(1, sizeof(*m))))
+			goto out;
+		if (m->n == m->cap) {
+			uint32_t nc = m->cap ? m->cap * 2 : 16;
+			struct rpl_map_fd *v = realloc(m->v, nc * sizeof(*v));
+
+			if (!v)
+				goto out;
+			m->v = v;
+			m->cap = nc;
+		}
+		m->v[m->n].fd = fcntl(e.live, F_DUPFD_CLOEXEC, 0);
+		if (m->v[m->n].fd < 0)
+			goto out;
+		m->v[m->n].addr = (uint64_t)op->ev.ret;
+		m->v[m->n].len = (uint64_t)a[1];
+		m->n++;
+	} else if (op->ev.nr == SYS_munmap && m) {
+		/* whole pages, as the kernel unmaps */
+		uint64_t lo = (uint64_t)a[0], hi = lo + (((uint64_t)a[1] + 4095) & ~4095ULL);
+
+		for (i = 0; i < m->n;) {
+			uint64_t end = m->v[i].addr + ((m->v[i].len + 4095) & ~4095ULL);
+
+			if (m->v[i].addr >= lo && end <= hi) {
+				close(m->v[i].fd);
+				m->v[i] = m->v[--m->n];
+				continue;
+			}
+			i++;
+		}
+	}
+out:
+	pthread_mutex_unlock(&c->p->aio_lock);
+	return rpl_skip(op, RPL_SKIP_MMAP);
+}
+
+/* The copy of the descriptor mapped at @addr, or -1 */
+static int map_fd(struct rpl_ctx *c, uint64_t addr)
+{
+	struct rpl_maps *m;
+	int fd = -1;
+	uint32_t i;
+
+	pthread_mutex_lock(&c->p->aio_lock);
+	m = c->pr->maps;
+	for (i = 0; m && i < m->n; i++)
+		if (m->v[i].addr == addr) {
+			fd = fcntl(m->v[i].fd, F_DUPFD_CLOEXEC, 0);
+			break;
+		}
+	pthread_mutex_unlock(&c->p->aio_lock);
+	return fd;
+}
+
+void rpl_mpages_free(struct rpl_plan *p)
+{
+	size_t i;
+	uint32_t k;
+
+	for (i = 0; i < p->n_procs; i++) {
+		struct rpl_maps *m = p->procs[i].maps;
+
+		if (!m)
+			continue;
+		for (k = 0; k < m->n; k++)
+			close(m->v[k].fd);
+		free(m->v);
+		free(m);
+		p->procs[i].maps = NULL;
+	}
+	free(p->mp);
+	p->mp = NULL;
+}
+
 static uint64_t *copy_runs(struct rpl_plan *p, const uint64_t *v, uint32_t pairs)
 {
 	uint64_t *c = pairs ? iot_arena_alloc(p->arena, 2 * pairs * sizeof(*c)) : NULL;
@@ -99,8 +198,11 @@ void rpl_mpages_run(struct rpl_ctx *c, struct rpl_op *op)
 		int fd, wr = m->n_write > 0;
 		int64_t r;
 
+		/* the descriptor it mapped, else its name (a trace without
+		 * its mmap, or one the replay could not open) */
 		if (!m->path || rpl_path_skip(c->p->o, m->path) ||
-		    (fd = rpl_open_at(c, m->path, (wr ? O_RDWR : O_RDONLY) | O_NOCTTY, 0)) < 0) {
+		    ((fd = map_fd(c, m->addr)) < 0 &&
+		     (fd = rpl_open_at(c, m->path, (wr ? O_RDWR : O_RDONLY) | O_NOCTTY, 0)) < 0)) {
 			m->flags |= RPL_MP_FAILED;
 			continue;
 		}

@@ -265,11 +265,11 @@ static int64_t h_ioctl(struct rpl_ctx *c, struct rpl_op *op)
 	return r;
 }
 
-/* Mapped-file I/O happens through page faults the recorder cannot see:
- * counted and flagged, not replayed. */
+/* The calls themselves are not made; the pages touched through a
+ * mapping are replayed at its munmap, msync or exit (mpages.c). */
 static int64_t h_mmap(struct rpl_ctx *c, struct rpl_op *op)
 {
-	return rpl_skip(op, RPL_SKIP_MMAP);
+	return rpl_mpages_mmap(c, op);
 }
 
 void rpl_ops_io(rpl_handler *h)

@@ -798,7 +798,7 @@ void rpl_plan_free(struct rpl_plan *p)
 		free(p->threads[i].scratch);
 	}
 	rpl_aio_free(p);
-	free(p->mp);
+	rpl_mpages_free(p);
 	for (i = 0; i < p->n_procs; i++)
 		rpl_fdtab_unref(p->procs[i].tab);
 	free(p->threads);

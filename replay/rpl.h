@@ -240,6 +240,7 @@ struct rpl_proc {
 	uint32_t n_threads;
 	struct rpl_fdtab *tab;		/* run */
 	struct rpl_actab *aio;		/* run: its aio contexts and rings (aio.c) */
+	struct rpl_maps *maps;		/* run: the files its mappings map (mpages.c) */
 	_Atomic int live;		/* threads not finished */
 	_Atomic int finished;
 };
@@ -425,6 +426,12 @@ int rpl_mpages_collect(struct rpl_plan *p, const struct iot_mpages *m);
 /*! rpl_mpages_run() : read and write the pages tied to @op. */
 void rpl_mpages_run(struct rpl_ctx *c, struct rpl_op *op);
 void rpl_mpages_tally(struct rpl_plan *p, struct rpl_result *res);
+/*! rpl_mpages_mmap() : replayed mmap, munmap and msync: an mmap of a
+ *  file keeps a copy of its descriptor for the pages taken later (the
+ *  name may be gone by then), a munmap drops those it unmaps.  The call
+ *  itself is not made: @return : RPL_SKIPPED (RPL_SKIP_MMAP). */
+int64_t rpl_mpages_mmap(struct rpl_ctx *c, struct rpl_op *op);
+void rpl_mpages_free(struct rpl_plan *p);
 
 /* A context (libaio) or ring (io_uring) of a replayed process. */
 struct rpl_actx {

@@ -10,12 +10,17 @@
 # 2. with the replayed file's pages dropped from the cache after the
 #    starting tree is built (POSIX_FADV_DONTNEED on that file only: the
 #    machine's other caches are left alone), the replay reads >= 60 MiB
-#    from the filesystem and writes the 64 pages.
+#    from the filesystem and writes the 64 pages;
+# 3. sqlite3 with PRAGMA mmap_size and WAL, and a local git clone
+#    (--no-hardlinks): their pages are recorded (MapPages records) and a
+#    replay of each ends with 0 mismatches and every record replayed.
 set -u
 . "$SRCDIR/tests/integration/lib.sh"
 . "$SRCDIR/tests/integration/record_lib.sh"
 need_ptrace
 need_cmd python3
+need_cmd sqlite3
+need_cmd git
 PY=$(command -v python3)
 [ -x /usr/bin/python3 ] && PY=/usr/bin/python3
 # on a filesystem with a block device: ru_inblock counts its reads
@@ -85,4 +90,33 @@ if [ -r /proc/kpageflags ]; then
 		fail "the replay did not write the 64 pages: $(grep mapped replay.out)"
 fi
 echo "replay read $((rd >> 20)) MiB from the filesystem with a cold cache"
+
+# 3. programs that read through mappings
+cat >s.sql <<'SQL'
+PRAGMA journal_mode=WAL;
+PRAGMA mmap_size=268435456;
+CREATE TABLE t(a INTEGER PRIMARY KEY, b TEXT);
+WITH RECURSIVE c(x) AS (SELECT 1 UNION ALL SELECT x + 1 FROM c WHERE x < 20000)
+	INSERT INTO t SELECT x, hex(randomblob(50)) FROM c;
+PRAGMA wal_checkpoint(TRUNCATE);
+SELECT count(*) FROM t WHERE b LIKE '%AB%';
+SQL
+git init -q src
+for i in $(seq 1 40); do echo "line $i" >src/f$i; done
+git -C src add . && git -C src -c user.email=t@t -c user.name=t commit -qm x ||
+	fail "git: cannot make the repository to clone"
+for w in sqlite git; do
+	case $w in
+	sqlite) "$IOTAPE" record -o $w.iotape -- sqlite3 "$d/db" <s.sql >/dev/null 2>$w.err ;;
+	git) "$IOTAPE" record -o $w.iotape -- git clone -q --no-hardlinks "$d/src" "$d/dst" 2>$w.err ;;
+	esac || fail "$w: record failed: $(cat $w.err)"
+	n=$("$IOTAPE" dump $w.iotape | grep -c "   mmap pages ")
+	[ "$n" -gt 0 ] || fail "$w: no pages of its mappings in the trace"
+	rm -rf root && mkdir root
+	"$IOTAPE" replay $w.iotape --root root >$w.replay 2>&1 || fail "$w: replay failed: $(cat $w.replay)"
+	grep -q "^  mismatches   0" $w.replay || fail "$w: mismatches: $(grep -A3 mismatches $w.replay)"
+	grep -q "mapped pages .* (\([0-9]*\) of \1 records" $w.replay ||
+		fail "$w: not every record of pages replayed: $(grep mapped $w.replay)"
+	echo "$w: $n records of mapped pages, replayed with 0 mismatches"
+done
 exit 0
