@@ -1,7 +1,9 @@
 /*
- * run.c - the executor: one pthread per recorded thread, each running its
- * op list in order; an op first waits for its dependencies (resource
- * order), then for its scheduled start (think time), then runs.
+ * exec.c - the executor, rpl_execute(): one pthread per recorded thread,
+ * each running its op list in order; an op first waits for its
+ * dependencies (resource order), then for its scheduled start (think
+ * time), then runs its handler (ops_table.c).  replay.c around it makes
+ * the whole replay.
  *
  * Waiting on a dependency is a futex wait on one global generation word.
  * The waiter marks the op it waits for (RPL_WAITED); only the completion
@@ -30,93 +32,6 @@
 #define RPL_DEADLOCK_NS 200000000LL
 #define RPL_SPIN_NS 50000
 #define RPL_STACK (256 << 10)
-
-static rpl_handler handlers[RPL_MAX_NR];
-static pthread_once_t handlers_once = PTHREAD_ONCE_INIT;
-static char *write_buf;
-
-static void init_handlers(void)
-{
-	uint64_t x = 0x9e3779b97f4a7c15ULL;
-	size_t i;
-
-	rpl_ops_file(handlers);
-	rpl_ops_io(handlers);
-	rpl_ops_meta(handlers);
-	rpl_ops_dir(handlers);
-	rpl_ops_proc(handlers);
-	rpl_ops_aio(handlers);
-	rpl_ops_uring(handlers);
-	write_buf = aligned_alloc(4096, RPL_SCRATCH);
-	for (i = 0; write_buf && i + 8 <= RPL_SCRATCH; i += 8) {
-		x ^= x << 13;
-		x ^= x >> 7;
-		x ^= x << 17;
-		memcpy(write_buf + i, &x, 8);
-	}
-}
-
-rpl_handler rpl_handler_for(int nr)
-{
-	pthread_once(&handlers_once, init_handlers);
-	return nr >= 0 && nr < RPL_MAX_NR ? handlers[nr] : NULL;
-}
-
-const char *rpl_wbuf(void)
-{
-	pthread_once(&handlers_once, init_handlers);
-	return write_buf;
-}
-
-int64_t rpl_skip(struct rpl_op *op, int why)
-{
-	op->skip = (uint8_t)why;
-	return RPL_SKIPPED;
-}
-
-int rpl_live_fd_entry(struct rpl_ctx *c, struct rpl_op *op, int64_t fd, struct rpl_fd *e)
-{
-	if (fd < 0 || fd >= RPL_FD_MAX) {
-		rpl_skip(op, RPL_SKIP_BADARG);
-		return -1;
-	}
-	if (rpl_fdtab_get(c->pr->tab, (long)fd, e) < 0 || e->state != RPL_FD_LIVE) {
-		rpl_skip(op, RPL_SKIP_FD);
-		return -1;
-	}
-	return e->live;
-}
-
-int rpl_live_fd_cloned(struct rpl_ctx *c, struct rpl_op *op, int64_t fd, int *cloned)
-{
-	struct rpl_fd e;
-	int live = rpl_live_fd_entry(c, op, fd, &e);
-
-	if (live >= 0 && cloned)
-		*cloned = e.cloned;
-	return live;
-}
-
-int rpl_live_fd(struct rpl_ctx *c, struct rpl_op *op, int64_t fd)
-{
-	return rpl_live_fd_cloned(c, op, fd, NULL);
-}
-
-const char *rpl_op_path(struct rpl_ctx *c, struct rpl_op *op, const char *path)
-{
-	int why;
-
-	if (!path) {
-		rpl_skip(op, RPL_SKIP_NOPATH);
-		return NULL;
-	}
-	why = rpl_path_skip(c->p->o, path);
-	if (why) {
-		rpl_skip(op, why);
-		return NULL;
-	}
-	return path;
-}
 
 _Atomic int rpl_stop_sig;
 
@@ -392,7 +307,7 @@ static void *thread_main(void *arg)
 			rpl_mpages_run(&c, op);
 		c.sys0 = 0;
 		/* the table is filled: rpl_execute() asked for a handler */
-		h = op->skip || op->ev.nr < 0 || op->ev.nr >= RPL_MAX_NR ? NULL : handlers[op->ev.nr];
+		h = op->skip || op->ev.nr < 0 || op->ev.nr >= RPL_MAX_NR ? NULL : rpl_handlers[op->ev.nr];
 		if (op->skip || !h)
 			r = op->skip ? RPL_SKIPPED : rpl_skip(op, RPL_SKIP_UNSUPPORTED);
 		else

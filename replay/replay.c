@@ -1,6 +1,8 @@
 /*
- * replay.c - rpl_run(): plan, prepare, run, profile for one root; and the
- * end-of-run summary.  Used by `iotape replay` and `iotape bench`.
+ * replay.c - the whole replay of one trace on one root, rpl_run(): load
+ * and plan (plan.c), prepare the tree (prepare.c), execute (exec.c),
+ * write the profile (profile.c); and the end-of-run summary.  Used by
+ * `iotape replay` and `iotape bench`.
  */
 #include <errno.h>
 #include <signal.h>

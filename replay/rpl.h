@@ -369,7 +369,7 @@ static inline void rpl_called(struct rpl_ctx *c, int64_t t0)
 #define RPL_IO_MAX (256LL << 20)	/* largest transfer one call replays */
 
 /*
- * The closed-loop schedule of one replay thread (run.c explains it):
+ * The closed-loop schedule of one replay thread (exec.c explains it):
  * @lag : how much later than ideal its calls have started, in all, not
  * yet made up.  An op whose call should ideally start at @ideal (the
  * previous call's end plus think time) is started at rpl_sched_start();
@@ -396,7 +396,10 @@ static inline void rpl_sched_ran(struct rpl_sched *s, int64_t ideal, int64_t sta
 #define RPL_SKIPPED INT64_MIN
 typedef int64_t (*rpl_handler)(struct rpl_ctx *c, struct rpl_op *op);
 
+/* The handler of syscall @nr, or NULL (ops_table.c); the first call fills
+ * rpl_handlers[], which the executor then reads directly. */
 rpl_handler rpl_handler_for(int nr);
+extern rpl_handler rpl_handlers[RPL_MAX_NR];
 /* Family tables: fill h[nr] for the syscalls each file handles. */
 void rpl_ops_file(rpl_handler *h);
 void rpl_ops_io(rpl_handler *h);
@@ -457,7 +460,7 @@ void rpl_actx_drop(struct rpl_ctx *c, uint32_t api, uint64_t rec);
 char *rpl_actx_buf(struct rpl_actx *x);
 void rpl_uring_free(struct rpl_actx *x);
 
-/* helpers for handlers */
+/* helpers for handlers (ops_common.c) */
 int64_t rpl_skip(struct rpl_op *op, int why);
 /* The live fd of recorded fd @fd, or -1 after setting op->skip. */
 int rpl_live_fd(struct rpl_ctx *c, struct rpl_op *op, int64_t fd);
@@ -469,7 +472,8 @@ int rpl_live_fd_cloned(struct rpl_ctx *c, struct rpl_op *op, int64_t fd, int *cl
 const char *rpl_op_path(struct rpl_ctx *c, struct rpl_op *op, const char *path);
 /* Deterministic, incompressible bytes for writes (RPL_SCRATCH long). */
 const char *rpl_wbuf(void);
-/* Start thread @ti (a clone op did, or the run at start). */
+/* The executor (exec.c), for the process handlers: start thread @ti (a
+ * clone op did, or the run at start). */
 int rpl_thread_start(struct rpl_plan *p, uint32_t ti);
 /* Wait until process @pi finished (wait4). */
 void rpl_wait_proc(struct rpl_plan *p, uint32_t pi);

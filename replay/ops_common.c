@@ -1,0 +1,84 @@
+/*
+ * ops_common.c - what the replay handlers share: marking an op skipped,
+ * the live descriptor of a recorded one, the op's path within the
+ * replay's confinement, and the bytes replayed writes carry.
+ */
+#include <pthread.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "rpl.h"
+
+static pthread_once_t wbuf_once = PTHREAD_ONCE_INIT;
+static char *write_buf;
+
+static void init_wbuf(void)
+{
+	uint64_t x = 0x9e3779b97f4a7c15ULL;
+	size_t i;
+
+	write_buf = aligned_alloc(4096, RPL_SCRATCH);
+	for (i = 0; write_buf && i + 8 <= RPL_SCRATCH; i += 8) {
+		x ^= x << 13;
+		x ^= x >> 7;
+		x ^= x << 17;
+		memcpy(write_buf + i, &x, 8);
+	}
+}
+
+const char *rpl_wbuf(void)
+{
+	pthread_once(&wbuf_once, init_wbuf);
+	return write_buf;
+}
+
+int64_t rpl_skip(struct rpl_op *op, int why)
+{
+	op->skip = (uint8_t)why;
+	return RPL_SKIPPED;
+}
+
+int rpl_live_fd_entry(struct rpl_ctx *c, struct rpl_op *op, int64_t fd, struct rpl_fd *e)
+{
+	if (fd < 0 || fd >= RPL_FD_MAX) {
+		rpl_skip(op, RPL_SKIP_BADARG);
+		return -1;
+	}
+	if (rpl_fdtab_get(c->pr->tab, (long)fd, e) < 0 || e->state != RPL_FD_LIVE) {
+		rpl_skip(op, RPL_SKIP_FD);
+		return -1;
+	}
+	return e->live;
+}
+
+int rpl_live_fd_cloned(struct rpl_ctx *c, struct rpl_op *op, int64_t fd, int *cloned)
+{
+	struct rpl_fd e;
+	int live = rpl_live_fd_entry(c, op, fd, &e);
+
+	if (live >= 0 && cloned)
+		*cloned = e.cloned;
+	return live;
+}
+
+int rpl_live_fd(struct rpl_ctx *c, struct rpl_op *op, int64_t fd)
+{
+	return rpl_live_fd_cloned(c, op, fd, NULL);
+}
+
+const char *rpl_op_path(struct rpl_ctx *c, struct rpl_op *op, const char *path)
+{
+	int why;
+
+	if (!path) {
+		rpl_skip(op, RPL_SKIP_NOPATH);
+		return NULL;
+	}
+	why = rpl_path_skip(c->p->o, path);
+	if (why) {
+		rpl_skip(op, why);
+		return NULL;
+	}
+	return path;
+}
