@@ -1,16 +1,12 @@
 /*
  * ops_meta.c - replay handlers for metadata: stat, statfs, readlink,
- * access, chmod, chown, utimes and the xattr family.
+ * access, chmod, chown, utimes; the xattr family is in ops_xattr.c and
+ * shares the lookups below (ops_meta.h).
  *
  * A path is opened O_PATH inside the root (O_NOFOLLOW for the l* forms and
  * AT_SYMLINK_NOFOLLOW), then the call acts on that descriptor with
  * AT_EMPTY_PATH, so a symlink at the last component is followed by the
- * kernel's confined lookup, never by a plain one.  xattr calls have no
- * AT_EMPTY_PATH form: they go through /proc/thread-self/fd/N of that
- * descriptor (the thread's: a replayed process has a table of its own),
- * which names exactly the file already found; where the kernel has the
- * *xattrat calls (Linux 6.13), a name in its cached parent is done in one
- * call instead (xattr_at()).  The AT_SYMLINK_NOFOLLOW
+ * kernel's confined lookup, never by a plain one.  The AT_SYMLINK_NOFOLLOW
  * forms of utimensat and chown act on the last component in its cached
  * parent instead: one call, as the recorded program made, and nothing
  * followed.  Times set by utime* are "now": the recorder does not keep
@@ -24,32 +20,14 @@
 #include <sys/stat.h>
 #include <sys/statfs.h>
 #include <sys/syscall.h>
-#include <sys/xattr.h>
 #include <unistd.h>
 
 #include "rpl.h"
+#include "ops_meta.h"
 
 #ifndef SYS_fchmodat2
 #define SYS_fchmodat2 452
 #endif
-#ifndef SYS_setxattrat
-#define SYS_setxattrat 463
-#define SYS_getxattrat 464
-#define SYS_listxattrat 465
-#define SYS_removexattrat 466
-#endif
-
-/* struct xattr_args of <linux/xattr.h> (Linux 6.13) */
-struct rpl_xattr_args {
-	uint64_t value;
-	uint32_t size;
-	uint32_t flags;
-};
-
-#define SKIP_FD INT_MIN
-
-/* the op's own call, timed (RPL_CALL) */
-#define ret_of(call) RPL_CALL(c, call)
 
 /* The live descriptor when an *at call names its dirfd itself: with
  * AT_EMPTY_PATH, with no path, or with the path the fd was opened as. */
@@ -65,7 +43,7 @@ static int self_fd(struct rpl_ctx *c, struct rpl_op *op, int64_t dirfd, int empt
 		 * replayed. */
 		if (empty) {
 			rpl_skip(op, RPL_SKIP_FD);
-			return SKIP_FD;
+			return RPL_META_SKIP_FD;
 		}
 		return -1;
 	}
@@ -73,15 +51,13 @@ static int self_fd(struct rpl_ctx *c, struct rpl_op *op, int64_t dirfd, int empt
 		return -1;
 	if (e.state != RPL_FD_LIVE) {
 		rpl_skip(op, RPL_SKIP_FD);
-		return SKIP_FD;
+		return RPL_META_SKIP_FD;
 	}
 	return e.live;
 }
 
-/* The file the op acts on: *@owned says whether to close it.
- * @return : a descriptor, -errno, or SKIP_FD (op->skip set). */
-static int target(struct rpl_ctx *c, struct rpl_op *op, int dirfd_arg, int at_flags,
-		  int nofollow, int *owned)
+int rpl_meta_target(struct rpl_ctx *c, struct rpl_op *op, int dirfd_arg, int at_flags,
+		    int nofollow, int *owned)
 {
 	const char *path;
 	int fd;
@@ -89,25 +65,23 @@ static int target(struct rpl_ctx *c, struct rpl_op *op, int dirfd_arg, int at_fl
 	*owned = 0;
 	if (dirfd_arg >= 0) {
 		fd = self_fd(c, op, op->ev.args[dirfd_arg], (at_flags & AT_EMPTY_PATH) != 0);
-		if (fd >= 0 || fd == SKIP_FD)
+		if (fd >= 0 || fd == RPL_META_SKIP_FD)
 			return fd;
 	}
 	path = rpl_op_path(c, op, op->ev.path);
 	if (!path)
-		return SKIP_FD;
+		return RPL_META_SKIP_FD;
 	fd = rpl_open_at(c, path, O_PATH | (nofollow ? O_NOFOLLOW : 0), 0);
 	*owned = fd >= 0;
 	return fd;
 }
 
-static int64_t finish(int fd, int owned, int64_t r)
+int64_t rpl_meta_finish(int fd, int owned, int64_t r)
 {
 	if (owned)
 		close(fd);
 	return r;
 }
-
-#define TRY_FULL (INT64_MIN + 1)
 
 /*
  * Names a thread has just seen are not symlinks.  The calls that follow
@@ -143,8 +117,7 @@ static void nolink_learn(struct rpl_ctx *c, uint64_t key, uint32_t gen)
 	c->t->nolink[k].gen = gen;
 }
 
-/* Is the name @n (of @path) no symlink?  Known, or one fstatat. */
-static int not_symlink(struct rpl_ctx *c, const char *path, const struct rpl_name *n)
+int rpl_meta_not_symlink(struct rpl_ctx *c, const char *path, const struct rpl_name *n)
 {
 	uint32_t gen = atomic_load_explicit(&c->p->ns_gen, memory_order_acquire);
 	uint64_t key = path_key(path);
@@ -159,8 +132,8 @@ static int not_symlink(struct rpl_ctx *c, const char *path, const struct rpl_nam
 }
 
 /* The common stat: one fstatat/statx in the cached parent, not following
- * the last component.  If it is a symlink to follow, @return TRY_FULL:
- * the confined lookup of the whole path follows it. */
+ * the last component.  If it is a symlink to follow, @return
+ * RPL_META_TRY_FULL: the confined lookup of the whole path follows it. */
 static int64_t stat_in_parent(struct rpl_ctx *c, struct rpl_op *op, int dirarg, int flags,
 			      int nofollow)
 {
@@ -176,11 +149,11 @@ static int64_t stat_in_parent(struct rpl_ctx *c, struct rpl_op *op, int dirarg, 
 	if (dirarg >= 0 && op->ev.args[dirarg] >= 0) {
 		/* a name in its dirfd, or maybe the dirfd itself */
 		if ((flags & AT_EMPTY_PATH) || rpl_parent_fd(c, op, &n) < 0)
-			return TRY_FULL;
+			return RPL_META_TRY_FULL;
 	} else {
 		err = rpl_parent_at(c, path, &n);
 		if (err)
-			return err == -EINVAL ? TRY_FULL : err;
+			return err == -EINVAL ? RPL_META_TRY_FULL : err;
 	}
 	if (op->ev.nr == SYS_statx) {
 		err = (int)ret_of(statx(n.dirfd, n.name,
@@ -195,17 +168,14 @@ static int64_t stat_in_parent(struct rpl_ctx *c, struct rpl_op *op, int dirarg, 
 	}
 	rpl_name_done(&n);
 	if (lnk && !nofollow)
-		return TRY_FULL;
+		return RPL_META_TRY_FULL;
 	if (err == 0 && !lnk)
 		nolink_learn(c, path_key(path), gen);
 	return err;
 }
 
-/* The name an AT_SYMLINK_NOFOLLOW call acts on, in its cached parent:
- * one call instead of open, call, close.  @return : 0 (release @n with
- * rpl_name_done()), TRY_FULL, RPL_SKIPPED or -errno. */
-static int64_t nofollow_name(struct rpl_ctx *c, struct rpl_op *op, int dirarg,
-			     struct rpl_name *n)
+int64_t rpl_meta_nofollow_name(struct rpl_ctx *c, struct rpl_op *op, int dirarg,
+			       struct rpl_name *n)
 {
 	const char *path;
 	int err;
@@ -214,12 +184,12 @@ static int64_t nofollow_name(struct rpl_ctx *c, struct rpl_op *op, int dirarg,
 	if (!path)
 		return RPL_SKIPPED;
 	if (path[0] != '/' || path[1] == 0 || path[strlen(path) - 1] == '/')
-		return TRY_FULL;	/* a trailing slash asks for a directory */
+		return RPL_META_TRY_FULL;	/* a trailing slash asks for a directory */
 	if (dirarg >= 0 && op->ev.args[dirarg] >= 0)
-		return rpl_parent_fd(c, op, n) == 0 ? 0 : TRY_FULL;
+		return rpl_parent_fd(c, op, n) == 0 ? 0 : RPL_META_TRY_FULL;
 	/* Any trouble with the parent: the whole path says what it is. */
 	err = rpl_parent_at(c, path, n);
-	return err ? TRY_FULL : 0;
+	return err ? RPL_META_TRY_FULL : 0;
 }
 
 static int64_t h_stat(struct rpl_ctx *c, struct rpl_op *op)
@@ -257,21 +227,21 @@ static int64_t h_stat(struct rpl_ctx *c, struct rpl_op *op)
 	if (op->ev.nr != SYS_statfs) {
 		int64_t r = stat_in_parent(c, op, dirarg, flags, nofollow);
 
-		if (r != TRY_FULL)
+		if (r != RPL_META_TRY_FULL)
 			return r;
 	}
-	fd = target(c, op, dirarg, flags, nofollow, &owned);
+	fd = rpl_meta_target(c, op, dirarg, flags, nofollow, &owned);
 	if (fd < 0)
-		return fd == SKIP_FD ? RPL_SKIPPED : fd;
+		return fd == RPL_META_SKIP_FD ? RPL_SKIPPED : fd;
 	if (op->ev.nr == SYS_statx)
-		return finish(fd, owned, ret_of(statx(fd, "", AT_EMPTY_PATH |
+		return rpl_meta_finish(fd, owned, ret_of(statx(fd, "", AT_EMPTY_PATH |
 			(flags & AT_STATX_SYNC_TYPE), (unsigned)a[3], &stx)));
 	if (op->ev.nr == SYS_statfs) {
 		struct statfs sf;
 
-		return finish(fd, owned, ret_of(fstatfs(fd, &sf)));
+		return rpl_meta_finish(fd, owned, ret_of(fstatfs(fd, &sf)));
 	}
-	return finish(fd, owned, ret_of(fstatat(fd, "", &st, AT_EMPTY_PATH)));
+	return rpl_meta_finish(fd, owned, ret_of(fstatat(fd, "", &st, AT_EMPTY_PATH)));
 }
 
 static int64_t h_readlink(struct rpl_ctx *c, struct rpl_op *op)
@@ -286,22 +256,22 @@ static int64_t h_readlink(struct rpl_ctx *c, struct rpl_op *op)
 	/* gcc's realpath reads every component of every header's path:
 	 * 98,000 readlinks in a make -j2 of 468 processes, on directories
 	 * mostly; one call each on the name in its cached parent. */
-	r = nofollow_name(c, op, at ? 0 : -1, &n);
+	r = rpl_meta_nofollow_name(c, op, at ? 0 : -1, &n);
 	if (r == 0) {
 		r = ret_of(readlinkat(n.dirfd, n.name, c->scratch, (size_t)size));
 		rpl_name_done(&n);
 	}
-	if (r != TRY_FULL)
+	if (r != RPL_META_TRY_FULL)
 		return r;
-	fd = target(c, op, -1, 0, 1, &owned);
+	fd = rpl_meta_target(c, op, -1, 0, 1, &owned);
 	if (fd < 0)
-		return fd == SKIP_FD ? RPL_SKIPPED : fd;
+		return fd == RPL_META_SKIP_FD ? RPL_SKIPPED : fd;
 	r = ret_of(readlinkat(fd, "", c->scratch, (size_t)size));
 	/* On a descriptor of what is not a symlink the kernel says ENOENT;
 	 * on its name, as the program asked, EINVAL. */
 	if (r == -ENOENT)
 		r = -EINVAL;
-	return finish(fd, owned, r);
+	return rpl_meta_finish(fd, owned, r);
 }
 
 static int64_t h_access(struct rpl_ctx *c, struct rpl_op *op)
@@ -311,10 +281,10 @@ static int64_t h_access(struct rpl_ctx *c, struct rpl_op *op)
 	int flags = op->ev.nr == SYS_faccessat2 ? (int)a[3] : 0;
 	int fd, owned;
 
-	fd = target(c, op, at ? 0 : -1, flags, (flags & AT_SYMLINK_NOFOLLOW) != 0, &owned);
+	fd = rpl_meta_target(c, op, at ? 0 : -1, flags, (flags & AT_SYMLINK_NOFOLLOW) != 0, &owned);
 	if (fd < 0)
-		return fd == SKIP_FD ? RPL_SKIPPED : fd;
-	return finish(fd, owned, ret_of(syscall(SYS_faccessat2, fd, "", (int)a[at ? 2 : 1],
+		return fd == RPL_META_SKIP_FD ? RPL_SKIPPED : fd;
+	return rpl_meta_finish(fd, owned, ret_of(syscall(SYS_faccessat2, fd, "", (int)a[at ? 2 : 1],
 						 AT_EMPTY_PATH | (flags & AT_EACCESS))));
 }
 
@@ -329,10 +299,10 @@ static int64_t h_chmod(struct rpl_ctx *c, struct rpl_op *op)
 		fd = rpl_live_fd(c, op, a[0]);
 		return fd < 0 ? RPL_SKIPPED : ret_of(fchmod(fd, (mode_t)a[1]));
 	}
-	fd = target(c, op, at ? 0 : -1, flags, (flags & AT_SYMLINK_NOFOLLOW) != 0, &owned);
+	fd = rpl_meta_target(c, op, at ? 0 : -1, flags, (flags & AT_SYMLINK_NOFOLLOW) != 0, &owned);
 	if (fd < 0)
-		return fd == SKIP_FD ? RPL_SKIPPED : fd;
-	return finish(fd, owned, ret_of(syscall(SYS_fchmodat2, fd, "",
+		return fd == RPL_META_SKIP_FD ? RPL_SKIPPED : fd;
+	return rpl_meta_finish(fd, owned, ret_of(syscall(SYS_fchmodat2, fd, "",
 						 (mode_t)a[at ? 2 : 1] & 07777, AT_EMPTY_PATH)));
 }
 
@@ -349,21 +319,21 @@ static int64_t h_chown(struct rpl_ctx *c, struct rpl_op *op)
 	}
 	if (op->ev.nr == SYS_lchown || (flags & AT_SYMLINK_NOFOLLOW)) {
 		struct rpl_name n;
-		int64_t r = nofollow_name(c, op, at ? 0 : -1, &n);
+		int64_t r = rpl_meta_nofollow_name(c, op, at ? 0 : -1, &n);
 
 		if (r == 0) {
 			r = ret_of(fchownat(n.dirfd, n.name, (uid_t)a[at ? 2 : 1],
 					    (gid_t)a[at ? 3 : 2], AT_SYMLINK_NOFOLLOW));
 			rpl_name_done(&n);
 		}
-		if (r != TRY_FULL)
+		if (r != RPL_META_TRY_FULL)
 			return r;
 	}
-	fd = target(c, op, at ? 0 : -1, flags,
+	fd = rpl_meta_target(c, op, at ? 0 : -1, flags,
 		    op->ev.nr == SYS_lchown || (flags & AT_SYMLINK_NOFOLLOW), &owned);
 	if (fd < 0)
-		return fd == SKIP_FD ? RPL_SKIPPED : fd;
-	return finish(fd, owned, ret_of(fchownat(fd, "", (uid_t)a[at ? 2 : 1],
+		return fd == RPL_META_SKIP_FD ? RPL_SKIPPED : fd;
+	return rpl_meta_finish(fd, owned, ret_of(fchownat(fd, "", (uid_t)a[at ? 2 : 1],
 						 (gid_t)a[at ? 3 : 2], AT_EMPTY_PATH)));
 }
 
@@ -380,219 +350,32 @@ static int64_t h_utimes(struct rpl_ctx *c, struct rpl_op *op)
 	if (!(flags & ~AT_SYMLINK_NOFOLLOW)) {
 		/* on the name, if it is a symlink only when not followed */
 		struct rpl_name n;
-		int64_t r = nofollow_name(c, op, at ? 0 : -1, &n);
+		int64_t r = rpl_meta_nofollow_name(c, op, at ? 0 : -1, &n);
 
 		if (r == 0) {
-			if ((flags & AT_SYMLINK_NOFOLLOW) || not_symlink(c, op->ev.path, &n))
+			if ((flags & AT_SYMLINK_NOFOLLOW) || rpl_meta_not_symlink(c, op->ev.path, &n))
 				r = ret_of(utimensat(n.dirfd, n.name, NULL, AT_SYMLINK_NOFOLLOW));
 			else
-				r = TRY_FULL;
+				r = RPL_META_TRY_FULL;
 			rpl_name_done(&n);
 		}
-		if (r != TRY_FULL)
+		if (r != RPL_META_TRY_FULL)
 			return r;
 	}
-	fd = target(c, op, at ? 0 : -1, flags, (flags & AT_SYMLINK_NOFOLLOW) != 0, &owned);
+	fd = rpl_meta_target(c, op, at ? 0 : -1, flags, (flags & AT_SYMLINK_NOFOLLOW) != 0, &owned);
 	if (fd < 0)
-		return fd == SKIP_FD ? RPL_SKIPPED : fd;
-	return finish(fd, owned, ret_of(utimensat(fd, "", NULL, AT_EMPTY_PATH)));
-}
-
-/* POSIX ACL values must parse: build a valid ACL of @size bytes (header,
- * then USER_OBJ, USER..., GROUP_OBJ, MASK, OTHER entries, sorted by tag)
- * granting @mode.  Setting one sets the mode bits too, so @mode matters:
- * the value was not recorded; the caller guesses it (see h_xattr). */
-static const char *acl_value(char *buf, int64_t size, mode_t mode)
-{
-	int64_t n = (size - 4) / 8, i, k = 0;
-	uint32_t v = 2;			/* POSIX_ACL_XATTR_VERSION */
-
-	if (size < 28 || (size - 4) % 8 || size > 4096)
-		return NULL;
-	memcpy(buf, &v, 4);
-#define ENT(tag, perm, id) do {						\
-	uint16_t t_ = (tag), p_ = (perm);				\
-	uint32_t i_ = (id);						\
-	memcpy(buf + 4 + 8 * k, &t_, 2);				\
-	memcpy(buf + 6 + 8 * k, &p_, 2);				\
-	memcpy(buf + 8 + 8 * k, &i_, 4);				\
-	k++;								\
-} while (0)
-	ENT(0x01, (mode >> 6) & 7, ~0u);
-	for (i = 0; i < n - 4; i++)
-		ENT(0x02, 4, 1000 + (uint32_t)i);
-	ENT(0x04, (mode >> 3) & 7, ~0u);
-	if (n > 3)
-		ENT(0x10, 7, ~0u);
-	ENT(0x20, mode & 7, ~0u);
-#undef ENT
-	return buf;
-}
-
-/* Set once the kernel answered ENOSYS to an *xattrat call. */
-static _Atomic int no_xattrat;
-
-/*
- * A path xattr call as one *xattrat call on the name in its cached
- * parent, AT_SYMLINK_NOFOLLOW.  The path forms otherwise cost an openat2,
- * a lookup of /proc/thread-self/fd/N and a close around the call (cp -a makes six
- * per directory: 6-7 us each against 1-2 us natively).  The following
- * forms (getxattr, not lgetxattr) first check with one fstatat that the
- * name is not a symlink: a symlink is left to the confined lookup of the
- * whole path.  @return : the result, or TRY_FULL.
- */
-static int64_t xattr_at(struct rpl_ctx *c, struct rpl_op *op, const char *value,
-			int64_t size, int nofollow)
-{
-	struct rpl_xattr_args xa = { .value = (uintptr_t)value, .size = (uint32_t)size };
-	const char *name = op->ev.path2;
-	struct rpl_name n;
-	int64_t r;
-	long k;
-
-	if (atomic_load_explicit(&no_xattrat, memory_order_relaxed))
-		return TRY_FULL;
-	r = nofollow_name(c, op, -1, &n);
-	if (r != 0)
-		return r == RPL_SKIPPED ? r : TRY_FULL;
-	if (!nofollow && !not_symlink(c, op->ev.path, &n)) {
-		rpl_name_done(&n);
-		return TRY_FULL;
-	}
-	switch (op->ev.nr) {
-	case SYS_setxattr: case SYS_lsetxattr:
-		xa.flags = (uint32_t)op->ev.args[4];
-		k = ret_of(syscall(SYS_setxattrat, n.dirfd, n.name, AT_SYMLINK_NOFOLLOW, name, &xa,
-			    sizeof(xa)));
-		break;
-	case SYS_getxattr: case SYS_lgetxattr:
-		xa.value = (uintptr_t)c->scratch;
-		k = ret_of(syscall(SYS_getxattrat, n.dirfd, n.name, AT_SYMLINK_NOFOLLOW, name, &xa,
-			    sizeof(xa)));
-		break;
-	case SYS_listxattr: case SYS_llistxattr:
-		k = ret_of(syscall(SYS_listxattrat, n.dirfd, n.name, AT_SYMLINK_NOFOLLOW, c->scratch,
-			    (size_t)size));
-		break;
-	default:
-		k = ret_of(syscall(SYS_removexattrat, n.dirfd, n.name, AT_SYMLINK_NOFOLLOW, name));
-		break;
-	}
-	r = k;
-	rpl_name_done(&n);
-	if (r == -ENOSYS) {
-		atomic_store(&no_xattrat, 1);
-		c->sys0 = 0;		/* not the op's call after all */
-		return TRY_FULL;
-	}
-	return r;
-}
-
-static int64_t h_xattr(struct rpl_ctx *c, struct rpl_op *op)
-{
-	const int64_t *a = op->ev.args;
-	const char *name = op->ev.path2;
-	int nr = op->ev.nr, fd, owned = 0;
-	int byfd = nr == SYS_fsetxattr || nr == SYS_fgetxattr || nr == SYS_flistxattr ||
-		   nr == SYS_fremovexattr;
-	int nofollow = nr == SYS_lsetxattr || nr == SYS_lgetxattr || nr == SYS_llistxattr ||
-		       nr == SYS_lremovexattr;
-	int list = nr == SYS_listxattr || nr == SYS_llistxattr || nr == SYS_flistxattr;
-	int acl = name && name[0] == 's' && strncmp(name, "system.posix_acl_", 17) == 0 &&
-		  (nr == SYS_setxattr || nr == SYS_lsetxattr || nr == SYS_fsetxattr);
-	const struct iot_path_state *ps = NULL;
-	int64_t size = list ? a[2] : a[3], r;
-	const char *value = rpl_wbuf();
-	char proc[64];
-
-	if (!list && !name)
-		return rpl_skip(op, RPL_SKIP_NOPATH);
-	if (size < 0 || size > 65536)
-		size = 65536;
-	if (byfd) {
-		struct rpl_fd e;
-
-		fd = rpl_live_fd_entry(c, op, a[0], &e);
-		if (fd < 0)
-			return RPL_SKIPPED;
-		if (nr == SYS_fgetxattr || list)
-			c->t->xattr_src = e.path;
-	} else {
-		fd = -1;
-		if (nr == SYS_getxattr || nr == SYS_lgetxattr || list)
-			c->t->xattr_src = op->ev.path;
-	}
-	/* cp -a and tar copy the mode of the file whose xattrs they just
-	 * read; without one, the ACL keeps the target's own mode, which
-	 * takes the target open. */
-	if (acl) {
-		ps = c->t->xattr_src ? rpl_path_state(c->p, c->t->xattr_src) : NULL;
-		if (ps && acl_value(c->scratch, size, ps->mode & 0777))
-			value = c->scratch;
-	}
-	if (!byfd && (!acl || ps)) {
-		r = xattr_at(c, op, value, size, nofollow);
-		if (r != TRY_FULL)
-			return r;
-	}
-	if (!byfd) {
-		fd = target(c, op, -1, 0, nofollow, &owned);
-		if (fd < 0)
-			return fd == SKIP_FD ? RPL_SKIPPED : fd;
-	}
-	if (acl && !ps) {
-		struct stat st;
-		mode_t mode = 0644;
-
-		if (fstatat(fd, "", &st, AT_EMPTY_PATH) == 0)
-			mode = st.st_mode;
-		if (acl_value(c->scratch, size, mode & 0777))
-			value = c->scratch;
-	}
-	if (!byfd)
-		snprintf(proc, sizeof(proc), "/proc/thread-self/fd/%d", fd);
-	switch (nr) {
-	case SYS_fsetxattr:
-		r = ret_of(fsetxattr(fd, name, value, (size_t)size, (int)a[4]));
-		break;
-	case SYS_fgetxattr:
-		r = ret_of(fgetxattr(fd, name, c->scratch, (size_t)size));
-		break;
-	case SYS_flistxattr:
-		r = ret_of(flistxattr(fd, c->scratch, (size_t)size));
-		break;
-	case SYS_fremovexattr:
-		r = ret_of(fremovexattr(fd, name));
-		break;
-	case SYS_setxattr: case SYS_lsetxattr:
-		r = ret_of(setxattr(proc, name, value, (size_t)size, (int)a[4]));
-		break;
-	case SYS_getxattr: case SYS_lgetxattr:
-		r = ret_of(getxattr(proc, name, c->scratch, (size_t)size));
-		break;
-	case SYS_listxattr: case SYS_llistxattr:
-		r = ret_of(listxattr(proc, c->scratch, (size_t)size));
-		break;
-	default:
-		r = ret_of(removexattr(proc, name));
-		break;
-	}
-	return finish(fd, owned, r);
+		return fd == RPL_META_SKIP_FD ? RPL_SKIPPED : fd;
+	return rpl_meta_finish(fd, owned, ret_of(utimensat(fd, "", NULL, AT_EMPTY_PATH)));
 }
 
 void rpl_ops_meta(rpl_handler *h)
 {
 	static const int stat_nrs[] = { SYS_stat, SYS_fstat, SYS_lstat, SYS_newfstatat,
 					SYS_statx, SYS_statfs, SYS_fstatfs };
-	static const int xattr_nrs[] = { SYS_setxattr, SYS_lsetxattr, SYS_fsetxattr,
-		SYS_getxattr, SYS_lgetxattr, SYS_fgetxattr, SYS_listxattr, SYS_llistxattr,
-		SYS_flistxattr, SYS_removexattr, SYS_lremovexattr, SYS_fremovexattr };
 	size_t i;
 
 	for (i = 0; i < sizeof(stat_nrs) / sizeof(stat_nrs[0]); i++)
 		h[stat_nrs[i]] = h_stat;
-	for (i = 0; i < sizeof(xattr_nrs) / sizeof(xattr_nrs[0]); i++)
-		h[xattr_nrs[i]] = h_xattr;
 	h[SYS_readlink] = h_readlink;
 	h[SYS_readlinkat] = h_readlink;
 	h[SYS_access] = h_access;

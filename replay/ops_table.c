@@ -1,10 +1,10 @@
 /*
  * ops_table.c - which handler replays which syscall: the families
- * (ops_file.c, ops_io.c, ops_meta.c, ops_dir.c, ops_proc.c, aio.c,
- * uring.c) fill one table by syscall number, once.  The executor (exec.c)
- * reads rpl_handlers[] directly after rpl_handler_for() has filled it, so
- * the lookup per op is one load.  Handlers share their helpers through ops_common.c, not
- * through the executor.
+ * (ops_file.c, ops_io.c, ops_meta.c, ops_xattr.c, ops_dir.c, ops_proc.c,
+ * aio.c, uring.c) fill one table by syscall number, once.  The executor
+ * (exec.c) reads rpl_handlers[] directly after rpl_handler_for() has
+ * filled it, so the lookup per op is one load.  Handlers share their
+ * helpers through ops_common.c, not through the executor.
  */
 #include <pthread.h>
 
@@ -18,6 +18,7 @@ static void init_handlers(void)
 	rpl_ops_file(rpl_handlers);
 	rpl_ops_io(rpl_handlers);
 	rpl_ops_meta(rpl_handlers);
+	rpl_ops_xattr(rpl_handlers);
 	rpl_ops_dir(rpl_handlers);
 	rpl_ops_proc(rpl_handlers);
 	rpl_ops_aio(rpl_handlers);

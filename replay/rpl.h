@@ -404,6 +404,7 @@ extern rpl_handler rpl_handlers[RPL_MAX_NR];
 void rpl_ops_file(rpl_handler *h);
 void rpl_ops_io(rpl_handler *h);
 void rpl_ops_meta(rpl_handler *h);
+void rpl_ops_xattr(rpl_handler *h);
 void rpl_ops_dir(rpl_handler *h);
 void rpl_ops_proc(rpl_handler *h);
 void rpl_ops_aio(rpl_handler *h);
