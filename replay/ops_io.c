@@ -59,7 +59,9 @@ static int64_t do_io(struct rpl_ctx *c, int fd, int64_t n, int64_t off, int pos,
 	return ret_of(preadv2(fd, iov, cnt, off, flags));
 }
 
-static int64_t h_read(struct rpl_ctx *c, struct rpl_op *op)
+/* The read and the write families, one handler: they differ only in the
+ * direction of do_io() (the row of syscalls.def says which). */
+static int64_t h_rw(struct rpl_ctx *c, struct rpl_op *op)
 {
 	const int64_t *a = op->ev.args;
 	int cloned = 0;
@@ -274,16 +276,16 @@ static int64_t h_mmap(struct rpl_ctx *c, struct rpl_op *op)
 
 void rpl_ops_io(rpl_handler *h)
 {
-	h[SYS_read] = h_read;
-	h[SYS_pread64] = h_read;
-	h[SYS_readv] = h_read;
-	h[SYS_preadv] = h_read;
-	h[SYS_preadv2] = h_read;
-	h[SYS_write] = h_read;
-	h[SYS_pwrite64] = h_read;
-	h[SYS_writev] = h_read;
-	h[SYS_pwritev] = h_read;
-	h[SYS_pwritev2] = h_read;
+	h[SYS_read] = h_rw;
+	h[SYS_pread64] = h_rw;
+	h[SYS_readv] = h_rw;
+	h[SYS_preadv] = h_rw;
+	h[SYS_preadv2] = h_rw;
+	h[SYS_write] = h_rw;
+	h[SYS_pwrite64] = h_rw;
+	h[SYS_writev] = h_rw;
+	h[SYS_pwritev] = h_rw;
+	h[SYS_pwritev2] = h_rw;
 	h[SYS_lseek] = h_lseek;
 	h[SYS_truncate] = h_truncate;
 	h[SYS_ftruncate] = h_fd_simple;
