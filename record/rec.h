@@ -322,6 +322,14 @@ int rec_attach(struct rec_ctx *c, pid_t pid);
 #define REC_SIG_FROM_TTY 0x1000
 void rec_request_stop(int sig);
 
+/* ---- cpu.c: the CPU policy (--cpu) ---- */
+/* @t stopped for a recorded call at @now: two programs at once? */
+void rec_cpu_watch_stop(struct rec_ctx *c, struct rec_task *t, int64_t now);
+/* @t exec'd: another program running beside it? */
+void rec_cpu_watch_exec(struct rec_ctx *c, struct rec_task *t);
+/* each tick: move a pinned pair off a busy CPU */
+void rec_cpu_rebalance(struct rec_ctx *c);
+
 /* ---- output.c: the trace file ---- */
 struct rec_out {
 	const char *path;		/* the trace's name (-o) */
