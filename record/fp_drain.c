@@ -1,5 +1,5 @@
 /*
- * fastpath.c - the recorder's side of the in-process fast path: the shared
+ * fp_drain.c - the recorder's side of the in-process fast path: the shared
  * memory the preload library (record/fastpath/, libiotape-fast.so) logs
  * calls into, and the drain that turns its records into the same events
  * the ptrace path writes.

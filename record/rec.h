@@ -286,7 +286,7 @@ void rec_fmap_exec_entry(struct rec_ctx *c, struct rec_task *t);
 void rec_fmap_proc_gone(struct rec_ctx *c, struct rec_task *t);
 void rec_fmap_free(struct rec_ctx *c);
 
-/* ---- fastpath.c: the in-process fast path's rings ---- */
+/* ---- fp_drain.c: the in-process fast path's rings ---- */
 /* find the preload library, make the shared memory, set the child's
  * environment up in @env (LD_PRELOAD=..., IOTAPE_FAST_SHM=...).
  * @return : 0, or -errno / -ENOENT (no library) with the fast path off */

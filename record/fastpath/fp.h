@@ -1,7 +1,7 @@
 /*
  * fp.h - the shared-memory layout between the in-process fast path
  * (libiotape-fast.so, loaded with LD_PRELOAD) and the recorder that drains
- * it (record/fastpath.c).
+ * it (record/fp_drain.c).
  *
  * One memfd, mapped MAP_SHARED by the recorder and by every traced process.
  * A header page, then FP_NSLOTS slots; a thread claims a free slot on its
