@@ -54,7 +54,7 @@ LIBS = $(PKG_LIBS) -luring -lpthread -lm
 VERSION := $(shell sed -n 's/^\#define IOT_VERSION "\(.*\)"/\1/p' format/iotape.h)
 
 LIB_SRC  := $(sort $(wildcard format/*.c))
-APP_SRC  := $(sort $(wildcard record/*.c replay/*.c analyze/*.c cli/*.c))
+APP_SRC  := $(sort $(wildcard record/*.c replay/*.c bench/*.c analyze/*.c cli/*.c))
 MAIN_SRC := cli/main.c
 UNIT_SRC := $(sort $(wildcard tests/unit/test_*.c))
 PROG_SRC := $(sort $(wildcard tests/progs/*.c))
@@ -121,7 +121,8 @@ $(BUILD)/obj/gen/trace.pb-c.o: $(GEN_C) $(FLAGS_STAMP)
 $(BUILD)/obj/%.o: %.c $(GEN_H) $(FLAGS_STAMP)
 	@mkdir -p $(@D)
 	@echo "  CC      $<"
-	$(Q)$(CC) $(ALL_CFLAGS) $(if $(filter $@,$(CLI_OBJ)),-Icli) -MMD -MP -c $< -o $@
+	$(Q)$(CC) $(ALL_CFLAGS) $(if $(filter $@,$(CLI_OBJ)),-Icli) \
+		$(if $(findstring /obj/bench/,$@),-Ireplay) -MMD -MP -c $< -o $@
 
 $(LIBA): $(LIB_OBJ)
 	@echo "  AR      $@"
