@@ -2,8 +2,8 @@
  * bench.h - the filesystem matrix of iotape bench: configurations and the
  * set-up/tear-down of one loop filesystem.
  */
-#ifndef RPL_BENCH_H
-#define RPL_BENCH_H
+#ifndef BENCH_H
+#define BENCH_H
 
 #include <limits.h>
 #include <stdint.h>
@@ -44,7 +44,7 @@ struct bench_live {
 };
 
 /* Configurations that failed without a profile, as diff --failed
- * arguments "NAME=WHY" (bench_fail.c). */
+ * arguments "NAME=WHY" (fail.c). */
 #define BENCH_MAX_FAILS 64
 struct bench_fails {
 	int n;

@@ -284,7 +284,7 @@ static void note_page_reporting(const struct bench_opts *o)
 
 /* One configuration, one run: set up, prepare, replay, tear down.
  * @return : 0; 1 with @profile moved to @partial (a target fault stopped
- * the replay: bench_fail.c); or negative, with @why said. */
+ * the replay: fail.c); or negative, with @why said. */
 static int bench_one(const struct bench_opts *o, const struct bench_config *c,
 		     int run, const char *profile, char *why, size_t wlen,
 		     char *partial, size_t plen)

@@ -1,5 +1,5 @@
 /*
- * bench_fail.c - configurations of iotape bench that fail: an image too
+ * fail.c - configurations of iotape bench that fail: an image too
  * small for its filesystem or for the starting tree, or a replay that a
  * fault of the filesystem under test stopped (ENOSPC, EIO, ...).  Such a
  * configuration is marked FAILED in the table and the HTML page, with

@@ -1,5 +1,5 @@
 /*
- * bench_fs.c - make, mount and remove the filesystems iotape bench runs on.
+ * fs.c - make, mount and remove the filesystems iotape bench runs on.
  *
  * mkfs, losetup and mount run as commands (their messages are the ones
  * users know); their output goes to a log in the work directory, and the

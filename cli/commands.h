@@ -1,7 +1,7 @@
 /*
  * commands.h - the subcommands of the iotape binary and the helpers they
  * share.  Each module owns its command: record/cmd_record.c,
- * replay/cmd_replay.c, replay/cmd_bench.c, analyze/cmd_*.c, cli/cmd_dump.c.
+ * replay/cmd_replay.c, bench/cmd_bench.c, analyze/cmd_*.c, cli/cmd_dump.c.
  * Only cli/ and the cmd_*.c files include it: the engines below report
  * through the sink of engine.h, which cli_msg() prints.
  */
