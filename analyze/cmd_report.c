@@ -2,6 +2,7 @@
  * cmd_report.c - iotape report: where the time went.
  */
 #include <errno.h>
+#include <getopt.h>
 #include <limits.h>
 #include <stdlib.h>
 #include <string.h>
@@ -59,64 +60,66 @@ int ana_parse_by(const char *s)
 
 int cmd_report(int argc, char **argv)
 {
+	static const struct option longopts[] = {
+		{ "by", required_argument, NULL, 'b' },
+		{ "json", no_argument, NULL, 'j' },
+		{ "top", required_argument, NULL, 't' },
+		{ "html", required_argument, NULL, 'H' },
+		{ "help", no_argument, NULL, 'h' },
+		{ NULL, 0, NULL, 0 },
+	};
 	char **files = calloc((size_t)argc + 1, sizeof(*files));
 	const char *out = NULL, *html = NULL;
 	struct ana_trace *t = NULL;
 	struct ana_group *g = NULL;
-	int nf = 0, by = ANA_BY_ALL, json = 0, top = 15, i, rc = IOT_EXIT_USAGE, lr, ng;
+	int nf = 0, by = ANA_BY_ALL, json = 0, top = 15, i, c, rc = IOT_EXIT_USAGE, lr, ng;
 	FILE *f = stdout;
 
 	if (!files)
 		return IOT_EXIT_FAIL;
-	for (i = 1; i < argc; i++) {
-		const char *a = argv[i];
-
-		if (cli_is_help(a)) {
+	optind = 0;
+	opterr = 0;
+	while ((c = getopt_long(argc, argv, ":ho:", longopts, NULL)) != -1) {
+		switch (c) {
+		case 'j': json = 1; break;
+		case 'o': out = optarg; break;
+		case 'H': html = optarg; break;
+		case 'b':
+			if ((by = ana_parse_by(optarg)) < 0) {
+				cli_err("report", "--by %s: expected phase, process, syscall or class",
+					optarg);
+				goto out;
+			}
+			break;
+		case 't':
+			if (!cli_parse_int(optarg, 0, INT_MAX, &top)) {
+				cli_err("report", "--top %s: expected a number of syscalls, "
+					"0 or more (0 = all)", optarg);
+				goto out;
+			}
+			break;
+		case 'h':
 			usage(stdout);
 			rc = IOT_EXIT_OK;
 			goto out;
-		} else if (strcmp(a, "--json") == 0) {
-			json = 1;
-		} else if ((strcmp(a, "--by") == 0 || strcmp(a, "--top") == 0 ||
-			    strcmp(a, "-o") == 0 || strcmp(a, "--html") == 0) && i + 1 < argc) {
-			const char *v = argv[++i];
-
-			if (strcmp(a, "--by") == 0 && (by = ana_parse_by(v)) < 0) {
-				cli_err("report", "--by %s: expected phase, process, syscall or class", v);
-				goto out;
-			} else if (strcmp(a, "--top") == 0) {
-				if (!cli_parse_int(v, 0, INT_MAX, &top)) {
-					cli_err("report", "--top %s: expected a number of syscalls, "
-						"0 or more (0 = all)", v);
-					goto out;
-				}
-			} else if (strcmp(a, "-o") == 0) {
-				out = v;
-			} else if (strcmp(a, "--html") == 0) {
-				html = v;
-			}
-		} else if (strcmp(a, "--by") == 0) {
-			cli_err("report", "--by needs phase, process, syscall or class");
+		case ':':
+			if (optopt == 'b')
+				cli_err("report", "--by needs phase, process, syscall or class");
+			else if (optopt == 't')
+				cli_err("report", "--top needs a number of syscalls, 0 or more (0 = all)");
+			else if (optopt == 'o' || optopt == 'H')
+				cli_err("report", "%s needs a FILE; usage: iotape report FILE... "
+					"[-o OUT] [--html PAGE]", argv[optind - 1]);
+			else
+				cli_bad_option("report", c, argv);
 			goto out;
-		} else if (strcmp(a, "--top") == 0) {
-			cli_err("report", "--top needs a number of syscalls, 0 or more (0 = all)");
+		default:
+			cli_bad_option("report", c, argv);
 			goto out;
-		} else if (strcmp(a, "-o") == 0 || strcmp(a, "--html") == 0) {
-			cli_err("report", "%s needs a FILE; usage: iotape report FILE... [-o OUT] "
-				"[--html PAGE]", a);
-			goto out;
-		} else if (strncmp(a, "--by=", 5) == 0) {
-			if ((by = ana_parse_by(a + 5)) < 0) {
-				cli_err("report", "%s: expected phase, process, syscall or class", a);
-				goto out;
-			}
-		} else if (a[0] == '-' && a[1]) {
-			cli_err("report", "unknown option '%s'; 'iotape report --help' lists them", a);
-			goto out;
-		} else {
-			files[nf++] = argv[i];
 		}
 	}
+	while (optind < argc)
+		files[nf++] = argv[optind++];
 	if (nf == 0) {
 		cli_err("report", "no trace given; usage: iotape report FILE... (see --help)");
 		goto out;
