@@ -2,6 +2,7 @@
  * cmd_diff.c - iotape diff: compare traces and profiles.
  */
 #include <errno.h>
+#include <getopt.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -48,51 +49,75 @@ static void usage(FILE *f)
 
 int cmd_diff(int argc, char **argv)
 {
+	static const struct option longopts[] = {
+		{ "html", required_argument, NULL, 'H' },
+		{ "failed", required_argument, NULL, 'F' },
+		{ "help", no_argument, NULL, 'h' },
+		{ NULL, 0, NULL, 0 },
+	};
 	char **files = calloc((size_t)argc + 1, sizeof(*files));
 	char **fails = calloc((size_t)argc + 1, sizeof(*fails));
 	int *sep = calloc((size_t)argc + 1, sizeof(*sep));
 	const char *out = NULL, *html = NULL;
 	struct ana_trace *t = NULL;
 	struct ana_group *g = NULL;
-	int nf = 0, i, ng = 0, rc = IOT_EXIT_USAGE, lr, pending_sep = 0, nfail = 0;
+	int nf = 0, i, c, ng = 0, rc = IOT_EXIT_USAGE, lr, pending_sep = 0, nfail = 0;
 	FILE *f = stdout;
 
 	if (!files || !sep || !fails) {
 		rc = IOT_EXIT_FAIL;
 		goto out;
 	}
-	for (i = 1; i < argc; i++) {
-		const char *a = argv[i];
-
-		if (cli_is_help(a)) {
+	/*
+	 * In order ('-'): a FILE comes back as 1, so each one is seen where
+	 * it stands among the '--' that separate configurations.  getopt
+	 * ends at a '--' with optind past it; the scan goes on from there.
+	 */
+	optind = 0;
+	opterr = 0;
+	for (;;) {
+		c = getopt_long(argc, argv, "-:ho:", longopts, NULL);
+		if (c == -1) {
+			if (optind < 2 || optind > argc || strcmp(argv[optind - 1], "--") != 0)
+				break;
+			pending_sep = 1;
+			if (optind == argc)
+				break;
+			continue;
+		}
+		switch (c) {
+		case 1:
+			sep[nf] = pending_sep;
+			pending_sep = 0;
+			files[nf++] = optarg;
+			break;
+		case 'o': out = optarg; break;
+		case 'H': html = optarg; break;
+		case 'F':
+			if (!strchr(optarg, '=') || optarg[0] == '=') {
+				cli_err("diff", "--failed needs LABEL=TEXT (a configuration that made "
+					"no profile, and why)");
+				goto out;
+			}
+			fails[nfail++] = optarg;
+			break;
+		case 'h':
 			usage(stdout);
 			rc = IOT_EXIT_OK;
 			goto out;
-		} else if (strcmp(a, "--") == 0) {
-			pending_sep = 1;
-		} else if ((strcmp(a, "--html") == 0 || strcmp(a, "-o") == 0) && i + 1 < argc) {
-			if (strcmp(a, "--html") == 0)
-				html = argv[++i];
+		case ':':
+			if (optopt == 'o' || optopt == 'H')
+				cli_err("diff", "%s needs a FILE; usage: iotape diff A B [C...] "
+					"[--html PAGE] [-o OUT]", argv[optind - 1]);
+			else if (optopt == 'F')
+				cli_err("diff", "--failed needs LABEL=TEXT (a configuration that made "
+					"no profile, and why)");
 			else
-				out = argv[++i];
-		} else if (strcmp(a, "--html") == 0 || strcmp(a, "-o") == 0) {
-			cli_err("diff", "%s needs a FILE; usage: iotape diff A B [C...] [--html PAGE] "
-				"[-o OUT]", a);
+				cli_bad_option("diff", c, argv);
 			goto out;
-		} else if (strcmp(a, "--failed") == 0 && i + 1 < argc &&
-			   strchr(argv[i + 1], '=') && argv[i + 1][0] != '=') {
-			fails[nfail++] = argv[++i];
-		} else if (strcmp(a, "--failed") == 0) {
-			cli_err("diff", "--failed needs LABEL=TEXT (a configuration that made no "
-				"profile, and why)");
+		default:
+			cli_bad_option("diff", c, argv);
 			goto out;
-		} else if (a[0] == '-' && a[1]) {
-			cli_err("diff", "unknown option '%s'; 'iotape diff --help' lists them", a);
-			goto out;
-		} else {
-			sep[nf] = pending_sep;
-			pending_sep = 0;
-			files[nf++] = argv[i];
 		}
 	}
 	if (nf < 1 || nf + nfail < 2) {
