@@ -4,6 +4,7 @@
  * Chrome and CSV stream the file once; memory does not grow with it.
  */
 #include <errno.h>
+#include <getopt.h>
 #include <inttypes.h>
 #include <stdlib.h>
 #include <string.h>
@@ -232,40 +233,48 @@ static int fmt_of(const char *s)
 
 int cmd_export(int argc, char **argv)
 {
+	static const struct option longopts[] = {
+		{ "format", required_argument, NULL, 'f' },
+		{ "help", no_argument, NULL, 'h' },
+		{ NULL, 0, NULL, 0 },
+	};
 	const char *file = NULL, *out = NULL, *fs = NULL;
 	struct ana_trace t = { 0 };
 	struct iot_reader *r = NULL;
-	int fmt = -1, i, rc = IOT_EXIT_FAIL;
+	int fmt = -1, c, rc = IOT_EXIT_FAIL;
 	FILE *f = stdout;
 
-	for (i = 1; i < argc; i++) {
-		const char *a = argv[i];
-
-		if (cli_is_help(a)) {
+	optind = 0;
+	opterr = 0;
+	while ((c = getopt_long(argc, argv, ":hf:o:", longopts, NULL)) != -1) {
+		switch (c) {
+		case 'f': fs = optarg; break;
+		case 'o': out = optarg; break;
+		case 'h':
 			usage(stdout);
 			return IOT_EXIT_OK;
-		} else if ((strcmp(a, "--format") == 0 || strcmp(a, "-f") == 0) && i + 1 < argc) {
-			fs = argv[++i];
-		} else if (strncmp(a, "--format=", 9) == 0) {
-			fs = a + 9;
-		} else if (strcmp(a, "-o") == 0 && i + 1 < argc) {
-			out = argv[++i];
-		} else if (strcmp(a, "--format") == 0 || strcmp(a, "-f") == 0) {
-			cli_err("export", "%s needs a FORMAT: chrome, csv or json", a);
+		case ':':
+			if (optopt == 'f')
+				cli_err("export", "%s needs a FORMAT: chrome, csv or json",
+					argv[optind - 1]);
+			else if (optopt == 'o')
+				cli_err("export", "-o needs a FILE; usage: iotape export FILE --format "
+					"chrome|csv|json [-o OUT]");
+			else
+				cli_bad_option("export", c, argv);
 			return IOT_EXIT_USAGE;
-		} else if (strcmp(a, "-o") == 0) {
-			cli_err("export", "-o needs a FILE; usage: iotape export FILE --format "
-				"chrome|csv|json [-o OUT]");
+		default:
+			cli_bad_option("export", c, argv);
 			return IOT_EXIT_USAGE;
-		} else if ((a[0] == '-' && a[1]) || file) {
-			cli_err("export", "%s '%s'; usage: iotape export FILE --format "
-				"chrome|csv|json [-o OUT]", file && a[0] != '-' ?
-				"one FILE only, extra" : "unknown option", a);
-			return IOT_EXIT_USAGE;
-		} else {
-			file = a;
 		}
 	}
+	if (argc - optind > 1) {
+		cli_err("export", "one FILE only, extra '%s'; usage: iotape export FILE --format "
+			"chrome|csv|json [-o OUT]", argv[optind + 1]);
+		return IOT_EXIT_USAGE;
+	}
+	if (optind < argc)
+		file = argv[optind];
 	if (!file) {
 		cli_err("export", "no trace given; usage: iotape export FILE --format "
 			"chrome|csv|json [-o OUT]");
