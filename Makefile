@@ -227,7 +227,7 @@ fuzz: deps
 	@mkdir -p build-fuzz/fuzz
 	$(Q)for f in $(FUZZ_SRC); do n=$$(basename $$f .c); echo "  FUZZ    $$n"; \
 		clang -g -O1 -fsanitize=fuzzer,address,undefined -D_GNU_SOURCE -Iformat -Ibuild-fuzz/gen \
-		-Irecord -Ireplay -Ianalyze $$f $$(ls build-fuzz/obj/replay/*.o build-fuzz/obj/record/*.o build-fuzz/obj/analyze/*.o 2>/dev/null | grep -v /cmd_) \
+		-Irecord -Ireplay -Ianalyze $$f $(patsubst $(BUILD)/%,build-fuzz/%,$(ENGINE_OBJ)) \
 		build-fuzz/libiotape.a $(PKG_LIBS) -lpthread -lm -o build-fuzz/fuzz/$$n || exit 1; done
 	@tests/fuzz/run.sh build-fuzz/fuzz $${FUZZ_SECONDS:-60}
 
