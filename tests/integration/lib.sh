@@ -39,12 +39,13 @@ mk_tree() {
 	chmod 0755 "$d/f5.c"
 }
 
-# no_leftovers LOOPS_BEFORE DIR - no mount under DIR or of iotape-bench,
-# no new loop device, no image file left.
+# no_leftovers DIR - no mount, loop device, image file or scratch directory
+# left under DIR, the --scratch of the bench that ran: only what that
+# bench made (other benches may hold mounts and loop devices meanwhile).
 no_leftovers() {
-	local before=$1 dir=$2
-	grep -q "iotape-bench" /proc/self/mountinfo && fail "a bench mount is left: $(grep iotape-bench /proc/self/mountinfo)"
-	[ "$(losetup -a | wc -l)" -le "$before" ] || fail "a loop device is left: $(losetup -a)"
+	local dir=$1
+	grep -q " $dir/" /proc/self/mountinfo && fail "a bench mount is left: $(grep " $dir/" /proc/self/mountinfo)"
+	losetup -a | grep -q "$dir/" && fail "a loop device is left: $(losetup -a | grep "$dir/")"
 	find "$dir" -name '*.img' | grep -q . && fail "an image is left: $(find "$dir" -name '*.img')"
 	find "$dir" -maxdepth 1 -name 'iotape-bench.*' | grep -q . && fail "a scratch dir is left"
 	return 0
