@@ -7,6 +7,7 @@
 
 #include <limits.h>
 #include <stdint.h>
+#include <stdio.h>
 
 struct bench_fs {
 	const char *name;	/* configuration name, e.g. "ext3-journal" */
@@ -26,6 +27,8 @@ struct bench_opts {
 	const char *trace;
 	int runs;
 	const char *scratch, *timing, *outdir, *html;
+	const char *setup;		/* --setup CMD, run before prepare */
+	char setup_dir[PATH_MAX];	/* the trace's working directory */
 	int drop_caches, quiet;
 	uint64_t image_size, need_bytes;
 	uint64_t tree_bytes;		/* file data of the starting tree */
@@ -74,6 +77,26 @@ int bench_setup(struct bench_live *l, const struct bench_opts *o,
 		const struct bench_config *c, char *mkfs_desc, size_t len);
 int bench_teardown(struct bench_live *l, const struct bench_opts *o);
 void bench_drop_caches(void);
+/*! bench_catch_signals() : @fn handles SIGINT, SIGTERM and SIGHUP (the
+ *  runs in progress are stopped and everything is undone). */
+void bench_catch_signals(void (*fn)(int));
 void bench_dir_label(const char *dir, char *label, size_t len);
+
+/*! bench_find_fs() : @return : the known configuration @name, or NULL. */
+const struct bench_fs *bench_find_fs(const char *name);
+/*! bench_fs_names() : write the known configurations' names, each after
+ *  a space, to @f. */
+void bench_fs_names(FILE *f);
+/*! bench_parse_size() : "512M", "2G", "1.5GiB" into bytes.
+ *  @return : 0 or -EINVAL. */
+int bench_parse_size(const char *s, uint64_t *out);
+/*! bench_rm_tree() : remove @path and all below it, not crossing mounts. */
+void bench_rm_tree(const char *path);
+/*! bench_mkdir_p() : make @path and its missing parents. @return : 0 or -errno. */
+int bench_mkdir_p(const char *path);
+/*! bench_run_setup() : run "sh -c @cmd" in @dir (made first), untimed,
+ *  its output kept in the work directory's log and shown if it fails.
+ *  @return : 0, or -EIO (it failed; said so), or -errno. */
+int bench_run_setup(const struct bench_live *l, const char *cmd, const char *dir);
 
 #endif

@@ -34,20 +34,6 @@
 #define MAX_CONFIGS 64
 #define MAX_PROFILES 1024
 
-static const struct bench_fs known_fs[] = {
-	{ "ext2",           "ext2",  "mkfs.ext2 -F -q",                   "" },
-	{ "ext3",           "ext3",  "mkfs.ext3 -F -q",                   "data=ordered" },
-	{ "ext3-ordered",   "ext3",  "mkfs.ext3 -F -q",                   "data=ordered" },
-	{ "ext3-writeback", "ext3",  "mkfs.ext3 -F -q",                   "data=writeback" },
-	{ "ext3-journal",   "ext3",  "mkfs.ext3 -F -q",                   "data=journal" },
-	{ "ext4",           "ext4",  "mkfs.ext4 -F -q",                   "" },
-	{ "ext4-nojournal", "ext4",  "mkfs.ext4 -F -q -O ^has_journal",   "" },
-	{ "xfs",            "xfs",   "mkfs.xfs -f -q",                    "" },
-	{ "btrfs",          "btrfs", "mkfs.btrfs -f -q",                  "" },
-	{ "tmpfs",          "tmpfs", NULL,                                "" },
-};
-
-#define N_KNOWN (sizeof(known_fs) / sizeof(known_fs[0]))
 
 /* What is mounted or attached right now: undone by bench_cleanup(). */
 static struct bench_live live;
@@ -63,8 +49,6 @@ static void on_signal(int sig)
 
 static void usage(FILE *f)
 {
-	size_t i;
-
 	fprintf(f,
 		"usage: iotape bench TRACE [--fs LIST | --dir DIR...] [options]\n\n"
 		"Replay TRACE on freshly made filesystems, one after another, and print\n"
@@ -83,10 +67,12 @@ static void usage(FILE *f)
 		"  -o, --out DIR        keep profiles in DIR (default: TRACE-bench/)\n"
 		"  --html FILE          also write an HTML report with plots\n"
 		"  --no-drop-caches     keep the page cache between prepare and replay\n"
+		"  --setup CMD          run 'sh -c CMD' in the trace's working directory on each\n"
+		"                       fresh filesystem before prepare (the starting state the\n"
+		"                       workload had: a tree copied in, a repository)\n"
 		"  -q, --quiet          no progress lines\n\n"
 		"Configurations:");
-	for (i = 0; i < N_KNOWN; i++)
-		fprintf(f, " %s", known_fs[i].name);
+	bench_fs_names(f);
 	fprintf(f, "\n\nExamples:\n"
 		"  iotape bench copy.iotape --fs ext2,ext3-ordered,ext3-writeback,ext3-journal,"
 		"ext4,ext4-nojournal,xfs,btrfs,tmpfs --runs 3 --html bench.html\n"
@@ -103,15 +89,6 @@ static void usage(FILE *f)
 		"130/143 interrupted (everything unmounted and removed).\n");
 }
 
-static const struct bench_fs *find_fs(const char *name)
-{
-	size_t i;
-
-	for (i = 0; i < N_KNOWN; i++)
-		if (strcmp(known_fs[i].name, name) == 0)
-			return &known_fs[i];
-	return NULL;
-}
 
 /* "FS=OPTS" options: find the one for @name. */
 static const char *opt_for(char **list, int n, const char *name)
@@ -125,30 +102,6 @@ static const char *opt_for(char **list, int n, const char *name)
 	return NULL;
 }
 
-static int parse_size(const char *s, uint64_t *out)
-{
-	char *end;
-	double v = strtod(s, &end);
-
-	/* !(v > 0) also refuses "nan" */
-	if (end == s || !(v > 0) || isinf(v))
-		return -EINVAL;
-	switch (*end) {
-	case 'k': case 'K': v *= 1024; end++; break;
-	case 'm': case 'M': v *= 1024.0 * 1024; end++; break;
-	case 'g': case 'G': v *= 1024.0 * 1024 * 1024; end++; break;
-	case 't': case 'T': v *= 1024.0 * 1024 * 1024 * 1024; end++; break;
-	}
-	if (*end == 'i')
-		end++;
-	if (*end == 'B')
-		end++;
-	/* past 2^63 the cast to uint64_t is undefined */
-	if (*end || v >= 9.2e18)
-		return -EINVAL;
-	*out = (uint64_t)v;
-	return 0;
-}
 
 /* Run the iotape binary itself with @argv (argv[0] is replaced), waiting
  * for it while forwarding SIGINT/SIGTERM. @return : its exit status, or
@@ -188,7 +141,7 @@ static int run_self(char **argv)
 /* The bytes the starting tree and the workload's writes need, so the
  * image can be sized from the trace. */
 static int trace_needs(const char *path, uint64_t *bytes, int *damaged,
-		       char *why, size_t why_len)
+		       char *why, size_t why_len, char *cwd, size_t cwd_len)
 {
 	const struct iot_summary *s;
 	struct iot_reader *r;
@@ -199,6 +152,7 @@ static int trace_needs(const char *path, uint64_t *bytes, int *damaged,
 	rc = iot_reader_open(&r, path);
 	if (rc < 0)
 		return rc;
+	snprintf(cwd, cwd_len, "%s", iot_reader_header(r)->cwd ? iot_reader_header(r)->cwd : "/");
 	while ((rc = iot_reader_next(r, &it)) > 0) {
 		if (it.kind == IOT_ITEM_PATH_STATE) {
 			need += it.u.ps.size + 4096;
@@ -302,6 +256,15 @@ static int bench_one(const struct bench_opts *o, const struct bench_config *c,
 	}
 	if (stop_sig)
 		goto out;
+	if (o->setup) {
+		char dir[2 * PATH_MAX];
+
+		/* the workload's directory as the replay will see it */
+		snprintf(dir, sizeof(dir), "%s%s", live.root, o->setup_dir);
+		rc = bench_run_setup(&live, o->setup, dir);
+		if (rc < 0 || stop_sig)
+			goto out;
+	}
 	av[ac++] = (char *)"iotape";
 	av[ac++] = (char *)"replay";
 	av[ac++] = (char *)o->trace;
@@ -394,7 +357,7 @@ static int name_taken(const struct bench_opts *o, const char *name)
 static int add_config(struct bench_opts *o, const char *name, char **mkfs_opt, int n_mkfs,
 		      char **mount_opt, int n_mount)
 {
-	const struct bench_fs *fs = find_fs(name);
+	const struct bench_fs *fs = bench_find_fs(name);
 	struct bench_config *c;
 
 	if (!fs) {
@@ -431,6 +394,7 @@ int cmd_bench(int argc, char **argv)
 		{ "out", required_argument, NULL, 'o' },
 		{ "html", required_argument, NULL, 'H' },
 		{ "no-drop-caches", no_argument, NULL, 'N' },
+		{ "setup", required_argument, NULL, 'U' },
 		{ "quiet", no_argument, NULL, 'q' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
@@ -443,7 +407,6 @@ int cmd_bench(int argc, char **argv)
 	static struct bench_fails fails;
 	int n_mkfs = 0, n_mount = 0, n_dirs = 0, n_prof = 0, failed = 0;
 	const char *fs_list = NULL;
-	struct sigaction sa;
 	char outdir[PATH_MAX];
 	char damage[320];
 	int opt, rc, run, damaged = 0, made_outdir = 0, n_loop = 0;
@@ -483,7 +446,7 @@ int cmd_bench(int argc, char **argv)
 			mount_opt[n_mount++] = optarg;
 			break;
 		case 's':
-			if (parse_size(optarg, &o.image_size) < 0) {
+			if (bench_parse_size(optarg, &o.image_size) < 0) {
 				cli_err(CMD, "--image-size %s: expected a size like 512M or 2G", optarg);
 				return IOT_EXIT_USAGE;
 			}
@@ -493,6 +456,7 @@ int cmd_bench(int argc, char **argv)
 		case 'o': o.outdir = optarg; break;
 		case 'H': o.html = optarg; break;
 		case 'N': o.drop_caches = 0; break;
+		case 'U': o.setup = optarg; break;
 		case 'q': o.quiet = 1; break;
 		case 'h': usage(stdout); return IOT_EXIT_OK;
 		default: usage(stderr); return IOT_EXIT_USAGE;
@@ -518,7 +482,7 @@ int cmd_bench(int argc, char **argv)
 				free(copy);
 				return IOT_EXIT_USAGE;
 			}
-		/* names point into known_fs; the copy is no longer needed */
+		/* names point into the known configurations; the copy is no longer needed */
 		free(copy);
 	}
 	for (i = 0; i < (size_t)n_dirs && o.n_configs < MAX_CONFIGS; i++) {
@@ -556,7 +520,8 @@ int cmd_bench(int argc, char **argv)
 				return IOT_EXIT_FAIL;
 			}
 
-	rc = trace_needs(o.trace, &o.need_bytes, &damaged, damage, sizeof(damage));
+	rc = trace_needs(o.trace, &o.need_bytes, &damaged, damage, sizeof(damage), o.setup_dir,
+			 sizeof(o.setup_dir));
 	if (rc < 0) {
 		cli_open_trace_msg(CMD, o.trace, rc);
 		return IOT_EXIT_FAIL;
@@ -583,12 +548,7 @@ int cmd_bench(int argc, char **argv)
 		return IOT_EXIT_FAIL;
 	}
 
-	memset(&sa, 0, sizeof(sa));
-	sa.sa_handler = on_signal;
-	sigemptyset(&sa.sa_mask);
-	sigaction(SIGINT, &sa, NULL);
-	sigaction(SIGTERM, &sa, NULL);
-	sigaction(SIGHUP, &sa, NULL);
+	bench_catch_signals(on_signal);
 
 	rc = bench_workdir_create(&live, o.scratch);
 	if (rc < 0) {

@@ -7,7 +7,9 @@
  */
 #include <errno.h>
 #include <fcntl.h>
+#include <math.h>
 #include <ftw.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -20,6 +22,65 @@
 #include "bench.h"
 
 #define CMD "bench"
+
+/* The configurations bench knows: what validate compares too. */
+static const struct bench_fs known_fs[] = {
+	{ "ext2",           "ext2",  "mkfs.ext2 -F -q",                   "" },
+	{ "ext3",           "ext3",  "mkfs.ext3 -F -q",                   "data=ordered" },
+	{ "ext3-ordered",   "ext3",  "mkfs.ext3 -F -q",                   "data=ordered" },
+	{ "ext3-writeback", "ext3",  "mkfs.ext3 -F -q",                   "data=writeback" },
+	{ "ext3-journal",   "ext3",  "mkfs.ext3 -F -q",                   "data=journal" },
+	{ "ext4",           "ext4",  "mkfs.ext4 -F -q",                   "" },
+	{ "ext4-nojournal", "ext4",  "mkfs.ext4 -F -q -O ^has_journal",   "" },
+	{ "xfs",            "xfs",   "mkfs.xfs -f -q",                    "" },
+	{ "btrfs",          "btrfs", "mkfs.btrfs -f -q",                  "" },
+	{ "tmpfs",          "tmpfs", NULL,                                "" },
+};
+
+#define N_KNOWN (sizeof(known_fs) / sizeof(known_fs[0]))
+
+void bench_fs_names(FILE *f)
+{
+	size_t i;
+
+	for (i = 0; i < N_KNOWN; i++)
+		fprintf(f, " %s", known_fs[i].name);
+}
+
+const struct bench_fs *bench_find_fs(const char *name)
+{
+	size_t i;
+
+	for (i = 0; i < N_KNOWN; i++)
+		if (strcmp(known_fs[i].name, name) == 0)
+			return &known_fs[i];
+	return NULL;
+}
+
+int bench_parse_size(const char *s, uint64_t *out)
+{
+	char *end;
+	double v = strtod(s, &end);
+
+	/* !(v > 0) also refuses "nan" */
+	if (end == s || !(v > 0) || isinf(v))
+		return -EINVAL;
+	switch (*end) {
+	case 'k': case 'K': v *= 1024; end++; break;
+	case 'm': case 'M': v *= 1024.0 * 1024; end++; break;
+	case 'g': case 'G': v *= 1024.0 * 1024 * 1024; end++; break;
+	case 't': case 'T': v *= 1024.0 * 1024 * 1024 * 1024; end++; break;
+	}
+	if (*end == 'i')
+		end++;
+	if (*end == 'B')
+		end++;
+	/* past 2^63 the cast to uint64_t is undefined */
+	if (*end || v >= 9.2e18)
+		return -EINVAL;
+	*out = (uint64_t)v;
+	return 0;
+}
 
 /* Run "sh -c @cmd" with output to the work directory's log.
  * @return : 0, or -EIO after printing the command's last lines. */
@@ -86,7 +147,7 @@ static int rm_one(const char *path, const struct stat *st, int flag, struct FTW 
 	return remove(path) < 0 ? 0 : 0;
 }
 
-static void rm_tree(const char *path)
+void bench_rm_tree(const char *path)
 {
 	nftw(path, rm_one, 32, FTW_DEPTH | FTW_PHYS | FTW_MOUNT);
 }
@@ -96,8 +157,20 @@ void bench_workdir_remove(struct bench_live *l)
 	if (!l->workdir[0])
 		return;
 	bench_teardown(l, NULL);
-	rm_tree(l->workdir);
+	bench_rm_tree(l->workdir);
 	l->workdir[0] = 0;
+}
+
+void bench_catch_signals(void (*fn)(int))
+{
+	struct sigaction sa;
+
+	memset(&sa, 0, sizeof(sa));
+	sa.sa_handler = fn;
+	sigemptyset(&sa.sa_mask);
+	sigaction(SIGINT, &sa, NULL);
+	sigaction(SIGTERM, &sa, NULL);
+	sigaction(SIGHUP, &sa, NULL);
 }
 
 void bench_drop_caches(void)
@@ -211,7 +284,7 @@ int bench_teardown(struct bench_live *l, const struct bench_opts *o)
 	int rc = 0, i;
 
 	if (l->dir_root && l->root[0]) {
-		rm_tree(l->root);
+		bench_rm_tree(l->root);
 		l->dir_root = 0;
 	}
 	if (l->mounted) {
@@ -245,5 +318,48 @@ int bench_teardown(struct bench_live *l, const struct bench_opts *o)
 		l->image[0] = 0;
 	}
 	l->root[0] = 0;
+	return rc;
+}
+
+int bench_mkdir_p(const char *path)
+{
+	char buf[PATH_MAX];
+	size_t i, n = strlen(path);
+
+	if (n == 0 || n >= sizeof(buf))
+		return -ENAMETOOLONG;
+	memcpy(buf, path, n + 1);
+	for (i = 1; i <= n; i++) {
+		if (buf[i] != '/' && buf[i] != 0)
+			continue;
+		buf[i] = 0;
+		if (mkdir(buf, 0755) < 0 && errno != EEXIST)
+			return -errno;
+		buf[i] = path[i];
+	}
+	return 0;
+}
+
+int bench_run_setup(const struct bench_live *l, const char *cmd, const char *dir)
+{
+	char *sh = NULL;
+	int rc;
+
+	rc = bench_mkdir_p(dir);
+	if (rc < 0) {
+		iot_err(CMD, "--setup: cannot create %s: %s", dir, strerror(-rc));
+		return rc;
+	}
+	/* the directory goes in the environment, not in the command line:
+	 * no quoting to get wrong */
+	if (setenv("IOTAPE_SETUP_DIR", dir, 1) < 0 ||
+	    asprintf(&sh, "cd \"$IOTAPE_SETUP_DIR\" && { %s\n}", cmd) < 0) {
+		rc = -ENOMEM;
+		goto out;
+	}
+	rc = run_sh(l, "--setup", sh, NULL, 0);
+out:
+	unsetenv("IOTAPE_SETUP_DIR");
+	free(sh);
 	return rc;
 }
