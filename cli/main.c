@@ -17,6 +17,7 @@ static const struct command commands[] = {
 	{ "record", cmd_record, "run a program and record its filesystem syscalls" },
 	{ "replay", cmd_replay, "re-execute a trace under a root directory, with timing" },
 	{ "bench",  cmd_bench,  "replay a trace on a matrix of fresh filesystems" },
+	{ "validate", cmd_validate, "does a replay predict the workload? native runs vs replays" },
 	{ "report", cmd_report, "where the time went: per syscall, class, process, phase" },
 	{ "diff",   cmd_diff,   "compare traces/profiles: values for the first, ratios for the rest" },
 	{ "export", cmd_export, "export events as Chrome trace JSON, CSV or JSON" },
@@ -35,7 +36,7 @@ static void usage(FILE *f)
 		"filesystems with its timing, and compare the timing profiles.\n\n"
 		"Commands:\n");
 	for (i = 0; i < N_COMMANDS; i++)
-		fprintf(f, "  %-8s %s\n", commands[i].name, commands[i].summary);
+		fprintf(f, "  %-9s %s\n", commands[i].name, commands[i].summary);
 	fprintf(f, "\n'iotape COMMAND --help' shows a command's options and examples.\n\n"
 		"Examples:\n"
 		"  iotape record -o build.iotape -- make -j2\n"

@@ -40,13 +40,15 @@ mk_tree() {
 }
 
 # no_leftovers DIR - no mount, loop device, image file or scratch directory
-# left under DIR, the --scratch of the bench that ran: only what that
-# bench made (other benches may hold mounts and loop devices meanwhile).
+# left under DIR, the --scratch of the bench or validate that ran: only
+# what that run made (other benches may hold mounts and loop devices
+# meanwhile).
 no_leftovers() {
 	local dir=$1
 	grep -q " $dir/" /proc/self/mountinfo && fail "a bench mount is left: $(grep " $dir/" /proc/self/mountinfo)"
 	losetup -a | grep -q "$dir/" && fail "a loop device is left: $(losetup -a | grep "$dir/")"
 	find "$dir" -name '*.img' | grep -q . && fail "an image is left: $(find "$dir" -name '*.img')"
 	find "$dir" -maxdepth 1 -name 'iotape-bench.*' | grep -q . && fail "a scratch dir is left"
+	find "$dir" -maxdepth 1 -name 'iotape-validate.*' | grep -q . && fail "a validate dir is left"
 	return 0
 }

@@ -1,0 +1,122 @@
+/*
+ * validate.h - the arithmetic and the table of 'iotape validate': for each
+ * phase of a workload (and its total) and each filesystem, the times of
+ * the native runs and of the replays, compared by their medians.
+ *
+ * The engine only computes and writes to the stream it is given; running
+ * the workload, recording and benching it is bench/validate_run.c's job,
+ * and what the user is told is cmd_validate.c's.
+ */
+#ifndef ANA_VALIDATE_H
+#define ANA_VALIDATE_H
+
+#include <stdint.h>
+#include <stdio.h>
+
+#define ANA_VAL_MAX_RUNS 20
+#define ANA_VAL_MAX_FS 16
+#define ANA_VAL_MAX_ROWS 256
+/* filesystems are ranked only where their native medians differ by more
+ * than this (percent of the smaller): closer than that, the order of two
+ * filesystems is noise on a shared machine, and a replay need not keep it */
+#define ANA_VAL_RANK_PCT 10.0
+
+/* Exit codes of iotape validate beyond the common ones (iotape(1)); 5 is
+ * replay's (the filesystem under test failed). */
+#define ANA_VAL_EXIT_MISSED 6	/* a total is off by more than --tolerance */
+#define ANA_VAL_EXIT_REFUSED 7	/* COMMAND (or --setup) failed: nothing to compare */
+
+enum ana_val_rank {
+	ANA_VAL_RANK_NA = 0,	/* no two filesystems differ enough natively */
+	ANA_VAL_RANK_SAME,	/* the replays order them as the native runs */
+	ANA_VAL_RANK_DIFFERS,
+};
+
+/* The runs of one row on one filesystem, in seconds; NAN: not measured
+ * (a phase the run did not reach). */
+struct ana_val_cell {
+	double native[ANA_VAL_MAX_RUNS], replay[ANA_VAL_MAX_RUNS];
+	int n_native, n_replay;
+};
+
+struct ana_val_row {
+	char name[64];
+	struct ana_val_cell cell[ANA_VAL_MAX_FS];
+};
+
+struct ana_val {
+	char fs[ANA_VAL_MAX_FS][32];
+	int n_fs;
+	struct ana_val_row *rows;	/* the phases in order, then "total" */
+	int n_rows;
+	double tolerance;		/* percent, for the totals */
+	/* per filesystem, the most any replay had: calls whose result
+	 * differed from the recorded one, and calls not replayed */
+	uint64_t mismatches[ANA_VAL_MAX_FS], skipped[ANA_VAL_MAX_FS];
+	/* what the table's notes say; may stay NULL */
+	const char *workload, *cache, *record_on, *date;
+	int runs;
+};
+
+/* What one cell comes to. */
+struct ana_val_stat {
+	double native, replay;		/* medians, NAN without a run */
+	double native_spread, replay_spread;	/* (max - min) / median */
+	double error;			/* (replay - native) / native, percent */
+	int apart;			/* the two ranges do not overlap */
+};
+
+/*! ana_val_init() : an empty table of the @n_fs filesystems @fs.
+ *  @return : 0, or -EINVAL (no filesystem, too many, a name too long). */
+int ana_val_init(struct ana_val *v, const char *const *fs, int n_fs, double tolerance);
+void ana_val_free(struct ana_val *v);
+
+/*! ana_val_add_row() : append row @name (phases first, "total" last).
+ *  @return : its index, or -ENOMEM / -E2BIG. */
+int ana_val_add_row(struct ana_val *v, const char *name);
+
+/*! ana_val_add() : one run's @secs for @row on filesystem @fs, native or
+ *  (@replay) a replay.  @return : 0, or -EINVAL / -E2BIG. */
+int ana_val_add(struct ana_val *v, int row, int fs, int replay, double secs);
+
+/*! ana_val_add_counts() : one replay's @mismatches and @skipped calls on
+ *  filesystem @fs (the table keeps the most of its runs).
+ *  @return : 0 or -EINVAL. */
+int ana_val_add_counts(struct ana_val *v, int fs, uint64_t mismatches, uint64_t skipped);
+
+/*! ana_val_median() : median of the @n values of @x, NANs left out.
+ *  @return : NAN if none is left. */
+double ana_val_median(const double *x, int n);
+
+/*! ana_val_spread() : (max - min) / median of @x (NANs left out), a
+ *  fraction.  @return : 0 for one value, NAN if none or the median is 0. */
+double ana_val_spread(const double *x, int n);
+
+/*! ana_val_apart() : whether the ranges [min, max] of @a and @b do not
+ *  overlap.  A single run has no range, so it takes two runs each.
+ *  @return : 1 or 0. */
+int ana_val_apart(const double *a, int na, const double *b, int nb);
+
+/*! ana_val_cell_stat() : medians, spreads, error and '*' of a cell. */
+void ana_val_cell_stat(const struct ana_val *v, int row, int fs, struct ana_val_stat *s);
+
+/*! ana_val_rank() : whether the replays rank the filesystems as the
+ *  native runs do in @row, over the pairs whose native medians differ by
+ *  more than ANA_VAL_RANK_PCT.  @agree and @pairs (may be NULL) get the
+ *  count of agreeing pairs and of pairs compared.
+ *  @return : ANA_VAL_RANK_*. */
+int ana_val_rank(const struct ana_val *v, int row, int *agree, int *pairs);
+
+/*! ana_val_verdict() : the totals within the tolerance.  @within and
+ *  @total (may be NULL) get the counts.
+ *  @return : 0 if every total is within, else ANA_VAL_EXIT_MISSED. */
+int ana_val_verdict(const struct ana_val *v, int *within, int *total);
+
+/*! ana_val_text() / ana_val_json() / ana_val_html() : the table, as text
+ *  in the layout of 'make validate', as one JSON object, or as a
+ *  self-contained HTML page. */
+void ana_val_text(FILE *f, const struct ana_val *v);
+void ana_val_json(FILE *f, const struct ana_val *v);
+void ana_val_html(FILE *f, const struct ana_val *v);
+
+#endif

@@ -1,0 +1,448 @@
+/*
+ * cmd_validate.c - iotape validate: does replaying this workload's trace
+ * predict how the workload itself runs on each filesystem?
+ *
+ * Records COMMAND once on a fresh filesystem; then per filesystem, RUNS
+ * times and alternately (so that a slow spell of a shared machine falls on
+ * both), runs COMMAND natively on a fresh filesystem and benches the trace
+ * on another fresh one of the same kind and size; then the table of
+ * analyze/validate.c.  The runs are validate_run.c's; this file parses,
+ * says what happens and decides the exit status.
+ */
+#include <errno.h>
+#include <getopt.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "../analyze/ana.h"
+#include "../analyze/validate.h"
+#include "commands.h"
+#include "validate_run.h"
+
+#define CMD "validate"
+
+static void usage(FILE *f)
+{
+	fprintf(f,
+		"usage: iotape validate [options] -- COMMAND [ARGS...]\n\n"
+		"Does a replay of COMMAND's trace predict COMMAND?  Records COMMAND once on a\n"
+		"fresh filesystem (--record-on), then for each filesystem of --fs runs COMMAND\n"
+		"natively on a fresh filesystem and 'iotape bench'es the trace on another of\n"
+		"the same kind and size, alternately, --runs times each, and prints per phase\n"
+		"and in total the native and replay medians, their spread (max - min) /\n"
+		"median, the replay's error, '*' where the native and replay ranges do not\n"
+		"overlap (the difference is not noise), and whether the replays rank the\n"
+		"filesystems as the native runs do where those differ by more than 10 %%;\n"
+		"then per filesystem the calls a replay could not make as recorded.\n"
+		"COMMAND runs in the directory 'work' of each fresh filesystem (the replay\n"
+		"at the same path under its root).  Needs root (loop filesystems).\n\n"
+		"Options:\n"
+		"  --fs LIST            filesystems to compare (default ext4,xfs,btrfs)\n"
+		"  --runs N             native runs and replays per filesystem (default 3)\n"
+		"  --cache cold|hot     cold (default): drop the page cache after --setup, before\n"
+		"                       every run and replay; hot: keep the starting state cached\n"
+		"  --record-on FS       the filesystem to record on (default ext4)\n"
+		"  --setup CMD          run 'sh -c CMD' in the work directory first, untimed, for\n"
+		"                       the recording, each native run and each replay alike\n"
+		"  --tolerance PCT      how far a total may be off (default 5)\n"
+		"  --image-size SIZE    filesystem size (default: from what the recording used)\n"
+		"  --scratch DIR        where images and mount points go (default /var/tmp)\n"
+		"  --html FILE          also write the table as an HTML page\n"
+		"  --json               print the table as JSON instead of text\n"
+		"  --trace FILE         do not record: compare the trace FILE, which an earlier\n"
+		"                       validate kept (--keep), so that two versions of the\n"
+		"                       replayer are judged on one trace; give the --setup and\n"
+		"                       --image-size of that run (default size 4G)\n"
+		"  --keep DIR           keep the trace, the profiles, the phase logs and the\n"
+		"                       table as JSON (table.json) in DIR\n"
+		"  -q, --quiet          no progress lines\n\n"
+		"Phases: a workload marks the start of a phase NAME by looking up the path\n"
+		"/dev/null/iotape-phase/NAME (the recording and its replay see that), and - in\n"
+		"native runs, where $IOTAPE_PHASE_LOG names a file - by appending the line\n"
+		"'NAME SECONDS' (CLOCK_REALTIME, as 'date +%%s.%%N' prints it) to that file:\n"
+		"  mark() { test -e /dev/null/iotape-phase/$1\n"
+		"           [ -z \"$IOTAPE_PHASE_LOG\" ] || echo \"$1 $(date +%%s.%%N)\" >>\"$IOTAPE_PHASE_LOG\"; }\n"
+		"A phase lasts to the next mark or the end; '(start)' is the time before the\n"
+		"first mark.  Without marks only the totals are compared.\n\n"
+		"Examples:\n"
+		"  iotape validate -- sh -c 'tar xf /var/tmp/src.tar && sync'\n"
+		"  iotape validate --fs ext4,xfs --runs 5 --setup 'cp -a /var/tmp/repo .' -- \\\n"
+		"      git clone -q repo copy\n"
+		"  iotape validate --record-on tmpfs --cache hot --json -- make -C /var/tmp/proj\n\n"
+		"Exit status: 0 every total within --tolerance; 6 a total is off by more;\n"
+		"7 COMMAND or --setup failed (natively or recorded; nothing compared);\n"
+		"1 failed (mkfs, mount, bench); 2 bad usage; 130/143 interrupted (every\n"
+		"mount, loop device and image removed).\n");
+}
+
+struct run_state {
+	struct val_opts o;
+	struct ana_val v;
+	struct bench_live live;
+	const char *fs[ANA_VAL_MAX_FS];
+	int n_fs, runs, json;
+	const char *html, *keep, *trace_in;
+	double tolerance;
+	char outdir[PATH_MAX / 2], trace[PATH_MAX], workdir[PATH_MAX];
+	int phase_row0;		/* row of the first phase; -1 without marks */
+	struct val_times rec;	/* the recording's phases: the rows */
+};
+
+static int parse_fs_list(struct run_state *s, const char *arg)
+{
+	/* a copy: strtok_r() would cut the command line seen in ps */
+	static char list[1024];
+	char *save = NULL, *tok;
+
+	snprintf(list, sizeof(list), "%s", arg);
+	for (tok = strtok_r(list, ",", &save); tok; tok = strtok_r(NULL, ",", &save)) {
+		if (!bench_find_fs(tok)) {
+			cli_err(CMD, "--fs: unknown filesystem '%s'; known:", tok);
+			bench_fs_names(stderr);
+			fputc('\n', stderr);
+			return -EINVAL;
+		}
+		if (s->n_fs >= ANA_VAL_MAX_FS) {
+			cli_err(CMD, "--fs: at most %d filesystems", ANA_VAL_MAX_FS);
+			return -E2BIG;
+		}
+		s->fs[s->n_fs++] = tok;
+	}
+	if (s->n_fs == 0) {
+		cli_err(CMD, "--fs: no filesystem given");
+		return -EINVAL;
+	}
+	return 0;
+}
+
+/* One run's times into the table's column @fs: the phases the recording
+ * has, matched by position and name; a run that did not mark one leaves
+ * it unmeasured. */
+static void add_times(struct run_state *s, int fs, int replay, const struct val_times *t)
+{
+	int i, row = s->phase_row0;
+
+	if (row >= 0) {
+		ana_val_add(&s->v, row++, fs, replay, t->n ? t->start[0] : NAN);
+		for (i = 0; i < s->rec.n; i++, row++) {
+			double d = NAN;
+
+			if (i < t->n && strcmp(t->name[i], s->rec.name[i]) == 0)
+				d = (i + 1 < t->n ? t->start[i + 1] : t->total) - t->start[i];
+			ana_val_add(&s->v, row, fs, replay, d);
+		}
+	}
+	ana_val_add(&s->v, s->v.n_rows - 1, fs, replay, t->total);
+}
+
+/* progress lines, unless --quiet */
+#define say(s, ...) do { if (!(s)->o.quiet) cli_err(CMD, __VA_ARGS__); } while (0)
+
+static const char *cmd_text(char **cmd, char *buf, size_t len)
+{
+	size_t n = 0;
+	int i;
+
+	buf[0] = 0;
+	for (i = 0; cmd[i] && n < len; i++)
+		n += (size_t)snprintf(buf + n, len - n, "%s%s", i ? " " : "", cmd[i]);
+	return buf;
+}
+
+/* Record, then the native runs and replays.  @return : an exit status. */
+static int measure(struct run_state *s)
+{
+	char text[512], log[PATH_MAX + 64], prof[PATH_MAX + 64];
+	struct bench_config c;
+	struct val_times t;
+	uint64_t used = 0;
+	int fs, r, rc, i;
+
+	cmd_text(s->o.cmd, text, sizeof(text));
+	snprintf(s->trace, sizeof(s->trace), "%s/trace.iotape", s->outdir);
+	val_workdir(&s->live, s->o.record_on, s->workdir, sizeof(s->workdir));
+	if (s->trace_in) {
+		rc = val_trace_cwd(s->trace_in, s->workdir, sizeof(s->workdir));
+		if (rc < 0) {
+			cli_open_trace_msg(CMD, s->trace_in, rc);
+			return IOT_EXIT_FAIL;
+		}
+		snprintf(s->trace, sizeof(s->trace), "%s", s->trace_in);
+		say(s, "comparing '%s' with the trace %s (recorded in %s)", text, s->trace,
+		    s->workdir);
+		goto recorded;
+	}
+	say(s, "recording '%s' on %s (%s cache)", text, s->o.record_on, s->o.cold ? "cold" : "hot");
+	rc = val_record(&s->o, &s->live, s->trace, s->workdir, &used, &t);
+	if (val_stopped())
+		return 128 + val_stopped();
+	if (rc == -ECANCELED) {
+		cli_err(CMD, "--setup failed on %s; nothing compared", s->o.record_on);
+		return ANA_VAL_EXIT_REFUSED;
+	}
+	if (rc < 0)
+		return IOT_EXIT_FAIL;
+	if (t.status != 0) {
+		cli_err(CMD, "'%s' exited with status %d while recorded on %s; validate compares "
+			"runs of a command that succeeds: fix the command or its --setup", text,
+			t.status, s->o.record_on);
+		return ANA_VAL_EXIT_REFUSED;
+	}
+recorded:
+	if (!s->o.image_size && s->trace_in)
+		s->o.image_size = s->o.record_size;
+	if (!s->o.image_size) {
+		/* room for what the recording held twice over, and for
+		 * journals and metadata; xfs wants 300 MiB at least */
+		s->o.image_size = used * 2 + (512ull << 20);
+		s->o.image_size = (s->o.image_size + (1 << 20) - 1) & ~((1ull << 20) - 1);
+	}
+	if (val_trace_times(s->trace, &s->rec) < 0) {
+		cli_err(CMD, "%s: the trace just recorded cannot be read", s->trace);
+		return IOT_EXIT_FAIL;
+	}
+	s->phase_row0 = -1;
+	if (s->rec.n > 0) {
+		s->phase_row0 = ana_val_add_row(&s->v, "(start)");
+		for (i = 0; i < s->rec.n; i++)
+			ana_val_add_row(&s->v, s->rec.name[i]);
+	}
+	if (ana_val_add_row(&s->v, "total") < 0)
+		return IOT_EXIT_FAIL;
+	say(s, "%d phase mark%s; filesystems of %.0f MiB", s->rec.n, s->rec.n == 1 ? "" : "s",
+	    (double)s->o.image_size / (1 << 20));
+	for (fs = 0; fs < s->n_fs; fs++) {
+		for (r = 1; r <= s->runs; r++) {
+			snprintf(log, sizeof(log), "%s/native-%s-%d.phases", s->outdir, s->fs[fs], r);
+			memset(&c, 0, sizeof(c));
+			snprintf(c.name, sizeof(c.name), "%s", s->fs[fs]);
+			c.fs = bench_find_fs(s->fs[fs]);
+			rc = val_native(&s->o, &s->live, &c, s->workdir, log, &t);
+			if (val_stopped())
+				return 128 + val_stopped();
+			if (rc == -ECANCELED) {
+				cli_err(CMD, "--setup failed on %s; nothing compared", s->fs[fs]);
+				return ANA_VAL_EXIT_REFUSED;
+			}
+			if (rc < 0)
+				return IOT_EXIT_FAIL;
+			if (t.status != 0) {
+				cli_err(CMD, "'%s' exited with status %d natively on %s; validate "
+					"compares runs of a command that succeeds", text, t.status,
+					s->fs[fs]);
+				return ANA_VAL_EXIT_REFUSED;
+			}
+			say(s, "%s: native run %d/%d: %.2f s", s->fs[fs], r, s->runs, t.total);
+			add_times(s, fs, 0, &t);
+			snprintf(prof, sizeof(prof), "%s/replay-%s-%d", s->outdir, s->fs[fs], r);
+			rc = val_replay(&s->o, s->fs[fs], s->trace, prof);
+			if (val_stopped())
+				return 128 + val_stopped();
+			if (rc != IOT_EXIT_OK && rc != IOT_EXIT_DAMAGED) {
+				if (rc > 0)
+					cli_err(CMD, "%s: 'iotape bench' of the trace failed (exit "
+						"%d)", s->fs[fs], rc);
+				return IOT_EXIT_FAIL;
+			}
+			if (val_replay_times(s->fs[fs], prof, &t) < 0)
+				return IOT_EXIT_FAIL;
+			ana_val_add_counts(&s->v, fs, t.mismatches, t.skipped);
+			say(s, "%s: replay %d/%d: %.2f s", s->fs[fs], r, s->runs, t.total);
+			add_times(s, fs, 1, &t);
+		}
+	}
+	return IOT_EXIT_OK;
+}
+
+static int report(struct run_state *s)
+{
+	char date[32];
+	time_t now = time(NULL);
+	struct tm tm;
+	FILE *f;
+
+	strftime(date, sizeof(date), "%Y-%m-%d", gmtime_r(&now, &tm));
+	s->v.date = date;
+	if (s->json)
+		ana_val_json(stdout, &s->v);
+	else
+		ana_val_text(stdout, &s->v);
+	if (ana_close_out(CMD, stdout, NULL) < 0)
+		return IOT_EXIT_FAIL;
+	if (s->keep) {
+		char path[PATH_MAX];
+
+		/* beside the trace and the profiles, for scripts that gather
+		 * the tables of several workloads */
+		snprintf(path, sizeof(path), "%s/table.json", s->outdir);
+		f = ana_open_out(CMD, path);
+		if (!f)
+			return IOT_EXIT_FAIL;
+		ana_val_json(f, &s->v);
+		if (ana_close_out(CMD, f, path) < 0)
+			return IOT_EXIT_FAIL;
+	}
+	if (s->html) {
+		f = ana_open_out(CMD, s->html);
+		if (!f)
+			return IOT_EXIT_FAIL;
+		ana_val_html(f, &s->v);
+		if (ana_close_out(CMD, f, s->html) < 0)
+			return IOT_EXIT_FAIL;
+	}
+	return ana_val_verdict(&s->v, NULL, NULL);
+}
+
+int cmd_validate(int argc, char **argv)
+{
+	enum { O_FS = 256, O_RUNS, O_CACHE, O_RECORD_ON, O_SETUP, O_TOL, O_SIZE, O_SCRATCH,
+	       O_HTML, O_JSON, O_KEEP, O_TRACE };
+	static const struct option lopts[] = {
+		{ "fs", required_argument, NULL, O_FS },
+		{ "runs", required_argument, NULL, O_RUNS },
+		{ "cache", required_argument, NULL, O_CACHE },
+		{ "record-on", required_argument, NULL, O_RECORD_ON },
+		{ "setup", required_argument, NULL, O_SETUP },
+		{ "tolerance", required_argument, NULL, O_TOL },
+		{ "image-size", required_argument, NULL, O_SIZE },
+		{ "scratch", required_argument, NULL, O_SCRATCH },
+		{ "html", required_argument, NULL, O_HTML },
+		{ "json", no_argument, NULL, O_JSON },
+		{ "keep", required_argument, NULL, O_KEEP },
+		{ "trace", required_argument, NULL, O_TRACE },
+		{ "quiet", no_argument, NULL, 'q' },
+		{ "help", no_argument, NULL, 'h' },
+		{ NULL, 0, NULL, 0 },
+	};
+	static struct run_state s;
+	const char *fs_list = "ext4,xfs,btrfs";
+	char *end, text[512];
+	int opt, rc, made_workdir = 0;
+
+	memset(&s, 0, sizeof(s));
+	s.runs = 3;
+	s.tolerance = 5;
+	s.o.cold = 1;
+	s.o.record_on = "ext4";
+	s.o.scratch = "/var/tmp";
+	s.o.record_size = 4ull << 30;
+	optind = 1;
+	opterr = 0;
+	/* '+': COMMAND's own options are not ours, even without "--" */
+	while ((opt = getopt_long(argc, argv, "+:qh", lopts, NULL)) != -1) {
+		switch (opt) {
+		case O_FS: fs_list = optarg; break;
+		case O_RUNS:
+			if (!cli_parse_int(optarg, 1, ANA_VAL_MAX_RUNS, &s.runs)) {
+				cli_err(CMD, "--runs %s: give 1 to %d", optarg, ANA_VAL_MAX_RUNS);
+				return IOT_EXIT_USAGE;
+			}
+			break;
+		case O_CACHE:
+			if (strcmp(optarg, "cold") && strcmp(optarg, "hot")) {
+				cli_err(CMD, "--cache %s: cold or hot", optarg);
+				return IOT_EXIT_USAGE;
+			}
+			s.o.cold = strcmp(optarg, "cold") == 0;
+			break;
+		case O_RECORD_ON:
+			if (!bench_find_fs(optarg)) {
+				cli_err(CMD, "--record-on %s: unknown filesystem; 'iotape bench --help' "
+					"lists them", optarg);
+				return IOT_EXIT_USAGE;
+			}
+			s.o.record_on = optarg;
+			break;
+		case O_SETUP: s.o.setup = optarg; break;
+		case O_TOL:
+			s.tolerance = strtod(optarg, &end);
+			if (end == optarg || *end || !(s.tolerance >= 0) || isinf(s.tolerance)) {
+				cli_err(CMD, "--tolerance %s: a percentage, like 5", optarg);
+				return IOT_EXIT_USAGE;
+			}
+			break;
+		case O_SIZE:
+			if (bench_parse_size(optarg, &s.o.image_size) < 0) {
+				cli_err(CMD, "--image-size %s: expected a size like 512M or 2G", optarg);
+				return IOT_EXIT_USAGE;
+			}
+			s.o.record_size = s.o.image_size;
+			break;
+		case O_SCRATCH: s.o.scratch = optarg; break;
+		case O_HTML: s.html = optarg; break;
+		case O_JSON: s.json = 1; break;
+		case O_KEEP: s.keep = optarg; break;
+		case O_TRACE: s.trace_in = optarg; break;
+		case 'q': s.o.quiet = 1; break;
+		case 'h': usage(stdout); return IOT_EXIT_OK;
+		default:
+			cli_bad_option(CMD, opt, argv);
+			return IOT_EXIT_USAGE;
+		}
+	}
+	if (optind >= argc) {
+		cli_err(CMD, "no COMMAND given: 'iotape validate [options] -- COMMAND [ARGS...]'");
+		return IOT_EXIT_USAGE;
+	}
+	s.o.cmd = argv + optind;
+	if (parse_fs_list(&s, fs_list) < 0)
+		return IOT_EXIT_USAGE;
+	if (getuid() != 0) {
+		cli_err(CMD, "making loop filesystems needs root (losetup, mkfs, mount); run as root");
+		return IOT_EXIT_FAIL;
+	}
+	if (ana_val_init(&s.v, s.fs, s.n_fs, s.tolerance) < 0) {
+		cli_err(CMD, "--fs: a filesystem name is too long");
+		return IOT_EXIT_USAGE;
+	}
+	s.v.runs = s.runs;
+	s.v.cache = s.o.cold ? "cold" : "hot";
+	s.v.record_on = s.o.record_on;
+	s.v.workload = cmd_text(s.o.cmd, text, sizeof(text));
+	if (s.keep) {
+		rc = bench_mkdir_p(s.keep);
+		if (rc < 0) {
+			cli_err(CMD, "--keep %s: %s", s.keep, strerror(-rc));
+			return IOT_EXIT_FAIL;
+		}
+		if (!realpath(s.keep, s.outdir)) {
+			cli_err(CMD, "--keep %s: %s", s.keep, strerror(errno));
+			return IOT_EXIT_FAIL;
+		}
+	} else {
+		snprintf(s.outdir, sizeof(s.outdir), "%s/iotape-validate.XXXXXX", s.o.scratch);
+		if (!mkdtemp(s.outdir)) {
+			cli_err(CMD, "%s: cannot create a directory: %s", s.o.scratch, strerror(errno));
+			return IOT_EXIT_FAIL;
+		}
+	}
+	s.o.outdir = s.outdir;
+	val_signals();
+	rc = bench_workdir_create(&s.live, s.o.scratch);
+	if (rc < 0) {
+		cli_err(CMD, "%s: cannot create a scratch directory: %s", s.o.scratch, strerror(-rc));
+		rc = IOT_EXIT_FAIL;
+		goto out;
+	}
+	made_workdir = 1;
+	rc = measure(&s);
+	if (rc == IOT_EXIT_OK)
+		rc = report(&s);
+out:
+	if (made_workdir)
+		bench_workdir_remove(&s.live);
+	if (!s.keep)
+		bench_rm_tree(s.outdir);
+	ana_val_free(&s.v);
+	if (val_stopped()) {
+		cli_err(CMD, "interrupted by signal %d; every mount, loop device and image was "
+			"removed", val_stopped());
+		return 128 + val_stopped();
+	}
+	return rc;
+}

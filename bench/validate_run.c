@@ -1,0 +1,337 @@
+/*
+ * validate_run.c - the runs of 'iotape validate': the recording, the native
+ * runs and the replays, each on a filesystem made for it.
+ *
+ * The loop filesystems are bench's (bench_setup()/bench_teardown() in
+ * bench_fs.c), and a replay *is* 'iotape bench' of one configuration, run
+ * as a child of this binary: what validate measures is exactly what a user
+ * who trusts a bench gets.  Every program runs in a process group of its
+ * own, so a signal to validate reaches all of a workload's processes
+ * (forwarded here, not from the terminal), and whatever of it is still
+ * alive when its first process exits is killed: nothing may hold the
+ * filesystem when it is unmounted.
+ *
+ * Native phases: the workload marks the start of each phase as it does for
+ * the recording (a path under /dev/null/iotape-phase/NAME) and, when
+ * $IOTAPE_PHASE_LOG is set - native runs only - appends "NAME SECONDS"
+ * (CLOCK_REALTIME, as 'date +%s.%N' prints it) to that file.  The native
+ * run cannot see its own phase marks: untraced, they are failed lookups
+ * that leave no record.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/statvfs.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "../analyze/ana.h"
+#include "engine.h"
+#include "iotape.h"
+#include "validate_run.h"
+
+#define CMD "validate"
+
+static volatile sig_atomic_t stop_sig;
+static volatile pid_t child_pgid;
+
+static void on_signal(int sig)
+{
+	stop_sig = sig;
+	if (child_pgid > 0)
+		kill(-child_pgid, sig);
+}
+
+void val_signals(void)
+{
+	bench_catch_signals(on_signal);
+}
+
+int val_stopped(void)
+{
+	return stop_sig;
+}
+
+static double real_now(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_REALTIME, &ts);
+	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
+}
+
+/* Run @argv in @cwd in a process group of its own, with $IOTAPE_PHASE_LOG
+ * set to @log (NULL: unset) and standard output to /dev/null if @mute;
+ * @self: argv[0] is this binary.  @return : its status as a shell gives
+ * it (128+N for signal N), or -errno. */
+static int spawn(char **argv, const char *cwd, const char *log, int mute, int self)
+{
+	char exe[PATH_MAX];
+	int status, fd;
+	ssize_t n;
+	pid_t pid;
+
+	if (self) {
+		n = readlink("/proc/self/exe", exe, sizeof(exe) - 1);
+		if (n < 0)
+			return -errno;
+		exe[n] = 0;
+		argv[0] = exe;
+	}
+	fflush(NULL);
+	pid = fork();
+	if (pid < 0)
+		return -errno;
+	if (pid == 0) {
+		setpgid(0, 0);
+		if (cwd && chdir(cwd) < 0)
+			_exit(126);
+		if (log)
+			setenv("IOTAPE_PHASE_LOG", log, 1);
+		else
+			unsetenv("IOTAPE_PHASE_LOG");
+		if (mute && (fd = open("/dev/null", O_WRONLY)) >= 0)
+			dup2(fd, 1);
+		execvp(argv[0], argv);
+		_exit(errno == ENOENT ? 127 : 126);
+	}
+	/* both sides set the group: a signal may come before the child ran */
+	setpgid(pid, pid);
+	child_pgid = pid;
+	if (stop_sig)
+		kill(-pid, stop_sig);
+	while (waitpid(pid, &status, 0) < 0)
+		if (errno != EINTR) {
+			child_pgid = 0;
+			return -errno;
+		}
+	child_pgid = 0;
+	kill(-pid, SIGKILL);	/* what it left running would keep the mount busy */
+	if (WIFSIGNALED(status))
+		return 128 + WTERMSIG(status);
+	return WEXITSTATUS(status);
+}
+
+void val_workdir(const struct bench_live *l, const char *record_on, char *dir, size_t len)
+{
+	snprintf(dir, len, "%s/mnt-%s/work", l->workdir, record_on);
+}
+
+/* The starting state in @dir: --setup, or an empty directory. */
+static int start_state(const struct val_opts *o, const struct bench_live *l, const char *dir)
+{
+	int rc;
+
+	/* a --setup that fails is the user's to mend, not a failure of ours */
+	if (o->setup)
+		return (rc = bench_run_setup(l, o->setup, dir)) == -EIO ? -ECANCELED : rc;
+	rc = bench_mkdir_p(dir);
+	if (rc < 0)
+		iot_err(CMD, "cannot create %s: %s", dir, strerror(-rc));
+	return rc;
+}
+
+static void config_of(struct bench_config *c, const char *name)
+{
+	memset(c, 0, sizeof(*c));
+	snprintf(c->name, sizeof(c->name), "%s", name);
+	c->fs = bench_find_fs(name);
+}
+
+int val_record(const struct val_opts *o, struct bench_live *l, const char *trace,
+	       const char *workdir, uint64_t *used, struct val_times *t)
+{
+	char *av[8 + 256];
+	struct bench_opts bo;
+	struct bench_config c;
+	struct statvfs sv;
+	char desc[1024];
+	int rc, rc2, ac = 0, i;
+
+	memset(t, 0, sizeof(*t));
+	memset(&bo, 0, sizeof(bo));
+	bo.image_size = o->record_size;
+	config_of(&c, o->record_on);
+	rc = bench_setup(l, &bo, &c, desc, sizeof(desc));
+	if (rc < 0 || stop_sig)
+		goto out;
+	rc = start_state(o, l, workdir);
+	if (rc < 0 || stop_sig)
+		goto out;
+	sync();
+	if (o->cold)
+		bench_drop_caches();
+	av[ac++] = NULL;
+	av[ac++] = (char *)"record";
+	av[ac++] = (char *)"-q";
+	av[ac++] = (char *)"-o";
+	av[ac++] = (char *)trace;
+	av[ac++] = (char *)"--";
+	for (i = 0; o->cmd[i] && ac < (int)(sizeof(av) / sizeof(av[0])) - 1; i++)
+		av[ac++] = o->cmd[i];
+	av[ac] = NULL;
+	rc = spawn(av, workdir, NULL, 0, 1);
+	if (rc < 0) {
+		iot_err(CMD, "cannot run 'iotape record': %s", strerror(-rc));
+		goto out;
+	}
+	t->status = rc;
+	rc = 0;
+	if (statvfs(l->mnt, &sv) == 0)
+		*used = (uint64_t)(sv.f_blocks - sv.f_bfree) * sv.f_frsize;
+out:
+	rc2 = bench_teardown(l, &bo);
+	return rc < 0 ? rc : rc2;
+}
+
+/* "NAME SECONDS" lines of @log into @t, relative to @t0. */
+static void read_marks(const char *log, double t0, struct val_times *t)
+{
+	char line[512], *sp;
+	FILE *f = fopen(log, "r");
+
+	t->n = 0;
+	if (!f)
+		return;
+	while (fgets(line, sizeof(line), f) && t->n < VAL_MAX_PHASES) {
+		line[strcspn(line, "\n")] = 0;
+		sp = strrchr(line, ' ');
+		if (!sp || sp == line)
+			continue;
+		*sp = 0;
+		snprintf(t->name[t->n], sizeof(t->name[t->n]), "%.63s", line);
+		t->start[t->n++] = strtod(sp + 1, NULL) - t0;
+	}
+	fclose(f);
+}
+
+int val_native(const struct val_opts *o, struct bench_live *l, const struct bench_config *c,
+	       const char *workdir, const char *log, struct val_times *t)
+{
+	struct bench_opts bo;
+	char desc[1024], dir[2 * PATH_MAX];
+	double t0, t1;
+	int rc, rc2;
+
+	memset(t, 0, sizeof(*t));
+	memset(&bo, 0, sizeof(bo));
+	bo.image_size = o->image_size;
+	rc = bench_setup(l, &bo, c, desc, sizeof(desc));
+	if (rc < 0 || stop_sig)
+		goto out;
+	/* the replay works at ROOT/WORKDIR: so does the native run */
+	snprintf(dir, sizeof(dir), "%s%s", l->root, workdir);
+	rc = start_state(o, l, dir);
+	if (rc < 0 || stop_sig)
+		goto out;
+	sync();
+	if (o->cold)
+		bench_drop_caches();
+	unlink(log);
+	t0 = real_now();
+	rc = spawn(o->cmd, dir, log, 0, 0);
+	t1 = real_now();
+	if (rc < 0) {
+		iot_err(CMD, "cannot run %s: %s", o->cmd[0], strerror(-rc));
+		goto out;
+	}
+	t->status = rc;
+	t->total = t1 - t0;
+	read_marks(log, t0, t);
+	rc = 0;
+out:
+	rc2 = bench_teardown(l, &bo);
+	return rc < 0 ? rc : rc2;
+}
+
+int val_replay(const struct val_opts *o, const char *fs, const char *trace,
+	       const char *profdir)
+{
+	char size[32];
+	char *av[24];
+	int ac = 0, rc;
+
+	snprintf(size, sizeof(size), "%llu", (unsigned long long)o->image_size);
+	av[ac++] = NULL;
+	av[ac++] = (char *)"bench";
+	av[ac++] = (char *)trace;
+	av[ac++] = (char *)"--fs";
+	av[ac++] = (char *)fs;
+	av[ac++] = (char *)"--image-size";
+	av[ac++] = size;
+	av[ac++] = (char *)"--scratch";
+	av[ac++] = (char *)o->scratch;
+	av[ac++] = (char *)"-o";
+	av[ac++] = (char *)profdir;
+	av[ac++] = (char *)"-q";
+	if (!o->cold)
+		av[ac++] = (char *)"--no-drop-caches";
+	if (o->setup) {
+		av[ac++] = (char *)"--setup";
+		av[ac++] = (char *)o->setup;
+	}
+	av[ac] = NULL;
+	/* bench prints the profile's report: the table here replaces it */
+	rc = spawn(av, NULL, NULL, 1, 1);
+	if (rc < 0)
+		iot_err(CMD, "cannot run 'iotape bench': %s", strerror(-rc));
+	return rc;
+}
+
+int val_replay_times(const char *fs, const char *profdir, struct val_times *t)
+{
+	char prof[PATH_MAX + 64];
+	int rc;
+
+	snprintf(prof, sizeof(prof), "%s/%s.1.iotape", profdir, fs);
+	rc = val_trace_times(prof, t);
+	if (rc < 0)
+		iot_err(CMD, "%s: cannot read the replay's profile %s", fs, prof);
+	return rc;
+}
+
+int val_trace_times(const char *path, struct val_times *t)
+{
+	struct ana_trace a;
+	double origin;
+	size_t i;
+	int rc;
+
+	memset(t, 0, sizeof(*t));
+	memset(&a, 0, sizeof(a));
+	rc = ana_load(&a, path);
+	if (rc < 0)
+		return rc;
+	/* the run starts real_ns before its last event: the last phase then
+	 * ends with it, and the time before the first mark is the rest */
+	t->total = (double)a.real_ns / 1e9;
+	t->mismatches = a.has_hdr_mismatches ? a.hdr_mismatches : a.ev_mismatches;
+	t->skipped = a.has_hdr_skipped ? a.hdr_skipped : a.ev_skipped;
+	origin = (double)a.t_last / 1e9 - t->total;
+	/* phase marks only: top-level commands are not timed natively */
+	for (i = 0; a.marks && i + 1 < a.n_phases && t->n < VAL_MAX_PHASES; i++) {
+		snprintf(t->name[t->n], sizeof(t->name[t->n]), "%.63s", a.phases[i].name);
+		t->start[t->n++] = (double)a.phases[i].start / 1e9 - origin;
+	}
+	ana_trace_free(&a);
+	return 0;
+}
+
+int val_trace_cwd(const char *path, char *dir, size_t len)
+{
+	const struct iot_header *h;
+	struct iot_reader *r;
+	int rc;
+
+	rc = iot_reader_open(&r, path);
+	if (rc < 0)
+		return rc;
+	h = iot_reader_header(r);
+	snprintf(dir, len, "%s", h && h->cwd ? h->cwd : "/");
+	iot_reader_close(r);
+	return 0;
+}

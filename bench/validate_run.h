@@ -1,0 +1,81 @@
+/*
+ * validate_run.h - the runs of 'iotape validate': record a command once
+ * on a fresh filesystem, run it natively on fresh filesystems and bench
+ * its trace on others, and read back what each run took per phase.
+ */
+#ifndef RPL_VALIDATE_RUN_H
+#define RPL_VALIDATE_RUN_H
+
+#include <limits.h>
+#include <stdint.h>
+
+#include "bench.h"
+
+#define VAL_MAX_PHASES 250
+
+struct val_opts {
+	char **cmd;			/* COMMAND and its arguments */
+	const char *record_on;		/* configuration to record on */
+	const char *setup;		/* --setup CMD, or NULL */
+	const char *scratch;		/* images and mount points */
+	const char *outdir;		/* trace, profiles, phase logs */
+	uint64_t image_size;		/* of every filesystem but the recording's */
+	uint64_t record_size;		/* of the recording's */
+	int cold;			/* drop caches before each run */
+	int quiet;
+};
+
+/* One run: its phases (start marks) and total, in seconds from its start. */
+struct val_times {
+	double total;
+	int n;
+	char name[VAL_MAX_PHASES][64];
+	double start[VAL_MAX_PHASES];	/* phase i lasts to start[i+1], or total */
+	int status;			/* the command's: 0, its exit code, or 128+signal */
+	uint64_t mismatches, skipped;	/* replays: what the profile's header says */
+};
+
+/*! val_signals() : catch SIGINT, SIGTERM and SIGHUP: the run in progress
+ *  gets the signal, and val_stopped() says which came. */
+void val_signals(void);
+int val_stopped(void);
+
+/*! val_workdir() : where the workload runs, as the trace records it: the
+ *  directory "work" on the recording's filesystem, @l->mnt of the
+ *  configuration @record_on.  Native runs use it under their own mount
+ *  point, as the replay does under its root: the same depth of paths. */
+void val_workdir(const struct bench_live *l, const char *record_on, char *dir, size_t len);
+
+/*! val_record() : make the @record_on filesystem, run --setup, record
+ *  COMMAND into @trace with its working directory @workdir, measure the
+ *  bytes the filesystem then holds (*@used), and take it all down.
+ *  @return : 0 (t->status holds COMMAND's status, which may be non-zero),
+ *  -ECANCELED (--setup failed), or -errno (said why). */
+int val_record(const struct val_opts *o, struct bench_live *l, const char *trace,
+	       const char *workdir, uint64_t *used, struct val_times *t);
+
+/*! val_native() : one native run of COMMAND on a fresh @fs filesystem
+ *  (--setup first, untimed), its phase marks read from @log (the file the
+ *  command is given as $IOTAPE_PHASE_LOG).  @return : 0 (t->status holds
+ *  COMMAND's status), -ECANCELED (--setup failed) or -errno (said why). */
+int val_native(const struct val_opts *o, struct bench_live *l, const struct bench_config *c,
+	       const char *workdir, const char *log, struct val_times *t);
+
+/*! val_replay() : 'iotape bench TRACE --fs @fs' into @profdir, one run.
+ *  @return : bench's exit status, or -errno (said why). */
+int val_replay(const struct val_opts *o, const char *fs, const char *trace,
+	       const char *profdir);
+
+/*! val_replay_times() : the phases of the profile val_replay() left in
+ *  @profdir into @t.  @return : 0 or -errno (said why). */
+int val_replay_times(const char *fs, const char *profdir, struct val_times *t);
+
+/*! val_trace_cwd() : the working directory @path was recorded in.
+ *  @return : 0 or the reader's code. */
+int val_trace_cwd(const char *path, char *dir, size_t len);
+
+/*! val_trace_times() : the phases and the real time of a trace or
+ *  profile @path, from its phase marks.  @return : 0 or -errno. */
+int val_trace_times(const char *path, struct val_times *t);
+
+#endif

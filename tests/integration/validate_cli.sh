@@ -1,0 +1,105 @@
+#!/bin/bash
+# iotape validate on tmpfs and a loop ext4, one run each, with a workload of
+# known structure: a sleep before the first phase mark, phases "a" and "b"
+# of known sleeps.  The table has the rows (start), a, b, total and a column
+# per filesystem, the native times are at least the sleeps, the exit status
+# agrees with the totals; nothing is left mounted or attached, also after
+# SIGINT in the middle; a command that fails (recorded or natively) is
+# refused with its status.
+set -u
+. "$SRCDIR/tests/integration/lib.sh"
+need_root_loop
+need_cmd mkfs.ext4
+need_cmd python3
+T=$(mktemp -d /var/tmp/iotape-test.XXXXXX)
+trap 'rm -rf "$T"' EXIT
+cat >"$T/w.sh" <<'W'
+mark() {
+	test -e "/dev/null/iotape-phase/$1" || :
+	[ -z "${IOTAPE_PHASE_LOG:-}" ] || echo "$1 $(date +%s.%N)" >>"$IOTAPE_PHASE_LOG"
+}
+sleep 0.3
+mark a
+head -c 200000 /dev/zero >f1
+sleep 0.2
+mark b
+cat f1 >f2
+sleep 0.4
+W
+"$IOTAPE" validate --fs tmpfs,ext4 --runs 1 --scratch "$T" --keep "$T/keep" --html "$T/v.html" \
+	-- sh "$T/w.sh" >"$T/out" 2>"$T/err"
+rc=$?
+cat "$T/out" "$T/err"
+[ $rc = 0 ] || [ $rc = 6 ] || fail "validate exited $rc, expected 0 or 6"
+# the text table: a row per phase in order, then the total
+rows=$(awk 'NR > 2 && NF == 0 { exit } NR > 2 { print $1 }' "$T/out" | tr '\n' ' ')
+[ "$rows" = "(start) a b total " ] || fail "rows are '$rows', expected '(start) a b total '"
+head -1 "$T/out" | grep -q 'tmpfs.*ext4' || fail "no columns for tmpfs and ext4"
+grep -q '^totals within 5 %: [0-2]/2' "$T/out" || fail "no summary of the 2 totals"
+[ -s "$T/keep/trace.iotape" ] || fail "no trace kept"
+grep -q '<th colspan="6">ext4</th>' "$T/v.html" || fail "the HTML page has no ext4 column"
+[ "$(grep -c '<tr><td>' "$T/v.html")" = 4 ] || fail "the HTML page does not have 4 rows"
+[ -s "$T/keep/replay-ext4-1/ext4.1.iotape" ] || fail "no replay profile kept"
+python3 - "$T/keep/table.json" "$rc" <<'PY' || fail "table.json does not hold what the run measured"
+import json, sys
+t = json.load(open(sys.argv[1]))
+rows = {r["name"]: r for r in t["rows"]}
+assert [r["name"] for r in t["rows"]] == ["(start)", "a", "b", "total"], t["rows"]
+assert t["filesystems"] == ["tmpfs", "ext4"] and t["runs"] == 1
+for fs in ("tmpfs", "ext4"):
+    nat = {n: rows[n]["cells"][fs]["native"] for n in rows}
+    # each phase lasts at least its sleep; the total at least all three
+    assert nat["(start)"][0] >= 0.3 and nat["a"][0] >= 0.2 and nat["b"][0] >= 0.4, nat
+    parts = nat["(start)"][0] + nat["a"][0] + nat["b"][0]
+    assert abs(parts - nat["total"][0]) < 1e-6, (parts, nat["total"])
+    rep = rows["total"]["cells"][fs]
+    assert len(rep["replay"]) == 1 and rep["replay"][0] > 0, rep
+    # the programs map their libraries and write to descriptors they
+    # inherited: neither is replayed, and the table counts them
+    assert rep["skipped"] > 0, rep
+ok = int(sys.argv[2]) == 0
+assert t["ok"] == ok, (t["ok"], ok)
+PY
+no_leftovers "$T"
+
+# a command that fails is refused with its status: when recorded, and when
+# it fails only natively ($IOTAPE_PHASE_LOG is set in native runs only)
+"$IOTAPE" validate --fs tmpfs --runs 1 --scratch "$T" -q -- sh -c 'exit 3' >"$T/out" 2>"$T/err"
+rc=$?
+cat "$T/err"
+[ $rc = 7 ] || fail "a failing command: exit $rc, expected 7"
+grep -q 'exited with status 3 while recorded' "$T/err" || fail "the status is not said"
+"$IOTAPE" validate --fs tmpfs --runs 1 --scratch "$T" -q -- \
+	sh -c 'test -z "$IOTAPE_PHASE_LOG"' >"$T/out" 2>"$T/err"
+rc=$?
+cat "$T/err"
+[ $rc = 7 ] || fail "a command failing natively: exit $rc, expected 7"
+grep -q 'exited with status 1 natively on tmpfs' "$T/err" || fail "the native failure is not said"
+[ -s "$T/out" ] && fail "a table was printed for a refused command"
+"$IOTAPE" validate --fs tmpfs --runs 1 --scratch "$T" -q --setup 'exit 4' -- true 2>"$T/err"
+rc=$?
+[ $rc = 7 ] || fail "a failing --setup: exit $rc, expected 7"
+no_leftovers "$T"
+
+# bad command lines
+"$IOTAPE" validate --fs nofs -- true 2>/dev/null; [ $? = 2 ] || fail "--fs nofs: not a usage error"
+"$IOTAPE" validate --runs 0 -- true 2>/dev/null; [ $? = 2 ] || fail "--runs 0: not a usage error"
+"$IOTAPE" validate --fs ext4 2>/dev/null; [ $? = 2 ] || fail "no COMMAND: not a usage error"
+
+# SIGINT in the middle: everything is undone, exit 130
+"$IOTAPE" validate --fs ext4,tmpfs --runs 5 --scratch "$T" -- sh "$T/w.sh" >"$T/out" 2>"$T/err" &
+pid=$!
+for i in $(seq 1 300); do
+	grep -q 'ext4: native run 1/5' "$T/err" 2>/dev/null && break
+	sleep 0.1
+done
+sleep 0.5
+kill -INT $pid
+wait $pid
+rc=$?
+cat "$T/err"
+[ $rc = 130 ] || fail "validate after SIGINT exited $rc, expected 130"
+grep -q 'interrupted by signal 2' "$T/err" || fail "the interruption is not said"
+pgrep -f "$T/w.sh" >/dev/null && fail "the workload still runs: $(pgrep -af "$T/w.sh")"
+no_leftovers "$T"
+echo "ok"

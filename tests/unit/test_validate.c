@@ -1,0 +1,305 @@
+/*
+ * test_validate.c - the arithmetic and the table of 'iotape validate'
+ * (analyze/validate.c): medians, spreads, '*' where the native and replay
+ * ranges do not overlap, the ranking of filesystems, the tolerance and the
+ * exit status it gives, and the rows and columns of the text, JSON and
+ * HTML tables.
+ */
+#include <errno.h>
+#include <math.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <cmocka.h>
+
+#include "validate.h"
+
+static void test_median(void **state)
+{
+	const double odd[] = { 3, 1, 2 }, even[] = { 4, 1, 3, 2 };
+	const double with_nan[] = { NAN, 5, 1, NAN, 3 }, none[] = { NAN, NAN };
+
+	assert_true(ana_val_median(odd, 3) == 2);
+	assert_true(ana_val_median(even, 4) == 2.5);
+	assert_true(ana_val_median(with_nan, 5) == 3);
+	assert_true(isnan(ana_val_median(none, 2)));
+	assert_true(isnan(ana_val_median(odd, 0)));
+}
+
+static void test_spread(void **state)
+{
+	const double v[] = { 3, 1, 2 }, one[] = { 7 }, zero[] = { 0, 0 };
+
+	/* (3 - 1) / 2 */
+	assert_true(fabs(ana_val_spread(v, 3) - 1.0) < 1e-12);
+	assert_true(ana_val_spread(one, 1) == 0);
+	assert_true(isnan(ana_val_spread(zero, 2)));
+	assert_true(isnan(ana_val_spread(v, 0)));
+}
+
+static void test_apart(void **state)
+{
+	const double a[] = { 1.0, 1.2, 1.1 }, b[] = { 1.3, 1.5 }, c[] = { 1.15, 1.6 };
+	const double one[] = { 5.0 };
+
+	assert_int_equal(ana_val_apart(a, 3, b, 2), 1);
+	assert_int_equal(ana_val_apart(b, 2, a, 3), 1);
+	/* c's range starts inside a's */
+	assert_int_equal(ana_val_apart(a, 3, c, 2), 0);
+	/* one run has no range: never marked */
+	assert_int_equal(ana_val_apart(one, 1, b, 2), 0);
+	assert_int_equal(ana_val_apart(a, 3, one, 1), 0);
+}
+
+/* A table of @n_fs filesystems and rows "a", "total", each cell's runs
+ * @nat and @rep (3 each) times the cell's factor. */
+static void fill(struct ana_val *v, int n_fs, const double *nat_f, const double *rep_f)
+{
+	static const char *const fs[] = { "ext4", "xfs", "btrfs" };
+	const double base[] = { 1.0, 1.1, 0.9 };
+	int f, r, i;
+
+	assert_int_equal(ana_val_init(v, fs, n_fs, 5.0), 0);
+	v->runs = 3;
+	assert_int_equal(ana_val_add_row(v, "a"), 0);
+	assert_int_equal(ana_val_add_row(v, "total"), 1);
+	for (r = 0; r < 2; r++)
+		for (f = 0; f < n_fs; f++)
+			for (i = 0; i < 3; i++) {
+				assert_int_equal(ana_val_add(v, r, f, 0, base[i] * nat_f[f]), 0);
+				assert_int_equal(ana_val_add(v, r, f, 1, base[i] * rep_f[f]), 0);
+			}
+}
+
+static void test_cell_stat(void **state)
+{
+	const double nat[] = { 2.0 }, rep[] = { 2.2 };
+	struct ana_val v;
+	struct ana_val_stat s;
+
+	fill(&v, 1, nat, rep);
+	ana_val_cell_stat(&v, 1, 0, &s);
+	assert_true(fabs(s.native - 2.0) < 1e-12);
+	assert_true(fabs(s.replay - 2.2) < 1e-12);
+	assert_true(fabs(s.error - 10.0) < 1e-9);
+	/* runs 0.9, 1.0, 1.1 times the median: spread 0.2 */
+	assert_true(fabs(s.native_spread - 0.2) < 1e-9);
+	assert_true(fabs(s.replay_spread - 0.2) < 1e-9);
+	/* [1.8, 2.2] and [1.98, 2.42] overlap */
+	assert_int_equal(s.apart, 0);
+	ana_val_free(&v);
+}
+
+static void test_bad_input(void **state)
+{
+	static const char *const fs[] = { "ext4" };
+	static const char *const long_name[] = { "a-filesystem-name-of-more-than-31-chars" };
+	struct ana_val v;
+	int i;
+
+	assert_int_equal(ana_val_init(&v, fs, 0, 5), -EINVAL);
+	assert_int_equal(ana_val_init(&v, long_name, 1, 5), -EINVAL);
+	assert_int_equal(ana_val_init(&v, fs, 1, 5), 0);
+	assert_int_equal(ana_val_add(&v, 0, 0, 0, 1.0), -EINVAL);	/* no row yet */
+	assert_int_equal(ana_val_add_row(&v, "total"), 0);
+	assert_int_equal(ana_val_add(&v, 0, 1, 0, 1.0), -EINVAL);	/* no such fs */
+	for (i = 0; i < ANA_VAL_MAX_RUNS; i++)
+		assert_int_equal(ana_val_add(&v, 0, 0, 1, 1.0), 0);
+	assert_int_equal(ana_val_add(&v, 0, 0, 1, 1.0), -E2BIG);
+	ana_val_free(&v);
+}
+
+static void test_rank(void **state)
+{
+	/* ext4 1.0, xfs 2.0, btrfs 2.1: ext4-xfs and ext4-btrfs differ by
+	 * more than 10 %, xfs-btrfs by 5 % (not ranked) */
+	const double nat[] = { 1.0, 2.0, 2.1 }, same[] = { 1.2, 2.3, 2.2 };
+	const double swapped[] = { 2.5, 2.0, 2.1 };
+	struct ana_val v;
+	int agree, pairs;
+
+	fill(&v, 3, nat, same);
+	assert_int_equal(ana_val_rank(&v, 1, &agree, &pairs), ANA_VAL_RANK_SAME);
+	assert_int_equal(pairs, 2);
+	assert_int_equal(agree, 2);
+	ana_val_free(&v);
+
+	fill(&v, 3, nat, swapped);
+	assert_int_equal(ana_val_rank(&v, 1, &agree, &pairs), ANA_VAL_RANK_DIFFERS);
+	assert_int_equal(pairs, 2);
+	assert_int_equal(agree, 0);
+	ana_val_free(&v);
+
+	/* all within 10 % natively: nothing to rank */
+	{
+		const double close[] = { 1.0, 1.05, 1.08 };
+
+		fill(&v, 3, close, swapped);
+		assert_int_equal(ana_val_rank(&v, 1, &agree, &pairs), ANA_VAL_RANK_NA);
+		assert_int_equal(pairs, 0);
+		ana_val_free(&v);
+	}
+}
+
+static void test_verdict(void **state)
+{
+	const double nat[] = { 1.0, 1.0 };
+	const double in[] = { 1.049, 0.951 }, out[] = { 1.049, 0.949 };
+	struct ana_val v;
+	int within, total;
+
+	fill(&v, 2, nat, in);
+	assert_int_equal(ana_val_verdict(&v, &within, &total), 0);
+	assert_int_equal(within, 2);
+	assert_int_equal(total, 2);
+	ana_val_free(&v);
+
+	fill(&v, 2, nat, out);
+	assert_int_equal(ana_val_verdict(&v, &within, &total), ANA_VAL_EXIT_MISSED);
+	assert_int_equal(within, 1);
+	/* a wider tolerance takes it in */
+	v.tolerance = 6;
+	assert_int_equal(ana_val_verdict(&v, &within, &total), 0);
+	ana_val_free(&v);
+
+	/* a total never measured is not within */
+	{
+		static const char *const fs[] = { "ext4" };
+
+		assert_int_equal(ana_val_init(&v, fs, 1, 5), 0);
+		assert_int_equal(ana_val_add_row(&v, "total"), 0);
+		assert_int_equal(ana_val_add(&v, 0, 0, 0, 1.0), 0);
+		assert_int_equal(ana_val_verdict(&v, &within, &total), ANA_VAL_EXIT_MISSED);
+		assert_int_equal(within, 0);
+		assert_int_equal(total, 1);
+		ana_val_free(&v);
+	}
+}
+
+/* The table as text, into a malloc'd string. */
+static char *render(const struct ana_val *v, void (*fn)(FILE *, const struct ana_val *))
+{
+	char *buf = NULL;
+	size_t len = 0;
+	FILE *f = open_memstream(&buf, &len);
+
+	assert_non_null(f);
+	fn(f, v);
+	fclose(f);
+	return buf;
+}
+
+/* The line of the text table that starts with @name. */
+static const char *line_of(const char *text, const char *name)
+{
+	const char *p = text;
+	size_t n = strlen(name);
+
+	while (p && *p) {
+		if (strncmp(p, name, n) == 0 && p[n] == ' ')
+			return p;
+		p = strchr(p, '\n');
+		if (p)
+			p++;
+	}
+	return NULL;
+}
+
+static void test_text(void **state)
+{
+	/* ext4 replays 10 % slow (ranges overlap), xfs 50 % slow (apart) */
+	const double nat[] = { 1.0, 2.0 }, rep[] = { 1.1, 3.0 };
+	struct ana_val v;
+	const char *l;
+	char *t;
+
+	fill(&v, 2, nat, rep);
+	/* the most of the runs is kept */
+	assert_int_equal(ana_val_add_counts(&v, 0, 3, 7), 0);
+	assert_int_equal(ana_val_add_counts(&v, 0, 1, 9), 0);
+	assert_int_equal(ana_val_add_counts(&v, 2, 1, 1), -EINVAL);
+	t = render(&v, ana_val_text);
+	assert_non_null(strstr(t, "replays: ext4 3 mismatches, 9 calls not replayed; "
+				  "xfs 0 mismatches, 0 calls not replayed"));
+	assert_non_null(strstr(t, "phase"));
+	assert_non_null(strstr(t, "ext4"));
+	assert_non_null(strstr(t, "xfs"));
+	assert_non_null(strstr(t, "+-%"));
+	l = line_of(t, "a");
+	assert_non_null(l);
+	/* native, spread, replay, spread, error(*) per filesystem, then rank */
+	assert_non_null(strstr(l, "1.00"));
+	assert_non_null(strstr(l, "1.10"));
+	assert_non_null(strstr(l, "+10.0 "));
+	assert_non_null(strstr(l, "+50.0*"));
+	assert_non_null(strstr(l, "same"));
+	l = line_of(t, "total");
+	assert_non_null(l);
+	assert_non_null(strstr(l, "3.00"));
+	assert_non_null(strstr(t, "totals within 5 %: 0/2"));
+	assert_non_null(strstr(t, "same ranking where native differs > 10 %: 2/2"));
+	assert_non_null(strstr(t, "medians of 3 runs"));
+	free(t);
+
+	/* one run: no spread columns, no '*' */
+	v.runs = 1;
+	t = render(&v, ana_val_text);
+	assert_null(strstr(t, "+-%"));
+	assert_null(strstr(t, "*"));
+	assert_non_null(strstr(t, "medians of 1 run;"));
+	free(t);
+	ana_val_free(&v);
+}
+
+static void test_json_html(void **state)
+{
+	const double nat[] = { 1.0 }, rep[] = { 1.02 };
+	struct ana_val v;
+	char *t;
+
+	fill(&v, 1, nat, rep);
+	ana_val_add_counts(&v, 0, 2, 5);
+	v.workload = "sh -c \"x\"";
+	t = render(&v, ana_val_json);
+	assert_non_null(strstr(t, "\"workload\":\"sh -c \\\"x\\\"\""));
+	assert_non_null(strstr(t, "\"filesystems\":[\"ext4\"]"));
+	assert_non_null(strstr(t, "{\"name\":\"a\",\"total\":false"));
+	assert_non_null(strstr(t, "{\"name\":\"total\",\"total\":true"));
+	assert_non_null(strstr(t, "\"native\":[1,1.1,0.9]"));
+	assert_non_null(strstr(t, "\"error_pct\":2,"));
+	/* the counts go with the total only */
+	assert_non_null(strstr(t, "\"apart\":false,\"mismatches\":2,\"skipped\":5}"));
+	assert_non_null(strstr(t, "\"apart\":false}"));
+	assert_non_null(strstr(t, "\"totals_within\":1,\"totals\":1"));
+	assert_non_null(strstr(t, "\"ok\":true"));
+	free(t);
+	t = render(&v, ana_val_html);
+	assert_non_null(strstr(t, "<table>"));
+	assert_non_null(strstr(t, "<th colspan=\"6\">ext4</th>"));
+	assert_non_null(strstr(t, "sh -c &quot;x&quot;"));
+	assert_non_null(strstr(t, "<td>+2.0</td>"));
+	assert_non_null(strstr(t, "totals within 5 %: 1/1"));
+	free(t);
+	ana_val_free(&v);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_median),
+		cmocka_unit_test(test_spread),
+		cmocka_unit_test(test_apart),
+		cmocka_unit_test(test_cell_stat),
+		cmocka_unit_test(test_bad_input),
+		cmocka_unit_test(test_rank),
+		cmocka_unit_test(test_verdict),
+		cmocka_unit_test(test_text),
+		cmocka_unit_test(test_json_html),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
