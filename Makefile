@@ -4,6 +4,7 @@
 #   make demo         bench the bundled reference trace
 #   make bench        performance figures (long)
 #   make stress       long fault and load tests
+#   make validate-suite  iotape validate on twelve real workloads (long)
 #   make fuzz         libFuzzer harnesses (clang)
 #   make install      PREFIX=/usr/local DESTDIR=
 #   V=1               show full commands
@@ -91,7 +92,7 @@ LIBSO := $(BUILD)/libiotape.so
 PC := $(BUILD)/iotape.pc
 FLAGS_STAMP := $(BUILD)/.flags
 
-.PHONY: all deps check check-unit tests bench demo stress validate validate-make fuzz install \
+.PHONY: all deps check check-unit tests bench demo stress validate validate-make validate-suite fuzz install \
 	uninstall clean FORCE
 
 all: deps
@@ -219,6 +220,10 @@ validate: all
 validate-make: all
 	@tools/deps.sh validate
 	@BUILD=$(BUILD) tools/validate_make.sh
+
+validate-suite: all $(BUILD)/tests/progs/val_fsync
+	@tools/deps.sh suite
+	@BUILD=$(BUILD) tools/validate_suite.sh
 
 FUZZ_SRC := $(sort $(wildcard tests/fuzz/fuzz_*.c))
 fuzz: deps

@@ -11,6 +11,7 @@ check) pkgs="$pkgs libcmocka-dev strace zstd xfsprogs btrfs-progs e2fsprogs tar 
 bench) pkgs="$pkgs strace zstd bc git linux-source-6.1 xfsprogs btrfs-progs e2fsprogs fio" ;;
 demo)  pkgs="$pkgs xfsprogs btrfs-progs e2fsprogs" ;;
 validate) pkgs="$pkgs python3 linux-source-6.1 xfsprogs btrfs-progs e2fsprogs" ;;
+suite) pkgs="$pkgs python3 xfsprogs btrfs-progs e2fsprogs postmark git python3.11 sqlite3 fio xz-utils tar rsync perl-modules-5.36 linux-libc-dev libstdc++-12-dev" ;;
 *) echo "deps.sh: unknown set '$what'" >&2; exit 2 ;;
 esac
 missing=""

@@ -4,21 +4,24 @@
 # tar c, sync.  Each top-level command is one phase of the report.
 # (The original script copied mozilla to mozilla-2 twice; the second copy
 # here goes to tree-3 as its label says.)
-# With PHASE_LOG=FILE set (native runs of 'make validate'), the start of
-# each phase and the end of the last are appended to FILE as seconds.
+# Each phase starts with a phase mark (see 'iotape validate --help'): the
+# lookup of /dev/null/iotape-phase/NAME, and in native runs of 'iotape
+# validate' a line "NAME SECONDS" in $IOTAPE_PHASE_LOG.
 set -e
 SRC=$1
 WORK=$2
-ph() { [ -z "${PHASE_LOG:-}" ] || date +%s.%N >>"$PHASE_LOG"; }
+ph() {
+	test -e "/dev/null/iotape-phase/$1" || :
+	[ -z "${IOTAPE_PHASE_LOG:-}" ] || echo "$1 $(date +%s.%N)" >>"$IOTAPE_PHASE_LOG"
+}
 mkdir -p "$WORK"
-ph; cp -a "$SRC" "$WORK/tree"
-ph; sync
+ph cp-in; cp -a "$SRC" "$WORK/tree"
+ph sync; sync
 cd "$WORK"
-ph; cp -a tree tree-2
-ph; cp -a tree-2 tree-3
-ph; sync
-ph; du tree >/dev/null
-ph; rm -rf tree
-ph; tar c tree-2 >tree.tar
-ph; sync
-ph
+ph cp-2; cp -a tree tree-2
+ph cp-3; cp -a tree-2 tree-3
+ph sync-2; sync
+ph du; du tree >/dev/null
+ph rm; rm -rf tree
+ph tar; tar c tree-2 >tree.tar
+ph sync-3; sync

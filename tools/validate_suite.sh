@@ -1,0 +1,100 @@
+#!/bin/sh
+# validate_suite.sh - 'make validate-suite': 'iotape validate' on a suite
+# of real workloads (tests/validate/*.sh), each recorded on one filesystem
+# and compared, native runs against replays, on the others.
+#
+#   RUNS=3 (default)        native runs and replays per filesystem
+#   CACHE=cold|hot          (default cold)
+#   FS=ext4,xfs,btrfs       (default) the filesystems compared
+#   ONLY="sqlite fio"       only these workloads
+#   OUT=DIR                 where the tables go (default: a new
+#                           /var/tmp/iotape-suite-out.XXXXXX); per workload
+#                           NAME.txt (the table), NAME/ (trace, profiles,
+#                           table.json); summary.txt at the end
+# The inputs (a source tree of ~3,500 files from /usr/include and
+# /usr/share/perl, its .tar.xz, a larger tree with /usr/lib/python3.11 and
+# a git repository of that, iotape's own sources) are made once per run in
+# a directory of their own.  Needs root.
+set -eu
+BUILD=${BUILD:-build}
+IOTAPE=$PWD/$BUILD/iotape
+RUNS=${RUNS:-3}
+CACHE=${CACHE:-cold}
+FS=${FS:-ext4,xfs,btrfs}
+SUITE=$PWD/tests/validate
+[ "$(id -u)" = 0 ] || { echo "validate-suite: needs root (loop filesystems); run as root" >&2; exit 1; }
+OUT=${OUT:-$(mktemp -d /var/tmp/iotape-suite-out.XXXXXX)}
+mkdir -p "$OUT"
+IN=$(mktemp -d /var/tmp/iotape-suite-in.XXXXXX)
+trap 'rm -rf "$IN"' EXIT
+trap 'exit 130' INT TERM
+
+# workload and the filesystem it is recorded on: ext4 mostly, and tmpfs
+# and btrfs at least once each
+WORKLOADS="postmark:ext4 fsync:ext4 gitclone:ext4 compileall:ext4 sqlite:btrfs fio:ext4
+seq:ext4 tarxz:ext4 rsync:btrfs configure:tmpfs mozilla:ext4 make:tmpfs"
+
+echo "validate-suite: inputs in $IN, tables in $OUT"
+mkdir -p "$IN/src"
+for d in /usr/include/linux /usr/include/c++ /usr/include/x86_64-linux-gnu \
+	/usr/include/asm-generic /usr/share/perl; do
+	cp -a "$d" "$IN/src/"
+done
+(cd "$IN" && tar cf - src | xz -1 -T2 >src.tar.xz)
+# the larger tree: the source tree and a Python library
+mkdir -p "$IN/big"
+cp -a "$IN/src/." /usr/lib/python3.11 "$IN/big/"
+git init -q "$IN/repo"
+cp -a "$IN/big/." "$IN/repo/"
+(cd "$IN/repo" && git add -A && git -c user.name=suite -c user.email=suite@localhost \
+	commit -q -m tree && git gc -q)
+mkdir -p "$IN/proj"
+git archive HEAD | tar -x -C "$IN/proj"
+cp "$BUILD/tests/progs/val_fsync" "$IN/"
+echo "validate-suite: $(find "$IN/src" | wc -l) entries, $(du -sm "$IN/src" | cut -f1) MB in the tree"
+
+rc=0
+for w in $WORKLOADS; do
+	name=${w%%:*} on=${w#*:}
+	if [ -n "${ONLY:-}" ]; then
+		case " $ONLY " in *" $name "*) ;; *) continue ;; esac
+	fi
+	echo "validate-suite: $name (recorded on $on) $(date -u +%H:%M:%S)"
+	r=0
+	"$IOTAPE" validate --fs "$FS" --runs "$RUNS" --cache "$CACHE" --record-on "$on" -q \
+		--setup "sh $SUITE/$name.sh setup $IN" --keep "$OUT/$name" \
+		-- sh "$SUITE/$name.sh" run >"$OUT/$name.txt" || r=$?
+	cat "$OUT/$name.txt"
+	case $r in
+	0|6) ;;
+	130|143) exit $r ;;
+	*) echo "validate-suite: $name: iotape validate exited $r"; rc=1 ;;
+	esac
+done
+python3 - "$OUT" <<'PY' | tee "$OUT/summary.txt"
+import json, os, statistics, sys
+out = sys.argv[1]
+cells, rank_a, rank_n = [], 0, 0
+print(f"{'workload':12} {'fs':6} {'native':>8} {'+-%':>4} {'replay':>8} {'+-%':>4} {'err%':>7}")
+for name in sorted(os.listdir(out)):
+    p = os.path.join(out, name, "table.json")
+    if not os.path.exists(p):
+        continue
+    t = json.load(open(p))
+    rank_a += t["rank_agree"]; rank_n += t["rank_pairs"]
+    tot = [r for r in t["rows"] if r["total"]][0]
+    for fs in t["filesystems"]:
+        c = tot["cells"][fs]
+        e = c["error_pct"]
+        cells.append(e)
+        f = lambda x, s=1: "-" if x is None else f"{x * s:.{0 if s == 100 else 2}f}"
+        print(f"{name:12} {fs:6} {f(c['native_median']):>8} {f(c['native_spread'], 100):>4} "
+              f"{f(c['replay_median']):>8} {f(c['replay_spread'], 100):>4} "
+              f"{'-' if e is None else format(e, '+.1f'):>6}{'*' if c['apart'] else ' '}")
+ok = [e for e in cells if e is not None]
+print(f"\ntotals within 5 %: {sum(abs(e) <= 5 for e in ok)}/{len(cells)}; "
+      f"median |error| {statistics.median(abs(e) for e in ok) if ok else float('nan'):.1f} %; "
+      f"worst {max(ok, key=abs) if ok else float('nan'):+.1f} %; "
+      f"same ranking where native differs > 10 %: {rank_a}/{rank_n} pairs")
+PY
+exit $rc
