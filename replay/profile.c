@@ -359,9 +359,9 @@ int rpl_profile_write(struct rpl_plan *p, struct rpl_result *res)
 	struct iot_writer *w = NULL;
 	struct target tg;
 	struct timespec rt;
-	char opts[1024], v[8][32], faults[256];
-	struct iot_kv kv[11];
-	int err, stop = atomic_load(&rpl_stop_sig), n_kv = 8;
+	char opts[1024], v[9][32], faults[256];
+	struct iot_kv kv[12];
+	int err, stop = atomic_load(&rpl_stop_sig), n_kv = 9;
 
 	find_mount(p->o->root, &tg);
 	options_string(p, opts, sizeof(opts));
@@ -382,6 +382,8 @@ int rpl_profile_write(struct rpl_plan *p, struct rpl_result *res)
 	kv[6] = (struct iot_kv){ "replay.prepare_ns", v[5] };
 	snprintf(v[6], sizeof(v[6]), "%lld", (long long)res->unhidden_ns);
 	kv[7] = (struct iot_kv){ "replay.unhidden_ns", v[6] };
+	snprintf(v[8], sizeof(v[8]), "%lld", (long long)res->first_call_ns);
+	kv[8] = (struct iot_kv){ "replay.first_call_ns", v[8] };
 	if (stop > 0) {
 		snprintf(v[7], sizeof(v[7]), "SIG%s", sigabbrev_np(stop));
 		kv[n_kv++] = (struct iot_kv){ "replay.interrupted", v[7] };

@@ -125,9 +125,23 @@ static void uncatch_stops(const struct sigaction *old)
 	sigaction(RPL_POKE_SIG, &old[3], NULL);
 }
 
+/* How long after @t_start the first replayed call started: what reading,
+ * planning and preparing cost before anything ran. */
+static int64_t first_call(const struct rpl_plan *p, int64_t t_start)
+{
+	int64_t first = INT64_MAX;
+	size_t i;
+
+	for (i = 0; i < p->n_ops; i++)
+		if (p->ops[i].r_enter > 0 && p->ops[i].r_enter < first)
+			first = p->ops[i].r_enter;
+	return first == INT64_MAX ? 0 : first - t_start;
+}
+
 static int run(const struct rpl_opts *o, struct rpl_result *res)
 {
 	struct rpl_plan p;
+	int64_t t_start = iot_now_ns();
 	int err, root_fd;
 
 	/* a recorded write to a pipe whose reader has gone (tar tf | head)
@@ -161,6 +175,7 @@ static int run(const struct rpl_opts *o, struct rpl_result *res)
 	err = rpl_execute(&p, res);
 	if (err < 0)
 		goto out;
+	res->first_call_ns = first_call(&p, t_start);
 	rpl_tally(&p, res);
 	rpl_fault_result(&p, res);
 	if (o->out)
@@ -276,6 +291,8 @@ void rpl_print_summary(FILE *f, const struct rpl_opts *o, const struct rpl_resul
 	       o->timing == RPL_TIMING_SCALE ? "scaled" :
 	       o->timing == RPL_TIMING_RAW ? "raw" : "original",
 	       (unsigned long long)r->threads, (unsigned long long)r->processes);
+	fprintf(f, "  first call   %s after the start (reading, planning, preparing)\n",
+		iot_fmt_ns(a, sizeof(a), (double)r->first_call_ns));
 	fprintf(f, "  ops          %llu replayed, %llu skipped", (unsigned long long)r->replayed,
 	       (unsigned long long)r->skipped);
 	print_skips(f, r);

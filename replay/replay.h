@@ -79,6 +79,7 @@ struct rpl_sc_stat {
 
 struct rpl_result {
 	int64_t prepare_ns, elapsed_ns;
+	int64_t first_call_ns;		/* from the start (reading the trace) to the first call */
 	uint64_t ops, replayed, skipped;
 	uint64_t skipped_by[RPL_SKIP_COUNT];
 	uint64_t mismatches;		/* beyond the capability probes */

@@ -8,7 +8,7 @@ pkgs="libzstd-dev libprotobuf-c-dev protobuf-c-compiler pkg-config gcc make libu
 case "$what" in
 build) ;;
 check) pkgs="$pkgs libcmocka-dev strace zstd xfsprogs btrfs-progs e2fsprogs tar util-linux valgrind clang python3 procps binutils gzip libfuse3-dev fuse3 fio sqlite3 git" ;;
-bench) pkgs="$pkgs strace zstd bc git linux-source-6.1 xfsprogs btrfs-progs e2fsprogs fio" ;;
+bench) pkgs="$pkgs strace zstd bc git linux-source-6.1 xfsprogs btrfs-progs e2fsprogs fio time" ;;
 demo)  pkgs="$pkgs xfsprogs btrfs-progs e2fsprogs" ;;
 validate) pkgs="$pkgs python3 linux-source-6.1 xfsprogs btrfs-progs e2fsprogs" ;;
 suite) pkgs="$pkgs python3 xfsprogs btrfs-progs e2fsprogs postmark git python3.11 sqlite3 fio xz-utils tar rsync perl-modules-5.36 linux-libc-dev libstdc++-12-dev" ;;

@@ -1,0 +1,53 @@
+#!/bin/bash
+# replay_long.sh - a long trace replays its first part as that part alone
+# does.  tests/bench/longtrace repeats traces/tar.iotape once (the first
+# part) and three times (the long trace: each repetition in its own
+# subtree, with its own pids); both are replayed --timing afap.  Every
+# thread of the first part must make the same calls with the same results
+# in both replays (the profiles' calls, times left out), and the first
+# repetition's subtree must end up the same (types, modes, sizes, link
+# targets).
+set -u
+. "$SRCDIR/tests/integration/lib.sh"
+need_iotape_cmd replay
+GEN=$(dirname "$IOTAPE")/tests/bench/longtrace
+[ -x "$GEN" ] || fail "$GEN is not built"
+T=$(mktemp -d /var/tmp/iotape-long.XXXXXX)
+trap 'rm -rf "$T"' EXIT
+SRC=$SRCDIR/traces/tar.iotape
+"$GEN" -r 1 "$SRC" "$T/one.iotape" || fail "longtrace -r 1"
+"$GEN" -r 3 "$SRC" "$T/three.iotape" || fail "longtrace -r 3"
+n1=$("$IOTAPE" check "$T/one.iotape" | sed -n 's/^  events *\([0-9]*\).*/\1/p')
+n3=$("$IOTAPE" check "$T/three.iotape" | sed -n 's/^  events *\([0-9]*\).*/\1/p')
+[ "$n3" -gt $((n1 * 2)) ] || fail "the long trace has $n3 events, the first part $n1"
+for t in one three; do
+	mkdir "$T/r.$t"
+	"$IOTAPE" replay "$T/$t.iotape" --root "$T/r.$t" --timing afap --verify -q \
+		-o "$T/$t.prof.iotape" || fail "replay of $t: exit $?"
+done
+# calls per thread, in order, without times
+calls() {
+	"$IOTAPE" dump -P "$1" | grep -v '^#' |
+		sed -E 's/^([0-9]+) +[0-9.]+ /\1 /; s/ <[0-9.]+>$//' | sort -s -n -k1,1
+}
+calls "$T/one.prof.iotape" >"$T/one.calls"
+calls "$T/three.prof.iotape" >"$T/three.calls"
+# the long replay's lines of the first part's threads, as many per thread
+# as the first part has (the driver, pid 100, goes on to the next ones)
+awk 'NR == FNR { want[$1]++; next } ($1 in want) && got[$1]++ < want[$1]' \
+	"$T/one.calls" "$T/three.calls" >"$T/three.first"
+[ "$(wc -l <"$T/one.calls")" -gt 1000 ] || fail "first part replayed too little"
+if ! cmp -s "$T/one.calls" "$T/three.first"; then
+	diff "$T/one.calls" "$T/three.first" | head -20
+	fail "the first part's calls or results differ in the long replay"
+fi
+tree() { (cd "$1" && find iotape-rep.0 -printf '%y %m %s %p %l\n' | sort); }
+tree "$T/r.one" >"$T/one.tree"
+tree "$T/r.three" >"$T/three.tree"
+[ "$(wc -l <"$T/one.tree")" -gt 100 ] || fail "first part left too small a tree"
+if ! cmp -s "$T/one.tree" "$T/three.tree"; then
+	diff "$T/one.tree" "$T/three.tree" | head -20
+	fail "the first repetition's tree differs in the long replay"
+fi
+[ -d "$T/r.three/iotape-rep.2" ] || fail "the third repetition left no tree"
+echo "ok: $n1 of $n3 events replayed alike"
