@@ -68,10 +68,18 @@ static int copy_process(struct rpl_plan *p, struct iot_process *dst,
 
 static int read_trace(struct rpl_plan *p)
 {
-	const struct iot_summary *s;
+	const struct iot_summary *s = iot_reader_summary(p->rd);
+	struct rpl_intern paths = { 0 };
 	struct iot_item it;
 	int err = 0, r;
 
+	/* The index says how many events there are: one array of that size,
+	 * not one that doubled past it (a quarter of the plan, on average). */
+	if (s->events && s->events < UINT32_MAX - 1) {
+		p->ops = malloc((size_t)s->events * sizeof(*p->ops));
+		if (p->ops)
+			p->cap_ops = (size_t)s->events;
+	}
 	while ((r = iot_reader_next(p->rd, &it)) > 0) {
 		if (it.kind == IOT_ITEM_EVENT) {
 			struct rpl_op *op;
@@ -80,8 +88,13 @@ static int read_trace(struct rpl_plan *p)
 			op = &p->ops[p->n_ops];
 			memset(op, 0, sizeof(*op));
 			op->ev = it.u.ev;
-			op->ev.path = dup_str(p->arena, it.u.ev.path, it.u.ev.path_len);
-			op->ev.path2 = dup_str(p->arena, it.u.ev.path2, it.u.ev.path2_len);
+			op->ev.path = rpl_intern(&paths, p->arena, it.u.ev.path, it.u.ev.path_len);
+			op->ev.path2 = rpl_intern(&paths, p->arena, it.u.ev.path2,
+						  it.u.ev.path2_len);
+			if ((it.u.ev.path && !op->ev.path) || (it.u.ev.path2 && !op->ev.path2)) {
+				err = -ENOMEM;
+				goto out;
+			}
 			if (op->ev.nargs > IOT_MAX_ARGS)
 				op->ev.nargs = IOT_MAX_ARGS;
 			op->seq = (uint32_t)p->n_ops;
@@ -127,6 +140,7 @@ static int read_trace(struct rpl_plan *p)
 			 iot_strerror(r), p->n_ops);
 	}
 out:
+	rpl_intern_free(&paths);
 	return err;
 }
 
@@ -516,8 +530,39 @@ static int plan_fds(struct rpl_plan *p, struct planner *pl, struct rpl_op *op,
 #undef ADD
 }
 
-static int plan_threads(struct rpl_plan *p, uint64_t *keys)
+/* The resource keys of every op, kept only as many as each has (most
+ * have one or two of RPL_MAXRES): op i's are k[off[i] .. off[i + 1]). */
+struct opkeys {
+	uint64_t *k;
+	uint32_t *off;
+	size_t n, cap;
+};
+
+static int keys_add(struct opkeys *ks, size_t i, const uint64_t *keys)
 {
+	int j;
+
+	for (j = 0; j < RPL_MAXRES && keys[j]; j++) {
+		if (ks->n == ks->cap) {
+			size_t nc = ks->cap ? ks->cap * 2 : 4096;
+			uint64_t *v = realloc(ks->k, nc * sizeof(*v));
+
+			if (!v)
+				return -ENOMEM;
+			ks->k = v;
+			ks->cap = nc;
+		}
+		ks->k[ks->n++] = keys[j];
+	}
+	if (ks->n >= UINT32_MAX)
+		return -E2BIG;
+	ks->off[i + 1] = (uint32_t)ks->n;
+	return 0;
+}
+
+static int plan_threads(struct rpl_plan *p, struct opkeys *ks)
+{
+	uint64_t keys[RPL_MAXRES];
 	struct planner pl = { 0 };
 	int64_t base = p->n_ops ? p->ops[0].ev.t_enter : 0;
 	size_t i, j;
@@ -564,9 +609,11 @@ static int plan_threads(struct rpl_plan *p, uint64_t *keys)
 		      (iot_syscall_by_nr(op->ev.nr)->flags & IOT_SCF_NOEXIT)))
 			op->skip = RPL_SKIP_UNFINISHED;
 		for (j = 0; j < RPL_MAXRES; j++)
-			keys[i * RPL_MAXRES + j] = 0;
-		if (!op->skip && plan_fds(p, &pl, op, keys + i * RPL_MAXRES) < 0)
+			keys[j] = 0;
+		if (!op->skip && plan_fds(p, &pl, op, keys) < 0)
 			goto nomem;
+		if ((err = keys_add(ks, i, keys)) < 0)
+			goto out;
 		if (is_spawn(op->ev.nr) && op->ev.ret > 0 && !op->skip) {
 			uint32_t old;
 
@@ -657,15 +704,14 @@ static int cmp_idx_end(const void *a, const void *b)
 
 /* Resource order: each op depends on the op of another thread that last
  * completed on each of its resources. */
-static int plan_deps(struct rpl_plan *p, const uint64_t *keys)
+static int plan_deps(struct rpl_plan *p, const struct opkeys *ks)
 {
 	struct rpl_map last = { 0 };
 	uint32_t *order = malloc((p->n_ops + 1) * sizeof(*order));
 	size_t i, k, d;
 	int err = 0;
 
-	p->deps = malloc((p->n_ops * RPL_MAXRES + 1) * sizeof(*p->deps));
-	if (!order || !p->deps) {
+	if (!order) {
 		err = -ENOMEM;
 		goto out;
 	}
@@ -676,10 +722,12 @@ static int plan_deps(struct rpl_plan *p, const uint64_t *keys)
 	for (i = 0; i < p->n_ops; i++) {
 		uint32_t oi = order[i];
 		struct rpl_op *op = &p->ops[oi];
-		const uint64_t *ok = keys + (size_t)oi * RPL_MAXRES;
+		const uint64_t *ok = ks->k + ks->off[oi];
+		size_t nk = ks->off[oi + 1] - ks->off[oi];
 
-		op->dep_off = (uint32_t)(oi * RPL_MAXRES);
-		for (k = 0; k < RPL_MAXRES && ok[k]; k++) {
+		/* an op's deps are appended together: they stay side by side */
+		op->dep_off = (uint32_t)p->n_deps;
+		for (k = 0; k < nk; k++) {
 			uint32_t prev;
 
 			if (rpl_map_get(&last, ok[k], &prev) && p->ops[prev].thread != op->thread) {
@@ -687,7 +735,9 @@ static int plan_deps(struct rpl_plan *p, const uint64_t *keys)
 					if (p->deps[op->dep_off + d] == prev)
 						break;
 				if (d == op->ndeps) {
-					p->deps[op->dep_off + op->ndeps++] = prev;
+					GROW(p->deps, p->n_deps, p->cap_deps);
+					p->deps[p->n_deps++] = prev;
+					op->ndeps++;
 					p->ops[prev].needed = 1;
 				}
 			}
@@ -697,20 +747,8 @@ static int plan_deps(struct rpl_plan *p, const uint64_t *keys)
 			}
 		}
 	}
-	/* Most ops wait for nothing: keep only the deps there are. */
-	for (i = 0, d = 0; i < p->n_ops; i++) {
-		struct rpl_op *op = &p->ops[i];
-
-		memmove(p->deps + d, p->deps + op->dep_off, op->ndeps * sizeof(*p->deps));
-		op->dep_off = (uint32_t)d;
-		d += op->ndeps;
-	}
-	{
-		uint32_t *shrunk = realloc(p->deps, (d + 1) * sizeof(*p->deps));
-
-		if (shrunk)
-			p->deps = shrunk;
-	}
+	if (p->n_deps >= UINT32_MAX)
+		err = -E2BIG;
 out:
 	rpl_map_free(&last);
 	free(order);
@@ -734,7 +772,7 @@ const struct iot_path_state *rpl_path_state(const struct rpl_plan *p, const char
 
 int rpl_plan_build(struct rpl_plan *p, const struct rpl_opts *o)
 {
-	uint64_t *keys = NULL;
+	struct opkeys ks = { 0 };
 	size_t i;
 	int err;
 
@@ -768,15 +806,15 @@ int rpl_plan_build(struct rpl_plan *p, const struct rpl_opts *o)
 	}
 	if (err > 0 && p->n_ps)
 		qsort(p->ps, p->n_ps, sizeof(*p->ps), cmp_ps);
-	keys = malloc((p->n_ops * RPL_MAXRES + 1) * sizeof(*keys));
+	ks.off = calloc(p->n_ops + 1, sizeof(*ks.off));
 	err = -ENOMEM;
-	if (!keys)
+	if (!ks.off)
 		goto out;
-	err = plan_threads(p, keys);
+	err = plan_threads(p, &ks);
 	if (err == 0)
 		err = rpl_plan_think(p);
 	if (err == 0)
-		err = plan_deps(p, keys);
+		err = plan_deps(p, &ks);
 	if (err < 0)
 		iot_err(o->cmd, "%s: planning failed: %s", o->trace, iot_strerror(err));
 	/* The plan's descriptor tables were for resource ids only. */
@@ -785,7 +823,8 @@ int rpl_plan_build(struct rpl_plan *p, const struct rpl_opts *o)
 		p->procs[i].tab = NULL;
 	}
 out:
-	free(keys);
+	free(ks.k);
+	free(ks.off);
 	return err;
 }
 

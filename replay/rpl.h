@@ -146,6 +146,18 @@ int rpl_map_put(struct rpl_map *m, uint64_t key, uint32_t val);
 int rpl_map_get(const struct rpl_map *m, uint64_t key, uint32_t *val);
 void rpl_map_free(struct rpl_map *m);
 
+/* ---- paths kept once (intern.c) ---- */
+struct rpl_intern {
+	const char **v;
+	uint64_t *h;
+	size_t cap, n;
+};
+/*! rpl_intern() : @s (@n bytes) as a string of arena @a: the same
+ *  pointer for the same bytes, but for paths the plan cleans in place
+ *  (a copy each).  @return : NULL if @s is NULL or memory ran out. */
+const char *rpl_intern(struct rpl_intern *t, struct iot_arena *a, const char *s, uint32_t n);
+void rpl_intern_free(struct rpl_intern *t);
+
 /* ---- the plan ---- */
 
 #define RPL_OPF_MISMATCH 0x01

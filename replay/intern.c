@@ -1,0 +1,74 @@
+/*
+ * intern.c - each distinct path of a trace kept once.  A trace names the
+ * same few paths over and over (a file is made, written, stat'ed,
+ * renamed, removed); the plan keeps one copy in its arena and gives
+ * every op a pointer to it.  Only paths the plan never changes in place
+ * are shared: rpl_plan_clean_paths() rewrites paths with "/." or "//"
+ * in them, per op, so those get a copy of their own.
+ */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "rpl.h"
+
+static int may_change(const char *s, uint32_t n)
+{
+	return n >= 2 && (memmem(s, n, "/.", 2) || memmem(s, n, "//", 2));
+}
+
+static int intern_grow(struct rpl_intern *t)
+{
+	size_t cap = t->cap ? t->cap * 2 : 4096, i, j;
+	const char **v = calloc(cap, sizeof(*v));
+	uint64_t *h = calloc(cap, sizeof(*h));
+
+	if (!v || !h) {
+		free(v);
+		free(h);
+		return -ENOMEM;
+	}
+	for (i = 0; i < t->cap; i++) {
+		if (!t->v[i])
+			continue;
+		for (j = t->h[i] & (cap - 1); v[j]; j = (j + 1) & (cap - 1))
+			;
+		v[j] = t->v[i];
+		h[j] = t->h[i];
+	}
+	free(t->v);
+	free(t->h);
+	t->v = v;
+	t->h = h;
+	t->cap = cap;
+	return 0;
+}
+
+const char *rpl_intern(struct rpl_intern *t, struct iot_arena *a, const char *s, uint32_t n)
+{
+	uint64_t h;
+	size_t i;
+
+	if (!s)
+		return NULL;
+	if (may_change(s, n))
+		return iot_arena_strndup(a, s, n);
+	if ((t->n + 1) * 2 > t->cap && intern_grow(t) < 0)
+		return NULL;
+	h = rpl_hash(s, n, 11);
+	for (i = h & (t->cap - 1); t->v[i]; i = (i + 1) & (t->cap - 1))
+		if (t->h[i] == h && !memcmp(t->v[i], s, n) && t->v[i][n] == 0)
+			return t->v[i];
+	t->v[i] = iot_arena_strndup(a, s, n);
+	t->h[i] = h;
+	if (t->v[i])
+		t->n++;
+	return t->v[i];
+}
+
+void rpl_intern_free(struct rpl_intern *t)
+{
+	free(t->v);
+	free(t->h);
+	memset(t, 0, sizeof(*t));
+}
