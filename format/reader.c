@@ -150,6 +150,20 @@ static int check_chunk(Iotape__Chunk *c)
 	return total == c->n_args ? 0 : IOT_E_CORRUPT;
 }
 
+/* The mapped pages of a frame that has been decompressed are not needed
+ * again (a rewind faults them back in from the page cache): dropped from
+ * the process, so that reading a file of any length keeps a few frames
+ * resident, not all of them. */
+static void release_frame(const struct iot_reader *r, const struct iot_frame *f)
+{
+	size_t ps = (size_t)getpagesize();
+	size_t lo = (size_t)f->offset & ~(ps - 1);
+	size_t hi = (size_t)(f->offset + f->size) & ~(ps - 1);
+
+	if (r->mapped && hi > lo)
+		madvise((void *)(r->data + lo), hi - lo, MADV_DONTNEED);
+}
+
 /* Decode frame @f as a chunk into the chunk arena; on success it becomes
  * the current chunk and its strings are ready. */
 static int load_chunk(struct iot_reader *r, const struct iot_frame *f)
@@ -163,8 +177,9 @@ static int load_chunk(struct iot_reader *r, const struct iot_frame *f)
 	iot_arena_reset(r->arena);
 	if (f->offset > r->len || f->size > r->len - f->offset)
 		return IOT_E_TRUNCATED;
-	if ((rc = decompress_frame(r, r->data + f->offset, f->size, &rec, &len)) ||
-	    (rc = iot_record_chunk(rec, len, &cb, &clen)) ||
+	rc = decompress_frame(r, r->data + f->offset, f->size, &rec, &len);
+	release_frame(r, f);
+	if (rc || (rc = iot_record_chunk(rec, len, &cb, &clen)) ||
 	    (rc = iot_chunk_decode(r->arena, cb, clen, &c)))
 		return rc;
 	if ((rc = check_chunk(c)))
