@@ -8,8 +8,12 @@
  * after the other under any timing, as a shell running the workload in a
  * loop would.
  *
- * usage: longtrace [-n EVENTS] [-r REPS] [-f CHUNK] [-l LEVEL] IN OUT
+ * usage: longtrace [-H] [-n EVENTS] [-r REPS] [-f CHUNK] [-l LEVEL] IN OUT
  *        longtrace -d FILE   (decode FILE: events, bytes/event, events/s)
+ * -H makes it hostile to a replayer that plans in a window: the driver
+ * opens /iotape-hostile before everything and never closes it, and a
+ * thread of the driver reads it after everything else, so the last event
+ * depends on the first.
  * Stops after EVENTS events in all (driver calls counted) or after REPS
  * repetitions, whichever comes first (default: one repetition).  The
  * first N events of a longer output are those of a shorter one.
@@ -245,9 +249,85 @@ static int driver_call(struct iot_writer *w, int nr, int64_t t0, int64_t t1,
 	return iot_writer_event(w, &e);
 }
 
+#define HOSTILE_PATH "/iotape-hostile"
+#define HOSTILE_TID (DRIVER_PID + 1)
+#define HOSTILE_FD 3
+#define HOSTILE_SIZE 4096
+#define THREAD_FLAGS 0x3d0f00	/* what pthread_create gives clone */
+
+/* The driver opens the file, then starts the thread that will read it. */
+static int hostile_start(struct iot_writer *w, int64_t t)
+{
+	struct iot_path_state ps;
+	struct iot_process p;
+	struct iot_event e;
+	int err;
+
+	memset(&ps, 0, sizeof(ps));
+	ps.path = HOSTILE_PATH;
+	ps.path_len = sizeof(HOSTILE_PATH) - 1;
+	ps.type = 0100000;
+	ps.size = HOSTILE_SIZE;
+	ps.mode = 0644;
+	ps.nlink = 1;
+	ps.t_ns = t;
+	if ((err = iot_writer_path_state(w, &ps)))
+		return err;
+	memset(&e, 0, sizeof(e));
+	e.t_enter = t;
+	e.t_exit = t + 5000;
+	e.pid = e.tid = DRIVER_PID;
+	e.nr = __NR_openat;
+	e.ret = HOSTILE_FD;
+	e.nargs = 4;
+	e.args[0] = -100;	/* AT_FDCWD */
+	e.path = HOSTILE_PATH;
+	e.path_len = sizeof(HOSTILE_PATH) - 1;
+	if ((err = iot_writer_event(w, &e)))
+		return err;
+	memset(&p, 0, sizeof(p));
+	p.kind = IOT_PROC_THREAD;
+	p.t_ns = t + 10000;
+	p.pid = DRIVER_PID;
+	p.tid = HOSTILE_TID;
+	p.ppid = p.ptid = DRIVER_PID;
+	p.clone_flags = THREAD_FLAGS;
+	if ((err = iot_writer_process(w, &p)))
+		return err;
+	memset(&e, 0, sizeof(e));
+	e.t_enter = t + 6000;
+	e.t_exit = t + 12000;
+	e.pid = e.tid = DRIVER_PID;
+	e.nr = __NR_clone;
+	e.ret = HOSTILE_TID;
+	e.nargs = 5;
+	e.args[0] = THREAD_FLAGS;
+	return iot_writer_event(w, &e);
+}
+
+/* The thread reads the file the first event opened. */
+static int hostile_end(struct iot_writer *w, int64_t t)
+{
+	struct iot_event e;
+
+	memset(&e, 0, sizeof(e));
+	e.t_enter = t;
+	e.t_exit = t + 3000;
+	e.pid = DRIVER_PID;
+	e.tid = HOSTILE_TID;
+	e.nr = __NR_read;
+	e.ret = HOSTILE_SIZE;
+	e.nargs = 3;
+	e.args[0] = HOSTILE_FD;
+	e.args[2] = HOSTILE_SIZE;
+	e.path = HOSTILE_PATH;
+	e.path_len = sizeof(HOSTILE_PATH) - 1;
+	return iot_writer_event(w, &e);
+}
+
 static void usage(void)
 {
-	fprintf(stderr, "usage: longtrace [-n EVENTS] [-r REPS] [-f CHUNK] [-l LEVEL] IN OUT\n"
+	fprintf(stderr, "usage: longtrace [-H] [-n EVENTS] [-r REPS] [-f CHUNK] [-l LEVEL] IN OUT\n"
 		"       longtrace -d FILE\n");
 	exit(2);
 }
@@ -287,12 +367,13 @@ int main(int argc, char **argv)
 	struct iot_item it;
 	struct gen g;
 	int64_t t_min = INT64_MAX, t_max = INT64_MIN, period;
-	int c, rc, err = 0;
+	int c, rc, err = 0, hostile = 0;
 	uint32_t i, d;
 
 	memset(&g, 0, sizeof(g));
-	while ((c = getopt(argc, argv, "d:n:r:f:l:")) != -1) {
+	while ((c = getopt(argc, argv, "Hd:n:r:f:l:")) != -1) {
 		switch (c) {
+		case 'H': hostile = 1; break;
 		case 'd': return decode(optarg);
 		case 'n': want = strtoull(optarg, NULL, 0); reps = UINT64_MAX; break;
 		case 'r': reps = strtoull(optarg, NULL, 0); break;
@@ -349,6 +430,8 @@ int main(int argc, char **argv)
 		goto fail;
 	if ((err = driver_start(w, t_min - REP_GAP_NS)))
 		goto fail;
+	if (hostile && (err = hostile_start(w, t_min - REP_GAP_NS + 1000)))
+		goto fail;
 	for (k = 0; k < reps && out < want; k++) {
 		int root = 0;
 		int64_t t0 = t_min + (int64_t)k * period - REP_GAP_NS / 2;
@@ -399,6 +482,8 @@ int main(int argc, char **argv)
 			out++;
 		}
 	}
+	if (hostile && (err = hostile_end(w, t_max + (int64_t)k * period)))
+		goto fail;
 	err = iot_writer_close(w, 0);
 	w = NULL;
 	if (err)
