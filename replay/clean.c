@@ -143,7 +143,7 @@ int rpl_plan_clean_paths(struct rpl_plan *p)
 	err += (int)(p->n_ps - k);
 	p->n_ps = k;
 	for (i = 0; i < p->n_ops; i++) {
-		struct iot_event *ev = &p->ops[i].ev;
+		struct rpl_ev *ev = &p->ops[i].ev;
 
 		/* the arena copies are the plan's own: cleaned in place */
 		if (has_dots(ev->path, ev->path_len))

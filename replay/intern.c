@@ -1,5 +1,8 @@
 /*
- * intern.c - each distinct path of a trace kept once.  A trace names the
+ * intern.c - what the plan keeps of each event, small: each distinct path
+ * of a trace once, and the event's fields packed (struct rpl_ev).
+ *
+ * Paths: each distinct one kept once.  A trace names the
  * same few paths over and over (a file is made, written, stat'ed,
  * renamed, removed); the plan keeps one copy in its arena and gives
  * every op a pointer to it.  Only paths the plan never changes in place
@@ -71,4 +74,45 @@ void rpl_intern_free(struct rpl_intern *t)
 	free(t->v);
 	free(t->h);
 	memset(t, 0, sizeof(*t));
+}
+
+void rpl_ev_pack(struct rpl_ev *d, const struct iot_event *e)
+{
+	uint32_t i, n = e->nargs < IOT_MAX_ARGS ? e->nargs : IOT_MAX_ARGS;
+
+	memset(d, 0, sizeof(*d));
+	d->t_enter = e->t_enter;
+	d->t_exit = e->t_exit;
+	d->ret = e->ret;
+	for (i = 0; i < n; i++)
+		d->args[i] = e->args[i];
+	d->path = e->path;
+	d->path_len = e->path_len;
+	d->path2 = e->path2;
+	d->path2_len = e->path2_len;
+	d->pid = e->pid;
+	d->tid = e->tid;
+	d->pre_ns = e->pre_ns;
+	d->nr = e->nr >= 0 && e->nr <= INT16_MAX ? (int16_t)e->nr : -1;
+	d->flags = (uint8_t)e->flags;
+	d->nargs = (uint8_t)n;
+}
+
+void rpl_ev_unpack(struct iot_event *e, const struct rpl_ev *d)
+{
+	memset(e, 0, sizeof(*e));
+	e->t_enter = d->t_enter;
+	e->t_exit = d->t_exit;
+	e->ret = d->ret;
+	memcpy(e->args, d->args, sizeof(e->args));
+	e->path = d->path;
+	e->path_len = d->path_len;
+	e->path2 = d->path2;
+	e->path2_len = d->path2_len;
+	e->pid = d->pid;
+	e->tid = d->tid;
+	e->pre_ns = d->pre_ns;
+	e->nr = d->nr;
+	e->flags = d->flags;
+	e->nargs = d->nargs;
 }

@@ -87,7 +87,7 @@ static int read_trace(struct rpl_plan *p)
 			GROW(p->ops, p->n_ops, p->cap_ops);
 			op = &p->ops[p->n_ops];
 			memset(op, 0, sizeof(*op));
-			op->ev = it.u.ev;
+			rpl_ev_pack(&op->ev, &it.u.ev);
 			op->ev.path = rpl_intern(&paths, p->arena, it.u.ev.path, it.u.ev.path_len);
 			op->ev.path2 = rpl_intern(&paths, p->arena, it.u.ev.path2,
 						  it.u.ev.path2_len);
@@ -418,7 +418,7 @@ static int plan_fds(struct rpl_plan *p, struct planner *pl, struct rpl_op *op,
 {
 	const struct iot_syscall *sc = iot_syscall_by_nr(op->ev.nr);
 	struct rpl_fdtab *tab = p->procs[p->threads[op->thread].proc].tab;
-	const struct iot_event *ev = &op->ev;
+	const struct rpl_ev *ev = &op->ev;
 	const struct rpl_proc *pr = &p->procs[p->threads[op->thread].proc];
 	int shared = pr->n_threads > 1 || tab->refs > 1;
 	struct rpl_fd e = { 0 };

@@ -71,7 +71,12 @@ static void example(const struct rpl_op *op, struct rpl_result *res)
 
 	if (res->n_examples >= (int)(sizeof(res->examples) / sizeof(res->examples[0])))
 		return;
-	iot_format_event(line, sizeof(line), &op->ev);
+	{
+		struct iot_event ev;
+
+		rpl_ev_unpack(&ev, &op->ev);
+		iot_format_event(line, sizeof(line), &ev);
+	}
 	e = op->r_ret < 0 ? iot_errno_name((int)-op->r_ret) : NULL;
 	if (e)
 		snprintf(got, sizeof(got), "-1 %s", e);
@@ -309,10 +314,11 @@ static int write_events(struct rpl_plan *p, struct iot_writer *w)
 	qsort(order, p->n_ops, sizeof(*order), cmp_replayed);
 	for (i = 0; i < p->n_ops && !err; i++) {
 		const struct rpl_op *op = &p->ops[order[i]];
-		struct iot_event ev = op->ev;
+		struct iot_event ev;
 
 		if (op->skip == RPL_SKIP_INTERRUPTED)
 			continue;	/* not reached: not in the profile */
+		rpl_ev_unpack(&ev, &op->ev);
 
 		ev.t_enter = op->r_enter;
 		ev.t_exit = op->r_exit >= op->r_enter ? op->r_exit : op->r_enter;

@@ -173,8 +173,30 @@ void rpl_intern_free(struct rpl_intern *t);
  * of idleness between two calls) is cut to this. */
 #define RPL_THINK_MAX (60LL * 1000000000LL)
 
+/* An event as the plan keeps it: the fields of struct iot_event, by the
+ * same names, packed into 112 bytes instead of 128 (the plan holds one
+ * per event of the trace).  A syscall number beyond int16 becomes -1 (no
+ * syscall: not replayed); flags keep IOT_EV_*'s low byte. */
+struct rpl_ev {
+	int64_t t_enter, t_exit;
+	int64_t ret;
+	int64_t args[IOT_MAX_ARGS];
+	const char *path, *path2;
+	int32_t pid, tid;
+	uint32_t path_len, path2_len;
+	uint32_t pre_ns;
+	int16_t nr;
+	uint8_t flags;
+	uint8_t nargs;
+};
+
+/* rpl_ev_pack() : @e as the plan keeps it (strings not copied). */
+void rpl_ev_pack(struct rpl_ev *d, const struct iot_event *e);
+/* rpl_ev_unpack() : @d as a struct iot_event again. */
+void rpl_ev_unpack(struct iot_event *e, const struct rpl_ev *d);
+
 struct rpl_op {
-	struct iot_event ev;		/* as recorded; strings in the plan arena */
+	struct rpl_ev ev;		/* as recorded; strings in the plan arena */
 	int64_t think_ns;		/* recorded gap before it in its thread */
 	int64_t r_enter, r_exit;	/* measured in replay */
 	int64_t r_ret;

@@ -40,7 +40,7 @@ static void check(const struct cop *ops, size_t n, const char *link, const char 
 		p.n_ps = 1;
 	}
 	for (i = 0; i < n; i++) {
-		struct iot_event *ev = &p.ops[i].ev;
+		struct rpl_ev *ev = &p.ops[i].ev;
 
 		ev->nr = ops[i].nr;
 		ev->ret = ops[i].ret;
