@@ -8,12 +8,55 @@
 
 #include "rpl.h"
 
-static int cmp_i64(const void *a, const void *b)
-{
-	int64_t x = *(const int64_t *)a, y = *(const int64_t *)b;
+/*
+ * The 5th percentile of a set of gaps, exactly as sorting them would give
+ * it (the value at index n / 20), with memory for n / 20 + 1 of them, not
+ * n: a max-heap of the smallest seen so far.  The plan holds one gap per
+ * op of the trace; a sorted copy of them all was a sixth of its memory.
+ */
+struct smallest {
+	int64_t *h;
+	size_t n, cap;
+};
 
-	return x < y ? -1 : x > y;
+static void smallest_add(struct smallest *s, int64_t x)
+{
+	size_t i, c;
+
+	if (s->n < s->cap) {
+		for (i = s->n++; i > 0 && s->h[(i - 1) / 2] < x; i = (i - 1) / 2)
+			s->h[i] = s->h[(i - 1) / 2];
+		s->h[i] = x;
+		return;
+	}
+	if (!s->cap || x >= s->h[0])
+		return;
+	for (i = 0; (c = 2 * i + 1) < s->n; i = c) {
+		if (c + 1 < s->n && s->h[c + 1] > s->h[c])
+			c++;
+		if (s->h[c] <= x)
+			break;
+		s->h[i] = s->h[c];
+	}
+	s->h[i] = x;
 }
+
+/* The value at index @n / 20 of the @n gaps added in sorted order. */
+static int64_t smallest_p5(const struct smallest *s)
+{
+	return s->n ? s->h[0] : 0;
+}
+
+/* Each op of each thread with the op before it in its thread (the clone
+ * that started the thread, for its first op; NULL for a thread there from
+ * the start): @first is set for a thread's first op. */
+#define FOR_EACH_OP(p, t, k, op, prev, first)					\
+	for ((t) = (p)->threads; (t) < (p)->threads + (p)->n_threads; (t)++)		\
+		for ((k) = 0; (k) < (t)->n_ops &&					\
+		     ((op) = &(p)->ops[(t)->ops[(k)]],					\
+		      (prev) = (k) ? &(p)->ops[(t)->ops[(k) - 1]] :			\
+			       (t)->spawn_op >= 0 ? &(p)->ops[(t)->spawn_op] : NULL,	\
+		      (first) = (k) == 0, 1); (k)++)
 
 /*
  * Think time = recorded gap minus what tracing added to it.  The recorder
@@ -131,133 +174,123 @@ out:
  * the 5th percentile of the fast-to-fast gaps before each syscall (pooled
  * over all syscalls when one has too few), removed from each such gap.
  */
-struct nr_gap {
-	int32_t nr;
-	int64_t gap;
-};
-
-static int cmp_nr_gap(const void *a, const void *b)
-{
-	const struct nr_gap *x = a, *y = b;
-
-	if (x->nr != y->nr)
-		return x->nr < y->nr ? -1 : 1;
-	return x->gap < y->gap ? -1 : x->gap > y->gap;
-}
-
 #define FAST_MIN_SAMPLES 50
 #define FAST_NR_MAX 512
 
-static int fast_floors(struct rpl_plan *p, const struct rpl_op **prev, int64_t *floor_nr)
+/* A fast-path gap: neither call was stopped, not a thread's first. */
+static int fast_gap(const struct rpl_op *op, const struct rpl_op *prev, int first)
 {
-	struct nr_gap *v = malloc((p->n_ops + 1) * sizeof(*v));
-	int64_t *all = malloc((p->n_ops + 1) * sizeof(*all)), pooled = 0;
-	size_t i, n = 0, j;
+	return !first && prev && !stopped(prev) && !stopped(op);
+}
 
-	if (!v || !all) {
-		free(v);
-		free(all);
+static int fast_floors(struct rpl_plan *p, int64_t *floor_nr)
+{
+	struct smallest pool = { 0 }, *by = calloc(FAST_NR_MAX, sizeof(*by));
+	const struct rpl_op *op, *prev;
+	const struct rpl_thread *t;
+	size_t cnt[FAST_NR_MAX] = { 0 }, n = 0, i, total = 0;
+	int64_t *mem = NULL, pooled = 0;
+	uint32_t k;
+	int first, err = 0;
+
+	if (!by)
 		return -ENOMEM;
-	}
+	FOR_EACH_OP(p, t, k, op, prev, first)
+		if (fast_gap(op, prev, first)) {
+			n++;
+			if (op->ev.nr >= 0 && op->ev.nr < FAST_NR_MAX)
+				cnt[op->ev.nr]++;
+		}
+	pool.cap = n >= FAST_MIN_SAMPLES ? n / 20 + 1 : 0;
 	for (i = 0; i < FAST_NR_MAX; i++)
-		floor_nr[i] = -1;
-	for (i = 0; i < p->n_ops; i++) {
-		const struct rpl_op *op = &p->ops[i];
-
-		if (p->threads[op->thread].ops[0] == i || !prev[i] || stopped(prev[i]) ||
-		    stopped(op))
-			continue;
-		v[n].nr = op->ev.nr;
-		v[n].gap = op->think_ns;
-		all[n] = op->think_ns;
-		n++;
+		total += cnt[i] >= FAST_MIN_SAMPLES ? cnt[i] / 20 + 1 : 0;
+	mem = malloc((pool.cap + total + 1) * sizeof(*mem));
+	if (!mem) {
+		err = -ENOMEM;
+		goto out;
 	}
-	if (n >= FAST_MIN_SAMPLES) {
-		qsort(all, n, sizeof(*all), cmp_i64);
-		pooled = all[n / 20];
+	pool.h = mem;
+	for (i = 0, total = pool.cap; i < FAST_NR_MAX; i++) {
+		by[i].cap = cnt[i] >= FAST_MIN_SAMPLES ? cnt[i] / 20 + 1 : 0;
+		by[i].h = mem + total;
+		total += by[i].cap;
 	}
-	qsort(v, n, sizeof(*v), cmp_nr_gap);
-	for (i = 0; i < n; i = j) {
-		for (j = i; j < n && v[j].nr == v[i].nr; j++)
-			;
-		if (v[i].nr < 0 || v[i].nr >= FAST_NR_MAX)
-			continue;
-		floor_nr[v[i].nr] = j - i >= FAST_MIN_SAMPLES ? v[i + (j - i) / 20].gap : pooled;
-	}
+	FOR_EACH_OP(p, t, k, op, prev, first)
+		if (fast_gap(op, prev, first)) {
+			smallest_add(&pool, op->think_ns);
+			if (op->ev.nr >= 0 && op->ev.nr < FAST_NR_MAX)
+				smallest_add(&by[op->ev.nr], op->think_ns);
+		}
+	if (n >= FAST_MIN_SAMPLES)
+		pooled = smallest_p5(&pool);
+	for (i = 0; i < FAST_NR_MAX; i++)
+		floor_nr[i] = !cnt[i] ? -1 : cnt[i] >= FAST_MIN_SAMPLES ?
+			      smallest_p5(&by[i]) : pooled;
 	p->fast_floor_ns = pooled;
-	free(v);
-	free(all);
-	return 0;
+out:
+	free(mem);
+	free(by);
+	return err;
 }
 
 int rpl_plan_think(struct rpl_plan *p)
 {
-	int64_t *g = malloc((p->n_ops + 1) * sizeof(*g)), cost;
-	int64_t floor_nr[FAST_NR_MAX];
-	const struct rpl_op **prev = calloc(p->n_ops + 1, sizeof(*prev));
-	size_t i, n = 0;
+	struct smallest g = { 0 };
+	int64_t floor_nr[FAST_NR_MAX], cost;
+	const struct rpl_thread *t;
+	const struct rpl_op *prev;
+	struct rpl_op *op;
+	size_t n = 0;
 	uint32_t k;
+	int first;
 
-	if (!g || !prev) {
-		free(g);
-		free(prev);
-		return -ENOMEM;
-	}
-	for (i = 0; i < p->n_threads; i++) {
-		const struct rpl_thread *t = &p->threads[i];
-
-		if (t->n_ops && t->spawn_op >= 0)
-			prev[t->ops[0]] = &p->ops[t->spawn_op];
-		for (k = 1; k < t->n_ops; k++)
-			prev[t->ops[k]] = &p->ops[t->ops[k - 1]];
-	}
-	for (i = 0; i < p->n_ops; i++)
-		if (p->threads[p->ops[i].thread].ops[0] != i &&
-		    stopped(prev[i]) && stopped(&p->ops[i]))
-			g[n++] = p->ops[i].think_ns;
+	FOR_EACH_OP(p, t, k, op, prev, first)
+		n += !first && stopped(prev) && stopped(op);
 	cost = p->stop_cost_ns;
 	if (n >= 100) {
-		qsort(g, n, sizeof(*g), cmp_i64);
-		p->gap_floor_ns = g[n / 20];
+		g.cap = n / 20 + 1;
+		g.h = malloc(g.cap * sizeof(*g.h));
+		if (!g.h)
+			return -ENOMEM;
+		FOR_EACH_OP(p, t, k, op, prev, first)
+			if (!first && stopped(prev) && stopped(op))
+				smallest_add(&g, op->think_ns);
+		p->gap_floor_ns = smallest_p5(&g);
 		if (p->gap_floor_ns > cost)
 			cost = p->gap_floor_ns;
+		free(g.h);
 	}
-	free(g);
 	if (p->o->timing == RPL_TIMING_RAW)
 		cost = p->stop_cost_ns;
 	p->gap_cost_ns = cost;
-	if (p->o->timing != RPL_TIMING_RAW && fast_floors(p, prev, floor_nr) < 0) {
-		free(prev);
+	if (p->o->timing != RPL_TIMING_RAW && fast_floors(p, floor_nr) < 0)
 		return -ENOMEM;
-	}
-	for (i = 0; i < p->n_ops; i++) {
-		struct rpl_op *op = &p->ops[i];
-		int64_t t = op->think_ns;
+	FOR_EACH_OP(p, t, k, op, prev, first) {
+		int64_t th = op->think_ns;
 
 		/* Logged in-process: the library's own work before the call,
 		 * measured (pre_ns, traces from this version on); else, fast
 		 * path on both sides, its floor. */
 		if (p->o->timing != RPL_TIMING_RAW && !stopped(op) && op->ev.pre_ns)
-			t -= op->ev.pre_ns;
-		else if (p->o->timing != RPL_TIMING_RAW && prev[i] && !stopped(prev[i]) &&
+			th -= op->ev.pre_ns;
+		else if (p->o->timing != RPL_TIMING_RAW && prev && !stopped(prev) &&
 			 !stopped(op) && op->ev.nr >= 0 && op->ev.nr < FAST_NR_MAX &&
 			 floor_nr[op->ev.nr] > 0)
-			t -= floor_nr[op->ev.nr];
+			th -= floor_nr[op->ev.nr];
 
 		/* half before the gap (the exit stop), half after (the entry
 		 * stop): the whole cost between two stopped calls */
-		if (!prev[i] || stopped(prev[i]))
-			t -= cost / 2;
+		if (!prev || stopped(prev))
+			th -= cost / 2;
 		if (stopped(op))
-			t -= cost - cost / 2;
-		if (p->threads[op->thread].ops[0] == i && p->threads[op->thread].spawn_op < 0)
-			t = op->think_ns;	/* from the start of the workload */
-		if (t > RPL_THINK_MAX) {
-			t = RPL_THINK_MAX;
+			th -= cost - cost / 2;
+		if (first && t->spawn_op < 0)
+			th = op->think_ns;	/* from the start of the workload */
+		if (th > RPL_THINK_MAX) {
+			th = RPL_THINK_MAX;
 			p->capped++;
 		}
-		op->think_ns = t > 0 ? t : 0;
+		op->think_ns = th > 0 ? th : 0;
 	}
-	free(prev);
 	return p->o->timing == RPL_TIMING_RAW ? 0 : cpu_budget(p);
 }
