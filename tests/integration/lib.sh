@@ -18,6 +18,11 @@ need_root_loop() {
 	need_cmd losetup
 }
 
+need_longtrace() {	# sets GEN: tests/bench/longtrace, which makes long traces
+	GEN=$(dirname "$IOTAPE")/tests/bench/longtrace
+	[ -x "$GEN" ] || fail "$GEN is not built"
+}
+
 need_iotape_cmd() {	# a subcommand that must be built
 	"$IOTAPE" "$1" --help >/dev/null 2>&1 || skip "iotape $1 is not built yet"
 }

@@ -10,8 +10,7 @@
 set -u
 . "$SRCDIR/tests/integration/lib.sh"
 need_iotape_cmd replay
-GEN=$(dirname "$IOTAPE")/tests/bench/longtrace
-[ -x "$GEN" ] || fail "$GEN is not built"
+need_longtrace
 T=$(mktemp -d /var/tmp/iotape-long.XXXXXX)
 trap 'rm -rf "$T"' EXIT
 SRC=$SRCDIR/traces/tar.iotape

@@ -10,8 +10,7 @@ set -u
 . "$SRCDIR/tests/integration/lib.sh"
 need_iotape_cmd replay
 [ -x /usr/bin/time ] || fail "/usr/bin/time is missing (tools/deps.sh check installs it)"
-GEN=$(dirname "$IOTAPE")/tests/bench/longtrace
-[ -x "$GEN" ] || fail "$GEN is not built"
+need_longtrace
 T=$(mktemp -d /var/tmp/iotape-longh.XXXXXX)
 trap 'rm -rf "$T"' EXIT
 SRC=$SRCDIR/traces/tar.iotape
