@@ -80,6 +80,11 @@ static int read_trace(struct rpl_plan *p)
 		if (p->ops)
 			p->cap_ops = (size_t)s->events;
 	}
+	if (s->path_states && s->path_states < UINT32_MAX) {
+		p->ps = malloc((size_t)s->path_states * sizeof(*p->ps));
+		if (p->ps)
+			p->cap_ps = (size_t)s->path_states;
+	}
 	while ((r = iot_reader_next(p->rd, &it)) > 0) {
 		if (it.kind == IOT_ITEM_EVENT) {
 			struct rpl_op *op;
@@ -111,8 +116,12 @@ static int read_trace(struct rpl_plan *p)
 			GROW(p->ps, p->n_ps, p->cap_ps);
 			ps = &p->ps[p->n_ps++];
 			*ps = it.u.ps;
-			ps->path = dup_str(p->arena, it.u.ps.path, it.u.ps.path_len);
+			ps->path = rpl_intern(&paths, p->arena, it.u.ps.path, it.u.ps.path_len);
 			ps->target = dup_str(p->arena, it.u.ps.target, it.u.ps.target_len);
+			if (!ps->path) {
+				err = -ENOMEM;
+				goto out;
+			}
 		} else if (it.kind == IOT_ITEM_AIO) {
 			if ((err = rpl_aio_collect(p, &it.u.aio)))
 				goto out;
