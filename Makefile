@@ -52,6 +52,22 @@ ALL_CFLAGS = $(WARN) $(CFLAGS) $(SANFLAGS) -fPIC -D_GNU_SOURCE -Iformat -I$(BUIL
 ALL_LDFLAGS = $(LDFLAGS) $(SANFLAGS)
 LIBS = $(PKG_LIBS) -luring -lpthread -lm
 
+# The bpf backend of `iotape record` (record/bpf/): built when clang,
+# bpftool, libbpf-dev and the kernel's BTF are there (tools/deps.sh
+# installs them as root); left out otherwise, and `make` says so.
+BPFTOOL ?= $(shell command -v bpftool 2>/dev/null || ls /usr/sbin/bpftool 2>/dev/null)
+BPF_CLANG ?= clang
+HAVE_BPF ?= $(shell command -v $(BPF_CLANG) >/dev/null 2>&1 && test -n "$(BPFTOOL)" && \
+	pkg-config --exists libbpf 2>/dev/null && test -r /sys/kernel/btf/vmlinux && echo 1)
+ifeq ($(HAVE_BPF),1)
+ALL_CFLAGS += -DIOT_HAVE_BPF
+APP_LIBS = $(LIBS) $(shell pkg-config --libs libbpf 2>/dev/null)
+BPF_SKEL := $(BUILD)/gen/iotape.skel.h
+else
+APP_LIBS = $(LIBS)
+BPF_SKEL :=
+endif
+
 VERSION := $(shell sed -n 's/^\#define IOT_VERSION "\(.*\)"/\1/p' format/iotape.h)
 
 LIB_SRC  := $(sort $(wildcard format/*.c))
@@ -100,6 +116,28 @@ all: deps
 
 .PHONY: build-all
 build-all: $(BIN) $(FASTLIB) $(LIBA) $(LIBSO) $(PC)
+ifneq ($(HAVE_BPF),1)
+	@echo "  NOTE    record --backend bpf left out: needs clang, bpftool, libbpf-dev and" \
+		"/sys/kernel/btf/vmlinux (as root: tools/deps.sh build)"
+endif
+
+# The BPF programs: vmlinux.h from this kernel's BTF, the object, its
+# skeleton; all generated into $(BUILD)/gen, never committed.
+$(BUILD)/gen/vmlinux.h:
+	@mkdir -p $(@D)
+	@echo "  GEN     $@"
+	$(Q)$(BPFTOOL) btf dump file /sys/kernel/btf/vmlinux format c > $@.tmp && mv $@.tmp $@
+
+$(BUILD)/gen/iotape.bpf.o: record/bpf/iotape.bpf.c record/bpf/event.h $(BUILD)/gen/vmlinux.h
+	@echo "  CLANG   $<"
+	$(Q)$(BPF_CLANG) -g -O2 -target bpf -D__TARGET_ARCH_x86 -I$(BUILD)/gen -Irecord/bpf \
+		$(if $(filter 1,$(WERROR)),-Werror) -Wall -c $< -o $@
+
+$(BUILD)/gen/iotape.skel.h: $(BUILD)/gen/iotape.bpf.o
+	@echo "  SKEL    $@"
+	$(Q)$(BPFTOOL) gen skeleton $< name iotape_bpf > $@.tmp && mv $@.tmp $@
+
+$(BUILD)/obj/record/bpf.o: $(BPF_SKEL)
 
 deps:
 	@tools/deps.sh build
@@ -145,13 +183,13 @@ $(PC): iotape.pc.in format/iotape.h
 
 $(BIN): $(APP_OBJ) $(LIBA)
 	@echo "  LD      $@"
-	$(Q)$(CC) $(ALL_LDFLAGS) -o $@ $(APP_OBJ) $(LIBA) $(LIBS)
+	$(Q)$(CC) $(ALL_LDFLAGS) -o $@ $(APP_OBJ) $(LIBA) $(APP_LIBS)
 
 $(BUILD)/tests/unit/%: tests/unit/%.c $(APP_NOMAIN_OBJ) $(LIBA) $(FLAGS_STAMP)
 	@mkdir -p $(@D)
 	@echo "  CC      $<"
 	$(Q)$(CC) $(ALL_CFLAGS) $(CMOCKA_CFLAGS) -Irecord -Ireplay -Ianalyze -Icli -o $@ $< \
-		$(APP_NOMAIN_OBJ) $(LIBA) $(ALL_LDFLAGS) $(CMOCKA_LIBS) $(LIBS)
+		$(APP_NOMAIN_OBJ) $(LIBA) $(ALL_LDFLAGS) $(CMOCKA_LIBS) $(APP_LIBS)
 
 # Test programs are traced: plain, no sanitizer (LeakSanitizer refuses ptrace).
 $(BUILD)/tests/progs/%: tests/progs/%.c
@@ -190,7 +228,7 @@ $(BUILD)/fuzz-replay-plan: tests/fuzz/fuzz_plan.c tests/fuzz/replay_main.c tests
 		$(ENGINE_OBJ) $(LIBA)
 	@echo "  CC      $@"
 	$(Q)$(CC) $(ALL_CFLAGS) -Irecord -Ireplay -Ianalyze -o $@ tests/fuzz/fuzz_plan.c \
-		tests/fuzz/replay_main.c $(ENGINE_OBJ) $(LIBA) $(ALL_LDFLAGS) $(LIBS)
+		tests/fuzz/replay_main.c $(ENGINE_OBJ) $(LIBA) $(ALL_LDFLAGS) $(APP_LIBS)
 
 check: deps
 	@tools/deps.sh check
@@ -227,7 +265,7 @@ validate-suite: all $(BUILD)/tests/progs/val_fsync
 
 FUZZ_SRC := $(sort $(wildcard tests/fuzz/fuzz_*.c))
 fuzz: deps
-	$(Q)$(MAKE) --no-print-directory CC=clang BUILD=build-fuzz SANITIZE=address,undefined \
+	$(Q)$(MAKE) --no-print-directory CC=clang BUILD=build-fuzz HAVE_BPF=0 SANITIZE=address,undefined \
 		CFLAGS="-O1 -g -fsanitize=fuzzer-no-link" build-all
 	@mkdir -p build-fuzz/fuzz
 	$(Q)for f in $(FUZZ_SRC); do n=$$(basename $$f .c); echo "  FUZZ    $$n"; \

@@ -184,6 +184,8 @@ const char *iot_errno_name(int err);
 #define IOT_EV_NOEXIT_TS  0x04	/* exit time is unknown; duration is 0 */
 #define IOT_EV_REPLAY_SKIPPED 0x08 /* profiles: not replayed */
 #define IOT_EV_REPLAY_MISMATCH 0x10 /* profiles: result differed from trace */
+#define IOT_EV_BPF	  0x20	/* logged by BPF programs, not at a ptrace stop */
+#define IOT_EV_NOSTR	  0x40	/* a string argument could not be read: left out */
 
 struct iot_event {
 	int64_t t_enter;		/* CLOCK_MONOTONIC ns at syscall entry */

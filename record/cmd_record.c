@@ -16,6 +16,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/prctl.h>
 #include <sys/ptrace.h>
 #include <sys/time.h>
 #include <sys/wait.h>
@@ -39,6 +40,12 @@ static void usage(FILE *f)
 		"                     an existing FILE is replaced only once the program\n"
 		"                     has started or been attached to)\n"
 		"  -p PID             attach to a running process; Ctrl-C detaches, it runs on\n"
+		"  --backend B        ptrace (default): ptrace and seccomp, with the fast\n"
+		"                     path below; bpf: BPF programs log every call into a\n"
+		"                     ring buffer, no stop (root or CAP_BPF+CAP_PERFMON, a\n"
+		"                     kernel with BTF); auto: bpf where it loads, else\n"
+		"                     ptrace (the header's record.backend says which)\n"
+		"  --bpf-ring-mb N    the bpf backend's ring buffer (default 64, a power of 2)\n"
 		"  --no-fastpath      record every call at a ptrace stop; by default a\n"
 		"                     preloaded library logs most calls of dynamically\n"
 		"                     linked programs in-process, 5-10x faster (the trace\n"
@@ -118,6 +125,8 @@ static int parse(int argc, char **argv, struct rec_opts *o)
 		{ "flush-ms", required_argument, NULL, 'M' },
 		{ "flush-events", required_argument, NULL, 'E' },
 		{ "cpu-policy", required_argument, NULL, 'C' },
+		{ "backend", required_argument, NULL, 'B' },
+		{ "bpf-ring-mb", required_argument, NULL, 'R' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
@@ -127,6 +136,9 @@ static int parse(int argc, char **argv, struct rec_opts *o)
 	o->seccomp = 1;
 	o->fastpath = 1;
 	o->listings = 1;
+	o->backend = REC_BACKEND_PTRACE;
+	o->bpf_ring_mb = 64;
+	o->bpf_wake_kb = getenv("IOTAPE_BPF_WAKE_KB") ? atoi(getenv("IOTAPE_BPF_WAKE_KB")) : 0;
 	optind = 1;
 	opterr = 0;
 	while ((ch = getopt_long(argc, argv, "+:o:p:qh", lo, NULL)) != -1) {
@@ -170,6 +182,25 @@ static int parse(int argc, char **argv, struct rec_opts *o)
 				return -1;
 			}
 			break;
+		case 'B':
+			if (strcmp(optarg, "ptrace") == 0)
+				o->backend = REC_BACKEND_PTRACE;
+			else if (strcmp(optarg, "bpf") == 0)
+				o->backend = REC_BACKEND_BPF;
+			else if (strcmp(optarg, "auto") == 0)
+				o->backend = REC_BACKEND_AUTO;
+			else {
+				cli_err(CMD, "--backend %s: unknown; use auto, ptrace or bpf", optarg);
+				return -1;
+			}
+			break;
+		case 'R':
+			if (!cli_parse_int(optarg, 1, 1024, &o->bpf_ring_mb) ||
+			    (o->bpf_ring_mb & (o->bpf_ring_mb - 1))) {
+				cli_err(CMD, "--bpf-ring-mb %s: give a power of 2 from 1 to 1024", optarg);
+				return -1;
+			}
+			break;
 		case 'h': usage(stdout); return 1;
 		default: cli_bad_option(CMD, ch, argv); return -1;
 		}
@@ -181,6 +212,11 @@ static int parse(int argc, char **argv, struct rec_opts *o)
 	}
 	if ((o->attach_pid > 0) == (o->cmd[0] != NULL)) {
 		cli_err(CMD, "give either a COMMAND to run or -p PID to attach to");
+		return -1;
+	}
+	if (o->attach_pid && o->backend == REC_BACKEND_BPF) {
+		cli_err(CMD, "-p: the bpf backend records only programs it starts; "
+			"use --backend ptrace to attach");
 		return -1;
 	}
 	return 0;
@@ -196,10 +232,16 @@ static void child_run(struct rec_ctx *c, int go, char **cmd, int seccomp,
 
 	restore_handlers();
 	sigprocmask(SIG_SETMASK, mask, NULL);
+	/* as PTRACE_O_EXITKILL does for the ptrace backend */
+	if (c->bpf)
+		prctl(PR_SET_PDEATHSIG, SIGKILL);
 
 	if (read(go, &b, 1) != 1)
 		_exit(126);
-	close(go);
+	/* BPF follows it from here on: close-on-exec closes go, no call of
+	 * the recorder's own is recorded */
+	if (!c->bpf)
+		close(go);
 	rec_fast_env(c);
 	if (seccomp && (r = rec_seccomp_install(rec_fast_ip(c))) < 0) {
 		fprintf(stderr, "iotape: record: seccomp filter: %s; retry with --no-seccomp\n",
@@ -236,7 +278,12 @@ static int launch(struct rec_ctx *c, int trace_fd, const sigset_t *mask)
 		close(trace_fd);
 		child_run(c, go[0], c->o->cmd, c->seccomp_on, mask);
 	}
-	if (ptrace(PTRACE_SEIZE, pid, 0, opts) < 0) {
+	if (c->bpf && (err = rec_bpf_follow(c, pid)) < 0) {
+		kill(pid, SIGKILL);
+		waitpid(pid, NULL, 0);
+		goto out;
+	}
+	if (!c->bpf && ptrace(PTRACE_SEIZE, pid, 0, opts) < 0) {
 		err = -errno;
 		kill(pid, SIGKILL);
 		waitpid(pid, NULL, 0);
@@ -254,8 +301,8 @@ static int launch(struct rec_ctx *c, int trace_fd, const sigset_t *mask)
 	rec_fd_close(t, go[1]);
 	rec_fd_close(t, trace_fd);
 	t->ready = 1;
-	t->attached = c->seccomp_on;
-	if (!c->seccomp_on) {
+	t->attached = c->seccomp_on || c->bpf;
+	if (!c->seccomp_on && !c->bpf) {
 		t->before_exec = 1;
 		ptrace(PTRACE_INTERRUPT, pid, 0, 0);
 	}
@@ -387,6 +434,24 @@ int cmd_record(int argc, char **argv)
 	c->o = &o;
 	if (o.flush_ms <= 0)
 		o.flush_ms = 250;
+	if (o.backend != REC_BACKEND_PTRACE && !o.attach_pid) {
+		const char *why;
+
+		if (rec_bpf_setup(c, &why) < 0) {
+			if (o.backend == REC_BACKEND_BPF) {
+				cli_err(CMD, "--backend bpf: %s; use --backend ptrace", why);
+				goto out;
+			}
+			c->bpf_why = why;
+		}
+	}
+	if (c->bpf) {
+		/* nothing stops, nothing to pin: the program keeps every CPU */
+		o.cpu_policy = REC_CPU_NONE;
+		o.seccomp = 0;
+		o.fastpath = 0;
+		c->spread = 1;
+	}
 	if (o.cpu_policy != REC_CPU_NONE) {
 		c->pinned_cpu = sched_getcpu();
 		if (c->pinned_cpu < 0 || rec_pin_cpu(c->pinned_cpu) < 0)
@@ -394,7 +459,7 @@ int cmd_record(int argc, char **argv)
 	}
 	if (o.attach_pid)
 		o.seccomp = 0;	/* a filter cannot be added to a running process */
-	stop_cost = rec_calibrate(o.seccomp, &seccomp_ok);
+	stop_cost = c->bpf ? 0 : rec_calibrate(o.seccomp, &seccomp_ok);
 	if (o.seccomp && !seccomp_ok) {
 		cli_warn(CMD, "seccomp filter unavailable; stopping at every syscall (slower)");
 		stop_cost = rec_calibrate(0, &seccomp_ok);
@@ -403,7 +468,7 @@ int cmd_record(int argc, char **argv)
 	 * waits: it must not share the tracer's CPU */
 	if (!c->spread)
 		rec_unpin_task(0);
-	if (!o.seccomp && !o.attach_pid && !o.quiet)
+	if (!o.seccomp && !o.attach_pid && !o.quiet && !c->bpf)
 		cli_warn(CMD, "recording without seccomp: every syscall stops the program");
 	c->seccomp_on = o.seccomp && seccomp_ok;
 	if (stop_cost < 0)
@@ -428,7 +493,8 @@ int cmd_record(int argc, char **argv)
 		attach_argv[2] = NULL;
 		hargv = attach_argv;
 	}
-	rec_header_fill(&h, &o, c->seccomp_on, stop_cost, hargv, fast);
+	rec_header_fill(&h, &o, c->seccomp_on, stop_cost, hargv, fast,
+			c->bpf ? "bpf" : c->bpf_why ? "ptrace (bpf unavailable)" : "ptrace");
 	memset(&wo, 0, sizeof(wo));
 	wo.flush_ms = (uint32_t)o.flush_ms;
 	wo.flush_events = o.flush_events > 0 ? (uint32_t)o.flush_events : 0;
@@ -441,6 +507,7 @@ int cmd_record(int argc, char **argv)
 	sigaddset(&block, SIGHUP);
 	sigaddset(&block, SIGQUIT);
 	sigaddset(&block, SIGALRM);
+	sigaddset(&block, SIGCHLD);
 	pthread_sigmask(SIG_BLOCK, &block, &old);
 	/* the writer's from here, closed by it if it fails */
 	trace_fd = fd;
@@ -482,7 +549,10 @@ int cmd_record(int argc, char **argv)
 	/* a ^C during start-up was held until now: the program exists and
 	 * gets it forwarded */
 	pthread_sigmask(SIG_SETMASK, &old, NULL);
-	rec_trace_loop(c);
+	if (c->bpf)
+		rec_bpf_loop(c);
+	else
+		rec_trace_loop(c);
 	c->st.t_end = iot_now_ns();
 	rec_aio_end(c);
 	/* Entries of the directories it listed but never named: a replayed
@@ -542,6 +612,7 @@ out:
 		rec_fast_free(c);
 		rec_aio_free(c);
 		rec_fmap_free(c);
+		rec_bpf_free(c);
 		free(c);
 	}
 	return ret;

@@ -306,7 +306,9 @@ int rec_decode_entry(struct rec_ctx *c, struct rec_task *t, int nr,
 			break;
 		}
 		case IOT_ARG_CLONE_FLAGS:
-			if (nr == SYS_clone3) {
+			if (nr == SYS_clone3 && t->view) {
+				ev->args[i] = (int64_t)args[i];
+			} else if (nr == SYS_clone3) {
 				uint64_t fl = 0;
 
 				rec_read_mem(t->tid, args[i], &fl, 8);
@@ -378,7 +380,8 @@ int rec_decode_entry(struct rec_ctx *c, struct rec_task *t, int nr,
 	case SYS_execve:
 	case SYS_execveat:
 		rec_fmap_exec_entry(c, t);
-		read_argv(t, args[nr == SYS_execve ? 1 : 2]);
+		if (!t->view || !t->view->no_mem)
+			read_argv(t, args[nr == SYS_execve ? 1 : 2]);
 		if (ev->path)
 			t->exec_path = strndup(ev->path, ev->path_len);
 		break;
@@ -427,8 +430,14 @@ static void pipe_exit(struct rec_task *t)
 {
 	int fds[2], i;
 
-	if (rec_read_mem(t->tid, t->raw[0], fds, sizeof(fds)) != sizeof(fds))
+	if (t->view && t->view->no_mem) {
+		fds[0] = t->view->pipe_fd[0];
+		fds[1] = t->view->pipe_fd[1];
+		if (fds[0] < 0 || fds[1] < 0)
+			return;
+	} else if (rec_read_mem(t->tid, t->raw[0], fds, sizeof(fds)) != sizeof(fds)) {
 		return;
+	}
 	t->ev.args[0] = (int64_t)(uint32_t)fds[0] | ((int64_t)(uint32_t)fds[1] << 32);
 	for (i = 0; i < 2; i++) {
 		char link[64], target[128];
@@ -436,7 +445,11 @@ static void pipe_exit(struct rec_task *t)
 
 		/* "pipe:[ino]" names the pipe for replay's write->read order */
 		snprintf(link, sizeof(link), "/proc/%d/fd/%d", t->tid, fds[i]);
-		n = readlink(link, target, sizeof(target) - 1);
+		if (t->view && t->view->no_mem)
+			n = t->view->pipe_ino[i] ? snprintf(target, sizeof(target), "pipe:[%llu]",
+				(unsigned long long)t->view->pipe_ino[i]) : -1;
+		else
+			n = readlink(link, target, sizeof(target) - 1);
 		if (n <= 0)
 			n = snprintf(target, sizeof(target), "pipe:");
 		target[n] = 0;

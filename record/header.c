@@ -99,7 +99,8 @@ static const char *policy_name(int p)
 }
 
 int rec_header_fill(struct iot_header *h, const struct rec_opts *o,
-		    int seccomp, int64_t stop_cost, char **argv, const char *fastpath)
+		    int seccomp, int64_t stop_cost, char **argv, const char *fastpath,
+		    const char *backend)
 {
 	struct utsname u;
 	char host[256] = "", *cwd;
@@ -135,9 +136,10 @@ int rec_header_fill(struct iot_header *h, const struct rec_opts *o,
 	h->stop_cost_ns = stop_cost;
 	/* which path recorded what: ptrace events carry two stops in their
 	 * times, fast-path events (flag IOT_EV_FASTPATH) none */
-	h->recorder = fastpath && strcmp(fastpath, "on") == 0 ? "ptrace+seccomp+fastpath" :
+	h->recorder = strcmp(backend, "bpf") == 0 ? "bpf" :
+		      fastpath && strcmp(fastpath, "on") == 0 ? "ptrace+seccomp+fastpath" :
 		      seccomp ? "ptrace+seccomp" : "ptrace";
-	kv = calloc(3, sizeof(*kv));
+	kv = calloc(4, sizeof(*kv));
 	if (kv) {
 		kv[0].key = "record.seccomp";
 		kv[0].value = seccomp ? "1" : "0";
@@ -145,8 +147,10 @@ int rec_header_fill(struct iot_header *h, const struct rec_opts *o,
 		kv[1].value = policy_name(o->cpu_policy);
 		kv[2].key = "record.fastpath";
 		kv[2].value = fastpath ? fastpath : "off";
+		kv[3].key = "record.backend";
+		kv[3].value = backend;
 		h->extra = kv;
-		h->n_extra = 3;
+		h->n_extra = 4;
 	}
 	return 0;
 }

@@ -113,6 +113,20 @@ void rec_tasks_free(struct rec_ctx *c)
 	c->by_tid = NULL;
 }
 
+void rec_task_retid(struct rec_ctx *c, struct rec_task *t, pid_t tid)
+{
+	if (tid <= 0 || tid > c->pid_max)
+		return;
+	if (t->tid > 0 && t->tid <= c->pid_max && c->by_tid[t->tid] == t)
+		c->by_tid[t->tid] = NULL;
+	else
+		c->ntasks++;
+	if (c->by_tid[tid])
+		rec_task_del(c, c->by_tid[tid]);
+	c->by_tid[tid] = t;
+	t->tid = tid;
+}
+
 struct rec_task *rec_task_next(struct rec_ctx *c, int *i, int *left)
 {
 	while (*left > 0 && ++*i <= c->pid_max) {

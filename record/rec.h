@@ -19,6 +19,7 @@
 #define REC_MAX_ARGV 4096
 
 enum rec_cpu_policy { REC_CPU_AUTO = 0, REC_CPU_ONE, REC_CPU_NONE };
+enum rec_backend { REC_BACKEND_PTRACE = 0, REC_BACKEND_BPF, REC_BACKEND_AUTO };
 
 struct rec_fd {
 	char *path;			/* NULL = unknown or closed */
@@ -68,6 +69,11 @@ struct rec_view {
 	const char *str[IOT_MAX_ARGS];	/* NULL: a NULL pointer */
 	uint32_t slen[IOT_MAX_ARGS];
 	const struct rec_pre *pre[IOT_MAX_ARGS];
+	/* BPF records: the call already ran, the tracee's memory is not
+	 * read (its execve argv comes with the exec, pipe()'s fds here) */
+	int no_mem;
+	int32_t pipe_fd[2];
+	uint64_t pipe_ino[2];
 };
 
 /* An async request read at a call's entry, kept at its exit (aio.c). */
@@ -120,6 +126,9 @@ struct rec_opts {
 	int fastpath;			/* try the in-process fast path */
 	int listings;			/* take unnamed entries of listed directories */
 	int quiet;
+	int backend;			/* enum rec_backend, as asked */
+	int bpf_ring_mb;
+	int bpf_wake_kb;		/* wake the drain at this much (0: at once) */
 	char **cmd;			/* the program and its arguments */
 };
 
@@ -145,6 +154,8 @@ struct rec_stats {
 	uint64_t file_maps;			/* file mappings followed (mmap.c) */
 	uint64_t fmap_untaken;			/* ... whose pages could not be read */
 	uint64_t mp_read, mp_written;		/* their pages read and written */
+	uint64_t bpf_events;		/* of events, logged by the BPF programs */
+	uint64_t bpf_lost;		/* of dropped, records the programs could not write */
 	int64_t t_start, t_end;
 	int root_status;		/* wait status of the root */
 	int root_done;
@@ -188,6 +199,8 @@ struct rec_ctx {
 	struct rec_fast *fast;		/* NULL: fast path off */
 	struct rec_aio *aio;		/* async contexts and rings (aio.c) */
 	struct rec_fmaps *fmaps;	/* file mappings (mmap.c) */
+	struct rec_bpf *bpf;		/* NULL: the ptrace backend */
+	const char *bpf_why;		/* auto: why bpf did not load */
 };
 
 /* ---- proc.c: the task table, descriptor tables, cwd ---- */
@@ -200,6 +213,8 @@ struct rec_task *rec_task_get(struct rec_ctx *c, pid_t tid);
 struct rec_task *rec_task_next(struct rec_ctx *c, int *i, int *left);
 struct rec_task *rec_task_new(struct rec_ctx *c, pid_t tid);
 void rec_task_del(struct rec_ctx *c, struct rec_task *t);
+/* @t takes tid @tid (exec from a non-leader thread) */
+void rec_task_retid(struct rec_ctx *c, struct rec_task *t, pid_t tid);
 void rec_task_clear_call(struct rec_task *t);
 /* give @child its parent's tables per @flags (CLONE_FILES, CLONE_FS,
  * CLONE_VM, CLONE_THREAD) */
@@ -314,6 +329,18 @@ void rec_fast_proc_gone(struct rec_ctx *c, pid_t pid);
 /* the stub's instruction pointer for the seccomp filter (0: off) */
 uint64_t rec_fast_ip(const struct rec_ctx *c);
 
+/* ---- bpf.c: the BPF backend (record/bpf/) ---- */
+/* load and attach the programs (@why: what failed, for the user).
+ * @return : 0, or -errno with c->bpf NULL */
+int rec_bpf_setup(struct rec_ctx *c, const char **why);
+void rec_bpf_free(struct rec_ctx *c);
+/* follow @pid (the program, before it runs) */
+int rec_bpf_follow(struct rec_ctx *c, pid_t pid);
+/* drain the ring until every followed task is gone */
+int rec_bpf_loop(struct rec_ctx *c);
+/* NULL, or why this build has no bpf backend */
+const char *rec_bpf_missing(void);
+
 /* ---- tracer.c: the stop loop ---- */
 int rec_trace_loop(struct rec_ctx *c);
 int rec_attach(struct rec_ctx *c, pid_t pid);
@@ -321,6 +348,9 @@ int rec_attach(struct rec_ctx *c, pid_t pid);
  * already reached the program's process group) */
 #define REC_SIG_FROM_TTY 0x1000
 void rec_request_stop(int sig);
+/* the signal rec_request_stop() got (0: none) and whether a tick came
+ * (*@tick), both cleared: for loops other than the stop loop */
+int rec_take_request(int *tick);
 
 /* ---- cpu.c: the CPU policy (--cpu) ---- */
 /* @t stopped for a recorded call at @now: two programs at once? */
@@ -366,7 +396,8 @@ int rec_seccomp_filter(struct sock_filter *f, size_t max, uint64_t fast_ip);
 int rec_seccomp_install(uint64_t fast_ip);
 int64_t rec_calibrate(int seccomp, int *seccomp_ok);
 int rec_header_fill(struct iot_header *h, const struct rec_opts *o,
-		    int seccomp, int64_t stop_cost, char **argv, const char *fastpath);
+		    int seccomp, int64_t stop_cost, char **argv, const char *fastpath,
+		    const char *backend);
 void rec_header_free(struct iot_header *h);
 int rec_pin_cpu(int cpu);
 int rec_unpin_task(pid_t tid);

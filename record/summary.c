@@ -31,6 +31,8 @@ void rec_summary(const struct rec_ctx *c, uint64_t bytes)
 	if (c->fast)
 		snprintf(b1, sizeof(b1), " (%.1f%% in-process)",
 			 v ? 100.0 * (double)c->st.fast_events / (double)v : 0.0);
+	else if (c->bpf)
+		snprintf(b1, sizeof(b1), " (by BPF, no stops)");
 	else
 		b1[0] = 0;
 	/* auto: did it stay on one CPU (cheap stops) or spread? */
@@ -48,6 +50,13 @@ void rec_summary(const struct rec_ctx *c, uint64_t bytes)
 		"%llu dropped", n1, b1, (unsigned long long)c->st.processes, secs, b3, b4,
 		iot_fmt_bytes(b2, sizeof(b2), (double)bytes), c->o->out,
 		(unsigned long long)c->st.dropped);
+	if (c->st.bpf_lost)
+		iot_msg(IOT_MSG_WARNING, CMD, "%llu of the dropped events were lost in the BPF "
+			"ring buffer (full); a larger --bpf-ring-mb keeps them",
+			(unsigned long long)c->st.bpf_lost);
+	if (c->bpf_why)
+		iot_msg(IOT_MSG_INFO, CMD, "recorded with ptrace: the bpf backend did "
+			"not load (%s)", c->bpf_why);
 	aio_summary(c);
 }
 

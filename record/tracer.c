@@ -36,6 +36,16 @@ void rec_request_stop(int sig)
 		pending_sig = sig;
 }
 
+int rec_take_request(int *tick)
+{
+	int sig = pending_sig;
+
+	pending_sig = 0;
+	*tick = ticked;
+	ticked = 0;
+	return sig;
+}
+
 static void resume(struct rec_ctx *c, struct rec_task *t, int sig)
 {
 	int req = (!c->seccomp_on || t->want_exit) ? PTRACE_SYSCALL : PTRACE_CONT;

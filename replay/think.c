@@ -108,7 +108,7 @@ static int64_t smallest_p5(const struct smallest *s)
 /* The tracer stopped the process around this call. */
 static int stopped(const struct rpl_op *op)
 {
-	return !(op->ev.flags & IOT_EV_FASTPATH);
+	return !(op->ev.flags & (IOT_EV_FASTPATH | IOT_EV_BPF));
 }
 
 /* Scale each process's think times to fit its user CPU time. */

@@ -1,0 +1,96 @@
+/*
+ * event.h - what the BPF programs (iotape.bpf.c) write into their ring
+ * buffer and the recorder (record/bpf.c) reads: one layout for both sides.
+ *
+ * Every record starts with struct be_hdr; its len is the whole record's.
+ * Strings are NUL-terminated and padded to 8 bytes; a length of
+ * BE_NOSTR means the pointer was NULL, BE_FAULT that it could not be read.
+ */
+#ifndef IOT_BPF_EVENT_H
+#define IOT_BPF_EVENT_H
+
+#define BE_STR_MAX	4096		/* a path, as REC_PATH_MAX */
+#define BE_ARGV_MAX	8192		/* an exec's argv block */
+#define BE_NR_MAX	512		/* syscall numbers the table may hold */
+#define BE_NOSTR	0xffffffffu
+#define BE_FAULT	0xfffffffeu
+
+enum be_type {
+	BE_ENTER = 1,	/* a recorded call entered: args, strings */
+	BE_EXIT,	/* ... and returned */
+	BE_FORK,	/* a traced task made a task (fork, vfork, clone) */
+	BE_EXEC,	/* a traced task ran a new program */
+	BE_GONE,	/* a traced task ended */
+};
+
+#define BE_TID_EXEC	2	/* map tids: followed from its next execve on */
+
+/* Per syscall number, from format/syscalls.def: recorded at all, and its
+ * argument kinds (enum iot_arg_kind), so that the program reads what the
+ * ptrace path reads. */
+struct be_sysinfo {
+	__u8 rec;
+	__u8 nargs;
+	__u8 kind[6];
+};
+
+struct be_hdr {
+	__u32 type;
+	__u32 len;
+	__u64 t;			/* bpf_ktime_get_ns(): CLOCK_MONOTONIC */
+	__u32 pid, tid;
+};
+
+/* BE_ENTER: args as the ptrace path decodes them with a view (iovec
+ * sums, the values behind offset pointers and open_how in place of the
+ * pointers); up to two strings follow in argument order. */
+struct be_enter {
+	struct be_hdr h;
+	__s32 nr;
+	__u32 nstr;
+	__u64 args[6];
+	__u32 slen[2];			/* each string's length, or BE_NOSTR/BE_FAULT */
+	__u8 sarg[2];			/* each string's argument index */
+	__u8 pad[6];
+	char data[];
+};
+
+/* BE_EXIT: the result; pipe()'s descriptors and their inodes; strings
+ * that could not be read at entry, read again (their page is in now). */
+struct be_exit {
+	struct be_hdr h;
+	__s64 ret;
+	__s32 pipe_fd[2];
+	__u64 pipe_ino[2];
+	__u32 nstr;
+	__u32 slen[2];
+	__u32 created;			/* an open made the file (FMODE_CREATED) */
+	char data[];
+};
+
+struct be_fork {
+	struct be_hdr h;		/* pid/tid: the parent */
+	__u32 child_pid, child_tid;
+	__u64 flags;			/* CLONE_THREAD|FILES|FS|VM|VFORK as the kernel did it */
+};
+
+/* BE_EXEC: h.tid is the tid after the exec; the exe's path, the new
+ * argv (NUL-separated) and the file name execve was given (the kernel's
+ * copy: for an entry whose string was not readable) follow. */
+struct be_exec {
+	struct be_hdr h;
+	__u32 old_tid;
+	__u32 exe_len;
+	__u32 argv_len;
+	__u32 fname_len;
+	char data[];
+};
+
+struct be_gone {
+	struct be_hdr h;
+	__s32 status;			/* the wait(2) status */
+	__u32 pad;
+	__u64 utime_ns, stime_ns;
+};
+
+#endif

@@ -1,0 +1,580 @@
+/*
+ * iotape.bpf.c - the BPF side of `iotape record --backend bpf`: follow the
+ * recorded process tree and log its recorded syscalls into a ring buffer,
+ * with no stop of the program.
+ *
+ * Raw tracepoints (BTF-typed), so no tracefs mount is needed:
+ *   sched_process_fork  a traced task's new task joins the set before it
+ *                       first runs (the hook runs in the parent, before
+ *                       wake_up_new_task)
+ *   sys_enter/sys_exit  calls of the table (map sysinfo, filled by the
+ *                       recorder from format/syscalls.def: the seccomp
+ *                       filter's set): arguments, strings, results
+ *   sched_process_exec  the new image's path and argv
+ *   sched_process_exit  wait status, CPU times
+ * What the ptrace path reads from the tracee's memory at the entry stop is
+ * read here at entry: path strings, iovec sums, the loff_t behind an
+ * offset pointer, open_how, clone3's flags.  A string whose page is not
+ * in yet cannot be read here (no faults in this context): it is read
+ * again at exit, and if that fails too it is sent as BE_FAULT, never
+ * guessed.  Every record that cannot be written (ring full, a map full)
+ * is counted per CPU in map drops, which the recorder adds to the trace's
+ * dropped count.
+ */
+#include "vmlinux.h"
+#include <bpf/bpf_helpers.h>
+#include <bpf/bpf_tracing.h>
+#include <bpf/bpf_core_read.h>
+
+#include "event.h"
+
+char LICENSE[] SEC("license") = "Dual BSD/GPL";
+
+/* argument handling per kind, set by the recorder (record/bpf.c) */
+#define BK_PLAIN	0
+#define BK_STR		1	/* PATH, PATH2, STR2 */
+#define BK_IOV		2	/* IOVLEN: args[i] iovecs, args[i+1] of them */
+#define BK_OFFPTR	3
+#define BK_OPENHOW	4
+#define BK_CLONE3	5
+
+#define NR_MMAP		9
+#define NR_PIPE		22
+#define NR_PIPE2	293
+#define NR_OPEN		2
+#define NR_CREAT	85
+#define NR_OPENAT	257
+#define NR_OPENAT2	437
+#define NR_EXECVE	59
+#define NR_EXECVEAT	322
+#define FMODE_CREATED_	(1u << 20)
+#define MAP_ANON	0x20
+#define TS_COMPAT_BIT	0x0002
+#define IOV_MAX_SUM	1024
+#define PATH_DEPTH	32
+#define NAME_MAX_	256
+
+#ifndef container_of
+#define container_of(ptr, type, member) \
+	((type *)((char *)(ptr) - __builtin_offsetof(type, member)))
+#endif
+
+#define CLONE_VM_	0x00000100ULL
+#define CLONE_FS_	0x00000200ULL
+#define CLONE_FILES_	0x00000400ULL
+#define CLONE_VFORK_	0x00004000ULL
+#define CLONE_THREAD_	0x00010000ULL
+
+struct {
+	__uint(type, BPF_MAP_TYPE_HASH);
+	__uint(max_entries, 65536);
+	__type(key, __u32);
+	__type(value, __u32);
+} tids SEC(".maps");
+
+struct {
+	__uint(type, BPF_MAP_TYPE_ARRAY);
+	__uint(max_entries, BE_NR_MAX);
+	__type(key, __u32);
+	__type(value, struct be_sysinfo);
+} sysinfo SEC(".maps");
+
+struct {
+	__uint(type, BPF_MAP_TYPE_RINGBUF);
+	__uint(max_entries, 64 << 20);	/* resized by the recorder */
+} rb SEC(".maps");
+
+struct {
+	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
+	__uint(max_entries, 1);
+	__type(key, __u32);
+	__type(value, __u64);
+} drops SEC(".maps");
+
+/* a call between its entry and exit: what the exit needs */
+struct inflight {
+	__u64 args[6];
+	__s32 nr;
+	__u32 fault;			/* bit j: string j unread at entry */
+	__u8 sarg[2];
+};
+
+struct {
+	__uint(type, BPF_MAP_TYPE_HASH);
+	__uint(max_entries, 65536);
+	__type(key, __u32);
+	__type(value, struct inflight);
+} inflight SEC(".maps");
+
+#define SCRATCH_BYTES (sizeof(struct be_enter) + 3 * BE_STR_MAX + BE_ARGV_MAX + NAME_MAX_)
+
+struct scratch {
+	char b[SCRATCH_BYTES];
+};
+
+struct {
+	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
+	__uint(max_entries, 1);
+	__type(key, __u32);
+	__type(value, struct scratch);
+} scratch SEC(".maps");
+
+static __always_inline void count_drop(void)
+{
+	__u32 k = 0;
+	__u64 *n = bpf_map_lookup_elem(&drops, &k);
+
+	if (n)
+		*n += 1;
+}
+
+static __always_inline void *scratch_buf(void)
+{
+	__u32 k = 0;
+
+	return bpf_map_lookup_elem(&scratch, &k);
+}
+
+/* Wake the recorder only once this much is waiting (0: at once); it
+ * also drains on a short timer, and a task's end always wakes it. */
+const volatile __u64 wake_bytes = 0;
+
+static __always_inline int emit(void *rec, __u64 len, int force)
+{
+	__u64 fl = 0;
+
+	if (len > SCRATCH_BYTES)
+		len = SCRATCH_BYTES;
+	if (force)
+		fl = BPF_RB_FORCE_WAKEUP;
+	else if (wake_bytes && bpf_ringbuf_query(&rb, BPF_RB_AVAIL_DATA) < wake_bytes)
+		fl = BPF_RB_NO_WAKEUP;
+	if (bpf_ringbuf_output(&rb, rec, len, fl) < 0) {
+		count_drop();
+		return -1;
+	}
+	return 0;
+}
+
+static __always_inline void hdr(struct be_hdr *h, __u32 type)
+{
+	__u64 pt = bpf_get_current_pid_tgid();
+
+	h->type = type;
+	h->t = bpf_ktime_get_ns();
+	h->pid = pt >> 32;
+	h->tid = (__u32)pt;
+}
+
+struct iov_ctx {
+	__u64 base, sum;
+};
+
+static long iov_one(__u64 i, void *arg)
+{
+	struct iov_ctx *c = arg;
+	__u64 v[2] = { 0, 0 };
+
+	if (bpf_probe_read_user(v, sizeof(v), (void *)(c->base + i * 16)) < 0)
+		return 1;
+	c->sum += v[1];
+	return 0;
+}
+
+/* a string argument into @data at *@off; @return : its length field.
+ * Offsets are masked so the verifier sees every write inside the
+ * scratch buffer (strings start at most BE_STR_MAX in). */
+static __always_inline __u32 read_str(char *data, __u32 *off, __u64 ptr)
+{
+	long n;
+	__u32 o = *off & (2 * BE_STR_MAX - 1);
+
+	if (!ptr)
+		return BE_NOSTR;
+	if (o > BE_STR_MAX)
+		return BE_FAULT;
+	n = bpf_probe_read_user_str(data + o, BE_STR_MAX, (void *)ptr);
+	if (n <= 0)
+		return BE_FAULT;
+	*off = o + (((__u32)n + 7) & ~7u);
+	return (__u32)n - 1;
+}
+
+SEC("tp_btf/sys_enter")
+int BPF_PROG(iotape_enter, struct pt_regs *regs, long id)
+{
+	struct task_struct *task = bpf_get_current_task_btf();
+	struct inflight fl = {};
+	struct be_sysinfo *si;
+	struct be_enter *e;
+	__u32 tid = (__u32)bpf_get_current_pid_tgid(), nr, off = 0, i;
+
+	__u32 *st = bpf_map_lookup_elem(&tids, &tid);
+
+	if (!st)
+		return 0;
+	if (id < 0 || id >= BE_NR_MAX)
+		return 0;
+	nr = (__u32)id;
+	/* the program's first execve starts it: the recorder's own calls in
+	 * the child before it are not the program's */
+	if (*st == BE_TID_EXEC) {
+		if (nr != NR_EXECVE && nr != NR_EXECVEAT)
+			return 0;
+		*st = 1;
+	}
+	si = bpf_map_lookup_elem(&sysinfo, &nr);
+	if (!si || !si->rec)
+		return 0;
+	/* int 0x80 and x32: the table is x86_64's, as in the seccomp filter */
+	if (BPF_CORE_READ(task, thread_info.status) & TS_COMPAT_BIT)
+		return 0;
+	e = scratch_buf();
+	if (!e)
+		return 0;
+	e->args[0] = BPF_CORE_READ(regs, di);
+	e->args[1] = BPF_CORE_READ(regs, si);
+	e->args[2] = BPF_CORE_READ(regs, dx);
+	e->args[3] = BPF_CORE_READ(regs, r10);
+	e->args[4] = BPF_CORE_READ(regs, r8);
+	e->args[5] = BPF_CORE_READ(regs, r9);
+	/* anonymous mappings are memory, not files */
+	if (nr == NR_MMAP && ((e->args[3] & MAP_ANON) || (__s32)e->args[4] < 0))
+		return 0;
+	__builtin_memcpy(fl.args, e->args, sizeof(fl.args));
+	hdr(&e->h, BE_ENTER);
+	e->nr = (__s32)nr;
+	e->nstr = 0;
+	e->slen[0] = e->slen[1] = BE_NOSTR;
+	e->sarg[0] = e->sarg[1] = 0;
+	for (i = 0; i < 6; i++) {
+		__u8 k = si->kind[i];
+		__u64 v = 0;
+
+		if (i >= si->nargs)
+			break;
+		if (k == BK_STR) {
+			__u32 j = e->nstr;
+
+			if (j >= 2)
+				continue;
+			e->slen[j] = read_str(e->data, &off, fl.args[i]);
+			e->sarg[j] = (__u8)i;
+			fl.sarg[j] = (__u8)i;
+			if (e->slen[j] == BE_FAULT)
+				fl.fault |= 1u << j;
+			e->nstr = j + 1;
+		} else if (k == BK_IOV && i < 5) {
+			struct iov_ctx c = { .base = fl.args[i], .sum = 0 };
+			__u64 cnt = fl.args[i + 1];
+
+			if (cnt > IOV_MAX_SUM)
+				cnt = IOV_MAX_SUM;
+			bpf_loop((__u32)cnt, iov_one, &c, 0);
+			e->args[i] = c.sum;
+		} else if (k == BK_OFFPTR) {
+			__s64 o = -1;
+
+			if (fl.args[i] && bpf_probe_read_user(&o, 8, (void *)fl.args[i]) < 0)
+				o = -1;
+			e->args[i] = (__u64)o;
+		} else if (k == BK_OPENHOW && i < 5) {
+			__u64 how[2] = { 0, 0 };
+
+			bpf_probe_read_user(how, sizeof(how), (void *)fl.args[i]);
+			e->args[i] = how[0];
+			e->args[i + 1] = how[1];
+			i++;
+		} else if (k == BK_CLONE3) {
+			if (bpf_probe_read_user(&v, 8, (void *)fl.args[i]) < 0)
+				v = 0;
+			e->args[i] = v;
+		}
+	}
+	fl.nr = (__s32)nr;
+	if (bpf_map_update_elem(&inflight, &tid, &fl, BPF_ANY) < 0) {
+		count_drop();
+		return 0;
+	}
+	e->h.len = (__u32)sizeof(*e) + (off <= 2 * BE_STR_MAX ? off : 2 * BE_STR_MAX);
+	emit(e, e->h.len, 0);
+	return 0;
+}
+
+static __always_inline __u64 fd_ino(struct task_struct *task, int fd)
+{
+	struct file **fds = BPF_CORE_READ(task, files, fdt, fd);
+	struct file *f = NULL;
+
+	if (fd < 0 || !fds)
+		return 0;
+	bpf_probe_read_kernel(&f, sizeof(f), &fds[fd]);
+	if (!f)
+		return 0;
+	return BPF_CORE_READ(f, f_inode, i_ino);
+}
+
+SEC("tp_btf/sys_exit")
+int BPF_PROG(iotape_exit, struct pt_regs *regs, long ret)
+{
+	__u32 tid = (__u32)bpf_get_current_pid_tgid(), off = 0, j;
+	struct inflight *fl = bpf_map_lookup_elem(&inflight, &tid);
+	struct be_exit *x;
+
+	if (!fl)
+		return 0;
+	x = scratch_buf();
+	if (!x) {
+		bpf_map_delete_elem(&inflight, &tid);
+		return 0;
+	}
+	hdr(&x->h, BE_EXIT);
+	x->ret = ret;
+	x->pipe_fd[0] = x->pipe_fd[1] = -1;
+	x->pipe_ino[0] = x->pipe_ino[1] = 0;
+	x->nstr = 0;
+	x->slen[0] = x->slen[1] = BE_NOSTR;
+	x->created = 0;
+	if ((fl->nr == NR_OPEN || fl->nr == NR_CREAT || fl->nr == NR_OPENAT ||
+	     fl->nr == NR_OPENAT2) && ret >= 0) {
+		struct task_struct *task = bpf_get_current_task_btf();
+		struct file **fds = BPF_CORE_READ(task, files, fdt, fd);
+		struct file *f = NULL;
+
+		if (fds)
+			bpf_probe_read_kernel(&f, sizeof(f), &fds[ret]);
+		if (f && (BPF_CORE_READ(f, f_mode) & FMODE_CREATED_))
+			x->created = 1;
+	}
+	if ((fl->nr == NR_PIPE || fl->nr == NR_PIPE2) && ret == 0) {
+		struct task_struct *task = bpf_get_current_task_btf();
+
+		if (bpf_probe_read_user(x->pipe_fd, sizeof(x->pipe_fd), (void *)fl->args[0]) == 0) {
+			x->pipe_ino[0] = fd_ino(task, x->pipe_fd[0]);
+			x->pipe_ino[1] = fd_ino(task, x->pipe_fd[1]);
+		}
+	}
+	/* strings unread at entry: their pages are in now, unless the call
+	 * replaced the image (exec) */
+#pragma unroll
+	for (j = 0; j < 2; j++) {
+		__u8 a = fl->sarg[j];
+
+		if (!(fl->fault & (1u << j)) || a >= 6)
+			continue;
+		x->nstr = j + 1;
+		x->slen[j] = read_str(x->data, &off, fl->args[a]);
+	}
+	bpf_map_delete_elem(&inflight, &tid);
+	x->h.len = (__u32)sizeof(*x) + (off <= 2 * BE_STR_MAX ? off : 2 * BE_STR_MAX);
+	emit(x, x->h.len, 0);
+	return 0;
+}
+
+SEC("tp_btf/sched_process_fork")
+int BPF_PROG(iotape_fork, struct task_struct *parent, struct task_struct *child)
+{
+	__u32 ptid = BPF_CORE_READ(parent, pid), ctid = BPF_CORE_READ(child, pid), one = 1;
+	struct be_fork *f;
+	__u64 fl = 0;
+
+	if (!bpf_map_lookup_elem(&tids, &ptid))
+		return 0;
+	if (bpf_map_update_elem(&tids, &ctid, &one, BPF_ANY) < 0) {
+		count_drop();
+		return 0;
+	}
+	f = scratch_buf();
+	if (!f)
+		return 0;
+	hdr(&f->h, BE_FORK);
+	f->h.len = sizeof(*f);
+	f->child_tid = ctid;
+	f->child_pid = BPF_CORE_READ(child, tgid);
+	if (f->child_pid == BPF_CORE_READ(parent, tgid))
+		fl |= CLONE_THREAD_;
+	if (BPF_CORE_READ(child, files) == BPF_CORE_READ(parent, files))
+		fl |= CLONE_FILES_;
+	if (BPF_CORE_READ(child, fs) == BPF_CORE_READ(parent, fs))
+		fl |= CLONE_FS_;
+	if (BPF_CORE_READ(child, mm) == BPF_CORE_READ(parent, mm))
+		fl |= CLONE_VM_;
+	if (BPF_CORE_READ(child, vfork_done))
+		fl |= CLONE_VFORK_;
+	f->flags = fl;
+	emit(f, sizeof(*f), 0);
+	return 0;
+}
+
+/*
+ * The exe's path: its dentries up to the root, crossing mounts, then
+ * written root first.  Kernel strings, so no fault can stop the walk.
+ * Two bpf_loop()s: an open-coded walk has too many paths to verify.
+ */
+struct walk {
+	struct dentry *d;
+	struct vfsmount *vm;
+	struct mount *mnt;
+	__u32 n, off;
+	struct dentry *ds[PATH_DEPTH];
+};
+
+static long walk_up(__u64 i, void *arg)
+{
+	struct walk *w = arg;
+	struct dentry *parent, *d = w->d;
+	struct vfsmount *vm = w->vm;
+	struct mount *mnt = w->mnt;
+
+	if (w->n >= PATH_DEPTH)
+		return 1;
+	if (d == BPF_CORE_READ(vm, mnt_root)) {
+		struct mount *up = BPF_CORE_READ(mnt, mnt_parent);
+
+		if (up == mnt)
+			return 1;
+		w->d = BPF_CORE_READ(mnt, mnt_mountpoint);
+		w->mnt = up;
+		w->vm = &up->mnt;
+		return 0;
+	}
+	parent = BPF_CORE_READ(d, d_parent);
+	if (parent == d)
+		return 1;
+	w->ds[w->n & (PATH_DEPTH - 1)] = w->d;
+	w->n++;
+	w->d = parent;
+	return 0;
+}
+
+static long write_name(__u64 i, void *arg)
+{
+	struct walk *w = arg;
+	struct be_exec *x = scratch_buf();
+	struct dentry *d;
+	const unsigned char *name;
+	__u32 off = w->off;
+	long k;
+
+	if (!x || i >= w->n)
+		return 1;
+	d = w->ds[(w->n - 1 - i) & (PATH_DEPTH - 1)];
+	name = BPF_CORE_READ(d, d_name.name);
+	if (off > BE_STR_MAX - NAME_MAX_ - 2) {
+		w->off = 0;
+		return 1;
+	}
+	x->data[off & (BE_STR_MAX - 1)] = '/';
+	off++;
+	k = bpf_probe_read_kernel_str(x->data + (off & (BE_STR_MAX - 1)), NAME_MAX_, name);
+	if (k <= 0) {
+		w->off = 0;
+		return 1;
+	}
+	w->off = off + (__u32)k - 1;
+	return 0;
+}
+
+static __always_inline __u32 exe_path(struct linux_binprm *bprm, struct be_exec *x)
+{
+	struct walk w = {};
+
+	w.d = BPF_CORE_READ(bprm, file, f_path.dentry);
+	w.vm = BPF_CORE_READ(bprm, file, f_path.mnt);
+	w.mnt = container_of(w.vm, struct mount, mnt);
+	bpf_loop(PATH_DEPTH + 8, walk_up, &w, 0);
+	bpf_loop(PATH_DEPTH, write_name, &w, 0);
+	if (w.off == 0) {
+		x->data[0] = '/';
+		w.off = 1;
+	}
+	return w.off;
+}
+
+SEC("tp_btf/sched_process_exec")
+int BPF_PROG(iotape_exec, struct task_struct *p, pid_t old_pid, struct linux_binprm *bprm)
+{
+	__u32 tid = BPF_CORE_READ(p, pid), old = (__u32)old_pid, one = 1, elen, alen;
+	struct inflight *fl;
+	struct be_exec *x;
+	__u64 a0, a1;
+
+	if (!bpf_map_lookup_elem(&tids, &tid) && !bpf_map_lookup_elem(&tids, &old))
+		return 0;
+	if (old != tid) {
+		/* exec from a thread: it takes the leader's tid */
+		bpf_map_delete_elem(&tids, &old);
+		bpf_map_update_elem(&tids, &tid, &one, BPF_ANY);
+		fl = bpf_map_lookup_elem(&inflight, &old);
+		if (fl) {
+			struct inflight copy = *fl;
+
+			bpf_map_update_elem(&inflight, &tid, &copy, BPF_ANY);
+			bpf_map_delete_elem(&inflight, &old);
+		}
+	}
+	x = scratch_buf();
+	if (!x)
+		return 0;
+	hdr(&x->h, BE_EXEC);
+	x->old_tid = old;
+	elen = exe_path(bprm, x);
+	x->exe_len = elen;
+	if (elen > BE_STR_MAX)
+		elen = BE_STR_MAX;
+	a0 = BPF_CORE_READ(p, mm, arg_start);
+	a1 = BPF_CORE_READ(p, mm, arg_end);
+	alen = a1 > a0 ? (__u32)(a1 - a0) : 0;
+	/* a longer argv is cut (at 8 KiB) */
+	if (alen >= BE_ARGV_MAX)
+		alen = BE_ARGV_MAX - 1;
+	asm volatile("%0 &= 0x1fff" : "+r"(alen));
+	if (alen && bpf_probe_read_user(x->data + (elen & (2 * BE_STR_MAX - 1)), alen, (void *)a0) < 0)
+		alen = 0;
+	x->argv_len = alen;
+	x->fname_len = 0;
+	{
+		__u32 fo = elen + alen;
+		long k;
+
+		if (fo <= BE_STR_MAX + BE_ARGV_MAX) {
+			k = bpf_probe_read_kernel_str(x->data + (fo & (2 * BE_STR_MAX + BE_ARGV_MAX - 1)),
+						      BE_STR_MAX, BPF_CORE_READ(bprm, filename));
+			if (k > 0)
+				x->fname_len = (__u32)k - 1;
+		}
+	}
+	x->h.len = (__u32)sizeof(*x) + elen + alen + x->fname_len;
+	emit(x, x->h.len, 0);
+	return 0;
+}
+
+SEC("tp_btf/sched_process_exit")
+int BPF_PROG(iotape_gone, struct task_struct *p)
+{
+	__u32 tid = BPF_CORE_READ(p, pid);
+	struct task_struct *xt;
+	struct be_gone *g;
+
+	if (!bpf_map_lookup_elem(&tids, &tid))
+		return 0;
+	bpf_map_delete_elem(&tids, &tid);
+	bpf_map_delete_elem(&inflight, &tid);
+	/* the leader reaped by another thread's exec: that exec names it
+	 * gone, as the ptrace path does, and its tid lives on */
+	xt = BPF_CORE_READ(p, signal, group_exec_task);
+	if (xt && xt != p && tid == (__u32)BPF_CORE_READ(p, tgid))
+		return 0;
+	g = scratch_buf();
+	if (!g)
+		return 0;
+	hdr(&g->h, BE_GONE);
+	g->h.tid = tid;
+	g->h.pid = BPF_CORE_READ(p, tgid);
+	g->h.len = sizeof(*g);
+	g->status = BPF_CORE_READ(p, exit_code);
+	g->utime_ns = BPF_CORE_READ(p, utime);
+	g->stime_ns = BPF_CORE_READ(p, stime);
+	emit(g, sizeof(*g), 1);
+	return 0;
+}
