@@ -32,63 +32,7 @@ mk_tree base 150
 mk_proj proj '#include <stdio.h>'
 tar cf tree.tar base proj
 
-# The comparison: per thread, the sequence of its lines; threads matched
-# by content (pids differ, and so may the order in which threads start).
-cat >norm.py <<'PY'
-import re, sys
-def load(path, wdir, own):
-    threads, states = {}, []
-    for line in open(path, errors="replace"):
-        line = line.rstrip("\n").replace(wdir, "@W@").replace(own, "@D@")
-        line = re.sub(r"0x[0-9a-f]+", "ADDR", line)
-        line = re.sub(r"pipe:\[[0-9]+\]", "pipe:[N]", line)
-        line = re.sub(r"/tmp/cc[A-Za-z0-9]{6}\.", "/tmp/ccXXXXXX.", line)
-        line = re.sub(r"(parent|thread of|from thread|pid) [0-9]+", r"\1 N", line)
-        m = re.match(r"^#\s+[0-9.]+ state (.*)$", line)
-        if m:
-            # only the states of the program's own paths: the rest of
-            # the machine is not the same from one run to the next
-            if re.match(r'"(@W@|@D@|/tmp/ccXXXXXX\.)', m.group(1)):
-                states.append(m.group(1))
-            continue
-        if line.startswith("#"):
-            continue
-        m = re.match(r"^([0-9]+) +[0-9.]+ (.*?)( <[0-9.]+>)?$", line)
-        if m:
-            body = m.group(2)
-            if re.match(r"(v?fork|clone3?|wait4|kill|tgkill)\(", body):
-                body = re.sub(r"\b[0-9]{2,}\b", "N", body)
-            # process lines ("--- exec", "+++ exited") are placed by
-            # chunk, not by time, in a dump: compared in their own order
-            key = m.group(1) + ("p" if body[:4] in ("--- ", "+++ ") else "e")
-            threads.setdefault(key, []).append(body)
-    seqs = {}
-    for k, v in threads.items():
-        seqs.setdefault(k[:-1], {})[k[-1]] = "\n".join(v)
-    return sorted(x.get("p", "") + "\n" + x.get("e", "") for x in seqs.values()), sorted(states)
-a_t, a_s = load(sys.argv[1], sys.argv[3], sys.argv[4])
-b_t, b_s = load(sys.argv[2], sys.argv[3], sys.argv[4])
-bad = 0
-if not a_s or not b_s:
-    print("no state of the program's own paths: %d --no-fastpath, %d fast path" % (len(a_s), len(b_s)))
-    bad = 1
-if a_s != b_s:
-    sa, sb = set(a_s), set(b_s)
-    print("path states differ:", "\n  only --no-fastpath:", sorted(sa - sb)[:10],
-          "\n  only fast path:", sorted(sb - sa)[:10])
-    bad = 1
-if a_t != b_t:
-    import difflib
-    print("events differ (%d threads vs %d)" % (len(a_t), len(b_t)))
-    for x, y in zip(a_t, b_t):
-        if x != y:
-            print("\n".join(list(difflib.unified_diff(x.split("\n"), y.split("\n"),
-                  "--no-fastpath", "fast path", lineterm=""))[:40]))
-            break
-    bad = 1
-print("%d threads, %d events, %d states" % (len(a_t), sum(t.count("\n") + 1 for t in a_t), len(a_s)))
-sys.exit(bad)
-PY
+# The comparison: tests/integration/trace_cmp.py
 
 # same NAME SETUP CMD - run CMD in w/ after SETUP, twice, and compare
 same() {
@@ -105,7 +49,8 @@ same() {
 	done
 	grep -q '^# record.fastpath *on$' "$d/$name.fast.txt" || fail "$name: header does not say fastpath on"
 	grep -q '^# record.fastpath *off$' "$d/$name.slow.txt" || fail "$name: header does not say fastpath off"
-	python3 norm.py "$d/$name.slow.txt" "$d/$name.fast.txt" "$d/w" "$d" >"$d/$name.cmp" ||
+	python3 "$SRCDIR/tests/integration/trace_cmp.py" "$d/$name.slow.txt" "$d/$name.fast.txt" \
+		"$d/w" "$d" --no-fastpath "fast path" >"$d/$name.cmp" ||
 		{ cat "$d/$name.cmp" >&2; fail "$name: the fast path recorded something else"; }
 	echo "$name: same events either way: $(tail -1 "$d/$name.cmp")"
 }
