@@ -334,14 +334,14 @@ static int follows_leaf(const struct iot_syscall *sc, const uint64_t *args)
  * The cwd the program started in, as it was before it ran.  Workloads
  * name paths under it all the time, and change it (make, unlink there):
  * its state must not wait for the drain.  Given to paths.c as the state
- * the first call that names something below it saw.
+ * the first call that names it or something below it saw.
  */
 static void cwd_state(struct rec_ctx *c, const char *p, uint32_t len)
 {
 	struct rec_bpf *b = c->bpf;
 
-	if (b->cwd_done || !b->cwd || len <= b->cwd_len || strncmp(p, b->cwd, b->cwd_len) ||
-	    p[b->cwd_len] != '/')
+	if (b->cwd_done || !b->cwd || len < b->cwd_len || strncmp(p, b->cwd, b->cwd_len) ||
+	    (len > b->cwd_len && p[b->cwd_len] != '/'))
 		return;
 	b->cwd_done = 1;
 	rec_path_state(c, b->cwd, b->cwd_len, &b->cwd_pre);

@@ -138,7 +138,7 @@ static int parse(int argc, char **argv, struct rec_opts *o)
 	o->listings = 1;
 	o->backend = REC_BACKEND_PTRACE;
 	o->bpf_ring_mb = 64;
-	o->bpf_wake_kb = getenv("IOTAPE_BPF_WAKE_KB") ? atoi(getenv("IOTAPE_BPF_WAKE_KB")) : 0;
+	o->bpf_wake_kb = getenv("IOTAPE_BPF_WAKE_KB") ? atoi(getenv("IOTAPE_BPF_WAKE_KB")) : 256;
 	optind = 1;
 	opterr = 0;
 	while ((ch = getopt_long(argc, argv, "+:o:p:qh", lo, NULL)) != -1) {

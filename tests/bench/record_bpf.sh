@@ -1,0 +1,102 @@
+#!/bin/bash
+# record_bpf.sh - what each recording backend costs, side by side: the
+# program alone, `iotape record --backend bpf`, `iotape record --backend
+# ptrace` (ptrace + seccomp + the in-process fast path, the default) and
+# `strace -f -ttt -T -o FILE`, median of RUNS runs, every mode's run i
+# before any mode's run i+1 (a slow spell of the machine falls on all
+# columns).  Cases:
+#   make    make -j2 of a 40-file C project
+#   spawn   400 program starts: sh -c 'for i in $(seq 400); do /bin/true; done'
+#   bbcp    a statically linked busybox cp -a of a 3,500-entry tree
+#   cp      cp -a of the same tree        tar   tar cf of it
+# All on tmpfs (/dev/shm), hot cache.  Skipped with the reason when the
+# bpf backend does not load here.
+#   RUNS=5  CASES="make spawn bbcp cp tar"
+set -u
+cd "$(dirname "$0")/../.."
+SRC=$PWD
+BUILD=${BUILD:-build}
+IOTAPE=${IOTAPE:-$SRC/$BUILD/iotape}
+RUNS=${RUNS:-5}
+CASES=${CASES:-make spawn bbcp cp tar}
+TMPW=${TMPW:-/dev/shm}
+export LC_ALL=C
+
+[ -x "$IOTAPE" ] || { echo "record_bpf bench: $IOTAPE not built"; exit 1; }
+for c in strace busybox bc; do
+	command -v $c >/dev/null || { echo "record_bpf bench: $c not installed; skipped"; exit 0; }
+done
+W=$(mktemp -d "$TMPW/iotape-bpfbench.XXXXXX")
+trap 'rm -rf "$W"' EXIT
+"$IOTAPE" record -q --backend bpf -o "$W/probe.iotape" -- true 2>"$W/probe.err" ||
+	{ echo "record_bpf bench: skipped: $(cat "$W/probe.err")"; exit 0; }
+
+# the tree: 100 directories of 34 files (0-8 KiB) and a symlink each
+mkdir "$W/tree"
+for i in $(seq 100); do
+	mkdir "$W/tree/d$i"
+	for j in $(seq 34); do
+		head -c $(( (i * 131 + j * 977) % 8192 )) /dev/zero >"$W/tree/d$i/f$j"
+	done
+	ln -s f1 "$W/tree/d$i/l"
+done
+# the project: 40 small C files
+mkdir "$W/proj"
+for i in $(seq 40); do
+	printf '#include <stdio.h>\n#include <string.h>\nint f%d(const char *s) { return (int)strlen(s) + %d; }\n' \
+		"$i" "$i" >"$W/proj/f$i.c"
+done
+printf 'int main(void) { return 0; }\n' >"$W/proj/main.c"
+printf 'OBJ := $(patsubst %%.c,%%.o,$(wildcard *.c))\nprog: $(OBJ)\n\t$(CC) -o $@ $^\n%%.o: %%.c\n\t$(CC) -O1 -c -o $@ $<\n' \
+	>"$W/proj/Makefile"
+BB=$(command -v busybox)
+file -L "$BB" 2>/dev/null | grep -q 'statically linked' || echo "note: $BB is not statically linked"
+
+time_one() {
+	local s e
+	s=$(date +%s.%N)
+	"$@" >/dev/null 2>"$W/err" || echo "FAILED: $* ($(tail -1 "$W/err"))" >&2
+	e=$(date +%s.%N)
+	echo "$e - $s" | bc
+}
+
+median() { sort -n | awk '{ v[NR] = $1 } END { print v[int((NR + 1) / 2)] }'; }
+
+MODES="native bpf ptrace strace"
+bench() {
+	local name=$1 prep=$2 work=$3 mode i t
+	for mode in $MODES; do : >"$W/$name.$mode.all"; done
+	for i in $(seq 1 "$RUNS"); do
+		for mode in $MODES; do
+			(cd "$W" && eval "$prep") >/dev/null 2>&1
+			case $mode in
+			native) t=$(cd "$W" && time_one sh -c "$work") ;;
+			bpf|ptrace) t=$(cd "$W" && time_one "$IOTAPE" record -q --backend $mode \
+				-o "$W/t.iotape" -- sh -c "$work") ;;
+			strace) t=$(cd "$W" && time_one strace -f -ttt -T -o "$W/t.strace" sh -c "$work") ;;
+			esac
+			echo "$t" >>"$W/$name.$mode.all"
+		done
+	done
+	for mode in $MODES; do median <"$W/$name.$mode.all" >"$W/$name.$mode"; done
+	printf '%-6s %8.3f' "$name" "$(cat "$W/$name.native")"
+	for mode in bpf ptrace strace; do
+		printf ' %8.3f (%5.2fx)' "$(cat "$W/$name.$mode")" \
+			"$(echo "$(cat "$W/$name.$mode") / $(cat "$W/$name.native")" | bc -l)"
+	done
+	echo
+}
+
+echo "record_bpf bench: median of $RUNS runs, seconds (ratio to native); $(nproc) CPUs," \
+	"$(uname -r), load average $(cut -d' ' -f1-3 /proc/loadavg)"
+printf '%-6s %8s %17s %17s %17s\n' case native "--backend bpf" "--backend ptrace" "strace -f"
+for c in $CASES; do
+	case $c in
+	make)  bench make "make -s -C proj clean 2>/dev/null; rm -f proj/*.o proj/prog" "make -s -C proj -j2" ;;
+	spawn) bench spawn true 'for i in $(seq 400); do /bin/true; done' ;;
+	bbcp)  bench bbcp "rm -rf copy" "$BB cp -a tree copy" ;;
+	cp)    bench cp "rm -rf copy" "cp -a tree copy" ;;
+	tar)   bench tar "rm -f out.tar" "tar cf out.tar tree" ;;
+	esac
+done
+echo "load average after: $(cut -d' ' -f1-3 /proc/loadavg)"
