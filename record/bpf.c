@@ -29,6 +29,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <fcntl.h>
+#include <poll.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
 #include <sys/sysmacros.h>
@@ -69,6 +70,7 @@ struct rec_bpf {
 	uint32_t cwd_len;
 	int cwd_done;
 	struct rec_pre cwd_pre;
+	int guard_fd;			/* bpf_guard.c's listener, or -1 */
 	int err;
 };
 
@@ -135,6 +137,7 @@ int rec_bpf_setup(struct rec_ctx *c, const char **why)
 		*why = "the kernel has no BTF (/sys/kernel/btf/vmlinux)";
 		goto fail;
 	}
+	b->guard_fd = -1;
 	b->pid_max = 4194304;
 	f = fopen("/proc/sys/kernel/pid_max", "r");
 	if (f) {
@@ -189,6 +192,8 @@ void rec_bpf_free(struct rec_ctx *c)
 		return;
 	if (b->rb)
 		ring_buffer__free(b->rb);
+	if (b->guard_fd >= 0)
+		close(b->guard_fd);
 	iotape_bpf__destroy(b->skel);
 	for (i = 0; b->pending && i <= b->pid_max; i++) {
 		struct pend *pd = b->pending[i];
@@ -218,6 +223,11 @@ int rec_bpf_follow(struct rec_ctx *c, pid_t pid)
 	if (bpf_map_update_elem(bpf_map__fd(c->bpf->skel->maps.tids), &k, &st, BPF_ANY) < 0)
 		return -errno;
 	return 0;
+}
+
+void rec_bpf_set_guard(struct rec_ctx *c, int fd)
+{
+	c->bpf->guard_fd = fd;
 }
 
 /* what the programs could not write, summed over CPUs */
@@ -666,6 +676,11 @@ static int on_record(void *ctx, void *data, size_t size)
 	return 0;
 }
 
+static void drain_ring(struct rec_ctx *c)
+{
+	ring_buffer__consume(c->bpf->rb);
+}
+
 static void on_sigchld(int sig)
 {
 }
@@ -694,10 +709,22 @@ int rec_bpf_loop(struct rec_ctx *c)
 	sa.sa_handler = on_sigchld;
 	sigaction(SIGCHLD, &sa, NULL);
 	for (;;) {
-		int n = ring_buffer__poll(b->rb, wait_ms);
+		struct pollfd pf[2] = {
+			{ .fd = ring_buffer__epoll_fd(b->rb), .events = POLLIN },
+			{ .fd = b->guard_fd, .events = POLLIN },
+		};
+		int n = poll(pf, b->guard_fd >= 0 ? 2 : 1, wait_ms);
 
-		if (n < 0 && n != -EINTR)
+		if (n < 0 && errno != EINTR)
 			break;
+		if (b->guard_fd >= 0 && (pf[1].revents & POLLIN))
+			rec_guard_serve(c, b->guard_fd, drain_ring);
+		else if (b->guard_fd >= 0 && (pf[1].revents & (POLLHUP | POLLERR))) {
+			/* every task that could stop in it is gone */
+			close(b->guard_fd);
+			b->guard_fd = -1;
+		}
+		ring_buffer__consume(b->rb);
 		sig = rec_take_request(&tick);
 		if (sig && c->root > 0 && !(sig & REC_SIG_FROM_TTY))
 			kill(c->root, sig);
@@ -758,6 +785,10 @@ int rec_bpf_follow(struct rec_ctx *c, pid_t pid)
 int rec_bpf_loop(struct rec_ctx *c)
 {
 	return -ENOSYS;
+}
+
+void rec_bpf_set_guard(struct rec_ctx *c, int fd)
+{
 }
 
 #endif

@@ -224,7 +224,7 @@ static int parse(int argc, char **argv, struct rec_opts *o)
 
 /* The child: wait until the tracer has seized it, install the filter,
  * exec.  Messages use the recorder's name: the program never started. */
-static void child_run(struct rec_ctx *c, int go, char **cmd, int seccomp,
+static void child_run(struct rec_ctx *c, int go, int ready, char **cmd, int seccomp,
 		      const sigset_t *mask)
 {
 	char b;
@@ -233,8 +233,15 @@ static void child_run(struct rec_ctx *c, int go, char **cmd, int seccomp,
 	restore_handlers();
 	sigprocmask(SIG_SETMASK, mask, NULL);
 	/* as PTRACE_O_EXITKILL does for the ptrace backend */
-	if (c->bpf)
+	if (c->bpf) {
 		prctl(PR_SET_PDEATHSIG, SIGKILL);
+		/* the stop before removing calls (bpf_guard.c); the
+		 * recorder takes the listener from here */
+		r = rec_guard_install();
+		if (write(ready, &r, sizeof(r)) != sizeof(r))
+			_exit(126);
+		close(ready);
+	}
 
 	if (read(go, &b, 1) != 1)
 		_exit(126);
@@ -263,11 +270,15 @@ static int launch(struct rec_ctx *c, int trace_fd, const sigset_t *mask)
 	struct rec_task *t;
 	struct iot_process p;
 	uint32_t *lens = NULL, i, argc = 0;
-	int go[2], err = 0;
+	int go[2], ready[2] = { -1, -1 }, err = 0, gfd = -1, child_gfd = -1, child_ready = -1;
 	pid_t pid;
 
 	if (pipe2(go, O_CLOEXEC) < 0)
 		return -errno;
+	if (c->bpf && pipe2(ready, O_CLOEXEC) < 0) {
+		err = -errno;
+		goto out;
+	}
 	pid = fork();
 	if (pid < 0) {
 		err = -errno;
@@ -276,7 +287,21 @@ static int launch(struct rec_ctx *c, int trace_fd, const sigset_t *mask)
 	if (pid == 0) {
 		close(go[1]);
 		close(trace_fd);
-		child_run(c, go[0], c->o->cmd, c->seccomp_on, mask);
+		if (ready[0] >= 0)
+			close(ready[0]);
+		child_run(c, go[0], ready[1], c->o->cmd, c->seccomp_on, mask);
+	}
+	if (c->bpf) {
+		child_ready = ready[1];
+		close(ready[1]);
+		ready[1] = -1;
+		if (read(ready[0], &child_gfd, sizeof(child_gfd)) == sizeof(child_gfd) &&
+		    child_gfd >= 0 && (gfd = rec_guard_take(pid, child_gfd)) >= 0)
+			rec_bpf_set_guard(c, gfd);
+		else if (!c->o->quiet)
+			cli_warn(CMD, "no stop before removing calls (%s): the states of the "
+				 "paths they remove are taken after they ran",
+				 strerror(child_gfd < 0 ? -child_gfd : gfd < 0 ? -gfd : EIO));
 	}
 	if (c->bpf && (err = rec_bpf_follow(c, pid)) < 0) {
 		kill(pid, SIGKILL);
@@ -300,6 +325,11 @@ static int launch(struct rec_ctx *c, int trace_fd, const sigset_t *mask)
 	rec_fd_close(t, go[0]);
 	rec_fd_close(t, go[1]);
 	rec_fd_close(t, trace_fd);
+	if (c->bpf) {
+		rec_fd_close(t, ready[0]);
+		rec_fd_close(t, child_ready);
+		rec_fd_close(t, child_gfd);
+	}
 	t->ready = 1;
 	t->attached = c->seccomp_on || c->bpf;
 	if (!c->seccomp_on && !c->bpf) {
@@ -334,6 +364,10 @@ out:
 	free(lens);
 	close(go[0]);
 	close(go[1]);
+	if (ready[0] >= 0)
+		close(ready[0]);
+	if (ready[1] >= 0)
+		close(ready[1]);
 	return err;
 }
 

@@ -156,6 +156,7 @@ struct rec_stats {
 	uint64_t mp_read, mp_written;		/* their pages read and written */
 	uint64_t bpf_events;		/* of events, logged by the BPF programs */
 	uint64_t bpf_lost;		/* of dropped, records the programs could not write */
+	uint64_t guard_stops;		/* bpf: stops before removing calls */
 	int64_t t_start, t_end;
 	int root_status;		/* wait status of the root */
 	int root_done;
@@ -340,6 +341,17 @@ int rec_bpf_follow(struct rec_ctx *c, pid_t pid);
 int rec_bpf_loop(struct rec_ctx *c);
 /* NULL, or why this build has no bpf backend */
 const char *rec_bpf_missing(void);
+/* the guard's listener (bpf_guard.c), taken from the program's start */
+void rec_bpf_set_guard(struct rec_ctx *c, int fd);
+
+/* ---- bpf_guard.c: the stop before a call that removes or truncates ---- */
+/* in the child: the filter; @return : its listener fd, or -errno */
+int rec_guard_install(void);
+/* the listener @child_fd of @child, as a descriptor of the recorder */
+int rec_guard_take(pid_t child, int child_fd);
+/* answer one notification on @fd: @drain the ring, take the states of
+ * the call's paths, let it run.  @return : 0, or -errno */
+int rec_guard_serve(struct rec_ctx *c, int fd, void (*drain)(struct rec_ctx *));
 
 /* ---- tracer.c: the stop loop ---- */
 int rec_trace_loop(struct rec_ctx *c);

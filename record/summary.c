@@ -15,7 +15,7 @@ static void aio_summary(const struct rec_ctx *c);
 
 void rec_summary(const struct rec_ctx *c, uint64_t bytes)
 {
-	char b1[32], b2[32], b3[80], b4[64], n1[32];
+	char b1[80], b2[32], b3[80], b4[64], n1[32];
 	double secs = (double)(c->st.t_end - c->st.t_start) / 1e9;
 	uint64_t v = c->st.events;
 	int len, i, o = 0;
@@ -32,7 +32,8 @@ void rec_summary(const struct rec_ctx *c, uint64_t bytes)
 		snprintf(b1, sizeof(b1), " (%.1f%% in-process)",
 			 v ? 100.0 * (double)c->st.fast_events / (double)v : 0.0);
 	else if (c->bpf)
-		snprintf(b1, sizeof(b1), " (by BPF, no stops)");
+		snprintf(b1, sizeof(b1), " (by BPF; %llu stops before removing calls)",
+			 (unsigned long long)c->st.guard_stops);
 	else
 		b1[0] = 0;
 	/* auto: did it stay on one CPU (cheap stops) or spread? */

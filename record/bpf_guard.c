@@ -1,0 +1,151 @@
+/*
+ * bpf_guard.c - the one stop the bpf backend keeps: before a call that
+ * removes, replaces or truncates a path (unlink, unlinkat, rmdir, rename,
+ * renameat, renameat2, truncate, creat, open/openat with O_TRUNC).
+ *
+ * The BPF programs see a call's path strings but not the inode behind
+ * them, and by the time the recorder drains the ring the call has run:
+ * what it removed is gone, what it truncated is empty.  The ptrace backend
+ * takes these states at its entry stop; a seccomp filter with a user
+ * notification (SECCOMP_RET_USER_NOTIF, installed in the program before
+ * its execve and inherited by all its descendants) gives the recorder the
+ * same moment for these calls alone: it drains the ring (the thread's
+ * cwd and descriptors are then up to date), takes the states of the
+ * call's paths, and lets the call run (SECCOMP_USER_NOTIF_FLAG_CONTINUE).
+ * Every other call runs without a stop.
+ *
+ * If the recorder dies, the listener closes and these calls fail with
+ * ENOSYS in whatever descendants are left (the program itself is killed
+ * with it: PR_SET_PDEATHSIG).
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <linux/audit.h>
+#include <linux/filter.h>
+#include <linux/seccomp.h>
+#include <stddef.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/ioctl.h>
+#include <sys/prctl.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+
+#include "rec.h"
+
+#ifndef SECCOMP_USER_NOTIF_FLAG_CONTINUE
+#define SECCOMP_USER_NOTIF_FLAG_CONTINUE (1UL << 0)
+#endif
+
+#define ARG_LO(n) (offsetof(struct seccomp_data, args[n]))
+
+int rec_guard_install(void)
+{
+	struct sock_filter f[32];
+	struct sock_fprog prog;
+	unsigned k = 0;
+	int fd;
+
+	f[k++] = (struct sock_filter)BPF_STMT(BPF_LD | BPF_W | BPF_ABS,
+					      offsetof(struct seccomp_data, arch));
+	f[k++] = (struct sock_filter)BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, AUDIT_ARCH_X86_64, 1, 0);
+	f[k++] = (struct sock_filter)BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ALLOW);
+	f[k++] = (struct sock_filter)BPF_STMT(BPF_LD | BPF_W | BPF_ABS,
+					      offsetof(struct seccomp_data, nr));
+	/* open: O_TRUNC in args[1]; openat: in args[2] (low words) */
+	f[k++] = (struct sock_filter)BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, SYS_open, 0, 3);
+	f[k++] = (struct sock_filter)BPF_STMT(BPF_LD | BPF_W | BPF_ABS, ARG_LO(1));
+	f[k++] = (struct sock_filter)BPF_JUMP(BPF_JMP | BPF_JSET | BPF_K, O_TRUNC, 12, 0);
+	f[k++] = (struct sock_filter)BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ALLOW);
+	f[k++] = (struct sock_filter)BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, SYS_openat, 0, 2);
+	f[k++] = (struct sock_filter)BPF_STMT(BPF_LD | BPF_W | BPF_ABS, ARG_LO(2));
+	f[k++] = (struct sock_filter)BPF_JUMP(BPF_JMP | BPF_JSET | BPF_K, O_TRUNC, 8, 9);
+	f[k++] = (struct sock_filter)BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, SYS_unlink, 7, 0);
+	f[k++] = (struct sock_filter)BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, SYS_unlinkat, 6, 0);
+	f[k++] = (struct sock_filter)BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, SYS_rmdir, 5, 0);
+	f[k++] = (struct sock_filter)BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, SYS_rename, 4, 0);
+	f[k++] = (struct sock_filter)BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, SYS_renameat, 3, 0);
+	f[k++] = (struct sock_filter)BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, SYS_renameat2, 2, 0);
+	f[k++] = (struct sock_filter)BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, SYS_truncate, 1, 0);
+	f[k++] = (struct sock_filter)BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, SYS_creat, 0, 1);
+	f[k++] = (struct sock_filter)BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_USER_NOTIF);
+	f[k++] = (struct sock_filter)BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ALLOW);
+	prog.len = (unsigned short)k;
+	prog.filter = f;
+	if (prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) < 0)
+		return -errno;
+	fd = (int)syscall(SYS_seccomp, SECCOMP_SET_MODE_FILTER,
+			  SECCOMP_FILTER_FLAG_NEW_LISTENER, &prog);
+	return fd < 0 ? -errno : fd;
+}
+
+int rec_guard_take(pid_t child, int child_fd)
+{
+	int pidfd = (int)syscall(SYS_pidfd_open, child, 0), fd;
+
+	if (pidfd < 0)
+		return -errno;
+	fd = (int)syscall(SYS_pidfd_getfd, pidfd, child_fd, 0);
+	if (fd < 0)
+		fd = -errno;
+	close(pidfd);
+	return fd;
+}
+
+/* The states of @nr's paths, read from thread @tid's memory while the
+ * call waits. */
+static void take_states(struct rec_ctx *c, pid_t tid, int nr, const uint64_t *args)
+{
+	const struct iot_syscall *sc = iot_syscall_by_nr(nr);
+	struct rec_task *t = rec_task_get(c, tid);
+	int i;
+
+	if (!sc || !t)
+		return;
+	for (i = 0; i < sc->nargs; i++) {
+		const char *base = t->fs ? t->fs->cwd : NULL;
+		uint32_t len;
+		ssize_t n;
+		char *p;
+
+		if (sc->arg[i] != IOT_ARG_PATH && sc->arg[i] != IOT_ARG_PATH2)
+			continue;
+		n = rec_read_str(tid, args[i], c->buf, REC_PATH_MAX);
+		if (n <= 0)
+			continue;
+		if (i > 0 && sc->arg[i - 1] == IOT_ARG_DIRFD && (int32_t)args[i - 1] != AT_FDCWD)
+			base = rec_fd_path(t, (int32_t)args[i - 1], NULL);
+		if (c->buf[0] != '/' && !base)
+			continue;
+		p = rec_path_abs(base, c->buf, &len);
+		if (!p)
+			continue;
+		rec_path_magic(c, t, &p, &len);
+		rec_path_state(c, p, len, NULL);
+		free(p);
+	}
+}
+
+int rec_guard_serve(struct rec_ctx *c, int fd, void (*drain)(struct rec_ctx *))
+{
+	struct seccomp_notif req;
+	struct seccomp_notif_resp resp;
+	uint64_t args[IOT_MAX_ARGS];
+	int i;
+
+	memset(&req, 0, sizeof(req));
+	if (ioctl(fd, SECCOMP_IOCTL_NOTIF_RECV, &req) < 0)
+		return -errno;
+	c->st.guard_stops++;
+	/* the thread's calls so far first: its cwd and descriptors */
+	drain(c);
+	for (i = 0; i < IOT_MAX_ARGS && i < 6; i++)
+		args[i] = req.data.args[i];
+	take_states(c, (pid_t)req.pid, req.data.nr, args);
+	memset(&resp, 0, sizeof(resp));
+	resp.id = req.id;
+	resp.flags = SECCOMP_USER_NOTIF_FLAG_CONTINUE;
+	if (ioctl(fd, SECCOMP_IOCTL_NOTIF_SEND, &resp) < 0 && errno != ENOENT)
+		return -errno;
+	return 0;
+}
