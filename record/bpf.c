@@ -1,26 +1,22 @@
 /*
  * bpf.c - `iotape record --backend bpf`: load the BPF programs
  * (bpf/iotape.bpf.c), follow the program's process tree with them, and
- * turn their ring buffer's records into the same events the ptrace path
- * writes, through the same decoders (decode.c) with a view of each record
- * standing in for the tracee's memory, as the fast path does
- * (fastpath.c).  No stop: the program runs while the recorder drains.
+ * drain their ring buffer into the trace (bpf_events.c turns records into
+ * events) while the program runs: no ptrace, and no stop but the one
+ * bpf_guard.c keeps before calls that remove or truncate a path.
  *
  * Order: the ring buffer is one queue for every CPU, in the order records
  * were reserved; a task's records are in its own order, a fork's record
- * comes before its child's first one.  Entries are decoded when they are
- * read, exits likewise: as at ptrace's stops, one call in flight per task.
+ * comes before its child's first one.
  *
- * Path states: there is no stop before a call, so the states of the paths
- * a call names are taken when its entry is drained (lstat, as the ptrace
- * path does at its entry stop), usually microseconds later; a call that
- * changed the path before the drain (it created, removed or grew it, or a
- * later call did) is seen changed.  record/README.md says where this can
- * differ from a ptrace trace.
+ * Wake-ups: a record written while the recorder waits would wake it, one
+ * context switch per record on a machine of two CPUs (13 us per fstatat()
+ * instead of 5).  The programs wake it only once 256 KiB wait (IOTAPE_BPF_WAKE_KB; 0: at once), a task's end at
+ * once, and the recorder drains every 10 ms besides.
  *
  * Lost records are counted per CPU by the programs (map drops) and added
- * to the trace's dropped count; a ring of --bpf-ring-mb (default 64 MiB)
- * holds about half a million events between two drains.
+ * to the trace's dropped count and the summary; the ring of --bpf-ring-mb
+ * (default 64 MiB) holds about half a million events.
  */
 #include <errno.h>
 #include <sched.h>
@@ -44,6 +40,7 @@
 #include <bpf/libbpf.h>
 
 #include "bpf/event.h"
+#include "bpf/bpf_int.h"
 #include "iotape.skel.h"
 
 #define BK_PLAIN	0
@@ -52,27 +49,6 @@
 #define BK_OFFPTR	3
 #define BK_OPENHOW	4
 #define BK_CLONE3	5
-
-/* A call between its entry and exit records: decoded at its exit, when
- * its result tells what its paths were before it ran. */
-struct pend {
-	struct be_enter *e;
-	size_t size;
-};
-
-struct rec_bpf {
-	struct iotape_bpf *skel;
-	struct ring_buffer *rb;
-	void **pending;			/* by tid: a BE_ENTER waiting for its strings */
-	int pid_max;
-	uint64_t drops;			/* of the programs, counted so far */
-	char *cwd;			/* the program's first cwd, its state before it ran */
-	uint32_t cwd_len;
-	int cwd_done;
-	struct rec_pre cwd_pre;
-	int guard_fd;			/* bpf_guard.c's listener, or -1 */
-	int err;
-};
 
 const char *rec_bpf_missing(void)
 {
@@ -118,8 +94,6 @@ static void fill_sysinfo(struct rec_bpf *b)
 		bpf_map_update_elem(fd, &k, &si, BPF_ANY);
 	}
 }
-
-static int on_record(void *ctx, void *data, size_t size);
 
 int rec_bpf_setup(struct rec_ctx *c, const char **why)
 {
@@ -167,7 +141,7 @@ int rec_bpf_setup(struct rec_ctx *c, const char **why)
 		*why = "cannot attach its BPF programs to the raw tracepoints";
 		goto fail;
 	}
-	b->rb = ring_buffer__new(bpf_map__fd(b->skel->maps.rb), on_record, c, NULL);
+	b->rb = ring_buffer__new(bpf_map__fd(b->skel->maps.rb), rec_bpf_record, c, NULL);
 	if (!b->rb) {
 		err = -errno;
 		*why = "cannot map its ring buffer";
@@ -210,8 +184,11 @@ void rec_bpf_free(struct rec_ctx *c)
 
 int rec_bpf_follow(struct rec_ctx *c, pid_t pid)
 {
-	uint32_t k = (uint32_t)pid, st = BE_TID_EXEC;
+	struct be_tstate st;
 	struct rec_bpf *b = c->bpf;
+	uint32_t k = 0;
+	int64_t one = 1;
+	int pidfd, r = 0;
 
 	b->cwd = getcwd(NULL, 0);
 	if (b->cwd) {
@@ -220,9 +197,17 @@ int rec_bpf_follow(struct rec_ctx *c, pid_t pid)
 		if (lstat(b->cwd, &b->cwd_pre.sb) < 0)
 			b->cwd_pre.err = errno;
 	}
-	if (bpf_map_update_elem(bpf_map__fd(c->bpf->skel->maps.tids), &k, &st, BPF_ANY) < 0)
+	/* task storage is keyed by a pidfd from user space */
+	pidfd = (int)syscall(SYS_pidfd_open, pid, 0);
+	if (pidfd < 0)
 		return -errno;
-	return 0;
+	memset(&st, 0, sizeof(st));
+	st.st = BE_TID_EXEC;
+	if (bpf_map_update_elem(bpf_map__fd(b->skel->maps.tstate), &pidfd, &st, BPF_NOEXIST) < 0 ||
+	    bpf_map_update_elem(bpf_map__fd(b->skel->maps.live), &k, &one, BPF_ANY) < 0)
+		r = -errno;
+	close(pidfd);
+	return r;
 }
 
 void rec_bpf_set_guard(struct rec_ctx *c, int fd)
@@ -257,425 +242,6 @@ static void count_drops(struct rec_ctx *c)
 	}
 }
 
-/* ---- records ---- */
-
-static int find_kind(const struct iot_syscall *sc, int kind)
-{
-	int i;
-
-	for (i = 0; sc && i < sc->nargs; i++)
-		if (sc->arg[i] == kind)
-			return i;
-	return -1;
-}
-
-/* The strings of @e (and, for those unread at entry, of the exit's
- * retry @x) by argument index.  @return : 1 if one stayed unreadable */
-static int view_of(const struct be_enter *e, const struct be_exit *x, struct rec_view *v)
-{
-	uint32_t j, off = 0, xoff = 0, len = (uint32_t)(e->h.len - sizeof(*e));
-	uint32_t xlen = x ? (uint32_t)(x->h.len - sizeof(*x)) : 0;
-	int fault = 0;
-
-	memset(v, 0, sizeof(*v));
-	for (j = 0; j < e->nstr && j < 2; j++) {
-		uint32_t n = e->slen[j], a = e->sarg[j];
-		const char *s = NULL;
-
-		if (n == BE_FAULT && x && j < x->nstr && x->slen[j] < BE_STR_MAX &&
-		    xoff + x->slen[j] < xlen) {
-			s = x->data + xoff;
-			n = x->slen[j];
-			xoff += (n + 1 + 7) & ~7u;
-		} else if (n < BE_STR_MAX && off + n < len) {
-			s = e->data + off;
-			off += (n + 1 + 7) & ~7u;
-		} else if (n == BE_FAULT) {
-			fault = 1;
-		}
-		if (a < IOT_MAX_ARGS && s) {
-			v->str[a] = s;
-			v->slen[a] = n;
-		}
-	}
-	v->no_mem = 1;
-	return fault;
-}
-
-static void pre_absent(struct rec_pre *pre)
-{
-	memset(pre, 0, sizeof(*pre));
-	pre->err = ENOENT;
-	pre->missing = 1;
-}
-
-/* The path argument @i of @t's call made absolute, or NULL. */
-static char *abs_arg(struct rec_task *t, const struct iot_syscall *sc,
-		     const struct rec_view *v, int i, uint32_t *len)
-{
-	const char *base = t->fs ? t->fs->cwd : NULL;
-
-	if (!v->str[i])
-		return NULL;
-	if (i > 0 && sc->arg[i - 1] == IOT_ARG_DIRFD && (int32_t)t->raw[i - 1] != AT_FDCWD)
-		base = rec_fd_path(t, (int32_t)t->raw[i - 1], NULL);
-	if (v->str[i][0] != '/' && !base)
-		return NULL;
-	return rec_path_abs(base, v->str[i], len);
-}
-
-/* Does the call follow a symlink at the end of its path?  If so, ENOENT
- * may have come from a dangling one. */
-static int follows_leaf(const struct iot_syscall *sc, const uint64_t *args)
-{
-	int fl = find_kind(sc, IOT_ARG_AT_FLAGS);
-
-	switch (sc->nr) {
-	case SYS_lstat: case SYS_lgetxattr: case SYS_llistxattr: case SYS_lremovexattr:
-	case SYS_lsetxattr: case SYS_lchown: case SYS_readlink: case SYS_readlinkat:
-	case SYS_unlink: case SYS_unlinkat: case SYS_rmdir: case SYS_mkdir: case SYS_mkdirat:
-	case SYS_mknod: case SYS_mknodat: case SYS_symlink: case SYS_symlinkat:
-		return 0;
-	}
-	return !(fl >= 0 && (args[fl] & AT_SYMLINK_NOFOLLOW));
-}
-
-/*
- * The cwd the program started in, as it was before it ran.  Workloads
- * name paths under it all the time, and change it (make, unlink there):
- * its state must not wait for the drain.  Given to paths.c as the state
- * the first call that names it or something below it saw.
- */
-static void cwd_state(struct rec_ctx *c, const char *p, uint32_t len)
-{
-	struct rec_bpf *b = c->bpf;
-
-	if (b->cwd_done || !b->cwd || len < b->cwd_len || strncmp(p, b->cwd, b->cwd_len) ||
-	    (len > b->cwd_len && p[b->cwd_len] != '/'))
-		return;
-	b->cwd_done = 1;
-	rec_path_state(c, b->cwd, b->cwd_len, &b->cwd_pre);
-}
-
-/*
- * What the call's paths were before it ran, from what it did: one it
- * made did not exist; one it did not find did not exist (unless it is a
- * symlink now: a dangling one fails the same way).  Left NULL: the
- * recorder lstat()s it now.  (What a call removed or replaced is gone by
- * then: the ptrace backend's state of it cannot be had from tracepoints
- * alone; see record/README.md.)
- */
-static void pre_of_call(struct rec_ctx *c, struct rec_task *t, const struct be_enter *e,
-			const struct be_exit *x, struct rec_view *v, struct rec_pre pre[2])
-{
-	const struct iot_syscall *sc = iot_syscall_by_nr(e->nr);
-	int ip = find_kind(sc, IOT_ARG_PATH), ip2 = find_kind(sc, IOT_ARG_PATH2);
-	int64_t ret = x ? x->ret : 0;
-	int made = -1;
-	struct stat sb;
-	uint32_t len;
-	char *p;
-
-	if (!sc)
-		return;
-	memcpy(t->raw, e->args, sizeof(t->raw));
-	if (x && ret >= 0) {
-		switch (e->nr) {
-		case SYS_mkdir: case SYS_mkdirat: case SYS_mknod: case SYS_mknodat:
-		case SYS_symlink: case SYS_symlinkat:
-			made = ip;
-			break;
-		case SYS_link: case SYS_linkat:
-			made = ip2;
-			break;
-		case SYS_open: case SYS_openat: case SYS_openat2: case SYS_creat:
-			if (x->created)
-				made = ip;
-			break;
-		}
-		if (made >= 0 && !v->pre[made]) {
-			pre_absent(&pre[made == ip2 ? 1 : 0]);
-			v->pre[made] = &pre[made == ip2 ? 1 : 0];
-		}
-	}
-	if (ip < 0)
-		return;
-	p = abs_arg(t, sc, v, ip, &len);
-	if (!p)
-		return;
-	cwd_state(c, p, len);
-	if (x && ret == -ENOENT && ip2 < 0 && !v->pre[ip] &&
-	    (!follows_leaf(sc, t->raw) || lstat(p, &sb) < 0 || !S_ISLNK(sb.st_mode))) {
-		pre_absent(&pre[0]);
-		v->pre[ip] = &pre[0];
-	}
-	free(p);
-}
-
-static void decode_enter(struct rec_ctx *c, struct rec_task *t, const struct be_enter *e,
-			 const struct be_exit *x)
-{
-	struct rec_pre pre[2];
-	struct rec_view v;
-	int fault = view_of(e, x, &v);
-
-	pre_of_call(c, t, e, x, &v, pre);
-	t->view = &v;
-	if (rec_decode_entry(c, t, e->nr, (const uint64_t *)e->args, (int64_t)e->h.t)) {
-		t->ev.flags |= IOT_EV_BPF | (fault ? IOT_EV_NOSTR : 0);
-		c->st.bpf_events++;
-	}
-	t->view = NULL;
-}
-
-static struct pend *pend_of(struct rec_ctx *c, pid_t tid)
-{
-	return tid > 0 && tid <= c->bpf->pid_max ? c->bpf->pending[tid] : NULL;
-}
-
-static void pend_free(struct rec_ctx *c, pid_t tid)
-{
-	struct pend *pd = pend_of(c, tid);
-
-	if (!pd)
-		return;
-	free(pd->e);
-	free(pd);
-	c->bpf->pending[tid] = NULL;
-}
-
-static void on_enter(struct rec_ctx *c, const struct be_enter *e, size_t size)
-{
-	pid_t tid = (pid_t)e->h.tid;
-	struct rec_task *t = rec_task_get(c, tid);
-	struct pend *pd;
-
-	if (!t || size < sizeof(*e)) {
-		c->st.dropped++;
-		return;
-	}
-	pend_free(c, tid);
-	if (t->in_syscall)
-		rec_emit_unfinished(c, t, (int64_t)e->h.t);
-	/* process calls are decoded now: their fork records come before
-	 * their exit, and need them (execve waits for its exec record) */
-	switch (e->nr) {
-	case SYS_clone: case SYS_clone3: case SYS_fork: case SYS_vfork:
-	case SYS_exit: case SYS_exit_group:
-		decode_enter(c, t, e, NULL);
-		return;
-	}
-	pd = calloc(1, sizeof(*pd));
-	if (pd)
-		pd->e = malloc(size);
-	if (!pd || !pd->e) {
-		free(pd);
-		decode_enter(c, t, e, NULL);
-		return;
-	}
-	memcpy(pd->e, e, size);
-	pd->size = size;
-	c->bpf->pending[tid] = pd;
-}
-
-/* an entry held for its exit, decoded with what the exit brought (@x
- * NULL: it never returned) */
-static void flush_pending(struct rec_ctx *c, struct rec_task *t, pid_t tid,
-			  const struct be_exit *x)
-{
-	struct pend *pd = pend_of(c, tid);
-
-	if (!pd)
-		return;
-	decode_enter(c, t, pd->e, x);
-	pend_free(c, tid);
-}
-
-static void on_ret(struct rec_ctx *c, const struct be_exit *x, size_t size)
-{
-	struct rec_task *t = rec_task_get(c, (pid_t)x->h.tid);
-	struct rec_view v;
-
-	if (!t || size < sizeof(*x))
-		return;
-	flush_pending(c, t, t->tid, x);
-	if (!t->in_syscall)
-		return;
-	memset(&v, 0, sizeof(v));
-	v.no_mem = 1;
-	v.pipe_fd[0] = x->pipe_fd[0];
-	v.pipe_fd[1] = x->pipe_fd[1];
-	v.pipe_ino[0] = x->pipe_ino[0];
-	v.pipe_ino[1] = x->pipe_ino[1];
-	t->view = &v;
-	rec_decode_exit(c, t, x->ret, (int64_t)x->h.t);
-	t->view = NULL;
-}
-
-static void on_fork(struct rec_ctx *c, const struct be_fork *f)
-{
-	struct rec_task *t = rec_task_get(c, (pid_t)f->h.tid), *ch;
-	struct iot_process p;
-	uint64_t flags;
-
-	if (!t) {
-		c->st.dropped++;
-		return;
-	}
-	/* the flags the ptrace path takes: the call's, as ptrace's event
-	 * kind (vfork, fork, clone) makes them */
-	if (t->in_syscall && t->sc && (t->sc->nr == SYS_clone || t->sc->nr == SYS_clone3 ||
-				       t->sc->nr == SYS_fork || t->sc->nr == SYS_vfork))
-		flags = t->clone_flags;
-	else
-		flags = f->flags | SIGCHLD;
-	if (flags & CLONE_VFORK)
-		flags |= CLONE_VM | CLONE_VFORK;
-	else if ((flags & 0xff) == SIGCHLD)
-		flags &= ~(uint64_t)(CLONE_THREAD | CLONE_FILES | CLONE_FS | CLONE_VM);
-	ch = rec_task_get(c, (pid_t)f->child_tid);
-	if (!ch)
-		ch = rec_task_new(c, (pid_t)f->child_tid);
-	if (!ch)
-		return;
-	if (rec_task_inherit(ch, t, flags) < 0)
-		c->st.dropped++;
-	ch->ppid = (flags & CLONE_THREAD) ? t->ppid : t->pid;
-	ch->ready = ch->attached = 1;
-	memset(&p, 0, sizeof(p));
-	p.kind = (flags & CLONE_THREAD) ? IOT_PROC_THREAD : IOT_PROC_FORK;
-	p.t_ns = (int64_t)f->h.t;
-	p.pid = ch->pid;
-	p.tid = ch->tid;
-	p.ppid = t->pid;
-	p.ptid = t->tid;
-	p.clone_flags = flags;
-	rec_emit_process(c, &p);
-}
-
-static void emit_exit(struct rec_ctx *c, struct rec_task *t, int64_t now, int status,
-		      int64_t ut, int64_t st)
-{
-	struct iot_process p;
-
-	flush_pending(c, t, t->tid, NULL);
-	rec_emit_unfinished(c, t, now);
-	memset(&p, 0, sizeof(p));
-	p.kind = IOT_PROC_EXIT;
-	p.t_ns = now;
-	p.pid = t->pid;
-	p.tid = t->tid;
-	p.exit_status = status;
-	p.utime_ns = ut;
-	p.stime_ns = st;
-	rec_emit_process(c, &p);
-	rec_task_del(c, t);
-}
-
-static void on_exec(struct rec_ctx *c, const struct be_exec *x, size_t size)
-{
-	pid_t tid = (pid_t)x->h.tid, old = (pid_t)x->old_tid;
-	struct rec_task *t = rec_task_get(c, old);
-	uint32_t elen = x->exe_len, alen = x->argv_len, i, n = 0;
-	const char *argv[256];
-	uint32_t lens[256];
-	struct iot_process p;
-	char exe[BE_STR_MAX + 1];
-
-	if (!t || size < sizeof(*x) || elen > BE_STR_MAX ||
-	    (uint64_t)elen + alen + x->fname_len > size - sizeof(*x)) {
-		c->st.dropped++;
-		return;
-	}
-	/* the execve, held for its result: it succeeded; its file name, if
-	 * its page was not in at entry, is the kernel's copy */
-	if (pend_of(c, old)) {
-		union {
-			struct be_exit x;
-			char b[sizeof(struct be_exit) + BE_STR_MAX + 8];
-		} u;
-
-		memset(&u.x, 0, sizeof(u.x));
-		u.x.h.len = (uint32_t)(sizeof(u.x) + x->fname_len + 1);
-		u.x.nstr = 1;
-		u.x.slen[0] = x->fname_len < BE_STR_MAX ? x->fname_len : BE_FAULT;
-		u.x.slen[1] = BE_NOSTR;
-		if (x->fname_len < BE_STR_MAX) {
-			memcpy(u.x.data, x->data + elen + alen, x->fname_len);
-			u.x.data[x->fname_len] = 0;
-		}
-		flush_pending(c, t, old, &u.x);
-	}
-	if (old != tid) {
-		/* exec from a thread: it takes the leader's tid; the leader
-		 * is gone without a record of its own */
-		struct rec_task *leader = rec_task_get(c, tid);
-
-		if (leader)
-			emit_exit(c, leader, (int64_t)x->h.t, 0, 0, 0);
-		rec_task_retid(c, t, tid);
-	}
-	rec_fd_exec(t);
-	rec_mm_exec(t);
-	memcpy(exe, x->data, elen);
-	exe[elen] = 0;
-	for (i = 0; i < alen && n < 256; ) {
-		const char *s = x->data + elen + i;
-		uint32_t l = (uint32_t)strnlen(s, alen - i);
-
-		argv[n] = s;
-		lens[n++] = l;
-		i += l + 1;
-	}
-	memset(&p, 0, sizeof(p));
-	p.kind = IOT_PROC_EXEC;
-	p.t_ns = (int64_t)x->h.t;
-	p.pid = t->pid;
-	p.tid = t->tid;
-	p.old_tid = old != tid ? old : 0;
-	p.argc = n;
-	p.argv = argv;
-	p.argv_len = lens;
-	if (elen) {
-		p.exe = exe;
-		p.exe_len = elen;
-	}
-	if (t->fs && t->fs->cwd) {
-		p.cwd = t->fs->cwd;
-		p.cwd_len = (uint32_t)strlen(t->fs->cwd);
-	}
-	rec_emit_process(c, &p);
-}
-
-static void on_gone(struct rec_ctx *c, const struct be_gone *g)
-{
-	struct rec_task *t = rec_task_get(c, (pid_t)g->h.tid);
-
-	if (t)
-		emit_exit(c, t, (int64_t)g->h.t, g->status, (int64_t)g->utime_ns,
-			  (int64_t)g->stime_ns);
-}
-
-static int on_record(void *ctx, void *data, size_t size)
-{
-	struct rec_ctx *c = ctx;
-	const struct be_hdr *h = data;
-
-	if (size < sizeof(*h) || h->len > size) {
-		c->st.dropped++;
-		return 0;
-	}
-	switch (h->type) {
-	case BE_ENTER: on_enter(c, data, h->len); break;
-	case BE_EXIT: on_ret(c, data, h->len); break;
-	case BE_FORK: if (h->len >= sizeof(struct be_fork)) on_fork(c, data); break;
-	case BE_EXEC: on_exec(c, data, h->len); break;
-	case BE_GONE: if (h->len >= sizeof(struct be_gone)) on_gone(c, data); break;
-	default: c->st.dropped++; break;
-	}
-	return 0;
-}
-
 static void drain_ring(struct rec_ctx *c)
 {
 	ring_buffer__consume(c->bpf->rb);
@@ -688,9 +254,10 @@ static void on_sigchld(int sig)
 /* is any task still followed by the programs? */
 static int followed(struct rec_bpf *b)
 {
-	uint32_t k;
+	uint32_t k = 0;
+	int64_t n = 0;
 
-	return bpf_map_get_next_key(bpf_map__fd(b->skel->maps.tids), NULL, &k) == 0;
+	return bpf_map_lookup_elem(bpf_map__fd(b->skel->maps.live), &k, &n) == 0 && n > 0;
 }
 
 /*
@@ -754,7 +321,7 @@ int rec_bpf_loop(struct rec_ctx *c)
 		struct rec_task *t;
 
 		while ((t = rec_task_next(c, &i, &left)))
-			emit_exit(c, t, iot_now_ns(), 0, 0, 0);
+			rec_bpf_emit_exit(c, t, iot_now_ns(), 0, 0, 0);
 	}
 	return 0;
 }

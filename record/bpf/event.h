@@ -23,7 +23,19 @@ enum be_type {
 	BE_GONE,	/* a traced task ended */
 };
 
-#define BE_TID_EXEC	2	/* map tids: followed from its next execve on */
+#define BE_TID_ON	1	/* map tstate: followed */
+#define BE_TID_EXEC	2	/* ... from its next execve on */
+
+/* map tstate's value: what the recorder writes for the program it starts */
+struct be_tstate {
+	__u32 st;
+	__u32 busy;
+	__u64 args[6];
+	__s32 nr;
+	__u32 fault;
+	__u8 sarg[2];
+	__u8 pad[6];
+};
 
 /* Per syscall number, from format/syscalls.def: recorded at all, and its
  * argument kinds (enum iot_arg_kind), so that the program reads what the

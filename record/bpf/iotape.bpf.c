@@ -65,12 +65,6 @@ char LICENSE[] SEC("license") = "Dual BSD/GPL";
 #define CLONE_VFORK_	0x00004000ULL
 #define CLONE_THREAD_	0x00010000ULL
 
-struct {
-	__uint(type, BPF_MAP_TYPE_HASH);
-	__uint(max_entries, 65536);
-	__type(key, __u32);
-	__type(value, __u32);
-} tids SEC(".maps");
 
 struct {
 	__uint(type, BPF_MAP_TYPE_ARRAY);
@@ -91,20 +85,48 @@ struct {
 	__type(value, __u64);
 } drops SEC(".maps");
 
-/* a call between its entry and exit: what the exit needs */
-struct inflight {
+/* Per followed task (task storage: one lookup from the task itself, no
+ * hash, freed with the task): followed at all, and its call in flight. */
+struct tstate {
+	__u32 st;			/* BE_TID_ON, BE_TID_EXEC (0: no longer) */
+	__u32 busy;			/* a call is in flight: */
 	__u64 args[6];
 	__s32 nr;
 	__u32 fault;			/* bit j: string j unread at entry */
 	__u8 sarg[2];
-};
+	__u8 pad[6];
+};	/* = struct be_tstate of event.h */
 
 struct {
-	__uint(type, BPF_MAP_TYPE_HASH);
-	__uint(max_entries, 65536);
+	__uint(type, BPF_MAP_TYPE_TASK_STORAGE);
+	__uint(map_flags, BPF_F_NO_PREALLOC);
+	__type(key, int);
+	__type(value, struct tstate);
+} tstate SEC(".maps");
+
+/* followed tasks alive, for the recorder to know when all are gone */
+struct {
+	__uint(type, BPF_MAP_TYPE_ARRAY);
+	__uint(max_entries, 1);
 	__type(key, __u32);
-	__type(value, struct inflight);
-} inflight SEC(".maps");
+	__type(value, __s64);
+} live SEC(".maps");
+
+static __always_inline void live_add(__s64 n)
+{
+	__u32 k = 0;
+	__s64 *v = bpf_map_lookup_elem(&live, &k);
+
+	if (v)
+		__sync_fetch_and_add(v, n);
+}
+
+static __always_inline struct tstate *followed(struct task_struct *t)
+{
+	struct tstate *s = bpf_task_storage_get(&tstate, t, 0, 0);
+
+	return s && s->st ? s : NULL;
+}
 
 #define SCRATCH_BYTES (sizeof(struct be_enter) + 3 * BE_STR_MAX + BE_ARGV_MAX + NAME_MAX_)
 
@@ -204,44 +226,43 @@ SEC("tp_btf/sys_enter")
 int BPF_PROG(iotape_enter, struct pt_regs *regs, long id)
 {
 	struct task_struct *task = bpf_get_current_task_btf();
-	struct inflight fl = {};
+	struct tstate *fl = followed(task);
 	struct be_sysinfo *si;
 	struct be_enter *e;
-	__u32 tid = (__u32)bpf_get_current_pid_tgid(), nr, off = 0, i;
+	__u32 nr, off = 0, i, fault = 0;
 
-	__u32 *st = bpf_map_lookup_elem(&tids, &tid);
-
-	if (!st)
+	if (!fl)
 		return 0;
 	if (id < 0 || id >= BE_NR_MAX)
 		return 0;
 	nr = (__u32)id;
 	/* the program's first execve starts it: the recorder's own calls in
 	 * the child before it are not the program's */
-	if (*st == BE_TID_EXEC) {
+	if (fl->st == BE_TID_EXEC) {
 		if (nr != NR_EXECVE && nr != NR_EXECVEAT)
 			return 0;
-		*st = 1;
+		fl->st = BE_TID_ON;
 	}
 	si = bpf_map_lookup_elem(&sysinfo, &nr);
 	if (!si || !si->rec)
 		return 0;
 	/* int 0x80 and x32: the table is x86_64's, as in the seccomp filter */
-	if (BPF_CORE_READ(task, thread_info.status) & TS_COMPAT_BIT)
+	if (task->thread_info.status & TS_COMPAT_BIT)
 		return 0;
 	e = scratch_buf();
 	if (!e)
 		return 0;
-	e->args[0] = BPF_CORE_READ(regs, di);
-	e->args[1] = BPF_CORE_READ(regs, si);
-	e->args[2] = BPF_CORE_READ(regs, dx);
-	e->args[3] = BPF_CORE_READ(regs, r10);
-	e->args[4] = BPF_CORE_READ(regs, r8);
-	e->args[5] = BPF_CORE_READ(regs, r9);
+	/* BTF pointers: plain loads, no helper call */
+	e->args[0] = regs->di;
+	e->args[1] = regs->si;
+	e->args[2] = regs->dx;
+	e->args[3] = regs->r10;
+	e->args[4] = regs->r8;
+	e->args[5] = regs->r9;
 	/* anonymous mappings are memory, not files */
 	if (nr == NR_MMAP && ((e->args[3] & MAP_ANON) || (__s32)e->args[4] < 0))
 		return 0;
-	__builtin_memcpy(fl.args, e->args, sizeof(fl.args));
+	__builtin_memcpy(fl->args, e->args, sizeof(fl->args));
 	hdr(&e->h, BE_ENTER);
 	e->nr = (__s32)nr;
 	e->nstr = 0;
@@ -258,15 +279,15 @@ int BPF_PROG(iotape_enter, struct pt_regs *regs, long id)
 
 			if (j >= 2)
 				continue;
-			e->slen[j] = read_str(e->data, &off, fl.args[i]);
+			e->slen[j] = read_str(e->data, &off, fl->args[i]);
 			e->sarg[j] = (__u8)i;
-			fl.sarg[j] = (__u8)i;
+			fl->sarg[j] = (__u8)i;
 			if (e->slen[j] == BE_FAULT)
-				fl.fault |= 1u << j;
+				fault |= 1u << j;
 			e->nstr = j + 1;
 		} else if (k == BK_IOV && i < 5) {
-			struct iov_ctx c = { .base = fl.args[i], .sum = 0 };
-			__u64 cnt = fl.args[i + 1];
+			struct iov_ctx c = { .base = fl->args[i], .sum = 0 };
+			__u64 cnt = fl->args[i + 1];
 
 			if (cnt > IOV_MAX_SUM)
 				cnt = IOV_MAX_SUM;
@@ -275,27 +296,25 @@ int BPF_PROG(iotape_enter, struct pt_regs *regs, long id)
 		} else if (k == BK_OFFPTR) {
 			__s64 o = -1;
 
-			if (fl.args[i] && bpf_probe_read_user(&o, 8, (void *)fl.args[i]) < 0)
+			if (fl->args[i] && bpf_probe_read_user(&o, 8, (void *)fl->args[i]) < 0)
 				o = -1;
 			e->args[i] = (__u64)o;
 		} else if (k == BK_OPENHOW && i < 5) {
 			__u64 how[2] = { 0, 0 };
 
-			bpf_probe_read_user(how, sizeof(how), (void *)fl.args[i]);
+			bpf_probe_read_user(how, sizeof(how), (void *)fl->args[i]);
 			e->args[i] = how[0];
 			e->args[i + 1] = how[1];
 			i++;
 		} else if (k == BK_CLONE3) {
-			if (bpf_probe_read_user(&v, 8, (void *)fl.args[i]) < 0)
+			if (bpf_probe_read_user(&v, 8, (void *)fl->args[i]) < 0)
 				v = 0;
 			e->args[i] = v;
 		}
 	}
-	fl.nr = (__s32)nr;
-	if (bpf_map_update_elem(&inflight, &tid, &fl, BPF_ANY) < 0) {
-		count_drop();
-		return 0;
-	}
+	fl->nr = (__s32)nr;
+	fl->fault = fault;
+	fl->busy = 1;
 	e->h.len = (__u32)sizeof(*e) + (off <= 2 * BE_STR_MAX ? off : 2 * BE_STR_MAX);
 	emit(e, e->h.len, 0);
 	return 0;
@@ -317,17 +336,16 @@ static __always_inline __u64 fd_ino(struct task_struct *task, int fd)
 SEC("tp_btf/sys_exit")
 int BPF_PROG(iotape_exit, struct pt_regs *regs, long ret)
 {
-	__u32 tid = (__u32)bpf_get_current_pid_tgid(), off = 0, j;
-	struct inflight *fl = bpf_map_lookup_elem(&inflight, &tid);
+	struct tstate *fl = followed(bpf_get_current_task_btf());
 	struct be_exit *x;
+	__u32 off = 0, j;
 
-	if (!fl)
+	if (!fl || !fl->busy)
 		return 0;
+	fl->busy = 0;
 	x = scratch_buf();
-	if (!x) {
-		bpf_map_delete_elem(&inflight, &tid);
+	if (!x)
 		return 0;
-	}
 	hdr(&x->h, BE_EXIT);
 	x->ret = ret;
 	x->pipe_fd[0] = x->pipe_fd[1] = -1;
@@ -365,7 +383,6 @@ int BPF_PROG(iotape_exit, struct pt_regs *regs, long ret)
 		x->nstr = j + 1;
 		x->slen[j] = read_str(x->data, &off, fl->args[a]);
 	}
-	bpf_map_delete_elem(&inflight, &tid);
 	x->h.len = (__u32)sizeof(*x) + (off <= 2 * BE_STR_MAX ? off : 2 * BE_STR_MAX);
 	emit(x, x->h.len, 0);
 	return 0;
@@ -374,16 +391,21 @@ int BPF_PROG(iotape_exit, struct pt_regs *regs, long ret)
 SEC("tp_btf/sched_process_fork")
 int BPF_PROG(iotape_fork, struct task_struct *parent, struct task_struct *child)
 {
-	__u32 ptid = BPF_CORE_READ(parent, pid), ctid = BPF_CORE_READ(child, pid), one = 1;
+	__u32 ctid = child->pid;
+	struct tstate *cs;
 	struct be_fork *f;
 	__u64 fl = 0;
 
-	if (!bpf_map_lookup_elem(&tids, &ptid))
+	if (!followed(parent))
 		return 0;
-	if (bpf_map_update_elem(&tids, &ctid, &one, BPF_ANY) < 0) {
+	cs = bpf_task_storage_get(&tstate, child, 0, BPF_LOCAL_STORAGE_GET_F_CREATE);
+	if (!cs) {
 		count_drop();
 		return 0;
 	}
+	cs->st = BE_TID_ON;
+	cs->busy = 0;
+	live_add(1);
 	f = scratch_buf();
 	if (!f)
 		return 0;
@@ -494,25 +516,14 @@ static __always_inline __u32 exe_path(struct linux_binprm *bprm, struct be_exec 
 SEC("tp_btf/sched_process_exec")
 int BPF_PROG(iotape_exec, struct task_struct *p, pid_t old_pid, struct linux_binprm *bprm)
 {
-	__u32 tid = BPF_CORE_READ(p, pid), old = (__u32)old_pid, one = 1, elen, alen;
-	struct inflight *fl;
+	__u32 old = (__u32)old_pid, elen, alen;
 	struct be_exec *x;
 	__u64 a0, a1;
 
-	if (!bpf_map_lookup_elem(&tids, &tid) && !bpf_map_lookup_elem(&tids, &old))
+	/* exec from a thread: it takes the leader's tid, and keeps its own
+	 * state (the task is the same) */
+	if (!followed(p))
 		return 0;
-	if (old != tid) {
-		/* exec from a thread: it takes the leader's tid */
-		bpf_map_delete_elem(&tids, &old);
-		bpf_map_update_elem(&tids, &tid, &one, BPF_ANY);
-		fl = bpf_map_lookup_elem(&inflight, &old);
-		if (fl) {
-			struct inflight copy = *fl;
-
-			bpf_map_update_elem(&inflight, &tid, &copy, BPF_ANY);
-			bpf_map_delete_elem(&inflight, &old);
-		}
-	}
 	x = scratch_buf();
 	if (!x)
 		return 0;
@@ -552,14 +563,16 @@ int BPF_PROG(iotape_exec, struct task_struct *p, pid_t old_pid, struct linux_bin
 SEC("tp_btf/sched_process_exit")
 int BPF_PROG(iotape_gone, struct task_struct *p)
 {
-	__u32 tid = BPF_CORE_READ(p, pid);
+	__u32 tid = p->pid;
+	struct tstate *s = followed(p);
 	struct task_struct *xt;
 	struct be_gone *g;
 
-	if (!bpf_map_lookup_elem(&tids, &tid))
+	if (!s)
 		return 0;
-	bpf_map_delete_elem(&tids, &tid);
-	bpf_map_delete_elem(&inflight, &tid);
+	s->st = 0;
+	s->busy = 0;
+	live_add(-1);
 	/* the leader reaped by another thread's exec: that exec names it
 	 * gone, as the ptrace path does, and its tid lives on */
 	xt = BPF_CORE_READ(p, signal, group_exec_task);

@@ -9,16 +9,19 @@
 #   spawn   400 program starts: sh -c 'for i in $(seq 400); do /bin/true; done'
 #   bbcp    a statically linked busybox cp -a of a 3,500-entry tree
 #   cp      cp -a of the same tree        tar   tar cf of it
+#   calls   200,000 fstatat() of one file by one dynamically linked
+#           program: the cost per call of BPF against the in-process fast
+#           path (--backend ptrace logs every one of them in-process)
 # All on tmpfs (/dev/shm), hot cache.  Skipped with the reason when the
 # bpf backend does not load here.
-#   RUNS=5  CASES="make spawn bbcp cp tar"
+#   RUNS=5  CASES="make spawn bbcp cp tar calls"
 set -u
 cd "$(dirname "$0")/../.."
 SRC=$PWD
 BUILD=${BUILD:-build}
 IOTAPE=${IOTAPE:-$SRC/$BUILD/iotape}
 RUNS=${RUNS:-5}
-CASES=${CASES:-make spawn bbcp cp tar}
+CASES=${CASES:-make spawn bbcp cp tar calls}
 TMPW=${TMPW:-/dev/shm}
 export LC_ALL=C
 
@@ -49,6 +52,8 @@ done
 printf 'int main(void) { return 0; }\n' >"$W/proj/main.c"
 printf 'OBJ := $(patsubst %%.c,%%.o,$(wildcard *.c))\nprog: $(OBJ)\n\t$(CC) -o $@ $^\n%%.o: %%.c\n\t$(CC) -O1 -c -o $@ $<\n' \
 	>"$W/proj/Makefile"
+printf '#include <fcntl.h>\n#include <stdlib.h>\n#include <sys/stat.h>\nint main(int c, char **v) { struct stat sb; for (int i = atoi(v[1]); i > 0; i--) fstatat(AT_FDCWD, v[2], &sb, 0); return 0; }\n' \
+	>"$W/calls.c" && cc -O2 -o "$W/calls" "$W/calls.c" || { echo "record_bpf bench: cc failed"; exit 1; }
 BB=$(command -v busybox)
 file -L "$BB" 2>/dev/null | grep -q 'statically linked' || echo "note: $BB is not statically linked"
 
@@ -97,6 +102,7 @@ for c in $CASES; do
 	bbcp)  bench bbcp "rm -rf copy" "$BB cp -a tree copy" ;;
 	cp)    bench cp "rm -rf copy" "cp -a tree copy" ;;
 	tar)   bench tar "rm -f out.tar" "tar cf out.tar tree" ;;
+	calls) bench calls true "./calls 200000 tree/d1/f1" ;;
 	esac
 done
 echo "load average after: $(cut -d' ' -f1-3 /proc/loadavg)"
