@@ -10,7 +10,8 @@
 #    arguments and results, the same per-syscall counts and the same path
 #    states (rec_fileops: counted; record/README.md says where they can
 #    differ).
-# 2. A fork storm of 1,000 processes: 0 dropped, 1,000 exits.
+# 2. A fork storm of 1,000 processes: 0 dropped, 1,000 execs; a ring too
+#    small for a burst: the loss is counted in the summary and the trace.
 # 3. SIGKILL of the program and of the recorder: the trace is readable,
 #    and no BPF program of ours is left loaded.
 # 4. Not root: --backend auto records with ptrace and says so; --backend
@@ -135,6 +136,17 @@ n=$("$IOTAPE" dump storm.iotape | grep -c -- '--- exec "/usr/bin/true"')
 [ "$n" = 1000 ] || fail "fork storm: $n of 1000 execs of true in the trace"
 "$IOTAPE" check storm.iotape >/dev/null || fail "fork storm: check fails"
 echo "fork storm: 1000 programs, 0 dropped"
+
+# 2b. a ring too small for a burst of long paths: the loss is counted, in
+# the summary and the trace, never silent
+"$IOTAPE" record --backend bpf --bpf-ring-mb 1 -o lost.iotape -- python3 -c \
+	'import os
+p = "/nonexistent" * 300
+for i in range(40000): os.path.exists(p)' 2>lost.err || fail "lost: exit $? ($(tail -2 lost.err))"
+grep -q 'were lost in the BPF ring buffer' lost.err || fail "lost: no word of lost events: $(cat lost.err)"
+lost=$("$IOTAPE" check lost.iotape | sed -n 's/.*(\([0-9]*\) dropped by the recorder).*/\1/p')
+[ "${lost:-0}" -gt 0 ] || fail "lost: the trace's dropped count is ${lost:-none}"
+echo "small ring: $lost events dropped, counted in the summary and the trace"
 
 # 3. SIGKILL of the program, then of the recorder
 "$IOTAPE" record -q --backend bpf -o kill1.iotape -- sh -c 'kill -9 $$' 2>/dev/null
