@@ -30,7 +30,8 @@
 
 /* The strings of @e (and, for those unread at entry, of the exit's
  * retry @x) by argument index.  @return : 1 if one stayed unreadable */
-static int view_of(const struct be_enter *e, const struct be_exit *x, struct rec_view *v)
+static int view_of(struct rec_ctx *c, const struct be_enter *e, const struct be_exit *x,
+		   struct rec_view *v)
 {
 	uint32_t j, off = 0, xoff = 0, len = (uint32_t)(e->h.len - sizeof(*e));
 	uint32_t xlen = x ? (uint32_t)(x->h.len - sizeof(*x)) : 0;
@@ -46,6 +47,7 @@ static int view_of(const struct be_enter *e, const struct be_exit *x, struct rec
 			s = x->data + xoff;
 			n = x->slen[j];
 			xoff += (n + 1 + 7) & ~7u;
+			c->st.bpf_reread++;
 		} else if (n < BE_STR_MAX && off + n < len) {
 			s = e->data + off;
 			off += (n + 1 + 7) & ~7u;
@@ -177,7 +179,7 @@ static void decode_enter(struct rec_ctx *c, struct rec_task *t, const struct be_
 {
 	struct rec_pre pre[2];
 	struct rec_view v;
-	int fault = view_of(e, x, &v);
+	int fault = view_of(c, e, x, &v);
 
 	pre_of_call(c, t, e, x, &v, pre);
 	t->view = &v;

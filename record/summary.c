@@ -51,6 +51,10 @@ void rec_summary(const struct rec_ctx *c, uint64_t bytes)
 		"%llu dropped", n1, b1, (unsigned long long)c->st.processes, secs, b3, b4,
 		iot_fmt_bytes(b2, sizeof(b2), (double)bytes), c->o->out,
 		(unsigned long long)c->st.dropped);
+	if (c->st.bpf_reread)
+		fprintf(stderr, "iotape: record: %llu path strings were not in memory when their "
+			"call began and were read when it returned\n",
+			(unsigned long long)c->st.bpf_reread);
 	if (c->st.bpf_lost)
 		iot_msg(IOT_MSG_WARNING, CMD, "%llu of the dropped events were lost in the BPF "
 			"ring buffer (full); a larger --bpf-ring-mb keeps them",

@@ -148,6 +148,24 @@ lost=$("$IOTAPE" check lost.iotape | sed -n 's/.*(\([0-9]*\) dropped by the reco
 [ "${lost:-0}" -gt 0 ] || fail "lost: the trace's dropped count is ${lost:-none}"
 echo "small ring: $lost events dropped, counted in the summary and the trace"
 
+# 2c. path strings in pages not yet mapped at entry (a file mapped and
+# never touched): read again at exit, not lost, not invented
+printf '/etc/hostname\0' >pathfile
+cat >fault.py <<'PY'
+import ctypes, mmap, sys
+libc = ctypes.CDLL(None)
+for i in range(20):
+    f = open(sys.argv[1], "r+b")
+    m = mmap.mmap(f.fileno(), 0, access=mmap.ACCESS_WRITE)
+    libc.access(ctypes.c_void_p(ctypes.addressof(ctypes.c_char.from_buffer(m))), 0)
+PY
+"$IOTAPE" record --backend bpf -o fault.iotape -- python3 fault.py pathfile 2>fault.err ||
+	fail "unmapped strings: exit $? ($(tail -2 fault.err))"
+grep -q 'were read when it returned' fault.err || fail "unmapped strings: none was read again: $(cat fault.err)"
+n=$("$IOTAPE" dump fault.iotape | grep -c 'access("/etc/hostname", F_OK) = 0')
+[ "$n" = 20 ] || fail "unmapped strings: $n of 20 access() calls hold their path"
+echo "unmapped strings: read again at exit, 20 of 20 paths"
+
 # 3. SIGKILL of the program, then of the recorder
 "$IOTAPE" record -q --backend bpf -o kill1.iotape -- sh -c 'kill -9 $$' 2>/dev/null
 [ $? = 137 ] || fail "the killed program's status is not 128+9"
