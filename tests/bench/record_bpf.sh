@@ -12,8 +12,10 @@
 #   calls   200,000 fstatat() of one file by one dynamically linked
 #           program: the cost per call of BPF against the in-process fast
 #           path (--backend ptrace logs every one of them in-process)
-# All on tmpfs (/dev/shm), hot cache.  Skipped with the reason when the
-# bpf backend does not load here.
+# All on tmpfs (/dev/shm), hot cache.  Each case gives two rows: wall
+# time, and CPU time (user + system of everything: program, recorder,
+# strace), which a machine loaded by others disturbs less.  Skipped with
+# the reason when the bpf backend does not load here.
 #   RUNS=5  CASES="make spawn bbcp cp tar calls"
 set -u
 cd "$(dirname "$0")/../.."
@@ -26,7 +28,7 @@ TMPW=${TMPW:-/dev/shm}
 export LC_ALL=C
 
 [ -x "$IOTAPE" ] || { echo "record_bpf bench: $IOTAPE not built"; exit 1; }
-for c in strace busybox bc; do
+for c in strace busybox bc /usr/bin/time; do
 	command -v $c >/dev/null || { echo "record_bpf bench: $c not installed; skipped"; exit 0; }
 done
 W=$(mktemp -d "$TMPW/iotape-bpfbench.XXXXXX")
@@ -57,12 +59,11 @@ printf '#include <fcntl.h>\n#include <stdlib.h>\n#include <sys/stat.h>\nint main
 BB=$(command -v busybox)
 file -L "$BB" 2>/dev/null | grep -q 'statically linked' || echo "note: $BB is not statically linked"
 
+# time_one CMD... - "wall cpu" seconds of one run
 time_one() {
-	local s e
-	s=$(date +%s.%N)
-	"$@" >/dev/null 2>"$W/err" || echo "FAILED: $* ($(tail -1 "$W/err"))" >&2
-	e=$(date +%s.%N)
-	echo "$e - $s" | bc
+	/usr/bin/time -o "$W/time" -f '%e %U %S' "$@" >/dev/null 2>"$W/err" ||
+		echo "FAILED: $* ($(tail -1 "$W/err"))" >&2
+	awk '{ printf "%s %.2f\n", $1, $2 + $3 }' "$W/time"
 }
 
 median() { sort -n | awk '{ v[NR] = $1 } END { print v[int((NR + 1) / 2)] }'; }
@@ -83,18 +84,29 @@ bench() {
 			echo "$t" >>"$W/$name.$mode.all"
 		done
 	done
-	for mode in $MODES; do median <"$W/$name.$mode.all" >"$W/$name.$mode"; done
-	printf '%-6s %8.3f' "$name" "$(cat "$W/$name.native")"
+	for mode in $MODES; do
+		cut -d' ' -f1 "$W/$name.$mode.all" | median >"$W/$name.$mode"
+		cut -d' ' -f2 "$W/$name.$mode.all" | median >"$W/$name.$mode.cpu"
+	done
+	row "$name" ""
+	row "$name" .cpu
+}
+
+# row NAME SUFFIX - one line of medians and ratios to native
+row() {
+	local n=$1 x=$2 mode
+	printf '%-10s %8.3f' "$n${x:+ cpu}" "$(cat "$W/$n.native$x")"
 	for mode in bpf ptrace strace; do
-		printf ' %8.3f (%5.2fx)' "$(cat "$W/$name.$mode")" \
-			"$(echo "$(cat "$W/$name.$mode") / $(cat "$W/$name.native")" | bc -l)"
+		printf ' %8.3f (%5.2fx)' "$(cat "$W/$n.$mode$x")" \
+			"$(awk -v m="$(cat "$W/$n.$mode$x")" -v b="$(cat "$W/$n.native$x")" \
+				'BEGIN { print (b > 0 ? m / b : 0) }')"
 	done
 	echo
 }
 
 echo "record_bpf bench: median of $RUNS runs, seconds (ratio to native); $(nproc) CPUs," \
 	"$(uname -r), load average $(cut -d' ' -f1-3 /proc/loadavg)"
-printf '%-6s %8s %17s %17s %17s\n' case native "--backend bpf" "--backend ptrace" "strace -f"
+printf '%-10s %8s %17s %17s %17s\n' case native "--backend bpf" "--backend ptrace" "strace -f"
 for c in $CASES; do
 	case $c in
 	make)  bench make "make -s -C proj clean 2>/dev/null; rm -f proj/*.o proj/prog" "make -s -C proj -j2" ;;
