@@ -119,21 +119,21 @@ static void cwd_state(struct rec_ctx *c, const char *p, uint32_t len)
 }
 
 /*
- * What the call's paths were before it ran, from what it did: one it
- * made did not exist; one it did not find did not exist (unless it is a
- * symlink now: a dangling one fails the same way).  Left NULL: the
- * recorder lstat()s it now.  (What a call removed or replaced is gone by
- * then: the ptrace backend's state of it cannot be had from tracepoints
- * alone; see record/README.md.)
+ * What the call's paths were before it ran, from what it did: a file an
+ * open created (FMODE_CREATED) did not exist; a path a call did not find
+ * did not exist (unless it is a symlink now and the call follows it: a
+ * dangling one fails the same way).  Left NULL: the recorder lstat()s it
+ * now.  (Calls that make, remove or rename names were stopped before they
+ * ran and their paths taken then: bpf_guard.c.)
  */
 static void pre_of_call(struct rec_ctx *c, struct rec_task *t, const struct be_enter *e,
 			const struct be_exit *x, struct rec_view *v, struct rec_pre pre[2])
 {
 	const struct iot_syscall *sc = iot_syscall_by_nr(e->nr);
 	int64_t ret = x ? x->ret : 0;
-	int made = -1, ip, ip2;
 	struct stat sb;
 	uint32_t len;
+	int ip, ip2;
 	char *p;
 
 	if (!sc)
@@ -141,24 +141,10 @@ static void pre_of_call(struct rec_ctx *c, struct rec_task *t, const struct be_e
 	ip = iot_syscall_arg(sc, IOT_ARG_PATH);
 	ip2 = iot_syscall_arg(sc, IOT_ARG_PATH2);
 	memcpy(t->raw, e->args, sizeof(t->raw));
-	if (x && ret >= 0) {
-		switch (e->nr) {
-		case SYS_mkdir: case SYS_mkdirat: case SYS_mknod: case SYS_mknodat:
-		case SYS_symlink: case SYS_symlinkat:
-			made = ip;
-			break;
-		case SYS_link: case SYS_linkat:
-			made = ip2;
-			break;
-		case SYS_open: case SYS_openat: case SYS_openat2: case SYS_creat:
-			if (x->created)
-				made = ip;
-			break;
-		}
-		if (made >= 0 && !v->pre[made]) {
-			pre_absent(&pre[made == ip2 ? 1 : 0]);
-			v->pre[made] = &pre[made == ip2 ? 1 : 0];
-		}
+	if (x && ret >= 0 && x->created && ip >= 0 &&
+	    (sc->flags & IOT_SCF_RETFD) && (sc->flags & IOT_SCF_NAMES)) {
+		pre_absent(&pre[0]);
+		v->pre[ip] = &pre[0];
 	}
 	if (ip < 0)
 		return;

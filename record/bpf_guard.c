@@ -1,7 +1,7 @@
 /*
  * bpf_guard.c - the one stop the bpf backend keeps: before a call that
- * removes, replaces or truncates a path (unlink, unlinkat, rmdir, rename,
- * renameat, renameat2, truncate, creat, open/openat with O_TRUNC).
+ * makes, removes or renames a name, or truncates a path (guard_filter()
+ * says which, from format/syscalls.def).
  *
  * The BPF programs see a call's path strings but not the inode behind
  * them, and by the time the recorder drains the ring the call has run:
@@ -12,7 +12,9 @@
  * same moment for these calls alone: it drains the ring (the thread's
  * cwd and descriptors are then up to date), takes the states of the
  * call's paths, and lets the call run (SECCOMP_USER_NOTIF_FLAG_CONTINUE).
- * Every other call runs without a stop.
+ * Every other call runs without a stop.  (Calls that make a name need it
+ * too: their parent directory must be taken before it gains the entry,
+ * and the name before it exists.)
  *
  * If the recorder dies, the listener closes and these calls fail with
  * ENOSYS in whatever descendants are left (the program itself is killed
@@ -37,39 +39,64 @@
 #define SECCOMP_USER_NOTIF_FLAG_CONTINUE (1UL << 0)
 #endif
 
-#define ARG_LO(n) (offsetof(struct seccomp_data, args[n]))
-
-int rec_guard_install(void)
+/*
+ * Which calls stop, from format/syscalls.def: every row that makes,
+ * removes or renames a name but returns no descriptor (NAMES without
+ * RETFD: unlink, rmdir, rename, mkdir, link, symlink, mknod...), every row
+ * that writes through a path (WRITE with a PATH: truncate), and the opens
+ * (NAMES with RETFD) when they truncate: with O_TRUNC in their flags, or
+ * always when they have none to test (creat).  openat2's flags are behind
+ * a pointer the filter cannot read: it does not stop.
+ */
+static int guard_filter(struct sock_filter *f, size_t max)
 {
-	struct sock_filter f[32];
-	struct sock_fprog prog;
-	unsigned k = 0;
-	int fd;
+	const struct iot_syscall *tab;
+	size_t n, i, k = 0;
 
+	tab = iot_syscall_table(&n);
+	if (3 * n + 8 > max)
+		return -E2BIG;
 	f[k++] = (struct sock_filter)BPF_STMT(BPF_LD | BPF_W | BPF_ABS,
 					      offsetof(struct seccomp_data, arch));
 	f[k++] = (struct sock_filter)BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, AUDIT_ARCH_X86_64, 1, 0);
 	f[k++] = (struct sock_filter)BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ALLOW);
 	f[k++] = (struct sock_filter)BPF_STMT(BPF_LD | BPF_W | BPF_ABS,
 					      offsetof(struct seccomp_data, nr));
-	/* open: O_TRUNC in args[1]; openat: in args[2] (low words) */
-	f[k++] = (struct sock_filter)BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, SYS_open, 0, 3);
-	f[k++] = (struct sock_filter)BPF_STMT(BPF_LD | BPF_W | BPF_ABS, ARG_LO(1));
-	f[k++] = (struct sock_filter)BPF_JUMP(BPF_JMP | BPF_JSET | BPF_K, O_TRUNC, 12, 0);
+	for (i = 0; i < n && k + 6 < max; i++) {
+		const struct iot_syscall *sc = &tab[i];
+		int opens = (sc->flags & IOT_SCF_NAMES) && (sc->flags & IOT_SCF_RETFD);
+		int fl = iot_syscall_arg(sc, IOT_ARG_OPEN_FLAGS);
+
+		if (opens && fl >= 0) {
+			/* the accumulator holds the flags after the load: a
+			 * miss is this call without O_TRUNC, let through */
+			f[k++] = (struct sock_filter)BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K,
+							      (unsigned)sc->nr, 0, 4);
+			f[k++] = (struct sock_filter)BPF_STMT(BPF_LD | BPF_W | BPF_ABS,
+				offsetof(struct seccomp_data, args[fl]));
+			f[k++] = (struct sock_filter)BPF_JUMP(BPF_JMP | BPF_JSET | BPF_K, O_TRUNC, 0, 1);
+			f[k++] = (struct sock_filter)BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_USER_NOTIF);
+			f[k++] = (struct sock_filter)BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ALLOW);
+		} else if ((opens && iot_syscall_arg(sc, IOT_ARG_OPENHOW) < 0) ||
+			   ((sc->flags & IOT_SCF_NAMES) && !opens) ||
+			   ((sc->flags & IOT_SCF_WRITE) && iot_syscall_arg(sc, IOT_ARG_PATH) >= 0)) {
+			f[k++] = (struct sock_filter)BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K,
+							      (unsigned)sc->nr, 0, 1);
+			f[k++] = (struct sock_filter)BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_USER_NOTIF);
+		}
+	}
 	f[k++] = (struct sock_filter)BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ALLOW);
-	f[k++] = (struct sock_filter)BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, SYS_openat, 0, 2);
-	f[k++] = (struct sock_filter)BPF_STMT(BPF_LD | BPF_W | BPF_ABS, ARG_LO(2));
-	f[k++] = (struct sock_filter)BPF_JUMP(BPF_JMP | BPF_JSET | BPF_K, O_TRUNC, 8, 9);
-	f[k++] = (struct sock_filter)BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, SYS_unlink, 7, 0);
-	f[k++] = (struct sock_filter)BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, SYS_unlinkat, 6, 0);
-	f[k++] = (struct sock_filter)BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, SYS_rmdir, 5, 0);
-	f[k++] = (struct sock_filter)BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, SYS_rename, 4, 0);
-	f[k++] = (struct sock_filter)BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, SYS_renameat, 3, 0);
-	f[k++] = (struct sock_filter)BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, SYS_renameat2, 2, 0);
-	f[k++] = (struct sock_filter)BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, SYS_truncate, 1, 0);
-	f[k++] = (struct sock_filter)BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, SYS_creat, 0, 1);
-	f[k++] = (struct sock_filter)BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_USER_NOTIF);
-	f[k++] = (struct sock_filter)BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ALLOW);
+	return (int)k;
+}
+
+int rec_guard_install(void)
+{
+	struct sock_filter f[1024];
+	struct sock_fprog prog;
+	int fd, k = guard_filter(f, sizeof(f) / sizeof(f[0]));
+
+	if (k < 0)
+		return k;
 	prog.len = (unsigned short)k;
 	prog.filter = f;
 	if (prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) < 0)

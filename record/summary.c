@@ -32,7 +32,7 @@ void rec_summary(const struct rec_ctx *c, uint64_t bytes)
 		snprintf(b1, sizeof(b1), " (%.1f%% in-process)",
 			 v ? 100.0 * (double)c->st.fast_events / (double)v : 0.0);
 	else if (c->bpf)
-		snprintf(b1, sizeof(b1), " (by BPF; %llu stops before removing calls)",
+		snprintf(b1, sizeof(b1), " (by BPF; %llu stops before calls that change names)",
 			 (unsigned long long)c->st.guard_stops);
 	else
 		b1[0] = 0;
@@ -52,8 +52,8 @@ void rec_summary(const struct rec_ctx *c, uint64_t bytes)
 		iot_fmt_bytes(b2, sizeof(b2), (double)bytes), c->o->out,
 		(unsigned long long)c->st.dropped);
 	if (c->st.bpf_reread)
-		fprintf(stderr, "iotape: record: %llu path strings were not in memory when their "
-			"call began and were read when it returned\n",
+		iot_msg(IOT_MSG_INFO, CMD, "%llu path strings were not in memory when their "
+			"call began and were read when it returned",
 			(unsigned long long)c->st.bpf_reread);
 	if (c->st.bpf_lost)
 		iot_msg(IOT_MSG_WARNING, CMD, "%llu of the dropped events were lost in the BPF "
