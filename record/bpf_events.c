@@ -263,7 +263,6 @@ static void on_ret(struct rec_ctx *c, const struct be_exit *x, size_t size)
 static void on_fork(struct rec_ctx *c, const struct be_fork *f)
 {
 	struct rec_task *t = rec_task_get(c, (pid_t)f->h.tid), *ch;
-	struct iot_process p;
 	uint64_t flags;
 
 	if (!t) {
@@ -281,43 +280,16 @@ static void on_fork(struct rec_ctx *c, const struct be_fork *f)
 		flags |= CLONE_VM | CLONE_VFORK;
 	else if ((flags & 0xff) == SIGCHLD)
 		flags &= ~(uint64_t)(CLONE_THREAD | CLONE_FILES | CLONE_FS | CLONE_VM);
-	ch = rec_task_get(c, (pid_t)f->child_tid);
-	if (!ch)
-		ch = rec_task_new(c, (pid_t)f->child_tid);
-	if (!ch)
-		return;
-	if (rec_task_inherit(ch, t, flags) < 0)
-		c->st.dropped++;
-	ch->ppid = (flags & CLONE_THREAD) ? t->ppid : t->pid;
-	ch->ready = ch->attached = 1;
-	memset(&p, 0, sizeof(p));
-	p.kind = (flags & CLONE_THREAD) ? IOT_PROC_THREAD : IOT_PROC_FORK;
-	p.t_ns = (int64_t)f->h.t;
-	p.pid = ch->pid;
-	p.tid = ch->tid;
-	p.ppid = t->pid;
-	p.ptid = t->tid;
-	p.clone_flags = flags;
-	rec_emit_process(c, &p);
+	ch = rec_emit_fork(c, t, (pid_t)f->child_tid, flags, (int64_t)f->h.t);
+	if (ch)
+		ch->attached = 1;
 }
 
 void rec_bpf_emit_exit(struct rec_ctx *c, struct rec_task *t, int64_t now, int status,
-		      int64_t ut, int64_t st)
+		       int64_t ut, int64_t st)
 {
-	struct iot_process p;
-
 	flush_pending(c, t, t->tid, NULL);
-	rec_emit_unfinished(c, t, now);
-	memset(&p, 0, sizeof(p));
-	p.kind = IOT_PROC_EXIT;
-	p.t_ns = now;
-	p.pid = t->pid;
-	p.tid = t->tid;
-	p.exit_status = status;
-	p.utime_ns = ut;
-	p.stime_ns = st;
-	rec_emit_process(c, &p);
-	rec_task_del(c, t);
+	rec_emit_exit(c, t, now, status, ut, st);
 }
 
 static void on_exec(struct rec_ctx *c, const struct be_exec *x, size_t size)

@@ -42,6 +42,50 @@ int rec_emit_process(struct rec_ctx *c, struct iot_process *p)
 	return r;
 }
 
+struct rec_task *rec_emit_fork(struct rec_ctx *c, struct rec_task *t, pid_t tid,
+			       uint64_t flags, int64_t now)
+{
+	struct rec_task *ch = rec_task_get(c, tid);
+	struct iot_process p;
+
+	if (!ch)
+		ch = rec_task_new(c, tid);
+	if (!ch)
+		return NULL;
+	if (rec_task_inherit(ch, t, flags) < 0)
+		c->st.dropped++;
+	ch->ppid = (flags & CLONE_THREAD) ? t->ppid : t->pid;
+	ch->ready = 1;
+	memset(&p, 0, sizeof(p));
+	p.kind = (flags & CLONE_THREAD) ? IOT_PROC_THREAD : IOT_PROC_FORK;
+	p.t_ns = now;
+	p.pid = ch->pid;
+	p.tid = ch->tid;
+	p.ppid = t->pid;
+	p.ptid = t->tid;
+	p.clone_flags = flags;
+	rec_emit_process(c, &p);
+	return ch;
+}
+
+void rec_emit_exit(struct rec_ctx *c, struct rec_task *t, int64_t now, int status,
+		   int64_t utime_ns, int64_t stime_ns)
+{
+	struct iot_process p;
+
+	rec_emit_unfinished(c, t, now);
+	memset(&p, 0, sizeof(p));
+	p.kind = IOT_PROC_EXIT;
+	p.t_ns = now;
+	p.pid = t->pid;
+	p.tid = t->tid;
+	p.exit_status = status;
+	p.utime_ns = utime_ns;
+	p.stime_ns = stime_ns;
+	rec_emit_process(c, &p);
+	rec_task_del(c, t);
+}
+
 static int emit_event(struct rec_ctx *c, struct rec_task *t)
 {
 	int r = iot_writer_event(c->w, &t->ev);

@@ -270,6 +270,14 @@ void rec_decode_exit(struct rec_ctx *c, struct rec_task *t, int64_t ret,
 		     int64_t now);
 void rec_emit_unfinished(struct rec_ctx *c, struct rec_task *t, int64_t now);
 int rec_emit_process(struct rec_ctx *c, struct iot_process *p);
+/* @t made task @tid with @flags (as the kernel did it): its tables, its
+ * FORK or THREAD record.  @return : the child (ready), or NULL */
+struct rec_task *rec_emit_fork(struct rec_ctx *c, struct rec_task *t, pid_t tid,
+			       uint64_t flags, int64_t now);
+/* @t ended with wait status @status: its call in flight as unfinished, its
+ * EXIT record; @t is deleted */
+void rec_emit_exit(struct rec_ctx *c, struct rec_task *t, int64_t now, int status,
+		   int64_t utime_ns, int64_t stime_ns);
 
 /* ---- aio.c: libaio and io_uring requests and completions ---- */
 /* at the entry stop of io_submit, io_uring_enter/register, close:

@@ -106,7 +106,6 @@ static void on_clone(struct rec_ctx *c, struct rec_task *t, int ev, int64_t now)
 {
 	unsigned long msg = 0;
 	struct rec_task *ch;
-	struct iot_process p;
 	uint64_t flags = t->clone_flags;
 
 	if (ptrace(PTRACE_GETEVENTMSG, t->tid, 0, &msg) < 0 || msg == 0)
@@ -120,25 +119,8 @@ static void on_clone(struct rec_ctx *c, struct rec_task *t, int ev, int64_t now)
 	}
 	else if (ev == PTRACE_EVENT_FORK)
 		flags &= ~(uint64_t)(CLONE_THREAD | CLONE_FILES | CLONE_FS | CLONE_VM);
-	ch = rec_task_get(c, (pid_t)msg);
-	if (!ch)
-		ch = rec_task_new(c, (pid_t)msg);
-	if (!ch)
-		return;
-	if (rec_task_inherit(ch, t, flags) < 0)
-		c->st.dropped++;
-	ch->ppid = (flags & CLONE_THREAD) ? t->ppid : t->pid;
-	ch->ready = 1;
-	memset(&p, 0, sizeof(p));
-	p.kind = (flags & CLONE_THREAD) ? IOT_PROC_THREAD : IOT_PROC_FORK;
-	p.t_ns = now;
-	p.pid = ch->pid;
-	p.tid = ch->tid;
-	p.ppid = t->pid;
-	p.ptid = t->tid;
-	p.clone_flags = flags;
-	rec_emit_process(c, &p);
-	if (ch->stopped_early) {
+	ch = rec_emit_fork(c, t, (pid_t)msg, flags, now);
+	if (ch && ch->stopped_early) {
 		ch->stopped_early = 0;
 		ch->attached = 1;
 		resume(c, ch, 0);
@@ -152,7 +134,6 @@ static pid_t exec_rename(struct rec_ctx *c, pid_t pid, int64_t now)
 {
 	unsigned long old = 0;
 	struct rec_task *ot, *leader;
-	struct iot_process p;
 
 	if (ptrace(PTRACE_GETEVENTMSG, pid, 0, &old) < 0 || !old || (pid_t)old == pid)
 		return 0;
@@ -161,16 +142,8 @@ static pid_t exec_rename(struct rec_ctx *c, pid_t pid, int64_t now)
 	if (!ot)
 		return 0;
 	leader = rec_task_get(c, pid);
-	if (leader) {
-		rec_emit_unfinished(c, leader, now);
-		memset(&p, 0, sizeof(p));
-		p.kind = IOT_PROC_EXIT;
-		p.t_ns = now;
-		p.pid = leader->pid;
-		p.tid = leader->tid;
-		rec_emit_process(c, &p);
-		rec_task_del(c, leader);
-	}
+	if (leader)
+		rec_emit_exit(c, leader, now, 0, 0, 0);
 	c->by_tid[old] = NULL;
 	c->by_tid[pid] = ot;
 	ot->tid = pid;
@@ -230,7 +203,6 @@ static void on_death(struct rec_ctx *c, pid_t pid, int status,
 		     const struct rusage *ru, int64_t now)
 {
 	struct rec_task *t = rec_task_get(c, pid);
-	struct iot_process p;
 
 	if (pid == c->root) {
 		c->st.root_status = status;
@@ -247,22 +219,12 @@ static void on_death(struct rec_ctx *c, pid_t pid, int status,
 		rec_aio_proc_gone(c, t);
 		rec_fmap_proc_gone(c, t);
 	}
-	rec_emit_unfinished(c, t, now);
-	memset(&p, 0, sizeof(p));
-	p.kind = IOT_PROC_EXIT;
-	p.t_ns = now;
-	p.pid = t->pid;
-	p.tid = t->tid;
-	p.exit_status = status;
-	if (t->exited_event) {
-		p.utime_ns = t->utime_ns;
-		p.stime_ns = t->stime_ns;
-	} else {
-		p.utime_ns = ru->ru_utime.tv_sec * 1000000000LL + ru->ru_utime.tv_usec * 1000LL;
-		p.stime_ns = ru->ru_stime.tv_sec * 1000000000LL + ru->ru_stime.tv_usec * 1000LL;
-	}
-	rec_emit_process(c, &p);
-	rec_task_del(c, t);
+	if (t->exited_event)
+		rec_emit_exit(c, t, now, status, t->utime_ns, t->stime_ns);
+	else
+		rec_emit_exit(c, t, now, status,
+			      ru->ru_utime.tv_sec * 1000000000LL + ru->ru_utime.tv_usec * 1000LL,
+			      ru->ru_stime.tv_sec * 1000000000LL + ru->ru_stime.tv_usec * 1000LL);
 }
 
 static void on_event_exit(struct rec_ctx *c, struct rec_task *t, int64_t now)
