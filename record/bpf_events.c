@@ -226,6 +226,22 @@ static void on_enter(struct rec_ctx *c, const struct be_enter *e, size_t size)
 	c->bpf->pending[tid] = pd;
 }
 
+/* the result @x of @t's call in flight */
+static void ret_of(struct rec_ctx *c, struct rec_task *t, const struct be_exit *x)
+{
+	struct rec_view v;
+
+	memset(&v, 0, sizeof(v));
+	v.no_mem = 1;
+	v.pipe_fd[0] = x->pipe_fd[0];
+	v.pipe_fd[1] = x->pipe_fd[1];
+	v.pipe_ino[0] = x->pipe_ino[0];
+	v.pipe_ino[1] = x->pipe_ino[1];
+	t->view = &v;
+	rec_decode_exit(c, t, x->ret, (int64_t)x->h.t);
+	t->view = NULL;
+}
+
 /* an entry held for its exit, decoded with what the exit brought (@x
  * NULL: it never returned) */
 static void flush_pending(struct rec_ctx *c, struct rec_task *t, pid_t tid,
@@ -242,22 +258,51 @@ static void flush_pending(struct rec_ctx *c, struct rec_task *t, pid_t tid,
 static void on_ret(struct rec_ctx *c, const struct be_exit *x, size_t size)
 {
 	struct rec_task *t = rec_task_get(c, (pid_t)x->h.tid);
-	struct rec_view v;
 
 	if (!t || size < sizeof(*x))
 		return;
 	flush_pending(c, t, t->tid, x);
 	if (!t->in_syscall)
 		return;
-	memset(&v, 0, sizeof(v));
-	v.no_mem = 1;
-	v.pipe_fd[0] = x->pipe_fd[0];
-	v.pipe_fd[1] = x->pipe_fd[1];
-	v.pipe_ino[0] = x->pipe_ino[0];
-	v.pipe_ino[1] = x->pipe_ino[1];
-	t->view = &v;
-	rec_decode_exit(c, t, x->ret, (int64_t)x->h.t);
-	t->view = NULL;
+	ret_of(c, t, x);
+}
+
+/* a call without strings: its entry and exit in one record */
+static void on_call(struct rec_ctx *c, const struct be_call *k)
+{
+	struct rec_task *t = rec_task_get(c, (pid_t)k->h.tid);
+	struct be_enter e;
+	struct be_exit x;
+
+	if (!t) {
+		c->st.dropped++;
+		return;
+	}
+	pend_free(c, t->tid);
+	if (t->in_syscall)
+		rec_emit_unfinished(c, t, (int64_t)k->t_enter);
+	memset(&e, 0, sizeof(e));
+	e.h = k->h;
+	e.h.type = BE_ENTER;
+	e.h.len = sizeof(e);
+	e.h.t = k->t_enter;
+	e.nr = k->nr;
+	memcpy(e.args, k->args, sizeof(e.args));
+	e.slen[0] = e.slen[1] = BE_NOSTR;
+	memset(&x, 0, sizeof(x));
+	x.h = k->h;
+	x.h.type = BE_EXIT;
+	x.h.len = sizeof(x);
+	x.ret = k->ret;
+	x.pipe_fd[0] = k->pipe_fd[0];
+	x.pipe_fd[1] = k->pipe_fd[1];
+	x.pipe_ino[0] = k->pipe_ino[0];
+	x.pipe_ino[1] = k->pipe_ino[1];
+	x.slen[0] = x.slen[1] = BE_NOSTR;
+	x.created = k->created;
+	decode_enter(c, t, &e, &x);
+	if (t->in_syscall)
+		ret_of(c, t, &x);
 }
 
 static void on_fork(struct rec_ctx *c, const struct be_fork *f)
@@ -391,6 +436,7 @@ int rec_bpf_record(void *ctx, void *data, size_t size)
 	case BE_FORK: if (h->len >= sizeof(struct be_fork)) on_fork(c, data); break;
 	case BE_EXEC: on_exec(c, data, h->len); break;
 	case BE_GONE: if (h->len >= sizeof(struct be_gone)) on_gone(c, data); break;
+	case BE_CALL: if (h->len >= sizeof(struct be_call)) on_call(c, data); break;
 	default: c->st.dropped++; break;
 	}
 	return 0;

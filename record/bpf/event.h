@@ -21,6 +21,7 @@ enum be_type {
 	BE_FORK,	/* a traced task made a task (fork, vfork, clone) */
 	BE_EXEC,	/* a traced task ran a new program */
 	BE_GONE,	/* a traced task ended */
+	BE_CALL,	/* a call without strings, entry and exit in one record */
 };
 
 #define BE_TID_ON	1	/* map tstate: followed */
@@ -34,7 +35,10 @@ struct be_tstate {
 	__s32 nr;
 	__u32 fault;
 	__u8 sarg[2];
-	__u8 pad[6];
+	__u8 pad[2];
+	__u32 one;
+	__u64 t_enter;
+	__u64 dargs[6];
 };
 
 /* Per syscall number, from format/syscalls.def: recorded at all, and its
@@ -78,6 +82,18 @@ struct be_exit {
 	__u32 slen[2];
 	__u32 created;			/* an open made the file (FMODE_CREATED) */
 	char data[];
+};
+
+/* BE_CALL: h.t is the exit time; what BE_ENTER and BE_EXIT would hold */
+struct be_call {
+	struct be_hdr h;
+	__s32 nr;
+	__u32 created;
+	__u64 t_enter;
+	__u64 args[6];
+	__s64 ret;
+	__s32 pipe_fd[2];
+	__u64 pipe_ino[2];
 };
 
 struct be_fork {

@@ -46,6 +46,12 @@ char LICENSE[] SEC("license") = "Dual BSD/GPL";
 #define NR_OPENAT	257
 #define NR_OPENAT2	437
 #define NR_EXECVE	59
+#define NR_CLONE	56
+#define NR_FORK		57
+#define NR_VFORK	58
+#define NR_EXIT		60
+#define NR_EXIT_GROUP	231
+#define NR_CLONE3	435
 #define NR_EXECVEAT	322
 #define FMODE_CREATED_	(1u << 20)
 #define MAP_ANON	0x20
@@ -94,7 +100,10 @@ struct tstate {
 	__s32 nr;
 	__u32 fault;			/* bit j: string j unread at entry */
 	__u8 sarg[2];
-	__u8 pad[6];
+	__u8 pad[2];
+	__u32 one;			/* no strings: one BE_CALL record at exit */
+	__u64 t_enter;
+	__u64 dargs[6];			/* args as decoded at entry, for BE_CALL */
 };	/* = struct be_tstate of event.h */
 
 struct {
@@ -315,6 +324,16 @@ int BPF_PROG(iotape_enter, struct pt_regs *regs, long id)
 	fl->nr = (__s32)nr;
 	fl->fault = fault;
 	fl->busy = 1;
+	/* A call without strings that returns (not a process call, whose
+	 * fork and exec records come between): one record at its exit, half
+	 * the ring traffic for read, write, close, fstat... */
+	fl->one = e->nstr == 0 && nr != NR_CLONE && nr != NR_CLONE3 && nr != NR_FORK &&
+		nr != NR_VFORK && nr != NR_EXIT && nr != NR_EXIT_GROUP;
+	if (fl->one) {
+		fl->t_enter = e->h.t;
+		__builtin_memcpy(fl->dargs, e->args, sizeof(fl->dargs));
+		return 0;
+	}
 	e->h.len = (__u32)sizeof(*e) + (off <= 2 * BE_STR_MAX ? off : 2 * BE_STR_MAX);
 	emit(e, e->h.len, 0);
 	return 0;
@@ -371,6 +390,28 @@ int BPF_PROG(iotape_exit, struct pt_regs *regs, long ret)
 			x->pipe_ino[0] = fd_ino(task, x->pipe_fd[0]);
 			x->pipe_ino[1] = fd_ino(task, x->pipe_fd[1]);
 		}
+	}
+	if (fl->one) {
+		struct be_call *k = (struct be_call *)x;
+		__s32 pf0 = x->pipe_fd[0], pf1 = x->pipe_fd[1];
+		__u64 pi0 = x->pipe_ino[0], pi1 = x->pipe_ino[1];
+		__u32 created = x->created;
+
+		/* the same scratch as the exit record: what that holds is
+		 * read out first */
+		k->h.type = BE_CALL;
+		k->h.len = sizeof(*k);
+		k->ret = ret;
+		k->pipe_fd[0] = pf0;
+		k->pipe_fd[1] = pf1;
+		k->pipe_ino[0] = pi0;
+		k->pipe_ino[1] = pi1;
+		k->nr = fl->nr;
+		k->created = created;
+		k->t_enter = fl->t_enter;
+		__builtin_memcpy(k->args, fl->dargs, sizeof(k->args));
+		emit(k, sizeof(*k), 0);
+		return 0;
 	}
 	/* strings unread at entry: their pages are in now, unless the call
 	 * replaced the image (exec) */
