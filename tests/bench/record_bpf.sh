@@ -12,18 +12,20 @@
 #   calls   200,000 fstatat() of one file by one dynamically linked
 #           program: the cost per call of BPF against the in-process fast
 #           path (--backend ptrace logs every one of them in-process)
+#   fdcalls 200,000 lseek() of one descriptor: the same for a call that
+#           names no path (the fast path lstat()s no path for it)
 # All on tmpfs (/dev/shm), hot cache.  Each case gives two rows: wall
 # time, and CPU time (user + system of everything: program, recorder,
 # strace), which a machine loaded by others disturbs less.  Skipped with
 # the reason when the bpf backend does not load here.
-#   RUNS=5  CASES="make spawn bbcp cp tar calls"
+#   RUNS=5  CASES="make spawn bbcp cp tar calls fdcalls"
 set -u
 cd "$(dirname "$0")/../.."
 SRC=$PWD
 BUILD=${BUILD:-build}
 IOTAPE=${IOTAPE:-$SRC/$BUILD/iotape}
 RUNS=${RUNS:-5}
-CASES=${CASES:-make spawn bbcp cp tar calls}
+CASES=${CASES:-make spawn bbcp cp tar calls fdcalls}
 TMPW=${TMPW:-/dev/shm}
 export LC_ALL=C
 
@@ -56,6 +58,8 @@ printf 'OBJ := $(patsubst %%.c,%%.o,$(wildcard *.c))\nprog: $(OBJ)\n\t$(CC) -o $
 	>"$W/proj/Makefile"
 printf '#include <fcntl.h>\n#include <stdlib.h>\n#include <sys/stat.h>\nint main(int c, char **v) { struct stat sb; for (int i = atoi(v[1]); i > 0; i--) fstatat(AT_FDCWD, v[2], &sb, 0); return 0; }\n' \
 	>"$W/calls.c" && cc -O2 -o "$W/calls" "$W/calls.c" || { echo "record_bpf bench: cc failed"; exit 1; }
+printf '#include <fcntl.h>\n#include <stdlib.h>\n#include <unistd.h>\nint main(int c, char **v) { int fd = open(v[2], O_RDONLY); for (int i = atoi(v[1]); i > 0; i--) lseek(fd, 0, SEEK_SET); return 0; }\n' \
+	>"$W/fdcalls.c" && cc -O2 -o "$W/fdcalls" "$W/fdcalls.c" || { echo "record_bpf bench: cc failed"; exit 1; }
 BB=$(command -v busybox)
 file -L "$BB" 2>/dev/null | grep -q 'statically linked' || echo "note: $BB is not statically linked"
 
@@ -115,6 +119,7 @@ for c in $CASES; do
 	cp)    bench cp "rm -rf copy" "cp -a tree copy" ;;
 	tar)   bench tar "rm -f out.tar" "tar cf out.tar tree" ;;
 	calls) bench calls true "./calls 200000 tree/d1/f1" ;;
+	fdcalls) bench fdcalls true "./fdcalls 200000 tree/d1/f1" ;;
 	esac
 done
 echo "load average after: $(cut -d' ' -f1-3 /proc/loadavg)"
