@@ -13,8 +13,8 @@
 #    small for a burst: the loss is counted in the summary and the trace.
 # 3. SIGKILL of the program and of the recorder: the trace is readable,
 #    and no BPF program of ours is left loaded.
-# 4. Not root: --backend auto records with ptrace and says so; --backend
-#    bpf fails with a message.
+# 4. --backend auto records with bpf as root; not root, with ptrace, and
+#    says so; --backend bpf then fails with a message.
 set -u
 . "$SRCDIR/tests/integration/lib.sh"
 . "$SRCDIR/tests/integration/record_lib.sh"
@@ -179,7 +179,9 @@ grep -q 'openat(AT_FDCWD, "/etc/hostname"' kill2.txt || fail "the killed recorde
 [ "$(ours)" = 0 ] || fail "BPF programs of ours are still loaded after the recorder was killed"
 echo "SIGKILL: traces readable, no program left loaded"
 
-# 4. not root
+# 4. auto as root records with bpf; not root, it falls back
+"$IOTAPE" record -q --backend auto -o auto.iotape -- true || fail "auto: exit $?"
+"$IOTAPE" dump auto.iotape | grep -q '^# record.backend *bpf$' || fail "auto as root did not record with bpf"
 if command -v setpriv >/dev/null && [ "$(id -u)" = 0 ]; then
 	chmod 755 "$d"
 	mkdir u && chown 65534:65534 u && cd u
