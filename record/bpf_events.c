@@ -172,6 +172,10 @@ static void decode_enter(struct rec_ctx *c, struct rec_task *t, const struct be_
 	if (rec_decode_entry(c, t, e->nr, (const uint64_t *)e->args, (int64_t)e->h.t)) {
 		t->ev.flags |= IOT_EV_BPF | (fault ? IOT_EV_NOSTR : 0);
 		c->st.bpf_events++;
+		/* their requests are in the program's memory (iocbs, io_uring
+		 * rings), read by the ptrace backend at its stops: not here */
+		if (t->sc && t->sc->cls == IOT_CLASS_ASYNC)
+			c->st.bpf_async++;
 	}
 	t->view = NULL;
 }
@@ -334,6 +338,10 @@ void rec_bpf_emit_exit(struct rec_ctx *c, struct rec_task *t, int64_t now, int s
 		       int64_t ut, int64_t st)
 {
 	flush_pending(c, t, t->tid, NULL);
+	if (t->tid == t->pid) {
+		rec_aio_proc_gone(c, t);
+		rec_fmap_proc_gone(c, t);
+	}
 	rec_emit_exit(c, t, now, status, ut, st);
 }
 
@@ -380,6 +388,8 @@ static void on_exec(struct rec_ctx *c, const struct be_exec *x, size_t size)
 			rec_bpf_emit_exit(c, leader, (int64_t)x->h.t, 0, 0, 0);
 		rec_task_retid(c, t, tid);
 	}
+	rec_aio_proc_gone(c, t);
+	rec_fmap_proc_gone(c, t);
 	rec_fd_exec(t);
 	rec_mm_exec(t);
 	memcpy(exe, x->data, elen);

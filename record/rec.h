@@ -158,6 +158,7 @@ struct rec_stats {
 	uint64_t bpf_lost;		/* of dropped, records the programs could not write */
 	uint64_t guard_stops;		/* bpf: stops before removing calls */
 	uint64_t bpf_reread;		/* bpf: strings unread at entry, read at exit */
+	uint64_t bpf_async;		/* bpf: async I/O calls, their requests not read */
 	int64_t t_start, t_end;
 	int root_status;		/* wait status of the root */
 	int root_done;

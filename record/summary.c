@@ -59,6 +59,11 @@ void rec_summary(const struct rec_ctx *c, uint64_t bytes)
 		iot_msg(IOT_MSG_WARNING, CMD, "%llu of the dropped events were lost in the BPF "
 			"ring buffer (full); a larger --bpf-ring-mb keeps them",
 			(unsigned long long)c->st.bpf_lost);
+	if (c->st.bpf_async)
+		iot_msg(IOT_MSG_WARNING, CMD, "%llu async I/O calls (io_submit, io_uring_enter...) "
+			"are in the trace without their requests: the bpf backend does not read "
+			"iocbs or io_uring rings; --backend ptrace does",
+			(unsigned long long)c->st.bpf_async);
 	if (c->bpf_why)
 		iot_msg(IOT_MSG_INFO, CMD, "recorded with ptrace: the bpf backend did "
 			"not load (%s)", c->bpf_why);
@@ -80,7 +85,12 @@ static void aio_summary(const struct rec_ctx *c)
 			"and exit)%s", (unsigned long long)st->file_maps,
 			(unsigned long long)st->mp_read, (unsigned long long)st->mp_written,
 			st->fmap_untaken ? "" : "; every mapping taken");
-	if (st->fmap_untaken)
+	if (st->fmap_untaken && c->bpf)
+		iot_msg(IOT_MSG_INFO, CMD, "%llu file mappings whose pages were not taken: the "
+			"bpf backend does not stop at munmap, msync or exit to read the page "
+			"table; their page I/O is not in the trace (--backend ptrace takes it)",
+			(unsigned long long)st->fmap_untaken);
+	else if (st->fmap_untaken)
 		iot_msg(IOT_MSG_INFO, CMD, "%llu file mappings whose pages could not be read "
 			"(/proc/PID/pagemap unreadable): their page I/O is not in the trace",
 			(unsigned long long)st->fmap_untaken);

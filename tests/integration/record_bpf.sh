@@ -76,8 +76,10 @@ same() {
 		(cd w && timeout 120 "$IOTAPE" record -q --backend $b -o "$d/$name.$b.iotape" -- \
 			sh -c "$cmd" >/dev/null 2>"$d/$name.$b.err") ||
 			fail "$name ($b) failed: $(tail -3 "$d/$name.$b.err")"
-		"$IOTAPE" dump --states "$d/$name.$b.iotape" >"$d/$name.$b.txt" ||
-			fail "$name: dump failed"
+		# (the pages read through file mappings, taken by ptrace at
+		# munmap and exit, are not taken by bpf: record/README.md)
+		"$IOTAPE" dump --states "$d/$name.$b.iotape" | grep -v ' mmap pages "' \
+			>"$d/$name.$b.txt" || fail "$name: dump failed"
 		"$IOTAPE" dump --count "$d/$name.$b.iotape" | awk '{ print $(NF-1), $NF }' |
 			sort >"$d/$name.$b.count"
 	done
