@@ -56,10 +56,7 @@ static int guard_filter(struct sock_filter *f, size_t max)
 	tab = iot_syscall_table(&n);
 	if (3 * n + 8 > max)
 		return -E2BIG;
-	f[k++] = (struct sock_filter)BPF_STMT(BPF_LD | BPF_W | BPF_ABS,
-					      offsetof(struct seccomp_data, arch));
-	f[k++] = (struct sock_filter)BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, AUDIT_ARCH_X86_64, 1, 0);
-	f[k++] = (struct sock_filter)BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ALLOW);
+	k += (size_t)rec_filter_arch(f);
 	f[k++] = (struct sock_filter)BPF_STMT(BPF_LD | BPF_W | BPF_ABS,
 					      offsetof(struct seccomp_data, nr));
 	for (i = 0; i < n && k + 6 < max; i++) {

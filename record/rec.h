@@ -415,6 +415,9 @@ struct sock_filter;
  *  the tracee, but calls from the fast path's stub at @fast_ip (0: none).
  *  @return : its length, or -E2BIG. */
 int rec_seccomp_filter(struct sock_filter *f, size_t max, uint64_t fast_ip);
+/* a filter's first instructions, into @f: calls of ABIs other than
+ * x86_64 (int 0x80, x32) run, unrecorded.  @return : how many (3) */
+int rec_filter_arch(struct sock_filter *f);
 int rec_seccomp_install(uint64_t fast_ip);
 int64_t rec_calibrate(int seccomp, int *seccomp_ok);
 int rec_header_fill(struct iot_header *h, const struct rec_opts *o,

@@ -34,6 +34,15 @@
  * fast path, calls made from its stub (@fast_ip, the address after its
  * `syscall` instruction) are already logged in-process: they run too.
  */
+int rec_filter_arch(struct sock_filter *f)
+{
+	f[0] = (struct sock_filter)BPF_STMT(BPF_LD | BPF_W | BPF_ABS,
+					    offsetof(struct seccomp_data, arch));
+	f[1] = (struct sock_filter)BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, AUDIT_ARCH_X86_64, 1, 0);
+	f[2] = (struct sock_filter)BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ALLOW);
+	return 3;
+}
+
 int rec_seccomp_filter(struct sock_filter *f, size_t max, uint64_t fast_ip)
 {
 	const struct iot_syscall *tab;
@@ -42,11 +51,7 @@ int rec_seccomp_filter(struct sock_filter *f, size_t max, uint64_t fast_ip)
 	tab = iot_syscall_table(&n);
 	if (2 * n + 20 > max)
 		return -E2BIG;
-	f[k++] = (struct sock_filter)BPF_STMT(BPF_LD | BPF_W | BPF_ABS,
-					      offsetof(struct seccomp_data, arch));
-	f[k++] = (struct sock_filter)BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K,
-					      AUDIT_ARCH_X86_64, 1, 0);
-	f[k++] = (struct sock_filter)BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ALLOW);
+	k += (size_t)rec_filter_arch(f);
 	if (fast_ip) {
 		/* the 64-bit pointer as two 32-bit words (x86_64: low first);
 		 * a mismatch of either half skips to the nr test */
