@@ -3,7 +3,8 @@
  * (bpf/iotape.bpf.c), follow the program's process tree with them, and
  * drain their ring buffer into the trace (bpf_events.c turns records into
  * events) while the program runs: no ptrace, and no stop but the one
- * bpf_guard.c keeps before calls that remove or truncate a path.
+ * bpf_guard.c keeps before calls that make, remove or rename a name or
+ * truncate a path.
  *
  * Order: the ring buffer is one queue for every CPU, in the order records
  * were reserved; a task's records are in its own order, a fork's record

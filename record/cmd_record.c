@@ -42,9 +42,10 @@ static void usage(FILE *f)
 		"  -p PID             attach to a running process; Ctrl-C detaches, it runs on\n"
 		"  --backend B        ptrace (default): ptrace and seccomp, with the fast\n"
 		"                     path below; bpf: BPF programs log every call into a\n"
-		"                     ring buffer, no stop (root or CAP_BPF+CAP_PERFMON, a\n"
-		"                     kernel with BTF); auto: bpf where it loads, else\n"
-		"                     ptrace (the header's record.backend says which)\n"
+		"                     ring buffer, stopping only calls that change names\n"
+		"                     (root or CAP_BPF+CAP_PERFMON, a kernel with BTF);\n"
+		"                     auto: bpf where it loads, else ptrace (the header's\n"
+		"                     record.backend says which)\n"
 		"  --bpf-ring-mb N    the bpf backend's ring buffer (default 64, a power of 2)\n"
 		"  --no-fastpath      record every call at a ptrace stop; by default a\n"
 		"                     preloaded library logs most calls of dynamically\n"
@@ -235,7 +236,7 @@ static void child_run(struct rec_ctx *c, int go, int ready, char **cmd, int secc
 	/* as PTRACE_O_EXITKILL does for the ptrace backend */
 	if (c->bpf) {
 		prctl(PR_SET_PDEATHSIG, SIGKILL);
-		/* the stop before removing calls (bpf_guard.c); the
+		/* the stop before calls that change names (bpf_guard.c); the
 		 * recorder takes the listener from here */
 		r = rec_guard_install();
 		if (write(ready, &r, sizeof(r)) != sizeof(r))
@@ -299,8 +300,8 @@ static int launch(struct rec_ctx *c, int trace_fd, const sigset_t *mask)
 		    child_gfd >= 0 && (gfd = rec_guard_take(pid, child_gfd)) >= 0)
 			rec_bpf_set_guard(c, gfd);
 		else if (!c->o->quiet)
-			cli_warn(CMD, "no stop before removing calls (%s): the states of the "
-				 "paths they remove are taken after they ran",
+			cli_warn(CMD, "no stop before calls that change names (%s): the "
+				 "states of the paths they change are taken after they ran",
 				 strerror(child_gfd < 0 ? -child_gfd : gfd < 0 ? -gfd : EIO));
 	}
 	if (c->bpf && (err = rec_bpf_follow(c, pid)) < 0) {
