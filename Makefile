@@ -96,7 +96,7 @@ BIN := $(BUILD)/iotape
 # The fast path's preload library, loaded into the recorded programs: no
 # sanitizer (it would have to be the program's too), hidden symbols.
 FAST_SRC := record/fastpath/preload.c record/fastpath/wrap.c record/fastpath/dir.c record/fastpath/patch.c \
-	record/fastpath/realpath.c format/syscalls.c
+	record/fastpath/realpath.c record/fastpath/wait.c format/syscalls.c
 FAST_HDR := record/fastpath/fp.h record/fastpath/preload.h format/iotape.h format/syscalls.def
 FASTLIB := $(BUILD)/libiotape-fast.so
 CC_IS_CLANG := $(shell $(CC) --version 2>/dev/null | grep -q clang && echo 1)

@@ -63,6 +63,9 @@ enum iot_class {
 	IOT_CLASS_ASYNC_WRITE,	/* ... that write (and fallocate) */
 	IOT_CLASS_MAPPED_READ,	/* pages read through file mappings */
 	IOT_CLASS_MAPPED_WRITE,	/* pages written through them */
+	/* A syscall row again, numbered after the others so that the classes
+	 * traces store keep their numbers (an older reader takes it as OTHER) */
+	IOT_CLASS_WAIT,		/* nanosleep, poll, select, epoll_wait: time, not bytes */
 	IOT_CLASS_COUNT
 };
 
@@ -92,6 +95,8 @@ enum iot_class {
  *          held at entry, or -1 for NULL.
  *   OPENHOW struct open_how *: its flags (mode goes to the next argument,
  *          whose kind is MODE; resolve is dropped).
+ *   TIMESPEC, TIMEVAL  a timeout's pointer: the time it held at entry in
+ *          ns (select's is changed by the call), or -1 for NULL.
  *   everything else: the raw register value, printed per its kind.
  */
 enum iot_arg_kind {
@@ -138,6 +143,11 @@ enum iot_arg_kind {
 	IOT_ARG_AIO_CTXP,	/* aio_context_t *: the context io_setup made */
 	IOT_ARG_URING_ENTER,	/* IORING_ENTER_* flags */
 	IOT_ARG_URING_REG,	/* IORING_REGISTER_* opcode */
+	IOT_ARG_TIMESPEC,	/* struct timespec *, read at entry: ns, -1 for NULL */
+	IOT_ARG_TIMEVAL,	/* struct timeval *, read at entry: ns, -1 for NULL */
+	IOT_ARG_MSEC,		/* an int timeout in ms (poll, epoll_wait): < 0 none */
+	IOT_ARG_CLOCKID,	/* clockid_t */
+	IOT_ARG_TIMER_FLAGS,	/* TIMER_ABSTIME */
 	IOT_ARG_KIND_COUNT
 };
 
@@ -167,6 +177,12 @@ const struct iot_syscall *iot_syscall_table(size_t *n);
 /*! iot_syscall_arg() : @return : the index of the first argument of kind
  *  @kind in @sc's row, or -1 if it has none. */
 int iot_syscall_arg(const struct iot_syscall *sc, int kind);
+
+/*! iot_timeout_ns() : the timeout a TIMESPEC (or, @usec, TIMEVAL)
+ *  argument points to, @p read from the caller's memory.
+ *  @return : in ns (0 for a negative one, capped at ~292 years), or -1 for
+ *  a NULL @p (no timeout). */
+int64_t iot_timeout_ns(const void *p, int usec);
 
 /*! iot_class_name() : @return : "metadata", "read", "write", ...  (what
  *  `iotape report` prints), or "?" if @cls is none. */

@@ -121,12 +121,26 @@ int iot_syscall_arg(const struct iot_syscall *sc, int kind)
 	return -1;
 }
 
+int64_t iot_timeout_ns(const void *p, int usec)
+{
+	int64_t t[2];
+
+	if (!p)
+		return -1;
+	memcpy(t, p, sizeof(t));
+	if (t[0] < 0 || t[1] < 0)
+		return 0;
+	if (t[0] >= INT64_MAX / 1000000000 - 1)
+		return INT64_MAX;
+	return t[0] * 1000000000 + (usec ? t[1] % 1000000 * 1000 : t[1] % 1000000000);
+}
+
 const char *iot_class_name(int cls)
 {
 	static const char *const names[IOT_CLASS_COUNT] = {
 		"metadata", "read", "write", "directory", "sync", "xattr", "process",
 		"other", "async calls", "async read", "async write", "mapped read",
-		"mapped write",
+		"mapped write", "wait",
 	};
 
 	if (cls < 0 || cls >= IOT_CLASS_COUNT)

@@ -307,6 +307,32 @@ static const struct flag close_range_flags[] = {
 	F(CLOSE_RANGE_UNSHARE, 2), F(CLOSE_RANGE_CLOEXEC, 4),
 };
 
+/* clock_nanosleep(2): clocks and flags (kernel ABI) */
+static const struct flag clocks[] = {
+	F(CLOCK_REALTIME, 0), F(CLOCK_MONOTONIC, 1), F(CLOCK_PROCESS_CPUTIME_ID, 2),
+	F(CLOCK_THREAD_CPUTIME_ID, 3), F(CLOCK_MONOTONIC_RAW, 4),
+	F(CLOCK_REALTIME_COARSE, 5), F(CLOCK_MONOTONIC_COARSE, 6), F(CLOCK_BOOTTIME, 7),
+	F(CLOCK_REALTIME_ALARM, 8), F(CLOCK_BOOTTIME_ALARM, 9), F(CLOCK_TAI, 11),
+};
+
+static const struct flag timer_flags[] = {
+	F(TIMER_ABSTIME, 1),
+};
+
+/* A timeout kept in ns (-1: NULL) as strace prints the struct: @usec
+ * for a struct timeval. */
+static void sb_timeout(struct iot_sbuf *b, int64_t ns, int usec)
+{
+	if (ns < 0)
+		iot_sb_puts(b, "NULL");
+	else if (usec)
+		iot_sb_printf(b, "{tv_sec=%lld, tv_usec=%lld}", (long long)(ns / 1000000000),
+			      (long long)(ns % 1000000000 / 1000));
+	else
+		iot_sb_printf(b, "{tv_sec=%lld, tv_nsec=%lld}", (long long)(ns / 1000000000),
+			      (long long)(ns % 1000000000));
+}
+
 static const struct flag sync_flags[] = {
 	F(SYNC_FILE_RANGE_WAIT_BEFORE, 1), F(SYNC_FILE_RANGE_WRITE, 2),
 	F(SYNC_FILE_RANGE_WAIT_AFTER, 4),
@@ -479,6 +505,19 @@ void iot_sb_arg(struct iot_sbuf *b, int kind, int64_t v,
 	case IOT_ARG_UID:
 	case IOT_ARG_GID:
 		sb_id(b, v);
+		break;
+	case IOT_ARG_TIMESPEC:
+	case IOT_ARG_TIMEVAL:
+		sb_timeout(b, v, kind == IOT_ARG_TIMEVAL);
+		break;
+	case IOT_ARG_MSEC:
+		iot_sb_printf(b, "%d", (int32_t)u);
+		break;
+	case IOT_ARG_CLOCKID:
+		sb_enum(b, clocks, N(clocks), (uint32_t)u, "d");
+		break;
+	case IOT_ARG_TIMER_FLAGS:
+		sb_flags(b, timer_flags, N(timer_flags), (uint32_t)u, "0", 0);
 		break;
 	case IOT_ARG_HEX:
 	default:

@@ -111,13 +111,14 @@ static int64_t arg_value(int kind, uint64_t raw)
 	case IOT_ARG_INT: case IOT_ARG_FD: case IOT_ARG_DIRFD:
 	case IOT_ARG_PID: case IOT_ARG_WHENCE: case IOT_ARG_FCNTL_CMD:
 	case IOT_ARG_SIGNAL: case IOT_ARG_FALLOC_MODE: case IOT_ARG_FADVICE:
-	case IOT_ARG_OPEN_FLAGS: case IOT_ARG_AT_FLAGS:
+	case IOT_ARG_OPEN_FLAGS: case IOT_ARG_AT_FLAGS: case IOT_ARG_MSEC:
+	case IOT_ARG_CLOCKID:
 		return (int32_t)raw;
 	case IOT_ARG_UINT: case IOT_ARG_MODE: case IOT_ARG_UID:
 	case IOT_ARG_GID: case IOT_ARG_STATX_MASK: case IOT_ARG_CLOSE_RANGE_FLAGS:
 	case IOT_ARG_RENAME_FLAGS: case IOT_ARG_XATTR_FLAGS: case IOT_ARG_SYNC_FLAGS:
 	case IOT_ARG_ACCESS_MODE: case IOT_ARG_MMAP_PROT: case IOT_ARG_MMAP_FLAGS:
-	case IOT_ARG_WAIT_OPTIONS: case IOT_ARG_DEV:
+	case IOT_ARG_WAIT_OPTIONS: case IOT_ARG_DEV: case IOT_ARG_TIMER_FLAGS:
 		return (uint32_t)raw;
 	default:
 		return (int64_t)raw;
@@ -238,6 +239,19 @@ static int64_t iov_sum(pid_t tid, uint64_t addr, uint64_t cnt)
 	return sum;
 }
 
+/* A TIMESPEC or TIMEVAL argument from the tracee's memory at entry
+ * (select changes its own on return). */
+static int64_t read_timeout(pid_t tid, uint64_t addr, int usec)
+{
+	int64_t t[2];
+
+	if (!addr)
+		return -1;
+	if (rec_read_mem(tid, addr, t, sizeof(t)) != (ssize_t)sizeof(t))
+		return -1;
+	return iot_timeout_ns(t, usec);
+}
+
 static void phase_mark(struct rec_ctx *c, struct rec_task *t, const char *p)
 {
 	const char *name = p + strlen(PHASE_PREFIX);
@@ -333,6 +347,12 @@ int rec_decode_entry(struct rec_ctx *c, struct rec_task *t, int nr,
 			ev->args[i] = off;
 			break;
 		}
+		case IOT_ARG_TIMESPEC:
+		case IOT_ARG_TIMEVAL:
+			/* a fast-path record holds the time, not the pointer */
+			ev->args[i] = t->view ? (int64_t)args[i] :
+				read_timeout(t->tid, args[i], kind == IOT_ARG_TIMEVAL);
+			break;
 		case IOT_ARG_OPENHOW: {
 			uint64_t how[3] = { 0, 0, 0 };
 

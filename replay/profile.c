@@ -149,6 +149,9 @@ void rpl_tally(struct rpl_plan *p, struct rpl_result *res)
 	rpl_mpages_tally(p, res);
 	res->threads = p->n_threads;
 	res->processes = p->n_procs;
+	res->waits_slept = atomic_load(&p->waits_slept);
+	res->waits_left = atomic_load(&p->waits_left);
+	res->waits_ns = (int64_t)atomic_load(&p->waits_ns);
 	res->damaged = p->damaged;
 	{
 		struct statvfs sv;

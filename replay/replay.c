@@ -296,6 +296,12 @@ void rpl_print_summary(FILE *f, const struct rpl_opts *o, const struct rpl_resul
 	fprintf(f, "  ops          %llu replayed, %llu skipped", (unsigned long long)r->replayed,
 	       (unsigned long long)r->skipped);
 	print_skips(f, r);
+	if (r->waits_slept || r->waits_left)
+		fprintf(f, "  waits        %llu sleeps, polls or selects that timed out slept "
+			"as recorded (%s in all), %llu that returned for an event left "
+			"to the ordering\n", (unsigned long long)r->waits_slept,
+			iot_fmt_ns(a, sizeof(a), (double)r->waits_ns),
+			(unsigned long long)r->waits_left);
 	if (r->mp_records)
 		fprintf(f, "  mapped pages %s read, %s written through file mappings (%llu of %llu "
 		       "records; %llu not replayed, %s: file not under the root or "

@@ -98,6 +98,12 @@ struct rpl_result {
 	/* pages of file mappings: records, bytes read and written, records
 	 * (and their bytes) not replayed */
 	uint64_t mp_records, mp_rbytes, mp_wbytes, mp_skipped, mp_skipped_bytes;
+	/* sleeps, polls, selects, epoll_waits (ops_wait.c): those that timed
+	 * out slept their recorded time (waits_ns in all); those that
+	 * returned for an event were left to the ordering */
+	uint64_t waits_slept, waits_left;
+	int64_t waits_ns;
+
 	uint64_t threads, processes;
 	int64_t late_p50_ns, late_p99_ns, late_max_ns;
 	/* the replayer's own work no think time could hide (timed modes):

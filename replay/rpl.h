@@ -320,6 +320,9 @@ struct rpl_plan {
 	int64_t gap_floor_ns;		/* 5th percentile of recorded gaps */
 	int64_t gap_cost_ns;		/* what each gap lost: see think_times() */
 	int64_t fast_floor_ns;		/* 5th percentile of fast-path gaps (pooled) */
+	_Atomic uint64_t waits_slept;	/* waits that timed out, slept (ops_wait.c) */
+	_Atomic uint64_t waits_ns;	/* ... their time in all */
+	_Atomic uint64_t waits_left;	/* waits that returned for an event: not slept */
 	/* run */
 	int root_fd;
 	int64_t t0;			/* replay start, monotonic */
@@ -443,6 +446,13 @@ void rpl_ops_dir(rpl_handler *h);
 void rpl_ops_proc(rpl_handler *h);
 void rpl_ops_aio(rpl_handler *h);
 void rpl_ops_uring(rpl_handler *h);
+void rpl_ops_wait(rpl_handler *h);
+
+/*! rpl_wait_sleep_ns() : what a WAIT op (ops_wait.c) sleeps in the replay.
+ *  @return : its recorded duration, no longer than its relative timeout,
+ *  where it ended by that timeout; -1 where it returned for an event or a
+ *  signal (left to the plan's order) or is no wait. */
+int64_t rpl_wait_sleep_ns(const struct rpl_ev *ev);
 
 /* ---- async I/O (aio.c, uring.c) ---- */
 /*! rpl_aio_collect() : keep AsyncOp @a read from the trace, tied to the

@@ -464,6 +464,10 @@ static uint32_t fp_gather(const struct iot_syscall *sc, uint64_t *a, struct fp_p
 		case IOT_ARG_OFFPTR:
 			a[i] = a[i] ? *(const uint64_t *)a[i] : (uint64_t)-1;
 			break;
+		case IOT_ARG_TIMESPEC:
+		case IOT_ARG_TIMEVAL:
+			a[i] = (uint64_t)iot_timeout_ns((const void *)a[i], kind == IOT_ARG_TIMEVAL);
+			break;
 		case IOT_ARG_IOVLEN: {
 			const struct iovec *iov = (const struct iovec *)a[i];
 			uint64_t n = i + 1 < 6 ? a[i + 1] : 0, sum = 0, j;

@@ -1,0 +1,108 @@
+/*
+ * ops_wait.c - replay of the calls that block until a timeout or an event
+ * (nanosleep, clock_nanosleep, poll, ppoll, select, pselect6, epoll_wait,
+ * epoll_pwait, epoll_pwait2: the WAIT rows of format/syscalls.def).
+ *
+ * Before they were recorded, the time a process slept was in the gap
+ * between two recorded calls, where think.c's CPU budget cut it away
+ * (sh -c 'sleep 0.3; true': 0.313 s recorded, 0.012 s replayed).  Now:
+ *
+ * - a call that ended by its timeout (a sleep that returned 0, a poll,
+ *   select or epoll_wait that returned 0) sleeps its recorded duration,
+ *   from when it really starts, closed-loop like every op: never longer
+ *   than its timeout (a relative one), since a duration measured at
+ *   ptrace stops also holds the tracer's latency;
+ * - a call that returned because something happened (ret > 0, or a
+ *   signal: EINTR) is not slept as a fixed duration: what it waited for
+ *   is another op the plan orders it after, or outside the trace.
+ *
+ * --timing afap sleeps none, --timing scale scales them as think times.
+ * The summary says how many slept, for how long in all, and how many were
+ * left to the ordering.  Their durations are op times, not gaps, so
+ * think.c's budget never counts them.
+ */
+#include <errno.h>
+#include <sys/syscall.h>
+#include <time.h>
+
+#include "rpl.h"
+
+/* The timeout the call was given, in ns, or -1: none, or not relative. */
+static int64_t timeout_ns(const struct iot_syscall *sc, const struct rpl_ev *ev)
+{
+	int i;
+
+	if (ev->nr == SYS_clock_nanosleep && (ev->args[1] & TIMER_ABSTIME))
+		return -1;
+	if ((i = iot_syscall_arg(sc, IOT_ARG_TIMESPEC)) >= 0 ||
+	    (i = iot_syscall_arg(sc, IOT_ARG_TIMEVAL)) >= 0)
+		return ev->args[i] >= 0 ? ev->args[i] : -1;
+	if ((i = iot_syscall_arg(sc, IOT_ARG_MSEC)) >= 0)
+		return (int32_t)ev->args[i] >= 0 ? (int64_t)(int32_t)ev->args[i] * 1000000 : -1;
+	return -1;
+}
+
+int64_t rpl_wait_sleep_ns(const struct rpl_ev *ev)
+{
+	const struct iot_syscall *sc = iot_syscall_by_nr(ev->nr);
+	int64_t d, to;
+
+	if (!sc || sc->cls != IOT_CLASS_WAIT ||
+	    (ev->flags & (IOT_EV_UNFINISHED | IOT_EV_NOEXIT_TS)))
+		return -1;
+	/* 0 is "slept to the end" for the sleeps, "nothing came" for the
+	 * others; anything else returned for an event or a signal */
+	if (ev->ret != 0)
+		return -1;
+	d = ev->t_exit - ev->t_enter;
+	if (d < 0)
+		d = 0;
+	to = timeout_ns(sc, ev);
+	return to >= 0 && to < d ? to : d;
+}
+
+/* Sleep @ns from now; a stop (SIGINT) ends it. */
+static int64_t sleep_ns(int64_t ns)
+{
+	struct timespec ts;
+	int64_t t = iot_now_ns() + ns;
+
+	ts.tv_sec = t / 1000000000;
+	ts.tv_nsec = t % 1000000000;
+	while (clock_nanosleep(CLOCK_MONOTONIC, TIMER_ABSTIME, &ts, NULL) == EINTR)
+		if (atomic_load_explicit(&rpl_stop_sig, memory_order_relaxed))
+			return -EINTR;
+	return 0;
+}
+
+static int64_t h_wait(struct rpl_ctx *c, struct rpl_op *op)
+{
+	int64_t ns = rpl_wait_sleep_ns(&op->ev);
+
+	if (ns < 0) {
+		atomic_fetch_add(&c->p->waits_left, 1);
+		return op->ev.ret;
+	}
+	if (c->p->o->timing == RPL_TIMING_AFAP)
+		ns = 0;
+	else if (c->p->o->timing == RPL_TIMING_SCALE)
+		ns = (int64_t)((double)ns * c->p->o->scale);
+	atomic_fetch_add(&c->p->waits_slept, 1);
+	atomic_fetch_add(&c->p->waits_ns, (uint64_t)ns);
+	if (ns > 0)
+		RPL_TIMED(c, sleep_ns(ns));
+	return op->ev.ret;
+}
+
+void rpl_ops_wait(rpl_handler *h)
+{
+	h[SYS_nanosleep] = h_wait;
+	h[SYS_clock_nanosleep] = h_wait;
+	h[SYS_poll] = h_wait;
+	h[SYS_ppoll] = h_wait;
+	h[SYS_select] = h_wait;
+	h[SYS_pselect6] = h_wait;
+	h[SYS_epoll_wait] = h_wait;
+	h[SYS_epoll_pwait] = h_wait;
+	h[SYS_epoll_pwait2] = h_wait;
+}
