@@ -87,10 +87,11 @@ static int64_t smallest_p5(const struct smallest *s)
  *
  * What remains can still hold the tracer's stalls (a chunk flush, a
  * descheduled tracer), which no constant removes.  A process cannot have
- * thought longer than the user CPU time it used, unless it slept in a
- * call iotape does not record (nanosleep, poll): its think times are
- * scaled down to fit its user CPU time.  With --timing raw, only
- * stop_cost_ns is subtracted.
+ * thought longer than the user CPU time it used: its think times are
+ * scaled down to fit its user CPU time.  Where it slept (nanosleep, poll,
+ * select, epoll_wait), that time is a recorded wait (ops_wait.c) between
+ * its entry and exit, never in a gap, so the budget never counts it.
+ * With --timing raw, only stop_cost_ns is subtracted.
  *
  * The user CPU time of a traced process is itself inflated: after each
  * stop its code resumes with caches and TLB the tracer has used, so a

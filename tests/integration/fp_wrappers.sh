@@ -32,7 +32,7 @@ mkdir "$d/w"
 LD_DEBUG=bindings LD_DEBUG_OUTPUT="$d/bind" LD_PRELOAD="$lib" "$prog" "$d/w" >/dev/null ||
 	fail "fp_calls failed under the preload"
 for f in open unlink mkdir readlink fstat fcntl opendir readdir closedir realpath \
-	canonicalize_file_name __realpath_chk; do
+	canonicalize_file_name __realpath_chk nanosleep clock_nanosleep poll ppoll epoll_wait; do
 	grep -q "binding file $prog .* to $lib .*\`$f'" "$d"/bind.* ||
 		fail "fp_calls' $f does not bind to the preload"
 done
@@ -42,7 +42,7 @@ run() {
 	local v=$1 m=$2; shift 2
 	rm -rf "$d/w" && mkdir "$d/w"
 	# getcwd is not recorded, but realpath's must match glibc's all the same
-	strace -f -qq -e trace=%file,%desc,getcwd "$@" -o "$d/$v.$m.raw" \
+	strace -f -qq -e trace=%file,%desc,getcwd,nanosleep,clock_nanosleep "$@" -o "$d/$v.$m.raw" \
 		"$prog" "$d/w" >"$d/$v.$m.out" || fail "$v/$m: fp_calls exit $?"
 	# the pid (F_SETOWN, F_GETOWN_EX), the forked child's (in the
 	# signals' si_pid) and user-space addresses differ between runs; so does F_GETFL's unused third argument in the raw

@@ -20,7 +20,10 @@
 #include <sys/sysmacros.h>
 #include <limits.h>
 #include <signal.h>
+#include <poll.h>
+#include <sys/epoll.h>
 #include <sys/resource.h>
+#include <time.h>
 #include <sys/uio.h>
 #include <sys/wait.h>
 #include <sys/xattr.h>
@@ -263,6 +266,42 @@ static void descs(void)
 	T(ioctl(fd, TCGETS, NULL));
 	T(close(30) || close(31) || close(40) || close(50));
 	T(close(fd));
+}
+
+/* the waits (wait.c), with timeouts that end at once */
+static void waits(void)
+{
+	struct timespec short_ts = { 0, 1000 }, zero = { 0, 0 }, bad = { 0, -1 };
+	struct epoll_event eev = { .events = EPOLLIN }, evs[4];
+	struct pollfd pfd;
+	sigset_t set;
+	int p[2], ep;
+
+	sigemptyset(&set);
+	T(nanosleep(&short_ts, NULL));
+	T(nanosleep(&bad, NULL));
+	T(clock_nanosleep(CLOCK_MONOTONIC, 0, &short_ts, NULL));
+	T(clock_nanosleep(CLOCK_MONOTONIC, TIMER_ABSTIME, &zero, NULL));
+	T(clock_nanosleep(CLOCK_REALTIME, 0, &bad, NULL));
+	T(clock_nanosleep(CLOCK_THREAD_CPUTIME_ID, 0, &short_ts, NULL));
+	T(clock_nanosleep(99, 0, &short_ts, NULL));
+	T(pipe(p));
+	pfd.fd = p[0];
+	pfd.events = POLLIN;
+	T(poll(&pfd, 1, 0));
+	T(poll(&pfd, 1, 1));
+	T(ppoll(&pfd, 1, &zero, NULL));
+	T(ppoll(&pfd, 1, &short_ts, &set));
+	T(write(p[1], "x", 1));
+	T(ppoll(&pfd, 1, NULL, NULL));
+	T(ep = epoll_create1(0));
+	eev.data.fd = p[0];
+	T(epoll_ctl(ep, EPOLL_CTL_ADD, p[0], &eev));
+	T(epoll_wait(ep, evs, 4, 0));
+	T(epoll_wait(-1, evs, 4, 0));
+	T(epoll_pwait(ep, evs, 4, 0, &set));
+	T(epoll_pwait(ep, evs, 4, 0, NULL));
+	T(close(ep) || close(p[0]) || close(p[1]));
 }
 
 static void xattrs(void)
@@ -587,6 +626,7 @@ int main(int argc, char **argv)
 	meta();
 	names();
 	descs();
+	waits();
 	xattrs();
 	dirs();
 	paths();
