@@ -107,6 +107,12 @@ LIBA := $(BUILD)/libiotape.a
 LIBSO := $(BUILD)/libiotape.so
 PC := $(BUILD)/iotape.pc
 FLAGS_STAMP := $(BUILD)/.flags
+# Header dependencies of programs compiled and linked in one step (the unit
+# tests include tests/unit/format_model.h, trace_build.h ...).
+DEPFLAGS = -MMD -MP -MT $@ -MF $@.d
+
+# A recipe that fails leaves no half-written target behind.
+.DELETE_ON_ERROR:
 
 .PHONY: all deps check check-unit tests bench demo stress validate validate-make validate-suite fuzz install \
 	uninstall clean FORCE
@@ -188,7 +194,7 @@ $(BIN): $(APP_OBJ) $(LIBA)
 $(BUILD)/tests/unit/%: tests/unit/%.c $(APP_NOMAIN_OBJ) $(LIBA) $(FLAGS_STAMP)
 	@mkdir -p $(@D)
 	@echo "  CC      $<"
-	$(Q)$(CC) $(ALL_CFLAGS) $(CMOCKA_CFLAGS) -Irecord -Ireplay -Ianalyze -Icli -o $@ $< \
+	$(Q)$(CC) $(ALL_CFLAGS) $(DEPFLAGS) $(CMOCKA_CFLAGS) -Irecord -Ireplay -Ianalyze -Icli -o $@ $< \
 		$(APP_NOMAIN_OBJ) $(LIBA) $(ALL_LDFLAGS) $(CMOCKA_LIBS) $(APP_LIBS)
 
 # Test programs are traced: plain, no sanitizer (LeakSanitizer refuses ptrace).
@@ -207,7 +213,7 @@ $(BUILD)/tests/progs/faultfs: tests/progs/faultfs.c
 $(BUILD)/tests/bench/%: tests/bench/%.c $(LIBA)
 	@mkdir -p $(@D)
 	@echo "  CC      $<"
-	$(Q)$(CC) $(ALL_CFLAGS) -o $@ $< $(LIBA) $(ALL_LDFLAGS) $(LIBS)
+	$(Q)$(CC) $(ALL_CFLAGS) $(DEPFLAGS) -o $@ $< $(LIBA) $(ALL_LDFLAGS) $(LIBS)
 
 # LD_PRELOAD shims that inject faults (ENOSPC, EIO) into iotape itself.
 $(BUILD)/tests/shim/%.so: tests/shim/%.c
@@ -299,4 +305,4 @@ uninstall:
 clean:
 	rm -rf build build-san build-clang build-fuzz demo.html demo-out
 
--include $(shell find $(BUILD)/obj -name '*.d' 2>/dev/null)
+-include $(shell find $(BUILD)/obj $(BUILD)/tests -name '*.d' 2>/dev/null)

@@ -22,6 +22,13 @@ nbad=0
 
 bad() { echo "FAIL: $*" >&2; nbad=$((nbad + 1)); }
 
+# skip_rest REASON: the checks that follow cannot run; a check that already
+# failed keeps the script failing, a skip never hides it
+skip_rest() {
+	[ $nbad = 0 ] || { echo "$nbad check(s) failed; then: $*" >&2; exit 1; }
+	skip "$*"
+}
+
 # run ARGS...: sets rc; stdout in $tmp/out, stderr in $tmp/err
 run() {
 	timeout -k 5 60 "$IOTAPE" "$@" >"$tmp/out" 2>"$tmp/err"
@@ -104,10 +111,8 @@ run bench "$T" --dir "$tmp/d/x" --timing afap -o "$tmp/b6"
 grep -q "images of" "$tmp/err" && bad "bench --dir announces loop images: $(cat "$tmp/err")"
 [ -s "$tmp/b6/dir-x.1.iotape" ] || bad "bench --dir: no profile dir-x.1.iotape"
 
-if [ "$(id -u)" != 0 ]; then
-	[ $nbad = 0 ] || exit 1
-	skip "needs root for the full-disk and --dir / checks (a tmpfs mount, a directory in /)"
-fi
+[ "$(id -u)" = 0 ] ||
+	skip_rest "needs root for the full-disk and --dir / checks (a tmpfs mount, a directory in /)"
 
 # 6b. --dir /: a label that makes a file name
 run bench "$T" --dir / --timing afap -o "$tmp/b7"
@@ -116,7 +121,7 @@ run bench "$T" --dir / --timing afap -o "$tmp/b7"
 
 # 7. a full disk: exit 1 with ENOSPC, no partial file left
 mkdir -p "$full"
-mount -t tmpfs -o size=64k none "$full" || skip "cannot mount a tmpfs"
+mount -t tmpfs -o size=64k none "$full" || skip_rest "cannot mount a tmpfs"
 head -c 65536 /dev/zero >"$full/fill" 2>/dev/null
 for c in "export $T -f csv -o OUT" "export $T -f chrome -o OUT" "export $T -f json -o OUT" \
 	 "report $T -o OUT" "report $T --html OUT" "diff $T $T -o OUT" \

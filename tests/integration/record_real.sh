@@ -33,21 +33,32 @@ counts() {
 "$IOTAPE" dump --help >/dev/null 2>&1 || skip "iotape dump is not built yet"
 
 run_case() {	# name, setup, command (run in the work dir)
-	local name=$1 setup=$2 cmd=$3 w
+	local name=$1 setup=$2 cmd=$3 w rc
 	for w in s i; do
 		rm -rf "w$w" && mkdir "w$w" && (cd "w$w" && tar xf ../tree.tar && eval "$setup")
 	done
 	# the same path length for both, so that nothing differs but the tracer
-	mv ws work && (cd work && strace -f -c -o ../$name.strace sh -c "$cmd" >/dev/null 2>&1)
+	mv ws work || return 1
+	(cd work && strace -f -c -o ../$name.strace sh -c "$cmd" >/dev/null 2>$name.serr)
+	rc=$?
 	mv work ws
-	mv wi work && (cd work && "$IOTAPE" record -q -o ../$name.iotape -- sh -c "$cmd" >/dev/null 2>&1)
+	[ $rc = 0 ] || { echo "$name: strace exited $rc: $(head -c 300 $name.serr)"; return 1; }
+	mv wi work || return 1
+	(cd work && "$IOTAPE" record -q -o ../$name.iotape -- sh -c "$cmd" >/dev/null 2>$name.ierr)
+	rc=$?
 	mv work wi
-	"$IOTAPE" dump --count $name.iotape >$name.count
+	[ $rc = 0 ] || { echo "$name: iotape record exited $rc: $(head -c 300 $name.ierr)"; return 1; }
+	"$IOTAPE" dump --count $name.iotape >$name.count ||
+		{ echo "$name: iotape dump --count failed"; return 1; }
 	# strace lists every syscall: keep those in iotape's table
 	counts $name.strace | while read -r sc n; do
 		grep -q "^SC($sc," "$SRCDIR/format/syscalls.def" && echo "$sc $n"
 	done >$name.s
 	counts $name.count >$name.i
+	# an empty count on both sides would compare equal: the command ran
+	# and made calls, so both must have some
+	[ -s $name.s ] || { echo "$name: no syscall counted by strace"; return 1; }
+	[ -s $name.i ] || { echo "$name: no syscall counted in the trace"; return 1; }
 	diff -u $name.s $name.i >$name.diff || {
 		echo "$name: calls per syscall differ (- strace, + iotape):"; cat $name.diff; return 1; }
 	echo "$name: $(wc -l <$name.i) syscalls agree ($(awk '{s+=$2} END {print s}' $name.i) calls)"

@@ -1,7 +1,7 @@
 /*
  * test_format_damage.c - the trace format library on damaged files:
  * truncation at every byte, flipped bytes, a writer that never closed,
- * repair; also writes the fuzzer's seed corpus on request.
+ * repair; the fuzzer's seed corpus, each seed checked.
  */
 #include "format_model.h"
 
@@ -234,19 +234,54 @@ static void test_repair(void **state)
 	assert_int_equal(iot_repair(tpath("missing"), tpath("x"), &kept), -ENOENT);
 }
 
+/* 1 if the reader takes @buf as a whole, undamaged trace; 0 if it refuses
+ * it, or reports damage in the summary or while iterating. */
+static int reads_clean(const uint8_t *buf, size_t len)
+{
+	struct iot_reader *r;
+	struct iot_item it;
+	const struct iot_summary *s;
+	int rc, clean;
+
+	if (iot_reader_open_mem(&r, buf, len))
+		return 0;
+	while ((rc = iot_reader_next(r, &it)) > 0)
+		;
+	s = iot_reader_summary(r);
+	clean = rc == 0 && !s->damage && !s->index_damaged;
+	iot_reader_close(r);
+	return clean;
+}
+
+/* Write one seed and hold it to its name: a "valid-" seed reads cleanly,
+ * every other one is refused or reported damaged; "record-" seeds are raw
+ * Records for the fuzz harness, not files.  The seed must also be in the
+ * corpus kept in tests/fuzz/corpus, or the fuzzer starts without it. */
 static void emit(const char *dir, const char *name, const uint8_t *buf, size_t len)
 {
 	char p[PATH_MAX];
+	const char *src = getenv("SRCDIR");
 
 	snprintf(p, sizeof(p), "%s/%s", dir, name);
 	spit(p, buf, len);
+	if (strncmp(name, "record-", 7) != 0 &&
+	    reads_clean(buf, len) != (strncmp(name, "valid-", 6) == 0))
+		fail_msg("seed %s: the reader %s it", name,
+			 reads_clean(buf, len) ? "takes" : "refuses or finds damage in");
+	snprintf(p, sizeof(p), "%s/tests/fuzz/corpus/%s", src ? src : ".", name);
+	if (access(p, R_OK))
+		fail_msg("seed %s is not in tests/fuzz/corpus; run this test with "
+			 "IOTAPE_FUZZ_CORPUS=tests/fuzz/corpus", name);
 }
 
-/* With IOTAPE_FUZZ_CORPUS=DIR, write the fuzzer's seed files there:
- * small valid traces, and truncated and corrupt ones made from them. */
+/* The fuzzer's seed files: small valid traces, and truncated and corrupt
+ * ones made from them, each checked by emit().  Written to a scratch
+ * directory, or with IOTAPE_FUZZ_CORPUS=DIR to DIR (to refresh
+ * tests/fuzz/corpus after a format change). */
 static void test_emit_corpus(void **state)
 {
 	const char *dir = getenv("IOTAPE_FUZZ_CORPUS");
+	char scratch[PATH_MAX];
 	struct model m = { 0 };
 	struct iot_writer_opts o = { .flush_events = 8, .flush_ms = (uint32_t)-1 };
 	struct iot_writer *w;
@@ -262,8 +297,10 @@ static void test_emit_corpus(void **state)
 	uint8_t *raw;
 
 	if (!dir) {
-		print_message("IOTAPE_FUZZ_CORPUS not set: nothing to emit\n");
-		return;
+		/* a copy: tpath()'s buffers are reused */
+		snprintf(scratch, sizeof(scratch), "%s", tpath("corpus"));
+		assert_int_equal(mkdir(scratch, 0755), 0);
+		dir = scratch;
 	}
 	memset(&h, 0, sizeof(h));
 	h.host = "h";
