@@ -1,6 +1,9 @@
 # iotape - one top-level Makefile.
-#   make [all]        build build/iotape, libiotape.{a,so}, iotape.pc
+#   make [all]        build build/iotape, libiotape.{a,so}, iotape.pc; installs
+#                     nothing (names the Debian packages if some are missing)
 #   make check        all tests (unit, integration, fuzz corpus); -Werror
+#   check, demo, bench, validate*, fuzz and stress first install what they
+#   need (tools/deps.sh, as root)
 #   make demo         bench the bundled reference trace
 #   make bench        performance figures (long)
 #   make stress       long fault and load tests
@@ -100,13 +103,16 @@ FAST_SRC := record/fastpath/preload.c record/fastpath/wrap.c record/fastpath/dir
 FAST_HDR := record/fastpath/fp.h record/fastpath/preload.h format/iotape.h format/syscalls.def
 FASTLIB := $(BUILD)/libiotape-fast.so
 CC_IS_CLANG := $(shell $(CC) --version 2>/dev/null | grep -q clang && echo 1)
-FAST_CFLAGS := $(WARN) $(CFLAGS) $(if $(filter 1,$(WERROR)),-Werror) -Iformat \
+FAST_CFLAGS := $(WARN) $(CFLAGS) $(if $(filter 1,$(WERROR)),-Werror) -Iformat -DIOT_API= \
 	-fPIC -shared -fvisibility=hidden -Wl,-z,noseparate-code \
 	$(if $(CC_IS_CLANG),,-Wno-attribute-alias -Wno-missing-attributes)
 LIBA := $(BUILD)/libiotape.a
 LIBSO := $(BUILD)/libiotape.so
 PC := $(BUILD)/iotape.pc
 FLAGS_STAMP := $(BUILD)/.flags
+# libiotape exports only what format/iotape.h declares (IOT_API).
+LIB_VIS := -fvisibility=hidden
+$(LIB_OBJ): OBJ_VIS := $(LIB_VIS)
 # Header dependencies of programs compiled and linked in one step (the unit
 # tests include tests/unit/format_model.h, trace_build.h ...).
 DEPFLAGS = -MMD -MP -MT $@ -MF $@.d
@@ -117,10 +123,10 @@ DEPFLAGS = -MMD -MP -MT $@ -MF $@.d
 .PHONY: all deps check check-unit tests bench demo stress validate validate-make validate-suite fuzz install \
 	uninstall clean FORCE
 
-all: deps
+all: have-deps
 	$(Q)$(MAKE) --no-print-directory build-all
 
-.PHONY: build-all
+.PHONY: build-all have-deps
 build-all: $(BIN) $(FASTLIB) $(LIBA) $(LIBSO) $(PC)
 ifneq ($(HAVE_BPF),1)
 	@echo "  NOTE    record --backend bpf left out: needs clang, bpftool, libbpf-dev and" \
@@ -145,13 +151,30 @@ $(BUILD)/gen/iotape.skel.h: $(BUILD)/gen/iotape.bpf.o
 
 $(BUILD)/obj/record/bpf.o: $(BPF_SKEL)
 
+# Building installs nothing: it checks for what it needs and names the
+# packages.  The targets that run something install them (deps).
+have-deps:
+	@missing=; \
+	command -v $(firstword $(CC)) >/dev/null 2>&1 || missing="$$missing gcc"; \
+	command -v pkg-config >/dev/null 2>&1 || missing="$$missing pkg-config"; \
+	pkg-config --exists libzstd 2>/dev/null || missing="$$missing libzstd-dev"; \
+	pkg-config --exists libprotobuf-c 2>/dev/null || missing="$$missing libprotobuf-c-dev"; \
+	command -v protoc-c >/dev/null 2>&1 || missing="$$missing protobuf-c-compiler"; \
+	if [ -n "$$missing" ]; then \
+		echo "iotape: cannot build: missing$$missing" >&2; \
+		echo "iotape: install them with: apt-get install$$missing" \
+			"(or run 'make check' as root, which does)" >&2; \
+		exit 1; \
+	fi
+
 deps:
 	@tools/deps.sh build
 
 # Rebuild everything when the flags change (SANITIZE, WERROR, CFLAGS).
 $(FLAGS_STAMP): FORCE
 	@mkdir -p $(@D)
-	@echo '$(CC) $(ALL_CFLAGS) $(FAST_CFLAGS)' | cmp -s - $@ || echo '$(CC) $(ALL_CFLAGS) $(FAST_CFLAGS)' > $@
+	@echo '$(CC) $(ALL_CFLAGS) $(LIB_VIS) $(FAST_CFLAGS)' | cmp -s - $@ || \
+		echo '$(CC) $(ALL_CFLAGS) $(LIB_VIS) $(FAST_CFLAGS)' > $@
 
 $(GEN_C) $(GEN_H): format/trace.proto
 	@mkdir -p $(BUILD)/gen
@@ -161,12 +184,12 @@ $(GEN_C) $(GEN_H): format/trace.proto
 $(BUILD)/obj/gen/trace.pb-c.o: $(GEN_C) $(FLAGS_STAMP)
 	@mkdir -p $(@D)
 	@echo "  CC      $<"
-	$(Q)$(CC) $(filter-out -Wmissing-prototypes -Wshadow,$(ALL_CFLAGS)) -c $< -o $@
+	$(Q)$(CC) $(filter-out -Wmissing-prototypes -Wshadow,$(ALL_CFLAGS)) $(OBJ_VIS) -c $< -o $@
 
 $(BUILD)/obj/%.o: %.c $(GEN_H) $(FLAGS_STAMP)
 	@mkdir -p $(@D)
 	@echo "  CC      $<"
-	$(Q)$(CC) $(ALL_CFLAGS) $(if $(filter $@,$(CLI_OBJ)),-Icli) \
+	$(Q)$(CC) $(ALL_CFLAGS) $(OBJ_VIS) $(if $(filter $@,$(CLI_OBJ)),-Icli) \
 		$(if $(findstring /obj/bench/,$@),-Ireplay) -MMD -MP -c $< -o $@
 
 $(LIBA): $(LIB_OBJ)
@@ -246,23 +269,28 @@ check-unit: deps
 	$(Q)$(MAKE) --no-print-directory WERROR=1 tests
 	@BUILD=$(BUILD) tests/run.sh --unit
 
-bench: all $(BENCH_BIN)
+bench: deps
 	@tools/deps.sh bench
+	$(Q)$(MAKE) --no-print-directory build-all $(BENCH_BIN)
 	@BUILD=$(BUILD) tests/bench/run.sh
 
-stress: all $(PROG_BIN)
+stress: deps
+	$(Q)$(MAKE) --no-print-directory build-all $(PROG_BIN)
 	@BUILD=$(BUILD) tests/stress/run.sh
 
-demo: all
+demo: deps
 	@tools/deps.sh demo
+	$(Q)$(MAKE) --no-print-directory build-all
 	@BUILD=$(BUILD) tools/demo.sh
 
-validate: all
+validate: deps
 	@tools/deps.sh validate
+	$(Q)$(MAKE) --no-print-directory build-all
 	@BUILD=$(BUILD) tools/validate.sh
 
-validate-make: all
+validate-make: deps
 	@tools/deps.sh validate
+	$(Q)$(MAKE) --no-print-directory build-all
 	@BUILD=$(BUILD) tools/validate_make.sh
 
 validate-suite: all $(BUILD)/tests/progs/val_fsync

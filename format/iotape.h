@@ -21,6 +21,13 @@
 extern "C" {
 #endif
 
+/* What libiotape exports: the functions declared here and nothing else
+ * (the library is compiled with -fvisibility=hidden).  The fast path's
+ * preload library, which links a part of format/, defines it empty. */
+#ifndef IOT_API
+#define IOT_API __attribute__((visibility("default")))
+#endif
+
 #define IOT_FORMAT_MAJOR 1
 #define IOT_FORMAT_MINOR 2	/* 1.1: the index has a checksum; 1.2: AsyncOp */
 #define IOT_MAGIC "iotape"
@@ -41,7 +48,7 @@ enum iot_error {
 
 /*! iot_strerror() :
  *  @return : a static description of @err (IOT_E_* or -errno). */
-const char *iot_strerror(int err);
+IOT_API const char *iot_strerror(int err);
 
 /* ---- syscall table (x86_64) ---- */
 
@@ -165,18 +172,18 @@ struct iot_syscall {
 /*! iot_syscall_by_nr() :
  *  @return : the table row of x86_64 syscall @nr, or NULL if iotape does
  *            not record it. */
-const struct iot_syscall *iot_syscall_by_nr(int nr);
+IOT_API const struct iot_syscall *iot_syscall_by_nr(int nr);
 
 /*! iot_syscall_by_name() : @return : the row named @name, or NULL. */
-const struct iot_syscall *iot_syscall_by_name(const char *name);
+IOT_API const struct iot_syscall *iot_syscall_by_name(const char *name);
 
 /*! iot_syscall_table() :
  *  @return : the whole table (sorted by number); *@n gets its length. */
-const struct iot_syscall *iot_syscall_table(size_t *n);
+IOT_API const struct iot_syscall *iot_syscall_table(size_t *n);
 
 /*! iot_syscall_arg() : @return : the index of the first argument of kind
  *  @kind in @sc's row, or -1 if it has none. */
-int iot_syscall_arg(const struct iot_syscall *sc, int kind);
+IOT_API int iot_syscall_arg(const struct iot_syscall *sc, int kind);
 
 /*! iot_timeout_ns() : the timeout a TIMESPEC (or, @usec, TIMEVAL)
  *  argument points to, @p read from the caller's memory.
@@ -186,11 +193,11 @@ int64_t iot_timeout_ns(const void *p, int usec);
 
 /*! iot_class_name() : @return : "metadata", "read", "write", ...  (what
  *  `iotape report` prints), or "?" if @cls is none. */
-const char *iot_class_name(int cls);
+IOT_API const char *iot_class_name(int cls);
 
 /*! iot_errno_name() : @return : "ENOENT" etc. for a positive errno, or
  *  NULL if unknown. */
-const char *iot_errno_name(int err);
+IOT_API const char *iot_errno_name(int err);
 
 /* ---- the event model ---- */
 
@@ -404,7 +411,7 @@ struct iot_header {
 
 /*! iot_header_get() :
  *  @return : the value of extra key @key in @h, or NULL. */
-const char *iot_header_get(const struct iot_header *h, const char *key);
+IOT_API const char *iot_header_get(const struct iot_header *h, const char *key);
 
 /* ---- writing ---- */
 
@@ -412,7 +419,7 @@ struct iot_writer;
 
 struct iot_writer_opts {
 	uint32_t flush_events;		/* flush a chunk every N events (0: 8192) */
-	uint32_t flush_ms;		/* ... or every T ms (0: 250; <0 never) */
+	int32_t flush_ms;		/* ... or every T ms (0: 250; < 0: never) */
 	int level;			/* zstd level (0: 5) */
 	int background;			/* compress and write in a thread */
 };
@@ -421,23 +428,23 @@ struct iot_writer_opts {
  *  Create @path (truncating it) and write the header frame.  The syscall
  *  table is added by the writer.  @opts may be NULL.
  *  @return : 0 or a negative code; *@wp is set on success. */
-int iot_writer_open(struct iot_writer **wp, const char *path,
-		    const struct iot_header *h, const struct iot_writer_opts *opts);
+IOT_API int iot_writer_open(struct iot_writer **wp, const char *path,
+			    const struct iot_header *h, const struct iot_writer_opts *opts);
 
 /*! iot_writer_fdopen() : as iot_writer_open() on an open descriptor, which
  *  the writer owns and closes. */
-int iot_writer_fdopen(struct iot_writer **wp, int fd,
-		      const struct iot_header *h, const struct iot_writer_opts *opts);
+IOT_API int iot_writer_fdopen(struct iot_writer **wp, int fd,
+			      const struct iot_header *h, const struct iot_writer_opts *opts);
 
 /*! iot_writer_event() : append one event (strings are copied).
  *  May flush a chunk per the flush policy. @return : 0 or a negative code. */
-int iot_writer_event(struct iot_writer *w, const struct iot_event *ev);
+IOT_API int iot_writer_event(struct iot_writer *w, const struct iot_event *ev);
 
 /*! iot_writer_path_state() : append one PathState. */
-int iot_writer_path_state(struct iot_writer *w, const struct iot_path_state *ps);
+IOT_API int iot_writer_path_state(struct iot_writer *w, const struct iot_path_state *ps);
 
 /*! iot_writer_process() : append one Process record. */
-int iot_writer_process(struct iot_writer *w, const struct iot_process *p);
+IOT_API int iot_writer_process(struct iot_writer *w, const struct iot_process *p);
 
 /*! iot_writer_aio() : append one AsyncOp record (strings, vals copied). */
 int iot_writer_aio(struct iot_writer *w, const struct iot_aio *a);
@@ -448,22 +455,22 @@ int iot_writer_mpages(struct iot_writer *w, const struct iot_mpages *m);
 /*! iot_writer_flush() : write what is buffered as one chunk frame now.
  *  With background=1 the frame is handed to the writer thread; @wait=1
  *  waits until it is on disk (write(2) returned). */
-int iot_writer_flush(struct iot_writer *w, int wait);
+IOT_API int iot_writer_flush(struct iot_writer *w, int wait);
 
 /*! iot_writer_close() :
  *  Flush, write the index (with @dropped_events), fsync, close and free.
  *  @return : 0 or the first error met by any write since open. */
-int iot_writer_close(struct iot_writer *w, uint64_t dropped_events);
+IOT_API int iot_writer_close(struct iot_writer *w, uint64_t dropped_events);
 
 /*! iot_writer_abort() : free without writing an index (the file is left
  *  as a writer killed at this point would leave it). */
-void iot_writer_abort(struct iot_writer *w);
+IOT_API void iot_writer_abort(struct iot_writer *w);
 
 /*! iot_writer_bytes() : @return : bytes written to the file so far. */
-uint64_t iot_writer_bytes(const struct iot_writer *w);
+IOT_API uint64_t iot_writer_bytes(const struct iot_writer *w);
 
 /*! iot_writer_events() : @return : events appended so far. */
-uint64_t iot_writer_events(const struct iot_writer *w);
+IOT_API uint64_t iot_writer_events(const struct iot_writer *w);
 
 /* ---- reading ---- */
 
@@ -520,43 +527,43 @@ struct iot_summary {
  *  after its header opens successfully; iot_reader_summary() reports the
  *  damage and iteration stops before it.
  *  @return : 0 or IOT_E_* / -errno (ENOENT, EISDIR, ...). */
-int iot_reader_open(struct iot_reader **rp, const char *path);
+IOT_API int iot_reader_open(struct iot_reader **rp, const char *path);
 
 /*! iot_reader_open_mem() : as iot_reader_open() on a buffer (not copied;
  *  it must outlive the reader).  Used by the fuzzer. */
-int iot_reader_open_mem(struct iot_reader **rp, const void *buf, size_t len);
+IOT_API int iot_reader_open_mem(struct iot_reader **rp, const void *buf, size_t len);
 
-void iot_reader_close(struct iot_reader *r);
+IOT_API void iot_reader_close(struct iot_reader *r);
 
 /*! iot_reader_header() : @return : the header (valid until close). */
-const struct iot_header *iot_reader_header(const struct iot_reader *r);
+IOT_API const struct iot_header *iot_reader_header(const struct iot_reader *r);
 
 /*! iot_reader_summary() : @return : what is known of the file. */
-const struct iot_summary *iot_reader_summary(const struct iot_reader *r);
+IOT_API const struct iot_summary *iot_reader_summary(const struct iot_reader *r);
 
 /*! iot_reader_next() :
  *  Read the next item.  Within a chunk: its processes, then its path
  *  states, then its events, each in the order written.
  *  @return : 1 with *@it filled, 0 at the end (or at the damage, see the
  *            summary), or a negative code. */
-int iot_reader_next(struct iot_reader *r, struct iot_item *it);
+IOT_API int iot_reader_next(struct iot_reader *r, struct iot_item *it);
 
 /*! iot_reader_rewind() : go back to the first chunk. */
-int iot_reader_rewind(struct iot_reader *r);
+IOT_API int iot_reader_rewind(struct iot_reader *r);
 
 /*! iot_reader_seek_frame() : continue from chunk frame @frame (0 = the
  *  first frame after the header). */
-int iot_reader_seek_frame(struct iot_reader *r, uint64_t frame);
+IOT_API int iot_reader_seek_frame(struct iot_reader *r, uint64_t frame);
 
 /*! iot_reader_seek_time() : continue from the first chunk that may hold
  *  events at or after monotonic time @t_ns. */
-int iot_reader_seek_time(struct iot_reader *r, int64_t t_ns);
+IOT_API int iot_reader_seek_time(struct iot_reader *r, int64_t t_ns);
 
 /*! iot_time_base() :
  *  @return : the monotonic time that prints as 0.000000: the workload's
  *            start from the header @h, or the first event of @s if that
  *            is earlier or the header has none.  Either may be NULL. */
-int64_t iot_time_base(const struct iot_header *h, const struct iot_summary *s);
+IOT_API int64_t iot_time_base(const struct iot_header *h, const struct iot_summary *s);
 
 /*! iot_damage_text() :
  *  Describe what is wrong with a file whose every readable item has been
@@ -565,14 +572,15 @@ int64_t iot_time_base(const struct iot_header *h, const struct iot_summary *s);
  *  to rewrite the index".  Not closed cleanly (no index) counts as damage
  *  too: the tail may be missing.
  *  @return : 1 with @buf filled if the file is damaged, 0 if it is clean. */
-int iot_damage_text(char *buf, size_t len, const struct iot_summary *s, int64_t base);
+IOT_API int iot_damage_text(char *buf, size_t len, const struct iot_summary *s,
+			    int64_t base);
 
 /*! iot_repair() :
  *  Rewrite the index of @path so that it covers every complete frame:
  *  a damaged tail is cut off.  @out may equal @path (done through a
  *  temporary file and rename).  *@kept gets the events kept.
  *  @return : 0 or a negative code. */
-int iot_repair(const char *path, const char *out, uint64_t *kept);
+IOT_API int iot_repair(const char *path, const char *out, uint64_t *kept);
 
 /* ---- text ---- */
 
@@ -580,7 +588,7 @@ int iot_repair(const char *path, const char *out, uint64_t *kept);
  *  Format @ev as an strace-like line without pid, time or duration:
  *  `openat(AT_FDCWD, "/a/b", O_RDONLY|O_CLOEXEC) = 3`.
  *  @return : the length it needs (as snprintf). */
-int iot_format_event(char *buf, size_t len, const struct iot_event *ev);
+IOT_API int iot_format_event(char *buf, size_t len, const struct iot_event *ev);
 
 /* iot_format_event_opts() flags */
 #define IOT_FMT_FD_PATHS 0x01	/* descriptors with their path: 3</a/b> */
@@ -593,29 +601,29 @@ int iot_format_event(char *buf, size_t len, const struct iot_event *ev);
  *  path is the event's path, the second's its path2 (see FORMAT.md);
  *  descriptors without one print as plain numbers.
  *  @return : the length it needs (as snprintf). */
-int iot_format_event_opts(char *buf, size_t len, const struct iot_event *ev,
-			  unsigned flags);
+IOT_API int iot_format_event_opts(char *buf, size_t len,
+				  const struct iot_event *ev, unsigned flags);
 
 /*! iot_format_arg() : format one argument value of kind @kind. */
-int iot_format_arg(char *buf, size_t len, int kind, int64_t v);
+IOT_API int iot_format_arg(char *buf, size_t len, int kind, int64_t v);
 
 /*! iot_format_str() : @s (@n bytes) as a quoted C string, with the
  *  escapes iot_format_event() uses for paths.  @return : as snprintf. */
-int iot_format_str(char *buf, size_t len, const char *s, size_t n);
+IOT_API int iot_format_str(char *buf, size_t len, const char *s, size_t n);
 
 /* ---- an arena, for the reader and for callers that copy items ---- */
 
 struct iot_arena;
-struct iot_arena *iot_arena_new(size_t block);
-void *iot_arena_alloc(struct iot_arena *a, size_t n);
-char *iot_arena_strndup(struct iot_arena *a, const char *s, size_t n);
-void iot_arena_reset(struct iot_arena *a);
-void iot_arena_free(struct iot_arena *a);
+IOT_API struct iot_arena *iot_arena_new(size_t block);
+IOT_API void *iot_arena_alloc(struct iot_arena *a, size_t n);
+IOT_API char *iot_arena_strndup(struct iot_arena *a, const char *s, size_t n);
+IOT_API void iot_arena_reset(struct iot_arena *a);
+IOT_API void iot_arena_free(struct iot_arena *a);
 
 /* ---- a monotonic clock ---- */
 
 /*! iot_now_ns() : @return : CLOCK_MONOTONIC in ns. */
-int64_t iot_now_ns(void);
+IOT_API int64_t iot_now_ns(void);
 
 #ifdef __cplusplus
 }

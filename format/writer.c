@@ -710,10 +710,8 @@ int iot_writer_fdopen(struct iot_writer **wp, int fd, const struct iot_header *h
 	w->flush_events = opts && opts->flush_events ? opts->flush_events
 						     : DEF_FLUSH_EVENTS;
 	w->flush_ns = (int64_t)DEF_FLUSH_MS * 1000000;
-	/* flush_ms is unsigned: a caller's -1 arrives as a huge value */
 	if (opts && opts->flush_ms)
-		w->flush_ns = opts->flush_ms >= 0x80000000u ? -1
-				: (int64_t)opts->flush_ms * 1000000;
+		w->flush_ns = opts->flush_ms < 0 ? -1 : (int64_t)opts->flush_ms * 1000000;
 	w->level = opts && opts->level ? opts->level : DEF_LEVEL;
 	w->cctx = ZSTD_createCCtx();
 	w->arena = iot_arena_new(0);

@@ -531,7 +531,7 @@ int cmd_record(int argc, char **argv)
 	rec_header_fill(&h, &o, c->seccomp_on, stop_cost, hargv, fast,
 			c->bpf ? "bpf" : c->bpf_why ? "ptrace (bpf unavailable)" : "ptrace");
 	memset(&wo, 0, sizeof(wo));
-	wo.flush_ms = (uint32_t)o.flush_ms;
+	wo.flush_ms = o.flush_ms;
 	wo.flush_events = o.flush_events > 0 ? (uint32_t)o.flush_events : 0;
 	wo.background = 1;
 	/* the writer thread inherits this mask: the recorder's signals must

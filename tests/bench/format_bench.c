@@ -284,7 +284,7 @@ int main(int argc, char **argv)
 	snprintf(txt, sizeof(txt), "%s/format-bench.strace", dir);
 	h.host = "bench";
 	h.recorder = "format_bench";
-	o.flush_ms = (uint32_t)-1;	/* chunks by count only: reproducible */
+	o.flush_ms = -1;		/* chunks by count only: reproducible */
 	if ((rc = iot_writer_open(&w, out, &h, &o))) {
 		fprintf(stderr, "format_bench: %s: %s\n", out, iot_strerror(rc));
 		return 1;

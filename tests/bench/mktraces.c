@@ -131,7 +131,7 @@ static void open_file(const char *dir, const char *name, int kind)
 	memset(&h, 0, sizeof(h));
 	memset(&o, 0, sizeof(o));
 	o.flush_events = 1000000;
-	o.flush_ms = UINT32_MAX;		/* only explicit flushes */
+	o.flush_ms = -1;		/* only explicit flushes */
 	h.kind = (uint32_t)kind;
 	h.tool_version = "0.1.0";
 	h.host = "golden";

@@ -448,7 +448,7 @@ static void eq_header(const struct iot_header *a, const struct iot_header *b)
 /* ---- helpers ---- */
 
 static struct iot_writer_opts manual_opts = {
-	.flush_events = 1000000, .flush_ms = (uint32_t)-1,
+	.flush_events = 1000000, .flush_ms = -1,
 };
 
 /* Write a trace of @nchunks chunks with a mix of every record type and

@@ -233,7 +233,7 @@ static void test_background_same(void **state)
 /* The flush policy: every flush_events events, a chunk. */
 static void test_flush_policy(void **state)
 {
-	struct iot_writer_opts o = { .flush_events = 100, .flush_ms = (uint32_t)-1 };
+	struct iot_writer_opts o = { .flush_events = 100, .flush_ms = -1 };
 	struct model m = { 0 };
 	struct iot_writer *w;
 	struct iot_reader *r;
@@ -279,7 +279,7 @@ static void test_flush_policy(void **state)
 
 static void write_errors(int background)
 {
-	struct iot_writer_opts o = { .flush_events = 64, .flush_ms = (uint32_t)-1,
+	struct iot_writer_opts o = { .flush_events = 64, .flush_ms = -1,
 				     .background = background };
 	struct iot_writer *w;
 	struct iot_header h;

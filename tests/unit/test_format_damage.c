@@ -283,7 +283,7 @@ static void test_emit_corpus(void **state)
 	const char *dir = getenv("IOTAPE_FUZZ_CORPUS");
 	char scratch[PATH_MAX];
 	struct model m = { 0 };
-	struct iot_writer_opts o = { .flush_events = 8, .flush_ms = (uint32_t)-1 };
+	struct iot_writer_opts o = { .flush_events = 8, .flush_ms = -1 };
 	struct iot_writer *w;
 	struct iot_header h;
 	struct iot_event ev;
