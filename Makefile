@@ -159,6 +159,7 @@ have-deps:
 	command -v pkg-config >/dev/null 2>&1 || missing="$$missing pkg-config"; \
 	pkg-config --exists libzstd 2>/dev/null || missing="$$missing libzstd-dev"; \
 	pkg-config --exists libprotobuf-c 2>/dev/null || missing="$$missing libprotobuf-c-dev"; \
+	pkg-config --exists liburing 2>/dev/null || missing="$$missing liburing-dev"; \
 	command -v protoc-c >/dev/null 2>&1 || missing="$$missing protobuf-c-compiler"; \
 	if [ -n "$$missing" ]; then \
 		echo "iotape: cannot build: missing$$missing" >&2; \

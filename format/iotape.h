@@ -325,25 +325,25 @@ struct iot_aio {
 
 /*! iot_aio_op_name() : @return : "pwrite", "write_fixed", ... for
  *  @opcode of @api, or NULL if unknown. */
-const char *iot_aio_op_name(uint32_t api, uint32_t opcode);
+IOT_API const char *iot_aio_op_name(uint32_t api, uint32_t opcode);
 
 /*! iot_aio_key() : @return : a nonzero 64-bit key naming the request
  *  @a is or completes (api, pid, context, user_data, iocb): a completion
  *  has its request's key. */
-uint64_t iot_aio_key(const struct iot_aio *a);
+IOT_API uint64_t iot_aio_key(const struct iot_aio *a);
 
 /*! iot_aio_op_known() : @return : 1 if iotape decodes and replays
  *  @opcode of @api, 0 if it only records that it was seen. */
-int iot_aio_op_known(uint32_t api, uint32_t opcode);
+IOT_API int iot_aio_op_known(uint32_t api, uint32_t opcode);
 
 /* What an async request does to file data (IOT_SCF_READ/WRITE), 0 if
  * it moves none. */
-unsigned iot_aio_op_dir(uint32_t api, uint32_t opcode);
+IOT_API unsigned iot_aio_op_dir(uint32_t api, uint32_t opcode);
 
 /*! iot_format_aio() : @a as one line, strace-like:
  *  `submit pwrite(5</f>, 4096, 8192) data=0x1` or `complete data=0x1 = 4096`.
  *  @return : as snprintf. */
-int iot_format_aio(char *buf, size_t len, const struct iot_aio *a);
+IOT_API int iot_format_aio(char *buf, size_t len, const struct iot_aio *a);
 
 /* ---- pages of file mappings (format 1.2) ---- */
 
@@ -368,7 +368,7 @@ struct iot_mpages {
 };
 
 /*! iot_format_mpages() : @m as one line: `mmap pages "/f": read 12 (3 runs), written 0`. */
-int iot_format_mpages(char *buf, size_t len, const struct iot_mpages *m);
+IOT_API int iot_format_mpages(char *buf, size_t len, const struct iot_mpages *m);
 
 /* ---- the header ---- */
 
@@ -447,10 +447,10 @@ IOT_API int iot_writer_path_state(struct iot_writer *w, const struct iot_path_st
 IOT_API int iot_writer_process(struct iot_writer *w, const struct iot_process *p);
 
 /*! iot_writer_aio() : append one AsyncOp record (strings, vals copied). */
-int iot_writer_aio(struct iot_writer *w, const struct iot_aio *a);
+IOT_API int iot_writer_aio(struct iot_writer *w, const struct iot_aio *a);
 
 /*! iot_writer_mpages() : append one MapPages record (copied). */
-int iot_writer_mpages(struct iot_writer *w, const struct iot_mpages *m);
+IOT_API int iot_writer_mpages(struct iot_writer *w, const struct iot_mpages *m);
 
 /*! iot_writer_flush() : write what is buffered as one chunk frame now.
  *  With background=1 the frame is handed to the writer thread; @wait=1
