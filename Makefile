@@ -306,7 +306,7 @@ fuzz: deps
 	$(Q)for f in $(FUZZ_SRC); do n=$$(basename $$f .c); echo "  FUZZ    $$n"; \
 		clang -g -O1 -fsanitize=fuzzer,address,undefined -D_GNU_SOURCE -Iformat -Ibuild-fuzz/gen \
 		-Irecord -Ireplay -Ianalyze $$f $(patsubst $(BUILD)/%,build-fuzz/%,$(ENGINE_OBJ)) \
-		build-fuzz/libiotape.a $(PKG_LIBS) -lpthread -lm -o build-fuzz/fuzz/$$n || exit 1; done
+		build-fuzz/libiotape.a $(LIBS) -o build-fuzz/fuzz/$$n || exit 1; done
 	@tests/fuzz/run.sh build-fuzz/fuzz $${FUZZ_SECONDS:-60}
 
 install: all
