@@ -294,8 +294,9 @@ validate-make: deps
 	$(Q)$(MAKE) --no-print-directory build-all
 	@BUILD=$(BUILD) tools/validate_make.sh
 
-validate-suite: all $(BUILD)/tests/progs/val_fsync
+validate-suite: deps
 	@tools/deps.sh suite
+	$(Q)$(MAKE) --no-print-directory build-all $(BUILD)/tests/progs/val_fsync
 	@BUILD=$(BUILD) tools/validate_suite.sh
 
 FUZZ_SRC := $(sort $(wildcard tests/fuzz/fuzz_*.c))
