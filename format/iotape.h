@@ -189,7 +189,7 @@ IOT_API int iot_syscall_arg(const struct iot_syscall *sc, int kind);
  *  argument points to, @p read from the caller's memory.
  *  @return : in ns (0 for a negative one, capped at ~292 years), or -1 for
  *  a NULL @p (no timeout). */
-int64_t iot_timeout_ns(const void *p, int usec);
+IOT_API int64_t iot_timeout_ns(const void *p, int usec);
 
 /*! iot_class_name() : @return : "metadata", "read", "write", ...  (what
  *  `iotape report` prints), or "?" if @cls is none. */
