@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /*
  * realpath.c - realpath(), canonicalize_file_name() and __realpath_chk() on
  * fp_call().
