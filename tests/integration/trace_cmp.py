@@ -29,6 +29,12 @@ def load(path, wdir, own):
         m = re.match(r"^([0-9]+) +[0-9.]+ (.*?)( <[0-9.]+>)?$", line)
         if m:
             body = m.group(2)
+            # pages of a mapping of a file that is not the program's own
+            # (the loader's ld.so.cache, locale files) are those the
+            # kernel mapped, fault-around included: that depends on what
+            # the page cache holds, not on the program
+            if body.startswith("  mmap pages \"") and not re.match(r'  mmap pages "(@W@|@D@)', body):
+                body = re.sub(r"\b[0-9]+\b", "N", body)
             if re.match(r"(v?fork|clone3?|wait4|kill|tgkill)\(", body):
                 body = re.sub(r"\b[0-9]{2,}\b", "N", body)
             # process lines ("--- exec", "+++ exited") are placed by
