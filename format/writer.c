@@ -17,6 +17,7 @@
 #include <zstd.h>
 
 #include "iotape.h"
+#include "hash.h"
 #include "internal.h"
 
 #define DEF_FLUSH_EVENTS 8192
@@ -241,16 +242,6 @@ static void chunk_reset(struct iot_writer *w)
 	iot_arena_reset(w->arena);
 }
 
-static uint32_t hash_bytes(const char *s, size_t n)
-{
-	uint32_t h = 2166136261u;	/* FNV-1a */
-	size_t i;
-
-	for (i = 0; i < n; i++)
-		h = (h ^ (uint8_t)s[i]) * 16777619u;
-	return h;
-}
-
 static int ht_rehash(struct iot_writer *w)
 {
 	size_t cap = w->ht_cap ? w->ht_cap * 2 : 1024, i;
@@ -285,7 +276,7 @@ static long intern(struct iot_writer *w, const char *s, size_t n)
 		return IOT_E_ARG;
 	if ((w->n_strs + 1) * 2 > w->ht_cap && ht_rehash(w))
 		return -ENOMEM;
-	hv = hash_bytes(s, n);
+	hv = (uint32_t)iot_hash(s, n, 0);
 	for (h = hv & (w->ht_cap - 1); w->ht[h]; h = (h + 1) & (w->ht_cap - 1)) {
 		e = &w->strs[w->ht[h] - 1];
 		if (e->hash == hv && e->len == n &&

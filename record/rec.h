@@ -164,10 +164,26 @@ struct rec_stats {
 	int root_done;
 };
 
-/* A set of strings (open addressing). */
-struct rec_strset {
-	char **s;
+/* A set of paths (pathset.c): open addressing, hashes kept, strings in
+ * blocks that never move. */
+struct rec_pset_ent {
+	uint64_t h;
+	const char *s;			/* NULL: an empty slot */
+	uint32_t len;
+	uint32_t flags;			/* REC_PSET_* */
+};
+
+/* Every "/"-prefix of the path is in the set too. */
+#define REC_PSET_CLOSED 1u
+
+struct rec_pathset {
+	struct rec_pset_ent *e;
 	uint64_t cap, n;
+	struct rec_pset_blk *blk;	/* string storage */
+	char *mem;
+	size_t left;
+	/* what the set did, for the tests that hold its cost constant */
+	uint64_t lookups, probes, hashed;
 };
 
 struct rec_listed {
@@ -186,10 +202,10 @@ struct rec_ctx {
 	int ntasks;
 	struct rec_stats st;
 	/* path states taken */
-	struct rec_strset seen;
+	struct rec_pathset seen;
 	/* directories the workload listed (getdents), in the order it first
 	 * did: their entries it never named are taken at the end */
-	struct rec_strset listed_set;
+	struct rec_pathset listed_set;
 	struct rec_listed *listed;
 	size_t n_listed, cap_listed;
 	/* cpu policy state */
@@ -239,16 +255,42 @@ int rec_mm_add(struct rec_task *t, uint64_t addr, uint64_t len);
 int rec_mm_del(struct rec_task *t, uint64_t addr, uint64_t len);
 void rec_mm_exec(struct rec_task *t);
 
-/* ---- paths.c: strings from the tracee, path joining, path states ---- */
+/* ---- tracee_mem.c: strings and structs from the tracee ---- */
 /* read a NUL-terminated string at @addr of @tid into @buf (@cap bytes)
  * @return : its length, or -errno */
 ssize_t rec_read_str(pid_t tid, uint64_t addr, char *buf, size_t cap);
 ssize_t rec_read_mem(pid_t tid, uint64_t addr, void *buf, size_t len);
+
+/* ---- pathname.c: path joining ---- */
 /* make @p absolute against @base (or the task's cwd), lexically;
  * @return : a malloc'd string (*@len set) or NULL */
 char *rec_path_abs(const char *base, const char *p, uint32_t *len);
 /* the tracee's view of /proc/self/fd/N: @return : 1 if rewritten */
 int rec_path_magic(struct rec_ctx *c, struct rec_task *t, char **p, uint32_t *len);
+/* 1 if @p lies in a pseudo filesystem (/proc, /sys, /dev) */
+int rec_path_skipped(const char *p);
+
+/* ---- pathset.c: sets of paths ---- */
+int rec_pset_init(struct rec_pathset *s);
+void rec_pset_free(struct rec_pathset *s);
+/* the set's hash of @p */
+uint64_t rec_pset_hash(struct rec_pathset *s, const char *p, uint32_t n);
+/* add @p (@n bytes, hash @h) with @flags (or them into its entry)
+ * @return : 1 if added now (*@kept: the set's copy), 0 if it was there,
+ * -ENOMEM */
+int rec_pset_add(struct rec_pathset *s, const char *p, uint32_t n, uint64_t h,
+		 uint32_t flags, const char **kept);
+/* an ancestor of the path being added is new: its first @len bytes, with
+ * @below '/' from there to the end.  @return : 0 or -errno */
+typedef int rec_pset_anc_fn(void *arg, uint32_t len, uint32_t below);
+/* add path @p and its "/"-prefixes; @anc is called for each prefix new
+ * to the set, root to leaf, before it returns.  One pass over @p and
+ * three lookups when the parent is there already, at any depth.
+ * @return : 1 if @p was new, 0 if it was there, -errno */
+int rec_pset_add_path(struct rec_pathset *s, const char *p, uint32_t n, rec_pset_anc_fn *anc,
+		      void *arg);
+
+/* ---- states.c: path states ---- */
 int rec_seen_init(struct rec_ctx *c);
 void rec_seen_free(struct rec_ctx *c);
 /* The workload listed directory @p (a getdents call returned entries). */
@@ -261,7 +303,6 @@ int64_t rec_take_listed(struct rec_ctx *c);
  * path), NULL: lstat it now */
 int rec_path_state(struct rec_ctx *c, const char *p, uint32_t len,
 		   const struct rec_pre *pre);
-int rec_path_skipped(const char *p);
 
 /* ---- decode.c: per-syscall entry and exit ---- */
 /* @return : 1 to keep the call (wait for its exit), 0 to drop it */

@@ -31,7 +31,7 @@
 /* rpl_map keys of symlink paths: hashed, never an RPL_IK() value. */
 static uint64_t link_key(const char *s, size_t n)
 {
-	return rpl_hash(s, n, 7) & ~(1ULL << 32);
+	return iot_hash(s, n, 7) & ~(1ULL << 32);
 }
 
 /*

@@ -172,7 +172,7 @@ static int below_cached(struct rpl_dcache *d, const char *path, size_t plen, uin
 	if (s < 2 || plen - s == 0 || plen - s >= sizeof(name))
 		return -1;
 	gplen = s - 1;			/* "/a" of "/a/b" */
-	h = rpl_hash(path, gplen, 3);
+	h = iot_hash(path, gplen, 3);
 	g = &d->e[h & (d->n - 1)];
 	if (!dc_holds(g, path, gplen, h, gen))
 		return -1;
@@ -206,7 +206,7 @@ int rpl_parent_at(struct rpl_ctx *c, const char *path, struct rpl_name *n)
 	n->name[end - start] = 0;
 	if (strcmp(n->name, ".") == 0 || strcmp(n->name, "..") == 0)
 		return -EINVAL;
-	h = rpl_hash(path, plen, 3);
+	h = iot_hash(path, plen, 3);
 	e = &d->e[h & (d->n - 1)];
 	if (dc_holds(e, path, plen, h, gen)) {
 		n->dirfd = e->fd;
@@ -246,7 +246,7 @@ void rpl_dcache_offer(struct rpl_ctx *c, const char *path, int fd, uint32_t gen)
 		plen--;
 	if (!d || plen < 2 || path[0] != '/' || gen != atomic_load(&c->p->ns_gen))
 		return;
-	h = rpl_hash(path, plen, 3);
+	h = iot_hash(path, plen, 3);
 	e = &d->e[h & (d->n - 1)];
 	if (dc_holds(e, path, plen, h, gen))
 		return;

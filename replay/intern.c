@@ -58,7 +58,7 @@ const char *rpl_intern(struct rpl_intern *t, struct iot_arena *a, const char *s,
 		return iot_arena_strndup(a, s, n);
 	if ((t->n + 1) * 2 > t->cap && intern_grow(t) < 0)
 		return NULL;
-	h = rpl_hash(s, n, 11);
+	h = iot_hash(s, n, 11);
 	for (i = h & (t->cap - 1); t->v[i]; i = (i + 1) & (t->cap - 1))
 		if (t->h[i] == h && !memcmp(t->v[i], s, n) && t->v[i][n] == 0)
 			return t->v[i];

@@ -96,7 +96,7 @@ int64_t rpl_meta_finish(int fd, int owned, int64_t r)
  */
 static uint64_t path_key(const char *path)
 {
-	return rpl_hash(path, strlen(path), 7) | 1;	/* 0: an empty slot */
+	return iot_hash(path, strlen(path), 7) | 1;	/* 0: an empty slot */
 }
 
 static int nolink_known(struct rpl_ctx *c, uint64_t key, uint32_t gen)

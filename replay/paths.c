@@ -199,27 +199,3 @@ int rpl_path_skip(const struct rpl_opts *o, const char *path)
 			return 0;
 	return RPL_SKIP_EXCLUDED;
 }
-
-/* Eight bytes a step: the replayer hashes a parent path for nearly every
- * op, and FNV's multiply per byte took ~80 ns on a 60-byte path. */
-uint64_t rpl_hash(const void *s, size_t n, uint64_t seed)
-{
-	const unsigned char *p = s;
-	uint64_t h = seed ^ (n * 0x9e3779b97f4a7c15ULL), w;
-
-	for (; n >= 8; p += 8, n -= 8) {
-		memcpy(&w, p, 8);
-		h = (h ^ w) * 0xff51afd7ed558ccdULL;
-		h ^= h >> 29;
-	}
-	if (n) {
-		w = 0;
-		memcpy(&w, p, n);
-		h = (h ^ w) * 0xff51afd7ed558ccdULL;
-		h ^= h >> 29;
-	}
-	h ^= h >> 33;
-	h *= 0xc4ceb9fe1a85ec53ULL;
-	h ^= h >> 33;
-	return h;
-}

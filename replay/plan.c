@@ -307,7 +307,7 @@ static uint64_t key_path(const char *s, size_t n)
 {
 	while (n > 1 && s[n - 1] == '/')
 		n--;
-	return rpl_hash(s, n, 1);
+	return iot_hash(s, n, 1);
 }
 
 static uint64_t key_parent(const char *s)
@@ -323,7 +323,7 @@ static uint64_t key_parent(const char *s)
 
 static uint64_t key_res(uint32_t res)
 {
-	return rpl_hash(&res, sizeof(res), 2);
+	return iot_hash(&res, sizeof(res), 2);
 }
 
 /* A descriptor number in a table: in a table several threads share,
@@ -335,7 +335,7 @@ static uint64_t key_slot(const struct rpl_fdtab *tab, int64_t fd)
 {
 	struct { uintptr_t t; int64_t fd; } k = { (uintptr_t)tab, fd };
 
-	return rpl_hash(&k, sizeof(k), 5);
+	return iot_hash(&k, sizeof(k), 5);
 }
 
 /* Does row @sc put data into a descriptor or close it (what a pipe's

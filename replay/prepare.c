@@ -116,7 +116,7 @@ static int make_ancestors(struct prep *pp, const char *path, int depth)
 
 static int write_file(struct prep *pp, int fd, const struct iot_path_state *ps)
 {
-	uint64_t seed = rpl_hash(ps->path, strlen(ps->path), 7) | 1;
+	uint64_t seed = iot_hash(ps->path, strlen(ps->path), 7) | 1;
 	uint64_t left = ps->size;
 
 	/* a file only listed was never read: its size without data */
@@ -160,7 +160,7 @@ static uint64_t inode_key(const struct iot_path_state *ps)
 {
 	const uint64_t k[3] = { ps->dev, ps->ino, ps->type & S_IFMT };
 
-	return rpl_hash(k, sizeof(k), 11);
+	return iot_hash(k, sizeof(k), 11);
 }
 
 static int same_inode(const struct iot_path_state *a, const struct iot_path_state *b)

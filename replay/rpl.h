@@ -16,6 +16,7 @@
 #include <stdint.h>
 #include <sys/types.h>
 
+#include "hash.h"
 #include "iotape.h"
 #include "replay.h"
 
@@ -598,8 +599,5 @@ void rpl_tally(struct rpl_plan *p, struct rpl_result *res);
 
 /* The starting-tree state of @path, or NULL. */
 const struct iot_path_state *rpl_path_state(const struct rpl_plan *p, const char *path);
-
-/* A 64-bit hash of @n bytes (FNV-1a, then mixed). */
-uint64_t rpl_hash(const void *s, size_t n, uint64_t seed);
 
 #endif

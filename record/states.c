@@ -1,9 +1,7 @@
 /*
- * paths.c - strings from the tracee's memory, absolute paths, and the
- * PathState snapshot taken before a path is first touched.
- *
- * Paths are joined lexically and never resolved through symlinks: the
- * trace keeps the name the program used, which is what replay re-issues.
+ * states.c - the PathState snapshot of each path, taken before the
+ * workload first touches it, and of the entries of the directories it
+ * listed.
  */
 #include <dirent.h>
 #include <errno.h>
@@ -12,255 +10,23 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
-#include <sys/sysmacros.h>
-#include <sys/uio.h>
 #include <unistd.h>
 
 #include "rec.h"
 
-#define PAGE 4096UL
-
-ssize_t rec_read_mem(pid_t tid, uint64_t addr, void *buf, size_t len)
-{
-	struct iovec local = { buf, len };
-	struct iovec remote = { (void *)(uintptr_t)addr, len };
-	ssize_t n;
-
-	if (!addr)
-		return -EFAULT;
-	n = process_vm_readv(tid, &local, 1, &remote, 1, 0);
-	if (n < 0)
-		return -errno;
-	return n;
-}
-
-ssize_t rec_read_str(pid_t tid, uint64_t addr, char *buf, size_t cap)
-{
-	size_t got = 0;
-
-	if (!addr)
-		return -EFAULT;
-	/* Read up to each page boundary: the next page may be unmapped
-	 * while the string itself is not. */
-	while (got + 1 < cap) {
-		size_t chunk = PAGE - ((addr + got) & (PAGE - 1));
-		ssize_t n;
-		char *z;
-
-		if (chunk > cap - 1 - got)
-			chunk = cap - 1 - got;
-		n = rec_read_mem(tid, addr + got, buf + got, chunk);
-		if (n <= 0)
-			return got ? (ssize_t)got : (n < 0 ? n : -EFAULT);
-		z = memchr(buf + got, 0, (size_t)n);
-		if (z)
-			return z - buf;
-		got += (size_t)n;
-	}
-	buf[got] = 0;
-	return (ssize_t)got;
-}
-
-/* Append component @s (@n bytes) to @out (length *@o), dropping "." and
- * empty components; ".." is kept as is (lexical, never resolved). */
-static void push(char *out, size_t *o, size_t cap, const char *s, size_t n)
-{
-	if (n == 0 || (n == 1 && s[0] == '.'))
-		return;
-	if (*o + n + 2 > cap)
-		return;
-	if (*o == 0 || out[*o - 1] != '/')
-		out[(*o)++] = '/';
-	memcpy(out + *o, s, n);
-	*o += n;
-}
-
-static void split_into(char *out, size_t *o, size_t cap, const char *p)
-{
-	while (*p) {
-		const char *e = strchr(p, '/');
-		size_t n = e ? (size_t)(e - p) : strlen(p);
-
-		push(out, o, cap, p, n);
-		p += n;
-		if (*p == '/')
-			p++;
-	}
-}
-
-char *rec_path_abs(const char *base, const char *p, uint32_t *len)
-{
-	size_t cap = strlen(p) + (base ? strlen(base) : 0) + 4, o = 0;
-	char *out = malloc(cap);
-
-	if (!out)
-		return NULL;
-	if (p[0] != '/' && base)
-		split_into(out, &o, cap, base);
-	split_into(out, &o, cap, p);
-	if (o == 0) {
-		/* "" stays "" (ENOENT); everything else that ends up
-		 * empty is the root */
-		if (p[0] || (base && base[0]))
-			out[o++] = '/';
-	}
-	out[o] = 0;
-	if (len)
-		*len = (uint32_t)o;
-	return out;
-}
-
-/* /proc/self/fd/N, /proc/thread-self/fd/N and /proc/PID/fd/N name the
- * open file, not a path: replace them with the path of that descriptor. */
-int rec_path_magic(struct rec_ctx *c, struct rec_task *t, char **pp, uint32_t *len)
-{
-	const char *p = *pp, *q;
-	struct rec_task *owner = t;
-	const char *fp;
-	char *end, *dup;
-	long fd;
-	uint32_t n;
-
-	if (strncmp(p, "/proc/", 6) != 0)
-		return 0;
-	q = p + 6;
-	if (strncmp(q, "self/", 5) == 0) {
-		q += 5;
-	} else if (strncmp(q, "thread-self/", 12) == 0) {
-		q += 12;
-	} else if (*q >= '0' && *q <= '9') {
-		long pid = strtol(q, &end, 10);
-
-		if (*end != '/')
-			return 0;
-		owner = rec_task_get(c, (pid_t)pid);
-		if (!owner)
-			return 0;
-		q = end + 1;
-	} else {
-		return 0;
-	}
-	if (strncmp(q, "fd/", 3) != 0)
-		return 0;
-	fd = strtol(q + 3, &end, 10);
-	if (*end || end == q + 3)
-		return 0;
-	fp = rec_fd_path(owner, fd, &n);
-	if (!fp || fp[0] != '/')
-		return 0;
-	dup = strndup(fp, n);
-	if (!dup)
-		return 0;
-	free(*pp);
-	*pp = dup;
-	*len = n;
-	return 1;
-}
-
-/* Pseudo filesystems are neither snapshot nor replayed. */
-int rec_path_skipped(const char *p)
-{
-	return strncmp(p, "/proc", 5) == 0 && (p[5] == '/' || !p[5]) ? 1 :
-	       strncmp(p, "/sys", 4) == 0 && (p[4] == '/' || !p[4]) ? 1 :
-	       strncmp(p, "/dev", 4) == 0 && (p[4] == '/' || !p[4]) ? 1 : 0;
-}
-
-/* ---- the set of paths already taken (open addressing, FNV-1a) ---- */
-
-static uint64_t hash(const char *s, size_t n)
-{
-	uint64_t h = 1469598103934665603ULL;
-	size_t i;
-
-	for (i = 0; i < n; i++) {
-		h ^= (unsigned char)s[i];
-		h *= 1099511628211ULL;
-	}
-	return h;
-}
-
-static int strset_init(struct rec_strset *set)
-{
-	set->cap = 4096;
-	set->n = 0;
-	set->s = calloc(set->cap, sizeof(*set->s));
-	return set->s ? 0 : -ENOMEM;
-}
-
-static void strset_free(struct rec_strset *set)
-{
-	uint64_t i;
-
-	for (i = 0; i < set->cap && set->s; i++)
-		free(set->s[i]);
-	free(set->s);
-	set->s = NULL;
-}
-
-static int strset_grow(struct rec_strset *set)
-{
-	uint64_t cap = set->cap * 2, i;
-	char **s = calloc(cap, sizeof(*s));
-
-	if (!s)
-		return -ENOMEM;
-	for (i = 0; i < set->cap; i++) {
-		uint64_t j;
-
-		if (!set->s[i])
-			continue;
-		j = hash(set->s[i], strlen(set->s[i])) & (cap - 1);
-		while (s[j])
-			j = (j + 1) & (cap - 1);
-		s[j] = set->s[i];
-	}
-	free(set->s);
-	set->s = s;
-	set->cap = cap;
-	return 0;
-}
-
-/* @return : 1 if @p was added now (*@kept: the set's copy), 0 if it was
- * there, -errno */
-static int strset_add(struct rec_strset *set, const char *p, size_t n, const char **kept)
-{
-	uint64_t j;
-
-	if ((set->n + 1) * 2 > set->cap && strset_grow(set) < 0)
-		return -ENOMEM;
-	j = hash(p, n) & (set->cap - 1);
-	while (set->s[j]) {
-		if (strncmp(set->s[j], p, n) == 0 && set->s[j][n] == 0)
-			return 0;
-		j = (j + 1) & (set->cap - 1);
-	}
-	set->s[j] = strndup(p, n);
-	if (!set->s[j])
-		return -ENOMEM;
-	set->n++;
-	if (kept)
-		*kept = set->s[j];
-	return 1;
-}
-
 int rec_seen_init(struct rec_ctx *c)
 {
-	int r = strset_init(&c->seen);
+	int r = rec_pset_init(&c->seen);
 
-	return r ? r : strset_init(&c->listed_set);
+	return r ? r : rec_pset_init(&c->listed_set);
 }
 
 void rec_seen_free(struct rec_ctx *c)
 {
-	strset_free(&c->seen);
-	strset_free(&c->listed_set);
+	rec_pset_free(&c->seen);
+	rec_pset_free(&c->listed_set);
 	free(c->listed);
 	c->listed = NULL;
-}
-
-static int seen_add(struct rec_ctx *c, const char *p, size_t n)
-{
-	return strset_add(&c->seen, p, n, NULL);
 }
 
 /* How many symlinks deep a path state follows targets (as the kernel's
@@ -455,43 +221,49 @@ int rec_path_state(struct rec_ctx *c, const char *p, uint32_t len,
 	return state_of(c, p, len, 0, pre);
 }
 
+/* What an ancestor's state needs while rec_pset_add_path() walks. */
+struct anc_walk {
+	struct rec_ctx *c;
+	const char *p;
+	int depth;
+	const struct rec_pre *pre;
+};
+
+static int take_ancestor(void *arg, uint32_t len, uint32_t below)
+{
+	const struct anc_walk *a = arg;
+	char buf[REC_PATH_MAX];
+	char *heap = NULL, *anc = buf;
+	int how = ANC_LIVE, r;
+
+	if (len >= sizeof(buf)) {
+		anc = heap = malloc(len + 1);
+		if (!heap)
+			return -ENOMEM;
+	}
+	memcpy(anc, a->p, len);
+	anc[len] = 0;
+	if (a->pre && a->pre->err == 0)
+		how = ANC_PARENT_OF_EXISTING;
+	else if (a->pre && a->pre->err == ENOENT && below < a->pre->missing)
+		how = ANC_MISSING;
+	r = take_one(a->c, anc, len, a->depth, NULL, how);
+	free(heap);
+	return r;
+}
+
 static int state_of(struct rec_ctx *c, const char *p, uint32_t len, int depth,
 		    const struct rec_pre *pre)
 {
-	uint32_t i;
+	struct anc_walk a = { c, p, depth, pre };
 	int r;
 
 	if (len == 0 || p[0] != '/' || rec_path_skipped(p))
 		return 0;
-	r = seen_add(c, p, len);
+	/* ancestors first, root to leaf, so replay can create them in order */
+	r = rec_pset_add_path(&c->seen, p, len, take_ancestor, &a);
 	if (r <= 0)
 		return r;
-	/* ancestors first, root to leaf, so replay can create them in order */
-	for (i = 1; i < len; i++) {
-		if (p[i] != '/')
-			continue;
-		r = seen_add(c, p, i);
-		if (r < 0)
-			return r;
-		if (r == 1) {
-			char *a = strndup(p, i);
-			uint32_t below = 0, j;
-			int how = ANC_LIVE;
-
-			if (!a)
-				return -ENOMEM;
-			for (j = i; j < len; j++)
-				below += p[j] == '/';
-			if (pre && pre->err == 0)
-				how = ANC_PARENT_OF_EXISTING;
-			else if (pre && pre->err == ENOENT && below < pre->missing)
-				how = ANC_MISSING;
-			r = take_one(c, a, i, depth, NULL, how);
-			free(a);
-			if (r < 0)
-				return r;
-		}
-	}
 	return take_one(c, p, len, depth, pre, ANC_LIVE);
 }
 
@@ -504,7 +276,7 @@ int rec_dir_listed(struct rec_ctx *c, const char *p, uint32_t len, int64_t t_ns)
 
 	if (len == 0 || p[0] != '/' || rec_path_skipped(p))
 		return 0;
-	r = strset_add(&c->listed_set, p, len, &kept);
+	r = rec_pset_add(&c->listed_set, p, len, rec_pset_hash(&c->listed_set, p, len), 0, &kept);
 	if (r <= 0)
 		return r;
 	if (c->n_listed == c->cap_listed) {
@@ -559,7 +331,8 @@ static int64_t take_entries(struct rec_ctx *c, const struct rec_listed *l)
 		memcpy(full, l->path, l->len);
 		full[l->len] = '/';
 		memcpy(full + l->len + 1, de->d_name, nl + 1);
-		r = seen_add(c, full, l->len + 1 + nl);
+		r = rec_pset_add(&c->seen, full, (uint32_t)(l->len + 1 + nl),
+				 rec_pset_hash(&c->seen, full, (uint32_t)(l->len + 1 + nl)), 0, NULL);
 		if (r < 0) {
 			closedir(d);
 			return r;

@@ -1,0 +1,114 @@
+/*
+ * pathname.c - absolute paths from what a call names.
+ *
+ * Paths are joined lexically and never resolved through symlinks: the
+ * trace keeps the name the program used, which is what replay re-issues.
+ */
+#include <stdlib.h>
+#include <string.h>
+
+#include "rec.h"
+
+/* Append component @s (@n bytes) to @out (length *@o), dropping "." and
+ * empty components; ".." is kept as is (lexical, never resolved). */
+static void push(char *out, size_t *o, size_t cap, const char *s, size_t n)
+{
+	if (n == 0 || (n == 1 && s[0] == '.'))
+		return;
+	if (*o + n + 2 > cap)
+		return;
+	if (*o == 0 || out[*o - 1] != '/')
+		out[(*o)++] = '/';
+	memcpy(out + *o, s, n);
+	*o += n;
+}
+
+static void split_into(char *out, size_t *o, size_t cap, const char *p)
+{
+	while (*p) {
+		const char *e = strchr(p, '/');
+		size_t n = e ? (size_t)(e - p) : strlen(p);
+
+		push(out, o, cap, p, n);
+		p += n;
+		if (*p == '/')
+			p++;
+	}
+}
+
+char *rec_path_abs(const char *base, const char *p, uint32_t *len)
+{
+	size_t cap = strlen(p) + (base ? strlen(base) : 0) + 4, o = 0;
+	char *out = malloc(cap);
+
+	if (!out)
+		return NULL;
+	if (p[0] != '/' && base)
+		split_into(out, &o, cap, base);
+	split_into(out, &o, cap, p);
+	if (o == 0) {
+		/* "" stays "" (ENOENT); everything else that ends up
+		 * empty is the root */
+		if (p[0] || (base && base[0]))
+			out[o++] = '/';
+	}
+	out[o] = 0;
+	if (len)
+		*len = (uint32_t)o;
+	return out;
+}
+
+/* /proc/self/fd/N, /proc/thread-self/fd/N and /proc/PID/fd/N name the
+ * open file, not a path: replace them with the path of that descriptor. */
+int rec_path_magic(struct rec_ctx *c, struct rec_task *t, char **pp, uint32_t *len)
+{
+	const char *p = *pp, *q;
+	struct rec_task *owner = t;
+	const char *fp;
+	char *end, *dup;
+	long fd;
+	uint32_t n;
+
+	if (strncmp(p, "/proc/", 6) != 0)
+		return 0;
+	q = p + 6;
+	if (strncmp(q, "self/", 5) == 0) {
+		q += 5;
+	} else if (strncmp(q, "thread-self/", 12) == 0) {
+		q += 12;
+	} else if (*q >= '0' && *q <= '9') {
+		long pid = strtol(q, &end, 10);
+
+		if (*end != '/')
+			return 0;
+		owner = rec_task_get(c, (pid_t)pid);
+		if (!owner)
+			return 0;
+		q = end + 1;
+	} else {
+		return 0;
+	}
+	if (strncmp(q, "fd/", 3) != 0)
+		return 0;
+	fd = strtol(q + 3, &end, 10);
+	if (*end || end == q + 3)
+		return 0;
+	fp = rec_fd_path(owner, fd, &n);
+	if (!fp || fp[0] != '/')
+		return 0;
+	dup = strndup(fp, n);
+	if (!dup)
+		return 0;
+	free(*pp);
+	*pp = dup;
+	*len = n;
+	return 1;
+}
+
+/* Pseudo filesystems are neither snapshot nor replayed. */
+int rec_path_skipped(const char *p)
+{
+	return strncmp(p, "/proc", 5) == 0 && (p[5] == '/' || !p[5]) ? 1 :
+	       strncmp(p, "/sys", 4) == 0 && (p[4] == '/' || !p[4]) ? 1 :
+	       strncmp(p, "/dev", 4) == 0 && (p[4] == '/' || !p[4]) ? 1 : 0;
+}

@@ -1,0 +1,178 @@
+/*
+ * test_record_pathset.c - the recorder's path set: the one-pass prefix
+ * hashes equal the hash of each prefix, a call costs the same few lookups
+ * and one pass over its bytes at depth 3 and at depth 100 (counted, not
+ * timed), and ancestors are reported exactly as a walk over every prefix
+ * would report them.
+ */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <cmocka.h>
+
+#include "hash.h"
+#include "rec.h"
+
+static void test_prefix_hashes(void **state)
+{
+	char s[300];
+	uint32_t len[300];
+	uint64_t h[300];
+	unsigned seed = 1;
+	int round;
+
+	for (round = 0; round < 2000; round++) {
+		size_t n = (size_t)(rand_r(&seed) % 280), i, k, want = 0;
+		uint64_t full;
+
+		for (i = 0; i < n; i++)
+			s[i] = rand_r(&seed) % 4 == 0 ? '/' : (char)('a' + rand_r(&seed) % 26);
+		full = iot_hash_prefixes(s, n, 42, len, h, 300, &k);
+		assert_true(full == iot_hash(s, n, 42));
+		for (i = 1; i < n; i++) {
+			if (s[i] != '/')
+				continue;
+			assert_true(want < k);
+			assert_int_equal(len[want], i);
+			assert_true(h[want] == iot_hash(s, i, 42));
+			want++;
+		}
+		assert_int_equal(k, want);
+	}
+	/* a different seed, a different hash */
+	assert_true(iot_hash("/usr/lib", 8, 1) != iot_hash("/usr/lib", 8, 2));
+}
+
+struct seen {
+	char got[64][512];
+	int n;
+	const char *p;
+};
+
+static int record_anc(void *arg, uint32_t len, uint32_t below)
+{
+	struct seen *s = arg;
+
+	if (s->n < 64)
+		snprintf(s->got[s->n], sizeof(s->got[0]), "%.*s %u", (int)len, s->p, below);
+	s->n++;
+	return 0;
+}
+
+/* A directory path @depth components deep, each a long name that every
+ * path shares. */
+static size_t deep_dir(char *buf, int depth)
+{
+	size_t o = 0;
+	int d;
+
+	for (d = 0; d < depth; d++)
+		o += (size_t)sprintf(buf + o, "/a-long-shared-component-name-%02d", d % 100);
+	return o;
+}
+
+/* A walk of 2,000 files in one directory @depth deep, as find(1) makes
+ * it: what one call costs, once the directory is known. */
+static void walk_cost(int depth, uint64_t *lookups, uint64_t *probes, uint64_t *hashed,
+		      uint64_t *bytes)
+{
+	struct rec_pathset set;
+	struct seen s = { .n = 0 };
+	char p[8192];
+	size_t dl = deep_dir(p, depth);
+	uint64_t l0, p0, h0;
+	int i;
+
+	assert_int_equal(rec_pset_init(&set), 0);
+	s.p = p;
+	assert_int_equal(rec_pset_add_path(&set, p, (uint32_t)dl, record_anc, &s), 1);
+	assert_int_equal(s.n, depth - 1);	/* every ancestor, once */
+	l0 = set.lookups;
+	p0 = set.probes;
+	h0 = set.hashed;
+	*bytes = 0;
+	for (i = 0; i < 2000; i++) {
+		int n = sprintf(p + dl, "/file-%05d", i);
+
+		s.n = 0;
+		assert_int_equal(rec_pset_add_path(&set, p, (uint32_t)(dl + n), record_anc, &s), 1);
+		assert_int_equal(s.n, 0);
+		/* seen again: one lookup */
+		assert_int_equal(rec_pset_add_path(&set, p, (uint32_t)(dl + n), record_anc, &s), 0);
+		*bytes += 2 * (dl + (size_t)n);
+	}
+	*lookups = set.lookups - l0;
+	*probes = set.probes - p0;
+	*hashed = set.hashed - h0;
+	rec_pset_free(&set);
+}
+
+static void test_constant_cost(void **state)
+{
+	uint64_t l3, p3, h3, b3, l100, p100, h100, b100;
+
+	walk_cost(3, &l3, &p3, &h3, &b3);
+	walk_cost(100, &l100, &p100, &h100, &b100);
+	/* new path: itself, its parent, itself again closed; seen: itself */
+	assert_int_equal(l3, 2000 * 4);
+	assert_int_equal(l100, 2000 * 4);
+	/* each path's bytes hashed once per call, not once per ancestor */
+	assert_int_equal(h3, b3);
+	assert_int_equal(h100, b100);
+	/* open addressing at load <= 1/2: a few slots per lookup, at any
+	 * depth (each ancestor hashed anew made it ~100 at depth 100) */
+	assert_true(p3 < l3 * 3);
+	assert_true(p100 < l100 * 3);
+}
+
+/* A name only listed (in the set, its ancestors maybe not) is no stop:
+ * the ancestors above it are still reported. */
+static void test_listed_not_closed(void **state)
+{
+	struct rec_pathset set;
+	struct seen s = { .n = 0 };
+	const char *listed = "/a/b/c", *p = "/a/b/c/d/e";
+
+	assert_int_equal(rec_pset_init(&set), 0);
+	assert_int_equal(rec_pset_add(&set, listed, 6, rec_pset_hash(&set, listed, 6), 0, NULL), 1);
+	s.p = p;
+	assert_int_equal(rec_pset_add_path(&set, p, 10, record_anc, &s), 1);
+	assert_int_equal(s.n, 3);
+	assert_string_equal(s.got[0], "/a 4");
+	assert_string_equal(s.got[1], "/a/b 3");
+	assert_string_equal(s.got[2], "/a/b/c/d 1");
+	/* now all closed: a sibling costs no ancestor */
+	s.n = 0;
+	assert_int_equal(rec_pset_add_path(&set, "/a/b/c/d/f", 10, record_anc, &s), 1);
+	assert_int_equal(s.n, 0);
+	/* a path deeper than a walk keeps on its stack */
+	{
+		char deep[4096];
+		size_t n = 0;
+		int d;
+
+		for (d = 0; d < 600; d++)
+			n += (size_t)sprintf(deep + n, "/%d", d % 10);
+		s.n = 0;
+		s.p = deep;
+		assert_int_equal(rec_pset_add_path(&set, deep, (uint32_t)n, record_anc, &s), 1);
+		assert_int_equal(s.n, 599);
+		assert_int_equal(set.n, 6 + 600);
+	}
+	rec_pset_free(&set);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_prefix_hashes),
+		cmocka_unit_test(test_constant_cost),
+		cmocka_unit_test(test_listed_not_closed),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
