@@ -6,7 +6,6 @@
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
-#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -144,10 +143,11 @@ static void state_from_stat(struct iot_path_state *ps, const struct stat *sb)
 	ps->rdev = sb->st_rdev;
 }
 
-/* The target of symlink @path into @buf, for @ps. */
-static void read_target(struct iot_path_state *ps, const char *path, char *buf, size_t cap)
+/* The target of symlink @path (relative to @dirfd) into @buf, for @ps. */
+static void read_target(struct iot_path_state *ps, int dirfd, const char *path, char *buf,
+			size_t cap)
 {
-	ssize_t n = readlink(path, buf, cap - 1);
+	ssize_t n = readlinkat(dirfd, path, buf, cap - 1);
 
 	if (n >= 0) {
 		buf[n] = 0;
@@ -205,7 +205,7 @@ static int take_one(struct rec_ctx *c, const char *p, uint32_t len, int depth,
 				ps.target_len = pre->target_len;
 			}
 		} else if (S_ISLNK(sb.st_mode)) {
-			read_target(&ps, sp, target, sizeof(target));
+			read_target(&ps, AT_FDCWD, sp, target, sizeof(target));
 		}
 	}
 	/* type 0 says "did not exist before the workload touched it" */
@@ -306,10 +306,12 @@ static uint32_t dtype_mode(unsigned char d)
 }
 
 /* The entries of listed directory @l that no call named: their state now
- * (the workload did not touch them by name), flagged as listed only. */
+ * (the workload did not touch them by name), flagged as listed only.
+ * Each is looked up in the directory open here, not from the root: a
+ * deep tree's entries cost what a shallow one's do. */
 static int64_t take_entries(struct rec_ctx *c, const struct rec_listed *l)
 {
-	char spbuf[REC_PATH_MAX], full[REC_PATH_MAX], real[REC_PATH_MAX], target[REC_PATH_MAX];
+	char spbuf[REC_PATH_MAX], full[REC_PATH_MAX], target[REC_PATH_MAX];
 	const char *sp = stat_path(l->path, spbuf, sizeof(spbuf));
 	size_t splen = strlen(sp);
 	int64_t n = 0;
@@ -326,7 +328,7 @@ static int64_t take_entries(struct rec_ctx *c, const struct rec_listed *l)
 
 		if (de->d_name[0] == '.' && (!de->d_name[1] || (de->d_name[1] == '.' && !de->d_name[2])))
 			continue;
-		if (l->len + 1 + nl >= sizeof(full) || splen + 1 + nl >= sizeof(real))
+		if (l->len + 1 + nl >= sizeof(full) || splen + 1 + nl >= REC_PATH_MAX)
 			continue;
 		memcpy(full, l->path, l->len);
 		full[l->len] = '/';
@@ -339,12 +341,11 @@ static int64_t take_entries(struct rec_ctx *c, const struct rec_listed *l)
 		}
 		if (r == 0)
 			continue;	/* named by a call: its state is taken */
-		snprintf(real, sizeof(real), "%s%s%s", sp, sp[splen - 1] == '/' ? "" : "/", de->d_name);
 		ps.path = full;
 		ps.path_len = (uint32_t)(l->len + 1 + nl);
 		ps.t_ns = l->t_ns;
 		ps.flags = IOT_PS_LISTED;
-		if (lstat(real, &sb) == 0) {
+		if (fstatat(dirfd(d), de->d_name, &sb, AT_SYMLINK_NOFOLLOW) == 0) {
 			state_from_stat(&ps, &sb);
 		} else {
 			ps.type = dtype_mode(de->d_type) & S_IFMT;
@@ -352,7 +353,7 @@ static int64_t take_entries(struct rec_ctx *c, const struct rec_listed *l)
 			ps.nlink = 1;
 		}
 		if (ps.type == S_IFLNK)
-			read_target(&ps, real, target, sizeof(target));
+			read_target(&ps, dirfd(d), de->d_name, target, sizeof(target));
 		r = iot_writer_path_state(c->w, &ps);
 		if (r < 0) {
 			closedir(d);
