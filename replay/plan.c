@@ -858,8 +858,9 @@ int rpl_plan_build(struct rpl_plan *p, const struct rpl_opts *o)
 	if (err > 0 && p->n_ps)
 		qsort(p->ps, p->n_ps, sizeof(*p->ps), cmp_ps);
 	ks.off = calloc(p->n_ops + 1, sizeof(*ks.off));
+	p->ps_made_t = rpl_prep_made_t(p);	/* what the workload made itself */
 	err = -ENOMEM;
-	if (!ks.off)
+	if (!ks.off || !p->ps_made_t)
 		goto out;
 	err = plan_threads(p, &ks);
 	if (err == 0)
@@ -896,6 +897,7 @@ void rpl_plan_free(struct rpl_plan *p)
 	free(p->ops);
 	free(p->deps);
 	free(p->ps);
+	free(p->ps_made_t);
 	free(p->precs);
 	if (p->rd)
 		iot_reader_close(p->rd);

@@ -44,6 +44,7 @@ struct prep {
 	uint64_t warned;
 	int *made;			/* per state: MADE, SKIPPED, <0 error */
 	struct rpl_map inodes;		/* inode_key() -> a made path of it */
+	struct rpl_pdirs *dirs;		/* parents kept open (prep_tree.c) */
 };
 
 static void fill(char *buf, size_t n, uint64_t *s)
@@ -119,6 +120,8 @@ static int write_file(struct prep *pp, int fd, const struct iot_path_state *ps)
 	uint64_t seed = iot_hash(ps->path, strlen(ps->path), 7) | 1;
 	uint64_t left = ps->size;
 
+	if (left == 0)
+		return 0;		/* made empty */
 	/* a file only listed was never read: its size without data */
 	if (pp->sparse || (ps->flags & IOT_PS_LISTED))
 		return ftruncate(fd, (off_t)ps->size) < 0 ? -errno : 0;
@@ -138,21 +141,53 @@ static int write_file(struct prep *pp, int fd, const struct iot_path_state *ps)
 	return 0;
 }
 
+static void state_times(const struct iot_path_state *ps, struct timespec ts[2])
+{
+	ts[0] = (struct timespec){ ps->atime_ns / 1000000000, ps->atime_ns % 1000000000 };
+	ts[1] = (struct timespec){ ps->mtime_ns / 1000000000, ps->mtime_ns % 1000000000 };
+}
+
+/* chmod of @name itself, never of what it links to: a name a hostile
+ * trace made a symlink to /etc/passwd stays a symlink (fchmodat2, then
+ * glibc's emulation of the flag on kernels before 6.6). */
+static void chmod_nofollow(int dirfd, const char *name, mode_t mode)
+{
+#ifndef SYS_fchmodat2
+#define SYS_fchmodat2 452
+#endif
+	if (syscall(SYS_fchmodat2, dirfd, name, mode, AT_SYMLINK_NOFOLLOW) < 0 && errno == ENOSYS)
+		fchmodat(dirfd, name, mode, AT_SYMLINK_NOFOLLOW);
+}
+
 static void set_attrs(struct prep *pp, int dirfd, const char *name,
 		      const struct iot_path_state *ps)
 {
-	struct timespec ts[2] = {
-		{ ps->atime_ns / 1000000000, ps->atime_ns % 1000000000 },
-		{ ps->mtime_ns / 1000000000, ps->mtime_ns % 1000000000 },
-	};
+	struct timespec ts[2];
 	uint32_t type = ps->type & S_IFMT;
 
+	state_times(ps, ts);
 	if (pp->is_root)
 		fchownat(dirfd, name, ps->uid, ps->gid, AT_SYMLINK_NOFOLLOW);
 	if (type != S_IFLNK)
-		fchmodat(dirfd, name, ps->mode & 07777, 0);
+		chmod_nofollow(dirfd, name, ps->mode & 07777);
 	if (ps->mtime_ns > 0 && ps->atime_ns >= 0)
 		utimensat(dirfd, name, ts, AT_SYMLINK_NOFOLLOW);
+}
+
+/* set_attrs() on what @fd holds: no lookup of the name again.  @made:
+ * it was created with its permission bits (chown still clears set-id
+ * bits, so those are set after it). */
+static void set_attrs_fd(struct prep *pp, int fd, const struct iot_path_state *ps, int made)
+{
+	struct timespec ts[2];
+
+	state_times(ps, ts);
+	if (pp->is_root)
+		fchown(fd, ps->uid, ps->gid);
+	if (!made || (ps->mode & 07000))
+		fchmod(fd, ps->mode & 07777);
+	if (ps->mtime_ns > 0 && ps->atime_ns >= 0)
+		futimens(fd, ts);
 }
 
 /* The (dev, ino, type) of a path with several links, as a map key. */
@@ -238,32 +273,10 @@ static size_t *make_order(const struct rpl_plan *p, size_t *n)
 	return o;
 }
 
-/* Did the workload make @ps (or an ancestor) itself?  A path first seen
- * absent was created by it; a later state of a name under it (say, after
- * a rename moved a directory it made) is not part of the starting tree. */
-static int made_by_workload(const struct rpl_plan *p, const struct iot_path_state *ps)
+/* Did the workload make state @i (or an ancestor) itself? */
+static int made_by_workload(const struct prep *pp, size_t i)
 {
-	char buf[4096];
-	size_t n = strlen(ps->path);
-
-	if (!ps->type)
-		return 1;
-	if (n >= sizeof(buf))
-		return 0;
-	memcpy(buf, ps->path, n + 1);
-	while (n > 1) {
-		const struct iot_path_state *a;
-
-		while (n > 1 && buf[n - 1] != '/')
-			n--;
-		if (n > 1)
-			n--;
-		buf[n] = 0;
-		a = rpl_path_state(p, buf);
-		if (a && !a->type && a->t_ns <= ps->t_ns)
-			return 1;
-	}
-	return 0;
+	return rpl_ps_made_by_workload(pp->p, &pp->p->ps[i]);
 }
 
 static int make_one(struct prep *pp, size_t i)
@@ -273,8 +286,13 @@ static int make_one(struct prep *pp, size_t i)
 	struct rpl_name n;
 	int err, fd;
 
-	make_ancestors(pp, ps->path, 0);
-	err = rpl_parent(pp->p->root_fd, ps->path, &n);
+	/* the parent kept open from the last entry made in it; mkdir -p
+	 * and the walk from the root only when it is not there */
+	err = rpl_pdirs_parent(pp->dirs, ps->path, &n);
+	if (err && err != -EINVAL && err != -ENAMETOOLONG) {
+		make_ancestors(pp, ps->path, 0);
+		err = rpl_pdirs_parent(pp->dirs, ps->path, &n);
+	}
 	if (err)
 		return err == -EINVAL ? 0 : err;	/* "/" itself: nothing to make */
 	switch (type) {
@@ -284,39 +302,47 @@ static int make_one(struct prep *pp, size_t i)
 		else if (errno != EEXIST)
 			err = -errno;
 		break;
+	/* With --force over an old tree, what is in the way goes: it is
+	 * removed when the name is taken, not before each entry. */
 	case S_IFREG:
-		unlinkat(n.dirfd, n.name, 0);	/* --force over an old tree */
 		src = link_source(pp, i);
 		if (src) {
 			struct rpl_name sn;
 
 			err = rpl_parent(pp->p->root_fd, src->path, &sn);
 			if (err == 0) {
-				if (linkat(sn.dirfd, sn.name, n.dirfd, n.name, 0) == 0)
+				err = linkat(sn.dirfd, sn.name, n.dirfd, n.name, 0) < 0 ? -errno : 0;
+				if (err == -EEXIST && unlinkat(n.dirfd, n.name, 0) == 0)
+					err = linkat(sn.dirfd, sn.name, n.dirfd, n.name, 0) < 0 ? -errno : 0;
+				if (err == 0)
 					pp->res->prep_links++;
-				else
-					err = -errno;
 				close(sn.dirfd);
 			}
 			if (err == 0)
 				break;
 		}
+		/* made with its mode (umask 0 while preparing): no chmod */
 		fd = openat(n.dirfd, n.name, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC,
-			    0600);
+			    ps->mode & 0777);
+		if (fd < 0 && errno == EEXIST && unlinkat(n.dirfd, n.name, 0) == 0)
+			fd = openat(n.dirfd, n.name, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC,
+				    ps->mode & 0777);
 		if (fd < 0) {
 			err = -errno;
 			break;
 		}
 		err = write_file(pp, fd, ps);
+		if (err == 0)
+			set_attrs_fd(pp, fd, ps, 1);
 		close(fd);
 		pp->res->prep_files++;
-		break;
+		goto out;
 	case S_IFLNK:
-		unlinkat(n.dirfd, n.name, 0);
-		if (symlinkat(ps->target ? ps->target : "", n.dirfd, n.name) == 0)
+		err = symlinkat(ps->target ? ps->target : "", n.dirfd, n.name) < 0 ? -errno : 0;
+		if (err == -EEXIST && unlinkat(n.dirfd, n.name, 0) == 0)
+			err = symlinkat(ps->target ? ps->target : "", n.dirfd, n.name) < 0 ? -errno : 0;
+		if (err == 0)
 			pp->res->prep_symlinks++;
-		else
-			err = -errno;
 		break;
 	case S_IFIFO:
 		if (mknodat(n.dirfd, n.name, S_IFIFO | (ps->mode & 07777), 0) < 0 &&
@@ -328,29 +354,34 @@ static int make_one(struct prep *pp, size_t i)
 	}
 	if (err == 0 && type != S_IFDIR)
 		set_attrs(pp, n.dirfd, n.name, ps);
-	close(n.dirfd);
+out:
+	rpl_name_done(&n);
 	return err;
 }
 
+/* A path first seen absent was created by the workload; a later state of
+ * a name under it (say, after a rename moved a directory it made) is not
+ * part of the starting tree.  p->ps_made_t holds, per state, when the
+ * first ancestor absent at its own first state was met. */
 int rpl_ps_made_by_workload(const struct rpl_plan *p, const struct iot_path_state *ps)
 {
-	return made_by_workload(p, ps);
+	return !ps->type || (p->ps_made_t && p->ps_made_t[ps - p->ps] <= ps->t_ns);
 }
 
 int rpl_prepare(struct rpl_plan *p, struct rpl_result *res)
 {
 	struct prep pp = { .p = p, .res = res, .is_root = geteuid() == 0 };
 	int64_t t0 = iot_now_ns();
+	mode_t umask_was = umask(0);	/* entries are made with their modes */
 	int *made = pp.made = calloc(p->n_ps + 1, sizeof(int));
 	size_t i, k, n_order = 0, *order = make_order(p, &n_order);
 	int err = 0, pass;
 
 	pp.buf = malloc(FILL_CHUNK);
-	if (!pp.buf || !made || !order) {
-		free(pp.buf);
-		free(made);
-		free(order);
-		return -ENOMEM;
+	pp.dirs = rpl_pdirs_new(p->root_fd);
+	if (!pp.buf || !made || !order || !pp.dirs) {
+		err = -ENOMEM;
+		goto out;
 	}
 	err = rpl_prepare_fit(p, res, &pp.sparse);
 	if (err < 0)
@@ -369,7 +400,7 @@ int rpl_prepare(struct rpl_plan *p, struct rpl_result *res)
 				err = -EINTR;
 				goto out;
 			}
-			if (rpl_path_skip(p->o, ps->path) || made_by_workload(p, ps)) {
+			if (rpl_path_skip(p->o, ps->path) || made_by_workload(&pp, i)) {
 				made[i] = SKIPPED;
 				continue;
 			}
@@ -403,19 +434,31 @@ int rpl_prepare(struct rpl_plan *p, struct rpl_result *res)
 		const struct iot_path_state *ps = &p->ps[i];
 		struct rpl_name n;
 
+		int fd;
+
 		if ((ps->type & S_IFMT) != S_IFDIR || rpl_path_skip(p->o, ps->path) ||
-		    (i > 0 && strcmp(ps->path, p->ps[i - 1].path) == 0) || made_by_workload(p, ps))
+		    (i > 0 && strcmp(ps->path, p->ps[i - 1].path) == 0) || made_by_workload(&pp, i))
 			continue;
-		if (rpl_parent(p->root_fd, ps->path, &n) == 0) {
+		if (rpl_pdirs_parent(pp.dirs, ps->path, &n) != 0)
+			continue;
+		/* a plain directory below its parent: by descriptor; else as
+		 * the name (a symlink stays untouched by chmod) */
+		fd = rpl_open_name(n.dirfd, n.name, O_RDONLY | O_DIRECTORY, 0);
+		if (fd >= 0) {
+			set_attrs_fd(&pp, fd, ps, 0);
+			close(fd);
+		} else {
 			set_attrs(&pp, n.dirfd, n.name, ps);
-			close(n.dirfd);
 		}
+		rpl_name_done(&n);
 	}
 out:
 	free(pp.buf);
 	free(made);
 	free(order);
+	rpl_pdirs_free(pp.dirs);
 	rpl_map_free(&pp.inodes);
+	umask(umask_was);
 	res->prepare_ns = iot_now_ns() - t0;
 	return err;
 }

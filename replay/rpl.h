@@ -304,6 +304,7 @@ struct rpl_plan {
 	size_t n_deps, cap_deps;
 	struct iot_path_state *ps;	/* starting tree, sorted by path */
 	size_t n_ps, cap_ps;
+	int64_t *ps_made_t;		/* per state: rpl_prep_made_t() */
 	struct iot_process *precs;	/* Process records, for the profile */
 	size_t n_precs, cap_precs;
 	int open_err;			/* the trace could not be opened: why */
@@ -362,6 +363,22 @@ int rpl_plan_clean_paths(struct rpl_plan *p);
 
 /*! rpl_prepare() : create the starting tree under the root. */
 int rpl_prepare(struct rpl_plan *p, struct rpl_result *res);
+
+/* prep_tree.c: directories of the starting tree kept open while it is
+ * made, and which states the workload made itself. */
+struct rpl_pdirs;
+struct rpl_pdirs *rpl_pdirs_new(int root_fd);
+void rpl_pdirs_free(struct rpl_pdirs *d);
+/* The directory at @path (@len bytes) opened (O_PATH) inside the root,
+ * or -errno; the descriptor is the cache's, good until the next call. */
+int rpl_pdirs_get(struct rpl_pdirs *d, const char *path, size_t len);
+/* As rpl_parent(), with a parent kept open (@n->dirfd not owned, good
+ * until the next call); release with rpl_name_done(). */
+int rpl_pdirs_parent(struct rpl_pdirs *d, const char *path, struct rpl_name *n);
+/* Per state of @p: when the first of its ancestors whose first state is
+ * "absent" (the workload made it) was met, INT64_MAX if none; NULL if
+ * out of memory. */
+int64_t *rpl_prep_made_t(const struct rpl_plan *p);
 
 /* ---- execution ---- */
 
