@@ -256,7 +256,7 @@ struct fp_pre {
 	struct fp_pst tpst[2];	/* through the symlink, when pst is one */
 	long pdirfd[2];		/* where each lstat'ed path is, for readlinkat */
 	const char *ppath[2];
-	/* an lstat-like call: its own result is the state (fp_poststat) */
+	/* the state is taken after the call (fp_poststat): FP_DEFER_* */
 	int defer[2], ndefer;
 	const struct stat *sbuf[2];
 	struct fp_pst *slot[2];	/* its fp_pst in the record */
@@ -391,16 +391,71 @@ static const struct stat *fp_stat_nofollow(int nr, const uint64_t *a)
 	return NULL;
 }
 
+/*
+ * More calls whose state can be known after them, without the lstat
+ * before (a second walk of the whole path: recording cp -a of a tree 30
+ * directories deep cost 1.6 times what it did 3 deep):
+ * - an open with O_NOFOLLOW and neither O_CREAT nor O_TRUNC changes no
+ *   metadata, and what it opened is not a symlink: fstat of the new
+ *   descriptor is the state;
+ * - an exclusive create (open with O_CREAT|O_EXCL, mkdir) that worked
+ *   found no name there, and its parent (missing = 1);
+ * - either one that failed changed nothing: an lstat after it is the
+ *   lstat before it (fp_poststat_lstat).
+ * Paths with "." or ".." are left to the lstat before, as for lstat.
+ */
+enum { FP_DEFER_NONE, FP_DEFER_LSTAT, FP_DEFER_OPENED, FP_DEFER_MADE };
+
+static int fp_defer_kind(int nr, const uint64_t *a, int k)
+{
+	uint64_t fl;
+
+	if (k != 0)
+		return FP_DEFER_NONE;
+	if (fp_stat_nofollow(nr, a))
+		return FP_DEFER_LSTAT;
+	switch (nr) {
+	case SYS_open: fl = a[1]; break;
+	case SYS_openat: fl = a[2]; break;
+	case SYS_mkdir: case SYS_mkdirat: return FP_DEFER_MADE;
+	default: return FP_DEFER_NONE;
+	}
+	if ((fl & (O_CREAT | O_EXCL)) == (O_CREAT | O_EXCL))
+		return FP_DEFER_MADE;
+	if ((fl & O_NOFOLLOW) && !(fl & (O_CREAT | O_TRUNC | O_PATH | __O_TMPFILE)))
+		return FP_DEFER_OPENED;
+	return FP_DEFER_NONE;
+}
+
 static void fp_defer(struct fp_pre *pre, int k, long dirfd, const char *p,
-		     const struct stat *sb)
+		     const struct stat *sb, int kind)
 {
 	memset(&pre->pst[k], 0, sizeof(pre->pst[k]));
 	pre->pst[k].err = FP_PST_UNKNOWN;
-	pre->defer[k] = 1;
+	pre->defer[k] = kind;
 	pre->ndefer++;
 	pre->sbuf[k] = sb;
 	pre->pdirfd[k] = dirfd;
 	pre->ppath[k] = p;
+}
+
+/* The state of path @k after a call that failed and so changed nothing;
+ * a symlink's target has no room in the record: the recorder's. */
+static void fp_poststat_lstat(struct fp_pre *pre, int k, struct fp_pst *ps)
+{
+	struct stat sb;
+	long r = fp_stub(SYS_newfstatat, pre->pdirfd[k], (long)pre->ppath[k], (long)&sb,
+			 AT_SYMLINK_NOFOLLOW, 0, 0);
+
+	if (r == 0 && !S_ISLNK(sb.st_mode)) {
+		fp_pst_fill(ps, &sb);
+	} else if (r == 0 || r == -EFAULT) {
+		ps->err = FP_PST_UNKNOWN;
+	} else {
+		ps->err = (int32_t)-r;
+		if (r == -ENOENT)
+			ps->missing = fp_missing(pre->pdirfd[k], pre->ppath[k]);
+	}
 }
 
 /* After the call: the deferred states from its result @ret.  The record
@@ -411,11 +466,20 @@ static void fp_poststat(struct fp_pre *pre, long ret)
 
 	for (k = 0; k < pre->npst; k++) {
 		struct fp_pst ps;
+		struct stat sb;
 
 		if (!pre->defer[k])
 			continue;
 		memset(&ps, 0, sizeof(ps));
-		if (ret == 0 && !S_ISLNK(pre->sbuf[k]->st_mode)) {
+		if (pre->defer[k] == FP_DEFER_OPENED && ret >= 0 &&
+		    fp_stub(SYS_newfstatat, ret, (long)"", (long)&sb, AT_EMPTY_PATH, 0, 0) == 0) {
+			fp_pst_fill(&ps, &sb);
+		} else if (pre->defer[k] == FP_DEFER_MADE && ret >= 0) {
+			ps.err = ENOENT;
+			ps.missing = 1;
+		} else if (pre->defer[k] != FP_DEFER_LSTAT) {
+			fp_poststat_lstat(pre, k, &ps);
+		} else if (ret == 0 && !S_ISLNK(pre->sbuf[k]->st_mode)) {
 			fp_pst_fill(&ps, pre->sbuf[k]);
 		} else if (ret == 0 || ret == -EFAULT) {
 			ps.err = FP_PST_UNKNOWN;
@@ -453,10 +517,10 @@ static uint32_t fp_gather(const struct iot_syscall *sc, uint64_t *a, struct fp_p
 			if (kind != IOT_ARG_STR2 && p && *p && pre->npst < 2) {
 				long dirfd = i > 0 && sc->arg[i - 1] == IOT_ARG_DIRFD ?
 					(long)(int32_t)a[i - 1] : AT_FDCWD;
-				const struct stat *sb = fp_stat_nofollow(sc->nr, a);
+				int dk = fp_defer_kind(sc->nr, a, pre->npst);
 
-				if (sb && kind == IOT_ARG_PATH && !fp_has_dots(p))
-					fp_defer(pre, pre->npst++, dirfd, p, sb);
+				if (dk && kind == IOT_ARG_PATH && !fp_has_dots(p))
+					fp_defer(pre, pre->npst++, dirfd, p, fp_stat_nofollow(sc->nr, a), dk);
 				else
 					fp_prestat(pre, pre->npst++, dirfd, p);
 			}
