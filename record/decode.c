@@ -551,6 +551,10 @@ void rec_decode_exit(struct rec_ctx *c, struct rec_task *t, int64_t ret,
 		return;
 	ev->t_exit = now;
 	ev->ret = ret;
+	/* a new name that may be a symlink: what stat_path() knew is old */
+	if (ret == 0 && (t->sc->flags & IOT_SCF_NAMES) &&
+	    (iot_syscall_arg(t->sc, IOT_ARG_PATH2) >= 0 || iot_syscall_arg(t->sc, IOT_ARG_STR2) >= 0))
+		rec_names_changed(c);
 	switch (nr) {
 	case SYS_open: case SYS_openat: case SYS_openat2: case SYS_creat: {
 		int fl = iot_syscall_arg(t->sc, IOT_ARG_OPEN_FLAGS);

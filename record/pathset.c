@@ -27,7 +27,7 @@
 
 #define SEED 0x7265632d70736574ULL	/* any constant: the set's own */
 #define BLOCK (256u << 10)
-#define WALK_STACK 256			/* prefixes a walk holds on the stack */
+#define WALK_STACK 1024			/* prefixes a walk holds on the stack */
 
 struct rec_pset_blk {
 	struct rec_pset_blk *next;

@@ -203,6 +203,7 @@ struct rec_ctx {
 	struct rec_stats st;
 	/* path states taken */
 	struct rec_pathset seen;
+	struct rec_linkcache *links;	/* for paths with "..": states.c */
 	/* directories the workload listed (getdents), in the order it first
 	 * did: their entries it never named are taken at the end */
 	struct rec_pathset listed_set;
@@ -291,6 +292,8 @@ int rec_pset_add_path(struct rec_pathset *s, const char *p, uint32_t n, rec_pset
 		      void *arg);
 
 /* ---- states.c: path states ---- */
+/* a call that can make a name a symlink (rename, link, symlink) worked */
+void rec_names_changed(struct rec_ctx *c);
 int rec_seen_init(struct rec_ctx *c);
 void rec_seen_free(struct rec_ctx *c);
 /* The workload listed directory @p (a getdents call returned entries). */

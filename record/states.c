@@ -11,17 +11,86 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "hash.h"
 #include "rec.h"
+
+/*
+ * Whether a directory on a path is a symlink, for stat_path(): a tree
+ * walker that climbs with openat(fd, "..") (du, rm -rf) is recorded with
+ * paths of hundreds of "NAME/.." (the descriptor's path is joined
+ * lexically, and grows with the walk), and each needed an lstat of what
+ * came before it: most of the recorder's time on du of /usr.  Answers are
+ * kept until a call that can make a name a symlink succeeds (a rename, a
+ * link or a symlink: rec_names_changed()).
+ */
+#define LINK_SLOTS 1024
+
+struct rec_linkcache {
+	uint64_t gen;			/* bumped by rec_names_changed() */
+	struct {
+		uint64_t h, gen;
+		uint32_t len;
+		int link;
+		char *path;
+	} e[LINK_SLOTS];
+};
+
+void rec_names_changed(struct rec_ctx *c)
+{
+	if (c->links)
+		c->links->gen++;
+}
+
+/* Is the @n bytes at @p (NUL-terminated there) a symlink now? */
+static int is_symlink(struct rec_ctx *c, const char *p, size_t n)
+{
+	struct rec_linkcache *lc = c->links;
+	uint64_t h = iot_hash(p, n, 5);
+	struct stat sb;
+	char *copy;
+	int link;
+
+	if (lc) {
+		__typeof__(lc->e[0]) *e = &lc->e[h & (LINK_SLOTS - 1)];
+
+		if (e->path && e->gen == lc->gen && e->h == h && e->len == n &&
+		    memcmp(e->path, p, n) == 0)
+			return e->link;
+	}
+	link = lstat(p, &sb) == 0 && S_ISLNK(sb.st_mode);
+	if (lc && (copy = malloc(n + 1)) != NULL) {
+		__typeof__(lc->e[0]) *e = &lc->e[h & (LINK_SLOTS - 1)];
+
+		memcpy(copy, p, n + 1);
+		free(e->path);
+		e->path = copy;
+		e->h = h;
+		e->gen = lc->gen;
+		e->len = (uint32_t)n;
+		e->link = link;
+	}
+	return link;
+}
 
 int rec_seen_init(struct rec_ctx *c)
 {
 	int r = rec_pset_init(&c->seen);
 
-	return r ? r : rec_pset_init(&c->listed_set);
+	if (r == 0)
+		r = rec_pset_init(&c->listed_set);
+	if (r == 0 && !(c->links = calloc(1, sizeof(*c->links))))
+		r = -ENOMEM;
+	return r;
 }
 
 void rec_seen_free(struct rec_ctx *c)
 {
+	int i;
+
+	for (i = 0; c->links && i < LINK_SLOTS; i++)
+		free(c->links->e[i].path);
+	free(c->links);
+	c->links = NULL;
 	rec_pset_free(&c->seen);
 	rec_pset_free(&c->listed_set);
 	free(c->listed);
@@ -80,7 +149,7 @@ static int follow_target(struct rec_ctx *c, const char *link, const char *target
  * recorded paths; after a symlink's "..", the rest is kept as it is.
  * @return : @p itself, or @buf holding the cleaned path.
  */
-static const char *stat_path(const char *p, char *buf, size_t cap)
+static const char *stat_path(struct rec_ctx *ctx, const char *p, char *buf, size_t cap)
 {
 	size_t o = 0, n;
 	const char *c = p, *e;
@@ -100,10 +169,8 @@ static const char *stat_path(const char *p, char *buf, size_t cap)
 			continue;
 		}
 		if (!raw && n == 2 && c[0] == '.' && c[1] == '.' && o > 0) {
-			struct stat sb;
-
 			buf[o] = 0;
-			if (lstat(buf, &sb) == 0 && S_ISLNK(sb.st_mode)) {
+			if (is_symlink(ctx, buf, o)) {
 				raw = 1;
 			} else {
 				while (o > 0 && buf[o - 1] != '/')
@@ -186,7 +253,7 @@ static int take_one(struct rec_ctx *c, const char *p, uint32_t len, int depth,
 	} else if (how == ANC_MISSING) {
 		ok = 0;
 	} else {
-		sp = stat_path(p, spbuf, sizeof(spbuf));
+		sp = stat_path(c, p, spbuf, sizeof(spbuf));
 		ok = lstat(sp, &sb) == 0;
 		if (!ok && how == ANC_PARENT_OF_EXISTING) {
 			memset(&sb, 0, sizeof(sb));
@@ -312,7 +379,7 @@ static uint32_t dtype_mode(unsigned char d)
 static int64_t take_entries(struct rec_ctx *c, const struct rec_listed *l)
 {
 	char spbuf[REC_PATH_MAX], full[REC_PATH_MAX], target[REC_PATH_MAX];
-	const char *sp = stat_path(l->path, spbuf, sizeof(spbuf));
+	const char *sp = stat_path(c, l->path, spbuf, sizeof(spbuf));
 	size_t splen = strlen(sp);
 	int64_t n = 0;
 	struct dirent *de;
@@ -370,6 +437,7 @@ int64_t rec_take_listed(struct rec_ctx *c)
 	int64_t n = 0, r;
 	size_t i;
 
+	rec_names_changed(c);	/* the tree as it is now, as ever */
 	for (i = 0; i < c->n_listed; i++) {
 		r = take_entries(c, &c->listed[i]);
 		if (r < 0)

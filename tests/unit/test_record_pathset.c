@@ -155,13 +155,13 @@ static void test_listed_not_closed(void **state)
 		size_t n = 0;
 		int d;
 
-		for (d = 0; d < 600; d++)
+		for (d = 0; d < 1500; d++)
 			n += (size_t)sprintf(deep + n, "/%d", d % 10);
 		s.n = 0;
 		s.p = deep;
 		assert_int_equal(rec_pset_add_path(&set, deep, (uint32_t)n, record_anc, &s), 1);
-		assert_int_equal(s.n, 599);
-		assert_int_equal(set.n, 6 + 600);
+		assert_int_equal(s.n, 1499);
+		assert_int_equal(set.n, 6 + 1500);
 	}
 	rec_pset_free(&set);
 }
