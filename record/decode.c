@@ -561,8 +561,13 @@ void rec_decode_exit(struct rec_ctx *c, struct rec_task *t, int64_t ret,
 
 		if (fl < 0)
 			fl = iot_syscall_arg(t->sc, IOT_ARG_OPENHOW);
+		/* a tree walker climbing with openat(fd, "..") (du, rm -rf):
+		 * its descriptor is X, not X/NAME/.. - joined again and again,
+		 * the names of what it opened next grew with the walk (1.6 KB
+		 * on average, 346 ".." at most, in du of /usr), each a path
+		 * new to the recorder */
 		if (ret >= 0 && ev->path)
-			rec_fd_set(t, (int)ret, ev->path, ev->path_len,
+			rec_fd_set(t, (int)ret, ev->path, rec_dotdot_len(c, ev->path, ev->path_len),
 				   fl >= 0 && (ev->args[fl] & O_CLOEXEC));
 		break;
 	}

@@ -294,6 +294,10 @@ int rec_pset_add_path(struct rec_pathset *s, const char *p, uint32_t n, rec_pset
 /* ---- states.c: path states ---- */
 /* a call that can make a name a symlink (rename, link, symlink) worked */
 void rec_names_changed(struct rec_ctx *c);
+/* The length of the path a descriptor opened at @p ("X/NAME/..") names:
+ * that of X when NAME is not a symlink now (a removed one was a
+ * directory), else @len. */
+uint32_t rec_dotdot_len(struct rec_ctx *c, const char *p, uint32_t len);
 int rec_seen_init(struct rec_ctx *c);
 void rec_seen_free(struct rec_ctx *c);
 /* The workload listed directory @p (a getdents call returned entries). */

@@ -72,6 +72,31 @@ static int is_symlink(struct rec_ctx *c, const char *p, size_t n)
 	return link;
 }
 
+uint32_t rec_dotdot_len(struct rec_ctx *c, const char *p, uint32_t len)
+{
+	char buf[REC_PATH_MAX];
+	uint32_t e, s, i;
+
+	if (len < 5 || len >= sizeof(buf) || p[0] != '/' || memcmp(p + len - 3, "/..", 3) != 0)
+		return len;
+	e = len - 3;			/* "X/NAME" */
+	for (s = e; s > 0 && p[s - 1] != '/'; s--)
+		;
+	if (s == 0 || s == e || (e - s == 1 && p[s] == '.') ||
+	    (e - s == 2 && p[s] == '.' && p[s + 1] == '.'))
+		return len;
+	/* X/NAME must say plainly what it names: no "." or ".." in it */
+	for (i = 0; i + 1 < e; i++)
+		if (p[i] == '/' && p[i + 1] == '.' &&
+		    (i + 2 >= e || p[i + 2] == '/' || (p[i + 2] == '.' && (i + 3 >= e || p[i + 3] == '/'))))
+			return len;
+	memcpy(buf, p, e);
+	buf[e] = 0;
+	if (is_symlink(c, buf, e))
+		return len;
+	return s > 1 ? s - 1 : 1;
+}
+
 int rec_seen_init(struct rec_ctx *c)
 {
 	int r = rec_pset_init(&c->seen);
