@@ -53,6 +53,51 @@ static inline uint64_t iot_hash(const void *s, size_t n, uint64_t seed)
 	return iot_hash_end(h, n);
 }
 
+/* iot_hash() of bytes given a piece at a time: a state to copy, keep
+ * and go back to (a path cleaned component by component). */
+struct iot_hasher {
+	uint64_t h;
+	size_t n;			/* bytes so far */
+	unsigned char part[8];		/* the last n % 8 of them */
+};
+
+static inline void iot_hasher_init(struct iot_hasher *s, uint64_t seed)
+{
+	s->h = seed;
+	s->n = 0;
+}
+
+static inline void iot_hasher_add(struct iot_hasher *s, const void *p, size_t len)
+{
+	const unsigned char *b = p;
+	uint64_t w;
+
+	while (len > 0) {
+		size_t have = s->n & 7, take = 8 - have < len ? 8 - have : len;
+
+		memcpy(s->part + have, b, take);
+		s->n += take;
+		b += take;
+		len -= take;
+		if ((s->n & 7) == 0) {
+			memcpy(&w, s->part, 8);
+			s->h = iot_hash_step(s->h, w);
+		}
+	}
+}
+
+/*! iot_hasher_value() : iot_hash() of every byte added so far. */
+static inline uint64_t iot_hasher_value(const struct iot_hasher *s)
+{
+	uint64_t h = s->h, w = 0;
+
+	if (s->n & 7) {
+		memcpy(&w, s->part, s->n & 7);
+		h = iot_hash_step(h, w);
+	}
+	return iot_hash_end(h, s->n);
+}
+
 /* Bit 7 of each byte of @w that equals @c (exact: no carries between
  * bytes, unlike the shorter has-zero test). */
 static inline uint64_t iot_hash_bytes_eq(uint64_t w, unsigned char c)

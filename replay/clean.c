@@ -29,9 +29,14 @@
 #include "rpl.h"
 
 /* rpl_map keys of symlink paths: hashed, never an RPL_IK() value. */
+static uint64_t key_of(uint64_t h)
+{
+	return h & ~(1ULL << 32);
+}
+
 static uint64_t link_key(const char *s, size_t n)
 {
-	return iot_hash(s, n, 7) & ~(1ULL << 32);
+	return key_of(iot_hash(s, n, 7));
 }
 
 /*
@@ -42,10 +47,16 @@ static uint64_t link_key(const char *s, size_t n)
 static size_t clean(char *path, size_t len, const struct rpl_map *links, int tail)
 {
 	size_t top[128];		/* where each droppable "/NAME" starts */
+	/* the hash of what is written, and of what was before each
+	 * top[]: the key of the cleaned prefix at each ".." without hashing
+	 * it again (a path of hundreds of "NAME/.." hashed its prefix as
+	 * often) */
+	struct iot_hasher hs, at[128];
 	size_t r = 1, w = 0, depth = 0;	/* read and write positions */
 	int slash;
 	uint32_t v;
 
+	iot_hasher_init(&hs, 7);
 	if (len < 2 || path[0] != '/')
 		return len;
 	slash = path[len - 1] == '/';
@@ -63,20 +74,25 @@ static size_t clean(char *path, size_t len, const struct rpl_map *links, int tai
 		dotdot = n == 2 && path[s] == '.' && path[s + 1] == '.';
 		if (n == 0 || (n == 1 && path[s] == '.' && !last))
 			continue;		/* "//", an inner "." */
-		if (dotdot && !last && depth > 0 && !rpl_map_get(links, link_key(path, w), &v)) {
+		if (dotdot && !last && depth > 0 &&
+		    !rpl_map_get(links, key_of(iot_hasher_value(&hs)), &v)) {
 			w = top[--depth];	/* "/NAME/.." */
+			hs = at[depth];
 			continue;
 		}
 		if (dotdot && !last && w == 0)
 			continue;		/* "/.." is "/" */
-		if (dotdot)
+		if (dotdot) {
 			depth = 0;		/* nothing before it can go */
-		else if (depth < sizeof(top) / sizeof(top[0]))
+		} else if (depth < sizeof(top) / sizeof(top[0])) {
+			at[depth] = hs;
 			top[depth++] = w;
-		else
+		} else {
 			depth = 0;		/* too deep to track: keep what is there */
+		}
 		path[w++] = '/';
 		memmove(path + w, path + s, n);
+		iot_hasher_add(&hs, path + w - 1, n + 1);
 		w += n;
 	}
 	if (w == 0)

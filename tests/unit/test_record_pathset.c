@@ -1,6 +1,6 @@
 /*
  * test_record_pathset.c - the recorder's path set: the one-pass prefix
- * hashes equal the hash of each prefix, a call costs the same few lookups
+ * hashes (and a hash fed piece by piece) equal the hash of each prefix, a call costs the same few lookups
  * and one pass over its bytes at depth 3 and at depth 100 (counted, not
  * timed), and ancestors are reported exactly as a walk over every prefix
  * would report them.
@@ -42,6 +42,21 @@ static void test_prefix_hashes(void **state)
 			want++;
 		}
 		assert_int_equal(k, want);
+		/* the same bytes added a piece at a time */
+		{
+			struct iot_hasher hs;
+			size_t o = 0;
+
+			iot_hasher_init(&hs, 42);
+			while (o < n) {
+				size_t piece = 1 + (size_t)(rand_r(&seed) % 19);
+
+				piece = piece > n - o ? n - o : piece;
+				iot_hasher_add(&hs, s + o, piece);
+				o += piece;
+				assert_true(iot_hasher_value(&hs) == iot_hash(s, o, 42));
+			}
+		}
 	}
 	/* a different seed, a different hash */
 	assert_true(iot_hash("/usr/lib", 8, 1) != iot_hash("/usr/lib", 8, 2));
