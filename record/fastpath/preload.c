@@ -406,20 +406,20 @@ static const struct stat *fp_stat_nofollow(int nr, const uint64_t *a)
  */
 enum { FP_DEFER_NONE, FP_DEFER_LSTAT, FP_DEFER_OPENED, FP_DEFER_MADE };
 
-static int fp_defer_kind(int nr, const uint64_t *a, int k)
+static int fp_defer_kind(const struct iot_syscall *sc, const uint64_t *a, int k)
 {
+	int i = iot_syscall_arg(sc, IOT_ARG_OPEN_FLAGS);
 	uint64_t fl;
 
 	if (k != 0)
 		return FP_DEFER_NONE;
-	if (fp_stat_nofollow(nr, a))
+	if (fp_stat_nofollow(sc->nr, a))
 		return FP_DEFER_LSTAT;
-	switch (nr) {
-	case SYS_open: fl = a[1]; break;
-	case SYS_openat: fl = a[2]; break;
-	case SYS_mkdir: case SYS_mkdirat: return FP_DEFER_MADE;
-	default: return FP_DEFER_NONE;
-	}
+	if (sc->nr == SYS_mkdir || sc->nr == SYS_mkdirat)
+		return FP_DEFER_MADE;
+	if (i < 0 || !(sc->flags & IOT_SCF_RETFD))	/* not an open */
+		return FP_DEFER_NONE;
+	fl = a[i];
 	if ((fl & (O_CREAT | O_EXCL)) == (O_CREAT | O_EXCL))
 		return FP_DEFER_MADE;
 	if ((fl & O_NOFOLLOW) && !(fl & (O_CREAT | O_TRUNC | O_PATH | __O_TMPFILE)))
@@ -517,7 +517,7 @@ static uint32_t fp_gather(const struct iot_syscall *sc, uint64_t *a, struct fp_p
 			if (kind != IOT_ARG_STR2 && p && *p && pre->npst < 2) {
 				long dirfd = i > 0 && sc->arg[i - 1] == IOT_ARG_DIRFD ?
 					(long)(int32_t)a[i - 1] : AT_FDCWD;
-				int dk = fp_defer_kind(sc->nr, a, pre->npst);
+				int dk = fp_defer_kind(sc, a, pre->npst);
 
 				if (dk && kind == IOT_ARG_PATH && !fp_has_dots(p))
 					fp_defer(pre, pre->npst++, dirfd, p, fp_stat_nofollow(sc->nr, a), dk);
