@@ -61,20 +61,10 @@ int rpl_resolve(int root_fd, const char *path, int flags, mode_t mode)
 	return openat2_in_root(root_fd, path, flags, mode);
 }
 
-int rpl_parent(int root_fd, const char *path, struct rpl_name *n)
+long rpl_split_name(const char *path, size_t len, struct rpl_name *n)
 {
-	char buf[4096];
-	size_t len = path ? strlen(path) : 0;
-	size_t end, start;
-	int fd;
+	size_t end = len, start;
 
-	n->dirfd = -1;
-	n->owned = 1;
-	if (len == 0)
-		return -ENOENT;
-	if (len >= sizeof(buf))
-		return -ENAMETOOLONG;
-	end = len;
 	while (end > 0 && path[end - 1] == '/')
 		end--;
 	start = end;
@@ -88,11 +78,30 @@ int rpl_parent(int root_fd, const char *path, struct rpl_name *n)
 	n->name[end - start] = 0;
 	if (strcmp(n->name, ".") == 0 || strcmp(n->name, "..") == 0)
 		return -EINVAL;
+	return (long)start;
+}
+
+int rpl_parent(int root_fd, const char *path, struct rpl_name *n)
+{
+	char buf[4096];
+	size_t len = path ? strlen(path) : 0;
+	long start;
+	int fd;
+
+	n->dirfd = -1;
+	n->owned = 1;
+	if (len == 0)
+		return -ENOENT;
+	if (len >= sizeof(buf))
+		return -ENAMETOOLONG;
+	start = rpl_split_name(path, len, n);
+	if (start < 0)
+		return (int)start;
 	if (start == 0) {		/* a relative name: from the root */
 		buf[0] = '/';
 		buf[1] = 0;
 	} else {
-		memcpy(buf, path, start);
+		memcpy(buf, path, (size_t)start);
 		buf[start] = 0;
 	}
 	fd = openat2_in_root(root_fd, buf, O_PATH | O_DIRECTORY, 0);

@@ -121,27 +121,18 @@ int rpl_pdirs_get(struct rpl_pdirs *d, const char *path, size_t len)
 
 int rpl_pdirs_parent(struct rpl_pdirs *d, const char *path, struct rpl_name *n)
 {
-	size_t len = strlen(path), end = len, start;
+	size_t len = strlen(path);
+	long start;
 	int fd;
 
 	n->dirfd = -1;
 	n->owned = 0;
-	while (end > 0 && path[end - 1] == '/')
-		end--;
-	start = end;
-	while (start > 0 && path[start - 1] != '/')
-		start--;
-	if (len == 0 || start == 0)
-		return len == 0 ? -ENOENT : rpl_parent(d->root_fd, path, n);
-	if (end == start)		/* the root itself */
-		return -EINVAL;
-	if (end - start >= sizeof(n->name))
-		return -ENAMETOOLONG;
-	memcpy(n->name, path + start, end - start);
-	n->name[end - start] = 0;
-	if (strcmp(n->name, ".") == 0 || strcmp(n->name, "..") == 0)
-		return -EINVAL;
-	fd = rpl_pdirs_get(d, path, start > 1 ? start - 1 : start);
+	if (len == 0)
+		return -ENOENT;
+	start = rpl_split_name(path, len, n);
+	if (start <= 0)		/* "/", "..", or a relative name */
+		return start < 0 ? (int)start : rpl_parent(d->root_fd, path, n);
+	fd = rpl_pdirs_get(d, path, start > 1 ? (size_t)start - 1 : (size_t)start);
 	if (fd < 0)
 		return fd;
 	n->dirfd = fd;

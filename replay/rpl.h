@@ -127,6 +127,11 @@ struct rpl_name {
  *  @return : 0 or -errno; on success close @n->dirfd. */
 int rpl_parent(int root_fd, const char *path, struct rpl_name *n);
 
+/*! rpl_split_name() : copy the last component of @path (@len bytes,
+ *  trailing slashes dropped) to @n->name.  @return : where it starts in
+ *  @path, or -EINVAL (the root, ".", "..") or -ENAMETOOLONG. */
+long rpl_split_name(const char *path, size_t len, struct rpl_name *n);
+
 /*! rpl_path_skip() : @return : RPL_SKIP_PSEUDO for /proc, /sys, /dev,
  *  RPL_SKIP_EXCLUDED per the include/exclude prefixes, else 0. */
 int rpl_path_skip(const struct rpl_opts *o, const char *path);
