@@ -53,6 +53,19 @@ static int write_hostile(const char *path, const char *canary)
 	st(&w, "/big", S_IFREG, 1ULL << 50, NULL, 14, 1);
 	st(&w, dotdot, S_IFREG, 7, NULL, 15, 1);
 	st(&w, up, S_IFREG, 3, NULL, 16, 1);
+	/* a directory's state at a name that is a symlink out (made from
+	 * another path through /ln): its mode set last must not follow it */
+	st(&w, "/d/s", S_IFLNK, 5, canary, 17, 1);
+	st(&w, "/ln", S_IFLNK, 1, "d", 18, 1);
+	{
+		struct iot_path_state ps = {
+			.path = "/ln/s", .path_len = 5, .type = S_IFDIR, .mode = 0700, .dev = 1,
+			.ino = 19, .nlink = 2, .mtime_ns = 1, .atime_ns = 1, .t_ns = w.t,
+		};
+
+		if (!w.err)
+			w.err = iot_writer_path_state(w.w, &ps);
+	}
 
 	/* through symlinks out of the root */
 	ev(&w, 1, SYS_openat, 3, "/abs/victim", NULL, 4, A(AT_FDCWD), A(0), A(O_WRONLY | O_CREAT | O_TRUNC), A(0644));
