@@ -7,7 +7,10 @@
  * compress, and the same trace must give the same tree on every
  * filesystem).  Hard links are rebuilt from (dev, ino); directory times
  * are set last, after their entries were made.  All of it goes through
- * the confined lookups of paths.c.
+ * the confined lookups of paths.c, in parents kept open (prep_tree.c):
+ * entries are made with *at() calls in a directory already open, not
+ * each by a walk from the root, and files are set up through the
+ * descriptor that made them.
  *
  * Paths are made in the order the workload first came to them.  A tree
  * that was copied or unpacked lies on its disk in the order its
