@@ -8,6 +8,7 @@
  */
 #include <string.h>
 
+#include "hash.h"
 #include "text_int.h"
 
 static const char *const libaio_ops[] = {
@@ -54,15 +55,9 @@ unsigned iot_aio_op_dir(uint32_t api, uint32_t opcode)
 
 uint64_t iot_aio_key(const struct iot_aio *a)
 {
-	uint64_t v[5] = { a->api, (uint32_t)a->pid, a->ctx, a->user_data, a->id };
-	uint64_t h = 0xcbf29ce484222325ULL;
-	int i;
+	const uint64_t v[5] = { a->api, (uint32_t)a->pid, a->ctx, a->user_data, a->id };
+	uint64_t h = iot_hash(v, sizeof(v), 0x61696f);
 
-	for (i = 0; i < 5; i++) {
-		h ^= v[i];
-		h *= 0x100000001b3ULL;
-		h ^= h >> 29;
-	}
 	return h ? h : 1;
 }
 
