@@ -87,6 +87,7 @@ enum iot_class {
 #define IOT_SCF_CLOSE	0x040	/* closes the descriptor it is given */
 #define IOT_SCF_NAMES	0x080	/* makes, removes or renames a name (open: O_CREAT) */
 #define IOT_SCF_PROBE	0x100	/* may ask what the filesystem can do */
+#define IOT_SCF_LOOK	0x200	/* changes no name, data or metadata */
 
 /*
  * Argument kinds.  An event stores, for each argument of its syscall, one

@@ -31,6 +31,7 @@
 #define CLOSE IOT_SCF_CLOSE
 #define NAMES IOT_SCF_NAMES
 #define PROBE IOT_SCF_PROBE
+#define LOOK IOT_SCF_LOOK
 
 #define MAP1(m, x) m(x)
 #define MAP_0()

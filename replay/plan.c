@@ -7,7 +7,9 @@
  * ops that create or remove names), or the same open file (recorded
  * process + fd + open generation, tracked through dup and fork) keep the
  * order they *completed* in when recorded.  Each op depends on the
- * previous op on each of its resources.  Ordering by completion, not
+ * previous op that changed each of its resources; an op that changes a
+ * path or a directory's names also on the ops that only looked at it
+ * since (plan_deps() says why).  Ordering by completion, not
  * entry, matters: a blocking read that entered before the write that
  * fed it must still come after it, and since every dependency and every
  * earlier op of the same thread completed earlier in the recording, a
@@ -303,11 +305,22 @@ out:
 	return err;
 }
 
+/* Bit 0 of a resource key marks an op that only looks at the resource
+ * (KEY_LOOK); the keys themselves have it clear, and are never 0 (the
+ * end of an op's list). */
+#define KEY_LOOK 1ULL
+
+static uint64_t key_norm(uint64_t k)
+{
+	k &= ~KEY_LOOK;
+	return k ? k : 2;
+}
+
 static uint64_t key_path(const char *s, size_t n)
 {
 	while (n > 1 && s[n - 1] == '/')
 		n--;
-	return iot_hash(s, n, 1);
+	return key_norm(iot_hash(s, n, 1));
 }
 
 static uint64_t key_parent(const char *s)
@@ -323,7 +336,7 @@ static uint64_t key_parent(const char *s)
 
 static uint64_t key_res(uint32_t res)
 {
-	return iot_hash(&res, sizeof(res), 2);
+	return key_norm(iot_hash(&res, sizeof(res), 2));
 }
 
 /* A descriptor number in a table: in a table several threads share,
@@ -335,7 +348,7 @@ static uint64_t key_slot(const struct rpl_fdtab *tab, int64_t fd)
 {
 	struct { uintptr_t t; int64_t fd; } k = { (uintptr_t)tab, fd };
 
-	return iot_hash(&k, sizeof(k), 5);
+	return key_norm(iot_hash(&k, sizeof(k), 5));
 }
 
 /* Does row @sc put data into a descriptor or close it (what a pipe's
@@ -402,6 +415,29 @@ static int changes_names(const struct iot_syscall *sc, const struct rpl_op *op)
 	return i < 0 || (op->ev.args[i] & O_CREAT) != 0;
 }
 
+/*
+ * Does @op leave its path, and the names of its parent, as it found them?
+ * A look-up, a read, a sync, a close, an exec (IOT_SCF_LOOK), an open
+ * that neither creates nor truncates; and every call that failed: a
+ * failed call changed nothing (a mkdir of a directory that is there, an
+ * unlink of a name that is not).  Such an op need only follow the last op that changed the
+ * path, not every op that looked at it before.
+ */
+static int only_looks(const struct iot_syscall *sc, const struct rpl_op *op)
+{
+	int i;
+
+	if (op->ev.ret < 0 || (sc && (sc->flags & IOT_SCF_LOOK)))
+		return 1;
+	if (!sc || !(sc->flags & IOT_SCF_RETFD) || !(sc->flags & IOT_SCF_NAMES))
+		return 0;
+	/* an open: one that neither creates nor truncates only looks */
+	i = iot_syscall_arg(sc, IOT_ARG_OPEN_FLAGS);
+	if (i < 0)
+		i = iot_syscall_arg(sc, IOT_ARG_OPENHOW);
+	return i >= 0 && !(op->ev.args[i] & (O_CREAT | O_TRUNC));
+}
+
 /* The keys of the pipes open in @tab (only close-on-exec ones with
  * @cloexec), each once where its two ends sit side by side, at most @max
  * into @keys.  @return : how many. */
@@ -430,20 +466,21 @@ static int plan_fds(struct rpl_plan *p, struct planner *pl, struct rpl_op *op,
 	const struct rpl_ev *ev = &op->ev;
 	const struct rpl_proc *pr = &p->procs[p->threads[op->thread].proc];
 	int shared = pr->n_threads > 1 || tab->refs > 1;
+	uint64_t look = only_looks(sc, op) ? KEY_LOOK : 0;
 	struct rpl_fd e = { 0 };
 	int n = 0, nfd = 0;
 	uint32_t a;
 
 #define ADD(k) do { if (n < RPL_MAXRES) keys[n++] = (k); } while (0)
 	if (ev->path) {
-		ADD(key_path(ev->path, ev->path_len));
+		ADD(key_path(ev->path, ev->path_len) | look);
 		if (changes_names(sc, op))
-			ADD(key_parent(ev->path));
+			ADD(key_parent(ev->path) | look);
 	}
 	/* a second name (rename's and link's target) is made too */
 	if (ev->path2 && iot_syscall_arg(sc, IOT_ARG_PATH2) >= 0) {
-		ADD(key_path(ev->path2, ev->path2_len));
-		ADD(key_parent(ev->path2));
+		ADD(key_path(ev->path2, ev->path2_len) | look);
+		ADD(key_parent(ev->path2) | look);
 	}
 	for (a = 0; sc && a < sc->nargs && a < ev->nargs && nfd < 2; a++) {
 		struct rpl_fd fe;
@@ -711,13 +748,91 @@ static int cmp_idx_end(const void *a, const void *b)
 	return *(const uint32_t *)a < *(const uint32_t *)b ? -1 : 1;
 }
 
-/* Resource order: each op depends on the op of another thread that last
- * completed on each of its resources. */
+/*
+ * Resource order, from the ops in the order their effects counted.  An op
+ * that changes a resource depends on the last op of another thread that
+ * changed it, and on the ops that looked at it since; an op that only
+ * looks (only_looks()) depends on the last change alone.  Ops that only
+ * look keep no order among themselves: the order in which two processes
+ * looked at one directory or file when recorded is the recording
+ * filesystem's timing, not the workload's.  (Two processes that each
+ * mkdir() their own directory, which is there, before every file they
+ * create and fsync were otherwise made to take turns, file by file, as
+ * the recording's journal had them: on another filesystem the replay was
+ * as slow as that lockstep, +70 % on btrfs from an ext4 recording.)
+ *
+ * The lookers since the last change are kept per resource, at most
+ * RPL_LOOKERS, one per thread (a thread's later look covers its earlier
+ * ones); when more threads look, the newest also follows the oldest, so
+ * that the next change, which waits for the ones kept, still comes after
+ * every look before it.
+ */
+#define RPL_LOOKERS 4
+#define RPL_DEPS_MAX 64		/* per op: 8 resources x (1 + RPL_LOOKERS) fit */
+
+struct lookers {
+	uint32_t op[RPL_LOOKERS];
+	uint32_t n;
+};
+
+/* Op @op (whose deps are appended last, side by side in p->deps)
+ * follows op @on. */
+static int add_dep(struct rpl_plan *p, struct rpl_op *op, uint32_t on)
+{
+	uint16_t d;
+	int err = 0;
+
+	if (p->ops[on].thread == op->thread || op->ndeps >= RPL_DEPS_MAX)
+		goto out;
+	for (d = 0; d < op->ndeps; d++)
+		if (p->deps[op->dep_off + d] == on)
+			goto out;
+	GROW(p->deps, p->n_deps, p->cap_deps);
+	p->deps[p->n_deps++] = on;
+	op->ndeps++;
+	p->ops[on].needed = 1;
+out:
+	return err;
+}
+
+static int looked(const struct rpl_plan *p, const struct lookers *l, uint32_t thread)
+{
+	uint32_t j;
+
+	for (j = 0; j < l->n; j++)
+		if (p->ops[l->op[j]].thread == thread)
+			return 1;
+	return 0;
+}
+
+/* Op @oi looks at the resource whose lookers are @l. */
+static int add_looker(struct rpl_plan *p, struct lookers *l, uint32_t oi)
+{
+	struct rpl_op *op = &p->ops[oi];
+	uint32_t j;
+
+	for (j = 0; j < l->n; j++)
+		if (p->ops[l->op[j]].thread == op->thread) {
+			l->op[j] = oi;
+			return 0;
+		}
+	if (l->n == RPL_LOOKERS) {
+		if (add_dep(p, op, l->op[0]) < 0)
+			return -ENOMEM;
+		memmove(l->op, l->op + 1, (RPL_LOOKERS - 1) * sizeof(*l->op));
+		l->n--;
+	}
+	l->op[l->n++] = oi;
+	return 0;
+}
+
 static int plan_deps(struct rpl_plan *p, const struct opkeys *ks)
 {
-	struct rpl_map last = { 0 };
+	struct rpl_map last = { 0 }, look = { 0 };
+	struct lookers *lk = NULL;
+	size_t n_lk = 0, cap_lk = 0;
 	uint32_t *order = malloc((p->n_ops + 1) * sizeof(*order));
-	size_t i, k, d;
+	size_t i, k;
 	int err = 0;
 
 	if (!order) {
@@ -736,30 +851,48 @@ static int plan_deps(struct rpl_plan *p, const struct opkeys *ks)
 
 		/* an op's deps are appended together: they stay side by side */
 		op->dep_off = (uint32_t)p->n_deps;
+		op->ndeps = 0;
 		for (k = 0; k < nk; k++) {
-			uint32_t prev;
+			uint64_t key = ok[k] & ~KEY_LOOK;
+			uint32_t prev, li, j;
+			int has_lk = rpl_map_get(&look, key, &li);
 
-			if (rpl_map_get(&last, ok[k], &prev) && p->ops[prev].thread != op->thread) {
-				for (d = 0; d < op->ndeps; d++)
-					if (p->deps[op->dep_off + d] == prev)
-						break;
-				if (d == op->ndeps) {
-					GROW(p->deps, p->n_deps, p->cap_deps);
-					p->deps[p->n_deps++] = prev;
-					op->ndeps++;
-					p->ops[prev].needed = 1;
+			/* A thread that looked since the last change follows it
+			 * already. */
+			if (rpl_map_get(&last, key, &prev) &&
+			    !((ok[k] & KEY_LOOK) && has_lk && looked(p, &lk[li], op->thread)) &&
+			    add_dep(p, op, prev) < 0)
+				goto nomem;
+			if (ok[k] & KEY_LOOK) {
+				if (!has_lk) {
+					GROW(lk, n_lk, cap_lk);
+					li = (uint32_t)n_lk++;
+					lk[li].n = 0;
+					if (rpl_map_put(&look, key, li) < 0)
+						goto nomem;
 				}
+				if (add_looker(p, &lk[li], oi) < 0)
+					goto nomem;
+				continue;
 			}
-			if (rpl_map_put(&last, ok[k], oi) < 0) {
-				err = -ENOMEM;
-				goto out;
-			}
+			for (j = 0; has_lk && j < lk[li].n; j++)
+				if (add_dep(p, op, lk[li].op[j]) < 0)
+					goto nomem;
+			if (has_lk)
+				lk[li].n = 0;
+			if (rpl_map_put(&last, key, oi) < 0)
+				goto nomem;
 		}
 	}
 	if (p->n_deps >= UINT32_MAX)
 		err = -E2BIG;
+	goto out;
+nomem:
+	err = -ENOMEM;
 out:
+	free(lk);
 	rpl_map_free(&last);
+	rpl_map_free(&look);
 	free(order);
 	return err;
 }

@@ -131,6 +131,9 @@ static void rows_agree(void **state)
 		/* a second name only comes with the calls that make one */
 		if (iot_syscall_arg(sc, IOT_ARG_PATH2) >= 0)
 			assert_true(sc->flags & IOT_SCF_NAMES);
+		/* a call that only looks changes nothing */
+		if (sc->flags & IOT_SCF_LOOK)
+			assert_false(sc->flags & (IOT_SCF_NAMES | IOT_SCF_WRITE | IOT_SCF_PIPE));
 	}
 	/* the planner's pipe edges: pwritev2 (offset -1) writes a pipe too */
 	assert_true(iot_syscall_by_name("pwritev2")->flags & IOT_SCF_PIPE);
