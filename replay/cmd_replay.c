@@ -110,6 +110,7 @@ int cmd_replay(int argc, char **argv)
 	};
 	const char *inc[MAX_PREFIXES], *exc[MAX_PREFIXES];
 	struct rpl_opts o = { .cmd = "replay", .scale = 1.0, .include = inc, .exclude = exc };
+	const char *starts = getenv("IOTAPE_REPLAY_STARTS");
 	static struct rpl_result res;	/* large: not on the stack */
 	int c, err;
 
@@ -182,6 +183,9 @@ int cmd_replay(int argc, char **argv)
 		return IOT_EXIT_USAGE;
 	}
 	o.progress = !o.quiet && isatty(2);
+	/* process starts at their native cost (spawn.c), unless asked not
+	 * to, to compare */
+	o.starts = !(starts && strcmp(starts, "skip") == 0);
 	err = rpl_run(&o, &res);
 	if (res.interrupted && err == -EINTR) {
 		cli_err("replay", "interrupted by SIG%s while making the starting tree; %s holds "

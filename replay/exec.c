@@ -208,7 +208,7 @@ static void own_table(struct rpl_ctx *c)
 	}
 	table_made(c->pr);
 	if (own)
-		rpl_fdtab_close_others(c->pr->tab, c->p->root_fd);
+		rpl_fdtab_close_others(c->pr->tab, c->p->root_fd, c->p->start_fd);
 	atomic_store(&t->forked, 1);
 	futex(&t->forked, FUTEX_WAKE, INT_MAX, NULL);
 }
@@ -527,6 +527,8 @@ int rpl_execute(struct rpl_plan *p, struct rpl_result *res)
 	rpl_handler_for(0);
 	p->own_files = can_own_files(p);
 	rpl_fault_watch_start(p);
+	if (p->o->starts)
+		rpl_starts_open(p);
 	p->t0 = watched = iot_now_ns();
 	for (i = 0; i < p->n_threads; i++) {
 		if (p->threads[i].spawn_op >= 0)
@@ -578,6 +580,7 @@ int rpl_execute(struct rpl_plan *p, struct rpl_result *res)
 		iot_warn(p->o->cmd, "%s: %zu recorded threads were never started (their parent's "
 			 "clone is missing from the trace)", p->o->trace, unstarted);
 	res->deadlock_breaks = atomic_load(&p->breaks);
+	rpl_starts_close(p);
 	pthread_mutex_destroy(&p->spawn_lock);
 	return err;
 }

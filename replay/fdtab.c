@@ -199,9 +199,9 @@ static int cmp_int(const void *a, const void *b)
 	return (x > y) - (x < y);
 }
 
-void rpl_fdtab_close_others(struct rpl_fdtab *t, int keep)
+void rpl_fdtab_close_others(struct rpl_fdtab *t, int keep, int keep2)
 {
-	int *k = malloc((t->n + 2) * sizeof(*k));
+	int *k = malloc((t->n + 3) * sizeof(*k));
 	unsigned int from = 3;
 	uint32_t i, n = 0;
 
@@ -214,6 +214,8 @@ void rpl_fdtab_close_others(struct rpl_fdtab *t, int keep)
 	pthread_mutex_unlock(&t->lock);
 	if (keep > 2)
 		k[n++] = keep;
+	if (keep2 > 2)
+		k[n++] = keep2;
 	qsort(k, n, sizeof(*k), cmp_int);
 	for (i = 0; i < n; i++) {
 		if ((unsigned int)k[i] > from)

@@ -1,7 +1,8 @@
 /*
  * ops_proc.c - replay handlers for processes: clone/fork start the
  * child's op list (a pthread of the replayer: no real fork is needed),
- * execve closes close-on-exec descriptors, wait4 waits for the child's
+ * execve closes close-on-exec descriptors and starts a small program
+ * natively for the process start (spawn.c), wait4 waits for the child's
  * last op, exit ends the list.
  */
 #include <errno.h>
@@ -22,7 +23,7 @@ static int64_t h_clone(struct rpl_ctx *c, struct rpl_op *op)
 }
 
 /* A failed exec (a PATH search miss) costs a lookup; a successful one
- * closes the close-on-exec descriptors. */
+ * closes the close-on-exec descriptors and costs a process start. */
 static int64_t h_execve(struct rpl_ctx *c, struct rpl_op *op)
 {
 	const char *p;
@@ -31,6 +32,11 @@ static int64_t h_execve(struct rpl_ctx *c, struct rpl_op *op)
 
 	if (op->ev.ret == 0 || (op->ev.flags & IOT_EV_UNFINISHED)) {
 		rpl_fdtab_exec(c->pr->tab);
+		/* The recorded result is what counts: a start that fails
+		 * here (no memory, no such program) changes no file. */
+		if (op->ev.ret == 0 && c->p->o->starts &&
+		    RPL_TIMED(c, rpl_start_process(c->p)) < 0)
+			atomic_fetch_add(&c->p->start_fails, 1);
 		return 0;
 	}
 	p = rpl_op_path(c, op, op->ev.path);

@@ -961,6 +961,7 @@ int rpl_plan_build(struct rpl_plan *p, const struct rpl_opts *o)
 	memset(p, 0, sizeof(*p));
 	p->o = o;
 	p->root_fd = -1;
+	p->start_fd = -EBADF;
 	p->arena = iot_arena_new(1 << 20);
 	if (!p->arena)
 		return -ENOMEM;
@@ -1038,4 +1039,5 @@ void rpl_plan_free(struct rpl_plan *p)
 		iot_arena_free(p->arena);
 	memset(p, 0, sizeof(*p));
 	p->root_fd = -1;
+	p->start_fd = -EBADF;
 }

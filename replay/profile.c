@@ -112,6 +112,11 @@ void rpl_tally(struct rpl_plan *p, struct rpl_result *res)
 		res->replayed++;
 		sc->replayed++;
 		sc->time_ns += op->r_exit - op->r_enter;
+		if (p->o->starts && (op->ev.nr == SYS_execve || op->ev.nr == SYS_execveat) &&
+		    op->ev.ret == 0) {
+			res->starts++;
+			res->starts_ns += op->r_exit - op->r_enter;
+		}
 		if (late)
 			late[n_late++] = op->late_ns;
 		if (!differs(op))
@@ -152,6 +157,8 @@ void rpl_tally(struct rpl_plan *p, struct rpl_result *res)
 	res->waits_slept = atomic_load(&p->waits_slept);
 	res->waits_left = atomic_load(&p->waits_left);
 	res->waits_ns = (int64_t)atomic_load(&p->waits_ns);
+	res->forks_only = p->forks_only;
+	res->start_fails = atomic_load(&p->start_fails);
 	res->damaged = p->damaged;
 	{
 		struct statvfs sv;
@@ -355,6 +362,8 @@ static void options_string(const struct rpl_plan *p, char *buf, size_t len)
 			      (long long)p->gap_floor_ns, (long long)p->gap_cost_ns,
 			      (long long)p->fast_floor_ns,
 			      o->verify ? " verify" : "", o->no_prepare ? " no-prepare" : "");
+	if (o->starts && n < len)
+		n += (size_t)snprintf(buf + n, len - n, " starts=native");
 	for (i = 0; i < o->n_include && n < len; i++)
 		n += (size_t)snprintf(buf + n, len - n, " include=%s", o->include[i]);
 	for (i = 0; i < o->n_exclude && n < len; i++)

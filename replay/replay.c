@@ -302,6 +302,15 @@ void rpl_print_summary(FILE *f, const struct rpl_opts *o, const struct rpl_resul
 			"to the ordering\n", (unsigned long long)r->waits_slept,
 			iot_fmt_ns(a, sizeof(a), (double)r->waits_ns),
 			(unsigned long long)r->waits_left);
+	if (r->starts || r->forks_only)
+		fprintf(f, "  processes    %llu execs replayed as native process starts (%s), "
+			"%llu forks without exec not replayed\n",
+			(unsigned long long)r->starts,
+			iot_fmt_ns(a, sizeof(a), (double)r->starts_ns),
+			(unsigned long long)r->forks_only);
+	if (r->start_fails)
+		fprintf(f, "  processes    %llu process starts failed (no memfd or no exec here?): "
+			"their cost is missing\n", (unsigned long long)r->start_fails);
 	if (r->mp_records)
 		fprintf(f, "  mapped pages %s read, %s written through file mappings (%llu of %llu "
 		       "records; %llu not replayed, %s: file not under the root or "

@@ -68,6 +68,9 @@ struct rpl_opts {
 	const char *cmd;		/* command name for messages ("replay") */
 	int on_error;			/* enum rpl_on_error */
 	int sparse_prepare;		/* a tree that does not fit is made sparse */
+	/* Process starts: each successful execve starts a program that
+	 * ends at once, natively, and waits for it (spawn.c). */
+	int starts;
 };
 
 #define RPL_MAX_NR 512
@@ -103,6 +106,10 @@ struct rpl_result {
 	 * returned for an event were left to the ordering */
 	uint64_t waits_slept, waits_left;
 	int64_t waits_ns;
+	uint64_t starts;		/* execs replayed as process starts (spawn.c) */
+	int64_t starts_ns;		/* ... their time */
+	uint64_t forks_only;		/* processes that made no exec: their fork is not replayed */
+	uint64_t start_fails;		/* process starts that could not be made */
 
 	uint64_t threads, processes;
 	int64_t late_p50_ns, late_p99_ns, late_max_ns;

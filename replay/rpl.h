@@ -72,8 +72,9 @@ struct rpl_fdtab *rpl_fdtab_copy(struct rpl_fdtab *t);
  * now; if not, live entries were dup'ed as rpl_fdtab_copy() does. */
 struct rpl_fdtab *rpl_fdtab_fork(struct rpl_fdtab *parent, int *own);
 /* In a thread whose kernel table is its own: close every descriptor but
- * @t's live ones, 0-2 and @keep (what the copy brought from others). */
-void rpl_fdtab_close_others(struct rpl_fdtab *t, int keep);
+ * @t's live ones, 0-2, @keep and @keep2 (what the copy brought from
+ * others). */
+void rpl_fdtab_close_others(struct rpl_fdtab *t, int keep, int keep2);
 /* Install @e at recorded fd @fd, closing what was there. */
 int rpl_fdtab_set(struct rpl_fdtab *t, long fd, const struct rpl_fd *e);
 /* Copy the entry of @fd into *@e. @return : 0 or -EBADF. */
@@ -330,6 +331,9 @@ struct rpl_plan {
 	_Atomic uint64_t waits_slept;	/* waits that timed out, slept (ops_wait.c) */
 	_Atomic uint64_t waits_ns;	/* ... their time in all */
 	_Atomic uint64_t waits_left;	/* waits that returned for an event: not slept */
+	uint64_t forks_only;		/* processes that made no exec (think.c) */
+	int start_fd;			/* spawn.c: the program a process start runs */
+	_Atomic uint64_t start_fails;	/* process starts that failed */
 	/* run */
 	int root_fd;
 	int64_t t0;			/* replay start, monotonic */
@@ -540,6 +544,14 @@ int rpl_live_fd_cloned(struct rpl_ctx *c, struct rpl_op *op, int64_t fd, int *cl
 const char *rpl_op_path(struct rpl_ctx *c, struct rpl_op *op, const char *path);
 /* Deterministic, incompressible bytes for writes (RPL_SCRATCH long). */
 const char *rpl_wbuf(void);
+/*! rpl_starts_open() : make the program a process start runs (spawn.c)
+ *  into p->start_fd (-errno if it cannot be made: the starts then fail,
+ *  and are counted).  rpl_starts_close() : close it. */
+void rpl_starts_open(struct rpl_plan *p);
+void rpl_starts_close(struct rpl_plan *p);
+/*! rpl_start_process() : run that program, natively, and wait for it: a
+ *  process start.  @return : 0, or -errno. */
+int64_t rpl_start_process(struct rpl_plan *p);
 /* The executor (exec.c), for the process handlers: start thread @ti (a
  * clone op did, or the run at start). */
 int rpl_thread_start(struct rpl_plan *p, uint32_t ti);

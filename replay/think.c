@@ -5,6 +5,7 @@
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/syscall.h>
 
 #include "rpl.h"
 
@@ -234,6 +235,28 @@ out:
 	return err;
 }
 
+static int is_exec(const struct rpl_op *op)
+{
+	return (op->ev.nr == SYS_execve || op->ev.nr == SYS_execveat) && op->ev.ret == 0;
+}
+
+/* The processes that made no exec: a replay starts a program for each
+ * exec (spawn.c), not for a fork alone (the summary says how many). */
+static void count_forks_only(struct rpl_plan *p)
+{
+	uint8_t *execs = calloc(p->n_procs + 1, 1);
+	size_t i;
+
+	if (!execs)
+		return;
+	for (i = 0; i < p->n_ops; i++)
+		if (is_exec(&p->ops[i]))
+			execs[p->threads[p->ops[i].thread].proc] = 1;
+	for (i = 0; i < p->n_procs; i++)
+		p->forks_only += p->procs[i].parent >= 0 && !execs[i];
+	free(execs);
+}
+
 int rpl_plan_think(struct rpl_plan *p)
 {
 	struct smallest g = { 0 };
@@ -293,5 +316,7 @@ int rpl_plan_think(struct rpl_plan *p)
 		}
 		op->think_ns = th > 0 ? th : 0;
 	}
+	if (p->o->starts)
+		count_forks_only(p);
 	return p->o->timing == RPL_TIMING_RAW ? 0 : cpu_budget(p);
 }

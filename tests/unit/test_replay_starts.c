@@ -1,0 +1,87 @@
+/*
+ * test_replay_starts.c - process starts in a replay (replay/spawn.c): each
+ * successful execve starts a program natively and waits for it; a failed
+ * one (a PATH search miss) does not; without opts.starts none does.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/syscall.h>
+#include <cmocka.h>
+
+#include "rpl.h"
+#include "trace_build.h"
+
+static char tmp[256], trace[300], root[300];
+
+static int setup(void **state)
+{
+	const char *t = getenv("TMPDIR");
+	struct iot_header h = { .kind = IOT_KIND_TRACE, .host = "test", .start_ns = 1000000000LL };
+	struct w w = { .t = 1000000000LL + 1000 * US };
+	int k;
+
+	snprintf(tmp, sizeof(tmp), "%s/iotape-rpls-XXXXXX", t ? t : "/tmp");
+	if (!mkdtemp(tmp))
+		return -1;
+	snprintf(trace, sizeof(trace), "%s/t.iotape", tmp);
+	snprintf(root, sizeof(root), "%s/root", tmp);
+	if (iot_writer_open(&w.w, trace, &h, NULL) < 0)
+		return -1;
+	st(&w, "/bin", S_IFDIR, 0, NULL, 1, 2);
+	st(&w, "/bin/prog", S_IFREG, 100, NULL, 2, 1);
+	/* three processes: a miss on PATH, then the exec */
+	for (k = 0; k < 3; k++) {
+		ev(&w, 10 + k, SYS_execve, -ENOENT, "/usr/bin/prog", NULL, 3, A(0), A(0), A(0));
+		ev(&w, 10 + k, SYS_execve, 0, "/bin/prog", NULL, 3, A(0), A(0), A(0));
+		ev(&w, 10 + k, SYS_exit_group, 0, NULL, NULL, 1, A(0));
+	}
+	if (w.err || iot_writer_close(w.w, 0) < 0)
+		return -1;
+	return 0;
+}
+
+static int teardown(void **state)
+{
+	char cmd[400];
+
+	snprintf(cmd, sizeof(cmd), "rm -rf '%s'", tmp);
+	return system(cmd) == 0 ? 0 : -1;
+}
+
+static void starts(void **state)
+{
+	struct rpl_opts o = { .trace = trace, .root = root, .cmd = "test", .quiet = 1,
+			      .timing = RPL_TIMING_AFAP, .force = 1, .starts = 1 };
+	static struct rpl_result res;
+
+	mkdir(root, 0755);
+	assert_int_equal(rpl_run(&o, &res), 0);
+	assert_int_equal(res.mismatches, 0);
+	assert_int_equal(res.starts, 3);
+	assert_int_equal(res.start_fails, 0);
+	assert_true(res.starts_ns > 0);
+	assert_int_equal(res.sc[SYS_execve].replayed, 6);
+
+	o.starts = 0;
+	memset(&res, 0, sizeof(res));
+	assert_int_equal(rpl_run(&o, &res), 0);
+	assert_int_equal(res.starts, 0);
+	assert_int_equal(res.mismatches, 0);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test_setup_teardown(starts, setup, teardown),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
