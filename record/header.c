@@ -104,6 +104,7 @@ int rec_header_fill(struct iot_header *h, const struct rec_opts *o,
 {
 	struct utsname u;
 	char host[256] = "", *cwd;
+	static char stop_cpu[32];
 	struct iot_kv *kv;
 	int64_t r0, m, r1;
 	uint32_t argc = 0;
@@ -139,7 +140,7 @@ int rec_header_fill(struct iot_header *h, const struct rec_opts *o,
 	h->recorder = strcmp(backend, "bpf") == 0 ? "bpf" :
 		      fastpath && strcmp(fastpath, "on") == 0 ? "ptrace+seccomp+fastpath" :
 		      seccomp ? "ptrace+seccomp" : "ptrace";
-	kv = calloc(4, sizeof(*kv));
+	kv = calloc(5, sizeof(*kv));
 	if (kv) {
 		kv[0].key = "record.seccomp";
 		kv[0].value = seccomp ? "1" : "0";
@@ -151,6 +152,14 @@ int rec_header_fill(struct iot_header *h, const struct rec_opts *o,
 		kv[3].value = backend;
 		h->extra = kv;
 		h->n_extra = 4;
+		/* CPU times to the nanosecond, and what a stop adds to them:
+		 * the replay bounds think time by them (replay/think.c) */
+		if (rec_stop_cpu() >= 0) {
+			snprintf(stop_cpu, sizeof(stop_cpu), "%lld", (long long)rec_stop_cpu());
+			kv[4].key = "record.stop_cpu_ns";
+			kv[4].value = stop_cpu;
+			h->n_extra = 5;
+		}
 	}
 	return 0;
 }

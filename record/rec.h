@@ -475,5 +475,8 @@ void rec_header_free(struct iot_header *h);
 int rec_pin_cpu(int cpu);
 int rec_unpin_task(pid_t tid);
 int rec_read_cputime(pid_t pid, pid_t tid, int64_t *utime, int64_t *stime);
+/* What a stopped call costs the traced thread in CPU time, measured by
+ * rec_calibrate(), where CPU times are exact; -1 if unknown. */
+int64_t rec_stop_cpu(void);
 
 #endif

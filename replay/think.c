@@ -113,30 +113,55 @@ static int stopped(const struct rpl_op *op)
 	return !(op->ev.flags & (IOT_EV_FASTPATH | IOT_EV_BPF));
 }
 
-/* Scale each process's think times to fit its user CPU time. */
+/*
+ * Traces whose CPU times are exact (header record.stop_cpu_ns, recorders
+ * from this version on: schedstat, not clock ticks) bound think time by
+ * user and system time together: what a program does between two
+ * recorded calls includes the kernel's work for it (page faults, the
+ * calls iotape does not record: brk, mprotect, anonymous mmap), which is
+ * its own time.  Less what tracing added to that time: the kernel's work
+ * for each stop (measured by the recorder's calibration) and the fast
+ * path's own work before each in-process call (pre_ns).
+ */
+static int64_t exact_stop_cpu(const struct rpl_plan *p)
+{
+	const char *v = p->hdr ? iot_header_get(p->hdr, "record.stop_cpu_ns") : NULL;
+	char *end;
+	long long n;
+
+	if (!v)
+		return -1;
+	n = strtoll(v, &end, 10);
+	return *end || n < 0 || n > 1000000000LL ? -1 : n;
+}
+
+/* Scale each process's think times to fit its CPU time. */
 static int cpu_budget(struct rpl_plan *p)
 {
 	double *sum = calloc(p->n_procs + 1, sizeof(*sum));
 	uint32_t *calls = calloc(p->n_procs + 1, sizeof(*calls));
-	double per_call = (double)p->stop_cost_ns / 20.0;
+	double *pre = calloc(p->n_procs + 1, sizeof(*pre));
+	int64_t stop_cpu = exact_stop_cpu(p);
+	double per_call = stop_cpu >= 0 ? (double)stop_cpu : (double)p->stop_cost_ns / 20.0;
 	struct rpl_map utime = { 0 };
 	size_t i;
 	int err = 0;
 
-	if (!sum || !calls) {
+	if (!sum || !calls || !pre) {
 		err = -ENOMEM;
 		goto out;
 	}
 	for (i = 0; i < p->n_precs; i++) {
 		const struct iot_process *pr = &p->precs[i];
 		uint32_t v = 0;
+		int64_t cpu;
 
 		if (pr->kind != IOT_PROC_EXIT || pr->utime_ns < 0)
 			continue;
 		rpl_map_get(&utime, RPL_IK(pr->pid), &v);
 		/* in microseconds: 71 minutes of CPU fit */
-		v += (uint32_t)(pr->utime_ns / 1000 > UINT32_MAX - v ? UINT32_MAX - v :
-				pr->utime_ns / 1000);
+		cpu = pr->utime_ns + (stop_cpu >= 0 && pr->stime_ns > 0 ? pr->stime_ns : 0);
+		v += (uint32_t)(cpu / 1000 > UINT32_MAX - v ? UINT32_MAX - v : cpu / 1000);
 		if (rpl_map_put(&utime, RPL_IK(pr->pid), v) < 0) {
 			err = -ENOMEM;
 			goto out;
@@ -146,6 +171,8 @@ static int cpu_budget(struct rpl_plan *p)
 		sum[p->threads[p->ops[i].thread].proc] += (double)p->ops[i].think_ns;
 		if (stopped(&p->ops[i]))
 			calls[p->threads[p->ops[i].thread].proc]++;
+		else
+			pre[p->threads[p->ops[i].thread].proc] += (double)p->ops[i].ev.pre_ns;
 	}
 	for (i = 0; i < p->n_ops; i++) {
 		struct rpl_op *op = &p->ops[i];
@@ -155,14 +182,18 @@ static int cpu_budget(struct rpl_plan *p)
 		if (!rpl_map_get(&utime, RPL_IK(p->procs[pi].pid), &us))
 			continue;	/* no EXIT record: nothing to go by */
 		budget = (double)us * 1000.0 - per_call * calls[pi];
+		if (stop_cpu >= 0)
+			budget -= pre[pi];
 		if (budget < (double)us * 250.0)
 			budget = (double)us * 250.0;
-		budget += RPL_TICK_NS / 2;
+		if (stop_cpu < 0)
+			budget += RPL_TICK_NS / 2;
 		if (sum[pi] > budget)
 			op->think_ns = (int64_t)((double)op->think_ns * budget / sum[pi]);
 	}
 out:
 	rpl_map_free(&utime);
+	free(pre);
 	free(calls);
 	free(sum);
 	return err;

@@ -238,6 +238,52 @@ static void test_budget_counts_stopped(void **state)
 	tplan_free(&tp);
 }
 
+/* A trace with exact CPU times (record.stop_cpu_ns in its header): the
+ * budget is user and system time, less the kernel's work for each stop
+ * and the library's own time before each in-process call, with no clock
+ * tick's slack: utime 1 ms + stime 1 ms, 100 stopped calls at 2 us:
+ * 1.8 ms; in-process calls with pre_ns 1 us each: 1.9 ms. */
+static void test_budget_exact(void **state)
+{
+	enum { N = 100 };
+	static const struct iot_kv kv = { "record.stop_cpu_ns", "2000" };
+	struct iot_header h = { .extra = &kv, .n_extra = 1 };
+	int64_t gap[N], sum;
+	uint32_t fl[N];
+	struct tplan tp;
+	size_t i;
+
+	for (i = 0; i < N; i++) {
+		gap[i] = 1000000 + COST;
+		fl[i] = 0;
+	}
+	tplan_init(&tp, N, gap, fl);
+	tplan_utime(&tp, 1000000);
+	tp.exit_rec.stime_ns = 1000000;
+	tp.p.hdr = &h;
+	assert_int_equal(rpl_plan_think(&tp.p), 0);
+	for (sum = 0, i = 0; i < N; i++)
+		sum += tp.p.ops[i].think_ns;
+	assert_true(sum > 1790000 && sum <= 1800000);
+	tplan_free(&tp);
+
+	for (i = 0; i < N; i++) {
+		gap[i] = 1000000;
+		fl[i] = FP;
+	}
+	tplan_init(&tp, N, gap, fl);
+	for (i = 0; i < N; i++)
+		tp.p.ops[i].ev.pre_ns = 1000;
+	tplan_utime(&tp, 1000000);
+	tp.exit_rec.stime_ns = 1000000;
+	tp.p.hdr = &h;
+	assert_int_equal(rpl_plan_think(&tp.p), 0);
+	for (sum = 0, i = 0; i < N; i++)
+		sum += tp.p.ops[i].think_ns;
+	assert_true(sum > 1890000 && sum <= 1900000);
+	tplan_free(&tp);
+}
+
 /* In-process events that carry the library's own time before the call
  * lose exactly that (and no floor); with --timing raw they keep it. */
 static void test_pre_ns(void **state)
@@ -372,6 +418,7 @@ int main(void)
 		cmocka_unit_test(test_floor_unchanged),
 		cmocka_unit_test(test_fast_floor_per_syscall),
 		cmocka_unit_test(test_budget_counts_stopped),
+		cmocka_unit_test(test_budget_exact),
 		cmocka_unit_test(test_raw),
 		cmocka_unit_test(test_pre_ns),
 		cmocka_unit_test(test_sched_hides_overhead),
