@@ -73,13 +73,16 @@ static int64_t h_rw(struct rpl_ctx *c, struct rpl_op *op)
 		return RPL_SKIPPED;
 	if (cloned & (wr ? RPL_FD_CLONE_DST : RPL_FD_CLONE_SRC))
 		return rpl_skip(op, RPL_SKIP_CLONED);
+	/* a pipe moves what it moved when recorded: ops_pipe.c */
+	if (rpl_pipe_nothing(op))
+		return op->ev.ret;
 	switch (op->ev.nr) {
 	case SYS_read: case SYS_write:
-		return do_io(c, fd, io_count(op, a[2]), 0, 0, wr, 0);
+		return rpl_pipe_rest(c, op, fd, do_io(c, fd, io_count(op, a[2]), 0, 0, wr, 0), wr);
 	case SYS_pread64: case SYS_pwrite64:
 		return do_io(c, fd, io_count(op, a[2]), a[3], 1, wr, 0);
 	case SYS_readv: case SYS_writev:
-		return do_io(c, fd, io_count(op, a[1]), 0, 0, wr, 0);
+		return rpl_pipe_rest(c, op, fd, do_io(c, fd, io_count(op, a[1]), 0, 0, wr, 0), wr);
 	case SYS_preadv: case SYS_pwritev:
 		return do_io(c, fd, io_count(op, a[1]), a[3], 1, wr, 0);
 	default:		/* preadv2, pwritev2: offset -1 = the file position */

@@ -552,6 +552,13 @@ void rpl_starts_close(struct rpl_plan *p);
 /*! rpl_start_process() : run that program, natively, and wait for it: a
  *  process start.  @return : 0, or -errno. */
 int64_t rpl_start_process(struct rpl_plan *p);
+/* Pipes and sockets (ops_pipe.c): rpl_pipe_nothing() : @op moved nothing
+ * when recorded (EAGAIN), and is not made.  rpl_pipe_rest() : after the
+ * replayed call's result @r on live @fd, move the rest of what @op moved
+ * when recorded, waiting for the other end.  @return : the bytes moved,
+ * or @r. */
+int rpl_pipe_nothing(const struct rpl_op *op);
+int64_t rpl_pipe_rest(struct rpl_ctx *c, struct rpl_op *op, int fd, int64_t r, int wr);
 /* The executor (exec.c), for the process handlers: start thread @ti (a
  * clone op did, or the run at start). */
 int rpl_thread_start(struct rpl_plan *p, uint32_t ti);

@@ -1,0 +1,79 @@
+/*
+ * ops_pipe.c - reads and writes of pipes and sockets move what they moved
+ * when recorded.
+ *
+ * A program that makes its pipe ends non-blocking (xz does, to poll them)
+ * gets EAGAIN where the other end is not ready, polls, and calls again;
+ * iotape records the calls, not the polls.  Replayed as they were, a
+ * call that failed with EAGAIN when recorded could move data here (its
+ * other end happened to be ready), and one that moved data could find
+ * its other end not yet ready here: the data then no longer flows as it
+ * did, the pipe fills or runs dry at other calls, and every later result
+ * differs (3,040 of a package install's calls).  The plan orders the ops
+ * on one pipe as recorded, so if every call moves what it moved then,
+ * the pipe holds what it held then.  So a call that moved nothing
+ * (EAGAIN) moves nothing here and is not made; one that moved N bytes
+ * moves N here, waiting (poll) for its other end where needed, as the
+ * program did.  The wait has a limit (RPL_PIPE_WAIT_NS): a trace whose
+ * other end never comes (a writer not recorded) must not hang the replay.
+ */
+#include <errno.h>
+#include <poll.h>
+#include <sys/stat.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+
+#include "rpl.h"
+
+#define RPL_PIPE_WAIT_NS 2000000000LL
+
+/* Is @fd a pipe or a socket (not a file, where short is short)? */
+static int is_stream(int fd)
+{
+	struct stat st;
+
+	return fstat(fd, &st) == 0 && (S_ISFIFO(st.st_mode) || S_ISSOCK(st.st_mode));
+}
+
+int rpl_pipe_nothing(const struct rpl_op *op)
+{
+	switch (op->ev.nr) {
+	case SYS_read: case SYS_write: case SYS_readv: case SYS_writev:
+		return op->ev.ret == -EAGAIN;
+	}
+	return 0;
+}
+
+int64_t rpl_pipe_rest(struct rpl_ctx *c, struct rpl_op *op, int fd, int64_t r, int wr)
+{
+	int64_t want = op->ev.ret, done = r > 0 ? r : 0, deadline = 0;
+	struct pollfd pfd = { .fd = fd, .events = wr ? POLLOUT : POLLIN };
+
+	if (want <= 0 || done >= want || (r < 0 && r != -EAGAIN) || (r == 0 && !wr))
+		return r;
+	if (op->ev.nr != SYS_read && op->ev.nr != SYS_write && op->ev.nr != SYS_readv &&
+	    op->ev.nr != SYS_writev)
+		return r;
+	if (!is_stream(fd))
+		return r;
+	while (done < want && !atomic_load(&rpl_stop_sig)) {
+		int64_t n = want - done < RPL_SCRATCH ? want - done : RPL_SCRATCH, now;
+
+		r = RPL_CALL(c, wr ? write(fd, rpl_wbuf(), (size_t)n) : read(fd, c->scratch, (size_t)n));
+		if (r > 0) {
+			done += r;
+			continue;
+		}
+		if (r == 0 && !wr)
+			break;		/* end of file: the writer is gone */
+		if (r < 0 && r != -EAGAIN && r != -EINTR)
+			break;
+		now = iot_now_ns();
+		if (!deadline)
+			deadline = now + RPL_PIPE_WAIT_NS;
+		else if (now > deadline)
+			break;
+		poll(&pfd, 1, 20);
+	}
+	return done > 0 ? done : r;
+}
