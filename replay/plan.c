@@ -305,15 +305,18 @@ out:
 	return err;
 }
 
-/* Bit 0 of a resource key marks an op that only looks at the resource
- * (KEY_LOOK); the keys themselves have it clear, and are never 0 (the
- * end of an op's list). */
+/* The two low bits of a resource key say how an op uses the resource:
+ * it changes it (none), only looks at it (KEY_LOOK), or moves data into
+ * a pipe or closes it (KEY_PIPE), or reads a pipe (both).  The keys
+ * themselves have them clear, and are never 0 (the end of an op's list). */
 #define KEY_LOOK 1ULL
+#define KEY_PIPE 2ULL
+#define KEY_HOW (KEY_LOOK | KEY_PIPE)
 
 static uint64_t key_norm(uint64_t k)
 {
-	k &= ~KEY_LOOK;
-	return k ? k : 2;
+	k &= ~KEY_HOW;
+	return k ? k : 4;
 }
 
 static uint64_t key_path(const char *s, size_t n)
@@ -401,6 +404,31 @@ static int async_keys(const struct rpl_plan *p, struct rpl_fdtab *tab,
 	return n;
 }
 
+/* The name the recorder gives a descriptor that is no file (a pipe, a
+ * socket): its order is the descriptor's (pipe_key()), not a path's. */
+static int not_a_path(const char *s)
+{
+	return strncmp(s, "pipe:[", 6) == 0 || strncmp(s, "socket:[", 8) == 0 ||
+	       strncmp(s, "anon_inode:", 11) == 0;
+}
+
+/* How @op (row @sc) uses pipe @res, as its key (0: its data's order does
+ * not depend on it: fstat, fcntl, a call that moved nothing): a read; a
+ * write of data; or another feed, a close, a splice (see plan_deps()). */
+static uint64_t pipe_key(const struct iot_syscall *sc, const struct rpl_op *op, uint32_t res)
+{
+	uint64_t k = key_res(res);
+
+	if (!sc)
+		return 0;
+	if ((sc->flags & IOT_SCF_READ) && !(sc->flags & IOT_SCF_PIPE))
+		return op->ev.ret >= 0 ? k | KEY_PIPE | KEY_LOOK : 0;
+	if ((sc->flags & IOT_SCF_PIPE) && (sc->flags & IOT_SCF_COUNT) &&
+	    !(sc->flags & IOT_SCF_READ))
+		return op->ev.ret > 0 ? k | KEY_PIPE : 0;
+	return feeds_pipe(sc) ? k | KEY_PIPE : 0;
+}
+
 /* Does @op create, remove or rename a name (so it orders on the parent)?
  * An open does with O_CREAT only (openat2's how holds its flags). */
 static int changes_names(const struct iot_syscall *sc, const struct rpl_op *op)
@@ -420,8 +448,8 @@ static int changes_names(const struct iot_syscall *sc, const struct rpl_op *op)
  * A look-up, a read, a sync, a close, an exec (IOT_SCF_LOOK), an open
  * that neither creates nor truncates; and every call that failed: a
  * failed call changed nothing (a mkdir of a directory that is there, an
- * unlink of a name that is not).  Such an op need only follow the last op that changed the
- * path, not every op that looked at it before.
+ * unlink of a name that is not).  Such an op need only follow the last
+ * op that changed the path, not every op that looked at it before.
  */
 static int only_looks(const struct iot_syscall *sc, const struct rpl_op *op)
 {
@@ -450,7 +478,7 @@ static int pipe_keys(const struct planner *pl, const struct rpl_fdtab *tab, int 
 	for (i = 0; i < tab->n && n < max; i++)
 		if (tab->v[i].state == RPL_FD_LIVE && (!cloexec || tab->v[i].cloexec) &&
 		    tab->v[i].res != prev && rpl_map_get(&pl->pipes, RPL_IK(tab->v[i].res), &v)) {
-			keys[n++] = key_res(tab->v[i].res);
+			keys[n++] = key_res(tab->v[i].res) | KEY_PIPE;
 			prev = tab->v[i].res;
 		}
 	return n;
@@ -472,7 +500,7 @@ static int plan_fds(struct rpl_plan *p, struct planner *pl, struct rpl_op *op,
 	uint32_t a;
 
 #define ADD(k) do { if (n < RPL_MAXRES) keys[n++] = (k); } while (0)
-	if (ev->path) {
+	if (ev->path && !not_a_path(ev->path)) {
 		ADD(key_path(ev->path, ev->path_len) | look);
 		if (changes_names(sc, op))
 			ADD(key_parent(ev->path) | look);
@@ -490,9 +518,16 @@ static int plan_fds(struct rpl_plan *p, struct planner *pl, struct rpl_op *op,
 			continue;
 		nfd++;
 		if (rpl_fdtab_get(tab, (long)ev->args[a], &fe) == 0) {
-			ADD(key_res(fe.res));
-			if (feeds_pipe(sc) && rpl_map_get(&pl->pipes, RPL_IK(fe.res), &v))
-				op->order_enter = 1;
+			if (!rpl_map_get(&pl->pipes, RPL_IK(fe.res), &v)) {
+				ADD(key_res(fe.res));
+			} else {
+				uint64_t pk = pipe_key(sc, op, fe.res);
+
+				if (pk)
+					ADD(pk);
+				if (feeds_pipe(sc))
+					op->order_enter = 1;
+			}
 		}
 		if (shared && ev->args[a] >= 0)
 			ADD(key_slot(tab, ev->args[a]));
@@ -826,11 +861,88 @@ static int add_looker(struct rpl_plan *p, struct lookers *l, uint32_t oi)
 	return 0;
 }
 
+/*
+ * Pipes: a read follows the write that put the last of its bytes in the
+ * pipe (bytes counted through the recorded results), and the read before
+ * it; a write (or a close, an exec or exit that closed a write end)
+ * follows the write or close before it; a read that saw end of file, the
+ * last of those.  A write does not follow the reads before it: the space
+ * it needs is waited for when it runs (ops_pipe.c).  A read that had its
+ * return recorded after a write entered could have emptied the pipe for
+ * that write: ordered by time, the write waited for the read and the
+ * read for the write (xz's non-blocking writes into a full pipe, and
+ * tar's reads of it, under the tracer's latency).
+ */
+#define NO_OP UINT32_MAX
+
+struct pipe_st {
+	int64_t written, read;
+	uint32_t *w_op;			/* writes that moved data, in order */
+	int64_t *w_end;			/* ... the byte count written after each */
+	size_t n_w, cap_w, cur;		/* cur: the first write a read can need */
+	uint32_t last_read, last_feed;
+};
+
+/* The bytes @op moved through a pipe (its result, where that is a count) */
+static int64_t pipe_bytes(const struct rpl_op *op)
+{
+	const struct iot_syscall *sc = iot_syscall_by_nr(op->ev.nr);
+
+	return sc && (sc->flags & IOT_SCF_COUNT) && op->ev.ret > 0 ? op->ev.ret : 0;
+}
+
+static int pipe_dep(struct rpl_plan *p, struct pipe_st *ps, uint32_t oi, int reads)
+{
+	struct rpl_op *op = &p->ops[oi];
+	int64_t n = pipe_bytes(op);
+
+	if (reads) {
+		uint32_t last = ps->last_read;
+
+		ps->last_read = oi;
+		if (last != NO_OP && add_dep(p, op, last) < 0)
+			return -ENOMEM;
+		if (n > 0) {
+			ps->read += n;
+			while (ps->cur < ps->n_w && ps->w_end[ps->cur] < ps->read)
+				ps->cur++;
+			if (ps->cur < ps->n_w)
+				return add_dep(p, op, ps->w_op[ps->cur]);
+		}
+		/* end of file, or bytes no recorded write accounts for */
+		return ps->last_feed != NO_OP ? add_dep(p, op, ps->last_feed) : 0;
+	}
+	if (ps->last_feed != NO_OP && add_dep(p, op, ps->last_feed) < 0)
+		return -ENOMEM;
+	ps->last_feed = oi;
+	if (n == 0)
+		return 0;
+	if (ps->n_w == ps->cap_w) {
+		size_t nc = ps->cap_w ? ps->cap_w * 2 : 64;
+		uint32_t *o = realloc(ps->w_op, nc * sizeof(*o));
+		int64_t *e;
+
+		if (!o)
+			return -ENOMEM;
+		ps->w_op = o;
+		e = realloc(ps->w_end, nc * sizeof(*e));
+		if (!e)
+			return -ENOMEM;
+		ps->w_end = e;
+		ps->cap_w = nc;
+	}
+	ps->written += n;
+	ps->w_op[ps->n_w] = oi;
+	ps->w_end[ps->n_w++] = ps->written;
+	return 0;
+}
+
 static int plan_deps(struct rpl_plan *p, const struct opkeys *ks)
 {
-	struct rpl_map last = { 0 }, look = { 0 };
+	struct rpl_map last = { 0 }, look = { 0 }, pipes = { 0 };
 	struct lookers *lk = NULL;
-	size_t n_lk = 0, cap_lk = 0;
+	struct pipe_st *ps = NULL;
+	size_t n_lk = 0, cap_lk = 0, n_ps = 0, cap_ps = 0;
 	uint32_t *order = malloc((p->n_ops + 1) * sizeof(*order));
 	size_t i, k;
 	int err = 0;
@@ -853,9 +965,24 @@ static int plan_deps(struct rpl_plan *p, const struct opkeys *ks)
 		op->dep_off = (uint32_t)p->n_deps;
 		op->ndeps = 0;
 		for (k = 0; k < nk; k++) {
-			uint64_t key = ok[k] & ~KEY_LOOK;
+			uint64_t key = ok[k] & ~KEY_HOW;
 			uint32_t prev, li, j;
-			int has_lk = rpl_map_get(&look, key, &li);
+			int has_lk;
+
+			if (ok[k] & KEY_PIPE) {
+				if (!rpl_map_get(&pipes, key, &li)) {
+					GROW(ps, n_ps, cap_ps);
+					li = (uint32_t)n_ps++;
+					memset(&ps[li], 0, sizeof(ps[li]));
+					ps[li].last_read = ps[li].last_feed = NO_OP;
+					if (rpl_map_put(&pipes, key, li) < 0)
+						goto nomem;
+				}
+				if (pipe_dep(p, &ps[li], oi, (ok[k] & KEY_LOOK) != 0) < 0)
+					goto nomem;
+				continue;
+			}
+			has_lk = rpl_map_get(&look, key, &li);
 
 			/* A thread that looked since the last change follows it
 			 * already. */
@@ -891,6 +1018,12 @@ nomem:
 	err = -ENOMEM;
 out:
 	free(lk);
+	for (i = 0; i < n_ps; i++) {
+		free(ps[i].w_op);
+		free(ps[i].w_end);
+	}
+	free(ps);
+	rpl_map_free(&pipes);
 	rpl_map_free(&last);
 	rpl_map_free(&look);
 	free(order);
