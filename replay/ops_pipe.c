@@ -15,7 +15,9 @@
  * (EAGAIN) moves nothing here and is not made; one that moved N bytes
  * moves N here, waiting (poll) for its other end where needed, as the
  * program did.  The wait has a limit (RPL_PIPE_WAIT_NS): a trace whose
- * other end never comes (a writer not recorded) must not hang the replay.
+ * other end never comes (a writer not recorded) must not hang the replay;
+ * once a wait was given up, later ones wait RPL_PIPE_WAIT_SHORT_NS (such a
+ * trace may have thousands), and the summary counts them.
  */
 #include <errno.h>
 #include <poll.h>
@@ -26,6 +28,7 @@
 #include "rpl.h"
 
 #define RPL_PIPE_WAIT_NS 2000000000LL
+#define RPL_PIPE_WAIT_SHORT_NS 20000000LL
 
 /* Is @fd a pipe or a socket (not a file, where short is short)? */
 static int is_stream(int fd)
@@ -69,10 +72,13 @@ int64_t rpl_pipe_rest(struct rpl_ctx *c, struct rpl_op *op, int fd, int64_t r, i
 		if (r < 0 && r != -EAGAIN && r != -EINTR)
 			break;
 		now = iot_now_ns();
-		if (!deadline)
-			deadline = now + RPL_PIPE_WAIT_NS;
-		else if (now > deadline)
+		if (!deadline) {
+			deadline = now + (atomic_load(&c->p->pipe_gaveup) ? RPL_PIPE_WAIT_SHORT_NS :
+					  RPL_PIPE_WAIT_NS);
+		} else if (now > deadline) {
+			atomic_fetch_add(&c->p->pipe_gaveup, 1);
 			break;
+		}
 		poll(&pfd, 1, 20);
 	}
 	return done > 0 ? done : r;

@@ -159,6 +159,7 @@ void rpl_tally(struct rpl_plan *p, struct rpl_result *res)
 	res->waits_ns = (int64_t)atomic_load(&p->waits_ns);
 	res->forks_only = p->forks_only;
 	res->start_fails = atomic_load(&p->start_fails);
+	res->pipe_gaveup = atomic_load(&p->pipe_gaveup);
 	res->damaged = p->damaged;
 	{
 		struct statvfs sv;

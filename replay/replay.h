@@ -110,6 +110,7 @@ struct rpl_result {
 	int64_t starts_ns;		/* ... their time */
 	uint64_t forks_only;		/* processes that made no exec: their fork is not replayed */
 	uint64_t start_fails;		/* process starts that could not be made */
+	uint64_t pipe_gaveup;		/* pipe reads and writes whose other end never came */
 
 	uint64_t threads, processes;
 	int64_t late_p50_ns, late_p99_ns, late_max_ns;

@@ -334,6 +334,7 @@ struct rpl_plan {
 	uint64_t forks_only;		/* processes that made no exec (think.c) */
 	int start_fd;			/* spawn.c: the program a process start runs */
 	_Atomic uint64_t start_fails;	/* process starts that failed */
+	_Atomic uint64_t pipe_gaveup;	/* pipe waits given up (ops_pipe.c) */
 	/* run */
 	int root_fd;
 	int64_t t0;			/* replay start, monotonic */
