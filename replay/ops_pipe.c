@@ -40,11 +40,9 @@ static int is_stream(int fd)
 
 int rpl_pipe_nothing(const struct rpl_op *op)
 {
-	switch (op->ev.nr) {
-	case SYS_read: case SYS_write: case SYS_readv: case SYS_writev:
-		return op->ev.ret == -EAGAIN;
-	}
-	return 0;
+	const struct iot_syscall *sc = iot_syscall_by_nr(op->ev.nr);
+
+	return sc && (sc->flags & IOT_SCF_COUNT) && op->ev.ret == -EAGAIN;
 }
 
 int64_t rpl_pipe_rest(struct rpl_ctx *c, struct rpl_op *op, int fd, int64_t r, int wr)
@@ -53,9 +51,6 @@ int64_t rpl_pipe_rest(struct rpl_ctx *c, struct rpl_op *op, int fd, int64_t r, i
 	struct pollfd pfd = { .fd = fd, .events = wr ? POLLOUT : POLLIN };
 
 	if (want <= 0 || done >= want || (r < 0 && r != -EAGAIN) || (r == 0 && !wr))
-		return r;
-	if (op->ev.nr != SYS_read && op->ev.nr != SYS_write && op->ev.nr != SYS_readv &&
-	    op->ev.nr != SYS_writev)
 		return r;
 	if (!is_stream(fd))
 		return r;

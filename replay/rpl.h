@@ -555,9 +555,9 @@ void rpl_starts_close(struct rpl_plan *p);
 int64_t rpl_start_process(struct rpl_plan *p);
 /* Pipes and sockets (ops_pipe.c): rpl_pipe_nothing() : @op moved nothing
  * when recorded (EAGAIN), and is not made.  rpl_pipe_rest() : after the
- * replayed call's result @r on live @fd, move the rest of what @op moved
- * when recorded, waiting for the other end.  @return : the bytes moved,
- * or @r. */
+ * replayed call's result @r on live @fd (a read or write at the file
+ * position), move the rest of what @op moved when recorded, waiting for
+ * the other end.  @return : the bytes moved, or @r. */
 int rpl_pipe_nothing(const struct rpl_op *op);
 int64_t rpl_pipe_rest(struct rpl_ctx *c, struct rpl_op *op, int fd, int64_t r, int wr);
 /* The executor (exec.c), for the process handlers: start thread @ti (a
