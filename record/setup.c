@@ -281,21 +281,32 @@ int rec_unpin_task(pid_t tid)
 	return sched_setaffinity(tid, sizeof(all), &all) < 0 ? -errno : 0;
 }
 
-static int read_ticks(pid_t pid, pid_t tid, int64_t *utime, int64_t *stime)
+/* /proc/PID/task/TID/@name into @buf, a string. @return : 0 or -errno. */
+static int read_task_file(pid_t pid, pid_t tid, const char *name, char *buf, size_t len)
 {
-	char path[64], buf[1024], *p;
-	unsigned long long ut, st;
-	long hz = sysconf(_SC_CLK_TCK);
+	char path[64];
 	FILE *f;
 	size_t n;
 
-	snprintf(path, sizeof(path), "/proc/%d/task/%d/stat", pid, tid);
+	snprintf(path, sizeof(path), "/proc/%d/task/%d/%s", pid, tid, name);
 	f = fopen(path, "r");
 	if (!f)
 		return -errno;
-	n = fread(buf, 1, sizeof(buf) - 1, f);
+	n = fread(buf, 1, len - 1, f);
 	fclose(f);
 	buf[n] = 0;
+	return 0;
+}
+
+static int read_ticks(pid_t pid, pid_t tid, int64_t *utime, int64_t *stime)
+{
+	char buf[1024], *p;
+	unsigned long long ut, st;
+	long hz = sysconf(_SC_CLK_TCK);
+	int err = read_task_file(pid, tid, "stat", buf, sizeof(buf));
+
+	if (err < 0)
+		return err;
 	p = strrchr(buf, ')');
 	/* after "pid (comm)": state ppid pgrp session tty tpgid flags minflt
 	 * cminflt majflt cmajflt utime stime */
@@ -318,18 +329,13 @@ static int read_ticks(pid_t pid, pid_t tid, int64_t *utime, int64_t *stime)
  */
 static int read_schedstat(pid_t pid, pid_t tid, int64_t *ns)
 {
-	char path[64];
+	char buf[128];
 	unsigned long long v;
-	FILE *f;
-	int n;
+	int err = read_task_file(pid, tid, "schedstat", buf, sizeof(buf));
 
-	snprintf(path, sizeof(path), "/proc/%d/task/%d/schedstat", pid, tid);
-	f = fopen(path, "r");
-	if (!f)
-		return -errno;
-	n = fscanf(f, "%llu", &v);
-	fclose(f);
-	if (n != 1)
+	if (err < 0)
+		return err;
+	if (sscanf(buf, "%llu", &v) != 1)
 		return -EINVAL;
 	*ns = (int64_t)v;
 	return 0;

@@ -1,7 +1,12 @@
 /*
  * test_replay_plan.c - the replayer's plan (threads, processes, fork,
  * wait, pipe and resource edges) on a trace written here with the writer,
- * then a replay of it into a temporary root, and its profile.
+ * then a replay of it into a temporary root, and its profile.  Which
+ * orders between processes the plan keeps (plan_deps()): an op that
+ * changes a path or a directory's names follows every op on it before;
+ * ops that only look (a stat, a failed mkdir of a directory that is
+ * there) follow the last change, not each other; a pipe's reads follow
+ * the writes that fed them, and its writes no read.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -18,6 +23,7 @@
 #include <cmocka.h>
 
 #include "rpl.h"
+#include "trace_build.h"
 
 static char tmp[256], trace[300];
 
@@ -289,12 +295,206 @@ static void replay_end_to_end(void **state)
 	assert_int_equal(res.mismatches, 0);
 }
 
+static struct w open_trace(void)
+{
+	struct iot_header h = { .kind = IOT_KIND_TRACE, .host = "test", .start_ns = 1000000000LL };
+	struct w w = { .t = 1000000000LL + 1000 * US };
+
+	assert_int_equal(iot_writer_open(&w.w, trace, &h, NULL), 0);
+	return w;
+}
+
+static void close_trace(struct w *w)
+{
+	assert_int_equal(w->err, 0);
+	assert_int_equal(iot_writer_close(w->w, 0), 0);
+}
+
+/* The @k-th op (from 0) of thread @tid with syscall @nr. */
+static uint32_t nth(const struct rpl_plan *p, int tid, int nr, int k)
+{
+	size_t i;
+
+	for (i = 0; i < p->n_ops; i++)
+		if (p->ops[i].ev.tid == tid && p->ops[i].ev.nr == nr && k-- == 0)
+			return (uint32_t)i;
+	fail_msg("no op %d of %d with syscall %d", k, tid, nr);
+	return 0;
+}
+
+#define ROUNDS 4
+#define MODE_NEW (O_RDWR | O_CREAT | O_TRUNC)
+
+/*
+ * Two processes, each making sure its own directory is there before
+ * every file it creates and fsyncs in it (fs_mark does): their failed
+ * mkdirs name the same parent, and were ordered by it, so that the two
+ * took turns file by file as the recording filesystem's journal had
+ * them.  Failed, they changed nothing: no order between the processes.
+ */
+static void failed_mkdirs(void **state)
+{
+	struct rpl_opts o = { .trace = trace, .cmd = "test", .quiet = 1 };
+	struct w w = open_trace();
+	struct rpl_plan p;
+	char f[64];
+	int r;
+
+	st(&w, "/w", S_IFDIR, 0, NULL, 1, 4);
+	st(&w, "/w/a", S_IFDIR, 0, NULL, 2, 2);
+	st(&w, "/w/b", S_IFDIR, 0, NULL, 3, 2);
+	for (r = 0; r < ROUNDS; r++) {
+		ev(&w, 10, SYS_mkdir, -EEXIST, "/w/a", NULL, 2, A(0), A(0777));
+		ev(&w, 20, SYS_mkdir, -EEXIST, "/w/b", NULL, 2, A(0), A(0777));
+		snprintf(f, sizeof(f), "/w/a/f%d", r);
+		ev(&w, 10, SYS_openat, 3, f, NULL, 4, A(AT_FDCWD), A(0), A(MODE_NEW), A(0644));
+		snprintf(f, sizeof(f), "/w/b/f%d", r);
+		ev(&w, 20, SYS_openat, 3, f, NULL, 4, A(AT_FDCWD), A(0), A(MODE_NEW), A(0644));
+		ev(&w, 10, SYS_fsync, 0, NULL, NULL, 1, A(3));
+		ev(&w, 20, SYS_fsync, 0, NULL, NULL, 1, A(3));
+		ev(&w, 10, SYS_close, 0, NULL, NULL, 1, A(3));
+		ev(&w, 20, SYS_close, 0, NULL, NULL, 1, A(3));
+	}
+	/* then 20 makes a name in /w: it follows 10's looks at /w */
+	ev(&w, 20, SYS_mkdir, 0, "/w/c", NULL, 2, A(0), A(0777));
+	/* and 10's look at the new name follows that */
+	ev(&w, 10, SYS_newfstatat, 0, "/w/c", NULL, 4, A(AT_FDCWD), A(0), A(0), A(0));
+	ev(&w, 10, SYS_exit_group, 0, NULL, NULL, 1, A(0));
+	ev(&w, 20, SYS_exit_group, 0, NULL, NULL, 1, A(0));
+	close_trace(&w);
+
+	assert_int_equal(rpl_plan_build(&p, &o), 0);
+	for (r = 0; r < ROUNDS; r++) {
+		assert_int_equal(p.ops[nth(&p, 10, SYS_mkdir, r)].ndeps, 0);
+		assert_int_equal(p.ops[nth(&p, 20, SYS_mkdir, r)].ndeps, 0);
+		assert_int_equal(p.ops[nth(&p, 10, SYS_openat, r)].ndeps, 0);
+		assert_int_equal(p.ops[nth(&p, 20, SYS_openat, r)].ndeps, 0);
+	}
+	assert_true(depends(&p, nth(&p, 20, SYS_mkdir, ROUNDS), nth(&p, 10, SYS_mkdir, ROUNDS - 1)));
+	assert_true(depends(&p, nth(&p, 10, SYS_newfstatat, 0), nth(&p, 20, SYS_mkdir, ROUNDS)));
+	rpl_plan_free(&p);
+}
+
+#define LOOKERS 7
+
+/*
+ * Many processes look at one file (a header every compiler reads), then
+ * one removes it: the lookers need not take turns, but the remove comes
+ * after every look, and a look after it after the remove.
+ */
+static void looks_then_change(void **state)
+{
+	struct rpl_opts o = { .trace = trace, .cmd = "test", .quiet = 1 };
+	struct w w = open_trace();
+	struct rpl_plan p;
+	uint32_t rm, seen = 0;
+	size_t i;
+	int k;
+
+	st(&w, "/w", S_IFDIR, 0, NULL, 1, 2);
+	st(&w, "/w/h", S_IFREG, 10, NULL, 2, 1);
+	for (k = 0; k < LOOKERS; k++) {
+		ev(&w, 100 + k, SYS_openat, 3, "/w/h", NULL, 4, A(AT_FDCWD), A(0), A(O_RDONLY), A(0));
+		ev(&w, 100 + k, SYS_read, 10, NULL, NULL, 3, A(3), A(0), A(4096));
+		ev(&w, 100 + k, SYS_close, 0, NULL, NULL, 1, A(3));
+	}
+	ev(&w, 200, SYS_unlink, 0, "/w/h", NULL, 1, A(0));
+	ev(&w, 101, SYS_newfstatat, -ENOENT, "/w/h", NULL, 4, A(AT_FDCWD), A(0), A(0), A(0));
+	close_trace(&w);
+
+	assert_int_equal(rpl_plan_build(&p, &o), 0);
+	/* no turns: a look follows no other, but where more processes
+	 * look than the plan keeps, the newest follows the oldest kept */
+	assert_int_equal(p.ops[nth(&p, 100, SYS_openat, 0)].ndeps, 0);
+	assert_int_equal(p.ops[nth(&p, 101, SYS_openat, 0)].ndeps, 0);
+	for (k = 2; k < LOOKERS; k++)
+		assert_in_range(p.ops[nth(&p, 100 + k, SYS_openat, 0)].ndeps, 0, 1);
+	/* the remove follows every look: directly, or through a look that
+	 * follows it */
+	rm = nth(&p, 200, SYS_unlink, 0);
+	for (k = 0; k < LOOKERS; k++) {
+		uint32_t op = nth(&p, 100 + k, SYS_openat, 0);
+		int reach = depends(&p, rm, op);
+
+		for (i = 0; !reach && i < p.ops[rm].ndeps; i++)
+			reach = depends(&p, p.deps[p.ops[rm].dep_off + i], op);
+		seen += reach;
+	}
+	assert_int_equal(seen, LOOKERS);
+	assert_true(depends(&p, nth(&p, 101, SYS_newfstatat, 0), rm));
+	rpl_plan_free(&p);
+}
+
+#define NB 8192
+
+/* A thread writes a non-blocking pipe, the main thread reads it.  The
+ * first read's return was recorded late (the tracer's latency), after the
+ * write that its reading made room for had entered. */
+static const struct evspec pevs[] = {
+	{ 1000, 1010, 100, 100, SYS_pipe2, 0, 2, { 3 | (4LL << 32), O_NONBLOCK }, NULL, NULL },
+	{ 1020, 1030, 100, 100, SYS_clone, 102, 5, { 0x3d0f00 }, NULL, NULL },
+	{ 1100, 1101, 100, 102, SYS_write, NB, 3, { 4, 0, NB }, NULL, NULL },		/* W1 */
+	{ 1105, 1200, 100, 100, SYS_read, NB, 3, { 3, 0, NB }, NULL, NULL },		/* R1 */
+	{ 1110, 1111, 100, 102, SYS_write, NB, 3, { 4, 0, NB }, NULL, NULL },		/* W2 */
+	{ 1120, 1121, 100, 102, SYS_write, -EAGAIN, 3, { 4, 0, NB }, NULL, NULL },	/* full */
+	{ 1150, 1151, 100, 102, SYS_write, NB, 3, { 4, 0, NB }, NULL, NULL },		/* W4 */
+	{ 1210, 1211, 100, 100, SYS_read, NB, 3, { 3, 0, NB }, NULL, NULL },		/* R2 */
+	{ 1220, 1221, 100, 100, SYS_read, NB, 3, { 3, 0, NB }, NULL, NULL },		/* R3 */
+	{ 1300, 1301, 100, 102, SYS_close, 0, 1, { 4 }, NULL, NULL },
+	{ 1310, 1310, 100, 102, SYS_exit, 0, 1, { 0 }, NULL, NULL },
+	{ 1320, 1321, 100, 100, SYS_read, 0, 3, { 3, 0, NB }, NULL, NULL },		/* end of file */
+	{ 1400, 1400, 100, 100, SYS_exit_group, 0, 1, { 0 }, NULL, NULL },
+};
+#define N_PEVS (sizeof(pevs) / sizeof(pevs[0]))
+
+static uint32_t pev_op(const struct rpl_plan *p, size_t k)
+{
+	return op_at(p, pevs[k].tid, pevs[k].t0);
+}
+
+/* A read follows the write that put its last byte in the pipe, not the
+ * last write before its return; no write follows a read (the room it
+ * needs is waited for when it runs); end of file follows the close.
+ * Replayed, the write that found the pipe full moves nothing. */
+static void pipe_order(void **state)
+{
+	struct rpl_opts o = { .trace = trace, .cmd = "test", .quiet = 1 };
+	static struct rpl_result res;
+	struct rpl_plan p;
+	char root[400];
+	size_t i;
+
+	write_events(pevs, N_PEVS);
+	assert_int_equal(rpl_plan_build(&p, &o), 0);
+	assert_true(depends(&p, pev_op(&p, 3), pev_op(&p, 2)));		/* R1 <- W1 */
+	assert_false(depends(&p, pev_op(&p, 3), pev_op(&p, 6)));	/* not W4 */
+	assert_true(depends(&p, pev_op(&p, 7), pev_op(&p, 4)));		/* R2 <- W2 */
+	assert_true(depends(&p, pev_op(&p, 8), pev_op(&p, 6)));		/* R3 <- W4 */
+	assert_true(depends(&p, pev_op(&p, 11), pev_op(&p, 9)));	/* EOF <- close */
+	for (i = 0; i < N_PEVS; i++)
+		if (pevs[i].nr == SYS_write)
+			assert_int_equal(p.ops[pev_op(&p, i)].ndeps, 0);
+	rpl_plan_free(&p);
+
+	snprintf(root, sizeof(root), "%s/root-pipe", tmp);
+	mkdir(root, 0755);
+	o.root = root;
+	o.timing = RPL_TIMING_AFAP;
+	assert_int_equal(rpl_run(&o, &res), 0);
+	assert_int_equal(res.mismatches, 0);
+	assert_int_equal(res.ordering_violations, 0);
+	assert_int_equal(res.deadlock_breaks, 0);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(plan_edges),
 		cmocka_unit_test(plan_pipe_writers),
 		cmocka_unit_test(replay_end_to_end),
+		cmocka_unit_test(failed_mkdirs),
+		cmocka_unit_test(looks_then_change),
+		cmocka_unit_test(pipe_order),
 	};
 
 	return cmocka_run_group_tests(tests, setup, teardown);
