@@ -414,7 +414,9 @@ static int not_a_path(const char *s)
 
 /* How @op (row @sc) uses pipe @res, as its key (0: its data's order does
  * not depend on it: fstat, fcntl, a call that moved nothing): a read; a
- * write of data; or another feed, a close, a splice (see plan_deps()). */
+ * write of data, or one that found the read end closed (EPIPE: it follows
+ * that close, or replayed first it writes where it failed); or another
+ * feed, a close, a splice (see plan_deps()). */
 static uint64_t pipe_key(const struct iot_syscall *sc, const struct rpl_op *op, uint32_t res)
 {
 	uint64_t k = key_res(res);
@@ -425,7 +427,7 @@ static uint64_t pipe_key(const struct iot_syscall *sc, const struct rpl_op *op, 
 		return op->ev.ret >= 0 ? k | KEY_PIPE | KEY_LOOK : 0;
 	if ((sc->flags & IOT_SCF_PIPE) && (sc->flags & IOT_SCF_COUNT) &&
 	    !(sc->flags & IOT_SCF_READ))
-		return op->ev.ret > 0 ? k | KEY_PIPE : 0;
+		return op->ev.ret > 0 || op->ev.ret == -EPIPE ? k | KEY_PIPE : 0;
 	return feeds_pipe(sc) ? k | KEY_PIPE : 0;
 }
 
