@@ -52,7 +52,7 @@ static int64_t smallest_p5(const struct smallest *s)
  * that started the thread, for its first op; NULL for a thread there from
  * the start): @first is set for a thread's first op. */
 #define FOR_EACH_OP(p, t, k, op, prev, first)					\
-	for ((t) = (p)->threads; (t) < (p)->threads + (p)->n_threads; (t)++)		\
+	for ((t) = (p)->threads; (p)->n_threads && (t) < (p)->threads + (p)->n_threads; (t)++) \
 		for ((k) = 0; (k) < (t)->n_ops &&					\
 		     ((op) = &(p)->ops[(t)->ops[(k)]],					\
 		      (prev) = (k) ? &(p)->ops[(t)->ops[(k) - 1]] :			\
