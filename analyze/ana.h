@@ -124,6 +124,11 @@ struct ana_trace {
 	struct ana_phase *phases;	/* the last one is "(gaps)" */
 	size_t n_phases;
 	int64_t gaps_real_ns;
+	/* a profile of many clients (replay --clients, iotape-mpi): client i's
+	 * pids are its own plus i x client_stride; 0 if not one */
+	int n_clients;
+	int32_t client_stride;
+	struct ana_stat *clients;	/* n_clients rows */
 	/* events over time per class, ANA_TL_BINS bins from t_first to t_last */
 	uint32_t tl_count[ANA_TL_BINS][IOT_CLASS_COUNT];
 	int64_t tl_busy[ANA_TL_BINS][IOT_CLASS_COUNT];
@@ -160,7 +165,15 @@ enum ana_by {
 	ANA_BY_PROCESS,
 	ANA_BY_SYSCALL,
 	ANA_BY_CLASS,
+	ANA_BY_CLIENT,
 };
+
+/*! ana_client_of() : @return : the client (0 ..) of pid @pid in @t, or 0
+ *  if @t is not a profile of many clients. */
+static inline int ana_client_of(const struct ana_trace *t, int32_t pid)
+{
+	return t->client_stride > 0 && pid > 0 ? (int)(pid / t->client_stride) : 0;
+}
 
 /*! ana_parse_by() : @return : ANA_BY_* for "phase", "process", ..., or -1. */
 int ana_parse_by(const char *s);
@@ -212,6 +225,20 @@ double ana_phase_metric(const struct ana_trace *t, size_t i, int m);
 double ana_group_median(const struct ana_group *g,
 			double (*fn)(const struct ana_trace *, const void *),
 			const void *arg, double *spread);
+
+/* ---- many clients (scaling.c) ---- */
+
+/*! ana_scaling_wanted() : whether a complete group of @g is a profile of
+ *  many clients (then diff and the page set them against the count). */
+int ana_scaling_wanted(const struct ana_group *g, int ng);
+/*! ana_series_len() : the length of @label without a trailing "-cN" (the
+ *  name of its client series). */
+size_t ana_series_len(const char *label);
+/*! ana_scaling_text() : diff's tables of throughput (calls/s, bytes/s)
+ *  and p50/p99 per class against the number of clients, if wanted. */
+void ana_scaling_text(FILE *f, struct ana_group *g, int ng);
+/*! ana_scaling_html() : the same as SVG line plots, a line per series. */
+void ana_scaling_html(FILE *f, struct ana_group *g, int ng, const char *const *pal, int n_pal);
 
 /* ---- HTML (html.c, plot.c) ---- */
 

@@ -15,7 +15,7 @@
 static void usage(FILE *f)
 {
 	fprintf(f,
-		"usage: iotape report FILE... [--by phase|process|syscall|class] [--json]\n"
+		"usage: iotape report FILE... [--by phase|process|syscall|class|client] [--json]\n"
 		"                     [--top N] [-o OUT] [--html PAGE]\n\n"
 		"Where the time went in a trace or a replay profile: real time, CPU time and\n"
 		"utilisation, df (profiles), then per phase, per syscall class (metadata, read,\n"
@@ -30,7 +30,9 @@ static void usage(FILE *f)
 		"first process (in no phase) goes to the phases and gaps in proportion to\n"
 		"the time it ran in each.\n\n"
 		"Options:\n"
-		"  --by WHAT     show only the phase, process, syscall or class table\n"
+		"  --by WHAT     show only the phase, process, syscall, class or client table\n"
+		"                (client: a profile of replay --clients N, each client's\n"
+		"                calls and latency, the run's ops/s and bytes/s)\n"
 		"  --json        the report as JSON (the schema is in iotape(1))\n"
 		"  --top N       syscalls listed in the full report (default 15; 0 = all)\n"
 		"  -o OUT        write to OUT instead of standard output\n"
@@ -55,6 +57,8 @@ int ana_parse_by(const char *s)
 		return ANA_BY_SYSCALL;
 	if (strcmp(s, "class") == 0)
 		return ANA_BY_CLASS;
+	if (strcmp(s, "client") == 0)
+		return ANA_BY_CLIENT;
 	return -1;
 }
 
@@ -86,7 +90,7 @@ int cmd_report(int argc, char **argv)
 		case 'H': html = optarg; break;
 		case 'b':
 			if ((by = ana_parse_by(optarg)) < 0) {
-				cli_err("report", "--by %s: expected phase, process, syscall or class",
+				cli_err("report", "--by %s: expected phase, process, syscall, class or client",
 					optarg);
 				goto out;
 			}
@@ -104,7 +108,7 @@ int cmd_report(int argc, char **argv)
 			goto out;
 		case ':':
 			if (optopt == 'b')
-				cli_err("report", "--by needs phase, process, syscall or class");
+				cli_err("report", "--by needs phase, process, syscall, class or client");
 			else if (optopt == 't')
 				cli_err("report", "--top needs a number of syscalls, 0 or more (0 = all)");
 			else if (optopt == 'o' || optopt == 'H')

@@ -292,6 +292,7 @@ void ana_diff_text(FILE *f, struct ana_group *g, int ng)
 	if (nr)
 		print_table(f, g, ng, "class (latency)", rows, nr, cm, 4);
 	free(rows);
+	ana_scaling_text(f, g, ng);
 }
 
 /* Per-syscall call counts that differ this much mean another workload. */
@@ -320,7 +321,9 @@ int ana_diff_warn(const char *cmd, struct ana_group *g, int ng)
 				o += snprintf(what, sizeof(what), "command '%.40s' vs '%.40s'",
 					      t->workload, ref->workload);
 			for (nr = 0; nr < ANA_MAX_NR && o < (int)sizeof(what) - 64; nr++) {
-				double a = (double)ref->sys[nr].count, b = (double)t->sys[nr].count;
+				/* per client: a series of client counts is one workload */
+				double a = (double)ref->sys[nr].count / (ref->n_clients ? ref->n_clients : 1);
+				double b = (double)t->sys[nr].count / (t->n_clients ? t->n_clients : 1);
 				double lo = a < b ? a : b, hi = a < b ? b : a;
 
 				if (hi < WARN_MIN_CALLS || (lo > 0 && hi / lo <= WARN_RATIO))
@@ -355,6 +358,7 @@ int ana_group_traces(struct ana_trace *t, int n, const int *sep, struct ana_grou
 			for (k = 0; k < ng; k++)
 				if (t[i].kind == IOT_KIND_PROFILE &&
 				    g[k].runs[0]->kind == IOT_KIND_PROFILE &&
+				    g[k].runs[0]->n_clients == t[i].n_clients &&
 				    strcmp(g[k].label, t[i].label) == 0)
 					break;
 		}

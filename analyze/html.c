@@ -276,7 +276,9 @@ static void body(FILE *f, struct ana_group *g, int ng)
 		if (any)
 			cdf_plot(f, g, ng, c);
 	}
-	fputs("</div>\n<h2>Comparison table</h2>\n", f);
+	fputs("</div>\n", f);
+	ana_scaling_html(f, g, ng, pal, (int)(sizeof(pal) / sizeof(pal[0])));
+	fputs("<h2>Comparison table</h2>\n", f);
 	diff_pre(f, g, all);
 	fputs("<h2>Timeline: calls over time per class</h2>\n<div class=\"lg\">", f);
 	for (c = 0; c < IOT_CLASS_COUNT; c++)

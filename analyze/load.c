@@ -92,13 +92,26 @@ static int pass2_event(struct loader *L, const struct iot_event *ev)
 	ana_stat_add(&t->cls[cls], ev, dur, timed, bytes);
 	if (ev->nr >= 0 && ev->nr < ANA_MAX_NR)
 		ana_stat_add(&t->sys[ev->nr], ev, dur, timed, bytes);
+	if (t->n_clients) {
+		int c = ana_client_of(t, ev->pid);
+
+		ana_stat_add(&t->clients[c < t->n_clients ? c : t->n_clients - 1], ev, dur, timed,
+			     bytes);
+	}
 	e = ana_pid_get(&L->pids, ev->pid, 0);
 	if (e && e->orphan)
 		ana_orphan_event(L, e, ev);
-	if (t->by_time)
+	if (t->by_time) {
 		ph = ana_phase_at(t, ev->t_enter);
-	else
+	} else if (ana_client_of(t, ev->pid) > 0) {
+		/* the phases are client 0's; the others' calls go to the
+		 * phase their counterpart in client 0 is in */
+		struct pident *e0 = ana_pid_get(&L->pids, ev->pid % t->client_stride, 0);
+
+		ph = e0 ? e0->phase2 : -1;
+	} else {
 		ph = e ? e->phase2 : -1;
+	}
 	if (ph < 0)
 		ph = (int)t->n_phases - 1;
 	ana_stat_add(&t->phases[ph].st, ev, dur, timed, bytes);
@@ -170,6 +183,25 @@ static void load_header(struct ana_trace *t, const struct iot_header *h)
 		snprintf(t->failed, sizeof(t->failed), "%s", *v ? v : "failed");
 	if ((v = iot_header_get(h, "replay.target_faults")))
 		snprintf(t->target_faults, sizeof(t->target_faults), "%s", v);
+	if ((v = iot_header_get(h, "replay.clients")) && atoi(v) > 0 && atoi(v) <= 4096 &&
+	    iot_header_get(h, "replay.client_pid_stride") &&
+	    atoi(iot_header_get(h, "replay.client_pid_stride")) > 0) {
+		t->clients = calloc((size_t)atoi(v), sizeof(*t->clients));
+		if (t->clients) {
+			t->n_clients = atoi(v);
+			t->client_stride = atoi(iot_header_get(h, "replay.client_pid_stride"));
+		}
+	}
+	if (t->n_clients && t->label && ana_series_len(t->label) == strlen(t->label)) {
+		/* "ext4-c4": not the runs of one client on ext4 */
+		char *l = malloc(strlen(t->label) + 16);
+
+		if (l) {
+			sprintf(l, "%s-c%d", t->label, t->n_clients);
+			free(t->label);
+			t->label = l;
+		}
+	}
 	if ((v = iot_header_get(h, "replay.interrupted")))
 		snprintf(t->interrupted, sizeof(t->interrupted), "%s", v);
 	/* classify by the file's own table (numbers are the recorder's); a
@@ -285,6 +317,9 @@ void ana_trace_free(struct ana_trace *t)
 	}
 	free(t->procs);
 	free(t->phases);
+	for (i = 0; t->clients && i < (size_t)t->n_clients; i++)
+		ana_stat_free(&t->clients[i]);
+	free(t->clients);
 	free(t->sys);
 	free(t->sc);
 	for (i = 0; i < t->n_sc_rows; i++)

@@ -134,7 +134,16 @@ int ana_pass1_proc(struct loader *L, const struct iot_process *p)
 		e = ana_pid_get(&L->pids, p->pid, 0);	/* the table may have moved */
 		e->cmd = par ? par->cmd : -1;
 		e->phase1 = par ? par->phase1 : -1;
-		if (L->have_root && p->ppid == L->root) {
+		if (ana_client_of(t, p->pid) > 0) {
+			/* a profile of many clients: phases are client 0's
+			 * (written first); another client's process is in its
+			 * counterpart's, so its CPU time goes there too */
+			struct pident *e0 = ana_pid_get(&L->pids, p->pid % t->client_stride, 0);
+
+			e = ana_pid_get(&L->pids, p->pid, 0);
+			if (e0)
+				e->phase1 = e0->phase1;
+		} else if (L->have_root && p->ppid == L->root) {
 			idx = add_phase(&t->phases, &t->n_phases, NULL, p->t_ns,
 					p->pid, L->seq);
 			if (idx < 0)

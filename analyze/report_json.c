@@ -186,6 +186,19 @@ static void procs_json(FILE *f, const struct ana_trace *t)
 	fputs("\n  ]", f);
 }
 
+static void clients_json(FILE *f, const struct ana_trace *t)
+{
+	int i;
+
+	fputs(",\n  \"clients\": [", f);
+	for (i = 0; i < t->n_clients; i++) {
+		fprintf(f, "%s{\"client\": %d, ", i ? ",\n    " : "\n    ", i);
+		stat_json(f, &t->clients[i]);
+		fputc('}', f);
+	}
+	fputs("\n  ]", f);
+}
+
 void ana_report_json(FILE *f, const struct ana_trace *t, int by)
 {
 	fputs("{\n  ", f);
@@ -198,5 +211,7 @@ void ana_report_json(FILE *f, const struct ana_trace *t, int by)
 		syscalls_json(f, t);
 	if (by == ANA_BY_ALL || by == ANA_BY_PROCESS)
 		procs_json(f, t);
+	if ((by == ANA_BY_ALL && t->n_clients) || by == ANA_BY_CLIENT)
+		clients_json(f, t);
 	fputs("\n}\n", f);
 }

@@ -147,6 +147,31 @@ static void print_classes(FILE *f, const struct ana_trace *t)
 	lat_row(f, "total", &t->total);
 }
 
+/* A profile of many clients: each client's calls (what --clients N
+ * replayed N times), and the run's throughput. */
+static void print_clients(FILE *f, const struct ana_trace *t)
+{
+	char name[24], a[32];
+	int i;
+
+	if (!t->n_clients) {
+		fprintf(f, "\n  (not a profile of many clients: made by replay --clients N or "
+			"iotape-mpi)\n");
+		return;
+	}
+	fprintf(f, "\n%d clients: %.0f ops/s, %s/s over %s\n", t->n_clients,
+		t->real_ns > 0 ? (double)t->total.count * 1e9 / (double)t->real_ns : 0.0,
+		ana_fmt_bytes(a, sizeof(a), t->real_ns > 0 ?
+			      (double)t->total.bytes * 1e9 / (double)t->real_ns : 0.0),
+		NS(name, t->real_ns));
+	lat_head(f, "Clients");
+	for (i = 0; i < t->n_clients; i++) {
+		snprintf(name, sizeof(name), "client %d", i);
+		lat_row(f, name, &t->clients[i]);
+	}
+	lat_row(f, "total", &t->total);
+}
+
 static const struct ana_trace *sort_t;
 
 static int cmp_sys(const void *a, const void *b)
@@ -234,4 +259,6 @@ void ana_report_text(FILE *f, const struct ana_trace *t, int by, int top)
 		print_syscalls(f, t, by == ANA_BY_ALL ? top : 0);
 	if (by == ANA_BY_ALL || by == ANA_BY_PROCESS)
 		print_procs(f, t);
+	if ((by == ANA_BY_ALL && t->n_clients) || by == ANA_BY_CLIENT)
+		print_clients(f, t);
 }

@@ -38,6 +38,10 @@ static void usage(FILE *f)
 		"                       continue (a stress run: count them, go on)\n"
 		"      --sparse-prepare if the starting tree does not fit the root, make its\n"
 		"                       files sparse (sizes kept, no data) instead of failing\n"
+		"      --clients N      replay N copies of the trace at once, client i under\n"
+		"                       DIR/client-i (made there), all starting together once\n"
+		"                       every tree is made; one profile of all (pids of client\n"
+		"                       i moved by i x 4194304; 'report --by client')\n"
 		"      --include PREFIX replay only paths under PREFIX (repeatable)\n"
 		"      --exclude PREFIX do not replay paths under PREFIX (repeatable)\n"
 		"      --force          replay into a non-empty root\n"
@@ -51,7 +55,8 @@ static void usage(FILE *f)
 		"  iotape replay build.iotape --root /mnt/xfs -o build.xfs.iotape\n"
 		"  iotape replay build.iotape --root /mnt/xfs --timing afap\n"
 		"  iotape replay build.iotape --root /mnt/xfs --timing scale=0.5 --verify\n"
-		"  iotape replay build.iotape --root /mnt/xfs --prepare-only\n\n"
+		"  iotape replay build.iotape --root /mnt/xfs --prepare-only\n"
+		"  iotape replay build.iotape --root /mnt/xfs --clients 8 -o build.xfs.8.iotape\n\n"
 		"Exit status: 0 done; 1 failed; 2 bad usage; 3 the trace was damaged (its\n"
 		"complete part was replayed); 4 --verify found mismatches; 5 the filesystem\n"
 		"under test failed (ENOSPC, EIO, EROFS, ..., or it was unmounted: the\n"
@@ -89,7 +94,7 @@ static int parse_timing(const char *s, struct rpl_opts *o)
 int cmd_replay(int argc, char **argv)
 {
 	enum { O_VERIFY = 256, O_INCLUDE, O_EXCLUDE, O_FORCE, O_NOPREP, O_PREPONLY,
-	       O_LABEL, O_MKFS, O_ONERR, O_SPARSE };
+	       O_LABEL, O_MKFS, O_ONERR, O_SPARSE, O_CLIENTS };
 	static const struct option longopts[] = {
 		{ "root", required_argument, NULL, 'r' },
 		{ "output", required_argument, NULL, 'o' },
@@ -104,6 +109,7 @@ int cmd_replay(int argc, char **argv)
 		{ "mkfs", required_argument, NULL, O_MKFS },
 		{ "on-error", required_argument, NULL, O_ONERR },
 		{ "sparse-prepare", no_argument, NULL, O_SPARSE },
+		{ "clients", required_argument, NULL, O_CLIENTS },
 		{ "quiet", no_argument, NULL, 'q' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
@@ -155,6 +161,12 @@ int cmd_replay(int argc, char **argv)
 			}
 			break;
 		case O_SPARSE: o.sparse_prepare = 1; break;
+		case O_CLIENTS:
+			if (!cli_parse_int(optarg, 1, RPL_MAX_CLIENTS, &o.clients)) {
+				cli_err("replay", "--clients %s: give 1 to %d", optarg, RPL_MAX_CLIENTS);
+				return IOT_EXIT_USAGE;
+			}
+			break;
 		case 'q': o.quiet = 1; break;
 		case 'h': usage(stdout); return IOT_EXIT_OK;
 		default:
@@ -182,11 +194,11 @@ int cmd_replay(int argc, char **argv)
 			o.out);
 		return IOT_EXIT_USAGE;
 	}
-	o.progress = !o.quiet && isatty(2);
+	o.progress = !o.quiet && isatty(2) && !o.clients;
 	/* process starts at their native cost (spawn.c), unless asked not
 	 * to, to compare */
 	o.starts = !(starts && strcmp(starts, "skip") == 0);
-	err = rpl_run(&o, &res);
+	err = o.clients ? rpl_run_clients(&o, &res) : rpl_run(&o, &res);
 	if (res.interrupted && err == -EINTR) {
 		cli_err("replay", "interrupted by SIG%s while making the starting tree; %s holds "
 			"part of it (replay again with --force, or empty it)",
@@ -199,7 +211,7 @@ int cmd_replay(int argc, char **argv)
 		rpl_print_tree_too_big(&o, &res);
 		return IOT_EXIT_TARGET;
 	}
-	if (err < 0)
+	if (err < 0 && !(o.clients && err == -ECANCELED && res.interrupted))
 		return IOT_EXIT_FAIL;
 	if (!o.quiet)
 		rpl_print_summary(stdout, &o, &res);

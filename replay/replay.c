@@ -33,7 +33,7 @@ const char *rpl_skip_name(int why)
 	return why >= 0 && why < RPL_SKIP_COUNT ? skip_names[why] : "?";
 }
 
-static int open_root(const struct rpl_opts *o)
+int rpl_root_open_msg(const struct rpl_opts *o)
 {
 	int fd = rpl_root_open(o->root, !o->force && !o->no_prepare);
 
@@ -147,7 +147,7 @@ static int run(const struct rpl_opts *o, struct rpl_result *res)
 	/* a recorded write to a pipe whose reader has gone (tar tf | head)
 	 * must give EPIPE, as it did in the workload, not kill the replay */
 	signal(SIGPIPE, SIG_IGN);
-	root_fd = open_root(o);
+	root_fd = rpl_root_open_msg(o);
 	if (root_fd < 0)
 		return root_fd;
 	err = rpl_plan_build(&p, o);
@@ -172,6 +172,8 @@ static int run(const struct rpl_opts *o, struct rpl_result *res)
 		res->damaged = p.damaged;
 		goto out;
 	}
+	if (o->start && (err = o->start(o->start_arg)) < 0)
+		goto out;
 	err = rpl_execute(&p, res);
 	if (err < 0)
 		goto out;
@@ -293,6 +295,9 @@ void rpl_print_summary(FILE *f, const struct rpl_opts *o, const struct rpl_resul
 	       (unsigned long long)r->threads, (unsigned long long)r->processes);
 	fprintf(f, "  first call   %s after the start (reading, planning, preparing)\n",
 		iot_fmt_ns(a, sizeof(a), (double)r->first_call_ns));
+	if (o->clients > 0)
+		fprintf(f, "  clients      %d, under %s/client-0 .. client-%d\n", o->clients,
+			o->root, o->clients - 1);
 	fprintf(f, "  ops          %llu replayed, %llu skipped", (unsigned long long)r->replayed,
 	       (unsigned long long)r->skipped);
 	print_skips(f, r);

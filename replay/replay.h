@@ -71,6 +71,12 @@ struct rpl_opts {
 	/* Process starts: each successful execve starts a program that
 	 * ends at once, natively, and waits for it (spawn.c). */
 	int starts;
+	/* called once the starting tree is there, before the first call:
+	 * where many clients start together (clients.c); a negative return
+	 * ends the replay there with that code */
+	int (*start)(void *arg);
+	void *start_arg;
+	int clients;			/* --clients N: N copies at once (0 = 1) */
 };
 
 #define RPL_MAX_NR 512
@@ -145,6 +151,37 @@ struct rpl_result {
  *            not open: then @res->open_err says why, for the command to
  *            say. */
 int rpl_run(const struct rpl_opts *o, struct rpl_result *res);
+
+/* ---- many clients (clients.c, merge.c) ---- */
+
+#define RPL_MAX_CLIENTS 256
+/* Client i's pids and tids in a profile of many clients: its own plus
+ * i x this (PID_MAX_LIMIT: no recorded pid reaches it; FORMAT.md). */
+#define RPL_CLIENT_PID_STRIDE 4194304
+
+/*! rpl_run_clients() :
+ *  rpl_run() @o->clients times at once, in as many processes, client i
+ *  under @o->root/client-i, all starting together once each has made its
+ *  starting tree; then one profile @o->out of all (rpl_profiles_merge()).
+ *  A client that fails or is killed is named (engine.h's sink); one
+ *  killed stops the others.  @total : the sums (rpl_result_add()).
+ *  @return : 0, -ECHILD (a client was killed), -ECANCELED (the clients
+ *            were stopped before they started), or a client's code. */
+int rpl_run_clients(const struct rpl_opts *o, struct rpl_result *total);
+
+struct iot_reader;
+/*! rpl_profiles_merge() :
+ *  Write @out from the profiles @in[0 .. @n) of clients 0 .. n-1 (NULL:
+ *  that client made none): client i's pids plus i x RPL_CLIENT_PID_STRIDE,
+ *  its times moved onto the first one's start, the header's replay keys
+ *  from @total, and replay.clients = @n.  @return : 0 or a negative code
+ *  after a message for @cmd. */
+int rpl_profiles_merge(const char *out, struct iot_reader **in, int n,
+		       const struct rpl_result *total, const char *cmd);
+
+/*! rpl_result_add() : add client @client's result @r to the sums @t
+ *  (maxima for times; its first fault and mismatches named by client). */
+void rpl_result_add(struct rpl_result *t, const struct rpl_result *r, int client);
 
 /*! rpl_print_summary() : write the end-of-run summary of @res to @f. */
 void rpl_print_summary(FILE *f, const struct rpl_opts *o, const struct rpl_result *res);
