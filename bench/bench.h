@@ -21,6 +21,7 @@ struct bench_config {
 	const struct bench_fs *fs;	/* NULL for --dir */
 	const char *dir;		/* --dir DIR */
 	const char *mkfs_extra, *mount_extra;
+	int clients;			/* --clients: replay --clients N; 0 = one replay */
 };
 
 struct bench_opts {
@@ -31,7 +32,8 @@ struct bench_opts {
 	char setup_dir[PATH_MAX];	/* the trace's working directory */
 	int drop_caches, quiet;
 	uint64_t image_size, need_bytes;
-	uint64_t tree_bytes;		/* file data of the starting tree */
+	uint64_t tree_bytes;		/* file data of the starting tree (all clients) */
+	int max_clients;		/* the largest of --clients (1 without) */
 	struct bench_config configs[64];
 	int n_configs;
 };
@@ -70,6 +72,11 @@ int bench_fail_keep(const char *outdir, const char *profile, char *moved, size_t
 /*! bench_tree_fits() : whether a starting tree of @tree bytes of file
  *  data can fit an image of @o->image_size. */
 int bench_tree_fits(const struct bench_opts *o, uint64_t tree);
+
+/*! bench_client_series() (series.c) : --clients @list ("1,2,4,8"): each configuration
+ *  of @o once per count, named NAME-cN.  @return : 0, or -EINVAL after a
+ *  message. */
+int bench_client_series(struct bench_opts *o, const char *list);
 
 int bench_workdir_create(struct bench_live *l, const char *scratch);
 void bench_workdir_remove(struct bench_live *l);

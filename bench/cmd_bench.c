@@ -70,6 +70,10 @@ static void usage(FILE *f)
 		"  --setup CMD          run 'sh -c CMD' in the trace's working directory on each\n"
 		"                       fresh filesystem before prepare (the starting state the\n"
 		"                       workload had: a tree copied in, a repository)\n"
+		"  --clients LIST       the client series: each configuration once per count\n"
+		"                       in LIST (e.g. 1,2,4,8), named NAME-cN, replayed by\n"
+		"                       replay --clients N; the table adds throughput and\n"
+		"                       p50/p99 per class against the number of clients\n"
 		"  -q, --quiet          no progress lines\n\n"
 		"Configurations:");
 	bench_fs_names(f);
@@ -78,7 +82,8 @@ static void usage(FILE *f)
 		"ext4,ext4-nojournal,xfs,btrfs,tmpfs --runs 3 --html bench.html\n"
 		"  iotape bench build.iotape --fs ext4,xfs --mkfs-opt xfs=-m,reflink=1 "
 		"--mount-opt ext4=noatime\n"
-		"  iotape bench copy.iotape --dir /mnt/a --dir /mnt/b\n\n"
+		"  iotape bench copy.iotape --dir /mnt/a --dir /mnt/b\n"
+		"  iotape bench copy.iotape --fs tmpfs,ext4 --clients 1,2,4,8\n\n"
 		"A configuration that fails (an image too small for its filesystem or\n"
 		"for the starting tree, a replay stopped by ENOSPC, EIO, EROFS, ...) is\n"
 		"marked FAILED in the table and the page, with why (\"ENOSPC at 41 %%\");\n"
@@ -186,6 +191,7 @@ static int image_too_small(struct bench_opts *o)
 		loop |= !o->configs[i].dir;
 	if (rpl_tree_need(&ro, &o->tree_bytes) < 0)
 		o->tree_bytes = 0;	/* said; the replay says it again */
+	o->tree_bytes *= (uint64_t)o->max_clients;	/* a tree per client */
 	if (!loop || !o->image_size || bench_tree_fits(o, o->tree_bytes))
 		return 0;
 	cli_err(CMD, "--image-size %s: the starting tree of %s holds %s of file data, which "
@@ -243,7 +249,7 @@ static int bench_one(const struct bench_opts *o, const struct bench_config *c,
 		     int run, const char *profile, char *why, size_t wlen,
 		     char *partial, size_t plen)
 {
-	char mkfs_desc[1024], label[256];
+	char mkfs_desc[1024], label[256], clients[16];
 	char *av[32];
 	int ac = 0, common, rc, rc2;
 	double t0 = (double)iot_now_ns();
@@ -256,11 +262,15 @@ static int bench_one(const struct bench_opts *o, const struct bench_config *c,
 	}
 	if (stop_sig)
 		goto out;
-	if (o->setup) {
+	/* once per client, in its own tree (replay --clients: ROOT/client-i) */
+	for (int i = 0; o->setup && i < (c->clients ? c->clients : 1); i++) {
 		char dir[2 * PATH_MAX];
 
 		/* the workload's directory as the replay will see it */
-		snprintf(dir, sizeof(dir), "%s%s", live.root, o->setup_dir);
+		if (c->clients)
+			snprintf(dir, sizeof(dir), "%s/client-%d%s", live.root, i, o->setup_dir);
+		else
+			snprintf(dir, sizeof(dir), "%s%s", live.root, o->setup_dir);
 		rc = bench_run_setup(&live, o->setup, dir);
 		if (rc < 0 || stop_sig)
 			goto out;
@@ -272,6 +282,11 @@ static int bench_one(const struct bench_opts *o, const struct bench_config *c,
 	av[ac++] = live.root;
 	av[ac++] = (char *)"--force";
 	av[ac++] = (char *)"-q";
+	if (c->clients) {
+		snprintf(clients, sizeof(clients), "%d", c->clients);
+		av[ac++] = (char *)"--clients";
+		av[ac++] = clients;
+	}
 	common = ac;	/* the arguments both runs share end here */
 	av[ac++] = (char *)"--prepare-only";
 	av[ac] = NULL;
@@ -395,6 +410,7 @@ int cmd_bench(int argc, char **argv)
 		{ "html", required_argument, NULL, 'H' },
 		{ "no-drop-caches", no_argument, NULL, 'N' },
 		{ "setup", required_argument, NULL, 'U' },
+		{ "clients", required_argument, NULL, 'C' },
 		{ "quiet", no_argument, NULL, 'q' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
@@ -406,7 +422,7 @@ int cmd_bench(int argc, char **argv)
 	static int made[MAX_CONFIGS];
 	static struct bench_fails fails;
 	int n_mkfs = 0, n_mount = 0, n_dirs = 0, n_prof = 0, failed = 0;
-	const char *fs_list = NULL;
+	const char *fs_list = NULL, *clients = NULL;
 	char outdir[PATH_MAX];
 	char damage[320];
 	int opt, rc, run, damaged = 0, made_outdir = 0, n_loop = 0;
@@ -414,6 +430,7 @@ int cmd_bench(int argc, char **argv)
 
 	memset(&o, 0, sizeof(o));
 	o.runs = 1;
+	o.max_clients = 1;
 	o.scratch = "/var/tmp";
 	o.timing = "original";
 	o.drop_caches = 1;
@@ -457,6 +474,7 @@ int cmd_bench(int argc, char **argv)
 		case 'H': o.html = optarg; break;
 		case 'N': o.drop_caches = 0; break;
 		case 'U': o.setup = optarg; break;
+		case 'C': clients = optarg; break;
 		case 'q': o.quiet = 1; break;
 		case 'h': usage(stdout); return IOT_EXIT_OK;
 		default: usage(stderr); return IOT_EXIT_USAGE;
@@ -511,6 +529,8 @@ int cmd_bench(int argc, char **argv)
 			snprintf(c->name, sizeof(c->name), "%.50s-%d", label, ++dup);
 		o.n_configs++;
 	}
+	if (clients && bench_client_series(&o, clients) < 0)
+		return IOT_EXIT_USAGE;
 	if (getuid() != 0)
 		for (i = 0; i < (size_t)o.n_configs; i++)
 			if (!o.configs[i].dir) {
@@ -533,7 +553,7 @@ int cmd_bench(int argc, char **argv)
 	if (!o.image_size) {
 		/* twice what the tree and the writes need, plus room for
 		 * journals and metadata; xfs wants at least 300 MiB */
-		o.image_size = o.need_bytes * 2 + (512ull << 20);
+		o.image_size = o.need_bytes * (uint64_t)o.max_clients * 2 + (512ull << 20);
 		o.image_size = (o.image_size + (1 << 20) - 1) & ~((1ull << 20) - 1);
 	}
 	if (!o.outdir) {
