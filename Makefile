@@ -120,6 +120,20 @@ DEPFLAGS = -MMD -MP -MT $@ -MF $@.d
 # A recipe that fails leaves no half-written target behind.
 .DELETE_ON_ERROR:
 
+# iotape-mpi (mpi/): each MPI rank one client of a replay.  Built only
+# where mpicc is (Debian: libopenmpi-dev openmpi-bin); said once otherwise.
+MPICC := $(shell command -v mpicc 2>/dev/null)
+ifneq ($(MPICC),)
+MPI_BIN := $(BUILD)/iotape-mpi
+$(MPI_BIN): mpi/iotape-mpi.c $(APP_NOMAIN_OBJ) $(LIBA) $(FLAGS_STAMP)
+	@echo "  MPICC   $<"
+	$(Q)OMPI_CC=$(CC) $(MPICC) $(ALL_CFLAGS) -Ireplay -Icli -o $@ $< $(APP_NOMAIN_OBJ) $(LIBA) \
+		$(ALL_LDFLAGS) $(LIBS)
+else
+MPI_BIN :=
+$(info iotape-mpi: not built: no mpicc (apt-get install libopenmpi-dev openmpi-bin))
+endif
+
 .PHONY: all deps check check-unit tests bench demo stress validate validate-make validate-suite fuzz install \
 	uninstall clean FORCE
 
@@ -127,7 +141,7 @@ all: have-deps
 	$(Q)$(MAKE) --no-print-directory build-all
 
 .PHONY: build-all have-deps
-build-all: $(BIN) $(FASTLIB) $(LIBA) $(LIBSO) $(PC)
+build-all: $(BIN) $(FASTLIB) $(LIBA) $(LIBSO) $(PC) $(MPI_BIN)
 ifneq ($(HAVE_BPF),1)
 	@echo "  NOTE    record --backend bpf left out: needs clang, bpftool, libbpf-dev and" \
 		"/sys/kernel/btf/vmlinux (as root: tools/deps.sh build)"
@@ -245,7 +259,7 @@ $(BUILD)/tests/shim/%.so: tests/shim/%.c
 	@echo "  CC      $<"
 	$(Q)$(CC) -std=gnu11 -O1 -g -Wall -D_GNU_SOURCE -shared -fPIC -o $@ $< -ldl
 
-tests: $(BIN) $(FASTLIB) $(UNIT_BIN) $(PROG_BIN) $(SHIM_LIB) $(BENCH_BIN) $(BUILD)/fuzz-replay \
+tests: $(BIN) $(MPI_BIN) $(FASTLIB) $(UNIT_BIN) $(PROG_BIN) $(SHIM_LIB) $(BENCH_BIN) $(BUILD)/fuzz-replay \
 	$(BUILD)/fuzz-replay-plan
 
 # The fuzz corpus is replayed by a plain main in every check.
@@ -315,6 +329,7 @@ install: all
 		$(DESTDIR)$(PREFIX)/include $(DESTDIR)$(PREFIX)/share/man/man1 \
 		$(DESTDIR)$(PREFIX)/share/iotape $(DESTDIR)$(PREFIX)/lib/iotape
 	install -m 755 $(BIN) $(DESTDIR)$(PREFIX)/bin/iotape
+	$(if $(MPI_BIN),install -m 755 $(MPI_BIN) $(DESTDIR)$(PREFIX)/bin/iotape-mpi)
 	install -m 755 $(FASTLIB) $(DESTDIR)$(PREFIX)/lib/iotape/libiotape-fast.so
 	install -m 644 $(LIBA) $(DESTDIR)$(PREFIX)/lib/libiotape.a
 	install -m 755 $(LIBSO) $(DESTDIR)$(PREFIX)/lib/libiotape.so.1
@@ -325,7 +340,7 @@ install: all
 	install -m 644 format/trace.proto $(DESTDIR)$(PREFIX)/share/iotape/trace.proto
 
 uninstall:
-	rm -f $(DESTDIR)$(PREFIX)/bin/iotape $(DESTDIR)$(PREFIX)/lib/libiotape.a \
+	rm -f $(DESTDIR)$(PREFIX)/bin/iotape $(DESTDIR)$(PREFIX)/bin/iotape-mpi $(DESTDIR)$(PREFIX)/lib/libiotape.a \
 		$(DESTDIR)$(PREFIX)/lib/libiotape.so.1 $(DESTDIR)$(PREFIX)/lib/libiotape.so \
 		$(DESTDIR)$(PREFIX)/include/iotape.h $(DESTDIR)$(PREFIX)/lib/pkgconfig/iotape.pc \
 		$(DESTDIR)$(PREFIX)/share/man/man1/iotape.1 $(DESTDIR)$(PREFIX)/share/iotape/trace.proto \

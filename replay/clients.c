@@ -52,6 +52,8 @@ struct shared {
 	struct client c[];
 };
 
+int (*rpl_team_run)(const struct rpl_opts *o, struct rpl_result *res);
+
 static struct shared *sh;
 static int n_clients;
 static pid_t parent_pid;

@@ -194,11 +194,19 @@ int cmd_replay(int argc, char **argv)
 			o.out);
 		return IOT_EXIT_USAGE;
 	}
-	o.progress = !o.quiet && isatty(2) && !o.clients;
+	if (rpl_team_run && o.clients) {
+		cli_err("replay", "--clients: under mpirun each rank is one client; "
+			"give the number of clients to mpirun -np");
+		return IOT_EXIT_USAGE;
+	}
+	o.progress = !o.quiet && isatty(2) && !o.clients && !rpl_team_run;
 	/* process starts at their native cost (spawn.c), unless asked not
 	 * to, to compare */
 	o.starts = !(starts && strcmp(starts, "skip") == 0);
-	err = o.clients ? rpl_run_clients(&o, &res) : rpl_run(&o, &res);
+	if (rpl_team_run)
+		err = rpl_team_run(&o, &res);
+	else
+		err = o.clients ? rpl_run_clients(&o, &res) : rpl_run(&o, &res);
 	if (res.interrupted && err == -EINTR) {
 		cli_err("replay", "interrupted by SIG%s while making the starting tree; %s holds "
 			"part of it (replay again with --force, or empty it)",

@@ -169,6 +169,15 @@ int rpl_run(const struct rpl_opts *o, struct rpl_result *res);
  *            were stopped before they started), or a client's code. */
 int rpl_run_clients(const struct rpl_opts *o, struct rpl_result *total);
 
+/*! rpl_root_open_msg() : open @o->root as the replay root (empty unless
+ *  --force or --no-prepare), saying why not (engine.h's sink).
+ *  @return : an O_PATH descriptor, or a negative code. */
+int rpl_root_open_msg(const struct rpl_opts *o);
+
+/* What `iotape replay` runs instead of rpl_run(), if set: iotape-mpi
+ * (mpi/) sets it so that each MPI rank is one client of the run. */
+extern int (*rpl_team_run)(const struct rpl_opts *o, struct rpl_result *res);
+
 struct iot_reader;
 /*! rpl_profiles_merge() :
  *  Write @out from the profiles @in[0 .. @n) of clients 0 .. n-1 (NULL:

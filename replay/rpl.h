@@ -100,8 +100,6 @@ int rpl_fdtab_exec(struct rpl_fdtab *t);
  *  anything but lost+found with -ENOTEMPTY.
  *  @return : an O_PATH descriptor or a negative code. */
 int rpl_root_open(const char *root, int need_empty);
-/* rpl_root_open() for @o->root, saying why it cannot be used (replay.c) */
-int rpl_root_open_msg(const struct rpl_opts *o);
 
 /*! rpl_resolve() : open recorded absolute @path inside the root with
  *  openat2(RESOLVE_IN_ROOT | RESOLVE_NO_MAGICLINKS): neither ".." nor
