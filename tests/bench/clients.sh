@@ -5,14 +5,15 @@
 #     p50/p99 per class against the number of clients;
 #  2. the replayer's own cost: N clients of the Mozilla-tree trace
 #     replayed on a tmpfs against N native copies of its workload
-#     (traces/mozilla-workload.sh on fs/ of linux-source-6.1) run side by
+#     (traces/mozilla-workload.sh on the trace's starting tree) run side by
 #     side on the same tmpfs, alternately, RUNS times each, medians: wall
 #     time from the start to the last client's end, and the CPU time of
 #     all (the replay's own cost per client = its CPU time less the
 #     native one's, over N).
 # Env: IOTAPE, BUILD (tests/bench/run.sh); BENCH_DIR (/var/tmp/iotape-bench),
 # RUNS (3), COUNTS (1,2,4,8), CLIENTS_FS (tmpfs,ext4), SIDE (1 8: the
-# client counts of part 2), SERIES (mozilla mongo), MONGO_RUNS (1).
+# client counts of part 2), SERIES (mozilla mongo), MONGO_RUNS (1) and
+# MONGO_FS (tmpfs): the mongo trace is 7x the Mozilla one.
 set -u
 IOTAPE=${IOTAPE:-$PWD/${BUILD:-build}/iotape}
 BENCH_DIR=${BENCH_DIR:-/var/tmp/iotape-bench}
@@ -22,7 +23,7 @@ CLIENTS_FS=${CLIENTS_FS:-tmpfs,ext4}
 SIDE=${SIDE:-1 8}
 SERIES=${SERIES:-mozilla mongo}
 MONGO_RUNS=${MONGO_RUNS:-1}
-KSRC=/usr/src/linux-source-6.1.tar.xz
+MONGO_FS=${MONGO_FS:-tmpfs}
 TRACES=$(cd "$(dirname "$0")/../../traces" && pwd)
 
 [ -x "$IOTAPE" ] || { echo "clients bench: $IOTAPE not built"; exit 1; }
@@ -40,11 +41,11 @@ echo "machine: $(nproc) CPUs, shared with other work while this runs: figures ar
 
 # ---- 1. the client series ----
 for t in $SERIES; do
-	runs=$RUNS
-	[ "$t" = mongo ] && runs=$MONGO_RUNS
+	runs=$RUNS fs=$CLIENTS_FS
+	[ "$t" = mongo ] && runs=$MONGO_RUNS fs=$MONGO_FS
 	printf '\n%s.iotape: bench --fs %s --clients %s --runs %s (recorded timing)\n' "$t" \
-		"$CLIENTS_FS" "$COUNTS" "$runs"
-	"$IOTAPE" bench "$TRACES/$t.iotape" --fs "$CLIENTS_FS" --clients "$COUNTS" --runs "$runs" \
+		"$fs" "$COUNTS" "$runs"
+	"$IOTAPE" bench "$TRACES/$t.iotape" --fs "$fs" --clients "$COUNTS" --runs "$runs" \
 		-o "$W/$t-out" --scratch "$W" -q >"$W/$t.diff" 2>"$W/$t.err" ||
 		{ echo "  bench failed:"; tail -5 "$W/$t.err"; }
 	sed -n '/^clients /,$p' "$W/$t.diff" | sed 's/^/  /'
@@ -52,10 +53,16 @@ for t in $SERIES; do
 done
 
 # ---- 2. N clients replayed against N native copies ----
-SRC=$W/linux-source-6.1/fs
+# The workload's input: the trace's own starting tree (fs/ of
+# linux-source-6.1 as recorded: every entry, its size, in incompressible
+# bytes), so the native copies and the replay start from the same tree.
 echo
-tar xJf "$KSRC" -C "$W" linux-source-6.1/fs 2>/dev/null ||
-	{ echo "side by side: $KSRC not installed (apt-get install linux-source-6.1); skipped"; exit 0; }
+mkdir "$W/src"
+"$IOTAPE" replay "$TRACES/mozilla.iotape" --root "$W/src" --prepare-only -q ||
+	{ echo "side by side: cannot make the input tree"; exit 1; }
+SRC=$W/src$("$IOTAPE" dump "$TRACES/mozilla.iotape" |
+	sed -n 's/^# command *\[.*, "\(\/[^"]*\)", ".*/\1/p')
+[ -d "$SRC" ] || { echo "side by side: no input tree at $SRC"; exit 1; }
 mkdir "$M"
 mount -t tmpfs -o size=20g tmpfs "$M" || { echo "side by side: cannot mount a tmpfs"; exit 1; }
 med() { sort -n | awk '{ v[NR] = $1 } END { print NR % 2 ? v[(NR + 1) / 2] : (v[NR / 2] + v[NR / 2 + 1]) / 2 }'; }
