@@ -207,6 +207,7 @@ static void own_table(struct rpl_ctx *c)
 		_exit(1);
 	}
 	table_made(c->pr);
+	c->pr->own_kernel_table = own;
 	if (own)
 		rpl_fdtab_close_others(c->pr->tab, c->p->root_fd, c->p->start_fd);
 	atomic_store(&t->forked, 1);

@@ -107,7 +107,10 @@ void rpl_mpages_free(struct rpl_plan *p)
 
 		if (!m)
 			continue;
-		for (k = 0; k < m->n; k++)
+		/* in a table of the process's own, its copies went with it;
+		 * the same numbers here are other files (the profile's,
+		 * the root's, an MPI library's) */
+		for (k = 0; k < m->n && !p->procs[i].own_kernel_table; k++)
 			close(m->v[k].fd);
 		free(m->v);
 		free(m);

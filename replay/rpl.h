@@ -282,6 +282,9 @@ struct rpl_proc {
 	struct rpl_fdtab *tab;		/* run */
 	struct rpl_actab *aio;		/* run: its aio contexts and rings (aio.c) */
 	struct rpl_maps *maps;		/* run: the files its mappings map (mpages.c) */
+	/* run: its first thread unshared its kernel descriptor table
+	 * (own_table()): the descriptors it made went with that table */
+	int own_kernel_table;
 	_Atomic int live;		/* threads not finished */
 	_Atomic int finished;
 };
