@@ -260,6 +260,23 @@ void rpl_result_add(struct rpl_result *t, const struct rpl_result *r, int client
 	MAX_OF(root_free_bytes);
 #undef MAX_OF
 	t->unhidden_ns += r->unhidden_ns;
+#define SUM(f) (t->f += r->f)
+	SUM(aio_requests);
+	SUM(aio_replayed);
+	SUM(aio_skipped);
+	SUM(aio_mismatches);
+	SUM(aio_rec_completions);
+	SUM(aio_completions);
+	SUM(aio_rbytes);
+	SUM(aio_wbytes);
+	SUM(mp_records);
+	SUM(mp_rbytes);
+	SUM(mp_wbytes);
+	SUM(mp_skipped);
+	SUM(mp_skipped_bytes);
+#undef SUM
+	t->aio_skip_ops |= r->aio_skip_ops;
+	t->uring_skip_ops |= r->uring_skip_ops;
 	t->prep_dirs += r->prep_dirs;
 	t->prep_files += r->prep_files;
 	t->prep_links += r->prep_links;
