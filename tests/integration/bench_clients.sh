@@ -22,11 +22,6 @@ cleanup() {
 }
 trap cleanup EXIT
 
-listing() {
-	(cd "$1" && find . -mindepth 1 -printf '%P %y %m %n %s %l\n' |
-		awk '$2 != "f" { $5 = "-" } { print }' | LC_ALL=C sort)
-}
-events() { "$IOTAPE" report "$1" | sed -n 's/^  \([0-9]*\) events.*/\1/p'; }
 
 A=$T/A
 mkdir -p "$A"

@@ -57,3 +57,13 @@ no_leftovers() {
 	find "$dir" -maxdepth 1 -name 'iotape-validate.*' | grep -q . && fail "a validate dir is left"
 	return 0
 }
+
+# listing DIR - one line per entry: path, type, mode, link count, size (of
+# regular files: a directory's depends on its history), symlink target.
+listing() {
+	(cd "$1" && find . -mindepth 1 -printf '%P %y %m %n %s %l\n' |
+		awk '$2 != "f" { $5 = "-" } { print }' | LC_ALL=C sort)
+}
+
+# events FILE - the number of events in a trace or profile
+events() { "$IOTAPE" report "$1" | sed -n 's/^  \([0-9]*\) events.*/\1/p'; }

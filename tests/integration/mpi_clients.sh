@@ -19,11 +19,6 @@ MPIRUN="mpirun --allow-run-as-root --oversubscribe"
 
 T=$(mktemp -d "${TMPDIR:-/tmp}/iotape-mpi.XXXXXX")
 trap 'rm -rf "$T"' EXIT
-listing() {
-	(cd "$1" && find . -mindepth 1 -printf '%P %y %m %n %s %l\n' |
-		awk '$2 != "f" { $5 = "-" } { print }' | LC_ALL=C sort)
-}
-events() { "$IOTAPE" report "$1" | sed -n 's/^  \([0-9]*\) events.*/\1/p'; }
 
 A=$T/A
 mkdir -p "$A"

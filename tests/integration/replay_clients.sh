@@ -16,12 +16,6 @@ need_cmd tar
 T=$(mktemp -d "${TMPDIR:-/tmp}/iotape-clients.XXXXXX")
 trap 'rm -rf "$T"' EXIT
 
-# listing DIR - paths, types, modes, link counts, file sizes, link targets
-listing() {
-	(cd "$1" && find . -mindepth 1 -printf '%P %y %m %n %s %l\n' |
-		awk '$2 != "f" { $5 = "-" } { print }' | LC_ALL=C sort)
-}
-events() { "$IOTAPE" report "$1" | sed -n 's/^  \([0-9]*\) events.*/\1/p'; }
 
 A=$T/A
 mkdir -p "$A"
