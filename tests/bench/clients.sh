@@ -12,7 +12,7 @@
 #     native one's, over N).
 # Env: IOTAPE, BUILD (tests/bench/run.sh); BENCH_DIR (/var/tmp/iotape-bench),
 # RUNS (3), COUNTS (1,2,4,8), CLIENTS_FS (tmpfs,ext4), SIDE (1 8: the
-# client counts of part 2), SERIES (mozilla mongo), MONGO_RUNS (1) and
+# client counts of part 2), SERIES (mozilla mongo; "" for none), MONGO_RUNS (1) and
 # MONGO_FS (tmpfs): the mongo trace is 7x the Mozilla one.
 set -u
 IOTAPE=${IOTAPE:-$PWD/${BUILD:-build}/iotape}
@@ -21,7 +21,7 @@ RUNS=${RUNS:-3}
 COUNTS=${COUNTS:-1,2,4,8}
 CLIENTS_FS=${CLIENTS_FS:-tmpfs,ext4}
 SIDE=${SIDE:-1 8}
-SERIES=${SERIES:-mozilla mongo}
+SERIES=${SERIES-mozilla mongo}
 MONGO_RUNS=${MONGO_RUNS:-1}
 MONGO_FS=${MONGO_FS:-tmpfs}
 TRACES=$(cd "$(dirname "$0")/../../traces" && pwd)
