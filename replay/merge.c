@@ -256,6 +256,7 @@ void rpl_result_add(struct rpl_result *t, const struct rpl_result *r, int client
 	t->threads += r->threads;
 	t->processes += r->processes;
 #define MAX_OF(f) (t->f = r->f > t->f ? r->f : t->f)
+	MAX_OF(first_call_ns);
 	MAX_OF(late_p50_ns);
 	MAX_OF(late_p99_ns);
 	MAX_OF(late_max_ns);
