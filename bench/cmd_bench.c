@@ -264,7 +264,7 @@ static int bench_one(const struct bench_opts *o, const struct bench_config *c,
 		goto out;
 	/* once per client, in its own tree (replay --clients: ROOT/client-i) */
 	for (int i = 0; o->setup && i < (c->clients ? c->clients : 1); i++) {
-		char dir[2 * PATH_MAX];
+		char dir[2 * PATH_MAX + 32];
 
 		/* the workload's directory as the replay will see it */
 		if (c->clients)
