@@ -128,7 +128,7 @@ MPI_BIN := $(BUILD)/iotape-mpi
 $(MPI_BIN): mpi/iotape-mpi.c $(APP_NOMAIN_OBJ) $(LIBA) $(FLAGS_STAMP)
 	@echo "  MPICC   $<"
 	$(Q)OMPI_CC=$(CC) $(MPICC) $(ALL_CFLAGS) -Ireplay -Icli -o $@ $< $(APP_NOMAIN_OBJ) $(LIBA) \
-		$(ALL_LDFLAGS) $(LIBS)
+		$(ALL_LDFLAGS) $(APP_LIBS)
 else
 MPI_BIN :=
 $(info iotape-mpi: not built: no mpicc (apt-get install libopenmpi-dev openmpi-bin))
