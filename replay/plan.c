@@ -960,8 +960,9 @@ static int plan_deps(struct rpl_plan *p, const struct opkeys *ks)
 	for (i = 0; i < p->n_ops; i++) {
 		uint32_t oi = order[i];
 		struct rpl_op *op = &p->ops[oi];
-		const uint64_t *ok = ks->k + ks->off[oi];
 		size_t nk = ks->off[oi + 1] - ks->off[oi];
+		/* no keys at all: ks->k is NULL, and NULL + 0 is undefined */
+		const uint64_t *ok = nk ? ks->k + ks->off[oi] : NULL;
 
 		/* an op's deps are appended together: they stay side by side */
 		op->dep_off = (uint32_t)p->n_deps;
