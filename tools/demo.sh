@@ -22,8 +22,9 @@ echo "== the bench: replay on fresh filesystems ($FS)"
 if [ -n "$FS" ]; then
 	"$IOTAPE" bench "$TRACE" --fs "$FS" -o demo-out --html demo.html
 else
-	mkdir -p /tmp/iotape-demo-dir
-	"$IOTAPE" bench "$TRACE" --dir /tmp/iotape-demo-dir -o demo-out --html demo.html
+	dir=$(mktemp -d /tmp/iotape-demo.XXXXXX)
+	"$IOTAPE" bench "$TRACE" --dir "$dir" -o demo-out --html demo.html
+	rm -rf "$dir"
 fi
 echo
 echo "demo: profiles in demo-out/, report in demo.html"

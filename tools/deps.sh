@@ -35,12 +35,14 @@ if [ "$(id -u)" != 0 ]; then
 fi
 echo "  APT     $missing"
 export DEBIAN_FRONTEND=noninteractive
-if ! apt-get install -y -q -o DPkg::Lock::Timeout=300 --no-install-recommends $missing >/tmp/iotape-apt.log 2>&1; then
-	apt-get update -q >>/tmp/iotape-apt.log 2>&1
-	if ! apt-get install -y -q -o DPkg::Lock::Timeout=300 --no-install-recommends $missing >>/tmp/iotape-apt.log 2>&1; then
-		echo "iotape: apt-get install$missing failed; see /tmp/iotape-apt.log" >&2
-		tail -5 /tmp/iotape-apt.log >&2
+log=$(mktemp /tmp/iotape-apt.XXXXXX.log)
+if ! apt-get install -y -q -o DPkg::Lock::Timeout=300 --no-install-recommends $missing >"$log" 2>&1; then
+	apt-get update -q >>"$log" 2>&1
+	if ! apt-get install -y -q -o DPkg::Lock::Timeout=300 --no-install-recommends $missing >>"$log" 2>&1; then
+		echo "iotape: apt-get install$missing failed; see $log" >&2
+		tail -5 "$log" >&2
 		exit 1
 	fi
 fi
+rm -f "$log"
 exit 0
