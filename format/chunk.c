@@ -9,7 +9,9 @@
  * must: fields in any order, repeated fields split over several records,
  * packed or unpacked, unknown fields skipped, last value wins for
  * scalars.  PathState and Process messages, which are few, still go
- * through protobuf-c.
+ * through protobuf-c.  The columns of format 1.3 are decoded here as
+ * they are stored; iot_chunk_expand() (columns.c) turns them into the
+ * older ones.
  */
 #include <errno.h>
 #include <string.h>
@@ -20,13 +22,14 @@
 enum { WT_VARINT = 0, WT_I64 = 1, WT_LEN = 2, WT_I32 = 5 };
 
 /* Field numbers of Chunk (trace.proto) and how a column stores values. */
-#define F_MAX 20
+#define F_MAX 27
 enum col_type { C_NONE, C_U32, C_U64, C_S32, C_S64 };
 
 static const uint8_t col_type[F_MAX + 1] = {
 	[3] = C_S32, [4] = C_S32, [5] = C_S64, [6] = C_U64, [7] = C_U32,
 	[8] = C_U32, [9] = C_S64, [10] = C_U32, [11] = C_S64, [12] = C_U32,
-	[13] = C_U32, [14] = C_U32, [18] = C_U32,
+	[13] = C_U32, [14] = C_U32, [18] = C_U32, [22] = C_U32, [23] = C_U32,
+	[24] = C_U32, [25] = C_U64, [26] = C_U32, [27] = C_U64,
 };
 
 struct cur {
@@ -94,6 +97,12 @@ static void *column(Iotape__Chunk *ch, unsigned f, size_t **n)
 	case 12: *n = &ch->n_path; return &ch->path;
 	case 13: *n = &ch->n_path2; return &ch->path2;
 	case 14: *n = &ch->n_ev_flags; return &ch->ev_flags;
+	case 22: *n = &ch->n_name_base; return &ch->name_base;
+	case 23: *n = &ch->n_name_prefix; return &ch->name_prefix;
+	case 24: *n = &ch->n_t_enter_lo; return &ch->t_enter_lo;
+	case 25: *n = &ch->n_t_enter_hi; return &ch->t_enter_hi;
+	case 26: *n = &ch->n_duration_lo; return &ch->duration_lo;
+	case 27: *n = &ch->n_duration_hi; return &ch->duration_hi;
 	default: *n = &ch->n_pre_ns; return &ch->pre_ns;
 	}
 }
@@ -216,6 +225,10 @@ static int walk(Iotape__Chunk *ch, const uint8_t *buf, size_t len, int pass,
 				count[f] += dlen;	/* at least a byte each */
 			else if ((rc = fill_packed(ch, f, data, dlen)))
 				return rc;
+		} else if (f == 21) {	/* optional bytes: the last one wins */
+			ch->has_names = 1;
+			ch->names.data = (uint8_t *)data;
+			ch->names.len = dlen;
 		} else if (pass == 0) {
 			count[f]++;
 		} else if (f == 2) {
@@ -273,7 +286,7 @@ int iot_chunk_decode(struct iot_arena *a, const uint8_t *buf, size_t len,
 		void **arr;
 		size_t sz;
 
-		if (!count[f] || f == 17)
+		if (!count[f] || f == 17 || f == 21)
 			continue;
 		if (col_type[f]) {
 			arr = column(ch, f, &n);
@@ -300,7 +313,7 @@ int iot_chunk_decode(struct iot_arena *a, const uint8_t *buf, size_t len,
 		if (!*arr)
 			return -ENOMEM;
 	}
-	ch->has_seq = ch->has_first_event = 0;
+	ch->has_seq = ch->has_first_event = ch->has_names = 0;
 	if ((rc = walk(ch, buf, len, 1, count, &pa)))
 		return rc;
 	*out = ch;

@@ -53,7 +53,15 @@ int iot_grow(void **p, size_t *cap, size_t need, size_t elem)
 long iot_compress_frame(void *cctx, int level, const uint8_t *raw, size_t len,
 			uint8_t **out, size_t *cap)
 {
-	size_t bound = ZSTD_compressBound(len), k;
+	return iot_compress_frame_cuts(cctx, level, raw, len, NULL, 0, out, cap);
+}
+
+long iot_compress_frame_cuts(void *cctx, int level, const uint8_t *raw, size_t len,
+			     const size_t *cuts, size_t n, uint8_t **out, size_t *cap)
+{
+	/* each flush may add a block header beyond the bound */
+	size_t bound = ZSTD_compressBound(len) + 8 * n + 64, done = 0, i, r;
+	ZSTD_outBuffer ob;
 
 	if (iot_grow((void **)out, cap, bound, 1))
 		return -ENOMEM;
@@ -64,12 +72,33 @@ long iot_compress_frame(void *cctx, int level, const uint8_t *raw, size_t len,
 	/* A chunk is a row of columns of different byte statistics (varint
 	 * times, small codes, path text); splitting the block where they
 	 * change gives each its own literal table: -3% at level 3 (see
-	 * FORMAT.md).  A libzstd without the parameter just says no. */
+	 * FORMAT.md).  A libzstd without the parameter just says no.  The
+	 * cuts the writer knows (flushes at column starts) do it better. */
 	ZSTD_CCtx_setParameter(cctx, ZSTD_c_useBlockSplitter, ZSTD_ps_enable);
-	k = ZSTD_compress2(cctx, *out, *cap, raw, len);
-	if (ZSTD_isError(k))
+	/* the content size goes into the frame header, as readers demand */
+	if (ZSTD_isError(ZSTD_CCtx_setPledgedSrcSize(cctx, len)))
 		return -EIO;
-	return (long)k;
+	ob.dst = *out;
+	ob.size = *cap;
+	ob.pos = 0;
+	for (i = 0; i <= n; i++) {
+		size_t end = i < n ? cuts[i] : len;
+		ZSTD_inBuffer ib;
+
+		if (end < done || end > len)
+			return IOT_E_ARG;
+		ib.src = raw + done;
+		ib.size = end - done;
+		ib.pos = 0;
+		do {
+			r = ZSTD_compressStream2(cctx, &ob, &ib,
+						 i < n ? ZSTD_e_flush : ZSTD_e_end);
+			if (ZSTD_isError(r) || (r && ob.pos == ob.size))
+				return -EIO;
+		} while (r || ib.pos < ib.size);
+		done = end;
+	}
+	return (long)ob.pos;
 }
 
 long iot_pack_record(const Iotape__Record *rec, uint8_t **raw, size_t *cap)

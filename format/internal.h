@@ -77,12 +77,55 @@ int iot_record_chunk(const uint8_t *buf, size_t len, const uint8_t **chunk,
 int iot_chunk_decode(struct iot_arena *a, const uint8_t *buf, size_t len,
 		     Iotape__Chunk **out);
 
+/*! iot_chunk_expand() :
+ *  Turn the 1.3 columns of @c (names, t_enter_lo/hi, duration_lo/hi) into
+ *  strings, t_enter and duration, allocated from @a; strings then end with
+ *  a 0 byte.  @return : 0, IOT_E_CORRUPT or -ENOMEM. */
+int iot_chunk_expand(struct iot_arena *a, Iotape__Chunk *c);
+
+/* The 1.3 string table being packed: names, name_base, name_prefix. */
+struct iot_names {
+	uint8_t *buf;
+	size_t len, buf_cap;
+	uint32_t *base, *prefix;
+	size_t cap, cap_prefix;
+	int any_base;
+};
+
+/*! iot_names_pack() : encode the @n strings @s into @nm.
+ *  @return : 0; 1 if a string holds a 0 byte (then they cannot be
+ *  written as names); -ENOMEM. */
+int iot_names_pack(const ProtobufCBinaryData *s, size_t n, struct iot_names *nm);
+
+/*! iot_names_free() : free @nm's buffers. */
+void iot_names_free(struct iot_names *nm);
+
+/*! iot_split7() : @lo[i] = @v[i] & 127, @hi[i] = @v[i] >> 7. */
+void iot_split7(const uint64_t *v, size_t n, uint32_t *lo, uint64_t *hi);
+
+/* A chunk frame's columns go to blocks of their own (each gets its own
+ * literal table), except those shorter than this, which join the next. */
+#define IOT_MIN_BLOCK 1024
+
+/*! iot_chunk_cuts() :
+ *  The offsets in the packed chunk record @raw (TraceFile tag, length,
+ *  Record) where a column starts that should start a block: at most @max
+ *  into @cuts, increasing.  @return : how many (0 if @raw is no chunk). */
+size_t iot_chunk_cuts(const uint8_t *raw, size_t len, size_t *cuts, size_t max);
+
 /*! iot_write_all() : write(2) until done. @return : 0 or -errno. */
 int iot_write_all(int fd, const void *buf, size_t len);
 
 /*! iot_compress_frame() : compress @len bytes of @raw as one frame. */
 long iot_compress_frame(void *cctx, int level, const uint8_t *raw, size_t len,
 			uint8_t **out, size_t *cap);
+
+/*! iot_compress_frame_cuts() :
+ *  The same, ending a zstd block at each of the @n increasing offsets
+ *  @cuts (still one frame, which any zstd decoder reads).
+ *  @return : the compressed size or a negative code. */
+long iot_compress_frame_cuts(void *cctx, int level, const uint8_t *raw, size_t len,
+			     const size_t *cuts, size_t n, uint8_t **out, size_t *cap);
 
 /*! iot_index_frame() :
  *  Build the index trailer frame (skippable) for @frames into a malloc'd

@@ -29,7 +29,7 @@ extern "C" {
 #endif
 
 #define IOT_FORMAT_MAJOR 1
-#define IOT_FORMAT_MINOR 2	/* 1.1: the index has a checksum; 1.2: AsyncOp */
+#define IOT_FORMAT_MINOR 3	/* 1.1: the index has a checksum; 1.2: AsyncOp; 1.3: split times, front-coded names */
 #define IOT_MAGIC "iotape"
 #define IOT_VERSION "0.1.0"
 

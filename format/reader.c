@@ -180,7 +180,8 @@ static int load_chunk(struct iot_reader *r, const struct iot_frame *f)
 	rc = decompress_frame(r, r->data + f->offset, f->size, &rec, &len);
 	release_frame(r, f);
 	if (rc || (rc = iot_record_chunk(rec, len, &cb, &clen)) ||
-	    (rc = iot_chunk_decode(r->arena, cb, clen, &c)))
+	    (rc = iot_chunk_decode(r->arena, cb, clen, &c)) ||
+	    (rc = iot_chunk_expand(r->arena, c)))
 		return rc;
 	if ((rc = check_chunk(c)))
 		return rc;
@@ -190,7 +191,9 @@ static int load_chunk(struct iot_reader *r, const struct iot_frame *f)
 		if (!r->str)
 			return -ENOMEM;
 		for (i = 0; i < c->n_strings; i++) {
-			r->str[i] = iot_arena_strndup(r->arena,
+			/* names (1.3) are expanded with their 0 byte */
+			r->str[i] = c->has_names ? (const char *)c->strings[i].data :
+				    iot_arena_strndup(r->arena,
 						      (const char *)c->strings[i].data,
 						      c->strings[i].len);
 			if (!r->str[i])

@@ -53,6 +53,9 @@ struct iot_writer {
 	int64_t *ret;
 	int64_t *args;
 	size_t n_args, cap_args;
+	uint32_t *t_lo, *d_lo;		/* the 1.3 time columns, at packing */
+	uint64_t *t_hi, *d_hi;
+	struct iot_names names;		/* the 1.3 string table, at packing */
 	int any_path2, any_flags, any_pre;
 	int64_t t_min, t_max;
 	int64_t chunk_t0;		/* when the chunk got its first item */
@@ -128,10 +131,14 @@ static int write_frame(struct iot_writer *w, ZSTD_CCtx *cctx, const uint8_t *raw
 	long k;
 	int rc;
 	uint64_t off;
+	size_t cuts[32], n_cuts = 0;
 
 	if ((rc = get_err(w)))
 		return rc;
-	k = iot_compress_frame(cctx, w->level, raw, len, out, cap);
+	/* a chunk's columns in blocks of their own: FORMAT.md */
+	if (meta)
+		n_cuts = iot_chunk_cuts(raw, len, cuts, sizeof(cuts) / sizeof(cuts[0]));
+	k = iot_compress_frame_cuts(cctx, w->level, raw, len, cuts, n_cuts, out, cap);
 	if (k < 0) {
 		set_err(w, (int)k);
 		return (int)k;
@@ -354,7 +361,8 @@ static int ev_grow(struct iot_writer *w)
 
 #define G(f) grow_col((void **)&w->f, c, sizeof(*w->f))
 	if (G(t_enter) || G(duration) || G(tid_idx) || G(nr) || G(nargs) ||
-	    G(path) || G(path2) || G(ev_flags) || G(pre_ns) || G(ret))
+	    G(path) || G(path2) || G(ev_flags) || G(pre_ns) || G(ret) ||
+	    G(t_lo) || G(t_hi) || G(d_lo) || G(d_hi))
 		return -ENOMEM;
 #undef G
 	w->cap = c;
@@ -400,6 +408,7 @@ static long pack_chunk(struct iot_writer *w, struct iot_frame *meta)
 	ProtobufCBinaryData *strs = NULL;
 	size_t i;
 	long len;
+	int rc;
 
 	if (w->n_strs) {
 		strs = malloc(w->n_strs * sizeof(*strs));
@@ -418,15 +427,35 @@ static long pack_chunk(struct iot_writer *w, struct iot_frame *meta)
 	ch.seq = w->seq;
 	ch.has_first_event = 1;
 	ch.first_event = w->events_flushed;
-	ch.n_strings = w->n_strs;
-	ch.strings = strs;
+	/* The 1.3 columns (FORMAT.md); a string with a 0 byte in it cannot
+	 * be a name: then that chunk's table is written the older way. */
+	rc = w->n_strs ? iot_names_pack(strs, w->n_strs, &w->names) : 1;
+	if (rc < 0) {
+		free(strs);
+		return rc;
+	}
+	if (rc == 0) {
+		ch.has_names = 1;
+		ch.names.data = w->names.buf;
+		ch.names.len = w->names.len;
+		ch.n_name_base = ch.n_name_prefix = w->names.any_base ? w->n_strs : 0;
+		ch.name_base = w->names.base;
+		ch.name_prefix = w->names.prefix;
+	} else {
+		ch.n_strings = w->n_strs;
+		ch.strings = strs;
+	}
 	ch.n_tids = ch.n_tid_pids = w->n_tids;
 	ch.tids = w->tids;
 	ch.tid_pids = w->tid_pids;
-	ch.n_t_enter = ch.n_duration = ch.n_tid_idx = ch.n_nr = ch.n_ret = w->n;
-	ch.n_nargs = ch.n_path = w->n;
-	ch.t_enter = w->t_enter;
-	ch.duration = w->duration;
+	iot_split7((const uint64_t *)w->t_enter, w->n, w->t_lo, w->t_hi);
+	iot_split7(w->duration, w->n, w->d_lo, w->d_hi);
+	ch.n_t_enter_lo = ch.n_t_enter_hi = ch.n_duration_lo = ch.n_duration_hi = w->n;
+	ch.t_enter_lo = w->t_lo;
+	ch.t_enter_hi = w->t_hi;
+	ch.duration_lo = w->d_lo;
+	ch.duration_hi = w->d_hi;
+	ch.n_tid_idx = ch.n_nr = ch.n_ret = ch.n_nargs = ch.n_path = w->n;
 	ch.tid_idx = w->tid_idx;
 	ch.nr = w->nr;
 	ch.ret = w->ret;
@@ -669,6 +698,8 @@ static void writer_free(struct iot_writer *w)
 	ZSTD_freeCCtx(w->cctx);
 	free(w->t_enter); free(w->duration); free(w->tid_idx); free(w->nr);
 	free(w->nargs); free(w->path); free(w->path2); free(w->ev_flags); free(w->pre_ns);
+	free(w->t_lo); free(w->t_hi); free(w->d_lo); free(w->d_hi);
+	iot_names_free(&w->names);
 	free(w->ret); free(w->args); free(w->sbuf); free(w->strs); free(w->ht);
 	free(w->tids); free(w->tid_pids); free(w->ps); free(w->procs);
 	free(w->aio); free(w->mp);

@@ -7,7 +7,7 @@ set -u
 cd "$(dirname "$0")/../.."
 BUILD=${BUILD:-build}
 bench=$BUILD/tests/bench/format_bench
-[ -x "$bench" ] || make --no-print-directory BUILD="$BUILD" "$bench" >/dev/null || exit 1
+make --no-print-directory BUILD="$BUILD" "$bench" >/dev/null || exit 1
 tmp=$(mktemp -d "${TMPDIR:-/tmp}/iotape-fmtbench.XXXXXX")
 trap 'rm -rf "$tmp"' EXIT
 plist=

@@ -2,14 +2,15 @@
  * format_bench.c - size and speed of the trace format on a cp -a shaped
  * workload, against strace text.
  *
- *   format_bench [-n EVENTS] [-p PATHLIST] [-d DIR] [-l LEVEL] [-f FLUSH]
+ *   format_bench [-n EVENTS] [-p PATHLIST] [-d DIR] [-l LEVEL] [-f FLUSH] [-b] [-k]
  *
  * Per copied file: newfstatat(src), openat(src), newfstatat(fd,
  * AT_EMPTY_PATH), openat(dst, O_WRONLY|O_CREAT|O_EXCL), ioctl(FICLONE)
  * failing with EOPNOTSUPP, copy_file_range, close, close; two threads
  * copying in turn.  Paths come from PATHLIST (one per line, e.g. the file
  * list of a kernel tarball) or are made up to look like a kernel tree.
- * Prints key=value lines; tests/bench/format.sh makes the table.
+ * Prints key=value lines; tests/bench/format.sh makes the table.  -k keeps
+ * the trace (DIR/format-bench.iotape).
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -258,10 +259,10 @@ int main(int argc, char **argv)
 	size_t n = 1000000, i, k, read_ev = 0;
 	double t0, ta, t_write = 0, t_append = 0, t_read;
 	uint64_t sum = 0;
-	int opt, rc, pass;
+	int opt, rc, pass, keep = 0;
 	FILE *f;
 
-	while ((opt = getopt(argc, argv, "n:p:d:l:f:b")) != -1) {
+	while ((opt = getopt(argc, argv, "n:p:d:l:f:bk")) != -1) {
 		switch (opt) {
 		case 'n': n = strtoul(optarg, NULL, 0); break;
 		case 'p': plist = optarg; break;
@@ -269,9 +270,10 @@ int main(int argc, char **argv)
 		case 'l': o.level = atoi(optarg); break;
 		case 'f': o.flush_events = (uint32_t)strtoul(optarg, NULL, 0); break;
 		case 'b': o.background = 1; break;
+		case 'k': keep = 1; break;
 		default:
 			fprintf(stderr, "usage: format_bench [-n EVENTS] [-p PATHLIST] "
-				"[-d DIR] [-l LEVEL] [-f FLUSH_EVENTS] [-b]\n");
+				"[-d DIR] [-l LEVEL] [-f FLUSH_EVENTS] [-b] [-k]\n");
 			return 2;
 		}
 	}
@@ -367,6 +369,7 @@ int main(int argc, char **argv)
 	printf("checksum=%llu\n", (unsigned long long)sum);
 	unlink(txt);
 	unlink(cmd);
-	unlink(out);
+	if (!keep)
+		unlink(out);
 	return 0;
 }
