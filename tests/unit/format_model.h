@@ -565,6 +565,85 @@ static void write_raw_header(const char *path, const char *magic, uint32_t major
 	ZSTD_freeCCtx(cctx);
 }
 
+/* ---- hand-made protobuf: what other writers may legally produce ---- */
+
+struct pbuf {
+	uint8_t b[4096];
+	size_t n;
+};
+
+static void pb_varint(struct pbuf *p, uint64_t v)
+{
+	do {
+		p->b[p->n++] = (uint8_t)((v & 0x7f) | (v > 0x7f ? 0x80 : 0));
+		v >>= 7;
+	} while (v);
+}
+
+static void pb_key(struct pbuf *p, unsigned f, unsigned wt)
+{
+	pb_varint(p, (uint64_t)f << 3 | wt);
+}
+
+static uint64_t zz(int64_t v)
+{
+	return ((uint64_t)v << 1) ^ (uint64_t)(v >> 63);
+}
+
+static void pb_bytes(struct pbuf *p, unsigned f, const void *d, size_t n)
+{
+	pb_key(p, f, 2);
+	pb_varint(p, n);
+	memcpy(p->b + p->n, d, n);
+	p->n += n;
+}
+
+/* A packed column of @n values. */
+static void pb_packed(struct pbuf *p, unsigned f, const uint64_t *v, size_t n)
+{
+	struct pbuf t = { .n = 0 };
+	size_t i;
+
+	for (i = 0; i < n; i++)
+		pb_varint(&t, v[i]);
+	pb_bytes(p, f, t.b, t.n);
+}
+
+/* Open a reader on a file of a real header frame and one chunk frame
+ * holding the hand-made Chunk bytes @c; free *@file after closing it.
+ * @return : what iot_reader_open_mem() returns. */
+static int open_handmade(const struct pbuf *c, struct iot_reader **r, uint8_t **file)
+{
+	struct pbuf rec = { .n = 0 }, raw = { .n = 0 };
+	struct iot_writer *w;
+	struct iot_header h;
+	void *cctx = ZSTD_createCCtx();
+	uint8_t *hdrbuf, *out = NULL;
+	size_t hlen, nfr, cap = 0;
+	uint64_t hdr_size;
+	long k;
+
+	pb_bytes(&rec, 2, c->b, c->n);		/* Record.chunk */
+	pb_bytes(&raw, 1, rec.b, rec.n);	/* TraceFile.record */
+	memset(&h, 0, sizeof(h));
+	assert_int_equal(iot_writer_open(&w, tpath("handmade.iotape"), &h, NULL), 0);
+	assert_int_equal(iot_writer_close(w, 0), 0);
+	hdrbuf = slurp(tpath("handmade.iotape"), &hlen);
+	assert_int_equal(iot_reader_open_mem(r, hdrbuf, hlen), 0);
+	iot_reader_frames(*r, &nfr, &hdr_size);
+	iot_reader_close(*r);
+	k = iot_compress_frame(cctx, 3, raw.b, raw.n, &out, &cap);
+	assert_true(k > 0);
+	*file = malloc(hdr_size + (size_t)k);
+	assert_non_null(*file);
+	memcpy(*file, hdrbuf, hdr_size);
+	memcpy(*file + hdr_size, out, (size_t)k);
+	free(hdrbuf);
+	free(out);
+	ZSTD_freeCCtx(cctx);
+	return iot_reader_open_mem(r, *file, hdr_size + (size_t)k);
+}
+
 static int setup(void **state)
 {
 	return mkdtemp(tmpdir) ? 0 : -1;

@@ -1,0 +1,220 @@
+/*
+ * test_format_columns.c - the columns of format 1.3 (FORMAT.md): names
+ * front-coded against earlier strings, times split in low 7 bits and the
+ * rest; what the writer writes, what the reader accepts and rejects.
+ */
+#include "format_model.h"
+
+/* Ways to spoil the chunk of hand_chunk(). */
+enum spoil {
+	OK,
+	BASE_TOO_FAR,		/* the first string refers to one before it */
+	PREFIX_TOO_LONG,	/* longer than the string it is taken from */
+	NAMES_UNENDED,		/* the last name lacks its 0 byte */
+	BOTH_TABLES,		/* strings and names */
+	LO_TOO_BIG,		/* a _lo value of 128 */
+	LO_HI_COUNTS,		/* t_enter_lo and t_enter_hi of different lengths */
+	BOTH_TIMES,		/* t_enter and t_enter_lo/hi */
+	BASE_COUNT,		/* name_base of another length than the names */
+	PREFIX_WITHOUT_BASE,	/* name_prefix > 0 where name_base is 0 */
+	BASE_WITHOUT_NAMES,	/* name_base but no names */
+	N_SPOIL
+};
+
+/* Three events, each naming a new string: /usr/src/a.c, /tmp/src/a.c,
+ * /usr/src/b.c (the third takes 9 bytes of the first); enter deltas 1000,
+ * 200, 300 and durations 10, 20, 130, split as FORMAT.md says, the
+ * t_enter_lo column over two records. */
+static void hand_chunk(struct pbuf *c, enum spoil sp)
+{
+	static const char names[] = "/usr/src/a.c\0/tmp/src/a.c\0b.c";
+	size_t nlen = sizeof(names) - (sp == NAMES_UNENDED ? 1 : 0);
+
+	uint64_t base[3] = { sp == BASE_TOO_FAR ? 1 : 0, 0, 2 };
+	uint64_t pre[3] = { 0, sp == PREFIX_WITHOUT_BASE ? 3 : 0,
+			    sp == PREFIX_TOO_LONG ? 13 : 9 };
+
+	c->n = 0;
+	if (sp == BASE_WITHOUT_NAMES) {
+		pb_bytes(c, 2, "/usr/src/a.c", 12);
+		pb_bytes(c, 2, "/tmp/src/a.c", 12);
+		pb_bytes(c, 2, "/usr/src/b.c", 12);
+	} else {
+		pb_bytes(c, 21, names, nlen);
+	}
+	if (sp == BOTH_TABLES)
+		pb_bytes(c, 2, "/x", 2);
+	pb_packed(c, 22, base, sp == BASE_COUNT ? 2 : 3);
+	pb_packed(c, 23, pre, sp == BASE_COUNT ? 2 : 3);
+	pb_packed(c, 3, (uint64_t[]){ 14 }, 1);			/* tids: 7 */
+	/* 1000 = 7 * 128 + 104, 200 = 1 * 128 + 72, 300 = 2 * 128 + 44 */
+	pb_packed(c, 24, (uint64_t[]){ sp == LO_TOO_BIG ? 128 : 104 }, 1);
+	pb_packed(c, 25, (uint64_t[]){ 7, 1, 2 }, sp == LO_HI_COUNTS ? 2 : 3);
+	pb_packed(c, 24, (uint64_t[]){ 72, 44 }, 2);
+	if (sp == BOTH_TIMES)
+		pb_packed(c, 5, (uint64_t[]){ 2000, 400, 600 }, 3);
+	/* 10, 20, 130 = 1 * 128 + 2 */
+	pb_packed(c, 26, (uint64_t[]){ 10, 20, 2 }, 3);
+	pb_packed(c, 27, (uint64_t[]){ 0, 0, 1 }, 3);
+	pb_packed(c, 7, (uint64_t[]){ 0, 0, 0 }, 3);
+	pb_packed(c, 8, (uint64_t[]){ 4, 4, 4 }, 3);		/* stat */
+	pb_packed(c, 9, (uint64_t[]){ 0, 0, 0 }, 3);
+	pb_packed(c, 10, (uint64_t[]){ 0, 0, 0 }, 3);
+	pb_packed(c, 12, (uint64_t[]){ 1, 1, 1 }, 3);
+}
+
+static void test_read_13(void **state)
+{
+	static const char *const want[] = { "/usr/src/a.c", "/tmp/src/a.c", "/usr/src/b.c" };
+	static const int64_t enter[] = { 1000, 1210, 1530 }, leave[] = { 1010, 1230, 1660 };
+	struct pbuf c;
+	struct iot_reader *r;
+	struct iot_item it;
+	uint8_t *file;
+	int i;
+
+	hand_chunk(&c, OK);
+	assert_int_equal(open_handmade(&c, &r, &file), 0);
+	for (i = 0; i < 3; i++) {
+		assert_int_equal(iot_reader_next(r, &it), 1);
+		assert_int_equal(it.kind, IOT_ITEM_EVENT);
+		assert_string_equal(it.u.ev.path, want[i]);
+		assert_int_equal(it.u.ev.path_len, strlen(want[i]));
+		assert_int_equal(it.u.ev.t_enter, enter[i]);
+		assert_int_equal(it.u.ev.t_exit, leave[i]);
+		assert_int_equal(it.u.ev.tid, 7);
+	}
+	assert_int_equal(iot_reader_next(r, &it), 0);
+	iot_reader_close(r);
+	free(file);
+}
+
+/* Every spoilt chunk is refused as corrupt, never read. */
+static void test_reject_13(void **state)
+{
+	struct pbuf c;
+	struct iot_reader *r;
+	struct iot_item it;
+	uint8_t *file;
+	int sp, rc;
+
+	for (sp = OK + 1; sp < N_SPOIL; sp++) {
+		const struct iot_summary *s;
+
+		hand_chunk(&c, (enum spoil)sp);
+		rc = open_handmade(&c, &r, &file);
+		if (rc == 0) {
+			s = iot_reader_summary(r);
+			if (s->damage != IOT_E_CORRUPT || s->events != 0)
+				fail_msg("spoil %d: damage %d, %llu events", sp, s->damage,
+					 (unsigned long long)s->events);
+			assert_true(iot_reader_next(r, &it) <= 0);
+			iot_reader_close(r);
+		} else {
+			assert_int_equal(rc, IOT_E_CORRUPT);
+		}
+		free(file);
+	}
+}
+
+/* The decoded first chunk frame of the file at @path. */
+static Iotape__Chunk *first_chunk(const char *path, struct iot_arena *a, uint8_t **buf,
+				  struct iot_header *hdr)
+{
+	struct iot_reader *r;
+	const struct iot_frame *fr;
+	const uint8_t *data, *rec, *cb;
+	Iotape__Chunk *ch;
+	size_t n, len, clen, i = 1;
+	unsigned long long cs;
+
+	assert_int_equal(iot_reader_open(&r, path), 0);
+	*hdr = *iot_reader_header(r);
+	fr = iot_reader_frames(r, &n, NULL);
+	assert_true(n >= 1);
+	data = iot_reader_data(r, &len);
+	cs = ZSTD_getFrameContentSize(data + fr[0].offset, fr[0].size);
+	*buf = malloc(cs);
+	assert_int_equal(ZSTD_decompress(*buf, cs, data + fr[0].offset, fr[0].size), cs);
+	iot_reader_close(r);
+	while ((*buf)[i] & 0x80)
+		i++;
+	rec = *buf + i + 1;
+	assert_int_equal(iot_record_chunk(rec, cs - i - 1, &cb, &clen), 0);
+	assert_int_equal(iot_chunk_decode(a, cb, clen, &ch), 0);
+	return ch;
+}
+
+/* The writer writes the 1.3 columns, and strings with a 0 byte in the
+ * older table; both read back as written. */
+static void test_writer_13(void **state)
+{
+	static const char nul[] = "/a\0b";
+	struct iot_writer *w;
+	struct iot_reader *r;
+	struct iot_header h;
+	struct iot_event ev;
+	struct iot_item it;
+	struct iot_arena *a = iot_arena_new(0);
+	Iotape__Chunk *ch;
+	uint8_t *buf;
+	int pass, i;
+
+	for (pass = 0; pass < 2; pass++) {
+		fill_header(&h);
+		assert_int_equal(iot_writer_open(&w, tpath("w13.iotape"), &h, &manual_opts), 0);
+		for (i = 0; i < 300; i++) {
+			char p[64];
+
+			memset(&ev, 0, sizeof(ev));
+			snprintf(p, sizeof(p), "/usr/include/linux/file%d.h", i);
+			ev.t_enter = 1000000 + 5000 * i;
+			ev.t_exit = ev.t_enter + 300 + i;
+			ev.tid = ev.pid = 9;
+			ev.nr = 4;
+			ev.path = pass && i == 7 ? nul : p;
+			ev.path_len = pass && i == 7 ? 4 : (uint32_t)strlen(p);
+			assert_int_equal(iot_writer_event(w, &ev), 0);
+		}
+		assert_int_equal(iot_writer_close(w, 0), 0);
+		ch = first_chunk(tpath("w13.iotape"), a, &buf, &h);
+		assert_int_equal(h.format_major, IOT_FORMAT_MAJOR);
+		assert_int_equal(h.format_minor, 3);
+		assert_int_equal(ch->n_t_enter, 0);
+		assert_int_equal(ch->n_duration, 0);
+		assert_int_equal(ch->n_t_enter_lo, 300);
+		assert_int_equal(ch->n_duration_hi, 300);
+		assert_int_equal(ch->has_names, !pass);
+		assert_int_equal(ch->n_strings, pass ? 300 : 0);
+		if (!pass)	/* every name but the first shares a prefix */
+			assert_int_equal(ch->n_name_base, 300);
+		free(buf);
+		iot_arena_reset(a);
+		assert_int_equal(iot_reader_open(&r, tpath("w13.iotape")), 0);
+		for (i = 0; i < 300; i++) {
+			char p[64];
+
+			snprintf(p, sizeof(p), "/usr/include/linux/file%d.h", i);
+			assert_int_equal(iot_reader_next(r, &it), 1);
+			assert_int_equal(it.u.ev.t_enter, 1000000 + 5000 * i);
+			assert_int_equal(it.u.ev.t_exit, 1000000 + 5000 * i + 300 + i);
+			if (pass && i == 7)
+				eq_bytes(nul, 4, it.u.ev.path, it.u.ev.path_len);
+			else
+				assert_string_equal(it.u.ev.path, p);
+		}
+		iot_reader_close(r);
+	}
+	iot_arena_free(a);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_read_13),
+		cmocka_unit_test(test_reject_13),
+		cmocka_unit_test(test_writer_13),
+	};
+
+	return cmocka_run_group_tests(tests, setup, teardown);
+}
