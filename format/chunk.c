@@ -22,14 +22,17 @@
 enum { WT_VARINT = 0, WT_I64 = 1, WT_LEN = 2, WT_I32 = 5 };
 
 /* Field numbers of Chunk (trace.proto) and how a column stores values. */
-#define F_MAX 27
+#define F_MAX 45
 enum col_type { C_NONE, C_U32, C_U64, C_S32, C_S64 };
 
 static const uint8_t col_type[F_MAX + 1] = {
 	[3] = C_S32, [4] = C_S32, [5] = C_S64, [6] = C_U64, [7] = C_U32,
 	[8] = C_U32, [9] = C_S64, [10] = C_U32, [11] = C_S64, [12] = C_U32,
 	[13] = C_U32, [14] = C_U32, [18] = C_U32, [22] = C_U32, [23] = C_U32,
-	[24] = C_U32, [25] = C_U64, [26] = C_U32, [27] = C_U64,
+	[24] = C_U32, [25] = C_U64, [26] = C_U32, [27] = C_U64, [28] = C_U32,
+	[30] = C_U32, [31] = C_U64, [32] = C_U32, [33] = C_U32, [34] = C_U32,
+	[35] = C_S64, [36] = C_S64, [37] = C_S64, [38] = C_U32, [39] = C_U64,
+	[40] = C_S64, [41] = C_S64, [42] = C_U64, [43] = C_U32, [44] = C_U32,
 };
 
 struct cur {
@@ -103,6 +106,22 @@ static void *column(Iotape__Chunk *ch, unsigned f, size_t **n)
 	case 25: *n = &ch->n_t_enter_hi; return &ch->t_enter_hi;
 	case 26: *n = &ch->n_duration_lo; return &ch->duration_lo;
 	case 27: *n = &ch->n_duration_hi; return &ch->duration_hi;
+	case 28: *n = &ch->n_ps_path; return &ch->ps_path;
+	case 30: *n = &ch->n_ps_type; return &ch->ps_type;
+	case 31: *n = &ch->n_ps_size; return &ch->ps_size;
+	case 32: *n = &ch->n_ps_mode; return &ch->ps_mode;
+	case 33: *n = &ch->n_ps_uid; return &ch->ps_uid;
+	case 34: *n = &ch->n_ps_gid; return &ch->ps_gid;
+	case 35: *n = &ch->n_ps_atime; return &ch->ps_atime;
+	case 36: *n = &ch->n_ps_mtime; return &ch->ps_mtime;
+	case 37: *n = &ch->n_ps_ctime; return &ch->ps_ctime;
+	case 38: *n = &ch->n_ps_nlink; return &ch->ps_nlink;
+	case 39: *n = &ch->n_ps_dev; return &ch->ps_dev;
+	case 40: *n = &ch->n_ps_ino; return &ch->ps_ino;
+	case 41: *n = &ch->n_ps_t; return &ch->ps_t;
+	case 42: *n = &ch->n_ps_rdev; return &ch->ps_rdev;
+	case 43: *n = &ch->n_ps_flags; return &ch->ps_flags;
+	case 44: *n = &ch->n_ps_target; return &ch->ps_target;
 	default: *n = &ch->n_pre_ns; return &ch->pre_ns;
 	}
 }
@@ -225,10 +244,15 @@ static int walk(Iotape__Chunk *ch, const uint8_t *buf, size_t len, int pass,
 				count[f] += dlen;	/* at least a byte each */
 			else if ((rc = fill_packed(ch, f, data, dlen)))
 				return rc;
-		} else if (f == 21) {	/* optional bytes: the last one wins */
-			ch->has_names = 1;
-			ch->names.data = (uint8_t *)data;
-			ch->names.len = dlen;
+		} else if (f == 21 || f == 29 || f == 45) {
+			/* optional bytes: the last one wins */
+			ProtobufCBinaryData *b = f == 21 ? &ch->names :
+						 f == 29 ? &ch->ps_names : &ch->ps_targets;
+
+			*(f == 21 ? &ch->has_names : f == 29 ? &ch->has_ps_names :
+				    &ch->has_ps_targets) = 1;
+			b->data = (uint8_t *)data;
+			b->len = dlen;
 		} else if (pass == 0) {
 			count[f]++;
 		} else if (f == 2) {
@@ -286,7 +310,7 @@ int iot_chunk_decode(struct iot_arena *a, const uint8_t *buf, size_t len,
 		void **arr;
 		size_t sz;
 
-		if (!count[f] || f == 17 || f == 21)
+		if (!count[f] || f == 17 || f == 21 || f == 29 || f == 45)
 			continue;
 		if (col_type[f]) {
 			arr = column(ch, f, &n);
@@ -314,6 +338,7 @@ int iot_chunk_decode(struct iot_arena *a, const uint8_t *buf, size_t len,
 			return -ENOMEM;
 	}
 	ch->has_seq = ch->has_first_event = ch->has_names = 0;
+	ch->has_ps_names = ch->has_ps_targets = 0;
 	if ((rc = walk(ch, buf, len, 1, count, &pa)))
 		return rc;
 	*out = ch;

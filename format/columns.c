@@ -187,7 +187,7 @@ int iot_chunk_expand(struct iot_arena *a, Iotape__Chunk *c)
 		rc = expand_names(a, c);
 	else if (!rc && (c->n_name_base || c->n_name_prefix))
 		rc = IOT_E_CORRUPT;
-	return rc;
+	return rc ? rc : iot_ps_expand(a, c);
 }
 
 /* Read a varint at *@p (< @end). @return : 0 or -1. */

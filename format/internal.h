@@ -78,9 +78,9 @@ int iot_chunk_decode(struct iot_arena *a, const uint8_t *buf, size_t len,
 		     Iotape__Chunk **out);
 
 /*! iot_chunk_expand() :
- *  Turn the 1.3 columns of @c (names, t_enter_lo/hi, duration_lo/hi) into
- *  strings, t_enter and duration, allocated from @a; strings then end with
- *  a 0 byte.  @return : 0, IOT_E_CORRUPT or -ENOMEM. */
+ *  Turn the 1.3 columns of @c (names, t_enter_lo/hi, duration_lo/hi, ps_*)
+ *  into strings, t_enter, duration and path_states, allocated from @a;
+ *  strings then end with a 0 byte.  @return : 0, IOT_E_CORRUPT or -ENOMEM. */
 int iot_chunk_expand(struct iot_arena *a, Iotape__Chunk *c);
 
 /* The 1.3 string table being packed: names, name_base, name_prefix. */
@@ -102,6 +102,31 @@ void iot_names_free(struct iot_names *nm);
 
 /*! iot_split7() : @lo[i] = @v[i] & 127, @hi[i] = @v[i] >> 7. */
 void iot_split7(const uint64_t *v, size_t n, uint32_t *lo, uint64_t *hi);
+
+/* The 1.3 path state columns being packed. */
+struct iot_ps_cols {
+	size_t cap;
+	uint32_t *path, *type, *mode, *uid, *gid, *nlink, *flags, *target;
+	uint64_t *size, *dev, *rdev;
+	int64_t *atime, *mtime, *ctime, *ino, *t;
+	uint8_t *names, *targets;
+	size_t names_len, names_cap, targets_len, targets_cap;
+};
+
+/*! iot_ps_pack() :
+ *  Set the path state columns of @ch from the @n states @ps; @in_table[i]
+ *  is 1 + the index of state i's path in the chunk's string table, or 0.
+ *  @return : 0; 1 if a path or target holds a 0 byte (then the states
+ *  must be written as messages); -ENOMEM. */
+int iot_ps_pack(Iotape__PathState *const *ps, size_t n, const uint32_t *in_table,
+		struct iot_ps_cols *pc, Iotape__Chunk *ch);
+
+/*! iot_ps_expand() : the path state columns of @c into c->path_states
+ *  (after its strings are expanded). @return : 0, IOT_E_CORRUPT, -ENOMEM. */
+int iot_ps_expand(struct iot_arena *a, Iotape__Chunk *c);
+
+/*! iot_ps_cols_free() : free @pc's buffers. */
+void iot_ps_cols_free(struct iot_ps_cols *pc);
 
 /* A chunk frame's columns go to blocks of their own (each gets its own
  * literal table), except those shorter than this, which join the next. */

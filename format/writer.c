@@ -56,6 +56,9 @@ struct iot_writer {
 	uint32_t *t_lo, *d_lo;		/* the 1.3 time columns, at packing */
 	uint64_t *t_hi, *d_hi;
 	struct iot_names names;		/* the 1.3 string table, at packing */
+	struct iot_ps_cols psc;		/* the 1.3 path state columns, at packing */
+	uint32_t *ps_ref;		/* their paths in the string table */
+	size_t cap_ps_ref;
 	int any_path2, any_flags, any_pre;
 	int64_t t_min, t_max;
 	int64_t chunk_t0;		/* when the chunk got its first item */
@@ -304,6 +307,44 @@ static long intern(struct iot_writer *w, const char *s, size_t n)
 	return (long)w->n_strs;
 }
 
+/* @return : 1 + the index of @s in the chunk's string table, or 0. */
+static uint32_t str_find(const struct iot_writer *w, const uint8_t *s, size_t n)
+{
+	uint32_t hv;
+	size_t h;
+
+	if (!w->ht_cap)
+		return 0;
+	hv = (uint32_t)iot_hash(s, n, 0);
+	for (h = hv & (w->ht_cap - 1); w->ht[h]; h = (h + 1) & (w->ht_cap - 1)) {
+		const struct str_ent *e = &w->strs[w->ht[h] - 1];
+
+		if (e->hash == hv && e->len == n && memcmp(w->sbuf + e->off, s, n) == 0)
+			return w->ht[h];
+	}
+	return 0;
+}
+
+/* The path states as columns (1.3), or as messages if they cannot be. */
+static int pack_states(struct iot_writer *w, Iotape__Chunk *ch)
+{
+	size_t i;
+	int rc;
+
+	if (iot_grow((void **)&w->ps_ref, &w->cap_ps_ref, w->n_ps ? w->n_ps : 1,
+		     sizeof(*w->ps_ref)))
+		return -ENOMEM;
+	for (i = 0; i < w->n_ps; i++)
+		w->ps_ref[i] = w->ps[i]->has_path ?
+			str_find(w, w->ps[i]->path.data, w->ps[i]->path.len) : 0;
+	rc = iot_ps_pack(w->ps, w->n_ps, w->ps_ref, &w->psc, ch);
+	if (rc == 1) {
+		ch->n_path_states = w->n_ps;
+		ch->path_states = w->ps;
+	}
+	return rc < 0 ? rc : 0;
+}
+
 /* What the path columns store: 0 for none, 1 for a string new to the
  * chunk (the table lists strings in order of first use), k >= 2 for the
  * string introduced k-1 strings ago.  The copy of cp -a reads as 1 2 2 1:
@@ -469,8 +510,10 @@ static long pack_chunk(struct iot_writer *w, struct iot_frame *meta)
 	ch.ev_flags = w->ev_flags;
 	ch.n_pre_ns = w->any_pre ? w->n : 0;
 	ch.pre_ns = w->pre_ns;
-	ch.n_path_states = w->n_ps;
-	ch.path_states = w->ps;
+	if ((rc = pack_states(w, &ch))) {
+		free(strs);
+		return rc;
+	}
 	ch.n_processes = w->n_procs;
 	ch.processes = w->procs;
 	ch.n_async_ops = w->n_aio;
@@ -700,6 +743,8 @@ static void writer_free(struct iot_writer *w)
 	free(w->nargs); free(w->path); free(w->path2); free(w->ev_flags); free(w->pre_ns);
 	free(w->t_lo); free(w->t_hi); free(w->d_lo); free(w->d_hi);
 	iot_names_free(&w->names);
+	iot_ps_cols_free(&w->psc);
+	free(w->ps_ref);
 	free(w->ret); free(w->args); free(w->sbuf); free(w->strs); free(w->ht);
 	free(w->tids); free(w->tid_pids); free(w->ps); free(w->procs);
 	free(w->aio); free(w->mp);

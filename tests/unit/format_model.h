@@ -228,6 +228,7 @@ static void w_path_state(struct iot_writer *w, struct model *m, int i)
 	s->ino = UINT64_MAX - (uint64_t)i;
 	s->rdev = (uint64_t)i;
 	s->t_ns = 123456789 + i;
+	s->flags = (uint32_t)i % 2;
 	it->s1 = dupn(s->path, s->path_len);
 	it->s2 = dupn(s->target, s->target_len);
 	assert_int_equal(iot_writer_path_state(w, s), 0);
@@ -316,6 +317,7 @@ static void eq_item(const struct m_item *m, const struct iot_item *it)
 		assert_true(a->ino == b->ino);
 		assert_true(a->rdev == b->rdev);
 		assert_true(a->t_ns == b->t_ns);
+		assert_int_equal(a->flags, b->flags);
 	} else {
 		const struct iot_process *a = &m->proc, *b = &it->u.proc;
 

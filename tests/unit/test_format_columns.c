@@ -18,13 +18,18 @@ enum spoil {
 	BASE_COUNT,		/* name_base of another length than the names */
 	PREFIX_WITHOUT_BASE,	/* name_prefix > 0 where name_base is 0 */
 	BASE_WITHOUT_NAMES,	/* name_base but no names */
+	PS_REF_OUT,		/* a state's path past the string table */
+	PS_NAME_UNENDED,	/* a state's own path without its 0 byte */
+	PS_COUNT,		/* a state column longer than ps_path */
+	PS_BOTH,		/* a state as columns and one as a message */
 	N_SPOIL
 };
 
 /* Three events, each naming a new string: /usr/src/a.c, /tmp/src/a.c,
  * /usr/src/b.c (the third takes 9 bytes of the first); enter deltas 1000,
  * 200, 300 and durations 10, 20, 130, split as FORMAT.md says, the
- * t_enter_lo column over two records. */
+ * t_enter_lo column over two records; before them, the state of the first
+ * path, a regular file of inode 9. */
 static void hand_chunk(struct pbuf *c, enum spoil sp)
 {
 	static const char names[] = "/usr/src/a.c\0/tmp/src/a.c\0b.c";
@@ -46,6 +51,17 @@ static void hand_chunk(struct pbuf *c, enum spoil sp)
 		pb_bytes(c, 2, "/x", 2);
 	pb_packed(c, 22, base, sp == BASE_COUNT ? 2 : 3);
 	pb_packed(c, 23, pre, sp == BASE_COUNT ? 2 : 3);
+	pb_packed(c, 28, (uint64_t[]){ sp == PS_REF_OUT ? 5 : sp == PS_NAME_UNENDED ? 1 : 2 }, 1);
+	if (sp == PS_NAME_UNENDED)
+		pb_bytes(c, 29, "abc", 3);
+	pb_packed(c, 30, (uint64_t[]){ S_IFREG, S_IFREG }, sp == PS_COUNT ? 2 : 1);
+	pb_packed(c, 40, (uint64_t[]){ zz(9) }, 1);
+	if (sp == PS_BOTH) {
+		struct pbuf m = { .n = 0 };
+
+		pb_bytes(&m, 1, "/y", 2);
+		pb_bytes(c, 15, m.b, m.n);
+	}
 	pb_packed(c, 3, (uint64_t[]){ 14 }, 1);			/* tids: 7 */
 	/* 1000 = 7 * 128 + 104, 200 = 1 * 128 + 72, 300 = 2 * 128 + 44 */
 	pb_packed(c, 24, (uint64_t[]){ sp == LO_TOO_BIG ? 128 : 104 }, 1);
@@ -75,6 +91,12 @@ static void test_read_13(void **state)
 
 	hand_chunk(&c, OK);
 	assert_int_equal(open_handmade(&c, &r, &file), 0);
+	assert_int_equal(iot_reader_next(r, &it), 1);
+	assert_int_equal(it.kind, IOT_ITEM_PATH_STATE);
+	assert_string_equal(it.u.ps.path, "/usr/src/a.c");
+	assert_int_equal(it.u.ps.type, S_IFREG);
+	assert_int_equal(it.u.ps.ino, 9);
+	assert_int_equal(it.u.ps.size, 0);
 	for (i = 0; i < 3; i++) {
 		assert_int_equal(iot_reader_next(r, &it), 1);
 		assert_int_equal(it.kind, IOT_ITEM_EVENT);
@@ -154,6 +176,7 @@ static void test_writer_13(void **state)
 	struct iot_reader *r;
 	struct iot_header h;
 	struct iot_event ev;
+	struct iot_path_state ps;
 	struct iot_item it;
 	struct iot_arena *a = iot_arena_new(0);
 	Iotape__Chunk *ch;
@@ -176,6 +199,19 @@ static void test_writer_13(void **state)
 			ev.path_len = pass && i == 7 ? 4 : (uint32_t)strlen(p);
 			assert_int_equal(iot_writer_event(w, &ev), 0);
 		}
+		/* states of a path the events name, of one they do not, and (in
+		 * the second pass) of one with a 0 byte: then all as messages */
+		memset(&ps, 0, sizeof(ps));
+		ps.path = "/usr/include/linux/file5.h";
+		ps.path_len = (uint32_t)strlen(ps.path);
+		ps.ino = 77;
+		assert_int_equal(iot_writer_path_state(w, &ps), 0);
+		ps.path = pass ? nul : "/etc/other";
+		ps.path_len = pass ? 4 : 10;
+		ps.target = "t";
+		ps.target_len = 1;
+		ps.ino = 5;
+		assert_int_equal(iot_writer_path_state(w, &ps), 0);
 		assert_int_equal(iot_writer_close(w, 0), 0);
 		ch = first_chunk(tpath("w13.iotape"), a, &buf, &h);
 		assert_int_equal(h.format_major, IOT_FORMAT_MAJOR);
@@ -188,9 +224,25 @@ static void test_writer_13(void **state)
 		assert_int_equal(ch->n_strings, pass ? 300 : 0);
 		if (!pass)	/* every name but the first shares a prefix */
 			assert_int_equal(ch->n_name_base, 300);
+		assert_int_equal(ch->n_path_states, pass ? 2 : 0);
+		assert_int_equal(ch->n_ps_path, pass ? 0 : 2);
+		if (!pass) {
+			assert_int_equal(ch->ps_path[0], 2 + 5);	/* string 5 */
+			assert_int_equal(ch->ps_path[1], 1);		/* in ps_names */
+			assert_int_equal(ch->ps_ino[1], 5 - 77);
+		}
 		free(buf);
 		iot_arena_reset(a);
 		assert_int_equal(iot_reader_open(&r, tpath("w13.iotape")), 0);
+		assert_int_equal(iot_reader_next(r, &it), 1);
+		assert_int_equal(it.kind, IOT_ITEM_PATH_STATE);
+		assert_string_equal(it.u.ps.path, "/usr/include/linux/file5.h");
+		assert_null(it.u.ps.target);
+		assert_int_equal(it.u.ps.ino, 77);
+		assert_int_equal(iot_reader_next(r, &it), 1);
+		eq_bytes(pass ? nul : "/etc/other", pass ? 4 : 10, it.u.ps.path, it.u.ps.path_len);
+		assert_string_equal(it.u.ps.target, "t");
+		assert_int_equal(it.u.ps.ino, 5);
 		for (i = 0; i < 300; i++) {
 			char p[64];
 
