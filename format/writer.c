@@ -272,12 +272,29 @@ static int ht_rehash(struct iot_writer *w)
 	return 0;
 }
 
+/* Look for @s (hash @hv) in the chunk's string table.
+ * @return : its index + 1, or 0 with *@slot the free slot it would take. */
+static uint32_t str_slot(const struct iot_writer *w, const void *s, size_t n,
+			 uint32_t hv, size_t *slot)
+{
+	size_t h;
+
+	for (h = hv & (w->ht_cap - 1); w->ht[h]; h = (h + 1) & (w->ht_cap - 1)) {
+		const struct str_ent *e = &w->strs[w->ht[h] - 1];
+
+		if (e->hash == hv && e->len == n && memcmp(w->sbuf + e->off, s, n) == 0)
+			return w->ht[h];
+	}
+	*slot = h;
+	return 0;
+}
+
 /* @return : the string's index + 1 in the chunk table (0 for none), or a
  * negative code. */
 static long intern(struct iot_writer *w, const char *s, size_t n)
 {
-	uint32_t hv;
-	size_t h;
+	uint32_t hv, found;
+	size_t h = 0;
 	struct str_ent *e;
 
 	if (!s)
@@ -287,12 +304,8 @@ static long intern(struct iot_writer *w, const char *s, size_t n)
 	if ((w->n_strs + 1) * 2 > w->ht_cap && ht_rehash(w))
 		return -ENOMEM;
 	hv = (uint32_t)iot_hash(s, n, 0);
-	for (h = hv & (w->ht_cap - 1); w->ht[h]; h = (h + 1) & (w->ht_cap - 1)) {
-		e = &w->strs[w->ht[h] - 1];
-		if (e->hash == hv && e->len == n &&
-		    memcmp(w->sbuf + e->off, s, n) == 0)
-			return w->ht[h];
-	}
+	if ((found = str_slot(w, s, n, hv, &h)))
+		return found;
 	if (iot_grow((void **)&w->strs, &w->cap_strs, w->n_strs + 1, sizeof(*w->strs)) ||
 	    iot_grow((void **)&w->sbuf, &w->sbuf_cap, w->sbuf_len + n + 1, 1))
 		return -ENOMEM;
@@ -310,19 +323,9 @@ static long intern(struct iot_writer *w, const char *s, size_t n)
 /* @return : 1 + the index of @s in the chunk's string table, or 0. */
 static uint32_t str_find(const struct iot_writer *w, const uint8_t *s, size_t n)
 {
-	uint32_t hv;
 	size_t h;
 
-	if (!w->ht_cap)
-		return 0;
-	hv = (uint32_t)iot_hash(s, n, 0);
-	for (h = hv & (w->ht_cap - 1); w->ht[h]; h = (h + 1) & (w->ht_cap - 1)) {
-		const struct str_ent *e = &w->strs[w->ht[h] - 1];
-
-		if (e->hash == hv && e->len == n && memcmp(w->sbuf + e->off, s, n) == 0)
-			return w->ht[h];
-	}
-	return 0;
+	return w->ht_cap ? str_slot(w, s, n, (uint32_t)iot_hash(s, n, 0), &h) : 0;
 }
 
 /* The path states as columns (1.3), or as messages if they cannot be. */
