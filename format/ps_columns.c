@@ -135,9 +135,12 @@ void iot_ps_cols_free(struct iot_ps_cols *pc)
 /* The next 0-ended string of @b at *@off. @return : 0 or IOT_E_CORRUPT. */
 static int next_name(const ProtobufCBinaryData *b, size_t *off, ProtobufCBinaryData *out)
 {
-	const uint8_t *p = b->data + *off, *z;
+	const uint8_t *p, *z;
 
-	if (*off >= b->len || !(z = memchr(p, 0, b->len - *off)))
+	if (*off >= b->len)	/* also when absent: no pointer arithmetic on NULL */
+		return IOT_E_CORRUPT;
+	p = b->data + *off;
+	if (!(z = memchr(p, 0, b->len - *off)))
 		return IOT_E_CORRUPT;
 	out->data = (uint8_t *)p;
 	out->len = (size_t)(z - p);
