@@ -58,7 +58,9 @@ static void run(const uint8_t *data, size_t size)
 		drain(r, 1u << 20);
 	}
 	iot_reader_seek_frame(r, s->frames + 1);
-	iot_reader_seek_time(r, s->t_min + (s->t_max - s->t_min) / 2);
+	/* times may be anything: the middle, computed without overflow */
+	iot_reader_seek_time(r, (int64_t)((uint64_t)s->t_min +
+					  ((uint64_t)s->t_max - (uint64_t)s->t_min) / 2));
 	drain(r, 1u << 20);
 	iot_reader_close(r);
 }
