@@ -103,11 +103,6 @@ static size_t clean(char *path, size_t len, const struct rpl_map *links, int tai
 	return w;
 }
 
-static int has_dots(const char *s, uint32_t n)
-{
-	return s && n >= 2 && (memmem(s, n, "/.", 2) || memmem(s, n, "//", 2));
-}
-
 /* The call only looks its path up: a last ".." can be made plain. */
 static int lookup_only(int nr)
 {
@@ -146,7 +141,7 @@ int rpl_plan_clean_paths(struct rpl_plan *p)
 	for (i = 0, k = 0; i < p->n_ps; i++) {
 		struct iot_path_state *ps = &p->ps[i];
 
-		if (has_dots(ps->path, ps->path_len)) {
+		if (rpl_path_has_dots(ps->path, ps->path_len)) {
 			uint32_t was = ps->path_len;
 
 			if (!ps->type)
@@ -162,10 +157,10 @@ int rpl_plan_clean_paths(struct rpl_plan *p)
 		struct rpl_ev *ev = &p->ops[i].ev;
 
 		/* the arena copies are the plan's own: cleaned in place */
-		if (has_dots(ev->path, ev->path_len))
+		if (rpl_path_has_dots(ev->path, ev->path_len))
 			ev->path_len = (uint32_t)clean((char *)ev->path, ev->path_len, &links,
 						       lookup_only(ev->nr));
-		if (has_dots(ev->path2, ev->path2_len) && !is_link_op(ev->nr))
+		if (rpl_path_has_dots(ev->path2, ev->path2_len) && !is_link_op(ev->nr))
 			ev->path2_len = (uint32_t)clean((char *)ev->path2, ev->path2_len, &links, 0);
 		if (ev->ret < 0 || !ev->path)
 			continue;

@@ -164,6 +164,72 @@ static int cmp_op_enter(const void *a, const void *b)
 	return x->seq < y->seq ? -1 : x->seq > y->seq;
 }
 
+/* An op and when its effect counted, side by side: sorting these, not
+ * indices that each comparison follows into a 192-byte op, keeps the sort
+ * in the cache (it was an eighth of the plan's time). */
+struct ord {
+	int64_t t;
+	uint32_t i;
+};
+
+static int cmp_ord(const void *a, const void *b)
+{
+	const struct ord *x = a, *y = b;
+
+	if (x->t != y->t)
+		return x->t < y->t ? -1 : 1;
+	return x->i < y->i ? -1 : x->i > y->i;
+}
+
+/* Sort the ops by entry time (file order among equal times): the times
+ * and indices sorted side by side, then each op moved once, cycle by
+ * cycle, to its place, not through a merge sort's copies of 192-byte ops
+ * (more than a tenth of the plan's time). */
+static int sort_ops(struct rpl_plan *p)
+{
+	struct ord *o = malloc(p->n_ops * sizeof(*o));
+	struct rpl_op tmp;
+	size_t k;
+
+	if (!o)
+		return -ENOMEM;
+	for (k = 0; k < p->n_ops; k++) {
+		o[k].t = p->ops[k].ev.t_enter;
+		o[k].i = p->ops[k].seq;		/* == k: read in file order */
+	}
+	qsort(o, p->n_ops, sizeof(*o), cmp_ord);
+	for (k = 0; k < p->n_ops; k++) {
+		size_t j = k;
+
+		if (o[k].i == k)
+			continue;
+		tmp = p->ops[k];
+		for (;;) {
+			size_t src = o[j].i;
+
+			o[j].i = (uint32_t)j;	/* placed */
+			if (src == k) {
+				p->ops[j] = tmp;
+				break;
+			}
+			p->ops[j] = p->ops[src];
+			j = src;
+		}
+	}
+	free(o);
+	return 0;
+}
+
+static int ops_sorted(const struct rpl_plan *p)
+{
+	size_t i;
+
+	for (i = 1; i < p->n_ops; i++)
+		if (cmp_op_enter(&p->ops[i - 1], &p->ops[i]) > 0)
+			return 0;
+	return 1;
+}
+
 static int cmp_ps(const void *a, const void *b)
 {
 	const struct iot_path_state *x = a, *y = b;
@@ -176,15 +242,6 @@ static int cmp_ps(const void *a, const void *b)
 	if ((x->flags ^ y->flags) & IOT_PS_LISTED)
 		return x->flags & IOT_PS_LISTED ? 1 : -1;
 	return x->t_ns < y->t_ns ? -1 : x->t_ns > y->t_ns;
-}
-
-/* When the op completed, for resource order. */
-static int64_t op_end(const struct rpl_op *op)
-{
-	if ((op->ev.flags & (IOT_EV_UNFINISHED | IOT_EV_NOEXIT_TS)) ||
-	    op->ev.t_exit < op->ev.t_enter)
-		return op->ev.t_enter;
-	return op->ev.t_exit;
 }
 
 /* ---- threads and processes ---- */
@@ -305,17 +362,10 @@ out:
 	return err;
 }
 
-/* The two low bits of a resource key say how an op uses the resource:
- * it changes it (none), only looks at it (KEY_LOOK), or moves data into
- * a pipe or closes it (KEY_PIPE), or reads a pipe (both).  The keys
- * themselves have them clear, and are never 0 (the end of an op's list). */
-#define KEY_LOOK 1ULL
-#define KEY_PIPE 2ULL
-#define KEY_HOW (KEY_LOOK | KEY_PIPE)
 
 static uint64_t key_norm(uint64_t k)
 {
-	k &= ~KEY_HOW;
+	k &= ~RPL_KEY_HOW;
 	return k ? k : 4;
 }
 
@@ -424,11 +474,11 @@ static uint64_t pipe_key(const struct iot_syscall *sc, const struct rpl_op *op, 
 	if (!sc)
 		return 0;
 	if ((sc->flags & IOT_SCF_READ) && !(sc->flags & IOT_SCF_PIPE))
-		return op->ev.ret >= 0 ? k | KEY_PIPE | KEY_LOOK : 0;
+		return op->ev.ret >= 0 ? k | RPL_KEY_PIPE | RPL_KEY_LOOK : 0;
 	if ((sc->flags & IOT_SCF_PIPE) && (sc->flags & IOT_SCF_COUNT) &&
 	    !(sc->flags & IOT_SCF_READ))
-		return op->ev.ret > 0 || op->ev.ret == -EPIPE ? k | KEY_PIPE : 0;
-	return feeds_pipe(sc) ? k | KEY_PIPE : 0;
+		return op->ev.ret > 0 || op->ev.ret == -EPIPE ? k | RPL_KEY_PIPE : 0;
+	return feeds_pipe(sc) ? k | RPL_KEY_PIPE : 0;
 }
 
 /* Does @op create, remove or rename a name (so it orders on the parent)?
@@ -480,7 +530,7 @@ static int pipe_keys(const struct planner *pl, const struct rpl_fdtab *tab, int 
 	for (i = 0; i < tab->n && n < max; i++)
 		if (tab->v[i].state == RPL_FD_LIVE && (!cloexec || tab->v[i].cloexec) &&
 		    tab->v[i].res != prev && rpl_map_get(&pl->pipes, RPL_IK(tab->v[i].res), &v)) {
-			keys[n++] = key_res(tab->v[i].res) | KEY_PIPE;
+			keys[n++] = key_res(tab->v[i].res) | RPL_KEY_PIPE;
 			prev = tab->v[i].res;
 		}
 	return n;
@@ -496,7 +546,7 @@ static int plan_fds(struct rpl_plan *p, struct planner *pl, struct rpl_op *op,
 	const struct rpl_ev *ev = &op->ev;
 	const struct rpl_proc *pr = &p->procs[p->threads[op->thread].proc];
 	int shared = pr->n_threads > 1 || tab->refs > 1;
-	uint64_t look = only_looks(sc, op) ? KEY_LOOK : 0;
+	uint64_t look = only_looks(sc, op) ? RPL_KEY_LOOK : 0;
 	struct rpl_fd e = { 0 };
 	int n = 0, nfd = 0;
 	uint32_t a;
@@ -613,37 +663,7 @@ static int plan_fds(struct rpl_plan *p, struct planner *pl, struct rpl_op *op,
 #undef ADD
 }
 
-/* The resource keys of every op, kept only as many as each has (most
- * have one or two of RPL_MAXRES): op i's are k[off[i] .. off[i + 1]). */
-struct opkeys {
-	uint64_t *k;
-	uint32_t *off;
-	size_t n, cap;
-};
-
-static int keys_add(struct opkeys *ks, size_t i, const uint64_t *keys)
-{
-	int j;
-
-	for (j = 0; j < RPL_MAXRES && keys[j]; j++) {
-		if (ks->n == ks->cap) {
-			size_t nc = ks->cap ? ks->cap * 2 : 4096;
-			uint64_t *v = realloc(ks->k, nc * sizeof(*v));
-
-			if (!v)
-				return -ENOMEM;
-			ks->k = v;
-			ks->cap = nc;
-		}
-		ks->k[ks->n++] = keys[j];
-	}
-	if (ks->n >= UINT32_MAX)
-		return -E2BIG;
-	ks->off[i + 1] = (uint32_t)ks->n;
-	return 0;
-}
-
-static int plan_threads(struct rpl_plan *p, struct opkeys *ks)
+static int plan_threads(struct rpl_plan *p, struct rpl_deps *deps)
 {
 	uint64_t keys[RPL_MAXRES];
 	struct planner pl = { 0 };
@@ -678,9 +698,9 @@ static int plan_threads(struct rpl_plan *p, struct opkeys *ks)
 		op->thread = (uint32_t)ti;
 		t = &p->threads[ti];
 		if (t->n_ops)
-			prev_end = op_end(&p->ops[t->ops[t->n_ops - 1]]);
+			prev_end = rpl_op_end(&p->ops[t->ops[t->n_ops - 1]]);
 		else if (t->spawn_op >= 0)
-			prev_end = op_end(&p->ops[t->spawn_op]);
+			prev_end = rpl_op_end(&p->ops[t->spawn_op]);
 		else
 			prev_end = base;
 		gap = iot_ns_sub(op->ev.t_enter, prev_end);
@@ -695,7 +715,7 @@ static int plan_threads(struct rpl_plan *p, struct opkeys *ks)
 			keys[j] = 0;
 		if (!op->skip && plan_fds(p, &pl, op, keys) < 0)
 			goto nomem;
-		if ((err = keys_add(ks, i, keys)) < 0)
+		if ((err = rpl_deps_add(p, deps, (uint32_t)i, keys)) < 0)
 			goto out;
 		if (is_spawn(op->ev.nr) && op->ev.ret > 0 && !op->skip) {
 			uint32_t old;
@@ -739,6 +759,7 @@ static int plan_threads(struct rpl_plan *p, struct opkeys *ks)
 				op->wait_proc = (int32_t)pi;
 		}
 	}
+	err = rpl_deps_finish(p, deps);
 	goto out;
 nomem:
 	err = -ENOMEM;
@@ -752,284 +773,6 @@ out:
 	for (i = 0; i < pl.n_snap; i++)
 		rpl_fdtab_unref(pl.snap[i]);	/* children that made no call */
 	free(pl.snap);
-	return err;
-}
-
-static const struct rpl_op *sort_base;
-
-/*
- * When an op's effect counts for resource order: when it completed; but
- * data written into a pipe is there for its reader during the write, and
- * the reader it wakes often has its return recorded first (a shell's
- * read of $(...) output returned 15 us before the writer's write did, and
- * replayed first got EAGAIN); likewise the close of the write end that a
- * reader sees as end of file.  A pipe write or close counts from its
- * entry, and so does an exec that closes pipes (close-on-exec).  Each
- * thread's ops still count in their order (an op enters after the one
- * before it returned), and every dependency points to an earlier time:
- * no cycle.
- */
-static int64_t op_order_time(const struct rpl_op *op)
-{
-	return op->order_enter ? op->ev.t_enter : op_end(op);
-}
-
-static int cmp_idx_end(const void *a, const void *b)
-{
-	const struct rpl_op *x = &sort_base[*(const uint32_t *)a];
-	const struct rpl_op *y = &sort_base[*(const uint32_t *)b];
-	int64_t ex = op_order_time(x), ey = op_order_time(y);
-
-	if (ex != ey)
-		return ex < ey ? -1 : 1;
-	return *(const uint32_t *)a < *(const uint32_t *)b ? -1 : 1;
-}
-
-/*
- * Resource order, from the ops in the order their effects counted.  An op
- * that changes a resource depends on the last op of another thread that
- * changed it, and on the ops that looked at it since; an op that only
- * looks (only_looks()) depends on the last change alone.  Ops that only
- * look keep no order among themselves: the order in which two processes
- * looked at one directory or file when recorded is the recording
- * filesystem's timing, not the workload's.  (Two processes that each
- * mkdir() their own directory, which is there, before every file they
- * create and fsync were otherwise made to take turns, file by file, as
- * the recording's journal had them: on another filesystem the replay was
- * as slow as that lockstep, +70 % on btrfs from an ext4 recording.)
- *
- * The lookers since the last change are kept per resource, at most
- * RPL_LOOKERS, one per thread (a thread's later look covers its earlier
- * ones); when more threads look, the newest also follows the oldest, so
- * that the next change, which waits for the ones kept, still comes after
- * every look before it.
- */
-#define RPL_LOOKERS 4
-#define RPL_DEPS_MAX 64		/* per op: 8 resources x (1 + RPL_LOOKERS) fit */
-
-struct lookers {
-	uint32_t op[RPL_LOOKERS];
-	uint32_t n;
-};
-
-/* Op @op (whose deps are appended last, side by side in p->deps)
- * follows op @on. */
-static int add_dep(struct rpl_plan *p, struct rpl_op *op, uint32_t on)
-{
-	uint16_t d;
-	int err = 0;
-
-	if (p->ops[on].thread == op->thread || op->ndeps >= RPL_DEPS_MAX)
-		goto out;
-	for (d = 0; d < op->ndeps; d++)
-		if (p->deps[op->dep_off + d] == on)
-			goto out;
-	GROW(p->deps, p->n_deps, p->cap_deps);
-	p->deps[p->n_deps++] = on;
-	op->ndeps++;
-	p->ops[on].needed = 1;
-out:
-	return err;
-}
-
-static int looked(const struct rpl_plan *p, const struct lookers *l, uint32_t thread)
-{
-	uint32_t j;
-
-	for (j = 0; j < l->n; j++)
-		if (p->ops[l->op[j]].thread == thread)
-			return 1;
-	return 0;
-}
-
-/* Op @oi looks at the resource whose lookers are @l. */
-static int add_looker(struct rpl_plan *p, struct lookers *l, uint32_t oi)
-{
-	struct rpl_op *op = &p->ops[oi];
-	uint32_t j;
-
-	for (j = 0; j < l->n; j++)
-		if (p->ops[l->op[j]].thread == op->thread) {
-			l->op[j] = oi;
-			return 0;
-		}
-	if (l->n == RPL_LOOKERS) {
-		if (add_dep(p, op, l->op[0]) < 0)
-			return -ENOMEM;
-		memmove(l->op, l->op + 1, (RPL_LOOKERS - 1) * sizeof(*l->op));
-		l->n--;
-	}
-	l->op[l->n++] = oi;
-	return 0;
-}
-
-/*
- * Pipes: a read follows the write that put the last of its bytes in the
- * pipe (bytes counted through the recorded results), and the read before
- * it; a write (or a close, an exec or exit that closed a write end)
- * follows the write or close before it; a read that saw end of file, the
- * last of those.  A write does not follow the reads before it: the space
- * it needs is waited for when it runs (ops_pipe.c).  A read that had its
- * return recorded after a write entered could have emptied the pipe for
- * that write: ordered by time, the write waited for the read and the
- * read for the write (xz's non-blocking writes into a full pipe, and
- * tar's reads of it, under the tracer's latency).
- */
-#define NO_OP UINT32_MAX
-
-struct pipe_st {
-	int64_t written, read;
-	uint32_t *w_op;			/* writes that moved data, in order */
-	int64_t *w_end;			/* ... the byte count written after each */
-	size_t n_w, cap_w, cur;		/* cur: the first write a read can need */
-	uint32_t last_read, last_feed;
-};
-
-/* The bytes @op moved through a pipe (its result, where that is a count) */
-static int64_t pipe_bytes(const struct rpl_op *op)
-{
-	const struct iot_syscall *sc = iot_syscall_by_nr(op->ev.nr);
-
-	return sc && (sc->flags & IOT_SCF_COUNT) && op->ev.ret > 0 ? op->ev.ret : 0;
-}
-
-static int pipe_dep(struct rpl_plan *p, struct pipe_st *ps, uint32_t oi, int reads)
-{
-	struct rpl_op *op = &p->ops[oi];
-	int64_t n = pipe_bytes(op);
-
-	if (reads) {
-		uint32_t last = ps->last_read;
-
-		ps->last_read = oi;
-		if (last != NO_OP && add_dep(p, op, last) < 0)
-			return -ENOMEM;
-		if (n > 0) {
-			ps->read += n;
-			while (ps->cur < ps->n_w && ps->w_end[ps->cur] < ps->read)
-				ps->cur++;
-			if (ps->cur < ps->n_w)
-				return add_dep(p, op, ps->w_op[ps->cur]);
-		}
-		/* end of file, or bytes no recorded write accounts for */
-		return ps->last_feed != NO_OP ? add_dep(p, op, ps->last_feed) : 0;
-	}
-	if (ps->last_feed != NO_OP && add_dep(p, op, ps->last_feed) < 0)
-		return -ENOMEM;
-	ps->last_feed = oi;
-	if (n == 0)
-		return 0;
-	if (ps->n_w == ps->cap_w) {
-		size_t nc = ps->cap_w ? ps->cap_w * 2 : 64;
-		uint32_t *o = realloc(ps->w_op, nc * sizeof(*o));
-		int64_t *e;
-
-		if (!o)
-			return -ENOMEM;
-		ps->w_op = o;
-		e = realloc(ps->w_end, nc * sizeof(*e));
-		if (!e)
-			return -ENOMEM;
-		ps->w_end = e;
-		ps->cap_w = nc;
-	}
-	ps->written += n;
-	ps->w_op[ps->n_w] = oi;
-	ps->w_end[ps->n_w++] = ps->written;
-	return 0;
-}
-
-static int plan_deps(struct rpl_plan *p, const struct opkeys *ks)
-{
-	struct rpl_map last = { 0 }, look = { 0 }, pipes = { 0 };
-	struct lookers *lk = NULL;
-	struct pipe_st *ps = NULL;
-	size_t n_lk = 0, cap_lk = 0, n_ps = 0, cap_ps = 0;
-	uint32_t *order = malloc((p->n_ops + 1) * sizeof(*order));
-	size_t i, k;
-	int err = 0;
-
-	if (!order) {
-		err = -ENOMEM;
-		goto out;
-	}
-	for (i = 0; i < p->n_ops; i++)
-		order[i] = (uint32_t)i;
-	sort_base = p->ops;
-	qsort(order, p->n_ops, sizeof(*order), cmp_idx_end);
-	for (i = 0; i < p->n_ops; i++) {
-		uint32_t oi = order[i];
-		struct rpl_op *op = &p->ops[oi];
-		size_t nk = ks->off[oi + 1] - ks->off[oi];
-		/* no keys at all: ks->k is NULL, and NULL + 0 is undefined */
-		const uint64_t *ok = nk ? ks->k + ks->off[oi] : NULL;
-
-		/* an op's deps are appended together: they stay side by side */
-		op->dep_off = (uint32_t)p->n_deps;
-		op->ndeps = 0;
-		for (k = 0; k < nk; k++) {
-			uint64_t key = ok[k] & ~KEY_HOW;
-			uint32_t prev, li, j;
-			int has_lk;
-
-			if (ok[k] & KEY_PIPE) {
-				if (!rpl_map_get(&pipes, key, &li)) {
-					GROW(ps, n_ps, cap_ps);
-					li = (uint32_t)n_ps++;
-					memset(&ps[li], 0, sizeof(ps[li]));
-					ps[li].last_read = ps[li].last_feed = NO_OP;
-					if (rpl_map_put(&pipes, key, li) < 0)
-						goto nomem;
-				}
-				if (pipe_dep(p, &ps[li], oi, (ok[k] & KEY_LOOK) != 0) < 0)
-					goto nomem;
-				continue;
-			}
-			has_lk = rpl_map_get(&look, key, &li);
-
-			/* A thread that looked since the last change follows it
-			 * already. */
-			if (rpl_map_get(&last, key, &prev) &&
-			    !((ok[k] & KEY_LOOK) && has_lk && looked(p, &lk[li], op->thread)) &&
-			    add_dep(p, op, prev) < 0)
-				goto nomem;
-			if (ok[k] & KEY_LOOK) {
-				if (!has_lk) {
-					GROW(lk, n_lk, cap_lk);
-					li = (uint32_t)n_lk++;
-					lk[li].n = 0;
-					if (rpl_map_put(&look, key, li) < 0)
-						goto nomem;
-				}
-				if (add_looker(p, &lk[li], oi) < 0)
-					goto nomem;
-				continue;
-			}
-			for (j = 0; has_lk && j < lk[li].n; j++)
-				if (add_dep(p, op, lk[li].op[j]) < 0)
-					goto nomem;
-			if (has_lk)
-				lk[li].n = 0;
-			if (rpl_map_put(&last, key, oi) < 0)
-				goto nomem;
-		}
-	}
-	if (p->n_deps >= UINT32_MAX)
-		err = -E2BIG;
-	goto out;
-nomem:
-	err = -ENOMEM;
-out:
-	free(lk);
-	for (i = 0; i < n_ps; i++) {
-		free(ps[i].w_op);
-		free(ps[i].w_end);
-	}
-	free(ps);
-	rpl_map_free(&pipes);
-	rpl_map_free(&last);
-	rpl_map_free(&look);
-	free(order);
 	return err;
 }
 
@@ -1090,7 +833,7 @@ static int check_fits(const struct rpl_plan *p, const struct rpl_opts *o)
 
 int rpl_plan_build(struct rpl_plan *p, const struct rpl_opts *o)
 {
-	struct opkeys ks = { 0 };
+	struct rpl_deps *deps = NULL;
 	size_t i;
 	int err;
 
@@ -1115,9 +858,12 @@ int rpl_plan_build(struct rpl_plan *p, const struct rpl_opts *o)
 		iot_err(o->cmd, "%s: %s", o->trace, iot_strerror(err));
 		goto out;
 	}
-	/* qsort's pointer must not be NULL, even for no elements */
-	if (p->n_ops)
-		qsort(p->ops, p->n_ops, sizeof(*p->ops), cmp_op_enter);
+	/* qsort's pointer must not be NULL, even for no elements; a trace
+	 * whose events are in entry order already (one recording thread, a
+	 * single process) is not sorted again: moving 1 M ops of 192 bytes
+	 * through a merge sort was a tenth of the plan's time. */
+	if (p->n_ops && !ops_sorted(p) && (err = sort_ops(p)) < 0)
+		goto out;
 	if (p->n_ps)
 		qsort(p->ps, p->n_ps, sizeof(*p->ps), cmp_ps);
 	err = rpl_plan_clean_paths(p);
@@ -1127,16 +873,14 @@ int rpl_plan_build(struct rpl_plan *p, const struct rpl_opts *o)
 	}
 	if (err > 0 && p->n_ps)
 		qsort(p->ps, p->n_ps, sizeof(*p->ps), cmp_ps);
-	ks.off = calloc(p->n_ops + 1, sizeof(*ks.off));
+	deps = rpl_deps_new();
 	p->ps_made_t = rpl_prep_made_t(p);	/* what the workload made itself */
 	err = -ENOMEM;
-	if (!ks.off || !p->ps_made_t)
+	if (!deps || !p->ps_made_t)
 		goto out;
-	err = plan_threads(p, &ks);
+	err = plan_threads(p, deps);
 	if (err == 0)
 		err = rpl_plan_think(p);
-	if (err == 0)
-		err = plan_deps(p, &ks);
 	if (err < 0)
 		iot_err(o->cmd, "%s: planning failed: %s", o->trace, iot_strerror(err));
 	/* The plan's descriptor tables were for resource ids only. */
@@ -1145,8 +889,7 @@ int rpl_plan_build(struct rpl_plan *p, const struct rpl_opts *o)
 		p->procs[i].tab = NULL;
 	}
 out:
-	free(ks.k);
-	free(ks.off);
+	rpl_deps_free(deps);
 	return err;
 }
 

@@ -164,6 +164,9 @@ struct rpl_intern {
  *  (a copy each).  @return : NULL if @s is NULL or memory ran out. */
 const char *rpl_intern(struct rpl_intern *t, struct iot_arena *a, const char *s, uint32_t n);
 void rpl_intern_free(struct rpl_intern *t);
+/*! rpl_path_has_dots() : @return : 1 if @s (@n bytes; NULL: none) has
+ *  "/." or "//" in it: a path rpl_plan_clean_paths() may rewrite. */
+int rpl_path_has_dots(const char *s, uint32_t n);
 
 /* ---- the plan ---- */
 
@@ -356,6 +359,38 @@ struct rpl_plan {
 	struct rpl_fault fault;
 	uint64_t root_dev, root_ino;	/* what --root led to at the start */
 };
+
+/* When @op completed, for resource order (the entry of a call that has
+ * no exit, or one recorded before its entry). */
+static inline int64_t rpl_op_end(const struct rpl_op *op)
+{
+	if ((op->ev.flags & (IOT_EV_UNFINISHED | IOT_EV_NOEXIT_TS)) ||
+	    op->ev.t_exit < op->ev.t_enter)
+		return op->ev.t_enter;
+	return op->ev.t_exit;
+}
+
+/* ---- resource order (deps.c) ---- */
+
+/* The two low bits of a resource key say how an op uses the resource:
+ * it changes it (none), only looks at it (RPL_KEY_LOOK), or moves data
+ * into a pipe or closes it (RPL_KEY_PIPE), or reads a pipe (both).  The
+ * keys themselves have them clear, and are never 0 (the end of an op's
+ * list). */
+#define RPL_KEY_LOOK 1ULL
+#define RPL_KEY_PIPE 2ULL
+#define RPL_KEY_HOW (RPL_KEY_LOOK | RPL_KEY_PIPE)
+
+struct rpl_deps;
+struct rpl_deps *rpl_deps_new(void);
+/*! rpl_deps_add() : op @oi of @p (ops are added in entry order) has the
+ *  resource keys @keys (0-ended, at most RPL_MAXRES): give the dependencies
+ *  of every op added before it whose effect counted by its entry, and keep
+ *  it until its own counts.  @return : 0 or -ENOMEM, -E2BIG. */
+int rpl_deps_add(struct rpl_plan *p, struct rpl_deps *d, uint32_t oi, const uint64_t *keys);
+/*! rpl_deps_finish() : every op was added: the dependencies of those kept. */
+int rpl_deps_finish(struct rpl_plan *p, struct rpl_deps *d);
+void rpl_deps_free(struct rpl_deps *d);
 
 /*! rpl_plan_build() : read @o->trace into @p.
  *  @return : 0 or negative after a message, but for a trace that cannot be

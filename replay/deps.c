@@ -1,0 +1,374 @@
+/*
+ * deps.c - resource order: the ops of other threads each op waits for
+ * (plan.c's opening says which and why), found in one pass over the ops
+ * in entry order, as the plan makes them.
+ *
+ * Dependencies follow the order in which the ops' effects counted
+ * (op_order_time(): mostly their completion), not their entry.  An op's
+ * effect counts no earlier than its entry, so once the plan has reached
+ * an entry time T, every op whose effect counted by T is known, and no op
+ * not yet made can come before it: those are taken in order (a heap of
+ * the ops kept) and given their dependencies then.  What is kept is the
+ * ops still running at T as recorded, about one per thread, with their
+ * resource keys; not every op's keys and a sort of all ops, which the
+ * plan held before (a tenth of its memory).  The order is the same as that
+ * sort's, (time, op), for every trace.  What is carried from op to op is
+ * per resource: its last change and lookers, a pipe's writes.
+ */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "rpl.h"
+
+#define GROW(arr, n, cap) do {						\
+	if ((n) == (cap)) {						\
+		size_t nc_ = (cap) ? (cap) * 2 : 64;			\
+		void *na_ = realloc((arr), nc_ * sizeof(*(arr)));	\
+		if (!na_) { err = -ENOMEM; goto out; }			\
+		(arr) = na_;						\
+		(cap) = nc_;						\
+	}								\
+} while (0)
+
+/*
+ * When an op's effect counts for resource order: when it completed; but
+ * data written into a pipe is there for its reader during the write, and
+ * the reader it wakes often has its return recorded first (a shell's
+ * read of $(...) output returned 15 us before the writer's write did, and
+ * replayed first got EAGAIN); likewise the close of the write end that a
+ * reader sees as end of file.  A pipe write or close counts from its
+ * entry, and so does an exec that closes pipes (close-on-exec).  Each
+ * thread's ops still count in their order (an op enters after the one
+ * before it returned), and every dependency points to an earlier time:
+ * no cycle.
+ */
+static int64_t op_order_time(const struct rpl_op *op)
+{
+	return op->order_enter ? op->ev.t_enter : rpl_op_end(op);
+}
+
+/*
+ * Resource order, from the ops in the order their effects counted.  An op
+ * that changes a resource depends on the last op of another thread that
+ * changed it, and on the ops that looked at it since; an op that only
+ * looks (only_looks()) depends on the last change alone.  Ops that only
+ * look keep no order among themselves: the order in which two processes
+ * looked at one directory or file when recorded is the recording
+ * filesystem's timing, not the workload's.  (Two processes that each
+ * mkdir() their own directory, which is there, before every file they
+ * create and fsync were otherwise made to take turns, file by file, as
+ * the recording's journal had them: on another filesystem the replay was
+ * as slow as that lockstep, +70 % on btrfs from an ext4 recording.)
+ *
+ * The lookers since the last change are kept per resource, at most
+ * RPL_LOOKERS, one per thread (a thread's later look covers its earlier
+ * ones); when more threads look, the newest also follows the oldest, so
+ * that the next change, which waits for the ones kept, still comes after
+ * every look before it.
+ */
+#define RPL_LOOKERS 4
+#define RPL_DEPS_MAX 64		/* per op: 8 resources x (1 + RPL_LOOKERS) fit */
+
+struct lookers {
+	uint32_t op[RPL_LOOKERS];
+	uint32_t n;
+};
+
+/* Op @op (whose deps are appended last, side by side in p->deps)
+ * follows op @on. */
+static int add_dep(struct rpl_plan *p, struct rpl_op *op, uint32_t on)
+{
+	uint16_t d;
+	int err = 0;
+
+	if (p->ops[on].thread == op->thread || op->ndeps >= RPL_DEPS_MAX)
+		goto out;
+	for (d = 0; d < op->ndeps; d++)
+		if (p->deps[op->dep_off + d] == on)
+			goto out;
+	GROW(p->deps, p->n_deps, p->cap_deps);
+	p->deps[p->n_deps++] = on;
+	op->ndeps++;
+	p->ops[on].needed = 1;
+out:
+	return err;
+}
+
+static int looked(const struct rpl_plan *p, const struct lookers *l, uint32_t thread)
+{
+	uint32_t j;
+
+	for (j = 0; j < l->n; j++)
+		if (p->ops[l->op[j]].thread == thread)
+			return 1;
+	return 0;
+}
+
+/* Op @oi looks at the resource whose lookers are @l. */
+static int add_looker(struct rpl_plan *p, struct lookers *l, uint32_t oi)
+{
+	struct rpl_op *op = &p->ops[oi];
+	uint32_t j;
+
+	for (j = 0; j < l->n; j++)
+		if (p->ops[l->op[j]].thread == op->thread) {
+			l->op[j] = oi;
+			return 0;
+		}
+	if (l->n == RPL_LOOKERS) {
+		if (add_dep(p, op, l->op[0]) < 0)
+			return -ENOMEM;
+		memmove(l->op, l->op + 1, (RPL_LOOKERS - 1) * sizeof(*l->op));
+		l->n--;
+	}
+	l->op[l->n++] = oi;
+	return 0;
+}
+
+/*
+ * Pipes: a read follows the write that put the last of its bytes in the
+ * pipe (bytes counted through the recorded results), and the read before
+ * it; a write (or a close, an exec or exit that closed a write end)
+ * follows the write or close before it; a read that saw end of file, the
+ * last of those.  A write does not follow the reads before it: the space
+ * it needs is waited for when it runs (ops_pipe.c).  A read that had its
+ * return recorded after a write entered could have emptied the pipe for
+ * that write: ordered by time, the write waited for the read and the
+ * read for the write (xz's non-blocking writes into a full pipe, and
+ * tar's reads of it, under the tracer's latency).
+ */
+#define NO_OP UINT32_MAX
+
+struct pipe_st {
+	int64_t written, read;
+	uint32_t *w_op;			/* writes that moved data, in order */
+	int64_t *w_end;			/* ... the byte count written after each */
+	size_t n_w, cap_w, cur;		/* cur: the first write a read can need */
+	uint32_t last_read, last_feed;
+};
+
+/* The bytes @op moved through a pipe (its result, where that is a count) */
+static int64_t pipe_bytes(const struct rpl_op *op)
+{
+	const struct iot_syscall *sc = iot_syscall_by_nr(op->ev.nr);
+
+	return sc && (sc->flags & IOT_SCF_COUNT) && op->ev.ret > 0 ? op->ev.ret : 0;
+}
+
+static int pipe_dep(struct rpl_plan *p, struct pipe_st *ps, uint32_t oi, int reads)
+{
+	struct rpl_op *op = &p->ops[oi];
+	int64_t n = pipe_bytes(op);
+
+	if (reads) {
+		uint32_t last = ps->last_read;
+
+		ps->last_read = oi;
+		if (last != NO_OP && add_dep(p, op, last) < 0)
+			return -ENOMEM;
+		if (n > 0) {
+			ps->read += n;
+			while (ps->cur < ps->n_w && ps->w_end[ps->cur] < ps->read)
+				ps->cur++;
+			if (ps->cur < ps->n_w)
+				return add_dep(p, op, ps->w_op[ps->cur]);
+		}
+		/* end of file, or bytes no recorded write accounts for */
+		return ps->last_feed != NO_OP ? add_dep(p, op, ps->last_feed) : 0;
+	}
+	if (ps->last_feed != NO_OP && add_dep(p, op, ps->last_feed) < 0)
+		return -ENOMEM;
+	ps->last_feed = oi;
+	if (n == 0)
+		return 0;
+	if (ps->n_w == ps->cap_w) {
+		size_t nc = ps->cap_w ? ps->cap_w * 2 : 64;
+		uint32_t *o = realloc(ps->w_op, nc * sizeof(*o));
+		int64_t *e;
+
+		if (!o)
+			return -ENOMEM;
+		ps->w_op = o;
+		e = realloc(ps->w_end, nc * sizeof(*e));
+		if (!e)
+			return -ENOMEM;
+		ps->w_end = e;
+		ps->cap_w = nc;
+	}
+	ps->written += n;
+	ps->w_op[ps->n_w] = oi;
+	ps->w_end[ps->n_w++] = ps->written;
+	return 0;
+}
+
+/* An op kept until the plan's entry time reaches when its effect
+ * counted. */
+struct pend {
+	int64_t t;
+	uint32_t op;
+	uint32_t nk;
+	uint64_t keys[RPL_MAXRES];
+};
+
+struct rpl_deps {
+	struct rpl_map last, look, pipes;
+	struct lookers *lk;
+	size_t n_lk, cap_lk;
+	struct pipe_st *ps;
+	size_t n_ps, cap_ps;
+	struct pend *heap;		/* min-heap by (t, op) */
+	size_t n_heap, cap_heap;
+};
+
+/* The dependencies of op @oi, whose resource keys are @ok[0 .. @nk). */
+static int order_op(struct rpl_plan *p, struct rpl_deps *d, uint32_t oi,
+		    const uint64_t *ok, size_t nk)
+{
+	struct rpl_op *op = &p->ops[oi];
+	size_t k;
+	int err = 0;
+
+	/* an op's deps are appended together: they stay side by side */
+	op->dep_off = (uint32_t)p->n_deps;
+	op->ndeps = 0;
+	for (k = 0; k < nk; k++) {
+		uint64_t key = ok[k] & ~RPL_KEY_HOW;
+		uint32_t prev, li, j;
+		int has_lk;
+
+		if (ok[k] & RPL_KEY_PIPE) {
+			if (!rpl_map_get(&d->pipes, key, &li)) {
+				GROW(d->ps, d->n_ps, d->cap_ps);
+				li = (uint32_t)d->n_ps++;
+				memset(&d->ps[li], 0, sizeof(d->ps[li]));
+				d->ps[li].last_read = d->ps[li].last_feed = NO_OP;
+				if (rpl_map_put(&d->pipes, key, li) < 0)
+					goto nomem;
+			}
+			if (pipe_dep(p, &d->ps[li], oi, (ok[k] & RPL_KEY_LOOK) != 0) < 0)
+				goto nomem;
+			continue;
+		}
+		has_lk = rpl_map_get(&d->look, key, &li);
+
+		/* A thread that looked since the last change follows it
+		 * already. */
+		if (rpl_map_get(&d->last, key, &prev) &&
+		    !((ok[k] & RPL_KEY_LOOK) && has_lk && looked(p, &d->lk[li], op->thread)) &&
+		    add_dep(p, op, prev) < 0)
+			goto nomem;
+		if (ok[k] & RPL_KEY_LOOK) {
+			if (!has_lk) {
+				GROW(d->lk, d->n_lk, d->cap_lk);
+				li = (uint32_t)d->n_lk++;
+				d->lk[li].n = 0;
+				if (rpl_map_put(&d->look, key, li) < 0)
+					goto nomem;
+			}
+			if (add_looker(p, &d->lk[li], oi) < 0)
+				goto nomem;
+			continue;
+		}
+		for (j = 0; has_lk && j < d->lk[li].n; j++)
+			if (add_dep(p, op, d->lk[li].op[j]) < 0)
+				goto nomem;
+		if (has_lk)
+			d->lk[li].n = 0;
+		if (rpl_map_put(&d->last, key, oi) < 0)
+			goto nomem;
+	}
+	if (p->n_deps >= UINT32_MAX)
+		err = -E2BIG;
+	goto out;
+nomem:
+	err = -ENOMEM;
+out:
+	return err;
+}
+
+static int pend_less(const struct pend *a, const struct pend *b)
+{
+	return a->t != b->t ? a->t < b->t : a->op < b->op;
+}
+
+static void pend_swap(struct pend *a, struct pend *b)
+{
+	struct pend x = *a;
+
+	*a = *b;
+	*b = x;
+}
+
+/* Order the kept ops whose effect counted by @t (INT64_MAX: all). */
+static int order_until(struct rpl_plan *p, struct rpl_deps *d, int64_t t)
+{
+	struct pend top;
+	size_t i, c;
+	int err;
+
+	while (d->n_heap && d->heap[0].t <= t) {
+		top = d->heap[0];
+		d->heap[0] = d->heap[--d->n_heap];
+		for (i = 0; (c = 2 * i + 1) < d->n_heap; i = c) {
+			if (c + 1 < d->n_heap && pend_less(&d->heap[c + 1], &d->heap[c]))
+				c++;
+			if (!pend_less(&d->heap[c], &d->heap[i]))
+				break;
+			pend_swap(&d->heap[i], &d->heap[c]);
+		}
+		if ((err = order_op(p, d, top.op, top.keys, top.nk)) < 0)
+			return err;
+	}
+	return 0;
+}
+
+struct rpl_deps *rpl_deps_new(void)
+{
+	return calloc(1, sizeof(struct rpl_deps));
+}
+
+int rpl_deps_add(struct rpl_plan *p, struct rpl_deps *d, uint32_t oi, const uint64_t *keys)
+{
+	struct pend *e;
+	size_t i;
+	int err;
+
+	if ((err = order_until(p, d, p->ops[oi].ev.t_enter)) < 0 || !keys[0])
+		goto out;	/* no key: no order to keep */
+	GROW(d->heap, d->n_heap, d->cap_heap);
+	e = &d->heap[d->n_heap];
+	e->t = op_order_time(&p->ops[oi]);
+	e->op = oi;
+	for (e->nk = 0; e->nk < RPL_MAXRES && keys[e->nk]; e->nk++)
+		e->keys[e->nk] = keys[e->nk];
+	for (i = d->n_heap++; i > 0 && pend_less(&d->heap[i], &d->heap[(i - 1) / 2]);
+	     i = (i - 1) / 2)
+		pend_swap(&d->heap[i], &d->heap[(i - 1) / 2]);
+out:
+	return err;
+}
+
+int rpl_deps_finish(struct rpl_plan *p, struct rpl_deps *d)
+{
+	return order_until(p, d, INT64_MAX);
+}
+
+void rpl_deps_free(struct rpl_deps *d)
+{
+	size_t i;
+
+	if (!d)
+		return;
+	for (i = 0; i < d->n_ps; i++) {
+		free(d->ps[i].w_op);
+		free(d->ps[i].w_end);
+	}
+	free(d->ps);
+	free(d->lk);
+	free(d->heap);
+	rpl_map_free(&d->pipes);
+	rpl_map_free(&d->last);
+	rpl_map_free(&d->look);
+	free(d);
+}
