@@ -7,7 +7,11 @@
 # 'report', 'dump', 'check', 'diff' (trace against profile) and 'export',
 # then the format's bytes/event and decode speed (one core).
 # Printed as one row per length: a flat column is what streaming means.
-# Env: IOTAPE, BUILD (from tests/bench/run.sh); SRC (default
+# "plan M ev/s" is the events over the time to the first call less the
+# time preparing the tree took (reading and planning).
+# Env: IOTAPE, BUILD (from tests/bench/run.sh); BASE (another iotape
+# binary, e.g. main's: its replay is measured too, on the same traces,
+# alternately with IOTAPE's, in a row of its own); SRC (default
 # traces/mongo.iotape); LENGTHS (default "1000000 10000000": 100 M and 300 M
 # take hours of replay on a 2-CPU machine, set them when you have them);
 # SCALE_DIR (default /var/tmp/iotape-bench: traces and replay roots go
@@ -20,6 +24,7 @@ GEN=$BUILD/tests/bench/longtrace
 SRC=${SRC:-traces/mongo.iotape}
 LENGTHS=${LENGTHS:-"1000000 10000000"}
 SCALE_DIR=${SCALE_DIR:-/var/tmp/iotape-bench}
+BASE=${BASE:-}
 [ -x "$IOTAPE" ] || { echo "scale bench: $IOTAPE not built"; exit 1; }
 [ -x "$GEN" ] || make --no-print-directory BUILD="$BUILD" "$GEN" >/dev/null || exit 1
 [ -x /usr/bin/time ] || { echo "scale bench: /usr/bin/time missing (apt-get install time)"; exit 1; }
@@ -41,18 +46,34 @@ hdr() { "$IOTAPE" dump "$1" 2>/dev/null | sed -n "s/^# $2 *//p" | head -1; }
 
 echo "source: $SRC, repeated (tests/bench/longtrace); replay root: $SCALE_DIR"
 echo "machine: $(nproc) CPUs, load $(cut -d' ' -f1-3 /proc/loadavg) (other work shares it)"
-printf '%-6s | %-31s | %-11s | %-11s | %-11s | %-11s | %-11s | %-12s\n' "" \
+[ -z "$BASE" ] || echo "rows 'base': $BASE, replay only"
+printf '%-6s | %-40s | %-11s | %-11s | %-11s | %-11s | %-11s | %-12s\n' "" \
 	"replay afap" "report" "dump" "check" "diff" "export" "format"
-printf '%-6s | %6s %6s %8s %8s | %5s %5s | %5s %5s | %5s %5s | %5s %5s | %5s %5s | %5s %6s\n' \
-	events MiB s "1st s" "M ops/s" MiB s MiB s MiB s MiB s MiB s B/ev "M ev/s"
+printf '%-6s | %6s %6s %8s %8s %8s | %5s %5s | %5s %5s | %5s %5s | %5s %5s | %5s %5s | %5s %6s\n' \
+	events MiB s "1st s" "plan M/s" "M ops/s" MiB s MiB s MiB s MiB s MiB s B/ev "M ev/s"
+# replay_row BIN - replay $t with BIN; sets replay_mib, replay_s and the
+# columns from its profile's header
+replay_row() {
+	rm -rf "$W/root" && mkdir "$W/root"
+	measure replay "$1" replay "$t" --root "$W/root" --timing afap -q -o "$W/p.iotape"
+	first=$(hdr "$W/p.iotape" replay.first_call_ns)
+	prep=$(hdr "$W/p.iotape" replay.prepare_ns)
+	el=$(hdr "$W/p.iotape" replay.elapsed_ns)
+	rm -rf "$W/root"
+	plan=$(echo "$n / ((${first:-0} - ${prep:-0}) / 1000) " | bc -l 2>/dev/null || echo 0)
+}
+label() { echo "$1" | awk '{ printf($1 >= 1e6 ? "%gM" : "%gk", $1 >= 1e6 ? $1 / 1e6 : $1 / 1e3) }'; }
 for n in $LENGTHS; do
 	t=$W/t.iotape
 	"$GEN" -n "$n" "$SRC" "$t" || { echo "$n: longtrace failed"; continue; }
-	rm -rf "$W/root" && mkdir "$W/root"
-	measure replay "$IOTAPE" replay "$t" --root "$W/root" --timing afap -q -o "$W/p.iotape"
-	first=$(hdr "$W/p.iotape" replay.first_call_ns)
-	el=$(hdr "$W/p.iotape" replay.elapsed_ns)
-	rm -rf "$W/root"
+	if [ -n "$BASE" ]; then
+		replay_row "$BASE"
+		printf '%-6s | %6s %6s %8.2f %8.2f %8.3f | base\n' "$(label "$n")" "$replay_mib" \
+			"$replay_s" "$(echo "${first:-0} / 1000000000" | bc -l)" "$plan" \
+			"$(echo "$n / (${el:-1} / 1000) " | bc -l)"
+		rm -f "$W/p.iotape"
+	fi
+	replay_row "$IOTAPE"
 	measure report "$IOTAPE" report "$t"
 	measure dump "$IOTAPE" dump "$t"
 	measure check "$IOTAPE" check "$t"
@@ -61,9 +82,9 @@ for n in $LENGTHS; do
 	fmt=$("$GEN" -d "$t")
 	bpe=$(echo "$fmt" | sed -n 's/.*bytes_per_event=\([0-9.]*\).*/\1/p')
 	dec=$(echo "$fmt" | sed -n 's/.*decode_events_per_s=\([0-9]*\).*/\1/p')
-	printf '%-6s | %6s %6s %8.2f %8.3f | %5s %5s | %5s %5s | %5s %5s | %5s %5s | %5s %5s | %5s %6.1f\n' \
-		"$(echo "$n" | awk '{ printf($1 >= 1e6 ? "%gM" : "%gk", $1 >= 1e6 ? $1 / 1e6 : $1 / 1e3) }')" \
-		"$replay_mib" "$replay_s" "$(echo "${first:-0} / 1000000000" | bc -l)" \
+	printf '%-6s | %6s %6s %8.2f %8.2f %8.3f | %5s %5s | %5s %5s | %5s %5s | %5s %5s | %5s %5s | %5s %6.1f\n' \
+		"$(label "$n")" \
+		"$replay_mib" "$replay_s" "$(echo "${first:-0} / 1000000000" | bc -l)" "$plan" \
 		"$(echo "$n / (${el:-1} / 1000) " | bc -l)" \
 		"$report_mib" "$report_s" "$dump_mib" "$dump_s" "$check_mib" "$check_s" \
 		"$diff_mib" "$diff_s" "$export_mib" "$export_s" \

@@ -6,11 +6,15 @@
 # thread of the first part must make the same calls with the same results
 # in both replays (the profiles' calls, times left out), and the first
 # repetition's subtree must end up the same (types, modes, sizes, link
-# targets).
+# targets).  And the plan's memory per event: the long replay's peak
+# resident memory may exceed the short one's by at most 256 bytes per
+# event more (the plan still holds every event; a streaming one would
+# hold this flat).
 set -u
 . "$SRCDIR/tests/integration/lib.sh"
 need_iotape_cmd replay
 need_longtrace
+[ -x /usr/bin/time ] || fail "/usr/bin/time is missing (tools/deps.sh check installs it)"
 T=$(mktemp -d /var/tmp/iotape-long.XXXXXX)
 trap 'rm -rf "$T"' EXIT
 SRC=$SRCDIR/traces/tar.iotape
@@ -21,9 +25,17 @@ n3=$("$IOTAPE" check "$T/three.iotape" | sed -n 's/^  events *\([0-9]*\).*/\1/p'
 [ "$n3" -gt $((n1 * 2)) ] || fail "the long trace has $n3 events, the first part $n1"
 for t in one three; do
 	mkdir "$T/r.$t"
-	"$IOTAPE" replay "$T/$t.iotape" --root "$T/r.$t" --timing afap --verify -q \
-		-o "$T/$t.prof.iotape" || fail "replay of $t: exit $?"
+	/usr/bin/time -o "$T/$t.rss" -f '%M' "$IOTAPE" replay "$T/$t.iotape" --root "$T/r.$t" \
+		--timing afap --verify -q -o "$T/$t.prof.iotape" || fail "replay of $t: exit $?"
 done
+rss1=$(tail -n 1 "$T/one.rss") rss3=$(tail -n 1 "$T/three.rss")
+per_ev=$(( (rss3 - rss1) * 1024 / (n3 - n1) ))
+echo "peak RSS: $rss1 KiB for $n1 events, $rss3 KiB for $n3: $per_ev bytes per event more"
+# sanitizers' shadow memory and quarantine are no measure of the plan's
+case ${BUILD:-build} in
+*san*) ;;
+*) [ "$per_ev" -le 256 ] || fail "the plan took $per_ev bytes per event more (256 at most)" ;;
+esac
 # calls per thread, in order, without times
 calls() {
 	"$IOTAPE" dump -P "$1" | grep -v '^#' |
