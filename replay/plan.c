@@ -9,7 +9,7 @@
  * order they *completed* in when recorded.  Each op depends on the
  * previous op that changed each of its resources; an op that changes a
  * path or a directory's names also on the ops that only looked at it
- * since (plan_deps() says why).  Ordering by completion, not
+ * since (deps.c says why).  Ordering by completion, not
  * entry, matters: a blocking read that entered before the write that
  * fed it must still come after it, and since every dependency and every
  * earlier op of the same thread completed earlier in the recording, a
@@ -466,7 +466,7 @@ static int not_a_path(const char *s)
  * not depend on it: fstat, fcntl, a call that moved nothing): a read; a
  * write of data, or one that found the read end closed (EPIPE: it follows
  * that close, or replayed first it writes where it failed); or another
- * feed, a close, a splice (see plan_deps()). */
+ * feed, a close, a splice (see deps.c). */
 static uint64_t pipe_key(const struct iot_syscall *sc, const struct rpl_op *op, uint32_t res)
 {
 	uint64_t k = key_res(res);
@@ -792,7 +792,7 @@ const struct iot_path_state *rpl_path_state(const struct rpl_plan *p, const char
 }
 
 /* What the plan of one event costs, about: its op, its share of the
- * paths, path states, resource keys and thread lists (measured: 253
+ * paths, path states, dependencies and thread lists (measured: 245
  * bytes an event on 1 M events of traces/mongo.iotape repeated). */
 #define RPL_PLAN_BYTES_PER_EVENT (sizeof(struct rpl_op) + 64)
 

@@ -2,7 +2,7 @@
  * test_replay_plan.c - the replayer's plan (threads, processes, fork,
  * wait, pipe and resource edges) on a trace written here with the writer,
  * then a replay of it into a temporary root, and its profile.  Which
- * orders between processes the plan keeps (plan_deps()): an op that
+ * orders between processes the plan keeps (deps.c): an op that
  * changes a path or a directory's names follows every op on it before;
  * ops that only look (a stat, a failed mkdir of a directory that is
  * there) follow the last change, not each other; a pipe's reads follow
