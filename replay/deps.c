@@ -182,6 +182,15 @@ static int pipe_dep(struct rpl_plan *p, struct pipe_st *ps, uint32_t oi, int rea
 	ps->last_feed = oi;
 	if (n == 0)
 		return 0;
+	if (ps->n_w == ps->cap_w && ps->cur && ps->cur >= ps->n_w / 2) {
+		/* the writes every read has gone past are needed no more:
+		 * a pipe that carries a long run's output keeps what is
+		 * unread, not every write it ever had */
+		memmove(ps->w_op, ps->w_op + ps->cur, (ps->n_w - ps->cur) * sizeof(*ps->w_op));
+		memmove(ps->w_end, ps->w_end + ps->cur, (ps->n_w - ps->cur) * sizeof(*ps->w_end));
+		ps->n_w -= ps->cur;
+		ps->cur = 0;
+	}
 	if (ps->n_w == ps->cap_w) {
 		size_t nc = ps->cap_w ? ps->cap_w * 2 : 64;
 		uint32_t *o = realloc(ps->w_op, nc * sizeof(*o));
