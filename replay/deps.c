@@ -309,14 +309,26 @@ static void pend_swap(struct pend *a, struct pend *b)
 	*b = x;
 }
 
-/* Order the kept ops whose effect counted by @t (INT64_MAX: all). */
+/*
+ * The most ops kept at once.  A recording has no more calls in flight at
+ * once than threads in calls; a hostile trace can claim that every call
+ * returned at the end (an exit time far after everything).  Past this
+ * many, the op whose effect counted first is ordered at once, as if it
+ * had counted now: later ops that the recording had before it then
+ * follow it instead (no cycle: each op still depends on ops ordered
+ * before it only), and what is kept stays bounded (5 MiB).
+ */
+#define RPL_PEND_MAX (1 << 16)
+
+/* Order the kept ops whose effect counted by @t (INT64_MAX: all), and
+ * the first ones past RPL_PEND_MAX. */
 static int order_until(struct rpl_plan *p, struct rpl_deps *d, int64_t t)
 {
 	struct pend top;
 	size_t i, c;
 	int err;
 
-	while (d->n_heap && d->heap[0].t <= t) {
+	while (d->n_heap && (d->heap[0].t <= t || d->n_heap >= RPL_PEND_MAX)) {
 		top = d->heap[0];
 		d->heap[0] = d->heap[--d->n_heap];
 		for (i = 0; (c = 2 * i + 1) < d->n_heap; i = c) {

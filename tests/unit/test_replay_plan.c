@@ -486,6 +486,40 @@ static void pipe_order(void **state)
 	assert_int_equal(res.deadlock_breaks, 0);
 }
 
+#define LATE_CALLS ((1 << 16) + 1000)
+
+/* A hostile trace claims that every call returned at the end: the plan
+ * keeps only so many calls whose effect has not counted yet (deps.c), and
+ * orders the first of them at once past that.  Here that is still their
+ * recorded order: two threads take turns removing one name, and each
+ * removal follows the other thread's before it. */
+static void calls_returned_late(void **state)
+{
+	struct rpl_opts o = { .trace = trace, .cmd = "test", .quiet = 1 };
+	struct w w = open_trace();
+	struct rpl_plan p;
+	size_t i;
+
+	st(&w, "/f", S_IFREG, 1, NULL, 1, 1);
+	for (i = 0; i < LATE_CALLS && !w.err; i++) {
+		struct iot_event e = { .pid = 100 + (int)(i & 1), .tid = 100 + (int)(i & 1),
+				       .nr = SYS_unlink, .ret = 0, .nargs = 1, .path = "/f",
+				       .path_len = 2, .t_enter = w.t, .t_exit = w.t + (1LL << 60) };
+
+		w.t += 10 * US;
+		w.err = iot_writer_event(w.w, &e);
+	}
+	close_trace(&w);
+
+	assert_int_equal(rpl_plan_build(&p, &o), 0);
+	assert_int_equal(p.n_ops, LATE_CALLS);
+	for (i = 1; i < p.n_ops; i++) {
+		assert_int_equal(p.ops[i].ndeps, 1);
+		assert_int_equal(p.deps[p.ops[i].dep_off], i - 1);
+	}
+	rpl_plan_free(&p);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -495,6 +529,7 @@ int main(void)
 		cmocka_unit_test(failed_mkdirs),
 		cmocka_unit_test(looks_then_change),
 		cmocka_unit_test(pipe_order),
+		cmocka_unit_test(calls_returned_late),
 	};
 
 	return cmocka_run_group_tests(tests, setup, teardown);
