@@ -21,16 +21,6 @@
 
 #include "rpl.h"
 
-#define GROW(arr, n, cap) do {						\
-	if ((n) == (cap)) {						\
-		size_t nc_ = (cap) ? (cap) * 2 : 64;			\
-		void *na_ = realloc((arr), nc_ * sizeof(*(arr)));	\
-		if (!na_) { err = -ENOMEM; goto out; }			\
-		(arr) = na_;						\
-		(cap) = nc_;						\
-	}								\
-} while (0)
-
 /*
  * When an op's effect counts for resource order: when it completed; but
  * data written into a pipe is there for its reader during the write, and
@@ -87,7 +77,7 @@ static int add_dep(struct rpl_plan *p, struct rpl_op *op, uint32_t on)
 	for (d = 0; d < op->ndeps; d++)
 		if (p->deps[op->dep_off + d] == on)
 			goto out;
-	GROW(p->deps, p->n_deps, p->cap_deps);
+	RPL_GROW(p->deps, p->n_deps, p->cap_deps);
 	p->deps[p->n_deps++] = on;
 	op->ndeps++;
 	p->ops[on].needed = 1;
@@ -248,7 +238,7 @@ static int order_op(struct rpl_plan *p, struct rpl_deps *d, uint32_t oi,
 
 		if (ok[k] & RPL_KEY_PIPE) {
 			if (!rpl_map_get(&d->pipes, key, &li)) {
-				GROW(d->ps, d->n_ps, d->cap_ps);
+				RPL_GROW(d->ps, d->n_ps, d->cap_ps);
 				li = (uint32_t)d->n_ps++;
 				memset(&d->ps[li], 0, sizeof(d->ps[li]));
 				d->ps[li].last_read = d->ps[li].last_feed = NO_OP;
@@ -269,7 +259,7 @@ static int order_op(struct rpl_plan *p, struct rpl_deps *d, uint32_t oi,
 			goto nomem;
 		if (ok[k] & RPL_KEY_LOOK) {
 			if (!has_lk) {
-				GROW(d->lk, d->n_lk, d->cap_lk);
+				RPL_GROW(d->lk, d->n_lk, d->cap_lk);
 				li = (uint32_t)d->n_lk++;
 				d->lk[li].n = 0;
 				if (rpl_map_put(&d->look, key, li) < 0)
@@ -357,7 +347,7 @@ int rpl_deps_add(struct rpl_plan *p, struct rpl_deps *d, uint32_t oi, const uint
 
 	if ((err = order_until(p, d, p->ops[oi].ev.t_enter)) < 0 || !keys[0])
 		goto out;	/* no key: no order to keep */
-	GROW(d->heap, d->n_heap, d->cap_heap);
+	RPL_GROW(d->heap, d->n_heap, d->cap_heap);
 	e = &d->heap[d->n_heap];
 	e->t = op_order_time(&p->ops[oi]);
 	e->op = oi;

@@ -28,16 +28,6 @@
 
 /* ---- reading ---- */
 
-#define GROW(arr, n, cap) do {						\
-	if ((n) == (cap)) {						\
-		size_t nc_ = (cap) ? (cap) * 2 : 256;			\
-		void *na_ = realloc((arr), nc_ * sizeof(*(arr)));	\
-		if (!na_) { err = -ENOMEM; goto out; }			\
-		(arr) = na_;						\
-		(cap) = nc_;						\
-	}								\
-} while (0)
-
 static const char *dup_str(struct iot_arena *a, const char *s, uint32_t n)
 {
 	return s ? iot_arena_strndup(a, s, n) : NULL;
@@ -91,7 +81,7 @@ static int read_trace(struct rpl_plan *p)
 		if (it.kind == IOT_ITEM_EVENT) {
 			struct rpl_op *op;
 
-			GROW(p->ops, p->n_ops, p->cap_ops);
+			RPL_GROW(p->ops, p->n_ops, p->cap_ops);
 			op = &p->ops[p->n_ops];
 			memset(op, 0, sizeof(*op));
 			rpl_ev_pack(&op->ev, &it.u.ev);
@@ -115,7 +105,7 @@ static int read_trace(struct rpl_plan *p)
 			 * made by the workload, whatever later states say. */
 			if (!it.u.ps.path)
 				continue;
-			GROW(p->ps, p->n_ps, p->cap_ps);
+			RPL_GROW(p->ps, p->n_ps, p->cap_ps);
 			ps = &p->ps[p->n_ps++];
 			*ps = it.u.ps;
 			ps->path = rpl_intern(&paths, p->arena, it.u.ps.path, it.u.ps.path_len);
@@ -131,7 +121,7 @@ static int read_trace(struct rpl_plan *p)
 			if ((err = rpl_mpages_collect(p, &it.u.mp)))
 				goto out;
 		} else if (it.kind == IOT_ITEM_PROCESS) {
-			GROW(p->precs, p->n_precs, p->cap_precs);
+			RPL_GROW(p->precs, p->n_precs, p->cap_precs);
 			err = copy_process(p, &p->precs[p->n_precs++], &it.u.proc);
 			if (err)
 				goto out;
@@ -259,7 +249,7 @@ static int new_proc(struct rpl_plan *p, int32_t pid, int32_t parent, int share,
 	struct rpl_proc *pr;
 	int err = 0;
 
-	GROW(p->procs, p->n_procs, p->cap_procs);
+	RPL_GROW(p->procs, p->n_procs, p->cap_procs);
 	pr = &p->procs[p->n_procs];
 	memset(pr, 0, sizeof(*pr));
 	pr->pid = pid;
@@ -316,7 +306,7 @@ static int thread_of(struct rpl_plan *p, struct planner *pl, uint32_t i)
 	if (rpl_map_get(&pl->tid2thread, RPL_IK(op->ev.tid), &ti) && !p->threads[ti].ended &&
 	    !p->procs[p->threads[ti].proc].ended)
 		return (int)ti;
-	GROW(p->threads, p->n_threads, p->cap_threads);
+	RPL_GROW(p->threads, p->n_threads, p->cap_threads);
 	t = &p->threads[p->n_threads];
 	memset(t, 0, sizeof(*t));
 	t->tid = op->ev.tid;
@@ -361,7 +351,6 @@ static int thread_of(struct rpl_plan *p, struct planner *pl, uint32_t i)
 out:
 	return err;
 }
-
 
 static uint64_t key_norm(uint64_t k)
 {
@@ -705,7 +694,7 @@ static int plan_threads(struct rpl_plan *p, struct rpl_deps *deps)
 			prev_end = base;
 		gap = iot_ns_sub(op->ev.t_enter, prev_end);
 		op->think_ns = gap > 0 ? gap : 0;	/* raw: see think_times() */
-		GROW(t->ops, t->n_ops, t->cap_ops);
+		RPL_GROW(t->ops, t->n_ops, t->cap_ops);
 		t->ops[t->n_ops++] = (uint32_t)i;
 		if ((op->ev.flags & IOT_EV_UNFINISHED) &&
 		    !(iot_syscall_by_nr(op->ev.nr) &&

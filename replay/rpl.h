@@ -140,6 +140,19 @@ int rpl_path_skip(const struct rpl_opts *o, const char *path);
 /*! rpl_prefix_match() : @return : 1 if @path is @prefix or under it. */
 int rpl_prefix_match(const char *path, const char *prefix);
 
+/* Make room for one more element at @arr[@n] (@cap elements allocated,
+ * doubled when full), or set err = -ENOMEM and goto out: for functions
+ * with the house's one cleanup label. */
+#define RPL_GROW(arr, n, cap) do {					\
+	if ((n) == (cap)) {						\
+		size_t nc_ = (cap) ? (cap) * 2 : 256;			\
+		void *na_ = realloc((arr), nc_ * sizeof(*(arr)));	\
+		if (!na_) { err = -ENOMEM; goto out; }			\
+		(arr) = na_;						\
+		(cap) = nc_;						\
+	}								\
+} while (0)
+
 /* ---- a uint64 -> uint32 hash map (map.c) ---- */
 struct rpl_map {
 	uint64_t *k;
