@@ -174,22 +174,30 @@ static int cpu_budget(struct rpl_plan *p)
 		else
 			pre[p->threads[p->ops[i].thread].proc] += (double)p->ops[i].ev.pre_ns;
 	}
-	for (i = 0; i < p->n_ops; i++) {
-		struct rpl_op *op = &p->ops[i];
-		uint32_t pi = p->threads[op->thread].proc, us;
+	/* each process's budget once (pre[] takes it), not a look-up per op */
+	for (i = 0; i < p->n_procs; i++) {
+		uint32_t us;
 		double budget;
 
-		if (!rpl_map_get(&utime, RPL_IK(p->procs[pi].pid), &us))
-			continue;	/* no EXIT record: nothing to go by */
-		budget = (double)us * 1000.0 - per_call * calls[pi];
+		if (!rpl_map_get(&utime, RPL_IK(p->procs[i].pid), &us)) {
+			pre[i] = -1;	/* no EXIT record: nothing to go by */
+			continue;
+		}
+		budget = (double)us * 1000.0 - per_call * calls[i];
 		if (stop_cpu >= 0)
-			budget -= pre[pi];
+			budget -= pre[i];
 		if (budget < (double)us * 250.0)
 			budget = (double)us * 250.0;
 		if (stop_cpu < 0)
 			budget += RPL_TICK_NS / 2;
-		if (sum[pi] > budget)
-			op->think_ns = (int64_t)((double)op->think_ns * budget / sum[pi]);
+		pre[i] = budget;
+	}
+	for (i = 0; i < p->n_ops; i++) {
+		struct rpl_op *op = &p->ops[i];
+		uint32_t pi = p->threads[op->thread].proc;
+
+		if (pre[pi] >= 0 && sum[pi] > pre[pi])
+			op->think_ns = (int64_t)((double)op->think_ns * pre[pi] / sum[pi]);
 	}
 out:
 	rpl_map_free(&utime);
