@@ -265,6 +265,16 @@ static void on_ret(struct rec_ctx *c, const struct be_exit *x, size_t size)
 
 	if (!t || size < sizeof(*x))
 		return;
+	/* a vfork returns once its child has let go of the memory (exec or
+	 * end), which may be before the child's exec record: the calls
+	 * after it are the parent's again */
+	if (t->vfork_child) {
+		struct rec_task *ch = rec_task_get(c, t->vfork_child);
+
+		if (ch && ch->vfork_parent == t->tid)
+			ch->vfork_parent = 0;
+		t->vfork_child = 0;
+	}
 	flush_pending(c, t, t->tid, x);
 	if (!t->in_syscall)
 		return;
@@ -332,6 +342,22 @@ static void on_fork(struct rec_ctx *c, const struct be_fork *f)
 	ch = rec_emit_fork(c, t, (pid_t)f->child_tid, flags, (int64_t)f->h.t);
 	if (ch)
 		ch->attached = 1;
+	/* until the child execs or ends, the fast path's records in this
+	 * thread's ring are the child's (fp_drain.c drops them) */
+	if (ch && (flags & CLONE_VFORK)) {
+		t->vfork_child = ch->tid;
+		ch->vfork_parent = t->tid;
+	}
+}
+
+/* @t, a vfork child, no longer shares its parent's memory */
+static void vfork_end(struct rec_ctx *c, struct rec_task *t)
+{
+	struct rec_task *p = t->vfork_parent ? rec_task_get(c, t->vfork_parent) : NULL;
+
+	if (p && p->vfork_child == t->tid)
+		p->vfork_child = 0;
+	t->vfork_parent = 0;
 }
 
 void rec_bpf_emit_exit(struct rec_ctx *c, struct rec_task *t, int64_t now, int status,
@@ -379,6 +405,11 @@ static void on_exec(struct rec_ctx *c, const struct be_exec *x, size_t size)
 		}
 		flush_pending(c, t, old, &u.x);
 	}
+	vfork_end(c, t);
+	/* the old image's rings (the new one claims its own) */
+	rec_bpf_release(c, old, x->h.t, 0);
+	if (old != tid)
+		rec_bpf_release(c, tid, x->h.t, 0);
 	if (old != tid) {
 		/* exec from a thread: it takes the leader's tid; the leader
 		 * is gone without a record of its own */
@@ -426,9 +457,12 @@ static void on_gone(struct rec_ctx *c, const struct be_gone *g)
 {
 	struct rec_task *t = rec_task_get(c, (pid_t)g->h.tid);
 
-	if (t)
+	if (t) {
+		vfork_end(c, t);
+		rec_bpf_release(c, t->tid, g->h.t + 1, t->tid == t->pid);
 		rec_bpf_emit_exit(c, t, (int64_t)g->h.t, g->status, (int64_t)g->utime_ns,
 			  (int64_t)g->stime_ns);
+	}
 }
 
 int rec_bpf_record(void *ctx, void *data, size_t size)

@@ -188,10 +188,12 @@ static int parse(int argc, char **argv, struct rec_opts *o)
 				o->backend = REC_BACKEND_PTRACE;
 			else if (strcmp(optarg, "bpf") == 0)
 				o->backend = REC_BACKEND_BPF;
+			else if (strcmp(optarg, "mixed") == 0)
+				o->backend = REC_BACKEND_MIXED;
 			else if (strcmp(optarg, "auto") == 0)
 				o->backend = REC_BACKEND_AUTO;
 			else {
-				cli_err(CMD, "--backend %s: unknown; use auto, ptrace or bpf", optarg);
+				cli_err(CMD, "--backend %s: unknown; use auto, ptrace, bpf or mixed", optarg);
 				return -1;
 			}
 			break;
@@ -215,7 +217,7 @@ static int parse(int argc, char **argv, struct rec_opts *o)
 		cli_err(CMD, "give either a COMMAND to run or -p PID to attach to");
 		return -1;
 	}
-	if (o->attach_pid && o->backend == REC_BACKEND_BPF) {
+	if (o->attach_pid && (o->backend == REC_BACKEND_BPF || o->backend == REC_BACKEND_MIXED)) {
 		cli_err(CMD, "-p: the bpf backend records only programs it starts; "
 			"use --backend ptrace to attach");
 		return -1;
@@ -444,7 +446,7 @@ int cmd_record(int argc, char **argv)
 	struct rec_out ro;
 	sigset_t block, old;
 	int64_t stop_cost;
-	int fd = -1, trace_fd = -1, r, ret = IOT_EXIT_FAIL, seccomp_ok = 0, ran = 0;
+	int fd = -1, trace_fd = -1, r, ret = IOT_EXIT_FAIL, seccomp_ok = 0, ran = 0, mixed = 0;
 	char **hargv;
 	char *attach_argv[3], pidbuf[32];
 	const char *fast;
@@ -473,8 +475,9 @@ int cmd_record(int argc, char **argv)
 		const char *why;
 
 		if (rec_bpf_setup(c, &why) < 0) {
-			if (o.backend == REC_BACKEND_BPF) {
-				cli_err(CMD, "--backend bpf: %s; use --backend ptrace", why);
+			if (o.backend == REC_BACKEND_BPF || o.backend == REC_BACKEND_MIXED) {
+				cli_err(CMD, "--backend %s: %s; use --backend ptrace",
+					o.backend == REC_BACKEND_BPF ? "bpf" : "mixed", why);
 				goto out;
 			}
 			c->bpf_why = why;
@@ -484,6 +487,7 @@ int cmd_record(int argc, char **argv)
 		/* nothing stops, nothing to pin: the program keeps every CPU */
 		o.cpu_policy = REC_CPU_NONE;
 		o.seccomp = 0;
+		mixed = o.backend == REC_BACKEND_MIXED && o.fastpath;
 		o.fastpath = 0;
 		c->spread = 1;
 	}
@@ -509,7 +513,7 @@ int cmd_record(int argc, char **argv)
 	if (stop_cost < 0)
 		stop_cost = 0;
 	fast = "off";
-	if (o.fastpath && c->seccomp_on && !o.attach_pid) {
+	if ((o.fastpath && c->seccomp_on && !o.attach_pid) || mixed) {
 		const char *why;
 
 		if (rec_fast_setup(c, &why) == 0) {
@@ -529,7 +533,7 @@ int cmd_record(int argc, char **argv)
 		hargv = attach_argv;
 	}
 	rec_header_fill(&h, &o, c->seccomp_on, stop_cost, hargv, fast,
-			c->bpf ? "bpf" : c->bpf_why ? "ptrace (bpf unavailable)" : "ptrace");
+			c->bpf && c->fast ? "mixed" : c->bpf ? "bpf" : c->bpf_why ? "ptrace (bpf unavailable)" : "ptrace");
 	memset(&wo, 0, sizeof(wo));
 	wo.flush_ms = o.flush_ms;
 	wo.flush_events = o.flush_events > 0 ? (uint32_t)o.flush_events : 0;

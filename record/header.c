@@ -138,6 +138,7 @@ int rec_header_fill(struct iot_header *h, const struct rec_opts *o,
 	/* which path recorded what: ptrace events carry two stops in their
 	 * times, fast-path events (flag IOT_EV_FASTPATH) none */
 	h->recorder = strcmp(backend, "bpf") == 0 ? "bpf" :
+		      strcmp(backend, "mixed") == 0 ? "bpf+fastpath" :
 		      fastpath && strcmp(fastpath, "on") == 0 ? "ptrace+seccomp+fastpath" :
 		      seccomp ? "ptrace+seccomp" : "ptrace";
 	kv = calloc(5, sizeof(*kv));

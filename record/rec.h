@@ -19,7 +19,7 @@
 #define REC_MAX_ARGV 4096
 
 enum rec_cpu_policy { REC_CPU_AUTO = 0, REC_CPU_ONE, REC_CPU_NONE };
-enum rec_backend { REC_BACKEND_PTRACE = 0, REC_BACKEND_BPF, REC_BACKEND_AUTO };
+enum rec_backend { REC_BACKEND_PTRACE = 0, REC_BACKEND_BPF, REC_BACKEND_AUTO, REC_BACKEND_MIXED };
 
 struct rec_fd {
 	char *path;			/* NULL = unknown or closed */
@@ -99,6 +99,7 @@ struct rec_task {
 	int before_exec;		/* root, no filter: the recorder's own calls */
 	int hidden;			/* the call loads the fast-path library: not recorded */
 	int vfork_hold;			/* counted in the fast path's vfork hold */
+	pid_t vfork_parent;		/* bpf: the thread that vforked it, until it execs or ends */
 	const struct rec_view *view;	/* decoding a fast-path record */
 	int64_t utime_ns, stime_ns;
 	int64_t last_stop_ns;
@@ -387,6 +388,14 @@ void rec_fast_unmapping(struct rec_ctx *c, struct rec_task *t, uint64_t addr,
 void rec_fast_proc_gone(struct rec_ctx *c, pid_t pid);
 /* the stub's instruction pointer for the seccomp filter (0: off) */
 uint64_t rec_fast_ip(const struct rec_ctx *c);
+/* the bpf backend's rounds: the records entered before @cut, merged by
+ * the caller with its own (peek: the next one's entry time) */
+size_t rec_fast_gather(struct rec_ctx *c, uint64_t cut, const pid_t *dead,
+		       const int *status, size_t ndead);
+int rec_fast_peek(const struct rec_ctx *c, uint64_t *t_enter);
+void rec_fast_decode_next(struct rec_ctx *c);
+void rec_fast_gather_end(struct rec_ctx *c);
+void rec_fast_release_before(struct rec_ctx *c, pid_t tid, uint64_t t, int proc);
 
 /* ---- bpf.c: the BPF backend (record/bpf/) ---- */
 /* load and attach the programs (@why: what failed, for the user).

@@ -15,7 +15,7 @@ static void aio_summary(const struct rec_ctx *c);
 
 void rec_summary(const struct rec_ctx *c, uint64_t bytes)
 {
-	char b1[80], b2[32], b3[80], b4[64], n1[32];
+	char b1[128], b2[32], b3[80], b4[64], n1[32];
 	double secs = (double)(c->st.t_end - c->st.t_start) / 1e9;
 	uint64_t v = c->st.events;
 	int len, i, o = 0;
@@ -28,7 +28,12 @@ void rec_summary(const struct rec_ctx *c, uint64_t bytes)
 		n1[o++] = b1[i];
 	}
 	n1[o] = 0;
-	if (c->fast)
+	if (c->fast && c->bpf)
+		snprintf(b1, sizeof(b1), " (%.1f%% in-process, the rest by BPF; %llu stops "
+			 "before calls that change names)",
+			 v ? 100.0 * (double)c->st.fast_events / (double)v : 0.0,
+			 (unsigned long long)c->st.guard_stops);
+	else if (c->fast)
 		snprintf(b1, sizeof(b1), " (%.1f%% in-process)",
 			 v ? 100.0 * (double)c->st.fast_events / (double)v : 0.0);
 	else if (c->bpf)

@@ -12,6 +12,21 @@ struct pend {
 	size_t size;
 };
 
+/* --backend mixed: a record of the programs held for the round that
+ * merges it with the fast path's records by time (bpf.c) */
+struct bq_item {
+	uint64_t key;			/* its entry time (a call), else its time */
+	uint64_t seq;			/* ring order: ties keep it */
+	size_t off, len;		/* in struct rec_bpf's qbuf */
+};
+
+/* a fast-path slot to free once its round is decoded */
+struct bq_release {
+	pid_t tid;
+	uint64_t t;
+	int proc;
+};
+
 struct rec_bpf {
 	struct iotape_bpf *skel;		/* bpftool's skeleton (build/gen/iotape.skel.h) */
 	struct ring_buffer *rb;
@@ -23,7 +38,19 @@ struct rec_bpf {
 	int cwd_done;
 	struct rec_pre cwd_pre;
 	int guard_fd;			/* bpf_guard.c's listener, or -1 */
+	/* --backend mixed (c->fast set): records held for their round */
+	char *qbuf;
+	size_t qlen, qcap;
+	struct bq_item *q;
+	size_t nq, capq;
+	uint64_t seq;
+	struct bq_release *rel;
+	size_t nrel, caprel;
 };
+
+/* --backend mixed: free @tid's fast-path slots claimed before @t after
+ * this round (@proc: the process's entries too) */
+void rec_bpf_release(struct rec_ctx *c, pid_t tid, uint64_t t, int proc);
 
 /* @t ended (@status: its wait status; CPU times): its call in flight as
  * unfinished, its EXIT record, and it is deleted */

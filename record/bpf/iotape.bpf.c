@@ -170,6 +170,25 @@ static __always_inline void *scratch_buf(void)
  * also drains on a short timer, and a task's end always wakes it. */
 const volatile __u64 wake_bytes = 0;
 
+/*
+ * With the fast path (--backend mixed): the address after the syscall
+ * instruction of its stub (record/fastpath/fp.h), whose calls the
+ * preloaded library logs in-process; 0 without it.  Those are skipped,
+ * but for a vfork child's (vfork_done set until it execs or ends): it
+ * shares its parent's memory and TLS, so the library writes its calls
+ * into the parent's ring under the parent's tid, where the recorder
+ * drops them, and here they are logged under its own.  The library's
+ * "ring full" close(FP_FLUSH_FD) is no call of the program's.
+ */
+const volatile __u64 stub_ip = 0;
+#define FP_FLUSH_FD_	(-4242)
+#define NR_CLOSE	3
+
+static __always_inline int fast_logged(struct task_struct *task, struct pt_regs *regs)
+{
+	return stub_ip && regs->ip == stub_ip && !task->vfork_done;
+}
+
 static __always_inline int emit(void *rec, __u64 len, int force)
 {
 	__u64 fl = 0;
@@ -235,16 +254,21 @@ SEC("tp_btf/sys_enter")
 int BPF_PROG(iotape_enter, struct pt_regs *regs, long id)
 {
 	struct task_struct *task = bpf_get_current_task_btf();
-	struct tstate *fl = followed(task);
+	struct tstate *fl;
 	struct be_sysinfo *si;
 	struct be_enter *e;
 	__u32 nr, off = 0, i, fault = 0;
 
+	if (fast_logged(task, regs))
+		return 0;
+	fl = followed(task);
 	if (!fl)
 		return 0;
 	if (id < 0 || id >= BE_NR_MAX)
 		return 0;
 	nr = (__u32)id;
+	if (stub_ip && nr == NR_CLOSE && (int)regs->di == FP_FLUSH_FD_)
+		return 0;
 	/* the program's first execve starts it: the recorder's own calls in
 	 * the child before it are not the program's */
 	if (fl->st == BE_TID_EXEC) {
@@ -355,10 +379,14 @@ static __always_inline __u64 fd_ino(struct task_struct *task, int fd)
 SEC("tp_btf/sys_exit")
 int BPF_PROG(iotape_exit, struct pt_regs *regs, long ret)
 {
-	struct tstate *fl = followed(bpf_get_current_task_btf());
+	struct task_struct *task = bpf_get_current_task_btf();
+	struct tstate *fl;
 	struct be_exit *x;
 	__u32 off = 0, j;
 
+	if (fast_logged(task, regs))
+		return 0;
+	fl = followed(task);
 	if (!fl || !fl->busy)
 		return 0;
 	fl->busy = 0;

@@ -19,7 +19,7 @@
 #include <stdint.h>
 
 #define FP_MAGIC	0x46544f49u	/* "IOTF" */
-#define FP_VERSION	4
+#define FP_VERSION	5
 #define FP_NSLOTS	128
 #define FP_SLOT_HDR	4096
 #define FP_RING_BYTES	(1u << 20)	/* per thread; memfd pages stay sparse */
@@ -95,6 +95,10 @@ struct fp_slot {
 	uint64_t head;		/* bytes reserved, ever (producer) */
 	uint64_t tail;		/* bytes consumed, ever (recorder) */
 	uint64_t full;		/* times the ring was full */
+	/* CLOCK_MONOTONIC ns of the claim: the bpf backend frees a slot
+	 * when its thread ends or execs, after the new image may have
+	 * claimed another under the same tid (record/bpf.c) */
+	uint64_t t_claim;
 };
 
 /*

@@ -193,7 +193,11 @@ static struct fp_slot *fp_claim(void)
 			continue;
 		if (__atomic_compare_exchange_n(&s->state, &want, FP_SLOT_OWNED, 0,
 						__ATOMIC_ACQ_REL, __ATOMIC_RELAXED)) {
-			s->tid = (int32_t)fp_stub(SYS_gettid, 0, 0, 0, 0, 0, 0);
+			/* the claim's time before the tid that makes it ours
+			 * to the recorder */
+			s->t_claim = fp_now();
+			__atomic_store_n(&s->tid, (int32_t)fp_stub(SYS_gettid, 0, 0, 0, 0, 0, 0),
+					 __ATOMIC_RELEASE);
 			return s;
 		}
 	}

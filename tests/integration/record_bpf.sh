@@ -71,7 +71,7 @@ GOCACHE=$d/gocache GOPATH=$d/gopath CGO_ENABLED=0 go build -o hello hello.go ||
 # and compare
 same() {
 	local name=$1 setup=$2 cmd=$3 b
-	for b in ptrace bpf; do
+	for b in ptrace bpf mixed; do
 		rm -rf w && mkdir w && (cd w && eval "$setup") || fail "$name: setup failed"
 		(cd w && timeout 120 "$IOTAPE" record -q --backend $b -o "$d/$name.$b.iotape" -- \
 			sh -c "$cmd" >/dev/null 2>"$d/$name.$b.err") ||
@@ -83,14 +83,16 @@ same() {
 		"$IOTAPE" dump --count "$d/$name.$b.iotape" | awk '{ print $(NF-1), $NF }' |
 			sort >"$d/$name.$b.count"
 	done
-	grep -q '^# record.backend *bpf$' "$d/$name.bpf.txt" || fail "$name: header does not say bpf"
 	grep -q '^# record.backend *ptrace$' "$d/$name.ptrace.txt" || fail "$name: header does not say ptrace"
-	diff "$d/$name.ptrace.count" "$d/$name.bpf.count" >"$d/$name.cdiff" ||
-		{ cat "$d/$name.cdiff" >&2; fail "$name: per-syscall counts differ (< ptrace, > bpf)"; }
-	python3 "$SRCDIR/tests/integration/trace_cmp.py" "$d/$name.ptrace.txt" \
-		"$d/$name.bpf.txt" "$d/w" "$d" ptrace bpf >"$d/$name.cmp" ||
-		{ cat "$d/$name.cmp" >&2; fail "$name: the bpf backend recorded other events"; }
-	echo "$name: same events and path states: $(tail -1 "$d/$name.cmp")"
+	for b in bpf mixed; do
+		grep -q "^# record.backend *$b\$" "$d/$name.$b.txt" || fail "$name: header does not say $b"
+		diff "$d/$name.ptrace.count" "$d/$name.$b.count" >"$d/$name.cdiff" ||
+			{ cat "$d/$name.cdiff" >&2; fail "$name: per-syscall counts differ (< ptrace, > $b)"; }
+		python3 "$SRCDIR/tests/integration/trace_cmp.py" "$d/$name.ptrace.txt" \
+			"$d/$name.$b.txt" "$d/w" "$d" ptrace $b >"$d/$name.cmp" ||
+			{ cat "$d/$name.cmp" >&2; fail "$name: --backend $b recorded other events"; }
+		echo "$name ($b): same events and path states: $(tail -1 "$d/$name.cmp")"
+	done
 }
 
 same cp      "true" "cp -a ../base copy"
@@ -103,15 +105,17 @@ same busybox "true" "busybox cp -a ../base copy"
 # clone count differs from run to run under either backend), and runs
 # goroutines on any of them: the calls that name the tree are compared,
 # sorted, whichever thread made them.
-for b in ptrace bpf; do
+for b in ptrace bpf mixed; do
 	rm -rf w && mkdir w
 	(cd w && "$IOTAPE" record -q --backend $b -o "$d/go.$b.iotape" -- ../hello 2>"$d/go.$b.err") ||
 		fail "go ($b) failed: $(tail -3 "$d/go.$b.err")"
 	mask_dump "$d/go.$b.iotape" "$d/w" | grep -v '^---\|^+++' | sort >"$d/go.$b.lines"
 done
 [ "$(wc -l <"$d/go.bpf.lines")" -ge 40 ] || fail "go: the bpf trace holds too few calls on the tree"
-diff "$d/go.ptrace.lines" "$d/go.bpf.lines" >"$d/go.diff" ||
-	{ head -20 "$d/go.diff" >&2; fail "go: the bpf backend recorded other calls (< ptrace, > bpf)"; }
+for b in bpf mixed; do
+	diff "$d/go.ptrace.lines" "$d/go.$b.lines" >"$d/go.diff" ||
+		{ head -20 "$d/go.diff" >&2; fail "go: --backend $b recorded other calls (< ptrace, > $b)"; }
+done
 echo "go: same $(wc -l <"$d/go.bpf.lines") calls on the tree"
 same fileops "true" "$PROGS/rec_fileops"
 same procs   "true" "$PROGS/rec_procs"
