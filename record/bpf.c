@@ -66,7 +66,6 @@ static void fill_sysinfo(struct rec_bpf *b)
 {
 	const struct iot_syscall *tab;
 	size_t n, i;
-	int fd = bpf_map__fd(b->skel->maps.sysinfo);
 
 	tab = iot_syscall_table(&n);
 	for (i = 0; i < n; i++) {
@@ -93,7 +92,7 @@ static void fill_sysinfo(struct rec_bpf *b)
 			default: si.kind[a] = BK_PLAIN; break;
 			}
 		}
-		bpf_map_update_elem(fd, &k, &si, BPF_ANY);
+		b->skel->rodata->sysinfo[k] = si;
 	}
 }
 
@@ -291,6 +290,7 @@ int rec_bpf_setup(struct rec_ctx *c, const char **why)
 	b->skel->rodata->wake_bytes = (uint64_t)c->o->bpf_wake_kb << 10;
 	if (c->o->backend == REC_BACKEND_MIXED && c->o->fastpath)
 		b->skel->rodata->stub_ip = FP_STUB_ADDR + FP_STUB_RET_OFF;
+	fill_sysinfo(b);
 	err = iotape_bpf__load(b->skel);
 	if (err) {
 		*why = err == -EPERM ?
@@ -298,7 +298,6 @@ int rec_bpf_setup(struct rec_ctx *c, const char **why)
 			"the kernel refused its BPF programs (IOTAPE_BPF_DEBUG=1 shows why)";
 		goto fail;
 	}
-	fill_sysinfo(b);
 	err = iotape_bpf__attach(b->skel);
 	if (err) {
 		*why = "cannot attach its BPF programs to the raw tracepoints";

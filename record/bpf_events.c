@@ -141,7 +141,7 @@ static void pre_of_call(struct rec_ctx *c, struct rec_task *t, const struct be_e
 	ip = iot_syscall_arg(sc, IOT_ARG_PATH);
 	ip2 = iot_syscall_arg(sc, IOT_ARG_PATH2);
 	memcpy(t->raw, e->args, sizeof(t->raw));
-	if (x && ret >= 0 && x->created && ip >= 0 &&
+	if (x && ret >= 0 && (x->created & BE_CREATED) && ip >= 0 &&
 	    (sc->flags & IOT_SCF_RETFD) && (sc->flags & IOT_SCF_NAMES)) {
 		pre_absent(&pre[0]);
 		v->pre[ip] = &pre[0];
@@ -278,7 +278,10 @@ static void on_ret(struct rec_ctx *c, const struct be_exit *x, size_t size)
 	flush_pending(c, t, t->tid, x);
 	if (!t->in_syscall)
 		return;
-	ret_of(c, t, x);
+	if (x->created & BE_KILLED)
+		rec_emit_unfinished(c, t, (int64_t)x->h.t);
+	else
+		ret_of(c, t, x);
 }
 
 /* a call without strings: its entry and exit in one record */
@@ -315,7 +318,9 @@ static void on_call(struct rec_ctx *c, const struct be_call *k)
 	x.slen[0] = x.slen[1] = BE_NOSTR;
 	x.created = k->created;
 	decode_enter(c, t, &e, &x);
-	if (t->in_syscall)
+	if (t->in_syscall && (k->created & BE_KILLED))
+		rec_emit_unfinished(c, t, (int64_t)k->h.t);
+	else if (t->in_syscall)
 		ret_of(c, t, &x);
 }
 

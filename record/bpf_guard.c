@@ -29,11 +29,13 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/ioctl.h>
+#include <sys/mman.h>
 #include <sys/prctl.h>
 #include <sys/syscall.h>
 #include <unistd.h>
 
 #include "rec.h"
+#include "fastpath/fp.h"
 
 #ifndef SECCOMP_USER_NOTIF_FLAG_CONTINUE
 #define SECCOMP_USER_NOTIF_FLAG_CONTINUE (1UL << 0)
@@ -48,17 +50,52 @@
  * always when they have none to test (creat).  openat2's flags are behind
  * a pointer the filter cannot read: it does not stop.
  */
-static int guard_filter(struct sock_filter *f, size_t max)
+#define ARG_LO(i)	(offsetof(struct seccomp_data, args[i]))
+#define ARG_HI(i)	(offsetof(struct seccomp_data, args[i]) + 4)
+
+/*
+ * With the fast path: a munmap, or a MAP_FIXED mmap, that starts below the
+ * end of the rings' fixed place (FP_SHM_ADDR) may take them from under the
+ * library: it stops, and the library is switched off first.  Programs
+ * rarely map anything that low, so these stops are rare.
+ */
+static size_t ring_rules(struct sock_filter *f)
+{
+	size_t k = 0;
+
+	f[k++] = (struct sock_filter)BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, SYS_munmap, 0, 6);
+	f[k++] = (struct sock_filter)BPF_STMT(BPF_LD | BPF_W | BPF_ABS, ARG_HI(0));
+	f[k++] = (struct sock_filter)BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, 0, 0, 3);
+	f[k++] = (struct sock_filter)BPF_STMT(BPF_LD | BPF_W | BPF_ABS, ARG_LO(0));
+	f[k++] = (struct sock_filter)BPF_JUMP(BPF_JMP | BPF_JGE | BPF_K, (uint32_t)FP_SHM_END, 1, 0);
+	f[k++] = (struct sock_filter)BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_USER_NOTIF);
+	f[k++] = (struct sock_filter)BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ALLOW);
+
+	f[k++] = (struct sock_filter)BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, SYS_mmap, 0, 8);
+	f[k++] = (struct sock_filter)BPF_STMT(BPF_LD | BPF_W | BPF_ABS, ARG_LO(3));
+	f[k++] = (struct sock_filter)BPF_JUMP(BPF_JMP | BPF_JSET | BPF_K, MAP_FIXED, 0, 5);
+	f[k++] = (struct sock_filter)BPF_STMT(BPF_LD | BPF_W | BPF_ABS, ARG_HI(0));
+	f[k++] = (struct sock_filter)BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, 0, 0, 3);
+	f[k++] = (struct sock_filter)BPF_STMT(BPF_LD | BPF_W | BPF_ABS, ARG_LO(0));
+	f[k++] = (struct sock_filter)BPF_JUMP(BPF_JMP | BPF_JGE | BPF_K, (uint32_t)FP_SHM_END, 1, 0);
+	f[k++] = (struct sock_filter)BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_USER_NOTIF);
+	f[k++] = (struct sock_filter)BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ALLOW);
+	return k;
+}
+
+static int guard_filter(struct sock_filter *f, size_t max, int fast)
 {
 	const struct iot_syscall *tab;
 	size_t n, i, k = 0;
 
 	tab = iot_syscall_table(&n);
-	if (3 * n + 8 > max)
+	if (3 * n + 32 > max)
 		return -E2BIG;
 	k += (size_t)rec_filter_arch(f);
 	f[k++] = (struct sock_filter)BPF_STMT(BPF_LD | BPF_W | BPF_ABS,
 					      offsetof(struct seccomp_data, nr));
+	if (fast)
+		k += ring_rules(f + k);
 	for (i = 0; i < n && k + 6 < max; i++) {
 		const struct iot_syscall *sc = &tab[i];
 		int opens = (sc->flags & IOT_SCF_NAMES) && (sc->flags & IOT_SCF_RETFD);
@@ -86,11 +123,11 @@ static int guard_filter(struct sock_filter *f, size_t max)
 	return (int)k;
 }
 
-int rec_guard_install(void)
+int rec_guard_install(int fast)
 {
 	struct sock_filter f[1024];
 	struct sock_fprog prog;
-	int fd, k = guard_filter(f, sizeof(f) / sizeof(f[0]));
+	int fd, k = guard_filter(f, sizeof(f) / sizeof(f[0]), fast);
 
 	if (k < 0)
 		return k;
@@ -165,7 +202,14 @@ int rec_guard_serve(struct rec_ctx *c, int fd, void (*drain)(struct rec_ctx *))
 	drain(c);
 	for (i = 0; i < IOT_MAX_ARGS && i < 6; i++)
 		args[i] = req.data.args[i];
-	take_states(c, (pid_t)req.pid, req.data.nr, args);
+	if (req.data.nr == SYS_munmap || req.data.nr == SYS_mmap) {
+		struct rec_task *t = rec_task_get(c, (pid_t)req.pid);
+
+		if (t)
+			rec_fast_switch_off(c, t, args[0], args[1], NULL);
+	} else {
+		take_states(c, (pid_t)req.pid, req.data.nr, args);
+	}
 	memset(&resp, 0, sizeof(resp));
 	resp.id = req.id;
 	resp.flags = SECCOMP_USER_NOTIF_FLAG_CONTINUE;

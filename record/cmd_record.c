@@ -138,7 +138,7 @@ static int parse(int argc, char **argv, struct rec_opts *o)
 	o->fastpath = 1;
 	o->listings = 1;
 	o->backend = REC_BACKEND_PTRACE;
-	o->bpf_ring_mb = 64;
+	o->bpf_ring_mb = 8;
 	o->bpf_wake_kb = getenv("IOTAPE_BPF_WAKE_KB") ? atoi(getenv("IOTAPE_BPF_WAKE_KB")) : 256;
 	optind = 1;
 	opterr = 0;
@@ -240,7 +240,7 @@ static void child_run(struct rec_ctx *c, int go, int ready, char **cmd, int secc
 		prctl(PR_SET_PDEATHSIG, SIGKILL);
 		/* the stop before calls that change names (bpf_guard.c); the
 		 * recorder takes the listener from here */
-		r = rec_guard_install();
+		r = rec_guard_install(c->fast != NULL);
 		if (write(ready, &r, sizeof(r)) != sizeof(r))
 			_exit(126);
 		close(ready);

@@ -529,6 +529,11 @@ static void drain(struct rec_ctx *c, pid_t last_tid, int status)
 	f->n_items = 0;
 }
 
+static void drain_all(struct rec_ctx *c)
+{
+	drain(c, 0, 0);
+}
+
 void rec_fast_drain(struct rec_ctx *c)
 {
 	drain(c, 0, 0);
@@ -711,17 +716,26 @@ void rec_fast_proc_gone(struct rec_ctx *c, pid_t pid)
  */
 void rec_fast_unmapping(struct rec_ctx *c, struct rec_task *t, uint64_t addr, uint64_t len)
 {
+	/* the bpf backend decodes the call after it ran: too late; its
+	 * guard stops it before (rec_fast_switch_off()) */
+	if (!c->fast || c->bpf)
+		return;
+	rec_fast_switch_off(c, t, addr, len, drain_all);
+}
+
+void rec_fast_switch_off(struct rec_ctx *c, struct rec_task *t, uint64_t addr, uint64_t len,
+			 void (*drain_first)(struct rec_ctx *))
+{
 	struct fp_proc *p;
 	struct iovec local, remote;
 	int32_t off = -1;
 
-	/* the bpf backend reads the call after it ran: too late (and its
-	 * rounds own the drain) */
-	if (!c->fast || c->bpf || !(p = proc_of(c, t->pid)) || !p->map)
+	if (!c->fast || !(p = proc_of(c, t->pid)) || !p->map)
 		return;
 	if (addr >= p->map + FP_SHM_BYTES || addr + len <= p->map)
 		return;
-	drain(c, 0, 0);
+	if (drain_first)
+		drain_first(c);
 	local.iov_base = &off;
 	local.iov_len = sizeof(off);
 	remote.iov_base = (void *)(uintptr_t)p->state;

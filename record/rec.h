@@ -384,6 +384,10 @@ const char *rec_fast_lib(const struct rec_ctx *c);
  * its library off first */
 void rec_fast_unmapping(struct rec_ctx *c, struct rec_task *t, uint64_t addr,
 			uint64_t len);
+/* ... the same, with @drain_first (or none) before the library is turned
+ * off: the bpf backend's guard, which has drained already */
+void rec_fast_switch_off(struct rec_ctx *c, struct rec_task *t, uint64_t addr, uint64_t len,
+			 void (*drain_first)(struct rec_ctx *));
 /* process @pid's image is gone (exec, death): forget where it mapped */
 void rec_fast_proc_gone(struct rec_ctx *c, pid_t pid);
 /* the stub's instruction pointer for the seccomp filter (0: off) */
@@ -413,7 +417,7 @@ void rec_bpf_set_guard(struct rec_ctx *c, int fd);
 
 /* ---- bpf_guard.c: the stop before a call that removes or truncates ---- */
 /* in the child: the filter; @return : its listener fd, or -errno */
-int rec_guard_install(void);
+int rec_guard_install(int fast);
 /* the listener @child_fd of @child, as a descriptor of the recorder */
 int rec_guard_take(pid_t child, int child_fd);
 /* answer one notification on @fd: @drain the ring, take the states of

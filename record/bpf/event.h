@@ -80,9 +80,15 @@ struct be_exit {
 	__u64 pipe_ino[2];
 	__u32 nstr;
 	__u32 slen[2];
-	__u32 created;			/* an open made the file (FMODE_CREATED) */
+	__u32 created;			/* BE_CREATED, BE_KILLED */
 	char data[];
 };
+
+/* be_exit's and be_call's created: an open made its file
+ * (FMODE_CREATED); the task leaves the call killed (SIGKILL pending: no
+ * ptrace stop would have seen it return, so it is written unfinished) */
+#define BE_CREATED	1
+#define BE_KILLED	2
 
 /* BE_CALL: h.t is the exit time; what BE_ENTER and BE_EXIT would hold */
 struct be_call {

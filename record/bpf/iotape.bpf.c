@@ -54,6 +54,7 @@ char LICENSE[] SEC("license") = "Dual BSD/GPL";
 #define NR_CLONE3	435
 #define NR_EXECVEAT	322
 #define FMODE_CREATED_	(1u << 20)
+#define SIGKILL_	9
 #define MAP_ANON	0x20
 #define TS_COMPAT_BIT	0x0002
 #define IOV_MAX_SUM	1024
@@ -72,12 +73,9 @@ char LICENSE[] SEC("license") = "Dual BSD/GPL";
 #define CLONE_THREAD_	0x00010000ULL
 
 
-struct {
-	__uint(type, BPF_MAP_TYPE_ARRAY);
-	__uint(max_entries, BE_NR_MAX);
-	__type(key, __u32);
-	__type(value, struct be_sysinfo);
-} sysinfo SEC(".maps");
+/* read-only data, written by the recorder before the load: no map
+ * update per syscall number, no lookup per call */
+const volatile struct be_sysinfo sysinfo[BE_NR_MAX] = {};
 
 struct {
 	__uint(type, BPF_MAP_TYPE_RINGBUF);
@@ -276,8 +274,8 @@ int BPF_PROG(iotape_enter, struct pt_regs *regs, long id)
 			return 0;
 		fl->st = BE_TID_ON;
 	}
-	si = bpf_map_lookup_elem(&sysinfo, &nr);
-	if (!si || !si->rec)
+	si = (struct be_sysinfo *)&sysinfo[nr & (BE_NR_MAX - 1)];
+	if (!si->rec)
 		return 0;
 	/* int 0x80 and x32: the table is x86_64's, as in the seccomp filter */
 	if (task->thread_info.status & TS_COMPAT_BIT)
@@ -402,18 +400,17 @@ int BPF_PROG(iotape_exit, struct pt_regs *regs, long ret)
 	x->created = 0;
 	if ((fl->nr == NR_OPEN || fl->nr == NR_CREAT || fl->nr == NR_OPENAT ||
 	     fl->nr == NR_OPENAT2) && ret >= 0) {
-		struct task_struct *task = bpf_get_current_task_btf();
 		struct file **fds = BPF_CORE_READ(task, files, fdt, fd);
 		struct file *f = NULL;
 
 		if (fds)
 			bpf_probe_read_kernel(&f, sizeof(f), &fds[ret]);
 		if (f && (BPF_CORE_READ(f, f_mode) & FMODE_CREATED_))
-			x->created = 1;
+			x->created = BE_CREATED;
 	}
+	if (task->pending.signal.sig[0] & (1ULL << (SIGKILL_ - 1)))
+		x->created |= BE_KILLED;
 	if ((fl->nr == NR_PIPE || fl->nr == NR_PIPE2) && ret == 0) {
-		struct task_struct *task = bpf_get_current_task_btf();
-
 		if (bpf_probe_read_user(x->pipe_fd, sizeof(x->pipe_fd), (void *)fl->args[0]) == 0) {
 			x->pipe_ino[0] = fd_ino(task, x->pipe_fd[0]);
 			x->pipe_ino[1] = fd_ino(task, x->pipe_fd[1]);
@@ -510,13 +507,36 @@ struct walk {
 	struct dentry *ds[PATH_DEPTH];
 };
 
+/* The walk's state lives in map memory, not on the stack: the verifier
+ * tracks no value of it from one iteration to the next, so it checks each
+ * callback once instead of once per offset the name could be at (a
+ * stack walk cost ~25 ms of verification per recording). */
+struct {
+	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
+	__uint(max_entries, 1);
+	__type(key, __u32);
+	__type(value, struct walk);
+} walkbuf SEC(".maps");
+
+static __always_inline struct walk *walk_state(void)
+{
+	__u32 k = 0;
+
+	return bpf_map_lookup_elem(&walkbuf, &k);
+}
+
 static long walk_up(__u64 i, void *arg)
 {
-	struct walk *w = arg;
-	struct dentry *parent, *d = w->d;
-	struct vfsmount *vm = w->vm;
-	struct mount *mnt = w->mnt;
+	struct walk *w = walk_state();
+	struct dentry *parent, *d;
+	struct vfsmount *vm;
+	struct mount *mnt;
 
+	if (!w)
+		return 1;
+	d = w->d;
+	vm = w->vm;
+	mnt = w->mnt;
 	if (w->n >= PATH_DEPTH)
 		return 1;
 	if (d == BPF_CORE_READ(vm, mnt_root)) {
@@ -540,14 +560,14 @@ static long walk_up(__u64 i, void *arg)
 
 static long write_name(__u64 i, void *arg)
 {
-	struct walk *w = arg;
+	struct walk *w = walk_state();
 	struct be_exec *x = scratch_buf();
 	struct dentry *d;
 	const unsigned char *name;
 	__u32 off = w->off;
 	long k;
 
-	if (!x || i >= w->n)
+	if (!w || !x || i >= w->n)
 		return 1;
 	d = w->ds[(w->n - 1 - i) & (PATH_DEPTH - 1)];
 	name = BPF_CORE_READ(d, d_name.name);
@@ -568,18 +588,24 @@ static long write_name(__u64 i, void *arg)
 
 static __always_inline __u32 exe_path(struct linux_binprm *bprm, struct be_exec *x)
 {
-	struct walk w = {};
+	struct walk *w = walk_state();
+	int none = 0;
 
-	w.d = BPF_CORE_READ(bprm, file, f_path.dentry);
-	w.vm = BPF_CORE_READ(bprm, file, f_path.mnt);
-	w.mnt = container_of(w.vm, struct mount, mnt);
-	bpf_loop(PATH_DEPTH + 8, walk_up, &w, 0);
-	bpf_loop(PATH_DEPTH, write_name, &w, 0);
-	if (w.off == 0) {
+	if (!w) {
 		x->data[0] = '/';
-		w.off = 1;
+		return 1;
 	}
-	return w.off;
+	w->n = w->off = 0;
+	w->d = BPF_CORE_READ(bprm, file, f_path.dentry);
+	w->vm = BPF_CORE_READ(bprm, file, f_path.mnt);
+	w->mnt = container_of(w->vm, struct mount, mnt);
+	bpf_loop(PATH_DEPTH + 8, walk_up, &none, 0);
+	bpf_loop(PATH_DEPTH, write_name, &none, 0);
+	if (w->off == 0 || w->off > BE_STR_MAX) {
+		x->data[0] = '/';
+		return 1;
+	}
+	return w->off;
 }
 
 SEC("tp_btf/sched_process_exec")
@@ -609,6 +635,8 @@ int BPF_PROG(iotape_exec, struct task_struct *p, pid_t old_pid, struct linux_bin
 	if (alen >= BE_ARGV_MAX)
 		alen = BE_ARGV_MAX - 1;
 	asm volatile("%0 &= 0x1fff" : "+r"(alen));
+	/* (the compiler drops a mask it can prove idle; the verifier cannot) */
+	asm volatile("%0 &= 0x1fff" : "+r"(elen));
 	if (alen && bpf_probe_read_user(x->data + (elen & (2 * BE_STR_MAX - 1)), alen, (void *)a0) < 0)
 		alen = 0;
 	x->argv_len = alen;

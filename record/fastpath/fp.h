@@ -26,6 +26,7 @@
 #define FP_NPROCS	150	/* processes at once, in the 4 KiB header */
 #define FP_MAX_SITES	64	/* libc call sites patched (patch.c) */
 #define FP_SHM_BYTES	(4096ul + (uint64_t)FP_NSLOTS * (FP_SLOT_HDR + FP_RING_BYTES))
+#define FP_SHM_END	(FP_SHM_ADDR + FP_SHM_BYTES)
 
 /*
  * The syscall stub is copied to this fixed address so the recorder's
@@ -35,6 +36,15 @@
  * far above.
  */
 #define FP_STUB_ADDR	0x70000000ul
+/*
+ * Where each process maps the shared memory, if it can (else anywhere):
+ * a fixed range below the stub, so that the bpf backend's seccomp filter,
+ * also built before any library is loaded, can stop a munmap or a
+ * MAP_FIXED mmap that may hit it (record/bpf_guard.c) and switch the
+ * library off first, as the ptrace backend does at its stops.
+ */
+#define FP_SHM_ADDR	0x60000000ul
+
 /* bytes from the stub's start to the instruction after `syscall` */
 #define FP_STUB_RET_OFF	25
 

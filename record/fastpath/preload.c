@@ -138,8 +138,11 @@ static int fp_init(void)
 	fd = fp_stub(SYS_openat, AT_FDCWD, (long)path, O_RDWR | O_CLOEXEC, 0, 0, 0);
 	if (fd < 0)
 		goto off;
-	base = fp_stub(SYS_mmap, 0, (long)FP_SHM_BYTES, PROT_READ | PROT_WRITE,
-		       MAP_SHARED, fd, 0);
+	base = fp_stub(SYS_mmap, (long)FP_SHM_ADDR, (long)FP_SHM_BYTES, PROT_READ | PROT_WRITE,
+		       MAP_SHARED | MAP_FIXED_NOREPLACE, fd, 0);
+	if (base < 0 && base > -4096)
+		base = fp_stub(SYS_mmap, 0, (long)FP_SHM_BYTES, PROT_READ | PROT_WRITE,
+			       MAP_SHARED, fd, 0);
 	fp_stub(SYS_close, fd, 0, 0, 0, 0, 0);
 	if (base < 0 && base > -4096)
 		goto off;

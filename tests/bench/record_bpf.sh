@@ -1,8 +1,9 @@
 #!/bin/bash
 # record_bpf.sh - what each recording backend costs, side by side: the
-# program alone, `iotape record --backend bpf`, `iotape record --backend
-# ptrace` (ptrace + seccomp + the in-process fast path, the default) and
-# `strace -f -ttt -T -o FILE`, median of RUNS runs, every mode's run i
+# program alone, `iotape record --backend bpf`, `--backend mixed` (BPF
+# and the in-process fast path), `--backend ptrace` (ptrace + seccomp +
+# the fast path) and `strace -f -ttt -T -o FILE`, median of RUNS runs,
+# every mode's run i
 # before any mode's run i+1 (a slow spell of the machine falls on all
 # columns).  Cases:
 #   make    make -j2 of a 40-file C project
@@ -18,7 +19,7 @@
 # time, and CPU time (user + system of everything: program, recorder,
 # strace), which a machine loaded by others disturbs less.  Skipped with
 # the reason when the bpf backend does not load here.
-#   RUNS=5  CASES="make spawn bbcp cp tar calls fdcalls"
+#   RUNS=5  CASES="make spawn bbcp cp tar calls fdcalls"  MODES="native bpf mixed ptrace strace"
 set -u
 cd "$(dirname "$0")/../.."
 SRC=$PWD
@@ -72,7 +73,7 @@ time_one() {
 
 median() { sort -n | awk '{ v[NR] = $1 } END { print v[int((NR + 1) / 2)] }'; }
 
-MODES="native bpf ptrace strace"
+MODES=${MODES:-native bpf mixed ptrace strace}
 bench() {
 	local name=$1 prep=$2 work=$3 mode i t
 	for mode in $MODES; do : >"$W/$name.$mode.all"; done
@@ -81,7 +82,7 @@ bench() {
 			(cd "$W" && eval "$prep") >/dev/null 2>&1
 			case $mode in
 			native) t=$(cd "$W" && time_one sh -c "$work") ;;
-			bpf|ptrace) t=$(cd "$W" && time_one "$IOTAPE" record -q --backend $mode \
+			bpf|mixed|ptrace) t=$(cd "$W" && time_one "$IOTAPE" record -q --backend $mode \
 				-o "$W/t.iotape" -- sh -c "$work") ;;
 			strace) t=$(cd "$W" && time_one strace -f -ttt -T -o "$W/t.strace" sh -c "$work") ;;
 			esac
@@ -100,7 +101,8 @@ bench() {
 row() {
 	local n=$1 x=$2 mode
 	printf '%-10s %8.3f' "$n${x:+ cpu}" "$(cat "$W/$n.native$x")"
-	for mode in bpf ptrace strace; do
+	for mode in $MODES; do
+		[ $mode = native ] && continue
 		printf ' %8.3f (%5.2fx)' "$(cat "$W/$n.$mode$x")" \
 			"$(awk -v m="$(cat "$W/$n.$mode$x")" -v b="$(cat "$W/$n.native$x")" \
 				'BEGIN { print (b > 0 ? m / b : 0) }')"
@@ -110,7 +112,9 @@ row() {
 
 echo "record_bpf bench: median of $RUNS runs, seconds (ratio to native); $(nproc) CPUs," \
 	"$(uname -r), load average $(cut -d' ' -f1-3 /proc/loadavg)"
-printf '%-10s %8s %17s %17s %17s\n' case native "--backend bpf" "--backend ptrace" "strace -f"
+printf '%-10s %8s' case native
+for m in $MODES; do [ $m = native ] || printf ' %17s' "$m"; done
+echo
 for c in $CASES; do
 	case $c in
 	make)  bench make "make -s -C proj clean 2>/dev/null; rm -f proj/*.o proj/prog" "make -s -C proj -j2" ;;

@@ -1,15 +1,15 @@
 #!/bin/bash
-# record_bpf.sh - `record --backend bpf` records what `--backend ptrace`
-# records.
+# record_bpf.sh - `record --backend bpf` and `--backend mixed` (BPF and
+# the in-process fast path) record what `--backend ptrace` records.
 #
 # 1. cp -a, tar c, tar x, rm -rf of a small tree, make of a small C
 #    project, a statically linked busybox cp -a, a small Go program, and
-#    the recorder's test programs (threads, vfork, exec from a thread):
-#    recorded once with each backend from identical trees at the same
+#    the recorder's test programs (threads, vfork, exec from a thread,
+#    fp_stress): recorded once with each backend from identical trees at the same
 #    path, the two traces hold the same events per thread, in order, with
 #    arguments and results, the same per-syscall counts and the same path
 #    states (record/README.md says where they can still differ).
-# 2. A fork storm of 1,000 processes: 0 dropped, 1,000 execs; a ring too
+# 2. A fork storm of 1,000 processes, each backend: 0 dropped, 1,000 execs; a ring too
 #    small for a burst: the loss is counted in the summary and the trace.
 # 3. SIGKILL of the program and of the recorder: the trace is readable,
 #    and no BPF program of ours is left loaded.
@@ -130,15 +130,34 @@ w=$("$IOTAPE" dump te.iotape | grep -c 'write(3, \.\.\., 1) = 1')
 	fail "thread exec (bpf): no exec record with its old tid"
 echo "thread-exec: $w of $n writes recorded, exec from a thread with its old tid"
 
+# fp_stress (record_fastpath.sh) under both: threads, fork, vfork, wrappers
+# called from signal handlers, the rings unmapped under the library (mixed:
+# the guard stops that munmap and switches the library off first), a child
+# killed in a read (unfinished, as ptrace sees it)
+for b in bpf mixed; do
+	timeout 120 "$IOTAPE" record -o stress.$b.iotape --backend $b -- "$PROGS/fp_stress" \
+		"$d/stress.file" >stress.out 2>stress.err || fail "fp_stress ($b): exit $? ($(tail -2 stress.err))"
+	read -r expect killed <stress.out
+	got=$("$IOTAPE" dump --count stress.$b.iotape | awk '$NF == "fchmod" { print $(NF-1) + 0 }')
+	[ "$got" = "$expect" ] || fail "fp_stress ($b) made $expect fchmod calls, the trace holds ${got:-none}"
+	"$IOTAPE" dump --pid "$killed" stress.$b.iotape | grep -q '^[0-9]* *[0-9.]* read(.*<unfinished \.\.\.>)' ||
+		fail "fp_stress ($b): the read the killed child was in is not unfinished"
+	echo "fp_stress ($b): $got of $expect fchmod calls, the killed read unfinished"
+done
+grep -q '[1-9][0-9.]*% in-process, the rest by BPF' stress.err ||
+	fail "fp_stress (mixed): no call logged in-process: $(head -1 stress.err)"
+
 # 2. a fork storm
-"$IOTAPE" record --backend bpf -o storm.iotape -- sh -c \
-	'i=0; while [ $i -lt 1000 ]; do /bin/true & i=$((i+1)); done; wait' 2>storm.err ||
-	fail "fork storm: exit $? ($(tail -2 storm.err))"
-grep -q ', 0 dropped$' storm.err || fail "fork storm: events lost: $(tail -2 storm.err)"
-n=$("$IOTAPE" dump storm.iotape | grep -c -- '--- exec "/usr/bin/true"')
-[ "$n" = 1000 ] || fail "fork storm: $n of 1000 execs of true in the trace"
-"$IOTAPE" check storm.iotape >/dev/null || fail "fork storm: check fails"
-echo "fork storm: 1000 programs, 0 dropped"
+for b in bpf mixed; do
+	"$IOTAPE" record --backend $b -o storm.iotape -- sh -c \
+		'i=0; while [ $i -lt 1000 ]; do /bin/true & i=$((i+1)); done; wait' 2>storm.err ||
+		fail "fork storm ($b): exit $? ($(tail -2 storm.err))"
+	grep -q ', 0 dropped$' storm.err || fail "fork storm ($b): events lost: $(tail -2 storm.err)"
+	n=$("$IOTAPE" dump storm.iotape | grep -c -- '--- exec "/usr/bin/true"')
+	[ "$n" = 1000 ] || fail "fork storm ($b): $n of 1000 execs of true in the trace"
+	"$IOTAPE" check storm.iotape >/dev/null || fail "fork storm ($b): check fails"
+	echo "fork storm ($b): 1000 programs, 0 dropped"
+done
 
 # 2b. a ring too small for a burst of long paths: the loss is counted, in
 # the summary and the trace, never silent
