@@ -486,6 +486,7 @@ int rec_bpf_record(void *ctx, void *data, size_t size)
 	case BE_EXEC: on_exec(c, data, h->len); break;
 	case BE_GONE: if (h->len >= sizeof(struct be_gone)) on_gone(c, data); break;
 	case BE_CALL: if (h->len >= sizeof(struct be_call)) on_call(c, data); break;
+	case BE_FLUSH: break;	/* it woke the drain: that was all */
 	default: c->st.dropped++; break;
 	}
 	return 0;

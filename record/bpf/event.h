@@ -22,6 +22,7 @@ enum be_type {
 	BE_EXEC,	/* a traced task ran a new program */
 	BE_GONE,	/* a traced task ended */
 	BE_CALL,	/* a call without strings, entry and exit in one record */
+	BE_FLUSH,	/* the fast path's ring of this thread is full: drain now */
 };
 
 #define BE_TID_ON	1	/* map tstate: followed */

@@ -265,8 +265,16 @@ int BPF_PROG(iotape_enter, struct pt_regs *regs, long id)
 	if (id < 0 || id >= BE_NR_MAX)
 		return 0;
 	nr = (__u32)id;
-	if (stub_ip && nr == NR_CLOSE && (int)regs->di == FP_FLUSH_FD_)
+	if (stub_ip && nr == NR_CLOSE && (int)regs->di == FP_FLUSH_FD_) {
+		struct be_hdr h;
+
+		/* the recorder is woken to drain, as the ptrace backend
+		 * drains at this call's stop */
+		hdr(&h, BE_FLUSH);
+		h.len = sizeof(h);
+		emit(&h, sizeof(h), 1);
 		return 0;
+	}
 	/* the program's first execve starts it: the recorder's own calls in
 	 * the child before it are not the program's */
 	if (fl->st == BE_TID_EXEC) {
