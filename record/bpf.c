@@ -17,7 +17,7 @@
  *
  * Lost records are counted per CPU by the programs (map drops) and added
  * to the trace's dropped count and the summary; the ring of --bpf-ring-mb
- * (default 64 MiB) holds about half a million events.
+ * (default 8 MiB) holds about 80,000 records.
  */
 #include <errno.h>
 #include <sched.h>
@@ -197,8 +197,6 @@ void rec_bpf_release(struct rec_ctx *c, pid_t tid, uint64_t t, int proc)
 static void mixed_round(struct rec_ctx *c, uint64_t cut)
 {
 	struct rec_bpf *b = c->bpf;
-	pid_t dead[256];
-	int status[256];
 	size_t i, nd = 0, n, k;
 	uint64_t tf;
 
@@ -209,14 +207,26 @@ static void mixed_round(struct rec_ctx *c, uint64_t cut)
 		const struct be_hdr *h = (const void *)(b->qbuf + b->q[n].off);
 
 		/* a thread that ended: its call in flight in its ring is
-		 * unfinished (up to 256 a round; past that, left ENTERED and
-		 * counted as dropped at the end) */
-		if (h->type == BE_GONE && nd < 256 && b->q[n].len >= sizeof(struct be_gone)) {
-			dead[nd] = (pid_t)h->tid;
-			status[nd++] = ((const struct be_gone *)h)->status;
+		 * unfinished */
+		if (h->type != BE_GONE || b->q[n].len < sizeof(struct be_gone))
+			continue;
+		if (nd == b->capdead) {
+			size_t cap = b->capdead ? 2 * b->capdead : 64;
+			pid_t *dt = realloc(b->dead, cap * sizeof(*dt));
+			int *ds = dt ? realloc(b->dead_status, cap * sizeof(*ds)) : NULL;
+
+			if (dt)
+				b->dead = dt;
+			if (ds)
+				b->dead_status = ds;
+			if (!dt || !ds)
+				continue;
+			b->capdead = cap;
 		}
+		b->dead[nd] = (pid_t)h->tid;
+		b->dead_status[nd++] = ((const struct be_gone *)h)->status;
 	}
-	rec_fast_gather(c, cut, dead, status, nd);
+	rec_fast_gather(c, cut, b->dead, b->dead_status, nd);
 	for (i = 0;;) {
 		int fast = rec_fast_peek(c, &tf);
 
@@ -343,6 +353,8 @@ void rec_bpf_free(struct rec_ctx *c)
 	free(b->qbuf);
 	free(b->q);
 	free(b->rel);
+	free(b->dead);
+	free(b->dead_status);
 	free(b);
 	c->bpf = NULL;
 }
@@ -503,165 +515,6 @@ const char *rec_bpf_missing(void)
 {
 	return "this iotape was built without the bpf backend (libbpf-dev, bpftool "
 	       "or clang were missing at build time; run tools/deps.sh check and rebuild)";
-}
-
-/* ---- --backend mixed: the programs' records merged with the fast path's ---- */
-
-/* The time a record sorts by: a call's entry (a BE_CALL comes at its
- * exit), else when it was written.  A thread's records come in this
- * order in the ring, and its fast-path records between them. */
-static uint64_t rec_key(const struct be_hdr *h, size_t size)
-{
-	if (h->type == BE_CALL && size >= sizeof(struct be_call))
-		return ((const struct be_call *)h)->t_enter;
-	return h->t;
-}
-
-/* a record, copied out of the ring for its round (the ring's memory is
- * handed back when the callback returns) */
-static int enqueue(struct rec_bpf *b, const void *data, size_t size)
-{
-	size_t need = (size + 7) & ~(size_t)7;
-
-	if (b->qlen + need > b->qcap) {
-		size_t cap = b->qcap ? b->qcap : 1 << 20;
-		char *nb;
-
-		while (cap < b->qlen + need)
-			cap *= 2;
-		if (!(nb = realloc(b->qbuf, cap)))
-			return -ENOMEM;
-		b->qbuf = nb;
-		b->qcap = cap;
-	}
-	if (b->nq == b->capq) {
-		size_t cap = b->capq ? b->capq * 2 : 4096;
-		struct bq_item *nq = realloc(b->q, cap * sizeof(*nq));
-
-		if (!nq)
-			return -ENOMEM;
-		b->q = nq;
-		b->capq = cap;
-	}
-	memcpy(b->qbuf + b->qlen, data, size);
-	b->q[b->nq].key = rec_key(data, size);
-	b->q[b->nq].seq = b->seq++;
-	b->q[b->nq].off = b->qlen;
-	b->q[b->nq].len = size;
-	b->nq++;
-	b->qlen += need;
-	return 0;
-}
-
-static int on_record(void *ctx, void *data, size_t size)
-{
-	struct rec_ctx *c = ctx;
-
-	if (!c->fast)
-		return rec_bpf_record(ctx, data, size);
-	if (size >= sizeof(struct be_hdr) && enqueue(c->bpf, data, size) == 0)
-		return 0;
-	c->st.dropped++;
-	return 0;
-}
-
-static int cmp_q(const void *a, const void *b)
-{
-	const struct bq_item *x = a, *y = b;
-
-	if (x->key != y->key)
-		return x->key < y->key ? -1 : 1;
-	return x->seq < y->seq ? -1 : x->seq > y->seq;
-}
-
-void rec_bpf_release(struct rec_ctx *c, pid_t tid, uint64_t t, int proc)
-{
-	struct rec_bpf *b = c->bpf;
-
-	if (!c->fast)
-		return;
-	if (b->nrel == b->caprel) {
-		size_t cap = b->caprel ? b->caprel * 2 : 64;
-		struct bq_release *nr = realloc(b->rel, cap * sizeof(*nr));
-
-		if (!nr)
-			return;		/* the slot stays taken: its thread's calls go to BPF */
-		b->rel = nr;
-		b->caprel = cap;
-	}
-	b->rel[b->nrel].tid = tid;
-	b->rel[b->nrel].t = t;
-	b->rel[b->nrel].proc = proc;
-	b->nrel++;
-}
-
-/*
- * One round: the programs' records and the fast path's rings, merged by
- * time, up to @cut, a time taken before the ring was read.  A record of
- * either kind that precedes one entered before @cut, in its thread or as
- * a fork precedes the child's calls, was written before its successor
- * entered, so before @cut: it is in this round.  Records at or after
- * @cut wait for the next, where what precedes them will be.
- */
-static void mixed_round(struct rec_ctx *c, uint64_t cut)
-{
-	struct rec_bpf *b = c->bpf;
-	pid_t dead[256];
-	int status[256];
-	size_t i, nd = 0, n, k;
-	uint64_t tf;
-
-	ring_buffer__consume(b->rb);
-	if (b->nq > 1)
-		qsort(b->q, b->nq, sizeof(*b->q), cmp_q);
-	for (n = 0; n < b->nq && b->q[n].key < cut; n++) {
-		const struct be_hdr *h = (const void *)(b->qbuf + b->q[n].off);
-
-		/* a thread that ended: its call in flight in its ring is
-		 * unfinished (up to 256 a round; past that, left ENTERED and
-		 * counted as dropped at the end) */
-		if (h->type == BE_GONE && nd < 256 && b->q[n].len >= sizeof(struct be_gone)) {
-			dead[nd] = (pid_t)h->tid;
-			status[nd++] = ((const struct be_gone *)h)->status;
-		}
-	}
-	rec_fast_gather(c, cut, dead, status, nd);
-	for (i = 0;;) {
-		int fast = rec_fast_peek(c, &tf);
-
-		if (i >= n && !fast)
-			break;
-		if (fast && (i >= n || tf < b->q[i].key)) {
-			rec_fast_decode_next(c);
-		} else {
-			rec_bpf_record(c, b->qbuf + b->q[i].off, b->q[i].len);
-			i++;
-		}
-	}
-	rec_fast_gather_end(c);
-	for (k = 0; k < b->nrel; k++)
-		rec_fast_release_before(c, b->rel[k].tid, b->rel[k].t, b->rel[k].proc);
-	b->nrel = 0;
-	/* the records left for the next round, to the front */
-	if (n == b->nq) {
-		b->nq = b->qlen = 0;
-	} else if (n) {
-		size_t base = b->q[n].off, end = 0;
-
-		for (k = n; k < b->nq; k++) {
-			if (b->q[k].off < base)
-				base = b->q[k].off;
-			if (b->q[k].off + b->q[k].len > end)
-				end = b->q[k].off + b->q[k].len;
-		}
-		memmove(b->qbuf, b->qbuf + base, end - base);
-		for (k = n; k < b->nq; k++) {
-			b->q[k - n] = b->q[k];
-			b->q[k - n].off -= base;
-		}
-		b->nq -= n;
-		b->qlen = (end - base + 7) & ~(size_t)7;
-	}
 }
 
 int rec_bpf_setup(struct rec_ctx *c, const char **why)

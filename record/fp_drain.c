@@ -668,6 +668,7 @@ void rec_fast_release_before(struct rec_ctx *c, pid_t tid, uint64_t t, int proc)
 		if (__atomic_load_n(&s->state, __ATOMIC_ACQUIRE) != FP_SLOT_OWNED ||
 		    __atomic_load_n(&s->tid, __ATOMIC_ACQUIRE) != tid || s->t_claim >= t)
 			continue;
+		/* whatever is left was reserved and never written */
 		s->tid = 0;
 		s->full = 0;
 		s->t_claim = 0;

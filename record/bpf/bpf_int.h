@@ -46,6 +46,9 @@ struct rec_bpf {
 	uint64_t seq;
 	struct bq_release *rel;
 	size_t nrel, caprel;
+	pid_t *dead;			/* the threads that ended in a round, */
+	int *dead_status;		/* ... their wait status */
+	size_t capdead;
 };
 
 /* --backend mixed: free @tid's fast-path slots claimed before @t after
