@@ -34,30 +34,9 @@
 
 #include "fastpath/fp.h"
 #include "rec.h"
+#include "fp_int.h"
 
 #define LIB_NAME "libiotape-fast.so"
-
-struct fast_item {
-	struct fp_rec *rec;
-	struct fp_slot *slot;
-	uint64_t pos;			/* ring offset, ever: ties keep ring order */
-};
-
-struct rec_fast {
-	int fd;
-	void *base;
-	char lib[PATH_MAX];
-	char shm_env[64];
-	struct fast_item *items;
-	size_t n_items, cap_items;
-	/* the bpf backend's rounds (rec_fast_gather): the next item to
-	 * decode, how far each ring was collected, the threads that ended */
-	size_t next;
-	uint64_t upto[FP_NSLOTS];
-	const pid_t *dead;
-	const int *dead_status;
-	size_t ndead;
-};
 
 const char *rec_fast_lib(const struct rec_ctx *c)
 {
@@ -360,7 +339,7 @@ static int died_of_epipe(const struct iot_syscall *sc, int status)
 	return WIFSIGNALED(status) && WTERMSIG(status) == SIGPIPE && (sc->flags & IOT_SCF_PIPE);
 }
 
-static void decode_rec(struct rec_ctx *c, const struct fp_rec *r, int unfinished,
+void rec_fast_decode_rec(struct rec_ctx *c, const struct fp_rec *r, int unfinished,
 		       int status)
 {
 	const struct iot_syscall *sc = iot_syscall_by_nr(r->nr);
@@ -423,7 +402,7 @@ static int add_item(struct rec_fast *f, struct fp_rec *r, struct fp_slot *s, uin
 	return 0;
 }
 
-static int cmp_item(const void *a, const void *b)
+int rec_fast_cmp_item(const void *a, const void *b)
 {
 	const struct fast_item *x = a, *y = b;
 
@@ -440,7 +419,7 @@ static int cmp_item(const void *a, const void *b)
  * @last, when the thread is gone and a call it was in counts as
  * unfinished.  @return : where collection stopped (ever-offset)
  */
-static uint64_t collect(struct rec_ctx *c, struct fp_slot *s, int last, uint64_t cut)
+uint64_t rec_fast_collect(struct rec_ctx *c, struct fp_slot *s, int last, uint64_t cut)
 {
 	struct rec_fast *f = c->fast;
 	char *ring = fp_ring_of(s);
@@ -478,7 +457,7 @@ static uint64_t collect(struct rec_ctx *c, struct fp_slot *s, int last, uint64_t
  * stale byte pattern of an older record (an old args value of 1 read as
  * DONE made one event 5,000 s long).
  */
-static void consume(struct fp_slot *s, uint64_t upto)
+void rec_fast_consume(struct fp_slot *s, uint64_t upto)
 {
 	char *ring = fp_ring_of(s);
 	uint64_t pos = s->tail, at = pos % FP_RING_BYTES, n = upto - pos;
@@ -510,21 +489,21 @@ static void drain(struct rec_ctx *c, pid_t last_tid, int status)
 		upto[k] = 0;
 		if (__atomic_load_n(&s->state, __ATOMIC_ACQUIRE) != FP_SLOT_OWNED)
 			continue;
-		upto[k] = collect(c, s, last_tid && s->tid == last_tid, UINT64_MAX);
+		upto[k] = rec_fast_collect(c, s, last_tid && s->tid == last_tid, UINT64_MAX);
 	}
 	if (f->n_items > 1)
-		qsort(f->items, f->n_items, sizeof(*f->items), cmp_item);
+		qsort(f->items, f->n_items, sizeof(*f->items), rec_fast_cmp_item);
 	for (i = 0; i < f->n_items; i++) {
 		struct fp_rec *r = f->items[i].rec;
 
-		decode_rec(c, r, __atomic_load_n(&r->state, __ATOMIC_ACQUIRE) ==
+		rec_fast_decode_rec(c, r, __atomic_load_n(&r->state, __ATOMIC_ACQUIRE) ==
 			   FP_REC_ENTERED, status);
 	}
 	for (k = 0; k < FP_NSLOTS; k++) {
 		struct fp_slot *s = fp_slot_at(f->base, k);
 
 		if (upto[k] > s->tail)
-			consume(s, upto[k]);
+			rec_fast_consume(s, upto[k]);
 	}
 	f->n_items = 0;
 }
@@ -541,149 +520,10 @@ void rec_fast_drain(struct rec_ctx *c)
 
 void rec_fast_release(struct rec_ctx *c, pid_t tid, int status)
 {
-	unsigned k;
-
 	if (!c->fast)
 		return;
 	drain(c, tid, status);
-	for (k = 0; k < FP_NSLOTS; k++) {
-		struct fp_slot *s = fp_slot_at(c->fast->base, k);
-
-		if (__atomic_load_n(&s->state, __ATOMIC_ACQUIRE) != FP_SLOT_OWNED ||
-		    s->tid != tid)
-			continue;
-		/* whatever is left was reserved and never written */
-		s->tid = 0;
-		s->full = 0;
-		s->t_claim = 0;
-		__atomic_store_n(&s->tail, 0, __ATOMIC_RELAXED);
-		__atomic_store_n(&s->head, 0, __ATOMIC_RELAXED);
-		/* zero pages again, and memory given back */
-		madvise(fp_ring_of(s), FP_RING_BYTES, MADV_REMOVE);
-		__atomic_store_n(&s->state, FP_SLOT_FREE, __ATOMIC_RELEASE);
-	}
-}
-
-/* ---- the bpf backend: rounds merged with the BPF records ---- */
-
-/* index of @tid in the round's ended threads, or -1 */
-static int dead_at(const struct rec_fast *f, pid_t tid)
-{
-	size_t i;
-
-	for (i = 0; i < f->ndead; i++)
-		if (f->dead[i] == tid)
-			return (int)i;
-	return -1;
-}
-
-/*
- * Collect the records entered before @cut (and whatever the threads of
- * @dead, which ended, left in flight), in entry order, for
- * rec_fast_peek()/rec_fast_decode_next() to hand out between the BPF
- * records of the same round.  @return : how many
- */
-size_t rec_fast_gather(struct rec_ctx *c, uint64_t cut, const pid_t *dead,
-		       const int *status, size_t ndead)
-{
-	struct rec_fast *f = c->fast;
-	unsigned k;
-
-	if (!f)
-		return 0;
-	f->n_items = f->next = 0;
-	f->dead = dead;
-	f->dead_status = status;
-	f->ndead = ndead;
-	for (k = 0; k < FP_NSLOTS; k++) {
-		struct fp_slot *s = fp_slot_at(f->base, k);
-
-		f->upto[k] = 0;
-		if (__atomic_load_n(&s->state, __ATOMIC_ACQUIRE) != FP_SLOT_OWNED)
-			continue;
-		f->upto[k] = collect(c, s, dead_at(f, __atomic_load_n(&s->tid, __ATOMIC_ACQUIRE)) >= 0,
-				     cut);
-	}
-	if (f->n_items > 1)
-		qsort(f->items, f->n_items, sizeof(*f->items), cmp_item);
-	return f->n_items;
-}
-
-int rec_fast_peek(const struct rec_ctx *c, uint64_t *t_enter)
-{
-	const struct rec_fast *f = c->fast;
-
-	if (!f || f->next >= f->n_items)
-		return 0;
-	*t_enter = f->items[f->next].rec->t_enter;
-	return 1;
-}
-
-void rec_fast_decode_next(struct rec_ctx *c)
-{
-	struct rec_fast *f = c->fast;
-	struct fp_rec *r = f->items[f->next++].rec;
-	int unfinished = __atomic_load_n(&r->state, __ATOMIC_ACQUIRE) == FP_REC_ENTERED;
-	int d = unfinished ? dead_at(f, r->tid) : -1;
-
-	decode_rec(c, r, unfinished, d >= 0 && f->dead_status ? f->dead_status[d] : 0);
-}
-
-/* the round's records handed back to the rings */
-void rec_fast_gather_end(struct rec_ctx *c)
-{
-	struct rec_fast *f = c->fast;
-	unsigned k;
-
-	if (!f)
-		return;
-	for (k = 0; k < FP_NSLOTS; k++) {
-		struct fp_slot *s = fp_slot_at(f->base, k);
-
-		if (f->upto[k] > s->tail)
-			consume(s, f->upto[k]);
-	}
-	f->n_items = f->next = f->ndead = 0;
-	f->dead = NULL;
-	f->dead_status = NULL;
-}
-
-/*
- * Free the slots thread @tid claimed before @t (its end, or its exec: the
- * new image may have claimed another under the same tid already), after
- * the round that decoded their records; with @proc, the process's
- * entries of the header too.
- */
-void rec_fast_release_before(struct rec_ctx *c, pid_t tid, uint64_t t, int proc)
-{
-	struct fp_shm *h;
-	unsigned k;
-
-	if (!c->fast)
-		return;
-	h = c->fast->base;
-	for (k = 0; k < FP_NSLOTS; k++) {
-		struct fp_slot *s = fp_slot_at(c->fast->base, k);
-
-		if (__atomic_load_n(&s->state, __ATOMIC_ACQUIRE) != FP_SLOT_OWNED ||
-		    __atomic_load_n(&s->tid, __ATOMIC_ACQUIRE) != tid || s->t_claim >= t)
-			continue;
-		/* whatever is left was reserved and never written */
-		s->tid = 0;
-		s->full = 0;
-		s->t_claim = 0;
-		__atomic_store_n(&s->tail, 0, __ATOMIC_RELAXED);
-		__atomic_store_n(&s->head, 0, __ATOMIC_RELAXED);
-		madvise(fp_ring_of(s), FP_RING_BYTES, MADV_REMOVE);
-		__atomic_store_n(&s->state, FP_SLOT_FREE, __ATOMIC_RELEASE);
-	}
-	/* every entry of the process: its images register one each, and
-	 * nothing here reads them (the bpf backend has no stop at munmap) */
-	for (k = 0; proc && k < FP_NPROCS; k++)
-		if (__atomic_load_n(&h->procs[k].pid, __ATOMIC_ACQUIRE) == tid) {
-			h->procs[k].map = h->procs[k].state = 0;
-			__atomic_store_n(&h->procs[k].pid, 0, __ATOMIC_RELEASE);
-		}
+	rec_fast_free_slots(c, tid, UINT64_MAX);
 }
 
 /* ---- a program unmapping the rings ---- */

@@ -81,6 +81,15 @@ static int fp_register(struct fp_shm *h)
 	int32_t pid = (int32_t)fp_stub(SYS_getpid, 0, 0, 0, 0, 0, 0);
 	unsigned i;
 
+	/* An entry under this pid is an earlier image's (exec keeps the
+	 * pid): its addresses are not this image's.  The ptrace backend
+	 * frees it at the exec's stop, but the bpf backend learns of the exec
+	 * after this image runs. */
+	for (i = 0; i < FP_NPROCS; i++)
+		if (__atomic_load_n(&h->procs[i].pid, __ATOMIC_ACQUIRE) == pid) {
+			h->procs[i].map = h->procs[i].state = 0;
+			__atomic_store_n(&h->procs[i].pid, 0, __ATOMIC_RELEASE);
+		}
 	for (i = 0; i < FP_NPROCS; i++) {
 		struct fp_proc *p = &h->procs[i];
 		int32_t want = 0;
