@@ -161,7 +161,7 @@ $(BUILD)/gen/iotape.bpf.o: record/bpf/iotape.bpf.c record/bpf/event.h $(BUILD)/g
 
 $(BUILD)/gen/iotape.skel.h: $(BUILD)/gen/iotape.bpf.o
 	@echo "  SKEL    $@"
-	$(Q)$(BPFTOOL) gen skeleton $< name iotape_bpf > $@.tmp && mv $@.tmp $@
+	$(Q)$(BPFTOOL) gen skeleton -L $< name iotape_bpf > $@.tmp && mv $@.tmp $@
 
 $(BUILD)/obj/record/bpf.o: $(BPF_SKEL)
 

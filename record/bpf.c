@@ -33,6 +33,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include "engine.h"
 #include "rec.h"
 
 #ifdef IOT_HAVE_BPF
@@ -45,6 +46,7 @@
 #include "fastpath/fp.h"
 #include "iotape.skel.h"
 
+#define VLOG_BYTES	(1 << 20)
 #define BK_PLAIN	0
 #define BK_STR		1
 #define BK_IOV		2
@@ -268,6 +270,7 @@ static void mixed_round(struct rec_ctx *c, uint64_t cut)
 int rec_bpf_setup(struct rec_ctx *c, const char **why)
 {
 	struct rec_bpf *b = calloc(1, sizeof(*b));
+	char *vlog = NULL;
 	FILE *f;
 	int err;
 
@@ -296,12 +299,23 @@ int rec_bpf_setup(struct rec_ctx *c, const char **why)
 		*why = "cannot open its BPF object";
 		goto fail;
 	}
-	bpf_map__set_max_entries(b->skel->maps.rb, (uint32_t)c->o->bpf_ring_mb << 20);
+	b->skel->maps.rb.max_entries = (uint32_t)c->o->bpf_ring_mb << 20;
 	b->skel->rodata->wake_bytes = (uint64_t)c->o->bpf_wake_kb << 10;
 	if (c->o->backend == REC_BACKEND_MIXED && c->o->fastpath)
 		b->skel->rodata->stub_ip = FP_STUB_ADDR + FP_STUB_RET_OFF;
 	fill_sysinfo(b);
+	/* a light skeleton: a loader program does the relocations in the
+	 * kernel, against its own BTF; libbpf reading and matching the
+	 * kernel's 5 MB of BTF in every recording was half its start-up */
+	if (getenv("IOTAPE_BPF_DEBUG") && (vlog = calloc(1, VLOG_BYTES))) {
+		b->skel->ctx.log_level = 1;
+		b->skel->ctx.log_size = VLOG_BYTES;
+		b->skel->ctx.log_buf = (uint64_t)(uintptr_t)vlog;
+	}
 	err = iotape_bpf__load(b->skel);
+	if (err && vlog)
+		iot_warn("record", "the verifier's log: %s", vlog);
+	free(vlog);
 	if (err) {
 		*why = err == -EPERM ?
 			"loading BPF programs needs root or CAP_BPF and CAP_PERFMON" :
@@ -313,7 +327,7 @@ int rec_bpf_setup(struct rec_ctx *c, const char **why)
 		*why = "cannot attach its BPF programs to the raw tracepoints";
 		goto fail;
 	}
-	b->rb = ring_buffer__new(bpf_map__fd(b->skel->maps.rb), on_record, c, NULL);
+	b->rb = ring_buffer__new(b->skel->maps.rb.map_fd, on_record, c, NULL);
 	if (!b->rb) {
 		err = -errno;
 		*why = "cannot map its ring buffer";
@@ -380,8 +394,8 @@ int rec_bpf_follow(struct rec_ctx *c, pid_t pid)
 		return -errno;
 	memset(&st, 0, sizeof(st));
 	st.st = BE_TID_EXEC;
-	if (bpf_map_update_elem(bpf_map__fd(b->skel->maps.tstate), &pidfd, &st, BPF_NOEXIST) < 0 ||
-	    bpf_map_update_elem(bpf_map__fd(b->skel->maps.live), &k, &one, BPF_ANY) < 0)
+	if (bpf_map_update_elem(b->skel->maps.tstate.map_fd, &pidfd, &st, BPF_NOEXIST) < 0 ||
+	    bpf_map_update_elem(b->skel->maps.live.map_fd, &k, &one, BPF_ANY) < 0)
 		r = -errno;
 	close(pidfd);
 	return r;
@@ -401,7 +415,7 @@ static uint64_t bpf_drops(struct rec_bpf *b)
 
 	if (ncpu <= 0 || !(v = calloc((size_t)ncpu, sizeof(*v))))
 		return 0;
-	if (bpf_map_lookup_elem(bpf_map__fd(b->skel->maps.drops), &k, v) == 0)
+	if (bpf_map_lookup_elem(b->skel->maps.drops.map_fd, &k, v) == 0)
 		for (i = 0; i < ncpu; i++)
 			sum += v[i];
 	free(v);
@@ -437,7 +451,7 @@ static int followed(struct rec_bpf *b)
 	uint32_t k = 0;
 	int64_t n = 0;
 
-	return bpf_map_lookup_elem(bpf_map__fd(b->skel->maps.live), &k, &n) == 0 && n > 0;
+	return bpf_map_lookup_elem(b->skel->maps.live.map_fd, &k, &n) == 0 && n > 0;
 }
 
 /*
