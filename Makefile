@@ -148,7 +148,8 @@ ifneq ($(HAVE_BPF),1)
 endif
 
 # The BPF programs: vmlinux.h from this kernel's BTF, the object, its
-# skeleton; all generated into $(BUILD)/gen, never committed.
+# light skeleton (-L: relocated in the kernel at load, not by libbpf);
+# all generated into $(BUILD)/gen, never committed.
 $(BUILD)/gen/vmlinux.h:
 	@mkdir -p $(@D)
 	@echo "  GEN     $@"
