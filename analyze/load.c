@@ -274,6 +274,7 @@ int ana_load(struct ana_trace *t, const char *path)
 			goto out;
 		}
 	}
+	ana_aio_finish(&L);
 	ana_orphan_cpu(&L);
 	s = iot_reader_summary(r);
 	t->damaged = iot_damage_text(t->damage_msg, sizeof(t->damage_msg), s,

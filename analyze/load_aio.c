@@ -58,6 +58,7 @@ int ana_aio_item(struct loader *L, const struct iot_aio *a)
 			;
 		L->aw[j].key = k;
 		L->aw[j].t_ns = a->t_ns;
+		L->aw[j].len = a->len;
 		L->aw[j].cls = (uint8_t)cls;
 		L->aw_used++;
 		return 0;
@@ -74,6 +75,17 @@ int ana_aio_item(struct loader *L, const struct iot_aio *a)
 		return 0;
 	}
 	return 0;
+}
+
+void ana_aio_finish(struct loader *L)
+{
+	uint64_t i;
+
+	for (i = 0; i < L->aw_cap; i++)
+		if (L->aw[i].key && !L->aw[i].done) {
+			L->aw[i].done = 1;
+			count(L, L->aw[i].cls, 0, L->aw[i].len, 0, 0);
+		}
 }
 
 void ana_mpages_item(struct loader *L, const struct iot_mpages *m)

@@ -56,6 +56,7 @@ struct loader {
 	struct ana_aio_wait {
 		uint64_t key;
 		int64_t t_ns;
+		uint64_t len;
 		uint8_t cls, done;
 	} *aw;
 	uint64_t aw_cap, aw_used;
@@ -72,6 +73,9 @@ void ana_mpages_item(struct loader *L, const struct iot_mpages *m);
 /*! ana_aio_item() : pass 2: an AsyncOp into the async classes.
  *  @return : 0 or -ENOMEM. */
 int ana_aio_item(struct loader *L, const struct iot_aio *a);
+/*! ana_aio_finish() : after pass 2: the requests whose completion is not
+ *  in the file count too, with the bytes they asked for, untimed. */
+void ana_aio_finish(struct loader *L);
 
 /*! ana_pid_get() : the entry of @pid, created when @create is set.
  *  @return : the entry, or NULL (not there, or out of memory). */

@@ -37,15 +37,18 @@ int rpl_aio_collect(struct rpl_plan *p, const struct iot_aio *a)
 {
 	struct rpl_aio *x;
 	struct rpl_op *op;
-	uint32_t i;
+	uint32_t i, req = 0;
 	size_t k;
 
 	if (a->kind == IOT_AIO_COMPLETE) {
 		p->aio_completes++;
 		if (rpl_map_get(&p->aio_key, iot_aio_key(a), &i) && i < p->n_aio &&
-		    p->aio[i].rec_res == RPL_AIO_NORES)
+		    p->aio[i].rec_res == RPL_AIO_NORES) {
 			p->aio[i].rec_res = a->res;
-		return 0;
+			req = i + 1;
+		}
+		if (!req)
+			return 0;
 	}
 	if (p->n_aio == p->cap_aio) {
 		size_t nc = p->cap_aio ? p->cap_aio * 2 : 256;
@@ -60,9 +63,18 @@ int rpl_aio_collect(struct rpl_plan *p, const struct iot_aio *a)
 	memset(x, 0, sizeof(*x));
 	x->a = *a;
 	x->rec_res = RPL_AIO_NORES;
-	x->a.path = a->path ? iot_arena_strndup(p->arena, a->path, a->path_len) : NULL;
-	x->a.path2 = a->path2 ? iot_arena_strndup(p->arena, a->path2, a->path2_len) : NULL;
-	if (a->nvals) {
+	x->req = req;
+	if (req) {
+		/* the request has them */
+		x->a.path = x->a.path2 = NULL;
+		x->a.nvals = 0;
+		x->a.vals = NULL;
+	} else {
+		x->a.path = a->path ? iot_arena_strndup(p->arena, a->path, a->path_len) : NULL;
+		x->a.path2 = a->path2 ? iot_arena_strndup(p->arena, a->path2, a->path2_len) :
+			NULL;
+	}
+	if (a->nvals && !req) {
 		int64_t *v = iot_arena_alloc(p->arena, a->nvals * sizeof(*v));
 
 		if (!v)
@@ -80,11 +92,32 @@ int rpl_aio_collect(struct rpl_plan *p, const struct iot_aio *a)
 	if (a->event >= p->n_ops)
 		return 0;
 	op = &p->ops[a->event];
+	if (req && op->ev.tid != a->tid)
+		return 0;	/* seen at another thread's call (exit, exec) */
 	if (!op->n_aio)
 		op->aio_off = (uint32_t)k;
 	if (op->aio_off + op->n_aio == k && op->n_aio < UINT16_MAX)
 		op->n_aio++;
 	return 0;
+}
+
+void rpl_aio_await(struct rpl_ctx *c, struct rpl_op *op)
+{
+	uint32_t i;
+
+	if (op->ev.nr == SYS_io_uring_enter)
+		return;
+	for (i = 0; i < op->n_aio; i++) {
+		const struct rpl_aio *ra = &c->p->aio[op->aio_off + i];
+		struct rpl_actx *x;
+
+		if (ra->a.kind != IOT_AIO_COMPLETE || ra->a.api != IOT_AIO_URING ||
+		    !(x = rpl_actx_get(c, IOT_AIO_URING, ra->a.ctx, 0)) || !x->ring)
+			continue;
+		pthread_mutex_lock(&x->lock);
+		rpl_uring_await(c, op, x, i, i + 1);
+		pthread_mutex_unlock(&x->lock);
+	}
 }
 
 void rpl_aio_tally(struct rpl_plan *p, struct rpl_result *res)
@@ -121,6 +154,68 @@ void rpl_aio_tally(struct rpl_plan *p, struct rpl_result *res)
 				res->aio_mismatches++;
 		}
 	}
+}
+
+/* The completions each op reaped, as lists: reap_head[op] and
+ * reap_next[request] hold 1 + the next request, 0 ends. */
+static int reaped_index(struct rpl_plan *p)
+{
+	size_t i;
+
+	p->reap_head = calloc(p->n_ops + 1, sizeof(*p->reap_head));
+	p->reap_next = calloc(p->n_aio + 1, sizeof(*p->reap_next));
+	if (!p->reap_head || !p->reap_next)
+		return -ENOMEM;
+	/* backwards, so that each list is in file order */
+	for (i = p->n_aio; i-- > 0;) {
+		uint32_t o = p->aio[i].r_reaper;
+
+		if (p->aio[i].state != RPL_AIO_DONE || !o || o > p->n_ops)
+			continue;
+		p->reap_next[i] = p->reap_head[o - 1];
+		p->reap_head[o - 1] = (uint32_t)i + 1;
+	}
+	return 0;
+}
+
+int rpl_aio_profile(struct rpl_plan *p, struct iot_writer *w, const struct rpl_op *op,
+		    uint64_t event)
+{
+	struct iot_aio a;
+	uint32_t i, k;
+	int err = 0;
+
+	if (!p->n_aio)
+		return 0;
+	if (!p->reap_head && (err = reaped_index(p)) < 0)
+		return err;
+	for (i = 0; i < op->n_aio && !err && !op->skip; i++) {
+		const struct rpl_aio *ra = &p->aio[op->aio_off + i];
+
+		if (ra->a.kind == IOT_AIO_COMPLETE)
+			continue;	/* the recording's: the replay's follow */
+		if (ra->a.kind == IOT_AIO_SUBMIT && ra->state != RPL_AIO_SUBMITTED &&
+		    ra->state != RPL_AIO_DONE)
+			continue;	/* not made: it moved nothing */
+		a = ra->a;
+		a.event = event;
+		a.t_ns = op->r_enter;
+		err = iot_writer_aio(w, &a);
+	}
+	for (k = p->reap_head[op - p->ops]; k && !err; k = p->reap_next[k - 1]) {
+		const struct rpl_aio *ra = &p->aio[k - 1];
+
+		/* the key of its request: api, pid, ctx, user_data, id */
+		a = ra->a;
+		a.kind = IOT_AIO_COMPLETE;
+		a.event = event;
+		a.t_ns = ra->r_t_ns;
+		a.res = ra->r_res;
+		a.nvals = 0;
+		a.vals = NULL;
+		err = iot_writer_aio(w, &a);
+	}
+	return err;
 }
 
 void rpl_aio_fault(struct rpl_ctx *c, struct rpl_op *op, const struct rpl_aio *ra)
@@ -228,6 +323,9 @@ void rpl_aio_free(struct rpl_plan *p)
 	}
 	free(p->aio);
 	p->aio = NULL;
+	free(p->reap_head);
+	free(p->reap_next);
+	p->reap_head = p->reap_next = NULL;
 	rpl_map_free(&p->aio_key);
 }
 
@@ -379,7 +477,7 @@ static int64_t h_io_getevents(struct rpl_ctx *c, struct rpl_op *op)
 	struct io_event ev[256];
 	struct timespec zero = { 0, 0 };
 	long want, max;
-	int64_t r, i;
+	int64_t r, i, now;
 
 	if (!x || !x->live)
 		return rpl_skip(op, RPL_SKIP_FD);
@@ -398,6 +496,7 @@ static int64_t h_io_getevents(struct rpl_ctx *c, struct rpl_op *op)
 	r = ret_of(syscall(SYS_io_getevents, x->live, want, max, ev, want ? NULL : &zero));
 	if (r <= 0)
 		return r;
+	now = iot_now_ns();
 	pthread_mutex_lock(&x->lock);
 	x->inflight -= (uint32_t)r;
 	pthread_mutex_unlock(&x->lock);
@@ -408,6 +507,8 @@ static int64_t h_io_getevents(struct rpl_ctx *c, struct rpl_op *op)
 			continue;
 		ra = &c->p->aio[ev[i].data];
 		ra->r_res = ev[i].res;
+		ra->r_t_ns = now;
+		ra->r_reaper = (uint32_t)(op - c->p->ops) + 1;
 		ra->state = RPL_AIO_DONE;
 		rpl_aio_fault(c, op, ra);
 	}

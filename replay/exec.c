@@ -306,6 +306,8 @@ static void *thread_main(void *arg)
 		 * munmap, msync or exit */
 		if (op->n_mp)
 			rpl_mpages_run(&c, op);
+		if (op->n_aio)
+			rpl_aio_await(&c, op);	/* completions seen at a close, exit */
 		c.sys0 = 0;
 		/* the table is filled: rpl_execute() asked for a handler */
 		h = op->skip || op->ev.nr < 0 || op->ev.nr >= RPL_MAX_NR ? NULL : rpl_handlers[op->ev.nr];

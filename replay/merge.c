@@ -101,16 +101,44 @@ struct src {
 	int client;
 	int64_t shift;
 	int have;		/* an event waits in it */
+	int written;		/* one of its events was written, as @last */
+	uint64_t last;
 	struct iot_item it;
 };
 
-static int next_event(struct src *s)
+/* The next event of @s.  The async records and mapped pages met on the
+ * way belong to the event of @s written last (a writer puts them right
+ * after their event): written to @w as records of that event, when
+ * @w is set and it was written. */
+static int next_event(struct src *s, struct iot_writer *w)
 {
-	int rc;
+	int rc = 0, err = 0;
 
-	while ((rc = iot_reader_next(s->r, &s->it)) > 0)
+	while (err == 0 && (rc = iot_reader_next(s->r, &s->it)) > 0) {
 		if (s->it.kind == IOT_ITEM_EVENT)
 			break;
+		if (!w || !s->written)
+			continue;
+		if (s->it.kind == IOT_ITEM_AIO) {
+			struct iot_aio a = s->it.u.aio;
+
+			a.event = s->last;
+			a.t_ns = iot_ns_add(a.t_ns, s->shift);
+			a.pid = moved_pid(a.pid, s->client);
+			a.tid = moved_pid(a.tid, s->client);
+			err = iot_writer_aio(w, &a);
+		} else if (s->it.kind == IOT_ITEM_MPAGES) {
+			struct iot_mpages m = s->it.u.mp;
+
+			m.event = s->last;
+			m.t_ns = iot_ns_add(m.t_ns, s->shift);
+			m.pid = moved_pid(m.pid, s->client);
+			m.tid = moved_pid(m.tid, s->client);
+			err = iot_writer_mpages(w, &m);
+		}
+	}
+	if (err < 0)
+		return err;
 	s->have = rc > 0;
 	return rc < 0 ? rc : 0;
 }
@@ -146,7 +174,7 @@ static int copy_events(struct src *s, int n, struct iot_writer *w)
 	int i, err;
 
 	for (i = 0; i < n; i++)
-		if ((err = next_event(&s[i])) < 0)
+		if ((err = next_event(&s[i], NULL)) < 0)
 			return err;
 	for (;;) {
 		struct src *best = NULL;
@@ -164,8 +192,10 @@ static int copy_events(struct src *s, int n, struct iot_writer *w)
 		ev.pid = moved_pid(ev.pid, best->client);
 		ev.tid = moved_pid(ev.tid, best->client);
 		err = iot_writer_event(w, &ev);
+		best->written = 1;
+		best->last = iot_writer_events(w) - 1;
 		if (err == 0)
-			err = next_event(best);
+			err = next_event(best, w);
 		if (err < 0)
 			return err;
 	}

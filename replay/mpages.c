@@ -220,6 +220,25 @@ void rpl_mpages_run(struct rpl_ctx *c, struct rpl_op *op)
 	}
 }
 
+int rpl_mpages_profile(struct rpl_plan *p, struct iot_writer *w, const struct rpl_op *op,
+		       uint64_t event)
+{
+	struct iot_mpages m;
+	uint32_t i;
+	int err = 0;
+
+	for (i = 0; i < op->n_mp && !err; i++) {
+		m = p->mp[op->mp_off + i];
+		if (!(m.flags & RPL_MP_DONE))
+			continue;	/* not replayed: it moved nothing */
+		m.flags &= ~(uint32_t)(RPL_MP_DONE | RPL_MP_FAILED);
+		m.event = event;
+		m.t_ns = op->r_exit;
+		err = iot_writer_mpages(w, &m);
+	}
+	return err;
+}
+
 void rpl_mpages_tally(struct rpl_plan *p, struct rpl_result *res)
 {
 	size_t i;

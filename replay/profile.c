@@ -340,6 +340,11 @@ static int write_events(struct rpl_plan *p, struct iot_writer *w)
 		if (op->rflags & RPL_OPF_MISMATCH)
 			ev.flags |= IOT_EV_REPLAY_MISMATCH;
 		err = iot_writer_event(w, &ev);
+		/* its async requests and mapped pages, after it as in a trace */
+		if (!err)
+			err = rpl_aio_profile(p, w, op, iot_writer_events(w) - 1);
+		if (!err)
+			err = rpl_mpages_profile(p, w, op, iot_writer_events(w) - 1);
 	}
 	free(order);
 	return err;

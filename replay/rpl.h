@@ -242,11 +242,15 @@ struct rpl_op {
 };
 
 /* An async request (iocb, SQE), context set-up or registration an op
- * replays (aio.c, uring.c). */
+ * replays (aio.c, uring.c), or a completion the recording saw at the op
+ * (kept so that the replay waits for the same requests there). */
 struct rpl_aio {
 	struct iot_aio a;		/* strings and vals in the plan arena */
 	int64_t rec_res;		/* the result recorded for it; RPL_AIO_NORES: none seen */
 	int64_t r_res;			/* its result in the replay */
+	int64_t r_t_ns;			/* when the replay saw its completion */
+	uint32_t r_reaper;		/* 1 + the op that reaped it; 0: none */
+	uint32_t req;			/* a completion: 1 + its request's index; 0: none */
 	uint8_t state;			/* RPL_AIO_* */
 };
 
@@ -339,6 +343,7 @@ struct rpl_plan {
 	struct iot_mpages *mp;		/* pages of file mappings, in file order */
 	size_t n_mp, cap_mp;
 	struct rpl_map aio_key;		/* request key -> index in aio (plan) */
+	uint32_t *reap_head, *reap_next; /* profile: requests by reaping op */
 	pthread_mutex_t aio_lock;	/* the processes' aio tables */
 	int damaged;			/* damaged or not closed cleanly: */
 	char why[320];			/* what iot_damage_text() says */
@@ -542,6 +547,19 @@ void rpl_aio_tally(struct rpl_plan *p, struct rpl_result *res);
 /*! rpl_aio_fault() : request @ra, reaped by @op, failed with a fault of
  *  the filesystem under test: stop as for a failed call. */
 void rpl_aio_fault(struct rpl_ctx *c, struct rpl_op *op, const struct rpl_aio *ra);
+/*! rpl_aio_profile() : write to profile @w the async records of @op,
+ *  written as the profile's event @event: its requests, set-ups and
+ *  registrations as the replay made them (those it could not make are
+ *  left out), at the op's entry, and the completions it reaped, with
+ *  their results and the time the replay saw them.  The first call
+ *  indexes the completions by the op that reaped them.
+ *  @return : 0 or a negative code of the writer. */
+int rpl_aio_profile(struct rpl_plan *p, struct iot_writer *w, const struct rpl_op *op,
+		    uint64_t event);
+/*! rpl_aio_await() : before @op (a close, munmap or exit, not an
+ *  io_uring_enter, which waits itself): the io_uring requests whose
+ *  completions the recording saw there are waited for here too. */
+void rpl_aio_await(struct rpl_ctx *c, struct rpl_op *op);
 /* free every process's contexts and rings */
 void rpl_aio_free(struct rpl_plan *p);
 
@@ -553,6 +571,12 @@ int rpl_mpages_collect(struct rpl_plan *p, const struct iot_mpages *m);
 /*! rpl_mpages_run() : read and write the pages tied to @op. */
 void rpl_mpages_run(struct rpl_ctx *c, struct rpl_op *op);
 void rpl_mpages_tally(struct rpl_plan *p, struct rpl_result *res);
+/*! rpl_mpages_profile() : write to profile @w the pages @op read and
+ *  wrote (those of its MapPages records it replayed), as records of the
+ *  profile's event @event at the op's exit.  @return : 0 or a negative
+ *  code of the writer. */
+int rpl_mpages_profile(struct rpl_plan *p, struct iot_writer *w, const struct rpl_op *op,
+		       uint64_t event);
 /*! rpl_mpages_mmap() : replayed mmap, munmap and msync: an mmap of a
  *  file keeps a copy of its descriptor for the pages taken later (the
  *  name may be gone by then), a munmap drops those it unmaps.  The call
@@ -583,6 +607,10 @@ void rpl_actx_drop(struct rpl_ctx *c, uint32_t api, uint64_t rec);
 /* the data buffer of @x (allocated and filled on first use) */
 char *rpl_actx_buf(struct rpl_actx *x);
 void rpl_uring_free(struct rpl_actx *x);
+/* rpl_uring_await() : with @x locked, wait until the requests of the
+ * completions among @op's records [@from, @to) are complete here */
+void rpl_uring_await(struct rpl_ctx *c, struct rpl_op *op, struct rpl_actx *x,
+		     uint32_t from, uint32_t to);
 
 /* helpers for handlers (ops_common.c) */
 int64_t rpl_skip(struct rpl_op *op, int why);

@@ -11,7 +11,10 @@
 # 3. `iotape check` and `iotape report` count them (report: the bytes in
 #    its async read/write class);
 # 4. a replay issues every request with no result differing, and leaves
-#    the file at its size;
+#    the file at its size; the replay's profile holds the requests with
+#    their completions: `iotape report` of it has the same async row
+#    (requests and bytes), and `iotape diff` of trace and profile counts
+#    them on both sides; the merged profile of two clients counts both;
 # 5. a ring that polls its submissions (SQPOLL): the record summary and
 #    `iotape check` say how many requests the trace misses;
 # 6. tests/progs/uring_ops: one of each io_uring request decoded (mkdirat,
@@ -93,8 +96,14 @@ run() {	# name rw engine [fio options...]
 		fail "$name: report has no async $dir row of ${want%% *} requests and 4.0 MiB: $(grep async "$name.report")"
 	rm -rf root
 	mkdir root
-	"$IOTAPE" replay "$name.fast.iotape" --root root --timing afap >"$name.replay" 2>&1 ||
-		fail "$name: replay exited $?: $(cat "$name.replay")"
+	"$IOTAPE" replay "$name.fast.iotape" --root root --timing afap -o "$name.prof" \
+		>"$name.replay" 2>&1 || fail "$name: replay exited $?: $(cat "$name.replay")"
+	"$IOTAPE" report "$name.prof" >"$name.preport" || fail "$name: report of the profile exited $?"
+	grep -q "^  async $dir  *${want%% *} .* 4.0 MiB$" "$name.preport" ||
+		fail "$name: the profile's report has no async $dir row of ${want%% *} requests and 4.0 MiB: $(grep async "$name.preport")"
+	"$IOTAPE" diff "$name.fast.iotape" "$name.prof" >"$name.diff" || fail "$name: diff exited $?"
+	grep -q "^async $dir  *${want%% *}  *1.000 " "$name.diff" ||
+		fail "$name: diff does not count the requests on both sides: $(grep async "$name.diff")"
 	r=$(grep "async I/O" "$name.replay")
 	echo "$r" | grep -q "${want%% *} of ${want%% *} requests replayed" ||
 		fail "$name: not every request was replayed: $r"
@@ -106,6 +115,14 @@ run() {	# name rw engine [fio options...]
 
 run aio-randwrite randwrite libaio
 run aio-read read libaio
+# the profile of many clients holds every client's requests
+rm -rf root
+mkdir root
+"$IOTAPE" replay aio-randwrite.fast.iotape --root root --timing afap --clients 2 -o c2.prof \
+	>c2.replay 2>&1 || fail "--clients 2: replay exited $?: $(cat c2.replay)"
+"$IOTAPE" report c2.prof >c2.report || fail "--clients 2: report exited $?"
+grep -q "^  async write  *2048 .* 8.0 MiB$" c2.report ||
+	fail "--clients 2: the merged profile has no async write row of 2048 requests, 8.0 MiB: $(grep async c2.report)"
 if [ $uring = 1 ]; then
 	run uring-randwrite randwrite io_uring
 	run uring-read read io_uring

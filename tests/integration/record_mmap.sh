@@ -10,7 +10,8 @@
 # 2. with the replayed file's pages dropped from the cache after the
 #    starting tree is built (POSIX_FADV_DONTNEED on that file only: the
 #    machine's other caches are left alone), the replay reads >= 60 MiB
-#    from the filesystem and writes the 64 pages;
+#    from the filesystem and writes the 64 pages, and `iotape report` of
+#    its profile counts them in mapped read and mapped write;
 # 3. sqlite3 with PRAGMA mmap_size and WAL, and a local git clone
 #    (--no-hardlinks): their pages are recorded (MapPages records) and a
 #    replay of each ends with 0 mismatches and every record replayed.
@@ -77,7 +78,8 @@ os.fsync(fd)
 os.posix_fadvise(fd, 0, 0, os.POSIX_FADV_DONTNEED)' "root$d/big" || fail "cannot drop the file's pages"
 "$PY" - "$IOTAPE" fast.iotape root >replay.out 2>&1 <<'PY' || fail "replay failed: $(cat replay.out)"
 import resource, subprocess, sys
-r = subprocess.run([sys.argv[1], "replay", sys.argv[2], "--root", sys.argv[3], "--no-prepare"])
+r = subprocess.run([sys.argv[1], "replay", sys.argv[2], "--root", sys.argv[3], "--no-prepare",
+                    "-o", "prof.iotape"])
 print("inblock", resource.getrusage(resource.RUSAGE_CHILDREN).ru_inblock * 512)
 sys.exit(r.returncode)
 PY
@@ -89,7 +91,14 @@ if [ -r /proc/kpageflags ]; then
 	grep -q "mapped pages .* 256.0 KiB written" replay.out ||
 		fail "the replay did not write the 64 pages: $(grep mapped replay.out)"
 fi
-echo "replay read $((rd >> 20)) MiB from the filesystem with a cold cache"
+"$IOTAPE" report prof.iotape >preport.out || fail "report of the replay's profile exited $?"
+grep -q "^  mapped read .* 6[4-9]\.[0-9] MiB$" preport.out ||
+	fail "the replay's profile has no mapped read row of >= 64 MiB: $(grep mapped preport.out)"
+if [ -r /proc/kpageflags ]; then
+	grep -q "^  mapped write .* 256.0 KiB$" preport.out ||
+		fail "the replay's profile has no mapped write row of 256 KiB: $(grep mapped preport.out)"
+fi
+echo "replay read $((rd >> 20)) MiB from the filesystem with a cold cache; its profile counts the pages"
 
 # 3. programs that read through mappings
 cat >s.sql <<'SQL'
