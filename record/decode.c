@@ -54,6 +54,8 @@ struct rec_task *rec_emit_fork(struct rec_ctx *c, struct rec_task *t, pid_t tid,
 		return NULL;
 	if (rec_task_inherit(ch, t, flags) < 0)
 		c->st.dropped++;
+	if (!(flags & (CLONE_VM | CLONE_THREAD)) && rec_fmap_fork(c, t->pid, ch->pid) < 0)
+		c->st.fmap_untaken++;
 	ch->ppid = (flags & CLONE_THREAD) ? t->ppid : t->pid;
 	ch->ready = 1;
 	memset(&p, 0, sizeof(p));

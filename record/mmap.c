@@ -134,6 +134,52 @@ int rec_fmap_add(struct rec_ctx *c, struct rec_task *t, uint64_t addr, uint64_t 
 	return 1;
 }
 
+int rec_fmap_fork(struct rec_ctx *c, pid_t parent, pid_t child)
+{
+	struct rec_fmaps *s = c->fmaps;
+	uint32_t i, n;
+	int err = 0;
+
+	if (!s || parent == child)
+		return 0;
+	/* a fork copies every mapping; the child's page table starts with
+	 * no page of a shared file mapping (the kernel leaves them to
+	 * faults), so what it touches is its own, counted from nothing */
+	for (i = 0, n = s->n; i < n && !err; i++) {
+		struct rec_fmap *m;
+		uint64_t pages;
+
+		if (s->v[i].pid != parent)
+			continue;
+		if (s->n == s->cap) {
+			uint32_t nc = s->cap * 2;
+			struct rec_fmap *v = realloc(s->v, nc * sizeof(*v));
+
+			if (!v) {
+				err = -ENOMEM;
+				break;
+			}
+			s->v = v;
+			s->cap = nc;
+		}
+		m = &s->v[s->n];
+		*m = s->v[i];
+		pages = m->len / PAGE;
+		m->pid = child;
+		m->taken = 0;
+		m->path = strndup(s->v[i].path, s->v[i].path_len);
+		m->seen = calloc((pages + 63) / 64, 8);
+		if (!m->path || !m->seen) {
+			fmap_free(m);
+			err = -ENOMEM;
+			break;
+		}
+		s->n++;
+		c->st.file_maps++;
+	}
+	return err;
+}
+
 /* Append run (first, count) to *@v (@n pairs, @cap). */
 static int run_add(uint64_t **v, uint32_t *n, uint32_t *cap, uint64_t first)
 {

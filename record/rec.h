@@ -354,6 +354,9 @@ int rec_fmap_add(struct rec_ctx *c, struct rec_task *t, uint64_t addr, uint64_t 
 		 uint32_t prot, uint32_t flags, int fd, uint64_t off);
 /* at the entry of munmap (@munmap) or msync: take the range's pages */
 void rec_fmap_entry(struct rec_ctx *c, struct rec_task *t, int munmap);
+/* rec_fmap_fork() : @child, forked by @parent without CLONE_VM, has the
+ * file mappings of @parent too.  @return : 0 or -ENOMEM. */
+int rec_fmap_fork(struct rec_ctx *c, pid_t parent, pid_t child);
 /* after the event numbered @event: write the pages taken */
 void rec_fmap_emit(struct rec_ctx *c, struct rec_task *t, uint64_t event);
 void rec_fmap_clear_call(struct rec_task *t);

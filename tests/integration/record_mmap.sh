@@ -12,6 +12,9 @@
 #    machine's other caches are left alone), the replay reads >= 60 MiB
 #    from the filesystem and writes the 64 pages, and `iotape report` of
 #    its profile counts them in mapped read and mapped write;
+# 2b. a child writes 32 pages of a shared mapping it inherited over
+#    fork and msyncs: the trace holds them (alike without the fast
+#    path), and a replay writes them;
 # 3. sqlite3 with PRAGMA mmap_size and WAL, and a local git clone
 #    (--no-hardlinks): their pages are recorded (MapPages records) and a
 #    replay of each ends with 0 mismatches and every record replayed.
@@ -99,6 +102,39 @@ if [ -r /proc/kpageflags ]; then
 		fail "the replay's profile has no mapped write row of 256 KiB: $(grep mapped preport.out)"
 fi
 echo "replay read $((rd >> 20)) MiB from the filesystem with a cold cache; its profile counts the pages"
+
+# 2b. a mapping inherited over fork: the child's stores are its own
+head -c 1M /dev/zero >wf
+cat >fork.py <<'PY'
+import mmap, os, sys
+with open(sys.argv[1], "r+b") as g:
+    w = mmap.mmap(g.fileno(), 0)
+    pid = os.fork()
+    if pid == 0:
+        for i in range(16 * 4096, 48 * 4096, 4096):
+            w[i] = 2
+        w.flush()
+        os._exit(0)
+    os.waitpid(pid, 0)
+    w.close()
+PY
+for mode in fast ptrace; do
+	"$IOTAPE" record -q $([ $mode = ptrace ] && echo --no-fastpath) -o fork.$mode.iotape -- \
+		"$PY" fork.py "$d/wf" 2>fork.$mode.err || fail "fork ($mode): $(cat fork.$mode.err)"
+	"$IOTAPE" dump fork.$mode.iotape | grep -o "mmap pages \"$d/wf\" at [a-z]*: .*" >fork.$mode.pages
+	want="mmap pages \"$d/wf\" at msync: read 32 (1 runs)"
+	[ -r /proc/kpageflags ] && want="$want, written 32 (1 runs)"
+	grep -q "$want" fork.$mode.pages ||
+		fail "fork ($mode): no record of the child's 32 pages: $(cat fork.$mode.pages)"
+done
+diff -u fork.ptrace.pages fork.fast.pages || fail "fork: fast path and --no-fastpath differ"
+mkdir froot
+"$IOTAPE" replay fork.fast.iotape --root froot >fork.replay 2>&1 || fail "fork: replay: $(cat fork.replay)"
+if [ -r /proc/kpageflags ]; then
+	grep -q "mapped pages .* 128.0 KiB written" fork.replay ||
+		fail "fork: the replay did not write the child's 32 pages: $(grep mapped fork.replay)"
+fi
+echo "a child's pages of a mapping it inherited are recorded and replayed"
 
 # 3. programs that read through mappings
 cat >s.sql <<'SQL'
