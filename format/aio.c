@@ -192,7 +192,9 @@ int iot_format_aio(char *buf, size_t len, const struct iot_aio *a)
 		break;
 	case IOT_AIO_REGISTER:
 		iot_sb_printf(&b, "register %s [", a->opcode == 0 ? "buffers" :
-			      a->opcode == 2 ? "files" : "?");
+			      a->opcode == 2 ? "files" : a->opcode == 4 ? "eventfd" :
+			      a->opcode == 7 ? "eventfd_async" : a->opcode == 20 ? "ring_fds" :
+			      a->opcode == 21 ? "ring_fds off" : "?");
 		for (i = 0; i < a->nvals && i < 16; i++)
 			iot_sb_printf(&b, "%s%lld", i ? ", " : "", (long long)a->vals[i]);
 		iot_sb_puts(&b, i < a->nvals ? ", ...]" : "]");

@@ -53,6 +53,9 @@
 #define IORING_ENTER_REGISTERED_RING (1U << 4)
 #endif
 
+#define REG_MAX 8		/* threads that registered one ring, kept */
+#define REG_FLAG (1U << 31)	/* IORING_REGISTER_USE_REGISTERED_RING */
+
 /* A request in flight: what a completion of it carries into the trace. */
 struct inflight {
 	uint64_t key;			/* user_data (io_uring), iocb address (libaio) */
@@ -80,6 +83,10 @@ struct rec_actx {
 	uint32_t captured;
 	char **files;			/* registered files' paths */
 	uint32_t n_files;
+	/* the indices threads registered the ring's descriptor under
+	 * (IORING_REGISTER_RING_FDS: a table of each thread's own) */
+	struct { pid_t tid; uint32_t idx; } reg[REG_MAX];
+	uint32_t n_reg;
 	struct inflight *fl;
 	uint32_t n_fl, cap_fl;
 };
@@ -148,6 +155,27 @@ static struct rec_actx *actx_find(struct rec_ctx *c, uint32_t api, pid_t pid,
 				*idx = i;
 			return a;
 		}
+	}
+	return NULL;
+}
+
+/* The ring a call of @t names by @arg: its descriptor, or with
+ * @registered the index @t's thread registered it under. */
+static struct rec_actx *ring_of(struct rec_ctx *c, struct rec_task *t, uint64_t arg,
+				int registered)
+{
+	uint32_t i, k;
+
+	if (!registered)
+		return actx_find(c, IOT_AIO_URING, t->pid, (uint32_t)arg, NULL);
+	for (i = 0; c->aio && i < c->aio->n; i++) {
+		struct rec_actx *a = c->aio->c[i];
+
+		if (a->api != IOT_AIO_URING || a->pid != t->pid)
+			continue;
+		for (k = 0; k < a->n_reg; k++)
+			if (a->reg[k].tid == t->tid && a->reg[k].idx == (uint32_t)arg)
+				return a;
 	}
 	return NULL;
 }
@@ -517,8 +545,13 @@ static void setup_exit(struct rec_ctx *c, struct rec_task *t, uint64_t event)
 	a->cq_off = p.cq_off;
 	if (p.flags & IORING_SETUP_SQPOLL)
 		c->st.uring_sqpoll++;
-	if (p.flags & IORING_SETUP_NO_MMAP)
-		c->st.uring_nommap++;
+	if (p.flags & IORING_SETUP_NO_MMAP) {
+		/* the rings are in memory the program gave: sq_off.user_addr
+		 * holds the SQEs, cq_off.user_addr both rings (the field is
+		 * resv2 in headers before Linux 6.5) */
+		a->sqes = p.sq_off.resv2;
+		a->sq_ring = a->cq_ring = p.cq_off.resv2;
+	}
 	aio_init(&r, IOT_AIO_SETUP, IOT_AIO_URING, event, t->ev.t_exit, t, (uint64_t)fd);
 	r.fd = fd;
 	r.len = p.sq_entries;
@@ -629,13 +662,12 @@ static void enter_entry(struct rec_ctx *c, struct rec_task *t)
 	uint32_t head, tail, mask, n, i, idx;
 	size_t sqe_size;
 
-	if (t->raw[3] & IORING_ENTER_REGISTERED_RING) {
-		c->st.uring_unknown++;
+	a = ring_of(c, t, t->raw[0], (t->raw[3] & IORING_ENTER_REGISTERED_RING) != 0);
+	if (!a) {
+		if (t->raw[3] & IORING_ENTER_REGISTERED_RING)
+			c->st.uring_unknown++;
 		return;
 	}
-	a = actx_find(c, IOT_AIO_URING, t->pid, (uint32_t)t->raw[0], NULL);
-	if (!a)
-		return;
 	/* what completed before this call: the program may have reaped it
 	 * already and now submits under the same user_data again */
 	reap_cq_(c, t, a, 0, 1);
@@ -726,11 +758,12 @@ static void reap_cq(struct rec_ctx *c, struct rec_task *t, struct rec_actx *a,
 
 static void register_entry(struct rec_ctx *c, struct rec_task *t)
 {
-	uint32_t op = (uint32_t)t->raw[1], nr = (uint32_t)t->raw[3], i;
-	struct rec_actx *a = actx_find(c, IOT_AIO_URING, t->pid, (uint32_t)t->raw[0], NULL);
+	uint32_t op = (uint32_t)t->raw[1] & ~REG_FLAG, nr = (uint32_t)t->raw[3], i;
+	struct rec_actx *a = ring_of(c, t, t->raw[0], ((uint32_t)t->raw[1] & REG_FLAG) != 0);
 	struct rec_aio_req *r;
 
-	if (!a || (op != IORING_REGISTER_FILES && op != IORING_REGISTER_BUFFERS) ||
+	if (!a || (op != IORING_REGISTER_FILES && op != IORING_REGISTER_BUFFERS &&
+		   op != IORING_REGISTER_EVENTFD && op != IORING_REGISTER_EVENTFD_ASYNC) ||
 	    nr > 65536 || !(r = req_add(t)))
 		return;
 	r->a.kind = IOT_AIO_REGISTER;
@@ -738,6 +771,8 @@ static void register_entry(struct rec_ctx *c, struct rec_task *t)
 	r->a.ctx = a->ctx;
 	r->a.opcode = op;
 	r->a.fd = (int32_t)a->ctx;
+	if (op == IORING_REGISTER_EVENTFD || op == IORING_REGISTER_EVENTFD_ASYNC)
+		nr = 1;		/* one int: the eventfd */
 	if (op == IORING_REGISTER_BUFFERS) {
 		r->a.len = req_iovecs(t, r, t->raw[2], nr);
 		return;
@@ -755,12 +790,56 @@ static void register_entry(struct rec_ctx *c, struct rec_task *t)
 	r->a.nvals = i;
 }
 
+/* IORING_(UN)REGISTER_RING_FDS: which index each ring's descriptor got
+ * in @t's thread, or lost; written as a REGISTER record of the ring
+ * (vals: the index), so that a replay finds the ring its enters name */
+static void ring_fds_exit(struct rec_ctx *c, struct rec_task *t, uint64_t event, int reg)
+{
+	struct io_uring_rsrc_update u;
+	uint32_t i, k, n = reg ? (uint32_t)t->ev.ret : (uint32_t)t->raw[3];
+
+	for (i = 0; i < n && i < 16; i++) {
+		struct rec_actx *a;
+		struct iot_aio r;
+		int64_t idx;
+
+		if (rec_read_mem(t->tid, t->raw[2] + i * sizeof(u), &u, sizeof(u)) != sizeof(u))
+			return;
+		if (reg) {
+			if (!(a = actx_find(c, IOT_AIO_URING, t->pid, (uint32_t)u.data, NULL)))
+				continue;
+			if (a->n_reg < REG_MAX) {
+				a->reg[a->n_reg].tid = t->tid;
+				a->reg[a->n_reg++].idx = u.offset;
+			}
+		} else if (!(a = ring_of(c, t, u.offset, 1))) {
+			continue;
+		} else {
+			for (k = 0; k < a->n_reg; k++)
+				if (a->reg[k].tid == t->tid && a->reg[k].idx == u.offset) {
+					a->reg[k] = a->reg[--a->n_reg];
+					break;
+				}
+		}
+		aio_init(&r, IOT_AIO_REGISTER, IOT_AIO_URING, event, t->ev.t_exit, t, a->ctx);
+		r.opcode = reg ? IORING_REGISTER_RING_FDS : IORING_UNREGISTER_RING_FDS;
+		r.fd = (int32_t)a->ctx;
+		idx = u.offset;
+		r.vals = &idx;
+		r.nvals = 1;
+		emit(c, &r);
+	}
+}
+
 static void register_exit(struct rec_ctx *c, struct rec_task *t, uint64_t event)
 {
-	struct rec_actx *a = actx_find(c, IOT_AIO_URING, t->pid, (uint32_t)t->raw[0], NULL);
+	uint32_t op = (uint32_t)t->raw[1] & ~REG_FLAG;
+	struct rec_actx *a = ring_of(c, t, t->raw[0], ((uint32_t)t->raw[1] & REG_FLAG) != 0);
 	struct iot_aio *r;
 	uint32_t i;
 
+	if (t->ev.ret >= 0 && (op == IORING_REGISTER_RING_FDS || op == IORING_UNREGISTER_RING_FDS))
+		ring_fds_exit(c, t, event, op == IORING_REGISTER_RING_FDS);
 	if (!a || !t->n_aio || t->ev.ret < 0)
 		return;
 	r = &t->aio[0].a;
@@ -875,8 +954,7 @@ void rec_aio_exit(struct rec_ctx *c, struct rec_task *t, uint64_t event)
 		setup_exit(c, t, event);
 		break;
 	case SYS_io_uring_enter:
-		if ((t->raw[3] & IORING_ENTER_REGISTERED_RING) ||
-		    !(a = actx_find(c, IOT_AIO_URING, t->pid, (uint32_t)t->raw[0], NULL)))
+		if (!(a = ring_of(c, t, t->raw[0], (t->raw[3] & IORING_ENTER_REGISTERED_RING) != 0)))
 			break;
 		if (a->flags & IORING_SETUP_SQPOLL)
 			c->st.uring_sqpoll_enters++;

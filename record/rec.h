@@ -150,7 +150,6 @@ struct rec_stats {
 	uint64_t aio_unreaped;			/* requests never seen complete */
 	uint64_t uring_sqpoll, uring_sqpoll_enters;	/* SQPOLL rings, their enters */
 	uint64_t uring_missed;			/* requests rings took without a syscall */
-	uint64_t uring_nommap;			/* rings in memory the program gave */
 	uint64_t uring_unknown;			/* enters on rings whose memory is unknown */
 	uint64_t file_maps;			/* file mappings followed (mmap.c) */
 	uint64_t fmap_untaken;			/* ... whose pages could not be read */

@@ -127,10 +127,9 @@ static void aio_summary(const struct rec_ctx *c)
 	else if (st->uring_missed)
 		iot_msg(IOT_MSG_INFO, CMD, "async I/O: %llu io_uring requests taken by the "
 			"kernel are missing from the trace", (unsigned long long)st->uring_missed);
-	if (st->uring_nommap || st->uring_unknown)
+	if (st->uring_unknown)
 		iot_msg(IOT_MSG_INFO, CMD, "async I/O: %llu io_uring_enter calls "
-			"on rings whose memory the recorder could not find "
-			"(IORING_SETUP_NO_MMAP, a registered ring descriptor, or a ring "
+			"on rings the recorder could not find (a ring registered or "
 			"mapped before the recording): their requests are not in the trace",
 			(unsigned long long)st->uring_unknown);
 	if (st->aio_orphan || st->aio_lost || st->aio_unreaped)

@@ -13,9 +13,11 @@
  * needed: the kernel ABI is small and stable.
  */
 #include <errno.h>
+#include <fcntl.h>
 #include <linux/aio_abi.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/eventfd.h>
 #include <sys/mman.h>
 #include <sys/syscall.h>
 #include <sys/uio.h>
@@ -29,6 +31,9 @@
 struct rpl_actab {
 	struct rpl_actx **v;
 	uint32_t n, cap;
+	/* IORING_REGISTER_RING_FDS: recorded index -> 1 + the recorded
+	 * ring's descriptor, and the index the replay's ring got */
+	struct { uint64_t rec; uint32_t live; } reg[RPL_RING_REGS];
 };
 
 /* ---- the plan: requests tied to their ops ---- */
@@ -269,6 +274,32 @@ out:
 	return x;
 }
 
+int64_t rpl_aio_reg_get(struct rpl_ctx *c, uint32_t idx, uint32_t *live)
+{
+	int64_t rec = -1;
+
+	pthread_mutex_lock(&c->p->aio_lock);
+	if (c->pr->aio && idx < RPL_RING_REGS && c->pr->aio->reg[idx].rec) {
+		rec = (int64_t)c->pr->aio->reg[idx].rec - 1;
+		if (live)
+			*live = c->pr->aio->reg[idx].live;
+	}
+	pthread_mutex_unlock(&c->p->aio_lock);
+	return rec;
+}
+
+void rpl_aio_reg_set(struct rpl_ctx *c, uint32_t idx, int64_t rec, uint32_t live)
+{
+	pthread_mutex_lock(&c->p->aio_lock);
+	if (!c->pr->aio)
+		c->pr->aio = calloc(1, sizeof(*c->pr->aio));
+	if (c->pr->aio && idx < RPL_RING_REGS) {
+		c->pr->aio->reg[idx].rec = rec < 0 ? 0 : (uint64_t)rec + 1;
+		c->pr->aio->reg[idx].live = live;
+	}
+	pthread_mutex_unlock(&c->p->aio_lock);
+}
+
 static void actx_free(struct rpl_actx *x)
 {
 	uint32_t i;
@@ -417,7 +448,12 @@ static int make_iocb(struct rpl_ctx *c, struct rpl_op *op, struct rpl_actx *x,
 		cb->aio_buf = (uint64_t)(uintptr_t)iov;
 		cb->aio_nbytes = n;
 	}
-	/* an eventfd the program polled is not replayed: no one waits */
+	/* the eventfd its completion signals, the replay's own */
+	if ((a->flags & IOCB_FLAG_RESFD) && a->resfd >= 0 &&
+	    rpl_fdtab_get(c->pr->tab, a->resfd, &e) == 0 && e.state == RPL_FD_LIVE) {
+		cb->aio_flags |= IOCB_FLAG_RESFD;
+		cb->aio_resfd = (uint32_t)e.live;
+	}
 	return 0;
 }
 
@@ -515,13 +551,57 @@ static int64_t h_io_getevents(struct rpl_ctx *c, struct rpl_op *op)
 	return r;
 }
 
+/* io_cancel is made on the same context.  The kernel finds the request
+ * by the address of its iocb, which here lived only through its
+ * io_submit, so the call names none the kernel could cancel: neither
+ * could the recorded one, unless its request was a poll or a USB
+ * gadget's (the only ones that can be cancelled; iotape replays
+ * neither): a read, write or sync fails with EINVAL, as recorded, and
+ * completes all the same. */
 static int64_t h_io_cancel(struct rpl_ctx *c, struct rpl_op *op)
 {
-	return rpl_skip(op, RPL_SKIP_UNSUPPORTED);
+	struct rpl_actx *x = rpl_actx_get(c, IOT_AIO_LIBAIO, (uint64_t)op->ev.args[0], 0);
+	struct iocb cb;
+	struct io_event ev;
+
+	if (!x || !x->live)
+		return rpl_skip(op, RPL_SKIP_FD);
+	memset(&cb, 0, sizeof(cb));
+	return ret_of(syscall(SYS_io_cancel, x->live, &cb, &ev));
+}
+
+/* An eventfd, which completions of libaio requests (IOCB_FLAG_RESFD)
+ * and of rings (IORING_REGISTER_EVENTFD) signal: made again, with its
+ * counter and semaphore mode, under the recorded number.  Non-blocking,
+ * as the replay's pipes are: a read the replay reaches before the
+ * completion that signals it fails with EAGAIN (a mismatch), never
+ * hangs. */
+static int64_t h_eventfd(struct rpl_ctx *c, struct rpl_op *op)
+{
+	int flags = (int)op->ev.args[1];
+	struct rpl_fd e = { .state = RPL_FD_LIVE, .cloexec = (flags & EFD_CLOEXEC) != 0,
+			    .path = op->ev.path };
+	int64_t r;
+
+	if (op->ev.ret < 0)
+		return rpl_skip(op, RPL_SKIP_UNSUPPORTED);
+	if (op->ev.ret >= RPL_FD_MAX)
+		return rpl_skip(op, RPL_SKIP_BADARG);
+	r = ret_of(eventfd((unsigned)op->ev.args[0],
+			   (flags & EFD_SEMAPHORE) | EFD_CLOEXEC | EFD_NONBLOCK));
+	if (r < 0)
+		return r;
+	e.live = (int)r;
+	if (rpl_fdtab_set(c->pr->tab, (long)op->ev.ret, &e) < 0) {
+		close(e.live);
+		return -ENOMEM;
+	}
+	return op->ev.ret;
 }
 
 void rpl_ops_aio(rpl_handler *h)
 {
+	h[SYS_eventfd2] = h_eventfd;
 	h[SYS_io_setup] = h_io_setup;
 	h[SYS_io_destroy] = h_io_destroy;
 	h[SYS_io_submit] = h_io_submit;

@@ -607,6 +607,12 @@ void rpl_actx_drop(struct rpl_ctx *c, uint32_t api, uint64_t rec);
 /* the data buffer of @x (allocated and filled on first use) */
 char *rpl_actx_buf(struct rpl_actx *x);
 void rpl_uring_free(struct rpl_actx *x);
+#define RPL_RING_REGS 16	/* IO_RINGFD_REG_MAX */
+/* rpl_aio_reg_get() : the recorded ring descriptor that registered index
+ * @idx names in @c's process (*@live: the replay's index), or -1;
+ * rpl_aio_reg_set() : @idx names @rec (-1: none) */
+int64_t rpl_aio_reg_get(struct rpl_ctx *c, uint32_t idx, uint32_t *live);
+void rpl_aio_reg_set(struct rpl_ctx *c, uint32_t idx, int64_t rec, uint32_t live);
 /* rpl_uring_await() : with @x locked, wait until the requests of the
  * completions among @op's records [@from, @to) are complete here */
 void rpl_uring_await(struct rpl_ctx *c, struct rpl_op *op, struct rpl_actx *x,

@@ -45,6 +45,11 @@
 		    IORING_SETUP_SUBMIT_ALL | IORING_SETUP_COOP_TASKRUN | \
 		    IORING_SETUP_SINGLE_ISSUER | IORING_SETUP_SQE128 | IORING_SETUP_CQE32)
 
+#define REG_FLAG (1U << 31)	/* IORING_REGISTER_USE_REGISTERED_RING */
+#ifndef IORING_ENTER_REGISTERED_RING
+#define IORING_ENTER_REGISTERED_RING (1U << 4)
+#endif
+
 #define LINK_FLAGS (IOSQE_IO_DRAIN | IOSQE_IO_LINK | IOSQE_IO_HARDLINK | IOSQE_ASYNC)
 
 void rpl_uring_free(struct rpl_actx *x)
@@ -54,6 +59,54 @@ void rpl_uring_free(struct rpl_actx *x)
 	io_uring_queue_exit(x->ring);
 	free(x->ring);
 	x->ring = NULL;
+}
+
+/* The ring a call names by @arg: its recorded descriptor, or with
+ * @registered an index the thread registered it under. */
+static struct rpl_actx *ring_named(struct rpl_ctx *c, int64_t arg, int registered)
+{
+	int64_t rec = registered ? rpl_aio_reg_get(c, (uint32_t)arg, NULL) : arg;
+
+	return rec < 0 ? NULL : rpl_actx_get(c, IOT_AIO_URING, (uint64_t)rec, 0);
+}
+
+/* IORING_(UN)REGISTER_RING_FDS: the replay's ring is registered (or
+ * unregistered) too, by a call of its own, and the recorded index is
+ * mapped to it; liburing is not told, and enters by the descriptor: a
+ * ring of the replay serves every thread of its process, and another
+ * thread has no such index. */
+static int64_t ring_fds(struct rpl_ctx *c, struct rpl_op *op, int reg)
+{
+	int64_t r = 0;
+	uint32_t i;
+
+	for (i = 0; i < op->n_aio; i++) {
+		const struct rpl_aio *g = &c->p->aio[op->aio_off + i];
+		struct io_uring_rsrc_update up = { .offset = -1U };
+		struct rpl_actx *x;
+		uint32_t idx, live = 0;
+		int64_t k;
+
+		if (g->a.kind != IOT_AIO_REGISTER || !g->a.nvals ||
+		    g->a.opcode != (reg ? IORING_REGISTER_RING_FDS : IORING_UNREGISTER_RING_FDS) ||
+		    !(x = rpl_actx_get(c, IOT_AIO_URING, g->a.ctx, 0)) || !x->ring)
+			continue;
+		idx = (uint32_t)g->a.vals[0];
+		if (!reg && rpl_aio_reg_get(c, idx, &live) < 0)
+			continue;
+		up.offset = reg ? -1U : live;
+		up.data = (uint64_t)x->ring_fd;
+		if (!reg)
+			up.data = 0;	/* the kernel wants none */
+		k = RPL_CALL(c, syscall(SYS_io_uring_register, x->ring_fd,
+					reg ? IORING_REGISTER_RING_FDS : IORING_UNREGISTER_RING_FDS,
+					&up, 1));
+		if (k < 0)
+			return k;
+		rpl_aio_reg_set(c, idx, reg ? (int64_t)g->a.ctx : -1, up.offset);
+		r += k;
+	}
+	return op->n_aio ? r : rpl_skip(op, RPL_SKIP_UNSUPPORTED);
 }
 
 static const struct rpl_aio *first_aio(struct rpl_ctx *c, const struct rpl_op *op,
@@ -127,7 +180,7 @@ static int64_t unregister(struct rpl_ctx *c, struct rpl_op *op, struct rpl_actx 
 	uint32_t i;
 
 	pthread_mutex_lock(&x->lock);
-	if (op->ev.args[1] == IORING_UNREGISTER_FILES) {
+	if (((uint32_t)op->ev.args[1] & ~REG_FLAG) == IORING_UNREGISTER_FILES) {
 		r = RPL_TIMED(c, io_uring_unregister_files(x->ring));
 	} else {
 		r = RPL_TIMED(c, io_uring_unregister_buffers(x->ring));
@@ -147,7 +200,8 @@ static int64_t unregister(struct rpl_ctx *c, struct rpl_op *op, struct rpl_actx 
 
 static int64_t h_register(struct rpl_ctx *c, struct rpl_op *op)
 {
-	struct rpl_actx *x = rpl_actx_get(c, IOT_AIO_URING, (uint64_t)op->ev.args[0], 0);
+	uint32_t opc = (uint32_t)op->ev.args[1] & ~REG_FLAG;
+	struct rpl_actx *x = ring_named(c, op->ev.args[0], ((uint32_t)op->ev.args[1] & REG_FLAG) != 0);
 	const struct rpl_aio *g = first_aio(c, op, IOT_AIO_REGISTER);
 	struct iovec *iov = NULL;
 	int *fds = NULL;
@@ -156,11 +210,26 @@ static int64_t h_register(struct rpl_ctx *c, struct rpl_op *op)
 
 	if (!x || !x->ring)
 		return rpl_skip(op, RPL_SKIP_FD);
-	if (!g && op->ev.args[1] == IORING_REGISTER_PROBE)
+	if (opc == IORING_REGISTER_RING_FDS || opc == IORING_UNREGISTER_RING_FDS)
+		return ring_fds(c, op, opc == IORING_REGISTER_RING_FDS);
+	if (!g && opc == IORING_REGISTER_PROBE)
 		return probe(c, op, x);
-	if (!g && (op->ev.args[1] == IORING_UNREGISTER_FILES ||
-		   op->ev.args[1] == IORING_UNREGISTER_BUFFERS))
+	if (!g && (opc == IORING_UNREGISTER_FILES || opc == IORING_UNREGISTER_BUFFERS))
 		return unregister(c, op, x);
+	if (!g && opc == IORING_UNREGISTER_EVENTFD)
+		return RPL_TIMED(c, io_uring_unregister_eventfd(x->ring));
+	if (g && (g->a.opcode == IORING_REGISTER_EVENTFD ||
+		  g->a.opcode == IORING_REGISTER_EVENTFD_ASYNC)) {
+		/* the replay's eventfd of that number: its completions signal it */
+		struct rpl_fd e;
+
+		if (!g->a.nvals || rpl_fdtab_get(c->pr->tab, g->a.vals[0], &e) < 0 ||
+		    e.state != RPL_FD_LIVE)
+			return rpl_skip(op, RPL_SKIP_FD);
+		return RPL_TIMED(c, g->a.opcode == IORING_REGISTER_EVENTFD ?
+				 io_uring_register_eventfd(x->ring, e.live) :
+				 io_uring_register_eventfd_async(x->ring, e.live));
+	}
 	if (!g)
 		return rpl_skip(op, RPL_SKIP_UNSUPPORTED);
 	n = g->a.nvals;
@@ -427,7 +496,8 @@ void rpl_uring_await(struct rpl_ctx *c, struct rpl_op *op, struct rpl_actx *x,
 
 static int64_t h_enter(struct rpl_ctx *c, struct rpl_op *op)
 {
-	struct rpl_actx *x = rpl_actx_get(c, IOT_AIO_URING, (uint64_t)op->ev.args[0], 0);
+	struct rpl_actx *x = ring_named(c, op->ev.args[0],
+					(op->ev.args[3] & IORING_ENTER_REGISTERED_RING) != 0);
 	struct batch b = { 0 };
 	uint32_t i, first, queued = 0, wait = 0, ns = 0;
 	int64_t r;

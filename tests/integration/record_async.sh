@@ -22,7 +22,12 @@
 #    fallocate, statx, read, readv, close, renameat, unlinkat, a linked
 #    write -> fsync): each is in the dump by name with its path, alike
 #    with and without the fast path, none "not decoded", and a replay
-#    makes the same tree (sub/b of 65536 bytes, sub/d, no sub/a, sub/c).
+#    makes the same tree (sub/b of 65536 bytes, sub/d, no sub/a, sub/c);
+# 7. tests/progs/aio_more: a ring in the program's memory (NO_MMAP, where
+#    the kernel has it), a ring entered by a registered index, eventfds
+#    signalled by a libaio request and by a ring, an io_cancel: recorded
+#    alike with and without the fast path, replayed with 0 mismatches,
+#    none of those calls left out, the same file sizes.
 set -u
 . "$SRCDIR/tests/integration/lib.sh"
 . "$SRCDIR/tests/integration/record_lib.sh"
@@ -184,5 +189,38 @@ if [ $uring = 1 ]; then
 		[ ! -e "root$d/u/sub/a" ] && [ ! -e "root$d/u/sub/c" ] ||
 		fail "uring_ops: the replayed tree differs: $(ls -lR "root$d/u")"
 	echo "uring_ops: 20 requests of 14 opcodes decoded alike with and without the fast path, replayed"
+
+	# 7. rings in the program's memory (NO_MMAP), entered by a registered
+	#    index, an eventfd signalled by libaio and by a ring, io_cancel
+	for mode in fast ptrace; do
+		rm -rf "$d/m"
+		mkdir "$d/m"
+		"$IOTAPE" record $([ $mode = ptrace ] && echo --no-fastpath) -o m.$mode.iotape -- \
+			"$PROGS/aio_more" "$d/m" >m.$mode.out 2>m.$mode.err ||
+			fail "aio_more ($mode): $(cat m.$mode.out m.$mode.err)"
+		grep -q "could not find" m.$mode.err && fail "aio_more ($mode): $(cat m.$mode.err)"
+		"$IOTAPE" dump m.$mode.iotape | grep -o "io_uring [a-z]* .*\|aio [a-z]* .*\|io_cancel(.*) = [^<]*\|eventfd2(.*) = [^<]*" |
+			sed 's/0x7[0-9a-f]*/CTX/g' >m.$mode.req
+	done
+	diff -u m.ptrace.req m.fast.req >/dev/null ||
+		fail "aio_more: fast path and --no-fastpath differ: $(diff m.ptrace.req m.fast.req | head -5)"
+	want="register ring_fds \[0\]|submit write([0-9]*<\"$d/m/b\">, 4096, 4096)|register ring_fds off|eventfd2(0, 0x80000) = 4|submit pwrite([0-9]*<\"$d/m/c\">, 4096, 0) flags=0x1 resfd=4|io_cancel(CTX, ..., ...) = -1 EINVAL|register eventfd \[4\]|submit write([0-9]*<\"$d/m/d\">, 4096, 0)"
+	grep -q "nommap ok" m.fast.out && want="$want|submit write([0-9]*<\"$d/m/a\">, 4096, 4096)"
+	IFS='|'
+	for w in $want; do
+		grep -q "$w" m.fast.req || fail "aio_more: no '$w' in the dump: $(cat m.fast.req)"
+	done
+	unset IFS
+	rm -rf root
+	mkdir root
+	"$IOTAPE" replay m.fast.iotape --root root -o m.prof >m.replay 2>&1 ||
+		fail "aio_more: replay: $(cat m.replay)"
+	grep -q "async I/O    6 of 6 requests replayed .* 0 results differ" m.replay &&
+		grep -q "mismatches   0" m.replay || fail "aio_more: replay: $(cat m.replay)"
+	"$IOTAPE" dump m.prof | grep "io_cancel\|eventfd2\|read(4, \|io_uring_register" | grep "not replayed" &&
+		fail "aio_more: a call was not replayed"
+	[ "$(stat -c %s root$d/m/a root$d/m/b root$d/m/c root$d/m/d | tr '\n' ' ')" = "8192 8192 4096 4096 " ] ||
+		fail "aio_more: the replayed files differ: $(ls -l root$d/m)"
+	echo "aio_more: NO_MMAP ring, registered ring index, eventfds, io_cancel recorded alike and replayed"
 fi
 exit 0
