@@ -38,6 +38,31 @@ struct rpl_actab {
 
 /* ---- the plan: requests tied to their ops ---- */
 
+/* A ring's key in plan.aio_ring: the process and the ring's descriptor. */
+static uint64_t ring_key(const struct iot_aio *a)
+{
+	uint64_t k = ((uint64_t)(uint32_t)a->pid << 32 | (uint32_t)a->ctx) * 0x9e3779b97f4a7c15ULL;
+
+	return k ^ (k >> 29) ^ a->api;
+}
+
+/* The depth of the ring of io_uring record @a (submit: +1, complete: -1):
+ * its set-up keeps the most. */
+static void ring_depth(struct rpl_plan *p, const struct iot_aio *a, int d)
+{
+	struct rpl_aio *s;
+	uint32_t i;
+
+	if (a->api != IOT_AIO_URING || !rpl_map_get(&p->aio_ring, ring_key(a), &i) ||
+	    i >= p->n_aio)
+		return;
+	s = &p->aio[i];
+	if (d < 0 && s->cur)
+		s->cur--;
+	else if (d > 0 && ++s->cur > s->depth)
+		s->depth = s->cur;
+}
+
 int rpl_aio_collect(struct rpl_plan *p, const struct iot_aio *a)
 {
 	struct rpl_aio *x;
@@ -51,6 +76,7 @@ int rpl_aio_collect(struct rpl_plan *p, const struct iot_aio *a)
 		    p->aio[i].rec_res == RPL_AIO_NORES) {
 			p->aio[i].rec_res = a->res;
 			req = i + 1;
+			ring_depth(p, a, -1);
 		}
 		if (!req)
 			return 0;
@@ -90,6 +116,11 @@ int rpl_aio_collect(struct rpl_plan *p, const struct iot_aio *a)
 	if (a->kind == IOT_AIO_SUBMIT &&
 	    rpl_map_put(&p->aio_key, iot_aio_key(a), (uint32_t)p->n_aio) < 0)
 		return -ENOMEM;
+	if (a->kind == IOT_AIO_SETUP && a->api == IOT_AIO_URING &&
+	    rpl_map_put(&p->aio_ring, ring_key(a), (uint32_t)p->n_aio) < 0)
+		return -ENOMEM;
+	if (a->kind == IOT_AIO_SUBMIT)
+		ring_depth(p, a, 1);
 	/* ops are still in file order here: op k is event k.  A request
 	 * whose event is not there, or not right after its siblings, is
 	 * counted but not replayed. */
@@ -358,6 +389,7 @@ void rpl_aio_free(struct rpl_plan *p)
 	free(p->reap_next);
 	p->reap_head = p->reap_next = NULL;
 	rpl_map_free(&p->aio_key);
+	rpl_map_free(&p->aio_ring);
 }
 
 char *rpl_actx_buf(struct rpl_actx *x)

@@ -251,6 +251,10 @@ struct rpl_aio {
 	int64_t r_t_ns;			/* when the replay saw its completion */
 	uint32_t r_reaper;		/* 1 + the op that reaped it; 0: none */
 	uint32_t req;			/* a completion: 1 + its request's index; 0: none */
+	/* a ring's set-up: the most requests it had in flight when recorded
+	 * (submitted, their completion not yet seen), and while planning,
+	 * how many it has */
+	uint32_t depth, cur;
 	uint8_t state;			/* RPL_AIO_* */
 };
 
@@ -343,6 +347,7 @@ struct rpl_plan {
 	struct iot_mpages *mp;		/* pages of file mappings, in file order */
 	size_t n_mp, cap_mp;
 	struct rpl_map aio_key;		/* request key -> index in aio (plan) */
+	struct rpl_map aio_ring;	/* ring key -> index of its set-up (plan) */
 	uint32_t *reap_head, *reap_next; /* profile: requests by reaping op */
 	pthread_mutex_t aio_lock;	/* the processes' aio tables */
 	int damaged;			/* damaged or not closed cleanly: */
@@ -592,6 +597,7 @@ struct rpl_actx {
 	void *ring;			/* struct io_uring * */
 	int ring_fd;
 	uint32_t inflight;
+	uint32_t depth;			/* io_uring: most in flight when recorded; 0: unknown */
 	char *buf;			/* RPL_AIO_BUF bytes for data, page aligned */
 	void **bufs;			/* registered buffers (io_uring) */
 	uint64_t *buf_len;

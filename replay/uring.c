@@ -7,27 +7,24 @@
  * than are in flight here).  Completions are reaped from the ring after
  * every enter, as the program reaped them.
  *
- * The queue depth is the recording's: a program reaps completions from
- * its ring without a syscall (fio does), so the recorder sees them at
- * the next io_uring_enter's entry, before that call's requests.  The
- * replay waits for those same requests to complete before it submits
- * (and, for those seen at the exit, before the call returns; at a close,
- * munmap or exit, before it): without that, a replay of fio at iodepth 8
- * put all 1,024 requests of its job in flight at once (completions seen
- * 8 ms after submission, against 63 us recorded).
- *
- * Paths of OPENAT, STATX, UNLINKAT, MKDIRAT and RENAMEAT are opened as a
- * confined parent directory and one plain name (rpl_parent()), and
- * OPENAT goes as OPENAT2 with RESOLVE_BENEATH | RESOLVE_NO_SYMLINKS, so
- * the kernel's worker threads cannot leave the root either.  A request
- * that cannot be replayed (an opcode not decoded, a descriptor not open
- * here) becomes a NOP with the same link flags, so chains keep their
- * shape, and is counted as not replayed.
- *
- * Not kept: SQPOLL (nothing was captured of what the kernel polled;
- * the ring is made without it), DEFER_TASKRUN (completions would need
- * an enter to run), rings without an SQ array or in memory the program
- * gave (liburing 2.3 has neither).
+ * The queue is held at the ring's depth: no deeper than the most
+ * requests the ring had in flight when recorded (submitted, completion
+ * not yet posted; the recorder reads the completion ring at every
+ * io_uring_enter).  A batch that would go deeper waits for completions
+ * first, as the program, whose queue was full, waited.  Without that, a
+ * replay of fio at iodepth 8 (buffered writes, which it reaps from the
+ * ring with no syscall) put all 1,024 requests of its job in flight at
+ * once: completions seen 8 ms after submission, against 63 us recorded.
+ * The bound is the recorded maximum and not the depth at each call:
+ * under the recorder each submission costs a ptrace stop (tens of us),
+ * so more requests completed between two submissions than natively (fio
+ * randwrite, O_DIRECT, iodepth 32: 7.3 in flight on average at each
+ * submission when recorded, 17.5 in the replay); replaying the recorded
+ * depth call by call made the I/O 41 % slower than native, the bound
+ * 25 % faster, on a loaded machine (docs/FIGURES.md).  The completions
+ * seen at a ring's close or munmap, or its process's exit, are waited
+ * for there (rpl_aio_await()), so that the last requests end where the
+ * program's did.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -150,6 +147,7 @@ static int64_t h_setup(struct rpl_ctx *c, struct rpl_op *op)
 	rpl_uring_free(x);
 	x->ring = ring;
 	x->ring_fd = ring->ring_fd;
+	x->depth = s->depth;
 	/* the recorded descriptor names the ring: a copy, so that its
 	 * close, mmap and the rest find it, and the ring lives on */
 	e.live = dup(ring->ring_fd);
@@ -499,7 +497,7 @@ static int64_t h_enter(struct rpl_ctx *c, struct rpl_op *op)
 	struct rpl_actx *x = ring_named(c, op->ev.args[0],
 					(op->ev.args[3] & IORING_ENTER_REGISTERED_RING) != 0);
 	struct batch b = { 0 };
-	uint32_t i, first, queued = 0, wait = 0, ns = 0;
+	uint32_t i, nsub = 0, queued = 0, wait = 0, ns = 0;
 	int64_t r;
 
 	if (!x || !x->ring)
@@ -512,18 +510,18 @@ static int64_t h_enter(struct rpl_ctx *c, struct rpl_op *op)
 		goto out;
 	}
 	pthread_mutex_lock(&x->lock);
-	/* The completions the program had seen when it made this call (the
-	 * recorder reads them at its entry, before its requests) are seen
-	 * here too before it submits: the queue is never deeper than it was
-	 * when recorded.  Those seen at its exit are waited for after. */
-	for (first = 0; first < op->n_aio; first++)
-		if (c->p->aio[op->aio_off + first].a.kind == IOT_AIO_SUBMIT)
-			break;
-	if (first < op->n_aio) {
+	/* The queue is never deeper than the ring's was when recorded: a
+	 * batch that would make it so waits for completions first. */
+	for (i = 0; i < op->n_aio; i++)
+		nsub += c->p->aio[op->aio_off + i].a.kind == IOT_AIO_SUBMIT;
+	reap(c, op, x);
+	while (x->depth && x->inflight && x->inflight + nsub > x->depth) {
+		struct __kernel_timespec ts = { .tv_sec = 1 };
+		struct io_uring_cqe *cqe;
+
+		if (io_uring_wait_cqe_timeout(x->ring, &cqe, &ts) < 0)
+			break;	/* bounded, as rpl_uring_await() */
 		reap(c, op, x);
-		rpl_uring_await(c, op, x, 0, first);
-	} else {
-		first = 0;
 	}
 	for (i = 0; i < op->n_aio; i++) {
 		uint32_t k = op->aio_off + i;
@@ -558,7 +556,6 @@ static int64_t h_enter(struct rpl_ctx *c, struct rpl_op *op)
 	if (r > 0)
 		x->inflight += (uint32_t)r;
 	reap(c, op, x);
-	rpl_uring_await(c, op, x, first, op->n_aio);
 	pthread_mutex_unlock(&x->lock);
 	if (ns)
 		rpl_ns_changed(c->p);

@@ -14,7 +14,9 @@
 #    the file at its size; the replay's profile holds the requests with
 #    their completions: `iotape report` of it has the same async row
 #    (requests and bytes), and `iotape diff` of trace and profile counts
-#    them on both sides; the merged profile of two clients counts both;
+#    them on both sides, and the replay never had more requests in
+#    flight than fio's iodepth allows; the merged profile of two clients
+#    counts both;
 # 5. a ring that polls its submissions (SQPOLL): the record summary and
 #    `iotape check` say how many requests the trace misses;
 # 6. tests/progs/uring_ops: one of each io_uring request decoded (mkdirat,
@@ -61,6 +63,16 @@ for line in open(sys.argv[1], errors="replace"):
         comps.append("%s %s" % (m.group(2), m.group(3)))
 if sys.argv[2] == "count":
     print(len(subs), nbytes, len(comps))
+elif sys.argv[2] == "depth":
+    # the most requests in flight: submitted, completion not yet seen
+    n = top = 0
+    for line in open(sys.argv[1], errors="replace"):
+        if re.search(r"(aio|io_uring) submit ", line):
+            n += 1
+            top = max(top, n)
+        elif re.search(r"(aio|io_uring) complete ", line):
+            n -= 1
+    print(top)
 else:
     print("\n".join(subs + ["--"] + sorted(comps)))
 PY
@@ -107,6 +119,11 @@ run() {	# name rw engine [fio options...]
 	grep -q "^  async $dir  *${want%% *} .* 4.0 MiB$" "$name.preport" ||
 		fail "$name: the profile's report has no async $dir row of ${want%% *} requests and 4.0 MiB: $(grep async "$name.preport")"
 	"$IOTAPE" diff "$name.fast.iotape" "$name.prof" >"$name.diff" || fail "$name: diff exited $?"
+	# the queue no deeper than fio's 8 (16: a completion is written after
+	# the call that reaped it, which may have submitted one more)
+	"$IOTAPE" dump "$name.prof" >"$name.pdump" || fail "$name: dump of the profile"
+	top=$(python3 req.py "$name.pdump" depth)
+	[ "$top" -le 16 ] || fail "$name: the replay had $top requests in flight, fio at most 8"
 	grep -q "^async $dir  *${want%% *}  *1.000 " "$name.diff" ||
 		fail "$name: diff does not count the requests on both sides: $(grep async "$name.diff")"
 	r=$(grep "async I/O" "$name.replay")
