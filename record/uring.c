@@ -1,0 +1,381 @@
+/*
+ * uring.c - io_uring rings, followed in the program's memory: their
+ * set-up, where the program mapped them (or gave their memory,
+ * IORING_SETUP_NO_MMAP), the SQEs each io_uring_enter consumed, the
+ * CQEs the kernel posted, and what was registered with them (files,
+ * buffers, eventfds, the ring's descriptor in the thread's table).
+ * record/aio.c says why each is read where it is.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/syscall.h>
+#include <sys/uio.h>
+#include <unistd.h>
+
+#include "aio_int.h"
+
+#ifndef IORING_SETUP_NO_SQARRAY
+#define IORING_SETUP_NO_SQARRAY (1U << 16)
+#endif
+#ifndef IORING_SETUP_NO_MMAP
+#define IORING_SETUP_NO_MMAP (1U << 14)
+#endif
+#ifndef IORING_ENTER_REGISTERED_RING
+#define IORING_ENTER_REGISTERED_RING (1U << 4)
+#endif
+#define REG_FLAG (1U << 31)	/* IORING_REGISTER_USE_REGISTERED_RING */
+
+/* The ring a call of @t names by @arg: its descriptor, or with
+ * @registered the index @t's thread registered it under. */
+struct rec_actx *rec_uring_ring_of(struct rec_ctx *c, struct rec_task *t, uint64_t arg,
+				int registered)
+{
+	uint32_t i, k;
+
+	if (!registered)
+		return rec_actx_find(c, IOT_AIO_URING, t->pid, (uint32_t)arg, NULL);
+	for (i = 0; c->aio && i < c->aio->n; i++) {
+		struct rec_actx *a = c->aio->c[i];
+
+		if (a->api != IOT_AIO_URING || a->pid != t->pid)
+			continue;
+		for (k = 0; k < a->n_reg; k++)
+			if (a->reg[k].tid == t->tid && a->reg[k].idx == (uint32_t)arg)
+				return a;
+	}
+	return NULL;
+}
+
+void rec_uring_setup_exit(struct rec_ctx *c, struct rec_task *t, uint64_t event)
+{
+	struct io_uring_params p;
+	struct rec_actx *a;
+	struct iot_aio r;
+	int fd = (int)t->ev.ret;
+
+	if (fd < 0)
+		return;
+	rec_fd_set(t, fd, RING_PATH, sizeof(RING_PATH) - 1, 0);
+	if (rec_read_mem(t->tid, t->raw[1], &p, sizeof(p)) != sizeof(p))
+		return;
+	if (!(a = rec_actx_new(c, IOT_AIO_URING, t->pid, (uint64_t)fd)))
+		return;
+	a->flags = p.flags;
+	a->sq_entries = p.sq_entries;
+	a->cq_entries = p.cq_entries;
+	a->features = p.features;
+	a->sq_off = p.sq_off;
+	a->cq_off = p.cq_off;
+	if (p.flags & IORING_SETUP_SQPOLL)
+		c->st.uring_sqpoll++;
+	if (p.flags & IORING_SETUP_NO_MMAP) {
+		/* the rings are in memory the program gave: sq_off.user_addr
+		 * holds the SQEs, cq_off.user_addr both rings (the field is
+		 * resv2 in headers before Linux 6.5) */
+		a->sqes = p.sq_off.resv2;
+		a->sq_ring = a->cq_ring = p.cq_off.resv2;
+	}
+	rec_aio_init(&r, IOT_AIO_SETUP, IOT_AIO_URING, event, t->ev.t_exit, t, (uint64_t)fd);
+	r.fd = fd;
+	r.len = p.sq_entries;
+	r.res = p.cq_entries;
+	r.flags = p.flags;
+	rec_aio_emit(c, &r);
+}
+
+int rec_aio_mmap(struct rec_ctx *c, struct rec_task *t, uint64_t addr, int fd,
+		 uint64_t off)
+{
+	struct rec_actx *a = rec_actx_find(c, IOT_AIO_URING, t->pid, (uint64_t)(uint32_t)fd, NULL);
+
+	if (!a)
+		return 0;
+	if (off == IORING_OFF_SQ_RING) {
+		a->sq_ring = addr;
+		/* one mapping holds both rings */
+		if (a->features & IORING_FEAT_SINGLE_MMAP)
+			a->cq_ring = addr;
+	} else if (off == IORING_OFF_CQ_RING) {
+		a->cq_ring = addr;
+	} else if (off == IORING_OFF_SQES) {
+		a->sqes = addr;
+	}
+	return 1;
+}
+
+static int read_u32(struct rec_task *t, uint64_t addr, uint32_t *v)
+{
+	return rec_read_mem(t->tid, addr, v, 4) == 4 ? 0 : -EFAULT;
+}
+
+/* The path at @addr of @t, against @dirfd, made absolute and its state
+ * taken: @return : it (malloc'd, *@len set), or NULL */
+static char *sqe_path(struct rec_ctx *c, struct rec_task *t, int dirfd, uint64_t addr,
+		      uint32_t *len)
+{
+	char *p;
+
+	if (rec_read_str(t->tid, addr, c->buf, REC_PATH_MAX) < 0)
+		return NULL;
+	p = rec_path_abs(dirfd == AT_FDCWD || c->buf[0] == '/' ?
+			 (t->fs ? t->fs->cwd : NULL) : rec_fd_path(t, dirfd, NULL),
+			 c->buf, len);
+	if (p)
+		rec_path_state(c, p, *len, NULL);
+	return p;
+}
+
+static void sqe_decode(struct rec_ctx *c, struct rec_task *t, struct rec_actx *a,
+		       const struct io_uring_sqe *s, struct rec_aio_req *r)
+{
+	uint32_t len = 0;
+
+	r->a.kind = IOT_AIO_SUBMIT;
+	r->a.api = IOT_AIO_URING;
+	r->a.ctx = a->ctx;
+	r->a.opcode = s->opcode;
+	r->a.fd = s->fd;
+	r->a.off = s->off;
+	r->a.len = s->len;
+	r->a.flags = s->flags;
+	r->a.rw_flags = s->rw_flags;
+	r->a.user_data = s->user_data;
+	r->a.buf_index = s->buf_index;
+	switch (s->opcode) {
+	case IORING_OP_READV:
+	case IORING_OP_WRITEV:
+		r->a.len = rec_aio_req_iovecs(t, r, s->addr, s->len);
+		break;
+	case IORING_OP_FALLOCATE:
+		/* the length travels in addr, the mode in len */
+		r->a.len = s->addr;
+		r->a.rw_flags = s->len;
+		break;
+	case IORING_OP_OPENAT:
+	case IORING_OP_STATX:
+	case IORING_OP_UNLINKAT:
+	case IORING_OP_MKDIRAT:
+	case IORING_OP_RENAMEAT:
+		/* path ops: a dirfd in fd, the path at addr; renameat's new
+		 * dirfd in len, its new path at addr2 (off) */
+		if ((r->path = sqe_path(c, t, s->fd, s->addr, &len))) {
+			r->a.path = r->path;
+			r->a.path_len = len;
+		}
+		if (s->opcode == IORING_OP_RENAMEAT &&
+		    (r->path2 = sqe_path(c, t, (int)s->len, s->addr2, &len))) {
+			r->a.path2 = r->path2;
+			r->a.path2_len = len;
+		}
+		return;
+	}
+	if (s->flags & IOSQE_FIXED_FILE) {
+		if ((uint32_t)s->fd < a->n_files && a->files[s->fd])
+			rec_aio_req_path(r, a->files[s->fd], (uint32_t)strlen(a->files[s->fd]));
+	} else {
+		const char *fp = rec_fd_path(t, s->fd, &len);
+
+		rec_aio_req_path(r, fp, len);
+	}
+}
+
+void rec_uring_enter_entry(struct rec_ctx *c, struct rec_task *t)
+{
+	struct rec_actx *a;
+	uint32_t head, tail, mask, n, i, idx;
+	size_t sqe_size;
+
+	a = rec_uring_ring_of(c, t, t->raw[0], (t->raw[3] & IORING_ENTER_REGISTERED_RING) != 0);
+	if (!a) {
+		if (t->raw[3] & IORING_ENTER_REGISTERED_RING)
+			c->st.uring_unknown++;
+		return;
+	}
+	/* what completed before this call: the program may have reaped it
+	 * already and now submits under the same user_data again */
+	rec_uring_reap(c, t, a, 0, 1);
+	if (!t->raw[1])
+		return;
+	if (a->flags & IORING_SETUP_SQPOLL)
+		return;		/* the kernel's thread consumes the ring */
+	if (!a->sq_ring || !a->sqes) {
+		c->st.uring_unknown++;
+		return;
+	}
+	if (read_u32(t, a->sq_ring + a->sq_off.head, &head) ||
+	    read_u32(t, a->sq_ring + a->sq_off.tail, &tail) ||
+	    read_u32(t, a->sq_ring + a->sq_off.ring_mask, &mask))
+		return;
+	n = tail - head;
+	if (n > (uint32_t)t->raw[1])
+		n = (uint32_t)t->raw[1];
+	if (n > MAX_BATCH)
+		n = MAX_BATCH;
+	sqe_size = (a->flags & IORING_SETUP_SQE128) ? 128 : 64;
+	for (i = 0; i < n; i++) {
+		struct io_uring_sqe s;
+		struct rec_aio_req *r;
+
+		idx = (head + i) & mask;
+		if (!(a->flags & IORING_SETUP_NO_SQARRAY) &&
+		    read_u32(t, a->sq_ring + a->sq_off.array + idx * 4, &idx))
+			return;
+		idx &= mask;
+		if (rec_read_mem(t->tid, a->sqes + idx * sqe_size, &s, sizeof(s)) != sizeof(s))
+			return;
+		if (!(r = rec_aio_req_add(t)))
+			return;
+		sqe_decode(c, t, a, &s, r);
+	}
+}
+
+void rec_uring_reap(struct rec_ctx *c, struct rec_task *t, struct rec_actx *a,
+		     uint64_t event, int collect)
+{
+	uint32_t tail, mask, n, i;
+	size_t cqe_size;
+
+	if (a->sq_ring && !read_u32(t, a->sq_ring + a->sq_off.head, &a->sq_head))
+		a->head_known = 1;
+	if (!a->cq_ring || read_u32(t, a->cq_ring + a->cq_off.tail, &tail) ||
+	    read_u32(t, a->cq_ring + a->cq_off.ring_mask, &mask))
+		return;
+	n = tail - a->cq_seen;
+	if (n > a->cq_entries) {
+		/* overwritten before the recorder could read them */
+		c->st.aio_lost += n - a->cq_entries;
+		a->cq_seen = tail - a->cq_entries;
+		n = a->cq_entries;
+	}
+	cqe_size = (a->flags & IORING_SETUP_CQE32) ? 32 : 16;
+	for (i = 0; i < n; i++) {
+		struct io_uring_cqe q;
+		uint64_t at = a->cq_ring + a->cq_off.cqes + ((a->cq_seen + i) & mask) * cqe_size;
+
+		if (rec_read_mem(t->tid, at, &q, sizeof(q)) != sizeof(q))
+			break;
+		if (collect) {
+			struct rec_aio_req *r = rec_aio_req_add(t);
+
+			if (!r)
+				break;
+			r->a.kind = IOT_AIO_COMPLETE;
+			r->a.api = IOT_AIO_URING;
+			r->a.user_data = q.user_data;
+			r->a.res = q.res;
+			continue;
+		}
+		rec_aio_emit_complete(c, t, a, event, q.user_data, q.user_data, q.res,
+			      t->ev.t_exit ? t->ev.t_exit : t->ev.t_enter);
+	}
+	a->cq_seen += i;
+}
+
+void rec_uring_register_entry(struct rec_ctx *c, struct rec_task *t)
+{
+	uint32_t op = (uint32_t)t->raw[1] & ~REG_FLAG, nr = (uint32_t)t->raw[3], i;
+	struct rec_actx *a = rec_uring_ring_of(c, t, t->raw[0], ((uint32_t)t->raw[1] & REG_FLAG) != 0);
+	struct rec_aio_req *r;
+
+	if (!a || (op != IORING_REGISTER_FILES && op != IORING_REGISTER_BUFFERS &&
+		   op != IORING_REGISTER_EVENTFD && op != IORING_REGISTER_EVENTFD_ASYNC) ||
+	    nr > 65536 || !(r = rec_aio_req_add(t)))
+		return;
+	r->a.kind = IOT_AIO_REGISTER;
+	r->a.api = IOT_AIO_URING;
+	r->a.ctx = a->ctx;
+	r->a.opcode = op;
+	r->a.fd = (int32_t)a->ctx;
+	if (op == IORING_REGISTER_EVENTFD || op == IORING_REGISTER_EVENTFD_ASYNC)
+		nr = 1;		/* one int: the eventfd */
+	if (op == IORING_REGISTER_BUFFERS) {
+		r->a.len = rec_aio_req_iovecs(t, r, t->raw[2], nr);
+		return;
+	}
+	if (!nr || !(r->vals = calloc(nr, sizeof(*r->vals))))
+		return;
+	for (i = 0; i < nr; i++) {
+		int32_t fd;
+
+		if (rec_read_mem(t->tid, t->raw[2] + i * 4, &fd, 4) != 4)
+			break;
+		r->vals[i] = fd;
+	}
+	r->a.vals = r->vals;
+	r->a.nvals = i;
+}
+
+/* IORING_(UN)REGISTER_RING_FDS: which index each ring's descriptor got
+ * in @t's thread, or lost; written as a REGISTER record of the ring
+ * (vals: the index), so that a replay finds the ring its enters name */
+static void ring_fds_exit(struct rec_ctx *c, struct rec_task *t, uint64_t event, int reg)
+{
+	struct io_uring_rsrc_update u;
+	uint32_t i, k, n = reg ? (uint32_t)t->ev.ret : (uint32_t)t->raw[3];
+
+	for (i = 0; i < n && i < 16; i++) {
+		struct rec_actx *a;
+		struct iot_aio r;
+		int64_t idx;
+
+		if (rec_read_mem(t->tid, t->raw[2] + i * sizeof(u), &u, sizeof(u)) != sizeof(u))
+			return;
+		if (reg) {
+			if (!(a = rec_actx_find(c, IOT_AIO_URING, t->pid, (uint32_t)u.data, NULL)))
+				continue;
+			if (a->n_reg < REG_MAX) {
+				a->reg[a->n_reg].tid = t->tid;
+				a->reg[a->n_reg++].idx = u.offset;
+			}
+		} else if (!(a = rec_uring_ring_of(c, t, u.offset, 1))) {
+			continue;
+		} else {
+			for (k = 0; k < a->n_reg; k++)
+				if (a->reg[k].tid == t->tid && a->reg[k].idx == u.offset) {
+					a->reg[k] = a->reg[--a->n_reg];
+					break;
+				}
+		}
+		rec_aio_init(&r, IOT_AIO_REGISTER, IOT_AIO_URING, event, t->ev.t_exit, t, a->ctx);
+		r.opcode = reg ? IORING_REGISTER_RING_FDS : IORING_UNREGISTER_RING_FDS;
+		r.fd = (int32_t)a->ctx;
+		idx = u.offset;
+		r.vals = &idx;
+		r.nvals = 1;
+		rec_aio_emit(c, &r);
+	}
+}
+
+void rec_uring_register_exit(struct rec_ctx *c, struct rec_task *t, uint64_t event)
+{
+	uint32_t op = (uint32_t)t->raw[1] & ~REG_FLAG;
+	struct rec_actx *a = rec_uring_ring_of(c, t, t->raw[0], ((uint32_t)t->raw[1] & REG_FLAG) != 0);
+	struct iot_aio *r;
+	uint32_t i;
+
+	if (t->ev.ret >= 0 && (op == IORING_REGISTER_RING_FDS || op == IORING_UNREGISTER_RING_FDS))
+		ring_fds_exit(c, t, event, op == IORING_REGISTER_RING_FDS);
+	if (!a || !t->n_aio || t->ev.ret < 0)
+		return;
+	r = &t->aio[0].a;
+	r->event = event;
+	r->t_ns = t->ev.t_exit;
+	rec_aio_emit(c, r);
+	if (r->opcode != IORING_REGISTER_FILES)
+		return;
+	for (i = 0; i < a->n_files; i++)
+		free(a->files[i]);
+	free(a->files);
+	a->n_files = 0;
+	if (!(a->files = calloc(r->nvals + 1, sizeof(*a->files))))
+		return;
+	for (i = 0; i < r->nvals; i++) {
+		uint32_t len;
+		const char *p = rec_fd_path(t, r->vals[i], &len);
+
+		a->files[i] = p ? strndup(p, len) : NULL;
+	}
+	a->n_files = r->nvals;
+}
