@@ -106,6 +106,15 @@ struct src {
 	struct iot_item it;
 };
 
+/* A record of @s as the merged profile has it: its time on client 0's
+ * clock, its process and thread moved apart from other clients'. */
+static void move_ids(const struct src *s, int64_t *t, int32_t *pid, int32_t *tid)
+{
+	*t = iot_ns_add(*t, s->shift);
+	*pid = moved_pid(*pid, s->client);
+	*tid = moved_pid(*tid, s->client);
+}
+
 /* The next event of @s.  The async records and mapped pages met on the
  * way belong to the event of @s written last (a writer puts them right
  * after their event): written to @w as records of that event, when
@@ -123,17 +132,13 @@ static int next_event(struct src *s, struct iot_writer *w)
 			struct iot_aio a = s->it.u.aio;
 
 			a.event = s->last;
-			a.t_ns = iot_ns_add(a.t_ns, s->shift);
-			a.pid = moved_pid(a.pid, s->client);
-			a.tid = moved_pid(a.tid, s->client);
+			move_ids(s, &a.t_ns, &a.pid, &a.tid);
 			err = iot_writer_aio(w, &a);
 		} else if (s->it.kind == IOT_ITEM_MPAGES) {
 			struct iot_mpages m = s->it.u.mp;
 
 			m.event = s->last;
-			m.t_ns = iot_ns_add(m.t_ns, s->shift);
-			m.pid = moved_pid(m.pid, s->client);
-			m.tid = moved_pid(m.tid, s->client);
+			move_ids(s, &m.t_ns, &m.pid, &m.tid);
 			err = iot_writer_mpages(w, &m);
 		}
 	}
@@ -154,9 +159,7 @@ static int copy_processes(struct src *s, struct iot_writer *w)
 		if (it.kind != IOT_ITEM_PROCESS)
 			continue;
 		pr = it.u.proc;
-		pr.t_ns = iot_ns_add(pr.t_ns, s->shift);
-		pr.pid = moved_pid(pr.pid, s->client);
-		pr.tid = moved_pid(pr.tid, s->client);
+		move_ids(s, &pr.t_ns, &pr.pid, &pr.tid);
 		pr.ppid = moved_pid(pr.ppid, s->client);
 		pr.ptid = moved_pid(pr.ptid, s->client);
 		pr.old_tid = moved_pid(pr.old_tid, s->client);
