@@ -29,6 +29,10 @@ static void usage(FILE *f)
 		"                       afap: as fast as possible; scale=F: think time x F;\n"
 		"                       raw: recorded gaps less only the recorder's stop cost\n"
 		"                       (original also removes tracing stalls: see iotape(1))\n"
+		"      --think HOW      cpu (default): spend think time as CPU time of the\n"
+		"                       replaying thread, so that the replay competes for\n"
+		"                       the CPUs as the program did; sleep: sleep it\n"
+		"                       (default from IOTAPE_REPLAY_THINK)\n"
 		"      --verify         exit 4 if results differ from the trace (other than\n"
 		"                       filesystem capability probes such as FICLONE)\n"
 		"      --on-error MODE  what a fault of the filesystem under test (ENOSPC,\n"
@@ -94,11 +98,12 @@ static int parse_timing(const char *s, struct rpl_opts *o)
 int cmd_replay(int argc, char **argv)
 {
 	enum { O_VERIFY = 256, O_INCLUDE, O_EXCLUDE, O_FORCE, O_NOPREP, O_PREPONLY,
-	       O_LABEL, O_MKFS, O_ONERR, O_SPARSE, O_CLIENTS };
+	       O_LABEL, O_MKFS, O_ONERR, O_SPARSE, O_CLIENTS, O_THINK };
 	static const struct option longopts[] = {
 		{ "root", required_argument, NULL, 'r' },
 		{ "output", required_argument, NULL, 'o' },
 		{ "timing", required_argument, NULL, 't' },
+		{ "think", required_argument, NULL, O_THINK },
 		{ "verify", no_argument, NULL, O_VERIFY },
 		{ "include", required_argument, NULL, O_INCLUDE },
 		{ "exclude", required_argument, NULL, O_EXCLUDE },
@@ -117,6 +122,7 @@ int cmd_replay(int argc, char **argv)
 	const char *inc[MAX_PREFIXES], *exc[MAX_PREFIXES];
 	struct rpl_opts o = { .cmd = "replay", .scale = 1.0, .include = inc, .exclude = exc };
 	const char *starts = getenv("IOTAPE_REPLAY_STARTS");
+	const char *think = getenv("IOTAPE_REPLAY_THINK");
 	static struct rpl_result res;	/* large: not on the stack */
 	int c, err;
 
@@ -132,6 +138,7 @@ int cmd_replay(int argc, char **argv)
 				return IOT_EXIT_USAGE;
 			}
 			break;
+		case O_THINK: think = optarg; break;
 		case O_VERIFY: o.verify = 1; break;
 		case O_INCLUDE: case O_EXCLUDE:
 			if ((c == O_INCLUDE ? o.n_include : o.n_exclude) >= MAX_PREFIXES ||
@@ -173,6 +180,14 @@ int cmd_replay(int argc, char **argv)
 			cli_bad_option("replay", c, argv);
 			return IOT_EXIT_USAGE;
 		}
+	}
+	if (think && strcmp(think, "cpu") == 0) {
+		o.think = RPL_THINK_CPU;
+	} else if (think && strcmp(think, "sleep") == 0) {
+		o.think = RPL_THINK_SLEEP;
+	} else if (think) {
+		cli_err("replay", "--think %s: use cpu or sleep", think);
+		return IOT_EXIT_USAGE;
 	}
 	if (o.root && !o.root[0]) {
 		cli_err("replay", "--root \"\": give a directory");

@@ -286,7 +286,15 @@ static void *thread_main(void *arg)
 		now = prev_end;
 		if (timed && start > prev_end) {
 			now = iot_now_ns();
-			if (start > now) {
+			if (rpl_spin_wanted(p, start - now)) {
+				/* computing: what other work kept it off the
+				 * CPU is the workload's time, not a lag */
+				if (rpl_spin_cpu(start - now))
+					break;
+				now = iot_now_ns();
+				if (now > start)
+					ideal += now - start;
+			} else if (start > now) {
 				if (sleep_until(start))
 					break;
 				now = start;

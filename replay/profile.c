@@ -370,6 +370,10 @@ static void options_string(const struct rpl_plan *p, char *buf, size_t len)
 			      o->verify ? " verify" : "", o->no_prepare ? " no-prepare" : "");
 	if (o->starts && n < len)
 		n += (size_t)snprintf(buf + n, len - n, " starts=native");
+	if (o->timing != RPL_TIMING_AFAP && n < len)
+		n += (size_t)snprintf(buf + n, len - n, " think=%s",
+				      o->think == RPL_THINK_CPU && o->timing != RPL_TIMING_RAW ?
+				      "cpu" : "sleep");
 	for (i = 0; i < o->n_include && n < len; i++)
 		n += (size_t)snprintf(buf + n, len - n, " include=%s", o->include[i]);
 	for (i = 0; i < o->n_exclude && n < len; i++)

@@ -287,11 +287,14 @@ void rpl_print_summary(FILE *f, const struct rpl_opts *o, const struct rpl_resul
 		       iot_fmt_ns(b, sizeof(b), (double)r->prepare_ns));
 	if (o->prepare_only)
 		return;
-	fprintf(f, "  elapsed      %s (timing %s), %llu threads in %llu processes\n",
+	fprintf(f, "  elapsed      %s (timing %s%s), %llu threads in %llu processes\n",
 	       iot_fmt_ns(a, sizeof(a), (double)r->elapsed_ns),
 	       o->timing == RPL_TIMING_AFAP ? "afap" :
 	       o->timing == RPL_TIMING_SCALE ? "scaled" :
 	       o->timing == RPL_TIMING_RAW ? "raw" : "original",
+	       o->timing == RPL_TIMING_AFAP ? "" :
+	       o->think == RPL_THINK_CPU && o->timing != RPL_TIMING_RAW ? ", think time as CPU" :
+	       ", think time slept",
 	       (unsigned long long)r->threads, (unsigned long long)r->processes);
 	fprintf(f, "  first call   %s after the start (reading, planning, preparing)\n",
 		iot_fmt_ns(a, sizeof(a), (double)r->first_call_ns));

@@ -17,6 +17,12 @@ enum rpl_timing {
 	RPL_TIMING_RAW,			/* recorded gaps minus stop_cost_ns only */
 };
 
+/* --think: how a think time is spent (spin.c) */
+enum rpl_think {
+	RPL_THINK_CPU = 0,		/* as CPU time of the replaying thread */
+	RPL_THINK_SLEEP,		/* slept */
+};
+
 /* Why an op was not replayed (counted per reason). */
 enum rpl_skip {
 	RPL_SKIP_NONE = 0,
@@ -54,6 +60,7 @@ struct rpl_opts {
 	const char *out;		/* profile to write, or NULL */
 	int timing;			/* enum rpl_timing */
 	double scale;			/* RPL_TIMING_SCALE */
+	int think;			/* enum rpl_think */
 	int verify;			/* mismatches make rpl_run() report failure */
 	int force;			/* accept a non-empty root */
 	int no_prepare;			/* the tree is already there */

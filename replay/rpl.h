@@ -644,6 +644,14 @@ void rpl_starts_close(struct rpl_plan *p);
 /*! rpl_start_process() : run that program, natively, and wait for it: a
  *  process start.  @return : 0, or -errno. */
 int64_t rpl_start_process(struct rpl_plan *p);
+/*! rpl_spin_wanted() : a think time of @ns is spent as CPU time (spin.c:
+ *  --think cpu, a timing that budgets think time by CPU time, longer than
+ *  the wall-clock spin that ends every wait anyway).
+ *  rpl_spin_cpu() : run until this thread has used @ns more CPU time.
+ *  @return : 0, or 1 if the replay was asked to stop. */
+#define RPL_SPIN_MIN_NS 50000
+int rpl_spin_wanted(const struct rpl_plan *p, int64_t ns);
+int rpl_spin_cpu(int64_t ns);
 /* Pipes and sockets (ops_pipe.c): rpl_pipe_nothing() : @op moved nothing
  * when recorded (EAGAIN), and is not made.  rpl_pipe_rest() : after the
  * replayed call's result @r on live @fd (a read or write at the file
