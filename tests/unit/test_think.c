@@ -274,6 +274,85 @@ static void test_budget_exact(void **state)
 	}
 }
 
+/* Each thread's think times fit its own CPU time when the trace has its
+ * EXIT record: one process, thread 100 waits (ten 10 ms gaps, 10 ms of
+ * CPU), thread 101 computes (ten 1 ms gaps, 10 ms of CPU).  The waiting
+ * thread's gaps are cut to 10 ms, the computing thread's kept (with one
+ * budget for the process, 20 ms over 110 ms, they were cut to 1.8 ms).
+ * Without its own record, thread 101 falls back to its process's. */
+static void test_budget_per_thread(void **state)
+{
+	enum { N = 10 };
+	static const struct iot_kv kv = { "record.stop_cpu_ns", "0" };
+	struct iot_header h = { .extra = &kv, .n_extra = 1 };
+	struct rpl_op ops[2 * N];
+	uint32_t idx[2][N];
+	struct rpl_thread th[2];
+	struct iot_process ex[2];
+	struct rpl_proc pr;
+	struct rpl_plan p;
+	struct rpl_opts o;
+	int64_t sum[2];
+	int own, k;
+	size_t i;
+
+	(void)state;
+	for (own = 1; own >= 0; own--) {
+		memset(&p, 0, sizeof(p));
+		memset(&o, 0, sizeof(o));
+		memset(ops, 0, sizeof(ops));
+		memset(th, 0, sizeof(th));
+		memset(ex, 0, sizeof(ex));
+		memset(&pr, 0, sizeof(pr));
+		o.timing = RPL_TIMING_ORIGINAL;
+		p.o = &o;
+		p.hdr = &h;
+		p.stop_cost_ns = COST;
+		pr.pid = 100;
+		pr.parent = -1;
+		for (k = 0; k < 2; k++) {
+			th[k].pid = 100;
+			th[k].tid = 100 + k;
+			th[k].spawn_op = -1;
+			th[k].ops = idx[k];
+			th[k].n_ops = N;
+			ex[k].kind = IOT_PROC_EXIT;
+			ex[k].pid = 100;
+			ex[k].tid = 100 + k;
+			ex[k].utime_ns = 10000000;
+			for (i = 0; i < N; i++) {
+				struct rpl_op *op = &ops[k * N + i];
+
+				op->thread = (uint32_t)k;
+				op->think_ns = k ? 1000000 : 10000000;
+				op->ev.flags = FP;
+				op->ev.pid = 100;
+				op->ev.tid = 100 + k;
+				idx[k][i] = (uint32_t)(k * N + i);
+			}
+		}
+		p.ops = ops;
+		p.n_ops = 2 * N;
+		p.threads = th;
+		p.n_threads = 2;
+		p.procs = &pr;
+		p.n_procs = 1;
+		p.precs = ex;
+		p.n_precs = own ? 2 : 1;
+		assert_int_equal(rpl_plan_think(&p), 0);
+		for (k = 0; k < 2; k++)
+			for (sum[k] = 0, i = 0; i < N; i++)
+				sum[k] += ops[k * N + i].think_ns;
+		if (own) {
+			assert_true(sum[0] > 9990000 && sum[0] <= 10000000);
+			assert_int_equal(sum[1], 10000000);
+		} else {
+			/* thread 101 by its process's: 10 ms over 110 ms */
+			assert_true(sum[1] > 900000 && sum[1] < 920000);
+		}
+	}
+}
+
 /* In-process events that carry the library's own time before the call
  * lose exactly that (and no floor); with --timing raw they keep it. */
 static void test_pre_ns(void **state)
@@ -409,6 +488,7 @@ int main(void)
 		cmocka_unit_test(test_fast_floor_per_syscall),
 		cmocka_unit_test(test_budget_counts_stopped),
 		cmocka_unit_test(test_budget_exact),
+		cmocka_unit_test(test_budget_per_thread),
 		cmocka_unit_test(test_raw),
 		cmocka_unit_test(test_pre_ns),
 		cmocka_unit_test(test_sched_hides_overhead),
