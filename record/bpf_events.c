@@ -458,15 +458,20 @@ static void on_exec(struct rec_ctx *c, const struct be_exec *x, size_t size)
 	rec_emit_process(c, &p);
 }
 
+/* The CPU time of a task that ended, exact as the ptrace path reads it
+ * (rec_read_cputime()): its run time (the scheduler's, to the
+ * nanosecond) split as the tick-sampled user and system times split. */
 static void on_gone(struct rec_ctx *c, const struct be_gone *g)
 {
 	struct rec_task *t = rec_task_get(c, (pid_t)g->h.tid);
+	double ut = (double)g->utime_ns, st = (double)g->stime_ns;
+	int64_t sys = ut + st > 0 ? (int64_t)((double)g->run_ns * st / (ut + st)) : 0;
 
 	if (t) {
 		vfork_end(c, t);
 		rec_bpf_release(c, t->tid, g->h.t + 1, t->tid == t->pid);
-		rec_bpf_emit_exit(c, t, (int64_t)g->h.t, g->status, (int64_t)g->utime_ns,
-			  (int64_t)g->stime_ns);
+		rec_bpf_emit_exit(c, t, (int64_t)g->h.t, g->status, (int64_t)g->run_ns - sys,
+				  sys);
 	}
 }
 

@@ -105,6 +105,8 @@ int rec_header_fill(struct iot_header *h, const struct rec_opts *o,
 	struct utsname u;
 	char host[256] = "", *cwd;
 	static char stop_cpu[32];
+	/* exits seen by BPF: exact CPU times (bpf_events.c) */
+	int bpf_exit = strcmp(backend, "bpf") == 0 || strcmp(backend, "mixed") == 0;
 	struct iot_kv *kv;
 	int64_t r0, m, r1;
 	uint32_t argc = 0;
@@ -155,8 +157,13 @@ int rec_header_fill(struct iot_header *h, const struct rec_opts *o,
 		h->n_extra = 4;
 		/* CPU times to the nanosecond, and what a stop adds to them:
 		 * the replay bounds think time by them (replay/think.c) */
-		if (rec_stop_cpu() >= 0) {
-			snprintf(stop_cpu, sizeof(stop_cpu), "%lld", (long long)rec_stop_cpu());
+		if (rec_stop_cpu() >= 0 || bpf_exit) {
+			/* the BPF and mixed backends' are exact too (the
+			 * scheduler's run time at exit) and hold no stop: their
+			 * few (calls that change names) the replay does not
+			 * count either */
+			snprintf(stop_cpu, sizeof(stop_cpu), "%lld",
+				 bpf_exit ? 0LL : (long long)rec_stop_cpu());
 			kv[4].key = "record.stop_cpu_ns";
 			kv[4].value = stop_cpu;
 			h->n_extra = 5;

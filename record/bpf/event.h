@@ -125,7 +125,8 @@ struct be_gone {
 	struct be_hdr h;
 	__s32 status;			/* the wait(2) status */
 	__u32 pad;
-	__u64 utime_ns, stime_ns;
+	__u64 utime_ns, stime_ns;	/* sampled per clock tick */
+	__u64 run_ns;			/* exact: se.sum_exec_runtime */
 };
 
 #endif

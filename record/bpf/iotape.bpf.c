@@ -693,6 +693,7 @@ int BPF_PROG(iotape_gone, struct task_struct *p)
 	g->status = BPF_CORE_READ(p, exit_code);
 	g->utime_ns = BPF_CORE_READ(p, utime);
 	g->stime_ns = BPF_CORE_READ(p, stime);
+	g->run_ns = BPF_CORE_READ(p, se.sum_exec_runtime);
 	emit(g, sizeof(*g), 1);
 	return 0;
 }
