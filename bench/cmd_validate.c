@@ -47,6 +47,9 @@ static void usage(FILE *f)
 		"  --cache cold|hot     cold (default): drop the page cache after --setup, before\n"
 		"                       every run and replay; hot: keep the starting state cached\n"
 		"  --record-on FS       the filesystem to record on (default ext4)\n"
+		"  --backend B          record with 'iotape record --backend B': ptrace\n"
+		"                       (default) or bpf, which stops no call, so that the\n"
+		"                       CPU times that bound think time hold no tracer's cost\n"
 		"  --setup CMD          run 'sh -c CMD' in the work directory first, untimed, for\n"
 		"                       the recording, each native run and each replay alike\n"
 		"  --tolerance PCT      how far a total may be off (default 5)\n"
@@ -301,12 +304,13 @@ static int report(struct run_state *s)
 int cmd_validate(int argc, char **argv)
 {
 	enum { O_FS = 256, O_RUNS, O_CACHE, O_RECORD_ON, O_SETUP, O_TOL, O_SIZE, O_SCRATCH,
-	       O_HTML, O_JSON, O_KEEP, O_TRACE };
+	       O_HTML, O_JSON, O_KEEP, O_TRACE, O_BACKEND };
 	static const struct option lopts[] = {
 		{ "fs", required_argument, NULL, O_FS },
 		{ "runs", required_argument, NULL, O_RUNS },
 		{ "cache", required_argument, NULL, O_CACHE },
 		{ "record-on", required_argument, NULL, O_RECORD_ON },
+		{ "backend", required_argument, NULL, O_BACKEND },
 		{ "setup", required_argument, NULL, O_SETUP },
 		{ "tolerance", required_argument, NULL, O_TOL },
 		{ "image-size", required_argument, NULL, O_SIZE },
@@ -357,6 +361,13 @@ int cmd_validate(int argc, char **argv)
 				return IOT_EXIT_USAGE;
 			}
 			s.o.record_on = optarg;
+			break;
+		case O_BACKEND:
+			if (strcmp(optarg, "ptrace") && strcmp(optarg, "bpf")) {
+				cli_err(CMD, "--backend %s: ptrace or bpf", optarg);
+				return IOT_EXIT_USAGE;
+			}
+			s.o.backend = optarg;
 			break;
 		case O_SETUP: s.o.setup = optarg; break;
 		case O_TOL:

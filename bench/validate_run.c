@@ -168,6 +168,10 @@ int val_record(const struct val_opts *o, struct bench_live *l, const char *trace
 	av[ac++] = NULL;
 	av[ac++] = (char *)"record";
 	av[ac++] = (char *)"-q";
+	if (o->backend) {
+		av[ac++] = (char *)"--backend";
+		av[ac++] = (char *)o->backend;
+	}
 	av[ac++] = (char *)"-o";
 	av[ac++] = (char *)trace;
 	av[ac++] = (char *)"--";

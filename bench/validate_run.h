@@ -16,6 +16,7 @@
 struct val_opts {
 	char **cmd;			/* COMMAND and its arguments */
 	const char *record_on;		/* configuration to record on */
+	const char *backend;		/* iotape record --backend, or NULL */
 	const char *setup;		/* --setup CMD, or NULL */
 	const char *scratch;		/* images and mount points */
 	const char *outdir;		/* trace, profiles, phase logs */

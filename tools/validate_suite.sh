@@ -7,6 +7,7 @@
 #   CACHE=cold|hot          (default cold)
 #   FS=ext4,xfs,btrfs       (default) the filesystems compared
 #   ONLY="sqlite fio"       only these workloads
+#   BACKEND=bpf             record with --backend bpf (default: ptrace)
 #   OUT=DIR                 where the tables go (default: a new
 #                           /var/tmp/iotape-suite-out.XXXXXX); per workload
 #                           NAME.txt (the table), NAME/ (trace, profiles,
@@ -62,6 +63,7 @@ for w in $WORKLOADS; do
 	echo "validate-suite: $name (recorded on $on) $(date -u +%H:%M:%S)"
 	r=0
 	"$IOTAPE" validate --fs "$FS" --runs "$RUNS" --cache "$CACHE" --record-on "$on" -q \
+		--backend "${BACKEND:-ptrace}" \
 		--setup "sh $SUITE/$name.sh setup $IN" --keep "$OUT/$name" \
 		-- sh "$SUITE/$name.sh" run >"$OUT/$name.txt" || r=$?
 	cat "$OUT/$name.txt"

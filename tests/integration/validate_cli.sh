@@ -85,6 +85,19 @@ no_leftovers "$T"
 "$IOTAPE" validate --fs nofs -- true 2>/dev/null; [ $? = 2 ] || fail "--fs nofs: not a usage error"
 "$IOTAPE" validate --runs 0 -- true 2>/dev/null; [ $? = 2 ] || fail "--runs 0: not a usage error"
 "$IOTAPE" validate --fs ext4 2>/dev/null; [ $? = 2 ] || fail "no COMMAND: not a usage error"
+"$IOTAPE" validate --backend strace -- true 2>/dev/null; [ $? = 2 ] ||
+	fail "--backend strace: not a usage error"
+
+# --backend bpf records with the BPF backend, where it loads here
+if "$IOTAPE" record -q --backend bpf -o "$T/probe.iotape" -- true 2>/dev/null; then
+	"$IOTAPE" validate --fs tmpfs --runs 1 --record-on tmpfs --backend bpf --scratch "$T" \
+		--keep "$T/keep-bpf" -q -- sh -c 'echo x >f' >"$T/out" 2>&1
+	rc=$?
+	[ $rc = 0 ] || [ $rc = 6 ] || fail "validate --backend bpf exited $rc: $(cat "$T/out")"
+	"$IOTAPE" dump "$T/keep-bpf/trace.iotape" | grep -q '^# record.backend bpf' ||
+		fail "validate --backend bpf did not record with bpf"
+	no_leftovers "$T"
+fi
 
 # SIGINT in the middle: everything is undone, exit 130
 "$IOTAPE" validate --fs ext4,tmpfs --runs 5 --scratch "$T" -- sh "$T/w.sh" >"$T/out" 2>"$T/err" &
