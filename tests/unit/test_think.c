@@ -199,6 +199,29 @@ static void test_floor_unchanged(void **state)
 	tplan_free(&tp);
 }
 
+/* A measured stop cost larger than the 5th percentile of the gaps between
+ * stopped calls (the recorder measured it at a busy moment) is not
+ * subtracted: those gaps could not have held it; the 5th percentile is. */
+static void test_floor_below_cost(void **state)
+{
+	enum { N = 201 };
+	int64_t gap[N];
+	struct tplan tp;
+	size_t i;
+
+	(void)state;
+	for (i = 0; i < N; i++)
+		gap[i] = 5000 + (int64_t)i * 100;
+	tplan_init(&tp, N, gap, NULL);
+	tp.p.stop_cost_ns = 39000;
+	assert_int_equal(rpl_plan_think(&tp.p), 0);
+	/* gaps 5.1 .. 25 us; index 10 -> op 11: 6.1 us */
+	assert_int_equal(tp.p.gap_floor_ns, 6100);
+	assert_int_equal(tp.p.gap_cost_ns, 6100);
+	assert_int_equal(tp.p.ops[100].think_ns, 15000 - 6100);
+	tplan_free(&tp);
+}
+
 /* The CPU budget charges the tracer's excess user time per stopped call
  * only: with utime 2 ms and 100 calls, the budget is 2 ms - 100 x 500 ns
  * + 5 ms when all are stopped, 2 ms + 5 ms when all are fast-path. */
@@ -485,6 +508,7 @@ int main(void)
 		cmocka_unit_test(test_fastpath_gaps),
 		cmocka_unit_test(test_floor_stopped_only),
 		cmocka_unit_test(test_floor_unchanged),
+		cmocka_unit_test(test_floor_below_cost),
 		cmocka_unit_test(test_fast_floor_per_syscall),
 		cmocka_unit_test(test_budget_counts_stopped),
 		cmocka_unit_test(test_budget_exact),
