@@ -186,7 +186,8 @@ int cmd_replay(int argc, char **argv)
 	} else if (think && strcmp(think, "sleep") == 0) {
 		o.think = RPL_THINK_SLEEP;
 	} else if (think) {
-		cli_err("replay", "--think %s: use cpu or sleep", think);
+		cli_err("replay", "%s%s: use cpu or sleep", think == getenv("IOTAPE_REPLAY_THINK") ?
+			"IOTAPE_REPLAY_THINK=" : "--think ", think);
 		return IOT_EXIT_USAGE;
 	}
 	if (o.root && !o.root[0]) {
