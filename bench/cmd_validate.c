@@ -48,8 +48,9 @@ static void usage(FILE *f)
 		"                       every run and replay; hot: keep the starting state cached\n"
 		"  --record-on FS       the filesystem to record on (default ext4)\n"
 		"  --backend B          record with 'iotape record --backend B': ptrace\n"
-		"                       (default) or bpf, which stops no call, so that the\n"
-		"                       CPU times that bound think time hold no tracer's cost\n"
+		"                       (default), bpf, mixed or auto; bpf stops no call, so\n"
+		"                       that the CPU times that bound think time hold no\n"
+		"                       tracer's cost\n"
 		"  --setup CMD          run 'sh -c CMD' in the work directory first, untimed, for\n"
 		"                       the recording, each native run and each replay alike\n"
 		"  --tolerance PCT      how far a total may be off (default 5)\n"
@@ -363,8 +364,9 @@ int cmd_validate(int argc, char **argv)
 			s.o.record_on = optarg;
 			break;
 		case O_BACKEND:
-			if (strcmp(optarg, "ptrace") && strcmp(optarg, "bpf")) {
-				cli_err(CMD, "--backend %s: ptrace or bpf", optarg);
+			if (strcmp(optarg, "ptrace") && strcmp(optarg, "bpf") &&
+			    strcmp(optarg, "mixed") && strcmp(optarg, "auto")) {
+				cli_err(CMD, "--backend %s: ptrace, bpf, mixed or auto", optarg);
 				return IOT_EXIT_USAGE;
 			}
 			s.o.backend = optarg;
