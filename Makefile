@@ -120,6 +120,9 @@ DEPFLAGS = -MMD -MP -MT $@ -MF $@.d
 # A recipe that fails leaves no half-written target behind.
 .DELETE_ON_ERROR:
 
+# `make` alone builds all, not the first rule below (iotape-mpi).
+.DEFAULT_GOAL := all
+
 # iotape-mpi (mpi/): each MPI rank one client of a replay.  Built only
 # where mpicc is (Debian: libopenmpi-dev openmpi-bin); said once otherwise.
 MPICC := $(shell command -v mpicc 2>/dev/null)
