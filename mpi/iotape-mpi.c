@@ -15,8 +15,12 @@
  * only where mpirun started the program.  It is iotape's own replay with
  * one hook (rpl_team_run): the barrier and the gathering are here.
  *
- * Failures: a rank whose replay fails before the start (a tree that does
- * not fit, an unusable root) says so as "replay: client r: ..."; the
+ * Whether the ranks' N starting trees fit the shared filesystem is
+ * checked once, by rank 0, before any rank makes its tree (a rank
+ * checking on its own would count the trees the others are making).
+ *
+ * Failures: a rank whose replay fails before the start (an unusable
+ * root, a trace it cannot read) says so as "replay: client r: ..."; the
  * barrier is an MPI_Allreduce of "ready", so every rank learns it and
  * none replays.  A rank killed is mpirun's to see: it names the rank and
  * ends the others (SIGTERM: each stops as a replay stops on Ctrl-C).
@@ -39,6 +43,7 @@
 
 static int rank, size;
 static int barrier_done;
+static int too_big;		/* the ranks' trees do not fit: every rank exits 5 */
 
 /* Wait for @req without spinning: Open MPI's blocking calls poll a CPU
  * at full speed, which a rank waiting for the others (at the start, for
@@ -104,6 +109,28 @@ static int root_check(const struct rpl_opts *o)
 	}
 	MPI_Bcast(&ok, 1, MPI_INT, 0, MPI_COMM_WORLD);
 	return ok ? 0 : -EINVAL;
+}
+
+/* Plan the trace (every rank: the hosts may differ), then rank 0 checks
+ * that the ranks' trees fit the shared root, once for all, and tells the
+ * others: RPL_FIT_*, or -ECANCELED (the others stop without a word). */
+static int plan_rank(struct rpl_opts *co, const struct rpl_opts *o, struct rpl_result *res)
+{
+	int err, fit = RPL_FIT_CHECK;
+
+	err = rpl_plan_new(co, &co->plan, res);
+	if (rank == 0 && !o->no_prepare)
+		fit = err < 0 ? -ECANCELED : rpl_plan_fit(co->plan, o, size, res);
+	MPI_Bcast(&fit, 1, MPI_INT, 0, MPI_COMM_WORLD);
+	if (err < 0)
+		return err;
+	too_big = fit == -ENOSPC;
+	if (too_big && rank == 0)
+		return -ENOSPC;	/* res->tree_too_big: the command says it */
+	if (fit < 0)
+		return -ECANCELED;
+	co->fit = fit;
+	return 0;
 }
 
 static int read_all(int fd, char **buf, uint64_t *len)
@@ -181,8 +208,9 @@ static int finish(const struct rpl_opts *o, struct rpl_result *total, struct rpl
 		if (errs[r] < 0 && errs[r] != -ECANCELED) {
 			if (!err)
 				err = errs[r];
-			iot_err(o->cmd, "client %d (rank %d) failed: %s (see its messages above)", r,
-				r, iot_strerror(errs[r]));
+			if (!all[r].tree_too_big)	/* the command says that one */
+				iot_err(o->cmd, "client %d (rank %d) failed: %s (see its messages "
+					"above)", r, r, iot_strerror(errs[r]));
 		}
 		if (bufs[r] && iot_reader_open_mem(&rd[r], bufs[r], lens[r]) < 0)
 			rd[r] = NULL;
@@ -208,6 +236,7 @@ static int mpi_run(const struct rpl_opts *o, struct rpl_result *res)
 	char root[PATH_MAX], who[64], out[64], **bufs = NULL, *buf = NULL;
 	uint64_t *lens = NULL, len = 0;
 	int *errs = NULL, err, mem = -1, started;
+	int64_t plan_ns = iot_now_ns();
 
 	memset(res, 0, sizeof(*res));
 	if (root_check(o) < 0)
@@ -218,6 +247,10 @@ static int mpi_run(const struct rpl_opts *o, struct rpl_result *res)
 	co.cmd = who;
 	co.start = o->prepare_only ? NULL : start_hook;
 	co.out = NULL;
+	err = plan_rank(&co, o, res);
+	plan_ns = iot_now_ns() - plan_ns;
+	if (err < 0)
+		goto run_done;
 	if (mkdir(root, 0755) < 0 && !(errno == EEXIST && (o->force || o->no_prepare))) {
 		err = -errno;
 		iot_err(o->cmd, "%s: cannot create client %d's root: %s", root, rank,
@@ -234,7 +267,10 @@ static int mpi_run(const struct rpl_opts *o, struct rpl_result *res)
 		co.out = out;
 	}
 	err = rpl_run(&co, res);
+	if (res->first_call_ns)
+		res->first_call_ns += plan_ns;	/* its clock started after planning */
 run_done:
+	rpl_plan_delete(co.plan);
 	/* a rank that stopped before the barrier still meets the others there */
 	if (!barrier_done && !o->prepare_only)
 		barrier(0);
@@ -317,6 +353,8 @@ int main(int argc, char **argv)
 		av[ac++] = (char *)"--quiet";
 	rpl_team_run = mpi_run;
 	rc = cmd_replay(ac, av);
+	if (too_big)	/* said once, by rank 0 */
+		rc = IOT_EXIT_TARGET;
 	free(av);
 	MPI_Finalize();
 	return rc;

@@ -21,6 +21,15 @@
  * close it all the same: the others then stop without replaying.
  * Profiles go to memory files (memfd), so a client killed leaves nothing
  * on disk; the parent merges them (merge.c).
+ *
+ * The plan is made once, by the parent, before the clients fork: they
+ * share its pages copy-on-write, so N clients cost one planning's time;
+ * its memory is shared but for the pages each client writes, and those
+ * are most of it (every op's replay times and results sit in its struct
+ * rpl_op, beside what was recorded).  The parent frees its own copy once
+ * the clients have theirs.  Whether N starting trees fit is checked there too,
+ * once for all: a client checking on its own would count the trees the
+ * others are making at that moment.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -196,13 +205,11 @@ out:
 	return !atomic_load(&sh->abort);
 }
 
-static int make_dirs(const struct rpl_opts *o, int n)
+static int make_dirs(const struct rpl_opts *o, int fd, int n)
 {
-	int fd = rpl_root_open_msg(o), i, err = 0;
+	int i, err = 0;
 	char name[32];
 
-	if (fd < 0)
-		return fd;
 	for (i = 0; i < n && !err; i++) {
 		snprintf(name, sizeof(name), "client-%d", i);
 		if (mkdirat(fd, name, 0755) == 0 || (errno == EEXIST && (o->force || o->no_prepare)))
@@ -211,8 +218,29 @@ static int make_dirs(const struct rpl_opts *o, int n)
 		iot_err(o->cmd, "%s/%s: cannot create the client's root: %s", o->root, name,
 			iot_strerror(err));
 	}
-	close(fd);
 	return err;
+}
+
+/* What every client shares: the plan, and whether N trees fit.  The
+ * root is checked first, as for one replay; no client directory is made
+ * for a trace that does not plan or trees that do not fit. */
+static int plan_all(struct rpl_opts *co, struct rpl_result *total)
+{
+	int n = co->clients, fd = rpl_root_open_msg(co), err;
+
+	if (fd < 0)
+		return fd;
+	err = rpl_plan_new(co, &co->plan, total);
+	if (err == 0 && !co->no_prepare) {
+		err = rpl_plan_fit(co->plan, co, n, total);
+		co->fit = err > 0 ? err : RPL_FIT_CHECK;
+		if (err > 0)	/* the clients' own sums follow */
+			total->tree_bytes = total->tree_copies = 0;
+	}
+	if (err >= 0)
+		err = make_dirs(co, fd, n);
+	close(fd);
+	return err < 0 ? err : 0;
 }
 
 static int merge(const struct rpl_opts *o, struct rpl_result *total)
@@ -240,22 +268,28 @@ static int merge(const struct rpl_opts *o, struct rpl_result *total)
 	return err;
 }
 
-int rpl_run_clients(const struct rpl_opts *o, struct rpl_result *total)
+int rpl_run_clients(const struct rpl_opts *oo, struct rpl_result *total)
 {
 	static const int sigs[] = { SIGINT, SIGTERM, SIGHUP };
 	struct sigaction sa, old[3];
+	struct rpl_opts ob = *oo, *o = &ob;
 	int n = o->clients, i, go[2] = { -1, -1 }, err = 0, killed = 0, status, released = 0;
 	size_t size = sizeof(struct shared) + (size_t)n * sizeof(struct client);
+	int64_t plan_ns = iot_now_ns();
 
 	memset(total, 0, sizeof(*total));
 	if (n < 1 || n > RPL_MAX_CLIENTS)
 		return -EINVAL;
-	err = make_dirs(o, n);
-	if (err < 0)
+	err = plan_all(o, total);
+	plan_ns = iot_now_ns() - plan_ns;
+	if (err < 0) {
+		rpl_plan_delete(o->plan);
 		return err;
+	}
 	sh = mmap(NULL, size, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_ANONYMOUS, -1, 0);
 	if (sh == MAP_FAILED) {
 		sh = NULL;
+		rpl_plan_delete(o->plan);
 		return -errno;
 	}
 	n_clients = n;
@@ -313,6 +347,10 @@ int rpl_run_clients(const struct rpl_opts *o, struct rpl_result *total)
 		c->ready_fd = rd[0];
 	}
 	close(go[0]);
+	/* the clients have their copies: the parent's would only add the
+	 * pages each client writes (its ops) once more */
+	rpl_plan_delete(o->plan);
+	o->plan = NULL;
 	if (err < 0) {
 		iot_err(o->cmd, "cannot start client %d of %d: %s", i, n, iot_strerror(err));
 		atomic_store(&sh->abort, 1);
@@ -375,6 +413,9 @@ int rpl_run_clients(const struct rpl_opts *o, struct rpl_result *total)
 		err = -ECHILD;
 	if (!released && !err && !total->interrupted)
 		err = -ECANCELED;
+	/* the clients' clocks started after the plan was made */
+	if (total->first_call_ns)
+		total->first_call_ns += plan_ns;
 	if (o->out && !o->prepare_only && released)
 		err = merge(o, total) < 0 && !err ? -EIO : err;
 out:
@@ -386,5 +427,6 @@ out:
 	munmap(sh, size);
 	sh = NULL;
 	n_clients = 0;
+	rpl_plan_delete(o->plan);	/* if not yet */
 	return err;
 }

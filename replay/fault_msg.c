@@ -51,8 +51,20 @@ void rpl_print_fault(const struct rpl_opts *o, const struct rpl_result *r)
 
 void rpl_print_tree_too_big(const struct rpl_opts *o, const struct rpl_result *r)
 {
-	char a[32], b[32];
+	char a[32], b[32], c[32];
 
+	if (r->tree_copies > 1) {
+		iot_err(o->cmd, "%s: the starting trees of %d clients of %s hold %d x %s = %s of "
+			"file data, the root's filesystem has %s free (the trees may take 90 %% "
+			"of it); replay onto a larger filesystem, with fewer clients, or pass "
+			"--sparse-prepare to make their files sparse (sizes kept, no data: "
+			"reading them then costs less than it did)", o->root, r->tree_copies,
+			o->trace, r->tree_copies,
+			iot_fmt_bytes(c, sizeof(c), (double)(r->tree_bytes / (uint64_t)r->tree_copies)),
+			iot_fmt_bytes(a, sizeof(a), (double)r->tree_bytes),
+			iot_fmt_bytes(b, sizeof(b), (double)r->root_free_bytes));
+		return;
+	}
 	iot_err(o->cmd, "%s: the starting tree of %s holds %s of file data, the root has %s "
 		"free (the tree may take 90 %% of it); replay onto a larger filesystem, or "
 		"pass --sparse-prepare to make its files sparse (sizes kept, no data: reading "
@@ -67,10 +79,11 @@ void rpl_print_fault_summary(FILE *f, const struct rpl_opts *o, const struct rpl
 	char a[32], b[32], c[256];
 
 	if (r->tree_sparse)
-		fprintf(f, "  sparse       the starting tree (%s of file data) did not fit the %s "
-		       "free: its files were made sparse (--sparse-prepare)\n",
-		       iot_fmt_bytes(a, sizeof(a), (double)r->tree_bytes),
-		       iot_fmt_bytes(b, sizeof(b), (double)r->root_free_bytes));
+		fprintf(f, "  sparse       the starting tree%s (%s of file data) did not fit the %s "
+		       "free: %s files were made sparse (--sparse-prepare)\n",
+		       r->tree_copies > 1 ? "s" : "", iot_fmt_bytes(a, sizeof(a), (double)r->tree_bytes),
+		       iot_fmt_bytes(b, sizeof(b), (double)r->root_free_bytes),
+		       r->tree_copies > 1 ? "their" : "its");
 	if (r->target_faults || r->fault[0]) {
 		rpl_fault_counts(r, c, sizeof(c));
 		fprintf(f, "  target faults %s: calls that failed with an error of the filesystem "

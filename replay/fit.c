@@ -38,25 +38,47 @@ static uint64_t tree_bytes(const struct rpl_plan *p)
 	return need;
 }
 
-int rpl_prepare_fit(struct rpl_plan *p, struct rpl_result *res, int *sparse)
+/* @need bytes against the free space of @sv's filesystem. */
+static int fits(const struct statvfs *sv, uint64_t need, const struct rpl_opts *o,
+		struct rpl_result *res)
 {
-	struct statvfs sv;
-	uint64_t avail;
+	uint64_t avail = (uint64_t)sv->f_bavail * sv->f_frsize;
 
-	*sparse = 0;
-	res->tree_bytes = tree_bytes(p);
-	if (fstatvfs(p->root_fd, &sv) < 0)
-		return 0;	/* nothing known: prepare finds out */
-	avail = (uint64_t)sv.f_bavail * sv.f_frsize;
 	res->root_free_bytes = avail;
-	if (res->tree_bytes <= avail / 100 * FIT_PCT)
-		return 0;
-	if (p->o->sparse_prepare) {
-		*sparse = res->tree_sparse = 1;
-		return 0;
+	if (need <= avail / 100 * FIT_PCT)
+		return RPL_FIT_FITS;
+	if (o->sparse_prepare) {
+		res->tree_sparse = 1;
+		return RPL_FIT_SPARSE;
 	}
 	res->tree_too_big = 1;
 	return -ENOSPC;
+}
+
+int rpl_prepare_fit(struct rpl_plan *p, struct rpl_result *res, int *sparse)
+{
+	struct statvfs sv;
+	int fit = p->o->fit;
+
+	res->tree_bytes = tree_bytes(p);
+	if (fit == RPL_FIT_CHECK)
+		fit = fstatvfs(p->root_fd, &sv) < 0 ? RPL_FIT_FITS :	/* prepare finds out */
+			fits(&sv, res->tree_bytes, p->o, res);
+	*sparse = fit == RPL_FIT_SPARSE;
+	res->tree_sparse = *sparse;
+	return fit < 0 ? fit : 0;
+}
+
+int rpl_plan_fit(const struct rpl_plan *p, const struct rpl_opts *o, int copies,
+		 struct rpl_result *res)
+{
+	struct statvfs sv;
+
+	res->tree_copies = copies > 0 ? copies : 1;
+	res->tree_bytes = tree_bytes(p) * (uint64_t)res->tree_copies;
+	if (statvfs(o->root, &sv) < 0)
+		return RPL_FIT_FITS;	/* nothing known: prepare finds out */
+	return fits(&sv, res->tree_bytes, o, res);
 }
 
 int rpl_tree_need(const struct rpl_opts *o, uint64_t *bytes)

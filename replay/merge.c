@@ -321,6 +321,7 @@ void rpl_result_add(struct rpl_result *t, const struct rpl_result *r, int client
 	t->prep_symlinks += r->prep_symlinks;
 	t->prep_bytes += r->prep_bytes;
 	t->tree_bytes += r->tree_bytes;
+	t->tree_copies++;	/* a tree per client */
 	t->damaged |= r->damaged;
 	if (!t->open_err)
 		t->open_err = r->open_err;

@@ -7,6 +7,7 @@
 #include <errno.h>
 #include <signal.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <sys/syscall.h>
 #include <unistd.h>
@@ -138,11 +139,56 @@ static int64_t first_call(const struct rpl_plan *p, int64_t t_start)
 	return first == INT64_MAX ? 0 : first - t_start;
 }
 
+/* Plan @o->trace into @p and say what the plan found. */
+static int plan(struct rpl_plan *p, const struct rpl_opts *o, struct rpl_result *res)
+{
+	int err = rpl_plan_build(p, o);
+
+	res->open_err = p->open_err;
+	if (err < 0)
+		return err;
+	if (p->damaged)
+		damage_msg(p);
+	if (!o->quiet)
+		unused_prefixes(p);
+	if (p->capped && !o->quiet && o->timing != RPL_TIMING_AFAP)
+		iot_warn(o->cmd, "%s: %llu think times longer than %lld s were cut to %lld s",
+			 o->trace, (unsigned long long)p->capped, RPL_THINK_MAX / 1000000000LL,
+			 RPL_THINK_MAX / 1000000000LL);
+	return 0;
+}
+
+int rpl_plan_new(const struct rpl_opts *o, struct rpl_plan **pp, struct rpl_result *res)
+{
+	struct rpl_plan *p = malloc(sizeof(*p));
+	int err;
+
+	*pp = NULL;
+	if (!p)
+		return -ENOMEM;
+	err = plan(p, o, res);
+	if (err < 0) {
+		rpl_plan_free(p);
+		free(p);
+		return err;
+	}
+	*pp = p;
+	return 0;
+}
+
+void rpl_plan_delete(struct rpl_plan *p)
+{
+	if (!p)
+		return;
+	rpl_plan_free(p);
+	free(p);
+}
+
 static int run(const struct rpl_opts *o, struct rpl_result *res)
 {
-	struct rpl_plan p;
+	struct rpl_plan own, *p = o->plan ? o->plan : &own;
 	int64_t t_start = iot_now_ns();
-	int err, root_fd;
+	int err = 0, root_fd;
 
 	/* a recorded write to a pipe whose reader has gone (tar tf | head)
 	 * must give EPIPE, as it did in the workload, not kill the replay */
@@ -150,40 +196,34 @@ static int run(const struct rpl_opts *o, struct rpl_result *res)
 	root_fd = rpl_root_open_msg(o);
 	if (root_fd < 0)
 		return root_fd;
-	err = rpl_plan_build(&p, o);
-	p.root_fd = root_fd;
-	res->open_err = p.open_err;
+	if (o->plan)
+		p->o = o;	/* this run's root, name, profile */
+	else
+		err = plan(p, o, res);
+	p->root_fd = root_fd;
 	if (err < 0)
 		goto out;
-	if (p.damaged)
-		damage_msg(&p);
-	if (!o->quiet)
-		unused_prefixes(&p);
-	if (p.capped && !o->quiet && o->timing != RPL_TIMING_AFAP)
-		iot_warn(o->cmd, "%s: %llu think times longer than %lld s were cut to %lld s",
-			 o->trace, (unsigned long long)p.capped, RPL_THINK_MAX / 1000000000LL,
-			 RPL_THINK_MAX / 1000000000LL);
 	if (!o->no_prepare) {
-		err = rpl_prepare(&p, res);
+		err = rpl_prepare(p, res);
 		if (err < 0)
 			goto out;
 	}
 	if (o->prepare_only) {
-		res->damaged = p.damaged;
+		res->damaged = p->damaged;
 		goto out;
 	}
 	if (o->start && (err = o->start(o->start_arg)) < 0)
 		goto out;
-	err = rpl_execute(&p, res);
+	err = rpl_execute(p, res);
 	if (err < 0)
 		goto out;
-	res->first_call_ns = first_call(&p, t_start);
-	rpl_tally(&p, res);
-	rpl_fault_result(&p, res);
+	res->first_call_ns = first_call(p, t_start);
+	rpl_tally(p, res);
+	rpl_fault_result(p, res);
 	if (o->out)
-		err = rpl_profile_write(&p, res);
+		err = rpl_profile_write(p, res);
 out:
-	rpl_plan_free(&p);
+	rpl_plan_free(p);	/* a plan given is used up too (rpl_plan_new()) */
 	close(root_fd);
 	return err;
 }

@@ -84,6 +84,20 @@ struct rpl_opts {
 	int (*start)(void *arg);
 	void *start_arg;
 	int clients;			/* --clients N: N copies at once (0 = 1) */
+	/* a plan rpl_plan_new() built, replayed instead of planning again
+	 * (NULL: rpl_run() plans @trace itself) */
+	struct rpl_plan *plan;
+	int fit;			/* enum rpl_fit */
+};
+
+/* Whether the starting tree fits the root: checked by rpl_run() itself,
+ * or once for every client by the caller (rpl_plan_fit()), since a
+ * client checking on its own would count the trees the others are
+ * making at that moment. */
+enum rpl_fit {
+	RPL_FIT_CHECK = 0,		/* rpl_run() checks it */
+	RPL_FIT_FITS,			/* checked: it fits */
+	RPL_FIT_SPARSE,			/* checked: it does not; --sparse-prepare */
 };
 
 #define RPL_MAX_NR 512
@@ -145,6 +159,7 @@ struct rpl_result {
 	 * (rpl_prepare_fit()); tree_too_big when it did not fit */
 	uint64_t tree_bytes, root_free_bytes;
 	int tree_too_big, tree_sparse;
+	int tree_copies;		/* trees in tree_bytes (clients): 0 or 1, one */
 	struct rpl_sc_stat sc[RPL_MAX_NR];
 	int n_examples;			/* the first mismatches, as text */
 	char examples[8][320];
@@ -158,6 +173,30 @@ struct rpl_result {
  *            not open: then @res->open_err says why, for the command to
  *            say. */
 int rpl_run(const struct rpl_opts *o, struct rpl_result *res);
+
+/* ---- a plan built once, replayed by many (clients.c, iotape-mpi) ---- */
+
+struct rpl_plan;
+
+/*! rpl_plan_new() : plan @o->trace into *@p and say what the plan found
+ *  (damage, unused --include/--exclude, think times cut), once.  Then
+ *  rpl_run() with opts.plan = *@p replays it without planning again:
+ *  each run uses the plan up (its times, results and buffers are written
+ *  into it, and freed at its end), so a plan is replayed once per
+ *  process, e.g. by processes forked after this (clients.c: they share
+ *  its pages copy-on-write).  @return : 0, or a negative code after a
+ *  message, but for a trace that does not open (@res->open_err). */
+int rpl_plan_new(const struct rpl_opts *o, struct rpl_plan **p, struct rpl_result *res);
+void rpl_plan_delete(struct rpl_plan *p);
+
+/*! rpl_plan_fit() : will @copies starting trees of @p fit the filesystem
+ *  of @o->root (every client's on one filesystem)?  Sets @res->tree_bytes
+ *  (all copies') and @res->root_free_bytes.  @return : RPL_FIT_FITS (or
+ *  nothing is known: prepare finds out), RPL_FIT_SPARSE (they do not, and
+ *  --sparse-prepare), or -ENOSPC with @res->tree_too_big set
+ *  (rpl_print_tree_too_big() says it). */
+int rpl_plan_fit(const struct rpl_plan *p, const struct rpl_opts *o, int copies,
+		 struct rpl_result *res);
 
 /* ---- many clients (clients.c, merge.c) ---- */
 

@@ -4,8 +4,9 @@
 # 4x the calls of the 1-client one, and diff's client table; replay
 # --clients 4 on a tmpfs and a loop ext4 the test mounts leaves four trees
 # each equal to a single replay's; on an ext4 too small for four clients a
-# full filesystem stops the run with exit 5 naming a client.  Nothing is
-# left mounted, no loop device, no image.
+# full filesystem stops the run with exit 5 naming a client; room for one
+# starting tree but not four stops it before any tree is made, with exit 5
+# and both sizes.  Nothing is left mounted, no loop device, no image.
 set -u
 . "$(dirname "$0")/lib.sh"
 need_root_loop
@@ -99,3 +100,32 @@ losetup -d "$LOOPDEV"
 LOOPDEV=
 mine_left
 echo "ok: ENOSPC in one client: exit 5, the client named, nothing left mounted"
+
+# room for one starting tree of big.iotape, not for four: one check for
+# all before any client makes its tree (each client's own check would
+# see room for its tree alone)
+mkdir "$T/need"
+"$IOTAPE" replay "$T/big.iotape" --root "$T/need" --prepare-only -q || fail "cannot prepare big.iotape"
+NEED=$(find "$T/need" -type f -printf '%s\n' | awk '{ s += $1 } END { print s }')
+[ "$NEED" -ge 3000000 ] || fail "big.iotape's tree: $NEED bytes"
+MNT=$T/mnt
+mount -t tmpfs -o size=512m tmpfs "$MNT" || fail "cannot mount a tmpfs"
+fallocate -l $(($(df -B1 --output=avail "$MNT" | tail -1) - NEED * 3 / 2)) "$MNT/filler" ||
+	fail "cannot fill the tmpfs"
+mkdir "$MNT/r"
+"$IOTAPE" replay "$T/big.iotape" --root "$MNT/r" --clients 4 --timing afap -o "$T/fit.prof" \
+	>"$T/fit.out" 2>&1
+rc=$?
+cat "$T/fit.out"
+[ $rc = 5 ] || fail "4 trees that do not fit: exit $rc, expected 5"
+grep -Eq "the starting trees of 4 clients of $T/big.iotape hold 4 x [0-9.]+ MiB = [0-9.]+ MiB of file data, the root's filesystem has [0-9.]+ MiB free" \
+	"$T/fit.out" || fail "the message does not say both sizes"
+[ "$(grep -c 'starting trees' "$T/fit.out")" = 1 ] || fail "said more than once"
+[ -z "$(ls "$MNT/r")" ] || fail "client roots or trees made anyway: $(ls "$MNT/r")"
+[ -e "$T/fit.prof" ] && fail "a profile was written"
+"$IOTAPE" replay "$T/big.iotape" --root "$MNT/r" --clients 1 --prepare-only -q ||
+	fail "one client, whose tree fits: making it failed"
+umount "$MNT" || fail "cannot unmount the tmpfs"
+MNT=
+mine_left
+echo "ok: 4 trees that do not fit (1 does): exit 5, both sizes said once, nothing made"
