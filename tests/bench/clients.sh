@@ -95,8 +95,8 @@ replayed() {
 }
 
 printf 'Mozilla-tree workload, N native copies vs N clients replayed, tmpfs, %s runs each, alternating\n' "$RUNS"
-printf '  %2s %9s %9s %11s %9s %9s %8s %10s\n' N "native s" "replay s" "(from start)" \
-	"nat cpu" "rep cpu" "ratio" "own cpu/cl"
+printf '  %2s %9s %9s %11s %9s %9s %8s %8s %10s\n' N "native s" "replay s" "(from start)" \
+	"nat cpu" "rep cpu" "ratio" "cmd" "own cpu/cl"
 for n in $SIDE; do
 	: >"$W/nat" && : >"$W/rep"
 	for r in $(seq "$RUNS"); do
@@ -107,10 +107,11 @@ for n in $SIDE; do
 	rw=$(awk '{ print $1 }' "$W/rep" | med) rc=$(awk '{ print $2 }' "$W/rep" | med)
 	re=$(awk '{ print $3 }' "$W/rep" | med)
 	echo "$n $nw $rw $re $nc $rc" | awk '{
-		printf "  %2d %9.2f %9.2f %11.2f %9.2f %9.2f %7.0f%% %10.3f\n", $1, $2, $3, $4, $5, $6,
-			100 * $2 / $4, ($6 - $5) / $1 }'
+		printf "  %2d %9.2f %9.2f %11.2f %9.2f %9.2f %7.0f%% %7.0f%% %10.3f\n", $1, $2, $3, $4,
+			$5, $6, 100 * $2 / $4, 100 * $2 / $3, ($6 - $5) / $1 }'
 	echo "     runs: native $(awk '{ printf "%s ", $1 }' "$W/nat")| replay $(awk '{ printf "%s ", $3 }' "$W/rep")"
 done
 echo "  ratio: native wall time / replay time from the clients' start (same calls: the"
-echo "  replay's throughput as a share of the native one); replay s includes planning"
-echo "  the trace in each client; own cpu/cl: (replay - native) CPU seconds per client"
+echo "  replay's throughput as a share of the native one); cmd: the same for the whole"
+echo "  command (replay s: planning the trace once, the clients' start, merging the"
+echo "  profiles); own cpu/cl: (replay - native) CPU seconds per client"
