@@ -65,5 +65,31 @@ listing() {
 		awk '$2 != "f" { $5 = "-" } { print }' | LC_ALL=C sort)
 }
 
+# tree_need TRACE DIR - the bytes of file data of TRACE's starting tree
+# (made in DIR to count them)
+tree_need() {
+	mkdir -p "$2" || fail "cannot make $2"
+	"$IOTAPE" replay "$1" --root "$2" --prepare-only -q || fail "cannot prepare $1"
+	find "$2" -type f -printf '%s\n' | awk '{ s += $1 } END { print s + 0 }'
+}
+
+# leave_free MNT BYTES - fill the filesystem at MNT (MNT/filler) but BYTES
+leave_free() {
+	fallocate -l $(($(df -B1 --output=avail "$1" | tail -1) - $2)) "$1/filler" ||
+		fail "cannot fill $1"
+}
+
+# too_big RC OUT N TRACE ROOT PROFILE - a run (exit RC, its messages in
+# OUT) stopped because N starting trees of TRACE do not fit: exit 5, the
+# sizes said once, nothing made under ROOT, no PROFILE
+too_big() {
+	[ "$1" = 5 ] || fail "$3 trees that do not fit: exit $1, expected 5"
+	grep -Eq "the starting trees of $3 clients of $4 hold $3 x [0-9.]+ MiB = [0-9.]+ MiB of file data, the root's filesystem has [0-9.]+ MiB free" \
+		"$2" || fail "the message does not say both sizes"
+	[ "$(grep -c 'starting trees of' "$2")" = 1 ] || fail "said more than once"
+	[ -z "$(ls "$5")" ] || fail "client roots or trees made anyway: $(ls "$5")"
+	[ ! -e "$6" ] || fail "a profile was written"
+}
+
 # events FILE - the number of events in a trace or profile
 events() { "$IOTAPE" report "$1" | sed -n 's/^  \([0-9]*\) events.*/\1/p'; }
