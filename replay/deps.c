@@ -126,7 +126,9 @@ static int add_looker(struct rpl_plan *p, struct lookers *l, uint32_t oi)
  * return recorded after a write entered could have emptied the pipe for
  * that write: ordered by time, the write waited for the read and the
  * read for the write (xz's non-blocking writes into a full pipe, and
- * tar's reads of it, under the tracer's latency).
+ * tar's reads of it, under the tracer's latency).  Nor may a read follow
+ * a write that needed its room to return (a write that moved part, then
+ * blocked): it follows the latest write that fits (rpl_pipe_fit()).
  */
 #define NO_OP UINT32_MAX
 
@@ -135,6 +137,7 @@ struct pipe_st {
 	uint32_t *w_op;			/* writes that moved data, in order */
 	int64_t *w_end;			/* ... the byte count written after each */
 	size_t n_w, cap_w, cur;		/* cur: the first write a read can need */
+	size_t first;			/* the first write with bytes not yet read */
 	uint32_t last_read, last_feed;
 };
 
@@ -158,11 +161,18 @@ static int pipe_dep(struct rpl_plan *p, struct pipe_st *ps, uint32_t oi, int rea
 		if (last != NO_OP && add_dep(p, op, last) < 0)
 			return -ENOMEM;
 		if (n > 0) {
+			int64_t from = ps->read;
+			ptrdiff_t j;
+
 			ps->read += n;
+			while (ps->first < ps->n_w && ps->w_end[ps->first] <= from)
+				ps->first++;
 			while (ps->cur < ps->n_w && ps->w_end[ps->cur] < ps->read)
 				ps->cur++;
-			if (ps->cur < ps->n_w)
-				return add_dep(p, op, ps->w_op[ps->cur]);
+			if (ps->cur < ps->n_w) {
+				j = rpl_pipe_fit(ps->w_end, ps->first, ps->cur, from);
+				return j >= 0 ? add_dep(p, op, ps->w_op[j]) : 0;
+			}
 		}
 		/* end of file, or bytes no recorded write accounts for */
 		return ps->last_feed != NO_OP ? add_dep(p, op, ps->last_feed) : 0;
@@ -179,6 +189,8 @@ static int pipe_dep(struct rpl_plan *p, struct pipe_st *ps, uint32_t oi, int rea
 		memmove(ps->w_op, ps->w_op + ps->cur, (ps->n_w - ps->cur) * sizeof(*ps->w_op));
 		memmove(ps->w_end, ps->w_end + ps->cur, (ps->n_w - ps->cur) * sizeof(*ps->w_end));
 		ps->n_w -= ps->cur;
+		/* the next read's first write is at cur or after */
+		ps->first = ps->first > ps->cur ? ps->first - ps->cur : 0;
 		ps->cur = 0;
 	}
 	if (ps->n_w == ps->cap_w) {

@@ -18,9 +18,21 @@
  * other end never comes (a writer not recorded) must not hang the replay;
  * once a wait was given up, later ones wait RPL_PIPE_WAIT_SHORT_NS (such a
  * trace may have thousands), and the summary counts them.
+ *
+ * What the plan may order a read after (rpl_pipe_fit()): the write that
+ * put the read's last byte in the pipe, unless that write could only
+ * return once this very read made room.  The kernel lets a write into a
+ * full pipe move what fits and block for the rest, so a read recorded as
+ * returning 65,515 bytes can hold part of an 8 KiB write that returned
+ * after it (git's pack-objects writing, upload-pack reading); ordered
+ * after that write, the read waited for it and the write for the read,
+ * until the wait was given up.  The read then follows the last write
+ * that certainly fits in the pipe with it, and waits for its remaining
+ * bytes as it runs (as a blocking read does).
  */
 #include <errno.h>
 #include <poll.h>
+#include <stddef.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
 #include <unistd.h>
@@ -29,6 +41,13 @@
 
 #define RPL_PIPE_WAIT_NS 2000000000LL
 #define RPL_PIPE_WAIT_SHORT_NS 20000000LL
+/* What certainly fits in a pipe of the default 16 pages: a write of s
+ * bytes takes at most s / 4096 + 2 pages (its unaligned head and tail),
+ * the reader's partly read page one more, so 16 KiB in at most 5 writes
+ * take at most 4 + 10 + 1 = 15 pages.  Few writes also keep a socket's
+ * per-message overhead well inside its buffer. */
+#define RPL_PIPE_ROOM 16384
+#define RPL_PIPE_ROOM_WRITES 5
 
 /* Is @fd a pipe or a socket (not a file, where short is short)? */
 static int is_stream(int fd)
@@ -43,6 +62,17 @@ int rpl_pipe_nothing(const struct rpl_op *op)
 	const struct iot_syscall *sc = iot_syscall_by_nr(op->ev.nr);
 
 	return sc && (sc->flags & IOT_SCF_COUNT) && op->ev.ret == -EAGAIN;
+}
+
+ptrdiff_t rpl_pipe_fit(const int64_t *w_end, size_t first, size_t cur, int64_t from)
+{
+	ptrdiff_t j = (ptrdiff_t)cur, lo = (ptrdiff_t)first;
+
+	if (j - lo >= RPL_PIPE_ROOM_WRITES)
+		j = lo + RPL_PIPE_ROOM_WRITES - 1;
+	while (j >= lo && w_end[j] - from > RPL_PIPE_ROOM)
+		j--;
+	return j >= lo ? j : -1;
 }
 
 int64_t rpl_pipe_rest(struct rpl_ctx *c, struct rpl_op *op, int fd, int64_t r, int wr)

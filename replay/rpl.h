@@ -13,6 +13,7 @@
 #include <errno.h>
 #include <pthread.h>
 #include <stdatomic.h>
+#include <stddef.h>
 #include <stdint.h>
 #include <sys/types.h>
 
@@ -659,6 +660,12 @@ int rpl_spin_cpu(int64_t ns);
  * the other end.  @return : the bytes moved, or @r. */
 int rpl_pipe_nothing(const struct rpl_op *op);
 int64_t rpl_pipe_rest(struct rpl_ctx *c, struct rpl_op *op, int fd, int64_t r, int wr);
+/* rpl_pipe_fit() : of a pipe's writes, ending after @w_end[i] bytes, the
+ * latest from @first (the first with bytes a read from byte @from moves)
+ * to @cur (the one that put its last byte in) that fits in the pipe with
+ * the bytes from @from: the write that read may be ordered after.
+ * @return : its index, or -1 (none: the read waits for its bytes alone). */
+ptrdiff_t rpl_pipe_fit(const int64_t *w_end, size_t first, size_t cur, int64_t from);
 /* The executor (exec.c), for the process handlers: start thread @ti (a
  * clone op did, or the run at start). */
 int rpl_thread_start(struct rpl_plan *p, uint32_t ti);

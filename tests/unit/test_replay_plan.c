@@ -452,6 +452,25 @@ static uint32_t pev_op(const struct rpl_plan *p, size_t k)
 	return op_at(p, pevs[k].tid, pevs[k].t0);
 }
 
+/* Replay the trace written last into a new root @name, with @timing:
+ * every byte moves as recorded, in the plan's order, no wait given up. */
+static void replay_clean(struct rpl_opts *o, const char *name, enum rpl_timing timing)
+{
+	static struct rpl_result res;
+	char root[400];
+
+	snprintf(root, sizeof(root), "%s/%s", tmp, name);
+	mkdir(root, 0755);
+	o->root = root;
+	o->timing = timing;
+	assert_int_equal(rpl_run(o, &res), 0);
+	o->root = NULL;
+	assert_int_equal(res.mismatches, 0);
+	assert_int_equal(res.ordering_violations, 0);
+	assert_int_equal(res.deadlock_breaks, 0);
+	assert_int_equal(res.pipe_gaveup, 0);
+}
+
 /* A read follows the write that put its last byte in the pipe, not the
  * last write before its return; no write follows a read (the room it
  * needs is waited for when it runs); end of file follows the close.
@@ -459,9 +478,7 @@ static uint32_t pev_op(const struct rpl_plan *p, size_t k)
 static void pipe_order(void **state)
 {
 	struct rpl_opts o = { .trace = trace, .cmd = "test", .quiet = 1 };
-	static struct rpl_result res;
 	struct rpl_plan p;
-	char root[400];
 	size_t i;
 
 	write_events(pevs, N_PEVS);
@@ -475,15 +492,7 @@ static void pipe_order(void **state)
 		if (pevs[i].nr == SYS_write)
 			assert_int_equal(p.ops[pev_op(&p, i)].ndeps, 0);
 	rpl_plan_free(&p);
-
-	snprintf(root, sizeof(root), "%s/root-pipe", tmp);
-	mkdir(root, 0755);
-	o.root = root;
-	o.timing = RPL_TIMING_AFAP;
-	assert_int_equal(rpl_run(&o, &res), 0);
-	assert_int_equal(res.mismatches, 0);
-	assert_int_equal(res.ordering_violations, 0);
-	assert_int_equal(res.deadlock_breaks, 0);
+	replay_clean(&o, "root-pipe", RPL_TIMING_AFAP);
 }
 
 #define LATE_CALLS ((1 << 16) + 1000)
@@ -520,6 +529,49 @@ static void calls_returned_late(void **state)
 	rpl_plan_free(&p);
 }
 
+#define W8(t) { t, t + 1, 100, 102, SYS_write, NB, 3, { 4, 0, NB }, NULL, NULL }
+
+/* git's shape: 8 KiB writes, reads of up to 65,515 bytes.  R2's last byte
+ * is in W16, which entered before R2 returned but could not return
+ * before it: R1's last 21 bytes and W9..W15 fill 15 of the pipe's 16
+ * pages, and W16 needs two. */
+static const struct evspec revs[] = {
+	{ 1000, 1010, 100, 100, SYS_pipe2, 0, 2, { 3 | (4LL << 32), 0 }, NULL, NULL },
+	{ 1020, 1030, 100, 100, SYS_clone, 102, 5, { 0x3d0f00 }, NULL, NULL },
+	W8(1100), W8(1110), W8(1120), W8(1130), W8(1140), W8(1150), W8(1160), W8(1170),
+	{ 1090, 1200, 100, 100, SYS_read, 65515, 3, { 3, 0, 65515 }, NULL, NULL },	/* R1 */
+	W8(1210), W8(1220), W8(1230), W8(1240), W8(1250), W8(1260), W8(1270),
+	{ 1205, 1400, 100, 100, SYS_read, 61461, 3, { 3, 0, 65515 }, NULL, NULL },	/* R2 */
+	{ 1350, 1410, 100, 102, SYS_write, NB, 3, { 4, 0, NB }, NULL, NULL },		/* W16 */
+	{ 1420, 1421, 100, 100, SYS_read, 4096, 3, { 3, 0, 65515 }, NULL, NULL },	/* R3 */
+	{ 1500, 1501, 100, 102, SYS_close, 0, 1, { 4 }, NULL, NULL },
+	{ 1510, 1510, 100, 102, SYS_exit, 0, 1, { 0 }, NULL, NULL },
+	{ 1520, 1521, 100, 100, SYS_read, 0, 3, { 3, 0, 65515 }, NULL, NULL },		/* end of file */
+	{ 1600, 1600, 100, 100, SYS_exit_group, 0, 1, { 0 }, NULL, NULL },
+};
+#define N_REVS (sizeof(revs) / sizeof(revs[0]))
+
+/* A read is not ordered after a write that needed the read's room to
+ * return (the replay waited for the write, the write for the read, until
+ * the wait was given up), but after the latest write that fits with it;
+ * replayed, every byte moves as recorded and no wait is given up. */
+static void pipe_room(void **state)
+{
+	struct rpl_opts o = { .trace = trace, .cmd = "test", .quiet = 1 };
+	struct rpl_plan p;
+	uint32_t r2;
+
+	write_events(revs, N_REVS);
+	assert_int_equal(rpl_plan_build(&p, &o), 0);
+	r2 = op_at(&p, 100, 1205);
+	assert_false(depends(&p, r2, op_at(&p, 102, 1350)));		/* not W16 */
+	assert_true(depends(&p, r2, op_at(&p, 102, 1210)));		/* W9 fits */
+	assert_true(depends(&p, op_at(&p, 100, 1090), op_at(&p, 102, 1110)));	/* R1 <- W2 */
+	assert_true(depends(&p, op_at(&p, 100, 1420), op_at(&p, 102, 1350)));	/* R3 <- W16 */
+	rpl_plan_free(&p);
+	replay_clean(&o, "root-room", RPL_TIMING_AFAP);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -530,6 +582,7 @@ int main(void)
 		cmocka_unit_test(looks_then_change),
 		cmocka_unit_test(pipe_order),
 		cmocka_unit_test(calls_returned_late),
+		cmocka_unit_test(pipe_room),
 	};
 
 	return cmocka_run_group_tests(tests, setup, teardown);
