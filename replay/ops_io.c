@@ -86,8 +86,10 @@ static int64_t h_rw(struct rpl_ctx *c, struct rpl_op *op)
 	case SYS_preadv: case SYS_pwritev:
 		return do_io(c, fd, io_count(op, a[1]), a[3], 1, wr, 0);
 	default:		/* preadv2, pwritev2: offset -1 = the file position */
-		return do_io(c, fd, io_count(op, a[1]), a[3], a[3] != -1, wr,
-			     (int)a[5]);
+		if (a[3] == -1)
+			return rpl_pipe_rest(c, op, fd, do_io(c, fd, io_count(op, a[1]), 0, 0,
+							      wr, (int)a[5]), wr);
+		return do_io(c, fd, io_count(op, a[1]), a[3], 1, wr, (int)a[5]);
 	}
 }
 

@@ -14,10 +14,14 @@
  * the pipe holds what it held then.  So a call that moved nothing
  * (EAGAIN) moves nothing here and is not made; one that moved N bytes
  * moves N here, waiting (poll) for its other end where needed, as the
- * program did.  The wait has a limit (RPL_PIPE_WAIT_NS): a trace whose
- * other end never comes (a writer not recorded) must not hang the replay;
- * once a wait was given up, later ones wait RPL_PIPE_WAIT_SHORT_NS (such a
- * trace may have thousands), and the summary counts them.
+ * program did.  The wait has a limit: a trace whose other end never comes
+ * (a writer not recorded) must not hang the replay.  It counts from the
+ * last byte moved, not from the call's start (a 1 MiB write into a pipe
+ * whose reader takes 64 KiB at a time, with think time between, moves
+ * data all along), and it is RPL_PIPE_WAIT_NS more than the call took when
+ * recorded (a read blocked that long then, waiting for its writer); once
+ * a wait was given up, later ones wait RPL_PIPE_WAIT_SHORT_NS more (such
+ * a trace may have thousands), and the summary counts them.
  *
  * What the plan may order a read after (rpl_pipe_fit()): the write that
  * put the read's last byte in the pipe, unless that write could only
@@ -33,6 +37,7 @@
 #include <errno.h>
 #include <poll.h>
 #include <stddef.h>
+#include <sys/ioctl.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
 #include <unistd.h>
@@ -75,11 +80,52 @@ ptrdiff_t rpl_pipe_fit(const int64_t *w_end, size_t first, size_t cur, int64_t f
 	return j >= lo ? j : -1;
 }
 
+/* How long a wait for @op's other end may last without progress. */
+static int64_t wait_limit(const struct rpl_ctx *c, const struct rpl_op *op)
+{
+	int64_t took = op->ev.t_exit > op->ev.t_enter ? op->ev.t_exit - op->ev.t_enter : 0;
+
+	return took + (atomic_load(&c->p->pipe_gaveup) ? RPL_PIPE_WAIT_SHORT_NS : RPL_PIPE_WAIT_NS);
+}
+
+/*
+ * A read that saw end of file when recorded, replayed while a write end
+ * is still open (EAGAIN), waits for the end: the plan orders it after the
+ * close or exit that ended the pipe when these are recorded, but a process
+ * whose exit has no call in the trace (its descriptors closed as it ended)
+ * gives it nothing to follow.  Data that comes instead is left in the pipe
+ * (the result differs either way).
+ */
+static int64_t wait_eof(struct rpl_ctx *c, struct rpl_op *op, int fd, int64_t r)
+{
+	struct pollfd pfd = { .fd = fd, .events = POLLIN };
+	int64_t deadline = iot_now_ns() + wait_limit(c, op);
+
+	while (!atomic_load(&rpl_stop_sig)) {
+		int avail = 0;
+
+		/* readable with nothing to read: the end (a socket's end is
+		 * POLLIN, a pipe's POLLHUP) */
+		if (poll(&pfd, 1, 20) == 1) {
+			if (ioctl(fd, FIONREAD, &avail) == 0 && avail == 0)
+				return RPL_CALL(c, read(fd, c->scratch, 1));
+			break;
+		}
+		if (iot_now_ns() > deadline) {
+			atomic_fetch_add(&c->p->pipe_gaveup, 1);
+			break;
+		}
+	}
+	return r;
+}
+
 int64_t rpl_pipe_rest(struct rpl_ctx *c, struct rpl_op *op, int fd, int64_t r, int wr)
 {
 	int64_t want = op->ev.ret, done = r > 0 ? r : 0, deadline = 0;
 	struct pollfd pfd = { .fd = fd, .events = wr ? POLLOUT : POLLIN };
 
+	if (want == 0 && !wr && r == -EAGAIN && is_stream(fd))
+		return wait_eof(c, op, fd, r);
 	if (want <= 0 || done >= want || (r < 0 && r != -EAGAIN) || (r == 0 && !wr))
 		return r;
 	if (!is_stream(fd))
@@ -90,6 +136,7 @@ int64_t rpl_pipe_rest(struct rpl_ctx *c, struct rpl_op *op, int fd, int64_t r, i
 		r = RPL_CALL(c, wr ? write(fd, rpl_wbuf(), (size_t)n) : read(fd, c->scratch, (size_t)n));
 		if (r > 0) {
 			done += r;
+			deadline = 0;	/* the other end is there: wait anew */
 			continue;
 		}
 		if (r == 0 && !wr)
@@ -98,8 +145,7 @@ int64_t rpl_pipe_rest(struct rpl_ctx *c, struct rpl_op *op, int fd, int64_t r, i
 			break;
 		now = iot_now_ns();
 		if (!deadline) {
-			deadline = now + (atomic_load(&c->p->pipe_gaveup) ? RPL_PIPE_WAIT_SHORT_NS :
-					  RPL_PIPE_WAIT_NS);
+			deadline = now + wait_limit(c, op);
 		} else if (now > deadline) {
 			atomic_fetch_add(&c->p->pipe_gaveup, 1);
 			break;

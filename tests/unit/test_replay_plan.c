@@ -452,8 +452,7 @@ static uint32_t pev_op(const struct rpl_plan *p, size_t k)
 	return op_at(p, pevs[k].tid, pevs[k].t0);
 }
 
-/* Replay the trace written last into a new root @name, with @timing:
- * every byte moves as recorded, in the plan's order, no wait given up. */
+/* Replay the last trace into root @name: all as recorded, no wait given up */
 static void replay_clean(struct rpl_opts *o, const char *name, enum rpl_timing timing)
 {
 	static struct rpl_result res;
@@ -464,7 +463,6 @@ static void replay_clean(struct rpl_opts *o, const char *name, enum rpl_timing t
 	o->root = root;
 	o->timing = timing;
 	assert_int_equal(rpl_run(o, &res), 0);
-	o->root = NULL;
 	assert_int_equal(res.mismatches, 0);
 	assert_int_equal(res.ordering_violations, 0);
 	assert_int_equal(res.deadlock_breaks, 0);
@@ -531,10 +529,24 @@ static void calls_returned_late(void **state)
 
 #define W8(t) { t, t + 1, 100, 102, SYS_write, NB, 3, { 4, 0, NB }, NULL, NULL }
 
-/* git's shape: 8 KiB writes, reads of up to 65,515 bytes.  R2's last byte
- * is in W16, which entered before R2 returned but could not return
- * before it: R1's last 21 bytes and W9..W15 fill 15 of the pipe's 16
- * pages, and W16 needs two. */
+/* A child feeds the pipe, sleeps 300 ms, ends with no exit call recorded:
+ * the parent's read of end of file, blocked that long, has no close to
+ * follow (the child's descriptors close as its last op is done). */
+static const struct evspec eevs[] = {
+	{ 1000, 1010, 100, 100, SYS_pipe2, 0, 2, { 4 | (5LL << 32), 0 }, NULL, NULL },
+	{ 1060, 1070, 100, 100, SYS_clone, 101, 5, { 17 }, NULL, NULL },
+	{ 1080, 1081, 100, 100, SYS_close, 0, 1, { 5 }, NULL, NULL },
+	{ 1100, 1101, 101, 101, SYS_write, 10, 3, { 5, 0, 10 }, NULL, NULL },
+	{ 1110, 301110, 101, 101, SYS_nanosleep, 0, 2, { 300000000LL, 0 }, NULL, NULL },
+	{ 1090, 1200, 100, 100, SYS_read, 10, 3, { 4, 0, 4096 }, NULL, NULL },
+	{ 1210, 301300, 100, 100, SYS_read, 0, 3, { 4, 0, 4096 }, NULL, NULL },
+	{ 301400, 301410, 100, 100, SYS_wait4, 101, 4, { 101, 0, 0, 0 }, NULL, NULL },
+	{ 301500, 301500, 100, 100, SYS_exit_group, 0, 1, { 0 }, NULL, NULL },
+};
+
+/* git's shape: 8 KiB writes, reads of up to 65,515 bytes.  R2's last byte is
+ * in W16, which entered before R2 returned but could not return before it:
+ * R1's last 21 bytes and W9..W15 fill 15 of 16 pages, W16 needs two. */
 static const struct evspec revs[] = {
 	{ 1000, 1010, 100, 100, SYS_pipe2, 0, 2, { 3 | (4LL << 32), 0 }, NULL, NULL },
 	{ 1020, 1030, 100, 100, SYS_clone, 102, 5, { 0x3d0f00 }, NULL, NULL },
@@ -544,24 +556,20 @@ static const struct evspec revs[] = {
 	{ 1205, 1400, 100, 100, SYS_read, 61461, 3, { 3, 0, 65515 }, NULL, NULL },	/* R2 */
 	{ 1350, 1410, 100, 102, SYS_write, NB, 3, { 4, 0, NB }, NULL, NULL },		/* W16 */
 	{ 1420, 1421, 100, 100, SYS_read, 4096, 3, { 3, 0, 65515 }, NULL, NULL },	/* R3 */
-	{ 1500, 1501, 100, 102, SYS_close, 0, 1, { 4 }, NULL, NULL },
 	{ 1510, 1510, 100, 102, SYS_exit, 0, 1, { 0 }, NULL, NULL },
-	{ 1520, 1521, 100, 100, SYS_read, 0, 3, { 3, 0, 65515 }, NULL, NULL },		/* end of file */
 	{ 1600, 1600, 100, 100, SYS_exit_group, 0, 1, { 0 }, NULL, NULL },
 };
-#define N_REVS (sizeof(revs) / sizeof(revs[0]))
 
-/* A read is not ordered after a write that needed the read's room to
- * return (the replay waited for the write, the write for the read, until
- * the wait was given up), but after the latest write that fits with it;
- * replayed, every byte moves as recorded and no wait is given up. */
+/* A read follows the latest write that fits with it, not one that needed
+ * its room to return (each waited for the other until given up); a read of
+ * end of file waits for it. */
 static void pipe_room(void **state)
 {
 	struct rpl_opts o = { .trace = trace, .cmd = "test", .quiet = 1 };
 	struct rpl_plan p;
 	uint32_t r2;
 
-	write_events(revs, N_REVS);
+	write_events(revs, sizeof(revs) / sizeof(revs[0]));
 	assert_int_equal(rpl_plan_build(&p, &o), 0);
 	r2 = op_at(&p, 100, 1205);
 	assert_false(depends(&p, r2, op_at(&p, 102, 1350)));		/* not W16 */
@@ -570,6 +578,8 @@ static void pipe_room(void **state)
 	assert_true(depends(&p, op_at(&p, 100, 1420), op_at(&p, 102, 1350)));	/* R3 <- W16 */
 	rpl_plan_free(&p);
 	replay_clean(&o, "root-room", RPL_TIMING_AFAP);
+	write_events(eevs, sizeof(eevs) / sizeof(eevs[0]));
+	replay_clean(&o, "root-eof", RPL_TIMING_ORIGINAL);
 }
 
 int main(void)
