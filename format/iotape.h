@@ -98,7 +98,7 @@ enum iot_class {
  *   STR2   an unresolved string (symlink target, xattr name) into path2.
  *   PTR    a pointer that is not kept: the value is 0.
  *   IOVLEN an iovec array: the value is the sum of its lengths.
- *   FDPAIR an int[2] filled on success (pipe): fd0 | fd1 << 32.
+ *   FDPAIR an int[2] filled on success (pipe, socketpair): fd0 | fd1 << 32.
  *   OFFPTR a loff_t * (copy_file_range, sendfile, splice): the offset it
  *          held at entry, or -1 for NULL.
  *   OPENHOW struct open_how *: its flags (mode goes to the next argument,

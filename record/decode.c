@@ -492,35 +492,42 @@ static void dup_fd(struct rec_task *t, int64_t oldfd, int64_t newfd, int cloexec
 	free(copy);
 }
 
+/* pipe, pipe2, socketpair: the two descriptors it filled in */
 static void pipe_exit(struct rec_task *t)
 {
+	int at = iot_syscall_arg(t->sc, IOT_ARG_FDPAIR), sock = t->sc->nr == SYS_socketpair;
 	int fds[2], i;
 
+	if (at < 0)
+		return;
 	if (t->view && t->view->no_mem) {
 		fds[0] = t->view->pipe_fd[0];
 		fds[1] = t->view->pipe_fd[1];
 		if (fds[0] < 0 || fds[1] < 0)
 			return;
-	} else if (rec_read_mem(t->tid, t->raw[0], fds, sizeof(fds)) != sizeof(fds)) {
+	} else if (rec_read_mem(t->tid, t->raw[at], fds, sizeof(fds)) != sizeof(fds)) {
 		return;
 	}
-	t->ev.args[0] = (int64_t)(uint32_t)fds[0] | ((int64_t)(uint32_t)fds[1] << 32);
+	t->ev.args[at] = (int64_t)(uint32_t)fds[0] | ((int64_t)(uint32_t)fds[1] << 32);
 	for (i = 0; i < 2; i++) {
 		char link[64], target[128];
 		ssize_t n;
 
-		/* "pipe:[ino]" names the pipe for replay's write->read order */
+		/* "pipe:[ino]" names the pipe for replay's write->read order
+		 * ("socket:[ino]" each end of a socket pair) */
 		snprintf(link, sizeof(link), "/proc/%d/fd/%d", t->tid, fds[i]);
 		if (t->view && t->view->no_mem)
-			n = t->view->pipe_ino[i] ? snprintf(target, sizeof(target), "pipe:[%llu]",
+			n = t->view->pipe_ino[i] ? snprintf(target, sizeof(target), "%s:[%llu]",
+				sock ? "socket" : "pipe",
 				(unsigned long long)t->view->pipe_ino[i]) : -1;
 		else
 			n = readlink(link, target, sizeof(target) - 1);
 		if (n <= 0)
-			n = snprintf(target, sizeof(target), "pipe:");
+			n = snprintf(target, sizeof(target), sock ? "socket:" : "pipe:");
 		target[n] = 0;
+		/* SOCK_CLOEXEC is O_CLOEXEC, in the same argument as pipe2's */
 		rec_fd_set(t, fds[i], target, (uint32_t)n,
-			   t->sc->nr == SYS_pipe2 && (t->raw[1] & O_CLOEXEC));
+			   t->sc->nr != SYS_pipe && (t->raw[1] & O_CLOEXEC));
 	}
 }
 
@@ -599,6 +606,7 @@ void rec_decode_exit(struct rec_ctx *c, struct rec_task *t, int64_t ret,
 		break;
 	case SYS_pipe:
 	case SYS_pipe2:
+	case SYS_socketpair:
 		if (ret == 0)
 			pipe_exit(t);
 		break;

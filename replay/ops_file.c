@@ -1,19 +1,21 @@
 /*
  * ops_file.c - replay handlers for opening, closing and duplicating
- * descriptors, and pipes.
+ * descriptors, pipes and socket pairs.
  *
  * Opens keep the recorded flags, resolved in the root, plus O_NONBLOCK:
  * a FIFO open or read must never wait for a peer the replay may not have
- * (on regular files the flag changes nothing).  Pipes are real pipes,
- * non-blocking for the same reason: with resource order a read follows
- * the writes that fed it, so the data is there; if not, the read gets
- * EAGAIN and counts as a mismatch instead of hanging.
+ * (on regular files the flag changes nothing).  Pipes are real pipes
+ * (socket pairs real pairs), non-blocking for the same reason: with
+ * resource order a read follows the writes that fed it, so the data is
+ * there; if not, the read gets EAGAIN and counts as a mismatch instead
+ * of hanging.
  * A successful open returns the *recorded* descriptor number: live numbers
  * are the replayer's own business.
  */
 #include <errno.h>
 #include <fcntl.h>
 #include <linux/close_range.h>
+#include <sys/socket.h>
 #include <sys/syscall.h>
 #include <unistd.h>
 
@@ -197,20 +199,43 @@ static int64_t h_fcntl(struct rpl_ctx *c, struct rpl_op *op)
 	return rpl_skip(op, RPL_SKIP_UNSUPPORTED);
 }
 
-static int64_t h_pipe(struct rpl_ctx *c, struct rpl_op *op)
+/* A socket pair is two ends that each read what the other wrote: a pair
+ * of pipes to the plan (plan.c), a real pair here, non-blocking as pipes
+ * are.  Only AF_UNIX makes pairs the replay can stand for; the type
+ * (stream, datagram, seqpacket) is kept.  @return : 0, -errno, or 1
+ * for a pair of another kind. */
+static int make_pair(const struct rpl_op *op, int fds[2])
 {
 	int flags = op->ev.nr == SYS_pipe2 ? (int)op->ev.args[1] : 0;
-	int32_t r0 = (int32_t)(op->ev.args[0] & 0xffffffff);
-	int32_t r1 = (int32_t)((uint64_t)op->ev.args[0] >> 32);
-	struct rpl_fd e = { .state = RPL_FD_LIVE, .cloexec = (flags & O_CLOEXEC) != 0 };
-	int fds[2];
+	int type = (int)op->ev.args[1] & ~(SOCK_CLOEXEC | SOCK_NONBLOCK);
+
+	if (op->ev.nr != SYS_socketpair)
+		return pipe2(fds, O_CLOEXEC | O_NONBLOCK | (flags & O_DIRECT)) < 0 ? -errno : 0;
+	if (op->ev.args[0] != AF_UNIX ||
+	    (type != SOCK_STREAM && type != SOCK_DGRAM && type != SOCK_SEQPACKET))
+		return 1;
+	return socketpair(AF_UNIX, type | SOCK_CLOEXEC | SOCK_NONBLOCK, 0, fds) < 0 ? -errno : 0;
+}
+
+static int64_t h_pipe(struct rpl_ctx *c, struct rpl_op *op)
+{
+	int at = iot_syscall_arg(iot_syscall_by_nr(op->ev.nr), IOT_ARG_FDPAIR);
+	int32_t r0 = (int32_t)(op->ev.args[at] & 0xffffffff);
+	int32_t r1 = (int32_t)((uint64_t)op->ev.args[at] >> 32);
+	/* SOCK_CLOEXEC is O_CLOEXEC, in the same argument as pipe2's */
+	struct rpl_fd e = { .state = RPL_FD_LIVE,
+			    .cloexec = op->ev.nr != SYS_pipe && (op->ev.args[1] & O_CLOEXEC) };
+	int fds[2], r;
 
 	if (op->ev.ret < 0)
 		return rpl_skip(op, RPL_SKIP_UNSUPPORTED);
 	if (r0 < 0 || r1 < 0 || r0 >= RPL_FD_MAX || r1 >= RPL_FD_MAX)
 		return rpl_skip(op, RPL_SKIP_BADARG);
-	if (pipe2(fds, O_CLOEXEC | O_NONBLOCK | (flags & O_DIRECT)) < 0)
-		return -errno;
+	r = make_pair(op, fds);
+	if (r > 0)
+		return rpl_skip(op, RPL_SKIP_UNSUPPORTED);
+	if (r < 0)
+		return r;
 	e.live = fds[0];
 	rpl_fdtab_set(c->pr->tab, r0, &e);
 	e.live = fds[1];
@@ -232,4 +257,5 @@ void rpl_ops_file(rpl_handler *h)
 	h[SYS_fcntl] = h_fcntl;
 	h[SYS_pipe] = h_pipe;
 	h[SYS_pipe2] = h_pipe;
+	h[SYS_socketpair] = h_pipe;
 }

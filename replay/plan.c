@@ -451,6 +451,20 @@ static int not_a_path(const char *s)
 	       strncmp(s, "anon_inode:", 11) == 0;
 }
 
+/* What pl->pipes holds for a pipe's resource: one for both ends, or one
+ * per end of a socket pair, each the pipe its end writes. */
+enum { PIPE_ONE = 1, PIPE_SOCK0, PIPE_SOCK1 };
+
+/* The pipe a call of row @sc on the end with resource @res (@v from
+ * pl->pipes) moves data through: a socket pair's end reads what the other
+ * end wrote. */
+static uint32_t pipe_way(const struct iot_syscall *sc, uint32_t res, uint32_t v)
+{
+	if (v == PIPE_ONE || !sc || !(sc->flags & IOT_SCF_READ) || (sc->flags & IOT_SCF_PIPE))
+		return res;
+	return v == PIPE_SOCK0 ? res + 1 : res - 1;
+}
+
 /* How @op (row @sc) uses pipe @res, as its key (0: its data's order does
  * not depend on it: fstat, fcntl, a call that moved nothing): a read; a
  * write of data, or one that found the read end closed (EPIPE: it follows
@@ -537,7 +551,7 @@ static int plan_fds(struct rpl_plan *p, struct planner *pl, struct rpl_op *op,
 	int shared = pr->n_threads > 1 || tab->refs > 1;
 	uint64_t look = only_looks(sc, op) ? RPL_KEY_LOOK : 0;
 	struct rpl_fd e = { 0 };
-	int n = 0, nfd = 0;
+	int n = 0, nfd = 0, pair = sc ? iot_syscall_arg(sc, IOT_ARG_FDPAIR) : -1;
 	uint32_t a;
 
 #define ADD(k) do { if (n < RPL_MAXRES) keys[n++] = (k); } while (0)
@@ -562,7 +576,7 @@ static int plan_fds(struct rpl_plan *p, struct planner *pl, struct rpl_op *op,
 			if (!rpl_map_get(&pl->pipes, RPL_IK(fe.res), &v)) {
 				ADD(key_res(fe.res));
 			} else {
-				uint64_t pk = pipe_key(sc, op, fe.res);
+				uint64_t pk = pipe_key(sc, op, pipe_way(sc, fe.res, v));
 
 				if (pk)
 					ADD(pk);
@@ -580,9 +594,9 @@ static int plan_fds(struct rpl_plan *p, struct planner *pl, struct rpl_op *op,
 			     (ev->nr == SYS_fcntl && (ev->args[1] == F_DUPFD ||
 						      ev->args[1] == F_DUPFD_CLOEXEC))))
 		ADD(key_slot(tab, ev->ret));
-	if (shared && (ev->nr == SYS_pipe || ev->nr == SYS_pipe2)) {
-		ADD(key_slot(tab, (int32_t)(ev->args[0] & 0xffffffff)));
-		ADD(key_slot(tab, (int32_t)((uint64_t)ev->args[0] >> 32)));
+	if (shared && pair >= 0) {
+		ADD(key_slot(tab, (int32_t)(ev->args[pair] & 0xffffffff)));
+		ADD(key_slot(tab, (int32_t)((uint64_t)ev->args[pair] >> 32)));
 	}
 	switch (ev->nr) {
 	case SYS_open: case SYS_openat: case SYS_openat2: case SYS_creat: {
@@ -610,16 +624,27 @@ static int plan_fds(struct rpl_plan *p, struct planner *pl, struct rpl_op *op,
 		else if (ev->args[1] == F_SETFD)
 			rpl_fdtab_set_cloexec(tab, (long)ev->args[0], ev->args[2] & FD_CLOEXEC);
 		break;
-	case SYS_pipe: case SYS_pipe2:
+	case SYS_pipe: case SYS_pipe2: case SYS_socketpair: {
+		/* a socket pair is two pipes: each end writes one, reads
+		 * the other's (pipe_way()); SOCK_CLOEXEC is O_CLOEXEC */
+		int sock = ev->nr == SYS_socketpair;
+
 		e.state = RPL_FD_LIVE;
 		e.res = ++pl->next_res;
-		e.cloexec = ev->nr == SYS_pipe2 && (ev->args[1] & O_CLOEXEC);
-		rpl_fdtab_set(tab, (long)(int32_t)(ev->args[0] & 0xffffffff), &e);
-		rpl_fdtab_set(tab, (long)(int32_t)((uint64_t)ev->args[0] >> 32), &e);
+		e.cloexec = ev->nr != SYS_pipe && (ev->args[1] & O_CLOEXEC);
+		rpl_fdtab_set(tab, (long)(int32_t)(ev->args[pair] & 0xffffffff), &e);
 		ADD(key_res(e.res));
-		if (rpl_map_put(&pl->pipes, RPL_IK(e.res), 1) < 0)
+		if (rpl_map_put(&pl->pipes, RPL_IK(e.res), sock ? PIPE_SOCK0 : PIPE_ONE) < 0)
 			return -ENOMEM;
+		if (sock) {
+			e.res = ++pl->next_res;
+			ADD(key_res(e.res));
+			if (rpl_map_put(&pl->pipes, RPL_IK(e.res), PIPE_SOCK1) < 0)
+				return -ENOMEM;
+		}
+		rpl_fdtab_set(tab, (long)(int32_t)((uint64_t)ev->args[pair] >> 32), &e);
 		break;
+	}
 	case SYS_close:
 		rpl_fdtab_close(tab, (long)ev->args[0]);
 		break;

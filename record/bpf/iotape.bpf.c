@@ -41,6 +41,7 @@ char LICENSE[] SEC("license") = "Dual BSD/GPL";
 #define NR_MMAP		9
 #define NR_PIPE		22
 #define NR_PIPE2	293
+#define NR_SOCKETPAIR	53
 #define NR_OPEN		2
 #define NR_CREAT	85
 #define NR_OPENAT	257
@@ -418,8 +419,11 @@ int BPF_PROG(iotape_exit, struct pt_regs *regs, long ret)
 	}
 	if (task->pending.signal.sig[0] & (1ULL << (SIGKILL_ - 1)))
 		x->created |= BE_KILLED;
-	if ((fl->nr == NR_PIPE || fl->nr == NR_PIPE2) && ret == 0) {
-		if (bpf_probe_read_user(x->pipe_fd, sizeof(x->pipe_fd), (void *)fl->args[0]) == 0) {
+	if ((fl->nr == NR_PIPE || fl->nr == NR_PIPE2 || fl->nr == NR_SOCKETPAIR) && ret == 0) {
+		/* socketpair's int[2] is its fourth argument */
+		void *sv = (void *)fl->args[fl->nr == NR_SOCKETPAIR ? 3 : 0];
+
+		if (bpf_probe_read_user(x->pipe_fd, sizeof(x->pipe_fd), sv) == 0) {
 			x->pipe_ino[0] = fd_ino(task, x->pipe_fd[0]);
 			x->pipe_ino[1] = fd_ino(task, x->pipe_fd[1]);
 		}

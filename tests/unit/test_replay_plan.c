@@ -17,6 +17,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/socket.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
 #include <unistd.h>
@@ -582,6 +583,42 @@ static void pipe_room(void **state)
 	replay_clean(&o, "root-eof", RPL_TIMING_ORIGINAL);
 }
 
+/* A socket pair carries data both ways: the main thread and a thread each
+ * read what the other wrote on the other end (each read entered before
+ * the write that fed it), then the thread closes its end and the main
+ * thread reads the end of file. */
+static const struct evspec sevs[] = {
+	{ 1000, 1010, 100, 100, SYS_socketpair, 0, 4, { AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0,
+							 3 | (4LL << 32) }, NULL, NULL },
+	{ 1020, 1030, 100, 100, SYS_clone, 102, 5, { 0x3d0f00 }, NULL, NULL },
+	{ 1090, 1200, 100, 100, SYS_read, 10, 3, { 3, 0, 4096 }, NULL, NULL },		/* R1 */
+	{ 1100, 1101, 100, 102, SYS_write, 10, 3, { 4, 0, 10 }, NULL, NULL },		/* W1 */
+	{ 1150, 1300, 100, 102, SYS_read, 16, 3, { 4, 0, 4096 }, NULL, NULL },		/* R2 */
+	{ 1210, 1211, 100, 100, SYS_write, 16, 3, { 3, 0, 16 }, NULL, NULL },		/* W2 */
+	{ 1310, 1311, 100, 102, SYS_close, 0, 1, { 4 }, NULL, NULL },
+	{ 1320, 1320, 100, 102, SYS_exit, 0, 1, { 0 }, NULL, NULL },
+	{ 1305, 1330, 100, 100, SYS_read, 0, 3, { 3, 0, 4096 }, NULL, NULL },		/* end of file */
+	{ 1400, 1400, 100, 100, SYS_exit_group, 0, 1, { 0 }, NULL, NULL },
+};
+
+/* Each end of a socket pair reads the pipe the other end writes: a read
+ * follows the write on the other end, not one on its own; replayed as a
+ * real pair, every call moves what it moved. */
+static void socketpair_both_ways(void **state)
+{
+	struct rpl_opts o = { .trace = trace, .cmd = "test", .quiet = 1 };
+	struct rpl_plan p;
+
+	write_events(sevs, sizeof(sevs) / sizeof(sevs[0]));
+	assert_int_equal(rpl_plan_build(&p, &o), 0);
+	assert_true(depends(&p, op_at(&p, 102, 1150), op_at(&p, 100, 1210)));	/* R2 <- W2 */
+	assert_true(depends(&p, op_at(&p, 100, 1090), op_at(&p, 102, 1100)));	/* R1 <- W1 */
+	assert_true(depends(&p, op_at(&p, 100, 1305), op_at(&p, 102, 1310)));	/* EOF <- close */
+	assert_int_equal(p.ops[op_at(&p, 100, 1210)].ndeps, 0);		/* W2 waits for nothing */
+	rpl_plan_free(&p);
+	replay_clean(&o, "root-sockpair", RPL_TIMING_AFAP);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -593,6 +630,7 @@ int main(void)
 		cmocka_unit_test(pipe_order),
 		cmocka_unit_test(calls_returned_late),
 		cmocka_unit_test(pipe_room),
+		cmocka_unit_test(socketpair_both_ways),
 	};
 
 	return cmocka_run_group_tests(tests, setup, teardown);

@@ -141,6 +141,9 @@ static void rows_agree(void **state)
 	assert_true(iot_syscall_by_name("close")->flags & IOT_SCF_CLOSE);
 	assert_int_equal(iot_syscall_arg(iot_syscall_by_name("openat"), IOT_ARG_OPEN_FLAGS), 2);
 	assert_int_equal(iot_syscall_arg(iot_syscall_by_name("read"), IOT_ARG_PATH), -1);
+	/* the decoder, planner and replayer find a pair's descriptors by kind */
+	assert_int_equal(iot_syscall_arg(iot_syscall_by_name("socketpair"), IOT_ARG_FDPAIR), 3);
+	assert_int_equal(iot_syscall_arg(iot_syscall_by_name("pipe2"), IOT_ARG_FDPAIR), 0);
 }
 
 int main(void)
