@@ -53,6 +53,10 @@ void iot_warn(const char *who, const char *fmt, ...)
 
 /* ---- time arithmetic ---- */
 
+/* The CPU time the calling thread has used, to the nanosecond; -1 if the
+ * clock cannot be read. */
+int64_t iot_thread_cpu_ns(void);
+
 /* Times and durations from a trace: a well-formed file may hold any int64
  * (the format round-trips them), so differences and sums saturate at
  * +-INT64_MAX instead of overflowing (undefined behaviour).  The result is

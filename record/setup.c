@@ -23,6 +23,7 @@
 #include <unistd.h>
 
 #include "rec.h"
+#include "engine.h"
 
 #define CALIB_N 200	/* 400 stops: ~3 ms, a stable mean */
 #define MAX_FILTER 512
@@ -111,16 +112,6 @@ int rec_seccomp_install(uint64_t fast_ip)
 
 static int cputime_precise(void);
 
-/* The CPU time the calling thread has used, to the nanosecond. */
-static int64_t thread_cpu_ns(void)
-{
-	struct timespec ts;
-
-	if (clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts) < 0)
-		return -1;
-	return ts.tv_sec * 1000000000LL + ts.tv_nsec;
-}
-
 /* What a stopped call costs the traced thread in CPU time (the kernel's
  * work for its two stops), from the last calibration; -1 if unknown. */
 static int64_t stop_cpu_ns = -1;
@@ -132,7 +123,7 @@ int64_t rec_stop_cpu(void)
 
 static void calib_child(int go, int res, int seccomp)
 {
-	int64_t t0, t1, c0, r[2] = { -1, -1 };
+	int64_t t0, t1, c0, c1, r[2] = { -1, -1 };
 	char b;
 	int i;
 
@@ -142,14 +133,15 @@ static void calib_child(int go, int res, int seccomp)
 		r[0] = -2;
 		goto out;
 	}
-	c0 = thread_cpu_ns();
+	c0 = iot_thread_cpu_ns();
 	t0 = iot_now_ns();
 	for (i = 0; i < CALIB_N; i++)
 		syscall(SYS_close, -1);
 	t1 = iot_now_ns();
+	c1 = iot_thread_cpu_ns();
 	r[0] = t1 - t0;
-	if (c0 >= 0 && thread_cpu_ns() >= c0)
-		r[1] = thread_cpu_ns() - c0;
+	if (c0 >= 0 && c1 >= c0)
+		r[1] = c1 - c0;
 out:
 	if (write(res, r, sizeof(r)) != sizeof(r))
 		_exit(1);
@@ -194,12 +186,12 @@ int64_t rec_calibrate(int seccomp, int *seccomp_ok)
 	if (pipe(go) < 0 || pipe(res) < 0)
 		goto out;
 	/* what the same calls cost untraced, on this CPU */
-	native_cpu = thread_cpu_ns();
+	native_cpu = iot_thread_cpu_ns();
 	t0 = iot_now_ns();
 	for (i = 0; i < CALIB_N; i++)
 		syscall(SYS_close, -1);
 	native = iot_now_ns() - t0;
-	native_cpu = native_cpu >= 0 ? thread_cpu_ns() - native_cpu : -1;
+	native_cpu = native_cpu >= 0 ? iot_thread_cpu_ns() - native_cpu : -1;
 	pid = fork();
 	if (pid < 0)
 		goto out;

@@ -21,18 +21,10 @@
 #include <time.h>
 
 #include "rpl.h"
+#include "engine.h"
 
 /* how long to run between two reads of the thread's CPU clock */
 #define SPIN_SLICE_NS 20000
-
-static int64_t thread_cpu_ns(void)
-{
-	struct timespec ts;
-
-	if (clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts) < 0)
-		return -1;
-	return ts.tv_sec * 1000000000LL + ts.tv_nsec;
-}
 
 int rpl_spin_wanted(const struct rpl_plan *p, int64_t ns)
 {
@@ -42,7 +34,7 @@ int rpl_spin_wanted(const struct rpl_plan *p, int64_t ns)
 
 int rpl_spin_cpu(int64_t ns)
 {
-	int64_t c0 = thread_cpu_ns(), left = ns, used, slice;
+	int64_t c0 = iot_thread_cpu_ns(), left = ns, used, slice;
 
 	if (c0 < 0)
 		return 0;	/* no CPU clock: think time is not spent */
@@ -55,7 +47,7 @@ int rpl_spin_cpu(int64_t ns)
 			;
 		if (atomic_load_explicit(&rpl_stop_sig, memory_order_relaxed))
 			return 1;
-		used = thread_cpu_ns();
+		used = iot_thread_cpu_ns();
 		if (used < 0)
 			break;
 		left = ns - (used - c0);
