@@ -11,7 +11,7 @@
 #     all (the replay's own cost per client = its CPU time less the
 #     native one's, over N).
 # Env: IOTAPE, BUILD (tests/bench/run.sh); BENCH_DIR (/var/tmp/iotape-bench),
-# RUNS (3), COUNTS (1,2,4,8), CLIENTS_FS (tmpfs,ext4), SIDE (1 8: the
+# RUNS (3), COUNTS (1,2,4,8), CLIENTS_FS (tmpfs,ext4), SIDE (1 8; "" for none: the
 # client counts of part 2), SERIES (mozilla mongo; "" for none), MONGO_RUNS (1) and
 # MONGO_FS (tmpfs): the mongo trace is 7x the Mozilla one.
 set -u
@@ -20,7 +20,7 @@ BENCH_DIR=${BENCH_DIR:-/var/tmp/iotape-bench}
 RUNS=${RUNS:-3}
 COUNTS=${COUNTS:-1,2,4,8}
 CLIENTS_FS=${CLIENTS_FS:-tmpfs,ext4}
-SIDE=${SIDE:-1 8}
+SIDE=${SIDE-1 8}
 SERIES=${SERIES-mozilla mongo}
 MONGO_RUNS=${MONGO_RUNS:-1}
 MONGO_FS=${MONGO_FS:-tmpfs}
