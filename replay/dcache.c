@@ -10,6 +10,16 @@
  * (rpl_ns_changed() bumps a global generation): a stale entry would
  * still point inside the root (every rename is confined), but it would
  * not be what the recorded path names any more.
+ *
+ * A parent reached through directories only (no symlink on the way) is
+ * changed by none of the removals of files: unlink cannot remove a
+ * directory.  Such an entry ("plain") goes by a second generation, which
+ * only what may remove or move a directory bumps (rmdir, rename, an
+ * io_uring batch).  A program that creates and deletes files in a few
+ * directories (a mail spool) otherwise opened the parent again, from the
+ * root, after each unlink: 68,000 lookups of the whole path and as many
+ * closes in a replay of 318,000 calls, 1.9x the recorded time of its
+ * opens and stats.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -22,7 +32,9 @@
 struct dc_entry {
 	uint64_t h;
 	uint32_t gen;
+	uint32_t dgen;			/* dir_gen when opened */
 	uint32_t len;
+	int plain;			/* no symlink on its path: dgen is what counts */
 	int fd;
 	char *path;
 };
@@ -65,6 +77,25 @@ void rpl_dcache_free(struct rpl_dcache *d)
 void rpl_ns_changed(struct rpl_plan *p)
 {
 	atomic_fetch_add(&p->ns_gen, 1);
+	atomic_fetch_add(&p->dir_gen, 1);
+}
+
+void rpl_ns_unlinked(struct rpl_plan *p)
+{
+	atomic_fetch_add(&p->ns_gen, 1);
+}
+
+/* The two generations, read before a lookup: a change made while it runs
+ * leaves what it found stale at the next look. */
+struct dc_gens {
+	uint32_t ns, dir;
+};
+
+static struct dc_gens dc_now(struct rpl_plan *p)
+{
+	struct dc_gens g = { atomic_load(&p->ns_gen), atomic_load(&p->dir_gen) };
+
+	return g;
 }
 
 void rpl_name_done(struct rpl_name *n)
@@ -123,16 +154,16 @@ int rpl_parent_fd(struct rpl_ctx *c, const struct rpl_op *op, struct rpl_name *n
 
 /* Does @e hold directory @path (@plen bytes, hash @h), still current? */
 static int dc_holds(const struct dc_entry *e, const char *path, size_t plen, uint64_t h,
-		    uint32_t gen)
+		    struct dc_gens g)
 {
-	return e->fd >= 0 && e->gen == gen && e->h == h && e->len == plen &&
-	       memcmp(e->path, path, plen) == 0;
+	return e->fd >= 0 && (e->plain ? e->dgen == g.dir : e->gen == g.ns) && e->h == h &&
+	       e->len == plen && memcmp(e->path, path, plen) == 0;
 }
 
 /* Make @e hold @fd for @path, closing what it held.  @return : 0 (the
  * cache owns @fd now), or -1 out of memory (@e empty, @fd still yours). */
 static int dc_put(struct dc_entry *e, const char *path, size_t plen, uint64_t h,
-		  uint32_t gen, int fd)
+		  struct dc_gens g, int plain, int fd)
 {
 	if (e->fd >= 0)
 		close(e->fd);
@@ -145,7 +176,9 @@ static int dc_put(struct dc_entry *e, const char *path, size_t plen, uint64_t h,
 	e->path[plen] = 0;
 	e->len = (uint32_t)plen;
 	e->h = h;
-	e->gen = gen;
+	e->gen = g.ns;
+	e->dgen = g.dir;
+	e->plain = plain;
 	e->fd = fd;
 	return 0;
 }
@@ -157,9 +190,10 @@ static int dc_put(struct dc_entry *e, const char *path, size_t plen, uint64_t h,
  * 4-7 us on tmpfs; cp -a opens each directory it made this way).  A name
  * that is a symlink, "." or "..", or anything but a plain answer: -1,
  * and the caller opens it from the root as before, following symlinks
- * there.
+ * there.  @*plain : whether the cached parent was.
  */
-static int below_cached(struct rpl_dcache *d, const char *path, size_t plen, uint32_t gen)
+static int below_cached(struct rpl_dcache *d, const char *path, size_t plen,
+			struct dc_gens gen, int *plain)
 {
 	size_t s = plen, gplen;
 	const struct dc_entry *g;
@@ -178,6 +212,7 @@ static int below_cached(struct rpl_dcache *d, const char *path, size_t plen, uin
 		return -1;
 	memcpy(name, path + s, plen - s);
 	name[plen - s] = 0;
+	*plain = g->plain;
 	fd = rpl_open_name(g->fd, name, O_PATH | O_DIRECTORY, 0);
 	return fd >= 0 ? fd : -1;
 }
@@ -185,11 +220,11 @@ static int below_cached(struct rpl_dcache *d, const char *path, size_t plen, uin
 int rpl_parent_at(struct rpl_ctx *c, const char *path, struct rpl_name *n)
 {
 	struct rpl_dcache *d = c->t->dcache;
-	uint32_t gen = atomic_load(&c->p->ns_gen);
+	struct dc_gens gen = dc_now(c->p);
 	size_t len = strlen(path), end, start, plen;
 	struct dc_entry *e;
 	uint64_t h;
-	int err;
+	int err, plain = 0;
 
 	if (!d)
 		return rpl_parent(c->p->root_fd, path, n);
@@ -213,15 +248,15 @@ int rpl_parent_at(struct rpl_ctx *c, const char *path, struct rpl_name *n)
 		n->owned = 0;
 		return 0;
 	}
-	n->dirfd = below_cached(d, path, plen, gen);
+	n->dirfd = below_cached(d, path, plen, gen, &plain);
 	n->owned = 1;
 	if (n->dirfd < 0) {
-		err = rpl_parent(c->p->root_fd, path, n);
+		err = rpl_parent_plain(c->p->root_fd, path, n, &plain);
 		if (err)
 			return err;
 	}
 	/* Keep it: the cache owns the descriptor from now on. */
-	if (dc_put(e, path, plen, h, gen, n->dirfd) == 0)
+	if (dc_put(e, path, plen, h, gen, plain, n->dirfd) == 0)
 		n->owned = 0;
 	return 0;
 }
@@ -232,26 +267,28 @@ int rpl_parent_at(struct rpl_ctx *c, const char *path, struct rpl_name *n)
  * the names that follow: keep a copy of the replayed descriptor (an
  * F_DUPFD, ~0.3 us) instead of opening it again (openat2, 4-7 us) at the
  * first of them.  It was opened inside the root, following symlinks as
- * rpl_parent() does, no name changed since @gen.
+ * rpl_parent() does, no name changed since @gen.  Whether a symlink was
+ * on its way is not known: it goes by the generation of every change.
  */
 void rpl_dcache_offer(struct rpl_ctx *c, const char *path, int fd, uint32_t gen)
 {
 	struct rpl_dcache *d = c->t->dcache;
 	size_t plen = path ? strlen(path) : 0;
+	struct dc_gens now = dc_now(c->p);
 	struct dc_entry *e;
 	uint64_t h;
 	int copy;
 
 	while (plen > 1 && path[plen - 1] == '/')
 		plen--;
-	if (!d || plen < 2 || path[0] != '/' || gen != atomic_load(&c->p->ns_gen))
+	if (!d || plen < 2 || path[0] != '/' || gen != now.ns)
 		return;
 	h = iot_hash(path, plen, 3);
 	e = &d->e[h & (d->n - 1)];
-	if (dc_holds(e, path, plen, h, gen))
+	if (dc_holds(e, path, plen, h, now))
 		return;
 	copy = fcntl(fd, F_DUPFD_CLOEXEC, 0);
-	if (copy >= 0 && dc_put(e, path, plen, h, gen, copy) < 0)
+	if (copy >= 0 && dc_put(e, path, plen, h, now, 0, copy) < 0)
 		close(copy);
 }
 

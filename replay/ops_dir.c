@@ -78,8 +78,10 @@ static int64_t h_unlink(struct rpl_ctx *c, struct rpl_op *op)
 
 	OPEN_NAME(c, op, op->ev.path, &n);
 	r = ret_of(unlinkat(n.dirfd, n.name, flags));
-	if (r == 0)
+	if (r == 0 && (flags & AT_REMOVEDIR))
 		rpl_ns_changed(c->p);
+	else if (r == 0)
+		rpl_ns_unlinked(c->p);	/* not a directory: dcache.c */
 	rpl_name_done(&n);
 	return r;
 }

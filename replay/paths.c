@@ -81,7 +81,7 @@ long rpl_split_name(const char *path, size_t len, struct rpl_name *n)
 	return (long)start;
 }
 
-int rpl_parent(int root_fd, const char *path, struct rpl_name *n)
+static int parent_how(int root_fd, const char *path, struct rpl_name *n, uint64_t resolve)
 {
 	char buf[4096];
 	size_t len = path ? strlen(path) : 0;
@@ -104,11 +104,33 @@ int rpl_parent(int root_fd, const char *path, struct rpl_name *n)
 		memcpy(buf, path, (size_t)start);
 		buf[start] = 0;
 	}
-	fd = openat2_in_root(root_fd, buf, O_PATH | O_DIRECTORY, 0);
+	fd = openat2_how(root_fd, buf, O_PATH | O_DIRECTORY, 0,
+			 RESOLVE_IN_ROOT | RESOLVE_NO_MAGICLINKS | resolve);
 	if (fd < 0)
 		return fd;
 	n->dirfd = fd;
 	return 0;
+}
+
+int rpl_parent(int root_fd, const char *path, struct rpl_name *n)
+{
+	return parent_how(root_fd, path, n, 0);
+}
+
+/*
+ * A parent reached through directories only stays what its path names
+ * until a directory is removed or renamed; one reached through a symlink
+ * changes when that symlink is removed, which an unlink does.  Tried
+ * without symlinks first (the common case: one lookup), then with them.
+ */
+int rpl_parent_plain(int root_fd, const char *path, struct rpl_name *n, int *plain)
+{
+	int err = parent_how(root_fd, path, n, RESOLVE_NO_SYMLINKS);
+
+	*plain = err == 0;
+	if (err == -ELOOP)
+		err = parent_how(root_fd, path, n, 0);
+	return err;
 }
 
 /* Is @st the system root?  Comparing with "/" catches /tmp/.., bind

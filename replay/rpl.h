@@ -128,6 +128,8 @@ struct rpl_name {
  *  removing or renaming through it could act outside the named place.
  *  @return : 0 or -errno; on success close @n->dirfd. */
 int rpl_parent(int root_fd, const char *path, struct rpl_name *n);
+/* As rpl_parent(); @*plain : whether no symlink was on the way. */
+int rpl_parent_plain(int root_fd, const char *path, struct rpl_name *n, int *plain);
 
 /*! rpl_split_name() : copy the last component of @path (@len bytes,
  *  trailing slashes dropped) to @n->name.  @return : where it starts in
@@ -371,6 +373,7 @@ struct rpl_plan {
 	_Atomic uint32_t gen;		/* bumped at each completion (futex word) */
 	_Atomic uint32_t exit_gen;	/* bumped when a thread ends (futex word) */
 	_Atomic uint32_t ns_gen;	/* bumped by removes, renames, symlinks */
+	_Atomic uint32_t dir_gen;	/* ... of those, by what may remove or move a directory */
 	int own_files;			/* processes get kernel descriptor tables of their own */
 	_Atomic int waiters;
 	_Atomic int active;		/* threads running */
@@ -695,6 +698,9 @@ void rpl_name_done(struct rpl_name *n);
 void rpl_dcache_offer(struct rpl_ctx *c, const char *path, int fd, uint32_t gen);
 /* A name was removed, renamed or made a symlink: cached parents are stale. */
 void rpl_ns_changed(struct rpl_plan *p);
+/* A name that was not a directory was removed (unlink): stale only are
+ * the cached parents whose path went through a symlink. */
+void rpl_ns_unlinked(struct rpl_plan *p);
 
 /*! rpl_stop_sig : the signal (SIGINT, SIGTERM, SIGHUP) that asked the
  *  replay to stop, RPL_STOP_FAULT if a target fault did (fault.c), or 0.

@@ -1,0 +1,59 @@
+#!/bin/bash
+# replay_dcache.sh - the replay's cache of parent directories (dcache.c)
+# across removals: a program that makes, stats and unlinks files in one
+# directory has that directory looked up from the root once, not again
+# after each unlink; a directory reached through a symlink is looked up
+# again once that symlink was unlinked and another made in its place (by
+# a hard link, which changes no generation itself), so the files after it
+# land where the new symlink points, as natively.
+set -u
+. "$(dirname "$0")/lib.sh"
+"$IOTAPE" record --help >/dev/null 2>&1 || skip "recorder not built"
+"$IOTAPE" record -q -o /dev/null -- true >/dev/null 2>&1 || skip "cannot ptrace here"
+need_cmd python3
+# the interpreter itself, not a version manager's shell shim in front of it
+PY=/usr/bin/python3
+[ -x "$PY" ] || PY=$(command -v python3)
+need_cmd strace
+
+T=$(mktemp -d "${TMPDIR:-/tmp}/iotape-dcache.XXXXXX")
+trap 'rm -rf "$T"' EXIT
+A=$T/A
+mkdir "$A"
+N=200
+(cd "$A" && "$IOTAPE" record -q -o "$T/t.iotape" -- "$PY" -c '
+import os, sys
+n = int(sys.argv[1])
+os.mkdir("spool")
+for i in range(n):
+    p = "spool/m%d" % (i % 7)
+    with open(p, "w") as f:
+        f.write("x" * 100)
+    os.stat(p)
+    os.unlink(p)
+os.mkdir("real")
+os.mkdir("other")
+os.symlink("real", "via")
+os.symlink("other", "via2")
+open("via/a", "w").close()
+os.unlink("via")
+os.link("via2", "via", follow_symlinks=False)
+open("via/b", "w").close()
+' "$N") || fail "recording failed"
+[ -e "$A/other/b" ] && [ ! -e "$A/real/b" ] || fail "the workload itself did not do what it should"
+
+root=$T/root
+mkdir "$root"
+strace -f -qq -e trace=openat2 -o "$T/strace.log" \
+	"$IOTAPE" replay "$T/t.iotape" --root "$root" --timing afap >"$T/out" 2>&1 ||
+	{ cat "$T/out"; fail "replay failed"; }
+grep -q "mismatches   0" "$T/out" || { cat "$T/out"; fail "the replay's results differ"; }
+# the spool directory opened (from the root, or by name in its parent):
+# once, or a few times, not once per unlink
+opens=$(grep -cE '"([^"]*/)?spool/*", \{flags=[A-Z_|]*O_PATH' "$T/strace.log")
+[ "$opens" -ge 1 ] || { head -50 "$T/strace.log"; fail "no lookup of the spool directory in the strace log"; }
+[ "$opens" -le 5 ] || fail "the spool directory was looked up $opens times for $N unlinks of files in it"
+[ -e "$root$A/other/b" ] || fail "via/b is not where the new symlink points ($root$A/other/b)"
+[ ! -e "$root$A/real/b" ] || fail "via/b was made through the removed symlink ($root$A/real/b)"
+[ -e "$root$A/real/a" ] || fail "via/a is missing ($root$A/real/a)"
+echo "ok: the spool directory looked up $opens time(s) for $N unlinks; a replaced symlink followed anew"
