@@ -65,20 +65,48 @@ struct lookers {
 	uint32_t n;
 };
 
+/* The position of op @on in its thread's list (it is there: ops are
+ * added to their thread before their dependencies are found).  The list
+ * is in ascending order and a dependency is mostly on a recent op: gallop
+ * back from the end, then bisect. */
+static uint32_t thread_pos(const struct rpl_plan *p, uint32_t on)
+{
+	const struct rpl_thread *t = &p->threads[p->ops[on].thread];
+	size_t hi = t->n_ops, lo, step = 1;
+
+	while (step < hi && t->ops[hi - step] > on) {
+		hi -= step;
+		step *= 2;
+	}
+	lo = step < hi ? hi - step : 0;
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+
+		if (t->ops[mid] < on)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return (uint32_t)lo;
+}
+
 /* Op @op (whose deps are appended last, side by side in p->deps)
  * follows op @on. */
 static int add_dep(struct rpl_plan *p, struct rpl_op *op, uint32_t on)
 {
+	struct rpl_dep dep = { .thread = p->ops[on].thread };
 	uint16_t d;
 	int err = 0;
 
-	if (p->ops[on].thread == op->thread || op->ndeps >= RPL_DEPS_MAX)
+	if (dep.thread == op->thread || op->ndeps >= RPL_DEPS_MAX)
 		goto out;
+	dep.pos = thread_pos(p, on);
 	for (d = 0; d < op->ndeps; d++)
-		if (p->deps[op->dep_off + d] == on)
+		if (p->deps[op->dep_off + d].thread == dep.thread &&
+		    p->deps[op->dep_off + d].pos == dep.pos)
 			goto out;
 	RPL_GROW(p->deps, p->n_deps, p->cap_deps);
-	p->deps[p->n_deps++] = on;
+	p->deps[p->n_deps++] = dep;
 	op->ndeps++;
 	p->ops[on].needed = 1;
 out:

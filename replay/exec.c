@@ -5,10 +5,13 @@
  * time), then runs its handler (ops_table.c).  replay.c around it makes
  * the whole replay.
  *
- * Waiting on a dependency is a futex wait on one global generation word.
- * The waiter marks the op it waits for (RPL_WAITED); only the completion
- * of a marked op bumps the word and wakes, so a thread waiting for one op
- * is not woken by every other op of every other thread.  A hostile trace
+ * A dependency names an op by its thread and its position there (struct
+ * rpl_dep): it is met once that thread's count of ops run has passed it,
+ * which is read without touching the op.  Waiting on one is a futex wait
+ * on one global generation word.  The waiter leaves in the thread it
+ * waits for the lowest position waited for (wait_pos); only the
+ * completion of that op bumps the word and wakes, so a thread waiting
+ * for one op is not woken by every other op of every other thread.  A hostile trace
  * can make ops wait for each other in a circle; when every running thread
  * has waited on a dependency for RPL_DEADLOCK_NS, one wait is given up and
  * counted (an ordering violation follows), so a replay never hangs.
@@ -52,29 +55,49 @@ static void wake_all(struct rpl_plan *p)
 		futex(&p->gen, FUTEX_WAKE, INT_MAX, NULL);
 }
 
-/* Wait until *@flag is set.  @return : 0, or 1 if the wait was given up
- * to break a deadlock. */
-static int wait_flag(struct rpl_plan *p, _Atomic uint8_t *flag8, _Atomic int *flag32)
+static int dep_done(const struct rpl_plan *p, const struct rpl_dep *d)
+{
+	return atomic_load_explicit(&p->threads[d->thread].n_done, memory_order_acquire) > d->pos;
+}
+
+/* Ask thread @t to wake the sleepers on plan.gen when its op at @pos has
+ * run: the lowest position asked for is kept. */
+static void want_pos(struct rpl_thread *t, uint32_t pos)
+{
+	uint32_t cur = atomic_load(&t->wait_pos);
+
+	while (pos < cur && !atomic_compare_exchange_weak(&t->wait_pos, &cur, pos))
+		;
+}
+
+/* Wait until thread @t has run its op at @pos, or (@t NULL) until
+ * *@flag32 is set.  @return : 0, or 1 if the wait was given up to break
+ * a deadlock. */
+static int wait_flag(struct rpl_plan *p, struct rpl_thread *t, uint32_t pos,
+		     _Atomic int *flag32)
 {
 	const struct timespec tick = { 0, 20000000 };
 	int64_t stuck_since = 0;
 	int broke = 0;
 
-#define FLAG_SET() (flag8 ? (atomic_load(flag8) & RPL_DONE) != 0 : atomic_load(flag32) != 0)
+#define FLAG_SET() (t ? atomic_load(&t->n_done) > pos : atomic_load(flag32) != 0)
 	if (FLAG_SET())
 		return 0;
-	/* An op is waited for on the shared generation word, marked so
-	 * that its completion wakes us (a completion that misses the mark
-	 * has already set RPL_DONE, which the loop then sees).  A process's
-	 * end (wait4) is waited for on its own word. */
-	if (flag8) {
-		atomic_fetch_or(flag8, RPL_WAITED);
+	/* An op is waited for on the shared generation word, its position
+	 * left in its thread so that its completion wakes us; asked for
+	 * after the word is read and before the count is: a completion that
+	 * misses it has already counted the op, which the loop then sees,
+	 * and one that clears it to wake others bumps the word, so the wait
+	 * returns and asks again.  A process's end (wait4) is waited for on
+	 * its own word. */
+	if (t)
 		atomic_fetch_add(&p->waiters, 1);
-	}
 	atomic_fetch_add(&p->depwait, 1);
 	for (;;) {
 		uint32_t g = atomic_load(&p->gen);
 
+		if (t)
+			want_pos(t, pos);
 		if (FLAG_SET())
 			break;
 		if (stopping()) {
@@ -94,21 +117,21 @@ static int wait_flag(struct rpl_plan *p, _Atomic uint8_t *flag8, _Atomic int *fl
 		} else {
 			stuck_since = 0;
 		}
-		if (flag8)
+		if (t)
 			futex(&p->gen, FUTEX_WAIT, g, &tick);
 		else
 			futex((_Atomic uint32_t *)flag32, FUTEX_WAIT, 0, &tick);
 	}
 #undef FLAG_SET
 	atomic_fetch_sub(&p->depwait, 1);
-	if (flag8)
+	if (t)
 		atomic_fetch_sub(&p->waiters, 1);
 	return broke;
 }
 
 void rpl_wait_proc(struct rpl_plan *p, uint32_t pi)
 {
-	wait_flag(p, NULL, &p->procs[pi].finished);
+	wait_flag(p, NULL, 0, &p->procs[pi].finished);
 }
 
 /* @return : whether it had to wait */
@@ -118,10 +141,10 @@ static int wait_deps(struct rpl_plan *p, struct rpl_op *op)
 	int waited = 0;
 
 	for (i = 0; i < op->ndeps; i++) {
-		struct rpl_op *d = &p->ops[p->deps[op->dep_off + i]];
+		const struct rpl_dep *d = &p->deps[op->dep_off + i];
 
-		if (!(atomic_load(&d->done) & RPL_DONE)) {
-			wait_flag(p, &d->done, NULL);
+		if (!dep_done(p, d)) {
+			wait_flag(p, &p->threads[d->thread], d->pos, NULL);
 			waited = 1;
 		}
 	}
@@ -224,8 +247,8 @@ static void stop_thread(struct rpl_plan *p, struct rpl_thread *t, uint32_t i)
 		op->skip = RPL_SKIP_INTERRUPTED;
 		op->r_ret = op->ev.ret;
 		op->r_enter = op->r_exit = 0;
-		atomic_fetch_or(&op->done, RPL_DONE);
 	}
+	atomic_store(&t->n_done, t->n_ops);
 	wake_all(p);
 }
 
@@ -349,16 +372,20 @@ static void *thread_main(void *arg)
 			op->late_ns = 0;
 		}
 		for (d = 0; d < op->ndeps; d++)
-			if (!(atomic_load(&p->ops[p->deps[op->dep_off + d]].done) & RPL_DONE))
+			if (!dep_done(p, &p->deps[op->dep_off + d]))
 				op->rflags |= RPL_OPF_VIOLATION;
-		if ((i & 255) == 255)
-			atomic_store_explicit(&t->n_done, i + 1, memory_order_relaxed);
-		/* Only an op another thread waits for needs the atomic
-		 * read-modify-write (and its ~10 ns) that finds the waiter. */
-		if (!op->needed)
-			atomic_store_explicit(&op->done, RPL_DONE, memory_order_relaxed);
-		else if (atomic_fetch_or(&op->done, RPL_DONE) & RPL_WAITED)
-			wake_all(p);
+		/* Only an op another thread waits for needs the full barrier
+		 * (and its ~10 ns) between counting it and looking for a
+		 * waiter (wait_flag() says why). */
+		if (!op->needed) {
+			atomic_store_explicit(&t->n_done, i + 1, memory_order_release);
+		} else {
+			atomic_store(&t->n_done, i + 1);
+			if (atomic_load(&t->wait_pos) <= i) {
+				atomic_store(&t->wait_pos, UINT32_MAX);
+				wake_all(p);
+			}
+		}
 		prev_end = op->r_exit;
 	}
 	if (i < t->n_ops)
@@ -437,7 +464,7 @@ out:
 	return err;
 }
 
-/* About how many ops ran: threads count theirs every 256. */
+/* How many ops ran. */
 static uint64_t ops_done(struct rpl_plan *p)
 {
 	uint64_t done = 0;
@@ -540,6 +567,10 @@ int rpl_execute(struct rpl_plan *p, struct rpl_result *res)
 	rpl_fault_watch_start(p);
 	if (p->o->starts)
 		rpl_starts_open(p);
+	for (i = 0; i < p->n_threads; i++) {
+		atomic_store(&p->threads[i].n_done, 0);
+		atomic_store(&p->threads[i].wait_pos, UINT32_MAX);
+	}
 	p->t0 = watched = iot_now_ns();
 	for (i = 0; i < p->n_threads; i++) {
 		if (p->threads[i].spawn_op >= 0)

@@ -235,7 +235,6 @@ struct rpl_op {
 	uint8_t rflags;			/* RPL_OPF_* */
 	int32_t child;			/* thread started by this clone, or -1 */
 	int32_t wait_proc;		/* process reaped by this wait4, or -1 */
-	_Atomic uint8_t done;		/* RPL_DONE, | RPL_WAITED while waited for */
 	uint8_t needed;			/* an op of another thread waits for it */
 	uint8_t order_enter;		/* resource order from its entry: plan.c */
 	uint16_t n_aio;			/* its async requests: plan.aio[aio_off ...] */
@@ -264,8 +263,12 @@ struct rpl_aio {
 #define RPL_AIO_NORES INT64_MIN
 enum { RPL_AIO_PENDING = 0, RPL_AIO_SUBMITTED, RPL_AIO_DONE, RPL_AIO_SKIPPED };
 
-#define RPL_DONE   0x01	/* the op has run */
-#define RPL_WAITED 0x02	/* a thread sleeps until it has: wake it then */
+/* A dependency: the op at position @pos of thread @thread (its ops[pos])
+ * must have run first.  Named by thread and position, not by op, so that
+ * it is tested against the thread's count of ops run alone. */
+struct rpl_dep {
+	uint32_t thread, pos;
+};
 
 struct rpl_plan;
 
@@ -292,7 +295,13 @@ struct rpl_thread {
 	struct rpl_dcache *dcache;	/* parent directories it opened */
 	int64_t start_ns, end_ns, utime_ns, stime_ns;
 	int64_t lag_ns;			/* its own work think time could not hide */
-	_Atomic uint64_t n_done;	/* ops run, for the progress line (every 256) */
+	/* ops run (or given up at a stop): the first n_done of @ops.  A
+	 * dependency on this thread's op at position k is met once n_done
+	 * > k, read without touching the op (struct rpl_dep). */
+	_Atomic uint32_t n_done;
+	/* the lowest position a thread sleeping on plan.gen waits for to be
+	 * run (UINT32_MAX: none): its completion wakes them (exec.c) */
+	_Atomic uint32_t wait_pos;
 	/* own_files: it makes its process's table itself (rpl_fdtab_fork),
 	 * from @fork_from (NULL: an empty one), and sets @forked when done */
 	int fork_table;
@@ -336,7 +345,7 @@ struct rpl_plan {
 	size_t n_threads, cap_threads;
 	struct rpl_proc *procs;
 	size_t n_procs, cap_procs;
-	uint32_t *deps;
+	struct rpl_dep *deps;
 	size_t n_deps, cap_deps;
 	struct iot_path_state *ps;	/* starting tree, sorted by path */
 	size_t n_ps, cap_ps;
@@ -386,6 +395,12 @@ struct rpl_plan {
 	struct rpl_fault fault;
 	uint64_t root_dev, root_ino;	/* what --root led to at the start */
 };
+
+/* The op dependency @d names, as an index in plan.ops. */
+static inline uint32_t rpl_dep_op(const struct rpl_plan *p, const struct rpl_dep *d)
+{
+	return p->threads[d->thread].ops[d->pos];
+}
 
 /* When @op completed, for resource order (the entry of a call that has
  * no exit, or one recorded before its entry). */

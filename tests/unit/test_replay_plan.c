@@ -143,7 +143,7 @@ static int depends(const struct rpl_plan *p, uint32_t op, uint32_t on)
 	uint16_t i;
 
 	for (i = 0; i < p->ops[op].ndeps; i++)
-		if (p->deps[p->ops[op].dep_off + i] == on)
+		if (rpl_dep_op(p, &p->deps[p->ops[op].dep_off + i]) == on)
 			return 1;
 	return 0;
 }
@@ -193,7 +193,7 @@ static void plan_edges(void **state)
 	/* no edges inside a thread, none backwards */
 	for (size_t i = 0; i < p.n_ops; i++)
 		for (uint16_t d = 0; d < p.ops[i].ndeps; d++) {
-			const struct rpl_op *dep = &p.ops[p.deps[p.ops[i].dep_off + d]];
+			const struct rpl_op *dep = &p.ops[rpl_dep_op(&p, &p.deps[p.ops[i].dep_off + d])];
 
 			assert_int_not_equal(dep->thread, p.ops[i].thread);
 			assert_true(dep->ev.t_exit <= p.ops[i].ev.t_exit);
@@ -418,7 +418,7 @@ static void looks_then_change(void **state)
 		int reach = depends(&p, rm, op);
 
 		for (i = 0; !reach && i < p.ops[rm].ndeps; i++)
-			reach = depends(&p, p.deps[p.ops[rm].dep_off + i], op);
+			reach = depends(&p, rpl_dep_op(&p, &p.deps[p.ops[rm].dep_off + i]), op);
 		seen += reach;
 	}
 	assert_int_equal(seen, LOOKERS);
@@ -523,7 +523,7 @@ static void calls_returned_late(void **state)
 	assert_int_equal(p.n_ops, LATE_CALLS);
 	for (i = 1; i < p.n_ops; i++) {
 		assert_int_equal(p.ops[i].ndeps, 1);
-		assert_int_equal(p.deps[p.ops[i].dep_off], i - 1);
+		assert_int_equal(rpl_dep_op(&p, &p.deps[p.ops[i].dep_off]), i - 1);
 	}
 	rpl_plan_free(&p);
 }
