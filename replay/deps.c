@@ -35,7 +35,7 @@
  */
 static int64_t op_order_time(const struct rpl_op *op)
 {
-	return op->order_enter ? op->ev.t_enter : rpl_op_end(op);
+	return (op->rflags & RPL_OPF_ORDER_ENTER) ? op->ev.t_enter : rpl_op_end(op);
 }
 
 /*
@@ -59,48 +59,23 @@ static int64_t op_order_time(const struct rpl_op *op)
  */
 #define RPL_LOOKERS 4
 #define RPL_DEPS_MAX 64		/* per op: 8 resources x (1 + RPL_LOOKERS) fit */
+_Static_assert(RPL_DEPS_MAX <= UINT8_MAX, "struct rpl_op counts its deps in a byte");
 
 struct lookers {
 	uint32_t op[RPL_LOOKERS];
 	uint32_t n;
 };
 
-/* The position of op @on in its thread's list (it is there: ops are
- * added to their thread before their dependencies are found).  The list
- * is in ascending order and a dependency is mostly on a recent op: gallop
- * back from the end, then bisect. */
-static uint32_t thread_pos(const struct rpl_plan *p, uint32_t on)
-{
-	const struct rpl_thread *t = &p->threads[p->ops[on].thread];
-	size_t hi = t->n_ops, lo, step = 1;
-
-	while (step < hi && t->ops[hi - step] > on) {
-		hi -= step;
-		step *= 2;
-	}
-	lo = step < hi ? hi - step : 0;
-	while (lo < hi) {
-		size_t mid = lo + (hi - lo) / 2;
-
-		if (t->ops[mid] < on)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
-	return (uint32_t)lo;
-}
-
 /* Op @op (whose deps are appended last, side by side in p->deps)
  * follows op @on. */
 static int add_dep(struct rpl_plan *p, struct rpl_op *op, uint32_t on)
 {
-	struct rpl_dep dep = { .thread = p->ops[on].thread };
+	struct rpl_dep dep = { .thread = p->ops[on].thread, .pos = p->ops[on].pos };
 	uint16_t d;
 	int err = 0;
 
 	if (dep.thread == op->thread || op->ndeps >= RPL_DEPS_MAX)
 		goto out;
-	dep.pos = thread_pos(p, on);
 	for (d = 0; d < op->ndeps; d++)
 		if (p->deps[op->dep_off + d].thread == dep.thread &&
 		    p->deps[op->dep_off + d].pos == dep.pos)

@@ -581,7 +581,7 @@ static int plan_fds(struct rpl_plan *p, struct planner *pl, struct rpl_op *op,
 				if (pk)
 					ADD(pk);
 				if (feeds_pipe(sc))
-					op->order_enter = 1;
+					op->rflags |= RPL_OPF_ORDER_ENTER;
 			}
 		}
 		if (shared && ev->args[a] >= 0)
@@ -660,7 +660,7 @@ static int plan_fds(struct rpl_plan *p, struct planner *pl, struct rpl_op *op,
 
 		n += k;
 		if (k)
-			op->order_enter = 1;
+			op->rflags |= RPL_OPF_ORDER_ENTER;
 		rpl_fdtab_exec(tab);
 		break;
 	}
@@ -720,6 +720,7 @@ static int plan_threads(struct rpl_plan *p, struct rpl_deps *deps)
 		gap = iot_ns_sub(op->ev.t_enter, prev_end);
 		op->think_ns = gap > 0 ? gap : 0;	/* raw: see think_times() */
 		RPL_GROW(t->ops, t->n_ops, t->cap_ops);
+		op->pos = (uint32_t)t->n_ops;
 		t->ops[t->n_ops++] = (uint32_t)i;
 		if ((op->ev.flags & IOT_EV_UNFINISHED) &&
 		    !(iot_syscall_by_nr(op->ev.nr) &&

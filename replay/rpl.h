@@ -189,6 +189,7 @@ int rpl_path_has_dots(const char *s, uint32_t n);
 #define RPL_OPF_MISMATCH 0x01
 #define RPL_OPF_PROBE	 0x02	/* a capability probe that differed */
 #define RPL_OPF_VIOLATION 0x04
+#define RPL_OPF_ORDER_ENTER 0x08 /* plan: resource order from its entry (plan.c) */
 
 /* Resources an op can be ordered on: path, its parent, path2, its
  * parent, two open files, and in a table threads share the descriptor
@@ -229,19 +230,21 @@ struct rpl_op {
 	int64_t late_ns;		/* start minus scheduled start */
 	uint32_t seq;			/* position in the file (sort tie-break) */
 	uint32_t thread;		/* index in plan.threads */
+	uint32_t pos;			/* position in its thread's ops */
 	uint32_t dep_off;		/* deps in plan.deps[dep_off ...] */
-	uint16_t ndeps;
-	uint8_t skip;			/* enum rpl_skip */
-	uint8_t rflags;			/* RPL_OPF_* */
 	int32_t child;			/* thread started by this clone, or -1 */
 	int32_t wait_proc;		/* process reaped by this wait4, or -1 */
-	uint8_t needed;			/* an op of another thread waits for it */
-	uint8_t order_enter;		/* resource order from its entry: plan.c */
-	uint16_t n_aio;			/* its async requests: plan.aio[aio_off ...] */
-	uint16_t n_mp;			/* pages of mappings: plan.mp[mp_off ...] */
 	uint32_t aio_off;
 	uint32_t mp_off;
+	uint16_t n_aio;			/* its async requests: plan.aio[aio_off ...] */
+	uint16_t n_mp;			/* pages of mappings: plan.mp[mp_off ...] */
+	uint8_t ndeps;			/* at most RPL_DEPS_MAX (deps.c) */
+	uint8_t skip;			/* enum rpl_skip */
+	uint8_t rflags;			/* RPL_OPF_* */
+	uint8_t needed;			/* an op of another thread waits for it */
 };
+/* the plan holds one per event */
+_Static_assert(sizeof(struct rpl_op) == 192, "struct rpl_op grew");
 
 /* An async request (iocb, SQE), context set-up or registration an op
  * replays (aio.c, uring.c), or a completion the recording saw at the op
