@@ -161,6 +161,9 @@ static void plan_edges(void **state)
 	assert_int_equal(p.n_threads, 3);
 	assert_int_equal(p.n_procs, 2);
 	assert_int_equal(p.n_ps, 1);
+	/* every op knows its place in its thread (dependencies name it) */
+	for (size_t i = 0; i < p.n_ops; i++)
+		assert_int_equal(p.threads[p.ops[i].thread].ops[p.ops[i].pos], i);
 	/* entry order within threads */
 	for (size_t t = 0; t < p.n_threads; t++)
 		for (uint32_t k = 1; k < p.threads[t].n_ops; k++)
