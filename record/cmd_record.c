@@ -56,6 +56,10 @@ static void usage(FILE *f)
 		"  --no-listings      do not take the entries of the directories the program\n"
 		"                     listed but never named (taken by default when it\n"
 		"                     ends, so that replayed listings find them)\n"
+		"  --path-set-mb N    memory for the set of paths met (default 1024, about\n"
+		"                     50 M paths); past it, a path met again has its state\n"
+		"                     written again (counted at the end; readers keep the\n"
+		"                     first), none is missing\n"
 		"  --no-seccomp       stop at every syscall instead of only recorded ones\n"
 		"                     (slower; used anyway when seccomp is unavailable;\n"
 		"                     implies --no-fastpath)\n"
@@ -118,6 +122,7 @@ static void on_forward(int sig, siginfo_t *si, void *uc)
  * hour between writes, or hold over a million events in memory. */
 #define FLUSH_MS_MAX	 3600000
 #define FLUSH_EVENTS_MAX 1048576
+#define PATH_SET_MB_MAX (1 << 20)
 
 static int parse(int argc, char **argv, struct rec_opts *o)
 {
@@ -130,6 +135,7 @@ static int parse(int argc, char **argv, struct rec_opts *o)
 		{ "cpu-policy", required_argument, NULL, 'C' },
 		{ "backend", required_argument, NULL, 'B' },
 		{ "bpf-ring-mb", required_argument, NULL, 'R' },
+		{ "path-set-mb", required_argument, NULL, 'P' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
@@ -141,6 +147,7 @@ static int parse(int argc, char **argv, struct rec_opts *o)
 	o->listings = 1;
 	o->backend = REC_BACKEND_PTRACE;
 	o->bpf_ring_mb = 8;
+	o->path_set_mb = 1024;
 	o->bpf_wake_kb = getenv("IOTAPE_BPF_WAKE_KB") ? atoi(getenv("IOTAPE_BPF_WAKE_KB")) : 256;
 	optind = 1;
 	opterr = 0;
@@ -163,6 +170,13 @@ static int parse(int argc, char **argv, struct rec_opts *o)
 			if (!cli_parse_int(optarg, 1, FLUSH_MS_MAX, &o->flush_ms)) {
 				cli_err(CMD, "--flush-ms %s: give a number of milliseconds "
 					"from 1 to %d", optarg, FLUSH_MS_MAX);
+				return -1;
+			}
+			break;
+		case 'P':
+			if (!cli_parse_int(optarg, 1, PATH_SET_MB_MAX, &o->path_set_mb)) {
+				cli_err(CMD, "--path-set-mb %s: give a number of MiB from 1 to %d",
+					optarg, PATH_SET_MB_MAX);
 				return -1;
 			}
 			break;
@@ -471,6 +485,7 @@ int cmd_record(int argc, char **argv)
 		goto out;
 	}
 	c->o = &o;
+	rec_pset_cap(&c->seen, (uint64_t)o.path_set_mb << 20);
 	if (o.flush_ms <= 0)
 		o.flush_ms = 250;
 	if (o.backend != REC_BACKEND_PTRACE && !o.attach_pid) {

@@ -7,16 +7,32 @@
  * first, root to leaf).  Asking the set about each ancestor in turn, each
  * hashed from the start, cost O(depth x length) per call: a third of the
  * recorder's time on find(1) of a deep tree, growing with the tree.  So
- * one pass of iot_hash_prefixes() hashes the path and all its "/"-prefixes
- * at once, and the ancestors are looked up from the leaf upwards only to
- * the first one already there with all of its own ancestors (flag
- * REC_PSET_CLOSED): for a walk of a tree, the parent.  A call then costs
- * one pass over its bytes and three lookups, whatever the depth and the
- * number of paths met.  Entries not closed (names only listed) are
- * walked through, so what is taken is exactly what the ancestor-by-
- * ancestor walk took.
+ * one pass of iot_hash_prefixes() per seed hashes the path and all its
+ * "/"-prefixes at once, and the ancestors are looked up from the leaf
+ * upwards only to the first one already there with all of its own
+ * ancestors (flag REC_PSET_CLOSED): for a walk of a tree, the parent.  A
+ * call then costs two passes over its bytes and three lookups, whatever
+ * the depth and the number of paths met.  Entries not closed (names only
+ * listed) are walked through, so what is taken is exactly what the
+ * ancestor-by-ancestor walk took.
  *
- * Strings live in blocks that never move: rec_listed keeps pointers.
+ * An entry is a key of two 64-bit hashes of independent seeds, not the
+ * path: the trace holds the path once its state is written, and a
+ * program that names 50 M paths made the strings (~60 bytes each) the
+ * recorder's largest cost.  A slot is 16 bytes, at most half the slots
+ * are used (probes stay ~1.5): 32-64 bytes a path.  Two paths with the
+ * same key would lose the second one's state; with 126 bits of key
+ * (two bits mark the slot) the chance that any two of N paths share one
+ * is about N^2 / 2^127: 1.5e-23 for 50 M paths.  The hash is not a
+ * cryptographic one: names crafted against it could collide.
+ *
+ * A set may have a cap (rec_pset_cap()): there it fills to 3/4, then
+ * takes no more keys.  A path it cannot keep is reported new (1) every
+ * time it is asked about, so its state is taken again, never missing;
+ * readers keep a path's first state.  Such answers are counted.
+ *
+ * Strings are kept only when asked (rec_pset_add()'s @kept: the listed
+ * directories), in blocks that never move: rec_listed keeps pointers.
  */
 #include <errno.h>
 #include <stdlib.h>
@@ -25,9 +41,11 @@
 #include "hash.h"
 #include "rec.h"
 
-#define SEED 0x7265632d70736574ULL	/* any constant: the set's own */
+#define SEED 0x7265632d70736574ULL	/* any constants: the set's own */
+#define SEED2 0x9b1d5f3c2e7a4861ULL
 #define BLOCK (256u << 10)
 #define WALK_STACK 1024			/* prefixes a walk holds on the stack */
+#define MIN_CAP 16u			/* slots of a shard at first */
 
 struct rec_pset_blk {
 	struct rec_pset_blk *next;
@@ -36,21 +54,43 @@ struct rec_pset_blk {
 
 int rec_pset_init(struct rec_pathset *s)
 {
+	unsigned i;
+
 	memset(s, 0, sizeof(*s));
-	s->cap = 4096;
-	s->e = calloc(s->cap, sizeof(*s->e));
-	return s->e ? 0 : -ENOMEM;
+	s->sh = calloc(REC_PSET_SHARDS, sizeof(*s->sh));
+	if (!s->sh)
+		return -ENOMEM;
+	for (i = 0; i < REC_PSET_SHARDS; i++) {
+		s->sh[i].cap = MIN_CAP;
+		s->sh[i].e = calloc(MIN_CAP, sizeof(*s->sh[i].e));
+		if (!s->sh[i].e)
+			return -ENOMEM;		/* rec_pset_free() frees what was made */
+	}
+	s->cap = (uint64_t)REC_PSET_SHARDS * MIN_CAP;
+	return 0;
+}
+
+void rec_pset_cap(struct rec_pathset *s, uint64_t bytes)
+{
+	uint64_t slots = bytes / sizeof(struct rec_pset_ent) / REC_PSET_SHARDS, cap = MIN_CAP;
+
+	while (cap * 2 <= slots)
+		cap *= 2;
+	s->max_cap = bytes ? cap : 0;
 }
 
 void rec_pset_free(struct rec_pathset *s)
 {
 	struct rec_pset_blk *b, *next;
+	unsigned i;
 
 	for (b = s->blk; b; b = next) {
 		next = b->next;
 		free(b);
 	}
-	free(s->e);
+	for (i = 0; s->sh && i < REC_PSET_SHARDS; i++)
+		free(s->sh[i].e);
+	free(s->sh);
 	memset(s, 0, sizeof(*s));
 }
 
@@ -77,128 +117,194 @@ static char *store(struct rec_pathset *s, const char *p, uint32_t n)
 	return r;
 }
 
-static int grow(struct rec_pathset *s)
+/* The shard of @k: by the top bits of the hash, the slot in it by the
+ * low ones.  A table grows a shard at a time, so while it does the old
+ * and the new copy of one shard are held, not of the whole set (which
+ * would be half as much again as the set at its peak). */
+static struct rec_pset_shard *shard_of(const struct rec_pathset *s, struct rec_pset_key k)
 {
-	uint64_t cap = s->cap * 2, i, j;
-	struct rec_pset_ent *e = calloc(cap, sizeof(*e));
-
-	if (!e)
-		return -ENOMEM;
-	for (i = 0; i < s->cap; i++) {
-		if (!s->e[i].s)
-			continue;
-		for (j = s->e[i].h & (cap - 1); e[j].s; j = (j + 1) & (cap - 1))
-			;
-		e[j] = s->e[i];
-	}
-	free(s->e);
-	s->e = e;
-	s->cap = cap;
-	return 0;
+	return &s->sh[k.h >> (64 - REC_PSET_SHARD_BITS)];
 }
 
-/* The slot of @p (@n bytes, hash @h): the entry's, or the empty one
- * where it would go. */
-static struct rec_pset_ent *slot(struct rec_pathset *s, const char *p, uint32_t n, uint64_t h)
+/* Double shard @d; a failed allocation makes the present size the cap
+ * (the set degrades as at a cap rather than stop the recording). */
+static void grow(struct rec_pathset *s, struct rec_pset_shard *d)
 {
-	uint64_t j = h & (s->cap - 1);
+	uint64_t cap = d->cap * 2, i, j;
+	struct rec_pset_ent *e = calloc(cap, sizeof(*e));
 
-	s->lookups++;
-	for (;; j = (j + 1) & (s->cap - 1)) {
-		struct rec_pset_ent *e = &s->e[j];
+	if (!e) {
+		s->max_cap = d->cap;
+		return;
+	}
+	for (i = 0; i < d->cap; i++) {
+		if (!d->e[i].g)
+			continue;
+		for (j = d->e[i].h & (cap - 1); e[j].g; j = (j + 1) & (cap - 1))
+			;
+		e[j] = d->e[i];
+	}
+	free(d->e);
+	d->e = e;
+	s->cap += cap - d->cap;
+	d->cap = cap;
+}
 
-		s->probes++;
-		if (!e->s || (e->h == h && e->len == n && memcmp(e->s, p, n) == 0))
+/* The slot of @k in shard @d: the entry's, or the empty one where it
+ * would go. */
+static struct rec_pset_ent *find(const struct rec_pset_shard *d, struct rec_pset_key k,
+				 uint64_t *probes)
+{
+	uint64_t j = k.h & (d->cap - 1);
+
+	for (;; j = (j + 1) & (d->cap - 1)) {
+		struct rec_pset_ent *e = &d->e[j];
+
+		(*probes)++;
+		if (!e->g || (e->h == k.h && (e->g & ~(uint64_t)REC_PSET_CLOSED) == k.g))
 			return e;
 	}
 }
 
-uint64_t rec_pset_hash(struct rec_pathset *s, const char *p, uint32_t n)
+static struct rec_pset_ent *slot(struct rec_pathset *s, struct rec_pset_key k)
 {
-	s->hashed += n;
-	return iot_hash(p, n, SEED);
+	s->lookups++;
+	return find(shard_of(s, k), k, &s->probes);
 }
 
-int rec_pset_add(struct rec_pathset *s, const char *p, uint32_t n, uint64_t h,
+/* The second hash as an entry keeps it: bit 1 set (a used slot is never
+ * 0), bit 0 left for REC_PSET_CLOSED. */
+static uint64_t key_g(uint64_t g)
+{
+	return (g | 2) & ~(uint64_t)REC_PSET_CLOSED;
+}
+
+struct rec_pset_key rec_pset_hash(struct rec_pathset *s, const char *p, uint32_t n)
+{
+	s->hashed += 2 * (uint64_t)n;
+	return (struct rec_pset_key){ iot_hash(p, n, SEED), key_g(iot_hash(p, n, SEED2)) };
+}
+
+/* Room for one more entry in shard @d?  Half its slots at most; at the
+ * cap, 3/4. */
+static int room(struct rec_pathset *s, struct rec_pset_shard *d)
+{
+	if ((d->n + 1) * 2 <= d->cap)
+		return 1;
+	if (!s->max_cap || d->cap < s->max_cap)
+		grow(s, d);
+	if ((d->n + 1) * 2 <= d->cap)
+		return 1;
+	return (d->n + 1) * 4 <= d->cap * 3;
+}
+
+int rec_pset_add(struct rec_pathset *s, const char *p, uint32_t n, struct rec_pset_key k,
 		 uint32_t flags, const char **kept)
 {
-	struct rec_pset_ent *e;
+	struct rec_pset_shard *d = shard_of(s, k);
+	struct rec_pset_ent *e = slot(s, k);
+	uint64_t cap0 = d->cap;
 
-	if ((s->n + 1) * 2 > s->cap && grow(s) < 0)
-		return -ENOMEM;
-	e = slot(s, p, n, h);
-	if (e->s) {
-		e->flags |= flags;
+	if (e->g) {
+		e->g |= flags & REC_PSET_CLOSED;
 		return 0;
 	}
-	e->s = store(s, p, n);
-	if (!e->s)
+	if (kept && !(*kept = store(s, p, n)))
 		return -ENOMEM;
-	e->h = h;
-	e->len = n;
-	e->flags = flags;
+	if (!room(s, d)) {
+		s->unkept++;
+		return 1;
+	}
+	if (d->cap != cap0) {
+		uint64_t uncounted = 0;
+
+		e = find(d, k, &uncounted);	/* the shard grew */
+	}
+	e->h = k.h;
+	e->g = k.g | (flags & REC_PSET_CLOSED);
+	d->n++;
 	s->n++;
-	if (kept)
-		*kept = e->s;
 	return 1;
 }
 
-/* The first prefix of the @k in @len/@h that is not there with all its
- * own ancestors: every one before it is. */
-static size_t first_open(struct rec_pathset *s, const char *p, const uint32_t *len,
-			 const uint64_t *h, size_t k)
+/* The key of a path from its two hashes */
+static struct rec_pset_key key(uint64_t h1, uint64_t h2)
 {
-	while (k > 0) {
-		const struct rec_pset_ent *e = slot(s, p, len[k - 1], h[k - 1]);
+	return (struct rec_pset_key){ h1, key_g(h2) };
+}
 
-		if (e->s && (e->flags & REC_PSET_CLOSED))
+/* The first of the @n prefixes (hashes @h1, @h2) that is not there with
+ * all its own ancestors: every one before it is. */
+static size_t first_open(struct rec_pathset *s, const uint64_t *h1, const uint64_t *h2, size_t n)
+{
+	while (n > 0) {
+		const struct rec_pset_ent *e = slot(s, key(h1[n - 1], h2[n - 1]));
+
+		if (e->g & REC_PSET_CLOSED)
 			break;
-		k--;
+		n--;
 	}
-	return k;
+	return n;
+}
+
+/* The key of @p, and the two hashes of each of its "/"-prefixes (*@count
+ * of them, at most @max): one pass per seed. */
+static struct rec_pset_key keys(struct rec_pathset *s, const char *p, uint32_t n, uint32_t *len,
+				uint64_t *h1, uint64_t *h2, size_t max, size_t *count)
+{
+	uint64_t a, b;
+
+	s->hashed += 2 * (uint64_t)n;
+	a = iot_hash_prefixes(p, n, SEED, len, h1, max, count);
+	b = iot_hash_prefixes(p, n, SEED2, len, h2, max, count);
+	return key(a, b);
 }
 
 int rec_pset_add_path(struct rec_pathset *s, const char *p, uint32_t n, rec_pset_anc_fn *anc,
 		      void *arg)
 {
 	uint32_t len_stack[WALK_STACK], *len = len_stack;
-	uint64_t h_stack[WALK_STACK], *h = h_stack, full;
-	size_t k, i, first;
+	uint64_t h1_stack[WALK_STACK], *h1 = h1_stack, h2_stack[WALK_STACK], *h2 = h2_stack;
+	struct rec_pset_key full;
+	uint64_t unkept;
+	size_t cnt, i, first;
 	int r;
 
-	s->hashed += n;
-	full = iot_hash_prefixes(p, n, SEED, len, h, WALK_STACK, &k);
-	if (k == WALK_STACK) {
+	full = keys(s, p, n, len, h1, h2, WALK_STACK, &cnt);
+	if (cnt == WALK_STACK) {
 		/* a path deeper than the stack holds: again, on the heap */
 		len = malloc((n / 2 + 1) * sizeof(*len));
-		h = malloc((n / 2 + 1) * sizeof(*h));
+		h1 = malloc((n / 2 + 1) * sizeof(*h1));
+		h2 = malloc((n / 2 + 1) * sizeof(*h2));
 		r = -ENOMEM;
-		if (!len || !h)
+		if (!len || !h1 || !h2)
 			goto out;
-		s->hashed += n;
-		full = iot_hash_prefixes(p, n, SEED, len, h, n / 2 + 1, &k);
+		full = keys(s, p, n, len, h1, h2, n / 2 + 1, &cnt);
 	}
+	unkept = s->unkept;
 	r = rec_pset_add(s, p, n, full, 0, NULL);
 	if (r <= 0)
 		goto out;
 	/* ancestors first, root to leaf, so replay can create them in
 	 * order; an ancestor's callback may add paths (a symlink's target)
 	 * and finds this one there already, not yet closed */
-	first = first_open(s, p, len, h, k);
-	for (i = first; i < k; i++) {
-		r = rec_pset_add(s, p, len[i], h[i], REC_PSET_CLOSED, NULL);
+	first = first_open(s, h1, h2, cnt);
+	for (i = first; i < cnt; i++) {
+		r = rec_pset_add(s, p, len[i], key(h1[i], h2[i]), REC_PSET_CLOSED, NULL);
 		if (r == 1)
-			r = anc(arg, len[i], (uint32_t)(k - i));
+			r = anc(arg, len[i], (uint32_t)(cnt - i));
 		if (r < 0)
 			goto out;
 	}
-	r = rec_pset_add(s, p, n, full, REC_PSET_CLOSED, NULL);
+	/* closed now, unless the set could not keep it (counted once) */
+	r = unkept == s->unkept ? rec_pset_add(s, p, n, full, REC_PSET_CLOSED, NULL) : 1;
 	if (r == 0)
 		r = 1;
 out:
 	if (len != len_stack) {
 		free(len);
-		free(h);
+		free(h1);
+		free(h2);
 	}
 	return r;
 }

@@ -129,6 +129,7 @@ struct rec_opts {
 	int quiet;
 	int backend;			/* enum rec_backend, as asked */
 	int bpf_ring_mb;
+	int path_set_mb;		/* cap of the set of paths met (MiB) */
 	int bpf_wake_kb;		/* wake the drain at this much (0: at once) */
 	char **cmd;			/* the program and its arguments */
 };
@@ -164,22 +165,35 @@ struct rec_stats {
 	int root_done;
 };
 
-/* A set of paths (pathset.c): open addressing, hashes kept, strings in
- * blocks that never move. */
+/* A set of paths (pathset.c): open addressing, keys of two hashes, no
+ * strings but those asked to be kept (blocks that never move). */
+struct rec_pset_key {
+	uint64_t h, g;
+};
+
 struct rec_pset_ent {
 	uint64_t h;
-	const char *s;			/* NULL: an empty slot */
-	uint32_t len;
-	uint32_t flags;			/* REC_PSET_* */
+	uint64_t g;			/* 0: an empty slot; bit 0: REC_PSET_CLOSED */
 };
 
 /* Every "/"-prefix of the path is in the set too. */
 #define REC_PSET_CLOSED 1u
 
-struct rec_pathset {
+/* The set is split by the hash's top bits: each shard grows alone. */
+#define REC_PSET_SHARD_BITS 8
+#define REC_PSET_SHARDS (1u << REC_PSET_SHARD_BITS)
+
+struct rec_pset_shard {
 	struct rec_pset_ent *e;
 	uint64_t cap, n;
-	struct rec_pset_blk *blk;	/* string storage */
+};
+
+struct rec_pathset {
+	struct rec_pset_shard *sh;	/* REC_PSET_SHARDS of them */
+	uint64_t cap, n;		/* slots and entries, all shards */
+	uint64_t max_cap;		/* slots of a shard at most (0: no cap) */
+	uint64_t unkept;		/* "new" answers for paths not kept: full */
+	struct rec_pset_blk *blk;	/* strings kept */
 	char *mem;
 	size_t left;
 	/* what the set did, for the tests that hold its cost constant */
@@ -273,19 +287,22 @@ int rec_path_skipped(const char *p);
 
 /* ---- pathset.c: sets of paths ---- */
 int rec_pset_init(struct rec_pathset *s);
+/* at most @bytes of table (0: no cap); past it, new paths are answered
+ * new each time they are asked about, and counted in @s->unkept */
+void rec_pset_cap(struct rec_pathset *s, uint64_t bytes);
 void rec_pset_free(struct rec_pathset *s);
-/* the set's hash of @p */
-uint64_t rec_pset_hash(struct rec_pathset *s, const char *p, uint32_t n);
-/* add @p (@n bytes, hash @h) with @flags (or them into its entry)
- * @return : 1 if added now (*@kept: the set's copy), 0 if it was there,
- * -ENOMEM */
-int rec_pset_add(struct rec_pathset *s, const char *p, uint32_t n, uint64_t h,
+/* the set's key of @p */
+struct rec_pset_key rec_pset_hash(struct rec_pathset *s, const char *p, uint32_t n);
+/* add @p (@n bytes, key @k) with @flags (or them into its entry)
+ * @return : 1 if new (*@kept, when asked: a copy of @p kept with the
+ * set), 0 if it was there, -ENOMEM */
+int rec_pset_add(struct rec_pathset *s, const char *p, uint32_t n, struct rec_pset_key k,
 		 uint32_t flags, const char **kept);
 /* an ancestor of the path being added is new: its first @len bytes, with
  * @below '/' from there to the end.  @return : 0 or -errno */
 typedef int rec_pset_anc_fn(void *arg, uint32_t len, uint32_t below);
 /* add path @p and its "/"-prefixes; @anc is called for each prefix new
- * to the set, root to leaf, before it returns.  One pass over @p and
+ * to the set, root to leaf, before it returns.  Two passes over @p and
  * three lookups when the parent is there already, at any depth.
  * @return : 1 if @p was new, 0 if it was there, -errno */
 int rec_pset_add_path(struct rec_pathset *s, const char *p, uint32_t n, rec_pset_anc_fn *anc,

@@ -100,7 +100,6 @@ uint32_t rec_dotdot_len(struct rec_ctx *c, const char *p, uint32_t len)
 int rec_seen_init(struct rec_ctx *c)
 {
 	int r = rec_pset_init(&c->seen);
-
 	if (r == 0)
 		r = rec_pset_init(&c->listed_set);
 	if (r == 0 && !(c->links = calloc(1, sizeof(*c->links))))

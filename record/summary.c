@@ -56,6 +56,12 @@ void rec_summary(const struct rec_ctx *c, uint64_t bytes)
 		"%llu dropped", n1, b1, (unsigned long long)c->st.processes, secs, b3, b4,
 		iot_fmt_bytes(b2, sizeof(b2), (double)bytes), c->o->out,
 		(unsigned long long)c->st.dropped);
+	if (c->seen.unkept)
+		iot_msg(IOT_MSG_WARNING, CMD, "the set of paths met was full (--path-set-mb %d, "
+			"%llu paths kept): %llu states were taken of paths it could not keep, each "
+			"again whenever a call named it (readers use a path's first state; none is "
+			"missing); a larger --path-set-mb avoids the repeats", c->o->path_set_mb, (unsigned long long)c->seen.n,
+			(unsigned long long)c->seen.unkept);
 	if (c->st.bpf_reread)
 		iot_msg(IOT_MSG_INFO, CMD, "%llu path strings were not in memory when their "
 			"call began and were read when it returned",

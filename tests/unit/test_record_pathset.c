@@ -1,9 +1,10 @@
 /*
  * test_record_pathset.c - the recorder's path set: the one-pass prefix
- * hashes (and a hash fed piece by piece) equal the hash of each prefix, a call costs the same few lookups
- * and one pass over its bytes at depth 3 and at depth 100 (counted, not
- * timed), and ancestors are reported exactly as a walk over every prefix
- * would report them.
+ * hashes (and a hash fed piece by piece) equal the hash of each prefix, a
+ * call costs the same few lookups and two passes over its bytes at depth 3
+ * and at depth 100 (counted, not timed), ancestors are reported exactly as
+ * a walk over every prefix would report them, and a set at its cap answers
+ * "new" for what it cannot keep, never "there".
  */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -118,7 +119,7 @@ static void walk_cost(int depth, uint64_t *lookups, uint64_t *probes, uint64_t *
 		assert_int_equal(s.n, 0);
 		/* seen again: one lookup */
 		assert_int_equal(rec_pset_add_path(&set, p, (uint32_t)(dl + n), record_anc, &s), 0);
-		*bytes += 2 * (dl + (size_t)n);
+		*bytes += 2 * 2 * (dl + (size_t)n);	/* two calls, two seeds */
 	}
 	*lookups = set.lookups - l0;
 	*probes = set.probes - p0;
@@ -135,7 +136,8 @@ static void test_constant_cost(void **state)
 	/* new path: itself, its parent, itself again closed; seen: itself */
 	assert_int_equal(l3, 2000 * 4);
 	assert_int_equal(l100, 2000 * 4);
-	/* each path's bytes hashed once per call, not once per ancestor */
+	/* each path's bytes hashed once per seed and call, not once per
+	 * ancestor */
 	assert_int_equal(h3, b3);
 	assert_int_equal(h100, b100);
 	/* open addressing at load <= 1/2: a few slots per lookup, at any
@@ -181,12 +183,55 @@ static void test_listed_not_closed(void **state)
 	rec_pset_free(&set);
 }
 
+/* A set capped at its smallest tables keeps at most 3/4 of them, then
+ * answers "new" (1) for every path it could not keep, each time it is
+ * asked: a state is taken again, never skipped.  What it kept stays
+ * known. */
+static void test_cap(void **state)
+{
+	struct rec_pathset set;
+	struct seen s = { .n = 0 };
+	char p[64];
+	uint64_t kept, again = 0, anew = 0;
+	int i, n;
+
+	assert_int_equal(rec_pset_init(&set), 0);
+	rec_pset_cap(&set, 1);		/* below one table: the smallest */
+	for (i = 0; i < 5000; i++) {
+		n = sprintf(p, "/capped/f%05d", i);
+		s.p = p;
+		assert_int_equal(rec_pset_add_path(&set, p, (uint32_t)n, record_anc, &s), 1);
+	}
+	kept = set.n;
+	assert_true(kept * 4 <= set.cap * 3);
+	assert_true(set.unkept > 0);
+	/* every path asked again: the kept ones are there, the others new */
+	for (i = 0; i < 5000; i++) {
+		int r;
+
+		n = sprintf(p, "/capped/f%05d", i);
+		r = rec_pset_add_path(&set, p, (uint32_t)n, record_anc, &s);
+		assert_true(r == 0 || r == 1);
+		if (r == 0)
+			again++;
+		else
+			anew++;
+		if (i < 100)
+			assert_int_equal(r, 0);	/* met first, kept */
+	}
+	assert_int_equal(set.n, kept);
+	assert_int_equal(again, kept - 1);	/* all but "/capped" */
+	assert_int_equal(anew, 5000 - again);
+	rec_pset_free(&set);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_prefix_hashes),
 		cmocka_unit_test(test_constant_cost),
 		cmocka_unit_test(test_listed_not_closed),
+		cmocka_unit_test(test_cap),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
