@@ -15,7 +15,10 @@
 # traces/mongo.iotape); LENGTHS (default "1000000 10000000": 100 M and 300 M
 # take hours of replay on a 2-CPU machine, set them when you have them);
 # SCALE_DIR (default /var/tmp/iotape-bench: traces and replay roots go
-# there; each length needs about 120 bytes/event of disk while it runs).
+# there; each length needs about 120 bytes/event of disk while it runs);
+# NO_REPLAY=1: no replay (its columns print "-", diff compares the trace
+# with itself), so 100 M and 300 M take minutes, and ~6 bytes/event of
+# disk.
 set -u
 cd "$(dirname "$0")/../.."
 BUILD=${BUILD:-build}
@@ -25,6 +28,7 @@ SRC=${SRC:-traces/mongo.iotape}
 LENGTHS=${LENGTHS:-"1000000 10000000"}
 SCALE_DIR=${SCALE_DIR:-/var/tmp/iotape-bench}
 BASE=${BASE:-}
+NO_REPLAY=${NO_REPLAY:-}
 [ -x "$IOTAPE" ] || { echo "scale bench: $IOTAPE not built"; exit 1; }
 [ -x "$GEN" ] || make --no-print-directory BUILD="$BUILD" "$GEN" >/dev/null || exit 1
 [ -x /usr/bin/time ] || { echo "scale bench: /usr/bin/time missing (apt-get install time)"; exit 1; }
@@ -47,6 +51,7 @@ hdr() { "$IOTAPE" dump "$1" 2>/dev/null | sed -n "s/^# $2 *//p" | head -1; }
 echo "source: $SRC, repeated (tests/bench/longtrace); replay root: $SCALE_DIR"
 echo "machine: $(nproc) CPUs, load $(cut -d' ' -f1-3 /proc/loadavg) (other work shares it)"
 [ -z "$BASE" ] || echo "rows 'base': $BASE, replay only"
+[ -z "$NO_REPLAY" ] || echo "NO_REPLAY: replay not run (its columns -, 0); diff: the trace with itself"
 printf '%-6s | %-40s | %-11s | %-11s | %-11s | %-11s | %-11s | %-12s\n' "" \
 	"replay afap" "report" "dump" "check" "diff" "export" "format"
 printf '%-6s | %6s %6s %8s %8s %8s | %5s %5s | %5s %5s | %5s %5s | %5s %5s | %5s %5s | %5s %6s\n' \
@@ -66,26 +71,32 @@ label() { echo "$1" | awk '{ printf($1 >= 1e6 ? "%gM" : "%gk", $1 >= 1e6 ? $1 / 
 for n in $LENGTHS; do
 	t=$W/t.iotape
 	"$GEN" -n "$n" "$SRC" "$t" || { echo "$n: longtrace failed"; continue; }
-	if [ -n "$BASE" ]; then
+	if [ -n "$BASE" ] && [ -z "$NO_REPLAY" ]; then
 		replay_row "$BASE"
 		printf '%-6s | %6s %6s %8.2f %8.2f %8.3f | base\n' "$(label "$n")" "$replay_mib" \
 			"$replay_s" "$(echo "${first:-0} / 1000000000" | bc -l)" "$plan" \
 			"$(echo "$n / (${el:-1} / 1000) " | bc -l)"
 		rm -f "$W/p.iotape"
 	fi
-	replay_row "$IOTAPE"
+	if [ -z "$NO_REPLAY" ]; then
+		replay_row "$IOTAPE"
+		prof=$W/p.iotape
+		first_s=$(echo "${first:-0} / 1000000000" | bc -l)
+		ops=$(echo "$n / (${el:-1} / 1000) " | bc -l)
+	else
+		replay_mib=- replay_s=- first_s=0 plan=0 ops=0 prof=$t
+	fi
 	measure report "$IOTAPE" report "$t"
 	measure dump "$IOTAPE" dump "$t"
 	measure check "$IOTAPE" check "$t"
-	measure diff "$IOTAPE" diff "$t" "$W/p.iotape"
+	measure diff "$IOTAPE" diff "$t" "$prof"
 	measure export "$IOTAPE" export "$t" --format chrome -o /dev/null
 	fmt=$("$GEN" -d "$t")
 	bpe=$(echo "$fmt" | sed -n 's/.*bytes_per_event=\([0-9.]*\).*/\1/p')
 	dec=$(echo "$fmt" | sed -n 's/.*decode_events_per_s=\([0-9]*\).*/\1/p')
 	printf '%-6s | %6s %6s %8.2f %8.2f %8.3f | %5s %5s | %5s %5s | %5s %5s | %5s %5s | %5s %5s | %5s %6.1f\n' \
 		"$(label "$n")" \
-		"$replay_mib" "$replay_s" "$(echo "${first:-0} / 1000000000" | bc -l)" "$plan" \
-		"$(echo "$n / (${el:-1} / 1000) " | bc -l)" \
+		"$replay_mib" "$replay_s" "$first_s" "$plan" "$ops" \
 		"$report_mib" "$report_s" "$dump_mib" "$dump_s" "$check_mib" "$check_s" \
 		"$diff_mib" "$diff_s" "$export_mib" "$export_s" \
 		"$bpe" "$(echo "${dec:-0} / 1000000" | bc -l)"
