@@ -58,7 +58,7 @@ static void usage(FILE *f)
 		"                     ends, so that replayed listings find them)\n"
 		"  --path-set-mb N    memory for the set of paths met (default 1024, about\n"
 		"                     50 M paths); past it, a path met again has its state\n"
-		"                     written again (counted at the end; readers keep the\n"
+		"                     written again (counted at the end; replay uses the\n"
 		"                     first), none is missing\n"
 		"  --no-seccomp       stop at every syscall instead of only recorded ones\n"
 		"                     (slower; used anyway when seccomp is unavailable;\n"

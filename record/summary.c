@@ -59,7 +59,7 @@ void rec_summary(const struct rec_ctx *c, uint64_t bytes)
 	if (c->seen.unkept)
 		iot_msg(IOT_MSG_WARNING, CMD, "the set of paths met was full (--path-set-mb %d, "
 			"%llu paths kept): %llu states were taken of paths it could not keep, each "
-			"again whenever a call named it (readers use a path's first state; none is "
+			"again whenever a call named it (replay uses a path's first state; none is "
 			"missing); a larger --path-set-mb avoids the repeats", c->o->path_set_mb, (unsigned long long)c->seen.n,
 			(unsigned long long)c->seen.unkept);
 	if (c->st.bpf_reread)
