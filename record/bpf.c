@@ -64,7 +64,7 @@ static int quiet_print(enum libbpf_print_level l, const char *f, va_list ap)
 	return 0;
 }
 
-static void fill_sysinfo(struct rec_bpf *b)
+static void fill_sysinfo(struct rec_bpf *b, int fast)
 {
 	const struct iot_syscall *tab;
 	size_t n, i;
@@ -80,6 +80,7 @@ static void fill_sysinfo(struct rec_bpf *b)
 		memset(&si, 0, sizeof(si));
 		si.rec = 1;
 		si.nargs = tab[i].nargs;
+		si.guard = (uint8_t)rec_guard_may_stop(tab[i].nr, fast);
 		for (a = 0; a < tab[i].nargs && a < 6; a++) {
 			switch (tab[i].arg[a]) {
 			case IOT_ARG_PATH: case IOT_ARG_PATH2: case IOT_ARG_STR2:
@@ -303,7 +304,7 @@ int rec_bpf_setup(struct rec_ctx *c, const char **why)
 	b->skel->rodata->wake_bytes = (uint64_t)c->o->bpf_wake_kb << 10;
 	if (c->o->backend == REC_BACKEND_MIXED && c->o->fastpath)
 		b->skel->rodata->stub_ip = FP_STUB_ADDR + FP_STUB_RET_OFF;
-	fill_sysinfo(b);
+	fill_sysinfo(b, b->skel->rodata->stub_ip != 0);
 	/* a light skeleton: a loader program does the relocations in the
 	 * kernel, against its own BTF; libbpf reading and matching the
 	 * kernel's 5 MB of BTF in every recording was half its start-up */
@@ -529,6 +530,15 @@ const char *rec_bpf_missing(void)
 {
 	return "this iotape was built without the bpf backend (libbpf-dev, bpftool "
 	       "or clang were missing at build time; run tools/deps.sh check and rebuild)";
+}
+
+static void held_close(struct rec_bpf *b)
+{
+	if (b->held_link >= 0)
+		close(b->held_link);
+	if (b->held_pfd >= 0)
+		close(b->held_pfd);
+	b->held_link = b->held_pfd = -1;
 }
 
 int rec_bpf_setup(struct rec_ctx *c, const char **why)

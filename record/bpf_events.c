@@ -171,6 +171,13 @@ static void decode_enter(struct rec_ctx *c, struct rec_task *t, const struct be_
 	t->view = &v;
 	if (rec_decode_entry(c, t, e->nr, (const uint64_t *)e->args, (int64_t)e->h.t)) {
 		t->ev.flags |= IOT_EV_BPF | (fault ? IOT_EV_NOSTR : 0);
+		/* the guard's stop before the entry: the recorder's time, which
+		 * the replay takes out of the think time as the fast path's */
+		t->ev.pre_ns = e->held;
+		if (e->held) {
+			c->st.guard_held_ns += e->held;
+			c->st.guard_held++;
+		}
 		c->st.bpf_events++;
 		/* their requests are in the program's memory (iocbs, io_uring
 		 * rings), read by the ptrace backend at its stops: not here */
@@ -304,6 +311,7 @@ static void on_call(struct rec_ctx *c, const struct be_call *k)
 	e.h.len = sizeof(e);
 	e.h.t = k->t_enter;
 	e.nr = k->nr;
+	e.held = k->held;
 	memcpy(e.args, k->args, sizeof(e.args));
 	e.slen[0] = e.slen[1] = BE_NOSTR;
 	memset(&x, 0, sizeof(x));

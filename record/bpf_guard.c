@@ -40,6 +40,12 @@
 #ifndef SECCOMP_USER_NOTIF_FLAG_CONTINUE
 #define SECCOMP_USER_NOTIF_FLAG_CONTINUE (1UL << 0)
 #endif
+#ifndef SECCOMP_IOCTL_NOTIF_SET_FLAGS
+#define SECCOMP_IOCTL_NOTIF_SET_FLAGS	SECCOMP_IOW(4, __u64)
+#endif
+#ifndef SECCOMP_USER_NOTIF_FD_SYNC_WAKE_UP
+#define SECCOMP_USER_NOTIF_FD_SYNC_WAKE_UP (1UL << 0)
+#endif
 
 /*
  * Which calls stop, from format/syscalls.def: every row that makes,
@@ -88,6 +94,30 @@ static size_t ring_rules(struct sock_filter *f)
 	return k;
 }
 
+/* 0: @sc never stops in the guard; 1: always; 2: with O_TRUNC in its
+ * flags */
+static int guard_kind(const struct iot_syscall *sc)
+{
+	int opens = (sc->flags & IOT_SCF_NAMES) && (sc->flags & IOT_SCF_RETFD);
+
+	if (opens && iot_syscall_arg(sc, IOT_ARG_OPEN_FLAGS) >= 0)
+		return 2;
+	if ((opens && iot_syscall_arg(sc, IOT_ARG_OPENHOW) < 0) ||
+	    ((sc->flags & IOT_SCF_NAMES) && !opens) ||
+	    ((sc->flags & IOT_SCF_WRITE) && iot_syscall_arg(sc, IOT_ARG_PATH) >= 0))
+		return 1;
+	return 0;
+}
+
+int rec_guard_may_stop(int nr, int fast)
+{
+	const struct iot_syscall *sc = iot_syscall_by_nr(nr);
+
+	if (fast && (nr == SYS_munmap || nr == SYS_mmap))
+		return 1;
+	return sc && guard_kind(sc);
+}
+
 static int guard_filter(struct sock_filter *f, size_t max, int fast)
 {
 	const struct iot_syscall *tab;
@@ -103,10 +133,9 @@ static int guard_filter(struct sock_filter *f, size_t max, int fast)
 		k += ring_rules(f + k);
 	for (i = 0; i < n && k + 6 < max; i++) {
 		const struct iot_syscall *sc = &tab[i];
-		int opens = (sc->flags & IOT_SCF_NAMES) && (sc->flags & IOT_SCF_RETFD);
-		int fl = iot_syscall_arg(sc, IOT_ARG_OPEN_FLAGS);
+		int kind = guard_kind(sc), fl = iot_syscall_arg(sc, IOT_ARG_OPEN_FLAGS);
 
-		if (opens && fl >= 0) {
+		if (kind == 2) {
 			/* the accumulator holds the flags after the load: a
 			 * miss is this call without O_TRUNC, let through */
 			f[k++] = (struct sock_filter)BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K,
@@ -116,9 +145,7 @@ static int guard_filter(struct sock_filter *f, size_t max, int fast)
 			f[k++] = (struct sock_filter)BPF_JUMP(BPF_JMP | BPF_JSET | BPF_K, O_TRUNC, 0, 1);
 			f[k++] = (struct sock_filter)BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_USER_NOTIF);
 			f[k++] = (struct sock_filter)BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ALLOW);
-		} else if ((opens && iot_syscall_arg(sc, IOT_ARG_OPENHOW) < 0) ||
-			   ((sc->flags & IOT_SCF_NAMES) && !opens) ||
-			   ((sc->flags & IOT_SCF_WRITE) && iot_syscall_arg(sc, IOT_ARG_PATH) >= 0)) {
+		} else if (kind == 1) {
 			f[k++] = (struct sock_filter)BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K,
 							      (unsigned)sc->nr, 0, 1);
 			f[k++] = (struct sock_filter)BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_USER_NOTIF);
@@ -154,6 +181,11 @@ int rec_guard_take(pid_t child, int child_fd)
 	fd = (int)syscall(SYS_pidfd_getfd, pidfd, child_fd, 0);
 	if (fd < 0)
 		fd = -errno;
+	/* Linux 6.6 on: the stopped thread hands its CPU to the recorder and
+	 * back (the wake-ups on the current CPU), not a wake-up of a sleeper
+	 * on another; older kernels say EINVAL and wake as before */
+	else
+		ioctl(fd, SECCOMP_IOCTL_NOTIF_SET_FLAGS, SECCOMP_USER_NOTIF_FD_SYNC_WAKE_UP);
 	close(pidfd);
 	return fd;
 }

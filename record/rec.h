@@ -158,6 +158,8 @@ struct rec_stats {
 	uint64_t bpf_events;		/* of events, logged by the BPF programs */
 	uint64_t bpf_lost;		/* of dropped, records the programs could not write */
 	uint64_t guard_stops;		/* bpf: stops before removing calls */
+	uint64_t guard_held_ns;		/* ... the time they held calls (pre_ns) */
+	uint64_t guard_held;		/* ... calls so held */
 	uint64_t bpf_reread;		/* bpf: strings unread at entry, read at exit */
 	uint64_t bpf_async;		/* bpf: async I/O calls, their requests not read */
 	int64_t t_start, t_end;
@@ -437,6 +439,8 @@ void rec_bpf_set_guard(struct rec_ctx *c, int fd);
 /* ---- bpf_guard.c: the stop before a call that removes or truncates ---- */
 /* in the child: the filter; @return : its listener fd, or -errno */
 int rec_guard_install(int fast);
+/* may call @nr stop in the guard's filter (@fast: with the fast path)? */
+int rec_guard_may_stop(int nr, int fast);
 /* the listener @child_fd of @child, as a descriptor of the recorder */
 int rec_guard_take(pid_t child, int child_fd);
 /* answer one notification on @fd: @drain the ring, take the states of

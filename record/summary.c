@@ -30,15 +30,16 @@ void rec_summary(const struct rec_ctx *c, uint64_t bytes)
 	n1[o] = 0;
 	if (c->fast && c->bpf)
 		snprintf(b1, sizeof(b1), " (%.1f%% in-process, the rest by BPF; %llu stops "
-			 "before calls that change names)",
+			 "before calls that change names, %.3f s held)",
 			 v ? 100.0 * (double)c->st.fast_events / (double)v : 0.0,
-			 (unsigned long long)c->st.guard_stops);
+			 (unsigned long long)c->st.guard_stops, (double)c->st.guard_held_ns / 1e9);
 	else if (c->fast)
 		snprintf(b1, sizeof(b1), " (%.1f%% in-process)",
 			 v ? 100.0 * (double)c->st.fast_events / (double)v : 0.0);
 	else if (c->bpf)
-		snprintf(b1, sizeof(b1), " (by BPF; %llu stops before calls that change names)",
-			 (unsigned long long)c->st.guard_stops);
+		snprintf(b1, sizeof(b1), " (by BPF; %llu stops before calls that change names, "
+			 "%.3f s held)", (unsigned long long)c->st.guard_stops,
+			 (double)c->st.guard_held_ns / 1e9);
 	else
 		b1[0] = 0;
 	/* auto: did it stay on one CPU (cheap stops) or spread? */

@@ -40,6 +40,9 @@ struct be_tstate {
 	__u32 one;
 	__u64 t_enter;
 	__u64 dargs[6];
+	__u64 t_held;			/* the guard's stop began (0: none) */
+	__s32 held_nr;			/* ... for this call */
+	__u32 held;			/* ns the call was held, for BE_CALL */
 };
 
 /* Per syscall number, from format/syscalls.def: recorded at all, and its
@@ -49,6 +52,7 @@ struct be_sysinfo {
 	__u8 rec;
 	__u8 nargs;
 	__u8 kind[6];
+	__u8 guard;			/* bpf_guard.c's filter may stop it */
 };
 
 struct be_hdr {
@@ -68,7 +72,9 @@ struct be_enter {
 	__u64 args[6];
 	__u32 slen[2];			/* each string's length, or BE_NOSTR/BE_FAULT */
 	__u8 sarg[2];			/* each string's argument index */
-	__u8 pad[6];
+	__u8 pad[2];
+	__u32 held;			/* ns the guard's stop held it before
+					 * it entered: not think time */
 	char data[];
 };
 
@@ -101,6 +107,8 @@ struct be_call {
 	__s64 ret;
 	__s32 pipe_fd[2];
 	__u64 pipe_ino[2];
+	__u32 held;			/* as be_enter's */
+	__u32 pad;
 };
 
 struct be_fork {

@@ -103,6 +103,9 @@ struct tstate {
 	__u32 one;			/* no strings: one BE_CALL record at exit */
 	__u64 t_enter;
 	__u64 dargs[6];			/* args as decoded at entry, for BE_CALL */
+	__u64 t_held;			/* the guard's filter ran for: */
+	__s32 held_nr;
+	__u32 held;			/* ns it held the call in flight */
 };	/* = struct be_tstate of event.h */
 
 struct {
@@ -249,6 +252,51 @@ static __always_inline __u32 read_str(char *data, __u32 *off, __u64 ptr)
 	return (__u32)n - 1;
 }
 
+/*
+ * The guard's stop (record/bpf_guard.c) holds a call in the seccomp
+ * filter, before the sys_enter tracepoint: the time from the stop to the
+ * call's entry is the recorder's, not the program's think time.  Seccomp
+ * has no tracepoint and is built without ftrace (no fentry) or kprobes
+ * here; what marks the stop is the task going to sleep in a call the
+ * guard may stop (sysinfo's guard) before its sys_enter (not busy), not
+ * in the fast path's stub (which times its own calls).  Nothing else
+ * sleeps between seccomp and sys_enter.  Runs at every context switch:
+ * a task without storage leaves at the first test.
+ */
+SEC("tp_btf/sched_switch")
+int BPF_PROG(iotape_held, bool preempt, struct task_struct *prev)
+{
+	struct tstate *fl;
+	struct pt_regs *u;
+	long nr;
+
+	if (preempt)
+		return 0;
+	fl = bpf_task_storage_get(&tstate, prev, 0, 0);
+	if (!fl || !fl->st || fl->busy || fl->t_held)
+		return 0;
+	u = (struct pt_regs *)bpf_task_pt_regs(prev);
+	if (!u)
+		return 0;
+	nr = (long)u->orig_ax;
+	if (nr < 0 || nr >= BE_NR_MAX || !sysinfo[nr & (BE_NR_MAX - 1)].guard)
+		return 0;
+	if (stub_ip && u->ip == stub_ip)
+		return 0;
+	fl->t_held = bpf_ktime_get_ns();
+	fl->held_nr = (__s32)nr;
+	return 0;
+}
+
+/* ns a call @nr was held, from @t0 (the stop's start, 0: none, of call
+ * @t0nr) to its entry at @t (0: not held) */
+static __always_inline __u32 held_ns(__u64 t0, __s32 t0nr, __u32 nr, __u64 t)
+{
+	if (!t0 || t0nr != (__s32)nr || t0 > t)
+		return 0;
+	return t - t0 < 0xffffffffULL ? (__u32)(t - t0) : 0xffffffffu;
+}
+
 SEC("tp_btf/sys_enter")
 int BPF_PROG(iotape_enter, struct pt_regs *regs, long id)
 {
@@ -257,12 +305,16 @@ int BPF_PROG(iotape_enter, struct pt_regs *regs, long id)
 	struct be_sysinfo *si;
 	struct be_enter *e;
 	__u32 nr, off = 0, i, fault = 0;
+	__u64 t_held;
 
 	if (fast_logged(task, regs))
 		return 0;
 	fl = followed(task);
 	if (!fl)
 		return 0;
+	/* taken at once: a stop whose call leaves early is no later call's */
+	t_held = fl->t_held;
+	fl->t_held = 0;
 	if (id < 0 || id >= BE_NR_MAX)
 		return 0;
 	nr = (__u32)id;
@@ -304,6 +356,7 @@ int BPF_PROG(iotape_enter, struct pt_regs *regs, long id)
 		return 0;
 	__builtin_memcpy(fl->args, e->args, sizeof(fl->args));
 	hdr(&e->h, BE_ENTER);
+	e->held = held_ns(t_held, fl->held_nr, nr, e->h.t);
 	e->nr = (__s32)nr;
 	e->nstr = 0;
 	e->slen[0] = e->slen[1] = BE_NOSTR;
@@ -362,6 +415,7 @@ int BPF_PROG(iotape_enter, struct pt_regs *regs, long id)
 		nr != NR_VFORK && nr != NR_EXIT && nr != NR_EXIT_GROUP;
 	if (fl->one) {
 		fl->t_enter = e->h.t;
+		fl->held = e->held;
 		__builtin_memcpy(fl->dargs, e->args, sizeof(fl->dargs));
 		return 0;
 	}
@@ -446,6 +500,8 @@ int BPF_PROG(iotape_exit, struct pt_regs *regs, long ret)
 		k->nr = fl->nr;
 		k->created = created;
 		k->t_enter = fl->t_enter;
+		k->held = fl->held;
+		k->pad = 0;
 		__builtin_memcpy(k->args, fl->dargs, sizeof(k->args));
 		emit(k, sizeof(*k), 0);
 		return 0;
