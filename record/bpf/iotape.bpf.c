@@ -134,7 +134,14 @@ static __always_inline void live_add(__s64 n)
 
 static __always_inline struct tstate *followed(struct task_struct *t)
 {
-	struct tstate *s = bpf_task_storage_get(&tstate, t, 0, 0);
+	struct tstate *s;
+
+	/* a task with no task storage at all (every task but the followed
+	 * ones, unless other BPF users keep some): a plain load, no helper
+	 * call, for the calls of the whole machine */
+	if (!t->bpf_storage)
+		return NULL;
+	s = bpf_task_storage_get(&tstate, t, 0, 0);
 
 	return s && s->st ? s : NULL;
 }
@@ -272,8 +279,8 @@ int BPF_PROG(iotape_held, bool preempt, struct task_struct *prev)
 
 	if (preempt)
 		return 0;
-	fl = bpf_task_storage_get(&tstate, prev, 0, 0);
-	if (!fl || !fl->st || fl->busy || fl->t_held)
+	fl = followed(prev);
+	if (!fl || fl->busy || fl->t_held)
 		return 0;
 	u = (struct pt_regs *)bpf_task_pt_regs(prev);
 	if (!u)
