@@ -219,9 +219,11 @@ static int cpu_budget(struct rpl_plan *p)
 
 		for (k = 0; k < 2; k++) {
 			u[k]->sum += (double)op->think_ns;
+			/* a BPF event's pre_ns is time the recorder's stop held
+			 * it asleep, not CPU time of the thread's */
 			if (stopped(op))
 				u[k]->calls++;
-			else
+			else if (op->ev.flags & IOT_EV_FASTPATH)
 				u[k]->pre += (double)op->ev.pre_ns;
 		}
 	}
