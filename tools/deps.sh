@@ -10,7 +10,7 @@ build) ;;
 check) pkgs="$pkgs libbpf-dev bpftool busybox-static golang-go libcmocka-dev protobuf-compiler
 	strace zstd xfsprogs btrfs-progs e2fsprogs tar util-linux valgrind clang python3 procps
 	binutils gzip libfuse3-dev fuse3 fio sqlite3 git time chromium openmpi-bin libopenmpi-dev rsync" ;;
-bench) pkgs="$pkgs libbpf-dev bpftool clang busybox-static strace zstd bc git linux-source-6.1 xfsprogs btrfs-progs e2fsprogs fio time" ;;
+bench) pkgs="$pkgs libbpf-dev bpftool clang busybox-static strace zstd bc git linux-source-6.1 xfsprogs btrfs-progs e2fsprogs fio time postmark" ;;
 demo)  pkgs="$pkgs xfsprogs btrfs-progs e2fsprogs" ;;
 validate) pkgs="$pkgs python3 linux-source-6.1 xfsprogs btrfs-progs e2fsprogs" ;;
 suite) pkgs="$pkgs python3 xfsprogs btrfs-progs e2fsprogs postmark git python3.11 sqlite3 fio xz-utils tar rsync perl-modules-5.36 linux-libc-dev libstdc++-12-dev" ;;

@@ -15,23 +15,30 @@
 #           path (--backend ptrace logs every one of them in-process)
 #   fdcalls 200,000 lseek() of one descriptor: the same for a call that
 #           names no path (the fast path lstat()s no path for it)
+#   postmark  the fidelity suite's postmark (tests/validate/postmark.sh:
+#           4,000 files, 40,000 create/delete/read/append transactions,
+#           ~340,000 small calls of one thread, 48,000 of them unlink or
+#           open(O_TRUNC), which the bpf backend's guard stops)
 # All on tmpfs (/dev/shm), hot cache.  Each case gives two rows: wall
 # time, and CPU time (user + system of everything: program, recorder,
 # strace), which a machine loaded by others disturbs less.  Skipped with
 # the reason when the bpf backend does not load here.
-#   RUNS=5  CASES="make spawn bbcp cp tar calls fdcalls"  MODES="native bpf mixed ptrace strace"
+#   RUNS=5  CASES="make spawn bbcp cp tar calls fdcalls postmark"  MODES="native bpf mixed ptrace strace"
+# Against another build: IOTAPE_BASE=PATH/iotape and modes ending in .base
+# (bpf.base, mixed.base, ptrace.base) record with it, in the same rounds:
+#   IOTAPE_BASE=../old/build/iotape MODES="native bpf.base bpf mixed.base mixed"
 set -u
 cd "$(dirname "$0")/../.."
 SRC=$PWD
 BUILD=${BUILD:-build}
 IOTAPE=${IOTAPE:-$SRC/$BUILD/iotape}
 RUNS=${RUNS:-5}
-CASES=${CASES:-make spawn bbcp cp tar calls fdcalls}
+CASES=${CASES:-make spawn bbcp cp tar calls fdcalls postmark}
 TMPW=${TMPW:-/dev/shm}
 export LC_ALL=C
 
 [ -x "$IOTAPE" ] || { echo "record_bpf bench: $IOTAPE not built"; exit 1; }
-for c in strace busybox bc /usr/bin/time; do
+for c in strace busybox bc /usr/bin/time postmark; do
 	command -v $c >/dev/null || { echo "record_bpf bench: $c not installed; skipped"; exit 0; }
 done
 W=$(mktemp -d "$TMPW/iotape-bpfbench.XXXXXX")
@@ -84,6 +91,8 @@ bench() {
 			native) t=$(cd "$W" && time_one sh -c "$work") ;;
 			bpf|mixed|ptrace) t=$(cd "$W" && time_one "$IOTAPE" record -q --backend $mode \
 				-o "$W/t.iotape" -- sh -c "$work") ;;
+			*.base) t=$(cd "$W" && time_one "$IOTAPE_BASE" record -q --backend ${mode%.base} \
+				-o "$W/t.iotape" -- sh -c "$work") ;;
 			strace) t=$(cd "$W" && time_one strace -f -ttt -T -o "$W/t.strace" sh -c "$work") ;;
 			esac
 			echo "$t" >>"$W/$name.$mode.all"
@@ -124,6 +133,8 @@ for c in $CASES; do
 	tar)   bench tar "rm -f out.tar" "tar cf out.tar tree" ;;
 	calls) bench calls true "./calls 200000 tree/d1/f1" ;;
 	fdcalls) bench fdcalls true "./fdcalls 200000 tree/d1/f1" ;;
+	postmark) bench postmark "rm -rf pm; mkdir pm" \
+		"printf 'set location pm\\nset number 4000\\nset transactions 40000\\nset size 500 9000\\nset subdirectories 10\\nset seed 42\\nrun\\nquit\\n' | postmark" ;;
 	esac
 done
 echo "load average after: $(cut -d' ' -f1-3 /proc/loadavg)"
