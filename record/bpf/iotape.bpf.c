@@ -271,13 +271,16 @@ static __always_inline __u32 read_str(char *data, __u32 *off, __u64 ptr)
  * a task without storage leaves at the first test.
  */
 SEC("tp_btf/sched_switch")
-int BPF_PROG(iotape_held, bool preempt, struct task_struct *prev)
+int BPF_PROG(iotape_held, bool preempt, struct task_struct *prev, struct task_struct *next,
+	     unsigned int prev_state)
 {
 	struct tstate *fl;
 	struct pt_regs *u;
 	long nr;
 
-	if (preempt)
+	/* asleep, not preempted nor switched out on its way back to user
+	 * mode (a call's nr is still in orig_ax there, its sys_exit run) */
+	if (preempt || prev_state == 0)
 		return 0;
 	fl = followed(prev);
 	if (!fl || fl->busy || fl->t_held)
