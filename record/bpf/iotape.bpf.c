@@ -134,14 +134,7 @@ static __always_inline void live_add(__s64 n)
 
 static __always_inline struct tstate *followed(struct task_struct *t)
 {
-	struct tstate *s;
-
-	/* a task with no task storage at all (every task but the followed
-	 * ones, unless other BPF users keep some): a plain load, no helper
-	 * call, for the calls of the whole machine */
-	if (!t->bpf_storage)
-		return NULL;
-	s = bpf_task_storage_get(&tstate, t, 0, 0);
+	struct tstate *s = bpf_task_storage_get(&tstate, t, 0, 0);
 
 	return s && s->st ? s : NULL;
 }
