@@ -170,6 +170,17 @@ lost=$("$IOTAPE" check lost.iotape | sed -n 's/.*(\([0-9]*\) dropped by the reco
 [ "${lost:-0}" -gt 0 ] || fail "lost: the trace's dropped count is ${lost:-none}"
 echo "small ring: $lost events dropped, counted in the summary and the trace"
 
+# 2b'. the guard's stops hold their calls: the time is measured (the
+# events' pre_ns, summed in the summary), not left in the think time
+"$IOTAPE" record --backend bpf -o held.iotape -- sh -c \
+	'i=0; while [ $i -lt 200 ]; do : >held$i; rm held$i; i=$((i + 1)); done' 2>held.err ||
+	fail "held: exit $? ($(tail -2 held.err))"
+stops=$(sed -n 's/.*; \([0-9]*\) stops before calls that change names, \([0-9.]*\) s held.*/\1/p' held.err)
+held=$(sed -n 's/.*; \([0-9]*\) stops before calls that change names, \([0-9.]*\) s held.*/\2/p' held.err)
+[ "${stops:-0}" -ge 400 ] || fail "held: ${stops:-no} guard stops for 200 truncating opens and 200 unlinks: $(cat held.err)"
+[ -n "$held" ] && [ "$held" != 0.000 ] || fail "held: the stops' hold is not measured: $(cat held.err)"
+echo "guard: $stops stops held their calls $held s, out of the think time"
+
 # 2c. path strings in pages not yet mapped at entry (a file mapped and
 # never touched): read again at exit, not lost, not invented
 printf '/etc/hostname\0' >pathfile
