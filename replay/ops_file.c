@@ -200,7 +200,7 @@ static int64_t h_fcntl(struct rpl_ctx *c, struct rpl_op *op)
 }
 
 /* A socket pair is two ends that each read what the other wrote: a pair
- * of pipes to the plan (plan.c), a real pair here, non-blocking as pipes
+ * of pipes to the plan (plan_fds.c), a real pair here, non-blocking as pipes
  * are.  Only AF_UNIX makes pairs the replay can stand for; the type
  * (stream, datagram, seqpacket) is kept.  @return : 0, -errno, or 1
  * for a pair of another kind. */

@@ -60,7 +60,7 @@ static int64_t h_wait4(struct rpl_ctx *c, struct rpl_op *op)
 
 /* A process's descriptors close as it ends.  Its last thread's last op
  * closes them here rather than when the thread is done: a reader of its
- * pipe that saw end of file is ordered after this op (plan.c), and must
+ * pipe that saw end of file is ordered after this op (plan_fds.c), and must
  * find the write end closed, not get EAGAIN. */
 static int64_t h_exit(struct rpl_ctx *c, struct rpl_op *op)
 {

@@ -193,7 +193,7 @@ int rpl_path_has_dots(const char *s, uint32_t n);
 
 /* Resources an op can be ordered on: path, its parent, path2, its
  * parent, two open files, and in a table threads share the descriptor
- * numbers it uses or makes (more are dropped: plan_fds()). */
+ * numbers it uses or makes (more are dropped: rpl_plan_fds()). */
 #define RPL_MAXRES 8
 
 /* The longest think time replayed: a longer gap (a trace claiming hours

@@ -1,0 +1,54 @@
+/*
+ * plan.h - what the files of the planner share among themselves: the
+ * planner's state while it walks the ops (plan_threads.c, plan_fds.c),
+ * and the steps rpl_plan_build() (plan.c) runs in turn.  Nothing outside
+ * plan*.c includes it; the plan itself is in rpl.h.
+ */
+#ifndef RPL_PLAN_H
+#define RPL_PLAN_H
+
+#include <stdint.h>
+
+#include "rpl.h"
+
+/* The planner's state for one pass over the ops in entry order. */
+struct rpl_planner {
+	struct rpl_map tid2thread, pid2proc, spawn;	/* spawn: child tid -> op */
+	struct rpl_map files;			/* child tid -> clone flags (Process records) */
+	struct rpl_map pipes;			/* resource ids of pipes */
+	/* A forked child's table is its parent's at the fork, not at the
+	 * child's first op: the parent goes on (a shell closes its end of
+	 * the pipe the child writes to) before the child's first call. */
+	struct rpl_map snap_of;			/* child tid -> index in snap */
+	struct rpl_fdtab **snap;
+	size_t n_snap, cap_snap;
+	uint32_t next_res;
+};
+
+/*! rpl_plan_read() : every event, path state, async request, mapped page
+ *  and process record of the trace into @p, in file order.  A trace
+ *  damaged or cut short keeps what was read (p->damaged, p->why).
+ *  @return : 0, or -ENOMEM, -E2BIG (more events than an op index holds). */
+int rpl_plan_read(struct rpl_plan *p);
+
+/*! rpl_plan_sort_ops() : the ops in entry time order (file order among
+ *  equal times), if they are not already.  @return : 0 or -ENOMEM. */
+int rpl_plan_sort_ops(struct rpl_plan *p);
+
+/*! rpl_plan_sort_ps() : the path states by path, the order
+ *  rpl_path_state() looks them up in. */
+void rpl_plan_sort_ps(struct rpl_plan *p);
+
+/*! rpl_plan_threads() : the threads and processes of the sorted ops, each
+ *  op's thread, raw think gap and skip reason, and its dependencies in
+ *  @deps.  @return : 0, or -errno (-ENOMEM). */
+int rpl_plan_threads(struct rpl_plan *p, struct rpl_deps *deps);
+
+/*! rpl_plan_fds() : follow @op's descriptors through the plan's tables
+ *  (open, dup, pipe, close, exec, exit change them) and collect the keys
+ *  of the resources it orders on into @keys (RPL_MAXRES at most).
+ *  @return : how many, or -ENOMEM. */
+int rpl_plan_fds(struct rpl_plan *p, struct rpl_planner *pl, struct rpl_op *op,
+		 uint64_t *keys);
+
+#endif

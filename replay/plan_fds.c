@@ -1,0 +1,345 @@
+/*
+ * plan_fds.c - an op's resources, as the keys deps.c orders on: its path,
+ * its parent directory when it makes, removes or renames a name, and its
+ * open files, followed through the plan's descriptor tables (open, dup,
+ * fcntl, pipe, socketpair, close, exec and exit change them, per process
+ * and shared as the clone flags say).  An open file's key is its resource
+ * id, new at each open, so a reused descriptor number is another file.
+ *
+ * Pipes and socket pairs order by their data, not by every use: a read
+ * follows the writes that fed it, a write of data or one that met EPIPE
+ * the reads and the close before it (pipe_key()); calls that only look
+ * (only_looks()) follow the last change, not each other.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <string.h>
+#include <sys/syscall.h>
+
+#include "engine.h"
+#include "plan.h"
+
+static uint64_t key_norm(uint64_t k)
+{
+	k &= ~RPL_KEY_HOW;
+	return k ? k : 4;
+}
+
+static uint64_t key_path(const char *s, size_t n)
+{
+	while (n > 1 && s[n - 1] == '/')
+		n--;
+	return key_norm(iot_hash(s, n, 1));
+}
+
+static uint64_t key_parent(const char *s)
+{
+	size_t n = strlen(s);
+
+	while (n > 1 && s[n - 1] == '/')
+		n--;
+	while (n > 0 && s[n - 1] != '/')
+		n--;
+	return key_path(s, n ? n : 1);
+}
+
+static uint64_t key_res(uint32_t res)
+{
+	return key_norm(iot_hash(&res, sizeof(res), 2));
+}
+
+/* A descriptor number in a table: in a table several threads share,
+ * the ops that make, use and close fd N keep their recorded order, or a
+ * thread could open its N before a sibling's close of the N before
+ * (rel_threads: four threads each opening, writing and closing files,
+ * wrote one file's data into another's). */
+static uint64_t key_slot(const struct rpl_fdtab *tab, int64_t fd)
+{
+	struct { uintptr_t t; int64_t fd; } k = { (uintptr_t)tab, fd };
+
+	return key_norm(iot_hash(&k, sizeof(k), 5));
+}
+
+/* Does row @sc put data into a descriptor or close it (what a pipe's
+ * reader waits for)? */
+static int feeds_pipe(const struct iot_syscall *sc)
+{
+	return sc && (sc->flags & (IOT_SCF_PIPE | IOT_SCF_CLOSE));
+}
+
+static int has_key(const uint64_t *keys, int n, uint64_t k)
+{
+	while (n-- > 0)
+		if (keys[n] == k)
+			return 1;
+	return 0;
+}
+
+/* The files an op's async requests (io_submit, io_uring_enter) and its
+ * mapped pages (munmap, msync, exit) touch are its resources too: a
+ * request keeps its place among the other uses of its open file or
+ * path.  @return : the keys now in @keys (@n before). */
+static int async_keys(const struct rpl_plan *p, struct rpl_fdtab *tab,
+		      const struct rpl_op *op, uint64_t *keys, int n)
+{
+	uint32_t i;
+
+	for (i = 0; i < op->n_aio && n < RPL_MAXRES; i++) {
+		const struct iot_aio *x = &p->aio[op->aio_off + i].a;
+		struct rpl_fd fe;
+		uint64_t k = 0;
+
+		if (x->kind != IOT_AIO_SUBMIT)
+			continue;
+		if (x->api == IOT_AIO_URING && x->path &&
+		    (x->opcode == 18 || x->opcode == 21 || (x->opcode >= 35 && x->opcode <= 37)))
+			k = key_path(x->path, x->path_len);
+		else if (!(x->api == IOT_AIO_URING && (x->flags & 1 /* IOSQE_FIXED_FILE */)) &&
+			 rpl_fdtab_get(tab, x->fd, &fe) == 0 && fe.res)
+			k = key_res(fe.res);
+		if (k && !has_key(keys, n, k))
+			keys[n++] = k;
+	}
+	for (i = 0; i < op->n_mp && n < RPL_MAXRES; i++) {
+		const struct iot_mpages *m = &p->mp[op->mp_off + i];
+		uint64_t k = m->path ? key_path(m->path, m->path_len) : 0;
+
+		if (k && !has_key(keys, n, k))
+			keys[n++] = k;
+	}
+	return n;
+}
+
+/* The name the recorder gives a descriptor that is no file (a pipe, a
+ * socket): its order is the descriptor's (pipe_key()), not a path's. */
+static int not_a_path(const char *s)
+{
+	return strncmp(s, "pipe:[", 6) == 0 || strncmp(s, "socket:[", 8) == 0 ||
+	       strncmp(s, "anon_inode:", 11) == 0;
+}
+
+/* What pl->pipes holds for a pipe's resource: one for both ends, or one
+ * per end of a socket pair, each the pipe its end writes. */
+enum { PIPE_ONE = 1, PIPE_SOCK0, PIPE_SOCK1 };
+
+/* The pipe a call of row @sc on the end with resource @res (@v from
+ * pl->pipes) moves data through: a socket pair's end reads what the other
+ * end wrote. */
+static uint32_t pipe_way(const struct iot_syscall *sc, uint32_t res, uint32_t v)
+{
+	if (v == PIPE_ONE || !sc || !(sc->flags & IOT_SCF_READ) || (sc->flags & IOT_SCF_PIPE))
+		return res;
+	return v == PIPE_SOCK0 ? res + 1 : res - 1;
+}
+
+/* How @op (row @sc) uses pipe @res, as its key (0: its data's order does
+ * not depend on it: fstat, fcntl, a call that moved nothing): a read; a
+ * write of data, or one that found the read end closed (EPIPE: it follows
+ * that close, or replayed first it writes where it failed); or another
+ * feed, a close, a splice (see deps.c). */
+static uint64_t pipe_key(const struct iot_syscall *sc, const struct rpl_op *op, uint32_t res)
+{
+	uint64_t k = key_res(res);
+
+	if (!sc)
+		return 0;
+	if ((sc->flags & IOT_SCF_READ) && !(sc->flags & IOT_SCF_PIPE))
+		return op->ev.ret >= 0 ? k | RPL_KEY_PIPE | RPL_KEY_LOOK : 0;
+	if ((sc->flags & IOT_SCF_PIPE) && (sc->flags & IOT_SCF_COUNT) &&
+	    !(sc->flags & IOT_SCF_READ))
+		return op->ev.ret > 0 || op->ev.ret == -EPIPE ? k | RPL_KEY_PIPE : 0;
+	return feeds_pipe(sc) ? k | RPL_KEY_PIPE : 0;
+}
+
+/* Does @op create, remove or rename a name (so it orders on the parent)?
+ * An open does with O_CREAT only (openat2's how holds its flags). */
+static int changes_names(const struct iot_syscall *sc, const struct rpl_op *op)
+{
+	int i;
+
+	if (!sc || !(sc->flags & IOT_SCF_NAMES))
+		return 0;
+	i = iot_syscall_arg(sc, IOT_ARG_OPEN_FLAGS);
+	if (i < 0)
+		i = iot_syscall_arg(sc, IOT_ARG_OPENHOW);
+	return i < 0 || (op->ev.args[i] & O_CREAT) != 0;
+}
+
+/*
+ * Does @op leave its path, and the names of its parent, as it found them?
+ * A look-up, a read, a sync, a close, an exec (IOT_SCF_LOOK), an open
+ * that neither creates nor truncates; and every call that failed: a
+ * failed call changed nothing (a mkdir of a directory that is there, an
+ * unlink of a name that is not).  Such an op need only follow the last
+ * op that changed the path, not every op that looked at it before.
+ */
+static int only_looks(const struct iot_syscall *sc, const struct rpl_op *op)
+{
+	int i;
+
+	if (op->ev.ret < 0 || (sc && (sc->flags & IOT_SCF_LOOK)))
+		return 1;
+	if (!sc || !(sc->flags & IOT_SCF_RETFD) || !(sc->flags & IOT_SCF_NAMES))
+		return 0;
+	/* an open: one that neither creates nor truncates only looks */
+	i = iot_syscall_arg(sc, IOT_ARG_OPEN_FLAGS);
+	if (i < 0)
+		i = iot_syscall_arg(sc, IOT_ARG_OPENHOW);
+	return i >= 0 && !(op->ev.args[i] & (O_CREAT | O_TRUNC));
+}
+
+/* The keys of the pipes open in @tab (only close-on-exec ones with
+ * @cloexec), each once where its two ends sit side by side, at most @max
+ * into @keys.  @return : how many. */
+static int pipe_keys(const struct rpl_planner *pl, const struct rpl_fdtab *tab, int cloexec,
+		     uint64_t *keys, int max)
+{
+	uint32_t i, v, prev = 0;
+	int n = 0;
+
+	for (i = 0; i < tab->n && n < max; i++)
+		if (tab->v[i].state == RPL_FD_LIVE && (!cloexec || tab->v[i].cloexec) &&
+		    tab->v[i].res != prev && rpl_map_get(&pl->pipes, RPL_IK(tab->v[i].res), &v)) {
+			keys[n++] = key_res(tab->v[i].res) | RPL_KEY_PIPE;
+			prev = tab->v[i].res;
+		}
+	return n;
+}
+
+/* Follow the descriptors through the plan tables; collect the op's
+ * resource keys into @keys. @return : how many. */
+int rpl_plan_fds(struct rpl_plan *p, struct rpl_planner *pl, struct rpl_op *op,
+		 uint64_t *keys)
+{
+	const struct iot_syscall *sc = iot_syscall_by_nr(op->ev.nr);
+	struct rpl_fdtab *tab = p->procs[p->threads[op->thread].proc].tab;
+	const struct rpl_ev *ev = &op->ev;
+	const struct rpl_proc *pr = &p->procs[p->threads[op->thread].proc];
+	int shared = pr->n_threads > 1 || tab->refs > 1;
+	uint64_t look = only_looks(sc, op) ? RPL_KEY_LOOK : 0;
+	struct rpl_fd e = { 0 };
+	int n = 0, nfd = 0, pair = sc ? iot_syscall_arg(sc, IOT_ARG_FDPAIR) : -1;
+	uint32_t a;
+
+#define ADD(k) do { if (n < RPL_MAXRES) keys[n++] = (k); } while (0)
+	if (ev->path && !not_a_path(ev->path)) {
+		ADD(key_path(ev->path, ev->path_len) | look);
+		if (changes_names(sc, op))
+			ADD(key_parent(ev->path) | look);
+	}
+	/* a second name (rename's and link's target) is made too */
+	if (ev->path2 && iot_syscall_arg(sc, IOT_ARG_PATH2) >= 0) {
+		ADD(key_path(ev->path2, ev->path2_len) | look);
+		ADD(key_parent(ev->path2) | look);
+	}
+	for (a = 0; sc && a < sc->nargs && a < ev->nargs && nfd < 2; a++) {
+		struct rpl_fd fe;
+		uint32_t v;
+
+		if (sc->arg[a] != IOT_ARG_FD)
+			continue;
+		nfd++;
+		if (rpl_fdtab_get(tab, (long)ev->args[a], &fe) == 0) {
+			if (!rpl_map_get(&pl->pipes, RPL_IK(fe.res), &v)) {
+				ADD(key_res(fe.res));
+			} else {
+				uint64_t pk = pipe_key(sc, op, pipe_way(sc, fe.res, v));
+
+				if (pk)
+					ADD(pk);
+				if (feeds_pipe(sc))
+					op->rflags |= RPL_OPF_ORDER_ENTER;
+			}
+		}
+		if (shared && ev->args[a] >= 0)
+			ADD(key_slot(tab, ev->args[a]));
+	}
+	n = async_keys(p, tab, op, keys, n);
+	if (ev->ret < 0)
+		return n;
+	if (shared && sc && ((sc->flags & IOT_SCF_RETFD) ||
+			     (ev->nr == SYS_fcntl && (ev->args[1] == F_DUPFD ||
+						      ev->args[1] == F_DUPFD_CLOEXEC))))
+		ADD(key_slot(tab, ev->ret));
+	if (shared && pair >= 0) {
+		ADD(key_slot(tab, (int32_t)(ev->args[pair] & 0xffffffff)));
+		ADD(key_slot(tab, (int32_t)((uint64_t)ev->args[pair] >> 32)));
+	}
+	switch (ev->nr) {
+	case SYS_open: case SYS_openat: case SYS_openat2: case SYS_creat: {
+		int flags = ev->nr == SYS_open ? (int)ev->args[1] :
+			    ev->nr == SYS_creat ? 0 : (int)ev->args[2];
+
+		e.state = RPL_FD_LIVE;
+		e.res = ++pl->next_res;
+		e.cloexec = (flags & O_CLOEXEC) != 0;
+		rpl_fdtab_set(tab, (long)ev->ret, &e);
+		ADD(key_res(e.res));	/* later uses follow the open */
+		break;
+	}
+	case SYS_dup: case SYS_dup2:
+		rpl_fdtab_dup(tab, (long)ev->args[0], (long)ev->ret, 0);
+		break;
+	case SYS_dup3:
+		rpl_fdtab_dup(tab, (long)ev->args[0], (long)ev->ret,
+			      (ev->args[2] & O_CLOEXEC) != 0);
+		break;
+	case SYS_fcntl:
+		if (ev->args[1] == F_DUPFD || ev->args[1] == F_DUPFD_CLOEXEC)
+			rpl_fdtab_dup(tab, (long)ev->args[0], (long)ev->ret,
+				      ev->args[1] == F_DUPFD_CLOEXEC);
+		else if (ev->args[1] == F_SETFD)
+			rpl_fdtab_set_cloexec(tab, (long)ev->args[0], ev->args[2] & FD_CLOEXEC);
+		break;
+	case SYS_pipe: case SYS_pipe2: case SYS_socketpair: {
+		/* a socket pair is two pipes: each end writes one, reads
+		 * the other's (pipe_way()); SOCK_CLOEXEC is O_CLOEXEC */
+		int sock = ev->nr == SYS_socketpair;
+
+		e.state = RPL_FD_LIVE;
+		e.res = ++pl->next_res;
+		e.cloexec = ev->nr != SYS_pipe && (ev->args[1] & O_CLOEXEC);
+		rpl_fdtab_set(tab, (long)(int32_t)(ev->args[pair] & 0xffffffff), &e);
+		ADD(key_res(e.res));
+		if (rpl_map_put(&pl->pipes, RPL_IK(e.res), sock ? PIPE_SOCK0 : PIPE_ONE) < 0)
+			return -ENOMEM;
+		if (sock) {
+			e.res = ++pl->next_res;
+			ADD(key_res(e.res));
+			if (rpl_map_put(&pl->pipes, RPL_IK(e.res), PIPE_SOCK1) < 0)
+				return -ENOMEM;
+		}
+		rpl_fdtab_set(tab, (long)(int32_t)((uint64_t)ev->args[pair] >> 32), &e);
+		break;
+	}
+	case SYS_close:
+		rpl_fdtab_close(tab, (long)ev->args[0]);
+		break;
+	case SYS_close_range:
+		rpl_fdtab_close_range(tab, (unsigned long)ev->args[0],
+				      (unsigned long)ev->args[1], (unsigned)ev->args[2]);
+		break;
+	case SYS_execve: case SYS_execveat: {
+		/* The pipes it closes (close-on-exec) are closed during the
+		 * call: a reader that saw end of file may have returned
+		 * before the exec did, so the exec counts from its entry. */
+		int k = pipe_keys(pl, tab, 1, keys + n, RPL_MAXRES - n);
+
+		n += k;
+		if (k)
+			op->rflags |= RPL_OPF_ORDER_ENTER;
+		rpl_fdtab_exec(tab);
+		break;
+	}
+	case SYS_exit: case SYS_exit_group: {
+		/* Its descriptors close as it ends: a reader of one of its
+		 * pipes that saw end of file waits for the end (ops_proc.c
+		 * h_exit() closes them then). */
+		if (tab->refs == 1 && (ev->nr == SYS_exit_group || pr->n_threads == 1))
+			n += pipe_keys(pl, tab, 0, keys + n, RPL_MAXRES - n);
+		break;
+	}
+	}
+	return n;
+#undef ADD
+}

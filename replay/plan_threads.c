@@ -1,0 +1,237 @@
+/*
+ * plan_threads.c - the threads and processes of a trace, found in one
+ * pass over the ops in entry order: each op's thread (a new one on a
+ * tid's first op, or after a reused tid's spawn), each thread's process
+ * and whether it shares its parent's descriptor table (clone flags, from
+ * the spawn call or the trace's Process records), the raw gap before
+ * each op, and, for each op in turn, its resources (plan_fds.c) and its
+ * dependencies on other threads (deps.c).
+ *
+ * A forked child starts from its parent's table as it was at the fork,
+ * kept aside until the child's first op: the parent goes on before the
+ * child runs (a shell closes its end of the pipe the child writes to).
+ */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/syscall.h>
+
+#include "engine.h"
+#include "plan.h"
+
+static int is_spawn(int nr)
+{
+	return nr == SYS_clone || nr == SYS_clone3 || nr == SYS_fork || nr == SYS_vfork;
+}
+
+/* @snap : the parent's table as the fork copied it, or NULL (then its
+ * table as it is now). */
+static int new_proc(struct rpl_plan *p, int32_t pid, int32_t parent, int share,
+		    struct rpl_fdtab *snap)
+{
+	struct rpl_proc *pr;
+	int err = 0;
+
+	RPL_GROW(p->procs, p->n_procs, p->cap_procs);
+	pr = &p->procs[p->n_procs];
+	memset(pr, 0, sizeof(*pr));
+	pr->pid = pid;
+	pr->parent = parent;
+	pr->share_files = share;
+	if (parent >= 0 && !share)
+		pr->tab = snap ? snap : rpl_fdtab_copy(p->procs[parent].tab);
+	else if (parent >= 0)
+		pr->tab = rpl_fdtab_ref(p->procs[parent].tab);
+	else
+		pr->tab = rpl_fdtab_new(0);
+	if (!pr->tab)
+		return -ENOMEM;
+	err = (int)p->n_procs++;
+out:
+	return err;
+}
+
+/* Clone flags of the spawn op @s of child @tid. */
+static uint64_t spawn_flags(const struct rpl_planner *pl, const struct rpl_op *s, int32_t tid)
+{
+	uint64_t flags = 0;
+	uint32_t f;
+
+	if (s->ev.nr == SYS_clone || s->ev.nr == SYS_clone3)
+		flags = (uint64_t)s->ev.args[0];
+	if (rpl_map_get(&pl->files, RPL_IK(tid), &f))
+		flags = f;
+	return flags;
+}
+
+/* The thread op @i belongs to, created on its first op. */
+static int thread_of(struct rpl_plan *p, struct rpl_planner *pl, uint32_t i)
+{
+	struct rpl_op *op = &p->ops[i];
+	struct rpl_thread *t;
+	uint32_t ti, spawn, pi;
+	int32_t proc = -1;
+	int err = 0;
+
+	if (rpl_map_get(&pl->tid2thread, RPL_IK(op->ev.tid), &ti) && !p->threads[ti].ended &&
+	    !p->procs[p->threads[ti].proc].ended)
+		return (int)ti;
+	RPL_GROW(p->threads, p->n_threads, p->cap_threads);
+	t = &p->threads[p->n_threads];
+	memset(t, 0, sizeof(*t));
+	t->tid = op->ev.tid;
+	t->pid = op->ev.pid;
+	t->spawn_op = -1;
+	if (rpl_map_get(&pl->spawn, RPL_IK(op->ev.tid), &spawn) && p->ops[spawn].child < 0) {
+		const struct rpl_op *s = &p->ops[spawn];
+		uint32_t sproc = p->threads[s->thread].proc;
+		uint64_t flags = spawn_flags(pl, s, op->ev.tid);
+		struct rpl_fdtab *snap = NULL;
+		uint32_t k;
+
+		if (rpl_map_get(&pl->snap_of, RPL_IK(op->ev.tid), &k) && k < pl->n_snap) {
+			snap = pl->snap[k];
+			pl->snap[k] = NULL;
+		}
+		t->spawn_op = (int32_t)spawn;
+		if ((flags & 0x00010000 /* CLONE_THREAD */) || op->ev.pid == s->ev.pid) {
+			proc = (int32_t)sproc;
+			rpl_fdtab_unref(snap);
+		} else {
+			proc = new_proc(p, op->ev.pid, (int32_t)sproc,
+					(flags & 0x00000400 /* CLONE_FILES */) != 0, snap);
+			if ((flags & 0x00000400) && snap)
+				rpl_fdtab_unref(snap);
+		}
+		p->ops[spawn].child = (int32_t)p->n_threads;
+	} else if (rpl_map_get(&pl->pid2proc, RPL_IK(op->ev.pid), &pi) && !p->procs[pi].ended) {
+		proc = (int32_t)pi;
+	} else {
+		proc = new_proc(p, op->ev.pid, -1, 0, NULL);
+	}
+	if (proc < 0)
+		return proc;
+	t = &p->threads[p->n_threads];	/* new_proc does not move threads */
+	t->proc = (uint32_t)proc;
+	p->procs[proc].n_threads++;
+	if (rpl_map_put(&pl->pid2proc, RPL_IK(op->ev.pid), (uint32_t)proc) < 0 ||
+	    rpl_map_put(&pl->tid2thread, RPL_IK(op->ev.tid), (uint32_t)p->n_threads) < 0)
+		return -ENOMEM;
+	err = (int)p->n_threads++;
+out:
+	return err;
+}
+
+int rpl_plan_threads(struct rpl_plan *p, struct rpl_deps *deps)
+{
+	uint64_t keys[RPL_MAXRES];
+	struct rpl_planner pl = { 0 };
+	int64_t base = p->n_ops ? p->ops[0].ev.t_enter : 0;
+	size_t i, j;
+	int err = 0;
+
+	for (i = 0; i < p->n_precs; i++) {
+		const struct iot_process *pr = &p->precs[i];
+
+		if (pr->kind == IOT_PROC_FORK || pr->kind == IOT_PROC_THREAD) {
+			uint64_t f = pr->clone_flags;
+
+			if (pr->kind == IOT_PROC_THREAD)
+				f |= 0x00010000 | 0x00000400;
+			if (rpl_map_put(&pl.files, RPL_IK(pr->tid), (uint32_t)f) < 0)
+				goto nomem;
+		}
+	}
+	if (p->hdr && p->hdr->start_ns > 0 && p->hdr->start_ns <= base)
+		base = p->hdr->start_ns;
+	for (i = 0; i < p->n_ops; i++) {
+		struct rpl_op *op = &p->ops[i];
+		struct rpl_thread *t;
+		int ti = thread_of(p, &pl, (uint32_t)i);
+		int64_t prev_end, gap;
+
+		if (ti < 0) {
+			err = ti;
+			goto out;
+		}
+		op->thread = (uint32_t)ti;
+		t = &p->threads[ti];
+		if (t->n_ops)
+			prev_end = rpl_op_end(&p->ops[t->ops[t->n_ops - 1]]);
+		else if (t->spawn_op >= 0)
+			prev_end = rpl_op_end(&p->ops[t->spawn_op]);
+		else
+			prev_end = base;
+		gap = iot_ns_sub(op->ev.t_enter, prev_end);
+		op->think_ns = gap > 0 ? gap : 0;	/* raw: see think_times() */
+		RPL_GROW(t->ops, t->n_ops, t->cap_ops);
+		op->pos = (uint32_t)t->n_ops;
+		t->ops[t->n_ops++] = (uint32_t)i;
+		if ((op->ev.flags & IOT_EV_UNFINISHED) &&
+		    !(iot_syscall_by_nr(op->ev.nr) &&
+		      (iot_syscall_by_nr(op->ev.nr)->flags & IOT_SCF_NOEXIT)))
+			op->skip = RPL_SKIP_UNFINISHED;
+		for (j = 0; j < RPL_MAXRES; j++)
+			keys[j] = 0;
+		if (!op->skip && rpl_plan_fds(p, &pl, op, keys) < 0)
+			goto nomem;
+		if ((err = rpl_deps_add(p, deps, (uint32_t)i, keys)) < 0)
+			goto out;
+		if (is_spawn(op->ev.nr) && op->ev.ret > 0 && !op->skip) {
+			uint32_t old;
+
+			/* A reused tid starts a new thread from here on. */
+			if (rpl_map_get(&pl.tid2thread, RPL_IK(op->ev.ret), &old))
+				p->threads[old].ended = 1;
+			if (rpl_map_put(&pl.spawn, RPL_IK(op->ev.ret), (uint32_t)i) < 0)
+				goto nomem;
+			if (!(spawn_flags(&pl, op, (int32_t)op->ev.ret) &
+			      (0x00010000 /* CLONE_THREAD */ | 0x00000400 /* CLONE_FILES */))) {
+				struct rpl_fdtab *c = rpl_fdtab_copy(p->procs[t->proc].tab);
+
+				if (!c)
+					goto nomem;
+				if (pl.n_snap == pl.cap_snap) {
+					size_t nc = pl.cap_snap ? pl.cap_snap * 2 : 64;
+					struct rpl_fdtab **v = realloc(pl.snap, nc * sizeof(*v));
+
+					if (!v) {
+						rpl_fdtab_unref(c);
+						goto nomem;
+					}
+					pl.snap = v;
+					pl.cap_snap = nc;
+				}
+				pl.snap[pl.n_snap] = c;
+				if (rpl_map_put(&pl.snap_of, RPL_IK(op->ev.ret), (uint32_t)pl.n_snap++) < 0)
+					goto nomem;
+			}
+		} else if (op->ev.nr == SYS_exit) {
+			t->ended = 1;
+		} else if (op->ev.nr == SYS_exit_group) {
+			t->ended = 1;
+			p->procs[t->proc].ended = 1;
+		} else if (op->ev.nr == SYS_wait4 && op->ev.ret > 0) {
+			uint32_t pi;
+
+			if (rpl_map_get(&pl.pid2proc, RPL_IK(op->ev.ret), &pi) &&
+			    pi != t->proc)
+				op->wait_proc = (int32_t)pi;
+		}
+	}
+	err = rpl_deps_finish(p, deps);
+	goto out;
+nomem:
+	err = -ENOMEM;
+out:
+	rpl_map_free(&pl.tid2thread);
+	rpl_map_free(&pl.pid2proc);
+	rpl_map_free(&pl.spawn);
+	rpl_map_free(&pl.files);
+	rpl_map_free(&pl.pipes);
+	rpl_map_free(&pl.snap_of);
+	for (i = 0; i < pl.n_snap; i++)
+		rpl_fdtab_unref(pl.snap[i]);	/* children that made no call */
+	free(pl.snap);
+	return err;
+}
