@@ -9,6 +9,7 @@
 #include <linux/io_uring.h>
 
 #include "rec.h"
+#include "uring_abi.h"
 
 #define MAX_BATCH 4096		/* requests read per call */
 #define RING_PATH "anon_inode:[io_uring]"

@@ -16,17 +16,6 @@
 
 #include "aio_int.h"
 
-#ifndef IORING_SETUP_NO_SQARRAY
-#define IORING_SETUP_NO_SQARRAY (1U << 16)
-#endif
-#ifndef IORING_SETUP_NO_MMAP
-#define IORING_SETUP_NO_MMAP (1U << 14)
-#endif
-#ifndef IORING_ENTER_REGISTERED_RING
-#define IORING_ENTER_REGISTERED_RING (1U << 4)
-#endif
-#define REG_FLAG (1U << 31)	/* IORING_REGISTER_USE_REGISTERED_RING */
-
 /* The ring a call of @t names by @arg: its descriptor, or with
  * @registered the index @t's thread registered it under. */
 struct rec_actx *rec_uring_ring_of(struct rec_ctx *c, struct rec_task *t, uint64_t arg,
@@ -275,8 +264,9 @@ void rec_uring_reap(struct rec_ctx *c, struct rec_task *t, struct rec_actx *a,
 
 void rec_uring_register_entry(struct rec_ctx *c, struct rec_task *t)
 {
-	uint32_t op = (uint32_t)t->raw[1] & ~REG_FLAG, nr = (uint32_t)t->raw[3], i;
-	struct rec_actx *a = rec_uring_ring_of(c, t, t->raw[0], ((uint32_t)t->raw[1] & REG_FLAG) != 0);
+	uint32_t op = (uint32_t)t->raw[1] & ~IOT_URING_REG_USE_RING, nr = (uint32_t)t->raw[3], i;
+	struct rec_actx *a = rec_uring_ring_of(c, t, t->raw[0],
+					       ((uint32_t)t->raw[1] & IOT_URING_REG_USE_RING) != 0);
 	struct rec_aio_req *r;
 
 	if (!a || (op != IORING_REGISTER_FILES && op != IORING_REGISTER_BUFFERS &&
@@ -350,8 +340,9 @@ static void ring_fds_exit(struct rec_ctx *c, struct rec_task *t, uint64_t event,
 
 void rec_uring_register_exit(struct rec_ctx *c, struct rec_task *t, uint64_t event)
 {
-	uint32_t op = (uint32_t)t->raw[1] & ~REG_FLAG;
-	struct rec_actx *a = rec_uring_ring_of(c, t, t->raw[0], ((uint32_t)t->raw[1] & REG_FLAG) != 0);
+	uint32_t op = (uint32_t)t->raw[1] & ~IOT_URING_REG_USE_RING;
+	struct rec_actx *a = rec_uring_ring_of(c, t, t->raw[0],
+					       ((uint32_t)t->raw[1] & IOT_URING_REG_USE_RING) != 0);
 	struct iot_aio *r;
 	uint32_t i;
 

@@ -36,16 +36,12 @@
 #include <unistd.h>
 
 #include "rpl.h"
+#include "uring_abi.h"
 
 /* setup flags replayed as recorded */
 #define KEEP_FLAGS (IORING_SETUP_IOPOLL | IORING_SETUP_CQSIZE | IORING_SETUP_CLAMP | \
 		    IORING_SETUP_SUBMIT_ALL | IORING_SETUP_COOP_TASKRUN | \
 		    IORING_SETUP_SINGLE_ISSUER | IORING_SETUP_SQE128 | IORING_SETUP_CQE32)
-
-#define REG_FLAG (1U << 31)	/* IORING_REGISTER_USE_REGISTERED_RING */
-#ifndef IORING_ENTER_REGISTERED_RING
-#define IORING_ENTER_REGISTERED_RING (1U << 4)
-#endif
 
 #define LINK_FLAGS (IOSQE_IO_DRAIN | IOSQE_IO_LINK | IOSQE_IO_HARDLINK | IOSQE_ASYNC)
 
@@ -178,7 +174,7 @@ static int64_t unregister(struct rpl_ctx *c, struct rpl_op *op, struct rpl_actx 
 	uint32_t i;
 
 	pthread_mutex_lock(&x->lock);
-	if (((uint32_t)op->ev.args[1] & ~REG_FLAG) == IORING_UNREGISTER_FILES) {
+	if (((uint32_t)op->ev.args[1] & ~IOT_URING_REG_USE_RING) == IORING_UNREGISTER_FILES) {
 		r = RPL_TIMED(c, io_uring_unregister_files(x->ring));
 	} else {
 		r = RPL_TIMED(c, io_uring_unregister_buffers(x->ring));
@@ -198,8 +194,9 @@ static int64_t unregister(struct rpl_ctx *c, struct rpl_op *op, struct rpl_actx 
 
 static int64_t h_register(struct rpl_ctx *c, struct rpl_op *op)
 {
-	uint32_t opc = (uint32_t)op->ev.args[1] & ~REG_FLAG;
-	struct rpl_actx *x = ring_named(c, op->ev.args[0], ((uint32_t)op->ev.args[1] & REG_FLAG) != 0);
+	uint32_t opc = (uint32_t)op->ev.args[1] & ~IOT_URING_REG_USE_RING;
+	struct rpl_actx *x = ring_named(c, op->ev.args[0],
+					((uint32_t)op->ev.args[1] & IOT_URING_REG_USE_RING) != 0);
 	const struct rpl_aio *g = first_aio(c, op, IOT_AIO_REGISTER);
 	struct iovec *iov = NULL;
 	int *fds = NULL;
