@@ -219,10 +219,18 @@ static void table_made(struct rpl_proc *pr)
 static void own_table(struct rpl_ctx *c)
 {
 	struct rpl_thread *t = c->t;
-	int own;
+	uint32_t n_maps = 0;
+	int *maps = NULL;
+	int own, err = 0;
 
+	/* the parent's mappings are copied with its table: one that another
+	 * of its threads maps meanwhile is the parent's alone, as in a fork */
+	pthread_mutex_lock(&c->p->aio_lock);
 	c->pr->tab = rpl_fdtab_fork(t->fork_from, &own);
-	if (!c->pr->tab) {
+	if (c->pr->tab && t->fork_from)
+		err = rpl_mpages_fork(c->p, c->pr, !own);
+	pthread_mutex_unlock(&c->p->aio_lock);
+	if (!c->pr->tab || err) {
 		/* Its parent is waiting and its ops need a table: nothing
 		 * sensible is left to do. */
 		iot_err(c->p->o->cmd, "out of memory for the descriptor table of replayed "
@@ -231,8 +239,11 @@ static void own_table(struct rpl_ctx *c)
 	}
 	table_made(c->pr);
 	c->pr->own_kernel_table = own;
-	if (own)
-		rpl_fdtab_close_others(c->pr->tab, c->p->root_fd, c->p->start_fd);
+	/* a mapping's copy of its descriptor stays: if there is no room to
+	 * list them, nothing is closed (a leak, not a lost mapping) */
+	if (own && rpl_mpages_fds(c->pr, &maps, &n_maps) == 0)
+		rpl_fdtab_close_others(c->pr->tab, c->p->root_fd, c->p->start_fd, maps, n_maps);
+	free(maps);
 	atomic_store(&t->forked, 1);
 	futex(&t->forked, FUTEX_WAKE, INT_MAX, NULL);
 }
@@ -434,6 +445,13 @@ int rpl_thread_start(struct rpl_plan *p, uint32_t ti)
 			goto out;
 		if (pr->tab && !(ptab && pr->share_files))
 			table_made(pr);
+		if (pr->tab && ptab) {
+			pthread_mutex_lock(&p->aio_lock);
+			err = rpl_mpages_fork(p, pr, 1);
+			pthread_mutex_unlock(&p->aio_lock);
+			if (err)
+				goto out;
+		}
 	}
 	t->scratch = aligned_alloc(4096, RPL_SCRATCH);
 	err = -ENOMEM;

@@ -199,9 +199,10 @@ static int cmp_int(const void *a, const void *b)
 	return (x > y) - (x < y);
 }
 
-void rpl_fdtab_close_others(struct rpl_fdtab *t, int keep, int keep2)
+void rpl_fdtab_close_others(struct rpl_fdtab *t, int keep, int keep2, const int *more,
+			    uint32_t n_more)
 {
-	int *k = malloc((t->n + 3) * sizeof(*k));
+	int *k = malloc((t->n + 3 + (size_t)n_more) * sizeof(*k));
 	unsigned int from = 3;
 	uint32_t i, n = 0;
 
@@ -216,6 +217,9 @@ void rpl_fdtab_close_others(struct rpl_fdtab *t, int keep, int keep2)
 		k[n++] = keep;
 	if (keep2 > 2)
 		k[n++] = keep2;
+	for (i = 0; i < n_more; i++)
+		if (more[i] > 2)
+			k[n++] = more[i];
 	qsort(k, n, sizeof(*k), cmp_int);
 	for (i = 0; i < n; i++) {
 		if ((unsigned int)k[i] > from)

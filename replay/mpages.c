@@ -79,6 +79,54 @@ out:
 	return rpl_skip(op, RPL_SKIP_MMAP);
 }
 
+int rpl_mpages_fork(struct rpl_plan *p, struct rpl_proc *pr, int dup)
+{
+	const struct rpl_maps *pm;
+	struct rpl_maps *m;
+	uint32_t i;
+	int err = 0;
+
+	if (pr->parent < 0 || pr->maps || !(pm = p->procs[pr->parent].maps) || !pm->n)
+		goto out;
+	/* a fork copies every mapping, and the mapping holds its file, not
+	 * its name: the child's pages go to the file its parent mapped even
+	 * when that file has no name left (unlinked, or opened and unlinked
+	 * before the mmap) */
+	err = -ENOMEM;
+	if (!(m = calloc(1, sizeof(*m))) || !(m->v = malloc(pm->n * sizeof(*m->v)))) {
+		free(m);
+		goto out;
+	}
+	m->cap = pm->n;
+	for (i = 0; i < pm->n; i++) {
+		m->v[m->n] = pm->v[i];
+		if (dup && (m->v[m->n].fd = fcntl(pm->v[i].fd, F_DUPFD_CLOEXEC, 0)) < 0)
+			continue;	/* its pages go by name, or are counted */
+		m->n++;
+	}
+	pr->maps = m;
+	err = 0;
+out:
+	return err;
+}
+
+int rpl_mpages_fds(const struct rpl_proc *pr, int **v, uint32_t *n)
+{
+	const struct rpl_maps *m = pr->maps;
+	uint32_t i;
+
+	*v = NULL;
+	*n = 0;
+	if (!m || !m->n)
+		return 0;
+	if (!(*v = malloc(m->n * sizeof(**v))))
+		return -ENOMEM;
+	for (i = 0; i < m->n; i++)
+		(*v)[i] = m->v[i].fd;
+	*n = m->n;
+	return 0;
+}
+
 /* The copy of the descriptor mapped at @addr, or -1 */
 static int map_fd(struct rpl_ctx *c, uint64_t addr)
 {

@@ -73,9 +73,10 @@ struct rpl_fdtab *rpl_fdtab_copy(struct rpl_fdtab *t);
  * now; if not, live entries were dup'ed as rpl_fdtab_copy() does. */
 struct rpl_fdtab *rpl_fdtab_fork(struct rpl_fdtab *parent, int *own);
 /* In a thread whose kernel table is its own: close every descriptor but
- * @t's live ones, 0-2, @keep and @keep2 (what the copy brought from
- * others). */
-void rpl_fdtab_close_others(struct rpl_fdtab *t, int keep, int keep2);
+ * @t's live ones, 0-2, @keep, @keep2 and the @n_more of @more (what the
+ * copy brought from others). */
+void rpl_fdtab_close_others(struct rpl_fdtab *t, int keep, int keep2, const int *more,
+			    uint32_t n_more);
 /* Install @e at recorded fd @fd, closing what was there. */
 int rpl_fdtab_set(struct rpl_fdtab *t, long fd, const struct rpl_fd *e);
 /* Copy the entry of @fd into *@e. @return : 0 or -EBADF. */
@@ -609,6 +610,14 @@ int rpl_mpages_profile(struct rpl_plan *p, struct iot_writer *w, const struct rp
  *  name may be gone by then), a munmap drops those it unmaps.  The call
  *  itself is not made: @return : RPL_SKIPPED (RPL_SKIP_MMAP). */
 int64_t rpl_mpages_mmap(struct rpl_ctx *c, struct rpl_op *op);
+/*! rpl_mpages_fork() : @pr, forked without CLONE_VM, gets a copy of its
+ *  parent's file mappings: with @dup, of their descriptors (F_DUPFD); else
+ *  the same numbers, which the child's own kernel table holds since it
+ *  was copied.  The caller holds plan.aio_lock.  @return : 0 or -ENOMEM */
+int rpl_mpages_fork(struct rpl_plan *p, struct rpl_proc *pr, int dup);
+/*! rpl_mpages_fds() : the descriptors @pr's mappings hold, into *@v
+ *  (malloc'd; NULL if none) and *@n.  @return : 0 or -ENOMEM */
+int rpl_mpages_fds(const struct rpl_proc *pr, int **v, uint32_t *n);
 void rpl_mpages_free(struct rpl_plan *p);
 
 /* A context (libaio) or ring (io_uring) of a replayed process. */

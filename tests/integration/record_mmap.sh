@@ -15,6 +15,10 @@
 # 2b. a child writes 32 pages of a shared mapping it inherited over
 #    fork and msyncs: the trace holds them (alike without the fast
 #    path), and a replay writes them;
+# 2c. a file mapped, unlinked, then forked (tests/progs/map_unlinked.c):
+#    the pages the parent and the child touched are in the trace, and a
+#    replay (with a descriptor table per replayed process, and with one
+#    for all) replays every record and its profile holds both;
 # 3. sqlite3 with PRAGMA mmap_size and WAL, and a local git clone
 #    (--no-hardlinks): their pages are recorded (MapPages records) and a
 #    replay of each ends with 0 mismatches and every record replayed.
@@ -135,6 +139,36 @@ if [ -r /proc/kpageflags ]; then
 		fail "fork: the replay did not write the child's 32 pages: $(grep mapped fork.replay)"
 fi
 echo "a child's pages of a mapping it inherited are recorded and replayed"
+
+# 2c. a mapping whose file's name is gone: mapped, unlinked, then forked;
+# the child and the parent each read 8 pages and write 8 (map_unlinked.c)
+for mode in fast ptrace; do
+	"$IOTAPE" record -q $([ $mode = ptrace ] && echo --no-fastpath) -o ul.$mode.iotape -- \
+		"$PROGS/map_unlinked" "$d/ul" 2>ul.$mode.err || fail "unlinked ($mode): $(cat ul.$mode.err)"
+	[ ! -e "$d/ul" ] || fail "unlinked ($mode): the program left its file"
+	"$IOTAPE" dump ul.$mode.iotape | grep "   mmap pages \"$d/ul\" at msync: " >ul.$mode.pages
+	[ "$(awk '{ print $1 }' ul.$mode.pages | sort -u | wc -l)" = 2 ] ||
+		fail "unlinked ($mode): not one record for each of the two processes: $(cat ul.$mode.pages)"
+	sed 's/.* read \([0-9]*\) .*/\1/' ul.$mode.pages | while read -r n; do
+		[ "$n" -ge 16 ] || fail "unlinked ($mode): a record of $n pages read, not >= 16: $(cat ul.$mode.pages)"
+	done || exit 1
+	if [ -r /proc/kpageflags ]; then
+		[ "$(grep -c 'written 8 (1 runs)' ul.$mode.pages)" = 2 ] ||
+			fail "unlinked ($mode): not 8 pages written by each: $(cat ul.$mode.pages)"
+	fi
+done
+# both ways the replayer gives a replayed process its descriptors
+for files in own shared; do
+	rm -rf uroot && mkdir uroot
+	IOTAPE_REPLAY_FILES=$files "$IOTAPE" replay ul.fast.iotape --root uroot -o ul.$files.prof \
+		>ul.$files.replay 2>&1 || fail "unlinked ($files): replay: $(cat ul.$files.replay)"
+	grep -q "mapped pages .* (\([0-9]*\) of \1 records; 0 not replayed" ul.$files.replay ||
+		fail "unlinked ($files): not every record of pages replayed: $(grep mapped ul.$files.replay)"
+	[ "$("$IOTAPE" dump ul.$files.prof | grep -c "   mmap pages \"$d/ul\" at msync: ")" = 2 ] ||
+		fail "unlinked ($files): the profile has not the pages of both processes: $("$IOTAPE" dump ul.$files.prof | grep 'mmap pages')"
+	[ ! -e "uroot$d/ul" ] || fail "unlinked ($files): the replay left the file"
+done
+echo "pages of a mapping whose file was unlinked are recorded and replayed, in the child too"
 
 # 3. programs that read through mappings
 cat >s.sql <<'SQL'
