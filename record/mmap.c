@@ -18,6 +18,15 @@
  * still there at exec (the image is gone before the recorder can look);
  * pages written back by the kernel before the mapping went (they are
  * clean by then).  The record summary counts mappings left untaken.
+ *
+ * A mapping is tied to its file by the descriptor it was made from: the
+ * path that descriptor's open named, kept with the mapping from the mmap
+ * on (and copied into a forked child), so an unlink after the open or
+ * after the mmap changes nothing; the replay keeps a copy of its own
+ * descriptor likewise (replay/mpages.c).  A descriptor the trace did not
+ * see opened (a memfd, one inherited from before the recording whose
+ * file was since unlinked) ties the mapping to no file: it is counted,
+ * not recorded under a name no file has.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -87,6 +96,17 @@ void rec_fmap_clear_call(struct rec_task *t)
 	t->n_mp = 0;
 }
 
+/* @p (@len bytes) is what /proc/PID/fd said of a descriptor open before
+ * the recording whose file was unlinked: no name of a file the trace or
+ * the replay knows (a file really named so is taken for one too) */
+static int name_gone(const char *p, uint32_t len)
+{
+	static const char del[] = " (deleted)";
+
+	return len >= sizeof(del) - 1 && memcmp(p + len - (sizeof(del) - 1), del,
+						  sizeof(del) - 1) == 0;
+}
+
 int rec_fmap_add(struct rec_ctx *c, struct rec_task *t, uint64_t addr, uint64_t len,
 		 uint32_t prot, uint32_t flags, int fd, uint64_t off)
 {
@@ -96,8 +116,19 @@ int rec_fmap_add(struct rec_ctx *c, struct rec_task *t, uint64_t addr, uint64_t 
 	uint32_t plen = 0;
 	uint64_t pages = (len + PAGE - 1) / PAGE;
 
-	if ((flags & (MAP_ANONYMOUS | MAP_DENYWRITE)) || (prot & PROT_EXEC) || fd < 0 ||
-	    !(p = rec_fd_path(t, fd, &plen)) || p[0] != '/' || rec_path_skipped(p))
+	if ((flags & (MAP_ANONYMOUS | MAP_DENYWRITE)) || (prot & PROT_EXEC) || fd < 0)
+		return 0;
+	/* the file is the one the descriptor's open named: an unlink since
+	 * changes nothing.  A descriptor the trace did not see opened has
+	 * no such name: counted, not given one (below) */
+	p = rec_fd_path(t, fd, &plen);
+	if (!p || name_gone(p, plen)) {
+		c->st.fmap_untied++;
+		return 0;
+	}
+	/* sockets and anonymous inodes are no files; /proc, /sys and /dev
+	 * are not replayed */
+	if (p[0] != '/' || rec_path_skipped(p))
 		return 0;
 	if (pages > MAX_PAGES)
 		pages = MAX_PAGES;

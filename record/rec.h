@@ -154,6 +154,7 @@ struct rec_stats {
 	uint64_t uring_unknown;			/* enters on rings whose memory is unknown */
 	uint64_t file_maps;			/* file mappings followed (mmap.c) */
 	uint64_t fmap_untaken;			/* ... whose pages could not be read */
+	uint64_t fmap_untied;			/* file mappings tied to no file (mmap.c) */
 	uint64_t mp_read, mp_written;		/* their pages read and written */
 	uint64_t bpf_events;		/* of events, logged by the BPF programs */
 	uint64_t bpf_lost;		/* of dropped, records the programs could not write */

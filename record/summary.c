@@ -106,6 +106,11 @@ static void aio_summary(const struct rec_ctx *c)
 		iot_msg(IOT_MSG_INFO, CMD, "%llu file mappings whose pages could not be read "
 			"(/proc/PID/pagemap unreadable): their page I/O is not in the trace",
 			(unsigned long long)st->fmap_untaken);
+	if (st->fmap_untied)
+		iot_msg(IOT_MSG_INFO, CMD, "%llu file mappings of descriptors the trace has "
+			"no file for (a memfd, or a file opened before the recording and since "
+			"unlinked): their page I/O is not in the trace",
+			(unsigned long long)st->fmap_untied);
 	if (!st->aio_submit && !st->aio_complete && !st->uring_sqpoll && !st->uring_unknown)
 		return;
 	iot_msg(IOT_MSG_INFO, CMD, "async I/O: %llu requests (%s to read, %s to write), "

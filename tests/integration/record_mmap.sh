@@ -19,6 +19,9 @@
 #    the pages the parent and the child touched are in the trace, and a
 #    replay (with a descriptor table per replayed process, and with one
 #    for all) replays every record and its profile holds both;
+# 2d. a memfd and a descriptor inherited from before the recording whose
+#    file is unlinked: the summary counts both mappings as tied to no
+#    file, and no pages go into the trace under a name no file has;
 # 3. sqlite3 with PRAGMA mmap_size and WAL, and a local git clone
 #    (--no-hardlinks): their pages are recorded (MapPages records) and a
 #    replay of each ends with 0 mismatches and every record replayed.
@@ -169,6 +172,29 @@ for files in own shared; do
 	[ ! -e "uroot$d/ul" ] || fail "unlinked ($files): the replay left the file"
 done
 echo "pages of a mapping whose file was unlinked are recorded and replayed, in the child too"
+# 2d. a descriptor the trace never saw opened, its file unlinked before
+# the recording, and a memfd: no file to tie their pages to; counted
+head -c 64K /dev/zero >pre
+cat >untied.py <<'PY'
+import mmap, os
+fd = os.memfd_create("shm")
+os.ftruncate(fd, 65536)
+m = mmap.mmap(fd, 65536)
+m[0] = 1
+m.close()
+m = mmap.mmap(3, 65536)
+s = m[0]
+m.close()
+PY
+exec 3<>pre
+rm pre
+"$IOTAPE" record -o untied.iotape -- "$PY" untied.py 2>untied.err || fail "untied: record: $(cat untied.err)"
+exec 3>&-
+grep -q "record: 2 file mappings of descriptors the trace has no file for" untied.err ||
+	fail "untied: the summary does not count the 2 mappings tied to no file: $(cat untied.err)"
+! "$IOTAPE" dump untied.iotape | grep "mmap pages .*deleted" ||
+	fail "untied: pages recorded under a name no file has"
+echo "mappings tied to no file are counted"
 
 # 3. programs that read through mappings
 cat >s.sql <<'SQL'
