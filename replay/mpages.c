@@ -127,6 +127,23 @@ int rpl_mpages_fds(const struct rpl_proc *pr, int **v, uint32_t *n)
 	return 0;
 }
 
+void rpl_mpages_exec(struct rpl_ctx *c)
+{
+	struct rpl_maps *m;
+	uint32_t i;
+
+	/* the image goes with its mappings (their pages were replayed at
+	 * the execve, before this): a mapping the new image makes at the
+	 * same address is another file's */
+	pthread_mutex_lock(&c->p->aio_lock);
+	m = c->pr->maps;
+	for (i = 0; m && i < m->n; i++)
+		close(m->v[i].fd);
+	if (m)
+		m->n = 0;
+	pthread_mutex_unlock(&c->p->aio_lock);
+}
+
 /* The copy of the descriptor mapped at @addr, or -1 */
 static int map_fd(struct rpl_ctx *c, uint64_t addr)
 {

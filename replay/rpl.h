@@ -618,6 +618,9 @@ int rpl_mpages_fork(struct rpl_plan *p, struct rpl_proc *pr, int dup);
 /*! rpl_mpages_fds() : the descriptors @pr's mappings hold, into *@v
  *  (malloc'd; NULL if none) and *@n.  @return : 0 or -ENOMEM */
 int rpl_mpages_fds(const struct rpl_proc *pr, int **v, uint32_t *n);
+/*! rpl_mpages_exec() : a successful execve of @c's process: its file
+ *  mappings are gone, and their copies of descriptors closed. */
+void rpl_mpages_exec(struct rpl_ctx *c);
 void rpl_mpages_free(struct rpl_plan *p);
 
 /* A context (libaio) or ring (io_uring) of a replayed process. */
