@@ -12,10 +12,12 @@
  * not be what the recorded path names any more.
  *
  * A parent reached through directories only (no symlink on the way) is
- * changed by none of the removals of files: unlink cannot remove a
- * directory.  Such an entry ("plain") goes by a second generation, which
- * only what may remove or move a directory bumps (rmdir, rename, an
- * io_uring batch).  A program that creates and deletes files in a few
+ * changed by none of the removals of files (unlink cannot remove a
+ * directory), by no rename of a file or symlink over no directory (the
+ * plan tells which from the recorded calls: moves.c), by no symlink made
+ * (a new name, where no directory was).  Such an entry ("plain") goes by
+ * a second generation, which only what may remove or move a directory
+ * bumps (rmdir, any other rename, an io_uring batch).  A program that creates and deletes files in a few
  * directories (a mail spool) otherwise opened the parent again, from the
  * root, after each unlink: 68,000 lookups of the whole path and as many
  * closes in a replay of 338,000 calls, 1.9x the recorded time of its
@@ -80,7 +82,7 @@ void rpl_ns_changed(struct rpl_plan *p)
 	atomic_fetch_add(&p->dir_gen, 1);
 }
 
-void rpl_ns_unlinked(struct rpl_plan *p)
+void rpl_ns_nodir(struct rpl_plan *p)
 {
 	atomic_fetch_add(&p->ns_gen, 1);
 }

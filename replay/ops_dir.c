@@ -11,6 +11,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <stdio.h>
+#include <string.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
 #include <unistd.h>
@@ -81,25 +82,62 @@ static int64_t h_unlink(struct rpl_ctx *c, struct rpl_op *op)
 	if (r == 0 && (flags & AT_REMOVEDIR))
 		rpl_ns_changed(c->p);
 	else if (r == 0)
-		rpl_ns_unlinked(c->p);	/* not a directory: dcache.c */
+		rpl_ns_nodir(c->p);	/* not a directory: dcache.c */
 	rpl_name_done(&n);
 	return r;
 }
 
+/* Do @x and @y name their last components in the same parent (the same
+ * bytes before it)? */
+static int same_parent(const char *x, const char *y)
+{
+	size_t i = strlen(x), j = strlen(y);
+
+	while (i > 1 && x[i - 1] == '/')
+		i--;
+	while (j > 1 && y[j - 1] == '/')
+		j--;
+	while (i > 0 && x[i - 1] != '/')
+		i--;
+	while (j > 0 && y[j - 1] != '/')
+		j--;
+	return i > 0 && i == j && memcmp(x, y, i) == 0;
+}
+
+/*
+ * A file renamed within its directory (written aside, then put in
+ * place) names one parent twice: the second name uses the first's
+ * descriptor, as the program did, instead of a lookup from the root and
+ * a close per rename.  Only where the recorded call named both from the
+ * same directory descriptor (or none): the first may be a descriptor of
+ * the program's, which need not be what the path says any more.
+ */
 static int64_t h_rename(struct rpl_ctx *c, struct rpl_op *op)
 {
 	unsigned int flags = op->ev.nr == SYS_renameat2 ? (unsigned)op->ev.args[4] : 0;
+	int same_fd = op->ev.nr == SYS_rename || op->ev.args[0] == op->ev.args[2];
 	struct rpl_name a, b;
 	int64_t r;
 
 	OPEN_NAME(c, op, op->ev.path, &a);
-	r = name_of(c, op, op->ev.path2, &b, 0);
+	if (same_fd && op->ev.path2 && !rpl_path_skip(c->p->o, op->ev.path2) &&
+	    same_parent(op->ev.path, op->ev.path2)) {
+		b.dirfd = a.dirfd;
+		b.owned = 0;
+		r = rpl_split_name(op->ev.path2, strlen(op->ev.path2), &b);
+		r = r < 0 ? r : 0;
+	} else {
+		r = name_of(c, op, op->ev.path2, &b, 0);
+	}
 	if (r) {
 		rpl_name_done(&a);
 		return r > 0 ? RPL_SKIPPED : r;
 	}
 	r = ret_of(renameat2(a.dirfd, a.name, b.dirfd, b.name, flags));
-	if (r == 0)
+	/* a file or symlink moved over no directory (moves.c): dcache.c */
+	if (r == 0 && (op->rflags & RPL_OPF_NODIR))
+		rpl_ns_nodir(c->p);
+	else if (r == 0)
 		rpl_ns_changed(c->p);
 	rpl_name_done(&a);
 	rpl_name_done(&b);
@@ -156,7 +194,7 @@ static int64_t h_symlink(struct rpl_ctx *c, struct rpl_op *op)
 	OPEN_NAME(c, op, op->ev.path, &n);
 	r = ret_of(symlinkat(op->ev.path2, n.dirfd, n.name));
 	if (r == 0)
-		rpl_ns_changed(c->p);
+		rpl_ns_nodir(c->p);	/* a new name: no directory moved */
 	rpl_name_done(&n);
 	return r;
 }

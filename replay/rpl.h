@@ -191,6 +191,7 @@ int rpl_path_has_dots(const char *s, uint32_t n);
 #define RPL_OPF_PROBE	 0x02	/* a capability probe that differed */
 #define RPL_OPF_VIOLATION 0x04
 #define RPL_OPF_ORDER_ENTER 0x08 /* plan: resource order from its entry (plan.c) */
+#define RPL_OPF_NODIR	 0x10	/* a rename known to move no directory (moves.c) */
 
 /* Resources an op can be ordered on: path, its parent, path2, its
  * parent, two open files, and in a table threads share the descriptor
@@ -728,9 +729,14 @@ void rpl_name_done(struct rpl_name *n);
 void rpl_dcache_offer(struct rpl_ctx *c, const char *path, int fd, uint32_t gen);
 /* A name was removed, renamed or made a symlink: cached parents are stale. */
 void rpl_ns_changed(struct rpl_plan *p);
-/* A name that was not a directory was removed (unlink): stale only are
- * the cached parents whose path went through a symlink. */
-void rpl_ns_unlinked(struct rpl_plan *p);
+/* A name that was no directory was removed (unlink), renamed over no
+ * directory, or made a symlink: stale only are the cached parents whose
+ * path went through a symlink. */
+void rpl_ns_nodir(struct rpl_plan *p);
+/*! rpl_plan_moves() : mark RPL_OPF_NODIR the renames the recorded calls
+ *  and path states show to move no directory, over none (moves.c).
+ *  @return : 0 or -ENOMEM. */
+int rpl_plan_moves(struct rpl_plan *p);
 
 /*! rpl_stop_sig : the signal (SIGINT, SIGTERM, SIGHUP) that asked the
  *  replay to stop, RPL_STOP_FAULT if a target fault did (fault.c), or 0.

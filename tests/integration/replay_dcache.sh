@@ -5,7 +5,10 @@
 # after each unlink; a directory reached through a symlink is looked up
 # again once that symlink was unlinked and another made in its place (by
 # a hard link, which changes no generation itself), so the files after it
-# land where the new symlink points, as natively.
+# land where the new symlink points, as natively.  Files written aside
+# and renamed into place in one directory keep it cached too (moves.c);
+# a directory renamed away and another put in its place, or exchanged
+# with a file, is followed to what the name is now.
 set -u
 . "$(dirname "$0")/lib.sh"
 "$IOTAPE" record --help >/dev/null 2>&1 || skip "recorder not built"
@@ -39,8 +42,39 @@ open("via/a", "w").close()
 os.unlink("via")
 os.link("via2", "via", follow_symlinks=False)
 open("via/b", "w").close()
+os.mkdir("work")
+for i in range(n):
+    if i % 2:
+        fd = os.open("work/.tmp%d" % (i % 3), os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o644)
+        os.write(fd, b"y" * 100)
+        os.close(fd)
+    else:
+        with open("work/.tmp%d" % (i % 3), "w") as f:
+            f.write("y" * 100)
+    os.rename("work/.tmp%d" % (i % 3), "work/f%d" % (i % 5))
+    os.stat("work/f%d" % (i % 5))
+os.mkdir("d1")
+open("d1/x", "w").close()
+os.mkdir("d2")
+os.rename("d1", "old")
+os.rename("d2", "d1")
+open("d1/y", "w").close()
+import ctypes
+libc = ctypes.CDLL(None, use_errno=True)
+os.mkdir("e1")
+open("e1/p", "w").close()
+open("ef", "w").close()
+if libc.renameat2(-100, b"ef", -100, b"e1", 2) != 0:	# RENAME_EXCHANGE
+    sys.exit("renameat2: %s" % os.strerror(ctypes.get_errno()))
+try:
+    open("e1/z", "w").close()
+    sys.exit("e1/z made in a file")
+except NotADirectoryError:
+    pass
+open("ef/q", "w").close()
 ' "$N") || fail "recording failed"
 [ -e "$A/other/b" ] && [ ! -e "$A/real/b" ] || fail "the workload itself did not do what it should"
+[ -e "$A/d1/y" ] && [ -e "$A/old/x" ] && [ -e "$A/ef/q" ] || fail "the workload itself did not rename as it should"
 
 root=$T/root
 mkdir "$root"
@@ -56,4 +90,14 @@ opens=$(grep -cE '"([^"]*/)?spool/*", \{flags=[A-Z_|]*O_PATH' "$T/strace.log")
 [ -e "$root$A/other/b" ] || fail "via/b is not where the new symlink points ($root$A/other/b)"
 [ ! -e "$root$A/real/b" ] || fail "via/b was made through the removed symlink ($root$A/real/b)"
 [ -e "$root$A/real/a" ] || fail "via/a is missing ($root$A/real/a)"
-echo "ok: the spool directory looked up $opens time(s) for $N unlinks; a replaced symlink followed anew"
+# the work directory: once or a few times, not once or twice per rename
+wopens=$(grep -cE '"([^"]*/)?work/*", \{flags=[A-Z_|]*O_PATH' "$T/strace.log")
+[ "$wopens" -ge 1 ] || fail "no lookup of the work directory in the strace log"
+[ "$wopens" -le 5 ] || fail "the work directory was looked up $wopens times for $N renames of files in it"
+[ -e "$root$A/work/f0" ] && [ ! -e "$root$A/work/.tmp0" ] || fail "the renames in work/ did not replay"
+[ -e "$root$A/d1/y" ] && [ ! -e "$root$A/old/y" ] || fail "d1/y is not in the directory renamed to d1 ($root$A/d1/y)"
+[ -e "$root$A/old/x" ] || fail "d1/x did not move with its directory ($root$A/old/x)"
+[ -d "$root$A/ef" ] && [ -e "$root$A/ef/q" ] && [ -f "$root$A/e1" ] ||
+	fail "the exchange of a file with a directory was not followed ($root$A/ef/q)"
+echo "ok: the spool directory looked up $opens time(s) for $N unlinks, the work directory" \
+	"$wopens time(s) for $N renames; a replaced symlink, a replaced and an exchanged directory followed anew"
