@@ -129,7 +129,16 @@ static int stopped(const struct rpl_op *op)
  * calls iotape does not record: brk, mprotect, anonymous mmap), which is
  * its own time.  Less what tracing added to that time: the kernel's work
  * for each stop (measured by the recorder's calibration) and the fast
- * path's own work before each in-process call (pre_ns).
+ * path's own work before each in-process call (pre_ns).  And less the
+ * recorded calls' own system time, which the replay's calls spend again:
+ * system time goes to the calls first, up to their recorded durations
+ * less the stops' cost (a call cannot have used more), and only the rest
+ * to the gaps.  Counted twice, it was spun as think time: fio's libaio
+ * thread (64 MiB in 4 KiB O_DIRECT writes, 32,768 io_submit and
+ * io_getevents, 21 ms of user and 337 ms of system time, most of it
+ * io_submit's in-call submission) got 5.5 us of think time per gap where
+ * fio thinks under 1 us, and its replay took 1.5x fio's time; with the
+ * budget of its user time, 0.8 us.
  */
 static int64_t exact_stop_cpu(const struct rpl_plan *p)
 {
@@ -147,44 +156,89 @@ static int64_t exact_stop_cpu(const struct rpl_plan *p)
 struct cpu_use {
 	double sum;		/* its think times */
 	double pre;		/* the fast path's own work before its calls */
+	double in_calls;	/* its recorded calls' durations (in_call()) */
 	uint32_t calls;		/* its stopped calls */
 };
 
-/* The CPU time of the EXIT records, in microseconds (71 minutes fit),
- * per thread (@by_tid) and per process (@by_pid). */
-static int exit_cpu(const struct rpl_plan *p, int exact, struct rpl_map *by_tid,
-		    struct rpl_map *by_pid)
+/* How long @op's call lasted, less the stops around it (which a stopped
+ * call's timestamps, taken by the tracer, hold: gap_cost_ns, the cost of
+ * a gap between two stops, stands for it); 0 if unknown. */
+static int64_t in_call(const struct rpl_plan *p, const struct rpl_op *op)
+{
+	int64_t d = op->ev.t_exit - op->ev.t_enter;
+
+	if (op->ev.flags & IOT_EV_NOEXIT_TS)
+		return 0;
+	if (stopped(op))
+		d -= p->gap_cost_ns;
+	return d > 0 ? d : 0;
+}
+
+/* The CPU time of a process or thread (its EXIT record), in microseconds
+ * (71 minutes fit): user and system time apart. */
+struct cpu_maps {
+	struct rpl_map user, sys;
+};
+
+static uint32_t us_of(int64_t ns)
+{
+	return ns <= 0 ? 0 : (uint32_t)(ns / 1000 > UINT32_MAX ? UINT32_MAX : ns / 1000);
+}
+
+/* Add @us to @key's value in @m. */
+static int add_us(struct rpl_map *m, uint64_t key, uint32_t us)
+{
+	uint32_t v = 0;
+
+	rpl_map_get(m, key, &v);
+	return rpl_map_put(m, key, v + (us > UINT32_MAX - v ? UINT32_MAX - v : us));
+}
+
+/* The CPU time of the EXIT records per thread (@by_tid) and per process
+ * (@by_pid); system time only where it is @exact. */
+static int exit_cpu(const struct rpl_plan *p, int exact, struct cpu_maps *by_tid,
+		    struct cpu_maps *by_pid)
 {
 	size_t i;
 
 	for (i = 0; i < p->n_precs; i++) {
 		const struct iot_process *pr = &p->precs[i];
-		int64_t cpu;
-		uint32_t v = 0, us;
+		uint32_t ut, st;
 
 		if (pr->kind != IOT_PROC_EXIT || pr->utime_ns < 0)
 			continue;
-		cpu = pr->utime_ns + (exact && pr->stime_ns > 0 ? pr->stime_ns : 0);
-		us = (uint32_t)(cpu / 1000 > UINT32_MAX ? UINT32_MAX : cpu / 1000);
-		rpl_map_get(by_pid, RPL_IK(pr->pid), &v);
-		if (rpl_map_put(by_pid, RPL_IK(pr->pid), v + (us > UINT32_MAX - v ? UINT32_MAX - v : us)) < 0 ||
-		    (pr->tid > 0 && rpl_map_put(by_tid, RPL_IK(pr->tid), us) < 0))
+		ut = us_of(pr->utime_ns);
+		st = exact ? us_of(pr->stime_ns) : 0;
+		if (add_us(&by_pid->user, RPL_IK(pr->pid), ut) < 0 ||
+		    add_us(&by_pid->sys, RPL_IK(pr->pid), st) < 0 ||
+		    (pr->tid > 0 && (rpl_map_put(&by_tid->user, RPL_IK(pr->tid), ut) < 0 ||
+				     rpl_map_put(&by_tid->sys, RPL_IK(pr->tid), st) < 0)))
 			return -ENOMEM;
 	}
 	return 0;
 }
 
-/* The budget of @u, which used @us microseconds of CPU. */
-static double budget_of(const struct cpu_use *u, uint32_t us, double per_call, int exact)
+/* The budget of @u, which used @ut microseconds of user time and @st of
+ * system time (0 unless exact). */
+static double budget_of(const struct cpu_use *u, uint32_t ut, uint32_t st, double per_call,
+			int exact)
 {
-	double budget = (double)us * 1000.0 - per_call * u->calls;
+	double us = (double)ut + (double)st, kern, budget;
 
-	if (exact)
-		budget -= u->pre;
-	if (budget < (double)us * 250.0)
-		budget = (double)us * 250.0;
-	if (!exact)
-		budget += RPL_TICK_NS / 2;
+	if (!exact) {
+		budget = us * 1000.0 - per_call * u->calls;
+		if (budget < us * 250.0)
+			budget = us * 250.0;
+		return budget + RPL_TICK_NS / 2;
+	}
+	/* system time goes to the recorded calls first, up to their
+	 * durations: the replay's own calls spend it again */
+	kern = (double)st * 1000.0 - per_call * u->calls;
+	if (kern > 0)
+		kern = kern > u->in_calls ? kern - u->in_calls : 0;
+	budget = (double)ut * 1000.0 + kern - u->pre;
+	if (budget < (double)ut * 250.0)
+		budget = (double)ut * 250.0;
 	return budget;
 }
 
@@ -206,7 +260,7 @@ static int cpu_budget(struct rpl_plan *p)
 	double *scale = calloc(p->n_threads + 1, sizeof(*scale));
 	int64_t stop_cpu = exact_stop_cpu(p);
 	double per_call = stop_cpu >= 0 ? (double)stop_cpu : (double)p->stop_cost_ns / 20.0;
-	struct rpl_map by_tid = { 0 }, by_pid = { 0 };
+	struct cpu_maps by_tid = { 0 }, by_pid = { 0 };
 	size_t i;
 	int err = -ENOMEM;
 
@@ -219,6 +273,7 @@ static int cpu_budget(struct rpl_plan *p)
 
 		for (k = 0; k < 2; k++) {
 			u[k]->sum += (double)op->think_ns;
+			u[k]->in_calls += (double)in_call(p, op);
 			/* a BPF event's pre_ns is time the recorder's stop held
 			 * it asleep, not CPU time of the thread's */
 			if (stopped(op))
@@ -231,16 +286,19 @@ static int cpu_budget(struct rpl_plan *p)
 	for (i = 0; i < p->n_threads; i++) {
 		const struct rpl_thread *t = &p->threads[i];
 		const struct cpu_use *u = &th[i];
-		uint32_t us;
+		uint32_t ut, st = 0;
 		double budget;
 
 		scale[i] = 1.0;
-		if (!rpl_map_get(&by_tid, RPL_IK(t->tid), &us)) {
+		if (rpl_map_get(&by_tid.user, RPL_IK(t->tid), &ut)) {
+			rpl_map_get(&by_tid.sys, RPL_IK(t->tid), &st);
+		} else {
 			u = &pc[t->proc];
-			if (!rpl_map_get(&by_pid, RPL_IK(p->procs[t->proc].pid), &us))
+			if (!rpl_map_get(&by_pid.user, RPL_IK(p->procs[t->proc].pid), &ut))
 				continue;	/* no EXIT record: nothing to go by */
+			rpl_map_get(&by_pid.sys, RPL_IK(p->procs[t->proc].pid), &st);
 		}
-		budget = budget_of(u, us, per_call, stop_cpu >= 0);
+		budget = budget_of(u, ut, st, per_call, stop_cpu >= 0);
 		if (u->sum > budget)
 			scale[i] = budget / u->sum;
 	}
@@ -250,8 +308,10 @@ static int cpu_budget(struct rpl_plan *p)
 						       scale[p->ops[i].thread]);
 	err = 0;
 out:
-	rpl_map_free(&by_pid);
-	rpl_map_free(&by_tid);
+	rpl_map_free(&by_pid.user);
+	rpl_map_free(&by_pid.sys);
+	rpl_map_free(&by_tid.user);
+	rpl_map_free(&by_tid.sys);
 	free(scale);
 	free(pc);
 	free(th);

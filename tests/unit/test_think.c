@@ -297,6 +297,45 @@ static void test_budget_exact(void **state)
 	}
 }
 
+/* The recorded calls' own system time is not think time: the replay's
+ * calls spend it again.  System time goes to the calls first, up to
+ * their recorded durations less the stops (COST): utime 1 ms, stime
+ * 5 ms, 100 stopped calls at 2 us each for the stops and lasting 40 us
+ * besides: 5 - 0.2 - 4 ms of system time was spent between calls, the
+ * budget is 1.8 ms (5.8 ms when the calls' system time counted as think
+ * time); calls lasting 100 us leave none, the budget is the user time,
+ * 1 ms. */
+static void test_budget_calls_own_time(void **state)
+{
+	enum { N = 100 };
+	static const struct iot_kv kv = { "record.stop_cpu_ns", "2000" };
+	struct iot_header h = { .extra = &kv, .n_extra = 1 };
+	static const int64_t dur[2] = { 40000 + COST, 100000 }, want[2] = { 1800000, 1000000 };
+	int64_t gap[N], sum;
+	struct tplan tp;
+	size_t i;
+	int k;
+
+	(void)state;
+	for (k = 0; k < 2; k++) {
+		for (i = 0; i < N; i++)
+			gap[i] = 1000000 + COST;
+		tplan_init(&tp, N, gap, NULL);
+		for (i = 0; i < N; i++) {
+			tp.p.ops[i].ev.t_enter = (int64_t)i * 2000000;
+			tp.p.ops[i].ev.t_exit = tp.p.ops[i].ev.t_enter + dur[k];
+		}
+		tplan_utime(&tp, 1000000);
+		tp.exit_rec.stime_ns = 5000000;
+		tp.p.hdr = &h;
+		assert_int_equal(rpl_plan_think(&tp.p), 0);
+		for (sum = 0, i = 0; i < N; i++)
+			sum += tp.p.ops[i].think_ns;
+		assert_true(sum > want[k] - 10000 && sum <= want[k]);
+		tplan_free(&tp);
+	}
+}
+
 /* Each thread's think times fit its own CPU time when the trace has its
  * EXIT record: one process, thread 100 waits (ten 10 ms gaps, 10 ms of
  * CPU), thread 101 computes (ten 1 ms gaps, 10 ms of CPU).  The waiting
@@ -512,6 +551,7 @@ int main(void)
 		cmocka_unit_test(test_fast_floor_per_syscall),
 		cmocka_unit_test(test_budget_counts_stopped),
 		cmocka_unit_test(test_budget_exact),
+		cmocka_unit_test(test_budget_calls_own_time),
 		cmocka_unit_test(test_budget_per_thread),
 		cmocka_unit_test(test_raw),
 		cmocka_unit_test(test_pre_ns),
