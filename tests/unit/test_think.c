@@ -69,6 +69,23 @@ static void tplan_utime(struct tplan *tp, int64_t utime_ns)
 	tp->p.n_precs = 1;
 }
 
+/* Plan @tp's think times with an EXIT record of @utime_ns and @stime_ns
+ * and header @h (NULL: none): @return : their sum. */
+static int64_t tplan_think_sum(struct tplan *tp, int64_t utime_ns, int64_t stime_ns,
+			       const struct iot_header *h)
+{
+	int64_t sum = 0;
+	size_t i;
+
+	tplan_utime(tp, utime_ns);
+	tp->exit_rec.stime_ns = stime_ns;
+	tp->p.hdr = h;
+	assert_int_equal(rpl_plan_think(&tp->p), 0);
+	for (i = 0; i < tp->p.n_ops; i++)
+		sum += tp->p.ops[i].think_ns;
+	return sum;
+}
+
 static void tplan_free(struct tplan *tp)
 {
 	free(tp->p.ops);
@@ -285,12 +302,7 @@ static void test_budget_exact(void **state)
 		tplan_init(&tp, N, gap, fl);
 		for (i = 0; fast && i < N; i++)
 			tp.p.ops[i].ev.pre_ns = 1000;
-		tplan_utime(&tp, 1000000);
-		tp.exit_rec.stime_ns = 1000000;
-		tp.p.hdr = &h;
-		assert_int_equal(rpl_plan_think(&tp.p), 0);
-		for (sum = 0, i = 0; i < N; i++)
-			sum += tp.p.ops[i].think_ns;
+		sum = tplan_think_sum(&tp, 1000000, 1000000, &h);
 		want = fast ? 1900000 : 1800000;
 		assert_true(sum > want - 10000 && sum <= want);
 		tplan_free(&tp);
@@ -325,12 +337,7 @@ static void test_budget_calls_own_time(void **state)
 			tp.p.ops[i].ev.t_enter = (int64_t)i * 2000000;
 			tp.p.ops[i].ev.t_exit = tp.p.ops[i].ev.t_enter + dur[k];
 		}
-		tplan_utime(&tp, 1000000);
-		tp.exit_rec.stime_ns = 5000000;
-		tp.p.hdr = &h;
-		assert_int_equal(rpl_plan_think(&tp.p), 0);
-		for (sum = 0, i = 0; i < N; i++)
-			sum += tp.p.ops[i].think_ns;
+		sum = tplan_think_sum(&tp, 1000000, 5000000, &h);
 		assert_true(sum > want[k] - 10000 && sum <= want[k]);
 		tplan_free(&tp);
 	}
