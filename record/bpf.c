@@ -532,15 +532,6 @@ const char *rec_bpf_missing(void)
 	       "or clang were missing at build time; run tools/deps.sh check and rebuild)";
 }
 
-static void held_close(struct rec_bpf *b)
-{
-	if (b->held_link >= 0)
-		close(b->held_link);
-	if (b->held_pfd >= 0)
-		close(b->held_pfd);
-	b->held_link = b->held_pfd = -1;
-}
-
 int rec_bpf_setup(struct rec_ctx *c, const char **why)
 {
 	*why = rec_bpf_missing();
