@@ -190,7 +190,7 @@ int rpl_path_has_dots(const char *s, uint32_t n);
 #define RPL_OPF_MISMATCH 0x01
 #define RPL_OPF_PROBE	 0x02	/* a capability probe that differed */
 #define RPL_OPF_VIOLATION 0x04
-#define RPL_OPF_ORDER_ENTER 0x08 /* plan: resource order from its entry (plan.c) */
+#define RPL_OPF_ORDER_ENTER 0x08 /* plan: resource order from its entry (plan_fds.c) */
 #define RPL_OPF_NODIR	 0x10	/* a rename known to move no directory (moves.c) */
 
 /* Resources an op can be ordered on: path, its parent, path2, its
