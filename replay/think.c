@@ -269,11 +269,12 @@ static int cpu_budget(struct rpl_plan *p)
 	for (i = 0; i < p->n_ops; i++) {
 		const struct rpl_op *op = &p->ops[i];
 		struct cpu_use *u[2] = { &th[op->thread], &pc[p->threads[op->thread].proc] };
+		double in = (double)in_call(p, op);
 		int k;
 
 		for (k = 0; k < 2; k++) {
 			u[k]->sum += (double)op->think_ns;
-			u[k]->in_calls += (double)in_call(p, op);
+			u[k]->in_calls += in;
 			/* a BPF event's pre_ns is time the recorder's stop held
 			 * it asleep, not CPU time of the thread's */
 			if (stopped(op))
