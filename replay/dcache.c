@@ -230,12 +230,7 @@ int rpl_parent_at(struct rpl_ctx *c, const char *path, struct rpl_name *n)
 
 	if (!d)
 		return rpl_parent(c->p->root_fd, path, n);
-	end = len;
-	while (end > 0 && path[end - 1] == '/')
-		end--;
-	start = end;
-	while (start > 0 && path[start - 1] != '/')
-		start--;
+	start = rpl_last_name(path, len, &end);
 	plen = start > 1 ? start - 1 : start;	/* "/a/b" for "/a/b/c" */
 	if (end == start || end - start >= sizeof(n->name) || start == 0)
 		return rpl_parent(c->p->root_fd, path, n);

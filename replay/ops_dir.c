@@ -91,16 +91,8 @@ static int64_t h_unlink(struct rpl_ctx *c, struct rpl_op *op)
  * bytes before it)? */
 static int same_parent(const char *x, const char *y)
 {
-	size_t i = strlen(x), j = strlen(y);
+	size_t end, i = rpl_last_name(x, strlen(x), &end), j = rpl_last_name(y, strlen(y), &end);
 
-	while (i > 1 && x[i - 1] == '/')
-		i--;
-	while (j > 1 && y[j - 1] == '/')
-		j--;
-	while (i > 0 && x[i - 1] != '/')
-		i--;
-	while (j > 0 && y[j - 1] != '/')
-		j--;
 	return i > 0 && i == j && memcmp(x, y, i) == 0;
 }
 

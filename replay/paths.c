@@ -61,15 +61,23 @@ int rpl_resolve(int root_fd, const char *path, int flags, mode_t mode)
 	return openat2_in_root(root_fd, path, flags, mode);
 }
 
-long rpl_split_name(const char *path, size_t len, struct rpl_name *n)
+size_t rpl_last_name(const char *path, size_t len, size_t *end)
 {
-	size_t end = len, start;
+	size_t e = len, start;
 
-	while (end > 0 && path[end - 1] == '/')
-		end--;
-	start = end;
+	while (e > 0 && path[e - 1] == '/')
+		e--;
+	start = e;
 	while (start > 0 && path[start - 1] != '/')
 		start--;
+	*end = e;
+	return start;
+}
+
+long rpl_split_name(const char *path, size_t len, struct rpl_name *n)
+{
+	size_t end, start = rpl_last_name(path, len, &end);
+
 	if (end == start)		/* the root itself */
 		return -EINVAL;
 	if (end - start >= sizeof(n->name))

@@ -34,12 +34,8 @@ static uint64_t key_path(const char *s, size_t n)
 
 static uint64_t key_parent(const char *s)
 {
-	size_t n = strlen(s);
+	size_t end, n = rpl_last_name(s, strlen(s), &end);
 
-	while (n > 1 && s[n - 1] == '/')
-		n--;
-	while (n > 0 && s[n - 1] != '/')
-		n--;
 	return key_path(s, n ? n : 1);
 }
 

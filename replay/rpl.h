@@ -132,6 +132,11 @@ int rpl_parent(int root_fd, const char *path, struct rpl_name *n);
 /* As rpl_parent(); @*plain : whether no symlink was on the way. */
 int rpl_parent_plain(int root_fd, const char *path, struct rpl_name *n, int *plain);
 
+/*! rpl_last_name() : where the last component of @path (@len bytes,
+ *  trailing slashes dropped) starts; @*end : where it ends (start == end:
+ *  no component, the root or an empty path). */
+size_t rpl_last_name(const char *path, size_t len, size_t *end);
+
 /*! rpl_split_name() : copy the last component of @path (@len bytes,
  *  trailing slashes dropped) to @n->name.  @return : where it starts in
  *  @path, or -EINVAL (the root, ".", "..") or -ENAMETOOLONG. */
