@@ -158,9 +158,7 @@ int rpl_plan_moves(struct rpl_plan *p)
 		case SYS_openat:
 		case SYS_openat2:
 		case SYS_creat:
-			k = iot_syscall_arg(sc, IOT_ARG_OPEN_FLAGS);
-			if (k < 0)
-				k = iot_syscall_arg(sc, IOT_ARG_OPENHOW);
+			k = rpl_open_flags_arg(sc);
 			if (op->ev.nr == SYS_creat)
 				err = opened(p, &v, op, O_CREAT);
 			else if (k < 0 || (op->ev.args[k] & O_DIRECTORY))

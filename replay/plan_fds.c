@@ -32,6 +32,13 @@ static uint64_t key_path(const char *s, size_t n)
 	return key_norm(iot_hash(s, n, 1));
 }
 
+int rpl_open_flags_arg(const struct iot_syscall *sc)
+{
+	int i = iot_syscall_arg(sc, IOT_ARG_OPEN_FLAGS);
+
+	return i >= 0 ? i : iot_syscall_arg(sc, IOT_ARG_OPENHOW);
+}
+
 static uint64_t key_parent(const char *s)
 {
 	size_t end, n = rpl_last_name(s, strlen(s), &end);
@@ -155,9 +162,7 @@ static int changes_names(const struct iot_syscall *sc, const struct rpl_op *op)
 
 	if (!sc || !(sc->flags & IOT_SCF_NAMES))
 		return 0;
-	i = iot_syscall_arg(sc, IOT_ARG_OPEN_FLAGS);
-	if (i < 0)
-		i = iot_syscall_arg(sc, IOT_ARG_OPENHOW);
+	i = rpl_open_flags_arg(sc);
 	return i < 0 || (op->ev.args[i] & O_CREAT) != 0;
 }
 
@@ -178,9 +183,7 @@ static int only_looks(const struct iot_syscall *sc, const struct rpl_op *op)
 	if (!sc || !(sc->flags & IOT_SCF_RETFD) || !(sc->flags & IOT_SCF_NAMES))
 		return 0;
 	/* an open: one that neither creates nor truncates only looks */
-	i = iot_syscall_arg(sc, IOT_ARG_OPEN_FLAGS);
-	if (i < 0)
-		i = iot_syscall_arg(sc, IOT_ARG_OPENHOW);
+	i = rpl_open_flags_arg(sc);
 	return i >= 0 && !(op->ev.args[i] & (O_CREAT | O_TRUNC));
 }
 

@@ -738,6 +738,11 @@ void rpl_ns_changed(struct rpl_plan *p);
  * directory, or made a symlink: stale only are the cached parents whose
  * path went through a symlink. */
 void rpl_ns_nodir(struct rpl_plan *p);
+/*! rpl_open_flags_arg() : @return : the index of @sc's open flags (an
+ *  open's flags argument, or openat2's open_how, whose flags the trace
+ *  keeps there), or -1: not an open. */
+int rpl_open_flags_arg(const struct iot_syscall *sc);
+
 /*! rpl_plan_moves() : mark RPL_OPF_NODIR the renames the recorded calls
  *  and path states show to move no directory, over none (moves.c).
  *  @return : 0 or -ENOMEM. */
