@@ -15,6 +15,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/syscall.h>
+#include <sys/wait.h>
 
 #include "engine.h"
 #include "plan.h"
@@ -122,6 +123,45 @@ out:
 	return err;
 }
 
+/*
+ * A thread that polls for a child's end (wait4 with WNOHANG, which
+ * returns 0 while the child runs, then a sleep, again and again) makes as
+ * many rounds as the child ran long when recorded, and the child ran
+ * slower under the recorder: fio's main process, 10 ms sleeps between
+ * such wait4s, slept 85 times (0.84 s) while its job did 16 MiB of
+ * O_DIRECT io_uring writes under ptrace, which take 0.07 s natively, and
+ * the replay slept all 85 after the replayed job had ended (whole run
+ * 1.0 s, native 0.5 s).  So the sleeps of a thread (@t, its last op
+ * reaping process @pi) from the child's spawn (or its previous reap) to
+ * that reap, where it polled for the child at least once in between,
+ * were spent waiting for the child: they are marked with it (wait_proc),
+ * and a replay that reaches one once the child has ended does not sleep
+ * it (ops_wait.c).
+ */
+static void poll_sleeps(struct rpl_plan *p, const struct rpl_thread *t, uint32_t pi)
+{
+	int32_t pid = p->procs[pi].pid;
+	uint32_t k, from;
+	int polled = 0;
+
+	for (from = t->n_ops - 1; from > 0; from--) {
+		const struct rpl_op *op = &p->ops[t->ops[from - 1]];
+
+		if ((op->child >= 0 && p->threads[op->child].proc == pi) ||
+		    (op->ev.nr == SYS_wait4 && op->ev.ret > 0))
+			break;
+		if (op->ev.nr == SYS_wait4 && op->ev.ret == 0 && (op->ev.args[2] & WNOHANG) &&
+		    (op->ev.args[0] <= 0 || op->ev.args[0] == pid))
+			polled = 1;
+	}
+	for (k = from; polled && k + 1 < t->n_ops; k++) {
+		struct rpl_op *op = &p->ops[t->ops[k]];
+
+		if (rpl_wait_sleep_ns(&op->ev) >= 0)
+			op->wait_proc = (int32_t)pi;
+	}
+}
+
 int rpl_plan_threads(struct rpl_plan *p, struct rpl_deps *deps)
 {
 	uint64_t keys[RPL_MAXRES];
@@ -215,8 +255,10 @@ int rpl_plan_threads(struct rpl_plan *p, struct rpl_deps *deps)
 			uint32_t pi;
 
 			if (rpl_map_get(&pl.pid2proc, RPL_IK(op->ev.ret), &pi) &&
-			    pi != t->proc)
+			    pi != t->proc) {
 				op->wait_proc = (int32_t)pi;
+				poll_sleeps(p, t, pi);
+			}
 		}
 	}
 	err = rpl_deps_finish(p, deps);

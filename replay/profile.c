@@ -157,6 +157,8 @@ void rpl_tally(struct rpl_plan *p, struct rpl_result *res)
 	res->waits_slept = atomic_load(&p->waits_slept);
 	res->waits_left = atomic_load(&p->waits_left);
 	res->waits_ns = (int64_t)atomic_load(&p->waits_ns);
+	res->waits_polled = atomic_load(&p->waits_polled);
+	res->waits_polled_ns = (int64_t)atomic_load(&p->waits_polled_ns);
 	res->forks_only = p->forks_only;
 	res->start_fails = atomic_load(&p->start_fails);
 	res->pipe_gaveup = atomic_load(&p->pipe_gaveup);

@@ -350,6 +350,11 @@ void rpl_print_summary(FILE *f, const struct rpl_opts *o, const struct rpl_resul
 			"to the ordering\n", (unsigned long long)r->waits_slept,
 			iot_fmt_ns(a, sizeof(a), (double)r->waits_ns),
 			(unsigned long long)r->waits_left);
+	if (r->waits_polled)
+		fprintf(f, "  polls        %llu sleeps between wait4 WNOHANG polls for a child "
+			"not slept: the child had ended here (%s recorded)\n",
+			(unsigned long long)r->waits_polled,
+			iot_fmt_ns(a, sizeof(a), (double)r->waits_polled_ns));
 	if (r->starts || r->forks_only)
 		fprintf(f, "  processes    %llu execs replayed as native process starts (%s), "
 			"%llu forks without exec not replayed\n",

@@ -133,6 +133,10 @@ struct rpl_result {
 	 * returned for an event were left to the ordering */
 	uint64_t waits_slept, waits_left;
 	int64_t waits_ns;
+	/* ... and those that timed out polling for a child's end (a wait4
+	 * WNOHANG found it running after them), not slept: it had ended */
+	uint64_t waits_polled;
+	int64_t waits_polled_ns;
 	uint64_t starts;		/* execs replayed as process starts (spawn.c) */
 	int64_t starts_ns;		/* ... their time */
 	uint64_t forks_only;		/* processes that made no exec: their fork is not replayed */

@@ -240,7 +240,8 @@ struct rpl_op {
 	uint32_t pos;			/* position in its thread's ops */
 	uint32_t dep_off;		/* deps in plan.deps[dep_off ...] */
 	int32_t child;			/* thread started by this clone, or -1 */
-	int32_t wait_proc;		/* process reaped by this wait4, or -1 */
+	int32_t wait_proc;		/* process reaped by this wait4, or polled
+					 * for by this sleep (plan_threads.c), or -1 */
 	uint32_t aio_off;
 	uint32_t mp_off;
 	uint16_t n_aio;			/* its async requests: plan.aio[aio_off ...] */
@@ -382,6 +383,8 @@ struct rpl_plan {
 	_Atomic uint64_t waits_slept;	/* waits that timed out, slept (ops_wait.c) */
 	_Atomic uint64_t waits_ns;	/* ... their time in all */
 	_Atomic uint64_t waits_left;	/* waits that returned for an event: not slept */
+	_Atomic uint64_t waits_polled;	/* ... timed out polling for a child that */
+	_Atomic uint64_t waits_polled_ns; /* had ended here: not slept (ops_wait.c) */
 	uint64_t forks_only;		/* processes that made no exec (think.c) */
 	int start_fd;			/* spawn.c: the program a process start runs */
 	_Atomic uint64_t start_fails;	/* process starts that failed */

@@ -6,11 +6,17 @@
 # time, cut it).  The sleep is a floor of the replay's length, not a
 # timing threshold of this machine.  The fast path and --no-fastpath
 # record the same waits.
+# A parent that polls for its child's end (tests/progs/wait_child: wait4
+# WNOHANG, a 20 ms sleep, again) made as many rounds as its child ran
+# when recorded (0.5 s: it waits for input fed late); the replay's child
+# ends at once, and the parent's sleeps after that are not slept, where
+# the replayer used to sleep every round.
 set -u
 . "$SRCDIR/tests/integration/lib.sh"
 need_iotape_cmd record
 need_iotape_cmd replay
 [ -x "$PROGS/wait_poll" ] || fail "$PROGS/wait_poll is not built (make tests)"
+[ -x "$PROGS/wait_child" ] || fail "$PROGS/wait_child is not built (make tests)"
 T=$(mktemp -d /var/tmp/iotape-test.XXXXXX)
 trap 'rm -rf "$T"' EXIT
 
@@ -58,4 +64,20 @@ for c in "250000000 sh -c 'sleep 0.3; true'" "190000000 $PROGS/wait_poll"; do
 	"$IOTAPE" report "$T/$i.fast.iotape" | grep -Eq '^ *wait ' ||
 		fail "$cmd: report has no wait class: $("$IOTAPE" report "$T/$i.fast.iotape")"
 done
+
+# the poll for a child's end: its rounds after the child ended here are
+# not slept, and the summary says how many
+(sleep 0.5; echo go) | "$IOTAPE" record -q -o "$T/poll.iotape" -- "$PROGS/wait_child" ||
+	fail "wait_child: record failed"
+rounds=$(waits "$T/poll.iotape" | grep -c 'clock_nanosleep(.*= 0$')
+[ "$rounds" -ge 5 ] || fail "wait_child: $rounds sleeps recorded, not a poll: $(waits "$T/poll.iotape")"
+rm -rf "$T/root" && mkdir "$T/root"
+"$IOTAPE" replay "$T/poll.iotape" --root "$T/root" >"$T/poll.out" 2>&1 ||
+	fail "wait_child: replay failed: $(cat "$T/poll.out")"
+cut=$(sed -n 's/^  polls *\([0-9]*\) sleeps between wait4 WNOHANG polls.*/\1/p' "$T/poll.out")
+slept=$(sed -n 's/^  waits *\([0-9]*\) sleeps.*/\1/p' "$T/poll.out")
+[ -n "$cut" ] && [ "$cut" -ge 1 ] ||
+	fail "wait_child: every round of the poll slept, after the child had ended: $(cat "$T/poll.out")"
+[ $((cut + ${slept:-0})) -eq "$rounds" ] ||
+	fail "wait_child: $rounds sleeps recorded, $cut not slept and ${slept:-0} slept: $(cat "$T/poll.out")"
 echo ok
