@@ -16,9 +16,15 @@
  *   signal: EINTR) is not slept as a fixed duration: what it waited for
  *   is another op the plan orders it after, or outside the trace.
  *
+ * - a sleep of a poll for a child's end (a wait4 WNOHANG of the same
+ *   thread found the child running, before the wait4 that reaped it:
+ *   plan_threads.c) is not slept once the replay's child has ended: the
+ *   recording made as many rounds as its child ran, slowed by the
+ *   recorder.
+ *
  * --timing afap sleeps none, --timing scale scales them as think times.
- * The summary says how many slept, for how long in all, and how many were
- * left to the ordering.  Their durations are op times, not gaps, so
+ * The summary says how many slept, for how long in all, how many were
+ * left to the ordering and how many polls for an ended child were cut.  Their durations are op times, not gaps, so
  * think.c's budget never counts them.
  */
 #include <errno.h>
