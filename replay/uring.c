@@ -41,7 +41,8 @@
 /* setup flags replayed as recorded */
 #define KEEP_FLAGS (IORING_SETUP_IOPOLL | IORING_SETUP_CQSIZE | IORING_SETUP_CLAMP | \
 		    IORING_SETUP_SUBMIT_ALL | IORING_SETUP_COOP_TASKRUN | \
-		    IORING_SETUP_SINGLE_ISSUER | IORING_SETUP_SQE128 | IORING_SETUP_CQE32)
+		    IORING_SETUP_TASKRUN_FLAG | IORING_SETUP_SINGLE_ISSUER | \
+		    IORING_SETUP_DEFER_TASKRUN | IORING_SETUP_SQE128 | IORING_SETUP_CQE32)
 
 #define LINK_FLAGS (IOSQE_IO_DRAIN | IOSQE_IO_LINK | IOSQE_IO_HARDLINK | IOSQE_ASYNC)
 
@@ -432,13 +433,21 @@ static int prep(struct rpl_ctx *c, struct rpl_actx *x, uint32_t k, struct batch 
 	return 0;
 }
 
-/* Every completion there is (@op: the call reaping them). */
+/*
+ * Every completion there is in the completion ring (@op: the call reaping
+ * them), read from the ring in memory, as a program reaps: never a call.
+ * liburing's io_uring_peek_cqe() enters the kernel when the ring asks for
+ * its deferred work to be run (IORING_SETUP_TASKRUN_FLAG, kept from the
+ * recording), which would put a call where the program made none.
+ */
 static void reap(struct rpl_ctx *c, struct rpl_op *op, struct rpl_actx *x)
 {
+	struct io_uring *ring = x->ring;
 	struct io_uring_cqe *cqe;
 	int64_t now = iot_now_ns();
+	unsigned head, seen = 0;
 
-	while (io_uring_peek_cqe(x->ring, &cqe) == 0) {
+	io_uring_for_each_cqe(ring, head, cqe) {
 		uint64_t k = io_uring_cqe_get_data64(cqe);
 
 		if (x->inflight)
@@ -460,8 +469,9 @@ static void reap(struct rpl_ctx *c, struct rpl_op *op, struct rpl_actx *x)
 					close(cqe->res);
 			}
 		}
-		io_uring_cqe_seen(x->ring, cqe);
+		seen++;
 	}
+	io_uring_cq_advance(ring, seen);
 }
 
 void rpl_uring_await(struct rpl_ctx *c, struct rpl_op *op, struct rpl_actx *x,
@@ -544,12 +554,18 @@ static int64_t h_enter(struct rpl_ctx *c, struct rpl_op *op)
 		}
 		queued++;
 	}
+	/* one io_uring_enter, with IORING_ENTER_GETEVENTS where the
+	 * recorded one had it: a ring set up with DEFER_TASKRUN posts its
+	 * completions only then */
 	if (op->ev.args[3] & IORING_ENTER_GETEVENTS) {
 		wait = (uint32_t)op->ev.args[2];
 		if (wait > x->inflight + queued)
 			wait = x->inflight + queued;
 	}
-	r = RPL_TIMED(c, io_uring_submit_and_wait(x->ring, wait));
+	if ((op->ev.args[3] & IORING_ENTER_GETEVENTS) && !wait)
+		r = RPL_TIMED(c, io_uring_submit_and_get_events(x->ring));
+	else
+		r = RPL_TIMED(c, io_uring_submit_and_wait(x->ring, wait));
 	if (r > 0)
 		x->inflight += (uint32_t)r;
 	reap(c, op, x);
