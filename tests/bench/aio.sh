@@ -10,7 +10,10 @@
 # Every mode's run i comes before any mode's run i+1, and medians are
 # taken, so a slow spell of the (shared) machine falls on all columns.
 # Env: IOTAPE, BUILD (from tests/bench/run.sh); BENCH_DIR (default
-# /var/tmp/iotape-bench), REPS (5 for 1, 3 for 2), FS ("ext4 xfs btrfs").
+# /var/tmp/iotape-bench), REPS (5 for 1, 3 for 2), FS ("ext4 xfs btrfs");
+# IOTAPE_BASE: another build's iotape, whose replays of the same trace
+# alternate with IOTAPE's in 2 (its errors in two more columns: before
+# and after a change, side by side).
 set -u
 IOTAPE=${IOTAPE:-$PWD/${BUILD:-build}/iotape}
 PROGS=$(dirname "$IOTAPE")/tests/progs
@@ -122,6 +125,14 @@ for fs in $FS; do
 				echo "replay $(elapsed_of "$W/p.iotape")" >>"$W/t"
 				echo "rio $(io_of "$W/p.iotape")" >>"$W/t"
 				rm -rf "$MNT/root"
+				[ -n "${IOTAPE_BASE:-}" ] || continue
+				mkdir -p "$MNT/root"
+				sync
+				"$IOTAPE_BASE" replay "$W/fio.iotape" --root "$MNT/root" -o "$W/p.iotape" \
+					>/dev/null 2>&1
+				echo "breplay $(elapsed_of "$W/p.iotape")" >>"$W/t"
+				echo "brio $(io_of "$W/p.iotape")" >>"$W/t"
+				rm -rf "$MNT/root"
 			done
 			n=$(awk '$1 == "native" { print $2 }' "$W/t" | med)
 			r=$(awk '$1 == "replay" { print $2 }' "$W/t" | med)
@@ -131,11 +142,18 @@ for fs in $FS; do
 			sr=$(awk '$1 == "replay" { print $2 }' "$W/t" | spread)
 			sni=$(awk '$1 == "nio" { print $2 }' "$W/t" | spread)
 			sri=$(awk '$1 == "rio" { print $2 }' "$W/t" | spread)
+			base=""
+			if [ -n "${IOTAPE_BASE:-}" ]; then
+				br=$(awk '$1 == "breplay" { print $2 }' "$W/t" | med)
+				bri=$(awk '$1 == "brio" { print $2 }' "$W/t" | med)
+				base=$(echo "$n $br $ni $bri" | awk '{ printf "base: whole %+.1f%%, I/O %+.1f%%",
+					($2 / $1 - 1) * 100, ($4 / $3 - 1) * 100 }')
+			fi
 			a=$(sed -n 's/^  async I\/O *\([0-9]* of [0-9]*\) requests replayed.*/\1/p' "$W/rep.out")
-			echo "$fs $engine $depth $n $r $ni $ri $sn $sr $sni $sri" | awk -v a="$a" '{
-				printf "  %-6s %-9s %5d %6.3fs+-%3d%% %6.3fs+-%3d%% %+7.1f%% %6.3fs+-%3d%% %6.3fs+-%3d%% %+7.1f%%  %s\n",
+			echo "$fs $engine $depth $n $r $ni $ri $sn $sr $sni $sri" | awk -v a="$a" -v b="$base" '{
+				printf "  %-6s %-9s %5d %6.3fs+-%3d%% %6.3fs+-%3d%% %+7.1f%% %6.3fs+-%3d%% %6.3fs+-%3d%% %+7.1f%%  %s  %s\n",
 				$1, $2, $3, $4 / 1e9, $8, $5 / 1e9, $9, ($5 / $4 - 1) * 100,
-				$6 / 1e9, $10, $7 / 1e9, $11, ($7 / $6 - 1) * 100, a }'
+				$6 / 1e9, $10, $7 / 1e9, $11, ($7 / $6 - 1) * 100, a, b }'
 		done
 	done
 	umount "$MNT"
