@@ -15,6 +15,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <linux/close_range.h>
+#include <sys/mman.h>
 #include <sys/socket.h>
 #include <sys/syscall.h>
 #include <unistd.h>
@@ -243,6 +244,32 @@ static int64_t h_pipe(struct rpl_ctx *c, struct rpl_op *op)
 	return 0;
 }
 
+/* A file with no name (memfd_create): made again, as anonymous, under
+ * the recorded number; it is in no filesystem, the replay's as the
+ * program's was, so its reads and writes are replayed on it and reach no
+ * file under the root, nor outside it. */
+static int64_t h_memfd(struct rpl_ctx *c, struct rpl_op *op)
+{
+	unsigned flags = (unsigned)op->ev.args[1];
+	struct rpl_fd e = { .state = RPL_FD_LIVE, .cloexec = (flags & MFD_CLOEXEC) != 0,
+			    .path = op->ev.path };
+	int64_t r;
+
+	if (op->ev.ret < 0)
+		return rpl_skip(op, RPL_SKIP_UNSUPPORTED);
+	if (op->ev.ret >= RPL_FD_MAX)
+		return rpl_skip(op, RPL_SKIP_BADARG);
+	r = RPL_CALL(c, memfd_create("iotape-replay", MFD_CLOEXEC | (flags & MFD_ALLOW_SEALING)));
+	if (r < 0)
+		return r;
+	e.live = (int)r;
+	if (rpl_fdtab_set(c->pr->tab, (long)op->ev.ret, &e) < 0) {
+		close(e.live);
+		return -ENOMEM;
+	}
+	return op->ev.ret;
+}
+
 void rpl_ops_file(rpl_handler *h)
 {
 	h[SYS_open] = h_open;
@@ -258,4 +285,5 @@ void rpl_ops_file(rpl_handler *h)
 	h[SYS_pipe] = h_pipe;
 	h[SYS_pipe2] = h_pipe;
 	h[SYS_socketpair] = h_pipe;
+	h[SYS_memfd_create] = h_memfd;
 }
