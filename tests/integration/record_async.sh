@@ -16,7 +16,8 @@
 #    (requests and bytes), and `iotape diff` of trace and profile counts
 #    them on both sides, and the replay never had more requests in
 #    flight than fio's iodepth allows; the merged profile of two clients
-#    counts both;
+#    counts both; an io_uring replay's ring has the recorded
+#    DEFER_TASKRUN and TASKRUN_FLAG (strace);
 # 5. a ring that polls its submissions (SQPOLL): the record summary and
 #    `iotape check` say how many requests the trace misses;
 # 6. tests/progs/uring_ops: one of each io_uring request decoded (mkdirat,
@@ -36,6 +37,7 @@ set -u
 need_ptrace
 need_cmd fio
 need_cmd python3
+need_cmd strace
 d=$(mktemp -d /tmp/iotape-async.XXXXXX)
 trap 'rm -rf "$d"' EXIT
 cd "$d"
@@ -147,6 +149,16 @@ grep -q "^  async write  *2048 .* 8.0 MiB$" c2.report ||
 	fail "--clients 2: the merged profile has no async write row of 2048 requests, 8.0 MiB: $(grep async c2.report)"
 if [ $uring = 1 ]; then
 	run uring-randwrite randwrite io_uring
+	# the replay's ring has the recorded flags that change when
+	# completions are posted (DEFER_TASKRUN 0x2000, TASKRUN_FLAG 0x200)
+	rec=$(sed -n 's/.*io_uring setup .* flags=\(0x[0-9a-f]*\).*/\1/p' uring-randwrite.fast.dump | head -1)
+	rm -rf root
+	mkdir root
+	strace -X raw -f -e trace=io_uring_setup -o setup.st "$IOTAPE" replay -q \
+		uring-randwrite.fast.iotape --root root --timing afap || fail "uring-randwrite: replay under strace"
+	got=$(sed -n 's/.*io_uring_setup([0-9]*, {flags=\(0x[0-9a-f]*\),.*/\1/p' setup.st | head -1)
+	[ -n "$rec" ] && [ -n "$got" ] && [ $((rec & 0x2200)) = $((got & 0x2200)) ] ||
+		fail "uring-randwrite: ring set up with flags ${rec:-?} when recorded, ${got:-?} by the replay"
 	run uring-read read io_uring
 	run uring-fixed-randwrite randwrite io_uring --fixedbufs --registerfiles
 	run uring-fixed-randread randread io_uring --fixedbufs --registerfiles
