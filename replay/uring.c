@@ -5,7 +5,10 @@
  * and each io_uring_enter submits the SQEs it consumed when recorded, in
  * one batch, waiting for as many completions as it asked to (never more
  * than are in flight here).  Completions are reaped from the ring after
- * every enter, as the program reaped them.
+ * every enter, read from its memory with no call, as a program reaps
+ * them; a ring keeps the recorded DEFER_TASKRUN and TASKRUN_FLAG (its
+ * completions are posted only when its thread enters asking for events),
+ * and an enter asks for events where the recorded one did.
  *
  * The queue is held at the ring's depth: no deeper than the most
  * requests the ring had in flight when recorded (submitted, completion
