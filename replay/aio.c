@@ -608,27 +608,15 @@ static int64_t h_io_cancel(struct rpl_ctx *c, struct rpl_op *op)
  * as the replay's pipes are: a read the replay reaches before the
  * completion that signals it fails with EAGAIN (a mismatch), never
  * hangs. */
+static int64_t make_eventfd(struct rpl_ctx *c, const struct rpl_op *op)
+{
+	return ret_of(eventfd((unsigned)op->ev.args[0],
+			      ((int)op->ev.args[1] & EFD_SEMAPHORE) | EFD_CLOEXEC | EFD_NONBLOCK));
+}
+
 static int64_t h_eventfd(struct rpl_ctx *c, struct rpl_op *op)
 {
-	int flags = (int)op->ev.args[1];
-	struct rpl_fd e = { .state = RPL_FD_LIVE, .cloexec = (flags & EFD_CLOEXEC) != 0,
-			    .path = op->ev.path };
-	int64_t r;
-
-	if (op->ev.ret < 0)
-		return rpl_skip(op, RPL_SKIP_UNSUPPORTED);
-	if (op->ev.ret >= RPL_FD_MAX)
-		return rpl_skip(op, RPL_SKIP_BADARG);
-	r = ret_of(eventfd((unsigned)op->ev.args[0],
-			   (flags & EFD_SEMAPHORE) | EFD_CLOEXEC | EFD_NONBLOCK));
-	if (r < 0)
-		return r;
-	e.live = (int)r;
-	if (rpl_fdtab_set(c->pr->tab, (long)op->ev.ret, &e) < 0) {
-		close(e.live);
-		return -ENOMEM;
-	}
-	return op->ev.ret;
+	return rpl_anon_fd(c, op, ((int)op->ev.args[1] & EFD_CLOEXEC) != 0, make_eventfd);
 }
 
 void rpl_ops_aio(rpl_handler *h)

@@ -1,12 +1,14 @@
 /*
  * ops_common.c - what the replay handlers share: marking an op skipped,
  * the live descriptor of a recorded one, the op's path within the
- * replay's confinement, and the bytes replayed writes carry.
+ * replay's confinement, the bytes replayed writes carry, and a
+ * descriptor of no file made again under its recorded number.
  */
 #include <pthread.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "rpl.h"
 
@@ -81,4 +83,25 @@ const char *rpl_op_path(struct rpl_ctx *c, struct rpl_op *op, const char *path)
 		return NULL;
 	}
 	return path;
+}
+
+int64_t rpl_anon_fd(struct rpl_ctx *c, struct rpl_op *op, int cloexec,
+		    int64_t (*make)(struct rpl_ctx *c, const struct rpl_op *op))
+{
+	struct rpl_fd e = { .state = RPL_FD_LIVE, .cloexec = cloexec != 0, .path = op->ev.path };
+	int64_t r;
+
+	if (op->ev.ret < 0)
+		return rpl_skip(op, RPL_SKIP_UNSUPPORTED);
+	if (op->ev.ret >= RPL_FD_MAX)
+		return rpl_skip(op, RPL_SKIP_BADARG);
+	r = make(c, op);
+	if (r < 0)
+		return r;
+	e.live = (int)r;
+	if (rpl_fdtab_set(c->pr->tab, (long)op->ev.ret, &e) < 0) {
+		close(e.live);
+		return -ENOMEM;
+	}
+	return op->ev.ret;
 }

@@ -248,26 +248,15 @@ static int64_t h_pipe(struct rpl_ctx *c, struct rpl_op *op)
  * the recorded number; it is in no filesystem, the replay's as the
  * program's was, so its reads and writes are replayed on it and reach no
  * file under the root, nor outside it. */
+static int64_t make_memfd(struct rpl_ctx *c, const struct rpl_op *op)
+{
+	return RPL_CALL(c, memfd_create("iotape-replay", MFD_CLOEXEC |
+					((unsigned)op->ev.args[1] & MFD_ALLOW_SEALING)));
+}
+
 static int64_t h_memfd(struct rpl_ctx *c, struct rpl_op *op)
 {
-	unsigned flags = (unsigned)op->ev.args[1];
-	struct rpl_fd e = { .state = RPL_FD_LIVE, .cloexec = (flags & MFD_CLOEXEC) != 0,
-			    .path = op->ev.path };
-	int64_t r;
-
-	if (op->ev.ret < 0)
-		return rpl_skip(op, RPL_SKIP_UNSUPPORTED);
-	if (op->ev.ret >= RPL_FD_MAX)
-		return rpl_skip(op, RPL_SKIP_BADARG);
-	r = RPL_CALL(c, memfd_create("iotape-replay", MFD_CLOEXEC | (flags & MFD_ALLOW_SEALING)));
-	if (r < 0)
-		return r;
-	e.live = (int)r;
-	if (rpl_fdtab_set(c->pr->tab, (long)op->ev.ret, &e) < 0) {
-		close(e.live);
-		return -ENOMEM;
-	}
-	return op->ev.ret;
+	return rpl_anon_fd(c, op, ((unsigned)op->ev.args[1] & MFD_CLOEXEC) != 0, make_memfd);
 }
 
 void rpl_ops_file(rpl_handler *h)

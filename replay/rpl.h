@@ -679,6 +679,11 @@ int rpl_live_fd_cloned(struct rpl_ctx *c, struct rpl_op *op, int64_t fd, int *cl
 const char *rpl_op_path(struct rpl_ctx *c, struct rpl_op *op, const char *path);
 /* Deterministic, incompressible bytes for writes (RPL_SCRATCH long). */
 const char *rpl_wbuf(void);
+/* A descriptor of no file (an eventfd, a memfd) made again by @make (a
+ * live descriptor, or -errno) under @op's recorded result; a failed or
+ * out-of-range one is skipped.  @return : as a handler's. */
+int64_t rpl_anon_fd(struct rpl_ctx *c, struct rpl_op *op, int cloexec,
+		    int64_t (*make)(struct rpl_ctx *c, const struct rpl_op *op));
 /*! rpl_starts_open() : make the program a process start runs (spawn.c)
  *  into p->start_fd (-errno if it cannot be made: the starts then fail,
  *  and are counted).  rpl_starts_close() : close it. */
