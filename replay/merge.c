@@ -317,6 +317,7 @@ void rpl_result_add(struct rpl_result *t, const struct rpl_result *r, int client
 	t->uring_skip_ops |= r->uring_skip_ops;
 	t->prep_dirs += r->prep_dirs;
 	t->prep_files += r->prep_files;
+	t->prep_kept += r->prep_kept;
 	t->prep_links += r->prep_links;
 	t->prep_symlinks += r->prep_symlinks;
 	t->prep_bytes += r->prep_bytes;

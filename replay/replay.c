@@ -325,6 +325,9 @@ void rpl_print_summary(FILE *f, const struct rpl_opts *o, const struct rpl_resul
 		       iot_fmt_bytes(a, sizeof(a), (double)r->prep_bytes),
 		       (unsigned long long)r->prep_symlinks, (unsigned long long)r->prep_links,
 		       iot_fmt_ns(b, sizeof(b), (double)r->prepare_ns));
+	if (!o->no_prepare && r->prep_kept)
+		fprintf(f, "  kept         %llu files and symlinks found as recorded (a setup's tree)\n",
+			(unsigned long long)r->prep_kept);
 	if (o->prepare_only)
 		return;
 	fprintf(f, "  elapsed      %s (timing %s%s), %llu threads in %llu processes\n",

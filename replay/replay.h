@@ -150,6 +150,7 @@ struct rpl_result {
 	int64_t unhidden_ns, unhidden_max_ns;
 	uint64_t df_used_bytes;
 	uint64_t prep_dirs, prep_files, prep_links, prep_symlinks, prep_bytes;
+	uint64_t prep_kept;		/* regular files found as recorded, kept (prepare.c) */
 	int damaged;			/* the trace was cut short: its complete part was used */
 	int open_err;			/* iot_reader_open()'s code if the trace did not open */
 	int interrupted;		/* the signal that stopped the replay, or 0 */
