@@ -406,6 +406,7 @@ static void *thread_main(void *arg)
 	thread_done(&c);
 	rpl_dcache_free(t->dcache);
 	t->dcache = NULL;
+	rpl_dirwalk_free(t);
 	atomic_fetch_sub(&p->active, 1);
 	atomic_fetch_sub(&p->threads_alive, 1);
 	wake_all(p);

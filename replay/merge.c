@@ -318,6 +318,8 @@ void rpl_result_add(struct rpl_result *t, const struct rpl_result *r, int client
 	t->prep_dirs += r->prep_dirs;
 	t->prep_files += r->prep_files;
 	t->prep_kept += r->prep_kept;
+	t->walk_opens += r->walk_opens;
+	t->walk_back += r->walk_back;
 	t->prep_links += r->prep_links;
 	t->prep_symlinks += r->prep_symlinks;
 	t->prep_bytes += r->prep_bytes;

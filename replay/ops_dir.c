@@ -25,12 +25,16 @@ static int64_t h_getdents(struct rpl_ctx *c, struct rpl_op *op)
 {
 	int fd = rpl_live_fd(c, op, op->ev.args[0]);
 	int64_t n = op->ev.args[2];
+	int64_t r;
 
 	if (fd < 0)
 		return RPL_SKIPPED;
 	if (n < 0 || n > RPL_SCRATCH)
 		n = RPL_SCRATCH;
-	return ret_of(syscall(SYS_getdents64, fd, c->scratch, (size_t)n));
+	r = ret_of(syscall(SYS_getdents64, fd, c->scratch, (size_t)n));
+	if (r > 0)
+		rpl_dirwalk_listed(c->t, op->ev.args[0], c->scratch, r);
+	return r;
 }
 
 /* Open the parent of @path for a name operation; skips set op->skip. */

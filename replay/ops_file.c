@@ -80,7 +80,12 @@ static int64_t h_open(struct rpl_ctx *c, struct rpl_op *op)
 
 static int64_t h_openat(struct rpl_ctx *c, struct rpl_op *op)
 {
-	return do_open(c, op, op->ev.path, (int)op->ev.args[2], (mode_t)op->ev.args[3]);
+	int64_t r = do_open(c, op, op->ev.path, (int)op->ev.args[2], (mode_t)op->ev.args[3]);
+
+	/* a walk opens the entries it listed relative to the directory */
+	if (r >= 0 && (int)op->ev.args[0] != AT_FDCWD)
+		rpl_dirwalk_opened(c->t, op->ev.args[0], op->ev.path);
+	return r;
 }
 
 static int64_t h_creat(struct rpl_ctx *c, struct rpl_op *op)

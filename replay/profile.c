@@ -147,6 +147,8 @@ void rpl_tally(struct rpl_plan *p, struct rpl_result *res)
 	free(late);
 	for (i = 0; i < p->n_threads; i++) {
 		res->unhidden_ns += p->threads[i].lag_ns;
+		res->walk_opens += p->threads[i].walk_opens;
+		res->walk_back += p->threads[i].walk_back;
 		if (p->threads[i].lag_ns > res->unhidden_max_ns)
 			res->unhidden_max_ns = p->threads[i].lag_ns;
 	}

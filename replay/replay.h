@@ -151,6 +151,9 @@ struct rpl_result {
 	uint64_t df_used_bytes;
 	uint64_t prep_dirs, prep_files, prep_links, prep_symlinks, prep_bytes;
 	uint64_t prep_kept;		/* regular files found as recorded, kept (prepare.c) */
+	/* files a walk opened under a directory listed here; those opened
+	 * after one this filesystem lists later (dirwalk.c) */
+	uint64_t walk_opens, walk_back;
 	int damaged;			/* the trace was cut short: its complete part was used */
 	int open_err;			/* iot_reader_open()'s code if the trace did not open */
 	int interrupted;		/* the signal that stopped the replay, or 0 */

@@ -132,6 +132,16 @@ int rpl_parent(int root_fd, const char *path, struct rpl_name *n);
 /* As rpl_parent(); @*plain : whether no symlink was on the way. */
 int rpl_parent_plain(int root_fd, const char *path, struct rpl_name *n, int *plain);
 
+/* ---- directory walks in the recorded order (dirwalk.c) ---- */
+struct rpl_dirwalk;
+struct rpl_thread;
+/* @len bytes of dirent64 records that a getdents of recorded descriptor
+ * @fd returned here */
+void rpl_dirwalk_listed(struct rpl_thread *t, int64_t fd, const char *buf, int64_t len);
+/* @path was opened relative to recorded descriptor @fd */
+void rpl_dirwalk_opened(struct rpl_thread *t, int64_t fd, const char *path);
+void rpl_dirwalk_free(struct rpl_thread *t);
+
 /*! rpl_last_name() : where the last component of @path (@len bytes,
  *  trailing slashes dropped) starts; @*end : where it ends (start == end:
  *  no component, the root or an empty path). */
@@ -304,6 +314,8 @@ struct rpl_thread {
 	} nolink[RPL_NOLINK];
 	uint32_t nolink_next;
 	struct rpl_dcache *dcache;	/* parent directories it opened */
+	struct rpl_dirwalk *dirwalk;	/* names of the directories it listed (dirwalk.c) */
+	uint64_t walk_opens, walk_back;	/* files opened under them; after one listed later */
 	int64_t start_ns, end_ns, utime_ns, stime_ns;
 	int64_t lag_ns;			/* its own work think time could not hide */
 	/* ops run (or given up at a stop): the first n_done of @ops.  A
