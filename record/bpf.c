@@ -79,7 +79,6 @@ static void fill_sysinfo(struct rec_bpf *b, int fast)
 			continue;
 		memset(&si, 0, sizeof(si));
 		si.rec = 1;
-		si.nargs = tab[i].nargs;
 		si.guard = (uint8_t)rec_guard_may_stop(tab[i].nr, fast);
 		for (a = 0; a < tab[i].nargs && a < 6; a++) {
 			switch (tab[i].arg[a]) {
@@ -94,6 +93,10 @@ static void fill_sysinfo(struct rec_bpf *b, int fast)
 				break;
 			default: si.kind[a] = BK_PLAIN; break;
 			}
+			/* the programs decode up to the last argument
+			 * that is not plain: none for read, write, close */
+			if (si.kind[a] != BK_PLAIN)
+				si.nargs = (uint8_t)(a + 1);
 		}
 		b->skel->rodata->sysinfo[k] = si;
 	}
@@ -356,11 +359,13 @@ void rec_bpf_free(struct rec_ctx *c)
 	if (b->guard_fd >= 0)
 		close(b->guard_fd);
 	iotape_bpf__destroy(b->skel);
-	for (i = 0; b->pending && i <= b->pid_max; i++) {
+	for (i = 0; b->pending && b->npend && i <= b->pid_max; i++) {
 		struct pend *pd = b->pending[i];
 
-		if (pd)
+		if (pd) {
 			free(pd->e);
+			b->npend--;
+		}
 		free(pd);
 	}
 	free(b->pending);

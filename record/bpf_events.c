@@ -201,6 +201,7 @@ static void pend_free(struct rec_ctx *c, pid_t tid)
 	free(pd->e);
 	free(pd);
 	c->bpf->pending[tid] = NULL;
+	c->bpf->npend--;
 }
 
 static void on_enter(struct rec_ctx *c, const struct be_enter *e, size_t size)
@@ -235,6 +236,7 @@ static void on_enter(struct rec_ctx *c, const struct be_enter *e, size_t size)
 	memcpy(pd->e, e, size);
 	pd->size = size;
 	c->bpf->pending[tid] = pd;
+	c->bpf->npend++;
 }
 
 /* the result @x of @t's call in flight */

@@ -31,6 +31,9 @@ struct rec_bpf {
 	struct iotape_bpf *skel;		/* bpftool's skeleton (build/gen/iotape.skel.h) */
 	struct ring_buffer *rb;
 	void **pending;			/* by tid: a struct pend */
+	size_t npend;			/* how many: none left, the end does not
+					 * read the pid_max entries (32 MiB at
+					 * pid_max 4194304) */
 	int pid_max;
 	uint64_t drops;			/* of the programs, counted so far */
 	char *cwd;			/* the program's first cwd, its state before it ran */

@@ -50,7 +50,7 @@ struct be_tstate {
  * ptrace path reads. */
 struct be_sysinfo {
 	__u8 rec;
-	__u8 nargs;
+	__u8 nargs;			/* to the last one not plain: the ones decoded */
 	__u8 kind[6];
 	__u8 guard;			/* bpf_guard.c's filter may stop it */
 };

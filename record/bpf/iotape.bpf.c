@@ -141,8 +141,22 @@ static __always_inline struct tstate *followed(struct task_struct *t)
 
 #define SCRATCH_BYTES (sizeof(struct be_enter) + 3 * BE_STR_MAX + BE_ARGV_MAX + NAME_MAX_)
 
+/* The decoding of a call's arguments at entry, one bpf_loop() step per
+ * argument: its state lives here, in map memory, not on the stack, so the
+ * verifier checks the step once (as the exe walk's below) instead of each
+ * argument's every kind on every path through the ones before it (an
+ * open-coded loop was 4,300 instructions and 5-10 ms of verification per
+ * recording). */
+struct argwork {
+	__u32 nr;
+	__u32 off;			/* in be_enter's data: where the next string goes */
+	__u32 fault;			/* bit j: string j unread */
+	__u32 pad;
+};
+
 struct scratch {
 	char b[SCRATCH_BYTES];
+	struct argwork w;
 };
 
 struct {
@@ -161,16 +175,34 @@ static __always_inline void count_drop(void)
 		*n += 1;
 }
 
-static __always_inline void *scratch_buf(void)
+static __always_inline struct scratch *scratch_all(void)
 {
 	__u32 k = 0;
 
 	return bpf_map_lookup_elem(&scratch, &k);
 }
 
+static __always_inline void *scratch_buf(void)
+{
+	return scratch_all();
+}
+
 /* Wake the recorder only once this much is waiting (0: at once); it
  * also drains on a short timer, and a task's end always wakes it. */
 const volatile __u64 wake_bytes = 0;
+
+/*
+ * x86_64's struct pt_regs up to ip: the user ABI's layout (asm/ptrace.h),
+ * fixed, so read without CO-RE relocations.  Each relocated type costs the
+ * load a search of the kernel's BTF for its name unless the kernel's
+ * cache of 31 names holds it, and "pt_regs" and "linux_binprm" share a
+ * slot there: every recording searched for both.  The verifier still
+ * checks each load against the kernel's own pt_regs.
+ */
+struct uregs {
+	unsigned long r15, r14, r13, r12, bp, bx, r11, r10, r9, r8;
+	unsigned long ax, cx, dx, si, di, orig_ax, ip;
+};
 
 /*
  * With the fast path (--backend mixed): the address after the syscall
@@ -186,7 +218,7 @@ const volatile __u64 stub_ip = 0;
 #define FP_FLUSH_FD_	(-4242)
 #define NR_CLOSE	3
 
-static __always_inline int fast_logged(struct task_struct *task, struct pt_regs *regs)
+static __always_inline int fast_logged(struct task_struct *task, const struct uregs *regs)
 {
 	return stub_ip && regs->ip == stub_ip && !task->vfork_done;
 }
@@ -268,7 +300,7 @@ int BPF_PROG(iotape_held, bool preempt, struct task_struct *prev, struct task_st
 	     unsigned int prev_state)
 {
 	struct tstate *fl;
-	struct pt_regs *u;
+	const struct uregs *u;
 	long nr;
 
 	/* asleep, not preempted nor switched out on its way back to user
@@ -278,7 +310,7 @@ int BPF_PROG(iotape_held, bool preempt, struct task_struct *prev, struct task_st
 	fl = followed(prev);
 	if (!fl || fl->busy || fl->t_held)
 		return 0;
-	u = (struct pt_regs *)bpf_task_pt_regs(prev);
+	u = (const struct uregs *)bpf_task_pt_regs(prev);
 	if (!u)
 		return 0;
 	nr = (long)u->orig_ax;
@@ -300,14 +332,75 @@ static __always_inline __u32 held_ns(__u64 t0, __s32 t0nr, __u32 nr, __u64 t)
 	return t - t0 < 0xffffffffULL ? (__u32)(t - t0) : 0xffffffffu;
 }
 
+/*
+ * Argument @i of the call in the scratch record at entry, by its kind:
+ * a string read into the record's data, an iovec array summed, the
+ * loff_t behind an offset pointer, open_how, clone3's flags (plain
+ * arguments are left as they are).  The arguments are still the call's
+ * own up to @i: the earlier steps changed only theirs (open_how writes
+ * the next one, its size, which is plain).  sysinfo's nargs ends the loop
+ * after the last argument that is not plain.
+ */
+static long arg_one(__u64 i, void *ctx)
+{
+	struct scratch *sc = scratch_all();
+	struct be_enter *e;
+	struct argwork *w;
+	__u8 k;
+
+	if (!sc || i >= 6)
+		return 1;
+	e = (struct be_enter *)sc->b;
+	w = &sc->w;
+	k = sysinfo[w->nr & (BE_NR_MAX - 1)].kind[i];
+	if (k == BK_STR) {
+		__u32 j = e->nstr;
+
+		if (j >= 2)
+			return 0;
+		e->slen[j] = read_str(e->data, &w->off, e->args[i]);
+		e->sarg[j] = (__u8)i;
+		if (e->slen[j] == BE_FAULT)
+			w->fault |= 1u << j;
+		e->nstr = j + 1;
+	} else if (k == BK_IOV && i < 5) {
+		struct iov_ctx c = { .base = e->args[i], .sum = 0 };
+		__u64 cnt = e->args[i + 1];
+
+		if (cnt > IOV_MAX_SUM)
+			cnt = IOV_MAX_SUM;
+		bpf_loop((__u32)cnt, iov_one, &c, 0);
+		e->args[i] = c.sum;
+	} else if (k == BK_OFFPTR) {
+		__s64 o = -1;
+
+		if (e->args[i] && bpf_probe_read_user(&o, 8, (void *)e->args[i]) < 0)
+			o = -1;
+		e->args[i] = (__u64)o;
+	} else if (k == BK_OPENHOW && i < 5) {
+		__u64 how[2] = { 0, 0 };
+
+		bpf_probe_read_user(how, sizeof(how), (void *)e->args[i]);
+		e->args[i] = how[0];
+		e->args[i + 1] = how[1];
+	} else if (k == BK_CLONE3) {
+		__u64 v = 0;
+
+		if (bpf_probe_read_user(&v, 8, (void *)e->args[i]) < 0)
+			v = 0;
+		e->args[i] = v;
+	}
+	return 0;
+}
+
 SEC("tp_btf/sys_enter")
-int BPF_PROG(iotape_enter, struct pt_regs *regs, long id)
+int BPF_PROG(iotape_enter, const struct uregs *regs, long id)
 {
 	struct task_struct *task = bpf_get_current_task_btf();
 	struct tstate *fl;
 	struct be_sysinfo *si;
 	struct be_enter *e;
-	__u32 nr, off = 0, i, fault = 0;
+	__u32 nr, off = 0, fault = 0;
 	__u64 t_held;
 
 	if (fast_logged(task, regs))
@@ -364,49 +457,20 @@ int BPF_PROG(iotape_enter, struct pt_regs *regs, long id)
 	e->nstr = 0;
 	e->slen[0] = e->slen[1] = BE_NOSTR;
 	e->sarg[0] = e->sarg[1] = 0;
-	for (i = 0; i < 6; i++) {
-		__u8 k = si->kind[i];
-		__u64 v = 0;
+	if (si->nargs) {
+		struct scratch *sc = (struct scratch *)e;
 
-		if (i >= si->nargs)
-			break;
-		if (k == BK_STR) {
-			__u32 j = e->nstr;
-
-			if (j >= 2)
-				continue;
-			e->slen[j] = read_str(e->data, &off, fl->args[i]);
-			e->sarg[j] = (__u8)i;
-			fl->sarg[j] = (__u8)i;
-			if (e->slen[j] == BE_FAULT)
-				fault |= 1u << j;
-			e->nstr = j + 1;
-		} else if (k == BK_IOV && i < 5) {
-			struct iov_ctx c = { .base = fl->args[i], .sum = 0 };
-			__u64 cnt = fl->args[i + 1];
-
-			if (cnt > IOV_MAX_SUM)
-				cnt = IOV_MAX_SUM;
-			bpf_loop((__u32)cnt, iov_one, &c, 0);
-			e->args[i] = c.sum;
-		} else if (k == BK_OFFPTR) {
-			__s64 o = -1;
-
-			if (fl->args[i] && bpf_probe_read_user(&o, 8, (void *)fl->args[i]) < 0)
-				o = -1;
-			e->args[i] = (__u64)o;
-		} else if (k == BK_OPENHOW && i < 5) {
-			__u64 how[2] = { 0, 0 };
-
-			bpf_probe_read_user(how, sizeof(how), (void *)fl->args[i]);
-			e->args[i] = how[0];
-			e->args[i + 1] = how[1];
-			i++;
-		} else if (k == BK_CLONE3) {
-			if (bpf_probe_read_user(&v, 8, (void *)fl->args[i]) < 0)
-				v = 0;
-			e->args[i] = v;
-		}
+		sc->w.nr = nr;
+		sc->w.off = 0;
+		sc->w.fault = 0;
+		bpf_loop(si->nargs, arg_one, NULL, 0);
+		off = sc->w.off;
+		/* a value from map memory: bounded for the verifier (the
+		 * compiler drops a test it can prove idle; the verifier cannot) */
+		asm volatile("%0 &= 0x3fff" : "+r"(off));
+		fault = sc->w.fault;
+		fl->sarg[0] = e->sarg[0];
+		fl->sarg[1] = e->sarg[1];
 	}
 	fl->nr = (__s32)nr;
 	fl->fault = fault;
@@ -441,7 +505,7 @@ static __always_inline __u64 fd_ino(struct task_struct *task, int fd)
 }
 
 SEC("tp_btf/sys_exit")
-int BPF_PROG(iotape_exit, struct pt_regs *regs, long ret)
+int BPF_PROG(iotape_exit, const struct uregs *regs, long ret)
 {
 	struct task_struct *task = bpf_get_current_task_btf();
 	struct tstate *fl;
