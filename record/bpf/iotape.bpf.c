@@ -491,17 +491,28 @@ int BPF_PROG(iotape_enter, const struct uregs *regs, long id)
 	return 0;
 }
 
-static __always_inline __u64 fd_ino(struct task_struct *task, int fd)
+/*
+ * The struct file behind the current task's descriptor @fd (0: none), as
+ * a number.  A global function: the verifier checks it once, on its own,
+ * not at each of its three uses in the exit program.
+ */
+__noinline __u64 fd_file(int fd)
 {
+	struct task_struct *task = bpf_get_current_task_btf();
 	struct file **fds = BPF_CORE_READ(task, files, fdt, fd);
 	struct file *f = NULL;
 
 	if (fd < 0 || !fds)
 		return 0;
 	bpf_probe_read_kernel(&f, sizeof(f), &fds[fd]);
-	if (!f)
-		return 0;
-	return BPF_CORE_READ(f, f_inode, i_ino);
+	return (__u64)f;
+}
+
+static __always_inline __u64 fd_ino(int fd)
+{
+	struct file *f = (struct file *)fd_file(fd);
+
+	return f ? BPF_CORE_READ(f, f_inode, i_ino) : 0;
 }
 
 SEC("tp_btf/sys_exit")
@@ -530,11 +541,8 @@ int BPF_PROG(iotape_exit, const struct uregs *regs, long ret)
 	x->created = 0;
 	if ((fl->nr == NR_OPEN || fl->nr == NR_CREAT || fl->nr == NR_OPENAT ||
 	     fl->nr == NR_OPENAT2) && ret >= 0) {
-		struct file **fds = BPF_CORE_READ(task, files, fdt, fd);
-		struct file *f = NULL;
+		struct file *f = (struct file *)fd_file((int)ret);
 
-		if (fds)
-			bpf_probe_read_kernel(&f, sizeof(f), &fds[ret]);
 		if (f && (BPF_CORE_READ(f, f_mode) & FMODE_CREATED_))
 			x->created = BE_CREATED;
 	}
@@ -545,8 +553,8 @@ int BPF_PROG(iotape_exit, const struct uregs *regs, long ret)
 		void *sv = (void *)fl->args[fl->nr == NR_SOCKETPAIR ? 3 : 0];
 
 		if (bpf_probe_read_user(x->pipe_fd, sizeof(x->pipe_fd), sv) == 0) {
-			x->pipe_ino[0] = fd_ino(task, x->pipe_fd[0]);
-			x->pipe_ino[1] = fd_ino(task, x->pipe_fd[1]);
+			x->pipe_ino[0] = fd_ino(x->pipe_fd[0]);
+			x->pipe_ino[1] = fd_ino(x->pipe_fd[1]);
 		}
 	}
 	if (fl->one) {
