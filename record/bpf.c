@@ -331,12 +331,6 @@ int rec_bpf_setup(struct rec_ctx *c, const char **why)
 		*why = "cannot attach its BPF programs to the raw tracepoints";
 		goto fail;
 	}
-	b->rb = ring_buffer__new(b->skel->maps.rb.map_fd, on_record, c, NULL);
-	if (!b->rb) {
-		err = -errno;
-		*why = "cannot map its ring buffer";
-		goto fail;
-	}
 	c->bpf = b;
 	return 0;
 fail:
@@ -394,6 +388,14 @@ int rec_bpf_follow(struct rec_ctx *c, pid_t pid)
 		if (lstat(b->cwd, &b->cwd_pre.sb) < 0)
 			b->cwd_pre.err = errno;
 	}
+	/* The ring is mapped here, after the program's fork: the mapping's
+	 * page-table entries, twice the ring's size, all inserted at mmap,
+	 * would be copied into the child by fork and torn down again by its
+	 * exec (~0.3 ms of CPU at 8 MiB).  What the programs write before
+	 * it is mapped waits in the ring. */
+	b->rb = ring_buffer__new(b->skel->maps.rb.map_fd, on_record, c, NULL);
+	if (!b->rb)
+		return -errno;
 	/* task storage is keyed by a pidfd from user space */
 	pidfd = (int)syscall(SYS_pidfd_open, pid, 0);
 	if (pidfd < 0)
