@@ -206,7 +206,7 @@ static void mixed_round(struct rec_ctx *c, uint64_t cut)
 	size_t i, nd = 0, n, k;
 	uint64_t tf;
 
-	ring_buffer__consume(b->rb);
+	rec_ring_consume(&b->ring);
 	if (b->nq > 1)
 		qsort(b->q, b->nq, sizeof(*b->q), cmp_q);
 	for (n = 0; n < b->nq && b->q[n].key < cut; n++) {
@@ -289,6 +289,7 @@ int rec_bpf_setup(struct rec_ctx *c, const char **why)
 		goto fail;
 	}
 	b->guard_fd = -1;
+	b->ring.fd = -1;
 	b->pid_max = 4194304;
 	f = fopen("/proc/sys/kernel/pid_max", "r");
 	if (f) {
@@ -348,8 +349,7 @@ void rec_bpf_free(struct rec_ctx *c)
 
 	if (!b)
 		return;
-	if (b->rb)
-		ring_buffer__free(b->rb);
+	rec_ring_close(&b->ring);
 	if (b->guard_fd >= 0)
 		close(b->guard_fd);
 	iotape_bpf__destroy(b->skel);
@@ -389,13 +389,14 @@ int rec_bpf_follow(struct rec_ctx *c, pid_t pid)
 			b->cwd_pre.err = errno;
 	}
 	/* The ring is mapped here, after the program's fork: the mapping's
-	 * page-table entries, twice the ring's size, all inserted at mmap,
-	 * would be copied into the child by fork and torn down again by its
-	 * exec (~0.3 ms of CPU at 8 MiB).  What the programs write before
-	 * it is mapped waits in the ring. */
-	b->rb = ring_buffer__new(b->skel->maps.rb.map_fd, on_record, c, NULL);
-	if (!b->rb)
-		return -errno;
+	 * page-table entries, all inserted at mmap, would be copied into the
+	 * child by fork and torn down again by its exec (~0.2 ms of CPU at
+	 * 8 MiB).  What the programs write before it is mapped waits in the
+	 * ring. */
+	r = rec_ring_open(&b->ring, b->skel->maps.rb.map_fd, (uint32_t)c->o->bpf_ring_mb << 20,
+			  on_record, c);
+	if (r < 0)
+		return r;
 	/* task storage is keyed by a pidfd from user space */
 	pidfd = (int)syscall(SYS_pidfd_open, pid, 0);
 	if (pidfd < 0)
@@ -432,7 +433,7 @@ static uint64_t bpf_drops(struct rec_bpf *b)
 
 static void count_drops(struct rec_ctx *c)
 {
-	uint64_t d = bpf_drops(c->bpf);
+	uint64_t d = bpf_drops(c->bpf) + c->bpf->ring.lost;
 
 	if (d > c->bpf->drops) {
 		c->st.dropped += d - c->bpf->drops;
@@ -446,7 +447,7 @@ static void drain_ring(struct rec_ctx *c)
 	if (c->fast)
 		mixed_round(c, iot_now_ns());
 	else
-		ring_buffer__consume(c->bpf->rb);
+		rec_ring_consume(&c->bpf->ring);
 }
 
 static void on_sigchld(int sig)
@@ -479,7 +480,7 @@ int rec_bpf_loop(struct rec_ctx *c)
 	sigaction(SIGCHLD, &sa, NULL);
 	for (;;) {
 		struct pollfd pf[2] = {
-			{ .fd = ring_buffer__epoll_fd(b->rb), .events = POLLIN },
+			{ .fd = b->ring.fd, .events = POLLIN },
 			{ .fd = b->guard_fd, .events = POLLIN },
 		};
 		int n = poll(pf, b->guard_fd >= 0 ? 2 : 1, wait_ms);
@@ -518,7 +519,7 @@ int rec_bpf_loop(struct rec_ctx *c)
 	if (c->fast)
 		mixed_round(c, UINT64_MAX);
 	else
-		ring_buffer__consume(b->rb);
+		rec_ring_consume(&b->ring);
 	count_drops(c);
 	/* tasks whose end was lost */
 	{

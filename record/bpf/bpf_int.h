@@ -5,6 +5,8 @@
 #ifndef IOT_BPF_INT_H
 #define IOT_BPF_INT_H
 
+#include "bpf_ring.h"
+
 /* A call between its entry and exit records: decoded at its exit, when
  * its result tells what its paths were before it ran. */
 struct pend {
@@ -29,7 +31,7 @@ struct bq_release {
 
 struct rec_bpf {
 	struct iotape_bpf *skel;		/* bpftool's skeleton (build/gen/iotape.skel.h) */
-	struct ring_buffer *rb;
+	struct rec_ring ring;		/* bpf_ring.c */
 	void **pending;			/* by tid: a struct pend */
 	size_t npend;			/* how many: none left, the end does not
 					 * read the pid_max entries (32 MiB at
