@@ -363,6 +363,13 @@ void rec_bpf_free(struct rec_ctx *c)
 		free(pd);
 	}
 	free(b->pending);
+	while (b->spare) {
+		struct pend *pd = b->spare;
+
+		b->spare = pd->next;
+		free(pd->e);
+		free(pd);
+	}
 	free(b->cwd);
 	free(b->qbuf);
 	free(b->q);

@@ -12,7 +12,12 @@
 struct pend {
 	struct be_enter *e;
 	size_t size;
+	size_t cap;			/* e's allocated bytes */
+	struct pend *next;		/* on the spare list */
 };
+
+/* entries' buffers kept for reuse, at most */
+#define PEND_SPARE_MAX	64
 
 /* --backend mixed: a record of the programs held for the round that
  * merges it with the fast path's records by time (bpf.c) */
@@ -37,6 +42,8 @@ struct rec_bpf {
 					 * read the pid_max entries (32 MiB at
 					 * pid_max 4194304) */
 	int pid_max;
+	struct pend *spare;		/* buffers of entries done with */
+	size_t nspare;
 	uint64_t drops;			/* of the programs, counted so far */
 	char *cwd;			/* the program's first cwd, its state before it ran */
 	uint32_t cwd_len;
