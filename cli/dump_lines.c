@@ -240,6 +240,11 @@ int dump_print_event(FILE *f, const struct iot_event *ev, int64_t base,
 	if (!(ev->flags & (IOT_EV_UNFINISHED | IOT_EV_NOEXIT_TS))) {
 		fmt_secs(d, sizeof(d), iot_ns_sub(ev->t_exit, ev->t_enter));
 		fprintf(f, " <%s>", d);
+		/* recorded by the bpf backend: the call's time on a CPU */
+		if (ev->cpu_ns) {
+			fmt_secs(d, sizeof(d), (int64_t)ev->cpu_ns);
+			fprintf(f, " [on cpu %s]", d);
+		}
 	}
 	/* profiles: what the replay did with the recorded call */
 	if (ev->flags & IOT_EV_REPLAY_SKIPPED)

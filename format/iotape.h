@@ -229,6 +229,10 @@ struct iot_event {
 	 * (copying its arguments, taking its paths' states), inside the gap
 	 * before t_enter; 0 if unknown */
 	uint32_t pre_ns;
+	/* ns the call was on a CPU, entry to exit (its duration less the
+	 * time it slept or waited for one), at least 1; 0 if unknown (the
+	 * bpf backend measures it, the others do not) */
+	uint32_t cpu_ns;
 };
 
 struct iot_path_state {

@@ -26,7 +26,7 @@ def load(path, wdir, own):
             continue
         if line.startswith("#"):
             continue
-        m = re.match(r"^([0-9]+) +[0-9.]+ (.*?)( <[0-9.]+>)?$", line)
+        m = re.match(r"^([0-9]+) +[0-9.]+ (.*?)( <[0-9.]+>( \[on cpu [0-9.]+\])?)?$", line)
         if m:
             body = m.group(2)
             # pages of a mapping of a file that is not the program's own
