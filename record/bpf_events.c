@@ -283,6 +283,10 @@ static void ret_of(struct rec_ctx *c, struct rec_task *t, const struct be_exit *
 	v.pipe_ino[0] = x->pipe_ino[0];
 	v.pipe_ino[1] = x->pipe_ino[1];
 	t->view = &v;
+	/* the call's time on a CPU, measured between the program's
+	 * switches (iotape.bpf.c): what the replay's think time leaves to
+	 * the call */
+	t->ev.cpu_ns = x->cpu_ns;
 	rec_decode_exit(c, t, x->ret, (int64_t)x->h.t);
 	t->view = NULL;
 }
@@ -359,6 +363,7 @@ static void on_call(struct rec_ctx *c, const struct be_call *k)
 	x.pipe_ino[1] = k->pipe_ino[1];
 	x.slen[0] = x.slen[1] = BE_NOSTR;
 	x.created = k->created;
+	x.cpu_ns = k->cpu_ns;
 	decode_enter(c, t, &e, &x);
 	if (t->in_syscall && (k->created & BE_KILLED))
 		rec_emit_unfinished(c, t, (int64_t)k->h.t);

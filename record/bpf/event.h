@@ -43,6 +43,8 @@ struct be_tstate {
 	__u64 t_held;			/* the guard's stop began (0: none) */
 	__s32 held_nr;			/* ... for this call */
 	__u32 held;			/* ns the call was held, for BE_CALL */
+	__u64 t_off;
+	__u64 off_ns;
 };
 
 /* Per syscall number, from format/syscalls.def: recorded at all, and its
@@ -88,6 +90,8 @@ struct be_exit {
 	__u32 nstr;
 	__u32 slen[2];
 	__u32 created;			/* BE_CREATED, BE_KILLED */
+	__u32 cpu_ns;			/* ns on a CPU from entry to exit (>= 1) */
+	__u32 pad;
 	char data[];
 };
 
@@ -108,7 +112,7 @@ struct be_call {
 	__s32 pipe_fd[2];
 	__u64 pipe_ino[2];
 	__u32 held;			/* as be_enter's */
-	__u32 pad;
+	__u32 cpu_ns;			/* as be_exit's */
 };
 
 struct be_fork {

@@ -106,6 +106,8 @@ struct tstate {
 	__u64 t_held;			/* the guard's filter ran for: */
 	__s32 held_nr;
 	__u32 held;			/* ns it held the call in flight */
+	__u64 t_off;			/* switched out in the call in flight */
+	__u64 off_ns;			/* ... off a CPU in it so far */
 };	/* = struct be_tstate of event.h */
 
 struct {
@@ -299,15 +301,27 @@ SEC("tp_btf/sched_switch")
 int BPF_PROG(iotape_held, bool preempt, struct task_struct *prev, struct task_struct *next,
 	     unsigned int prev_state)
 {
-	struct tstate *fl;
+	struct tstate *fl, *in = followed(next);
 	const struct uregs *u;
+	__u64 now = 0;
 	long nr;
 
+	/* a call's time off a CPU, asleep or preempted, from when its task
+	 * is switched out to when it is switched in: not its CPU time */
+	fl = followed(prev);
+	if ((fl && fl->busy) || (in && in->t_off))
+		now = bpf_ktime_get_ns();
+	if (fl && fl->busy && !fl->t_off)
+		fl->t_off = now;
+	if (in && in->t_off) {
+		if (in->busy && now > in->t_off)
+			in->off_ns += now - in->t_off;
+		in->t_off = 0;
+	}
 	/* asleep, not preempted nor switched out on its way back to user
 	 * mode (a call's nr is still in orig_ax there, its sys_exit run) */
 	if (preempt || prev_state == 0)
 		return 0;
-	fl = followed(prev);
 	if (!fl || fl->busy || fl->t_held)
 		return 0;
 	u = (const struct uregs *)bpf_task_pt_regs(prev);
@@ -475,13 +489,15 @@ int BPF_PROG(iotape_enter, const struct uregs *regs, long id)
 	fl->nr = (__s32)nr;
 	fl->fault = fault;
 	fl->busy = 1;
+	fl->t_enter = e->h.t;
+	fl->t_off = 0;
+	fl->off_ns = 0;
 	/* A call without strings that returns (not a process call, whose
 	 * fork and exec records come between): one record at its exit, half
 	 * the ring traffic for read, write, close, fstat... */
 	fl->one = e->nstr == 0 && nr != NR_CLONE && nr != NR_CLONE3 && nr != NR_FORK &&
 		nr != NR_VFORK && nr != NR_EXIT && nr != NR_EXIT_GROUP;
 	if (fl->one) {
-		fl->t_enter = e->h.t;
 		fl->held = e->held;
 		__builtin_memcpy(fl->dargs, e->args, sizeof(fl->dargs));
 		return 0;
@@ -515,6 +531,18 @@ static __always_inline __u64 fd_ino(int fd)
 	return f ? BPF_CORE_READ(f, f_inode, i_ino) : 0;
 }
 
+/* The call in flight's time on a CPU, entry to @t (its exit): at least
+ * 1, so that 0 stays "unknown" in the trace. */
+static __always_inline __u32 cpu_ns(const struct tstate *fl, __u64 t)
+{
+	__u64 d = t > fl->t_enter ? t - fl->t_enter : 0;
+
+	d = d > fl->off_ns ? d - fl->off_ns : 0;
+	if (!d)
+		return 1;
+	return d < 0xffffffffULL ? (__u32)d : 0xffffffffu;
+}
+
 SEC("tp_btf/sys_exit")
 int BPF_PROG(iotape_exit, const struct uregs *regs, long ret)
 {
@@ -539,6 +567,8 @@ int BPF_PROG(iotape_exit, const struct uregs *regs, long ret)
 	x->nstr = 0;
 	x->slen[0] = x->slen[1] = BE_NOSTR;
 	x->created = 0;
+	x->cpu_ns = cpu_ns(fl, x->h.t);
+	x->pad = 0;
 	if ((fl->nr == NR_OPEN || fl->nr == NR_CREAT || fl->nr == NR_OPENAT ||
 	     fl->nr == NR_OPENAT2) && ret >= 0) {
 		struct file *f = (struct file *)fd_file((int)ret);
@@ -561,7 +591,7 @@ int BPF_PROG(iotape_exit, const struct uregs *regs, long ret)
 		struct be_call *k = (struct be_call *)x;
 		__s32 pf0 = x->pipe_fd[0], pf1 = x->pipe_fd[1];
 		__u64 pi0 = x->pipe_ino[0], pi1 = x->pipe_ino[1];
-		__u32 created = x->created;
+		__u32 created = x->created, cpu = x->cpu_ns;
 
 		/* the same scratch as the exit record: what that holds is
 		 * read out first */
@@ -576,7 +606,7 @@ int BPF_PROG(iotape_exit, const struct uregs *regs, long ret)
 		k->created = created;
 		k->t_enter = fl->t_enter;
 		k->held = fl->held;
-		k->pad = 0;
+		k->cpu_ns = cpu;
 		__builtin_memcpy(k->args, fl->dargs, sizeof(k->args));
 		emit(k, sizeof(*k), 0);
 		return 0;

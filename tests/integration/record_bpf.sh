@@ -181,6 +181,21 @@ held=$(sed -n 's/.*; \([0-9]*\) stops before calls that change names, \([0-9.]*\
 [ -n "$held" ] && [ "$held" != 0.000 ] || fail "held: the stops' hold is not measured: $(cat held.err)"
 echo "guard: $stops stops held their calls $held s, out of the think time"
 
+# 2b''. each call's time on a CPU (cpu_ns): every finished call has one,
+# and a sleep of 0.3 s was on a CPU for less than half of it
+"$IOTAPE" record --backend bpf -o oncpu.iotape -- sh -c 'cat /etc/hostname >/dev/null; sleep 0.3' \
+	2>oncpu.err || fail "on cpu: exit $? ($(tail -2 oncpu.err))"
+"$IOTAPE" dump -P oncpu.iotape | grep -v '^#' >oncpu.txt
+without=$(grep '> *$' oncpu.txt | head -3)
+[ -z "$without" ] || fail "on cpu: calls without their time on a CPU: $without"
+sl=$(grep -E '^[0-9]+ +[0-9.]+ (clock_)?nanosleep\(' oncpu.txt | head -1)
+dur=$(echo "$sl" | sed -n 's/.*<\([0-9.]*\)> \[on cpu \([0-9.]*\)\]$/\1/p')
+cpu=$(echo "$sl" | sed -n 's/.*<\([0-9.]*\)> \[on cpu \([0-9.]*\)\]$/\2/p')
+[ -n "$dur" ] && [ -n "$cpu" ] || fail "on cpu: no sleep with its time on a CPU: ${sl:-none}"
+awk -v d="$dur" -v c="$cpu" 'BEGIN { exit !(d >= 0.3 && c < d / 2) }' ||
+	fail "on cpu: the sleep lasted $dur s and was on a CPU $cpu s"
+echo "on cpu: every call has its CPU time; the sleep: $dur s, on a CPU $cpu s"
+
 # 2c. path strings in pages not yet mapped at entry (a file mapped and
 # never touched): read again at exit, not lost, not invented
 printf '/etc/hostname\0' >pathfile
