@@ -48,6 +48,27 @@ static int copy_process(struct rpl_plan *p, struct iot_process *dst,
 	return 0;
 }
 
+/* Keep @v, the on-CPU time of the call of op @seq: a column of its own,
+ * made at the first such call (most traces have none; struct rpl_op
+ * has no room). */
+static int keep_cpu(struct rpl_plan *p, uint32_t seq, uint32_t v)
+{
+	size_t n = p->n_cpu;
+	uint32_t *a;
+
+	if (seq >= n) {
+		n = p->cap_ops > seq ? p->cap_ops : (size_t)seq * 2 + 1024;
+		a = realloc(p->cpu_ns, n * sizeof(*a));
+		if (!a)
+			return -ENOMEM;
+		memset(a + p->n_cpu, 0, (n - p->n_cpu) * sizeof(*a));
+		p->cpu_ns = a;
+		p->n_cpu = n;
+	}
+	p->cpu_ns[seq] = v;
+	return 0;
+}
+
 int rpl_plan_read(struct rpl_plan *p)
 {
 	const struct iot_summary *s = iot_reader_summary(p->rd);
@@ -85,6 +106,8 @@ int rpl_plan_read(struct rpl_plan *p)
 			if (op->ev.nargs > IOT_MAX_ARGS)
 				op->ev.nargs = IOT_MAX_ARGS;
 			op->seq = (uint32_t)p->n_ops;
+			if (it.u.ev.cpu_ns && (err = keep_cpu(p, op->seq, it.u.ev.cpu_ns)))
+				goto out;
 			op->child = -1;
 			op->wait_proc = -1;
 			p->n_ops++;

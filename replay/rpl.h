@@ -392,6 +392,10 @@ struct rpl_plan {
 	int64_t gap_floor_ns;		/* 5th percentile of recorded gaps */
 	int64_t gap_cost_ns;		/* what each gap lost: see think_times() */
 	int64_t fast_floor_ns;		/* 5th percentile of fast-path gaps (pooled) */
+	uint32_t *cpu_ns;		/* per op, by seq: its call's recorded time on a
+					 * CPU (iot_event.cpu_ns, 0: unknown), n_cpu of
+					 * them; NULL: none in the trace (think.c) */
+	size_t n_cpu;
 	_Atomic uint64_t waits_slept;	/* waits that timed out, slept (ops_wait.c) */
 	_Atomic uint64_t waits_ns;	/* ... their time in all */
 	_Atomic uint64_t waits_left;	/* waits that returned for an event: not slept */

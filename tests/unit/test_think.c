@@ -343,6 +343,85 @@ static void test_budget_calls_own_time(void **state)
 	}
 }
 
+/* A call that blocked is not CPU time: utime 1 ms, stime 3 ms, 100
+ * stopped calls (0.2 ms of stops), 99 reads of 10 us besides the stops
+ * and one slow call of 20 ms: a read that blocked, or a wait4.  The
+ * blocked read counts as the 25th percentile of the reads, 10 us, the
+ * wait4 as 0: the calls used 1 ms or 0.99 ms, the budget is 1 + 3 - 0.2
+ * - 1 = 2.8 ms (2.81).  With durations as CPU time, the 20 ms call took
+ * all the system time, and the budget was the user time, 1 ms. */
+static void test_budget_blocked_call(void **state)
+{
+	enum { N = 100 };
+	static const struct iot_kv kv = { "record.stop_cpu_ns", "2000" };
+	struct iot_header h = { .extra = &kv, .n_extra = 1 };
+	static const int nr[2] = { SYS_read, SYS_wait4 };
+	static const int64_t want[2] = { 2800000, 2810000 };
+	int64_t gap[N], sum;
+	struct tplan tp;
+	size_t i;
+	int k;
+
+	(void)state;
+	for (k = 0; k < 2; k++) {
+		for (i = 0; i < N; i++)
+			gap[i] = 1000000 + COST;
+		tplan_init(&tp, N, gap, NULL);
+		for (i = 0; i < N; i++) {
+			tp.p.ops[i].ev.nr = i == N / 2 ? (int16_t)nr[k] : SYS_read;
+			tp.p.ops[i].ev.t_enter = (int64_t)i * 30000000;
+			tp.p.ops[i].ev.t_exit = tp.p.ops[i].ev.t_enter + COST +
+						(i == N / 2 ? 20000000 : 10000);
+		}
+		sum = tplan_think_sum(&tp, 1000000, 3000000, &h);
+		assert_true(sum > want[k] - 10000 && sum <= want[k]);
+		tplan_free(&tp);
+	}
+}
+
+/* A call's recorded time on a CPU (cpu_ns, the bpf backend's) is its
+ * share, whatever its duration: 100 calls of 20 ms each on a CPU for
+ * 5 us, no stops: utime 1 ms, stime 3 ms, the budget 1 + 3 - 0.5 =
+ * 3.5 ms.  Without cpu_ns every call is a slow one of its kind: their
+ * 25th percentile is 20 ms, and the budget the user time.  (A tenth of
+ * the gaps are 0, so that the floor of the gaps between unstopped calls
+ * is 0.) */
+static void test_budget_recorded_cpu(void **state)
+{
+	enum { N = 100 };
+	static const struct iot_kv kv = { "record.stop_cpu_ns", "2000" };
+	struct iot_header h = { .extra = &kv, .n_extra = 1 };
+	static const int64_t want[2] = { 1000000, 3500000 };
+	uint32_t fl[N], cpu[N];
+	int64_t gap[N], sum;
+	struct tplan tp;
+	size_t i;
+	int k;
+
+	(void)state;
+	for (k = 0; k < 2; k++) {
+		for (i = 0; i < N; i++) {
+			gap[i] = i < N / 10 ? 0 : 1000000;
+			fl[i] = IOT_EV_BPF;
+			cpu[i] = 5000;
+		}
+		tplan_init(&tp, N, gap, fl);
+		for (i = 0; i < N; i++) {
+			tp.p.ops[i].ev.nr = SYS_read;
+			tp.p.ops[i].ev.t_enter = (int64_t)i * 30000000;
+			tp.p.ops[i].ev.t_exit = tp.p.ops[i].ev.t_enter + 20000000;
+			tp.p.ops[i].seq = (uint32_t)i;
+		}
+		if (k) {
+			tp.p.cpu_ns = cpu;
+			tp.p.n_cpu = N;
+		}
+		sum = tplan_think_sum(&tp, 1000000, 3000000, &h);
+		assert_true(sum > want[k] - 10000 && sum <= want[k]);
+		tplan_free(&tp);
+	}
+}
+
 /* Each thread's think times fit its own CPU time when the trace has its
  * EXIT record: one process, thread 100 waits (ten 10 ms gaps, 10 ms of
  * CPU), thread 101 computes (ten 1 ms gaps, 10 ms of CPU).  The waiting
@@ -559,6 +638,8 @@ int main(void)
 		cmocka_unit_test(test_budget_counts_stopped),
 		cmocka_unit_test(test_budget_exact),
 		cmocka_unit_test(test_budget_calls_own_time),
+		cmocka_unit_test(test_budget_blocked_call),
+		cmocka_unit_test(test_budget_recorded_cpu),
 		cmocka_unit_test(test_budget_per_thread),
 		cmocka_unit_test(test_raw),
 		cmocka_unit_test(test_pre_ns),
