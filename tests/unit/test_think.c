@@ -309,6 +309,29 @@ static void test_budget_exact(void **state)
 	}
 }
 
+/* Plan @tp, whose op i is a call of syscall @nr[i] (NULL: all read)
+ * lasting @dur[i], with an EXIT record of 1 ms of user time and
+ * @stime_ns of system time, in a trace with exact CPU times (stop_cpu_ns
+ * 2000), and check that its think times sum to @want, less at most
+ * 10 us. */
+static void check_budget(struct tplan *tp, const int16_t *nr, const int64_t *dur,
+			 int64_t stime_ns, int64_t want)
+{
+	static const struct iot_kv kv = { "record.stop_cpu_ns", "2000" };
+	struct iot_header h = { .extra = &kv, .n_extra = 1 };
+	int64_t sum;
+	size_t i;
+
+	for (i = 0; i < tp->p.n_ops; i++) {
+		tp->p.ops[i].ev.nr = nr ? nr[i] : SYS_read;
+		tp->p.ops[i].ev.t_enter = (int64_t)i * 30000000;
+		tp->p.ops[i].ev.t_exit = tp->p.ops[i].ev.t_enter + dur[i];
+		tp->p.ops[i].seq = (uint32_t)i;
+	}
+	sum = tplan_think_sum(tp, 1000000, stime_ns, &h);
+	assert_true(sum > want - 10000 && sum <= want);
+}
+
 /* The recorded calls' own system time is not think time: the replay's
  * calls spend it again.  System time goes to the calls first, up to
  * their recorded durations less the stops (COST): utime 1 ms, stime
@@ -320,25 +343,20 @@ static void test_budget_exact(void **state)
 static void test_budget_calls_own_time(void **state)
 {
 	enum { N = 100 };
-	static const struct iot_kv kv = { "record.stop_cpu_ns", "2000" };
-	struct iot_header h = { .extra = &kv, .n_extra = 1 };
-	static const int64_t dur[2] = { 40000 + COST, 100000 }, want[2] = { 1800000, 1000000 };
-	int64_t gap[N], sum;
+	static const int64_t each[2] = { 40000 + COST, 100000 }, want[2] = { 1800000, 1000000 };
+	int64_t gap[N], dur[N];
 	struct tplan tp;
 	size_t i;
 	int k;
 
 	(void)state;
 	for (k = 0; k < 2; k++) {
-		for (i = 0; i < N; i++)
-			gap[i] = 1000000 + COST;
-		tplan_init(&tp, N, gap, NULL);
 		for (i = 0; i < N; i++) {
-			tp.p.ops[i].ev.t_enter = (int64_t)i * 2000000;
-			tp.p.ops[i].ev.t_exit = tp.p.ops[i].ev.t_enter + dur[k];
+			gap[i] = 1000000 + COST;
+			dur[i] = each[k];
 		}
-		sum = tplan_think_sum(&tp, 1000000, 5000000, &h);
-		assert_true(sum > want[k] - 10000 && sum <= want[k]);
+		tplan_init(&tp, N, gap, NULL);
+		check_budget(&tp, NULL, dur, 5000000, want[k]);
 		tplan_free(&tp);
 	}
 }
@@ -355,28 +373,23 @@ static void test_budget_calls_own_time(void **state)
 static void test_budget_blocked_call(void **state)
 {
 	enum { N = 100 };
-	static const struct iot_kv kv = { "record.stop_cpu_ns", "2000" };
-	struct iot_header h = { .extra = &kv, .n_extra = 1 };
-	static const int nr[3] = { SYS_read, SYS_wait4, SYS_fadvise64 };
+	static const int16_t slow[3] = { SYS_read, SYS_wait4, SYS_fadvise64 };
 	static const int64_t want[3] = { 2650000, 2810000, 1000000 };
-	int64_t gap[N], sum;
+	int64_t gap[N], dur[N];
+	int16_t nr[N];
 	struct tplan tp;
 	size_t i;
 	int k;
 
 	(void)state;
 	for (k = 0; k < 3; k++) {
-		for (i = 0; i < N; i++)
-			gap[i] = 1000000 + COST;
-		tplan_init(&tp, N, gap, NULL);
 		for (i = 0; i < N; i++) {
-			tp.p.ops[i].ev.nr = i == N / 2 ? (int16_t)nr[k] : SYS_read;
-			tp.p.ops[i].ev.t_enter = (int64_t)i * 30000000;
-			tp.p.ops[i].ev.t_exit = tp.p.ops[i].ev.t_enter + COST +
-						(i == N / 2 ? 20000000 : 10000);
+			gap[i] = 1000000 + COST;
+			nr[i] = i == N / 2 ? slow[k] : SYS_read;
+			dur[i] = COST + (i == N / 2 ? 20000000 : 10000);
 		}
-		sum = tplan_think_sum(&tp, 1000000, 3000000, &h);
-		assert_true(sum > want[k] - 10000 && sum <= want[k]);
+		tplan_init(&tp, N, gap, NULL);
+		check_budget(&tp, nr, dur, 3000000, want[k]);
 		tplan_free(&tp);
 	}
 }
@@ -391,11 +404,9 @@ static void test_budget_blocked_call(void **state)
 static void test_budget_recorded_cpu(void **state)
 {
 	enum { N = 100 };
-	static const struct iot_kv kv = { "record.stop_cpu_ns", "2000" };
-	struct iot_header h = { .extra = &kv, .n_extra = 1 };
 	static const int64_t want[2] = { 1000000, 3500000 };
 	uint32_t fl[N], cpu[N];
-	int64_t gap[N], sum;
+	int64_t gap[N], dur[N];
 	struct tplan tp;
 	size_t i;
 	int k;
@@ -406,20 +417,14 @@ static void test_budget_recorded_cpu(void **state)
 			gap[i] = i < N / 10 ? 0 : 1000000;
 			fl[i] = IOT_EV_BPF;
 			cpu[i] = 5000;
+			dur[i] = 20000000;
 		}
 		tplan_init(&tp, N, gap, fl);
-		for (i = 0; i < N; i++) {
-			tp.p.ops[i].ev.nr = SYS_read;
-			tp.p.ops[i].ev.t_enter = (int64_t)i * 30000000;
-			tp.p.ops[i].ev.t_exit = tp.p.ops[i].ev.t_enter + 20000000;
-			tp.p.ops[i].seq = (uint32_t)i;
-		}
 		if (k) {
 			tp.p.cpu_ns = cpu;
 			tp.p.n_cpu = N;
 		}
-		sum = tplan_think_sum(&tp, 1000000, 3000000, &h);
-		assert_true(sum > want[k] - 10000 && sum <= want[k]);
+		check_budget(&tp, NULL, dur, 3000000, want[k]);
 		tplan_free(&tp);
 	}
 }
