@@ -135,14 +135,13 @@ static int stopped(const struct rpl_op *op)
  * for each stop (measured by the recorder's calibration) and the fast
  * path's own work before each in-process call (pre_ns).  And less the
  * recorded calls' own system time, which the replay's calls spend again:
- * system time goes to the calls first, up to their recorded durations
- * less the stops' cost (a call cannot have used more), and only the rest
- * to the gaps.  Counted twice, it was spun as think time: fio's libaio
- * thread (64 MiB in 4 KiB O_DIRECT writes, 32,768 io_submit and
- * io_getevents, 21 ms of user and 337 ms of system time, most of it
- * io_submit's in-call submission) got 5.5 us of think time per gap where
- * fio thinks under 1 us, and its replay took 1.5x fio's time; with the
- * budget of its user time, 0.8 us.
+ * system time goes to the calls first, up to what each used of the CPU
+ * (below), and only the rest to the gaps.  Counted twice, it was spun as
+ * think time: fio's libaio thread (64 MiB in 4 KiB O_DIRECT writes,
+ * 32,768 io_submit and io_getevents, 21 ms of user and 337 ms of system
+ * time, most of it io_submit's in-call submission) got 5.5 us of think
+ * time per gap where fio thinks under 1 us, and its replay took 1.5x
+ * fio's time; with the budget of its user time, 0.8 us.
  *
  * What a call used of the CPU is not its duration where it blocked (a
  * wait4, a pselect6, a read of a pipe or a cold disk, a clone waiting
@@ -166,11 +165,11 @@ static int stopped(const struct rpl_op *op)
  * CALL_BLOCKED was chosen on five workloads outside the validation
  * suite, recorded with bpf (60 gcc -fsyntax-only, tar | gzip, find |
  * xargs grep, cp -a and rm -rf of /usr/share/doc, git log and git grep),
- * by the system time each thread is left for its gaps, estimated against
- * from the recorded cpu_ns, the error summed over threads: 0.168 s with
- * durations as CPU time, 0.311 s with 8 medians (cp -a's large reads and
- * writes: 0.271 s of it), 0.106 s with 16, 0.105 s with 32, 0.110 s with
- * 64; with 1 median 0.86 s.  On the suite's bpf recordings, with 16
+ * by how far the system time the estimate leaves each thread for its
+ * gaps is from what the recorded cpu_ns leave it, summed over threads:
+ * 0.168 s with durations as CPU time, 0.311 s with 8 medians (cp -a's
+ * large reads and writes: 0.271 s of it), 0.106 s with 16, 0.105 s with
+ * 32, 0.110 s with 64; with 1 median 0.86 s.  On the suite's bpf recordings, with 16
  * (durations as CPU time in brackets): make -j2 0.301 s left against
  * 0.329 s measured, 0.037 s off (0.092; its 53,000 calls last 25.5 s,
  * 19.5 s of it wait4), configure 0.013 s off (0.029), postmark 0.014 s
