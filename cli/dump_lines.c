@@ -246,6 +246,8 @@ int dump_print_event(FILE *f, const struct iot_event *ev, int64_t base,
 			fprintf(f, " [on cpu %s]", d);
 		}
 	}
+	if (ev->flags & IOT_EV_ZERO)
+		fputs(" [zeros]", f);
 	/* profiles: what the replay did with the recorded call */
 	if (ev->flags & IOT_EV_REPLAY_SKIPPED)
 		fputs(" [not replayed]", f);

@@ -186,6 +186,13 @@ IOT_API const struct iot_syscall *iot_syscall_table(size_t *n);
  *  @kind in @sc's row, or -1 if it has none. */
 IOT_API int iot_syscall_arg(const struct iot_syscall *sc, int kind);
 
+/*! iot_syscall_wbuf() : where a call of the write family (a WRITE row
+ *  that is not also READ) takes the bytes it writes from: an argument of
+ *  kind PTR (its length is the next argument) or IOVLEN (an iovec array,
+ *  its count the next argument).
+ *  @return : that argument's index, or -1 for any other call. */
+IOT_API int iot_syscall_wbuf(const struct iot_syscall *sc);
+
 /*! iot_timeout_ns() : the timeout a TIMESPEC (or, @usec, TIMEVAL)
  *  argument points to, @p read from the caller's memory.
  *  @return : in ns (0 for a negative one, capped at ~292 years), or -1 for
@@ -210,6 +217,7 @@ IOT_API const char *iot_errno_name(int err);
 #define IOT_EV_REPLAY_MISMATCH 0x10 /* profiles: result differed from trace */
 #define IOT_EV_BPF	  0x20	/* logged by BPF programs, not at a ptrace stop */
 #define IOT_EV_NOSTR	  0x40	/* a string argument could not be read: left out */
+#define IOT_EV_ZERO	  0x80	/* a write-family call whose bytes were all zeros */
 
 struct iot_event {
 	int64_t t_enter;		/* CLOCK_MONOTONIC ns at syscall entry */

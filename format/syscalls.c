@@ -122,6 +122,20 @@ int iot_syscall_arg(const struct iot_syscall *sc, int kind)
 	return -1;
 }
 
+int iot_syscall_wbuf(const struct iot_syscall *sc)
+{
+	int i;
+
+	/* copy_file_range, sendfile, splice write bytes they read, not the
+	 * program's own */
+	if (!sc || !(sc->flags & IOT_SCF_WRITE) || (sc->flags & IOT_SCF_READ))
+		return -1;
+	i = iot_syscall_arg(sc, IOT_ARG_PTR);
+	if (i < 0)
+		i = iot_syscall_arg(sc, IOT_ARG_IOVLEN);
+	return i >= 0 && i + 1 < sc->nargs ? i : -1;
+}
+
 int64_t iot_timeout_ns(const void *p, int usec)
 {
 	int64_t t[2];

@@ -473,6 +473,11 @@ int rec_decode_entry(struct rec_ctx *c, struct rec_task *t, int nr,
 		t->clone_flags = CLONE_VM | CLONE_VFORK | SIGCHLD;
 		break;
 	}
+	/* a write of zeros: its replay writes zeros (a filesystem that
+	 * compresses or finds zeros sees what the program wrote) */
+	if (iot_syscall_wbuf(sc) >= 0 &&
+	    (t->view ? t->view->zero : rec_wbuf_zero(t->tid, sc, args)))
+		ev->flags |= IOT_EV_ZERO;
 	t->in_syscall = 1;
 	return 1;
 }

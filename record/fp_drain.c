@@ -225,6 +225,7 @@ static int view_of(const struct fp_rec *r, const struct iot_syscall *sc,
 	int ns = 0, np = 0;
 
 	memset(v, 0, sizeof(*v));
+	v->zero = (r->flags & FP_RF_ZERO) != 0;
 	if (r->pst_off > dlen)
 		return -EINVAL;
 	poff = r->pst_off;

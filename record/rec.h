@@ -72,6 +72,8 @@ struct rec_view {
 	/* BPF records: the call already ran, the tracee's memory is not
 	 * read (its execve argv comes with the exec, pipe()'s fds here) */
 	int no_mem;
+	/* a write's bytes were all zeros (the library looked: fp_zeros()) */
+	int zero;
 	int32_t pipe_fd[2];
 	uint64_t pipe_ino[2];
 };
@@ -278,6 +280,10 @@ void rec_mm_exec(struct rec_task *t);
  * @return : its length, or -errno */
 ssize_t rec_read_str(pid_t tid, uint64_t addr, char *buf, size_t cap);
 ssize_t rec_read_mem(pid_t tid, uint64_t addr, void *buf, size_t len);
+/* the bytes the write-family call of @sc with register arguments @args
+ * asks to write are all zeros: read from @tid's memory, at most
+ * FP_ZERO_MAX of them (tracee_mem.c) */
+int rec_wbuf_zero(pid_t tid, const struct iot_syscall *sc, const uint64_t *args);
 
 /* ---- pathname.c: path joining ---- */
 /* make @p absolute against @base (or the task's cwd), lexically;

@@ -1,13 +1,17 @@
 /*
- * tracee_mem.c - strings and structs read from the tracee's memory.
+ * tracee_mem.c - strings, structs and written bytes read from the
+ * tracee's memory.
  */
 #include <errno.h>
 #include <string.h>
 #include <sys/uio.h>
 
+#include "fastpath/fp.h"
 #include "rec.h"
 
 #define PAGE 4096UL
+/* how much of a buffer of zeros is copied out at a time */
+#define ZCHUNK (64u << 10)
 
 ssize_t rec_read_mem(pid_t tid, uint64_t addr, void *buf, size_t len)
 {
@@ -48,4 +52,72 @@ ssize_t rec_read_str(pid_t tid, uint64_t addr, char *buf, size_t cap)
 	}
 	buf[got] = 0;
 	return (ssize_t)got;
+}
+
+/* @n bytes at @addr of @tid are all zeros.  A short first look (64
+ * bytes) settles most data for one small copy; only zeros are read on, in
+ * ZCHUNK pieces.  Unreadable memory is "not zeros". */
+static int zero_run(pid_t tid, uint64_t addr, uint64_t n, char *buf)
+{
+	uint64_t got = 0;
+
+	while (got < n) {
+		size_t k = got == 0 ? 64 : ZCHUNK;
+
+		if (k > n - got)
+			k = (size_t)(n - got);
+		if (rec_read_mem(tid, addr + got, buf, k) != (ssize_t)k)
+			return 0;
+		if (buf[0] != 0 || (k > 1 && memcmp(buf, buf + 1, k - 1) != 0))
+			return 0;
+		got += k;
+	}
+	return 1;
+}
+
+/* As fp_zeros() in fastpath/preload.c, which makes the same test in the
+ * program's own memory: the two must flag the same calls. */
+int rec_wbuf_zero(pid_t tid, const struct iot_syscall *sc, const uint64_t *args)
+{
+	static __thread char buf[ZCHUNK];
+	struct iovec iov[64];
+	int i = iot_syscall_wbuf(sc);
+	uint64_t cnt, j, k, sum = 0, addr;
+
+	if (i < 0 || !args[i])
+		return 0;
+	if (sc->arg[i] == IOT_ARG_PTR)
+		return args[i + 1] > 0 && args[i + 1] <= FP_ZERO_MAX &&
+		       zero_run(tid, args[i], args[i + 1], buf);
+	cnt = args[i + 1];
+	if (cnt > 1024)
+		return 0;
+	/* the lengths first, so that a call too long to look at costs no
+	 * copy of its bytes */
+	for (addr = args[i], j = 0; j < cnt; j += k, addr += k * sizeof(iov[0])) {
+		uint64_t m;
+
+		k = cnt - j > 64 ? 64 : cnt - j;
+		if (rec_read_mem(tid, addr, iov, k * sizeof(iov[0])) != (ssize_t)(k * sizeof(iov[0])))
+			return 0;
+		for (m = 0; m < k; m++) {
+			sum += iov[m].iov_len;
+			if (sum > FP_ZERO_MAX || (iov[m].iov_len && !iov[m].iov_base))
+				return 0;
+		}
+	}
+	if (sum == 0)
+		return 0;
+	for (addr = args[i], j = 0; j < cnt; j += k, addr += k * sizeof(iov[0])) {
+		uint64_t m;
+
+		k = cnt - j > 64 ? 64 : cnt - j;
+		if (rec_read_mem(tid, addr, iov, k * sizeof(iov[0])) != (ssize_t)(k * sizeof(iov[0])))
+			return 0;
+		for (m = 0; m < k; m++)
+			if (iov[m].iov_len &&
+			    !zero_run(tid, (uint64_t)(uintptr_t)iov[m].iov_base, iov[m].iov_len, buf))
+				return 0;
+	}
+	return 1;
 }

@@ -35,6 +35,15 @@ const char *rpl_wbuf(void)
 	return write_buf;
 }
 
+const char *rpl_wbuf_of(const struct rpl_op *op)
+{
+	/* in .bss: the pages a write reads from are the kernel's zero page,
+	 * never touched by the replay */
+	static const char zeros[RPL_SCRATCH];
+
+	return (op->ev.flags & IOT_EV_ZERO) ? zeros : rpl_wbuf();
+}
+
 int64_t rpl_skip(struct rpl_op *op, int why)
 {
 	op->skip = (uint8_t)why;

@@ -5,7 +5,7 @@
  * Reads ask for the byte count the recorded call *returned* (what it
  * really moved), or the requested count when it returned 0 or failed, so
  * an EOF probe stays an EOF probe.  Writes send that many deterministic
- * bytes.  One call is replayed by one call: transfers beyond the scratch
+ * bytes, or zeros where the program wrote zeros (IOT_EV_ZERO).  One call is replayed by one call: transfers beyond the scratch
  * buffer use an iovec that repeats it, up to RPL_IO_MAX.  A copy that a
  * clone made unnecessary on this filesystem is not replayed (h_ioctl()).
  */
@@ -34,11 +34,11 @@ static int64_t io_count(const struct rpl_op *op, int64_t asked)
 	return n > RPL_IO_MAX ? RPL_IO_MAX : n;
 }
 
-static int64_t do_io(struct rpl_ctx *c, int fd, int64_t n, int64_t off, int pos,
-		     int wr, int flags)
+static int64_t do_io(struct rpl_ctx *c, const struct rpl_op *op, int fd, int64_t n,
+		     int64_t off, int pos, int wr, int flags)
 {
 	struct iovec iov[RPL_IO_MAX / RPL_SCRATCH];
-	char *buf = wr ? (char *)rpl_wbuf() : c->scratch;
+	char *buf = wr ? (char *)rpl_wbuf_of(op) : c->scratch;
 	int cnt = 0;
 
 	if (n <= RPL_SCRATCH && !flags) {
@@ -78,18 +78,18 @@ static int64_t h_rw(struct rpl_ctx *c, struct rpl_op *op)
 		return op->ev.ret;
 	switch (op->ev.nr) {
 	case SYS_read: case SYS_write:
-		return rpl_pipe_rest(c, op, fd, do_io(c, fd, io_count(op, a[2]), 0, 0, wr, 0), wr);
+		return rpl_pipe_rest(c, op, fd, do_io(c, op, fd, io_count(op, a[2]), 0, 0, wr, 0), wr);
 	case SYS_pread64: case SYS_pwrite64:
-		return do_io(c, fd, io_count(op, a[2]), a[3], 1, wr, 0);
+		return do_io(c, op, fd, io_count(op, a[2]), a[3], 1, wr, 0);
 	case SYS_readv: case SYS_writev:
-		return rpl_pipe_rest(c, op, fd, do_io(c, fd, io_count(op, a[1]), 0, 0, wr, 0), wr);
+		return rpl_pipe_rest(c, op, fd, do_io(c, op, fd, io_count(op, a[1]), 0, 0, wr, 0), wr);
 	case SYS_preadv: case SYS_pwritev:
-		return do_io(c, fd, io_count(op, a[1]), a[3], 1, wr, 0);
+		return do_io(c, op, fd, io_count(op, a[1]), a[3], 1, wr, 0);
 	default:		/* preadv2, pwritev2: offset -1 = the file position */
 		if (a[3] == -1)
-			return rpl_pipe_rest(c, op, fd, do_io(c, fd, io_count(op, a[1]), 0, 0,
+			return rpl_pipe_rest(c, op, fd, do_io(c, op, fd, io_count(op, a[1]), 0, 0,
 							      wr, (int)a[5]), wr);
-		return do_io(c, fd, io_count(op, a[1]), a[3], 1, wr, (int)a[5]);
+		return do_io(c, op, fd, io_count(op, a[1]), a[3], 1, wr, (int)a[5]);
 	}
 }
 

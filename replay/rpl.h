@@ -695,6 +695,9 @@ int rpl_live_fd_cloned(struct rpl_ctx *c, struct rpl_op *op, int64_t fd, int *cl
 const char *rpl_op_path(struct rpl_ctx *c, struct rpl_op *op, const char *path);
 /* Deterministic, incompressible bytes for writes (RPL_SCRATCH long). */
 const char *rpl_wbuf(void);
+/* What @op's write writes: zeros where the program wrote zeros
+ * (IOT_EV_ZERO), else rpl_wbuf(); RPL_SCRATCH long. */
+const char *rpl_wbuf_of(const struct rpl_op *op);
 /* A descriptor of no file (an eventfd, a memfd) made again by @make (a
  * live descriptor, or -errno) under @op's recorded result; a failed or
  * out-of-range one is skipped.  @return : as a handler's. */

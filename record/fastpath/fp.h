@@ -19,7 +19,7 @@
 #include <stdint.h>
 
 #define FP_MAGIC	0x46544f49u	/* "IOTF" */
-#define FP_VERSION	5
+#define FP_VERSION	6
 #define FP_NSLOTS	128
 #define FP_SLOT_HDR	4096
 #define FP_RING_BYTES	(1u << 20)	/* per thread; memfd pages stay sparse */
@@ -52,6 +52,15 @@
 #define FP_FLUSH_FD	(-4242)
 
 #define FP_ENV		"IOTAPE_FAST_SHM"
+
+/*
+ * A write-family call whose bytes are all zeros is flagged (IOT_EV_ZERO),
+ * so that its replay writes zeros too.  Both sides look at most this many
+ * bytes: a longer call is not flagged, by the library (which reads its own
+ * memory) nor at a ptrace stop (which copies it out), so that the two
+ * record the same.
+ */
+#define FP_ZERO_MAX	(16u << 20)
 
 enum { FP_SLOT_FREE = 0, FP_SLOT_OWNED = 1 };
 enum { FP_REC_EMPTY = 0, FP_REC_DONE = 1, FP_REC_PAD = 2, FP_REC_ENTERED = 3 };
@@ -135,10 +144,15 @@ struct fp_rec {
 	uint16_t nstr;		/* strings in data[] */
 	uint16_t npst;		/* struct fp_pst in data[] after the strings */
 	uint32_t pst_off;	/* where the first fp_pst starts in data[] */
+	uint32_t flags;		/* FP_RF_* */
+	uint32_t pad;
 	char data[];
 };
 
 #define FP_NOSTR	0xffffffffu
+
+/* fp_rec.flags */
+#define FP_RF_ZERO	0x1	/* the bytes a write-family call wrote were all zeros */
 
 /* A symlink's fp_pst is followed by its target (tspace bytes) and then by
  * a second fp_pst: stat() through the link, the state of what it pointed

@@ -583,6 +583,47 @@ static uint32_t fp_gather(const struct iot_syscall *sc, uint64_t *a, struct fp_p
 	return (uint32_t)sizeof(struct fp_rec) + len;
 }
 
+/* @n bytes at @p are all zeros.  The scan stops at the first byte that
+ * is not, which for most data is the first. */
+static int fp_zero_run(const char *p, uint64_t n)
+{
+	return n == 0 || (p[0] == 0 && memcmp(p, p + 1, n - 1) == 0);
+}
+
+/*
+ * The bytes a write-family call is asked to write are all zeros (the
+ * recorder's stop does the same test on a copy: record/tracee_mem.c).
+ * Read in-process before the call, as fp_gather() reads iovec arrays: a
+ * buffer whose zeros run into unmapped memory would fault here instead
+ * of failing with EFAULT, a risk taken only by a buggy program.
+ */
+static int fp_zeros(const struct iot_syscall *sc, const uint64_t *a)
+{
+	int i = iot_syscall_wbuf(sc);
+	uint64_t j, sum = 0;
+	const struct iovec *iov;
+
+	if (i < 0 || !a[i])
+		return 0;
+	if (sc->arg[i] == IOT_ARG_PTR)
+		return a[i + 1] > 0 && a[i + 1] <= FP_ZERO_MAX &&
+		       fp_zero_run((const char *)a[i], a[i + 1]);
+	iov = (const struct iovec *)a[i];
+	if (a[i + 1] > 1024)
+		return 0;
+	for (j = 0; j < a[i + 1]; j++) {
+		sum += iov[j].iov_len;
+		if (sum > FP_ZERO_MAX || (iov[j].iov_len && !iov[j].iov_base))
+			return 0;
+	}
+	if (sum == 0)
+		return 0;
+	for (j = 0; j < a[i + 1]; j++)
+		if (!fp_zero_run(iov[j].iov_base, iov[j].iov_len))
+			return 0;
+	return 1;
+}
+
 static void fp_fill(struct fp_rec *rec, struct fp_pre *pre)
 {
 	char *d = rec->data;
@@ -630,7 +671,7 @@ long fp_call(int nr, long a0, long a1, long a2, long a3, long a4, long a5)
 	struct fp_rec *rec;
 	struct fp_pre pre;
 	uint64_t a[6];
-	uint32_t len;
+	uint32_t len, rflags;
 	int saved = errno;
 	uint64_t t_wrap = fp_now();
 	/* the library's work after this thread's previous call (the states
@@ -663,6 +704,7 @@ long fp_call(int nr, long a0, long a1, long a2, long a3, long a4, long a5)
 	a[3] = (uint64_t)a3;
 	a[4] = (uint64_t)a4;
 	a[5] = (uint64_t)a5;
+	rflags = fp_zeros(sc, a) ? FP_RF_ZERO : 0;
 	len = fp_gather(sc, a, &pre);
 	rec = fp_reserve(s, len);
 	if (!rec) {
@@ -676,6 +718,8 @@ long fp_call(int nr, long a0, long a1, long a2, long a3, long a4, long a5)
 	rec->len = len;
 	rec->nr = nr;
 	rec->tid = s->tid;
+	rec->flags = rflags;
+	rec->pad = 0;
 	memcpy(rec->args, a, sizeof(a));
 	fp_fill(rec, &pre);
 	rec->ret = 0;

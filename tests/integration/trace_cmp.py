@@ -5,8 +5,10 @@
 # differ, and so may the order in which threads start).  Times, pids,
 # addresses, pipe inodes, gcc's temp names, WDIR and OWN (the test's own
 # directory) are masked; only the states of the program's own paths are
-# compared.  Exit 1 with the first difference printed.
-import re, sys
+# compared; NO_ZEROS=1 leaves out the mark of writes of zeros (the bpf
+# backend reads no buffer and marks none).  Exit 1 with the first
+# difference printed.
+import os, re, sys
 A = sys.argv[5] if len(sys.argv) > 5 else "A"
 B = sys.argv[6] if len(sys.argv) > 6 else "B"
 def load(path, wdir, own):
@@ -26,9 +28,9 @@ def load(path, wdir, own):
             continue
         if line.startswith("#"):
             continue
-        m = re.match(r"^([0-9]+) +[0-9.]+ (.*?)( <[0-9.]+>( \[on cpu [0-9.]+\])?)?$", line)
+        m = re.match(r"^([0-9]+) +[0-9.]+ (.*?)( <[0-9.]+>)?( \[on cpu [0-9.]+\])?( \[zeros\])?$", line)
         if m:
-            body = m.group(2)
+            body = m.group(2) + ("" if os.environ.get("NO_ZEROS") == "1" else m.group(5) or "")
             # pages of a mapping of a file that is not the program's own
             # (the loader's ld.so.cache, locale files) are those the
             # kernel mapped, fault-around included: that depends on what

@@ -144,6 +144,15 @@ static void rows_agree(void **state)
 	/* the decoder, planner and replayer find a pair's descriptors by kind */
 	assert_int_equal(iot_syscall_arg(iot_syscall_by_name("socketpair"), IOT_ARG_FDPAIR), 3);
 	assert_int_equal(iot_syscall_arg(iot_syscall_by_name("pipe2"), IOT_ARG_FDPAIR), 0);
+	/* where the write family's bytes are, for the zeros test of the
+	 * recorder (its own and the fast path's); copies write no bytes of
+	 * the program's */
+	assert_int_equal(iot_syscall_wbuf(iot_syscall_by_name("write")), 1);
+	assert_int_equal(iot_syscall_wbuf(iot_syscall_by_name("pwritev2")), 1);
+	assert_int_equal(iot_syscall_wbuf(iot_syscall_by_name("read")), -1);
+	assert_int_equal(iot_syscall_wbuf(iot_syscall_by_name("copy_file_range")), -1);
+	assert_int_equal(iot_syscall_wbuf(iot_syscall_by_name("fsetxattr")), -1);
+	assert_int_equal(iot_syscall_wbuf(NULL), -1);
 }
 
 int main(void)
