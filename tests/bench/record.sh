@@ -6,9 +6,13 @@
 # of linux-6.1 fs/ (hot cache, tmpfs), (b) tar cf of it, (c) make -j2 of
 # iotape itself from a clean clone, (d) a shell script running 400 short
 # programs one after another (what each process costs: exec, the dynamic
-# loader's calls, exit).  Prints a table with ratios.
+# loader's calls, exit), (e) dd of 128 MiB of zeros in 64 KiB writes
+# (each write's bytes are all looked at: the zeros flag's worst case).
+# Prints a table with ratios.
 #   RUNS=3  POLICIES="auto one none"  (iotape --cpu-policy values to bench)
-#   CASES="cp tar make spawn"
+#   CASES="cp tar make spawn zeros"
+#   IOTAPE_BASE=path/to/other/iotape: that build's default and
+#   --no-fastpath recordings too, in turn with this one's (base-* columns)
 set -u
 cd "$(dirname "$0")/../.."
 SRC=$PWD
@@ -16,7 +20,8 @@ BUILD=${BUILD:-build}
 IOTAPE=${IOTAPE:-$SRC/$BUILD/iotape}
 RUNS=${RUNS:-3}
 POLICIES=${POLICIES:-auto}
-CASES=${CASES:-cp tar make spawn}
+CASES=${CASES:-cp tar make spawn zeros}
+BASE=${IOTAPE_BASE:-}
 CACHE=/var/tmp/iotape-bench
 # copies and archives are written to tmpfs: the disk's writeback would
 # dominate a 0.1 s copy
@@ -53,6 +58,7 @@ median() { sort -n | awk '{ v[NR] = $1 } END { print v[int((NR + 1) / 2)] }'; }
 bench() {
 	local name=$1 prep=$2 work=$3 mode i t modes
 	modes="native $(for p in $POLICIES; do echo "iotape-$p"; done) ptrace strace"
+	[ -n "$BASE" ] && modes="$modes base-auto base-ptrace"
 	# run i of every mode, then run i+1: a slow spell of the machine
 	# falls on all modes, not on one
 	for mode in $modes; do : >"$W/$name.$mode.all"; done
@@ -66,13 +72,17 @@ bench() {
 			ptrace) t=$(cd "$W" && time_one "$IOTAPE" record -q --no-fastpath \
 				-o "$W/t.iotape" -- sh -c "$work") ;;
 			strace) t=$(cd "$W" && time_one strace -f -ttt -T -o "$W/t.strace" sh -c "$work") ;;
+			base-auto) t=$(cd "$W" && time_one "$BASE" record -q -o "$W/t.iotape" -- sh -c "$work") ;;
+			base-ptrace) t=$(cd "$W" && time_one "$BASE" record -q --no-fastpath \
+				-o "$W/t.iotape" -- sh -c "$work") ;;
 			esac
 			echo "$t" >>"$W/$name.$mode.all"
 		done
 	done
 	for mode in $modes; do median <"$W/$name.$mode.all" >"$W/$name.$mode"; done
 	printf '%-8s %9.3f' "$name" "$(cat "$W/$name.native")"
-	for mode in $(for p in $POLICIES; do echo "iotape-$p"; done) ptrace strace; do
+	for mode in $(for p in $POLICIES; do echo "iotape-$p"; done) ptrace strace \
+		    ${BASE:+base-auto base-ptrace}; do
 		printf ' %9.3f (%5.2fx)' "$(cat "$W/$name.$mode")" \
 			"$(echo "$(cat "$W/$name.$mode") / $(cat "$W/$name.native")" | bc -l)"
 	done
@@ -86,7 +96,9 @@ cp -a "$FS" "$W/fs" && FS=$W/fs
 echo "record bench: median of $RUNS runs, seconds (ratio to native); $(nproc) CPUs, $(uname -r)"
 printf '%-8s %9s' case native
 for p in $POLICIES; do printf ' %18s' "iotape($p)"; done
-printf ' %18s %18s  %s\n' "--no-fastpath" strace "strace/iotape"
+printf ' %18s %18s' "--no-fastpath" strace
+[ -n "$BASE" ] && printf ' %18s %18s' "base(auto)" "base --no-fastpath"
+printf '  %s\n' "strace/iotape"
 case " $CASES " in *" cp "*) bench cp "rm -rf copy" "cp -a '$FS' copy" ;; esac
 case " $CASES " in *" tar "*) bench tar "rm -f out.tar" "tar cf out.tar -C '$FS/..' fs" ;; esac
 case " $CASES " in *" make "*)
@@ -96,6 +108,7 @@ case " $CASES " in *" make "*)
 		xargs -0 cp --parents -t "$W/iotape-src" 2>/dev/null)
 	bench make "rm -rf iotape-src/x" "make -s -C iotape-src -j2 BUILD=x build-all" ;;
 esac
+case " $CASES " in *" zeros "*) bench zeros "rm -f zeros" "dd if=/dev/zero of=zeros bs=64k count=2048 status=none" ;; esac
 case " $CASES " in *" spawn "*)
 	bench spawn true 'i=0; while [ $i -lt 400 ]; do /bin/true; i=$((i+1)); done' ;;
 esac
