@@ -80,9 +80,9 @@ static int zero_run(pid_t tid, uint64_t addr, uint64_t n, char *buf)
 int rec_wbuf_zero(pid_t tid, const struct iot_syscall *sc, const uint64_t *args)
 {
 	static __thread char buf[ZCHUNK];
-	struct iovec iov[64];
+	static __thread struct iovec iov[1024];	/* UIO_MAXIOV */
 	int i = iot_syscall_wbuf(sc);
-	uint64_t cnt, j, k, sum = 0, addr;
+	uint64_t cnt, j, sum = 0;
 
 	if (i < 0 || !args[i])
 		return 0;
@@ -90,34 +90,21 @@ int rec_wbuf_zero(pid_t tid, const struct iot_syscall *sc, const uint64_t *args)
 		return args[i + 1] > 0 && args[i + 1] <= FP_ZERO_MAX &&
 		       zero_run(tid, args[i], args[i + 1], buf);
 	cnt = args[i + 1];
-	if (cnt > 1024)
+	if (cnt == 0 || cnt > 1024 ||
+	    rec_read_mem(tid, args[i], iov, cnt * sizeof(iov[0])) != (ssize_t)(cnt * sizeof(iov[0])))
 		return 0;
 	/* the lengths first, so that a call too long to look at costs no
 	 * copy of its bytes */
-	for (addr = args[i], j = 0; j < cnt; j += k, addr += k * sizeof(iov[0])) {
-		uint64_t m;
-
-		k = cnt - j > 64 ? 64 : cnt - j;
-		if (rec_read_mem(tid, addr, iov, k * sizeof(iov[0])) != (ssize_t)(k * sizeof(iov[0])))
+	for (j = 0; j < cnt; j++) {
+		sum += iov[j].iov_len;
+		if (sum > FP_ZERO_MAX || (iov[j].iov_len && !iov[j].iov_base))
 			return 0;
-		for (m = 0; m < k; m++) {
-			sum += iov[m].iov_len;
-			if (sum > FP_ZERO_MAX || (iov[m].iov_len && !iov[m].iov_base))
-				return 0;
-		}
 	}
 	if (sum == 0)
 		return 0;
-	for (addr = args[i], j = 0; j < cnt; j += k, addr += k * sizeof(iov[0])) {
-		uint64_t m;
-
-		k = cnt - j > 64 ? 64 : cnt - j;
-		if (rec_read_mem(tid, addr, iov, k * sizeof(iov[0])) != (ssize_t)(k * sizeof(iov[0])))
+	for (j = 0; j < cnt; j++)
+		if (iov[j].iov_len &&
+		    !zero_run(tid, (uint64_t)(uintptr_t)iov[j].iov_base, iov[j].iov_len, buf))
 			return 0;
-		for (m = 0; m < k; m++)
-			if (iov[m].iov_len &&
-			    !zero_run(tid, (uint64_t)(uintptr_t)iov[m].iov_base, iov[m].iov_len, buf))
-				return 0;
-	}
 	return 1;
 }
