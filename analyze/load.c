@@ -76,6 +76,7 @@ static int pass2_event(struct loader *L, const struct iot_event *ev)
 	uint64_t bytes = 0;
 	struct pident *e;
 
+	L->events2++;
 	/* unfinished calls and calls a replay skipped have no latency */
 	timed = !(ev->flags & (IOT_EV_UNFINISHED | IOT_EV_NOEXIT_TS | IOT_EV_REPLAY_SKIPPED)) &&
 		dur >= 0;
@@ -242,8 +243,11 @@ int ana_load(struct ana_trace *t, const char *path)
 	if (rc < 0)
 		goto out;
 	load_header(t, iot_reader_header(r));
+	/* pass 1 reads the processes and each chunk's time range only */
+	iot_reader_set_spans(r, 1);
 	for (pass = 1; pass <= 2; pass++) {
 		if (pass == 2) {
+			iot_reader_set_spans(r, 0);
 			rc = ana_finish_phases(&L);
 			if (rc < 0)
 				goto out;
@@ -258,8 +262,8 @@ int ana_load(struct ana_trace *t, const char *path)
 				rc = ana_pass1_proc(&L, &it.u.proc);
 			else if (it.kind == IOT_ITEM_PROCESS)
 				ana_pass2_proc(&L, &it.u.proc);
-			else if (it.kind == IOT_ITEM_EVENT && pass == 1)
-				ana_pass1_event(&L, &it.u.ev);
+			else if (it.kind == IOT_ITEM_SPAN)
+				ana_pass1_span(&L, &it.u.span);
 			else if (it.kind == IOT_ITEM_EVENT)
 				rc = pass2_event(&L, &it.u.ev);
 			else if (it.kind == IOT_ITEM_AIO && pass == 2)
@@ -274,6 +278,9 @@ int ana_load(struct ana_trace *t, const char *path)
 			goto out;
 		}
 	}
+	/* pass 1 did not check the columns it skipped: a chunk it counted may
+	 * have been found damaged here, and the events are those analysed */
+	t->events = L.events2;
 	ana_aio_finish(&L);
 	ana_orphan_cpu(&L);
 	s = iot_reader_summary(r);

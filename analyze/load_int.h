@@ -45,6 +45,7 @@ struct loader {
 	struct exit_rec *exits;
 	size_t n_exits, cap_exits;
 	uint64_t seq;
+	uint64_t events2;	/* events read in pass 2 */
 	size_t next_phase;	/* pass 2: the next phase to open by seq */
 	size_t unknown_cmd;	/* procs index of "(unknown)", or SIZE_MAX */
 	/* CPU of the processes in no phase, and the time they ran outside
@@ -88,7 +89,7 @@ char *ana_join_argv(uint32_t argc, const char *const *argv);
 
 /* Pass 1 (process records and event times) and what settles after it. */
 int ana_pass1_proc(struct loader *L, const struct iot_process *p);
-void ana_pass1_event(struct loader *L, const struct iot_event *ev);
+void ana_pass1_span(struct loader *L, const struct iot_span *sp);
 int ana_finish_phases(struct loader *L);
 /* Pass 2: which phase a process is in. */
 void ana_pass2_proc(struct loader *L, const struct iot_process *p);

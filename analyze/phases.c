@@ -225,18 +225,17 @@ out:
 	return rc;
 }
 
-void ana_pass1_event(struct loader *L, const struct iot_event *ev)
+void ana_pass1_span(struct loader *L, const struct iot_span *sp)
 {
 	struct ana_trace *t = L->t;
-	int64_t end = ev->t_exit > ev->t_enter ? ev->t_exit : ev->t_enter;
 
-	if (t->events == 0 || ev->t_enter < t->t_first)
-		t->t_first = ev->t_enter;
-	if (t->events == 0 || end > t->t_last)
-		t->t_last = end;
-	t->events++;
+	if (t->events == 0 || sp->t_min < t->t_first)
+		t->t_first = sp->t_min;
+	if (t->events == 0 || sp->t_end > t->t_last)
+		t->t_last = sp->t_end;
+	t->events += sp->events;
 	if (!L->have_root) {
-		L->root = ev->pid;
+		L->root = sp->pid;
 		L->have_root = 1;
 	}
 }

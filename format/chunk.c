@@ -196,7 +196,7 @@ static int fill_packed(Iotape__Chunk *ch, unsigned f, const uint8_t *p, size_t l
  * repeated field (a packed column's byte count: cheaper than counting its
  * varints); pass 1 fills the arrays allocated in between. */
 static int walk(Iotape__Chunk *ch, const uint8_t *buf, size_t len, int pass,
-		size_t *count, ProtobufCAllocator *pa)
+		size_t *count, ProtobufCAllocator *pa, uint64_t fields)
 {
 	struct cur c = { buf, buf + len };
 	uint64_t key, v;
@@ -211,6 +211,8 @@ static int walk(Iotape__Chunk *ch, const uint8_t *buf, size_t len, int pass,
 		if (get_varint(&c, &key))
 			return IOT_E_CORRUPT;
 		f = key >> 3 <= F_MAX ? (unsigned)(key >> 3) : 0;
+		if (!(fields >> f & 1))
+			f = 0;		/* not asked for: skipped as unknown */
 		wt = (int)(key & 7);
 		if (col_type[f] && wt == WT_VARINT) {	/* unpacked element */
 			if (get_varint(&c, &v))
@@ -296,6 +298,12 @@ static const size_t col_size[] = {
 int iot_chunk_decode(struct iot_arena *a, const uint8_t *buf, size_t len,
 		     Iotape__Chunk **out)
 {
+	return iot_chunk_decode_fields(a, buf, len, IOT_CHUNK_ALL, out);
+}
+
+int iot_chunk_decode_fields(struct iot_arena *a, const uint8_t *buf, size_t len,
+			    uint64_t fields, Iotape__Chunk **out)
+{
 	Iotape__Chunk *ch = iot_arena_alloc(a, sizeof(*ch));
 	size_t count[F_MAX + 1] = { 0 }, *n;
 	ProtobufCAllocator pa;
@@ -306,7 +314,7 @@ int iot_chunk_decode(struct iot_arena *a, const uint8_t *buf, size_t len,
 		return -ENOMEM;
 	iotape__chunk__init(ch);
 	iot_arena_pb_allocator(a, &pa);
-	if ((rc = walk(ch, buf, len, 0, count, &pa)))
+	if ((rc = walk(ch, buf, len, 0, count, &pa, fields)))
 		return rc;
 	for (f = 2; f <= F_MAX; f++) {
 		void **arr;
@@ -341,7 +349,7 @@ int iot_chunk_decode(struct iot_arena *a, const uint8_t *buf, size_t len,
 	}
 	ch->has_seq = ch->has_first_event = ch->has_names = 0;
 	ch->has_ps_names = ch->has_ps_targets = 0;
-	if ((rc = walk(ch, buf, len, 1, count, &pa)))
+	if ((rc = walk(ch, buf, len, 1, count, &pa, fields)))
 		return rc;
 	*out = ch;
 	return 0;

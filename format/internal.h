@@ -77,6 +77,22 @@ int iot_record_chunk(const uint8_t *buf, size_t len, const uint8_t **chunk,
 int iot_chunk_decode(struct iot_arena *a, const uint8_t *buf, size_t len,
 		     Iotape__Chunk **out);
 
+/* Field sets of Chunk (bit k: field k of trace.proto) for
+ * iot_chunk_decode_fields(): every field; what an event's thread and
+ * times need (tids, tid_pids, t_enter, duration, tid_idx and their 1.3
+ * forms) with the processes, seq and first_event. */
+#define IOT_CHUNK_ALL (~0ull)
+#define IOT_CHUNK_TIMES ((1ull << 1) | (1ull << 3) | (1ull << 4) | (1ull << 5) | \
+			 (1ull << 6) | (1ull << 7) | (1ull << 16) | (1ull << 17) | \
+			 (1ull << 24) | (1ull << 25) | (1ull << 26) | (1ull << 27))
+
+/*! iot_chunk_decode_fields() :
+ *  As iot_chunk_decode(), but only the fields in the set @fields; the
+ *  others are skipped as unknown fields are (their columns stay empty).
+ *  @return : 0, IOT_E_CORRUPT or -ENOMEM. */
+int iot_chunk_decode_fields(struct iot_arena *a, const uint8_t *buf, size_t len,
+			    uint64_t fields, Iotape__Chunk **out);
+
 /*! iot_chunk_expand() :
  *  Turn the 1.3 columns of @c (names, t_enter_lo/hi, duration_lo/hi, ps_*)
  *  into strings, t_enter, duration and path_states, allocated from @a;

@@ -46,6 +46,8 @@ struct iot_reader {
 	uint64_t *last_exit;		/* per tid index */
 	uint8_t *seen;
 	int err;			/* sticky until rewind/seek */
+	int spans;			/* iot_reader_set_spans() */
+	int ch_spans;			/* ch was loaded for spans */
 };
 
 /* Decompress the frame at @src into r->buf and find its Record bytes.
@@ -124,6 +126,20 @@ static int path_index(uint32_t *v, size_t *seen, size_t n_strings)
 	return 0;
 }
 
+/* A chunk decoded for spans: only its threads and times. */
+static int check_times(const Iotape__Chunk *c)
+{
+	size_t n = c->n_t_enter, i;
+
+	if (c->n_duration != n || c->n_tid_idx != n || n > UINT32_MAX ||
+	    (c->n_tid_pids != c->n_tids && c->n_tid_pids != 0))
+		return IOT_E_CORRUPT;
+	for (i = 0; i < n; i++)
+		if (c->tid_idx[i] >= c->n_tids)
+			return IOT_E_CORRUPT;
+	return 0;
+}
+
 /* Reject a chunk whose columns do not agree; resolve its path columns. */
 static int check_chunk(Iotape__Chunk *c)
 {
@@ -166,8 +182,9 @@ static void release_frame(const struct iot_reader *r, const struct iot_frame *f)
 }
 
 /* Decode frame @f as a chunk into the chunk arena; on success it becomes
- * the current chunk and its strings are ready. */
-static int load_chunk(struct iot_reader *r, const struct iot_frame *f)
+ * the current chunk and its strings are ready.  With @spans, only what
+ * iot_reader_set_spans() gives. */
+static int load_chunk(struct iot_reader *r, const struct iot_frame *f, int spans)
 {
 	const uint8_t *rec, *cb;
 	Iotape__Chunk *c;
@@ -181,11 +198,13 @@ static int load_chunk(struct iot_reader *r, const struct iot_frame *f)
 	rc = decompress_frame(r, r->data + f->offset, f->size, &rec, &len);
 	release_frame(r, f);
 	if (rc || (rc = iot_record_chunk(rec, len, &cb, &clen)) ||
-	    (rc = iot_chunk_decode(r->arena, cb, clen, &c)) ||
+	    (rc = iot_chunk_decode_fields(r->arena, cb, clen,
+					  spans ? IOT_CHUNK_TIMES : IOT_CHUNK_ALL, &c)) ||
 	    (rc = iot_chunk_expand(r->arena, c)))
 		return rc;
-	if ((rc = check_chunk(c)))
+	if ((rc = spans ? check_times(c) : check_chunk(c)))
 		return rc;
+	r->ch_spans = spans;
 	r->str = NULL;
 	if (c->n_strings) {
 		r->str = iot_arena_alloc(r->arena, c->n_strings * sizeof(*r->str));
@@ -329,7 +348,7 @@ static int walk_frames(struct iot_reader *r)
 		f.offset = off;
 		f.size = fsz;
 		f.first_event = events;
-		if ((rc = load_chunk(r, &f)))
+		if ((rc = load_chunk(r, &f, 0)))
 			break;
 		chunk_stats(r, &f);
 		if ((rc = add_frame(r, &f, &cap)))
@@ -674,6 +693,32 @@ static void fill_event(struct iot_reader *r, struct iot_event *ev)
 	ev->path2_len = p ? (uint32_t)c->strings[p - 1].len : 0;
 }
 
+/* All the events of the current chunk as one span. */
+static void fill_span(struct iot_reader *r, struct iot_span *sp)
+{
+	const Iotape__Chunk *c = r->ch;
+	uint32_t t0 = c->tid_idx[r->i_ev];
+	int64_t lo = INT64_MAX, hi = INT64_MIN;
+	size_t i;
+
+	sp->events = c->n_t_enter - r->i_ev;
+	sp->tid = c->tids[t0];
+	sp->pid = c->n_tid_pids ? c->tid_pids[t0] : sp->tid;
+	for (i = r->i_ev; i < c->n_t_enter; i++) {
+		uint64_t x;
+		int64_t te = (int64_t)next_time(r, i, &x);
+		int64_t end = (int64_t)x > te ? (int64_t)x : te;
+
+		if (te < lo)
+			lo = te;
+		if (end > hi)
+			hi = end;
+	}
+	r->i_ev = c->n_t_enter;
+	sp->t_min = lo;
+	sp->t_end = hi;
+}
+
 static void fill_aio(struct iot_reader *r, const Iotape__AsyncOp *m,
 		     struct iot_aio *a)
 {
@@ -733,7 +778,7 @@ int iot_reader_next(struct iot_reader *r, struct iot_item *it)
 			if (r->next_frame >= r->n_frames)
 				return 0;
 			f = &r->frames[r->next_frame];
-			rc = load_chunk(r, f);
+			rc = load_chunk(r, f, r->spans);
 			if (!rc && r->ch->n_t_enter != f->events)
 				rc = IOT_E_CORRUPT;
 			if (rc) {
@@ -748,6 +793,15 @@ int iot_reader_next(struct iot_reader *r, struct iot_item *it)
 			it->kind = IOT_ITEM_PROCESS;
 			rc = fill_process(r, c->processes[r->i_proc++], &it->u.proc);
 			return rc ? rc : 1;
+		}
+		if (r->ch_spans) {
+			if (r->i_ev < c->n_t_enter) {
+				it->kind = IOT_ITEM_SPAN;
+				fill_span(r, &it->u.span);
+				return 1;
+			}
+			r->ch = NULL;
+			continue;
 		}
 		if (r->i_ps < c->n_path_states) {
 			it->kind = IOT_ITEM_PATH_STATE;
@@ -797,6 +851,11 @@ int iot_reader_seek_frame(struct iot_reader *r, uint64_t frame)
 	r->err = 0;
 	r->next_frame = (size_t)frame;
 	return 0;
+}
+
+void iot_reader_set_spans(struct iot_reader *r, int on)
+{
+	r->spans = on != 0;
 }
 
 int iot_reader_rewind(struct iot_reader *r)
