@@ -34,6 +34,38 @@ struct ana_hist {
 };
 
 void ana_hist_add(struct ana_hist *h, int64_t v);
+
+/*! ana_hist_bucket() : @return : the bucket of value @v. */
+static inline uint32_t ana_hist_bucket(int64_t v)
+{
+	uint64_t u = v < 0 ? 0 : (uint64_t)v;
+	int e;
+
+	if (u < (1u << ANA_HIST_LINEAR_BITS))
+		return (uint32_t)u;
+	e = 63 - __builtin_clzll(u);
+	return (1u << ANA_HIST_LINEAR_BITS) +
+	       (uint32_t)(e - ANA_HIST_LINEAR_BITS) * (1u << ANA_HIST_SUB_BITS) +
+	       (uint32_t)((u >> (e - ANA_HIST_SUB_BITS)) & ((1u << ANA_HIST_SUB_BITS) - 1));
+}
+
+/*! ana_hist_grow() : make room for bucket @i. @return : 0 or -ENOMEM. */
+int ana_hist_grow(struct ana_hist *h, uint32_t i);
+
+/*! ana_hist_add_at() : ana_hist_add() of @v whose bucket @i is known: a
+ *  call counted in several rows finds its bucket once. */
+static inline void ana_hist_add_at(struct ana_hist *h, int64_t v, uint32_t i)
+{
+	if (i >= h->nb && ana_hist_grow(h, i))
+		return;	/* keep the exact min/max/sum; lose one count */
+	h->b[i]++;
+	if (h->n == 0 || v < h->min)
+		h->min = v;
+	if (h->n == 0 || v > h->max)
+		h->max = v;
+	h->n++;
+	h->sum += (double)v;
+}
 /*! ana_hist_quantile() : @return : the value at quantile @q (0..1) by
  *  nearest rank, or 0 for an empty histogram. */
 int64_t ana_hist_quantile(const struct ana_hist *h, double q);

@@ -15,18 +15,6 @@
 #define LIN (1u << ANA_HIST_LINEAR_BITS)
 #define SUB (1u << ANA_HIST_SUB_BITS)
 
-static uint32_t bucket_of(int64_t v)
-{
-	uint64_t u = v < 0 ? 0 : (uint64_t)v;
-	int e;
-
-	if (u < LIN)
-		return (uint32_t)u;
-	e = 63 - __builtin_clzll(u);
-	return LIN + (uint32_t)(e - ANA_HIST_LINEAR_BITS) * SUB +
-	       (uint32_t)((u >> (e - ANA_HIST_SUB_BITS)) & (SUB - 1));
-}
-
 /* The middle of bucket @i, and its bounds. */
 static double bucket_mid(uint32_t i, double *lo, double *hi)
 {
@@ -46,28 +34,23 @@ static double bucket_mid(uint32_t i, double *lo, double *hi)
 	return l + (w - 1) / 2;
 }
 
+int ana_hist_grow(struct ana_hist *h, uint32_t i)
+{
+	/* grow in steps of an octave to keep reallocs rare */
+	uint32_t nb = (i / SUB + 1) * SUB + SUB;
+	uint32_t *b = realloc(h->b, nb * sizeof(*b));
+
+	if (!b)
+		return -ENOMEM;
+	memset(b + h->nb, 0, (nb - h->nb) * sizeof(*b));
+	h->b = b;
+	h->nb = nb;
+	return 0;
+}
+
 void ana_hist_add(struct ana_hist *h, int64_t v)
 {
-	uint32_t i = bucket_of(v);
-
-	if (i >= h->nb) {
-		/* grow in steps of an octave to keep reallocs rare */
-		uint32_t nb = (i / SUB + 1) * SUB + SUB;
-		uint32_t *b = realloc(h->b, nb * sizeof(*b));
-
-		if (!b)
-			return;	/* keep the exact min/max/sum; lose one count */
-		memset(b + h->nb, 0, (nb - h->nb) * sizeof(*b));
-		h->b = b;
-		h->nb = nb;
-	}
-	h->b[i]++;
-	if (h->n == 0 || v < h->min)
-		h->min = v;
-	if (h->n == 0 || v > h->max)
-		h->max = v;
-	h->n++;
-	h->sum += (double)v;
+	ana_hist_add_at(h, v, ana_hist_bucket(v));
 }
 
 int64_t ana_hist_quantile(const struct ana_hist *h, double q)

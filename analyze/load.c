@@ -49,22 +49,48 @@ char *ana_join_argv(uint32_t argc, const char *const *argv)
 	return s;
 }
 
+/* One call as each row it is counted in sees it: worked out once, for the
+ * five or six rows of an event. */
+struct call {
+	int64_t dur;
+	uint64_t bytes;
+	uint32_t bucket;
+	uint8_t timed, error, mismatch, skipped;
+};
+
+static void call_of(struct call *c, const struct iot_event *ev, int64_t dur, int timed,
+		    uint64_t bytes)
+{
+	c->dur = dur;
+	c->bytes = bytes;
+	c->bucket = timed ? ana_hist_bucket(dur) : 0;
+	c->timed = timed != 0;
+	c->error = ev->ret < 0 && ev->ret >= -4095;
+	c->mismatch = (ev->flags & IOT_EV_REPLAY_MISMATCH) != 0;
+	c->skipped = (ev->flags & IOT_EV_REPLAY_SKIPPED) != 0;
+}
+
+static inline void stat_add(struct ana_stat *s, const struct call *c)
+{
+	s->count++;
+	s->errors += c->error;
+	s->bytes += c->bytes;
+	s->mismatches += c->mismatch;
+	s->skipped += c->skipped;
+	if (c->timed) {
+		s->timed++;
+		s->total_ns = iot_ns_add(s->total_ns, c->dur);
+		ana_hist_add_at(&s->lat, c->dur, c->bucket);
+	}
+}
+
 void ana_stat_add(struct ana_stat *s, const struct iot_event *ev, int64_t dur,
 		  int timed, uint64_t bytes)
 {
-	s->count++;
-	if (ev->ret < 0 && ev->ret >= -4095)
-		s->errors++;
-	s->bytes += bytes;
-	if (ev->flags & IOT_EV_REPLAY_MISMATCH)
-		s->mismatches++;
-	if (ev->flags & IOT_EV_REPLAY_SKIPPED)
-		s->skipped++;
-	if (timed) {
-		s->timed++;
-		s->total_ns = iot_ns_add(s->total_ns, dur);
-		ana_hist_add(&s->lat, dur);
-	}
+	struct call c;
+
+	call_of(&c, ev, dur, timed, bytes);
+	stat_add(s, &c);
 }
 
 static int pass2_event(struct loader *L, const struct iot_event *ev)
@@ -75,6 +101,7 @@ static int pass2_event(struct loader *L, const struct iot_event *ev)
 	int64_t dur = iot_ns_sub(ev->t_exit, ev->t_enter);
 	uint64_t bytes = 0;
 	struct pident *e;
+	struct call call;
 
 	L->events2++;
 	/* unfinished calls and calls a replay skipped have no latency */
@@ -89,15 +116,15 @@ static int pass2_event(struct loader *L, const struct iot_event *ev)
 	if ((cls == IOT_CLASS_READ || cls == IOT_CLASS_WRITE) && ev->ret > 0 && sc &&
 	    (sc->flags & (IOT_SCF_READ | IOT_SCF_WRITE)))
 		bytes = (uint64_t)ev->ret;
-	ana_stat_add(&t->total, ev, dur, timed, bytes);
-	ana_stat_add(&t->cls[cls], ev, dur, timed, bytes);
+	call_of(&call, ev, dur, timed, bytes);
+	stat_add(&t->total, &call);
+	stat_add(&t->cls[cls], &call);
 	if (ev->nr >= 0 && ev->nr < ANA_MAX_NR)
-		ana_stat_add(&t->sys[ev->nr], ev, dur, timed, bytes);
+		stat_add(&t->sys[ev->nr], &call);
 	if (t->n_clients) {
 		int c = ana_client_of(t, ev->pid);
 
-		ana_stat_add(&t->clients[c < t->n_clients ? c : t->n_clients - 1], ev, dur, timed,
-			     bytes);
+		stat_add(&t->clients[c < t->n_clients ? c : t->n_clients - 1], &call);
 	}
 	e = ana_pid_get(&L->pids, ev->pid, 0);
 	if (e && e->orphan)
@@ -115,7 +142,7 @@ static int pass2_event(struct loader *L, const struct iot_event *ev)
 	}
 	if (ph < 0)
 		ph = (int)t->n_phases - 1;
-	ana_stat_add(&t->phases[ph].st, ev, dur, timed, bytes);
+	stat_add(&t->phases[ph].st, &call);
 	cmd = e ? e->cmd : -1;
 	if (cmd < 0) {
 		if (L->unknown_cmd == SIZE_MAX) {
@@ -127,7 +154,7 @@ static int pass2_event(struct loader *L, const struct iot_event *ev)
 		}
 		cmd = (int)L->unknown_cmd;
 	}
-	ana_stat_add(&t->procs[cmd].st, ev, dur, timed, bytes);
+	stat_add(&t->procs[cmd].st, &call);
 	if (t->t_last > t->t_first) {
 		double x = ((double)ev->t_enter - (double)t->t_first) * ANA_TL_BINS /
 			   ((double)t->t_last - (double)t->t_first + 1);
