@@ -86,6 +86,24 @@ int iot_chunk_decode(struct iot_arena *a, const uint8_t *buf, size_t len,
 			 (1ull << 6) | (1ull << 7) | (1ull << 16) | (1ull << 17) | \
 			 (1ull << 24) | (1ull << 25) | (1ull << 26) | (1ull << 27))
 
+/* ---- ahead.c: the next chunk decoded on a thread of its own ---- */
+
+struct iot_ahead;
+/* Load frame @frame into @slot (@mode: the caller's); @return : 0 or < 0. */
+typedef int (*iot_ahead_load_fn)(void *ctx, void *slot, size_t frame, int mode);
+
+/*! iot_ahead_start() : start the thread. @return : 0 or -errno. */
+int iot_ahead_start(struct iot_ahead **ap, iot_ahead_load_fn load, void *ctx);
+/*! iot_ahead_post() : have @frame loaded into @slot, after the job in
+ *  hand, if any; the caller must not touch @slot until it takes it. */
+void iot_ahead_post(struct iot_ahead *a, void *slot, size_t frame, int mode);
+/*! iot_ahead_take() : wait for the job in hand to end.
+ *  @return : 1 with *@slot and its load's *@rc if it was @frame in
+ *            @mode, else 0 (the slot it wrote is the caller's again). */
+int iot_ahead_take(struct iot_ahead *a, size_t frame, int mode, void **slot, int *rc);
+/*! iot_ahead_stop() : end the job in hand, stop and free the thread. */
+void iot_ahead_stop(struct iot_ahead *a);
+
 /*! iot_chunk_decode_fields() :
  *  As iot_chunk_decode(), but only the fields in the set @fields; the
  *  others are skipped as unknown fields are (their columns stay empty).

@@ -581,6 +581,13 @@ IOT_API int iot_reader_next(struct iot_reader *r, struct iot_item *it);
  *  rewind or seek loads one). */
 IOT_API void iot_reader_set_spans(struct iot_reader *r, int on);
 
+/*! iot_reader_set_ahead() :
+ *  With @on set, a thread of the reader decodes the next chunk while the
+ *  caller reads the current one (both CPUs busy where there are two); the
+ *  items are the same.  Takes a second chunk's memory.  Off again stops
+ *  the thread.  @return : 0 or -errno (then reading goes on without). */
+IOT_API int iot_reader_set_ahead(struct iot_reader *r, int on);
+
 /*! iot_reader_rewind() : go back to the first chunk. */
 IOT_API int iot_reader_rewind(struct iot_reader *r);
 

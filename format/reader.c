@@ -19,6 +19,21 @@
 #include "iotape.h"
 #include "internal.h"
 
+/* A chunk decoded: what it was decoded into and from.  Two of them when
+ * the next chunk is decoded ahead (ahead.c): the one read, the one being
+ * loaded. */
+struct slot {
+	ZSTD_DCtx *dctx;
+	uint8_t *buf;			/* decompressed frame */
+	size_t buf_cap;
+	struct iot_arena *arena;
+	Iotape__Chunk *ch;
+	const char **str;		/* NUL-terminated copies of ch->strings */
+	uint64_t *last_exit;		/* per tid index, see next_time() */
+	uint8_t *seen;
+	int spans;			/* loaded for iot_reader_set_spans() */
+};
+
 struct iot_reader {
 	const uint8_t *data;
 	size_t len;
@@ -31,28 +46,24 @@ struct iot_reader {
 	struct iot_frame *frames;
 	size_t n_frames;
 
-	ZSTD_DCtx *dctx;
-	uint8_t *buf;			/* decompressed frame */
-	size_t buf_cap;
-	struct iot_arena *arena;	/* the current chunk */
+	struct slot slots[2];
+	struct iot_ahead *ahead;	/* iot_reader_set_ahead() */
 
 	/* iteration */
 	size_t next_frame;		/* frame to load when this one ends */
 	size_t cur_frame;
-	const Iotape__Chunk *ch;
-	const char **str;		/* NUL-terminated copies of ch->strings */
+	struct slot *cur;		/* the chunk being read */
+	struct iot_arena *arena;	/* its arena */
+	const Iotape__Chunk *ch;	/* its chunk, NULL between chunks */
 	size_t i_proc, i_ps, i_ev, i_arg, i_aio, i_mp;
 	uint64_t prev_exit;		/* time decoding, see to_deltas() */
-	uint64_t *last_exit;		/* per tid index */
-	uint8_t *seen;
 	int err;			/* sticky until rewind/seek */
 	int spans;			/* iot_reader_set_spans() */
-	int ch_spans;			/* ch was loaded for spans */
 };
 
-/* Decompress the frame at @src into r->buf and find its Record bytes.
+/* Decompress the frame at @src into s->buf and find its Record bytes.
  * @return : 0 with *@rec, *@rlen set, or IOT_E_CORRUPT / -ENOMEM. */
-static int decompress_frame(struct iot_reader *r, const uint8_t *src, size_t size,
+static int decompress_frame(struct slot *s, const uint8_t *src, size_t size,
 			    const uint8_t **rec, size_t *rlen)
 {
 	unsigned long long cs = ZSTD_getFrameContentSize(src, size);
@@ -67,30 +78,30 @@ static int decompress_frame(struct iot_reader *r, const uint8_t *src, size_t siz
 	 * not make us allocate hundreds of megabytes. */
 	if (cs > (16u << 20) && cs / 1024 > size)
 		return IOT_E_CORRUPT;
-	if (cs > r->buf_cap) {
-		uint8_t *b = realloc(r->buf, cs);
+	if (cs > s->buf_cap) {
+		uint8_t *b = realloc(s->buf, cs);
 
 		if (!b)
 			return -ENOMEM;
-		r->buf = b;
-		r->buf_cap = cs;
+		s->buf = b;
+		s->buf_cap = cs;
 	}
-	k = ZSTD_decompressDCtx(r->dctx, r->buf, cs, src, size);
+	k = ZSTD_decompressDCtx(s->dctx, s->buf, cs, src, size);
 	if (ZSTD_isError(k) || k != cs)
 		return IOT_E_CORRUPT;
-	if (r->buf[0] != IOT_RECORD_TAG)
+	if (s->buf[0] != IOT_RECORD_TAG)
 		return IOT_E_CORRUPT;
 	for (;;) {
 		if (i >= cs || shift > 63)
 			return IOT_E_CORRUPT;
-		v |= (uint64_t)(r->buf[i] & 0x7f) << shift;
+		v |= (uint64_t)(s->buf[i] & 0x7f) << shift;
 		shift += 7;
-		if (!(r->buf[i++] & 0x80))
+		if (!(s->buf[i++] & 0x80))
 			break;
 	}
 	if (v != cs - i)
 		return IOT_E_CORRUPT;
-	*rec = r->buf + i;
+	*rec = s->buf + i;
 	*rlen = cs - i;
 	return 0;
 }
@@ -102,7 +113,7 @@ static int decode_frame(struct iot_reader *r, const uint8_t *src, size_t size,
 	ProtobufCAllocator pa;
 	const uint8_t *p;
 	size_t len;
-	int rc = decompress_frame(r, src, size, &p, &len);
+	int rc = decompress_frame(&r->slots[0], src, size, &p, &len);
 
 	if (rc)
 		return rc;
@@ -181,66 +192,114 @@ static void release_frame(const struct iot_reader *r, const struct iot_frame *f)
 		madvise((void *)(r->data + lo), hi - lo, MADV_DONTNEED);
 }
 
-/* Decode frame @f as a chunk into the chunk arena; on success it becomes
- * the current chunk and its strings are ready.  With @spans, only what
- * iot_reader_set_spans() gives. */
-static int load_chunk(struct iot_reader *r, const struct iot_frame *f, int spans)
+/* Decode frame @f as a chunk into slot @s; with @spans, only what
+ * iot_reader_set_spans() gives.  Touches nothing of @r but @s, so that it
+ * can run on the thread of ahead.c. */
+static int load_slot(const struct iot_reader *r, struct slot *s, const struct iot_frame *f,
+		     int spans)
 {
 	const uint8_t *rec, *cb;
 	Iotape__Chunk *c;
 	size_t i, len, clen;
 	int rc;
 
-	r->ch = NULL;
-	iot_arena_reset(r->arena);
+	s->ch = NULL;
+	iot_arena_reset(s->arena);
 	if (f->offset > r->len || f->size > r->len - f->offset)
 		return IOT_E_TRUNCATED;
-	rc = decompress_frame(r, r->data + f->offset, f->size, &rec, &len);
+	rc = decompress_frame(s, r->data + f->offset, f->size, &rec, &len);
 	release_frame(r, f);
 	if (rc || (rc = iot_record_chunk(rec, len, &cb, &clen)) ||
-	    (rc = iot_chunk_decode_fields(r->arena, cb, clen,
+	    (rc = iot_chunk_decode_fields(s->arena, cb, clen,
 					  spans ? IOT_CHUNK_TIMES : IOT_CHUNK_ALL, &c)) ||
-	    (rc = iot_chunk_expand(r->arena, c)))
+	    (rc = iot_chunk_expand(s->arena, c)))
 		return rc;
 	if ((rc = spans ? check_times(c) : check_chunk(c)))
 		return rc;
-	r->ch_spans = spans;
-	r->str = NULL;
+	s->spans = spans;
+	s->str = NULL;
 	if (c->n_strings) {
-		r->str = iot_arena_alloc(r->arena, c->n_strings * sizeof(*r->str));
-		if (!r->str)
+		s->str = iot_arena_alloc(s->arena, c->n_strings * sizeof(*s->str));
+		if (!s->str)
 			return -ENOMEM;
 		for (i = 0; i < c->n_strings; i++) {
 			/* names (1.3) are expanded with their 0 byte */
-			r->str[i] = c->has_names ? (const char *)c->strings[i].data :
-				    iot_arena_strndup(r->arena,
+			s->str[i] = c->has_names ? (const char *)c->strings[i].data :
+				    iot_arena_strndup(s->arena,
 						      (const char *)c->strings[i].data,
 						      c->strings[i].len);
-			if (!r->str[i])
+			if (!s->str[i])
 				return -ENOMEM;
 		}
 	}
-	r->ch = c;
+	s->last_exit = iot_arena_alloc(s->arena, (c->n_tids + 1) * sizeof(*s->last_exit));
+	s->seen = iot_arena_alloc(s->arena, c->n_tids + 1);
+	if (!s->last_exit || !s->seen)
+		return -ENOMEM;
+	memset(s->seen, 0, c->n_tids + 1);
+	s->ch = c;
+	return 0;
+}
+
+static int ahead_load(void *ctx, void *slot, size_t frame, int spans)
+{
+	const struct iot_reader *r = ctx;
+
+	return load_slot(r, slot, &r->frames[frame], spans);
+}
+
+/* Read slot @s from its start. */
+static void use_slot(struct iot_reader *r, struct slot *s)
+{
+	r->cur = s;
+	r->arena = s->arena;
+	r->ch = s->ch;
 	r->i_proc = r->i_ps = r->i_ev = r->i_arg = r->i_aio = r->i_mp = 0;
 	r->prev_exit = 0;
-	r->last_exit = iot_arena_alloc(r->arena, (c->n_tids + 1) * sizeof(*r->last_exit));
-	r->seen = iot_arena_alloc(r->arena, c->n_tids + 1);
-	if (!r->last_exit || !r->seen)
-		return -ENOMEM;
-	memset(r->seen, 0, c->n_tids + 1);
-	return 0;
+}
+
+/* Frame @f as the current chunk: in the slot read now, or with a thread
+ * decoding ahead (which may have written the other one), in the other. */
+static int load_chunk(struct iot_reader *r, const struct iot_frame *f, int spans)
+{
+	struct slot *s = !r->ahead ? r->cur :
+			 r->cur == &r->slots[0] ? &r->slots[1] : &r->slots[0];
+	int rc = load_slot(r, s, f, spans);
+
+	use_slot(r, s);
+	return rc;
+}
+
+/* Frame @k of the index as the current chunk: the one decoded ahead if it
+ * is that one, and then the next one is started. */
+static int next_chunk(struct iot_reader *r, size_t k)
+{
+	void *s;
+	int rc;
+
+	if (!r->ahead)
+		return load_chunk(r, &r->frames[k], r->spans);
+	if (iot_ahead_take(r->ahead, k, r->spans, &s, &rc))
+		use_slot(r, s);
+	else
+		rc = load_chunk(r, &r->frames[k], r->spans);
+	if (!rc && k + 1 < r->n_frames)
+		iot_ahead_post(r->ahead, r->cur == &r->slots[0] ? &r->slots[1] : &r->slots[0],
+			       k + 1, r->spans);
+	return rc;
 }
 
 /* Undo the writer's to_deltas(): enter time of event @i, exit in *@x. */
 static inline uint64_t next_time(struct iot_reader *r, size_t i, uint64_t *x)
 {
 	const Iotape__Chunk *c = r->ch;
+	struct slot *s = r->cur;
 	uint32_t t = c->tid_idx[i];
-	uint64_t te = (r->seen[t] ? r->last_exit[t] : r->prev_exit) +
+	uint64_t te = (s->seen[t] ? s->last_exit[t] : r->prev_exit) +
 		      (uint64_t)c->t_enter[i];
 
-	*x = r->prev_exit = r->last_exit[t] = te + c->duration[i];
-	r->seen[t] = 1;
+	*x = r->prev_exit = s->last_exit[t] = te + c->duration[i];
+	s->seen[t] = 1;
 	return te;
 }
 
@@ -462,15 +521,24 @@ static int read_header(struct iot_reader *r)
 	return rc;
 }
 
+static int slot_init(struct slot *s)
+{
+	s->arena = iot_arena_new(256 * 1024);
+	s->dctx = ZSTD_createDCtx();
+	return s->arena && s->dctx ? 0 : -ENOMEM;
+}
+
 static int reader_init(struct iot_reader *r)
 {
 	int rc;
 
 	r->hdr_arena = iot_arena_new(16 * 1024);
-	r->arena = iot_arena_new(256 * 1024);
-	r->dctx = ZSTD_createDCtx();
-	if (!r->hdr_arena || !r->arena || !r->dctx)
+	if (!r->hdr_arena)
 		return -ENOMEM;
+	if ((rc = slot_init(&r->slots[0])))
+		return rc;
+	r->cur = &r->slots[0];
+	r->arena = r->cur->arena;
 	r->sum.file_size = r->len;
 	if ((rc = read_header(r)))
 		return rc;
@@ -550,14 +618,19 @@ out:
 
 void iot_reader_close(struct iot_reader *r)
 {
+	size_t i;
+
 	if (!r)
 		return;
 	if (r->mapped)
 		munmap((void *)r->data, r->len);
+	iot_ahead_stop(r->ahead);
 	iot_arena_free(r->hdr_arena);
-	iot_arena_free(r->arena);
-	ZSTD_freeDCtx(r->dctx);
-	free(r->buf);
+	for (i = 0; i < 2; i++) {
+		iot_arena_free(r->slots[i].arena);
+		ZSTD_freeDCtx(r->slots[i].dctx);
+		free(r->slots[i].buf);
+	}
 	free(r->frames);
 	free(r);
 }
@@ -686,10 +759,10 @@ static void fill_event(struct iot_reader *r, struct iot_event *ev)
 		r->i_arg += ev->nargs;
 	}
 	p = c->n_path ? c->path[i] : 0;
-	ev->path = p ? r->str[p - 1] : NULL;
+	ev->path = p ? r->cur->str[p - 1] : NULL;
 	ev->path_len = p ? (uint32_t)c->strings[p - 1].len : 0;
 	p = c->n_path2 ? c->path2[i] : 0;
-	ev->path2 = p ? r->str[p - 1] : NULL;
+	ev->path2 = p ? r->cur->str[p - 1] : NULL;
 	ev->path2_len = p ? (uint32_t)c->strings[p - 1].len : 0;
 }
 
@@ -778,7 +851,7 @@ int iot_reader_next(struct iot_reader *r, struct iot_item *it)
 			if (r->next_frame >= r->n_frames)
 				return 0;
 			f = &r->frames[r->next_frame];
-			rc = load_chunk(r, f, r->spans);
+			rc = next_chunk(r, r->next_frame);
 			if (!rc && r->ch->n_t_enter != f->events)
 				rc = IOT_E_CORRUPT;
 			if (rc) {
@@ -794,7 +867,7 @@ int iot_reader_next(struct iot_reader *r, struct iot_item *it)
 			rc = fill_process(r, c->processes[r->i_proc++], &it->u.proc);
 			return rc ? rc : 1;
 		}
-		if (r->ch_spans) {
+		if (r->cur->spans) {
 			if (r->i_ev < c->n_t_enter) {
 				it->kind = IOT_ITEM_SPAN;
 				fill_span(r, &it->u.span);
@@ -851,6 +924,22 @@ int iot_reader_seek_frame(struct iot_reader *r, uint64_t frame)
 	r->err = 0;
 	r->next_frame = (size_t)frame;
 	return 0;
+}
+
+int iot_reader_set_ahead(struct iot_reader *r, int on)
+{
+	int rc = 0;
+
+	if (!on) {
+		iot_ahead_stop(r->ahead);
+		r->ahead = NULL;
+		return 0;
+	}
+	if (!r->ahead && !r->slots[1].dctx)
+		rc = slot_init(&r->slots[1]);
+	if (!rc && !r->ahead)
+		rc = iot_ahead_start(&r->ahead, ahead_load, r);
+	return rc;
 }
 
 void iot_reader_set_spans(struct iot_reader *r, int on)

@@ -1,7 +1,9 @@
 /*
  * test_format_read.c - the reader's ways of reading a file: spans (each
  * chunk's events as one item, for a pass that needs only times and
- * processes) give what the events read one by one add up to.
+ * processes) give what the events read one by one add up to; decoding
+ * ahead on a thread gives the same items, after seeks, mode changes and
+ * damage too.
  */
 #include "format_model.h"
 
@@ -93,10 +95,116 @@ static void test_spans(void **state)
 	m_free(&m);
 }
 
+/* The items of the model from item @i on, read from @r. */
+static void compare_rest(struct iot_reader *r, const struct model *m, size_t i)
+{
+	struct model tail = *m;
+
+	tail.it = m->it + i;
+	tail.n = m->n - i;
+	assert_int_equal(read_compare(r, &tail), tail.n);
+}
+
+/* The items of the model from chunk @frame on, read from @r. */
+static void compare_from(struct iot_reader *r, const struct model *m, uint64_t frame)
+{
+	size_t i = 0;
+
+	while (i < m->n && m->it[i].chunk < frame)
+		i++;
+	compare_rest(r, m, i);
+}
+
+/* Decoding ahead: every item as without it; a seek, spans switched on and
+ * off and the thread stopped and started between chunks change nothing. */
+static void test_ahead(void **state)
+{
+	struct model m = { 0 };
+	struct iot_reader *r;
+	struct iot_item it;
+	int i;
+
+	write_sample(tpath("ahead.iotape"), &m, 6, 200, 0, 1);
+	assert_int_equal(iot_reader_open(&r, tpath("ahead.iotape")), 0);
+	assert_int_equal(iot_reader_set_ahead(r, 1), 0);
+	assert_int_equal(iot_reader_set_ahead(r, 1), 0);	/* already on */
+	assert_int_equal(read_compare(r, &m), m.n);
+	assert_int_equal(iot_reader_seek_frame(r, 3), 0);
+	compare_from(r, &m, 3);
+	/* a seek while the next chunk is being decoded */
+	assert_int_equal(iot_reader_rewind(r), 0);
+	assert_int_equal(iot_reader_next(r, &it), 1);
+	assert_int_equal(iot_reader_seek_frame(r, 4), 0);
+	compare_from(r, &m, 4);
+	iot_reader_set_spans(r, 1);
+	assert_int_equal(iot_reader_rewind(r), 0);
+	spans_compare(r, &m);
+	iot_reader_set_spans(r, 0);
+	assert_int_equal(iot_reader_rewind(r), 0);
+	/* off in chunk 0, on again in chunk 1, read without: items stay valid */
+	for (i = 0; i < 250; i++) {
+		assert_int_equal(iot_reader_next(r, &it), 1);
+		eq_item(&m.it[i], &it);
+		if (i == 100)
+			assert_int_equal(iot_reader_set_ahead(r, 0), 0);
+		if (i == 240)
+			assert_int_equal(iot_reader_set_ahead(r, 1), 0);
+	}
+	assert_true(m.it[100].chunk == 0 && m.it[240].chunk == 1);
+	compare_rest(r, &m, 250);
+	iot_reader_close(r);
+	m_free(&m);
+}
+
+/* A frame damaged after the index was written: with and without the
+ * thread, the same items before it and the same damage reported. */
+static void test_ahead_damage(void **state)
+{
+	struct model m = { 0 };
+	const struct iot_frame *fr;
+	uint8_t *buf;
+	size_t len, nfr, n[2];
+	int ahead, rc[2];
+	uint64_t dframe[2];
+
+	write_sample(tpath("ahead_dmg.iotape"), &m, 6, 200, 0, 1);
+	buf = slurp(tpath("ahead_dmg.iotape"), &len);
+	for (ahead = 0; ahead < 2; ahead++) {
+		struct iot_reader *r;
+		struct iot_item it;
+
+		assert_int_equal(iot_reader_open_mem(&r, buf, len), 0);
+		if (ahead == 0) {
+			fr = iot_reader_frames(r, &nfr, NULL);
+			assert_true(nfr == 6);
+			/* inside frame 3's compressed blocks: its checksum fails */
+			buf[fr[3].offset + fr[3].size / 2] ^= 0x5a;
+		}
+		assert_int_equal(iot_reader_set_ahead(r, ahead), 0);
+		n[ahead] = 0;
+		while ((rc[ahead] = iot_reader_next(r, &it)) > 0) {
+			eq_item(&m.it[n[ahead]], &it);
+			n[ahead]++;
+		}
+		dframe[ahead] = iot_reader_summary(r)->damage_frame;
+		assert_int_equal(iot_reader_summary(r)->damage, IOT_E_CORRUPT);
+		iot_reader_close(r);
+	}
+	assert_int_equal(n[0], n[1]);
+	assert_int_equal(rc[0], rc[1]);
+	assert_true(rc[0] < 0);
+	assert_true(dframe[0] == 3 && dframe[1] == 3);
+	assert_true(n[0] > 0 && m.it[n[0]].chunk == 3);
+	free(buf);
+	m_free(&m);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_spans),
+		cmocka_unit_test(test_ahead),
+		cmocka_unit_test(test_ahead_damage),
 	};
 
 	return cmocka_run_group_tests(tests, setup, teardown);
