@@ -192,14 +192,23 @@ static int fill_packed(Iotape__Chunk *ch, unsigned f, const uint8_t *p, size_t l
 	return 0;
 }
 
-/* How many varints end in @p..@p+@n: the bytes without the high bit.  A
- * loop the compiler vectorises; a slot per byte instead held four times
- * the memory, and a second chunk decoded ahead (ahead.c) doubles that. */
+/* How many varints end in @p..@p+@n: the bytes without the high bit,
+ * eight at a time.  A slot per byte instead held four times the memory,
+ * and a second chunk decoded ahead (ahead.c) doubles that. */
 static size_t varints(const uint8_t *p, size_t n)
 {
-	size_t i, k = 0;
+	size_t i = 0, k = 0;
 
-	for (i = 0; i < n; i++)
+	for (; i + 8 <= n; i += 8) {
+		uint64_t w;
+
+		memcpy(&w, p + i, 8);
+		/* a 1 in each byte that ends a varint, summed by the multiply
+		 * into the top byte (at most 8: no carry) */
+		w = (~w >> 7) & 0x0101010101010101ull;
+		k += (size_t)((w * 0x0101010101010101ull) >> 56);
+	}
+	for (; i < n; i++)
 		k += !(p[i] & 0x80);
 	return k;
 }

@@ -182,14 +182,19 @@ static int check_chunk(Iotape__Chunk *c)
  * again (a rewind faults them back in from the page cache): dropped from
  * the process, so that reading a file of any length keeps a few frames
  * resident, not all of them. */
-static void release_frame(const struct iot_reader *r, const struct iot_frame *f)
+static void release_range(const struct iot_reader *r, uint64_t from, uint64_t to)
 {
 	size_t ps = (size_t)getpagesize();
-	size_t lo = (size_t)f->offset & ~(ps - 1);
-	size_t hi = (size_t)(f->offset + f->size) & ~(ps - 1);
+	size_t lo = (size_t)from & ~(ps - 1);
+	size_t hi = (size_t)to & ~(ps - 1);
 
 	if (r->mapped && hi > lo)
 		madvise((void *)(r->data + lo), hi - lo, MADV_DONTNEED);
+}
+
+static void release_frame(const struct iot_reader *r, const struct iot_frame *f)
+{
+	release_range(r, f->offset, f->offset + f->size);
 }
 
 /* Decode frame @f as a chunk into slot @s; with @spans, only what
@@ -436,9 +441,10 @@ static int walk_frames(struct iot_reader *r)
 static int read_index(struct iot_reader *r)
 {
 	const uint8_t *d = r->data;
-	uint64_t ilen, start, off, events = 0;
+	uint64_t ilen, start = r->len, off, events = 0;
 	Iotape__Index *idx;
 	ProtobufCAllocator pa;
+	struct iot_arena *a = NULL;
 	size_t i, cap = 0;
 	int used = 0;
 
@@ -454,10 +460,21 @@ static int read_index(struct iot_reader *r)
 		goto out;
 	if (iot_index_check(d + start + 8, ilen, r->hdr.format_minor) < 0)
 		goto out;
-	iot_arena_pb_allocator(r->arena, &pa);
+	/* An arena of its own, freed below: the chunks' arena keeps its
+	 * largest block, and the unpacked index of a long file (80 bytes a
+	 * frame) would stay as that. */
+	a = iot_arena_new(0);
+	if (!a)
+		goto out;
+	iot_arena_pb_allocator(a, &pa);
 	idx = iotape__index__unpack(&pa, ilen, d + start + 8);
 	if (!idx)
 		goto out;
+	/* the table as long as it needs to be, not doubled to it */
+	r->frames = malloc((idx->n_frames ? idx->n_frames : 1) * sizeof(*r->frames));
+	if (!r->frames)
+		goto out;
+	cap = idx->n_frames;
 	off = r->hdr_size;
 	for (i = 0; i < idx->n_frames; i++) {
 		const Iotape__FrameInfo *fi = idx->frames[i];
@@ -493,7 +510,9 @@ out:
 		r->n_frames = 0;
 		r->sum.index_damaged = 1;
 	}
-	iot_arena_reset(r->arena);
+	iot_arena_free(a);
+	/* nor does the mapping keep the index's pages */
+	release_range(r, start, r->len);
 	return used;
 }
 
