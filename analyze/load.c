@@ -270,10 +270,8 @@ int ana_load(struct ana_trace *t, const char *path)
 	if (rc < 0)
 		goto out;
 	load_header(t, iot_reader_header(r));
-	/* pass 1 reads the processes and each chunk's time range only; the
-	 * next chunk is decoded on another thread while one is analysed */
+	/* pass 1 reads the processes and each chunk's time range only */
 	iot_reader_set_spans(r, 1);
-	iot_reader_set_ahead(r, 1);
 	for (pass = 1; pass <= 2; pass++) {
 		if (pass == 2) {
 			iot_reader_set_spans(r, 0);
