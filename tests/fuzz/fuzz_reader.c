@@ -1,6 +1,6 @@
 /*
  * fuzz_reader.c - libFuzzer entry: open a buffer as a trace, read every
- * item, rewind, seek by frame and by time, read again.
+ * item, rewind, seek by frame and by time, read again, then in spans.
  *
  * An input that starts with 'R' is the bytes of one Record: see
  * record_file.h.
@@ -35,6 +35,8 @@ static void drain(struct iot_reader *r, size_t max)
 			sink += (uint8_t)it.u.ps.path[it.u.ps.path_len];
 		if (it.kind == IOT_ITEM_PROCESS && it.u.proc.argc)
 			sink += (uint8_t)it.u.proc.argv[it.u.proc.argc - 1][0];
+		if (it.kind == IOT_ITEM_SPAN)
+			sink += it.u.span.events + (uint64_t)it.u.span.t_end;
 	}
 	(void)sink;
 }
@@ -61,6 +63,9 @@ static void run(const uint8_t *data, size_t size)
 	/* times may be anything: the middle, computed without overflow */
 	iot_reader_seek_time(r, (int64_t)((uint64_t)s->t_min +
 					  ((uint64_t)s->t_max - (uint64_t)s->t_min) / 2));
+	drain(r, 1u << 20);
+	iot_reader_set_spans(r, 1);
+	iot_reader_rewind(r);
 	drain(r, 1u << 20);
 	iot_reader_close(r);
 }
