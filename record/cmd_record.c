@@ -520,6 +520,8 @@ int cmd_record(int argc, char **argv)
 		cli_warn(CMD, "seccomp filter unavailable; stopping at every syscall (slower)");
 		stop_cost = rec_calibrate(0, &seccomp_ok);
 	}
+	if (!c->bpf)
+		rec_calibrate_proc(o.seccomp && seccomp_ok);
 	/* the writer thread (created below) compresses while the tracer
 	 * waits: it must not share the tracer's CPU */
 	if (!c->spread)

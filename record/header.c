@@ -104,7 +104,7 @@ int rec_header_fill(struct iot_header *h, const struct rec_opts *o,
 {
 	struct utsname u;
 	char host[256] = "", *cwd;
-	static char stop_cpu[32];
+	static char stop_cpu[32], proc_cpu[32];
 	/* exits seen by BPF: exact CPU times (bpf_events.c) */
 	int bpf_exit = strcmp(backend, "bpf") == 0 || strcmp(backend, "mixed") == 0;
 	struct iot_kv *kv;
@@ -143,7 +143,7 @@ int rec_header_fill(struct iot_header *h, const struct rec_opts *o,
 		      strcmp(backend, "mixed") == 0 ? "bpf+fastpath" :
 		      fastpath && strcmp(fastpath, "on") == 0 ? "ptrace+seccomp+fastpath" :
 		      seccomp ? "ptrace+seccomp" : "ptrace";
-	kv = calloc(5, sizeof(*kv));
+	kv = calloc(6, sizeof(*kv));
 	if (kv) {
 		kv[0].key = "record.seccomp";
 		kv[0].value = seccomp ? "1" : "0";
@@ -167,6 +167,13 @@ int rec_header_fill(struct iot_header *h, const struct rec_opts *o,
 			kv[4].key = "record.stop_cpu_ns";
 			kv[4].value = stop_cpu;
 			h->n_extra = 5;
+		}
+		/* a traced process's start, beyond its stops (setup.c) */
+		if (!bpf_exit && rec_stop_cpu() >= 0 && rec_proc_cpu() >= 0) {
+			snprintf(proc_cpu, sizeof(proc_cpu), "%lld", (long long)rec_proc_cpu());
+			kv[h->n_extra].key = "record.proc_cpu_ns";
+			kv[h->n_extra].value = proc_cpu;
+			h->n_extra++;
 		}
 	}
 	return 0;

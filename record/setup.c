@@ -15,6 +15,7 @@
 #include <string.h>
 #include <sys/mman.h>
 #include <sys/prctl.h>
+#include <sys/resource.h>
 #include <sys/ptrace.h>
 #include <sys/syscall.h>
 #include <sys/utsname.h>
@@ -25,7 +26,7 @@
 #include "rec.h"
 #include "engine.h"
 
-#define CALIB_N 200	/* 400 stops: ~3 ms, a stable mean */
+#define CALIB_N 40	/* calls a round: 80 stops, ~0.5 ms */
 #define MAX_FILTER 512
 
 /*
@@ -121,11 +122,57 @@ int64_t rec_stop_cpu(void)
 	return stop_cpu_ns;
 }
 
+/*
+ * The calibration runs CALIB_ROUNDS rounds of CALIB_N calls, traced and
+ * untraced, and keeps the median round of each: a single mean took in
+ * whatever else the round met, and on a loaded machine, or just after
+ * the page cache was dropped (validate's cold recordings), the untraced
+ * loop's one page fault or interrupt outweighed 400 stops and the stop's
+ * CPU cost came out 0.  A first untraced round warms the code up.
+ */
+#define CALIB_ROUNDS 9
+
+static int cmp_i64(const void *a, const void *b)
+{
+	int64_t x = *(const int64_t *)a, y = *(const int64_t *)b;
+
+	return x < y ? -1 : x > y;
+}
+
+/* The median of @v[@n] (sorted in place); -1 if any is unknown. */
+static int64_t median_of(int64_t *v, size_t n)
+{
+	size_t i;
+
+	for (i = 0; i < n; i++)
+		if (v[i] < 0)
+			return -1;
+	qsort(v, n, sizeof(*v), cmp_i64);
+	return v[n / 2];
+}
+
+/* One round of CALIB_N close(-1): its wall time into @wall[@k], the
+ * calling thread's CPU time into @cpu[@k] (-1: unknown). */
+static void calib_round(int64_t *wall, int64_t *cpu, int k)
+{
+	int64_t t0, c0 = iot_thread_cpu_ns(), c1;
+	int i;
+
+	t0 = iot_now_ns();
+	for (i = 0; i < CALIB_N; i++)
+		syscall(SYS_close, -1);
+	wall[k] = iot_now_ns() - t0;
+	c1 = iot_thread_cpu_ns();
+	cpu[k] = c0 >= 0 && c1 >= c0 ? c1 - c0 : -1;
+}
+
+/* r[0]: -2 if the filter could not be installed; then the rounds' wall
+ * times, then their CPU times. */
 static void calib_child(int go, int res, int seccomp)
 {
-	int64_t t0, t1, c0, c1, r[2] = { -1, -1 };
+	int64_t r[1 + 2 * CALIB_ROUNDS] = { 0 };
 	char b;
-	int i;
+	int k;
 
 	if (read(go, &b, 1) != 1)
 		_exit(1);
@@ -133,65 +180,80 @@ static void calib_child(int go, int res, int seccomp)
 		r[0] = -2;
 		goto out;
 	}
-	c0 = iot_thread_cpu_ns();
-	t0 = iot_now_ns();
-	for (i = 0; i < CALIB_N; i++)
-		syscall(SYS_close, -1);
-	t1 = iot_now_ns();
-	c1 = iot_thread_cpu_ns();
-	r[0] = t1 - t0;
-	if (c0 >= 0 && c1 >= c0)
-		r[1] = c1 - c0;
+	for (k = 0; k < CALIB_ROUNDS; k++)
+		calib_round(r + 1, r + 1 + CALIB_ROUNDS, k);
 out:
 	if (write(res, r, sizeof(r)) != sizeof(r))
 		_exit(1);
 	_exit(0);
 }
 
-/* Drive the calibration child: each close(-1) stops at entry and exit,
- * the same two stops a recorded call costs. */
-static void calib_trace(pid_t pid)
+/* Drive a traced child until it ends: with the filter, each call it
+ * lets through stops at entry and exit, the same two stops a recorded
+ * call costs; without, every call does.  @return : the calls stopped. */
+static long calib_trace(pid_t pid, int seccomp, struct rusage *ru)
 {
+	long calls = 0;
 	int status;
 
 	for (;;) {
 		struct __ptrace_syscall_info info;
-		int sig = 0, req = PTRACE_CONT;
+		int sig = 0, req = seccomp ? PTRACE_CONT : PTRACE_SYSCALL;
 		int ev;
 
-		if (waitpid(pid, &status, __WALL) < 0 || !WIFSTOPPED(status))
-			return;
+		if (wait4(pid, &status, __WALL, ru) < 0 || !WIFSTOPPED(status))
+			return calls;
 		ev = status >> 16;
 		if (WSTOPSIG(status) == (SIGTRAP | 0x80) || ev == PTRACE_EVENT_SECCOMP) {
 			ptrace(PTRACE_GET_SYSCALL_INFO, pid, sizeof(info), &info);
-			req = info.op == PTRACE_SYSCALL_INFO_EXIT ? PTRACE_CONT :
-				PTRACE_SYSCALL;
-		} else if (ev == PTRACE_EVENT_STOP) {
-			req = PTRACE_CONT;
-		} else if (ev == 0) {
+			if (info.op != PTRACE_SYSCALL_INFO_EXIT) {
+				calls++;
+				req = PTRACE_SYSCALL;
+			}
+		} else if (ev == 0 && WSTOPSIG(status) != SIGTRAP) {
 			sig = WSTOPSIG(status);
 		}
 		ptrace(req, pid, 0, sig);
 	}
 }
 
+/* Seize @pid, stopping at every call unless @seccomp; 0 or -1. */
+static int calib_seize(pid_t pid, int seccomp, unsigned opts)
+{
+	int status;
+
+	if (ptrace(PTRACE_SEIZE, pid, 0, PTRACE_O_TRACESYSGOOD | PTRACE_O_EXITKILL |
+		   PTRACE_O_TRACESECCOMP | opts) < 0) {
+		kill(pid, SIGKILL);
+		waitpid(pid, NULL, 0);
+		return -1;
+	}
+	if (!seccomp) {
+		/* without the filter, stop at every syscall */
+		ptrace(PTRACE_INTERRUPT, pid, 0, 0);
+		if (waitpid(pid, &status, __WALL) == pid && WIFSTOPPED(status))
+			ptrace(PTRACE_SYSCALL, pid, 0, 0);
+	}
+	return 0;
+}
+
 int64_t rec_calibrate(int seccomp, int *seccomp_ok)
 {
 	int go[2] = { -1, -1 }, res[2] = { -1, -1 };
-	int64_t r[2] = { -1, -1 }, native = 0, native_cpu = -1, t0;
+	int64_t r[1 + 2 * CALIB_ROUNDS] = { -1 }, wall[CALIB_ROUNDS], cpu[CALIB_ROUNDS];
+	int64_t native = 0, native_cpu = -1, traced, traced_cpu;
 	pid_t pid;
-	int i, status;
+	int i;
 
 	*seccomp_ok = 0;
 	if (pipe(go) < 0 || pipe(res) < 0)
 		goto out;
 	/* what the same calls cost untraced, on this CPU */
-	native_cpu = iot_thread_cpu_ns();
-	t0 = iot_now_ns();
-	for (i = 0; i < CALIB_N; i++)
-		syscall(SYS_close, -1);
-	native = iot_now_ns() - t0;
-	native_cpu = native_cpu >= 0 ? iot_thread_cpu_ns() - native_cpu : -1;
+	calib_round(wall, cpu, 0);
+	for (i = 0; i < CALIB_ROUNDS; i++)
+		calib_round(wall, cpu, i);
+	native = median_of(wall, CALIB_ROUNDS);
+	native_cpu = median_of(cpu, CALIB_ROUNDS);
 	pid = fork();
 	if (pid < 0)
 		goto out;
@@ -200,31 +262,11 @@ int64_t rec_calibrate(int seccomp, int *seccomp_ok)
 	close(go[0]);
 	close(res[1]);
 	go[0] = res[1] = -1;
-	if (ptrace(PTRACE_SEIZE, pid, 0, PTRACE_O_TRACESYSGOOD | PTRACE_O_EXITKILL |
-		   PTRACE_O_TRACESECCOMP) < 0) {
-		kill(pid, SIGKILL);
-		waitpid(pid, NULL, 0);
+	if (calib_seize(pid, seccomp, 0) < 0)
 		goto out;
-	}
-	if (!seccomp) {
-		/* without the filter, stop at every syscall */
-		ptrace(PTRACE_INTERRUPT, pid, 0, 0);
-		if (waitpid(pid, &status, __WALL) == pid && WIFSTOPPED(status))
-			ptrace(PTRACE_SYSCALL, pid, 0, 0);
-	}
 	if (write(go[1], "g", 1) != 1)
 		kill(pid, SIGKILL);
-	if (seccomp) {
-		calib_trace(pid);
-	} else {
-		for (;;) {
-			if (waitpid(pid, &status, __WALL) < 0 || !WIFSTOPPED(status))
-				break;
-			ptrace(PTRACE_SYSCALL, pid, 0,
-			       (status >> 16) == 0 && WSTOPSIG(status) != (SIGTRAP | 0x80) ?
-			       WSTOPSIG(status) : 0);
-		}
-	}
+	calib_trace(pid, seccomp, NULL);
 	while (waitpid(pid, NULL, __WALL) > 0)
 		;
 	if (read(res[0], r, sizeof(r)) != sizeof(r))
@@ -236,15 +278,113 @@ out:
 		if (res[i] >= 0)
 			close(res[i]);
 	}
-	if (r[0] == -2 || r[0] < 0)
+	if (r[0] < 0)
 		return r[0] == -2 ? 0 : -1;
 	*seccomp_ok = seccomp;
+	traced = median_of(r + 1, CALIB_ROUNDS);
+	traced_cpu = median_of(r + 1 + CALIB_ROUNDS, CALIB_ROUNDS);
 	stop_cpu_ns = -1;
-	if (r[1] >= 0 && native_cpu >= 0 && cputime_precise())
-		stop_cpu_ns = r[1] > native_cpu ? (r[1] - native_cpu) / CALIB_N : 0;
-	if (r[0] <= native)
+	if (traced_cpu >= 0 && native_cpu >= 0 && cputime_precise())
+		stop_cpu_ns = traced_cpu > native_cpu ? (traced_cpu - native_cpu) / CALIB_N : 0;
+	if (traced <= native)
 		return 0;
-	return (r[0] - native) / (2 * CALIB_N);
+	return (traced - native) / (2 * CALIB_N);
+}
+
+/*
+ * What a process's start costs it in CPU time when traced, beyond an
+ * untraced start and the stops of its calls: the exec's event stop, the
+ * tracer's hold on a new process, caches and TLB it finds used.  A script
+ * of short processes pays it once each (configure: 432 of them), and
+ * the replay's budget takes it off each program (replay/think.c).
+ * Measured on the smallest program at hand, PROC_ROUNDS starts traced
+ * and untraced alternately, medians of their CPU time (the exit's
+ * rusage: the scheduler's run time, to the microsecond); the stops
+ * counted, at the calibrated stop_cpu_ns each, are not counted twice.
+ * The preloaded library's own start is not in it.
+ */
+#define PROC_ROUNDS 5
+
+static int64_t proc_cpu_ns = -1;
+
+int64_t rec_proc_cpu(void)
+{
+	return proc_cpu_ns;
+}
+
+static const char *const tiny_progs[] = { "/bin/true", "/usr/bin/true", NULL };
+
+/* One start of @prog, traced or not: its CPU time in ns (-1: failed),
+ * the calls it stopped at into @calls. */
+static int64_t proc_round(const char *prog, int traced, int seccomp, long *calls)
+{
+	int go[2];
+	struct rusage ru;
+	int status;
+	int64_t ns = -1;
+	pid_t pid;
+	char b;
+
+	*calls = 0;
+	if (pipe(go) < 0)
+		return -1;
+	pid = fork();
+	if (pid == 0) {
+		char *const av[] = { (char *)prog, NULL };
+
+		close(go[1]);
+		if (read(go[0], &b, 1) != 1)
+			_exit(126);
+		close(go[0]);
+		if (traced && seccomp && rec_seccomp_install(0) < 0)
+			_exit(126);
+		execv(prog, av);
+		_exit(127);
+	}
+	close(go[0]);
+	if (pid < 0 || (traced && calib_seize(pid, seccomp, PTRACE_O_TRACEEXEC) < 0)) {
+		close(go[1]);
+		return -1;
+	}
+	memset(&ru, 0, sizeof(ru));
+	if (write(go[1], "g", 1) != 1)
+		kill(pid, SIGKILL);
+	close(go[1]);
+	if (traced) {
+		*calls = calib_trace(pid, seccomp, &ru);
+		status = 0;
+	} else if (wait4(pid, &status, 0, &ru) != pid) {
+		return -1;
+	}
+	if (status == 0)
+		ns = ((int64_t)ru.ru_utime.tv_sec + ru.ru_stime.tv_sec) * 1000000000 +
+		     ((int64_t)ru.ru_utime.tv_usec + ru.ru_stime.tv_usec) * 1000;
+	return ns;
+}
+
+void rec_calibrate_proc(int seccomp)
+{
+	int64_t plain[PROC_ROUNDS], traced[PROC_ROUNDS], calls[PROC_ROUNDS], excess;
+	const char *prog = NULL;
+	long n;
+	int i;
+
+	proc_cpu_ns = -1;
+	for (i = 0; tiny_progs[i] && !prog; i++)
+		if (access(tiny_progs[i], X_OK) == 0)
+			prog = tiny_progs[i];
+	if (!prog || stop_cpu_ns < 0)
+		return;
+	for (i = 0; i < PROC_ROUNDS; i++) {
+		plain[i] = proc_round(prog, 0, seccomp, &n);
+		traced[i] = proc_round(prog, 1, seccomp, &n);
+		calls[i] = n;
+	}
+	if (median_of(plain, PROC_ROUNDS) < 0 || median_of(traced, PROC_ROUNDS) < 0)
+		return;
+	excess = traced[PROC_ROUNDS / 2] - plain[PROC_ROUNDS / 2] -
+		 median_of(calls, PROC_ROUNDS) * stop_cpu_ns;
+	proc_cpu_ns = excess > 0 ? excess : 0;
 }
 
 int rec_pin_cpu(int cpu)

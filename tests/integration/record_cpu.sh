@@ -3,7 +3,8 @@
 # after another stays on one CPU (a stop costs ~25x less when the tracer
 # and the program share a CPU), however its children end and are reaped;
 # two programs running side by side spread the recording over the CPUs.
-# The summary line says which.
+# The summary line says which.  The header has the calibrated CPU cost of
+# a stop (> 0) and of a process's start.
 set -u
 . "$SRCDIR/tests/integration/lib.sh"
 . "$SRCDIR/tests/integration/record_lib.sh"
@@ -25,6 +26,27 @@ timeout 120 "$IOTAPE" record -o t.iotape -- sh -c \
 	'for i in 1 2 3 4 5 6 7 8 9 10; do ls / >/dev/null; cat /etc/hostname >/dev/null; done' 2>err ||
 	fail "record failed: $(cat err)"
 grep -q ', one CPU, ' err || fail "a serial script spread the CPUs: $(cat err)"
+
+# the calibration's CPU cost of a stop and of a traced process's start,
+# in the header: a stop costs the program CPU time, also when every CPU
+# is busy (two loops of our own beside the recording)
+if [ -r /proc/self/schedstat ]; then
+	for load in 0 2; do
+		pids=
+		for j in $(seq $load); do (while :; do :; done) & pids="$pids $!"; done
+		timeout 120 "$IOTAPE" record -q -o t.iotape -- /bin/true 2>err ||
+			fail "record failed: $(cat err)"
+		[ -z "$pids" ] || kill $pids
+		wait
+		"$IOTAPE" dump t.iotape >h.txt 2>err || fail "dump failed: $(cat err)"
+		stop=$(awk '$2 == "record.stop_cpu_ns" { print $3 }' h.txt)
+		proc=$(awk '$2 == "record.proc_cpu_ns" { print $3 }' h.txt)
+		[ -n "$stop" ] && [ "$stop" -gt 0 ] ||
+			fail "$load busy loops: record.stop_cpu_ns '$stop', not > 0: $(grep '^#' h.txt)"
+		[ -n "$proc" ] && [ "$proc" -ge 0 ] ||
+			fail "$load busy loops: no record.proc_cpu_ns: $(grep '^#' h.txt)"
+	done
+fi
 
 # side by side: two loops of programs at once
 timeout 120 "$IOTAPE" record -o t.iotape -- sh -c \
