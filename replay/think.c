@@ -175,9 +175,9 @@ static int stopped(const struct rpl_op *op)
  * 19.5 s of it wait4), configure 0.013 s off (0.029), postmark 0.014 s
  * (0.209), fio 0.025 s (0.025).
  */
-static int64_t exact_stop_cpu(const struct rpl_plan *p)
+static int64_t header_ns(const struct rpl_plan *p, const char *key)
 {
-	const char *v = p->hdr ? iot_header_get(p->hdr, "record.stop_cpu_ns") : NULL;
+	const char *v = p->hdr ? iot_header_get(p->hdr, key) : NULL;
 	char *end;
 	long long n;
 
@@ -187,12 +187,40 @@ static int64_t exact_stop_cpu(const struct rpl_plan *p)
 	return *end || n < 0 || n > 1000000000LL ? -1 : n;
 }
 
+static int64_t exact_stop_cpu(const struct rpl_plan *p)
+{
+	return header_ns(p, "record.stop_cpu_ns");
+}
+
+/*
+ * A program started under the tracer used more CPU time than its stops
+ * account for: the exec's event stop, the caches and TLB the tracer
+ * used, 0.24-0.43 ms for /bin/true on a loaded 2-CPU machine (header
+ * record.proc_cpu_ns, calibrated by the recorder, record/setup.c).
+ * configure's ptrace recording, 432 programs, held 0.8 s more user time
+ * than its bpf recording, and its replay spent it as think time.  Each
+ * successful exec takes it off the budget of the thread that made it and
+ * of its process: the traced start's excess, not the workload's time.
+ */
+static double proc_start_cpu(const struct rpl_plan *p)
+{
+	int64_t v = header_ns(p, "record.proc_cpu_ns");
+
+	return v > 0 ? (double)v : 0.0;
+}
+
+static int is_exec(const struct rpl_op *op)
+{
+	return (op->ev.nr == SYS_execve || op->ev.nr == SYS_execveat) && op->ev.ret == 0;
+}
+
 /* What a thread or a process used, as the budget counts it. */
 struct cpu_use {
 	double sum;		/* its think times */
 	double pre;		/* the fast path's own work before its calls */
 	double in_calls;	/* its recorded calls' CPU time (call_cpu()) */
 	uint32_t calls;		/* its stopped calls */
+	uint32_t starts;	/* its programs started (successful execs) */
 };
 
 /* How long @op's call lasted, less the stops around it (which a stopped
@@ -351,12 +379,12 @@ static int exit_cpu(const struct rpl_plan *p, int exact, struct cpu_maps *by_tid
 /* The budget of @u, which used @ut microseconds of user time and @st of
  * system time (0 unless exact). */
 static double budget_of(const struct cpu_use *u, uint32_t ut, uint32_t st, double per_call,
-			int exact)
+			double per_start, int exact)
 {
 	double us = (double)ut + (double)st, kern, budget;
 
 	if (!exact) {
-		budget = us * 1000.0 - per_call * u->calls;
+		budget = us * 1000.0 - per_call * u->calls - per_start * u->starts;
 		if (budget < us * 250.0)
 			budget = us * 250.0;
 		return budget + RPL_TICK_NS / 2;
@@ -366,7 +394,7 @@ static double budget_of(const struct cpu_use *u, uint32_t ut, uint32_t st, doubl
 	kern = (double)st * 1000.0 - per_call * u->calls;
 	if (kern > 0)
 		kern = kern > u->in_calls ? kern - u->in_calls : 0;
-	budget = (double)ut * 1000.0 + kern - u->pre;
+	budget = (double)ut * 1000.0 + kern - u->pre - per_start * u->starts;
 	if (budget < (double)ut * 250.0)
 		budget = (double)ut * 250.0;
 	return budget;
@@ -390,6 +418,7 @@ static int cpu_budget(struct rpl_plan *p)
 	double *scale = calloc(p->n_threads + 1, sizeof(*scale));
 	int64_t stop_cpu = exact_stop_cpu(p);
 	double per_call = stop_cpu >= 0 ? (double)stop_cpu : (double)p->stop_cost_ns / 20.0;
+	double per_start = proc_start_cpu(p);
 	struct cpu_maps by_tid = { 0 }, by_pid = { 0 };
 	int64_t *caps = malloc(CALL_KEYS * sizeof(*caps));
 	size_t i;
@@ -409,6 +438,7 @@ static int cpu_budget(struct rpl_plan *p)
 			u[k]->in_calls += in;
 			/* a BPF event's pre_ns is time the recorder's stop held
 			 * it asleep, not CPU time of the thread's */
+			u[k]->starts += is_exec(op);
 			if (stopped(op))
 				u[k]->calls++;
 			else if (op->ev.flags & IOT_EV_FASTPATH)
@@ -431,7 +461,7 @@ static int cpu_budget(struct rpl_plan *p)
 				continue;	/* no EXIT record: nothing to go by */
 			rpl_map_get(&by_pid.sys, RPL_IK(p->procs[t->proc].pid), &st);
 		}
-		budget = budget_of(u, ut, st, per_call, stop_cpu >= 0);
+		budget = budget_of(u, ut, st, per_call, per_start, stop_cpu >= 0);
 		if (u->sum > budget)
 			scale[i] = budget / u->sum;
 	}
@@ -517,11 +547,6 @@ out:
 	free(mem);
 	free(by);
 	return err;
-}
-
-static int is_exec(const struct rpl_op *op)
-{
-	return (op->ev.nr == SYS_execve || op->ev.nr == SYS_execveat) && op->ev.ret == 0;
 }
 
 /* The processes that made no exec: a replay starts a program for each

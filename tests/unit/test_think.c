@@ -5,6 +5,7 @@
  * (IOT_EV_FASTPATH); traces without fast-path events keep the old rule
  * (the whole per-call cost off every gap).
  */
+#include <errno.h>
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -305,6 +306,38 @@ static void test_budget_exact(void **state)
 		sum = tplan_think_sum(&tp, 1000000, 1000000, &h);
 		want = fast ? 1900000 : 1800000;
 		assert_true(sum > want - 10000 && sum <= want);
+		tplan_free(&tp);
+	}
+}
+
+/* A program started under the tracer used more CPU time than its stops
+ * account for: record.proc_cpu_ns (0.3 ms here) comes off the budget for
+ * each successful exec.  As in test_budget_exact, 1.8 ms without it;
+ * 1.5 ms with it, once the process's first call is a successful execve;
+ * a failed execve started nothing, 1.8 ms. */
+static void test_budget_proc_start(void **state)
+{
+	enum { N = 100 };
+	static const struct iot_kv kv[2] = { { "record.stop_cpu_ns", "2000" },
+					     { "record.proc_cpu_ns", "300000" } };
+	static const struct { size_t n_extra; int64_t ret, want; } c[] = {
+		{ 1, 0, 1800000 }, { 2, 0, 1500000 }, { 2, -ENOENT, 1800000 },
+	};
+	struct iot_header h = { .extra = kv };
+	int64_t gap[N], sum;
+	struct tplan tp;
+	size_t i, k;
+
+	(void)state;
+	for (k = 0; k < sizeof(c) / sizeof(c[0]); k++) {
+		for (i = 0; i < N; i++)
+			gap[i] = 1000000 + COST;
+		tplan_init(&tp, N, gap, NULL);
+		tp.p.ops[0].ev.nr = SYS_execve;
+		tp.p.ops[0].ev.ret = c[k].ret;
+		h.n_extra = c[k].n_extra;
+		sum = tplan_think_sum(&tp, 1000000, 1000000, &h);
+		assert_true(sum > c[k].want - 10000 && sum <= c[k].want);
 		tplan_free(&tp);
 	}
 }
@@ -644,6 +677,7 @@ int main(void)
 		cmocka_unit_test(test_fast_floor_per_syscall),
 		cmocka_unit_test(test_budget_counts_stopped),
 		cmocka_unit_test(test_budget_exact),
+		cmocka_unit_test(test_budget_proc_start),
 		cmocka_unit_test(test_budget_calls_own_time),
 		cmocka_unit_test(test_budget_blocked_call),
 		cmocka_unit_test(test_budget_recorded_cpu),
