@@ -520,12 +520,6 @@ int cmd_record(int argc, char **argv)
 		cli_warn(CMD, "seccomp filter unavailable; stopping at every syscall (slower)");
 		stop_cost = rec_calibrate(0, &seccomp_ok);
 	}
-	if (!c->bpf)
-		rec_calibrate_proc(o.seccomp && seccomp_ok);
-	/* the writer thread (created below) compresses while the tracer
-	 * waits: it must not share the tracer's CPU */
-	if (!c->spread)
-		rec_unpin_task(0);
 	if (!o.seccomp && !o.attach_pid && !o.quiet && !c->bpf)
 		cli_warn(CMD, "recording without seccomp: every syscall stops the program");
 	c->seccomp_on = o.seccomp && seccomp_ok;
@@ -543,6 +537,14 @@ int cmd_record(int argc, char **argv)
 			fast = "off (unavailable)";
 		}
 	}
+	/* on the CPU the stops were calibrated on, with the library the
+	 * programs will load */
+	if (!c->bpf)
+		rec_calibrate_proc(c->seccomp_on, rec_fast_lib(c));
+	/* the writer thread (created below) compresses while the tracer
+	 * waits: it must not share the tracer's CPU */
+	if (!c->spread)
+		rec_unpin_task(0);
 	hargv = o.cmd;
 	if (o.attach_pid) {
 		snprintf(pidbuf, sizeof(pidbuf), "%d", o.attach_pid);

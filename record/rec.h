@@ -523,8 +523,9 @@ int rec_read_cputime(pid_t pid, pid_t tid, int64_t *utime, int64_t *stime);
 int64_t rec_stop_cpu(void);
 /* What a traced process's start costs it in CPU time beyond an untraced
  * one's and its stops, measured by rec_calibrate_proc() (after
- * rec_calibrate(), with the same @seccomp); -1 if unknown. */
-void rec_calibrate_proc(int seccomp);
+ * rec_calibrate(), with the same @seccomp, and the fast path's library
+ * @preload, NULL if off); -1 if unknown. */
+void rec_calibrate_proc(int seccomp, const char *preload);
 int64_t rec_proc_cpu(void);
 
 #endif

@@ -297,11 +297,14 @@ out:
  * tracer's hold on a new process, caches and TLB it finds used.  A script
  * of short processes pays it once each (configure: 432 of them), and
  * the replay's budget takes it off each program (replay/think.c).
- * Measured on the smallest program at hand, PROC_ROUNDS starts traced
- * and untraced alternately, medians of their CPU time (the exit's
- * rusage: the scheduler's run time, to the microsecond); the stops
- * counted, at the calibrated stop_cpu_ns each, are not counted twice.
- * The preloaded library's own start is not in it.
+ * Measured on the smallest program at hand, PROC_ROUNDS starts untraced
+ * and traced (with the fast path's library preloaded, if on) in turn;
+ * medians of their CPU time (the exit's rusage: the scheduler's run time,
+ * to the microsecond).  The stops of its calls, at the calibrated
+ * stop_cpu_ns each, are the budget's already (not those of the loader's
+ * work for the library, whose calls the trace does not hold); the
+ * library's loading is in it, its start (pre_ns) is not: without the
+ * recorder's shared memory it stops at once.
  */
 #define PROC_ROUNDS 5
 
@@ -316,7 +319,8 @@ static const char *const tiny_progs[] = { "/bin/true", "/usr/bin/true", NULL };
 
 /* One start of @prog, traced or not: its CPU time in ns (-1: failed),
  * the calls it stopped at into @calls. */
-static int64_t proc_round(const char *prog, int traced, int seccomp, long *calls)
+static int64_t proc_round(const char *prog, int traced, int seccomp, const char *preload,
+			  long *calls)
 {
 	int go[2];
 	struct rusage ru;
@@ -338,6 +342,8 @@ static int64_t proc_round(const char *prog, int traced, int seccomp, long *calls
 		close(go[0]);
 		if (traced && seccomp && rec_seccomp_install(0) < 0)
 			_exit(126);
+		if (preload)
+			setenv("LD_PRELOAD", preload, 1);
 		execv(prog, av);
 		_exit(127);
 	}
@@ -362,11 +368,11 @@ static int64_t proc_round(const char *prog, int traced, int seccomp, long *calls
 	return ns;
 }
 
-void rec_calibrate_proc(int seccomp)
+void rec_calibrate_proc(int seccomp, const char *preload)
 {
-	int64_t plain[PROC_ROUNDS], traced[PROC_ROUNDS], calls[PROC_ROUNDS], excess;
+	int64_t plain[PROC_ROUNDS], traced[PROC_ROUNDS], excess;
 	const char *prog = NULL;
-	long n;
+	long n, calls = 0;
 	int i;
 
 	proc_cpu_ns = -1;
@@ -375,15 +381,18 @@ void rec_calibrate_proc(int seccomp)
 			prog = tiny_progs[i];
 	if (!prog || stop_cpu_ns < 0)
 		return;
+	/* the program's own stopped calls, without the library's */
+	if (preload && proc_round(prog, 1, seccomp, NULL, &calls) < 0)
+		return;
 	for (i = 0; i < PROC_ROUNDS; i++) {
-		plain[i] = proc_round(prog, 0, seccomp, &n);
-		traced[i] = proc_round(prog, 1, seccomp, &n);
-		calls[i] = n;
+		plain[i] = proc_round(prog, 0, seccomp, NULL, &n);
+		traced[i] = proc_round(prog, 1, seccomp, preload, &n);
+		if (!preload)
+			calls = n;
 	}
 	if (median_of(plain, PROC_ROUNDS) < 0 || median_of(traced, PROC_ROUNDS) < 0)
 		return;
-	excess = traced[PROC_ROUNDS / 2] - plain[PROC_ROUNDS / 2] -
-		 median_of(calls, PROC_ROUNDS) * stop_cpu_ns;
+	excess = traced[PROC_ROUNDS / 2] - plain[PROC_ROUNDS / 2] - calls * stop_cpu_ns;
 	proc_cpu_ns = excess > 0 ? excess : 0;
 }
 
