@@ -195,7 +195,8 @@ static int64_t exact_stop_cpu(const struct rpl_plan *p)
 /*
  * A program started under the tracer used more CPU time than its stops
  * account for: the exec's event stop, the caches and TLB the tracer
- * used, 0.24-0.43 ms for /bin/true on a loaded 2-CPU machine (header
+ * used, the loading of the fast path's library: 0.3-0.7 ms for
+ * /bin/true on a loaded 2-CPU machine (header
  * record.proc_cpu_ns, calibrated by the recorder, record/setup.c).
  * configure's ptrace recording, 432 programs, held 0.8 s more user time
  * than its bpf recording, and its replay spent it as think time.  Each
