@@ -248,6 +248,12 @@ int dump_print_event(FILE *f, const struct iot_event *ev, int64_t base,
 	}
 	if (ev->flags & IOT_EV_ZERO)
 		fputs(" [zeros]", f);
+	/* recorded by the bpf backend: asleep on a disk or a page-in in
+	 * the gap before the call */
+	if (ev->slept_ns) {
+		fmt_secs(d, sizeof(d), (int64_t)ev->slept_ns);
+		fprintf(f, " [slept before %s]", d);
+	}
 	/* profiles: what the replay did with the recorded call */
 	if (ev->flags & IOT_EV_REPLAY_SKIPPED)
 		fputs(" [not replayed]", f);

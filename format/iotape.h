@@ -241,6 +241,12 @@ struct iot_event {
 	 * time it slept or waited for one), at least 1; 0 if unknown (the
 	 * bpf backend measures it, the others do not) */
 	uint32_t cpu_ns;
+	/* ns the task slept uninterruptibly (disk waits, page-ins of its
+	 * program and libraries) in the gap before t_enter, since its
+	 * previous recorded call: the workload's, not the recorder's (the
+	 * guard's hold is pre_ns), nor a wait for a CPU or on another
+	 * thread; 0 if unknown or none (the bpf backend measures it) */
+	uint32_t slept_ns;
 };
 
 struct iot_path_state {

@@ -163,6 +163,7 @@ static int check_chunk(Iotape__Chunk *c)
 	    (c->n_ev_flags != n && c->n_ev_flags != 0) ||
 	    (c->n_pre_ns != n && c->n_pre_ns != 0) ||
 	    (c->n_cpu_ns != n && c->n_cpu_ns != 0) ||
+	    (c->n_slept_ns != n && c->n_slept_ns != 0) ||
 	    (c->n_tid_pids != c->n_tids && c->n_tid_pids != 0))
 		return IOT_E_CORRUPT;
 	if (n > UINT32_MAX)
@@ -770,6 +771,7 @@ static void fill_event(struct iot_reader *r, struct iot_event *ev)
 	ev->flags = c->n_ev_flags ? c->ev_flags[i] : 0;
 	ev->pre_ns = c->n_pre_ns ? c->pre_ns[i] : 0;
 	ev->cpu_ns = c->n_cpu_ns ? c->cpu_ns[i] : 0;
+	ev->slept_ns = c->n_slept_ns ? c->slept_ns[i] : 0;
 	ev->ret = c->ret[i];
 	ev->nargs = c->nargs[i];
 	memset(ev->args, 0, sizeof(ev->args));

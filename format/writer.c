@@ -49,7 +49,8 @@ struct iot_writer {
 	size_t n, cap;
 	int64_t *t_enter;
 	uint64_t *duration;
-	uint32_t *tid_idx, *nr, *nargs, *path, *path2, *ev_flags, *pre_ns, *cpu_ns;
+	uint32_t *tid_idx, *nr, *nargs, *path, *path2, *ev_flags, *pre_ns, *cpu_ns,
+		 *slept_ns;
 	int64_t *ret;
 	int64_t *args;
 	size_t n_args, cap_args;
@@ -59,7 +60,7 @@ struct iot_writer {
 	struct iot_ps_cols psc;		/* the 1.3 path state columns, at packing */
 	uint32_t *ps_ref;		/* their paths in the string table */
 	size_t cap_ps_ref;
-	int any_path2, any_flags, any_pre, any_cpu;
+	int any_path2, any_flags, any_pre, any_cpu, any_slept;
 	int64_t t_min, t_max;
 	int64_t chunk_t0;		/* when the chunk got its first item */
 
@@ -238,7 +239,7 @@ static void chunk_reset(struct iot_writer *w)
 {
 	w->n = 0;
 	w->n_args = 0;
-	w->any_path2 = w->any_flags = w->any_pre = w->any_cpu = 0;
+	w->any_path2 = w->any_flags = w->any_pre = w->any_cpu = w->any_slept = 0;
 	w->t_min = INT64_MAX;
 	w->t_max = INT64_MIN;
 	w->chunk_t0 = 0;
@@ -405,8 +406,8 @@ static int ev_grow(struct iot_writer *w)
 
 #define G(f) grow_col((void **)&w->f, c, sizeof(*w->f))
 	if (G(t_enter) || G(duration) || G(tid_idx) || G(nr) || G(nargs) ||
-	    G(path) || G(path2) || G(ev_flags) || G(pre_ns) || G(cpu_ns) || G(ret) ||
-	    G(t_lo) || G(t_hi) || G(d_lo) || G(d_hi))
+	    G(path) || G(path2) || G(ev_flags) || G(pre_ns) || G(cpu_ns) ||
+	    G(slept_ns) || G(ret) || G(t_lo) || G(t_hi) || G(d_lo) || G(d_hi))
 		return -ENOMEM;
 #undef G
 	w->cap = c;
@@ -515,6 +516,8 @@ static long pack_chunk(struct iot_writer *w, struct iot_frame *meta)
 	ch.pre_ns = w->pre_ns;
 	ch.n_cpu_ns = w->any_cpu ? w->n : 0;
 	ch.cpu_ns = w->cpu_ns;
+	ch.n_slept_ns = w->any_slept ? w->n : 0;
+	ch.slept_ns = w->slept_ns;
 	if ((rc = pack_states(w, &ch))) {
 		free(strs);
 		return rc;
@@ -610,10 +613,12 @@ int iot_writer_event(struct iot_writer *w, const struct iot_event *ev)
 	w->ev_flags[i] = ev->flags;
 	w->pre_ns[i] = ev->pre_ns;
 	w->cpu_ns[i] = ev->cpu_ns;
+	w->slept_ns[i] = ev->slept_ns;
 	w->any_path2 |= p2 != 0;
 	w->any_flags |= ev->flags != 0;
 	w->any_pre |= ev->pre_ns != 0;
 	w->any_cpu |= ev->cpu_ns != 0;
+	w->any_slept |= ev->slept_ns != 0;
 	if (ev->t_enter < w->t_min)
 		w->t_min = ev->t_enter;
 	if (ev->t_exit > w->t_max)
@@ -748,7 +753,7 @@ static void writer_free(struct iot_writer *w)
 	ZSTD_freeCCtx(w->cctx);
 	free(w->t_enter); free(w->duration); free(w->tid_idx); free(w->nr);
 	free(w->nargs); free(w->path); free(w->path2); free(w->ev_flags); free(w->pre_ns);
-	free(w->cpu_ns);
+	free(w->cpu_ns); free(w->slept_ns);
 	free(w->t_lo); free(w->t_hi); free(w->d_lo); free(w->d_hi);
 	iot_names_free(&w->names);
 	iot_ps_cols_free(&w->psc);

@@ -174,6 +174,10 @@ static void decode_enter(struct rec_ctx *c, struct rec_task *t, const struct be_
 		/* the guard's stop before the entry: the recorder's time, which
 		 * the replay takes out of the think time as the fast path's */
 		t->ev.pre_ns = e->held;
+		/* asleep on a disk or a page-in before the entry, outside any
+		 * recorded call: the program's, slept again by the replay */
+		t->ev.slept_ns = e->slept;
+		c->st.bpf_slept_ns += e->slept;
 		if (e->held) {
 			c->st.guard_held_ns += e->held;
 			c->st.guard_held++;
@@ -350,6 +354,7 @@ static void on_call(struct rec_ctx *c, const struct be_call *k)
 	e.h.t = k->t_enter;
 	e.nr = k->nr;
 	e.held = k->held;
+	e.slept = k->slept;
 	memcpy(e.args, k->args, sizeof(e.args));
 	e.slen[0] = e.slen[1] = BE_NOSTR;
 	memset(&x, 0, sizeof(x));

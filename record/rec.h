@@ -163,6 +163,8 @@ struct rec_stats {
 	uint64_t guard_stops;		/* bpf: stops before removing calls */
 	uint64_t guard_held_ns;		/* ... the time they held calls (pre_ns) */
 	uint64_t guard_held;		/* ... calls so held */
+	uint64_t bpf_slept_ns;		/* uninterruptible sleep between calls
+					 * (slept_ns), bpf backend */
 	uint64_t bpf_reread;		/* bpf: strings unread at entry, read at exit */
 	uint64_t bpf_async;		/* bpf: async I/O calls, their requests not read */
 	int64_t t_start, t_end;

@@ -45,6 +45,10 @@ struct be_tstate {
 	__u32 held;			/* ns the call was held, for BE_CALL */
 	__u64 t_off;
 	__u64 off_ns;
+	__u64 t_slept;
+	__u64 slept_ns;
+	__u32 slept;
+	__u32 in_fast;
 };
 
 /* Per syscall number, from format/syscalls.def: recorded at all, and its
@@ -77,6 +81,10 @@ struct be_enter {
 	__u8 pad[2];
 	__u32 held;			/* ns the guard's stop held it before
 					 * it entered: not think time */
+	__u32 slept;			/* ns its task slept uninterruptibly
+					 * since its previous recorded call:
+					 * the program's, in the gap */
+	__u32 pad2;
 	char data[];
 };
 
@@ -113,6 +121,8 @@ struct be_call {
 	__u64 pipe_ino[2];
 	__u32 held;			/* as be_enter's */
 	__u32 cpu_ns;			/* as be_exit's */
+	__u32 slept;			/* as be_enter's */
+	__u32 pad;
 };
 
 struct be_fork {

@@ -108,6 +108,10 @@ struct tstate {
 	__u32 held;			/* ns it held the call in flight */
 	__u64 t_off;			/* switched out in the call in flight */
 	__u64 off_ns;			/* ... off a CPU in it so far */
+	__u64 t_slept;			/* asleep on a disk between calls since */
+	__u64 slept_ns;			/* ... so since its last recorded call */
+	__u32 slept;			/* ... taken at the entry, for BE_CALL */
+	__u32 in_fast;			/* in a call the fast path logs */
 };	/* = struct be_tstate of event.h */
 
 struct {
@@ -297,6 +301,45 @@ static __always_inline __u32 read_str(char *data, __u32 *off, __u64 ptr)
  * sleeps between seccomp and sys_enter.  Runs at every context switch:
  * a task without storage leaves at the first test.
  */
+#define TASK_UNINTERRUPTIBLE_	0x2
+
+/* The end of a sleep between calls begun at t_slept, at its wake-up
+ * (the wait for a CPU after it is not the program's sleep) or, if that
+ * was not seen, its switch in */
+static __always_inline void slept_end(struct tstate *s, __u64 now)
+{
+	if (now > s->t_slept)
+		s->slept_ns += now - s->t_slept;
+	s->t_slept = 0;
+}
+
+/*
+ * Between recorded calls, a task that goes to sleep uninterruptibly
+ * waits on a disk: the major page faults of its program and libraries,
+ * reclaim, a lock held over I/O.  A replay that spins the CPU part of
+ * the gap drops that time; it is summed here and written on the next
+ * recorded call (slept).  Not a voluntary sleep (futex, poll: another
+ * thread's or the world's pace, which the replay's own order gives),
+ * not preemption, not inside a call (off_ns), nor inside a call the
+ * fast path logs (the stub times it), nor the guard's hold (pre_ns).
+ */
+static __always_inline int gap_sleep(const struct tstate *fl, bool preempt,
+				     unsigned int prev_state)
+{
+	return fl && fl->st == BE_TID_ON && !fl->busy && !fl->in_fast && !preempt &&
+		(prev_state & TASK_UNINTERRUPTIBLE_);
+}
+
+SEC("tp_btf/sched_wakeup")
+int BPF_PROG(iotape_woken, struct task_struct *p)
+{
+	struct tstate *s = followed(p);
+
+	if (s && s->t_slept)
+		slept_end(s, bpf_ktime_get_ns());
+	return 0;
+}
+
 SEC("tp_btf/sched_switch")
 int BPF_PROG(iotape_held, bool preempt, struct task_struct *prev, struct task_struct *next,
 	     unsigned int prev_state)
@@ -304,20 +347,26 @@ int BPF_PROG(iotape_held, bool preempt, struct task_struct *prev, struct task_st
 	struct tstate *fl, *in = followed(next);
 	const struct uregs *u;
 	__u64 now = 0;
+	int gap;
 	long nr;
 
 	/* a call's time off a CPU, asleep or preempted, from when its task
 	 * is switched out to when it is switched in: not its CPU time */
 	fl = followed(prev);
-	if ((fl && fl->busy) || (in && in->t_off))
+	gap = gap_sleep(fl, preempt, prev_state);
+	if ((fl && fl->busy) || (in && (in->t_off || in->t_slept)) || gap)
 		now = bpf_ktime_get_ns();
 	if (fl && fl->busy && !fl->t_off)
 		fl->t_off = now;
+	if (fl && gap && !fl->t_slept)
+		fl->t_slept = now;
 	if (in && in->t_off) {
 		if (in->busy && now > in->t_off)
 			in->off_ns += now - in->t_off;
 		in->t_off = 0;
 	}
+	if (in && in->t_slept)
+		slept_end(in, now);
 	/* asleep, not preempted nor switched out on its way back to user
 	 * mode (a call's nr is still in orig_ax there, its sys_exit run) */
 	if (preempt || prev_state == 0)
@@ -334,6 +383,8 @@ int BPF_PROG(iotape_held, bool preempt, struct task_struct *prev, struct task_st
 		return 0;
 	fl->t_held = bpf_ktime_get_ns();
 	fl->held_nr = (__s32)nr;
+	/* the hold is the recorder's, counted in pre_ns */
+	fl->t_slept = 0;
 	return 0;
 }
 
@@ -417,9 +468,12 @@ int BPF_PROG(iotape_enter, const struct uregs *regs, long id)
 	__u32 nr, off = 0, fault = 0;
 	__u64 t_held;
 
-	if (fast_logged(task, regs))
-		return 0;
 	fl = followed(task);
+	if (fast_logged(task, regs)) {
+		if (fl)
+			fl->in_fast = 1;
+		return 0;
+	}
 	if (!fl)
 		return 0;
 	/* taken at once: a stop whose call leaves early is no later call's */
@@ -467,6 +521,10 @@ int BPF_PROG(iotape_enter, const struct uregs *regs, long id)
 	__builtin_memcpy(fl->args, e->args, sizeof(fl->args));
 	hdr(&e->h, BE_ENTER);
 	e->held = held_ns(t_held, fl->held_nr, nr, e->h.t);
+	/* the gap's sleep goes with the first recorded call after it */
+	e->slept = fl->slept_ns < 0xffffffffULL ? (__u32)fl->slept_ns : 0xffffffffu;
+	e->pad2 = 0;
+	fl->slept_ns = 0;
 	e->nr = (__s32)nr;
 	e->nstr = 0;
 	e->slen[0] = e->slen[1] = BE_NOSTR;
@@ -499,6 +557,7 @@ int BPF_PROG(iotape_enter, const struct uregs *regs, long id)
 		nr != NR_VFORK && nr != NR_EXIT && nr != NR_EXIT_GROUP;
 	if (fl->one) {
 		fl->held = e->held;
+		fl->slept = e->slept;
 		__builtin_memcpy(fl->dargs, e->args, sizeof(fl->dargs));
 		return 0;
 	}
@@ -551,9 +610,12 @@ int BPF_PROG(iotape_exit, const struct uregs *regs, long ret)
 	struct be_exit *x;
 	__u32 off = 0, j;
 
-	if (fast_logged(task, regs))
-		return 0;
 	fl = followed(task);
+	if (fast_logged(task, regs)) {
+		if (fl)
+			fl->in_fast = 0;
+		return 0;
+	}
 	if (!fl || !fl->busy)
 		return 0;
 	fl->busy = 0;
@@ -607,6 +669,8 @@ int BPF_PROG(iotape_exit, const struct uregs *regs, long ret)
 		k->t_enter = fl->t_enter;
 		k->held = fl->held;
 		k->cpu_ns = cpu;
+		k->slept = fl->slept;
+		k->pad = 0;
 		__builtin_memcpy(k->args, fl->dargs, sizeof(k->args));
 		emit(k, sizeof(*k), 0);
 		return 0;
