@@ -181,6 +181,20 @@ static int64_t think(const struct rpl_plan *p, const struct rpl_op *op)
 	return op->think_ns;
 }
 
+/* The part of @op's gap slept apart from its think time: the recorded
+ * sleep on a disk (think.c), none without timing or under raw, where
+ * the think time holds it. */
+static int64_t gap_sleep(const struct rpl_plan *p, const struct rpl_op *op)
+{
+	int64_t sl = p->slept_ns && op->seq < p->n_slept ? p->slept_ns[op->seq] : 0;
+
+	if (!sl || p->o->timing == RPL_TIMING_AFAP || p->o->timing == RPL_TIMING_RAW)
+		return 0;
+	if (p->o->timing == RPL_TIMING_SCALE)
+		sl = (int64_t)((double)sl * p->o->scale);
+	return sl;
+}
+
 static void thread_done(struct rpl_ctx *c)
 {
 	struct rusage ru;
@@ -301,7 +315,7 @@ static void *thread_main(void *arg)
 	for (i = 0; i < t->n_ops; i++) {
 		struct rpl_op *op = &p->ops[t->ops[i]];
 		rpl_handler h;
-		int64_t ideal, start, now, r;
+		int64_t ideal, start, now, r, sl;
 		uint16_t d;
 
 		if (stopping())
@@ -312,7 +326,9 @@ static void *thread_main(void *arg)
 			sched.lag = 0;
 			prev_end = iot_now_ns();
 		}
-		ideal = prev_end + think(p, op);
+		/* the think time, then the gap's sleep on a disk, if any */
+		sl = gap_sleep(p, op);
+		ideal = prev_end + think(p, op) + sl;
 		start = rpl_sched_start(&sched, ideal);
 		/* Not a clock read more than needed: they are a good part of
 		 * the replayer's cost per op.  @now : about when the handler
@@ -320,19 +336,26 @@ static void *thread_main(void *arg)
 		now = prev_end;
 		if (timed && start > prev_end) {
 			now = iot_now_ns();
-			if (rpl_spin_wanted(p, start - now)) {
+			if (rpl_spin_wanted(p, start - sl - now)) {
 				/* computing: what other work kept it off the
 				 * CPU is the workload's time, not a lag */
-				if (rpl_spin_cpu(start - now))
+				if (rpl_spin_cpu(start - sl - now))
 					break;
 				now = iot_now_ns();
-				if (now > start)
-					ideal += now - start;
-			} else if (start > now) {
+				if (now + sl > start) {
+					ideal += now + sl - start;
+					start = now + sl;
+				}
+			}
+			if (start > now) {
 				if (sleep_until(start))
 					break;
 				now = start;
 			}
+		}
+		if (sl) {
+			atomic_fetch_add(&p->gap_sleeps, 1);
+			atomic_fetch_add(&p->gap_slept_ns, (uint64_t)sl);
 		}
 		if (i + 1 < t->n_ops) {
 			/* The ops stream through memory once: fetch the next

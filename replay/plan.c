@@ -148,6 +148,7 @@ void rpl_plan_free(struct rpl_plan *p)
 	free(p->ps_made_t);
 	free(p->precs);
 	free(p->cpu_ns);
+	free(p->slept_ns);
 	if (p->rd)
 		iot_reader_close(p->rd);
 	if (p->arena)

@@ -48,24 +48,26 @@ static int copy_process(struct rpl_plan *p, struct iot_process *dst,
 	return 0;
 }
 
-/* Keep @v, the on-CPU time of the call of op @seq: a column of its own,
- * made at the first such call (most traces have none; struct rpl_op
- * has no room). */
-static int keep_cpu(struct rpl_plan *p, uint32_t seq, uint32_t v)
+/* Keep @v for op @seq in the column @col of @n values: the on-CPU time
+ * of its call, the sleep in the gap before it.  A column of its own,
+ * made at the first such op (most traces have none; struct rpl_op has
+ * no room). */
+static int keep_col(const struct rpl_plan *p, uint32_t **col, size_t *n, uint32_t seq,
+		    uint32_t v)
 {
-	size_t n = p->n_cpu;
+	size_t m = *n;
 	uint32_t *a;
 
-	if (seq >= n) {
-		n = p->cap_ops > seq ? p->cap_ops : (size_t)seq * 2 + 1024;
-		a = realloc(p->cpu_ns, n * sizeof(*a));
+	if (seq >= m) {
+		m = p->cap_ops > seq ? p->cap_ops : (size_t)seq * 2 + 1024;
+		a = realloc(*col, m * sizeof(*a));
 		if (!a)
 			return -ENOMEM;
-		memset(a + p->n_cpu, 0, (n - p->n_cpu) * sizeof(*a));
-		p->cpu_ns = a;
-		p->n_cpu = n;
+		memset(a + *n, 0, (m - *n) * sizeof(*a));
+		*col = a;
+		*n = m;
 	}
-	p->cpu_ns[seq] = v;
+	(*col)[seq] = v;
 	return 0;
 }
 
@@ -106,7 +108,12 @@ int rpl_plan_read(struct rpl_plan *p)
 			if (op->ev.nargs > IOT_MAX_ARGS)
 				op->ev.nargs = IOT_MAX_ARGS;
 			op->seq = (uint32_t)p->n_ops;
-			if (it.u.ev.cpu_ns && (err = keep_cpu(p, op->seq, it.u.ev.cpu_ns)))
+			if (it.u.ev.cpu_ns &&
+			    (err = keep_col(p, &p->cpu_ns, &p->n_cpu, op->seq, it.u.ev.cpu_ns)))
+				goto out;
+			if (it.u.ev.slept_ns &&
+			    (err = keep_col(p, &p->slept_ns, &p->n_slept, op->seq,
+					    it.u.ev.slept_ns)))
 				goto out;
 			op->child = -1;
 			op->wait_proc = -1;

@@ -353,6 +353,11 @@ void rpl_print_summary(FILE *f, const struct rpl_opts *o, const struct rpl_resul
 			"to the ordering\n", (unsigned long long)r->waits_slept,
 			iot_fmt_ns(a, sizeof(a), (double)r->waits_ns),
 			(unsigned long long)r->waits_left);
+	if (r->gap_sleeps)
+		fprintf(f, "  gap sleeps   %llu gaps in which the program slept on a disk "
+			"(page-ins) slept so on top of their think time, %s in all\n",
+			(unsigned long long)r->gap_sleeps,
+			iot_fmt_ns(a, sizeof(a), (double)r->gap_slept_ns));
 	if (r->waits_polled)
 		fprintf(f, "  polls        %llu sleeps between wait4 WNOHANG polls for a child "
 			"not slept: the child had ended here (%s recorded)\n",

@@ -137,6 +137,10 @@ struct rpl_result {
 	 * WNOHANG found it running after them), not slept: it had ended */
 	uint64_t waits_polled;
 	int64_t waits_polled_ns;
+	/* gaps in which the recorded thread slept on a disk (slept_ns, bpf
+	 * recordings), slept again on top of their think time */
+	uint64_t gap_sleeps;
+	int64_t gap_slept_ns;
 	uint64_t starts;		/* execs replayed as process starts (spawn.c) */
 	int64_t starts_ns;		/* ... their time */
 	uint64_t forks_only;		/* processes that made no exec: their fork is not replayed */

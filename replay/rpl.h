@@ -396,6 +396,13 @@ struct rpl_plan {
 					 * CPU (iot_event.cpu_ns, 0: unknown), n_cpu of
 					 * them; NULL: none in the trace (think.c) */
 	size_t n_cpu;
+	uint32_t *slept_ns;		/* per op, by seq: the part of its gap its
+					 * thread slept on a disk (iot_event.slept_ns,
+					 * out of think_ns by think.c), n_slept of
+					 * them; NULL: none in the trace */
+	size_t n_slept;
+	_Atomic uint64_t gap_sleeps;	/* gaps slept so (exec.c) */
+	_Atomic uint64_t gap_slept_ns;	/* ... their time in all */
 	_Atomic uint64_t waits_slept;	/* waits that timed out, slept (ops_wait.c) */
 	_Atomic uint64_t waits_ns;	/* ... their time in all */
 	_Atomic uint64_t waits_left;	/* waits that returned for an event: not slept */

@@ -572,6 +572,58 @@ static void test_pre_ns(void **state)
 	tplan_free(&tp);
 }
 
+/* A gap's sleep on a disk (slept_ns, the bpf backend's) comes out of
+ * its think time and is not cut by the budget, which bounds computing:
+ * the calls of test_budget_recorded_cpu (budget 3.5 ms), 90 of 1 ms
+ * gaps holding 0.6 ms of sleep each, but the one at N / 2 a sleep of
+ * 2 ms, more than its gap: it sleeps the 1 ms gap.  The think times
+ * (89 x 0.4 ms) are cut to the budget, the sleeps kept whole:
+ * 89 x 0.6 + 1 ms.  Under --timing raw the gaps stay whole, no sleep
+ * apart. */
+static void test_gap_sleep(void **state)
+{
+	enum { N = 100 };
+	uint32_t fl[N], cpu[N], slept[N];
+	int64_t gap[N], dur[N], sum = 0;
+	struct tplan tp;
+	size_t i;
+	int raw;
+
+	(void)state;
+	for (raw = 0; raw < 2; raw++) {
+		for (i = 0; i < N; i++) {
+			gap[i] = i < N / 10 ? 0 : 1000000;
+			fl[i] = IOT_EV_BPF;
+			cpu[i] = 5000;
+			dur[i] = 20000000;
+			slept[i] = i < N / 10 ? 0 : i == N / 2 ? 2000000 : 600000;
+		}
+		tplan_init(&tp, N, gap, fl);
+		tp.p.cpu_ns = cpu;
+		tp.p.n_cpu = N;
+		tp.p.slept_ns = slept;
+		tp.p.n_slept = N;
+		if (raw) {
+			tp.o.timing = RPL_TIMING_RAW;
+			for (i = 0; i < N; i++)
+				tp.p.ops[i].seq = (uint32_t)i;
+			assert_int_equal(rpl_plan_think(&tp.p), 0);
+			assert_int_equal(tp.p.ops[20].think_ns, 1000000);
+			for (i = 0; i < N; i++)
+				assert_int_equal(slept[i], 0);
+		} else {
+			check_budget(&tp, NULL, dur, 3000000, 3500000);
+			assert_int_equal(tp.p.ops[N / 2].think_ns, 0);
+			assert_int_equal(slept[N / 2], 1000000);
+			assert_int_equal(slept[20], 600000);
+			for (i = 0, sum = 0; i < N; i++)
+				sum += slept[i];
+			assert_int_equal(sum, 89 * 600000 + 1000000);
+		}
+		tplan_free(&tp);
+	}
+}
+
 /* --timing raw subtracts stop_cost_ns, split the same way, and no budget. */
 static void test_raw(void **state)
 {
@@ -683,6 +735,7 @@ int main(void)
 		cmocka_unit_test(test_budget_recorded_cpu),
 		cmocka_unit_test(test_budget_per_thread),
 		cmocka_unit_test(test_raw),
+		cmocka_unit_test(test_gap_sleep),
 		cmocka_unit_test(test_pre_ns),
 		cmocka_unit_test(test_sched_hides_overhead),
 		cmocka_unit_test(test_sched_repays_burst),

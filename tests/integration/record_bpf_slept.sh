@@ -1,0 +1,46 @@
+#!/bin/bash
+# record_bpf_slept.sh - `record --backend bpf` writes, per call, the time
+# its thread slept on a disk in the gap before it (slept_ns), and the
+# replay sleeps it on top of the think time.
+#
+# tests/progs/gap_pagein drops the cache of a file outside the replay's
+# root, maps it and reads every page between two access() calls: the
+# page-ins are major faults outside any call.  The access() after them
+# carries '[slept before S]' with S > 0 in `iotape dump`; the one before
+# them does not carry that sleep; `iotape replay` says it slept one gap
+# so.
+set -u
+. "$SRCDIR/tests/integration/lib.sh"
+need_root
+d=$(mktemp -d /var/tmp/iotape-slept.XXXXXX)
+trap '[ -n "${KEEP:-}" ] || rm -rf "$d"' EXIT
+cd "$d"
+export LC_ALL=C
+"$IOTAPE" record -q --backend bpf -o probe.iotape -- true 2>probe.err ||
+	skip "the bpf backend does not load here: $(cat probe.err)"
+[ "$(stat -f -c %T .)" != tmpfs ] || skip "$d is on tmpfs: no page-in waits on a disk"
+
+head -c $((16 << 20)) /dev/urandom >f || fail "cannot write the 16 MiB test file in $d"
+"$IOTAPE" record -q --backend bpf -o t.iotape -- "$PROGS/gap_pagein" "$d/f" 2>rec.err
+rc=$?
+[ $rc = 2 ] && skip "the cache of $d/f could not be dropped: $(cat rec.err)"
+[ $rc = 0 ] || fail "record of gap_pagein failed ($rc): $(tail -3 rec.err)"
+"$IOTAPE" dump t.iotape >dump.txt || fail "dump failed"
+after=$(grep -F "access(\"$d/f.after\"" dump.txt) || fail "no access of f.after in the dump"
+before=$(grep -F "access(\"$d/f.before\"" dump.txt) || fail "no access of f.before in the dump"
+s=$(sed -n 's/.*\[slept before \([0-9.]*\)\].*/\1/p' <<<"$after")
+[ -n "$s" ] || fail "the call after the page-ins carries no sleep: $after"
+awk -v s="$s" 'BEGIN { exit !(s > 0) }' || fail "the sleep before f.after is $s s, not > 0: $after"
+b=$(sed -n 's/.*\[slept before \([0-9.]*\)\].*/\1/p' <<<"$before")
+[ -z "$b" ] || awk -v b="$b" -v s="$s" 'BEGIN { exit !(b < s) }' ||
+	fail "the call before the page-ins slept $b s, as long as the one after them ($s s)"
+
+mkdir root
+"$IOTAPE" replay -o p.iotape --root "$d/root" t.iotape >rpl.out 2>&1 ||
+	fail "replay failed: $(tail -3 rpl.out)"
+grep -q '^  gap sleeps   1 gaps ' rpl.out || fail "the replay did not sleep the gap: $(cat rpl.out)"
+"$IOTAPE" replay --timing raw --root "$d/root" --force t.iotape >raw.out 2>&1 ||
+	fail "raw replay failed: $(tail -3 raw.out)"
+grep -q "^  elapsed" raw.out && ! grep -q "gap sleeps" raw.out ||
+	fail "--timing raw slept the gap apart: $(cat raw.out)"
+echo "ok: slept $s s before f.after, replayed"
