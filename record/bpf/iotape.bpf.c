@@ -849,13 +849,17 @@ SEC("tp_btf/sched_process_exec")
 int BPF_PROG(iotape_exec, struct task_struct *p, pid_t old_pid, struct linux_binprm *bprm)
 {
 	__u32 old = (__u32)old_pid, elen, alen;
+	struct tstate *fl;
 	struct be_exec *x;
 	__u64 a0, a1;
 
 	/* exec from a thread: it takes the leader's tid, and keeps its own
 	 * state (the task is the same) */
-	if (!followed(p))
+	fl = followed(p);
+	if (!fl)
 		return 0;
+	/* an exec from the fast path's stub does not return to it */
+	fl->in_fast = 0;
 	x = scratch_buf();
 	if (!x)
 		return 0;
