@@ -427,6 +427,25 @@ static void test_budget_blocked_call(void **state)
 	}
 }
 
+#define BPF_N 100
+
+/* The plan of test_budget_recorded_cpu in @tp, its durations in @dur and
+ * cpu_ns in @cpu (not given to the plan) */
+static void tplan_bpf(struct tplan *tp, uint32_t *cpu, int64_t *dur)
+{
+	int64_t gap[BPF_N];
+	uint32_t fl[BPF_N];
+	size_t i;
+
+	for (i = 0; i < BPF_N; i++) {
+		gap[i] = i < BPF_N / 10 ? 0 : 1000000;
+		fl[i] = IOT_EV_BPF;
+		cpu[i] = 5000;
+		dur[i] = 20000000;
+	}
+	tplan_init(tp, BPF_N, gap, fl);
+}
+
 /* A call's recorded time on a CPU (cpu_ns, the bpf backend's) is its
  * share, whatever its duration: 100 calls of 20 ms each on a CPU for
  * 5 us, no stops: utime 1 ms, stime 3 ms, the budget 1 + 3 - 0.5 =
@@ -436,23 +455,16 @@ static void test_budget_blocked_call(void **state)
  * is 0.) */
 static void test_budget_recorded_cpu(void **state)
 {
-	enum { N = 100 };
+	enum { N = BPF_N };
 	static const int64_t want[2] = { 1000000, 3500000 };
-	uint32_t fl[N], cpu[N];
-	int64_t gap[N], dur[N];
+	uint32_t cpu[N];
+	int64_t dur[N];
 	struct tplan tp;
-	size_t i;
 	int k;
 
 	(void)state;
 	for (k = 0; k < 2; k++) {
-		for (i = 0; i < N; i++) {
-			gap[i] = i < N / 10 ? 0 : 1000000;
-			fl[i] = IOT_EV_BPF;
-			cpu[i] = 5000;
-			dur[i] = 20000000;
-		}
-		tplan_init(&tp, N, gap, fl);
+		tplan_bpf(&tp, cpu, dur);
 		if (k) {
 			tp.p.cpu_ns = cpu;
 			tp.p.n_cpu = N;
@@ -582,23 +594,18 @@ static void test_pre_ns(void **state)
  * apart. */
 static void test_gap_sleep(void **state)
 {
-	enum { N = 100 };
-	uint32_t fl[N], cpu[N], slept[N];
-	int64_t gap[N], dur[N], sum = 0;
+	enum { N = BPF_N };
+	uint32_t cpu[N], slept[N];
+	int64_t dur[N], sum = 0;
 	struct tplan tp;
 	size_t i;
 	int raw;
 
 	(void)state;
 	for (raw = 0; raw < 2; raw++) {
-		for (i = 0; i < N; i++) {
-			gap[i] = i < N / 10 ? 0 : 1000000;
-			fl[i] = IOT_EV_BPF;
-			cpu[i] = 5000;
-			dur[i] = 20000000;
+		for (i = 0; i < N; i++)
 			slept[i] = i < N / 10 ? 0 : i == N / 2 ? 2000000 : 600000;
-		}
-		tplan_init(&tp, N, gap, fl);
+		tplan_bpf(&tp, cpu, dur);
 		tp.p.cpu_ns = cpu;
 		tp.p.n_cpu = N;
 		tp.p.slept_ns = slept;
