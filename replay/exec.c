@@ -186,7 +186,7 @@ static int64_t think(const struct rpl_plan *p, const struct rpl_op *op)
  * the think time holds it. */
 static int64_t gap_sleep(const struct rpl_plan *p, const struct rpl_op *op)
 {
-	int64_t sl = p->slept_ns && op->seq < p->n_slept ? p->slept_ns[op->seq] : 0;
+	int64_t sl = rpl_op_col(p->slept_ns, p->n_slept, op);
 
 	if (!sl || p->o->timing == RPL_TIMING_AFAP || p->o->timing == RPL_TIMING_RAW)
 		return 0;

@@ -5,8 +5,9 @@
  * Reads ask for the byte count the recorded call *returned* (what it
  * really moved), or the requested count when it returned 0 or failed, so
  * an EOF probe stays an EOF probe.  Writes send that many deterministic
- * bytes, or zeros where the program wrote zeros (IOT_EV_ZERO).  One call is replayed by one call: transfers beyond the scratch
- * buffer use an iovec that repeats it, up to RPL_IO_MAX.  A copy that a
+ * bytes, or zeros where the program wrote zeros (IOT_EV_ZERO).  One call
+ * is replayed by one call: transfers beyond the scratch buffer use an
+ * iovec that repeats it, up to RPL_IO_MAX.  A copy that a
  * clone made unnecessary on this filesystem is not replayed (h_ioctl()).
  */
 #include <errno.h>

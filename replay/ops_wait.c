@@ -24,8 +24,9 @@
  *
  * --timing afap sleeps none, --timing scale scales them as think times.
  * The summary says how many slept, for how long in all, how many were
- * left to the ordering and how many polls for an ended child were cut.  Their durations are op times, not gaps, so
- * think.c's budget never counts them.
+ * left to the ordering and how many polls for an ended child were cut.
+ * Their durations are op times, not gaps, so think.c's budget never
+ * counts them.
  */
 #include <errno.h>
 #include <sys/syscall.h>

@@ -438,6 +438,13 @@ static inline uint32_t rpl_dep_op(const struct rpl_plan *p, const struct rpl_dep
 	return p->threads[d->thread].ops[d->pos];
 }
 
+/* @op's value in a per-op column of the plan (cpu_ns, slept_ns), @n
+ * long; 0 where it has none. */
+static inline uint32_t rpl_op_col(const uint32_t *col, size_t n, const struct rpl_op *op)
+{
+	return col && op->seq < n ? col[op->seq] : 0;
+}
+
 /* When @op completed, for resource order (the entry of a call that has
  * no exit, or one recorded before its entry). */
 static inline int64_t rpl_op_end(const struct rpl_op *op)

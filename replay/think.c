@@ -264,14 +264,14 @@ static int is_wait(const struct rpl_op *op)
 /* The recorded on-CPU time of @op's call (0: unknown). */
 static uint32_t rec_cpu(const struct rpl_plan *p, const struct rpl_op *op)
 {
-	return p->cpu_ns && op->seq < p->n_cpu ? p->cpu_ns[op->seq] : 0;
+	return rpl_op_col(p->cpu_ns, p->n_cpu, op);
 }
 
 /* The part of @op's gap its thread slept on a disk, as recorded and,
  * after rpl_plan_think(), as it is slept (0: none). */
 static uint32_t rec_slept(const struct rpl_plan *p, const struct rpl_op *op)
 {
-	return p->slept_ns && op->seq < p->n_slept ? p->slept_ns[op->seq] : 0;
+	return rpl_op_col(p->slept_ns, p->n_slept, op);
 }
 
 /* Calls whose share call_cpu() estimates from the others of their kind. */
@@ -336,10 +336,11 @@ static int64_t call_cpu(const struct rpl_plan *p, const struct rpl_op *op,
 			const int64_t *caps)
 {
 	int64_t d = in_call(p, op), cap;
+	uint32_t cpu = rec_cpu(p, op);
 	int key = call_key(op);
 
-	if (rec_cpu(p, op))
-		return rec_cpu(p, op);
+	if (cpu)
+		return cpu;
 	if (is_wait(op))
 		return 0;
 	cap = key >= 0 ? caps[key] : -1;
@@ -452,9 +453,9 @@ static int cpu_budget(struct rpl_plan *p)
 		for (k = 0; k < 2; k++) {
 			u[k]->sum += (double)op->think_ns;
 			u[k]->in_calls += in;
+			u[k]->starts += is_exec(op);
 			/* a BPF event's pre_ns is time the recorder's stop held
 			 * it asleep, not CPU time of the thread's */
-			u[k]->starts += is_exec(op);
 			if (stopped(op))
 				u[k]->calls++;
 			else if (op->ev.flags & IOT_EV_FASTPATH)
@@ -642,8 +643,10 @@ int rpl_plan_think(struct rpl_plan *p)
 		/* the sleep on a disk, no more than the gap holds: out of the
 		 * think time, slept apart (raw: left in it) */
 		if ((sl = rec_slept(p, op))) {
-			if (sl > th || p->o->timing == RPL_TIMING_RAW)
-				sl = p->o->timing == RPL_TIMING_RAW ? 0 : th;
+			if (p->o->timing == RPL_TIMING_RAW)
+				sl = 0;
+			else if (sl > th)
+				sl = th;
 			p->slept_ns[op->seq] = (uint32_t)sl;
 			th -= sl;
 		}
