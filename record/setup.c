@@ -370,7 +370,7 @@ static int64_t proc_round(const char *prog, int traced, int seccomp, const char 
 
 void rec_calibrate_proc(int seccomp, const char *preload)
 {
-	int64_t plain[PROC_ROUNDS], traced[PROC_ROUNDS], excess;
+	int64_t plain[PROC_ROUNDS], traced[PROC_ROUNDS], mp, mt, excess;
 	const char *prog = NULL;
 	long n, calls = 0;
 	int i;
@@ -390,9 +390,11 @@ void rec_calibrate_proc(int seccomp, const char *preload)
 		if (!preload)
 			calls = n;
 	}
-	if (median_of(plain, PROC_ROUNDS) < 0 || median_of(traced, PROC_ROUNDS) < 0)
+	mp = median_of(plain, PROC_ROUNDS);
+	mt = median_of(traced, PROC_ROUNDS);
+	if (mp < 0 || mt < 0)
 		return;
-	excess = traced[PROC_ROUNDS / 2] - plain[PROC_ROUNDS / 2] - calls * stop_cpu_ns;
+	excess = mt - mp - calls * stop_cpu_ns;
 	proc_cpu_ns = excess > 0 ? excess : 0;
 }
 

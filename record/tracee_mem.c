@@ -80,9 +80,9 @@ static int zero_run(pid_t tid, uint64_t addr, uint64_t n, char *buf)
 int rec_wbuf_zero(pid_t tid, const struct iot_syscall *sc, const uint64_t *args)
 {
 	static __thread char buf[ZCHUNK];
-	static __thread struct iovec iov[1024];	/* UIO_MAXIOV */
+	static __thread struct iovec iov[FP_ZERO_IOVS];
 	int i = iot_syscall_wbuf(sc);
-	uint64_t cnt, j, sum = 0;
+	uint64_t cnt, j;
 
 	if (i < 0 || !args[i])
 		return 0;
@@ -90,17 +90,9 @@ int rec_wbuf_zero(pid_t tid, const struct iot_syscall *sc, const uint64_t *args)
 		return args[i + 1] > 0 && args[i + 1] <= FP_ZERO_MAX &&
 		       zero_run(tid, args[i], args[i + 1], buf);
 	cnt = args[i + 1];
-	if (cnt == 0 || cnt > 1024 ||
-	    rec_read_mem(tid, args[i], iov, cnt * sizeof(iov[0])) != (ssize_t)(cnt * sizeof(iov[0])))
-		return 0;
-	/* the lengths first, so that a call too long to look at costs no
-	 * copy of its bytes */
-	for (j = 0; j < cnt; j++) {
-		sum += iov[j].iov_len;
-		if (sum > FP_ZERO_MAX || (iov[j].iov_len && !iov[j].iov_base))
-			return 0;
-	}
-	if (sum == 0)
+	if (cnt == 0 || cnt > FP_ZERO_IOVS ||
+	    rec_read_mem(tid, args[i], iov, cnt * sizeof(iov[0])) != (ssize_t)(cnt * sizeof(iov[0])) ||
+	    !fp_zero_iovs_fit(iov, cnt))
 		return 0;
 	for (j = 0; j < cnt; j++)
 		if (iov[j].iov_len &&

@@ -17,6 +17,7 @@
 #define FP_H
 
 #include <stdint.h>
+#include <sys/uio.h>
 
 #define FP_MAGIC	0x46544f49u	/* "IOTF" */
 #define FP_VERSION	6
@@ -61,6 +62,23 @@
  * record the same.
  */
 #define FP_ZERO_MAX	(16u << 20)
+#define FP_ZERO_IOVS	1024	/* UIO_MAXIOV: more, and the call fails */
+
+/* Whether the @cnt buffers of @iov (at most FP_ZERO_IOVS) are looked at
+ * for zeros: some bytes, at most FP_ZERO_MAX in all, no NULL base with a
+ * length.  The lengths first, on both sides, so that a call too long to
+ * look at costs no read of its bytes. */
+static inline int fp_zero_iovs_fit(const struct iovec *iov, uint64_t cnt)
+{
+	uint64_t j, sum = 0;
+
+	for (j = 0; j < cnt; j++) {
+		sum += iov[j].iov_len;
+		if (sum > FP_ZERO_MAX || (iov[j].iov_len && !iov[j].iov_base))
+			return 0;
+	}
+	return sum > 0;
+}
 
 enum { FP_SLOT_FREE = 0, FP_SLOT_OWNED = 1 };
 enum { FP_REC_EMPTY = 0, FP_REC_DONE = 1, FP_REC_PAD = 2, FP_REC_ENTERED = 3 };

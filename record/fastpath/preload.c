@@ -600,8 +600,8 @@ static int fp_zero_run(const char *p, uint64_t n)
 static int fp_zeros(const struct iot_syscall *sc, const uint64_t *a)
 {
 	int i = iot_syscall_wbuf(sc);
-	uint64_t j, sum = 0;
 	const struct iovec *iov;
+	uint64_t j;
 
 	if (i < 0 || !a[i])
 		return 0;
@@ -609,14 +609,7 @@ static int fp_zeros(const struct iot_syscall *sc, const uint64_t *a)
 		return a[i + 1] > 0 && a[i + 1] <= FP_ZERO_MAX &&
 		       fp_zero_run((const char *)a[i], a[i + 1]);
 	iov = (const struct iovec *)a[i];
-	if (a[i + 1] > 1024)
-		return 0;
-	for (j = 0; j < a[i + 1]; j++) {
-		sum += iov[j].iov_len;
-		if (sum > FP_ZERO_MAX || (iov[j].iov_len && !iov[j].iov_base))
-			return 0;
-	}
-	if (sum == 0)
+	if (a[i + 1] > FP_ZERO_IOVS || !fp_zero_iovs_fit(iov, a[i + 1]))
 		return 0;
 	for (j = 0; j < a[i + 1]; j++)
 		if (!fp_zero_run(iov[j].iov_base, iov[j].iov_len))
