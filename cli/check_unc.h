@@ -18,6 +18,8 @@ struct check_unc {
 	uint64_t ring_missed;			/* requests rings took, not in the trace */
 	uint64_t file_maps;			/* file mmaps */
 	uint64_t mp_records, mp_read, mp_written;	/* MapPages: records, pages */
+	/* record --data: writes with their bytes kept, and not (IOT_EV_NODATA) */
+	uint64_t data_calls, data_bytes, nodata_calls, nodata_bytes;
 	/* requests waiting for their completion (open addressing) */
 	uint64_t *keys;
 	uint64_t cap, n, used;		/* used: n and tombstones */

@@ -248,6 +248,11 @@ int dump_print_event(FILE *f, const struct iot_event *ev, int64_t base,
 	}
 	if (ev->flags & IOT_EV_ZERO)
 		fputs(" [zeros]", f);
+	/* record --data: the bytes kept, or that they were not */
+	if (ev->data_len)
+		fprintf(f, " [data %u]", ev->data_len);
+	if (ev->flags & IOT_EV_NODATA)
+		fputs(" [data not kept]", f);
 	/* recorded by the bpf backend: asleep on a disk or a page-in in
 	 * the gap before the call */
 	if (ev->slept_ns) {

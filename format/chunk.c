@@ -22,7 +22,7 @@
 enum { WT_VARINT = 0, WT_I64 = 1, WT_LEN = 2, WT_I32 = 5 };
 
 /* Field numbers of Chunk (trace.proto) and how a column stores values. */
-#define F_MAX 47
+#define F_MAX 49
 enum col_type { C_NONE, C_U32, C_U64, C_S32, C_S64 };
 
 static const uint8_t col_type[F_MAX + 1] = {
@@ -33,7 +33,7 @@ static const uint8_t col_type[F_MAX + 1] = {
 	[30] = C_U32, [31] = C_U64, [32] = C_U32, [33] = C_U32, [34] = C_U32,
 	[35] = C_S64, [36] = C_S64, [37] = C_S64, [38] = C_U32, [39] = C_U64,
 	[40] = C_S64, [41] = C_S64, [42] = C_U64, [43] = C_U32, [44] = C_U32,
-	[46] = C_U32, [47] = C_U32,
+	[46] = C_U32, [47] = C_U32, [49] = C_U32,
 };
 
 struct cur {
@@ -125,6 +125,7 @@ static void *column(Iotape__Chunk *ch, unsigned f, size_t **n)
 	case 44: *n = &ch->n_ps_target; return &ch->ps_target;
 	case 46: *n = &ch->n_cpu_ns; return &ch->cpu_ns;
 	case 47: *n = &ch->n_slept_ns; return &ch->slept_ns;
+	case 49: *n = &ch->n_data_len; return &ch->data_len;
 	default: *n = &ch->n_pre_ns; return &ch->pre_ns;
 	}
 }
@@ -269,13 +270,14 @@ static int walk(Iotape__Chunk *ch, const uint8_t *buf, size_t len, int pass,
 				count[f] += varints(data, dlen);
 			else if ((rc = fill_packed(ch, f, data, dlen)))
 				return rc;
-		} else if (f == 21 || f == 29 || f == 45) {
+		} else if (f == 21 || f == 29 || f == 45 || f == 48) {
 			/* optional bytes: the last one wins */
 			ProtobufCBinaryData *b = f == 21 ? &ch->names :
-						 f == 29 ? &ch->ps_names : &ch->ps_targets;
+						 f == 29 ? &ch->ps_names :
+						 f == 45 ? &ch->ps_targets : &ch->data;
 
 			*(f == 21 ? &ch->has_names : f == 29 ? &ch->has_ps_names :
-				    &ch->has_ps_targets) = 1;
+			  f == 45 ? &ch->has_ps_targets : &ch->has_data) = 1;
 			b->data = (uint8_t *)data;
 			b->len = dlen;
 		} else if (pass == 0) {
@@ -341,7 +343,7 @@ int iot_chunk_decode_fields(struct iot_arena *a, const uint8_t *buf, size_t len,
 		void **arr;
 		size_t sz;
 
-		if (!count[f] || f == 17 || f == 21 || f == 29 || f == 45)
+		if (!count[f] || f == 17 || f == 21 || f == 29 || f == 45 || f == 48)
 			continue;
 		if (col_type[f]) {
 			arr = column(ch, f, &n);
@@ -368,7 +370,7 @@ int iot_chunk_decode_fields(struct iot_arena *a, const uint8_t *buf, size_t len,
 			return -ENOMEM;
 	}
 	ch->has_seq = ch->has_first_event = ch->has_names = 0;
-	ch->has_ps_names = ch->has_ps_targets = 0;
+	ch->has_ps_names = ch->has_ps_targets = ch->has_data = 0;
 	if ((rc = walk(ch, buf, len, 1, count, &pa, fields)))
 		return rc;
 	*out = ch;

@@ -218,6 +218,9 @@ IOT_API const char *iot_errno_name(int err);
 #define IOT_EV_BPF	  0x20	/* logged by BPF programs, not at a ptrace stop */
 #define IOT_EV_NOSTR	  0x40	/* a string argument could not be read: left out */
 #define IOT_EV_ZERO	  0x80	/* a write-family call whose bytes were all zeros */
+#define IOT_EV_NODATA	  0x100	/* recorded with --data, but its bytes were not kept */
+/* the most bytes of written data one event may keep (`record --data`) */
+#define IOT_DATA_MAX	  (64u << 20)
 
 struct iot_event {
 	int64_t t_enter;		/* CLOCK_MONOTONIC ns at syscall entry */
@@ -247,6 +250,10 @@ struct iot_event {
 	 * guard's hold is pre_ns), nor a wait for a CPU or on another
 	 * thread; 0 if unknown or none (the bpf backend measures it) */
 	uint32_t slept_ns;
+	/* `record --data`: the bytes a write-family call wrote (the first
+	 * ret of those it was given), NULL and 0 if none were kept */
+	const void *data;
+	uint32_t data_len;
 };
 
 struct iot_path_state {

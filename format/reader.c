@@ -56,6 +56,7 @@ struct iot_reader {
 	struct iot_arena *arena;	/* its arena */
 	const Iotape__Chunk *ch;	/* its chunk, NULL between chunks */
 	size_t i_proc, i_ps, i_ev, i_arg, i_aio, i_mp;
+	size_t i_data;			/* bytes of the chunk's data given out */
 	uint64_t prev_exit;		/* time decoding, see to_deltas() */
 	int err;			/* sticky until rewind/seek */
 	int spans;			/* iot_reader_set_spans() */
@@ -155,6 +156,7 @@ static int check_times(const Iotape__Chunk *c)
 static int check_chunk(Iotape__Chunk *c)
 {
 	size_t n = c->n_t_enter, i, total = 0, seen = 0;
+	uint64_t data = 0;
 
 	if (c->n_duration != n || c->n_tid_idx != n || c->n_nr != n ||
 	    c->n_ret != n || c->n_nargs != n ||
@@ -164,10 +166,17 @@ static int check_chunk(Iotape__Chunk *c)
 	    (c->n_pre_ns != n && c->n_pre_ns != 0) ||
 	    (c->n_cpu_ns != n && c->n_cpu_ns != 0) ||
 	    (c->n_slept_ns != n && c->n_slept_ns != 0) ||
+	    (c->n_data_len != n && c->n_data_len != 0) ||
 	    (c->n_tid_pids != c->n_tids && c->n_tid_pids != 0))
 		return IOT_E_CORRUPT;
 	if (n > UINT32_MAX)
 		return IOT_E_CORRUPT;
+	for (i = 0; i < c->n_data_len; i++) {
+		/* each length is below 2^32: the sum cannot wrap */
+		data += c->data_len[i];
+		if (data > (c->has_data ? c->data.len : 0))
+			return IOT_E_CORRUPT;
+	}
 	for (i = 0; i < n; i++) {
 		if (c->tid_idx[i] >= c->n_tids || c->nargs[i] > IOT_MAX_ARGS)
 			return IOT_E_CORRUPT;
@@ -261,6 +270,7 @@ static void use_slot(struct iot_reader *r, struct slot *s)
 	r->arena = s->arena;
 	r->ch = s->ch;
 	r->i_proc = r->i_ps = r->i_ev = r->i_arg = r->i_aio = r->i_mp = 0;
+	r->i_data = 0;
 	r->prev_exit = 0;
 }
 
@@ -772,6 +782,9 @@ static void fill_event(struct iot_reader *r, struct iot_event *ev)
 	ev->pre_ns = c->n_pre_ns ? c->pre_ns[i] : 0;
 	ev->cpu_ns = c->n_cpu_ns ? c->cpu_ns[i] : 0;
 	ev->slept_ns = c->n_slept_ns ? c->slept_ns[i] : 0;
+	ev->data_len = c->n_data_len ? c->data_len[i] : 0;
+	ev->data = ev->data_len ? c->data.data + r->i_data : NULL;
+	r->i_data += ev->data_len;
 	ev->ret = c->ret[i];
 	ev->nargs = c->nargs[i];
 	memset(ev->args, 0, sizeof(ev->args));

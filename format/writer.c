@@ -26,6 +26,9 @@
 /* The producer blocks only when this much packed data waits for the
  * writer thread: many seconds of tracing, far behind the disk. */
 #define QUEUE_MAX_BYTES (64u << 20)
+/* A chunk whose events keep this many bytes of written data (`record
+ * --data`) is flushed: frames stay a few MiB, not 8192 writes' worth. */
+#define DATA_FLUSH_BYTES (8u << 20)
 
 struct wjob {
 	struct wjob *next;
@@ -50,7 +53,7 @@ struct iot_writer {
 	int64_t *t_enter;
 	uint64_t *duration;
 	uint32_t *tid_idx, *nr, *nargs, *path, *path2, *ev_flags, *pre_ns, *cpu_ns,
-		 *slept_ns;
+		 *slept_ns, *data_len;
 	int64_t *ret;
 	int64_t *args;
 	size_t n_args, cap_args;
@@ -61,6 +64,8 @@ struct iot_writer {
 	uint32_t *ps_ref;		/* their paths in the string table */
 	size_t cap_ps_ref;
 	int any_path2, any_flags, any_pre, any_cpu, any_slept;
+	uint8_t *dbuf;			/* the events' kept data, concatenated */
+	size_t dbuf_len, dbuf_cap;
 	int64_t t_min, t_max;
 	int64_t chunk_t0;		/* when the chunk got its first item */
 
@@ -240,6 +245,7 @@ static void chunk_reset(struct iot_writer *w)
 	w->n = 0;
 	w->n_args = 0;
 	w->any_path2 = w->any_flags = w->any_pre = w->any_cpu = w->any_slept = 0;
+	w->dbuf_len = 0;
 	w->t_min = INT64_MAX;
 	w->t_max = INT64_MIN;
 	w->chunk_t0 = 0;
@@ -407,7 +413,7 @@ static int ev_grow(struct iot_writer *w)
 #define G(f) grow_col((void **)&w->f, c, sizeof(*w->f))
 	if (G(t_enter) || G(duration) || G(tid_idx) || G(nr) || G(nargs) ||
 	    G(path) || G(path2) || G(ev_flags) || G(pre_ns) || G(cpu_ns) ||
-	    G(slept_ns) || G(ret) || G(t_lo) || G(t_hi) || G(d_lo) || G(d_hi))
+	    G(slept_ns) || G(data_len) || G(ret) || G(t_lo) || G(t_hi) || G(d_lo) || G(d_hi))
 		return -ENOMEM;
 #undef G
 	w->cap = c;
@@ -518,6 +524,11 @@ static long pack_chunk(struct iot_writer *w, struct iot_frame *meta)
 	ch.cpu_ns = w->cpu_ns;
 	ch.n_slept_ns = w->any_slept ? w->n : 0;
 	ch.slept_ns = w->slept_ns;
+	ch.n_data_len = w->dbuf_len ? w->n : 0;
+	ch.data_len = w->data_len;
+	ch.has_data = w->dbuf_len != 0;
+	ch.data.data = w->dbuf;
+	ch.data.len = w->dbuf_len;
 	if ((rc = pack_states(w, &ch))) {
 		free(strs);
 		return rc;
@@ -568,7 +579,7 @@ out:
 /* The flush policy, checked after every append. */
 static int maybe_flush(struct iot_writer *w)
 {
-	if (w->n >= w->flush_events)
+	if (w->n >= w->flush_events || w->dbuf_len >= DATA_FLUSH_BYTES)
 		return flush_chunk(w);
 	if (w->flush_ns >= 0) {
 		int64_t now = iot_now_ns();
@@ -591,9 +602,13 @@ int iot_writer_event(struct iot_writer *w, const struct iot_event *ev)
 	if ((rc = get_err(w)))
 		return rc;
 	na = ev->nargs > IOT_MAX_ARGS ? IOT_MAX_ARGS : ev->nargs;
+	if (ev->data_len > IOT_DATA_MAX || (ev->data_len && !ev->data))
+		return -EINVAL;
 	if (i == w->cap && (rc = ev_grow(w)))
 		return rc;
-	if (iot_grow((void **)&w->args, &w->cap_args, w->n_args + na, sizeof(*w->args)))
+	if (iot_grow((void **)&w->args, &w->cap_args, w->n_args + na, sizeof(*w->args)) ||
+	    (ev->data_len &&
+	     iot_grow((void **)&w->dbuf, &w->dbuf_cap, w->dbuf_len + ev->data_len, 1)))
 		return -ENOMEM;
 	p1 = path_ref(w, ev->path, ev->path_len);
 	p2 = path_ref(w, ev->path2, ev->path2_len);
@@ -614,6 +629,11 @@ int iot_writer_event(struct iot_writer *w, const struct iot_event *ev)
 	w->pre_ns[i] = ev->pre_ns;
 	w->cpu_ns[i] = ev->cpu_ns;
 	w->slept_ns[i] = ev->slept_ns;
+	w->data_len[i] = ev->data_len;
+	if (ev->data_len) {
+		memcpy(w->dbuf + w->dbuf_len, ev->data, ev->data_len);
+		w->dbuf_len += ev->data_len;
+	}
 	w->any_path2 |= p2 != 0;
 	w->any_flags |= ev->flags != 0;
 	w->any_pre |= ev->pre_ns != 0;
@@ -753,7 +773,7 @@ static void writer_free(struct iot_writer *w)
 	ZSTD_freeCCtx(w->cctx);
 	free(w->t_enter); free(w->duration); free(w->tid_idx); free(w->nr);
 	free(w->nargs); free(w->path); free(w->path2); free(w->ev_flags); free(w->pre_ns);
-	free(w->cpu_ns); free(w->slept_ns);
+	free(w->cpu_ns); free(w->slept_ns); free(w->data_len); free(w->dbuf);
 	free(w->t_lo); free(w->t_hi); free(w->d_lo); free(w->d_hi);
 	iot_names_free(&w->names);
 	iot_ps_cols_free(&w->psc);

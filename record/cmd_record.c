@@ -60,6 +60,14 @@ static void usage(FILE *f)
 		"                     50 M paths); past it, a path met again has its state\n"
 		"                     written again (counted at the end; replay uses the\n"
 		"                     first), none is missing\n"
+		"  --data[=MAX]       keep the bytes each write, pwrite64, writev, pwritev\n"
+		"                     and pwritev2 wrote, for calls asking to write at most\n"
+		"                     MAX bytes (default 1M, at most 64M; K, M, G\n"
+		"                     suffixes): the replay writes them instead of its own\n"
+		"                     pattern; writes of zeros are replayed as zeros without\n"
+		"                     keeping them; writes not kept are counted and flagged\n"
+		"                     (the bpf backend keeps none)\n"
+		"  --data-total N     keep at most N bytes in all (default 1G; implies --data)\n"
 		"  --no-seccomp       stop at every syscall instead of only recorded ones\n"
 		"                     (slower; used anyway when seccomp is unavailable;\n"
 		"                     implies --no-fastpath)\n"
@@ -76,7 +84,8 @@ static void usage(FILE *f)
 		"Examples:\n"
 		"  iotape record -o build.iotape -- make -j2\n"
 		"  iotape record -o copy.iotape -- sh -c 'cp -a src dst && sync && du dst && rm -rf src'\n"
-		"  iotape record -o app.iotape -p 4242\n\n"
+		"  iotape record -o app.iotape -p 4242\n"
+		"  iotape record --data -o tar.iotape -- tar -xf src.tar   # and its bytes\n\n"
 		"Exit status: the program's (128+N if killed by signal N); 127 if COMMAND\n"
 		"was not found, 126 if it could not be run; 1 if recording failed, 2 on\n"
 		"bad usage.\n");
@@ -123,6 +132,39 @@ static void on_forward(int sig, siginfo_t *si, void *uc)
 #define FLUSH_MS_MAX	 3600000
 #define FLUSH_EVENTS_MAX 1048576
 #define PATH_SET_MB_MAX (1 << 20)
+#define DATA_MAX_DEF	(1ull << 20)
+#define DATA_TOTAL_DEF	(1ull << 30)
+
+/* "4096", "64K", "1M", "2G" into *@v within [@min, @max].
+ * @return : 0, or -1 if it is not such a size */
+static int parse_size(const char *s, uint64_t min, uint64_t max, uint64_t *v)
+{
+	char *end;
+	unsigned long long n;
+	int shift = 0;
+
+	if (*s < '0' || *s > '9')
+		return -1;
+	errno = 0;
+	n = strtoull(s, &end, 10);
+	if (errno)
+		return -1;
+	if (*end == 'K' || *end == 'k')
+		shift = 10;
+	else if (*end == 'M' || *end == 'm')
+		shift = 20;
+	else if (*end == 'G' || *end == 'g')
+		shift = 30;
+	if (shift)
+		end++;
+	if (*end || n > (max >> shift))
+		return -1;
+	n <<= shift;
+	if (n < min)
+		return -1;
+	*v = n;
+	return 0;
+}
 
 static int parse(int argc, char **argv, struct rec_opts *o)
 {
@@ -136,6 +178,8 @@ static int parse(int argc, char **argv, struct rec_opts *o)
 		{ "backend", required_argument, NULL, 'B' },
 		{ "bpf-ring-mb", required_argument, NULL, 'R' },
 		{ "path-set-mb", required_argument, NULL, 'P' },
+		{ "data", optional_argument, NULL, 'D' },
+		{ "data-total", required_argument, NULL, 'T' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
@@ -166,6 +210,21 @@ static int parse(int argc, char **argv, struct rec_opts *o)
 		case 'S': o->seccomp = 0; break;
 		case 'F': o->fastpath = 0; break;
 		case 'L': o->listings = 0; break;
+		case 'D':
+			o->data_max = DATA_MAX_DEF;
+			if (optarg && parse_size(optarg, 1, IOT_DATA_MAX, &o->data_max)) {
+				cli_err(CMD, "--data=%s: give the most bytes kept per call, "
+					"from 1 to 64M (K, M, G suffixes)", optarg);
+				return -1;
+			}
+			break;
+		case 'T':
+			if (parse_size(optarg, 1, UINT64_MAX / 2, &o->data_total)) {
+				cli_err(CMD, "--data-total %s: give the most bytes kept in all "
+					"(K, M, G suffixes)", optarg);
+				return -1;
+			}
+			break;
 		case 'M':
 			if (!cli_parse_int(optarg, 1, FLUSH_MS_MAX, &o->flush_ms)) {
 				cli_err(CMD, "--flush-ms %s: give a number of milliseconds "
@@ -224,6 +283,11 @@ static int parse(int argc, char **argv, struct rec_opts *o)
 		default: cli_bad_option(CMD, ch, argv); return -1;
 		}
 	}
+	/* --data-total alone asks for the data too */
+	if (o->data_total && !o->data_max)
+		o->data_max = DATA_MAX_DEF;
+	if (o->data_max && !o->data_total)
+		o->data_total = DATA_TOTAL_DEF;
 	o->cmd = argv + optind;
 	if (!o->out) {
 		cli_err(CMD, "no output file; give one with -o FILE");
@@ -673,6 +737,7 @@ out:
 		rec_aio_free(c);
 		rec_fmap_free(c);
 		rec_bpf_free(c);
+		free(c->data_buf);
 		free(c);
 	}
 	return ret;

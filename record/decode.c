@@ -644,6 +644,8 @@ void rec_decode_exit(struct rec_ctx *c, struct rec_task *t, int64_t ret,
 	}
 	if (t->sc->cls == IOT_CLASS_ASYNC)
 		rec_aio_exit_args(c, t);
+	if (!t->hidden)
+		rec_data_take(c, t);
 	if (!t->hidden && emit_event(c, t) == 0) {
 		if (t->sc->cls == IOT_CLASS_ASYNC || nr == SYS_close)
 			rec_aio_exit(c, t, iot_writer_events(c->w) - 1);

@@ -114,6 +114,7 @@ int rec_fast_setup(struct rec_ctx *c, const char **why)
 	h->version = FP_VERSION;
 	h->nslots = FP_NSLOTS;
 	h->ring_bytes = FP_RING_BYTES;
+	h->data_max = (uint32_t)c->o->data_max;
 	h->stub_ret_ip = FP_STUB_ADDR + FP_STUB_RET_OFF;
 	__atomic_store_n(&h->magic, FP_MAGIC, __ATOMIC_RELEASE);
 	snprintf(f->shm_env, sizeof(f->shm_env), "/proc/%d/fd/%d", (int)getpid(), f->fd);
@@ -228,6 +229,17 @@ static int view_of(const struct fp_rec *r, const struct iot_syscall *sc,
 	v->zero = (r->flags & FP_RF_ZERO) != 0;
 	if (r->pst_off > dlen)
 		return -EINVAL;
+	if (r->flags & FP_RF_DATA) {
+		/* the bytes the call asked to write (fp_data_asked()): its
+		 * length argument, or the iovecs' sum gathered into args */
+		int w = iot_syscall_wbuf(sc);
+		uint64_t n = w < 0 ? 0 : sc->arg[w] == IOT_ARG_PTR ? r->args[w + 1] : r->args[w];
+
+		if (w < 0 || r->data_off > dlen || n > dlen - r->data_off)
+			return -EINVAL;
+		v->data = d + r->data_off;
+		v->data_len = (uint32_t)n;
+	}
 	poff = r->pst_off;
 	for (i = 0; i < (uint32_t)sc->nargs; i++) {
 		int kind = sc->arg[i];

@@ -104,7 +104,7 @@ int rec_header_fill(struct iot_header *h, const struct rec_opts *o,
 {
 	struct utsname u;
 	char host[256] = "", *cwd;
-	static char stop_cpu[32], proc_cpu[32];
+	static char stop_cpu[32], proc_cpu[32], data[64];
 	/* exits seen by BPF: exact CPU times (bpf_events.c) */
 	int bpf_exit = strcmp(backend, "bpf") == 0 || strcmp(backend, "mixed") == 0;
 	struct iot_kv *kv;
@@ -143,7 +143,7 @@ int rec_header_fill(struct iot_header *h, const struct rec_opts *o,
 		      strcmp(backend, "mixed") == 0 ? "bpf+fastpath" :
 		      fastpath && strcmp(fastpath, "on") == 0 ? "ptrace+seccomp+fastpath" :
 		      seccomp ? "ptrace+seccomp" : "ptrace";
-	kv = calloc(6, sizeof(*kv));
+	kv = calloc(7, sizeof(*kv));
 	if (kv) {
 		kv[0].key = "record.seccomp";
 		kv[0].value = seccomp ? "1" : "0";
@@ -173,6 +173,15 @@ int rec_header_fill(struct iot_header *h, const struct rec_opts *o,
 			snprintf(proc_cpu, sizeof(proc_cpu), "%lld", (long long)rec_proc_cpu());
 			kv[h->n_extra].key = "record.proc_cpu_ns";
 			kv[h->n_extra].value = proc_cpu;
+			h->n_extra++;
+		}
+		/* --data: only then, so that a trace without is as before */
+		if (o->data_max) {
+			snprintf(data, sizeof(data), "max=%llu total=%llu",
+				 (unsigned long long)o->data_max,
+				 (unsigned long long)o->data_total);
+			kv[h->n_extra].key = "record.data";
+			kv[h->n_extra].value = data;
 			h->n_extra++;
 		}
 	}

@@ -74,6 +74,10 @@ struct rec_view {
 	int no_mem;
 	/* a write's bytes were all zeros (the library looked: fp_zeros()) */
 	int zero;
+	/* --data: the bytes a write asked to write, copied by the library
+	 * (NULL: not copied) */
+	const void *data;
+	uint32_t data_len;
 	int32_t pipe_fd[2];
 	uint64_t pipe_ino[2];
 };
@@ -133,6 +137,8 @@ struct rec_opts {
 	int bpf_ring_mb;
 	int path_set_mb;		/* cap of the set of paths met (MiB) */
 	int bpf_wake_kb;		/* wake the drain at this much (0: at once) */
+	uint64_t data_max;		/* --data: keep writes of at most this (0: off) */
+	uint64_t data_total;		/* --data-total: keep at most this in all */
 	char **cmd;			/* the program and its arguments */
 };
 
@@ -167,6 +173,8 @@ struct rec_stats {
 					 * (slept_ns), bpf backend */
 	uint64_t bpf_reread;		/* bpf: strings unread at entry, read at exit */
 	uint64_t bpf_async;		/* bpf: async I/O calls, their requests not read */
+	uint64_t data_calls, data_bytes;	/* --data: writes whose bytes were kept */
+	uint64_t nodata_calls, nodata_bytes;	/* ... and not kept (IOT_EV_NODATA) */
 	int64_t t_start, t_end;
 	int root_status;		/* wait status of the root */
 	int root_done;
@@ -242,6 +250,8 @@ struct rec_ctx {
 	struct rec_fmaps *fmaps;	/* file mappings (mmap.c) */
 	struct rec_bpf *bpf;		/* NULL: the ptrace backend */
 	const char *bpf_why;		/* auto: why bpf did not load */
+	void *data_buf;			/* --data: written bytes read at a stop */
+	size_t data_cap;
 };
 
 /* ---- proc.c: the task table, descriptor tables, cwd ---- */
@@ -286,6 +296,11 @@ ssize_t rec_read_mem(pid_t tid, uint64_t addr, void *buf, size_t len);
  * asks to write are all zeros: read from @tid's memory, at most
  * FP_ZERO_MAX of them (tracee_mem.c) */
 int rec_wbuf_zero(pid_t tid, const struct iot_syscall *sc, const uint64_t *args);
+
+/* ---- data.c: the bytes writes wrote (--data) ---- */
+/* keep the bytes of the write-family call of @t that just returned in
+ * its event (t->ev.data), or flag it IOT_EV_NODATA; counted in c->st */
+void rec_data_take(struct rec_ctx *c, struct rec_task *t);
 
 /* ---- pathname.c: path joining ---- */
 /* make @p absolute against @base (or the task's cwd), lexically;

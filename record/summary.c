@@ -60,6 +60,18 @@ void rec_summary(const struct rec_ctx *c, uint64_t bytes)
 		"%llu dropped", n1, b1, (unsigned long long)c->st.processes, secs, b3, b4,
 		iot_fmt_bytes(b2, sizeof(b2), (double)bytes), c->o->out,
 		(unsigned long long)c->st.dropped);
+	if (c->o->data_max && !c->st.nodata_calls)
+		iot_msg(IOT_MSG_INFO, CMD, "data: %s kept of %llu writes, every write's bytes",
+			iot_fmt_bytes(b2, sizeof(b2), (double)c->st.data_bytes),
+			(unsigned long long)c->st.data_calls);
+	else if (c->o->data_max)
+		iot_msg(IOT_MSG_WARNING, CMD, "data: %s kept of %llu writes; %llu writes' bytes "
+			"not kept (%s): asked to write more than --data=%llu, past --data-total "
+			"%llu, or logged by BPF; a replay writes its own pattern for them",
+			iot_fmt_bytes(b2, sizeof(b2), (double)c->st.data_bytes),
+			(unsigned long long)c->st.data_calls, (unsigned long long)c->st.nodata_calls,
+			iot_fmt_bytes(b4, sizeof(b4), (double)c->st.nodata_bytes),
+			(unsigned long long)c->o->data_max, (unsigned long long)c->o->data_total);
 	if (c->seen.unkept)
 		iot_msg(IOT_MSG_WARNING, CMD, "the set of paths met was full (--path-set-mb %d, "
 			"%llu paths kept): %llu states were taken of paths it could not keep, each "

@@ -4,8 +4,9 @@
  *
  * Reads ask for the byte count the recorded call *returned* (what it
  * really moved), or the requested count when it returned 0 or failed, so
- * an EOF probe stays an EOF probe.  Writes send that many deterministic
- * bytes, or zeros where the program wrote zeros (IOT_EV_ZERO).  One call
+ * an EOF probe stays an EOF probe.  Writes send the program's own bytes
+ * where the trace kept them (`record --data`), zeros where the program
+ * wrote zeros (IOT_EV_ZERO), else that many deterministic bytes.  One call
  * is replayed by one call: transfers beyond the scratch buffer use an
  * iovec that repeats it, up to RPL_IO_MAX.  A copy that a
  * clone made unnecessary on this filesystem is not replayed (h_ioctl()).
@@ -40,8 +41,18 @@ static int64_t do_io(struct rpl_ctx *c, const struct rpl_op *op, int fd, int64_t
 {
 	struct iovec iov[RPL_IO_MAX / RPL_SCRATCH];
 	char *buf = wr ? (char *)rpl_wbuf_of(op) : c->scratch;
+	const void *data = wr ? rpl_op_data(c->p, op) : NULL;
 	int cnt = 0;
 
+	/* the program's own bytes (record --data): as many as it wrote */
+	if (data && n == op->ev.ret) {
+		if (!flags)
+			return ret_of(pos ? pwrite(fd, data, (size_t)n, off) :
+				      write(fd, data, (size_t)n));
+		iov[0].iov_base = (void *)data;
+		iov[0].iov_len = (size_t)n;
+		return ret_of(pwritev2(fd, iov, 1, pos ? off : -1, flags));
+	}
 	if (n <= RPL_SCRATCH && !flags) {
 		if (wr)
 			return ret_of(pos ? pwrite(fd, buf, (size_t)n, off) : write(fd, buf, (size_t)n));

@@ -149,6 +149,7 @@ void rpl_plan_free(struct rpl_plan *p)
 	free(p->precs);
 	free(p->cpu_ns);
 	free(p->slept_ns);
+	free(p->data);
 	if (p->rd)
 		iot_reader_close(p->rd);
 	if (p->arena)

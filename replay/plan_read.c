@@ -71,6 +71,42 @@ static int keep_col(const struct rpl_plan *p, uint32_t **col, size_t *n, uint32_
 	return 0;
 }
 
+/* Keep a copy of the bytes @ev wrote, which `record --data` kept, for op
+ * @seq, in the arena: a column of its own, made at the first (struct
+ * rpl_op has no room).  Only bytes as many as the call returned: what
+ * the recorder keeps; anything else is not replayed as data. */
+static int keep_data(struct rpl_plan *p, uint32_t seq, const struct iot_event *ev)
+{
+	size_t m = p->n_data;
+	void *d;
+
+	if (ev->flags & IOT_EV_NODATA)
+		p->nodata_ops++;
+	if (!ev->data_len)
+		return 0;
+	if (ev->ret != (int64_t)ev->data_len)
+		return 0;
+	if (seq >= m) {
+		const void **a;
+
+		m = p->cap_ops > seq ? p->cap_ops : (size_t)seq * 2 + 1024;
+		a = realloc(p->data, m * sizeof(*a));
+		if (!a)
+			return -ENOMEM;
+		memset(a + p->n_data, 0, (m - p->n_data) * sizeof(*a));
+		p->data = a;
+		p->n_data = m;
+	}
+	d = iot_arena_alloc(p->arena, ev->data_len);
+	if (!d)
+		return -ENOMEM;
+	memcpy(d, ev->data, ev->data_len);
+	p->data[seq] = d;
+	p->data_ops++;
+	p->data_bytes += ev->data_len;
+	return 0;
+}
+
 int rpl_plan_read(struct rpl_plan *p)
 {
 	const struct iot_summary *s = iot_reader_summary(p->rd);
@@ -114,6 +150,8 @@ int rpl_plan_read(struct rpl_plan *p)
 			if (it.u.ev.slept_ns &&
 			    (err = keep_col(p, &p->slept_ns, &p->n_slept, op->seq,
 					    it.u.ev.slept_ns)))
+				goto out;
+			if ((err = keep_data(p, op->seq, &it.u.ev)))
 				goto out;
 			op->child = -1;
 			op->wait_proc = -1;

@@ -162,6 +162,9 @@ void rpl_tally(struct rpl_plan *p, struct rpl_result *res)
 	res->waits_polled = atomic_load(&p->waits_polled);
 	res->waits_polled_ns = (int64_t)atomic_load(&p->waits_polled_ns);
 	res->gap_sleeps = atomic_load(&p->gap_sleeps);
+	res->data_ops = p->data_ops;
+	res->data_bytes = p->data_bytes;
+	res->nodata_ops = p->nodata_ops;
 	res->gap_slept_ns = (int64_t)atomic_load(&p->gap_slept_ns);
 	res->forks_only = p->forks_only;
 	res->start_fails = atomic_load(&p->start_fails);

@@ -358,6 +358,12 @@ void rpl_print_summary(FILE *f, const struct rpl_opts *o, const struct rpl_resul
 			"(page-ins) slept so on top of their think time, %s in all\n",
 			(unsigned long long)r->gap_sleeps,
 			iot_fmt_ns(a, sizeof(a), (double)r->gap_slept_ns));
+	if (r->data_ops || r->nodata_ops)
+		fprintf(f, "  data         %llu writes write the program's own bytes (%s), "
+			"kept by record --data; %llu recorded without theirs write the "
+			"replay's pattern\n", (unsigned long long)r->data_ops,
+			iot_fmt_bytes(a, sizeof(a), (double)r->data_bytes),
+			(unsigned long long)r->nodata_ops);
 	if (r->waits_polled)
 		fprintf(f, "  polls        %llu sleeps between wait4 WNOHANG polls for a child "
 			"not slept: the child had ended here (%s recorded)\n",

@@ -141,6 +141,10 @@ struct rpl_result {
 	 * recordings), slept again on top of their think time */
 	uint64_t gap_sleeps;
 	int64_t gap_slept_ns;
+	/* `record --data`: writes replayed with the program's own bytes
+	 * (and those bytes), writes recorded with --data whose bytes were
+	 * not kept (replayed with the pattern) */
+	uint64_t data_ops, data_bytes, nodata_ops;
 	uint64_t starts;		/* execs replayed as process starts (spawn.c) */
 	int64_t starts_ns;		/* ... their time */
 	uint64_t forks_only;		/* processes that made no exec: their fork is not replayed */

@@ -401,6 +401,13 @@ struct rpl_plan {
 					 * out of think_ns by think.c), n_slept of
 					 * them; NULL: none in the trace */
 	size_t n_slept;
+	/* per op, by seq: the bytes its write wrote, as `record --data`
+	 * kept them (iot_event.data, ev.ret of them), in the arena, n_data
+	 * of them; NULL: none in the trace (plan_read.c) */
+	const void **data;
+	size_t n_data;
+	uint64_t data_ops, data_bytes;	/* writes with their bytes kept */
+	uint64_t nodata_ops;		/* ... recorded with --data, not kept */
 	_Atomic uint64_t gap_sleeps;	/* gaps slept so (exec.c) */
 	_Atomic uint64_t gap_slept_ns;	/* ... their time in all */
 	_Atomic uint64_t waits_slept;	/* waits that timed out, slept (ops_wait.c) */
@@ -443,6 +450,13 @@ static inline uint32_t rpl_dep_op(const struct rpl_plan *p, const struct rpl_dep
 static inline uint32_t rpl_op_col(const uint32_t *col, size_t n, const struct rpl_op *op)
 {
 	return col && op->seq < n ? col[op->seq] : 0;
+}
+
+/* The bytes @op's write wrote, kept by `record --data` (op->ev.ret of
+ * them), or NULL. */
+static inline const void *rpl_op_data(const struct rpl_plan *p, const struct rpl_op *op)
+{
+	return p->data && op->seq < p->n_data ? p->data[op->seq] : NULL;
 }
 
 /* When @op completed, for resource order (the entry of a call that has

@@ -20,7 +20,7 @@
 #include <sys/uio.h>
 
 #define FP_MAGIC	0x46544f49u	/* "IOTF" */
-#define FP_VERSION	6
+#define FP_VERSION	7
 #define FP_NSLOTS	128
 #define FP_SLOT_HDR	4096
 #define FP_RING_BYTES	(1u << 20)	/* per thread; memfd pages stay sparse */
@@ -97,7 +97,9 @@ struct fp_shm {
 	 * child first runs; cleared at VFORK_DONE or the parent's death.
 	 */
 	uint32_t hold;
-	uint32_t pad;
+	/* `record --data`: the library copies the bytes of a write-family
+	 * call asking to write at most this many into its record (0: off) */
+	uint32_t data_max;
 	/*
 	 * Where each process mapped this memory and its on/off word, so that
 	 * a program unmapping it (munmap, mmap MAP_FIXED over it) is seen at
@@ -163,7 +165,7 @@ struct fp_rec {
 	uint16_t npst;		/* struct fp_pst in data[] after the strings */
 	uint32_t pst_off;	/* where the first fp_pst starts in data[] */
 	uint32_t flags;		/* FP_RF_* */
-	uint32_t pad;
+	uint32_t data_off;	/* FP_RF_DATA: where in data[] the written bytes start */
 	char data[];
 };
 
@@ -171,6 +173,18 @@ struct fp_rec {
 
 /* fp_rec.flags */
 #define FP_RF_ZERO	0x1	/* the bytes a write-family call wrote were all zeros */
+/* data[] holds, at data_off, the bytes a write-family call asked to write
+ * (`record --data`): as many as its length argument, or the sum of its
+ * iovecs' */
+#define FP_RF_DATA	0x2
+
+/*
+ * A write asking to write more than this, whose bytes --data keeps, is
+ * not logged in-process: its record would take a quarter of the ring
+ * (and a copy); it takes the ptrace stop, which reads the bytes once
+ * the call has returned.
+ */
+#define FP_DATA_RING_MAX (256u << 10)
 
 /* A symlink's fp_pst is followed by its target (tspace bytes) and then by
  * a second fp_pst: stat() through the link, the state of what it pointed

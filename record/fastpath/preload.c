@@ -617,6 +617,53 @@ static int fp_zeros(const struct iot_syscall *sc, const uint64_t *a)
 	return 1;
 }
 
+/*
+ * `record --data`: how many bytes of the write-family call of @sc to copy
+ * into its record, read from the original arguments @a before the call:
+ * all it asks to write when that is at most the recorder's data_max (the
+ * recorder keeps the first ret of them: record/data.c makes the same test
+ * at a stop), else 0.  A NULL buffer with a length is not copied (the call
+ * fails with EFAULT); another bad pointer faults here, as in fp_zeros().
+ */
+static uint64_t fp_data_asked(const struct iot_syscall *sc, const uint64_t *a)
+{
+	int i = iot_syscall_wbuf(sc);
+	const struct iovec *iov;
+	uint64_t j, sum = 0, max = fp_hdr->data_max;
+
+	if (!max || i < 0 || !a[i])
+		return 0;
+	if (sc->arg[i] == IOT_ARG_PTR)
+		return a[i + 1] <= max ? a[i + 1] : 0;
+	iov = (const struct iovec *)a[i];
+	if (a[i + 1] > FP_ZERO_IOVS)
+		return 0;
+	for (j = 0; j < a[i + 1]; j++) {
+		sum += iov[j].iov_len;
+		if (sum > max || (iov[j].iov_len && !iov[j].iov_base))
+			return 0;
+	}
+	return sum;
+}
+
+/* Copy the @n bytes the call asks to write (fp_data_asked()) to @d. */
+static void fp_data_copy(const struct iot_syscall *sc, const uint64_t *a, char *d, uint64_t n)
+{
+	int i = iot_syscall_wbuf(sc);
+	const struct iovec *iov = (const struct iovec *)a[i];
+	uint64_t j, off = 0;
+
+	if (sc->arg[i] == IOT_ARG_PTR) {
+		memcpy(d, (const void *)a[i], n);
+		return;
+	}
+	for (j = 0; j < a[i + 1] && off < n; j++) {
+		if (iov[j].iov_len)
+			memcpy(d + off, iov[j].iov_base, iov[j].iov_len);
+		off += iov[j].iov_len;
+	}
+}
+
 static void fp_fill(struct fp_rec *rec, struct fp_pre *pre)
 {
 	char *d = rec->data;
@@ -665,6 +712,7 @@ long fp_call(int nr, long a0, long a1, long a2, long a3, long a4, long a5)
 	struct fp_pre pre;
 	uint64_t a[6];
 	uint32_t len, rflags;
+	uint64_t dlen = 0;
 	int saved = errno;
 	uint64_t t_wrap = fp_now();
 	/* the library's work after this thread's previous call (the states
@@ -698,7 +746,15 @@ long fp_call(int nr, long a0, long a1, long a2, long a3, long a4, long a5)
 	a[4] = (uint64_t)a4;
 	a[5] = (uint64_t)a5;
 	rflags = fp_zeros(sc, a) ? FP_RF_ZERO : 0;
+	if (!rflags)
+		dlen = fp_data_asked(sc, a);
+	if (dlen > FP_DATA_RING_MAX)
+		return fp_slow(nr, a0, a1, a2, a3, a4, a5);
 	len = fp_gather(sc, a, &pre);
+	if (dlen) {
+		rflags |= FP_RF_DATA;
+		len += FP_ALIGN8((uint32_t)dlen);
+	}
 	rec = fp_reserve(s, len);
 	if (!rec) {
 		__atomic_add_fetch(&s->full, 1, __ATOMIC_RELAXED);
@@ -712,9 +768,15 @@ long fp_call(int nr, long a0, long a1, long a2, long a3, long a4, long a5)
 	rec->nr = nr;
 	rec->tid = s->tid;
 	rec->flags = rflags;
-	rec->pad = 0;
+	rec->data_off = dlen ? len - (uint32_t)sizeof(*rec) - FP_ALIGN8((uint32_t)dlen) : 0;
 	memcpy(rec->args, a, sizeof(a));
 	fp_fill(rec, &pre);
+	if (dlen) {
+		uint64_t orig[6] = { (uint64_t)a0, (uint64_t)a1, (uint64_t)a2,
+				     (uint64_t)a3, (uint64_t)a4, (uint64_t)a5 };
+
+		fp_data_copy(sc, orig, rec->data + rec->data_off, dlen);
+	}
 	rec->ret = 0;
 	rec->t_exit = 0;
 	rec->t_wrap = carry < t_wrap ? t_wrap - carry : t_wrap;

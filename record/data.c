@@ -1,0 +1,104 @@
+/*
+ * data.c - `record --data`: the bytes a call of the write family wrote,
+ * kept with its event so that a replay writes the program's own bytes.
+ *
+ * The rule is one for every backend, so that a trace does not depend on
+ * how a call was captured: a call that wrote bytes (ret > 0) that were not
+ * all zeros (zeros are replayed as zeros without keeping them) keeps the
+ * first ret bytes it was given when it asked to write at most
+ * --data=MAX bytes and the trace's total stays within --data-total;
+ * otherwise its event is flagged IOT_EV_NODATA and counted, never dropped
+ * silently.  At a ptrace stop the bytes are read from the tracee at the
+ * exit, when ret is known and the program has not run on; the fast path
+ * copies them into its record before the call (fastpath/preload.c); the
+ * BPF programs do not read them.
+ */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/uio.h>
+
+#include "fastpath/fp.h"
+#include "rec.h"
+
+/* The bytes the call of @sc asked to write, as its event holds them (an
+ * IOVLEN argument holds the sum of the iovec lengths). */
+static uint64_t asked(const struct iot_syscall *sc, const struct iot_event *ev, int i)
+{
+	return (uint64_t)(sc->arg[i] == IOT_ARG_PTR ? ev->args[i + 1] : ev->args[i]);
+}
+
+/* The first @n bytes the call wrote, from @tid's memory at its exit, into
+ * @buf.  @return : 0, or -errno (the memory went, a short read). */
+static int read_written(pid_t tid, const struct iot_syscall *sc, const uint64_t *raw,
+			int i, void *buf, uint64_t n)
+{
+	static __thread struct iovec iov[FP_ZERO_IOVS];
+	struct iovec local = { buf, (size_t)n };
+	uint64_t cnt = raw[i + 1], j, left = n;
+	ssize_t got;
+
+	if (sc->arg[i] == IOT_ARG_PTR) {
+		got = rec_read_mem(tid, raw[i], buf, (size_t)n);
+		return got == (ssize_t)n ? 0 : got < 0 ? (int)got : -EFAULT;
+	}
+	if (cnt == 0 || cnt > FP_ZERO_IOVS ||
+	    rec_read_mem(tid, raw[i], iov, cnt * sizeof(iov[0])) != (ssize_t)(cnt * sizeof(iov[0])))
+		return -EFAULT;
+	/* the kernel filled the buffers in order: the first n bytes */
+	for (j = 0; j < cnt && left; j++) {
+		if (iov[j].iov_len > left)
+			iov[j].iov_len = (size_t)left;
+		left -= iov[j].iov_len;
+	}
+	if (left)
+		return -EFAULT;
+	got = process_vm_readv(tid, &local, 1, iov, (unsigned long)j, 0);
+	if (got < 0)
+		return -errno;
+	return got == (ssize_t)n ? 0 : -EFAULT;
+}
+
+void rec_data_take(struct rec_ctx *c, struct rec_task *t)
+{
+	struct iot_event *ev = &t->ev;
+	const struct rec_view *v = t->view;
+	int i = iot_syscall_wbuf(t->sc);
+	uint64_t n = ev->ret > 0 ? (uint64_t)ev->ret : 0, want;
+	void *p;
+
+	if (!c->o->data_max || i < 0 || !n || (ev->flags & IOT_EV_ZERO))
+		return;
+	want = asked(t->sc, ev, i);
+	if (n > want)	/* a kernel never writes more than asked */
+		goto lost;
+	if (want > c->o->data_max || c->st.data_bytes + n > c->o->data_total ||
+	    (v && (v->no_mem || !v->data)))
+		goto lost;
+	if (v) {
+		if (n > v->data_len)
+			goto lost;
+		p = (void *)v->data;
+	} else {
+		if (n > c->data_cap) {
+			void *q = realloc(c->data_buf, (size_t)n);
+
+			if (!q)
+				goto lost;
+			c->data_buf = q;
+			c->data_cap = (size_t)n;
+		}
+		p = c->data_buf;
+		if (read_written(t->tid, t->sc, t->raw, i, p, n))
+			goto lost;
+	}
+	ev->data = p;
+	ev->data_len = (uint32_t)n;
+	c->st.data_calls++;
+	c->st.data_bytes += n;
+	return;
+lost:
+	ev->flags |= IOT_EV_NODATA;
+	c->st.nodata_calls++;
+	c->st.nodata_bytes += n;
+}
