@@ -95,6 +95,16 @@ for a in "--flush-ms abc" "--flush-ms -5" "--flush-ms 0" "--flush-events abc" \
 	rm -f ran x.iotape
 done
 
+# sizes of --data and --data-total: the same, with K, M, G named
+for a in "--data=0" "--data=65M" "--data=1X" "--data-total=abc" "--data-total=0"; do
+	rc=0; "$IOTAPE" record -q "$a" -o x.iotape -- touch ran 2>err || rc=$?
+	[ "$rc" = 2 ] || bad "record $a: exit $rc, want 2"
+	one_line "record $a" "^iotape: record: ${a%%=*}[= ]${a#*=}: give .*\\(K, M, G suffixes\\)$"
+	[ -e ran ] && bad "record $a: the program ran"
+	[ -e x.iotape ] && bad "record $a: x.iotape was made"
+	rm -f ran x.iotape
+done
+
 # 4. an unknown option or a missing value: one line, not the whole help
 for cmd in record dump check; do
 	rc=0; "$IOTAPE" $cmd --bogus x 2>err || rc=$?
