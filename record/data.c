@@ -59,46 +59,48 @@ static int read_written(pid_t tid, const struct iot_syscall *sc, const uint64_t 
 	return got == (ssize_t)n ? 0 : -EFAULT;
 }
 
+/* Where the @n bytes of the call of @t are, per the rule at the top of
+ * this file: in the fast path's record, or read into c->data_buf.
+ * @return : them, or NULL if they are not kept. */
+static const void *written(struct rec_ctx *c, struct rec_task *t, int i, uint64_t n)
+{
+	const struct rec_view *v = t->view;
+	uint64_t want = asked(t->sc, &t->ev, i);
+
+	/* a kernel never writes more than asked */
+	if (n > want || want > c->o->data_max || c->st.data_bytes + n > c->o->data_total)
+		return NULL;
+	if (v)
+		return !v->no_mem && v->data && n <= v->data_len ? v->data : NULL;
+	if (n > c->data_cap) {
+		void *q = realloc(c->data_buf, (size_t)n);
+
+		if (!q)
+			return NULL;
+		c->data_buf = q;
+		c->data_cap = (size_t)n;
+	}
+	return read_written(t->tid, t->sc, t->raw, i, c->data_buf, n) ? NULL : c->data_buf;
+}
+
 void rec_data_take(struct rec_ctx *c, struct rec_task *t)
 {
 	struct iot_event *ev = &t->ev;
-	const struct rec_view *v = t->view;
 	int i = iot_syscall_wbuf(t->sc);
-	uint64_t n = ev->ret > 0 ? (uint64_t)ev->ret : 0, want;
-	void *p;
+	uint64_t n = ev->ret > 0 ? (uint64_t)ev->ret : 0;
+	const void *p;
 
 	if (!c->o->data_max || i < 0 || !n || (ev->flags & IOT_EV_ZERO))
 		return;
-	want = asked(t->sc, ev, i);
-	if (n > want)	/* a kernel never writes more than asked */
-		goto lost;
-	if (want > c->o->data_max || c->st.data_bytes + n > c->o->data_total ||
-	    (v && (v->no_mem || !v->data)))
-		goto lost;
-	if (v) {
-		if (n > v->data_len)
-			goto lost;
-		p = (void *)v->data;
-	} else {
-		if (n > c->data_cap) {
-			void *q = realloc(c->data_buf, (size_t)n);
-
-			if (!q)
-				goto lost;
-			c->data_buf = q;
-			c->data_cap = (size_t)n;
-		}
-		p = c->data_buf;
-		if (read_written(t->tid, t->sc, t->raw, i, p, n))
-			goto lost;
+	p = written(c, t, i, n);
+	if (!p) {
+		ev->flags |= IOT_EV_NODATA;
+		c->st.nodata_calls++;
+		c->st.nodata_bytes += n;
+		return;
 	}
 	ev->data = p;
 	ev->data_len = (uint32_t)n;
 	c->st.data_calls++;
 	c->st.data_bytes += n;
-	return;
-lost:
-	ev->flags |= IOT_EV_NODATA;
-	c->st.nodata_calls++;
-	c->st.nodata_bytes += n;
 }
