@@ -68,6 +68,7 @@ static void actx_free(struct rec_actx *a)
 	for (i = 0; i < a->n_fl; i++)
 		free(a->fl[i].path);
 	free(a->fl);
+	rec_uring_held_free(a);
 	free(a);
 }
 
@@ -160,6 +161,8 @@ static void actx_del(struct rec_ctx *c, struct rec_task *t, uint32_t api, pid_t 
 
 	if (!a)
 		return;
+	if (t && a->n_held)
+		rec_uring_held_flush(c, t, a, ev ? ev - 1 : 0, 1);
 	c->st.aio_unreaped += a->n_fl;
 	if (t && a->api == IOT_AIO_URING && a->head_known) {
 		struct iot_aio r;
@@ -529,7 +532,8 @@ void rec_aio_exit(struct rec_ctx *c, struct rec_task *t, uint64_t event)
 			break;
 		if (a->flags & IORING_SETUP_SQPOLL)
 			c->st.uring_sqpoll_enters++;
-		rec_aio_emit_submits(c, t, a, event, t->ev.ret);
+		/* bpf: every request the kernel took is in the list */
+		rec_aio_emit_submits(c, t, a, event, a->bpf ? INT64_MAX : t->ev.ret);
 		rec_uring_reap(c, t, a, event, 0);
 		break;
 	case SYS_io_uring_register:

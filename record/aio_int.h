@@ -48,6 +48,18 @@ struct rec_actx {
 	uint32_t n_reg;
 	struct inflight *fl;
 	uint32_t n_fl, cap_fl;
+	/* the bpf backend (bpf_uring.c): the ring's records come from the
+	 * kernel, not its memory; they wait here for the event of the call
+	 * they came in (tid 0: of none, SQPOLL's: the ring's next enter) */
+	int bpf;
+	int setup_done;
+	struct rec_uring_held *held;
+	uint32_t n_held, cap_held;
+};
+
+struct rec_uring_held {
+	struct rec_aio_req r;
+	pid_t tid;
 };
 
 struct rec_aio {
@@ -83,6 +95,28 @@ uint64_t rec_aio_req_iovecs(struct rec_task *t, struct rec_aio_req *r, uint64_t 
 
 /* io_uring (uring.c) */
 void rec_uring_setup_exit(struct rec_ctx *c, struct rec_task *t, uint64_t event);
+/* a ring of @pid at descriptor @fd, as io_uring_setup made it, or NULL */
+struct rec_actx *rec_uring_ring_new(struct rec_ctx *c, pid_t pid, int fd, uint32_t flags,
+				    uint32_t sq_entries, uint32_t cq_entries);
+/* @s, an SQE of ring @a that @t's process submitted, into @r; with
+ * @vec_bytes (the bpf backend) nothing is read from the program's
+ * memory: a vectored request's bytes are *@vec_bytes, and the paths of
+ * path requests are not known (@return : 0 then, else 1) */
+int rec_uring_sqe_req(struct rec_ctx *c, struct rec_task *t, struct rec_actx *a,
+		      const struct io_uring_sqe *s, struct rec_aio_req *r,
+		      const uint64_t *vec_bytes);
+/* a registration of @op on @a into @r (its values left to the caller) */
+void rec_uring_reg_req(struct rec_actx *a, uint32_t op, struct rec_aio_req *r);
+/* a new record of @tid waiting on @a, or NULL */
+struct rec_aio_req *rec_uring_held_add(struct rec_actx *a, pid_t pid, pid_t tid);
+/* the records waiting on @a of @tid (and of no call, with @any) into
+ * @t's call: @return : how many */
+uint32_t rec_uring_held_take(struct rec_actx *a, struct rec_task *t, int any);
+/* the records waiting on @a (@all; else those of @t's and of no call),
+ * written now as records of @event, @t's */
+void rec_uring_held_flush(struct rec_ctx *c, struct rec_task *t, struct rec_actx *a,
+			  uint64_t event, int all);
+void rec_uring_held_free(struct rec_actx *a);
 /* the ring a call of @t names by @arg, or with @registered by an index
  * @t's thread registered it under */
 struct rec_actx *rec_uring_ring_of(struct rec_ctx *c, struct rec_task *t, uint64_t arg,

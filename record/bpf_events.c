@@ -183,9 +183,11 @@ static void decode_enter(struct rec_ctx *c, struct rec_task *t, const struct be_
 			c->st.guard_held++;
 		}
 		c->st.bpf_events++;
-		/* their requests are in the program's memory (iocbs, io_uring
-		 * rings), read by the ptrace backend at its stops: not here */
-		if (t->sc && t->sc->cls == IOT_CLASS_ASYNC)
+		/* libaio's iocbs are in the program's memory, read by the
+		 * ptrace backend at its stops: not here (io_uring's requests
+		 * come from the kernel: bpf_uring.c) */
+		if (t->sc && t->sc->cls == IOT_CLASS_ASYNC && e->nr != SYS_io_uring_setup &&
+		    e->nr != SYS_io_uring_enter && e->nr != SYS_io_uring_register)
 			c->st.bpf_async++;
 	}
 	t->view = NULL;
@@ -278,6 +280,7 @@ static void on_enter(struct rec_ctx *c, const struct be_enter *e, size_t size)
 /* the result @x of @t's call in flight */
 static void ret_of(struct rec_ctx *c, struct rec_task *t, const struct be_exit *x)
 {
+	uint64_t events = iot_writer_events(c->w);
 	struct rec_view v;
 
 	memset(&v, 0, sizeof(v));
@@ -291,7 +294,10 @@ static void ret_of(struct rec_ctx *c, struct rec_task *t, const struct be_exit *
 	 * switches (iotape.bpf.c): what the replay's think time leaves to
 	 * the call */
 	t->ev.cpu_ns = x->cpu_ns;
+	rec_bpf_uring_call(c, t);
 	rec_decode_exit(c, t, x->ret, (int64_t)x->h.t);
+	if (c->aio)
+		rec_bpf_uring_polled(c, t, events);
 	t->view = NULL;
 }
 
@@ -544,6 +550,9 @@ int rec_bpf_record(void *ctx, void *data, size_t size)
 	case BE_GONE: if (h->len >= sizeof(struct be_gone)) on_gone(c, data); break;
 	case BE_CALL: if (h->len >= sizeof(struct be_call)) on_call(c, data); break;
 	case BE_FLUSH: break;	/* it woke the drain: that was all */
+	case BE_URING_SETUP: case BE_URING_SQE: case BE_URING_CQE: case BE_URING_REG:
+		rec_bpf_uring_record(c, data, h->len);
+		break;
 	default: c->st.dropped++; break;
 	}
 	return 0;

@@ -160,6 +160,8 @@ struct rec_stats {
 	uint64_t uring_sqpoll, uring_sqpoll_enters;	/* SQPOLL rings, their enters */
 	uint64_t uring_missed;			/* requests rings took without a syscall */
 	uint64_t uring_unknown;			/* enters on rings whose memory is unknown */
+	uint64_t uring_bpf_undecoded;		/* bpf: requests whose command was not read */
+	uint64_t uring_bpf_undecoded_ops;	/* ... which opcodes (bit per opcode < 64) */
 	uint64_t file_maps;			/* file mappings followed (mmap.c) */
 	uint64_t fmap_untaken;			/* ... whose pages could not be read */
 	uint64_t fmap_untied;			/* file mappings tied to no file (mmap.c) */
@@ -445,6 +447,16 @@ int rec_fast_peek(const struct rec_ctx *c, uint64_t *t_enter);
 void rec_fast_decode_next(struct rec_ctx *c);
 void rec_fast_gather_end(struct rec_ctx *c);
 void rec_fast_release_before(struct rec_ctx *c, pid_t tid, uint64_t t, int proc);
+
+/* ---- bpf_uring.c: io_uring under the bpf backend ---- */
+/* a BE_URING_* record of the programs */
+void rec_bpf_uring_record(struct rec_ctx *c, const void *data, size_t size);
+/* before @t's io_uring_enter or io_uring_register is decoded at its
+ * exit: the ring records that came in it join the call's */
+void rec_bpf_uring_call(struct rec_ctx *c, struct rec_task *t);
+/* after it: what SQPOLL rings of its process took since goes with the
+ * event of @t's call, if one was written (@events: the count before) */
+void rec_bpf_uring_polled(struct rec_ctx *c, struct rec_task *t, uint64_t events);
 
 /* ---- bpf.c: the BPF backend (record/bpf/) ---- */
 /* load and attach the programs (@why: what failed, for the user).

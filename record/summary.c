@@ -87,9 +87,9 @@ void rec_summary(const struct rec_ctx *c, uint64_t bytes)
 			"ring buffer (full); a larger --bpf-ring-mb keeps them",
 			(unsigned long long)c->st.bpf_lost);
 	if (c->st.bpf_async)
-		iot_msg(IOT_MSG_WARNING, CMD, "%llu async I/O calls (io_submit, io_uring_enter...) "
+		iot_msg(IOT_MSG_WARNING, CMD, "%llu async I/O calls (io_submit, io_getevents...) "
 			"are in the trace without their requests: the bpf backend does not read "
-			"iocbs or io_uring rings; --backend ptrace does",
+			"libaio's iocbs; --backend ptrace does",
 			(unsigned long long)c->st.bpf_async);
 	if (c->bpf_why)
 		iot_msg(IOT_MSG_INFO, CMD, "recorded with ptrace: the bpf backend did "
@@ -99,12 +99,25 @@ void rec_summary(const struct rec_ctx *c, uint64_t bytes)
 
 /* Async and mapped I/O: what was captured, and every kind of it that was
  * seen but not captured, with counts (nothing is lost silently). */
+/* the names of the io_uring opcodes of @mask into @ops */
+static void ops_list(char *ops, size_t size, uint64_t mask)
+{
+	size_t o = 0;
+	unsigned op;
+
+	ops[0] = 0;
+	for (op = 0; op < 64 && o < size - 32; op++)
+		if (mask & (1ULL << op)) {
+			const char *n = iot_aio_op_name(IOT_AIO_URING, op);
+
+			o += (size_t)snprintf(ops + o, size - o, " %s", n ? n : "?");
+		}
+}
+
 static void aio_summary(const struct rec_ctx *c)
 {
 	const struct rec_stats *st = &c->st;
 	char r[32], w[32], ops[512];
-	size_t o = 0;
-	unsigned op;
 
 	if (st->file_maps)
 		iot_msg(IOT_MSG_INFO, CMD, "%llu file mappings: %llu pages read and %llu "
@@ -134,17 +147,22 @@ static void aio_summary(const struct rec_ctx *c)
 		iot_fmt_bytes(w, sizeof(w), (double)st->aio_wbytes),
 		(unsigned long long)st->aio_complete);
 	if (st->aio_undecoded) {
-		ops[0] = 0;
-		for (op = 0; op < 64 && o < sizeof(ops) - 32; op++)
-			if (st->aio_undecoded_ops & (1ULL << op)) {
-				const char *n = iot_aio_op_name(IOT_AIO_URING, op);
-
-				o += (size_t)snprintf(ops + o, sizeof(ops) - o, " %s", n ? n : "?");
-			}
+		ops_list(ops, sizeof(ops), st->aio_undecoded_ops);
 		iot_msg(IOT_MSG_INFO, CMD, "async I/O: %llu requests of opcodes recorded but "
 			"not decoded (not replayed):%s", (unsigned long long)st->aio_undecoded, ops);
 	}
-	if (st->uring_sqpoll)
+	if (st->uring_bpf_undecoded) {
+		ops_list(ops, sizeof(ops), st->uring_bpf_undecoded_ops);
+		iot_msg(IOT_MSG_INFO, CMD, "async I/O: %llu io_uring requests whose command the "
+			"bpf backend does not read (their paths; --backend ptrace does), written "
+			"without it:%s", (unsigned long long)st->uring_bpf_undecoded, ops);
+	}
+	if (st->uring_sqpoll && c->bpf)
+		iot_msg(IOT_MSG_INFO, CMD, "async I/O: %llu io_uring rings poll their "
+			"submission queue in the kernel (SQPOLL): their requests, taken by the "
+			"kernel's thread, are in the trace with the ring's next io_uring_enter "
+			"(or its end)", (unsigned long long)st->uring_sqpoll);
+	else if (st->uring_sqpoll)
 		iot_msg(IOT_MSG_INFO, CMD, "async I/O: %llu io_uring rings poll their "
 			"submission queue in the kernel (SQPOLL): their requests and "
 			"completions need no syscall and are not captured; %llu requests "

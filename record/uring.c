@@ -37,28 +37,58 @@ struct rec_actx *rec_uring_ring_of(struct rec_ctx *c, struct rec_task *t, uint64
 	return NULL;
 }
 
+struct rec_actx *rec_uring_ring_new(struct rec_ctx *c, pid_t pid, int fd, uint32_t flags,
+				    uint32_t sq_entries, uint32_t cq_entries)
+{
+	struct rec_actx *a = rec_actx_new(c, IOT_AIO_URING, pid, (uint64_t)fd);
+
+	if (!a)
+		return NULL;
+	a->flags = flags;
+	a->sq_entries = sq_entries;
+	a->cq_entries = cq_entries;
+	if (flags & IORING_SETUP_SQPOLL)
+		c->st.uring_sqpoll++;
+	return a;
+}
+
+static void setup_emit(struct rec_ctx *c, struct rec_task *t, struct rec_actx *a,
+		       uint64_t event)
+{
+	struct iot_aio r;
+
+	rec_aio_init(&r, IOT_AIO_SETUP, IOT_AIO_URING, event, t->ev.t_exit, t, a->ctx);
+	r.fd = (int32_t)a->ctx;
+	r.len = a->sq_entries;
+	r.res = a->cq_entries;
+	r.flags = a->flags;
+	rec_aio_emit(c, &r);
+	a->setup_done = 1;
+}
+
 void rec_uring_setup_exit(struct rec_ctx *c, struct rec_task *t, uint64_t event)
 {
 	struct io_uring_params p;
 	struct rec_actx *a;
-	struct iot_aio r;
 	int fd = (int)t->ev.ret;
 
 	if (fd < 0)
 		return;
 	rec_fd_set(t, fd, RING_PATH, sizeof(RING_PATH) - 1, 0);
+	if (c->bpf) {
+		/* the bpf backend: the kernel's io_uring_create said it */
+		a = rec_actx_find(c, IOT_AIO_URING, t->pid, (uint64_t)fd, NULL);
+		if (a && a->bpf && !a->setup_done)
+			setup_emit(c, t, a, event);
+		return;
+	}
 	if (rec_read_mem(t->tid, t->raw[1], &p, sizeof(p)) != sizeof(p))
 		return;
-	if (!(a = rec_actx_new(c, IOT_AIO_URING, t->pid, (uint64_t)fd)))
+	if (!(a = rec_uring_ring_new(c, t->pid, fd, p.flags, p.sq_entries, p.cq_entries)))
 		return;
-	a->flags = p.flags;
-	a->sq_entries = p.sq_entries;
-	a->cq_entries = p.cq_entries;
 	a->features = p.features;
 	a->sq_off = p.sq_off;
 	a->cq_off = p.cq_off;
-	if (p.flags & IORING_SETUP_SQPOLL)
-		c->st.uring_sqpoll++;
 	if (p.flags & IORING_SETUP_NO_MMAP) {
 		/* the rings are in memory the program gave: sq_off.user_addr
 		 * holds the SQEs, cq_off.user_addr both rings (the field is
@@ -66,12 +96,7 @@ void rec_uring_setup_exit(struct rec_ctx *c, struct rec_task *t, uint64_t event)
 		a->sqes = p.sq_off.resv2;
 		a->sq_ring = a->cq_ring = p.cq_off.resv2;
 	}
-	rec_aio_init(&r, IOT_AIO_SETUP, IOT_AIO_URING, event, t->ev.t_exit, t, (uint64_t)fd);
-	r.fd = fd;
-	r.len = p.sq_entries;
-	r.res = p.cq_entries;
-	r.flags = p.flags;
-	rec_aio_emit(c, &r);
+	setup_emit(c, t, a, event);
 }
 
 int rec_aio_mmap(struct rec_ctx *c, struct rec_task *t, uint64_t addr, int fd,
@@ -116,8 +141,9 @@ static char *sqe_path(struct rec_ctx *c, struct rec_task *t, int dirfd, uint64_t
 	return p;
 }
 
-static void sqe_decode(struct rec_ctx *c, struct rec_task *t, struct rec_actx *a,
-		       const struct io_uring_sqe *s, struct rec_aio_req *r)
+int rec_uring_sqe_req(struct rec_ctx *c, struct rec_task *t, struct rec_actx *a,
+		      const struct io_uring_sqe *s, struct rec_aio_req *r,
+		      const uint64_t *vec_bytes)
 {
 	uint32_t len = 0;
 
@@ -135,7 +161,7 @@ static void sqe_decode(struct rec_ctx *c, struct rec_task *t, struct rec_actx *a
 	switch (s->opcode) {
 	case IORING_OP_READV:
 	case IORING_OP_WRITEV:
-		r->a.len = rec_aio_req_iovecs(t, r, s->addr, s->len);
+		r->a.len = vec_bytes ? *vec_bytes : rec_aio_req_iovecs(t, r, s->addr, s->len);
 		break;
 	case IORING_OP_FALLOCATE:
 		/* the length travels in addr, the mode in len */
@@ -149,6 +175,8 @@ static void sqe_decode(struct rec_ctx *c, struct rec_task *t, struct rec_actx *a
 	case IORING_OP_RENAMEAT:
 		/* path ops: a dirfd in fd, the path at addr; renameat's new
 		 * dirfd in len, its new path at addr2 (off) */
+		if (vec_bytes)
+			return 0;
 		if ((r->path = sqe_path(c, t, s->fd, s->addr, &len))) {
 			r->a.path = r->path;
 			r->a.path_len = len;
@@ -158,7 +186,7 @@ static void sqe_decode(struct rec_ctx *c, struct rec_task *t, struct rec_actx *a
 			r->a.path2 = r->path2;
 			r->a.path2_len = len;
 		}
-		return;
+		return 1;
 	}
 	if (s->flags & IOSQE_FIXED_FILE) {
 		if ((uint32_t)s->fd < a->n_files && a->files[s->fd])
@@ -168,6 +196,7 @@ static void sqe_decode(struct rec_ctx *c, struct rec_task *t, struct rec_actx *a
 
 		rec_aio_req_path(r, fp, len);
 	}
+	return 1;
 }
 
 void rec_uring_enter_entry(struct rec_ctx *c, struct rec_task *t)
@@ -216,7 +245,7 @@ void rec_uring_enter_entry(struct rec_ctx *c, struct rec_task *t)
 			return;
 		if (!(r = rec_aio_req_add(t)))
 			return;
-		sqe_decode(c, t, a, &s, r);
+		rec_uring_sqe_req(c, t, a, &s, r, NULL);
 	}
 }
 
@@ -226,6 +255,8 @@ void rec_uring_reap(struct rec_ctx *c, struct rec_task *t, struct rec_actx *a,
 	uint32_t tail, mask, n, i;
 	size_t cqe_size;
 
+	if (a->bpf)
+		return;		/* its completions come from the kernel */
 	if (a->sq_ring && !read_u32(t, a->sq_ring + a->sq_off.head, &a->sq_head))
 		a->head_known = 1;
 	if (!a->cq_ring || read_u32(t, a->cq_ring + a->cq_off.tail, &tail) ||
@@ -262,6 +293,15 @@ void rec_uring_reap(struct rec_ctx *c, struct rec_task *t, struct rec_actx *a,
 	a->cq_seen += i;
 }
 
+void rec_uring_reg_req(struct rec_actx *a, uint32_t op, struct rec_aio_req *r)
+{
+	r->a.kind = IOT_AIO_REGISTER;
+	r->a.api = IOT_AIO_URING;
+	r->a.ctx = a->ctx;
+	r->a.opcode = op;
+	r->a.fd = (int32_t)a->ctx;
+}
+
 void rec_uring_register_entry(struct rec_ctx *c, struct rec_task *t)
 {
 	uint32_t op = (uint32_t)t->raw[1] & ~IOT_URING_REG_USE_RING, nr = (uint32_t)t->raw[3], i;
@@ -273,11 +313,7 @@ void rec_uring_register_entry(struct rec_ctx *c, struct rec_task *t)
 		   op != IORING_REGISTER_EVENTFD && op != IORING_REGISTER_EVENTFD_ASYNC) ||
 	    nr > 65536 || !(r = rec_aio_req_add(t)))
 		return;
-	r->a.kind = IOT_AIO_REGISTER;
-	r->a.api = IOT_AIO_URING;
-	r->a.ctx = a->ctx;
-	r->a.opcode = op;
-	r->a.fd = (int32_t)a->ctx;
+	rec_uring_reg_req(a, op, r);
 	if (op == IORING_REGISTER_EVENTFD || op == IORING_REGISTER_EVENTFD_ASYNC)
 		nr = 1;		/* one int: the eventfd */
 	if (op == IORING_REGISTER_BUFFERS) {
@@ -346,7 +382,9 @@ void rec_uring_register_exit(struct rec_ctx *c, struct rec_task *t, uint64_t eve
 	struct iot_aio *r;
 	uint32_t i;
 
-	if (t->ev.ret >= 0 && (op == IORING_REGISTER_RING_FDS || op == IORING_UNREGISTER_RING_FDS))
+	/* (not known to the bpf backend: a ring so named is not found) */
+	if (t->ev.ret >= 0 && !c->bpf &&
+	    (op == IORING_REGISTER_RING_FDS || op == IORING_UNREGISTER_RING_FDS))
 		ring_fds_exit(c, t, event, op == IORING_REGISTER_RING_FDS);
 	if (!a || !t->n_aio || t->ev.ret < 0)
 		return;
@@ -369,4 +407,80 @@ void rec_uring_register_exit(struct rec_ctx *c, struct rec_task *t, uint64_t eve
 		a->files[i] = p ? strndup(p, len) : NULL;
 	}
 	a->n_files = r->nvals;
+}
+
+/* ---- the bpf backend's records, waiting for their call's event ---- */
+
+struct rec_aio_req *rec_uring_held_add(struct rec_actx *a, pid_t pid, pid_t tid)
+{
+	struct rec_uring_held *h;
+
+	if (a->n_held == a->cap_held) {
+		uint32_t nc = a->cap_held ? a->cap_held * 2 : 64;
+		struct rec_uring_held *v = realloc(a->held, nc * sizeof(*v));
+
+		if (!v)
+			return NULL;
+		a->held = v;
+		a->cap_held = nc;
+	}
+	h = &a->held[a->n_held++];
+	memset(h, 0, sizeof(*h));
+	h->tid = tid;
+	h->r.a.resfd = -1;
+	h->r.a.pid = pid;
+	h->r.a.tid = tid ? tid : pid;
+	return &h->r;
+}
+
+uint32_t rec_uring_held_take(struct rec_actx *a, struct rec_task *t, int any)
+{
+	uint32_t i, k = 0, n = 0;
+	struct rec_aio_req *v;
+
+	for (i = 0; i < a->n_held; i++)
+		n += a->held[i].tid == t->tid || (any && !a->held[i].tid);
+	if (!n || !(v = realloc(t->aio, (t->n_aio + n) * sizeof(*v))))
+		return 0;
+	t->aio = v;
+	for (i = 0; i < a->n_held; i++) {
+		if (a->held[i].tid == t->tid || (any && !a->held[i].tid)) {
+			t->aio[t->n_aio] = a->held[i].r;	/* its strings go along */
+			t->aio[t->n_aio++].a.tid = t->tid;
+		} else
+			a->held[k++] = a->held[i];
+	}
+	a->n_held = k;
+	return n;
+}
+
+void rec_uring_held_flush(struct rec_ctx *c, struct rec_task *t, struct rec_actx *a,
+			  uint64_t event, int all)
+{
+	struct rec_aio_req *keep = t->aio;
+	uint32_t keep_n = t->n_aio;
+
+	/* through @t's list, as a call's own records: the submits are put
+	 * in flight, each completion finds its request */
+	t->aio = NULL;
+	t->n_aio = 0;
+	for (uint32_t i = 0; all && i < a->n_held; i++)
+		a->held[i].tid = 0;
+	if (rec_uring_held_take(a, t, 1))
+		rec_aio_emit_submits(c, t, a, event, INT64_MAX);
+	rec_aio_clear_call(t);
+	t->aio = keep;
+	t->n_aio = keep_n;
+}
+
+void rec_uring_held_free(struct rec_actx *a)
+{
+	for (uint32_t i = 0; i < a->n_held; i++) {
+		free(a->held[i].r.path);
+		free(a->held[i].r.path2);
+		free(a->held[i].r.vals);
+	}
+	free(a->held);
+	a->held = NULL;
+	a->n_held = a->cap_held = 0;
 }

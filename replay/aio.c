@@ -143,6 +143,7 @@ void rpl_aio_await(struct rpl_ctx *c, struct rpl_op *op)
 
 	if (op->ev.nr == SYS_io_uring_enter)
 		return;
+	rpl_uring_submit_polled(c, op);
 	for (i = 0; i < op->n_aio; i++) {
 		const struct rpl_aio *ra = &c->p->aio[op->aio_off + i];
 		struct rpl_actx *x;

@@ -639,7 +639,8 @@ int rpl_aio_profile(struct rpl_plan *p, struct iot_writer *w, const struct rpl_o
 		    uint64_t event);
 /*! rpl_aio_await() : before @op (a close, munmap or exit, not an
  *  io_uring_enter, which waits itself): the io_uring requests whose
- *  completions the recording saw there are waited for here too. */
+ *  completions the recording saw there are waited for here too (after
+ *  those a polling ring took, rpl_uring_submit_polled()). */
 void rpl_aio_await(struct rpl_ctx *c, struct rpl_op *op);
 /* free every process's contexts and rings */
 void rpl_aio_free(struct rpl_plan *p);
@@ -706,6 +707,11 @@ void rpl_uring_free(struct rpl_actx *x);
  * rpl_aio_reg_set() : @idx names @rec (-1: none) */
 int64_t rpl_aio_reg_get(struct rpl_ctx *c, uint32_t idx, uint32_t *live);
 void rpl_aio_reg_set(struct rpl_ctx *c, uint32_t idx, int64_t rec, uint32_t live);
+/* rpl_uring_submit_polled() : before @op (not an io_uring_enter): the
+ * requests recorded after it, which a ring in SQPOLL mode took with no
+ * call of the program's, submitted through the replay's ring (which
+ * does not poll) */
+void rpl_uring_submit_polled(struct rpl_ctx *c, struct rpl_op *op);
 /* rpl_uring_await() : with @x locked, wait until the requests of the
  * completions among @op's records [@from, @to) are complete here */
 void rpl_uring_await(struct rpl_ctx *c, struct rpl_op *op, struct rpl_actx *x,

@@ -502,28 +502,10 @@ void rpl_uring_await(struct rpl_ctx *c, struct rpl_op *op, struct rpl_actx *x,
 	}
 }
 
-static int64_t h_enter(struct rpl_ctx *c, struct rpl_op *op)
+/* The queue is never deeper than the ring's was when recorded: a batch
+ * of @nsub that would make it so waits for completions first. */
+static void room_for(struct rpl_ctx *c, struct rpl_op *op, struct rpl_actx *x, uint32_t nsub)
 {
-	struct rpl_actx *x = ring_named(c, op->ev.args[0],
-					(op->ev.args[3] & IORING_ENTER_REGISTERED_RING) != 0);
-	struct batch b = { 0 };
-	uint32_t i, nsub = 0, queued = 0, wait = 0, ns = 0;
-	int64_t r;
-
-	if (!x || !x->ring)
-		return rpl_skip(op, RPL_SKIP_FD);
-	b.names = calloc(2 * op->n_aio + 1, sizeof(*b.names));
-	b.how = calloc(op->n_aio + 1, sizeof(*b.how));
-	b.iov = calloc(op->n_aio + 1, sizeof(*b.iov));
-	if (!b.names || !b.how || !b.iov) {
-		r = -ENOMEM;
-		goto out;
-	}
-	pthread_mutex_lock(&x->lock);
-	/* The queue is never deeper than the ring's was when recorded: a
-	 * batch that would make it so waits for completions first. */
-	for (i = 0; i < op->n_aio; i++)
-		nsub += c->p->aio[op->aio_off + i].a.kind == IOT_AIO_SUBMIT;
 	reap(c, op, x);
 	while (x->depth && x->inflight && x->inflight + nsub > x->depth) {
 		struct __kernel_timespec ts = { .tv_sec = 1 };
@@ -533,18 +515,28 @@ static int64_t h_enter(struct rpl_ctx *c, struct rpl_op *op)
 			break;	/* bounded, as rpl_uring_await() */
 		reap(c, op, x);
 	}
-	for (i = 0; i < op->n_aio; i++) {
+}
+
+/* @op's requests @from to @to (of the recorded ring @ctx; UINT64_MAX:
+ * all of them) into @x's SQ: @return : how many; *@ns set if one changes
+ * names */
+static uint32_t queue(struct rpl_ctx *c, struct rpl_op *op, struct rpl_actx *x, uint64_t ctx,
+		      uint32_t from, uint32_t to, struct batch *b, uint32_t *ns)
+{
+	uint32_t i, queued = 0;
+
+	for (i = from; i < to; i++) {
 		uint32_t k = op->aio_off + i;
 		struct rpl_aio *ra = &c->p->aio[k];
 		struct io_uring_sqe *sqe;
 
-		if (ra->a.kind != IOT_AIO_SUBMIT)
+		if (ra->a.kind != IOT_AIO_SUBMIT || (ctx != UINT64_MAX && ra->a.ctx != ctx))
 			continue;
 		if (!(sqe = io_uring_get_sqe(x->ring))) {
 			ra->state = RPL_AIO_SKIPPED;
 			continue;
 		}
-		if (prep(c, x, k, &b, i, sqe) < 0) {
+		if (prep(c, x, k, b, i, sqe) < 0) {
 			/* a NOP in its place keeps a chain's shape */
 			ra->state = RPL_AIO_SKIPPED;
 			io_uring_prep_nop(sqe);
@@ -553,10 +545,49 @@ static int64_t h_enter(struct rpl_ctx *c, struct rpl_op *op)
 		} else {
 			ra->state = RPL_AIO_SUBMITTED;
 			if (ra->a.opcode == IORING_OP_UNLINKAT || ra->a.opcode == IORING_OP_RENAMEAT)
-				ns = 1;
+				*ns = 1;
 		}
 		queued++;
 	}
+	return queued;
+}
+
+static int batch_new(struct batch *b, uint32_t n)
+{
+	b->names = calloc(2 * n + 1, sizeof(*b->names));
+	b->how = calloc(n + 1, sizeof(*b->how));
+	b->iov = calloc(n + 1, sizeof(*b->iov));
+	return b->names && b->how && b->iov ? 0 : -ENOMEM;
+}
+
+static void batch_free(struct batch *b)
+{
+	uint32_t i;
+
+	for (i = 0; b->names && i < b->n_names; i++)
+		rpl_name_done(&b->names[i]);
+	free(b->names);
+	free(b->how);
+	free(b->iov);
+}
+
+static int64_t h_enter(struct rpl_ctx *c, struct rpl_op *op)
+{
+	struct rpl_actx *x = ring_named(c, op->ev.args[0],
+					(op->ev.args[3] & IORING_ENTER_REGISTERED_RING) != 0);
+	struct batch b = { 0 };
+	uint32_t i, nsub = 0, queued, wait = 0, ns = 0;
+	int64_t r;
+
+	if (!x || !x->ring)
+		return rpl_skip(op, RPL_SKIP_FD);
+	if ((r = batch_new(&b, op->n_aio)) < 0)
+		goto out;
+	pthread_mutex_lock(&x->lock);
+	for (i = 0; i < op->n_aio; i++)
+		nsub += c->p->aio[op->aio_off + i].a.kind == IOT_AIO_SUBMIT;
+	room_for(c, op, x, nsub);
+	queued = queue(c, op, x, UINT64_MAX, 0, op->n_aio, &b, &ns);
 	/* one io_uring_enter, with IORING_ENTER_GETEVENTS where the
 	 * recorded one had it: a ring set up with DEFER_TASKRUN posts its
 	 * completions only then */
@@ -576,12 +607,51 @@ static int64_t h_enter(struct rpl_ctx *c, struct rpl_op *op)
 	if (ns)
 		rpl_ns_changed(c->p);
 out:
-	for (i = 0; b.names && i < b.n_names; i++)
-		rpl_name_done(&b.names[i]);
-	free(b.names);
-	free(b.how);
-	free(b.iov);
+	batch_free(&b);
 	return r;
+}
+
+void rpl_uring_submit_polled(struct rpl_ctx *c, struct rpl_op *op)
+{
+	struct rpl_actx *x = NULL;
+	struct batch b = { 0 };
+	uint32_t i, ns = 0;
+	uint64_t ctx = 0;
+	int r;
+
+	for (i = 0; i < op->n_aio; i++) {
+		const struct rpl_aio *ra = &c->p->aio[op->aio_off + i];
+
+		if (ra->a.kind != IOT_AIO_SUBMIT || ra->a.api != IOT_AIO_URING ||
+		    (x && ra->a.ctx != ctx))
+			continue;
+		if (!x && (x = rpl_actx_get(c, IOT_AIO_URING, ra->a.ctx, 0)))
+			ctx = ra->a.ctx;
+	}
+	if (!x || !x->ring || batch_new(&b, op->n_aio) < 0)
+		goto out;
+	pthread_mutex_lock(&x->lock);
+	/* in batches the queue's recorded depth (or the SQ) holds: the
+	 * program may have made no call while the ring took many */
+	for (i = 0; i < op->n_aio; ) {
+		uint32_t j = i, n = 0, room = x->depth ? x->depth : io_uring_sq_space_left(x->ring);
+
+		for (; j < op->n_aio && n < (room ? room : 1); j++) {
+			const struct rpl_aio *ra = &c->p->aio[op->aio_off + j];
+
+			n += ra->a.kind == IOT_AIO_SUBMIT && ra->a.ctx == ctx;
+		}
+		room_for(c, op, x, n);
+		if (queue(c, op, x, ctx, i, j, &b, &ns) && (r = io_uring_submit(x->ring)) > 0)
+			x->inflight += (uint32_t)r;
+		reap(c, op, x);
+		i = j;
+	}
+	pthread_mutex_unlock(&x->lock);
+	if (ns)
+		rpl_ns_changed(c->p);
+out:
+	batch_free(&b);
 }
 
 void rpl_ops_uring(rpl_handler *h)

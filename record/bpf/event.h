@@ -23,6 +23,10 @@ enum be_type {
 	BE_GONE,	/* a traced task ended */
 	BE_CALL,	/* a call without strings, entry and exit in one record */
 	BE_FLUSH,	/* the fast path's ring of this thread is full: drain now */
+	BE_URING_SETUP,	/* a followed task made an io_uring ring */
+	BE_URING_SQE,	/* a ring of a followed process took a request */
+	BE_URING_CQE,	/* ... posted a completion */
+	BE_URING_REG,	/* ... had files or buffers registered */
 };
 
 #define BE_TID_ON	1	/* map tstate: followed */
@@ -149,6 +153,55 @@ struct be_gone {
 	__u32 pad;
 	__u64 utime_ns, stime_ns;	/* sampled per clock tick */
 	__u64 run_ns;			/* exact: se.sum_exec_runtime */
+};
+
+/*
+ * io_uring (record/bpf_uring.c).  A ring is named by its process (h.pid)
+ * and its descriptor there (ring_fd), as the ptrace backend names it;
+ * in_call is the tid of the followed thread whose io_uring_enter (or
+ * io_uring_register) the record came in, 0 when it came from no call of
+ * the program's (SQPOLL's kernel thread, io-wq, an interrupt).
+ */
+struct be_uring_setup {
+	struct be_hdr h;
+	__s32 ring_fd;
+	__u32 flags;			/* IORING_SETUP_* */
+	__u32 sq_entries, cq_entries;
+};
+
+/* BE_URING_SQE: the request as an SQE would say it, rebuilt from the
+ * kernel's io_kiocb (for FALLOCATE: off, addr = the length, len = the
+ * mode; for vectored ops vec_bytes is the iovecs' sum) */
+#define BE_SQE_DECODED	1		/* the opcode's command was read */
+struct be_uring_sqe {
+	struct be_hdr h;
+	__s32 ring_fd;
+	__u32 in_call;
+	__u8 opcode, flags, decoded, pad;
+	__s32 fd;			/* the SQE's fd, or fixed-file index */
+	__u64 off, addr, user_data, vec_bytes;
+	__u32 len, rw_flags;
+	__u32 buf_index, pad2;
+};
+
+struct be_uring_cqe {
+	struct be_hdr h;
+	__s32 ring_fd;
+	__u32 in_call;
+	__u64 user_data;
+	__s32 res;
+	__u32 flags;
+};
+
+/* BE_URING_REG: IORING_REGISTER_FILES (vals: the descriptors),
+ * _BUFFERS (their lengths), _EVENTFD(_ASYNC) (the eventfd) */
+#define BE_REG_MAX	256
+struct be_uring_reg {
+	struct be_hdr h;
+	__s32 ring_fd;
+	__u32 in_call;
+	__u32 opcode, nvals;
+	__s64 vals[BE_REG_MAX];
 };
 
 #endif

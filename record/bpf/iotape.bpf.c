@@ -54,6 +54,9 @@ char LICENSE[] SEC("license") = "Dual BSD/GPL";
 #define NR_EXIT_GROUP	231
 #define NR_CLONE3	435
 #define NR_EXECVEAT	322
+#define NR_IO_URING_SETUP	425
+#define NR_IO_URING_ENTER	426
+#define NR_IO_URING_REGISTER	427
 #define FMODE_CREATED_	(1u << 20)
 #define SIGKILL_	9
 #define MAP_ANON	0x20
@@ -551,10 +554,12 @@ int BPF_PROG(iotape_enter, const struct uregs *regs, long id)
 	fl->t_off = 0;
 	fl->off_ns = 0;
 	/* A call without strings that returns (not a process call, whose
-	 * fork and exec records come between): one record at its exit, half
+	 * fork and exec records come between, nor an io_uring call, whose
+	 * ring records do, below): one record at its exit, half
 	 * the ring traffic for read, write, close, fstat... */
 	fl->one = e->nstr == 0 && nr != NR_CLONE && nr != NR_CLONE3 && nr != NR_FORK &&
-		nr != NR_VFORK && nr != NR_EXIT && nr != NR_EXIT_GROUP;
+		nr != NR_VFORK && nr != NR_EXIT && nr != NR_EXIT_GROUP &&
+		(nr < NR_IO_URING_SETUP || nr > NR_IO_URING_REGISTER);
 	if (fl->one) {
 		fl->held = e->held;
 		fl->slept = e->slept;
@@ -928,5 +933,253 @@ int BPF_PROG(iotape_gone, struct task_struct *p)
 	g->stime_ns = BPF_CORE_READ(p, stime);
 	g->run_ns = BPF_CORE_READ(p, se.sum_exec_runtime);
 	emit(g, sizeof(*g), 1);
+	return 0;
+}
+
+/*
+ * ---- io_uring (record/bpf_uring.c) ----
+ *
+ * The ptrace backend reads a ring's SQEs and CQEs in the program's
+ * memory at io_uring_enter's stops.  Here the kernel's own tracepoints
+ * say it: io_uring_submit_req for each request as the kernel takes it
+ * (its io_kiocb, the command already prepared from the SQE),
+ * io_uring_complete for each completion as it is posted, in whatever
+ * context posts it.  A ring in SQPOLL mode is no different: its kernel
+ * thread takes the requests, and the tracepoint fires there.  The rings
+ * of followed processes are known by their io_ring_ctx, from their
+ * io_uring_create in a followed task; a ring another program makes at a
+ * freed ring's address is taken out.  The command's fields are the
+ * kernel's internal layout (struct io_rw, io_sync, io_close), relocated
+ * by CO-RE: a kernel whose BTF lacks them refuses the programs, and the
+ * recorder says so (or --backend auto records with ptrace).
+ */
+struct uring_ring {
+	__u32 pid;
+	__s32 fd;
+};
+
+struct {
+	__uint(type, BPF_MAP_TYPE_HASH);
+	__uint(max_entries, 4096);
+	__type(key, __u64);		/* the io_ring_ctx */
+	__type(value, struct uring_ring);
+} urings SEC(".maps");
+
+/* the followed thread whose io_uring call this runs in, or 0 */
+static __always_inline __u32 uring_in_call(void)
+{
+	struct tstate *fl = followed(bpf_get_current_task_btf());
+
+	if (!fl || !fl->busy || (fl->nr != NR_IO_URING_ENTER && fl->nr != NR_IO_URING_REGISTER))
+		return 0;
+	return (__u32)bpf_get_current_pid_tgid();
+}
+
+SEC("tp_btf/io_uring_create")
+int BPF_PROG(iotape_uring_create, int fd, void *rctx, __u32 sq_entries, __u32 cq_entries,
+	     __u32 flags)
+{
+	__u64 key = (__u64)rctx;
+	struct uring_ring r;
+	struct be_uring_setup *u;
+
+	if (!followed(bpf_get_current_task_btf())) {
+		bpf_map_delete_elem(&urings, &key);
+		return 0;
+	}
+	r.pid = bpf_get_current_pid_tgid() >> 32;
+	r.fd = fd;
+	if (bpf_map_update_elem(&urings, &key, &r, BPF_ANY) < 0) {
+		count_drop();
+		return 0;
+	}
+	u = scratch_buf();
+	if (!u)
+		return 0;
+	hdr(&u->h, BE_URING_SETUP);
+	u->h.len = sizeof(*u);
+	u->ring_fd = fd;
+	u->flags = flags;
+	u->sq_entries = sq_entries;
+	u->cq_entries = cq_entries;
+	emit(u, sizeof(*u), 0);
+	return 0;
+}
+
+/* the request's command, as its SQE said it: @return : 1 if decoded */
+static __always_inline int uring_cmd(struct io_kiocb *req, struct be_uring_sqe *q)
+{
+	__u8 op = q->opcode;
+
+	if (op == IORING_OP_READ || op == IORING_OP_WRITE || op == IORING_OP_READ_FIXED ||
+	    op == IORING_OP_WRITE_FIXED || op == IORING_OP_READV || op == IORING_OP_WRITEV) {
+		/* the command lives at the start of the io_kiocb */
+		struct io_rw *rw = (struct io_rw *)req;
+
+		q->off = BPF_CORE_READ(rw, kiocb.ki_pos);
+		q->addr = BPF_CORE_READ(rw, addr);
+		q->len = BPF_CORE_READ(rw, len);
+		q->rw_flags = (__u32)BPF_CORE_READ(rw, flags);
+		if (op == IORING_OP_READV || op == IORING_OP_WRITEV) {
+			struct iov_ctx c = { .base = q->addr, .sum = 0 };
+			__u32 cnt = q->len < IOV_MAX_SUM ? q->len : IOV_MAX_SUM;
+
+			bpf_loop(cnt, iov_one, &c, 0);
+			q->vec_bytes = c.sum;
+		}
+		return 1;
+	}
+	if (op == IORING_OP_FSYNC || op == IORING_OP_FALLOCATE) {
+		struct io_sync *sy = (struct io_sync *)req;
+
+		q->off = BPF_CORE_READ(sy, off);
+		if (op == IORING_OP_FSYNC) {
+			q->len = (__u32)BPF_CORE_READ(sy, len);
+			q->rw_flags = (__u32)BPF_CORE_READ(sy, flags);
+		} else {
+			/* the SQE's layout: the length in addr, the mode in len */
+			q->addr = BPF_CORE_READ(sy, len);
+			q->len = (__u32)BPF_CORE_READ(sy, mode);
+		}
+		return 1;
+	}
+	if (op == IORING_OP_CLOSE) {
+		struct io_close *cl = (struct io_close *)req;
+
+		q->fd = BPF_CORE_READ(cl, fd);
+		return 1;
+	}
+	return op == IORING_OP_NOP;
+}
+
+SEC("tp_btf/io_uring_submit_req")
+int BPF_PROG(iotape_uring_sqe, struct io_kiocb *req)
+{
+	__u64 key = (__u64)BPF_CORE_READ(req, ctx);
+	struct uring_ring *r = bpf_map_lookup_elem(&urings, &key);
+	struct be_uring_sqe *q;
+
+	if (!r)
+		return 0;
+	q = scratch_buf();
+	if (!q)
+		return 0;
+	hdr(&q->h, BE_URING_SQE);
+	q->h.len = sizeof(*q);
+	q->h.pid = r->pid;
+	q->ring_fd = r->fd;
+	q->in_call = uring_in_call();
+	q->opcode = BPF_CORE_READ(req, opcode);
+	/* the SQE's IOSQE_* bits are the low bits of the request's flags */
+	q->flags = (__u8)BPF_CORE_READ(req, flags);
+	q->pad = 0;
+	q->pad2 = 0;
+	/* set from the SQE for every opcode that takes a file: its fd or,
+	 * with IOSQE_FIXED_FILE, the index (the file is looked up later) */
+	q->fd = BPF_CORE_READ(req, cqe.fd);
+	q->user_data = BPF_CORE_READ(req, cqe.user_data);
+	q->buf_index = BPF_CORE_READ(req, buf_index);
+	q->off = q->addr = q->vec_bytes = 0;
+	q->len = q->rw_flags = 0;
+	q->decoded = uring_cmd(req, q) ? BE_SQE_DECODED : 0;
+	emit(q, sizeof(*q), 0);
+	return 0;
+}
+
+SEC("tp_btf/io_uring_complete")
+int BPF_PROG(iotape_uring_cqe, void *rctx, void *req, struct io_uring_cqe *cqe)
+{
+	__u64 key = (__u64)rctx;
+	struct uring_ring *r = bpf_map_lookup_elem(&urings, &key);
+	struct be_uring_cqe *q;
+
+	if (!r)
+		return 0;
+	q = scratch_buf();
+	if (!q)
+		return 0;
+	hdr(&q->h, BE_URING_CQE);
+	q->h.len = sizeof(*q);
+	q->h.pid = r->pid;
+	q->ring_fd = r->fd;
+	q->in_call = uring_in_call();
+	q->user_data = BPF_CORE_READ(cqe, user_data);
+	q->res = BPF_CORE_READ(cqe, res);
+	q->flags = BPF_CORE_READ(cqe, flags);
+	emit(q, sizeof(*q), 0);
+	return 0;
+}
+
+struct reg_ctx {
+	__u64 base;
+	__u32 opcode, n;
+};
+
+/* one registered value: an int (files, eventfd) or an iovec's length */
+static long reg_one(__u64 i, void *arg)
+{
+	struct reg_ctx *c = arg;
+	struct be_uring_reg *g = scratch_buf();
+	__s64 v = 0;
+
+	if (!g || i >= BE_REG_MAX)
+		return 1;
+	if (c->opcode == IORING_REGISTER_BUFFERS) {
+		__u64 iov[2];
+
+		if (bpf_probe_read_user(iov, sizeof(iov), (void *)(c->base + i * 16)) < 0)
+			return 1;
+		v = (__s64)iov[1];
+	} else {
+		__s32 fd;
+
+		if (bpf_probe_read_user(&fd, sizeof(fd), (void *)(c->base + i * 4)) < 0)
+			return 1;
+		v = fd;
+	}
+	g->vals[i & (BE_REG_MAX - 1)] = v;
+	c->n = (__u32)i + 1;
+	return 0;
+}
+
+/* At the end of a registration, in the caller's call: its arguments are
+ * the syscall's, the memory they point at just read by the kernel. */
+SEC("tp_btf/io_uring_register")
+int BPF_PROG(iotape_uring_reg, void *rctx, unsigned int opcode, unsigned int nr_files,
+	     unsigned int nr_bufs, long ret)
+{
+	__u64 key = (__u64)rctx;
+	struct uring_ring *r = bpf_map_lookup_elem(&urings, &key);
+	struct task_struct *task = bpf_get_current_task_btf();
+	const struct uregs *u;
+	struct be_uring_reg *g;
+	struct reg_ctx c;
+	__u32 n;
+
+	if (!r || ret < 0 || (opcode != IORING_REGISTER_FILES && opcode != IORING_REGISTER_BUFFERS &&
+			      opcode != IORING_REGISTER_EVENTFD &&
+			      opcode != IORING_REGISTER_EVENTFD_ASYNC))
+		return 0;
+	u = (const struct uregs *)bpf_task_pt_regs(task);
+	g = scratch_buf();
+	if (!u || !g)
+		return 0;
+	c.base = u->dx;
+	c.opcode = opcode;
+	c.n = 0;
+	n = (__u32)u->r10;
+	if (opcode == IORING_REGISTER_EVENTFD || opcode == IORING_REGISTER_EVENTFD_ASYNC)
+		n = 1;
+	if (n > BE_REG_MAX)
+		n = BE_REG_MAX;
+	bpf_loop(n, reg_one, &c, 0);
+	hdr(&g->h, BE_URING_REG);
+	g->h.len = sizeof(*g);
+	g->h.pid = r->pid;
+	g->ring_fd = r->fd;
+	g->in_call = uring_in_call();
+	g->opcode = opcode;
+	g->nvals = c.n;
+	emit(g, sizeof(*g), 0);
 	return 0;
 }

@@ -1,0 +1,215 @@
+/*
+ * bpf_uring.c - io_uring under the bpf backend: the programs' records of
+ * ring set-ups, requests, completions and registrations (bpf/event.h,
+ * BE_URING_*) into the AsyncOp records the ptrace backend writes, built
+ * by the same code (uring.c, aio.c).
+ *
+ * The kernel says each request as it takes it and each completion as it
+ * posts it (iotape.bpf.c, "io_uring").  A record that came in a followed
+ * thread's io_uring_enter or io_uring_register waits on its ring until
+ * that call's exit is decoded, and is then written after the call's
+ * event, as the ptrace backend writes what it read at the call's stops.
+ * A completion of a request still waiting goes with it.  A request a
+ * ring in SQPOLL mode took (in no call of the program's) goes with the
+ * next call of its process that is written (the program may poll its
+ * rings and make no io_uring_enter at all; a replay, whose ring does not
+ * poll, submits it there); a completion posted outside
+ * the program's calls (io-wq, an interrupt, task work) is written at
+ * once, with the time the kernel posted it.
+ */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/syscall.h>
+
+#include "aio_int.h"
+
+#ifdef IOT_HAVE_BPF
+#include <linux/types.h>
+
+#include "bpf/event.h"
+#include "bpf/bpf_int.h"
+
+/* a task of the ring's process to decode with (descriptors, paths) */
+static struct rec_task *task_of(struct rec_ctx *c, const struct be_hdr *h, pid_t in_call)
+{
+	struct rec_task *t = in_call ? rec_task_get(c, in_call) : NULL;
+
+	return t ? t : rec_task_get(c, (pid_t)h->pid);
+}
+
+static struct rec_actx *ring_of(struct rec_ctx *c, const struct be_hdr *h, int32_t fd)
+{
+	struct rec_actx *a = rec_actx_find(c, IOT_AIO_URING, (pid_t)h->pid, (uint64_t)(uint32_t)fd,
+					   NULL);
+
+	return a && a->bpf ? a : NULL;
+}
+
+static void on_setup(struct rec_ctx *c, const struct be_uring_setup *u)
+{
+	struct rec_actx *a = rec_uring_ring_new(c, (pid_t)u->h.pid, u->ring_fd, u->flags,
+						u->sq_entries, u->cq_entries);
+
+	if (a)
+		a->bpf = 1;
+}
+
+static void on_sqe(struct rec_ctx *c, const struct be_uring_sqe *q)
+{
+	struct rec_actx *a = ring_of(c, &q->h, q->ring_fd);
+	struct rec_task *t = task_of(c, &q->h, (pid_t)q->in_call);
+	struct io_uring_sqe s;
+	struct rec_aio_req *r;
+	uint64_t vec = q->vec_bytes;
+
+	if (!a || !t) {
+		c->st.uring_unknown++;
+		return;
+	}
+	if (!(r = rec_uring_held_add(a, (pid_t)q->h.pid, (pid_t)q->in_call)))
+		return;
+	memset(&s, 0, sizeof(s));
+	s.opcode = q->opcode;
+	s.flags = q->flags;
+	s.fd = q->fd;
+	s.off = q->off;
+	s.addr = q->addr;
+	s.len = q->len;
+	s.rw_flags = q->rw_flags;
+	s.user_data = q->user_data;
+	s.buf_index = (uint16_t)q->buf_index;
+	r->a.t_ns = (int64_t)q->h.t;
+	if ((!rec_uring_sqe_req(c, t, a, &s, r, &vec) || !(q->decoded & BE_SQE_DECODED)) &&
+	    iot_aio_op_known(IOT_AIO_URING, q->opcode)) {
+		/* known to iotape, but its command was not read here: written
+		 * with what the request says, counted */
+		c->st.uring_bpf_undecoded++;
+		if (q->opcode < 64)
+			c->st.uring_bpf_undecoded_ops |= 1ULL << q->opcode;
+	}
+}
+
+static void on_cqe(struct rec_ctx *c, const struct be_uring_cqe *q)
+{
+	struct rec_actx *a = ring_of(c, &q->h, q->ring_fd);
+	pid_t tid = (pid_t)q->in_call;
+	struct rec_aio_req *r;
+	struct rec_task *t;
+	uint32_t i;
+
+	if (!a) {
+		c->st.aio_orphan++;
+		return;
+	}
+	/* its request still waits: the completion goes after it */
+	for (i = a->n_held; i-- > 0; ) {
+		const struct iot_aio *w = &a->held[i].r.a;
+
+		if (w->user_data != q->user_data || w->kind == IOT_AIO_REGISTER)
+			continue;
+		if (w->kind == IOT_AIO_SUBMIT) {
+			tid = a->held[i].tid;
+			goto held;
+		}
+		break;
+	}
+	if (!tid) {
+		uint64_t ev = iot_writer_events(c->w);
+
+		if ((t = task_of(c, &q->h, 0)))
+			rec_aio_emit_complete(c, t, a, ev ? ev - 1 : 0, q->user_data, q->user_data,
+					      q->res, (int64_t)q->h.t);
+		return;
+	}
+held:
+	if (!(r = rec_uring_held_add(a, (pid_t)q->h.pid, tid)))
+		return;
+	r->a.kind = IOT_AIO_COMPLETE;
+	r->a.api = IOT_AIO_URING;
+	r->a.user_data = q->user_data;
+	r->a.res = q->res;
+	r->a.t_ns = (int64_t)q->h.t;
+}
+
+static void on_reg(struct rec_ctx *c, const struct be_uring_reg *g)
+{
+	struct rec_actx *a = ring_of(c, &g->h, g->ring_fd);
+	uint32_t n = g->nvals < BE_REG_MAX ? g->nvals : BE_REG_MAX, i;
+	struct rec_aio_req *r;
+
+	if (!a || !g->in_call || !(r = rec_uring_held_add(a, (pid_t)g->h.pid, (pid_t)g->in_call)))
+		return;
+	rec_uring_reg_req(a, g->opcode, r);
+	r->a.t_ns = (int64_t)g->h.t;
+	if (!n || !(r->vals = calloc(n, sizeof(*r->vals))))
+		return;
+	for (i = 0; i < n; i++) {
+		r->vals[i] = g->vals[i];
+		if (g->opcode == IORING_REGISTER_BUFFERS)
+			r->a.len += (uint64_t)g->vals[i];
+	}
+	r->a.vals = r->vals;
+	r->a.nvals = n;
+}
+
+void rec_bpf_uring_record(struct rec_ctx *c, const void *data, size_t size)
+{
+	const struct be_hdr *h = data;
+
+	switch (h->type) {
+	case BE_URING_SETUP:
+		if (size >= sizeof(struct be_uring_setup))
+			on_setup(c, data);
+		return;
+	case BE_URING_SQE:
+		if (size >= sizeof(struct be_uring_sqe))
+			on_sqe(c, data);
+		return;
+	case BE_URING_CQE:
+		if (size >= sizeof(struct be_uring_cqe))
+			on_cqe(c, data);
+		return;
+	case BE_URING_REG:
+		if (size >= sizeof(struct be_uring_reg))
+			on_reg(c, data);
+		return;
+	}
+	c->st.dropped++;
+}
+
+void rec_bpf_uring_call(struct rec_ctx *c, struct rec_task *t)
+{
+	uint32_t i;
+	int enter;
+
+	if (!t->sc || (t->sc->nr != SYS_io_uring_enter && t->sc->nr != SYS_io_uring_register))
+		return;
+	enter = t->sc->nr == SYS_io_uring_enter;
+	for (i = 0; c->aio && i < c->aio->n; i++) {
+		struct rec_actx *a = c->aio->c[i];
+
+		if (a->api != IOT_AIO_URING || a->pid != t->pid || !a->bpf || !a->n_held)
+			continue;
+		/* SQPOLL's requests go with the ring's next enter */
+		rec_uring_held_take(a, t, enter && (uint64_t)a->ctx == (uint32_t)t->raw[0]);
+	}
+}
+
+void rec_bpf_uring_polled(struct rec_ctx *c, struct rec_task *t, uint64_t events)
+{
+	uint64_t now = iot_writer_events(c->w);
+	uint32_t i;
+
+	if (now <= events)
+		return;		/* no event of @t's was written */
+	for (i = 0; c->aio && i < c->aio->n; i++) {
+		struct rec_actx *a = c->aio->c[i];
+
+		if (a->api == IOT_AIO_URING && a->pid == t->pid && a->bpf && a->n_held &&
+		    (a->flags & IORING_SETUP_SQPOLL))
+			rec_uring_held_flush(c, t, a, now - 1, 0);
+	}
+}
+
+#endif
