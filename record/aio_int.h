@@ -98,13 +98,20 @@ void rec_uring_setup_exit(struct rec_ctx *c, struct rec_task *t, uint64_t event)
 /* a ring of @pid at descriptor @fd, as io_uring_setup made it, or NULL */
 struct rec_actx *rec_uring_ring_new(struct rec_ctx *c, pid_t pid, int fd, uint32_t flags,
 				    uint32_t sq_entries, uint32_t cq_entries);
-/* @s, an SQE of ring @a that @t's process submitted, into @r; with
- * @vec_bytes (the bpf backend) nothing is read from the program's
- * memory: a vectored request's bytes are *@vec_bytes, and the paths of
- * path requests are not known (@return : 0 then, else 1) */
+/* What the bpf backend gives of a request in place of the program's
+ * memory: a vectored request's bytes, the paths of a path request. */
+struct rec_uring_kern {
+	uint64_t vec_bytes;
+	const uint64_t *iov;		/* each iovec's length, or NULL */
+	uint32_t niov;
+	const char *str[2];
+};
+/* @s, an SQE of ring @a that @t's process submitted, into @r; with @k
+ * (the bpf backend) nothing is read from the program's memory: @return :
+ * 0 if a path request came without its path, else 1 */
 int rec_uring_sqe_req(struct rec_ctx *c, struct rec_task *t, struct rec_actx *a,
 		      const struct io_uring_sqe *s, struct rec_aio_req *r,
-		      const uint64_t *vec_bytes);
+		      const struct rec_uring_kern *k);
 /* a registration of @op on @a into @r (its values left to the caller) */
 void rec_uring_reg_req(struct rec_actx *a, uint32_t op, struct rec_aio_req *r);
 /* a new record of @tid waiting on @a, or NULL */

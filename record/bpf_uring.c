@@ -55,18 +55,33 @@ static void on_setup(struct rec_ctx *c, const struct be_uring_setup *u)
 		a->bpf = 1;
 }
 
-static void on_sqe(struct rec_ctx *c, const struct be_uring_sqe *q)
+/* path @i of @q, or NULL */
+static const char *sqe_str(const struct be_uring_sqe *q, size_t size, uint32_t i)
+{
+	size_t at = sizeof(*q) + (i ? BE_STR_MAX : 0);
+
+	if (i >= q->nstr || q->slen[i] >= BE_STR_MAX || at + q->slen[i] + 1 > size ||
+	    ((const char *)q)[at + q->slen[i]])
+		return NULL;
+	return (const char *)q + at;
+}
+
+static void on_sqe(struct rec_ctx *c, const struct be_uring_sqe *q, size_t size)
 {
 	struct rec_actx *a = ring_of(c, &q->h, q->ring_fd);
 	struct rec_task *t = task_of(c, &q->h, (pid_t)q->in_call);
+	struct rec_uring_kern k = { .vec_bytes = q->vec_bytes };
 	struct io_uring_sqe s;
 	struct rec_aio_req *r;
-	uint64_t vec = q->vec_bytes;
 
 	if (!a || !t) {
 		c->st.uring_unknown++;
 		return;
 	}
+	/* every request the kernel took: the ring's END record says how
+	 * many, as the SQ head does under ptrace */
+	a->sq_head++;
+	a->head_known = 1;
 	if (!(r = rec_uring_held_add(a, (pid_t)q->h.pid, (pid_t)q->in_call)))
 		return;
 	memset(&s, 0, sizeof(s));
@@ -79,8 +94,12 @@ static void on_sqe(struct rec_ctx *c, const struct be_uring_sqe *q)
 	s.rw_flags = q->rw_flags;
 	s.user_data = q->user_data;
 	s.buf_index = (uint16_t)q->buf_index;
+	k.iov = (const uint64_t *)q->iov;
+	k.niov = q->niov <= BE_IOV_MAX ? q->niov : 0;
+	k.str[0] = sqe_str(q, size, 0);
+	k.str[1] = sqe_str(q, size, 1);
 	r->a.t_ns = (int64_t)q->h.t;
-	if ((!rec_uring_sqe_req(c, t, a, &s, r, &vec) || !(q->decoded & BE_SQE_DECODED)) &&
+	if ((!rec_uring_sqe_req(c, t, a, &s, r, &k) || !(q->decoded & BE_SQE_DECODED)) &&
 	    iot_aio_op_known(IOT_AIO_URING, q->opcode)) {
 		/* known to iotape, but its command was not read here: written
 		 * with what the request says, counted */
@@ -164,7 +183,7 @@ void rec_bpf_uring_record(struct rec_ctx *c, const void *data, size_t size)
 		return;
 	case BE_URING_SQE:
 		if (size >= sizeof(struct be_uring_sqe))
-			on_sqe(c, data);
+			on_sqe(c, data, size);
 		return;
 	case BE_URING_CQE:
 		if (size >= sizeof(struct be_uring_cqe))

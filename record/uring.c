@@ -124,26 +124,38 @@ static int read_u32(struct rec_task *t, uint64_t addr, uint32_t *v)
 	return rec_read_mem(t->tid, addr, v, 4) == 4 ? 0 : -EFAULT;
 }
 
-/* The path at @addr of @t, against @dirfd, made absolute and its state
+/* The path @str of @t, against @dirfd, made absolute and its state
  * taken: @return : it (malloc'd, *@len set), or NULL */
-static char *sqe_path(struct rec_ctx *c, struct rec_task *t, int dirfd, uint64_t addr,
+static char *path_abs(struct rec_ctx *c, struct rec_task *t, int dirfd, const char *str,
 		      uint32_t *len)
 {
 	char *p;
 
-	if (rec_read_str(t->tid, addr, c->buf, REC_PATH_MAX) < 0)
+	if (!str)
 		return NULL;
-	p = rec_path_abs(dirfd == AT_FDCWD || c->buf[0] == '/' ?
+	p = rec_path_abs(dirfd == AT_FDCWD || str[0] == '/' ?
 			 (t->fs ? t->fs->cwd : NULL) : rec_fd_path(t, dirfd, NULL),
-			 c->buf, len);
+			 str, len);
 	if (p)
 		rec_path_state(c, p, *len, NULL);
 	return p;
 }
 
+/* ... with the path at @addr of @t's memory (or @k's @i-th, the bpf
+ * backend's) */
+static char *sqe_path(struct rec_ctx *c, struct rec_task *t, int dirfd, uint64_t addr,
+		      const struct rec_uring_kern *k, int i, uint32_t *len)
+{
+	if (k)
+		return path_abs(c, t, dirfd, k->str[i], len);
+	if (rec_read_str(t->tid, addr, c->buf, REC_PATH_MAX) < 0)
+		return NULL;
+	return path_abs(c, t, dirfd, c->buf, len);
+}
+
 int rec_uring_sqe_req(struct rec_ctx *c, struct rec_task *t, struct rec_actx *a,
 		      const struct io_uring_sqe *s, struct rec_aio_req *r,
-		      const uint64_t *vec_bytes)
+		      const struct rec_uring_kern *k)
 {
 	uint32_t len = 0;
 
@@ -161,7 +173,17 @@ int rec_uring_sqe_req(struct rec_ctx *c, struct rec_task *t, struct rec_actx *a,
 	switch (s->opcode) {
 	case IORING_OP_READV:
 	case IORING_OP_WRITEV:
-		r->a.len = vec_bytes ? *vec_bytes : rec_aio_req_iovecs(t, r, s->addr, s->len);
+		if (!k) {
+			r->a.len = rec_aio_req_iovecs(t, r, s->addr, s->len);
+			break;
+		}
+		r->a.len = k->vec_bytes;
+		if (k->niov && (r->vals = calloc(k->niov, sizeof(*r->vals)))) {
+			for (uint32_t i = 0; i < k->niov; i++)
+				r->vals[i] = (int64_t)k->iov[i];
+			r->a.vals = r->vals;
+			r->a.nvals = k->niov;
+		}
 		break;
 	case IORING_OP_FALLOCATE:
 		/* the length travels in addr, the mode in len */
@@ -175,14 +197,14 @@ int rec_uring_sqe_req(struct rec_ctx *c, struct rec_task *t, struct rec_actx *a,
 	case IORING_OP_RENAMEAT:
 		/* path ops: a dirfd in fd, the path at addr; renameat's new
 		 * dirfd in len, its new path at addr2 (off) */
-		if (vec_bytes)
+		if (k && !k->str[0])
 			return 0;
-		if ((r->path = sqe_path(c, t, s->fd, s->addr, &len))) {
+		if ((r->path = sqe_path(c, t, s->fd, s->addr, k, 0, &len))) {
 			r->a.path = r->path;
 			r->a.path_len = len;
 		}
 		if (s->opcode == IORING_OP_RENAMEAT &&
-		    (r->path2 = sqe_path(c, t, (int)s->len, s->addr2, &len))) {
+		    (r->path2 = sqe_path(c, t, (int)s->len, s->addr2, k, 1, &len))) {
 			r->a.path2 = r->path2;
 			r->a.path2_len = len;
 		}

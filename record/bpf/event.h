@@ -171,17 +171,25 @@ struct be_uring_setup {
 
 /* BE_URING_SQE: the request as an SQE would say it, rebuilt from the
  * kernel's io_kiocb (for FALLOCATE: off, addr = the length, len = the
- * mode; for vectored ops vec_bytes is the iovecs' sum) */
+ * mode; for vectored ops vec_bytes is the iovecs' sum; for path ops fd
+ * the directory, len the mode, mask or new directory, and the paths, the
+ * kernel's copies, follow: the first at data, the second (RENAMEAT's new
+ * name) at data + BE_STR_MAX) */
 #define BE_SQE_DECODED	1		/* the opcode's command was read */
+#define BE_IOV_MAX	16		/* a vectored request's lengths, at most */
 struct be_uring_sqe {
 	struct be_hdr h;
 	__s32 ring_fd;
 	__u32 in_call;
-	__u8 opcode, flags, decoded, pad;
+	__u8 opcode, flags, decoded, nstr;
 	__s32 fd;			/* the SQE's fd, or fixed-file index */
 	__u64 off, addr, user_data, vec_bytes;
 	__u32 len, rw_flags;
-	__u32 buf_index, pad2;
+	__u32 buf_index;
+	__u32 slen[2];			/* each path's length, or BE_FAULT */
+	__u32 niov;			/* vectored: iovecs whose lengths are in iov */
+	__u64 iov[BE_IOV_MAX];
+	char data[];
 };
 
 struct be_uring_cqe {

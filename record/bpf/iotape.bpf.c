@@ -1006,6 +1006,82 @@ int BPF_PROG(iotape_uring_create, int fd, void *rctx, __u32 sq_entries, __u32 cq
 	return 0;
 }
 
+#define O_LARGEFILE_	0100000
+#define IOSQE_ASYNC_	(1u << 4)
+
+/* path @i (0, 1) of a request, the kernel's copy, into @q's data */
+static __always_inline void uring_str(struct be_uring_sqe *q, __u32 i, struct filename *f)
+{
+	const char *name = BPF_CORE_READ(f, name);
+	long n;
+
+	n = bpf_probe_read_kernel_str(q->data + (i ? BE_STR_MAX : 0), BE_STR_MAX, name);
+	q->slen[i & 1] = n > 0 ? (__u32)n - 1 : BE_FAULT;
+	q->nstr = i + 1;
+}
+
+/* openat, statx, unlinkat, mkdirat, renameat: their directory, mode or
+ * mask, flags and paths, as the SQE had them (the kernel forces them to
+ * its workers: that IOSQE_ASYNC is its, not the program's) */
+static __always_inline int uring_path_cmd(struct io_kiocb *req, struct be_uring_sqe *q)
+{
+	__u8 op = q->opcode;
+
+	if (op == IORING_OP_OPENAT) {
+		struct io_open *o = (struct io_open *)req;
+
+		q->fd = BPF_CORE_READ(o, dfd);
+		q->len = (__u32)BPF_CORE_READ(o, how.mode);
+		/* (the kernel adds O_LARGEFILE to every open) */
+		q->rw_flags = (__u32)BPF_CORE_READ(o, how.flags) & ~O_LARGEFILE_;
+		uring_str(q, 0, BPF_CORE_READ(o, filename));
+	} else if (op == IORING_OP_STATX) {
+		struct io_statx *x = (struct io_statx *)req;
+
+		q->fd = BPF_CORE_READ(x, dfd);
+		q->len = BPF_CORE_READ(x, mask);
+		q->rw_flags = BPF_CORE_READ(x, flags);
+		q->off = (__u64)BPF_CORE_READ(x, buffer);
+		uring_str(q, 0, BPF_CORE_READ(x, filename));
+	} else if (op == IORING_OP_UNLINKAT) {
+		struct io_unlink *u = (struct io_unlink *)req;
+
+		q->fd = BPF_CORE_READ(u, dfd);
+		q->rw_flags = (__u32)BPF_CORE_READ(u, flags);
+		uring_str(q, 0, BPF_CORE_READ(u, filename));
+	} else if (op == IORING_OP_MKDIRAT) {
+		struct io_mkdir *m = (struct io_mkdir *)req;
+
+		q->fd = BPF_CORE_READ(m, dfd);
+		q->len = BPF_CORE_READ(m, mode);
+		uring_str(q, 0, BPF_CORE_READ(m, filename));
+	} else if (op == IORING_OP_RENAMEAT) {
+		struct io_rename *r = (struct io_rename *)req;
+
+		q->fd = BPF_CORE_READ(r, old_dfd);
+		q->len = (__u32)BPF_CORE_READ(r, new_dfd);
+		q->rw_flags = (__u32)BPF_CORE_READ(r, flags);
+		uring_str(q, 0, BPF_CORE_READ(r, oldpath));
+		uring_str(q, 1, BPF_CORE_READ(r, newpath));
+	} else {
+		return 0;
+	}
+	q->flags &= ~IOSQE_ASYNC_;
+	return 1;
+}
+
+static long uring_iov(__u64 i, void *arg)
+{
+	struct be_uring_sqe *q = scratch_buf();
+	__u64 v[2] = { 0, 0 };
+
+	if (!q || i >= BE_IOV_MAX)
+		return 1;
+	bpf_probe_read_user(v, sizeof(v), (void *)(q->addr + i * 16));
+	q->iov[i] = v[1];
+	return 0;
+}
+
 /* the request's command, as its SQE said it: @return : 1 if decoded */
 static __always_inline int uring_cmd(struct io_kiocb *req, struct be_uring_sqe *q)
 {
@@ -1026,11 +1102,17 @@ static __always_inline int uring_cmd(struct io_kiocb *req, struct be_uring_sqe *
 
 			bpf_loop(cnt, iov_one, &c, 0);
 			q->vec_bytes = c.sum;
+			/* each length too, for a few (the sum for more) */
+			q->niov = q->len <= BE_IOV_MAX ? q->len : 0;
+			bpf_loop(q->niov, uring_iov, NULL, 0);
 		}
 		return 1;
 	}
 	if (op == IORING_OP_FSYNC || op == IORING_OP_FALLOCATE) {
 		struct io_sync *sy = (struct io_sync *)req;
+
+		/* forced to the kernel's workers, as the path ops below */
+		q->flags &= ~IOSQE_ASYNC_;
 
 		q->off = BPF_CORE_READ(sy, off);
 		if (op == IORING_OP_FSYNC) {
@@ -1049,7 +1131,7 @@ static __always_inline int uring_cmd(struct io_kiocb *req, struct be_uring_sqe *
 		q->fd = BPF_CORE_READ(cl, fd);
 		return 1;
 	}
-	return op == IORING_OP_NOP;
+	return op == IORING_OP_NOP || uring_path_cmd(req, q);
 }
 
 SEC("tp_btf/io_uring_submit_req")
@@ -1058,6 +1140,7 @@ int BPF_PROG(iotape_uring_sqe, struct io_kiocb *req)
 	__u64 key = (__u64)BPF_CORE_READ(req, ctx);
 	struct uring_ring *r = bpf_map_lookup_elem(&urings, &key);
 	struct be_uring_sqe *q;
+	__u64 len;
 
 	if (!r)
 		return 0;
@@ -1065,15 +1148,15 @@ int BPF_PROG(iotape_uring_sqe, struct io_kiocb *req)
 	if (!q)
 		return 0;
 	hdr(&q->h, BE_URING_SQE);
-	q->h.len = sizeof(*q);
 	q->h.pid = r->pid;
 	q->ring_fd = r->fd;
 	q->in_call = uring_in_call();
 	q->opcode = BPF_CORE_READ(req, opcode);
 	/* the SQE's IOSQE_* bits are the low bits of the request's flags */
 	q->flags = (__u8)BPF_CORE_READ(req, flags);
-	q->pad = 0;
-	q->pad2 = 0;
+	q->nstr = 0;
+	q->slen[0] = q->slen[1] = BE_NOSTR;
+	q->niov = 0;
 	/* set from the SQE for every opcode that takes a file: its fd or,
 	 * with IOSQE_FIXED_FILE, the index (the file is looked up later) */
 	q->fd = BPF_CORE_READ(req, cqe.fd);
@@ -1082,7 +1165,13 @@ int BPF_PROG(iotape_uring_sqe, struct io_kiocb *req)
 	q->off = q->addr = q->vec_bytes = 0;
 	q->len = q->rw_flags = 0;
 	q->decoded = uring_cmd(req, q) ? BE_SQE_DECODED : 0;
-	emit(q, sizeof(*q), 0);
+	len = sizeof(*q);
+	if (q->nstr == 2)
+		len += BE_STR_MAX + (q->slen[1] < BE_STR_MAX ? q->slen[1] + 1 : 0);
+	else if (q->nstr == 1)
+		len += q->slen[0] < BE_STR_MAX ? q->slen[0] + 1 : 0;
+	q->h.len = (__u32)len;
+	emit(q, len, 0);
 	return 0;
 }
 
