@@ -116,9 +116,10 @@ int rec_uring_sqe_req(struct rec_ctx *c, struct rec_task *t, struct rec_actx *a,
 void rec_uring_reg_req(struct rec_actx *a, uint32_t op, struct rec_aio_req *r);
 /* a new record of @tid waiting on @a, or NULL */
 struct rec_aio_req *rec_uring_held_add(struct rec_actx *a, pid_t pid, pid_t tid);
-/* the records waiting on @a of @tid (and of no call, with @any) into
- * @t's call: @return : how many */
-uint32_t rec_uring_held_take(struct rec_actx *a, struct rec_task *t, int any);
+/* the records waiting on @a of @t's (and of no call, with @any) into
+ * @t's call, their paths' states taken: @return : how many */
+uint32_t rec_uring_held_take(struct rec_ctx *c, struct rec_actx *a, struct rec_task *t,
+			     int any);
 /* the records waiting on @a (@all; else those of @t's and of no call),
  * written now as records of @event, @t's */
 void rec_uring_held_flush(struct rec_ctx *c, struct rec_task *t, struct rec_actx *a,

@@ -149,6 +149,7 @@ held:
 	r->a.user_data = q->user_data;
 	r->a.res = q->res;
 	r->a.t_ns = (int64_t)q->h.t;
+	r->created = q->created != 0;
 }
 
 static void on_reg(struct rec_ctx *c, const struct be_uring_reg *g)
@@ -211,7 +212,7 @@ void rec_bpf_uring_call(struct rec_ctx *c, struct rec_task *t)
 		if (a->api != IOT_AIO_URING || a->pid != t->pid || !a->bpf || !a->n_held)
 			continue;
 		/* SQPOLL's requests go with the ring's next enter */
-		rec_uring_held_take(a, t, enter && (uint64_t)a->ctx == (uint32_t)t->raw[0]);
+		rec_uring_held_take(c, a, t, enter && (uint64_t)a->ctx == (uint32_t)t->raw[0]);
 	}
 }
 

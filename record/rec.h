@@ -87,6 +87,7 @@ struct rec_aio_req {
 	struct iot_aio a;		/* path, path2, vals point below */
 	char *path, *path2;
 	int64_t *vals;
+	int created;			/* bpf: an OPENAT's completion made its file */
 };
 
 struct rec_task {

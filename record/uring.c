@@ -10,6 +10,7 @@
 #include <fcntl.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <sys/syscall.h>
 #include <sys/uio.h>
 #include <unistd.h>
@@ -124,10 +125,10 @@ static int read_u32(struct rec_task *t, uint64_t addr, uint32_t *v)
 	return rec_read_mem(t->tid, addr, v, 4) == 4 ? 0 : -EFAULT;
 }
 
-/* The path @str of @t, against @dirfd, made absolute and its state
- * taken: @return : it (malloc'd, *@len set), or NULL */
+/* The path @str of @t, against @dirfd, made absolute (and with @state
+ * its state taken): @return : it (malloc'd, *@len set), or NULL */
 static char *path_abs(struct rec_ctx *c, struct rec_task *t, int dirfd, const char *str,
-		      uint32_t *len)
+		      int state, uint32_t *len)
 {
 	char *p;
 
@@ -136,21 +137,22 @@ static char *path_abs(struct rec_ctx *c, struct rec_task *t, int dirfd, const ch
 	p = rec_path_abs(dirfd == AT_FDCWD || str[0] == '/' ?
 			 (t->fs ? t->fs->cwd : NULL) : rec_fd_path(t, dirfd, NULL),
 			 str, len);
-	if (p)
+	if (p && state)
 		rec_path_state(c, p, *len, NULL);
 	return p;
 }
 
-/* ... with the path at @addr of @t's memory (or @k's @i-th, the bpf
- * backend's) */
+/* ... with the path at @addr of @t's memory, or @k's @i-th (the bpf
+ * backend's: its state is taken when its batch is written,
+ * rec_uring_held_take()) */
 static char *sqe_path(struct rec_ctx *c, struct rec_task *t, int dirfd, uint64_t addr,
 		      const struct rec_uring_kern *k, int i, uint32_t *len)
 {
 	if (k)
-		return path_abs(c, t, dirfd, k->str[i], len);
+		return path_abs(c, t, dirfd, k->str[i], 0, len);
 	if (rec_read_str(t->tid, addr, c->buf, REC_PATH_MAX) < 0)
 		return NULL;
-	return path_abs(c, t, dirfd, c->buf, len);
+	return path_abs(c, t, dirfd, c->buf, 1, len);
 }
 
 int rec_uring_sqe_req(struct rec_ctx *c, struct rec_task *t, struct rec_actx *a,
@@ -455,9 +457,63 @@ struct rec_aio_req *rec_uring_held_add(struct rec_actx *a, pid_t pid, pid_t tid)
 	return &h->r;
 }
 
-uint32_t rec_uring_held_take(struct rec_actx *a, struct rec_task *t, int any)
+/*
+ * The bpf backend's path requests: their paths' states, taken when their
+ * batch is written (the ptrace backend takes them at the entry stop,
+ * before the kernel ran them; here the kernel may have run them when the
+ * record is read).  What a completion in the batch says stands in for a
+ * look before: a directory or a file it made (FMODE_CREATED, read by
+ * the BPF program at the completion) was not there; a name removed was there (a file, or with AT_REMOVEDIR a
+ * directory: its attributes are gone, an empty one is written); a name
+ * renamed was what the new name is now.
+ */
+static void path_states(struct rec_ctx *c, struct rec_task *t, uint32_t from)
 {
-	uint32_t i, k = 0, n = 0;
+	uint32_t i, j;
+
+	for (i = from; i < t->n_aio; i++) {
+		const struct iot_aio *s = &t->aio[i].a, *done = NULL;
+		struct rec_pre pre, *pp = NULL;
+		int created = 0;
+
+		if (s->kind != IOT_AIO_SUBMIT || !s->path ||
+		    (s->opcode != IORING_OP_OPENAT && s->opcode != IORING_OP_STATX &&
+		     s->opcode != IORING_OP_UNLINKAT && s->opcode != IORING_OP_MKDIRAT &&
+		     s->opcode != IORING_OP_RENAMEAT))
+			continue;
+		for (j = i + 1; j < t->n_aio && !done; j++)
+			if (t->aio[j].a.kind == IOT_AIO_COMPLETE &&
+			    t->aio[j].a.user_data == s->user_data) {
+				done = &t->aio[j].a;
+				created = t->aio[j].created;
+			}
+		memset(&pre, 0, sizeof(pre));
+		if (done && done->res >= 0 &&
+		    (s->opcode == IORING_OP_MKDIRAT || (s->opcode == IORING_OP_OPENAT && created))) {
+			pre.err = ENOENT;
+			pre.missing = 1;
+			pp = &pre;
+		} else if (done && done->res == 0 && s->opcode == IORING_OP_UNLINKAT &&
+			   lstat(s->path, &pre.sb) < 0) {
+			memset(&pre.sb, 0, sizeof(pre.sb));
+			pre.sb.st_mode = (s->rw_flags & AT_REMOVEDIR) ? S_IFDIR | 0755 : S_IFREG | 0644;
+			pre.sb.st_nlink = 1;
+			pre.sb.st_uid = geteuid();
+			pre.sb.st_gid = getegid();
+			pp = &pre;
+		} else if (done && done->res == 0 && s->opcode == IORING_OP_RENAMEAT && s->path2 &&
+			   lstat(s->path2, &pre.sb) == 0 && !S_ISLNK(pre.sb.st_mode)) {
+			pp = &pre;
+		}
+		rec_path_state(c, s->path, s->path_len, pp);
+		if (s->path2)
+			rec_path_state(c, s->path2, s->path2_len, NULL);
+	}
+}
+
+uint32_t rec_uring_held_take(struct rec_ctx *c, struct rec_actx *a, struct rec_task *t, int any)
+{
+	uint32_t i, k = 0, n = 0, from = t->n_aio;
 	struct rec_aio_req *v;
 
 	for (i = 0; i < a->n_held; i++)
@@ -473,6 +529,7 @@ uint32_t rec_uring_held_take(struct rec_actx *a, struct rec_task *t, int any)
 			a->held[k++] = a->held[i];
 	}
 	a->n_held = k;
+	path_states(c, t, from);
 	return n;
 }
 
@@ -488,7 +545,7 @@ void rec_uring_held_flush(struct rec_ctx *c, struct rec_task *t, struct rec_actx
 	t->n_aio = 0;
 	for (uint32_t i = 0; all && i < a->n_held; i++)
 		a->held[i].tid = 0;
-	if (rec_uring_held_take(a, t, 1))
+	if (rec_uring_held_take(c, a, t, 1))
 		rec_aio_emit_submits(c, t, a, event, INT64_MAX);
 	rec_aio_clear_call(t);
 	t->aio = keep;

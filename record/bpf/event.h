@@ -199,6 +199,8 @@ struct be_uring_cqe {
 	__u64 user_data;
 	__s32 res;
 	__u32 flags;
+	__u32 created;			/* an OPENAT made its file (FMODE_CREATED) */
+	__u32 pad;
 };
 
 /* BE_URING_REG: IORING_REGISTER_FILES (vals: the descriptors),

@@ -1195,6 +1195,17 @@ int BPF_PROG(iotape_uring_cqe, void *rctx, void *req, struct io_uring_cqe *cqe)
 	q->user_data = BPF_CORE_READ(cqe, user_data);
 	q->res = BPF_CORE_READ(cqe, res);
 	q->flags = BPF_CORE_READ(cqe, flags);
+	q->created = 0;
+	q->pad = 0;
+	/* posted by the task that opened it, or a worker sharing its
+	 * descriptors: the new descriptor's file says if it was made */
+	if (req && q->res >= 0 && BPF_CORE_READ((struct io_kiocb *)req, opcode) == IORING_OP_OPENAT &&
+	    !BPF_CORE_READ((struct io_open *)req, file_slot)) {
+		struct file *f = (struct file *)fd_file(q->res);
+
+		if (f && (BPF_CORE_READ(f, f_mode) & FMODE_CREATED_))
+			q->created = 1;
+	}
 	emit(q, sizeof(*q), 0);
 	return 0;
 }

@@ -3,7 +3,8 @@
 #  1. recording cost of one write made as an io_uring submission (one SQE,
 #     waited for in the same io_uring_enter) and as libaio's io_submit +
 #     io_getevents, next to a plain pwrite (tests/progs/aio_ops): native,
-#     `iotape record`, `iotape record --no-fastpath`, ns per write;
+#     `iotape record`, `iotape record --no-fastpath`, and `--backend bpf`
+#     where it loads, ns per write;
 #  2. fidelity: fio random writes (libaio and io_uring, iodepth 8 and 32,
 #     O_DIRECT, 16 MiB in 4 KiB blocks) natively and replayed from their
 #     trace, on fresh ext4, xfs and btrfs loop images (root only).
@@ -44,6 +45,8 @@ echo "load: $(cut -d' ' -f1-3 /proc/loadavg) (the machine is shared: read ratios
 if [ -x "$PROGS/aio_ops" ]; then
 	N=${AIO_N:-4000}
 	REPS1=${REPS:-5}
+	bpf=0
+	"$IOTAPE" record -q --backend bpf -o "$W/t.iotape" -- true 2>/dev/null && bpf=1
 	: >"$W/ops"
 	for i in $(seq "$REPS1"); do
 		"$PROGS/aio_ops" "$W/f" "$N" | sed 's/^/native /' >>"$W/ops"
@@ -51,15 +54,21 @@ if [ -x "$PROGS/aio_ops" ]; then
 			sed 's/^/fast /' >>"$W/ops"
 		"$IOTAPE" record -q --no-fastpath -o "$W/t.iotape" -- "$PROGS/aio_ops" "$W/f" "$N" |
 			sed 's/^/ptrace /' >>"$W/ops"
+		[ $bpf = 1 ] && "$IOTAPE" record -q --backend bpf -o "$W/t.iotape" -- \
+			"$PROGS/aio_ops" "$W/f" "$N" | sed 's/^/bpf /' >>"$W/ops"
 	done
 	echo "one 4 KiB write ($N each, median of $REPS1 alternating runs, ns per write)"
-	printf '  %-10s %10s %16s %16s %14s\n' "call" "native" "iotape record" "--no-fastpath" "recorded-native"
+	printf '  %-10s %10s %16s %16s %16s %14s\n' "call" "native" "iotape record" "--no-fastpath" \
+		"--backend bpf" "recorded-native"
 	for how in pwrite io_uring libaio; do
 		n=$(awk -v h=$how '$1 == "native" && $2 == h { print $3 }' "$W/ops" | med)
 		f=$(awk -v h=$how '$1 == "fast" && $2 == h { print $3 }' "$W/ops" | med)
 		p=$(awk -v h=$how '$1 == "ptrace" && $2 == h { print $3 }' "$W/ops" | med)
-		echo "$how $n $f $p" | awk '{ printf "  %-10s %10d %9d (%4.1fx) %9d (%4.1fx) %14d\n",
-			$1, $2, $3, $3 / $2, $4, $4 / $2, $3 - $2 }'
+		b=$(awk -v h=$how '$1 == "bpf" && $2 == h { print $3 }' "$W/ops" | med)
+		echo "$how $n $f $p ${b:-0}" | awk '{ printf "  %-10s %10d %9d (%4.1fx) %9d (%4.1fx) ",
+			$1, $2, $3, $3 / $2, $4, $4 / $2
+			if ($5) printf "%9d (%4.1fx)", $5, $5 / $2; else printf "%16s", "-"
+			printf " %14d\n", $3 - $2 }'
 	done
 	rm -f "$W/f" "$W/t.iotape"
 fi
