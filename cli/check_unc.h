@@ -15,6 +15,11 @@ struct check_unc {
 	uint64_t undecoded, undecoded_ops[2];	/* libaio, io_uring: a bit per opcode */
 	uint64_t orphans;			/* completions of no request in the trace */
 	uint64_t sqpoll_rings, rings, contexts;
+	/* SQPOLL rings whose end record says the trace holds every request
+	 * they took (the bpf backend sees the kernel take them) */
+	uint64_t sqpoll_whole;
+	uint64_t sqpoll_key[16];
+	uint32_t n_sqpoll_key;
 	uint64_t ring_missed;			/* requests rings took, not in the trace */
 	uint64_t file_maps;			/* file mmaps */
 	uint64_t mp_records, mp_read, mp_written;	/* MapPages: records, pages */

@@ -160,8 +160,8 @@ static void aio_summary(const struct rec_ctx *c)
 	if (st->uring_sqpoll && c->bpf)
 		iot_msg(IOT_MSG_INFO, CMD, "async I/O: %llu io_uring rings poll their "
 			"submission queue in the kernel (SQPOLL): their requests, taken by the "
-			"kernel's thread, are in the trace with the ring's next io_uring_enter "
-			"(or its end)", (unsigned long long)st->uring_sqpoll);
+			"kernel's thread, are in the trace, each after the next call of its "
+			"process", (unsigned long long)st->uring_sqpoll);
 	else if (st->uring_sqpoll)
 		iot_msg(IOT_MSG_INFO, CMD, "async I/O: %llu io_uring rings poll their "
 			"submission queue in the kernel (SQPOLL): their requests and "

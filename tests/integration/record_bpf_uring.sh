@@ -14,8 +14,8 @@
 # 3. a replay of the bpf trace issues every request, 0 results differ,
 #    and leaves the file at its size.
 # 4. SQPOLL, where it runs: the bpf trace holds every request fio issued
-#    (the ptrace one cannot: its summary says how many it misses), and a
-#    replay of it issues them all.
+#    (the ptrace one cannot: its summary says how many it misses), `iotape
+#    check` says it misses none, and a replay of it issues them all.
 # 5. tests/progs/uring_ops (mkdirat, openat, write, writev, read_fixed, a
 #    registered file, fsync, fallocate, statx, read, readv, close,
 #    renameat, unlinkat, a linked write -> fsync): the same records with
@@ -138,6 +138,9 @@ if fio --name=probe --filename="$d/probe" --size=64k --bs=4k --rw=write \
 		fail "sqpoll (bpf): the trace holds requests, bytes, completions $got; fio says $want"
 	grep -q "SQPOLL.*requests taken by the kernel are missing" sq.ptrace.err ||
 		fail "sqpoll (ptrace): the summary does not say what it misses: $(cat sq.ptrace.err)"
+	"$IOTAPE" check sq.bpf.iotape >sq.check || fail "sqpoll: check exited $?"
+	grep -q "not captured.*SQPOLL\|requests the kernel took" sq.check &&
+		fail "sqpoll: check says the bpf trace misses requests: $(cat sq.check)"
 	replayed sq "${want%% *}"
 	echo "sqpoll: ${want%% *} requests recorded by bpf as fio issued them (ptrace: said missing), replayed"
 else
