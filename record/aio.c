@@ -528,7 +528,11 @@ void rec_aio_exit(struct rec_ctx *c, struct rec_task *t, uint64_t event)
 		rec_uring_setup_exit(c, t, event);
 		break;
 	case SYS_io_uring_enter:
-		if (!(a = rec_uring_ring_of(c, t, t->raw[0], (t->raw[3] & IORING_ENTER_REGISTERED_RING) != 0)))
+		a = rec_uring_ring_of(c, t, t->raw[0], (t->raw[3] & IORING_ENTER_REGISTERED_RING) != 0);
+		/* bpf: the ring its records came from */
+		if (!a && c->bpf && t->n_aio)
+			a = rec_actx_find(c, IOT_AIO_URING, t->pid, t->aio[0].a.ctx, NULL);
+		if (!a)
 			break;
 		if (a->flags & IORING_SETUP_SQPOLL)
 			c->st.uring_sqpoll_enters++;

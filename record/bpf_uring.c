@@ -146,6 +146,7 @@ held:
 		return;
 	r->a.kind = IOT_AIO_COMPLETE;
 	r->a.api = IOT_AIO_URING;
+	r->a.ctx = a->ctx;
 	r->a.user_data = q->user_data;
 	r->a.res = q->res;
 	r->a.t_ns = (int64_t)q->h.t;

@@ -357,44 +357,63 @@ void rec_uring_register_entry(struct rec_ctx *c, struct rec_task *t)
 	r->a.nvals = i;
 }
 
-/* IORING_(UN)REGISTER_RING_FDS: which index each ring's descriptor got
+/* IORING_(UN)REGISTER_RING_FDS: which index @u's ring descriptor got
  * in @t's thread, or lost; written as a REGISTER record of the ring
  * (vals: the index), so that a replay finds the ring its enters name */
+static void ring_fd_reg(struct rec_ctx *c, struct rec_task *t, uint64_t event, int reg,
+			const struct io_uring_rsrc_update *u)
+{
+	struct rec_actx *a;
+	struct iot_aio r;
+	int64_t idx;
+	uint32_t k;
+
+	if (reg) {
+		if (!(a = rec_actx_find(c, IOT_AIO_URING, t->pid, (uint32_t)u->data, NULL)))
+			return;
+		if (a->n_reg < REG_MAX) {
+			a->reg[a->n_reg].tid = t->tid;
+			a->reg[a->n_reg++].idx = u->offset;
+		}
+	} else if (!(a = rec_uring_ring_of(c, t, u->offset, 1))) {
+		return;
+	} else {
+		for (k = 0; k < a->n_reg; k++)
+			if (a->reg[k].tid == t->tid && a->reg[k].idx == u->offset) {
+				a->reg[k] = a->reg[--a->n_reg];
+				break;
+			}
+	}
+	rec_aio_init(&r, IOT_AIO_REGISTER, IOT_AIO_URING, event, t->ev.t_exit, t, a->ctx);
+	r.opcode = reg ? IORING_REGISTER_RING_FDS : IORING_UNREGISTER_RING_FDS;
+	r.fd = (int32_t)a->ctx;
+	idx = u->offset;
+	r.vals = &idx;
+	r.nvals = 1;
+	rec_aio_emit(c, &r);
+}
+
+/* ... each update the call made: read from @t's memory, or with the bpf
+ * backend from its record (vals: index and descriptor pairs) */
 static void ring_fds_exit(struct rec_ctx *c, struct rec_task *t, uint64_t event, int reg)
 {
 	struct io_uring_rsrc_update u;
-	uint32_t i, k, n = reg ? (uint32_t)t->ev.ret : (uint32_t)t->raw[3];
+	uint32_t i, n = reg ? (uint32_t)t->ev.ret : (uint32_t)t->raw[3];
 
 	for (i = 0; i < n && i < 16; i++) {
-		struct rec_actx *a;
-		struct iot_aio r;
-		int64_t idx;
+		memset(&u, 0, sizeof(u));
+		if (c->bpf) {
+			const struct iot_aio *g = t->n_aio ? &t->aio[0].a : NULL;
 
-		if (rec_read_mem(t->tid, t->raw[2] + i * sizeof(u), &u, sizeof(u)) != sizeof(u))
+			if (!g || g->kind != IOT_AIO_REGISTER || 2 * i + 1 >= g->nvals)
+				return;
+			u.offset = (uint32_t)g->vals[2 * i];
+			u.data = (uint64_t)g->vals[2 * i + 1];
+		} else if (rec_read_mem(t->tid, t->raw[2] + i * sizeof(u), &u, sizeof(u)) !=
+			   sizeof(u)) {
 			return;
-		if (reg) {
-			if (!(a = rec_actx_find(c, IOT_AIO_URING, t->pid, (uint32_t)u.data, NULL)))
-				continue;
-			if (a->n_reg < REG_MAX) {
-				a->reg[a->n_reg].tid = t->tid;
-				a->reg[a->n_reg++].idx = u.offset;
-			}
-		} else if (!(a = rec_uring_ring_of(c, t, u.offset, 1))) {
-			continue;
-		} else {
-			for (k = 0; k < a->n_reg; k++)
-				if (a->reg[k].tid == t->tid && a->reg[k].idx == u.offset) {
-					a->reg[k] = a->reg[--a->n_reg];
-					break;
-				}
 		}
-		rec_aio_init(&r, IOT_AIO_REGISTER, IOT_AIO_URING, event, t->ev.t_exit, t, a->ctx);
-		r.opcode = reg ? IORING_REGISTER_RING_FDS : IORING_UNREGISTER_RING_FDS;
-		r.fd = (int32_t)a->ctx;
-		idx = u.offset;
-		r.vals = &idx;
-		r.nvals = 1;
-		rec_aio_emit(c, &r);
+		ring_fd_reg(c, t, event, reg, &u);
 	}
 }
 
@@ -406,10 +425,11 @@ void rec_uring_register_exit(struct rec_ctx *c, struct rec_task *t, uint64_t eve
 	struct iot_aio *r;
 	uint32_t i;
 
-	/* (not known to the bpf backend: a ring so named is not found) */
-	if (t->ev.ret >= 0 && !c->bpf &&
-	    (op == IORING_REGISTER_RING_FDS || op == IORING_UNREGISTER_RING_FDS))
-		ring_fds_exit(c, t, event, op == IORING_REGISTER_RING_FDS);
+	if (op == IORING_REGISTER_RING_FDS || op == IORING_UNREGISTER_RING_FDS) {
+		if (t->ev.ret >= 0)
+			ring_fds_exit(c, t, event, op == IORING_REGISTER_RING_FDS);
+		return;
+	}
 	if (!a || !t->n_aio || t->ev.ret < 0)
 		return;
 	r = &t->aio[0].a;

@@ -204,7 +204,8 @@ struct be_uring_cqe {
 };
 
 /* BE_URING_REG: IORING_REGISTER_FILES (vals: the descriptors),
- * _BUFFERS (their lengths), _EVENTFD(_ASYNC) (the eventfd) */
+ * _BUFFERS (their lengths), _EVENTFD(_ASYNC) (the eventfd),
+ * (UN)REGISTER_RING_FDS (index and ring descriptor pairs) */
 #define BE_REG_MAX	256
 struct be_uring_reg {
 	struct be_hdr h;

@@ -1230,6 +1230,19 @@ static long reg_one(__u64 i, void *arg)
 		if (bpf_probe_read_user(iov, sizeof(iov), (void *)(c->base + i * 16)) < 0)
 			return 1;
 		v = (__s64)iov[1];
+	} else if (c->opcode == IORING_REGISTER_RING_FDS ||
+		   c->opcode == IORING_UNREGISTER_RING_FDS) {
+		/* struct io_uring_rsrc_update: the index (written back by the
+		 * kernel) and the ring's descriptor, as two values */
+		__u32 up[4];
+
+		if (i >= BE_REG_MAX / 2 ||
+		    bpf_probe_read_user(up, sizeof(up), (void *)(c->base + i * 16)) < 0)
+			return 1;
+		g->vals[(2 * i) & (BE_REG_MAX - 1)] = up[0];
+		g->vals[(2 * i + 1) & (BE_REG_MAX - 1)] = (__s32)up[2];
+		c->n = 2 * (__u32)i + 2;
+		return 0;
 	} else {
 		__s32 fd;
 
@@ -1258,7 +1271,9 @@ int BPF_PROG(iotape_uring_reg, void *rctx, unsigned int opcode, unsigned int nr_
 
 	if (!r || ret < 0 || (opcode != IORING_REGISTER_FILES && opcode != IORING_REGISTER_BUFFERS &&
 			      opcode != IORING_REGISTER_EVENTFD &&
-			      opcode != IORING_REGISTER_EVENTFD_ASYNC))
+			      opcode != IORING_REGISTER_EVENTFD_ASYNC &&
+			      opcode != IORING_REGISTER_RING_FDS &&
+			      opcode != IORING_UNREGISTER_RING_FDS))
 		return 0;
 	u = (const struct uregs *)bpf_task_pt_regs(task);
 	g = scratch_buf();
@@ -1270,6 +1285,8 @@ int BPF_PROG(iotape_uring_reg, void *rctx, unsigned int opcode, unsigned int nr_
 	n = (__u32)u->r10;
 	if (opcode == IORING_REGISTER_EVENTFD || opcode == IORING_REGISTER_EVENTFD_ASYNC)
 		n = 1;
+	if (opcode == IORING_REGISTER_RING_FDS && ret < n)
+		n = (__u32)ret;		/* those it registered */
 	if (n > BE_REG_MAX)
 		n = BE_REG_MAX;
 	bpf_loop(n, reg_one, &c, 0);

@@ -23,6 +23,10 @@
 #    undecoded; a replay of the bpf trace makes the same tree with no
 #    result differing (the paths' states, taken after the kernel ran the
 #    requests, stand for before).
+# 6. tests/progs/aio_more: a ring in the program's memory (NO_MMAP, where
+#    the kernel has it), a ring entered by a registered index
+#    (IORING_REGISTER_RING_FDS), a ring signalling an eventfd: the same
+#    io_uring records with both backends.
 set -u
 . "$SRCDIR/tests/integration/lib.sh"
 . "$SRCDIR/tests/integration/record_lib.sh"
@@ -170,3 +174,20 @@ grep -q "async I/O    20 of 20 requests replayed .* 0 results differ" u.replay |
 	[ ! -e "root$d/u/sub/a" ] && [ ! -e "root$d/u/sub/c" ] ||
 	fail "uring_ops: the replayed tree differs: $(ls -lR "root$d/u")"
 echo "uring_ops: 20 requests of 14 opcodes recorded alike by bpf and ptrace, replayed"
+
+# 6. rings in the program's memory, entered by a registered index
+for b in bpf ptrace; do
+	rm -rf "$d/m"
+	mkdir "$d/m"
+	"$IOTAPE" record --backend $b -o m.$b.iotape -- "$PROGS/aio_more" "$d/m" >/dev/null 2>m.$b.err ||
+		fail "aio_more ($b): $(cat m.$b.err)"
+	"$IOTAPE" dump m.$b.iotape | grep -o "io_uring [a-z]* .*" |
+		sed 's/ data=0x[0-9a-f]*//' >m.$b.req
+done
+diff -u m.ptrace.req m.bpf.req >m.diff ||
+	fail "aio_more: bpf and ptrace recorded different io_uring records: $(head -12 m.diff)"
+grep -q "register ring_fds \[0\]" m.bpf.req ||
+	fail "aio_more: no registration of the ring's descriptor in the bpf trace: $(cat m.bpf.req)"
+grep -q "io_uring requests taken by the kernel are missing" m.bpf.err &&
+	fail "aio_more: the bpf recording misses requests: $(cat m.bpf.err)"
+echo "aio_more: $(grep -c submit m.bpf.req) io_uring requests of a registered and a NO_MMAP ring recorded alike"
