@@ -152,16 +152,22 @@ else
 fi
 
 # 5. every opcode iotape decodes
-for b in bpf ptrace; do
-	rm -rf "$d/u"
-	mkdir "$d/u"
-	"$IOTAPE" record --backend $b -o u.$b.iotape -- "$PROGS/uring_ops" "$d/u" 2>u.$b.err ||
-		fail "uring_ops ($b): $(cat u.$b.err)"
-	"$IOTAPE" dump u.$b.iotape | grep -o "io_uring [a-z]* .*" |
-		sed 's/ data=0x[0-9a-f]*//' >u.$b.req
-done
-diff -u u.ptrace.req u.bpf.req >u.diff ||
-	fail "uring_ops: bpf and ptrace recorded different io_uring records: $(head -12 u.diff)"
+# alike NAME PROG: PROG DIR recorded by both backends in a fresh $d/NAME,
+# the same io_uring records in NAME.{bpf,ptrace}.req
+alike() {
+	local name=$1 prog=$2 b
+	for b in bpf ptrace; do
+		rm -rf "$d/$name"
+		mkdir "$d/$name"
+		"$IOTAPE" record --backend $b -o $name.$b.iotape -- "$PROGS/$prog" "$d/$name" \
+			>/dev/null 2>$name.$b.err || fail "$prog ($b): $(cat $name.$b.err)"
+		"$IOTAPE" dump $name.$b.iotape | grep -o "io_uring [a-z]* .*" |
+			sed 's/ data=0x[0-9a-f]*//' >$name.$b.req
+	done
+	diff -u $name.ptrace.req $name.bpf.req >$name.diff ||
+		fail "$prog: bpf and ptrace recorded different io_uring records: $(head -12 $name.diff)"
+}
+alike u uring_ops
 grep -q "submit renameat(\"$d/u/sub/a\", \"$d/u/sub/b\")" u.bpf.req ||
 	fail "uring_ops: no renameat with its paths in the bpf trace: $(cat u.bpf.req)"
 grep -q "not decoded\|does not read" u.bpf.err && fail "uring_ops: $(cat u.bpf.err)"
@@ -176,16 +182,7 @@ grep -q "async I/O    20 of 20 requests replayed .* 0 results differ" u.replay |
 echo "uring_ops: 20 requests of 14 opcodes recorded alike by bpf and ptrace, replayed"
 
 # 6. rings in the program's memory, entered by a registered index
-for b in bpf ptrace; do
-	rm -rf "$d/m"
-	mkdir "$d/m"
-	"$IOTAPE" record --backend $b -o m.$b.iotape -- "$PROGS/aio_more" "$d/m" >/dev/null 2>m.$b.err ||
-		fail "aio_more ($b): $(cat m.$b.err)"
-	"$IOTAPE" dump m.$b.iotape | grep -o "io_uring [a-z]* .*" |
-		sed 's/ data=0x[0-9a-f]*//' >m.$b.req
-done
-diff -u m.ptrace.req m.bpf.req >m.diff ||
-	fail "aio_more: bpf and ptrace recorded different io_uring records: $(head -12 m.diff)"
+alike m aio_more
 grep -q "register ring_fds \[0\]" m.bpf.req ||
 	fail "aio_more: no registration of the ring's descriptor in the bpf trace: $(cat m.bpf.req)"
 grep -q "io_uring requests taken by the kernel are missing" m.bpf.err &&
