@@ -321,10 +321,14 @@ static void *thread_main(void *arg)
 		if (stopping())
 			break;
 		if (op->ndeps && wait_deps(p, op)) {
+			int64_t w = iot_now_ns();
+
 			if (stopping())
 				break;
 			sched.lag = 0;
-			prev_end = iot_now_ns();
+			t->dep_waits++;
+			t->dep_wait_ns += w - (prev_end > w ? w : prev_end);
+			prev_end = w;
 		}
 		/* the think time, then the gap's sleep on a disk, if any */
 		sl = gap_sleep(p, op);
@@ -337,11 +341,15 @@ static void *thread_main(void *arg)
 		if (timed && start > prev_end) {
 			now = iot_now_ns();
 			if (rpl_spin_wanted(p, start - sl - now)) {
+				int64_t t0 = now;
+
 				/* computing: what other work kept it off the
 				 * CPU is the workload's time, not a lag */
+				t->spun_ns += start - sl - now;
 				if (rpl_spin_cpu(start - sl - now))
 					break;
 				now = iot_now_ns();
+				t->spin_wall_ns += now - t0;
 				if (now + sl > start) {
 					ideal += now + sl - start;
 					start = now + sl;
@@ -350,6 +358,7 @@ static void *thread_main(void *arg)
 			if (start > now) {
 				if (sleep_until(start))
 					break;
+				t->think_wait_ns += start - now;
 				now = start;
 			}
 		}

@@ -147,6 +147,11 @@ void rpl_tally(struct rpl_plan *p, struct rpl_result *res)
 	free(late);
 	for (i = 0; i < p->n_threads; i++) {
 		res->unhidden_ns += p->threads[i].lag_ns;
+		res->spun_ns += p->threads[i].spun_ns;
+		res->spin_wall_ns += p->threads[i].spin_wall_ns;
+		res->think_wait_ns += p->threads[i].think_wait_ns;
+		res->dep_waits += p->threads[i].dep_waits;
+		res->dep_wait_ns += p->threads[i].dep_wait_ns;
 		res->walk_opens += p->threads[i].walk_opens;
 		res->walk_back += p->threads[i].walk_back;
 		if (p->threads[i].lag_ns > res->unhidden_max_ns)
@@ -161,6 +166,8 @@ void rpl_tally(struct rpl_plan *p, struct rpl_result *res)
 	res->waits_ns = (int64_t)atomic_load(&p->waits_ns);
 	res->waits_polled = atomic_load(&p->waits_polled);
 	res->waits_polled_ns = (int64_t)atomic_load(&p->waits_polled_ns);
+	res->think_ns = p->think_ns;
+	res->think_cut_ns = p->think_cut_ns;
 	res->gap_sleeps = atomic_load(&p->gap_sleeps);
 	res->data_ops = p->data_ops;
 	res->data_bytes = p->data_bytes;

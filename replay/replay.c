@@ -315,7 +315,7 @@ static void print_aio(FILE *f, const struct rpl_result *r)
 
 void rpl_print_summary(FILE *f, const struct rpl_opts *o, const struct rpl_result *r)
 {
-	char a[32], b[32], c[32];
+	char a[32], b[32], c[32], d[32], e[32];
 
 	fprintf(f, "replay: %s -> %s\n", o->trace, o->root);
 	if (!o->no_prepare)
@@ -353,6 +353,14 @@ void rpl_print_summary(FILE *f, const struct rpl_opts *o, const struct rpl_resul
 			"to the ordering\n", (unsigned long long)r->waits_slept,
 			iot_fmt_ns(a, sizeof(a), (double)r->waits_ns),
 			(unsigned long long)r->waits_left);
+	if (o->timing != RPL_TIMING_AFAP)
+		fprintf(f, "  think        %s planned (%s cut to the threads' CPU time), "
+			"%s spun as CPU in %s, %s waited for by the clock\n",
+			iot_fmt_ns(a, sizeof(a), (double)r->think_ns),
+			iot_fmt_ns(b, sizeof(b), (double)r->think_cut_ns),
+			iot_fmt_ns(c, sizeof(c), (double)r->spun_ns),
+			iot_fmt_ns(d, sizeof(d), (double)r->spin_wall_ns),
+			iot_fmt_ns(e, sizeof(e), (double)r->think_wait_ns));
 	if (r->gap_sleeps)
 		fprintf(f, "  gap sleeps   %llu gaps in which the program slept on a disk "
 			"(page-ins) slept so on top of their think time, %s in all\n",
@@ -401,6 +409,10 @@ void rpl_print_summary(FILE *f, const struct rpl_opts *o, const struct rpl_resul
 	}
 	rpl_print_fault_summary(f, o, r);
 	fprintf(f, "  ordering     %llu violations", (unsigned long long)r->ordering_violations);
+	if (r->dep_waits)
+		fprintf(f, ", %llu ops waited %s for other threads' ops",
+			(unsigned long long)r->dep_waits,
+			iot_fmt_ns(a, sizeof(a), (double)r->dep_wait_ns));
 	if (r->pipe_gaveup)
 		fprintf(f, ", %llu pipe reads or writes whose other end never came (waits given up)",
 			(unsigned long long)r->pipe_gaveup);

@@ -145,6 +145,14 @@ struct rpl_result {
 	 * (and those bytes), writes recorded with --data whose bytes were
 	 * not kept (replayed with the pattern) */
 	uint64_t data_ops, data_bytes, nodata_ops;
+	/* think time (timed modes): planned in all, what the CPU budget
+	 * took off the gaps, spent as CPU time (and the wall time that
+	 * took), waited for by the clock */
+	int64_t think_ns, think_cut_ns, spun_ns, spin_wall_ns, think_wait_ns;
+	/* ops that waited for other threads' ops (resource order), and
+	 * how long, from the end of their thread's previous call */
+	uint64_t dep_waits;
+	int64_t dep_wait_ns;
 	uint64_t starts;		/* execs replayed as process starts (spawn.c) */
 	int64_t starts_ns;		/* ... their time */
 	uint64_t forks_only;		/* processes that made no exec: their fork is not replayed */

@@ -318,6 +318,11 @@ struct rpl_thread {
 	uint64_t walk_opens, walk_back;	/* files opened under them; after one listed later */
 	int64_t start_ns, end_ns, utime_ns, stime_ns;
 	int64_t lag_ns;			/* its own work think time could not hide */
+	/* its think time: spent as CPU time (asked for, and the wall time
+	 * that took), and waited for by the clock */
+	int64_t spun_ns, spin_wall_ns, think_wait_ns;
+	int64_t dep_wait_ns;		/* waiting for other threads' ops */
+	uint32_t dep_waits;
 	/* ops run (or given up at a stop): the first n_done of @ops.  A
 	 * dependency on this thread's op at position k is met once n_done
 	 * > k, read without touching the op (struct rpl_dep). */
@@ -389,6 +394,8 @@ struct rpl_plan {
 	char why[320];			/* what iot_damage_text() says */
 	int64_t stop_cost_ns;
 	uint64_t capped;		/* think times cut to RPL_THINK_MAX */
+	int64_t think_ns;		/* think time planned, in all (think.c) */
+	int64_t think_cut_ns;		/* ... and what the CPU budget took off it */
 	int64_t gap_floor_ns;		/* 5th percentile of recorded gaps */
 	int64_t gap_cost_ns;		/* what each gap lost: see think_times() */
 	int64_t fast_floor_ns;		/* 5th percentile of fast-path gaps (pooled) */

@@ -482,10 +482,17 @@ static int cpu_budget(struct rpl_plan *p)
 		if (u->sum > budget)
 			scale[i] = budget / u->sum;
 	}
-	for (i = 0; i < p->n_ops; i++)
-		if (scale[p->ops[i].thread] < 1.0)
-			p->ops[i].think_ns = (int64_t)((double)p->ops[i].think_ns *
-						       scale[p->ops[i].thread]);
+	for (i = 0; i < p->n_ops; i++) {
+		struct rpl_op *op = &p->ops[i];
+
+		if (scale[op->thread] < 1.0) {
+			int64_t cut = (int64_t)((double)op->think_ns * scale[op->thread]);
+
+			p->think_cut_ns += op->think_ns - cut;
+			op->think_ns = cut;
+		}
+		p->think_ns += op->think_ns;
+	}
 	err = 0;
 out:
 	rpl_map_free(&by_pid.user);
@@ -654,5 +661,10 @@ int rpl_plan_think(struct rpl_plan *p)
 	}
 	if (p->o->starts)
 		count_forks_only(p);
-	return p->o->timing == RPL_TIMING_RAW ? 0 : cpu_budget(p);
+	p->think_ns = p->think_cut_ns = 0;
+	if (p->o->timing != RPL_TIMING_RAW)
+		return cpu_budget(p);
+	for (size_t i = 0; i < p->n_ops; i++)
+		p->think_ns += p->ops[i].think_ns;
+	return 0;
 }
