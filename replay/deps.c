@@ -227,9 +227,11 @@ struct pend {
 };
 
 struct rpl_deps {
-	struct rpl_map last, look, pipes;
+	struct rpl_map last, look, name, pipes;
 	struct lookers *lk;
 	size_t n_lk, cap_lk;
+	struct lookers *nm;		/* per key: its names changed (RPL_KEY_NAME) */
+	size_t n_nm, cap_nm;
 	struct pipe_st *ps;
 	size_t n_ps, cap_ps;
 	struct pend *heap;		/* min-heap by (t, op) */
@@ -249,8 +251,8 @@ static int order_op(struct rpl_plan *p, struct rpl_deps *d, uint32_t oi,
 	op->ndeps = 0;
 	for (k = 0; k < nk; k++) {
 		uint64_t key = ok[k] & ~RPL_KEY_HOW;
-		uint32_t prev, li, j;
-		int has_lk;
+		uint32_t prev, li, ni, j;
+		int has_lk, has_nm;
 
 		if (ok[k] & RPL_KEY_PIPE) {
 			if (!rpl_map_get(&d->pipes, key, &li)) {
@@ -266,6 +268,26 @@ static int order_op(struct rpl_plan *p, struct rpl_deps *d, uint32_t oi,
 			continue;
 		}
 		has_lk = rpl_map_get(&d->look, key, &li);
+		has_nm = rpl_map_get(&d->name, key, &ni);
+		if (ok[k] & RPL_KEY_NAME) {
+			/* one name made or removed: after the last change
+			 * and the looks since, not after the others */
+			if (rpl_map_get(&d->last, key, &prev) && add_dep(p, op, prev) < 0)
+				goto nomem;
+			for (j = 0; has_lk && j < d->lk[li].n; j++)
+				if (add_dep(p, op, d->lk[li].op[j]) < 0)
+					goto nomem;
+			if (!has_nm) {
+				RPL_GROW(d->nm, d->n_nm, d->cap_nm);
+				ni = (uint32_t)d->n_nm++;
+				d->nm[ni].n = 0;
+				if (rpl_map_put(&d->name, key, ni) < 0)
+					goto nomem;
+			}
+			if (add_looker(p, &d->nm[ni], oi) < 0)
+				goto nomem;
+			continue;
+		}
 
 		/* A thread that looked since the last change follows it
 		 * already. */
@@ -273,6 +295,10 @@ static int order_op(struct rpl_plan *p, struct rpl_deps *d, uint32_t oi,
 		    !((ok[k] & RPL_KEY_LOOK) && has_lk && looked(p, &d->lk[li], op->thread)) &&
 		    add_dep(p, op, prev) < 0)
 			goto nomem;
+		/* a look or a change follows every name changed since */
+		for (j = 0; has_nm && j < d->nm[ni].n; j++)
+			if (add_dep(p, op, d->nm[ni].op[j]) < 0)
+				goto nomem;
 		if (ok[k] & RPL_KEY_LOOK) {
 			if (!has_lk) {
 				RPL_GROW(d->lk, d->n_lk, d->cap_lk);
@@ -290,6 +316,8 @@ static int order_op(struct rpl_plan *p, struct rpl_deps *d, uint32_t oi,
 				goto nomem;
 		if (has_lk)
 			d->lk[li].n = 0;
+		if (has_nm)
+			d->nm[ni].n = 0;
 		if (rpl_map_put(&d->last, key, oi) < 0)
 			goto nomem;
 	}
@@ -393,9 +421,11 @@ void rpl_deps_free(struct rpl_deps *d)
 	}
 	free(d->ps);
 	free(d->lk);
+	free(d->nm);
 	free(d->heap);
 	rpl_map_free(&d->pipes);
 	rpl_map_free(&d->last);
 	rpl_map_free(&d->look);
+	rpl_map_free(&d->name);
 	free(d);
 }

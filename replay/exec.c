@@ -1,8 +1,8 @@
 /*
  * exec.c - the executor, rpl_execute(): one pthread per recorded thread,
  * each running its op list in order; an op first waits for its
- * dependencies (resource order), then for its scheduled start (think
- * time), then runs its handler (ops_table.c).  replay.c around it makes
+ * scheduled start (think time), then for its dependencies (resource
+ * order), then runs its handler (ops_table.c).  replay.c around it makes
  * the whole replay.
  *
  * A dependency names an op by its thread and its position there (struct
@@ -320,17 +320,8 @@ static void *thread_main(void *arg)
 
 		if (stopping())
 			break;
-		if (op->ndeps && wait_deps(p, op)) {
-			int64_t w = iot_now_ns();
-
-			if (stopping())
-				break;
-			sched.lag = 0;
-			t->dep_waits++;
-			t->dep_wait_ns += w - (prev_end > w ? w : prev_end);
-			prev_end = w;
-		}
-		/* the think time, then the gap's sleep on a disk, if any */
+		/* the think time, then the gap's sleep on a disk, if any,
+		 * then the wait for other threads' ops (below) */
 		sl = gap_sleep(p, op);
 		ideal = prev_end + think(p, op) + sl;
 		start = rpl_sched_start(&sched, ideal);
@@ -365,6 +356,30 @@ static void *thread_main(void *arg)
 		if (sl) {
 			atomic_fetch_add(&p->gap_sleeps, 1);
 			atomic_fetch_add(&p->gap_slept_ns, (uint64_t)sl);
+		}
+		/*
+		 * Resource order after the think time, not before it: the
+		 * program computed its gap, then made the call, which
+		 * blocked (a read of a pipe) or found the other process's
+		 * work done.  Waited for first, the think time was spent
+		 * after the other thread's op, in series with it, where the
+		 * program had computed meanwhile: each compiler of a make -j2
+		 * that created its object after the other job's, as
+		 * recorded, spent its computing only once the other job had
+		 * created its file.  A wait clears the lag: the workload
+		 * waited there too.
+		 */
+		if (op->ndeps && wait_deps(p, op)) {
+			int64_t w = iot_now_ns();
+
+			if (stopping())
+				break;
+			sched.lag = 0;
+			t->dep_waits++;
+			t->dep_wait_ns += w - (now > w ? w : now);
+			now = w;
+			if (ideal < now)
+				ideal = now;
 		}
 		if (i + 1 < t->n_ops) {
 			/* The ops stream through memory once: fetch the next

@@ -22,7 +22,7 @@
 static uint64_t key_norm(uint64_t k)
 {
 	k &= ~RPL_KEY_HOW;
-	return k ? k : 4;
+	return k ? k : 8;
 }
 
 static uint64_t key_path(const char *s, size_t n)
@@ -44,6 +44,24 @@ static uint64_t key_parent(const char *s)
 	size_t end, n = rpl_last_name(s, strlen(s), &end);
 
 	return key_path(s, n ? n : 1);
+}
+
+/* The names in directory @s (its entries), apart from the directory
+ * itself (key_path()): a listing or a removal of the directory depends
+ * on them, a look-up of the directory (a mkdir -p, a stat, an open of a
+ * file in it) does not. */
+static uint64_t key_names(const char *s, size_t n)
+{
+	while (n > 1 && s[n - 1] == '/')
+		n--;
+	return key_norm(iot_hash(s, n, 4));
+}
+
+static uint64_t key_names_parent(const char *s)
+{
+	size_t end, n = rpl_last_name(s, strlen(s), &end);
+
+	return key_names(s, n ? n : 1);
 }
 
 static uint64_t key_res(uint32_t res)
@@ -187,6 +205,21 @@ static int only_looks(const struct iot_syscall *sc, const struct rpl_op *op)
 	return i >= 0 && !(op->ev.args[i] & (O_CREAT | O_TRUNC));
 }
 
+/* Does @op see or replace the names in directory @path: an open that
+ * only looks (the directory a listing reads), an rmdir, a rename (of a
+ * directory, perhaps: its names go with it)? */
+static int lists_names(const struct iot_syscall *sc, const struct rpl_op *op)
+{
+	switch (op->ev.nr) {
+	case SYS_rmdir: case SYS_rename: case SYS_renameat: case SYS_renameat2:
+		return 1;
+	case SYS_unlinkat:
+		return (op->ev.args[2] & AT_REMOVEDIR) != 0;
+	}
+	return sc && (sc->flags & IOT_SCF_RETFD) && (sc->flags & IOT_SCF_NAMES) &&
+	       op->ev.ret >= 0 && only_looks(sc, op);
+}
+
 /* The keys of the pipes open in @tab (only close-on-exec ones with
  * @cloexec), each once where its two ends sit side by side, at most @max
  * into @keys.  @return : how many. */
@@ -223,13 +256,28 @@ int rpl_plan_fds(struct rpl_plan *p, struct rpl_planner *pl, struct rpl_op *op,
 #define ADD(k) do { if (n < RPL_MAXRES) keys[n++] = (k); } while (0)
 	if (ev->path && !not_a_path(ev->path)) {
 		ADD(key_path(ev->path, ev->path_len) | look);
-		if (changes_names(sc, op))
-			ADD(key_parent(ev->path) | look);
+		/* A name made or removed looks up its directory (made
+		 * before it), and changes the directory's names; changes of
+		 * other names in it need no order among themselves (two
+		 * compilers writing their objects into one directory, or
+		 * temporary files into /tmp, were made to take turns as
+		 * recorded).  Failed, it changed no name. */
+		if (changes_names(sc, op)) {
+			ADD(key_parent(ev->path) | RPL_KEY_LOOK);
+			if (!look)
+				ADD(key_names_parent(ev->path) | RPL_KEY_NAME);
+		}
+		/* what sees a directory's names: an open of it (a listing
+		 * reads them through that descriptor), its removal */
+		if (lists_names(sc, op))
+			ADD(key_names(ev->path, ev->path_len) | look);
 	}
 	/* a second name (rename's and link's target) is made too */
 	if (ev->path2 && iot_syscall_arg(sc, IOT_ARG_PATH2) >= 0) {
 		ADD(key_path(ev->path2, ev->path2_len) | look);
-		ADD(key_parent(ev->path2) | look);
+		ADD(key_parent(ev->path2) | RPL_KEY_LOOK);
+		if (!look)
+			ADD(key_names_parent(ev->path2) | RPL_KEY_NAME);
 	}
 	for (a = 0; sc && a < sc->nargs && a < ev->nargs && nfd < 2; a++) {
 		struct rpl_fd fe;

@@ -478,14 +478,17 @@ static inline int64_t rpl_op_end(const struct rpl_op *op)
 
 /* ---- resource order (deps.c) ---- */
 
-/* The two low bits of a resource key say how an op uses the resource:
+/* The three low bits of a resource key say how an op uses the resource:
  * it changes it (none), only looks at it (RPL_KEY_LOOK), or moves data
- * into a pipe or closes it (RPL_KEY_PIPE), or reads a pipe (both).  The
- * keys themselves have them clear, and are never 0 (the end of an op's
- * list). */
+ * into a pipe or closes it (RPL_KEY_PIPE), or reads a pipe (both), or
+ * makes or removes one name in a directory (RPL_KEY_NAME, on the key of
+ * the directory's names: such changes of other names need no order among
+ * themselves).  The keys themselves have them clear, and are never 0
+ * (the end of an op's list). */
 #define RPL_KEY_LOOK 1ULL
 #define RPL_KEY_PIPE 2ULL
-#define RPL_KEY_HOW (RPL_KEY_LOOK | RPL_KEY_PIPE)
+#define RPL_KEY_NAME 4ULL
+#define RPL_KEY_HOW (RPL_KEY_LOOK | RPL_KEY_PIPE | RPL_KEY_NAME)
 
 struct rpl_deps;
 struct rpl_deps *rpl_deps_new(void);
