@@ -51,6 +51,15 @@ static int64_t op_order_time(const struct rpl_op *op)
  * the recording's journal had them: on another filesystem the replay was
  * as slow as that lockstep, +70 % on btrfs from an ext4 recording.)
  *
+ * A name made or removed in a directory (RPL_KEY_NAME, on the key of the
+ * directory's names, plan_fds.c) follows the last change of them and
+ * the looks since, but not the other names made or removed there: two
+ * jobs of a make -j2 that write their objects, and their compilers'
+ * temporary files in /tmp, into one directory took turns at every
+ * create as recorded, and a job late in the replay held the other.  A
+ * look (a listing's open) or a change (a removal of the directory)
+ * follows every name made since; those are kept as the lookers are.
+ *
  * The lookers since the last change are kept per resource, at most
  * RPL_LOOKERS, one per thread (a thread's later look covers its earlier
  * ones); when more threads look, the newest also follows the oldest, so

@@ -3,13 +3,15 @@
  * time, one op list per recorded thread, the processes, and the
  * cross-thread dependencies that keep resource order (ROOT, SOSP'13).
  *
- * Resource order: ops on the same path, the same parent directory (for
- * ops that create or remove names), or the same open file (recorded
- * process + fd + open generation, tracked through dup and fork) keep the
- * order they *completed* in when recorded.  Each op depends on the
- * previous op that changed each of its resources; an op that changes a
- * path or a directory's names also on the ops that only looked at it
- * since (deps.c says why).  Ordering by completion, not
+ * Resource order: ops on the same path, the same directory's names (ops
+ * that create or remove names in it, against a listing or a removal of
+ * it), or the same open file (recorded process + fd + open generation,
+ * tracked through dup and fork) keep the order they *completed* in when
+ * recorded.  Each op depends on the previous op that changed each of its
+ * resources; an op that changes a path or a directory's names also on
+ * the ops that only looked at it since (deps.c says why); names made or
+ * removed in one directory need no order among themselves.  Ordering by
+ * completion, not
  * entry, matters: a blocking read that entered before the write that
  * fed it must still come after it, and since every dependency and every
  * earlier op of the same thread completed earlier in the recording, a
