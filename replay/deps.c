@@ -235,17 +235,61 @@ struct pend {
 	uint64_t keys[RPL_MAXRES];
 };
 
+/* Per resource key, the ops of one kind kept since its last change: the
+ * looks, or the names made or removed (RPL_KEY_NAME). */
+struct kept {
+	struct rpl_map map;		/* key -> index in v */
+	struct lookers *v;
+	size_t n, cap;
+};
+
 struct rpl_deps {
-	struct rpl_map last, look, name, pipes;
-	struct lookers *lk;
-	size_t n_lk, cap_lk;
-	struct lookers *nm;		/* per key: its names changed (RPL_KEY_NAME) */
-	size_t n_nm, cap_nm;
+	struct rpl_map last, pipes;
+	struct kept look, name;
 	struct pipe_st *ps;
 	size_t n_ps, cap_ps;
 	struct pend *heap;		/* min-heap by (t, op) */
 	size_t n_heap, cap_heap;
 };
+
+/* The ops @k keeps for @key (NULL: none). */
+static struct lookers *kept_get(struct kept *k, uint64_t key)
+{
+	uint32_t i;
+
+	return rpl_map_get(&k->map, key, &i) ? &k->v[i] : NULL;
+}
+
+/* Op @oi joins the ops @k keeps for @key. */
+static int kept_add(struct rpl_plan *p, struct kept *k, uint64_t key, uint32_t oi)
+{
+	uint32_t i;
+	int err = 0;
+
+	if (!rpl_map_get(&k->map, key, &i)) {
+		RPL_GROW(k->v, k->n, k->cap);
+		i = (uint32_t)k->n++;
+		k->v[i].n = 0;
+		if (rpl_map_put(&k->map, key, i) < 0) {
+			err = -ENOMEM;
+			goto out;
+		}
+	}
+	err = add_looker(p, &k->v[i], oi);
+out:
+	return err;
+}
+
+/* Op @op follows every op of @l (NULL: none). */
+static int follow_all(struct rpl_plan *p, struct rpl_op *op, const struct lookers *l)
+{
+	uint32_t j;
+
+	for (j = 0; l && j < l->n; j++)
+		if (add_dep(p, op, l->op[j]) < 0)
+			return -ENOMEM;
+	return 0;
+}
 
 /* The dependencies of op @oi, whose resource keys are @ok[0 .. @nk). */
 static int order_op(struct rpl_plan *p, struct rpl_deps *d, uint32_t oi,
@@ -260,8 +304,8 @@ static int order_op(struct rpl_plan *p, struct rpl_deps *d, uint32_t oi,
 	op->ndeps = 0;
 	for (k = 0; k < nk; k++) {
 		uint64_t key = ok[k] & ~RPL_KEY_HOW;
-		uint32_t prev, li, ni, j;
-		int has_lk, has_nm;
+		struct lookers *lk, *nm;
+		uint32_t prev, li;
 
 		if (ok[k] & RPL_KEY_PIPE) {
 			if (!rpl_map_get(&d->pipes, key, &li)) {
@@ -276,57 +320,36 @@ static int order_op(struct rpl_plan *p, struct rpl_deps *d, uint32_t oi,
 				goto nomem;
 			continue;
 		}
-		has_lk = rpl_map_get(&d->look, key, &li);
-		has_nm = rpl_map_get(&d->name, key, &ni);
+		lk = kept_get(&d->look, key);
+		nm = kept_get(&d->name, key);
 		if (ok[k] & RPL_KEY_NAME) {
 			/* one name made or removed: after the last change
 			 * and the looks since, not after the others */
-			if (rpl_map_get(&d->last, key, &prev) && add_dep(p, op, prev) < 0)
-				goto nomem;
-			for (j = 0; has_lk && j < d->lk[li].n; j++)
-				if (add_dep(p, op, d->lk[li].op[j]) < 0)
-					goto nomem;
-			if (!has_nm) {
-				RPL_GROW(d->nm, d->n_nm, d->cap_nm);
-				ni = (uint32_t)d->n_nm++;
-				d->nm[ni].n = 0;
-				if (rpl_map_put(&d->name, key, ni) < 0)
-					goto nomem;
-			}
-			if (add_looker(p, &d->nm[ni], oi) < 0)
+			if ((rpl_map_get(&d->last, key, &prev) && add_dep(p, op, prev) < 0) ||
+			    follow_all(p, op, lk) < 0 || kept_add(p, &d->name, key, oi) < 0)
 				goto nomem;
 			continue;
 		}
-
 		/* A thread that looked since the last change follows it
-		 * already. */
+		 * already; a look or a change follows every name made or
+		 * removed since. */
 		if (rpl_map_get(&d->last, key, &prev) &&
-		    !((ok[k] & RPL_KEY_LOOK) && has_lk && looked(p, &d->lk[li], op->thread)) &&
+		    !((ok[k] & RPL_KEY_LOOK) && lk && looked(p, lk, op->thread)) &&
 		    add_dep(p, op, prev) < 0)
 			goto nomem;
-		/* a look or a change follows every name changed since */
-		for (j = 0; has_nm && j < d->nm[ni].n; j++)
-			if (add_dep(p, op, d->nm[ni].op[j]) < 0)
-				goto nomem;
+		if (follow_all(p, op, nm) < 0)
+			goto nomem;
 		if (ok[k] & RPL_KEY_LOOK) {
-			if (!has_lk) {
-				RPL_GROW(d->lk, d->n_lk, d->cap_lk);
-				li = (uint32_t)d->n_lk++;
-				d->lk[li].n = 0;
-				if (rpl_map_put(&d->look, key, li) < 0)
-					goto nomem;
-			}
-			if (add_looker(p, &d->lk[li], oi) < 0)
+			if (kept_add(p, &d->look, key, oi) < 0)
 				goto nomem;
 			continue;
 		}
-		for (j = 0; has_lk && j < d->lk[li].n; j++)
-			if (add_dep(p, op, d->lk[li].op[j]) < 0)
-				goto nomem;
-		if (has_lk)
-			d->lk[li].n = 0;
-		if (has_nm)
-			d->nm[ni].n = 0;
+		if (follow_all(p, op, lk) < 0)
+			goto nomem;
+		if (lk)
+			lk->n = 0;
+		if (nm)
+			nm->n = 0;
 		if (rpl_map_put(&d->last, key, oi) < 0)
 			goto nomem;
 	}
@@ -429,12 +452,12 @@ void rpl_deps_free(struct rpl_deps *d)
 		free(d->ps[i].w_end);
 	}
 	free(d->ps);
-	free(d->lk);
-	free(d->nm);
+	free(d->look.v);
+	free(d->name.v);
 	free(d->heap);
 	rpl_map_free(&d->pipes);
 	rpl_map_free(&d->last);
-	rpl_map_free(&d->look);
-	rpl_map_free(&d->name);
+	rpl_map_free(&d->look.map);
+	rpl_map_free(&d->name.map);
 	free(d);
 }
