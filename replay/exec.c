@@ -195,6 +195,15 @@ static int64_t gap_sleep(const struct rpl_plan *p, const struct rpl_op *op)
 	return sl;
 }
 
+/* A poll, select, epoll_wait or sleep that returned for an event or a
+ * signal: not slept, its wait left to the ordering (ops_wait.c). */
+static int left_to_order(const struct rpl_op *op)
+{
+	const struct iot_syscall *sc = iot_syscall_by_nr(op->ev.nr);
+
+	return sc && sc->cls == IOT_CLASS_WAIT && !op->skip && rpl_wait_sleep_ns(&op->ev) < 0;
+}
+
 static void thread_done(struct rpl_ctx *c)
 {
 	struct rusage ru;
@@ -298,7 +307,7 @@ static void *thread_main(void *arg)
 	struct rpl_thread *t = arg;
 	struct rpl_plan *p = t->plan;
 	struct rpl_ctx c = { .p = p, .t = t, .pr = &p->procs[t->proc] };
-	int timed = p->o->timing != RPL_TIMING_AFAP;
+	int timed = p->o->timing != RPL_TIMING_AFAP, woken = 0;
 	struct rpl_sched sched = { 0 };
 	int64_t prev_end;
 	uint32_t i;
@@ -320,6 +329,22 @@ static void *thread_main(void *arg)
 
 		if (stopping())
 			break;
+		/* after a wait that returned for an event the replay left to
+		 * the ordering, the op that carries that order waits first:
+		 * the program thought once the event had come */
+		if (op->ndeps && woken) {
+			woken = 0;
+			if (wait_deps(p, op)) {
+				int64_t w = iot_now_ns();
+
+				if (stopping())
+					break;
+				sched.lag = 0;
+				t->dep_waits++;
+				t->dep_wait_ns += w > prev_end ? w - prev_end : 0;
+				prev_end = w;
+			}
+		}
 		/* the think time, then the gap's sleep on a disk, if any,
 		 * then the wait for other threads' ops (below) */
 		sl = gap_sleep(p, op);
@@ -367,7 +392,8 @@ static void *thread_main(void *arg)
 		 * that created its object after the other job's, as
 		 * recorded, spent its computing only once the other job had
 		 * created its file.  A wait clears the lag: the workload
-		 * waited there too.
+		 * waited there too.  (Not so after a poll or select that
+		 * returned for an event: above.)
 		 */
 		if (op->ndeps && wait_deps(p, op)) {
 			int64_t w = iot_now_ns();
@@ -445,6 +471,8 @@ static void *thread_main(void *arg)
 			}
 		}
 		prev_end = op->r_exit;
+		if (left_to_order(op))
+			woken = 1;
 	}
 	if (i < t->n_ops)
 		stop_thread(p, t, i);

@@ -508,6 +508,57 @@ static const struct evspec tevs[] = {
 };
 #define N_TEVS (sizeof(tevs) / sizeof(tevs[0]))
 
+/* Thread 300 polls until 100's create (an event the replay leaves to the
+ * ordering), then computes 200 ms, then opens the file. */
+static const struct evspec wevs[] = {
+	{ 1000, 1005, 100, 100, SYS_newfstatat, 0, 4, { AT_FDCWD, 0, 0, 0 }, "/w", NULL },
+	{ 1000, 401020, 300, 300, SYS_poll, 1, 3, { 0, 1, -1 }, NULL, NULL },
+	{ 401000, 401010, 100, 100, SYS_openat, 3, 4, { AT_FDCWD, 0, MODE_OBJ, 0644 }, "/w/f", NULL },
+	{ 401020, 401025, 100, 100, SYS_close, 0, 1, { 3 }, NULL, NULL },
+	{ 401030, 401030, 100, 100, SYS_exit_group, 0, 1, { 0 }, NULL, NULL },
+	{ 601020, 601030, 300, 300, SYS_openat, 3, 4, { AT_FDCWD, 0, O_RDONLY, 0 }, "/w/f", NULL },
+	{ 601040, 601045, 300, 300, SYS_close, 0, 1, { 3 }, NULL, NULL },
+	{ 601050, 601050, 300, 300, SYS_exit_group, 0, 1, { 0 }, NULL, NULL },
+};
+#define N_WEVS (sizeof(wevs) / sizeof(wevs[0]))
+
+/* The replay of @e (@n events, think time slept): when 100's create
+ * ended and 300's open started, replay times. */
+static void create_then_open(const struct evspec *e, size_t n, const char *name,
+			     int64_t *created, int64_t *opened)
+{
+	struct rpl_opts o = { .trace = trace, .cmd = "test", .quiet = 1,
+			      .think = RPL_THINK_SLEEP };
+	static struct rpl_result res;
+	struct iot_reader *rd;
+	struct iot_item it;
+	char root[400], out[400];
+	int r;
+
+	write_events(e, n);
+	snprintf(root, sizeof(root), "%s/root-%s", tmp, name);
+	snprintf(out, sizeof(out), "%s/%s.iotape", tmp, name);
+	mkdir(root, 0755);
+	o.root = root;
+	o.out = out;
+	assert_int_equal(rpl_run(&o, &res), 0);
+	assert_int_equal(res.mismatches, 0);
+	assert_int_equal(res.ordering_violations, 0);
+	assert_int_equal(iot_reader_open(&rd, out), 0);
+	*created = *opened = -1;
+	while ((r = iot_reader_next(rd, &it)) > 0) {
+		if (it.kind != IOT_ITEM_EVENT || it.u.ev.nr != SYS_openat)
+			continue;
+		if (it.u.ev.tid == 100)
+			*created = it.u.ev.t_exit;
+		else
+			*opened = it.u.ev.t_enter;
+	}
+	assert_int_equal(r, 0);
+	iot_reader_close(rd);
+	assert_true(*created > 0 && *opened >= *created);
+}
+
 /*
  * The two compute side by side, as recorded: the open waits for the
  * create after its own think time, not before it (which put 300's 401 ms
@@ -517,41 +568,20 @@ static const struct evspec tevs[] = {
  */
 static void think_then_wait(void **state)
 {
-	struct rpl_opts o = { .trace = trace, .cmd = "test", .quiet = 1,
-			      .think = RPL_THINK_SLEEP };
-	static struct rpl_result res;
-	struct iot_reader *rd;
-	struct iot_item it;
-	char root[400], out[400];
-	int64_t created = -1, opened = -1;
+	struct rpl_opts o = { .trace = trace, .cmd = "test", .quiet = 1 };
+	int64_t created, opened;
 	struct rpl_plan p;
-	int r;
 
 	write_events(tevs, N_TEVS);
 	assert_int_equal(rpl_plan_build(&p, &o), 0);
 	assert_true(depends(&p, op_at(&p, 300, 402000), op_at(&p, 100, 401000)));
 	rpl_plan_free(&p);
-	snprintf(root, sizeof(root), "%s/root-think", tmp);
-	snprintf(out, sizeof(out), "%s/think.iotape", tmp);
-	mkdir(root, 0755);
-	o.root = root;
-	o.out = out;
-	assert_int_equal(rpl_run(&o, &res), 0);
-	assert_int_equal(res.mismatches, 0);
-	assert_int_equal(res.ordering_violations, 0);
-	assert_int_equal(iot_reader_open(&rd, out), 0);
-	while ((r = iot_reader_next(rd, &it)) > 0) {
-		if (it.kind != IOT_ITEM_EVENT || it.u.ev.nr != SYS_openat)
-			continue;
-		if (it.u.ev.tid == 100)
-			created = it.u.ev.t_exit;
-		else
-			opened = it.u.ev.t_enter;
-	}
-	assert_int_equal(r, 0);
-	iot_reader_close(rd);
-	assert_true(created > 0 && opened >= created);
+	create_then_open(tevs, N_TEVS, "think", &created, &opened);
 	assert_true(opened - created < 200000 * US);
+	/* After a poll that returned for the create, the 200 ms come after
+	 * the create, as the program computed them. */
+	create_then_open(wevs, N_WEVS, "woken", &created, &opened);
+	assert_true(opened - created >= 200000 * US);
 }
 
 #define NB 8192
