@@ -121,6 +121,7 @@ struct ana_phase {
 #define ANA_MAX_NR 512
 
 struct ana_trace {
+	int read_ahead;		/* set before ana_load(): iot_reader_set_ahead() */
 	char *path;
 	char *label;		/* target label, else the file name */
 	int kind;		/* IOT_KIND_* */
@@ -170,8 +171,8 @@ struct ana_trace {
 };
 
 /*! ana_load() :
- *  Read @path into @t (zeroed by the caller).  A damaged but readable file
- *  is loaded with t->damaged set.  @return : 0, or the reader's code (the
+ *  Read @path into @t (zeroed by the caller, who may set read_ahead).  A
+ *  damaged but readable file is loaded with t->damaged set.  @return : 0, or the reader's code (the
  *  command prints it with cli_open_trace_msg()), or -ENOMEM. */
 int ana_load(struct ana_trace *t, const char *path);
 void ana_trace_free(struct ana_trace *t);

@@ -320,6 +320,7 @@ int cmd_export(int argc, char **argv)
 			cli_open_trace_msg("export", file, rc);
 			return IOT_EXIT_FAIL;
 		}
+		(void)iot_reader_set_ahead(r, cli_read_ahead());
 	}
 	if (out && !(f = ana_open_out("export", out))) {
 		if (fmt == FMT_JSON)

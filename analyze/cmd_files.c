@@ -15,6 +15,7 @@ int ana_load_all(const char *cmd, char **paths, int n, struct ana_trace *t)
 	int i, rc, ret = IOT_EXIT_OK;
 
 	for (i = 0; i < n; i++) {
+		t[i].read_ahead = cli_read_ahead();
 		rc = ana_load(&t[i], paths[i]);
 		if (rc < 0) {
 			if (rc == -ENOMEM)

@@ -185,6 +185,7 @@ static int check_one(const char *path, int quiet, int *damaged)
 		cli_open_trace_msg("check", path, rc);
 		return IOT_EXIT_FAIL;
 	}
+	(void)iot_reader_set_ahead(r, cli_read_ahead());
 	rc = scan(r, &sc);
 	if (rc) {
 		cli_err("check", "%s: %s", path, iot_strerror(rc));

@@ -243,6 +243,7 @@ static int dump_file(const char *path, const struct dump_opts *o)
 		cli_open_trace_msg("dump", path, rc);
 		return IOT_EXIT_FAIL;
 	}
+	(void)iot_reader_set_ahead(r, cli_read_ahead());
 	buf = malloc(cap);
 	rows = calloc(DUMP_COUNT_NR + 1, sizeof(*rows));
 	if (!buf || !rows) {

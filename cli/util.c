@@ -52,6 +52,13 @@ void cli_open_trace_msg(const char *cmd, const char *path, int err)
 	cli_err(cmd, "%s: %s%s", path, iot_strerror(err), hint);
 }
 
+int cli_read_ahead(void)
+{
+	const char *v = getenv("IOTAPE_READAHEAD");
+
+	return !v || strcmp(v, "0") != 0;
+}
+
 int cli_same_file(const char *a, const char *b)
 {
 	struct stat sa, sb;
