@@ -44,6 +44,9 @@ void ana_val_free(struct ana_val *v)
 	free(v->rows);
 	v->rows = NULL;
 	v->n_rows = 0;
+	free(v->recs);
+	v->recs = NULL;
+	v->n_recs = 0;
 }
 
 int ana_val_add_row(struct ana_val *v, const char *name)
@@ -208,7 +211,7 @@ static const char *rank_word(int r)
 }
 
 /* @x in @w columns with @prec decimals (and a sign if @sign), "-" if NAN. */
-static void num(FILE *f, int w, int prec, int sign, double x)
+void ana_val_num(FILE *f, int w, int prec, int sign, double x)
 {
 	if (isnan(x))
 		fprintf(f, "%*s", w, "-");
@@ -281,25 +284,26 @@ void ana_val_text(FILE *f, const struct ana_val *v)
 			struct ana_val_stat s;
 
 			ana_val_cell_stat(v, row, fs, &s);
-			num(f, 9, 2, 0, s.native);
+			ana_val_num(f, 9, 2, 0, s.native);
 			if (multi)
-				num(f, 5, 0, 0, s.native_spread * 100);
-			num(f, 9, 2, 0, s.replay);
+				ana_val_num(f, 5, 0, 0, s.native_spread * 100);
+			ana_val_num(f, 9, 2, 0, s.replay);
 			if (multi) {
-				num(f, 5, 0, 0, s.replay_spread * 100);
-				num(f, 9, 1, 1, s.error);
+				ana_val_num(f, 5, 0, 0, s.replay_spread * 100);
+				ana_val_num(f, 9, 1, 1, s.error);
 				fputc(s.apart ? '*' : ' ', f);
 			} else {
-				num(f, 8, 1, 1, s.error);
+				ana_val_num(f, 8, 1, 1, s.error);
 			}
 		}
 		fprintf(f, "%9s\n", rank_word(r));
 	}
 	fputc('\n', f);
 	notes(f, v);
+	ana_val_recs_text(f, v);
 }
 
-static void json_num(FILE *f, double x)
+void ana_val_json_num(FILE *f, double x)
 {
 	if (isnan(x) || isinf(x))
 		fputs("null", f);
@@ -315,7 +319,7 @@ static void json_runs(FILE *f, const double *x, int n)
 	for (i = 0; i < n; i++) {
 		if (i)
 			fputc(',', f);
-		json_num(f, x[i]);
+		ana_val_json_num(f, x[i]);
 	}
 	fputc(']', f);
 }
@@ -340,7 +344,7 @@ void ana_val_json(FILE *f, const struct ana_val *v)
 	json_kv_str(f, "cache", v->cache);
 	json_kv_str(f, "record_on", v->record_on);
 	fprintf(f, "\"runs\":%d,\"tolerance_pct\":", v->runs);
-	json_num(f, v->tolerance);
+	ana_val_json_num(f, v->tolerance);
 	fputs(",\"filesystems\":[", f);
 	for (fs = 0; fs < v->n_fs; fs++)
 		fprintf(f, "%s\"%s\"", fs ? "," : "", v->fs[fs]);
@@ -364,15 +368,15 @@ void ana_val_json(FILE *f, const struct ana_val *v)
 			fputs(",\"replay\":", f);
 			json_runs(f, c->replay, c->n_replay);
 			fputs(",\"native_median\":", f);
-			json_num(f, s.native);
+			ana_val_json_num(f, s.native);
 			fputs(",\"replay_median\":", f);
-			json_num(f, s.replay);
+			ana_val_json_num(f, s.replay);
 			fputs(",\"native_spread\":", f);
-			json_num(f, s.native_spread);
+			ana_val_json_num(f, s.native_spread);
 			fputs(",\"replay_spread\":", f);
-			json_num(f, s.replay_spread);
+			ana_val_json_num(f, s.replay_spread);
 			fputs(",\"error_pct\":", f);
-			json_num(f, s.error);
+			ana_val_json_num(f, s.error);
 			fprintf(f, ",\"apart\":%s", s.apart ? "true" : "false");
 			if (row == v->n_rows - 1)
 				fprintf(f, ",\"mismatches\":%llu,\"skipped\":%llu",
@@ -382,8 +386,10 @@ void ana_val_json(FILE *f, const struct ana_val *v)
 		}
 		fputs("}}", f);
 	}
+	fputc(']', f);
+	ana_val_recs_json(f, v);
 	ana_val_verdict(v, &within, &total);
-	fprintf(f, "],\"totals_within\":%d,\"totals\":%d,\"rank_agree\":%d,\"rank_pairs\":%d,"
+	fprintf(f, ",\"totals_within\":%d,\"totals\":%d,\"rank_agree\":%d,\"rank_pairs\":%d,"
 		"\"ok\":%s}\n", within, total, agree, pairs, within == total && total ? "true"
 										      : "false");
 }
@@ -444,5 +450,6 @@ void ana_val_html(FILE *f, const struct ana_val *v)
 	}
 	fputs("</table>\n<pre>", f);
 	notes(f, v);
+	ana_val_recs_text(f, v);
 	fputs("</pre>\n</body></html>\n", f);
 }

@@ -44,6 +44,14 @@ struct ana_val_row {
 	struct ana_val_cell cell[ANA_VAL_MAX_FS];
 };
 
+/* --recordings N: one recording's own total (its trace's real time) and
+ * the totals of its replays on each filesystem, in seconds. */
+struct ana_val_rec {
+	double total;
+	double replay[ANA_VAL_MAX_FS][ANA_VAL_MAX_RUNS];
+	int n_replay[ANA_VAL_MAX_FS];
+};
+
 struct ana_val {
 	char fs[ANA_VAL_MAX_FS][32];
 	int n_fs;
@@ -56,6 +64,8 @@ struct ana_val {
 	/* what the table's notes say; may stay NULL */
 	const char *workload, *cache, *record_on, *date;
 	int runs;
+	struct ana_val_rec *recs;	/* in the order made; shown if more than one */
+	int n_recs;
 };
 
 /* What one cell comes to. */
@@ -83,6 +93,14 @@ int ana_val_add(struct ana_val *v, int row, int fs, int replay, double secs);
  *  filesystem @fs (the table keeps the most of its runs).
  *  @return : 0 or -EINVAL. */
 int ana_val_add_counts(struct ana_val *v, int fs, uint64_t mismatches, uint64_t skipped);
+
+/*! ana_val_add_rec() : a recording whose trace took @total seconds.
+ *  @return : its index, or -ENOMEM / -E2BIG (more than ANA_VAL_MAX_RUNS). */
+int ana_val_add_rec(struct ana_val *v, double total);
+
+/*! ana_val_add_rec_replay() : a replay of recording @rec on filesystem
+ *  @fs that took @secs.  @return : 0, or -EINVAL / -E2BIG. */
+int ana_val_add_rec_replay(struct ana_val *v, int rec, int fs, double secs);
 
 /*! ana_val_median() : median of the @n values of @x, NANs left out.
  *  @return : NAN if none is left. */
@@ -118,5 +136,17 @@ int ana_val_verdict(const struct ana_val *v, int *within, int *total);
 void ana_val_text(FILE *f, const struct ana_val *v);
 void ana_val_json(FILE *f, const struct ana_val *v);
 void ana_val_html(FILE *f, const struct ana_val *v);
+
+/*! ana_val_recs_text() / ana_val_recs_json() (validate_recs.c) : with
+ *  more than one recording, the recordings' own totals and their replays'
+ *  medians per filesystem, and their spreads: as lines under the table,
+ *  or as members of the table's JSON object (",\"recordings\":..."). */
+void ana_val_recs_text(FILE *f, const struct ana_val *v);
+void ana_val_recs_json(FILE *f, const struct ana_val *v);
+
+/* Shared by the writers: @x in @w columns with @prec decimals (a sign if
+ * @sign), "-" if NAN; @x as a JSON number, null if NAN or infinite. */
+void ana_val_num(FILE *f, int w, int prec, int sign, double x);
+void ana_val_json_num(FILE *f, double x);
 
 #endif

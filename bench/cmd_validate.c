@@ -2,10 +2,12 @@
  * cmd_validate.c - iotape validate: does replaying this workload's trace
  * predict how the workload itself runs on each filesystem?
  *
- * Records COMMAND once on a fresh filesystem; then per filesystem, RUNS
- * times and alternately (so that a slow spell of a shared machine falls on
- * both), runs COMMAND natively on a fresh filesystem and benches the trace
- * on another fresh one of the same kind and size; then the table of
+ * Records COMMAND on a fresh filesystem (--recordings N: N times, the
+ * second and later ones between the first filesystem's native runs); then
+ * per filesystem, RUNS times and alternately (so that a slow spell of a
+ * shared machine falls on both), runs COMMAND natively on a fresh
+ * filesystem and benches a trace (the recordings in turn) on another
+ * fresh one of the same kind and size; then the table of
  * analyze/validate.c.  The runs are validate_run.c's; this file parses,
  * says what happens and decides the exit status.
  */
@@ -44,6 +46,13 @@ static void usage(FILE *f)
 		"Options:\n"
 		"  --fs LIST            filesystems to compare (default ext4,xfs,btrfs)\n"
 		"  --runs N             native runs and replays per filesystem (default 3)\n"
+		"  --recordings N       record COMMAND N times (default 1; at most --runs): the\n"
+		"                       first before everything, the others before the first\n"
+		"                       filesystem's native runs 2..N; replay i replays\n"
+		"                       recording (i - 1) mod N + 1, and a table under the\n"
+		"                       totals gives each recording's own time, its replays'\n"
+		"                       median per filesystem and their spread: the part of\n"
+		"                       an error that is the recording's\n"
 		"  --cache cold|hot     cold (default): drop the page cache after --setup, before\n"
 		"                       every run and replay; hot: keep the starting state cached\n"
 		"  --record-on FS       the filesystem to record on (default ext4)\n"
@@ -89,10 +98,11 @@ struct run_state {
 	struct ana_val v;
 	struct bench_live live;
 	const char *fs[ANA_VAL_MAX_FS];
-	int n_fs, runs, json;
+	int n_fs, runs, json, recs;
 	const char *html, *keep, *trace_in;
 	double tolerance;
 	char outdir[PATH_MAX / 2], trace[PATH_MAX], workdir[PATH_MAX];
+	char rec_trace[ANA_VAL_MAX_RUNS][PATH_MAX];	/* --recordings: 2..N */
 	int phase_row0;		/* row of the first phase; -1 without marks */
 	struct val_times rec;	/* the recording's phases: the rows */
 };
@@ -158,6 +168,53 @@ static const char *cmd_text(char **cmd, char *buf, size_t len)
 	return buf;
 }
 
+/* Record COMMAND into @trace; its phases and real time into @t.
+ * @return : an exit status (IOT_EXIT_OK, or said why). */
+static int record_one(struct run_state *s, const char *trace, const char *text,
+		      uint64_t *used, struct val_times *t)
+{
+	int rc;
+
+	rc = val_record(&s->o, &s->live, trace, s->workdir, used, t);
+	if (val_stopped())
+		return 128 + val_stopped();
+	if (rc == -ECANCELED) {
+		cli_err(CMD, "--setup failed on %s; nothing compared", s->o.record_on);
+		return ANA_VAL_EXIT_REFUSED;
+	}
+	if (rc < 0)
+		return IOT_EXIT_FAIL;
+	if (t->status != 0) {
+		cli_err(CMD, "'%s' exited with status %d while recorded on %s; validate compares "
+			"runs of a command that succeeds: fix the command or its --setup", text,
+			t->status, s->o.record_on);
+		return ANA_VAL_EXIT_REFUSED;
+	}
+	if (val_trace_times(trace, t) < 0) {
+		cli_err(CMD, "%s: the trace just recorded cannot be read", trace);
+		return IOT_EXIT_FAIL;
+	}
+	return IOT_EXIT_OK;
+}
+
+/* Recording @k (from 1) of --recordings into s->rec_trace[k - 1]: the
+ * first is s->trace. */
+static int record_more(struct run_state *s, int k, const char *text)
+{
+	struct val_times t;
+	uint64_t used = 0;
+	int rc;
+
+	snprintf(s->rec_trace[k - 1], sizeof(s->rec_trace[k - 1]), "%s/trace-%d.iotape",
+		 s->outdir, k);
+	say(s, "recording %d/%d on %s", k, s->recs, s->o.record_on);
+	rc = record_one(s, s->rec_trace[k - 1], text, &used, &t);
+	if (rc != IOT_EXIT_OK)
+		return rc;
+	say(s, "recording %d/%d: %.2f s", k, s->recs, t.total);
+	return ana_val_add_rec(&s->v, t.total) < 0 ? IOT_EXIT_FAIL : IOT_EXIT_OK;
+}
+
 /* Record, then the native runs and replays.  @return : an exit status. */
 static int measure(struct run_state *s)
 {
@@ -177,25 +234,22 @@ static int measure(struct run_state *s)
 			return IOT_EXIT_FAIL;
 		}
 		snprintf(s->trace, sizeof(s->trace), "%s", s->trace_in);
+		if (val_trace_times(s->trace, &s->rec) < 0) {
+			cli_err(CMD, "%s: cannot be read", s->trace);
+			return IOT_EXIT_FAIL;
+		}
 		say(s, "comparing '%s' with the trace %s (recorded in %s)", text, s->trace,
 		    s->workdir);
 		goto recorded;
 	}
 	say(s, "recording '%s' on %s (%s cache)", text, s->o.record_on, s->o.cold ? "cold" : "hot");
-	rc = val_record(&s->o, &s->live, s->trace, s->workdir, &used, &t);
-	if (val_stopped())
-		return 128 + val_stopped();
-	if (rc == -ECANCELED) {
-		cli_err(CMD, "--setup failed on %s; nothing compared", s->o.record_on);
-		return ANA_VAL_EXIT_REFUSED;
-	}
-	if (rc < 0)
-		return IOT_EXIT_FAIL;
-	if (t.status != 0) {
-		cli_err(CMD, "'%s' exited with status %d while recorded on %s; validate compares "
-			"runs of a command that succeeds: fix the command or its --setup", text,
-			t.status, s->o.record_on);
-		return ANA_VAL_EXIT_REFUSED;
+	rc = record_one(s, s->trace, text, &used, &s->rec);
+	if (rc != IOT_EXIT_OK)
+		return rc;
+	if (s->recs > 1) {
+		say(s, "recording 1/%d: %.2f s", s->recs, s->rec.total);
+		if (ana_val_add_rec(&s->v, s->rec.total) < 0)
+			return IOT_EXIT_FAIL;
 	}
 recorded:
 	if (!s->o.image_size && s->trace_in)
@@ -205,10 +259,6 @@ recorded:
 		 * journals and metadata; xfs wants 300 MiB at least */
 		s->o.image_size = used * 2 + (512ull << 20);
 		s->o.image_size = (s->o.image_size + (1 << 20) - 1) & ~((1ull << 20) - 1);
-	}
-	if (val_trace_times(s->trace, &s->rec) < 0) {
-		cli_err(CMD, "%s: the trace just recorded cannot be read", s->trace);
-		return IOT_EXIT_FAIL;
 	}
 	s->phase_row0 = -1;
 	if (s->rec.n > 0) {
@@ -222,6 +272,15 @@ recorded:
 	    (double)s->o.image_size / (1 << 20));
 	for (fs = 0; fs < s->n_fs; fs++) {
 		for (r = 1; r <= s->runs; r++) {
+			/* 0-based: the recording this run's replay replays */
+			int k = (r - 1) % s->recs;
+			const char *trace = k ? s->rec_trace[k] : s->trace;
+
+			if (fs == 0 && k > 0 && r <= s->recs) {
+				rc = record_more(s, k + 1, text);
+				if (rc != IOT_EXIT_OK)
+					return rc;
+			}
 			snprintf(log, sizeof(log), "%s/native-%s-%d.phases", s->outdir, s->fs[fs], r);
 			memset(&c, 0, sizeof(c));
 			snprintf(c.name, sizeof(c.name), "%s", s->fs[fs]);
@@ -244,7 +303,7 @@ recorded:
 			say(s, "%s: native run %d/%d: %.2f s", s->fs[fs], r, s->runs, t.total);
 			add_times(s, fs, 0, &t);
 			snprintf(prof, sizeof(prof), "%s/replay-%s-%d", s->outdir, s->fs[fs], r);
-			rc = val_replay(&s->o, s->fs[fs], s->trace, prof);
+			rc = val_replay(&s->o, s->fs[fs], trace, prof);
 			if (val_stopped())
 				return 128 + val_stopped();
 			if (rc != IOT_EXIT_OK && rc != IOT_EXIT_DAMAGED) {
@@ -256,7 +315,13 @@ recorded:
 			if (val_replay_times(s->fs[fs], prof, &t) < 0)
 				return IOT_EXIT_FAIL;
 			ana_val_add_counts(&s->v, fs, t.mismatches, t.skipped);
-			say(s, "%s: replay %d/%d: %.2f s", s->fs[fs], r, s->runs, t.total);
+			if (s->recs > 1) {
+				say(s, "%s: replay %d/%d (recording %d): %.2f s", s->fs[fs], r,
+				    s->runs, k + 1, t.total);
+				ana_val_add_rec_replay(&s->v, k, fs, t.total);
+			} else {
+				say(s, "%s: replay %d/%d: %.2f s", s->fs[fs], r, s->runs, t.total);
+			}
 			add_times(s, fs, 1, &t);
 		}
 	}
@@ -304,11 +369,12 @@ static int report(struct run_state *s)
 
 int cmd_validate(int argc, char **argv)
 {
-	enum { O_FS = 256, O_RUNS, O_CACHE, O_RECORD_ON, O_SETUP, O_TOL, O_SIZE, O_SCRATCH,
+	enum { O_FS = 256, O_RUNS, O_RECS, O_CACHE, O_RECORD_ON, O_SETUP, O_TOL, O_SIZE, O_SCRATCH,
 	       O_HTML, O_JSON, O_KEEP, O_TRACE, O_BACKEND };
 	static const struct option lopts[] = {
 		{ "fs", required_argument, NULL, O_FS },
 		{ "runs", required_argument, NULL, O_RUNS },
+		{ "recordings", required_argument, NULL, O_RECS },
 		{ "cache", required_argument, NULL, O_CACHE },
 		{ "record-on", required_argument, NULL, O_RECORD_ON },
 		{ "backend", required_argument, NULL, O_BACKEND },
@@ -331,6 +397,7 @@ int cmd_validate(int argc, char **argv)
 
 	memset(&s, 0, sizeof(s));
 	s.runs = 3;
+	s.recs = 1;
 	s.tolerance = 5;
 	s.o.cold = 1;
 	s.o.record_on = "ext4";
@@ -345,6 +412,12 @@ int cmd_validate(int argc, char **argv)
 		case O_RUNS:
 			if (!cli_parse_int(optarg, 1, ANA_VAL_MAX_RUNS, &s.runs)) {
 				cli_err(CMD, "--runs %s: give 1 to %d", optarg, ANA_VAL_MAX_RUNS);
+				return IOT_EXIT_USAGE;
+			}
+			break;
+		case O_RECS:
+			if (!cli_parse_int(optarg, 1, ANA_VAL_MAX_RUNS, &s.recs)) {
+				cli_err(CMD, "--recordings %s: give 1 to %d", optarg, ANA_VAL_MAX_RUNS);
 				return IOT_EXIT_USAGE;
 			}
 			break;
@@ -403,6 +476,16 @@ int cmd_validate(int argc, char **argv)
 		return IOT_EXIT_USAGE;
 	}
 	s.o.cmd = argv + optind;
+	if (s.recs > s.runs) {
+		cli_err(CMD, "--recordings %d: at most --runs (%d), so that each is replayed on "
+			"every filesystem", s.recs, s.runs);
+		return IOT_EXIT_USAGE;
+	}
+	if (s.recs > 1 && s.trace_in) {
+		cli_err(CMD, "--recordings %d with --trace: --trace compares one trace; give "
+			"one or the other", s.recs);
+		return IOT_EXIT_USAGE;
+	}
 	if (parse_fs_list(&s, fs_list) < 0)
 		return IOT_EXIT_USAGE;
 	if (getuid() != 0) {

@@ -4,6 +4,8 @@
 # and compared, native runs against replays, on the others.
 #
 #   RUNS=3 (default)        native runs and replays per filesystem
+#   RECS=N                  record each workload N times (default 1, at
+#                           most RUNS): --recordings N, replayed in turn
 #   CACHE=cold|hot          (default cold)
 #   FS=ext4,xfs,btrfs       (default) the filesystems compared
 #   ONLY="sqlite fio"       only these workloads
@@ -20,6 +22,7 @@ set -eu
 BUILD=${BUILD:-build}
 IOTAPE=$PWD/$BUILD/iotape
 RUNS=${RUNS:-3}
+RECS=${RECS:-1}
 CACHE=${CACHE:-cold}
 FS=${FS:-ext4,xfs,btrfs}
 SUITE=$PWD/tests/validate
@@ -62,7 +65,7 @@ for w in $WORKLOADS; do
 	fi
 	echo "validate-suite: $name (recorded on $on) $(date -u +%H:%M:%S)"
 	r=0
-	"$IOTAPE" validate --fs "$FS" --runs "$RUNS" --cache "$CACHE" --record-on "$on" -q \
+	"$IOTAPE" validate --fs "$FS" --runs "$RUNS" --recordings "$RECS" --cache "$CACHE" --record-on "$on" -q \
 		--backend "${BACKEND:-ptrace}" \
 		--setup "sh $SUITE/$name.sh setup $IN" --keep "$OUT/$name" \
 		-- sh "$SUITE/$name.sh" run >"$OUT/$name.txt" || r=$?

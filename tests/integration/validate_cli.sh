@@ -5,7 +5,8 @@
 # per filesystem, the native times are at least the sleeps, the exit status
 # agrees with the totals; nothing is left mounted or attached, also after
 # SIGINT in the middle; a command that fails (recorded or natively) is
-# refused with its status.
+# refused with its status.  With --recordings 2 on tmpfs, the two
+# recordings are named with their own times and their replays'.
 set -u
 . "$SRCDIR/tests/integration/lib.sh"
 need_root_loop
@@ -61,6 +62,38 @@ ok = int(sys.argv[2]) == 0
 assert t["ok"] == ok, (t["ok"], ok)
 PY
 no_leftovers "$T"
+
+# --recordings 2: recorded twice, the second between the native runs, each
+# replayed in turn; the lines under the table name both recordings with
+# their own time and their replay's, and table.json holds the same
+"$IOTAPE" validate --fs tmpfs --record-on tmpfs --runs 2 --recordings 2 --scratch "$T" \
+	--keep "$T/keep2" -- sh -c 'echo x >f; sleep 0.2' >"$T/out" 2>"$T/err"
+rc=$?
+cat "$T/out" "$T/err"
+[ $rc = 0 ] || [ $rc = 6 ] || fail "validate --recordings 2 exited $rc, expected 0 or 6"
+grep -q 'recording 2/2: [0-9.]* s' "$T/err" || fail "the second recording is not said"
+grep -q 'tmpfs: replay 2/2 (recording 2): ' "$T/err" || fail "replay 2 is not of recording 2"
+[ -s "$T/keep2/trace.iotape" ] && [ -s "$T/keep2/trace-2.iotape" ] || fail "two traces not kept"
+awk '$1 == "recording" { on = 1; next } on && NF == 3 { print }' "$T/out" >"$T/recs"
+[ "$(awk '$1 == 1 || $1 == 2' "$T/recs" | wc -l)" = 2 ] || fail "no line for each recording: $(cat "$T/recs")"
+awk '($1 == 1 || $1 == 2) && !($2 >= 0.2 && $3 >= 0.2) { exit 1 }' "$T/recs" ||
+	fail "a recording's own time or its replay's is not the sleep's at least: $(cat "$T/recs")"
+grep -q '^+-%' "$T/recs" || fail "no spread of the recordings"
+python3 - "$T/keep2/table.json" <<'PY' || fail "table.json does not hold the two recordings"
+import json, sys
+t = json.load(open(sys.argv[1]))
+recs = t["recordings"]
+assert len(recs) == 2, recs
+for r in recs:
+    assert r["total"] >= 0.2, r
+    assert len(r["replays"]["tmpfs"]["runs"]) == 1 and r["replays"]["tmpfs"]["median"] >= 0.2, r
+assert t["recordings_spread"] is not None and t["recordings_replay_spread"]["tmpfs"] is not None
+PY
+no_leftovers "$T"
+"$IOTAPE" validate --runs 2 --recordings 3 -- true 2>/dev/null; [ $? = 2 ] ||
+	fail "--recordings 3 with --runs 2: not a usage error"
+"$IOTAPE" validate --recordings 2 --trace "$T/keep2/trace.iotape" -- true 2>/dev/null; [ $? = 2 ] ||
+	fail "--recordings 2 with --trace: not a usage error"
 
 # a command that fails is refused with its status: when recorded, and when
 # it fails only natively ($IOTAPE_PHASE_LOG is set in native runs only)

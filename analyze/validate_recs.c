@@ -1,0 +1,127 @@
+/*
+ * validate_recs.c - the recordings of 'iotape validate --recordings N':
+ * each recording's own total and the medians of its replays, and how far
+ * they spread.  A recording is one sample of the machine's speed when it
+ * was made; where the replays of two recordings differ as much as the
+ * replay differs from the native runs, the error is the recording's.
+ */
+#include <errno.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "validate.h"
+
+int ana_val_add_rec(struct ana_val *v, double total)
+{
+	struct ana_val_rec *nr;
+
+	if (v->n_recs >= ANA_VAL_MAX_RUNS)
+		return -E2BIG;
+	nr = realloc(v->recs, (size_t)(v->n_recs + 1) * sizeof(*nr));
+	if (!nr)
+		return -ENOMEM;
+	v->recs = nr;
+	memset(&nr[v->n_recs], 0, sizeof(*nr));
+	nr[v->n_recs].total = total;
+	return v->n_recs++;
+}
+
+int ana_val_add_rec_replay(struct ana_val *v, int rec, int fs, double secs)
+{
+	struct ana_val_rec *r;
+
+	if (rec < 0 || rec >= v->n_recs || fs < 0 || fs >= v->n_fs)
+		return -EINVAL;
+	r = &v->recs[rec];
+	if (r->n_replay[fs] >= ANA_VAL_MAX_RUNS)
+		return -E2BIG;
+	r->replay[fs][r->n_replay[fs]++] = secs;
+	return 0;
+}
+
+/* The recordings' own totals into @x (ANA_VAL_MAX_RUNS). */
+static int own_totals(const struct ana_val *v, double *x)
+{
+	int i;
+
+	for (i = 0; i < v->n_recs; i++)
+		x[i] = v->recs[i].total;
+	return v->n_recs;
+}
+
+/* The medians of each recording's replays on @fs into @x. */
+static int replay_medians(const struct ana_val *v, int fs, double *x)
+{
+	int i;
+
+	for (i = 0; i < v->n_recs; i++)
+		x[i] = ana_val_median(v->recs[i].replay[fs], v->recs[i].n_replay[fs]);
+	return v->n_recs;
+}
+
+void ana_val_recs_text(FILE *f, const struct ana_val *v)
+{
+	double x[ANA_VAL_MAX_RUNS];
+	int i, fs;
+
+	if (v->n_recs < 2)
+		return;
+	fprintf(f, "\n%-22s%10s", "recording", "own s");
+	for (fs = 0; fs < v->n_fs; fs++)
+		fprintf(f, "%12s", v->fs[fs]);
+	fputc('\n', f);
+	for (i = 0; i < v->n_recs; i++) {
+		fprintf(f, "%-22d", i + 1);
+		ana_val_num(f, 10, 2, 0, v->recs[i].total);
+		for (fs = 0; fs < v->n_fs; fs++)
+			ana_val_num(f, 12, 2, 0, ana_val_median(v->recs[i].replay[fs],
+						      v->recs[i].n_replay[fs]));
+		fputc('\n', f);
+	}
+	fprintf(f, "%-22s", "+-%");
+	ana_val_num(f, 10, 0, 0, ana_val_spread(x, own_totals(v, x)) * 100);
+	for (fs = 0; fs < v->n_fs; fs++)
+		ana_val_num(f, 12, 0, 0, ana_val_spread(x, replay_medians(v, fs, x)) * 100);
+	fprintf(f, "\n%d recordings, replayed in turn; own s: the recording's real time "
+		"(under the recorder); per filesystem the median of its replays; +-%%: "
+		"(max - min) / median over the recordings, the part of an error that "
+		"is the recording's\n", v->n_recs);
+}
+
+void ana_val_recs_json(FILE *f, const struct ana_val *v)
+{
+	double x[ANA_VAL_MAX_RUNS];
+	int i, j, fs;
+
+	if (v->n_recs < 2)
+		return;
+	fputs(",\"recordings\":[", f);
+	for (i = 0; i < v->n_recs; i++) {
+		const struct ana_val_rec *r = &v->recs[i];
+
+		fputs(i ? ",{\"total\":" : "{\"total\":", f);
+		ana_val_json_num(f, r->total);
+		fputs(",\"replays\":{", f);
+		for (fs = 0; fs < v->n_fs; fs++) {
+			fprintf(f, "%s\"%s\":{\"runs\":[", fs ? "," : "", v->fs[fs]);
+			for (j = 0; j < r->n_replay[fs]; j++) {
+				if (j)
+					fputc(',', f);
+				ana_val_json_num(f, r->replay[fs][j]);
+			}
+			fputs("],\"median\":", f);
+			ana_val_json_num(f, ana_val_median(r->replay[fs], r->n_replay[fs]));
+			fputc('}', f);
+		}
+		fputs("}}", f);
+	}
+	fputs("],\"recordings_spread\":", f);
+	ana_val_json_num(f, ana_val_spread(x, own_totals(v, x)));
+	fputs(",\"recordings_replay_spread\":{", f);
+	for (fs = 0; fs < v->n_fs; fs++) {
+		fprintf(f, "%s\"%s\":", fs ? "," : "", v->fs[fs]);
+		ana_val_json_num(f, ana_val_spread(x, replay_medians(v, fs, x)));
+	}
+	fputc('}', f);
+}
