@@ -287,6 +287,61 @@ static void test_json_html(void **state)
 	ana_val_free(&v);
 }
 
+/* --recordings: each recording's own time, its replays' median per
+ * filesystem, the spreads; nothing is printed for one recording. */
+static void test_recordings(void **state)
+{
+	const double nat[] = { 1.0, 1.0 }, rep[] = { 1.0, 1.0 };
+	struct ana_val v;
+	const char *l;
+	char *t;
+	int i;
+
+	fill(&v, 2, nat, rep);
+	assert_int_equal(ana_val_add_rec(&v, 2.0), 0);
+	t = render(&v, ana_val_text);
+	assert_null(strstr(t, "recording"));
+	free(t);
+	t = render(&v, ana_val_json);
+	assert_null(strstr(t, "recordings"));
+	free(t);
+	assert_int_equal(ana_val_add_rec(&v, 3.0), 1);
+	/* recording 1 replays in 1.0 and 1.2 s on ext4 (median 1.1), 4 s on
+	 * xfs; recording 2 in 1.65 s on ext4, none on xfs */
+	assert_int_equal(ana_val_add_rec_replay(&v, 0, 0, 1.0), 0);
+	assert_int_equal(ana_val_add_rec_replay(&v, 0, 0, 1.2), 0);
+	assert_int_equal(ana_val_add_rec_replay(&v, 0, 1, 4.0), 0);
+	assert_int_equal(ana_val_add_rec_replay(&v, 1, 0, 1.65), 0);
+	assert_int_equal(ana_val_add_rec_replay(&v, 2, 0, 1.0), -EINVAL);
+	assert_int_equal(ana_val_add_rec_replay(&v, 0, 2, 1.0), -EINVAL);
+	t = render(&v, ana_val_text);
+	l = line_of(t, "1");
+	assert_non_null(l);
+	assert_true(strncmp(l, "1                           2.00        1.10        4.00\n", 57) == 0);
+	l = line_of(t, "2");
+	assert_non_null(l);
+	assert_true(strncmp(l, "2                           3.00        1.65           -\n", 57) == 0);
+	/* own: (3 - 2) / 2.5 = 40 %; ext4: (1.65 - 1.1) / 1.375 = 40 %; xfs:
+	 * one median, no spread */
+	l = line_of(t, "+-%");
+	assert_non_null(l);
+	assert_true(strncmp(l, "+-%                           40          40           0\n", 57) == 0);
+	assert_non_null(strstr(t, "2 recordings, replayed in turn"));
+	free(t);
+	t = render(&v, ana_val_json);
+	assert_non_null(strstr(t, "\"recordings\":[{\"total\":2,\"replays\":{\"ext4\":{\"runs\":"
+				  "[1,1.2],\"median\":1.1},\"xfs\":{\"runs\":[4],\"median\":4}}},"));
+	assert_non_null(strstr(t, "\"xfs\":{\"runs\":[],\"median\":null}}}]"));
+	assert_non_null(strstr(t, "\"recordings_spread\":0.4,"));
+	assert_non_null(strstr(t, "\"recordings_replay_spread\":{\"ext4\":0.4,\"xfs\":0}"));
+	assert_non_null(strstr(t, ",\"totals_within\":"));
+	free(t);
+	for (i = 2; i < ANA_VAL_MAX_RUNS; i++)
+		assert_int_equal(ana_val_add_rec(&v, 1.0), i);
+	assert_int_equal(ana_val_add_rec(&v, 1.0), -E2BIG);
+	ana_val_free(&v);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -299,6 +354,7 @@ int main(void)
 		cmocka_unit_test(test_verdict),
 		cmocka_unit_test(test_text),
 		cmocka_unit_test(test_json_html),
+		cmocka_unit_test(test_recordings),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
