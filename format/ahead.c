@@ -5,10 +5,9 @@
  * Decompressing and decoding a chunk is half of what `iotape report` spends
  * per event; with two CPUs it can overlap the other half.  One job at a
  * time: the reader posts "load frame k into slot s", goes on reading its
- * current slot, and takes the result when it needs frame k (or the job
- * back, if the thread has not started it: then it loads k itself).  The
- * worker touches only the slot it was given and what the reader never
- * writes after opening (the mapping, the frame table).
+ * current slot, and takes the result when it needs frame k.  The worker
+ * touches only the slot it was given and what the reader never writes
+ * after opening (the mapping, the frame table).
  */
 #include <errno.h>
 #include <pthread.h>
@@ -98,14 +97,6 @@ int iot_ahead_take(struct iot_ahead *a, size_t frame, int mode, void **slot, int
 	int got;
 
 	pthread_mutex_lock(&a->mu);
-	/* A job the thread has not started is taken back: the caller decodes
-	 * it at once rather than wait for the thread to get a CPU (on a busy
-	 * machine, a time slice), then for its own turn to run again. */
-	if (a->state == TODO) {
-		a->state = IDLE;
-		pthread_mutex_unlock(&a->mu);
-		return 0;
-	}
 	wait_idle(a);
 	got = a->state == DONE && a->frame == frame && a->mode == mode;
 	if (got) {

@@ -97,10 +97,9 @@ int iot_ahead_start(struct iot_ahead **ap, iot_ahead_load_fn load, void *ctx);
 /*! iot_ahead_post() : have @frame loaded into @slot, after the job in
  *  hand, if any; the caller must not touch @slot until it takes it. */
 void iot_ahead_post(struct iot_ahead *a, void *slot, size_t frame, int mode);
-/*! iot_ahead_take() : wait for the job in hand to end, or take it back
- *  if the thread has not started it.
+/*! iot_ahead_take() : wait for the job in hand to end.
  *  @return : 1 with *@slot and its load's *@rc if it was @frame in
- *            @mode and done, else 0 (the slot is the caller's again). */
+ *            @mode, else 0 (the slot it wrote is the caller's again). */
 int iot_ahead_take(struct iot_ahead *a, size_t frame, int mode, void **slot, int *rc);
 /*! iot_ahead_stop() : end the job in hand, stop and free the thread. */
 void iot_ahead_stop(struct iot_ahead *a);

@@ -597,11 +597,10 @@ IOT_API void iot_reader_set_spans(struct iot_reader *r, int on);
 /*! iot_reader_set_ahead() :
  *  With @on set, a thread of the reader decodes the next chunk while the
  *  caller reads the current one (both CPUs busy where there are two); the
- *  items, the damage found and the codes returned are the same.  One chunk
- *  ahead: a chunk the thread has not started on when the caller reaches it
- *  is decoded by the caller, as without.  Takes a second chunk's memory
- *  (7-8 MiB on traces of mongo's calls).  Off again stops the thread.
- *  @return : 0 or -errno (then reading goes on without). */
+ *  items, the damage found and the codes returned are the same.  Takes a
+ *  second chunk's memory (7-8 MiB on traces of mongo's calls).  Off again
+ *  stops the thread.  @return : 0 or -errno (then reading goes on
+ *  without). */
 IOT_API int iot_reader_set_ahead(struct iot_reader *r, int on);
 
 /*! iot_reader_rewind() : go back to the first chunk. */
