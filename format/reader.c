@@ -652,9 +652,10 @@ void iot_reader_close(struct iot_reader *r)
 
 	if (!r)
 		return;
+	/* first: the thread may be reading the mapping */
+	iot_ahead_stop(r->ahead);
 	if (r->mapped)
 		munmap((void *)r->data, r->len);
-	iot_ahead_stop(r->ahead);
 	iot_arena_free(r->hdr_arena);
 	for (i = 0; i < 2; i++) {
 		iot_arena_free(r->slots[i].arena);
