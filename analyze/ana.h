@@ -121,7 +121,8 @@ struct ana_phase {
 #define ANA_MAX_NR 512
 
 struct ana_trace {
-	int read_ahead;		/* set before ana_load(): iot_reader_set_ahead() */
+	int read_ahead;		/* set before ana_load(): chunks decoded ahead
+				 * (iot_reader_set_ahead()), 0 none */
 	char *path;
 	char *label;		/* target label, else the file name */
 	int kind;		/* IOT_KIND_* */

@@ -280,7 +280,7 @@ int ana_load(struct ana_trace *t, const char *path)
 	load_header(t, iot_reader_header(r));
 	/* without the thread, reading goes on as well: no error to give */
 	if (t->read_ahead)
-		(void)iot_reader_set_ahead(r, 1);
+		(void)iot_reader_set_ahead(r, t->read_ahead);
 	/* pass 1 reads the processes and each chunk's time range only */
 	iot_reader_set_spans(r, 1);
 	for (pass = 1; pass <= 2; pass++) {

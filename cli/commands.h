@@ -56,10 +56,12 @@ int cli_is_help(const char *arg);
  *  iot_damage_text(). */
 void cli_open_trace_msg(const char *cmd, const char *path, int err);
 
-/*! cli_read_ahead() : whether the commands that read a trace in order
- *  (report, diff, export, dump, check) decode the next chunk on a thread
- *  of their own (iot_reader_set_ahead()): yes unless IOTAPE_READAHEAD is
- *  0, to compare or to keep to one CPU.  What they print is the same. */
+/*! cli_read_ahead() : how many chunks the commands that read a trace in
+ *  order (report, diff, export, dump, check) decode ahead on a thread of
+ *  their own (iot_reader_set_ahead()): IOTAPE_READAHEAD if it is a number
+ *  (0: no thread, to compare or to keep to one CPU), else CLI_READ_AHEAD.
+ *  What they print is the same. */
+#define CLI_READ_AHEAD 1
 int cli_read_ahead(void);
 
 /*! cli_same_file() : whether @a and @b name the same file (symbolic links

@@ -55,8 +55,11 @@ void cli_open_trace_msg(const char *cmd, const char *path, int err)
 int cli_read_ahead(void)
 {
 	const char *v = getenv("IOTAPE_READAHEAD");
+	int n;
 
-	return !v || strcmp(v, "0") != 0;
+	if (v && cli_parse_int(v, 0, 64, &n))
+		return n;
+	return CLI_READ_AHEAD;
 }
 
 int cli_same_file(const char *a, const char *b)

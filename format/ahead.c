@@ -1,13 +1,14 @@
 /*
- * ahead.c - decode the next chunk on a thread of its own while the caller
+ * ahead.c - decode the next chunks on a thread of its own while the caller
  * reads the current one (iot_reader_set_ahead()).
  *
  * Decompressing and decoding a chunk is half of what `iotape report` spends
- * per event; with two CPUs it can overlap the other half.  One job at a
- * time: the reader posts "load frame k into slot s", goes on reading its
- * current slot, and takes the result when it needs frame k.  The worker
- * touches only the slot it was given and what the reader never writes
- * after opening (the mapping, the frame table).
+ * per event; with two CPUs it can overlap the other half.  The reader
+ * posts jobs "load frame k into slot s" (up to IOT_AHEAD_MAX, in frame
+ * order), goes on reading its current slot, and takes the oldest job's
+ * result when it needs frame k.  The worker does the jobs in order and
+ * touches only the slot of the job in hand and what the reader never
+ * writes after opening (the mapping, the frame table).
  */
 #include <errno.h>
 #include <pthread.h>
@@ -15,7 +16,11 @@
 
 #include "internal.h"
 
-enum { IDLE, TODO, BUSY, DONE };
+struct job {
+	void *slot;
+	size_t frame;
+	int mode, rc;
+};
 
 struct iot_ahead {
 	pthread_t th;
@@ -23,11 +28,12 @@ struct iot_ahead {
 	pthread_cond_t cv;
 	iot_ahead_load_fn load;
 	void *ctx;
-	int state, stop;
-	/* the job, and its result once DONE */
-	void *slot;
-	size_t frame;
-	int mode, rc;
+	/* q[head], q[head + 1], ...: the n jobs posted, oldest first; the
+	 * first done of them are done, and with busy set the worker is on
+	 * the next one */
+	struct job q[IOT_AHEAD_MAX];
+	unsigned head, n, done;
+	int busy, stop;
 };
 
 static void *worker(void *arg)
@@ -36,15 +42,23 @@ static void *worker(void *arg)
 
 	pthread_mutex_lock(&a->mu);
 	for (;;) {
-		while (a->state != TODO && !a->stop)
+		struct job *j;
+		int rc;
+
+		while (a->done == a->n && !a->stop)
 			pthread_cond_wait(&a->cv, &a->mu);
 		if (a->stop)
 			break;
-		a->state = BUSY;
+		j = &a->q[(a->head + a->done) % IOT_AHEAD_MAX];
+		a->busy = 1;
 		pthread_mutex_unlock(&a->mu);
-		a->rc = a->load(a->ctx, a->slot, a->frame, a->mode);
+		/* the job's place in the ring stays put while it runs: the
+		 * reader only appends, and takes only jobs that are done */
+		rc = a->load(a->ctx, j->slot, j->frame, j->mode);
 		pthread_mutex_lock(&a->mu);
-		a->state = DONE;
+		j->rc = rc;
+		a->busy = 0;
+		a->done++;
 		pthread_cond_broadcast(&a->cv);
 	}
 	pthread_mutex_unlock(&a->mu);
@@ -76,34 +90,49 @@ int iot_ahead_start(struct iot_ahead **ap, iot_ahead_load_fn load, void *ctx)
 /* Wait for the job in hand, if any, to end.  Called with a->mu held. */
 static void wait_idle(struct iot_ahead *a)
 {
-	while (a->state == TODO || a->state == BUSY)
+	while (a->busy)
 		pthread_cond_wait(&a->cv, &a->mu);
 }
 
-void iot_ahead_post(struct iot_ahead *a, void *slot, size_t frame, int mode)
+int iot_ahead_post(struct iot_ahead *a, void *slot, size_t frame, int mode)
 {
+	struct job *j;
+	int ok;
+
 	pthread_mutex_lock(&a->mu);
-	wait_idle(a);
-	a->slot = slot;
-	a->frame = frame;
-	a->mode = mode;
-	a->state = TODO;
-	pthread_cond_broadcast(&a->cv);
+	ok = a->n < IOT_AHEAD_MAX;
+	if (ok) {
+		j = &a->q[(a->head + a->n++) % IOT_AHEAD_MAX];
+		j->slot = slot;
+		j->frame = frame;
+		j->mode = mode;
+		pthread_cond_broadcast(&a->cv);
+	}
 	pthread_mutex_unlock(&a->mu);
+	return ok;
 }
 
 int iot_ahead_take(struct iot_ahead *a, size_t frame, int mode, void **slot, int *rc)
 {
+	const struct job *j;
 	int got;
 
 	pthread_mutex_lock(&a->mu);
-	wait_idle(a);
-	got = a->state == DONE && a->frame == frame && a->mode == mode;
+	j = &a->q[a->head];
+	got = a->n && j->frame == frame && j->mode == mode;
 	if (got) {
-		*slot = a->slot;
-		*rc = a->rc;
+		while (!a->done)
+			pthread_cond_wait(&a->cv, &a->mu);
+		*slot = j->slot;
+		*rc = j->rc;
+		a->head = (a->head + 1) % IOT_AHEAD_MAX;
+		a->n--;
+		a->done--;
+	} else {
+		/* not what was posted (a seek, spans switched): drop it all */
+		wait_idle(a);
+		a->n = a->done = 0;
 	}
-	a->state = IDLE;
 	pthread_mutex_unlock(&a->mu);
 	return got;
 }

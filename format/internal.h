@@ -86,7 +86,10 @@ int iot_chunk_decode(struct iot_arena *a, const uint8_t *buf, size_t len,
 			 (1ull << 6) | (1ull << 7) | (1ull << 16) | (1ull << 17) | \
 			 (1ull << 24) | (1ull << 25) | (1ull << 26) | (1ull << 27))
 
-/* ---- ahead.c: the next chunk decoded on a thread of its own ---- */
+/* ---- ahead.c: the next chunks decoded on a thread of their own ---- */
+
+/* jobs in flight at most: chunks decoded ahead, each in a slot of its own */
+#define IOT_AHEAD_MAX 4
 
 struct iot_ahead;
 /* Load frame @frame into @slot (@mode: the caller's); @return : 0 or < 0. */
@@ -94,12 +97,15 @@ typedef int (*iot_ahead_load_fn)(void *ctx, void *slot, size_t frame, int mode);
 
 /*! iot_ahead_start() : start the thread. @return : 0 or -errno. */
 int iot_ahead_start(struct iot_ahead **ap, iot_ahead_load_fn load, void *ctx);
-/*! iot_ahead_post() : have @frame loaded into @slot, after the job in
- *  hand, if any; the caller must not touch @slot until it takes it. */
-void iot_ahead_post(struct iot_ahead *a, void *slot, size_t frame, int mode);
-/*! iot_ahead_take() : wait for the job in hand to end.
- *  @return : 1 with *@slot and its load's *@rc if it was @frame in
- *            @mode, else 0 (the slot it wrote is the caller's again). */
+/*! iot_ahead_post() : have @frame loaded into @slot, after the jobs
+ *  posted before; the caller must not touch @slot until it takes it.
+ *  @return : 1, or 0 if IOT_AHEAD_MAX jobs are posted already (not
+ *            posted: the slot is the caller's). */
+int iot_ahead_post(struct iot_ahead *a, void *slot, size_t frame, int mode);
+/*! iot_ahead_take() : the oldest job, if it is @frame in @mode: wait for
+ *  it to end.  Otherwise every job is dropped (the one in hand ended).
+ *  @return : 1 with *@slot and its load's *@rc, or 0 (then no slot is
+ *            the thread's). */
 int iot_ahead_take(struct iot_ahead *a, size_t frame, int mode, void **slot, int *rc);
 /*! iot_ahead_stop() : end the job in hand, stop and free the thread. */
 void iot_ahead_stop(struct iot_ahead *a);

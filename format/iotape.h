@@ -595,12 +595,12 @@ IOT_API int iot_reader_next(struct iot_reader *r, struct iot_item *it);
 IOT_API void iot_reader_set_spans(struct iot_reader *r, int on);
 
 /*! iot_reader_set_ahead() :
- *  With @on set, a thread of the reader decodes the next chunk while the
- *  caller reads the current one (both CPUs busy where there are two); the
- *  items, the damage found and the codes returned are the same.  Takes a
- *  second chunk's memory (7-8 MiB on traces of mongo's calls).  Off again
- *  stops the thread.  @return : 0 or -errno (then reading goes on
- *  without). */
+ *  With @on set, a thread of the reader decodes the next @on chunks (at
+ *  most 4) while the caller reads the current one (both CPUs busy where
+ *  there are two); the items, the damage found and the codes returned are
+ *  the same.  Each chunk ahead takes a chunk's memory (7-8 MiB on traces
+ *  of mongo's calls).  0 stops the thread.  @return : 0 or -errno (then
+ *  reading goes on without). */
 IOT_API int iot_reader_set_ahead(struct iot_reader *r, int on);
 
 /*! iot_reader_rewind() : go back to the first chunk. */

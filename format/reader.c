@@ -46,8 +46,10 @@ struct iot_reader {
 	struct iot_frame *frames;
 	size_t n_frames;
 
-	struct slot slots[2];
+	struct slot slots[1 + IOT_AHEAD_MAX];
 	struct iot_ahead *ahead;	/* iot_reader_set_ahead() */
+	int depth;			/* chunks it decodes ahead */
+	size_t ahead_next;		/* the next frame to post to it */
 
 	/* iteration */
 	size_t next_frame;		/* frame to load when this one ends */
@@ -274,34 +276,42 @@ static void use_slot(struct iot_reader *r, struct slot *s)
 	r->prev_exit = 0;
 }
 
-/* Frame @f as the current chunk: in the slot read now, or with a thread
- * decoding ahead (which may have written the other one), in the other. */
-static int load_chunk(struct iot_reader *r, const struct iot_frame *f, int spans)
+/* Frame @f as the current chunk, in slot @s. */
+static int load_chunk(struct iot_reader *r, struct slot *s, const struct iot_frame *f,
+		      int spans)
 {
-	struct slot *s = !r->ahead ? r->cur :
-			 r->cur == &r->slots[0] ? &r->slots[1] : &r->slots[0];
 	int rc = load_slot(r, s, f, spans);
 
 	use_slot(r, s);
 	return rc;
 }
 
+/* With the thread, frame k goes to slot k mod (depth + 1): the frames
+ * in flight, k + 1 to k + depth, are then never in the slot read. */
+static struct slot *slot_of(const struct iot_reader *r, size_t k)
+{
+	return (struct slot *)&r->slots[k % (size_t)(r->depth + 1)];
+}
+
 /* Frame @k of the index as the current chunk: the one decoded ahead if it
- * is that one, and then the next one is started. */
+ * is that one (else it is loaded here, and what was ahead dropped), and
+ * then the thread is given the frames up to k + depth. */
 static int next_chunk(struct iot_reader *r, size_t k)
 {
 	void *s;
 	int rc;
 
 	if (!r->ahead)
-		return load_chunk(r, &r->frames[k], r->spans);
-	if (iot_ahead_take(r->ahead, k, r->spans, &s, &rc))
+		return load_chunk(r, r->cur, &r->frames[k], r->spans);
+	if (iot_ahead_take(r->ahead, k, r->spans, &s, &rc)) {
 		use_slot(r, s);
-	else
-		rc = load_chunk(r, &r->frames[k], r->spans);
-	if (!rc && k + 1 < r->n_frames)
-		iot_ahead_post(r->ahead, r->cur == &r->slots[0] ? &r->slots[1] : &r->slots[0],
-			       k + 1, r->spans);
+	} else {
+		rc = load_chunk(r, slot_of(r, k), &r->frames[k], r->spans);
+		r->ahead_next = k + 1;
+	}
+	while (!rc && r->ahead_next < r->n_frames && r->ahead_next <= k + (size_t)r->depth &&
+	       iot_ahead_post(r->ahead, slot_of(r, r->ahead_next), r->ahead_next, r->spans))
+		r->ahead_next++;
 	return rc;
 }
 
@@ -423,7 +433,7 @@ static int walk_frames(struct iot_reader *r)
 		f.offset = off;
 		f.size = fsz;
 		f.first_event = events;
-		if ((rc = load_chunk(r, &f, 0)))
+		if ((rc = load_chunk(r, r->cur, &f, 0)))
 			break;
 		chunk_stats(r, &f);
 		if ((rc = add_frame(r, &f, &cap)))
@@ -657,7 +667,7 @@ void iot_reader_close(struct iot_reader *r)
 	if (r->mapped)
 		munmap((void *)r->data, r->len);
 	iot_arena_free(r->hdr_arena);
-	for (i = 0; i < 2; i++) {
+	for (i = 0; i < 1 + IOT_AHEAD_MAX; i++) {
 		iot_arena_free(r->slots[i].arena);
 		ZSTD_freeDCtx(r->slots[i].dctx);
 		free(r->slots[i].buf);
@@ -963,17 +973,21 @@ int iot_reader_seek_frame(struct iot_reader *r, uint64_t frame)
 
 int iot_reader_set_ahead(struct iot_reader *r, int on)
 {
-	int rc = 0;
+	int depth = on < 0 ? 0 : on > IOT_AHEAD_MAX ? IOT_AHEAD_MAX : on, i, rc = 0;
 
-	if (!on) {
-		iot_ahead_stop(r->ahead);
-		r->ahead = NULL;
+	if (r->ahead && depth == r->depth)
 		return 0;
-	}
-	if (!r->ahead && !r->slots[1].dctx)
-		rc = slot_init(&r->slots[1]);
-	if (!rc && !r->ahead)
+	/* off, or another depth: the slots change */
+	iot_ahead_stop(r->ahead);
+	r->ahead = NULL;
+	r->depth = 0;
+	for (i = 1; !rc && i <= depth; i++)
+		if (!r->slots[i].dctx)
+			rc = slot_init(&r->slots[i]);
+	if (!rc && depth)
 		rc = iot_ahead_start(&r->ahead, ahead_load, r);
+	if (!rc)
+		r->depth = depth;
 	return rc;
 }
 

@@ -3,7 +3,8 @@
 # chunk on a second thread (IOTAPE_READAHEAD, on by default); a damaged
 # trace (cut at many offsets, bytes flipped in its chunks and its index)
 # must give the same output, the same messages and the same exit status
-# with it as without it (IOTAPE_READAHEAD=0): report, check, dump, diff
+# with it (one and three chunks ahead) as without it (IOTAPE_READAHEAD=0):
+# report, check, dump, diff
 # and export, on many.iotape (13 chunks) and on a long trace of many
 # chunks cut and flipped in its middle.  strace shows that the thread is
 # started with it and not without.
@@ -18,23 +19,26 @@ trap 'rm -rf "$tmp"' EXIT
 mk=$SRCDIR/tools/mkcorrupt.sh
 T="timeout -k 5 60"
 
-# same FILE CMD ARGS... - CMD on FILE with and without the thread: stdout,
-# stderr and exit status alike; sets rc (the exit status)
+# same FILE CMD ARGS... - CMD on FILE without the thread and with it, one
+# and three chunks ahead: stdout, stderr and exit status alike; sets rc
+# (the exit status)
 same() {
 	local f=$1 cmd=$2 a
 	shift 2
-	for a in 0 1; do
+	for a in 0 1 3; do
 		IOTAPE_READAHEAD=$a $T "$IOTAPE" $cmd "$@" "$f" >"$tmp/o$a" 2>"$tmp/e$a"
 		echo $? >"$tmp/rc$a"
 	done
 	rc=$(cat "$tmp/rc1")
-	[ "$rc" -lt 124 ] || fail "iotape $cmd $f: exit $rc (crash or hang)"
-	cmp -s "$tmp/rc0" "$tmp/rc1" ||
-		fail "iotape $cmd $* $f: exit $(cat "$tmp/rc0") without the thread, $rc with it"
-	cmp -s "$tmp/e0" "$tmp/e1" ||
-		fail "iotape $cmd $* $f: stderr differs: $(diff "$tmp/e0" "$tmp/e1")"
-	cmp -s "$tmp/o0" "$tmp/o1" ||
-		fail "iotape $cmd $* $f: output differs: $(diff "$tmp/o0" "$tmp/o1" | head -20)"
+	for a in 1 3; do
+		[ "$(cat "$tmp/rc$a")" -lt 124 ] || fail "iotape $cmd $f: exit $(cat "$tmp/rc$a") (crash or hang)"
+		cmp -s "$tmp/rc0" "$tmp/rc$a" || fail "iotape $cmd $* $f: exit $(cat "$tmp/rc0") without" \
+			"the thread, $(cat "$tmp/rc$a") with it ($a ahead)"
+		cmp -s "$tmp/e0" "$tmp/e$a" ||
+			fail "iotape $cmd $* $f: stderr differs ($a ahead): $(diff "$tmp/e0" "$tmp/e$a")"
+		cmp -s "$tmp/o0" "$tmp/o$a" ||
+			fail "iotape $cmd $* $f: output differs ($a ahead): $(diff "$tmp/o0" "$tmp/o$a" | head -20)"
+	done
 }
 
 # every FILE - every command; counts the damaged exits in $damaged

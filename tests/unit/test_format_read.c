@@ -115,9 +115,10 @@ static void compare_from(struct iot_reader *r, const struct model *m, uint64_t f
 	compare_rest(r, m, i);
 }
 
-/* Decoding ahead: every item as without it; a seek, spans switched on and
- * off and the thread stopped and started between chunks change nothing. */
-static void test_ahead(void **state)
+/* Decoding @depth chunks ahead: every item as without it; a seek, spans
+ * switched on and off and the thread stopped and started between chunks
+ * change nothing. */
+static void ahead_depth(int depth)
 {
 	struct model m = { 0 };
 	struct iot_reader *r;
@@ -126,8 +127,8 @@ static void test_ahead(void **state)
 
 	write_sample(tpath("ahead.iotape"), &m, 6, 200, 0, 1);
 	assert_int_equal(iot_reader_open(&r, tpath("ahead.iotape")), 0);
-	assert_int_equal(iot_reader_set_ahead(r, 1), 0);
-	assert_int_equal(iot_reader_set_ahead(r, 1), 0);	/* already on */
+	assert_int_equal(iot_reader_set_ahead(r, depth), 0);
+	assert_int_equal(iot_reader_set_ahead(r, depth), 0);	/* already on */
 	assert_int_equal(read_compare(r, &m), m.n);
 	assert_int_equal(iot_reader_seek_frame(r, 3), 0);
 	compare_from(r, &m, 3);
@@ -148,28 +149,44 @@ static void test_ahead(void **state)
 		if (i == 100)
 			assert_int_equal(iot_reader_set_ahead(r, 0), 0);
 		if (i == 240)
-			assert_int_equal(iot_reader_set_ahead(r, 1), 0);
+			assert_int_equal(iot_reader_set_ahead(r, depth), 0);
 	}
 	assert_true(m.it[100].chunk == 0 && m.it[240].chunk == 1);
 	compare_rest(r, &m, 250);
+	/* another depth in the middle of a pass, then closed with chunks
+	 * in flight */
+	assert_int_equal(iot_reader_rewind(r), 0);
+	for (i = 0; i < 250; i++) {
+		assert_int_equal(iot_reader_next(r, &it), 1);
+		eq_item(&m.it[i], &it);
+		if (i == 10)
+			assert_int_equal(iot_reader_set_ahead(r, depth == 1 ? 4 : 1), 0);
+	}
 	iot_reader_close(r);
 	m_free(&m);
 }
 
-/* A frame damaged after the index was written: with and without the
- * thread, the same items before it and the same damage reported. */
+static void test_ahead(void **state)
+{
+	ahead_depth(1);
+	ahead_depth(3);
+}
+
+/* A frame damaged after the index was written: without the thread, and
+ * with it 1 and 4 chunks ahead (frames 4 and 5 in flight at the damage),
+ * the same items before it and the same damage reported. */
 static void test_ahead_damage(void **state)
 {
 	struct model m = { 0 };
 	const struct iot_frame *fr;
 	uint8_t *buf;
-	size_t len, nfr, n[2];
-	int ahead, rc[2];
-	uint64_t dframe[2];
+	size_t len, nfr, n[3];
+	int ahead, rc[3];
+	uint64_t dframe[3];
 
 	write_sample(tpath("ahead_dmg.iotape"), &m, 6, 200, 0, 1);
 	buf = slurp(tpath("ahead_dmg.iotape"), &len);
-	for (ahead = 0; ahead < 2; ahead++) {
+	for (ahead = 0; ahead < 3; ahead++) {
 		struct iot_reader *r;
 		struct iot_item it;
 
@@ -180,7 +197,7 @@ static void test_ahead_damage(void **state)
 			/* inside frame 3's compressed blocks: its checksum fails */
 			buf[fr[3].offset + fr[3].size / 2] ^= 0x5a;
 		}
-		assert_int_equal(iot_reader_set_ahead(r, ahead), 0);
+		assert_int_equal(iot_reader_set_ahead(r, ahead == 2 ? 4 : ahead), 0);
 		n[ahead] = 0;
 		while ((rc[ahead] = iot_reader_next(r, &it)) > 0) {
 			eq_item(&m.it[n[ahead]], &it);
@@ -191,9 +208,11 @@ static void test_ahead_damage(void **state)
 		iot_reader_close(r);
 	}
 	assert_int_equal(n[0], n[1]);
+	assert_int_equal(n[0], n[2]);
 	assert_int_equal(rc[0], rc[1]);
+	assert_int_equal(rc[0], rc[2]);
 	assert_true(rc[0] < 0);
-	assert_true(dframe[0] == 3 && dframe[1] == 3);
+	assert_true(dframe[0] == 3 && dframe[1] == 3 && dframe[2] == 3);
 	assert_true(n[0] > 0 && m.it[n[0]].chunk == 3);
 	free(buf);
 	m_free(&m);
