@@ -288,9 +288,9 @@ static int load_chunk(struct iot_reader *r, struct slot *s, const struct iot_fra
 
 /* With the thread, frame k goes to slot k mod (depth + 1): the frames
  * in flight, k + 1 to k + depth, are then never in the slot read. */
-static struct slot *slot_of(const struct iot_reader *r, size_t k)
+static struct slot *slot_of(struct iot_reader *r, size_t k)
 {
-	return (struct slot *)&r->slots[k % (size_t)(r->depth + 1)];
+	return &r->slots[k % (size_t)(r->depth + 1)];
 }
 
 /* Frame @k of the index as the current chunk: the one decoded ahead if it
