@@ -553,6 +553,8 @@ int rec_bpf_record(void *ctx, void *data, size_t size)
 	case BE_URING_SETUP: case BE_URING_SQE: case BE_URING_CQE: case BE_URING_REG:
 		rec_bpf_uring_record(c, data, h->len);
 		break;
+	case BE_FMAP: if (h->len >= sizeof(struct be_fmap)) rec_bpf_fmap(c, data); break;
+	case BE_MPAGE: if (h->len >= sizeof(struct be_mpage)) rec_bpf_mpage(c, data); break;
 	default: c->st.dropped++; break;
 	}
 	return 0;

@@ -38,33 +38,19 @@
 #include <unistd.h>
 
 #include "rec.h"
+#include "mmap_int.h"
 
-#define PAGE 4096ULL
 #define MAX_PAGES (1ULL << 24)		/* 64 GiB: beyond this a mapping is cut */
 #define PM_PRESENT (1ULL << 63)
 #define PM_PFN ((1ULL << 55) - 1)
 #define KPF_DIRTY 4
 
-struct rec_fmap {
-	pid_t pid;
-	uint64_t addr, len, off;
-	uint32_t shared_w;		/* MAP_SHARED and PROT_WRITE: writes reach the file */
-	char *path;
-	uint32_t path_len;
-	uint64_t *seen;			/* a bit per page already counted as read */
-	int taken;			/* its pages were read at least once */
-};
-
-struct rec_fmaps {
-	struct rec_fmap *v;
-	uint32_t n, cap;
-	int kpf;			/* /proc/kpageflags, or -1 */
-};
-
 static void fmap_free(struct rec_fmap *m)
 {
 	free(m->path);
 	free(m->seen);
+	free(m->hit);
+	free(m->dirty);
 }
 
 void rec_fmap_free(struct rec_ctx *c)
@@ -200,7 +186,12 @@ int rec_fmap_fork(struct rec_ctx *c, pid_t parent, pid_t child)
 		m->taken = 0;
 		m->path = strndup(s->v[i].path, s->v[i].path_len);
 		m->seen = calloc((pages + 63) / 64, 8);
-		if (!m->path || !m->seen) {
+		m->hit = m->dirty = NULL;
+		if (s->v[i].hit) {
+			m->hit = calloc((pages + 63) / 64, 8);
+			m->dirty = calloc((pages + 63) / 64, 8);
+		}
+		if (!m->path || !m->seen || (s->v[i].hit && (!m->hit || !m->dirty))) {
 			fmap_free(m);
 			err = -ENOMEM;
 			break;
@@ -233,34 +224,49 @@ static int run_add(uint64_t **v, uint32_t *n, uint32_t *cap, uint64_t first)
 	return 0;
 }
 
-/* The pages of @m in [lo, hi) into @out. @return : 0 or -errno */
+/* The pages of @m in [lo, hi) into @out: those the bpf programs saw
+ * (bpf_mmap.c: @m's hit and dirty bits), else those of the page table.
+ * @return : 0 or -errno */
 static int scan(struct rec_ctx *c, struct rec_task *t, struct rec_fmap *m, uint64_t lo,
 		uint64_t hi, struct iot_mpages *out)
 {
 	char name[64];
 	uint64_t *pm = NULL, *rr = NULL, *wr = NULL, i, n = (hi - lo) / PAGE;
 	uint32_t nr = 0, cr = 0, nw = 0, cw = 0;
-	int fd, err = 0;
+	int fd = -1, err = 0;
 
-	snprintf(name, sizeof(name), "/proc/%d/pagemap", (int)t->tid);
-	if ((fd = open(name, O_RDONLY | O_CLOEXEC)) < 0)
-		return -errno;
-	if (!(pm = malloc(n * 8 + 8)) ||
-	    pread(fd, pm, n * 8, (off_t)(lo / PAGE * 8)) != (ssize_t)(n * 8)) {
-		err = pm ? -EIO : -ENOMEM;
-		goto out;
+	if (!m->hit) {
+		snprintf(name, sizeof(name), "/proc/%d/pagemap", (int)t->tid);
+		if ((fd = open(name, O_RDONLY | O_CLOEXEC)) < 0)
+			return -errno;
+		if (!(pm = malloc(n * 8 + 8)) ||
+		    pread(fd, pm, n * 8, (off_t)(lo / PAGE * 8)) != (ssize_t)(n * 8)) {
+			err = pm ? -EIO : -ENOMEM;
+			goto out;
+		}
 	}
 	for (i = 0; i < n && !err; i++) {
 		uint64_t idx = (lo - m->addr) / PAGE + i, page = m->off / PAGE + idx, fl = 0;
+		uint64_t bit = 1ULL << (idx % 64);
+		int dirty = 0;
 
-		if (!(pm[i] & PM_PRESENT))
-			continue;
-		if (m->shared_w && c->fmaps->kpf >= 0 && (pm[i] & PM_PFN) &&
-		    pread(c->fmaps->kpf, &fl, 8, (off_t)((pm[i] & PM_PFN) * 8)) == 8 &&
-		    (fl & (1ULL << KPF_DIRTY)))
+		if (m->hit) {
+			if (!(m->hit[idx / 64] & bit))
+				continue;
+			/* written again only if dirtied again */
+			dirty = m->shared_w && (m->dirty[idx / 64] & bit);
+			m->dirty[idx / 64] &= ~bit;
+		} else {
+			if (!(pm[i] & PM_PRESENT))
+				continue;
+			dirty = m->shared_w && c->fmaps->kpf >= 0 && (pm[i] & PM_PFN) &&
+				pread(c->fmaps->kpf, &fl, 8, (off_t)((pm[i] & PM_PFN) * 8)) == 8 &&
+				(fl & (1ULL << KPF_DIRTY));
+		}
+		if (dirty)
 			err = run_add(&wr, &nw, &cw, page);
-		if (!err && !(m->seen[idx / 64] & (1ULL << (idx % 64)))) {
-			m->seen[idx / 64] |= 1ULL << (idx % 64);
+		if (!err && !(m->seen[idx / 64] & bit)) {
+			m->seen[idx / 64] |= bit;
 			err = run_add(&rr, &nr, &cr, page);
 		}
 	}
@@ -276,7 +282,7 @@ static int scan(struct rec_ctx *c, struct rec_task *t, struct rec_fmap *m, uint6
 	out->n_read = nr;
 	out->write_runs = wr;
 	out->n_write = nw;
-	if (m->shared_w && c->fmaps->kpf < 0)
+	if (m->shared_w && !m->hit && c->fmaps->kpf < 0)
 		out->flags |= IOT_MP_NO_DIRTY;
 	rr = wr = NULL;
 	if (!(out->path = strndup(m->path, m->path_len)))
@@ -286,7 +292,8 @@ out:
 	free(pm);
 	free(rr);
 	free(wr);
-	close(fd);
+	if (fd >= 0)
+		close(fd);
 	return err;
 }
 
@@ -304,7 +311,10 @@ static void take(struct rec_ctx *c, struct rec_task *t, uint64_t addr, uint64_t 
 		uint64_t hi = m->addr + m->len < addr + len ? m->addr + m->len : addr + len;
 		struct iot_mpages *o;
 
-		if (m->pid != t->pid || lo >= hi) {
+		/* the bpf backends have no stop: a page table read now is not
+		 * the one of the call's time (if the process is still there);
+		 * a mapping their programs do not follow is left untaken */
+		if (m->pid != t->pid || lo >= hi || (c->bpf && !m->hit)) {
 			i++;
 			continue;
 		}
@@ -333,7 +343,7 @@ static void take(struct rec_ctx *c, struct rec_task *t, uint64_t addr, uint64_t 
 
 void rec_fmap_entry(struct rec_ctx *c, struct rec_task *t, int munmap)
 {
-	if (!c->fmaps || t->view)
+	if (!c->fmaps || (t->view && !c->bpf))
 		return;
 	/* the kernel unmaps and syncs whole pages */
 	take(c, t, t->raw[0], (t->raw[1] + PAGE - 1) & ~(PAGE - 1),
@@ -350,7 +360,7 @@ void rec_fmap_exec_entry(struct rec_ctx *c, struct rec_task *t)
 	struct iot_mpages *saved = t->mp;
 	uint32_t n_saved = t->n_mp;
 
-	if (!c->fmaps || (t->view && t->ev.nr != SYS_exit_group))
+	if (!c->fmaps || (t->view && !c->bpf && t->ev.nr != SYS_exit_group))
 		return;
 	/* a call in flight keeps its own list */
 	t->mp = NULL;
@@ -390,6 +400,11 @@ void rec_fmap_proc_gone(struct rec_ctx *c, struct rec_task *t)
 
 	if (!s)
 		return;
+	/* the bpf backends: what the programs saw since the last take goes
+	 * with the next event (the exit_group's or execve's, as ptrace's
+	 * take at its exit or exec stop) */
+	if (c->bpf)
+		rec_fmap_exec_entry(c, t);
 	while (i < s->n) {
 		if (s->v[i].pid != t->pid) {
 			i++;

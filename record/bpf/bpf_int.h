@@ -74,4 +74,9 @@ void rec_bpf_emit_exit(struct rec_ctx *c, struct rec_task *t, int64_t now, int s
 /* libbpf's ring buffer callback: one record of the programs */
 int rec_bpf_record(void *ctx, void *data, size_t size);
 
+/* bpf_mmap.c: a file mapping the programs follow (BE_FMAP), pages of
+ * one faulted in or dirtied (BE_MPAGE) */
+void rec_bpf_fmap(struct rec_ctx *c, const struct be_fmap *r);
+void rec_bpf_mpage(struct rec_ctx *c, const struct be_mpage *r);
+
 #endif

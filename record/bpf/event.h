@@ -27,6 +27,8 @@ enum be_type {
 	BE_URING_SQE,	/* a ring of a followed process took a request */
 	BE_URING_CQE,	/* ... posted a completion */
 	BE_URING_REG,	/* ... had files or buffers registered */
+	BE_FMAP,	/* a file mapping made: the file it maps, as the page records name it */
+	BE_MPAGE,	/* pages of a followed file mapping faulted in or dirtied */
 };
 
 #define BE_TID_ON	1	/* map tstate: followed */
@@ -214,5 +216,29 @@ struct be_uring_reg {
 	__u32 opcode, nvals;
 	__s64 vals[BE_REG_MAX];
 };
+/* BE_FMAP, after a successful mmap of a file (its BE_CALL): the
+ * mapping at @addr is of the file whose page cache is @mkey (its
+ * address_space, an opaque key); BE_FMAP_UNWATCHED: the programs' table
+ * of mapped files was full, its pages are not followed */
+struct be_fmap {
+	struct be_hdr h;
+	__u64 addr;
+	__u64 mkey;
+	__u32 flags;
+	__u32 pad;
+};
+#define BE_FMAP_UNWATCHED	1
+
+/* BE_MPAGE: pages first..last (of the file) of @mkey that a followed
+ * task mapped in by a fault (fault-around included), or, BE_MP_DIRTY,
+ * that a store through a shared mapping made dirty */
+struct be_mpage {
+	struct be_hdr h;
+	__u64 mkey;
+	__u64 first, last;
+	__u32 flags;
+	__u32 pad;
+};
+#define BE_MP_DIRTY	1
 
 #endif

@@ -607,6 +607,9 @@ static __always_inline __u32 cpu_ns(const struct tstate *fl, __u64 t)
 	return d < 0xffffffffULL ? (__u32)d : 0xffffffffu;
 }
 
+/* the pages of file mappings: the section at the end of this file */
+__noinline int fmap_watch(__u64 ret, __u64 prot, __u64 flags, __s64 fd);
+
 SEC("tp_btf/sys_exit")
 int BPF_PROG(iotape_exit, const struct uregs *regs, long ret)
 {
@@ -619,6 +622,9 @@ int BPF_PROG(iotape_exit, const struct uregs *regs, long ret)
 	if (fast_logged(task, regs)) {
 		if (fl)
 			fl->in_fast = 0;
+		/* the fast path logged the mmap; its file is followed here */
+		if (fl && fl->st == BE_TID_ON && regs->orig_ax == NR_MMAP)
+			fmap_watch(ret, regs->dx, regs->r10, (__s64)regs->r8);
 		return 0;
 	}
 	if (!fl || !fl->busy)
@@ -678,6 +684,8 @@ int BPF_PROG(iotape_exit, const struct uregs *regs, long ret)
 		k->pad = 0;
 		__builtin_memcpy(k->args, fl->dargs, sizeof(k->args));
 		emit(k, sizeof(*k), 0);
+		if (fl->nr == NR_MMAP)
+			fmap_watch(ret, fl->dargs[2], fl->dargs[3], (__s64)fl->dargs[4]);
 		return 0;
 	}
 	/* strings unread at entry: their pages are in now, unless the call
@@ -1298,5 +1306,293 @@ int BPF_PROG(iotape_uring_reg, void *rctx, unsigned int opcode, unsigned int nr_
 	g->opcode = opcode;
 	g->nvals = c.n;
 	emit(g, sizeof(*g), 0);
+	return 0;
+}
+
+/* ==== Pages of file mappings ==========================================
+ *
+ * Loads and stores through a file mapping make no syscall; the ptrace
+ * backend reads the page table at munmap, msync, exec and exit stops
+ * (record/mmap.c), which this backend does not have.  Instead:
+ *   mm_filemap_fault      a page of a file mapped in by a fault
+ *   mm_filemap_map_pages  ... by fault-around (first and last index)
+ *   mm_filemap_add_to_page_cache  ... read in by a fault (read-ahead)
+ *   writeback_dirty_folio a clean page made dirty: by a store through a
+ *                         shared mapping when no write call is in flight
+ * each for the files a followed task mapped with mmap (not its program
+ * and libraries: PROT_EXEC, MAP_DENYWRITE), kept in map fmwatch by the
+ * exit program (fmap_watch()).  The records name the file by its page
+ * cache (address_space); BE_FMAP ties that key to the mapping's address.
+ * The recorder keeps the pages per mapping until the munmap, msync, exec
+ * or exit (record/bpf_mmap.c).  Every fault of the machine runs one of
+ * these programs; for a task not followed it ends at the task storage
+ * lookup.  Records the ring cannot take are counted in drops.
+ */
+#define PROT_EXEC_	0x4
+#define MAP_DENYWRITE_	0x0800
+#define NR_WRITE	1
+#define NR_PWRITE64	18
+#define NR_WRITEV	20
+#define NR_SENDFILE	40
+#define NR_IO_SUBMIT	209
+#define NR_SPLICE	275
+#define NR_PWRITEV	296
+#define NR_COPY_FILE_RANGE 326
+#define NR_PWRITEV2	328
+#define NR_IO_URING_ENTER 426
+#define PG_HEAD_	6
+
+/* files (address_space) a followed task mapped: key only.  Entries stay
+ * until the recording ends (a key of a file since freed may name
+ * another file: the recorder ties records to its own mappings by key
+ * and process, so such records match nothing) */
+struct {
+	__uint(type, BPF_MAP_TYPE_HASH);
+	__uint(map_flags, BPF_F_NO_PREALLOC);
+	__uint(max_entries, 65536);
+	__type(key, __u64);
+	__type(value, __u8);
+} fmwatch SEC(".maps");
+
+/* After a followed task's mmap returned @ret: a mapping of a file that
+ * may be file I/O (not code, not the loader's) is followed. */
+__noinline int fmap_watch(__u64 ret, __u64 prot, __u64 flags, __s64 fd)
+{
+	struct file *f;
+	struct be_fmap r;
+	__u64 key;
+	__u8 one = 1;
+
+	if (ret >= (__u64)-4095 || (flags & (MAP_ANON | MAP_DENYWRITE_)) ||
+	    (prot & PROT_EXEC_) || fd < 0 || fd > 0x7fffffff)
+		return 0;
+	f = (struct file *)fd_file((int)fd);
+	if (!f)
+		return 0;
+	key = (__u64)BPF_CORE_READ(f, f_mapping);
+	if (!key)
+		return 0;
+	__builtin_memset(&r, 0, sizeof(r));
+	hdr(&r.h, BE_FMAP);
+	r.h.len = sizeof(r);
+	r.addr = ret;
+	r.mkey = key;
+	if (bpf_map_update_elem(&fmwatch, &key, &one, BPF_NOEXIST) < 0 &&
+	    !bpf_map_lookup_elem(&fmwatch, &key))
+		r.flags = BE_FMAP_UNWATCHED;
+	emit(&r, sizeof(r), 0);
+	return 0;
+}
+
+static __always_inline int mpage_note(struct address_space *mapping, __u64 first, __u64 last,
+				      __u32 flags)
+{
+	struct tstate *fl = followed(bpf_get_current_task_btf());
+	__u64 key = (__u64)mapping;
+	struct be_mpage r;
+
+	if (!fl || fl->st != BE_TID_ON || !bpf_map_lookup_elem(&fmwatch, &key))
+		return 0;
+	hdr(&r.h, BE_MPAGE);
+	r.h.len = sizeof(r);
+	r.mkey = key;
+	r.first = first;
+	r.last = last;
+	r.flags = flags;
+	r.pad = 0;
+	emit(&r, sizeof(r), 0);
+	return 0;
+}
+
+SEC("tp_btf/mm_filemap_fault")
+int BPF_PROG(iotape_mfault, struct address_space *mapping, unsigned long index)
+{
+	return mpage_note(mapping, index, index, 0);
+}
+
+__noinline __u64 folio_span(__u64 mapping, __u64 idx);
+
+/* fault-around maps the large folios at either end of its window whole */
+SEC("tp_btf/mm_filemap_map_pages")
+int BPF_PROG(iotape_maround, struct address_space *mapping, unsigned long first,
+	     unsigned long last)
+{
+	struct tstate *fl = followed(bpf_get_current_task_btf());
+	__u64 key = 0, sp;
+
+	/* the pointer as a number: folio_span() takes no pointer */
+	if (!fl || fl->st != BE_TID_ON || bpf_probe_read_kernel(&key, 8, &ctx[0]) < 0 ||
+	    !bpf_map_lookup_elem(&fmwatch, &key))
+		return 0;
+	sp = folio_span(key, first);
+	if (sp)
+		first = (sp - 1) >> 4;
+	sp = folio_span(key, last);
+	if (sp)
+		last = ((sp - 1) >> 4) + (1ULL << ((sp - 1) & 15)) - 1;
+	return mpage_note(mapping, first, last, 0);
+}
+
+/* a write call dirties the pages it writes: those are its own I/O, not
+ * a store through a mapping (calls the fast path logs included) */
+static __always_inline int in_write(const struct tstate *fl)
+{
+	__s32 nr = fl->nr;
+
+	if (fl->in_fast)
+		return 1;
+	return fl->busy && (nr == NR_WRITE || nr == NR_PWRITE64 || nr == NR_WRITEV ||
+			    nr == NR_PWRITEV || nr == NR_PWRITEV2 || nr == NR_SENDFILE ||
+			    nr == NR_SPLICE || nr == NR_COPY_FILE_RANGE ||
+			    nr == NR_IO_SUBMIT || nr == NR_IO_URING_ENTER);
+}
+
+/* pages in @folio (a large one is read in and dirtied whole) */
+static __always_inline __u64 folio_pages(struct folio *folio)
+{
+	__u64 n = 1;
+
+	if (folio->flags.f & (1UL << PG_HEAD_))
+		n = folio->_nr_pages;
+	return n && n <= 512 ? n : 1;
+}
+
+SEC("tp_btf/writeback_dirty_folio")
+int BPF_PROG(iotape_mdirty, struct folio *folio, struct address_space *mapping)
+{
+	struct tstate *fl = followed(bpf_get_current_task_btf());
+	__u64 first;
+
+	if (!fl || in_write(fl))
+		return 0;
+	first = folio->index;
+	return mpage_note(mapping, first, first + folio_pages(folio) - 1, BE_MP_DIRTY);
+}
+
+/*
+ * A folio read into the page cache of a followed file by a task between
+ * its calls: its faults' read-ahead.  A fault on a 2 MiB folio maps it
+ * whole with one page-table entry, and fault-around maps a cached one so
+ * with no trace at all (filemap_map_pages() leaves before its trace): the
+ * pages a cold fault reads in are the ones the program's access read
+ * from the disk, so they count as read.  Inside a call the folios are
+ * the call's (read, write) and are left.
+ */
+SEC("tp_btf/mm_filemap_add_to_page_cache")
+int BPF_PROG(iotape_madd, struct folio *folio)
+{
+	struct tstate *fl = followed(bpf_get_current_task_btf());
+	__u64 first;
+
+	if (!fl || fl->busy || fl->in_fast)
+		return 0;
+	first = folio->index;
+	return mpage_note(folio->mapping, first, first + folio_pages(folio) - 1, 0);
+}
+
+/*
+ * The folios at a fault's pages, looked up in the file's page cache (its
+ * xarray, read-only, under the fault's own locks).  Fault-around maps a
+ * cached large folio whole, not only the window its trace gives; and a
+ * 2 MiB one is mapped whole by the fault on any of its pages (one
+ * page-middle-directory entry), with no trace at all when fault-around
+ * does it: the fault itself is seen (page_fault_user), and on a followed
+ * file's mapping whose 2 MiB blocks line up with the file's the folio at
+ * the faulting page counts whole when it is a 2 MiB one.
+ */
+#define PMD_PAGES	512
+#define XA_CHUNK	64
+
+/* The folio holding page @idx of the page cache @mapping: its first
+ * index << 4 | its order, + 1; 0: none.  A global function, verified
+ * once for its three uses. */
+__noinline __u64 folio_span(__u64 mapping, __u64 idx)
+{
+	struct address_space *m = (struct address_space *)mapping;
+	__u64 e = 0, flags = 0, first = 0;
+	__u32 nr = 0, order = 0;
+	int i;
+
+	if (!m)
+		return 0;
+	e = (__u64)BPF_CORE_READ(m, i_pages.xa_head);
+	for (i = 0; i < 8; i++) {
+		struct xa_node *n;
+		__u8 shift = 0;
+		__u64 off, x = 0;
+
+		/* a node is an internal entry (low bits 10) above 4096 */
+		if ((e & 3) != 2 || e <= 4096)
+			break;
+		n = (struct xa_node *)(e - 2);
+		if (bpf_probe_read_kernel(&shift, 1, &n->shift) < 0 || shift > 60)
+			return 0;
+		if (i == 0 && (idx >> shift) >= XA_CHUNK)
+			return 0;
+		off = (idx >> shift) & (XA_CHUNK - 1);
+		if (bpf_probe_read_kernel(&x, 8, &n->slots[off]) < 0)
+			return 0;
+		/* a sibling entry: the multi-index entry's first slot */
+		if ((x & 3) == 2 && x < ((XA_CHUNK - 1) << 2)) {
+			off = (x >> 2) & (XA_CHUNK - 1);
+			if (bpf_probe_read_kernel(&x, 8, &n->slots[off]) < 0)
+				return 0;
+		}
+		e = x;
+	}
+	/* a value entry (low bit 1) is a shadow of an evicted folio */
+	if ((e & 3) != 0 || e <= 4096)
+		return 0;
+	if (bpf_probe_read_kernel(&flags, 8, &((struct folio *)e)->flags) < 0 ||
+	    bpf_probe_read_kernel(&first, 8, &((struct folio *)e)->index) < 0)
+		return 0;
+	if (flags & (1UL << PG_HEAD_))
+		bpf_probe_read_kernel(&nr, 4, &((struct folio *)e)->_nr_pages);
+	while (order < 9 && (1u << (order + 1)) <= nr)
+		order++;
+	if (first > idx || first + (1ULL << order) <= idx)
+		return 0;
+	return ((first << 4) | order) + 1;
+}
+
+struct pfctx {
+	__u64 addr;
+};
+
+static long pf_vma(struct task_struct *task, struct vm_area_struct *vma, void *arg)
+{
+	struct pfctx *c = arg;
+	struct file *file = vma->vm_file;
+	__u64 key, start = vma->vm_start, end = vma->vm_end, pg = vma->vm_pgoff, blk, sp, idx;
+
+	if (!file)
+		return 0;
+	key = (__u64)BPF_CORE_READ(file, f_mapping);
+	if (!bpf_map_lookup_elem(&fmwatch, &key))
+		return 0;
+	/* the 2 MiB block of the address, inside the mapping and aligned
+	 * with the file's blocks (what a huge mapping needs) */
+	blk = c->addr & ~((PMD_PAGES << 12) - 1);
+	if ((((start >> 12) - pg) & (PMD_PAGES - 1)) || blk < start ||
+	    blk + (PMD_PAGES << 12) > end)
+		return 0;
+	idx = pg + ((c->addr - start) >> 12);
+	sp = folio_span(key, idx);
+	if (!sp || ((sp - 1) & 15) != 9)
+		return 0;
+	mpage_note((struct address_space *)key, (sp - 1) >> 4, ((sp - 1) >> 4) + PMD_PAGES - 1, 0);
+	return 0;
+}
+
+SEC("tp_btf/page_fault_user")
+int BPF_PROG(iotape_mpf, unsigned long address, struct pt_regs *regs, unsigned long error_code)
+{
+	struct task_struct *task = bpf_get_current_task_btf();
+	struct tstate *fl = followed(task);
+	struct pfctx c = { .addr = address };
+
+	if (!fl || fl->st != BE_TID_ON)
+		return 0;
+	bpf_find_vma(task, address, pf_vma, &c, 0);
 	return 0;
 }
