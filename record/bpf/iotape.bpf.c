@@ -1557,7 +1557,11 @@ __noinline __u64 folio_span(__u64 mapping, __u64 idx)
 
 struct pfctx {
 	__u64 addr;
+	__u64 write;			/* a store faulted */
 };
+
+#define VM_WRITE_	0x2
+#define VM_SHARED_	0x8
 
 static long pf_vma(struct task_struct *task, struct vm_area_struct *vma, void *arg)
 {
@@ -1570,13 +1574,19 @@ static long pf_vma(struct task_struct *task, struct vm_area_struct *vma, void *a
 	key = (__u64)BPF_CORE_READ(file, f_mapping);
 	if (!bpf_map_lookup_elem(&fmwatch, &key))
 		return 0;
+	idx = pg + ((c->addr - start) >> 12);
+	/* a store through a shared mapping faults on each page not yet
+	 * writable since it was last cleaned (msync, writeback): written,
+	 * even when the page was dirty already (writeback_dirty_folio
+	 * does not fire then) */
+	if (c->write && (vma->vm_flags & (VM_WRITE_ | VM_SHARED_)) == (VM_WRITE_ | VM_SHARED_))
+		mpage_note((struct address_space *)key, idx, idx, BE_MP_DIRTY);
 	/* the 2 MiB block of the address, inside the mapping and aligned
 	 * with the file's blocks (what a huge mapping needs) */
 	blk = c->addr & ~((PMD_PAGES << 12) - 1);
 	if ((((start >> 12) - pg) & (PMD_PAGES - 1)) || blk < start ||
 	    blk + (PMD_PAGES << 12) > end)
 		return 0;
-	idx = pg + ((c->addr - start) >> 12);
 	sp = folio_span(key, idx);
 	if (!sp || ((sp - 1) & 15) != 9)
 		return 0;
@@ -1589,7 +1599,7 @@ int BPF_PROG(iotape_mpf, unsigned long address, struct pt_regs *regs, unsigned l
 {
 	struct task_struct *task = bpf_get_current_task_btf();
 	struct tstate *fl = followed(task);
-	struct pfctx c = { .addr = address };
+	struct pfctx c = { .addr = address, .write = error_code & 2 };
 
 	if (!fl || fl->st != BE_TID_ON)
 		return 0;
