@@ -13,6 +13,12 @@
  * msync (which cleans it).  The pages go into a MapPages record after
  * the munmap, msync or exit_group event (FORMAT.md).
  *
+ * The bpf backends have no stop to read the page table at: their
+ * programs log the pages faults map and read in and the pages stores
+ * dirty, which bpf_mmap.c marks in the mapping's bitmaps (hit, dirty);
+ * scan() reads those instead of the page table, and the rest is the same
+ * (record/README.md, "Pages of file mappings under bpf").
+ *
  * Not taken: mappings of the loader (MAP_DENYWRITE) and code (PROT_EXEC),
  * which are program images, not file I/O; anonymous memory; mappings
  * still there at exec (the image is gone before the recorder can look);

@@ -121,14 +121,16 @@ static void aio_summary(const struct rec_ctx *c)
 
 	if (st->file_maps)
 		iot_msg(IOT_MSG_INFO, CMD, "%llu file mappings: %llu pages read and %llu "
-			"written through them (page table and page cache at munmap, msync "
-			"and exit)%s", (unsigned long long)st->file_maps,
+			"written through them (%s at munmap, msync and exit)%s",
+			(unsigned long long)st->file_maps,
 			(unsigned long long)st->mp_read, (unsigned long long)st->mp_written,
+			c->bpf ? "the BPF programs' page faults and dirtied pages" :
+			"page table and page cache",
 			st->fmap_untaken ? "" : "; every mapping taken");
 	if (st->fmap_untaken && c->bpf)
 		iot_msg(IOT_MSG_INFO, CMD, "%llu file mappings whose pages were not taken: the "
-			"bpf backend does not stop at munmap, msync or exit to read the page "
-			"table; their page I/O is not in the trace (--backend ptrace takes it)",
+			"BPF programs did not follow them (their table of mapped files was full); "
+			"their page I/O is not in the trace (--backend ptrace takes it)",
 			(unsigned long long)st->fmap_untaken);
 	else if (st->fmap_untaken)
 		iot_msg(IOT_MSG_INFO, CMD, "%llu file mappings whose pages could not be read "

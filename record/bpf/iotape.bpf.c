@@ -608,7 +608,7 @@ static __always_inline __u32 cpu_ns(const struct tstate *fl, __u64 t)
 }
 
 /* the pages of file mappings: the section at the end of this file */
-__noinline int fmap_watch(__u64 ret, __u64 prot, __u64 flags, __s64 fd);
+__noinline int fmap_watch(__u64 ret, __u64 len, __u64 protflags, __s64 fd, __u64 off);
 
 SEC("tp_btf/sys_exit")
 int BPF_PROG(iotape_exit, const struct uregs *regs, long ret)
@@ -624,7 +624,8 @@ int BPF_PROG(iotape_exit, const struct uregs *regs, long ret)
 			fl->in_fast = 0;
 		/* the fast path logged the mmap; its file is followed here */
 		if (fl && fl->st == BE_TID_ON && regs->orig_ax == NR_MMAP)
-			fmap_watch(ret, regs->dx, regs->r10, (__s64)regs->r8);
+			fmap_watch(ret, regs->si, regs->dx << 32 | (__u32)regs->r10,
+				   (__s64)regs->r8, regs->r9);
 		return 0;
 	}
 	if (!fl || !fl->busy)
@@ -685,7 +686,8 @@ int BPF_PROG(iotape_exit, const struct uregs *regs, long ret)
 		__builtin_memcpy(k->args, fl->dargs, sizeof(k->args));
 		emit(k, sizeof(*k), 0);
 		if (fl->nr == NR_MMAP)
-			fmap_watch(ret, fl->dargs[2], fl->dargs[3], (__s64)fl->dargs[4]);
+			fmap_watch(ret, fl->dargs[1], fl->dargs[2] << 32 | (__u32)fl->dargs[3],
+				   (__s64)fl->dargs[4], fl->dargs[5]);
 		return 0;
 	}
 	/* strings unread at entry: their pages are in now, unless the call
@@ -1328,7 +1330,9 @@ int BPF_PROG(iotape_uring_reg, void *rctx, unsigned int opcode, unsigned int nr_
  * these programs; for a task not followed it ends at the task storage
  * lookup.  Records the ring cannot take are counted in drops.
  */
+#define PROT_WRITE_	0x2
 #define PROT_EXEC_	0x4
+#define MAP_SHARED_	0x01
 #define MAP_DENYWRITE_	0x0800
 #define NR_WRITE	1
 #define NR_PWRITE64	18
@@ -1354,17 +1358,77 @@ struct {
 	__type(value, __u8);
 } fmwatch SEC(".maps");
 
-/* After a followed task's mmap returned @ret: a mapping of a file that
- * may be file I/O (not code, not the loader's) is followed. */
-__noinline int fmap_watch(__u64 ret, __u64 prot, __u64 flags, __s64 fd)
+/*
+ * Where a followed file is mapped, per 2 MiB block of addresses: for
+ * page_fault_user, which has an address, not a file (a
+ * walk of the process's mappings, bpf_find_vma(), takes the mmap lock in
+ * the fault's IRQs-off entry and hands its unlock to an irq_work: a self
+ * interrupt per fault, ~15 µs of CPU each in this VM).  Written at the
+ * mmap for up to FMB_MAX blocks of it.  Not per process: a child forked
+ * with the mapping has it at the same addresses.  A block mapped again by
+ * another followed mapping (this process's or another's) is written over;
+ * one mapped otherwise keeps a stale entry, whose records name a file
+ * that the faulting process may not map (the recorder ties records to its
+ * mappings by file and process: they match nothing) or maps elsewhere
+ * (then pages of it are counted that were not touched; with address
+ * randomisation two processes rarely share a block).
+ */
+#define FMB_SHIFT	21
+#define FMB_MAX		512		/* 1 GiB of a mapping */
+
+struct fmb_key {
+	__u64 blk;			/* address >> FMB_SHIFT */
+};
+
+struct fmb {
+	__u64 mkey;
+	__u64 start, end;		/* the mapping */
+	__s64 base;			/* the file's page at the block's first address */
+	__u32 shared_w;
+	__u32 pad;
+};
+
+struct {
+	__uint(type, BPF_MAP_TYPE_HASH);
+	__uint(map_flags, BPF_F_NO_PREALLOC);
+	__uint(max_entries, 65536);
+	__type(key, struct fmb_key);
+	__type(value, struct fmb);
+} fmblk SEC(".maps");
+
+struct fmb_ctx {
+	struct fmb v;
+	__u64 blk0;
+	__s64 pg0;			/* the file's page at start */
+};
+
+static long fmb_one(__u64 i, void *arg)
 {
+	struct fmb_ctx *c = arg;
+	struct fmb_key k = { .blk = c->blk0 + i };
+
+	/* before the mapping's start for its first block: signed */
+	c->v.base = c->pg0 + ((__s64)((k.blk << FMB_SHIFT) - c->v.start) >> 12);
+	if (bpf_map_update_elem(&fmblk, &k, &c->v, BPF_ANY) < 0) {
+		count_drop();
+		return 1;
+	}
+	return 0;
+}
+
+/* After a followed task's mmap returned @ret (@len bytes of the file from
+ * @off, @protflags: prot << 32 | flags): a mapping of a file that may be
+ * file I/O (not code, not the loader's) is followed. */
+__noinline int fmap_watch(__u64 ret, __u64 len, __u64 protflags, __s64 fd, __u64 off)
+{
+	__u64 prot = protflags >> 32, flags = (__u32)protflags, key, nb;
+	struct fmb_ctx c;
 	struct file *f;
 	struct be_fmap r;
-	__u64 key;
 	__u8 one = 1;
 
 	if (ret >= (__u64)-4095 || (flags & (MAP_ANON | MAP_DENYWRITE_)) ||
-	    (prot & PROT_EXEC_) || fd < 0 || fd > 0x7fffffff)
+	    (prot & PROT_EXEC_) || fd < 0 || fd > 0x7fffffff || !len)
 		return 0;
 	f = (struct file *)fd_file((int)fd);
 	if (!f)
@@ -1381,14 +1445,23 @@ __noinline int fmap_watch(__u64 ret, __u64 prot, __u64 flags, __s64 fd)
 	    !bpf_map_lookup_elem(&fmwatch, &key))
 		r.flags = BE_FMAP_UNWATCHED;
 	emit(&r, sizeof(r), 0);
+	if (r.flags)
+		return 0;
+	__builtin_memset(&c, 0, sizeof(c));
+	c.v.mkey = key;
+	c.v.start = ret;
+	c.v.end = ret + ((len + 4095) & ~4095ULL);
+	c.v.shared_w = (flags & MAP_SHARED_) && (prot & PROT_WRITE_);
+	c.blk0 = ret >> FMB_SHIFT;
+	c.pg0 = (__s64)(off >> 12);
+	nb = ((c.v.end - 1) >> FMB_SHIFT) - c.blk0 + 1;
+	bpf_loop(nb < FMB_MAX ? (__u32)nb : FMB_MAX, fmb_one, &c, 0);
 	return 0;
 }
 
-static __always_inline int mpage_note(struct address_space *mapping, __u64 first, __u64 last,
-				      __u32 flags)
+static __always_inline int mpage_note(__u64 key, __u64 first, __u64 last, __u32 flags)
 {
 	struct tstate *fl = followed(bpf_get_current_task_btf());
-	__u64 key = (__u64)mapping;
 	struct be_mpage r;
 
 	if (!fl || fl->st != BE_TID_ON || !bpf_map_lookup_elem(&fmwatch, &key))
@@ -1407,7 +1480,7 @@ static __always_inline int mpage_note(struct address_space *mapping, __u64 first
 SEC("tp_btf/mm_filemap_fault")
 int BPF_PROG(iotape_mfault, struct address_space *mapping, unsigned long index)
 {
-	return mpage_note(mapping, index, index, 0);
+	return mpage_note((__u64)mapping, index, index, 0);
 }
 
 __noinline __u64 folio_span(__u64 mapping, __u64 idx);
@@ -1430,7 +1503,7 @@ int BPF_PROG(iotape_maround, struct address_space *mapping, unsigned long first,
 	sp = folio_span(key, last);
 	if (sp)
 		last = ((sp - 1) >> 4) + (1ULL << ((sp - 1) & 15)) - 1;
-	return mpage_note(mapping, first, last, 0);
+	return mpage_note(key, first, last, 0);
 }
 
 /* a write call dirties the pages it writes: those are its own I/O, not
@@ -1466,7 +1539,7 @@ int BPF_PROG(iotape_mdirty, struct folio *folio, struct address_space *mapping)
 	if (!fl || in_write(fl))
 		return 0;
 	first = folio->index;
-	return mpage_note(mapping, first, first + folio_pages(folio) - 1, BE_MP_DIRTY);
+	return mpage_note((__u64)mapping, first, first + folio_pages(folio) - 1, BE_MP_DIRTY);
 }
 
 /*
@@ -1487,7 +1560,7 @@ int BPF_PROG(iotape_madd, struct folio *folio)
 	if (!fl || fl->busy || fl->in_fast)
 		return 0;
 	first = folio->index;
-	return mpage_note(folio->mapping, first, first + folio_pages(folio) - 1, 0);
+	return mpage_note((__u64)folio->mapping, first, first + folio_pages(folio) - 1, 0);
 }
 
 /*
@@ -1555,54 +1628,35 @@ __noinline __u64 folio_span(__u64 mapping, __u64 idx)
 	return ((first << 4) | order) + 1;
 }
 
-struct pfctx {
-	__u64 addr;
-	__u64 write;			/* a store faulted */
-};
-
-#define VM_WRITE_	0x2
-#define VM_SHARED_	0x8
-
-static long pf_vma(struct task_struct *task, struct vm_area_struct *vma, void *arg)
+SEC("tp_btf/page_fault_user")
+int BPF_PROG(iotape_mpf, unsigned long address, struct pt_regs *regs, unsigned long error_code)
 {
-	struct pfctx *c = arg;
-	struct file *file = vma->vm_file;
-	__u64 key, start = vma->vm_start, end = vma->vm_end, pg = vma->vm_pgoff, blk, sp, idx;
+	struct tstate *fl = followed(bpf_get_current_task_btf());
+	struct fmb_key k;
+	struct fmb *b;
+	__u64 blk, idx, sp;
 
-	if (!file)
+	if (!fl || fl->st != BE_TID_ON)
 		return 0;
-	key = (__u64)BPF_CORE_READ(file, f_mapping);
-	if (!bpf_map_lookup_elem(&fmwatch, &key))
+	k.blk = address >> FMB_SHIFT;
+	b = bpf_map_lookup_elem(&fmblk, &k);
+	if (!b || address < b->start || address >= b->end)
 		return 0;
-	idx = pg + ((c->addr - start) >> 12);
+	blk = k.blk << FMB_SHIFT;
+	idx = (__u64)(b->base + (__s64)((address - blk) >> 12));
 	/* a store through a shared mapping faults on each page not yet
 	 * writable since it was last cleaned (msync, writeback): written,
 	 * even when the page was dirty already (writeback_dirty_folio
 	 * does not fire then) */
-	if (c->write && (vma->vm_flags & (VM_WRITE_ | VM_SHARED_)) == (VM_WRITE_ | VM_SHARED_))
-		mpage_note((struct address_space *)key, idx, idx, BE_MP_DIRTY);
-	/* the 2 MiB block of the address, inside the mapping and aligned
-	 * with the file's blocks (what a huge mapping needs) */
-	blk = c->addr & ~((PMD_PAGES << 12) - 1);
-	if ((((start >> 12) - pg) & (PMD_PAGES - 1)) || blk < start ||
-	    blk + (PMD_PAGES << 12) > end)
+	if ((error_code & 2) && b->shared_w)
+		mpage_note(b->mkey, idx, idx, BE_MP_DIRTY);
+	/* the whole block inside the mapping and lined up with the file's
+	 * 2 MiB blocks: what a huge mapping needs */
+	if (blk < b->start || blk + (PMD_PAGES << 12) > b->end || b->base < 0 ||
+	    (b->base & (PMD_PAGES - 1)))
 		return 0;
-	sp = folio_span(key, idx);
+	sp = folio_span(b->mkey, idx);
 	if (!sp || ((sp - 1) & 15) != 9)
 		return 0;
-	mpage_note((struct address_space *)key, (sp - 1) >> 4, ((sp - 1) >> 4) + PMD_PAGES - 1, 0);
-	return 0;
-}
-
-SEC("tp_btf/page_fault_user")
-int BPF_PROG(iotape_mpf, unsigned long address, struct pt_regs *regs, unsigned long error_code)
-{
-	struct task_struct *task = bpf_get_current_task_btf();
-	struct tstate *fl = followed(task);
-	struct pfctx c = { .addr = address, .write = error_code & 2 };
-
-	if (!fl || fl->st != BE_TID_ON)
-		return 0;
-	bpf_find_vma(task, address, pf_vma, &c, 0);
-	return 0;
+	return mpage_note(b->mkey, (sp - 1) >> 4, ((sp - 1) >> 4) + PMD_PAGES - 1, 0);
 }

@@ -15,6 +15,11 @@
 #           path (--backend ptrace logs every one of them in-process)
 #   fdcalls 200,000 lseek() of one descriptor: the same for a call that
 #           names no path (the fast path lstat()s no path for it)
+#   mapread 8 rounds of a program mapping a 32 MiB file (on /var/tmp:
+#           ext4, where faults go through the page cache's tracepoints;
+#           cached), MADV_RANDOM (no fault-around: a fault per page),
+#           touching each page: 65,536 page faults, what the bpf
+#           backend's mapped-page programs cost per fault
 #   postmark  the fidelity suite's postmark (tests/validate/postmark.sh:
 #           4,000 files, 40,000 create/delete/read/append transactions,
 #           ~340,000 small calls of one thread, 48,000 of them unlink or
@@ -23,7 +28,7 @@
 # time, and CPU time (user + system of everything: program, recorder,
 # strace), which a machine loaded by others disturbs less.  Skipped with
 # the reason when the bpf backend does not load here.
-#   RUNS=5  CASES="make spawn bbcp cp tar calls fdcalls postmark"  MODES="native bpf mixed ptrace strace"
+#   RUNS=5  CASES="make spawn bbcp cp tar calls fdcalls mapread postmark"  MODES="native bpf mixed ptrace strace"
 # Against another build: IOTAPE_BASE=PATH/iotape and modes ending in .base
 # (bpf.base, mixed.base, ptrace.base) record with it, in the same rounds:
 #   IOTAPE_BASE=../old/build/iotape MODES="native bpf.base bpf mixed.base mixed"
@@ -33,7 +38,7 @@ SRC=$PWD
 BUILD=${BUILD:-build}
 IOTAPE=${IOTAPE:-$SRC/$BUILD/iotape}
 RUNS=${RUNS:-5}
-CASES=${CASES:-make spawn bbcp cp tar calls fdcalls postmark}
+CASES=${CASES:-make spawn bbcp cp tar calls fdcalls mapread postmark}
 TMPW=${TMPW:-/dev/shm}
 export LC_ALL=C
 
@@ -42,7 +47,8 @@ for c in strace busybox bc postmark; do
 	command -v $c >/dev/null || { echo "record_bpf bench: $c not installed; skipped"; exit 0; }
 done
 W=$(mktemp -d "$TMPW/iotape-bpfbench.XXXXXX")
-trap 'rm -rf "$W"' EXIT
+MW=$(mktemp -d /var/tmp/iotape-bpfbench.XXXXXX)
+trap 'rm -rf "$W" "$MW"' EXIT
 "$IOTAPE" record -q --backend bpf -o "$W/probe.iotape" -- true 2>"$W/probe.err" ||
 	{ echo "record_bpf bench: skipped: $(cat "$W/probe.err")"; exit 0; }
 
@@ -68,6 +74,9 @@ printf '#include <fcntl.h>\n#include <stdlib.h>\n#include <sys/stat.h>\nint main
 	>"$W/calls.c" && cc -O2 -o "$W/calls" "$W/calls.c" || { echo "record_bpf bench: cc failed"; exit 1; }
 printf '#include <fcntl.h>\n#include <stdlib.h>\n#include <unistd.h>\nint main(int c, char **v) { int fd = open(v[2], O_RDONLY); for (int i = atoi(v[1]); i > 0; i--) lseek(fd, 0, SEEK_SET); return 0; }\n' \
 	>"$W/fdcalls.c" && cc -O2 -o "$W/fdcalls" "$W/fdcalls.c" || { echo "record_bpf bench: cc failed"; exit 1; }
+printf '#include <fcntl.h>\n#include <stdlib.h>\n#include <sys/mman.h>\n#include <unistd.h>\nint main(int c, char **v) { int fd = open(v[2], O_RDONLY); off_t n = lseek(fd, 0, SEEK_END); long s = 0; for (int r = atoi(v[1]); r > 0; r--) { volatile char *m = mmap(0, n, PROT_READ, MAP_SHARED, fd, 0); if (m == MAP_FAILED) return 1; madvise((void *)m, n, MADV_RANDOM); for (off_t i = 0; i < n; i += 4096) s += m[i]; munmap((void *)m, n); } return s == 1; }\n' \
+	>"$W/mapread.c" && cc -O2 -o "$W/mapread" "$W/mapread.c" || { echo "record_bpf bench: cc failed"; exit 1; }
+head -c 32M /dev/urandom >"$MW/map"
 BB=$(command -v busybox)
 file -L "$BB" 2>/dev/null | grep -q 'statically linked' || echo "note: $BB is not statically linked"
 
@@ -135,6 +144,7 @@ for c in $CASES; do
 	tar)   bench tar "rm -f out.tar" "tar cf out.tar tree" ;;
 	calls) bench calls true "./calls 200000 tree/d1/f1" ;;
 	fdcalls) bench fdcalls true "./fdcalls 200000 tree/d1/f1" ;;
+	mapread) bench mapread true "./mapread 8 $MW/map" ;;
 	postmark) bench postmark "rm -rf pm; mkdir pm" \
 		"printf 'set location pm\\nset number 4000\\nset transactions 40000\\nset size 500 9000\\nset subdirectories 10\\nset seed 42\\nrun\\nquit\\n' | postmark" ;;
 	esac
