@@ -608,7 +608,9 @@ static __always_inline __u32 cpu_ns(const struct tstate *fl, __u64 t)
 }
 
 /* the pages of file mappings: the section at the end of this file */
+#define NR_MUNMAP_	11
 __noinline int fmap_watch(__u64 ret, __u64 len, __u64 protflags, __s64 fd, __u64 off);
+__noinline int fmap_unmap(__u64 addr, __u64 len);
 
 SEC("tp_btf/sys_exit")
 int BPF_PROG(iotape_exit, const struct uregs *regs, long ret)
@@ -688,6 +690,8 @@ int BPF_PROG(iotape_exit, const struct uregs *regs, long ret)
 		if (fl->nr == NR_MMAP)
 			fmap_watch(ret, fl->dargs[1], fl->dargs[2] << 32 | (__u32)fl->dargs[3],
 				   (__s64)fl->dargs[4], fl->dargs[5]);
+		else if (fl->nr == NR_MUNMAP_ && ret == 0)
+			fmap_unmap(fl->dargs[0], fl->dargs[1]);
 		return 0;
 	}
 	/* strings unread at entry: their pages are in now, unless the call
@@ -1375,6 +1379,7 @@ struct {
  */
 #define FMB_SHIFT	21
 #define FMB_MAX		512		/* 1 GiB of a mapping */
+#define FMB_UNMAP_MAX	64		/* blocks an unmapping clears, at most */
 
 struct fmb_key {
 	__u64 blk;			/* address >> FMB_SHIFT */
@@ -1456,6 +1461,36 @@ __noinline int fmap_watch(__u64 ret, __u64 len, __u64 protflags, __s64 fd, __u64
 	c.pg0 = (__s64)(off >> 12);
 	nb = ((c.v.end - 1) >> FMB_SHIFT) - c.blk0 + 1;
 	bpf_loop(nb < FMB_MAX ? (__u32)nb : FMB_MAX, fmb_one, &c, 0);
+	return 0;
+}
+
+struct fmb_gone {
+	__u64 blk0, lo, hi;
+};
+
+static long fmb_drop(__u64 i, void *arg)
+{
+	struct fmb_gone *g = arg;
+	struct fmb_key k = { .blk = g->blk0 + i };
+	struct fmb *b = bpf_map_lookup_elem(&fmblk, &k);
+
+	if (b && b->start >= g->lo && b->end <= g->hi)
+		bpf_map_delete_elem(&fmblk, &k);
+	return 0;
+}
+
+/* A followed task unmapped [@addr, +@len): the blocks of mappings wholly
+ * inside go (an unmapping of more than FMB_UNMAP_MAX blocks, anonymous
+ * memory mostly, leaves them to be written over) */
+__noinline int fmap_unmap(__u64 addr, __u64 len)
+{
+	struct fmb_gone g = { .blk0 = addr >> FMB_SHIFT, .lo = addr, .hi = addr + len };
+	__u64 nb;
+
+	if (!len || len > ((__u64)FMB_UNMAP_MAX << FMB_SHIFT))
+		return 0;
+	nb = ((g.hi - 1) >> FMB_SHIFT) - g.blk0 + 1;
+	bpf_loop(nb < FMB_UNMAP_MAX + 1 ? (__u32)nb : FMB_UNMAP_MAX + 1, fmb_drop, &g, 0);
 	return 0;
 }
 
