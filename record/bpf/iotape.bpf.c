@@ -1390,7 +1390,9 @@ struct fmb {
 	__u64 start, end;		/* the mapping */
 	__s64 base;			/* the file's page at the block's first address */
 	__u32 shared_w;
-	__u32 pad;
+	__u32 small;			/* its folio was found smaller than 2 MiB: no
+					 * more looks (folios rarely grow in a mapping's
+					 * life; a cold one is read in whole) */
 };
 
 struct {
@@ -1526,17 +1528,21 @@ int BPF_PROG(iotape_maround, struct address_space *mapping, unsigned long first,
 	     unsigned long last)
 {
 	struct tstate *fl = followed(bpf_get_current_task_btf());
-	__u64 key = 0, sp;
+	__u64 key = 0, sp, end = 0;
 
 	/* the pointer as a number: folio_span() takes no pointer */
 	if (!fl || fl->st != BE_TID_ON || bpf_probe_read_kernel(&key, 8, &ctx[0]) < 0 ||
 	    !bpf_map_lookup_elem(&fmwatch, &key))
 		return 0;
 	sp = folio_span(key, first);
-	if (sp)
+	if (sp) {
 		first = (sp - 1) >> 4;
-	sp = folio_span(key, last);
-	if (sp)
+		end = first + (1ULL << ((sp - 1) & 15)) - 1;
+	}
+	/* one folio over the whole window: no second look */
+	if (sp && end >= last)
+		last = end;
+	else if ((sp = folio_span(key, last)))
 		last = ((sp - 1) >> 4) + (1ULL << ((sp - 1) & 15)) - 1;
 	return mpage_note(key, first, last, 0);
 }
@@ -1687,10 +1693,12 @@ int BPF_PROG(iotape_mpf, unsigned long address, struct pt_regs *regs, unsigned l
 		mpage_note(b->mkey, idx, idx, BE_MP_DIRTY);
 	/* the whole block inside the mapping and lined up with the file's
 	 * 2 MiB blocks: what a huge mapping needs */
-	if (blk < b->start || blk + (PMD_PAGES << 12) > b->end || b->base < 0 ||
+	if (b->small || blk < b->start || blk + (PMD_PAGES << 12) > b->end || b->base < 0 ||
 	    (b->base & (PMD_PAGES - 1)))
 		return 0;
 	sp = folio_span(b->mkey, idx);
+	if (sp && ((sp - 1) & 15) != 9)
+		b->small = 1;
 	if (!sp || ((sp - 1) & 15) != 9)
 		return 0;
 	return mpage_note(b->mkey, (sp - 1) >> 4, ((sp - 1) >> 4) + PMD_PAGES - 1, 0);
