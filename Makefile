@@ -158,7 +158,8 @@ $(BUILD)/gen/vmlinux.h:
 	@echo "  GEN     $@"
 	$(Q)$(BPFTOOL) btf dump file /sys/kernel/btf/vmlinux format c > $@.tmp && mv $@.tmp $@
 
-$(BUILD)/gen/iotape.bpf.o: record/bpf/iotape.bpf.c record/bpf/event.h $(BUILD)/gen/vmlinux.h
+$(BUILD)/gen/iotape.bpf.o: record/bpf/iotape.bpf.c record/bpf/mpages.bpf.h record/bpf/event.h \
+		$(BUILD)/gen/vmlinux.h
 	@echo "  CLANG   $<"
 	$(Q)$(BPF_CLANG) -g -O2 -target bpf -D__TARGET_ARCH_x86 -I$(BUILD)/gen -Irecord/bpf \
 		$(if $(filter 1,$(WERROR)),-Werror) -Wall -c $< -o $@

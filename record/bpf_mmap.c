@@ -1,7 +1,7 @@
 /*
  * bpf_mmap.c - the pages of file mappings under the bpf backends: the
- * programs' records of pages faulted in and dirtied (iotape.bpf.c, the
- * section "Pages of file mappings") kept per mapping, for mmap.c to take
+ * programs' records of pages faulted in and dirtied (bpf/mpages.bpf.h)
+ * kept per mapping, for mmap.c to take
  * at the munmap, msync, exec or exit as it takes the page table's under
  * ptrace, into the same MapPages records.
  *
