@@ -12,15 +12,14 @@
 #    reads >= 60 MiB from the filesystem and writes the 64 pages.
 # 2. A child writes 32 pages of a shared mapping it inherited over fork
 #    and msyncs: the trace holds them and a replay writes them.
-# 3. A local git clone (--no-hardlinks): its pages are in the trace and a
-#    replay ends with 0 mismatches, every record of pages replayed.
+# record_mmap.sh runs its unlinked-file, untied-descriptor, sqlite and git
+# cases with --backend bpf too.
 # Other recordings on the machine (loaded programs of the same names) do
 # not matter: each recorder follows its own program.
 set -u
 . "$SRCDIR/tests/integration/lib.sh"
 . "$SRCDIR/tests/integration/record_lib.sh"
 need_cmd python3
-need_cmd git
 PY=$(command -v python3)
 [ -x /usr/bin/python3 ] && PY=/usr/bin/python3
 # on a filesystem with a block device: ru_inblock counts its reads
@@ -30,31 +29,11 @@ cd "$d"
 "$IOTAPE" record -q --backend bpf -o probe.iotape -- true 2>probe.err ||
 	skip "the bpf backend does not load here: $(cat probe.err)"
 
-drop() {	# the pages of file $1 out of the cache, and no other file's
-	"$PY" -c 'import os, sys
-fd = os.open(sys.argv[1], os.O_RDONLY)
-os.fsync(fd)
-os.posix_fadvise(fd, 0, 0, os.POSIX_FADV_DONTNEED)' "$1" || fail "cannot drop the pages of $1"
-}
 
 head -c 64M /dev/urandom >big
 head -c 1M /dev/zero >w
-cat >prog.py <<'PY'
-import mmap, sys
-with open(sys.argv[1], "rb") as f:
-    m = mmap.mmap(f.fileno(), 0, access=mmap.ACCESS_READ)
-    s = 0
-    for i in range(0, len(m), 4096):
-        s += m[i]
-    m.close()
-with open(sys.argv[2], "r+b") as g:
-    w = mmap.mmap(g.fileno(), 0)
-    for i in range(0, 64 * 4096, 4096):
-        w[i] = 1
-    w.flush()
-    w.close()
-PY
-drop big
+mk_map_progs
+drop_pages big
 # w's pages clean: a page dirty already (written, not yet written back)
 # is written again by a store, which the fault shows (record/README.md)
 sync
@@ -77,13 +56,8 @@ mkdir root
 "$IOTAPE" replay bpf.iotape --root root --prepare-only >/dev/null 2>&1 || fail "prepare failed"
 [ -s "root$d/big" ] || fail "the starting tree has no $d/big"
 sync
-drop "root$d/big"
-"$PY" - "$IOTAPE" bpf.iotape root >replay.out 2>&1 <<'PY' || fail "replay failed: $(cat replay.out)"
-import resource, subprocess, sys
-r = subprocess.run([sys.argv[1], "replay", sys.argv[2], "--root", sys.argv[3], "--no-prepare"])
-print("inblock", resource.getrusage(resource.RUSAGE_CHILDREN).ru_inblock * 512)
-sys.exit(r.returncode)
-PY
+drop_pages "root$d/big"
+replay_inblock bpf.iotape root >replay.out 2>&1 || fail "replay failed: $(cat replay.out)"
 rd=$(sed -n 's/^inblock //p' replay.out)
 [ "$rd" -ge $((60 << 20)) ] || fail "the replay read $rd bytes from the filesystem, not >= 60 MiB: $(cat replay.out)"
 grep -q "mapped pages .* 256.0 KiB written" replay.out ||
@@ -92,19 +66,6 @@ echo "replay read $((rd >> 20)) MiB from the filesystem with a cold cache and wr
 
 # 2. a mapping inherited over fork: the child's stores are its own
 head -c 1M /dev/zero >wf
-cat >fork.py <<'PY'
-import mmap, os, sys
-with open(sys.argv[1], "r+b") as g:
-    w = mmap.mmap(g.fileno(), 0)
-    pid = os.fork()
-    if pid == 0:
-        for i in range(16 * 4096, 48 * 4096, 4096):
-            w[i] = 2
-        w.flush()
-        os._exit(0)
-    os.waitpid(pid, 0)
-    w.close()
-PY
 "$IOTAPE" record -q --backend bpf -o fork.iotape -- "$PY" fork.py "$d/wf" 2>fork.err ||
 	fail "fork: record: $(cat fork.err)"
 "$IOTAPE" dump fork.iotape | grep -q "mmap pages \"$d/wf\" at msync: read [0-9]* (1 runs), written 32 (1 runs)" ||
@@ -115,20 +76,4 @@ grep -q "mapped pages .* 128.0 KiB written" fork.replay ||
 	fail "fork: the replay did not write the child's 32 pages: $(grep mapped fork.replay)"
 echo "a child's pages of a mapping it inherited are recorded and replayed"
 
-# 3. a program that reads through mappings: git
-git init -q src
-for i in $(seq 1 40); do echo "line $i" >src/f$i; done
-git -C src add . && git -C src -c user.email=t@t -c user.name=t commit -qm x ||
-	fail "git: cannot make the repository to clone"
-"$IOTAPE" record --backend bpf -o git.iotape -- git clone -q --no-hardlinks "$d/src" "$d/dst" \
-	2>git.err || fail "git: record failed: $(cat git.err)"
-n=$("$IOTAPE" dump git.iotape | grep -c "   mmap pages ")
-[ "$n" -gt 0 ] || fail "git: no pages of its mappings in the trace"
-grep -q "every mapping taken" git.err || fail "git: a mapping was left untaken: $(cat git.err)"
-mkdir groot
-"$IOTAPE" replay git.iotape --root groot >git.replay 2>&1 || fail "git: replay failed: $(cat git.replay)"
-grep -q "^  mismatches   0" git.replay || fail "git: mismatches: $(grep -A3 mismatches git.replay)"
-grep -q "mapped pages .* (\([0-9]*\) of \1 records" git.replay ||
-	fail "git: not every record of pages replayed: $(grep mapped git.replay)"
-echo "git: $n records of mapped pages, replayed with 0 mismatches"
 exit 0

@@ -39,3 +39,69 @@ mk_proj() {
 	printf 'int f1(void); int main(void) { return f1() - 1; }\n' >>"$d/f1.c"
 	printf 'prog: f1.o f2.o f3.o\n\t$(CC) -o $@ $^\n%%.o: %%.c\n\t$(CC) -c -o $@ $<\n' >"$d/Makefile"
 }
+
+# The mapped-page tests (record_mmap.sh, record_bpf_mmap.sh):
+# mk_map_progs - in the current directory, prog.py BIG W (reads BIG
+# through a read-only mapping, a byte per page, then writes 64 pages of W
+# through a shared mapping and msyncs) and fork.py WF (a child writes 32
+# pages of a shared mapping it inherited, and msyncs)
+mk_map_progs() {
+	cat >prog.py <<'PY'
+import mmap, sys
+with open(sys.argv[1], "rb") as f:
+    m = mmap.mmap(f.fileno(), 0, access=mmap.ACCESS_READ)
+    s = 0
+    for i in range(0, len(m), 4096):
+        s += m[i]
+    m.close()
+with open(sys.argv[2], "r+b") as g:
+    w = mmap.mmap(g.fileno(), 0)
+    for i in range(0, 64 * 4096, 4096):
+        w[i] = 1
+    w.flush()
+    w.close()
+PY
+	cat >fork.py <<'PY'
+import mmap, os, sys
+with open(sys.argv[1], "r+b") as g:
+    w = mmap.mmap(g.fileno(), 0)
+    pid = os.fork()
+    if pid == 0:
+        for i in range(16 * 4096, 48 * 4096, 4096):
+            w[i] = 2
+        w.flush()
+        os._exit(0)
+    os.waitpid(pid, 0)
+    w.close()
+PY
+}
+
+# drop_pages FILE - FILE's pages out of the cache (written back first),
+# and no other file's
+drop_pages() {
+	"$PY" -c 'import os, sys
+fd = os.open(sys.argv[1], os.O_RDONLY)
+os.fsync(fd)
+os.posix_fadvise(fd, 0, 0, os.POSIX_FADV_DONTNEED)' "$1" || fail "cannot drop the pages of $1"
+}
+
+# replay_inblock TRACE ROOT [ARG...] - replay TRACE into ROOT (prepared
+# already) and print "inblock BYTES": what it read from block devices
+replay_inblock() {
+	"$PY" - "$IOTAPE" "$@" <<'PY'
+import resource, subprocess, sys
+r = subprocess.run([sys.argv[1], "replay", sys.argv[2], "--root", sys.argv[3], "--no-prepare"] +
+                   sys.argv[4:])
+print("inblock", resource.getrusage(resource.RUSAGE_CHILDREN).ru_inblock * 512)
+sys.exit(r.returncode)
+PY
+}
+
+# mk_git_src DIR - a git repository of 40 small files, committed
+mk_git_src() {
+	local i
+	git init -q "$1"
+	for i in $(seq 1 40); do echo "line $i" >"$1/f$i"; done
+	git -C "$1" add . && git -C "$1" -c user.email=t@t -c user.name=t commit -qm x ||
+		fail "git: cannot make the repository to clone"
+}
