@@ -204,13 +204,34 @@ static __always_inline int mpage_note(__u64 key, __u64 first, __u64 last, __u32 
 	return 0;
 }
 
+__noinline __u64 folio_span(__u64 mapping, __u64 idx);
+
+/* the pages of the folio at @idx of @key, if cached, in *@first..*@last */
+static __always_inline void folio_range(__u64 key, __u64 idx, __u64 *first, __u64 *last)
+{
+	__u64 sp = folio_span(key, idx);
+
+	if (!sp)
+		return;
+	*first = (sp - 1) >> 4;
+	*last = *first + (1ULL << ((sp - 1) & 15)) - 1;
+}
+
+/* a fault on a cached page maps its whole folio (where it fits in the
+ * mapping): the others are touched with no fault of their own */
 SEC("tp_btf/mm_filemap_fault")
 int BPF_PROG(iotape_mfault, struct address_space *mapping, unsigned long index)
 {
-	return mpage_note((__u64)mapping, index, index, 0);
-}
+	struct tstate *fl = followed(bpf_get_current_task_btf());
+	__u64 key = 0, first = index, last = index;
 
-__noinline __u64 folio_span(__u64 mapping, __u64 idx);
+	/* the pointer as a number: folio_span() takes no pointer */
+	if (!fl || fl->st != BE_TID_ON || bpf_probe_read_kernel(&key, 8, &ctx[0]) < 0 ||
+	    !bpf_map_lookup_elem(&fmwatch, &key))
+		return 0;
+	folio_range(key, index, &first, &last);
+	return mpage_note(key, first, last, 0);
+}
 
 /* fault-around maps the large folios at either end of its window whole */
 SEC("tp_btf/mm_filemap_map_pages")
@@ -375,12 +396,16 @@ int BPF_PROG(iotape_mpf, unsigned long address, struct pt_regs *regs, unsigned l
 		return 0;
 	blk = k.blk << FMB_SHIFT;
 	idx = (__u64)(b->base + (__s64)((address - blk) >> 12));
-	/* a store through a shared mapping faults on each page not yet
+	/* a store through a shared mapping faults on each folio not yet
 	 * writable since it was last cleaned (msync, writeback): written,
-	 * even when the page was dirty already (writeback_dirty_folio
-	 * does not fire then) */
-	if ((error_code & 2) && b->shared_w)
-		mpage_note(b->mkey, idx, idx, BE_MP_DIRTY);
+	 * even when it was dirty already (writeback_dirty_folio does not
+	 * fire then); the fault maps the cached folio whole, writable */
+	if ((error_code & 2) && b->shared_w) {
+		__u64 first = idx, last = idx;
+
+		folio_range(b->mkey, idx, &first, &last);
+		mpage_note(b->mkey, first, last, BE_MP_DIRTY);
+	}
 	/* the whole block inside the mapping and lined up with the file's
 	 * 2 MiB blocks: what a huge mapping needs */
 	if (b->small || blk < b->start || blk + (PMD_PAGES << 12) > b->end || b->base < 0 ||
