@@ -5,7 +5,7 @@
 # process lines (---, +++).
 mask_dump() {
 	"$IOTAPE" dump "$1" | grep -v '^#' |
-		sed -E -e 's/^[0-9]+ +[0-9.]+ //' -e 's/ <[0-9.]+>( \[on cpu [0-9.]+\])?( \[zeros\])?$/\2/' \
+		sed -E -e 's/^[0-9]+ +[0-9.]+ //' -e 's/ \[slept before [0-9.]+\]$//' -e 's/ <[0-9.]+>( \[on cpu [0-9.]+\])?( \[zeros\])?$/\2/' \
 			-e "s|$2|@DIR@|g" -e 's/(parent|thread of|from thread) [0-9]+/\1 N/' |
 		grep -E '@DIR@|^---|^\+\+\+' | grep -v '^--- start'
 }
@@ -23,7 +23,7 @@ need_fastpath_lib() {
 # DIR on, masked as in mask_dump (the dynamic loader's calls come before)
 events_from_dir() {
 	"$IOTAPE" dump "$1" | grep -v '^#' |
-		sed -E -e 's/^[0-9]+ +[0-9.]+ //' -e 's/ <[0-9.]+>( \[on cpu [0-9.]+\])?( \[zeros\])?$/\2/' -e "s|$2|@DIR@|g" |
+		sed -E -e 's/^[0-9]+ +[0-9.]+ //' -e 's/ \[slept before [0-9.]+\]$//' -e 's/ <[0-9.]+>( \[on cpu [0-9.]+\])?( \[zeros\])?$/\2/' -e "s|$2|@DIR@|g" |
 		grep -v '^---\|^+++' | awk '/@DIR@/ { on = 1 } on'
 }
 
