@@ -33,7 +33,11 @@ static void on_alarm(int sig)
 {
 	/* a wrapper call inside a wrapper call: the ring must take both */
 	fchmod(fd, 0644);
-	in_handler++;
+	/* atomic: the next SIGALRM may run this handler on another thread
+	 * while this one is here; a plain ++ preempted between its load and
+	 * its store loses every count made meanwhile, and the trace then
+	 * holds more calls than the program says it made */
+	__atomic_add_fetch(&in_handler, 1, __ATOMIC_RELAXED);
 }
 
 static void *worker(void *arg)
@@ -111,7 +115,7 @@ static int run(const char *file, int depth)
 	calls += 1;
 	it.it_value.tv_usec = it.it_interval.tv_usec = 0;
 	setitimer(ITIMER_REAL, &it, NULL);
-	calls += in_handler;
+	calls += __atomic_load_n(&in_handler, __ATOMIC_RELAXED);
 	if (depth == 0) {
 		unmap_rings();
 		for (i = 0; i < 100; i++)
