@@ -13,6 +13,7 @@
 #include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include <unistd.h>
 #include <zstd.h>
 
@@ -118,22 +119,20 @@ struct iot_writer {
 
 /* ---- writing frames (caller's thread or the writer thread) ---- */
 
+/* The first error is set under the lock, and stored atomically so that
+ * get_err(), which every appended event calls, reads it without the lock
+ * (a lock and an unlock per event were 3 % of the recorder's CPU). */
 static void set_err(struct iot_writer *w, int err)
 {
 	pthread_mutex_lock(&w->lock);
 	if (!w->err)
-		w->err = err;
+		__atomic_store_n(&w->err, err, __ATOMIC_RELEASE);
 	pthread_mutex_unlock(&w->lock);
 }
 
 static int get_err(struct iot_writer *w)
 {
-	int err;
-
-	pthread_mutex_lock(&w->lock);
-	err = w->err;
-	pthread_mutex_unlock(&w->lock);
-	return err;
+	return __atomic_load_n(&w->err, __ATOMIC_ACQUIRE);
 }
 
 /* Compress and write one packed record; record its place if it is a chunk.
@@ -163,7 +162,7 @@ static int write_frame(struct iot_writer *w, ZSTD_CCtx *cctx, int level, const u
 	off = w->bytes;
 	w->bytes += (size_t)k;	/* a torn write still moved the end */
 	if (rc && !w->err)
-		w->err = rc;
+		__atomic_store_n(&w->err, rc, __ATOMIC_RELEASE);
 	if (!rc && meta && !iot_grow((void **)&w->frames, &w->cap_frames,
 				 w->n_frames + 1, sizeof(*w->frames))) {
 		w->frames[w->n_frames] = *meta;
@@ -584,13 +583,26 @@ out:
 	return rc;
 }
 
+/* The time for the flush policy: CLOCK_MONOTONIC_COARSE, to the tick
+ * (1-4 ms), against a period of 250 ms; read after every appended event,
+ * it costs ~8 ns where CLOCK_MONOTONIC costs ~50 on this machine (5 % of
+ * a bpf recorder's CPU). */
+static int64_t coarse_now_ns(void)
+{
+	struct timespec ts;
+
+	if (clock_gettime(CLOCK_MONOTONIC_COARSE, &ts) < 0)
+		return iot_now_ns();
+	return (int64_t)ts.tv_sec * 1000000000 + ts.tv_nsec;
+}
+
 /* The flush policy, checked after every append. */
 static int maybe_flush(struct iot_writer *w)
 {
 	if (w->n >= w->flush_events || w->dbuf_len >= DATA_FLUSH_BYTES)
 		return flush_chunk(w);
 	if (w->flush_ns >= 0) {
-		int64_t now = iot_now_ns();
+		int64_t now = coarse_now_ns();
 
 		if (!w->chunk_t0)
 			w->chunk_t0 = now;

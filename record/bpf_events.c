@@ -37,7 +37,7 @@ static int view_of(struct rec_ctx *c, const struct be_enter *e, const struct be_
 	uint32_t xlen = x ? (uint32_t)(x->h.len - sizeof(*x)) : 0;
 	int fault = 0;
 
-	memset(v, 0, sizeof(*v));
+	rec_zero(v, sizeof(*v));
 	for (j = 0; j < e->nstr && j < 2; j++) {
 		uint32_t n = e->slen[j], a = e->sarg[j];
 		const char *s = NULL;
@@ -283,7 +283,7 @@ static void ret_of(struct rec_ctx *c, struct rec_task *t, const struct be_exit *
 	uint64_t events = iot_writer_events(c->w);
 	struct rec_view v;
 
-	memset(&v, 0, sizeof(v));
+	rec_zero(&v, sizeof(v));
 	v.no_mem = 1;
 	v.pipe_fd[0] = x->pipe_fd[0];
 	v.pipe_fd[1] = x->pipe_fd[1];
@@ -353,7 +353,7 @@ static void on_call(struct rec_ctx *c, const struct be_call *k)
 	pend_free(c, t->tid);
 	if (t->in_syscall)
 		rec_emit_unfinished(c, t, (int64_t)k->t_enter);
-	memset(&e, 0, sizeof(e));
+	rec_zero(&e, sizeof(e));
 	e.h = k->h;
 	e.h.type = BE_ENTER;
 	e.h.len = sizeof(e);
@@ -363,7 +363,7 @@ static void on_call(struct rec_ctx *c, const struct be_call *k)
 	e.slept = k->slept;
 	memcpy(e.args, k->args, sizeof(e.args));
 	e.slen[0] = e.slen[1] = BE_NOSTR;
-	memset(&x, 0, sizeof(x));
+	rec_zero(&x, sizeof(x));
 	x.h = k->h;
 	x.h.type = BE_EXIT;
 	x.h.len = sizeof(x);

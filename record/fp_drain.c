@@ -225,7 +225,7 @@ static int view_of(const struct fp_rec *r, const struct iot_syscall *sc,
 	uint32_t dlen = r->len - (uint32_t)sizeof(*r), off = 0, poff, i;
 	int ns = 0, np = 0;
 
-	memset(v, 0, sizeof(*v));
+	rec_zero(v, sizeof(*v));
 	v->zero = (r->flags & FP_RF_ZERO) != 0;
 	if (r->pst_off > dlen)
 		return -EINVAL;

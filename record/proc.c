@@ -82,7 +82,7 @@ void rec_task_clear_call(struct rec_task *t)
 	t->in_syscall = 0;
 	t->want_exit = 0;
 	t->hidden = 0;
-	memset(&t->ev, 0, sizeof(t->ev));
+	rec_zero(&t->ev, sizeof(t->ev));
 }
 
 void rec_task_del(struct rec_ctx *c, struct rec_task *t)

@@ -10,6 +10,7 @@
 #define REC_H
 
 #include <stdint.h>
+#include <string.h>
 #include <sys/stat.h>
 #include <sys/types.h>
 
@@ -17,6 +18,19 @@
 
 #define REC_PATH_MAX 4096
 #define REC_MAX_ARGV 4096
+
+/*
+ * memset(@p, 0, @n) for the structs cleared once or twice a recorded call
+ * (the event, a record's view).  With the size known, gcc inlines a
+ * memset of 100-300 bytes as `rep stosq`, which costs 20-35 ns on the
+ * AMD EPYC this was measured on, where libc's vector memset costs 3-9:
+ * the size is hidden from it so that it calls libc.
+ */
+static inline void rec_zero(void *p, size_t n)
+{
+	__asm__("" : "+r"(n));
+	memset(p, 0, n);
+}
 
 enum rec_cpu_policy { REC_CPU_AUTO = 0, REC_CPU_ONE, REC_CPU_NONE };
 enum rec_backend { REC_BACKEND_PTRACE = 0, REC_BACKEND_BPF, REC_BACKEND_AUTO, REC_BACKEND_MIXED };
