@@ -133,7 +133,7 @@ static void pre_of_call(struct rec_ctx *c, struct rec_task *t, const struct be_e
 	int64_t ret = x ? x->ret : 0;
 	struct stat sb;
 	uint32_t len;
-	int ip, ip2;
+	int ip, ip2, enoent;
 	char *p;
 
 	if (!sc)
@@ -148,11 +148,16 @@ static void pre_of_call(struct rec_ctx *c, struct rec_task *t, const struct be_e
 	}
 	if (ip < 0)
 		return;
+	enoent = x && ret == -ENOENT && ip2 < 0 && !v->pre[ip];
+	/* the path made absolute only if it is needed here: most calls
+	 * need it for neither (decode.c makes it again for the event) */
+	if ((c->bpf->cwd_done || !c->bpf->cwd) && !enoent)
+		return;
 	p = abs_arg(t, sc, v, ip, &len);
 	if (!p)
 		return;
 	cwd_state(c, p, len);
-	if (x && ret == -ENOENT && ip2 < 0 && !v->pre[ip] &&
+	if (enoent &&
 	    (!follows_leaf(sc, t->raw) || lstat(p, &sb) < 0 || !S_ISLNK(sb.st_mode))) {
 		pre_absent(&pre[0]);
 		v->pre[ip] = &pre[0];

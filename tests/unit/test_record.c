@@ -34,6 +34,15 @@ static void test_path_abs(void **state)
 	check_abs("/home/u", "../x", "/home/u/../x");	/* never resolved */
 	check_abs("/", ".", "/");
 	check_abs(NULL, "rel", "/rel");
+	/* a plain path is copied whole; one with an empty or "." component
+	 * anywhere, or a '/' at an end, a component at a time */
+	check_abs("/home/u", ".a/..b/c.", "/home/u/.a/..b/c.");
+	check_abs("/home/u", "a/.", "/home/u/a");
+	check_abs("/home/u", "a/./", "/home/u/a");
+	check_abs("/home/u/.", "a", "/home/u/a");
+	check_abs("/home//u", "a", "/home/u/a");
+	check_abs("/", "/", "/");
+	check_abs("/", "..", "/..");
 }
 
 static struct rec_task *mk_task(void)
