@@ -147,8 +147,10 @@ int check_unc_item(struct check_unc *u, const struct iot_item *it)
 			return r;
 		break;
 	case IOT_AIO_END:
-		if (a->res >= 0 && a->len > (uint64_t)a->res)
+		if (a->res >= 0 && a->len > (uint64_t)a->res && a->api == IOT_AIO_URING)
 			u->ring_missed += a->len - (uint64_t)a->res;
+		else if (a->res >= 0 && a->len > (uint64_t)a->res)
+			u->aio_missed += a->len - (uint64_t)a->res;
 		for (uint32_t k = 0; a->len && a->res == (int64_t)a->len && k < u->n_sqpoll_key; k++)
 			if (u->sqpoll_key[k] == ring_of(a)) {
 				u->sqpoll_key[k] = u->sqpoll_key[--u->n_sqpoll_key];
@@ -201,6 +203,9 @@ void check_unc_print(const struct check_unc *u, FILE *f)
 		fprintf(f, "  not captured %llu io_uring requests the kernel took "
 			"(counted from the rings' heads when they went)\n",
 			(unsigned long long)u->ring_missed);
+	if (u->aio_missed)
+		fprintf(f, "  not captured %llu libaio requests io_submit took (iocbs the "
+			"recorder could not read)\n", (unsigned long long)u->aio_missed);
 	if (u->n || u->orphans)
 		fprintf(f, "  not captured %llu async requests never seen complete, "
 			"%llu completions of no request in the trace\n",

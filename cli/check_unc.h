@@ -21,6 +21,7 @@ struct check_unc {
 	uint64_t sqpoll_key[16];
 	uint32_t n_sqpoll_key;
 	uint64_t ring_missed;			/* requests rings took, not in the trace */
+	uint64_t aio_missed;			/* ... io_submit took, not in the trace */
 	uint64_t file_maps;			/* file mmaps */
 	uint64_t mp_records, mp_read, mp_written;	/* MapPages: records, pages */
 	/* record --data: writes with their bytes kept, and not (IOT_EV_NODATA) */

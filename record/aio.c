@@ -7,6 +7,9 @@
  * they are read at the entry stop (the program may reuse an iocb as soon
  * as the call returns) and the first `ret` of them kept at the exit.
  * io_getevents returns its completions in an array read at the exit.
+ * Both are read in libaio.c (under the bpf backend, from its programs'
+ * records).  A request io_submit took that could not be read is counted,
+ * and written as an END record of its context.
  *
  * io_uring: requests are in the submission ring, shared memory the
  * program mmaps from the ring's descriptor (IORING_OFF_SQ_RING, _SQES,
@@ -164,6 +167,16 @@ static void actx_del(struct rec_ctx *c, struct rec_task *t, uint32_t api, pid_t 
 	if (t && a->n_held)
 		rec_uring_held_flush(c, t, a, ev ? ev - 1 : 0, 1);
 	c->st.aio_unreaped += a->n_fl;
+	if (t && a->api == IOT_AIO_LIBAIO && a->missed) {
+		struct iot_aio r;
+
+		/* requests io_submit took that the trace lacks, for check */
+		rec_aio_init(&r, IOT_AIO_END, IOT_AIO_LIBAIO, ev ? ev - 1 : 0,
+			 t->ev.t_enter ? t->ev.t_enter : t->last_stop_ns, t, a->ctx);
+		r.len = (uint64_t)a->captured + a->missed;
+		r.res = a->captured;
+		rec_aio_emit(c, &r);
+	}
 	if (t && a->api == IOT_AIO_URING && a->head_known) {
 		struct iot_aio r;
 
@@ -261,77 +274,46 @@ void rec_aio_req_path(struct rec_aio_req *r, const char *p, uint32_t len)
 	r->a.path_len = len;
 }
 
+/* @vals (@n of them, now @r's) as @r's iovec lengths; @return : their sum */
+uint64_t rec_aio_req_vals(struct rec_aio_req *r, int64_t *vals, uint32_t n)
+{
+	uint64_t sum = 0;
+	uint32_t i;
+
+	free(r->vals);
+	r->vals = vals;
+	r->a.vals = vals;
+	r->a.nvals = vals ? n : 0;
+	for (i = 0; vals && i < n; i++)
+		sum += (uint64_t)vals[i];
+	return sum;
+}
+
 /* iovec lengths at @addr (@cnt of them) into @r's vals; @return : their sum */
 uint64_t rec_aio_req_iovecs(struct rec_task *t, struct rec_aio_req *r,
 			   uint64_t addr, uint64_t cnt)
 {
 	struct iovec *iov;
+	int64_t *vals;
 	uint64_t sum = 0, i;
 
 	if (cnt > 1024)
 		cnt = 1024;
 	if (!cnt || !(iov = calloc(cnt, sizeof(*iov))))
 		return 0;
-	r->vals = calloc(cnt, sizeof(*r->vals));
-	if (r->vals &&
+	vals = calloc(cnt, sizeof(*vals));
+	if (vals &&
 	    rec_read_mem(t->tid, addr, iov, cnt * sizeof(*iov)) == (ssize_t)(cnt * sizeof(*iov))) {
-		for (i = 0; i < cnt; i++) {
-			r->vals[i] = (int64_t)iov[i].iov_len;
-			sum += iov[i].iov_len;
-		}
-		r->a.vals = r->vals;
-		r->a.nvals = (uint32_t)cnt;
+		for (i = 0; i < cnt; i++)
+			vals[i] = (int64_t)iov[i].iov_len;
+		sum = rec_aio_req_vals(r, vals, (uint32_t)cnt);
+	} else {
+		free(vals);
 	}
 	free(iov);
 	return sum;
 }
 
-/* ---- libaio ---- */
-
-static void submit_entry(struct rec_ctx *c, struct rec_task *t)
-{
-	uint64_t ctx = t->raw[0], n = t->raw[1], ptrs[64], i, k;
-
-	if ((int64_t)n <= 0)
-		return;
-	if (n > MAX_BATCH)
-		n = MAX_BATCH;
-	for (i = 0; i < n; i += k) {
-		k = n - i < 64 ? n - i : 64;
-		if (rec_read_mem(t->tid, t->raw[2] + i * 8, ptrs, k * 8) != (ssize_t)(k * 8))
-			return;
-		for (uint64_t j = 0; j < k; j++) {
-			struct iocb cb;
-			struct rec_aio_req *r;
-			const char *p;
-			uint32_t len = 0;
-
-			if (rec_read_mem(t->tid, ptrs[j], &cb, sizeof(cb)) != sizeof(cb))
-				return;
-			if (!(r = rec_aio_req_add(t)))
-				return;
-			r->a.kind = IOT_AIO_SUBMIT;
-			r->a.api = IOT_AIO_LIBAIO;
-			r->a.ctx = ctx;
-			r->a.opcode = cb.aio_lio_opcode;
-			r->a.fd = (int32_t)cb.aio_fildes;
-			r->a.off = (uint64_t)cb.aio_offset;
-			r->a.flags = cb.aio_flags;
-			r->a.rw_flags = (uint32_t)cb.aio_rw_flags;
-			r->a.user_data = cb.aio_data;
-			r->a.id = ptrs[j];
-			if (cb.aio_flags & IOCB_FLAG_RESFD)
-				r->a.resfd = (int32_t)cb.aio_resfd;
-			if (cb.aio_lio_opcode == IOCB_CMD_PREADV ||
-			    cb.aio_lio_opcode == IOCB_CMD_PWRITEV)
-				r->a.len = rec_aio_req_iovecs(t, r, cb.aio_buf, cb.aio_nbytes);
-			else
-				r->a.len = cb.aio_nbytes;
-			p = rec_fd_path(t, r->a.fd, &len);
-			rec_aio_req_path(r, p, len);
-		}
-	}
-}
 
 void rec_aio_emit(struct rec_ctx *c, const struct iot_aio *a)
 {
@@ -374,6 +356,13 @@ void rec_aio_emit_submits(struct rec_ctx *c, struct rec_task *t, struct rec_actx
 		}
 		if (k++ >= done)
 			continue;
+		if (!r->kind) {
+			/* taken, not read: said, not guessed */
+			c->st.aio_missed++;
+			if (a)
+				a->missed++;
+			continue;
+		}
 		r->event = event;
 		rec_aio_emit(c, r);
 		if (a) {
@@ -418,34 +407,19 @@ void rec_aio_emit_complete(struct rec_ctx *c, struct rec_task *t, struct rec_act
 		free(f.path);
 }
 
-static void getevents_exit(struct rec_ctx *c, struct rec_task *t, uint64_t event)
-{
-	struct rec_actx *a = rec_actx_find(c, IOT_AIO_LIBAIO, t->pid, t->raw[0], NULL);
-	struct io_event evs[64];
-	int64_t n = t->ev.ret, i, k;
-
-	for (i = 0; i < n; i += k) {
-		k = n - i < 64 ? n - i : 64;
-		if (rec_read_mem(t->tid, t->raw[3] + (uint64_t)i * sizeof(evs[0]), evs,
-				 (size_t)k * sizeof(evs[0])) != (ssize_t)(k * sizeof(evs[0]))) {
-			c->st.aio_lost += (uint64_t)(n - i);
-			return;
-		}
-		for (int64_t j = 0; j < k; j++)
-			rec_aio_emit_complete(c, t, a, event, evs[j].obj, evs[j].data, evs[j].res,
-				      t->ev.t_exit);
-	}
-}
 
 /* ---- the recorder's entry points ---- */
 
 void rec_aio_entry(struct rec_ctx *c, struct rec_task *t)
 {
-	if (t->view)
+	if (t->view) {
+		if (t->ev.nr == SYS_io_submit)
+			rec_libaio_submit_entry(c, t);
 		return;
+	}
 	switch (t->ev.nr) {
 	case SYS_io_submit:
-		submit_entry(c, t);
+		rec_libaio_submit_entry(c, t);
 		break;
 	case SYS_io_uring_enter:
 		rec_uring_enter_entry(c, t);
@@ -492,9 +466,15 @@ void rec_aio_exit_args(struct rec_ctx *c, struct rec_task *t)
 {
 	uint64_t ctx = 0;
 
-	if (t->ev.nr == SYS_io_setup && t->ev.ret == 0 &&
-	    rec_read_mem(t->tid, t->raw[1], &ctx, 8) == 8)
+	if (t->ev.nr != SYS_io_setup || t->ev.ret != 0)
+		return;
+	if (t->view) {
+		/* the bpf backend: read by its programs at the exit */
+		if (t->view->aio && t->view->aio->has_ctx)
+			t->ev.args[1] = (int64_t)t->view->aio->ctx;
+	} else if (rec_read_mem(t->tid, t->raw[1], &ctx, 8) == 8) {
 		t->ev.args[1] = (int64_t)ctx;
+	}
 }
 
 void rec_aio_exit(struct rec_ctx *c, struct rec_task *t, uint64_t event)
@@ -518,11 +498,18 @@ void rec_aio_exit(struct rec_ctx *c, struct rec_task *t, uint64_t event)
 	case SYS_io_submit:
 		a = rec_actx_find(c, IOT_AIO_LIBAIO, t->pid, t->raw[0], NULL);
 		rec_aio_emit_submits(c, t, a, event, t->ev.ret);
+		/* taken past those seen (an unreadable array, past the batch
+		 * read): not in the trace, and said */
+		if (t->ev.ret > (int64_t)t->n_aio) {
+			c->st.aio_missed += (uint64_t)t->ev.ret - t->n_aio;
+			if (a)
+				a->missed += (uint32_t)((uint64_t)t->ev.ret - t->n_aio);
+		}
 		break;
 	case SYS_io_getevents:
 	case SYS_io_pgetevents:
 		if (t->ev.ret > 0)
-			getevents_exit(c, t, event);
+			rec_libaio_getevents_exit(c, t, event);
 		break;
 	case SYS_io_uring_setup:
 		rec_uring_setup_exit(c, t, event);

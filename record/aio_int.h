@@ -55,6 +55,7 @@ struct rec_actx {
 	int setup_done;
 	struct rec_uring_held *held;
 	uint32_t n_held, cap_held;
+	uint32_t missed;		/* libaio: requests io_submit took, not read */
 };
 
 struct rec_uring_held {
@@ -92,6 +93,14 @@ void rec_aio_req_path(struct rec_aio_req *r, const char *p, uint32_t len);
 /* the @n iovecs at @addr: their lengths into @r's vals; @return : the sum */
 uint64_t rec_aio_req_iovecs(struct rec_task *t, struct rec_aio_req *r, uint64_t addr,
 			    uint64_t n);
+
+/* @vals (@n of them, now @r's) as @r's iovec lengths; @return : their sum */
+uint64_t rec_aio_req_vals(struct rec_aio_req *r, int64_t *vals, uint32_t n);
+
+/* libaio (libaio.c): io_submit's iocbs at the entry, io_getevents'
+ * completions at the exit */
+void rec_libaio_submit_entry(struct rec_ctx *c, struct rec_task *t);
+void rec_libaio_getevents_exit(struct rec_ctx *c, struct rec_task *t, uint64_t event);
 
 /* io_uring (uring.c) */
 void rec_uring_setup_exit(struct rec_ctx *c, struct rec_task *t, uint64_t event);

@@ -353,6 +353,7 @@ void rec_bpf_free(struct rec_ctx *c)
 	if (b->guard_fd >= 0)
 		close(b->guard_fd);
 	iotape_bpf__destroy(b->skel);
+	rec_bpf_aio_free(c);
 	for (i = 0; b->pending && b->npend && i <= b->pid_max; i++) {
 		struct pend *pd = b->pending[i];
 

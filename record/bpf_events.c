@@ -172,6 +172,8 @@ static void decode_enter(struct rec_ctx *c, struct rec_task *t, const struct be_
 	struct rec_view v;
 	int fault = view_of(c, e, x, &v);
 
+	v.aio = rec_bpf_aio_view(c, t->tid, e->h.t);
+
 	pre_of_call(c, t, e, x, &v, pre);
 	t->view = &v;
 	if (rec_decode_entry(c, t, e->nr, (const uint64_t *)e->args, (int64_t)e->h.t)) {
@@ -188,12 +190,6 @@ static void decode_enter(struct rec_ctx *c, struct rec_task *t, const struct be_
 			c->st.guard_held++;
 		}
 		c->st.bpf_events++;
-		/* libaio's iocbs are in the program's memory, read by the
-		 * ptrace backend at its stops: not here (io_uring's requests
-		 * come from the kernel: bpf_uring.c) */
-		if (t->sc && t->sc->cls == IOT_CLASS_ASYNC && e->nr != SYS_io_uring_setup &&
-		    e->nr != SYS_io_uring_enter && e->nr != SYS_io_uring_register)
-			c->st.bpf_async++;
 	}
 	t->view = NULL;
 }
@@ -300,10 +296,12 @@ static void ret_of(struct rec_ctx *c, struct rec_task *t, const struct be_exit *
 	 * the call */
 	t->ev.cpu_ns = x->cpu_ns;
 	rec_bpf_uring_call(c, t);
+	v.aio = rec_bpf_aio_view(c, t->tid, (uint64_t)t->ev.t_enter);
 	rec_decode_exit(c, t, x->ret, (int64_t)x->h.t);
 	if (c->aio)
 		rec_bpf_uring_polled(c, t, events);
 	t->view = NULL;
+	rec_bpf_aio_done(c, t->tid);
 }
 
 /* an entry held for its exit, decoded with what the exit brought (@x
@@ -432,6 +430,7 @@ void rec_bpf_emit_exit(struct rec_ctx *c, struct rec_task *t, int64_t now, int s
 		       int64_t ut, int64_t st)
 {
 	flush_pending(c, t, t->tid, NULL);
+	rec_bpf_aio_done(c, t->tid);
 	if (t->tid == t->pid) {
 		rec_aio_proc_gone(c, t);
 		rec_fmap_proc_gone(c, t);
@@ -560,6 +559,9 @@ int rec_bpf_record(void *ctx, void *data, size_t size)
 		break;
 	case BE_FMAP: if (h->len >= sizeof(struct be_fmap)) rec_bpf_fmap(c, data); break;
 	case BE_MPAGE: if (h->len >= sizeof(struct be_mpage)) rec_bpf_mpage(c, data); break;
+	case BE_AIO_IOCB: case BE_AIO_EVENTS: case BE_AIO_CTX:
+		rec_bpf_aio_record(c, data, h->len);
+		break;
 	default: c->st.dropped++; break;
 	}
 	return 0;

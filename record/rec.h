@@ -77,6 +77,31 @@ struct rec_pre {
 	const struct rec_pre *through;
 };
 
+/* libaio's requests and completions as the BPF programs read them
+ * (bpf_aio.c), in place of the program's memory, for aio.c */
+struct rec_iocb {
+	uint64_t ptr;			/* its address (0: seen, not read) */
+	unsigned char cb[64];		/* struct iocb */
+	int64_t *vals;			/* a vectored one's iovec lengths */
+	uint32_t nvals;
+};
+
+struct rec_ioev {			/* struct io_event */
+	uint64_t data, obj;
+	int64_t res, res2;
+};
+
+struct rec_aio_view {
+	struct rec_iocb *cbs;		/* io_submit's, in order */
+	uint32_t n_cbs, cap_cbs;
+	uint32_t cbs_unread;		/* ... and this many more, not read */
+	struct rec_ioev *evs;		/* io_getevents' */
+	uint32_t n_evs, cap_evs;
+	uint32_t evs_unread;
+	int has_ctx;			/* io_setup's context: */
+	uint64_t ctx;
+};
+
 /* What a fast-path record holds in place of the tracee's memory: the
  * string arguments and pre-call states, by argument index. */
 struct rec_view {
@@ -94,6 +119,7 @@ struct rec_view {
 	uint32_t data_len;
 	int32_t pipe_fd[2];
 	uint64_t pipe_ino[2];
+	const struct rec_aio_view *aio;	/* BPF records: libaio's, or NULL */
 };
 
 /* An async request read at a call's entry, kept at its exit (aio.c). */
@@ -171,6 +197,7 @@ struct rec_stats {
 	uint64_t aio_undecoded_ops;		/* which (bit per opcode < 64) */
 	uint64_t aio_orphan;			/* completions of no request seen */
 	uint64_t aio_lost;			/* completions that could not be read */
+	uint64_t aio_missed;			/* libaio requests taken, not read */
 	uint64_t aio_unreaped;			/* requests never seen complete */
 	uint64_t uring_sqpoll, uring_sqpoll_enters;	/* SQPOLL rings, their enters */
 	uint64_t uring_missed;			/* requests rings took without a syscall */
@@ -189,7 +216,6 @@ struct rec_stats {
 	uint64_t bpf_slept_ns;		/* uninterruptible sleep between calls
 					 * (slept_ns), bpf backend */
 	uint64_t bpf_reread;		/* bpf: strings unread at entry, read at exit */
-	uint64_t bpf_async;		/* bpf: async I/O calls, their requests not read */
 	uint64_t data_calls, data_bytes;	/* --data: writes whose bytes were kept */
 	uint64_t nodata_calls, nodata_bytes;	/* ... and not kept (IOT_EV_NODATA) */
 	int64_t t_start, t_end;

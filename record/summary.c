@@ -7,7 +7,7 @@
 #include <sys/wait.h>
 
 #include "engine.h"
-#include "rec.h"
+#include "aio_int.h"
 
 #define CMD "record"
 
@@ -86,11 +86,6 @@ void rec_summary(const struct rec_ctx *c, uint64_t bytes)
 		iot_msg(IOT_MSG_WARNING, CMD, "%llu of the dropped events were lost in the BPF "
 			"ring buffer (full); a larger --bpf-ring-mb keeps them",
 			(unsigned long long)c->st.bpf_lost);
-	if (c->st.bpf_async)
-		iot_msg(IOT_MSG_WARNING, CMD, "%llu async I/O calls (io_submit, io_getevents...) "
-			"are in the trace without their requests: the bpf backend does not read "
-			"libaio's iocbs; --backend ptrace does",
-			(unsigned long long)c->st.bpf_async);
 	if (c->bpf_why)
 		iot_msg(IOT_MSG_INFO, CMD, "recorded with ptrace: the bpf backend did "
 			"not load (%s)", c->bpf_why);
@@ -179,6 +174,10 @@ static void aio_summary(const struct rec_ctx *c)
 			"on rings the recorder could not find (a ring registered or "
 			"mapped before the recording): their requests are not in the trace",
 			(unsigned long long)st->uring_unknown);
+	if (st->aio_missed)
+		iot_msg(IOT_MSG_WARNING, CMD, "async I/O: %llu libaio requests io_submit took are "
+			"not in the trace: their iocbs could not be read (past %d in one call, or "
+			"not in memory)", (unsigned long long)st->aio_missed, MAX_BATCH);
 	if (st->aio_orphan || st->aio_lost || st->aio_unreaped)
 		iot_msg(IOT_MSG_INFO, CMD, "async I/O: %llu completions of no "
 			"request seen, %llu completions that could not be read, %llu "

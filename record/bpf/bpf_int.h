@@ -61,6 +61,7 @@ struct rec_bpf {
 	pid_t *dead;			/* the threads that ended in a round, */
 	int *dead_status;		/* ... their wait status */
 	size_t capdead;
+	struct rec_bpf_aio *aio;	/* libaio's records by thread (bpf_aio.c) */
 };
 
 /* --backend mixed: free @tid's fast-path slots claimed before @t after
@@ -78,5 +79,13 @@ int rec_bpf_record(void *ctx, void *data, size_t size);
  * one faulted in or dirtied (BE_MPAGE) */
 void rec_bpf_fmap(struct rec_ctx *c, const struct be_fmap *r);
 void rec_bpf_mpage(struct rec_ctx *c, const struct be_mpage *r);
+
+/* bpf_aio.c: a BE_AIO_* record, kept for its call */
+void rec_bpf_aio_record(struct rec_ctx *c, const void *data, size_t size);
+/* what the records of @tid's call entered at @t_enter hold, or NULL */
+const struct rec_aio_view *rec_bpf_aio_view(struct rec_ctx *c, pid_t tid, uint64_t t_enter);
+/* @tid's call is decoded (or will never be): its records go */
+void rec_bpf_aio_done(struct rec_ctx *c, pid_t tid);
+void rec_bpf_aio_free(struct rec_ctx *c);
 
 #endif

@@ -29,6 +29,10 @@ enum be_type {
 	BE_URING_REG,	/* ... had files or buffers registered */
 	BE_FMAP,	/* a file mapping made: the file it maps, as the page records name it */
 	BE_MPAGE,	/* pages of a followed file mapping faulted in or dirtied */
+	/* libaio (struct be_aio), written before their call's record */
+	BE_AIO_IOCB,	/* io_submit's sys_enter: one iocb it names */
+	BE_AIO_EVENTS,	/* io_getevents' sys_exit: io_events the kernel wrote */
+	BE_AIO_CTX,	/* io_setup's sys_exit: the context it made */
 };
 
 #define BE_TID_ON	1	/* map tstate: followed */
@@ -240,5 +244,27 @@ struct be_mpage {
 	__u32 pad;
 };
 #define BE_MP_DIRTY	1
+
+/* libaio's records (BE_AIO_*).  h.t is the entry time of the call they
+ * come with (its BE_CALL's t_enter): the recorder ties them to it. */
+#define BE_AIO_CBS_MAX	4096		/* iocbs read per io_submit (as ptrace: MAX_BATCH) */
+#define BE_AIO_VEC_MAX	1024		/* iovec lengths per vectored iocb (IOV_MAX) */
+#define BE_AIO_EVS	64		/* io_events per BE_AIO_EVENTS record */
+#define BE_AIO_EVS_MAX	4096		/* io_events read per call */
+
+struct be_aio {
+	struct be_hdr h;
+	__s32 nr;			/* the call's number */
+	__u32 n;			/* IOCB: iovec lengths (__u64) that follow;
+					 * EVENTS: io_events (32 bytes each) */
+	__u64 ctx;			/* the call's context; CTX: the one made */
+	__u64 ptr;			/* IOCB: the iocb's address */
+	__u32 lost;			/* requests (IOCB) or io_events (EVENTS)
+					 * seen and not read: the record then
+					 * holds none; CTX: 1, unread */
+	__u32 pad;
+	__u8 cb[64];			/* IOCB: the iocb as the program wrote it */
+	/* n * 8 bytes follow */
+};
 
 #endif

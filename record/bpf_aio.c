@@ -1,0 +1,229 @@
+/*
+ * bpf_aio.c - libaio under the bpf backend: the iocbs, io_events and
+ * contexts the BPF programs read (bpf/iotape.bpf.c, its libaio section),
+ * kept per thread until the call they came with is decoded, then handed
+ * to aio.c as a view (struct rec_aio_view), which builds the same AsyncOp
+ * records from them that it builds from the program's memory under
+ * ptrace.
+ *
+ * The programs write these records before their call's own record, with
+ * its entry time: a thread's records are taken for the call of that
+ * time only (a call's record lost in a full ring leaves its iocbs to no
+ * later call).  Few threads are in an async call at once: a short list,
+ * searched.
+ */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "rec.h"
+
+#ifdef IOT_HAVE_BPF
+#include <linux/types.h>
+
+#include "aio_int.h"
+#include "bpf/event.h"
+#include "bpf/bpf_int.h"
+
+_Static_assert(BE_AIO_CBS_MAX == MAX_BATCH, "the programs read as many iocbs as ptrace");
+
+/* placeholders kept for iocbs not read, at most, per call: more are
+ * only counted (the call's result then finds no request for them) */
+#define UNREAD_MAX 4096
+
+struct aio_tid {
+	pid_t tid;
+	uint64_t t;			/* the entry time of the call they are of */
+	struct rec_aio_view v;
+};
+
+struct rec_bpf_aio {
+	struct aio_tid *e;
+	uint32_t n, cap;
+};
+
+static void view_clear(struct rec_aio_view *v)
+{
+	uint32_t i;
+
+	for (i = 0; i < v->n_cbs; i++)
+		free(v->cbs[i].vals);
+	v->n_cbs = v->cbs_unread = v->n_evs = v->evs_unread = 0;
+	v->has_ctx = 0;
+	v->ctx = 0;
+}
+
+static void view_free(struct rec_aio_view *v)
+{
+	view_clear(v);
+	free(v->cbs);
+	free(v->evs);
+}
+
+static struct aio_tid *tid_find(struct rec_bpf_aio *a, pid_t tid)
+{
+	uint32_t i;
+
+	for (i = 0; a && i < a->n; i++)
+		if (a->e[i].tid == tid)
+			return &a->e[i];
+	return NULL;
+}
+
+/* @tid's records of the call entered at @t (those of an older call are
+ * dropped); NULL: no memory */
+static struct aio_tid *tid_get(struct rec_ctx *c, pid_t tid, uint64_t t)
+{
+	struct rec_bpf_aio *a = c->bpf->aio;
+	struct aio_tid *e = tid_find(a, tid);
+
+	if (!a && !(a = c->bpf->aio = calloc(1, sizeof(*a))))
+		return NULL;
+	if (!e) {
+		if (a->n == a->cap) {
+			uint32_t nc = a->cap ? a->cap * 2 : 8;
+			struct aio_tid *v = realloc(a->e, nc * sizeof(*v));
+
+			if (!v)
+				return NULL;
+			a->e = v;
+			a->cap = nc;
+		}
+		e = &a->e[a->n++];
+		memset(e, 0, sizeof(*e));
+		e->tid = tid;
+		e->t = t;
+	}
+	if (e->t != t) {
+		view_clear(&e->v);
+		e->t = t;
+	}
+	return e;
+}
+
+/* room for one more iocb in @v; NULL: none */
+static struct rec_iocb *cb_add(struct rec_aio_view *v)
+{
+	if (v->n_cbs == v->cap_cbs) {
+		uint32_t nc = v->cap_cbs ? v->cap_cbs * 2 : 16;
+		struct rec_iocb *n = realloc(v->cbs, nc * sizeof(*n));
+
+		if (!n)
+			return NULL;
+		v->cbs = n;
+		v->cap_cbs = nc;
+	}
+	memset(&v->cbs[v->n_cbs], 0, sizeof(v->cbs[0]));
+	return &v->cbs[v->n_cbs++];
+}
+
+static int on_iocb(struct aio_tid *e, const struct be_aio *r)
+{
+	const uint64_t *lens = (const uint64_t *)(r + 1);
+	struct rec_iocb *x;
+	uint32_t i;
+
+	/* not read (in place, or the call's tail): placeholders keep the
+	 * requests after them where the kernel took them */
+	for (i = 0; i < r->lost; i++) {
+		/* (a new entry is zeroed: ptr 0) */
+		if (e->v.n_cbs >= UNREAD_MAX || !cb_add(&e->v)) {
+			e->v.cbs_unread += r->lost - i;
+			return 0;
+		}
+	}
+	if (r->lost)
+		return 0;
+	if (!(x = cb_add(&e->v)))
+		return -ENOMEM;
+	x->ptr = r->ptr;
+	memcpy(x->cb, r->cb, sizeof(x->cb));
+	if (r->n && (x->vals = malloc(r->n * sizeof(*x->vals)))) {
+		memcpy(x->vals, lens, r->n * sizeof(*x->vals));
+		x->nvals = r->n;
+	}
+	return 0;
+}
+
+static int on_events(struct aio_tid *e, const struct be_aio *r)
+{
+	struct rec_aio_view *v = &e->v;
+	uint32_t k = r->n / 4;
+
+	v->evs_unread += r->lost;
+	if (v->n_evs + k > v->cap_evs) {
+		uint32_t nc = v->cap_evs ? v->cap_evs : 64;
+		struct rec_ioev *n;
+
+		while (nc < v->n_evs + k)
+			nc *= 2;
+		if (!(n = realloc(v->evs, nc * sizeof(*n)))) {
+			v->evs_unread += k;
+			return -ENOMEM;
+		}
+		v->evs = n;
+		v->cap_evs = nc;
+	}
+	memcpy(v->evs + v->n_evs, r + 1, k * sizeof(*v->evs));
+	v->n_evs += k;
+	return 0;
+}
+
+void rec_bpf_aio_record(struct rec_ctx *c, const void *data, size_t size)
+{
+	const struct be_aio *r = data;
+	struct aio_tid *e;
+
+	if (size < sizeof(*r) || (uint64_t)r->n * 8 > size - sizeof(*r) ||
+	    !(e = tid_get(c, (pid_t)r->h.tid, r->h.t))) {
+		c->st.dropped++;
+		return;
+	}
+	switch (r->h.type) {
+	case BE_AIO_IOCB:
+		if (on_iocb(e, r) < 0)
+			c->st.dropped++;
+		break;
+	case BE_AIO_EVENTS:
+		on_events(e, r);
+		break;
+	case BE_AIO_CTX:
+		e->v.has_ctx = !r->lost;
+		e->v.ctx = r->ctx;
+		break;
+	}
+}
+
+const struct rec_aio_view *rec_bpf_aio_view(struct rec_ctx *c, pid_t tid, uint64_t t_enter)
+{
+	struct aio_tid *e = tid_find(c->bpf->aio, tid);
+
+	return e && e->t == t_enter ? &e->v : NULL;
+}
+
+void rec_bpf_aio_done(struct rec_ctx *c, pid_t tid)
+{
+	struct rec_bpf_aio *a = c->bpf->aio;
+	struct aio_tid *e = tid_find(a, tid);
+
+	if (!e)
+		return;
+	view_free(&e->v);
+	*e = a->e[--a->n];
+}
+
+void rec_bpf_aio_free(struct rec_ctx *c)
+{
+	struct rec_bpf_aio *a = c->bpf->aio;
+	uint32_t i;
+
+	if (!a)
+		return;
+	for (i = 0; i < a->n; i++)
+		view_free(&a->e[i].v);
+	free(a->e);
+	free(a);
+	c->bpf->aio = NULL;
+}
+
+#endif
