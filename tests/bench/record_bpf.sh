@@ -20,6 +20,10 @@
 #           cached) and touching each page: ~32,800 page faults (each
 #           maps 16 pages: fault-around), what the bpf backend's
 #           mapped-page programs cost per fault
+#   fioaio  fio ioengine=libaio, 16 MiB of random 4 KiB writes at iodepth
+#           8 (4,096 requests: io_submit and io_getevents stop under
+#           ptrace, with or without the fast path; bpf reads their iocbs
+#           and io_events with no stop)
 #   postmark  the fidelity suite's postmark (tests/validate/postmark.sh:
 #           4,000 files, 40,000 create/delete/read/append transactions,
 #           ~340,000 small calls of one thread, 48,000 of them unlink or
@@ -28,7 +32,7 @@
 # time, and CPU time (user + system of everything: program, recorder,
 # strace), which a machine loaded by others disturbs less.  Skipped with
 # the reason when the bpf backend does not load here.
-#   RUNS=5  CASES="make spawn bbcp cp tar calls fdcalls mapread postmark"  MODES="native bpf mixed ptrace strace"
+#   RUNS=5  CASES="make spawn bbcp cp tar calls fdcalls mapread fioaio postmark"  MODES="native bpf mixed ptrace strace"
 # Against another build: IOTAPE_BASE=PATH/iotape and modes ending in .base
 # (bpf.base, mixed.base, ptrace.base) record with it, in the same rounds:
 #   IOTAPE_BASE=../old/build/iotape MODES="native bpf.base bpf mixed.base mixed"
@@ -38,7 +42,7 @@ SRC=$PWD
 BUILD=${BUILD:-build}
 IOTAPE=${IOTAPE:-$SRC/$BUILD/iotape}
 RUNS=${RUNS:-5}
-CASES=${CASES:-make spawn bbcp cp tar calls fdcalls mapread postmark}
+CASES=${CASES:-make spawn bbcp cp tar calls fdcalls mapread fioaio postmark}
 TMPW=${TMPW:-/dev/shm}
 export LC_ALL=C
 
@@ -145,6 +149,9 @@ for c in $CASES; do
 	calls) bench calls true "./calls 200000 tree/d1/f1" ;;
 	fdcalls) bench fdcalls true "./fdcalls 200000 tree/d1/f1" ;;
 	mapread) bench mapread true "./mapread 64 $MW/map" ;;
+	fioaio) command -v fio >/dev/null || { echo "fioaio: fio not installed; skipped"; continue; }
+		bench fioaio "rm -f fio.dat" "fio --name=t --filename=fio.dat --rw=randwrite --size=16m \
+			--bs=4k --iodepth=8 --ioengine=libaio --output=/dev/null" ;;
 	postmark) bench postmark "rm -rf pm; mkdir pm" \
 		"printf 'set location pm\\nset number 4000\\nset transactions 40000\\nset size 500 9000\\nset subdirectories 10\\nset seed 42\\nrun\\nquit\\n' | postmark" ;;
 	esac
