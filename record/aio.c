@@ -314,7 +314,6 @@ uint64_t rec_aio_req_iovecs(struct rec_task *t, struct rec_aio_req *r,
 	return sum;
 }
 
-
 void rec_aio_emit(struct rec_ctx *c, const struct iot_aio *a)
 {
 	if (iot_writer_aio(c->w, a) < 0) {
@@ -407,19 +406,18 @@ void rec_aio_emit_complete(struct rec_ctx *c, struct rec_task *t, struct rec_act
 		free(f.path);
 }
 
-
 /* ---- the recorder's entry points ---- */
 
 void rec_aio_entry(struct rec_ctx *c, struct rec_task *t)
 {
 	if (t->view) {
 		if (t->ev.nr == SYS_io_submit)
-			rec_libaio_submit_entry(c, t);
+			rec_libaio_submit_entry(t);
 		return;
 	}
 	switch (t->ev.nr) {
 	case SYS_io_submit:
-		rec_libaio_submit_entry(c, t);
+		rec_libaio_submit_entry(t);
 		break;
 	case SYS_io_uring_enter:
 		rec_uring_enter_entry(c, t);

@@ -48,7 +48,7 @@ static void view_clear(struct rec_aio_view *v)
 
 	for (i = 0; i < v->n_cbs; i++)
 		free(v->cbs[i].vals);
-	v->n_cbs = v->cbs_unread = v->n_evs = v->evs_unread = 0;
+	v->n_cbs = v->n_evs = 0;
 	v->has_ctx = 0;
 	v->ctx = 0;
 }
@@ -124,14 +124,11 @@ static int on_iocb(struct aio_tid *e, const struct be_aio *r)
 	uint32_t i;
 
 	/* not read (in place, or the call's tail): placeholders keep the
-	 * requests after them where the kernel took them */
-	for (i = 0; i < r->lost; i++) {
-		/* (a new entry is zeroed: ptr 0) */
-		if (e->v.n_cbs >= UNREAD_MAX || !cb_add(&e->v)) {
-			e->v.cbs_unread += r->lost - i;
-			return 0;
-		}
-	}
+	 * requests after them where the kernel took them (a new entry is
+	 * zeroed: ptr 0); past UNREAD_MAX the call's result counts them */
+	for (i = 0; i < r->lost && e->v.n_cbs < UNREAD_MAX; i++)
+		if (!cb_add(&e->v))
+			break;
 	if (r->lost)
 		return 0;
 	if (!(x = cb_add(&e->v)))
@@ -150,17 +147,15 @@ static int on_events(struct aio_tid *e, const struct be_aio *r)
 	struct rec_aio_view *v = &e->v;
 	uint32_t k = r->n / 4;
 
-	v->evs_unread += r->lost;
+	/* (io_events not read: the call's result counts them) */
 	if (v->n_evs + k > v->cap_evs) {
 		uint32_t nc = v->cap_evs ? v->cap_evs : 64;
 		struct rec_ioev *n;
 
 		while (nc < v->n_evs + k)
 			nc *= 2;
-		if (!(n = realloc(v->evs, nc * sizeof(*n)))) {
-			v->evs_unread += k;
+		if (!(n = realloc(v->evs, nc * sizeof(*n))))
 			return -ENOMEM;
-		}
 		v->evs = n;
 		v->cap_evs = nc;
 	}
@@ -185,7 +180,8 @@ void rec_bpf_aio_record(struct rec_ctx *c, const void *data, size_t size)
 			c->st.dropped++;
 		break;
 	case BE_AIO_EVENTS:
-		on_events(e, r);
+		if (on_events(e, r) < 0)
+			c->st.dropped++;
 		break;
 	case BE_AIO_CTX:
 		e->v.has_ctx = !r->lost;

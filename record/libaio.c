@@ -14,6 +14,10 @@
 
 #include "aio_int.h"
 
+/* the bpf backend's copies (rec.h) are the kernel's layouts */
+_Static_assert(sizeof(((struct rec_iocb *)0)->cb) == sizeof(struct iocb), "iocb");
+_Static_assert(sizeof(struct rec_ioev) == sizeof(struct io_event), "io_event");
+
 /* The iocb @cb at @ptr, of context @ctx, as a request of @t's call
  * (a vectored one's length is its iovecs', the caller's); NULL: no
  * memory. */
@@ -84,7 +88,8 @@ static void submit_view(struct rec_task *t, const struct rec_aio_view *v)
 	}
 }
 
-static void submit_read(struct rec_ctx *c, struct rec_task *t)
+/* ptrace: from the program's memory, at the entry stop */
+static void submit_read(struct rec_task *t)
 {
 	uint64_t ctx = t->raw[0], n = t->raw[1], ptrs[64], i, k;
 
@@ -141,10 +146,10 @@ void rec_libaio_getevents_exit(struct rec_ctx *c, struct rec_task *t, uint64_t e
 	}
 }
 
-void rec_libaio_submit_entry(struct rec_ctx *c, struct rec_task *t)
+void rec_libaio_submit_entry(struct rec_task *t)
 {
 	if (t->view)
 		submit_view(t, t->view->aio);
 	else
-		submit_read(c, t);
+		submit_read(t);
 }

@@ -92,12 +92,11 @@ struct rec_ioev {			/* struct io_event */
 };
 
 struct rec_aio_view {
+	/* (what the call's result counts past these was not read) */
 	struct rec_iocb *cbs;		/* io_submit's, in order */
 	uint32_t n_cbs, cap_cbs;
-	uint32_t cbs_unread;		/* ... and this many more, not read */
 	struct rec_ioev *evs;		/* io_getevents' */
 	uint32_t n_evs, cap_evs;
-	uint32_t evs_unread;
 	int has_ctx;			/* io_setup's context: */
 	uint64_t ctx;
 };
