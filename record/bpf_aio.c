@@ -60,6 +60,23 @@ static void view_free(struct rec_aio_view *v)
 	free(v->evs);
 }
 
+/* *@p, of *@cap elements of @elem bytes, made to hold @need; 0 or -ENOMEM */
+static int grow(void **p, uint32_t *cap, uint32_t need, size_t elem)
+{
+	uint32_t nc = *cap ? *cap : 8;
+	void *q;
+
+	if (need <= *cap)
+		return 0;
+	while (nc < need)
+		nc *= 2;
+	if (!(q = realloc(*p, (size_t)nc * elem)))
+		return -ENOMEM;
+	*p = q;
+	*cap = nc;
+	return 0;
+}
+
 static struct aio_tid *tid_find(struct rec_bpf_aio *a, pid_t tid)
 {
 	uint32_t i;
@@ -80,15 +97,8 @@ static struct aio_tid *tid_get(struct rec_ctx *c, pid_t tid, uint64_t t)
 	if (!a && !(a = c->bpf->aio = calloc(1, sizeof(*a))))
 		return NULL;
 	if (!e) {
-		if (a->n == a->cap) {
-			uint32_t nc = a->cap ? a->cap * 2 : 8;
-			struct aio_tid *v = realloc(a->e, nc * sizeof(*v));
-
-			if (!v)
-				return NULL;
-			a->e = v;
-			a->cap = nc;
-		}
+		if (grow((void **)&a->e, &a->cap, a->n + 1, sizeof(*a->e)) < 0)
+			return NULL;
 		e = &a->e[a->n++];
 		memset(e, 0, sizeof(*e));
 		e->tid = tid;
@@ -104,15 +114,8 @@ static struct aio_tid *tid_get(struct rec_ctx *c, pid_t tid, uint64_t t)
 /* room for one more iocb in @v; NULL: none */
 static struct rec_iocb *cb_add(struct rec_aio_view *v)
 {
-	if (v->n_cbs == v->cap_cbs) {
-		uint32_t nc = v->cap_cbs ? v->cap_cbs * 2 : 16;
-		struct rec_iocb *n = realloc(v->cbs, nc * sizeof(*n));
-
-		if (!n)
-			return NULL;
-		v->cbs = n;
-		v->cap_cbs = nc;
-	}
+	if (grow((void **)&v->cbs, &v->cap_cbs, v->n_cbs + 1, sizeof(*v->cbs)) < 0)
+		return NULL;
 	memset(&v->cbs[v->n_cbs], 0, sizeof(v->cbs[0]));
 	return &v->cbs[v->n_cbs++];
 }
@@ -148,17 +151,10 @@ static int on_events(struct aio_tid *e, const struct be_aio *r)
 	uint32_t k = r->n / 4;
 
 	/* (io_events not read: the call's result counts them) */
-	if (v->n_evs + k > v->cap_evs) {
-		uint32_t nc = v->cap_evs ? v->cap_evs : 64;
-		struct rec_ioev *n;
-
-		while (nc < v->n_evs + k)
-			nc *= 2;
-		if (!(n = realloc(v->evs, nc * sizeof(*n))))
-			return -ENOMEM;
-		v->evs = n;
-		v->cap_evs = nc;
-	}
+	if (!k)
+		return 0;
+	if (grow((void **)&v->evs, &v->cap_evs, v->n_evs + k, sizeof(*v->evs)) < 0)
+		return -ENOMEM;
 	memcpy(v->evs + v->n_evs, r + 1, k * sizeof(*v->evs));
 	v->n_evs += k;
 	return 0;

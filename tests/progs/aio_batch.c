@@ -23,24 +23,9 @@
 #include <sys/uio.h>
 #include <unistd.h>
 
+#include "check.h"
+
 static char buf[16384];
-static int fails;
-
-#define CHECK(what, got, want) do {					\
-	long long g_ = (got), w_ = (want);				\
-	if (g_ != w_) {							\
-		fprintf(stderr, "aio_batch: %s: %lld, not %lld\n", what, g_, w_); \
-		fails++;						\
-	}								\
-} while (0)
-
-static int open_in(const char *dir, const char *name)
-{
-	char p[4096];
-
-	snprintf(p, sizeof(p), "%s/%s", dir, name);
-	return open(p, O_RDWR | O_CREAT | O_TRUNC, 0644);
-}
 
 static void iocb_set(struct iocb *cb, int op, int fd, const void *p, uint64_t n, int64_t off)
 {

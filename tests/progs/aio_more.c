@@ -30,6 +30,7 @@
 #include <sys/syscall.h>
 #include <unistd.h>
 
+#include "check.h"
 #include "ring.h"
 
 #ifndef IORING_SETUP_NO_MMAP
@@ -40,23 +41,6 @@
 #endif
 
 static char buf[4096] __attribute__((aligned(4096)));
-static int fails;
-
-#define CHECK(what, got, want) do {					\
-	long long g_ = (got), w_ = (want);				\
-	if (g_ != w_) {							\
-		fprintf(stderr, "aio_more: %s: %lld, not %lld\n", what, g_, w_); \
-		fails++;						\
-	}								\
-} while (0)
-
-static int open_in(const char *dir, const char *name)
-{
-	char p[4096];
-
-	snprintf(p, sizeof(p), "%s/%s", dir, name);
-	return open(p, O_RDWR | O_CREAT | O_TRUNC, 0644);
-}
 
 /* Two writes at 0 and 4096 through @r, entered as @enter_fd with
  * @flags: submitted in one call that waits for both. */
