@@ -15,9 +15,10 @@ def load(path, wdir, own):
     threads, states = {}, []
     for line in open(path, errors="replace"):
         line = line.rstrip("\n").replace(wdir, "@W@").replace(own, "@D@")
+        # (gcc's temporary names first: "0x" may be part of one)
+        line = re.sub(r"/tmp/cc[A-Za-z0-9]{6}\.", "/tmp/ccXXXXXX.", line)
         line = re.sub(r"0x[0-9a-f]+", "ADDR", line)
         line = re.sub(r"pipe:\[[0-9]+\]", "pipe:[N]", line)
-        line = re.sub(r"/tmp/cc[A-Za-z0-9]{6}\.", "/tmp/ccXXXXXX.", line)
         line = re.sub(r"(parent|thread of|from thread|pid) [0-9]+", r"\1 N", line)
         m = re.match(r"^#\s+[0-9.]+ state (.*)$", line)
         if m:
