@@ -165,28 +165,9 @@ struct argwork {
 	__u32 pad;
 };
 
-struct aio_work {
-	__u64 ctx, ptrs, t, base;
-	__u32 n, lost;
-	__s64 ret;
-};
-
-/* the libaio record being written, and its loops' state (the libaio
- * section below): map memory (as argwork, the verifier checks each step
- * once), in the scratch map's value, not a map of its own (each map is
- * one more descriptor the skeleton's loader holds) */
-struct aio_buf {
-	struct be_aio r;
-	/* iovec lengths, or io_events; twice what is used, so that a
-	 * record's length can be bounded for the verifier by a mask */
-	__u64 data[2 * BE_AIO_VEC_MAX];
-	struct aio_work w;
-};
-
 struct scratch {
 	char b[SCRATCH_BYTES];
 	struct argwork w;
-	struct aio_buf aio;
 };
 
 struct {
@@ -1376,11 +1357,34 @@ int BPF_PROG(iotape_uring_reg, void *rctx, unsigned int opcode, unsigned int nr_
 #define IOCB_CMD_PREADV_	7
 #define IOCB_CMD_PWRITEV_	8
 
+struct aio_work {
+	__u64 ctx, ptrs, t, base;
+	__u32 n, lost;
+	__s64 ret;
+};
+
+/* the record being written, and the loops' state: map memory (as
+ * argwork, the verifier checks each step once) */
+struct aio_buf {
+	struct be_aio r;
+	/* iovec lengths, or io_events; twice what is used, so that a
+	 * record's length can be bounded for the verifier by a mask */
+	__u64 data[2 * BE_AIO_VEC_MAX];
+	struct aio_work w;
+};
+
+struct {
+	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
+	__uint(max_entries, 1);
+	__type(key, __u32);
+	__type(value, struct aio_buf);
+} aiobuf SEC(".maps");
+
 static __always_inline struct aio_buf *aio_buf(void)
 {
-	struct scratch *sc = scratch_all();
+	__u32 k = 0;
 
-	return sc ? &sc->aio : NULL;
+	return bpf_map_lookup_elem(&aiobuf, &k);
 }
 
 static __always_inline void aio_hdr(struct aio_buf *b, __u32 type, __s32 nr, __u64 t)
@@ -1428,6 +1432,7 @@ static long aio_vec_one(__u64 i, void *arg)
 static long aio_iocb_one(__u64 i, void *arg)
 {
 	struct aio_buf *b = aio_buf();
+	struct iocb *cb;
 	__u64 p = 0;
 
 	if (!b)
@@ -1444,14 +1449,12 @@ static long aio_iocb_one(__u64 i, void *arg)
 	if (bpf_probe_read_user(b->r.cb, sizeof(b->r.cb), (void *)p) < 0) {
 		b->r.lost = 1;
 	} else {
-		/* the iocb's fields by the user ABI's fixed layout
-		 * (linux/aio_abi.h), not relocated */
-		__u16 op = *(__u16 *)(b->r.cb + 16);
+		cb = (struct iocb *)b->r.cb;
+		if (cb->aio_lio_opcode == IOCB_CMD_PREADV_ ||
+		    cb->aio_lio_opcode == IOCB_CMD_PWRITEV_) {
+			__u64 cnt = cb->aio_nbytes;
 
-		if (op == IOCB_CMD_PREADV_ || op == IOCB_CMD_PWRITEV_) {
-			__u64 cnt = *(__u64 *)(b->r.cb + 32);
-
-			b->w.base = *(__u64 *)(b->r.cb + 24);
+			b->w.base = cb->aio_buf;
 			bpf_loop(cnt < BE_AIO_VEC_MAX ? (__u32)cnt : BE_AIO_VEC_MAX, aio_vec_one,
 				 NULL, 0);
 		}
