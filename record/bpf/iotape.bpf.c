@@ -475,7 +475,10 @@ static long arg_one(__u64 i, void *ctx)
 #define NR_IO_GETEVENTS	208
 #define NR_IO_SUBMIT	209
 #define NR_IO_PGETEVENTS 333
-__noinline int aio_submit_enter(__u64 ctx, __u64 n, __u64 ptrs, __u64 t);
+/* (inlined, not a function of its own: a light skeleton's loader keeps
+ * the object's programs and functions in one array of 32, libbpf's
+ * MAX_USED_PROGS, and a 33rd makes the loader fail verification) */
+static __always_inline int aio_submit_enter(__u64 ctx, __u64 n, __u64 ptrs, __u64 t);
 __noinline int aio_call_exit(__s32 nr, __u64 a1, __u64 a3, __u64 t, __s64 ret);
 
 SEC("tp_btf/sys_enter")
@@ -1475,7 +1478,7 @@ static __always_inline void aio_lost(struct aio_buf *b, __u32 type, __s32 nr)
 	aio_emit(b);
 }
 
-__noinline int aio_submit_enter(__u64 ctx, __u64 n, __u64 ptrs, __u64 t)
+static __always_inline int aio_submit_enter(__u64 ctx, __u64 n, __u64 ptrs, __u64 t)
 {
 	struct aio_buf *b = aio_buf();
 

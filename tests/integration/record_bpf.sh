@@ -27,8 +27,7 @@ d=$(mktemp -d /tmp/iotape-bpf.XXXXXX)
 trap '[ -n "${KEEP:-}" ] || rm -rf "$d"' EXIT
 cd "$d"
 export LC_ALL=C
-"$IOTAPE" record -q --backend bpf -o probe.iotape -- true 2>probe.err ||
-	skip "the bpf backend does not load here: $(cat probe.err)"
+need_bpf
 
 ours() {	# our programs still loaded; the kernel frees them shortly after close
 	local i n

@@ -34,8 +34,7 @@ d=$(mktemp -d /tmp/iotape-bpfaio.XXXXXX)
 trap '[ -n "${KEEP:-}" ] || rm -rf "$d"' EXIT
 cd "$d"
 export LC_ALL=C
-"$IOTAPE" record -q --backend bpf -o probe.iotape -- true 2>probe.err ||
-	skip "the bpf backend does not load here: $(cat probe.err)"
+need_bpf
 
 # the async lines of a dump, times, pids and contexts aside; with
 # "count": requests, bytes, completions

@@ -26,8 +26,7 @@ PY=$(command -v python3)
 d=$(mktemp -d /var/tmp/iotape-bpfmmap.XXXXXX)
 trap '[ -n "${KEEP:-}" ] || rm -rf "$d"' EXIT
 cd "$d"
-"$IOTAPE" record -q --backend bpf -o probe.iotape -- true 2>probe.err ||
-	skip "the bpf backend does not load here: $(cat probe.err)"
+need_bpf
 
 head -c 64M /dev/urandom >big
 head -c 1M /dev/zero >w

@@ -16,8 +16,7 @@ d=$(mktemp -d /var/tmp/iotape-slept.XXXXXX)
 trap '[ -n "${KEEP:-}" ] || rm -rf "$d"' EXIT
 cd "$d"
 export LC_ALL=C
-"$IOTAPE" record -q --backend bpf -o probe.iotape -- true 2>probe.err ||
-	skip "the bpf backend does not load here: $(cat probe.err)"
+need_bpf
 [ "$(stat -f -c %T .)" != tmpfs ] || skip "$d is on tmpfs: no page-in waits on a disk"
 
 head -c $((16 << 20)) /dev/urandom >f || fail "cannot write the 16 MiB test file in $d"

@@ -35,8 +35,7 @@ need_cmd python3
 d=$(mktemp -d /tmp/iotape-bpfuring.XXXXXX)
 trap '[ -n "${KEEP:-}" ] || rm -rf "$d"' EXIT
 cd "$d"
-"$IOTAPE" record -q --backend bpf -o probe.iotape -- true 2>probe.err ||
-	skip "the bpf backend does not load here: $(cat probe.err)"
+need_bpf
 fio --name=probe --filename="$d/probe" --size=64k --bs=4k --rw=write \
 	--ioengine=io_uring >/dev/null 2>&1 ||
 	skip "io_uring is not available here (kernel.io_uring_disabled?)"
