@@ -142,7 +142,7 @@ struct ana_trace {
 	uint64_t ev_mismatches, ev_skipped, unfinished;
 	/* record --data: writes with their bytes kept, and those recorded
 	 * with --data whose bytes were not (IOT_EV_NODATA) */
-	uint64_t data_calls, data_bytes, nodata_calls, nodata_bytes;
+	struct iot_data_count data;
 	/* profiles: the target fault that stopped the replay ("ENOSPC at
 	 * 41 % (write /a at 1.234 s)": a partial profile, never compared as
 	 * a complete one), the calls that failed so, the stopping signal;

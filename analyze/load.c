@@ -113,14 +113,7 @@ static int pass2_event(struct loader *L, const struct iot_event *ev)
 		t->ev_mismatches++;
 	if (ev->flags & IOT_EV_REPLAY_SKIPPED)
 		t->ev_skipped++;
-	if (ev->data_len) {
-		t->data_calls++;
-		t->data_bytes += ev->data_len;
-	}
-	if (ev->flags & IOT_EV_NODATA) {
-		t->nodata_calls++;
-		t->nodata_bytes += ev->ret > 0 ? (uint64_t)ev->ret : 0;
-	}
+	iot_data_count_add(&t->data, ev);
 	if ((cls == IOT_CLASS_READ || cls == IOT_CLASS_WRITE) && ev->ret > 0 && sc &&
 	    (sc->flags & (IOT_SCF_READ | IOT_SCF_WRITE)))
 		bytes = (uint64_t)ev->ret;

@@ -103,11 +103,11 @@ static void head_json(FILE *f, const struct ana_trace *t)
 		fprintf(f, ", \"target_faults\": %llu", strtoull(t->target_faults, NULL, 10));
 	fprintf(f, "}, \"unfinished\": %llu", (unsigned long long)t->unfinished);
 	/* only in traces recorded with --data: other reports stay as they were */
-	if (t->data_calls || t->nodata_calls)
+	if (t->data.calls || t->data.nodata_calls)
 		fprintf(f, ", \"data\": {\"kept_calls\": %llu, \"kept_bytes\": %llu, "
 			"\"not_kept_calls\": %llu, \"not_kept_bytes\": %llu}",
-			(unsigned long long)t->data_calls, (unsigned long long)t->data_bytes,
-			(unsigned long long)t->nodata_calls, (unsigned long long)t->nodata_bytes);
+			(unsigned long long)t->data.calls, (unsigned long long)t->data.bytes,
+			(unsigned long long)t->data.nodata_calls, (unsigned long long)t->data.nodata_bytes);
 }
 
 static void phases_json(FILE *f, const struct ana_trace *t)

@@ -63,12 +63,12 @@ static void print_head(FILE *f, const struct ana_trace *t)
 				(unsigned long long)t->hdr_mismatches), a) : "-",
 			t->has_hdr_skipped ? (snprintf(b, sizeof(b), "%llu",
 				(unsigned long long)t->hdr_skipped), b) : "-");
-	if (t->data_calls || t->nodata_calls)
+	if (t->data.calls || t->data.nodata_calls)
 		fprintf(f, "  data: %llu writes with their bytes kept (%s), %llu without (%s)\n",
-			(unsigned long long)t->data_calls,
-			ana_fmt_bytes(a, sizeof(a), (double)t->data_bytes),
-			(unsigned long long)t->nodata_calls,
-			ana_fmt_bytes(b, sizeof(b), (double)t->nodata_bytes));
+			(unsigned long long)t->data.calls,
+			ana_fmt_bytes(a, sizeof(a), (double)t->data.bytes),
+			(unsigned long long)t->data.nodata_calls,
+			ana_fmt_bytes(b, sizeof(b), (double)t->data.nodata_bytes));
 	if (t->failed[0])
 		fprintf(f, "  FAILED: the filesystem under test failed: %s; the replay stopped "
 			"there and this profile holds only the calls up to it\n", t->failed);

@@ -90,14 +90,7 @@ int check_unc_item(struct check_unc *u, const struct iot_item *it)
 	if (it->kind == IOT_ITEM_EVENT) {
 		const struct iot_event *ev = &it->u.ev;
 
-		if (ev->data_len) {
-			u->data_calls++;
-			u->data_bytes += ev->data_len;
-		}
-		if (ev->flags & IOT_EV_NODATA) {
-			u->nodata_calls++;
-			u->nodata_bytes += ev->ret > 0 ? (uint64_t)ev->ret : 0;
-		}
+		iot_data_count_add(&u->data, ev);
 		/* not the loader's (MAP_DENYWRITE) nor code: program and
 		 * library images stay out */
 		if (ev->nr == SYS_mmap && ev->ret >= 0 && !(ev->args[3] & MAP_ANONYMOUS) &&
@@ -210,15 +203,15 @@ void check_unc_print(const struct check_unc *u, FILE *f)
 		fprintf(f, "  not captured %llu async requests never seen complete, "
 			"%llu completions of no request in the trace\n",
 			(unsigned long long)u->n, (unsigned long long)u->orphans);
-	if (u->data_calls || u->nodata_calls)
+	if (u->data.calls || u->data.nodata_calls)
 		fprintf(f, "  data         %llu writes with their bytes kept (%s)\n",
-			(unsigned long long)u->data_calls,
-			iot_fmt_bytes(r, sizeof(r), (double)u->data_bytes));
-	if (u->nodata_calls)
+			(unsigned long long)u->data.calls,
+			iot_fmt_bytes(r, sizeof(r), (double)u->data.bytes));
+	if (u->data.nodata_calls)
 		fprintf(f, "  not captured the bytes of %llu writes recorded with --data "
 			"(%s): over its cap, or logged by BPF; replayed with a pattern\n",
-			(unsigned long long)u->nodata_calls,
-			iot_fmt_bytes(w, sizeof(w), (double)u->nodata_bytes));
+			(unsigned long long)u->data.nodata_calls,
+			iot_fmt_bytes(w, sizeof(w), (double)u->data.nodata_bytes));
 	if (u->mp_records)
 		fprintf(f, "  mapped I/O   %llu pages read, %llu written through %llu file "
 			"mappings (%llu records)\n", (unsigned long long)u->mp_read,

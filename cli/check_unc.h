@@ -25,7 +25,7 @@ struct check_unc {
 	uint64_t file_maps;			/* file mmaps */
 	uint64_t mp_records, mp_read, mp_written;	/* MapPages: records, pages */
 	/* record --data: writes with their bytes kept, and not (IOT_EV_NODATA) */
-	uint64_t data_calls, data_bytes, nodata_calls, nodata_bytes;
+	struct iot_data_count data;
 	/* requests waiting for their completion (open addressing) */
 	uint64_t *keys;
 	uint64_t cap, n, used;		/* used: n and tombstones */

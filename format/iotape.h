@@ -256,6 +256,14 @@ struct iot_event {
 	uint32_t data_len;
 };
 
+/* Writes recorded with `record --data`: with their bytes kept, and not
+ * (IOT_EV_NODATA: the bytes the call wrote, its result).  One count for
+ * every command that reports them (report, check). */
+struct iot_data_count {
+	uint64_t calls, bytes, nodata_calls, nodata_bytes;
+};
+void iot_data_count_add(struct iot_data_count *c, const struct iot_event *ev);
+
 struct iot_path_state {
 	const char *path;
 	uint32_t path_len;

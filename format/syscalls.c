@@ -150,6 +150,18 @@ int64_t iot_timeout_ns(const void *p, int usec)
 	return t[0] * 1000000000 + (usec ? t[1] % 1000000 * 1000 : t[1] % 1000000000);
 }
 
+void iot_data_count_add(struct iot_data_count *c, const struct iot_event *ev)
+{
+	if (ev->data_len) {
+		c->calls++;
+		c->bytes += ev->data_len;
+	}
+	if (ev->flags & IOT_EV_NODATA) {
+		c->nodata_calls++;
+		c->nodata_bytes += ev->ret > 0 ? (uint64_t)ev->ret : 0;
+	}
+}
+
 const char *iot_class_name(int cls)
 {
 	static const char *const names[IOT_CLASS_COUNT] = {
