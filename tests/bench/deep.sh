@@ -54,7 +54,7 @@ time_one() {
 	t=$( { time "$@" >/dev/null 2>"$W/err" || echo "FAILED: $* ($(tail -1 "$W/err"))" >&2; } 2>&1)
 	echo "$t" | awk '{ printf "%s %.3f\n", $1, $2 + $3 }'
 }
-median() { sort -n | awk '{ v[NR] = $1 } END { print v[int((NR + 1) / 2)] }'; }
+. tests/bench/lib.sh	# median
 ratio() { echo "$1 / $2" | bc -l; }
 
 # bench NAME PREP MODE:CMD... - RUNS alternating runs of each MODE's CMD

@@ -42,16 +42,7 @@ W=$(mktemp -d "$TMPW/iotape-bench.XXXXXX")
 trap 'rm -rf "$W"' EXIT
 git -C "$SRC" ls-files -z >/dev/null 2>&1 || { echo "record bench: $SRC is not a git clone"; exit 1; }
 
-# time_one CMD... - wall seconds of one run (setup done by the caller)
-time_one() {
-	local s e
-	s=$(date +%s.%N)
-	"$@" >/dev/null 2>"$W/err" || { echo "FAILED: $* ($(tail -1 "$W/err"))" >&2; }
-	e=$(date +%s.%N)
-	echo "$e - $s" | bc
-}
-
-median() { sort -n | awk '{ v[NR] = $1 } END { print v[int((NR + 1) / 2)] }'; }
+. "$SRC/tests/bench/lib.sh"
 
 # bench NAME PREP WORK - PREP runs untimed before each run (clean state),
 # WORK is timed under each mode
@@ -66,14 +57,14 @@ bench() {
 		for mode in $modes; do
 			(cd "$W" && eval "$prep") >/dev/null 2>&1
 			case $mode in
-			native) t=$(cd "$W" && time_one sh -c "$work") ;;
-			iotape-*) t=$(cd "$W" && time_one "$IOTAPE" record -q --cpu-policy "${mode#iotape-}" \
+			native) t=$(cd "$W" && time_wall sh -c "$work") ;;
+			iotape-*) t=$(cd "$W" && time_wall "$IOTAPE" record -q --cpu-policy "${mode#iotape-}" \
 				-o "$W/t.iotape" -- sh -c "$work") ;;
-			ptrace) t=$(cd "$W" && time_one "$IOTAPE" record -q --no-fastpath \
+			ptrace) t=$(cd "$W" && time_wall "$IOTAPE" record -q --no-fastpath \
 				-o "$W/t.iotape" -- sh -c "$work") ;;
-			strace) t=$(cd "$W" && time_one strace -f -ttt -T -o "$W/t.strace" sh -c "$work") ;;
-			base-auto) t=$(cd "$W" && time_one "$BASE" record -q -o "$W/t.iotape" -- sh -c "$work") ;;
-			base-ptrace) t=$(cd "$W" && time_one "$BASE" record -q --no-fastpath \
+			strace) t=$(cd "$W" && time_wall strace -f -ttt -T -o "$W/t.strace" sh -c "$work") ;;
+			base-auto) t=$(cd "$W" && time_wall "$BASE" record -q -o "$W/t.iotape" -- sh -c "$work") ;;
+			base-ptrace) t=$(cd "$W" && time_wall "$BASE" record -q --no-fastpath \
 				-o "$W/t.iotape" -- sh -c "$work") ;;
 			esac
 			echo "$t" >>"$W/$name.$mode.all"

@@ -93,7 +93,7 @@ time_one() {
 	echo "$t" | awk '{ printf "%s %.3f\n", $1, $2 + $3 }'
 }
 
-median() { sort -n | awk '{ v[NR] = $1 } END { print v[int((NR + 1) / 2)] }'; }
+. "$SRC/tests/bench/lib.sh"	# median
 
 MODES=${MODES:-native bpf mixed ptrace strace}
 bench() {

@@ -31,14 +31,7 @@ trap 'rm -rf "$W"' EXIT
 cp -a "$CACHE/linux-source-6.1/fs" "$W/fs"
 FS=$W/fs
 
-time_one() {
-	local s e
-	s=$(date +%s.%N)
-	"$@" >/dev/null 2>"$W/err" || { echo "FAILED: $* ($(tail -1 "$W/err"))" >&2; }
-	e=$(date +%s.%N)
-	echo "$e - $s" | bc
-}
-median() { sort -n | awk '{ v[NR] = $1 } END { print v[int((NR + 1) / 2)] }'; }
+. "$SRC/tests/bench/lib.sh"
 MODES="native plain data plain-nofp data-nofp"
 flags() {
 	case $1 in
@@ -55,10 +48,10 @@ bench() {
 		for mode in $MODES; do
 			(cd "$W" && eval "$prep") >/dev/null 2>&1
 			if [ $mode = native ]; then
-				t=$(cd "$W" && time_one sh -c "$work")
+				t=$(cd "$W" && time_wall sh -c "$work")
 			else
 				# shellcheck disable=SC2046
-				t=$(cd "$W" && time_one "$IOTAPE" record -q $(flags $mode) \
+				t=$(cd "$W" && time_wall "$IOTAPE" record -q $(flags $mode) \
 					-o "$W/$name.$mode.iotape" -- sh -c "$work")
 			fi
 			echo "$t" >>"$W/$name.$mode.all"
