@@ -1,6 +1,6 @@
 /*
- * dirwalk.c - how much of a directory walk the replay makes in another
- * order than the filesystem under test lists the directory.
+ * dirwalk.c - a directory walk replayed in the order the filesystem under
+ * test lists the directory, and how much of one could not be.
  *
  * A program that walks a tree (tar c, find, rm -r, du) reads a
  * directory's entries and takes them in the order the filesystem lists
@@ -9,10 +9,20 @@
  * its entries were made, which is the order their data lies in when a
  * program wrote them one after the other: on xfs a native 'tar c' of a
  * tree 'cp -a' made reads it forward, and the replay of one recorded on
- * ext4 reads the same files in hash order, backwards half the time (cold,
- * +16 % for those reads alone, docs/VALIDATION.md).  The replay keeps the
- * recorded order (it is what the program did); it counts what it could
- * not model: of the files opened relative to a descriptor whose
+ * ext4 read the same files in hash order, backwards half the time (cold,
+ * +16 % for those reads alone, docs/VALIDATION.md).
+ *
+ * So once a thread has listed a directory to its end, the calls that
+ * follow and name its entries relative to the listed descriptor are
+ * taken, entry by entry, in the order this filesystem listed them
+ * (walk_reorder()): each entry's calls (its stats, its open, reads and
+ * close, a subdirectory's own walk) move as one group.  Only where that
+ * is what the program did: a walk recorded in the order of its names
+ * (tar --sort=name, ls) or of the entries' making (cp, which sorts by
+ * inode number) keeps its order, and so does one whose groups share a
+ * descriptor, or hold a call another thread waits for, a process start
+ * or an exit: the replayed calls stay the recorded ones.  What is left
+ * is counted: of the files opened relative to a descriptor whose
  * directory this thread listed, those opened after one that the target
  * lists later.
  *
@@ -25,16 +35,24 @@
 #include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/syscall.h>
 
 #include "hash.h"
+#include "iotape.h"
 #include "rpl.h"
 
 #define DW_MAX_NAMES (1u << 20)
+#define DW_SPAN (1u << 20)		/* ops a walk of one directory may span */
+#define DW_LEAD 64			/* ops before its first entry's (tar looks its user up there) */
+#define DW_FDS 32			/* descriptors open at once inside one entry's */
 
 struct rpl_dirwalk {
 	struct rpl_map rank;		/* (fd, name) -> rank, from 1 */
 	struct rpl_map last;		/* fd -> rank of the last file opened under it */
 	uint32_t next;			/* ranks given so far */
+	uint32_t first;			/* the first rank of the listing going on */
+	int64_t fd;			/* ... of this recorded descriptor */
+	int listing;
 };
 
 static uint64_t name_key(int64_t fd, const char *name, size_t len)
@@ -53,6 +71,11 @@ void rpl_dirwalk_listed(struct rpl_thread *t, int64_t fd, const char *buf, int64
 		if (!w)
 			return;
 	}
+	if (!w->listing || w->fd != fd) {
+		w->first = w->next + 1;
+		w->fd = fd;
+		w->listing = 1;
+	}
 	while (off + (int64_t)offsetof(struct dirent64, d_name) < len) {
 		const struct dirent64 *d = (const struct dirent64 *)(buf + off);
 		size_t n;
@@ -68,6 +91,203 @@ void rpl_dirwalk_listed(struct rpl_thread *t, int64_t fd, const char *buf, int64
 			return;
 		if (rpl_map_put(&w->rank, name_key(fd, d->d_name, n), ++w->next) < 0)
 			return;
+	}
+}
+
+/* The rank @path's last name got in the listing of recorded descriptor
+ * @fd going on; its parent's length in @*dir. */
+static int entry_rank(const struct rpl_dirwalk *w, int64_t fd, const char *path,
+		      uint32_t *r, size_t *dir)
+{
+	size_t len = strlen(path), start, end;
+
+	start = rpl_last_name(path, len, &end);
+	if (end <= start || !rpl_map_get(&w->rank, name_key(fd, path + start, end - start), r) ||
+	    *r < w->first)
+		return 0;
+	*dir = start;
+	return 1;
+}
+
+/* One entry's calls: ops [start, the next one's start) of the thread. */
+struct dw_group {
+	uint32_t start, end, rank;
+	const char *path;
+};
+
+static int by_rank(const void *a, const void *b)
+{
+	const struct dw_group *x = a, *y = b;
+
+	return x->rank < y->rank ? -1 : x->rank > y->rank;
+}
+
+/* The entries' making, as their order: those that were there first, by
+ * inode number, then those the workload made, by when it made them. */
+static int made_before(const struct iot_path_state *a, const struct iot_path_state *b)
+{
+	if (!a->type != !b->type)
+		return a->type != 0;
+	return a->type ? a->ino < b->ino : a->t_ns < b->t_ns;
+}
+
+/* Did the program choose the recorded order of @g: that of the entries'
+ * names, or of their making (cp sorts by inode number)?  An entry the
+ * trace holds no state of: it cannot be told, so yes. */
+static int chosen_order(const struct rpl_plan *p, const struct dw_group *g, size_t n)
+{
+	const struct iot_path_state *prev = NULL, *ps;
+	int by_name = 1, by_made = 1;
+	size_t i;
+
+	for (i = 0; i < n; i++) {
+		ps = rpl_path_state(p, g[i].path);
+		if (!ps)
+			return 1;
+		if (i > 0 && strcmp(g[i - 1].path, g[i].path) > 0)
+			by_name = 0;
+		if (prev && made_before(ps, prev))
+			by_made = 0;
+		prev = ps;
+	}
+	return by_name || by_made;
+}
+
+/* Close @fd among the @*n descriptors an entry's calls opened. */
+static int fd_closed(int64_t *fds, int *n, int64_t fd)
+{
+	int k;
+
+	for (k = 0; k < *n; k++)
+		if (fds[k] == fd) {
+			fds[k] = fds[--*n];
+			return 1;
+		}
+	return 0;
+}
+
+/*
+ * The ops of thread @t from position @from on walk the directory listed
+ * through recorded descriptor @dfd: group them by the entry they name
+ * and put the groups in this filesystem's listing order, where the
+ * groups can be moved and the recorded order was not the program's
+ * choice.  Ops before the first entry's and from the walk's end (the
+ * next call on @dfd that names no listed entry: its close, a stat of
+ * the directory) stay.  @return : the groups moved, 0 if none.
+ */
+static size_t walk_reorder(struct rpl_thread *t, struct rpl_dirwalk *w, uint32_t from,
+			   int64_t dfd)
+{
+	struct rpl_plan *p = t->plan;
+	uint32_t lim = t->n_ops - from > DW_SPAN ? from + DW_SPAN : t->n_ops;
+	struct dw_group *g = NULL, *sorted = NULL;
+	struct rpl_map seen = { 0 };
+	uint32_t j, end = UINT32_MAX, *tmp = NULL, k;
+	size_t ng = 0, cap = 0, dirlen = 0, i, moved = 0;
+	int64_t fds[DW_FDS];
+	int nfd = 0, a;
+
+	for (j = from; j < lim && end == UINT32_MAX; j++) {
+		const struct rpl_op *op = &p->ops[t->ops[j]];
+		const struct iot_syscall *sc = iot_syscall_by_nr(op->ev.nr);
+		uint32_t r, dummy;
+		size_t dl;
+
+		if (!ng && j - from >= DW_LEAD)
+			goto out;
+		/* what another thread waits for, a process start or end,
+		 * async requests, mappings: in the recorded place */
+		if (!sc || op->needed || op->child >= 0 || op->wait_proc >= 0 || op->n_aio ||
+		    op->n_mp || (sc->flags & IOT_SCF_NOEXIT))
+			goto out;
+		if (sc->nargs && (sc->arg[0] == IOT_ARG_FD || sc->arg[0] == IOT_ARG_DIRFD) &&
+		    op->ev.args[0] == dfd) {
+			if (sc->arg[0] != IOT_ARG_DIRFD || !op->ev.path ||
+			    !entry_rank(w, dfd, op->ev.path, &r, &dl) || (ng && dl != dirlen) ||
+			    (ng && memcmp(op->ev.path, g[0].path, dl) != 0)) {
+				end = j;	/* the walk's end */
+				break;
+			}
+			if (!ng || g[ng - 1].rank != r) {
+				/* a new entry: the last one's descriptors are
+				 * closed, and no entry comes twice */
+				if (nfd || rpl_map_get(&seen, RPL_IK(r), &dummy) ||
+				    rpl_map_put(&seen, RPL_IK(r), 1) < 0)
+					goto out;
+				if (ng == cap) {
+					struct dw_group *ng2;
+
+					cap = cap ? 2 * cap : 64;
+					ng2 = realloc(g, cap * sizeof(*g));
+					if (!ng2)
+						goto out;
+					g = ng2;
+				}
+				g[ng++] = (struct dw_group){ j, 0, r, op->ev.path };
+				dirlen = dl;
+			}
+		}
+		if (!ng)
+			continue;	/* before the first entry: stays */
+		/* An entry's descriptors are its own: opened and closed in
+		 * its group, so that the groups can change places. */
+		for (a = 0; a < sc->nargs; a++)
+			if (sc->arg[a] == IOT_ARG_FDPAIR)
+				goto out;
+		if (op->ev.nr == SYS_dup2 || op->ev.nr == SYS_dup3 || op->ev.nr == SYS_close_range)
+			goto out;
+		if ((sc->flags & IOT_SCF_CLOSE) && sc->nargs && sc->arg[0] == IOT_ARG_FD &&
+		    !fd_closed(fds, &nfd, op->ev.args[0]))
+			goto out;
+		if ((sc->flags & IOT_SCF_RETFD) && op->ev.ret >= 0) {
+			if (nfd == DW_FDS)
+				goto out;
+			fds[nfd++] = op->ev.ret;
+		}
+	}
+	if (end == UINT32_MAX || nfd || ng < 2)
+		goto out;
+	for (i = 1; i < ng && g[i - 1].rank < g[i].rank; i++)
+		;
+	if (i == ng || chosen_order(p, g, ng))
+		goto out;		/* listed here as recorded, or chosen */
+	sorted = malloc(ng * sizeof(*sorted));
+	tmp = malloc((end - g[0].start) * sizeof(*tmp));
+	if (!sorted || !tmp)
+		goto out;
+	for (i = 0; i < ng; i++)
+		g[i].end = i + 1 < ng ? g[i + 1].start : end;
+	memcpy(sorted, g, ng * sizeof(*g));
+	qsort(sorted, ng, sizeof(*sorted), by_rank);
+	for (i = 0, k = 0; i < ng; i++) {
+		memcpy(tmp + k, t->ops + sorted[i].start,
+		       (sorted[i].end - sorted[i].start) * sizeof(*tmp));
+		k += sorted[i].end - sorted[i].start;
+	}
+	memcpy(t->ops + g[0].start, tmp, k * sizeof(*tmp));
+	for (j = g[0].start; j < end; j++)
+		p->ops[t->ops[j]].pos = j;
+	moved = ng;
+out:
+	free(g);
+	free(sorted);
+	free(tmp);
+	rpl_map_free(&seen);
+	return moved;
+}
+
+void rpl_dirwalk_end(struct rpl_thread *t, int64_t fd, uint32_t next)
+{
+	struct rpl_dirwalk *w = t->dirwalk;
+	size_t n;
+
+	if (!w || !w->listing || w->fd != fd)
+		return;
+	n = walk_reorder(t, w, next, fd);
+	w->listing = 0;
+	if (n) {
+		t->walk_dirs++;
+		t->walk_moved += n;
 	}
 }
 

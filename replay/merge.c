@@ -320,6 +320,8 @@ void rpl_result_add(struct rpl_result *t, const struct rpl_result *r, int client
 	t->prep_kept += r->prep_kept;
 	t->walk_opens += r->walk_opens;
 	t->walk_back += r->walk_back;
+	t->walk_dirs += r->walk_dirs;
+	t->walk_moved += r->walk_moved;
 	t->prep_links += r->prep_links;
 	t->prep_symlinks += r->prep_symlinks;
 	t->prep_bytes += r->prep_bytes;

@@ -154,6 +154,8 @@ void rpl_tally(struct rpl_plan *p, struct rpl_result *res)
 		res->dep_wait_ns += p->threads[i].dep_wait_ns;
 		res->walk_opens += p->threads[i].walk_opens;
 		res->walk_back += p->threads[i].walk_back;
+		res->walk_dirs += p->threads[i].walk_dirs;
+		res->walk_moved += p->threads[i].walk_moved;
 		if (p->threads[i].lag_ns > res->unhidden_max_ns)
 			res->unhidden_max_ns = p->threads[i].lag_ns;
 	}

@@ -419,9 +419,13 @@ void rpl_print_summary(FILE *f, const struct rpl_opts *o, const struct rpl_resul
 	if (r->deadlock_breaks)
 		fprintf(f, ", %llu dependency waits broken (the trace orders ops in a circle)",
 		       (unsigned long long)r->deadlock_breaks);
+	if (r->walk_dirs)
+		fprintf(f, "\n  walks        %llu directories walked in the order listed here "
+			"(%llu entries; recorded in the recording filesystem's order)",
+			(unsigned long long)r->walk_dirs, (unsigned long long)r->walk_moved);
 	if (r->walk_back)
 		fprintf(f, "\n  walk order   %llu of %llu files opened under a directory listed here "
-			"came after one it lists later (the recording filesystem's order, kept)",
+			"came after one it lists later (the recorded order, kept)",
 			(unsigned long long)r->walk_back, (unsigned long long)r->walk_opens);
 	fprintf(f, "\n  lateness     p50 %s, p99 %s, max %s\n",
 	       iot_fmt_ns(a, sizeof(a), (double)r->late_p50_ns),

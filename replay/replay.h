@@ -170,6 +170,9 @@ struct rpl_result {
 	/* files a walk opened under a directory listed here; those opened
 	 * after one this filesystem lists later (dirwalk.c) */
 	uint64_t walk_opens, walk_back;
+	/* directory walks replayed in this filesystem's listing order, and
+	 * the entries they took so (dirwalk.c) */
+	uint64_t walk_dirs, walk_moved;
 	int damaged;			/* the trace was cut short: its complete part was used */
 	int open_err;			/* iot_reader_open()'s code if the trace did not open */
 	int interrupted;		/* the signal that stopped the replay, or 0 */

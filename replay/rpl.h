@@ -140,6 +140,10 @@ struct rpl_thread;
 void rpl_dirwalk_listed(struct rpl_thread *t, int64_t fd, const char *buf, int64_t len);
 /* @path was opened relative to recorded descriptor @fd */
 void rpl_dirwalk_opened(struct rpl_thread *t, int64_t fd, const char *path);
+/* the recorded listing of @fd ended (getdents returned 0 when recorded):
+ * the ops from position @next on that walk it are put in the order it
+ * was listed here, where they can be */
+void rpl_dirwalk_end(struct rpl_thread *t, int64_t fd, uint32_t next);
 void rpl_dirwalk_free(struct rpl_thread *t);
 
 /*! rpl_last_name() : where the last component of @path (@len bytes,
@@ -316,6 +320,7 @@ struct rpl_thread {
 	struct rpl_dcache *dcache;	/* parent directories it opened */
 	struct rpl_dirwalk *dirwalk;	/* names of the directories it listed (dirwalk.c) */
 	uint64_t walk_opens, walk_back;	/* files opened under them; after one listed later */
+	uint64_t walk_dirs, walk_moved;	/* walks put in the order listed here; their entries */
 	int64_t start_ns, end_ns, utime_ns, stime_ns;
 	int64_t lag_ns;			/* its own work think time could not hide */
 	/* its think time: spent as CPU time (asked for, and the wall time
