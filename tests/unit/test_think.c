@@ -395,34 +395,80 @@ static void test_budget_calls_own_time(void **state)
 }
 
 /* A call that blocked is not CPU time: utime 1 ms, stime 3 ms, 100
- * stopped calls (0.2 ms of stops), 99 reads of 10 us besides the stops
- * and one slow call of 20 ms: a read that blocked, or a wait4.  The
- * blocked read counts as 16 medians of the reads, 160 us, the wait4 as
- * 0: the calls used 1.15 ms or 0.99 ms, the budget is 1 + 3 - 0.2 -
- * 1.15 = 2.65 ms (2.81).  With durations as CPU time, the 20 ms call
- * took all the system time, and the budget was the user time, 1 ms; as
- * it still is where the slow call is the only one of its kind (an
- * fadvise): too few to tell blocking from work, it counts whole. */
+ * calls logged in-process, 99 reads of 10 us and one slow call of 20 ms:
+ * a read that blocked, or a wait4.  The blocked read counts as 16
+ * medians of the reads, 160 us, the wait4 as 0: the calls used 1.15 ms
+ * or 0.99 ms, the budget is 1 + 3 - 1.15 = 2.85 ms (3.01).  With
+ * durations as CPU time, the 20 ms call took all the system time, and
+ * the budget was the user time, 1 ms; as it still is where the slow
+ * call is the only one of its kind (an fadvise): too few to tell
+ * blocking from work, it counts whole.  Stopped (0.2 ms of stops, the
+ * reads 10 us besides them), the blocked read counts no more than the
+ * reads the tracer answered at once, 10 us: 1 + 3 - 0.2 - 1.0 = 2.8 ms;
+ * the wait4 2.81 ms, the fadvise 1 ms. */
 static void test_budget_blocked_call(void **state)
 {
 	enum { N = 100 };
 	static const int16_t slow[3] = { SYS_read, SYS_wait4, SYS_fadvise64 };
-	static const int64_t want[3] = { 2650000, 2810000, 1000000 };
+	static const int64_t want[2][3] = { { 2800000, 2810000, 1000000 },
+					    { 2850000, 3010000, 1000000 } };
 	int64_t gap[N], dur[N];
+	uint32_t fl[N];
 	int16_t nr[N];
 	struct tplan tp;
 	size_t i;
-	int k;
+	int k, fast;
 
 	(void)state;
-	for (k = 0; k < 3; k++) {
-		for (i = 0; i < N; i++) {
-			gap[i] = 1000000 + COST;
-			nr[i] = i == N / 2 ? slow[k] : SYS_read;
-			dur[i] = COST + (i == N / 2 ? 20000000 : 10000);
+	for (fast = 0; fast < 2; fast++)
+		for (k = 0; k < 3; k++) {
+			for (i = 0; i < N; i++) {
+				gap[i] = 1000000 + (fast ? 1 : COST);
+				fl[i] = fast ? FP : 0;
+				nr[i] = i == N / 2 ? slow[k] : SYS_read;
+				dur[i] = (fast ? 0 : COST) + (i == N / 2 ? 20000000 : 10000);
+			}
+			tplan_init(&tp, N, gap, fl);
+			/* the library's time before each call (1 ns), not
+			 * the floor of the gaps, comes off them */
+			for (i = 0; fast && i < N; i++)
+				tp.p.ops[i].ev.pre_ns = 1;
+			check_budget(&tp, nr, dur, 3000000, want[fast][k]);
+			tplan_free(&tp);
 		}
-		tplan_init(&tp, N, gap, NULL);
-		check_budget(&tp, nr, dur, 3000000, want[k]);
+}
+
+/* A stopped call's duration holds the tracer's answer to its two stops,
+ * not CPU time: utime 1 ms, stime 3 ms, 100 stopped ioctls (0.2 ms of
+ * stops), 10 of them answered at once (5 us besides the stops), 90 held
+ * 500 us.  They count at most what the unheld ones took, the 5th
+ * percentile of their kind, 5 us each: the calls used 0.5 ms, the budget
+ * is 1 + 3 - 0.2 - 0.5 = 3.3 ms.  As durations (all within 16 medians),
+ * they took 45 ms, all the system time, and the budget was the user
+ * time, 1 ms.  Logged in-process they are not held, and keep their
+ * durations: the budget is 1 ms. */
+static void test_budget_stopped_held(void **state)
+{
+	enum { N = 100 };
+	static const int64_t want[2] = { 3300000, 1000000 };
+	int64_t gap[N], dur[N];
+	uint32_t fl[N];
+	int16_t nr[N];
+	struct tplan tp;
+	size_t i;
+	int fast;
+
+	(void)state;
+	for (fast = 0; fast < 2; fast++) {
+		for (i = 0; i < N; i++) {
+			/* fast-path gaps vary, so that their floor is small */
+			gap[i] = fast ? 1000000 + (int64_t)(i % 10) * 100000 : 1000000 + COST;
+			fl[i] = fast ? FP : 0;
+			nr[i] = SYS_ioctl;
+			dur[i] = (fast ? 0 : COST) + (i % 10 ? 500000 : 5000);
+		}
+		tplan_init(&tp, N, gap, fl);
+		check_budget(&tp, nr, dur, 3000000, want[fast]);
 		tplan_free(&tp);
 	}
 }
@@ -739,6 +785,7 @@ int main(void)
 		cmocka_unit_test(test_budget_proc_start),
 		cmocka_unit_test(test_budget_calls_own_time),
 		cmocka_unit_test(test_budget_blocked_call),
+		cmocka_unit_test(test_budget_stopped_held),
 		cmocka_unit_test(test_budget_recorded_cpu),
 		cmocka_unit_test(test_budget_per_thread),
 		cmocka_unit_test(test_raw),
