@@ -6,9 +6,9 @@
  * libaio is replayed through the same syscalls with the same shapes:
  * io_setup with the recorded queue depth, each io_submit with the batch
  * of iocbs it took (same opcodes, offsets, lengths, flags, RWF_*), each
- * io_getevents waiting for as many completions as it returned when
- * recorded (never more than are in flight), so the filesystem sees the
- * recorded concurrency.  Writes send deterministic bytes, reads land in
+ * io_getevents reaping as many completions as it returned when recorded,
+ * no more and no fewer (never more than are in flight), so the
+ * filesystem sees the recorded concurrency.  Writes send deterministic bytes, reads land in
  * one buffer per context (the data is not kept).  No libaio library is
  * needed: the kernel ABI is small and stable.
  */
@@ -540,31 +540,79 @@ out:
 	return r;
 }
 
+/* The rest of a recorded wait that ended by its timeout (it returned
+ * fewer than its min_nr): slept from the call's start @t0, as
+ * ops_wait.c sleeps a poll that timed out; scaled as think times. */
+static void timed_out(struct rpl_ctx *c, const struct rpl_op *op, int64_t t0)
+{
+	int64_t d = op->ev.t_exit - op->ev.t_enter, end;
+	struct timespec ts;
+
+	if (op->ev.ret < 0 || op->ev.ret >= op->ev.args[1] || d <= 0 ||
+	    (op->ev.flags & IOT_EV_UNFINISHED) || c->p->o->timing == RPL_TIMING_AFAP)
+		return;
+	if (c->p->o->timing == RPL_TIMING_SCALE)
+		d = (int64_t)((double)d * c->p->o->scale);
+	end = t0 + d;
+	ts.tv_sec = end / 1000000000;
+	ts.tv_nsec = end % 1000000000;
+	while (clock_nanosleep(CLOCK_MONOTONIC, TIMER_ABSTIME, &ts, NULL) == EINTR &&
+	       !atomic_load_explicit(&rpl_stop_sig, memory_order_relaxed))
+		;
+	rpl_called(c, t0);
+}
+
+/*
+ * io_getevents and io_pgetevents reap, each, the completions the
+ * recorded call returned: min_nr and nr are both that count (never more
+ * than are in flight here: a request that failed to submit), so that
+ * the program's next calls find the queue as it did.  Waiting for the
+ * recorded count alone while taking up to the recorded nr reaped more
+ * than recorded whenever the replay's requests completed sooner, and
+ * later calls then found fewer to reap; the events array was also cut
+ * at 256, so one recorded io_pgetevents of 1,100 completions reaped 256
+ * and the rest were never reaped.  The wait is bounded: a second with
+ * no completion (a request on something the replay does not make)
+ * gives up.
+ */
 static int64_t h_io_getevents(struct rpl_ctx *c, struct rpl_op *op)
 {
 	struct rpl_actx *x = rpl_actx_get(c, IOT_AIO_LIBAIO, (uint64_t)op->ev.args[0], 0);
-	struct io_event ev[256];
-	struct timespec zero = { 0, 0 };
-	long want, max;
-	int64_t r, i, now;
+	struct io_event *ev = NULL;
+	struct timespec sec = { 1, 0 };
+	int64_t r = 0, i, now, t0 = iot_now_ns(), want;
 
 	if (!x || !x->live)
 		return rpl_skip(op, RPL_SKIP_FD);
-	/* as many as it reaped when recorded; never wait for more than
-	 * are in flight here (a request that failed to submit) */
-	want = op->ev.ret > 0 ? (long)op->ev.ret : 0;
-	max = op->ev.args[2] > 0 ? (long)op->ev.args[2] : want;
-	if (max > 256)
-		max = 256;
-	if (want > max)
-		want = max;
+	want = op->ev.ret > 0 ? op->ev.ret : 0;
 	pthread_mutex_lock(&x->lock);
-	if (want > (long)x->inflight)
-		want = (long)x->inflight;
+	if (want > (int64_t)x->inflight)
+		want = (int64_t)x->inflight;
 	pthread_mutex_unlock(&x->lock);
-	r = ret_of(syscall(SYS_io_getevents, x->live, want, max, ev, want ? NULL : &zero));
+	if (!want) {
+		/* nothing to reap: the call, returning at once */
+		r = ret_of(syscall(SYS_io_getevents, x->live, 0L, 0L, NULL, &(struct timespec){ 0, 0 }));
+		goto out;
+	}
+	if (!(ev = calloc((size_t)want, sizeof(*ev)))) {
+		r = -ENOMEM;
+		goto out;
+	}
+	while (r < want) {
+		int64_t k = ret_of(syscall(SYS_io_getevents, x->live, (long)(want - r),
+					   (long)(want - r), ev + r, &sec));
+
+		if (k == -EINTR && !atomic_load_explicit(&rpl_stop_sig, memory_order_relaxed))
+			continue;
+		if (k <= 0) {
+			if (!r)
+				r = k;
+			break;
+		}
+		r += k;
+	}
 	if (r <= 0)
-		return r;
+		goto out;
 	now = iot_now_ns();
 	pthread_mutex_lock(&x->lock);
 	x->inflight -= (uint32_t)r;
@@ -581,6 +629,10 @@ static int64_t h_io_getevents(struct rpl_ctx *c, struct rpl_op *op)
 		ra->state = RPL_AIO_DONE;
 		rpl_aio_fault(c, op, ra);
 	}
+out:
+	if (r >= 0)
+		timed_out(c, op, t0);
+	free(ev);
 	return r;
 }
 
