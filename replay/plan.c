@@ -118,6 +118,8 @@ int rpl_plan_build(struct rpl_plan *p, const struct rpl_opts *o)
 		err = rpl_plan_think(p);
 	if (err == 0)
 		err = rpl_plan_moves(p);
+	if (err == 0)
+		err = rpl_aio_plan_buf(p);
 	if (err < 0)
 		iot_err(o->cmd, "%s: planning failed: %s", o->trace, iot_strerror(err));
 	/* The plan's descriptor tables were for resource ids only. */

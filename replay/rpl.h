@@ -389,6 +389,8 @@ struct rpl_plan {
 	struct rpl_aio *aio;		/* async requests, in file order */
 	size_t n_aio, cap_aio;
 	uint64_t aio_completes;		/* completions recorded */
+	char *aio_buf;			/* async requests' data: aio_buf_len bytes, */
+	uint64_t aio_buf_len;		/* + a page for statx (aio.c) */
 	struct iot_mpages *mp;		/* pages of file mappings, in file order */
 	size_t n_mp, cap_mp;
 	struct rpl_map aio_key;		/* request key -> index in aio (plan) */
@@ -701,7 +703,6 @@ struct rpl_actx {
 	int ring_fd;
 	uint32_t inflight;
 	uint32_t depth;			/* io_uring: most in flight when recorded; 0: unknown */
-	char *buf;			/* RPL_AIO_BUF bytes for data, page aligned */
 	void **bufs;			/* registered buffers (io_uring) */
 	uint64_t *buf_len;
 	uint32_t n_bufs;
@@ -713,8 +714,9 @@ struct rpl_actx {
 /* the context @api/@rec of @c's process, or NULL; created if @make */
 struct rpl_actx *rpl_actx_get(struct rpl_ctx *c, uint32_t api, uint64_t rec, int make);
 void rpl_actx_drop(struct rpl_ctx *c, uint32_t api, uint64_t rec);
-/* the data buffer of @x (allocated and filled on first use) */
-char *rpl_actx_buf(struct rpl_actx *x);
+/*! rpl_aio_plan_buf() : plan.aio_buf made (aio.c says why before the
+ *  run).  @return : 0 or -errno */
+int rpl_aio_plan_buf(struct rpl_plan *p);
 void rpl_uring_free(struct rpl_actx *x);
 #define RPL_RING_REGS 16	/* IO_RINGFD_REG_MAX */
 /* rpl_aio_reg_get() : the recorded ring descriptor that registered index

@@ -321,8 +321,8 @@ static int prep(struct rpl_ctx *c, struct rpl_actx *x, uint32_t k, struct batch 
 		uint32_t slot, struct io_uring_sqe *sqe)
 {
 	const struct iot_aio *a = &c->p->aio[k].a;
-	char *buf = rpl_actx_buf(x);
-	uint64_t len = a->len > RPL_AIO_BUF ? RPL_AIO_BUF : a->len;
+	char *buf = c->p->aio_buf;
+	uint64_t cap = c->p->aio_buf_len, len = a->len > cap ? cap : a->len;
 	struct rpl_name *n1, *n2;
 	int fd = -1;
 	uint32_t i, nv;
@@ -352,8 +352,8 @@ static int prep(struct rpl_ctx *c, struct rpl_actx *x, uint32_t k, struct batch 
 		for (i = 0, len = 0; i < nv; i++) {
 			uint64_t l = (uint64_t)a->vals[i];
 
-			if (len + l > RPL_AIO_BUF)
-				l = RPL_AIO_BUF - len;
+			if (len + l > cap)
+				l = cap - len;
 			b->iov[slot][i].iov_base = buf + len;
 			b->iov[slot][i].iov_len = l;
 			len += l;
@@ -410,7 +410,7 @@ static int prep(struct rpl_ctx *c, struct rpl_actx *x, uint32_t k, struct batch 
 			return -1;
 		io_uring_prep_statx(sqe, n1->dirfd, n1->name,
 				    (int)(a->rw_flags | AT_SYMLINK_NOFOLLOW), (unsigned)a->len,
-				    (struct statx *)(void *)(buf + RPL_AIO_BUF - 4096));
+				    (struct statx *)(void *)(buf + cap));
 		break;
 	case IORING_OP_UNLINKAT:
 		if (name_of(c, b, a->path, &n1) < 0)
