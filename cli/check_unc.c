@@ -129,8 +129,10 @@ int check_unc_item(struct check_unc *u, const struct iot_item *it)
 		dir = iot_aio_op_dir(a->api, a->opcode);
 		if (dir & IOT_SCF_READ)
 			u->rbytes += a->len;
-		else if (dir & IOT_SCF_WRITE)
+		else if (dir & IOT_SCF_WRITE) {
 			u->wbytes += a->len;
+			u->wreqs++;
+		}
 		if (!iot_aio_op_known(a->api, a->opcode)) {
 			u->undecoded++;
 			if (a->opcode < 64)
@@ -212,6 +214,13 @@ void check_unc_print(const struct check_unc *u, FILE *f)
 			"(%s): over its cap, or logged by BPF; replayed with a pattern\n",
 			(unsigned long long)u->data.nodata_calls,
 			iot_fmt_bytes(w, sizeof(w), (double)u->data.nodata_bytes));
+	if (u->data_on && (u->wreqs || u->mp_written))
+		fprintf(f, "  not captured the bytes of %llu async write requests (%s) and of "
+			"%llu pages written through file mappings, recorded with --data: it "
+			"keeps those of write calls only; replayed with a pattern\n",
+			(unsigned long long)u->wreqs,
+			iot_fmt_bytes(w, sizeof(w), (double)u->wbytes),
+			(unsigned long long)u->mp_written);
 	if (u->mp_records)
 		fprintf(f, "  mapped I/O   %llu pages read, %llu written through %llu file "
 			"mappings (%llu records)\n", (unsigned long long)u->mp_read,

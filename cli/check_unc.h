@@ -12,6 +12,8 @@
 
 struct check_unc {
 	uint64_t requests, completions, rbytes, wbytes;
+	uint64_t wreqs;				/* requests that write */
+	int data_on;				/* recorded with --data (header record.data) */
 	uint64_t undecoded, undecoded_ops[2];	/* libaio, io_uring: a bit per opcode */
 	uint64_t orphans;			/* completions of no request in the trace */
 	uint64_t sqpoll_rings, rings, contexts;

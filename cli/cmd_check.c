@@ -138,6 +138,7 @@ static int scan(struct iot_reader *r, struct scan *sc)
 	int rc;
 
 	memset(sc, 0, sizeof(*sc));
+	sc->unc.data_on = iot_header_get(iot_reader_header(r), "record.data") != NULL;
 	sc->t_lo = INT64_MAX;
 	sc->t_hi = INT64_MIN;
 	while ((rc = iot_reader_next(r, &it)) > 0) {

@@ -326,8 +326,10 @@ void rec_aio_emit(struct rec_ctx *c, const struct iot_aio *a)
 		c->st.aio_submit++;
 		if (dir & IOT_SCF_READ)
 			c->st.aio_rbytes += a->len;
-		else if (dir & IOT_SCF_WRITE)
+		else if (dir & IOT_SCF_WRITE) {
 			c->st.aio_wbytes += a->len;
+			c->st.aio_wreqs++;
+		}
 		if (!iot_aio_op_known(a->api, a->opcode)) {
 			c->st.aio_undecoded++;
 			if (a->opcode < 64)

@@ -192,6 +192,7 @@ struct rec_stats {
 	/* async I/O (aio.c) */
 	uint64_t aio_submit, aio_complete;	/* requests and completions written */
 	uint64_t aio_rbytes, aio_wbytes;	/* bytes requests asked to move */
+	uint64_t aio_wreqs;			/* requests that write */
 	uint64_t aio_undecoded;			/* requests of an opcode not decoded */
 	uint64_t aio_undecoded_ops;		/* which (bit per opcode < 64) */
 	uint64_t aio_orphan;			/* completions of no request seen */

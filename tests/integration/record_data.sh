@@ -90,4 +90,21 @@ for m in fast slow; do
 	"$IOTAPE" report "$T/total.iotape" | grep -q "data: 2 writes with their bytes kept" ||
 		fail "report --data-total 8000 ($m): $("$IOTAPE" report "$T/total.iotape" | head)"
 done
+
+# async writes keep no bytes yet: said by the summary and check, never
+# "every write's bytes" (aio_batch 10: a PWRITEV of 16384, a PWRITE of
+# 4096 and ten of 512 bytes; a PREADV)
+rm -rf "$T/a" && mkdir "$T/a"
+"$IOTAPE" record --data -o "$T/aio.iotape" -- "$PROGS/aio_batch" "$T/a" 10 >"$T/aio.out" 2>"$T/aio.err" ||
+	fail "record --data of aio_batch: $(cat "$T/aio.out" "$T/aio.err")"
+grep -q "every write's bytes" "$T/aio.err" &&
+	fail "record --data of aio_batch says every write's bytes were kept: $(cat "$T/aio.err")"
+grep -q "data: not kept: the bytes of 12 async write requests (25.0 KiB)" "$T/aio.err" ||
+	fail "record --data of aio_batch: the async writes' bytes not said to be unkept: $(cat "$T/aio.err")"
+"$IOTAPE" check "$T/aio.iotape" | grep -q "^  not captured the bytes of 12 async write requests (25.0 KiB)" ||
+	fail "check of aio_batch --data: $("$IOTAPE" check "$T/aio.iotape")"
+"$IOTAPE" record -o "$T/aio0.iotape" -- "$PROGS/aio_batch" "$T/a" 10 >/dev/null 2>&1 ||
+	fail "record of aio_batch failed"
+"$IOTAPE" check "$T/aio0.iotape" | grep -q "not captured the bytes" &&
+	fail "check of aio_batch without --data: $("$IOTAPE" check "$T/aio0.iotape")"
 echo ok
