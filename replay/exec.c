@@ -51,8 +51,8 @@ static long futex(_Atomic uint32_t *w, int op, uint32_t val, const struct timesp
 static void wake_all(struct rpl_plan *p)
 {
 	atomic_fetch_add(&p->gen, 1);
-	if (atomic_load(&p->waiters))
-		futex(&p->gen, FUTEX_WAKE, INT_MAX, NULL);
+	if (atomic_load(&p->waiters) && futex(&p->gen, FUTEX_WAKE, INT_MAX, NULL) > 0)
+		rpl_woke(p);
 }
 
 static int dep_done(const struct rpl_plan *p, const struct rpl_dep *d)
@@ -224,7 +224,8 @@ static void thread_done(struct rpl_ctx *c)
 		rpl_fdtab_unref(c->pr->tab);
 		c->pr->tab = NULL;
 		atomic_store(&c->pr->finished, 1);
-		futex((_Atomic uint32_t *)&c->pr->finished, FUTEX_WAKE, INT_MAX, NULL);
+		if (futex((_Atomic uint32_t *)&c->pr->finished, FUTEX_WAKE, INT_MAX, NULL) > 0)
+			rpl_woke(c->p);
 	}
 	pthread_mutex_unlock(&c->p->spawn_lock);
 }
@@ -312,6 +313,7 @@ static void *thread_main(void *arg)
 	int64_t prev_end;
 	uint32_t i;
 
+	atomic_fetch_sub(&p->handovers, 1);
 	if (t->fork_table)
 		own_table(&c);
 	t->dcache = rpl_dcache_new(p->own_files && c.pr->n_threads == 1 ? RPL_DC_OWN :
@@ -362,7 +364,7 @@ static void *thread_main(void *arg)
 				/* computing: what other work kept it off the
 				 * CPU is the workload's time, not a lag */
 				t->spun_ns += start - sl - now;
-				if (rpl_spin_cpu(start - sl - now))
+				if (rpl_spin_cpu(p, start - sl - now))
 					break;
 				now = iot_now_ns();
 				t->spin_wall_ns += now - t0;
@@ -539,9 +541,12 @@ int rpl_thread_start(struct rpl_plan *p, uint32_t ti)
 	atomic_fetch_add(&p->threads_alive, 1);
 	pthread_attr_init(&attr);
 	pthread_attr_setstacksize(&attr, RPL_STACK);
+	/* until it runs, spinning threads yield to it (spin.c) */
+	atomic_fetch_add(&p->handovers, 1);
 	err = -pthread_create(&t->th, &attr, thread_main, t);
 	pthread_attr_destroy(&attr);
 	if (err) {
+		atomic_fetch_sub(&p->handovers, 1);
 		atomic_fetch_sub(&pr->live, 1);
 		atomic_fetch_sub(&p->active, 1);
 		atomic_fetch_sub(&p->threads_alive, 1);

@@ -145,6 +145,7 @@ void rpl_tally(struct rpl_plan *p, struct rpl_result *res)
 		res->late_max_ns = late[n_late - 1];
 	}
 	free(late);
+	res->spin_yields = atomic_load(&p->spin_yields);
 	for (i = 0; i < p->n_threads; i++) {
 		res->unhidden_ns += p->threads[i].lag_ns;
 		res->spun_ns += p->threads[i].spun_ns;

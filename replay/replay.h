@@ -147,8 +147,10 @@ struct rpl_result {
 	uint64_t data_ops, data_bytes, nodata_ops;
 	/* think time (timed modes): planned in all, what the CPU budget
 	 * took off the gaps, spent as CPU time (and the wall time that
-	 * took), waited for by the clock */
+	 * took), waited for by the clock; yields of spinning threads to the
+	 * replay's process starts and wakes (spin.c) */
 	int64_t think_ns, think_cut_ns, spun_ns, spin_wall_ns, think_wait_ns;
+	uint64_t spin_yields;
 	/* ops that waited for other threads' ops (resource order), and
 	 * how long, from the end of their thread's previous call */
 	uint64_t dep_waits;

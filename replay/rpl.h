@@ -431,6 +431,12 @@ struct rpl_plan {
 	_Atomic uint64_t waits_polled_ns; /* had ended here: not slept (ops_wait.c) */
 	uint64_t forks_only;		/* processes that made no exec (think.c) */
 	int start_fd;			/* spawn.c: the program a process start runs */
+	/* Tasks of the replay waiting for a CPU that spinning threads hold
+	 * (spin.c yields to them): process starts under way, threads made
+	 * and not yet running; and a count of wakes of sleeping threads. */
+	_Atomic int handovers;
+	_Atomic uint32_t wake_seq;
+	_Atomic uint64_t spin_yields;	/* yields of spinning threads to them */
 	_Atomic uint64_t start_fails;	/* process starts that failed */
 	_Atomic uint64_t pipe_gaveup;	/* pipe waits given up (ops_pipe.c) */
 	/* run */
@@ -765,11 +771,19 @@ int64_t rpl_start_process(struct rpl_plan *p);
 /*! rpl_spin_wanted() : a think time of @ns is spent as CPU time (spin.c:
  *  --think cpu, a timing that budgets think time by CPU time, longer than
  *  the wall-clock spin that ends every wait anyway).
- *  rpl_spin_cpu() : run until this thread has used @ns more CPU time.
- *  @return : 0, or 1 if the replay was asked to stop. */
+ *  rpl_spin_cpu() : run until this thread has used @ns more CPU time,
+ *  yielding the CPU while @p has a hand-over pending (plan.handovers,
+ *  plan.wake_seq moved).  @return : 0, or 1 if the replay was asked to
+ *  stop. */
 #define RPL_SPIN_MIN_NS 50000
 int rpl_spin_wanted(const struct rpl_plan *p, int64_t ns);
-int rpl_spin_cpu(int64_t ns);
+int rpl_spin_cpu(struct rpl_plan *p, int64_t ns);
+/*! rpl_woke() : a sleeping thread of the replay was woken: spinning
+ *  threads yield once to it. */
+static inline void rpl_woke(struct rpl_plan *p)
+{
+	atomic_fetch_add_explicit(&p->wake_seq, 1, memory_order_relaxed);
+}
 /* Pipes and sockets (ops_pipe.c): rpl_pipe_nothing() : @op moved nothing
  * when recorded (EAGAIN), and is not made.  rpl_pipe_rest() : after the
  * replayed call's result @r on live @fd (a read or write at the file
