@@ -18,12 +18,17 @@
  *
  * The start is made as cheap as the kernel's part of it allows, for the
  * replay's own part is not the workload's: a clone that shares the
- * replayer's memory and descriptor table and stops this thread until the
- * exec (nothing copied; posix_spawn maps and unmaps a stack each time,
- * and an unmap in a process of many running threads interrupts them all
- * to flush their TLBs), the table then unshared down to the program's
- * descriptor (close_range), and the program exec'd through that
- * descriptor (execveat: no /proc lookup).  Measured on make -j2's 171
+ * replayer's memory and stops this thread until the exec (posix_spawn
+ * also maps and unmaps a stack each time, an unmap that in a process of
+ * many running threads interrupts them all to flush their TLBs, and its
+ * child resets every signal's handler), and the program exec'd through
+ * its descriptor (execveat: no /proc lookup).  The clone copies this
+ * thread's descriptor table, as posix_spawn's did: a replay thread's own
+ * table holds a few (exec.c closes the rest); sharing it (CLONE_FILES,
+ * then close_range(CLOSE_RANGE_UNSHARE) down to the program's) would
+ * spare a replayer of one table with thousands open their copy and close
+ * (280 against 75 us a start with 2,000), but valgrind refuses that
+ * clone, and the unit tests run under it.  Measured on make -j2's 171
  * starts: docs/VALIDATION.md.  While a start is under way the threads
  * that spend think time as CPU time yield (spin.c): a start needs two
  * tasks run that an execve does not (the program, then this thread at
@@ -33,7 +38,6 @@
 #include <elf.h>
 #include <errno.h>
 #include <fcntl.h>
-#include <linux/close_range.h>
 #include <sched.h>
 #include <signal.h>
 #include <stdio.h>
@@ -112,6 +116,8 @@ struct start_args {
 	int fd;
 	int err;		/* -errno of the exec, if it failed */
 	char *const *argv, *const *envp;
+	char path[32];		/* the descriptor under /proc, for a kernel
+				 * (or valgrind) without execveat of "" */
 };
 
 /* The clone, on its own stack, in the replayer's memory, until its exec.
@@ -123,11 +129,8 @@ static int start_child(void *arg)
 {
 	struct start_args *a = arg;
 
-	/* the replayer's table down to a copy of descriptors 0..fd: the
-	 * exec then copies and closes no more (a kernel without the flag
-	 * returns EINVAL, closes nothing; the exec copies the table) */
-	syscall(SYS_close_range, (unsigned int)a->fd + 1, ~0U, CLOSE_RANGE_UNSHARE);
 	syscall(SYS_execveat, a->fd, "", a->argv, a->envp, AT_EMPTY_PATH);
+	syscall(SYS_execve, a->path, a->argv, a->envp);
 	a->err = -errno;
 	syscall(SYS_exit, 127);
 	return 0;
@@ -146,6 +149,7 @@ int64_t rpl_start_process(struct rpl_plan *p)
 
 	if (p->start_fd < 0)
 		return p->start_fd;
+	snprintf(a.path, sizeof(a.path), "/proc/self/fd/%d", p->start_fd);
 	atomic_fetch_add(&p->handovers, 1);
 	r = -ENOMEM;
 	stack = aligned_alloc(64, START_STACK);
@@ -156,8 +160,7 @@ int64_t rpl_start_process(struct rpl_plan *p)
 	 * program inherits the mask and exits at once. */
 	sigfillset(&all);
 	pthread_sigmask(SIG_SETMASK, &all, &old);
-	pid = clone(start_child, stack + START_STACK,
-		    CLONE_VM | CLONE_VFORK | CLONE_FILES | SIGCHLD, &a);
+	pid = clone(start_child, stack + START_STACK, CLONE_VM | CLONE_VFORK | SIGCHLD, &a);
 	r = pid < 0 ? -errno : 0;
 	pthread_sigmask(SIG_SETMASK, &old, NULL);
 	if (r < 0)

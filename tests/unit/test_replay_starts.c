@@ -2,8 +2,8 @@
  * test_replay_starts.c - process starts in a replay (replay/spawn.c): each
  * successful execve starts a program natively and waits for it; a failed
  * one (a PATH search miss) does not; without opts.starts none does.  The
- * start shares the replayer's descriptor table until it unshares it: the
- * replayer's descriptors stay open.  A thread spinning think time yields
+ * start, a clone in the replayer's memory, leaves the replayer's
+ * descriptors open.  A thread spinning think time yields
  * while a start or a wake of another replay thread is pending (spin.c).
  */
 #include <errno.h>
@@ -85,7 +85,7 @@ static void starts(void **state)
 /* Many descriptors open in the replayer, numbered above the start
  * program's (which takes the lowest free number): the
  * starts leave every one of them open and its close-on-exec flag as it
- * was (a clone that closed them in the table it shares would not).  With
+ * was (a clone that closed them in a table it shared would not).  With
  * one descriptor table for all threads (IOTAPE_REPLAY_FILES=shared) the
  * starts are made from the replayer's own table, else from a replayed
  * process's. */
