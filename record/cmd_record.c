@@ -66,7 +66,10 @@ static void usage(FILE *f)
 		"                     suffixes): the replay writes them instead of its own\n"
 		"                     pattern; writes of zeros are replayed as zeros without\n"
 		"                     keeping them; writes not kept are counted and flagged\n"
-		"                     (the bpf backend keeps none)\n"
+		"                     (the bpf backend keeps none).  '--data MAX' with a\n"
+		"                     space is the same when MAX is written as a size\n"
+		"                     (digits, then K, M or G or nothing); any other next\n"
+		"                     word is not --data's\n"
 		"  --data-total N     keep at most N bytes in all (default 1G; implies --data)\n"
 		"  --no-seccomp       stop at every syscall instead of only recorded ones\n"
 		"                     (slower; used anyway when seccomp is unavailable;\n"
@@ -166,6 +169,19 @@ static int parse_size(const char *s, uint64_t min, uint64_t max, uint64_t *v)
 	return 0;
 }
 
+/* Whether @s is written as a size (digits, then at most one of K, M, G),
+ * in range or not: the word after a bare --data that is its value. */
+static int looks_like_size(const char *s)
+{
+	size_t n = strspn(s, "0123456789");
+
+	if (!n)
+		return 0;
+	if (s[n] && strchr("KkMmGg", s[n]))
+		n++;
+	return !s[n];
+}
+
 static int parse(int argc, char **argv, struct rec_opts *o)
 {
 	static const struct option lo[] = {
@@ -184,6 +200,7 @@ static int parse(int argc, char **argv, struct rec_opts *o)
 		{ NULL, 0, NULL, 0 },
 	};
 	int ch, pid;
+	char sep;
 
 	memset(o, 0, sizeof(*o));
 	o->seccomp = 1;
@@ -212,9 +229,17 @@ static int parse(int argc, char **argv, struct rec_opts *o)
 		case 'L': o->listings = 0; break;
 		case 'D':
 			o->data_max = DATA_MAX_DEF;
+			sep = '=';
+			/* getopt takes an optional value only after '=': a size
+			 * as the next word is --data's too, or "--data 4K"
+			 * would run 4K as the command */
+			if (!optarg && optind < argc && looks_like_size(argv[optind])) {
+				optarg = argv[optind++];
+				sep = ' ';
+			}
 			if (optarg && parse_size(optarg, 1, IOT_DATA_MAX, &o->data_max)) {
-				cli_err(CMD, "--data=%s: give the most bytes kept per call, "
-					"from 1 to 64M (K, M, G suffixes)", optarg);
+				cli_err(CMD, "--data%c%s: give the most bytes kept per call, "
+					"from 1 to 64M (K, M, G suffixes)", sep, optarg);
 				return -1;
 			}
 			break;

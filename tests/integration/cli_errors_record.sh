@@ -105,6 +105,29 @@ for a in "--data=0" "--data=65M" "--data=1X" "--data-total=abc" "--data-total=0"
 	rm -f ran x.iotape
 done
 
+# --data's value after a space is --data's when it is written as a size,
+# checked as after '=' (getopt alone would take 65M for the command)
+rc=0; "$IOTAPE" record -q --data 65M -o x.iotape -- touch ran 2>err || rc=$?
+[ "$rc" = 2 ] || bad "record --data 65M: exit $rc, want 2"
+one_line "record --data 65M" "^iotape: record: --data 65M: give .*\\(K, M, G suffixes\\)$"
+[ -e ran ] && bad "record --data 65M: the program ran"
+rm -f ran x.iotape
+# ... and is kept (needs ptrace); a next word that is not a size is not
+# --data's: the default is kept
+if "$IOTAPE" record -q -o /dev/null -- true 2>/dev/null; then
+	for a in "--data 4K:4096" "--data=4K:4096" "--data:1048576"; do
+		rc=0; "$IOTAPE" record -q ${a%:*} -o x.iotape -- touch ran 2>err || rc=$?
+		[ "$rc" = 0 ] || bad "record ${a%:*} -o x.iotape: exit $rc, want 0: $(cat err)"
+		[ -e ran ] || bad "record ${a%:*} -o x.iotape: the program did not run"
+		"$IOTAPE" dump x.iotape 2>/dev/null | grep -Eq "^# record\.data +max=${a#*:} " &&
+			ok "record ${a%:*}: keeps writes of up to ${a#*:} bytes" ||
+			bad "record ${a%:*}: the header says $("$IOTAPE" dump x.iotape 2>&1 | grep record.data)"
+		rm -f ran x.iotape
+	done
+else
+	not_run+=("record --data MAX with a space (ptrace is not permitted here)")
+fi
+
 # 4. an unknown option or a missing value: one line, not the whole help
 for cmd in record dump check; do
 	rc=0; "$IOTAPE" $cmd --bogus x 2>err || rc=$?
