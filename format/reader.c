@@ -1,10 +1,12 @@
 /*
- * reader.c - read iotape traces: header, index or frame walk, chunks.
+ * reader.c - read iotape traces: open a file, its header, the index or a
+ * walk of the frames, the summary.
  *
  * The file is mapped; each chunk frame is decompressed into one buffer and
- * decoded (chunk.c) into an arena that is reset when the reader moves on.  Every
- * column is checked against the event count before use, so a hostile file
- * yields an error, never a wild read.
+ * decoded (reader_chunk.c, chunk.c) into an arena that is reset when the
+ * reader moves on.  Opening is apart from the items because it runs once
+ * and must judge the whole file (a trailer that lies, a frame cut short),
+ * while reading chunks runs per item and may run on the thread of ahead.c.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -16,58 +18,11 @@
 #include <zstd.h>
 #include <zstd_errors.h>
 
-#include "iotape.h"
-#include "internal.h"
+#include "reader_int.h"
 
-/* A chunk decoded: what it was decoded into and from.  Two of them when
- * the next chunk is decoded ahead (ahead.c): the one read, the one being
- * loaded. */
-struct slot {
-	ZSTD_DCtx *dctx;
-	uint8_t *buf;			/* decompressed frame */
-	size_t buf_cap;
-	struct iot_arena *arena;
-	Iotape__Chunk *ch;
-	const char **str;		/* NUL-terminated copies of ch->strings */
-	uint64_t *last_exit;		/* per tid index, see next_time() */
-	uint8_t *seen;
-	int spans;			/* loaded for iot_reader_set_spans() */
-};
-
-struct iot_reader {
-	const uint8_t *data;
-	size_t len;
-	int mapped;
-
-	struct iot_header hdr;
-	struct iot_arena *hdr_arena;
-	uint64_t hdr_size;
-	struct iot_summary sum;
-	struct iot_frame *frames;
-	size_t n_frames;
-
-	struct slot slots[1 + IOT_AHEAD_MAX];
-	struct iot_ahead *ahead;	/* iot_reader_set_ahead() */
-	int depth;			/* chunks it decodes ahead */
-	size_t ahead_next;		/* the next frame to post to it */
-
-	/* iteration */
-	size_t next_frame;		/* frame to load when this one ends */
-	size_t cur_frame;
-	struct slot *cur;		/* the chunk being read */
-	struct iot_arena *arena;	/* its arena */
-	const Iotape__Chunk *ch;	/* its chunk, NULL between chunks */
-	size_t i_proc, i_ps, i_ev, i_arg, i_aio, i_mp;
-	size_t i_data;			/* bytes of the chunk's data given out */
-	uint64_t prev_exit;		/* time decoding, see to_deltas() */
-	int err;			/* sticky until rewind/seek */
-	int spans;			/* iot_reader_set_spans() */
-};
-
-/* Decompress the frame at @src into s->buf and find its Record bytes.
- * @return : 0 with *@rec, *@rlen set, or IOT_E_CORRUPT / -ENOMEM. */
-static int decompress_frame(struct slot *s, const uint8_t *src, size_t size,
-			    const uint8_t **rec, size_t *rlen)
+/* Both the header and the chunks come through here (reader_int.h). */
+int iot_rd_decompress(struct slot *s, const uint8_t *src, size_t size,
+		      const uint8_t **rec, size_t *rlen)
 {
 	unsigned long long cs = ZSTD_getFrameContentSize(src, size);
 	size_t k, i = 1;
@@ -116,7 +71,7 @@ static int decode_frame(struct iot_reader *r, const uint8_t *src, size_t size,
 	ProtobufCAllocator pa;
 	const uint8_t *p;
 	size_t len;
-	int rc = decompress_frame(&r->slots[0], src, size, &p, &len);
+	int rc = iot_rd_decompress(&r->slots[0], src, size, &p, &len);
 
 	if (rc)
 		return rc;
@@ -125,76 +80,11 @@ static int decode_frame(struct iot_reader *r, const uint8_t *src, size_t size,
 	return *rec ? 0 : IOT_E_CORRUPT;
 }
 
-/* Turn a path column value (see path_ref() in writer.c: 0 none, 1 the
- * next new string, k the string introduced k-1 strings ago) into the
- * table index + 1, in place.  *@seen counts the strings introduced. */
-static int path_index(uint32_t *v, size_t *seen, size_t n_strings)
-{
-	if (*v == 0)
-		return 0;
-	if (*v > *seen + 1)
-		return IOT_E_CORRUPT;
-	if (*v == 1 && ++*seen > n_strings)
-		return IOT_E_CORRUPT;
-	*v = (uint32_t)(*seen + (*v == 1 ? 0 : 2 - *v));
-	return 0;
-}
-
-/* A chunk decoded for spans: only its threads and times. */
-static int check_times(const Iotape__Chunk *c)
-{
-	size_t n = c->n_t_enter, i;
-
-	if (c->n_duration != n || c->n_tid_idx != n || n > UINT32_MAX ||
-	    (c->n_tid_pids != c->n_tids && c->n_tid_pids != 0))
-		return IOT_E_CORRUPT;
-	for (i = 0; i < n; i++)
-		if (c->tid_idx[i] >= c->n_tids)
-			return IOT_E_CORRUPT;
-	return 0;
-}
-
-/* Reject a chunk whose columns do not agree; resolve its path columns. */
-static int check_chunk(Iotape__Chunk *c)
-{
-	size_t n = c->n_t_enter, i, total = 0, seen = 0;
-	uint64_t data = 0;
-
-	if (c->n_duration != n || c->n_tid_idx != n || c->n_nr != n ||
-	    c->n_ret != n || c->n_nargs != n ||
-	    (c->n_path != n && c->n_path != 0) ||
-	    (c->n_path2 != n && c->n_path2 != 0) ||
-	    (c->n_ev_flags != n && c->n_ev_flags != 0) ||
-	    (c->n_pre_ns != n && c->n_pre_ns != 0) ||
-	    (c->n_cpu_ns != n && c->n_cpu_ns != 0) ||
-	    (c->n_slept_ns != n && c->n_slept_ns != 0) ||
-	    (c->n_data_len != n && c->n_data_len != 0) ||
-	    (c->n_tid_pids != c->n_tids && c->n_tid_pids != 0))
-		return IOT_E_CORRUPT;
-	if (n > UINT32_MAX)
-		return IOT_E_CORRUPT;
-	for (i = 0; i < c->n_data_len; i++) {
-		/* each length is below 2^32: the sum cannot wrap */
-		data += c->data_len[i];
-		if (data > (c->has_data ? c->data.len : 0))
-			return IOT_E_CORRUPT;
-	}
-	for (i = 0; i < n; i++) {
-		if (c->tid_idx[i] >= c->n_tids || c->nargs[i] > IOT_MAX_ARGS)
-			return IOT_E_CORRUPT;
-		total += c->nargs[i];
-		if ((c->n_path && path_index(&c->path[i], &seen, c->n_strings)) ||
-		    (c->n_path2 && path_index(&c->path2[i], &seen, c->n_strings)))
-			return IOT_E_CORRUPT;
-	}
-	return total == c->n_args ? 0 : IOT_E_CORRUPT;
-}
-
 /* The mapped pages of a frame that has been decompressed are not needed
  * again (a rewind faults them back in from the page cache): dropped from
  * the process, so that reading a file of any length keeps a few frames
  * resident, not all of them. */
-static void release_range(const struct iot_reader *r, uint64_t from, uint64_t to)
+void iot_rd_release_range(const struct iot_reader *r, uint64_t from, uint64_t to)
 {
 	size_t ps = (size_t)getpagesize();
 	size_t lo = (size_t)from & ~(ps - 1);
@@ -202,131 +92,6 @@ static void release_range(const struct iot_reader *r, uint64_t from, uint64_t to
 
 	if (r->mapped && hi > lo)
 		madvise((void *)(r->data + lo), hi - lo, MADV_DONTNEED);
-}
-
-static void release_frame(const struct iot_reader *r, const struct iot_frame *f)
-{
-	release_range(r, f->offset, f->offset + f->size);
-}
-
-/* Decode frame @f as a chunk into slot @s; with @spans, only what
- * iot_reader_set_spans() gives.  Touches nothing of @r but @s, so that it
- * can run on the thread of ahead.c. */
-static int load_slot(const struct iot_reader *r, struct slot *s, const struct iot_frame *f,
-		     int spans)
-{
-	const uint8_t *rec, *cb;
-	Iotape__Chunk *c;
-	size_t i, len, clen;
-	int rc;
-
-	s->ch = NULL;
-	iot_arena_reset(s->arena);
-	if (f->offset > r->len || f->size > r->len - f->offset)
-		return IOT_E_TRUNCATED;
-	rc = decompress_frame(s, r->data + f->offset, f->size, &rec, &len);
-	release_frame(r, f);
-	if (rc || (rc = iot_record_chunk(rec, len, &cb, &clen)) ||
-	    (rc = iot_chunk_decode_fields(s->arena, cb, clen,
-					  spans ? IOT_CHUNK_TIMES : IOT_CHUNK_ALL, &c)) ||
-	    (rc = iot_chunk_expand(s->arena, c)))
-		return rc;
-	if ((rc = spans ? check_times(c) : check_chunk(c)))
-		return rc;
-	s->spans = spans;
-	s->str = NULL;
-	if (c->n_strings) {
-		s->str = iot_arena_alloc(s->arena, c->n_strings * sizeof(*s->str));
-		if (!s->str)
-			return -ENOMEM;
-		for (i = 0; i < c->n_strings; i++) {
-			/* names (1.3) are expanded with their 0 byte */
-			s->str[i] = c->has_names ? (const char *)c->strings[i].data :
-				    iot_arena_strndup(s->arena,
-						      (const char *)c->strings[i].data,
-						      c->strings[i].len);
-			if (!s->str[i])
-				return -ENOMEM;
-		}
-	}
-	s->last_exit = iot_arena_alloc(s->arena, (c->n_tids + 1) * sizeof(*s->last_exit));
-	s->seen = iot_arena_alloc(s->arena, c->n_tids + 1);
-	if (!s->last_exit || !s->seen)
-		return -ENOMEM;
-	memset(s->seen, 0, c->n_tids + 1);
-	s->ch = c;
-	return 0;
-}
-
-static int ahead_load(void *ctx, void *slot, size_t frame, int spans)
-{
-	const struct iot_reader *r = ctx;
-
-	return load_slot(r, slot, &r->frames[frame], spans);
-}
-
-/* Read slot @s from its start. */
-static void use_slot(struct iot_reader *r, struct slot *s)
-{
-	r->cur = s;
-	r->arena = s->arena;
-	r->ch = s->ch;
-	r->i_proc = r->i_ps = r->i_ev = r->i_arg = r->i_aio = r->i_mp = 0;
-	r->i_data = 0;
-	r->prev_exit = 0;
-}
-
-/* Frame @f as the current chunk, in slot @s. */
-static int load_chunk(struct iot_reader *r, struct slot *s, const struct iot_frame *f,
-		      int spans)
-{
-	int rc = load_slot(r, s, f, spans);
-
-	use_slot(r, s);
-	return rc;
-}
-
-/* With the thread, frame k goes to slot k mod (depth + 1): the frames
- * in flight, k + 1 to k + depth, are then never in the slot read. */
-static struct slot *slot_of(struct iot_reader *r, size_t k)
-{
-	return &r->slots[k % (size_t)(r->depth + 1)];
-}
-
-/* Frame @k of the index as the current chunk: the one decoded ahead if it
- * is that one (else it is loaded here, and what was ahead dropped), and
- * then the thread is given the frames up to k + depth. */
-static int next_chunk(struct iot_reader *r, size_t k)
-{
-	void *s;
-	int rc;
-
-	if (!r->ahead)
-		return load_chunk(r, r->cur, &r->frames[k], r->spans);
-	if (iot_ahead_take(r->ahead, k, r->spans, &s, &rc)) {
-		use_slot(r, s);
-	} else {
-		rc = load_chunk(r, slot_of(r, k), &r->frames[k], r->spans);
-		r->ahead_next = k + 1;
-	}
-	while (!rc && r->ahead_next < r->n_frames && r->ahead_next <= k + (size_t)r->depth &&
-	       iot_ahead_post(r->ahead, slot_of(r, r->ahead_next), r->ahead_next, r->spans))
-		r->ahead_next++;
-	return rc;
-}
-
-/* Undo the writer's to_deltas(): enter time of event @i, exit in *@x. */
-static inline uint64_t next_time(struct iot_reader *r, size_t i, uint64_t *x)
-{
-	const Iotape__Chunk *c = r->ch;
-	struct slot *s = r->cur;
-	uint32_t t = c->tid_idx[i];
-	uint64_t te = (s->seen[t] ? s->last_exit[t] : r->prev_exit) +
-		      (uint64_t)c->t_enter[i];
-
-	*x = r->prev_exit = s->last_exit[t] = te + c->duration[i];
-	s->seen[t] = 1;
-	return te;
 }
 
 /* Fill @f's counts and time range from the loaded chunk. */
@@ -342,7 +107,7 @@ static void chunk_stats(struct iot_reader *r, struct iot_frame *f)
 	f->t_max = INT64_MIN;
 	for (i = 0; i < c->n_t_enter; i++) {
 		uint64_t x;
-		int64_t te = (int64_t)next_time(r, i, &x), tx = (int64_t)x;
+		int64_t te = (int64_t)iot_rd_next_time(r, i, &x), tx = (int64_t)x;
 
 		if (te < f->t_min)
 			f->t_min = te;
@@ -433,7 +198,7 @@ static int walk_frames(struct iot_reader *r)
 		f.offset = off;
 		f.size = fsz;
 		f.first_event = events;
-		if ((rc = load_chunk(r, r->cur, &f, 0)))
+		if ((rc = iot_rd_load_chunk(r, r->cur, &f, 0)))
 			break;
 		chunk_stats(r, &f);
 		if ((rc = add_frame(r, &f, &cap)))
@@ -533,7 +298,7 @@ out:
 	}
 	iot_arena_free(a);
 	/* nor does the mapping keep the index's pages */
-	release_range(r, start, r->len);
+	iot_rd_release_range(r, start, r->len);
 	return used;
 }
 
@@ -561,7 +326,7 @@ static int read_header(struct iot_reader *r)
 	return rc;
 }
 
-static int slot_init(struct slot *s)
+int iot_rd_slot_init(struct slot *s)
 {
 	s->arena = iot_arena_new(256 * 1024);
 	s->dctx = ZSTD_createDCtx();
@@ -575,7 +340,7 @@ static int reader_init(struct iot_reader *r)
 	r->hdr_arena = iot_arena_new(16 * 1024);
 	if (!r->hdr_arena)
 		return -ENOMEM;
-	if ((rc = slot_init(&r->slots[0])))
+	if ((rc = iot_rd_slot_init(&r->slots[0])))
 		return rc;
 	r->cur = &r->slots[0];
 	r->arena = r->cur->arena;
@@ -709,305 +474,4 @@ const uint8_t *iot_reader_data(const struct iot_reader *r, size_t *len)
 {
 	*len = r->len;
 	return r->data;
-}
-
-/* ---- iteration ---- */
-
-static const char *bstr(struct iot_arena *a, protobuf_c_boolean has,
-			const ProtobufCBinaryData *b, uint32_t *len)
-{
-	*len = has ? (uint32_t)b->len : 0;
-	return has ? iot_arena_strndup(a, (const char *)b->data, b->len) : NULL;
-}
-
-static int fill_process(struct iot_reader *r, const Iotape__Process *m,
-			struct iot_process *p)
-{
-	size_t i;
-
-	memset(p, 0, sizeof(*p));
-	p->kind = m->kind;
-	p->t_ns = m->t_ns;
-	p->pid = m->pid;
-	p->tid = m->tid;
-	p->ppid = m->ppid;
-	p->ptid = m->ptid;
-	p->clone_flags = m->clone_flags;
-	p->exit_status = m->exit_status;
-	p->utime_ns = m->utime_ns;
-	p->stime_ns = m->stime_ns;
-	p->old_tid = m->old_tid;
-	p->cwd = bstr(r->arena, m->has_cwd, &m->cwd, &p->cwd_len);
-	p->exe = bstr(r->arena, m->has_exe, &m->exe, &p->exe_len);
-	if (m->n_argv) {
-		const char **argv = iot_arena_alloc(r->arena, m->n_argv * sizeof(*argv));
-		uint32_t *alen = iot_arena_alloc(r->arena, m->n_argv * sizeof(*alen));
-
-		if (!argv || !alen)
-			return -ENOMEM;
-		for (i = 0; i < m->n_argv; i++)
-			if (!(argv[i] = bstr(r->arena, 1, &m->argv[i], &alen[i])))
-				return -ENOMEM;
-		p->argc = (uint32_t)m->n_argv;
-		p->argv = argv;
-		p->argv_len = alen;
-	}
-	return 0;
-}
-
-static void fill_path_state(struct iot_reader *r, const Iotape__PathState *m,
-			    struct iot_path_state *s)
-{
-	memset(s, 0, sizeof(*s));
-	s->path = bstr(r->arena, m->has_path, &m->path, &s->path_len);
-	s->target = bstr(r->arena, m->has_target, &m->target, &s->target_len);
-	s->type = m->type;
-	s->size = m->size;
-	s->mode = m->mode;
-	s->uid = m->uid;
-	s->gid = m->gid;
-	s->atime_ns = m->atime_ns;
-	s->mtime_ns = m->mtime_ns;
-	s->ctime_ns = m->ctime_ns;
-	s->nlink = m->nlink;
-	s->dev = m->dev;
-	s->ino = m->ino;
-	s->rdev = m->rdev;
-	s->t_ns = m->t_ns;
-	s->flags = m->flags;
-}
-
-static void fill_event(struct iot_reader *r, struct iot_event *ev)
-{
-	uint64_t t_exit;
-	const Iotape__Chunk *c = r->ch;
-	size_t i = r->i_ev++;
-	uint32_t ti = c->tid_idx[i], p;
-
-	ev->t_enter = (int64_t)next_time(r, i, &t_exit);
-	ev->t_exit = (int64_t)t_exit;
-	ev->tid = c->tids[ti];
-	ev->pid = c->n_tid_pids ? c->tid_pids[ti] : ev->tid;
-	ev->nr = (int32_t)c->nr[i];
-	ev->flags = c->n_ev_flags ? c->ev_flags[i] : 0;
-	ev->pre_ns = c->n_pre_ns ? c->pre_ns[i] : 0;
-	ev->cpu_ns = c->n_cpu_ns ? c->cpu_ns[i] : 0;
-	ev->slept_ns = c->n_slept_ns ? c->slept_ns[i] : 0;
-	ev->data_len = c->n_data_len ? c->data_len[i] : 0;
-	ev->data = ev->data_len ? c->data.data + r->i_data : NULL;
-	r->i_data += ev->data_len;
-	ev->ret = c->ret[i];
-	ev->nargs = c->nargs[i];
-	memset(ev->args, 0, sizeof(ev->args));
-	if (ev->nargs) {
-		memcpy(ev->args, c->args + r->i_arg, ev->nargs * sizeof(ev->args[0]));
-		r->i_arg += ev->nargs;
-	}
-	p = c->n_path ? c->path[i] : 0;
-	ev->path = p ? r->cur->str[p - 1] : NULL;
-	ev->path_len = p ? (uint32_t)c->strings[p - 1].len : 0;
-	p = c->n_path2 ? c->path2[i] : 0;
-	ev->path2 = p ? r->cur->str[p - 1] : NULL;
-	ev->path2_len = p ? (uint32_t)c->strings[p - 1].len : 0;
-}
-
-/* All the events of the current chunk as one span. */
-static void fill_span(struct iot_reader *r, struct iot_span *sp)
-{
-	const Iotape__Chunk *c = r->ch;
-	uint32_t t0 = c->tid_idx[r->i_ev];
-	int64_t lo = INT64_MAX, hi = INT64_MIN;
-	size_t i;
-
-	sp->events = c->n_t_enter - r->i_ev;
-	sp->tid = c->tids[t0];
-	sp->pid = c->n_tid_pids ? c->tid_pids[t0] : sp->tid;
-	for (i = r->i_ev; i < c->n_t_enter; i++) {
-		uint64_t x;
-		int64_t te = (int64_t)next_time(r, i, &x);
-		int64_t end = (int64_t)x > te ? (int64_t)x : te;
-
-		if (te < lo)
-			lo = te;
-		if (end > hi)
-			hi = end;
-	}
-	r->i_ev = c->n_t_enter;
-	sp->t_min = lo;
-	sp->t_end = hi;
-}
-
-static void fill_aio(struct iot_reader *r, const Iotape__AsyncOp *m,
-		     struct iot_aio *a)
-{
-	memset(a, 0, sizeof(*a));
-	a->kind = m->kind;
-	a->api = m->api;
-	a->event = m->event;
-	a->t_ns = m->t_ns;
-	a->pid = m->pid;
-	a->tid = m->tid;
-	a->ctx = m->ctx;
-	a->opcode = m->opcode;
-	a->fd = m->fd;
-	a->off = m->off;
-	a->len = m->len;
-	a->flags = m->flags;
-	a->rw_flags = m->rw_flags;
-	a->user_data = m->user_data;
-	a->id = m->id;
-	a->res = m->res;
-	a->resfd = m->has_resfd ? m->resfd : -1;
-	a->buf_index = m->buf_index;
-	a->nvals = (uint32_t)m->n_vals;
-	a->vals = m->vals;
-	a->path = bstr(r->arena, m->has_path, &m->path, &a->path_len);
-	a->path2 = bstr(r->arena, m->has_path2, &m->path2, &a->path2_len);
-}
-
-/* A chunk that fails to decode although the index listed it: report it
- * as damage and stop there. */
-static int chunk_damage(struct iot_reader *r, size_t frame, int rc)
-{
-	r->err = rc;
-	if (rc == IOT_E_CORRUPT || rc == IOT_E_TRUNCATED) {
-		if (!r->sum.damage || frame < r->sum.damage_frame) {
-			r->sum.damage = rc;
-			r->sum.damage_frame = frame;
-			r->sum.damage_offset = r->frames[frame].offset;
-			r->sum.good_t_max = frame ? r->frames[frame - 1].t_max : 0;
-		}
-	}
-	return rc;
-}
-
-int iot_reader_next(struct iot_reader *r, struct iot_item *it)
-{
-	int rc;
-
-	for (;;) {
-		const Iotape__Chunk *c = r->ch;
-
-		if (r->err)
-			return r->err;
-		if (!c) {
-			const struct iot_frame *f;
-
-			if (r->next_frame >= r->n_frames)
-				return 0;
-			f = &r->frames[r->next_frame];
-			rc = next_chunk(r, r->next_frame);
-			if (!rc && r->ch->n_t_enter != f->events)
-				rc = IOT_E_CORRUPT;
-			if (rc) {
-				r->ch = NULL;
-				return chunk_damage(r, r->next_frame, rc);
-			}
-			r->cur_frame = r->next_frame++;
-			continue;
-		}
-		it->chunk = r->cur_frame;
-		if (r->i_proc < c->n_processes) {
-			it->kind = IOT_ITEM_PROCESS;
-			rc = fill_process(r, c->processes[r->i_proc++], &it->u.proc);
-			return rc ? rc : 1;
-		}
-		if (r->cur->spans) {
-			if (r->i_ev < c->n_t_enter) {
-				it->kind = IOT_ITEM_SPAN;
-				fill_span(r, &it->u.span);
-				return 1;
-			}
-			r->ch = NULL;
-			continue;
-		}
-		if (r->i_ps < c->n_path_states) {
-			it->kind = IOT_ITEM_PATH_STATE;
-			fill_path_state(r, c->path_states[r->i_ps++], &it->u.ps);
-			return 1;
-		}
-		if (r->i_ev < c->n_t_enter) {
-			it->kind = IOT_ITEM_EVENT;
-			fill_event(r, &it->u.ev);
-			return 1;
-		}
-		if (r->i_aio < c->n_async_ops) {
-			it->kind = IOT_ITEM_AIO;
-			fill_aio(r, c->async_ops[r->i_aio++], &it->u.aio);
-			return 1;
-		}
-		if (r->i_mp < c->n_map_pages) {
-			const Iotape__MapPages *m = c->map_pages[r->i_mp++];
-			struct iot_mpages *mp = &it->u.mp;
-
-			it->kind = IOT_ITEM_MPAGES;
-			memset(mp, 0, sizeof(*mp));
-			mp->event = m->event;
-			mp->t_ns = m->t_ns;
-			mp->pid = m->pid;
-			mp->tid = m->tid;
-			mp->path = bstr(r->arena, m->has_path, &m->path, &mp->path_len);
-			mp->page_size = m->page_size ? m->page_size : 4096;
-			mp->n_read = (uint32_t)(m->n_read_runs / 2);
-			mp->n_write = (uint32_t)(m->n_write_runs / 2);
-			mp->read_runs = m->read_runs;
-			mp->write_runs = m->write_runs;
-			mp->why = m->why;
-			mp->addr = m->addr;
-			mp->flags = m->flags;
-			return 1;
-		}
-		r->ch = NULL;
-	}
-}
-
-int iot_reader_seek_frame(struct iot_reader *r, uint64_t frame)
-{
-	if (frame > r->n_frames)
-		return IOT_E_RANGE;
-	r->ch = NULL;
-	r->err = 0;
-	r->next_frame = (size_t)frame;
-	return 0;
-}
-
-int iot_reader_set_ahead(struct iot_reader *r, int on)
-{
-	int depth = on < 0 ? 0 : on > IOT_AHEAD_MAX ? IOT_AHEAD_MAX : on, i, rc = 0;
-
-	if (r->ahead && depth == r->depth)
-		return 0;
-	/* off, or another depth: the slots change */
-	iot_ahead_stop(r->ahead);
-	r->ahead = NULL;
-	r->depth = 0;
-	for (i = 1; !rc && i <= depth; i++)
-		if (!r->slots[i].dctx)
-			rc = slot_init(&r->slots[i]);
-	if (!rc && depth)
-		rc = iot_ahead_start(&r->ahead, ahead_load, r);
-	if (!rc)
-		r->depth = depth;
-	return rc;
-}
-
-void iot_reader_set_spans(struct iot_reader *r, int on)
-{
-	r->spans = on != 0;
-}
-
-int iot_reader_rewind(struct iot_reader *r)
-{
-	return iot_reader_seek_frame(r, 0);
-}
-
-int iot_reader_seek_time(struct iot_reader *r, int64_t t_ns)
-{
-	size_t i;
-
-	for (i = 0; i < r->n_frames; i++)
-		if (r->frames[i].events && r->frames[i].t_max >= t_ns)
-			return iot_reader_seek_frame(r, i);
-	iot_reader_seek_frame(r, r->n_frames);
-	return IOT_E_RANGE;
 }
