@@ -141,4 +141,22 @@ if [ -x "$mk" ]; then
 else
 	echo "note: $mk is not built ('make BUILD=$BUILD $BUILD/tests/bench/mktraces'); golden files only"
 fi
+
+# 8. untimed (lib.sh), through which the tests compare dumps: what a run
+# changes goes, every note after it too (the bpf backend's), the rest stays
+cat >"$tmp/timed" <<'L'
+100    0.000123 write(3, ..., 5000) = 5000 <0.000010> [on cpu 0.000008] [data 5000] [slept before 0.002000]
+100    0.000200 openat(AT_FDCWD, "a <1> [b]", O_RDONLY) = 3 <0.000010>
+101    1.500000 write(4, ..., 4096) = 4096 <0.000020> [zeros] [slept before 0.1] [not replayed]
+101    1.600000 fsync(4) = 0 <0.000030> [on cpu 0.000001] [result differs from the trace]
+L
+cat >"$tmp/want" <<'L'
+write(3, ..., 5000) = 5000 [data 5000]
+openat(AT_FDCWD, "a <1> [b]", O_RDONLY) = 3
+write(4, ..., 4096) = 4096 [zeros] [not replayed]
+fsync(4) = 0 [result differs from the trace]
+L
+untimed <"$tmp/timed" | diff -u "$tmp/want" - || fail "untimed leaves what a run changes"
+untimed -p <"$tmp/timed" | cut -d' ' -f1 | tr '\n' ' ' | grep -qx '100 100 101 101 ' ||
+	fail "untimed -p does not keep the pids: $(untimed -p <"$tmp/timed")"
 echo "dump_check: ok"

@@ -106,5 +106,18 @@ too_big() {
 	[ ! -e "$6" ] || fail "a profile was written"
 }
 
+# untimed [-p] - `iotape dump` lines (stdin) without what differs from one
+# run to the next: the pid and time that start an event line (-p keeps
+# the pid), the duration, and the bpf backend's '[on cpu S]' and
+# '[slept before S]'; the other notes ('[zeros]', '[data N]', a profile's
+# '[not replayed]') stay.  Every test that compares dumps goes through it.
+untimed() {
+	local head='s/^[0-9]+ +[0-9.]+ //'
+	[ "${1:-}" = -p ] && head='s/^([0-9]+) +[0-9.]+ /\1 /'
+	sed -E -e "$head" \
+		-e 's/ \[slept before [0-9.]+\](( \[[a-z][^]]*\])*)$/\1/' \
+		-e 's/ <[0-9.]+>( \[on cpu [0-9.]+\])?(( \[[a-z][^]]*\])*)$/\2/'
+}
+
 # events FILE - the number of events in a trace or profile
 events() { "$IOTAPE" report "$1" | sed -n 's/^  \([0-9]*\) events.*/\1/p'; }

@@ -23,7 +23,7 @@ want=$(cd "$T/w" && sha256sum data big)
 
 # the write family's calls, without pid, time and duration
 writes() {
-	"$IOTAPE" dump "$1" | grep -v '^#' | sed -E -e 's/^[0-9]+ +[0-9.]+ //' -e 's/ <[0-9.]+>//' |
+	"$IOTAPE" dump "$1" | grep -v '^#' | untimed |
 		grep -E '^p?write'
 }
 replay_sums() {	# trace -> the sha256 of the replayed files

@@ -4,9 +4,8 @@
 # taken out and DIR written as @DIR@; only lines that name DIR, plus
 # process lines (---, +++).
 mask_dump() {
-	"$IOTAPE" dump "$1" | grep -v '^#' |
-		sed -E -e 's/^[0-9]+ +[0-9.]+ //' -e 's/ \[slept before [0-9.]+\]$//' -e 's/ <[0-9.]+>( \[on cpu [0-9.]+\])?( \[zeros\])?$/\2/' \
-			-e "s|$2|@DIR@|g" -e 's/(parent|thread of|from thread) [0-9]+/\1 N/' |
+	"$IOTAPE" dump "$1" | grep -v '^#' | untimed |
+		sed -E -e "s|$2|@DIR@|g" -e 's/(parent|thread of|from thread) [0-9]+/\1 N/' |
 		grep -E '@DIR@|^---|^\+\+\+' | grep -v '^--- start'
 }
 
@@ -22,8 +21,7 @@ need_fastpath_lib() {
 # events_from_dir FILE DIR - every event line from the first that names
 # DIR on, masked as in mask_dump (the dynamic loader's calls come before)
 events_from_dir() {
-	"$IOTAPE" dump "$1" | grep -v '^#' |
-		sed -E -e 's/^[0-9]+ +[0-9.]+ //' -e 's/ \[slept before [0-9.]+\]$//' -e 's/ <[0-9.]+>( \[on cpu [0-9.]+\])?( \[zeros\])?$/\2/' -e "s|$2|@DIR@|g" |
+	"$IOTAPE" dump "$1" | grep -v '^#' | untimed | sed -e "s|$2|@DIR@|g" |
 		grep -v '^---\|^+++' | awk '/@DIR@/ { on = 1 } on'
 }
 

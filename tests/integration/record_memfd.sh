@@ -18,7 +18,7 @@ trap 'rm -rf "$T"' EXIT
 
 # the calls on the memfd, from its creation on, without pid, time, duration
 calls() {
-	"$IOTAPE" dump "$1" | grep -v '^#' | sed -E -e 's/^[0-9]+ +[0-9.]+ //' -e 's/ <[0-9.]+>( \[zeros\])?$/\1/' |
+	"$IOTAPE" dump "$1" | grep -v '^#' | untimed |
 		awk '/^memfd_create\(/ { on = 1; fd = $NF } on && (/^memfd_create/ || index($0, "(" fd ","))'
 }
 for m in fast slow; do

@@ -16,7 +16,7 @@ mkdir "$T/w"
 
 # the write family's calls, without pid, time and duration
 writes() {
-	"$IOTAPE" dump "$1" | grep -v '^#' | sed -E -e 's/^[0-9]+ +[0-9.]+ //' -e 's/ <[0-9.]+>//' |
+	"$IOTAPE" dump "$1" | grep -v '^#' | untimed |
 		grep -E '^p?write'
 }
 for m in fast slow; do

@@ -38,8 +38,7 @@ case ${BUILD:-build} in
 esac
 # calls per thread, in order, without times
 calls() {
-	"$IOTAPE" dump -P "$1" | grep -v '^#' |
-		sed -E 's/^([0-9]+) +[0-9.]+ /\1 /; s/ <[0-9.]+>( \[on cpu [0-9.]+\])?( \[zeros\])?$/\2/' | sort -s -n -k1,1
+	"$IOTAPE" dump -P "$1" | grep -v '^#' | untimed -p | sort -s -n -k1,1
 }
 calls "$T/one.prof.iotape" >"$T/one.calls"
 calls "$T/three.prof.iotape" >"$T/three.calls"

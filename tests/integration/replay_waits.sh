@@ -23,7 +23,7 @@ trap 'rm -rf "$T"' EXIT
 # the wait calls of a trace, as dump prints them, without pid, time, duration
 waits() {
 	"$IOTAPE" dump "$1" | grep -E ' (clock_nanosleep|nanosleep|poll|ppoll|epoll_wait)\(' |
-		sed -E -e 's/^[0-9]+ +[0-9.]+ //' -e 's/ <[0-9.]+>( \[on cpu [0-9.]+\])?( \[zeros\])?$/\2/'
+		untimed
 }
 
 # replay NAME: elapsed ns of a replay of $T/NAME.iotape; checks the summary
