@@ -65,7 +65,7 @@ HAVE_BPF ?= $(shell command -v $(BPF_CLANG) >/dev/null 2>&1 && test -n "$(BPFTOO
 ifeq ($(HAVE_BPF),1)
 ALL_CFLAGS += -DIOT_HAVE_BPF
 APP_LIBS = $(LIBS) $(shell pkg-config --libs libbpf 2>/dev/null)
-BPF_SKEL := $(BUILD)/gen/iotape.skel.h
+BPF_SKEL := $(BUILD)/gen/iotape.skel.h $(BUILD)/gen/uring.skel.h
 else
 APP_LIBS = $(LIBS)
 BPF_SKEL :=
@@ -150,16 +150,20 @@ ifneq ($(HAVE_BPF),1)
 		"/sys/kernel/btf/vmlinux (as root: tools/deps.sh build)"
 endif
 
-# The BPF programs: vmlinux.h from this kernel's BTF, the object, its
-# light skeleton (-L: relocated in the kernel at load, not by libbpf);
-# all generated into $(BUILD)/gen, never committed.
+# The BPF programs: vmlinux.h from this kernel's BTF, the objects and
+# their skeletons; all generated into $(BUILD)/gen, never committed.
+# iotape.bpf.o, which every recording loads, as a light skeleton (-L:
+# relocated in the kernel at load, not by libbpf); uring.bpf.o, loaded
+# when a program first makes an io_uring ring, as a plain one: it is
+# given the first object's maps by descriptor, which a light skeleton's
+# loader cannot take.
 $(BUILD)/gen/vmlinux.h:
 	@mkdir -p $(@D)
 	@echo "  GEN     $@"
 	$(Q)$(BPFTOOL) btf dump file /sys/kernel/btf/vmlinux format c > $@.tmp && mv $@.tmp $@
 
-$(BUILD)/gen/iotape.bpf.o: record/bpf/iotape.bpf.c record/bpf/mpages.bpf.h record/bpf/event.h \
-		$(BUILD)/gen/vmlinux.h
+$(BUILD)/gen/%.bpf.o: record/bpf/%.bpf.c record/bpf/common.bpf.h record/bpf/mpages.bpf.h \
+		record/bpf/event.h $(BUILD)/gen/vmlinux.h
 	@echo "  CLANG   $<"
 	$(Q)$(BPF_CLANG) -g -O2 -target bpf -D__TARGET_ARCH_x86 -I$(BUILD)/gen -Irecord/bpf \
 		$(if $(filter 1,$(WERROR)),-Werror) -Wall -c $< -o $@
@@ -168,7 +172,11 @@ $(BUILD)/gen/iotape.skel.h: $(BUILD)/gen/iotape.bpf.o
 	@echo "  SKEL    $@"
 	$(Q)$(BPFTOOL) gen skeleton -L $< name iotape_bpf > $@.tmp && mv $@.tmp $@
 
-$(BUILD)/obj/record/bpf.o: $(BPF_SKEL)
+$(BUILD)/gen/uring.skel.h: $(BUILD)/gen/uring.bpf.o
+	@echo "  SKEL    $@"
+	$(Q)$(BPFTOOL) gen skeleton $< name iotape_uring_bpf > $@.tmp && mv $@.tmp $@
+
+$(BUILD)/obj/record/bpf.o $(BUILD)/obj/record/bpf_uring.o: $(BPF_SKEL)
 
 # Building installs nothing: it checks for what it needs and names the
 # packages.  The targets that run something install them (deps).

@@ -352,6 +352,7 @@ void rec_bpf_free(struct rec_ctx *c)
 	rec_ring_close(&b->ring);
 	if (b->guard_fd >= 0)
 		close(b->guard_fd);
+	rec_bpf_uring_free(c);
 	iotape_bpf__destroy(b->skel);
 	rec_bpf_aio_free(c);
 	for (i = 0; b->pending && b->npend && i <= b->pid_max; i++) {

@@ -14,7 +14,8 @@
  * call's paths, and lets the call run (SECCOMP_USER_NOTIF_FLAG_CONTINUE).
  * Every other call runs without a stop.  (Calls that make a name need it
  * too: their parent directory must be taken before it gains the entry,
- * and the name before it exists.)
+ * and the name before it exists.)  io_uring_setup stops too: the first
+ * one loads io_uring's BPF programs (bpf_uring.c) before the ring exists.
  *
  * If the recorder dies, the listener closes and these calls fail with
  * ENOSYS in whatever descendants are left (the program itself is killed
@@ -113,6 +114,8 @@ int rec_guard_may_stop(int nr, int fast)
 {
 	const struct iot_syscall *sc = iot_syscall_by_nr(nr);
 
+	if (nr == SYS_io_uring_setup)
+		return 1;
 	if (fast && (nr == SYS_munmap || nr == SYS_mmap))
 		return 1;
 	return sc && guard_kind(sc);
@@ -131,6 +134,9 @@ static int guard_filter(struct sock_filter *f, size_t max, int fast)
 					      offsetof(struct seccomp_data, nr));
 	if (fast)
 		k += ring_rules(f + k);
+	/* io_uring's programs are loaded at the first ring's making */
+	f[k++] = (struct sock_filter)BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, SYS_io_uring_setup, 0, 1);
+	f[k++] = (struct sock_filter)BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_USER_NOTIF);
 	for (i = 0; i < n && k + 6 < max; i++) {
 		const struct iot_syscall *sc = &tab[i];
 		int kind = guard_kind(sc), fl = iot_syscall_arg(sc, IOT_ARG_OPEN_FLAGS);
@@ -244,6 +250,9 @@ int rec_guard_serve(struct rec_ctx *c, int fd, void (*drain)(struct rec_ctx *))
 
 		if (t)
 			rec_fast_switch_off(c, t, args[0], args[1], NULL);
+	} else if (req.data.nr == SYS_io_uring_setup) {
+		/* the ring's making must find io_uring's programs attached */
+		rec_bpf_uring_load(c);
 	} else {
 		take_states(c, (pid_t)req.pid, req.data.nr, args);
 	}

@@ -16,6 +16,15 @@
  * poll, submits it there); a completion posted outside
  * the program's calls (io-wq, an interrupt, task work) is written at
  * once, with the time the kernel posted it.
+ *
+ * The programs (bpf/uring.bpf.c) are an object of their own, loaded at
+ * the guard's stop of the first io_uring_setup a followed task makes
+ * (bpf_guard.c): that call waits until they are attached, so the ring's
+ * io_uring_create, and all after it, are seen.  A recording of a program
+ * that makes no ring does not pay their load (~4 ms of CPU: their
+ * verification and the kernel's searches of its BTF for io_uring's types);
+ * one that does pays more (libbpf reads the kernel's BTF for them: a light
+ * skeleton cannot be given the first object's maps).
  */
 #include <errno.h>
 #include <stdlib.h>
@@ -23,12 +32,66 @@
 #include <sys/syscall.h>
 
 #include "aio_int.h"
+#include "engine.h"
 
 #ifdef IOT_HAVE_BPF
 #include <linux/types.h>
 
+#include <bpf/libbpf.h>
+
 #include "bpf/event.h"
 #include "bpf/bpf_int.h"
+#include "iotape.skel.h"
+#include "uring.skel.h"
+
+int rec_bpf_uring_load(struct rec_ctx *c)
+{
+	struct rec_bpf *b = c->bpf;
+	struct iotape_uring_bpf *u;
+	const char *why = "cannot open its BPF object";
+	int err;
+
+	if (!b || b->uring_tried)
+		return b && b->uskel ? 0 : -ENOENT;
+	b->uring_tried = 1;
+	u = iotape_uring_bpf__open();
+	if (!u) {
+		err = -errno;
+		goto out;
+	}
+	/* the first object's ring, task states, scratch and drop counts:
+	 * one order, one set of followed tasks */
+	why = "cannot hand it the first programs' maps";
+	if ((err = bpf_map__reuse_fd(u->maps.rb, b->skel->maps.rb.map_fd)) ||
+	    (err = bpf_map__reuse_fd(u->maps.tstate, b->skel->maps.tstate.map_fd)) ||
+	    (err = bpf_map__reuse_fd(u->maps.scratch, b->skel->maps.scratch.map_fd)) ||
+	    (err = bpf_map__reuse_fd(u->maps.drops, b->skel->maps.drops.map_fd)))
+		goto out;
+	u->rodata->wake_bytes = b->skel->rodata->wake_bytes;
+	why = "the kernel refused them (IOTAPE_BPF_DEBUG=1 shows why)";
+	if ((err = iotape_uring_bpf__load(u)))
+		goto out;
+	why = "cannot attach them to io_uring's tracepoints";
+	if ((err = iotape_uring_bpf__attach(u)))
+		goto out;
+	b->uskel = u;
+	u = NULL;
+out:
+	if (err) {
+		b->uring_tried = 2;
+		iot_warn("record", "io_uring's BPF programs did not load: %s (%s); the requests "
+			 "of this recording's rings are not recorded, their io_uring_enter calls "
+			 "are counted as on unknown rings", why, strerror(err < 0 ? -err : err));
+	}
+	iotape_uring_bpf__destroy(u);
+	return err < 0 ? err : err ? -EINVAL : 0;
+}
+
+void rec_bpf_uring_free(struct rec_ctx *c)
+{
+	iotape_uring_bpf__destroy(c->bpf->uskel);
+	c->bpf->uskel = NULL;
+}
 
 /* a task of the ring's process to decode with (descriptors, paths) */
 static struct rec_task *task_of(struct rec_ctx *c, const struct be_hdr *h, pid_t in_call)
@@ -207,6 +270,8 @@ void rec_bpf_uring_call(struct rec_ctx *c, struct rec_task *t)
 	if (!t->sc || (t->sc->nr != SYS_io_uring_enter && t->sc->nr != SYS_io_uring_register))
 		return;
 	enter = t->sc->nr == SYS_io_uring_enter;
+	if (enter && c->bpf->uring_tried == 2)
+		c->st.uring_unknown++;
 	for (i = 0; c->aio && i < c->aio->n; i++) {
 		struct rec_actx *a = c->aio->c[i];
 
@@ -231,6 +296,13 @@ void rec_bpf_uring_polled(struct rec_ctx *c, struct rec_task *t, uint64_t events
 		    (a->flags & IORING_SETUP_SQPOLL))
 			rec_uring_held_flush(c, t, a, now - 1, 0);
 	}
+}
+
+#else /* !IOT_HAVE_BPF */
+
+int rec_bpf_uring_load(struct rec_ctx *c)
+{
+	return -ENOSYS;
 }
 
 #endif

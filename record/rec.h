@@ -498,6 +498,10 @@ void rec_bpf_uring_call(struct rec_ctx *c, struct rec_task *t);
 /* after it: what SQPOLL rings of its process took since goes with the
  * event of @t's call, if one was written (@events: the count before) */
 void rec_bpf_uring_polled(struct rec_ctx *c, struct rec_task *t, uint64_t events);
+/* io_uring's programs loaded and attached, once, at the guard's stop of a
+ * followed task's first io_uring_setup.  @return : 0, or -errno (said
+ * once; its rings' enters are counted unknown) */
+int rec_bpf_uring_load(struct rec_ctx *c);
 
 /* ---- bpf.c: the BPF backend (record/bpf/) ---- */
 /* load and attach the programs (@why: what failed, for the user).

@@ -34,8 +34,12 @@ struct bq_release {
 	int proc;
 };
 
+struct iotape_uring_bpf;
+
 struct rec_bpf {
 	struct iotape_bpf *skel;		/* bpftool's skeleton (build/gen/iotape.skel.h) */
+	struct iotape_uring_bpf *uskel;	/* io_uring's, once loaded (bpf_uring.c) */
+	int uring_tried;		/* its load was tried: 1, and failed: 2 */
 	struct rec_ring ring;		/* bpf_ring.c */
 	void **pending;			/* by tid: a struct pend */
 	size_t npend;			/* how many: none left, the end does not
@@ -79,6 +83,9 @@ int rec_bpf_record(void *ctx, void *data, size_t size);
  * one faulted in or dirtied (BE_MPAGE) */
 void rec_bpf_fmap(struct rec_ctx *c, const struct be_fmap *r);
 void rec_bpf_mpage(struct rec_ctx *c, const struct be_mpage *r);
+
+/* bpf_uring.c: io_uring's programs unloaded, if they were loaded */
+void rec_bpf_uring_free(struct rec_ctx *c);
 
 /* bpf_aio.c: a BE_AIO_* record, kept for its call */
 void rec_bpf_aio_record(struct rec_ctx *c, const void *data, size_t size);
