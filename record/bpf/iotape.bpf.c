@@ -551,7 +551,6 @@ int BPF_PROG(iotape_fork, struct task_struct *parent, struct task_struct *child)
  */
 struct walk {
 	struct dentry *d;
-	struct vfsmount *vm;
 	struct mount *mnt;
 	__u32 n, off;
 	struct dentry *ds[PATH_DEPTH];
@@ -579,24 +578,24 @@ static long walk_up(__u64 i, void *arg)
 {
 	struct walk *w = walk_state();
 	struct dentry *parent, *d;
-	struct vfsmount *vm;
 	struct mount *mnt;
 
 	if (!w)
 		return 1;
 	d = w->d;
-	vm = w->vm;
 	mnt = w->mnt;
 	if (w->n >= PATH_DEPTH)
 		return 1;
-	if (d == BPF_CORE_READ(vm, mnt_root)) {
+	/* (the vfsmount's root through its mount: one type relocated, not
+	 * two; "vfsmount" shares the kernel's cache slot of candidates with
+	 * "address_space", which the mapped-page programs relocate) */
+	if (d == BPF_CORE_READ(mnt, mnt.mnt_root)) {
 		struct mount *up = BPF_CORE_READ(mnt, mnt_parent);
 
 		if (up == mnt)
 			return 1;
 		w->d = BPF_CORE_READ(mnt, mnt_mountpoint);
 		w->mnt = up;
-		w->vm = &up->mnt;
 		return 0;
 	}
 	parent = BPF_CORE_READ(d, d_parent);
@@ -647,8 +646,7 @@ static __always_inline __u32 exe_path(struct linux_binprm *bprm, struct be_exec 
 	}
 	w->n = w->off = 0;
 	w->d = BPF_CORE_READ(bprm, file, f_path.dentry);
-	w->vm = BPF_CORE_READ(bprm, file, f_path.mnt);
-	w->mnt = container_of(w->vm, struct mount, mnt);
+	w->mnt = container_of(BPF_CORE_READ(bprm, file, f_path.mnt), struct mount, mnt);
 	bpf_loop(PATH_DEPTH + 8, walk_up, &none, 0);
 	bpf_loop(PATH_DEPTH, write_name, &none, 0);
 	if (w->off == 0 || w->off > BE_STR_MAX) {
@@ -764,6 +762,22 @@ int BPF_PROG(iotape_gone, struct task_struct *p)
 #define IOCB_CMD_PREADV_	7
 #define IOCB_CMD_PWRITEV_	8
 
+/* the UAPI iocb (linux/aio_abi.h), fixed: read without a CO-RE
+ * relocation, which would cost each recording's load a search of the
+ * kernel's BTF for "iocb" whenever its slot in the kernel's small cache of
+ * names is taken (as pt_regs, above) */
+struct uiocb {
+	__u64 aio_data;
+	__u32 aio_key, aio_rw_flags;
+	__u16 aio_lio_opcode;
+	__s16 aio_reqprio;
+	__u32 aio_fildes;
+	__u64 aio_buf, aio_nbytes;
+	__s64 aio_offset;
+	__u64 aio_reserved2;
+	__u32 aio_flags, aio_resfd;
+};
+
 struct aio_work {
 	__u64 ctx, ptrs, t, base;
 	__u32 n, lost;
@@ -839,7 +853,7 @@ static long aio_vec_one(__u64 i, void *arg)
 static long aio_iocb_one(__u64 i, void *arg)
 {
 	struct aio_buf *b = aio_buf();
-	struct iocb *cb;
+	struct uiocb *cb;
 	__u64 p = 0;
 
 	if (!b)
@@ -856,7 +870,7 @@ static long aio_iocb_one(__u64 i, void *arg)
 	if (bpf_probe_read_user(b->r.cb, sizeof(b->r.cb), (void *)p) < 0) {
 		b->r.lost = 1;
 	} else {
-		cb = (struct iocb *)b->r.cb;
+		cb = (struct uiocb *)b->r.cb;
 		if (cb->aio_lio_opcode == IOCB_CMD_PREADV_ ||
 		    cb->aio_lio_opcode == IOCB_CMD_PWRITEV_) {
 			__u64 cnt = cb->aio_nbytes;

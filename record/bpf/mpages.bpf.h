@@ -307,12 +307,15 @@ SEC("tp_btf/mm_filemap_add_to_page_cache")
 int BPF_PROG(iotape_madd, struct folio *folio)
 {
 	struct tstate *fl = followed(bpf_get_current_task_btf());
-	__u64 first;
+	__u64 first, mapping = 0;
 
 	if (!fl || fl->busy || fl->in_fast)
 		return 0;
 	first = folio->index;
-	return mpage_note((__u64)folio->mapping, first, first + folio_pages(folio) - 1, 0);
+	/* read, not loaded: a pointer loaded from a trusted one is checked
+	 * by a search of the kernel's BTF by name at every load (~1 ms) */
+	bpf_probe_read_kernel(&mapping, 8, &folio->mapping);
+	return mpage_note(mapping, first, first + folio_pages(folio) - 1, 0);
 }
 
 /*
@@ -328,45 +331,84 @@ int BPF_PROG(iotape_madd, struct folio *folio)
 #define PMD_PAGES	512
 #define XA_CHUNK	64
 
+/* The walk down a page cache's xarray: its state in map memory, one
+ * bpf_loop() step a level, so the verifier checks a step once, not the
+ * eight levels of an open-coded loop in each of the three programs that
+ * look a folio up (~800 of their ~1,000 instructions processed each). */
+struct xa_walk {
+	__u64 e;			/* the entry reached */
+	__u64 idx;			/* the page looked up */
+	__u32 bad;			/* a read failed: no folio */
+	__u32 pad;
+};
+
+struct {
+	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
+	__uint(max_entries, 1);
+	__type(key, __u32);
+	__type(value, struct xa_walk);
+} xawalk SEC(".maps");
+
+static __always_inline struct xa_walk *xa_walk_state(void)
+{
+	__u32 k = 0;
+
+	return bpf_map_lookup_elem(&xawalk, &k);
+}
+
+/* one level down: 0 on, 1 at a leaf (or a failed read: bad) */
+static long xa_down(__u64 i, void *arg)
+{
+	struct xa_walk *w = xa_walk_state();
+	struct xa_node *n;
+	__u64 off, x = 0, e;
+	__u8 shift = 0;
+
+	if (!w)
+		return 1;
+	e = w->e;
+	/* a node is an internal entry (low bits 10) above 4096 */
+	if ((e & 3) != 2 || e <= 4096)
+		return 1;
+	n = (struct xa_node *)(e - 2);
+	w->bad = 1;
+	if (bpf_probe_read_kernel(&shift, 1, &n->shift) < 0 || shift > 60)
+		return 1;
+	if (i == 0 && (w->idx >> shift) >= XA_CHUNK)
+		return 1;
+	off = (w->idx >> shift) & (XA_CHUNK - 1);
+	if (bpf_probe_read_kernel(&x, 8, &n->slots[off]) < 0)
+		return 1;
+	/* a sibling entry: the multi-index entry's first slot */
+	if ((x & 3) == 2 && x < ((XA_CHUNK - 1) << 2)) {
+		off = (x >> 2) & (XA_CHUNK - 1);
+		if (bpf_probe_read_kernel(&x, 8, &n->slots[off]) < 0)
+			return 1;
+	}
+	w->bad = 0;
+	w->e = x;
+	return 0;
+}
+
 /* The folio holding page @idx of the page cache @mapping: its first
  * index << 4 | its order, + 1; 0: none.  A global function, verified
  * once for its three uses. */
 __noinline __u64 folio_span(__u64 mapping, __u64 idx)
 {
 	struct address_space *m = (struct address_space *)mapping;
+	struct xa_walk *w = xa_walk_state();
 	__u64 e = 0, flags = 0, first = 0;
 	__u32 nr = 0, order = 0;
-	int i;
 
-	if (!m)
+	if (!m || !w)
 		return 0;
-	e = (__u64)BPF_CORE_READ(m, i_pages.xa_head);
-	for (i = 0; i < 8; i++) {
-		struct xa_node *n;
-		__u8 shift = 0;
-		__u64 off, x = 0;
-
-		/* a node is an internal entry (low bits 10) above 4096 */
-		if ((e & 3) != 2 || e <= 4096)
-			break;
-		n = (struct xa_node *)(e - 2);
-		if (bpf_probe_read_kernel(&shift, 1, &n->shift) < 0 || shift > 60)
-			return 0;
-		if (i == 0 && (idx >> shift) >= XA_CHUNK)
-			return 0;
-		off = (idx >> shift) & (XA_CHUNK - 1);
-		if (bpf_probe_read_kernel(&x, 8, &n->slots[off]) < 0)
-			return 0;
-		/* a sibling entry: the multi-index entry's first slot */
-		if ((x & 3) == 2 && x < ((XA_CHUNK - 1) << 2)) {
-			off = (x >> 2) & (XA_CHUNK - 1);
-			if (bpf_probe_read_kernel(&x, 8, &n->slots[off]) < 0)
-				return 0;
-		}
-		e = x;
-	}
+	w->e = (__u64)BPF_CORE_READ(m, i_pages.xa_head);
+	w->idx = idx;
+	w->bad = 0;
+	bpf_loop(8, xa_down, NULL, 0);
+	e = w->e;
 	/* a value entry (low bit 1) is a shadow of an evicted folio */
-	if ((e & 3) != 0 || e <= 4096)
+	if (w->bad || (e & 3) != 0 || e <= 4096)
 		return 0;
 	if (bpf_probe_read_kernel(&flags, 8, &((struct folio *)e)->flags) < 0 ||
 	    bpf_probe_read_kernel(&first, 8, &((struct folio *)e)->index) < 0)
