@@ -5,7 +5,7 @@
  * by the same code (uring.c, aio.c).
  *
  * The kernel says each request as it takes it and each completion as it
- * posts it (iotape.bpf.c, "io_uring").  A record that came in a followed
+ * posts it (bpf/uring.bpf.c).  A record that came in a followed
  * thread's io_uring_enter or io_uring_register waits on its ring until
  * that call's exit is decoded, and is then written after the call's
  * event, as the ptrace backend writes what it read at the call's stops.

@@ -281,7 +281,8 @@ static long arg_one(__u64 i, void *ctx)
 #define NR_IO_PGETEVENTS 333
 /* (inlined, not a function of its own: a light skeleton's loader keeps
  * the object's programs and functions in one array of 32, libbpf's
- * MAX_USED_PROGS, and a 33rd makes the loader fail verification) */
+ * MAX_USED_PROGS, and a 33rd makes the loader fail verification; 29 are
+ * used, io_uring's programs being an object of their own) */
 static __always_inline int aio_submit_enter(__u64 ctx, __u64 n, __u64 ptrs, __u64 t);
 __noinline int aio_call_exit(__s32 nr, __u64 a1, __u64 a3, __u64 t, __s64 ret);
 
@@ -693,10 +694,10 @@ static __always_inline __u32 exe_path(struct linux_binprm *bprm, struct be_exec 
 SEC("tp_btf/sched_process_exec")
 int BPF_PROG(iotape_exec, struct task_struct *p, pid_t old_pid, struct linux_binprm *bprm)
 {
-	__u32 old = (__u32)old_pid, elen, alen;
+	__u32 old = (__u32)old_pid, elen, alen, argc;
+	__u64 a0 = 0, a1 = 0, sp;
 	struct tstate *fl;
 	struct be_exec *x;
-	__u64 a0, a1;
 
 	/* exec from a thread: it takes the leader's tid, and keeps its own
 	 * state (the task is the same) */
@@ -714,9 +715,20 @@ int BPF_PROG(iotape_exec, struct task_struct *p, pid_t old_pid, struct linux_bin
 	x->exe_len = elen;
 	if (elen > BE_STR_MAX)
 		elen = BE_STR_MAX;
-	a0 = BPF_CORE_READ(p, mm, arg_start);
-	a1 = BPF_CORE_READ(p, mm, arg_end);
-	alen = a1 > a0 ? (__u32)(a1 - a0) : 0;
+	/* argv's strings, from the new stack the loader just wrote (bprm's
+	 * p is its pointer: argc, argv[], NULL, envp[]): argv[0] to envp[0]
+	 * (or, with no environment, the file name the kernel put above).
+	 * mm's arg_start and arg_end say the same, but struct mm_struct
+	 * shares its slot of the kernel's cache of CO-RE names with struct
+	 * folio, which the mapped-page programs relocate: each recording
+	 * searched the kernel's BTF for both. */
+	sp = BPF_CORE_READ(bprm, p);
+	argc = (__u32)BPF_CORE_READ(bprm, argc);
+	if (argc > 0x10000 || bpf_probe_read_user(&a0, 8, (void *)(sp + 8)) < 0)
+		a0 = 0;
+	if (bpf_probe_read_user(&a1, 8, (void *)(sp + 16 + 8 * (__u64)argc)) < 0 || !a1)
+		a1 = BPF_CORE_READ(bprm, exec);
+	alen = a0 && a1 > a0 ? (__u32)(a1 - a0) : 0;
 	/* a longer argv is cut (at 8 KiB) */
 	if (alen >= BE_ARGV_MAX)
 		alen = BE_ARGV_MAX - 1;
