@@ -114,6 +114,23 @@ static __always_inline struct tstate *followed(struct task_struct *t)
 	return s && s->st ? s : NULL;
 }
 
+/* A per-CPU map of one @vtype, @map, and @fn() that finds it: where a
+ * bpf_loop()'s state lives, so that the verifier tracks no value of it
+ * from one step to the next and checks each step once. */
+#define LOOP_STATE(map, vtype, fn)						\
+	struct {								\
+		__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);			\
+		__uint(max_entries, 1);						\
+		__type(key, __u32);						\
+		__type(value, vtype);						\
+	} map SEC(".maps");							\
+	static __always_inline vtype *fn(void)					\
+	{									\
+		__u32 k = 0;							\
+										\
+		return bpf_map_lookup_elem(&map, &k);				\
+	}
+
 #define SCRATCH_BYTES (sizeof(struct be_enter) + 3 * BE_STR_MAX + BE_ARGV_MAX + NAME_MAX_)
 
 /* The decoding of a call's arguments at entry, one bpf_loop() step per

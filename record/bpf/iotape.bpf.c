@@ -595,19 +595,7 @@ struct walk {
  * tracks no value of it from one iteration to the next, so it checks each
  * callback once instead of once per offset the name could be at (a
  * stack walk cost ~25 ms of verification per recording). */
-struct {
-	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
-	__uint(max_entries, 1);
-	__type(key, __u32);
-	__type(value, struct walk);
-} walkbuf SEC(".maps");
-
-static __always_inline struct walk *walk_state(void)
-{
-	__u32 k = 0;
-
-	return bpf_map_lookup_elem(&walkbuf, &k);
-}
+LOOP_STATE(walkbuf, struct walk, walk_state)
 
 static long walk_up(__u64 i, void *arg)
 {
@@ -840,19 +828,7 @@ struct aio_buf {
 	struct aio_work w;
 };
 
-struct {
-	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
-	__uint(max_entries, 1);
-	__type(key, __u32);
-	__type(value, struct aio_buf);
-} aiobuf SEC(".maps");
-
-static __always_inline struct aio_buf *aio_buf(void)
-{
-	__u32 k = 0;
-
-	return bpf_map_lookup_elem(&aiobuf, &k);
-}
+LOOP_STATE(aiobuf, struct aio_buf, aio_buf)
 
 static __always_inline void aio_hdr(struct aio_buf *b, __u32 type, __s32 nr, __u64 t)
 {

@@ -342,19 +342,7 @@ struct xa_walk {
 	__u32 pad;
 };
 
-struct {
-	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
-	__uint(max_entries, 1);
-	__type(key, __u32);
-	__type(value, struct xa_walk);
-} xawalk SEC(".maps");
-
-static __always_inline struct xa_walk *xa_walk_state(void)
-{
-	__u32 k = 0;
-
-	return bpf_map_lookup_elem(&xawalk, &k);
-}
+LOOP_STATE(xawalk, struct xa_walk, xa_walk_state)
 
 /* one level down: 0 on, 1 at a leaf (or a failed read: bad) */
 static long xa_down(__u64 i, void *arg)
