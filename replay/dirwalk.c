@@ -197,7 +197,7 @@ static size_t walk_reorder(struct rpl_thread *t, struct rpl_dirwalk *w, uint32_t
 			goto out;
 		/* what another thread waits for, a process start or end,
 		 * async requests, mappings: in the recorded place */
-		if (!sc || op->needed || op->child >= 0 || op->wait_proc >= 0 || op->n_aio ||
+		if (!sc || op->needed || rpl_op_child(op) >= 0 || rpl_op_wait_proc(op) >= 0 || op->n_aio ||
 		    op->n_mp || (sc->flags & IOT_SCF_NOEXIT))
 			goto out;
 		if (sc->nargs && (sc->arg[0] == IOT_ARG_FD || sc->arg[0] == IOT_ARG_DIRFD) &&
@@ -265,8 +265,6 @@ static size_t walk_reorder(struct rpl_thread *t, struct rpl_dirwalk *w, uint32_t
 		k += sorted[i].end - sorted[i].start;
 	}
 	memcpy(t->ops + g[0].start, tmp, k * sizeof(*tmp));
-	for (j = g[0].start; j < end; j++)
-		p->ops[t->ops[j]].pos = j;
 	moved = ng;
 out:
 	free(g);

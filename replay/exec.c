@@ -329,6 +329,7 @@ static void *thread_main(void *arg)
 		int64_t ideal, start, now, r, sl;
 		uint16_t d;
 
+		c.pos = i;
 		if (stopping())
 			break;
 		/* after a wait that returned for an event the replay left to
@@ -442,8 +443,8 @@ static void *thread_main(void *arg)
 		}
 		if (r == RPL_SKIPPED) {
 			/* A skipped clone still starts its child's ops. */
-			if (op->child >= 0 && !p->threads[op->child].started)
-				rpl_thread_start(p, (uint32_t)op->child);
+			if (rpl_op_child(op) >= 0 && !p->threads[op->link].started)
+				rpl_thread_start(p, op->link);
 			op->r_ret = op->ev.ret;
 			op->r_exit = op->r_enter;
 		} else {
@@ -453,9 +454,8 @@ static void *thread_main(void *arg)
 		}
 		if (timed) {
 			rpl_sched_ran(&sched, ideal, op->r_enter);
-			op->late_ns = op->r_enter > ideal ? op->r_enter - ideal : 0;
-		} else {
-			op->late_ns = 0;
+			if (!op->skip && op->r_enter > ideal)
+				rpl_late_add(p, t, op->r_enter - ideal);
 		}
 		for (d = 0; d < op->ndeps; d++)
 			if (!dep_done(p, &p->deps[op->dep_off + d]))
@@ -662,6 +662,8 @@ int rpl_execute(struct rpl_plan *p, struct rpl_result *res)
 	pthread_mutex_init(&p->spawn_lock, NULL);
 	pthread_mutex_init(&p->aio_lock, NULL);
 	rpl_handler_for(0);
+	if ((err = rpl_late_init(p)) < 0)
+		return err;
 	p->own_files = can_own_files(p);
 	rpl_fault_watch_start(p);
 	if (p->o->starts)

@@ -95,18 +95,14 @@ void rpl_ev_pack(struct rpl_ev *d, const struct iot_event *e)
 	for (i = 0; i < n; i++)
 		d->args[i] = e->args[i];
 	d->path = e->path;
-	d->path_len = e->path_len;
 	d->path2 = e->path2;
-	d->path2_len = e->path2_len;
-	d->pid = e->pid;
 	d->tid = e->tid;
-	d->pre_ns = e->pre_ns;
 	d->nr = e->nr >= 0 && e->nr <= INT16_MAX ? (int16_t)e->nr : -1;
 	d->flags = (uint8_t)e->flags;
 	d->nargs = (uint8_t)n;
 }
 
-void rpl_ev_unpack(struct iot_event *e, const struct rpl_ev *d)
+void rpl_ev_unpack(struct iot_event *e, const struct rpl_ev *d, int32_t pid)
 {
 	memset(e, 0, sizeof(*e));
 	e->t_enter = d->t_enter;
@@ -114,12 +110,11 @@ void rpl_ev_unpack(struct iot_event *e, const struct rpl_ev *d)
 	e->ret = d->ret;
 	memcpy(e->args, d->args, sizeof(e->args));
 	e->path = d->path;
-	e->path_len = d->path_len;
+	e->path_len = d->path ? (uint32_t)strlen(d->path) : 0;
 	e->path2 = d->path2;
-	e->path2_len = d->path2_len;
-	e->pid = d->pid;
+	e->path2_len = d->path2 ? (uint32_t)strlen(d->path2) : 0;
+	e->pid = pid;
 	e->tid = d->tid;
-	e->pre_ns = d->pre_ns;
 	e->nr = d->nr;
 	e->flags = d->flags;
 	e->nargs = d->nargs;

@@ -16,9 +16,9 @@ static int64_t h_clone(struct rpl_ctx *c, struct rpl_op *op)
 {
 	int err;
 
-	if (op->child < 0)
+	if (rpl_op_child(op) < 0)
 		return op->ev.ret;	/* the child did nothing we recorded */
-	err = rpl_thread_start(c->p, (uint32_t)op->child);
+	err = rpl_thread_start(c->p, op->link);
 	return err < 0 ? err : op->ev.ret;
 }
 
@@ -54,8 +54,8 @@ static int64_t h_execve(struct rpl_ctx *c, struct rpl_op *op)
 
 static int64_t h_wait4(struct rpl_ctx *c, struct rpl_op *op)
 {
-	if (op->wait_proc >= 0)
-		rpl_wait_proc(c->p, (uint32_t)op->wait_proc);
+	if (rpl_op_wait_proc(op) >= 0)
+		rpl_wait_proc(c->p, op->link);
 	return op->ev.ret;
 }
 

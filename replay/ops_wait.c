@@ -95,8 +95,8 @@ static int64_t h_wait(struct rpl_ctx *c, struct rpl_op *op)
 	else if (c->p->o->timing == RPL_TIMING_SCALE)
 		ns = (int64_t)((double)ns * c->p->o->scale);
 	/* a round of a poll for a child that has ended here (plan_threads.c) */
-	if (op->wait_proc >= 0 && ns > 0 &&
-	    atomic_load(&c->p->procs[op->wait_proc].finished)) {
+	if (rpl_op_wait_proc(op) >= 0 && ns > 0 &&
+	    atomic_load(&c->p->procs[op->link].finished)) {
 		atomic_fetch_add(&c->p->waits_polled, 1);
 		atomic_fetch_add(&c->p->waits_polled_ns, (uint64_t)ns);
 		return op->ev.ret;

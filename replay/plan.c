@@ -153,7 +153,10 @@ void rpl_plan_free(struct rpl_plan *p)
 	free(p->precs);
 	free(p->cpu_ns);
 	free(p->slept_ns);
+	free(p->pre_ns);
+	free(p->pid_of);
 	free(p->data);
+	free(p->late);
 	if (p->rd)
 		iot_reader_close(p->rd);
 	if (p->arena)

@@ -255,7 +255,7 @@ int rpl_plan_fds(struct rpl_plan *p, struct rpl_planner *pl, struct rpl_op *op,
 
 #define ADD(k) do { if (n < RPL_MAXRES) keys[n++] = (k); } while (0)
 	if (ev->path && !not_a_path(ev->path)) {
-		ADD(key_path(ev->path, ev->path_len) | look);
+		ADD(key_path(ev->path, strlen(ev->path)) | look);
 		/* A name made or removed looks up its directory (made
 		 * before it), and changes the directory's names; changes of
 		 * other names in it need no order among themselves (two
@@ -270,11 +270,11 @@ int rpl_plan_fds(struct rpl_plan *p, struct rpl_planner *pl, struct rpl_op *op,
 		/* what sees a directory's names: an open of it (a listing
 		 * reads them through that descriptor), its removal */
 		if (lists_names(sc, op))
-			ADD(key_names(ev->path, ev->path_len) | look);
+			ADD(key_names(ev->path, strlen(ev->path)) | look);
 	}
 	/* a second name (rename's and link's target) is made too */
 	if (ev->path2 && iot_syscall_arg(sc, IOT_ARG_PATH2) >= 0) {
-		ADD(key_path(ev->path2, ev->path2_len) | look);
+		ADD(key_path(ev->path2, strlen(ev->path2)) | look);
 		ADD(key_parent(ev->path2) | RPL_KEY_LOOK);
 		if (!look)
 			ADD(key_names_parent(ev->path2) | RPL_KEY_NAME);

@@ -49,7 +49,8 @@ static int copy_process(struct rpl_plan *p, struct iot_process *dst,
 }
 
 /* Keep @v for op @seq in the column @col of @n values: the on-CPU time
- * of its call, the sleep in the gap before it.  A column of its own,
+ * of its call, the sleep in the gap before it, the fast path's work
+ * before it.  A column of its own,
  * made at the first such op (most traces have none; struct rpl_op has
  * no room). */
 static int keep_col(const struct rpl_plan *p, uint32_t **col, size_t *n, uint32_t seq,
@@ -147,14 +148,19 @@ int rpl_plan_read(struct rpl_plan *p)
 			if (it.u.ev.cpu_ns &&
 			    (err = keep_col(p, &p->cpu_ns, &p->n_cpu, op->seq, it.u.ev.cpu_ns)))
 				goto out;
+			/* the pid, until the threads are known (plan_threads.c) */
+			if ((err = keep_col(p, &p->pid_of, &p->n_pid, op->seq,
+					    (uint32_t)it.u.ev.pid)))
+				goto out;
+			if (it.u.ev.pre_ns &&
+			    (err = keep_col(p, &p->pre_ns, &p->n_pre, op->seq, it.u.ev.pre_ns)))
+				goto out;
 			if (it.u.ev.slept_ns &&
 			    (err = keep_col(p, &p->slept_ns, &p->n_slept, op->seq,
 					    it.u.ev.slept_ns)))
 				goto out;
 			if ((err = keep_data(p, op->seq, &it.u.ev)))
 				goto out;
-			op->child = -1;
-			op->wait_proc = -1;
 			p->n_ops++;
 		} else if (it.kind == IOT_ITEM_PATH_STATE) {
 			struct iot_path_state *ps;

@@ -69,21 +69,25 @@ static uint64_t spawn_flags(const struct rpl_planner *pl, const struct rpl_op *s
 static int thread_of(struct rpl_plan *p, struct rpl_planner *pl, uint32_t i)
 {
 	struct rpl_op *op = &p->ops[i];
+	/* the op keeps no pid: the read kept it aside until now */
+	int32_t pid = (int32_t)rpl_op_col(p->pid_of, p->n_pid, op);
 	struct rpl_thread *t;
 	uint32_t ti, spawn, pi;
 	int32_t proc = -1;
 	int err = 0;
 
+	/* the same tid in another process (its exit not recorded) is a new
+	 * thread: a thread's ops have its pid */
 	if (rpl_map_get(&pl->tid2thread, RPL_IK(op->ev.tid), &ti) && !p->threads[ti].ended &&
-	    !p->procs[p->threads[ti].proc].ended)
+	    !p->procs[p->threads[ti].proc].ended && p->threads[ti].pid == pid)
 		return (int)ti;
 	RPL_GROW(p->threads, p->n_threads, p->cap_threads);
 	t = &p->threads[p->n_threads];
 	memset(t, 0, sizeof(*t));
 	t->tid = op->ev.tid;
-	t->pid = op->ev.pid;
+	t->pid = pid;
 	t->spawn_op = -1;
-	if (rpl_map_get(&pl->spawn, RPL_IK(op->ev.tid), &spawn) && p->ops[spawn].child < 0) {
+	if (rpl_map_get(&pl->spawn, RPL_IK(op->ev.tid), &spawn) && rpl_op_child(&p->ops[spawn]) < 0) {
 		const struct rpl_op *s = &p->ops[spawn];
 		uint32_t sproc = p->threads[s->thread].proc;
 		uint64_t flags = spawn_flags(pl, s, op->ev.tid);
@@ -95,27 +99,27 @@ static int thread_of(struct rpl_plan *p, struct rpl_planner *pl, uint32_t i)
 			pl->snap[k] = NULL;
 		}
 		t->spawn_op = (int32_t)spawn;
-		if ((flags & 0x00010000 /* CLONE_THREAD */) || op->ev.pid == s->ev.pid) {
+		if ((flags & 0x00010000 /* CLONE_THREAD */) || pid == p->threads[s->thread].pid) {
 			proc = (int32_t)sproc;
 			rpl_fdtab_unref(snap);
 		} else {
-			proc = new_proc(p, op->ev.pid, (int32_t)sproc,
+			proc = new_proc(p, pid, (int32_t)sproc,
 					(flags & 0x00000400 /* CLONE_FILES */) != 0, snap);
 			if ((flags & 0x00000400) && snap)
 				rpl_fdtab_unref(snap);
 		}
-		p->ops[spawn].child = (int32_t)p->n_threads;
-	} else if (rpl_map_get(&pl->pid2proc, RPL_IK(op->ev.pid), &pi) && !p->procs[pi].ended) {
+		rpl_op_set_link(&p->ops[spawn], RPL_OPF_CHILD, (uint32_t)p->n_threads);
+	} else if (rpl_map_get(&pl->pid2proc, RPL_IK(pid), &pi) && !p->procs[pi].ended) {
 		proc = (int32_t)pi;
 	} else {
-		proc = new_proc(p, op->ev.pid, -1, 0, NULL);
+		proc = new_proc(p, pid, -1, 0, NULL);
 	}
 	if (proc < 0)
 		return proc;
 	t = &p->threads[p->n_threads];	/* new_proc does not move threads */
 	t->proc = (uint32_t)proc;
 	p->procs[proc].n_threads++;
-	if (rpl_map_put(&pl->pid2proc, RPL_IK(op->ev.pid), (uint32_t)proc) < 0 ||
+	if (rpl_map_put(&pl->pid2proc, RPL_IK(pid), (uint32_t)proc) < 0 ||
 	    rpl_map_put(&pl->tid2thread, RPL_IK(op->ev.tid), (uint32_t)p->n_threads) < 0)
 		return -ENOMEM;
 	err = (int)p->n_threads++;
@@ -147,7 +151,7 @@ static void poll_sleeps(struct rpl_plan *p, const struct rpl_thread *t, uint32_t
 	for (from = t->n_ops - 1; from > 0; from--) {
 		const struct rpl_op *op = &p->ops[t->ops[from - 1]];
 
-		if ((op->child >= 0 && p->threads[op->child].proc == pi) ||
+		if ((rpl_op_child(op) >= 0 && p->threads[op->link].proc == pi) ||
 		    (op->ev.nr == SYS_wait4 && op->ev.ret > 0))
 			break;
 		if (op->ev.nr == SYS_wait4 && op->ev.ret == 0 && (op->ev.args[2] & WNOHANG) &&
@@ -158,7 +162,7 @@ static void poll_sleeps(struct rpl_plan *p, const struct rpl_thread *t, uint32_t
 		struct rpl_op *op = &p->ops[t->ops[k]];
 
 		if (rpl_wait_sleep_ns(&op->ev) >= 0)
-			op->wait_proc = (int32_t)pi;
+			rpl_op_set_link(op, RPL_OPF_WAITS, pi);
 	}
 }
 
@@ -205,7 +209,6 @@ int rpl_plan_threads(struct rpl_plan *p, struct rpl_deps *deps)
 		gap = iot_ns_sub(op->ev.t_enter, prev_end);
 		op->think_ns = gap > 0 ? gap : 0;	/* raw: see think_times() */
 		RPL_GROW(t->ops, t->n_ops, t->cap_ops);
-		op->pos = (uint32_t)t->n_ops;
 		t->ops[t->n_ops++] = (uint32_t)i;
 		if ((op->ev.flags & IOT_EV_UNFINISHED) &&
 		    !(iot_syscall_by_nr(op->ev.nr) &&
@@ -256,7 +259,7 @@ int rpl_plan_threads(struct rpl_plan *p, struct rpl_deps *deps)
 
 			if (rpl_map_get(&pl.pid2proc, RPL_IK(op->ev.ret), &pi) &&
 			    pi != t->proc) {
-				op->wait_proc = (int32_t)pi;
+				rpl_op_set_link(op, RPL_OPF_WAITS, pi);
 				poll_sleeps(p, t, pi);
 			}
 		}
@@ -266,6 +269,10 @@ int rpl_plan_threads(struct rpl_plan *p, struct rpl_deps *deps)
 nomem:
 	err = -ENOMEM;
 out:
+	/* the threads have the pids now */
+	free(p->pid_of);
+	p->pid_of = NULL;
+	p->n_pid = 0;
 	rpl_map_free(&pl.tid2thread);
 	rpl_map_free(&pl.pid2proc);
 	rpl_map_free(&pl.spawn);

@@ -57,14 +57,8 @@ static int differs(const struct rpl_op *op)
 	return sc && (sc->flags & IOT_SCF_COUNT) && a != b;
 }
 
-static int cmp_i64(const void *a, const void *b)
-{
-	int64_t x = *(const int64_t *)a, y = *(const int64_t *)b;
-
-	return x < y ? -1 : x > y;
-}
-
-static void example(const struct rpl_op *op, struct rpl_result *res)
+static void example(const struct rpl_plan *p, const struct rpl_op *op,
+		    struct rpl_result *res)
 {
 	char line[256], got[48];
 	const char *e;
@@ -74,7 +68,7 @@ static void example(const struct rpl_op *op, struct rpl_result *res)
 	{
 		struct iot_event ev;
 
-		rpl_ev_unpack(&ev, &op->ev);
+		rpl_ev_unpack(&ev, &op->ev, p->threads[op->thread].pid);
 		iot_format_event(line, sizeof(line), &ev);
 	}
 	e = op->r_ret < 0 ? iot_errno_name((int)-op->r_ret) : NULL;
@@ -88,8 +82,7 @@ static void example(const struct rpl_op *op, struct rpl_result *res)
 
 void rpl_tally(struct rpl_plan *p, struct rpl_result *res)
 {
-	int64_t *late = malloc((p->n_ops + 1) * sizeof(*late));
-	size_t i, n_late = 0;
+	size_t i;
 
 	for (i = 0; i < p->n_ops; i++) {
 		struct rpl_op *op = &p->ops[i];
@@ -117,8 +110,6 @@ void rpl_tally(struct rpl_plan *p, struct rpl_result *res)
 			res->starts++;
 			res->starts_ns += op->r_exit - op->r_enter;
 		}
-		if (late)
-			late[n_late++] = op->late_ns;
 		if (!differs(op))
 			continue;
 		if (rpl_fault_of(op, op->r_ret) >= 0) {
@@ -135,16 +126,10 @@ void rpl_tally(struct rpl_plan *p, struct rpl_result *res)
 			op->rflags |= RPL_OPF_MISMATCH;
 			res->mismatches++;
 			sc->mismatches++;
-			example(op, res);
+			example(p, op, res);
 		}
 	}
-	if (late && n_late) {
-		qsort(late, n_late, sizeof(*late), cmp_i64);
-		res->late_p50_ns = late[n_late / 2];
-		res->late_p99_ns = late[(n_late * 99) / 100 < n_late ? (n_late * 99) / 100 : n_late - 1];
-		res->late_max_ns = late[n_late - 1];
-	}
-	free(late);
+	rpl_late_result(p, res->replayed, res);
 	res->spin_yields = atomic_load(&p->spin_yields);
 	for (i = 0; i < p->n_threads; i++) {
 		res->unhidden_ns += p->threads[i].lag_ns;
@@ -348,7 +333,7 @@ static int write_events(struct rpl_plan *p, struct iot_writer *w)
 
 		if (op->skip == RPL_SKIP_INTERRUPTED)
 			continue;	/* not reached: not in the profile */
-		rpl_ev_unpack(&ev, &op->ev);
+		rpl_ev_unpack(&ev, &op->ev, p->threads[op->thread].pid);
 
 		ev.t_enter = op->r_enter;
 		ev.t_exit = op->r_exit >= op->r_enter ? op->r_exit : op->r_enter;

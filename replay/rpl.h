@@ -211,6 +211,8 @@ int rpl_path_has_dots(const char *s, uint32_t n);
 #define RPL_OPF_VIOLATION 0x04
 #define RPL_OPF_ORDER_ENTER 0x08 /* plan: resource order from its entry (plan_fds.c) */
 #define RPL_OPF_NODIR	 0x10	/* a rename known to move no directory (moves.c) */
+#define RPL_OPF_CHILD	 0x20	/* op.link: the thread it starts */
+#define RPL_OPF_WAITS	 0x40	/* op.link: the process it waits for */
 
 /* Resources an op can be ordered on: path, its parent, path2, its
  * parent, two open files, and in a table threads share the descriptor
@@ -222,17 +224,17 @@ int rpl_path_has_dots(const char *s, uint32_t n);
 #define RPL_THINK_MAX (60LL * 1000000000LL)
 
 /* An event as the plan keeps it: the fields of struct iot_event, by the
- * same names, packed into 112 bytes instead of 128 (the plan holds one
+ * same names, packed into 96 bytes instead of 128 (the plan holds one
  * per event of the trace).  A syscall number beyond int16 becomes -1 (no
- * syscall: not replayed); flags keep IOT_EV_*'s low byte. */
+ * syscall: not replayed); flags keep IOT_EV_*'s low byte.  The paths end
+ * in NUL (no lengths); the pid is its thread's; pre_ns, cpu_ns and
+ * slept_ns are columns of the plan, kept only if the trace has them. */
 struct rpl_ev {
 	int64_t t_enter, t_exit;
 	int64_t ret;
 	int64_t args[IOT_MAX_ARGS];
-	const char *path, *path2;
-	int32_t pid, tid;
-	uint32_t path_len, path2_len;
-	uint32_t pre_ns;
+	const char *path, *path2;	/* NUL-terminated: no lengths kept */
+	int32_t tid;			/* pid: its thread's (rpl_thread.pid) */
 	int16_t nr;
 	uint8_t flags;
 	uint8_t nargs;
@@ -240,22 +242,23 @@ struct rpl_ev {
 
 /* rpl_ev_pack() : @e as the plan keeps it (strings not copied). */
 void rpl_ev_pack(struct rpl_ev *d, const struct iot_event *e);
-/* rpl_ev_unpack() : @d as a struct iot_event again. */
-void rpl_ev_unpack(struct iot_event *e, const struct rpl_ev *d);
+/* rpl_ev_unpack() : @d, of a thread of process @pid, as a struct
+ * iot_event again. */
+void rpl_ev_unpack(struct iot_event *e, const struct rpl_ev *d, int32_t pid);
 
 struct rpl_op {
 	struct rpl_ev ev;		/* as recorded; strings in the plan arena */
 	int64_t think_ns;		/* recorded gap before it in its thread */
 	int64_t r_enter, r_exit;	/* measured in replay */
 	int64_t r_ret;
-	int64_t late_ns;		/* start minus scheduled start */
 	uint32_t seq;			/* position in the file (sort tie-break) */
 	uint32_t thread;		/* index in plan.threads */
-	uint32_t pos;			/* position in its thread's ops */
 	uint32_t dep_off;		/* deps in plan.deps[dep_off ...] */
-	int32_t child;			/* thread started by this clone, or -1 */
-	int32_t wait_proc;		/* process reaped by this wait4, or polled
-					 * for by this sleep (plan_threads.c), or -1 */
+	/* RPL_OPF_CHILD: the thread this clone starts; RPL_OPF_WAITS: the
+	 * process this wait4 reaps, or this sleep polls for (plan_threads.c).
+	 * One field for both: read them with rpl_op_child() and
+	 * rpl_op_wait_proc() */
+	uint32_t link;
 	uint32_t aio_off;
 	uint32_t mp_off;
 	uint16_t n_aio;			/* its async requests: plan.aio[aio_off ...] */
@@ -265,8 +268,26 @@ struct rpl_op {
 	uint8_t rflags;			/* RPL_OPF_* */
 	uint8_t needed;			/* an op of another thread waits for it */
 };
+/* the thread clone op @op starts, or -1 */
+static inline int32_t rpl_op_child(const struct rpl_op *op)
+{
+	return op->rflags & RPL_OPF_CHILD ? (int32_t)op->link : -1;
+}
+
+/* the process wait4 op @op reaps, or sleep op @op polls for, or -1 */
+static inline int32_t rpl_op_wait_proc(const struct rpl_op *op)
+{
+	return op->rflags & RPL_OPF_WAITS ? (int32_t)op->link : -1;
+}
+
+static inline void rpl_op_set_link(struct rpl_op *op, uint8_t flag, uint32_t v)
+{
+	op->rflags = (uint8_t)((op->rflags & ~(RPL_OPF_CHILD | RPL_OPF_WAITS)) | flag);
+	op->link = v;
+}
+
 /* the plan holds one per event */
-_Static_assert(sizeof(struct rpl_op) == 192, "struct rpl_op grew");
+_Static_assert(sizeof(struct rpl_op) == 160, "struct rpl_op grew");
 
 /* An async request (iocb, SQE), context set-up or registration an op
  * replays (aio.c, uring.c), or a completion the recording saw at the op
@@ -323,6 +344,7 @@ struct rpl_thread {
 	uint64_t walk_dirs, walk_moved;	/* walks put in the order listed here; their entries */
 	int64_t start_ns, end_ns, utime_ns, stime_ns;
 	int64_t lag_ns;			/* its own work think time could not hide */
+	int64_t late_max_ns;		/* the latest start of its calls (late.c) */
 	/* its think time: spent as CPU time (asked for, and the wall time
 	 * that took), and waited for by the clock */
 	int64_t spun_ns, spin_wall_ns, think_wait_ns;
@@ -415,6 +437,13 @@ struct rpl_plan {
 					 * out of think_ns by think.c), n_slept of
 					 * them; NULL: none in the trace */
 	size_t n_slept;
+	uint32_t *pre_ns;		/* per op, by seq: iot_event.pre_ns (the fast
+					 * path's work before the call), n_pre of them;
+					 * NULL: none in the trace (think.c) */
+	size_t n_pre;
+	uint32_t *pid_of;		/* per op, by seq: its pid, until the threads
+					 * are planned (plan_threads.c), n_pid long */
+	size_t n_pid;
 	/* per op, by seq: the bytes its write wrote, as `record --data`
 	 * kept them (iot_event.data, ev.ret of them), in the arena, n_data
 	 * of them; NULL: none in the trace (plan_read.c) */
@@ -422,6 +451,8 @@ struct rpl_plan {
 	size_t n_data;
 	uint64_t data_ops, data_bytes;	/* writes with their bytes kept */
 	uint64_t nodata_ops;		/* ... recorded with --data, not kept */
+	/* calls started late, by how late: late.c's buckets (exec.c) */
+	_Atomic uint64_t *late;
 	_Atomic uint64_t gap_sleeps;	/* gaps slept so (exec.c) */
 	_Atomic uint64_t gap_slept_ns;	/* ... their time in all */
 	_Atomic uint64_t waits_slept;	/* waits that timed out, slept (ops_wait.c) */
@@ -559,6 +590,7 @@ struct rpl_ctx {
 	struct rpl_proc *pr;
 	char *scratch;			/* RPL_SCRATCH bytes, page aligned */
 	int64_t sys0, sys1;		/* the op's own calls: first start, last end */
+	uint32_t pos;			/* the op's position in its thread (t->ops[pos]) */
 };
 
 /* RPL_CALL(c, call): make the op's own syscall, timed.  @return : its
@@ -888,6 +920,13 @@ int rpl_execute(struct rpl_plan *p, struct rpl_result *res);
  *  counters. */
 int rpl_profile_write(struct rpl_plan *p, struct rpl_result *res);
 void rpl_tally(struct rpl_plan *p, struct rpl_result *res);
+
+/* How late calls started (late.c): rpl_late_init() before the threads
+ * run, rpl_late_add() by each thread (@ns > 0: a late call),
+ * rpl_late_result() the p50, p99 and max of @replayed calls into @res. */
+int rpl_late_init(struct rpl_plan *p);
+void rpl_late_add(struct rpl_plan *p, struct rpl_thread *t, int64_t ns);
+void rpl_late_result(const struct rpl_plan *p, uint64_t replayed, struct rpl_result *res);
 
 /* The starting-tree state of @path, or NULL. */
 const struct iot_path_state *rpl_path_state(const struct rpl_plan *p, const char *path);

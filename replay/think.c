@@ -285,6 +285,12 @@ static uint32_t rec_cpu(const struct rpl_plan *p, const struct rpl_op *op)
 	return rpl_op_col(p->cpu_ns, p->n_cpu, op);
 }
 
+/* The in-process logging's work before @op's call (pre_ns; 0: unknown). */
+static uint32_t rec_pre(const struct rpl_plan *p, const struct rpl_op *op)
+{
+	return rpl_op_col(p->pre_ns, p->n_pre, op);
+}
+
 /* The part of @op's gap its thread slept on a disk, as recorded and,
  * after rpl_plan_think(), as it is slept (0: none). */
 static uint32_t rec_slept(const struct rpl_plan *p, const struct rpl_op *op)
@@ -490,7 +496,7 @@ static int cpu_budget(struct rpl_plan *p)
 			if (stopped(op))
 				u[k]->calls++;
 			else if (op->ev.flags & IOT_EV_FASTPATH)
-				u[k]->pre += (double)op->ev.pre_ns;
+				u[k]->pre += (double)rec_pre(p, op);
 		}
 	}
 	/* each thread's factor once, not a look-up per op (1: not cut) */
@@ -658,8 +664,8 @@ int rpl_plan_think(struct rpl_plan *p)
 		/* Logged in-process: the library's own work before the call,
 		 * measured (pre_ns, traces from this version on); else, fast
 		 * path on both sides, its floor. */
-		if (p->o->timing != RPL_TIMING_RAW && !stopped(op) && op->ev.pre_ns)
-			th -= op->ev.pre_ns;
+		if (p->o->timing != RPL_TIMING_RAW && !stopped(op) && rec_pre(p, op))
+			th -= rec_pre(p, op);
 		else if (p->o->timing != RPL_TIMING_RAW && prev && !stopped(prev) &&
 			 !stopped(op) && op->ev.nr >= 0 && op->ev.nr < FAST_NR_MAX &&
 			 floor_nr[op->ev.nr] > 0)

@@ -164,9 +164,15 @@ static void plan_edges(void **state)
 	assert_int_equal(p.n_threads, 3);
 	assert_int_equal(p.n_procs, 2);
 	assert_int_equal(p.n_ps, 1);
-	/* every op knows its place in its thread (dependencies name it) */
-	for (size_t i = 0; i < p.n_ops; i++)
-		assert_int_equal(p.threads[p.ops[i].thread].ops[p.ops[i].pos], i);
+	/* a thread's ops in ascending order (deps.c finds an op's place so),
+	 * and every dependency names an op of its thread */
+	for (size_t t = 0; t < p.n_threads; t++)
+		for (uint32_t k = 1; k < p.threads[t].n_ops; k++)
+			assert_true(p.threads[t].ops[k - 1] < p.threads[t].ops[k]);
+	for (size_t d = 0; d < p.n_deps; d++) {
+		assert_true(p.deps[d].pos < p.threads[p.deps[d].thread].n_ops);
+		assert_int_equal(p.ops[rpl_dep_op(&p, &p.deps[d])].thread, p.deps[d].thread);
+	}
 	/* entry order within threads */
 	for (size_t t = 0; t < p.n_threads; t++)
 		for (uint32_t k = 1; k < p.threads[t].n_ops; k++)
@@ -178,7 +184,7 @@ static void plan_edges(void **state)
 	/* fork -> the child's first op; a new process, its own table */
 	clone_op = op_at(&p, 100, 1060);
 	assert_int_equal(child->spawn_op, (int32_t)clone_op);
-	assert_int_equal(p.ops[clone_op].child, (int32_t)(child - p.threads));
+	assert_int_equal(rpl_op_child(&p.ops[clone_op]), (int32_t)(child - p.threads));
 	assert_int_not_equal(child->proc, parent->proc);
 	assert_int_equal(p.procs[child->proc].parent, (int32_t)parent->proc);
 	assert_int_equal(p.procs[child->proc].share_files, 0);
@@ -187,7 +193,7 @@ static void plan_edges(void **state)
 	assert_int_equal(thr->spawn_op, (int32_t)thr_op);
 	assert_int_equal(thr->proc, parent->proc);
 	/* child exit -> the parent's wait4 */
-	assert_int_equal(p.ops[op_at(&p, 100, 1310)].wait_proc, (int32_t)child->proc);
+	assert_int_equal(rpl_op_wait_proc(&p.ops[op_at(&p, 100, 1310)]), (int32_t)child->proc);
 	/* same open file through fork: the child's append follows the write */
 	assert_true(depends(&p, op_at(&p, 101, 1100), op_at(&p, 100, 1040)));
 	/* pipe write -> read, though the read entered first */

@@ -55,9 +55,22 @@ static void tplan_init(struct tplan *tp, size_t n, const int64_t *gap, const uin
 	for (i = 0; i < n; i++) {
 		tp->p.ops[i].think_ns = gap[i];
 		tp->p.ops[i].ev.flags = flags ? flags[i] : 0;
-		tp->p.ops[i].ev.pid = tp->p.ops[i].ev.tid = 100;
+		tp->p.ops[i].ev.tid = 100;
+		tp->p.ops[i].seq = (uint32_t)i;
 		tp->t.ops[i] = (uint32_t)i;
 	}
+}
+
+/* Give op @i the fast path's work @ns before its call (iot_event.pre_ns:
+ * a column of the plan). */
+static void tplan_pre(struct tplan *tp, size_t i, uint32_t ns)
+{
+	if (!tp->p.pre_ns) {
+		tp->p.pre_ns = calloc(tp->p.n_ops, sizeof(*tp->p.pre_ns));
+		assert_non_null(tp->p.pre_ns);
+		tp->p.n_pre = tp->p.n_ops;
+	}
+	tp->p.pre_ns[i] = ns;
 }
 
 /* Give the process an EXIT record with user time @utime_ns. */
@@ -89,6 +102,7 @@ static int64_t tplan_think_sum(struct tplan *tp, int64_t utime_ns, int64_t stime
 
 static void tplan_free(struct tplan *tp)
 {
+	free(tp->p.pre_ns);
 	free(tp->p.ops);
 	free(tp->t.ops);
 }
@@ -302,7 +316,7 @@ static void test_budget_exact(void **state)
 		}
 		tplan_init(&tp, N, gap, fl);
 		for (i = 0; fast && i < N; i++)
-			tp.p.ops[i].ev.pre_ns = 1000;
+			tplan_pre(&tp, i, 1000);
 		sum = tplan_think_sum(&tp, 1000000, 1000000, &h);
 		want = fast ? 1900000 : 1800000;
 		assert_true(sum > want - 10000 && sum <= want);
@@ -432,7 +446,7 @@ static void test_budget_blocked_call(void **state)
 			/* the library's time before each call (1 ns), not
 			 * the floor of the gaps, comes off them */
 			for (i = 0; fast && i < N; i++)
-				tp.p.ops[i].ev.pre_ns = 1;
+				tplan_pre(&tp, i, 1);
 			check_budget(&tp, nr, dur, 3000000, want[fast][k]);
 			tplan_free(&tp);
 		}
@@ -572,7 +586,6 @@ static void test_budget_per_thread(void **state)
 				op->thread = (uint32_t)k;
 				op->think_ns = k ? 1000000 : 10000000;
 				op->ev.flags = FP;
-				op->ev.pid = 100;
 				op->ev.tid = 100 + k;
 				idx[k][i] = (uint32_t)(k * N + i);
 			}
@@ -612,7 +625,7 @@ static void test_pre_ns(void **state)
 	(void)state;
 	tplan_init(&tp, 5, gap, fl);
 	for (i = 0; i < 5; i++)
-		tp.p.ops[i].ev.pre_ns = pre[i];
+		tplan_pre(&tp, i, pre[i]);
 	assert_int_equal(rpl_plan_think(&tp.p), 0);
 	assert_int_equal(tp.p.ops[1].think_ns, 2000);
 	assert_int_equal(tp.p.ops[2].think_ns, 1000);
@@ -624,7 +637,7 @@ static void test_pre_ns(void **state)
 	tplan_init(&tp, 5, gap, fl);
 	tp.o.timing = RPL_TIMING_RAW;
 	for (i = 0; i < 5; i++)
-		tp.p.ops[i].ev.pre_ns = pre[i];
+		tplan_pre(&tp, i, pre[i]);
 	assert_int_equal(rpl_plan_think(&tp.p), 0);
 	assert_int_equal(tp.p.ops[1].think_ns, 5000);
 	tplan_free(&tp);
