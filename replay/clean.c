@@ -155,23 +155,21 @@ int rpl_plan_clean_paths(struct rpl_plan *p)
 	p->n_ps = k;
 	for (i = 0; i < p->n_ops; i++) {
 		struct rpl_ev *ev = &p->ops[i].ev;
-		/* the op keeps no lengths (struct rpl_ev): its paths end in NUL */
-		size_t len = ev->path ? strlen(ev->path) : 0;
-		size_t len2 = ev->path2 ? strlen(ev->path2) : 0;
 
-		/* the arena copies are the plan's own: cleaned in place */
-		if (rpl_path_has_dots(ev->path, (uint32_t)len))
-			len = clean((char *)ev->path, len, &links, lookup_only(ev->nr));
-		if (rpl_path_has_dots(ev->path2, (uint32_t)len2) && !is_link_op(ev->nr))
-			len2 = clean((char *)ev->path2, len2, &links, 0);
+		/* the arena copies are the plan's own: cleaned in place (the
+		 * op keeps no lengths: its paths end in NUL) */
+		if (rpl_cpath_has_dots(ev->path))
+			clean((char *)ev->path, strlen(ev->path), &links, lookup_only(ev->nr));
+		if (rpl_cpath_has_dots(ev->path2) && !is_link_op(ev->nr))
+			clean((char *)ev->path2, strlen(ev->path2), &links, 0);
 		if (ev->ret < 0 || !ev->path)
 			continue;
 		/* names that are symlinks from here on */
 		if (is_link_op(ev->nr) ||
 		    (iot_syscall_arg(iot_syscall_by_nr(ev->nr), IOT_ARG_PATH2) >= 0 &&
-		     ev->path2 && rpl_map_get(&links, link_key(ev->path, len), &v))) {
+		     ev->path2 && rpl_map_get(&links, link_key(ev->path, strlen(ev->path)), &v))) {
 			const char *s = is_link_op(ev->nr) ? ev->path : ev->path2;
-			size_t n = is_link_op(ev->nr) ? len : len2;
+			size_t n = strlen(s);
 
 			while (n > 1 && s[n - 1] == '/')
 				n--;

@@ -79,25 +79,12 @@ struct lookers {
  * follows op @on. */
 static int add_dep(struct rpl_plan *p, struct rpl_op *op, uint32_t on)
 {
-	const struct rpl_thread *t = &p->threads[p->ops[on].thread];
-	struct rpl_dep dep = { .thread = p->ops[on].thread };
-	uint32_t lo = 0, hi = t->n_ops;
+	/* its position in its thread: the plan's word for it while the
+	 * threads are planned (the op keeps none) */
+	struct rpl_dep dep = { .thread = p->ops[on].thread,
+			       .pos = rpl_op_col(p->word, p->n_word, &p->ops[on]) };
 	uint16_t d;
 	int err = 0;
-
-	/* its position in its thread: t->ops holds ascending op indices (the
-	 * op keeps no position: 4 bytes an event) */
-	while (lo < hi) {
-		uint32_t mid = lo + (hi - lo) / 2;
-
-		if (t->ops[mid] < on)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
-	if (lo == t->n_ops || t->ops[lo] != on)
-		goto out;	/* not in its thread yet: no order to keep */
-	dep.pos = lo;
 
 	if (dep.thread == op->thread || op->ndeps >= RPL_DEPS_MAX)
 		goto out;

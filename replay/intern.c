@@ -28,6 +28,14 @@ int rpl_path_has_dots(const char *s, uint32_t n)
 	return 0;
 }
 
+int rpl_cpath_has_dots(const char *s)
+{
+	for (; s && *s; s++)
+		if (s[0] == '/' && (s[1] == '.' || s[1] == '/'))
+			return 1;
+	return 0;
+}
+
 static int intern_grow(struct rpl_intern *t)
 {
 	size_t cap = t->cap ? t->cap * 2 : 4096, i, j;

@@ -154,7 +154,7 @@ void rpl_plan_free(struct rpl_plan *p)
 	free(p->cpu_ns);
 	free(p->slept_ns);
 	free(p->pre_ns);
-	free(p->pid_of);
+	free(p->word);
 	free(p->data);
 	free(p->late);
 	if (p->rd)

@@ -7,7 +7,7 @@
  *
  * The arrays are sized from the index's counts up front (an array that
  * doubles past its size wastes a quarter of the plan, on average), and
- * the sort moves each 192-byte op once (a merge sort's copies were more
+ * the sort moves each op (160 bytes) once (a merge sort's copies were more
  * than a tenth of the plan's time).
  */
 #include <errno.h>
@@ -148,8 +148,9 @@ int rpl_plan_read(struct rpl_plan *p)
 			if (it.u.ev.cpu_ns &&
 			    (err = keep_col(p, &p->cpu_ns, &p->n_cpu, op->seq, it.u.ev.cpu_ns)))
 				goto out;
-			/* the pid, until the threads are known (plan_threads.c) */
-			if ((err = keep_col(p, &p->pid_of, &p->n_pid, op->seq,
+			/* the pid, until the threads are known (the plan's word
+			 * for the op: plan_threads.c) */
+			if ((err = keep_col(p, &p->word, &p->n_word, op->seq,
 					    (uint32_t)it.u.ev.pid)))
 				goto out;
 			if (it.u.ev.pre_ns &&
@@ -219,7 +220,7 @@ static int cmp_op_enter(const void *a, const void *b)
 }
 
 /* An op and when its effect counted, side by side: sorting these, not
- * indices that each comparison follows into a 192-byte op, keeps the sort
+ * indices that each comparison follows into a 160-byte op, keeps the sort
  * in the cache (it was an eighth of the plan's time). */
 struct ord {
 	int64_t t;
@@ -237,7 +238,7 @@ static int cmp_ord(const void *a, const void *b)
 
 /* Sort the ops by entry time (file order among equal times): the times
  * and indices sorted side by side, then each op moved once, cycle by
- * cycle, to its place, not through a merge sort's copies of 192-byte ops
+ * cycle, to its place, not through a merge sort's copies of 160-byte ops
  * (more than a tenth of the plan's time). */
 static int sort_ops(struct rpl_plan *p)
 {
@@ -289,7 +290,8 @@ int rpl_plan_sort_ops(struct rpl_plan *p)
 	/* qsort's pointer must not be NULL, even for no elements; a trace
 	 * whose events are in entry order already (one recording thread, a
 	 * single process) is not sorted again: moving 1 M ops of 192 bytes
-	 * through a merge sort was a tenth of the plan's time. */
+	 * (their size then) through a merge sort was a tenth of the plan's
+	 * time. */
 	if (!p->n_ops || ops_sorted(p))
 		return 0;
 	return sort_ops(p);

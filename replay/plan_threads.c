@@ -70,7 +70,7 @@ static int thread_of(struct rpl_plan *p, struct rpl_planner *pl, uint32_t i)
 {
 	struct rpl_op *op = &p->ops[i];
 	/* the op keeps no pid: the read kept it aside until now */
-	int32_t pid = (int32_t)rpl_op_col(p->pid_of, p->n_pid, op);
+	int32_t pid = (int32_t)rpl_op_col(p->word, p->n_word, op);
 	struct rpl_thread *t;
 	uint32_t ti, spawn, pi;
 	int32_t proc = -1;
@@ -200,6 +200,9 @@ int rpl_plan_threads(struct rpl_plan *p, struct rpl_deps *deps)
 		}
 		op->thread = (uint32_t)ti;
 		t = &p->threads[ti];
+		/* the pid's word is its position in its thread from here on */
+		if (op->seq < p->n_word)
+			p->word[op->seq] = (uint32_t)t->n_ops;
 		if (t->n_ops)
 			prev_end = rpl_op_end(&p->ops[t->ops[t->n_ops - 1]]);
 		else if (t->spawn_op >= 0)
@@ -270,9 +273,9 @@ nomem:
 	err = -ENOMEM;
 out:
 	/* the threads have the pids now */
-	free(p->pid_of);
-	p->pid_of = NULL;
-	p->n_pid = 0;
+	free(p->word);
+	p->word = NULL;
+	p->n_word = 0;
 	rpl_map_free(&pl.tid2thread);
 	rpl_map_free(&pl.pid2proc);
 	rpl_map_free(&pl.spawn);

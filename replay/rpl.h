@@ -203,6 +203,8 @@ void rpl_intern_free(struct rpl_intern *t);
 /*! rpl_path_has_dots() : @return : 1 if @s (@n bytes; NULL: none) has
  *  "/." or "//" in it: a path rpl_plan_clean_paths() may rewrite. */
 int rpl_path_has_dots(const char *s, uint32_t n);
+/* ... of NUL-terminated @s, in one pass (an op's paths) */
+int rpl_cpath_has_dots(const char *s);
 
 /* ---- the plan ---- */
 
@@ -441,9 +443,12 @@ struct rpl_plan {
 					 * path's work before the call), n_pre of them;
 					 * NULL: none in the trace (think.c) */
 	size_t n_pre;
-	uint32_t *pid_of;		/* per op, by seq: its pid, until the threads
-					 * are planned (plan_threads.c), n_pid long */
-	size_t n_pid;
+	/* per op, by seq, while planning: its pid until its thread is known,
+	 * then its position in that thread (which a dependency on it names:
+	 * deps.c); n_word long, freed once the threads are planned (the op
+	 * keeps neither: 8 bytes an event) */
+	uint32_t *word;
+	size_t n_word;
 	/* per op, by seq: the bytes its write wrote, as `record --data`
 	 * kept them (iot_event.data, ev.ret of them), in the arena, n_data
 	 * of them; NULL: none in the trace (plan_read.c) */

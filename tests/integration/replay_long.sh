@@ -7,9 +7,11 @@
 # in both replays (the profiles' calls, times left out), and the first
 # repetition's subtree must end up the same (types, modes, sizes, link
 # targets).  And the plan's memory per event: the long replay's peak
-# resident memory may exceed the short one's by at most 256 bytes per
-# event more (the plan still holds every event; a streaming one would
-# hold this flat).
+# resident memory may exceed the short one's by at most 232 bytes per
+# event more (the plan still holds every event, 160 bytes each, and
+# counts how late calls were as they run; 245-248 bytes with ops of 192
+# and a late time per op sorted at the end; a streaming plan would hold
+# this flat).
 set -u
 . "$SRCDIR/tests/integration/lib.sh"
 need_iotape_cmd replay
@@ -34,7 +36,7 @@ echo "peak RSS: $rss1 KiB for $n1 events, $rss3 KiB for $n3: $per_ev bytes per e
 # sanitizers' shadow memory and quarantine are no measure of the plan's
 case ${BUILD:-build} in
 *san*) ;;
-*) [ "$per_ev" -le 256 ] || fail "the plan took $per_ev bytes per event more (256 at most)" ;;
+*) [ "$per_ev" -le 232 ] || fail "the plan took $per_ev bytes per event more (232 at most)" ;;
 esac
 # calls per thread, in order, without times
 calls() {
