@@ -783,6 +783,44 @@ static void socketpair_both_ways(void **state)
 	replay_clean(&o, "root-sockpair", RPL_TIMING_AFAP);
 }
 
+/* A tid seen again in another process, its first thread's end not
+ * recorded (a pid reused, or a lost exit): a thread of its own, of that
+ * process (the op keeps no pid of its own: its thread's is the pid the
+ * profile writes). */
+static const struct evspec tidevs[] = {
+	{ 1000, 1010, 200, 201, SYS_openat, 3, 4, { AT_FDCWD, 0, O_WRONLY | O_CREAT, 0644 }, "/w/a", NULL },
+	{ 1020, 1030, 200, 201, SYS_close, 0, 1, { 3 }, "/w/a", NULL },
+	{ 1040, 1050, 300, 201, SYS_openat, 3, 4, { AT_FDCWD, 0, O_WRONLY | O_CREAT, 0644 }, "/w/b", NULL },
+	{ 1060, 1070, 300, 201, SYS_close, 0, 1, { 3 }, "/w/b", NULL },
+	{ 1080, 1090, 200, 201, SYS_newfstatat, 0, 4, { AT_FDCWD, 0, 0, 0 }, "/w/a", NULL },
+};
+#define N_TIDEVS (sizeof(tidevs) / sizeof(tidevs[0]))
+
+static void tid_in_two_processes(void **state)
+{
+	struct rpl_opts o = { .trace = trace, .cmd = "test", .quiet = 1 };
+	struct rpl_plan p;
+	size_t i;
+
+	(void)state;
+	write_events(tidevs, N_TIDEVS);
+	assert_int_equal(rpl_plan_build(&p, &o), 0);
+	assert_int_equal(p.n_ops, N_TIDEVS);
+	/* 200's, 300's, and 200's again (201 was 300's last) */
+	assert_int_equal(p.n_threads, 3);
+	for (i = 0; i < N_TIDEVS; i++) {
+		uint32_t k = op_at(&p, 201, tidevs[i].t0);
+
+		assert_int_equal(p.threads[p.ops[k].thread].pid, tidevs[i].pid);
+		assert_int_equal(p.threads[p.ops[k].thread].tid, 201);
+	}
+	assert_int_equal(p.ops[op_at(&p, 201, 1000)].thread, p.ops[op_at(&p, 201, 1020)].thread);
+	assert_int_equal(p.ops[op_at(&p, 201, 1040)].thread, p.ops[op_at(&p, 201, 1060)].thread);
+	assert_int_not_equal(p.ops[op_at(&p, 201, 1000)].thread,
+			     p.ops[op_at(&p, 201, 1040)].thread);
+	rpl_plan_free(&p);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -797,6 +835,7 @@ int main(void)
 		cmocka_unit_test(calls_returned_late),
 		cmocka_unit_test(pipe_room),
 		cmocka_unit_test(socketpair_both_ways),
+		cmocka_unit_test(tid_in_two_processes),
 	};
 
 	return cmocka_run_group_tests(tests, setup, teardown);
