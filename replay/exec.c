@@ -302,6 +302,17 @@ static void stop_thread(struct rpl_plan *p, struct rpl_thread *t, uint32_t i)
  * calls follow each other with no think time at all can only be as fast
  * as the replayer).  A wait for another thread (a dependency) clears it:
  * the workload waited there too.
+ *
+ * Think time spun as CPU (spin.c) is the program's computing, and time
+ * the thread is kept off the CPU is not its replayer's work: the spin
+ * adds its own to the schedule, and so is the time off the CPU between
+ * the previous call's end and the spin (the wall time there less the
+ * thread's CPU time), most of it right after a call that woke another
+ * replayed thread, which took the CPU (the workers of a compileall were
+ * given 62-83 % of their planned think time without it).  The thread's
+ * CPU clock is a syscall: it is read at a call's end only when the next
+ * op's think time may be spun, never under --timing afap or --think
+ * sleep.
  */
 static void *thread_main(void *arg)
 {
@@ -311,6 +322,9 @@ static void *thread_main(void *arg)
 	int timed = p->o->timing != RPL_TIMING_AFAP, woken = 0;
 	struct rpl_sched sched = { 0 };
 	int64_t prev_end;
+	/* the thread's CPU clock and the wall clock at the last call's end,
+	 * if the next think time may be spun; else mark_cpu < 0 */
+	int64_t mark_cpu = -1, mark_wall = 0;
 	uint32_t i;
 
 	atomic_fetch_sub(&p->handovers, 1);
@@ -346,6 +360,11 @@ static void *thread_main(void *arg)
 				t->dep_waits++;
 				t->dep_wait_ns += w > prev_end ? w - prev_end : 0;
 				prev_end = w;
+				/* asleep in the wait: that is not preemption */
+				if (mark_cpu >= 0) {
+					mark_cpu = iot_thread_cpu_ns();
+					mark_wall = iot_now_ns();
+				}
 			}
 		}
 		/* the think time, then the gap's sleep on a disk, if any,
@@ -358,14 +377,25 @@ static void *thread_main(void *arg)
 		 * starts. */
 		now = prev_end;
 		if (timed && start > prev_end) {
+			int64_t cpu = -1, off = 0;
+
 			now = iot_now_ns();
-			if (rpl_spin_wanted(p, start - sl - now)) {
+			if (mark_cpu >= 0) {
+				cpu = iot_thread_cpu_ns();
+				if (cpu >= 0)
+					off = rpl_sched_offcpu(mark_wall, mark_cpu, now, cpu);
+			}
+			if (rpl_spin_wanted(p, start - sl - now + off)) {
 				int64_t t0 = now;
 
 				/* computing: what other work kept it off the
-				 * CPU is the workload's time, not a lag */
+				 * CPU since the call's end and in the spin is
+				 * the workload's time, not a lag */
+				ideal += off;
+				start += off;
+				t->offcpu_ns += off;
 				t->spun_ns += start - sl - now;
-				if (rpl_spin_cpu(p, start - sl - now))
+				if (rpl_spin_cpu(p, start - sl - now, cpu))
 					break;
 				now = iot_now_ns();
 				t->spin_wall_ns += now - t0;
@@ -475,6 +505,12 @@ static void *thread_main(void *arg)
 		prev_end = op->r_exit;
 		if (left_to_order(op))
 			woken = 1;
+		mark_cpu = -1;
+		if (timed && i + 1 < t->n_ops &&
+		    rpl_spin_wanted(p, think(p, &p->ops[t->ops[i + 1]]))) {
+			mark_cpu = iot_thread_cpu_ns();
+			mark_wall = iot_now_ns();
+		}
 	}
 	if (i < t->n_ops)
 		stop_thread(p, t, i);

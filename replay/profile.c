@@ -135,6 +135,7 @@ void rpl_tally(struct rpl_plan *p, struct rpl_result *res)
 		res->unhidden_ns += p->threads[i].lag_ns;
 		res->spun_ns += p->threads[i].spun_ns;
 		res->spin_wall_ns += p->threads[i].spin_wall_ns;
+		res->spin_offcpu_ns += p->threads[i].offcpu_ns;
 		res->think_wait_ns += p->threads[i].think_wait_ns;
 		res->dep_waits += p->threads[i].dep_waits;
 		res->dep_wait_ns += p->threads[i].dep_wait_ns;

@@ -315,7 +315,7 @@ static void print_aio(FILE *f, const struct rpl_result *r)
 
 void rpl_print_summary(FILE *f, const struct rpl_opts *o, const struct rpl_result *r)
 {
-	char a[32], b[32], c[32], d[32], e[32];
+	char a[32], b[32], c[32], d[32], e[32], g[32];
 
 	fprintf(f, "replay: %s -> %s\n", o->trace, o->root);
 	if (!o->no_prepare)
@@ -355,12 +355,14 @@ void rpl_print_summary(FILE *f, const struct rpl_opts *o, const struct rpl_resul
 			(unsigned long long)r->waits_left);
 	if (o->timing != RPL_TIMING_AFAP)
 		fprintf(f, "  think        %s planned (%s cut to the threads' CPU time), "
-			"%s spun as CPU in %s (%llu yields to process starts and "
-			"wakes), %s waited for by the clock\n",
+			"%s spun as CPU in %s (%s of it given back for time off the "
+			"CPU between a call's end and its spin; %llu yields to process "
+			"starts and wakes), %s waited for by the clock\n",
 			iot_fmt_ns(a, sizeof(a), (double)r->think_ns),
 			iot_fmt_ns(b, sizeof(b), (double)r->think_cut_ns),
 			iot_fmt_ns(c, sizeof(c), (double)r->spun_ns),
 			iot_fmt_ns(d, sizeof(d), (double)r->spin_wall_ns),
+			iot_fmt_ns(g, sizeof(g), (double)r->spin_offcpu_ns),
 			(unsigned long long)r->spin_yields,
 			iot_fmt_ns(e, sizeof(e), (double)r->think_wait_ns));
 	if (r->gap_sleeps)

@@ -150,6 +150,7 @@ struct rpl_result {
 	 * took), waited for by the clock; yields of spinning threads to the
 	 * replay's process starts and wakes (spin.c) */
 	int64_t think_ns, think_cut_ns, spun_ns, spin_wall_ns, think_wait_ns;
+	int64_t spin_offcpu_ns;		/* of spun_ns: off the CPU from a call's end to its spin */
 	uint64_t spin_yields;
 	/* ops that waited for other threads' ops (resource order), and
 	 * how long, from the end of their thread's previous call */

@@ -350,6 +350,7 @@ struct rpl_thread {
 	/* its think time: spent as CPU time (asked for, and the wall time
 	 * that took), and waited for by the clock */
 	int64_t spun_ns, spin_wall_ns, think_wait_ns;
+	int64_t offcpu_ns;		/* off the CPU from a call's end to a spin */
 	int64_t dep_wait_ns;		/* waiting for other threads' ops */
 	uint32_t dep_waits;
 	/* ops run (or given up at a stop): the first n_done of @ops.  A
@@ -653,6 +654,20 @@ static inline void rpl_sched_ran(struct rpl_sched *s, int64_t ideal, int64_t sta
 		s->lag = 0;
 }
 
+/*
+ * How long a thread was kept off the CPU from @wall0 to @wall1 (the wall
+ * clock), its CPU clock reading @cpu0 and @cpu1 there: the wall time its
+ * CPU clock did not advance.  From a call's end to the spin of the next
+ * think time this is the workload's time, as the spin's own (exec.c):
+ * a program preempted there computes later.
+ */
+static inline int64_t rpl_sched_offcpu(int64_t wall0, int64_t cpu0, int64_t wall1, int64_t cpu1)
+{
+	int64_t off = (wall1 - wall0) - (cpu1 - cpu0);
+
+	return off > 0 ? off : 0;
+}
+
 /* A handler replays one op: @return : the result (>= 0 or -errno), or
  * RPL_SKIPPED after setting op->skip. */
 #define RPL_SKIPPED INT64_MIN
@@ -808,13 +823,14 @@ int64_t rpl_start_process(struct rpl_plan *p);
 /*! rpl_spin_wanted() : a think time of @ns is spent as CPU time (spin.c:
  *  --think cpu, a timing that budgets think time by CPU time, longer than
  *  the wall-clock spin that ends every wait anyway).
- *  rpl_spin_cpu() : run until this thread has used @ns more CPU time,
+ *  rpl_spin_cpu() : run until this thread has used @ns more CPU time
+ *  than @cpu0, its CPU clock read by the caller (or < 0: read here),
  *  yielding the CPU while @p has a hand-over pending (plan.handovers,
  *  plan.wake_seq moved).  @return : 0, or 1 if the replay was asked to
  *  stop. */
 #define RPL_SPIN_MIN_NS 50000
 int rpl_spin_wanted(const struct rpl_plan *p, int64_t ns);
-int rpl_spin_cpu(struct rpl_plan *p, int64_t ns);
+int rpl_spin_cpu(struct rpl_plan *p, int64_t ns, int64_t cpu0);
 /*! rpl_woke() : a sleeping thread of the replay was woken: spinning
  *  threads yield once to it. */
 static inline void rpl_woke(struct rpl_plan *p)

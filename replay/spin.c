@@ -11,7 +11,11 @@
  * native time).  So the replaying thread spends it as CPU: it runs until
  * its own CPU clock (CLOCK_THREAD_CPUTIME_ID) has advanced by the think
  * time.  A thread that other work keeps off the CPU is not credited for
- * that time, as the program was not, and its call starts later.
+ * that time, as the program was not, and its call starts later.  Nor is
+ * it for the time it was kept off the CPU between the previous call's
+ * end and the spin (exec.c adds it to the think time it asks for): right
+ * after a write that wakes another replayed thread, which takes the CPU,
+ * the program too would have computed later.
  *
  * The loop reads the monotonic clock (vDSO, no syscall) for a slice,
  * then the thread's CPU clock (a syscall) to see how much it got; it
@@ -56,9 +60,9 @@ static int handover(struct rpl_plan *p, uint32_t *seen)
 	return atomic_load_explicit(&p->handovers, memory_order_relaxed) > 0;
 }
 
-int rpl_spin_cpu(struct rpl_plan *p, int64_t ns)
+int rpl_spin_cpu(struct rpl_plan *p, int64_t ns, int64_t cpu0)
 {
-	int64_t c0 = iot_thread_cpu_ns(), left = ns, used, slice;
+	int64_t c0 = cpu0 >= 0 ? cpu0 : iot_thread_cpu_ns(), left = ns, used, slice;
 	uint32_t seen = atomic_load_explicit(&p->wake_seq, memory_order_relaxed);
 
 	if (c0 < 0)

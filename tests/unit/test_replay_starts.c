@@ -144,17 +144,17 @@ static void spin_yields(void **state)
 	pthread_t th;
 
 	memset(&p, 0, sizeof(p));
-	assert_int_equal(rpl_spin_cpu(&p, 3000000), 0);
+	assert_int_equal(rpl_spin_cpu(&p, 3000000, -1), 0);
 	assert_int_equal(atomic_load(&p.spin_yields), 0);
 
 	atomic_store(&p.handovers, 1);
-	assert_int_equal(rpl_spin_cpu(&p, 3000000), 0);
+	assert_int_equal(rpl_spin_cpu(&p, 3000000, -1), 0);
 	assert_true(atomic_load(&p.spin_yields) > 0);
 
 	atomic_store(&p.handovers, 0);
 	atomic_store(&p.spin_yields, 0);
 	assert_int_equal(pthread_create(&th, NULL, wake_loop, &w), 0);
-	assert_int_equal(rpl_spin_cpu(&p, 30000000), 0);
+	assert_int_equal(rpl_spin_cpu(&p, 30000000, -1), 0);
 	atomic_store(&w.done, 1);
 	pthread_join(th, NULL);
 	assert_true(atomic_load(&p.spin_yields) > 0);

@@ -784,6 +784,75 @@ static void test_sched_slow_calls_count(void **state)
 	assert_int_equal(m.s.lag, 0);
 }
 
+/*
+ * Think time spun as CPU (exec.c, spin.c), on a simulated wall clock @t
+ * and thread CPU clock @c: after each call the thread is kept off the CPU
+ * for @off (another thread its call woke took the CPU), then does @work
+ * of its own before the spin.  The program computed its think time on
+ * the CPU, preempted or not: the spin is given back the time off the CPU
+ * and runs think - work, the replayer's own work hidden in the think time
+ * as before.  @return : the CPU time spun.
+ */
+struct simc {
+	struct rpl_sched s;
+	int64_t t, c, prev_end, mark_t, mark_c;
+};
+
+static int64_t simc_op(struct simc *m, int64_t think, int64_t off, int64_t work, int64_t dur)
+{
+	int64_t ideal = m->prev_end + think, start = rpl_sched_start(&m->s, ideal);
+	int64_t give = 0, spun = 0;
+
+	m->t += off;
+	m->t += work;
+	m->c += work;
+	if (start > m->prev_end) {
+		give = rpl_sched_offcpu(m->mark_t, m->mark_c, m->t, m->c);
+		ideal += give;
+		start += give;
+		if (start > m->t) {
+			spun = start - m->t;
+			m->t += spun;
+			m->c += spun;
+		}
+	}
+	rpl_sched_ran(&m->s, ideal, m->t);
+	m->t += dur;
+	m->c += dur;
+	m->prev_end = m->mark_t = m->t;
+	m->mark_c = m->c;
+	return spun;
+}
+
+static void test_sched_offcpu_given_back(void **state)
+{
+	struct simc m = { { 0 }, 0, 0, 0, 0, 0 };
+	int i;
+
+	(void)state;
+	for (i = 0; i < 100; i++) {
+		int64_t ideal = m.prev_end + 100000 + (i % 2 ? 30000 : 0);
+
+		/* every other call is followed by 30000 off the CPU */
+		assert_int_equal(simc_op(&m, 100000, i % 2 ? 30000 : 0, 2000, 500), 100000 - 2000);
+		assert_int_equal(m.prev_end, ideal + 500);
+		assert_int_equal(m.s.lag, 0);
+	}
+	/* no think time left to spin after the work: nothing given back
+	 * beyond the time off the CPU, and the work is a lag as before */
+	simc_op(&m, 1000, 0, 3000, 500);
+	assert_int_equal(m.s.lag, 2000);
+}
+
+static void test_sched_offcpu_clock(void **state)
+{
+	(void)state;
+	assert_int_equal(rpl_sched_offcpu(1000, 50, 5000, 1050), 3000);
+	assert_int_equal(rpl_sched_offcpu(1000, 50, 5000, 4050), 0);
+	/* the CPU clock ahead of the wall clock (their granularities) */
+	assert_int_equal(rpl_sched_offcpu(1000, 50, 5000, 4100), 0);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -807,6 +876,8 @@ int main(void)
 		cmocka_unit_test(test_sched_hides_overhead),
 		cmocka_unit_test(test_sched_repays_burst),
 		cmocka_unit_test(test_sched_slow_calls_count),
+		cmocka_unit_test(test_sched_offcpu_given_back),
+		cmocka_unit_test(test_sched_offcpu_clock),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
