@@ -307,12 +307,13 @@ static void stop_thread(struct rpl_plan *p, struct rpl_thread *t, uint32_t i)
  * the thread is kept off the CPU is not its replayer's work: the spin
  * adds its own to the schedule, and so is the time off the CPU between
  * the previous call's end and the spin (the wall time there less the
- * thread's CPU time), most of it right after a call that woke another
- * replayed thread, which took the CPU (the workers of a compileall were
- * given 62-83 % of their planned think time without it).  The thread's
- * CPU clock is a syscall: it is read at a call's end only when the next
- * op's think time may be spun, never under --timing afap or --think
- * sleep.
+ * thread's CPU time): after a call that woke another replayed thread,
+ * that thread may take the CPU at once, and the program, preempted
+ * there, would have computed later too.  The
+ * thread's CPU clock is a syscall: it is read at a call's end (before
+ * the wake) only when the next op's think time may be spun, never under
+ * --timing afap or --think sleep, and again at the spin, where the spin
+ * takes it as its start.
  */
 static void *thread_main(void *arg)
 {
@@ -322,8 +323,8 @@ static void *thread_main(void *arg)
 	int timed = p->o->timing != RPL_TIMING_AFAP, woken = 0;
 	struct rpl_sched sched = { 0 };
 	int64_t prev_end;
-	/* the thread's CPU clock and the wall clock at the last call's end,
-	 * if the next think time may be spun; else mark_cpu < 0 */
+	/* the thread's CPU clock at the last call's end, and that end, if
+	 * the next think time may be spun; else mark_cpu < 0 */
 	int64_t mark_cpu = -1, mark_wall = 0;
 	uint32_t i;
 
@@ -482,6 +483,14 @@ static void *thread_main(void *arg)
 			if (r < 0 && r != op->ev.ret && rpl_fault_of(op, r) >= 0)
 				rpl_fault_seen(&c, op, r);
 		}
+		/* the CPU clock at the call's end, before the wake of the
+		 * threads waiting for it (below), which may take the CPU */
+		mark_cpu = -1;
+		if (timed && i + 1 < t->n_ops &&
+		    rpl_spin_wanted(p, think(p, &p->ops[t->ops[i + 1]]))) {
+			mark_cpu = iot_thread_cpu_ns();
+			mark_wall = op->r_exit;
+		}
 		if (timed) {
 			rpl_sched_ran(&sched, ideal, op->r_enter);
 			if (!op->skip && op->r_enter > ideal)
@@ -505,12 +514,6 @@ static void *thread_main(void *arg)
 		prev_end = op->r_exit;
 		if (left_to_order(op))
 			woken = 1;
-		mark_cpu = -1;
-		if (timed && i + 1 < t->n_ops &&
-		    rpl_spin_wanted(p, think(p, &p->ops[t->ops[i + 1]]))) {
-			mark_cpu = iot_thread_cpu_ns();
-			mark_wall = iot_now_ns();
-		}
 	}
 	if (i < t->n_ops)
 		stop_thread(p, t, i);
