@@ -304,16 +304,15 @@ static void stop_thread(struct rpl_plan *p, struct rpl_thread *t, uint32_t i)
  * the workload waited there too.
  *
  * Think time spun as CPU (spin.c) is the program's computing, and time
- * the thread is kept off the CPU is not its replayer's work: the spin
- * adds its own to the schedule, and so is the time off the CPU between
- * the previous call's end and the spin (the wall time there less the
- * thread's CPU time): after a call that woke another replayed thread,
- * that thread may take the CPU at once, and the program, preempted
- * there, would have computed later too.  The
- * thread's CPU clock is a syscall: it is read at a call's end (before
- * the wake) only when the next op's think time may be spun, never under
- * --timing afap or --think sleep, and again at the spin, where the spin
- * takes it as its start.
+ * the thread is kept off the CPU is not its replayer's work: the time
+ * off the CPU in the spin is added to the schedule, and so is the time
+ * off the CPU between the previous call's end and the spin (the wall
+ * time there less the thread's CPU time): after a call that woke another
+ * replayed thread, that thread may take the CPU at once, and the program,
+ * preempted there, would have computed later too.  The thread's CPU
+ * clock is a syscall: it is read at a call's end (before the wake) only
+ * when the next op's think time may be spun, never under --timing afap
+ * or --think sleep, and again at the spin, which takes it as its start.
  */
 static void *thread_main(void *arg)
 {
