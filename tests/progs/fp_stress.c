@@ -70,6 +70,44 @@ static void unmap_rings(void)
 		fclose(m);
 }
 
+/* the text of /proc/PID/NAME (a PID of ours) in @buf, "" if unread */
+static void proc_text(pid_t pid, const char *name, char *buf, size_t size)
+{
+	char path[64];
+	ssize_t n = -1;
+	int f;
+
+	snprintf(path, sizeof(path), "/proc/%d/%s", (int)pid, name);
+	f = open(path, O_RDONLY | O_CLOEXEC);
+	if (f >= 0) {
+		n = read(f, buf, size - 1);
+		close(f);
+	}
+	buf[n > 0 ? n : 0] = 0;
+}
+
+/*
+ * Whether @pid is asleep inside its read(): /proc/PID/syscall gives the
+ * number of the call a task blocks in ("running", or -1, out of one), and
+ * the state after the comm in /proc/PID/stat is S while it sleeps in it
+ * (t while a tracer holds it at a stop before the call); where the first
+ * cannot be read, the state alone.  A child killed before it got there
+ * made no read, and its trace rightly holds none: a fixed pause before
+ * the kill assumed the child would be in its read by then, which a
+ * loaded machine need not give.
+ */
+static int in_read(pid_t pid)
+{
+	char nr[128], st[512], *end;
+
+	proc_text(pid, "syscall", nr, sizeof(nr));
+	if (nr[0] && (strtol(nr, &end, 10) != SYS_read || end == nr || *end != ' '))
+		return 0;
+	proc_text(pid, "stat", st, sizeof(st));
+	end = strrchr(st, ')');
+	return end && end[1] == ' ' && end[2] == 'S';
+}
+
 static int run(const char *file, int depth)
 {
 	pthread_t th[N_THREADS];
@@ -139,7 +177,10 @@ static int run(const char *file, int depth)
 				_exit(1);
 			_exit(0);
 		}
-		usleep(100000);
+		/* up to 30 s for it to block there, then killed wherever it is
+		 * (the test then says its read is missing) */
+		for (i = 0; i < 30000 && !in_read(killed); i++)
+			usleep(1000);
 		kill(killed, SIGKILL);
 		waitpid(killed, &status, 0);
 		close(hang[0]);
