@@ -156,7 +156,7 @@ int rec_header_fill(struct iot_header *h, const struct rec_opts *o,
 		h->extra = kv;
 		h->n_extra = 4;
 		/* CPU times to the nanosecond, and what a stop adds to them:
-		 * the replay bounds think time by them (replay/think.c) */
+		 * the replay bounds think time by them (replay/budget.c) */
 		if (rec_stop_cpu() >= 0 || bpf_exit) {
 			/* the BPF and mixed backends' are exact too (the
 			 * scheduler's run time at exit) and hold no stop: their

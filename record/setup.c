@@ -296,7 +296,7 @@ out:
  * untraced start and the stops of its calls: the exec's event stop, the
  * tracer's hold on a new process, caches and TLB it finds used.  A script
  * of short processes pays it once each (configure: 432 of them), and
- * the replay's budget takes it off each program (replay/think.c).
+ * the replay's budget takes it off each program (replay/budget.c).
  * Measured on the smallest program at hand, PROC_ROUNDS starts untraced
  * and traced (with the fast path's library preloaded, if on) in turn;
  * medians of their CPU time (the exit's rusage: the scheduler's run time,
@@ -468,7 +468,7 @@ static int read_ticks(pid_t pid, pid_t tid, int64_t *utime, int64_t *stime)
  * (time on a CPU, user and system).  /proc/PID/stat counts in clock ticks
  * (10 ms), and most processes of a script or a build end within one:
  * 638 of the 660 of a configure script showed none at all, and the
- * replay's bound on think time (replay/think.c) is this time.
+ * replay's bound on think time (replay/budget.c) is this time.
  */
 static int read_schedstat(pid_t pid, pid_t tid, int64_t *ns)
 {

@@ -4,7 +4,7 @@
  * epoll_pwait, epoll_pwait2: the WAIT rows of format/syscalls.def).
  *
  * Before they were recorded, the time a process slept was in the gap
- * between two recorded calls, where think.c's CPU budget cut it away
+ * between two recorded calls, where budget.c's CPU budget cut it away
  * (sh -c 'sleep 0.3; true': 0.313 s recorded, 0.012 s replayed).  Now:
  *
  * - a call that ended by its timeout (a sleep that returned 0, a poll,
@@ -25,7 +25,7 @@
  * --timing afap sleeps none, --timing scale scales them as think times.
  * The summary says how many slept, for how long in all, how many were
  * left to the ordering and how many polls for an ended child were cut.
- * Their durations are op times, not gaps, so think.c's budget never
+ * Their durations are op times, not gaps, so budget.c's budget never
  * counts them.
  */
 #include <errno.h>

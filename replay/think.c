@@ -5,9 +5,9 @@
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/syscall.h>
 
 #include "rpl.h"
+#include "think.h"
 
 /*
  * The 5th percentile of a set of gaps, exactly as sorting them would give
@@ -15,14 +15,9 @@
  * n: a max-heap of the smallest seen so far.  The plan holds one gap per
  * op of the trace; a sorted copy of them all was a sixth of its memory.
  * The same heap, n / 2 + 1 deep, gives the median of each kind of call's
- * durations (call_caps()).
+ * durations (budget.c's call_caps()).
  */
-struct smallest {
-	int64_t *h;
-	size_t n, cap;
-};
-
-static void smallest_add(struct smallest *s, int64_t x)
+void rpl_smallest_add(struct rpl_smallest *s, int64_t x)
 {
 	size_t i, c;
 
@@ -47,7 +42,7 @@ static void smallest_add(struct smallest *s, int64_t x)
 /* The largest value kept: with a heap of @n / 20 + 1 of @n values
  * added, the value at index @n / 20 in sorted order (their 5th
  * percentile); with @n / 2 + 1, at @n / 2 (their median). */
-static int64_t smallest_top(const struct smallest *s)
+int64_t rpl_smallest_top(const struct rpl_smallest *s)
 {
 	return s->n ? s->h[0] : 0;
 }
@@ -114,433 +109,15 @@ static int64_t smallest_top(const struct smallest *s)
  * which bounds computing only, and is slept on its own before the call
  * (exec.c).  Under --timing raw the gap stays whole and is slept.
  *
- * The user CPU time of a traced process is itself inflated: after each
- * stop its code resumes with caches and TLB the tracer has used, so a
- * program that makes a call every microsecond or two uses several times
- * the user time it uses untraced (cp -a of a 2,174-entry tree: 40-60 ms
- * traced, 10-20 ms untraced; tar c: 20 ms against 3 ms).  Measured, the
- * excess is about one twentieth of the stop cost per stopped call (a
- * fast-path call does not leave the process), so the budget is the EXIT
- * records' utime less that per stopped call (never below a quarter of
- * the utime), plus half a clock tick: utime is sampled per tick, and a
- * process seen for no tick still ran for up to one.
+ * The CPU budget that bounds what is left, and what each call used of
+ * the CPU within it, are budget.c's (rpl_think_budget()).
  */
-#define RPL_TICK_NS 10000000.0	/* utime is counted in 1/100 s */
-
-/* The tracer stopped the process around this call. */
-static int stopped(const struct rpl_op *op)
-{
-	return !(op->ev.flags & (IOT_EV_FASTPATH | IOT_EV_BPF));
-}
-
-/*
- * Traces whose CPU times are exact (header record.stop_cpu_ns, recorders
- * from this version on: schedstat, not clock ticks) bound think time by
- * user and system time together: what a program does between two
- * recorded calls includes the kernel's work for it (page faults, the
- * calls iotape does not record: brk, mprotect, anonymous mmap), which is
- * its own time.  Less what tracing added to that time: the kernel's work
- * for each stop (measured by the recorder's calibration) and the fast
- * path's own work before each in-process call (pre_ns).  And less the
- * recorded calls' own system time, which the replay's calls spend again:
- * system time goes to the calls first, up to what each used of the CPU
- * (below), and only the rest to the gaps.  Counted twice, it was spun as
- * think time: fio's libaio thread (64 MiB in 4 KiB O_DIRECT writes,
- * 32,768 io_submit and io_getevents, 21 ms of user and 337 ms of system
- * time, most of it io_submit's in-call submission) got 5.5 us of think
- * time per gap where fio thinks under 1 us, and its replay took 1.5x
- * fio's time; with the budget of its user time, 0.8 us.
- *
- * What a call used of the CPU is not its duration where it blocked (a
- * wait4, a pselect6, a read of a pipe or a cold disk, a clone waiting
- * for its child's memory): given its duration, such a call soaked up the
- * system time the process spent between calls (execve's and the
- * loader's page faults, the calls not recorded), and the gaps lost it.
- * Each call's share (call_cpu()) is therefore its on-CPU time where the
- * trace has it (cpu_ns, the bpf backend's), else an estimate that no
- * blocked call can inflate: a wait (the WAIT rows, wait4, waitid) uses
- * next to nothing of the CPU, 0; any other call at most CALL_BLOCKED
- * times the median of the durations of the calls of its kind in the
- * trace without cpu_ns (its syscall, failed or not: a failed execve is a
- * lookup, a successful one loads a program).  A call that blocked (a
- * pipe read, a read from the disk, a vfork's parent) lasts orders of
- * magnitude longer than the median of its kind; one that did more work
- * (a larger read, a longer path) some times longer, and keeps it.  A
- * kind with fewer than CALL_MIN_SAMPLES calls keeps its durations, as
- * before: so few say nothing of the kind (fio's one fadvise that drops
- * 96 MiB of page cache is all CPU).
- *
- * A stopped call's duration, between the tracer's timestamps at its two
- * stops, holds how long the tracer took to answer them, the thread
- * asleep meanwhile: on a busy machine that is most of it, and it is no
- * CPU time of the thread's (gap_cost_ns, taken off, is only the least of
- * it).  python's ioctl(TCGETS) on each file it opens, answered ENOTTY at
- * once, used 1 us of CPU each (bpf, cpu_ns) but lasted 17-24 us at the
- * 5th percentile of a ptrace recording, 48-88 us at the median and up to
- * 11 ms; compileall's 670 counted as 78-225 ms of its workers' system
- * time, more than the gaps had left (the workers' gaps got none).  So a
- * stopped call counts at most what the calls of its kind that the tracer
- * answered at once took: the 5th percentile of in_call() over the stopped
- * calls of its kind (CALL_MIN_SAMPLES of them or more; else as above).
- * The calls the fast path logged and the bpf backend's are not held.
- * Where every call stops (--no-fastpath), calls whose work varies count
- * too little: cp -a's 36 ms against bpf's 160 ms (their durations:
- * 420 ms).  The 25th percentile or the median instead moved the planned
- * think time of compileall, configure and make by 0.3-2.5 %.
- *
- * CALL_BLOCKED was chosen on five workloads outside the validation
- * suite, recorded with bpf (60 gcc -fsyntax-only, tar | gzip, find |
- * xargs grep, cp -a and rm -rf of /usr/share/doc, git log and git grep),
- * by how far the system time the estimate leaves each thread for its
- * gaps is from what the recorded cpu_ns leave it, summed over threads:
- * 0.168 s with durations as CPU time, 0.311 s with 8 medians (cp -a's
- * large reads and writes: 0.271 s of it), 0.106 s with 16, 0.105 s with
- * 32, 0.110 s with 64; with 1 median 0.86 s.  On the suite's bpf recordings, with 16
- * (durations as CPU time in brackets): make -j2 0.301 s left against
- * 0.329 s measured, 0.037 s off (0.092; its 53,000 calls last 25.5 s,
- * 19.5 s of it wait4), configure 0.013 s off (0.029), postmark 0.014 s
- * (0.209), fio 0.025 s (0.025).
- */
-static int64_t header_ns(const struct rpl_plan *p, const char *key)
-{
-	const char *v = p->hdr ? iot_header_get(p->hdr, key) : NULL;
-	char *end;
-	long long n;
-
-	if (!v)
-		return -1;
-	n = strtoll(v, &end, 10);
-	return *end || n < 0 || n > 1000000000LL ? -1 : n;
-}
-
-static int64_t exact_stop_cpu(const struct rpl_plan *p)
-{
-	return header_ns(p, "record.stop_cpu_ns");
-}
-
-/*
- * A program started under the tracer used more CPU time than its stops
- * account for: the exec's event stop, the caches and TLB the tracer
- * used, the loading of the fast path's library: 0.3-0.7 ms for
- * /bin/true on a loaded 2-CPU machine (header
- * record.proc_cpu_ns, calibrated by the recorder, record/setup.c).
- * configure's ptrace recording, 432 programs, held 0.8 s more user time
- * than its bpf recording, and its replay spent it as think time.  Each
- * successful exec takes it off the budget of the thread that made it and
- * of its process: the traced start's excess, not the workload's time.
- */
-static double proc_start_cpu(const struct rpl_plan *p)
-{
-	int64_t v = header_ns(p, "record.proc_cpu_ns");
-
-	return v > 0 ? (double)v : 0.0;
-}
-
-static int is_exec(const struct rpl_op *op)
-{
-	return (op->ev.nr == SYS_execve || op->ev.nr == SYS_execveat) && op->ev.ret == 0;
-}
-
-/* What a thread or a process used, as the budget counts it. */
-struct cpu_use {
-	double sum;		/* its think times */
-	double pre;		/* the fast path's own work before its calls */
-	double in_calls;	/* its recorded calls' CPU time (call_cpu()) */
-	uint32_t calls;		/* its stopped calls */
-	uint32_t starts;	/* its programs started (successful execs) */
-};
-
-/* How long @op's call lasted, less the stops around it (which a stopped
- * call's timestamps, taken by the tracer, hold: gap_cost_ns, the cost of
- * a gap between two stops, stands for it); 0 if unknown. */
-static int64_t in_call(const struct rpl_plan *p, const struct rpl_op *op)
-{
-	int64_t d = op->ev.t_exit - op->ev.t_enter;
-
-	if (op->ev.flags & IOT_EV_NOEXIT_TS)
-		return 0;
-	if (stopped(op))
-		d -= p->gap_cost_ns;
-	return d > 0 ? d : 0;
-}
-
-#define CALL_MIN_SAMPLES 20
-#define CALL_BLOCKED 16		/* medians: longer, it blocked */
-#define CALL_NR_MAX 512
-#define CALL_KEYS (2 * CALL_NR_MAX)	/* per syscall, failed or not */
-
-/* A call that waits for time or for another process: its duration is
- * not CPU time. */
-static int is_wait(const struct rpl_op *op)
-{
-	const struct iot_syscall *sc = iot_syscall_by_nr(op->ev.nr);
-
-	return (sc && sc->cls == IOT_CLASS_WAIT) || op->ev.nr == SYS_wait4 ||
-	       op->ev.nr == SYS_waitid;
-}
-
-/* The recorded on-CPU time of @op's call (0: unknown). */
-static uint32_t rec_cpu(const struct rpl_plan *p, const struct rpl_op *op)
-{
-	return rpl_op_col(p->cpu_ns, p->n_cpu, op);
-}
-
-/* The in-process logging's work before @op's call (pre_ns; 0: unknown). */
-static uint32_t rec_pre(const struct rpl_plan *p, const struct rpl_op *op)
-{
-	return rpl_op_col(p->pre_ns, p->n_pre, op);
-}
 
 /* The part of @op's gap its thread slept on a disk, as recorded and,
  * after rpl_plan_think(), as it is slept (0: none). */
 static uint32_t rec_slept(const struct rpl_plan *p, const struct rpl_op *op)
 {
 	return rpl_op_col(p->slept_ns, p->n_slept, op);
-}
-
-/* Calls whose share call_cpu() estimates from the others of their kind. */
-static int estimated(const struct rpl_plan *p, const struct rpl_op *op)
-{
-	return !rec_cpu(p, op) && !is_wait(op) && !(op->ev.flags & IOT_EV_NOEXIT_TS);
-}
-
-/* @op's kind for call_caps(): its syscall, failed or not (-1: none). */
-static int call_key(const struct rpl_op *op)
-{
-	if (op->ev.nr < 0 || op->ev.nr >= CALL_NR_MAX)
-		return -1;
-	return op->ev.nr * 2 + (op->ev.ret < 0);
-}
-
-/* The value at index n / @per of in_call() over the n estimated calls
- * of each kind (call_key()), the stopped ones only if @held, into @q
- * (-1: fewer than CALL_MIN_SAMPLES), with a heap of n / @per + 1 of
- * them: @per 2 the median, 20 the 5th percentile. */
-static int call_quantile(const struct rpl_plan *p, int held, size_t per, int64_t *q)
-{
-	struct smallest *by = calloc(CALL_KEYS, sizeof(*by));
-	size_t *cnt = calloc(CALL_KEYS, sizeof(*cnt)), i, total = 0;
-	int64_t *mem = NULL;
-	int err = -ENOMEM, key;
-
-	if (!by || !cnt)
-		goto out;
-	for (i = 0; i < p->n_ops; i++)
-		if (estimated(p, &p->ops[i]) && (!held || stopped(&p->ops[i])) &&
-		    (key = call_key(&p->ops[i])) >= 0)
-			cnt[key]++;
-	for (i = 0; i < CALL_KEYS; i++)
-		total += cnt[i] >= CALL_MIN_SAMPLES ? cnt[i] / per + 1 : 0;
-	mem = malloc((total + 1) * sizeof(*mem));
-	if (!mem)
-		goto out;
-	for (i = 0, total = 0; i < CALL_KEYS; i++) {
-		by[i].cap = cnt[i] >= CALL_MIN_SAMPLES ? cnt[i] / per + 1 : 0;
-		by[i].h = mem + total;
-		total += by[i].cap;
-	}
-	for (i = 0; i < p->n_ops; i++) {
-		const struct rpl_op *op = &p->ops[i];
-
-		if (estimated(p, op) && (!held || stopped(op)) && (key = call_key(op)) >= 0)
-			smallest_add(&by[key], in_call(p, op));
-	}
-	for (i = 0; i < CALL_KEYS; i++)
-		q[i] = cnt[i] >= CALL_MIN_SAMPLES ? smallest_top(&by[i]) : -1;
-	err = 0;
-out:
-	free(mem);
-	free(cnt);
-	free(by);
-	return err;
-}
-
-/* Per kind, into @caps[CALL_KEYS * 2]: the median of its estimated
- * calls, then the 5th percentile of its stopped ones. */
-static int call_caps(const struct rpl_plan *p, int64_t *caps)
-{
-	int err = call_quantile(p, 0, 2, caps);
-
-	return err ? err : call_quantile(p, 1, 20, caps + CALL_KEYS);
-}
-
-/* What @op's call used of the CPU, as the budget counts it (see above):
- * its cpu_ns, 0 for a wait, else its duration up to CALL_BLOCKED times
- * its kind's median, and a stopped one up to its kind's unheld calls. */
-static int64_t call_cpu(const struct rpl_plan *p, const struct rpl_op *op,
-			const int64_t *caps)
-{
-	int64_t d = in_call(p, op), cap;
-	uint32_t cpu = rec_cpu(p, op);
-	int key = call_key(op);
-
-	if (cpu)
-		return cpu;
-	if (is_wait(op))
-		return 0;
-	if (stopped(op) && key >= 0 && caps[CALL_KEYS + key] >= 0 && d > caps[CALL_KEYS + key])
-		return caps[CALL_KEYS + key];
-	cap = key >= 0 ? caps[key] : -1;
-	if (cap < 0 || d / CALL_BLOCKED < cap)
-		return d;
-	return cap * CALL_BLOCKED;
-}
-
-/* The CPU time of a process or thread (its EXIT record), in microseconds
- * (71 minutes fit): user and system time apart. */
-struct cpu_maps {
-	struct rpl_map user, sys;
-};
-
-static uint32_t us_of(int64_t ns)
-{
-	return ns <= 0 ? 0 : (uint32_t)(ns / 1000 > UINT32_MAX ? UINT32_MAX : ns / 1000);
-}
-
-/* Add @us to @key's value in @m. */
-static int add_us(struct rpl_map *m, uint64_t key, uint32_t us)
-{
-	uint32_t v = 0;
-
-	rpl_map_get(m, key, &v);
-	return rpl_map_put(m, key, v + (us > UINT32_MAX - v ? UINT32_MAX - v : us));
-}
-
-/* The CPU time of the EXIT records per thread (@by_tid) and per process
- * (@by_pid); system time only where it is @exact. */
-static int exit_cpu(const struct rpl_plan *p, int exact, struct cpu_maps *by_tid,
-		    struct cpu_maps *by_pid)
-{
-	size_t i;
-
-	for (i = 0; i < p->n_precs; i++) {
-		const struct iot_process *pr = &p->precs[i];
-		uint32_t ut, st;
-
-		if (pr->kind != IOT_PROC_EXIT || pr->utime_ns < 0)
-			continue;
-		ut = us_of(pr->utime_ns);
-		st = exact ? us_of(pr->stime_ns) : 0;
-		if (add_us(&by_pid->user, RPL_IK(pr->pid), ut) < 0 ||
-		    add_us(&by_pid->sys, RPL_IK(pr->pid), st) < 0 ||
-		    (pr->tid > 0 && (rpl_map_put(&by_tid->user, RPL_IK(pr->tid), ut) < 0 ||
-				     rpl_map_put(&by_tid->sys, RPL_IK(pr->tid), st) < 0)))
-			return -ENOMEM;
-	}
-	return 0;
-}
-
-/* The budget of @u, which used @ut microseconds of user time and @st of
- * system time (0 unless exact). */
-static double budget_of(const struct cpu_use *u, uint32_t ut, uint32_t st, double per_call,
-			double per_start, int exact)
-{
-	double us = (double)ut + (double)st, kern, budget;
-
-	if (!exact) {
-		budget = us * 1000.0 - per_call * u->calls - per_start * u->starts;
-		if (budget < us * 250.0)
-			budget = us * 250.0;
-		return budget + RPL_TICK_NS / 2;
-	}
-	/* system time goes to the recorded calls first, up to what they
-	 * used of it (call_cpu()): the replay's own calls spend it again */
-	kern = (double)st * 1000.0 - per_call * u->calls;
-	if (kern > 0)
-		kern = kern > u->in_calls ? kern - u->in_calls : 0;
-	budget = (double)ut * 1000.0 + kern - u->pre - per_start * u->starts;
-	if (budget < (double)ut * 250.0)
-		budget = (double)ut * 250.0;
-	return budget;
-}
-
-/*
- * Scale each thread's think times to fit its CPU time, where the trace
- * has an EXIT record of that thread (each thread's, since the recorder
- * reads CPU time per thread); else its process's, as a whole.  Per
- * process, a thread that waits (a futex, a condition variable: calls not
- * recorded) shares its process's budget with the threads that compute:
- * in python's process pool, two threads that mostly wait (1.16 and
- * 1.09 s of gaps, 91 and 32 ms of CPU) cut the gaps of the thread that
- * reads the workers' results (0.11 s of gaps, 70 ms of CPU) to 0.06 of
- * them with the budget of the process; its own allows 0.6.
- */
-static int cpu_budget(struct rpl_plan *p)
-{
-	struct cpu_use *th = calloc(p->n_threads + 1, sizeof(*th));
-	struct cpu_use *pc = calloc(p->n_procs + 1, sizeof(*pc));
-	double *scale = calloc(p->n_threads + 1, sizeof(*scale));
-	int64_t stop_cpu = exact_stop_cpu(p);
-	double per_call = stop_cpu >= 0 ? (double)stop_cpu : (double)p->stop_cost_ns / 20.0;
-	double per_start = proc_start_cpu(p);
-	struct cpu_maps by_tid = { 0 }, by_pid = { 0 };
-	int64_t *caps = malloc(2 * CALL_KEYS * sizeof(*caps));
-	size_t i;
-	int err = -ENOMEM;
-
-	if (!th || !pc || !scale || !caps || call_caps(p, caps) < 0 ||
-	    exit_cpu(p, stop_cpu >= 0, &by_tid, &by_pid) < 0)
-		goto out;
-	for (i = 0; i < p->n_ops; i++) {
-		const struct rpl_op *op = &p->ops[i];
-		struct cpu_use *u[2] = { &th[op->thread], &pc[p->threads[op->thread].proc] };
-		double in = (double)call_cpu(p, op, caps);
-		int k;
-
-		for (k = 0; k < 2; k++) {
-			u[k]->sum += (double)op->think_ns;
-			u[k]->in_calls += in;
-			u[k]->starts += is_exec(op);
-			/* a BPF event's pre_ns is time the recorder's stop held
-			 * it asleep, not CPU time of the thread's */
-			if (stopped(op))
-				u[k]->calls++;
-			else if (op->ev.flags & IOT_EV_FASTPATH)
-				u[k]->pre += (double)rec_pre(p, op);
-		}
-	}
-	/* each thread's factor once, not a look-up per op (1: not cut) */
-	for (i = 0; i < p->n_threads; i++) {
-		const struct rpl_thread *t = &p->threads[i];
-		const struct cpu_use *u = &th[i];
-		uint32_t ut, st = 0;
-		double budget;
-
-		scale[i] = 1.0;
-		if (rpl_map_get(&by_tid.user, RPL_IK(t->tid), &ut)) {
-			rpl_map_get(&by_tid.sys, RPL_IK(t->tid), &st);
-		} else {
-			u = &pc[t->proc];
-			if (!rpl_map_get(&by_pid.user, RPL_IK(p->procs[t->proc].pid), &ut))
-				continue;	/* no EXIT record: nothing to go by */
-			rpl_map_get(&by_pid.sys, RPL_IK(p->procs[t->proc].pid), &st);
-		}
-		budget = budget_of(u, ut, st, per_call, per_start, stop_cpu >= 0);
-		if (u->sum > budget)
-			scale[i] = budget / u->sum;
-	}
-	for (i = 0; i < p->n_ops; i++) {
-		struct rpl_op *op = &p->ops[i];
-
-		if (scale[op->thread] < 1.0) {
-			int64_t cut = (int64_t)((double)op->think_ns * scale[op->thread]);
-
-			p->think_cut_ns += op->think_ns - cut;
-			op->think_ns = cut;
-		}
-		p->think_ns += op->think_ns;
-	}
-	err = 0;
-out:
-	rpl_map_free(&by_pid.user);
-	rpl_map_free(&by_pid.sys);
-	rpl_map_free(&by_tid.user);
-	rpl_map_free(&by_tid.sys);
-	free(caps);
-	free(scale);
-	free(pc);
-	free(th);
-	return err;
 }
 
 /*
@@ -557,12 +134,12 @@ out:
 /* A fast-path gap: neither call was stopped, not a thread's first. */
 static int fast_gap(const struct rpl_op *op, const struct rpl_op *prev, int first)
 {
-	return !first && prev && !stopped(prev) && !stopped(op);
+	return !first && prev && !rpl_op_stopped(prev) && !rpl_op_stopped(op);
 }
 
 static int fast_floors(struct rpl_plan *p, int64_t *floor_nr)
 {
-	struct smallest pool = { 0 }, *by = calloc(FAST_NR_MAX, sizeof(*by));
+	struct rpl_smallest pool = { 0 }, *by = calloc(FAST_NR_MAX, sizeof(*by));
 	const struct rpl_op *op, *prev;
 	const struct rpl_thread *t;
 	size_t cnt[FAST_NR_MAX] = { 0 }, n = 0, i, total = 0;
@@ -594,15 +171,15 @@ static int fast_floors(struct rpl_plan *p, int64_t *floor_nr)
 	}
 	FOR_EACH_OP(p, t, k, op, prev, first)
 		if (fast_gap(op, prev, first)) {
-			smallest_add(&pool, op->think_ns);
+			rpl_smallest_add(&pool, op->think_ns);
 			if (op->ev.nr >= 0 && op->ev.nr < FAST_NR_MAX)
-				smallest_add(&by[op->ev.nr], op->think_ns);
+				rpl_smallest_add(&by[op->ev.nr], op->think_ns);
 		}
 	if (n >= FAST_MIN_SAMPLES)
-		pooled = smallest_top(&pool);
+		pooled = rpl_smallest_top(&pool);
 	for (i = 0; i < FAST_NR_MAX; i++)
 		floor_nr[i] = !cnt[i] ? -1 : cnt[i] >= FAST_MIN_SAMPLES ?
-			      smallest_top(&by[i]) : pooled;
+			      rpl_smallest_top(&by[i]) : pooled;
 	p->fast_floor_ns = pooled;
 out:
 	free(mem);
@@ -620,7 +197,7 @@ static void count_forks_only(struct rpl_plan *p)
 	if (!execs)
 		return;
 	for (i = 0; i < p->n_ops; i++)
-		if (is_exec(&p->ops[i]))
+		if (rpl_op_is_exec(&p->ops[i]))
 			execs[p->threads[p->ops[i].thread].proc] = 1;
 	for (i = 0; i < p->n_procs; i++)
 		p->forks_only += p->procs[i].parent >= 0 && !execs[i];
@@ -629,7 +206,7 @@ static void count_forks_only(struct rpl_plan *p)
 
 int rpl_plan_think(struct rpl_plan *p)
 {
-	struct smallest g = { 0 };
+	struct rpl_smallest g = { 0 };
 	int64_t floor_nr[FAST_NR_MAX], cost;
 	const struct rpl_thread *t;
 	const struct rpl_op *prev;
@@ -639,7 +216,7 @@ int rpl_plan_think(struct rpl_plan *p)
 	int first;
 
 	FOR_EACH_OP(p, t, k, op, prev, first)
-		n += !first && stopped(prev) && stopped(op);
+		n += !first && rpl_op_stopped(prev) && rpl_op_stopped(op);
 	cost = p->stop_cost_ns;
 	if (n >= 100) {
 		g.cap = n / 20 + 1;
@@ -647,9 +224,9 @@ int rpl_plan_think(struct rpl_plan *p)
 		if (!g.h)
 			return -ENOMEM;
 		FOR_EACH_OP(p, t, k, op, prev, first)
-			if (!first && stopped(prev) && stopped(op))
-				smallest_add(&g, op->think_ns);
-		p->gap_floor_ns = smallest_top(&g);
+			if (!first && rpl_op_stopped(prev) && rpl_op_stopped(op))
+				rpl_smallest_add(&g, op->think_ns);
+		p->gap_floor_ns = rpl_smallest_top(&g);
 		cost = p->gap_floor_ns;
 		free(g.h);
 	}
@@ -664,18 +241,18 @@ int rpl_plan_think(struct rpl_plan *p)
 		/* Logged in-process: the library's own work before the call,
 		 * measured (pre_ns, traces from this version on); else, fast
 		 * path on both sides, its floor. */
-		if (p->o->timing != RPL_TIMING_RAW && !stopped(op) && rec_pre(p, op))
-			th -= rec_pre(p, op);
-		else if (p->o->timing != RPL_TIMING_RAW && prev && !stopped(prev) &&
-			 !stopped(op) && op->ev.nr >= 0 && op->ev.nr < FAST_NR_MAX &&
+		if (p->o->timing != RPL_TIMING_RAW && !rpl_op_stopped(op) && rpl_op_pre(p, op))
+			th -= rpl_op_pre(p, op);
+		else if (p->o->timing != RPL_TIMING_RAW && prev && !rpl_op_stopped(prev) &&
+			 !rpl_op_stopped(op) && op->ev.nr >= 0 && op->ev.nr < FAST_NR_MAX &&
 			 floor_nr[op->ev.nr] > 0)
 			th -= floor_nr[op->ev.nr];
 
 		/* half before the gap (the exit stop), half after (the entry
 		 * stop): the whole cost between two stopped calls */
-		if (!prev || stopped(prev))
+		if (!prev || rpl_op_stopped(prev))
 			th -= cost / 2;
-		if (stopped(op))
+		if (rpl_op_stopped(op))
 			th -= cost - cost / 2;
 		if (first && t->spawn_op < 0)
 			th = op->think_ns;	/* from the start of the workload */
@@ -700,7 +277,7 @@ int rpl_plan_think(struct rpl_plan *p)
 		count_forks_only(p);
 	p->think_ns = p->think_cut_ns = 0;
 	if (p->o->timing != RPL_TIMING_RAW)
-		return cpu_budget(p);
+		return rpl_think_budget(p);
 	for (size_t i = 0; i < p->n_ops; i++)
 		p->think_ns += p->ops[i].think_ns;
 	return 0;

@@ -1,5 +1,5 @@
 /*
- * test_think.c - think times (replay/think.c) on plans built here in
+ * test_think.c - think times (replay/think.c, replay/budget.c) on plans built here in
  * memory: what a gap loses to tracing depends on whether the calls on
  * each side of it were stopped by the tracer or logged in-process
  * (IOT_EV_FASTPATH); traces without fast-path events keep the old rule

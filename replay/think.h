@@ -1,0 +1,50 @@
+/*
+ * think.h - what think.c (the think time of each op) and budget.c (the
+ * CPU time that bounds it) share.  Nothing else includes it.
+ */
+#ifndef RPL_THINK_H
+#define RPL_THINK_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include <sys/syscall.h>
+
+#include "rpl.h"
+
+/* The smallest n / k + 1 of n values in a max-heap of that many (think.c):
+ * their top is the value at index n / k in sorted order. */
+struct rpl_smallest {
+	int64_t *h;
+	size_t n, cap;
+};
+
+/*! rpl_smallest_add() : keep @x in @s if it is among the smallest. */
+void rpl_smallest_add(struct rpl_smallest *s, int64_t x);
+
+/*! rpl_smallest_top() : the largest value kept (0: none). */
+int64_t rpl_smallest_top(const struct rpl_smallest *s);
+
+/*! rpl_think_budget() : scale each thread's think times down to fit the
+ *  CPU time it used outside its calls, and sum them into p->think_ns and
+ *  p->think_cut_ns (budget.c).  @return : 0 or -ENOMEM. */
+int rpl_think_budget(struct rpl_plan *p);
+
+/* The tracer stopped the process around this call. */
+static inline int rpl_op_stopped(const struct rpl_op *op)
+{
+	return !(op->ev.flags & (IOT_EV_FASTPATH | IOT_EV_BPF));
+}
+
+/* A program started: a successful exec. */
+static inline int rpl_op_is_exec(const struct rpl_op *op)
+{
+	return (op->ev.nr == SYS_execve || op->ev.nr == SYS_execveat) && op->ev.ret == 0;
+}
+
+/* The in-process logging's work before @op's call (pre_ns; 0: unknown). */
+static inline uint32_t rpl_op_pre(const struct rpl_plan *p, const struct rpl_op *op)
+{
+	return rpl_op_col(p->pre_ns, p->n_pre, op);
+}
+
+#endif
