@@ -579,20 +579,14 @@ out:
  * ops_wait.c sleeps a poll that timed out; scaled as think times. */
 static void timed_out(struct rpl_ctx *c, const struct rpl_op *op, int64_t t0)
 {
-	int64_t d = op->ev.t_exit - op->ev.t_enter, end;
-	struct timespec ts;
+	int64_t d = op->ev.t_exit - op->ev.t_enter;
 
 	if (op->ev.ret < 0 || op->ev.ret >= op->ev.args[1] || d <= 0 ||
 	    (op->ev.flags & IOT_EV_UNFINISHED) || c->p->o->timing == RPL_TIMING_AFAP)
 		return;
 	if (c->p->o->timing == RPL_TIMING_SCALE)
 		d = (int64_t)((double)d * c->p->o->scale);
-	end = t0 + d;
-	ts.tv_sec = end / 1000000000;
-	ts.tv_nsec = end % 1000000000;
-	while (clock_nanosleep(CLOCK_MONOTONIC, TIMER_ABSTIME, &ts, NULL) == EINTR &&
-	       !atomic_load_explicit(&rpl_stop_sig, memory_order_relaxed))
-		;
+	rpl_sleep_until(t0 + d);
 	rpl_called(c, t0);
 }
 

@@ -68,11 +68,9 @@ int64_t rpl_wait_sleep_ns(const struct rpl_ev *ev)
 	return to >= 0 && to < d ? to : d;
 }
 
-/* Sleep @ns from now; a stop (SIGINT) ends it. */
-static int64_t sleep_ns(int64_t ns)
+int64_t rpl_sleep_until(int64_t t)
 {
 	struct timespec ts;
-	int64_t t = iot_now_ns() + ns;
 
 	ts.tv_sec = t / 1000000000;
 	ts.tv_nsec = t % 1000000000;
@@ -104,7 +102,7 @@ static int64_t h_wait(struct rpl_ctx *c, struct rpl_op *op)
 	atomic_fetch_add(&c->p->waits_slept, 1);
 	atomic_fetch_add(&c->p->waits_ns, (uint64_t)ns);
 	if (ns > 0)
-		RPL_TIMED(c, sleep_ns(ns));
+		RPL_TIMED(c, rpl_sleep_until(iot_now_ns() + ns));
 	return op->ev.ret;
 }
 

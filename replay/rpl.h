@@ -693,6 +693,10 @@ void rpl_ops_wait(rpl_handler *h);
  *  where it ended by that timeout; -1 where it returned for an event or a
  *  signal (left to the plan's order) or is no wait. */
 int64_t rpl_wait_sleep_ns(const struct rpl_ev *ev);
+/*! rpl_sleep_until() : sleep until @t (the monotonic clock) as a wait
+ *  the replay sleeps (ops_wait.c, aio.c); a stop (SIGINT) ends it.
+ *  @return : 0, or -EINTR if stopped. */
+int64_t rpl_sleep_until(int64_t t);
 
 /* ---- async I/O (aio.c, uring.c) ---- */
 /*! rpl_aio_collect() : keep AsyncOp @a read from the trace, tied to the
