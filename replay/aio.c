@@ -72,7 +72,7 @@ static void data_len(struct rpl_plan *p, const struct iot_aio *a)
 	uint32_t i;
 
 	if (iot_aio_op_dir(a->api, a->opcode) & (IOT_SCF_READ | IOT_SCF_WRITE)) {
-		for (i = 0; i < a->nvals && i < 64; i++)
+		for (i = 0; i < a->nvals && i < RPL_AIO_IOVS; i++)
 			if (a->vals[i] > 0)
 				v += (uint64_t)a->vals[i];
 		n = a->len > v ? a->len : v;
@@ -502,7 +502,7 @@ static int make_iocb(struct rpl_ctx *c, struct rpl_op *op, struct rpl_actx *x,
 	cb->aio_nbytes = len;
 	if (a->opcode == IOCB_CMD_PREADV || a->opcode == IOCB_CMD_PWRITEV) {
 		/* the kernel copies the iovecs at io_submit */
-		n = a->nvals < 64 ? a->nvals : 64;
+		n = a->nvals < RPL_AIO_IOVS ? a->nvals : RPL_AIO_IOVS;
 		for (i = 0, len = 0; i < n; i++) {
 			uint64_t l = (uint64_t)a->vals[i];
 
@@ -528,7 +528,7 @@ static int64_t h_io_submit(struct rpl_ctx *c, struct rpl_op *op)
 {
 	struct rpl_actx *x = rpl_actx_get(c, IOT_AIO_LIBAIO, (uint64_t)op->ev.args[0], 0);
 	struct iocb *cbs = NULL, **ptrs = NULL;
-	struct iovec (*iov)[64] = NULL;
+	struct iovec (*iov)[RPL_AIO_IOVS] = NULL;
 	uint32_t i, n = 0;
 	int64_t r;
 

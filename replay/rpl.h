@@ -772,6 +772,7 @@ struct rpl_actx {
 };
 
 #define RPL_AIO_BUF (8 << 20)
+#define RPL_AIO_IOVS 64		/* iovecs of a vectored request replayed */
 
 /* the context @api/@rec of @c's process, or NULL; created if @make */
 struct rpl_actx *rpl_actx_get(struct rpl_ctx *c, uint32_t api, uint64_t rec, int make);

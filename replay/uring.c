@@ -289,7 +289,7 @@ struct batch {
 	struct rpl_name *names;
 	uint32_t n_names;
 	struct open_how *how;
-	struct iovec (*iov)[64];
+	struct iovec (*iov)[RPL_AIO_IOVS];
 };
 
 static int name_of(struct rpl_ctx *c, struct batch *b, const char *path,
@@ -348,7 +348,7 @@ static int prep(struct rpl_ctx *c, struct rpl_actx *x, uint32_t k, struct batch 
 		io_uring_prep_write(sqe, fd, buf, (unsigned)len, a->off);
 		break;
 	case IORING_OP_READV: case IORING_OP_WRITEV:
-		nv = a->nvals < 64 ? a->nvals : 64;
+		nv = a->nvals < RPL_AIO_IOVS ? a->nvals : RPL_AIO_IOVS;
 		for (i = 0, len = 0; i < nv; i++) {
 			uint64_t l = (uint64_t)a->vals[i];
 
