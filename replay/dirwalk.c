@@ -180,9 +180,9 @@ static size_t walk_reorder(struct rpl_thread *t, struct rpl_dirwalk *w, uint32_t
 {
 	struct rpl_plan *p = t->plan;
 	uint32_t lim = t->n_ops - from > DW_SPAN ? from + DW_SPAN : t->n_ops;
-	struct dw_group *g = NULL, *sorted = NULL;
+	struct dw_group *g = NULL;
 	struct rpl_map seen = { 0 };
-	uint32_t j, end = UINT32_MAX, *tmp = NULL, k;
+	uint32_t j, end = UINT32_MAX, *tmp = NULL, k, base;
 	size_t ng = 0, cap = 0, dirlen = 0, i, moved = 0;
 	int64_t fds[DW_FDS];
 	int nfd = 0, a;
@@ -251,24 +251,21 @@ static size_t walk_reorder(struct rpl_thread *t, struct rpl_dirwalk *w, uint32_t
 		;
 	if (i == ng || chosen_order(p, g, ng))
 		goto out;		/* listed here as recorded, or chosen */
-	sorted = malloc(ng * sizeof(*sorted));
 	tmp = malloc((end - g[0].start) * sizeof(*tmp));
-	if (!sorted || !tmp)
+	if (!tmp)
 		goto out;
 	for (i = 0; i < ng; i++)
 		g[i].end = i + 1 < ng ? g[i + 1].start : end;
-	memcpy(sorted, g, ng * sizeof(*g));
-	qsort(sorted, ng, sizeof(*sorted), by_rank);
+	base = g[0].start;	/* the groups sorted in place: each has its bounds */
+	qsort(g, ng, sizeof(*g), by_rank);
 	for (i = 0, k = 0; i < ng; i++) {
-		memcpy(tmp + k, t->ops + sorted[i].start,
-		       (sorted[i].end - sorted[i].start) * sizeof(*tmp));
-		k += sorted[i].end - sorted[i].start;
+		memcpy(tmp + k, t->ops + g[i].start, (g[i].end - g[i].start) * sizeof(*tmp));
+		k += g[i].end - g[i].start;
 	}
-	memcpy(t->ops + g[0].start, tmp, k * sizeof(*tmp));
+	memcpy(t->ops + base, tmp, k * sizeof(*tmp));
 	moved = ng;
 out:
 	free(g);
-	free(sorted);
 	free(tmp);
 	rpl_map_free(&seen);
 	return moved;
