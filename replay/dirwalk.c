@@ -181,7 +181,6 @@ static size_t walk_reorder(struct rpl_thread *t, struct rpl_dirwalk *w, uint32_t
 	struct rpl_plan *p = t->plan;
 	uint32_t lim = t->n_ops - from > DW_SPAN ? from + DW_SPAN : t->n_ops;
 	struct dw_group *g = NULL;
-	struct rpl_map seen = { 0 };
 	uint32_t j, end = UINT32_MAX, *tmp = NULL, k, base;
 	size_t ng = 0, cap = 0, dirlen = 0, i, moved = 0;
 	int64_t fds[DW_FDS];
@@ -190,7 +189,7 @@ static size_t walk_reorder(struct rpl_thread *t, struct rpl_dirwalk *w, uint32_t
 	for (j = from; j < lim && end == UINT32_MAX; j++) {
 		const struct rpl_op *op = &p->ops[t->ops[j]];
 		const struct iot_syscall *sc = iot_syscall_by_nr(op->ev.nr);
-		uint32_t r, dummy;
+		uint32_t r;
 		size_t dl;
 
 		if (!ng && j - from >= DW_LEAD)
@@ -210,9 +209,8 @@ static size_t walk_reorder(struct rpl_thread *t, struct rpl_dirwalk *w, uint32_t
 			}
 			if (!ng || g[ng - 1].rank != r) {
 				/* a new entry: the last one's descriptors are
-				 * closed, and no entry comes twice */
-				if (nfd || rpl_map_get(&seen, RPL_IK(r), &dummy) ||
-				    rpl_map_put(&seen, RPL_IK(r), 1) < 0)
+				 * closed (that none comes twice: once sorted) */
+				if (nfd)
 					goto out;
 				if (ng == cap) {
 					struct dw_group *ng2;
@@ -251,13 +249,16 @@ static size_t walk_reorder(struct rpl_thread *t, struct rpl_dirwalk *w, uint32_t
 		;
 	if (i == ng || chosen_order(p, g, ng))
 		goto out;		/* listed here as recorded, or chosen */
-	tmp = malloc((end - g[0].start) * sizeof(*tmp));
-	if (!tmp)
-		goto out;
 	for (i = 0; i < ng; i++)
 		g[i].end = i + 1 < ng ? g[i + 1].start : end;
 	base = g[0].start;	/* the groups sorted in place: each has its bounds */
 	qsort(g, ng, sizeof(*g), by_rank);
+	for (i = 1; i < ng; i++)
+		if (g[i - 1].rank == g[i].rank)
+			goto out;	/* an entry came twice */
+	tmp = malloc((end - base) * sizeof(*tmp));
+	if (!tmp)
+		goto out;
 	for (i = 0, k = 0; i < ng; i++) {
 		memcpy(tmp + k, t->ops + g[i].start, (g[i].end - g[i].start) * sizeof(*tmp));
 		k += g[i].end - g[i].start;
@@ -267,7 +268,6 @@ static size_t walk_reorder(struct rpl_thread *t, struct rpl_dirwalk *w, uint32_t
 out:
 	free(g);
 	free(tmp);
-	rpl_map_free(&seen);
 	return moved;
 }
 

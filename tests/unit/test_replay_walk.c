@@ -185,8 +185,9 @@ static void walk_chosen_order_kept(void **state)
 		}
 }
 
-/* An entry's call another thread waits for, or a descriptor one entry
- * opens and the next one closes: the recorded order stays. */
+/* An entry's call another thread waits for, a descriptor one entry
+ * opens and the next one closes, or an entry taken twice: the recorded
+ * order stays. */
 static void walk_unmovable_kept(void **state)
 {
 	struct walk w;
@@ -205,6 +206,13 @@ static void walk_unmovable_kept(void **state)
 	list_here(&w);
 	opened(&w, got);
 	assert_string_equal(got, "acb");
+	assert_int_equal(w.t.walk_dirs, 0);
+	done(&w);
+
+	walk_of(&w, "acba", 0);
+	list_here(&w);
+	opened(&w, got);
+	assert_string_equal(got, "acba");
 	assert_int_equal(w.t.walk_dirs, 0);
 	done(&w);
 }
