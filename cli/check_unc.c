@@ -142,10 +142,12 @@ int check_unc_item(struct check_unc *u, const struct iot_item *it)
 			return r;
 		break;
 	case IOT_AIO_END:
-		if (a->res >= 0 && a->len > (uint64_t)a->res && a->api == IOT_AIO_URING)
-			u->ring_missed += a->len - (uint64_t)a->res;
-		else if (a->res >= 0 && a->len > (uint64_t)a->res)
-			u->aio_missed += a->len - (uint64_t)a->res;
+		if (a->res >= 0 && a->len > (uint64_t)a->res) {
+			if (a->api == IOT_AIO_URING)
+				u->ring_missed += a->len - (uint64_t)a->res;
+			else
+				u->aio_missed += a->len - (uint64_t)a->res;
+		}
 		for (uint32_t k = 0; a->len && a->res == (int64_t)a->len && k < u->n_sqpoll_key; k++)
 			if (u->sqpoll_key[k] == ring_of(a)) {
 				u->sqpoll_key[k] = u->sqpoll_key[--u->n_sqpoll_key];
