@@ -412,15 +412,14 @@ void rec_aio_emit_complete(struct rec_ctx *c, struct rec_task *t, struct rec_act
 
 void rec_aio_entry(struct rec_ctx *c, struct rec_task *t)
 {
-	if (t->view) {
-		if (t->ev.nr == SYS_io_submit)
-			rec_libaio_submit_entry(t);
+	/* (libaio.c reads the bpf backend's view too) */
+	if (t->ev.nr == SYS_io_submit) {
+		rec_libaio_submit_entry(t);
 		return;
 	}
+	if (t->view)
+		return;
 	switch (t->ev.nr) {
-	case SYS_io_submit:
-		rec_libaio_submit_entry(t);
-		break;
 	case SYS_io_uring_enter:
 		rec_uring_enter_entry(c, t);
 		break;
