@@ -12,9 +12,6 @@
  * mapping of the process maps (one whose descriptor the trace did not
  * see opened, /proc, /dev) match nothing and are left.
  */
-#include <stdlib.h>
-#include <string.h>
-
 #include "rec.h"
 #include "mmap_int.h"
 
@@ -28,7 +25,6 @@ void rec_bpf_fmap(struct rec_ctx *c, const struct be_fmap *r)
 {
 	struct rec_fmaps *s = c->fmaps;
 	struct rec_fmap *m = NULL;
-	uint64_t words;
 	uint32_t i;
 
 	for (i = s ? s->n : 0; i > 0 && !m; i--)
@@ -38,15 +34,8 @@ void rec_bpf_fmap(struct rec_ctx *c, const struct be_fmap *r)
 	 * one the programs could not follow: counted untaken when it goes */
 	if (!m || m->hit || (r->flags & BE_FMAP_UNWATCHED))
 		return;
-	words = (m->len / PAGE + 63) / 64;
-	m->hit = calloc(words, 8);
-	m->dirty = calloc(words, 8);
-	if (!m->hit || !m->dirty) {
-		free(m->hit);
-		free(m->dirty);
-		m->hit = m->dirty = NULL;
+	if (rec_fmap_bits(m) < 0)
 		return;
-	}
 	m->key = r->mkey;
 }
 

@@ -59,6 +59,20 @@ static void fmap_free(struct rec_fmap *m)
 	free(m->dirty);
 }
 
+int rec_fmap_bits(struct rec_fmap *m)
+{
+	uint64_t words = (m->len / PAGE + 63) / 64;
+
+	m->hit = calloc(words, 8);
+	m->dirty = calloc(words, 8);
+	if (m->hit && m->dirty)
+		return 0;
+	free(m->hit);
+	free(m->dirty);
+	m->hit = m->dirty = NULL;
+	return -ENOMEM;
+}
+
 void rec_fmap_free(struct rec_ctx *c)
 {
 	uint32_t i;
@@ -193,11 +207,7 @@ int rec_fmap_fork(struct rec_ctx *c, pid_t parent, pid_t child)
 		m->path = strndup(s->v[i].path, s->v[i].path_len);
 		m->seen = calloc((pages + 63) / 64, 8);
 		m->hit = m->dirty = NULL;
-		if (s->v[i].hit) {
-			m->hit = calloc((pages + 63) / 64, 8);
-			m->dirty = calloc((pages + 63) / 64, 8);
-		}
-		if (!m->path || !m->seen || (s->v[i].hit && (!m->hit || !m->dirty))) {
+		if (!m->path || !m->seen || (s->v[i].hit && rec_fmap_bits(m) < 0)) {
 			fmap_free(m);
 			err = -ENOMEM;
 			break;

@@ -32,4 +32,8 @@ struct rec_fmaps {
 	int kpf;			/* /proc/kpageflags, or -1 */
 };
 
+/* @m's hit and dirty bitmaps, zeroed (mmap.c): 0, or -ENOMEM with
+ * neither kept */
+int rec_fmap_bits(struct rec_fmap *m);
+
 #endif
