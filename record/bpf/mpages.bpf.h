@@ -32,12 +32,10 @@
 #define NR_PWRITE64	18
 #define NR_WRITEV	20
 #define NR_SENDFILE	40
-#define NR_IO_SUBMIT	209
 #define NR_SPLICE	275
 #define NR_PWRITEV	296
 #define NR_COPY_FILE_RANGE 326
 #define NR_PWRITEV2	328
-#define NR_IO_URING_ENTER 426
 #define PG_HEAD_	6
 
 /* files (address_space) a followed task mapped: key only.  Entries stay
