@@ -95,6 +95,24 @@ sys.exit(r.returncode)
 PY
 }
 
+# replay_cold TRACE ROOT FILE OUT [ARG...] - prepare TRACE's starting tree
+# in a new ROOT, drop FILE's pages (its path as recorded) out of the cache,
+# replay into ROOT with ARGs, its output in OUT; fails unless the replay
+# read >= 60 MiB from the filesystem.  Sets rd: the bytes it read.
+replay_cold() {
+	local t=$1 root=$2 f=$3 out=$4
+	shift 4
+	mkdir "$root"
+	"$IOTAPE" replay "$t" --root "$root" --prepare-only >/dev/null 2>&1 || fail "prepare failed"
+	[ -s "$root$f" ] || fail "the starting tree has no $f"
+	sync
+	drop_pages "$root$f"
+	replay_inblock "$t" "$root" "$@" >"$out" 2>&1 || fail "replay failed: $(cat "$out")"
+	rd=$(sed -n 's/^inblock //p' "$out")
+	[ "$rd" -ge $((60 << 20)) ] ||
+		fail "the replay read $rd bytes from the filesystem, not >= 60 MiB: $(cat "$out")"
+}
+
 # mk_git_src DIR - a git repository of 40 small files, committed
 mk_git_src() {
 	local i
