@@ -53,8 +53,9 @@
  * removes or renames a name but returns no descriptor (NAMES without
  * RETFD: unlink, rmdir, rename, mkdir, link, symlink, mknod...), every row
  * that writes through a path (WRITE with a PATH: truncate), and the opens
- * (NAMES with RETFD) when they truncate: with O_TRUNC in their flags, or
- * always when they have none to test (creat).  openat2's flags are behind
+ * (NAMES with RETFD) when they truncate: with O_TRUNC in their flags but
+ * not both O_CREAT and O_EXCL, or always when they have none to test
+ * (creat).  openat2's flags are behind
  * a pointer the filter cannot read: it does not stop.
  */
 #define ARG_LO(i)	(offsetof(struct seccomp_data, args[i]))
@@ -137,18 +138,22 @@ static int guard_filter(struct sock_filter *f, size_t max, int fast)
 	/* io_uring's programs are loaded at the first ring's making */
 	f[k++] = (struct sock_filter)BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, SYS_io_uring_setup, 0, 1);
 	f[k++] = (struct sock_filter)BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_USER_NOTIF);
-	for (i = 0; i < n && k + 6 < max; i++) {
+	for (i = 0; i < n && k + 8 < max; i++) {
 		const struct iot_syscall *sc = &tab[i];
 		int kind = guard_kind(sc), fl = iot_syscall_arg(sc, IOT_ARG_OPEN_FLAGS);
 
 		if (kind == 2) {
 			/* the accumulator holds the flags after the load: a
-			 * miss is this call without O_TRUNC, let through */
+			 * miss is this call without O_TRUNC, let through; so
+			 * is one with O_CREAT|O_EXCL, which makes its file or
+			 * fails, never truncates (its exit says FMODE_CREATED) */
 			f[k++] = (struct sock_filter)BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K,
-							      (unsigned)sc->nr, 0, 4);
+							      (unsigned)sc->nr, 0, 6);
 			f[k++] = (struct sock_filter)BPF_STMT(BPF_LD | BPF_W | BPF_ABS,
 				offsetof(struct seccomp_data, args[fl]));
-			f[k++] = (struct sock_filter)BPF_JUMP(BPF_JMP | BPF_JSET | BPF_K, O_TRUNC, 0, 1);
+			f[k++] = (struct sock_filter)BPF_JUMP(BPF_JMP | BPF_JSET | BPF_K, O_TRUNC, 0, 3);
+			f[k++] = (struct sock_filter)BPF_STMT(BPF_ALU | BPF_AND | BPF_K, O_CREAT | O_EXCL);
+			f[k++] = (struct sock_filter)BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, O_CREAT | O_EXCL, 1, 0);
 			f[k++] = (struct sock_filter)BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_USER_NOTIF);
 			f[k++] = (struct sock_filter)BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ALLOW);
 		} else if (kind == 1) {

@@ -23,6 +23,7 @@ need_cmd python3
 need_cmd bpftool
 need_cmd busybox
 need_cmd go
+need_cmd cc
 d=$(mktemp -d /tmp/iotape-bpf.XXXXXX)
 trap '[ -n "${KEEP:-}" ] || rm -rf "$d"' EXIT
 cd "$d"
@@ -101,6 +102,29 @@ same tar-x   "cp ../tree.tar ." "tar xf tree.tar"
 same rm      "cp -a ../base base" "rm -rf base"
 same make    "cp -a ../proj proj" "make -s -C proj"
 same busybox "true" "busybox cp -a ../base copy"
+# opens with O_CREAT|O_EXCL|O_TRUNC make their file or fail (EEXIST): the
+# guard lets them run, and the trace is the same, "old"'s state included
+cat >excl.c <<'C'
+#include <fcntl.h>
+#include <unistd.h>
+int main(void)
+{
+	const char *n[] = { "e1", "e2", "old" };
+	for (int i = 0; i < 3; i++) {
+		int fd = open(n[i], O_WRONLY | O_CREAT | O_EXCL | O_TRUNC, 0644);
+		if (fd >= 0)
+			close(fd);
+	}
+	return 0;
+}
+C
+cc -O1 -o excl excl.c || fail "cc of the O_EXCL test program failed"
+same excl "echo data >old" "../excl"
+rm -rf w && mkdir w && echo data >w/old
+(cd w && "$IOTAPE" record --backend bpf -o "$d/excl.iotape" -- ../excl 2>"$d/excl.err") ||
+	fail "excl (bpf) failed: $(tail -3 "$d/excl.err")"
+grep -q '; 0 stops before calls' "$d/excl.err" ||
+	fail "excl: the guard stopped an O_CREAT|O_EXCL open: $(grep stops "$d/excl.err")"
 # Go: the runtime starts as many threads as the timing makes it (its
 # clone count differs from run to run under either backend), and runs
 # goroutines on any of them: the calls that name the tree are compared,
