@@ -459,8 +459,13 @@ static void drain_ring(struct rec_ctx *c)
 		rec_ring_consume(&c->bpf->ring);
 }
 
+/* a child changed state since the loop last asked: waitpid() only then,
+ * not once per wake (a guard's stop, a tick) */
+static volatile sig_atomic_t child_news = 1;
+
 static void on_sigchld(int sig)
 {
+	child_news = 1;
 }
 
 /* is any task still followed by the programs? */
@@ -487,6 +492,8 @@ int rec_bpf_loop(struct rec_ctx *c)
 	memset(&sa, 0, sizeof(sa));
 	sa.sa_handler = on_sigchld;
 	sigaction(SIGCHLD, &sa, NULL);
+	/* (an end before the handler was in place) */
+	child_news = 1;
 	for (;;) {
 		struct pollfd pf[2] = {
 			{ .fd = b->ring.fd, .events = POLLIN },
@@ -514,9 +521,10 @@ int rec_bpf_loop(struct rec_ctx *c)
 				iot_writer_flush(c->w, 0);
 			}
 		}
-		if (!c->st.root_done) {
+		if (!c->st.root_done && child_news) {
 			int st;
 
+			child_news = 0;
 			if (waitpid(c->root, &st, WNOHANG) == c->root) {
 				c->st.root_status = st;
 				c->st.root_done = 1;
