@@ -12,8 +12,9 @@
  *
  * Wake-ups: a record written while the recorder waits would wake it, one
  * context switch per record on a machine of two CPUs (13 us per fstatat()
- * instead of 5).  The programs wake it only once 256 KiB wait (IOTAPE_BPF_WAKE_KB; 0: at once), a task's end at
- * once, and the recorder drains every 10 ms besides.
+ * instead of 5).  The programs wake it only once 256 KiB wait (IOTAPE_BPF_WAKE_KB; 0: at once), the
+ * last followed task's end at once (with the fast path, any task's: its
+ * ring slots are freed then), and the recorder drains every 10 ms besides.
  *
  * Lost records are counted per CPU by the programs (map drops) and added
  * to the trace's dropped count and the summary; the ring of --bpf-ring-mb

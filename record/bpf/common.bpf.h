@@ -180,7 +180,8 @@ static __always_inline void *scratch_buf(void)
 }
 
 /* Wake the recorder only once this much is waiting (0: at once); it
- * also drains on a short timer, and a task's end always wakes it. */
+ * also drains on a short timer, and the last followed task's end (with
+ * the fast path: any task's) wakes it. */
 const volatile __u64 wake_bytes = 0;
 
 /*
