@@ -132,6 +132,10 @@ int check_unc_item(struct check_unc *u, const struct iot_item *it)
 		else if (dir & IOT_SCF_WRITE) {
 			u->wbytes += a->len;
 			u->wreqs++;
+			if (a->data_len) {
+				u->wkept++;
+				u->wkept_bytes += a->data_len;
+			}
 		}
 		if (!iot_aio_op_known(a->api, a->opcode)) {
 			u->undecoded++;
@@ -211,17 +215,22 @@ void check_unc_print(const struct check_unc *u, FILE *f)
 		fprintf(f, "  data         %llu writes with their bytes kept (%s)\n",
 			(unsigned long long)u->data.calls,
 			iot_fmt_bytes(r, sizeof(r), (double)u->data.bytes));
+	if (u->wkept)
+		fprintf(f, "  data         %llu async write requests with their bytes kept (%s)\n",
+			(unsigned long long)u->wkept,
+			iot_fmt_bytes(r, sizeof(r), (double)u->wkept_bytes));
 	if (u->data.nodata_calls)
 		fprintf(f, "  not captured the bytes of %llu writes recorded with --data "
 			"(%s): over its cap, or logged by BPF; replayed with a pattern\n",
 			(unsigned long long)u->data.nodata_calls,
 			iot_fmt_bytes(w, sizeof(w), (double)u->data.nodata_bytes));
-	if (u->data_on && (u->wreqs || u->mp_written))
+	if (u->data_on && (u->wreqs > u->wkept || u->mp_written))
 		fprintf(f, "  not captured the bytes of %llu async write requests (%s) and of "
 			"%llu pages written through file mappings, recorded with --data: it "
-			"keeps those of write calls only; replayed with a pattern\n",
-			(unsigned long long)u->wreqs,
-			iot_fmt_bytes(w, sizeof(w), (double)u->wbytes),
+			"keeps none of mapped pages, nor of requests logged by BPF or over its "
+			"caps; replayed with a pattern\n",
+			(unsigned long long)(u->wreqs - u->wkept),
+			iot_fmt_bytes(w, sizeof(w), (double)(u->wbytes - u->wkept_bytes)),
 			(unsigned long long)u->mp_written);
 	if (u->mp_records)
 		fprintf(f, "  mapped I/O   %llu pages read, %llu written through %llu file "

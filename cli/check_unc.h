@@ -13,6 +13,7 @@
 struct check_unc {
 	uint64_t requests, completions, rbytes, wbytes;
 	uint64_t wreqs;				/* requests that write */
+	uint64_t wkept, wkept_bytes;		/* ... with their bytes (record --data) */
 	int data_on;				/* recorded with --data (header record.data) */
 	uint64_t undecoded, undecoded_ops[2];	/* libaio, io_uring: a bit per opcode */
 	uint64_t orphans;			/* completions of no request in the trace */

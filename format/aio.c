@@ -148,6 +148,8 @@ static void sb_submit(struct iot_sbuf *b, const struct iot_aio *a)
 	if (a->resfd >= 0)
 		iot_sb_printf(b, " resfd=%d", a->resfd);
 	iot_sb_printf(b, " data=%#llx", (unsigned long long)a->user_data);
+	if (a->data_len)
+		iot_sb_printf(b, " [data %u]", a->data_len);
 }
 
 int iot_format_aio(char *buf, size_t len, const struct iot_aio *a)

@@ -355,6 +355,10 @@ struct iot_aio {
 	uint32_t path_len;
 	const char *path2;
 	uint32_t path2_len;
+	/* `record --data`: the bytes a write request asked to write (all
+	 * len of them, read at its submission), NULL and 0 if none kept */
+	const void *data;
+	uint32_t data_len;
 };
 
 /*! iot_aio_op_name() : @return : "pwrite", "write_fixed", ... for

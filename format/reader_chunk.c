@@ -67,6 +67,13 @@ static int check_chunk(Iotape__Chunk *c)
 		if (data > (c->has_data ? c->data.len : 0))
 			return IOT_E_CORRUPT;
 	}
+	/* the async requests' bytes, after the events' */
+	for (i = 0; i < c->n_async_ops; i++) {
+		data += c->async_ops[i]->data_len;
+		if (c->async_ops[i]->data_len > IOT_DATA_MAX ||
+		    data > (c->has_data ? c->data.len : 0))
+			return IOT_E_CORRUPT;
+	}
 	for (i = 0; i < n; i++) {
 		if (c->tid_idx[i] >= c->n_tids || c->nargs[i] > IOT_MAX_ARGS)
 			return IOT_E_CORRUPT;
@@ -147,6 +154,10 @@ static void use_slot(struct iot_reader *r, struct slot *s)
 	r->ch = s->ch;
 	r->i_proc = r->i_ps = r->i_ev = r->i_arg = r->i_aio = r->i_mp = 0;
 	r->i_data = 0;
+	r->i_adata = 0;
+	/* the async requests' bytes start after the events' */
+	for (size_t i = 0; r->ch && r->ch->n_async_ops && i < r->ch->n_data_len; i++)
+		r->i_adata += r->ch->data_len[i];
 	r->prev_exit = 0;
 }
 
@@ -341,6 +352,12 @@ static void fill_aio(struct iot_reader *r, const Iotape__AsyncOp *m,
 	a->vals = m->vals;
 	a->path = bstr(r->arena, m->has_path, &m->path, &a->path_len);
 	a->path2 = bstr(r->arena, m->has_path2, &m->path2, &a->path2_len);
+	/* check_chunk() saw them all inside the chunk's data */
+	if (m->data_len) {
+		a->data = r->ch->data.data + r->i_adata;
+		a->data_len = m->data_len;
+		r->i_adata += m->data_len;
+	}
 }
 
 /* A chunk that fails to decode although the index listed it: report it

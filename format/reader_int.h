@@ -56,6 +56,7 @@ struct iot_reader {
 	const Iotape__Chunk *ch;	/* its chunk, NULL between chunks */
 	size_t i_proc, i_ps, i_ev, i_arg, i_aio, i_mp;
 	size_t i_data;			/* bytes of the chunk's data given out */
+	size_t i_adata;			/* ... and where the next request's start */
 	uint64_t prev_exit;		/* time decoding, see to_deltas() */
 	int err;			/* sticky until rewind/seek */
 	int spans;			/* iot_reader_set_spans() */

@@ -73,6 +73,8 @@ struct iot_writer {
 	int any_path2, any_flags, any_pre, any_cpu, any_slept;
 	uint8_t *dbuf;			/* the events' kept data, concatenated */
 	size_t dbuf_len, dbuf_cap;
+	uint8_t *abuf;			/* the async requests', after them */
+	size_t abuf_len, abuf_cap;
 	int64_t t_min, t_max;
 	int64_t chunk_t0;		/* when the chunk got its first item */
 
@@ -252,7 +254,7 @@ static void chunk_reset(struct iot_writer *w)
 	w->n = 0;
 	w->n_args = 0;
 	w->any_path2 = w->any_flags = w->any_pre = w->any_cpu = w->any_slept = 0;
-	w->dbuf_len = 0;
+	w->dbuf_len = w->abuf_len = 0;
 	w->t_min = INT64_MAX;
 	w->t_max = INT64_MIN;
 	w->chunk_t0 = 0;
@@ -533,6 +535,16 @@ static long pack_chunk(struct iot_writer *w, struct iot_frame *meta)
 	ch.slept_ns = w->slept_ns;
 	ch.n_data_len = w->dbuf_len ? w->n : 0;
 	ch.data_len = w->data_len;
+	/* the requests' bytes follow the events': a reader finds each
+	 * event's without counting the requests' */
+	if (w->abuf_len) {
+		if (iot_grow((void **)&w->dbuf, &w->dbuf_cap, w->dbuf_len + w->abuf_len, 1)) {
+			free(strs);
+			return -ENOMEM;
+		}
+		memcpy(w->dbuf + w->dbuf_len, w->abuf, w->abuf_len);
+		w->dbuf_len += w->abuf_len;
+	}
 	ch.has_data = w->dbuf_len != 0;
 	ch.data.data = w->dbuf;
 	ch.data.len = w->dbuf_len;
@@ -599,7 +611,7 @@ static int64_t coarse_now_ns(void)
 /* The flush policy, checked after every append. */
 static int maybe_flush(struct iot_writer *w)
 {
-	if (w->n >= w->flush_events || w->dbuf_len >= DATA_FLUSH_BYTES)
+	if (w->n >= w->flush_events || w->dbuf_len + w->abuf_len >= DATA_FLUSH_BYTES)
 		return flush_chunk(w);
 	if (w->flush_ns >= 0) {
 		int64_t now = coarse_now_ns();
@@ -794,6 +806,7 @@ static void writer_free(struct iot_writer *w)
 	free(w->t_enter); free(w->duration); free(w->tid_idx); free(w->nr);
 	free(w->nargs); free(w->path); free(w->path2); free(w->ev_flags); free(w->pre_ns);
 	free(w->cpu_ns); free(w->slept_ns); free(w->data_len); free(w->dbuf);
+	free(w->abuf);
 	free(w->t_lo); free(w->t_hi); free(w->d_lo); free(w->d_hi);
 	iot_names_free(&w->names);
 	iot_ps_cols_free(&w->psc);
@@ -956,7 +969,11 @@ int iot_writer_aio(struct iot_writer *w, const struct iot_aio *a)
 
 	if ((rc = get_err(w)))
 		return rc;
-	if (iot_grow((void **)&w->aio, &w->cap_aio, w->n_aio + 1, sizeof(*w->aio)))
+	if (a->data_len > IOT_DATA_MAX || (a->data_len && !a->data))
+		return -EINVAL;
+	if (iot_grow((void **)&w->aio, &w->cap_aio, w->n_aio + 1, sizeof(*w->aio)) ||
+	    (a->data_len &&
+	     iot_grow((void **)&w->abuf, &w->abuf_cap, w->abuf_len + a->data_len, 1)))
 		return -ENOMEM;
 	m = iot_arena_alloc(w->arena, sizeof(*m));
 	if (!m)
@@ -996,6 +1013,11 @@ int iot_writer_aio(struct iot_writer *w, const struct iot_aio *a)
 			return -ENOMEM;
 		memcpy(m->vals, a->vals, a->nvals * sizeof(*m->vals));
 		m->n_vals = a->nvals;
+	}
+	if (a->data_len) {
+		SET(m, data_len, a->data_len);
+		memcpy(w->abuf + w->abuf_len, a->data, a->data_len);
+		w->abuf_len += a->data_len;
 	}
 	w->aio[w->n_aio++] = m;
 	return maybe_flush(w);

@@ -48,6 +48,7 @@ static void req_free(struct rec_aio_req *r)
 	free(r->path);
 	free(r->path2);
 	free(r->vals);
+	free(r->data);
 }
 
 void rec_aio_clear_call(struct rec_task *t)
@@ -314,8 +315,11 @@ uint64_t rec_aio_req_iovecs(struct rec_task *t, struct rec_aio_req *r,
 	return sum;
 }
 
-void rec_aio_emit(struct rec_ctx *c, const struct iot_aio *a)
+void rec_aio_emit(struct rec_ctx *c, const struct iot_aio *in)
 {
+	struct iot_aio x = *in, *a = &x;
+
+	rec_data_aio(c, a);
 	if (iot_writer_aio(c->w, a) < 0) {
 		c->st.dropped++;
 		return;
@@ -414,7 +418,7 @@ void rec_aio_entry(struct rec_ctx *c, struct rec_task *t)
 {
 	/* (libaio.c reads the bpf backend's view too) */
 	if (t->ev.nr == SYS_io_submit) {
-		rec_libaio_submit_entry(t);
+		rec_libaio_submit_entry(c, t);
 		return;
 	}
 	if (t->view)

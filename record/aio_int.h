@@ -99,7 +99,7 @@ uint64_t rec_aio_req_vals(struct rec_aio_req *r, int64_t *vals, uint32_t n);
 
 /* libaio (libaio.c): io_submit's iocbs at the entry, io_getevents'
  * completions at the exit */
-void rec_libaio_submit_entry(struct rec_task *t);
+void rec_libaio_submit_entry(struct rec_ctx *c, struct rec_task *t);
 void rec_libaio_getevents_exit(struct rec_ctx *c, struct rec_task *t, uint64_t event);
 
 /* io_uring (uring.c) */

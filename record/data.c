@@ -12,6 +12,13 @@
  * exit, when ret is known and the program has not run on; the fast path
  * copies them into its record before the call (fastpath/preload.c); the
  * BPF programs do not read them.
+ *
+ * An async write request (libaio, io_uring) keeps all the bytes it asked
+ * to write, read at its submission (io_submit's, io_uring_enter's entry
+ * stop): the program may not touch its buffer until the request
+ * completes, and its result is not known then.  Under the same caps; a
+ * request of the bpf backend keeps none (nothing of the program's memory
+ * is read there) and is counted not kept.
  */
 #include <errno.h>
 #include <stdlib.h>
@@ -28,22 +35,23 @@ static uint64_t asked(const struct iot_syscall *sc, const struct iot_event *ev, 
 	return (uint64_t)(sc->arg[i] == IOT_ARG_PTR ? ev->args[i + 1] : ev->args[i]);
 }
 
-/* The first @n bytes the call wrote, from @tid's memory at its exit, into
- * @buf.  @return : 0, or -errno (the memory went, a short read). */
-static int read_written(pid_t tid, const struct iot_syscall *sc, const uint64_t *raw,
-			int i, void *buf, uint64_t n)
+/* The first @n bytes of the buffer at @addr of @tid (@vec: of the @cnt
+ * iovecs at @addr), into @buf.  @return : 0, or -errno (the memory went,
+ * a short read). */
+static int read_written(pid_t tid, int vec, uint64_t addr, uint64_t cnt, void *buf,
+			uint64_t n)
 {
 	static __thread struct iovec iov[FP_ZERO_IOVS];
 	struct iovec local = { buf, (size_t)n };
-	uint64_t cnt = raw[i + 1], j, left = n;
+	uint64_t j, left = n;
 	ssize_t got;
 
-	if (sc->arg[i] == IOT_ARG_PTR) {
-		got = rec_read_mem(tid, raw[i], buf, (size_t)n);
+	if (!vec) {
+		got = rec_read_mem(tid, addr, buf, (size_t)n);
 		return got == (ssize_t)n ? 0 : got < 0 ? (int)got : -EFAULT;
 	}
 	if (cnt == 0 || cnt > FP_ZERO_IOVS ||
-	    rec_read_mem(tid, raw[i], iov, cnt * sizeof(iov[0])) != (ssize_t)(cnt * sizeof(iov[0])))
+	    rec_read_mem(tid, addr, iov, cnt * sizeof(iov[0])) != (ssize_t)(cnt * sizeof(iov[0])))
 		return -EFAULT;
 	/* the kernel filled the buffers in order: the first n bytes */
 	for (j = 0; j < cnt && left; j++) {
@@ -80,7 +88,8 @@ static const void *written(struct rec_ctx *c, struct rec_task *t, int i, uint64_
 		c->data_buf = q;
 		c->data_cap = (size_t)n;
 	}
-	return read_written(t->tid, t->sc, t->raw, i, c->data_buf, n) ? NULL : c->data_buf;
+	return read_written(t->tid, t->sc->arg[i] != IOT_ARG_PTR, t->raw[i], t->raw[i + 1],
+			    c->data_buf, n) ? NULL : c->data_buf;
 }
 
 void rec_data_take(struct rec_ctx *c, struct rec_task *t)
@@ -103,4 +112,39 @@ void rec_data_take(struct rec_ctx *c, struct rec_task *t)
 	ev->data_len = (uint32_t)n;
 	c->st.data_calls++;
 	c->st.data_bytes += n;
+}
+
+void rec_data_req(struct rec_ctx *c, struct rec_task *t, struct rec_aio_req *r, int vec,
+		  uint64_t addr, uint64_t cnt)
+{
+	uint64_t n = r->a.len;
+
+	if (!c->o->data_max || t->view || !n || n > c->o->data_max ||
+	    c->st.data_bytes + n > c->o->data_total || !(r->data = malloc((size_t)n)))
+		return;
+	if (read_written(t->tid, vec, addr, cnt, r->data, n)) {
+		free(r->data);
+		r->data = NULL;
+		return;
+	}
+	r->a.data = r->data;
+	r->a.data_len = (uint32_t)n;
+}
+
+void rec_data_aio(struct rec_ctx *c, struct iot_aio *a)
+{
+	if (!c->o->data_max || a->kind != IOT_AIO_SUBMIT ||
+	    !(iot_aio_op_dir(a->api, a->opcode) & IOT_SCF_WRITE) || !a->len)
+		return;
+	/* the total is checked again here: requests read at one entry are
+	 * kept at its exit, the first ret of them */
+	if (a->data_len != a->len || c->st.data_bytes + a->data_len > c->o->data_total) {
+		a->data = NULL;
+		a->data_len = 0;
+		c->st.aio_nodata++;
+		c->st.aio_nodata_bytes += a->len;
+		return;
+	}
+	c->st.aio_data++;
+	c->st.data_bytes += a->data_len;
 }

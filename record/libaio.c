@@ -88,8 +88,9 @@ static void submit_view(struct rec_task *t, const struct rec_aio_view *v)
 	}
 }
 
-/* ptrace: from the program's memory, at the entry stop */
-static void submit_read(struct rec_task *t)
+/* ptrace: from the program's memory, at the entry stop (a write's bytes
+ * too, with --data) */
+static void submit_read(struct rec_ctx *c, struct rec_task *t)
 {
 	uint64_t ctx = t->raw[0], n = t->raw[1], ptrs[64], i, k;
 
@@ -109,8 +110,12 @@ static void submit_read(struct rec_task *t)
 				iocb_unread(t);
 				continue;
 			}
-			if ((r = iocb_req(t, ctx, ptrs[j], &cb)) && iocb_vectored(&cb))
+			if (!(r = iocb_req(t, ctx, ptrs[j], &cb)))
+				continue;
+			if (iocb_vectored(&cb))
 				r->a.len = rec_aio_req_iovecs(t, r, cb.aio_buf, cb.aio_nbytes);
+			if (cb.aio_lio_opcode == IOCB_CMD_PWRITE || cb.aio_lio_opcode == IOCB_CMD_PWRITEV)
+				rec_data_req(c, t, r, iocb_vectored(&cb), cb.aio_buf, cb.aio_nbytes);
 		}
 	}
 }
@@ -146,10 +151,10 @@ void rec_libaio_getevents_exit(struct rec_ctx *c, struct rec_task *t, uint64_t e
 	}
 }
 
-void rec_libaio_submit_entry(struct rec_task *t)
+void rec_libaio_submit_entry(struct rec_ctx *c, struct rec_task *t)
 {
 	if (t->view)
 		submit_view(t, t->view->aio);
 	else
-		submit_read(t);
+		submit_read(c, t);
 }

@@ -126,6 +126,7 @@ struct rec_aio_req {
 	struct iot_aio a;		/* path, path2, vals point below */
 	char *path, *path2;
 	int64_t *vals;
+	void *data;			/* --data: a write's bytes (data.c) */
 	int created;			/* bpf: an OPENAT's completion made its file */
 };
 
@@ -218,6 +219,8 @@ struct rec_stats {
 	uint64_t bpf_reread;		/* bpf: strings unread at entry, read at exit */
 	uint64_t data_calls, data_bytes;	/* --data: writes whose bytes were kept */
 	uint64_t nodata_calls, nodata_bytes;	/* ... and not kept (IOT_EV_NODATA) */
+	uint64_t aio_data;			/* --data: write requests whose bytes were kept */
+	uint64_t aio_nodata, aio_nodata_bytes;	/* ... and not kept */
 	int64_t t_start, t_end;
 	int root_status;		/* wait status of the root */
 	int root_done;
@@ -344,6 +347,14 @@ int rec_wbuf_zero(pid_t tid, const struct iot_syscall *sc, const uint64_t *args)
 /* keep the bytes of the write-family call of @t that just returned in
  * its event (t->ev.data), or flag it IOT_EV_NODATA; counted in c->st */
 void rec_data_take(struct rec_ctx *c, struct rec_task *t);
+/* the bytes async write request @r of @t asks to write (r->a.len), read
+ * from @t's memory at its submission: at @addr, or (@vec) in the @cnt
+ * iovecs at @addr; into r->data and r->a.data if --data keeps them */
+void rec_data_req(struct rec_ctx *c, struct rec_task *t, struct rec_aio_req *r, int vec,
+		  uint64_t addr, uint64_t cnt);
+/* request @a about to be written: its bytes kept within the caps, or let
+ * go and counted not kept; counted in c->st */
+void rec_data_aio(struct rec_ctx *c, struct iot_aio *a);
 
 /* ---- pathname.c: path joining ---- */
 /* make @p absolute against @base (or the task's cwd), lexically;

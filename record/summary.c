@@ -60,28 +60,33 @@ void rec_summary(const struct rec_ctx *c, uint64_t bytes)
 		"%llu dropped", n1, b1, (unsigned long long)c->st.processes, secs, b3, b4,
 		iot_fmt_bytes(b2, sizeof(b2), (double)bytes), c->o->out,
 		(unsigned long long)c->st.dropped);
+	b3[0] = 0;
+	if (c->st.aio_data)
+		snprintf(b3, sizeof(b3), " and %llu async write requests",
+			 (unsigned long long)c->st.aio_data);
 	if (c->o->data_max && !c->st.nodata_calls)
-		iot_msg(IOT_MSG_INFO, CMD, "data: %s kept of %llu writes%s",
+		iot_msg(IOT_MSG_INFO, CMD, "data: %s kept of %llu writes%s%s",
 			iot_fmt_bytes(b2, sizeof(b2), (double)c->st.data_bytes),
-			(unsigned long long)c->st.data_calls,
-			c->st.aio_wreqs || c->st.mp_written ? "" : ", every write's bytes");
+			(unsigned long long)c->st.data_calls, b3,
+			c->st.aio_nodata || c->st.mp_written ? "" : ", every write's bytes");
 	else if (c->o->data_max)
-		iot_msg(IOT_MSG_WARNING, CMD, "data: %s kept of %llu writes; %llu writes' bytes "
+		iot_msg(IOT_MSG_WARNING, CMD, "data: %s kept of %llu writes%s; %llu writes' bytes "
 			"not kept (%s): asked to write more than --data=%llu, past --data-total "
 			"%llu, or logged by BPF; a replay writes its own pattern for them",
 			iot_fmt_bytes(b2, sizeof(b2), (double)c->st.data_bytes),
-			(unsigned long long)c->st.data_calls, (unsigned long long)c->st.nodata_calls,
+			(unsigned long long)c->st.data_calls, b3, (unsigned long long)c->st.nodata_calls,
 			iot_fmt_bytes(b4, sizeof(b4), (double)c->st.nodata_bytes),
 			(unsigned long long)c->o->data_max, (unsigned long long)c->o->data_total);
-	/* --data keeps the bytes of write calls, not yet of requests or
-	 * mapped pages: said, not left for "every write" to hide */
-	if (c->o->data_max && (c->st.aio_wreqs || c->st.mp_written))
+	/* --data keeps no bytes of mapped pages, nor of requests logged by
+	 * BPF or over its caps: said, not left for "every write" to hide */
+	if (c->o->data_max && (c->st.aio_nodata || c->st.mp_written))
 		iot_msg(IOT_MSG_WARNING, CMD, "data: not kept: the bytes of %llu async write "
-			"requests (%s) and of %llu pages written through file mappings (--data "
-			"keeps those of write calls only); a replay writes its own pattern for them",
-			(unsigned long long)c->st.aio_wreqs,
-			iot_fmt_bytes(b2, sizeof(b2), (double)c->st.aio_wbytes),
-			(unsigned long long)c->st.mp_written);
+			"requests (%s: logged by BPF, more than --data=%llu, or past --data-total) "
+			"and of %llu pages written through file mappings (--data keeps none of "
+			"those); a replay writes its own pattern for them",
+			(unsigned long long)c->st.aio_nodata,
+			iot_fmt_bytes(b2, sizeof(b2), (double)c->st.aio_nodata_bytes),
+			(unsigned long long)c->o->data_max, (unsigned long long)c->st.mp_written);
 	if (c->seen.unkept)
 		iot_msg(IOT_MSG_WARNING, CMD, "the set of paths met was full (--path-set-mb %d, "
 			"%llu paths kept): %llu states were taken of paths it could not keep, each "

@@ -270,6 +270,10 @@ void rec_uring_enter_entry(struct rec_ctx *c, struct rec_task *t)
 		if (!(r = rec_aio_req_add(t)))
 			return;
 		rec_uring_sqe_req(c, t, a, &s, r, NULL);
+		/* --data: what a write will write, there until it completes */
+		if (s.opcode == IORING_OP_WRITE || s.opcode == IORING_OP_WRITE_FIXED ||
+		    s.opcode == IORING_OP_WRITEV)
+			rec_data_req(c, t, r, s.opcode == IORING_OP_WRITEV, s.addr, s.len);
 	}
 }
 

@@ -8,8 +8,9 @@
  * of iocbs it took (same opcodes, offsets, lengths, flags, RWF_*), each
  * io_getevents reaping as many completions as it returned when recorded,
  * no more and no fewer (never more than are in flight), so the
- * filesystem sees the recorded concurrency.  Writes send deterministic bytes, reads land in
- * one buffer per context (the data is not kept).  No libaio library is
+ * filesystem sees the recorded concurrency.  Writes send the bytes
+ * `record --data` kept, or deterministic bytes; reads land in one buffer
+ * shared by every context (the data is not kept).  No libaio library is
  * needed: the kernel ABI is small and stable.
  */
 #include <errno.h>
@@ -81,12 +82,48 @@ static void data_len(struct rpl_plan *p, const struct iot_aio *a)
 		p->aio_buf_len = n > RPL_AIO_BUF ? RPL_AIO_BUF : n;
 }
 
+/* The bytes write request @x wrote (`record --data`), copied into the
+ * plan's arena; only all it asked to write, as the recorder keeps them:
+ * anything else is not replayed as data. */
+static int keep_data(struct rpl_plan *p, struct rpl_aio *x)
+{
+	void *d;
+
+	if (!x->a.data_len || x->a.data_len != x->a.len ||
+	    !(iot_aio_op_dir(x->a.api, x->a.opcode) & IOT_SCF_WRITE)) {
+		x->a.data = NULL;
+		x->a.data_len = 0;
+		return 0;
+	}
+	if (!(d = iot_arena_alloc(p->arena, x->a.data_len)))
+		return -ENOMEM;
+	memcpy(d, x->a.data, x->a.data_len);
+	x->a.data = d;
+	p->data_ops++;
+	p->data_bytes += x->a.data_len;
+	return 0;
+}
+
+/* Where request @a writes from, and how many bytes there are (*@cap):
+ * its own recorded bytes, or the plan's buffer of deterministic bytes. */
+char *rpl_aio_wsrc(const struct rpl_plan *p, const struct iot_aio *a, uint64_t *cap)
+{
+	if (a->data_len) {
+		*cap = a->data_len;
+		/* the kernel only reads a write's buffer */
+		return (char *)(uintptr_t)a->data;
+	}
+	*cap = p->aio_buf_len;
+	return p->aio_buf;
+}
+
 int rpl_aio_collect(struct rpl_plan *p, const struct iot_aio *a)
 {
 	struct rpl_aio *x;
 	struct rpl_op *op;
 	uint32_t i, req = 0;
 	size_t k;
+	int rc;
 
 	if (a->kind == IOT_AIO_COMPLETE) {
 		p->aio_completes++;
@@ -118,11 +155,15 @@ int rpl_aio_collect(struct rpl_plan *p, const struct iot_aio *a)
 		x->a.path = x->a.path2 = NULL;
 		x->a.nvals = 0;
 		x->a.vals = NULL;
+		x->a.data = NULL;
+		x->a.data_len = 0;
 	} else {
 		x->a.path = a->path ? iot_arena_strndup(p->arena, a->path, a->path_len) : NULL;
 		x->a.path2 = a->path2 ? iot_arena_strndup(p->arena, a->path2, a->path2_len) :
 			NULL;
 	}
+	if (!req && (rc = keep_data(p, x)))
+		return rc;
 	if (a->nvals && !req) {
 		int64_t *v = iot_arena_alloc(p->arena, a->nvals * sizeof(*v));
 
@@ -257,6 +298,8 @@ int rpl_aio_profile(struct rpl_plan *p, struct iot_writer *w, const struct rpl_o
 		a = ra->a;
 		a.event = event;
 		a.t_ns = op->r_enter;
+		a.data = NULL;		/* a profile keeps no written bytes */
+		a.data_len = 0;
 		err = iot_writer_aio(w, &a);
 	}
 	for (k = p->reap_head[op - p->ops]; k && !err; k = p->reap_next[k - 1]) {
@@ -270,6 +313,8 @@ int rpl_aio_profile(struct rpl_plan *p, struct iot_writer *w, const struct rpl_o
 		a.res = ra->r_res;
 		a.nvals = 0;
 		a.vals = NULL;
+		a.data = NULL;
+		a.data_len = 0;
 		err = iot_writer_aio(w, &a);
 	}
 	return err;
@@ -484,14 +529,15 @@ static int make_iocb(struct rpl_ctx *c, struct rpl_op *op, struct rpl_actx *x,
 		     struct rpl_aio *ra, struct iocb *cb, struct iovec *iov)
 {
 	const struct iot_aio *a = &ra->a;
-	char *buf = c->p->aio_buf;
-	uint64_t cap = c->p->aio_buf_len, len = a->len > cap ? cap : a->len;
+	uint64_t cap, len;
+	char *buf = rpl_aio_wsrc(c->p, a, &cap);
 	struct rpl_fd e;
 	uint32_t i, n;
 
 	if (!buf || !iot_aio_op_known(IOT_AIO_LIBAIO, a->opcode) ||
 	    rpl_fdtab_get(c->pr->tab, a->fd, &e) < 0 || e.state != RPL_FD_LIVE)
 		return -1;
+	len = a->len > cap ? cap : a->len;
 	memset(cb, 0, sizeof(*cb));
 	cb->aio_lio_opcode = (uint16_t)a->opcode;
 	cb->aio_fildes = (uint32_t)e.live;

@@ -777,6 +777,9 @@ struct rpl_actx {
 /* the context @api/@rec of @c's process, or NULL; created if @make */
 struct rpl_actx *rpl_actx_get(struct rpl_ctx *c, uint32_t api, uint64_t rec, int make);
 void rpl_actx_drop(struct rpl_ctx *c, uint32_t api, uint64_t rec);
+/*! rpl_aio_wsrc() : where async request @a writes from: the bytes
+ *  `record --data` kept, or plan.aio_buf; *@cap its length. */
+char *rpl_aio_wsrc(const struct rpl_plan *p, const struct iot_aio *a, uint64_t *cap);
 /*! rpl_aio_plan_buf() : plan.aio_buf made (aio.c says why before the
  *  run).  @return : 0 or -errno */
 int rpl_aio_plan_buf(struct rpl_plan *p);

@@ -321,8 +321,9 @@ static int prep(struct rpl_ctx *c, struct rpl_actx *x, uint32_t k, struct batch 
 		uint32_t slot, struct io_uring_sqe *sqe)
 {
 	const struct iot_aio *a = &c->p->aio[k].a;
-	char *buf = c->p->aio_buf;
-	uint64_t cap = c->p->aio_buf_len, len = a->len > cap ? cap : a->len;
+	uint64_t cap;
+	char *buf = rpl_aio_wsrc(c->p, a, &cap), *fixed;
+	uint64_t len = a->len > cap ? cap : a->len;
 	struct rpl_name *n1, *n2;
 	int fd = -1;
 	uint32_t i, nv;
@@ -368,11 +369,17 @@ static int prep(struct rpl_ctx *c, struct rpl_actx *x, uint32_t k, struct batch 
 			return -1;
 		if (len > x->buf_len[a->buf_index])
 			len = x->buf_len[a->buf_index];
+		fixed = x->bufs[a->buf_index];
+		/* a write's recorded bytes go into its registered buffer
+		 * (another request in flight on it at the same time would
+		 * see them) */
+		if (a->data_len && a->opcode == IORING_OP_WRITE_FIXED)
+			memcpy(fixed, buf, (size_t)len);
 		if (a->opcode == IORING_OP_READ_FIXED)
-			io_uring_prep_read_fixed(sqe, fd, x->bufs[a->buf_index], (unsigned)len,
+			io_uring_prep_read_fixed(sqe, fd, fixed, (unsigned)len,
 						 a->off, (int)a->buf_index);
 		else
-			io_uring_prep_write_fixed(sqe, fd, x->bufs[a->buf_index], (unsigned)len,
+			io_uring_prep_write_fixed(sqe, fd, fixed, (unsigned)len,
 						  a->off, (int)a->buf_index);
 		break;
 	case IORING_OP_FSYNC:

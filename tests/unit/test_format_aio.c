@@ -1,7 +1,9 @@
 /*
  * test_format_aio.c - AsyncOp records (format 1.2): every field written
  * is read back, after the event it came with, across a chunk flushed
- * between the two; iot_format_aio() prints them as dump shows them.
+ * between the two; iot_format_aio() prints them as dump shows them; a
+ * write request's bytes (record --data) come back with it, next to the
+ * events' own.
  */
 #include "format_model.h"
 
@@ -93,6 +95,83 @@ static void test_roundtrip(void **state)
 	iot_reader_close(r);
 }
 
+/* Events and requests with bytes, in chunks of 3 events: each gets its
+ * own back, the events' where a reader that knows no request's finds
+ * them. */
+static void test_data(void **state)
+{
+	struct iot_writer_opts o = { .flush_events = 3, .flush_ms = -1 };
+	struct iot_writer *w;
+	struct iot_reader *r;
+	struct iot_header h;
+	struct iot_event ev;
+	struct iot_aio a;
+	struct iot_item it;
+	char eb[10][64], ab[10][64];
+	int i, n_ev = 0, n_aio = 0;
+
+	fill_header(&h);
+	assert_int_equal(iot_writer_open(&w, tpath("aiodata.iotape"), &h, &o), 0);
+	for (i = 0; i < 10; i++) {
+		memset(&ev, 0, sizeof(ev));
+		ev.t_enter = 1000 * (i + 1);
+		ev.t_exit = ev.t_enter + 10;
+		ev.pid = ev.tid = 42;
+		ev.nr = 1;	/* write */
+		snprintf(eb[i], sizeof(eb[i]), "event %d's bytes", i);
+		/* every third event keeps none */
+		ev.data = i % 3 ? eb[i] : NULL;
+		ev.data_len = i % 3 ? (uint32_t)strlen(eb[i]) : 0;
+		ev.ret = (int64_t)ev.data_len;
+		assert_int_equal(iot_writer_event(w, &ev), 0);
+		memset(&a, 0, sizeof(a));
+		a.kind = IOT_AIO_SUBMIT;
+		a.api = IOT_AIO_LIBAIO;
+		a.opcode = 1;	/* pwrite */
+		a.event = (uint64_t)i;
+		a.resfd = -1;
+		snprintf(ab[i], sizeof(ab[i]), "request %d wrote these", i);
+		a.len = strlen(ab[i]);
+		/* every other request keeps none */
+		a.data = i % 2 ? NULL : ab[i];
+		a.data_len = i % 2 ? 0 : (uint32_t)a.len;
+		assert_int_equal(iot_writer_aio(w, &a), 0);
+	}
+	a.data = ab[0];
+	a.data_len = IOT_DATA_MAX + 1;
+	assert_int_equal(iot_writer_aio(w, &a), -EINVAL);
+	assert_int_equal(iot_writer_close(w, 0), 0);
+
+	assert_int_equal(iot_reader_open(&r, tpath("aiodata.iotape")), 0);
+	while (iot_reader_next(r, &it) > 0) {
+		if (it.kind == IOT_ITEM_EVENT) {
+			i = n_ev++;
+			assert_int_equal(it.u.ev.data_len, i % 3 ? strlen(eb[i]) : 0);
+			if (i % 3)
+				assert_memory_equal(it.u.ev.data, eb[i], strlen(eb[i]));
+		} else if (it.kind == IOT_ITEM_AIO) {
+			i = n_aio++;
+			assert_int_equal(it.u.aio.event, i);
+			assert_int_equal(it.u.aio.data_len, i % 2 ? 0 : strlen(ab[i]));
+			if (i % 2)
+				assert_null(it.u.aio.data);
+			else
+				assert_memory_equal(it.u.aio.data, ab[i], strlen(ab[i]));
+			/* dump says it */
+			if (!(i % 2)) {
+				char line[256], want[32];
+
+				iot_format_aio(line, sizeof(line), &it.u.aio);
+				snprintf(want, sizeof(want), " [data %zu]", strlen(ab[i]));
+				assert_non_null(strstr(line, want));
+			}
+		}
+	}
+	assert_int_equal(n_ev, 10);
+	assert_int_equal(n_aio, 10);
+	iot_reader_close(r);
+}
+
 static void test_text(void **state)
 {
 	struct iot_aio a;
@@ -179,6 +258,7 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_roundtrip),
+		cmocka_unit_test(test_data),
 		cmocka_unit_test(test_mpages),
 		cmocka_unit_test(test_text),
 	};
