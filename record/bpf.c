@@ -54,6 +54,8 @@
 #define BK_OFFPTR	3
 #define BK_OPENHOW	4
 #define BK_CLONE3	5
+#define BK_TIMESPEC	6
+#define BK_TIMEVAL	7
 
 const char *rec_bpf_missing(void)
 {
@@ -89,6 +91,8 @@ static void fill_sysinfo(struct rec_bpf *b, int fast)
 			case IOT_ARG_IOVLEN: si.kind[a] = BK_IOV; break;
 			case IOT_ARG_OFFPTR: si.kind[a] = BK_OFFPTR; break;
 			case IOT_ARG_OPENHOW: si.kind[a] = BK_OPENHOW; break;
+			case IOT_ARG_TIMESPEC: si.kind[a] = BK_TIMESPEC; break;
+			case IOT_ARG_TIMEVAL: si.kind[a] = BK_TIMEVAL; break;
 			case IOT_ARG_CLONE_FLAGS:
 				si.kind[a] = tab[i].nr == SYS_clone3 ? BK_CLONE3 : BK_PLAIN;
 				break;

@@ -24,6 +24,8 @@
 #define BK_OFFPTR	3
 #define BK_OPENHOW	4
 #define BK_CLONE3	5
+#define BK_TIMESPEC	6	/* a timeout's pointer: ns, as iot_timeout_ns() */
+#define BK_TIMEVAL	7
 
 #define NR_MMAP		9
 #define NR_PIPE		22

@@ -269,6 +269,22 @@ static long arg_one(__u64 i, void *ctx)
 		if (bpf_probe_read_user(&v, 8, (void *)e->args[i]) < 0)
 			v = 0;
 		e->args[i] = v;
+	} else if (k == BK_TIMESPEC || k == BK_TIMEVAL) {
+		/* the time it holds at entry, in ns, as ptrace reads it
+		 * (iot_timeout_ns()): -1 NULL or unreadable, 0 negative */
+		__s64 ts[2] = { 0, 0 };
+		__s64 v = -1;
+
+		if (e->args[i] && bpf_probe_read_user(ts, sizeof(ts), (void *)e->args[i]) == 0) {
+			if (ts[0] < 0 || ts[1] < 0)
+				v = 0;
+			else if (ts[0] >= 9223372036LL - 1)
+				v = 0x7fffffffffffffffLL;
+			else
+				v = ts[0] * 1000000000LL + (__s64)(k == BK_TIMEVAL ?
+					(__u64)ts[1] % 1000000 * 1000 : (__u64)ts[1] % 1000000000);
+		}
+		e->args[i] = (__u64)v;
 	}
 	return 0;
 }
