@@ -201,6 +201,10 @@ int iot_format_aio(char *buf, size_t len, const struct iot_aio *a)
 			iot_sb_printf(&b, "%s%lld", i ? ", " : "", (long long)a->vals[i]);
 		iot_sb_puts(&b, i < a->nvals ? ", ...]" : "]");
 		break;
+	case IOT_AIO_CQ_READY:
+		iot_sb_printf(&b, "ready ctx=%#llx: %llu completions in the ring, not yet "
+			      "reaped", (unsigned long long)a->ctx, (unsigned long long)a->len);
+		break;
 	case IOT_AIO_END:
 		iot_sb_printf(&b, "end ctx=%#llx: the kernel took %llu requests, %lld "
 			      "in the trace", (unsigned long long)a->ctx,

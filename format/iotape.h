@@ -323,6 +323,9 @@ enum iot_aio_kind {
 				 * (its SQ head, mod 2^32), res = how many of
 				 * them are in the trace (SQPOLL takes them
 				 * without a syscall) */
+	IOT_AIO_CQ_READY,	/* an io_uring_enter that waits: len = the
+				 * completions in its ring the program had not
+				 * consumed when it began (written when > 0) */
 };
 
 enum iot_aio_api { IOT_AIO_LIBAIO = 1, IOT_AIO_URING = 2 };

@@ -359,6 +359,11 @@ void rec_aio_emit_submits(struct rec_ctx *c, struct rec_task *t, struct rec_actx
 				      r->t_ns);
 			continue;
 		}
+		if (r->kind == IOT_AIO_CQ_READY) {
+			r->event = event;
+			rec_aio_emit(c, r);
+			continue;
+		}
 		if (k++ >= done)
 			continue;
 		if (!r->kind) {

@@ -223,6 +223,26 @@ int rec_uring_sqe_req(struct rec_ctx *c, struct rec_task *t, struct rec_actx *a,
 	return 1;
 }
 
+/* A call that waits for completions waits for min_complete in the ring,
+ * those the program left there (not yet reaped) included: how many it
+ * left, as it enters (written only when some were). */
+static void cq_ready(struct rec_task *t, struct rec_actx *a)
+{
+	uint32_t head, tail;
+	struct rec_aio_req *r;
+
+	if (!(t->raw[3] & IORING_ENTER_GETEVENTS) || !t->raw[2] || !a->cq_ring ||
+	    (a->flags & IORING_SETUP_SQPOLL) ||
+	    read_u32(t, a->cq_ring + a->cq_off.head, &head) ||
+	    read_u32(t, a->cq_ring + a->cq_off.tail, &tail) ||
+	    tail == head || tail - head > a->cq_entries || !(r = rec_aio_req_add(t)))
+		return;
+	r->a.kind = IOT_AIO_CQ_READY;
+	r->a.api = IOT_AIO_URING;
+	r->a.ctx = a->ctx;
+	r->a.len = tail - head;
+}
+
 void rec_uring_enter_entry(struct rec_ctx *c, struct rec_task *t)
 {
 	struct rec_actx *a;
@@ -238,6 +258,7 @@ void rec_uring_enter_entry(struct rec_ctx *c, struct rec_task *t)
 	/* what completed before this call: the program may have reaped it
 	 * already and now submits under the same user_data again */
 	rec_uring_reap(c, t, a, 0, 1);
+	cq_ready(t, a);
 	if (!t->raw[1])
 		return;
 	if (a->flags & IORING_SETUP_SQPOLL)

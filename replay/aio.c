@@ -290,7 +290,7 @@ int rpl_aio_profile(struct rpl_plan *p, struct iot_writer *w, const struct rpl_o
 	for (i = 0; i < op->n_aio && !err && !op->skip; i++) {
 		const struct rpl_aio *ra = &p->aio[op->aio_off + i];
 
-		if (ra->a.kind == IOT_AIO_COMPLETE)
+		if (ra->a.kind == IOT_AIO_COMPLETE || ra->a.kind == IOT_AIO_CQ_READY)
 			continue;	/* the recording's: the replay's follow */
 		if (ra->a.kind == IOT_AIO_SUBMIT && ra->state != RPL_AIO_SUBMITTED &&
 		    ra->state != RPL_AIO_DONE)

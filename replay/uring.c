@@ -3,8 +3,10 @@
  * liburing (same entries, CQ size and the flags that change how the
  * kernel runs requests), files and buffers are registered as recorded,
  * and each io_uring_enter submits the SQEs it consumed when recorded, in
- * one batch, waiting for as many completions as it asked to (never more
- * than are in flight here).  Completions are reaped from the ring after
+ * one batch, waiting for as many completions as it asked to, less those
+ * the program had left in its ring unreaped (the kernel counts them; the
+ * recorder writes how many, IOT_AIO_CQ_READY), and never more than are in
+ * flight here.  Completions are reaped from the ring after
  * every enter, read from its memory with no call, as a program reaps
  * them; a ring keeps the recorded DEFER_TASKRUN and TASKRUN_FLAG (its
  * completions are posted only when its thread enters asking for events),
@@ -584,6 +586,7 @@ static int64_t h_enter(struct rpl_ctx *c, struct rpl_op *op)
 					(op->ev.args[3] & IORING_ENTER_REGISTERED_RING) != 0);
 	struct batch b = { 0 };
 	uint32_t i, nsub = 0, queued, wait = 0, ns = 0;
+	uint64_t left = 0;
 	int64_t r;
 
 	if (!x || !x->ring)
@@ -591,15 +594,24 @@ static int64_t h_enter(struct rpl_ctx *c, struct rpl_op *op)
 	if ((r = batch_new(&b, op->n_aio)) < 0)
 		goto out;
 	pthread_mutex_lock(&x->lock);
-	for (i = 0; i < op->n_aio; i++)
-		nsub += c->p->aio[op->aio_off + i].a.kind == IOT_AIO_SUBMIT;
+	for (i = 0; i < op->n_aio; i++) {
+		const struct iot_aio *a = &c->p->aio[op->aio_off + i].a;
+
+		nsub += a->kind == IOT_AIO_SUBMIT;
+		if (a->kind == IOT_AIO_CQ_READY)
+			left += a->len;
+	}
 	room_for(c, op, x, nsub);
 	queued = queue(c, op, x, UINT64_MAX, 0, op->n_aio, &b, &ns);
 	/* one io_uring_enter, with IORING_ENTER_GETEVENTS where the
 	 * recorded one had it: a ring set up with DEFER_TASKRUN posts its
-	 * completions only then */
+	 * completions only then.  It waited until min_complete were in the
+	 * ring, those the program had left there unreaped included; the
+	 * replay reaps every completion as it comes, so it waits for the
+	 * rest only */
 	if (op->ev.args[3] & IORING_ENTER_GETEVENTS) {
-		wait = (uint32_t)op->ev.args[2];
+		wait = (uint64_t)(uint32_t)op->ev.args[2] > left ?
+			(uint32_t)op->ev.args[2] - (uint32_t)left : 0;
 		if (wait > x->inflight + queued)
 			wait = x->inflight + queued;
 	}

@@ -68,7 +68,7 @@ static struct io_uring_sqe *ring_sqe(struct ring *r, uint8_t op, int fd, uint64_
 
 /* Submit @n, wait for @n completions: @return : the last one's result,
  * or -1000 if the submission failed */
-static int ring_run(struct ring *r, unsigned n)
+static inline int ring_run(struct ring *r, unsigned n)
 {
 	int res = -1;
 

@@ -200,6 +200,11 @@ static void test_text(void **state)
 	a.path = NULL;
 	iot_format_aio(buf, sizeof(buf), &a);
 	assert_string_equal(buf, "io_uring submit op200(fixed:7, 4096, 8192) flags=0x1 data=0");
+	a.kind = IOT_AIO_CQ_READY;
+	a.ctx = 5;
+	a.len = 3;
+	iot_format_aio(buf, sizeof(buf), &a);
+	assert_string_equal(buf, "io_uring ready ctx=0x5: 3 completions in the ring, not yet reaped");
 	assert_int_equal(iot_aio_op_known(IOT_AIO_URING, 200), 0);
 	assert_int_equal(iot_aio_op_known(IOT_AIO_URING, 23), 1);	/* write */
 	assert_int_equal(iot_aio_op_dir(IOT_AIO_URING, 22), IOT_SCF_READ);
