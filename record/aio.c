@@ -60,6 +60,7 @@ void rec_aio_clear_call(struct rec_task *t)
 	free(t->aio);
 	t->aio = NULL;
 	t->n_aio = 0;
+	t->aio_data = 0;
 }
 
 static void actx_free(struct rec_actx *a)

@@ -119,8 +119,11 @@ void rec_data_req(struct rec_ctx *c, struct rec_task *t, struct rec_aio_req *r, 
 {
 	uint64_t n = r->a.len;
 
+	/* the call's requests read so far count: 4,096 of 64 MiB each
+	 * would be 256 GiB held until its exit */
 	if (!c->o->data_max || t->view || !n || n > c->o->data_max ||
-	    c->st.data_bytes + n > c->o->data_total || !(r->data = malloc((size_t)n)))
+	    c->st.data_bytes + t->aio_data + n > c->o->data_total ||
+	    !(r->data = malloc((size_t)n)))
 		return;
 	if (read_written(t->tid, vec, addr, cnt, r->data, n)) {
 		free(r->data);
@@ -129,6 +132,7 @@ void rec_data_req(struct rec_ctx *c, struct rec_task *t, struct rec_aio_req *r, 
 	}
 	r->a.data = r->data;
 	r->a.data_len = (uint32_t)n;
+	t->aio_data += n;
 }
 
 void rec_data_aio(struct rec_ctx *c, struct iot_aio *a)

@@ -161,6 +161,7 @@ struct rec_task {
 	uint64_t clone_flags;
 	struct rec_aio_req *aio;	/* io_submit / io_uring_enter requests */
 	uint32_t n_aio;
+	uint64_t aio_data;		/* bytes of their writes read (--data) */
 	struct iot_mpages *mp;		/* pages taken at munmap/msync (mmap.c) */
 	uint32_t n_mp;
 };

@@ -583,6 +583,7 @@ void rec_uring_held_flush(struct rec_ctx *c, struct rec_task *t, struct rec_actx
 {
 	struct rec_aio_req *keep = t->aio;
 	uint32_t keep_n = t->n_aio;
+	uint64_t keep_data = t->aio_data;
 
 	/* through @t's list, as a call's own records: the submits are put
 	 * in flight, each completion finds its request */
@@ -595,6 +596,7 @@ void rec_uring_held_flush(struct rec_ctx *c, struct rec_task *t, struct rec_actx
 	rec_aio_clear_call(t);
 	t->aio = keep;
 	t->n_aio = keep_n;
+	t->aio_data = keep_data;
 }
 
 void rec_uring_held_free(struct rec_actx *a)
