@@ -7,6 +7,16 @@
  */
 #include "format_model.h"
 
+/* @ev: call @nr of pid 42, the @i-th, 1 us after the one before */
+static void call_of(struct iot_event *ev, int i, int nr)
+{
+	memset(ev, 0, sizeof(*ev));
+	ev->t_enter = 1000 * (i + 1);
+	ev->t_exit = ev->t_enter + 10;
+	ev->pid = ev->tid = 42;
+	ev->nr = nr;
+}
+
 static void test_roundtrip(void **state)
 {
 	static const int64_t vals[3] = { 4096, 8192, -1 };
@@ -42,12 +52,7 @@ static void test_roundtrip(void **state)
 	a.path = "/a/b\nc";
 	a.path_len = 6;
 	for (i = 0; i < 5; i++) {
-		memset(&ev, 0, sizeof(ev));
-		ev.t_enter = 1000 * (i + 1);
-		ev.t_exit = ev.t_enter + 10;
-		ev.pid = ev.tid = 42;
-		ev.nr = 426;	/* io_uring_enter */
-		ev.nargs = 0;
+		call_of(&ev, i, 426);	/* io_uring_enter */
 		assert_int_equal(iot_writer_event(w, &ev), 0);
 		/* flush_events = 2: some ops land in the chunk after their event */
 		a.event = (uint64_t)i;
@@ -113,11 +118,7 @@ static void test_data(void **state)
 	fill_header(&h);
 	assert_int_equal(iot_writer_open(&w, tpath("aiodata.iotape"), &h, &o), 0);
 	for (i = 0; i < 10; i++) {
-		memset(&ev, 0, sizeof(ev));
-		ev.t_enter = 1000 * (i + 1);
-		ev.t_exit = ev.t_enter + 10;
-		ev.pid = ev.tid = 42;
-		ev.nr = 1;	/* write */
+		call_of(&ev, i, 1);	/* write */
 		snprintf(eb[i], sizeof(eb[i]), "event %d's bytes", i);
 		/* every third event keeps none */
 		ev.data = i % 3 ? eb[i] : NULL;
