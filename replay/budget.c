@@ -95,6 +95,19 @@
  * 0.329 s measured, 0.037 s off (0.092; its 53,000 calls last 25.5 s,
  * 19.5 s of it wait4), configure 0.013 s off (0.029), postmark 0.014 s
  * (0.209), fio 0.025 s (0.025).
+ *
+ * The split of a task's exact CPU time into user and system time is the
+ * split of the clock ticks that fell in it (record/setup.c,
+ * rec_read_cputime(), and the bpf backend alike), and a program that
+ * runs for under a tick or two is often seen by none in the kernel: all
+ * its time is then user time, system time 0.  Its calls' CPU time was
+ * then taken from nothing, and the budget was its whole CPU time: a
+ * ptrace recording of make -j2 planned each sh, gcc driver, mkdir and as
+ * about all their CPU time as think time (sh 34 ms, gcc 36 ms), where
+ * the bpf recording of the same minute, whose gaps are not inflated by
+ * stops and so are rarely cut, planned their CPU time less their calls'
+ * (21 and 23 ms).  So where no tick fell in the kernel (system time 0),
+ * the calls' CPU time comes out of the user time.
  */
 static int64_t header_ns(const struct rpl_plan *p, const char *key)
 {
@@ -321,9 +334,13 @@ static double budget_of(const struct cpu_use *u, uint32_t ut, uint32_t st, doubl
 		return budget + RPL_TICK_NS / 2;
 	}
 	/* system time goes to the recorded calls first, up to what they
-	 * used of it (call_cpu()): the replay's own calls spend it again */
+	 * used of it (call_cpu()): the replay's own calls spend it again;
+	 * where no tick fell in the kernel, from the user time, which then
+	 * holds all of it (below) */
 	kern = (double)st * 1000.0 - per_call * u->calls;
-	if (kern > 0)
+	if (!st)
+		kern -= u->in_calls;
+	else if (kern > 0)
 		kern = kern > u->in_calls ? kern - u->in_calls : 0;
 	budget = (double)ut * 1000.0 + kern - u->pre - per_start * u->starts;
 	if (budget < (double)ut * 250.0)

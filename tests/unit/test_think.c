@@ -408,6 +408,34 @@ static void test_budget_calls_own_time(void **state)
 	}
 }
 
+/* A short program's CPU time is often all user time: no clock tick fell
+ * in the kernel, so the split gives it no system time.  Its calls' CPU
+ * time comes out of the user time then: utime 10 ms, stime 0, 100
+ * stopped calls of 2 us of stops and 40 us besides: 10 - 0.2 - 4 =
+ * 5.8 ms (9.8 ms when the calls were taken from the system time only). */
+static void test_budget_no_system_tick(void **state)
+{
+	enum { N = 100 };
+	static const struct iot_kv kv = { "record.stop_cpu_ns", "2000" };
+	struct iot_header h = { .extra = &kv, .n_extra = 1 };
+	int64_t gap[N], sum;
+	struct tplan tp;
+	size_t i;
+
+	(void)state;
+	for (i = 0; i < N; i++)
+		gap[i] = 1000000 + COST;
+	tplan_init(&tp, N, gap, NULL);
+	for (i = 0; i < N; i++) {
+		tp.p.ops[i].ev.nr = SYS_read;
+		tp.p.ops[i].ev.t_enter = (int64_t)i * 30000000;
+		tp.p.ops[i].ev.t_exit = tp.p.ops[i].ev.t_enter + 40000 + COST;
+	}
+	sum = tplan_think_sum(&tp, 10000000, 0, &h);
+	assert_true(sum > 5800000 - 10000 && sum <= 5800000);
+	tplan_free(&tp);
+}
+
 /* A call that blocked is not CPU time: utime 1 ms, stime 3 ms, 100
  * calls logged in-process, 99 reads of 10 us and one slow call of 20 ms:
  * a read that blocked, or a wait4.  The blocked read counts as 16
@@ -866,6 +894,7 @@ int main(void)
 		cmocka_unit_test(test_budget_exact),
 		cmocka_unit_test(test_budget_proc_start),
 		cmocka_unit_test(test_budget_calls_own_time),
+		cmocka_unit_test(test_budget_no_system_tick),
 		cmocka_unit_test(test_budget_blocked_call),
 		cmocka_unit_test(test_budget_stopped_held),
 		cmocka_unit_test(test_budget_recorded_cpu),
