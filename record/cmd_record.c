@@ -615,6 +615,7 @@ int cmd_record(int argc, char **argv)
 	c->seccomp_on = o.seccomp && seccomp_ok;
 	if (stop_cost < 0)
 		stop_cost = 0;
+	c->stop_cost_ns = stop_cost;
 	fast = "off";
 	if ((o.fastpath && c->seccomp_on && !o.attach_pid) || mixed) {
 		const char *why;

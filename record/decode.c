@@ -90,7 +90,12 @@ void rec_emit_exit(struct rec_ctx *c, struct rec_task *t, int64_t now, int statu
 
 static int emit_event(struct rec_ctx *c, struct rec_task *t)
 {
-	int r = iot_writer_event(c->w, &t->ev);
+	int r;
+
+	/* logged in-process: the gap it ends holds no stop (slept.c) */
+	if (t->view)
+		t->ss_ok = 0;
+	r = iot_writer_event(c->w, &t->ev);
 
 	if (r < 0) {
 		/* say so the moment the trace stops growing, not when the

@@ -98,6 +98,7 @@ void rec_task_del(struct rec_ctx *c, struct rec_task *t)
 		c->ntasks--;
 	}
 	rec_task_clear_call(t);
+	rec_slept_close(t);
 	fdtab_put(t->fds);
 	fs_put(t->fs);
 	mm_put(t->mm);
@@ -129,6 +130,7 @@ void rec_task_retid(struct rec_ctx *c, struct rec_task *t, pid_t tid)
 		rec_task_del(c, c->by_tid[tid]);
 	c->by_tid[tid] = t;
 	t->tid = tid;
+	rec_slept_close(t);
 }
 
 struct rec_task *rec_task_next(struct rec_ctx *c, int *i, int *left)

@@ -150,6 +150,10 @@ struct rec_task {
 	const struct rec_view *view;	/* decoding a fast-path record */
 	int64_t utime_ns, stime_ns;
 	int64_t last_stop_ns;
+	/* slept.c: its schedstat (fd + 1; 0: not open), read at its last
+	 * exit stop (@ss_ok: no in-process call or other stop since) */
+	int ss_fd, ss_ok;
+	int64_t ss_t, ss_cpu, ss_delay;
 	/* the syscall in flight */
 	struct iot_event ev;
 	const struct iot_syscall *sc;
@@ -217,6 +221,8 @@ struct rec_stats {
 	uint64_t guard_held;		/* ... calls so held */
 	uint64_t bpf_slept_ns;		/* uninterruptible sleep between calls
 					 * (slept_ns), bpf backend */
+	uint64_t stop_slept_ns;		/* ptrace: sleep between stopped calls */
+	uint64_t stop_slept;		/* ... calls given one (slept.c) */
 	uint64_t bpf_reread;		/* bpf: strings unread at entry, read at exit */
 	uint64_t data_calls, data_bytes;	/* --data: writes whose bytes were kept */
 	uint64_t nodata_calls, nodata_bytes;	/* ... and not kept (IOT_EV_NODATA) */
@@ -299,7 +305,17 @@ struct rec_ctx {
 	const char *bpf_why;		/* auto: why bpf did not load */
 	void *data_buf;			/* --data: written bytes read at a stop */
 	size_t data_cap;
+	int64_t stop_cost_ns;		/* calibrated, both stops of a call */
 };
+
+/* ---- slept.c: sleep between stopped calls (ptrace) ---- */
+/* at @t's exit stop: its CPU and run-queue time, and the clock */
+void rec_slept_exit(struct rec_ctx *c, struct rec_task *t);
+/* at its next entry stop (after its entry is decoded, at @now): the
+ * time it slept since, into t->ev.slept_ns */
+void rec_slept_entry(struct rec_ctx *c, struct rec_task *t, int64_t now);
+/* its schedstat closed (the task goes, or takes another tid) */
+void rec_slept_close(struct rec_task *t);
 
 /* ---- proc.c: the task table, descriptor tables, cwd ---- */
 int rec_tasks_init(struct rec_ctx *c);

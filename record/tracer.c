@@ -94,11 +94,13 @@ static void on_syscall(struct rec_ctx *c, struct rec_task *t, int64_t now)
 			t->before_exec = 0;
 		}
 		t->want_exit = rec_decode_entry(c, t, nr, a, now);
+		rec_slept_entry(c, t, now);
 		rec_cpu_watch_stop(c, t, now);
 	} else if (info.op == PTRACE_SYSCALL_INFO_EXIT) {
 		if (t->in_syscall)
 			rec_decode_exit(c, t, info.exit.rval, now);
 		t->want_exit = 0;
+		rec_slept_exit(c, t);
 	}
 }
 
@@ -310,6 +312,9 @@ static void on_stop(struct rec_ctx *c, struct rec_task *t, int status, pid_t old
 		resume(c, t, 0);
 		return;
 	}
+	/* a stop of another kind between two calls is not their gap's sleep */
+	if (ev != PTRACE_EVENT_SECCOMP)
+		t->ss_ok = 0;
 	switch (ev) {
 	case 0:
 		resume(c, t, sig);	/* signal-delivery-stop: deliver it */

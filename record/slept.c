@@ -1,0 +1,96 @@
+/*
+ * slept.c - under ptrace, the time a thread slept between two stopped
+ * calls (the event's slept_ns, which the bpf backend takes from the
+ * scheduler's tracepoints): the page-ins of its program and libraries
+ * while the dynamic loader maps and relocates them, and any other sleep
+ * outside a call, which a replay that spins the gap's CPU time would
+ * drop (replay/think.c sleeps it apart).
+ *
+ * At a call's exit stop the thread is stopped, its counters still: the
+ * tracer reads /proc/TID/schedstat (time on a CPU, time waiting for
+ * one) and the clock.  At the entry stop of its next call, if nothing
+ * was logged in-process in between, it reads them again: the wall time
+ * less the time on a CPU and the time runnable is the time the thread
+ * was neither, asleep (less the stop cost, the entry stop's own part
+ * of the interval).  Where it can differ from the bpf backend's figure:
+ * it counts every sleep, not only the uninterruptible ones (a gap of a
+ * stopped program has no voluntary sleep but in an unrecorded call:
+ * futex, nanosleep, poll), and it holds the tracer's own latency beyond
+ * the calibrated stop cost (a tracer kept off its CPU on a loaded
+ * machine); gaps that hold an in-process (fast-path) call, or a signal
+ * or group stop, get none.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <unistd.h>
+
+#include "rec.h"
+
+/* Under this (ns), a difference is the clocks' and the stops' noise. */
+#define SLEPT_MIN_NS 20000
+
+/* @t's time on a CPU and waiting for one, from its schedstat, kept open
+ * (a pread per stop, not an open). @return : 0 or -errno. */
+static int read_sched(struct rec_task *t, int64_t *cpu, int64_t *delay)
+{
+	char buf[96];
+	unsigned long long c, d;
+	ssize_t n;
+
+	if (!t->ss_fd) {
+		char path[64];
+		int fd;
+
+		snprintf(path, sizeof(path), "/proc/%d/task/%d/schedstat", t->pid, t->tid);
+		fd = open(path, O_RDONLY | O_CLOEXEC);
+		if (fd < 0)
+			return -errno;
+		t->ss_fd = fd + 1;
+	}
+	n = pread(t->ss_fd - 1, buf, sizeof(buf) - 1, 0);
+	if (n <= 0)
+		return n < 0 ? -errno : -EIO;
+	buf[n] = 0;
+	if (sscanf(buf, "%llu %llu", &c, &d) != 2)
+		return -EINVAL;
+	*cpu = (int64_t)c;
+	*delay = (int64_t)d;
+	return 0;
+}
+
+void rec_slept_close(struct rec_task *t)
+{
+	if (t->ss_fd)
+		close(t->ss_fd - 1);
+	t->ss_fd = 0;
+	t->ss_ok = 0;
+}
+
+void rec_slept_exit(struct rec_ctx *c, struct rec_task *t)
+{
+	t->ss_ok = 0;
+	if (c->bpf || read_sched(t, &t->ss_cpu, &t->ss_delay) < 0)
+		return;
+	t->ss_t = iot_now_ns();
+	t->ss_ok = 1;
+}
+
+void rec_slept_entry(struct rec_ctx *c, struct rec_task *t, int64_t now)
+{
+	int64_t cpu, delay, s;
+
+	if (!t->ss_ok)
+		return;
+	t->ss_ok = 0;
+	/* too short to hold a sleep worth a read */
+	if (now - t->ss_t < SLEPT_MIN_NS + c->stop_cost_ns || read_sched(t, &cpu, &delay) < 0)
+		return;
+	s = (now - t->ss_t) - (cpu - t->ss_cpu) - (delay - t->ss_delay) - c->stop_cost_ns;
+	if (s < SLEPT_MIN_NS || !t->in_syscall)
+		return;
+	t->ev.slept_ns = s < 0xffffffffLL ? (uint32_t)s : 0xffffffffu;
+	c->st.stop_slept_ns += t->ev.slept_ns;
+	c->st.stop_slept++;
+}
