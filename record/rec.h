@@ -154,6 +154,7 @@ struct rec_task {
 	 * exit stop (@ss_ok: no in-process call or other stop since) */
 	int ss_fd, ss_ok;
 	int64_t ss_t, ss_cpu, ss_delay;
+	long ss_majflt;
 	/* the syscall in flight */
 	struct iot_event ev;
 	const struct iot_syscall *sc;
@@ -306,6 +307,7 @@ struct rec_ctx {
 	void *data_buf;			/* --data: written bytes read at a stop */
 	size_t data_cap;
 	int64_t stop_cost_ns;		/* calibrated, both stops of a call */
+	long stop_majflt;		/* major faults of the process at this stop */
 };
 
 /* ---- slept.c: sleep between stopped calls (ptrace) ---- */

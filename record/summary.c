@@ -36,17 +36,15 @@ void rec_summary(const struct rec_ctx *c, uint64_t bytes)
 			 (unsigned long long)c->st.guard_stops, (double)c->st.guard_held_ns / 1e9,
 			 (double)c->st.bpf_slept_ns / 1e9);
 	else if (c->fast)
-		snprintf(b1, sizeof(b1), " (%.1f%% in-process; %.3f s asleep between stopped calls)",
-			 v ? 100.0 * (double)c->st.fast_events / (double)v : 0.0,
-			 (double)c->st.stop_slept_ns / 1e9);
+		snprintf(b1, sizeof(b1), " (%.1f%% in-process)",
+			 v ? 100.0 * (double)c->st.fast_events / (double)v : 0.0);
 	else if (c->bpf)
 		snprintf(b1, sizeof(b1), " (by BPF; %llu stops before calls that change names, "
 			 "%.3f s held; %.3f s asleep on a disk between calls)",
 			 (unsigned long long)c->st.guard_stops, (double)c->st.guard_held_ns / 1e9,
 			 (double)c->st.bpf_slept_ns / 1e9);
 	else
-		snprintf(b1, sizeof(b1), " (%.3f s asleep between calls)",
-			 (double)c->st.stop_slept_ns / 1e9);
+		b1[0] = 0;
 	/* auto: did it stay on one CPU (cheap stops) or spread? */
 	b3[0] = 0;
 	if (c->o->cpu_policy == REC_CPU_AUTO && c->st.spread_ns)
@@ -131,6 +129,10 @@ static void aio_summary(const struct rec_ctx *c)
 	const struct rec_stats *st = &c->st;
 	char r[32], w[32], ops[512];
 
+	if (st->stop_slept)
+		iot_msg(IOT_MSG_INFO, CMD, "%.3f s asleep between stopped calls, in %llu gaps "
+			"with a page-in (slept again by the replay)",
+			(double)st->stop_slept_ns / 1e9, (unsigned long long)st->stop_slept);
 	if (st->file_maps)
 		iot_msg(IOT_MSG_INFO, CMD, "%llu file mappings: %llu pages read and %llu "
 			"written through them (%s at munmap, msync and exit)%s",

@@ -374,6 +374,8 @@ int rec_trace_loop(struct rec_ctx *c)
 			break;
 		}
 		now = iot_now_ns();
+		/* the stopped process's page-ins so far (slept.c) */
+		c->stop_majflt = ru.ru_majflt;
 		if (WIFEXITED(status) || WIFSIGNALED(status)) {
 			on_death(c, pid, status, &ru, now);
 			continue;
