@@ -19,7 +19,8 @@
  * milliseconds, which without the fault test came out as sleep in
  * nearly every gap (a cold make -j2 at load 8: 0.33-0.40 s where the
  * bpf backend measured 0.014-0.017 s).  Costs one pread(2) of schedstat
- * per stopped call (at its exit stop; the entry's only after a fault).
+ * per stopped call (at its exit stop; the entry's only after a fault),
+ * on a descriptor kept per thread (the first SLEPT_FDS_MAX threads).
  *
  * Where it can differ from the bpf backend's figure: it counts every
  * sleep in a gap with a page-in, not only the uninterruptible ones (a
@@ -40,6 +41,11 @@
 
 /* Under this (ns), a difference is the clocks' and the stops' noise. */
 #define SLEPT_MIN_NS 20000
+/* Descriptors kept open at most: a program of thousands of threads must
+ * not take the recorder's own (its trace, its reads of /proc) */
+#define SLEPT_FDS_MAX 256
+
+static int fds_open;
 
 /* @t's time on a CPU and waiting for one, from its schedstat, kept open
  * (a pread per stop, not an open). @return : 0 or -errno. */
@@ -48,20 +54,25 @@ static int read_sched(struct rec_task *t, int64_t *cpu, int64_t *delay)
 	char buf[96];
 	unsigned long long c, d;
 	ssize_t n;
+	int fd = t->ss_fd - 1;
 
 	if (!t->ss_fd) {
 		char path[64];
-		int fd;
 
 		snprintf(path, sizeof(path), "/proc/%d/task/%d/schedstat", t->pid, t->tid);
 		fd = open(path, O_RDONLY | O_CLOEXEC);
 		if (fd < 0)
 			return -errno;
-		t->ss_fd = fd + 1;
+		if (fds_open < SLEPT_FDS_MAX) {
+			t->ss_fd = fd + 1;
+			fds_open++;
+		}
 	}
-	n = pread(t->ss_fd - 1, buf, sizeof(buf) - 1, 0);
+	n = pread(fd, buf, sizeof(buf) - 1, 0);
+	if (!t->ss_fd)
+		close(fd);
 	if (n <= 0)
-		return n < 0 ? -errno : -EIO;
+		return -EIO;
 	buf[n] = 0;
 	if (sscanf(buf, "%llu %llu", &c, &d) != 2)
 		return -EINVAL;
@@ -72,8 +83,10 @@ static int read_sched(struct rec_task *t, int64_t *cpu, int64_t *delay)
 
 void rec_slept_close(struct rec_task *t)
 {
-	if (t->ss_fd)
+	if (t->ss_fd) {
 		close(t->ss_fd - 1);
+		fds_open--;
+	}
 	t->ss_fd = 0;
 	t->ss_ok = 0;
 }
