@@ -109,7 +109,7 @@ too_big() {
 # untimed [-p] - `iotape dump` lines (stdin) without what differs from one
 # run to the next: the pid and time that start an event line (-p keeps
 # the pid), the duration, and the bpf backend's '[on cpu S]' and
-# '[slept before S]'; the other notes ('[zeros]', '[data N]', a profile's
+# '[slept before S]' (ptrace's too, where a page came in); the other notes ('[zeros]', '[data N]', a profile's
 # '[not replayed]') stay.  Every test that compares dumps goes through it.
 untimed() {
 	local head='s/^[0-9]+ +[0-9.]+ //'
@@ -117,6 +117,32 @@ untimed() {
 	sed -E -e "$head" \
 		-e 's/ \[slept before [0-9.]+\](( \[[a-z][^]]*\])*)$/\1/' \
 		-e 's/ <[0-9.]+>( \[on cpu [0-9.]+\])?(( \[[a-z][^]]*\])*)$/\2/'
+}
+
+# gap_slept DIR - the checks of record_*_slept.sh on DIR/t.iotape, a
+# recording of tests/progs/gap_pagein DIR/f: the access() after the
+# page-ins carries '[slept before S]' with S > 0 in `iotape dump`, the one
+# before them a smaller one or none; `iotape replay` sleeps at least one
+# gap, and no more than the trace has calls with a sleep.  Sets s (S), n
+# (those calls) and g (the gaps slept).
+gap_slept() {
+	local after before b
+	"$IOTAPE" dump "$1/t.iotape" >"$1/dump.txt" || fail "dump failed"
+	after=$(grep -F "access(\"$1/f.after\"" "$1/dump.txt") || fail "no access of f.after in the dump"
+	before=$(grep -F "access(\"$1/f.before\"" "$1/dump.txt") || fail "no access of f.before in the dump"
+	s=$(sed -n 's/.*\[slept before \([0-9.]*\)\].*/\1/p' <<<"$after")
+	[ -n "$s" ] || fail "the call after the page-ins carries no sleep: $after"
+	awk -v s="$s" 'BEGIN { exit !(s > 0) }' || fail "the sleep before f.after is $s s, not > 0: $after"
+	b=$(sed -n 's/.*\[slept before \([0-9.]*\)\].*/\1/p' <<<"$before")
+	[ -z "$b" ] || awk -v b="$b" -v s="$s" 'BEGIN { exit !(b < s) }' ||
+		fail "the call before the page-ins slept $b s, as long as the one after them ($s s)"
+	mkdir "$1/root"
+	"$IOTAPE" replay -o "$1/p.iotape" --root "$1/root" "$1/t.iotape" >"$1/rpl.out" 2>&1 ||
+		fail "replay failed: $(tail -3 "$1/rpl.out")"
+	n=$(grep -c '\[slept before ' "$1/dump.txt")
+	g=$(sed -n 's/^  gap sleeps   \([0-9]*\) gaps .*/\1/p' "$1/rpl.out")
+	[ -n "$g" ] && [ "$g" -ge 1 ] || fail "the replay did not sleep the gap: $(cat "$1/rpl.out")"
+	[ "$g" -le "$n" ] || fail "the replay slept $g gaps, the trace has $n calls with a sleep before them"
 }
 
 # events FILE - the number of events in a trace or profile
