@@ -67,7 +67,6 @@ static int64_t op_order_time(const struct rpl_op *op)
  * every look before it.
  */
 #define RPL_LOOKERS 4
-#define RPL_DEPS_MAX 64		/* per op: 8 resources x (1 + RPL_LOOKERS) fit */
 _Static_assert(RPL_DEPS_MAX <= UINT8_MAX, "struct rpl_op counts its deps in a byte");
 
 struct lookers {

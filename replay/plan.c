@@ -20,7 +20,8 @@
  *
  * The steps, each in its file: read and sort (plan_read.c), threads and
  * processes (plan_threads.c), each op's resources (plan_fds.c), resource
- * order (deps.c), think times (think.c).  Here: the steps in turn, and
+ * order (deps.c), think times (think.c), a woken thread's op after the
+ * call of the thread that woke it (wakes.c).  Here: the steps in turn, and
  * the check that the plan fits in memory before it is made.
  */
 #include <errno.h>
@@ -117,6 +118,8 @@ int rpl_plan_build(struct rpl_plan *p, const struct rpl_opts *o)
 	err = rpl_plan_threads(p, deps);
 	if (err == 0)
 		err = rpl_plan_think(p);
+	if (err == 0)
+		err = rpl_plan_wakes(p);
 	if (err == 0)
 		err = rpl_plan_moves(p);
 	if (err == 0)

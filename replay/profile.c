@@ -163,6 +163,7 @@ void rpl_tally(struct rpl_plan *p, struct rpl_result *res)
 	res->nodata_ops = p->nodata_ops;
 	res->gap_slept_ns = (int64_t)atomic_load(&p->gap_slept_ns);
 	res->forks_only = p->forks_only;
+	res->wakes = p->wakes;
 	res->start_fails = atomic_load(&p->start_fails);
 	res->pipe_gaveup = atomic_load(&p->pipe_gaveup);
 	res->damaged = p->damaged;

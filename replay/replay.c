@@ -376,6 +376,11 @@ void rpl_print_summary(FILE *f, const struct rpl_opts *o, const struct rpl_resul
 			"replay's pattern\n", (unsigned long long)r->data_ops,
 			iot_fmt_bytes(a, sizeof(a), (double)r->data_bytes),
 			(unsigned long long)r->nodata_ops);
+	if (r->wakes)
+		fprintf(f, "  wakes        %llu calls after a gap the CPU budget cut, which "
+			"ended as another thread of the process returned from a call: "
+			"replayed after that call (a wait the trace does not hold)\n",
+			(unsigned long long)r->wakes);
 	if (r->waits_polled)
 		fprintf(f, "  polls        %llu sleeps between wait4 WNOHANG polls for a child "
 			"not slept: the child had ended here (%s recorded)\n",

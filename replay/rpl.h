@@ -317,6 +317,8 @@ enum { RPL_AIO_PENDING = 0, RPL_AIO_SUBMITTED, RPL_AIO_DONE, RPL_AIO_SKIPPED };
 struct rpl_dep {
 	uint32_t thread, pos;
 };
+/* per op: 8 resources x (1 + RPL_LOOKERS) fit (deps.c), and a wake (wakes.c) */
+#define RPL_DEPS_MAX 64
 
 struct rpl_plan;
 
@@ -467,6 +469,7 @@ struct rpl_plan {
 	_Atomic uint64_t waits_polled;	/* ... timed out polling for a child that */
 	_Atomic uint64_t waits_polled_ns; /* had ended here: not slept (ops_wait.c) */
 	uint64_t forks_only;		/* processes that made no exec (think.c) */
+	uint64_t wakes;			/* ops that follow the call their thread was woken after (wakes.c) */
 	int start_fd;			/* spawn.c: the program a process start runs */
 	/* Tasks of the replay waiting for a CPU that spinning threads hold
 	 * (spin.c yields to them): process starts under way, threads made
@@ -561,6 +564,12 @@ void rpl_plan_free(struct rpl_plan *p);
 /*! rpl_plan_think() : turn the raw recorded gaps in op->think_ns into
  *  think times (think.c). */
 int rpl_plan_think(struct rpl_plan *p);
+
+/*! rpl_plan_wakes() : after rpl_plan_think(): an op whose gap the CPU
+ *  budget cut, and which entered just after another thread of its process
+ *  returned from a call, follows that call (wakes.c).  @return : 0 or
+ *  -ENOMEM. */
+int rpl_plan_wakes(struct rpl_plan *p);
 
 /*! rpl_plan_clean_paths() : drop the "." and "NAME/.." components the
  *  recorder left in the ops' and path states' paths where that names the

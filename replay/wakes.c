@@ -1,0 +1,129 @@
+/*
+ * wakes.c - a thread that slept where the trace holds no call (a futex, a
+ * condition variable) and was woken by another thread of its process:
+ * its next op follows the call of the waker it was woken after.
+ *
+ * Threads that wait for each other through memory make no recorded call
+ * to do so: the waiting thread's sleep is a gap before its next op.  The
+ * CPU budget (budget.c) then sees a gap far longer than the thread could
+ * have computed and cuts it, and the replayed thread runs on early.  fio
+ * (psync, 2 job threads) starts its jobs, sleeps 100 ms in
+ * clock_nanosleep, and only then posts each job's semaphore: the jobs'
+ * first calls came 0.12 and 0.36 ms after that sleep's end, 104 ms after
+ * their start; their budget cut that gap to 1 ms, and their replayed I/O
+ * began 100 ms early, on every filesystem (native 102-109 ms from the
+ * start of a job to its first call, replayed 0-10 ms).
+ *
+ * Such a gap is told by two things the trace has: the budget cut it to
+ * less than half (the thread was asleep for most of it), and it ended
+ * less than WAKE_LAG_MAX after a call of another thread of the same
+ * process returned, with no call of that thread ended in between (the
+ * waker: it woke the sleeper right after that call).  Its op then
+ * depends on that call, as resource order's ops do (deps.c): it is
+ * replayed after its think time and after the waker's call, whichever
+ * comes later.  A dependency points back in time (the waker's call
+ * ended before the op entered), so it makes no cycle.  Gaps shorter than
+ * WAKE_GAP_MIN are left: a thread that computes between two calls of
+ * another does not wait for them, and a short gap cut by the budget is
+ * the tracer's, not a sleep.  Threads of other processes (a process
+ * woken through shared memory by another) are not looked at: the trace
+ * does not say which processes share memory.
+ */
+#include <errno.h>
+#include <stdlib.h>
+
+#include "rpl.h"
+
+#define WAKE_GAP_MIN 1000000LL	/* ns: gaps shorter are computing */
+#define WAKE_LAG_MAX 1000000LL	/* ns: from the waker's return to the op */
+
+/* The position in thread @u of its last op that ended before @e (-1:
+ * none); its ops are in entry order, and each enters after the one before
+ * it ended, so their ends are in order too. */
+static int64_t last_ended(const struct rpl_plan *p, const struct rpl_thread *u, int64_t e)
+{
+	uint32_t lo = 0, hi = u->n_ops;
+
+	while (lo < hi) {
+		uint32_t mid = lo + (hi - lo) / 2;
+
+		if (rpl_op_end(&p->ops[u->ops[mid]]) < e)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return (int64_t)lo - 1;
+}
+
+/* Op @op also follows the op at @pos of thread @thread: its deps are
+ * copied to the end of plan.deps with that one after them (the others
+ * were made side by side in one pass, deps.c). */
+static int add_wake(struct rpl_plan *p, struct rpl_op *op, uint32_t thread, uint32_t pos)
+{
+	size_t off = p->n_deps;
+	uint32_t d;
+	int err = 0;
+
+	if (op->ndeps >= RPL_DEPS_MAX)
+		goto out;
+	for (d = 0; d < op->ndeps; d++)
+		if (p->deps[op->dep_off + d].thread == thread && p->deps[op->dep_off + d].pos == pos)
+			goto out;
+	for (d = 0; d < op->ndeps; d++) {
+		RPL_GROW(p->deps, p->n_deps, p->cap_deps);
+		p->deps[p->n_deps++] = p->deps[op->dep_off + d];
+	}
+	RPL_GROW(p->deps, p->n_deps, p->cap_deps);
+	p->deps[p->n_deps++] = (struct rpl_dep){ .thread = thread, .pos = pos };
+	op->dep_off = (uint32_t)off;
+	op->ndeps++;
+	p->ops[p->threads[thread].ops[pos]].needed = 1;
+	p->wakes++;
+out:
+	return err;
+}
+
+int rpl_plan_wakes(struct rpl_plan *p)
+{
+	size_t ti, ui;
+	uint32_t k;
+	int err = 0;
+
+	for (ti = 0; ti < p->n_threads; ti++) {
+		const struct rpl_thread *t = &p->threads[ti];
+
+		for (k = 0; k < t->n_ops; k++) {
+			struct rpl_op *op = &p->ops[t->ops[k]];
+			const struct rpl_op *prev = k ? &p->ops[t->ops[k - 1]] :
+				t->spawn_op >= 0 ? &p->ops[t->spawn_op] : NULL;
+			int64_t s, e = op->ev.t_enter, best = -1;
+			uint32_t by = 0;
+
+			if (!prev)
+				continue;
+			s = rpl_op_end(prev);
+			if (e - s < WAKE_GAP_MIN || op->think_ns * 2 >= e - s)
+				continue;
+			for (ui = 0; ui < p->n_threads; ui++) {
+				const struct rpl_thread *u = &p->threads[ui];
+				int64_t j, end;
+
+				if (ui == ti || u->proc != t->proc ||
+				    (j = last_ended(p, u, e)) < 0)
+					continue;
+				end = rpl_op_end(&p->ops[u->ops[j]]);
+				if (end > s && end > best) {
+					best = end;
+					by = (uint32_t)ui;
+				}
+			}
+			if (best < 0 || e - best > WAKE_LAG_MAX)
+				continue;
+			err = add_wake(p, op, by, (uint32_t)last_ended(p, &p->threads[by], e));
+			if (err < 0)
+				goto out;
+		}
+	}
+out:
+	return err;
+}

@@ -1,0 +1,184 @@
+/*
+ * test_replay_wakes.c - a thread woken through memory (replay/wakes.c):
+ * a process starts a thread, sleeps 100 ms, and only then lets it run (a
+ * futex, not recorded); the thread's first call came 0.12 ms after the
+ * sleep's end, 100 ms after its start, with 1 ms of CPU time in all.  The
+ * CPU budget cuts that gap to a few ms; the plan has the thread's first
+ * call follow the sleep, and the replay runs it after the sleep's end.
+ * Not where the thread computed through its gap (its CPU time holds it)
+ * or where its call came long after any return of another thread.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/syscall.h>
+#include <cmocka.h>
+
+#include "rpl.h"
+
+#define US 1000LL
+#define MS 1000000LL
+#define T0 1000000000LL
+
+static char tmp[256], trace[300];
+
+/* The trace: thread 100 starts thread 102 and sleeps 100 ms; 102's
+ * first call enters @lag_us after the sleep's end; 102 used @cpu_ms of
+ * user time. */
+static void write_trace(int64_t lag_us, int64_t cpu_ms)
+{
+	struct iot_header h = { .kind = IOT_KIND_TRACE, .host = "test", .start_ns = T0 };
+	struct iot_path_state ps = { .path = "/w", .path_len = 2, .type = S_IFDIR,
+				     .mode = 0755, .nlink = 2 };
+	struct iot_process pr = { .kind = IOT_PROC_THREAD, .t_ns = T0 + 1010 * US, .pid = 100,
+				  .tid = 102, .ppid = 100, .ptid = 100, .clone_flags = 0x3d0f00 };
+	int64_t go = 101020 + lag_us;
+	struct {
+		int64_t t0, t1;
+		int tid, nr;
+		int64_t ret;
+		int64_t a[4];
+		const char *path;
+	} evs[] = {
+		{ 1000, 1010, 100, SYS_clone, 102, { 0x3d0f00 }, NULL },
+		{ 1020, 101020, 100, SYS_clock_nanosleep, 0, { CLOCK_REALTIME, 0, 100 * MS }, NULL },
+		{ go, go + 10, 102, SYS_openat, 3, { AT_FDCWD, 0, O_WRONLY | O_CREAT, 0644 }, "/w/f" },
+		{ go + 20, go + 30, 102, SYS_close, 0, { 3 }, "/w/f" },
+		{ go + 40, go + 40, 102, SYS_exit, 0, { 0 }, NULL },
+		{ go + 100, go + 110, 100, SYS_newfstatat, 0, { AT_FDCWD, 0, 0, 0 }, "/w/f" },
+		{ go + 120, go + 120, 100, SYS_exit_group, 0, { 0 }, NULL },
+	};
+	struct iot_writer *w;
+	size_t i;
+
+	assert_int_equal(iot_writer_open(&w, trace, &h, NULL), 0);
+	assert_int_equal(iot_writer_path_state(w, &ps), 0);
+	assert_int_equal(iot_writer_process(w, &pr), 0);
+	for (i = 0; i < sizeof(evs) / sizeof(evs[0]); i++) {
+		struct iot_event ev = {
+			.t_enter = T0 + evs[i].t0 * US, .t_exit = T0 + evs[i].t1 * US,
+			.pid = 100, .tid = evs[i].tid, .nr = evs[i].nr, .ret = evs[i].ret,
+			.nargs = 4, .path = evs[i].path,
+			.path_len = evs[i].path ? (uint32_t)strlen(evs[i].path) : 0,
+		};
+
+		memcpy(ev.args, evs[i].a, sizeof(evs[i].a));
+		assert_int_equal(iot_writer_event(w, &ev), 0);
+	}
+	pr.kind = IOT_PROC_EXIT;
+	pr.t_ns = T0 + (go + 40) * US;
+	pr.utime_ns = cpu_ms * MS;
+	assert_int_equal(iot_writer_process(w, &pr), 0);
+	pr.tid = 100;
+	pr.t_ns = T0 + (go + 120) * US;
+	pr.utime_ns = 1 * MS;
+	assert_int_equal(iot_writer_process(w, &pr), 0);
+	assert_int_equal(iot_writer_close(w, 0), 0);
+}
+
+static int setup(void **state)
+{
+	const char *t = getenv("TMPDIR");
+
+	snprintf(tmp, sizeof(tmp), "%s/iotape-wakes-XXXXXX", t ? t : "/tmp");
+	if (!mkdtemp(tmp))
+		return -1;
+	snprintf(trace, sizeof(trace), "%s/t.iotape", tmp);
+	return 0;
+}
+
+static int teardown(void **state)
+{
+	char cmd[400];
+
+	snprintf(cmd, sizeof(cmd), "rm -rf '%s'", tmp);
+	return system(cmd) == 0 ? 0 : -1;
+}
+
+/* Whether thread 102's first op follows thread 100's sleep in the plan
+ * of the trace of write_trace(@lag_us, @cpu_ms). */
+static int follows_sleep(int64_t lag_us, int64_t cpu_ms)
+{
+	struct rpl_opts o = { .trace = trace, .cmd = "test", .quiet = 1 };
+	struct rpl_plan p;
+	uint32_t first = UINT32_MAX, sleep = UINT32_MAX;
+	int found = 0;
+	size_t i;
+
+	write_trace(lag_us, cpu_ms);
+	assert_int_equal(rpl_plan_build(&p, &o), 0);
+	for (i = 0; i < p.n_ops; i++) {
+		if (p.ops[i].ev.nr == SYS_clock_nanosleep)
+			sleep = (uint32_t)i;
+		if (p.ops[i].ev.tid == 102 && first == UINT32_MAX)
+			first = (uint32_t)i;
+	}
+	assert_int_not_equal(first, UINT32_MAX);
+	assert_int_not_equal(sleep, UINT32_MAX);
+	for (i = 0; i < p.ops[first].ndeps; i++)
+		found |= rpl_dep_op(&p, &p.deps[p.ops[first].dep_off + i]) == sleep;
+	assert_int_equal(p.wakes, (uint64_t)found);
+	rpl_plan_free(&p);
+	return found;
+}
+
+static void plan(void **state)
+{
+	assert_true(follows_sleep(120, 1));
+	/* it computed through its gap: its own timing holds */
+	assert_false(follows_sleep(120, 200));
+	/* its call came 5 ms after the last return of another thread */
+	assert_false(follows_sleep(5000, 1));
+}
+
+/* Replayed, the thread's open starts after the sleep has ended, not a
+ * budget's few ms after the thread's start. */
+static void replay(void **state)
+{
+	struct rpl_opts o = { .trace = trace, .cmd = "test", .quiet = 1 };
+	static struct rpl_result res;
+	int64_t slept = -1, opened = -1;
+	struct iot_reader *rd;
+	struct iot_item it;
+	char root[400], out[400];
+	int r;
+
+	write_trace(120, 1);
+	snprintf(root, sizeof(root), "%s/root", tmp);
+	snprintf(out, sizeof(out), "%s/p.iotape", tmp);
+	mkdir(root, 0755);
+	o.root = root;
+	o.out = out;
+	assert_int_equal(rpl_run(&o, &res), 0);
+	assert_int_equal(res.mismatches, 0);
+	assert_int_equal(res.wakes, 1);
+	assert_int_equal(iot_reader_open(&rd, out), 0);
+	while ((r = iot_reader_next(rd, &it)) > 0) {
+		if (it.kind != IOT_ITEM_EVENT)
+			continue;
+		if (it.u.ev.nr == SYS_clock_nanosleep)
+			slept = it.u.ev.t_exit;
+		else if (it.u.ev.nr == SYS_openat)
+			opened = it.u.ev.t_enter;
+	}
+	assert_int_equal(r, 0);
+	iot_reader_close(rd);
+	assert_true(slept > 0 && opened >= slept);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(plan),
+		cmocka_unit_test(replay),
+	};
+
+	return cmocka_run_group_tests(tests, setup, teardown);
+}
