@@ -5,8 +5,9 @@
  * sleep's end, 100 ms after its start, with 1 ms of CPU time in all.  The
  * CPU budget cuts that gap to a few ms; the plan has the thread's first
  * call follow the sleep, and the replay runs it after the sleep's end.
- * Not where the thread computed through its gap (its CPU time holds it)
- * or where its call came long after any return of another thread.
+ * Not where the thread computed through its gap (its CPU time holds it),
+ * where its call came long after any return of another thread, or
+ * between processes (a forked child's gap and its parent's sleep).
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -29,17 +30,21 @@
 
 static char tmp[256], trace[300];
 
-/* The trace: thread 100 starts thread 102 and sleeps 100 ms; 102's
- * first call enters @lag_us after the sleep's end; 102 used @cpu_ms of
- * user time. */
-static void write_trace(int64_t lag_us, int64_t cpu_ms)
+enum { THREAD, FORK };
+
+/* The trace: thread 100 starts 102 (@how: a thread or a process forked)
+ * and sleeps 100 ms; 102's first call after a getpid enters @lag_us after
+ * the sleep's end; 102 used @cpu_ms of user time. */
+static void write_trace(int how, int64_t lag_us, int64_t cpu_ms)
 {
 	struct iot_header h = { .kind = IOT_KIND_TRACE, .host = "test", .start_ns = T0 };
 	struct iot_path_state ps = { .path = "/w", .path_len = 2, .type = S_IFDIR,
 				     .mode = 0755, .nlink = 2 };
-	struct iot_process pr = { .kind = IOT_PROC_THREAD, .t_ns = T0 + 1010 * US, .pid = 100,
-				  .tid = 102, .ppid = 100, .ptid = 100, .clone_flags = 0x3d0f00 };
-	int64_t go = 101020 + lag_us;
+	int64_t flags = how == THREAD ? 0x3d0f00 : 17, go = 101020 + lag_us;
+	int cpid = how == THREAD ? 100 : 102;
+	struct iot_process pr = { .kind = how == THREAD ? IOT_PROC_THREAD : IOT_PROC_FORK,
+				  .t_ns = T0 + 1010 * US, .pid = cpid, .tid = 102, .ppid = 100,
+				  .ptid = 100, .clone_flags = (uint64_t)flags };
 	struct {
 		int64_t t0, t1;
 		int tid, nr;
@@ -47,8 +52,9 @@ static void write_trace(int64_t lag_us, int64_t cpu_ms)
 		int64_t a[4];
 		const char *path;
 	} evs[] = {
-		{ 1000, 1010, 100, SYS_clone, 102, { 0x3d0f00 }, NULL },
+		{ 1000, 1010, 100, SYS_clone, 102, { flags }, NULL },
 		{ 1020, 101020, 100, SYS_clock_nanosleep, 0, { CLOCK_REALTIME, 0, 100 * MS }, NULL },
+		{ 1030, 1040, 102, SYS_getpid, 102, { 0 }, NULL },
 		{ go, go + 10, 102, SYS_openat, 3, { AT_FDCWD, 0, O_WRONLY | O_CREAT, 0644 }, "/w/f" },
 		{ go + 20, go + 30, 102, SYS_close, 0, { 3 }, "/w/f" },
 		{ go + 40, go + 40, 102, SYS_exit, 0, { 0 }, NULL },
@@ -64,7 +70,8 @@ static void write_trace(int64_t lag_us, int64_t cpu_ms)
 	for (i = 0; i < sizeof(evs) / sizeof(evs[0]); i++) {
 		struct iot_event ev = {
 			.t_enter = T0 + evs[i].t0 * US, .t_exit = T0 + evs[i].t1 * US,
-			.pid = 100, .tid = evs[i].tid, .nr = evs[i].nr, .ret = evs[i].ret,
+			.pid = evs[i].tid == 102 ? cpid : 100, .tid = evs[i].tid, .nr = evs[i].nr,
+			.ret = evs[i].ret,
 			.nargs = 4, .path = evs[i].path,
 			.path_len = evs[i].path ? (uint32_t)strlen(evs[i].path) : 0,
 		};
@@ -76,7 +83,7 @@ static void write_trace(int64_t lag_us, int64_t cpu_ms)
 	pr.t_ns = T0 + (go + 40) * US;
 	pr.utime_ns = cpu_ms * MS;
 	assert_int_equal(iot_writer_process(w, &pr), 0);
-	pr.tid = 100;
+	pr.pid = pr.tid = 100;
 	pr.t_ns = T0 + (go + 120) * US;
 	pr.utime_ns = 1 * MS;
 	assert_int_equal(iot_writer_process(w, &pr), 0);
@@ -102,9 +109,9 @@ static int teardown(void **state)
 	return system(cmd) == 0 ? 0 : -1;
 }
 
-/* Whether thread 102's first op follows thread 100's sleep in the plan
- * of the trace of write_trace(@lag_us, @cpu_ms). */
-static int follows_sleep(int64_t lag_us, int64_t cpu_ms)
+/* Whether thread 102's first op after its gap follows thread 100's
+ * sleep in the plan of the trace of write_trace(@how, @lag_us, @cpu_ms). */
+static int follows_sleep(int how, int64_t lag_us, int64_t cpu_ms)
 {
 	struct rpl_opts o = { .trace = trace, .cmd = "test", .quiet = 1 };
 	struct rpl_plan p;
@@ -112,12 +119,12 @@ static int follows_sleep(int64_t lag_us, int64_t cpu_ms)
 	int found = 0;
 	size_t i;
 
-	write_trace(lag_us, cpu_ms);
+	write_trace(how, lag_us, cpu_ms);
 	assert_int_equal(rpl_plan_build(&p, &o), 0);
 	for (i = 0; i < p.n_ops; i++) {
 		if (p.ops[i].ev.nr == SYS_clock_nanosleep)
 			sleep = (uint32_t)i;
-		if (p.ops[i].ev.tid == 102 && first == UINT32_MAX)
+		if (p.ops[i].ev.tid == 102 && p.ops[i].ev.nr == SYS_openat)
 			first = (uint32_t)i;
 	}
 	assert_int_not_equal(first, UINT32_MAX);
@@ -131,11 +138,13 @@ static int follows_sleep(int64_t lag_us, int64_t cpu_ms)
 
 static void plan(void **state)
 {
-	assert_true(follows_sleep(120, 1));
+	assert_true(follows_sleep(THREAD, 120, 1));
 	/* it computed through its gap: its own timing holds */
-	assert_false(follows_sleep(120, 200));
+	assert_false(follows_sleep(THREAD, 120, 200));
 	/* its call came 5 ms after the last return of another thread */
-	assert_false(follows_sleep(5000, 1));
+	assert_false(follows_sleep(THREAD, 5000, 1));
+	/* another process: wakes.c says why not */
+	assert_false(follows_sleep(FORK, 120, 1));
 }
 
 /* Replayed, the thread's open starts after the sleep has ended, not a
@@ -150,7 +159,7 @@ static void replay(void **state)
 	char root[400], out[400];
 	int r;
 
-	write_trace(120, 1);
+	write_trace(THREAD, 120, 1);
 	snprintf(root, sizeof(root), "%s/root", tmp);
 	snprintf(out, sizeof(out), "%s/p.iotape", tmp);
 	mkdir(root, 0755);
