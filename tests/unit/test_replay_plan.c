@@ -112,21 +112,12 @@ static void write_trace(void)
 
 static int setup(void **state)
 {
-	const char *t = getenv("TMPDIR");
-
-	snprintf(tmp, sizeof(tmp), "%s/iotape-rplp-XXXXXX", t ? t : "/tmp");
-	if (!mkdtemp(tmp))
-		return -1;
-	snprintf(trace, sizeof(trace), "%s/t.iotape", tmp);
-	return 0;
+	return tb_mkdtemp(tmp, sizeof(tmp), trace, sizeof(trace), "iotape-rplp");
 }
 
 static int teardown(void **state)
 {
-	char cmd[400];
-
-	snprintf(cmd, sizeof(cmd), "rm -rf '%s'", tmp);
-	return system(cmd) == 0 ? 0 : -1;
+	return tb_rmtree(tmp);
 }
 
 /* The op of the plan recorded at @t0 by @tid. */

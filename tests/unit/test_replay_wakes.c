@@ -23,8 +23,8 @@
 #include <cmocka.h>
 
 #include "rpl.h"
+#include "trace_build.h"
 
-#define US 1000LL
 #define MS 1000000LL
 #define T0 1000000000LL
 
@@ -92,21 +92,12 @@ static void write_trace(int how, int64_t lag_us, int64_t cpu_ms)
 
 static int setup(void **state)
 {
-	const char *t = getenv("TMPDIR");
-
-	snprintf(tmp, sizeof(tmp), "%s/iotape-wakes-XXXXXX", t ? t : "/tmp");
-	if (!mkdtemp(tmp))
-		return -1;
-	snprintf(trace, sizeof(trace), "%s/t.iotape", tmp);
-	return 0;
+	return tb_mkdtemp(tmp, sizeof(tmp), trace, sizeof(trace), "iotape-wakes");
 }
 
 static int teardown(void **state)
 {
-	char cmd[400];
-
-	snprintf(cmd, sizeof(cmd), "rm -rf '%s'", tmp);
-	return system(cmd) == 0 ? 0 : -1;
+	return tb_rmtree(tmp);
 }
 
 /* Whether thread 102's first op after its gap follows thread 100's

@@ -9,6 +9,8 @@
 
 #include <stdarg.h>
 #include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
 
@@ -61,5 +63,27 @@ static inline void st(struct w *w, const char *path, uint32_t type, uint64_t siz
 }
 
 #define A(x) ((int64_t)(x))
+
+/* A new directory $TMPDIR/@name-XXXXXX (/tmp without TMPDIR) into @tmp,
+ * and the path of a trace file in it into @trace: 0, or -1. */
+static inline int tb_mkdtemp(char *tmp, size_t n, char *trace, size_t tn, const char *name)
+{
+	const char *t = getenv("TMPDIR");
+
+	snprintf(tmp, n, "%s/%s-XXXXXX", t ? t : "/tmp", name);
+	if (!mkdtemp(tmp))
+		return -1;
+	snprintf(trace, tn, "%s/t.iotape", tmp);
+	return 0;
+}
+
+/* Remove @tmp and all under it: 0, or -1. */
+static inline int tb_rmtree(const char *tmp)
+{
+	char cmd[400];
+
+	snprintf(cmd, sizeof(cmd), "rm -rf '%s'", tmp);
+	return system(cmd) == 0 ? 0 : -1;
+}
 
 #endif
