@@ -34,8 +34,12 @@
  * (no exec) the rule matched gaps of rsync's processes, which share none
  * (12 in a ptrace recording, 68 in a bpf one, of 1-39 ms, recorded at
  * load 9: time off the CPU), where the threads-only rule matched none
- * but fio's two in the traces looked at (the suite's fio, rsync, fsync
- * and postmark; traces/ build, tar, mozilla and mongo).
+ * in the suite's rsync, fsync and postmark traces and traces/ (build,
+ * tar, mozilla, mongo), fio's two job starts, and 288-440 waits of
+ * python's process pool, which are condition variables: its queue
+ * feeder thread's write to the workers' pipe 0.01-0.8 ms after the
+ * manager thread's poll returned with a result, the main thread's end of
+ * a 2.1 s wait for the results.
  */
 #include <errno.h>
 #include <stdlib.h>
