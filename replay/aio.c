@@ -277,7 +277,7 @@ static int reaped_index(struct rpl_plan *p)
 }
 
 int rpl_aio_profile(struct rpl_plan *p, struct iot_writer *w, const struct rpl_op *op,
-		    uint64_t event)
+		    int64_t t_ns, uint64_t event)
 {
 	struct iot_aio a;
 	uint32_t i, k;
@@ -297,7 +297,7 @@ int rpl_aio_profile(struct rpl_plan *p, struct iot_writer *w, const struct rpl_o
 			continue;	/* not made: it moved nothing */
 		a = ra->a;
 		a.event = event;
-		a.t_ns = op->r_enter;
+		a.t_ns = t_ns;
 		a.data = NULL;		/* a profile keeps no written bytes */
 		a.data_len = 0;
 		err = iot_writer_aio(w, &a);

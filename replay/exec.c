@@ -266,7 +266,8 @@ static void own_table(struct rpl_ctx *c)
 	/* a mapping's copy of its descriptor stays: if there is no room to
 	 * list them, nothing is closed (a leak, not a lost mapping) */
 	if (own && rpl_mpages_fds(c->pr, &maps, &n_maps) == 0)
-		rpl_fdtab_close_others(c->pr->tab, c->p->root_fd, c->p->start_fd, maps, n_maps);
+		rpl_fdtab_close_others(c->pr->tab, c->p->root_fd, c->p->start_fd, c->p->out_fd,
+				       maps, n_maps);
 	free(maps);
 	atomic_store(&t->forked, 1);
 	futex(&t->forked, FUTEX_WAKE, INT_MAX, NULL);
@@ -280,8 +281,6 @@ static void stop_thread(struct rpl_plan *p, struct rpl_thread *t, uint32_t i)
 		struct rpl_op *op = &p->ops[t->ops[i]];
 
 		op->skip = RPL_SKIP_INTERRUPTED;
-		op->r_ret = op->ev.ret;
-		op->r_enter = op->r_exit = 0;
 	}
 	atomic_store(&t->n_done, t->n_ops);
 	wake_all(p);
@@ -321,7 +320,7 @@ static void *thread_main(void *arg)
 	struct rpl_ctx c = { .p = p, .t = t, .pr = &p->procs[t->proc] };
 	int timed = p->o->timing != RPL_TIMING_AFAP, woken = 0;
 	struct rpl_sched sched = { 0 };
-	int64_t prev_end;
+	int64_t prev_end, r_enter, r_exit;
 	/* the thread's CPU clock at the last call's end, and that end, if
 	 * the next think time may be spun; else mark_cpu < 0 */
 	int64_t mark_cpu = -1, mark_wall = 0;
@@ -465,35 +464,34 @@ static void *thread_main(void *arg)
 			r = h(&c, op);
 		if (c.sys0) {
 			/* the op's own calls (RPL_CALL) */
-			op->r_enter = c.sys0;
-			op->r_exit = c.sys1;
+			r_enter = c.sys0;
+			r_exit = c.sys1;
 		} else {
-			op->r_enter = now;
-			op->r_exit = iot_now_ns();
+			r_enter = now;
+			r_exit = iot_now_ns();
 		}
 		if (r == RPL_SKIPPED) {
 			/* A skipped clone still starts its child's ops. */
 			if (rpl_op_child(op) >= 0 && !p->threads[op->link].started)
 				rpl_thread_start(p, op->link);
-			op->r_ret = op->ev.ret;
-			op->r_exit = op->r_enter;
-		} else {
-			op->r_ret = r;
-			if (r < 0 && r != op->ev.ret && rpl_fault_of(op, r) >= 0)
-				rpl_fault_seen(&c, op, r);
+			r = op->ev.ret;
+			r_exit = r_enter;
+		} else if (r < 0 && r != op->ev.ret && rpl_fault_of(op, r) >= 0) {
+			rpl_fault_seen(&c, op, r);
 		}
+		rpl_outcome_add(p, t, r_enter, r_exit, r);
 		/* the CPU clock at the call's end, before the wake of the
 		 * threads waiting for it (below), which may take the CPU */
 		mark_cpu = -1;
 		if (timed && i + 1 < t->n_ops &&
 		    rpl_spin_wanted(p, think(p, &p->ops[t->ops[i + 1]]))) {
 			mark_cpu = iot_thread_cpu_ns();
-			mark_wall = op->r_exit;
+			mark_wall = r_exit;
 		}
 		if (timed) {
-			rpl_sched_ran(&sched, ideal, op->r_enter);
-			if (!op->skip && op->r_enter > ideal)
-				rpl_late_add(p, t, op->r_enter - ideal);
+			rpl_sched_ran(&sched, ideal, r_enter);
+			if (!op->skip && r_enter > ideal)
+				rpl_late_add(p, t, r_enter - ideal);
 		}
 		for (d = 0; d < op->ndeps; d++)
 			if (!dep_done(p, &p->deps[op->dep_off + d]))
@@ -510,7 +508,7 @@ static void *thread_main(void *arg)
 				wake_all(p);
 			}
 		}
-		prev_end = op->r_exit;
+		prev_end = r_exit;
 		if (left_to_order(op))
 			woken = 1;
 	}
@@ -518,6 +516,7 @@ static void *thread_main(void *arg)
 		stop_thread(p, t, i);
 	atomic_store(&t->n_done, t->n_ops);
 	t->lag_ns = sched.lag;
+	rpl_outcome_end(p, t);
 	thread_done(&c);
 	rpl_dcache_free(t->dcache);
 	t->dcache = NULL;
@@ -700,7 +699,7 @@ int rpl_execute(struct rpl_plan *p, struct rpl_result *res)
 	pthread_mutex_init(&p->spawn_lock, NULL);
 	pthread_mutex_init(&p->aio_lock, NULL);
 	rpl_handler_for(0);
-	if ((err = rpl_late_init(p)) < 0)
+	if ((err = rpl_late_init(p)) < 0 || (err = rpl_outcome_open(p)) < 0)
 		return err;
 	p->own_files = can_own_files(p);
 	rpl_fault_watch_start(p);
@@ -750,7 +749,6 @@ int rpl_execute(struct rpl_plan *p, struct rpl_result *res)
 
 			if (!op->skip)
 				op->skip = stopping() ? RPL_SKIP_INTERRUPTED : RPL_SKIP_UNFINISHED;
-			op->r_ret = op->ev.ret;
 		}
 		unstarted += !stopping();
 	}

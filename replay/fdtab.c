@@ -199,10 +199,10 @@ static int cmp_int(const void *a, const void *b)
 	return (x > y) - (x < y);
 }
 
-void rpl_fdtab_close_others(struct rpl_fdtab *t, int keep, int keep2, const int *more,
-			    uint32_t n_more)
+void rpl_fdtab_close_others(struct rpl_fdtab *t, int keep, int keep2, int keep3,
+			    const int *more, uint32_t n_more)
 {
-	int *k = malloc((t->n + 3 + (size_t)n_more) * sizeof(*k));
+	int *k = malloc((t->n + 4 + (size_t)n_more) * sizeof(*k));
 	unsigned int from = 3;
 	uint32_t i, n = 0;
 
@@ -217,6 +217,8 @@ void rpl_fdtab_close_others(struct rpl_fdtab *t, int keep, int keep2, const int 
 		k[n++] = keep;
 	if (keep2 > 2)
 		k[n++] = keep2;
+	if (keep3 > 2)
+		k[n++] = keep3;
 	for (i = 0; i < n_more; i++)
 		if (more[i] > 2)
 			k[n++] = more[i];

@@ -286,7 +286,7 @@ void rpl_mpages_run(struct rpl_ctx *c, struct rpl_op *op)
 }
 
 int rpl_mpages_profile(struct rpl_plan *p, struct iot_writer *w, const struct rpl_op *op,
-		       uint64_t event)
+		       int64_t t_ns, uint64_t event)
 {
 	struct iot_mpages m;
 	uint32_t i;
@@ -298,7 +298,7 @@ int rpl_mpages_profile(struct rpl_plan *p, struct iot_writer *w, const struct rp
 			continue;	/* not replayed: it moved nothing */
 		m.flags &= ~(uint32_t)(RPL_MP_DONE | RPL_MP_FAILED);
 		m.event = event;
-		m.t_ns = op->r_exit;
+		m.t_ns = t_ns;
 		err = iot_writer_mpages(w, &m);
 	}
 	return err;

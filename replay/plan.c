@@ -82,6 +82,7 @@ int rpl_plan_build(struct rpl_plan *p, const struct rpl_opts *o)
 	memset(p, 0, sizeof(*p));
 	p->o = o;
 	p->root_fd = -1;
+	p->out_fd = -1;
 	p->start_fd = -EBADF;
 	p->arena = iot_arena_new(1 << 20);
 	if (!p->arena)
@@ -140,6 +141,7 @@ void rpl_plan_free(struct rpl_plan *p)
 {
 	size_t i;
 
+	rpl_outcome_free(p);
 	for (i = 0; i < p->n_threads; i++) {
 		free(p->threads[i].ops);
 		free(p->threads[i].scratch);
@@ -167,5 +169,6 @@ void rpl_plan_free(struct rpl_plan *p)
 		iot_arena_free(p->arena);
 	memset(p, 0, sizeof(*p));
 	p->root_fd = -1;
+	p->out_fd = -1;
 	p->start_fd = -EBADF;
 }

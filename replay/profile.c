@@ -29,10 +29,10 @@
  * of the calls that may ask (IOT_SCF_PROBE), an ioctl asks by its request
  * (a clone), a fallocate by its mode; a copy's answer is EXDEV or
  * EOPNOTSUPP, on either side. */
-static int is_probe(const struct rpl_op *op)
+static int is_probe(const struct rpl_op *op, int64_t b)
 {
 	const struct iot_syscall *sc = iot_syscall_by_nr(op->ev.nr);
-	int64_t a = op->ev.ret, b = op->r_ret;
+	int64_t a = op->ev.ret;
 	int i;
 
 	if (!sc || !(sc->flags & IOT_SCF_PROBE))
@@ -45,10 +45,10 @@ static int is_probe(const struct rpl_op *op)
 	return a == -EXDEV || a == -EOPNOTSUPP || b == -EXDEV || b == -EOPNOTSUPP;
 }
 
-static int differs(const struct rpl_op *op)
+static int differs(const struct rpl_op *op, int64_t b)
 {
 	const struct iot_syscall *sc = iot_syscall_by_nr(op->ev.nr);
-	int64_t a = op->ev.ret, b = op->r_ret;
+	int64_t a = op->ev.ret;
 
 	if ((a < 0) != (b < 0))
 		return 1;
@@ -57,7 +57,7 @@ static int differs(const struct rpl_op *op)
 	return sc && (sc->flags & IOT_SCF_COUNT) && a != b;
 }
 
-static void example(const struct rpl_plan *p, const struct rpl_op *op,
+static void example(const struct rpl_plan *p, const struct rpl_op *op, int64_t r_ret,
 		    struct rpl_result *res)
 {
 	char line[256], got[48];
@@ -71,24 +71,28 @@ static void example(const struct rpl_plan *p, const struct rpl_op *op,
 		rpl_ev_unpack(&ev, &op->ev, p->threads[op->thread].pid);
 		iot_format_event(line, sizeof(line), &ev);
 	}
-	e = op->r_ret < 0 ? iot_errno_name((int)-op->r_ret) : NULL;
+	e = r_ret < 0 ? iot_errno_name((int)-r_ret) : NULL;
 	if (e)
 		snprintf(got, sizeof(got), "-1 %s", e);
 	else
-		snprintf(got, sizeof(got), "%lld", (long long)op->r_ret);
+		snprintf(got, sizeof(got), "%lld", (long long)r_ret);
 	snprintf(res->examples[res->n_examples++], sizeof(res->examples[0]),
 		 "%s, replayed: %s", line, got);
 }
 
-void rpl_tally(struct rpl_plan *p, struct rpl_result *res)
+int rpl_tally(struct rpl_plan *p, struct rpl_result *res)
 {
+	struct rpl_outs *m;
+	struct rpl_outcome oc;
+	struct rpl_op *op;
 	size_t i;
+	int err = rpl_outs_open(p, 0, &m);
 
-	for (i = 0; i < p->n_ops; i++) {
-		struct rpl_op *op = &p->ops[i];
+	while (err == 0 && (err = rpl_outs_next(m, &op, &oc)) > 0) {
 		struct rpl_sc_stat dummy, *sc = op->ev.nr >= 0 && op->ev.nr < RPL_MAX_NR ?
 						 &res->sc[op->ev.nr] : &dummy;
 
+		err = 0;
 		res->ops++;
 		sc->ops++;
 		if (op->rflags & RPL_OPF_VIOLATION)
@@ -104,21 +108,21 @@ void rpl_tally(struct rpl_plan *p, struct rpl_result *res)
 		}
 		res->replayed++;
 		sc->replayed++;
-		sc->time_ns += op->r_exit - op->r_enter;
+		sc->time_ns += oc.exit - oc.enter;
 		if (p->o->starts && (op->ev.nr == SYS_execve || op->ev.nr == SYS_execveat) &&
 		    op->ev.ret == 0) {
 			res->starts++;
-			res->starts_ns += op->r_exit - op->r_enter;
+			res->starts_ns += oc.exit - oc.enter;
 		}
-		if (!differs(op))
+		if (!differs(op, oc.ret))
 			continue;
-		if (rpl_fault_of(op, op->r_ret) >= 0) {
+		if (rpl_fault_of(op, oc.ret) >= 0) {
 			/* a target fault: a mismatch too (--verify), and
 			 * counted apart from the others */
 			res->target_faults++;
-			res->target_by[rpl_fault_of(op, op->r_ret)]++;
+			res->target_by[rpl_fault_of(op, oc.ret)]++;
 		}
-		if (is_probe(op)) {
+		if (is_probe(op, oc.ret)) {
 			op->rflags |= RPL_OPF_PROBE;
 			res->probe_diffs++;
 			sc->probe_diffs++;
@@ -126,9 +130,13 @@ void rpl_tally(struct rpl_plan *p, struct rpl_result *res)
 			op->rflags |= RPL_OPF_MISMATCH;
 			res->mismatches++;
 			sc->mismatches++;
-			example(p, op, res);
+			example(p, op, oc.ret, res);
 		}
 	}
+	rpl_outs_close(m);
+	if (err < 0)
+		iot_err(p->o->cmd, "cannot read back the replay's results: %s; set TMPDIR "
+			"to a directory with space for 24 bytes a call", iot_strerror(err));
 	rpl_late_result(p, res->replayed, res);
 	res->spin_yields = atomic_load(&p->spin_yields);
 	for (i = 0; i < p->n_threads; i++) {
@@ -173,6 +181,7 @@ void rpl_tally(struct rpl_plan *p, struct rpl_result *res)
 		if (p->root_fd >= 0 && fstatvfs(p->root_fd, &sv) == 0)
 			res->df_used_bytes = (uint64_t)(sv.f_blocks - sv.f_bfree) * sv.f_frsize;
 	}
+	return err < 0 ? err : 0;
 }
 
 /* ---- the filesystem under test ---- */
@@ -255,6 +264,7 @@ static int64_t scaled(const struct rpl_plan *p, int64_t gap)
 
 static int64_t map_time(const struct rpl_plan *p, const struct rpl_thread *th, int64_t t)
 {
+	struct rpl_outcome oc;
 	uint32_t lo = 0, hi, k;
 
 	if (!th)
@@ -271,8 +281,9 @@ static int64_t map_time(const struct rpl_plan *p, const struct rpl_thread *th, i
 	if (lo == 0)
 		return th->start_ns ? th->start_ns : p->t0;
 	k = th->ops[lo - 1];
-	return (p->ops[k].r_exit ? p->ops[k].r_exit : p->t0) +
-	       scaled(p, t - p->ops[k].ev.t_exit);
+	if (rpl_outcome_at(p, th, lo - 1, &oc) < 0)
+		oc.exit = 0;	/* unread: as if it did not run */
+	return (oc.exit ? oc.exit : p->t0) + scaled(p, t - p->ops[k].ev.t_exit);
 }
 
 static int write_processes(struct rpl_plan *p, struct iot_writer *w)
@@ -302,44 +313,28 @@ static int write_processes(struct rpl_plan *p, struct iot_writer *w)
 	return err;
 }
 
-static struct rpl_op *sort_ops;
-
-static int cmp_replayed(const void *a, const void *b)
-{
-	const struct rpl_op *x = &sort_ops[*(const uint32_t *)a];
-	const struct rpl_op *y = &sort_ops[*(const uint32_t *)b];
-
-	if (x->r_enter != y->r_enter)
-		return x->r_enter < y->r_enter ? -1 : 1;
-	return x->seq < y->seq ? -1 : x->seq > y->seq;
-}
-
+/* The events in the order they started in the replay (an op that did
+ * not run: at its start), then their position in the file. */
 static int write_events(struct rpl_plan *p, struct iot_writer *w)
 {
-	uint32_t *order = malloc((p->n_ops + 1) * sizeof(*order));
-	size_t i;
-	int err = 0;
+	struct rpl_outs *m;
+	struct rpl_outcome oc;
+	struct rpl_op *op;
+	int err = rpl_outs_open(p, 1, &m);
 
-	if (!order)
-		return -ENOMEM;
-	for (i = 0; i < p->n_ops; i++) {
-		order[i] = (uint32_t)i;
-		if (!p->ops[i].r_enter)
-			p->ops[i].r_enter = p->ops[i].r_exit = p->t0;
-	}
-	sort_ops = p->ops;
-	qsort(order, p->n_ops, sizeof(*order), cmp_replayed);
-	for (i = 0; i < p->n_ops && !err; i++) {
-		const struct rpl_op *op = &p->ops[order[i]];
+	while (err == 0 && (err = rpl_outs_next(m, &op, &oc)) > 0) {
 		struct iot_event ev;
 
+		err = 0;
 		if (op->skip == RPL_SKIP_INTERRUPTED)
 			continue;	/* not reached: not in the profile */
+		if (!oc.enter)
+			oc.enter = oc.exit = p->t0;
 		rpl_ev_unpack(&ev, &op->ev, p->threads[op->thread].pid);
 
-		ev.t_enter = op->r_enter;
-		ev.t_exit = op->r_exit >= op->r_enter ? op->r_exit : op->r_enter;
-		ev.ret = op->r_ret;
+		ev.t_enter = oc.enter;
+		ev.t_exit = oc.exit >= oc.enter ? oc.exit : oc.enter;
+		ev.ret = oc.ret;
 		ev.pre_ns = 0;		/* the recording's, not the replay's */
 		if (op->skip)
 			ev.flags |= IOT_EV_REPLAY_SKIPPED;
@@ -348,11 +343,11 @@ static int write_events(struct rpl_plan *p, struct iot_writer *w)
 		err = iot_writer_event(w, &ev);
 		/* its async requests and mapped pages, after it as in a trace */
 		if (!err)
-			err = rpl_aio_profile(p, w, op, iot_writer_events(w) - 1);
+			err = rpl_aio_profile(p, w, op, oc.enter, iot_writer_events(w) - 1);
 		if (!err)
-			err = rpl_mpages_profile(p, w, op, iot_writer_events(w) - 1);
+			err = rpl_mpages_profile(p, w, op, oc.exit, iot_writer_events(w) - 1);
 	}
-	free(order);
+	rpl_outs_close(m);
 	return err;
 }
 

@@ -133,9 +133,9 @@ static int64_t first_call(const struct rpl_plan *p, int64_t t_start)
 	int64_t first = INT64_MAX;
 	size_t i;
 
-	for (i = 0; i < p->n_ops; i++)
-		if (p->ops[i].r_enter > 0 && p->ops[i].r_enter < first)
-			first = p->ops[i].r_enter;
+	for (i = 0; i < p->n_threads; i++)
+		if (p->threads[i].first_ns > 0 && p->threads[i].first_ns < first)
+			first = p->threads[i].first_ns;
 	return first == INT64_MAX ? 0 : first - t_start;
 }
 
@@ -218,7 +218,8 @@ static int run(const struct rpl_opts *o, struct rpl_result *res)
 	if (err < 0)
 		goto out;
 	res->first_call_ns = first_call(p, t_start);
-	rpl_tally(p, res);
+	if ((err = rpl_tally(p, res)) < 0)
+		goto out;
 	rpl_fault_result(p, res);
 	if (o->out)
 		err = rpl_profile_write(p, res);

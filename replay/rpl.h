@@ -73,9 +73,9 @@ struct rpl_fdtab *rpl_fdtab_copy(struct rpl_fdtab *t);
  * now; if not, live entries were dup'ed as rpl_fdtab_copy() does. */
 struct rpl_fdtab *rpl_fdtab_fork(struct rpl_fdtab *parent, int *own);
 /* In a thread whose kernel table is its own: close every descriptor but
- * @t's live ones, 0-2, @keep, @keep2 and the @n_more of @more (what the
- * copy brought from others). */
-void rpl_fdtab_close_others(struct rpl_fdtab *t, int keep, int keep2, const int *more,
+ * @t's live ones, 0-2, @keep, @keep2, @keep3 and the @n_more of @more
+ * (what the copy brought from others). */
+void rpl_fdtab_close_others(struct rpl_fdtab *t, int keep, int keep2, int keep3, const int *more,
 			    uint32_t n_more);
 /* Install @e at recorded fd @fd, closing what was there. */
 int rpl_fdtab_set(struct rpl_fdtab *t, long fd, const struct rpl_fd *e);
@@ -251,8 +251,6 @@ void rpl_ev_unpack(struct iot_event *e, const struct rpl_ev *d, int32_t pid);
 struct rpl_op {
 	struct rpl_ev ev;		/* as recorded; strings in the plan arena */
 	int64_t think_ns;		/* recorded gap before it in its thread */
-	int64_t r_enter, r_exit;	/* measured in replay */
-	int64_t r_ret;
 	uint32_t seq;			/* position in the file (sort tie-break) */
 	uint32_t thread;		/* index in plan.threads */
 	uint32_t dep_off;		/* deps in plan.deps[dep_off ...] */
@@ -288,8 +286,15 @@ static inline void rpl_op_set_link(struct rpl_op *op, uint8_t flag, uint32_t v)
 	op->link = v;
 }
 
-/* the plan holds one per event */
-_Static_assert(sizeof(struct rpl_op) == 160, "struct rpl_op grew");
+/* the plan holds one per event; what the replay measured of it is not
+ * kept here but in its thread's outcomes (outcome.c) */
+_Static_assert(sizeof(struct rpl_op) == 136, "struct rpl_op grew");
+
+/* What the replay measured of an op: when its call started and ended,
+ * on the replay's clock (0, 0: it did not run), and its result. */
+struct rpl_outcome {
+	int64_t enter, exit, ret;
+};
 
 /* An async request (iocb, SQE), context set-up or registration an op
  * replays (aio.c, uring.c), or a completion the recording saw at the op
@@ -353,6 +358,14 @@ struct rpl_thread {
 	 * that took), and waited for by the clock */
 	int64_t spun_ns, spin_wall_ns, think_wait_ns;
 	int64_t offcpu_ns;		/* off the CPU from a call's end to a spin */
+	/* the outcomes of its first n_out ops, in the plan's file of them
+	 * (outcome.c): whole blocks at the offsets out_blk[0 .. n_blk),
+	 * the last one in out_buf (out_fill) until the thread ends */
+	struct rpl_outcome *out_buf;
+	uint32_t out_fill, n_out;
+	uint64_t *out_blk;
+	uint32_t n_blk, cap_blk;
+	int64_t first_ns;		/* when its first call started (0: none) */
 	int64_t dep_wait_ns;		/* waiting for other threads' ops */
 	uint32_t dep_waits;
 	/* ops run (or given up at a stop): the first n_done of @ops.  A
@@ -482,6 +495,9 @@ struct rpl_plan {
 	/* run */
 	int root_fd;
 	int64_t t0;			/* replay start, monotonic */
+	int out_fd;			/* the ops' outcomes (outcome.c), -1: none */
+	_Atomic uint64_t out_end;	/* ... the file's length */
+	_Atomic int out_err;		/* ... the first write that failed */
 	_Atomic uint32_t gen;		/* bumped at each completion (futex word) */
 	_Atomic uint32_t exit_gen;	/* bumped when a thread ends (futex word) */
 	_Atomic uint32_t ns_gen;	/* bumped by removes, renames, symlinks */
@@ -719,12 +735,13 @@ void rpl_aio_fault(struct rpl_ctx *c, struct rpl_op *op, const struct rpl_aio *r
 /*! rpl_aio_profile() : write to profile @w the async records of @op,
  *  written as the profile's event @event: its requests, set-ups and
  *  registrations as the replay made them (those it could not make are
- *  left out), at the op's entry, and the completions it reaped, with
- *  their results and the time the replay saw them.  The first call
- *  indexes the completions by the op that reaped them.
+ *  left out), at the op's entry (@t_ns, its call's start in the replay),
+ *  and the completions it reaped, with their results and the time the
+ *  replay saw them.  The first call indexes the completions by the op
+ *  that reaped them.
  *  @return : 0 or a negative code of the writer. */
 int rpl_aio_profile(struct rpl_plan *p, struct iot_writer *w, const struct rpl_op *op,
-		    uint64_t event);
+		    int64_t t_ns, uint64_t event);
 /*! rpl_aio_await() : before @op (a close, munmap or exit, not an
  *  io_uring_enter, which waits itself): the io_uring requests whose
  *  completions the recording saw there are waited for here too (after
@@ -743,10 +760,10 @@ void rpl_mpages_run(struct rpl_ctx *c, struct rpl_op *op);
 void rpl_mpages_tally(struct rpl_plan *p, struct rpl_result *res);
 /*! rpl_mpages_profile() : write to profile @w the pages @op read and
  *  wrote (those of its MapPages records it replayed), as records of the
- *  profile's event @event at the op's exit.  @return : 0 or a negative
- *  code of the writer. */
+ *  profile's event @event at the op's exit (@t_ns, its call's end in the
+ *  replay).  @return : 0 or a negative code of the writer. */
 int rpl_mpages_profile(struct rpl_plan *p, struct iot_writer *w, const struct rpl_op *op,
-		       uint64_t event);
+		       int64_t t_ns, uint64_t event);
 /*! rpl_mpages_mmap() : replayed mmap, munmap and msync: an mmap of a
  *  file keeps a copy of its descriptor for the pages taken later (the
  *  name may be gone by then), a munmap drops those it unmaps.  The call
@@ -957,7 +974,28 @@ int rpl_execute(struct rpl_plan *p, struct rpl_result *res);
 /*! rpl_profile_write() : write the profile @o->out and fill @res's
  *  counters. */
 int rpl_profile_write(struct rpl_plan *p, struct rpl_result *res);
-void rpl_tally(struct rpl_plan *p, struct rpl_result *res);
+int rpl_tally(struct rpl_plan *p, struct rpl_result *res);
+
+/* The ops' outcomes (outcome.c): rpl_outcome_open() before the threads
+ * run (-errno, said), rpl_outcome_add() by a thread for each op it ran,
+ * in its order, rpl_outcome_end() when it ends, rpl_outcome_free() with
+ * the plan.  After the run, rpl_outs_open() goes through every op with
+ * its outcome (enter 0: it did not run), in the plan's order or, with
+ * @by_time, by when it started (then its position in the file):
+ * rpl_outs_next() gives 1 and the next one, 0 at the end, or -errno;
+ * rpl_outcome_at() one of them. */
+struct rpl_outs;
+int rpl_outcome_open(struct rpl_plan *p);
+void rpl_outcome_add(struct rpl_plan *p, struct rpl_thread *t, int64_t enter, int64_t exit,
+		     int64_t ret);
+void rpl_outcome_end(struct rpl_plan *p, struct rpl_thread *t);
+void rpl_outcome_free(struct rpl_plan *p);
+int rpl_outs_open(struct rpl_plan *p, int by_time, struct rpl_outs **m);
+/* the outcome of @t's op at position @k alone: 0 or -errno */
+int rpl_outcome_at(const struct rpl_plan *p, const struct rpl_thread *t, uint32_t k,
+		   struct rpl_outcome *oc);
+int rpl_outs_next(struct rpl_outs *m, struct rpl_op **op, struct rpl_outcome *oc);
+void rpl_outs_close(struct rpl_outs *m);
 
 /* How late calls started (late.c): rpl_late_init() before the threads
  * run, rpl_late_add() by each thread (@ns > 0: a late call),
