@@ -135,8 +135,9 @@ int rpl_tally(struct rpl_plan *p, struct rpl_result *res)
 	}
 	rpl_outs_close(m);
 	if (err < 0)
-		iot_err(p->o->cmd, "cannot read back the replay's results: %s; set TMPDIR "
-			"to a directory with space for 24 bytes a call", iot_strerror(err));
+		iot_err(p->o->cmd, "cannot keep or read back what the replayed calls returned: "
+			"%s; it takes 24 bytes a call beside the profile (-o), else in $TMPDIR "
+			"or /tmp: free space there", iot_strerror(err));
 	rpl_late_result(p, res->replayed, res);
 	res->spin_yields = atomic_load(&p->spin_yields);
 	for (i = 0; i < p->n_threads; i++) {

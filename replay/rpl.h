@@ -974,6 +974,8 @@ int rpl_execute(struct rpl_plan *p, struct rpl_result *res);
 /*! rpl_profile_write() : write the profile @o->out and fill @res's
  *  counters. */
 int rpl_profile_write(struct rpl_plan *p, struct rpl_result *res);
+/* The run's counters into @res, from every op's outcome: 0, or -errno
+ * (said) if the outcomes could not be kept or read back. */
 int rpl_tally(struct rpl_plan *p, struct rpl_result *res);
 
 /* The ops' outcomes (outcome.c): rpl_outcome_open() before the threads
