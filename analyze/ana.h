@@ -143,6 +143,7 @@ struct ana_trace {
 	/* record --data: writes with their bytes kept, and those recorded
 	 * with --data whose bytes were not (IOT_EV_NODATA) */
 	struct iot_data_count data;
+	int data_on;		/* recorded with --data (header record.data) */
 	/* profiles: the target fault that stopped the replay ("ENOSPC at
 	 * 41 % (write /a at 1.234 s)": a partial profile, never compared as
 	 * a complete one), the calls that failed so, the stopping signal;

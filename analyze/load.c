@@ -194,6 +194,7 @@ static void load_header(struct ana_trace *t, const struct iot_header *h)
 			 h->target_mkfs ? h->target_mkfs : "");
 		t->target = strdup(buf);
 	}
+	t->data_on = iot_header_get(h, "record.data") != NULL;
 	if ((v = iot_header_get(h, "replay.elapsed_ns")))
 		t->real_ns = strtoll(v, NULL, 10);
 	if ((v = iot_header_get(h, "replay.df_used_bytes"))) {

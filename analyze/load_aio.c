@@ -7,6 +7,9 @@
  * sees a completion at the next io_getevents or io_uring_enter, so this
  * is an upper bound of the device's latency).  Pages of file mappings
  * (MapPages) count in "mapped read" and "mapped write", with their bytes.
+ * Their bytes also count in the total's and their command's bytes (not
+ * their calls: a request is no call), and the writes among them in the
+ * data line (what `record --data` kept of them).
  */
 #include <errno.h>
 #include <stdlib.h>
@@ -35,13 +38,17 @@ static int grow(struct loader *L)
 	return 0;
 }
 
-static void count(struct loader *L, int cls, int64_t res, uint64_t len, int64_t dur,
-		  int timed)
+static void count(struct loader *L, int32_t pid, int cls, int64_t res, uint64_t len,
+		  int64_t dur, int timed)
 {
 	struct iot_event ev = { .ret = res };
+	uint64_t bytes = res > 0 ? (uint64_t)res : res < 0 ? 0 : len;
+	struct pident *e = ana_pid_get(&L->pids, pid, 0);
 
-	ana_stat_add(&L->t->cls[cls], &ev, dur, timed,
-		     res > 0 ? (uint64_t)res : res < 0 ? 0 : len);
+	ana_stat_add(&L->t->cls[cls], &ev, dur, timed, bytes);
+	L->t->total.bytes += bytes;
+	if (e && e->cmd >= 0)
+		L->t->procs[e->cmd].st.bytes += bytes;
 }
 
 int ana_aio_item(struct loader *L, const struct iot_aio *a)
@@ -50,6 +57,7 @@ int ana_aio_item(struct loader *L, const struct iot_aio *a)
 	unsigned dir = iot_aio_op_dir(a->api, a->opcode);
 	int cls = dir & IOT_SCF_READ ? IOT_CLASS_ASYNC_READ : IOT_CLASS_ASYNC_WRITE;
 
+	iot_data_count_aio(&L->t->data, a);
 	if (a->kind == IOT_AIO_SUBMIT && dir) {
 		/* a request with no completion in the trace still counts */
 		if ((L->aw_used + 1) * 2 > L->aw_cap && grow(L) < 0)
@@ -59,6 +67,7 @@ int ana_aio_item(struct loader *L, const struct iot_aio *a)
 		L->aw[j].key = k;
 		L->aw[j].t_ns = a->t_ns;
 		L->aw[j].len = a->len;
+		L->aw[j].pid = a->pid;
 		L->aw[j].cls = (uint8_t)cls;
 		L->aw_used++;
 		return 0;
@@ -71,7 +80,7 @@ int ana_aio_item(struct loader *L, const struct iot_aio *a)
 		if (w->key != k || w->done)
 			continue;
 		w->done = 1;
-		count(L, w->cls, a->res, 0, a->t_ns - w->t_ns, a->t_ns >= w->t_ns);
+		count(L, w->pid, w->cls, a->res, 0, a->t_ns - w->t_ns, a->t_ns >= w->t_ns);
 		return 0;
 	}
 	return 0;
@@ -84,7 +93,7 @@ void ana_aio_finish(struct loader *L)
 	for (i = 0; i < L->aw_cap; i++)
 		if (L->aw[i].key && !L->aw[i].done) {
 			L->aw[i].done = 1;
-			count(L, L->aw[i].cls, 0, L->aw[i].len, 0, 0);
+			count(L, L->aw[i].pid, L->aw[i].cls, 0, L->aw[i].len, 0, 0);
 		}
 }
 
@@ -93,12 +102,13 @@ void ana_mpages_item(struct loader *L, const struct iot_mpages *m)
 	uint64_t rd = 0, wr = 0;
 	uint32_t k;
 
+	iot_data_count_mpages(&L->t->data, m);
 	for (k = 0; k < m->n_read; k++)
 		rd += m->read_runs[2 * k + 1] * m->page_size;
 	for (k = 0; k < m->n_write; k++)
 		wr += m->write_runs[2 * k + 1] * m->page_size;
 	if (rd)
-		count(L, IOT_CLASS_MAPPED_READ, 0, rd, 0, 0);
+		count(L, m->pid, IOT_CLASS_MAPPED_READ, 0, rd, 0, 0);
 	if (wr)
-		count(L, IOT_CLASS_MAPPED_WRITE, 0, wr, 0, 0);
+		count(L, m->pid, IOT_CLASS_MAPPED_WRITE, 0, wr, 0, 0);
 }

@@ -58,6 +58,7 @@ struct loader {
 		uint64_t key;
 		int64_t t_ns;
 		uint64_t len;
+		int32_t pid;
 		uint8_t cls, done;
 	} *aw;
 	uint64_t aw_cap, aw_used;

@@ -103,11 +103,18 @@ static void head_json(FILE *f, const struct ana_trace *t)
 		fprintf(f, ", \"target_faults\": %llu", strtoull(t->target_faults, NULL, 10));
 	fprintf(f, "}, \"unfinished\": %llu", (unsigned long long)t->unfinished);
 	/* only in traces recorded with --data: other reports stay as they were */
-	if (t->data.calls || t->data.nodata_calls)
+	if (t->data.calls || t->data.nodata_calls || t->data.akept || t->data_on)
 		fprintf(f, ", \"data\": {\"kept_calls\": %llu, \"kept_bytes\": %llu, "
-			"\"not_kept_calls\": %llu, \"not_kept_bytes\": %llu}",
+			"\"not_kept_calls\": %llu, \"not_kept_bytes\": %llu, "
+			"\"async_write_requests\": %llu, \"async_write_bytes\": %llu, "
+			"\"async_kept_requests\": %llu, \"async_kept_bytes\": %llu, "
+			"\"mapped_pages_written\": %llu, \"mapped_bytes_written\": %llu}",
 			(unsigned long long)t->data.calls, (unsigned long long)t->data.bytes,
-			(unsigned long long)t->data.nodata_calls, (unsigned long long)t->data.nodata_bytes);
+			(unsigned long long)t->data.nodata_calls, (unsigned long long)t->data.nodata_bytes,
+			(unsigned long long)t->data.areqs, (unsigned long long)t->data.abytes,
+			(unsigned long long)t->data.akept, (unsigned long long)t->data.akept_bytes,
+			(unsigned long long)t->data.mp_written,
+			(unsigned long long)t->data.mp_written_bytes);
 }
 
 static void phases_json(FILE *f, const struct ana_trace *t)

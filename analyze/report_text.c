@@ -41,6 +41,49 @@ static void pct(char *b, size_t len, double v)
 		snprintf(b, len, "%.0f%%", v * 100);
 }
 
+/* what the bytes of the total and of the commands hold: calls', async
+ * requests' and mapped pages' (their classes' rows), when there are any
+ * of the last two */
+static void print_bytes(FILE *f, const struct ana_trace *t)
+{
+	const struct ana_stat *c = t->cls;
+	uint64_t as = c[IOT_CLASS_ASYNC_READ].bytes + c[IOT_CLASS_ASYNC_WRITE].bytes;
+	uint64_t mp = c[IOT_CLASS_MAPPED_READ].bytes + c[IOT_CLASS_MAPPED_WRITE].bytes;
+	char a[32], b[32], d[32];
+
+	if (!as && !mp)
+		return;
+	fprintf(f, "  bytes: %s moved by calls, %s by async requests, %s through file "
+		"mappings\n", ana_fmt_bytes(a, sizeof(a), (double)(t->total.bytes - as - mp)),
+		ana_fmt_bytes(b, sizeof(b), (double)as), ana_fmt_bytes(d, sizeof(d), (double)mp));
+}
+
+/* record --data: the writes, async write requests and pages written
+ * through mappings with their bytes kept, and without */
+static void print_data(FILE *f, const struct ana_trace *t)
+{
+	const struct iot_data_count *d = &t->data;
+	char a[32], b[32];
+
+	if (!d->calls && !d->nodata_calls && !d->akept && !t->data_on)
+		return;
+	fprintf(f, "  data: %llu writes with their bytes kept (%s), %llu without (%s)",
+		(unsigned long long)d->calls, ana_fmt_bytes(a, sizeof(a), (double)d->bytes),
+		(unsigned long long)d->nodata_calls,
+		ana_fmt_bytes(b, sizeof(b), (double)d->nodata_bytes));
+	if (d->areqs)
+		fprintf(f, "; %llu async write requests with their bytes kept (%s), "
+			"%llu without (%s)", (unsigned long long)d->akept,
+			ana_fmt_bytes(a, sizeof(a), (double)d->akept_bytes),
+			(unsigned long long)(d->areqs - d->akept),
+			ana_fmt_bytes(b, sizeof(b), (double)(d->abytes - d->akept_bytes)));
+	if (d->mp_written)
+		fprintf(f, "; %llu pages written through file mappings, without (%s)",
+			(unsigned long long)d->mp_written,
+			ana_fmt_bytes(a, sizeof(a), (double)d->mp_written_bytes));
+	fputc('\n', f);
+}
+
 static void print_head(FILE *f, const struct ana_trace *t)
 {
 	char a[32], b[32], c[16], d[32], w[96];
@@ -63,12 +106,8 @@ static void print_head(FILE *f, const struct ana_trace *t)
 				(unsigned long long)t->hdr_mismatches), a) : "-",
 			t->has_hdr_skipped ? (snprintf(b, sizeof(b), "%llu",
 				(unsigned long long)t->hdr_skipped), b) : "-");
-	if (t->data.calls || t->data.nodata_calls)
-		fprintf(f, "  data: %llu writes with their bytes kept (%s), %llu without (%s)\n",
-			(unsigned long long)t->data.calls,
-			ana_fmt_bytes(a, sizeof(a), (double)t->data.bytes),
-			(unsigned long long)t->data.nodata_calls,
-			ana_fmt_bytes(b, sizeof(b), (double)t->data.nodata_bytes));
+	print_bytes(f, t);
+	print_data(f, t);
 	if (t->failed[0])
 		fprintf(f, "  FAILED: the filesystem under test failed: %s; the replay stopped "
 			"there and this profile holds only the calls up to it\n", t->failed);

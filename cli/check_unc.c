@@ -106,8 +106,7 @@ int check_unc_item(struct check_unc *u, const struct iot_item *it)
 		u->mp_records++;
 		for (k = 0; k < it->u.mp.n_read; k++)
 			u->mp_read += it->u.mp.read_runs[2 * k + 1];
-		for (k = 0; k < it->u.mp.n_write; k++)
-			u->mp_written += it->u.mp.write_runs[2 * k + 1];
+		iot_data_count_mpages(&u->data, &it->u.mp);
 		return 0;
 	}
 	if (it->kind != IOT_ITEM_AIO)
@@ -129,14 +128,7 @@ int check_unc_item(struct check_unc *u, const struct iot_item *it)
 		dir = iot_aio_op_dir(a->api, a->opcode);
 		if (dir & IOT_SCF_READ)
 			u->rbytes += a->len;
-		else if (dir & IOT_SCF_WRITE) {
-			u->wbytes += a->len;
-			u->wreqs++;
-			if (a->data_len) {
-				u->wkept++;
-				u->wkept_bytes += a->data_len;
-			}
-		}
+		iot_data_count_aio(&u->data, a);
 		if (!iot_aio_op_known(a->api, a->opcode)) {
 			u->undecoded++;
 			if (a->opcode < 64)
@@ -179,7 +171,7 @@ void check_unc_print(const struct check_unc *u, FILE *f)
 			"completions; %llu io_uring rings, %llu libaio contexts\n",
 			(unsigned long long)u->requests,
 			iot_fmt_bytes(r, sizeof(r), (double)u->rbytes),
-			iot_fmt_bytes(w, sizeof(w), (double)u->wbytes),
+			iot_fmt_bytes(w, sizeof(w), (double)u->data.abytes),
 			(unsigned long long)u->completions, (unsigned long long)u->rings,
 			(unsigned long long)u->contexts);
 	}
@@ -215,27 +207,27 @@ void check_unc_print(const struct check_unc *u, FILE *f)
 		fprintf(f, "  data         %llu writes with their bytes kept (%s)\n",
 			(unsigned long long)u->data.calls,
 			iot_fmt_bytes(r, sizeof(r), (double)u->data.bytes));
-	if (u->wkept)
+	if (u->data.akept)
 		fprintf(f, "  data         %llu async write requests with their bytes kept (%s)\n",
-			(unsigned long long)u->wkept,
-			iot_fmt_bytes(r, sizeof(r), (double)u->wkept_bytes));
+			(unsigned long long)u->data.akept,
+			iot_fmt_bytes(r, sizeof(r), (double)u->data.akept_bytes));
 	if (u->data.nodata_calls)
 		fprintf(f, "  not captured the bytes of %llu writes recorded with --data "
 			"(%s): over its cap, or logged by BPF; replayed with a pattern\n",
 			(unsigned long long)u->data.nodata_calls,
 			iot_fmt_bytes(w, sizeof(w), (double)u->data.nodata_bytes));
-	if (u->data_on && (u->wreqs > u->wkept || u->mp_written))
+	if (u->data_on && (u->data.areqs > u->data.akept || u->data.mp_written))
 		fprintf(f, "  not captured the bytes of %llu async write requests (%s) and of "
 			"%llu pages written through file mappings, recorded with --data: it "
 			"keeps none of mapped pages, nor of requests logged by BPF or over its "
 			"caps; replayed with a pattern\n",
-			(unsigned long long)(u->wreqs - u->wkept),
-			iot_fmt_bytes(w, sizeof(w), (double)(u->wbytes - u->wkept_bytes)),
-			(unsigned long long)u->mp_written);
+			(unsigned long long)(u->data.areqs - u->data.akept),
+			iot_fmt_bytes(w, sizeof(w), (double)(u->data.abytes - u->data.akept_bytes)),
+			(unsigned long long)u->data.mp_written);
 	if (u->mp_records)
 		fprintf(f, "  mapped I/O   %llu pages read, %llu written through %llu file "
 			"mappings (%llu records)\n", (unsigned long long)u->mp_read,
-			(unsigned long long)u->mp_written, (unsigned long long)u->file_maps,
+			(unsigned long long)u->data.mp_written, (unsigned long long)u->file_maps,
 			(unsigned long long)u->mp_records);
 	else if (u->file_maps)
 		fprintf(f, "  not captured the page I/O of %llu file mappings (mmap "

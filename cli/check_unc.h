@@ -11,9 +11,7 @@
 #include "iotape.h"
 
 struct check_unc {
-	uint64_t requests, completions, rbytes, wbytes;
-	uint64_t wreqs;				/* requests that write */
-	uint64_t wkept, wkept_bytes;		/* ... with their bytes (record --data) */
+	uint64_t requests, completions, rbytes;	/* the write requests are in data */
 	int data_on;				/* recorded with --data (header record.data) */
 	uint64_t undecoded, undecoded_ops[2];	/* libaio, io_uring: a bit per opcode */
 	uint64_t orphans;			/* completions of no request in the trace */
@@ -26,8 +24,9 @@ struct check_unc {
 	uint64_t ring_missed;			/* requests rings took, not in the trace */
 	uint64_t aio_missed;			/* ... io_submit took, not in the trace */
 	uint64_t file_maps;			/* file mmaps */
-	uint64_t mp_records, mp_read, mp_written;	/* MapPages: records, pages */
-	/* record --data: writes with their bytes kept, and not (IOT_EV_NODATA) */
+	uint64_t mp_records, mp_read;	/* MapPages: records, pages read */
+	/* record --data: writes with their bytes kept, and not (IOT_EV_NODATA);
+	 * async write requests, pages written through mappings */
 	struct iot_data_count data;
 	/* requests waiting for their completion (open addressing) */
 	uint64_t *keys;

@@ -261,8 +261,17 @@ struct iot_event {
  * every command that reports them (report, check). */
 struct iot_data_count {
 	uint64_t calls, bytes, nodata_calls, nodata_bytes;
+	/* async write requests (the length they asked for), and those of
+	 * them with their bytes kept; pages written through file mappings,
+	 * whose bytes are never kept */
+	uint64_t areqs, abytes, akept, akept_bytes;
+	uint64_t mp_written, mp_written_bytes;
 };
 void iot_data_count_add(struct iot_data_count *c, const struct iot_event *ev);
+struct iot_aio;
+struct iot_mpages;
+void iot_data_count_aio(struct iot_data_count *c, const struct iot_aio *a);
+void iot_data_count_mpages(struct iot_data_count *c, const struct iot_mpages *m);
 
 struct iot_path_state {
 	const char *path;

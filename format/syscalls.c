@@ -162,6 +162,28 @@ void iot_data_count_add(struct iot_data_count *c, const struct iot_event *ev)
 	}
 }
 
+void iot_data_count_aio(struct iot_data_count *c, const struct iot_aio *a)
+{
+	if (a->kind != IOT_AIO_SUBMIT || !(iot_aio_op_dir(a->api, a->opcode) & IOT_SCF_WRITE))
+		return;
+	c->areqs++;
+	c->abytes += a->len;
+	if (a->data_len) {
+		c->akept++;
+		c->akept_bytes += a->data_len;
+	}
+}
+
+void iot_data_count_mpages(struct iot_data_count *c, const struct iot_mpages *m)
+{
+	uint32_t k;
+
+	for (k = 0; k < m->n_write; k++) {
+		c->mp_written += m->write_runs[2 * k + 1];
+		c->mp_written_bytes += m->write_runs[2 * k + 1] * m->page_size;
+	}
+}
+
 const char *iot_class_name(int cls)
 {
 	static const char *const names[IOT_CLASS_COUNT] = {

@@ -7,8 +7,10 @@
 # write): each request is in the dump with its bytes, the summary and
 # `iotape check` count them kept, and the replayed files are the native
 # run's, byte for byte (cmp).  Without --data the replay writes its own
-# pattern: the files differ.  Under the bpf backend (where it loads) no
-# request keeps its bytes, and the summary and check say so.
+# pattern: the files differ.  `iotape report` counts the requests in its
+# bytes and data lines and in its total's bytes.  Under the bpf backend
+# (where it loads) no request keeps its bytes, and the summary, check and
+# report say so.
 set -u
 . "$SRCDIR/tests/integration/lib.sh"
 . "$SRCDIR/tests/integration/record_lib.sh"
@@ -60,6 +62,14 @@ for e in $engines; do
 		fail "fio $e: check does not count the kept requests: $(cat "$e.check")"
 	! grep -q 'not captured the bytes of' "$e.check" ||
 		fail "fio $e: check says bytes were not captured: $(cat "$e.check")"
+	# the report counts the requests in its bytes and its data line
+	"$IOTAPE" report "$e.iotape" >"$e.report"
+	grep -q '^  bytes: .* moved by calls, 1.0 MiB by async requests' "$e.report" ||
+		fail "fio $e: the report's bytes line: $(head -8 "$e.report")"
+	grep -q '^  data: .*; 256 async write requests with their bytes kept (1.0 MiB), 0 without (0 B)$' \
+		"$e.report" || fail "fio $e: the report's data line: $(head -8 "$e.report")"
+	grep -Eq '^  total +[0-9].* 1\.[0-9] MiB$' "$e.report" ||
+		fail "fio $e: the report's total bytes do not hold the requests': $(grep '^  total' "$e.report")"
 	replay_into "$e.iotape" "$d/root.$e"
 	# the requests and fio's few plain writes (its terse report)
 	grep -Eq "^  data +2[5-9][0-9] writes write the program's own bytes .*; 0 recorded without" \
@@ -96,6 +106,8 @@ if "$IOTAPE" record -q --backend bpf -o probe.iotape -- true 2>/dev/null; then
 		fail "record --backend bpf --data: the summary does not say the requests' bytes were not kept: $(cat bpf.err)"
 	"$IOTAPE" check bpf.iotape | grep -q 'not captured the bytes of 256 async write requests (1.0 MiB)' ||
 		fail "check of a bpf trace: $("$IOTAPE" check bpf.iotape)"
+	"$IOTAPE" report bpf.iotape | grep -q '^  data: .*; 0 async write requests with their bytes kept (0 B), 256 without (1.0 MiB)$' ||
+		fail "report of a bpf trace: $("$IOTAPE" report bpf.iotape | head -8)"
 else
 	echo "the bpf backend does not load here: its case is left out"
 fi
