@@ -157,8 +157,11 @@ static void pre_of_call(struct rec_ctx *c, struct rec_task *t, const struct be_e
 	if (!p)
 		return;
 	cwd_state(c, p, len);
-	if (enoent &&
-	    (!follows_leaf(sc, t->raw) || lstat(p, &sb) < 0 || !S_ISLNK(sb.st_mode))) {
+	/* a path whose state the trace has already is not taken again: no
+	 * lstat() to tell what it was (each program start's ENOENT of
+	 * /etc/ld.so.preload: 503 lstat()s for 400 starts) */
+	if (enoent && (!follows_leaf(sc, t->raw) || rec_pset_has(&c->seen, p, len) ||
+		       lstat(p, &sb) < 0 || !S_ISLNK(sb.st_mode))) {
 		pre_absent(&pre[0]);
 		v->pre[ip] = &pre[0];
 	}

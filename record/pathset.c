@@ -215,6 +215,11 @@ struct rec_pset_key rec_pset_hash(struct rec_pathset *s, const char *p, uint32_t
 	return (struct rec_pset_key){ iot_hash(p, n, SEED), key_g(iot_hash(p, n, SEED2)) };
 }
 
+int rec_pset_has(struct rec_pathset *s, const char *p, uint32_t n)
+{
+	return slot(s, rec_pset_hash(s, p, n))->g != 0;
+}
+
 /* Room for one more entry in shard @d?  Half its slots at most; at the
  * cap, 3/4. */
 static int room(struct rec_pathset *s, struct rec_pset_shard *d)

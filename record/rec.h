@@ -392,6 +392,8 @@ void rec_pset_cap(struct rec_pathset *s, uint64_t bytes);
 void rec_pset_free(struct rec_pathset *s);
 /* the set's key of @p */
 struct rec_pset_key rec_pset_hash(struct rec_pathset *s, const char *p, uint32_t n);
+/* 1 if @p (@n bytes) is in the set, else 0 (also past a cap: not kept) */
+int rec_pset_has(struct rec_pathset *s, const char *p, uint32_t n);
 /* add @p (@n bytes, key @k) with @flags (or them into its entry)
  * @return : 1 if new (*@kept, when asked: a copy of @p kept with the
  * set), 0 if it was there, -ENOMEM */

@@ -162,6 +162,13 @@ static void test_listed_not_closed(void **state)
 	assert_string_equal(s.got[0], "/a 4");
 	assert_string_equal(s.got[1], "/a/b 3");
 	assert_string_equal(s.got[2], "/a/b/c/d 1");
+	/* rec_pset_has(): a path added whole, an ancestor added by the
+	 * walk, one listed; not a sibling nor a prefix that is no path */
+	assert_true(rec_pset_has(&set, p, 10));
+	assert_true(rec_pset_has(&set, "/a/b", 4));
+	assert_true(rec_pset_has(&set, listed, 6));
+	assert_false(rec_pset_has(&set, "/a/b/c/d/f", 10));
+	assert_false(rec_pset_has(&set, "/a/", 3));
 	/* now all closed: a sibling costs no ancestor */
 	s.n = 0;
 	assert_int_equal(rec_pset_add_path(&set, "/a/b/c/d/f", 10, record_anc, &s), 1);
