@@ -558,6 +558,7 @@ int rec_bpf_record(void *ctx, void *data, size_t size)
 	case BE_CALL: if (h->len >= sizeof(struct be_call)) on_call(c, data); break;
 	case BE_FLUSH: break;	/* it woke the drain: that was all */
 	case BE_URING_SETUP: case BE_URING_SQE: case BE_URING_CQE: case BE_URING_REG:
+	case BE_URING_READY:
 		rec_bpf_uring_record(c, data, h->len);
 		break;
 	case BE_FMAP: if (h->len >= sizeof(struct be_fmap)) rec_bpf_fmap(c, data); break;

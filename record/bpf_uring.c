@@ -216,6 +216,22 @@ held:
 	r->created = q->created != 0;
 }
 
+/* completions left in the ring as a waiting io_uring_enter entered:
+ * written with the call, as the ptrace backend writes them (uring.c) */
+static void on_ready(struct rec_ctx *c, const struct be_uring_ready *y)
+{
+	struct rec_actx *a = ring_of(c, &y->h, y->ring_fd);
+	struct rec_aio_req *r;
+
+	if (!a || !(r = rec_uring_held_add(a, (pid_t)y->h.pid, (pid_t)y->h.tid)))
+		return;
+	r->a.kind = IOT_AIO_CQ_READY;
+	r->a.api = IOT_AIO_URING;
+	r->a.ctx = a->ctx;
+	r->a.len = y->n;
+	r->a.t_ns = (int64_t)y->h.t;
+}
+
 static void on_reg(struct rec_ctx *c, const struct be_uring_reg *g)
 {
 	struct rec_actx *a = ring_of(c, &g->h, g->ring_fd);
@@ -257,6 +273,10 @@ void rec_bpf_uring_record(struct rec_ctx *c, const void *data, size_t size)
 	case BE_URING_REG:
 		if (size >= sizeof(struct be_uring_reg))
 			on_reg(c, data);
+		return;
+	case BE_URING_READY:
+		if (size >= sizeof(struct be_uring_ready))
+			on_ready(c, data);
 		return;
 	}
 	c->st.dropped++;

@@ -33,6 +33,7 @@ enum be_type {
 	BE_AIO_IOCB,	/* io_submit's sys_enter: one iocb it names */
 	BE_AIO_EVENTS,	/* io_getevents' sys_exit: io_events the kernel wrote */
 	BE_AIO_CTX,	/* io_setup's sys_exit: the context it made */
+	BE_URING_READY,	/* an io_uring_enter that waits: completions left in its ring */
 };
 
 #define BE_TID_ON	1	/* map tstate: followed */
@@ -207,6 +208,15 @@ struct be_uring_cqe {
 	__u32 flags;
 	__u32 created;			/* an OPENAT made its file (FMODE_CREATED) */
 	__u32 pad;
+};
+
+/* BE_URING_READY, at the sys_enter of a followed thread's io_uring_enter
+ * that waits (GETEVENTS, min_complete): @n completions were in the ring
+ * (h.pid's @ring_fd at its making), not yet reaped (CQ tail less head) */
+struct be_uring_ready {
+	struct be_hdr h;
+	__s32 ring_fd;
+	__u32 n;
 };
 
 /* BE_URING_REG: IORING_REGISTER_FILES (vals: the descriptors),

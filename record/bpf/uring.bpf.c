@@ -79,6 +79,72 @@ int BPF_PROG(iotape_uring_create, int fd, void *rctx, __u32 sq_entries, __u32 cq
 	return 0;
 }
 
+#define IORING_ENTER_GETEVENTS_		1u
+#define IORING_ENTER_REGISTERED_RING_	(1u << 4)
+#define IORING_SETUP_SQPOLL_		(1u << 1)
+#define IO_RINGFD_REG_MAX_		16
+
+/*
+ * A followed thread's io_uring_enter that waits (GETEVENTS, min_complete)
+ * waits for min_complete in the ring, the completions the program left
+ * there unreaped included: how many it left as it enters, from the ring's
+ * CQ head and tail as the program sees them (struct io_rings), where the
+ * ptrace backend reads them in the program's memory (record/uring.c).
+ * The ring is its descriptor's file, or with IORING_ENTER_REGISTERED_RING
+ * the one the thread registered at that index; named in the record as the
+ * ring's requests are (its process and descriptor at its making).  Not on
+ * an SQPOLL ring (as under ptrace).  Runs at every call of every task
+ * once these programs are loaded: any other call leaves at the first test.
+ */
+SEC("tp_btf/sys_enter")
+int BPF_PROG(iotape_uring_enter, const struct uregs *regs, long id)
+{
+	struct task_struct *task;
+	struct io_ring_ctx *rctx;
+	struct uring_ring *r;
+	struct be_uring_ready y;
+	struct file **fds, *f = NULL;
+	__u32 fd, head, tail;
+	__u64 key, fl;
+
+	if (id != NR_IO_URING_ENTER)
+		return 0;
+	task = bpf_get_current_task_btf();
+	fl = regs->r10;
+	if (!(fl & IORING_ENTER_GETEVENTS_) || !(__u32)regs->dx || !followed(task))
+		return 0;
+	fd = (__u32)regs->di;
+	if (fl & IORING_ENTER_REGISTERED_RING_) {
+		if (fd >= IO_RINGFD_REG_MAX_)
+			return 0;
+		fds = BPF_CORE_READ(task, io_uring, registered_rings);
+	} else {
+		if (fd >= BPF_CORE_READ(task, files, fdt, max_fds))
+			return 0;
+		fds = BPF_CORE_READ(task, files, fdt, fd);
+	}
+	if (!fds || bpf_probe_read_kernel(&f, sizeof(f), fds + fd) || !f)
+		return 0;
+	key = (__u64)BPF_CORE_READ(f, private_data);
+	r = bpf_map_lookup_elem(&urings, &key);
+	if (!r)
+		return 0;	/* not a ring of a followed process */
+	rctx = (struct io_ring_ctx *)key;
+	if (BPF_CORE_READ(rctx, flags) & IORING_SETUP_SQPOLL_)
+		return 0;
+	head = BPF_CORE_READ(rctx, rings, cq.head);
+	tail = BPF_CORE_READ(rctx, rings, cq.tail);
+	if (tail == head || tail - head > BPF_CORE_READ(rctx, cq_entries))
+		return 0;
+	hdr(&y.h, BE_URING_READY);
+	y.h.len = sizeof(y);
+	y.h.pid = r->pid;
+	y.ring_fd = r->fd;
+	y.n = tail - head;
+	emit(&y, sizeof(y), 0);
+	return 0;
+}
+
 #define O_LARGEFILE_	0100000
 #define IOSQE_ASYNC_	(1u << 4)
 
