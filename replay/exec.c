@@ -151,9 +151,7 @@ static int wait_deps(struct rpl_plan *p, struct rpl_op *op)
 	return waited;
 }
 
-/* Sleep until @t; a stop ends the sleep (it may be a long think time).
- * @return : 0, or 1 if stopped. */
-static int sleep_until(int64_t t)
+int rpl_wait_until(int64_t t)
 {
 	int64_t now = iot_now_ns();
 
@@ -223,6 +221,7 @@ static void thread_done(struct rpl_ctx *c)
 		 * wait4 may return. */
 		rpl_fdtab_unref(c->pr->tab);
 		c->pr->tab = NULL;
+		atomic_store(&c->pr->gone_ns, c->t->end_ns);
 		atomic_store(&c->pr->finished, 1);
 		if (futex((_Atomic uint32_t *)&c->pr->finished, FUTEX_WAKE, INT_MAX, NULL) > 0)
 			rpl_woke(c->p);
@@ -404,7 +403,7 @@ static void *thread_main(void *arg)
 				}
 			}
 			if (start > now) {
-				if (sleep_until(start))
+				if (rpl_wait_until(start))
 					break;
 				t->think_wait_ns += start - now;
 				now = start;

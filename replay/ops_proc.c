@@ -52,10 +52,30 @@ static int64_t h_execve(struct rpl_ctx *c, struct rpl_op *op)
 	return r;
 }
 
+/* A reap waits for the child's end, and then for as long as its end
+ * took after its last call when recorded (plan_threads.c, reap_times()):
+ * the exit's own work, which the replay's thread end does not do. */
 static int64_t h_wait4(struct rpl_ctx *c, struct rpl_op *op)
 {
-	if (rpl_op_wait_proc(op) >= 0)
-		rpl_wait_proc(c->p, op->link);
+	const struct rpl_proc *pr;
+	int64_t ns, until;
+
+	if (rpl_op_wait_proc(op) < 0)
+		return op->ev.ret;
+	rpl_wait_proc(c->p, op->link);
+	pr = &c->p->procs[op->link];
+	ns = pr->exit_ns;
+	if (!ns || c->p->o->timing == RPL_TIMING_AFAP)
+		return op->ev.ret;
+	if (c->p->o->timing == RPL_TIMING_SCALE)
+		ns = (int64_t)((double)ns * c->p->o->scale);
+	until = atomic_load(&pr->gone_ns) + ns;
+	ns = until - iot_now_ns();
+	if (ns > 0) {
+		rpl_wait_until(until);
+		atomic_fetch_add(&c->p->exits_ns, (uint64_t)ns);
+	}
+	atomic_fetch_add(&c->p->exits, 1);
 	return op->ev.ret;
 }
 

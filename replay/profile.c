@@ -174,6 +174,8 @@ int rpl_tally(struct rpl_plan *p, struct rpl_result *res)
 	res->forks_only = p->forks_only;
 	res->wakes = p->wakes;
 	res->start_fails = atomic_load(&p->start_fails);
+	res->exits = atomic_load(&p->exits);
+	res->exits_ns = (int64_t)atomic_load(&p->exits_ns);
 	res->pipe_gaveup = atomic_load(&p->pipe_gaveup);
 	res->damaged = p->damaged;
 	{

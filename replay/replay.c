@@ -393,6 +393,10 @@ void rpl_print_summary(FILE *f, const struct rpl_opts *o, const struct rpl_resul
 			(unsigned long long)r->starts,
 			iot_fmt_ns(a, sizeof(a), (double)r->starts_ns),
 			(unsigned long long)r->forks_only);
+	if (r->exits)
+		fprintf(f, "  exits        %llu reaps waited for their child's exit as recorded "
+			"(%s in all, after its end here)\n", (unsigned long long)r->exits,
+			iot_fmt_ns(a, sizeof(a), (double)r->exits_ns));
 	if (r->start_fails)
 		fprintf(f, "  processes    %llu process starts failed (no memfd or no exec here?): "
 			"their cost is missing\n", (unsigned long long)r->start_fails);

@@ -161,6 +161,8 @@ struct rpl_result {
 	uint64_t forks_only;		/* processes that made no exec: their fork is not replayed */
 	uint64_t wakes;			/* ops after the call of another thread that woke theirs (wakes.c) */
 	uint64_t start_fails;		/* process starts that could not be made */
+	uint64_t exits;			/* reaps kept their child's recorded exit (ops_proc.c) */
+	int64_t exits_ns;		/* ... waited for so */
 	uint64_t pipe_gaveup;		/* pipe reads and writes whose other end never came */
 
 	uint64_t threads, processes;

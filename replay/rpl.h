@@ -387,6 +387,9 @@ struct rpl_proc {
 	int32_t parent;			/* proc index, -1 if none */
 	int share_files;		/* CLONE_FILES: the parent's table */
 	int ended;			/* plan: exit_group seen */
+	int64_t exit_at;		/* plan: its exit_group's entry (0: none, or stopped) */
+	int64_t exit_ns;		/* plan: from then to its reaping (0: none) */
+	_Atomic int64_t gone_ns;	/* run: when its last thread ended */
 	uint32_t n_threads;
 	struct rpl_fdtab *tab;		/* run */
 	struct rpl_actab *aio;		/* run: its aio contexts and rings (aio.c) */
@@ -491,6 +494,8 @@ struct rpl_plan {
 	_Atomic uint32_t wake_seq;
 	_Atomic uint64_t spin_yields;	/* yields of spinning threads to them */
 	_Atomic uint64_t start_fails;	/* process starts that failed */
+	_Atomic uint64_t exits;		/* reaps kept after their child's end (ops_proc.c) */
+	_Atomic uint64_t exits_ns;	/* ... waited for so in all */
 	_Atomic uint64_t pipe_gaveup;	/* pipe waits given up (ops_pipe.c) */
 	/* run */
 	int root_fd;
@@ -722,6 +727,12 @@ int64_t rpl_wait_sleep_ns(const struct rpl_ev *ev);
  *  the replay sleeps (ops_wait.c, aio.c); a stop (SIGINT) ends it.
  *  @return : 0, or -EINTR if stopped. */
 int64_t rpl_sleep_until(int64_t t);
+
+/*! rpl_wait_until() : wait until @t (the monotonic clock), asleep but for
+ *  its last RPL_SPIN_NS, spun; a stop ends the wait (it may be a long
+ *  think time).
+ *  @return : 0, or 1 if stopped. */
+int rpl_wait_until(int64_t t);
 
 /* ---- async I/O (aio.c, uring.c) ---- */
 /*! rpl_aio_collect() : keep AsyncOp @a read from the trace, tied to the
