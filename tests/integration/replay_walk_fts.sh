@@ -1,0 +1,69 @@
+#!/bin/bash
+# replay_walk_fts.sh - walks that fts makes (rm -r, du) and a walk whose
+# writes go into a pipe (tar c | cat) replay in the listing order of the
+# filesystem under the root, as replay_walk_listed.sh's tar does: a
+# directory of 30 files listed in an order of their own (renamed in a
+# shuffled order, on tmpfs), replayed onto the same files made in name
+# order.  fts copies the directory's descriptor, closes the one it read
+# and names the entries through the copy; tar's writes into the pipe are
+# waited for by its reader and stay in their places.  The files the
+# replay removes or opens must come in the order the root lists them.
+set -u
+. "$(dirname "$0")/lib.sh"
+need_root
+need_cmd tar
+need_cmd strace
+"$IOTAPE" record -q -o /dev/null -- true >/dev/null 2>&1 || skip "cannot ptrace here"
+
+T=$(mktemp -d "${TMPDIR:-/tmp}/iotape-walkf.XXXXXX")
+M=$T/m
+mkdir "$M"
+mount -t tmpfs -o size=64m iotape-walkf "$M" || skip "cannot mount a tmpfs"
+trap 'cd /; umount "$M"; rm -rf "$T"' EXIT
+A=$M/A
+mkdir -p "$A/d/s"
+for i in $(seq 0 29); do head -c $((i * 100 + 10)) /dev/urandom >"$A/d/t$i"; done
+for i in 1 2 3; do echo $i >"$A/d/s/u$i"; done
+# renamed in an order of their own: listed neither by name nor by inode
+for i in 17 4 25 9 0 13 28 21 6 11 2 19 26 8 15 23 1 12 29 5 18 10 27 3 22 14 7 24 16 20; do
+	mv "$A/d/t$i" "$A/d/f$(printf %02d $(((i * 7) % 30)))"
+done
+ls -f "$A/d" | grep '^f' >"$T/recorded"
+cd "$A" || fail "no $A"
+"$IOTAPE" record -q -o "$T/pipe.iotape" -- sh -c 'tar c d | cat >/dev/null' ||
+	fail "recording tar c | cat failed"
+cp -a d e
+"$IOTAPE" record -q -o "$T/rm.iotape" -- rm -r e || fail "recording rm -r failed"
+
+# the root: the same files, made in name order (the tree a setup copied)
+root() {
+	local top
+	rm -rf "$M/R"
+	for top in d e; do
+		mkdir -p "$M/R$A/$top/s"
+		cp -p "$A"/d/s/u* "$M/R$A/$top/s/"
+		for f in $(cd "$A/d" && ls -d f*); do cp -p "$A/d/$f" "$M/R$A/$top/"; done
+	done
+	ls -f "$M/R$A/d" | grep '^f' >"$T/listed"
+	cmp -s "$T/recorded" "$T/listed" && fail "the root lists the files as recorded: nothing to test"
+}
+# the names of the top directory's files the replay of $1 took by the
+# calls $2, in order
+taken() {
+	strace -f -qq -e trace="$2" -o "$T/st" "$IOTAPE" replay "$1" --root "$M/R" \
+		--timing afap --force >"$T/out" 2>&1 || { cat "$T/out"; fail "replay of $1 failed"; }
+	grep -q 'mismatches   0' "$T/out" || { cat "$T/out"; fail "replay of $1 mismatched"; }
+	sed -n 's/.*\(openat2\|unlinkat\)([0-9]*, "\(f[0-9][0-9]\)".*/\2/p' "$T/st" >"$T/taken"
+	[ "$(wc -l <"$T/taken")" = 30 ] || { cat "$T/st"; fail "the replay of $1 took $(wc -l <"$T/taken") of the 30 files"; }
+	cmp -s "$T/taken" "$T/listed" ||
+		{ paste "$T/taken" "$T/listed" "$T/recorded"; fail "the walk of $1 did not replay in the root's listing order"; }
+	grep -q 'walks        1 directories walked in the order listed here' "$T/out" ||
+		{ cat "$T/out"; fail "the walk of $1 taken in the listed order is not counted (d; its s is listed as recorded)"; }
+}
+
+root
+taken "$T/rm.iotape" unlinkat
+[ -e "$M/R$A/e" ] && fail "rm -r replayed left $A/e"
+root
+taken "$T/pipe.iotape" openat2
+echo "ok: rm -r's fts walk and tar's walk into a pipe replay in the root's listing order"
