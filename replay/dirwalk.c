@@ -20,11 +20,37 @@
  * is what the program did: a walk recorded in the order of its names
  * (tar --sort=name, ls) or of the entries' making (cp, which sorts by
  * inode number) keeps its order, and so does one whose groups share a
- * descriptor, or hold a call another thread waits for, a process start
- * or an exit: the replayed calls stay the recorded ones.  What is left
- * is counted: of the files opened relative to a descriptor whose
- * directory this thread listed, those opened after one that the target
- * lists later.
+ * descriptor, or hold a process start or an exit: the replayed calls
+ * stay the recorded ones.  What is left is counted: of the files opened
+ * relative to a descriptor whose directory this thread listed, those
+ * opened after one that the target lists later.
+ *
+ * fts (rm -r, du, find) copies the directory's descriptor before it
+ * reads it (fcntl F_DUPFD), closes the one it read after the last
+ * getdents64, and names the entries through the copy, which stays open
+ * across them as the parent's (walk_copy()); find also copies it before
+ * each subdirectory and closes that copy inside it, which makes the copy
+ * the next entry's.  du stats every entry, then enters the
+ * subdirectories: an entry that comes again begins a second pass, and
+ * each pass is put in order by itself.  Before, none of these moved:
+ * the first call after the listing closed the listed descriptor, which
+ * ended the walk before its first entry.
+ *
+ * A call another thread waits for stays in its place (the waits name
+ * the positions of a thread's calls) while the entries' calls move
+ * around it (walk_reorder()'s fixed ops): one on a descriptor no entry
+ * opened, that makes and ends none, as the 10 KiB writes of `tar c | xz`
+ * into the pipe are.  Its reader then takes the same byte counts at the
+ * same points of the writer's calls; what the bytes held (which files)
+ * the replay never had, so the reader's calls are the recorded ones
+ * whatever they depended on.  Only where every call that moves waits for
+ * nothing not yet done (deps_met()): the thread then waits in the walk
+ * at the fixed calls alone, for the same calls as recorded, and no
+ * circle of waits can be made.  Not moved by this: the reader's own
+ * walk-less order (find | xargs cat: cat opens the files in the order
+ * find printed them on the recording filesystem, which the replay keeps;
+ * find's own walk moves, but its files cost it no call, d_type telling
+ * them apart).  With IOTAPE_REPLAY_WALKS set, each walk kept says why.
  *
  * Per replaying thread, its own maps only: no lock.  A listed name is
  * kept as (recorded descriptor, name) -> its rank in the thread's
