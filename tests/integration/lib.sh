@@ -147,3 +147,27 @@ gap_slept() {
 
 # events FILE - the number of events in a trace or profile
 events() { "$IOTAPE" report "$1" | sed -n 's/^  \([0-9]*\) events.*/\1/p'; }
+
+# walk_tree NAME - the tree of the walk tests (replay_walk_*.sh), after
+# their checks that root, tar, strace and ptrace are there: on a tmpfs at
+# $M in $T (made here, removed at exit), a directory $A/d of 30 files
+# f00..f29 listed in an order of their own (renamed in a shuffled order:
+# neither by name nor by inode) and a subdirectory s of 3 files.
+walk_tree() {
+	need_root
+	need_cmd tar
+	need_cmd strace
+	"$IOTAPE" record -q -o /dev/null -- true >/dev/null 2>&1 || skip "cannot ptrace here"
+	T=$(mktemp -d "${TMPDIR:-/tmp}/iotape-$1.XXXXXX")
+	M=$T/m
+	mkdir "$M"
+	mount -t tmpfs -o size=64m "iotape-$1" "$M" || skip "cannot mount a tmpfs"
+	trap 'cd /; umount "$M"; rm -rf "$T"' EXIT
+	A=$M/A
+	mkdir -p "$A/d/s"
+	for i in $(seq 0 29); do head -c $((i * 100 + 10)) /dev/urandom >"$A/d/t$i"; done
+	for i in 1 2 3; do echo $i >"$A/d/s/u$i"; done
+	for i in 17 4 25 9 0 13 28 21 6 11 2 19 26 8 15 23 1 12 29 5 18 10 27 3 22 14 7 24 16 20; do
+		mv "$A/d/t$i" "$A/d/f$(printf %02d $(((i * 7) % 30)))"
+	done
+}

@@ -10,24 +10,7 @@
 # replay removes or opens must come in the order the root lists them.
 set -u
 . "$(dirname "$0")/lib.sh"
-need_root
-need_cmd tar
-need_cmd strace
-"$IOTAPE" record -q -o /dev/null -- true >/dev/null 2>&1 || skip "cannot ptrace here"
-
-T=$(mktemp -d "${TMPDIR:-/tmp}/iotape-walkf.XXXXXX")
-M=$T/m
-mkdir "$M"
-mount -t tmpfs -o size=64m iotape-walkf "$M" || skip "cannot mount a tmpfs"
-trap 'cd /; umount "$M"; rm -rf "$T"' EXIT
-A=$M/A
-mkdir -p "$A/d/s"
-for i in $(seq 0 29); do head -c $((i * 100 + 10)) /dev/urandom >"$A/d/t$i"; done
-for i in 1 2 3; do echo $i >"$A/d/s/u$i"; done
-# renamed in an order of their own: listed neither by name nor by inode
-for i in 17 4 25 9 0 13 28 21 6 11 2 19 26 8 15 23 1 12 29 5 18 10 27 3 22 14 7 24 16 20; do
-	mv "$A/d/t$i" "$A/d/f$(printf %02d $(((i * 7) % 30)))"
-done
+walk_tree walkf
 ls -f "$A/d" | grep '^f' >"$T/recorded"
 cd "$A" || fail "no $A"
 "$IOTAPE" record -q -o "$T/pipe.iotape" -- sh -c 'tar c d | cat >/dev/null' ||

@@ -9,24 +9,7 @@
 # tree keeps the recorded order.
 set -u
 . "$(dirname "$0")/lib.sh"
-need_root
-need_cmd tar
-need_cmd strace
-"$IOTAPE" record -q -o /dev/null -- true >/dev/null 2>&1 || skip "cannot ptrace here"
-
-T=$(mktemp -d "${TMPDIR:-/tmp}/iotape-walkl.XXXXXX")
-M=$T/m
-mkdir "$M"
-mount -t tmpfs -o size=64m iotape-walkl "$M" || skip "cannot mount a tmpfs"
-trap 'umount "$M"; rm -rf "$T"' EXIT
-A=$M/A
-mkdir -p "$A/d/s"
-for i in $(seq 0 29); do head -c $((i * 100 + 10)) /dev/urandom >"$A/d/t$i"; done
-for i in 1 2 3; do echo $i >"$A/d/s/u$i"; done
-# renamed in an order of their own: listed neither by name nor by inode
-for i in 17 4 25 9 0 13 28 21 6 11 2 19 26 8 15 23 1 12 29 5 18 10 27 3 22 14 7 24 16 20; do
-	mv "$A/d/t$i" "$A/d/f$(printf %02d $(((i * 7) % 30)))"
-done
+walk_tree walkl
 (cd "$A" && "$IOTAPE" record -q -o "$T/t.iotape" -- tar cf "$A/x.tar" d &&
 	"$IOTAPE" record -q -o "$T/sorted.iotape" -- tar cf "$A/y.tar" --sort=name d) ||
 	fail "recording failed"
