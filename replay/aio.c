@@ -117,6 +117,25 @@ char *rpl_aio_wsrc(const struct rpl_plan *p, const struct iot_aio *a, uint64_t *
 	return p->aio_buf;
 }
 
+uint32_t rpl_aio_iovs(const struct iot_aio *a, char *buf, uint64_t cap, struct iovec *iov)
+{
+	uint32_t i, n = a->nvals < RPL_AIO_IOVS ? a->nvals : RPL_AIO_IOVS;
+	uint64_t len = 0;
+
+	for (i = 0; i < n; i++) {
+		/* a length below 0 (a damaged trace) is none; len <= cap
+		 * throughout, so cap - len cannot wrap where len + l could */
+		uint64_t l = a->vals[i] > 0 ? (uint64_t)a->vals[i] : 0;
+
+		if (l > cap - len)
+			l = cap - len;
+		iov[i].iov_base = buf + len;
+		iov[i].iov_len = l;
+		len += l;
+	}
+	return n;
+}
+
 int rpl_aio_collect(struct rpl_plan *p, const struct iot_aio *a)
 {
 	struct rpl_aio *x;
@@ -532,7 +551,6 @@ static int make_iocb(struct rpl_ctx *c, struct rpl_op *op, struct rpl_actx *x,
 	uint64_t cap, len;
 	char *buf = rpl_aio_wsrc(c->p, a, &cap);
 	struct rpl_fd e;
-	uint32_t i, n;
 
 	if (!buf || !iot_aio_op_known(IOT_AIO_LIBAIO, a->opcode) ||
 	    rpl_fdtab_get(c->pr->tab, a->fd, &e) < 0 || e.state != RPL_FD_LIVE)
@@ -548,18 +566,8 @@ static int make_iocb(struct rpl_ctx *c, struct rpl_op *op, struct rpl_actx *x,
 	cb->aio_nbytes = len;
 	if (a->opcode == IOCB_CMD_PREADV || a->opcode == IOCB_CMD_PWRITEV) {
 		/* the kernel copies the iovecs at io_submit */
-		n = a->nvals < RPL_AIO_IOVS ? a->nvals : RPL_AIO_IOVS;
-		for (i = 0, len = 0; i < n; i++) {
-			uint64_t l = (uint64_t)a->vals[i];
-
-			if (len + l > cap)
-				l = cap - len;
-			iov[i].iov_base = buf + len;
-			iov[i].iov_len = l;
-			len += l;
-		}
 		cb->aio_buf = (uint64_t)(uintptr_t)iov;
-		cb->aio_nbytes = n;
+		cb->aio_nbytes = rpl_aio_iovs(a, buf, cap, iov);
 	}
 	/* the eventfd its completion signals, the replay's own */
 	if ((a->flags & IOCB_FLAG_RESFD) && a->resfd >= 0 &&

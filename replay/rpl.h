@@ -817,6 +817,11 @@ void rpl_actx_drop(struct rpl_ctx *c, uint32_t api, uint64_t rec);
 /*! rpl_aio_wsrc() : where async request @a writes from: the bytes
  *  `record --data` kept, or plan.aio_buf; *@cap its length. */
 char *rpl_aio_wsrc(const struct rpl_plan *p, const struct iot_aio *a, uint64_t *cap);
+/*! rpl_aio_iovs() : the iovecs of vectored request @a (its recorded
+ *  lengths, at most RPL_AIO_IOVS) laid end to end in @buf of @cap bytes,
+ *  into @iov; none reaches past @cap.  @return : how many. */
+struct iovec;
+uint32_t rpl_aio_iovs(const struct iot_aio *a, char *buf, uint64_t cap, struct iovec *iov);
 /*! rpl_aio_plan_buf() : plan.aio_buf made (aio.c says why before the
  *  run).  @return : 0 or -errno */
 int rpl_aio_plan_buf(struct rpl_plan *p);

@@ -328,7 +328,7 @@ static int prep(struct rpl_ctx *c, struct rpl_actx *x, uint32_t k, struct batch 
 	uint64_t len = a->len > cap ? cap : a->len;
 	struct rpl_name *n1, *n2;
 	int fd = -1;
-	uint32_t i, nv;
+	uint32_t nv;
 
 	if (!buf || !iot_aio_op_known(IOT_AIO_URING, a->opcode))
 		return -1;
@@ -351,16 +351,7 @@ static int prep(struct rpl_ctx *c, struct rpl_actx *x, uint32_t k, struct batch 
 		io_uring_prep_write(sqe, fd, buf, (unsigned)len, a->off);
 		break;
 	case IORING_OP_READV: case IORING_OP_WRITEV:
-		nv = a->nvals < RPL_AIO_IOVS ? a->nvals : RPL_AIO_IOVS;
-		for (i = 0, len = 0; i < nv; i++) {
-			uint64_t l = (uint64_t)a->vals[i];
-
-			if (len + l > cap)
-				l = cap - len;
-			b->iov[slot][i].iov_base = buf + len;
-			b->iov[slot][i].iov_len = l;
-			len += l;
-		}
+		nv = rpl_aio_iovs(a, buf, cap, b->iov[slot]);
 		if (a->opcode == IORING_OP_READV)
 			io_uring_prep_readv(sqe, fd, b->iov[slot], nv, a->off);
 		else
