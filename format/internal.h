@@ -21,6 +21,9 @@
 
 /* No frame may decompress to more than this (hostile input). */
 #define IOT_MAX_FRAME_CONTENT (256u << 20)
+/* ... nor, past 16 MiB, at a ratio over this: zstd's best, a run block
+ * (3 bytes of header and the byte) for each 128 KiB block */
+#define IOT_MAX_FRAME_RATIO ((128u << 10) / 4)
 
 /* Every frame starts with this byte: field 1 (TraceFile.record), wire
  * type 2 (length-delimited). */

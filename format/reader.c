@@ -32,9 +32,14 @@ int iot_rd_decompress(struct slot *s, const uint8_t *src, size_t size,
 	if (cs == ZSTD_CONTENTSIZE_UNKNOWN || cs == ZSTD_CONTENTSIZE_ERROR ||
 	    cs > IOT_MAX_FRAME_CONTENT || cs < 2)
 		return IOT_E_CORRUPT;
-	/* Past 16 MiB, demand a believable ratio: a tiny hostile frame must
-	 * not make us allocate hundreds of megabytes. */
-	if (cs > (16u << 20) && cs / 1024 > size)
+	/* Past 16 MiB, demand a ratio zstd can reach: a tiny hostile frame
+	 * must not make us allocate hundreds of megabytes.  Not a lower one:
+	 * bytes a program wrote, kept by `record --data` (up to 64 MiB a
+	 * call or request), can be one byte repeated, which zstd stores as
+	 * a run block of 4 bytes per 128 KiB; 40 MiB of one letter written
+	 * in one call made a frame over 3,900 times smaller, and the trace
+	 * it was in could not be read. */
+	if (cs > (16u << 20) && cs / IOT_MAX_FRAME_RATIO > size)
 		return IOT_E_CORRUPT;
 	if (cs > s->buf_cap) {
 		uint8_t *b = realloc(s->buf, cs);
