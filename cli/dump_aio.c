@@ -4,7 +4,7 @@
  * `iotape dump` under the syscall event each came with.
  *
  * A chunk stores its AsyncOps after its events, and an event's ops may
- * be in the next chunk (the writer flushed in between); they are in
+ * be in the chunks after (the writer flushed in between); they are in
  * event order.  So a second reader runs through the file beside the
  * first, and after event number k the ops of events up to k are printed.
  */

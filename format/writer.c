@@ -27,8 +27,9 @@
 /* The producer blocks only when this much packed data waits for the
  * writer thread: many seconds of tracing, far behind the disk. */
 #define QUEUE_MAX_BYTES (64u << 20)
-/* A chunk whose events keep this many bytes of written data (`record
- * --data`) is flushed: frames stay a few MiB, not 8192 writes' worth. */
+/* A chunk whose events and async requests keep this many bytes of
+ * written data (`record --data`) is flushed: frames stay a few MiB, not
+ * 8192 writes' worth. */
 #define DATA_FLUSH_BYTES (8u << 20)
 /* ... and a chunk that is mostly such data is compressed at this level:
  * zstd -5 took 0.47 s of CPU for the 42 MiB tar cf of linux-6.1 fs/
