@@ -44,6 +44,7 @@
 #include <errno.h>
 #include <stdlib.h>
 
+#include "engine.h"
 #include "rpl.h"
 
 #define WAKE_GAP_MIN 1000000LL	/* ns: gaps shorter are computing */
@@ -108,13 +109,16 @@ int rpl_plan_wakes(struct rpl_plan *p)
 			struct rpl_op *op = &p->ops[t->ops[k]];
 			const struct rpl_op *prev = k ? &p->ops[t->ops[k - 1]] :
 				t->spawn_op >= 0 ? &p->ops[t->spawn_op] : NULL;
-			int64_t s, e = op->ev.t_enter, best = -1;
+			int64_t s, gap, e = op->ev.t_enter, best = -1;
 			uint32_t by = 0;
 
 			if (!prev)
 				continue;
+			/* (a trace's times may be any int64: saturated, not
+			 * overflowed) */
 			s = rpl_op_end(prev);
-			if (e - s < WAKE_GAP_MIN || op->think_ns * 2 >= e - s)
+			gap = iot_ns_sub(e, s);
+			if (gap < WAKE_GAP_MIN || op->think_ns >= gap - gap / 2)
 				continue;
 			for (ui = 0; ui < p->n_threads; ui++) {
 				const struct rpl_thread *u = &p->threads[ui];
@@ -129,7 +133,7 @@ int rpl_plan_wakes(struct rpl_plan *p)
 					by = (uint32_t)ui;
 				}
 			}
-			if (best < 0 || e - best > WAKE_LAG_MAX)
+			if (best < 0 || iot_ns_sub(e, best) > WAKE_LAG_MAX)
 				continue;
 			err = add_wake(p, op, by, (uint32_t)last_ended(p, &p->threads[by], e));
 			if (err < 0)

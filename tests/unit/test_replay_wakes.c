@@ -7,7 +7,8 @@
  * call follow the sleep, and the replay runs it after the sleep's end.
  * Not where the thread computed through its gap (its CPU time holds it),
  * where its call came long after any return of another thread, or
- * between processes (a forked child's gap and its parent's sleep).
+ * between processes (a forked child's gap and its parent's sleep), nor
+ * from a hostile trace's times past int64's half.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -138,6 +139,39 @@ static void plan(void **state)
 	assert_false(follows_sleep(FORK, 120, 1));
 }
 
+/* A hostile trace's times (any int64): a think time over 2^62 ns, more
+ * than half its gap, is one the thread computed through (think_ns * 2
+ * wrapped below the gap, and a wake was made); a gap from near INT64_MIN
+ * to its op saturates, not overflows. */
+static void huge_times(void **state)
+{
+	struct rpl_opts o = { .trace = trace, .cmd = "test", .quiet = 1 };
+	struct rpl_plan p;
+	struct rpl_op *first = NULL, *prev = NULL;
+	size_t i;
+
+	write_trace(THREAD, 120, 200);
+	assert_int_equal(rpl_plan_build(&p, &o), 0);
+	assert_int_equal(p.wakes, 0);
+	for (i = 0; i < p.n_ops; i++) {
+		if (p.ops[i].ev.tid == 102 && p.ops[i].ev.nr == SYS_getpid)
+			prev = &p.ops[i];
+		if (p.ops[i].ev.tid == 102 && p.ops[i].ev.nr == SYS_openat)
+			first = &p.ops[i];
+	}
+	assert_non_null(prev);
+	assert_non_null(first);
+	prev->ev.t_enter = prev->ev.t_exit = first->ev.t_enter - (INT64_MAX / 2 + 100);
+	first->think_ns = INT64_MAX / 2 + 50;
+	assert_int_equal(rpl_plan_wakes(&p), 0);
+	assert_int_equal(p.wakes, 0);
+	prev->ev.t_enter = prev->ev.t_exit = INT64_MIN + 10;
+	first->think_ns = INT64_MAX;
+	assert_int_equal(rpl_plan_wakes(&p), 0);
+	assert_int_equal(p.wakes, 0);
+	rpl_plan_free(&p);
+}
+
 /* Replayed, the thread's open starts after the sleep has ended, not a
  * budget's few ms after the thread's start. */
 static void replay(void **state)
@@ -177,6 +211,7 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(plan),
+		cmocka_unit_test(huge_times),
 		cmocka_unit_test(replay),
 	};
 
