@@ -51,15 +51,16 @@ wait "$rp"; rc=$?
 "$IOTAPE" check int.iotape >/dev/null 2>&1 || fail "trace after Ctrl-C is not clean"
 
 # the recorder SIGKILLed: the program dies with it (PTRACE_O_EXITKILL)
-# and the trace is readable up to its last flush
-"$IOTAPE" record -q --flush-ms 50 -o kill.iotape -- sh -c 'while :; do cat /dev/null; done' &
+# and the trace is readable up to its last flush (the program named by
+# this test's directory: the same test of another checkout may run)
+"$IOTAPE" record -q --flush-ms 50 -o kill.iotape -- sh -c 'while :; do cat /dev/null; done' "loop-$d" &
 rp=$!; pids+=($rp)
 sleep 1
 kill -9 "$rp"; wait "$rp" 2>/dev/null
 n=$("$IOTAPE" dump kill.iotape 2>/dev/null | grep -c 'execve(')
 [ "$n" -gt 0 ] || fail "nothing readable after the recorder was killed"
 sleep 0.2
-pgrep -f 'while :; do cat /dev/null; done' >/dev/null && fail "the program outlived the recorder"
+pgrep -f "cat /dev/null; done loop-$d" >/dev/null && fail "the program outlived the recorder"
 
 # attach: record a running program, detach on SIGINT; it runs on
 sh -c 'while :; do cat /dev/null; sleep 0.05; done' &
