@@ -110,7 +110,7 @@ int rpl_plan_wakes(struct rpl_plan *p)
 			const struct rpl_op *prev = k ? &p->ops[t->ops[k - 1]] :
 				t->spawn_op >= 0 ? &p->ops[t->spawn_op] : NULL;
 			int64_t s, gap, e = op->ev.t_enter, best = -1;
-			uint32_t by = 0;
+			uint32_t by = 0, by_pos = 0;
 
 			if (!prev)
 				continue;
@@ -131,11 +131,12 @@ int rpl_plan_wakes(struct rpl_plan *p)
 				if (end > s && end > best) {
 					best = end;
 					by = (uint32_t)ui;
+					by_pos = (uint32_t)j;
 				}
 			}
 			if (best < 0 || iot_ns_sub(e, best) > WAKE_LAG_MAX)
 				continue;
-			err = add_wake(p, op, by, (uint32_t)last_ended(p, &p->threads[by], e));
+			err = add_wake(p, op, by, by_pos);
 			if (err < 0)
 				goto out;
 		}
