@@ -638,9 +638,7 @@ static void timed_out(struct rpl_ctx *c, const struct rpl_op *op, int64_t t0)
 	if (op->ev.ret < 0 || op->ev.ret >= op->ev.args[1] || d <= 0 ||
 	    (op->ev.flags & IOT_EV_UNFINISHED) || c->p->o->timing == RPL_TIMING_AFAP)
 		return;
-	if (c->p->o->timing == RPL_TIMING_SCALE)
-		d = (int64_t)((double)d * c->p->o->scale);
-	rpl_sleep_until(t0 + d);
+	rpl_sleep_until(t0 + rpl_timed_ns(c->p->o, d));
 	rpl_called(c, t0);
 }
 

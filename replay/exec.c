@@ -170,13 +170,7 @@ int rpl_wait_until(int64_t t)
 
 static int64_t think(const struct rpl_plan *p, const struct rpl_op *op)
 {
-	switch (p->o->timing) {
-	case RPL_TIMING_AFAP:
-		return 0;
-	case RPL_TIMING_SCALE:
-		return (int64_t)((double)op->think_ns * p->o->scale);
-	}
-	return op->think_ns;
+	return rpl_timed_ns(p->o, op->think_ns);
 }
 
 /* The part of @op's gap slept apart from its think time: the recorded
@@ -188,9 +182,7 @@ static int64_t gap_sleep(const struct rpl_plan *p, const struct rpl_op *op)
 
 	if (!sl || p->o->timing == RPL_TIMING_AFAP || p->o->timing == RPL_TIMING_RAW)
 		return 0;
-	if (p->o->timing == RPL_TIMING_SCALE)
-		sl = (int64_t)((double)sl * p->o->scale);
-	return sl;
+	return rpl_timed_ns(p->o, sl);
 }
 
 /* A poll, select, epoll_wait or sleep that returned for an event or a

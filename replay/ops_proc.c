@@ -67,9 +67,7 @@ static int64_t h_wait4(struct rpl_ctx *c, struct rpl_op *op)
 	ns = pr->exit_ns;
 	if (!ns || c->p->o->timing == RPL_TIMING_AFAP)
 		return op->ev.ret;
-	if (c->p->o->timing == RPL_TIMING_SCALE)
-		ns = (int64_t)((double)ns * c->p->o->scale);
-	until = atomic_load(&pr->gone_ns) + ns;
+	until = atomic_load(&pr->gone_ns) + rpl_timed_ns(c->p->o, ns);
 	ns = until - iot_now_ns();
 	if (ns > 0) {
 		rpl_wait_until(until);

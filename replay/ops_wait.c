@@ -88,10 +88,7 @@ static int64_t h_wait(struct rpl_ctx *c, struct rpl_op *op)
 		atomic_fetch_add(&c->p->waits_left, 1);
 		return op->ev.ret;
 	}
-	if (c->p->o->timing == RPL_TIMING_AFAP)
-		ns = 0;
-	else if (c->p->o->timing == RPL_TIMING_SCALE)
-		ns = (int64_t)((double)ns * c->p->o->scale);
+	ns = rpl_timed_ns(c->p->o, ns);
 	/* a round of a poll for a child that has ended here (plan_threads.c) */
 	if (rpl_op_wait_proc(op) >= 0 && ns > 0 &&
 	    atomic_load(&c->p->procs[op->link].finished)) {

@@ -258,11 +258,7 @@ static const struct rpl_thread *thread_for(const struct rpl_plan *p, int32_t tid
 
 static int64_t scaled(const struct rpl_plan *p, int64_t gap)
 {
-	if (gap < 0 || p->o->timing == RPL_TIMING_AFAP)
-		return 0;
-	if (p->o->timing == RPL_TIMING_SCALE)
-		return (int64_t)((double)gap * p->o->scale);
-	return gap;
+	return gap < 0 ? 0 : rpl_timed_ns(p->o, gap);
 }
 
 static int64_t map_time(const struct rpl_plan *p, const struct rpl_thread *th, int64_t t)

@@ -723,6 +723,17 @@ void rpl_ops_wait(rpl_handler *h);
  *  where it ended by that timeout; -1 where it returned for an event or a
  *  signal (left to the plan's order) or is no wait. */
 int64_t rpl_wait_sleep_ns(const struct rpl_ev *ev);
+/*! rpl_timed_ns() : a recorded time @ns as the replay's timing plays it:
+ *  none under afap, multiplied under scale, as recorded otherwise. */
+static inline int64_t rpl_timed_ns(const struct rpl_opts *o, int64_t ns)
+{
+	if (o->timing == RPL_TIMING_AFAP)
+		return 0;
+	if (o->timing == RPL_TIMING_SCALE)
+		return (int64_t)((double)ns * o->scale);
+	return ns;
+}
+
 /*! rpl_sleep_until() : sleep until @t (the monotonic clock) as a wait
  *  the replay sleeps (ops_wait.c, aio.c); a stop (SIGINT) ends it.
  *  @return : 0, or -EINTR if stopped. */
