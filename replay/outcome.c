@@ -16,7 +16,8 @@
  *
  * The file is unlinked from the start (O_TMPFILE), in the directory of
  * the profile (-o), else $TMPDIR or /tmp: 24 bytes an op, never under
- * --root, whose space the replay measures.
+ * --root, whose space the replay measures (a profile written under the
+ * root has its results' file in $TMPDIR or /tmp).
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -32,11 +33,28 @@
 #define OUT_BLOCK 512		/* outcomes a thread writes at once (12 KiB) */
 #define OUT_READ 64		/* ... and the merge reads of a thread at once */
 
-/* An unlinked file in @dir, or -errno. */
-static int tmp_in(const char *dir)
+/* 1 if @dir is the replay's root or under it (both resolved), or either
+ * cannot be resolved: the file must not go there. */
+static int under_root(const char *dir, const char *root)
+{
+	char rd[PATH_MAX], rr[PATH_MAX];
+
+	if (!root)
+		return 0;
+	if (!realpath(dir, rd) || !realpath(root, rr))
+		return 1;
+	return rpl_prefix_match(rd, rr);
+}
+
+/* An unlinked file in @dir, or -errno; -EXDEV where @dir is under @root. */
+static int tmp_in(const char *dir, const char *root)
 {
 	char path[PATH_MAX];
-	int fd = open(dir, O_TMPFILE | O_RDWR | O_CLOEXEC, 0600);
+	int fd;
+
+	if (under_root(dir, root))
+		return -EXDEV;
+	fd = open(dir, O_TMPFILE | O_RDWR | O_CLOEXEC, 0600);
 
 	if (fd >= 0 || (errno != EOPNOTSUPP && errno != EISDIR && errno != EINVAL))
 		return fd >= 0 ? fd : -errno;
@@ -64,15 +82,20 @@ int rpl_outcome_open(struct rpl_plan *p)
 			snprintf(dir, sizeof(dir), ".");
 		else
 			snprintf(dir, sizeof(dir), "%.*s", (int)(slash == out ? 1 : slash - out), out);
-		fd = tmp_in(dir);
+		fd = tmp_in(dir, p->o->root);
 	}
 	if (fd < 0) {
 		snprintf(dir, sizeof(dir), "%s", tmp && *tmp ? tmp : "/tmp");
-		fd = tmp_in(dir);
+		fd = tmp_in(dir, p->o->root);
+	}
+	if (fd == -EXDEV && strcmp(dir, "/tmp") != 0) {	/* TMPDIR under the root */
+		snprintf(dir, sizeof(dir), "/tmp");
+		fd = tmp_in(dir, p->o->root);
 	}
 	if (fd < 0) {
 		iot_err(p->o->cmd, "cannot make a file for the replay's results in %s: %s; set "
-			"TMPDIR to a writable directory", dir, iot_strerror(fd));
+			"TMPDIR to a writable directory outside --root", dir,
+			fd == -EXDEV ? "it is under --root" : iot_strerror(fd));
 		return fd;
 	}
 	p->out_fd = fd;
