@@ -32,15 +32,10 @@
 #include "engine.h"
 #include "plan.h"
 
-/* What the plan of one event costs, about: its op, its share of the
- * paths, path states, dependencies and thread lists (measured: 199
- * bytes an event, peak, on 1 M events of traces/mongo.iotape repeated;
- * 223 with ops of 160 bytes, 245 with 192). */
-#define RPL_PLAN_BYTES_PER_EVENT (sizeof(struct rpl_op) + 64)
 
 /* Memory the plan may take: available memory and free swap, in bytes,
  * or 0 if unknown. */
-static uint64_t mem_available(void)
+uint64_t rpl_mem_available(void)
 {
 	FILE *f = fopen("/proc/meminfo", "re");
 	unsigned long long kb, sum = 0;
@@ -60,7 +55,7 @@ static uint64_t mem_available(void)
  * (and the kernel kills it, or something else, with no word why). */
 static int check_fits(const struct rpl_plan *p, const struct rpl_opts *o)
 {
-	uint64_t events = iot_reader_summary(p->rd)->events, avail = mem_available();
+	uint64_t events = iot_reader_summary(p->rd)->events, avail = rpl_mem_available();
 	double need = (double)events * (double)RPL_PLAN_BYTES_PER_EVENT;
 
 	if (!avail || need <= (double)avail)

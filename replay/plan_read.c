@@ -76,6 +76,8 @@ static int keep_col(const struct rpl_plan *p, uint32_t **col, size_t *n, uint32_
  * @seq, in the arena: a column of its own, made at the first (struct
  * rpl_op has no room).  Only bytes as many as the call returned: what
  * the recorder keeps; anything else is not replayed as data. */
+#define DATA_STEP_SHIFT 28	/* 256 MiB */
+
 static int keep_data(struct rpl_plan *p, uint32_t seq, const struct iot_event *ev)
 {
 	size_t m = p->n_data;
@@ -97,6 +99,23 @@ static int keep_data(struct rpl_plan *p, uint32_t seq, const struct iot_event *e
 		memset(a + p->n_data, 0, (m - p->n_data) * sizeof(*a));
 		p->data = a;
 		p->n_data = m;
+	}
+	/* the bytes kept are not in the trace's count of events that
+	 * check_fits() takes up front: at each further 256 MiB of them,
+	 * what the rest of the plan needs must still fit */
+	if ((p->data_bytes + ev->data_len) >> DATA_STEP_SHIFT != p->data_bytes >> DATA_STEP_SHIFT) {
+		uint64_t avail = rpl_mem_available(), events = iot_reader_summary(p->rd)->events;
+		uint64_t rest = events > seq ? (events - seq) * (uint64_t)RPL_PLAN_BYTES_PER_EVENT : 0;
+
+		if (avail && avail < rest + ((uint64_t)1 << DATA_STEP_SHIFT)) {
+			iot_err(p->o->cmd, "%s: the bytes `record --data` kept (%.1f GiB by event %u "
+				"of %llu) and the plan do not fit in the %.1f GiB of memory and swap "
+				"left here (the plan holds every kept byte); replay it on a machine "
+				"with more memory, or record with a smaller --data-total", p->o->trace,
+				(double)(p->data_bytes + ev->data_len) / (1 << 30), seq,
+				(unsigned long long)events, (double)avail / (1 << 30));
+			return -ENOMEM;
+		}
 	}
 	d = iot_arena_alloc(p->arena, ev->data_len);
 	if (!d)
