@@ -89,8 +89,15 @@ static int keep_data(struct rpl_plan *p, struct rpl_aio *x)
 {
 	void *d;
 
-	if (!x->a.data_len || x->a.data_len != x->a.len ||
-	    !(iot_aio_op_dir(x->a.api, x->a.opcode) & IOT_SCF_WRITE)) {
+	int write = x->a.kind == IOT_AIO_SUBMIT && x->a.len &&
+		    (iot_aio_op_dir(x->a.api, x->a.opcode) & IOT_SCF_WRITE);
+
+	if (!write || x->a.data_len != x->a.len) {
+		/* a write request of a `record --data` trace without its
+		 * bytes (over --data or --data-total) writes the replay's
+		 * pattern: counted with the calls recorded so */
+		if (write && iot_header_get(p->hdr, "record.data"))
+			p->nodata_ops++;
 		x->a.data = NULL;
 		x->a.data_len = 0;
 		return 0;

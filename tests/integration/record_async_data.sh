@@ -108,6 +108,12 @@ if "$IOTAPE" record -q --backend bpf -o probe.iotape -- true 2>/dev/null; then
 		fail "check of a bpf trace: $("$IOTAPE" check bpf.iotape)"
 	"$IOTAPE" report bpf.iotape | grep -q '^  data: .*; 0 async write requests with their bytes kept (0 B), 256 without (1.0 MiB)$' ||
 		fail "report of a bpf trace: $("$IOTAPE" report bpf.iotape | head -8)"
+	# its replay counts the 256 requests among the writes without their bytes
+	replay_into bpf.iotape "$d/root.bpf"
+	n=$(sed -En "s/^  data +[0-9]+ writes write the program's own bytes .*; ([0-9]+) recorded without.*/\1/p" \
+		bpf.iotape.replay)
+	[ -n "$n" ] && [ "$n" -ge 256 ] ||
+		fail "the replay of a bpf --data trace counts ${n:-no} writes without their bytes, want >= 256: $(cat bpf.iotape.replay)"
 else
 	echo "the bpf backend does not load here: its case is left out"
 fi
