@@ -512,6 +512,10 @@ static void *thread_main(void *arg)
 	rpl_dcache_free(t->dcache);
 	t->dcache = NULL;
 	rpl_dirwalk_free(t);
+	/* its buffer (up to 1 MiB touched) ends with it, not with the plan:
+	 * a run of a thousand short threads would hold them all */
+	free(t->scratch);
+	t->scratch = NULL;
 	atomic_fetch_sub(&p->active, 1);
 	atomic_fetch_sub(&p->threads_alive, 1);
 	wake_all(p);
