@@ -162,7 +162,12 @@ if "$IOTAPE" record -q -o /dev/null -- true 2>/dev/null; then
 	# as a terminal's Ctrl-C: SIGINT to the recorder's process group
 	setsid env --default-signal=INT "$IOTAPE" record -o i.iotape -- sleep 30 2>err &
 	rp=$!; pids+=("$rp")
-	sleep 1
+	# once the program runs (a loaded machine can take over a second
+	# to get there), as a user who saw it start
+	for _ in $(seq 300); do
+		pgrep -P "$rp" -x sleep >/dev/null && break
+		sleep 0.1
+	done
 	kill -INT -- -"$rp"
 	rc=0; wait "$rp" || rc=$?
 	[ "$rc" = 130 ] || bad "Ctrl-C: exit $rc, want 130"
