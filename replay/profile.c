@@ -368,6 +368,10 @@ static void options_string(const struct rpl_plan *p, char *buf, size_t len)
 			      (long long)p->gap_floor_ns, (long long)p->gap_cost_ns,
 			      (long long)p->fast_floor_ns,
 			      o->verify ? " verify" : "", o->no_prepare ? " no-prepare" : "");
+	if (p->held_floor_ns && n < len)
+		n += (size_t)snprintf(buf + n, len - n, " held_gap_p5_ns=%lld (subtracted from "
+				      "each gap before a call the bpf guard held, with its hold)",
+				      (long long)p->held_floor_ns);
 	if (o->starts && n < len)
 		n += (size_t)snprintf(buf + n, len - n, " starts=native");
 	if (o->timing != RPL_TIMING_AFAP && n < len)

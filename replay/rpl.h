@@ -449,6 +449,7 @@ struct rpl_plan {
 	int64_t gap_floor_ns;		/* 5th percentile of recorded gaps */
 	int64_t gap_cost_ns;		/* what each gap lost: see think_times() */
 	int64_t fast_floor_ns;		/* 5th percentile of fast-path gaps (pooled) */
+	int64_t held_floor_ns;		/* ... of bpf-held gaps less their holds */
 	uint32_t *cpu_ns;		/* per op, by seq: its call's recorded time on a
 					 * CPU (iot_event.cpu_ns, 0: unknown), n_cpu of
 					 * them; NULL: none in the trace (think.c) */

@@ -172,6 +172,17 @@ static void huge_times(void **state)
 	rpl_plan_free(&p);
 }
 
+/* IOTAPE_REPLAY_WAKES=0 plans none (to measure what they do): the gap
+ * of plan() that follows the sleep keeps its own timing. */
+static void switched_off(void **state)
+{
+	setenv("IOTAPE_REPLAY_WAKES", "0", 1);
+	assert_false(follows_sleep(THREAD, 120, 1));
+	setenv("IOTAPE_REPLAY_WAKES", "1", 1);
+	assert_true(follows_sleep(THREAD, 120, 1));
+	unsetenv("IOTAPE_REPLAY_WAKES");
+}
+
 /* Replayed, the thread's open starts after the sleep has ended, not a
  * budget's few ms after the thread's start. */
 static void replay(void **state)
@@ -212,6 +223,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(plan),
 		cmocka_unit_test(huge_times),
+		cmocka_unit_test(switched_off),
 		cmocka_unit_test(replay),
 	};
 

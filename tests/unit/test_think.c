@@ -671,6 +671,53 @@ static void test_pre_ns(void **state)
 	tplan_free(&tp);
 }
 
+/* A bpf call held by the guard's stop loses its hold (pre_ns) and the
+ * 5th percentile of the held gaps less their holds, per syscall: what
+ * the stop and the BPF programs cost besides the hold.  Op 0 starts the
+ * workload; ops 1..100 are reads, not held, gaps 2000..2990 ns; ops
+ * 101..200 unlinks, each held 50 us, gaps 54000..54990 ns.  The reads'
+ * floor is the p5 of their own gaps, 2050 (not of the held ones too:
+ * 2100); the unlinks' held floor is 4050: unlink 150 thinks
+ * 54490 - 50000 - 4050 ns. */
+static void test_bpf_held_floor(void **state)
+{
+	enum { N = 201 };
+	int64_t gap[N];
+	uint32_t fl[N];
+	struct tplan tp;
+	size_t i;
+
+	(void)state;
+	for (i = 0; i < N; i++) {
+		fl[i] = IOT_EV_BPF;
+		gap[i] = i == 0 ? 0 : i <= 100 ? 2000 + (int64_t)(i - 1) * 10 :
+			 54000 + (int64_t)(i - 101) * 10;
+	}
+	tplan_init(&tp, N, gap, fl);
+	for (i = 0; i < N; i++) {
+		tp.p.ops[i].ev.nr = i <= 100 ? SYS_read : SYS_unlink;
+		if (i > 100)
+			tplan_pre(&tp, i, 50000);
+	}
+	assert_int_equal(rpl_plan_think(&tp.p), 0);
+	assert_int_equal(tp.p.fast_floor_ns, 2050);
+	assert_int_equal(tp.p.ops[50].think_ns, 2490 - 2050);
+	assert_int_equal(tp.p.ops[150].think_ns, 54490 - 50000 - 4050);
+	tplan_free(&tp);
+
+	/* under --timing raw, neither: the gap less the stop cost only */
+	tplan_init(&tp, N, gap, fl);
+	tp.o.timing = RPL_TIMING_RAW;
+	for (i = 0; i < N; i++) {
+		tp.p.ops[i].ev.nr = i <= 100 ? SYS_read : SYS_unlink;
+		if (i > 100)
+			tplan_pre(&tp, i, 50000);
+	}
+	assert_int_equal(rpl_plan_think(&tp.p), 0);
+	assert_int_equal(tp.p.ops[150].think_ns, 54490);
+	tplan_free(&tp);
+}
+
 /* A gap's sleep on a disk (slept_ns, the bpf backend's) comes out of
  * its think time and is not cut by the budget, which bounds computing:
  * the calls of test_budget_recorded_cpu (budget 3.5 ms), 90 of 1 ms
@@ -902,6 +949,7 @@ int main(void)
 		cmocka_unit_test(test_raw),
 		cmocka_unit_test(test_gap_sleep),
 		cmocka_unit_test(test_pre_ns),
+		cmocka_unit_test(test_bpf_held_floor),
 		cmocka_unit_test(test_sched_hides_overhead),
 		cmocka_unit_test(test_sched_repays_burst),
 		cmocka_unit_test(test_sched_slow_calls_count),
