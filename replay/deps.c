@@ -78,10 +78,9 @@ struct lookers {
  * follows op @on. */
 static int add_dep(struct rpl_plan *p, struct rpl_op *op, uint32_t on)
 {
-	/* its position in its thread: the plan's word for it while the
-	 * threads are planned (the op keeps none) */
-	struct rpl_dep dep = { .thread = p->ops[on].thread,
-			       .pos = rpl_op_col(p->word, p->n_word, &p->ops[on]) };
+	/* named by its index in plan.ops until every op has its thread:
+	 * rpl_deps_finish() makes it its position there */
+	struct rpl_dep dep = { .thread = p->ops[on].thread, .pos = on };
 	uint16_t d;
 	int err = 0;
 
@@ -438,9 +437,43 @@ out:
 	return err;
 }
 
+/*
+ * A dependency names the op it waits for by its position in that op's
+ * thread, which the executor counts (rpl_thread.n_done).  While the
+ * threads are planned it names the op by its index in plan.ops, and
+ * each thread's ops are in ascending order: the position is found in its
+ * list.  Kept aside per op until then, the position took 4 bytes an op
+ * at the plan's peak (and the pid before it, in the same word); the op
+ * has no room for either.
+ */
+static void name_positions(struct rpl_plan *p)
+{
+	size_t i;
+
+	for (i = 0; i < p->n_deps; i++) {
+		struct rpl_dep *dep = &p->deps[i];
+		const struct rpl_thread *t = &p->threads[dep->thread];
+		size_t lo = 0, hi = t->n_ops;
+
+		while (lo < hi) {
+			size_t mid = lo + (hi - lo) / 2;
+
+			if (t->ops[mid] < dep->pos)
+				lo = mid + 1;
+			else
+				hi = mid;
+		}
+		dep->pos = (uint32_t)lo;
+	}
+}
+
 int rpl_deps_finish(struct rpl_plan *p, struct rpl_deps *d)
 {
-	return order_until(p, d, INT64_MAX);
+	int err = order_until(p, d, INT64_MAX);
+
+	if (!err)
+		name_positions(p);
+	return err;
 }
 
 void rpl_deps_free(struct rpl_deps *d)

@@ -6,9 +6,12 @@
  * (traces of several recording threads), and the path states by path.
  *
  * The arrays are sized from the index's counts up front (an array that
- * doubles past its size wastes a quarter of the plan, on average), and
- * the sort moves each op (160 bytes) once (a merge sort's copies were more
- * than a tenth of the plan's time).
+ * doubles past its size wastes a quarter of the plan, on average).  A
+ * file's events are nearly in entry order (a recorder writes a call when
+ * it returns: the few that blocked long come late) and are sorted in
+ * place but for those few (sort_late()); only a file further from that
+ * order is sorted through a side array of times, which moves each op once
+ * (a merge sort's copies were more than a tenth of the plan's time).
  */
 #include <errno.h>
 #include <stdio.h>
@@ -167,11 +170,9 @@ int rpl_plan_read(struct rpl_plan *p)
 			if (it.u.ev.cpu_ns &&
 			    (err = keep_col(p, &p->cpu_ns, &p->n_cpu, op->seq, it.u.ev.cpu_ns)))
 				goto out;
-			/* the pid, until the threads are known (the plan's word
-			 * for the op: plan_threads.c) */
-			if ((err = keep_col(p, &p->word, &p->n_word, op->seq,
-					    (uint32_t)it.u.ev.pid)))
-				goto out;
+			/* the pid, in the field of its thread until that is
+			 * known (plan_threads.c) */
+			op->thread = (uint32_t)it.u.ev.pid;
 			if (it.u.ev.pre_ns &&
 			    (err = keep_col(p, &p->pre_ns, &p->n_pre, op->seq, it.u.ev.pre_ns)))
 				goto out;
@@ -229,17 +230,8 @@ out:
 	return err;
 }
 
-static int cmp_op_enter(const void *a, const void *b)
-{
-	const struct rpl_op *x = a, *y = b;
-
-	if (x->ev.t_enter != y->ev.t_enter)
-		return x->ev.t_enter < y->ev.t_enter ? -1 : 1;
-	return x->seq < y->seq ? -1 : x->seq > y->seq;
-}
-
 /* An op and when its effect counted, side by side: sorting these, not
- * indices that each comparison follows into a 160-byte op, keeps the sort
+ * indices that each comparison follows into a 136-byte op, keeps the sort
  * in the cache (it was an eighth of the plan's time). */
 struct ord {
 	int64_t t;
@@ -255,10 +247,11 @@ static int cmp_ord(const void *a, const void *b)
 	return x->i < y->i ? -1 : x->i > y->i;
 }
 
-/* Sort the ops by entry time (file order among equal times): the times
- * and indices sorted side by side, then each op moved once, cycle by
- * cycle, to its place, not through a merge sort's copies of 160-byte ops
- * (more than a tenth of the plan's time). */
+/* Sort the ops by entry time (file order among equal times):
+ * the times and indices sorted side by side, then each op moved once,
+ * cycle by cycle, to its place, not through a merge sort's copies of
+ * 136-byte ops (more than a tenth of the plan's time).  It takes 16
+ * bytes an op, and glibc's qsort as many again for its merge. */
 static int sort_ops(struct rpl_plan *p)
 {
 	struct ord *o = malloc(p->n_ops * sizeof(*o));
@@ -294,26 +287,84 @@ static int sort_ops(struct rpl_plan *p)
 	return 0;
 }
 
-static int ops_sorted(const struct rpl_plan *p)
+static int cmp_op_enter(const void *a, const void *b)
 {
-	size_t i;
+	const struct rpl_op *x = a, *y = b;
 
-	for (i = 1; i < p->n_ops; i++)
-		if (cmp_op_enter(&p->ops[i - 1], &p->ops[i]) > 0)
-			return 0;
+	if (x->ev.t_enter != y->ev.t_enter)
+		return x->ev.t_enter < y->ev.t_enter ? -1 : 1;
+	return x->seq < y->seq ? -1 : x->seq > y->seq;
+}
+
+/*
+ * Sort the ops of a file nearly in entry order, in place but for the ops
+ * out of it.  A recorder writes a call when it returns: a call that
+ * entered before others and returned after them (a wait4 for a child
+ * that ran on, a blocking read) comes after them in the file, and a call
+ * is otherwise in order.  Those late calls are few (10 in 1 M events of
+ * traces/mongo.iotape repeated: the driver's wait4s and mongod's long
+ * waits) but far from their place (up to 950,000 ops back).  The ops
+ * that entered before an op ahead of them in the file are taken out into
+ * a side array, the others closed up in order; the side array is sorted
+ * and merged back from the end: each op moves at most twice, and the
+ * memory is the late ops' (sort_ops() took 32 bytes an op, the plan's
+ * peak: 229 MiB of 1726 at 10 M events).  @return : 1 if sorted so; 0
+ * (nothing moved) if more than one op in RPL_LATE_SHARE is late; -ENOMEM.
+ */
+#define RPL_LATE_SHARE 16
+
+static int sort_late(struct rpl_plan *p)
+{
+	struct rpl_op *late;
+	size_t i, w, n_late = 0, first = 0;
+	int64_t max = INT64_MIN;
+
+	for (i = 0; i < p->n_ops; i++) {
+		if (p->ops[i].ev.t_enter >= max) {
+			max = p->ops[i].ev.t_enter;
+		} else if (!n_late++) {
+			first = i;
+		}
+	}
+	if (!n_late)
+		return 1;
+	if (n_late > p->n_ops / RPL_LATE_SHARE)
+		return 0;
+	late = malloc(n_late * sizeof(*late));
+	if (!late)
+		return -ENOMEM;
+	/* take the late ones out; what stays is in entry order */
+	max = p->ops[first - 1].ev.t_enter;
+	for (i = w = first, n_late = 0; i < p->n_ops; i++) {
+		if (p->ops[i].ev.t_enter >= max) {
+			max = p->ops[i].ev.t_enter;
+			if (w != i)
+				p->ops[w] = p->ops[i];
+			w++;
+		} else {
+			late[n_late++] = p->ops[i];
+		}
+	}
+	qsort(late, n_late, sizeof(*late), cmp_op_enter);
+	/* merged from the end: ops[0 .. w) and late[] into ops[0 .. n_ops) */
+	for (i = p->n_ops; n_late;) {
+		if (w && cmp_op_enter(&p->ops[w - 1], &late[n_late - 1]) > 0)
+			p->ops[--i] = p->ops[--w];
+		else
+			p->ops[--i] = late[--n_late];
+	}
+	free(late);
 	return 1;
 }
 
 int rpl_plan_sort_ops(struct rpl_plan *p)
 {
-	/* qsort's pointer must not be NULL, even for no elements; a trace
-	 * whose events are in entry order already (one recording thread, a
-	 * single process) is not sorted again: moving 1 M ops of 192 bytes
-	 * (their size then) through a merge sort was a tenth of the plan's
-	 * time. */
-	if (!p->n_ops || ops_sorted(p))
+	int r;
+
+	/* qsort's pointer must not be NULL, even for no elements */
+	if (!p->n_ops || (r = sort_late(p)) > 0)
 		return 0;
-	return sort_ops(p);
+	return r < 0 ? r : sort_ops(p);
 }
 
 static int cmp_ps(const void *a, const void *b)

@@ -70,8 +70,9 @@ static uint64_t spawn_flags(const struct rpl_planner *pl, const struct rpl_op *s
 static int thread_of(struct rpl_plan *p, struct rpl_planner *pl, uint32_t i)
 {
 	struct rpl_op *op = &p->ops[i];
-	/* the op keeps no pid: the read kept it aside until now */
-	int32_t pid = (int32_t)rpl_op_col(p->word, p->n_word, op);
+	/* the op keeps no pid: the read left it in the field of its
+	 * thread until now */
+	int32_t pid = (int32_t)op->thread;
 	struct rpl_thread *t;
 	uint32_t ti, spawn, pi;
 	int32_t proc = -1;
@@ -235,9 +236,6 @@ int rpl_plan_threads(struct rpl_plan *p, struct rpl_deps *deps)
 		}
 		op->thread = (uint32_t)ti;
 		t = &p->threads[ti];
-		/* the pid's word is its position in its thread from here on */
-		if (op->seq < p->n_word)
-			p->word[op->seq] = (uint32_t)t->n_ops;
 		if (t->n_ops)
 			prev_end = rpl_op_end(&p->ops[t->ops[t->n_ops - 1]]);
 		else if (t->spawn_op >= 0)
@@ -310,10 +308,6 @@ int rpl_plan_threads(struct rpl_plan *p, struct rpl_deps *deps)
 nomem:
 	err = -ENOMEM;
 out:
-	/* the threads have the pids now */
-	free(p->word);
-	p->word = NULL;
-	p->n_word = 0;
 	rpl_map_free(&pl.tid2thread);
 	rpl_map_free(&pl.pid2proc);
 	rpl_map_free(&pl.spawn);

@@ -463,12 +463,6 @@ struct rpl_plan {
 					 * path's work before the call), n_pre of them;
 					 * NULL: none in the trace (think.c) */
 	size_t n_pre;
-	/* per op, by seq, while planning: its pid until its thread is known,
-	 * then its position in that thread (which a dependency on it names:
-	 * deps.c); n_word long, freed once the threads are planned (the op
-	 * keeps neither: 8 bytes an event) */
-	uint32_t *word;
-	size_t n_word;
 	/* per op, by seq: the bytes its write wrote, as `record --data`
 	 * kept them (iot_event.data, ev.ret of them), in the arena, n_data
 	 * of them; NULL: none in the trace (plan_read.c) */
@@ -572,7 +566,9 @@ struct rpl_deps *rpl_deps_new(void);
  *  of every op added before it whose effect counted by its entry, and keep
  *  it until its own counts.  @return : 0 or -ENOMEM, -E2BIG. */
 int rpl_deps_add(struct rpl_plan *p, struct rpl_deps *d, uint32_t oi, const uint64_t *keys);
-/*! rpl_deps_finish() : every op was added: the dependencies of those kept. */
+/*! rpl_deps_finish() : every op was added: the dependencies of those kept;
+ *  each dependency then names its op by its position in its thread (by
+ *  its index in plan.ops until then). */
 int rpl_deps_finish(struct rpl_plan *p, struct rpl_deps *d);
 void rpl_deps_free(struct rpl_deps *d);
 
