@@ -118,9 +118,40 @@ static void cwd_state(struct rec_ctx *c, const char *p, uint32_t len)
 	rec_path_state(c, b->cwd, b->cwd_len, &b->cwd_pre);
 }
 
+/* Does open-family call @sc with (decoded) @args truncate what it
+ * opens?  creat always does; openat2's flags are its decoded open_how. */
+static int open_truncates(const struct iot_syscall *sc, const uint64_t *args)
+{
+	int fl = iot_syscall_arg(sc, IOT_ARG_OPEN_FLAGS);
+
+	if (fl < 0)
+		fl = iot_syscall_arg(sc, IOT_ARG_OPENHOW);
+	return fl < 0 || (args[fl] & O_TRUNC);
+}
+
+/* The file an open found, as the kernel held it at its exit (@st), for
+ * the path's state (states.c: as_opened()). */
+static void pre_opened(struct rec_pre *pre, const struct be_istate *st)
+{
+	memset(pre, 0, sizeof(*pre));
+	pre->opened = 1;
+	pre->op.ino = st->ino;
+	pre->op.size = st->size;
+	pre->op.mode = st->mode;
+	pre->op.uid = st->uid;
+	pre->op.gid = st->gid;
+	pre->op.nlink = st->nlink;
+	pre->op.times = (st->flags & BE_IST_TIMES) != 0;
+	pre->op.atime_ns = st->atime;
+	pre->op.mtime_ns = st->mtime;
+	pre->op.ctime_ns = st->ctime;
+}
+
 /*
  * What the call's paths were before it ran, from what it did: a file an
- * open created (FMODE_CREATED) did not exist; a path a call did not find
+ * open created (FMODE_CREATED) did not exist; a file an open found and
+ * did not truncate was what the kernel's inode held at the open's exit;
+ * a path a call did not find
  * did not exist (unless it is a symlink now and the call follows it: a
  * dangling one fails the same way).  Left NULL: the recorder lstat()s it
  * now.  (Calls that make, remove or rename names were stopped before they
@@ -144,6 +175,11 @@ static void pre_of_call(struct rec_ctx *c, struct rec_task *t, const struct be_e
 	if (x && ret >= 0 && (x->created & BE_CREATED) && ip >= 0 &&
 	    (sc->flags & IOT_SCF_RETFD) && (sc->flags & IOT_SCF_NAMES)) {
 		pre_absent(&pre[0]);
+		v->pre[ip] = &pre[0];
+	} else if (x && ret >= 0 && (x->st.flags & BE_IST_VALID) && ip >= 0 &&
+		   (sc->flags & IOT_SCF_RETFD) && (sc->flags & IOT_SCF_NAMES) &&
+		   !open_truncates(sc, t->raw)) {
+		pre_opened(&pre[0], &x->st);
 		v->pre[ip] = &pre[0];
 	}
 	if (ip < 0)

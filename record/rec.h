@@ -75,6 +75,19 @@ struct rec_pre {
 	/* a symlink: stat() through it, for its target's state (used when
 	 * the target is not itself a symlink now) */
 	const struct rec_pre *through;
+	/* bpf backend, an open that found its file: sb is not set; the
+	 * path is lstat()ed when its state is taken, and if it is still the
+	 * inode the open returned (not a symlink to it), the kernel's
+	 * values at the open's exit replace size, mode, owner, links and
+	 * times, which the program may have changed since through the
+	 * descriptor (states.c) */
+	int opened;
+	struct rec_opened {
+		uint64_t ino, size;
+		int64_t atime_ns, mtime_ns, ctime_ns;
+		uint32_t mode, uid, gid, nlink;
+		int times;		/* the three times were read */
+	} op;
 };
 
 /* libaio's requests and completions as the BPF programs read them

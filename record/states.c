@@ -256,8 +256,30 @@ static void read_target(struct iot_path_state *ps, int dirfd, const char *path, 
  */
 enum { ANC_LIVE, ANC_PARENT_OF_EXISTING, ANC_MISSING };
 
+/* @sb, lstat()ed now, as the kernel held the file an open found
+ * (@op), if it is still that file: what the program did to it since
+ * through the descriptor is not the starting tree. */
+static void as_opened(struct stat *sb, const struct rec_opened *op)
+{
+	if (sb->st_ino != op->ino || (sb->st_mode & S_IFMT) != (op->mode & S_IFMT))
+		return;
+	sb->st_size = (off_t)op->size;
+	sb->st_mode = op->mode;
+	sb->st_uid = op->uid;
+	sb->st_gid = op->gid;
+	sb->st_nlink = op->nlink;
+	if (op->times) {
+		sb->st_atim.tv_sec = op->atime_ns / 1000000000;
+		sb->st_atim.tv_nsec = op->atime_ns % 1000000000;
+		sb->st_mtim.tv_sec = op->mtime_ns / 1000000000;
+		sb->st_mtim.tv_nsec = op->mtime_ns % 1000000000;
+		sb->st_ctim.tv_sec = op->ctime_ns / 1000000000;
+		sb->st_ctim.tv_nsec = op->ctime_ns % 1000000000;
+	}
+}
+
 /* Write the state of @p: @pre when the program took it before the call
- * (fast path), else per @how. */
+ * (fast path), else per @how (and @pre's opened file: as_opened()). */
 static int take_one(struct rec_ctx *c, const char *p, uint32_t len, int depth,
 		    const struct rec_pre *pre, int how)
 {
@@ -271,7 +293,7 @@ static int take_one(struct rec_ctx *c, const char *p, uint32_t len, int depth,
 	ps.path = p;
 	ps.path_len = len;
 	ps.t_ns = iot_now_ns();
-	if (pre) {
+	if (pre && !pre->opened) {
 		ok = pre->err == 0;
 		sb = pre->sb;
 	} else if (how == ANC_MISSING) {
@@ -279,6 +301,8 @@ static int take_one(struct rec_ctx *c, const char *p, uint32_t len, int depth,
 	} else {
 		sp = stat_path(c, p, spbuf, sizeof(spbuf));
 		ok = lstat(sp, &sb) == 0;
+		if (ok && pre)
+			as_opened(&sb, &pre->op);
 		if (!ok && how == ANC_PARENT_OF_EXISTING) {
 			memset(&sb, 0, sizeof(sb));
 			sb.st_mode = S_IFDIR | 0755;
@@ -288,7 +312,7 @@ static int take_one(struct rec_ctx *c, const char *p, uint32_t len, int depth,
 	}
 	if (ok) {
 		state_from_stat(&ps, &sb);
-		if (S_ISLNK(sb.st_mode) && pre) {
+		if (S_ISLNK(sb.st_mode) && pre && !pre->opened) {
 			if (pre->target) {
 				memcpy(target, pre->target, pre->target_len);
 				target[pre->target_len] = 0;

@@ -99,8 +99,23 @@ struct be_enter {
 	char data[];
 };
 
+/* What an open found: the inode of the file it returned, as the kernel
+ * held it at the open's exit (BE_IST_VALID unset: not read, or the open
+ * made its file).  Times in ns since the epoch; without BE_IST_TIMES
+ * (a kernel whose struct inode keeps them otherwise) they were not read. */
+struct be_istate {
+	__u64 ino, size;
+	__s64 atime, mtime, ctime;
+	__u32 mode, uid, gid, nlink;
+	__u32 flags;			/* BE_IST_* */
+	__u32 pad;
+};
+#define BE_IST_VALID	1
+#define BE_IST_TIMES	2
+
 /* BE_EXIT: the result; pipe()'s descriptors and their inodes; strings
- * that could not be read at entry, read again (their page is in now). */
+ * that could not be read at entry, read again (their page is in now);
+ * an open's file as it found it. */
 struct be_exit {
 	struct be_hdr h;
 	__s64 ret;
@@ -111,6 +126,7 @@ struct be_exit {
 	__u32 created;			/* BE_CREATED, BE_KILLED */
 	__u32 cpu_ns;			/* ns on a CPU from entry to exit (>= 1) */
 	__u32 pad;
+	struct be_istate st;		/* open, openat, openat2 */
 	char data[];
 };
 

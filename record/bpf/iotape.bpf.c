@@ -438,9 +438,47 @@ static __always_inline __u32 cpu_ns(const struct tstate *fl, __u64 t)
 __noinline int fmap_watch(__u64 ret, __u64 len, __u64 protflags, __s64 fd, __u64 off);
 __noinline int fmap_unmap(__u64 addr, __u64 len);
 
+#define I_CTIME_QUERIED_	(1u << 31)
+
+/*
+ * The inode an open returned, as it is at the open's exit: the path's
+ * state before the program changes it through the descriptor (ftruncate,
+ * a write, fchmod, fallocate...), which the recorder's lstat() at the
+ * drain, up to ~10 ms later, may come after (record/README.md, "Path
+ * states").  An open that truncated has changed it already: the recorder
+ * does not use it then.  Times only where struct inode keeps them as
+ * seconds and nanoseconds (6.7 on); the top bit of the ctime's ns is a
+ * flag of the kernel's, not time.
+ */
+static __always_inline void open_istate(struct be_exit *x, struct file *f)
+{
+	struct inode *in = BPF_CORE_READ(f, f_inode);
+	struct be_istate *st = &x->st;
+
+	if (!in)
+		return;
+	st->ino = BPF_CORE_READ(in, i_ino);
+	st->size = (__u64)BPF_CORE_READ(in, i_size);
+	st->mode = BPF_CORE_READ(in, i_mode);
+	st->uid = BPF_CORE_READ(in, i_uid.val);
+	st->gid = BPF_CORE_READ(in, i_gid.val);
+	st->nlink = BPF_CORE_READ(in, __i_nlink);
+	if (bpf_core_field_exists(in->i_mtime_sec)) {
+		st->atime = BPF_CORE_READ(in, i_atime_sec) * 1000000000LL +
+			BPF_CORE_READ(in, i_atime_nsec);
+		st->mtime = BPF_CORE_READ(in, i_mtime_sec) * 1000000000LL +
+			BPF_CORE_READ(in, i_mtime_nsec);
+		st->ctime = BPF_CORE_READ(in, i_ctime_sec) * 1000000000LL +
+			(BPF_CORE_READ(in, i_ctime_nsec) & ~I_CTIME_QUERIED_);
+		st->flags |= BE_IST_TIMES;
+	}
+	st->flags |= BE_IST_VALID;
+}
+
 /*
  * What the exit record (in the scratch buffer) says of the files a call
- * made: whether an open created its file, pipe()'s and socketpair()'s
+ * made: whether an open created its file, and if not, the file as it
+ * found it (open_istate()); pipe()'s and socketpair()'s
  * descriptors and their inodes (@a0, @a3: the call's first and fourth
  * arguments).  A global function, checked once on its own, not again on
  * each path through the exit program after it.
@@ -451,11 +489,14 @@ __noinline int exit_files(__s32 nr, __s64 ret, __u64 a0, __u64 a3)
 
 	if (!x)
 		return 0;
+	x->st.flags = 0;
 	if ((nr == NR_OPEN || nr == NR_CREAT || nr == NR_OPENAT || nr == NR_OPENAT2) && ret >= 0) {
 		struct file *f = (struct file *)fd_file((int)ret);
 
 		if (f && (BPF_CORE_READ(f, f_mode) & FMODE_CREATED_))
 			x->created = BE_CREATED;
+		else if (f)
+			open_istate(x, f);
 	}
 	if ((nr == NR_PIPE || nr == NR_PIPE2 || nr == NR_SOCKETPAIR) && ret == 0) {
 		/* socketpair's int[2] is its fourth argument */
