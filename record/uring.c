@@ -173,6 +173,18 @@ int rec_uring_sqe_req(struct rec_ctx *c, struct rec_task *t, struct rec_actx *a,
 	r->a.user_data = s->user_data;
 	r->a.buf_index = s->buf_index;
 	switch (s->opcode) {
+	case IORING_OP_NOP:
+		/* a NOP takes no file, no buffer, no offset: what the SQE
+		 * holds there is whatever the program left in it (liburing:
+		 * fd -1), and the kernel keeps none of it where the bpf
+		 * backend reads the request (its fd field is another
+		 * request's completion flags).  Written as the kernel runs
+		 * it, so that both backends write the same record */
+		r->a.fd = -1;
+		r->a.off = r->a.len = 0;
+		r->a.rw_flags = 0;
+		r->a.buf_index = 0;
+		return 1;
 	case IORING_OP_READV:
 	case IORING_OP_WRITEV:
 		if (!k) {

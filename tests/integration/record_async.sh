@@ -23,8 +23,9 @@
 # 6. tests/progs/uring_ops: one of each io_uring request decoded (mkdirat,
 #    openat, write, writev, read_fixed, a registered file, fsync,
 #    fallocate, statx, read, readv, close, renameat, unlinkat, a linked
-#    write -> fsync): each is in the dump by name with its path, alike
-#    with and without the fast path, none "not decoded", and a replay
+#    write -> fsync, a nop): each is in the dump by name with its path
+#    (the nop with none), alike with and without the fast path, none
+#    "not decoded", and a replay
 #    makes the same tree (sub/b of 65536 bytes, sub/d, no sub/a, sub/c);
 # 7. tests/progs/aio_more: a ring in the program's memory (NO_MMAP, where
 #    the kernel has it), a ring entered by a registered index, eventfds
@@ -207,7 +208,8 @@ if [ $uring = 1 ]; then
 		"submit renameat(\"$d/u/sub/a\", \"$d/u/sub/b\")" \
 		"submit unlinkat(\"$d/u/sub/c\")" \
 		"submit write([0-9]*<\"$d/u/sub/d\">, 4096, 0) flags=0x4" \
-		"complete fsync([0-9]*<\"$d/u/sub/d\">) = 0"; do
+		"complete fsync([0-9]*<\"$d/u/sub/d\">) = 0" \
+		"submit nop(-1, 0, 0)"; do
 		grep -q "$want" u.fast.req || fail "uring_ops: no '$want' in the dump: $(cat u.fast.req)"
 	done
 	"$IOTAPE" check u.fast.iotape >u.check || fail "uring_ops: check exited $?"
@@ -215,12 +217,12 @@ if [ $uring = 1 ]; then
 	rm -rf root
 	mkdir root
 	"$IOTAPE" replay u.fast.iotape --root root >u.replay 2>&1 || fail "uring_ops: replay: $(cat u.replay)"
-	grep -q "async I/O    20 of 20 requests replayed .* 0 results differ" u.replay ||
+	grep -q "async I/O    21 of 21 requests replayed .* 0 results differ" u.replay ||
 		fail "uring_ops: replay: $(grep -i 'async\|mismatch' u.replay)"
 	[ "$(stat -c %s "root$d/u/sub/b")" = 65536 ] && [ -f "root$d/u/sub/d" ] &&
 		[ ! -e "root$d/u/sub/a" ] && [ ! -e "root$d/u/sub/c" ] ||
 		fail "uring_ops: the replayed tree differs: $(ls -lR "root$d/u")"
-	echo "uring_ops: 20 requests of 14 opcodes decoded alike with and without the fast path, replayed"
+	echo "uring_ops: 21 requests of 15 opcodes decoded alike with and without the fast path, replayed"
 
 	# 7. rings in the program's memory (NO_MMAP), entered by a registered
 	#    index, an eventfd signalled by libaio and by a ring, io_cancel

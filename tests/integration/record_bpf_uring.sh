@@ -18,8 +18,9 @@
 #    check` says it misses none, and a replay of it issues them all.
 # 5. tests/progs/uring_ops (mkdirat, openat, write, writev, read_fixed, a
 #    registered file, fsync, fallocate, statx, read, readv, close,
-#    renameat, unlinkat, a linked write -> fsync): the same records with
-#    both backends, paths and iovec lengths included, none said
+#    renameat, unlinkat, a linked write -> fsync, a nop as liburing
+#    makes it): the same records with both backends, paths, iovec
+#    lengths and the nop's (no file, length or offset) included, none said
 #    undecoded; a replay of the bpf trace makes the same tree with no
 #    result differing (the paths' states, taken after the kernel ran the
 #    requests, stand for before).
@@ -169,16 +170,18 @@ alike() {
 alike u uring_ops
 grep -q "submit renameat(\"$d/u/sub/a\", \"$d/u/sub/b\")" u.bpf.req ||
 	fail "uring_ops: no renameat with its paths in the bpf trace: $(cat u.bpf.req)"
+grep -q "submit nop(-1, 0, 0)" u.bpf.req ||
+	fail "uring_ops: the nop is not in the bpf trace as it is in the ptrace one: $(grep nop u.bpf.req)"
 grep -q "not decoded\|does not read" u.bpf.err && fail "uring_ops: $(cat u.bpf.err)"
 rm -rf root
 mkdir root
 "$IOTAPE" replay u.bpf.iotape --root root >u.replay 2>&1 || fail "uring_ops: replay: $(cat u.replay)"
-grep -q "async I/O    20 of 20 requests replayed .* 0 results differ" u.replay ||
+grep -q "async I/O    21 of 21 requests replayed .* 0 results differ" u.replay ||
 	fail "uring_ops: replay of the bpf trace: $(grep -i 'async\|mismatch' u.replay)"
 [ "$(stat -c %s "root$d/u/sub/b")" = 65536 ] && [ -f "root$d/u/sub/d" ] &&
 	[ ! -e "root$d/u/sub/a" ] && [ ! -e "root$d/u/sub/c" ] ||
 	fail "uring_ops: the replayed tree differs: $(ls -lR "root$d/u")"
-echo "uring_ops: 20 requests of 14 opcodes recorded alike by bpf and ptrace, replayed"
+echo "uring_ops: 21 requests of 15 opcodes recorded alike by bpf and ptrace, replayed"
 
 # 6. rings in the program's memory, entered by a registered index
 alike m aio_more

@@ -2,8 +2,9 @@
  * uring_ops.c - one of each io_uring request iotape decodes, on files
  * under DIR, with raw syscalls (no liburing): MKDIRAT, OPENAT, WRITE,
  * WRITEV, READ_FIXED (registered buffer), WRITE on a registered file,
- * FSYNC, FALLOCATE, STATX, READ, READV, CLOSE, RENAMEAT, UNLINKAT, and a
- * linked WRITE -> FSYNC pair submitted in one io_uring_enter.
+ * FSYNC, FALLOCATE, STATX, READ, READV, CLOSE, RENAMEAT, UNLINKAT, a
+ * linked WRITE -> FSYNC pair submitted in one io_uring_enter, and a NOP
+ * made as liburing makes one (fd -1).
  *
  * usage: uring_ops DIR  ->  exit 0 when every request gave what it should
  * Leaves DIR/sub/b (65536 bytes) and DIR/sub/d (4096 bytes).
@@ -109,6 +110,8 @@ int main(int argc, char **argv)
 	CHECK("write -> fsync", run(2), 0);
 	sqe(IORING_OP_CLOSE, fd2, 0, 0, 0);
 	CHECK("close d", run(1), 0);
+	sqe(IORING_OP_NOP, -1, 0, 0, 0);
+	CHECK("nop", run(1), 0);
 	close(R.fd);
 	return 0;
 }
