@@ -7,9 +7,10 @@
  * sees a completion at the next io_getevents or io_uring_enter, so this
  * is an upper bound of the device's latency).  Pages of file mappings
  * (MapPages) count in "mapped read" and "mapped write", with their bytes.
- * Their bytes also count in the total's and their command's bytes (not
- * their calls: a request is no call), and the writes among them in the
- * data line (what `record --data` kept of them).
+ * Their bytes also count in the total's, their command's and, in a
+ * profile of many clients, their client's bytes (not their calls: a
+ * request is no call), and the writes among them in the data line (what
+ * `record --data` kept of them).
  */
 #include <errno.h>
 #include <stdlib.h>
@@ -49,6 +50,11 @@ static void count(struct loader *L, int32_t pid, int cls, int64_t res, uint64_t 
 	L->t->total.bytes += bytes;
 	if (e && e->cmd >= 0)
 		L->t->procs[e->cmd].st.bytes += bytes;
+	if (L->t->n_clients) {
+		int k = ana_client_of(L->t, pid);
+
+		L->t->clients[k < L->t->n_clients ? k : L->t->n_clients - 1].bytes += bytes;
+	}
 }
 
 int ana_aio_item(struct loader *L, const struct iot_aio *a)

@@ -16,7 +16,7 @@
 #    (requests and bytes), and `iotape diff` of trace and profile counts
 #    them on both sides, and the replay never had more requests in
 #    flight than fio's iodepth allows; the merged profile of two clients
-#    counts both; an io_uring replay's ring has the recorded
+#    counts both, each client's row with its requests' bytes; an io_uring replay's ring has the recorded
 #    DEFER_TASKRUN and TASKRUN_FLAG (strace);
 # 5. a ring that polls its submissions (SQPOLL): the record summary and
 #    `iotape check` say how many requests the trace misses;
@@ -148,6 +148,16 @@ mkdir root
 "$IOTAPE" report c2.prof >c2.report || fail "--clients 2: report exited $?"
 grep -q "^  async write  *2048 .* 8.0 MiB$" c2.report ||
 	fail "--clients 2: the merged profile has no async write row of 2048 requests, 8.0 MiB: $(grep async c2.report)"
+# each client's row counts its requests' bytes (and its mapped pages'),
+# as the total does: the rows add up to the total, 4 MiB async each
+"$IOTAPE" report c2.prof --json >c2.json || fail "--clients 2: report --json exited $?"
+python3 - c2.json <<'PY' || fail "--clients 2: report's client rows: $(grep -A3 '"clients"' c2.json)"
+import json, sys
+j = json.load(open(sys.argv[1]))
+b = [c["bytes"] for c in j["clients"]]
+print("client bytes", b, "total", j["total"]["bytes"])
+sys.exit(not (len(b) == 2 and sum(b) == j["total"]["bytes"] and min(b) >= 4 << 20))
+PY
 if [ $uring = 1 ]; then
 	run uring-randwrite randwrite io_uring
 	# the replay's ring has the recorded flags that change when
