@@ -235,11 +235,17 @@ void rpl_aio_await(struct rpl_ctx *c, struct rpl_op *op)
 		const struct rpl_aio *ra = &c->p->aio[op->aio_off + i];
 		struct rpl_actx *x;
 
-		if (ra->a.kind != IOT_AIO_COMPLETE || ra->a.api != IOT_AIO_URING ||
+		if ((ra->a.kind != IOT_AIO_COMPLETE && ra->a.kind != IOT_AIO_END) ||
+		    ra->a.api != IOT_AIO_URING ||
 		    !(x = rpl_actx_get(c, IOT_AIO_URING, ra->a.ctx, 0)) || !x->ring)
 			continue;
 		pthread_mutex_lock(&x->lock);
-		rpl_uring_await(c, op, x, i, i + 1);
+		if (ra->a.kind == IOT_AIO_COMPLETE) {
+			rpl_uring_await(c, op, x, i, i + 1);
+			x->rec_done++;
+		} else {
+			rpl_uring_drain(c, op, x);
+		}
 		pthread_mutex_unlock(&x->lock);
 	}
 }

@@ -810,6 +810,8 @@ struct rpl_actx {
 	int ring_fd;
 	uint32_t inflight;
 	uint32_t depth;			/* io_uring: most in flight when recorded; 0: unknown */
+	uint64_t rec_sub, rec_done;	/* io_uring: requests submitted and completions
+					 * seen when recorded, up to the op replayed */
 	void **bufs;			/* registered buffers (io_uring) */
 	uint64_t *buf_len;
 	uint32_t n_bufs;
@@ -849,6 +851,9 @@ void rpl_uring_submit_polled(struct rpl_ctx *c, struct rpl_op *op);
  * completions among @op's records [@from, @to) are complete here */
 void rpl_uring_await(struct rpl_ctx *c, struct rpl_op *op, struct rpl_actx *x,
 		     uint32_t from, uint32_t to);
+/* rpl_uring_drain() : with @x locked, at the ring's end: wait until no
+ * more requests are in flight here than were when recorded */
+void rpl_uring_drain(struct rpl_ctx *c, struct rpl_op *op, struct rpl_actx *x);
 
 /* helpers for handlers (ops_common.c) */
 int64_t rpl_skip(struct rpl_op *op, int why);

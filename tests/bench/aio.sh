@@ -86,17 +86,19 @@ fio_job() {	# dir engine depth: its I/O time (fio's job_runtime), ns
 		--direct=1 --ioengine="$2" --iodepth="$3" --randrepeat=1 --output-format=json |
 		python3 -c 'import json, sys; print(json.load(sys.stdin)["jobs"][0]["job_runtime"] * 1000000)'
 }
-# io_of PROFILE - from the first async call's entry to the last one's exit, ns
+# io_of PROFILE - from the first async call's entry to the last one's exit
+# or the last completion reaped, if later (at the ring's close), ns
 io_of() {
 	"$IOTAPE" dump "$1" | awk '$3 ~ /^io_(setup|submit|getevents|pgetevents|uring_setup|uring_enter)\(/ {
 		if (first == "") first = $2
-		d = $NF; gsub(/[<>]/, "", d); last = $2 + d }
+		d = $NF; gsub(/[<>]/, "", d); if ($2 + d > last) last = $2 + d }
+		($3 == "io_uring" || $3 == "aio") && $4 == "complete" && $2 > last { last = $2 }
 		END { if (first != "") printf "%.0f\n", (last - first) * 1e9 }'
 }
 echo
 echo "fio randwrite, $SIZE in 4 KiB, O_DIRECT: native vs replay (original timing), median of $REPS2 alternating runs"
 echo "  whole: fio's process from exec to exit vs the replay's elapsed; I/O: fio's job_runtime vs"
-echo "  the replay's first to last async call; +-: (max - min) / median of the runs"
+echo "  the replay's first async call to the last call or completion; +-: (max - min) / median"
 printf '  %-6s %-9s %5s %13s %13s %8s %13s %13s %8s  %s\n' fs engine depth "whole" "replay" "" "I/O" "replay" "" "async replayed"
 for fs in $FS; do
 	command -v "mkfs.$fs" >/dev/null || { echo "  $fs: mkfs.$fs missing, skipped"; continue; }
