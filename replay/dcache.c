@@ -146,7 +146,7 @@ int rpl_parent_fd(struct rpl_ctx *c, const struct rpl_op *op, struct rpl_name *n
 	name = path + (plen > 1 ? plen + 1 : plen);
 	len -= (size_t)(name - path);
 	if (len == 0 || len >= sizeof(n->name) || memchr(name, '/', len) ||
-	    strcmp(name, ".") == 0 || strcmp(name, "..") == 0)
+	    rpl_dot_name(name))
 		return -1;
 	memcpy(n->name, name, len + 1);
 	n->dirfd = e.live;
@@ -219,11 +219,12 @@ static int below_cached(struct rpl_dcache *d, const char *path, size_t plen,
 	return fd >= 0 ? fd : -1;
 }
 
-int rpl_parent_at(struct rpl_ctx *c, const char *path, struct rpl_name *n)
+/* rpl_parent_at() of @path, @len bytes long */
+static int parent_at_len(struct rpl_ctx *c, const char *path, size_t len, struct rpl_name *n)
 {
 	struct rpl_dcache *d = c->t->dcache;
 	struct dc_gens gen = dc_now(c->p);
-	size_t len = strlen(path), end, start, plen;
+	size_t end, start, plen;
 	struct dc_entry *e;
 	uint64_t h;
 	int err, plain = 0;
@@ -236,7 +237,7 @@ int rpl_parent_at(struct rpl_ctx *c, const char *path, struct rpl_name *n)
 		return rpl_parent(c->p->root_fd, path, n);
 	memcpy(n->name, path + start, end - start);
 	n->name[end - start] = 0;
-	if (strcmp(n->name, ".") == 0 || strcmp(n->name, "..") == 0)
+	if (rpl_dot_name(n->name))
 		return -EINVAL;
 	h = iot_hash(path, plen, 3);
 	e = &d->e[h & (d->n - 1)];
@@ -256,6 +257,11 @@ int rpl_parent_at(struct rpl_ctx *c, const char *path, struct rpl_name *n)
 	if (dc_put(e, path, plen, h, gen, plain, n->dirfd) == 0)
 		n->owned = 0;
 	return 0;
+}
+
+int rpl_parent_at(struct rpl_ctx *c, const char *path, struct rpl_name *n)
+{
+	return parent_at_len(c, path, strlen(path), n);
 }
 
 /*
@@ -307,7 +313,7 @@ int rpl_open_at(struct rpl_ctx *c, const char *path, int flags, mode_t mode)
 
 	if (len < 2 || path[0] != '/' || path[len - 1] == '/')
 		return rpl_resolve(c->p->root_fd, path, flags, mode);
-	if (rpl_parent_at(c, path, &n) != 0)
+	if (parent_at_len(c, path, len, &n) != 0)
 		return rpl_resolve(c->p->root_fd, path, flags, mode);
 	fd = rpl_open_name(n.dirfd, n.name, flags, mode);
 	rpl_name_done(&n);

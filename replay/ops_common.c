@@ -5,6 +5,7 @@
  * descriptor of no file made again under its recorded number.
  */
 #include <pthread.h>
+#include <stdatomic.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
@@ -14,6 +15,7 @@
 
 static pthread_once_t wbuf_once = PTHREAD_ONCE_INIT;
 static char *write_buf;
+static char *_Atomic wbuf_made;
 
 static void init_wbuf(void)
 {
@@ -27,12 +29,36 @@ static void init_wbuf(void)
 		x ^= x << 17;
 		memcpy(write_buf + i, &x, 8);
 	}
+	atomic_store_explicit(&wbuf_made, write_buf, memory_order_release);
 }
 
 const char *rpl_wbuf(void)
 {
+	/* every write asks: once made, a load answers, not pthread_once() */
+	char *b = atomic_load_explicit(&wbuf_made, memory_order_acquire);
+
+	if (b)
+		return b;
 	pthread_once(&wbuf_once, init_wbuf);
 	return write_buf;
+}
+
+void rpl_proc_fd(char *buf, int fd)
+{
+	static const char pre[] = "/proc/thread-self/fd/";
+	char d[12];
+	unsigned int v = fd < 0 ? 0 : (unsigned int)fd;
+	int n = 0;
+
+	do {
+		d[n++] = (char)('0' + v % 10);
+		v /= 10;
+	} while (v);
+	memcpy(buf, pre, sizeof(pre) - 1);
+	buf += sizeof(pre) - 1;
+	while (n)
+		*buf++ = d[--n];
+	*buf = 0;
 }
 
 const char *rpl_wbuf_of(const struct rpl_op *op)

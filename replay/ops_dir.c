@@ -164,7 +164,7 @@ static int64_t h_link(struct rpl_ctx *c, struct rpl_op *op)
 			rpl_name_done(&b);
 			return fd;
 		}
-		snprintf(proc, sizeof(proc), "/proc/thread-self/fd/%d", fd);
+		rpl_proc_fd(proc, fd);
 		r = ret_of(linkat(AT_FDCWD, proc, b.dirfd, b.name, AT_SYMLINK_FOLLOW));
 		close(fd);
 	} else {

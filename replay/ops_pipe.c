@@ -64,9 +64,13 @@ static int is_stream(int fd)
 
 int rpl_pipe_nothing(const struct rpl_op *op)
 {
-	const struct iot_syscall *sc = iot_syscall_by_nr(op->ev.nr);
+	const struct iot_syscall *sc;
 
-	return sc && (sc->flags & IOT_SCF_COUNT) && op->ev.ret == -EAGAIN;
+	/* every read and write asks: the result rules most out */
+	if (op->ev.ret != -EAGAIN)
+		return 0;
+	sc = iot_syscall_by_nr(op->ev.nr);
+	return sc && (sc->flags & IOT_SCF_COUNT);
 }
 
 ptrdiff_t rpl_pipe_fit(const int64_t *w_end, size_t first, size_t cur, int64_t from)
@@ -122,7 +126,7 @@ static int64_t wait_eof(struct rpl_ctx *c, struct rpl_op *op, int fd, int64_t r)
 int64_t rpl_pipe_rest(struct rpl_ctx *c, struct rpl_op *op, int fd, int64_t r, int wr)
 {
 	int64_t want = op->ev.ret, done = r > 0 ? r : 0, deadline = 0;
-	struct pollfd pfd = { .fd = fd, .events = wr ? POLLOUT : POLLIN };
+	struct pollfd pfd;
 
 	if (want == 0 && !wr && r == -EAGAIN && is_stream(fd))
 		return wait_eof(c, op, fd, r);
@@ -130,6 +134,7 @@ int64_t rpl_pipe_rest(struct rpl_ctx *c, struct rpl_op *op, int fd, int64_t r, i
 		return r;
 	if (!is_stream(fd))
 		return r;
+	pfd = (struct pollfd){ .fd = fd, .events = wr ? POLLOUT : POLLIN };
 	while (done < want && !atomic_load(&rpl_stop_sig)) {
 		int64_t n = want - done < RPL_SCRATCH ? want - done : RPL_SCRATCH, now;
 

@@ -186,7 +186,7 @@ static int64_t h_xattr(struct rpl_ctx *c, struct rpl_op *op)
 			value = c->scratch;
 	}
 	if (!byfd)
-		snprintf(proc, sizeof(proc), "/proc/thread-self/fd/%d", fd);
+		rpl_proc_fd(proc, fd);
 	switch (nr) {
 	case SYS_fsetxattr:
 		r = ret_of(fsetxattr(fd, name, value, (size_t)size, (int)a[4]));

@@ -30,7 +30,7 @@
 #include "engine.h"
 #include "rpl.h"
 
-#define OUT_BLOCK 512		/* outcomes a thread writes at once (12 KiB) */
+#define OUT_BLOCK RPL_OUT_BLOCK
 #define OUT_READ 64		/* ... and the merge reads of a thread at once */
 
 /* 1 if @dir is the replay's root or under it (both resolved), or either
@@ -141,7 +141,7 @@ out:
 	t->out_fill = 0;
 }
 
-void rpl_outcome_add(struct rpl_plan *p, struct rpl_thread *t, int64_t enter, int64_t exit,
+void rpl_outcome_put(struct rpl_plan *p, struct rpl_thread *t, int64_t enter, int64_t exit,
 		     int64_t ret)
 {
 	if (enter > 0 && !t->first_ns)

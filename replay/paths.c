@@ -47,8 +47,7 @@ static int openat2_in_root(int root_fd, const char *path, int flags, mode_t mode
 
 int rpl_open_name(int dirfd, const char *name, int flags, mode_t mode)
 {
-	if (!*name || strchr(name, '/') || strcmp(name, ".") == 0 ||
-	    strcmp(name, "..") == 0)
+	if (!*name || rpl_dot_name(name) || strchr(name, '/'))
 		return -EINVAL;
 	return openat2_how(dirfd, name, flags, mode,
 			   RESOLVE_BENEATH | RESOLVE_NO_SYMLINKS | RESOLVE_NO_MAGICLINKS);
@@ -84,7 +83,7 @@ long rpl_split_name(const char *path, size_t len, struct rpl_name *n)
 		return -ENAMETOOLONG;
 	memcpy(n->name, path + start, end - start);
 	n->name[end - start] = 0;
-	if (strcmp(n->name, ".") == 0 || strcmp(n->name, "..") == 0)
+	if (rpl_dot_name(n->name))
 		return -EINVAL;
 	return (long)start;
 }

@@ -116,6 +116,13 @@ int rpl_resolve(int root_fd, const char *path, int flags, mode_t mode);
  *  @return : a descriptor or -errno. */
 int rpl_open_name(int dirfd, const char *name, int flags, mode_t mode);
 
+/* Is @name "." or ".."?  (Two strcmp() calls on every name a replayed
+ * call opens or removes, inline here.) */
+static inline int rpl_dot_name(const char *name)
+{
+	return name[0] == '.' && (name[1] == 0 || (name[1] == '.' && name[2] == 0));
+}
+
 /* A name inside a confined parent directory. */
 struct rpl_name {
 	int dirfd;			/* O_PATH|O_DIRECTORY */
@@ -867,6 +874,9 @@ int rpl_live_fd_cloned(struct rpl_ctx *c, struct rpl_op *op, int64_t fd, int *cl
 const char *rpl_op_path(struct rpl_ctx *c, struct rpl_op *op, const char *path);
 /* Deterministic, incompressible bytes for writes (RPL_SCRATCH long). */
 const char *rpl_wbuf(void);
+/* "/proc/thread-self/fd/@fd" into @buf (32 bytes at least): a path
+ * naming a descriptor, without snprintf() (~700 instructions) */
+void rpl_proc_fd(char *buf, int fd);
 /* What @op's write writes: zeros where the program wrote zeros
  * (IOT_EV_ZERO), else rpl_wbuf(); RPL_SCRATCH long. */
 const char *rpl_wbuf_of(const struct rpl_op *op);
@@ -1017,8 +1027,22 @@ int rpl_tally(struct rpl_plan *p, struct rpl_result *res);
  * rpl_outcome_at() one of them. */
 struct rpl_outs;
 int rpl_outcome_open(struct rpl_plan *p);
-void rpl_outcome_add(struct rpl_plan *p, struct rpl_thread *t, int64_t enter, int64_t exit,
+#define RPL_OUT_BLOCK 512	/* outcomes a thread writes at once (12 KiB) */
+void rpl_outcome_put(struct rpl_plan *p, struct rpl_thread *t, int64_t enter, int64_t exit,
 		     int64_t ret);
+/* Inline: the one call the replay makes for every op.  What is not a
+ * plain store in a block in hand (the first call, the block's first
+ * outcome, its last, which writes it) is rpl_outcome_put()'s. */
+static inline void rpl_outcome_add(struct rpl_plan *p, struct rpl_thread *t, int64_t enter,
+				   int64_t exit, int64_t ret)
+{
+	if (t->first_ns && t->out_buf && t->out_fill + 1 < RPL_OUT_BLOCK) {
+		t->out_buf[t->out_fill++] = (struct rpl_outcome){ enter, exit, ret };
+		t->n_out++;
+		return;
+	}
+	rpl_outcome_put(p, t, enter, exit, ret);
+}
 void rpl_outcome_end(struct rpl_plan *p, struct rpl_thread *t);
 void rpl_outcome_free(struct rpl_plan *p);
 int rpl_outs_open(struct rpl_plan *p, int by_time, struct rpl_outs **m);
