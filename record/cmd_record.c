@@ -138,6 +138,7 @@ static void on_forward(int sig, siginfo_t *si, void *uc)
 #define PATH_SET_MB_MAX (1 << 20)
 #define DATA_MAX_DEF	(1ull << 20)
 #define DATA_TOTAL_DEF	(1ull << 30)
+#define REC_ZSTD_LEVEL	3
 
 /* "4096", "64K", "1M", "2G" into *@v within [@min, @max].
  * @return : 0, or -1 if it is not such a size */
@@ -650,6 +651,11 @@ int cmd_record(int argc, char **argv)
 	wo.flush_ms = o.flush_ms;
 	wo.flush_events = o.flush_events > 0 ? (uint32_t)o.flush_events : 0;
 	wo.background = 1;
+	/* zstd -3, not the library's -5: the writer thread's CPU is taken
+	 * from the program recorded.  The 49 frames of a 191,489-event bpf
+	 * recording: 154 M instructions instead of 416 M (2,170 -> 800 an
+	 * event), 1,635,346 bytes instead of 1,598,593 (+2.3%) */
+	wo.level = REC_ZSTD_LEVEL;
 	/* the writer thread inherits this mask: the recorder's signals must
 	 * interrupt the tracer's waitpid, never the writer's write */
 	sigemptyset(&block);
