@@ -439,7 +439,8 @@ int rec_decode_entry(struct rec_ctx *c, struct rec_task *t, int nr,
 	if (has_path && ev->path && !empty) {
 		int pi = iot_syscall_arg(sc, IOT_ARG_PATH);
 
-		if (strncmp(ev->path, PHASE_PREFIX, sizeof(PHASE_PREFIX) - 1) == 0)
+		if (ev->path[0] == '/' && ev->path[1] == 'd' &&
+		    strncmp(ev->path, PHASE_PREFIX, sizeof(PHASE_PREFIX) - 1) == 0)
 			phase_mark(c, t, ev->path);
 		rec_path_state(c, ev->path, ev->path_len,
 			       t->view && pi >= 0 ? t->view->pre[pi] : NULL);

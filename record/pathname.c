@@ -92,7 +92,9 @@ int rec_path_magic(struct rec_ctx *c, struct rec_task *t, char **pp, uint32_t *l
 	long fd;
 	uint32_t n;
 
-	if (strncmp(p, "/proc/", 6) != 0)
+	/* every path of every call comes here: the first bytes tell most
+	 * apart without a call of libc's strncmp() */
+	if (p[0] != '/' || p[1] != 'p' || strncmp(p, "/proc/", 6) != 0)
 		return 0;
 	q = p + 6;
 	if (strncmp(q, "self/", 5) == 0) {
@@ -131,6 +133,8 @@ int rec_path_magic(struct rec_ctx *c, struct rec_task *t, char **pp, uint32_t *l
 /* Pseudo filesystems are neither snapshot nor replayed. */
 int rec_path_skipped(const char *p)
 {
+	if (p[0] != '/' || (p[1] != 'p' && p[1] != 's' && p[1] != 'd'))
+		return 0;
 	return strncmp(p, "/proc", 5) == 0 && (p[5] == '/' || !p[5]) ? 1 :
 	       strncmp(p, "/sys", 4) == 0 && (p[4] == '/' || !p[4]) ? 1 :
 	       strncmp(p, "/dev", 4) == 0 && (p[4] == '/' || !p[4]) ? 1 : 0;
