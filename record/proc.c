@@ -170,23 +170,32 @@ struct rec_task *rec_task_new(struct rec_ctx *c, pid_t tid)
 	return t;
 }
 
+/* FDTAB_COPY_MIN slots at least, and up to the highest open one: a
+ * copy of all the parent's (64 at least, 1 KiB) was a large request to
+ * malloc, which first merges every small free chunk (malloc_consolidate):
+ * ~4 % of the bpf recorder's CPU in a run of short programs, at each
+ * fork.  rec_fd_set() grows the table as before. */
+#define FDTAB_COPY_MIN 16
+
 static struct rec_fdtab *fdtab_copy(const struct rec_fdtab *src)
 {
 	struct rec_fdtab *ft = calloc(1, sizeof(*ft));
-	int i;
+	int i, n;
 
 	if (!ft)
 		return NULL;
 	ft->refs = 1;
 	if (!src || src->n == 0)
 		return ft;
-	ft->fd = calloc((size_t)src->n, sizeof(*ft->fd));
+	for (n = src->n; n > FDTAB_COPY_MIN && !src->fd[n - 1].path; n--)
+		;
+	ft->fd = calloc((size_t)n, sizeof(*ft->fd));
 	if (!ft->fd) {
 		free(ft);
 		return NULL;
 	}
-	ft->n = src->n;
-	for (i = 0; i < src->n; i++) {
+	ft->n = n;
+	for (i = 0; i < n; i++) {
 		if (!src->fd[i].path)
 			continue;
 		ft->fd[i] = src->fd[i];
