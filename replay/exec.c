@@ -185,16 +185,13 @@ static int64_t gap_sleep(const struct rpl_plan *p, const struct rpl_op *op)
 	return rpl_timed_ns(p->o, sl);
 }
 
-/* The numbers of the waits (IOT_CLASS_WAIT), each op's class known
- * without a lookup in the syscall table: filled by rpl_execute(). */
-static uint8_t wait_nr[RPL_MAX_NR];
-
 /* A poll, select, epoll_wait or sleep that returned for an event or a
  * signal: not slept, its wait left to the ordering (ops_wait.c). */
 static int left_to_order(const struct rpl_op *op)
 {
-	return op->ev.nr >= 0 && op->ev.nr < RPL_MAX_NR && wait_nr[op->ev.nr] && !op->skip &&
-	       rpl_wait_sleep_ns(&op->ev) < 0;
+	const struct iot_syscall *sc = iot_syscall_by_nr(op->ev.nr);
+
+	return sc && sc->cls == IOT_CLASS_WAIT && !op->skip && rpl_wait_sleep_ns(&op->ev) < 0;
 }
 
 static void thread_done(struct rpl_ctx *c)
@@ -694,11 +691,6 @@ int rpl_execute(struct rpl_plan *p, struct rpl_result *res)
 	int64_t watched;
 
 	raise_nofile();
-	for (i = 0; i < RPL_MAX_NR; i++) {
-		const struct iot_syscall *sc = iot_syscall_by_nr((int)i);
-
-		wait_nr[i] = sc && sc->cls == IOT_CLASS_WAIT;
-	}
 	pthread_mutex_init(&p->spawn_lock, NULL);
 	pthread_mutex_init(&p->aio_lock, NULL);
 	rpl_handler_for(0);

@@ -281,7 +281,7 @@ int rpl_plan_think(struct rpl_plan *p)
 			th -= rpl_op_pre(p, op);
 			/* held by the bpf guard: what its stop and the BPF
 			 * programs cost besides the hold */
-			if (held_op(p, op) && prev && !first && !rpl_op_stopped(prev) &&
+			if (fast_gap(p, op, prev, first, 1) &&
 			    op->ev.nr >= 0 && op->ev.nr < FAST_NR_MAX && held_nr[op->ev.nr] > 0)
 				th -= held_nr[op->ev.nr];
 		} else if (p->o->timing != RPL_TIMING_RAW && prev && !rpl_op_stopped(prev) &&
