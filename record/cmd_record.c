@@ -116,6 +116,24 @@ static void restore_handlers(void)
 	}
 }
 
+/* the stop signal that arrived while they were held, or 0; an ignored
+ * one (a background job's SIGINT) does not count */
+static int stop_pending(void)
+{
+	static const int stops[] = { SIGINT, SIGTERM, SIGHUP, SIGQUIT };
+	struct sigaction cur;
+	sigset_t p;
+	size_t i;
+
+	if (sigpending(&p) < 0)
+		return 0;
+	for (i = 0; i < sizeof(stops) / sizeof(stops[0]); i++)
+		if (sigismember(&p, stops[i]) && sigaction(stops[i], NULL, &cur) == 0 &&
+		    cur.sa_handler != SIG_IGN)
+			return stops[i];
+	return 0;
+}
+
 static void on_signal(int sig)
 {
 	rec_request_stop(sig);
@@ -563,6 +581,19 @@ int cmd_record(int argc, char **argv)
 		return r > 0 ? IOT_EXIT_OK : IOT_EXIT_USAGE;
 	if (o.attach_pid && attach_check(o.attach_pid) < 0)
 		return IOT_EXIT_FAIL;
+	/* Held from here until the program runs (or the recording is
+	 * given up): a ^C while the BPF programs load or the stops are
+	 * calibrated must not kill the recorder with a half-made trace file.
+	 * The writer thread inherits this mask too: the recorder's signals
+	 * must interrupt the tracer's waitpid, never the writer's write. */
+	sigemptyset(&block);
+	sigaddset(&block, SIGINT);
+	sigaddset(&block, SIGTERM);
+	sigaddset(&block, SIGHUP);
+	sigaddset(&block, SIGQUIT);
+	sigaddset(&block, SIGALRM);
+	sigaddset(&block, SIGCHLD);
+	pthread_sigmask(SIG_BLOCK, &block, &old);
 	memset(&h, 0, sizeof(h));
 	fd = rec_out_open(&ro, o.out);
 	if (fd < 0) {
@@ -656,16 +687,15 @@ int cmd_record(int argc, char **argv)
 	 * recording: 154 M instructions instead of 416 M (2,170 -> 800 an
 	 * event), 1,635,346 bytes instead of 1,598,593 (+2.3%) */
 	wo.level = REC_ZSTD_LEVEL;
-	/* the writer thread inherits this mask: the recorder's signals must
-	 * interrupt the tracer's waitpid, never the writer's write */
-	sigemptyset(&block);
-	sigaddset(&block, SIGINT);
-	sigaddset(&block, SIGTERM);
-	sigaddset(&block, SIGHUP);
-	sigaddset(&block, SIGQUIT);
-	sigaddset(&block, SIGALRM);
-	sigaddset(&block, SIGCHLD);
-	pthread_sigmask(SIG_BLOCK, &block, &old);
+	/* a stop asked for while the recorder was getting ready: no program
+	 * is started for it */
+	r = stop_pending();
+	if (r) {
+		cli_err(CMD, "interrupted by SIG%s before the program started; nothing "
+			"recorded, no trace written", sigabbrev_np(r));
+		ret = 128 + r;
+		goto out;
+	}
 	/* the writer's from here, closed by it if it fails */
 	trace_fd = fd;
 	fd = -1;

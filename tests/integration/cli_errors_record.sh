@@ -175,6 +175,35 @@ if "$IOTAPE" record -q -o /dev/null -- true 2>/dev/null; then
 		ok "Ctrl-C: the summary says so" ||
 		bad "Ctrl-C: no line saying so: $(cat err)"
 	rm -f s.iotape i.iotape
+	# Ctrl-C while the recorder gets ready (BPF programs loading, stops
+	# calibrated: tens of ms), at 20 moments from its start on: each
+	# ends saying so with 130 and no file, or records (or, killed before
+	# its main() ran, leaves nothing); never a half-made trace file left
+	# in the directory
+	mkdir early
+	early_bad=0
+	for i in $(seq 0 19); do
+		setsid env --default-signal=INT "$IOTAPE" record -o early/e.iotape -- true 2>err &
+		rp=$!; pids+=("$rp")
+		sleep "0.00$((i / 2))$((i % 2 * 5))"
+		kill -INT -- -"$rp" 2>/dev/null
+		rc=0; wait "$rp" || rc=$?
+		if grep -q '^iotape: record: interrupted by SIGINT before the program started; nothing recorded, no trace written$' err; then
+			[ "$rc" = 130 ] || { bad "Ctrl-C at start-up ($i): exit $rc, want 130"; early_bad=1; }
+			[ -z "$(ls -A early)" ] || { bad "Ctrl-C at start-up ($i): left $(ls -A early)"; early_bad=1; }
+		elif [ "$rc" = 130 ] && [ ! -s err ] && [ -z "$(ls -A early)" ]; then
+			:	# killed before it had made anything
+		elif [ -s early/e.iotape ] && "$IOTAPE" check -q early/e.iotape 2>/dev/null &&
+			[ "$(ls -A early)" = e.iotape ] && { [ "$rc" = 0 ] || [ "$rc" = 130 ]; }; then
+			:
+		else
+			bad "Ctrl-C at start-up ($i): exit $rc, files '$(ls -A early)', stderr: $(cat err)"
+			early_bad=1
+		fi
+		rm -f early/* early/.[!.]*
+	done
+	rmdir early
+	[ $early_bad = 1 ] || ok "Ctrl-C at start-up: 20 moments, each said or recorded"
 else
 	not_run+=("the signal checks (ptrace is not permitted here)")
 fi
