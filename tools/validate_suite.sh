@@ -30,7 +30,32 @@ SUITE=$PWD/tests/validate
 OUT=${OUT:-$(mktemp -d /var/tmp/iotape-suite-out.XXXXXX)}
 mkdir -p "$OUT"
 IN=$(mktemp -d /var/tmp/iotape-suite-in.XXXXXX)
-trap 'rm -rf "$IN"' EXIT
+
+# Two things of this kind of VM make run times wander by tens of percent
+# within minutes, whatever the workload: free page reporting (memory the
+# guest frees goes back to the host, and its next use faults there) and a
+# DAMON scheme that pages out memory it finds cold (here it kept the page
+# cache at 50-80 MB, programs' own pages among what it pushed out).  Both
+# are stopped for the suite and put back as they were when it ends.
+PR=/sys/module/page_reporting/parameters/page_reporting_order
+pr_old= damon_on=
+restore_machine() {
+	[ -z "$pr_old" ] || echo "$pr_old" >$PR
+	for k in $damon_on; do echo on >"$k/state" 2>/dev/null || echo "validate-suite: could not restart $k" >&2; done
+	[ -z "$pr_old$damon_on" ] || echo "validate-suite: free page reporting and DAMON put back as they were"
+}
+if [ -w $PR ] && [ "$(cat $PR)" -le 10 ] 2>/dev/null; then
+	pr_old=$(cat $PR)
+	echo 11 >$PR		# above the largest order: nothing is reported
+	echo "validate-suite: free page reporting to the host stopped until the end (was order $pr_old)"
+fi
+for k in /sys/kernel/mm/damon/admin/kdamonds/*; do
+	[ -w "$k/state" ] && [ "$(cat "$k/state")" = on ] || continue
+	grep -qx pageout "$k"/contexts/*/schemes/*/action 2>/dev/null || continue
+	echo off >"$k/state" && damon_on="$damon_on $k" &&
+		echo "validate-suite: DAMON ${k##*/} (a pageout scheme) stopped until the end"
+done
+trap 'rm -rf "$IN"; restore_machine' EXIT
 trap 'exit 130' INT TERM
 
 # workload and the filesystem it is recorded on: ext4 mostly, and tmpfs
