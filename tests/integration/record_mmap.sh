@@ -24,7 +24,10 @@
 #    file, and no pages go into the trace under a name no file has;
 # 3. sqlite3 with PRAGMA mmap_size and WAL, and a local git clone
 #    (--no-hardlinks): their pages are recorded (MapPages records) and a
-#    replay of each ends with 0 mismatches and every record replayed.
+#    replay of each ends with 0 mismatches and every record replayed;
+#    recorded again with --no-fastpath, each syscall is called as many
+#    times (errors too) and the same pages of the same files are recorded
+#    as read.
 # 2c, 2d and 3 run with --backend bpf too where it loads (its pages come
 # from page faults; record_bpf_mmap.sh has its own cold-cache and shared
 # writes tests).
@@ -191,5 +194,31 @@ for w in sqlite git $([ -n "$BPF" ] && echo sqlite.bpf git.bpf); do
 	grep -q "mapped pages .* (\([0-9]*\) of \1 records" $w.replay ||
 		fail "$w: not every record of pages replayed: $(grep mapped $w.replay)"
 	echo "$w: $n records of mapped pages, replayed with 0 mismatches"
+done
+# the same two recorded with --no-fastpath: the same calls, each syscall
+# as many times, and the same pages of the same files
+counts() {
+	"$IOTAPE" report --by syscall "$1" | awk 'f && NF > 2 { print $1, $2, $3 } /^Syscalls/ { f = 1 }' | sort
+	# pages written are left out: those the kernel writes back before the
+	# munmap are clean by then (mmap.c), whichever way it was recorded;
+	# and pages read of files not the workload's own (locale files): the
+	# kernel's fault-around maps the neighbours of a touched page that
+	# happen to be in the page cache
+	"$IOTAPE" dump "$1" | grep -o 'mmap pages ".*' | sed "s/, written .*//; \|\"$d/|!s/: read .*//; s|$d/||g" |
+		sort
+}
+for w in sqlite git; do
+	rm -rf "$d/db" "$d/db-wal" "$d/db-shm" "$d/dst"
+	case $w in
+	sqlite) "$IOTAPE" record -q --no-fastpath -o $w.nofp.iotape -- sqlite3 "$d/db" <s.sql >/dev/null 2>$w.err ;;
+	git) "$IOTAPE" record -q --no-fastpath -o $w.nofp.iotape -- git clone -q --no-hardlinks "$d/src" \
+		"$d/dst" 2>$w.err ;;
+	esac || fail "$w --no-fastpath: record failed: $(cat $w.err)"
+	grep -q "fastpath on" <("$IOTAPE" dump $w.iotape | head -20) ||
+		fail "$w: the first recording did not use the fast path"
+	counts $w.iotape >$w.fast.counts
+	counts $w.nofp.iotape >$w.nofp.counts
+	diff -u $w.fast.counts $w.nofp.counts || fail "$w: fast path and --no-fastpath recorded different calls or pages"
+	echo "$w: fast path and --no-fastpath: $(grep -c . $w.fast.counts) lines of counts and pages the same"
 done
 exit 0
