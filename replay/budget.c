@@ -149,6 +149,7 @@ struct cpu_use {
 	double sum;		/* its think times */
 	double pre;		/* the fast path's own work before its calls */
 	double in_calls;	/* its recorded calls' CPU time (call_cpu()) */
+	double rec;		/* the recorder's, taken off its gaps by think.c */
 	uint32_t calls;		/* its stopped calls */
 	uint32_t starts;	/* its programs started (successful execs) */
 };
@@ -328,7 +329,7 @@ static double budget_of(const struct cpu_use *u, uint32_t ut, uint32_t st, doubl
 	double us = (double)ut + (double)st, kern, budget;
 
 	if (!exact) {
-		budget = us * 1000.0 - per_call * u->calls - per_start * u->starts;
+		budget = us * 1000.0 - per_call * u->calls - per_start * u->starts - u->rec;
 		if (budget < us * 250.0)
 			budget = us * 250.0;
 		return budget + RPL_TICK_NS / 2;
@@ -342,7 +343,7 @@ static double budget_of(const struct cpu_use *u, uint32_t ut, uint32_t st, doubl
 		kern -= u->in_calls;
 	else if (kern > 0)
 		kern = kern > u->in_calls ? kern - u->in_calls : 0;
-	budget = (double)ut * 1000.0 + kern - u->pre - per_start * u->starts;
+	budget = (double)ut * 1000.0 + kern - u->pre - per_start * u->starts - u->rec;
 	if (budget < (double)ut * 250.0)
 		budget = (double)ut * 250.0;
 	return budget;
@@ -359,7 +360,7 @@ static double budget_of(const struct cpu_use *u, uint32_t ut, uint32_t st, doubl
  * reads the workers' results (0.11 s of gaps, 70 ms of CPU) to 0.06 of
  * them with the budget of the process; its own allows 0.6.
  */
-int rpl_think_budget(struct rpl_plan *p)
+int rpl_think_budget(struct rpl_plan *p, const double *rec_cpu)
 {
 	struct cpu_use *th = calloc(p->n_threads + 1, sizeof(*th));
 	struct cpu_use *pc = calloc(p->n_procs + 1, sizeof(*pc));
@@ -392,6 +393,10 @@ int rpl_think_budget(struct rpl_plan *p)
 			else if (op->ev.flags & IOT_EV_FASTPATH)
 				u[k]->pre += (double)rpl_op_pre(p, op);
 		}
+	}
+	for (i = 0; rec_cpu && i < p->n_threads; i++) {
+		th[i].rec = rec_cpu[i];
+		pc[p->threads[i].proc].rec += rec_cpu[i];
 	}
 	/* each thread's factor once, not a look-up per op (1: not cut) */
 	for (i = 0; i < p->n_threads; i++) {

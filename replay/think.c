@@ -143,6 +143,19 @@ static uint32_t rec_slept(const struct rpl_plan *p, const struct rpl_op *op)
  * percentiles were 3.2 us (unlink) and 3.7 us (openat with O_TRUNC), the
  * unheld openat's 2.3 us; without this floor its held gaps kept 0.33 s
  * of its 0.73 s of think time, 0.16 s of it the recorder's.
+ *
+ * The BPF programs run in the recorded thread, in the kernel, so what
+ * the floors take off a bpf recording's gaps was CPU time of the
+ * thread's, in the system time of its EXIT record, which bounds its
+ * think time (budget.c): the budget loses what the floors took too
+ * (rec_cpu, per thread; no more than each gap held).  Left in it, the
+ * budget let a thread the machine kept off the CPU in its gaps (their
+ * wall time longer than its computing) spin the programs' cost as think
+ * time: 200,000 fstat() in a loop (0.45 us of CPU a call natively, 1.4
+ * recorded, the floor 0.50 us) planned 115 ms of think time, 15 ms with
+ * it taken off, where the loop's user time is 7-14 ms.  A fast-path
+ * event's floor is left in the budget: such a trace's calls carry their
+ * library's time (pre_ns), which the budget takes off itself.
  */
 #define FAST_MIN_SAMPLES 50
 #define FAST_NR_MAX 512
@@ -238,6 +251,13 @@ static void count_forks_only(struct rpl_plan *p)
 	free(execs);
 }
 
+/* What @floor takes off a gap that is @th long: the recorder's CPU time
+ * in it, which no gap held more of than its own length. */
+static int64_t floor_taken(int64_t th, int64_t floor)
+{
+	return th <= 0 ? 0 : th < floor ? th : floor;
+}
+
 int rpl_plan_think(struct rpl_plan *p)
 {
 	struct rpl_smallest g = { 0 };
@@ -245,9 +265,10 @@ int rpl_plan_think(struct rpl_plan *p)
 	const struct rpl_thread *t;
 	const struct rpl_op *prev;
 	struct rpl_op *op;
+	double *rec_cpu = NULL;
 	size_t n = 0;
 	uint32_t k;
-	int first;
+	int first, err;
 
 	FOR_EACH_OP(p, t, k, op, prev, first)
 		n += !first && rpl_op_stopped(prev) && rpl_op_stopped(op);
@@ -269,25 +290,35 @@ int rpl_plan_think(struct rpl_plan *p)
 	p->gap_cost_ns = cost;
 	if (p->o->timing != RPL_TIMING_RAW &&
 	    (fast_floors(p, 0, floor_nr, &p->fast_floor_ns) < 0 ||
-	     fast_floors(p, 1, held_nr, &p->held_floor_ns) < 0))
+	     fast_floors(p, 1, held_nr, &p->held_floor_ns) < 0 ||
+	     !(rec_cpu = calloc(p->n_threads + 1, sizeof(*rec_cpu)))))
 		return -ENOMEM;
 	FOR_EACH_OP(p, t, k, op, prev, first) {
-		int64_t th = op->think_ns, sl;
+		int64_t th = op->think_ns, sl, fl;
 
 		/* Logged in-process: the library's own work before the call,
 		 * measured (pre_ns, traces from this version on); else, fast
-		 * path on both sides, its floor. */
+		 * path on both sides, its floor.  A bpf call's floor is the
+		 * BPF programs' CPU time in the gap: the budget loses it too
+		 * (rec_cpu, above). */
 		if (p->o->timing != RPL_TIMING_RAW && !rpl_op_stopped(op) && rpl_op_pre(p, op)) {
 			th -= rpl_op_pre(p, op);
 			/* held by the bpf guard: what its stop and the BPF
 			 * programs cost besides the hold */
 			if (fast_gap(p, op, prev, first, 1) &&
-			    op->ev.nr >= 0 && op->ev.nr < FAST_NR_MAX && held_nr[op->ev.nr] > 0)
+			    op->ev.nr >= 0 && op->ev.nr < FAST_NR_MAX && held_nr[op->ev.nr] > 0) {
+				fl = floor_taken(th, held_nr[op->ev.nr]);
+				rec_cpu[t - p->threads] += (double)fl;
 				th -= held_nr[op->ev.nr];
+			}
 		} else if (p->o->timing != RPL_TIMING_RAW && prev && !rpl_op_stopped(prev) &&
 			 !rpl_op_stopped(op) && op->ev.nr >= 0 && op->ev.nr < FAST_NR_MAX &&
-			 floor_nr[op->ev.nr] > 0)
+			 floor_nr[op->ev.nr] > 0) {
+			fl = floor_taken(th, floor_nr[op->ev.nr]);
+			if (op->ev.flags & IOT_EV_BPF)
+				rec_cpu[t - p->threads] += (double)fl;
 			th -= floor_nr[op->ev.nr];
+		}
 
 		/* half before the gap (the exit stop), half after (the entry
 		 * stop): the whole cost between two stopped calls */
@@ -317,8 +348,11 @@ int rpl_plan_think(struct rpl_plan *p)
 	if (p->o->starts)
 		count_forks_only(p);
 	p->think_ns = p->think_cut_ns = 0;
-	if (p->o->timing != RPL_TIMING_RAW)
-		return rpl_think_budget(p);
+	if (p->o->timing != RPL_TIMING_RAW) {
+		err = rpl_think_budget(p, rec_cpu);
+		free(rec_cpu);
+		return err;
+	}
 	for (size_t i = 0; i < p->n_ops; i++)
 		p->think_ns += p->ops[i].think_ns;
 	return 0;

@@ -25,9 +25,10 @@ void rpl_smallest_add(struct rpl_smallest *s, int64_t x);
 int64_t rpl_smallest_top(const struct rpl_smallest *s);
 
 /*! rpl_think_budget() : scale each thread's think times down to fit the
- *  CPU time it used outside its calls, and sum them into p->think_ns and
- *  p->think_cut_ns (budget.c).  @return : 0 or -ENOMEM. */
-int rpl_think_budget(struct rpl_plan *p);
+ *  CPU time it used outside its calls, less @rec_cpu[thread] (NULL: 0),
+ *  the recorder's CPU time think.c took off its gaps, and sum them into
+ *  p->think_ns and p->think_cut_ns (budget.c).  @return : 0 or -ENOMEM. */
+int rpl_think_budget(struct rpl_plan *p, const double *rec_cpu);
 
 /* The tracer stopped the process around this call. */
 static inline int rpl_op_stopped(const struct rpl_op *op)

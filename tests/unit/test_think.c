@@ -718,6 +718,57 @@ static void test_bpf_held_floor(void **state)
 	tplan_free(&tp);
 }
 
+/* What think.c takes off a bpf recording's gaps as the BPF programs'
+ * cost (the floor of the unheld gaps, the held floor besides a hold) is
+ * CPU time of the thread's, in its recorded CPU time: the budget loses
+ * it too.  101 bpf reads, 1 us on a CPU each; 10 of the 100 gaps after
+ * the first 5 us (the floor), 90 of 100 us (the thread preempted in
+ * them): utime 1 ms, stime 2.101 ms, so 3 ms outside the calls, 0.5 ms
+ * of it the programs' (100 floors): the gaps are cut to 2.5 ms, not
+ * 3 ms.  The same where each call was held 50 us by the guard's stop
+ * (pre_ns, not CPU time), its gap that much longer. */
+static void test_bpf_floor_budget(void **state)
+{
+	enum { N = 101 };
+	static const struct iot_kv kv = { "record.stop_cpu_ns", "0" };
+	struct iot_header h = { .extra = &kv, .n_extra = 1 };
+	uint32_t cpu[N], pre[N];
+	int64_t gap[N];
+	uint32_t fl[N];
+	struct tplan tp;
+	int64_t sum;
+	size_t i;
+	int held;
+
+	(void)state;
+	for (held = 0; held < 2; held++) {
+		for (i = 0; i < N; i++) {
+			gap[i] = i == 0 ? 0 : i <= 10 ? 5000 : 100000;
+			pre[i] = held ? 50000 : 0;
+			gap[i] += pre[i];
+			fl[i] = IOT_EV_BPF;
+			cpu[i] = 1000;
+		}
+		tplan_init(&tp, N, gap, fl);
+		tp.p.cpu_ns = cpu;
+		tp.p.n_cpu = N;
+		if (held) {
+			tp.p.pre_ns = pre;
+			tp.p.n_pre = N;
+		}
+		for (i = 0; i < N; i++) {
+			tp.p.ops[i].ev.nr = SYS_read;
+			tp.p.ops[i].ev.t_enter = (int64_t)i * 200000;
+			tp.p.ops[i].ev.t_exit = tp.p.ops[i].ev.t_enter + 1000;
+		}
+		sum = tplan_think_sum(&tp, 1000000, 2101000, &h);
+		assert_int_equal(held ? tp.p.held_floor_ns : tp.p.fast_floor_ns, 5000);
+		assert_true(sum > 2500000 - 1000 && sum <= 2500000);
+		tp.p.pre_ns = NULL;
+		tplan_free(&tp);
+	}
+}
+
 /* A gap's sleep on a disk (slept_ns, the bpf backend's) comes out of
  * its think time and is not cut by the budget, which bounds computing:
  * the calls of test_budget_recorded_cpu (budget 3.5 ms), 90 of 1 ms
@@ -950,6 +1001,7 @@ int main(void)
 		cmocka_unit_test(test_gap_sleep),
 		cmocka_unit_test(test_pre_ns),
 		cmocka_unit_test(test_bpf_held_floor),
+		cmocka_unit_test(test_bpf_floor_budget),
 		cmocka_unit_test(test_sched_hides_overhead),
 		cmocka_unit_test(test_sched_repays_burst),
 		cmocka_unit_test(test_sched_slow_calls_count),
