@@ -255,6 +255,7 @@ void rpl_aio_tally(struct rpl_plan *p, struct rpl_result *res)
 	size_t i;
 
 	res->aio_rec_completions = p->aio_completes;
+	rpl_aio_depth(p, res);
 	for (i = 0; i < p->n_aio; i++) {
 		const struct rpl_aio *x = &p->aio[i];
 		unsigned dir;
@@ -597,7 +598,7 @@ static int64_t h_io_submit(struct rpl_ctx *c, struct rpl_op *op)
 	struct iocb *cbs = NULL, **ptrs = NULL;
 	struct iovec (*iov)[RPL_AIO_IOVS] = NULL;
 	uint32_t i, n = 0;
-	int64_t r;
+	int64_t r, now;
 
 	if (!x || !x->live)
 		return rpl_skip(op, RPL_SKIP_FD);
@@ -627,13 +628,17 @@ static int64_t h_io_submit(struct rpl_ctx *c, struct rpl_op *op)
 		goto out;
 	}
 	pthread_mutex_lock(&x->lock);
+	now = iot_now_ns();
 	r = ret_of(syscall(SYS_io_submit, x->live, (long)n, ptrs));
 	if (r > 0)
 		x->inflight += (uint32_t)r;
 	pthread_mutex_unlock(&x->lock);
-	for (i = 0; i < n; i++)
-		c->p->aio[cbs[i].aio_data].state = (int64_t)i < r ? RPL_AIO_SUBMITTED :
-			RPL_AIO_SKIPPED;
+	for (i = 0; i < n; i++) {
+		struct rpl_aio *ra = &c->p->aio[cbs[i].aio_data];
+
+		ra->state = (int64_t)i < r ? RPL_AIO_SUBMITTED : RPL_AIO_SKIPPED;
+		ra->r_s_ns = now;
+	}
 out:
 	free(cbs);
 	free(ptrs);

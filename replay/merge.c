@@ -307,6 +307,15 @@ void rpl_result_add(struct rpl_result *t, const struct rpl_result *r, int client
 	SUM(aio_completions);
 	SUM(aio_rbytes);
 	SUM(aio_wbytes);
+	SUM(aio_rec_area);
+	SUM(aio_rpl_area);
+	SUM(aio_rec_span_ns);
+	SUM(aio_rpl_span_ns);
+	SUM(aio_waits_rec);
+	SUM(aio_waits_rec_depth);
+	SUM(aio_waits_rpl);
+	SUM(aio_waits_rpl_depth);
+	SUM(aio_waits_below);
 	SUM(mp_records);
 	SUM(mp_rbytes);
 	SUM(mp_wbytes);

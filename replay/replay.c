@@ -298,6 +298,19 @@ static void print_aio(FILE *f, const struct rpl_result *r)
 	       (unsigned long long)r->aio_completions,
 	       (unsigned long long)r->aio_rec_completions,
 	       (unsigned long long)r->aio_mismatches);
+	if (r->aio_rec_span_ns > 0 && r->aio_rpl_span_ns > 0)
+		fprintf(f, "  in flight    %.2f requests recorded, %.2f replayed (mean from a ring's "
+			"first submission to its last)\n",
+			r->aio_rec_area / (double)r->aio_rec_span_ns,
+			r->aio_rpl_area / (double)r->aio_rpl_span_ns);
+	if (r->aio_waits_rec || r->aio_waits_rpl)
+		fprintf(f, "  in flight    at a wait for completions: %.2f recorded (%llu waits), "
+			"%.2f replayed (%llu waits, %llu to below the depth the recorded wait left)\n",
+			r->aio_waits_rec ? (double)r->aio_waits_rec_depth / (double)r->aio_waits_rec : 0,
+			(unsigned long long)r->aio_waits_rec,
+			r->aio_waits_rpl ? (double)r->aio_waits_rpl_depth / (double)r->aio_waits_rpl : 0,
+			(unsigned long long)r->aio_waits_rpl,
+			(unsigned long long)r->aio_waits_below);
 	if (!r->aio_skipped)
 		return;
 	fprintf(f, "  async I/O    %llu requests not replayed (opcodes:",

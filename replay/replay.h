@@ -125,6 +125,15 @@ struct rpl_result {
 	uint64_t aio_skip_ops, uring_skip_ops;
 	uint64_t aio_rec_completions, aio_completions;
 	uint64_t aio_rbytes, aio_wbytes;
+	/* requests in flight (aio_depth.c): the time each was in flight
+	 * within its ring's first and last submission, summed (ns), and
+	 * those spans summed, recorded and replayed; io_uring waits for
+	 * completions, and the requests in flight at their start, summed */
+	double aio_rec_area, aio_rpl_area;
+	int64_t aio_rec_span_ns, aio_rpl_span_ns;
+	uint64_t aio_waits_rec, aio_waits_rec_depth, aio_waits_rpl, aio_waits_rpl_depth;
+	uint64_t aio_waits_below;	/* ... of the replayed, those that took the ring
+					 * below the depth the recorded wait left */
 	/* pages of file mappings: records, bytes read and written, records
 	 * (and their bytes) not replayed */
 	uint64_t mp_records, mp_rbytes, mp_wbytes, mp_skipped, mp_skipped_bytes;

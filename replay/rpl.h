@@ -311,6 +311,7 @@ struct rpl_aio {
 	int64_t rec_res;		/* the result recorded for it; RPL_AIO_NORES: none seen */
 	int64_t r_res;			/* its result in the replay */
 	int64_t r_t_ns;			/* when the replay saw its completion */
+	int64_t r_s_ns;			/* when the replay submitted it */
 	uint32_t r_reaper;		/* 1 + the op that reaped it; 0: none */
 	uint32_t req;			/* a completion: 1 + its request's index; 0: none */
 	/* a ring's set-up: the most requests it had in flight when recorded
@@ -446,6 +447,12 @@ struct rpl_plan {
 	struct rpl_map aio_key;		/* request key -> index in aio (plan) */
 	struct rpl_map aio_ring;	/* ring key -> index of its set-up (plan) */
 	uint32_t *reap_head, *reap_next; /* profile: requests by reaping op */
+	/* io_uring waits for completions, [0] recorded, [1] replayed: how
+	 * many, and the requests in flight summed at their start
+	 * (rpl_aio_wait_seen()) */
+	uint64_t ring_waits[2], ring_wait_depth[2];
+	uint64_t ring_waits_below;	/* replayed waits that went below the
+					 * depth the recorded wait left */
 	pthread_mutex_t aio_lock;	/* the processes' aio tables */
 	int damaged;			/* damaged or not closed cleanly: */
 	char why[320];			/* what iot_damage_text() says */
@@ -755,6 +762,12 @@ int rpl_wait_until(int64_t t);
 int rpl_aio_collect(struct rpl_plan *p, const struct iot_aio *a);
 /*! rpl_aio_tally() : the async counts of @res. */
 void rpl_aio_tally(struct rpl_plan *p, struct rpl_result *res);
+/*! rpl_aio_depth() : the requests in flight, recorded and replayed, into
+ *  @res (aio_depth.c says how they are counted). */
+void rpl_aio_depth(const struct rpl_plan *p, struct rpl_result *res);
+/*! rpl_aio_wait_seen() : a wait for completions began with @inflight
+ *  requests in flight, in the recording (@replay 0) or the replay. */
+void rpl_aio_wait_seen(struct rpl_plan *p, int replay, uint64_t inflight);
 /*! rpl_aio_fault() : request @ra, reaped by @op, failed with a fault of
  *  the filesystem under test: stop as for a failed call. */
 void rpl_aio_fault(struct rpl_ctx *c, struct rpl_op *op, const struct rpl_aio *ra);

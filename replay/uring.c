@@ -5,8 +5,9 @@
  * and each io_uring_enter submits the SQEs it consumed when recorded, in
  * one batch, waiting for as many completions as it asked to, less those
  * the program had left in its ring unreaped (the kernel counts them; the
- * recorder writes how many, IOT_AIO_CQ_READY), and never more than are in
- * flight here.  Completions are reaped from the ring after
+ * recorder writes how many, IOT_AIO_CQ_READY), and only until no more
+ * requests are in flight here than the recorded call left in flight
+ * (wait_for()).  Completions are reaped from the ring after
  * every enter, read from its memory with no call, as a program reaps
  * them; a ring keeps the recorded DEFER_TASKRUN and TASKRUN_FLAG (its
  * completions are posted only when its thread enters asking for events),
@@ -533,6 +534,8 @@ void rpl_uring_drain(struct rpl_ctx *c, struct rpl_op *op, struct rpl_actx *x)
 static void room_for(struct rpl_ctx *c, struct rpl_op *op, struct rpl_actx *x, uint32_t nsub)
 {
 	reap(c, op, x);
+	if (x->depth && x->inflight && x->inflight + nsub > x->depth)
+		rpl_aio_wait_seen(c->p, 1, x->inflight);
 	while (x->depth && x->inflight && x->inflight + nsub > x->depth) {
 		struct __kernel_timespec ts = { .tv_sec = 1 };
 		struct io_uring_cqe *cqe;
@@ -550,6 +553,7 @@ static uint32_t queue(struct rpl_ctx *c, struct rpl_op *op, struct rpl_actx *x, 
 		      uint32_t from, uint32_t to, struct batch *b, uint32_t *ns)
 {
 	uint32_t i, queued = 0;
+	int64_t now = iot_now_ns();
 
 	for (i = from; i < to; i++) {
 		uint32_t k = op->aio_off + i;
@@ -570,12 +574,61 @@ static uint32_t queue(struct rpl_ctx *c, struct rpl_op *op, struct rpl_actx *x, 
 			io_uring_sqe_set_data64(sqe, UINT64_MAX);
 		} else {
 			ra->state = RPL_AIO_SUBMITTED;
+			ra->r_s_ns = now;
 			if (ra->a.opcode == IORING_OP_UNLINKAT || ra->a.opcode == IORING_OP_RENAMEAT)
 				*ns = 1;
 		}
 		queued++;
 	}
 	return queued;
+}
+
+/*
+ * How many completions a recorded wait for @want (those the program had
+ * left unreaped not counted) waits for here, with @queued just queued:
+ * the wait took the ring from @level requests in flight (when recorded,
+ * after its submissions) down to @level - @want, and the replay's waits
+ * for as many as it needs to get there, never more than @want.  A wait
+ * for @want new completions whatever the depth let the queue run low:
+ * where the replay's requests completed sooner, relative to its calls,
+ * than the recording's (slowed by its stops, or on another filesystem),
+ * it reached a recorded wait with fewer in flight than the program had,
+ * and waited all the same: a replay of fio at iodepth 8 (every wait made
+ * when fio's 8 were in flight) reached one with 3 in flight and waited
+ * for one of them before it submitted again; its waits began with 6.1
+ * in flight on average.  Completions a later call may need (an open's
+ * descriptor) are waited for apart from this: await_needed().
+ */
+static uint32_t wait_for(const struct rpl_actx *x, uint64_t level, uint32_t want,
+			 uint32_t queued)
+{
+	uint64_t now = (uint64_t)x->inflight + queued;
+	uint64_t target = level > want ? level - want : 0;
+
+	if (now <= target)
+		return 0;
+	return now - target < want ? (uint32_t)(now - target) : want;
+}
+
+/* The completions @op saw when recorded of requests that open, close or
+ * change names: what follows may need them (a descriptor, a name), so
+ * they are waited for here as recorded, however few are in flight.  Of
+ * data transfers and syncs, a wait takes the depth (wait_for()). */
+static void await_needed(struct rpl_ctx *c, struct rpl_op *op, struct rpl_actx *x)
+{
+	uint32_t i;
+
+	for (i = 0; i < op->n_aio; i++) {
+		const struct rpl_aio *ra = &c->p->aio[op->aio_off + i];
+		uint32_t opc;
+
+		if (ra->a.kind != IOT_AIO_COMPLETE || !ra->req)
+			continue;
+		opc = c->p->aio[ra->req - 1].a.opcode;
+		if (opc != IORING_OP_NOP && opc != IORING_OP_FSYNC && opc != IORING_OP_FALLOCATE &&
+		    !iot_aio_op_dir(IOT_AIO_URING, opc))
+			rpl_uring_await(c, op, x, i, i + 1);
+	}
 }
 
 static int batch_new(struct batch *b, uint32_t n)
@@ -602,8 +655,8 @@ static int64_t h_enter(struct rpl_ctx *c, struct rpl_op *op)
 	struct rpl_actx *x = ring_named(c, op->ev.args[0],
 					(op->ev.args[3] & IORING_ENTER_REGISTERED_RING) != 0);
 	struct batch b = { 0 };
-	uint32_t i, nsub = 0, ncomp = 0, queued, wait = 0, ns = 0;
-	uint64_t left = 0;
+	uint32_t i, nsub = 0, ncomp = 0, queued, wait = 0, want, ns = 0;
+	uint64_t left = 0, level;
 	int64_t r;
 
 	if (!x || !x->ring)
@@ -620,6 +673,7 @@ static int64_t h_enter(struct rpl_ctx *c, struct rpl_op *op)
 			left += a->len;
 	}
 	x->rec_sub += nsub;
+	level = x->rec_sub > x->rec_done ? x->rec_sub - x->rec_done : 0;
 	x->rec_done += ncomp;
 	room_for(c, op, x, nsub);
 	queued = queue(c, op, x, UINT64_MAX, 0, op->n_aio, &b, &ns);
@@ -628,12 +682,19 @@ static int64_t h_enter(struct rpl_ctx *c, struct rpl_op *op)
 	 * completions only then.  It waited until min_complete were in the
 	 * ring, those the program had left there unreaped included; the
 	 * replay reaps every completion as it comes, so it waits for the
-	 * rest only */
+	 * rest only, and only down to the depth the recorded wait left:
+	 * see wait_for() */
 	if (op->ev.args[3] & IORING_ENTER_GETEVENTS) {
 		wait = (uint64_t)(uint32_t)op->ev.args[2] > left ?
 			(uint32_t)op->ev.args[2] - (uint32_t)left : 0;
-		if (wait > x->inflight + queued)
-			wait = x->inflight + queued;
+		if (wait)
+			rpl_aio_wait_seen(c->p, 0, level);
+		want = wait;
+		wait = wait_for(x, level, wait, queued);
+		if (wait)
+			rpl_aio_wait_seen(c->p, 1, x->inflight + queued);
+		if (wait && x->inflight + queued - wait + want < level)
+			__atomic_fetch_add(&c->p->ring_waits_below, 1, __ATOMIC_RELAXED);
 	}
 	if ((op->ev.args[3] & IORING_ENTER_GETEVENTS) && !wait)
 		r = RPL_TIMED(c, io_uring_submit_and_get_events(x->ring));
@@ -642,6 +703,8 @@ static int64_t h_enter(struct rpl_ctx *c, struct rpl_op *op)
 	if (r > 0)
 		x->inflight += (uint32_t)r;
 	reap(c, op, x);
+	if (wait || (op->ev.args[3] & IORING_ENTER_GETEVENTS))
+		await_needed(c, op, x);
 	pthread_mutex_unlock(&x->lock);
 	if (ns)
 		rpl_ns_changed(c->p);

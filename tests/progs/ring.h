@@ -19,13 +19,15 @@ struct ring {
 	struct io_uring_cqe *cqes;
 };
 
-/* @return : 0, or -1 when io_uring is not available */
-static int ring_init(struct ring *r, unsigned entries)
+/* A ring of @entries set up with @flags (IORING_SETUP_*).
+ * @return : 0, or -1 when io_uring (or a flag) is not available */
+static int ring_init_flags(struct ring *r, unsigned entries, unsigned flags)
 {
 	struct io_uring_params p;
 	char *sq, *cq;
 
 	memset(&p, 0, sizeof(p));
+	p.flags = flags;
 	r->fd = (int)syscall(__NR_io_uring_setup, entries, &p);
 	if (r->fd < 0)
 		return -1;
@@ -45,6 +47,12 @@ static int ring_init(struct ring *r, unsigned entries)
 	r->cq_mask = (unsigned *)(cq + p.cq_off.ring_mask);
 	r->cqes = (struct io_uring_cqe *)(cq + p.cq_off.cqes);
 	return 0;
+}
+
+/* @return : 0, or -1 when io_uring is not available */
+static inline int ring_init(struct ring *r, unsigned entries)
+{
+	return ring_init_flags(r, entries, 0);
 }
 
 /* A zeroed SQE at the tail, made visible to the kernel. */
