@@ -98,8 +98,9 @@ io_of() {
 echo
 echo "fio randwrite, $SIZE in 4 KiB, O_DIRECT: native vs replay (original timing), median of $REPS2 alternating runs"
 echo "  whole: fio's process from exec to exit vs the replay's elapsed; I/O: fio's job_runtime vs"
-echo "  the replay's first async call to the last call or completion; +-: (max - min) / median"
-printf '  %-6s %-9s %5s %13s %13s %8s %13s %13s %8s  %s\n' fs engine depth "whole" "replay" "" "I/O" "replay" "" "async replayed"
+echo "  the replay's first async call to the last call or completion; +-: (max - min) / median;"
+echo "  in flight: mean requests in flight, recorded/replayed (the replay's summary, its last run)"
+printf '  %-6s %-9s %5s %13s %13s %8s %13s %13s %8s  %s  %11s\n' fs engine depth "whole" "replay" "" "I/O" "replay" "" "async replayed" "in flight"
 for fs in $FS; do
 	command -v "mkfs.$fs" >/dev/null || { echo "  $fs: mkfs.$fs missing, skipped"; continue; }
 	truncate -s 1g "$W/img" || continue
@@ -161,10 +162,12 @@ for fs in $FS; do
 					($2 / $1 - 1) * 100, ($4 / $3 - 1) * 100 }')
 			fi
 			a=$(sed -n 's/^  async I\/O *\([0-9]* of [0-9]*\) requests replayed.*/\1/p' "$W/rep.out")
-			echo "$fs $engine $depth $n $r $ni $ri $sn $sr $sni $sri" | awk -v a="$a" -v b="$base" '{
-				printf "  %-6s %-9s %5d %6.3fs+-%3d%% %6.3fs+-%3d%% %+7.1f%% %6.3fs+-%3d%% %6.3fs+-%3d%% %+7.1f%%  %s  %s\n",
+			# requests in flight, recorded/replayed (the last replay's summary)
+			f=$(sed -n 's/^  in flight *\([0-9.]*\) requests recorded, \([0-9.]*\) replayed.*/\1\/\2/p' "$W/rep.out")
+			echo "$fs $engine $depth $n $r $ni $ri $sn $sr $sni $sri" | awk -v a="$a" -v b="$base" -v f="${f:--}" '{
+				printf "  %-6s %-9s %5d %6.3fs+-%3d%% %6.3fs+-%3d%% %+7.1f%% %6.3fs+-%3d%% %6.3fs+-%3d%% %+7.1f%%  %s  %11s  %s\n",
 				$1, $2, $3, $4 / 1e9, $8, $5 / 1e9, $9, ($5 / $4 - 1) * 100,
-				$6 / 1e9, $10, $7 / 1e9, $11, ($7 / $6 - 1) * 100, a, b }'
+				$6 / 1e9, $10, $7 / 1e9, $11, ($7 / $6 - 1) * 100, a, f, b }'
 		done
 	done
 	umount "$MNT"
