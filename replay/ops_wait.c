@@ -20,7 +20,10 @@
  *   thread found the child running, before the wait4 that reaped it:
  *   plan_threads.c) is not slept once the replay's child has ended: the
  *   recording made as many rounds as its child ran, slowed by the
- *   recorder.
+ *   recorder;
+ * - a round of a thread's loop of sleeps that ended as another thread of
+ *   its process ended (polls.c) is not slept once that thread has ended
+ *   here, for the same reason.
  *
  * --timing afap sleeps none, --timing scale scales them as think times.
  * The summary says how many slept, for how long in all, how many were
@@ -94,6 +97,13 @@ static int64_t h_wait(struct rpl_ctx *c, struct rpl_op *op)
 	    atomic_load(&c->p->procs[op->link].finished)) {
 		atomic_fetch_add(&c->p->waits_polled, 1);
 		atomic_fetch_add(&c->p->waits_polled_ns, (uint64_t)ns);
+		return op->ev.ret;
+	}
+	/* a round of a loop polling for a thread that has ended here (polls.c) */
+	if (rpl_op_wait_thread(op) >= 0 && ns > 0 &&
+	    atomic_load(&c->p->threads[op->link].n_done) >= c->p->threads[op->link].n_ops) {
+		atomic_fetch_add(&c->p->polls_cut, 1);
+		atomic_fetch_add(&c->p->polls_cut_ns, (uint64_t)ns);
 		return op->ev.ret;
 	}
 	atomic_fetch_add(&c->p->waits_slept, 1);

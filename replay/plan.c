@@ -121,6 +121,8 @@ int rpl_plan_build(struct rpl_plan *p, const struct rpl_opts *o)
 	if (err == 0)
 		err = rpl_plan_wakes(p);
 	if (err == 0)
+		err = rpl_plan_polls(p);
+	if (err == 0)
 		err = rpl_plan_moves(p);
 	if (err == 0)
 		err = rpl_aio_plan_buf(p);

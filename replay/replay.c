@@ -395,6 +395,13 @@ void rpl_print_summary(FILE *f, const struct rpl_opts *o, const struct rpl_resul
 			"ended as another thread of the process returned from a call: "
 			"replayed after that call (a wait the trace does not hold)\n",
 			(unsigned long long)r->wakes);
+	if (r->poll_loops)
+		fprintf(f, "  thread polls %llu loops of sleeps that ended as other threads of "
+			"the process ended: the op after each replayed after their end, "
+			"%llu of their %llu rounds not slept, the thread polled for had "
+			"ended here (%s recorded)\n", (unsigned long long)r->poll_loops,
+			(unsigned long long)r->poll_cut, (unsigned long long)r->poll_rounds,
+			iot_fmt_ns(a, sizeof(a), (double)r->poll_cut_ns));
 	if (r->waits_polled)
 		fprintf(f, "  polls        %llu sleeps between wait4 WNOHANG polls for a child "
 			"not slept: the child had ended here (%s recorded)\n",

@@ -169,6 +169,10 @@ struct rpl_result {
 	int64_t starts_ns;		/* ... their time */
 	uint64_t forks_only;		/* processes that made no exec: their fork is not replayed */
 	uint64_t wakes;			/* ops after the call of another thread that woke theirs (wakes.c) */
+	/* loops of sleeps polling for other threads' ends (polls.c), their
+	 * rounds; the rounds not slept, the threads having ended here */
+	uint64_t poll_loops, poll_rounds, poll_cut;
+	int64_t poll_cut_ns;
 	uint64_t start_fails;		/* process starts that could not be made */
 	uint64_t exits;			/* reaps kept their child's recorded exit (ops_proc.c) */
 	int64_t exits_ns;		/* ... waited for so */

@@ -222,6 +222,7 @@ int rpl_cpath_has_dots(const char *s);
 #define RPL_OPF_NODIR	 0x10	/* a rename known to move no directory (moves.c) */
 #define RPL_OPF_CHILD	 0x20	/* op.link: the thread it starts */
 #define RPL_OPF_WAITS	 0x40	/* op.link: the process it waits for */
+#define RPL_OPF_WAITT	 0x80	/* op.link: the thread whose end it polls for */
 
 /* Resources an op can be ordered on: path, its parent, path2, its
  * parent, two open files, and in a table threads share the descriptor
@@ -262,9 +263,10 @@ struct rpl_op {
 	uint32_t thread;		/* index in plan.threads */
 	uint32_t dep_off;		/* deps in plan.deps[dep_off ...] */
 	/* RPL_OPF_CHILD: the thread this clone starts; RPL_OPF_WAITS: the
-	 * process this wait4 reaps, or this sleep polls for (plan_threads.c).
-	 * One field for both: read them with rpl_op_child() and
-	 * rpl_op_wait_proc() */
+	 * process this wait4 reaps, or this sleep polls for (plan_threads.c);
+	 * RPL_OPF_WAITT: the thread this sleep polls for (polls.c).  One
+	 * field for all: read them with rpl_op_child(), rpl_op_wait_proc()
+	 * and rpl_op_wait_thread() */
 	uint32_t link;
 	uint32_t aio_off;
 	uint32_t mp_off;
@@ -287,9 +289,16 @@ static inline int32_t rpl_op_wait_proc(const struct rpl_op *op)
 	return op->rflags & RPL_OPF_WAITS ? (int32_t)op->link : -1;
 }
 
+/* the thread whose end sleep op @op polls for, or -1 */
+static inline int32_t rpl_op_wait_thread(const struct rpl_op *op)
+{
+	return op->rflags & RPL_OPF_WAITT ? (int32_t)op->link : -1;
+}
+
 static inline void rpl_op_set_link(struct rpl_op *op, uint8_t flag, uint32_t v)
 {
-	op->rflags = (uint8_t)((op->rflags & ~(RPL_OPF_CHILD | RPL_OPF_WAITS)) | flag);
+	op->rflags = (uint8_t)((op->rflags & ~(RPL_OPF_CHILD | RPL_OPF_WAITS | RPL_OPF_WAITT)) |
+			       flag);
 	op->link = v;
 }
 
@@ -493,8 +502,12 @@ struct rpl_plan {
 	_Atomic uint64_t waits_left;	/* waits that returned for an event: not slept */
 	_Atomic uint64_t waits_polled;	/* ... timed out polling for a child that */
 	_Atomic uint64_t waits_polled_ns; /* had ended here: not slept (ops_wait.c) */
+	_Atomic uint64_t polls_cut;	/* ... for a thread that had ended here (polls.c) */
+	_Atomic uint64_t polls_cut_ns;
 	uint64_t forks_only;		/* processes that made no exec (think.c) */
 	uint64_t wakes;			/* ops that follow the call their thread was woken after (wakes.c) */
+	uint64_t poll_loops;		/* loops of sleeps polling for threads' ends (polls.c) */
+	uint64_t poll_rounds;		/* ... their sleeps */
 	int start_fd;			/* spawn.c: the program a process start runs */
 	/* Tasks of the replay waiting for a CPU that spinning threads hold
 	 * (spin.c yields to them): process starts under way, threads made
@@ -602,6 +615,18 @@ int rpl_plan_think(struct rpl_plan *p);
  *  returned from a call, follows that call (wakes.c).  @return : 0 or
  *  -ENOMEM. */
 int rpl_plan_wakes(struct rpl_plan *p);
+
+/*! rpl_dep_append() : @op also follows the op at @pos of thread @thread
+ *  (its dependencies copied to the end of plan.deps with that one).
+ *  @return : 1 added, 0 it had it or has RPL_DEPS_MAX already, or -ENOMEM */
+int rpl_dep_append(struct rpl_plan *p, struct rpl_op *op, uint32_t thread, uint32_t pos);
+
+/*! rpl_plan_polls() : after rpl_plan_wakes(): a thread's loop of sleeps
+ *  that timed out, which ended with the round in which other threads of
+ *  its process ended: its rounds are marked RPL_OPF_WAITT (not slept once
+ *  that thread has ended in the replay, ops_wait.c) and its op after the
+ *  loop follows those threads' ends (polls.c).  @return : 0 or -ENOMEM */
+int rpl_plan_polls(struct rpl_plan *p);
 
 /*! rpl_plan_clean_paths() : drop the "." and "NAME/.." components the
  *  recorder left in the ops' and path states' paths where that names the

@@ -69,10 +69,7 @@ static int64_t last_ended(const struct rpl_plan *p, const struct rpl_thread *u, 
 	return (int64_t)lo - 1;
 }
 
-/* Op @op also follows the op at @pos of thread @thread: its deps are
- * copied to the end of plan.deps with that one after them (the others
- * were made side by side in one pass, deps.c). */
-static int add_wake(struct rpl_plan *p, struct rpl_op *op, uint32_t thread, uint32_t pos)
+int rpl_dep_append(struct rpl_plan *p, struct rpl_op *op, uint32_t thread, uint32_t pos)
 {
 	size_t off = p->n_deps;
 	uint32_t d;
@@ -83,6 +80,8 @@ static int add_wake(struct rpl_plan *p, struct rpl_op *op, uint32_t thread, uint
 	for (d = 0; d < op->ndeps; d++)
 		if (p->deps[op->dep_off + d].thread == thread && p->deps[op->dep_off + d].pos == pos)
 			goto out;
+	/* its deps were made side by side in one pass (deps.c): copied
+	 * to the end, with this one after them */
 	for (d = 0; d < op->ndeps; d++) {
 		RPL_GROW(p->deps, p->n_deps, p->cap_deps);
 		p->deps[p->n_deps++] = p->deps[op->dep_off + d];
@@ -92,7 +91,7 @@ static int add_wake(struct rpl_plan *p, struct rpl_op *op, uint32_t thread, uint
 	op->dep_off = (uint32_t)off;
 	op->ndeps++;
 	p->ops[p->threads[thread].ops[pos]].needed = 1;
-	p->wakes++;
+	err = 1;
 out:
 	return err;
 }
@@ -141,9 +140,11 @@ int rpl_plan_wakes(struct rpl_plan *p)
 			}
 			if (best < 0 || iot_ns_sub(e, best) > WAKE_LAG_MAX)
 				continue;
-			err = add_wake(p, op, by, by_pos);
+			err = rpl_dep_append(p, op, by, by_pos);
 			if (err < 0)
 				goto out;
+			p->wakes += (uint64_t)err;
+			err = 0;
 		}
 	}
 out:
