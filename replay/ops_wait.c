@@ -52,6 +52,13 @@ static int64_t timeout_ns(const struct iot_syscall *sc, const struct rpl_ev *ev)
 	return -1;
 }
 
+int64_t rpl_wait_timeout_ns(const struct rpl_ev *ev)
+{
+	const struct iot_syscall *sc = iot_syscall_by_nr(ev->nr);
+
+	return sc && sc->cls == IOT_CLASS_WAIT ? timeout_ns(sc, ev) : -1;
+}
+
 int64_t rpl_wait_sleep_ns(const struct rpl_ev *ev)
 {
 	const struct iot_syscall *sc = iot_syscall_by_nr(ev->nr);

@@ -23,8 +23,11 @@
  * checks before or after its sleep: fio's main thread went round once
  * more after its last job's end), and at least one more such round of
  * the thread since the latest of those threads started (a loop, not one
- * sleep).  Then the thread's sleeps that timed out, from that thread's
- * start to the last round, are marked with it (RPL_OPF_WAITT): a replay
+ * sleep).  Then the loop's rounds (back from the last, each a sleep of
+ * the thread's that timed out, the same call with the same timeout as
+ * the last, which ended within as long as it lasted before the next
+ * began, since that thread started) are marked with it
+ * (RPL_OPF_WAITT): a replay
  * that reaches one once that thread has ended does not sleep it, as a
  * poll for a child's end (plan_threads.c); and the thread's next op
  * follows the end of every thread of the process that ended in those
@@ -108,25 +111,34 @@ static int mark_loop(struct rpl_plan *p, size_t ti, uint32_t k, uint32_t bi, int
 {
 	const struct rpl_thread *t = &p->threads[ti];
 	struct rpl_op *last = &p->ops[t->ops[k]];
-	int64_t since = thread_start(p, &p->threads[bi]);
-	uint32_t j, n = 0;
+	int64_t since = thread_start(p, &p->threads[bi]), next = last->ev.t_enter;
+	uint32_t j, first = k, n = 1;
 	size_t u;
 	int err = 0;
 
-	for (j = k + 1; j-- > 0;) {
+	/* its rounds: back from the last, the same call with the same
+	 * timeout, while each ended within as long as it lasted before the
+	 * next began, since @bi started */
+	for (j = k; j-- > 0;) {
 		const struct rpl_op *op = &p->ops[t->ops[j]];
 
 		if (op->ev.t_enter < since)
 			break;
-		n += rpl_wait_sleep_ns(&op->ev) >= 0;
+		if (rpl_wait_sleep_ns(&op->ev) < 0 || rpl_op_wait_proc(op) >= 0)
+			continue;
+		if (op->ev.nr != last->ev.nr ||
+		    rpl_wait_timeout_ns(&op->ev) != rpl_wait_timeout_ns(&last->ev) ||
+		    iot_ns_sub(next, rpl_op_end(op)) > iot_ns_sub(rpl_op_end(op), op->ev.t_enter))
+			break;
+		first = j;
+		next = op->ev.t_enter;
+		n++;
 	}
 	if (n < 2)
 		goto out;
-	for (j = k + 1; j-- > 0;) {
+	for (j = first; j <= k; j++) {
 		struct rpl_op *op = &p->ops[t->ops[j]];
 
-		if (op->ev.t_enter < since)
-			break;
 		if (rpl_wait_sleep_ns(&op->ev) >= 0 && rpl_op_wait_proc(op) < 0) {
 			rpl_op_set_link(op, RPL_OPF_WAITT, bi);
 			p->poll_rounds++;

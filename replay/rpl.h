@@ -759,6 +759,10 @@ void rpl_ops_wait(rpl_handler *h);
  *  where it ended by that timeout; -1 where it returned for an event or a
  *  signal (left to the plan's order) or is no wait. */
 int64_t rpl_wait_sleep_ns(const struct rpl_ev *ev);
+
+/*! rpl_wait_timeout_ns() : the relative timeout WAIT op @ev was given, in
+ *  ns (ops_wait.c).  @return : it, or -1: none, absolute, or no WAIT op */
+int64_t rpl_wait_timeout_ns(const struct rpl_ev *ev);
 /*! rpl_timed_ns() : a recorded time @ns as the replay's timing plays it:
  *  none under afap, multiplied under scale, as recorded otherwise. */
 static inline int64_t rpl_timed_ns(const struct rpl_opts *o, int64_t ns)

@@ -31,19 +31,20 @@
 
 static char tmp[256], trace[300];
 
-enum { THREAD, FORK };
+enum { THREAD, FORK, PAUSE };	/* PAUSE: a thread, and 100's first sleep no round */
 
 /* The trace: thread 100 starts 102 (@how: a thread or a process forked)
- * at 1 ms, then sleeps @rounds rounds of 10 ms from 2 ms on, then stats
- * a file and ends; 102 opens and closes a file and ends at @end_ms. */
+ * at 1 ms, then sleeps @rounds rounds of 10 ms from 2 ms on (PAUSE: the
+ * first by another call, nanosleep), then stats a file and ends; 102
+ * opens and closes a file and ends at @end_ms. */
 static void write_trace(int how, int rounds, int64_t end_ms)
 {
 	struct iot_header h = { .kind = IOT_KIND_TRACE, .host = "test", .start_ns = T0 };
 	struct iot_path_state ps = { .path = "/w", .path_len = 2, .type = S_IFDIR,
 				     .mode = 0755, .nlink = 2 };
-	int64_t flags = how == THREAD ? 0x3d0f00 : 17, after = 2 * MS + rounds * 10 * MS;
-	int cpid = how == THREAD ? 100 : 102;
-	struct iot_process pr = { .kind = how == THREAD ? IOT_PROC_THREAD : IOT_PROC_FORK,
+	int64_t flags = how != FORK ? 0x3d0f00 : 17, after = 2 * MS + rounds * 10 * MS;
+	int cpid = how != FORK ? 100 : 102;
+	struct iot_process pr = { .kind = how != FORK ? IOT_PROC_THREAD : IOT_PROC_FORK,
 				  .t_ns = T0 + 1 * MS, .pid = cpid, .tid = 102, .ppid = 100,
 				  .ptid = 100, .clone_flags = (uint64_t)flags };
 	struct iot_writer *w;
@@ -67,6 +68,11 @@ static void write_trace(int how, int rounds, int64_t end_ms)
 			ev.nr = SYS_clock_nanosleep;
 			ev.args[0] = CLOCK_REALTIME;
 			ev.args[2] = 10 * MS;
+			if (how == PAUSE && i == 0) {
+				ev.nr = SYS_nanosleep;
+				ev.args[0] = 10 * MS;
+				ev.args[2] = 0;
+			}
 		} else if (i == rounds) {	/* 102's calls and end */
 			ev.pid = cpid;
 			ev.tid = 102;
@@ -146,7 +152,7 @@ static int polled(int how, int rounds, int64_t end_ms, int *follows)
 	for (i = 0; i < p.n_ops; i++) {
 		const struct rpl_op *op = &p.ops[i];
 
-		if (op->ev.nr == SYS_clock_nanosleep && rpl_op_wait_thread(op) == child)
+		if (rpl_op_wait_thread(op) == child)
 			marked++;
 		if (op->ev.nr != SYS_newfstatat)
 			continue;
@@ -179,6 +185,9 @@ static void plan(void **state)
 	assert_false(follows);
 	/* one sleep is no loop */
 	assert_int_equal(polled(THREAD, 1, 5, &follows), 0);
+	/* a sleep of another call before the loop is none of its rounds */
+	assert_int_equal(polled(PAUSE, 10, 95, &follows), 9);
+	assert_true(follows);
 	/* another process: wait4 tells its end (plan_threads.c) */
 	assert_int_equal(polled(FORK, 10, 95, &follows), 0);
 	assert_false(follows);
