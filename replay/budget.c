@@ -428,6 +428,8 @@ int rpl_think_budget(struct rpl_plan *p, const double *rec_cpu)
 		if (u->sum > budget)
 			scale[i] = budget / u->sum;
 	}
+	for (i = 0; i < p->n_threads; i++)
+		p->threads[i].think_scale = scale[i];
 	for (i = 0; i < p->n_ops; i++) {
 		struct rpl_op *op = &p->ops[i];
 

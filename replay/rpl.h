@@ -353,6 +353,8 @@ struct rpl_thread {
 	uint32_t n_ops, cap_ops;
 	int32_t spawn_op;		/* clone op that starts it, -1: at start */
 	int ended;			/* plan: its exit was seen */
+	/* plan: what budget.c scaled its think times by (0: not scaled) */
+	double think_scale;
 	/* run */
 	pthread_t th;
 	int started;

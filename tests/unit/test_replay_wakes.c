@@ -5,7 +5,8 @@
  * sleep's end, 100 ms after its start, with 1 ms of CPU time in all.  The
  * CPU budget cuts that gap to a few ms; the plan has the thread's first
  * call follow the sleep, and the replay runs it after the sleep's end.
- * Not where the thread computed through its gap (its CPU time holds it),
+ * The wait's gap gives the CPU budget it took back to the thread's other
+ * gaps.  Not where the thread computed through its gap (its CPU time holds it),
  * where its call came long after any return of another thread, or
  * between processes (a forked child's gap and its parent's sleep), nor
  * from a hostile trace's times past int64's half.
@@ -139,6 +140,34 @@ static void plan(void **state)
 	assert_false(follows_sleep(FORK, 120, 1));
 }
 
+/* The CPU budget scaled all of 102's gaps alike, and its 100 ms wait
+ * took nearly all of its CPU time: its gaps between its calls (10 us
+ * each, computing) were left a few percent of theirs.  Found to be a
+ * wait, the gap keeps at most the 120 us from the sleep's end to the
+ * call, and the rest goes back to the other gaps, up to their length. */
+static void budget_back(void **state)
+{
+	struct rpl_opts o = { .trace = trace, .cmd = "test", .quiet = 1 };
+	struct rpl_plan p;
+	const struct rpl_op *open_op = NULL, *close_op = NULL;
+	size_t i;
+
+	write_trace(THREAD, 120, 1);
+	assert_int_equal(rpl_plan_build(&p, &o), 0);
+	assert_int_equal(p.wakes, 1);
+	for (i = 0; i < p.n_ops; i++) {
+		if (p.ops[i].ev.tid == 102 && p.ops[i].ev.nr == SYS_openat)
+			open_op = &p.ops[i];
+		if (p.ops[i].ev.tid == 102 && p.ops[i].ev.nr == SYS_close)
+			close_op = &p.ops[i];
+	}
+	assert_non_null(open_op);
+	assert_non_null(close_op);
+	assert_true(open_op->think_ns <= 120 * US);
+	assert_true(close_op->think_ns >= 9 * US && close_op->think_ns <= 10 * US);
+	rpl_plan_free(&p);
+}
+
 /* A hostile trace's times (any int64): a think time over 2^62 ns, more
  * than half its gap, is one the thread computed through (think_ns * 2
  * wrapped below the gap, and a wake was made); a gap from near INT64_MIN
@@ -223,6 +252,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(plan),
 		cmocka_unit_test(huge_times),
+		cmocka_unit_test(budget_back),
 		cmocka_unit_test(switched_off),
 		cmocka_unit_test(replay),
 	};
