@@ -480,6 +480,42 @@ static void test_budget_blocked_call(void **state)
 		}
 }
 
+/* Where most calls of a kind block, their median is a blocked one's
+ * and bounds nothing: utime 1 ms, stime 3 ms, 100 reads logged
+ * in-process, 80 of 1 ms (from a cold disk) and 20 of 10 us.  Counted up
+ * to 16 medians, the reads used 80.2 ms of CPU time, more than the
+ * thread used in all (4 ms), and the budget was the user time, 1 ms.
+ * Each counts at most the 5th percentile of the reads then, 10 us: the
+ * calls used 1 ms, the budget is 1 + 3 - 1 = 3 ms.  Where the estimate
+ * fits the thread's CPU time (20 reads of 1 ms, 80 of 10 us: the slow
+ * ones count 16 medians, 160 us, 4 ms in all, against 10 ms of stime),
+ * it holds: 1 + 10 - 4 = 7 ms. */
+static void test_budget_blocked_kind(void **state)
+{
+	enum { N = 100 };
+	static const int nslow[2] = { 80, 20 };
+	static const int64_t stime[2] = { 3000000, 10000000 }, want[2] = { 3000000, 7000000 };
+	int64_t gap[N], dur[N];
+	uint32_t fl[N];
+	struct tplan tp;
+	size_t i;
+	int k;
+
+	(void)state;
+	for (k = 0; k < 2; k++) {
+		for (i = 0; i < N; i++) {
+			gap[i] = 1000000 + 1;
+			fl[i] = FP;
+			dur[i] = (int)i < nslow[k] ? 1000000 : 10000;
+		}
+		tplan_init(&tp, N, gap, fl);
+		for (i = 0; i < N; i++)
+			tplan_pre(&tp, i, 1);
+		check_budget(&tp, NULL, dur, stime[k], want[k]);
+		tplan_free(&tp);
+	}
+}
+
 /* A stopped call's duration holds the tracer's answer to its two stops,
  * not CPU time: utime 1 ms, stime 3 ms, 100 stopped ioctls (0.2 ms of
  * stops), 10 of them answered at once (5 us besides the stops), 90 held
@@ -487,12 +523,15 @@ static void test_budget_blocked_call(void **state)
  * percentile of their kind, 5 us each: the calls used 0.5 ms, the budget
  * is 1 + 3 - 0.2 - 0.5 = 3.3 ms.  As durations (all within 16 medians),
  * they took 45 ms, all the system time, and the budget was the user
- * time, 1 ms.  Logged in-process they are not held, and keep their
- * durations: the budget is 1 ms. */
+ * time, 1 ms.  Logged in-process they are not held, and would keep
+ * their durations, 45 ms, more than the thread's 4 ms of CPU time: so
+ * they blocked, and each counts at most the 5th percentile of its kind
+ * (test_budget_blocked_kind), 5 us: the budget is 1 + 3 - 0.5 = 3.5 ms
+ * (1 ms before that bound). */
 static void test_budget_stopped_held(void **state)
 {
 	enum { N = 100 };
-	static const int64_t want[2] = { 3300000, 1000000 };
+	static const int64_t want[2] = { 3300000, 3500000 };
 	int64_t gap[N], dur[N];
 	uint32_t fl[N];
 	int16_t nr[N];
@@ -994,6 +1033,7 @@ int main(void)
 		cmocka_unit_test(test_budget_calls_own_time),
 		cmocka_unit_test(test_budget_no_system_tick),
 		cmocka_unit_test(test_budget_blocked_call),
+		cmocka_unit_test(test_budget_blocked_kind),
 		cmocka_unit_test(test_budget_stopped_held),
 		cmocka_unit_test(test_budget_recorded_cpu),
 		cmocka_unit_test(test_budget_per_thread),
