@@ -157,17 +157,23 @@ int rpl_plan_clean_paths(struct rpl_plan *p)
 		struct rpl_ev *ev = &p->ops[i].ev;
 
 		/* the arena copies are the plan's own: cleaned in place (the
-		 * op keeps no lengths: its paths end in NUL) */
-		if (rpl_cpath_has_dots(ev->path))
-			clean((char *)ev->path, strlen(ev->path), &links, lookup_only(ev->nr));
-		if (rpl_cpath_has_dots(ev->path2) && !is_link_op(ev->nr))
-			clean((char *)ev->path2, strlen(ev->path2), &links, 0);
+		 * op keeps no lengths: its paths end in NUL); only an op
+		 * rpl_intern() marked has a path to clean */
+		if (p->ops[i].rflags & RPL_OPF_DOTS) {
+			p->ops[i].rflags &= (uint8_t)~RPL_OPF_DOTS;
+			if (rpl_cpath_has_dots(ev->path))
+				clean((char *)ev->path, strlen(ev->path), &links,
+				      lookup_only(ev->nr));
+			if (rpl_cpath_has_dots(ev->path2) && !is_link_op(ev->nr))
+				clean((char *)ev->path2, strlen(ev->path2), &links, 0);
+		}
 		if (ev->ret < 0 || !ev->path)
 			continue;
 		/* names that are symlinks from here on */
 		if (is_link_op(ev->nr) ||
-		    (iot_syscall_arg(iot_syscall_by_nr(ev->nr), IOT_ARG_PATH2) >= 0 &&
-		     ev->path2 && rpl_map_get(&links, link_key(ev->path, strlen(ev->path)), &v))) {
+		    (ev->path2 && links.n &&
+		     iot_syscall_arg(iot_syscall_by_nr(ev->nr), IOT_ARG_PATH2) >= 0 &&
+		     rpl_map_get(&links, link_key(ev->path, strlen(ev->path)), &v))) {
 			const char *s = is_link_op(ev->nr) ? ev->path : ev->path2;
 			size_t n = strlen(s);
 

@@ -261,20 +261,22 @@ static struct lookers *kept_get(struct kept *k, uint64_t key)
 	return rpl_map_get(&k->map, key, &i) ? &k->v[i] : NULL;
 }
 
-/* Op @oi joins the ops @k keeps for @key. */
-static int kept_add(struct rpl_plan *p, struct kept *k, uint64_t key, uint32_t oi)
+/* Op @oi joins the ops @k keeps for @key, @l (kept_get(), NULL: none
+ * yet). */
+static int kept_add(struct rpl_plan *p, struct kept *k, uint64_t key, struct lookers *l,
+		    uint32_t oi)
 {
 	uint32_t i;
 	int err = 0;
 
-	if (!rpl_map_get(&k->map, key, &i)) {
-		RPL_GROW(k->v, k->n, k->cap);
-		i = (uint32_t)k->n++;
-		k->v[i].n = 0;
-		if (rpl_map_put(&k->map, key, i) < 0) {
-			err = -ENOMEM;
-			goto out;
-		}
+	if (l)
+		return add_looker(p, l, oi);
+	RPL_GROW(k->v, k->n, k->cap);
+	i = (uint32_t)k->n++;
+	k->v[i].n = 0;
+	if (rpl_map_put(&k->map, key, i) < 0) {
+		err = -ENOMEM;
+		goto out;
 	}
 	err = add_looker(p, &k->v[i], oi);
 out:
@@ -306,7 +308,7 @@ static int order_op(struct rpl_plan *p, struct rpl_deps *d, uint32_t oi,
 	for (k = 0; k < nk; k++) {
 		uint64_t key = ok[k] & ~RPL_KEY_HOW;
 		struct lookers *lk, *nm;
-		uint32_t prev, li;
+		uint32_t *last, li;
 
 		if (ok[k] & RPL_KEY_PIPE) {
 			if (!rpl_map_get(&d->pipes, key, &li)) {
@@ -323,25 +325,28 @@ static int order_op(struct rpl_plan *p, struct rpl_deps *d, uint32_t oi,
 		}
 		lk = kept_get(&d->look, key);
 		nm = kept_get(&d->name, key);
+		/* its slot: read, and set by a change (nothing else is put
+		 * in d->last in between) */
+		last = rpl_map_find(&d->last, key);
 		if (ok[k] & RPL_KEY_NAME) {
 			/* one name made or removed: after the last change
 			 * and the looks since, not after the others */
-			if ((rpl_map_get(&d->last, key, &prev) && add_dep(p, op, prev) < 0) ||
-			    follow_all(p, op, lk) < 0 || kept_add(p, &d->name, key, oi) < 0)
+			if ((last && add_dep(p, op, *last) < 0) ||
+			    follow_all(p, op, lk) < 0 || kept_add(p, &d->name, key, nm, oi) < 0)
 				goto nomem;
 			continue;
 		}
 		/* A thread that looked since the last change follows it
 		 * already; a look or a change follows every name made or
 		 * removed since. */
-		if (rpl_map_get(&d->last, key, &prev) &&
+		if (last &&
 		    !((ok[k] & RPL_KEY_LOOK) && lk && looked(p, lk, op->thread)) &&
-		    add_dep(p, op, prev) < 0)
+		    add_dep(p, op, *last) < 0)
 			goto nomem;
 		if (follow_all(p, op, nm) < 0)
 			goto nomem;
 		if (ok[k] & RPL_KEY_LOOK) {
-			if (kept_add(p, &d->look, key, oi) < 0)
+			if (kept_add(p, &d->look, key, lk, oi) < 0)
 				goto nomem;
 			continue;
 		}
@@ -351,7 +356,9 @@ static int order_op(struct rpl_plan *p, struct rpl_deps *d, uint32_t oi,
 			lk->n = 0;
 		if (nm)
 			nm->n = 0;
-		if (rpl_map_put(&d->last, key, oi) < 0)
+		if (last)
+			*last = oi;
+		else if (rpl_map_put(&d->last, key, oi) < 0)
 			goto nomem;
 	}
 	if (p->n_deps >= UINT32_MAX)

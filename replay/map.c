@@ -2,12 +2,60 @@
  * map.c - a small open-addressing hash map, uint64 -> uint32, for the
  * plan (tids, pids, resources).  Key 0 is stored as 1: keys are hashes or
  * RPL_IK() values, which are never 0 anyway.
+ *
+ * A key and its value share a slot of 12 bytes (the key in two 4-byte
+ * words, read and written whole): a hit reads one cache line, not one in
+ * each of two arrays (rpl_map_get() was the plan's largest single cost,
+ * 10 % of it on 1 M events), in no more memory.
  */
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 
 #include "rpl.h"
+
+/* Slot arrays this large are mapped, not taken from malloc: freed as
+ * the map grows, they go back at once, and they do not raise malloc's
+ * mmap threshold (with it raised, other arrays came from the heap and
+ * stayed: 1.5 % more peak resident memory on 1 M events). */
+#define MAP_MMAP_BYTES (128 * 1024)
+
+static struct rpl_map_slot *slots_new(size_t cap)
+{
+	void *s;
+
+	if (cap * sizeof(struct rpl_map_slot) < MAP_MMAP_BYTES)
+		return calloc(cap, sizeof(struct rpl_map_slot));
+	s = mmap(NULL, cap * sizeof(struct rpl_map_slot), PROT_READ | PROT_WRITE,
+		 MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	return s == MAP_FAILED ? NULL : s;
+}
+
+static void slots_free(struct rpl_map_slot *s, size_t cap)
+{
+	if (!s)
+		return;
+	if (cap * sizeof(*s) < MAP_MMAP_BYTES)
+		free(s);
+	else
+		munmap(s, cap * sizeof(*s));
+}
+
+static inline uint64_t slot_key(const struct rpl_map_slot *s)
+{
+	uint64_t k;
+
+	memcpy(&k, s->k, sizeof(k));
+	return k;
+}
+
+/* @key's first slot in @m: its bits mixed (Fibonacci hashing), so that
+ * keys that differ only above the low bits do not share a run */
+static inline size_t first_slot(const struct rpl_map *m, uint64_t key)
+{
+	return (size_t)((key * 0x9e3779b97f4a7c15ULL) >> (64 - __builtin_ctzll(m->cap)));
+}
 
 static int map_grow(struct rpl_map *m)
 {
@@ -15,18 +63,13 @@ static int map_grow(struct rpl_map *m)
 	size_t i;
 
 	n.cap = m->cap ? m->cap * 2 : 1024;
-	n.k = calloc(n.cap, sizeof(*n.k));
-	n.v = calloc(n.cap, sizeof(*n.v));
-	if (!n.k || !n.v) {
-		free(n.k);
-		free(n.v);
+	n.s = slots_new(n.cap);
+	if (!n.s)
 		return -ENOMEM;
-	}
 	for (i = 0; i < m->cap; i++)
-		if (m->k[i])
-			rpl_map_put(&n, m->k[i], m->v[i]);
-	free(m->k);
-	free(m->v);
+		if (slot_key(&m->s[i]))
+			rpl_map_put(&n, slot_key(&m->s[i]), m->s[i].v);
+	slots_free(m->s, m->cap);
 	*m = n;
 	return 0;
 }
@@ -34,39 +77,49 @@ static int map_grow(struct rpl_map *m)
 int rpl_map_put(struct rpl_map *m, uint64_t key, uint32_t val)
 {
 	size_t i;
+	uint64_t k;
 
 	if (!key)			/* 0 marks an empty slot */
 		key = 1;
 	if ((m->n + 1) * 2 > m->cap && map_grow(m) < 0)
 		return -ENOMEM;
-	for (i = key & (m->cap - 1); m->k[i] && m->k[i] != key; i = (i + 1) & (m->cap - 1))
+	for (i = first_slot(m, key); (k = slot_key(&m->s[i])) && k != key;
+	     i = (i + 1) & (m->cap - 1))
 		;
-	if (!m->k[i])
+	if (!k)
 		m->n++;
-	m->k[i] = key;
-	m->v[i] = val;
+	memcpy(m->s[i].k, &key, sizeof(key));
+	m->s[i].v = val;
 	return 0;
+}
+
+uint32_t *rpl_map_find(const struct rpl_map *m, uint64_t key)
+{
+	size_t i;
+	uint64_t k;
+
+	if (!m->cap)
+		return NULL;
+	if (!key)
+		key = 1;
+	for (i = first_slot(m, key); (k = slot_key(&m->s[i])); i = (i + 1) & (m->cap - 1))
+		if (k == key)
+			return &m->s[i].v;
+	return NULL;
 }
 
 int rpl_map_get(const struct rpl_map *m, uint64_t key, uint32_t *val)
 {
-	size_t i;
+	const uint32_t *v = rpl_map_find(m, key);
 
-	if (!m->cap)
+	if (!v)
 		return 0;
-	if (!key)
-		key = 1;
-	for (i = key & (m->cap - 1); m->k[i]; i = (i + 1) & (m->cap - 1))
-		if (m->k[i] == key) {
-			*val = m->v[i];
-			return 1;
-		}
-	return 0;
+	*val = *v;
+	return 1;
 }
 
 void rpl_map_free(struct rpl_map *m)
 {
-	free(m->k);
-	free(m->v);
+	slots_free(m->s, m->cap);
 	memset(m, 0, sizeof(*m));
 }

@@ -157,9 +157,14 @@ int rpl_plan_read(struct rpl_plan *p)
 			op = &p->ops[p->n_ops];
 			memset(op, 0, sizeof(*op));
 			rpl_ev_pack(&op->ev, &it.u.ev);
-			op->ev.path = rpl_intern(&paths, p->arena, it.u.ev.path, it.u.ev.path_len);
+			int dots = 0;
+
+			op->ev.path = rpl_intern(&paths, p->arena, it.u.ev.path, it.u.ev.path_len,
+						 &dots);
 			op->ev.path2 = rpl_intern(&paths, p->arena, it.u.ev.path2,
-						  it.u.ev.path2_len);
+						  it.u.ev.path2_len, &dots);
+			if (dots)
+				op->rflags |= RPL_OPF_DOTS;
 			if ((it.u.ev.path && !op->ev.path) || (it.u.ev.path2 && !op->ev.path2)) {
 				err = -ENOMEM;
 				goto out;
@@ -193,7 +198,7 @@ int rpl_plan_read(struct rpl_plan *p)
 			RPL_GROW(p->ps, p->n_ps, p->cap_ps);
 			ps = &p->ps[p->n_ps++];
 			*ps = it.u.ps;
-			ps->path = rpl_intern(&paths, p->arena, it.u.ps.path, it.u.ps.path_len);
+			ps->path = rpl_intern(&paths, p->arena, it.u.ps.path, it.u.ps.path_len, NULL);
 			ps->target = dup_str(p->arena, it.u.ps.target, it.u.ps.target_len);
 			if (!ps->path) {
 				err = -ENOMEM;

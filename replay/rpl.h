@@ -184,9 +184,12 @@ int rpl_prefix_match(const char *path, const char *prefix);
 } while (0)
 
 /* ---- a uint64 -> uint32 hash map (map.c) ---- */
+struct rpl_map_slot {
+	uint32_t k[2];			/* the key, 4-aligned (map.c); 0: empty */
+	uint32_t v;
+};
 struct rpl_map {
-	uint64_t *k;
-	uint32_t *v;
+	struct rpl_map_slot *s;
 	size_t cap, n;
 };
 /* Integer keys (tids, pids) in their own range, never 0. */
@@ -194,6 +197,9 @@ struct rpl_map {
 int rpl_map_put(struct rpl_map *m, uint64_t key, uint32_t val);
 /* @return : 1 with *@val set if @key is there, else 0. */
 int rpl_map_get(const struct rpl_map *m, uint64_t key, uint32_t *val);
+/* @return : @key's value in its slot, to read or change (valid until the
+ * next rpl_map_put() or rpl_map_free() of @m), or NULL if not there. */
+uint32_t *rpl_map_find(const struct rpl_map *m, uint64_t key);
 void rpl_map_free(struct rpl_map *m);
 
 /* ---- paths kept once (intern.c) ---- */
@@ -204,8 +210,10 @@ struct rpl_intern {
 };
 /*! rpl_intern() : @s (@n bytes) as a string of arena @a: the same
  *  pointer for the same bytes, but for paths the plan cleans in place
- *  (a copy each).  @return : NULL if @s is NULL or memory ran out. */
-const char *rpl_intern(struct rpl_intern *t, struct iot_arena *a, const char *s, uint32_t n);
+ *  (rpl_path_has_dots(): a copy each, and *@dots set to 1 if @dots).
+ *  @return : NULL if @s is NULL or memory ran out. */
+const char *rpl_intern(struct rpl_intern *t, struct iot_arena *a, const char *s, uint32_t n,
+		       int *dots);
 void rpl_intern_free(struct rpl_intern *t);
 /*! rpl_path_has_dots() : @return : 1 if @s (@n bytes; NULL: none) has
  *  "/." or "//" in it: a path rpl_plan_clean_paths() may rewrite. */
@@ -223,6 +231,10 @@ int rpl_cpath_has_dots(const char *s);
 #define RPL_OPF_CHILD	 0x20	/* op.link: the thread it starts */
 #define RPL_OPF_WAITS	 0x40	/* op.link: the process it waits for */
 #define RPL_OPF_WAITT	 0x80	/* op.link: the thread whose end it polls for */
+/* plan, from plan_read.c to clean.c only: a path of it has "/." or "//"
+ * (rpl_intern()); cleared there, so the bit is free for the run's
+ * RPL_OPF_MISMATCH (set by profile.c after the run) */
+#define RPL_OPF_DOTS	 RPL_OPF_MISMATCH
 
 /* Resources an op can be ordered on: path, its parent, path2, its
  * parent, two open files, and in a table threads share the descriptor

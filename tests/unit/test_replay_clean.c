@@ -8,6 +8,7 @@
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -47,6 +48,9 @@ static void check(const struct cop *ops, size_t n, const char *link, const char 
 		ev->path = strdup(ops[i].path);
 		if (ops[i].path2)
 			ev->path2 = strdup(ops[i].path2);
+		/* as rpl_intern() marks them for plan_read.c */
+		if (rpl_cpath_has_dots(ev->path) || rpl_cpath_has_dots(ev->path2))
+			p.ops[i].rflags |= RPL_OPF_DOTS;
 	}
 	assert_int_equal(rpl_plan_clean_paths(&p), 0);
 	for (i = 0; i < n; i++) {
@@ -164,6 +168,49 @@ static void test_states(void **state)
 		free(mem[i]);
 }
 
+/* rpl_intern(): one pointer for each path without dots, a copy of its own
+ * for each one with them (cleaned in place), and those said */
+static void test_intern(void **state)
+{
+	struct iot_arena *a = iot_arena_new(0);
+	struct rpl_intern t = { 0 };
+	const char *x, *y, *d1, *d2;
+	char buf[32];
+	int dots = 0, i;
+
+	(void)state;
+	assert_non_null(a);
+	x = rpl_intern(&t, a, "/t/a/b", 6, &dots);
+	y = rpl_intern(&t, a, "/t/a/bc", 4 + 2, &dots);	/* the first 6 bytes */
+	assert_ptr_equal(x, y);
+	assert_int_equal(dots, 0);
+	d1 = rpl_intern(&t, a, "/t/./a", 6, &dots);
+	assert_int_equal(dots, 1);
+	dots = 0;
+	d2 = rpl_intern(&t, a, "/t/./a", 6, &dots);
+	assert_int_equal(dots, 1);
+	assert_ptr_not_equal(d1, d2);
+	assert_string_equal(d2, "/t/./a");
+	dots = 0;
+	assert_ptr_equal(rpl_intern(&t, a, "/t//", 3, NULL), rpl_intern(&t, a, "/t//", 3, &dots));
+	assert_int_equal(dots, 0);			/* "/t/" has none */
+	assert_ptr_not_equal(rpl_intern(&t, a, "/t//", 4, &dots), rpl_intern(&t, a, "/t/", 3, NULL));
+	assert_int_equal(dots, 1);
+	dots = 0;
+	/* past the table's growth, each still found */
+	for (i = 0; i < 5000; i++) {
+		snprintf(buf, sizeof(buf), "/t/%d", i);
+		assert_non_null(rpl_intern(&t, a, buf, (uint32_t)strlen(buf), &dots));
+	}
+	assert_ptr_equal(rpl_intern(&t, a, "/t/a/b", 6, &dots), x);
+	snprintf(buf, sizeof(buf), "/t/%d", 17);
+	assert_ptr_equal(rpl_intern(&t, a, buf, (uint32_t)strlen(buf), &dots),
+			 rpl_intern(&t, a, buf, (uint32_t)strlen(buf), &dots));
+	assert_int_equal(dots, 0);
+	rpl_intern_free(&t);
+	iot_arena_free(a);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -171,6 +218,7 @@ int main(void)
 		cmocka_unit_test(test_last_component),
 		cmocka_unit_test(test_symlinks_kept),
 		cmocka_unit_test(test_states),
+		cmocka_unit_test(test_intern),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
