@@ -42,26 +42,19 @@ int rpl_cpath_has_dots(const char *s)
 static int intern_grow(struct rpl_intern *t)
 {
 	size_t cap = t->cap ? t->cap * 2 : 4096, i, j;
-	const char **v = calloc(cap, sizeof(*v));
-	uint64_t *h = calloc(cap, sizeof(*h));
+	struct rpl_intern_slot *s = rpl_table_new(cap * sizeof(*s));
 
-	if (!v || !h) {
-		free(v);
-		free(h);
+	if (!s)
 		return -ENOMEM;
-	}
 	for (i = 0; i < t->cap; i++) {
-		if (!t->v[i])
+		if (!t->s[i].v)
 			continue;
-		for (j = t->h[i] & (cap - 1); v[j]; j = (j + 1) & (cap - 1))
+		for (j = t->s[i].h & (cap - 1); s[j].v; j = (j + 1) & (cap - 1))
 			;
-		v[j] = t->v[i];
-		h[j] = t->h[i];
+		s[j] = t->s[i];
 	}
-	free(t->v);
-	free(t->h);
-	t->v = v;
-	t->h = h;
+	rpl_table_free(t->s, t->cap * sizeof(*t->s));
+	t->s = s;
 	t->cap = cap;
 	return 0;
 }
@@ -78,25 +71,24 @@ const char *rpl_intern(struct rpl_intern *t, struct iot_arena *a, const char *s,
 		return NULL;
 	/* the table holds no path with dots: one found has none */
 	h = iot_hash(s, n, 11);
-	for (i = h & (t->cap - 1); t->v[i]; i = (i + 1) & (t->cap - 1))
-		if (t->h[i] == h && !memcmp(t->v[i], s, n) && t->v[i][n] == 0)
-			return t->v[i];
+	for (i = h & (t->cap - 1); t->s[i].v; i = (i + 1) & (t->cap - 1))
+		if (t->s[i].h == h && !memcmp(t->s[i].v, s, n) && t->s[i].v[n] == 0)
+			return t->s[i].v;
 	if (rpl_path_has_dots(s, n)) {
 		if (dots)
 			*dots = 1;
 		return iot_arena_strndup(a, s, n);
 	}
-	t->v[i] = iot_arena_strndup(a, s, n);
-	t->h[i] = h;
-	if (t->v[i])
+	t->s[i].v = iot_arena_strndup(a, s, n);
+	t->s[i].h = h;
+	if (t->s[i].v)
 		t->n++;
-	return t->v[i];
+	return t->s[i].v;
 }
 
 void rpl_intern_free(struct rpl_intern *t)
 {
-	free(t->v);
-	free(t->h);
+	rpl_table_free(t->s, t->cap * sizeof(*t->s));
 	memset(t, 0, sizeof(*t));
 }
 

@@ -16,30 +16,29 @@
 #include "rpl.h"
 
 /* Slot arrays this large are mapped, not taken from malloc: freed as
- * the map grows, they go back at once, and they do not raise malloc's
+ * the table grows, they go back at once, and they do not raise malloc's
  * mmap threshold (with it raised, other arrays came from the heap and
  * stayed: 1.5 % more peak resident memory on 1 M events). */
-#define MAP_MMAP_BYTES (128 * 1024)
+#define TABLE_MMAP_BYTES (128 * 1024)
 
-static struct rpl_map_slot *slots_new(size_t cap)
+void *rpl_table_new(size_t bytes)
 {
 	void *s;
 
-	if (cap * sizeof(struct rpl_map_slot) < MAP_MMAP_BYTES)
-		return calloc(cap, sizeof(struct rpl_map_slot));
-	s = mmap(NULL, cap * sizeof(struct rpl_map_slot), PROT_READ | PROT_WRITE,
-		 MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	if (bytes < TABLE_MMAP_BYTES)
+		return calloc(1, bytes);
+	s = mmap(NULL, bytes, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
 	return s == MAP_FAILED ? NULL : s;
 }
 
-static void slots_free(struct rpl_map_slot *s, size_t cap)
+void rpl_table_free(void *s, size_t bytes)
 {
 	if (!s)
 		return;
-	if (cap * sizeof(*s) < MAP_MMAP_BYTES)
+	if (bytes < TABLE_MMAP_BYTES)
 		free(s);
 	else
-		munmap(s, cap * sizeof(*s));
+		munmap(s, bytes);
 }
 
 static inline uint64_t slot_key(const struct rpl_map_slot *s)
@@ -63,13 +62,13 @@ static int map_grow(struct rpl_map *m)
 	size_t i;
 
 	n.cap = m->cap ? m->cap * 2 : 1024;
-	n.s = slots_new(n.cap);
+	n.s = rpl_table_new(n.cap * sizeof(*n.s));
 	if (!n.s)
 		return -ENOMEM;
 	for (i = 0; i < m->cap; i++)
 		if (slot_key(&m->s[i]))
 			rpl_map_put(&n, slot_key(&m->s[i]), m->s[i].v);
-	slots_free(m->s, m->cap);
+	rpl_table_free(m->s, m->cap * sizeof(*m->s));
 	*m = n;
 	return 0;
 }
@@ -120,6 +119,6 @@ int rpl_map_get(const struct rpl_map *m, uint64_t key, uint32_t *val)
 
 void rpl_map_free(struct rpl_map *m)
 {
-	slots_free(m->s, m->cap);
+	rpl_table_free(m->s, m->cap * sizeof(*m->s));
 	memset(m, 0, sizeof(*m));
 }

@@ -135,6 +135,8 @@ static int async_keys(const struct rpl_plan *p, struct rpl_fdtab *tab,
  * socket): its order is the descriptor's (pipe_key()), not a path's. */
 static int not_a_path(const char *s)
 {
+	if (*s == '/')			/* most are: no compare needed */
+		return 0;
 	return strncmp(s, "pipe:[", 6) == 0 || strncmp(s, "socket:[", 8) == 0 ||
 	       strncmp(s, "anon_inode:", 11) == 0;
 }

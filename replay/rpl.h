@@ -201,11 +201,17 @@ int rpl_map_get(const struct rpl_map *m, uint64_t key, uint32_t *val);
  * next rpl_map_put() or rpl_map_free() of @m), or NULL if not there. */
 uint32_t *rpl_map_find(const struct rpl_map *m, uint64_t key);
 void rpl_map_free(struct rpl_map *m);
+/* rpl_table_new() : @bytes zeroed for a hash table's slots, mapped when
+ * large (map.c); rpl_table_free() : them, given the same size. */
+void *rpl_table_new(size_t bytes);
+void rpl_table_free(void *s, size_t bytes);
 
 /* ---- paths kept once (intern.c) ---- */
 struct rpl_intern {
-	const char **v;
-	uint64_t *h;
+	struct rpl_intern_slot {
+		uint64_t h;		/* the hash of v */
+		const char *v;		/* NULL: empty */
+	} *s;				/* one array: a hit reads one cache line */
 	size_t cap, n;
 };
 /*! rpl_intern() : @s (@n bytes) as a string of arena @a: the same
