@@ -239,13 +239,22 @@ struct pend {
 /* Per resource key, the ops of one kind kept since its last change: the
  * looks, or the names made or removed (RPL_KEY_NAME). */
 struct kept {
-	struct rpl_map map;		/* key -> index in v */
 	struct lookers *v;
 	size_t n, cap;
 };
 
+/* What a resource key has: its last change and where its kept ops are
+ * (NO_OP: none).  One map lookup a key for all three: they were three
+ * maps, and their lookups (cache misses on long traces) the plan's
+ * largest cost. */
+struct res_st {
+	uint32_t last, look, name;
+};
+
 struct rpl_deps {
-	struct rpl_map last, pipes;
+	struct rpl_map res_of, pipes;	/* key -> index in res */
+	struct res_st *res;
+	size_t n_res, cap_res;
 	struct kept look, name;
 	struct pipe_st *ps;
 	size_t n_ps, cap_ps;
@@ -253,32 +262,46 @@ struct rpl_deps {
 	size_t n_heap, cap_heap;
 };
 
-/* The ops @k keeps for @key (NULL: none). */
-static struct lookers *kept_get(struct kept *k, uint64_t key)
+/* The state of @key, made if it has none yet (NULL: out of memory). */
+static struct res_st *res_get(struct rpl_deps *d, uint64_t key)
 {
-	uint32_t i;
+	uint32_t *i = rpl_map_find(&d->res_of, key);
+	struct res_st *r;
 
-	return rpl_map_get(&k->map, key, &i) ? &k->v[i] : NULL;
+	if (i)
+		return &d->res[*i];
+	if (d->n_res == d->cap_res) {
+		size_t nc = d->cap_res ? d->cap_res * 2 : 1024;
+
+		if (!(r = realloc(d->res, nc * sizeof(*r))))
+			return NULL;
+		d->res = r;
+		d->cap_res = nc;
+	}
+	if (rpl_map_put(&d->res_of, key, (uint32_t)d->n_res) < 0)
+		return NULL;
+	r = &d->res[d->n_res++];
+	r->last = r->look = r->name = NO_OP;
+	return r;
 }
 
-/* Op @oi joins the ops @k keeps for @key, @l (kept_get(), NULL: none
- * yet). */
-static int kept_add(struct rpl_plan *p, struct kept *k, uint64_t key, struct lookers *l,
-		    uint32_t oi)
+/* The ops @k keeps at index @i (NO_OP: none). */
+static struct lookers *kept_get(struct kept *k, uint32_t i)
 {
-	uint32_t i;
+	return i != NO_OP ? &k->v[i] : NULL;
+}
+
+/* Op @oi joins the ops @k keeps at *@i (NO_OP: none yet, then set). */
+static int kept_add(struct rpl_plan *p, struct kept *k, uint32_t *i, uint32_t oi)
+{
 	int err = 0;
 
-	if (l)
-		return add_looker(p, l, oi);
-	RPL_GROW(k->v, k->n, k->cap);
-	i = (uint32_t)k->n++;
-	k->v[i].n = 0;
-	if (rpl_map_put(&k->map, key, i) < 0) {
-		err = -ENOMEM;
-		goto out;
+	if (*i == NO_OP) {
+		RPL_GROW(k->v, k->n, k->cap);
+		*i = (uint32_t)k->n++;
+		k->v[*i].n = 0;
 	}
-	err = add_looker(p, &k->v[i], oi);
+	err = add_looker(p, &k->v[*i], oi);
 out:
 	return err;
 }
@@ -308,7 +331,8 @@ static int order_op(struct rpl_plan *p, struct rpl_deps *d, uint32_t oi,
 	for (k = 0; k < nk; k++) {
 		uint64_t key = ok[k] & ~RPL_KEY_HOW;
 		struct lookers *lk, *nm;
-		uint32_t *last, li;
+		struct res_st *r;
+		uint32_t li;
 
 		if (ok[k] & RPL_KEY_PIPE) {
 			if (!rpl_map_get(&d->pipes, key, &li)) {
@@ -323,30 +347,30 @@ static int order_op(struct rpl_plan *p, struct rpl_deps *d, uint32_t oi,
 				goto nomem;
 			continue;
 		}
-		lk = kept_get(&d->look, key);
-		nm = kept_get(&d->name, key);
-		/* its slot: read, and set by a change (nothing else is put
-		 * in d->last in between) */
-		last = rpl_map_find(&d->last, key);
+		/* nothing else adds to d->res until this key is done */
+		if (!(r = res_get(d, key)))
+			goto nomem;
+		lk = kept_get(&d->look, r->look);
+		nm = kept_get(&d->name, r->name);
 		if (ok[k] & RPL_KEY_NAME) {
 			/* one name made or removed: after the last change
 			 * and the looks since, not after the others */
-			if ((last && add_dep(p, op, *last) < 0) ||
-			    follow_all(p, op, lk) < 0 || kept_add(p, &d->name, key, nm, oi) < 0)
+			if ((r->last != NO_OP && add_dep(p, op, r->last) < 0) ||
+			    follow_all(p, op, lk) < 0 || kept_add(p, &d->name, &r->name, oi) < 0)
 				goto nomem;
 			continue;
 		}
 		/* A thread that looked since the last change follows it
 		 * already; a look or a change follows every name made or
 		 * removed since. */
-		if (last &&
+		if (r->last != NO_OP &&
 		    !((ok[k] & RPL_KEY_LOOK) && lk && looked(p, lk, op->thread)) &&
-		    add_dep(p, op, *last) < 0)
+		    add_dep(p, op, r->last) < 0)
 			goto nomem;
 		if (follow_all(p, op, nm) < 0)
 			goto nomem;
 		if (ok[k] & RPL_KEY_LOOK) {
-			if (kept_add(p, &d->look, key, lk, oi) < 0)
+			if (kept_add(p, &d->look, &r->look, oi) < 0)
 				goto nomem;
 			continue;
 		}
@@ -356,10 +380,7 @@ static int order_op(struct rpl_plan *p, struct rpl_deps *d, uint32_t oi,
 			lk->n = 0;
 		if (nm)
 			nm->n = 0;
-		if (last)
-			*last = oi;
-		else if (rpl_map_put(&d->last, key, oi) < 0)
-			goto nomem;
+		r->last = oi;
 	}
 	if (p->n_deps >= UINT32_MAX)
 		err = -E2BIG;
@@ -498,8 +519,7 @@ void rpl_deps_free(struct rpl_deps *d)
 	free(d->name.v);
 	free(d->heap);
 	rpl_map_free(&d->pipes);
-	rpl_map_free(&d->last);
-	rpl_map_free(&d->look.map);
-	rpl_map_free(&d->name.map);
+	rpl_map_free(&d->res_of);
+	free(d->res);
 	free(d);
 }
