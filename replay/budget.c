@@ -214,11 +214,25 @@ static int call_key(const struct rpl_op *op)
 	return op->ev.nr * 2 + (op->ev.ret < 0);
 }
 
+/* @op's call_key() if it is estimated(), else -1; @waits[nr]: is_wait()
+ * of a call nr (looked up once, not per op and pass: a sixth of the
+ * plan's instructions went to estimated() in call_quantile()). */
+static int estimated_key(const struct rpl_plan *p, const struct rpl_op *op,
+			 const uint8_t *waits)
+{
+	int key = call_key(op);
+
+	if (key < 0 || rec_cpu(p, op) || waits[op->ev.nr] || (op->ev.flags & IOT_EV_NOEXIT_TS))
+		return -1;
+	return key;
+}
+
 /* The value at index n / @per of in_call() over the n estimated calls
  * of each kind (call_key()), the stopped ones only if @held, into @q
  * (-1: fewer than CALL_MIN_SAMPLES), with a heap of n / @per + 1 of
  * them: @per 2 the median, 20 the 5th percentile. */
-static int call_quantile(const struct rpl_plan *p, int held, size_t per, int64_t *q)
+static int call_quantile(const struct rpl_plan *p, int held, size_t per, const uint8_t *waits,
+			 int64_t *q)
 {
 	struct rpl_smallest *by = calloc(CALL_KEYS, sizeof(*by));
 	size_t *cnt = calloc(CALL_KEYS, sizeof(*cnt)), i, total = 0;
@@ -228,8 +242,8 @@ static int call_quantile(const struct rpl_plan *p, int held, size_t per, int64_t
 	if (!by || !cnt)
 		goto out;
 	for (i = 0; i < p->n_ops; i++)
-		if (estimated(p, &p->ops[i]) && (!held || rpl_op_stopped(&p->ops[i])) &&
-		    (key = call_key(&p->ops[i])) >= 0)
+		if ((key = estimated_key(p, &p->ops[i], waits)) >= 0 &&
+		    (!held || rpl_op_stopped(&p->ops[i])))
 			cnt[key]++;
 	for (i = 0; i < CALL_KEYS; i++)
 		total += cnt[i] >= CALL_MIN_SAMPLES ? cnt[i] / per + 1 : 0;
@@ -244,7 +258,7 @@ static int call_quantile(const struct rpl_plan *p, int held, size_t per, int64_t
 	for (i = 0; i < p->n_ops; i++) {
 		const struct rpl_op *op = &p->ops[i];
 
-		if (estimated(p, op) && (!held || rpl_op_stopped(op)) && (key = call_key(op)) >= 0)
+		if ((key = estimated_key(p, op, waits)) >= 0 && (!held || rpl_op_stopped(op)))
 			rpl_smallest_add(&by[key], in_call(p, op));
 	}
 	for (i = 0; i < CALL_KEYS; i++)
@@ -262,11 +276,18 @@ out:
  * percentile of all its estimated ones. */
 static int call_caps(const struct rpl_plan *p, int64_t *caps)
 {
-	int err = call_quantile(p, 0, 2, caps);
+	uint8_t waits[CALL_NR_MAX];
+	struct rpl_op op = { 0 };
+	int err, nr;
 
+	for (nr = 0; nr < CALL_NR_MAX; nr++) {
+		op.ev.nr = (int16_t)nr;
+		waits[nr] = (uint8_t)is_wait(&op);
+	}
+	err = call_quantile(p, 0, 2, waits, caps);
 	if (!err)
-		err = call_quantile(p, 1, 20, caps + CALL_KEYS);
-	return err ? err : call_quantile(p, 0, 20, caps + 2 * CALL_KEYS);
+		err = call_quantile(p, 1, 20, waits, caps + CALL_KEYS);
+	return err ? err : call_quantile(p, 0, 20, waits, caps + 2 * CALL_KEYS);
 }
 
 /* What @op's call used of the CPU, as the budget counts it (see above):
