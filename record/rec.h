@@ -196,7 +196,7 @@ struct rec_opts {
 	int backend;			/* enum rec_backend, as asked */
 	int bpf_ring_mb;
 	int path_set_mb;		/* cap of the set of paths met (MiB) */
-	int bpf_wake_kb;		/* wake the drain at this much (0: at once) */
+	int bpf_wake_kb;		/* non-zero: no call's record wakes the drain (0: at once) */
 	uint64_t data_max;		/* --data: keep writes of at most this (0: off) */
 	uint64_t data_total;		/* --data-total: keep at most this in all */
 	char **cmd;			/* the program and its arguments */

@@ -181,9 +181,14 @@ static __always_inline void *scratch_buf(void)
 	return scratch_all();
 }
 
-/* Wake the recorder only once this much is waiting (0: at once); it
- * also drains on a short timer, and the last followed task's end (with
- * the fast path: any task's) wakes it. */
+/* Non-zero: no record wakes the recorder, which drains on a short timer
+ * (0: the kernel's own wake-up, for a record written into an empty
+ * ring); the last followed task's end (with the fast path: any task's)
+ * and the mixed backend's flush wake it at once.  (It was "wake once this
+ * many bytes wait", through bpf_ringbuf_query() at every record; but
+ * without a flag the kernel wakes the reader only for a record written
+ * into an empty ring, so past the mark no record woke it: the timer did
+ * all the draining, and the query cost a helper call a record.) */
 const volatile __u64 wake_bytes = 0;
 
 /*
@@ -208,7 +213,7 @@ static __always_inline int emit_max(void *rec, __u64 len, __u64 max, int force)
 		len = max;
 	if (force)
 		fl = BPF_RB_FORCE_WAKEUP;
-	else if (wake_bytes && bpf_ringbuf_query(&rb, BPF_RB_AVAIL_DATA) < wake_bytes)
+	else if (wake_bytes)
 		fl = BPF_RB_NO_WAKEUP;
 	if (bpf_ringbuf_output(&rb, rec, len, fl) < 0) {
 		count_drop();
