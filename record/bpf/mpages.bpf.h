@@ -18,7 +18,8 @@
  * cache (address_space); BE_FMAP ties that key to the mapping's address.
  * The recorder keeps the pages per mapping until the munmap, msync, exec
  * or exit (record/bpf_mmap.c).  Every fault of the machine runs one of
- * these programs; for a task not followed it ends at the task storage
+ * these programs; while no followed mapping is left it ends at once
+ * (fmb_live), else, for a task not followed, at the task storage
  * lookup.  Records the ring cannot take are counted in drops.
  */
 #ifndef IOT_MPAGES_BPF_H
@@ -91,6 +92,24 @@ struct {
 	__type(value, struct fmb);
 } fmblk SEC(".maps");
 
+/*
+ * Blocks in fmblk: added by fmb_one() (a block new to the table), taken
+ * by fmb_drop() (a block deleted).  At 0 no followed task has a followed
+ * mapping (each keeps a block until an unmapping of all of it): a
+ * fault's programs (page_fault_user, mm_filemap_fault,
+ * mm_filemap_map_pages) would log nothing the recorder keeps (it ties
+ * records to the mappings each process made), so they return at once,
+ * before the task storage and hash lookups.  Every dynamically linked
+ * program maps /etc/ld.so.cache (followed: PROT_READ, no MAP_DENYWRITE)
+ * and its loader unmaps it before main(), so most faults of a build or
+ * of many short programs come at 0: `make -j2` of 41 files, ~140,000
+ * runs of these three programs, ~22 ms of CPU.  A block written over
+ * (rare: another mapping in the same 2 MiB) or left behind (its process
+ * ended or exec'd without unmapping it) keeps the count up, which costs
+ * only the lookups, as before.
+ */
+__s64 fmb_live = 0;
+
 struct fmb_ctx {
 	struct fmb v;
 	__u64 blk0;
@@ -108,6 +127,9 @@ static long fmb_one(__u64 i, void *arg)
 		count_drop();
 		return 1;
 	}
+	/* (a block written over counts again: too many is safe, too few
+	 * is not) */
+	__sync_fetch_and_add(&fmb_live, 1);
 	return 0;
 }
 
@@ -164,8 +186,8 @@ static long fmb_drop(__u64 i, void *arg)
 	struct fmb_key k = { .blk = g->blk0 + i };
 	struct fmb *b = bpf_map_lookup_elem(&fmblk, &k);
 
-	if (b && b->start >= g->lo && b->end <= g->hi)
-		bpf_map_delete_elem(&fmblk, &k);
+	if (b && b->start >= g->lo && b->end <= g->hi && bpf_map_delete_elem(&fmblk, &k) == 0)
+		__sync_fetch_and_add(&fmb_live, -1);
 	return 0;
 }
 
@@ -174,7 +196,11 @@ static long fmb_drop(__u64 i, void *arg)
  * memory mostly, leaves them to be written over) */
 __noinline int fmap_unmap(__u64 addr, __u64 len)
 {
-	struct fmb_gone g = { .blk0 = addr >> FMB_SHIFT, .lo = addr, .hi = addr + len };
+	/* the kernel unmaps whole pages, as fmap_watch() counts a mapping's
+	 * end: ld.so.cache's 50,403 bytes left its block behind in every
+	 * process when the end was taken as addr + len */
+	struct fmb_gone g = { .blk0 = addr >> FMB_SHIFT, .lo = addr,
+			      .hi = addr + ((len + 4095) & ~4095ULL) };
 	__u64 nb;
 
 	if (!len || len > ((__u64)FMB_UNMAP_MAX << FMB_SHIFT))
@@ -220,9 +246,12 @@ static __always_inline void folio_range(__u64 key, __u64 idx, __u64 *first, __u6
 SEC("tp_btf/mm_filemap_fault")
 int BPF_PROG(iotape_mfault, struct address_space *mapping, unsigned long index)
 {
-	struct tstate *fl = followed(bpf_get_current_task_btf());
+	struct tstate *fl;
 	__u64 key = 0, first = index, last = index;
 
+	if (!fmb_live)
+		return 0;
+	fl = followed(bpf_get_current_task_btf());
 	/* the pointer as a number: folio_span() takes no pointer */
 	if (!fl || fl->st != BE_TID_ON || bpf_probe_read_kernel(&key, 8, &ctx[0]) < 0 ||
 	    !bpf_map_lookup_elem(&fmwatch, &key))
@@ -236,9 +265,12 @@ SEC("tp_btf/mm_filemap_map_pages")
 int BPF_PROG(iotape_maround, struct address_space *mapping, unsigned long first,
 	     unsigned long last)
 {
-	struct tstate *fl = followed(bpf_get_current_task_btf());
+	struct tstate *fl;
 	__u64 key = 0, sp, end = 0;
 
+	if (!fmb_live)
+		return 0;
+	fl = followed(bpf_get_current_task_btf());
 	/* the pointer as a number: folio_span() takes no pointer */
 	if (!fl || fl->st != BE_TID_ON || bpf_probe_read_kernel(&key, 8, &ctx[0]) < 0 ||
 	    !bpf_map_lookup_elem(&fmwatch, &key))
@@ -411,11 +443,14 @@ __noinline __u64 folio_span(__u64 mapping, __u64 idx)
 SEC("tp_btf/page_fault_user")
 int BPF_PROG(iotape_mpf, unsigned long address, struct pt_regs *regs, unsigned long error_code)
 {
-	struct tstate *fl = followed(bpf_get_current_task_btf());
+	struct tstate *fl;
 	struct fmb_key k;
 	struct fmb *b;
 	__u64 blk, idx, sp;
 
+	if (!fmb_live)
+		return 0;
+	fl = followed(bpf_get_current_task_btf());
 	if (!fl || fl->st != BE_TID_ON)
 		return 0;
 	k.blk = address >> FMB_SHIFT;
