@@ -18,9 +18,9 @@
  * cache (address_space); BE_FMAP ties that key to the mapping's address.
  * The recorder keeps the pages per mapping until the munmap, msync, exec
  * or exit (record/bpf_mmap.c).  Every fault of the machine runs one of
- * these programs; while no followed mapping is left it ends at once
- * (fmb_live), else, for a task not followed, at the task storage
- * lookup.  Records the ring cannot take are counted in drops.
+ * these programs; for a task not followed it ends at the task storage
+ * lookup (page_fault_user's, while the table of blocks is empty, at
+ * once: fmb_live).  Records the ring cannot take are counted in drops.
  */
 #ifndef IOT_MPAGES_BPF_H
 #define IOT_MPAGES_BPF_H
@@ -93,20 +93,19 @@ struct {
 } fmblk SEC(".maps");
 
 /*
- * Blocks in fmblk: added by fmb_one() (a block new to the table), taken
- * by fmb_drop() (a block deleted).  At 0 no followed task has a followed
- * mapping (each keeps a block until an unmapping of all of it): a
- * fault's programs (page_fault_user, mm_filemap_fault,
- * mm_filemap_map_pages) would log nothing the recorder keeps (it ties
- * records to the mappings each process made), so they return at once,
- * before the task storage and hash lookups.  Every dynamically linked
- * program maps /etc/ld.so.cache (followed: PROT_READ, no MAP_DENYWRITE)
- * and its loader unmaps it before main(), so most faults of a build or
- * of many short programs come at 0: `make -j2` of 41 files, ~140,000
- * runs of these three programs, ~22 ms of CPU.  A block written over
- * (rare: another mapping in the same 2 MiB) or left behind (its process
- * ended or exec'd without unmapping it) keeps the count up, which costs
- * only the lookups, as before.
+ * Blocks in fmblk: added by fmb_one(), taken by fmb_drop().  At 0 the
+ * table is empty and page_fault_user's program, which looks every fault
+ * of a followed task up in it, returns at once, before the task storage
+ * and hash lookups.  Every dynamically linked program maps
+ * /etc/ld.so.cache (followed: PROT_READ, no MAP_DENYWRITE) and its loader
+ * unmaps it before main(), so most faults of a build or of many short
+ * programs come at 0: `make -j2` of 41 files, ~90,000 runs of it, ~15 ms
+ * of CPU.  A block written over (another mapping in the same 2 MiB)
+ * counts again, and one left behind (its process ended or exec'd
+ * without unmapping it) stays: the count stays up, which costs only the
+ * lookups, as before.  (Not a test for the other fault programs: they
+ * look files up, and a forked child's unmapping of an inherited mapping
+ * drops its blocks while the parent's mapping lives on.)
  */
 __s64 fmb_live = 0;
 
@@ -123,13 +122,14 @@ static long fmb_one(__u64 i, void *arg)
 
 	/* before the mapping's start for its first block: signed */
 	c->v.base = c->pg0 + ((__s64)((k.blk << FMB_SHIFT) - c->v.start) >> 12);
+	/* counted before it is in (a block written over counts again: too
+	 * many is safe, too few is not) */
+	__sync_fetch_and_add(&fmb_live, 1);
 	if (bpf_map_update_elem(&fmblk, &k, &c->v, BPF_ANY) < 0) {
+		__sync_fetch_and_add(&fmb_live, -1);
 		count_drop();
 		return 1;
 	}
-	/* (a block written over counts again: too many is safe, too few
-	 * is not) */
-	__sync_fetch_and_add(&fmb_live, 1);
 	return 0;
 }
 
@@ -246,12 +246,9 @@ static __always_inline void folio_range(__u64 key, __u64 idx, __u64 *first, __u6
 SEC("tp_btf/mm_filemap_fault")
 int BPF_PROG(iotape_mfault, struct address_space *mapping, unsigned long index)
 {
-	struct tstate *fl;
+	struct tstate *fl = followed(bpf_get_current_task_btf());
 	__u64 key = 0, first = index, last = index;
 
-	if (!fmb_live)
-		return 0;
-	fl = followed(bpf_get_current_task_btf());
 	/* the pointer as a number: folio_span() takes no pointer */
 	if (!fl || fl->st != BE_TID_ON || bpf_probe_read_kernel(&key, 8, &ctx[0]) < 0 ||
 	    !bpf_map_lookup_elem(&fmwatch, &key))
@@ -265,12 +262,9 @@ SEC("tp_btf/mm_filemap_map_pages")
 int BPF_PROG(iotape_maround, struct address_space *mapping, unsigned long first,
 	     unsigned long last)
 {
-	struct tstate *fl;
+	struct tstate *fl = followed(bpf_get_current_task_btf());
 	__u64 key = 0, sp, end = 0;
 
-	if (!fmb_live)
-		return 0;
-	fl = followed(bpf_get_current_task_btf());
 	/* the pointer as a number: folio_span() takes no pointer */
 	if (!fl || fl->st != BE_TID_ON || bpf_probe_read_kernel(&key, 8, &ctx[0]) < 0 ||
 	    !bpf_map_lookup_elem(&fmwatch, &key))
