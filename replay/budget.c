@@ -68,7 +68,7 @@
  * A stopped call's duration, between the tracer's timestamps at its two
  * stops, holds how long the tracer took to answer them, the thread
  * asleep meanwhile: on a busy machine that is most of it, and it is no
- * CPU time of the thread's (gap_cost_ns, taken off, is only the least of
+ * CPU time of the thread's (held_cost(), taken off, is only the least of
  * it).  python's ioctl(TCGETS) on each file it opens, answered ENOTTY at
  * once, used 1 us of CPU each (bpf, cpu_ns) but lasted 17-24 us at the
  * 5th percentile of a ptrace recording, 48-88 us at the median and up to
@@ -166,16 +166,16 @@ struct cpu_use {
 };
 
 /* How long @op's call lasted, less the stops around it (which a stopped
- * call's timestamps, taken by the tracer, hold: gap_cost_ns, the cost of
- * a gap between two stops, stands for it); 0 if unknown. */
-static int64_t in_call(const struct rpl_plan *p, const struct rpl_op *op)
+ * call's timestamps, taken by the tracer, hold: @held, held_cost(),
+ * stands for it); 0 if unknown. */
+static int64_t in_call(int64_t held, const struct rpl_op *op)
 {
 	int64_t d = op->ev.t_exit - op->ev.t_enter;
 
 	if (op->ev.flags & IOT_EV_NOEXIT_TS)
 		return 0;
 	if (rpl_op_stopped(op))
-		d -= p->gap_cost_ns;
+		d -= held;
 	return d > 0 ? d : 0;
 }
 
@@ -227,12 +227,12 @@ static int estimated_key(const struct rpl_plan *p, const struct rpl_op *op,
 	return key;
 }
 
-/* The value at index n / @per of in_call() over the n estimated calls
- * of each kind (call_key()), the stopped ones only if @held, into @q
- * (-1: fewer than CALL_MIN_SAMPLES), with a heap of n / @per + 1 of
+/* The value at index n / @per of in_call(@cost) over the n estimated
+ * calls of each kind (call_key()), the stopped ones only if @held, into
+ * @q (-1: fewer than CALL_MIN_SAMPLES), with a heap of n / @per + 1 of
  * them: @per 2 the median, 20 the 5th percentile. */
 static int call_quantile(const struct rpl_plan *p, int held, size_t per, const uint8_t *waits,
-			 int64_t *q)
+			 int64_t cost, int64_t *q)
 {
 	struct rpl_smallest *by = calloc(CALL_KEYS, sizeof(*by));
 	size_t *cnt = calloc(CALL_KEYS, sizeof(*cnt)), i, total = 0;
@@ -259,7 +259,7 @@ static int call_quantile(const struct rpl_plan *p, int held, size_t per, const u
 		const struct rpl_op *op = &p->ops[i];
 
 		if ((key = estimated_key(p, op, waits)) >= 0 && (!held || rpl_op_stopped(op)))
-			rpl_smallest_add(&by[key], in_call(p, op));
+			rpl_smallest_add(&by[key], in_call(cost, op));
 	}
 	for (i = 0; i < CALL_KEYS; i++)
 		q[i] = cnt[i] >= CALL_MIN_SAMPLES ? rpl_smallest_top(&by[i]) : -1;
@@ -271,10 +271,39 @@ out:
 	return err;
 }
 
+/*
+ * What the stops hold of a stopped call's duration.  gap_cost_ns, the
+ * 5th percentile of the gaps between two stopped calls (think.c), holds
+ * besides the two stops the least of the program's own code between two
+ * calls, which a call's duration does not: fio's libaio job thread
+ * recorded with ptrace (4 KiB O_DIRECT random writes, iodepth 8 and 32,
+ * xfs and ext4) had gaps of 13 us at the 5th percentile (gap_cost_ns
+ * 11.0-12.8 us) and io_getevents calls of 8-10 us, stops and all.  Less
+ * gap_cost_ns, over 5 % of the io_getevents came out at 0, and so did
+ * each one's share (the 5th percentile of its kind); io_submit counted
+ * 3.7-5.4 us (bpf's cpu_ns: 5.6 us), and the calls' system time went to
+ * the gaps.  A call lasts no less than the stops around it, so the stops
+ * hold no more than the stopped calls of the kind that lasted least took
+ * at the 5th percentile (@q5: their durations, stops included): the
+ * lesser of that and gap_cost_ns.  Its own calls then count 0 at the 5th
+ * percentile (their CPU time is not told apart from the stops).
+ */
+static int64_t held_cost(const struct rpl_plan *p, const int64_t *q5)
+{
+	int64_t cost = p->gap_cost_ns;
+	size_t i;
+
+	for (i = 0; i < CALL_KEYS; i++)
+		if (q5[i] >= 0 && q5[i] < cost)
+			cost = q5[i];
+	return cost;
+}
+
 /* Per kind, into @caps[CALL_KEYS * 3]: the median of its estimated
  * calls, then the 5th percentile of its stopped ones, then the 5th
- * percentile of all its estimated ones. */
-static int call_caps(const struct rpl_plan *p, int64_t *caps)
+ * percentile of all its estimated ones; into @held, held_cost(), which
+ * in_call() takes off each stopped call for them. */
+static int call_caps(const struct rpl_plan *p, int64_t *caps, int64_t *held)
 {
 	uint8_t waits[CALL_NR_MAX];
 	struct rpl_op op = { 0 };
@@ -284,19 +313,24 @@ static int call_caps(const struct rpl_plan *p, int64_t *caps)
 		op.ev.nr = (int16_t)nr;
 		waits[nr] = (uint8_t)is_wait(&op);
 	}
-	err = call_quantile(p, 0, 2, waits, caps);
+	/* the stopped calls' durations first (caps + CALL_KEYS, scratch) */
+	err = call_quantile(p, 1, 20, waits, 0, caps + CALL_KEYS);
+	if (err)
+		return err;
+	*held = held_cost(p, caps + CALL_KEYS);
+	err = call_quantile(p, 0, 2, waits, *held, caps);
 	if (!err)
-		err = call_quantile(p, 1, 20, waits, caps + CALL_KEYS);
-	return err ? err : call_quantile(p, 0, 20, waits, caps + 2 * CALL_KEYS);
+		err = call_quantile(p, 1, 20, waits, *held, caps + CALL_KEYS);
+	return err ? err : call_quantile(p, 0, 20, waits, *held, caps + 2 * CALL_KEYS);
 }
 
 /* What @op's call used of the CPU, as the budget counts it (see above):
  * its cpu_ns, 0 for a wait, else its duration up to CALL_BLOCKED times
  * its kind's median, and a stopped one up to its kind's unheld calls. */
 static int64_t call_cpu(const struct rpl_plan *p, const struct rpl_op *op,
-			const int64_t *caps)
+			const int64_t *caps, int64_t held)
 {
-	int64_t d = in_call(p, op), cap;
+	int64_t d = in_call(held, op), cap;
 	uint32_t cpu = rec_cpu(p, op);
 	int key = call_key(op);
 
@@ -429,17 +463,17 @@ int rpl_think_budget(struct rpl_plan *p, const double *rec_cpu)
 	double per_call = stop_cpu >= 0 ? (double)stop_cpu : (double)p->stop_cost_ns / 20.0;
 	double per_start = proc_start_cpu(p);
 	struct cpu_maps by_tid = { 0 }, by_pid = { 0 };
-	int64_t *caps = malloc(3 * CALL_KEYS * sizeof(*caps));
+	int64_t *caps = malloc(3 * CALL_KEYS * sizeof(*caps)), held = 0;
 	size_t i;
 	int err = -ENOMEM;
 
-	if (!th || !pc || !scale || !caps || call_caps(p, caps) < 0 ||
+	if (!th || !pc || !scale || !caps || call_caps(p, caps, &held) < 0 ||
 	    exit_cpu(p, stop_cpu >= 0, &by_tid, &by_pid) < 0)
 		goto out;
 	for (i = 0; i < p->n_ops; i++) {
 		const struct rpl_op *op = &p->ops[i];
 		struct cpu_use *u[2] = { &th[op->thread], &pc[p->threads[op->thread].proc] };
-		int64_t cpu = call_cpu(p, op, caps);
+		int64_t cpu = call_cpu(p, op, caps, held);
 		double in = (double)cpu, low = (double)call_low(p, op, caps, cpu);
 		int k;
 

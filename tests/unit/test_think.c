@@ -554,6 +554,34 @@ static void test_budget_stopped_held(void **state)
 	}
 }
 
+/* The stops hold no more of a stopped call than the calls of the kind
+ * that lasted least took: 100 stopped calls, gaps of 1 ms (fewer than
+ * 100 between two stopped calls: the stops cost COST, 10 us, a gap),
+ * utime 1 ms, stime 1 ms.  50 io_getevents lasting 8 us, stops and all,
+ * so the stops held at most 8 us of each call, not COST; 50 io_submit
+ * lasting 13 us, 5 us of it the call's own: the calls used 0.25 ms
+ * (io_getevents 0 each, its CPU not told apart from the stops), the stops
+ * 0.2 ms, and the budget is 1 + 1 - 0.2 - 0.25 = 1.55 ms.  Less COST,
+ * io_submit counted 3 us and the budget was 1.65 ms. */
+static void test_budget_held_by_calls(void **state)
+{
+	enum { N = 100 };
+	int64_t gap[N], dur[N];
+	int16_t nr[N];
+	struct tplan tp;
+	size_t i;
+
+	(void)state;
+	for (i = 0; i < N; i++) {
+		gap[i] = 1000000;
+		nr[i] = i % 2 ? SYS_io_submit : SYS_io_getevents;
+		dur[i] = i % 2 ? 13000 : 8000;
+	}
+	tplan_init(&tp, N, gap, NULL);
+	check_budget(&tp, nr, dur, 1000000, 1550000);
+	tplan_free(&tp);
+}
+
 #define BPF_N 100
 
 /* The plan of test_budget_recorded_cpu in @tp, its durations in @dur and
@@ -1035,6 +1063,7 @@ int main(void)
 		cmocka_unit_test(test_budget_blocked_call),
 		cmocka_unit_test(test_budget_blocked_kind),
 		cmocka_unit_test(test_budget_stopped_held),
+		cmocka_unit_test(test_budget_held_by_calls),
 		cmocka_unit_test(test_budget_recorded_cpu),
 		cmocka_unit_test(test_budget_per_thread),
 		cmocka_unit_test(test_raw),
