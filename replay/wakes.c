@@ -105,31 +105,37 @@ out:
  * to start and 23 ms of gaps between their 6,200 calls) got 10 ms of
  * think time for the wait and 2.3 ms for the gaps between their calls,
  * where they computed for ~20 ms: their I/O replayed ~4 % fast.  A gap
- * found to be a wait (thread @t's op at @wk[i], woken @lag[i] after its
- * waker's return) keeps at most that lag, the time the thread could
+ * found to be a wait (thread @t's op at @wk[i].k, woken @wk[i].lag after
+ * its waker's return) keeps at most that lag, the time the thread could
  * have run in it, and what it held goes back to the thread's other gaps,
  * each up to its length before the budget.
  */
-static void rebudget(struct rpl_plan *p, const struct rpl_thread *t, const uint32_t *wk,
-		     const int64_t *lag, uint32_t nw)
+struct wake {
+	uint32_t k;		/* the woken op's position in its thread */
+	int64_t lag;		/* how long after its waker's return */
+};
+
+static void rebudget(struct rpl_plan *p, const struct rpl_thread *t, const struct wake *wk,
+		     size_t nw)
 {
 	double s = t->think_scale, freed = 0, others = 0, r;
 	int64_t delta = 0;
-	uint32_t k, i;
+	uint32_t k;
+	size_t i;
 
 	if (!nw || s <= 0.0 || s >= 1.0)
 		return;
 	for (i = 0; i < nw; i++) {
-		struct rpl_op *op = &p->ops[t->ops[wk[i]]];
+		struct rpl_op *op = &p->ops[t->ops[wk[i].k]];
 
-		if (op->think_ns > lag[i]) {
-			freed += (double)(op->think_ns - lag[i]);
-			delta -= op->think_ns - lag[i];
-			op->think_ns = lag[i];
+		if (op->think_ns > wk[i].lag) {
+			freed += (double)(op->think_ns - wk[i].lag);
+			delta -= op->think_ns - wk[i].lag;
+			op->think_ns = wk[i].lag;
 		}
 	}
 	for (k = 0, i = 0; k < t->n_ops; k++) {
-		if (i < nw && wk[i] == k) {
+		if (i < nw && wk[i].k == k) {
 			i++;
 			continue;
 		}
@@ -146,7 +152,7 @@ static void rebudget(struct rpl_plan *p, const struct rpl_thread *t, const uint3
 		struct rpl_op *op = &p->ops[t->ops[k]];
 		int64_t v;
 
-		if (i < nw && wk[i] == k) {
+		if (i < nw && wk[i].k == k) {
 			i++;
 			continue;
 		}
@@ -163,8 +169,9 @@ int rpl_plan_wakes(struct rpl_plan *p)
 {
 	size_t ti, ui;
 	const char *env = getenv("IOTAPE_REPLAY_WAKES");
-	uint32_t k, nw, cap = 0, *wk = NULL;
-	int64_t *lag = NULL;
+	struct wake *wk = NULL;
+	size_t nw, cap = 0;
+	uint32_t k;
 	int err = 0;
 
 	/* IOTAPE_REPLAY_WAKES=0: none (to measure what they do) */
@@ -210,27 +217,12 @@ int rpl_plan_wakes(struct rpl_plan *p)
 				goto out;
 			p->wakes += (uint64_t)err;
 			err = 0;
-			if (nw == cap) {
-				uint32_t nc = cap ? cap * 2 : 16;
-				uint32_t *w2 = realloc(wk, nc * sizeof(*wk));
-				int64_t *l2 = w2 ? realloc(lag, nc * sizeof(*lag)) : NULL;
-
-				if (w2)
-					wk = w2;
-				if (!l2) {
-					err = -ENOMEM;
-					goto out;
-				}
-				lag = l2;
-				cap = nc;
-			}
-			wk[nw] = k;
-			lag[nw++] = iot_ns_sub(e, best);
+			RPL_GROW(wk, nw, cap);
+			wk[nw++] = (struct wake){ k, iot_ns_sub(e, best) };
 		}
-		rebudget(p, t, wk, lag, nw);
+		rebudget(p, t, wk, nw);
 	}
 out:
 	free(wk);
-	free(lag);
 	return err;
 }
