@@ -39,8 +39,7 @@ struct rpl_actab {
 
 /* ---- the plan: requests tied to their ops ---- */
 
-/* A ring's key in plan.aio_ring: the process and the ring's descriptor. */
-static uint64_t ring_key(const struct iot_aio *a)
+uint64_t rpl_aio_ring_key(const struct iot_aio *a)
 {
 	uint64_t k = ((uint64_t)(uint32_t)a->pid << 32 | (uint32_t)a->ctx) * 0x9e3779b97f4a7c15ULL;
 
@@ -54,7 +53,7 @@ static void ring_depth(struct rpl_plan *p, const struct iot_aio *a, int d)
 	struct rpl_aio *s;
 	uint32_t i;
 
-	if (a->api != IOT_AIO_URING || !rpl_map_get(&p->aio_ring, ring_key(a), &i) ||
+	if (a->api != IOT_AIO_URING || !rpl_map_get(&p->aio_ring, rpl_aio_ring_key(a), &i) ||
 	    i >= p->n_aio)
 		return;
 	s = &p->aio[i];
@@ -202,7 +201,7 @@ int rpl_aio_collect(struct rpl_plan *p, const struct iot_aio *a)
 	    rpl_map_put(&p->aio_key, iot_aio_key(a), (uint32_t)p->n_aio) < 0)
 		return -ENOMEM;
 	if (a->kind == IOT_AIO_SETUP && a->api == IOT_AIO_URING &&
-	    rpl_map_put(&p->aio_ring, ring_key(a), (uint32_t)p->n_aio) < 0)
+	    rpl_map_put(&p->aio_ring, rpl_aio_ring_key(a), (uint32_t)p->n_aio) < 0)
 		return -ENOMEM;
 	if (a->kind == IOT_AIO_SUBMIT) {
 		ring_depth(p, a, 1);

@@ -29,13 +29,6 @@ struct span {
 	int64_t r0, r1, p0, p1;	/* first and last submission, recorded and replayed */
 };
 
-static uint64_t ctx_key(const struct iot_aio *a)
-{
-	uint64_t k = ((uint64_t)(uint32_t)a->pid << 32 | (uint32_t)a->ctx) * 0x9e3779b97f4a7c15ULL;
-
-	return (k ^ (k >> 29) ^ a->api) | 1;
-}
-
 /* The time [@s, @e] spent inside [@t0, @t1]; @e < @s: none. */
 static double overlap(int64_t s, int64_t e, int64_t t0, int64_t t1)
 {
@@ -64,7 +57,7 @@ void rpl_aio_depth(const struct rpl_plan *p, struct rpl_result *res)
 
 		if (x->a.kind != IOT_AIO_SUBMIT)
 			continue;
-		if (!rpl_map_get(&m, ctx_key(&x->a), &k)) {
+		if (!rpl_map_get(&m, rpl_aio_ring_key(&x->a), &k)) {
 			if (n == cap) {
 				uint32_t nc = cap ? 2 * cap : 16;
 				struct span *v = realloc(sp, nc * sizeof(*v));
@@ -75,7 +68,7 @@ void rpl_aio_depth(const struct rpl_plan *p, struct rpl_result *res)
 				cap = nc;
 			}
 			k = n++;
-			if (rpl_map_put(&m, ctx_key(&x->a), k) < 0)
+			if (rpl_map_put(&m, rpl_aio_ring_key(&x->a), k) < 0)
 				goto out;
 			sp[k] = (struct span){ x->a.t_ns, x->a.t_ns, INT64_MAX, INT64_MIN };
 		}
@@ -98,11 +91,11 @@ void rpl_aio_depth(const struct rpl_plan *p, struct rpl_result *res)
 		if (x->a.kind == IOT_AIO_COMPLETE && x->req) {
 			/* recorded: from its submission to this record */
 			q = &p->aio[x->req - 1];
-			if (rpl_map_get(&m, ctx_key(&q->a), &k))
+			if (rpl_map_get(&m, rpl_aio_ring_key(&q->a), &k))
 				res->aio_rec_area += overlap(q->a.t_ns, x->a.t_ns, sp[k].r0, sp[k].r1);
 			continue;
 		}
-		if (x->a.kind != IOT_AIO_SUBMIT || !rpl_map_get(&m, ctx_key(&x->a), &k))
+		if (x->a.kind != IOT_AIO_SUBMIT || !rpl_map_get(&m, rpl_aio_ring_key(&x->a), &k))
 			continue;
 		if (x->rec_res == RPL_AIO_NORES)	/* never seen complete */
 			res->aio_rec_area += overlap(x->a.t_ns, sp[k].r1, sp[k].r0, sp[k].r1);

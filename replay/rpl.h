@@ -811,6 +811,9 @@ int rpl_wait_until(int64_t t);
 int rpl_aio_collect(struct rpl_plan *p, const struct iot_aio *a);
 /*! rpl_aio_tally() : the async counts of @res. */
 void rpl_aio_tally(struct rpl_plan *p, struct rpl_result *res);
+/*! rpl_aio_ring_key() : the key of @a's ring or libaio context (in
+ *  plan.aio_ring, and aio_depth.c's): its process and its descriptor. */
+uint64_t rpl_aio_ring_key(const struct iot_aio *a);
 /*! rpl_aio_depth() : the requests in flight, recorded and replayed, into
  *  @res (aio_depth.c says how they are counted). */
 void rpl_aio_depth(const struct rpl_plan *p, struct rpl_result *res);

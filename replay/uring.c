@@ -514,9 +514,15 @@ void rpl_uring_await(struct rpl_ctx *c, struct rpl_op *op, struct rpl_actx *x,
  * last io_uring_enter, and the ring went with seven writes in flight,
  * posted by the kernel's teardown 330 ms later, after the replay of the
  * I/O had ended. */
+/* How many of @x's requests were in flight when recorded, so far. */
+static uint64_t rec_inflight(const struct rpl_actx *x)
+{
+	return x->rec_sub > x->rec_done ? x->rec_sub - x->rec_done : 0;
+}
+
 void rpl_uring_drain(struct rpl_ctx *c, struct rpl_op *op, struct rpl_actx *x)
 {
-	uint64_t left = x->rec_sub > x->rec_done ? x->rec_sub - x->rec_done : 0;
+	uint64_t left = rec_inflight(x);
 
 	reap(c, op, x);
 	while (x->inflight > left) {
@@ -673,7 +679,7 @@ static int64_t h_enter(struct rpl_ctx *c, struct rpl_op *op)
 			left += a->len;
 	}
 	x->rec_sub += nsub;
-	level = x->rec_sub > x->rec_done ? x->rec_sub - x->rec_done : 0;
+	level = rec_inflight(x);
 	x->rec_done += ncomp;
 	room_for(c, op, x, nsub);
 	queued = queue(c, op, x, UINT64_MAX, 0, op->n_aio, &b, &ns);
