@@ -22,6 +22,15 @@
  * root, after each unlink: 68,000 lookups of the whole path and as many
  * closes in a replay of 338,000 calls, 1.9x the recorded time of its
  * opens and stats.
+ *
+ * A parent's slot is one of the RPL_DC_WAYS of a set its path's hash
+ * picks, the one used longest ago giving way.  One slot per hash (as
+ * before) let two directories in use together evict each other whenever
+ * their hashes met in the table's bits, which the recorded path decides
+ * (the directory the workload ran in, a pid in its name): postmark's ten
+ * directories, one recording in five, had two of them take turns in one
+ * slot, 8,700 opens of one from the other and as many closes, 5 % more
+ * syscalls than the 338,000 it replays, and none in the next recording.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -36,13 +45,15 @@ struct dc_entry {
 	uint32_t gen;
 	uint32_t dgen;			/* dir_gen when opened */
 	uint32_t len;
+	uint32_t used;			/* the cache's clock when last found or put */
 	int plain;			/* no symlink on its path: dgen is what counts */
 	int fd;
 	char *path;
 };
 
 struct rpl_dcache {
-	uint32_t n;			/* slots, a power of 2 */
+	uint32_t n;			/* slots, a power of 2, >= RPL_DC_WAYS */
+	uint32_t clock;			/* counts lookups that found or put */
 	struct dc_entry e[];
 };
 
@@ -51,7 +62,7 @@ struct rpl_dcache *rpl_dcache_new(uint32_t slots)
 	struct rpl_dcache *d;
 	uint32_t i;
 
-	if (slots < 1 || (slots & (slots - 1)))
+	if (slots < RPL_DC_WAYS || (slots & (slots - 1)))
 		slots = RPL_DC_SHARED;
 	d = calloc(1, sizeof(*d) + slots * sizeof(d->e[0]));
 	if (!d)
@@ -162,10 +173,49 @@ static int dc_holds(const struct dc_entry *e, const char *path, size_t plen, uin
 	       e->len == plen && memcmp(e->path, path, plen) == 0;
 }
 
+/* The first of the RPL_DC_WAYS slots of hash @h's set. */
+static struct dc_entry *dc_set(struct rpl_dcache *d, uint64_t h)
+{
+	return &d->e[h & (d->n - RPL_DC_WAYS)];
+}
+
+/* The slot of @d holding @path current, marked used, or NULL. */
+static struct dc_entry *dc_find(struct rpl_dcache *d, const char *path, size_t plen, uint64_t h,
+				struct dc_gens g)
+{
+	struct dc_entry *e = dc_set(d, h);
+	int i;
+
+	for (i = 0; i < RPL_DC_WAYS; i++)
+		if (dc_holds(&e[i], path, plen, h, g)) {
+			e[i].used = ++d->clock;
+			return &e[i];
+		}
+	return NULL;
+}
+
+/* The slot of @h's set a new parent goes in: an empty one, else one that
+ * held @path (@plen bytes) before a change made it stale, else the one
+ * used longest ago. */
+static struct dc_entry *dc_victim(struct rpl_dcache *d, const char *path, size_t plen, uint64_t h)
+{
+	struct dc_entry *e = dc_set(d, h), *v = e;
+	int i;
+
+	for (i = 0; i < RPL_DC_WAYS; i++) {
+		if (e[i].fd < 0 || (e[i].h == h && e[i].len == plen &&
+				    memcmp(e[i].path, path, plen) == 0))
+			return &e[i];
+		if ((int32_t)(e[i].used - v->used) < 0)
+			v = &e[i];
+	}
+	return v;
+}
+
 /* Make @e hold @fd for @path, closing what it held.  @return : 0 (the
  * cache owns @fd now), or -1 out of memory (@e empty, @fd still yours). */
-static int dc_put(struct dc_entry *e, const char *path, size_t plen, uint64_t h,
-		  struct dc_gens g, int plain, int fd)
+static int dc_put(struct rpl_dcache *d, struct dc_entry *e, const char *path, size_t plen,
+		  uint64_t h, struct dc_gens g, int plain, int fd)
 {
 	if (e->fd >= 0)
 		close(e->fd);
@@ -182,6 +232,7 @@ static int dc_put(struct dc_entry *e, const char *path, size_t plen, uint64_t h,
 	e->dgen = g.dir;
 	e->plain = plain;
 	e->fd = fd;
+	e->used = ++d->clock;
 	return 0;
 }
 
@@ -209,8 +260,8 @@ static int below_cached(struct rpl_dcache *d, const char *path, size_t plen,
 		return -1;
 	gplen = s - 1;			/* "/a" of "/a/b" */
 	h = iot_hash(path, gplen, 3);
-	g = &d->e[h & (d->n - 1)];
-	if (!dc_holds(g, path, gplen, h, gen))
+	g = dc_find(d, path, gplen, h, gen);
+	if (!g)
 		return -1;
 	memcpy(name, path + s, plen - s);
 	name[plen - s] = 0;
@@ -240,8 +291,7 @@ static int parent_at_len(struct rpl_ctx *c, const char *path, size_t len, struct
 	if (rpl_dot_name(n->name))
 		return -EINVAL;
 	h = iot_hash(path, plen, 3);
-	e = &d->e[h & (d->n - 1)];
-	if (dc_holds(e, path, plen, h, gen)) {
+	if ((e = dc_find(d, path, plen, h, gen))) {
 		n->dirfd = e->fd;
 		n->owned = 0;
 		return 0;
@@ -253,8 +303,10 @@ static int parent_at_len(struct rpl_ctx *c, const char *path, size_t len, struct
 		if (err)
 			return err;
 	}
-	/* Keep it: the cache owns the descriptor from now on. */
-	if (dc_put(e, path, plen, h, gen, plain, n->dirfd) == 0)
+	/* Keep it: the cache owns the descriptor from now on (chosen after
+	 * below_cached(), which marked the grandparent used). */
+	e = dc_victim(d, path, plen, h);
+	if (dc_put(d, e, path, plen, h, gen, plain, n->dirfd) == 0)
 		n->owned = 0;
 	return 0;
 }
@@ -287,11 +339,11 @@ void rpl_dcache_offer(struct rpl_ctx *c, const char *path, int fd, uint32_t gen)
 	if (!d || plen < 2 || path[0] != '/' || gen != now.ns)
 		return;
 	h = iot_hash(path, plen, 3);
-	e = &d->e[h & (d->n - 1)];
-	if (dc_holds(e, path, plen, h, now))
+	if (dc_find(d, path, plen, h, now))
 		return;
+	e = dc_victim(d, path, plen, h);
 	copy = fcntl(fd, F_DUPFD_CLOEXEC, 0);
-	if (copy >= 0 && dc_put(e, path, plen, h, now, 0, copy) < 0)
+	if (copy >= 0 && dc_put(d, e, path, plen, h, now, 0, copy) < 0)
 		close(copy);
 }
 

@@ -1001,6 +1001,8 @@ struct rpl_dcache;
  * too (RLIMIT_NOFILE counts per table: 20,000 here). */
 #define RPL_DC_OWN 256
 #define RPL_DC_SHARED 64
+/* slots a parent may take: the set its path's hash picks (dcache.c) */
+#define RPL_DC_WAYS 4
 struct rpl_dcache *rpl_dcache_new(uint32_t slots);
 void rpl_dcache_free(struct rpl_dcache *d);
 /* As rpl_parent(), through the thread's cache; release with

@@ -1,0 +1,168 @@
+/*
+ * test_replay_dcache.c - the replay's cache of parent directories
+ * (replay/dcache.c): directories whose paths' hashes meet in the table's
+ * bits are kept side by side, up to RPL_DC_WAYS of them, not taking turns
+ * in one slot (each turn an openat2 and a close); past that, the one used
+ * longest ago gives way.
+ *
+ * Whether a parent was looked up again is told by the directory itself:
+ * once each is cached, every one is renamed away under the root and
+ * another made at its path, behind the cache's back (no generation
+ * moves); a parent still cached is the renamed directory, one looked up
+ * again is the new one.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+#include <cmocka.h>
+
+#include "rpl.h"
+
+#define NDIRS (RPL_DC_WAYS + 1)
+
+static char tmp[256];
+
+static int setup(void **state)
+{
+	const char *t = getenv("TMPDIR");
+
+	(void)state;
+	snprintf(tmp, sizeof(tmp), "%s/iotape-dcache-XXXXXX", t ? t : "/tmp");
+	return mkdtemp(tmp) ? 0 : -1;
+}
+
+static int teardown(void **state)
+{
+	char cmd[400];
+
+	(void)state;
+	snprintf(cmd, sizeof(cmd), "rm -rf '%s'", tmp);
+	return system(cmd) == 0 ? 0 : -1;
+}
+
+/* NDIRS directory names "/dK" whose hashes all fall in one slot of a
+ * table of RPL_DC_OWN slots, one per hash. */
+static void colliding(char names[NDIRS][16])
+{
+	uint64_t slot = 0;
+	int n = 0, k;
+
+	for (k = 0; n < NDIRS && k < 1000000; k++) {
+		char s[16];
+		uint64_t h;
+
+		snprintf(s, sizeof(s), "/d%d", k);
+		h = iot_hash(s, strlen(s), 3) & (RPL_DC_OWN - 1);
+		if (n == 0)
+			slot = h;
+		if (h == slot)
+			memcpy(names[n++], s, sizeof(s));
+	}
+	assert_int_equal(n, NDIRS);
+}
+
+/* The inode of the parent the cache gives for a file in @dir. */
+static ino_t parent_ino(struct rpl_ctx *c, const char *dir)
+{
+	struct rpl_name n;
+	struct stat st;
+	char path[64];
+
+	snprintf(path, sizeof(path), "%s/f", dir);
+	assert_int_equal(rpl_parent_at(c, path, &n), 0);
+	assert_string_equal(n.name, "f");
+	assert_int_equal(fstat(n.dirfd, &st), 0);
+	rpl_name_done(&n);
+	return st.st_ino;
+}
+
+static ino_t ino_at(int root, const char *name)
+{
+	struct stat st;
+
+	assert_int_equal(fstatat(root, name, &st, 0), 0);
+	return st.st_ino;
+}
+
+/* Each of @names moved to NAME.old under @root, a new directory made at
+ * NAME. */
+static void replace_all(int root, char names[NDIRS][16], int n)
+{
+	char old[96];
+	int i;
+
+	for (i = 0; i < n; i++) {
+		snprintf(old, sizeof(old), "%s.old", names[i] + 1);
+		assert_int_equal(renameat(root, names[i] + 1, root, old), 0);
+		assert_int_equal(mkdirat(root, names[i] + 1, 0755), 0);
+	}
+}
+
+static void test_ways(void **state)
+{
+	static struct rpl_plan p;
+	struct rpl_opts o = { .cmd = "test" };
+	char names[NDIRS][16], old[96];
+	struct rpl_thread t;
+	struct rpl_ctx c;
+	ino_t first[NDIRS];
+	int root, i;
+
+	(void)state;
+	colliding(names);
+	root = open(tmp, O_PATH | O_DIRECTORY | O_CLOEXEC);
+	assert_true(root >= 0);
+	for (i = 0; i < NDIRS; i++)
+		assert_int_equal(mkdirat(root, names[i] + 1, 0755), 0);
+	memset(&p, 0, sizeof(p));
+	memset(&t, 0, sizeof(t));
+	p.o = &o;
+	p.root_fd = root;
+	t.dcache = rpl_dcache_new(RPL_DC_OWN);
+	assert_non_null(t.dcache);
+	c = (struct rpl_ctx){ .p = &p, .t = &t };
+
+	/* RPL_DC_WAYS of them, in turns, as postmark's directories */
+	for (int round = 0; round < 3; round++)
+		for (i = 0; i < RPL_DC_WAYS; i++) {
+			ino_t ino = parent_ino(&c, names[i]);
+
+			if (round == 0)
+				first[i] = ino;
+			assert_true(ino == first[i]);
+		}
+	replace_all(root, names, RPL_DC_WAYS);
+	for (i = 0; i < RPL_DC_WAYS; i++) {
+		snprintf(old, sizeof(old), "%s.old", names[i] + 1);
+		/* still cached: the directory it first found */
+		assert_true(parent_ino(&c, names[i]) == ino_at(root, old));
+	}
+
+	/* one more than the set holds: the least recently used goes, the
+	 * first (used since) stays */
+	(void)parent_ino(&c, names[0]);
+	(void)parent_ino(&c, names[RPL_DC_WAYS]);
+	assert_true(parent_ino(&c, names[1]) == ino_at(root, names[1] + 1));
+	snprintf(old, sizeof(old), "%s.old", names[0] + 1);
+	assert_true(parent_ino(&c, names[0]) == ino_at(root, old));
+
+	rpl_dcache_free(t.dcache);
+	close(root);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_ways),
+	};
+
+	return cmocka_run_group_tests(tests, setup, teardown);
+}
