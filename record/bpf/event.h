@@ -60,6 +60,8 @@ struct be_tstate {
 	__u64 slept_ns;
 	__u32 slept;
 	__u32 in_fast;
+	__u64 t_in;
+	__u64 run_in;
 };
 
 /* Per syscall number, from format/syscalls.def: recorded at all, and its
@@ -175,7 +177,7 @@ struct be_gone {
 	__s32 status;			/* the wait(2) status */
 	__u32 pad;
 	__u64 utime_ns, stime_ns;	/* sampled per clock tick */
-	__u64 run_ns;			/* exact: se.sum_exec_runtime */
+	__u64 run_ns;			/* exact: run time at its last switch in, and since */
 };
 
 /*

@@ -139,17 +139,22 @@ int BPF_PROG(iotape_woken, struct task_struct *p)
 
 /*
  * A followed task switched in: its call's time off a CPU, or its sleep
- * between calls, ends.  A global function, checked once on its own: in
- * the switch program, its branches were walked again for each of the
- * switched-out task's (816 instructions processed for 157).
+ * between calls, ends; and its run time as the scheduler counted it up
+ * to here (@run: exact, its last switch out brought it up to date) is
+ * kept with the time, for its end (iotape_gone).  A global function,
+ * checked once on its own: in the switch program, its branches were
+ * walked again for each of the switched-out task's (816 instructions
+ * processed for 157).
  */
-__noinline int switched_in(struct tstate *in)
+__noinline int switched_in(struct tstate *in, __u64 run)
 {
 	__u64 now;
 
-	if (!in || (!in->t_off && !in->t_slept))
+	if (!in)
 		return 0;
 	now = bpf_ktime_get_ns();
+	in->t_in = now;
+	in->run_in = run;
 	if (in->t_off) {
 		if (in->busy && now > in->t_off)
 			in->off_ns += now - in->t_off;
@@ -173,7 +178,7 @@ int BPF_PROG(iotape_held, bool preempt, struct task_struct *prev, struct task_st
 	/* a call's time off a CPU, asleep or preempted, from when its task
 	 * is switched out to when it is switched in: not its CPU time */
 	if (in)
-		switched_in(in);
+		switched_in(in, next->se.sum_exec_runtime);
 	fl = followed(prev);
 	if (!fl)
 		return 0;
@@ -821,6 +826,7 @@ int BPF_PROG(iotape_gone, struct task_struct *p)
 	struct tstate *s = followed(p);
 	struct task_struct *xt;
 	struct be_gone *g;
+	__u64 run;
 	__s64 left;
 
 	if (!s)
@@ -843,7 +849,18 @@ int BPF_PROG(iotape_gone, struct task_struct *p)
 	g->status = BPF_CORE_READ(p, exit_code);
 	g->utime_ns = BPF_CORE_READ(p, utime);
 	g->stime_ns = BPF_CORE_READ(p, stime);
-	g->run_ns = BPF_CORE_READ(p, se.sum_exec_runtime);
+	/* The scheduler adds to a task's run time only at a switch, a tick
+	 * or a read of its CPU clock: a program that starts, works and ends
+	 * within a tick, on the CPU all along, would end with nothing added
+	 * since it was switched in (a shell's child: none at all).  Exact:
+	 * the run time at its last switch in and the time since, on this
+	 * CPU all along (its own work and the BPF programs' in it, which the
+	 * replay takes off a bpf recording's budget; a hypervisor's steal in
+	 * it is not told apart). */
+	run = BPF_CORE_READ(p, se.sum_exec_runtime);
+	if (s->t_in && g->h.t > s->t_in && s->run_in + (g->h.t - s->t_in) > run)
+		run = s->run_in + (g->h.t - s->t_in);
+	g->run_ns = run;
 	/* The recorder is woken at once by the last followed task's end
 	 * (it then stops) and, with the fast path, by any (the thread's
 	 * ring slots are freed at its end: a burst of short threads would
