@@ -854,9 +854,10 @@ int BPF_PROG(iotape_gone, struct task_struct *p)
 	 * within a tick, on the CPU all along, would end with nothing added
 	 * since it was switched in (a shell's child: none at all).  Exact:
 	 * the run time at its last switch in and the time since, on this
-	 * CPU all along (its own work and the BPF programs' in it, which the
-	 * replay takes off a bpf recording's budget; a hypervisor's steal in
-	 * it is not told apart). */
+	 * CPU all along.  It holds the BPF programs' time in the task, as
+	 * the scheduler's count does: at its calls (which the replay takes
+	 * off a bpf recording's budget, think.c's floors) and at its page
+	 * faults (which it does not); and a hypervisor's steal in it. */
 	run = BPF_CORE_READ(p, se.sum_exec_runtime);
 	if (s->t_in && g->h.t > s->t_in && s->run_in + (g->h.t - s->t_in) > run)
 		run = s->run_in + (g->h.t - s->t_in);
