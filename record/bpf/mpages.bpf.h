@@ -243,31 +243,29 @@ static __always_inline void folio_range(__u64 key, __u64 idx, __u64 *first, __u6
 
 /* a fault on a cached page maps its whole folio (where it fits in the
  * mapping): the others are touched with no fault of their own */
-SEC("tp_btf/mm_filemap_fault")
+SEC("raw_tp/mm_filemap_fault")
 int BPF_PROG(iotape_mfault, struct address_space *mapping, unsigned long index)
 {
 	struct tstate *fl = followed(bpf_get_current_task_btf());
 	__u64 key = 0, first = index, last = index;
 
-	/* the pointer as a number: folio_span() takes no pointer */
-	if (!fl || fl->st != BE_TID_ON || bpf_probe_read_kernel(&key, 8, &ctx[0]) < 0 ||
-	    !bpf_map_lookup_elem(&fmwatch, &key))
+	key = (__u64)mapping;
+	if (!fl || fl->st != BE_TID_ON || !bpf_map_lookup_elem(&fmwatch, &key))
 		return 0;
 	folio_range(key, index, &first, &last);
 	return mpage_note(key, first, last, 0);
 }
 
 /* fault-around maps the large folios at either end of its window whole */
-SEC("tp_btf/mm_filemap_map_pages")
+SEC("raw_tp/mm_filemap_map_pages")
 int BPF_PROG(iotape_maround, struct address_space *mapping, unsigned long first,
 	     unsigned long last)
 {
 	struct tstate *fl = followed(bpf_get_current_task_btf());
 	__u64 key = 0, sp, end = 0;
 
-	/* the pointer as a number: folio_span() takes no pointer */
-	if (!fl || fl->st != BE_TID_ON || bpf_probe_read_kernel(&key, 8, &ctx[0]) < 0 ||
-	    !bpf_map_lookup_elem(&fmwatch, &key))
+	key = (__u64)mapping;
+	if (!fl || fl->st != BE_TID_ON || !bpf_map_lookup_elem(&fmwatch, &key))
 		return 0;
 	sp = folio_span(key, first);
 	if (sp) {
@@ -301,12 +299,12 @@ static __always_inline __u64 folio_pages(struct folio *folio)
 {
 	__u64 n = 1;
 
-	if (folio->flags.f & (1UL << PG_HEAD_))
-		n = folio->_nr_pages;
+	if (BPF_CORE_READ(folio, flags.f) & (1UL << PG_HEAD_))
+		n = BPF_CORE_READ(folio, _nr_pages);
 	return n && n <= 512 ? n : 1;
 }
 
-SEC("tp_btf/writeback_dirty_folio")
+SEC("raw_tp/writeback_dirty_folio")
 int BPF_PROG(iotape_mdirty, struct folio *folio, struct address_space *mapping)
 {
 	struct tstate *fl = followed(bpf_get_current_task_btf());
@@ -314,7 +312,7 @@ int BPF_PROG(iotape_mdirty, struct folio *folio, struct address_space *mapping)
 
 	if (!fl || in_write(fl))
 		return 0;
-	first = folio->index;
+	first = BPF_CORE_READ(folio, index);
 	return mpage_note((__u64)mapping, first, first + folio_pages(folio) - 1, BE_MP_DIRTY);
 }
 
@@ -327,7 +325,7 @@ int BPF_PROG(iotape_mdirty, struct folio *folio, struct address_space *mapping)
  * from the disk, so they count as read.  Inside a call the folios are
  * the call's (read, write) and are left.
  */
-SEC("tp_btf/mm_filemap_add_to_page_cache")
+SEC("raw_tp/mm_filemap_add_to_page_cache")
 int BPF_PROG(iotape_madd, struct folio *folio)
 {
 	struct tstate *fl = followed(bpf_get_current_task_btf());
@@ -335,10 +333,8 @@ int BPF_PROG(iotape_madd, struct folio *folio)
 
 	if (!fl || fl->busy || fl->in_fast)
 		return 0;
-	first = folio->index;
-	/* read, not loaded: a pointer loaded from a trusted one is checked
-	 * by a search of the kernel's BTF by name at every load (~1 ms) */
-	bpf_probe_read_kernel(&mapping, 8, &folio->mapping);
+	first = BPF_CORE_READ(folio, index);
+	mapping = (__u64)BPF_CORE_READ(folio, mapping);
 	return mpage_note(mapping, first, first + folio_pages(folio) - 1, 0);
 }
 
@@ -434,7 +430,7 @@ __noinline __u64 folio_span(__u64 mapping, __u64 idx)
 	return ((first << 4) | order) + 1;
 }
 
-SEC("tp_btf/page_fault_user")
+SEC("raw_tp/page_fault_user")
 int BPF_PROG(iotape_mpf, unsigned long address, struct pt_regs *regs, unsigned long error_code)
 {
 	struct tstate *fl;
