@@ -65,7 +65,7 @@ HAVE_BPF ?= $(shell command -v $(BPF_CLANG) >/dev/null 2>&1 && test -n "$(BPFTOO
 ifeq ($(HAVE_BPF),1)
 ALL_CFLAGS += -DIOT_HAVE_BPF
 APP_LIBS = $(LIBS) $(shell pkg-config --libs libbpf 2>/dev/null)
-BPF_SKEL := $(BUILD)/gen/iotape.skel.h $(BUILD)/gen/uring.skel.h
+BPF_SKEL := $(BUILD)/gen/iotape.skel.h $(BUILD)/gen/uring.skel.h $(BUILD)/gen/aio.skel.h
 else
 APP_LIBS = $(LIBS)
 BPF_SKEL :=
@@ -154,9 +154,9 @@ endif
 # their skeletons; all generated into $(BUILD)/gen, never committed.
 # iotape.bpf.o, which every recording loads, as a light skeleton (-L:
 # relocated in the kernel at load, not by libbpf); uring.bpf.o, loaded
-# when a program first makes an io_uring ring, as a plain one: it is
-# given the first object's maps by descriptor, which a light skeleton's
-# loader cannot take.
+# when a program first makes an io_uring ring, and aio.bpf.o, at its
+# first libaio context, as plain ones: they are given the first object's
+# maps by descriptor, which a light skeleton's loader cannot take.
 $(BUILD)/gen/vmlinux.h:
 	@mkdir -p $(@D)
 	@echo "  GEN     $@"
@@ -176,7 +176,11 @@ $(BUILD)/gen/uring.skel.h: $(BUILD)/gen/uring.bpf.o
 	@echo "  SKEL    $@"
 	$(Q)$(BPFTOOL) gen skeleton $< name iotape_uring_bpf > $@.tmp && mv $@.tmp $@
 
-$(BUILD)/obj/record/bpf.o $(BUILD)/obj/record/bpf_uring.o: $(BPF_SKEL)
+$(BUILD)/gen/aio.skel.h: $(BUILD)/gen/aio.bpf.o
+	@echo "  SKEL    $@"
+	$(Q)$(BPFTOOL) gen skeleton $< name iotape_aio_bpf > $@.tmp && mv $@.tmp $@
+
+$(BUILD)/obj/record/bpf.o $(BUILD)/obj/record/bpf_uring.o $(BUILD)/obj/record/bpf_aio.o: $(BPF_SKEL)
 
 # Building installs nothing: it checks for what it needs and names the
 # packages.  The targets that run something install them (deps).

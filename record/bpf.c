@@ -348,6 +348,18 @@ fail:
 	return err < 0 ? err : -EINVAL;
 }
 
+int rec_bpf_share_maps(struct rec_bpf *b, struct bpf_map *rb, struct bpf_map *tstate,
+		       struct bpf_map *scratch, struct bpf_map *drops)
+{
+	int err;
+
+	if ((err = bpf_map__reuse_fd(rb, b->skel->maps.rb.map_fd)) ||
+	    (err = bpf_map__reuse_fd(tstate, b->skel->maps.tstate.map_fd)) ||
+	    (err = bpf_map__reuse_fd(scratch, b->skel->maps.scratch.map_fd)))
+		return err;
+	return bpf_map__reuse_fd(drops, b->skel->maps.drops.map_fd);
+}
+
 void rec_bpf_free(struct rec_ctx *c)
 {
 	struct rec_bpf *b = c->bpf;
@@ -359,6 +371,7 @@ void rec_bpf_free(struct rec_ctx *c)
 	if (b->guard_fd >= 0)
 		close(b->guard_fd);
 	rec_bpf_uring_free(c);
+	rec_bpf_aio_unload(c);
 	iotape_bpf__destroy(b->skel);
 	rec_bpf_aio_free(c);
 	for (i = 0; b->pending && b->npend && i <= b->pid_max; i++) {

@@ -11,19 +11,105 @@
  * time only (a call's record lost in a full ring leaves its iocbs to no
  * later call).  Few threads are in an async call at once: a short list,
  * searched.
+ *
+ * The programs are an object of their own (bpf/aio.bpf.c), loaded at the
+ * guard's stop of a followed task's first io_setup (bpf_guard.c): a
+ * recording of a program that makes no libaio context does not verify
+ * them.  Its entry program is attached to sys_enter; its exit program
+ * goes into the first object's tail-call table, with the first object's
+ * exit, which it calls back.
  */
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "engine.h"
 #include "rec.h"
 
 #ifdef IOT_HAVE_BPF
 #include <linux/types.h>
 
+#include <bpf/bpf.h>
+#include <bpf/libbpf.h>
+
 #include "aio_int.h"
 #include "bpf/event.h"
 #include "bpf/bpf_int.h"
+#include "iotape.skel.h"
+#include "aio.skel.h"
+
+/* the slots of map tails (bpf/common.bpf.h) */
+#define TAIL_AIO_EXIT	0
+#define TAIL_EXIT	1
+
+int rec_bpf_aio_load(struct rec_ctx *c)
+{
+	struct rec_bpf *b = c->bpf;
+	struct iotape_aio_bpf *a;
+	const char *why = "cannot open its BPF object";
+	uint32_t k;
+	int err, fd;
+
+	if (!b || b->aio_tried)
+		return b && b->askel ? 0 : -ENOENT;
+	b->aio_tried = 1;
+	a = iotape_aio_bpf__open();
+	if (!a) {
+		err = -errno;
+		goto out;
+	}
+	/* the first object's ring, task states, drop counts and tail calls */
+	why = "cannot hand it the first programs' maps";
+	if ((err = rec_bpf_share_maps(b, a->maps.rb, a->maps.tstate, a->maps.scratch,
+				      a->maps.drops)) ||
+	    (err = bpf_map__reuse_fd(a->maps.tails, b->skel->maps.tails.map_fd)))
+		goto out;
+	a->rodata->wake_bytes = b->skel->rodata->wake_bytes;
+	why = "the kernel refused them (IOTAPE_BPF_DEBUG=1 shows why)";
+	if ((err = iotape_aio_bpf__load(a)))
+		goto out;
+	/* the way back first: the first exit's call into an empty slot
+	 * falls through to its own record, one into a filled one must
+	 * find its way back */
+	why = "cannot enter them in the tail-call table";
+	k = TAIL_EXIT;
+	fd = b->skel->progs.iotape_exit.prog_fd;
+	if (bpf_map_update_elem(b->skel->maps.tails.map_fd, &k, &fd, BPF_ANY) < 0) {
+		err = -errno;
+		goto out;
+	}
+	k = TAIL_AIO_EXIT;
+	fd = bpf_program__fd(a->progs.iotape_aio_exit);
+	if (bpf_map_update_elem(b->skel->maps.tails.map_fd, &k, &fd, BPF_ANY) < 0) {
+		err = -errno;
+		goto out;
+	}
+	why = "cannot attach them to sys_enter";
+	a->links.iotape_aio_enter = bpf_program__attach(a->progs.iotape_aio_enter);
+	if (!a->links.iotape_aio_enter) {
+		err = -errno;
+		k = TAIL_AIO_EXIT;
+		bpf_map_delete_elem(b->skel->maps.tails.map_fd, &k);
+		goto out;
+	}
+	b->askel = a;
+	a = NULL;
+out:
+	if (err) {
+		b->aio_tried = 2;
+		iot_warn("record", "libaio's BPF programs did not load: %s (%s); the requests "
+			 "of this recording's libaio contexts are not recorded", why,
+			 strerror(err < 0 ? -err : err));
+	}
+	iotape_aio_bpf__destroy(a);
+	return err < 0 ? err : err ? -EINVAL : 0;
+}
+
+void rec_bpf_aio_unload(struct rec_ctx *c)
+{
+	iotape_aio_bpf__destroy(c->bpf->askel);
+	c->bpf->askel = NULL;
+}
 
 _Static_assert(BE_AIO_CBS_MAX == MAX_BATCH, "the programs read as many iocbs as ptrace");
 
@@ -216,6 +302,13 @@ void rec_bpf_aio_free(struct rec_ctx *c)
 	free(a->e);
 	free(a);
 	c->bpf->aio = NULL;
+}
+
+#else /* !IOT_HAVE_BPF */
+
+int rec_bpf_aio_load(struct rec_ctx *c)
+{
+	return -ENOSYS;
 }
 
 #endif

@@ -15,7 +15,9 @@
  * Every other call runs without a stop.  (Calls that make a name need it
  * too: their parent directory must be taken before it gains the entry,
  * and the name before it exists.)  io_uring_setup stops too: the first
- * one loads io_uring's BPF programs (bpf_uring.c) before the ring exists.
+ * one loads io_uring's BPF programs (bpf_uring.c) before the ring exists;
+ * and io_setup: the first loads libaio's (bpf_aio.c) before the context
+ * exists (no libaio call comes before one).
  *
  * If the recorder dies, the listener closes and these calls fail with
  * ENOSYS in whatever descendants are left (the program itself is killed
@@ -115,7 +117,7 @@ int rec_guard_may_stop(int nr, int fast)
 {
 	const struct iot_syscall *sc = iot_syscall_by_nr(nr);
 
-	if (nr == SYS_io_uring_setup)
+	if (nr == SYS_io_uring_setup || nr == SYS_io_setup)
 		return 1;
 	if (fast && (nr == SYS_munmap || nr == SYS_mmap))
 		return 1;
@@ -135,8 +137,10 @@ static int guard_filter(struct sock_filter *f, size_t max, int fast)
 					      offsetof(struct seccomp_data, nr));
 	if (fast)
 		k += ring_rules(f + k);
-	/* io_uring's programs are loaded at the first ring's making */
-	f[k++] = (struct sock_filter)BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, SYS_io_uring_setup, 0, 1);
+	/* io_uring's programs are loaded at the first ring's making,
+	 * libaio's at the first context's */
+	f[k++] = (struct sock_filter)BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, SYS_io_uring_setup, 1, 0);
+	f[k++] = (struct sock_filter)BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, SYS_io_setup, 0, 1);
 	f[k++] = (struct sock_filter)BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_USER_NOTIF);
 	for (i = 0; i < n && k + 8 < max; i++) {
 		const struct iot_syscall *sc = &tab[i];
@@ -258,6 +262,9 @@ int rec_guard_serve(struct rec_ctx *c, int fd, void (*drain)(struct rec_ctx *))
 	} else if (req.data.nr == SYS_io_uring_setup) {
 		/* the ring's making must find io_uring's programs attached */
 		rec_bpf_uring_load(c);
+	} else if (req.data.nr == SYS_io_setup) {
+		/* the context's making must find libaio's programs in place */
+		rec_bpf_aio_load(c);
 	} else {
 		take_states(c, (pid_t)req.pid, req.data.nr, args);
 	}

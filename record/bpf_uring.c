@@ -62,10 +62,8 @@ int rec_bpf_uring_load(struct rec_ctx *c)
 	/* the first object's ring, task states, scratch and drop counts:
 	 * one order, one set of followed tasks */
 	why = "cannot hand it the first programs' maps";
-	if ((err = bpf_map__reuse_fd(u->maps.rb, b->skel->maps.rb.map_fd)) ||
-	    (err = bpf_map__reuse_fd(u->maps.tstate, b->skel->maps.tstate.map_fd)) ||
-	    (err = bpf_map__reuse_fd(u->maps.scratch, b->skel->maps.scratch.map_fd)) ||
-	    (err = bpf_map__reuse_fd(u->maps.drops, b->skel->maps.drops.map_fd)))
+	if ((err = rec_bpf_share_maps(b, u->maps.rb, u->maps.tstate, u->maps.scratch,
+				      u->maps.drops)))
 		goto out;
 	u->rodata->wake_bytes = b->skel->rodata->wake_bytes;
 	why = "the kernel refused them (IOTAPE_BPF_DEBUG=1 shows why)";

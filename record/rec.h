@@ -547,6 +547,10 @@ void rec_bpf_uring_polled(struct rec_ctx *c, struct rec_task *t, uint64_t events
  * followed task's first io_uring_setup.  @return : 0, or -errno (said
  * once; its rings' enters are counted unknown) */
 int rec_bpf_uring_load(struct rec_ctx *c);
+/* libaio's programs (bpf_aio.c) loaded, once, at the guard's stop of a
+ * followed task's first io_setup.  @return : 0, or -errno (said once;
+ * its requests are then not recorded) */
+int rec_bpf_aio_load(struct rec_ctx *c);
 
 /* ---- bpf.c: the BPF backend (record/bpf/) ---- */
 /* load and attach the programs (@why: what failed, for the user).

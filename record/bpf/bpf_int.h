@@ -35,11 +35,14 @@ struct bq_release {
 };
 
 struct iotape_uring_bpf;
+struct iotape_aio_bpf;
 
 struct rec_bpf {
 	struct iotape_bpf *skel;		/* bpftool's skeleton (build/gen/iotape.skel.h) */
 	struct iotape_uring_bpf *uskel;	/* io_uring's, once loaded (bpf_uring.c) */
 	int uring_tried;		/* its load was tried: 1, and failed: 2 */
+	struct iotape_aio_bpf *askel;	/* libaio's, once loaded (bpf_aio.c) */
+	int aio_tried;			/* its load was tried: 1, and failed: 2 */
 	struct rec_ring ring;		/* bpf_ring.c */
 	void **pending;			/* by tid: a struct pend */
 	size_t npend;			/* how many: none left, the end does not
@@ -84,6 +87,13 @@ int rec_bpf_record(void *ctx, void *data, size_t size);
 void rec_bpf_fmap(struct rec_ctx *c, const struct be_fmap *r);
 void rec_bpf_mpage(struct rec_ctx *c, const struct be_mpage *r);
 
+/* bpf.c: a later object's maps of common.bpf.h made the first object's
+ * (by descriptor, before its load): one ring, one set of followed tasks.
+ * @return : 0 or libbpf's error */
+struct bpf_map;
+int rec_bpf_share_maps(struct rec_bpf *b, struct bpf_map *rb, struct bpf_map *tstate,
+		       struct bpf_map *scratch, struct bpf_map *drops);
+
 /* bpf_uring.c: io_uring's programs unloaded, if they were loaded */
 void rec_bpf_uring_free(struct rec_ctx *c);
 
@@ -94,5 +104,7 @@ const struct rec_aio_view *rec_bpf_aio_view(struct rec_ctx *c, pid_t tid, uint64
 /* @tid's call is decoded (or will never be): its records go */
 void rec_bpf_aio_done(struct rec_ctx *c, pid_t tid);
 void rec_bpf_aio_free(struct rec_ctx *c);
+/* libaio's programs unloaded, if they were loaded */
+void rec_bpf_aio_unload(struct rec_ctx *c);
 
 #endif

@@ -43,6 +43,10 @@
 #define NR_EXIT_GROUP	231
 #define NR_CLONE3	435
 #define NR_EXECVEAT	322
+#define NR_IO_SETUP	206
+#define NR_IO_GETEVENTS	208
+#define NR_IO_SUBMIT	209
+#define NR_IO_PGETEVENTS 333
 #define NR_IO_URING_SETUP	425
 #define NR_IO_URING_ENTER	426
 #define NR_IO_URING_REGISTER	427
@@ -87,7 +91,8 @@ struct tstate {
 	__s32 nr;
 	__u32 fault;			/* bit j: string j unread at entry */
 	__u8 sarg[2];
-	__u8 pad[2];
+	__u8 aio_tail;			/* the exit tail-called libaio's (aio.bpf.c) */
+	__u8 pad;
 	__u32 one;			/* no strings: one BE_CALL record at exit */
 	__u64 t_enter;
 	__u64 dargs[6];			/* args as decoded at entry, for BE_CALL */
@@ -103,6 +108,19 @@ struct tstate {
 	__u64 t_in;			/* switched in last (0: not seen) */
 	__u64 run_in;			/* ... its se.sum_exec_runtime then */
 };	/* = struct be_tstate of event.h */
+
+/* Programs the first object's exit tail-calls (aio.bpf.c's exit, loaded
+ * at a followed task's first io_setup) and that one's way back to it;
+ * filled by the recorder (record/bpf_aio.c) */
+#define TAIL_AIO_EXIT	0
+#define TAIL_EXIT	1
+
+struct {
+	__uint(type, BPF_MAP_TYPE_PROG_ARRAY);
+	__uint(max_entries, 2);
+	__type(key, __u32);
+	__type(value, __u32);
+} tails SEC(".maps");
 
 struct {
 	__uint(type, BPF_MAP_TYPE_TASK_STORAGE);
@@ -243,7 +261,8 @@ struct iov_ctx {
 	__u64 base, sum;
 };
 
-static long iov_one(__u64 i, void *arg)
+/* (unused in aio.bpf.c) */
+static __attribute__((unused)) long iov_one(__u64 i, void *arg)
 {
 	struct iov_ctx *c = arg;
 	__u64 v[2] = { 0, 0 };

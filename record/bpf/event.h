@@ -47,7 +47,8 @@ struct be_tstate {
 	__s32 nr;
 	__u32 fault;
 	__u8 sarg[2];
-	__u8 pad[2];
+	__u8 aio_tail;
+	__u8 pad;
 	__u32 one;
 	__u64 t_enter;
 	__u64 dargs[6];

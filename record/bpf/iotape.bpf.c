@@ -298,19 +298,12 @@ static long arg_one(__u64 i, void *ctx)
 	return 0;
 }
 
-/* libaio (the section at the end): io_submit's iocbs at its entry, the
- * io_events and io_setup's context at the exits */
-#define NR_IO_SETUP	206
-#define NR_IO_GETEVENTS	208
-#define NR_IO_SUBMIT	209
-#define NR_IO_PGETEVENTS 333
-/* (inlined, not a function of its own: a light skeleton's loader keeps
- * the object's programs and functions in one array of 32, libbpf's
- * MAX_USED_PROGS, and a 33rd makes the loader fail verification; 29 are
- * used, io_uring's programs being an object of their own) */
-static __always_inline int aio_submit_enter(__u64 ctx, __u64 n, __u64 ptrs, __u64 t);
-__noinline int aio_call_exit(__s32 nr, __u64 a1, __u64 a3, __u64 t, __s64 ret);
-
+/* libaio's records (io_submit's iocbs at its entry, the io_events and
+ * io_setup's context at the exits) are another object's, aio.bpf.c,
+ * loaded at a followed task's first io_setup: its entry program runs
+ * after this one's on sys_enter, its exit program is tail-called from
+ * the exit below (before the call's record, which it tail-calls back to
+ * write) */
 SEC("tp_btf/sys_enter")
 int BPF_PROG(iotape_enter, const struct uregs *regs, long id)
 {
@@ -401,8 +394,6 @@ int BPF_PROG(iotape_enter, const struct uregs *regs, long id)
 	fl->fault = fault;
 	fl->busy = 1;
 	fl->t_enter = e->h.t;
-	if (nr == NR_IO_SUBMIT)
-		aio_submit_enter(e->args[0], e->args[1], e->args[2], e->h.t);
 	fl->t_off = 0;
 	fl->off_ns = 0;
 	/* A call without strings that returns (not a process call, whose
@@ -565,6 +556,16 @@ int BPF_PROG(iotape_exit, void *regs_arg, long ret)
 	}
 	if (!fl->busy)
 		return 0;
+	/* libaio's records of the call first (the recorder reads them with
+	 * its record): aio.bpf.c's exit, once loaded, writes them and
+	 * tail-calls this program back; aio_tail tells the two runs apart */
+	if (fl->nr == NR_IO_SETUP || fl->nr == NR_IO_GETEVENTS || fl->nr == NR_IO_PGETEVENTS) {
+		if (!fl->aio_tail) {
+			fl->aio_tail = 1;
+			bpf_tail_call(ctx, &tails, TAIL_AIO_EXIT);
+		}
+		fl->aio_tail = 0;
+	}
 	fl->busy = 0;
 	x = scratch_buf();
 	if (!x)
@@ -581,9 +582,6 @@ int BPF_PROG(iotape_exit, void *regs_arg, long ret)
 	exit_files(fl->nr, ret, fl->args[0], fl->args[3]);
 	if (task->pending.signal.sig[0] & (1ULL << (SIGKILL_ - 1)))
 		x->created |= BE_KILLED;
-	/* (before the call's record: the recorder reads them with it) */
-	if (fl->nr == NR_IO_SETUP || fl->nr == NR_IO_GETEVENTS || fl->nr == NR_IO_PGETEVENTS)
-		aio_call_exit(fl->nr, fl->args[1], fl->args[3], fl->t_enter, ret);
 	if (fl->one) {
 		struct be_call *k = (struct be_call *)x;
 		__s32 pf0 = x->pipe_fd[0], pf1 = x->pipe_fd[1];
@@ -889,228 +887,6 @@ int BPF_PROG(iotape_gone, struct task_struct *p_arg)
 	 * (a wake-up per process was a context switch each, ~30 % of the
 	 * recorder's thread in a run of short programs). */
 	emit(g, sizeof(*g), left <= 0 || stub_ip);
-	return 0;
-}
-
-/* ==== libaio ====
- *
- * What the ptrace backend reads at io_submit's and io_getevents' stops
- * (record/aio.c), read here with no stop: io_submit names its requests in
- * an array of @nr pointers to 64-byte iocbs, which the program wrote just
- * before the call (their pages are in), so they are read at its
- * sys_enter, one BE_AIO_IOCB record each (with a vectored one's iovec
- * lengths); io_getevents and io_pgetevents return io_events the kernel
- * has just written at their sys_exit (BE_AIO_EVENTS); io_setup writes
- * its context behind its pointer (BE_AIO_CTX).  The records come before
- * their call's own record, stamped with its entry time.  What is seen
- * and not read (an unreadable iocb, more than BE_AIO_CBS_MAX in one call,
- * io_events past BE_AIO_EVS_MAX) is sent as a count (lost), never left
- * out silently.  libaio reaps only through the syscall, so nothing is
- * missed that ptrace sees; a program reaping the ring itself is missed
- * by both.
- */
-#define IOCB_CMD_PREADV_	7
-#define IOCB_CMD_PWRITEV_	8
-
-/* the UAPI iocb (linux/aio_abi.h), fixed: read without a CO-RE
- * relocation, which would cost each recording's load a search of the
- * kernel's BTF for "iocb" whenever its slot in the kernel's small cache of
- * names is taken (as pt_regs, above) */
-struct uiocb {
-	__u64 aio_data;
-	__u32 aio_key, aio_rw_flags;
-	__u16 aio_lio_opcode;
-	__s16 aio_reqprio;
-	__u32 aio_fildes;
-	__u64 aio_buf, aio_nbytes;
-	__s64 aio_offset;
-	__u64 aio_reserved2;
-	__u32 aio_flags, aio_resfd;
-};
-
-struct aio_work {
-	__u64 ctx, ptrs, t, base;
-	__u32 n, lost;
-	__s64 ret;
-};
-
-/* the record being written, and the loops' state: map memory (as
- * argwork, the verifier checks each step once) */
-struct aio_buf {
-	struct be_aio r;
-	/* iovec lengths, or io_events; twice what is used, so that a
-	 * record's length can be bounded for the verifier by a mask */
-	__u64 data[2 * BE_AIO_VEC_MAX];
-	struct aio_work w;
-};
-
-LOOP_STATE(aiobuf, struct aio_buf, aio_buf)
-
-static __always_inline void aio_hdr(struct aio_buf *b, __u32 type, __s32 nr, __u64 t)
-{
-	hdr(&b->r.h, type);
-	b->r.h.t = t;
-	b->r.nr = nr;
-	b->r.n = 0;
-	b->r.ctx = b->w.ctx;
-	b->r.ptr = 0;
-	b->r.lost = 0;
-	b->r.pad = 0;
-}
-
-static __always_inline void aio_emit(struct aio_buf *b)
-{
-	__u64 n = b->r.n <= BE_AIO_VEC_MAX ? b->r.n : BE_AIO_VEC_MAX;
-	__u64 len = sizeof(b->r) + n * 8;
-
-	b->r.n = (__u32)n;
-	b->r.h.len = (__u32)len;
-	/* (the compiler drops a test it can prove idle; the verifier cannot) */
-	asm volatile("%0 &= 0x3fff" : "+r"(len));
-	emit_max(b, len, sizeof(b->r) + sizeof(b->data), 0);
-}
-
-/* iovec @i of a vectored iocb: its length */
-static long aio_vec_one(__u64 i, void *arg)
-{
-	struct aio_buf *b = aio_buf();
-	__u64 v[2] = { 0, 0 };
-
-	if (!b || i >= BE_AIO_VEC_MAX)
-		return 1;
-	if (bpf_probe_read_user(v, sizeof(v), (void *)(b->w.base + i * 16)) < 0) {
-		b->r.lost = 1;
-		return 1;
-	}
-	b->data[i & (BE_AIO_VEC_MAX - 1)] = v[1];
-	b->r.n = (__u32)i + 1;
-	return 0;
-}
-
-/* iocb @i of the call: one record, or one more lost */
-static long aio_iocb_one(__u64 i, void *arg)
-{
-	struct aio_buf *b = aio_buf();
-	struct uiocb *cb;
-	__u64 p = 0;
-
-	if (!b)
-		return 1;
-	if (bpf_probe_read_user(&p, 8, (void *)(b->w.ptrs + i * 8)) < 0) {
-		/* the array itself: the rest is unread */
-		b->w.lost += b->w.n - (__u32)i;
-		return 1;
-	}
-	aio_hdr(b, BE_AIO_IOCB, NR_IO_SUBMIT, b->w.t);
-	b->r.ptr = p;
-	/* unread: sent in its place, as one lost (an iovec unread: the
-	 * request as a whole) */
-	if (bpf_probe_read_user(b->r.cb, sizeof(b->r.cb), (void *)p) < 0) {
-		b->r.lost = 1;
-	} else {
-		cb = (struct uiocb *)b->r.cb;
-		if (cb->aio_lio_opcode == IOCB_CMD_PREADV_ ||
-		    cb->aio_lio_opcode == IOCB_CMD_PWRITEV_) {
-			__u64 cnt = cb->aio_nbytes;
-
-			b->w.base = cb->aio_buf;
-			bpf_loop(cnt < BE_AIO_VEC_MAX ? (__u32)cnt : BE_AIO_VEC_MAX, aio_vec_one,
-				 NULL, 0);
-		}
-	}
-	if (b->r.lost)
-		b->r.n = 0;
-	aio_emit(b);
-	return 0;
-}
-
-/* one record of what was seen and not read past the last one sent */
-static __always_inline void aio_lost(struct aio_buf *b, __u32 type, __s32 nr)
-{
-	if (!b->w.lost)
-		return;
-	aio_hdr(b, type, nr, b->w.t);
-	b->r.lost = b->w.lost;
-	aio_emit(b);
-}
-
-static __always_inline int aio_submit_enter(__u64 ctx, __u64 n, __u64 ptrs, __u64 t)
-{
-	struct aio_buf *b = aio_buf();
-
-	if (!b || (__s64)n <= 0)
-		return 0;
-	b->w.ctx = ctx;
-	b->w.ptrs = ptrs;
-	b->w.t = t;
-	b->w.lost = 0;
-	b->w.n = n < 0xffffffffULL ? (__u32)n : 0xffffffffu;
-	if (n > BE_AIO_CBS_MAX) {
-		b->w.lost = b->w.n - BE_AIO_CBS_MAX;
-		n = BE_AIO_CBS_MAX;
-	}
-	b->w.n = (__u32)n;
-	bpf_loop((__u32)n, aio_iocb_one, NULL, 0);
-	aio_lost(b, BE_AIO_IOCB, NR_IO_SUBMIT);
-	return 0;
-}
-
-/* io_events @i * BE_AIO_EVS on: one record */
-static long aio_evs_one(__u64 i, void *arg)
-{
-	struct aio_buf *b = aio_buf();
-	__u64 first = i * BE_AIO_EVS, k;
-	__s32 nr;
-
-	if (!b || b->w.ret <= 0 || first >= (__u64)b->w.ret)
-		return 1;
-	k = (__u64)b->w.ret - first;
-	if (k > BE_AIO_EVS)
-		k = BE_AIO_EVS;
-	nr = b->r.nr;
-	aio_hdr(b, BE_AIO_EVENTS, nr, b->w.t);
-	if (bpf_probe_read_user(b->data, (k & (2 * BE_AIO_EVS - 1)) * 32,
-				(void *)(b->w.base + first * 32)) < 0) {
-		b->w.lost += (__u32)k;
-		return 0;
-	}
-	b->r.n = (__u32)k * 4;
-	aio_emit(b);
-	return 0;
-}
-
-/* (the recorder has the call's context: its first argument) */
-__noinline int aio_call_exit(__s32 nr, __u64 a1, __u64 a3, __u64 t, __s64 ret)
-{
-	struct aio_buf *b = aio_buf();
-	__u64 v = 0;
-
-	if (!b || ret < 0)
-		return 0;
-	b->w.ctx = 0;
-	b->w.t = t;
-	b->w.lost = 0;
-	if (nr == NR_IO_SETUP) {
-		if (ret != 0)
-			return 0;
-		aio_hdr(b, BE_AIO_CTX, nr, t);
-		if (bpf_probe_read_user(&v, 8, (void *)a1) < 0)
-			b->r.lost = 1;
-		b->r.ctx = v;
-		aio_emit(b);
-		return 0;
-	}
-	if (ret == 0)
-		return 0;
-	b->w.base = a3;
-	b->w.ret = ret;
-	b->r.nr = nr;
-	if (ret > BE_AIO_EVS_MAX) {
-		b->w.lost = (__u32)(ret - BE_AIO_EVS_MAX);
-		b->w.ret = BE_AIO_EVS_MAX;
-	}
-	bpf_loop(BE_AIO_EVS_MAX / BE_AIO_EVS, aio_evs_one, NULL, 0);
-	aio_lost(b, BE_AIO_EVENTS, nr);
 	return 0;
 }
 

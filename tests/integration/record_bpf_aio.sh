@@ -22,6 +22,11 @@
 #    issues the 4,099 requests it holds and leaves DIR/v at its size;
 # 4. tests/progs/aio_more's libaio case: a write signalling an eventfd
 #    (IOCB_FLAG_RESFD) and an io_cancel of it: the same libaio lines.
+# 5. libaio's programs are an object of their own, loaded at a followed
+#    task's first io_setup: a recorder of a program that made no libaio
+#    context holds none of them, one of a program that did holds its
+#    entry and exit programs (by the recorder's descriptors: another
+#    recording may hold programs of the same names).
 # Another recording may run at the same time: nothing here depends on
 # which BPF programs are loaded.
 set -u
@@ -133,6 +138,35 @@ grep -q "async I/O    4099 of 4099 requests replayed .* 0 results differ" batch.
 [ "$(stat -c %s "root$d/w/v")" = 20480 ] ||
 	fail "aio_batch: the replayed vectored file is $(stat -c %s "root$d/w/v") bytes, not 20480"
 echo "aio_batch: vectored iocbs alike; 104 requests past one call's 4096 said missing by both; replayed"
+
+# 5. libaio's programs loaded at the first io_setup, and only then
+held_progs() {	# the names of the BPF programs recorder $1 holds
+	local id
+	for id in $(cat /proc/$1/fdinfo/* 2>/dev/null | sed -n 's/^prog_id:[[:space:]]*//p' | sort -un); do
+		bpftool prog show id "$id" 2>/dev/null | sed -n '1s/.* name \([^ ]*\) .*/\1/p'
+	done | sort -u
+}
+for c in none aio; do
+	rm -rf "$d/l" "$d/l.ran" "$d/l.go"
+	mkdir "$d/l"
+	run=true
+	[ $c = aio ] && run="$PROGS/aio_batch $d/l 8 >/dev/null"
+	"$IOTAPE" record -q --backend bpf -o lazy.$c.iotape -- \
+		sh -c "$run; touch $d/l.ran; while [ ! -e $d/l.go ]; do sleep 0.05; done" &
+	rp=$!
+	for i in $(seq 600); do [ -e "$d/l.ran" ] && break; sleep 0.05; done
+	[ -e "$d/l.ran" ] || { touch "$d/l.go"; wait $rp; fail "lazy ($c): the program did not run"; }
+	held_progs $rp >lazy.$c.progs
+	touch "$d/l.go"
+	wait $rp || fail "lazy ($c): the recording exited $?"
+	grep -qx iotape_enter lazy.$c.progs ||
+		fail "lazy ($c): the recorder holds no iotape_enter: $(cat lazy.$c.progs)"
+done
+grep -q '^iotape_aio' lazy.none.progs &&
+	fail "libaio's programs loaded for a program that made no context: $(cat lazy.none.progs)"
+grep -qx iotape_aio_enter lazy.aio.progs && grep -qx iotape_aio_exit lazy.aio.progs ||
+	fail "libaio's programs not loaded at the program's io_setup: $(tr '\n' ' ' <lazy.aio.progs)"
+echo "lazy: libaio's programs loaded at the first io_setup, not without one"
 
 # 4. an eventfd signalled by a request, io_cancel (aio_more needs
 #    io_uring for its other cases)
