@@ -104,7 +104,7 @@ struct tstate {
 	__u64 t_slept;			/* asleep on a disk between calls since */
 	__u64 slept_ns;			/* ... so since its last recorded call */
 	__u32 slept;			/* ... taken at the entry, for BE_CALL */
-	__u32 in_fast;			/* in a call the fast path logs */
+	__u32 in_fast;			/* in a call the fast path logs (2: an mmap) */
 	__u64 t_in;			/* switched in last (0: not seen) */
 	__u64 run_in;			/* ... its se.sum_exec_runtime then */
 };	/* = struct be_tstate of event.h */

@@ -316,8 +316,9 @@ int BPF_PROG(iotape_enter, const struct uregs *regs, long id)
 
 	fl = followed(task);
 	if (fast_logged(task, regs)) {
+		/* (2: an mmap, whose file the exit follows) */
 		if (fl)
-			fl->in_fast = 1;
+			fl->in_fast = id == NR_MMAP ? 2 : 1;
 		return 0;
 	}
 	if (!fl)
@@ -528,10 +529,10 @@ __noinline int exit_files(__s32 nr, __s64 ret, __u64 a0, __u64 a3)
  * A plain raw tracepoint, not a BTF-typed one: the kernel checks a
  * tp_btf program's target by a search of its whole BTF by name (~0.4 ms
  * of every recording's load).  The registers are the tracepoint's first
- * argument, a number here; the exit needs them only for a call the fast
- * path logged (in_fast, set by the entry's look at the same registers),
- * and takes them then from the task (bpf_task_pt_regs(), a helper call:
- * ~30 ns at every exit, were it made for each).
+ * argument, a number here; the exit needs them only for an mmap the fast
+ * path logged (in_fast 2, set by the entry's look at the same
+ * registers), and takes them then from the task (bpf_task_pt_regs(), a
+ * helper call: ~30 ns at every exit, were it made for each).
  */
 SEC("raw_tp/sys_exit")
 int BPF_PROG(iotape_exit, void *regs_arg, long ret)
@@ -545,13 +546,15 @@ int BPF_PROG(iotape_exit, void *regs_arg, long ret)
 	if (!fl)
 		return 0;
 	if (fl->in_fast) {
-		const struct uregs *regs = (const struct uregs *)bpf_task_pt_regs(task);
-
-		fl->in_fast = 0;
 		/* the fast path logged the mmap; its file is followed here */
-		if (regs && fl->st == BE_TID_ON && regs->orig_ax == NR_MMAP)
-			fmap_watch(ret, regs->si, regs->dx << 32 | (__u32)regs->r10,
-				   (__s64)regs->r8, regs->r9);
+		if (fl->in_fast == 2 && fl->st == BE_TID_ON) {
+			const struct uregs *regs = (const struct uregs *)bpf_task_pt_regs(task);
+
+			if (regs && regs->orig_ax == NR_MMAP)
+				fmap_watch(ret, regs->si, regs->dx << 32 | (__u32)regs->r10,
+					   (__s64)regs->r8, regs->r9);
+		}
+		fl->in_fast = 0;
 		return 0;
 	}
 	if (!fl->busy)
