@@ -12,7 +12,9 @@
  *                         shared mapping when no write call is in flight
  *   page_fault_user       a store that faults in a shared mapping; a
  *                         cached 2 MiB folio mapped whole (below)
- * each for the files a followed task mapped with mmap (not its program
+ * (plain raw tracepoints: the faulting or reading task is the current
+ * one, and the folios are read with BPF_CORE_READ()), each for the files
+ * a followed task mapped with mmap (not its program
  * and libraries: PROT_EXEC, MAP_DENYWRITE), kept in map fmwatch by the
  * exit program (fmap_watch()).  The records name the file by its page
  * cache (address_space); BE_FMAP ties that key to the mapping's address.
@@ -247,9 +249,8 @@ SEC("raw_tp/mm_filemap_fault")
 int BPF_PROG(iotape_mfault, struct address_space *mapping, unsigned long index)
 {
 	struct tstate *fl = followed(bpf_get_current_task_btf());
-	__u64 key = 0, first = index, last = index;
+	__u64 key = (__u64)mapping, first = index, last = index;
 
-	key = (__u64)mapping;
 	if (!fl || fl->st != BE_TID_ON || !bpf_map_lookup_elem(&fmwatch, &key))
 		return 0;
 	folio_range(key, index, &first, &last);
@@ -262,9 +263,8 @@ int BPF_PROG(iotape_maround, struct address_space *mapping, unsigned long first,
 	     unsigned long last)
 {
 	struct tstate *fl = followed(bpf_get_current_task_btf());
-	__u64 key = 0, sp, end = 0;
+	__u64 key = (__u64)mapping, sp, end = 0;
 
-	key = (__u64)mapping;
 	if (!fl || fl->st != BE_TID_ON || !bpf_map_lookup_elem(&fmwatch, &key))
 		return 0;
 	sp = folio_span(key, first);
