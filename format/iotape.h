@@ -254,6 +254,12 @@ struct iot_event {
 	 * ret of those it was given), NULL and 0 if none were kept */
 	const void *data;
 	uint32_t data_len;
+	/* a stopped call (ptrace): ns its thread ran on a CPU from the exit
+	 * stop of its previous call to this call's exit stop (the gap, the
+	 * call, and the kernel's work for the stops); 0 if unknown (the
+	 * thread's first call, a gap with an in-process call or another
+	 * stop, the other backends) */
+	uint32_t run_ns;
 };
 
 /* Writes recorded with `record --data`: with their bytes kept, and not

@@ -94,7 +94,7 @@ static int emit_event(struct rec_ctx *c, struct rec_task *t)
 
 	/* logged in-process: the gap it ends holds no stop (slept.c) */
 	if (t->view)
-		t->ss_ok = 0;
+		t->ss_ok = t->run_ok = 0;
 	r = iot_writer_event(c->w, &t->ev);
 
 	if (r < 0) {

@@ -164,8 +164,9 @@ struct rec_task {
 	int64_t utime_ns, stime_ns;
 	int64_t last_stop_ns;
 	/* slept.c: its schedstat (fd + 1; 0: not open), read at its last
-	 * exit stop (@ss_ok: no in-process call or other stop since) */
-	int ss_fd, ss_ok;
+	 * exit stop (@ss_ok: no in-process call or other stop since;
+	 * @run_ok: 1 read there, 2 and the entry stop of one call since) */
+	int ss_fd, ss_ok, run_ok;
 	int64_t ss_t, ss_cpu, ss_delay;
 	long ss_majflt;
 	/* the syscall in flight */
@@ -331,6 +332,12 @@ void rec_slept_exit(struct rec_ctx *c, struct rec_task *t);
 void rec_slept_entry(struct rec_ctx *c, struct rec_task *t, int64_t now);
 /* its schedstat closed (the task goes, or takes another tid) */
 void rec_slept_close(struct rec_task *t);
+/* At a call's entry stop: a second entry without an exit between (a
+ * call not stopped at its exit) ends the interval run_ns measures. */
+static inline void rec_run_entry(struct rec_task *t)
+{
+	t->run_ok = t->run_ok == 1 ? 2 : 0;
+}
 
 /* ---- proc.c: the task table, descriptor tables, cwd ---- */
 int rec_tasks_init(struct rec_ctx *c);

@@ -75,6 +75,7 @@ static void on_syscall(struct rec_ctx *c, struct rec_task *t, int64_t now)
 			       info.seccomp.nr : info.entry.nr);
 
 		t->vfork_child = 0;
+		rec_run_entry(t);
 
 		if (info.arch != AUDIT_ARCH_X86_64) {
 			t->want_exit = 0;
@@ -97,10 +98,11 @@ static void on_syscall(struct rec_ctx *c, struct rec_task *t, int64_t now)
 		rec_slept_entry(c, t, now);
 		rec_cpu_watch_stop(c, t, now);
 	} else if (info.op == PTRACE_SYSCALL_INFO_EXIT) {
+		/* read before the event is written: its run_ns */
+		rec_slept_exit(c, t);
 		if (t->in_syscall)
 			rec_decode_exit(c, t, info.exit.rval, now);
 		t->want_exit = 0;
-		rec_slept_exit(c, t);
 	}
 }
 
@@ -314,7 +316,7 @@ static void on_stop(struct rec_ctx *c, struct rec_task *t, int status, pid_t old
 	}
 	/* a stop of another kind between two calls is not their gap's sleep */
 	if (ev != PTRACE_EVENT_SECCOMP)
-		t->ss_ok = 0;
+		t->ss_ok = t->run_ok = 0;
 	switch (ev) {
 	case 0:
 		resume(c, t, sig);	/* signal-delivery-stop: deliver it */

@@ -483,11 +483,11 @@ static void test_foreign_encoding(void **state)
 	pb_varint(&c, zz(-100));
 	pb_packed(&c, 11, (uint64_t[]){ zz(5), zz(3) }, 2);
 	pb_packed(&c, 12, (uint64_t[]){ 1, 2 }, 2);
-	pb_bytes(&c, 50, "junk", 4);		/* unknown LEN */
-	pb_key(&c, 51, 1);			/* unknown fixed64 */
+	pb_bytes(&c, 96, "junk", 4);		/* unknown LEN */
+	pb_key(&c, 97, 1);			/* unknown fixed64 */
 	memcpy(c.b + c.n, "12345678", 8);
 	c.n += 8;
-	pb_key(&c, 52, 5);			/* unknown fixed32 */
+	pb_key(&c, 98, 5);			/* unknown fixed32 */
 	memcpy(c.b + c.n, "1234", 4);
 	c.n += 4;
 	pb_packed(&c, 5, (uint64_t[]){ zz(5) }, 1);	/* t_enter, part 2 */
