@@ -185,6 +185,9 @@ int rpl_plan_read(struct rpl_plan *p)
 			    (err = keep_col(p, &p->slept_ns, &p->n_slept, op->seq,
 					    it.u.ev.slept_ns)))
 				goto out;
+			if (it.u.ev.run_ns &&
+			    (err = keep_col(p, &p->run_ns, &p->n_run, op->seq, it.u.ev.run_ns)))
+				goto out;
 			if ((err = keep_data(p, op->seq, &it.u.ev)))
 				goto out;
 			p->n_ops++;

@@ -376,6 +376,11 @@ static void options_string(const struct rpl_plan *p, char *buf, size_t len)
 		n += (size_t)snprintf(buf + n, len - n, " held_gap_p5_ns=%lld (subtracted from "
 				      "each gap before a call the bpf guard held, with its hold)",
 				      (long long)p->held_floor_ns);
+	if (p->run_cost_ns && n < len)
+		n += (size_t)snprintf(buf + n, len - n, " stop_run_ns=%lld (the CPU time a "
+				      "stopped call's stops cost its thread, measured in the trace, "
+				      "taken off its think-time budget)",
+				      (long long)p->run_cost_ns);
 	if (o->starts && n < len)
 		n += (size_t)snprintf(buf + n, len - n, " starts=native");
 	if (o->timing != RPL_TIMING_AFAP && n < len)

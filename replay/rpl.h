@@ -493,6 +493,8 @@ struct rpl_plan {
 	int64_t gap_cost_ns;		/* what each gap lost: see think_times() */
 	int64_t fast_floor_ns;		/* 5th percentile of fast-path gaps (pooled) */
 	int64_t held_floor_ns;		/* ... of bpf-held gaps less their holds */
+	int64_t run_cost_ns;		/* a call's stops' CPU cost from run_ns,
+					 * the trace's (budget.c; 0: none) */
 	uint32_t *cpu_ns;		/* per op, by seq: its call's recorded time on a
 					 * CPU (iot_event.cpu_ns, 0: unknown), n_cpu of
 					 * them; NULL: none in the trace (think.c) */
@@ -502,6 +504,11 @@ struct rpl_plan {
 					 * out of think_ns by think.c), n_slept of
 					 * them; NULL: none in the trace */
 	size_t n_slept;
+	uint32_t *run_ns;		/* per op, by seq: iot_event.run_ns (a stopped
+					 * call's thread's CPU time since the exit stop
+					 * before it), n_run of them; NULL: none in the
+					 * trace (budget.c) */
+	size_t n_run;
 	uint32_t *pre_ns;		/* per op, by seq: iot_event.pre_ns (the fast
 					 * path's work before the call), n_pre of them;
 					 * NULL: none in the trace (think.c) */

@@ -582,6 +582,46 @@ static void test_budget_held_by_calls(void **state)
 	tplan_free(&tp);
 }
 
+/* What the stops cost a stopped call is what the trace measured of its
+ * kind that costs least (run_ns: the thread's CPU time from the exit
+ * stop of the call before it to its own), at the median, not the
+ * calibration's 2 us: as test_budget_held_by_calls, with stime 3 ms, 50
+ * io_getevents (run_ns 10 us, a tenth of them 4 us) and 50 io_submit
+ * (20 us).  The stops 100 x 10 us, the calls 0.25 ms: the budget is 1 +
+ * 3 - 1 - 0.25 = 2.75 ms; with the calibration 3.55 ms, with the 5th
+ * percentile (4 us) 3.35 ms.  Without run_ns, as before. */
+static void test_budget_run_cost(void **state)
+{
+	enum { N = 100 };
+	static const int64_t want[2] = { 3550000, 2750000 };
+	int64_t gap[N], dur[N];
+	int16_t nr[N];
+	struct tplan tp;
+	size_t i;
+	int run;
+
+	(void)state;
+	for (run = 0; run < 2; run++) {
+		for (i = 0; i < N; i++) {
+			gap[i] = 1000000;
+			nr[i] = i % 2 ? SYS_io_submit : SYS_io_getevents;
+			dur[i] = i % 2 ? 13000 : 8000;
+		}
+		tplan_init(&tp, N, gap, NULL);
+		if (run) {
+			tp.p.run_ns = calloc(N, sizeof(*tp.p.run_ns));
+			assert_non_null(tp.p.run_ns);
+			tp.p.n_run = N;
+			/* the thread's first call: none measured */
+			for (i = 1; i < N; i++)
+				tp.p.run_ns[i] = i % 2 ? 20000 : i % 20 ? 10000 : 4000;
+		}
+		check_budget(&tp, nr, dur, 3000000, want[run]);
+		free(tp.p.run_ns);
+		tplan_free(&tp);
+	}
+}
+
 #define BPF_N 100
 
 /* The plan of test_budget_recorded_cpu in @tp, its durations in @dur and
@@ -1064,6 +1104,7 @@ int main(void)
 		cmocka_unit_test(test_budget_blocked_kind),
 		cmocka_unit_test(test_budget_stopped_held),
 		cmocka_unit_test(test_budget_held_by_calls),
+		cmocka_unit_test(test_budget_run_cost),
 		cmocka_unit_test(test_budget_recorded_cpu),
 		cmocka_unit_test(test_budget_per_thread),
 		cmocka_unit_test(test_raw),
