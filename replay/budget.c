@@ -392,18 +392,23 @@ static uint64_t run_item(const struct rpl_plan *p, const struct rpl_op *op)
  * at the load of the moment.  The calibration at the recorder's start
  * (record.stop_cpu_ns) measures once a loop of close(-1) under a tracer
  * that does nothing else.  fio's libaio job thread (4 KiB O_DIRECT
- * random writes, iodepth 8, xfs and ext4, four recordings on a shared
- * machine): calibrated 5.4-6.5 us a call, its io_getevents' run_ns
- * 6.7-7.8 us at the 5th percentile, 9.9-10.5 at the median, 11.0-12.1
- * on average, io_submit's 16-23 at the median; its 264-308 ms of CPU
- * time less its calls' estimate (87-153 ms) and 16,381 calibrated stops
- * left 53-97 ms of think time, where untraced its user time is 3-20 ms
- * (fio's own count); with the median, 0-31 ms.  The median, not the 5th percentile that
- * gap_cost_ns and held_cost() take: the stop's cost varies from stop to
- * stop (the tracer's work, the caches it leaves), and a thread pays it
- * at every call; the least holds only the cheapest (39-83 ms left).  It
- * holds, too, the typical code of the gap before that kind and its
- * work, a microsecond or two of fio's, taken off the budget with it.
+ * random writes, iodepth 8, xfs and ext4, eight recordings on a shared
+ * machine): calibrated 5.1-6.5 us a call, its io_getevents' run_ns
+ * 8.4-10.5 us at the median (in four of them 6.7-7.8 at the 5th
+ * percentile, 11.0-12.1 on average, io_submit's 16-23 at the median);
+ * its 230-380 ms of CPU time less its calls' estimate (87-193 ms) and
+ * 16,381 calibrated stops left 44-97 ms of think time, where untraced
+ * its user time is 3-20 ms (fio's own count); with the median, 0-51 ms,
+ * each its user time as the clock ticks split it or near it.  The median, not the 5th
+ * percentile that gap_cost_ns and held_cost() take: the stop's cost
+ * varies from stop to stop (the tracer's work, the caches it leaves),
+ * and a thread pays it at every call; the least holds only the cheapest
+ * (39-83 ms left in four of them).  It holds, too, the typical code of
+ * the gap before that kind and its work, a microsecond or two of fio's,
+ * taken off the budget with it; a thread whose every kind of call works
+ * (fio's io_uring thread: its io_uring_enter submit, 15.6-24.7 us at the
+ * median) counts that work twice, and its budget falls to its user time,
+ * where the calibration's had left it already.
  *
  * Per thread, where the thread has CALL_MIN_SAMPLES calls of a kind
  * with run_ns (fio's main thread, sharing the recorder's CPU with the
@@ -652,9 +657,9 @@ int rpl_think_budget(struct rpl_plan *p, const double *rec_cpu)
 				u[k]->calls++;
 				u[k]->stops += run[op->thread] >= 0 ? (double)run[op->thread] :
 					       per_call;
-			}
-			else if (op->ev.flags & IOT_EV_FASTPATH)
+			} else if (op->ev.flags & IOT_EV_FASTPATH) {
 				u[k]->pre += (double)rpl_op_pre(p, op);
+			}
 		}
 	}
 	for (i = 0; rec_cpu && i < p->n_threads; i++) {
