@@ -259,6 +259,16 @@ int dump_print_event(FILE *f, const struct iot_event *ev, int64_t base,
 		fmt_secs(d, sizeof(d), (int64_t)ev->slept_ns);
 		fprintf(f, " [slept before %s]", d);
 	}
+	/* ... and woken from a voluntary sleep (a futex) that long before
+	 * the call */
+	if (ev->woke_ns) {
+		fmt_secs(d, sizeof(d), (int64_t)ev->woke_ns);
+		fprintf(f, " [woken %s before]", d);
+	}
+	if (ev->waited_ns) {
+		fmt_secs(d, sizeof(d), (int64_t)ev->waited_ns);
+		fprintf(f, " [waited %s]", d);
+	}
 	/* profiles: what the replay did with the recorded call */
 	if (ev->flags & IOT_EV_REPLAY_SKIPPED)
 		fputs(" [not replayed]", f);

@@ -22,7 +22,7 @@
 enum { WT_VARINT = 0, WT_I64 = 1, WT_LEN = 2, WT_I32 = 5 };
 
 /* Field numbers of Chunk (trace.proto) and how a column stores values. */
-#define F_MAX 50
+#define F_MAX 52
 enum col_type { C_NONE, C_U32, C_U64, C_S32, C_S64 };
 
 static const uint8_t col_type[F_MAX + 1] = {
@@ -33,7 +33,8 @@ static const uint8_t col_type[F_MAX + 1] = {
 	[30] = C_U32, [31] = C_U64, [32] = C_U32, [33] = C_U32, [34] = C_U32,
 	[35] = C_S64, [36] = C_S64, [37] = C_S64, [38] = C_U32, [39] = C_U64,
 	[40] = C_S64, [41] = C_S64, [42] = C_U64, [43] = C_U32, [44] = C_U32,
-	[46] = C_U32, [47] = C_U32, [49] = C_U32, [50] = C_U32,
+	[46] = C_U32, [47] = C_U32, [49] = C_U32, [50] = C_U32, [51] = C_U32,
+	[52] = C_U32,
 };
 
 struct cur {
@@ -127,6 +128,8 @@ static void *column(Iotape__Chunk *ch, unsigned f, size_t **n)
 	case 47: *n = &ch->n_slept_ns; return &ch->slept_ns;
 	case 49: *n = &ch->n_data_len; return &ch->data_len;
 	case 50: *n = &ch->n_run_ns; return &ch->run_ns;
+	case 51: *n = &ch->n_woke_ns; return &ch->woke_ns;
+	case 52: *n = &ch->n_waited_ns; return &ch->waited_ns;
 	default: *n = &ch->n_pre_ns; return &ch->pre_ns;
 	}
 }

@@ -250,6 +250,18 @@ struct iot_event {
 	 * guard's hold is pre_ns), nor a wait for a CPU or on another
 	 * thread; 0 if unknown or none (the bpf backend measures it) */
 	uint32_t slept_ns;
+	/* ns from the last time the task was woken from a voluntary sleep
+	 * (a futex, a condition variable: an interruptible sleep outside
+	 * any recorded call) in the gap before t_enter to t_enter: what
+	 * woke it came that long before its call, the rest was the wait
+	 * for a CPU and its own code; at least 1; 0 if unknown or no such
+	 * sleep (the bpf backend sees it) */
+	uint32_t woke_ns;
+	/* ns the task slept voluntarily (an interruptible sleep outside any
+	 * recorded call: a futex, a condition variable) in the gap before
+	 * t_enter: a wait for another thread or for time, not its think
+	 * time; 0 if unknown or none (the bpf backend measures it) */
+	uint32_t waited_ns;
 	/* `record --data`: the bytes a write-family call wrote (the first
 	 * ret of those it was given), NULL and 0 if none were kept */
 	const void *data;

@@ -57,6 +57,8 @@ static int check_chunk(Iotape__Chunk *c)
 	    (c->n_cpu_ns != n && c->n_cpu_ns != 0) ||
 	    (c->n_slept_ns != n && c->n_slept_ns != 0) ||
 	    (c->n_run_ns != n && c->n_run_ns != 0) ||
+	    (c->n_woke_ns != n && c->n_woke_ns != 0) ||
+	    (c->n_waited_ns != n && c->n_waited_ns != 0) ||
 	    (c->n_data_len != n && c->n_data_len != 0) ||
 	    (c->n_tid_pids != c->n_tids && c->n_tid_pids != 0))
 		return IOT_E_CORRUPT;
@@ -284,6 +286,8 @@ static void fill_event(struct iot_reader *r, struct iot_event *ev)
 	ev->cpu_ns = c->n_cpu_ns ? c->cpu_ns[i] : 0;
 	ev->slept_ns = c->n_slept_ns ? c->slept_ns[i] : 0;
 	ev->run_ns = c->n_run_ns ? c->run_ns[i] : 0;
+	ev->woke_ns = c->n_woke_ns ? c->woke_ns[i] : 0;
+	ev->waited_ns = c->n_waited_ns ? c->waited_ns[i] : 0;
 	ev->data_len = c->n_data_len ? c->data_len[i] : 0;
 	ev->data = ev->data_len ? c->data.data + r->i_data : NULL;
 	r->i_data += ev->data_len;

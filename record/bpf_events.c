@@ -223,6 +223,10 @@ static void decode_enter(struct rec_ctx *c, struct rec_task *t, const struct be_
 		/* asleep on a disk or a page-in before the entry, outside any
 		 * recorded call: the program's, slept again by the replay */
 		t->ev.slept_ns = e->slept;
+		/* woken from a voluntary sleep that long before the entry:
+		 * what woke it came before that (replay/wakes.c) */
+		t->ev.woke_ns = e->woke;
+		t->ev.waited_ns = e->waited;
 		c->st.bpf_slept_ns += e->slept;
 		if (e->held) {
 			c->st.guard_held_ns += e->held;
@@ -403,6 +407,8 @@ static void on_call(struct rec_ctx *c, const struct be_call *k)
 	e.nr = k->nr;
 	e.held = k->held;
 	e.slept = k->slept;
+	e.woke = k->woke;
+	e.waited = k->waited;
 	memcpy(e.args, k->args, sizeof(e.args));
 	e.slen[0] = e.slen[1] = BE_NOSTR;
 	rec_zero(&x, sizeof(x));

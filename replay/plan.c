@@ -161,6 +161,8 @@ void rpl_plan_free(struct rpl_plan *p)
 	free(p->cpu_ns);
 	free(p->slept_ns);
 	free(p->run_ns);
+	free(p->woke_ns);
+	free(p->waited_ns);
 	free(p->pre_ns);
 	free(p->data);
 	free(p->late);

@@ -188,6 +188,14 @@ int rpl_plan_read(struct rpl_plan *p)
 			if (it.u.ev.run_ns &&
 			    (err = keep_col(p, &p->run_ns, &p->n_run, op->seq, it.u.ev.run_ns)))
 				goto out;
+			if (it.u.ev.waited_ns &&
+			    (err = keep_col(p, &p->waited_ns, &p->n_waited, op->seq,
+					    it.u.ev.waited_ns)))
+				goto out;
+			if (it.u.ev.woke_ns &&
+			    (err = keep_col(p, &p->woke_ns, &p->n_woke, op->seq,
+					    it.u.ev.woke_ns)))
+				goto out;
 			if ((err = keep_data(p, op->seq, &it.u.ev)))
 				goto out;
 			p->n_ops++;

@@ -255,8 +255,9 @@ int rpl_cpath_has_dots(const char *s);
  * same names, packed into 96 bytes instead of 128 (the plan holds one
  * per event of the trace).  A syscall number beyond int16 becomes -1 (no
  * syscall: not replayed); flags keep IOT_EV_*'s low byte.  The paths end
- * in NUL (no lengths); the pid is its thread's; pre_ns, cpu_ns and
- * slept_ns are columns of the plan, kept only if the trace has them. */
+ * in NUL (no lengths); the pid is its thread's; pre_ns, cpu_ns,
+ * slept_ns and woke_ns are columns of the plan, kept only if the trace
+ * has them. */
 struct rpl_ev {
 	int64_t t_enter, t_exit;
 	int64_t ret;
@@ -509,6 +510,16 @@ struct rpl_plan {
 					 * before it), n_run of them; NULL: none in the
 					 * trace (budget.c) */
 	size_t n_run;
+	uint32_t *woke_ns;		/* per op, by seq: how long before its call
+					 * its thread was woken from a voluntary
+					 * sleep in its gap (iot_event.woke_ns,
+					 * wakes.c), n_woke of them; NULL: none in
+					 * the trace */
+	size_t n_woke;
+	uint32_t *waited_ns;		/* per op, by seq: how long its thread slept
+					 * voluntarily in its gap (iot_event.waited_ns,
+					 * wakes.c), n_waited of them; NULL: none */
+	size_t n_waited;
 	uint32_t *pre_ns;		/* per op, by seq: iot_event.pre_ns (the fast
 					 * path's work before the call), n_pre of them;
 					 * NULL: none in the trace (think.c) */
@@ -575,7 +586,7 @@ static inline uint32_t rpl_dep_op(const struct rpl_plan *p, const struct rpl_dep
 	return p->threads[d->thread].ops[d->pos];
 }
 
-/* @op's value in a per-op column of the plan (cpu_ns, slept_ns), @n
+/* @op's value in a per-op column of the plan (cpu_ns, slept_ns, woke_ns), @n
  * long; 0 where it has none. */
 static inline uint32_t rpl_op_col(const uint32_t *col, size_t n, const struct rpl_op *op)
 {

@@ -40,6 +40,23 @@
  * feeder thread's write to the workers' pipe 0.01-0.8 ms after the
  * manager thread's poll returned with a result, the main thread's end of
  * a 2.1 s wait for the results.
+ *
+ * From the op's entry, WAKE_LAG_MAX holds the woken thread's wait for a
+ * CPU too, which a loaded machine makes longer: of fio's two job threads
+ * posted together after the 100 ms sleep, one entered its first call
+ * 1.3-5.4 ms after the last return of another thread in 3 of 27
+ * recordings made at load 4-9 (ptrace and bpf alike), was taken for
+ * computing, and its job, then the other's, chained to it, ran from
+ * ~50 ms into that sleep: those recordings replayed 5-10 % fast.  The
+ * bpf backend sees the wake-up itself (woke_ns: when the thread was last
+ * woken from a voluntary sleep in the gap, record/bpf/iotape.bpf.c), and
+ * where the op has it the lag is taken from the wake-up, not the entry:
+ * the waker is the last call of another thread that ended before it,
+ * within WAKE_LAG_MAX (the waker's futex call follows its recorded one
+ * at once); an op of a trace that has such wake-ups, recorded by BPF,
+ * without one had no voluntary sleep in its gap (it was preempted, or
+ * computed) and is no wake.  Its think time keeps the lag from that
+ * call to the op, as before.
  */
 #include <errno.h>
 #include <stdlib.h>
@@ -165,6 +182,33 @@ out:
 	p->think_cut_ns -= delta;
 }
 
+/* Whether @op's gap, @gap long, was a wait: its thread slept voluntarily
+ * for WAKE_GAP_MIN or more in it where the trace says (bpf: waited_ns),
+ * else the CPU budget cut it to less than half. */
+static int a_wait(const struct rpl_plan *p, const struct rpl_op *op, int64_t gap)
+{
+	if (gap < WAKE_GAP_MIN)
+		return 0;
+	if (p->woke_ns && (op->ev.flags & IOT_EV_BPF))
+		return rpl_op_col(p->waited_ns, p->n_waited, op) >= WAKE_GAP_MIN;
+	return op->think_ns < gap - gap / 2;
+}
+
+/* When the thread of @op, whose gap began at @s, was woken to make it:
+ * the wake-up the bpf backend saw in the gap (woke_ns), else its entry
+ * (ptrace, the fast path, a trace without wake-ups); -1: a bpf op of a
+ * trace that has wake-ups, with none in its gap (no voluntary sleep). */
+static int64_t woken_at(const struct rpl_plan *p, const struct rpl_op *op, int64_t s)
+{
+	int64_t e = op->ev.t_enter, w = rpl_op_col(p->woke_ns, p->n_woke, op);
+
+	if (!p->woke_ns || !(op->ev.flags & IOT_EV_BPF))
+		return e;
+	if (!w || w > iot_ns_sub(e, s))
+		return -1;
+	return e - w;
+}
+
 int rpl_plan_wakes(struct rpl_plan *p)
 {
 	size_t ti, ui;
@@ -185,7 +229,7 @@ int rpl_plan_wakes(struct rpl_plan *p)
 			struct rpl_op *op = &p->ops[t->ops[k]];
 			const struct rpl_op *prev = k ? &p->ops[t->ops[k - 1]] :
 				t->spawn_op >= 0 ? &p->ops[t->spawn_op] : NULL;
-			int64_t s, gap, e = op->ev.t_enter, best = -1;
+			int64_t s, gap, e = op->ev.t_enter, best = -1, w;
 			uint32_t by = 0, by_pos = 0;
 
 			if (!prev)
@@ -194,14 +238,16 @@ int rpl_plan_wakes(struct rpl_plan *p)
 			 * overflowed) */
 			s = rpl_op_end(prev);
 			gap = iot_ns_sub(e, s);
-			if (gap < WAKE_GAP_MIN || op->think_ns >= gap - gap / 2)
+			/* when it was woken (bpf), else its entry */
+			w = woken_at(p, op, s);
+			if (w < 0 || !a_wait(p, op, gap))
 				continue;
 			for (ui = 0; ui < p->n_threads; ui++) {
 				const struct rpl_thread *u = &p->threads[ui];
 				int64_t j, end;
 
 				if (ui == ti || u->proc != t->proc ||
-				    (j = last_ended(p, u, e)) < 0)
+				    (j = last_ended(p, u, w)) < 0)
 					continue;
 				end = rpl_op_end(&p->ops[u->ops[j]]);
 				if (end > s && end > best) {
@@ -210,7 +256,7 @@ int rpl_plan_wakes(struct rpl_plan *p)
 					by_pos = (uint32_t)j;
 				}
 			}
-			if (best < 0 || iot_ns_sub(e, best) > WAKE_LAG_MAX)
+			if (best < 0 || iot_ns_sub(w, best) > WAKE_LAG_MAX)
 				continue;
 			err = rpl_dep_append(p, op, by, by_pos);
 			if (err < 0)

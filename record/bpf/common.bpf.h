@@ -105,6 +105,13 @@ struct tstate {
 	__u64 slept_ns;			/* ... so since its last recorded call */
 	__u32 slept;			/* ... taken at the entry, for BE_CALL */
 	__u32 in_fast;			/* in a call the fast path logs (2: an mmap) */
+	__u32 woke;			/* woke's ns, taken at the entry, for BE_CALL */
+	__u32 waited;			/* waited's ns, likewise */
+	__u32 pad3;
+	__u64 t_vslept;			/* asleep voluntarily between calls since */
+	__u64 waited_ns;		/* ... so since its last recorded call */
+	__u64 t_woke;			/* ... and last woken then (0: not since
+					 * its last recorded call) */
 	__u64 t_in;			/* switched in last (0: not seen) */
 	__u64 run_in;			/* ... its se.sum_exec_runtime then */
 };	/* = struct be_tstate of event.h */

@@ -61,6 +61,12 @@ struct be_tstate {
 	__u64 slept_ns;
 	__u32 slept;
 	__u32 in_fast;
+	__u32 woke;
+	__u32 waited;
+	__u32 pad3;
+	__u64 t_vslept;
+	__u64 waited_ns;
+	__u64 t_woke;
 	__u64 t_in;
 	__u64 run_in;
 };
@@ -98,6 +104,10 @@ struct be_enter {
 	__u32 slept;			/* ns its task slept uninterruptibly
 					 * since its previous recorded call:
 					 * the program's, in the gap */
+	__u32 woke;			/* ns since its task was last woken
+					 * from a voluntary sleep in that gap
+					 * (0: not so woken) */
+	__u32 waited;			/* ns it slept voluntarily in that gap */
 	__u32 pad2;
 	char data[];
 };
@@ -152,6 +162,8 @@ struct be_call {
 	__u32 held;			/* as be_enter's */
 	__u32 cpu_ns;			/* as be_exit's */
 	__u32 slept;			/* as be_enter's */
+	__u32 woke;			/* as be_enter's */
+	__u32 waited;			/* as be_enter's */
 	__u32 pad;
 };
 

@@ -102,6 +102,7 @@ static __always_inline __u32 read_str(char *data, __u32 *off, __u64 ptr)
  * sleeps between seccomp and sys_enter.  Runs at every context switch:
  * a task without storage leaves at the first test.
  */
+#define TASK_INTERRUPTIBLE_	0x1
 #define TASK_UNINTERRUPTIBLE_	0x2
 
 /* The end of a sleep between calls begun at t_slept, at its wake-up
@@ -131,13 +132,40 @@ static __always_inline int gap_sleep(const struct tstate *fl, bool preempt,
 		(prev_state & TASK_UNINTERRUPTIBLE_);
 }
 
+/*
+ * A task asleep voluntarily between recorded calls (a futex, a condition
+ * variable: nothing the trace holds) waits for another thread, or for
+ * time.  When it is woken is what tells the one that woke it (the
+ * replay's wakes.c): its next call may come long after, when it gets a
+ * CPU (fio's job threads, posted together after a 100 ms sleep, each
+ * came 0.05-0.4 ms after it on a quiet machine, 1.3-5.4 ms at load 5-9,
+ * the other CPU taken).  The last such wake-up before the call is kept
+ * (t_woke) and written with the call (woke: ns before its entry).
+ */
+static __always_inline int gap_vsleep(const struct tstate *fl, bool preempt,
+				      unsigned int prev_state)
+{
+	return fl && fl->st == BE_TID_ON && !fl->busy && !fl->in_fast && !preempt &&
+		(prev_state & TASK_INTERRUPTIBLE_);
+}
+
 SEC("tp_btf/sched_wakeup")
 int BPF_PROG(iotape_woken, struct task_struct *p)
 {
 	struct tstate *s = followed(p);
+	__u64 now;
 
-	if (s && s->t_slept)
-		slept_end(s, bpf_ktime_get_ns());
+	if (!s || (!s->t_slept && !s->t_vslept))
+		return 0;
+	now = bpf_ktime_get_ns();
+	if (s->t_slept)
+		slept_end(s, now);
+	if (s->t_vslept) {
+		if (now > s->t_vslept)
+			s->waited_ns += now - s->t_vslept;
+		s->t_woke = now;
+		s->t_vslept = 0;
+	}
 	return 0;
 }
 
@@ -193,6 +221,11 @@ int BPF_PROG(iotape_held, bool preempt, struct task_struct *prev, struct task_st
 		fl->t_off = now;
 	if (gap && !fl->t_slept)
 		fl->t_slept = now;
+	if (gap_vsleep(fl, preempt, prev_state) && !fl->t_vslept) {
+		if (!now)
+			now = bpf_ktime_get_ns();
+		fl->t_vslept = now;
+	}
 	/* asleep, not preempted nor switched out on its way back to user
 	 * mode (a call's nr is still in orig_ax there, its sys_exit run) */
 	if (preempt || prev_state == 0 || fl->busy || fl->t_held)
@@ -209,6 +242,7 @@ int BPF_PROG(iotape_held, bool preempt, struct task_struct *prev, struct task_st
 	fl->held_nr = (__s32)nr;
 	/* the hold is the recorder's, counted in pre_ns */
 	fl->t_slept = 0;
+	fl->t_vslept = 0;
 	return 0;
 }
 
@@ -316,9 +350,14 @@ int BPF_PROG(iotape_enter, const struct uregs *regs, long id)
 
 	fl = followed(task);
 	if (fast_logged(task, regs)) {
-		/* (2: an mmap, whose file the exit follows) */
-		if (fl)
+		/* its gap's wake-up is not a later call's (in_fast 2: an
+		 * mmap, whose file the exit follows) */
+		if (fl) {
 			fl->in_fast = id == NR_MMAP ? 2 : 1;
+			fl->t_woke = 0;
+			fl->t_vslept = 0;
+			fl->waited_ns = 0;
+		}
 		return 0;
 	}
 	if (!fl)
@@ -370,8 +409,17 @@ int BPF_PROG(iotape_enter, const struct uregs *regs, long id)
 	e->held = held_ns(t_held, fl->held_nr, nr, e->h.t);
 	/* the gap's sleep goes with the first recorded call after it */
 	e->slept = fl->slept_ns < 0xffffffffULL ? (__u32)fl->slept_ns : 0xffffffffu;
-	e->pad2 = 0;
 	fl->slept_ns = 0;
+	/* the gap's last wake-up, if any (at least 1: 0 is none) */
+	e->woke = 0;
+	if (fl->t_woke && e->h.t >= fl->t_woke)
+		e->woke = e->h.t - fl->t_woke >= 0xffffffffULL ? 0xffffffffu :
+			  e->h.t > fl->t_woke ? (__u32)(e->h.t - fl->t_woke) : 1;
+	e->waited = fl->waited_ns < 0xffffffffULL ? (__u32)fl->waited_ns : 0xffffffffu;
+	e->pad2 = 0;
+	fl->t_woke = 0;
+	fl->t_vslept = 0;
+	fl->waited_ns = 0;
 	e->nr = (__s32)nr;
 	e->nstr = 0;
 	e->slen[0] = e->slen[1] = BE_NOSTR;
@@ -407,6 +455,8 @@ int BPF_PROG(iotape_enter, const struct uregs *regs, long id)
 	if (fl->one) {
 		fl->held = e->held;
 		fl->slept = e->slept;
+		fl->woke = e->woke;
+		fl->waited = e->waited;
 		__builtin_memcpy(fl->dargs, e->args, sizeof(fl->dargs));
 		return 0;
 	}
@@ -606,6 +656,8 @@ int BPF_PROG(iotape_exit, void *regs_arg, long ret)
 		k->held = fl->held;
 		k->cpu_ns = cpu;
 		k->slept = fl->slept;
+		k->woke = fl->woke;
+		k->waited = fl->waited;
 		k->pad = 0;
 		__builtin_memcpy(k->args, fl->dargs, sizeof(k->args));
 		emit(k, sizeof(*k), 0);

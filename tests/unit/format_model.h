@@ -207,6 +207,10 @@ static void rand_event(struct iot_event *ev, int64_t *t)
 		ev->slept_ns = rnd() % 3 ? (uint32_t)(rnd() % 900000) + 1 : UINT32_MAX;
 	if (rnd() % 9 == 0)
 		ev->run_ns = rnd() % 3 ? (uint32_t)(rnd() % 90000) + 1 : UINT32_MAX;
+	if (rnd() % 9 == 0) {
+		ev->woke_ns = rnd() % 3 ? (uint32_t)(rnd() % 900000) + 1 : UINT32_MAX;
+		ev->waited_ns = rnd() % 3 ? (uint32_t)(rnd() % 90000000) : UINT32_MAX;
+	}
 }
 
 static void w_path_state(struct iot_writer *w, struct model *m, int i)
@@ -302,6 +306,8 @@ static void eq_item(const struct m_item *m, const struct iot_item *it)
 		assert_int_equal(a->cpu_ns, b->cpu_ns);
 		assert_int_equal(a->slept_ns, b->slept_ns);
 		assert_int_equal(a->run_ns, b->run_ns);
+		assert_int_equal(a->woke_ns, b->woke_ns);
+		assert_int_equal(a->waited_ns, b->waited_ns);
 		assert_true(a->ret == b->ret);
 		assert_int_equal(a->nargs, b->nargs);
 		for (k = 0; k < a->nargs; k++)

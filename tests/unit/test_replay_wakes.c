@@ -9,7 +9,11 @@
  * gaps.  Not where the thread computed through its gap (its CPU time holds it),
  * where its call came long after any return of another thread, or
  * between processes (a forked child's gap and its parent's sleep), nor
- * from a hostile trace's times past int64's half.
+ * from a hostile trace's times past int64's half.  Recorded by BPF, the
+ * thread's wake-up and its voluntary sleep in the gap (woke_ns,
+ * waited_ns) decide instead: woken just after the sleep's end, it
+ * follows it however late it got a CPU and whatever the budget says;
+ * without a wake-up, or woken long after any return, it does not.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -31,6 +35,12 @@
 #define T0 1000000000LL
 
 static char tmp[256], trace[300];
+
+/* A bpf recording (>= 0): thread 102's open was woken from a voluntary
+ * sleep bpf_woke_us before its entry (0: none in its gap), after
+ * sleeping so bpf_waited_us; the parent's stat after the sleep was
+ * woken 5 us before it (the trace has wake-ups). */
+static int64_t bpf_woke_us = -1, bpf_waited_us;
 
 enum { THREAD, FORK };
 
@@ -79,6 +89,16 @@ static void write_trace(int how, int64_t lag_us, int64_t cpu_ms)
 		};
 
 		memcpy(ev.args, evs[i].a, sizeof(evs[i].a));
+		if (bpf_woke_us >= 0) {
+			ev.flags |= IOT_EV_BPF;
+			if (evs[i].tid == 102 && evs[i].nr == SYS_openat) {
+				ev.woke_ns = (uint32_t)(bpf_woke_us * US);
+				ev.waited_ns = (uint32_t)(bpf_waited_us * US);
+			} else if (evs[i].nr == SYS_newfstatat) {
+				ev.woke_ns = 5 * US;
+				ev.waited_ns = 8 * US;
+			}
+		}
 		assert_int_equal(iot_writer_event(w, &ev), 0);
 	}
 	pr.kind = IOT_PROC_EXIT;
@@ -138,6 +158,34 @@ static void plan(void **state)
 	assert_false(follows_sleep(THREAD, 5000, 1));
 	/* another process: wakes.c says why not */
 	assert_false(follows_sleep(FORK, 120, 1));
+}
+
+/* Whether 102's open follows the sleep in a bpf recording where it was
+ * woken @woke_us before its entry, @lag_us after the sleep's end, having
+ * slept voluntarily @waited_us, with @cpu_ms of CPU time. */
+static int bpf_follows(int64_t lag_us, int64_t cpu_ms, int64_t woke_us, int64_t waited_us)
+{
+	int r;
+
+	bpf_woke_us = woke_us;
+	bpf_waited_us = waited_us;
+	r = follows_sleep(THREAD, lag_us, cpu_ms);
+	bpf_woke_us = -1;
+	return r;
+}
+
+static void bpf_woken(void **state)
+{
+	/* woken 120 us after the sleep's end, on a CPU 4.88 ms later */
+	assert_true(bpf_follows(5000, 1, 4880, 99000));
+	/* the budget took its gap for computing; it slept 99 ms of it */
+	assert_true(bpf_follows(120, 200, 100, 99000));
+	/* no voluntary sleep in its gap: preempted, not waiting */
+	assert_false(bpf_follows(120, 1, 0, 0));
+	/* woken 4.99 ms after the sleep's end: not by the parent */
+	assert_false(bpf_follows(5000, 1, 10, 99000));
+	/* a sleep of 0.5 ms in a gap of 100: not a wait for the parent */
+	assert_false(bpf_follows(120, 1, 100, 500));
 }
 
 /* The CPU budget scaled all of 102's gaps alike, and its 100 ms wait
@@ -213,8 +261,9 @@ static void switched_off(void **state)
 }
 
 /* Replayed, the thread's open starts after the sleep has ended, not a
- * budget's few ms after the thread's start. */
-static void replay(void **state)
+ * budget's few ms after the thread's start (and so where the bpf
+ * backend saw it woken at once, on a CPU only 5 ms later). */
+static void replay_one(void)
 {
 	struct rpl_opts o = { .trace = trace, .cmd = "test", .quiet = 1 };
 	static struct rpl_result res;
@@ -224,9 +273,9 @@ static void replay(void **state)
 	char root[400], out[400];
 	int r;
 
-	write_trace(THREAD, 120, 1);
-	snprintf(root, sizeof(root), "%s/root", tmp);
-	snprintf(out, sizeof(out), "%s/p.iotape", tmp);
+	write_trace(THREAD, bpf_woke_us >= 0 ? 5000 : 120, 1);
+	snprintf(root, sizeof(root), "%s/root%d", tmp, bpf_woke_us >= 0);
+	snprintf(out, sizeof(out), "%s/p%d.iotape", tmp, bpf_woke_us >= 0);
 	mkdir(root, 0755);
 	o.root = root;
 	o.out = out;
@@ -247,10 +296,20 @@ static void replay(void **state)
 	assert_true(slept > 0 && opened >= slept);
 }
 
+static void replay(void **state)
+{
+	replay_one();
+	bpf_woke_us = 4880;
+	bpf_waited_us = 99000;
+	replay_one();
+	bpf_woke_us = -1;
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(plan),
+		cmocka_unit_test(bpf_woken),
 		cmocka_unit_test(huge_times),
 		cmocka_unit_test(budget_back),
 		cmocka_unit_test(switched_off),
