@@ -108,13 +108,16 @@ too_big() {
 
 # untimed [-p] - `iotape dump` lines (stdin) without what differs from one
 # run to the next: the pid and time that start an event line (-p keeps
-# the pid), the duration, and the bpf backend's '[on cpu S]' and
-# '[slept before S]' (ptrace's too, where a page came in); the other notes ('[zeros]', '[data N]', a profile's
+# the pid), the duration, and the bpf backend's '[on cpu S]',
+# '[woken S before]', '[waited S]' and '[slept before S]' (ptrace's too,
+# where a page came in); the other notes ('[zeros]', '[data N]', a profile's
 # '[not replayed]') stay.  Every test that compares dumps goes through it.
 untimed() {
 	local head='s/^[0-9]+ +[0-9.]+ //'
 	[ "${1:-}" = -p ] && head='s/^([0-9]+) +[0-9.]+ /\1 /'
 	sed -E -e "$head" \
+		-e 's/ \[woken [0-9.]+ before\](( \[[a-z][^]]*\])*)$/\1/' \
+		-e 's/ \[waited [0-9.]+\](( \[[a-z][^]]*\])*)$/\1/' \
 		-e 's/ \[slept before [0-9.]+\](( \[[a-z][^]]*\])*)$/\1/' \
 		-e 's/ <[0-9.]+>( \[on cpu [0-9.]+\])?(( \[[a-z][^]]*\])*)$/\2/'
 }
