@@ -44,10 +44,11 @@
  * From the op's entry, WAKE_LAG_MAX holds the woken thread's wait for a
  * CPU too, which a loaded machine makes longer: of fio's two job threads
  * posted together after the 100 ms sleep, one entered its first call
- * 1.3-5.4 ms after the last return of another thread in 3 of 27
- * recordings made at load 4-9 (ptrace and bpf alike), was taken for
- * computing, and its job, then the other's, chained to it, ran from
- * ~50 ms into that sleep: those recordings replayed 5-10 % fast.  The
+ * 1.3-5.4 ms after the last return of another thread in 3 of 40
+ * recordings made at load 4-12 (ptrace and bpf alike) and in 3 of 12
+ * made beside two busy loops, was taken for computing, and its job, or
+ * both, the other's chained to it, began its I/O 40-90 ms early (of a
+ * run of ~1.2 s alone).  The
  * bpf backend sees the wake-up itself (woke_ns: when the thread was last
  * woken from a voluntary sleep in the gap, record/bpf/iotape.bpf.c), and
  * where the op has it the lag is taken from the wake-up, not the entry:
