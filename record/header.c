@@ -143,7 +143,7 @@ int rec_header_fill(struct iot_header *h, const struct rec_opts *o,
 		      strcmp(backend, "mixed") == 0 ? "bpf+fastpath" :
 		      fastpath && strcmp(fastpath, "on") == 0 ? "ptrace+seccomp+fastpath" :
 		      seccomp ? "ptrace+seccomp" : "ptrace";
-	kv = calloc(7, sizeof(*kv));
+	kv = calloc(8, sizeof(*kv));
 	if (kv) {
 		kv[0].key = "record.seccomp";
 		kv[0].value = seccomp ? "1" : "0";
@@ -173,6 +173,13 @@ int rec_header_fill(struct iot_header *h, const struct rec_opts *o,
 			snprintf(proc_cpu, sizeof(proc_cpu), "%lld", (long long)rec_proc_cpu());
 			kv[h->n_extra].key = "record.proc_cpu_ns";
 			kv[h->n_extra].value = proc_cpu;
+			h->n_extra++;
+		}
+		/* a ptrace recording's exit records are timed when its end
+		 * began, at the exit event (tracer.c's on_death()) */
+		if (!bpf_exit) {
+			kv[h->n_extra].key = "record.exit_at";
+			kv[h->n_extra].value = "event";
 			h->n_extra++;
 		}
 		/* --data: only then, so that a trace without is as before */

@@ -155,6 +155,8 @@ struct rec_task {
 	int in_syscall;			/* entry seen, exit pending */
 	int want_exit;			/* resume with PTRACE_SYSCALL */
 	int exited_event;		/* PTRACE_EVENT_EXIT seen */
+	int64_t let_go_ns;		/* ... and resumed from it then: its end
+					 * began (the exit record's time) */
 	pid_t vfork_child;		/* vforked it; cleared at its next stop */
 	int before_exec;		/* root, no filter: the recorder's own calls */
 	int hidden;			/* the call loads the fast-path library: not recorded */

@@ -223,8 +223,15 @@ static void on_death(struct rec_ctx *c, pid_t pid, int status,
 		rec_aio_proc_gone(c, t);
 		rec_fmap_proc_gone(c, t);
 	}
+	/* Its end as the kernel did it (the memory, the files, the parent's
+	 * wake-up) from when the tracer let it go at its exit event, as the
+	 * bpf backend's record of it begins there (sched_process_exit): the
+	 * tracer's work at that event and its wake-up for the death are not
+	 * in the interval to the parent's reaping (replay/plan_threads.c's
+	 * reap_times(); header record.exit_at) */
 	if (t->exited_event)
-		rec_emit_exit(c, t, now, status, t->utime_ns, t->stime_ns);
+		rec_emit_exit(c, t, t->let_go_ns ? t->let_go_ns : now, status, t->utime_ns,
+			      t->stime_ns);
 	else
 		rec_emit_exit(c, t, now, status,
 			      ru->ru_utime.tv_sec * 1000000000LL + ru->ru_utime.tv_usec * 1000LL,
@@ -251,6 +258,7 @@ static void on_event_exit(struct rec_ctx *c, struct rec_task *t, int64_t now)
 	rec_emit_unfinished(c, t, now);
 	t->want_exit = 0;
 	resume(c, t, 0);
+	t->let_go_ns = iot_now_ns();
 }
 
 static void start_detach(struct rec_ctx *c)

@@ -181,25 +181,95 @@ static void poll_sleeps(struct rpl_plan *p, const struct rpl_thread *t, uint32_t
  * was stopped by a tracer (whose stops at the exit and at the wait4's
  * return the interval would hold), the wait4 returns no earlier than the
  * recorded interval after the child's end here (ops_proc.c): its own
- * wake-up is within it, as the recorded one was.  A ptrace recording's
- * ends are held at such stops and keep the replay's thread end.
+ * wake-up is within it, as the recorded one was.
+ *
+ * A ptrace recording stops both calls: the exit_group's entry holds the
+ * tracer's work at the stop and at the exit event after it (the CPU
+ * times read, the mappings' pages), and the wait4's return its exit
+ * stop.  There (header record.exit_at = event) the child's exit record
+ * is timed when the tracer let it go at its exit event (record/tracer.c),
+ * where its end began; from then to the wait4's recorded return, less
+ * the calibrated cost of a call's two stops (the tracer's wake-up at the
+ * death, the wait4's exit stop), is its end.  configure's ptrace
+ * recording: 316 such reaps, 0 ms before (each replayed as a thread's
+ * end), against 134 ms for 349 in its bpf recording.
  */
-static void reap_times(struct rpl_plan *p)
-{
-	size_t i;
+struct exit_rec {
+	int32_t pid;
+	int64_t t;
+};
 
+static int cmp_exit_rec(const void *a, const void *b)
+{
+	const struct exit_rec *x = a, *y = b;
+
+	if (x->pid != y->pid)
+		return x->pid < y->pid ? -1 : 1;
+	return x->t < y->t ? -1 : x->t > y->t;
+}
+
+/* The process @pid's exit record within (@lo, @hi): its time, 0 if none. */
+static int64_t exit_rec_in(const struct exit_rec *x, size_t n, int32_t pid, int64_t lo,
+			   int64_t hi)
+{
+	size_t a = 0, b = n;
+
+	while (a < b) {
+		size_t m = a + (b - a) / 2;
+
+		if (x[m].pid < pid || (x[m].pid == pid && x[m].t <= lo))
+			a = m + 1;
+		else
+			b = m;
+	}
+	return a < n && x[a].pid == pid && x[a].t < hi ? x[a].t : 0;
+}
+
+/* A stopped reap's recorded end, less the stops in it (0: none). */
+static int64_t stopped_exit_ns(const struct rpl_plan *p, const struct rpl_op *op,
+			       const struct exit_rec *x, size_t n)
+{
+	int64_t at = exit_rec_in(x, n, p->procs[rpl_op_wait_proc(op)].pid, op->ev.t_enter,
+				 op->ev.t_exit);
+	int64_t d = at ? op->ev.t_exit - at - p->stop_cost_ns : 0;
+
+	return d > 0 ? d : 0;
+}
+
+static int reap_times(struct rpl_plan *p)
+{
+	const char *v = p->hdr ? iot_header_get(p->hdr, "record.exit_at") : NULL;
+	struct exit_rec *x = NULL;
+	size_t i, n = 0;
+
+	if (v && strcmp(v, "event") == 0 && p->n_precs) {
+		x = malloc(p->n_precs * sizeof(*x));
+		if (!x)
+			return -ENOMEM;
+		for (i = 0; i < p->n_precs; i++)
+			if (p->precs[i].kind == IOT_PROC_EXIT && p->precs[i].pid == p->precs[i].tid)
+				x[n++] = (struct exit_rec){ p->precs[i].pid, p->precs[i].t_ns };
+		qsort(x, n, sizeof(*x), cmp_exit_rec);
+	}
 	for (i = 0; i < p->n_ops; i++) {
 		const struct rpl_op *op = &p->ops[i];
 		struct rpl_proc *pr;
 		int32_t pi;
 
 		if (op->ev.nr != SYS_wait4 || (pi = rpl_op_wait_proc(op)) < 0 ||
-		    rpl_op_stopped(op) || (op->ev.flags & IOT_EV_NOEXIT_TS))
+		    (op->ev.flags & IOT_EV_NOEXIT_TS))
 			continue;
 		pr = &p->procs[pi];
-		if (pr->exit_at && op->ev.t_enter < pr->exit_at && op->ev.t_exit > pr->exit_at)
+		if (rpl_op_stopped(op)) {
+			if (x)
+				pr->exit_ns = stopped_exit_ns(p, op, x, n);
+		} else if (pr->exit_at && op->ev.t_enter < pr->exit_at &&
+			   op->ev.t_exit > pr->exit_at) {
 			pr->exit_ns = op->ev.t_exit - pr->exit_at;
+		}
 	}
+	free(x);
+	return 0;
 }
 
 int rpl_plan_threads(struct rpl_plan *p, struct rpl_deps *deps)
@@ -302,7 +372,8 @@ int rpl_plan_threads(struct rpl_plan *p, struct rpl_deps *deps)
 			}
 		}
 	}
-	reap_times(p);
+	if ((err = reap_times(p)) < 0)
+		goto out;
 	err = rpl_deps_finish(p, deps);
 	goto out;
 nomem:

@@ -4,8 +4,11 @@
  * that reaped the child before the child's exit_group, and neither call
  * was stopped by a tracer, the wait4 returns no earlier than the recorded
  * time from the child's exit_group to the reap after the child's end in
- * the replay; a recording whose calls were stopped (ptrace) keeps the
- * replay's own end, and so does --timing afap.
+ * the replay; --timing afap keeps the replay's own end.  A recording
+ * whose calls were stopped (ptrace) keeps it too, unless its child's exit
+ * record is timed at the exit event (header record.exit_at = event):
+ * then the reap waits from there to the wait4's recorded return, less a
+ * call's two stops (the header's stop cost).
  */
 #include <errno.h>
 #include <setjmp.h>
@@ -27,17 +30,28 @@
 #define T0 1000000000LL
 /* the child's end, exit_group to the parent's wait4 return */
 #define EXIT_NS (300 * MS)
+/* a ptrace recording's: the child's exit record 10 us after its
+ * exit_group, the stops of a call 7 us */
+#define EVENT_US 10
+#define STOP_NS (7 * US)
 
 static char tmp[256], trace[300], root[300];
 
 /* Process 100 forks 101 and waits for it; 101 ends soon, and its
  * parent's wait4 returns EXIT_NS after 101's exit_group.  @flags on every
- * call: IOT_EV_BPF (no stops) or 0 (ptrace stops). */
-static void write_trace(uint32_t flags)
+ * call: IOT_EV_BPF (no stops) or 0 (ptrace stops); @at_event: the header
+ * says the exit record is timed at the exit event, EVENT_US after the
+ * exit_group. */
+static void write_trace(uint32_t flags, int at_event)
 {
-	struct iot_header h = { .kind = IOT_KIND_TRACE, .host = "test", .start_ns = T0 };
+	static const struct iot_kv kv[] = { { "record.exit_at", "event" } };
+	struct iot_header h = { .kind = IOT_KIND_TRACE, .host = "test", .start_ns = T0,
+				.stop_cost_ns = STOP_NS, .n_extra = at_event ? 1 : 0,
+				.extra = kv };
 	struct iot_process pr = { .kind = IOT_PROC_FORK, .t_ns = T0 + 1005 * US, .pid = 101,
 				  .tid = 101, .ppid = 100, .ptid = 100, .clone_flags = 17 };
+	struct iot_process ex = { .kind = IOT_PROC_EXIT, .t_ns = T0 + (1030 + EVENT_US) * US,
+				  .pid = 101, .tid = 101 };
 	const struct { int64_t t0, t1; int tid, nr; int64_t ret, a0; } e[] = {
 		{ 1000, 1010, 100, SYS_clone, 101, 17 },
 		{ 1012, 1014, 101, SYS_close, -EBADF, 99 },
@@ -59,6 +73,8 @@ static void write_trace(uint32_t flags)
 
 		ev.args[0] = e[i].a0;
 		assert_int_equal(iot_writer_event(w, &ev), 0);
+		if (e[i].tid == 101 && e[i].nr == SYS_exit_group)
+			assert_int_equal(iot_writer_process(w, &ex), 0);
 	}
 	assert_int_equal(iot_writer_close(w, 0), 0);
 }
@@ -99,7 +115,7 @@ static void exit_kept(void **state)
 			      .timing = RPL_TIMING_ORIGINAL, .force = 1, .starts = 1 };
 	static struct rpl_result res;
 
-	write_trace(IOT_EV_BPF);
+	write_trace(IOT_EV_BPF, 0);
 	assert_int_equal(planned_exit(), EXIT_NS);
 	assert_int_equal(rpl_run(&o, &res), 0);
 	assert_int_equal(res.mismatches, 0);
@@ -125,11 +141,27 @@ static void stopped_not_kept(void **state)
 			      .timing = RPL_TIMING_ORIGINAL, .force = 1, .starts = 1 };
 	static struct rpl_result res;
 
-	write_trace(0);
+	write_trace(0, 0);
 	assert_int_equal(planned_exit(), 0);
 	assert_int_equal(rpl_run(&o, &res), 0);
 	assert_int_equal(res.mismatches, 0);
 	assert_int_equal(res.exits, 0);
+}
+
+/* ... unless its exit record is timed at the exit event: the reap waits
+ * from there to the recorded return, less the stops. */
+static void stopped_from_event(void **state)
+{
+	struct rpl_opts o = { .trace = trace, .root = root, .cmd = "test", .quiet = 1,
+			      .timing = RPL_TIMING_ORIGINAL, .force = 1, .starts = 1 };
+	static struct rpl_result res;
+
+	write_trace(0, 1);
+	assert_int_equal(planned_exit(), EXIT_NS - EVENT_US * US - STOP_NS);
+	assert_int_equal(rpl_run(&o, &res), 0);
+	assert_int_equal(res.mismatches, 0);
+	assert_int_equal(res.exits, 1);
+	assert_true(res.exits_ns > 0 && res.exits_ns <= EXIT_NS);
 }
 
 int main(void)
@@ -137,6 +169,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test_setup_teardown(exit_kept, setup, teardown),
 		cmocka_unit_test_setup_teardown(stopped_not_kept, setup, teardown),
+		cmocka_unit_test_setup_teardown(stopped_from_event, setup, teardown),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
