@@ -337,6 +337,10 @@ struct iot_process {
 	int32_t exit_status;		/* wait(2) status (EXIT) */
 	int64_t utime_ns, stime_ns;	/* CPU time at exit */
 	int32_t old_tid;		/* EXEC from a non-leader thread */
+	int64_t rec_ns;			/* EXIT: of that CPU time, the recorder's own
+					 * work in the task outside its calls (the bpf
+					 * backend's programs at its page faults); 0:
+					 * none known */
 };
 
 /* ---- asynchronous I/O (format 1.2) ---- */

@@ -229,6 +229,7 @@ static int fill_process(struct iot_reader *r, const Iotape__Process *m,
 	p->utime_ns = m->utime_ns;
 	p->stime_ns = m->stime_ns;
 	p->old_tid = m->old_tid;
+	p->rec_ns = m->rec_ns;
 	p->cwd = bstr(r->arena, m->has_cwd, &m->cwd, &p->cwd_len);
 	p->exe = bstr(r->arena, m->has_exe, &m->exe, &p->exe_len);
 	if (m->n_argv) {

@@ -774,6 +774,8 @@ int iot_writer_process(struct iot_writer *w, const struct iot_process *p)
 	SET(m, utime_ns, p->utime_ns);
 	SET(m, stime_ns, p->stime_ns);
 	SET(m, old_tid, p->old_tid);
+	if (p->rec_ns)
+		SET(m, rec_ns, p->rec_ns);
 	if (p->argc && p->argv) {
 		m->argv = iot_arena_alloc(w->arena, p->argc * sizeof(*m->argv));
 		if (!m->argv)

@@ -573,7 +573,7 @@ int rec_bpf_loop(struct rec_ctx *c)
 		struct rec_task *t;
 
 		while ((t = rec_task_next(c, &i, &left)))
-			rec_bpf_emit_exit(c, t, iot_now_ns(), 0, 0, 0);
+			rec_bpf_emit_exit(c, t, iot_now_ns(), 0, 0, 0, 0);
 	}
 	return 0;
 }

@@ -472,7 +472,7 @@ static void vfork_end(struct rec_ctx *c, struct rec_task *t)
 }
 
 void rec_bpf_emit_exit(struct rec_ctx *c, struct rec_task *t, int64_t now, int status,
-		       int64_t ut, int64_t st)
+		       int64_t ut, int64_t st, int64_t rec_ns)
 {
 	flush_pending(c, t, t->tid, NULL);
 	rec_bpf_aio_done(c, t->tid);
@@ -480,7 +480,7 @@ void rec_bpf_emit_exit(struct rec_ctx *c, struct rec_task *t, int64_t now, int s
 		rec_aio_proc_gone(c, t);
 		rec_fmap_proc_gone(c, t);
 	}
-	rec_emit_exit(c, t, now, status, ut, st);
+	rec_emit_exit(c, t, now, status, ut, st, rec_ns);
 }
 
 static void on_exec(struct rec_ctx *c, const struct be_exec *x, size_t size)
@@ -528,7 +528,7 @@ static void on_exec(struct rec_ctx *c, const struct be_exec *x, size_t size)
 		struct rec_task *leader = rec_task_get(c, tid);
 
 		if (leader)
-			rec_bpf_emit_exit(c, leader, (int64_t)x->h.t, 0, 0, 0);
+			rec_bpf_emit_exit(c, leader, (int64_t)x->h.t, 0, 0, 0, 0);
 		rec_task_retid(c, t, tid);
 	}
 	rec_aio_proc_gone(c, t);
@@ -578,7 +578,7 @@ static void on_gone(struct rec_ctx *c, const struct be_gone *g)
 		vfork_end(c, t);
 		rec_bpf_release(c, t->tid, g->h.t + 1, t->tid == t->pid);
 		rec_bpf_emit_exit(c, t, (int64_t)g->h.t, g->status, (int64_t)g->run_ns - sys,
-				  sys);
+				  sys, (int64_t)g->rec_ns);
 	}
 }
 

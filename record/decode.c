@@ -71,7 +71,7 @@ struct rec_task *rec_emit_fork(struct rec_ctx *c, struct rec_task *t, pid_t tid,
 }
 
 void rec_emit_exit(struct rec_ctx *c, struct rec_task *t, int64_t now, int status,
-		   int64_t utime_ns, int64_t stime_ns)
+		   int64_t utime_ns, int64_t stime_ns, int64_t rec_ns)
 {
 	struct iot_process p;
 
@@ -84,6 +84,7 @@ void rec_emit_exit(struct rec_ctx *c, struct rec_task *t, int64_t now, int statu
 	p.exit_status = status;
 	p.utime_ns = utime_ns;
 	p.stime_ns = stime_ns;
+	p.rec_ns = rec_ns;
 	rec_emit_process(c, &p);
 	rec_task_del(c, t);
 }

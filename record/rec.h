@@ -464,9 +464,10 @@ int rec_emit_process(struct rec_ctx *c, struct iot_process *p);
 struct rec_task *rec_emit_fork(struct rec_ctx *c, struct rec_task *t, pid_t tid,
 			       uint64_t flags, int64_t now);
 /* @t ended with wait status @status: its call in flight as unfinished, its
- * EXIT record; @t is deleted */
+ * EXIT record (CPU times; @rec_ns of them the recorder's own work in it
+ * outside its calls, 0: not known); @t is deleted */
 void rec_emit_exit(struct rec_ctx *c, struct rec_task *t, int64_t now, int status,
-		   int64_t utime_ns, int64_t stime_ns);
+		   int64_t utime_ns, int64_t stime_ns, int64_t rec_ns);
 
 /* ---- aio.c: libaio and io_uring requests and completions ---- */
 /* at the entry stop of io_submit, io_uring_enter/register, close:

@@ -147,7 +147,7 @@ static pid_t exec_rename(struct rec_ctx *c, pid_t pid, int64_t now)
 		return 0;
 	leader = rec_task_get(c, pid);
 	if (leader)
-		rec_emit_exit(c, leader, now, 0, 0, 0);
+		rec_emit_exit(c, leader, now, 0, 0, 0, 0);
 	c->by_tid[old] = NULL;
 	c->by_tid[pid] = ot;
 	ot->tid = pid;
@@ -231,11 +231,11 @@ static void on_death(struct rec_ctx *c, pid_t pid, int status,
 	 * reap_times(); header record.exit_at) */
 	if (t->exited_event)
 		rec_emit_exit(c, t, t->let_go_ns ? t->let_go_ns : now, status, t->utime_ns,
-			      t->stime_ns);
+			      t->stime_ns, 0);
 	else
 		rec_emit_exit(c, t, now, status,
 			      ru->ru_utime.tv_sec * 1000000000LL + ru->ru_utime.tv_usec * 1000LL,
-			      ru->ru_stime.tv_sec * 1000000000LL + ru->ru_stime.tv_usec * 1000LL);
+			      ru->ru_stime.tv_sec * 1000000000LL + ru->ru_stime.tv_usec * 1000LL, 0);
 }
 
 static void on_event_exit(struct rec_ctx *c, struct rec_task *t, int64_t now)

@@ -75,10 +75,11 @@ struct rec_bpf {
  * this round (@proc: the process's entries too) */
 void rec_bpf_release(struct rec_ctx *c, pid_t tid, uint64_t t, int proc);
 
-/* @t ended (@status: its wait status; CPU times): its call in flight as
- * unfinished, its EXIT record, and it is deleted */
+/* @t ended (@status: its wait status; CPU times, @rec_ns of them the
+ * programs' at its faults): its call in flight as unfinished, its EXIT
+ * record, and it is deleted */
 void rec_bpf_emit_exit(struct rec_ctx *c, struct rec_task *t, int64_t now, int status,
-		       int64_t ut, int64_t st);
+		       int64_t ut, int64_t st, int64_t rec_ns);
 /* libbpf's ring buffer callback: one record of the programs */
 int rec_bpf_record(void *ctx, void *data, size_t size);
 

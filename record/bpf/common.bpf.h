@@ -114,6 +114,8 @@ struct tstate {
 					 * its last recorded call) */
 	__u64 t_in;			/* switched in last (0: not seen) */
 	__u64 run_in;			/* ... its se.sum_exec_runtime then */
+	__u64 rec_ns;			/* the fault programs' time in it
+					 * outside its calls (mpages.bpf.h) */
 };	/* = struct be_tstate of event.h */
 
 /* Programs the first object's exit tail-calls (aio.bpf.c's exit, loaded

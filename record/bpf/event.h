@@ -69,6 +69,7 @@ struct be_tstate {
 	__u64 t_woke;
 	__u64 t_in;
 	__u64 run_in;
+	__u64 rec_ns;
 };
 
 /* Per syscall number, from format/syscalls.def: recorded at all, and its
@@ -191,6 +192,8 @@ struct be_gone {
 	__u32 pad;
 	__u64 utime_ns, stime_ns;	/* sampled per clock tick */
 	__u64 run_ns;			/* exact: run time at its last switch in, and since */
+	__u64 rec_ns;			/* of it, the page-fault programs' own time
+					 * outside its calls (mpages.bpf.h) */
 };
 
 /*

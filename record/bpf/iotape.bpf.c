@@ -930,11 +930,13 @@ int BPF_PROG(iotape_gone, struct task_struct *p_arg)
 	 * CPU all along.  It holds the BPF programs' time in the task, as
 	 * the scheduler's count does: at its calls (which the replay takes
 	 * off a bpf recording's budget, think.c's floors) and at its page
-	 * faults (which it does not); and a hypervisor's steal in it. */
+	 * faults (rec_ns: their programs' own time, which the replay
+	 * takes off too); and a hypervisor's steal in it. */
 	run = BPF_CORE_READ(p, se.sum_exec_runtime);
 	if (s->t_in && g->h.t > s->t_in && s->run_in + (g->h.t - s->t_in) > run)
 		run = s->run_in + (g->h.t - s->t_in);
 	g->run_ns = run;
+	g->rec_ns = s->rec_ns;
 	/* The recorder is woken at once by the last followed task's end
 	 * (it then stops) and, with the fast path, by any (the thread's
 	 * ring slots are freed at its end: a burst of short threads would

@@ -212,13 +212,40 @@ __noinline int fmap_unmap(__u64 addr, __u64 len)
 	return 0;
 }
 
-static __always_inline int mpage_note(__u64 key, __u64 first, __u64 last, __u32 flags)
+/*
+ * The programs below run in the faulting task, on its CPU time, between
+ * its calls mostly: time the recording adds to the task's CPU time at
+ * its end (iotape_gone's run_ns) that the program did not spend, and
+ * that no call's floor takes off (replay/think.c: those are the entry's
+ * and exit's).  Each program of a followed task outside its calls times
+ * itself, from just after its task-storage look-up to its end, into the
+ * task's rec_ns, which its exit record carries (the Process record's
+ * rec_ns) and the replay takes off its CPU budget (replay/budget.c).
+ * Not timed: the tracepoint's call of the program and that first
+ * look-up (the same in every program: ~0.1-0.2 us a fault all told in
+ * this VM, docs/FIGURES.md "mapread"), nor inside a call (whose cpu_ns
+ * holds it: the replay spends a call's CPU time by making the call), nor
+ * the scheduler's programs (sched_switch's runs before the task it
+ * switches to, sched_wakeup's in the waker).  @return : the start, 0
+ * inside a call.
+ */
+static __always_inline __u64 rec_start(const struct tstate *fl)
 {
-	struct tstate *fl = followed(bpf_get_current_task_btf());
+	return fl->busy || fl->in_fast ? 0 : bpf_ktime_get_ns();
+}
+
+static __always_inline int rec_end(struct tstate *fl, __u64 t0)
+{
+	if (t0)
+		fl->rec_ns += bpf_ktime_get_ns() - t0;
+	return 0;
+}
+
+/* a BE_MPAGE record (the caller has found the file followed) */
+static __always_inline int mpage_emit(__u64 key, __u64 first, __u64 last, __u32 flags)
+{
 	struct be_mpage r;
 
-	if (!fl || fl->st != BE_TID_ON || !bpf_map_lookup_elem(&fmwatch, &key))
-		return 0;
 	hdr(&r.h, BE_MPAGE);
 	r.h.len = sizeof(r);
 	r.mkey = key;
@@ -228,6 +255,15 @@ static __always_inline int mpage_note(__u64 key, __u64 first, __u64 last, __u32 
 	r.pad = 0;
 	emit(&r, sizeof(r), 0);
 	return 0;
+}
+
+/* ... if @fl's task is followed on and @key's file is */
+static __always_inline int mpage_note(const struct tstate *fl, __u64 key, __u64 first,
+				      __u64 last, __u32 flags)
+{
+	if (fl->st != BE_TID_ON || !bpf_map_lookup_elem(&fmwatch, &key))
+		return 0;
+	return mpage_emit(key, first, last, flags);
 }
 
 __noinline __u64 folio_span(__u64 mapping, __u64 idx);
@@ -249,12 +285,16 @@ SEC("raw_tp/mm_filemap_fault")
 int BPF_PROG(iotape_mfault, struct address_space *mapping, unsigned long index)
 {
 	struct tstate *fl = followed(bpf_get_current_task_btf());
-	__u64 key = (__u64)mapping, first = index, last = index;
+	__u64 key = (__u64)mapping, first = index, last = index, t0;
 
-	if (!fl || fl->st != BE_TID_ON || !bpf_map_lookup_elem(&fmwatch, &key))
+	if (!fl)
 		return 0;
-	folio_range(key, index, &first, &last);
-	return mpage_note(key, first, last, 0);
+	t0 = rec_start(fl);
+	if (fl->st == BE_TID_ON && bpf_map_lookup_elem(&fmwatch, &key)) {
+		folio_range(key, index, &first, &last);
+		mpage_emit(key, first, last, 0);
+	}
+	return rec_end(fl, t0);
 }
 
 /* fault-around maps the large folios at either end of its window whole */
@@ -263,10 +303,13 @@ int BPF_PROG(iotape_maround, struct address_space *mapping, unsigned long first,
 	     unsigned long last)
 {
 	struct tstate *fl = followed(bpf_get_current_task_btf());
-	__u64 key = (__u64)mapping, sp, end = 0;
+	__u64 key = (__u64)mapping, sp, end = 0, t0;
 
-	if (!fl || fl->st != BE_TID_ON || !bpf_map_lookup_elem(&fmwatch, &key))
+	if (!fl)
 		return 0;
+	t0 = rec_start(fl);
+	if (fl->st != BE_TID_ON || !bpf_map_lookup_elem(&fmwatch, &key))
+		return rec_end(fl, t0);
 	sp = folio_span(key, first);
 	if (sp) {
 		first = (sp - 1) >> 4;
@@ -277,7 +320,8 @@ int BPF_PROG(iotape_maround, struct address_space *mapping, unsigned long first,
 		last = end;
 	else if ((sp = folio_span(key, last)))
 		last = ((sp - 1) >> 4) + (1ULL << ((sp - 1) & 15)) - 1;
-	return mpage_note(key, first, last, 0);
+	mpage_emit(key, first, last, 0);
+	return rec_end(fl, t0);
 }
 
 /* a write call dirties the pages it writes: those are its own I/O, not
@@ -308,12 +352,14 @@ SEC("raw_tp/writeback_dirty_folio")
 int BPF_PROG(iotape_mdirty, struct folio *folio, struct address_space *mapping)
 {
 	struct tstate *fl = followed(bpf_get_current_task_btf());
-	__u64 first;
+	__u64 first, t0;
 
 	if (!fl || in_write(fl))
 		return 0;
+	t0 = rec_start(fl);
 	first = BPF_CORE_READ(folio, index);
-	return mpage_note((__u64)mapping, first, first + folio_pages(folio) - 1, BE_MP_DIRTY);
+	mpage_note(fl, (__u64)mapping, first, first + folio_pages(folio) - 1, BE_MP_DIRTY);
+	return rec_end(fl, t0);
 }
 
 /*
@@ -329,13 +375,15 @@ SEC("raw_tp/mm_filemap_add_to_page_cache")
 int BPF_PROG(iotape_madd, struct folio *folio)
 {
 	struct tstate *fl = followed(bpf_get_current_task_btf());
-	__u64 first, mapping = 0;
+	__u64 first, mapping = 0, t0;
 
 	if (!fl || fl->busy || fl->in_fast)
 		return 0;
+	t0 = rec_start(fl);
 	first = BPF_CORE_READ(folio, index);
 	mapping = (__u64)BPF_CORE_READ(folio, mapping);
-	return mpage_note(mapping, first, first + folio_pages(folio) - 1, 0);
+	mpage_note(fl, mapping, first, first + folio_pages(folio) - 1, 0);
+	return rec_end(fl, t0);
 }
 
 /*
@@ -436,17 +484,18 @@ int BPF_PROG(iotape_mpf, unsigned long address, struct pt_regs *regs, unsigned l
 	struct tstate *fl;
 	struct fmb_key k;
 	struct fmb *b;
-	__u64 blk, idx, sp;
+	__u64 blk, idx, sp, t0;
 
 	if (!fmb_live)
 		return 0;
 	fl = followed(bpf_get_current_task_btf());
 	if (!fl || fl->st != BE_TID_ON)
 		return 0;
+	t0 = rec_start(fl);
 	k.blk = address >> FMB_SHIFT;
 	b = bpf_map_lookup_elem(&fmblk, &k);
 	if (!b || address < b->start || address >= b->end)
-		return 0;
+		return rec_end(fl, t0);
 	blk = k.blk << FMB_SHIFT;
 	idx = (__u64)(b->base + (__s64)((address - blk) >> 12));
 	/* a store through a shared mapping faults on each folio not yet
@@ -457,19 +506,19 @@ int BPF_PROG(iotape_mpf, unsigned long address, struct pt_regs *regs, unsigned l
 		__u64 first = idx, last = idx;
 
 		folio_range(b->mkey, idx, &first, &last);
-		mpage_note(b->mkey, first, last, BE_MP_DIRTY);
+		mpage_note(fl, b->mkey, first, last, BE_MP_DIRTY);
 	}
 	/* the whole block inside the mapping and lined up with the file's
 	 * 2 MiB blocks: what a huge mapping needs */
 	if (b->small || blk < b->start || blk + (PMD_PAGES << 12) > b->end || b->base < 0 ||
 	    (b->base & (PMD_PAGES - 1)))
-		return 0;
+		return rec_end(fl, t0);
 	sp = folio_span(b->mkey, idx);
 	if (sp && ((sp - 1) & 15) != 9)
 		b->small = 1;
-	if (!sp || ((sp - 1) & 15) != 9)
-		return 0;
-	return mpage_note(b->mkey, (sp - 1) >> 4, ((sp - 1) >> 4) + PMD_PAGES - 1, 0);
+	if (sp && ((sp - 1) & 15) == 9)
+		mpage_note(fl, b->mkey, (sp - 1) >> 4, ((sp - 1) >> 4) + PMD_PAGES - 1, 0);
+	return rec_end(fl, t0);
 }
 
 #endif

@@ -271,6 +271,7 @@ static void w_process(struct iot_writer *w, struct model *m, int i)
 	p->utime_ns = INT64_MAX;
 	p->stime_ns = -1;
 	p->old_tid = i;
+	p->rec_ns = i % 2 ? 0 : 1000 + i;
 	it->s1 = dupn(p->cwd, p->cwd_len);
 	it->s2 = dupn(p->exe, p->exe_len);
 	assert_int_equal(iot_writer_process(w, p), 0);
@@ -352,6 +353,7 @@ static void eq_item(const struct m_item *m, const struct iot_item *it)
 		assert_true(a->utime_ns == b->utime_ns);
 		assert_true(a->stime_ns == b->stime_ns);
 		assert_int_equal(a->old_tid, b->old_tid);
+		assert_true(a->rec_ns == b->rec_ns);
 	}
 }
 
