@@ -574,6 +574,8 @@ static void on_gone(struct rec_ctx *c, const struct be_gone *g)
 	double ut = (double)g->utime_ns, st = (double)g->stime_ns;
 	int64_t sys = ut + st > 0 ? (int64_t)((double)g->run_ns * st / (ut + st)) : 0;
 
+	c->st.bpf_rec_ns += g->rec_ns;
+	c->st.bpf_rec_runs += g->rec_runs;
 	if (t) {
 		vfork_end(c, t);
 		rec_bpf_release(c, t->tid, g->h.t + 1, t->tid == t->pid);

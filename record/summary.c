@@ -15,7 +15,7 @@ static void aio_summary(const struct rec_ctx *c);
 
 void rec_summary(const struct rec_ctx *c, uint64_t bytes)
 {
-	char b1[192], b2[32], b3[80], b4[64], n1[32];
+	char b1[256], b2[32], b3[80], b4[64], n1[32];
 	double secs = (double)(c->st.t_end - c->st.t_start) / 1e9;
 	uint64_t v = c->st.events;
 	int len, i, o = 0;
@@ -31,18 +31,21 @@ void rec_summary(const struct rec_ctx *c, uint64_t bytes)
 	if (c->fast && c->bpf)
 		snprintf(b1, sizeof(b1), " (%.1f%% in-process, the rest by BPF; %llu stops "
 			 "before calls that change names, %.3f s held; %.3f s asleep on a disk "
-			 "between calls)",
+			 "between calls; %.3f s in %llu page-fault programs' runs between calls)",
 			 v ? 100.0 * (double)c->st.fast_events / (double)v : 0.0,
 			 (unsigned long long)c->st.guard_stops, (double)c->st.guard_held_ns / 1e9,
-			 (double)c->st.bpf_slept_ns / 1e9);
+			 (double)c->st.bpf_slept_ns / 1e9, (double)c->st.bpf_rec_ns / 1e9,
+			 (unsigned long long)c->st.bpf_rec_runs);
 	else if (c->fast)
 		snprintf(b1, sizeof(b1), " (%.1f%% in-process)",
 			 v ? 100.0 * (double)c->st.fast_events / (double)v : 0.0);
 	else if (c->bpf)
 		snprintf(b1, sizeof(b1), " (by BPF; %llu stops before calls that change names, "
-			 "%.3f s held; %.3f s asleep on a disk between calls)",
+			 "%.3f s held; %.3f s asleep on a disk between calls; %.3f s in %llu "
+			 "page-fault programs' runs between calls)",
 			 (unsigned long long)c->st.guard_stops, (double)c->st.guard_held_ns / 1e9,
-			 (double)c->st.bpf_slept_ns / 1e9);
+			 (double)c->st.bpf_slept_ns / 1e9, (double)c->st.bpf_rec_ns / 1e9,
+			 (unsigned long long)c->st.bpf_rec_runs);
 	else
 		b1[0] = 0;
 	/* auto: did it stay on one CPU (cheap stops) or spread? */

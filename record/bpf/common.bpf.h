@@ -116,6 +116,7 @@ struct tstate {
 	__u64 run_in;			/* ... its se.sum_exec_runtime then */
 	__u64 rec_ns;			/* the fault programs' time in it
 					 * outside its calls (mpages.bpf.h) */
+	__u64 rec_runs;			/* ... their runs so timed */
 };	/* = struct be_tstate of event.h */
 
 /* Programs the first object's exit tail-calls (aio.bpf.c's exit, loaded

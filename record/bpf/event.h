@@ -70,6 +70,7 @@ struct be_tstate {
 	__u64 t_in;
 	__u64 run_in;
 	__u64 rec_ns;
+	__u64 rec_runs;
 };
 
 /* Per syscall number, from format/syscalls.def: recorded at all, and its
@@ -194,6 +195,7 @@ struct be_gone {
 	__u64 run_ns;			/* exact: run time at its last switch in, and since */
 	__u64 rec_ns;			/* of it, the page-fault programs' own time
 					 * outside its calls (mpages.bpf.h) */
+	__u64 rec_runs;			/* ... in so many runs of them */
 };
 
 /*

@@ -937,6 +937,7 @@ int BPF_PROG(iotape_gone, struct task_struct *p_arg)
 		run = s->run_in + (g->h.t - s->t_in);
 	g->run_ns = run;
 	g->rec_ns = s->rec_ns;
+	g->rec_runs = s->rec_runs;
 	/* The recorder is woken at once by the last followed task's end
 	 * (it then stops) and, with the fast path, by any (the thread's
 	 * ring slots are freed at its end: a burst of short threads would

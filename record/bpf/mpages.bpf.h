@@ -240,8 +240,10 @@ __noinline __u64 rec_start(struct tstate *fl)
 
 __noinline int rec_end(struct tstate *fl, __u64 t0)
 {
-	if (fl && t0)
+	if (fl && t0) {
 		fl->rec_ns += bpf_ktime_get_ns() - t0;
+		fl->rec_runs++;
+	}
 	return 0;
 }
 
