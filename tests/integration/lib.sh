@@ -148,6 +148,19 @@ gap_slept() {
 	[ "$g" -le "$n" ] || fail "the replay slept $g gaps, the trace has $n calls with a sleep before them"
 }
 
+# pb_text FILE - a trace as protobuf text (protoc --decode), for what
+# `iotape dump` does not print (the Process records' fields); a test
+# that uses it calls need_pb_text first: protoc and zstd, which 'make
+# check' installs, or it fails
+need_pb_text() {
+	command -v protoc >/dev/null 2>&1 && command -v zstd >/dev/null 2>&1 ||
+		fail "protoc or zstd is not installed (packages protobuf-compiler, zstd; 'make check' installs them)"
+}
+pb_text() {
+	zstd -q -dc "$1" | protoc --decode=iotape.TraceFile -I"$SRCDIR/format" \
+		"$SRCDIR/format/trace.proto"
+}
+
 # events FILE - the number of events in a trace or profile
 events() { "$IOTAPE" report "$1" | sed -n 's/^  \([0-9]*\) events.*/\1/p'; }
 

@@ -23,13 +23,11 @@ trap '[ -n "${KEEP:-}" ] || rm -rf "$d"' EXIT
 cd "$d"
 export LC_ALL=C
 need_bpf
-command -v protoc >/dev/null 2>&1 && command -v zstd >/dev/null 2>&1 ||
-	fail "protoc or zstd is not installed (packages protobuf-compiler, zstd; 'make check' installs them)"
+need_pb_text
 
 # the exit records of a trace: how many, and how many with no CPU time
 exits() {
-	zstd -q -dc "$1" | protoc --decode=iotape.TraceFile -I"$SRCDIR/format" \
-		"$SRCDIR/format/trace.proto" |
+	pb_text "$1" |
 		awk '/^ *kind: 4$/ { k = 1; u = 0; s = 0; next }
 		     k && /^ *utime_ns:/ { u = $2 }
 		     k && /^ *stime_ns:/ { s = $2 }

@@ -22,8 +22,7 @@ trap '[ -n "${KEEP:-}" ] || rm -rf "$d"' EXIT
 cd "$d"
 export LC_ALL=C
 need_bpf
-command -v protoc >/dev/null 2>&1 && command -v zstd >/dev/null 2>&1 ||
-	fail "protoc or zstd is not installed (packages protobuf-compiler, zstd; 'make check' installs them)"
+need_pb_text
 
 head -c 16M /dev/urandom >big
 head -c 1M /dev/zero >w
@@ -32,8 +31,7 @@ mk_map_progs
 "$IOTAPE" record -q --backend bpf -o t.iotape -- "$PY" prog.py big w 2>rec.err ||
 	fail "record failed: $(tail -3 rec.err)"
 # the exit record (kind 4) with the most CPU time: python's; its rec_ns
-read -r pid cpu rec < <(zstd -q -dc t.iotape | protoc --decode=iotape.TraceFile \
-	-I"$SRCDIR/format" "$SRCDIR/format/trace.proto" |
+read -r pid cpu rec < <(pb_text t.iotape |
 	awk '/^ *processes \{/ { k = 0; t = 0; u = 0; s = 0; r = 0 }
 	     /^ *kind: 4$/ { k = 1 }
 	     /^ *tid:/ { t = $2 }
