@@ -48,6 +48,9 @@ static void usage(FILE *f)
 		"                       DIR/client-i (made there), all starting together once\n"
 		"                       every tree is made; one profile of all (pids of client\n"
 		"                       i moved by i x 4194304; 'report --by client')\n"
+		"      --events N       replay only the first N events of the trace (in file\n"
+		"                       order, as if it ended there): the start of a trace\n"
+		"                       too long to plan in this machine's memory\n"
 		"      --include PREFIX replay only paths under PREFIX (repeatable)\n"
 		"      --exclude PREFIX do not replay paths under PREFIX (repeatable)\n"
 		"      --force          replay into a non-empty root\n"
@@ -62,6 +65,7 @@ static void usage(FILE *f)
 		"  iotape replay build.iotape --root /mnt/xfs --timing afap\n"
 		"  iotape replay build.iotape --root /mnt/xfs --timing scale=0.5 --verify\n"
 		"  iotape replay build.iotape --root /mnt/xfs --prepare-only\n"
+		"  iotape replay day.iotape --root /mnt/xfs --events 50000000\n"
 		"  iotape replay build.iotape --root /mnt/xfs --clients 8 -o build.xfs.8.iotape\n\n"
 		"Exit status: 0 done; 1 failed; 2 bad usage; 3 the trace was damaged (its\n"
 		"complete part was replayed); 4 --verify found mismatches; 5 the filesystem\n"
@@ -100,7 +104,7 @@ static int parse_timing(const char *s, struct rpl_opts *o)
 int cmd_replay(int argc, char **argv)
 {
 	enum { O_VERIFY = 256, O_INCLUDE, O_EXCLUDE, O_FORCE, O_NOPREP, O_PREPONLY,
-	       O_LABEL, O_MKFS, O_ONERR, O_SPARSE, O_CLIENTS, O_THINK };
+	       O_LABEL, O_MKFS, O_ONERR, O_SPARSE, O_CLIENTS, O_THINK, O_EVENTS };
 	static const struct option longopts[] = {
 		{ "root", required_argument, NULL, 'r' },
 		{ "output", required_argument, NULL, 'o' },
@@ -117,6 +121,7 @@ int cmd_replay(int argc, char **argv)
 		{ "on-error", required_argument, NULL, O_ONERR },
 		{ "sparse-prepare", no_argument, NULL, O_SPARSE },
 		{ "clients", required_argument, NULL, O_CLIENTS },
+		{ "events", required_argument, NULL, O_EVENTS },
 		{ "quiet", no_argument, NULL, 'q' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
@@ -176,6 +181,20 @@ int cmd_replay(int argc, char **argv)
 				return IOT_EXIT_USAGE;
 			}
 			break;
+		case O_EVENTS: {
+			char *end;
+			unsigned long long n;
+
+			errno = 0;
+			n = strtoull(optarg, &end, 10);
+			if (errno || end == optarg || *end || n == 0 || optarg[0] == '-') {
+				cli_err("replay", "--events %s: give a number of events, 1 or more",
+					optarg);
+				return IOT_EXIT_USAGE;
+			}
+			o.max_events = n;
+			break;
+		}
 		case 'q': o.quiet = 1; break;
 		case 'h': usage(stdout); return IOT_EXIT_OK;
 		default:

@@ -56,15 +56,20 @@ uint64_t rpl_mem_available(void)
 static int check_fits(const struct rpl_plan *p, const struct rpl_opts *o)
 {
 	uint64_t events = iot_reader_summary(p->rd)->events, avail = rpl_mem_available();
-	double need = (double)events * (double)RPL_PLAN_BYTES_PER_EVENT;
+	double need;
 
+	if (o->max_events && o->max_events < events)
+		events = o->max_events;
+	need = (double)events * (double)RPL_PLAN_BYTES_PER_EVENT;
 	if (!avail || need <= (double)avail)
 		return 0;
+	/* what would fit, with a tenth of the memory left for the rest */
 	iot_err(o->cmd, "%s: %llu events need about %.1f GiB to plan (%zu bytes each), more "
 		"than the %.1f GiB of memory and swap available here (the plan holds every "
-		"event); replay it on a machine with more memory", o->trace,
-		(unsigned long long)events, need / (1 << 30), (size_t)RPL_PLAN_BYTES_PER_EVENT,
-		(double)avail / (1 << 30));
+		"event); replay it on a machine with more memory, or its first part here "
+		"(--events %llu)", o->trace, (unsigned long long)events, need / (1 << 30),
+		(size_t)RPL_PLAN_BYTES_PER_EVENT, (double)avail / (1 << 30),
+		(unsigned long long)((double)avail * 0.9 / (double)RPL_PLAN_BYTES_PER_EVENT));
 	return -ENOMEM;
 }
 

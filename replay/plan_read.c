@@ -139,10 +139,14 @@ int rpl_plan_read(struct rpl_plan *p)
 
 	/* The index says how many events there are: one array of that size,
 	 * not one that doubled past it (a quarter of the plan, on average). */
-	if (s->events && s->events < UINT32_MAX - 1) {
-		p->ops = malloc((size_t)s->events * sizeof(*p->ops));
+	uint64_t events = s->events, max = p->o->max_events;
+
+	if (max && max < events)
+		events = max;
+	if (events && events < UINT32_MAX - 1) {
+		p->ops = malloc((size_t)events * sizeof(*p->ops));
 		if (p->ops)
-			p->cap_ops = (size_t)s->events;
+			p->cap_ops = (size_t)events;
 	}
 	if (s->path_states && s->path_states < UINT32_MAX) {
 		p->ps = malloc((size_t)s->path_states * sizeof(*p->ps));
@@ -150,6 +154,11 @@ int rpl_plan_read(struct rpl_plan *p)
 			p->cap_ps = (size_t)s->path_states;
 	}
 	while ((r = iot_reader_next(p->rd, &it)) > 0) {
+		if (it.kind == IOT_ITEM_EVENT && max && p->n_ops >= max) {
+			/* --events: the file ends here for the plan */
+			p->events_in_trace = s->events > max ? s->events : max + 1;
+			break;
+		}
 		if (it.kind == IOT_ITEM_EVENT) {
 			struct rpl_op *op;
 

@@ -400,8 +400,8 @@ int rpl_profile_write(struct rpl_plan *p, struct rpl_result *res)
 	struct iot_writer *w = NULL;
 	struct target tg;
 	struct timespec rt;
-	char opts[1024], v[9][32], faults[256];
-	struct iot_kv kv[12];
+	char opts[1024], v[10][32], faults[256];
+	struct iot_kv kv[13];
 	int err, stop = atomic_load(&rpl_stop_sig), n_kv = 9;
 
 	find_mount(p->o->root, &tg);
@@ -425,6 +425,11 @@ int rpl_profile_write(struct rpl_plan *p, struct rpl_result *res)
 	kv[7] = (struct iot_kv){ "replay.unhidden_ns", v[6] };
 	snprintf(v[8], sizeof(v[8]), "%lld", (long long)res->first_call_ns);
 	kv[8] = (struct iot_kv){ "replay.first_call_ns", v[8] };
+	/* --events: the part of the trace replayed */
+	if (res->events_in_trace) {
+		snprintf(v[9], sizeof(v[9]), "%llu", (unsigned long long)p->o->max_events);
+		kv[n_kv++] = (struct iot_kv){ "replay.events", v[9] };
+	}
 	if (stop > 0) {
 		snprintf(v[7], sizeof(v[7]), "SIG%s", sigabbrev_np(stop));
 		kv[n_kv++] = (struct iot_kv){ "replay.interrupted", v[7] };

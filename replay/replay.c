@@ -203,6 +203,7 @@ static int run(const struct rpl_opts *o, struct rpl_result *res)
 	p->root_fd = root_fd;
 	if (err < 0)
 		goto out;
+	res->events_in_trace = p->events_in_trace;
 	if (!o->no_prepare) {
 		err = rpl_prepare(p, res);
 		if (err < 0)
@@ -358,6 +359,10 @@ void rpl_print_summary(FILE *f, const struct rpl_opts *o, const struct rpl_resul
 	if (o->clients > 0)
 		fprintf(f, "  clients      %d, under %s/client-0 .. client-%d\n", o->clients,
 			o->root, o->clients - 1);
+	if (r->events_in_trace)
+		fprintf(f, "  events       the first %llu of the trace's %llu (--events)\n",
+			(unsigned long long)o->max_events,
+			(unsigned long long)r->events_in_trace);
 	fprintf(f, "  ops          %llu replayed, %llu skipped", (unsigned long long)r->replayed,
 	       (unsigned long long)r->skipped);
 	print_skips(f, r);

@@ -88,6 +88,10 @@ struct rpl_opts {
 	 * (NULL: rpl_run() plans @trace itself) */
 	struct rpl_plan *plan;
 	int fit;			/* enum rpl_fit */
+	/* --events N: replay only the trace's first N events (file order),
+	 * with the path states and records before the next one, as if the
+	 * file ended there (0: all) */
+	uint64_t max_events;
 };
 
 /* Whether the starting tree fits the root: checked by rpl_run() itself,
@@ -111,6 +115,7 @@ struct rpl_result {
 	int64_t prepare_ns, elapsed_ns;
 	int64_t first_call_ns;		/* from the start (reading the trace) to the first call */
 	uint64_t ops, replayed, skipped;
+	uint64_t events_in_trace;	/* --events: how many the trace has */
 	uint64_t skipped_by[RPL_SKIP_COUNT];
 	uint64_t mismatches;		/* beyond the capability probes */
 	uint64_t probe_diffs;		/* FICLONE, fallocate modes, copy_file_range EXDEV */

@@ -484,6 +484,8 @@ struct rpl_plan {
 	uint64_t ring_waits_below;	/* replayed waits that went below the
 					 * depth the recorded wait left */
 	pthread_mutex_t aio_lock;	/* the processes' aio tables */
+	uint64_t events_in_trace;	/* --events: the trace's count, when it
+					 * has more than were read (0: all read) */
 	int damaged;			/* damaged or not closed cleanly: */
 	char why[320];			/* what iot_damage_text() says */
 	int64_t stop_cost_ns;
