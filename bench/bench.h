@@ -34,6 +34,7 @@ struct bench_opts {
 	uint64_t image_size, need_bytes;
 	uint64_t tree_bytes;		/* file data of the starting tree (all clients) */
 	int max_clients;		/* the largest of --clients (1 without) */
+	const char *events;		/* --events N, passed to replay (NULL: all) */
 	struct bench_config configs[64];
 	int n_configs;
 };

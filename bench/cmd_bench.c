@@ -74,6 +74,7 @@ static void usage(FILE *f)
 		"                       in LIST (e.g. 1,2,4,8), named NAME-cN, replayed by\n"
 		"                       replay --clients N; the table adds throughput and\n"
 		"                       p50/p99 per class against the number of clients\n"
+		"  --events N           replay only the trace's first N events (replay --events)\n"
 		"  -q, --quiet          no progress lines\n\n"
 		"Configurations:");
 	bench_fs_names(f);
@@ -287,6 +288,10 @@ static int bench_one(const struct bench_opts *o, const struct bench_config *c,
 		av[ac++] = (char *)"--clients";
 		av[ac++] = clients;
 	}
+	if (o->events) {
+		av[ac++] = (char *)"--events";
+		av[ac++] = (char *)o->events;
+	}
 	common = ac;	/* the arguments both runs share end here */
 	av[ac++] = (char *)"--prepare-only";
 	av[ac] = NULL;
@@ -411,6 +416,7 @@ int cmd_bench(int argc, char **argv)
 		{ "no-drop-caches", no_argument, NULL, 'N' },
 		{ "setup", required_argument, NULL, 'U' },
 		{ "clients", required_argument, NULL, 'C' },
+		{ "events", required_argument, NULL, 'E' },
 		{ "quiet", no_argument, NULL, 'q' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
@@ -475,6 +481,18 @@ int cmd_bench(int argc, char **argv)
 		case 'N': o.drop_caches = 0; break;
 		case 'U': o.setup = optarg; break;
 		case 'C': clients = optarg; break;
+		case 'E': {
+			char *end;
+
+			errno = 0;
+			if (optarg[0] < '1' || optarg[0] > '9' || strtoull(optarg, &end, 10) == 0 ||
+			    errno || *end) {
+				cli_err(CMD, "--events %s: give a number of events, 1 or more", optarg);
+				return IOT_EXIT_USAGE;
+			}
+			o.events = optarg;
+			break;
+		}
 		case 'q': o.quiet = 1; break;
 		case 'h': usage(stdout); return IOT_EXIT_OK;
 		default: usage(stderr); return IOT_EXIT_USAGE;

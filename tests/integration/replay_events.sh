@@ -5,7 +5,8 @@
 # of the short replay must make the first calls its thread makes in the
 # whole replay, with the same results (the profiles' calls, times left
 # out), and no more than N of them; the summary and the profile's header
-# say what part was replayed; a bad count is bad usage (exit 2).
+# say what part was replayed; a bad count is bad usage (exit 2); bench
+# --events N replays the same calls.
 set -u
 . "$SRCDIR/tests/integration/lib.sh"
 need_iotape_cmd replay
@@ -43,6 +44,16 @@ if ! cmp -s "$T/part.calls" "$T/all.first"; then
 	diff "$T/part.calls" "$T/all.first" | head -20
 	fail "the first $N events' calls or results differ from the whole replay's"
 fi
+# bench passes it on, to the starting tree's preparing and to the replay
+mkdir "$T/d"
+"$IOTAPE" bench "$SRC" --dir "$T/d" --timing afap --events $N -q -o "$T/bench" >"$T/bench.out" 2>&1 ||
+	{ cat "$T/bench.out"; fail "bench --events $N: exit $?"; }
+b=$(ls "$T/bench"/*.iotape | head -n 1)
+[ "$("$IOTAPE" dump "$b" | sed -n 's/^# replay.events *//p')" = $N ] ||
+	fail "bench's profile has no replay.events $N"
+[ "$(calls "$b" | wc -l)" = "$k" ] || fail "bench's replay made $(calls "$b" | wc -l) calls, replay $k"
+"$IOTAPE" bench "$SRC" --dir "$T/d" --events 0 -o "$T/bench0" >/dev/null 2>&1
+[ $? = 2 ] || fail "bench --events 0: not bad usage"
 for bad in 0 -5 12x ''; do
 	"$IOTAPE" replay "$SRC" --root "$T/r.bad" --events "$bad" >/dev/null 2>"$T/bad.err"
 	rc=$?
