@@ -66,7 +66,15 @@ struct ana_val {
 	int runs;
 	struct ana_val_rec *recs;	/* in the order made; shown if more than one */
 	int n_recs;
+	/* CPU time (user + system) of the command's processes, seconds: [0]
+	 * the recordings' (their EXIT records), [1 + fs] the native runs on
+	 * fs (their rusage); ana_val_add_cpu() */
+	double cpu[ANA_VAL_MAX_FS + 1][ANA_VAL_MAX_RUNS];
+	int n_cpu[ANA_VAL_MAX_FS + 1];
 };
+
+/* ana_val_add_cpu()'s @fs for a recording */
+#define ANA_VAL_RECORDED (-1)
 
 /* What one cell comes to. */
 struct ana_val_stat {
@@ -97,6 +105,12 @@ int ana_val_add_counts(struct ana_val *v, int fs, uint64_t mismatches, uint64_t 
 /*! ana_val_add_rec() : a recording whose trace took @total seconds.
  *  @return : its index, or -ENOMEM / -E2BIG (more than ANA_VAL_MAX_RUNS). */
 int ana_val_add_rec(struct ana_val *v, double total);
+
+/*! ana_val_add_cpu() : the CPU time @secs (user + system, seconds) the
+ *  command's processes used in a native run on filesystem @fs, or in a
+ *  recording (@fs ANA_VAL_RECORDED); NAN (unknown) is left out.
+ *  @return : 0, or -EINVAL / -E2BIG. */
+int ana_val_add_cpu(struct ana_val *v, int fs, double secs);
 
 /*! ana_val_add_rec_replay() : a replay of recording @rec on filesystem
  *  @fs that took @secs.  @return : 0, or -EINVAL / -E2BIG. */
@@ -143,6 +157,11 @@ void ana_val_html(FILE *f, const struct ana_val *v);
  *  or as members of the table's JSON object (",\"recordings\":..."). */
 void ana_val_recs_text(FILE *f, const struct ana_val *v);
 void ana_val_recs_json(FILE *f, const struct ana_val *v);
+/*! ana_val_cpu_text() / ana_val_cpu_json() (validate_recs.c) : the CPU
+ *  time the recordings and the native runs used, and how far apart, where
+ *  both are known (nothing otherwise). */
+void ana_val_cpu_text(FILE *f, const struct ana_val *v);
+void ana_val_cpu_json(FILE *f, const struct ana_val *v);
 
 /* Shared by the writers: @x in @w columns with @prec decimals (a sign if
  * @sign), "-" if NAN; @x as a JSON number, null if NAN or infinite. */

@@ -4,6 +4,8 @@
  * they spread.  A recording is one sample of the machine's speed when it
  * was made; where the replays of two recordings differ as much as the
  * replay differs from the native runs, the error is the recording's.
+ * And the CPU time the recordings and the native runs used: the replay's
+ * think time is bounded by the recorded one.
  */
 #include <errno.h>
 #include <math.h>
@@ -123,5 +125,95 @@ void ana_val_recs_json(FILE *f, const struct ana_val *v)
 		fprintf(f, "%s\"%s\":", fs ? "," : "", v->fs[fs]);
 		ana_val_json_num(f, ana_val_spread(x, replay_medians(v, fs, x)));
 	}
+	fputc('}', f);
+}
+
+int ana_val_add_cpu(struct ana_val *v, int fs, double secs)
+{
+	int i = fs + 1;
+
+	if (fs < ANA_VAL_RECORDED || fs >= v->n_fs)
+		return -EINVAL;
+	if (isnan(secs) || secs < 0)
+		return 0;
+	if (v->n_cpu[i] >= ANA_VAL_MAX_RUNS)
+		return -E2BIG;
+	v->cpu[i][v->n_cpu[i]++] = secs;
+	return 0;
+}
+
+/* The native runs' CPU times of every filesystem into @x (room for
+ * ANA_VAL_MAX_FS * ANA_VAL_MAX_RUNS). */
+static int native_cpu(const struct ana_val *v, double *x)
+{
+	int fs, j, n = 0;
+
+	for (fs = 0; fs < v->n_fs; fs++)
+		for (j = 0; j < v->n_cpu[fs + 1]; j++)
+			x[n++] = v->cpu[fs + 1][j];
+	return n;
+}
+
+/* (recorded - native) / native in percent over the medians, NAN if
+ * either is unknown. */
+static double cpu_excess(const struct ana_val *v, double *x)
+{
+	double rec = ana_val_median(v->cpu[0], v->n_cpu[0]);
+	double nat = ana_val_median(x, native_cpu(v, x));
+
+	if (isnan(rec) || isnan(nat) || nat <= 0)
+		return NAN;
+	return (rec - nat) / nat * 100.0;
+}
+
+void ana_val_cpu_text(FILE *f, const struct ana_val *v)
+{
+	double x[ANA_VAL_MAX_FS * ANA_VAL_MAX_RUNS], ex = cpu_excess(v, x);
+	int i, fs, n;
+
+	if (isnan(ex))
+		return;
+	fprintf(f, "\nCPU time (user + system of the command's processes): recorded");
+	for (i = 0; i < v->n_cpu[0]; i++)
+		fprintf(f, "%s%.2f", i ? ", " : " ", v->cpu[0][i]);
+	fprintf(f, " s; native");
+	for (fs = 0; fs < v->n_fs; fs++)
+		if (v->n_cpu[fs + 1])
+			fprintf(f, " %s %.2f s +-%.0f %%;", v->fs[fs],
+				ana_val_median(v->cpu[fs + 1], v->n_cpu[fs + 1]),
+				ana_val_spread(v->cpu[fs + 1], v->n_cpu[fs + 1]) * 100);
+	n = native_cpu(v, x);
+	fprintf(f, " the recording%s %+.1f %% of the native runs' median (%.2f s, %d run%s).  "
+		"The replay's think time is bounded by the recorded CPU time (less what the "
+		"recorder's stops cost): a recording that used more than the native runs "
+		"replays the program's own computing slower.\n", v->n_cpu[0] > 1 ? "s' median" : "",
+		ex, ana_val_median(x, n), n, n == 1 ? "" : "s");
+}
+
+void ana_val_cpu_json(FILE *f, const struct ana_val *v)
+{
+	double x[ANA_VAL_MAX_FS * ANA_VAL_MAX_RUNS], ex = cpu_excess(v, x);
+	int i, fs;
+
+	if (isnan(ex))
+		return;
+	fputs(",\"cpu\":{\"recorded\":[", f);
+	for (i = 0; i < v->n_cpu[0]; i++) {
+		if (i)
+			fputc(',', f);
+		ana_val_json_num(f, v->cpu[0][i]);
+	}
+	fputs("],\"native\":{", f);
+	for (fs = 0; fs < v->n_fs; fs++) {
+		fprintf(f, "%s\"%s\":[", fs ? "," : "", v->fs[fs]);
+		for (i = 0; i < v->n_cpu[fs + 1]; i++) {
+			if (i)
+				fputc(',', f);
+			ana_val_json_num(f, v->cpu[fs + 1][i]);
+		}
+		fputc(']', f);
+	}
+	fputs("},\"recorded_vs_native\":", f);
+	ana_val_json_num(f, ex / 100.0);
 	fputc('}', f);
 }

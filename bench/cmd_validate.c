@@ -41,7 +41,8 @@ static void usage(FILE *f)
 		"the native and replay ranges do not overlap (the difference is not noise),\n"
 		"and whether the replays rank the filesystems as the native runs do where\n"
 		"those differ by more than 10 %%; then per filesystem the calls a replay\n"
-		"could not make as recorded.\n"
+		"could not make as recorded, and the CPU time the recording(s) and the\n"
+		"native runs used (the replay's think time is bounded by the recorded one).\n"
 		"COMMAND runs in the directory 'work' of each fresh filesystem (the replay\n"
 		"at the same path under its root).  Needs root (loop filesystems).\n\n"
 		"Options:\n"
@@ -213,6 +214,8 @@ static int record_more(struct run_state *s, int k, const char *text)
 	if (rc != IOT_EXIT_OK)
 		return rc;
 	say(s, "recording %d/%d: %.2f s", k, s->recs, t.total);
+	if (ana_val_add_cpu(&s->v, ANA_VAL_RECORDED, t.cpu) < 0)
+		return IOT_EXIT_FAIL;
 	return ana_val_add_rec(&s->v, t.total) < 0 ? IOT_EXIT_FAIL : IOT_EXIT_OK;
 }
 
@@ -253,6 +256,8 @@ static int measure(struct run_state *s)
 			return IOT_EXIT_FAIL;
 	}
 recorded:
+	if (ana_val_add_cpu(&s->v, ANA_VAL_RECORDED, s->rec.cpu) < 0)
+		return IOT_EXIT_FAIL;
 	if (!s->o.image_size && s->trace_in)
 		s->o.image_size = s->o.record_size;
 	if (!s->o.image_size) {
@@ -303,6 +308,8 @@ recorded:
 			}
 			say(s, "%s: native run %d/%d: %.2f s", s->fs[fs], r, s->runs, t.total);
 			add_times(s, fs, 0, &t);
+			if (ana_val_add_cpu(&s->v, fs, t.cpu) < 0)
+				return IOT_EXIT_FAIL;
 			snprintf(prof, sizeof(prof), "%s/replay-%s-%d", s->outdir, s->fs[fs], r);
 			rc = val_replay(&s->o, s->fs[fs], trace, prof);
 			if (val_stopped())

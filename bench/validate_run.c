@@ -20,10 +20,12 @@
  */
 #include <errno.h>
 #include <fcntl.h>
+#include <math.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
 #include <sys/statvfs.h>
 #include <sys/wait.h>
 #include <time.h>
@@ -66,10 +68,13 @@ static double real_now(void)
 
 /* Run @argv in @cwd in a process group of its own, with $IOTAPE_PHASE_LOG
  * set to @log (NULL: unset) and standard output to /dev/null if @mute;
- * @self: argv[0] is this binary.  @return : its status as a shell gives
- * it (128+N for signal N), or -errno. */
-static int spawn(char **argv, const char *cwd, const char *log, int mute, int self)
+ * @self: argv[0] is this binary; the CPU time it and the children it
+ * waited for used into *@cpu (seconds; may be NULL).  @return : its
+ * status as a shell gives it (128+N for signal N), or -errno. */
+static int spawn(char **argv, const char *cwd, const char *log, int mute, int self,
+		 double *cpu)
 {
+	struct rusage ru;
 	char exe[PATH_MAX];
 	int status, fd;
 	ssize_t n;
@@ -104,11 +109,14 @@ static int spawn(char **argv, const char *cwd, const char *log, int mute, int se
 	child_pgid = pid;
 	if (stop_sig)
 		kill(-pid, stop_sig);
-	while (waitpid(pid, &status, 0) < 0)
+	while (wait4(pid, &status, 0, &ru) < 0)
 		if (errno != EINTR) {
 			child_pgid = 0;
 			return -errno;
 		}
+	if (cpu)
+		*cpu = (double)ru.ru_utime.tv_sec + (double)ru.ru_utime.tv_usec / 1e6 +
+		       (double)ru.ru_stime.tv_sec + (double)ru.ru_stime.tv_usec / 1e6;
 	child_pgid = 0;
 	kill(-pid, SIGKILL);	/* what it left running would keep the mount busy */
 	if (WIFSIGNALED(status))
@@ -178,7 +186,7 @@ int val_record(const struct val_opts *o, struct bench_live *l, const char *trace
 	for (i = 0; o->cmd[i] && ac < (int)(sizeof(av) / sizeof(av[0])) - 1; i++)
 		av[ac++] = o->cmd[i];
 	av[ac] = NULL;
-	rc = spawn(av, workdir, NULL, 0, 1);
+	rc = spawn(av, workdir, NULL, 0, 1, NULL);
 	if (rc < 0) {
 		iot_err(CMD, "cannot run 'iotape record': %s", strerror(-rc));
 		goto out;
@@ -236,8 +244,9 @@ int val_native(const struct val_opts *o, struct bench_live *l, const struct benc
 	if (o->cold)
 		bench_drop_caches();
 	unlink(log);
+	t->cpu = NAN;
 	t0 = real_now();
-	rc = spawn(o->cmd, dir, log, 0, 0);
+	rc = spawn(o->cmd, dir, log, 0, 0, &t->cpu);
 	t1 = real_now();
 	if (rc < 0) {
 		iot_err(CMD, "cannot run %s: %s", o->cmd[0], strerror(-rc));
@@ -280,7 +289,7 @@ int val_replay(const struct val_opts *o, const char *fs, const char *trace,
 	}
 	av[ac] = NULL;
 	/* bench prints the profile's report: the table here replaces it */
-	rc = spawn(av, NULL, NULL, 1, 1);
+	rc = spawn(av, NULL, NULL, 1, 1, NULL);
 	if (rc < 0)
 		iot_err(CMD, "cannot run 'iotape bench': %s", strerror(-rc));
 	return rc;
@@ -306,10 +315,13 @@ int val_trace_times(const char *path, struct val_times *t)
 	int rc;
 
 	memset(t, 0, sizeof(*t));
+	t->cpu = NAN;
 	memset(&a, 0, sizeof(a));
 	rc = ana_load(&a, path);
 	if (rc < 0)
 		return rc;
+	if (a.has_cpu)
+		t->cpu = (double)a.cpu_ns / 1e9;
 	/* the run starts real_ns before its last event: the last phase then
 	 * ends with it, and the time before the first mark is the rest */
 	t->total = (double)a.real_ns / 1e9;

@@ -33,6 +33,10 @@ struct val_times {
 	char name[VAL_MAX_PHASES][64];
 	double start[VAL_MAX_PHASES];	/* phase i lasts to start[i+1], or total */
 	int status;			/* the command's: 0, its exit code, or 128+signal */
+	/* CPU time (user + system, s) of the command's processes: a native
+	 * run's rusage (it and the children it waited for), a trace's EXIT
+	 * records; NAN: unknown */
+	double cpu;
 	uint64_t mismatches, skipped;	/* replays: what the profile's header says */
 };
 

@@ -60,7 +60,16 @@ for fs in ("tmpfs", "ext4"):
     assert rep["skipped"] > 0, rep
 ok = int(sys.argv[2]) == 0
 assert t["ok"] == ok, (t["ok"], ok)
+# the CPU time of the recording and of each native run (its rusage: the
+# programs ran, so more than none)
+cpu = t["cpu"]
+assert len(cpu["recorded"]) == 1 and cpu["recorded"][0] >= 0, cpu
+for fs in ("tmpfs", "ext4"):
+    assert len(cpu["native"][fs]) == 1 and cpu["native"][fs][0] > 0, cpu
+assert cpu["recorded_vs_native"] is not None, cpu
 PY
+grep -q "^CPU time (user + system of the command's processes): recorded [0-9.]* s; native tmpfs [0-9.]* s" \
+	"$T/out" || fail "the table does not say the CPU time of the recording and the native runs"
 no_leftovers "$T"
 
 # --recordings 2: recorded twice, the second between the native runs, each
@@ -88,6 +97,7 @@ for r in recs:
     assert r["total"] >= 0.2, r
     assert len(r["replays"]["tmpfs"]["runs"]) == 1 and r["replays"]["tmpfs"]["median"] >= 0.2, r
 assert t["recordings_spread"] is not None and t["recordings_replay_spread"]["tmpfs"] is not None
+assert len(t["cpu"]["recorded"]) == 2 and len(t["cpu"]["native"]["tmpfs"]) == 2, t["cpu"]
 PY
 no_leftovers "$T"
 "$IOTAPE" validate --runs 2 --recordings 3 -- true 2>/dev/null; [ $? = 2 ] ||

@@ -342,6 +342,45 @@ static void test_recordings(void **state)
 	ana_val_free(&v);
 }
 
+/* The CPU time of the recordings and of the native runs: printed where
+ * both are known, the recordings' median against all native runs'. */
+static void test_cpu(void **state)
+{
+	const double nat[] = { 1.0, 1.0 }, rep[] = { 1.0, 1.0 };
+	struct ana_val v;
+	char *t;
+
+	fill(&v, 2, nat, rep);
+	assert_int_equal(ana_val_add_cpu(&v, 0, 1.0), 0);
+	assert_int_equal(ana_val_add_cpu(&v, 0, 1.2), 0);
+	assert_int_equal(ana_val_add_cpu(&v, 1, 1.1), 0);
+	assert_int_equal(ana_val_add_cpu(&v, 1, NAN), 0);	/* unknown: left out */
+	assert_int_equal(ana_val_add_cpu(&v, 2, 1.0), -EINVAL);
+	assert_int_equal(ana_val_add_cpu(&v, -2, 1.0), -EINVAL);
+	/* native runs alone: nothing */
+	t = render(&v, ana_val_text);
+	assert_null(strstr(t, "CPU time"));
+	free(t);
+	t = render(&v, ana_val_json);
+	assert_null(strstr(t, "\"cpu\""));
+	free(t);
+	/* two recordings, 1.2 and 1.4 s (median 1.3) against 1.0, 1.2, 1.1
+	 * (median 1.1): +18.2 % */
+	assert_int_equal(ana_val_add_cpu(&v, ANA_VAL_RECORDED, 1.2), 0);
+	assert_int_equal(ana_val_add_cpu(&v, ANA_VAL_RECORDED, 1.4), 0);
+	t = render(&v, ana_val_text);
+	assert_non_null(strstr(t, "CPU time (user + system of the command's processes): "
+				  "recorded 1.20, 1.40 s; native ext4 1.10 s +-18 %; "
+				  "xfs 1.10 s +-0 %; the recordings' median +18.2 % of the native "
+				  "runs' median (1.10 s, 3 runs)."));
+	free(t);
+	t = render(&v, ana_val_json);
+	assert_non_null(strstr(t, ",\"cpu\":{\"recorded\":[1.2,1.4],\"native\":{\"ext4\":"
+				  "[1,1.2],\"xfs\":[1.1]},\"recorded_vs_native\":0.18"));
+	free(t);
+	ana_val_free(&v);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -355,6 +394,7 @@ int main(void)
 		cmocka_unit_test(test_text),
 		cmocka_unit_test(test_json_html),
 		cmocka_unit_test(test_recordings),
+		cmocka_unit_test(test_cpu),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
