@@ -193,6 +193,16 @@ static int64_t h_copy(struct rpl_ctx *c, struct rpl_op *op)
 			return RPL_SKIPPED;
 		if (cloned & RPL_FD_CLONE_DST)
 			return rpl_skip(op, RPL_SKIP_CLONED);
+		/* Between two filesystems when recorded (cat or cp of a file
+		 * from / into a tmpfs): EXDEV, and the program copied with
+		 * read and write instead, which the trace holds next.  Under
+		 * the root both are on one filesystem, where the copy would
+		 * work, move both offsets and leave the reads that follow at
+		 * the end of the file (and the file twice as long): as a
+		 * native run there, whose source stays on another
+		 * filesystem, it is not made. */
+		if (op->ev.ret == -EXDEV)
+			return rpl_skip(op, RPL_SKIP_XDEV);
 		o1 = a[1];
 		o2 = a[3];
 		return ret_of(copy_file_range(in, a[1] == -1 ? NULL : &o1, out,
