@@ -9,6 +9,17 @@
  * resource order a read follows the writes that fed it, so the data is
  * there; if not, the read gets EAGAIN and counts as a mismatch instead
  * of hanging.
+ * A FIFO opened for writing that no reader has open answers ENXIO to
+ * O_NONBLOCK, where the program's open waited for its reader (`mkfifo p;
+ * cat p & echo x >p`: ENXIO, and a read of 0 bytes, before).  Where the
+ * recorded open succeeded, it waits here too, trying again after 50 us,
+ * then less often (up to every millisecond), for as long as four times
+ * the recorded open took and at least a second (the reader's process may
+ * be starting on a loaded machine; the two opens of a FIFO do not follow
+ * each other in resource order, plan_fds.c, and its reads follow its
+ * writes); a reader that does not come then (its open not replayed) gets
+ * the FIFO opened read-write, which Linux never makes wait: the writes
+ * wait in it while the writer has it open.
  * A successful open returns the *recorded* descriptor number: live numbers
  * are the replayer's own business.
  */
@@ -18,8 +29,10 @@
 #include <sys/mman.h>
 #include <sys/socket.h>
 #include <sys/syscall.h>
+#include <time.h>
 #include <unistd.h>
 
+#include "engine.h"
 #include "rpl.h"
 
 static void map_result(struct rpl_ctx *c, struct rpl_op *op, int live, int flags,
@@ -36,6 +49,37 @@ static void map_result(struct rpl_ctx *c, struct rpl_op *op, int live, int flags
 	e.cloexec = (flags & O_CLOEXEC) != 0;
 	if (rpl_fdtab_set(c->pr->tab, (long)op->ev.ret, &e) < 0 && live >= 0)
 		close(live);
+}
+
+#define FIFO_TRY_NS 50000LL
+#define FIFO_TRY_MAX_NS 1000000LL
+#define FIFO_WAIT_MIN_NS 1000000000LL
+#define FIFO_WAIT_MAX_NS 4000000000LL
+
+/* A FIFO's write end, opened where no reader had it open (see above). */
+static int fifo_writer(struct rpl_ctx *c, struct rpl_op *op, const char *p, int flags,
+		       mode_t mode)
+{
+	int64_t took = op->ev.t_exit - op->ev.t_enter, wait = 4 * took, until;
+	struct timespec ts = { 0, FIFO_TRY_NS };
+	int fd;
+
+	if (wait < FIFO_WAIT_MIN_NS || (op->ev.flags & IOT_EV_NOEXIT_TS))
+		wait = FIFO_WAIT_MIN_NS;
+	if (wait > FIFO_WAIT_MAX_NS)
+		wait = FIFO_WAIT_MAX_NS;
+	until = iot_now_ns() + wait;
+	do {
+		nanosleep(&ts, NULL);
+		if (ts.tv_nsec < FIFO_TRY_MAX_NS)
+			ts.tv_nsec *= 2;
+		fd = RPL_TIMED(c, rpl_open_at(c, p, flags | O_NONBLOCK | O_NOCTTY, mode));
+	} while (fd == -ENXIO && iot_now_ns() < until &&
+		 !atomic_load_explicit(&rpl_stop_sig, memory_order_relaxed));
+	if (fd == -ENXIO)
+		fd = RPL_TIMED(c, rpl_open_at(c, p, (flags & ~O_ACCMODE) | O_RDWR | O_NONBLOCK |
+					      O_NOCTTY, mode));
+	return fd;
 }
 
 static int64_t do_open(struct rpl_ctx *c, struct rpl_op *op, const char *path,
@@ -67,6 +111,8 @@ static int64_t do_open(struct rpl_ctx *c, struct rpl_op *op, const char *path,
 		if (fd >= 0 && (flags & O_DIRECTORY) && !(flags & O_CREAT))
 			rpl_dcache_offer(c, p, fd, gen);
 	}
+	if (fd == -ENXIO && op->ev.ret >= 0 && (flags & O_ACCMODE) == O_WRONLY)
+		fd = fifo_writer(c, op, p, flags, mode);
 	map_result(c, op, fd, flags, p);
 	if (fd < 0)
 		return fd;

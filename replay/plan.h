@@ -16,6 +16,9 @@ struct rpl_planner {
 	struct rpl_map tid2thread, pid2proc, spawn;	/* spawn: child tid -> op */
 	struct rpl_map files;			/* child tid -> clone flags (Process records) */
 	struct rpl_map pipes;			/* resource ids of pipes */
+	/* a FIFO's path (key_path()) -> the pipe resource its opens share
+	 * (FIFO_GONE: removed or renamed since; fifo_res()) */
+	struct rpl_map fifos;
 	/* A forked child's table is its parent's at the fork, not at the
 	 * child's first op: the parent goes on (a shell closes its end of
 	 * the pipe the child writes to) before the child's first call. */

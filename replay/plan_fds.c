@@ -14,6 +14,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <sys/syscall.h>
 
 #include "engine.h"
@@ -240,6 +241,78 @@ static int pipe_keys(const struct rpl_planner *pl, const struct rpl_fdtab *tab, 
 	return n;
 }
 
+/*
+ * A FIFO opened by its path is a pipe whose ends two opens make: its
+ * reads follow the writes that fed them only if both ends share one pipe
+ * resource, as a pipe's do (a reader's open and its reads are no change
+ * of the path, and ran before the writer's write: a read of 0 bytes,
+ * `mkfifo p; cat p & echo x >p`).  The FIFOs of the starting tree and
+ * those the trace makes (mknod S_IFIFO; each one made anew a new pipe);
+ * a name removed or moved is none until made again.  @return : the pipe
+ * resource of the FIFO at @path, 0 if it is none, or -ENOMEM.
+ */
+#define FIFO_GONE UINT32_MAX
+
+static int64_t fifo_res(struct rpl_plan *p, struct rpl_planner *pl, const char *path, int made)
+{
+	uint64_t k = key_path(path, strlen(path));
+	const struct iot_path_state *ps;
+	uint32_t res;
+
+	if (!made) {
+		if (rpl_map_get(&pl->fifos, k, &res))
+			return res == FIFO_GONE ? 0 : res;
+		ps = rpl_path_state(p, path);
+		if (!ps || ps->type != S_IFIFO)
+			return 0;
+	}
+	res = ++pl->next_res;
+	if (rpl_map_put(&pl->pipes, RPL_IK(res), PIPE_ONE) < 0 ||
+	    rpl_map_put(&pl->fifos, k, res) < 0)
+		return -ENOMEM;
+	return res;
+}
+
+/* A name removed is no FIFO from then on; one moved is, at its new name
+ * (a FIFO the rename put over is gone).  @return : 0 or -ENOMEM. */
+static int fifo_moved(struct rpl_planner *pl, const char *path, const char *to)
+{
+	uint64_t k = key_path(path, strlen(path)), k2;
+	uint32_t res = FIFO_GONE, old;
+
+	if (!pl->fifos.n)
+		return 0;
+	if (rpl_map_get(&pl->fifos, k, &res) && res != FIFO_GONE &&
+	    rpl_map_put(&pl->fifos, k, FIFO_GONE) < 0)
+		return -ENOMEM;
+	if (!to)
+		return 0;
+	k2 = key_path(to, strlen(to));
+	if (res != FIFO_GONE || (rpl_map_get(&pl->fifos, k2, &old) && old != FIFO_GONE))
+		return rpl_map_put(&pl->fifos, k2, res);
+	return 0;
+}
+
+/* Does @op name no path of its own but a descriptor of a pipe (a FIFO
+ * opened by its path, whose name the recorder gives the call): the data
+ * it moves goes through the pipe, and it neither changes nor looks at
+ * the name (a write there is no change of the FIFO the reader's open
+ * must follow). */
+static int on_pipe_fd(const struct rpl_planner *pl, struct rpl_fdtab *tab,
+		      const struct iot_syscall *sc, const struct rpl_ev *ev)
+{
+	struct rpl_fd fe;
+	uint32_t a, v;
+
+	if (!sc || !pl->fifos.n || iot_syscall_arg(sc, IOT_ARG_PATH) >= 0)
+		return 0;
+	for (a = 0; a < sc->nargs && a < ev->nargs; a++)
+		if (sc->arg[a] == IOT_ARG_FD)
+			return rpl_fdtab_get(tab, (long)ev->args[a], &fe) == 0 &&
+			       rpl_map_get(&pl->pipes, RPL_IK(fe.res), &v);
+	return 0;
+}
+
 /* Follow the descriptors through the plan tables; collect the op's
  * resource keys into @keys. @return : how many. */
 int rpl_plan_fds(struct rpl_plan *p, struct rpl_planner *pl, struct rpl_op *op,
@@ -250,13 +323,21 @@ int rpl_plan_fds(struct rpl_plan *p, struct rpl_planner *pl, struct rpl_op *op,
 	const struct rpl_ev *ev = &op->ev;
 	const struct rpl_proc *pr = &p->procs[p->threads[op->thread].proc];
 	int shared = pr->n_threads > 1 || tab->refs > 1;
-	uint64_t look = only_looks(sc, op) ? RPL_KEY_LOOK : 0;
+	int is_open = ev->nr == SYS_open || ev->nr == SYS_openat || ev->nr == SYS_openat2;
+	/* a FIFO's open makes no change to it, whatever its flags say
+	 * (O_CREAT, O_TRUNC): the reader's open does not follow the
+	 * writer's, which waits for it */
+	int64_t fifo = is_open && ev->path && ev->ret >= 0 ? fifo_res(p, pl, ev->path, 0) : 0;
+	uint64_t look = only_looks(sc, op) || fifo > 0 ? RPL_KEY_LOOK : 0;
 	struct rpl_fd e = { 0 };
 	int n = 0, nfd = 0, pair = sc ? iot_syscall_arg(sc, IOT_ARG_FDPAIR) : -1;
 	uint32_t a;
 
+	if (fifo < 0)
+		return (int)fifo;
+
 #define ADD(k) do { if (n < RPL_MAXRES) keys[n++] = (k); } while (0)
-	if (ev->path && !not_a_path(ev->path)) {
+	if (ev->path && !not_a_path(ev->path) && !on_pipe_fd(pl, tab, sc, ev)) {
 		ADD(key_path(ev->path, strlen(ev->path)) | look);
 		/* A name made or removed looks up its directory (made
 		 * before it), and changes the directory's names; changes of
@@ -318,12 +399,14 @@ int rpl_plan_fds(struct rpl_plan *p, struct rpl_planner *pl, struct rpl_op *op,
 	case SYS_open: case SYS_openat: case SYS_openat2: case SYS_creat: {
 		int flags = ev->nr == SYS_open ? (int)ev->args[1] :
 			    ev->nr == SYS_creat ? 0 : (int)ev->args[2];
-
 		e.state = RPL_FD_LIVE;
-		e.res = ++pl->next_res;
+		e.res = fifo ? (uint32_t)fifo : ++pl->next_res;
 		e.cloexec = (flags & O_CLOEXEC) != 0;
 		rpl_fdtab_set(tab, (long)ev->ret, &e);
-		ADD(key_res(e.res));	/* later uses follow the open */
+		/* later uses follow the open; a FIFO's two opens meet (the
+		 * writer's waits for the reader's, ops_file.c), so neither
+		 * follows the other */
+		ADD(key_res(e.res) | (fifo ? RPL_KEY_LOOK : 0));
 		break;
 	}
 	case SYS_dup: case SYS_dup2:
@@ -361,6 +444,17 @@ int rpl_plan_fds(struct rpl_plan *p, struct rpl_planner *pl, struct rpl_op *op,
 		rpl_fdtab_set(tab, (long)(int32_t)((uint64_t)ev->args[pair] >> 32), &e);
 		break;
 	}
+	case SYS_mknod: case SYS_mknodat:
+		if (ev->path && S_ISFIFO((mode_t)ev->args[ev->nr == SYS_mknodat ? 2 : 1]) &&
+		    fifo_res(p, pl, ev->path, 1) < 0)
+			return -ENOMEM;
+		break;
+	case SYS_unlink: case SYS_unlinkat: case SYS_rename: case SYS_renameat:
+	case SYS_renameat2:
+		if (ev->path && fifo_moved(pl, ev->path, ev->nr == SYS_unlink ||
+					   ev->nr == SYS_unlinkat ? NULL : ev->path2) < 0)
+			return -ENOMEM;
+		break;
 	case SYS_close:
 		rpl_fdtab_close(tab, (long)ev->args[0]);
 		break;

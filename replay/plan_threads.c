@@ -384,6 +384,7 @@ out:
 	rpl_map_free(&pl.spawn);
 	rpl_map_free(&pl.files);
 	rpl_map_free(&pl.pipes);
+	rpl_map_free(&pl.fifos);
 	rpl_map_free(&pl.snap_of);
 	for (i = 0; i < pl.n_snap; i++)
 		rpl_fdtab_unref(pl.snap[i]);	/* children that made no call */
