@@ -134,6 +134,7 @@ struct ana_trace {
 	int64_t t_first, t_last;
 	int64_t real_ns;	/* replay.elapsed_ns, else last - first */
 	int64_t cpu_ns;
+	int64_t utime_ns;	/* of cpu_ns, user time */
 	int has_cpu;
 	int64_t df_bytes;
 	int has_df;

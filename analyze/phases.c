@@ -197,6 +197,7 @@ int ana_pass1_proc(struct loader *L, const struct iot_process *p)
 		L->exits[L->n_exits].born = e->born;
 		L->exits[L->n_exits++].cpu = p->utime_ns + p->stime_ns;
 		t->cpu_ns += p->utime_ns + p->stime_ns;
+		t->utime_ns += p->utime_ns;
 		t->has_cpu = 1;
 		if (e->cmd >= 0) {
 			t->procs[e->cmd].cpu_ns += p->utime_ns + p->stime_ns;

@@ -70,6 +70,7 @@ struct ana_val {
 	 * the recordings' (their EXIT records), [1 + fs] the native runs on
 	 * fs (their rusage); ana_val_add_cpu() */
 	double cpu[ANA_VAL_MAX_FS + 1][ANA_VAL_MAX_RUNS];
+	double cpu_user[ANA_VAL_MAX_FS + 1][ANA_VAL_MAX_RUNS];	/* of it, user time */
 	int n_cpu[ANA_VAL_MAX_FS + 1];
 };
 
@@ -106,11 +107,11 @@ int ana_val_add_counts(struct ana_val *v, int fs, uint64_t mismatches, uint64_t 
  *  @return : its index, or -ENOMEM / -E2BIG (more than ANA_VAL_MAX_RUNS). */
 int ana_val_add_rec(struct ana_val *v, double total);
 
-/*! ana_val_add_cpu() : the CPU time @secs (user + system, seconds) the
- *  command's processes used in a native run on filesystem @fs, or in a
- *  recording (@fs ANA_VAL_RECORDED); NAN (unknown) is left out.
- *  @return : 0, or -EINVAL / -E2BIG. */
-int ana_val_add_cpu(struct ana_val *v, int fs, double secs);
+/*! ana_val_add_cpu() : the CPU time @secs (user + system, seconds), @user
+ *  of it user time, the command's processes used in a native run on
+ *  filesystem @fs, or in a recording (@fs ANA_VAL_RECORDED); NAN
+ *  (unknown) is left out.  @return : 0, or -EINVAL / -E2BIG. */
+int ana_val_add_cpu(struct ana_val *v, int fs, double secs, double user);
 
 /*! ana_val_add_rec_replay() : a replay of recording @rec on filesystem
  *  @fs that took @secs.  @return : 0, or -EINVAL / -E2BIG. */

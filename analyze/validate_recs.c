@@ -128,7 +128,7 @@ void ana_val_recs_json(FILE *f, const struct ana_val *v)
 	fputc('}', f);
 }
 
-int ana_val_add_cpu(struct ana_val *v, int fs, double secs)
+int ana_val_add_cpu(struct ana_val *v, int fs, double secs, double user)
 {
 	int i = fs + 1;
 
@@ -138,28 +138,29 @@ int ana_val_add_cpu(struct ana_val *v, int fs, double secs)
 		return 0;
 	if (v->n_cpu[i] >= ANA_VAL_MAX_RUNS)
 		return -E2BIG;
+	v->cpu_user[i][v->n_cpu[i]] = isnan(user) || user < 0 || user > secs ? NAN : user;
 	v->cpu[i][v->n_cpu[i]++] = secs;
 	return 0;
 }
 
-/* The native runs' CPU times of every filesystem into @x (room for
- * ANA_VAL_MAX_FS * ANA_VAL_MAX_RUNS). */
-static int native_cpu(const struct ana_val *v, double *x)
+/* The native runs' CPU times (@user: their user time) of every
+ * filesystem into @x (room for ANA_VAL_MAX_FS * ANA_VAL_MAX_RUNS). */
+static int native_cpu(const struct ana_val *v, int user, double *x)
 {
 	int fs, j, n = 0;
 
 	for (fs = 0; fs < v->n_fs; fs++)
 		for (j = 0; j < v->n_cpu[fs + 1]; j++)
-			x[n++] = v->cpu[fs + 1][j];
+			x[n++] = user ? v->cpu_user[fs + 1][j] : v->cpu[fs + 1][j];
 	return n;
 }
 
-/* (recorded - native) / native in percent over the medians, NAN if
- * either is unknown. */
-static double cpu_excess(const struct ana_val *v, double *x)
+/* (recorded - native) / native in percent over the medians (@user: of
+ * the user time), NAN if either is unknown. */
+static double cpu_excess(const struct ana_val *v, int user, double *x)
 {
-	double rec = ana_val_median(v->cpu[0], v->n_cpu[0]);
-	double nat = ana_val_median(x, native_cpu(v, x));
+	double rec = ana_val_median(user ? v->cpu_user[0] : v->cpu[0], v->n_cpu[0]);
+	double nat = ana_val_median(x, native_cpu(v, user, x));
 
 	if (isnan(rec) || isnan(nat) || nat <= 0)
 		return NAN;
@@ -168,7 +169,8 @@ static double cpu_excess(const struct ana_val *v, double *x)
 
 void ana_val_cpu_text(FILE *f, const struct ana_val *v)
 {
-	double x[ANA_VAL_MAX_FS * ANA_VAL_MAX_RUNS], ex = cpu_excess(v, x);
+	double x[ANA_VAL_MAX_FS * ANA_VAL_MAX_RUNS], ex = cpu_excess(v, 0, x);
+	double exu = cpu_excess(v, 1, x);
 	int i, fs, n;
 
 	if (isnan(ex))
@@ -182,38 +184,60 @@ void ana_val_cpu_text(FILE *f, const struct ana_val *v)
 			fprintf(f, " %s %.2f s +-%.0f %%;", v->fs[fs],
 				ana_val_median(v->cpu[fs + 1], v->n_cpu[fs + 1]),
 				ana_val_spread(v->cpu[fs + 1], v->n_cpu[fs + 1]) * 100);
-	n = native_cpu(v, x);
-	fprintf(f, " the recording%s %+.1f %% of the native runs' median (%.2f s, %d run%s).  "
-		"The replay's think time is bounded by the recorded CPU time (less what the "
-		"recorder's stops cost): a recording that used more than the native runs "
-		"replays the program's own computing slower.\n", v->n_cpu[0] > 1 ? "s' median" : "",
-		ex, ana_val_median(x, n), n, n == 1 ? "" : "s");
+	n = native_cpu(v, 0, x);
+	fprintf(f, " the recording%s %+.1f %% of the native runs' median (%.2f s, %d run%s)",
+		v->n_cpu[0] > 1 ? "s' median" : "", ex, ana_val_median(x, n), n, n == 1 ? "" : "s");
+	if (!isnan(exu))
+		fprintf(f, ", user time %+.1f %%", exu);
+	fprintf(f, ".  The replay's think time is bounded by the recorded CPU time (less what "
+		"the recorder's stops cost, and by user time alone where the recorder does not "
+		"time the system's exactly, as ptrace): a recording that used more than the "
+		"native runs replays the program's own computing slower.\n");
+}
+
+/* @a[@n] as a JSON array */
+static void json_array(FILE *f, const double *a, int n)
+{
+	int i;
+
+	fputc('[', f);
+	for (i = 0; i < n; i++) {
+		if (i)
+			fputc(',', f);
+		ana_val_json_num(f, a[i]);
+	}
+	fputc(']', f);
+}
+
+/* "NAME":{"ext4":[...],...}, the native runs' CPU times (@user: user) */
+static void json_native(FILE *f, const struct ana_val *v, const char *name, int user)
+{
+	int fs;
+
+	fprintf(f, ",\"%s\":{", name);
+	for (fs = 0; fs < v->n_fs; fs++) {
+		fprintf(f, "%s\"%s\":", fs ? "," : "", v->fs[fs]);
+		json_array(f, user ? v->cpu_user[fs + 1] : v->cpu[fs + 1], v->n_cpu[fs + 1]);
+	}
+	fputc('}', f);
 }
 
 void ana_val_cpu_json(FILE *f, const struct ana_val *v)
 {
-	double x[ANA_VAL_MAX_FS * ANA_VAL_MAX_RUNS], ex = cpu_excess(v, x);
-	int i, fs;
+	double x[ANA_VAL_MAX_FS * ANA_VAL_MAX_RUNS], ex = cpu_excess(v, 0, x);
+	double exu = cpu_excess(v, 1, x);
 
 	if (isnan(ex))
 		return;
-	fputs(",\"cpu\":{\"recorded\":[", f);
-	for (i = 0; i < v->n_cpu[0]; i++) {
-		if (i)
-			fputc(',', f);
-		ana_val_json_num(f, v->cpu[0][i]);
-	}
-	fputs("],\"native\":{", f);
-	for (fs = 0; fs < v->n_fs; fs++) {
-		fprintf(f, "%s\"%s\":[", fs ? "," : "", v->fs[fs]);
-		for (i = 0; i < v->n_cpu[fs + 1]; i++) {
-			if (i)
-				fputc(',', f);
-			ana_val_json_num(f, v->cpu[fs + 1][i]);
-		}
-		fputc(']', f);
-	}
-	fputs("},\"recorded_vs_native\":", f);
+	fputs(",\"cpu\":{\"recorded\":", f);
+	json_array(f, v->cpu[0], v->n_cpu[0]);
+	json_native(f, v, "native", 0);
+	fputs(",\"recorded_user\":", f);
+	json_array(f, v->cpu_user[0], v->n_cpu[0]);
+	json_native(f, v, "native_user", 1);
+	fputs(",\"recorded_vs_native\":", f);
 	ana_val_json_num(f, ex / 100.0);
+	fputs(",\"user_vs_native\":", f);
+	ana_val_json_num(f, isnan(exu) ? NAN : exu / 100.0);
 	fputc('}', f);
 }

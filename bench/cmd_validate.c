@@ -214,7 +214,7 @@ static int record_more(struct run_state *s, int k, const char *text)
 	if (rc != IOT_EXIT_OK)
 		return rc;
 	say(s, "recording %d/%d: %.2f s", k, s->recs, t.total);
-	if (ana_val_add_cpu(&s->v, ANA_VAL_RECORDED, t.cpu) < 0)
+	if (ana_val_add_cpu(&s->v, ANA_VAL_RECORDED, t.cpu, t.cpu_user) < 0)
 		return IOT_EXIT_FAIL;
 	return ana_val_add_rec(&s->v, t.total) < 0 ? IOT_EXIT_FAIL : IOT_EXIT_OK;
 }
@@ -256,7 +256,7 @@ static int measure(struct run_state *s)
 			return IOT_EXIT_FAIL;
 	}
 recorded:
-	if (ana_val_add_cpu(&s->v, ANA_VAL_RECORDED, s->rec.cpu) < 0)
+	if (ana_val_add_cpu(&s->v, ANA_VAL_RECORDED, s->rec.cpu, s->rec.cpu_user) < 0)
 		return IOT_EXIT_FAIL;
 	if (!s->o.image_size && s->trace_in)
 		s->o.image_size = s->o.record_size;
@@ -308,7 +308,7 @@ recorded:
 			}
 			say(s, "%s: native run %d/%d: %.2f s", s->fs[fs], r, s->runs, t.total);
 			add_times(s, fs, 0, &t);
-			if (ana_val_add_cpu(&s->v, fs, t.cpu) < 0)
+			if (ana_val_add_cpu(&s->v, fs, t.cpu, t.cpu_user) < 0)
 				return IOT_EXIT_FAIL;
 			snprintf(prof, sizeof(prof), "%s/replay-%s-%d", s->outdir, s->fs[fs], r);
 			rc = val_replay(&s->o, s->fs[fs], trace, prof);

@@ -72,7 +72,7 @@ static double real_now(void)
  * waited for used into *@cpu (seconds; may be NULL).  @return : its
  * status as a shell gives it (128+N for signal N), or -errno. */
 static int spawn(char **argv, const char *cwd, const char *log, int mute, int self,
-		 double *cpu)
+		 double *cpu, double *user)
 {
 	struct rusage ru;
 	char exe[PATH_MAX];
@@ -114,9 +114,10 @@ static int spawn(char **argv, const char *cwd, const char *log, int mute, int se
 			child_pgid = 0;
 			return -errno;
 		}
-	if (cpu)
-		*cpu = (double)ru.ru_utime.tv_sec + (double)ru.ru_utime.tv_usec / 1e6 +
-		       (double)ru.ru_stime.tv_sec + (double)ru.ru_stime.tv_usec / 1e6;
+	if (cpu) {
+		*user = (double)ru.ru_utime.tv_sec + (double)ru.ru_utime.tv_usec / 1e6;
+		*cpu = *user + (double)ru.ru_stime.tv_sec + (double)ru.ru_stime.tv_usec / 1e6;
+	}
 	child_pgid = 0;
 	kill(-pid, SIGKILL);	/* what it left running would keep the mount busy */
 	if (WIFSIGNALED(status))
@@ -186,7 +187,7 @@ int val_record(const struct val_opts *o, struct bench_live *l, const char *trace
 	for (i = 0; o->cmd[i] && ac < (int)(sizeof(av) / sizeof(av[0])) - 1; i++)
 		av[ac++] = o->cmd[i];
 	av[ac] = NULL;
-	rc = spawn(av, workdir, NULL, 0, 1, NULL);
+	rc = spawn(av, workdir, NULL, 0, 1, NULL, NULL);
 	if (rc < 0) {
 		iot_err(CMD, "cannot run 'iotape record': %s", strerror(-rc));
 		goto out;
@@ -244,9 +245,9 @@ int val_native(const struct val_opts *o, struct bench_live *l, const struct benc
 	if (o->cold)
 		bench_drop_caches();
 	unlink(log);
-	t->cpu = NAN;
+	t->cpu = t->cpu_user = NAN;
 	t0 = real_now();
-	rc = spawn(o->cmd, dir, log, 0, 0, &t->cpu);
+	rc = spawn(o->cmd, dir, log, 0, 0, &t->cpu, &t->cpu_user);
 	t1 = real_now();
 	if (rc < 0) {
 		iot_err(CMD, "cannot run %s: %s", o->cmd[0], strerror(-rc));
@@ -289,7 +290,7 @@ int val_replay(const struct val_opts *o, const char *fs, const char *trace,
 	}
 	av[ac] = NULL;
 	/* bench prints the profile's report: the table here replaces it */
-	rc = spawn(av, NULL, NULL, 1, 1, NULL);
+	rc = spawn(av, NULL, NULL, 1, 1, NULL, NULL);
 	if (rc < 0)
 		iot_err(CMD, "cannot run 'iotape bench': %s", strerror(-rc));
 	return rc;
@@ -315,13 +316,15 @@ int val_trace_times(const char *path, struct val_times *t)
 	int rc;
 
 	memset(t, 0, sizeof(*t));
-	t->cpu = NAN;
+	t->cpu = t->cpu_user = NAN;
 	memset(&a, 0, sizeof(a));
 	rc = ana_load(&a, path);
 	if (rc < 0)
 		return rc;
-	if (a.has_cpu)
+	if (a.has_cpu) {
 		t->cpu = (double)a.cpu_ns / 1e9;
+		t->cpu_user = (double)a.utime_ns / 1e9;
+	}
 	/* the run starts real_ns before its last event: the last phase then
 	 * ends with it, and the time before the first mark is the rest */
 	t->total = (double)a.real_ns / 1e9;

@@ -36,7 +36,7 @@ struct val_times {
 	/* CPU time (user + system, s) of the command's processes: a native
 	 * run's rusage (it and the children it waited for), a trace's EXIT
 	 * records; NAN: unknown */
-	double cpu;
+	double cpu, cpu_user;
 	uint64_t mismatches, skipped;	/* replays: what the profile's header says */
 };
 

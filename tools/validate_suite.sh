@@ -106,7 +106,7 @@ import json, os, statistics, sys
 out = sys.argv[1]
 cells, rank_a, rank_n = [], 0, 0
 print(f"{'workload':12} {'fs':6} {'native':>8} {'+-%':>4} {'replay':>8} {'+-%':>4} {'err%':>7} "
-      f"{'rec cpu%':>8}")
+      f"{'rec cpu%':>8} {'user%':>6}")
 for name in sorted(os.listdir(out)):
     p = os.path.join(out, name, "table.json")
     if not os.path.exists(p):
@@ -114,8 +114,9 @@ for name in sorted(os.listdir(out)):
     t = json.load(open(p))
     rank_a += t["rank_agree"]; rank_n += t["rank_pairs"]
     tot = [r for r in t["rows"] if r["total"]][0]
-    rc = t.get("cpu", {}).get("recorded_vs_native")
-    rc = "-" if rc is None else format(rc * 100, "+.1f")
+    pct = lambda x: "-" if x is None else format(x * 100, "+.1f")
+    rc = pct(t.get("cpu", {}).get("recorded_vs_native"))
+    ru = pct(t.get("cpu", {}).get("user_vs_native"))
     for fs in t["filesystems"]:
         c = tot["cells"][fs]
         e = c["error_pct"]
@@ -123,13 +124,14 @@ for name in sorted(os.listdir(out)):
         f = lambda x, s=1: "-" if x is None else f"{x * s:.{0 if s == 100 else 2}f}"
         print(f"{name:12} {fs:6} {f(c['native_median']):>8} {f(c['native_spread'], 100):>4} "
               f"{f(c['replay_median']):>8} {f(c['replay_spread'], 100):>4} "
-              f"{'-' if e is None else format(e, '+.1f'):>6}{'*' if c['apart'] else ' '} {rc:>8}")
+              f"{'-' if e is None else format(e, '+.1f'):>6}{'*' if c['apart'] else ' '} {rc:>8} {ru:>6}")
 ok = [e for e in cells if e is not None]
 print(f"\ntotals within 5 %: {sum(abs(e) <= 5 for e in ok)}/{len(cells)}; "
       f"median |error| {statistics.median(abs(e) for e in ok) if ok else float('nan'):.1f} %; "
       f"worst {max(ok, key=abs) if ok else float('nan'):+.1f} %; "
       f"same ranking where native differs > 10 %: {rank_a}/{rank_n} pairs")
-print("rec cpu%: the recording's CPU time (its processes' EXIT records) against the "
-      "native runs' median (their rusage), which the replay's think time follows")
+print("rec cpu%, user%: the recording's CPU time, and its user time, (its processes' EXIT "
+      "records) against the native runs' median (their rusage): the replay's think time "
+      "follows it (user time alone where the recorder does not time the system's exactly)")
 PY
 exit $rc

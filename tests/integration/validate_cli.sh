@@ -66,6 +66,8 @@ cpu = t["cpu"]
 assert len(cpu["recorded"]) == 1 and cpu["recorded"][0] >= 0, cpu
 for fs in ("tmpfs", "ext4"):
     assert len(cpu["native"][fs]) == 1 and cpu["native"][fs][0] > 0, cpu
+    assert 0 <= cpu["native_user"][fs][0] <= cpu["native"][fs][0], cpu
+assert 0 <= cpu["recorded_user"][0] <= cpu["recorded"][0], cpu
 assert cpu["recorded_vs_native"] is not None, cpu
 PY
 grep -q "^CPU time (user + system of the command's processes): recorded [0-9.]* s; native tmpfs [0-9.]* s" \

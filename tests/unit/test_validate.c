@@ -351,12 +351,12 @@ static void test_cpu(void **state)
 	char *t;
 
 	fill(&v, 2, nat, rep);
-	assert_int_equal(ana_val_add_cpu(&v, 0, 1.0), 0);
-	assert_int_equal(ana_val_add_cpu(&v, 0, 1.2), 0);
-	assert_int_equal(ana_val_add_cpu(&v, 1, 1.1), 0);
-	assert_int_equal(ana_val_add_cpu(&v, 1, NAN), 0);	/* unknown: left out */
-	assert_int_equal(ana_val_add_cpu(&v, 2, 1.0), -EINVAL);
-	assert_int_equal(ana_val_add_cpu(&v, -2, 1.0), -EINVAL);
+	assert_int_equal(ana_val_add_cpu(&v, 0, 1.0, 0.8), 0);
+	assert_int_equal(ana_val_add_cpu(&v, 0, 1.2, 1.0), 0);
+	assert_int_equal(ana_val_add_cpu(&v, 1, 1.1, 0.9), 0);
+	assert_int_equal(ana_val_add_cpu(&v, 1, NAN, 0.5), 0);	/* unknown: left out */
+	assert_int_equal(ana_val_add_cpu(&v, 2, 1.0, 0.5), -EINVAL);
+	assert_int_equal(ana_val_add_cpu(&v, -2, 1.0, 0.5), -EINVAL);
 	/* native runs alone: nothing */
 	t = render(&v, ana_val_text);
 	assert_null(strstr(t, "CPU time"));
@@ -365,18 +365,21 @@ static void test_cpu(void **state)
 	assert_null(strstr(t, "\"cpu\""));
 	free(t);
 	/* two recordings, 1.2 and 1.4 s (median 1.3) against 1.0, 1.2, 1.1
-	 * (median 1.1): +18.2 % */
-	assert_int_equal(ana_val_add_cpu(&v, ANA_VAL_RECORDED, 1.2), 0);
-	assert_int_equal(ana_val_add_cpu(&v, ANA_VAL_RECORDED, 1.4), 0);
+	 * (median 1.1): +18.2 %; user 0.9 and 1.0 (0.95) against 0.8, 1.0,
+	 * 0.9 (0.9): +5.6 % */
+	assert_int_equal(ana_val_add_cpu(&v, ANA_VAL_RECORDED, 1.2, 0.9), 0);
+	assert_int_equal(ana_val_add_cpu(&v, ANA_VAL_RECORDED, 1.4, 1.0), 0);
 	t = render(&v, ana_val_text);
 	assert_non_null(strstr(t, "CPU time (user + system of the command's processes): "
 				  "recorded 1.20, 1.40 s; native ext4 1.10 s +-18 %; "
 				  "xfs 1.10 s +-0 %; the recordings' median +18.2 % of the native "
-				  "runs' median (1.10 s, 3 runs)."));
+				  "runs' median (1.10 s, 3 runs), user time +5.6 %."));
 	free(t);
 	t = render(&v, ana_val_json);
 	assert_non_null(strstr(t, ",\"cpu\":{\"recorded\":[1.2,1.4],\"native\":{\"ext4\":"
-				  "[1,1.2],\"xfs\":[1.1]},\"recorded_vs_native\":0.18"));
+				  "[1,1.2],\"xfs\":[1.1]},\"recorded_user\":[0.9,1],\"native_user\":"
+				  "{\"ext4\":[0.8,1],\"xfs\":[0.9]},\"recorded_vs_native\":0.18"));
+	assert_non_null(strstr(t, ",\"user_vs_native\":0.05"));
 	free(t);
 	ana_val_free(&v);
 }
