@@ -146,8 +146,14 @@ static int add_looker(struct rpl_plan *p, struct lookers *l, uint32_t oi)
  */
 #define NO_OP UINT32_MAX
 
+#define PIPE_LOOSE 8
+
 struct pipe_st {
 	int64_t written, read;
+	/* closes of copies of an end open elsewhere since the last feed,
+	 * which follow nothing (RPL_KEY_LOOSE) */
+	uint32_t loose[PIPE_LOOSE];
+	uint32_t n_loose;
 	uint32_t *w_op;			/* writes that moved data, in order */
 	int64_t *w_end;			/* ... the byte count written after each */
 	size_t n_w, cap_w, cur;		/* cur: the first write a read can need */
@@ -163,10 +169,29 @@ static int64_t pipe_bytes(const struct rpl_op *op)
 	return sc && (sc->flags & IOT_SCF_COUNT) && op->ev.ret > 0 ? op->ev.ret : 0;
 }
 
-static int pipe_dep(struct rpl_plan *p, struct pipe_st *ps, uint32_t oi, int reads)
+/* @op follows the loose closes since the last feed; @clear: they are
+ * done with (a feed that follows them). */
+static int follow_loose(struct rpl_plan *p, struct pipe_st *ps, struct rpl_op *op, int clear)
+{
+	uint32_t j;
+
+	for (j = 0; j < ps->n_loose; j++)
+		if (add_dep(p, op, ps->loose[j]) < 0)
+			return -ENOMEM;
+	if (clear)
+		ps->n_loose = 0;
+	return 0;
+}
+
+static int pipe_dep(struct rpl_plan *p, struct pipe_st *ps, uint32_t oi, int reads, int loose)
 {
 	struct rpl_op *op = &p->ops[oi];
 	int64_t n = pipe_bytes(op);
+
+	if (loose && !reads && ps->n_loose < PIPE_LOOSE) {
+		ps->loose[ps->n_loose++] = oi;
+		return 0;
+	}
 
 	if (reads) {
 		uint32_t last = ps->last_read;
@@ -189,9 +214,12 @@ static int pipe_dep(struct rpl_plan *p, struct pipe_st *ps, uint32_t oi, int rea
 			}
 		}
 		/* end of file, or bytes no recorded write accounts for */
+		if (follow_loose(p, ps, op, 0) < 0)
+			return -ENOMEM;
 		return ps->last_feed != NO_OP ? add_dep(p, op, ps->last_feed) : 0;
 	}
-	if (ps->last_feed != NO_OP && add_dep(p, op, ps->last_feed) < 0)
+	if ((ps->last_feed != NO_OP && add_dep(p, op, ps->last_feed) < 0) ||
+	    follow_loose(p, ps, op, 1) < 0)
 		return -ENOMEM;
 	ps->last_feed = oi;
 	if (n == 0)
@@ -343,7 +371,8 @@ static int order_op(struct rpl_plan *p, struct rpl_deps *d, uint32_t oi,
 				if (rpl_map_put(&d->pipes, key, li) < 0)
 					goto nomem;
 			}
-			if (pipe_dep(p, &d->ps[li], oi, (ok[k] & RPL_KEY_LOOK) != 0) < 0)
+			if (pipe_dep(p, &d->ps[li], oi, (ok[k] & RPL_KEY_LOOK) != 0,
+				     (ok[k] & RPL_KEY_LOOSE) != 0) < 0)
 				goto nomem;
 			continue;
 		}

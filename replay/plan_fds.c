@@ -23,7 +23,7 @@
 static uint64_t key_norm(uint64_t k)
 {
 	k &= ~RPL_KEY_HOW;
-	return k ? k : 8;
+	return k ? k : 16;
 }
 
 static uint64_t key_path(const char *s, size_t n)
@@ -313,6 +313,51 @@ static int on_pipe_fd(const struct rpl_planner *pl, struct rpl_fdtab *tab,
 	return 0;
 }
 
+/* Is @fe's end of its pipe open in @tab but at @fd? */
+static int end_in(const struct rpl_fdtab *tab, long fd, const struct rpl_fd *fe)
+{
+	uint32_t i;
+
+	for (i = 0; tab && i < tab->n; i++)
+		if ((long)i != fd && tab->v[i].state != RPL_FD_FREE && tab->v[i].res == fe->res &&
+		    tab->v[i].wend == fe->wend)
+			return 1;
+	return 0;
+}
+
+/*
+ * Does closing descriptor @fd of @tab (@fe) leave its end of the pipe
+ * open elsewhere: at another descriptor, in another process's table, or
+ * in the table a forked child gets (pl->snap)?  Then the close changes
+ * nothing a read or a write sees (end of file, EPIPE come with the end's
+ * last close), and it need not follow the writes before it: a shell
+ * that starts `seq | sort` closes its copies of both ends after forking
+ * each, and sort closes the copy it moved to its input; ordered after
+ * seq's writes, which filled the pipe before sort was started, each
+ * waited for a write that waited for sort's read, until the wait was
+ * given up (bpf recordings, where those writes entered first).  It still
+ * comes before the next write or ordered close, and before a read that
+ * sees end of file (deps.c, RPL_KEY_LOOSE): a write recorded meeting
+ * EPIPE must find every copy of the read end closed, as it did.  Where
+ * it cannot tell (the plan keeps no table of a process yet), the close
+ * is ordered as before.
+ */
+static int end_open_elsewhere(const struct rpl_plan *p, const struct rpl_planner *pl,
+			      const struct rpl_fdtab *tab, long fd, const struct rpl_fd *fe)
+{
+	size_t i;
+
+	if (end_in(tab, fd, fe))
+		return 1;
+	for (i = 0; i < p->n_procs; i++)
+		if (p->procs[i].tab && p->procs[i].tab != tab && end_in(p->procs[i].tab, -1, fe))
+			return 1;
+	for (i = 0; i < pl->n_snap; i++)
+		if (pl->snap[i] && pl->snap[i] != tab && end_in(pl->snap[i], -1, fe))
+			return 1;
+	return 0;
+}
+
 /* Follow the descriptors through the plan tables; collect the op's
  * resource keys into @keys. @return : how many. */
 int rpl_plan_fds(struct rpl_plan *p, struct rpl_planner *pl, struct rpl_op *op,
@@ -375,6 +420,9 @@ int rpl_plan_fds(struct rpl_plan *p, struct rpl_planner *pl, struct rpl_op *op,
 			} else {
 				uint64_t pk = pipe_key(sc, op, pipe_way(sc, fe.res, v));
 
+				if (pk && ev->nr == SYS_close &&
+				    end_open_elsewhere(p, pl, tab, (long)ev->args[a], &fe))
+					pk |= RPL_KEY_LOOSE;
 				if (pk)
 					ADD(pk);
 				if (feeds_pipe(sc))
@@ -401,6 +449,7 @@ int rpl_plan_fds(struct rpl_plan *p, struct rpl_planner *pl, struct rpl_op *op,
 			    ev->nr == SYS_creat ? 0 : (int)ev->args[2];
 		e.state = RPL_FD_LIVE;
 		e.res = fifo ? (uint32_t)fifo : ++pl->next_res;
+		e.wend = fifo && (flags & O_ACCMODE) == O_WRONLY;
 		e.cloexec = (flags & O_CLOEXEC) != 0;
 		rpl_fdtab_set(tab, (long)ev->ret, &e);
 		/* later uses follow the open; a FIFO's two opens meet (the
@@ -432,6 +481,7 @@ int rpl_plan_fds(struct rpl_plan *p, struct rpl_planner *pl, struct rpl_op *op,
 		e.res = ++pl->next_res;
 		e.cloexec = ev->nr != SYS_pipe && (ev->args[1] & O_CLOEXEC);
 		rpl_fdtab_set(tab, (long)(int32_t)(ev->args[pair] & 0xffffffff), &e);
+		e.wend = !sock;		/* fds[1]: a pipe's write end */
 		ADD(key_res(e.res));
 		if (rpl_map_put(&pl->pipes, RPL_IK(e.res), sock ? PIPE_SOCK0 : PIPE_ONE) < 0)
 			return -ENOMEM;

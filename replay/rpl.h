@@ -34,6 +34,7 @@ struct rpl_fd {
 	uint8_t state;		/* enum rpl_fd_state */
 	uint8_t cloexec;	/* as recorded: closed at exec */
 	uint8_t cloned;		/* RPL_FD_CLONE_*: see ops_io.c h_ioctl() */
+	uint8_t wend;		/* plan tables: a pipe's write end (plan_fds.c) */
 	uint32_t res;		/* open-file resource id (plan tables) */
 	const char *path;	/* path it was opened with, or NULL */
 };
@@ -619,12 +620,15 @@ static inline int64_t rpl_op_end(const struct rpl_op *op)
  * into a pipe or closes it (RPL_KEY_PIPE), or reads a pipe (both), or
  * makes or removes one name in a directory (RPL_KEY_NAME, on the key of
  * the directory's names: such changes of other names need no order among
- * themselves).  The keys themselves have them clear, and are never 0
- * (the end of an op's list). */
+ * themselves), or closes a copy of a pipe's end that stays open elsewhere
+ * (RPL_KEY_PIPE | RPL_KEY_LOOSE: it follows nothing; the next write or
+ * last close, and a read that sees end of file, follow it).  The keys
+ * themselves have them clear, and are never 0 (the end of an op's list). */
 #define RPL_KEY_LOOK 1ULL
 #define RPL_KEY_PIPE 2ULL
 #define RPL_KEY_NAME 4ULL
-#define RPL_KEY_HOW (RPL_KEY_LOOK | RPL_KEY_PIPE | RPL_KEY_NAME)
+#define RPL_KEY_LOOSE 8ULL
+#define RPL_KEY_HOW (RPL_KEY_LOOK | RPL_KEY_PIPE | RPL_KEY_NAME | RPL_KEY_LOOSE)
 
 struct rpl_deps;
 struct rpl_deps *rpl_deps_new(void);
