@@ -312,7 +312,7 @@ void ana_val_json_num(FILE *f, double x)
 		fprintf(f, "%.9g", x);
 }
 
-static void json_runs(FILE *f, const double *x, int n)
+void ana_val_json_runs(FILE *f, const double *x, int n)
 {
 	int i;
 
@@ -365,9 +365,9 @@ void ana_val_json(FILE *f, const struct ana_val *v)
 
 			ana_val_cell_stat(v, row, fs, &s);
 			fprintf(f, "%s\"%s\":{\"native\":", fs ? "," : "", v->fs[fs]);
-			json_runs(f, c->native, c->n_native);
+			ana_val_json_runs(f, c->native, c->n_native);
 			fputs(",\"replay\":", f);
-			json_runs(f, c->replay, c->n_replay);
+			ana_val_json_runs(f, c->replay, c->n_replay);
 			fputs(",\"native_median\":", f);
 			ana_val_json_num(f, s.native);
 			fputs(",\"replay_median\":", f);

@@ -168,5 +168,7 @@ void ana_val_cpu_json(FILE *f, const struct ana_val *v);
  * @sign), "-" if NAN; @x as a JSON number, null if NAN or infinite. */
 void ana_val_num(FILE *f, int w, int prec, int sign, double x);
 void ana_val_json_num(FILE *f, double x);
+/*! ana_val_json_runs() : @x[@n] as a JSON array of numbers (NAN: null). */
+void ana_val_json_runs(FILE *f, const double *x, int n);
 
 #endif

@@ -94,7 +94,7 @@ void ana_val_recs_text(FILE *f, const struct ana_val *v)
 void ana_val_recs_json(FILE *f, const struct ana_val *v)
 {
 	double x[ANA_VAL_MAX_RUNS];
-	int i, j, fs;
+	int i, fs;
 
 	if (v->n_recs < 2)
 		return;
@@ -106,13 +106,9 @@ void ana_val_recs_json(FILE *f, const struct ana_val *v)
 		ana_val_json_num(f, r->total);
 		fputs(",\"replays\":{", f);
 		for (fs = 0; fs < v->n_fs; fs++) {
-			fprintf(f, "%s\"%s\":{\"runs\":[", fs ? "," : "", v->fs[fs]);
-			for (j = 0; j < r->n_replay[fs]; j++) {
-				if (j)
-					fputc(',', f);
-				ana_val_json_num(f, r->replay[fs][j]);
-			}
-			fputs("],\"median\":", f);
+			fprintf(f, "%s\"%s\":{\"runs\":", fs ? "," : "", v->fs[fs]);
+			ana_val_json_runs(f, r->replay[fs], r->n_replay[fs]);
+			fputs(",\"median\":", f);
 			ana_val_json_num(f, ana_val_median(r->replay[fs], r->n_replay[fs]));
 			fputc('}', f);
 		}
@@ -195,20 +191,6 @@ void ana_val_cpu_text(FILE *f, const struct ana_val *v)
 		"native runs replays the program's own computing slower.\n");
 }
 
-/* @a[@n] as a JSON array */
-static void json_array(FILE *f, const double *a, int n)
-{
-	int i;
-
-	fputc('[', f);
-	for (i = 0; i < n; i++) {
-		if (i)
-			fputc(',', f);
-		ana_val_json_num(f, a[i]);
-	}
-	fputc(']', f);
-}
-
 /* "NAME":{"ext4":[...],...}, the native runs' CPU times (@user: user) */
 static void json_native(FILE *f, const struct ana_val *v, const char *name, int user)
 {
@@ -217,7 +199,7 @@ static void json_native(FILE *f, const struct ana_val *v, const char *name, int 
 	fprintf(f, ",\"%s\":{", name);
 	for (fs = 0; fs < v->n_fs; fs++) {
 		fprintf(f, "%s\"%s\":", fs ? "," : "", v->fs[fs]);
-		json_array(f, user ? v->cpu_user[fs + 1] : v->cpu[fs + 1], v->n_cpu[fs + 1]);
+		ana_val_json_runs(f, user ? v->cpu_user[fs + 1] : v->cpu[fs + 1], v->n_cpu[fs + 1]);
 	}
 	fputc('}', f);
 }
@@ -230,10 +212,10 @@ void ana_val_cpu_json(FILE *f, const struct ana_val *v)
 	if (isnan(ex))
 		return;
 	fputs(",\"cpu\":{\"recorded\":", f);
-	json_array(f, v->cpu[0], v->n_cpu[0]);
+	ana_val_json_runs(f, v->cpu[0], v->n_cpu[0]);
 	json_native(f, v, "native", 0);
 	fputs(",\"recorded_user\":", f);
-	json_array(f, v->cpu_user[0], v->n_cpu[0]);
+	ana_val_json_runs(f, v->cpu_user[0], v->n_cpu[0]);
 	json_native(f, v, "native_user", 1);
 	fputs(",\"recorded_vs_native\":", f);
 	ana_val_json_num(f, ex / 100.0);
