@@ -204,18 +204,20 @@ void dump_print_state(FILE *f, const struct iot_path_state *ps, int64_t base)
 	fprintf(f, "#      %s state ", t);
 	put_quoted(f, ps->path, ps->path_len);
 	if (!ps->type) {
-		fputs(" absent\n", f);
-		return;
+		fputs(" absent", f);
+	} else {
+		iot_format_arg(mode, sizeof(mode), IOT_ARG_MODE, ps->type | ps->mode);
+		fprintf(f, " %s size=%llu uid=%u gid=%u nlink=%u", mode,
+			(unsigned long long)ps->size, ps->uid, ps->gid, ps->nlink);
 	}
-	iot_format_arg(mode, sizeof(mode), IOT_ARG_MODE, ps->type | ps->mode);
-	fprintf(f, " %s size=%llu uid=%u gid=%u nlink=%u", mode,
-		(unsigned long long)ps->size, ps->uid, ps->gid, ps->nlink);
 	if (ps->target) {
 		fputs(" -> ", f);
 		put_quoted(f, ps->target, ps->target_len);
 	}
 	if (ps->flags & IOT_PS_LISTED)
 		fputs(" (listed)", f);
+	if (ps->flags & IOT_PS_AGAIN)
+		fputs(" (again)", f);
 	fputc('\n', f);
 }
 

@@ -311,6 +311,12 @@ struct iot_path_state {
  * listing (getdents) of the workload; taken when the recording ended,
  * t_ns the time of that listing. */
 #define IOT_PS_LISTED 0x1u
+/* The recorder may have taken a state of this path before: its set of
+ * paths met, full, had forgotten it (record --path-set-mb).  A state
+ * taken again comes after the first one; readers keep a path's first
+ * state.  May be set on a path's only state (the set's filter of
+ * forgotten paths has false positives); never missing on a repeat. */
+#define IOT_PS_AGAIN 0x2u
 
 enum iot_proc_kind {
 	IOT_PROC_START = 0,	/* the first process of the workload */

@@ -56,9 +56,11 @@ static void usage(FILE *f)
 		"  --no-listings      do not take the entries of the directories the program\n"
 		"                     listed but never named (taken by default when it\n"
 		"                     ends, so that replayed listings find them)\n"
-		"  --path-set-mb N    memory for the set of paths met (default 1024, about\n"
-		"                     50 M paths); past it, a path met again has its state\n"
-		"                     written again (counted at the end; replay uses the\n"
+		"  --path-set-mb N    memory for the set of paths whose state was taken\n"
+		"                     (default 64, about 3 M paths; and an eighth more once\n"
+		"                     full); past it, the paths not met for longest are\n"
+		"                     forgotten, and one named again has its state written\n"
+		"                     again (flagged, counted at the end; replay uses the\n"
 		"                     first), none is missing\n"
 		"  --data[=MAX]       keep the bytes each write, pwrite64, writev, pwritev\n"
 		"                     and pwritev2 wrote, and each libaio or io_uring write\n"
@@ -228,7 +230,7 @@ static int parse(int argc, char **argv, struct rec_opts *o)
 	o->listings = 1;
 	o->backend = REC_BACKEND_PTRACE;
 	o->bpf_ring_mb = 8;
-	o->path_set_mb = 1024;
+	o->path_set_mb = 64;
 	o->bpf_wake_kb = getenv("IOTAPE_BPF_WAKE_KB") ? atoi(getenv("IOTAPE_BPF_WAKE_KB")) : 256;
 	optind = 1;
 	opterr = 0;
@@ -607,7 +609,12 @@ int cmd_record(int argc, char **argv)
 		goto out;
 	}
 	c->o = &o;
-	rec_pset_cap(&c->seen, (uint64_t)o.path_set_mb << 20);
+	/* the tests' tiny sets: KiB, over --path-set-mb */
+	o.path_set_bytes = getenv("IOTAPE_PATH_SET_KB") ?
+		strtoull(getenv("IOTAPE_PATH_SET_KB"), NULL, 10) << 10 : 0;
+	if (!o.path_set_bytes)
+		o.path_set_bytes = (uint64_t)o.path_set_mb << 20;
+	rec_pset_cap(&c->seen, o.path_set_bytes);
 	if (o.flush_ms <= 0)
 		o.flush_ms = 250;
 	if (o.backend != REC_BACKEND_PTRACE && !o.attach_pid) {

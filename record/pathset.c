@@ -26,10 +26,22 @@
  * is about N^2 / 2^127: 1.5e-23 for 50 M paths.  The hash is not a
  * cryptographic one: names crafted against it could collide.
  *
- * A set may have a cap (rec_pset_cap()): there it fills to 3/4, then
- * takes no more keys.  A path it cannot keep is reported new (1) every
- * time it is asked about, so its state is taken again, never missing;
- * readers keep a path's first state.  Such answers are counted.
+ * A set may have a cap (rec_pset_cap()): a shard at its largest table
+ * fills to 3/4, then each new key takes the place of one the clock finds
+ * not met since the hand last passed (REC_PSET_REF, set at every add and
+ * lookup that meets the entry).  A forgotten path is new again: its
+ * state is taken again the next time a call names it, never missing, and
+ * readers keep a path's first state (replay: rpl_plan_sort_ps()).  What
+ * lives on is what a program keeps coming back to: its directories, the
+ * files of its working set.  Before, a full set kept the paths met first
+ * and took no more, so each path met after that had its state written at
+ * every call that named it, for the rest of the run.
+ *
+ * The keys forgotten go into a Bloom filter of an eighth of the cap (3
+ * bits a key), so that a state taken again is flagged (IOT_PS_AGAIN) and
+ * counted, not silent: a flagged path may have been new (a false
+ * positive, ~0.1 % after as many keys forgotten as the cap holds, more
+ * after many times that), a path not flagged was not forgotten before.
  *
  * Strings are kept only when asked (rec_pset_add()'s @kept: the listed
  * directories), in blocks that never move: rec_listed keeps pointers.
@@ -48,6 +60,7 @@
 #define WALK_STACK 1024			/* prefixes a walk holds on the stack */
 #define MIN_CAP 16u			/* slots of a shard at first */
 #define MAP_MIN (64u << 10)		/* tables this large are mapped */
+#define BLOOM_K 3			/* bits a forgotten key sets */
 
 struct rec_pset_blk {
 	struct rec_pset_blk *next;
@@ -121,6 +134,8 @@ void rec_pset_free(struct rec_pathset *s)
 	for (i = 0; s->sh && i < REC_PSET_SHARDS; i++)
 		table_free(s->sh[i].e, s->sh[i].cap);
 	free(s->sh);
+	if (s->bloom)
+		munmap(s->bloom, s->bloom_bits / 8);
 	memset(s, 0, sizeof(*s));
 }
 
@@ -191,7 +206,8 @@ static struct rec_pset_ent *find(const struct rec_pset_shard *d, struct rec_pset
 		struct rec_pset_ent *e = &d->e[j];
 
 		(*probes)++;
-		if (!e->g || (e->h == k.h && (e->g & ~(uint64_t)REC_PSET_CLOSED) == k.g))
+		if (!e->g || (e->h == k.h &&
+			      (e->g & ~(uint64_t)(REC_PSET_CLOSED | REC_PSET_REF)) == k.g))
 			return e;
 	}
 }
@@ -203,10 +219,10 @@ static struct rec_pset_ent *slot(struct rec_pathset *s, struct rec_pset_key k)
 }
 
 /* The second hash as an entry keeps it: bit 1 set (a used slot is never
- * 0), bit 0 left for REC_PSET_CLOSED. */
+ * 0), bits 0 and 2 left for REC_PSET_CLOSED and REC_PSET_REF. */
 static uint64_t key_g(uint64_t g)
 {
-	return (g | 2) & ~(uint64_t)REC_PSET_CLOSED;
+	return (g | 2) & ~(uint64_t)(REC_PSET_CLOSED | REC_PSET_REF);
 }
 
 struct rec_pset_key rec_pset_hash(struct rec_pathset *s, const char *p, uint32_t n)
@@ -217,20 +233,111 @@ struct rec_pset_key rec_pset_hash(struct rec_pathset *s, const char *p, uint32_t
 
 int rec_pset_has(struct rec_pathset *s, const char *p, uint32_t n)
 {
-	return slot(s, rec_pset_hash(s, p, n))->g != 0;
+	struct rec_pset_ent *e = slot(s, rec_pset_hash(s, p, n));
+
+	if (!e->g)
+		return 0;
+	e->g |= REC_PSET_REF;
+	return 1;
 }
 
-/* Room for one more entry in shard @d?  Half its slots at most; at the
- * cap, 3/4. */
+/* The Bloom filter's bit @i of key @k: double hashing of the key's two
+ * halves (bits 0-2 of g are flags, bits 56-63 of h the shard). */
+static uint64_t bloom_bit(const struct rec_pathset *s, struct rec_pset_key k, unsigned i)
+{
+	return ((k.g >> 3) + i * ((k.h << 8) | 1)) & (s->bloom_bits - 1);
+}
+
+static int bloom_has(const struct rec_pathset *s, struct rec_pset_key k)
+{
+	unsigned i;
+
+	if (!s->bloom)
+		return 0;
+	for (i = 0; i < BLOOM_K; i++) {
+		uint64_t b = bloom_bit(s, k, i);
+
+		if (!(s->bloom[b / 64] >> (b % 64) & 1))
+			return 0;
+	}
+	return 1;
+}
+
+/* Made at the first key forgotten: an eighth of the cap's bytes (pages
+ * only touched as bits are set), at least 64 KiB; without it (no memory)
+ * nothing is flagged, and the forgotten are still counted. */
+static void bloom_add(struct rec_pathset *s, struct rec_pset_key k)
+{
+	unsigned i;
+
+	if (!s->bloom) {
+		uint64_t bytes = s->max_cap * REC_PSET_SHARDS * sizeof(struct rec_pset_ent) / 8;
+		void *m;
+
+		if (bytes < MAP_MIN)
+			bytes = MAP_MIN;
+		m = mmap(NULL, bytes, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+		if (m == MAP_FAILED)
+			return;
+		s->bloom = m;
+		s->bloom_bits = bytes * 8;
+	}
+	for (i = 0; i < BLOOM_K; i++) {
+		uint64_t b = bloom_bit(s, k, i);
+
+		s->bloom[b / 64] |= (uint64_t)1 << (b % 64);
+	}
+}
+
+/*
+ * Forget one entry of the full shard @d: the clock's hand clears the
+ * REC_PSET_REF of the entries it passes and stops at the first without
+ * it (at most one turn and a bit: it cleared them all on the way).  The
+ * entries after it in its run move back where their probe would find
+ * them (deletion by backward shift: no tombstones, the probes stay short).
+ */
+static void forget(struct rec_pathset *s, struct rec_pset_shard *d)
+{
+	uint64_t m = d->cap - 1, i, j;
+
+	for (;; d->hand = (d->hand + 1) & m) {
+		struct rec_pset_ent *e = &d->e[d->hand];
+
+		if (!(e->g & REC_PSET_REF) && e->g)
+			break;
+		e->g &= ~(uint64_t)REC_PSET_REF;
+	}
+	i = d->hand;
+	bloom_add(s, (struct rec_pset_key){ d->e[i].h, d->e[i].g & ~(uint64_t)REC_PSET_CLOSED });
+	for (j = (i + 1) & m; d->e[j].g; j = (j + 1) & m) {
+		/* the entry at j may go to i if i is between its home and j */
+		if (((j - (d->e[j].h & m)) & m) >= ((j - i) & m)) {
+			d->e[i] = d->e[j];
+			i = j;
+		}
+	}
+	d->e[i].h = 0;
+	d->e[i].g = 0;
+	d->n--;
+	s->n--;
+	s->forgot++;
+}
+
+/* Room for one more entry in shard @d: half its slots at most; at the
+ * cap, 3/4, then one forgotten for each added.  @return : 1 if the
+ * entries moved (a slot found before is stale) */
 static int room(struct rec_pathset *s, struct rec_pset_shard *d)
 {
+	uint64_t cap0 = d->cap;
+
 	if ((d->n + 1) * 2 <= d->cap)
-		return 1;
+		return 0;
 	if (!s->max_cap || d->cap < s->max_cap)
 		grow(s, d);
-	if ((d->n + 1) * 2 <= d->cap)
-		return 1;
-	return (d->n + 1) * 4 <= d->cap * 3;
+	if ((d->n + 1) * 2 <= d->cap || (d->n + 1) * 4 <= d->cap * 3)
+		return d->cap != cap0;
+	forget(s, d);
+	return 1;
 }
 
 int rec_pset_add(struct rec_pathset *s, const char *p, uint32_t n, struct rec_pset_key k,
@@ -238,25 +345,22 @@ int rec_pset_add(struct rec_pathset *s, const char *p, uint32_t n, struct rec_ps
 {
 	struct rec_pset_shard *d = shard_of(s, k);
 	struct rec_pset_ent *e = slot(s, k);
-	uint64_t cap0 = d->cap;
 
 	if (e->g) {
-		e->g |= flags & REC_PSET_CLOSED;
+		e->g |= (flags & REC_PSET_CLOSED) | REC_PSET_REF;
 		return 0;
 	}
 	if (kept && !(*kept = store(s, p, n)))
 		return -ENOMEM;
-	if (!room(s, d)) {
-		s->unkept++;
-		return 1;
-	}
-	if (d->cap != cap0) {
+	if (room(s, d)) {
 		uint64_t uncounted = 0;
 
-		e = find(d, k, &uncounted);	/* the shard grew */
+		e = find(d, k, &uncounted);	/* the shard grew, or forgot one */
 	}
+	s->last_again = bloom_has(s, k);
+	s->again += (uint64_t)s->last_again;
 	e->h = k.h;
-	e->g = k.g | (flags & REC_PSET_CLOSED);
+	e->g = k.g | (flags & REC_PSET_CLOSED) | REC_PSET_REF;
 	d->n++;
 	s->n++;
 	return 1;
@@ -273,10 +377,12 @@ static struct rec_pset_key key(uint64_t h1, uint64_t h2)
 static size_t first_open(struct rec_pathset *s, const uint64_t *h1, const uint64_t *h2, size_t n)
 {
 	while (n > 0) {
-		const struct rec_pset_ent *e = slot(s, key(h1[n - 1], h2[n - 1]));
+		struct rec_pset_ent *e = slot(s, key(h1[n - 1], h2[n - 1]));
 
-		if (e->g & REC_PSET_CLOSED)
+		if (e->g & REC_PSET_CLOSED) {
+			e->g |= REC_PSET_REF;	/* the parent of a walk: kept */
 			break;
+		}
 		n--;
 	}
 	return n;
@@ -301,9 +407,9 @@ int rec_pset_add_path(struct rec_pathset *s, const char *p, uint32_t n, rec_pset
 	uint32_t len_stack[WALK_STACK], *len = len_stack;
 	uint64_t h1_stack[WALK_STACK], *h1 = h1_stack, h2_stack[WALK_STACK], *h2 = h2_stack;
 	struct rec_pset_key full;
-	uint64_t unkept;
+	uint64_t again;
 	size_t cnt, i, first;
-	int r;
+	int r, full_again;
 
 	full = keys(s, p, n, len, h1, h2, WALK_STACK, &cnt);
 	if (cnt == WALK_STACK) {
@@ -316,10 +422,10 @@ int rec_pset_add_path(struct rec_pathset *s, const char *p, uint32_t n, rec_pset
 			goto out;
 		full = keys(s, p, n, len, h1, h2, n / 2 + 1, &cnt);
 	}
-	unkept = s->unkept;
 	r = rec_pset_add(s, p, n, full, 0, NULL);
 	if (r <= 0)
 		goto out;
+	full_again = s->last_again;
 	/* ancestors first, root to leaf, so replay can create them in
 	 * order; an ancestor's callback may add paths (a symlink's target)
 	 * and finds this one there already, not yet closed */
@@ -331,8 +437,12 @@ int rec_pset_add_path(struct rec_pathset *s, const char *p, uint32_t n, rec_pset
 		if (r < 0)
 			goto out;
 	}
-	/* closed now, unless the set could not keep it (counted once) */
-	r = unkept == s->unkept ? rec_pset_add(s, p, n, full, REC_PSET_CLOSED, NULL) : 1;
+	/* closed now; added again if a tiny set forgot it meanwhile (no
+	 * state is taken for that: not counted) */
+	again = s->again;
+	r = rec_pset_add(s, p, n, full, REC_PSET_CLOSED, NULL);
+	s->again = again;
+	s->last_again = full_again;
 	if (r == 0)
 		r = 1;
 out:

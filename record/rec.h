@@ -199,6 +199,7 @@ struct rec_opts {
 	int backend;			/* enum rec_backend, as asked */
 	int bpf_ring_mb;
 	int path_set_mb;		/* cap of the set of paths met (MiB) */
+	uint64_t path_set_bytes;	/* the same in bytes (IOTAPE_PATH_SET_KB) */
 	int bpf_wake_kb;		/* non-zero: no call's record wakes the drain (0: at once) */
 	uint64_t data_max;		/* --data: keep writes of at most this (0: off) */
 	uint64_t data_total;		/* --data-total: keep at most this in all */
@@ -260,11 +261,14 @@ struct rec_pset_key {
 
 struct rec_pset_ent {
 	uint64_t h;
-	uint64_t g;			/* 0: an empty slot; bit 0: REC_PSET_CLOSED */
+	uint64_t g;			/* 0: an empty slot; bit 0: REC_PSET_CLOSED,
+					 * bit 1: used, bit 2: REC_PSET_REF */
 };
 
 /* Every "/"-prefix of the path is in the set too. */
 #define REC_PSET_CLOSED 1u
+/* Met since the clock hand last passed (pathset.c, a capped set). */
+#define REC_PSET_REF 4u
 
 /* The set is split by the hash's top bits: each shard grows alone. */
 #define REC_PSET_SHARD_BITS 8
@@ -273,13 +277,18 @@ struct rec_pset_ent {
 struct rec_pset_shard {
 	struct rec_pset_ent *e;
 	uint64_t cap, n;
+	uint64_t hand;			/* the clock's, once the shard is full */
 };
 
 struct rec_pathset {
 	struct rec_pset_shard *sh;	/* REC_PSET_SHARDS of them */
 	uint64_t cap, n;		/* slots and entries, all shards */
 	uint64_t max_cap;		/* slots of a shard at most (0: no cap) */
-	uint64_t unkept;		/* "new" answers for paths not kept: full */
+	uint64_t forgot;		/* entries given up for room (capped) */
+	uint64_t again;			/* paths added that were forgotten before */
+	int last_again;			/* so was the one rec_pset_add*() added */
+	uint64_t *bloom;		/* the keys forgotten (bits; NULL: none yet) */
+	uint64_t bloom_bits;
 	struct rec_pset_blk *blk;	/* strings kept */
 	char *mem;
 	size_t left;
@@ -410,17 +419,19 @@ int rec_path_skipped(const char *p);
 
 /* ---- pathset.c: sets of paths ---- */
 int rec_pset_init(struct rec_pathset *s);
-/* at most @bytes of table (0: no cap); past it, new paths are answered
- * new each time they are asked about, and counted in @s->unkept */
+/* at most @bytes of table (0: no cap); past it, a new path takes the
+ * place of one not met for longest (a clock), counted in @s->forgot; a
+ * forgotten path is new again, and counted in @s->again when added */
 void rec_pset_cap(struct rec_pathset *s, uint64_t bytes);
 void rec_pset_free(struct rec_pathset *s);
 /* the set's key of @p */
 struct rec_pset_key rec_pset_hash(struct rec_pathset *s, const char *p, uint32_t n);
-/* 1 if @p (@n bytes) is in the set, else 0 (also past a cap: not kept) */
+/* 1 if @p (@n bytes) is in the set, else 0 (also once forgotten) */
 int rec_pset_has(struct rec_pathset *s, const char *p, uint32_t n);
 /* add @p (@n bytes, key @k) with @flags (or them into its entry)
  * @return : 1 if new (*@kept, when asked: a copy of @p kept with the
- * set), 0 if it was there, -ENOMEM */
+ * set; @s->last_again: it was forgotten before), 0 if it was there,
+ * -ENOMEM */
 int rec_pset_add(struct rec_pathset *s, const char *p, uint32_t n, struct rec_pset_key k,
 		 uint32_t flags, const char **kept);
 /* an ancestor of the path being added is new: its first @len bytes, with
@@ -429,7 +440,8 @@ typedef int rec_pset_anc_fn(void *arg, uint32_t len, uint32_t below);
 /* add path @p and its "/"-prefixes; @anc is called for each prefix new
  * to the set, root to leaf, before it returns.  Two passes over @p and
  * three lookups when the parent is there already, at any depth.
- * @return : 1 if @p was new, 0 if it was there, -errno */
+ * @return : 1 if @p was new (@s->last_again as rec_pset_add()'s), 0 if
+ * it was there, -errno */
 int rec_pset_add_path(struct rec_pathset *s, const char *p, uint32_t n, rec_pset_anc_fn *anc,
 		      void *arg);
 

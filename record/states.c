@@ -293,6 +293,9 @@ static int take_one(struct rec_ctx *c, const char *p, uint32_t len, int depth,
 	ps.path = p;
 	ps.path_len = len;
 	ps.t_ns = iot_now_ns();
+	/* the set's answer for this path: every caller added it just now */
+	if (c->seen.last_again)
+		ps.flags = IOT_PS_AGAIN;
 	if (pre && !pre->opened) {
 		ok = pre->err == 0;
 		sb = pre->sb;
@@ -459,7 +462,7 @@ static int64_t take_entries(struct rec_ctx *c, const struct rec_listed *l)
 		ps.path = full;
 		ps.path_len = (uint32_t)(l->len + 1 + nl);
 		ps.t_ns = l->t_ns;
-		ps.flags = IOT_PS_LISTED;
+		ps.flags = IOT_PS_LISTED | (c->seen.last_again ? IOT_PS_AGAIN : 0);
 		if (fstatat(dirfd(d), de->d_name, &sb, AT_SYMLINK_NOFOLLOW) == 0) {
 			state_from_stat(&ps, &sb);
 		} else {

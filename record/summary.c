@@ -90,12 +90,15 @@ void rec_summary(const struct rec_ctx *c, uint64_t bytes)
 			(unsigned long long)c->st.aio_nodata,
 			iot_fmt_bytes(b2, sizeof(b2), (double)c->st.aio_nodata_bytes),
 			(unsigned long long)c->o->data_max, (unsigned long long)c->st.mp_written);
-	if (c->seen.unkept)
-		iot_msg(IOT_MSG_WARNING, CMD, "the set of paths met was full (--path-set-mb %d, "
-			"%llu paths kept): %llu states were taken of paths it could not keep, each "
-			"again whenever a call named it (replay uses a path's first state; none is "
-			"missing); a larger --path-set-mb avoids the repeats", c->o->path_set_mb, (unsigned long long)c->seen.n,
-			(unsigned long long)c->seen.unkept);
+	if (c->seen.forgot)
+		iot_msg(c->seen.again ? IOT_MSG_WARNING : IOT_MSG_INFO, CMD,
+			"the set of paths met was full (%s, %llu paths "
+			"kept): it forgot %llu paths not met for longest; %llu states were taken "
+			"again of paths named after that (flagged 'again'; replay uses a path's "
+			"first state); a larger --path-set-mb avoids the repeats",
+			iot_fmt_bytes(b2, sizeof(b2), (double)c->o->path_set_bytes),
+			(unsigned long long)c->seen.n, (unsigned long long)c->seen.forgot,
+			(unsigned long long)c->seen.again);
 	if (c->st.bpf_reread)
 		iot_msg(IOT_MSG_INFO, CMD, "%llu path strings were not in memory when their "
 			"call began and were read when it returned",

@@ -392,6 +392,16 @@ int rpl_plan_sort_ops(struct rpl_plan *p)
 	return r < 0 ? r : sort_ops(p);
 }
 
+/*
+ * The states of one path, the one prepare makes first (rpl_path_state()
+ * and every loop that skips a path's later states): a state a call's
+ * naming took before one a listing gave (the same file by two names, or
+ * a listing's entry the recorder's set had forgotten); then one not
+ * flagged IOT_PS_AGAIN (a recorder whose set of paths was full forgot
+ * the path and took its state again when a call named it again: after
+ * the program had changed it); then the earliest.  Every later state of
+ * a path is ignored, whatever it says.
+ */
 static int cmp_ps(const void *a, const void *b)
 {
 	const struct iot_path_state *x = a, *y = b;
@@ -399,10 +409,10 @@ static int cmp_ps(const void *a, const void *b)
 
 	if (c)
 		return c;
-	/* a state taken when a call named the path before one a listing
-	 * gave (the same file by two names) */
 	if ((x->flags ^ y->flags) & IOT_PS_LISTED)
 		return x->flags & IOT_PS_LISTED ? 1 : -1;
+	if ((x->flags ^ y->flags) & IOT_PS_AGAIN)
+		return x->flags & IOT_PS_AGAIN ? 1 : -1;
 	return x->t_ns < y->t_ns ? -1 : x->t_ns > y->t_ns;
 }
 

@@ -3,8 +3,9 @@
  * hashes (and a hash fed piece by piece) equal the hash of each prefix, a
  * call costs the same few lookups and two passes over its bytes at depth 3
  * and at depth 100 (counted, not timed), ancestors are reported exactly as
- * a walk over every prefix would report them, and a set at its cap answers
- * "new" for what it cannot keep, never "there".
+ * a walk over every prefix would report them, and a set at its cap
+ * forgets the paths not met for longest, answering "new" (flagged) for a
+ * forgotten one, never "there" for one it does not hold.
  */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -190,45 +191,68 @@ static void test_listed_not_closed(void **state)
 	rec_pset_free(&set);
 }
 
-/* A set capped at its smallest tables keeps at most 3/4 of them, then
- * answers "new" (1) for every path it could not keep, each time it is
- * asked: a state is taken again, never skipped.  What it kept stays
- * known. */
+/* A set capped at its smallest tables fills them to 3/4, then forgets a
+ * path for each one it adds (a clock): what every walk meets (the parent
+ * directory) stays, the paths met last mostly stay, the ones met first
+ * go; a forgotten path is new (1) again and flagged (last_again), a new
+ * one is not; every entry kept is still found after the entries moved. */
+#define CAP_PATHS 20000
+
 static void test_cap(void **state)
 {
 	struct rec_pathset set;
 	struct seen s = { .n = 0 };
 	char p[64];
-	uint64_t kept, again = 0, anew = 0;
+	uint64_t found = 0, early = 0, late = 0, flagged = 0;
 	int i, n;
 
 	assert_int_equal(rec_pset_init(&set), 0);
 	rec_pset_cap(&set, 1);		/* below one table: the smallest */
-	for (i = 0; i < 5000; i++) {
+	for (i = 0; i < CAP_PATHS; i++) {
 		n = sprintf(p, "/capped/f%05d", i);
 		s.p = p;
 		assert_int_equal(rec_pset_add_path(&set, p, (uint32_t)n, record_anc, &s), 1);
+		flagged += (uint64_t)set.last_again;
 	}
-	kept = set.n;
-	assert_true(kept * 4 <= set.cap * 3);
-	assert_true(set.unkept > 0);
-	/* every path asked again: the kept ones are there, the others new */
-	for (i = 0; i < 5000; i++) {
-		int r;
+	assert_int_equal(s.n, 1);	/* "/capped", once: never forgotten */
+	assert_true(set.n * 4 <= set.cap * 3);
+	assert_int_equal(set.forgot, CAP_PATHS + 1 - set.n);
+	/* none met twice: only the filter's false positives (its smallest
+	 * size, 8 times the keys a full set holds forgotten: ~0.1 %) */
+	assert_int_equal(set.again, flagged);
+	assert_true(flagged < CAP_PATHS / 200);
+	for (i = 0; i < CAP_PATHS; i++) {
+		int has;
 
 		n = sprintf(p, "/capped/f%05d", i);
-		r = rec_pset_add_path(&set, p, (uint32_t)n, record_anc, &s);
-		assert_true(r == 0 || r == 1);
-		if (r == 0)
-			again++;
-		else
-			anew++;
-		if (i < 100)
-			assert_int_equal(r, 0);	/* met first, kept */
+		has = rec_pset_has(&set, p, (uint32_t)n);
+		found += (uint64_t)has;
+		early += (uint64_t)(has && i < 2000);
+		late += (uint64_t)(has && i >= CAP_PATHS - 500);
 	}
-	assert_int_equal(set.n, kept);
-	assert_int_equal(again, kept - 1);	/* all but "/capped" */
-	assert_int_equal(anew, 5000 - again);
+	assert_true(rec_pset_has(&set, "/capped", 7));
+	assert_int_equal(found + 1, set.n);	/* every entry kept is found */
+	assert_true(early < 50);
+	assert_true(late > 450);
+	/* the first ones again: new, each flagged and counted */
+	for (i = 0; i < 100; i++) {
+		n = sprintf(p, "/capped/f%05d", i);
+		s.p = p;
+		assert_int_equal(rec_pset_add_path(&set, p, (uint32_t)n, record_anc, &s), 1);
+		assert_int_equal(set.last_again, 1);
+	}
+	assert_int_equal(set.again, flagged + 100);
+	assert_int_equal(s.n, 1);
+	/* paths never met: new and (but for the filter's rare false
+	 * positives) not flagged */
+	flagged = 0;
+	for (i = 0; i < 2000; i++) {
+		n = sprintf(p, "/capped/g%05d", i);
+		s.p = p;
+		assert_int_equal(rec_pset_add_path(&set, p, (uint32_t)n, record_anc, &s), 1);
+		flagged += (uint64_t)set.last_again;
+	}
+	assert_true(flagged < 2000 / 200);
 	rec_pset_free(&set);
 }
 

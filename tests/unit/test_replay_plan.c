@@ -812,6 +812,83 @@ static void tid_in_two_processes(void **state)
 	rpl_plan_free(&p);
 }
 
+/* a state of @path with @flags, taken at @t */
+static void stf(struct w *w, const char *path, uint32_t type, uint64_t size, uint32_t flags,
+		int64_t t)
+{
+	struct iot_path_state ps = {
+		.path = path, .path_len = (uint32_t)strlen(path), .type = type, .size = size,
+		.mode = type == S_IFDIR ? 0755 : 0644, .nlink = type == S_IFDIR ? 2 : 1,
+		.dev = 1, .t_ns = t, .flags = flags,
+	};
+
+	if (!w->err)
+		w->err = iot_writer_path_state(w->w, &ps);
+}
+
+/*
+ * A path with several states (a recorder whose set of paths was full
+ * forgot it and took its state again when a call named it again, after
+ * the program had changed it): the plan and prepare take its first
+ * state and ignore the others, whatever they say.  First: one a call's
+ * naming took before one a listing gave, one not flagged IOT_PS_AGAIN
+ * before one flagged (the mixed backend times the states it takes itself
+ * at its next round, later than the fast path's of calls made meanwhile),
+ * then the earliest.
+ */
+static void states_first(void **state)
+{
+	struct rpl_opts o = { .trace = trace, .cmd = "test", .quiet = 1, .prepare_only = 1,
+			      .timing = RPL_TIMING_AFAP };
+	static struct rpl_result res;
+	struct w w = open_trace();
+	struct rpl_plan p;
+	const struct iot_path_state *ps;
+	char root[400], f[500];
+	struct stat sb;
+	int64_t t = w.t;
+
+	stf(&w, "/w", S_IFDIR, 0, 0, t);
+	stf(&w, "/w/f", S_IFREG, 100, 0, t + 1);		/* first, then again */
+	stf(&w, "/w/f", S_IFREG, 5000, IOT_PS_AGAIN, t + 50);
+	stf(&w, "/w/g", S_IFREG, 7, IOT_PS_AGAIN, t + 2);	/* earlier, but again */
+	stf(&w, "/w/g", S_IFREG, 3, 0, t + 3);
+	stf(&w, "/w/d", S_IFDIR, 0, 0, t + 4);		/* removed later */
+	stf(&w, "/w/d", 0, 0, IOT_PS_AGAIN, t + 60);
+	stf(&w, "/w/e", 0, 0, 0, t + 5);			/* made later, listed */
+	stf(&w, "/w/e", S_IFREG, 9, IOT_PS_LISTED | IOT_PS_AGAIN, t);
+	ev(&w, 10, SYS_newfstatat, 0, "/w/f", NULL, 4, A(AT_FDCWD), A(0), A(0), A(0));
+	ev(&w, 10, SYS_exit_group, 0, NULL, NULL, 1, A(0));
+	close_trace(&w);
+
+	assert_int_equal(rpl_plan_build(&p, &o), 0);
+	assert_non_null(ps = rpl_path_state(&p, "/w/f"));
+	assert_int_equal(ps->size, 100);
+	assert_non_null(ps = rpl_path_state(&p, "/w/g"));
+	assert_int_equal(ps->size, 3);
+	assert_non_null(ps = rpl_path_state(&p, "/w/d"));
+	assert_int_equal(ps->type, S_IFDIR);
+	assert_non_null(ps = rpl_path_state(&p, "/w/e"));
+	assert_int_equal(ps->type, 0);
+	rpl_plan_free(&p);
+
+	snprintf(root, sizeof(root), "%s/root-first", tmp);
+	mkdir(root, 0755);
+	o.root = root;
+	assert_int_equal(rpl_run(&o, &res), 0);
+	snprintf(f, sizeof(f), "%s/w/f", root);
+	assert_int_equal(stat(f, &sb), 0);
+	assert_int_equal(sb.st_size, 100);
+	snprintf(f, sizeof(f), "%s/w/g", root);
+	assert_int_equal(stat(f, &sb), 0);
+	assert_int_equal(sb.st_size, 3);
+	snprintf(f, sizeof(f), "%s/w/d", root);
+	assert_int_equal(stat(f, &sb), 0);
+	assert_true(S_ISDIR(sb.st_mode));
+	snprintf(f, sizeof(f), "%s/w/e", root);
+	assert_int_equal(stat(f, &sb), -1);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -827,6 +904,7 @@ int main(void)
 		cmocka_unit_test(pipe_room),
 		cmocka_unit_test(socketpair_both_ways),
 		cmocka_unit_test(tid_in_two_processes),
+		cmocka_unit_test(states_first),
 	};
 
 	return cmocka_run_group_tests(tests, setup, teardown);
