@@ -755,7 +755,7 @@ int cmd_record(int argc, char **argv)
 		int64_t nl = o.listings ? rec_take_listed(c) : 0;
 
 		r = nl < 0 ? (int)nl : 0;
-		c->st.listed = nl > 0 ? (uint64_t)nl : 0;
+		c->st.listed += nl > 0 ? (uint64_t)nl : 0;
 	}
 	if (r < 0)
 		cli_err(CMD, "%s: the entries of the directories the program listed: %s; "

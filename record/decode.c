@@ -635,7 +635,7 @@ void rec_decode_exit(struct rec_ctx *c, struct rec_task *t, int64_t ret,
 			rec_fd_rename(t, ev->path, ev->path_len, ev->path2, ev->path2_len);
 		break;
 	case SYS_getdents: case SYS_getdents64:
-		if (ret > 0 && ev->path && !t->hidden)
+		if (ret > 0 && ev->path && !t->hidden && c->o->listings)
 			rec_dir_listed(c, ev->path, ev->path_len, ev->t_enter);
 		break;
 	case SYS_mmap:

@@ -213,6 +213,7 @@ struct rec_stats {
 	uint64_t fast_events;		/* of events, logged in-process */
 	uint64_t fast_flushes;		/* a ring was full and asked for a drain */
 	uint64_t listed;		/* states of entries only listed */
+	uint64_t listed_early;		/* times they were taken before the end */
 	/* async I/O (aio.c) */
 	uint64_t aio_submit, aio_complete;	/* requests and completions written */
 	uint64_t aio_rbytes, aio_wbytes;	/* bytes requests asked to move */
@@ -319,6 +320,7 @@ struct rec_ctx {
 	struct rec_pathset listed_set;
 	struct rec_listed *listed;
 	size_t n_listed, cap_listed;
+	uint64_t listed_bytes;		/* what they hold, about */
 	/* cpu policy state */
 	int spread;			/* tracees spread over every CPU */
 	int pinned_cpu;

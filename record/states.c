@@ -121,6 +121,9 @@ void rec_seen_free(struct rec_ctx *c)
 	c->listed = NULL;
 }
 
+/* The listed directories' share of --path-set-mb: a quarter. */
+#define LISTED_SHARE 4
+
 /* How many symlinks deep a path state follows targets (as the kernel's
  * own limit on nested links, loosely). */
 #define FOLLOW_MAX 8
@@ -387,6 +390,34 @@ static int state_of(struct rec_ctx *c, const char *p, uint32_t len, int depth,
 
 /* ---- directory listings ---- */
 
+
+/*
+ * The directories listed hold more than their share of the set's cap
+ * (a find(1) over millions of directories): their entries are taken now,
+ * not at the end, and the directories forgotten.  Taken early, an entry's
+ * state is still one before the workload touched it by name (a call that
+ * named it took its own state first, and the entry is skipped); the set
+ * of paths met holds the entries taken, so a call that names one later
+ * takes none, or one flagged again if the set forgot it (readers keep
+ * the listed one: FORMAT.md).  A directory listed again after this is
+ * listed anew.
+ */
+static int take_listed_now(struct rec_ctx *c)
+{
+	int64_t n = rec_take_listed(c);
+	int r;
+
+	if (n < 0)
+		return (int)n;
+	c->st.listed += (uint64_t)n;
+	c->st.listed_early++;
+	rec_pset_free(&c->listed_set);
+	r = rec_pset_init(&c->listed_set);
+	c->n_listed = 0;
+	c->listed_bytes = 0;
+	return r < 0 ? r : 1;
+}
+
 int rec_dir_listed(struct rec_ctx *c, const char *p, uint32_t len, int64_t t_ns)
 {
 	const char *kept = NULL;
@@ -407,6 +438,9 @@ int rec_dir_listed(struct rec_ctx *c, const char *p, uint32_t len, int64_t t_ns)
 		c->cap_listed = cap;
 	}
 	c->listed[c->n_listed++] = (struct rec_listed){ kept, len, t_ns };
+	c->listed_bytes += len + 1 + sizeof(struct rec_listed) + 2 * sizeof(struct rec_pset_ent);
+	if (c->listed_bytes > c->o->path_set_bytes / LISTED_SHARE)
+		return take_listed_now(c);
 	return 1;
 }
 

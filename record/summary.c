@@ -90,12 +90,17 @@ void rec_summary(const struct rec_ctx *c, uint64_t bytes)
 			(unsigned long long)c->st.aio_nodata,
 			iot_fmt_bytes(b2, sizeof(b2), (double)c->st.aio_nodata_bytes),
 			(unsigned long long)c->o->data_max, (unsigned long long)c->st.mp_written);
+	if (c->st.listed_early)
+		iot_msg(IOT_MSG_INFO, CMD, "the entries of the directories listed were taken "
+			"%llu times before the end: their paths held a quarter of --path-set-mb",
+			(unsigned long long)c->st.listed_early);
 	if (c->seen.forgot)
 		iot_msg(c->seen.again ? IOT_MSG_WARNING : IOT_MSG_INFO, CMD,
 			"the set of paths met was full (%s, %llu paths "
 			"kept): it forgot %llu paths not met for longest; %llu states were taken "
-			"again of paths named after that (flagged 'again'; replay uses a path's "
-			"first state); a larger --path-set-mb avoids the repeats",
+			"again of paths named after that, or of new paths its filter of forgotten "
+			"ones took for such (flagged 'again'; replay uses a path's first state); a "
+			"larger --path-set-mb avoids the repeats",
 			iot_fmt_bytes(b2, sizeof(b2), (double)c->o->path_set_bytes),
 			(unsigned long long)c->seen.n, (unsigned long long)c->seen.forgot,
 			(unsigned long long)c->seen.again);

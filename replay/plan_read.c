@@ -394,13 +394,15 @@ int rpl_plan_sort_ops(struct rpl_plan *p)
 
 /*
  * The states of one path, the one prepare makes first (rpl_path_state()
- * and every loop that skips a path's later states): a state a call's
- * naming took before one a listing gave (the same file by two names, or
- * a listing's entry the recorder's set had forgotten); then one not
- * flagged IOT_PS_AGAIN (a recorder whose set of paths was full forgot
- * the path and took its state again when a call named it again: after
- * the program had changed it); then the earliest.  Every later state of
- * a path is ignored, whatever it says.
+ * and every loop that skips a path's later states): one not flagged
+ * IOT_PS_AGAIN (a recorder whose set of paths was full forgot the path
+ * and took its state again when a call named it again: after the
+ * program may have changed it; a listing's entry taken early, before the
+ * set forgot it, is such a first one); then a state a call's naming took
+ * before one a listing gave (the same file by two names; a listing's
+ * entry is taken at the end, after the program may have changed it);
+ * then the earliest.  Every later state of a path is ignored, whatever it
+ * says.
  */
 static int cmp_ps(const void *a, const void *b)
 {
@@ -409,10 +411,10 @@ static int cmp_ps(const void *a, const void *b)
 
 	if (c)
 		return c;
-	if ((x->flags ^ y->flags) & IOT_PS_LISTED)
-		return x->flags & IOT_PS_LISTED ? 1 : -1;
 	if ((x->flags ^ y->flags) & IOT_PS_AGAIN)
 		return x->flags & IOT_PS_AGAIN ? 1 : -1;
+	if ((x->flags ^ y->flags) & IOT_PS_LISTED)
+		return x->flags & IOT_PS_LISTED ? 1 : -1;
 	return x->t_ns < y->t_ns ? -1 : x->t_ns > y->t_ns;
 }
 

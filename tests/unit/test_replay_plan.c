@@ -830,11 +830,12 @@ static void stf(struct w *w, const char *path, uint32_t type, uint64_t size, uin
  * A path with several states (a recorder whose set of paths was full
  * forgot it and took its state again when a call named it again, after
  * the program had changed it): the plan and prepare take its first
- * state and ignore the others, whatever they say.  First: one a call's
- * naming took before one a listing gave, one not flagged IOT_PS_AGAIN
- * before one flagged (the mixed backend times the states it takes itself
- * at its next round, later than the fast path's of calls made meanwhile),
- * then the earliest.
+ * state and ignore the others, whatever they say.  First: one not
+ * flagged IOT_PS_AGAIN before one flagged (the mixed backend times the
+ * states it takes itself at its next round, later than the fast path's
+ * of calls made meanwhile; a listed entry taken early, before the set
+ * forgot it), one a call's naming took before one a listing gave, then
+ * the earliest.
  */
 static void states_first(void **state)
 {
@@ -857,6 +858,8 @@ static void states_first(void **state)
 	stf(&w, "/w/d", 0, 0, IOT_PS_AGAIN, t + 60);
 	stf(&w, "/w/e", 0, 0, 0, t + 5);			/* made later, listed */
 	stf(&w, "/w/e", S_IFREG, 9, IOT_PS_LISTED | IOT_PS_AGAIN, t);
+	stf(&w, "/w/h", S_IFREG, 11, IOT_PS_LISTED, t + 6);	/* listed, taken early */
+	stf(&w, "/w/h", 0, 0, IOT_PS_AGAIN, t + 70);		/* named after its unlink */
 	ev(&w, 10, SYS_newfstatat, 0, "/w/f", NULL, 4, A(AT_FDCWD), A(0), A(0), A(0));
 	ev(&w, 10, SYS_exit_group, 0, NULL, NULL, 1, A(0));
 	close_trace(&w);
@@ -870,6 +873,8 @@ static void states_first(void **state)
 	assert_int_equal(ps->type, S_IFDIR);
 	assert_non_null(ps = rpl_path_state(&p, "/w/e"));
 	assert_int_equal(ps->type, 0);
+	assert_non_null(ps = rpl_path_state(&p, "/w/h"));
+	assert_int_equal(ps->size, 11);
 	rpl_plan_free(&p);
 
 	snprintf(root, sizeof(root), "%s/root-first", tmp);
@@ -887,6 +892,9 @@ static void states_first(void **state)
 	assert_true(S_ISDIR(sb.st_mode));
 	snprintf(f, sizeof(f), "%s/w/e", root);
 	assert_int_equal(stat(f, &sb), -1);
+	snprintf(f, sizeof(f), "%s/w/h", root);
+	assert_int_equal(stat(f, &sb), 0);
+	assert_int_equal(sb.st_size, 11);
 }
 
 int main(void)
