@@ -12,8 +12,10 @@
 # recording (recorder and program) per call.  BASE (another iotape
 # binary, e.g. main's) is measured too, alternately, in rows of its own.
 # Env: IOTAPE, BUILD (from tests/bench/run.sh); PATHS (default
-# "100000 1000000"; 5000000 and more take minutes each); MODES (default
-# "stat open"); FEW (default 1000000 calls); BACKENDS (default "ptrace
+# "100000 1000000 5000000": past the default cap's ~3 M paths at the last;
+# 5 M takes a minute or two a row, more takes longer); MODES (default
+# "stat open"); OPEN_MAX (default 1000000: the open mode's largest N, a
+# file made per path); FEW (default 1000000 calls); BACKENDS (default "ptrace
 # bpf"; bpf needs root and BTF: skipped where it does not load);
 # SCALE_DIR (default /var/tmp/iotape-bench); ARGS (more record options).
 set -u
@@ -21,7 +23,8 @@ cd "$(dirname "$0")/../.."
 BUILD=${BUILD:-build}
 IOTAPE=${IOTAPE:-$PWD/$BUILD/iotape}
 PROG=$PWD/$BUILD/tests/progs/rec_paths
-PATHS=${PATHS:-"100000 1000000"}
+PATHS=${PATHS:-"100000 1000000 5000000"}
+OPEN_MAX=${OPEN_MAX:-1000000}
 MODES=${MODES:-"stat open"}
 FEW=${FEW:-1000000}
 BACKENDS=${BACKENDS:-"ptrace bpf"}
@@ -71,6 +74,7 @@ for be in $BACKENDS; do
 	for mode in $MODES; do
 		prev_base=0 prev_new=0 prev_n=0
 		for n in $PATHS; do
+			[ $mode = open ] && [ $n -gt $OPEN_MAX ] && continue
 			for bin in $BASE "$IOTAPE"; do
 				name=new
 				[ "$bin" = "$IOTAPE" ] || name=base
