@@ -27,9 +27,9 @@
  * cryptographic one: names crafted against it could collide.
  *
  * A set may have a cap (rec_pset_cap()): a shard at its largest table
- * fills to 3/4, then each new key takes the place of one the clock finds
- * not met since the hand last passed (REC_PSET_REF, set at every add and
- * lookup that meets the entry).  A forgotten path is new again: its
+ * fills to 3/4, then each new key takes the place of one not met since
+ * it was last looked at for forgetting (REC_PSET_REF, set at every add and
+ * lookup that meets the entry; forget()).  A forgotten path is new again: its
  * state is taken again the next time a call names it, never missing, and
  * readers keep a path's first state (replay: rpl_plan_sort_ps()).  What
  * lives on is what a program keeps coming back to: its directories, the
@@ -62,6 +62,7 @@
 #define MIN_CAP 16u			/* slots of a shard at first */
 #define MAP_MIN (64u << 10)		/* tables this large are mapped */
 #define BLOOM_K 5			/* bits a forgotten key sets */
+#define FORGET_CLEARED 16		/* second chances forget() remembers */
 
 struct rec_pset_blk {
 	struct rec_pset_blk *next;
@@ -101,6 +102,7 @@ int rec_pset_init(struct rec_pathset *s)
 	unsigned i;
 
 	memset(s, 0, sizeof(*s));
+	s->rnd = SEED;
 	s->sh = calloc(REC_PSET_SHARDS, sizeof(*s->sh));
 	if (!s->sh)
 		return -ENOMEM;
@@ -291,24 +293,46 @@ static void bloom_add(struct rec_pathset *s, struct rec_pset_key k)
 }
 
 /*
- * Forget one entry of the full shard @d: the clock's hand clears the
- * REC_PSET_REF of the entries it passes and stops at the first without
- * it (at most one turn and a bit: it cleared them all on the way).  The
- * entries after it in its run move back where their probe would find
- * them (deletion by backward shift: no tombstones, the probes stay short).
+ * Forget one entry of the full shard @d: slots drawn at random, the
+ * REC_PSET_REF of each entry drawn cleared, the first drawn without it
+ * forgotten (a second chance, as a clock's; each draw that does not
+ * forget clears a bit an add or a lookup set, or finds one of the quarter
+ * of slots empty, so the draws per entry forgotten stay a few).  Not a
+ * clock's hand going round: forgetting the slots in order left the
+ * quarter of them that are empty trailing behind the hand and the rest
+ * full, in runs of thousands of slots that every probe walked (2 M paths
+ * into a 16 MiB set: 99 probes a lookup, against 1.5 below the cap).  The
+ * entries after the one forgotten in its run move back where their probe
+ * would find them (deletion by backward shift: no tombstones).
  */
 static void forget(struct rec_pathset *s, struct rec_pset_shard *d)
 {
-	uint64_t m = d->cap - 1, i, j;
+	uint64_t m = d->cap - 1, i, j, cleared[FORGET_CLEARED];
+	unsigned nc = 0, k;
 
-	for (;; d->hand = (d->hand + 1) & m) {
-		struct rec_pset_ent *e = &d->e[d->hand];
+	for (;;) {
+		struct rec_pset_ent *e;
 
-		if (!(e->g & REC_PSET_REF) && e->g)
+		s->rnd ^= s->rnd << 13;		/* xorshift64 */
+		s->rnd ^= s->rnd >> 7;
+		s->rnd ^= s->rnd << 17;
+		i = s->rnd & m;
+		e = &d->e[i];
+		if (!e->g)
+			continue;
+		if (e->g & REC_PSET_REF) {
+			e->g &= ~(uint64_t)REC_PSET_REF;
+			if (nc < FORGET_CLEARED)
+				cleared[nc++] = i;
+			continue;
+		}
+		/* not one whose chance this call took (drawn twice: a small
+		 * shard), unless it took that of many */
+		for (k = 0; k < nc && cleared[k] != i; k++)
+			;
+		if (k == nc || nc == FORGET_CLEARED || nc >= d->n)
 			break;
-		e->g &= ~(uint64_t)REC_PSET_REF;
 	}
-	i = d->hand;
 	bloom_add(s, (struct rec_pset_key){ d->e[i].h, d->e[i].g & ~(uint64_t)REC_PSET_CLOSED });
 	for (j = (i + 1) & m; d->e[j].g; j = (j + 1) & m) {
 		/* the entry at j may go to i if i is between its home and j */

@@ -268,7 +268,7 @@ struct rec_pset_ent {
 
 /* Every "/"-prefix of the path is in the set too. */
 #define REC_PSET_CLOSED 1u
-/* Met since the clock hand last passed (pathset.c, a capped set). */
+/* Met since it was last looked at for forgetting (pathset.c, capped). */
 #define REC_PSET_REF 4u
 
 /* The set is split by the hash's top bits: each shard grows alone. */
@@ -278,7 +278,6 @@ struct rec_pset_ent {
 struct rec_pset_shard {
 	struct rec_pset_ent *e;
 	uint64_t cap, n;
-	uint64_t hand;			/* the clock's, once the shard is full */
 };
 
 struct rec_pathset {
@@ -286,6 +285,7 @@ struct rec_pathset {
 	uint64_t cap, n;		/* slots and entries, all shards */
 	uint64_t max_cap;		/* slots of a shard at most (0: no cap) */
 	uint64_t forgot;		/* entries given up for room (capped) */
+	uint64_t rnd;			/* where the next one is looked for */
 	uint64_t again;			/* paths added that were forgotten before */
 	int last_again;			/* so was the one rec_pset_add*() added */
 	uint64_t *bloom;		/* the keys forgotten (bits; NULL: none yet) */
@@ -422,8 +422,9 @@ int rec_path_skipped(const char *p);
 /* ---- pathset.c: sets of paths ---- */
 int rec_pset_init(struct rec_pathset *s);
 /* at most @bytes of table (0: no cap); past it, a new path takes the
- * place of one not met for longest (a clock), counted in @s->forgot; a
- * forgotten path is new again, and counted in @s->again when added */
+ * place of one not met lately (random draws, a second chance), counted
+ * in @s->forgot; a forgotten path is new again, and counted in
+ * @s->again when added */
 void rec_pset_cap(struct rec_pathset *s, uint64_t bytes);
 void rec_pset_free(struct rec_pathset *s);
 /* the set's key of @p */
