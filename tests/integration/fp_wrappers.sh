@@ -51,9 +51,11 @@ run() {
 	local pid hex
 	pid=$(awk 'NR == 1 { print $1 }' "$d/$v.$m.raw")
 	hex=$(printf '0x%x' "$pid")
-	# (the pid only where it is an argument or a result: in fcntl lines;
-	# elsewhere a number such as a file name's may equal it)
-	sed -E -e 's/^[0-9]+ +//' -e "/^fcntl\\(/ s/\\b($pid|$hex)\\b/PID/g" \
+	# (the pid only where it is an argument or a result: in fcntl lines,
+	# past the command, which may equal it (pid 1030 is F_DUPFD_CLOEXEC,
+	# 0x406); elsewhere a number such as a file name's may equal it)
+	sed -E -e 's/^[0-9]+ +//' \
+		-e "/^fcntl\\(/ { s/^(fcntl\\([^,]*, [^,)]*)/\\1\\n/; :p; s/\\n(.*)\\b($pid|$hex)\\b/\\n\\1PID/; tp; s/\\n//; }" \
 		-e 's/0x[0-9a-f]{11,12}\b/ADDR/g' -e 's/si_pid=[0-9]+/si_pid=PID/g' \
 		-e 's/^fcntl\((0x[0-9a-f]+), 0x3, [^)]*\)/fcntl(\1, 0x3, _)/' \
 		-e 's/\) +=/) =/' "$d/$v.$m.raw" |
