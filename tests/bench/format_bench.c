@@ -2,7 +2,8 @@
  * format_bench.c - size and speed of the trace format on a cp -a shaped
  * workload, against strace text.
  *
- *   format_bench [-n EVENTS] [-p PATHLIST] [-d DIR] [-l LEVEL] [-f FLUSH] [-b] [-k]
+ *   format_bench [-n EVENTS] [-p PATHLIST] [-d DIR] [-l LEVEL] [-f FLUSH] [-b] [-k] [-c]
+ *   format_bench -r TRACE [-c]
  *
  * Per copied file: newfstatat(src), openat(src), newfstatat(fd,
  * AT_EMPTY_PATH), openat(dst, O_WRONLY|O_CREAT|O_EXCL), ioctl(FICLONE)
@@ -10,7 +11,12 @@
  * copying in turn.  Paths come from PATHLIST (one per line, e.g. the file
  * list of a kernel tarball) or are made up to look like a kernel tree.
  * Prints key=value lines; tests/bench/format.sh makes the table.  -k keeps
- * the trace (DIR/format-bench.iotape).
+ * the trace (DIR/format-bench.iotape).  -c adds the compressed bytes of
+ * each Chunk field per event (col_NAME=...): the writer starts a zstd block
+ * at each column, and a block's bytes are shared among the fields it holds
+ * by their sizes before compression.  -r decodes an existing trace only
+ * (decode_events_per_s, and with -c its columns): for callgrind or perf on
+ * the decoder alone, and for traces of another writer.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -20,8 +26,12 @@
 #include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
+/* ZSTD_frameHeaderSize(), ZSTD_isSkippableFrame() */
+#define ZSTD_STATIC_LINKING_ONLY
+#include <zstd.h>
 
 #include "iotape.h"
+#include "trace.pb-c.h"
 
 static uint64_t rs = 88172645463325252ull;
 
@@ -246,23 +256,204 @@ static long file_size(const char *p)
 	return stat(p, &st) ? -1 : (long)st.st_size;
 }
 
+static const uint8_t *varint(const uint8_t *p, const uint8_t *end, uint64_t *v)
+{
+	int shift;
+
+	*v = 0;
+	for (shift = 0; shift < 64 && p < end; shift += 7) {
+		*v |= (uint64_t)(*p & 0x7f) << shift;
+		if (!(*p++ & 0x80))
+			return p;
+	}
+	return NULL;
+}
+
+#define MAX_FIELD 64
+
+/* The fields of a Chunk record in @raw: their number and end offset. */
+static size_t chunk_fields(const uint8_t *raw, size_t len, unsigned *num, size_t *fend,
+			   size_t max)
+{
+	const uint8_t *p = raw + 1, *end = raw + len;
+	uint64_t v, key;
+	size_t n = 0;
+
+	/* TraceFile tag and length, Record.chunk tag and length */
+	if (len < 2 || !(p = varint(p, end, &v)) || p >= end || *p++ != ((2 << 3) | 2) ||
+	    !(p = varint(p, end, &v)))
+		return 0;
+	while (p < end && n < max) {
+		if (!(p = varint(p, end, &key)))
+			break;
+		if ((key & 7) == 2) {
+			if (!(p = varint(p, end, &v)) || v > (uint64_t)(end - p))
+				break;
+			p += v;
+		} else if ((key & 7) == 0) {
+			if (!(p = varint(p, end, &v)))
+				break;
+		} else {
+			break;
+		}
+		num[n] = key >> 3 < MAX_FIELD ? (unsigned)(key >> 3) : 0;
+		fend[n++] = (size_t)(p - raw);
+	}
+	return n;
+}
+
+/* Compressed bytes per Chunk field of every chunk frame of @file, printed
+ * per event.  Each block's content is found by feeding the streaming
+ * decoder one block at a time. */
+static void columns(const char *file, size_t events)
+{
+	double bytes[MAX_FIELD] = { 0 }, raw_b[MAX_FIELD] = { 0 }, other = 0;
+	FILE *f = fopen(file, "rb");
+	ZSTD_DCtx *d = ZSTD_createDCtx();
+	uint8_t *buf, *out = NULL;
+	size_t len, off, frame = 0, out_cap = 0, i;
+	long sz;
+
+	if (!f || fseek(f, 0, SEEK_END) || (sz = ftell(f)) < 0 || fseek(f, 0, SEEK_SET)) {
+		perror(file);
+		exit(1);
+	}
+	len = (size_t)sz;
+	buf = malloc(len ? len : 1);
+	if (!buf || fread(buf, 1, len, f) != len) {
+		perror(file);
+		exit(1);
+	}
+	fclose(f);
+	for (off = 0; off < len; frame++) {
+		size_t fsz = ZSTD_findFrameCompressedSize(buf + off, len - off);
+		unsigned long long csz;
+		size_t hsz, p, blk_start[4096], blk_end[4096], blk_c[4096], nb = 0;
+		size_t fend[256], nf, k;
+		unsigned num[256];
+		ZSTD_outBuffer ob;
+		ZSTD_inBuffer ib;
+
+		if (ZSTD_isError(fsz))
+			break;
+		if (frame == 0 || ZSTD_isSkippableFrame(buf + off, len - off)) {
+			other += (double)fsz;
+			off += fsz;
+			continue;
+		}
+		csz = ZSTD_getFrameContentSize(buf + off, fsz);
+		hsz = ZSTD_frameHeaderSize(buf + off, fsz);
+		if (csz == ZSTD_CONTENTSIZE_UNKNOWN || csz == ZSTD_CONTENTSIZE_ERROR ||
+		    ZSTD_isError(hsz))
+			break;
+		if (out_cap < csz) {
+			out_cap = (size_t)csz;
+			out = realloc(out, out_cap);
+			if (!out)
+				exit(1);
+		}
+		ZSTD_DCtx_reset(d, ZSTD_reset_session_only);
+		ob = (ZSTD_outBuffer){ out, (size_t)csz, 0 };
+		ib = (ZSTD_inBuffer){ buf + off, hsz, 0 };
+		ZSTD_decompressStream(d, &ob, &ib);
+		other += (double)hsz;
+		for (p = hsz; p + 3 <= fsz && nb < 4096;) {
+			const uint8_t *h = buf + off + p;
+			uint32_t bh = h[0] | h[1] << 8 | (uint32_t)h[2] << 16;
+			size_t bsz = (bh >> 1 & 3) == 1 ? 1 : bh >> 3, before = ob.pos;
+
+			ib.size = p + 3 + bsz;
+			while (ib.pos < ib.size)
+				if (ZSTD_isError(ZSTD_decompressStream(d, &ob, &ib)))
+					break;
+			blk_start[nb] = before;
+			blk_end[nb] = ob.pos;
+			blk_c[nb++] = 3 + bsz;
+			p += 3 + bsz;
+			if (bh & 1)
+				break;
+		}
+		other += (double)(fsz - p);	/* the checksum */
+		nf = chunk_fields(out, ob.pos, num, fend, 256);
+		for (i = 0; i < nb; i++) {
+			size_t s0 = 0, b = blk_end[i] - blk_start[i];
+
+			for (k = 0; k < nf; s0 = fend[k++]) {
+				size_t lo = s0 > blk_start[i] ? s0 : blk_start[i];
+				size_t hi = fend[k] < blk_end[i] ? fend[k] : blk_end[i];
+
+				if (hi <= lo)
+					continue;
+				raw_b[num[k]] += (double)(hi - lo);
+				bytes[num[k]] += b ? (double)blk_c[i] * (double)(hi - lo) / (double)b : 0;
+			}
+			if (!nf)
+				other += (double)blk_c[i];
+		}
+		off += fsz;
+	}
+	for (i = 0; i < MAX_FIELD; i++) {
+		const ProtobufCFieldDescriptor *fd =
+			protobuf_c_message_descriptor_get_field(&iotape__chunk__descriptor,
+								(unsigned)i);
+
+		if (bytes[i] > 0 || raw_b[i] > 0)
+			printf("col_%s=%.3f raw=%.3f\n", fd ? fd->name : "record",
+			       bytes[i] / (double)events, raw_b[i] / (double)events);
+	}
+	printf("col_frames_header_index=%.3f\n", other / (double)events);
+	ZSTD_freeDCtx(d);
+	free(out);
+	free(buf);
+}
+
+/* Decode @file @passes times; the best pass's events per CPU second. */
+static double decode(const char *file, int passes, size_t *events, uint64_t *sum)
+{
+	struct iot_reader *r;
+	struct iot_item it;
+	double t_read = 1e9;
+	int rc, pass;
+
+	if ((rc = iot_reader_open(&r, file))) {
+		fprintf(stderr, "format_bench: %s: %s\n", file, iot_strerror(rc));
+		exit(1);
+	}
+	for (pass = 0; pass < passes; pass++) {
+		double t, t0;
+
+		iot_reader_rewind(r);
+		*events = 0;
+		t0 = thread_s();
+		while (iot_reader_next(r, &it) > 0) {
+			if (it.kind == IOT_ITEM_EVENT) {
+				(*events)++;
+				*sum += (uint64_t)it.u.ev.t_enter + it.u.ev.path_len;
+			}
+		}
+		t = thread_s() - t0;
+		if (t < t_read)
+			t_read = t;
+	}
+	iot_reader_close(r);
+	return (double)*events / t_read;
+}
+
 int main(int argc, char **argv)
 {
 	struct iot_writer_opts o = { 0 };
 	struct iot_header h = { 0 };
 	struct iot_writer *w;
-	struct iot_reader *r;
-	struct iot_item it;
 	struct gen g = { 0 };
-	const char *plist = NULL, *dir = "/tmp";
+	const char *plist = NULL, *dir = "/tmp", *rd = NULL;
 	char out[4096], txt[4096], cmd[8400];
 	size_t n = 1000000, i, k, read_ev = 0;
-	double t0, ta, t_write = 0, t_append = 0, t_read;
+	double t0, ta, t_write = 0, t_append = 0, decode_rate;
 	uint64_t sum = 0;
-	int opt, rc, pass, keep = 0;
+	int opt, rc, pass, keep = 0, cols = 0;
 	FILE *f;
 
-	while ((opt = getopt(argc, argv, "n:p:d:l:f:bk")) != -1) {
+	while ((opt = getopt(argc, argv, "n:p:d:l:f:bkcr:")) != -1) {
 		switch (opt) {
 		case 'n': n = strtoul(optarg, NULL, 0); break;
 		case 'p': plist = optarg; break;
@@ -271,11 +462,25 @@ int main(int argc, char **argv)
 		case 'f': o.flush_events = (uint32_t)strtoul(optarg, NULL, 0); break;
 		case 'b': o.background = 1; break;
 		case 'k': keep = 1; break;
+		case 'c': cols = 1; break;
+		case 'r': rd = optarg; break;
 		default:
 			fprintf(stderr, "usage: format_bench [-n EVENTS] [-p PATHLIST] "
-				"[-d DIR] [-l LEVEL] [-f FLUSH_EVENTS] [-b] [-k]\n");
+				"[-d DIR] [-l LEVEL] [-f FLUSH_EVENTS] [-b] [-k] [-c]\n"
+				"       format_bench -r TRACE [-c]\n");
 			return 2;
 		}
+	}
+	if (rd) {
+		decode_rate = decode(rd, 3, &read_ev, &sum);
+		printf("events=%zu\n", read_ev);
+		printf("iotape_bytes_per_event=%.2f\n",
+		       (double)file_size(rd) / (double)(read_ev ? read_ev : 1));
+		printf("decode_events_per_s=%.0f\n", decode_rate);
+		printf("checksum=%llu\n", (unsigned long long)sum);
+		if (cols)
+			columns(rd, read_ev ? read_ev : 1);
+		return 0;
 	}
 	if (plist)
 		load_paths(plist);
@@ -326,28 +531,7 @@ int main(int argc, char **argv)
 			t_write = now_s() - t0;
 	}
 	fclose(f);
-	if ((rc = iot_reader_open(&r, out))) {
-		fprintf(stderr, "format_bench: %s: %s\n", out, iot_strerror(rc));
-		return 1;
-	}
-	t_read = 1e9;
-	for (pass = 0; pass < 3; pass++) {	/* best of 3 */
-		double t;
-
-		iot_reader_rewind(r);
-		read_ev = 0;
-		t0 = thread_s();
-		while (iot_reader_next(r, &it) > 0) {
-			if (it.kind == IOT_ITEM_EVENT) {
-				read_ev++;
-				sum += (uint64_t)it.u.ev.t_enter + it.u.ev.path_len;
-			}
-		}
-		t = thread_s() - t0;
-		if (t < t_read)
-			t_read = t;
-	}
-	iot_reader_close(r);
+	decode_rate = decode(out, 3, &read_ev, &sum);	/* best of 3 */
 	if (read_ev != n) {
 		fprintf(stderr, "format_bench: read %zu events of %zu\n", read_ev, n);
 		return 1;
@@ -362,11 +546,13 @@ int main(int argc, char **argv)
 	printf("write_events_per_s=%.0f\n", (double)n / t_write);
 	/* what the caller (the tracer) waits: with -b, not zstd nor write */
 	printf("append_events_per_s=%.0f\n", (double)n / t_append);
-	printf("decode_events_per_s=%.0f\n", (double)n / t_read);
+	printf("decode_events_per_s=%.0f\n", decode_rate);
 	printf("strace_bytes_per_event=%.2f\n", (double)file_size(txt) / (double)n);
 	snprintf(cmd, sizeof(cmd), "%s.zst", txt);
 	printf("strace_zstd3_bytes_per_event=%.2f\n", (double)file_size(cmd) / (double)n);
 	printf("checksum=%llu\n", (unsigned long long)sum);
+	if (cols)
+		columns(out, n);
 	unlink(txt);
 	unlink(cmd);
 	if (!keep)
