@@ -101,19 +101,39 @@ void iot_split7(const uint64_t *v, size_t n, uint32_t *lo, uint64_t *hi)
 	}
 }
 
-/* The 1.3 string table into c->strings: NUL-terminated copies in @a. */
+/* How many 0 bytes @p..@p+@n holds, eight at a time. */
+static size_t zeros(const uint8_t *p, size_t n)
+{
+	const uint64_t lo7 = 0x7f7f7f7f7f7f7f7full;
+	size_t i = 0, k = 0;
+
+	for (; i + 8 <= n; i += 8) {
+		uint64_t w;
+
+		memcpy(&w, p + i, 8);
+		/* bit 7 of each byte that is 0, exactly (no borrow across
+		 * bytes), then summed into the top byte by the multiply */
+		w = ~(((w & lo7) + lo7) | w | lo7);
+		k += (size_t)(((w >> 7) * 0x0101010101010101ull) >> 56);
+	}
+	for (; i < n; i++)
+		k += p[i] == 0;
+	return k;
+}
+
+/* The 1.3 string table into c->strings: NUL-terminated copies in @a,
+ * all in one allocation. */
 static int expand_names(struct iot_arena *a, Iotape__Chunk *c)
 {
 	const uint8_t *p = c->names.data, *end = p + c->names.len;
-	size_t n = 0, i;
-	const uint8_t *q;
+	size_t n, i, total = c->names.len;
+	uint8_t *s;
 
 	if (c->n_strings)
 		return IOT_E_CORRUPT;	/* both tables: which one? */
 	if (c->names.len && end[-1] != 0)
 		return IOT_E_CORRUPT;
-	for (q = p; q < end; q++)
-		n += *q == 0;
+	n = zeros(p, c->names.len);
 	if ((c->n_name_base != n && c->n_name_base != 0) ||
 	    c->n_name_prefix != c->n_name_base)
 		return IOT_E_CORRUPT;
@@ -122,9 +142,17 @@ static int expand_names(struct iot_arena *a, Iotape__Chunk *c)
 	c->strings = iot_arena_alloc(a, n * sizeof(*c->strings));
 	if (!c->strings)
 		return -ENOMEM;
+	/* a string is at most the whole names field plus prefixes, each
+	 * of which is bounded the same way: no overflow below 2^32
+	 * strings of 2^32 bytes; a prefix longer than the string it is
+	 * taken from is refused below, so the sum is the exact size */
+	for (i = 0; i < c->n_name_prefix; i++)
+		total += c->name_prefix[i];
+	s = iot_arena_alloc(a, total ? total : 1);
+	if (!s)
+		return -ENOMEM;
 	for (i = 0; i < n; i++) {
 		size_t slen = strlen((const char *)p), k = 0, pre = 0;
-		uint8_t *s;
 
 		if (c->n_name_base) {
 			k = c->name_base[i];
@@ -132,43 +160,38 @@ static int expand_names(struct iot_arena *a, Iotape__Chunk *c)
 			if (k > i || (k == 0 && pre) || (k && pre > c->strings[i - k].len))
 				return IOT_E_CORRUPT;
 		}
-		/* a string is at most the whole names field plus prefixes, each
-		 * of which is bounded the same way: no overflow below 2^32
-		 * strings of 2^32 bytes */
-		s = iot_arena_alloc(a, pre + slen + 1);
-		if (!s)
-			return -ENOMEM;
 		if (pre)
 			memcpy(s, c->strings[i - k].data, pre);
 		memcpy(s + pre, p, slen + 1);
 		c->strings[i].data = s;
 		c->strings[i].len = pre + slen;
+		s += pre + slen + 1;
 		p += slen + 1;
 	}
 	c->n_strings = n;
 	return 0;
 }
 
-/* hi * 128 + lo into a new column of @n values. */
-static int join7(struct iot_arena *a, const uint32_t *lo, size_t n_lo,
-		 const uint64_t *hi, size_t n_hi, uint64_t **out, size_t *n)
+/* hi * 128 + lo as a column of @n values, in place of @hi (the arena's,
+ * which nothing reads after this). */
+static int join7(const uint32_t *lo, size_t n_lo, uint64_t *hi, size_t n_hi,
+		 uint64_t **out, size_t *n)
 {
-	uint64_t *v;
+	uint32_t bad = 0;
 	size_t i;
 
 	if (*n || n_lo != n_hi)
 		return IOT_E_CORRUPT;
 	if (!n_lo)
 		return 0;
-	v = iot_arena_alloc(a, n_lo * sizeof(*v));
-	if (!v)
-		return -ENOMEM;
+	/* checked after the loop, which then has no branch */
 	for (i = 0; i < n_lo; i++) {
-		if (lo[i] > 127)
-			return IOT_E_CORRUPT;
-		v[i] = hi[i] << 7 | lo[i];
+		bad |= lo[i];
+		hi[i] = hi[i] << 7 | lo[i];
 	}
-	*out = v;
+	if (bad > 127)
+		return IOT_E_CORRUPT;
+	*out = hi;
 	*n = n_lo;
 	return 0;
 }
@@ -178,10 +201,10 @@ int iot_chunk_expand(struct iot_arena *a, Iotape__Chunk *c)
 	int rc = 0;
 
 	if (c->n_t_enter_lo || c->n_t_enter_hi)
-		rc = join7(a, c->t_enter_lo, c->n_t_enter_lo, c->t_enter_hi,
+		rc = join7(c->t_enter_lo, c->n_t_enter_lo, c->t_enter_hi,
 			   c->n_t_enter_hi, (uint64_t **)&c->t_enter, &c->n_t_enter);
 	if (!rc && (c->n_duration_lo || c->n_duration_hi))
-		rc = join7(a, c->duration_lo, c->n_duration_lo, c->duration_hi,
+		rc = join7(c->duration_lo, c->n_duration_lo, c->duration_hi,
 			   c->n_duration_hi, &c->duration, &c->n_duration);
 	if (!rc && c->has_names)
 		rc = expand_names(a, c);

@@ -138,6 +138,8 @@ static int load_slot(const struct iot_reader *r, struct slot *s, const struct io
 	if (!s->last_exit || !s->seen)
 		return -ENOMEM;
 	memset(s->seen, 0, c->n_tids + 1);
+	s->extra = c->n_ev_flags || c->n_pre_ns || c->n_cpu_ns || c->n_slept_ns ||
+		   c->n_run_ns || c->n_woke_ns || c->n_waited_ns || c->n_data_len;
 	s->ch = c;
 	return 0;
 }
@@ -270,34 +272,67 @@ static void fill_path_state(struct iot_reader *r, const Iotape__PathState *m,
 	s->flags = m->flags;
 }
 
+/* Which of an event's 6 argument values to keep, by its count: the
+ * args column has IOT_MAX_ARGS values of room after its end (chunk.c),
+ * so all 6 are read and masked, without a call or a loop. */
+_Static_assert(IOT_MAX_ARGS == 6, "fill_event() copies six arguments");
+static const int64_t arg_keep[IOT_MAX_ARGS + 1][IOT_MAX_ARGS] = {
+	{ 0, 0, 0, 0, 0, 0 },
+	{ -1, 0, 0, 0, 0, 0 },
+	{ -1, -1, 0, 0, 0, 0 },
+	{ -1, -1, -1, 0, 0, 0 },
+	{ -1, -1, -1, -1, 0, 0 },
+	{ -1, -1, -1, -1, -1, 0 },
+	{ -1, -1, -1, -1, -1, -1 },
+};
+
 static void fill_event(struct iot_reader *r, struct iot_event *ev)
 {
 	uint64_t t_exit;
 	const Iotape__Chunk *c = r->ch;
 	size_t i = r->i_ev++;
-	uint32_t ti = c->tid_idx[i], p;
+	uint32_t ti = c->tid_idx[i], p, na = c->nargs[i];
+	const int64_t *a = c->args + r->i_arg;
 
 	ev->t_enter = (int64_t)iot_rd_next_time(r, i, &t_exit);
 	ev->t_exit = (int64_t)t_exit;
 	ev->tid = c->tids[ti];
 	ev->pid = c->n_tid_pids ? c->tid_pids[ti] : ev->tid;
 	ev->nr = (int32_t)c->nr[i];
-	ev->flags = c->n_ev_flags ? c->ev_flags[i] : 0;
-	ev->pre_ns = c->n_pre_ns ? c->pre_ns[i] : 0;
-	ev->cpu_ns = c->n_cpu_ns ? c->cpu_ns[i] : 0;
-	ev->slept_ns = c->n_slept_ns ? c->slept_ns[i] : 0;
-	ev->run_ns = c->n_run_ns ? c->run_ns[i] : 0;
-	ev->woke_ns = c->n_woke_ns ? c->woke_ns[i] : 0;
-	ev->waited_ns = c->n_waited_ns ? c->waited_ns[i] : 0;
-	ev->data_len = c->n_data_len ? c->data_len[i] : 0;
-	ev->data = ev->data_len ? c->data.data + r->i_data : NULL;
-	r->i_data += ev->data_len;
+	if (r->cur->extra) {
+		ev->flags = c->n_ev_flags ? c->ev_flags[i] : 0;
+		ev->pre_ns = c->n_pre_ns ? c->pre_ns[i] : 0;
+		ev->cpu_ns = c->n_cpu_ns ? c->cpu_ns[i] : 0;
+		ev->slept_ns = c->n_slept_ns ? c->slept_ns[i] : 0;
+		ev->run_ns = c->n_run_ns ? c->run_ns[i] : 0;
+		ev->woke_ns = c->n_woke_ns ? c->woke_ns[i] : 0;
+		ev->waited_ns = c->n_waited_ns ? c->waited_ns[i] : 0;
+		ev->data_len = c->n_data_len ? c->data_len[i] : 0;
+		ev->data = ev->data_len ? c->data.data + r->i_data : NULL;
+		r->i_data += ev->data_len;
+	} else {
+		ev->flags = ev->pre_ns = ev->cpu_ns = ev->slept_ns = 0;
+		ev->run_ns = ev->woke_ns = ev->waited_ns = ev->data_len = 0;
+		ev->data = NULL;
+	}
 	ev->ret = c->ret[i];
-	ev->nargs = c->nargs[i];
-	memset(ev->args, 0, sizeof(ev->args));
-	if (ev->nargs) {
-		memcpy(ev->args, c->args + r->i_arg, ev->nargs * sizeof(ev->args[0]));
-		r->i_arg += ev->nargs;
+	ev->nargs = na;
+	/* check_chunk() saw na <= IOT_MAX_ARGS; a chunk without values
+	 * (all na 0) may have no column to read */
+	if (c->n_args) {
+		const int64_t *m = arg_keep[na];
+
+		/* six statements, not a loop: -O2 neither unrolls nor
+		 * vectorizes the loop, it pairs these */
+		ev->args[0] = a[0] & m[0];
+		ev->args[1] = a[1] & m[1];
+		ev->args[2] = a[2] & m[2];
+		ev->args[3] = a[3] & m[3];
+		ev->args[4] = a[4] & m[4];
+		ev->args[5] = a[5] & m[5];
+		r->i_arg += na;
+	} else {
+		memset(ev->args, 0, sizeof(ev->args));
 	}
 	p = c->n_path ? c->path[i] : 0;
 	ev->path = p ? r->cur->str[p - 1] : NULL;

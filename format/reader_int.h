@@ -29,6 +29,7 @@ struct slot {
 	uint64_t *last_exit;		/* per tid index, see iot_rd_next_time() */
 	uint8_t *seen;
 	int spans;			/* loaded for iot_reader_set_spans() */
+	int extra;			/* has a column fill_event() may skip */
 };
 
 struct iot_reader {
