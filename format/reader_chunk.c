@@ -46,6 +46,7 @@ static int check_times(const Iotape__Chunk *c)
 static int check_chunk(Iotape__Chunk *c)
 {
 	size_t n = c->n_t_enter, i, total = 0, seen = 0;
+	uint32_t max_tid = 0, max_args = 0;
 	uint64_t data = 0;
 
 	if (c->n_duration != n || c->n_tid_idx != n || c->n_nr != n ||
@@ -77,13 +78,28 @@ static int check_chunk(Iotape__Chunk *c)
 		    data > (c->has_data ? c->data.len : 0))
 			return IOT_E_CORRUPT;
 	}
+	/* the largest tid index and argument count, checked after the loop,
+	 * which then has no branch */
 	for (i = 0; i < n; i++) {
-		if (c->tid_idx[i] >= c->n_tids || c->nargs[i] > IOT_MAX_ARGS)
-			return IOT_E_CORRUPT;
+		max_tid = c->tid_idx[i] > max_tid ? c->tid_idx[i] : max_tid;
+		max_args = c->nargs[i] > max_args ? c->nargs[i] : max_args;
 		total += c->nargs[i];
-		if ((c->n_path && path_index(&c->path[i], &seen, c->n_strings)) ||
-		    (c->n_path2 && path_index(&c->path2[i], &seen, c->n_strings)))
-			return IOT_E_CORRUPT;
+	}
+	if (n && (max_tid >= c->n_tids || max_args > IOT_MAX_ARGS))
+		return IOT_E_CORRUPT;
+	/* each column is empty or has n values (above) */
+	if (c->n_path && c->n_path2) {
+		for (i = 0; i < n; i++)
+			if (path_index(&c->path[i], &seen, c->n_strings) ||
+			    path_index(&c->path2[i], &seen, c->n_strings))
+				return IOT_E_CORRUPT;
+	} else {
+		uint32_t *p = c->n_path ? c->path : c->path2;
+		size_t m = c->n_path || c->n_path2 ? n : 0;
+
+		for (i = 0; i < m; i++)
+			if (path_index(&p[i], &seen, c->n_strings))
+				return IOT_E_CORRUPT;
 	}
 	return total == c->n_args ? 0 : IOT_E_CORRUPT;
 }
