@@ -521,6 +521,103 @@ static void test_foreign_encoding(void **state)
 	free(file);
 }
 
+/* Varint @u in exactly @len bytes (1-10; padded with 0x80 bytes, as
+ * protobuf allows), appended to @p. */
+static void pb_varint_len(struct pbuf *p, uint64_t u, unsigned len)
+{
+	unsigned i;
+
+	for (i = 0; i + 1 < len; i++)
+		p->b[p->n++] = (uint8_t)(((u >> (7 * i)) & 0x7f) | 0x80);
+	p->b[p->n++] = (uint8_t)((u >> (7 * i)) & 0x7f);
+}
+
+/* The decoder's paths through a column: values of every varint length
+ * (1 to 10 bytes, shortest and padded forms) at every place, the last
+ * ones fewer than 8 bytes from the field's end; columns of one-byte
+ * varints only, split over records (the second appended to the first);
+ * a column one record of which has longer varints; signed one-byte
+ * values; then an 11-byte varint and one cut at the field's end, which
+ * are corrupt. */
+static void test_varint_widths(void **state)
+{
+	enum { N = 48, NA = N * 6 };
+	static int64_t want[NA];
+	static uint64_t ones[N], dur[N], ret[N], nr[N], six[N];
+	struct pbuf c = { .n = 0 }, a = { .n = 0 };
+	struct iot_reader *r;
+	struct iot_item it;
+	uint8_t *file;
+	size_t i, k, last = 0;
+	int bad;
+
+	for (i = 0; i < NA; i++) {
+		/* lengths 1..10 in an order that puts each at every place */
+		unsigned len = 1 + (unsigned)((i * 7 + i / 10) % 10);
+		uint64_t u = len == 1 ? i % 128 : (1ull << (7 * (len - 1))) | (i * 0x9e3779b97f4a7c15ull >> (71 - 7 * (len > 9 ? 9 : len)));
+
+		if (len == 10)
+			u = (1ull << 63) | i;
+		want[i] = (int64_t)((u >> 1) ^ -(u & 1));
+		last = a.n;
+		/* every fifth value in a padded form of 10 bytes */
+		pb_varint_len(&a, u, i % 5 == 4 ? 10 : len);
+	}
+	for (i = 0; i < N; i++) {
+		ones[i] = 0;
+		dur[i] = i < 20 ? i : i * 1000;	/* one-byte, then longer */
+		ret[i] = zz((int64_t)i - 24);
+		nr[i] = 257;
+		six[i] = 6;
+	}
+	for (bad = 0; bad < 3; bad++) {
+		c.n = 0;
+		pb_packed(&c, 3, (uint64_t[]){ zz(7) }, 1);
+		pb_packed(&c, 5, ones, N);		/* t_enter: all 0 */
+		pb_packed(&c, 6, dur, 20);
+		pb_packed(&c, 6, dur + 20, N - 20);
+		pb_packed(&c, 7, ones, 13);		/* tid_idx over two records */
+		pb_packed(&c, 7, ones + 13, N - 13);
+		pb_packed(&c, 8, nr, N);
+		pb_packed(&c, 9, ret, N);
+		pb_packed(&c, 10, six, N);
+		if (bad) {	/* the last value as 11 bytes, or cut at 2 */
+			struct pbuf t = a;
+
+			t.n = last;
+			for (k = 0; k < (bad == 1 ? 10u : 2u); k++)
+				t.b[t.n++] = 0x80;
+			if (bad == 1)
+				t.b[t.n++] = 0x00;
+			pb_bytes(&c, 11, t.b, t.n);
+		} else {
+			pb_bytes(&c, 11, a.b, a.n);
+		}
+		assert_true(c.n < sizeof(c.b));
+		assert_int_equal(open_handmade(&c, &r, &file), 0);
+		if (bad) {	/* the walk of the frames found it */
+			assert_int_equal(iot_reader_summary(r)->damage, IOT_E_CORRUPT);
+			assert_int_equal(iot_reader_summary(r)->events, 0);
+			assert_true(iot_reader_next(r, &it) <= 0);
+		} else {
+			for (i = 0; i < N; i++) {
+				assert_int_equal(iot_reader_next(r, &it), 1);
+				assert_int_equal(it.kind, IOT_ITEM_EVENT);
+				assert_int_equal(it.u.ev.tid, 7);
+				assert_int_equal(it.u.ev.nr, 257);
+				assert_int_equal(it.u.ev.ret, (int64_t)i - 24);
+				assert_int_equal(it.u.ev.t_exit - it.u.ev.t_enter, dur[i]);
+				assert_int_equal(it.u.ev.nargs, 6);
+				for (k = 0; k < 6; k++)
+					assert_int_equal(it.u.ev.args[k], want[i * 6 + k]);
+			}
+			assert_int_equal(iot_reader_next(r, &it), 0);
+		}
+		iot_reader_close(r);
+		free(file);
+	}
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -536,6 +633,7 @@ int main(void)
 		cmocka_unit_test(test_open_errors),
 		cmocka_unit_test(test_protoc_decodes),
 		cmocka_unit_test(test_foreign_encoding),
+		cmocka_unit_test(test_varint_widths),
 	};
 
 	return cmocka_run_group_tests(tests, setup, teardown);
