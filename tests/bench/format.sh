@@ -2,7 +2,8 @@
 # format.sh - size and speed of the trace format against strace text, on a
 # cp -a shaped workload of 1,000,000 events.  Prints one small table.
 # Paths come from the kernel source tarball when it is installed
-# (linux-source-6.1), else from a made-up kernel tree.
+# (linux-source-6.1), else from a made-up kernel tree.  Then the default
+# run's bytes per event by Chunk field (format_bench -c).
 set -u
 cd "$(dirname "$0")/../.."
 BUILD=${BUILD:-build}
@@ -28,7 +29,8 @@ run() {	# label, options...
 echo "paths: ${tarball:-synthetic kernel tree}"
 printf '%-34s %8s %10s %10s %10s\n' "iotape format (1M cp -a events)" "B/event" "write M/s" \
 	"append M/s" "decode M/s"
-run "default (8192 events, zstd -5)"
+run "default (8192 events, zstd -5)" -c
+cp "$tmp/out" "$tmp/cols"
 run "background writer" -b
 run "4096 events, zstd -3" -f 4096 -l 3
 run "16384 events, zstd -9" -f 16384 -l 9
@@ -36,3 +38,7 @@ sb=$(sed -n 's/^strace_bytes_per_event=//p' "$tmp/last")
 sz=$(sed -n 's/^strace_zstd3_bytes_per_event=//p' "$tmp/last")
 printf '%-34s %8s\n' "strace -f -ttt -T text" "$sb"
 printf '%-34s %8s\n' "strace text, zstd -3" "$sz"
+echo "default, bytes per event by column (compressed; before compression):"
+sed -n 's/^col_\([a-z_0-9]*\)=\([0-9.]*\) raw=\([0-9.]*\)$/\1 \2 \3/p' "$tmp/cols" |
+	awk '$2 >= 0.005 || $3 >= 0.005 { printf "  %-22s %6.3f %7.3f\n", $1, $2, $3 }'
+sed -n 's/^col_frames_header_index=/  frames, header, index  /p' "$tmp/cols"
