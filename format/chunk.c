@@ -249,6 +249,8 @@ static int fill_packed(Iotape__Chunk *ch, unsigned f, const uint8_t *p, size_t l
 	size_t k = *n;
 	uint64_t v;
 
+	if (!len)	/* an empty record: the column may have no array */
+		return 0;
 	if (single) {
 		switch (col_type[f]) {
 		case C_U32:

@@ -537,8 +537,8 @@ static void pb_varint_len(struct pbuf *p, uint64_t u, unsigned len)
  * ones fewer than 8 bytes from the field's end; columns of one-byte
  * varints only, split over records (the second appended to the first);
  * a column one record of which has longer varints; signed one-byte
- * values; then an 11-byte varint and one cut at the field's end, which
- * are corrupt. */
+ * values; an empty record of a column that has no values; then an
+ * 11-byte varint and one cut at the field's end, which are corrupt. */
 static void test_varint_widths(void **state)
 {
 	enum { N = 48, NA = N * 6 };
@@ -581,6 +581,7 @@ static void test_varint_widths(void **state)
 		pb_packed(&c, 8, nr, N);
 		pb_packed(&c, 9, ret, N);
 		pb_packed(&c, 10, six, N);
+		pb_bytes(&c, 14, "", 0);	/* an empty record: no array */
 		if (bad) {	/* the last value as 11 bytes, or cut at 2 */
 			struct pbuf t = a;
 
