@@ -122,11 +122,13 @@ static size_t zeros(const uint8_t *p, size_t n)
 }
 
 /* The 1.3 string table into c->strings: NUL-terminated copies in @a,
- * all in one allocation. */
+ * all in one allocation.  The first loop checks every prefix against
+ * the string it is taken from and sums the lengths, so that a hostile
+ * chunk cannot ask for more than it holds. */
 static int expand_names(struct iot_arena *a, Iotape__Chunk *c)
 {
 	const uint8_t *p = c->names.data, *end = p + c->names.len;
-	size_t n, i, total = c->names.len;
+	size_t n, i, k, pre, slen, total = 0;
 	uint8_t *s;
 
 	if (c->n_strings)
@@ -142,29 +144,29 @@ static int expand_names(struct iot_arena *a, Iotape__Chunk *c)
 	c->strings = iot_arena_alloc(a, n * sizeof(*c->strings));
 	if (!c->strings)
 		return -ENOMEM;
-	/* a string is at most the whole names field plus prefixes, each
-	 * of which is bounded the same way: no overflow below 2^32
-	 * strings of 2^32 bytes; a prefix longer than the string it is
-	 * taken from is refused below, so the sum is the exact size */
-	for (i = 0; i < c->n_name_prefix; i++)
-		total += c->name_prefix[i];
-	s = iot_arena_alloc(a, total ? total : 1);
+	for (i = 0; i < n; i++) {
+		slen = strlen((const char *)p);
+		k = c->n_name_base ? c->name_base[i] : 0;
+		pre = c->n_name_base ? c->name_prefix[i] : 0;
+		if (k > i || (k == 0 && pre) || (k && pre > c->strings[i - k].len))
+			return IOT_E_CORRUPT;
+		/* a string is at most the whole names field plus prefixes, each
+		 * of which is bounded the same way: no overflow below 2^32
+		 * strings of 2^32 bytes */
+		c->strings[i].len = pre + slen;
+		total += pre + slen + 1;
+		p += slen + 1;
+	}
+	s = iot_arena_alloc(a, total);
 	if (!s)
 		return -ENOMEM;
-	for (i = 0; i < n; i++) {
-		size_t slen = strlen((const char *)p), k = 0, pre = 0;
-
-		if (c->n_name_base) {
-			k = c->name_base[i];
-			pre = c->name_prefix[i];
-			if (k > i || (k == 0 && pre) || (k && pre > c->strings[i - k].len))
-				return IOT_E_CORRUPT;
-		}
+	for (i = 0, p = c->names.data; i < n; i++) {
+		pre = c->n_name_base ? c->name_prefix[i] : 0;
+		slen = c->strings[i].len - pre;
 		if (pre)
-			memcpy(s, c->strings[i - k].data, pre);
+			memcpy(s, c->strings[i - c->name_base[i]].data, pre);
 		memcpy(s + pre, p, slen + 1);
 		c->strings[i].data = s;
-		c->strings[i].len = pre + slen;
 		s += pre + slen + 1;
 		p += slen + 1;
 	}

@@ -308,7 +308,6 @@ static void fill_event(struct iot_reader *r, struct iot_event *ev)
 	const Iotape__Chunk *c = r->ch;
 	size_t i = r->i_ev++;
 	uint32_t ti = c->tid_idx[i], p, na = c->nargs[i];
-	const int64_t *a = c->args + r->i_arg;
 
 	ev->t_enter = (int64_t)iot_rd_next_time(r, i, &t_exit);
 	ev->t_exit = (int64_t)t_exit;
@@ -336,7 +335,7 @@ static void fill_event(struct iot_reader *r, struct iot_event *ev)
 	/* check_chunk() saw na <= IOT_MAX_ARGS; a chunk without values
 	 * (all na 0) may have no column to read */
 	if (c->n_args) {
-		const int64_t *m = arg_keep[na];
+		const int64_t *a = c->args + r->i_arg, *m = arg_keep[na];
 
 		/* six statements, not a loop: -O2 neither unrolls nor
 		 * vectorizes the loop, it pairs these */
