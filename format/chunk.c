@@ -285,11 +285,52 @@ static int fill_packed(Iotape__Chunk *ch, unsigned f, const uint8_t *p, size_t l
 	return 0;
 }
 
+/* Where the args column is in the chunk (pass 0 of walk()). */
+struct args_rec {
+	const uint8_t *p;		/* its last packed record */
+	size_t len;
+	unsigned packed, unpacked;	/* records, elements not packed */
+};
+
+/* Whether @p..@p+@n are whole varints of at most 10 bytes (what
+ * get_varint() takes): no run of 10 bytes with the high bit, the last
+ * byte without it.  Eight bytes at a time: a run inside a word is
+ * shorter than 8, so only the runs across words are added up. */
+static int varints_ok(const uint8_t *p, size_t n)
+{
+	size_t i = 0, run = 0;
+
+	if (!n || p[n - 1] & 0x80)
+		return 0;
+	for (; i + 8 <= n; i += 8) {
+		uint64_t w, t;
+
+		memcpy(&w, p + i, 8);
+		t = ~w & 0x8080808080808080ull;	/* the bytes that end one */
+		if (!t) {
+			run += 8;
+		} else {
+			if (run + (size_t)(__builtin_ctzll(t) >> 3) >= 10)
+				return 0;
+			run = (size_t)(__builtin_clzll(t) >> 3);
+		}
+		if (run >= 10)
+			return 0;
+	}
+	for (; i < n; i++) {
+		run = p[i] & 0x80 ? run + 1 : 0;
+		if (run >= 10)
+			return 0;
+	}
+	return 1;
+}
+
 /* Walk the Chunk's fields.  Pass 0 counts the elements of every repeated
  * field, and marks in *@multi the packed columns that have a varint of
  * more than one byte; pass 1 fills the arrays allocated in between. */
 static int walk(Iotape__Chunk *ch, const uint8_t *buf, size_t len, int pass,
-		size_t *count, uint64_t *multi, ProtobufCAllocator *pa, uint64_t fields)
+		size_t *count, uint64_t *multi, struct args_rec *ar, ProtobufCAllocator *pa,
+		uint64_t fields)
 {
 	struct cur c = { buf, buf + len };
 	uint64_t key, v;
@@ -310,9 +351,10 @@ static int walk(Iotape__Chunk *ch, const uint8_t *buf, size_t len, int pass,
 		if (col_type[f] && wt == WT_VARINT) {	/* unpacked element */
 			if (get_varint(&c, &v))
 				return IOT_E_CORRUPT;
-			if (pass == 0)
+			if (pass == 0) {
 				count[f]++;
-			else {
+				ar->unpacked += f == 11;
+			} else {
 				void *arr = *(void **)column(ch, f, &n);
 
 				store(arr, col_type[f], (*n)++, v);
@@ -342,6 +384,11 @@ static int walk(Iotape__Chunk *ch, const uint8_t *buf, size_t len, int pass,
 
 				count[f] += k;
 				*multi |= (uint64_t)(k != dlen) << f;
+				if (f == 11) {
+					ar->packed++;
+					ar->p = data;
+					ar->len = dlen;
+				}
 			} else if ((rc = fill_packed(ch, f, data, dlen, !(*multi >> f & 1)))) {
 				return rc;
 			}
@@ -402,19 +449,40 @@ int iot_chunk_decode(struct iot_arena *a, const uint8_t *buf, size_t len,
 int iot_chunk_decode_fields(struct iot_arena *a, const uint8_t *buf, size_t len,
 			    uint64_t fields, Iotape__Chunk **out)
 {
+	struct iot_raw_args raw;
+
+	return iot_chunk_decode_raw(a, buf, len, fields & ~IOT_CHUNK_ARGS_RAW, out, &raw);
+}
+
+int iot_chunk_decode_raw(struct iot_arena *a, const uint8_t *buf, size_t len,
+			 uint64_t fields, Iotape__Chunk **out, struct iot_raw_args *raw)
+{
 	Iotape__Chunk *ch = iot_arena_alloc(a, sizeof(*ch));
-	size_t count[F_MAX + 1] = { 0 }, *n;
+	size_t count[F_MAX + 1] = { 0 }, *n, n_raw = 0;
+	struct args_rec ar = { NULL, 0, 0, 0 };
 	uint64_t multi = 0;
 	ProtobufCAllocator pa;
 	unsigned f;
 	int rc;
 
+	raw->p = raw->end = NULL;
 	if (!ch)
 		return -ENOMEM;
 	iotape__chunk__init(ch);
 	iot_arena_pb_allocator(a, &pa);
-	if ((rc = walk(ch, buf, len, 0, count, &multi, &pa, fields)))
+	if ((rc = walk(ch, buf, len, 0, count, &multi, &ar, &pa, fields)))
 		return rc;
+	/* args left packed: checked here as the fill would, then skipped */
+	if ((fields & IOT_CHUNK_ARGS_RAW) && (fields >> 11 & 1) && ar.packed == 1 &&
+	    !ar.unpacked && count[11]) {
+		if (!varints_ok(ar.p, ar.len))
+			return IOT_E_CORRUPT;
+		raw->p = ar.p;
+		raw->end = ar.p + ar.len;
+		n_raw = count[11];
+		count[11] = 0;
+		fields &= ~(1ull << 11);
+	}
 	for (f = 2; f <= F_MAX; f++) {
 		void **arr;
 		size_t sz;
@@ -451,8 +519,10 @@ int iot_chunk_decode_fields(struct iot_arena *a, const uint8_t *buf, size_t len,
 	}
 	ch->has_seq = ch->has_first_event = ch->has_names = 0;
 	ch->has_ps_names = ch->has_ps_targets = ch->has_data = 0;
-	if ((rc = walk(ch, buf, len, 1, count, &multi, &pa, fields)))
+	if ((rc = walk(ch, buf, len, 1, count, &multi, &ar, &pa, fields)))
 		return rc;
+	if (raw->p)
+		ch->n_args = n_raw;
 	*out = ch;
 	return 0;
 }

@@ -84,7 +84,19 @@ int iot_chunk_decode(struct iot_arena *a, const uint8_t *buf, size_t len,
  * iot_chunk_decode_fields(): every field; what an event's thread and
  * times need (tids, tid_pids, t_enter, duration, tid_idx and their 1.3
  * forms) with the processes, seq and first_event. */
-#define IOT_CHUNK_ALL (~0ull)
+#define IOT_CHUNK_ALL ((1ull << 63) - 1)
+/* ... and, added to a set with args, leave the args column as its packed
+ * bytes (struct iot_raw_args) when it is one packed record, as the
+ * reference writer writes it, checked but not decoded: the reader decodes
+ * each event's values as it gives the event out (reader_chunk.c). */
+#define IOT_CHUNK_ARGS_RAW (1ull << 63)
+
+/* The args column left packed: @p..@end hold n_args varints (sint64),
+ * each of at most 10 bytes, the last one ending at @end.  @p is NULL when
+ * the column was decoded (or is empty). */
+struct iot_raw_args {
+	const uint8_t *p, *end;
+};
 #define IOT_CHUNK_TIMES ((1ull << 1) | (1ull << 3) | (1ull << 4) | (1ull << 5) | \
 			 (1ull << 6) | (1ull << 7) | (1ull << 16) | (1ull << 17) | \
 			 (1ull << 24) | (1ull << 25) | (1ull << 26) | (1ull << 27))
@@ -119,6 +131,13 @@ void iot_ahead_stop(struct iot_ahead *a);
  *  @return : 0, IOT_E_CORRUPT or -ENOMEM. */
 int iot_chunk_decode_fields(struct iot_arena *a, const uint8_t *buf, size_t len,
 			    uint64_t fields, Iotape__Chunk **out);
+
+/*! iot_chunk_decode_raw() :
+ *  As iot_chunk_decode_fields(); with IOT_CHUNK_ARGS_RAW in @fields, the
+ *  args column may be left packed in *@raw (then c->args is NULL and
+ *  c->n_args its count).  @return : as iot_chunk_decode(). */
+int iot_chunk_decode_raw(struct iot_arena *a, const uint8_t *buf, size_t len,
+			 uint64_t fields, Iotape__Chunk **out, struct iot_raw_args *raw);
 
 /*! iot_chunk_expand() :
  *  Turn the 1.3 columns of @c (names, t_enter_lo/hi, duration_lo/hi, ps_*)

@@ -127,8 +127,9 @@ static int load_slot(const struct iot_reader *r, struct slot *s, const struct io
 	rc = iot_rd_decompress(s, r->data + f->offset, f->size, &rec, &len);
 	release_frame(r, f);
 	if (rc || (rc = iot_record_chunk(rec, len, &cb, &clen)) ||
-	    (rc = iot_chunk_decode_fields(s->arena, cb, clen,
-					  spans ? IOT_CHUNK_TIMES : IOT_CHUNK_ALL, &c)) ||
+	    (rc = iot_chunk_decode_raw(s->arena, cb, clen,
+				       spans ? IOT_CHUNK_TIMES : IOT_CHUNK_ALL | IOT_CHUNK_ARGS_RAW,
+				       &c, &s->args)) ||
 	    (rc = iot_chunk_expand(s->arena, c)))
 		return rc;
 	if ((rc = spans ? check_times(c) : check_chunk(c)))
@@ -174,6 +175,7 @@ static void use_slot(struct iot_reader *r, struct slot *s)
 	r->arena = s->arena;
 	r->ch = s->ch;
 	r->i_proc = r->i_ps = r->i_ev = r->i_arg = r->i_aio = r->i_mp = 0;
+	r->arg_p = s->args.p;
 	r->i_data = 0;
 	r->i_adata = 0;
 	/* the async requests' bytes start after the events' */
@@ -334,7 +336,29 @@ static void fill_event(struct iot_reader *r, struct iot_event *ev)
 	ev->nargs = na;
 	/* check_chunk() saw na <= IOT_MAX_ARGS; a chunk without values
 	 * (all na 0) may have no column to read */
-	if (c->n_args) {
+	if (r->arg_p) {
+		/* packed (chunk.c checked them: n_args whole varints of at
+		 * most 10 bytes, as many as the events' nargs add up to) */
+		const uint8_t *q = r->arg_p;
+		uint32_t k;
+
+		memset(ev->args, 0, sizeof(ev->args));
+		for (k = 0; k < na; k++) {
+			uint64_t v = *q++, b;
+			unsigned sh = 7;
+
+			if (v & 0x80) {
+				v &= 0x7f;
+				do {
+					b = *q++;
+					v |= (b & 0x7f) << sh;
+					sh += 7;
+				} while (b & 0x80);
+			}
+			ev->args[k] = (int64_t)((v >> 1) ^ -(v & 1));
+		}
+		r->arg_p = q;
+	} else if (c->n_args) {
 		const int64_t *a = c->args + r->i_arg, *m = arg_keep[na];
 
 		/* six statements, not a loop: -O2 neither unrolls nor

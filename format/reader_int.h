@@ -30,6 +30,7 @@ struct slot {
 	uint8_t *seen;
 	int spans;			/* loaded for iot_reader_set_spans() */
 	int extra;			/* has a column fill_event() may skip */
+	struct iot_raw_args args;	/* the args column, if left packed */
 };
 
 struct iot_reader {
@@ -56,6 +57,7 @@ struct iot_reader {
 	struct iot_arena *arena;	/* its arena */
 	const Iotape__Chunk *ch;	/* its chunk, NULL between chunks */
 	size_t i_proc, i_ps, i_ev, i_arg, i_aio, i_mp;
+	const uint8_t *arg_p;		/* the next event's, in cur->args */
 	size_t i_data;			/* bytes of the chunk's data given out */
 	size_t i_adata;			/* ... and where the next request's start */
 	uint64_t prev_exit;		/* time decoding, see to_deltas() */

@@ -532,12 +532,13 @@ static void pb_varint_len(struct pbuf *p, uint64_t u, unsigned len)
 	p->b[p->n++] = (uint8_t)((u >> (7 * i)) & 0x7f);
 }
 
-/* The decoder's paths through a column: values of every varint length
+/* The decoder's paths through a column: args of every varint length
  * (1 to 10 bytes, shortest and padded forms) at every place, the last
- * ones fewer than 8 bytes from the field's end; columns of one-byte
- * varints only, split over records (the second appended to the first);
- * a column one record of which has longer varints; signed one-byte
- * values; an empty record of a column that has no values; then an
+ * ones fewer than 8 bytes from the field's end (one packed record: the
+ * reader decodes them event by event); columns of one-byte varints
+ * only, split over records (the second appended to the first); a column
+ * one record of which has varints of 1-9 bytes; signed one-byte values;
+ * an empty record of a column that has no values; then args with an
  * 11-byte varint and one cut at the field's end, which are corrupt. */
 static void test_varint_widths(void **state)
 {
@@ -548,7 +549,8 @@ static void test_varint_widths(void **state)
 	struct iot_reader *r;
 	struct iot_item it;
 	uint8_t *file;
-	size_t i, k, last = 0;
+	static size_t off[NA + 1];
+	size_t i, k;
 	int bad;
 
 	for (i = 0; i < NA; i++) {
@@ -559,18 +561,22 @@ static void test_varint_widths(void **state)
 		if (len == 10)
 			u = (1ull << 63) | i;
 		want[i] = (int64_t)((u >> 1) ^ -(u & 1));
-		last = a.n;
+		off[i] = a.n;
 		/* every fifth value in a padded form of 10 bytes */
 		pb_varint_len(&a, u, i % 5 == 4 ? 10 : len);
 	}
 	for (i = 0; i < N; i++) {
 		ones[i] = 0;
-		dur[i] = i < 20 ? i : i * 1000;	/* one-byte, then longer */
+		/* one-byte, then of 1-9 bytes */
+		dur[i] = i < 20 ? i : (3ull << (7 * (i % 9))) + i;
 		ret[i] = zz((int64_t)i - 24);
 		nr[i] = 257;
 		six[i] = 6;
 	}
-	for (bad = 0; bad < 3; bad++) {
+	off[NA] = a.n;
+	/* bad 1-16: value NA - bad in 11 bytes, at 16 places in the words
+	 * the bytes are checked by; 17: the last value cut at 2 bytes */
+	for (bad = 0; bad <= 17; bad++) {
 		c.n = 0;
 		pb_packed(&c, 3, (uint64_t[]){ zz(7) }, 1);
 		pb_packed(&c, 5, ones, N);		/* t_enter: all 0 */
@@ -582,14 +588,18 @@ static void test_varint_widths(void **state)
 		pb_packed(&c, 9, ret, N);
 		pb_packed(&c, 10, six, N);
 		pb_bytes(&c, 14, "", 0);	/* an empty record: no array */
-		if (bad) {	/* the last value as 11 bytes, or cut at 2 */
+		if (bad) {
 			struct pbuf t = a;
+			size_t j = bad < 17 ? NA - (size_t)bad : NA - 1;
 
-			t.n = last;
-			for (k = 0; k < (bad == 1 ? 10u : 2u); k++)
+			t.n = off[j];
+			for (k = 0; k < (bad < 17 ? 10u : 2u); k++)
 				t.b[t.n++] = 0x80;
-			if (bad == 1)
+			if (bad < 17) {
 				t.b[t.n++] = 0x00;
+				memcpy(t.b + t.n, a.b + off[j + 1], a.n - off[j + 1]);
+				t.n += a.n - off[j + 1];
+			}
 			pb_bytes(&c, 11, t.b, t.n);
 		} else {
 			pb_bytes(&c, 11, a.b, a.n);
