@@ -11,7 +11,8 @@
  * scalars.  PathState and Process messages, which are few, still go
  * through protobuf-c.  The columns of format 1.3 are decoded here as
  * they are stored; iot_chunk_expand() (columns.c) turns them into the
- * older ones.
+ * older ones.  The reader may have the args column left packed
+ * (iot_chunk_decode_raw()): checked here, decoded per event there.
  */
 #include <errno.h>
 #include <string.h>
