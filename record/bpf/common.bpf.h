@@ -267,6 +267,17 @@ static __always_inline void hdr(struct be_hdr *h, __u32 type)
 	h->tid = (__u32)pt;
 }
 
+/* hdr() for the current task @task at @t: its ids by plain loads, not a
+ * helper call (the entry and exit programs run on every call) */
+static __always_inline void hdr_task(struct be_hdr *h, __u32 type, struct task_struct *task,
+				     __u64 t)
+{
+	h->type = type;
+	h->t = t;
+	h->pid = (__u32)task->tgid;
+	h->tid = (__u32)task->pid;
+}
+
 struct iov_ctx {
 	__u64 base, sum;
 };
@@ -291,9 +302,12 @@ static __attribute__((unused)) long iov_one(__u64 i, void *arg)
 __noinline __u64 fd_file(int fd)
 {
 	struct task_struct *task = bpf_get_current_task_btf();
-	struct file **fds = BPF_CORE_READ(task, files, fdt, fd);
+	struct file **fds;
 	struct file *f = NULL;
 
+	/* task is a BTF pointer: its files, their table and its array are
+	 * plain loads, not a helper call each (one open's exit made four) */
+	fds = task->files->fdt->fd;
 	if (fd < 0 || !fds)
 		return 0;
 	bpf_probe_read_kernel(&f, sizeof(f), &fds[fd]);
