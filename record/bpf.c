@@ -104,6 +104,13 @@ static void fill_sysinfo(struct rec_bpf *b, int fast)
 			if (si.kind[a] != BK_PLAIN)
 				si.nargs = (uint8_t)(a + 1);
 		}
+		/* nothing to decode, no record between its entry and exit
+		 * (a process call's fork and exec records, io_uring's ring
+		 * records): the entry writes only the task's state */
+		si.plain = si.nargs == 0 && tab[i].nr != SYS_clone && tab[i].nr != SYS_clone3 &&
+			tab[i].nr != SYS_fork && tab[i].nr != SYS_vfork && tab[i].nr != SYS_exit &&
+			tab[i].nr != SYS_exit_group && tab[i].nr != SYS_io_uring_setup &&
+			tab[i].nr != SYS_io_uring_enter && tab[i].nr != SYS_io_uring_register;
 		b->skel->rodata->sysinfo[k] = si;
 	}
 }

@@ -81,6 +81,10 @@ struct be_sysinfo {
 	__u8 nargs;			/* to the last one not plain: the ones decoded */
 	__u8 kind[6];
 	__u8 guard;			/* bpf_guard.c's filter may stop it */
+	__u8 plain;			/* nothing to decode (nargs 0), one record
+					 * at its exit (not a process call nor
+					 * io_uring's): the entry writes only the
+					 * task's state */
 };
 
 struct be_hdr {

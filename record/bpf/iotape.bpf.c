@@ -345,9 +345,8 @@ int BPF_PROG(iotape_enter, const struct uregs *regs, long id)
 	struct tstate *fl;
 	struct be_sysinfo *si;
 	struct be_enter *e;
-	__u32 nr, off = 0, fault = 0, held, slept, woke, waited;
+	__u32 nr, off = 0, fault = 0;
 	__u64 t_held, t;
-	int one;
 
 	fl = followed(task);
 	if (fast_logged(task, regs)) {
@@ -403,17 +402,20 @@ int BPF_PROG(iotape_enter, const struct uregs *regs, long id)
 	/* anonymous mappings are memory, not files */
 	if (nr == NR_MMAP && ((fl->args[3] & MAP_ANON) || (__s32)fl->args[4] < 0))
 		return 0;
+	/* (what is computed goes straight into the task's state, map
+	 * memory: values the verifier would track in registers through the
+	 * rest of the program would multiply the paths it walks) */
 	t = bpf_ktime_get_ns();
-	held = held_ns(t_held, fl->held_nr, nr, t);
+	fl->held = held_ns(t_held, fl->held_nr, nr, t);
 	/* the gap's sleep goes with the first recorded call after it */
-	slept = fl->slept_ns < 0xffffffffULL ? (__u32)fl->slept_ns : 0xffffffffu;
+	fl->slept = fl->slept_ns < 0xffffffffULL ? (__u32)fl->slept_ns : 0xffffffffu;
 	fl->slept_ns = 0;
 	/* the gap's last wake-up, if any (at least 1: 0 is none) */
-	woke = 0;
+	fl->woke = 0;
 	if (fl->t_woke && t >= fl->t_woke)
-		woke = t - fl->t_woke >= 0xffffffffULL ? 0xffffffffu :
-		       t > fl->t_woke ? (__u32)(t - fl->t_woke) : 1;
-	waited = fl->waited_ns < 0xffffffffULL ? (__u32)fl->waited_ns : 0xffffffffu;
+		fl->woke = t - fl->t_woke >= 0xffffffffULL ? 0xffffffffu :
+			   t > fl->t_woke ? (__u32)(t - fl->t_woke) : 1;
+	fl->waited = fl->waited_ns < 0xffffffffULL ? (__u32)fl->waited_ns : 0xffffffffu;
 	fl->t_woke = 0;
 	fl->t_vslept = 0;
 	fl->waited_ns = 0;
@@ -421,24 +423,13 @@ int BPF_PROG(iotape_enter, const struct uregs *regs, long id)
 	fl->t_enter = t;
 	fl->t_off = 0;
 	fl->off_ns = 0;
-	/* A call without strings that returns (not a process call, whose
-	 * fork and exec records come between, nor an io_uring call, whose
-	 * ring records do, below): one record at its exit, half the ring
-	 * traffic for read, write, close, fstat...  With no argument to
-	 * decode either, nothing is written here but the task's state: no
-	 * record, no scratch (each helper call and copy counts: read,
-	 * lseek, close pay this program on every call). */
-	one = nr != NR_CLONE && nr != NR_CLONE3 && nr != NR_FORK && nr != NR_VFORK &&
-		nr != NR_EXIT && nr != NR_EXIT_GROUP &&
-		(nr < NR_IO_URING_SETUP || nr > NR_IO_URING_REGISTER);
-	if (!si->nargs && one) {
+	/* nothing to decode, one record at the exit (sysinfo's plain: read,
+	 * write, close, lseek, fstat...): only the task's state is written
+	 * here, no record, no scratch (this program runs on every call) */
+	if (si->plain) {
 		fl->fault = 0;
 		fl->busy = 1;
 		fl->one = 1;
-		fl->held = held;
-		fl->slept = slept;
-		fl->woke = woke;
-		fl->waited = waited;
 		__builtin_memcpy(fl->dargs, fl->args, sizeof(fl->dargs));
 		return 0;
 	}
@@ -447,10 +438,10 @@ int BPF_PROG(iotape_enter, const struct uregs *regs, long id)
 		return 0;
 	__builtin_memcpy(e->args, fl->args, sizeof(e->args));
 	hdr_task(&e->h, BE_ENTER, task, t);
-	e->held = held;
-	e->slept = slept;
-	e->woke = woke;
-	e->waited = waited;
+	e->held = fl->held;
+	e->slept = fl->slept;
+	e->woke = fl->woke;
+	e->waited = fl->waited;
 	e->pad2 = 0;
 	e->nr = (__s32)nr;
 	e->nstr = 0;
@@ -473,12 +464,14 @@ int BPF_PROG(iotape_enter, const struct uregs *regs, long id)
 	}
 	fl->fault = fault;
 	fl->busy = 1;
-	fl->one = e->nstr == 0 && one;
+	/* A call without strings that returns (not a process call, whose
+	 * fork and exec records come between, nor an io_uring call, whose
+	 * ring records do, below): one record at its exit, half
+	 * the ring traffic for read, write, close, fstat... */
+	fl->one = e->nstr == 0 && nr != NR_CLONE && nr != NR_CLONE3 && nr != NR_FORK &&
+		nr != NR_VFORK && nr != NR_EXIT && nr != NR_EXIT_GROUP &&
+		(nr < NR_IO_URING_SETUP || nr > NR_IO_URING_REGISTER);
 	if (fl->one) {
-		fl->held = held;
-		fl->slept = slept;
-		fl->woke = woke;
-		fl->waited = waited;
 		__builtin_memcpy(fl->dargs, e->args, sizeof(fl->dargs));
 		return 0;
 	}
@@ -612,7 +605,7 @@ int BPF_PROG(iotape_exit, void *regs_arg, long ret)
 	struct task_struct *task = bpf_get_current_task_btf();
 	struct tstate *fl;
 	struct be_exit *x;
-	__u32 off = 0, j, cpu, killed;
+	__u32 off = 0, j;
 	__u64 t;
 
 	fl = followed(task);
@@ -643,32 +636,37 @@ int BPF_PROG(iotape_exit, void *regs_arg, long ret)
 		fl->aio_tail = 0;
 	}
 	fl->busy = 0;
-	t = bpf_ktime_get_ns();
-	cpu = cpu_ns(fl, t);
-	killed = task->pending.signal.sig[0] & (1ULL << (SIGKILL_ - 1)) ? BE_KILLED : 0;
 	x = scratch_buf();
 	if (!x)
 		return 0;
+	t = bpf_ktime_get_ns();
+	hdr_task(&x->h, BE_EXIT, task, t);
+	x->ret = ret;
+	x->pipe_fd[0] = x->pipe_fd[1] = -1;
+	x->pipe_ino[0] = x->pipe_ino[1] = 0;
+	x->nstr = 0;
+	x->slen[0] = x->slen[1] = BE_NOSTR;
+	x->created = 0;
+	x->cpu_ns = cpu_ns(fl, t);
+	x->pad = 0;
+	/* only for the calls it reads anything for: a global function's
+	 * call and its look-up of the scratch less on every other exit */
+	if (fl->nr == NR_OPEN || fl->nr == NR_CREAT || fl->nr == NR_OPENAT || fl->nr == NR_OPENAT2 ||
+	    fl->nr == NR_PIPE || fl->nr == NR_PIPE2 || fl->nr == NR_SOCKETPAIR)
+		exit_files(fl->nr, ret, fl->args[0], fl->args[3]);
+	else
+		x->st.flags = 0;
+	if (task->pending.signal.sig[0] & (1ULL << (SIGKILL_ - 1)))
+		x->created |= BE_KILLED;
 	if (fl->one) {
 		struct be_call *k = (struct be_call *)x;
-		__s32 pf0 = -1, pf1 = -1;
-		__u64 pi0 = 0, pi1 = 0;
-		__u32 created = killed;
+		__s32 pf0 = x->pipe_fd[0], pf1 = x->pipe_fd[1];
+		__u64 pi0 = x->pipe_ino[0], pi1 = x->pipe_ino[1];
+		__u32 created = x->created, cpu = x->cpu_ns;
 
-		/* pipe()'s and socketpair()'s descriptors, through the exit
-		 * record's layout in the same scratch: read out first */
-		if (fl->nr == NR_PIPE || fl->nr == NR_PIPE2 || fl->nr == NR_SOCKETPAIR) {
-			x->pipe_fd[0] = x->pipe_fd[1] = -1;
-			x->pipe_ino[0] = x->pipe_ino[1] = 0;
-			x->created = 0;
-			exit_files(fl->nr, ret, fl->args[0], fl->args[3]);
-			pf0 = x->pipe_fd[0];
-			pf1 = x->pipe_fd[1];
-			pi0 = x->pipe_ino[0];
-			pi1 = x->pipe_ino[1];
-			created |= x->created;
-		}
-		hdr_task(&k->h, BE_CALL, task, t);
+		/* the same scratch as the exit record: what that holds is
+		 * read out first */
+		k->h.type = BE_CALL;
 		k->h.len = sizeof(*k);
 		k->ret = ret;
 		k->pipe_fd[0] = pf0;
@@ -693,23 +691,6 @@ int BPF_PROG(iotape_exit, void *regs_arg, long ret)
 			fmap_unmap(fl->dargs[0], fl->dargs[1]);
 		return 0;
 	}
-	hdr_task(&x->h, BE_EXIT, task, t);
-	x->ret = ret;
-	x->pipe_fd[0] = x->pipe_fd[1] = -1;
-	x->pipe_ino[0] = x->pipe_ino[1] = 0;
-	x->nstr = 0;
-	x->slen[0] = x->slen[1] = BE_NOSTR;
-	x->created = 0;
-	x->cpu_ns = cpu;
-	x->pad = 0;
-	/* only the calls it reads anything for: a global function call and
-	 * a look-up of the scratch less on every other exit */
-	if (fl->nr == NR_OPEN || fl->nr == NR_CREAT || fl->nr == NR_OPENAT || fl->nr == NR_OPENAT2 ||
-	    fl->nr == NR_PIPE || fl->nr == NR_PIPE2 || fl->nr == NR_SOCKETPAIR)
-		exit_files(fl->nr, ret, fl->args[0], fl->args[3]);
-	else
-		x->st.flags = 0;
-	x->created |= killed;
 	/* strings unread at entry: their pages are in now, unless the call
 	 * replaced the image (exec) */
 #pragma unroll
