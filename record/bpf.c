@@ -104,13 +104,22 @@ static void fill_sysinfo(struct rec_bpf *b, int fast)
 			if (si.kind[a] != BK_PLAIN)
 				si.nargs = (uint8_t)(a + 1);
 		}
-		/* nothing to decode, no record between its entry and exit
-		 * (a process call's fork and exec records, io_uring's ring
-		 * records): the entry writes only the task's state */
-		si.plain = si.nargs == 0 && tab[i].nr != SYS_clone && tab[i].nr != SYS_clone3 &&
-			tab[i].nr != SYS_fork && tab[i].nr != SYS_vfork && tab[i].nr != SYS_exit &&
-			tab[i].nr != SYS_exit_group && tab[i].nr != SYS_io_uring_setup &&
-			tab[i].nr != SYS_io_uring_enter && tab[i].nr != SYS_io_uring_register;
+		/* one record, at its exit, when it has no string or only
+		 * empty or NULL ones: not a process call (its fork and exec
+		 * records come between its entry and exit), io_uring's (ring
+		 * records), an open (its exit brings the file it found) nor
+		 * an exec; with nothing to decode either (plain), the entry
+		 * writes only the task's state */
+		switch (tab[i].nr) {
+		case SYS_clone: case SYS_clone3: case SYS_fork: case SYS_vfork:
+		case SYS_exit: case SYS_exit_group: case SYS_execve: case SYS_execveat:
+		case SYS_io_uring_setup: case SYS_io_uring_enter: case SYS_io_uring_register:
+		case SYS_open: case SYS_creat: case SYS_openat: case SYS_openat2:
+			break;
+		default:
+			si.one = 1;
+		}
+		si.plain = si.one && si.nargs == 0;
 		b->skel->rodata->sysinfo[k] = si;
 	}
 }

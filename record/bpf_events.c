@@ -385,12 +385,18 @@ static void on_ret(struct rec_ctx *c, const struct be_exit *x, size_t size)
 		ret_of(c, t, x);
 }
 
-/* a call without strings: its entry and exit in one record */
+/* a call without strings, or whose strings were empty (estr) or NULL:
+ * its entry and exit in one record */
 static void on_call(struct rec_ctx *c, const struct be_call *k)
 {
 	struct rec_task *t = rec_task_get(c, (pid_t)k->h.tid);
-	struct be_enter e;
+	struct {
+		struct be_enter e;
+		char data[16];		/* the empty strings, 8 bytes each */
+	} en;
+	struct be_enter *ep = &en.e;
 	struct be_exit x;
+	uint32_t i;
 
 	if (!t) {
 		c->st.dropped++;
@@ -399,18 +405,27 @@ static void on_call(struct rec_ctx *c, const struct be_call *k)
 	pend_free(c, t->tid);
 	if (t->in_syscall)
 		rec_emit_unfinished(c, t, (int64_t)k->t_enter);
-	rec_zero(&e, sizeof(e));
-	e.h = k->h;
-	e.h.type = BE_ENTER;
-	e.h.len = sizeof(e);
-	e.h.t = k->t_enter;
-	e.nr = k->nr;
-	e.held = k->held;
-	e.slept = k->slept;
-	e.woke = k->woke;
-	e.waited = k->waited;
-	memcpy(e.args, k->args, sizeof(e.args));
-	e.slen[0] = e.slen[1] = BE_NOSTR;
+	rec_zero(&en, sizeof(en));
+	ep->h = k->h;
+	ep->h.type = BE_ENTER;
+	ep->h.len = sizeof(en);
+	ep->h.t = k->t_enter;
+	ep->nr = k->nr;
+	ep->held = k->held;
+	ep->slept = k->slept;
+	ep->woke = k->woke;
+	ep->waited = k->waited;
+	memcpy(ep->args, k->args, sizeof(ep->args));
+	ep->slen[0] = ep->slen[1] = BE_NOSTR;
+	/* as the entry record would have them: in argument order, each ""
+	 * (the data is zeros) */
+	for (i = 0; i < IOT_MAX_ARGS && i < 8 && ep->nstr < 2; i++) {
+		if (!(k->estr & (1u << i)))
+			continue;
+		ep->slen[ep->nstr] = 0;
+		ep->sarg[ep->nstr] = (uint8_t)i;
+		ep->nstr++;
+	}
 	rec_zero(&x, sizeof(x));
 	x.h = k->h;
 	x.h.type = BE_EXIT;
@@ -423,7 +438,7 @@ static void on_call(struct rec_ctx *c, const struct be_call *k)
 	x.slen[0] = x.slen[1] = BE_NOSTR;
 	x.created = k->created;
 	x.cpu_ns = k->cpu_ns;
-	decode_enter(c, t, &e, &x);
+	decode_enter(c, t, ep, &x);
 	if (t->in_syscall && (k->created & BE_KILLED))
 		rec_emit_unfinished(c, t, (int64_t)k->h.t);
 	else if (t->in_syscall)

@@ -92,7 +92,8 @@ struct tstate {
 	__u32 fault;			/* bit j: string j unread at entry */
 	__u8 sarg[2];
 	__u8 aio_tail;			/* the exit tail-called libaio's (aio.bpf.c) */
-	__u8 pad;
+	__u8 estr;			/* BE_CALL's estr: the arguments whose
+					 * strings were empty */
 	__u32 one;			/* no strings: one BE_CALL record at exit */
 	__u64 t_enter;
 	__u64 dargs[6];			/* args as decoded at entry, for BE_CALL */

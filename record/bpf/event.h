@@ -48,7 +48,7 @@ struct be_tstate {
 	__u32 fault;
 	__u8 sarg[2];
 	__u8 aio_tail;
-	__u8 pad;
+	__u8 estr;
 	__u32 one;
 	__u64 t_enter;
 	__u64 dargs[6];
@@ -81,10 +81,13 @@ struct be_sysinfo {
 	__u8 nargs;			/* to the last one not plain: the ones decoded */
 	__u8 kind[6];
 	__u8 guard;			/* bpf_guard.c's filter may stop it */
-	__u8 plain;			/* nothing to decode (nargs 0), one record
-					 * at its exit (not a process call nor
-					 * io_uring's): the entry writes only the
-					 * task's state */
+	__u8 one;			/* one record at its exit when its strings,
+					 * if any, are empty or NULL: not a
+					 * process call, io_uring's, an open nor
+					 * an exec */
+	__u8 plain;			/* ... and nothing to decode (nargs 0):
+					 * the entry writes only the task's
+					 * state */
 };
 
 struct be_hdr {
@@ -155,7 +158,9 @@ struct be_exit {
 #define BE_CREATED	1
 #define BE_KILLED	2
 
-/* BE_CALL: h.t is the exit time; what BE_ENTER and BE_EXIT would hold */
+/* BE_CALL: h.t is the exit time; what BE_ENTER and BE_EXIT would hold,
+ * for a call whose strings, if any, were all empty or NULL (not an open,
+ * which sends the file it found, nor an exec) */
 struct be_call {
 	struct be_hdr h;
 	__s32 nr;
@@ -170,7 +175,10 @@ struct be_call {
 	__u32 slept;			/* as be_enter's */
 	__u32 woke;			/* as be_enter's */
 	__u32 waited;			/* as be_enter's */
-	__u32 pad;
+	__u32 estr;			/* bit i: argument i is a string, empty
+					 * ("" as newfstatat(fd, "",
+					 * AT_EMPTY_PATH), glibc's fstat());
+					 * string arguments not here were NULL */
 };
 
 struct be_fork {
