@@ -18,19 +18,27 @@ need_root_loop() {
 	need_cmd losetup
 }
 
-# need_bpf: the bpf backend loads (a probe recording of `true` into
-# ./probe.iotape), or the test is skipped where it cannot: not root, no
-# kernel BTF, a build without it.  Where it should load (root, BTF, built
-# with it) and the kernel refuses the programs, that is a fault of the
-# programs (too many functions for the loader, a map too big, a program
-# the verifier rejects): fail, do not skip.
+# need_bpf: the bpf backend loads (a probe recording of `true`, in a
+# directory of its own: not the caller's, which may be the source tree),
+# or the test is skipped where it cannot: not root, no kernel BTF, a
+# build without it.  Where it should load (root, BTF, built with it) and
+# the kernel refuses the programs, that is a fault of the programs (too
+# many functions for the loader, a map too big, a program the verifier
+# rejects): fail, do not skip.
 need_bpf() {
-	"$IOTAPE" record -q --backend bpf -o probe.iotape -- true 2>probe.err && return 0
-	if [ "$(id -u)" = 0 ] && [ -e /sys/kernel/btf/vmlinux ] &&
-		! grep -q 'built without the bpf backend' probe.err; then
-		fail "the bpf backend does not load on a kernel with BTF, as root: $(cat probe.err) (IOTAPE_BPF_DEBUG=1 shows the verifier's log)"
+	local pd err
+	pd=$(mktemp -d /tmp/iotape-bpfprobe.XXXXXX) || fail "mktemp failed"
+	if "$IOTAPE" record -q --backend bpf -o "$pd/probe.iotape" -- true 2>"$pd/probe.err"; then
+		rm -rf "$pd"
+		return 0
 	fi
-	skip "the bpf backend does not load here: $(cat probe.err)"
+	err=$(head -c 2000 "$pd/probe.err")
+	rm -rf "$pd"
+	if [ "$(id -u)" = 0 ] && [ -e /sys/kernel/btf/vmlinux ] &&
+		! printf '%s' "$err" | grep -q 'built without the bpf backend'; then
+		fail "the bpf backend does not load on a kernel with BTF, as root: $err (IOTAPE_BPF_DEBUG=1 shows the verifier's log)"
+	fi
+	skip "the bpf backend does not load here: $err"
 }
 
 need_longtrace() {	# sets GEN: tests/bench/longtrace, which makes long traces
