@@ -5,7 +5,10 @@
  *
  * usage: wake_late DIR
  *   Both threads on one CPU.  The second thread waits on a semaphore (a
- *   futex: no recorded call).  The main thread calls access("DIR/m.before"),
+ *   futex: no recorded call); the main thread yields until the thread is
+ *   at its wait (else a thread that got the CPU late, on a loaded
+ *   machine, slept less than the 100 ms below).  The main
+ *   thread then calls access("DIR/m.before"),
  *   sleeps 100 ms, calls access("DIR/m.after"), takes SCHED_FIFO, posts
  *   the semaphore and spins 5 ms without a call (the woken thread cannot
  *   run on its CPU meanwhile), then sleeps 50 ms; the woken thread calls
@@ -16,6 +19,7 @@
 #include <errno.h>
 #include <pthread.h>
 #include <sched.h>
+#include <stdatomic.h>
 #include <semaphore.h>
 #include <stdio.h>
 #include <string.h>
@@ -23,10 +27,12 @@
 #include <unistd.h>
 
 static sem_t go;
+static atomic_int waiting;
 static char first[4096];
 
 static void *woken(void *arg)
 {
+	atomic_store(&waiting, 1);
 	while (sem_wait(&go) < 0 && errno == EINTR)
 		;
 	access(first, F_OK);
@@ -63,6 +69,8 @@ int main(int argc, char **argv)
 	err = pthread_create(&th, NULL, woken, NULL);
 	if (err)
 		return fprintf(stderr, "pthread_create: %s\n", strerror(err)), 1;
+	while (!atomic_load(&waiting))
+		sched_yield();
 	snprintf(name, sizeof(name), "%s/m.before", argv[1]);
 	access(name, F_OK);
 	nanosleep(&t100, NULL);
