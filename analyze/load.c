@@ -8,8 +8,9 @@
  *   2. events: each is added to its syscall, class, command and phase row.
  * Phases need the whole process history before events can be attributed
  * (a phase mark may be read after events of the same moment), hence two
- * passes rather than buffering events.  Memory is per key: pids, commands,
- * phases, syscalls.  Pass 1 and the phases are in phases.c.
+ * passes rather than buffering events.  Memory is per key (commands,
+ * phases, syscalls) and per live process (pidtab.c).  Pass 1 and the
+ * phases are in phases.c.
  */
 #include <errno.h>
 #include <math.h>
@@ -51,14 +52,7 @@ char *ana_join_argv(uint32_t argc, const char *const *argv)
 
 /* One call as each row it is counted in sees it: worked out once, for the
  * five or six rows of an event. */
-struct call {
-	int64_t dur;
-	uint64_t bytes;
-	uint32_t bucket;
-	uint8_t timed, error, mismatch, skipped;
-};
-
-static void call_of(struct call *c, const struct iot_event *ev, int64_t dur, int timed,
+static void call_of(struct ana_call *c, const struct iot_event *ev, int64_t dur, int timed,
 		    uint64_t bytes)
 {
 	c->dur = dur;
@@ -70,27 +64,13 @@ static void call_of(struct call *c, const struct iot_event *ev, int64_t dur, int
 	c->skipped = (ev->flags & IOT_EV_REPLAY_SKIPPED) != 0;
 }
 
-static inline void stat_add(struct ana_stat *s, const struct call *c)
-{
-	s->count++;
-	s->errors += c->error;
-	s->bytes += c->bytes;
-	s->mismatches += c->mismatch;
-	s->skipped += c->skipped;
-	if (c->timed) {
-		s->timed++;
-		s->total_ns = iot_ns_add(s->total_ns, c->dur);
-		ana_hist_add_at(&s->lat, c->dur, c->bucket);
-	}
-}
-
 void ana_stat_add(struct ana_stat *s, const struct iot_event *ev, int64_t dur,
 		  int timed, uint64_t bytes)
 {
-	struct call c;
+	struct ana_call c;
 
 	call_of(&c, ev, dur, timed, bytes);
-	stat_add(s, &c);
+	ana_stat_call(s, &c);
 }
 
 static int pass2_event(struct loader *L, const struct iot_event *ev)
@@ -101,7 +81,7 @@ static int pass2_event(struct loader *L, const struct iot_event *ev)
 	int64_t dur = iot_ns_sub(ev->t_exit, ev->t_enter);
 	uint64_t bytes = 0;
 	struct pident *e;
-	struct call call;
+	struct ana_call call;
 
 	L->events2++;
 	/* unfinished calls and calls a replay skipped have no latency */
@@ -118,14 +98,14 @@ static int pass2_event(struct loader *L, const struct iot_event *ev)
 	    (sc->flags & (IOT_SCF_READ | IOT_SCF_WRITE)))
 		bytes = (uint64_t)ev->ret;
 	call_of(&call, ev, dur, timed, bytes);
-	stat_add(&t->total, &call);
-	stat_add(&t->cls[cls], &call);
+	ana_stat_call(&t->total, &call);
+	ana_stat_call(&t->cls[cls], &call);
 	if (ev->nr >= 0 && ev->nr < ANA_MAX_NR)
-		stat_add(&t->sys[ev->nr], &call);
+		ana_stat_call(&t->sys[ev->nr], &call);
 	if (t->n_clients) {
 		int c = ana_client_of(t, ev->pid);
 
-		stat_add(&t->clients[c < t->n_clients ? c : t->n_clients - 1], &call);
+		ana_stat_call(&t->clients[c < t->n_clients ? c : t->n_clients - 1], &call);
 	}
 	e = ana_pid_get(&L->pids, ev->pid, 0);
 	if (e && e->orphan)
@@ -143,19 +123,19 @@ static int pass2_event(struct loader *L, const struct iot_event *ev)
 	}
 	if (ph < 0)
 		ph = (int)t->n_phases - 1;
-	stat_add(&t->phases[ph].st, &call);
-	cmd = e ? e->cmd : -1;
-	if (cmd < 0) {
-		if (L->unknown_cmd == SIZE_MAX) {
-			int k = ana_proc_index(t, "(unknown)");
+	ana_stat_call(&t->phases[ph].st, &call);
+	if (e) {
+		/* its command is final when its entry goes */
+		struct ana_pend *pd = ana_pend_of(&L->pids, e);
 
-			if (k < 0)
-				return k;
-			L->unknown_cmd = (size_t)k;
-		}
-		cmd = (int)L->unknown_cmd;
+		if (!pd || ana_pend_call(pd, &call) < 0)
+			return -ENOMEM;
+	} else {
+		cmd = ana_cmd_row(L, -1);
+		if (cmd < 0)
+			return cmd;
+		ana_stat_call(&t->procs[cmd].st, &call);
 	}
-	stat_add(&t->procs[cmd].st, &call);
 	if (t->t_last > t->t_first) {
 		double x = ((double)ev->t_enter - (double)t->t_first) * ANA_TL_BINS /
 			   ((double)t->t_last - (double)t->t_first + 1);
@@ -253,9 +233,39 @@ static void load_header(struct ana_trace *t, const struct iot_header *h)
 			t->sc[i] = iot_syscall_by_nr((int)i);
 }
 
+/* Pass 3: pass 2 stopped at damage that pass 1 read past (pass 1 does
+ * not decode the columns there).  Pass 1's processes past that point
+ * count as they did in pass 1: their exits in the phases by time, and
+ * the commands the processes alive at the stop went on to exec (their
+ * calls count under it).  The table is made anew, the same as in the
+ * other passes; pass 2's is kept in L->pids2 meanwhile. */
+static int pass3(struct loader *L, struct iot_reader *r)
+{
+	struct pidmap keep = L->pids;
+	struct iot_item it;
+	int rc, n;
+
+	memset(&L->pids, 0, sizeof(L->pids));
+	L->pids2 = &keep;
+	L->seq2 = L->seq;
+	L->seq = 0;
+	L->next_phase = 0;
+	L->pass = 3;
+	iot_reader_set_spans(r, 1);
+	rc = iot_reader_rewind(r);
+	while (rc == 0 && (n = iot_reader_next(r, &it)) > 0)
+		if (it.kind == IOT_ITEM_PROCESS)
+			rc = ana_pass2_proc(L, &it.u.proc, it.chunk);
+	ana_pids_free(&L->pids);
+	L->pids = keep;
+	L->pids2 = NULL;
+	L->pass = 2;
+	return rc < 0 ? rc : 0;
+}
+
 int ana_load(struct ana_trace *t, const char *path)
 {
-	struct loader L = { .t = t, .root_phase = -1, .unknown_cmd = SIZE_MAX };
+	struct loader L = { .t = t, .root_phase = -1, .unknown_cmd = SIZE_MAX, .pass = 1 };
 	struct iot_reader *r = NULL;
 	struct iot_item it;
 	const struct iot_summary *s;
@@ -286,14 +296,19 @@ int ana_load(struct ana_trace *t, const char *path)
 			rc = iot_reader_rewind(r);
 			if (rc < 0)
 				goto out;
+			/* pass 2 makes its own table from the same records */
+			ana_pids_free(&L.pids);
+			ana_sort_orphans(&L);
+			L.seq1 = L.seq;
 			L.seq = 0;
+			L.pass = 2;
 		}
 		while ((n = iot_reader_next(r, &it)) > 0) {
 			rc = 0;
 			if (it.kind == IOT_ITEM_PROCESS && pass == 1)
-				rc = ana_pass1_proc(&L, &it.u.proc);
+				rc = ana_pass1_proc(&L, &it.u.proc, it.chunk);
 			else if (it.kind == IOT_ITEM_PROCESS)
-				ana_pass2_proc(&L, &it.u.proc);
+				rc = ana_pass2_proc(&L, &it.u.proc, it.chunk);
 			else if (it.kind == IOT_ITEM_SPAN)
 				ana_pass1_span(&L, &it.u.span);
 			else if (it.kind == IOT_ITEM_EVENT)
@@ -301,7 +316,7 @@ int ana_load(struct ana_trace *t, const char *path)
 			else if (it.kind == IOT_ITEM_AIO && pass == 2)
 				rc = ana_aio_item(&L, &it.u.aio);
 			else if (it.kind == IOT_ITEM_MPAGES && pass == 2)
-				ana_mpages_item(&L, &it.u.mp);
+				rc = ana_mpages_item(&L, &it.u.mp);
 			if (rc < 0)
 				goto out;
 		}
@@ -313,20 +328,29 @@ int ana_load(struct ana_trace *t, const char *path)
 	/* pass 1 did not check the columns it skipped: a chunk it counted may
 	 * have been found damaged here, and the events are those analysed */
 	t->events = L.events2;
-	ana_aio_finish(&L);
-	ana_orphan_cpu(&L);
 	s = iot_reader_summary(r);
 	t->damaged = iot_damage_text(t->damage_msg, sizeof(t->damage_msg), s,
 				     iot_time_base(iot_reader_header(r), s));
+	rc = L.seq < L.seq1 ? pass3(&L, r) : 0;
+	if (rc == 0)
+		rc = ana_aio_finish(&L);
+	if (rc == 0)
+		rc = ana_pend_flush_all(&L);
+	if (rc < 0)
+		goto out;
+	ana_orphan_cpu(&L);
+	ana_finish_exits(&L);
 	if (!t->real_ns)
 		t->real_ns = iot_ns_sub(t->t_last, t->t_first);
 	rc = 0;
 out:
 	if (r)
 		iot_reader_close(r);
-	free(L.pids.e);
+	ana_pids_free(&L.pids);
 	free(L.start_argv);
-	free(L.exits);
+	free(L.orphans);
+	free(L.orph_runs);
+	free(L.phase_cmd);
 	free(L.w);
 	free(L.ov);
 	free(L.seg);

@@ -1,35 +1,101 @@
 /*
- * load_int.h - what the loader's two files share: load.c (the passes over
- * the file, events) and phases.c (process records, phases, their CPU).
- * Private to analyze/load*.c and phases.c.
+ * load_int.h - what the loader's files share: load.c (the passes over
+ * the file, events), phases.c (process records, phases, their CPU) and
+ * pidtab.c (the table of processes).  Private to analyze/load*.c,
+ * phases.c and pidtab.c.
  */
 #ifndef ANA_LOAD_INT_H
 #define ANA_LOAD_INT_H
 
 #include "ana.h"
+#include "engine.h"
+
+/* A process's calls held until its command is final (its entry goes): a
+ * forked child's calls before its exec count under the command it execs,
+ * as they always have.  The first calls are logged as they are; past
+ * ANA_PEND_LOG they are folded into a row. */
+#define ANA_PEND_LOG 64
+
+struct ana_call {
+	int64_t dur;
+	uint64_t bytes;
+	uint32_t bucket;
+	uint8_t timed, error, mismatch, skipped;
+};
+
+/*! ana_stat_call() : count call @c in row @s. */
+static inline void ana_stat_call(struct ana_stat *s, const struct ana_call *c)
+{
+	s->count++;
+	s->errors += c->error;
+	s->bytes += c->bytes;
+	s->mismatches += c->mismatch;
+	s->skipped += c->skipped;
+	if (c->timed) {
+		s->timed++;
+		s->total_ns = iot_ns_add(s->total_ns, c->dur);
+		ana_hist_add_at(&s->lat, c->dur, c->bucket);
+	}
+}
+
+struct ana_pend {
+	struct ana_call *log;	/* grown to ANA_PEND_LOG */
+	uint32_t n, cap;	/* calls in log, its room */
+	struct ana_stat st;	/* the calls before them */
+	uint64_t xbytes;	/* bytes of its async requests and mapped pages */
+	struct ana_pend *next;	/* free list */
+};
+
+/*
+ * One process's life, from the record that made its entry (start, fork,
+ * or the first record of a pid not seen before) to the exit of its
+ * leader.  An exited entry stays for ANA_GRAVE_CHUNKS chunks more (its
+ * other threads' last calls, its exit_group, mapped pages and completions
+ * are written after the exit record, and a chunk gives its processes
+ * before its events), then goes: the table holds the live processes and
+ * the ones that ended lately, not every pid of the trace.  A fork or
+ * start of an exited pid is a new process; an exec of one is the same
+ * process going on (an exec from a thread other than the leader: the
+ * recorder writes the leader's exit, then the exec).
+ */
+#define ANA_GRAVE_CHUNKS 4
+#define ANA_GRAVE_MAX 32768	/* exited entries kept at most, whatever the chunks */
 
 struct pident {
 	int32_t pid;
-	int32_t used;
-	int32_t cmd;		/* index into procs (final, from pass 1) */
-	int32_t phase1;		/* phase while walking pass 1 */
-	int32_t phase2;		/* phase while walking pass 2 */
-	int64_t born;		/* START/FORK time */
+	uint8_t used, exited;
 	/* a process in no phase (the root, by top-level commands): its
 	 * CPU time is spread over the time it ran (ana_orphan_event()) */
-	int orphan;
+	uint8_t orphan;
+	int32_t cmd;		/* index into procs */
+	int32_t phase1;		/* phase while walking pass 1 */
+	int32_t phase2;		/* phase while walking pass 2 */
+	uint32_t aio_out;	/* pass 2: its async requests not completed */
+	uint64_t seq;		/* the process record that made the entry */
+	uint64_t exit_seq;	/* the process record of its exit */
+	int64_t born;		/* START/FORK time */
 	int64_t exit_t;
 	int64_t active_from;	/* end of its last call; INT64_MIN unknown,
 				 * INT64_MAX in a call that never returned */
+	struct ana_pend *pend;	/* pass 2, until the entry goes */
 };
 
 struct pidmap {
 	struct pident *e;
 	size_t cap, n;
+	/* exited entries, oldest first (a ring): pid, exit_seq, chunk */
+	struct ana_grave {
+		int32_t pid;
+		uint64_t seq, chunk;
+	} *grave;
+	size_t g_cap, g_head, g_n;
+	struct ana_pend *free_pend;
 };
 
-struct exit_rec {
-	int64_t t, cpu, born;
+/* A process in no phase that exited (pass 1), for pass 2. */
+struct ana_orphan {
+	uint64_t seq;		/* of the entry */
+	int64_t exit_t;
 };
 
 struct loader {
@@ -42,8 +108,21 @@ struct loader {
 	int32_t root_phase;	/* open root-exec phase, -1 if none */
 	struct ana_phase *marks;
 	size_t n_marks, n_marks_seen;
-	struct exit_rec *exits;
-	size_t n_exits, cap_exits;
+	int pass;		/* 1, 2, or 3 (pass 2 stopped short: pass 1's
+				 * processes past it, for the phases' CPU by time) */
+	uint64_t n_exits;	/* pass 1: the leaders' exits */
+	uint64_t seq1, seq2;	/* process records read by pass 1, by pass 2 */
+	struct pidmap *pids2;	/* pass 3: pass 2's table */
+	struct ana_orphan *orphans;	/* pass 1, sorted by seq for pass 2 */
+	size_t n_orphans, cap_orphans;
+	/* pass 2: orphans gone from the table, for ana_orphan_cpu() */
+	struct ana_orphan_run {
+		int64_t from, to;
+	} *orph_runs;
+	size_t n_orph_runs, cap_orph_runs;
+	int32_t *phase_cmd;	/* pass 1: an implicit phase's command when
+				 * its process's entry went, else -1 */
+	size_t n_phase_cmd;
 	uint64_t seq;
 	uint64_t events2;	/* events read in pass 2 */
 	size_t next_phase;	/* pass 2: the next phase to open by seq */
@@ -59,6 +138,7 @@ struct loader {
 		int64_t t_ns;
 		uint64_t len;
 		int32_t pid;
+		int32_t cmd;	/* the command of its process once that went, else -2 */
 		uint8_t cls, done;
 	} *aw;
 	uint64_t aw_cap, aw_used;
@@ -70,18 +150,43 @@ void ana_stat_add(struct ana_stat *s, const struct iot_event *ev, int64_t dur,
 
 /*! ana_mpages_item() : pass 2: a MapPages record into the mapped
  *  classes (one count per record with pages, their bytes). */
-void ana_mpages_item(struct loader *L, const struct iot_mpages *m);
+int ana_mpages_item(struct loader *L, const struct iot_mpages *m);
 
 /*! ana_aio_item() : pass 2: an AsyncOp into the async classes.
  *  @return : 0 or -ENOMEM. */
 int ana_aio_item(struct loader *L, const struct iot_aio *a);
 /*! ana_aio_finish() : after pass 2: the requests whose completion is not
  *  in the file count too, with the bytes they asked for, untimed. */
-void ana_aio_finish(struct loader *L);
+int ana_aio_finish(struct loader *L);
 
 /*! ana_pid_get() : the entry of @pid, created when @create is set.
  *  @return : the entry, or NULL (not there, or out of memory). */
 struct pident *ana_pid_get(struct pidmap *m, int32_t pid, int create);
+/*! ana_pid_of_record() : the entry process record @p is about, made (its
+ *  seq the record's, L->seq) for a pid not in the table or, on a start or
+ *  fork, one whose process exited; none is made for a thread's record.
+ *  *@made : 1 if made, 0 if not, or -ENOMEM.  @return : the entry or NULL. */
+struct pident *ana_pid_of_record(struct loader *L, const struct iot_process *p, int *made);
+/*! ana_pid_exited() : @e's process exited, its exit record in @chunk. */
+int ana_pid_exited(struct loader *L, struct pident *e, uint64_t chunk);
+/*! ana_pids_evict() : before a process record of @chunk: drop the entries
+ *  of processes that exited ANA_GRAVE_CHUNKS chunks before (or the
+ *  oldest, past ANA_GRAVE_MAX).  @return : 0 or -ENOMEM. */
+int ana_pids_evict(struct loader *L, uint64_t chunk);
+void ana_pids_free(struct pidmap *m);
+/*! ana_pend_of() : @e's held calls (made if none).  @return : NULL when
+ *  out of memory. */
+struct ana_pend *ana_pend_of(struct pidmap *m, struct pident *e);
+/*! ana_pend_call() : hold call @c in @p.  @return : 0 or -ENOMEM. */
+int ana_pend_call(struct ana_pend *p, const struct ana_call *c);
+/*! ana_pend_flush() : count @e's held calls in the row of its command,
+ *  now final ("(unknown)" if it has none).  @return : 0 or -ENOMEM. */
+int ana_pend_flush(struct loader *L, struct pident *e);
+/*! ana_pend_flush_all() : ana_pend_flush() of every entry left. */
+int ana_pend_flush_all(struct loader *L);
+/*! ana_cmd_row() : @return : the procs row of command @cmd, "(unknown)"
+ *  for -1 (added when first needed), or -ENOMEM. */
+int ana_cmd_row(struct loader *L, int32_t cmd);
 /*! ana_proc_index() : @return : the procs row of command @cmd (added if
  *  new), or -ENOMEM. */
 int ana_proc_index(struct ana_trace *t, const char *cmd);
@@ -89,11 +194,17 @@ int ana_proc_index(struct ana_trace *t, const char *cmd);
 char *ana_join_argv(uint32_t argc, const char *const *argv);
 
 /* Pass 1 (process records and event times) and what settles after it. */
-int ana_pass1_proc(struct loader *L, const struct iot_process *p);
+int ana_pass1_proc(struct loader *L, const struct iot_process *p, uint64_t chunk);
 void ana_pass1_span(struct loader *L, const struct iot_span *sp);
 int ana_finish_phases(struct loader *L);
-/* Pass 2: which phase a process is in. */
-void ana_pass2_proc(struct loader *L, const struct iot_process *p);
+/* Pass 2: which phase a process is in, its command, its exit's CPU time
+ * in the phases by time; pass 3 (L->pass 3) only the last. */
+int ana_pass2_proc(struct loader *L, const struct iot_process *p, uint64_t chunk);
+/*! ana_finish_exits() : after pass 2 (and 3): a phase by time in which no
+ *  process started and ended has no CPU time known. */
+void ana_finish_exits(struct loader *L);
+/*! ana_sort_orphans() : after pass 1, for pass 2's look-ups. */
+void ana_sort_orphans(struct loader *L);
 /*! ana_orphan_event() : pass 2: event @ev of process @e, which is in no
  *  phase: the time since its previous call is time it ran. */
 void ana_orphan_event(struct loader *L, struct pident *e, const struct iot_event *ev);

@@ -13,49 +13,6 @@
 #include "engine.h"
 #include "load_int.h"
 
-struct pident *ana_pid_get(struct pidmap *m, int32_t pid, int create)
-{
-	size_t i, mask;
-
-	if (create && (m->n + 1) * 2 > m->cap) {
-		size_t ncap = m->cap ? m->cap * 2 : 256, j;
-		struct pident *ne = calloc(ncap, sizeof(*ne));
-
-		if (!ne)
-			return NULL;
-		for (j = 0; j < m->cap; j++) {
-			if (!m->e[j].used)
-				continue;
-			i = ((uint32_t)m->e[j].pid * 2654435761u) & (ncap - 1);
-			while (ne[i].used)
-				i = (i + 1) & (ncap - 1);
-			ne[i] = m->e[j];
-		}
-		free(m->e);
-		m->e = ne;
-		m->cap = ncap;
-	}
-	if (!m->cap)
-		return NULL;
-	mask = m->cap - 1;
-	i = ((uint32_t)pid * 2654435761u) & mask;
-	while (m->e[i].used) {
-		if (m->e[i].pid == pid)
-			return &m->e[i];
-		i = (i + 1) & mask;
-	}
-	if (!create)
-		return NULL;
-	m->e[i].used = 1;
-	m->e[i].pid = pid;
-	m->e[i].cmd = -1;
-	m->e[i].phase1 = m->e[i].phase2 = -1;
-	m->e[i].born = INT64_MIN;
-	m->e[i].active_from = INT64_MIN;
-	m->n++;
-	return &m->e[i];
-}
-
 int ana_proc_index(struct ana_trace *t, const char *cmd)
 {
 	struct ana_proc *np;
@@ -92,12 +49,50 @@ static int add_phase(struct ana_phase **v, size_t *n, const char *name,
 	return (int)(*n)++;
 }
 
-int ana_pass1_proc(struct loader *L, const struct iot_process *p)
+/* The command of a process after exec record @p (its argv[0], else the
+ * executable, by basename), @cur if the record names neither; -ENOMEM. */
+static int32_t exec_cmd(struct ana_trace *t, const struct iot_process *p, int32_t cur)
+{
+	if (p->argc)
+		return ana_proc_index(t, ana_basename(p->argv[0]));
+	if (p->exe)
+		return ana_proc_index(t, ana_basename(p->exe));
+	return cur;
+}
+
+/* Pass 1: a process in no phase exited (its lifetime's seq). */
+static int add_orphan(struct loader *L, const struct pident *e, int64_t t_ns)
+{
+	size_t i;
+
+	if (e->orphan) {
+		/* a second exit of the same process: the last one counts */
+		for (i = L->n_orphans; i-- > 0;)
+			if (L->orphans[i].seq == e->seq) {
+				L->orphans[i].exit_t = t_ns;
+				return 0;
+			}
+	}
+	if (L->n_orphans == L->cap_orphans) {
+		size_t nc = L->cap_orphans ? L->cap_orphans * 2 : 16;
+		struct ana_orphan *n = realloc(L->orphans, nc * sizeof(*n));
+
+		if (!n)
+			return -ENOMEM;
+		L->orphans = n;
+		L->cap_orphans = nc;
+	}
+	L->orphans[L->n_orphans].seq = e->seq;
+	L->orphans[L->n_orphans++].exit_t = t_ns;
+	return 0;
+}
+
+int ana_pass1_proc(struct loader *L, const struct iot_process *p, uint64_t chunk)
 {
 	struct ana_trace *t = L->t;
 	struct pident *e, *par;
 	char *argv = NULL;
-	int rc = 0, idx;
+	int rc = 0, idx, made;
 
 	L->seq++;
 	t->processes++;
@@ -112,9 +107,13 @@ int ana_pass1_proc(struct loader *L, const struct iot_process *p)
 		idx = add_phase(&L->marks, &L->n_marks, name, p->t_ns, 0, L->seq);
 		return idx < 0 ? idx : 0;
 	}
-	e = ana_pid_get(&L->pids, p->pid, 1);
+	if ((rc = ana_pids_evict(L, chunk)) < 0)
+		return rc;
+	e = ana_pid_of_record(L, p, &made);
+	if (made < 0)
+		return made;
 	if (!e)
-		return -ENOMEM;
+		return 0;	/* a thread of a process not in the table */
 	if (p->kind == IOT_PROC_START || p->kind == IOT_PROC_FORK)
 		e->born = e->active_from = p->t_ns;
 	if (p->argc)
@@ -131,7 +130,6 @@ int ana_pass1_proc(struct loader *L, const struct iot_process *p)
 		break;
 	case IOT_PROC_FORK:
 		par = ana_pid_get(&L->pids, p->ppid, 0);
-		e = ana_pid_get(&L->pids, p->pid, 0);	/* the table may have moved */
 		e->cmd = par ? par->cmd : -1;
 		e->phase1 = par ? par->phase1 : -1;
 		if (ana_client_of(t, p->pid) > 0) {
@@ -140,7 +138,6 @@ int ana_pass1_proc(struct loader *L, const struct iot_process *p)
 			 * counterpart's, so its CPU time goes there too */
 			struct pident *e0 = ana_pid_get(&L->pids, p->pid % t->client_stride, 0);
 
-			e = ana_pid_get(&L->pids, p->pid, 0);
 			if (e0)
 				e->phase1 = e0->phase1;
 		} else if (L->have_root && p->ppid == L->root) {
@@ -152,11 +149,8 @@ int ana_pass1_proc(struct loader *L, const struct iot_process *p)
 		}
 		break;
 	case IOT_PROC_EXEC:
-		if (p->argc)
-			e->cmd = ana_proc_index(t, ana_basename(p->argv[0]));
-		else if (p->exe)
-			e->cmd = ana_proc_index(t, ana_basename(p->exe));
-		if (e->cmd < 0 && e->cmd != -1)
+		e->cmd = exec_cmd(t, p, e->cmd);
+		if (e->cmd < -1)
 			goto nomem;
 		if (p->pid == L->root) {
 			/* the root's first image is the workload itself, not a
@@ -184,18 +178,9 @@ int ana_pass1_proc(struct loader *L, const struct iot_process *p)
 	case IOT_PROC_EXIT:
 		if (p->tid != p->pid && p->tid != 0)
 			break;	/* a thread; the leader's exit closes the process */
-		if (L->n_exits == L->cap_exits) {
-			size_t nc = L->cap_exits ? L->cap_exits * 2 : 64;
-			struct exit_rec *ne = realloc(L->exits, nc * sizeof(*ne));
-
-			if (!ne)
-				goto nomem;
-			L->exits = ne;
-			L->cap_exits = nc;
-		}
-		L->exits[L->n_exits].t = p->t_ns;
-		L->exits[L->n_exits].born = e->born;
-		L->exits[L->n_exits++].cpu = p->utime_ns + p->stime_ns;
+		/* a process's CPU time in a phase by time is known only when
+		 * the phases are: pass 2 adds it (ana_pass2_proc()) */
+		L->n_exits++;
 		t->cpu_ns += p->utime_ns + p->stime_ns;
 		t->utime_ns += p->utime_ns;
 		t->has_cpu = 1;
@@ -211,9 +196,13 @@ int ana_pass1_proc(struct loader *L, const struct iot_process *p)
 			if (ph->pid == p->pid && ph->end == INT64_MIN)
 				ph->end = p->t_ns;
 		} else {
+			if (add_orphan(L, e, p->t_ns) < 0)
+				goto nomem;
 			e->orphan = 1;
 			e->exit_t = p->t_ns;
 		}
+		if (ana_pid_exited(L, e, chunk) < 0)
+			goto nomem;
 		break;
 	default:
 		break;
@@ -324,7 +313,7 @@ static int64_t gap_time(const struct ana_trace *t, size_t n)
 int ana_finish_phases(struct loader *L)
 {
 	struct ana_trace *t = L->t;
-	size_t i, j;
+	size_t i;
 	int idx;
 
 	L->n_marks_seen = L->n_marks;
@@ -346,21 +335,8 @@ int ana_finish_phases(struct loader *L)
 				return idx;
 		}
 		ana_sort(t->phases, t->n_phases, sizeof(*t->phases), cmp_phase_start);
-		for (i = 0; i < t->n_phases; i++) {
+		for (i = 0; i < t->n_phases; i++)
 			t->phases[i].end = i + 1 < t->n_phases ? t->phases[i + 1].start : t->t_last;
-			/* a process's CPU time is known only at its exit: it
-			 * counts in a phase when it started and ended there */
-			for (j = 0; j < L->n_exits; j++) {
-				if (L->exits[j].t >= t->phases[i].start &&
-				    L->exits[j].born >= t->phases[i].start &&
-				    (L->exits[j].t < t->phases[i].end || i + 1 == t->n_phases)) {
-					t->phases[i].cpu_ns += L->exits[j].cpu;
-					t->phases[i].procs++;
-				}
-			}
-			if (t->phases[i].procs == 0 && L->n_exits)
-				t->phases[i].cpu_ns = -1;
-		}
 		t->by_time = 1;
 		t->marks = t->n_phases > 0 && L->n_marks_seen > 0;
 	}
@@ -371,7 +347,8 @@ int ana_finish_phases(struct loader *L)
 			ph->end = t->t_last > ph->start ? t->t_last : ph->start;
 		if (!ph->name) {
 			struct pident *e = ana_pid_get(&L->pids, ph->pid, 0);
-			const char *c = e && e->cmd >= 0 ? t->procs[e->cmd].cmd : "(subshell)";
+			int32_t cmd = e ? e->cmd : i < L->n_phase_cmd ? L->phase_cmd[i] : -1;
+			const char *c = cmd >= 0 ? t->procs[cmd].cmd : "(subshell)";
 
 			ph->name = strdup(c);
 			if (!ph->name)
@@ -464,6 +441,8 @@ void ana_orphan_cpu(struct loader *L)
 
 	if (t->by_time || !L->w || t->n_phases == 0 || L->orphan_cpu <= 0)
 		return;
+	for (i = 0; i < L->n_orph_runs; i++)
+		add_active(L, L->orph_runs[i].from, L->orph_runs[i].to);
 	for (i = 0; i < L->pids.cap; i++) {
 		struct pident *e = &L->pids.e[i];
 
@@ -486,26 +465,124 @@ void ana_orphan_cpu(struct loader *L)
 	gaps->cpu_ns = L->orphan_cpu - given > 0 ? L->orphan_cpu - given : 0;
 }
 
-void ana_pass2_proc(struct loader *L, const struct iot_process *p)
+static int cmp_orphan(const void *a, const void *b)
+{
+	const struct ana_orphan *x = a, *y = b;
+
+	return x->seq < y->seq ? -1 : x->seq > y->seq;
+}
+
+void ana_sort_orphans(struct loader *L)
+{
+	ana_sort(L->orphans, L->n_orphans, sizeof(*L->orphans), cmp_orphan);
+}
+
+/* Pass 2: whether the process of entry @e exits in no phase (pass 1 said
+ * so), and when. */
+static void find_orphan(struct loader *L, struct pident *e)
+{
+	size_t lo = 0, hi = L->n_orphans;
+
+	while (lo < hi) {
+		size_t mid = (lo + hi) / 2;
+
+		if (L->orphans[mid].seq < e->seq)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	if (lo < L->n_orphans && L->orphans[lo].seq == e->seq) {
+		e->orphan = 1;
+		e->exit_t = L->orphans[lo].exit_t;
+	}
+}
+
+/* Phases by time: a process's CPU time counts in a phase when it started
+ * and ended there (phases tile time: the one its exit is in). */
+static void exit_by_time(struct loader *L, const struct pident *e, const struct iot_process *p)
+{
+	struct ana_trace *t = L->t;
+	int i = ana_phase_at(t, p->t_ns);
+
+	if (i < 0 || e->born < t->phases[i].start)
+		return;
+	t->phases[i].cpu_ns += p->utime_ns + p->stime_ns;
+	t->phases[i].procs++;
+}
+
+void ana_finish_exits(struct loader *L)
+{
+	struct ana_trace *t = L->t;
+	size_t i;
+
+	if (!t->by_time || !L->n_exits)
+		return;
+	for (i = 0; i + 1 < t->n_phases; i++)
+		if (t->phases[i].procs == 0)
+			t->phases[i].cpu_ns = -1;
+}
+
+int ana_pass2_proc(struct loader *L, const struct iot_process *p, uint64_t chunk)
 {
 	struct ana_trace *t = L->t;
 	struct pident *e, *par;
 	int32_t opened = -1;
+	int rc, made;
 
 	L->seq++;
-	if (t->by_time || p->kind == IOT_PROC_PHASE)
-		return;
-	while (L->next_phase + 1 < t->n_phases && t->phases[L->next_phase].seq < L->seq)
-		L->next_phase++;
-	if (L->next_phase + 1 < t->n_phases && t->phases[L->next_phase].seq == L->seq)
-		opened = (int32_t)L->next_phase;
-	e = ana_pid_get(&L->pids, p->pid, 0);
-	if (!e)
-		return;
-	if (p->kind == IOT_PROC_FORK) {
-		par = ana_pid_get(&L->pids, p->ppid, 0);
-		e->phase2 = opened >= 0 ? opened : par ? par->phase2 : -1;
-	} else if (p->kind == IOT_PROC_EXEC && opened >= 0) {
-		e->phase2 = opened;
+	if (p->kind == IOT_PROC_PHASE)
+		return 0;
+	if ((rc = ana_pids_evict(L, chunk)) < 0)
+		return rc;
+	if (!t->by_time) {
+		while (L->next_phase + 1 < t->n_phases && t->phases[L->next_phase].seq < L->seq)
+			L->next_phase++;
+		if (L->next_phase + 1 < t->n_phases && t->phases[L->next_phase].seq == L->seq)
+			opened = (int32_t)L->next_phase;
 	}
+	e = ana_pid_of_record(L, p, &made);
+	if (made < 0)
+		return made;
+	if (!e)
+		return 0;
+	if (made)
+		find_orphan(L, e);
+	switch (p->kind) {
+	case IOT_PROC_START:
+		e->born = e->active_from = p->t_ns;
+		if (p->argc && (e->cmd = ana_proc_index(t, ana_basename(p->argv[0]))) < 0)
+			return e->cmd;
+		break;
+	case IOT_PROC_FORK:
+		e->born = e->active_from = p->t_ns;
+		par = ana_pid_get(&L->pids, p->ppid, 0);
+		e->cmd = par ? par->cmd : -1;
+		if (!t->by_time)
+			e->phase2 = opened >= 0 ? opened : par ? par->phase2 : -1;
+		break;
+	case IOT_PROC_EXEC:
+		/* the same command as pass 1's: the rows are there */
+		e->cmd = exec_cmd(t, p, e->cmd);
+		if (e->cmd < -1)
+			return e->cmd;
+		if (opened >= 0)
+			e->phase2 = opened;
+		break;
+	case IOT_PROC_EXIT:
+		if (p->tid != p->pid && p->tid != 0)
+			break;
+		if (t->by_time && (L->pass == 2 || L->seq > L->seq2))
+			exit_by_time(L, e, p);
+		return ana_pid_exited(L, e, chunk);
+	default:
+		break;
+	}
+	if (L->pass == 3 && L->seq > L->seq2 && e->seq <= L->seq2) {
+		/* a process pass 2 left alive: its command as pass 1 had it */
+		struct pident *e2 = ana_pid_get(L->pids2, e->pid, 0);
+
+		if (e2 && e2->seq == e->seq)
+			e2->cmd = e->cmd;
+	}
+	return 0;
 }
