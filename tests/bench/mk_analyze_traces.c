@@ -4,6 +4,7 @@
  *
  *   mk_analyze_traces DIR             the golden set (see tests/data/analyze/)
  *   mk_analyze_traces --bench FILE N  a synthetic trace of about N events
+ *   mk_analyze_traces --procs FILE N  a shell loop of N short processes
  *
  * The golden workload is the Mozilla-tree script of the classic benchmark
  * (cp -a, sync, cp -a, cp -a, sync, du, rm -rf, tar c, sync) on a small
@@ -294,6 +295,8 @@ struct target {
 	uint64_t df;
 };
 
+static uint32_t flush_events = 64;
+
 static void gen_init(struct gen *g, const struct target *tg, int run, uint32_t flag_every)
 {
 	int i;
@@ -312,7 +315,7 @@ static int write_file(const char *dir, const char *file, const struct target *tg
 		      void (*fn)(struct gen *), const char *const *argv, uint32_t argc,
 		      uint32_t flag_every)
 {
-	struct iot_writer_opts o = { .flush_events = 64 };
+	struct iot_writer_opts o = { .flush_events = flush_events };
 	struct iot_header h = { 0 };
 	struct iot_kv kv[4];
 	char path[1024], el[32], df[32], mm[16], sk[16];
@@ -409,6 +412,41 @@ static void bench(struct gen *g)
 	}
 }
 
+/* ---- many short processes: what a trace of a shell loop holds ---- */
+
+static uint64_t procs_n;
+
+/* A shell runs a subshell (its one top-level command) that runs N short
+ * commands one after the other: each is forked, closes a descriptor
+ * before its exec (counted under the command it execs), execs one of
+ * four commands, makes two calls and exits.  Pids are never reused. */
+static void procs(struct gen *g)
+{
+	static const char *const sh[] = { "sh", "loop.sh" };
+	static const char *const cmds[][2] = { { "/bin/true", "x" }, { "/usr/bin/cc1", "x" },
+					       { "/usr/bin/as", "x" }, { "/usr/bin/ld", "x" } };
+	uint64_t i;
+	int pid;
+
+	proc(g, IOT_PROC_START, 100, 1, sh, 2, 0);
+	call(g, 100, __NR_clone, 101, 50000, NULL, NULL, 0, 0, 0);
+	proc(g, IOT_PROC_FORK, 101, 100, NULL, 0, 0);
+	for (i = 0; i < procs_n && !g->rc; i++) {
+		pid = 1000 + (int)i;
+		call(g, 101, __NR_clone, pid, 40000, NULL, NULL, 0, 0, 0);
+		proc(g, IOT_PROC_FORK, pid, 101, NULL, 0, 0);
+		call(g, pid, __NR_close, 0, 800, NULL, NULL, 3, 0, 0);
+		proc(g, IOT_PROC_EXEC, pid, 101, cmds[i % 4], 2, 0);
+		call(g, pid, __NR_openat, 3, 3000, "/etc/ld.so.cache", NULL, -100, 0, 0);
+		call(g, pid, __NR_read, 832, 2000, NULL, NULL, 3, 0, 832);
+		proc(g, IOT_PROC_EXIT, pid, 101, NULL, 0, 500000);
+		call(g, 101, __NR_wait4, pid, 60000, NULL, NULL, pid, 0, 0);
+	}
+	proc(g, IOT_PROC_EXIT, 101, 100, NULL, 0, 1000000);
+	call(g, 100, __NR_wait4, 101, 60000, NULL, NULL, 101, 0, 0);
+	proc(g, IOT_PROC_EXIT, 100, 1, NULL, 0, 1000000);
+}
+
 static const struct target targets[] = {
 	{ "moz-ext4.iotape", "ext4", "ext4", "rw,relatime", "mkfs.ext4 -F -q",
 	  { 1, 1, 1, 1, 1, 1, 1, 1 }, 1.0, 3407872 },
@@ -428,8 +466,13 @@ int main(int argc, char **argv)
 		bench_n = strtoull(argv[3], NULL, 10);
 		return write_file(argv[2][0] == '/' ? "" : ".", argv[2], NULL, 0, bench, NULL, 0, 0);
 	}
+	if (argc == 4 && strcmp(argv[1], "--procs") == 0) {
+		procs_n = strtoull(argv[3], NULL, 10);
+		flush_events = 8192;
+		return write_file(argv[2][0] == '/' ? "" : ".", argv[2], NULL, 0, procs, NULL, 0, 0);
+	}
 	if (argc != 2) {
-		fprintf(stderr, "usage: mk_analyze_traces DIR | --bench FILE N\n");
+		fprintf(stderr, "usage: mk_analyze_traces DIR | --bench FILE N | --procs FILE N\n");
 		return 2;
 	}
 	rc |= write_file(argv[1], "moz.iotape", NULL, 0, mozilla, sh_argv, 2, 0);

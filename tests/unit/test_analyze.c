@@ -131,18 +131,26 @@ static void pr(struct iot_writer *w, int kind, int pid, int ppid, const char *a0
 	assert_int_equal(iot_writer_process(w, &p), 0);
 }
 
-/* A shell that runs two commands, then execs a third in place. */
-static void test_phases(void **state)
+/* A trace at @path (a mkstemp() template), its chunks cut every 3 events. */
+static struct iot_writer *tmp_writer(char *path)
 {
-	char path[] = "/tmp/test_analyze_XXXXXX";
 	struct iot_header h = { .argc = 0 };
 	struct iot_writer_opts o = { .flush_events = 3 };
 	struct iot_writer *w;
-	struct ana_trace t = { 0 };
 	int fd = mkstemp(path);
 
 	assert_true(fd >= 0);
 	assert_int_equal(iot_writer_fdopen(&w, fd, &h, &o), 0);
+	return w;
+}
+
+/* A shell that runs two commands, then execs a third in place. */
+static void test_phases(void **state)
+{
+	char path[] = "/tmp/test_analyze_XXXXXX";
+	struct iot_writer *w = tmp_writer(path);
+	struct ana_trace t = { 0 };
+
 	pr(w, IOT_PROC_START, 10, 1, "sh", 0);
 	ev(w, 10, __NR_read, 100, 500);			/* gaps */
 	pr(w, IOT_PROC_FORK, 11, 10, NULL, 0);
@@ -189,6 +197,122 @@ static void test_phases(void **state)
 	ana_trace_free(&t);
 }
 
+static const struct ana_proc *cmd_row(const struct ana_trace *t, const char *cmd)
+{
+	for (size_t i = 0; i < t->n_procs; i++)
+		if (strcmp(t->procs[i].cmd, cmd) == 0)
+			return &t->procs[i];
+	return NULL;
+}
+
+/* What is a process: a pid used again by another process (the trace
+ * says so by a fork record after the first one's exit) is another one,
+ * and each one's calls count under its own command, not all under the
+ * last one's.  An exec from a thread other than the leader (the recorder
+ * writes the leader's exit, then the exec) is the same process going on:
+ * its calls, also those many chunks later, count under the command it
+ * execs and in its phase. */
+static void test_pid_reuse(void **state)
+{
+	char path[] = "/tmp/test_analyze_XXXXXX";
+	struct iot_writer *w = tmp_writer(path);
+	struct ana_trace t = { 0 };
+	int i;
+
+	pr(w, IOT_PROC_START, 10, 1, "sh", 0);
+	pr(w, IOT_PROC_FORK, 12, 10, NULL, 0);
+	ev(w, 12, __NR_close, 0, 100);
+	pr(w, IOT_PROC_EXIT, 12, 10, NULL, 0);
+	pr(w, IOT_PROC_EXEC, 12, 10, "/usr/bin/server", 0);
+	for (i = 0; i < 60; i++)			/* 20 chunks */
+		ev(w, 12, __NR_read, 10, 2000);
+	pr(w, IOT_PROC_EXIT, 12, 10, NULL, 100);
+	ev(w, 10, __NR_wait4, 12, 1000);
+	pr(w, IOT_PROC_FORK, 11, 10, NULL, 0);
+	pr(w, IOT_PROC_EXEC, 11, 10, "/bin/aaa", 0);
+	ev(w, 11, __NR_openat, 3, 2000);
+	ev(w, 11, __NR_read, 10, 2000);
+	pr(w, IOT_PROC_EXIT, 11, 10, NULL, 100);
+	ev(w, 10, __NR_wait4, 11, 1000);
+	/* not in the chunk of the first one's calls: a chunk gives its
+	 * processes before its events */
+	assert_int_equal(iot_writer_flush(w, 0), 0);
+	pr(w, IOT_PROC_FORK, 11, 10, NULL, 0);
+	pr(w, IOT_PROC_EXEC, 11, 10, "/bin/bbb", 0);
+	ev(w, 11, __NR_close, 0, 500);
+	pr(w, IOT_PROC_EXIT, 11, 10, NULL, 200);
+	ev(w, 10, __NR_wait4, 11, 1000);
+	pr(w, IOT_PROC_EXIT, 10, 1, NULL, 50);
+	assert_int_equal(iot_writer_close(w, 0), 0);
+
+	assert_int_equal(ana_load(&t, path), 0);
+	unlink(path);
+	assert_non_null(cmd_row(&t, "aaa"));
+	assert_int_equal(cmd_row(&t, "aaa")->st.count, 2);
+	assert_int_equal(cmd_row(&t, "aaa")->pids, 1);
+	assert_int_equal(cmd_row(&t, "bbb")->st.count, 1);
+	assert_int_equal(cmd_row(&t, "bbb")->pids, 1);
+	assert_int_equal(cmd_row(&t, "sh")->st.count, 3);
+	assert_int_equal(cmd_row(&t, "server")->st.count, 61);
+	assert_int_equal(t.phases[0].st.count, 61);
+	assert_null(cmd_row(&t, "(unknown)"));
+	ana_trace_free(&t);
+}
+
+/* Many short processes, the chunks cut every 3 events, their pids used
+ * again and again (700 of them, as pid_max wraps): a child's calls before
+ * its exec count under the command it execs, whether they are in a chunk
+ * before its exec record or in the one after; calls written after its
+ * exit record (a later chunk) count under its command too; the table
+ * forgets the processes that ended (ANA_GRAVE_CHUNKS) and nothing is
+ * lost. */
+static void test_many_processes(void **state)
+{
+	char path[] = "/tmp/test_analyze_XXXXXX";
+	struct iot_writer *w = tmp_writer(path);
+	struct ana_trace t = { 0 };
+	int i, n = 3000;
+	pr(w, IOT_PROC_START, 10, 1, "make", 0);
+	pr(w, IOT_PROC_FORK, 11, 10, NULL, 0);		/* the one phase */
+	for (i = 0; i < n; i++) {
+		int pid = 1000 + i % 700;
+
+		pr(w, IOT_PROC_FORK, pid, 11, NULL, 0);
+		ev(w, pid, __NR_close, 0, 100);		/* before its exec */
+		if (i % 2)
+			ev(w, pid, __NR_close, 0, 100);
+		pr(w, IOT_PROC_EXEC, pid, 11, i % 3 ? "/usr/bin/cc1" : "/bin/sh", 0);
+		ev(w, pid, __NR_openat, 3, 3000);
+		if (i % 5 == 0) {
+			pr(w, IOT_PROC_EXIT, pid, 11, NULL, 10);
+			ev(w, pid, __NR_exit_group, 0, 0);	/* after its exit record */
+			assert_int_equal(iot_writer_flush(w, 0), 0);
+			ev(w, pid, __NR_close, 0, 100);	/* a chunk later */
+		} else {
+			pr(w, IOT_PROC_EXIT, pid, 11, NULL, 10);
+		}
+		ev(w, 11, __NR_wait4, pid, 1000);
+	}
+	pr(w, IOT_PROC_EXIT, 11, 10, NULL, 10);
+	pr(w, IOT_PROC_EXIT, 10, 1, NULL, 10);
+	assert_int_equal(iot_writer_close(w, 0), 0);
+
+	assert_int_equal(ana_load(&t, path), 0);
+	unlink(path);
+	/* i % 3 == 0: sh, 1000 of them, 500 with two closes, 200 with two
+	 * more calls after their exit */
+	assert_int_equal(cmd_row(&t, "sh")->pids, 1000);
+	assert_int_equal(cmd_row(&t, "sh")->st.count, 1000 * 2 + 500 + 200 * 2);
+	assert_int_equal(cmd_row(&t, "cc1")->pids, 2000);
+	assert_int_equal(cmd_row(&t, "cc1")->st.count, 2000 * 2 + 1000 + 400 * 2);
+	assert_int_equal(cmd_row(&t, "make")->st.count, n);
+	assert_null(cmd_row(&t, "(unknown)"));
+	assert_int_equal(t.n_phases, 2);
+	assert_int_equal(t.phases[0].st.count, t.total.count);
+	assert_int_equal(t.phases[0].procs, n + 1);
+	ana_trace_free(&t);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -196,6 +320,8 @@ int main(void)
 		cmocka_unit_test(test_classes),
 		cmocka_unit_test(test_escaping),
 		cmocka_unit_test(test_phases),
+		cmocka_unit_test(test_pid_reuse),
+		cmocka_unit_test(test_many_processes),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
