@@ -12,8 +12,9 @@
 
 /* A process's calls held until its command is final (its entry goes): a
  * forked child's calls before its exec count under the command it execs,
- * as they always have.  The first calls are logged as they are; past
- * ANA_PEND_LOG they are folded into a row. */
+ * as they always have.  The first ANA_PEND_LOG calls are logged as they
+ * are (most processes make few: a row's histogram for each would cost
+ * more); past them, they go to a row of its own. */
 #define ANA_PEND_LOG 64
 
 struct ana_call {
@@ -41,6 +42,7 @@ static inline void ana_stat_call(struct ana_stat *s, const struct ana_call *c)
 struct ana_pend {
 	struct ana_call *log;	/* grown to ANA_PEND_LOG */
 	uint32_t n, cap;	/* calls in log, its room */
+	int dense;		/* past ANA_PEND_LOG: calls go to st */
 	struct ana_stat st;	/* the calls before them */
 	uint64_t xbytes;	/* bytes of its async requests and mapped pages */
 	struct ana_pend *next;	/* free list */
@@ -174,11 +176,33 @@ int ana_pid_exited(struct loader *L, struct pident *e, uint64_t chunk);
  *  oldest, past ANA_GRAVE_MAX).  @return : 0 or -ENOMEM. */
 int ana_pids_evict(struct loader *L, uint64_t chunk);
 void ana_pids_free(struct pidmap *m);
+/*! ana_pend_new() : @e's held calls, made (it has none). @return : NULL
+ *  when out of memory. */
+struct ana_pend *ana_pend_new(struct pidmap *m, struct pident *e);
+/*! ana_pend_room() : ana_pend_call() when the log is full.  (@c by value:
+ *  a caller's call whose address escaped would be read again after every
+ *  store of the rows it is counted in.) */
+int ana_pend_room(struct ana_pend *p, struct ana_call c);
+
 /*! ana_pend_of() : @e's held calls (made if none).  @return : NULL when
  *  out of memory. */
-struct ana_pend *ana_pend_of(struct pidmap *m, struct pident *e);
+static inline struct ana_pend *ana_pend_of(struct pidmap *m, struct pident *e)
+{
+	return e->pend ? e->pend : ana_pend_new(m, e);
+}
+
 /*! ana_pend_call() : hold call @c in @p.  @return : 0 or -ENOMEM. */
-int ana_pend_call(struct ana_pend *p, const struct ana_call *c);
+static inline int ana_pend_call(struct ana_pend *p, const struct ana_call *c)
+{
+	if (p->dense) {
+		ana_stat_call(&p->st, c);
+		return 0;
+	}
+	if (p->n == p->cap)
+		return ana_pend_room(p, *c);
+	p->log[p->n++] = *c;
+	return 0;
+}
 /*! ana_pend_flush() : count @e's held calls in the row of its command,
  *  now final ("(unknown)" if it has none).  @return : 0 or -ENOMEM. */
 int ana_pend_flush(struct loader *L, struct pident *e);

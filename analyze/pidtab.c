@@ -97,12 +97,10 @@ static void pend_put(struct pidmap *m, struct ana_pend *p)
 	m->free_pend = p;
 }
 
-struct ana_pend *ana_pend_of(struct pidmap *m, struct pident *e)
+struct ana_pend *ana_pend_new(struct pidmap *m, struct pident *e)
 {
-	struct ana_pend *p = e->pend;
+	struct ana_pend *p;
 
-	if (p)
-		return p;
 	if (m->free_pend) {
 		p = m->free_pend;
 		m->free_pend = p->next;
@@ -112,6 +110,7 @@ struct ana_pend *ana_pend_of(struct pidmap *m, struct pident *e)
 			return NULL;
 	}
 	p->n = 0;
+	p->dense = 0;
 	p->xbytes = 0;
 	p->next = NULL;
 	memset(&p->st, 0, sizeof(p->st));
@@ -119,7 +118,7 @@ struct ana_pend *ana_pend_of(struct pidmap *m, struct pident *e)
 	return p;
 }
 
-int ana_pend_call(struct ana_pend *p, const struct ana_call *c)
+int ana_pend_room(struct ana_pend *p, struct ana_call c)
 {
 	uint32_t i;
 
@@ -127,6 +126,9 @@ int ana_pend_call(struct ana_pend *p, const struct ana_call *c)
 		for (i = 0; i < p->n; i++)
 			ana_stat_call(&p->st, &p->log[i]);
 		p->n = 0;
+		p->dense = 1;
+		ana_stat_call(&p->st, &c);
+		return 0;
 	}
 	if (p->n == p->cap) {
 		/* the log grows with the calls held: the processes that
@@ -139,7 +141,7 @@ int ana_pend_call(struct ana_pend *p, const struct ana_call *c)
 		p->log = n;
 		p->cap = nc;
 	}
-	p->log[p->n++] = *c;
+	p->log[p->n++] = c;
 	return 0;
 }
 
