@@ -331,6 +331,9 @@ void rpl_result_add(struct rpl_result *t, const struct rpl_result *r, int client
 	t->walk_back += r->walk_back;
 	t->walk_dirs += r->walk_dirs;
 	t->walk_moved += r->walk_moved;
+	t->listings_reordered += r->listings_reordered;
+	t->listing_calls += r->listing_calls;
+	t->listings_differ += r->listings_differ;
 	t->prep_links += r->prep_links;
 	t->prep_symlinks += r->prep_symlinks;
 	t->prep_bytes += r->prep_bytes;

@@ -80,8 +80,45 @@ static void example(const struct rpl_plan *p, const struct rpl_op *op, int64_t r
 		 "%s, replayed: %s", line, got);
 }
 
+/* What the tally judges a call with (rpl_judge_fn). */
+struct tally {
+	struct rpl_plan *p;
+	struct rpl_result *res;
+};
+
+/* @op returned @ret here: a mismatch, a capability probe that differed,
+ * or neither. */
+static void judge(void *arg, struct rpl_op *op, int64_t ret)
+{
+	struct tally *ty = arg;
+	struct rpl_result *res = ty->res;
+	struct rpl_sc_stat dummy, *sc = op->ev.nr >= 0 && op->ev.nr < RPL_MAX_NR ?
+					 &res->sc[op->ev.nr] : &dummy;
+
+	if (!differs(op, ret))
+		return;
+	if (rpl_fault_of(op, ret) >= 0) {
+		/* a target fault: a mismatch too (--verify), and
+		 * counted apart from the others */
+		res->target_faults++;
+		res->target_by[rpl_fault_of(op, ret)]++;
+	}
+	if (is_probe(op, ret)) {
+		op->rflags |= RPL_OPF_PROBE;
+		res->probe_diffs++;
+		sc->probe_diffs++;
+	} else {
+		op->rflags |= RPL_OPF_MISMATCH;
+		res->mismatches++;
+		sc->mismatches++;
+		example(ty->p, op, ret, res);
+	}
+}
+
 int rpl_tally(struct rpl_plan *p, struct rpl_result *res)
 {
+	struct tally ty = { p, res };
+	struct rpl_listings *ls = rpl_listings_new(judge, &ty);
 	struct rpl_outs *m;
 	struct rpl_outcome oc;
 	struct rpl_op *op;
@@ -91,6 +128,8 @@ int rpl_tally(struct rpl_plan *p, struct rpl_result *res)
 	while (err == 0 && (err = rpl_outs_next(m, &op, &oc)) > 0) {
 		struct rpl_sc_stat dummy, *sc = op->ev.nr >= 0 && op->ev.nr < RPL_MAX_NR ?
 						 &res->sc[op->ev.nr] : &dummy;
+		/* a getdents is judged with its listing (listings.c) */
+		int held = rpl_listings_op(ls, p, op, oc.ret);
 
 		err = 0;
 		res->ops++;
@@ -114,25 +153,10 @@ int rpl_tally(struct rpl_plan *p, struct rpl_result *res)
 			res->starts++;
 			res->starts_ns += oc.exit - oc.enter;
 		}
-		if (!differs(op, oc.ret))
-			continue;
-		if (rpl_fault_of(op, oc.ret) >= 0) {
-			/* a target fault: a mismatch too (--verify), and
-			 * counted apart from the others */
-			res->target_faults++;
-			res->target_by[rpl_fault_of(op, oc.ret)]++;
-		}
-		if (is_probe(op, oc.ret)) {
-			op->rflags |= RPL_OPF_PROBE;
-			res->probe_diffs++;
-			sc->probe_diffs++;
-		} else {
-			op->rflags |= RPL_OPF_MISMATCH;
-			res->mismatches++;
-			sc->mismatches++;
-			example(p, op, oc.ret, res);
-		}
+		if (!held)
+			judge(&ty, op, oc.ret);
 	}
+	rpl_listings_end(ls, res);
 	rpl_outs_close(m);
 	if (err < 0)
 		iot_err(p->o->cmd, "cannot keep or read back what the replayed calls returned: "

@@ -442,6 +442,15 @@ void rpl_print_summary(FILE *f, const struct rpl_opts *o, const struct rpl_resul
 	print_by_sc(f, r, 0);
 	for (int i = 0; i < r->n_examples; i++)
 		fprintf(f, "    %s\n", r->examples[i]);
+	if (r->listings_reordered)
+		fprintf(f, "  listings     %llu directory listings returned the recorded bytes in "
+			"all in another order (%llu getdents calls whose own counts differ: "
+			"not mismatches)\n", (unsigned long long)r->listings_reordered,
+			(unsigned long long)r->listing_calls);
+	if (r->listings_differ)
+		fprintf(f, "  listings     %llu directory listings returned other bytes in all than "
+			"recorded (entries missing or added: their getdents calls are mismatches)\n",
+			(unsigned long long)r->listings_differ);
 	if (r->probe_diffs) {
 		fprintf(f, "  capability probes differing (expected across filesystems): %llu",
 		       (unsigned long long)r->probe_diffs);

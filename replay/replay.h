@@ -198,6 +198,11 @@ struct rpl_result {
 	/* directory walks replayed in this filesystem's listing order, and
 	 * the entries they took so (dirwalk.c) */
 	uint64_t walk_dirs, walk_moved;
+	/* directory listings (verify, listings.c): those that returned the
+	 * recorded bytes in all, some of their getdents calls not (another
+	 * order), and those calls; those whose bytes in all differ (entries
+	 * missing or added: their calls are mismatches) */
+	uint64_t listings_reordered, listing_calls, listings_differ;
 	int damaged;			/* the trace was cut short: its complete part was used */
 	int open_err;			/* iot_reader_open()'s code if the trace did not open */
 	int interrupted;		/* the signal that stopped the replay, or 0 */

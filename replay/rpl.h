@@ -154,6 +154,27 @@ void rpl_dirwalk_opened(struct rpl_thread *t, int64_t fd, const char *path);
 void rpl_dirwalk_end(struct rpl_thread *t, int64_t fd, uint32_t next);
 void rpl_dirwalk_free(struct rpl_thread *t);
 
+/* ---- a listing's getdents calls judged as one (listings.c) ---- */
+struct rpl_listings;
+struct rpl_plan;
+struct rpl_op;
+/* judge what op @op returned here, @ret, against the recorded result */
+typedef void rpl_judge_fn(void *arg, struct rpl_op *op, int64_t ret);
+/*! rpl_listings_new() : listings for a tally that judges a call with
+ *  @judge(@arg, ...).  @return : NULL if out of memory (then every call
+ *  is judged by itself). */
+struct rpl_listings *rpl_listings_new(rpl_judge_fn *judge, void *arg);
+/*! rpl_listings_op() : op @op, which returned @ret here (every op of the
+ *  tally, in the plan's order, skipped ones too).  @return : 1 if its
+ *  result is judged with its listing's (a getdents: later, through the
+ *  judge, or not at all when the listing's total matched), 0 if the
+ *  tally judges it now. */
+int rpl_listings_op(struct rpl_listings *l, const struct rpl_plan *p, struct rpl_op *op,
+		    int64_t ret);
+/*! rpl_listings_end() : the tally's end: listings the trace did not end
+ *  have their calls judged one by one; the counts go to @res; @l freed. */
+void rpl_listings_end(struct rpl_listings *l, struct rpl_result *res);
+
 /*! rpl_last_name() : where the last component of @path (@len bytes,
  *  trailing slashes dropped) starts; @*end : where it ends (start == end:
  *  no component, the root or an empty path). */
