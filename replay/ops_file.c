@@ -108,7 +108,12 @@ static int64_t do_open(struct rpl_ctx *c, struct rpl_op *op, const char *path,
 
 		c->sys0 = 0;
 		fd = RPL_TIMED(c, rpl_open_at(c, p, flags | O_NONBLOCK | O_NOCTTY, mode));
-		if (fd >= 0 && (flags & O_DIRECTORY) && !(flags & O_CREAT))
+		/* a directory opened is offered as the parent it is, but
+		 * O_TMPFILE has O_DIRECTORY's bit: a file made there, which
+		 * the cache would have handed out as the directory (a link
+		 * into it failed with ENOTDIR) */
+		if (fd >= 0 && (flags & O_DIRECTORY) && !(flags & O_CREAT) &&
+		    (flags & O_TMPFILE) != O_TMPFILE)
 			rpl_dcache_offer(c, p, fd, gen);
 	}
 	if (fd == -ENXIO && op->ev.ret >= 0 && (flags & O_ACCMODE) == O_WRONLY)
