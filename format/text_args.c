@@ -385,9 +385,14 @@ void iot_sb_arg(struct iot_sbuf *b, int kind, int64_t v,
 			iot_sb_printf(b, "%d", (int32_t)u);
 		break;
 	case IOT_ARG_PATH:
-		sb_quote_or(b, ev ? ev->path : NULL, ev ? ev->path_len : 0, ev);
-		break;
 	case IOT_ARG_PATH2:
+		sb_quote_or(b, ev ? (kind == IOT_ARG_PATH ? ev->path : ev->path2) : NULL,
+			    ev ? (kind == IOT_ARG_PATH ? ev->path_len : ev->path2_len) : 0, ev);
+		/* named through /proc/self/fd/N: the descriptor, kept as
+		 * N + 1 (the path is N's, record/decode.c) */
+		if (v > 0 && v <= INT32_MAX)
+			iot_sb_printf(b, " </proc/self/fd/%lld>", (long long)(v - 1));
+		break;
 	case IOT_ARG_STR2:
 		sb_quote_or(b, ev ? ev->path2 : NULL, ev ? ev->path2_len : 0, ev);
 		break;

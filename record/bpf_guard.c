@@ -233,7 +233,7 @@ static void take_states(struct rec_ctx *c, pid_t tid, int nr, const uint64_t *ar
 		p = rec_path_abs(base, c->buf, &len);
 		if (!p)
 			continue;
-		rec_path_magic(c, t, &p, &len);
+		rec_path_magic(c, t, &p, &len, NULL);
 		rec_path_state(c, p, len, NULL);
 		free(p);
 	}

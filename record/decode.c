@@ -150,16 +150,21 @@ static ssize_t arg_str(struct rec_task *t, int i, char *buf, size_t cap)
 }
 
 /* Resolve the path argument at @i: relative to the DIRFD just before it,
- * else the cwd; "" with AT_EMPTY_PATH names the dirfd itself. */
+ * else the cwd; "" with AT_EMPTY_PATH names the dirfd itself.  *@value:
+ * what the event keeps as the argument, 0, or 1 + N for /proc/self/fd/N
+ * of the task's own table (rec_path_magic()): the descriptor, which a
+ * replay can name where the path is not its file's (format/FORMAT.md). */
 static char *resolve(struct rec_ctx *c, struct rec_task *t, int i,
-		     uint32_t *len, int *empty_fd)
+		     uint32_t *len, int *empty_fd, int64_t *value)
 {
 	const struct iot_syscall *sc = t->sc;
 	const char *base = t->fs ? t->fs->cwd : NULL;
 	ssize_t n = arg_str(t, i, c->buf, REC_PATH_MAX);
 	int64_t dirfd = AT_FDCWD;
+	long self = -1;
 	char *p;
 
+	*value = 0;
 	if (n < 0)
 		return NULL;
 	if (i > 0 && sc->arg[i - 1] == IOT_ARG_DIRFD) {
@@ -182,8 +187,8 @@ static char *resolve(struct rec_ctx *c, struct rec_task *t, int i,
 		return strdup("");
 	}
 	p = rec_path_abs(base, c->buf, len);
-	if (p)
-		rec_path_magic(c, t, &p, len);
+	if (p && rec_path_magic(c, t, &p, len, &self) && self >= 0)
+		*value = (int64_t)self + 1;
 	return p;
 }
 
@@ -309,22 +314,20 @@ int rec_decode_entry(struct rec_ctx *c, struct rec_task *t, int nr,
 
 		switch (kind) {
 		case IOT_ARG_PATH:
-			t->path = resolve(c, t, i, &len, &empty);
+			t->path = resolve(c, t, i, &len, &empty, &ev->args[i]);
 			if (t->path) {
 				ev->path = t->path;
 				ev->path_len = len;
 				has_path = 1;
 			}
-			ev->args[i] = 0;
 			break;
 		case IOT_ARG_PATH2:
-			t->path2 = resolve(c, t, i, &len, &empty);
+			t->path2 = resolve(c, t, i, &len, &empty, &ev->args[i]);
 			if (t->path2) {
 				ev->path2 = t->path2;
 				ev->path2_len = len;
 				has_path2 = 1;
 			}
-			ev->args[i] = 0;
 			break;
 		case IOT_ARG_STR2:
 			n = arg_str(t, i, c->buf, REC_PATH_MAX);

@@ -82,8 +82,14 @@ char *rec_path_abs(const char *base, const char *p, uint32_t *len)
 }
 
 /* /proc/self/fd/N, /proc/thread-self/fd/N and /proc/PID/fd/N name the
- * open file, not a path: replace them with the path of that descriptor. */
-int rec_path_magic(struct rec_ctx *c, struct rec_task *t, char **pp, uint32_t *len)
+ * open file, not a path: replace them with the path of that descriptor.
+ * That path may not be the file's: an O_TMPFILE file has none (its
+ * descriptor's path is the directory it was made in), and one renamed
+ * or removed since has another or none; so where N is a descriptor of
+ * @t's own table, *@self (if not NULL) gets N, for the event to keep
+ * (decode.c), else -1. */
+int rec_path_magic(struct rec_ctx *c, struct rec_task *t, char **pp, uint32_t *len,
+		   long *self)
 {
 	const char *p = *pp, *q;
 	struct rec_task *owner = t;
@@ -91,6 +97,9 @@ int rec_path_magic(struct rec_ctx *c, struct rec_task *t, char **pp, uint32_t *l
 	char *end, *dup;
 	long fd;
 	uint32_t n;
+
+	if (self)
+		*self = -1;
 
 	/* every path of every call comes here: the first bytes tell most
 	 * apart without a call of libc's strncmp() */
@@ -127,6 +136,8 @@ int rec_path_magic(struct rec_ctx *c, struct rec_task *t, char **pp, uint32_t *l
 	free(*pp);
 	*pp = dup;
 	*len = n;
+	if (self && owner->fds == t->fds)
+		*self = fd;
 	return 1;
 }
 

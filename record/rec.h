@@ -414,8 +414,10 @@ void rec_data_aio(struct rec_ctx *c, struct iot_aio *a);
 /* make @p absolute against @base (or the task's cwd), lexically;
  * @return : a malloc'd string (*@len set) or NULL */
 char *rec_path_abs(const char *base, const char *p, uint32_t *len);
-/* the tracee's view of /proc/self/fd/N: @return : 1 if rewritten */
-int rec_path_magic(struct rec_ctx *c, struct rec_task *t, char **p, uint32_t *len);
+/* the tracee's view of /proc/self/fd/N: @return : 1 if rewritten; *@self
+ * (if not NULL): N where it is a descriptor of @t's own table, else -1 */
+int rec_path_magic(struct rec_ctx *c, struct rec_task *t, char **p, uint32_t *len,
+		   long *self);
 /* 1 if @p lies in a pseudo filesystem (/proc, /sys, /dev) */
 int rec_path_skipped(const char *p);
 

@@ -6,7 +6,9 @@
  * relative to its parent opened inside the root (rpl_parent()), so they
  * never follow a symlink at that component.  A symlink's target is kept
  * as recorded, absolute or not: the replayer itself only ever resolves
- * inside the root.
+ * inside the root.  A link whose source is a descriptor (/proc/self/fd/N
+ * followed, AT_EMPTY_PATH) links that descriptor's file: an O_TMPFILE
+ * file's recorded path is its directory (link_src_fd()).
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -142,14 +144,51 @@ static int64_t h_rename(struct rpl_ctx *c, struct rpl_op *op)
 	return r;
 }
 
+/*
+ * The recorded descriptor whose file a link's source names, where the
+ * recorded path need not be that file's: linkat(AT_FDCWD,
+ * "/proc/self/fd/N", ..., AT_SYMLINK_FOLLOW) (the event keeps N + 1 as
+ * the path argument, record/decode.c) or linkat(N, "", ...,
+ * AT_EMPTY_PATH) (the path recorded is N's).  The path a descriptor
+ * has is the one it was opened with: an O_TMPFILE file's is its
+ * directory, and linking that is not what the program did.  -1: none.
+ */
+static int64_t link_src_fd(struct rpl_ctx *c, const struct rpl_op *op, int flags)
+{
+	struct rpl_fd e;
+
+	if (op->ev.nr != SYS_linkat)
+		return -1;
+	if ((flags & AT_SYMLINK_FOLLOW) && op->ev.args[1] > 0)
+		return op->ev.args[1] - 1;
+	if ((flags & AT_EMPTY_PATH) && op->ev.args[0] >= 0 && op->ev.path &&
+	    rpl_fdtab_get(c->pr->tab, (long)op->ev.args[0], &e) == 0 && e.path &&
+	    strcmp(e.path, op->ev.path) == 0)
+		return op->ev.args[0];
+	return -1;
+}
+
 static int64_t h_link(struct rpl_ctx *c, struct rpl_op *op)
 {
 	int flags = op->ev.nr == SYS_linkat ? (int)op->ev.args[4] : 0;
+	int64_t src = link_src_fd(c, op, flags);
 	struct rpl_name b;
 	int64_t r;
 
 	OPEN_NAME(c, op, op->ev.path2, &b);
-	if (flags & AT_SYMLINK_FOLLOW) {
+	if (src >= 0) {
+		/* the descriptor's file, through its magic link here, which
+		 * needs no CAP_DAC_READ_SEARCH as AT_EMPTY_PATH does */
+		int fd = rpl_live_fd(c, op, src);
+		char proc[64];
+
+		if (fd < 0) {
+			rpl_name_done(&b);
+			return RPL_SKIPPED;
+		}
+		rpl_proc_fd(proc, fd);
+		r = ret_of(linkat(AT_FDCWD, proc, b.dirfd, b.name, AT_SYMLINK_FOLLOW));
+	} else if (flags & AT_SYMLINK_FOLLOW) {
 		/* Follow the source inside the root, then link what was found. */
 		const char *p = rpl_op_path(c, op, op->ev.path);
 		char proc[64];

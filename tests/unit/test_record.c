@@ -62,6 +62,7 @@ static void test_fdtab(void **state)
 	struct rec_ctx c;
 	struct rec_task *t, *ch, *th;
 	uint32_t len;
+	long self;
 	char *p;
 
 	memset(&c, 0, sizeof(c));
@@ -77,14 +78,20 @@ static void test_fdtab(void **state)
 	assert_string_equal(rec_fd_path(t, 4, &len), "/w/e/f");
 	assert_int_equal(len, 6);
 
-	/* /proc/self/fd/4 and /proc/100/fd/4 name the open file */
+	/* /proc/self/fd/4 and /proc/100/fd/4 name the open file, a
+	 * descriptor of the caller's own table, which is kept */
 	p = strdup("/proc/self/fd/4");
-	assert_int_equal(rec_path_magic(&c, t, &p, &len), 1);
+	assert_int_equal(rec_path_magic(&c, t, &p, &len, &self), 1);
 	assert_string_equal(p, "/w/e/f");
+	assert_int_equal(self, 4);
 	free(p);
 	p = strdup("/proc/100/fd/3");
-	assert_int_equal(rec_path_magic(&c, t, &p, &len), 1);
+	assert_int_equal(rec_path_magic(&c, t, &p, &len, NULL), 1);
 	assert_string_equal(p, "/w/e");
+	free(p);
+	p = strdup("/w/x");
+	assert_int_equal(rec_path_magic(&c, t, &p, &len, &self), 0);
+	assert_int_equal(self, -1);
 	free(p);
 
 	/* fork copies the table, a thread shares it */

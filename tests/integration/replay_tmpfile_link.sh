@@ -1,0 +1,58 @@
+#!/bin/bash
+# replay_tmpfile_link.sh - an O_TMPFILE file named after it was written
+# (tests/progs/tmpfile_link): linkat(AT_FDCWD, "/proc/self/fd/N", ...,
+# AT_SYMLINK_FOLLOW), and as root linkat(N, "", ..., AT_EMPTY_PATH).  The
+# descriptor's path is its directory's, and the link's source was recorded
+# and replayed as that directory (EPERM: a mismatch, no file made).  Now
+# the trace keeps the descriptor of a /proc/self/fd path (`iotape dump`
+# shows it), and the replay links the descriptor's file: --verify exits 0
+# and the files are there with the sizes written.  Recorded with ptrace
+# (with the fast path and without) and with bpf where it loads.
+set -u
+. "$SRCDIR/tests/integration/lib.sh"
+. "$SRCDIR/tests/integration/record_lib.sh"
+need_ptrace
+[ -x "$PROGS/tmpfile_link" ] || fail "$PROGS/tmpfile_link is not built (make tests)"
+T=$(mktemp -d /tmp/iotape-tmpfile.XXXXXX)
+trap 'rm -rf "$T"' EXIT
+cd "$T"
+args=()
+[ "$(id -u)" = 0 ] && args=(empty)	# AT_EMPTY_PATH needs CAP_DAC_READ_SEARCH
+backends=(ptrace ptrace-slow)
+rc=0
+(need_bpf) >"$T/bpf.why" 2>&1 || rc=$?
+case $rc in
+0) backends+=(bpf) ;;
+77) echo "bpf: not recorded, $(cat "$T/bpf.why")" ;;
+*) fail "$(cat "$T/bpf.why")" ;;
+esac
+
+for b in "${backends[@]}"; do
+	rm -rf "$T/w" "$T/root"
+	mkdir "$T/w" "$T/root"
+	case $b in
+	ptrace) opts=(--backend ptrace) ;;
+	ptrace-slow) opts=(--backend ptrace --no-fastpath) ;;
+	bpf) opts=(--backend bpf) ;;
+	esac
+	rc=0
+	"$IOTAPE" record -q "${opts[@]}" -o "$T/t.iotape" -- "$PROGS/tmpfile_link" "$T/w" "${args[@]}" ||
+		rc=$?
+	[ $rc = 77 ] && skip "no O_TMPFILE on the filesystem of $T"
+	[ $rc = 0 ] || fail "$b: recording tmpfile_link failed (exit $rc)"
+	[ "$(stat -c %s "$T/w/a")" = 5000 ] || fail "$b: the program did not make w/a"
+	"$IOTAPE" dump "$T/t.iotape" >"$T/dump"
+	grep -Eq "^[0-9]+ .*linkat\(AT_FDCWD, \"$T/w\" </proc/self/fd/[0-9]+>, AT_FDCWD, \"$T/w/a\", AT_SYMLINK_FOLLOW\) = 0" "$T/dump" ||
+		{ grep linkat "$T/dump"; fail "$b: the trace does not keep the descriptor /proc/self/fd named"; }
+	"$IOTAPE" replay "$T/t.iotape" --root "$T/root" --timing afap --verify >"$T/out" 2>&1 ||
+		{ cat "$T/out"; fail "$b: replay --verify exited $?"; }
+	grep -Eq '^  mismatches   0$' "$T/out" || { cat "$T/out"; fail "$b: mismatches"; }
+	[ "$(stat -c %s "$T/root$T/w/a" 2>/dev/null)" = 5000 ] ||
+		{ ls -la "$T/root$T/w"; fail "$b: the replay did not make w/a of 5000 bytes"; }
+	if [ ${#args[@]} -gt 0 ]; then
+		[ "$(stat -c %s "$T/root$T/w/b" 2>/dev/null)" = 3000 ] ||
+			{ ls -la "$T/root$T/w"; fail "$b: the replay did not make w/b of 3000 bytes (AT_EMPTY_PATH)"; }
+	fi
+	echo "$b: ok"
+done
+echo "ok: O_TMPFILE files linked through /proc/self/fd and AT_EMPTY_PATH replay as recorded"
