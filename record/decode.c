@@ -546,6 +546,26 @@ static void pipe_exit(struct rec_task *t)
 	}
 }
 
+/* linkat that linked a descriptor's file: /proc/self/fd/N followed (N
+ * kept as the path's value) or N with "" and AT_EMPTY_PATH (the path is
+ * N's own) */
+static void link_exit(struct rec_task *t)
+{
+	const struct iot_event *ev = &t->ev;
+	int64_t fd = -1;
+	uint32_t len;
+	const char *p;
+
+	if ((ev->args[4] & AT_SYMLINK_FOLLOW) && ev->args[1] > 0)
+		fd = ev->args[1] - 1;
+	else if ((ev->args[4] & AT_EMPTY_PATH) && ev->path &&
+		 (p = rec_fd_path(t, ev->args[0], &len)) && len == ev->path_len &&
+		 memcmp(p, ev->path, len) == 0)
+		fd = ev->args[0];
+	if (fd >= 0 && fd <= INT32_MAX)
+		rec_fd_linked(t, (int)fd, ev->path2, ev->path2_len);
+}
+
 static void close_range_exit(struct rec_task *t)
 {
 	uint64_t first = (uint32_t)t->raw[0], last = (uint32_t)t->raw[1], i;
@@ -593,8 +613,15 @@ void rec_decode_exit(struct rec_ctx *c, struct rec_task *t, int64_t ret,
 		if (ret >= 0 && ev->path)
 			rec_fd_set(t, (int)ret, ev->path, rec_dotdot_len(c, ev->path, ev->path_len),
 				   fl >= 0 && (ev->args[fl] & O_CLOEXEC));
+		if (ret >= 0 && fl >= 0 && (ev->args[fl] & O_TMPFILE) == O_TMPFILE)
+			rec_fd_unnamed(t, (int)ret);
 		break;
 	}
+	case SYS_linkat:
+		/* an O_TMPFILE file given a name: its later calls carry it */
+		if (ret == 0 && ev->path2)
+			link_exit(t);
+		break;
 	case SYS_close:
 		if (ret != -EBADF)
 			rec_fd_close(t, (int)ev->args[0]);

@@ -329,6 +329,7 @@ int rec_fd_set(struct rec_task *t, int fd, const char *path, uint32_t len,
 	ft->fd[fd].path = p;
 	ft->fd[fd].len = p ? len : 0;
 	ft->fd[fd].cloexec = !!cloexec;
+	ft->fd[fd].unnamed = 0;
 	return 0;
 }
 
@@ -340,12 +341,25 @@ void rec_fd_close(struct rec_task *t, int fd)
 	t->fds->fd[fd].path = NULL;
 	t->fds->fd[fd].len = 0;
 	t->fds->fd[fd].cloexec = 0;
+	t->fds->fd[fd].unnamed = 0;
 }
 
 void rec_fd_cloexec(struct rec_task *t, int fd, int on)
 {
 	if (t->fds && fd >= 0 && fd < t->fds->n)
 		t->fds->fd[fd].cloexec = !!on;
+}
+
+void rec_fd_unnamed(struct rec_task *t, int fd)
+{
+	if (t->fds && fd >= 0 && fd < t->fds->n && t->fds->fd[fd].path)
+		t->fds->fd[fd].unnamed = 1;
+}
+
+void rec_fd_linked(struct rec_task *t, int fd, const char *path, uint32_t len)
+{
+	if (t->fds && fd >= 0 && fd < t->fds->n && t->fds->fd[fd].unnamed)
+		rec_fd_set(t, fd, path, len, t->fds->fd[fd].cloexec);
 }
 
 int rec_fd_unshare(struct rec_task *t)

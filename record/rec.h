@@ -39,6 +39,7 @@ struct rec_fd {
 	char *path;			/* NULL = unknown or closed */
 	uint32_t len;
 	uint8_t cloexec;
+	uint8_t unnamed;		/* O_TMPFILE: path is its directory's */
 };
 
 struct rec_fdtab {
@@ -378,6 +379,11 @@ int rec_fd_set(struct rec_task *t, int fd, const char *path, uint32_t len,
 	       int cloexec);
 void rec_fd_close(struct rec_task *t, int fd);
 void rec_fd_cloexec(struct rec_task *t, int fd, int on);
+/* @fd was opened O_TMPFILE: a file with no name, its path its directory's */
+void rec_fd_unnamed(struct rec_task *t, int fd);
+/* a link named the file of @fd @path (@len bytes): if it had no name,
+ * the descriptor's path is that one from now on */
+void rec_fd_linked(struct rec_task *t, int fd, const char *path, uint32_t len);
 int rec_fd_unshare(struct rec_task *t);
 void rec_fd_exec(struct rec_task *t);
 void rec_fd_rename(struct rec_task *t, const char *from, uint32_t flen,

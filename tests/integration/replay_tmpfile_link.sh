@@ -6,7 +6,8 @@
 # and replayed as that directory (EPERM: a mismatch, no file made).  Now
 # the trace keeps the descriptor of a /proc/self/fd path (`iotape dump`
 # shows it), and the replay links the descriptor's file: --verify exits 0
-# and the files are there with the sizes written.  Recorded with ptrace
+# and the files are there with the sizes written.  The descriptor's calls
+# after the link carry the file's name, not its directory's.  Recorded with ptrace
 # (with the fast path and without) and with bpf where it loads.
 set -u
 . "$SRCDIR/tests/integration/lib.sh"
@@ -44,6 +45,9 @@ for b in "${backends[@]}"; do
 	"$IOTAPE" dump "$T/t.iotape" >"$T/dump"
 	grep -Eq "^[0-9]+ .*linkat\(AT_FDCWD, \"$T/w\" </proc/self/fd/[0-9]+>, AT_FDCWD, \"$T/w/a\", AT_SYMLINK_FOLLOW\) = 0" "$T/dump" ||
 		{ grep linkat "$T/dump"; fail "$b: the trace does not keep the descriptor /proc/self/fd named"; }
+	# the descriptor's calls after the link carry the file's new name
+	"$IOTAPE" dump -y "$T/t.iotape" | grep -Eq "^[0-9]+ .*close\([0-9]+<$T/w/a>\) = 0" ||
+		{ "$IOTAPE" dump -y "$T/t.iotape" | grep -A1 linkat; fail "$b: the descriptor linked keeps its directory's path"; }
 	"$IOTAPE" replay "$T/t.iotape" --root "$T/root" --timing afap --verify >"$T/out" 2>&1 ||
 		{ cat "$T/out"; fail "$b: replay --verify exited $?"; }
 	grep -Eq '^  mismatches   0$' "$T/out" || { cat "$T/out"; fail "$b: mismatches"; }

@@ -94,6 +94,18 @@ static void test_fdtab(void **state)
 	assert_int_equal(self, -1);
 	free(p);
 
+	/* an O_TMPFILE file linked takes the link's name; a named one
+	 * linked keeps its own */
+	rec_fd_set(t, 5, "/w/e", 4, 1);
+	rec_fd_unnamed(t, 5);
+	rec_fd_linked(t, 5, "/w/e/n", 6);
+	assert_string_equal(rec_fd_path(t, 5, NULL), "/w/e/n");
+	rec_fd_linked(t, 5, "/w/e/m", 6);
+	assert_string_equal(rec_fd_path(t, 5, NULL), "/w/e/n");
+	rec_fd_linked(t, 4, "/w/e/o", 6);
+	assert_string_equal(rec_fd_path(t, 4, NULL), "/w/e/f");
+	rec_fd_close(t, 5);
+
 	/* fork copies the table, a thread shares it */
 	ch = calloc(1, sizeof(*ch));
 	th = calloc(1, sizeof(*th));
