@@ -226,12 +226,13 @@ static int lists_names(const struct iot_syscall *sc, const struct rpl_op *op)
 /* The keys of the pipes open in @tab (only close-on-exec ones with
  * @cloexec), each once where its two ends sit side by side, at most @max
  * into @keys.  @return : how many. */
-static int pipe_keys(const struct rpl_planner *pl, const struct rpl_fdtab *tab, int cloexec,
-		     uint64_t *keys, int max)
+static int pipe_keys(struct rpl_plan *p, const struct rpl_planner *pl,
+		     const struct rpl_fdtab *tab, int cloexec, uint64_t *keys, int max)
 {
 	uint32_t i, v, prev = 0;
 	int n = 0;
 
+	p->fd_slots_read += tab->n;
 	for (i = 0; i < tab->n && n < max; i++)
 		if (tab->v[i].state == RPL_FD_LIVE && (!cloexec || tab->v[i].cloexec) &&
 		    tab->v[i].res != prev && rpl_map_get(&pl->pipes, RPL_IK(tab->v[i].res), &v)) {
@@ -314,11 +315,12 @@ static int on_pipe_fd(const struct rpl_planner *pl, struct rpl_fdtab *tab,
 }
 
 /* Is @fe's end of its pipe open in @tab but at @fd? */
-static int end_in(const struct rpl_fdtab *tab, long fd, const struct rpl_fd *fe)
+static int end_in(struct rpl_plan *p, const struct rpl_fdtab *tab, long fd,
+		  const struct rpl_fd *fe)
 {
 	uint32_t i;
 
-	for (i = 0; tab && i < tab->n; i++)
+	for (i = 0; tab && i < tab->n; i++, p->fd_slots_read++)
 		if ((long)i != fd && tab->v[i].state != RPL_FD_FREE && tab->v[i].res == fe->res &&
 		    tab->v[i].wend == fe->wend)
 			return 1;
@@ -342,18 +344,18 @@ static int end_in(const struct rpl_fdtab *tab, long fd, const struct rpl_fd *fe)
  * it cannot tell (the plan keeps no table of a process yet), the close
  * is ordered as before.
  */
-static int end_open_elsewhere(const struct rpl_plan *p, const struct rpl_planner *pl,
+static int end_open_elsewhere(struct rpl_plan *p, const struct rpl_planner *pl,
 			      const struct rpl_fdtab *tab, long fd, const struct rpl_fd *fe)
 {
 	size_t i;
 
-	if (end_in(tab, fd, fe))
+	if (end_in(p, tab, fd, fe))
 		return 1;
 	for (i = 0; i < p->n_procs; i++)
-		if (p->procs[i].tab && p->procs[i].tab != tab && end_in(p->procs[i].tab, -1, fe))
+		if (p->procs[i].tab && p->procs[i].tab != tab && end_in(p, p->procs[i].tab, -1, fe))
 			return 1;
 	for (i = 0; i < pl->n_snap; i++)
-		if (pl->snap[i] && pl->snap[i] != tab && end_in(pl->snap[i], -1, fe))
+		if (pl->snap[i] && pl->snap[i] != tab && end_in(p, pl->snap[i], -1, fe))
 			return 1;
 	return 0;
 }
@@ -516,7 +518,7 @@ int rpl_plan_fds(struct rpl_plan *p, struct rpl_planner *pl, struct rpl_op *op,
 		/* The pipes it closes (close-on-exec) are closed during the
 		 * call: a reader that saw end of file may have returned
 		 * before the exec did, so the exec counts from its entry. */
-		int k = pipe_keys(pl, tab, 1, keys + n, RPL_MAXRES - n);
+		int k = pipe_keys(p, pl, tab, 1, keys + n, RPL_MAXRES - n);
 
 		n += k;
 		if (k)
@@ -529,7 +531,7 @@ int rpl_plan_fds(struct rpl_plan *p, struct rpl_planner *pl, struct rpl_op *op,
 		 * pipes that saw end of file waits for the end (ops_proc.c
 		 * h_exit() closes them then). */
 		if (tab->refs == 1 && (ev->nr == SYS_exit_group || pr->n_threads == 1))
-			n += pipe_keys(pl, tab, 0, keys + n, RPL_MAXRES - n);
+			n += pipe_keys(p, pl, tab, 0, keys + n, RPL_MAXRES - n);
 		break;
 	}
 	}

@@ -570,6 +570,9 @@ struct rpl_plan {
 	uint64_t wakes;			/* ops that follow the call their thread was woken after (wakes.c) */
 	uint64_t poll_loops;		/* loops of sleeps polling for threads' ends (polls.c) */
 	uint64_t poll_rounds;		/* ... their sleeps */
+	/* descriptor-table slots the planner read to find the pipes a
+	 * close, an exec or an exit changes (plan_fds.c) */
+	uint64_t fd_slots_read;
 	int start_fd;			/* spawn.c: the program a process start runs */
 	/* Tasks of the replay waiting for a CPU that spinning threads hold
 	 * (spin.c yields to them): process starts under way, threads made
