@@ -4,7 +4,12 @@
  * The same table serves the plan (entries carry open-file resource ids,
  * no live descriptor) and the run (entries own live descriptors, which a
  * fork copy dups and a drop closes).  Recorded numbers are indices; the
- * live numbers never need to match them.
+ * live numbers never need to match them.  The plan's tables also count,
+ * across all of them, the entries that hold each pipe end (rpl_fdends:
+ * one more as an entry is set, dup'ed or copied with its table, one
+ * fewer as it is dropped: a close, exec, a dup2 over it, the table's
+ * end), so that the planner asks it of a close instead of reading every
+ * table (plan_fds.c).
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -63,10 +68,19 @@ void rpl_fdtab_single(struct rpl_fdtab *t)
 	t->single = 1;
 }
 
+/* One more (@d 1) or one fewer (-1) entry holding @e's pipe end, in
+ * the count plan tables keep (rpl_fdends). */
+static inline void count_end(const struct rpl_fdtab *t, const struct rpl_fd *e, int d)
+{
+	if (t->ends && e->end && e->state != RPL_FD_FREE)
+		t->ends->n[e->end] += (uint32_t)d;
+}
+
 static void drop_entry(struct rpl_fdtab *t, struct rpl_fd *e)
 {
 	if (t->real && e->state == RPL_FD_LIVE && e->live >= 0)
 		close(e->live);
+	count_end(t, e, -1);
 	memset(e, 0, sizeof(*e));
 }
 
@@ -137,19 +151,19 @@ static struct rpl_fdtab *copy_locked(struct rpl_fdtab *t, int dup)
 		}
 		c->n = t->n;
 	}
+	c->ends = t->ends;
 	for (i = 0; i < t->n; i++) {
 		if (t->v[i].state == RPL_FD_FREE)
 			continue;
 		if (!dup) {
 			c->v[i] = t->v[i];
-			continue;
-		}
-		/* Out of descriptors: the child sees this one as not replayed. */
-		if (copy_entry(t, &t->v[i], &c->v[i]) < 0) {
+		} else if (copy_entry(t, &t->v[i], &c->v[i]) < 0) {
+			/* Out of descriptors: the child sees this one as not replayed. */
 			c->v[i] = t->v[i];
 			c->v[i].state = RPL_FD_SKIP;
 			c->v[i].live = -1;
 		}
+		count_end(c, &c->v[i], 1);
 	}
 	return c;
 }
@@ -243,6 +257,7 @@ int rpl_fdtab_set(struct rpl_fdtab *t, long fd, const struct rpl_fd *e)
 	if (err == 0) {
 		drop_entry(t, &t->v[fd]);
 		t->v[fd] = *e;
+		count_end(t, e, 1);
 	}
 	tab_unlock(t, locked);
 	return err;
@@ -298,6 +313,7 @@ int rpl_fdtab_dup(struct rpl_fdtab *t, long oldfd, long newfd, int cloexec)
 	e.cloexec = cloexec != 0;
 	drop_entry(t, &t->v[newfd]);
 	t->v[newfd] = e;
+	count_end(t, &e, 1);
 out:
 	tab_unlock(t, locked);
 	return err;

@@ -15,7 +15,8 @@
 struct rpl_planner {
 	struct rpl_map tid2thread, pid2proc, spawn;	/* spawn: child tid -> op */
 	struct rpl_map files;			/* child tid -> clone flags (Process records) */
-	struct rpl_map pipes;			/* resource ids of pipes */
+	struct rpl_map pipes;			/* resource ids of pipes (plan_fds.c) */
+	struct rpl_fdends ends;			/* the plan tables' copies of each pipe end */
 	/* a FIFO's path (key_path()) -> the pipe resource its opens share
 	 * (FIFO_GONE: removed or renamed since; fifo_res()) */
 	struct rpl_map fifos;

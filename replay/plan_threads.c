@@ -27,9 +27,10 @@ static int is_spawn(int nr)
 }
 
 /* @snap : the parent's table as the fork copied it, or NULL (then its
- * table as it is now). */
-static int new_proc(struct rpl_plan *p, int32_t pid, int32_t parent, int share,
-		    struct rpl_fdtab *snap)
+ * table as it is now).  A table made anew counts its pipe ends in
+ * @pl->ends, as copies do in their original's. */
+static int new_proc(struct rpl_plan *p, struct rpl_planner *pl, int32_t pid, int32_t parent,
+		    int share, struct rpl_fdtab *snap)
 {
 	struct rpl_proc *pr;
 	int err = 0;
@@ -44,8 +45,8 @@ static int new_proc(struct rpl_plan *p, int32_t pid, int32_t parent, int share,
 		pr->tab = snap ? snap : rpl_fdtab_copy(p->procs[parent].tab);
 	else if (parent >= 0)
 		pr->tab = rpl_fdtab_ref(p->procs[parent].tab);
-	else
-		pr->tab = rpl_fdtab_new(0);
+	else if ((pr->tab = rpl_fdtab_new(0)))
+		pr->tab->ends = &pl->ends;
 	if (!pr->tab)
 		return -ENOMEM;
 	err = (int)p->n_procs++;
@@ -105,7 +106,7 @@ static int thread_of(struct rpl_plan *p, struct rpl_planner *pl, uint32_t i)
 			proc = (int32_t)sproc;
 			rpl_fdtab_unref(snap);
 		} else {
-			proc = new_proc(p, pid, (int32_t)sproc,
+			proc = new_proc(p, pl, pid, (int32_t)sproc,
 					(flags & 0x00000400 /* CLONE_FILES */) != 0, snap);
 			if ((flags & 0x00000400) && snap)
 				rpl_fdtab_unref(snap);
@@ -114,7 +115,7 @@ static int thread_of(struct rpl_plan *p, struct rpl_planner *pl, uint32_t i)
 	} else if (rpl_map_get(&pl->pid2proc, RPL_IK(pid), &pi) && !p->procs[pi].ended) {
 		proc = (int32_t)pi;
 	} else {
-		proc = new_proc(p, pid, -1, 0, NULL);
+		proc = new_proc(p, pl, pid, -1, 0, NULL);
 	}
 	if (proc < 0)
 		return proc;
@@ -389,5 +390,10 @@ out:
 	for (i = 0; i < pl.n_snap; i++)
 		rpl_fdtab_unref(pl.snap[i]);	/* children that made no call */
 	free(pl.snap);
+	/* the processes' tables outlive the counts (plan.c drops them) */
+	for (i = 0; i < p->n_procs; i++)
+		if (p->procs[i].tab)
+			p->procs[i].tab->ends = NULL;
+	free(pl.ends.n);
 	return err;
 }

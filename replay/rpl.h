@@ -36,7 +36,18 @@ struct rpl_fd {
 	uint8_t cloned;		/* RPL_FD_CLONE_*: see ops_io.c h_ioctl() */
 	uint8_t wend;		/* plan tables: a pipe's write end (plan_fds.c) */
 	uint32_t res;		/* open-file resource id (plan tables) */
+	uint32_t end;		/* plan tables: its pipe end's count in the
+				 * tables' rpl_fdends (0: no pipe) */
 	const char *path;	/* path it was opened with, or NULL */
+};
+
+/* Plan tables: how many entries of all the tables that share this hold
+ * each pipe end (n[rpl_fd.end]), kept as entries are set, copied and
+ * dropped, so that the planner tells whether a close leaves a copy of
+ * its end open without looking at every table (plan_fds.c). */
+struct rpl_fdends {
+	uint32_t *n;
+	size_t len, cap;	/* n[0] is no end's */
 };
 
 /* A recorded process's descriptor table.  "real" tables hold live
@@ -49,6 +60,8 @@ struct rpl_fdtab {
 	int single;		/* its process has one thread: see tab_lock() */
 	uint32_t n;
 	struct rpl_fd *v;
+	struct rpl_fdends *ends;	/* plan tables (NULL: none counted);
+					 * copies count in it too */
 };
 
 /* A FICLONE that failed when recorded succeeded in the replay: the
@@ -570,8 +583,9 @@ struct rpl_plan {
 	uint64_t wakes;			/* ops that follow the call their thread was woken after (wakes.c) */
 	uint64_t poll_loops;		/* loops of sleeps polling for threads' ends (polls.c) */
 	uint64_t poll_rounds;		/* ... their sleeps */
-	/* descriptor-table slots the planner read to find the pipes a
-	 * close, an exec or an exit changes (plan_fds.c) */
+	/* descriptor-table slots the planner read to find the pipes an
+	 * exec or an exit closes (plan_fds.c pipe_keys(); whether a close
+	 * leaves a copy of its end open is counted, rpl_fdends) */
 	uint64_t fd_slots_read;
 	int start_fd;			/* spawn.c: the program a process start runs */
 	/* Tasks of the replay waiting for a CPU that spinning threads hold

@@ -175,6 +175,95 @@ static void fd_cloexec_at_exec(void **state)
 	rpl_fdtab_unref(t);
 }
 
+/*
+ * The plan's tables count, across all of them, the entries that hold
+ * each pipe end (rpl_fdends): after every set, dup (onto a free number
+ * or over an open one), close, close_range, exec, fork copy and table
+ * dropped, in a long run of them drawn at random over a few tables and
+ * ends, the count is what a look at every entry of every table finds.
+ */
+#define CT_TABS 6
+#define CT_ENDS 7
+
+static uint32_t ct_rand(uint64_t *x)
+{
+	*x = *x * 6364136223846793005ULL + 1442695040888963407ULL;
+	return (uint32_t)(*x >> 33);
+}
+
+static void fd_plan_end_counts(void **state)
+{
+	uint32_t counts[CT_ENDS] = { 0 };
+	struct rpl_fdends ends = { .n = counts, .len = CT_ENDS, .cap = CT_ENDS };
+	struct rpl_fdtab *t[CT_TABS] = { 0 };
+	uint64_t x = 1;
+	uint32_t e;
+	int step, i;
+
+	t[0] = rpl_fdtab_new(0);
+	t[0]->ends = &ends;
+	for (step = 0; step < 20000; step++) {
+		int k = (int)(ct_rand(&x) % CT_TABS), op = (int)(ct_rand(&x) % 9);
+		long fd = (long)(ct_rand(&x) % 12), fd2 = (long)(ct_rand(&x) % 12);
+		struct rpl_fdtab *tab = t[k];
+		uint32_t want[CT_ENDS] = { 0 }, j;
+
+		if (!tab) {			/* a fork of another, or a new one */
+			for (i = 0; i < CT_TABS && !t[(k + i) % CT_TABS]; i++)
+				;
+			if (i < CT_TABS && op < 6) {
+				t[k] = rpl_fdtab_copy(t[(k + i) % CT_TABS]);
+			} else {
+				t[k] = rpl_fdtab_new(0);
+				t[k]->ends = &ends;
+			}
+			assert_non_null(t[k]);
+			continue;
+		}
+		switch (op) {
+		case 0: case 1: {		/* an open (end 0: no pipe), a pipe end */
+			struct rpl_fd en = { .state = RPL_FD_LIVE, .res = 1 + (uint32_t)fd2,
+					     .end = ct_rand(&x) % CT_ENDS,
+					     .cloexec = (uint8_t)(ct_rand(&x) & 1) };
+
+			en.wend = (uint8_t)(en.end & 1);
+			assert_int_equal(rpl_fdtab_set(tab, fd, &en), 0);
+			break;
+		}
+		case 2: case 3:			/* dup, dup2 over an open one, dup3 */
+			rpl_fdtab_dup(tab, fd, fd2, op == 3);
+			break;
+		case 4:
+			rpl_fdtab_close(tab, fd);
+			break;
+		case 5:
+			rpl_fdtab_close_range(tab, (unsigned long)fd, (unsigned long)fd + 2,
+					      fd2 & 1 ? CLOSE_RANGE_CLOEXEC : 0);
+			break;
+		case 6:
+			rpl_fdtab_exec(tab);
+			break;
+		case 7:
+			rpl_fdtab_set_cloexec(tab, fd, (int)(fd2 & 1));
+			break;
+		case 8:				/* the process ended, its table dropped */
+			rpl_fdtab_unref(tab);
+			t[k] = NULL;
+			break;
+		}
+		for (i = 0; i < CT_TABS; i++)
+			for (j = 0; t[i] && j < t[i]->n; j++)
+				if (t[i]->v[j].state != RPL_FD_FREE)
+					want[t[i]->v[j].end]++;
+		for (e = 1; e < CT_ENDS; e++)
+			assert_int_equal(counts[e], want[e]);
+	}
+	for (i = 0; i < CT_TABS; i++)
+		rpl_fdtab_unref(t[i]);
+	for (e = 1; e < CT_ENDS; e++)
+		assert_int_equal(counts[e], 0);
+}
+
 /* ---- path confinement ---- */
 
 static char tmp[256], root[300], canary[300];
@@ -335,6 +424,7 @@ int main(void)
 		cmocka_unit_test(fd_dup_family),
 		cmocka_unit_test(fd_close_range),
 		cmocka_unit_test(fd_cloexec_at_exec),
+		cmocka_unit_test(fd_plan_end_counts),
 		cmocka_unit_test(root_refusals),
 		cmocka_unit_test(confine_dotdot_and_symlinks),
 		cmocka_unit_test(confine_swapped_symlink),
