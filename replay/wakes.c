@@ -225,6 +225,11 @@ int rpl_plan_wakes(struct rpl_plan *p)
 	for (ti = 0; ti < p->n_threads; ti++) {
 		const struct rpl_thread *t = &p->threads[ti];
 
+		/* no other thread of its process to be woken by (a shell
+		 * loop's thousands of processes: each wait of each looked
+		 * through every thread for one) */
+		if (p->procs[t->proc].n_threads < 2)
+			continue;
 		nw = 0;
 		for (k = 0; k < t->n_ops; k++) {
 			struct rpl_op *op = &p->ops[t->ops[k]];
