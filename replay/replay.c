@@ -398,7 +398,7 @@ void rpl_print_summary(FILE *f, const struct rpl_opts *o, const struct rpl_resul
 			(unsigned long long)r->nodata_ops);
 	if (r->wakes)
 		fprintf(f, "  wakes        %llu calls after a gap the CPU budget cut, which "
-			"ended as another thread of the process returned from a call: "
+			"ended as another thread of the process (or of one sharing its memory) returned from a call: "
 			"replayed after that call (a wait the trace does not hold)\n",
 			(unsigned long long)r->wakes);
 	if (r->poll_loops)
