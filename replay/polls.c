@@ -63,17 +63,25 @@ static int64_t thread_start(const struct rpl_plan *p, const struct rpl_thread *u
 	return u->n_ops ? p->ops[u->ops[0]].ev.t_enter : INT64_MAX;
 }
 
+/* Each process's threads (rpl_proc_threads()): not every thread of the
+ * trace looked through for each round of each loop. */
+struct procs_threads {
+	uint32_t *off, *thr;
+};
+
 /* The thread of @t's process, not @t, that ended last within (@from,
  * @to], or -1. */
-static int64_t ended_in(const struct rpl_plan *p, size_t t, int64_t from, int64_t to)
+static int64_t ended_in(const struct rpl_plan *p, const struct procs_threads *pt, size_t t,
+			int64_t from, int64_t to)
 {
+	uint32_t pr = p->threads[t].proc, i;
 	int64_t best = -1, at = -1;
-	size_t u;
 
-	for (u = 0; u < p->n_threads; u++) {
+	for (i = pt->off[pr]; i < pt->off[pr + 1]; i++) {
+		size_t u = pt->thr[i];
 		int64_t x;
 
-		if (u == t || p->threads[u].proc != p->threads[t].proc)
+		if (u == t)
 			continue;
 		x = thread_end(p, &p->threads[u]);
 		if (x > from && x <= to && x > at) {
@@ -107,13 +115,13 @@ static int goes_round(const struct rpl_plan *p, const struct rpl_thread *t, uint
  * @bi: its rounds since @bi started marked, its next op made to follow
  * the ends of the threads that ended in its last two rounds (from @from,
  * the entry of the one before the last). */
-static int mark_loop(struct rpl_plan *p, size_t ti, uint32_t k, uint32_t bi, int64_t from)
+static int mark_loop(struct rpl_plan *p, const struct procs_threads *pt, size_t ti, uint32_t k,
+		     uint32_t bi, int64_t from)
 {
 	const struct rpl_thread *t = &p->threads[ti];
 	struct rpl_op *last = &p->ops[t->ops[k]];
 	int64_t since = thread_start(p, &p->threads[bi]), next = last->ev.t_enter;
-	uint32_t j, first = k, n = 1;
-	size_t u;
+	uint32_t j, first = k, n = 1, i;
 	int err = 0;
 
 	/* its rounds: back from the last, the same call with the same
@@ -147,11 +155,12 @@ static int mark_loop(struct rpl_plan *p, size_t ti, uint32_t k, uint32_t bi, int
 	p->poll_loops++;
 	if (k + 1 >= t->n_ops)
 		goto out;
-	for (u = 0; u < p->n_threads; u++) {
+	for (i = pt->off[t->proc]; i < pt->off[t->proc + 1]; i++) {
+		size_t u = pt->thr[i];
 		const struct rpl_thread *b = &p->threads[u];
 		int64_t x;
 
-		if (u == ti || b->proc != t->proc || (x = thread_end(p, b)) < 0 ||
+		if (u == ti || (x = thread_end(p, b)) < 0 ||
 		    x <= from || x > rpl_op_end(last))
 			continue;
 		err = rpl_dep_append(p, &p->ops[t->ops[k + 1]], (uint32_t)u, b->n_ops - 1);
@@ -166,6 +175,7 @@ out:
 int rpl_plan_polls(struct rpl_plan *p)
 {
 	const char *env = getenv("IOTAPE_REPLAY_POLLS");
+	struct procs_threads pt;
 	size_t ti;
 	uint32_t k;
 	int err = 0;
@@ -173,6 +183,8 @@ int rpl_plan_polls(struct rpl_plan *p)
 	/* IOTAPE_REPLAY_POLLS=0: none (to measure what they do) */
 	if (env && strcmp(env, "0") == 0)
 		return 0;
+	if (rpl_proc_threads(p, &pt.off, &pt.thr) < 0)
+		return -ENOMEM;
 	for (ti = 0; ti < p->n_threads; ti++) {
 		const struct rpl_thread *t = &p->threads[ti];
 		int64_t prev = -1;	/* the entry of its round before */
@@ -188,13 +200,15 @@ int rpl_plan_polls(struct rpl_plan *p)
 			prev = op->ev.t_enter;
 			if (from < 0 ||
 			    goes_round(p, t, k, iot_ns_sub(rpl_op_end(op), op->ev.t_enter)) ||
-			    (b = ended_in(p, ti, from, rpl_op_end(op))) < 0)
+			    (b = ended_in(p, &pt, ti, from, rpl_op_end(op))) < 0)
 				continue;
-			err = mark_loop(p, ti, k, (uint32_t)b, from);
+			err = mark_loop(p, &pt, ti, k, (uint32_t)b, from);
 			if (err < 0)
 				goto out;
 		}
 	}
 out:
+	free(pt.off);
+	free(pt.thr);
 	return err;
 }

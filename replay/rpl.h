@@ -703,6 +703,11 @@ int rpl_plan_wakes(struct rpl_plan *p);
  *  @return : 1 added, 0 it had it or has RPL_DEPS_MAX already, or -ENOMEM */
 int rpl_dep_append(struct rpl_plan *p, struct rpl_op *op, uint32_t thread, uint32_t pos);
 
+/*! rpl_proc_threads() : each process's threads, in index order: process
+ *  i's are (*@thr)[(*@off)[i] .. (*@off)[i + 1]]; the caller frees both.
+ *  @return : 0 or -ENOMEM. */
+int rpl_proc_threads(const struct rpl_plan *p, uint32_t **off, uint32_t **thr);
+
 /*! rpl_plan_polls() : after rpl_plan_wakes(): a thread's loop of sleeps
  *  that timed out, which ended with the round in which other threads of
  *  its process ended: its rounds are marked RPL_OPF_WAITT (not slept once

@@ -232,6 +232,31 @@ struct kin {
 	int64_t *start, *exec_first, *exec_last;
 };
 
+int rpl_proc_threads(const struct rpl_plan *p, uint32_t **off_out, uint32_t **thr_out)
+{
+	size_t n = p->n_procs, i;
+	uint32_t *off = calloc(n + 2, sizeof(*off)), *thr = malloc((p->n_threads + 1) * sizeof(*thr));
+
+	*off_out = NULL;
+	*thr_out = NULL;
+	if (!off || !thr) {
+		free(off);
+		free(thr);
+		return -ENOMEM;
+	}
+	/* counts at [proc + 2], their sums at [proc + 1], then each
+	 * thread placed at [proc + 1]++, which leaves [proc] its start */
+	for (i = 0; i < p->n_threads; i++)
+		off[p->threads[i].proc + 2]++;
+	for (i = 2; i < n + 2; i++)
+		off[i] += off[i - 1];
+	for (i = 0; i < p->n_threads; i++)
+		thr[off[p->threads[i].proc + 1]++] = (uint32_t)i;
+	*off_out = off;
+	*thr_out = thr;
+	return 0;
+}
+
 static void kin_free(struct kin *g)
 {
 	free(g->thr_off);
@@ -249,15 +274,15 @@ static int kin_make(const struct rpl_plan *p, struct kin *g)
 	uint32_t *fill;
 
 	memset(g, 0, sizeof(*g));
-	g->thr_off = calloc(n + 1, sizeof(*g->thr_off));
+	if (rpl_proc_threads(p, &g->thr_off, &g->thr) < 0)
+		return -ENOMEM;
 	g->kid_off = calloc(n + 1, sizeof(*g->kid_off));
-	g->thr = malloc((p->n_threads + 1) * sizeof(*g->thr));
 	g->kid = malloc((n + 1) * sizeof(*g->kid));
 	g->start = malloc((n + 1) * sizeof(*g->start));
 	g->exec_first = malloc((n + 1) * sizeof(*g->exec_first));
 	g->exec_last = malloc((n + 1) * sizeof(*g->exec_last));
 	fill = calloc(n + 1, sizeof(*fill));
-	if (!g->thr_off || !g->kid_off || !g->thr || !g->kid || !g->start || !g->exec_first ||
+	if (!g->kid_off || !g->kid || !g->start || !g->exec_first ||
 	    !g->exec_last || !fill) {
 		free(fill);
 		kin_free(g);
@@ -276,7 +301,6 @@ static int kin_make(const struct rpl_plan *p, struct kin *g)
 			     t->n_ops ? p->ops[t->ops[0]].ev.t_enter : INT64_MAX;
 		uint32_t k;
 
-		g->thr_off[t->proc + 1]++;
 		if (st < g->start[t->proc])
 			g->start[t->proc] = st;
 		for (k = 0; k < t->n_ops; k++) {
@@ -290,16 +314,8 @@ static int kin_make(const struct rpl_plan *p, struct kin *g)
 				g->exec_last[t->proc] = op->ev.t_enter;
 		}
 	}
-	for (i = 0; i < n; i++) {
-		g->thr_off[i + 1] += g->thr_off[i];
+	for (i = 0; i < n; i++)
 		g->kid_off[i + 1] += g->kid_off[i];
-	}
-	for (i = 0; i < p->n_threads; i++) {
-		uint32_t pr = p->threads[i].proc;
-
-		g->thr[g->thr_off[pr] + fill[pr]++] = (uint32_t)i;
-	}
-	memset(fill, 0, (n + 1) * sizeof(*fill));
 	for (i = 0; i < n; i++) {
 		int32_t pa = p->procs[i].parent;
 
