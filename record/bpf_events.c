@@ -390,11 +390,11 @@ static void on_ret(struct rec_ctx *c, const struct be_exit *x, size_t size)
 static void on_call(struct rec_ctx *c, const struct be_call *k)
 {
 	struct rec_task *t = rec_task_get(c, (pid_t)k->h.tid);
-	struct {
-		struct be_enter e;
-		char data[16];		/* the empty strings, 8 bytes each */
-	} en;
-	struct be_enter *ep = &en.e;
+	/* the entry record and its empty strings' data, 8 bytes each (a
+	 * struct with be_enter's flexible data[] not at its end is a GNU
+	 * extension) */
+	_Alignas(struct be_enter) unsigned char en[sizeof(struct be_enter) + 16];
+	struct be_enter *ep = (struct be_enter *)en;
 	struct be_exit x;
 	uint32_t i;
 
@@ -405,7 +405,7 @@ static void on_call(struct rec_ctx *c, const struct be_call *k)
 	pend_free(c, t->tid);
 	if (t->in_syscall)
 		rec_emit_unfinished(c, t, (int64_t)k->t_enter);
-	rec_zero(&en, sizeof(en));
+	rec_zero(en, sizeof(en));
 	ep->h = k->h;
 	ep->h.type = BE_ENTER;
 	ep->h.len = sizeof(en);
