@@ -39,37 +39,26 @@ IN=$(mktemp -d /var/tmp/iotape-suite-in.XXXXXX)
 # DAMON scheme that pages out memory it finds cold (here it kept the page
 # cache at 50-80 MB, programs' own pages among what it pushed out).  Both
 # are stopped for the suite and put back as they were when it ends.
-PR=/sys/module/page_reporting/parameters/page_reporting_order
-pr_old= damon_on=
+# Free page reporting: stopped, and TOUCH_MB of memory written once
+# (steady_memory(), tools/validate_lib.sh, as make validate does): memory
+# reported to the host before the stop is still the host's, its first use
+# faults there, and the first run to write that much took it (a dd of
+# 384 MiB into the page cache took 3.0 s once, 0.09-0.14 s after,
+# natively and recorded alike; seq's recording used 3.58 s of CPU against
+# its native runs' 0.25 s).
+NAME=validate-suite
+M=$(mktemp -d /tmp/iotape-suite-touch.XXXXXX)
+IMG=		# no loop image: cleanup() removes none
+. tools/validate_lib.sh
+damon_on=
 restore_machine() {
+	cleanup
+	rmdir "$M" 2>/dev/null || true
 	[ -z "$pr_old" ] || echo "$pr_old" >$PR
 	for k in $damon_on; do echo on >"$k/state" 2>/dev/null || echo "validate-suite: could not restart $k" >&2; done
 	[ -z "$pr_old$damon_on" ] || echo "validate-suite: free page reporting and DAMON put back as they were"
 }
-# Memory reported to the host before the stop is still the host's: its
-# first use faults there, so the first run to write that much takes it
-# (a dd of 384 MiB into the page cache took 3.0 s once, 0.09-0.14 s
-# after, natively and recorded alike; seq's recording used 3.58 s of CPU
-# against its native runs' 0.25 s).  TOUCH_MB of it (default: 8 GiB, at
-# most what is available less 1 GiB) is written once through a tmpfs
-# before the first run and freed: the guest's free lists then hand out
-# memory the host already backs.
-if [ -w $PR ] && [ "$(cat $PR)" -le 10 ] 2>/dev/null; then
-	pr_old=$(cat $PR)
-	echo 11 >$PR		# above the largest order: nothing is reported
-	touch_mb=${TOUCH_MB:-8192}
-	avail=$(awk '/MemAvailable/ { print int($2 / 1024) }' /proc/meminfo)
-	[ "$touch_mb" -le $((avail - 1024)) ] || touch_mb=$((avail - 1024))
-	echo "validate-suite: free page reporting to the host stopped until the end (was order $pr_old); touching $touch_mb MB once"
-	if [ "$touch_mb" -gt 0 ]; then
-		tm=$(mktemp -d /tmp/iotape-suite-touch.XXXXXX)
-		t0=$(date +%s.%N)
-		mount -t tmpfs -o size=${touch_mb}M tmpfs "$tm" &&
-			{ dd if=/dev/zero of="$tm/touch" bs=4M count=$((touch_mb / 4)) status=none 2>/dev/null; umount "$tm"; }
-		rmdir "$tm"
-		echo "validate-suite: $touch_mb MB touched in $(awk -v a="$t0" -v b="$(date +%s.%N)" 'BEGIN { printf "%.1f", b - a }') s"
-	fi
-fi
+steady_memory "${TOUCH_MB:-8192}"
 for k in /sys/kernel/mm/damon/admin/kdamonds/*; do
 	[ -w "$k/state" ] && [ "$(cat "$k/state")" = on ] || continue
 	grep -qx pageout "$k"/contexts/*/schemes/*/action 2>/dev/null || continue
