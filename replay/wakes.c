@@ -381,8 +381,9 @@ int rpl_plan_wakes(struct rpl_plan *p)
 		uint32_t pr = t->proc;
 		int32_t pa = p->procs[pr].parent;
 		/* memory shared with another process: its parent's or a
-		 * child's, forked without an exec since */
-		int kin = g.kid_off[pr + 1] > g.kid_off[pr] || pa >= 0;
+		 * child's, forked without an exec since; looked at only
+		 * where the trace has the wake-ups themselves (bpf) */
+		int kin = p->woke_ns && (g.kid_off[pr + 1] > g.kid_off[pr] || pa >= 0);
 
 		/* no other thread of its process, nor a process it may share
 		 * memory with, to be woken by (a shell loop's thousands of
