@@ -61,7 +61,7 @@ void cli_open_trace_msg(const char *cmd, const char *path, int err);
  *  their own (iot_reader_set_ahead()): IOTAPE_READAHEAD if it is a number
  *  (0: no thread, to compare or to keep to one CPU), else CLI_READ_AHEAD.
  *  What they print is the same. */
-#define CLI_READ_AHEAD 1
+#define CLI_READ_AHEAD 2
 int cli_read_ahead(void);
 
 /*! cli_same_file() : whether @a and @b name the same file (symbolic links

@@ -104,9 +104,18 @@ static int check_chunk(Iotape__Chunk *c)
 	return total == c->n_args ? 0 : IOT_E_CORRUPT;
 }
 
+/* The mapping's pages are dropped a block of RELEASE_BLOCK bytes at a
+ * time, when the frame that ends in the next block is read: a drop of the
+ * pages of a process with a thread on the other CPU flushes that CPU's
+ * TLB by an interrupt, and one a frame was one a chunk. */
+#define RELEASE_BLOCK (4u << 20)
+
 static void release_frame(const struct iot_reader *r, const struct iot_frame *f)
 {
-	iot_rd_release_range(r, f->offset, f->offset + f->size);
+	uint64_t from = f->offset / RELEASE_BLOCK, to = (f->offset + f->size) / RELEASE_BLOCK;
+
+	if (to > from)
+		iot_rd_release_range(r, from * RELEASE_BLOCK, to * RELEASE_BLOCK);
 }
 
 /* Decode frame @f as a chunk into slot @s; with @spans, only what
