@@ -108,7 +108,7 @@ static int check_chunk(Iotape__Chunk *c)
  * time, when the frame that ends in the next block is read: a drop of the
  * pages of a process with a thread on the other CPU flushes that CPU's
  * TLB by an interrupt, and one a frame was one a chunk. */
-#define RELEASE_BLOCK (4u << 20)
+#define RELEASE_BLOCK (1u << 20)
 
 static void release_frame(const struct iot_reader *r, const struct iot_frame *f)
 {
