@@ -21,6 +21,7 @@ struct arena_block {
 struct iot_arena {
 	struct arena_block *head;	/* current block, first in the list */
 	size_t block;			/* default block payload size */
+	int keep_used;			/* iot_arena_keep_used() */
 };
 
 #define ARENA_ALIGN (sizeof(max_align_t))
@@ -83,30 +84,49 @@ char *iot_arena_strndup(struct iot_arena *a, const char *s, size_t n)
 	return p;
 }
 
-/* Keep one block as large as all of them were, so that a steady workload
- * allocates nothing after its first chunks: with the largest block only,
- * every chunk larger than it had its further blocks allocated and freed
- * again, and the freed memory went back to the kernel (a thread's malloc
- * heap trims its top), to be faulted in and cleared again at the next
- * chunk (`report`'s decoding thread spent 8 % of its time in the kernel so,
- * most of it for path states). */
+void iot_arena_keep_used(struct iot_arena *a, int on)
+{
+	a->keep_used = on;
+}
+
+/* Keep only the largest block so that a steady workload allocates nothing
+ * after its first chunk; with iot_arena_keep_used(), one block that holds
+ * what was used since the last reset.  With the largest block only, every
+ * chunk larger than it had its further blocks allocated and freed again,
+ * and on a thread of its own the freed memory went back to the kernel (a
+ * thread's malloc heap trims its top), to be faulted in and cleared again
+ * at the next chunk (`report`'s decoding thread spent 8 % of its time in
+ * the kernel so).  The block is what was used, not the blocks' sizes:
+ * their unused ends would otherwise add up from reset to reset. */
 void iot_arena_reset(struct iot_arena *a)
 {
-	struct arena_block *b, *next;
-	size_t total = 0;
+	struct arena_block *b, *next, *keep = NULL;
+	size_t used = 0;
 
-	if (a->head && !a->head->next) {
-		a->head->used = 0;
-		return;
+	for (b = a->head; b; b = b->next) {
+		if (!keep || b->size > keep->size)
+			keep = b;
+		used += b->used;
 	}
+	if (a->keep_used && keep && keep->size < used)
+		keep = NULL;	/* a new block, once the old are freed */
+	else
+		used = 0;
 	for (b = a->head; b; b = next) {
 		next = b->next;
-		if (total + b->size >= total)
-			total += b->size;
-		free(b);
+		if (b != keep)
+			free(b);
 	}
-	/* none if it cannot be had: the next alloc tries again */
-	a->head = total ? block_new(total) : NULL;
+	if (!keep && used) {
+		used = (used + 65535) & ~(size_t)65535;
+		/* none if it cannot be had: the next alloc tries again */
+		keep = block_new(used > a->block ? used : a->block);
+	}
+	if (keep) {
+		keep->next = NULL;
+		keep->used = 0;
+	}
+	a->head = keep;
 }
 
 void iot_arena_free(struct iot_arena *a)

@@ -37,6 +37,10 @@ struct iot_frame {
 	int64_t t_min, t_max;		/* INT64_MAX/INT64_MIN if no events */
 };
 
+/*! iot_arena_keep_used() : with @on, a reset of @a keeps one block that
+ *  holds all it was given since the last reset (else its largest block):
+ *  for the slots decoded on a thread of their own (reader_chunk.c). */
+void iot_arena_keep_used(struct iot_arena *a, int on);
 /*! iot_arena_pb_allocator() : fill @pa so protobuf-c allocates from @a. */
 void iot_arena_pb_allocator(struct iot_arena *a, ProtobufCAllocator *pa);
 

@@ -104,17 +104,22 @@ static int check_chunk(Iotape__Chunk *c)
 	return total == c->n_args ? 0 : IOT_E_CORRUPT;
 }
 
-/* The mapping's pages are dropped a block of RELEASE_BLOCK bytes at a
- * time, when the frame that ends in the next block is read: a drop of the
- * pages of a process with a thread on the other CPU flushes that CPU's
- * TLB by an interrupt, and one a frame was one a chunk. */
+/* The mapping's pages of a frame read are dropped with it when one thread
+ * reads; with a thread reading ahead, a block of RELEASE_BLOCK bytes at a
+ * time, when the frame that ends in the next block is read: a drop of
+ * the pages of a process with a thread on the other CPU flushes that
+ * CPU's TLB by an interrupt, and one a frame was one a chunk.  The last
+ * frame drops what is left. */
 #define RELEASE_BLOCK (1u << 20)
 
 static void release_frame(const struct iot_reader *r, const struct iot_frame *f)
 {
 	uint64_t from = f->offset / RELEASE_BLOCK, to = (f->offset + f->size) / RELEASE_BLOCK;
 
-	if (to > from)
+	if (!r->depth || f == &r->frames[r->n_frames - 1])
+		iot_rd_release_range(r, r->depth ? from * RELEASE_BLOCK : f->offset,
+				     f->offset + f->size);
+	else if (to > from)
 		iot_rd_release_range(r, from * RELEASE_BLOCK, to * RELEASE_BLOCK);
 }
 
@@ -573,6 +578,9 @@ int iot_reader_set_ahead(struct iot_reader *r, int on)
 		rc = iot_ahead_start(&r->ahead, ahead_load, r);
 	if (!rc)
 		r->depth = depth;
+	for (i = 0; i <= IOT_AHEAD_MAX; i++)
+		if (r->slots[i].arena)
+			iot_arena_keep_used(r->slots[i].arena, r->depth > 0);
 	return rc;
 }
 
