@@ -320,6 +320,7 @@ int rec_bpf_setup(struct rec_ctx *c, const char **why)
 		fclose(f);
 	}
 	b->pending = calloc((size_t)b->pid_max + 1, sizeof(*b->pending));
+	rec_stamp("bpf_start");
 	b->skel = iotape_bpf__open();
 	if (!b->pending || !b->skel) {
 		err = b->pending ? -errno : -ENOMEM;
@@ -339,7 +340,9 @@ int rec_bpf_setup(struct rec_ctx *c, const char **why)
 		b->skel->ctx.log_size = VLOG_BYTES;
 		b->skel->ctx.log_buf = (uint64_t)(uintptr_t)vlog;
 	}
+	rec_stamp("bpf_opened");
 	err = iotape_bpf__load(b->skel);
+	rec_stamp("bpf_loaded");
 	if (err && vlog)
 		iot_warn("record", "the verifier's log: %s", vlog);
 	free(vlog);
@@ -354,6 +357,7 @@ int rec_bpf_setup(struct rec_ctx *c, const char **why)
 		*why = "cannot attach its BPF programs to the raw tracepoints";
 		goto fail;
 	}
+	rec_stamp("bpf_attached");
 	c->bpf = b;
 	return 0;
 fail:
@@ -384,11 +388,13 @@ void rec_bpf_free(struct rec_ctx *c)
 	if (!b)
 		return;
 	rec_ring_close(&b->ring);
+	rec_stamp("ring_unmapped");
 	if (b->guard_fd >= 0)
 		close(b->guard_fd);
 	rec_bpf_uring_free(c);
 	rec_bpf_aio_unload(c);
 	iotape_bpf__destroy(b->skel);
+	rec_stamp("bpf_destroyed");
 	rec_bpf_aio_free(c);
 	for (i = 0; b->pending && b->npend && i <= b->pid_max; i++) {
 		struct pend *pd = b->pending[i];
@@ -571,6 +577,7 @@ int rec_bpf_loop(struct rec_ctx *c)
 
 			child_news = 0;
 			if (waitpid(c->root, &st, WNOHANG) == c->root) {
+				rec_stamp("root_reaped");
 				c->st.root_status = st;
 				c->st.root_done = 1;
 			}
@@ -578,6 +585,7 @@ int rec_bpf_loop(struct rec_ctx *c)
 		if (c->st.root_done && !followed(b))
 			break;
 	}
+	rec_stamp("loop_left");
 	if (c->fast)
 		mixed_round(c, UINT64_MAX);
 	else
@@ -591,6 +599,9 @@ int rec_bpf_loop(struct rec_ctx *c)
 		while ((t = rec_task_next(c, &i, &left)))
 			rec_bpf_emit_exit(c, t, iot_now_ns(), 0, 0, 0, 0);
 	}
+	rec_stamp_at("first_record", b->t_first);
+	rec_stamp_at("last_record", b->t_last);
+	rec_stamp("drained");
 	return 0;
 }
 

@@ -608,6 +608,9 @@ int rec_bpf_record(void *ctx, void *data, size_t size)
 		c->st.dropped++;
 		return 0;
 	}
+	if (!c->bpf->t_first)
+		c->bpf->t_first = h->t;
+	c->bpf->t_last = h->t;
 	switch (h->type) {
 	case BE_ENTER: on_enter(c, data, h->len); break;
 	case BE_EXIT: on_ret(c, data, h->len); break;

@@ -414,6 +414,7 @@ static int launch(struct rec_ctx *c, int trace_fd, const sigset_t *mask)
 		err = -errno;
 		goto out;
 	}
+	rec_stamp("forked");
 	if (pid == 0) {
 		close(go[1]);
 		close(trace_fd);
@@ -433,6 +434,7 @@ static int launch(struct rec_ctx *c, int trace_fd, const sigset_t *mask)
 				 "states of the paths they change are taken after they ran",
 				 strerror(child_gfd < 0 ? -child_gfd : gfd < 0 ? -gfd : EIO));
 	}
+	rec_stamp("guard");
 	if (c->bpf && (err = rec_bpf_follow(c, pid)) < 0) {
 		kill(pid, SIGKILL);
 		waitpid(pid, NULL, 0);
@@ -444,6 +446,7 @@ static int launch(struct rec_ctx *c, int trace_fd, const sigset_t *mask)
 		waitpid(pid, NULL, 0);
 		goto out;
 	}
+	rec_stamp("followed");
 	c->root = pid;
 	t = rec_task_new(c, pid);
 	if (!t || rec_task_from_proc(t) < 0) {
@@ -490,6 +493,7 @@ static int launch(struct rec_ctx *c, int trace_fd, const sigset_t *mask)
 	rec_emit_process(c, &p);
 	if (write(go[1], "g", 1) != 1)
 		err = -errno;
+	rec_stamp("go");
 out:
 	free(lens);
 	close(go[0]);
@@ -578,6 +582,7 @@ int cmd_record(int argc, char **argv)
 	char *attach_argv[3], pidbuf[32];
 	const char *fast;
 
+	rec_stamp("main");
 	r = parse(argc, argv, &o);
 	if (r)
 		return r > 0 ? IOT_EXIT_OK : IOT_EXIT_USAGE;
@@ -617,6 +622,7 @@ int cmd_record(int argc, char **argv)
 	rec_pset_cap(&c->seen, o.path_set_bytes);
 	if (o.flush_ms <= 0)
 		o.flush_ms = 250;
+	rec_stamp("opened");
 	if (o.backend != REC_BACKEND_PTRACE && !o.attach_pid) {
 		const char *why;
 
@@ -685,6 +691,7 @@ int cmd_record(int argc, char **argv)
 	}
 	rec_header_fill(&h, &o, c->seccomp_on, stop_cost, hargv, fast,
 			c->bpf && c->fast ? "mixed" : c->bpf ? "bpf" : c->bpf_why ? "ptrace (bpf unavailable)" : "ptrace");
+	rec_stamp("header");
 	memset(&wo, 0, sizeof(wo));
 	wo.flush_ms = o.flush_ms;
 	wo.flush_events = o.flush_events > 0 ? (uint32_t)o.flush_events : 0;
@@ -712,6 +719,7 @@ int cmd_record(int argc, char **argv)
 		cli_err(CMD, "%s: %s; check the disk and the path", o.out, iot_strerror(r));
 		goto out;
 	}
+	rec_stamp("writer");
 	if (!c->spread)
 		rec_pin_cpu(c->pinned_cpu);
 	install_handlers(o.flush_ms);
@@ -749,6 +757,7 @@ int cmd_record(int argc, char **argv)
 		rec_trace_loop(c);
 	c->st.t_end = iot_now_ns();
 	rec_aio_end(c);
+	rec_stamp("aio_end");
 	/* Entries of the directories it listed but never named: a replayed
 	 * listing must find them too. */
 	{
@@ -766,7 +775,9 @@ int cmd_record(int argc, char **argv)
 		memset(&it, 0, sizeof(it));
 		setitimer(ITIMER_REAL, &it, NULL);
 	}
+	rec_stamp("listed");
 	r = iot_writer_close(c->w, c->st.dropped);
+	rec_stamp("writer_closed");
 	if (r < 0) {
 		c->w = NULL;
 		rec_write_failed(c, o.out, r);
@@ -784,6 +795,7 @@ int cmd_record(int argc, char **argv)
 		}
 		rec_summary(c, (uint64_t)(sz > 0 ? sz : 0));
 		rec_summary_end(c, stop_sig);
+		rec_stamp("summary");
 	}
 	if (o.attach_pid)
 		ret = IOT_EXIT_OK;
@@ -806,9 +818,12 @@ out:
 		rec_fast_free(c);
 		rec_aio_free(c);
 		rec_fmap_free(c);
+		rec_stamp("tables_freed");
 		rec_bpf_free(c);
 		free(c->data_buf);
 		free(c);
 	}
+	rec_stamp("freed");
+	rec_stamps_write();
 	return ret;
 }

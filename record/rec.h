@@ -653,6 +653,14 @@ void rec_summary(const struct rec_ctx *c, uint64_t bytes);
 /* how the recording ended if a signal ended it (@sig: the recorder's, 0:
  * none), or the program was killed */
 void rec_summary_end(const struct rec_ctx *c, int sig);
+
+/* stamps.c: IOTAPE_RECORD_STAMPS=FILE, the recorder's wall and CPU time
+ * at a point of its start or end (@name: a string that outlives the
+ * recording), or a time taken from a record; written to FILE by
+ * rec_stamps_write() at the end */
+void rec_stamp(const char *name);
+void rec_stamp_at(const char *name, uint64_t wall_ns);
+void rec_stamps_write(void);
 /* the trace @path could not be written to the end (@err): what it holds */
 void rec_write_failed(const struct rec_ctx *c, const char *path, int err);
 

@@ -69,6 +69,7 @@ struct rec_bpf {
 	int *dead_status;		/* ... their wait status */
 	size_t capdead;
 	struct rec_bpf_aio *aio;	/* libaio's records by thread (bpf_aio.c) */
+	uint64_t t_first, t_last;	/* the first and last record's times */
 };
 
 /* --backend mixed: free @tid's fast-path slots claimed before @t after
