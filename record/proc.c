@@ -6,6 +6,7 @@
  */
 #include <dirent.h>
 #include <errno.h>
+#include <fcntl.h>
 #include <sched.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -254,6 +255,32 @@ int rec_task_inherit(struct rec_task *child, const struct rec_task *parent,
 	return 0;
 }
 
+/* Whether descriptor @fd of @tid closes at exec (its fdinfo's flags):
+ * a program started by the bpf backend is forked while the programs
+ * load in another thread, and holds whichever of their descriptors (all
+ * close-on-exec) existed then; none is the program's after its exec. */
+static int fd_cloexec(pid_t tid, long fd)
+{
+	char p[64], buf[256], *f;
+	unsigned long flags;
+	ssize_t n;
+	int ifd;
+
+	snprintf(p, sizeof(p), "/proc/%d/fdinfo/%ld", (int)tid, fd);
+	ifd = open(p, O_RDONLY | O_CLOEXEC);
+	if (ifd < 0)
+		return 0;
+	n = read(ifd, buf, sizeof(buf) - 1);
+	close(ifd);
+	if (n <= 0)
+		return 0;
+	buf[n] = 0;
+	f = strstr(buf, "flags:");
+	if (!f || sscanf(f + 6, "%lo", &flags) != 1)
+		return 0;
+	return (flags & O_CLOEXEC) != 0;
+}
+
 int rec_task_from_proc(struct rec_task *t)
 {
 	char dir[64], link[128], target[REC_PATH_MAX];
@@ -288,7 +315,7 @@ int rec_task_from_proc(struct rec_task *t)
 		if (n <= 0)
 			continue;
 		target[n] = 0;
-		rec_fd_set(t, (int)fd, target, (uint32_t)n, 0);
+		rec_fd_set(t, (int)fd, target, (uint32_t)n, fd_cloexec(t->tid, fd));
 	}
 	closedir(d);
 	return 0;
