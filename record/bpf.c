@@ -22,6 +22,7 @@
  * (default 8 MiB) holds about 80,000 records.
  */
 #include <errno.h>
+#include <pthread.h>
 #include <sched.h>
 #include <signal.h>
 #include <stdio.h>
@@ -293,25 +294,38 @@ static void mixed_round(struct rec_ctx *c, uint64_t cut)
 	}
 }
 
-int rec_bpf_setup(struct rec_ctx *c, const char **why)
+static struct rec_bpf *bpf_new(struct rec_ctx *c)
 {
 	struct rec_bpf *b = calloc(1, sizeof(*b));
+
+	if (!b)
+		return NULL;
+	b->guard_fd = -1;
+	b->ring.fd = -1;
+	b->ring_bytes = (uint32_t)c->o->bpf_ring_mb << 20;
+	b->wake_bytes = (uint64_t)c->o->bpf_wake_kb << 10;
+	if (c->o->backend == REC_BACKEND_MIXED && c->o->fastpath)
+		b->stub_ip = FP_STUB_ADDR + FP_STUB_RET_OFF;
+	return b;
+}
+
+/* the object opened, loaded and attached into @b, which has none yet;
+ * what it reads of the recording is in @b (bpf_new()): it may run in a
+ * thread of its own (@ctx, the recording's, is only kept for the ring's
+ * callback).  @return : 0, or -errno with *@why set */
+static int bpf_load(struct rec_bpf *b, void *ctx, const char **why)
+{
 	char *vlog = NULL;
 	FILE *f;
 	int err;
 
 	*why = NULL;
-	if (!b)
-		return -ENOMEM;
 	if (!getenv("IOTAPE_BPF_DEBUG"))
 		libbpf_set_print(quiet_print);
 	if (access("/sys/kernel/btf/vmlinux", R_OK) < 0) {
-		err = -ENOENT;
 		*why = "the kernel has no BTF (/sys/kernel/btf/vmlinux)";
-		goto fail;
+		return -ENOENT;
 	}
-	b->guard_fd = -1;
-	b->ring.fd = -1;
 	b->pid_max = 4194304;
 	f = fopen("/proc/sys/kernel/pid_max", "r");
 	if (f) {
@@ -323,15 +337,13 @@ int rec_bpf_setup(struct rec_ctx *c, const char **why)
 	rec_stamp("bpf_start");
 	b->skel = iotape_bpf__open();
 	if (!b->pending || !b->skel) {
-		err = b->pending ? -errno : -ENOMEM;
 		*why = "cannot open its BPF object";
-		goto fail;
+		return b->pending ? -errno : -ENOMEM;
 	}
-	b->skel->maps.rb.max_entries = (uint32_t)c->o->bpf_ring_mb << 20;
-	b->skel->rodata->wake_bytes = (uint64_t)c->o->bpf_wake_kb << 10;
-	if (c->o->backend == REC_BACKEND_MIXED && c->o->fastpath)
-		b->skel->rodata->stub_ip = FP_STUB_ADDR + FP_STUB_RET_OFF;
-	fill_sysinfo(b, b->skel->rodata->stub_ip != 0);
+	b->skel->maps.rb.max_entries = b->ring_bytes;
+	b->skel->rodata->wake_bytes = b->wake_bytes;
+	b->skel->rodata->stub_ip = b->stub_ip;
+	fill_sysinfo(b, b->stub_ip != 0);
 	/* a light skeleton: a loader program does the relocations in the
 	 * kernel, against its own BTF; libbpf reading and matching the
 	 * kernel's 5 MB of BTF in every recording was half its start-up */
@@ -350,52 +362,48 @@ int rec_bpf_setup(struct rec_ctx *c, const char **why)
 		*why = err == -EPERM ?
 			"loading BPF programs needs root or CAP_BPF and CAP_PERFMON" :
 			"the kernel refused its BPF programs (IOTAPE_BPF_DEBUG=1 shows why)";
-		goto fail;
+		return err < 0 ? err : -EINVAL;
 	}
 	err = iotape_bpf__attach(b->skel);
 	if (err) {
 		*why = "cannot attach its BPF programs to the raw tracepoints";
-		goto fail;
+		return err < 0 ? err : -EINVAL;
 	}
 	rec_stamp("bpf_attached");
-	c->bpf = b;
+	/* the ring mapped here, not on the way to the program's start
+	 * (~0.5 ms at 8 MiB: every page-table entry inserted at mmap); not
+	 * copied by a fork (bpf_ring.c).  If it cannot be now, it is by
+	 * rec_bpf_follow(). */
+	rec_ring_open(&b->ring, b->skel->maps.rb.map_fd, b->ring_bytes, on_record, ctx);
+	rec_stamp("ring_mapped");
 	return 0;
-fail:
-	if (b->skel)
-		iotape_bpf__destroy(b->skel);
-	free(b->pending);
-	free(b);
-	return err < 0 ? err : -EINVAL;
 }
 
-int rec_bpf_share_maps(struct rec_bpf *b, struct bpf_map *rb, struct bpf_map *tstate,
-		       struct bpf_map *scratch, struct bpf_map *drops)
-{
-	int err;
-
-	if ((err = bpf_map__reuse_fd(rb, b->skel->maps.rb.map_fd)) ||
-	    (err = bpf_map__reuse_fd(tstate, b->skel->maps.tstate.map_fd)) ||
-	    (err = bpf_map__reuse_fd(scratch, b->skel->maps.scratch.map_fd)))
-		return err;
-	return bpf_map__reuse_fd(drops, b->skel->maps.drops.map_fd);
-}
-
-void rec_bpf_free(struct rec_ctx *c)
+/* the programs detached and their maps, the ring's mapping and the
+ * guard's listener let go: what the kernel holds for the recording */
+static void bpf_unload(struct rec_ctx *c)
 {
 	struct rec_bpf *b = c->bpf;
-	int i;
 
-	if (!b)
+	if (!b->skel && b->ring.fd < 0 && b->guard_fd < 0 && !b->uskel && !b->askel)
 		return;
 	rec_ring_close(&b->ring);
 	rec_stamp("ring_unmapped");
 	if (b->guard_fd >= 0)
 		close(b->guard_fd);
+	b->guard_fd = -1;
 	rec_bpf_uring_free(c);
 	rec_bpf_aio_unload(c);
 	iotape_bpf__destroy(b->skel);
+	b->skel = NULL;
 	rec_stamp("bpf_destroyed");
-	rec_bpf_aio_free(c);
+}
+
+/* the rest of @b, once unloaded */
+static void bpf_free(struct rec_bpf *b)
+{
+	int i;
+
 	for (i = 0; b->pending && b->npend && i <= b->pid_max; i++) {
 		struct pend *pd = b->pending[i];
 
@@ -420,6 +428,119 @@ void rec_bpf_free(struct rec_ctx *c)
 	free(b->dead);
 	free(b->dead_status);
 	free(b);
+}
+
+int rec_bpf_setup(struct rec_ctx *c, const char **why)
+{
+	struct rec_bpf *b = bpf_new(c);
+	int err;
+
+	*why = NULL;
+	if (!b)
+		return -ENOMEM;
+	err = bpf_load(b, c, why);
+	if (err) {
+		iotape_bpf__destroy(b->skel);
+		bpf_free(b);
+		return err;
+	}
+	c->bpf = b;
+	return 0;
+}
+
+static void *loader(void *arg)
+{
+	struct rec_ctx *c = arg;
+	struct rec_bpf *b = c->bpf;
+
+	b->load_err = bpf_load(b, c, &b->load_why);
+	return NULL;
+}
+
+/*
+ * The load takes most of a recording's start (~10 ms of CPU: the
+ * verifier, the maps, the attach); nothing of it is needed before the
+ * program's first call, so it runs in a thread while the recorder writes
+ * the header, starts the writer and forks the program, which installs the
+ * guard's filter meanwhile.
+ */
+int rec_bpf_start(struct rec_ctx *c)
+{
+	struct rec_bpf *b = bpf_new(c);
+
+	if (!b)
+		return -ENOMEM;
+	/* the syscall table sorted here, not under the thread: a fork while
+	 * it holds the table's pthread_once would leave the program's
+	 * filter waiting for it forever */
+	iot_syscall_table(NULL);
+	c->bpf = b;
+	if (pthread_create(&b->th, NULL, loader, c) == 0)
+		b->th_running = 1;
+	else
+		loader(c);
+	return 0;
+}
+
+int rec_bpf_wait(struct rec_ctx *c, const char **why)
+{
+	struct rec_bpf *b = c->bpf;
+
+	if (b->th_running) {
+		pthread_join(b->th, NULL);
+		b->th_running = 0;
+	}
+	*why = b->load_why;
+	return b->load_err;
+}
+
+static void *unloader(void *arg)
+{
+	bpf_unload(arg);
+	return NULL;
+}
+
+/*
+ * Detaching twelve programs (the kernel's code patched on every CPU),
+ * freeing their maps and unmapping the ring cost ~1-2 ms that no part of
+ * the trace waits for: a thread does it while the recorder takes the
+ * listed directories' entries and closes the trace.
+ */
+void rec_bpf_unload_start(struct rec_ctx *c)
+{
+	struct rec_bpf *b = c->bpf;
+
+	if (!b || b->th_running)
+		return;
+	if (pthread_create(&b->th, NULL, unloader, c) == 0)
+		b->th_running = 1;
+}
+
+int rec_bpf_share_maps(struct rec_bpf *b, struct bpf_map *rb, struct bpf_map *tstate,
+		       struct bpf_map *scratch, struct bpf_map *drops)
+{
+	int err;
+
+	if ((err = bpf_map__reuse_fd(rb, b->skel->maps.rb.map_fd)) ||
+	    (err = bpf_map__reuse_fd(tstate, b->skel->maps.tstate.map_fd)) ||
+	    (err = bpf_map__reuse_fd(scratch, b->skel->maps.scratch.map_fd)))
+		return err;
+	return bpf_map__reuse_fd(drops, b->skel->maps.drops.map_fd);
+}
+
+void rec_bpf_free(struct rec_ctx *c)
+{
+	struct rec_bpf *b = c->bpf;
+
+	if (!b)
+		return;
+	/* a load still running (the program never started), or the unload */
+	if (b->th_running)
+		pthread_join(b->th, NULL);
+	b->th_running = 0;
+	bpf_unload(c);
+	rec_bpf_aio_free(c);
+	bpf_free(b);
 	c->bpf = NULL;
 }
 
@@ -438,14 +559,9 @@ int rec_bpf_follow(struct rec_ctx *c, pid_t pid)
 		if (lstat(b->cwd, &b->cwd_pre.sb) < 0)
 			b->cwd_pre.err = errno;
 	}
-	/* The ring is mapped here, after the program's fork: the mapping's
-	 * page-table entries, all inserted at mmap, would be copied into the
-	 * child by fork and torn down again by its exec (~0.2 ms of CPU at
-	 * 8 MiB).  What the programs write before it is mapped waits in the
-	 * ring. */
-	r = rec_ring_open(&b->ring, b->skel->maps.rb.map_fd, (uint32_t)c->o->bpf_ring_mb << 20,
-			  on_record, c);
-	if (r < 0)
+	/* mapped with the load (bpf_load()), as a rule */
+	if (b->ring.fd < 0 &&
+	    (r = rec_ring_open(&b->ring, b->skel->maps.rb.map_fd, b->ring_bytes, on_record, c)) < 0)
 		return r;
 	/* task storage is keyed by a pidfd from user space */
 	pidfd = (int)syscall(SYS_pidfd_open, pid, 0);
@@ -617,6 +733,21 @@ int rec_bpf_setup(struct rec_ctx *c, const char **why)
 {
 	*why = rec_bpf_missing();
 	return -ENOSYS;
+}
+
+int rec_bpf_start(struct rec_ctx *c)
+{
+	return -ENOSYS;
+}
+
+int rec_bpf_wait(struct rec_ctx *c, const char **why)
+{
+	*why = rec_bpf_missing();
+	return -ENOSYS;
+}
+
+void rec_bpf_unload_start(struct rec_ctx *c)
+{
 }
 
 void rec_bpf_free(struct rec_ctx *c)

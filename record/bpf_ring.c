@@ -52,6 +52,17 @@ int rec_ring_open(struct rec_ring *r, int map_fd, uint32_t size, rec_ring_fn fn,
 		munmap(cons, (size_t)page);
 		return err;
 	}
+	/* not copied into a child forked after it: fork would copy its
+	 * page-table entries (all inserted at mmap) for an exec to tear
+	 * down (~0.2 ms of CPU at 8 MiB), and no child reads the ring */
+	if (madvise(cons, (size_t)page, MADV_DONTFORK) < 0 ||
+	    madvise(ro, (size_t)page + size, MADV_DONTFORK) < 0) {
+		int err = -errno;
+
+		munmap(ro, (size_t)page + size);
+		munmap(cons, (size_t)page);
+		return err;
+	}
 	r->fd = map_fd;
 	r->page = (size_t)page;
 	r->mask = (uint64_t)size - 1;

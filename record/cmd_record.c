@@ -392,7 +392,89 @@ static void child_run(struct rec_ctx *c, int go, int ready, char **cmd, int secc
 	_exit(r == ENOENT ? 127 : 126);
 }
 
-static int launch(struct rec_ctx *c, int trace_fd, const sigset_t *mask)
+/* A program forked and waiting for the word to exec (launch_fork()),
+ * until launch_go() or launch_abort(). */
+struct launch {
+	int go[2], ready[2];
+	pid_t pid;			/* 0: not forked */
+	int child_gfd, child_ready;	/* the child's guard listener and pipe end */
+};
+
+static void launch_close(struct launch *l)
+{
+	int *fds[] = { &l->go[0], &l->go[1], &l->ready[0], &l->ready[1] };
+	size_t i;
+
+	for (i = 0; i < sizeof(fds) / sizeof(fds[0]); i++) {
+		if (*fds[i] >= 0)
+			close(*fds[i]);
+		*fds[i] = -1;
+	}
+}
+
+/* the program killed before it ran */
+static void launch_abort(struct launch *l)
+{
+	if (l->pid > 0) {
+		kill(l->pid, SIGKILL);
+		waitpid(l->pid, NULL, 0);
+	}
+	l->pid = 0;
+	launch_close(l);
+}
+
+/* Fork the program; with bpf, take its guard's listener (bpf_guard.c).
+ * @return : 0, or -errno with nothing left running */
+static int launch_fork(struct rec_ctx *c, struct launch *l, int trace_fd, const sigset_t *mask)
+{
+	int err = 0, gfd = -1;
+	pid_t pid;
+
+	memset(l, 0, sizeof(*l));
+	l->go[0] = l->go[1] = l->ready[0] = l->ready[1] = -1;
+	l->child_gfd = l->child_ready = -1;
+	if (pipe2(l->go, O_CLOEXEC) < 0)
+		return -errno;
+	if (c->bpf && pipe2(l->ready, O_CLOEXEC) < 0) {
+		err = -errno;
+		launch_close(l);
+		return err;
+	}
+	pid = fork();
+	if (pid < 0) {
+		err = -errno;
+		launch_close(l);
+		return err;
+	}
+	rec_stamp("forked");
+	if (pid == 0) {
+		close(l->go[1]);
+		close(trace_fd);
+		if (l->ready[0] >= 0)
+			close(l->ready[0]);
+		child_run(c, l->go[0], l->ready[1], c->o->cmd, c->seccomp_on, mask);
+	}
+	l->pid = pid;
+	if (c->bpf) {
+		l->child_ready = l->ready[1];
+		close(l->ready[1]);
+		l->ready[1] = -1;
+		if (read(l->ready[0], &l->child_gfd, sizeof(l->child_gfd)) == sizeof(l->child_gfd) &&
+		    l->child_gfd >= 0 && (gfd = rec_guard_take(pid, l->child_gfd)) >= 0)
+			rec_bpf_set_guard(c, gfd);
+		else if (!c->o->quiet)
+			cli_warn(CMD, "no stop before calls that change names (%s): the "
+				 "states of the paths they change are taken after they ran",
+				 strerror(l->child_gfd < 0 ? -l->child_gfd : gfd < 0 ? -gfd : EIO));
+	}
+	rec_stamp("guard");
+	return 0;
+}
+
+/* Follow the forked program (bpf: the programs loaded, rec_bpf_wait();
+ * ptrace: seized), write its start and let it exec.  @return : 0, or
+ * -errno with the program killed */
+static int launch_go(struct rec_ctx *c, struct launch *l, int trace_fd)
 {
 	long opts = PTRACE_O_TRACESYSGOOD | PTRACE_O_TRACEFORK | PTRACE_O_TRACEVFORK |
 		PTRACE_O_TRACECLONE | PTRACE_O_TRACEEXEC | PTRACE_O_TRACEEXIT |
@@ -400,68 +482,34 @@ static int launch(struct rec_ctx *c, int trace_fd, const sigset_t *mask)
 	struct rec_task *t;
 	struct iot_process p;
 	uint32_t *lens = NULL, i, argc = 0;
-	int go[2], ready[2] = { -1, -1 }, err = 0, gfd = -1, child_gfd = -1, child_ready = -1;
-	pid_t pid;
+	pid_t pid = l->pid;
+	int err = 0;
 
-	if (pipe2(go, O_CLOEXEC) < 0)
-		return -errno;
-	if (c->bpf && pipe2(ready, O_CLOEXEC) < 0) {
-		err = -errno;
-		goto out;
-	}
-	pid = fork();
-	if (pid < 0) {
-		err = -errno;
-		goto out;
-	}
-	rec_stamp("forked");
-	if (pid == 0) {
-		close(go[1]);
-		close(trace_fd);
-		if (ready[0] >= 0)
-			close(ready[0]);
-		child_run(c, go[0], ready[1], c->o->cmd, c->seccomp_on, mask);
-	}
-	if (c->bpf) {
-		child_ready = ready[1];
-		close(ready[1]);
-		ready[1] = -1;
-		if (read(ready[0], &child_gfd, sizeof(child_gfd)) == sizeof(child_gfd) &&
-		    child_gfd >= 0 && (gfd = rec_guard_take(pid, child_gfd)) >= 0)
-			rec_bpf_set_guard(c, gfd);
-		else if (!c->o->quiet)
-			cli_warn(CMD, "no stop before calls that change names (%s): the "
-				 "states of the paths they change are taken after they ran",
-				 strerror(child_gfd < 0 ? -child_gfd : gfd < 0 ? -gfd : EIO));
-	}
-	rec_stamp("guard");
 	if (c->bpf && (err = rec_bpf_follow(c, pid)) < 0) {
-		kill(pid, SIGKILL);
-		waitpid(pid, NULL, 0);
-		goto out;
+		launch_abort(l);
+		return err;
 	}
 	if (!c->bpf && ptrace(PTRACE_SEIZE, pid, 0, opts) < 0) {
 		err = -errno;
-		kill(pid, SIGKILL);
-		waitpid(pid, NULL, 0);
-		goto out;
+		launch_abort(l);
+		return err;
 	}
 	rec_stamp("followed");
 	c->root = pid;
 	t = rec_task_new(c, pid);
 	if (!t || rec_task_from_proc(t) < 0) {
-		err = -ENOMEM;
 		kill(pid, SIGKILL);
-		goto out;
+		launch_close(l);
+		return -ENOMEM;
 	}
 	/* the recorder's own descriptors are not the program's */
-	rec_fd_close(t, go[0]);
-	rec_fd_close(t, go[1]);
+	rec_fd_close(t, l->go[0]);
+	rec_fd_close(t, l->go[1]);
 	rec_fd_close(t, trace_fd);
 	if (c->bpf) {
-		rec_fd_close(t, ready[0]);
-		rec_fd_close(t, child_ready);
-		rec_fd_close(t, child_gfd);
+		rec_fd_close(t, l->ready[0]);
+		rec_fd_close(t, l->child_ready);
+		rec_fd_close(t, l->child_gfd);
 	}
 	t->ready = 1;
 	t->attached = c->seccomp_on || c->bpf;
@@ -491,17 +539,11 @@ static int launch(struct rec_ctx *c, int trace_fd, const sigset_t *mask)
 	p.exe = c->o->cmd[0];
 	p.exe_len = (uint32_t)strlen(c->o->cmd[0]);
 	rec_emit_process(c, &p);
-	if (write(go[1], "g", 1) != 1)
+	if (write(l->go[1], "g", 1) != 1)
 		err = -errno;
 	rec_stamp("go");
-out:
 	free(lens);
-	close(go[0]);
-	close(go[1]);
-	if (ready[0] >= 0)
-		close(ready[0]);
-	if (ready[1] >= 0)
-		close(ready[1]);
+	launch_close(l);
 	return err;
 }
 
@@ -575,6 +617,7 @@ int cmd_record(int argc, char **argv)
 	struct rec_opts o;
 	struct rec_ctx *c = NULL;
 	struct rec_out ro;
+	struct launch lc = { .go = { -1, -1 }, .ready = { -1, -1 } };
 	sigset_t block, old;
 	int64_t stop_cost;
 	int fd = -1, trace_fd = -1, r, ret = IOT_EXIT_FAIL, seccomp_ok = 0, ran = 0, mixed = 0;
@@ -623,16 +666,18 @@ int cmd_record(int argc, char **argv)
 	if (o.flush_ms <= 0)
 		o.flush_ms = 250;
 	rec_stamp("opened");
-	if (o.backend != REC_BACKEND_PTRACE && !o.attach_pid) {
+	/* auto needs the answer now (ptrace calibrates stops that bpf
+	 * has not); bpf and mixed load while the recorder gets ready, and
+	 * give up at the launch if the load failed */
+	if (o.backend == REC_BACKEND_AUTO && !o.attach_pid) {
 		const char *why;
 
-		if (rec_bpf_setup(c, &why) < 0) {
-			if (o.backend == REC_BACKEND_BPF || o.backend == REC_BACKEND_MIXED) {
-				cli_err(CMD, "--backend %s: %s; use --backend ptrace",
-					o.backend == REC_BACKEND_BPF ? "bpf" : "mixed", why);
-				goto out;
-			}
+		if (rec_bpf_setup(c, &why) < 0)
 			c->bpf_why = why;
+	} else if (o.backend == REC_BACKEND_BPF || o.backend == REC_BACKEND_MIXED) {
+		if (rec_bpf_start(c) < 0) {
+			cli_err(CMD, "out of memory");
+			goto out;
 		}
 	}
 	if (c->bpf) {
@@ -710,11 +755,33 @@ int cmd_record(int argc, char **argv)
 		ret = 128 + r;
 		goto out;
 	}
+	/* bpf: the program is forked while the programs load, and the
+	 * header's clocks (the trace's time zero) are read again once they
+	 * are, where they were read when the load came first */
+	if (c->bpf) {
+		const char *why;
+
+		r = launch_fork(c, &lc, fd, &old);
+		if (r < 0) {
+			cli_err(CMD, "%s: cannot start: %s", o.cmd[0], strerror(-r));
+			goto out;
+		}
+		r = rec_bpf_wait(c, &why);
+		rec_stamp("waited");
+		if (r < 0) {
+			launch_abort(&lc);
+			cli_err(CMD, "--backend %s: %s; use --backend ptrace",
+				o.backend == REC_BACKEND_MIXED ? "mixed" : "bpf", why);
+			goto out;
+		}
+		rec_header_clock(&h);
+	}
 	/* the writer's from here, closed by it if it fails */
 	trace_fd = fd;
 	fd = -1;
 	r = iot_writer_fdopen(&c->w, trace_fd, &h, &wo);
 	if (r < 0) {
+		launch_abort(&lc);
 		pthread_sigmask(SIG_SETMASK, &old, NULL);
 		cli_err(CMD, "%s: %s; check the disk and the path", o.out, iot_strerror(r));
 		goto out;
@@ -733,7 +800,9 @@ int cmd_record(int argc, char **argv)
 			goto out;
 		}
 	} else {
-		r = launch(c, trace_fd, &old);
+		r = lc.pid ? 0 : launch_fork(c, &lc, trace_fd, &old);
+		if (r == 0)
+			r = launch_go(c, &lc, trace_fd);
 		if (r < 0) {
 			cli_err(CMD, "%s: cannot start: %s", o.cmd[0], strerror(-r));
 			iot_writer_close(c->w, 0);
@@ -751,10 +820,12 @@ int cmd_record(int argc, char **argv)
 	/* a ^C during start-up was held until now: the program exists and
 	 * gets it forwarded */
 	pthread_sigmask(SIG_SETMASK, &old, NULL);
-	if (c->bpf)
+	if (c->bpf) {
 		rec_bpf_loop(c);
-	else
+		rec_bpf_unload_start(c);
+	} else {
 		rec_trace_loop(c);
+	}
 	c->st.t_end = iot_now_ns();
 	rec_aio_end(c);
 	rec_stamp("aio_end");

@@ -93,6 +93,21 @@ static int64_t ts_ns(clockid_t id)
 	return ts.tv_sec * 1000000000LL + ts.tv_nsec;
 }
 
+void rec_header_clock(struct iot_header *h)
+{
+	int64_t r0, m, r1;
+
+	h->clock_id = CLOCK_MONOTONIC;
+	/* a realtime reading on each side of the monotonic one: their mean
+	 * pairs the two clocks to within the gap */
+	r0 = ts_ns(CLOCK_REALTIME);
+	m = ts_ns(CLOCK_MONOTONIC);
+	r1 = ts_ns(CLOCK_REALTIME);
+	h->realtime_ns = r0 + (r1 - r0) / 2;
+	h->monotonic_ns = m;
+	h->start_ns = m;
+}
+
 static const char *policy_name(int p)
 {
 	return p == REC_CPU_ONE ? "one" : p == REC_CPU_NONE ? "none" : "auto";
@@ -108,7 +123,6 @@ int rec_header_fill(struct iot_header *h, const struct rec_opts *o,
 	/* exits seen by BPF: exact CPU times (bpf_events.c) */
 	int bpf_exit = strcmp(backend, "bpf") == 0 || strcmp(backend, "mixed") == 0;
 	struct iot_kv *kv;
-	int64_t r0, m, r1;
 	uint32_t argc = 0;
 
 	memset(h, 0, sizeof(*h));
@@ -126,15 +140,7 @@ int rec_header_fill(struct iot_header *h, const struct rec_opts *o,
 	h->argv = (const char *const *)argv;
 	cwd = getcwd(NULL, 0);
 	h->cwd = cwd;
-	h->clock_id = CLOCK_MONOTONIC;
-	/* a realtime reading on each side of the monotonic one: their mean
-	 * pairs the two clocks to within the gap */
-	r0 = ts_ns(CLOCK_REALTIME);
-	m = ts_ns(CLOCK_MONOTONIC);
-	r1 = ts_ns(CLOCK_REALTIME);
-	h->realtime_ns = r0 + (r1 - r0) / 2;
-	h->monotonic_ns = m;
-	h->start_ns = m;
+	rec_header_clock(h);
 	read_mounts(h);
 	h->stop_cost_ns = stop_cost;
 	/* which path recorded what: ptrace events carry two stops in their

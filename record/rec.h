@@ -591,6 +591,17 @@ int rec_bpf_aio_load(struct rec_ctx *c);
 /* load and attach the programs (@why: what failed, for the user).
  * @return : 0, or -errno with c->bpf NULL */
 int rec_bpf_setup(struct rec_ctx *c, const char **why);
+/* the same, in a thread: c->bpf is set at once (the recorder goes on as
+ * for bpf), and rec_bpf_wait() says whether the load worked: it must
+ * before the programs are used (rec_bpf_follow()).  @return : 0, or
+ * -errno with nothing started (c->bpf NULL) */
+int rec_bpf_start(struct rec_ctx *c);
+/* @return : 0 when the programs are loaded and attached, or -errno with
+ * @why set (c->bpf stays, for rec_bpf_free()) */
+int rec_bpf_wait(struct rec_ctx *c, const char **why);
+/* the programs, maps and ring let go in a thread, once every followed
+ * task is gone (after rec_bpf_loop()); rec_bpf_free() waits for it */
+void rec_bpf_unload_start(struct rec_ctx *c);
 void rec_bpf_free(struct rec_ctx *c);
 /* follow @pid (the program, before it runs) */
 int rec_bpf_follow(struct rec_ctx *c, pid_t pid);
@@ -680,6 +691,10 @@ int64_t rec_calibrate(int seccomp, int *seccomp_ok);
 int rec_header_fill(struct iot_header *h, const struct rec_opts *o,
 		    int seccomp, int64_t stop_cost, char **argv, const char *fastpath,
 		    const char *backend);
+/* the header's clocks read again (start_ns: the trace's time zero, from
+ * which a replay times the program's first call), for a header filled
+ * before the recorder was ready to start the program */
+void rec_header_clock(struct iot_header *h);
 void rec_header_free(struct iot_header *h);
 int rec_pin_cpu(int cpu);
 int rec_unpin_task(pid_t tid);

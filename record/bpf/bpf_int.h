@@ -5,6 +5,8 @@
 #ifndef IOT_BPF_INT_H
 #define IOT_BPF_INT_H
 
+#include <pthread.h>
+
 #include "bpf_ring.h"
 
 /* A call between its entry and exit records: decoded at its exit, when
@@ -70,6 +72,16 @@ struct rec_bpf {
 	size_t capdead;
 	struct rec_bpf_aio *aio;	/* libaio's records by thread (bpf_aio.c) */
 	uint64_t t_first, t_last;	/* the first and last record's times */
+	/* what the load takes from the options, read before its thread
+	 * starts (the recorder changes them while it runs) */
+	uint32_t ring_bytes;
+	uint64_t wake_bytes, stub_ip;
+	/* the load in a thread of its own (rec_bpf_start(), rec_bpf_wait()),
+	 * and the unload at the end (rec_bpf_unload_start()) */
+	pthread_t th;
+	int th_running;
+	int load_err;
+	const char *load_why;
 };
 
 /* --backend mixed: free @tid's fast-path slots claimed before @t after
