@@ -302,11 +302,23 @@ static struct rec_bpf *bpf_new(struct rec_ctx *c)
 		return NULL;
 	b->guard_fd = -1;
 	b->ring.fd = -1;
+	pthread_mutex_init(&b->mu, NULL);
+	pthread_cond_init(&b->cv, NULL);
 	b->ring_bytes = (uint32_t)c->o->bpf_ring_mb << 20;
 	b->wake_bytes = (uint64_t)c->o->bpf_wake_kb << 10;
 	if (c->o->backend == REC_BACKEND_MIXED && c->o->fastpath)
 		b->stub_ip = FP_STUB_ADDR + FP_STUB_RET_OFF;
 	return b;
+}
+
+/* the programs are in the kernel, or will not be: rec_bpf_wait_loaded()
+ * returns */
+static void mark_loaded(struct rec_bpf *b)
+{
+	pthread_mutex_lock(&b->mu);
+	b->loaded = 1;
+	pthread_cond_broadcast(&b->cv);
+	pthread_mutex_unlock(&b->mu);
 }
 
 /* the object opened, loaded and attached into @b, which has none yet;
@@ -355,6 +367,7 @@ static int bpf_load(struct rec_bpf *b, void *ctx, const char **why)
 	rec_stamp("bpf_opened");
 	err = iotape_bpf__load(b->skel);
 	rec_stamp("bpf_loaded");
+	mark_loaded(b);
 	if (err && vlog)
 		iot_warn("record", "the verifier's log: %s", vlog);
 	free(vlog);
@@ -427,6 +440,8 @@ static void bpf_free(struct rec_bpf *b)
 	free(b->rel);
 	free(b->dead);
 	free(b->dead_status);
+	pthread_mutex_destroy(&b->mu);
+	pthread_cond_destroy(&b->cv);
 	free(b);
 }
 
@@ -454,6 +469,7 @@ static void *loader(void *arg)
 	struct rec_bpf *b = c->bpf;
 
 	b->load_err = bpf_load(b, c, &b->load_why);
+	mark_loaded(b);
 	return NULL;
 }
 
@@ -480,6 +496,18 @@ int rec_bpf_start(struct rec_ctx *c)
 	else
 		loader(c);
 	return 0;
+}
+
+void rec_bpf_wait_loaded(struct rec_ctx *c)
+{
+	struct rec_bpf *b = c->bpf;
+
+	if (!b->th_running)
+		return;
+	pthread_mutex_lock(&b->mu);
+	while (!b->loaded)
+		pthread_cond_wait(&b->cv, &b->mu);
+	pthread_mutex_unlock(&b->mu);
 }
 
 int rec_bpf_wait(struct rec_ctx *c, const char **why)
@@ -738,6 +766,10 @@ int rec_bpf_setup(struct rec_ctx *c, const char **why)
 int rec_bpf_start(struct rec_ctx *c)
 {
 	return -ENOSYS;
+}
+
+void rec_bpf_wait_loaded(struct rec_ctx *c)
+{
 }
 
 int rec_bpf_wait(struct rec_ctx *c, const char **why)

@@ -757,24 +757,17 @@ int cmd_record(int argc, char **argv)
 	}
 	/* bpf: the program is forked while the programs load, and the
 	 * header's clocks (the trace's time zero) are read again once they
-	 * are, where they were read when the load came first */
+	 * are loaded, about where they were read when the load came first;
+	 * the writer starts while they are attached */
 	if (c->bpf) {
-		const char *why;
-
 		r = launch_fork(c, &lc, fd, &old);
 		if (r < 0) {
 			cli_err(CMD, "%s: cannot start: %s", o.cmd[0], strerror(-r));
 			goto out;
 		}
-		r = rec_bpf_wait(c, &why);
-		rec_stamp("waited");
-		if (r < 0) {
-			launch_abort(&lc);
-			cli_err(CMD, "--backend %s: %s; use --backend ptrace",
-				o.backend == REC_BACKEND_MIXED ? "mixed" : "bpf", why);
-			goto out;
-		}
+		rec_bpf_wait_loaded(c);
 		rec_header_clock(&h);
+		rec_stamp("clock");
 	}
 	/* the writer's from here, closed by it if it fails */
 	trace_fd = fd;
@@ -787,6 +780,20 @@ int cmd_record(int argc, char **argv)
 		goto out;
 	}
 	rec_stamp("writer");
+	if (c->bpf) {
+		const char *why;
+
+		r = rec_bpf_wait(c, &why);
+		rec_stamp("waited");
+		if (r < 0) {
+			launch_abort(&lc);
+			cli_err(CMD, "--backend %s: %s; use --backend ptrace",
+				o.backend == REC_BACKEND_MIXED ? "mixed" : "bpf", why);
+			iot_writer_close(c->w, 0);
+			c->w = NULL;
+			goto out;
+		}
+	}
 	if (!c->spread)
 		rec_pin_cpu(c->pinned_cpu);
 	install_handlers(o.flush_ms);

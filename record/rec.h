@@ -599,6 +599,9 @@ int rec_bpf_start(struct rec_ctx *c);
 /* @return : 0 when the programs are loaded and attached, or -errno with
  * @why set (c->bpf stays, for rec_bpf_free()) */
 int rec_bpf_wait(struct rec_ctx *c, const char **why);
+/* returns once the programs are in the kernel, before their attach (or
+ * once their load failed: rec_bpf_wait() says so) */
+void rec_bpf_wait_loaded(struct rec_ctx *c);
 /* the programs, maps and ring let go in a thread, once every followed
  * task is gone (after rec_bpf_loop()); rec_bpf_free() waits for it */
 void rec_bpf_unload_start(struct rec_ctx *c);

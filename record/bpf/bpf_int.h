@@ -82,6 +82,9 @@ struct rec_bpf {
 	int th_running;
 	int load_err;
 	const char *load_why;
+	pthread_mutex_t mu;		/* loaded, for rec_bpf_wait_loaded() */
+	pthread_cond_t cv;
+	int loaded;			/* the programs are in the kernel (or failed) */
 };
 
 /* --backend mixed: free @tid's fast-path slots claimed before @t after
