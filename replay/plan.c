@@ -127,6 +127,7 @@ int rpl_plan_build(struct rpl_plan *p, const struct rpl_opts *o)
 		err = rpl_plan_wakes(p);
 	if (err == 0)
 		err = rpl_plan_polls(p);
+	rpl_proc_threads_free(p);	/* the two steps' lists */
 	if (err == 0)
 		err = rpl_plan_moves(p);
 	if (err == 0)
@@ -154,6 +155,7 @@ void rpl_plan_free(struct rpl_plan *p)
 	}
 	rpl_aio_free(p);
 	rpl_mpages_free(p);
+	rpl_proc_threads_free(p);
 	for (i = 0; i < p->n_procs; i++)
 		rpl_fdtab_unref(p->procs[i].tab);
 	free(p->threads);

@@ -66,7 +66,7 @@ static int64_t thread_start(const struct rpl_plan *p, const struct rpl_thread *u
 /* Each process's threads (rpl_proc_threads()): not every thread of the
  * trace looked through for each round of each loop. */
 struct procs_threads {
-	uint32_t *off, *thr;
+	const uint32_t *off, *thr;
 };
 
 /* The thread of @t's process, not @t, that ended last within (@from,
@@ -183,8 +183,10 @@ int rpl_plan_polls(struct rpl_plan *p)
 	/* IOTAPE_REPLAY_POLLS=0: none (to measure what they do) */
 	if (env && strcmp(env, "0") == 0)
 		return 0;
-	if (rpl_proc_threads(p, &pt.off, &pt.thr) < 0)
+	if (rpl_proc_threads(p) < 0)
 		return -ENOMEM;
+	pt.off = p->proc_thr_off;
+	pt.thr = p->proc_thr;
 	for (ti = 0; ti < p->n_threads; ti++) {
 		const struct rpl_thread *t = &p->threads[ti];
 		int64_t prev = -1;	/* the entry of its round before */
@@ -208,7 +210,5 @@ int rpl_plan_polls(struct rpl_plan *p)
 		}
 	}
 out:
-	free(pt.off);
-	free(pt.thr);
 	return err;
 }

@@ -587,6 +587,11 @@ struct rpl_plan {
 	 * exec or an exit closes (plan_fds.c pipe_keys(); whether a close
 	 * leaves a copy of its end open is counted, rpl_fdends) */
 	uint64_t fd_slots_read;
+	/* each process's threads, for wakes.c and polls.c: process i's are
+	 * proc_thr[proc_thr_off[i] .. proc_thr_off[i + 1]] (rpl_proc_threads());
+	 * how many times they were listed (once a plan) */
+	uint32_t *proc_thr_off, *proc_thr;
+	uint32_t proc_thr_made;
 	int start_fd;			/* spawn.c: the program a process start runs */
 	/* Tasks of the replay waiting for a CPU that spinning threads hold
 	 * (spin.c yields to them): process starts under way, threads made
@@ -703,10 +708,12 @@ int rpl_plan_wakes(struct rpl_plan *p);
  *  @return : 1 added, 0 it had it or has RPL_DEPS_MAX already, or -ENOMEM */
 int rpl_dep_append(struct rpl_plan *p, struct rpl_op *op, uint32_t thread, uint32_t pos);
 
-/*! rpl_proc_threads() : each process's threads, in index order: process
- *  i's are (*@thr)[(*@off)[i] .. (*@off)[i + 1]]; the caller frees both.
- *  @return : 0 or -ENOMEM. */
-int rpl_proc_threads(const struct rpl_plan *p, uint32_t **off, uint32_t **thr);
+/*! rpl_proc_threads() : each process's threads, in index order, into
+ *  @p (proc_thr_off, proc_thr), listed once a plan: the planning steps
+ *  after the threads step add no thread.  rpl_proc_threads_free() drops
+ *  them.  @return : 0 or -ENOMEM. */
+int rpl_proc_threads(struct rpl_plan *p);
+void rpl_proc_threads_free(struct rpl_plan *p);
 
 /*! rpl_plan_polls() : after rpl_plan_wakes(): a thread's loop of sleeps
  *  that timed out, which ended with the round in which other threads of

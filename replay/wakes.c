@@ -227,18 +227,21 @@ static int64_t woken_at(const struct rpl_plan *p, const struct rpl_op *op, int64
  * first and last successful exec (INT64_MAX, INT64_MIN: none).
  */
 struct kin {
-	uint32_t *thr_off, *thr;	/* process i's threads: thr[thr_off[i] .. thr_off[i + 1]] */
+	/* process i's threads: thr[thr_off[i] .. thr_off[i + 1]] (the plan's) */
+	const uint32_t *thr_off, *thr;
 	uint32_t *kid_off, *kid;	/* its child processes, alike */
 	int64_t *start, *exec_first, *exec_last;
 };
 
-int rpl_proc_threads(const struct rpl_plan *p, uint32_t **off_out, uint32_t **thr_out)
+int rpl_proc_threads(struct rpl_plan *p)
 {
 	size_t n = p->n_procs, i;
-	uint32_t *off = calloc(n + 2, sizeof(*off)), *thr = malloc((p->n_threads + 1) * sizeof(*thr));
+	uint32_t *off, *thr;
 
-	*off_out = NULL;
-	*thr_out = NULL;
+	if (p->proc_thr_off)
+		return 0;
+	off = calloc(n + 2, sizeof(*off));
+	thr = malloc((p->n_threads + 1) * sizeof(*thr));
 	if (!off || !thr) {
 		free(off);
 		free(thr);
@@ -252,15 +255,23 @@ int rpl_proc_threads(const struct rpl_plan *p, uint32_t **off_out, uint32_t **th
 		off[i] += off[i - 1];
 	for (i = 0; i < p->n_threads; i++)
 		thr[off[p->threads[i].proc + 1]++] = (uint32_t)i;
-	*off_out = off;
-	*thr_out = thr;
+	p->proc_thr_off = off;
+	p->proc_thr = thr;
+	p->proc_thr_made++;
 	return 0;
 }
 
+void rpl_proc_threads_free(struct rpl_plan *p)
+{
+	free(p->proc_thr_off);
+	free(p->proc_thr);
+	p->proc_thr_off = NULL;
+	p->proc_thr = NULL;
+}
+
+/* (its thread lists are the plan's) */
 static void kin_free(struct kin *g)
 {
-	free(g->thr_off);
-	free(g->thr);
 	free(g->kid_off);
 	free(g->kid);
 	free(g->start);
@@ -268,14 +279,16 @@ static void kin_free(struct kin *g)
 	free(g->exec_last);
 }
 
-static int kin_make(const struct rpl_plan *p, struct kin *g)
+static int kin_make(struct rpl_plan *p, struct kin *g)
 {
 	size_t n = p->n_procs, i;
 	uint32_t *fill;
 
 	memset(g, 0, sizeof(*g));
-	if (rpl_proc_threads(p, &g->thr_off, &g->thr) < 0)
+	if (rpl_proc_threads(p) < 0)
 		return -ENOMEM;
+	g->thr_off = p->proc_thr_off;
+	g->thr = p->proc_thr;
 	g->kid_off = calloc(n + 1, sizeof(*g->kid_off));
 	g->kid = malloc((n + 1) * sizeof(*g->kid));
 	g->start = malloc((n + 1) * sizeof(*g->start));

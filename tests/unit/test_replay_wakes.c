@@ -203,6 +203,10 @@ static void budget_back(void **state)
 	write_trace(THREAD, 120, 1);
 	assert_int_equal(rpl_plan_build(&p, &o), 0);
 	assert_int_equal(p.wakes, 1);
+	/* the wakes' and the polls' steps listed each process's threads
+	 * once between them, and dropped the lists after */
+	assert_int_equal(p.proc_thr_made, 1);
+	assert_null(p.proc_thr_off);
 	for (i = 0; i < p.n_ops; i++) {
 		if (p.ops[i].ev.tid == 102 && p.ops[i].ev.nr == SYS_openat)
 			open_op = &p.ops[i];
