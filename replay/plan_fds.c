@@ -378,10 +378,10 @@ int rpl_plan_fds(struct rpl_plan *p, struct rpl_planner *pl, struct rpl_op *op,
 		 uint64_t *keys)
 {
 	const struct iot_syscall *sc = iot_syscall_by_nr(op->ev.nr);
-	struct rpl_fdtab *tab = p->procs[p->threads[op->thread].proc].tab;
+	struct rpl_proc *pr = &p->procs[p->threads[op->thread].proc];
+	struct rpl_fdtab *tab = pr->tab;
 	const struct rpl_ev *ev = &op->ev;
-	const struct rpl_proc *pr = &p->procs[p->threads[op->thread].proc];
-	int shared = pr->n_threads > 1 || tab->refs > 1;
+	int shared;
 	int is_open = ev->nr == SYS_open || ev->nr == SYS_openat || ev->nr == SYS_openat2;
 	/* a FIFO's open makes no change to it, whatever its flags say
 	 * (O_CREAT, O_TRUNC): the reader's open does not follow the
@@ -394,6 +394,15 @@ int rpl_plan_fds(struct rpl_plan *p, struct rpl_planner *pl, struct rpl_op *op,
 
 	if (fifo < 0)
 		return (int)fifo;
+	if (!tab) {
+		/* a call after its process's end (plan_threads.c
+		 * plan_ended()): what it names was closed then */
+		if (!(tab = rpl_fdtab_new(0)))
+			return -ENOMEM;
+		tab->ends = &pl->ends;
+		pr->tab = tab;
+	}
+	shared = pr->n_threads > 1 || tab->refs > 1;
 
 #define ADD(k) do { if (n < RPL_MAXRES) keys[n++] = (k); } while (0)
 	if (ev->path && !not_a_path(ev->path) && !on_pipe_fd(pl, tab, sc, ev)) {

@@ -26,12 +26,25 @@ static int is_spawn(int nr)
 	return nr == SYS_clone || nr == SYS_clone3 || nr == SYS_fork || nr == SYS_vfork;
 }
 
-/* @snap : the parent's table as the fork copied it, or NULL (then its
- * table as it is now).  A table made anew counts its pipe ends in
- * @pl->ends, as copies do in their original's. */
+/* A plan table made anew, its pipe ends counted in @pl->ends, as copies
+ * count in their original's. */
+static struct rpl_fdtab *plan_tab_new(struct rpl_planner *pl)
+{
+	struct rpl_fdtab *t = rpl_fdtab_new(0);
+
+	if (t)
+		t->ends = &pl->ends;
+	return t;
+}
+
+/* @snap : the table the spawn gave the child (a copy of its parent's as
+ * it was then, or with CLONE_FILES a reference to it), or NULL (then its
+ * parent's table as it is now, or a new one where the parent has ended:
+ * plan_ended()). */
 static int new_proc(struct rpl_plan *p, struct rpl_planner *pl, int32_t pid, int32_t parent,
 		    int share, struct rpl_fdtab *snap)
 {
+	struct rpl_fdtab *ptab = parent >= 0 ? p->procs[parent].tab : NULL;
 	struct rpl_proc *pr;
 	int err = 0;
 
@@ -41,12 +54,12 @@ static int new_proc(struct rpl_plan *p, struct rpl_planner *pl, int32_t pid, int
 	pr->pid = pid;
 	pr->parent = parent;
 	pr->share_files = share;
-	if (parent >= 0 && !share)
-		pr->tab = snap ? snap : rpl_fdtab_copy(p->procs[parent].tab);
-	else if (parent >= 0)
-		pr->tab = rpl_fdtab_ref(p->procs[parent].tab);
-	else if ((pr->tab = rpl_fdtab_new(0)))
-		pr->tab->ends = &pl->ends;
+	if (snap)
+		pr->tab = snap;
+	else if (ptab)
+		pr->tab = share ? rpl_fdtab_ref(ptab) : rpl_fdtab_copy(ptab);
+	else
+		pr->tab = plan_tab_new(pl);
 	if (!pr->tab)
 		return -ENOMEM;
 	err = (int)p->n_procs++;
@@ -108,8 +121,6 @@ static int thread_of(struct rpl_plan *p, struct rpl_planner *pl, uint32_t i)
 		} else {
 			proc = new_proc(p, pl, pid, (int32_t)sproc,
 					(flags & 0x00000400 /* CLONE_FILES */) != 0, snap);
-			if ((flags & 0x00000400) && snap)
-				rpl_fdtab_unref(snap);
 		}
 		rpl_op_set_link(&p->ops[spawn], RPL_OPF_CHILD, (uint32_t)p->n_threads);
 	} else if (rpl_map_get(&pl->pid2proc, RPL_IK(pid), &pi) && !p->procs[pi].ended) {
@@ -122,12 +133,37 @@ static int thread_of(struct rpl_plan *p, struct rpl_planner *pl, uint32_t i)
 	t = &p->threads[p->n_threads];	/* new_proc does not move threads */
 	t->proc = (uint32_t)proc;
 	p->procs[proc].n_threads++;
+	p->procs[proc].n_live++;
 	if (rpl_map_put(&pl->pid2proc, RPL_IK(pid), (uint32_t)proc) < 0 ||
 	    rpl_map_put(&pl->tid2thread, RPL_IK(op->ev.tid), (uint32_t)p->n_threads) < 0)
 		return -ENOMEM;
 	err = (int)p->n_threads++;
 out:
 	return err;
+}
+
+/*
+ * A thread of @pr ended (@all: every thread, exit_group).  With its last
+ * thread the process lets its table go, as the kernel does at its end:
+ * the last reference closes every descriptor in it, and the counts of
+ * the pipe ends open (pl->ends) lose them.  Kept to the plan's end, the
+ * table of a process that ended without closing its pipe ends (a writer
+ * that exits, its output still open) counted them open for good: a
+ * later close of the last other copy was taken for a copy's, and the
+ * exit of a process that shared its table (CLONE_FILES) with one that
+ * had ended closed nothing.  Ops of the process after its end, if a
+ * trace has any, get a new empty table (rpl_plan_fds()).
+ */
+static void plan_ended(struct rpl_plan *p, struct rpl_proc *pr, int all)
+{
+	if (pr->n_live > 0)
+		pr->n_live--;
+	if (all)
+		pr->n_live = 0;
+	if (pr->n_live == 0 && pr->tab) {
+		rpl_fdtab_unref(pr->tab);
+		pr->tab = NULL;
+	}
 }
 
 /*
@@ -335,9 +371,15 @@ int rpl_plan_threads(struct rpl_plan *p, struct rpl_deps *deps)
 				p->threads[old].ended = 1;
 			if (rpl_map_put(&pl.spawn, RPL_IK(op->ev.ret), (uint32_t)i) < 0)
 				goto nomem;
-			if (!(spawn_flags(&pl, op, (int32_t)op->ev.ret) &
-			      (0x00010000 /* CLONE_THREAD */ | 0x00000400 /* CLONE_FILES */))) {
-				struct rpl_fdtab *c = rpl_fdtab_copy(p->procs[t->proc].tab);
+			uint64_t fl = spawn_flags(&pl, op, (int32_t)op->ev.ret);
+
+			/* a process's table, copied or (CLONE_FILES) shared
+			 * from here on: its parent's end must not close
+			 * what the child shares (plan_ended()) */
+			if (!(fl & 0x00010000 /* CLONE_THREAD */) && p->procs[t->proc].tab) {
+				struct rpl_fdtab *c = fl & 0x00000400 /* CLONE_FILES */ ?
+						      rpl_fdtab_ref(p->procs[t->proc].tab) :
+						      rpl_fdtab_copy(p->procs[t->proc].tab);
 
 				if (!c)
 					goto nomem;
@@ -358,11 +400,13 @@ int rpl_plan_threads(struct rpl_plan *p, struct rpl_deps *deps)
 			}
 		} else if (op->ev.nr == SYS_exit) {
 			t->ended = 1;
+			plan_ended(p, &p->procs[t->proc], 0);
 		} else if (op->ev.nr == SYS_exit_group) {
 			t->ended = 1;
 			p->procs[t->proc].ended = 1;
 			if (!rpl_op_stopped(op))
 				p->procs[t->proc].exit_at = op->ev.t_enter;
+			plan_ended(p, &p->procs[t->proc], 1);
 		} else if (op->ev.nr == SYS_wait4 && op->ev.ret > 0) {
 			uint32_t pi;
 

@@ -460,6 +460,7 @@ struct rpl_proc {
 	int32_t parent;			/* proc index, -1 if none */
 	int share_files;		/* CLONE_FILES: the parent's table */
 	int ended;			/* plan: exit_group seen */
+	uint32_t n_live;		/* plan: its threads whose end is not yet seen */
 	int64_t exit_at;		/* plan: its exit_group's entry (0: none, or stopped) */
 	int64_t exit_ns;		/* plan: from then to its reaping (0: none) */
 	_Atomic int64_t gone_ns;	/* run: when its last thread ended */

@@ -949,14 +949,66 @@ static void pipeline_loop(void **state)
 		uint32_t wr = nth(&p, a, SYS_write, 0);
 
 		/* the shell's close of its write end: a copy, the writer's
-		 * is open; nor does the reader's close of its copy follow
-		 * the write (the writer's table, ended, is counted still) */
+		 * is open; the reader's close of its copy, the last one
+		 * once the writer has ended (its table closed with it),
+		 * follows the writer's end, not its write, and its read of
+		 * end of file comes after that close */
 		assert_false(depends(&p, nth(&p, 100, SYS_close, 2 * i + 1), wr));
 		assert_false(depends(&p, nth(&p, b, SYS_close, 1), wr));
+		assert_true(depends(&p, nth(&p, b, SYS_close, 1), nth(&p, a, SYS_exit_group, 0)));
 		assert_true(depends(&p, nth(&p, b, SYS_read, 0), wr));
-		assert_true(depends(&p, nth(&p, b, SYS_read, 1), nth(&p, a, SYS_exit_group, 0)));
 	}
 	assert_true(p.fd_slots_read <= 16 * p.n_ops);
+	rpl_plan_free(&p);
+}
+
+/*
+ * A process's end closes its descriptors, as the kernel does: a writer
+ * that exits with its output still open (no close of it) leaves no
+ * copy of its end behind.  (1) The shell reaps it, then closes its own
+ * copy of the write end, the last one: that close is the end of file
+ * its read sees, ordered after the writer's end, not a copy's close
+ * that follows nothing (the writer's table, kept to the plan's end,
+ * counted its copy open for good).  (2) A process that shared its
+ * table with a child (CLONE_FILES) which has ended, exits with a write
+ * end open: its exit closes it, and the reader's end of file follows
+ * that exit (the child's reference, kept, made it close nothing).
+ */
+static void exit_closes_table(void **state)
+{
+	struct rpl_opts o = { .trace = trace, .cmd = "test", .quiet = 1 };
+	struct w w = open_trace();
+	struct rpl_plan p;
+
+	(void)state;
+	/* (1) */
+	ev(&w, 100, SYS_pipe2, 0, NULL, NULL, 2, A(3 | (4LL << 32)), A(0));
+	ev(&w, 100, SYS_clone, 101, NULL, NULL, 5, A(17), A(0), A(0), A(0), A(0));
+	ev(&w, 101, SYS_dup2, 1, NULL, NULL, 2, A(4), A(1));
+	ev(&w, 101, SYS_close, 0, NULL, NULL, 1, A(4));
+	ev(&w, 101, SYS_close, 0, NULL, NULL, 1, A(3));
+	ev(&w, 101, SYS_write, 2, NULL, NULL, 3, A(1), A(0), A(2));
+	ev(&w, 101, SYS_exit_group, 0, NULL, NULL, 1, A(0));
+	ev(&w, 100, SYS_wait4, 101, NULL, NULL, 4, A(101), A(0), A(0), A(0));
+	ev(&w, 100, SYS_close, 0, NULL, NULL, 1, A(4));
+	ev(&w, 100, SYS_read, 2, NULL, NULL, 3, A(3), A(0), A(4096));
+	ev(&w, 100, SYS_read, 0, NULL, NULL, 3, A(3), A(0), A(4096));
+	ev(&w, 100, SYS_close, 0, NULL, NULL, 1, A(3));
+	/* (2) */
+	ev(&w, 100, SYS_clone, 102, NULL, NULL, 5, A(0x400 | 17), A(0), A(0), A(0), A(0));
+	ev(&w, 102, SYS_exit_group, 0, NULL, NULL, 1, A(0));
+	ev(&w, 100, SYS_wait4, 102, NULL, NULL, 4, A(102), A(0), A(0), A(0));
+	ev(&w, 100, SYS_pipe2, 0, NULL, NULL, 2, A(5 | (6LL << 32)), A(0));
+	ev(&w, 100, SYS_clone, 103, NULL, NULL, 5, A(17), A(0), A(0), A(0), A(0));
+	ev(&w, 103, SYS_close, 0, NULL, NULL, 1, A(6));
+	ev(&w, 100, SYS_exit_group, 0, NULL, NULL, 1, A(0));
+	ev(&w, 103, SYS_read, 0, NULL, NULL, 3, A(5), A(0), A(4096));
+	ev(&w, 103, SYS_exit_group, 0, NULL, NULL, 1, A(0));
+	close_trace(&w);
+	assert_int_equal(rpl_plan_build(&p, &o), 0);
+	assert_int_equal(p.n_procs, 4);
+	assert_true(depends(&p, nth(&p, 100, SYS_close, 0), nth(&p, 101, SYS_exit_group, 0)));
+	assert_true(depends(&p, nth(&p, 103, SYS_read, 0), nth(&p, 100, SYS_exit_group, 0)));
 	rpl_plan_free(&p);
 }
 
@@ -977,6 +1029,7 @@ int main(void)
 		cmocka_unit_test(tid_in_two_processes),
 		cmocka_unit_test(states_first),
 		cmocka_unit_test(pipeline_loop),
+		cmocka_unit_test(exit_closes_table),
 	};
 
 	return cmocka_run_group_tests(tests, setup, teardown);
