@@ -54,7 +54,10 @@ struct ana_pend {
  * leader.  An exited entry stays for ANA_GRAVE_CHUNKS chunks more (its
  * other threads' last calls, its exit_group, mapped pages and completions
  * are written after the exit record, and a chunk gives its processes
- * before its events), then goes: the table holds the live processes and
+ * before its events), or as long as a thread of it has not exited (a
+ * leader that ends with pthread_exit() while its threads go on: their
+ * calls came as "(unknown)" once four chunks had gone by), then goes:
+ * the table holds the live processes and
  * the ones that ended lately, not every pid of the trace.  A fork or
  * start of an exited pid is a new process; an exec of one is the same
  * process going on (an exec from a thread other than the leader: the
@@ -73,6 +76,7 @@ struct pident {
 	int32_t phase1;		/* phase while walking pass 1 */
 	int32_t phase2;		/* phase while walking pass 2 */
 	uint32_t aio_out;	/* pass 2: its async requests not completed */
+	uint32_t threads;	/* its threads other than the leader, not exited */
 	uint64_t seq;		/* the process record that made the entry */
 	uint64_t exit_seq;	/* the process record of its exit */
 	int64_t born;		/* START/FORK time */
@@ -169,8 +173,14 @@ struct pident *ana_pid_get(struct pidmap *m, int32_t pid, int create);
  *  fork, one whose process exited; none is made for a thread's record.
  *  *@made : 1 if made, 0 if not, or -ENOMEM.  @return : the entry or NULL. */
 struct pident *ana_pid_of_record(struct loader *L, const struct iot_process *p, int *made);
-/*! ana_pid_exited() : @e's process exited, its exit record in @chunk. */
+/*! ana_pid_exited() : @e's process exited (its leader's exit record, in
+ *  @chunk).  Its entry goes ANA_GRAVE_CHUNKS chunks after that, or after
+ *  its last other thread's exit (ana_pid_thread()). */
 int ana_pid_exited(struct loader *L, struct pident *e, uint64_t chunk);
+/*! ana_pid_thread() : thread record @p of @e's process, in @chunk: a
+ *  thread made, or one that exited.  @return : 0 or -ENOMEM. */
+int ana_pid_thread(struct loader *L, struct pident *e, const struct iot_process *p,
+		   uint64_t chunk);
 /*! ana_pids_evict() : before a process record of @chunk: drop the entries
  *  of processes that exited ANA_GRAVE_CHUNKS chunks before (or the
  *  oldest, past ANA_GRAVE_MAX).  @return : 0 or -ENOMEM. */

@@ -175,9 +175,17 @@ int ana_pass1_proc(struct loader *L, const struct iot_process *p, uint64_t chunk
 			argv = NULL;
 		}
 		break;
+	case IOT_PROC_THREAD:
+		if (ana_pid_thread(L, e, p, chunk) < 0)
+			goto nomem;
+		break;
 	case IOT_PROC_EXIT:
-		if (p->tid != p->pid && p->tid != 0)
-			break;	/* a thread; the leader's exit closes the process */
+		if (p->tid != p->pid && p->tid != 0) {
+			/* a thread; the leader's exit closes the process */
+			if (ana_pid_thread(L, e, p, chunk) < 0)
+				goto nomem;
+			break;
+		}
 		/* a process's CPU time in a phase by time is known only when
 		 * the phases are: pass 2 adds it (ana_pass2_proc()) */
 		L->n_exits++;
@@ -568,9 +576,11 @@ int ana_pass2_proc(struct loader *L, const struct iot_process *p, uint64_t chunk
 		if (opened >= 0)
 			e->phase2 = opened;
 		break;
+	case IOT_PROC_THREAD:
+		return ana_pid_thread(L, e, p, chunk);
 	case IOT_PROC_EXIT:
 		if (p->tid != p->pid && p->tid != 0)
-			break;
+			return ana_pid_thread(L, e, p, chunk);
 		if (t->by_time && (L->pass == 2 || L->seq > L->seq2))
 			exit_by_time(L, e, p);
 		return ana_pid_exited(L, e, chunk);

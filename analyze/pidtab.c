@@ -281,6 +281,8 @@ int ana_pids_evict(struct loader *L, uint64_t chunk)
 		m->g_n--;
 		if (!e || !e->exited || e->exit_seq != g->seq)
 			continue;	/* another process's pid now, or it went on */
+		if (e->threads && m->g_n < ANA_GRAVE_MAX)
+			continue;	/* back in with its last thread's exit */
 		/* a profile of many clients: the other clients' processes
 		 * are in their counterpart's phase, however late they run:
 		 * client 0's entries stay (their calls are counted) */
@@ -296,12 +298,9 @@ int ana_pids_evict(struct loader *L, uint64_t chunk)
 	return 0;
 }
 
-int ana_pid_exited(struct loader *L, struct pident *e, uint64_t chunk)
+/* @e's entry goes ANA_GRAVE_CHUNKS chunks after @chunk (ana_pids_evict()). */
+static int grave_add(struct pidmap *m, const struct pident *e, uint64_t chunk)
 {
-	struct pidmap *m = &L->pids;
-
-	if (e->exited)
-		return 0;
 	if (m->g_n == m->g_cap) {
 		size_t nc = m->g_cap ? m->g_cap * 2 : 256, i;
 		struct ana_grave *n = malloc(nc * sizeof(*n));
@@ -315,10 +314,33 @@ int ana_pid_exited(struct loader *L, struct pident *e, uint64_t chunk)
 		m->g_cap = nc;
 		m->g_head = 0;
 	}
-	m->grave[(m->g_head + m->g_n) % m->g_cap] = (struct ana_grave){ e->pid, L->seq, chunk };
+	m->grave[(m->g_head + m->g_n) % m->g_cap] = (struct ana_grave){ e->pid, e->exit_seq, chunk };
 	m->g_n++;
+	return 0;
+}
+
+int ana_pid_exited(struct loader *L, struct pident *e, uint64_t chunk)
+{
+	if (e->exited)
+		return 0;
 	e->exited = 1;
 	e->exit_seq = L->seq;
+	return grave_add(&L->pids, e, chunk);
+}
+
+int ana_pid_thread(struct loader *L, struct pident *e, const struct iot_process *p,
+		   uint64_t chunk)
+{
+	if (p->kind == IOT_PROC_THREAD) {
+		e->threads++;
+		return 0;
+	}
+	if (p->kind != IOT_PROC_EXIT || !e->threads)
+		return 0;
+	/* the last thread of a process whose leader has exited: its
+	 * entry goes as a leader's does after its exit */
+	if (--e->threads == 0 && e->exited)
+		return grave_add(&L->pids, e, chunk);
 	return 0;
 }
 
@@ -338,6 +360,8 @@ struct pident *ana_pid_of_record(struct loader *L, const struct iot_process *p, 
 	}
 	if (e && e->exited && p->kind == IOT_PROC_EXEC)
 		e->exited = 0;	/* it goes on (an exec from a thread) */
+	if (e && p->kind == IOT_PROC_EXEC)
+		e->threads = 0;	/* an exec ends the others */
 	if (e || thread)
 		return e;
 	e = ana_pid_get(&L->pids, p->pid, 1);

@@ -313,6 +313,54 @@ static void test_many_processes(void **state)
 	ana_trace_free(&t);
 }
 
+/* A process whose leader exits first (pthread_exit(): its exit record
+ * written then, as the bpf backend writes it) while its other thread
+ * goes on for 20 chunks, forking children: the thread's calls count
+ * under the process's command, not "(unknown)" (the process was dropped
+ * four chunks after its leader's exit), and it goes after its last
+ * thread's exit. */
+static void test_leader_exits_first(void **state)
+{
+	char path[] = "/tmp/test_analyze_XXXXXX";
+	struct iot_writer *w = tmp_writer(path);
+	struct iot_process th = { .kind = IOT_PROC_THREAD, .pid = 20, .tid = 21, .ppid = 10 };
+	struct iot_event e = { 0 };
+	struct ana_trace t = { 0 };
+	int i;
+
+	pr(w, IOT_PROC_START, 10, 1, "sh", 0);
+	pr(w, IOT_PROC_FORK, 20, 10, NULL, 0);
+	pr(w, IOT_PROC_EXEC, 20, 10, "/usr/bin/worker", 0);
+	th.t_ns = now_ns += 10;
+	assert_int_equal(iot_writer_process(w, &th), 0);
+	pr(w, IOT_PROC_EXIT, 20, 10, NULL, 10);		/* the leader's */
+	for (i = 0; i < 60; i++) {			/* 20 chunks */
+		e.t_enter = now_ns += 1000;
+		e.t_exit = now_ns += 1000;
+		e.pid = 20;
+		e.tid = 21;
+		e.nr = __NR_newfstatat;
+		assert_int_equal(iot_writer_event(w, &e), 0);
+		if (i % 6 == 5) {
+			pr(w, IOT_PROC_FORK, 100 + i, 20, NULL, 0);
+			pr(w, IOT_PROC_EXIT, 100 + i, 20, NULL, 0);
+		}
+	}
+	th.kind = IOT_PROC_EXIT;
+	th.t_ns = now_ns += 10;
+	assert_int_equal(iot_writer_process(w, &th), 0);
+	ev(w, 10, __NR_wait4, 20, 1000);
+	pr(w, IOT_PROC_EXIT, 10, 1, NULL, 50);
+	assert_int_equal(iot_writer_close(w, 0), 0);
+
+	assert_int_equal(ana_load(&t, path), 0);
+	unlink(path);
+	assert_non_null(cmd_row(&t, "worker"));
+	assert_int_equal(cmd_row(&t, "worker")->st.count, 60);
+	assert_null(cmd_row(&t, "(unknown)"));
+	ana_trace_free(&t);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -322,6 +370,7 @@ int main(void)
 		cmocka_unit_test(test_phases),
 		cmocka_unit_test(test_pid_reuse),
 		cmocka_unit_test(test_many_processes),
+		cmocka_unit_test(test_leader_exits_first),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
