@@ -21,22 +21,11 @@ T=$(mktemp -d /tmp/iotape-leader.XXXXXX)
 trap 'rm -rf "$T"' EXIT
 cd "$T"
 : >"$T/f"
-backends=(ptrace ptrace-slow)
-rc=0
-(need_bpf) >"$T/bpf.why" 2>&1 || rc=$?
-case $rc in
-0) backends+=(bpf) ;;
-77) echo "bpf: not recorded, $(cat "$T/bpf.why")" ;;
-*) fail "$(cat "$T/bpf.why")" ;;
-esac
+record_backends "$T"
 
-for b in "${backends[@]}"; do
-	case $b in
-	ptrace) opts=(--backend ptrace) ;;
-	ptrace-slow) opts=(--backend ptrace --no-fastpath) ;;
-	bpf) opts=(--backend bpf) ;;
-	esac
-	"$IOTAPE" record -q "${opts[@]}" -o "$T/t.iotape" -- "$PROGS/leader_exit" "$T/f" 8 ||
+for b in "${BACKENDS[@]}"; do
+	backend_opts "$b"
+	"$IOTAPE" record -q "${OPTS[@]}" -o "$T/t.iotape" -- "$PROGS/leader_exit" "$T/f" 8 ||
 		fail "$b: recording leader_exit failed"
 	"$IOTAPE" report --json "$T/t.iotape" >"$T/r.json" || fail "$b: report failed"
 	python3 - "$T/r.json" <<'PY' || fail "$b: calls of leader_exit's thread not its command's"

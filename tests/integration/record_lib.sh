@@ -121,3 +121,26 @@ mk_git_src() {
 	git -C "$1" add . && git -C "$1" -c user.email=t@t -c user.name=t commit -qm x ||
 		fail "git: cannot make the repository to clone"
 }
+
+# record_backends DIR - BACKENDS: the ways to record a test program
+# with (ptrace with the fast path and without, and bpf where it loads;
+# where it does not, the reason is printed); backend_opts B - OPTS: the
+# `iotape record` options of way B
+record_backends() {
+	local rc=0
+	BACKENDS=(ptrace ptrace-slow)
+	(need_bpf) >"$1/bpf.why" 2>&1 || rc=$?
+	case $rc in
+	0) BACKENDS+=(bpf) ;;
+	77) echo "bpf: not recorded, $(cat "$1/bpf.why")" ;;
+	*) fail "$(cat "$1/bpf.why")" ;;
+	esac
+}
+
+backend_opts() {
+	case $1 in
+	ptrace) OPTS=(--backend ptrace) ;;
+	ptrace-slow) OPTS=(--backend ptrace --no-fastpath) ;;
+	bpf) OPTS=(--backend bpf) ;;
+	esac
+}

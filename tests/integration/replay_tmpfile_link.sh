@@ -19,25 +19,14 @@ trap 'rm -rf "$T"' EXIT
 cd "$T"
 args=()
 [ "$(id -u)" = 0 ] && args=(empty)	# AT_EMPTY_PATH needs CAP_DAC_READ_SEARCH
-backends=(ptrace ptrace-slow)
-rc=0
-(need_bpf) >"$T/bpf.why" 2>&1 || rc=$?
-case $rc in
-0) backends+=(bpf) ;;
-77) echo "bpf: not recorded, $(cat "$T/bpf.why")" ;;
-*) fail "$(cat "$T/bpf.why")" ;;
-esac
+record_backends "$T"
 
-for b in "${backends[@]}"; do
+for b in "${BACKENDS[@]}"; do
 	rm -rf "$T/w" "$T/root"
 	mkdir "$T/w" "$T/root"
-	case $b in
-	ptrace) opts=(--backend ptrace) ;;
-	ptrace-slow) opts=(--backend ptrace --no-fastpath) ;;
-	bpf) opts=(--backend bpf) ;;
-	esac
+	backend_opts "$b"
 	rc=0
-	"$IOTAPE" record -q "${opts[@]}" -o "$T/t.iotape" -- "$PROGS/tmpfile_link" "$T/w" "${args[@]}" ||
+	"$IOTAPE" record -q "${OPTS[@]}" -o "$T/t.iotape" -- "$PROGS/tmpfile_link" "$T/w" "${args[@]}" ||
 		rc=$?
 	[ $rc = 77 ] && skip "no O_TMPFILE on the filesystem of $T"
 	[ $rc = 0 ] || fail "$b: recording tmpfile_link failed (exit $rc)"
