@@ -222,10 +222,11 @@ static void thread_done(struct rpl_ctx *c)
 }
 
 /* @pr got a table made for it, not shared with its parent's: used by one
- * thread only, its lookups take no lock (fdtab.c, tab_lock()). */
+ * thread only, its lookups take no lock (fdtab.c, tab_lock()), unless
+ * another process reads it too (/proc/PID/fd/N, ops_file.c). */
 static void table_made(struct rpl_proc *pr)
 {
-	if (pr->n_threads == 1)
+	if (pr->n_threads == 1 && !pr->fds_named)
 		rpl_fdtab_single(pr->tab);
 }
 
@@ -254,6 +255,9 @@ static void own_table(struct rpl_ctx *c)
 	}
 	table_made(c->pr);
 	c->pr->own_kernel_table = own;
+	/* its live numbers are this thread's kernel table's, shared with
+	 * its parent's thread where it could not have one of its own */
+	c->pr->tab->ktid = (int)syscall(SYS_gettid);
 	/* a mapping's copy of its descriptor stays: if there is no room to
 	 * list them, nothing is closed (a leak, not a lost mapping) */
 	if (own && rpl_mpages_fds(c->pr, &maps, &n_maps) == 0)

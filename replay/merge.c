@@ -286,6 +286,7 @@ void rpl_result_add(struct rpl_result *t, const struct rpl_result *r, int client
 	t->ordering_violations += r->ordering_violations;
 	t->deadlock_breaks += r->deadlock_breaks;
 	t->mmap_calls += r->mmap_calls;
+	t->fd_links += r->fd_links;
 	t->threads += r->threads;
 	t->processes += r->processes;
 #define MAX_OF(f) (t->f = r->f > t->f ? r->f : t->f)

@@ -26,6 +26,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <linux/close_range.h>
+#include <stdio.h>
 #include <sys/mman.h>
 #include <sys/socket.h>
 #include <sys/syscall.h>
@@ -82,13 +83,97 @@ static int fifo_writer(struct rpl_ctx *c, struct rpl_op *op, const char *p, int 
 	return fd;
 }
 
+/*
+ * An open of a descriptor's magic link (/proc/self/fd/N, /dev/fd/N,
+ * /dev/stdin, /proc/PID/fd/N: rpl_path_fd()) opens the file or pipe that
+ * descriptor has here, through the descriptor's own magic link, as the
+ * program's open did: not the path recorded, which is /dev/fd/N itself
+ * (outside the root, not replayed: bash's `cat <(cmd)` read nothing of
+ * cmd's pipe), or the file's path, which names its directory where the
+ * file has no name (O_TMPFILE) or another file where it was renamed.
+ * Another process's descriptor (/proc/PID/fd/N) is read in that
+ * process's table, under the lock its end takes (spawn_lock) and its
+ * table's own (plan_fds.c made it one that locks), and opened through
+ * the thread whose kernel table holds it (rpl_fdtab.ktid).  Where no
+ * such descriptor is there (a terminal not replayed, a process that
+ * has ended, a pid not in the trace) the open is skipped and counted:
+ * "descriptor not replayed", or "another process's descriptor"; but
+ * where the path recorded is the file's (/proc/self/fd/N of a file),
+ * that path is opened, as before.
+ * @return : 0 if @op is no such open, else 1 with its result in *@r.
+ */
+#define FD_LINK_FLAGS (O_NONBLOCK | O_NOCTTY | O_CLOEXEC)
+
+static int open_fd_link(struct rpl_ctx *c, struct rpl_op *op, int flags, mode_t mode,
+			int64_t *r)
+{
+	struct rpl_fdtab *tab = c->pr->tab;
+	struct rpl_proc *other = NULL;
+	char proc[64];
+	struct rpl_fd e = { .live = -1 };
+	int32_t pid, pi;
+	int64_t fd = rpl_path_fd(op, &pid);
+	int live = -1, why = RPL_SKIP_FD, got;
+
+	if (fd < 0)
+		return 0;
+	if (pid && pid != c->t->pid) {
+		why = RPL_SKIP_OTHERFD;
+		if ((pi = rpl_op_fd_proc(op)) < 0 || (size_t)pi >= c->p->n_procs)
+			goto skip;
+		other = &c->p->procs[pi];
+		pthread_mutex_lock(&c->p->spawn_lock);
+		if (!(tab = other->tab)) {
+			pthread_mutex_unlock(&c->p->spawn_lock);
+			goto skip;
+		}
+		pthread_mutex_lock(&tab->lock);
+		got = fd < tab->n && tab->v[fd].state == RPL_FD_LIVE;
+		if (got) {
+			e = tab->v[fd];
+			if (tab->ktid)
+				snprintf(proc, sizeof(proc), "/proc/self/task/%d/fd/%d", tab->ktid,
+					 e.live);
+			else
+				snprintf(proc, sizeof(proc), "/proc/self/fd/%d", e.live);
+			live = (int)RPL_CALL(c, open(proc, flags | FD_LINK_FLAGS, mode));
+		}
+		pthread_mutex_unlock(&tab->lock);
+		pthread_mutex_unlock(&c->p->spawn_lock);
+		if (!got)
+			goto skip;
+	} else {
+		if (rpl_fdtab_get(tab, (long)fd, &e) < 0 || e.state != RPL_FD_LIVE)
+			goto skip;
+		rpl_proc_fd(proc, e.live);
+		live = (int)RPL_CALL(c, open(proc, flags | FD_LINK_FLAGS, mode));
+	}
+	if (live >= 0)
+		atomic_fetch_add(&c->p->fd_links, 1);
+	map_result(c, op, live, flags, e.path);
+	*r = live < 0 ? live : op->ev.ret >= 0 ? op->ev.ret : live;
+	return 1;
+skip:
+	/* a descriptor the trace did not see opened (inherited), whose
+	 * path the recorder wrote: the path, as before */
+	if (why == RPL_SKIP_FD && op->ev.path && rpl_path_skip(NULL, op->ev.path) == 0)
+		return 0;
+	map_result(c, op, -1, flags, op->ev.path);
+	*r = rpl_skip(op, why);
+	return 1;
+}
+
 static int64_t do_open(struct rpl_ctx *c, struct rpl_op *op, const char *path,
 		       int flags, mode_t mode)
 {
-	const char *p = rpl_op_path(c, op, path);
+	const char *p;
 	struct rpl_name n;
+	int64_t r;
 	int fd;
 
+	if (open_fd_link(c, op, flags, mode, &r))
+		return r;
+	p = rpl_op_path(c, op, path);
 	if (!p) {
 		map_result(c, op, -1, flags, path);
 		return RPL_SKIPPED;

@@ -141,8 +141,15 @@ static int64_t stat_in_parent(struct rpl_ctx *c, struct rpl_op *op, int dirarg, 
 	struct rpl_name n;
 	struct statx stx;
 	uint32_t gen = atomic_load_explicit(&c->p->ns_gen, memory_order_acquire);
+	struct rpl_fd e;
 	int err, lnk;
 
+	/* the dirfd itself, live here: its path may be none of the root's
+	 * (/dev/fd/63, bash's `cat <(cmd)`: the pipe opened through it) */
+	if (dirarg >= 0 && op->ev.args[dirarg] >= 0 && (flags & AT_EMPTY_PATH) &&
+	    rpl_fdtab_get(c->pr->tab, (long)op->ev.args[dirarg], &e) == 0 &&
+	    e.state == RPL_FD_LIVE)
+		return RPL_META_TRY_FULL;
 	path = rpl_op_path(c, op, op->ev.path);
 	if (!path)
 		return RPL_SKIPPED;

@@ -372,6 +372,38 @@ static int end_open_elsewhere(const struct rpl_planner *pl, const struct rpl_fd 
 	return fe->end && fe->end < pl->ends.len && pl->ends.n[fe->end] > 1;
 }
 
+/*
+ * An open of a descriptor's magic link (/proc/self/fd/N, /dev/fd/N,
+ * /dev/stdin, /proc/PID/fd/N: rpl_path_fd()) opens that descriptor's
+ * file or pipe, not the path recorded: bash's `cat <(cmd)` has cat open
+ * /dev/fd/63, the read end of a pipe cmd writes.  The descriptor's
+ * entry into *@src, from the table of the op's process or of the
+ * process with that pid (then op.link, RPL_OPF_FDPROC, names it for the
+ * replay, ops_file.c).  @return : 1 if found, else 0.
+ */
+static int reopened_fd(struct rpl_plan *p, struct rpl_planner *pl, struct rpl_op *op,
+		       struct rpl_fd *src)
+{
+	const struct rpl_thread *t = &p->threads[op->thread];
+	struct rpl_fdtab *tab = p->procs[t->proc].tab;
+	int64_t fd;
+	int32_t pid;
+	uint32_t pi;
+
+	if (op->ev.ret < 0 || (fd = rpl_path_fd(op, &pid)) < 0)
+		return 0;
+	if (pid && pid != t->pid) {
+		if (!rpl_map_get(&pl->pid2proc, RPL_IK(pid), &pi) || p->procs[pi].ended ||
+		    !p->procs[pi].tab)
+			return 0;
+		tab = p->procs[pi].tab;
+		p->procs[pi].fds_named = 1;
+		op->rflags |= RPL_OPF_FDPROC;
+		op->link = pi;
+	}
+	return rpl_fdtab_get(tab, (long)fd, src) == 0 && src->state == RPL_FD_LIVE && src->res;
+}
+
 /* Follow the descriptors through the plan tables; collect the op's
  * resource keys into @keys. @return : how many. */
 int rpl_plan_fds(struct rpl_plan *p, struct rpl_planner *pl, struct rpl_op *op,
@@ -469,19 +501,31 @@ int rpl_plan_fds(struct rpl_plan *p, struct rpl_planner *pl, struct rpl_op *op,
 	case SYS_open: case SYS_openat: case SYS_openat2: case SYS_creat: {
 		int flags = ev->nr == SYS_open ? (int)ev->args[1] :
 			    ev->nr == SYS_creat ? 0 : (int)ev->args[2];
+		struct rpl_fd src;
 		uint32_t v;
+		/* a pipe opened anew through a FIFO's path or a descriptor's
+		 * magic link (/dev/fd/N: reopened_fd()) */
+		uint32_t pipe = fifo > 0 ? (uint32_t)fifo : 0;
 
+		if (!pipe && reopened_fd(p, pl, op, &src)) {
+			if (rpl_map_get(&pl->pipes, RPL_IK(src.res), &v) && PIPE_KIND(v) == PIPE_ONE)
+				pipe = src.res;
+			else		/* a file's new open follows its uses */
+				ADD(key_res(src.res) | RPL_KEY_LOOK);
+		}
 		e.state = RPL_FD_LIVE;
-		e.res = fifo ? (uint32_t)fifo : ++pl->next_res;
-		e.wend = fifo && (flags & O_ACCMODE) == O_WRONLY;
+		e.res = pipe ? pipe : ++pl->next_res;
+		e.wend = pipe && (flags & O_ACCMODE) == O_WRONLY;
 		e.cloexec = (flags & O_CLOEXEC) != 0;
-		if (fifo && rpl_map_get(&pl->pipes, RPL_IK(e.res), &v))
+		if (pipe && rpl_map_get(&pl->pipes, RPL_IK(e.res), &v))
 			e.end = PIPE_END0(v) + e.wend;
 		rpl_fdtab_set(tab, (long)ev->ret, &e);
 		/* later uses follow the open; a FIFO's two opens meet (the
 		 * writer's waits for the reader's, ops_file.c), so neither
-		 * follows the other */
-		ADD(key_res(e.res) | (fifo ? RPL_KEY_LOOK : 0));
+		 * follows the other; a pipe's end opened again is a look
+		 * at it, as a FIFO's open is: its reads follow the writes
+		 * that fed them */
+		ADD(key_res(e.res) | (pipe ? RPL_KEY_LOOK : 0));
 		break;
 	}
 	case SYS_dup: case SYS_dup2:

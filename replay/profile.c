@@ -205,6 +205,7 @@ int rpl_tally(struct rpl_plan *p, struct rpl_result *res)
 	res->exits = atomic_load(&p->exits);
 	res->exits_ns = (int64_t)atomic_load(&p->exits_ns);
 	res->pipe_gaveup = atomic_load(&p->pipe_gaveup);
+	res->fd_links = atomic_load(&p->fd_links);
 	res->damaged = p->damaged;
 	{
 		struct statvfs sv;

@@ -28,6 +28,7 @@ static const char *const skip_names[RPL_SKIP_COUNT] = {
 	[RPL_SKIP_CLONED] = "cloned instead",
 	[RPL_SKIP_INTERRUPTED] = "interrupted",
 	[RPL_SKIP_XDEV] = "copy across filesystems when recorded",
+	[RPL_SKIP_OTHERFD] = "another process's descriptor",
 };
 
 const char *rpl_skip_name(int why)
@@ -367,6 +368,10 @@ void rpl_print_summary(FILE *f, const struct rpl_opts *o, const struct rpl_resul
 	fprintf(f, "  ops          %llu replayed, %llu skipped", (unsigned long long)r->replayed,
 	       (unsigned long long)r->skipped);
 	print_skips(f, r);
+	if (r->fd_links)
+		fprintf(f, "  fd links     %llu opens of a descriptor's link (/dev/fd/N, "
+			"/proc/self/fd/N, /proc/PID/fd/N) opened the replayed descriptor's file or "
+			"pipe\n", (unsigned long long)r->fd_links);
 	if (r->waits_slept || r->waits_left)
 		fprintf(f, "  waits        %llu sleeps, polls or selects that timed out slept "
 			"as recorded (%s in all), %llu that returned for an event left "

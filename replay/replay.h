@@ -37,6 +37,7 @@ enum rpl_skip {
 	RPL_SKIP_CLONED,	/* data moved by a clone that failed when recorded */
 	RPL_SKIP_INTERRUPTED,	/* not reached: the replay was interrupted (SIGINT, SIGTERM) */
 	RPL_SKIP_XDEV,		/* a copy across filesystems when recorded (EXDEV) */
+	RPL_SKIP_OTHERFD,	/* an open of another process's descriptor (/proc/PID/fd/N) not found */
 	RPL_SKIP_COUNT
 };
 
@@ -183,6 +184,8 @@ struct rpl_result {
 	uint64_t exits;			/* reaps kept their child's recorded exit (ops_proc.c) */
 	int64_t exits_ns;		/* ... waited for so */
 	uint64_t pipe_gaveup;		/* pipe reads and writes whose other end never came */
+	uint64_t fd_links;		/* opens of /dev/fd/N and the like that opened the
+					 * replayed descriptor (ops_file.c) */
 
 	uint64_t threads, processes;
 	int64_t late_p50_ns, late_p99_ns, late_max_ns;

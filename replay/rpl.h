@@ -62,6 +62,9 @@ struct rpl_fdtab {
 	struct rpl_fd *v;
 	struct rpl_fdends *ends;	/* plan tables (NULL: none counted);
 					 * copies count in it too */
+	/* run: the replay thread whose kernel table holds the live
+	 * descriptors (own_table() in exec.c; 0: the replayer's, shared) */
+	int ktid;
 };
 
 /* A FICLONE that failed when recorded succeeded in the replay: the
@@ -276,6 +279,10 @@ int rpl_cpath_has_dots(const char *s);
  * (rpl_intern()); cleared there, so the bit is free for the run's
  * RPL_OPF_MISMATCH (set by profile.c after the run) */
 #define RPL_OPF_DOTS	 RPL_OPF_MISMATCH
+/* an open whose path names another process's descriptor (/proc/PID/fd/N):
+ * op.link is that process (plan_fds.c; rpl_op_fd_proc()); the bit is
+ * RPL_OPF_NODIR's, which only renames have */
+#define RPL_OPF_FDPROC	 RPL_OPF_NODIR
 
 /* Resources an op can be ordered on: path, its parent, path2, its
  * parent, two open files, and in a table threads share the descriptor
@@ -355,6 +362,24 @@ static inline void rpl_op_set_link(struct rpl_op *op, uint8_t flag, uint32_t v)
 			       flag);
 	op->link = v;
 }
+
+/* the process whose descriptor @op, an open, names (/proc/PID/fd/N), or -1 */
+static inline int32_t rpl_op_fd_proc(const struct rpl_op *op)
+{
+	return (op->rflags & (RPL_OPF_FDPROC | RPL_OPF_CHILD | RPL_OPF_WAITS | RPL_OPF_WAITT)) ==
+	       RPL_OPF_FDPROC ? (int32_t)op->link : -1;
+}
+
+/*! rpl_path_fd() : the descriptor the path of open op @op names, where
+ *  the program named one instead of a file: its own descriptor N, kept
+ *  as 1 + N in the path argument (record/decode.c: /proc/self/fd/N of a
+ *  file, whose path the recorder wrote in its place), or a path the
+ *  recorder kept as written (a pipe's, or a link to a descriptor it
+ *  does not follow): /proc/self/fd/N, /proc/thread-self/fd/N,
+ *  /proc/PID/fd/N, /dev/fd/N, /dev/stdin, /dev/stdout, /dev/stderr.
+ *  *@pid : PID of /proc/PID/fd/N (perhaps its own), else 0.
+ *  @return : N, or -1 (a path of its own). */
+int64_t rpl_path_fd(const struct rpl_op *op, int32_t *pid);
 
 /* the plan holds one per event; what the replay measured of it is not
  * kept here but in its thread's outcomes (outcome.c) */
@@ -461,6 +486,8 @@ struct rpl_proc {
 	int share_files;		/* CLONE_FILES: the parent's table */
 	int ended;			/* plan: exit_group seen */
 	uint32_t n_live;		/* plan: its threads whose end is not yet seen */
+	int fds_named;			/* plan: another process opens its descriptors'
+					 * magic links (/proc/PID/fd/N): its table locks */
 	int64_t exit_at;		/* plan: its exit_group's entry (0: none, or stopped) */
 	int64_t exit_ns;		/* plan: from then to its reaping (0: none) */
 	_Atomic int64_t gone_ns;	/* run: when its last thread ended */
@@ -604,6 +631,7 @@ struct rpl_plan {
 	_Atomic uint64_t exits;		/* reaps kept after their child's end (ops_proc.c) */
 	_Atomic uint64_t exits_ns;	/* ... waited for so in all */
 	_Atomic uint64_t pipe_gaveup;	/* pipe waits given up (ops_pipe.c) */
+	_Atomic uint64_t fd_links;	/* opens of a descriptor's magic link (ops_file.c) */
 	/* run */
 	int root_fd;
 	int64_t t0;			/* replay start, monotonic */

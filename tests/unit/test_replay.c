@@ -416,6 +416,43 @@ static void prefixes(void **state)
 	assert_int_equal(rpl_path_skip(&o, "/home/x"), RPL_SKIP_EXCLUDED);
 }
 
+/* The descriptor an open's path names (rpl_path_fd()): 1 + N kept as the
+ * path's value by the recorder, or a link to a descriptor kept as
+ * written; any other path, or a number no descriptor has, names none. */
+static int64_t fd_of(const char *path, int64_t value, int32_t *pid)
+{
+	struct rpl_op op = { .ev = { .nr = SYS_openat, .nargs = 4,
+				     .args = { AT_FDCWD, value, O_RDONLY, 0 }, .path = path } };
+
+	return rpl_path_fd(&op, pid);
+}
+
+static void fd_links(void **state)
+{
+	int32_t pid;
+
+	(void)state;
+	assert_int_equal(fd_of("/w/tmpdir", 4, &pid), 3);
+	assert_int_equal(pid, 0);
+	assert_int_equal(fd_of("/dev/fd/63", 0, &pid), 63);
+	assert_int_equal(fd_of("/dev/stdin", 0, &pid), 0);
+	assert_int_equal(fd_of("/dev/stdout", 0, &pid), 1);
+	assert_int_equal(fd_of("/dev/stderr", 0, &pid), 2);
+	assert_int_equal(fd_of("/proc/self/fd/5", 0, &pid), 5);
+	assert_int_equal(fd_of("/proc/thread-self/fd/7", 0, &pid), 7);
+	assert_int_equal(pid, 0);
+	assert_int_equal(fd_of("/proc/1234/fd/9", 0, &pid), 9);
+	assert_int_equal(pid, 1234);
+	assert_int_equal(fd_of("/proc/1234/fdinfo/9", 0, &pid), -1);
+	assert_int_equal(fd_of("/proc/self/fd/", 0, &pid), -1);
+	assert_int_equal(fd_of("/proc/self/fd/5x", 0, &pid), -1);
+	assert_int_equal(fd_of("/dev/fd/99999999999", 0, &pid), -1);
+	assert_int_equal(fd_of("/dev/null", 0, &pid), -1);
+	assert_int_equal(fd_of("/dev/fd", 0, &pid), -1);
+	assert_int_equal(fd_of("/w/f", 0, &pid), -1);
+	assert_int_equal(fd_of(NULL, 0, &pid), -1);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -425,6 +462,7 @@ int main(void)
 		cmocka_unit_test(fd_close_range),
 		cmocka_unit_test(fd_cloexec_at_exec),
 		cmocka_unit_test(fd_plan_end_counts),
+		cmocka_unit_test(fd_links),
 		cmocka_unit_test(root_refusals),
 		cmocka_unit_test(confine_dotdot_and_symlinks),
 		cmocka_unit_test(confine_swapped_symlink),
