@@ -1012,6 +1012,51 @@ static void exit_closes_table(void **state)
 	rpl_plan_free(&p);
 }
 
+/*
+ * Opens of another process's descriptor (/proc/PID/fd/N, kept as
+ * written): a child's of its parent's pipe, found in the parent's table
+ * and opened there (its read follows the parent's write), and one of a
+ * pid the trace does not have, which no replayed descriptor stands for:
+ * skipped and counted as such, never opened as the path recorded.
+ */
+static void fd_link_of_other(void **state)
+{
+	struct rpl_opts o = { .trace = trace, .cmd = "test", .quiet = 1 };
+	static struct rpl_result res;
+	struct w w = open_trace();
+	struct rpl_plan p;
+	char root[400];
+
+	(void)state;
+	ev(&w, 100, SYS_pipe2, 0, NULL, NULL, 2, A(3 | (4LL << 32)), A(0));
+	ev(&w, 100, SYS_write, 5, NULL, NULL, 3, A(4), A(0), A(5));
+	ev(&w, 100, SYS_clone, 101, NULL, NULL, 5, A(17), A(0), A(0), A(0), A(0));
+	ev(&w, 101, SYS_openat, 5, "/proc/100/fd/3", NULL, 4, A(AT_FDCWD), A(0), A(O_RDONLY),
+	   A(0));
+	ev(&w, 101, SYS_read, 5, NULL, NULL, 3, A(5), A(0), A(100));
+	ev(&w, 101, SYS_openat, 6, "/proc/4242/fd/0", NULL, 4, A(AT_FDCWD), A(0), A(O_RDONLY),
+	   A(0));
+	ev(&w, 101, SYS_read, 7, NULL, NULL, 3, A(6), A(0), A(100));
+	ev(&w, 101, SYS_exit_group, 0, NULL, NULL, 1, A(0));
+	ev(&w, 100, SYS_wait4, 101, NULL, NULL, 4, A(101), A(0), A(0), A(0));
+	ev(&w, 100, SYS_exit_group, 0, NULL, NULL, 1, A(0));
+	close_trace(&w);
+	assert_int_equal(rpl_plan_build(&p, &o), 0);
+	assert_int_equal(rpl_op_fd_proc(&p.ops[nth(&p, 101, SYS_openat, 0)]), 0);
+	assert_int_equal(rpl_op_fd_proc(&p.ops[nth(&p, 101, SYS_openat, 1)]), -1);
+	assert_true(depends(&p, nth(&p, 101, SYS_read, 0), nth(&p, 100, SYS_write, 0)));
+	rpl_plan_free(&p);
+	snprintf(root, sizeof(root), "%s/root-fdlink", tmp);
+	mkdir(root, 0755);
+	o.root = root;
+	o.timing = RPL_TIMING_AFAP;
+	assert_int_equal(rpl_run(&o, &res), 0);
+	assert_int_equal(res.mismatches, 0);
+	assert_int_equal(res.fd_links, 1);
+	assert_int_equal(res.skipped_by[RPL_SKIP_OTHERFD], 1);
+	assert_int_equal(res.skipped_by[RPL_SKIP_PSEUDO], 0);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -1030,6 +1075,7 @@ int main(void)
 		cmocka_unit_test(states_first),
 		cmocka_unit_test(pipeline_loop),
 		cmocka_unit_test(exit_closes_table),
+		cmocka_unit_test(fd_link_of_other),
 	};
 
 	return cmocka_run_group_tests(tests, setup, teardown);
