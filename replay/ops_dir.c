@@ -148,7 +148,7 @@ static int64_t h_rename(struct rpl_ctx *c, struct rpl_op *op)
  * The recorded descriptor whose file a link's source names, where the
  * recorded path need not be that file's: linkat(AT_FDCWD,
  * "/proc/self/fd/N", ..., AT_SYMLINK_FOLLOW) (the event keeps N + 1 as
- * the path argument, record/decode.c) or linkat(N, "", ...,
+ * the path argument, record/decode.c; or /dev/fd/N as written) or linkat(N, "", ...,
  * AT_EMPTY_PATH) (the path recorded is N's).  The path a descriptor
  * has is the one it was opened with: an O_TMPFILE file's is its
  * directory, and linking that is not what the program did.  -1: none.
@@ -156,11 +156,16 @@ static int64_t h_rename(struct rpl_ctx *c, struct rpl_op *op)
 static int64_t link_src_fd(struct rpl_ctx *c, const struct rpl_op *op, int flags)
 {
 	struct rpl_fd e;
+	int64_t fd;
+	int32_t pid;
 
 	if (op->ev.nr != SYS_linkat)
 		return -1;
-	if ((flags & AT_SYMLINK_FOLLOW) && op->ev.args[1] > 0)
-		return op->ev.args[1] - 1;
+	/* N + 1 kept, or a link to its own descriptor kept as written
+	 * (/dev/fd/N: rpl_path_fd()) */
+	if ((flags & AT_SYMLINK_FOLLOW) && (fd = rpl_path_fd(op, &pid)) >= 0 &&
+	    (!pid || pid == c->t->pid))
+		return fd;
 	if ((flags & AT_EMPTY_PATH) && op->ev.args[0] >= 0 && op->ev.path &&
 	    rpl_fdtab_get(c->pr->tab, (long)op->ev.args[0], &e) == 0 && e.path &&
 	    strcmp(e.path, op->ev.path) == 0)

@@ -2,7 +2,8 @@
 # replay_fd_links.sh - opens of a descriptor's magic link replay as opens
 # of the replayed descriptor's file or pipe, not of the path recorded.
 # tests/progs/fd_links: an O_TMPFILE file through /proc/self/fd/N (its
-# recorded path, its directory, was opened and read: EISDIR), a renamed
+# recorded path, its directory, was opened and read: EISDIR) and linked
+# through /dev/fd/N (not replayed: no file made), a renamed
 # file through /dev/fd/N (its old name: ENOENT), a pipe through
 # /dev/stdin and /proc/self/fd/N and a parent's pipe through
 # /proc/PPID/fd/N (kept as written, under /proc and /dev: not replayed,
@@ -52,6 +53,8 @@ for b in "${BACKENDS[@]}"; do
 	[ $rc = 77 ] && skip "no O_TMPFILE on the filesystem of $T"
 	[ $rc = 0 ] || fail "$b: recording fd_links failed (exit $rc)"
 	check "$T/t.iotape" "$b: fd_links" 5
+	[ "$(stat -c %s "$T/root$T/w/h" 2>/dev/null)" = 3000 ] ||
+		{ ls -la "$T/root$T/w"; fail "$b: the replay did not link w/h (linkat of /dev/fd/N)"; }
 
 	rm -rf "$T/w"
 	mkdir "$T/w"

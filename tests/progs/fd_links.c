@@ -2,7 +2,8 @@
  * fd_links.c DIR - opens of a descriptor's magic link, not of a path
  * (tests/integration/replay_fd_links.sh), each read back in full:
  *   1. an O_TMPFILE file in DIR, 3000 bytes, opened again through
- *      /proc/self/fd/N (its descriptor's path is DIR: it has no name);
+ *      /proc/self/fd/N (its descriptor's path is DIR: it has no name),
+ *      then linked as DIR/h through /dev/fd/N;
  *   2. DIR/f, 2000 bytes, renamed DIR/g, opened again through /dev/fd/N
  *      (the name it was opened with is gone);
  *   3. a pipe holding 100 bytes, its read end opened again through
@@ -64,6 +65,12 @@ int main(int argc, char **argv)
 		return 1;
 	snprintf(link, sizeof(link), "/proc/self/fd/%d", fd);
 	bad |= read_back(link, 3000);
+	snprintf(link, sizeof(link), "/dev/fd/%d", fd);
+	snprintf(f, sizeof(f), "%s/h", argv[1]);
+	if (linkat(AT_FDCWD, link, AT_FDCWD, f, AT_SYMLINK_FOLLOW) < 0) {
+		perror("fd_links: linkat /dev/fd");
+		bad = 1;
+	}
 	close(fd);
 
 	snprintf(f, sizeof(f), "%s/f", argv[1]);
