@@ -2,12 +2,12 @@
 # replay_fd_links.sh - opens of a descriptor's magic link replay as opens
 # of the replayed descriptor's file or pipe, not of the path recorded.
 # tests/progs/fd_links: an O_TMPFILE file through /proc/self/fd/N (its
-# recorded path, its directory, was opened and read: EISDIR) and linked
-# through /dev/fd/N (not replayed: no file made), a renamed
-# file through /dev/fd/N (its old name: ENOENT), a pipe through
-# /dev/stdin and /proc/self/fd/N and a parent's pipe through
-# /proc/PPID/fd/N (kept as written, under /proc and /dev: not replayed,
-# their reads skipped).  And bash's process substitution, `cat <(seq
+# recorded path, its directory, was opened and read: EISDIR, a mismatch)
+# and linked through /dev/fd/N, a renamed file through /dev/fd/N, a pipe
+# through /dev/stdin and /proc/self/fd/N and a parent's pipe through
+# /proc/PPID/fd/N (these kept as written, under /dev and /proc: not
+# replayed, their reads skipped, no link made).  And bash's process
+# substitution, `cat <(seq
 # 100000)`: cat opens /dev/fd/63, the pipe seq writes; not replayed, its
 # reads were skipped, seq's writes filled the pipe and waited for room
 # in vain.  Now --verify exits 0, with no mismatch, no call on such a
