@@ -24,6 +24,7 @@ struct rpl_planner {
 	 * child's first op: the parent goes on (a shell closes its end of
 	 * the pipe the child writes to) before the child's first call. */
 	struct rpl_map snap_of;			/* child tid -> index in snap */
+	struct rpl_map gone;			/* threads ended by their exit record */
 	struct rpl_fdtab **snap;
 	size_t n_snap, cap_snap;
 	uint32_t next_res;

@@ -167,6 +167,38 @@ static void plan_ended(struct rpl_plan *p, struct rpl_proc *pr, int all)
 }
 
 /*
+ * A thread's exit record ends a thread that made no exit call as its
+ * exit would (plan_ended()): one killed by a signal (a writer that
+ * SIGPIPE ended, `yes | head`), whose process then closed its table as
+ * well.  Its calls (a call it was killed in too) entered before it.
+ */
+static int exit_rec_ends(struct rpl_plan *p, struct rpl_planner *pl, const struct iot_process *x)
+{
+	uint32_t ti, v;
+	struct rpl_thread *t;
+
+	if (!rpl_map_get(&pl->tid2thread, RPL_IK(x->tid ? x->tid : x->pid), &ti))
+		return 0;
+	t = &p->threads[ti];
+	if (t->ended || t->pid != x->pid || rpl_map_get(&pl->gone, RPL_IK(ti), &v))
+		return 0;
+	if (rpl_map_put(&pl->gone, RPL_IK(ti), 1) < 0)
+		return -ENOMEM;
+	plan_ended(p, &p->procs[t->proc], 0);
+	return 0;
+}
+
+static int cmp_prec_time(const void *a, const void *b)
+{
+	const struct iot_process *x = *(const struct iot_process *const *)a;
+	const struct iot_process *y = *(const struct iot_process *const *)b;
+
+	if (x->t_ns != y->t_ns)
+		return x->t_ns < y->t_ns ? -1 : 1;
+	return x < y ? -1 : x > y;
+}
+
+/*
  * A thread that polls for a child's end (wait4 with WNOHANG, which
  * returns 0 while the child runs, then a sleep, again and again) makes as
  * many rounds as the child ran long when recorded, and the child ran
@@ -314,7 +346,8 @@ int rpl_plan_threads(struct rpl_plan *p, struct rpl_deps *deps)
 	uint64_t keys[RPL_MAXRES];
 	struct rpl_planner pl = { 0 };
 	int64_t base = p->n_ops ? p->ops[0].ev.t_enter : 0;
-	size_t i, j;
+	const struct iot_process **exits = NULL;	/* exit records by time */
+	size_t i, j, n_exits = 0, next_exit = 0;
 	int err = 0;
 
 	for (i = 0; i < p->n_precs; i++) {
@@ -327,16 +360,29 @@ int rpl_plan_threads(struct rpl_plan *p, struct rpl_deps *deps)
 				f |= 0x00010000 | 0x00000400;
 			if (rpl_map_put(&pl.files, RPL_IK(pr->tid), (uint32_t)f) < 0)
 				goto nomem;
+		} else if (pr->kind == IOT_PROC_EXIT) {
+			n_exits++;
 		}
 	}
+	if (n_exits && !(exits = malloc(n_exits * sizeof(*exits))))
+		goto nomem;
+	for (i = 0, n_exits = 0; i < p->n_precs; i++)
+		if (p->precs[i].kind == IOT_PROC_EXIT)
+			exits[n_exits++] = &p->precs[i];
+	if (n_exits)
+		qsort(exits, n_exits, sizeof(*exits), cmp_prec_time);
 	if (p->hdr && p->hdr->start_ns > 0 && p->hdr->start_ns <= base)
 		base = p->hdr->start_ns;
 	for (i = 0; i < p->n_ops; i++) {
 		struct rpl_op *op = &p->ops[i];
 		struct rpl_thread *t;
-		int ti = thread_of(p, &pl, (uint32_t)i);
+		int ti;
 		int64_t prev_end, gap;
 
+		while (next_exit < n_exits && exits[next_exit]->t_ns < op->ev.t_enter)
+			if ((err = exit_rec_ends(p, &pl, exits[next_exit++])) < 0)
+				goto out;
+		ti = thread_of(p, &pl, (uint32_t)i);
 		if (ti < 0) {
 			err = ti;
 			goto out;
@@ -431,6 +477,8 @@ out:
 	rpl_map_free(&pl.pipes);
 	rpl_map_free(&pl.fifos);
 	rpl_map_free(&pl.snap_of);
+	rpl_map_free(&pl.gone);
+	free(exits);
 	for (i = 0; i < pl.n_snap; i++)
 		rpl_fdtab_unref(pl.snap[i]);	/* children that made no call */
 	free(pl.snap);

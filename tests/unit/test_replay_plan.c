@@ -1012,6 +1012,40 @@ static void exit_closes_table(void **state)
 	rpl_plan_free(&p);
 }
 
+/* A writer killed by a signal makes no exit call: its exit record ends
+ * it, and its table closes with it as with an exit: the shell's close
+ * of its copy after it is the last one, ordered after the writer's
+ * write (the killed writer's table, kept, counted its copy open for
+ * good: that close followed nothing). */
+static void killed_writer(void **state)
+{
+	struct rpl_opts o = { .trace = trace, .cmd = "test", .quiet = 1 };
+	struct iot_process x = { .kind = IOT_PROC_EXIT, .pid = 101, .tid = 101,
+				 .exit_status = 15 };
+	struct w w = open_trace();
+	struct rpl_plan p;
+
+	(void)state;
+	ev(&w, 100, SYS_pipe2, 0, NULL, NULL, 2, A(3 | (4LL << 32)), A(0));
+	ev(&w, 100, SYS_clone, 101, NULL, NULL, 5, A(17), A(0), A(0), A(0), A(0));
+	ev(&w, 101, SYS_dup2, 1, NULL, NULL, 2, A(4), A(1));
+	ev(&w, 101, SYS_close, 0, NULL, NULL, 1, A(4));
+	ev(&w, 101, SYS_close, 0, NULL, NULL, 1, A(3));
+	ev(&w, 101, SYS_write, 2, NULL, NULL, 3, A(1), A(0), A(2));
+	x.t_ns = w.t;
+	w.t += 10 * US;
+	assert_int_equal(iot_writer_process(w.w, &x), 0);
+	ev(&w, 100, SYS_wait4, 101, NULL, NULL, 4, A(101), A(0), A(0), A(0));
+	ev(&w, 100, SYS_close, 0, NULL, NULL, 1, A(4));
+	ev(&w, 100, SYS_read, 2, NULL, NULL, 3, A(3), A(0), A(4096));
+	ev(&w, 100, SYS_read, 0, NULL, NULL, 3, A(3), A(0), A(4096));
+	ev(&w, 100, SYS_exit_group, 0, NULL, NULL, 1, A(0));
+	close_trace(&w);
+	assert_int_equal(rpl_plan_build(&p, &o), 0);
+	assert_true(depends(&p, nth(&p, 100, SYS_close, 0), nth(&p, 101, SYS_write, 0)));
+	rpl_plan_free(&p);
+}
+
 /*
  * Opens of another process's descriptor (/proc/PID/fd/N, kept as
  * written): a child's of its parent's pipe, found in the parent's table
@@ -1075,6 +1109,7 @@ int main(void)
 		cmocka_unit_test(states_first),
 		cmocka_unit_test(pipeline_loop),
 		cmocka_unit_test(exit_closes_table),
+		cmocka_unit_test(killed_writer),
 		cmocka_unit_test(fd_link_of_other),
 	};
 
