@@ -10,6 +10,8 @@
  * A forked child starts from its parent's table as it was at the fork,
  * kept aside until the child's first op: the parent goes on before the
  * child runs (a shell closes its end of the pipe the child writes to).
+ * A process's table goes with its last thread's end, its exit call or
+ * its exit record (plan_ended()), as the kernel closes it.
  */
 #include <errno.h>
 #include <stdlib.h>
