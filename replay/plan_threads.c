@@ -368,10 +368,13 @@ int rpl_plan_threads(struct rpl_plan *p, struct rpl_deps *deps)
 	}
 	if (n_exits && !(exits = malloc(n_exits * sizeof(*exits))))
 		goto nomem;
-	for (i = 0, n_exits = 0; i < p->n_precs; i++)
-		if (p->precs[i].kind == IOT_PROC_EXIT)
-			exits[n_exits++] = &p->precs[i];
-	if (n_exits)
+	for (i = 0, j = 0, n_exits = 0; i < p->n_precs; i++)
+		if (p->precs[i].kind == IOT_PROC_EXIT) {
+			exits[n_exits] = &p->precs[i];
+			j += n_exits && exits[n_exits]->t_ns < exits[n_exits - 1]->t_ns;
+			n_exits++;
+		}
+	if (j)		/* the recorders write them in time order: rarely */
 		qsort(exits, n_exits, sizeof(*exits), cmp_prec_time);
 	if (p->hdr && p->hdr->start_ns > 0 && p->hdr->start_ns <= base)
 		base = p->hdr->start_ns;
