@@ -81,13 +81,35 @@ char *rec_path_abs(const char *base, const char *p, uint32_t *len)
 	return out;
 }
 
+/* The descriptor /dev/stdin, /dev/stdout, /dev/stderr or /dev/fd/N (links
+ * to /proc/self/fd/N) names, or -1. */
+static long dev_fd(const char *q)
+{
+	char *end;
+	long fd;
+
+	if (strcmp(q, "stdin") == 0)
+		return 0;
+	if (strcmp(q, "stdout") == 0)
+		return 1;
+	if (strcmp(q, "stderr") == 0)
+		return 2;
+	if (strncmp(q, "fd/", 3) != 0)
+		return -1;
+	fd = strtol(q + 3, &end, 10);
+	return *end || end == q + 3 || fd < 0 ? -1 : fd;
+}
+
 /* /proc/self/fd/N, /proc/thread-self/fd/N and /proc/PID/fd/N name the
- * open file, not a path: replace them with the path of that descriptor.
+ * open file, not a path, and so do /dev/fd/N, /dev/stdin, /dev/stdout
+ * and /dev/stderr (links to /proc/self/fd/N): replace them with the
+ * path of that descriptor.
  * That path may not be the file's: an O_TMPFILE file has none (its
  * descriptor's path is the directory it was made in), and one renamed
  * or removed since has another or none; so where N is a descriptor of
  * @t's own table, *@self (if not NULL) gets N, for the event to keep
- * (decode.c), else -1. */
+ * (decode.c), else -1.  A descriptor that is no file (a pipe's) keeps
+ * the path as written. */
 int rec_path_magic(struct rec_ctx *c, struct rec_task *t, char **pp, uint32_t *len,
 		   long *self)
 {
@@ -103,7 +125,14 @@ int rec_path_magic(struct rec_ctx *c, struct rec_task *t, char **pp, uint32_t *l
 
 	/* every path of every call comes here: the first bytes tell most
 	 * apart without a call of libc's strncmp() */
-	if (p[0] != '/' || p[1] != 'p' || strncmp(p, "/proc/", 6) != 0)
+	if (p[0] != '/' || (p[1] != 'p' && p[1] != 'd'))
+		return 0;
+	if (p[1] == 'd') {
+		if (strncmp(p, "/dev/", 5) != 0 || (fd = dev_fd(p + 5)) < 0)
+			return 0;
+		goto found;
+	}
+	if (strncmp(p, "/proc/", 6) != 0)
 		return 0;
 	q = p + 6;
 	if (strncmp(q, "self/", 5) == 0) {
@@ -127,6 +156,7 @@ int rec_path_magic(struct rec_ctx *c, struct rec_task *t, char **pp, uint32_t *l
 	fd = strtol(q + 3, &end, 10);
 	if (*end || end == q + 3)
 		return 0;
+found:
 	fp = rec_fd_path(owner, fd, &n);
 	if (!fp || fp[0] != '/')
 		return 0;

@@ -93,6 +93,25 @@ static void test_fdtab(void **state)
 	assert_int_equal(rec_path_magic(&c, t, &p, &len, &self), 0);
 	assert_int_equal(self, -1);
 	free(p);
+	/* /dev/fd/N and /dev/stdin are links to /proc/self/fd/N */
+	p = strdup("/dev/fd/4");
+	assert_int_equal(rec_path_magic(&c, t, &p, &len, &self), 1);
+	assert_string_equal(p, "/w/e/f");
+	assert_int_equal(self, 4);
+	free(p);
+	rec_fd_set(t, 0, "/w/in", 5, 0);
+	p = strdup("/dev/stdin");
+	assert_int_equal(rec_path_magic(&c, t, &p, &len, &self), 1);
+	assert_string_equal(p, "/w/in");
+	assert_int_equal(self, 0);
+	free(p);
+	p = strdup("/dev/fd/4x");
+	assert_int_equal(rec_path_magic(&c, t, &p, &len, &self), 0);
+	free(p);
+	p = strdup("/dev/null");
+	assert_int_equal(rec_path_magic(&c, t, &p, &len, &self), 0);
+	assert_int_equal(self, -1);
+	free(p);
 
 	/* an O_TMPFILE file linked takes the link's name; a named one
 	 * linked keeps its own */
