@@ -12,6 +12,7 @@
 #include <string.h>
 #include <sys/syscall.h>
 
+#include "engine.h"
 #include "rpl.h"
 #include "think.h"
 
@@ -639,7 +640,28 @@ static double budget_of(const struct cpu_use *u, uint32_t ut, uint32_t st, uint3
  * reads the workers' results (0.11 s of gaps, 70 ms of CPU) to 0.06 of
  * them with the budget of the process; its own allows 0.6.
  */
-int rpl_think_budget(struct rpl_plan *p, const double *rec_cpu)
+/* IOTAPE_REPLAY_BUDGET: how thread @i's think time was planned, in ms:
+ * its recorded gaps (their sum and median), what think.c's floors and
+ * the stops took off them (and how many gaps the floors took whole),
+ * what was left, the CPU time it is bounded by and of what that is made,
+ * and the factor the budget cut it by. */
+static void budget_dbg(const struct rpl_plan *p, size_t i, const struct rpl_think_dbg *d,
+		       const struct cpu_use *u, uint32_t ut, uint32_t st, uint32_t rt, double budget,
+		       double scale, int own)
+{
+	const struct rpl_thread *t = &p->threads[i];
+
+	iot_msg(IOT_MSG_INFO, "replay",
+		"budget: tid %d%s: %u gaps %.3f ms (p50 %.2f us), floors -%.3f ms (%u whole), "
+		"stops -%.3f ms, left %.3f ms; cpu user %.3f + sys %.3f ms, calls %.3f (low %.3f), "
+		"stops %.3f (%u), pre %.3f, rec %.3f + %.3f: budget %.3f ms, x%.3f -> %.3f ms",
+		t->tid, own ? "" : " (its process's)", d->n, d->raw / 1e6, (double)d->p50 / 1e3,
+		d->floors / 1e6, d->zeroed, d->stops / 1e6, u->sum / 1e6, ut / 1e3, st / 1e3,
+		u->in_calls / 1e6, u->in_low / 1e6, u->stops / 1e6, u->calls, u->pre / 1e6,
+		u->rec / 1e6, rt / 1e3, budget / 1e6, scale, u->sum * scale / 1e6);
+}
+
+int rpl_think_budget(struct rpl_plan *p, const double *rec_cpu, const struct rpl_think_dbg *dbg)
 {
 	struct cpu_use *th = calloc(p->n_threads + 1, sizeof(*th));
 	struct cpu_use *pc = calloc(p->n_procs + 1, sizeof(*pc));
@@ -704,6 +726,8 @@ int rpl_think_budget(struct rpl_plan *p, const double *rec_cpu)
 		budget = budget_of(u, ut, st, rt, per_call, per_start, stop_cpu >= 0);
 		if (u->sum > budget)
 			scale[i] = budget / u->sum;
+		if (dbg)
+			budget_dbg(p, i, &dbg[i], u, ut, st, rt, budget, scale[i], u == &th[i]);
 	}
 	for (i = 0; i < p->n_threads; i++)
 		p->threads[i].think_scale = scale[i];

@@ -51,6 +51,24 @@ uint64_t rpl_mem_available(void)
 	return (uint64_t)sum * 1024;
 }
 
+/* IOTAPE_REPLAY_BUDGET: the plan's think times, their sum and a hash of
+ * them op by op, and of the ops' dependencies, to compare two builds'
+ * plans of a trace. */
+static void plan_think_sum(const struct rpl_plan *p)
+{
+	uint64_t h = 1469598103934665603ULL, v;
+	double sum = 0;
+	size_t i;
+
+	for (i = 0; i < p->n_ops; i++) {
+		v = (uint64_t)p->ops[i].think_ns ^ (uint64_t)p->ops[i].ndeps << 48;
+		sum += (double)p->ops[i].think_ns;
+		h = (h ^ v) * 1099511628211ULL;
+	}
+	iot_msg(IOT_MSG_INFO, "replay", "budget: plan of %zu ops: think %.3f ms, hash %016llx",
+		p->n_ops, sum / 1e6, (unsigned long long)h);
+}
+
 /* A trace too long to plan here stops the replay before it fills memory
  * (and the kernel kills it, or something else, with no word why). */
 static int check_fits(const struct rpl_plan *p, const struct rpl_opts *o)
@@ -132,6 +150,8 @@ int rpl_plan_build(struct rpl_plan *p, const struct rpl_opts *o)
 		err = rpl_plan_moves(p);
 	if (err == 0)
 		err = rpl_aio_plan_buf(p);
+	if (err == 0 && getenv("IOTAPE_REPLAY_BUDGET"))
+		plan_think_sum(p);
 	if (err < 0)
 		iot_err(o->cmd, "%s: planning failed: %s", o->trace, iot_strerror(err));
 	/* The plan's descriptor tables were for resource ids only. */

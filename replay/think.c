@@ -258,8 +258,44 @@ static int64_t floor_taken(int64_t th, int64_t floor)
 	return th <= 0 ? 0 : th < floor ? th : floor;
 }
 
+static int cmp_i64(const void *a, const void *b)
+{
+	int64_t x = *(const int64_t *)a, y = *(const int64_t *)b;
+
+	return x < y ? -1 : x > y;
+}
+
+/* Under IOTAPE_REPLAY_BUDGET: per thread, its recorded gaps and their
+ * median, into @dbg (the rest is filled as the floors are taken). */
+static int think_dbg_start(const struct rpl_plan *p, struct rpl_think_dbg *dbg)
+{
+	int64_t *g = malloc((p->n_ops + 1) * sizeof(*g));
+	size_t i;
+	uint32_t k;
+
+	if (!g)
+		return -ENOMEM;
+	for (i = 0; i < p->n_threads; i++) {
+		const struct rpl_thread *t = &p->threads[i];
+
+		for (k = 0; k < t->n_ops; k++)
+			g[k] = p->ops[t->ops[k]].think_ns;
+		qsort(g, t->n_ops, sizeof(*g), cmp_i64);
+		dbg[i].p50 = t->n_ops ? g[t->n_ops / 2] : 0;
+		dbg[i].n = t->n_ops;
+	}
+	free(g);
+	return 0;
+}
+
+static double pos_of(int64_t v)
+{
+	return v > 0 ? (double)v : 0.0;
+}
+
 int rpl_plan_think(struct rpl_plan *p)
 {
+	struct rpl_think_dbg *dbg = NULL;
 	struct rpl_smallest g = { 0 };
 	int64_t floor_nr[FAST_NR_MAX], held_nr[FAST_NR_MAX], cost;
 	const struct rpl_thread *t;
@@ -293,8 +329,16 @@ int rpl_plan_think(struct rpl_plan *p)
 	     fast_floors(p, 1, held_nr, &p->held_floor_ns) < 0 ||
 	     !(rec_cpu = calloc(p->n_threads + 1, sizeof(*rec_cpu)))))
 		return -ENOMEM;
+	if (getenv("IOTAPE_REPLAY_BUDGET") && p->o->timing != RPL_TIMING_RAW) {
+		dbg = calloc(p->n_threads + 1, sizeof(*dbg));
+		if (!dbg || think_dbg_start(p, dbg) < 0) {
+			free(dbg);
+			free(rec_cpu);
+			return -ENOMEM;
+		}
+	}
 	FOR_EACH_OP(p, t, k, op, prev, first) {
-		int64_t th = op->think_ns, sl, fl;
+		int64_t th = op->think_ns, sl, fl, th0 = th, th1;
 
 		/* Logged in-process: the library's own work before the call,
 		 * measured (pre_ns, traces from this version on); else, fast
@@ -320,6 +364,7 @@ int rpl_plan_think(struct rpl_plan *p)
 			th -= floor_nr[op->ev.nr];
 		}
 
+		th1 = th;
 		/* half before the gap (the exit stop), half after (the entry
 		 * stop): the whole cost between two stopped calls */
 		if (!prev || rpl_op_stopped(prev))
@@ -333,6 +378,14 @@ int rpl_plan_think(struct rpl_plan *p)
 			p->capped++;
 		}
 		th = th > 0 ? th : 0;
+		if (dbg && !(first && t->spawn_op < 0)) {
+			struct rpl_think_dbg *d = &dbg[t - p->threads];
+
+			d->raw += pos_of(th0);
+			d->floors += pos_of(th0) - pos_of(th1);
+			d->stops += pos_of(th1) - pos_of(th);
+			d->zeroed += th0 > 0 && th1 <= 0;
+		}
 		/* the sleep on a disk, no more than the gap holds: out of the
 		 * think time, slept apart (raw: left in it) */
 		if ((sl = rec_slept(p, op))) {
@@ -349,8 +402,9 @@ int rpl_plan_think(struct rpl_plan *p)
 		count_forks_only(p);
 	p->think_ns = p->think_cut_ns = 0;
 	if (p->o->timing != RPL_TIMING_RAW) {
-		err = rpl_think_budget(p, rec_cpu);
+		err = rpl_think_budget(p, rec_cpu, dbg);
 		free(rec_cpu);
+		free(dbg);
 		return err;
 	}
 	for (size_t i = 0; i < p->n_ops; i++)

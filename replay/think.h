@@ -24,11 +24,22 @@ void rpl_smallest_add(struct rpl_smallest *s, int64_t x);
 /*! rpl_smallest_top() : the largest value kept (0: none). */
 int64_t rpl_smallest_top(const struct rpl_smallest *s);
 
+/* Per thread, what think.c made of its gaps, for the budget's lines
+ * under IOTAPE_REPLAY_BUDGET (think_dbg_line()): the recorded gaps, their
+ * median, what the floors and the stops' cost took off them, and how
+ * many the floors took whole. */
+struct rpl_think_dbg {
+	double raw, floors, stops;
+	int64_t p50;
+	uint32_t n, zeroed;
+};
+
 /*! rpl_think_budget() : scale each thread's think times down to fit the
  *  CPU time it used outside its calls, less @rec_cpu[thread] (NULL: 0),
  *  the recorder's CPU time think.c took off its gaps, and sum them into
- *  p->think_ns and p->think_cut_ns (budget.c).  @return : 0 or -ENOMEM. */
-int rpl_think_budget(struct rpl_plan *p, const double *rec_cpu);
+ *  p->think_ns and p->think_cut_ns (budget.c); with @dbg (per thread),
+ *  a line per thread says how each was planned.  @return : 0 or -ENOMEM. */
+int rpl_think_budget(struct rpl_plan *p, const double *rec_cpu, const struct rpl_think_dbg *dbg);
 
 /* The tracer stopped the process around this call. */
 static inline int rpl_op_stopped(const struct rpl_op *op)
