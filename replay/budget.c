@@ -652,11 +652,11 @@ static void budget_dbg(const struct rpl_plan *p, size_t i, const struct rpl_thin
 	const struct rpl_thread *t = &p->threads[i];
 
 	iot_msg(IOT_MSG_INFO, "replay",
-		"budget: tid %d%s: %u gaps %.3f ms (p50 %.2f us), floors -%.3f ms (%u whole), "
+		"budget: tid %d%s: %u gaps %.3f ms (p50 %.2f us), floors -%.3f ms (holds %.3f; %u whole), "
 		"stops -%.3f ms, left %.3f ms; cpu user %.3f + sys %.3f ms, calls %.3f (low %.3f), "
 		"stops %.3f (%u), pre %.3f, rec %.3f + %.3f: budget %.3f ms, x%.3f -> %.3f ms",
 		t->tid, own ? "" : " (its process's)", d->n, d->raw / 1e6, (double)d->p50 / 1e3,
-		d->floors / 1e6, d->zeroed, d->stops / 1e6, u->sum / 1e6, ut / 1e3, st / 1e3,
+		d->floors / 1e6, d->holds / 1e6, d->zeroed, d->stops / 1e6, u->sum / 1e6, ut / 1e3, st / 1e3,
 		u->in_calls / 1e6, u->in_low / 1e6, u->stops / 1e6, u->calls, u->pre / 1e6,
 		u->rec / 1e6, rt / 1e3, budget / 1e6, scale, u->sum * scale / 1e6);
 }

@@ -401,6 +401,11 @@ static void options_string(const struct rpl_plan *p, char *buf, size_t len)
 		n += (size_t)snprintf(buf + n, len - n, " held_gap_p5_ns=%lld (subtracted from "
 				      "each gap before a call the bpf guard held, with its hold)",
 				      (long long)p->held_floor_ns);
+	if (p->bpf_floor_ns && n < len)
+		n += (size_t)snprintf(buf + n, len - n, " bpf_gap_floor_ns=%lld (the least "
+				      "syscall's 5th percentile of the gaps between two bpf calls: "
+				      "at most what each such gap lost)",
+				      (long long)p->bpf_floor_ns);
 	if (p->run_cost_ns && n < len)
 		n += (size_t)snprintf(buf + n, len - n, " stop_run_ns=%lld (the CPU time a "
 				      "stopped call's stops cost its thread, measured in the trace, "

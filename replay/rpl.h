@@ -559,6 +559,8 @@ struct rpl_plan {
 	int64_t gap_cost_ns;		/* what each gap lost: see think_times() */
 	int64_t fast_floor_ns;		/* 5th percentile of fast-path gaps (pooled) */
 	int64_t held_floor_ns;		/* ... of bpf-held gaps less their holds */
+	int64_t bpf_floor_ns;		/* the least syscall's floor of bpf gaps: at
+					 * most what one loses (think.c; 0: none) */
 	int64_t run_cost_ns;		/* a call's stops' CPU cost from run_ns,
 					 * the trace's (budget.c; 0: none) */
 	uint32_t *cpu_ns;		/* per op, by seq: its call's recorded time on a

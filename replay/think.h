@@ -26,10 +26,11 @@ int64_t rpl_smallest_top(const struct rpl_smallest *s);
 
 /* Per thread, what think.c made of its gaps, for the budget's lines
  * under IOTAPE_REPLAY_BUDGET (think_dbg_line()): the recorded gaps, their
- * median, what the floors and the stops' cost took off them, and how
+ * median, what the floors (@holds of it: the bpf guard's holds) and the
+ * stops' cost took off them, and how
  * many the floors took whole. */
 struct rpl_think_dbg {
-	double raw, floors, stops;
+	double raw, floors, holds, stops;
 	int64_t p50;
 	uint32_t n, zeroed;
 };

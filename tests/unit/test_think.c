@@ -825,6 +825,68 @@ static void test_bpf_held_floor(void **state)
 	tplan_free(&tp);
 }
 
+/* A bpf gap loses at most the least syscall's floor: what the BPF
+ * programs cost a gap does not depend on the call after it, and a kind
+ * whose every gap holds the program's code has that code in its 5th
+ * percentile too.  Op 0 starts the workload; ops 1..100 are closes, gaps
+ * 500..1490 ns (floor 550); ops 101..200 io_submits, gaps 1500..2490 ns
+ * (their own floor 1550, the program's ~1 us of code with the
+ * programs' cost): io_submit 150 thinks 1990 - 550 ns, not 440.  With
+ * a budget (@budget, exact CPU times: the calls' 1 us each on a CPU, and
+ * 250 us of CPU time outside them), what the floors took is the
+ * programs' CPU time and comes off it: 200 x 550 ns at most, the budget
+ * 140 us (40 us where io_submit's gaps lost 1550 ns each).  Fast-path gaps keep
+ * their own syscall's floor (test_fast_floor_per_syscall). */
+static int64_t bpf_least_sum(struct tplan *tp, int budget)
+{
+	enum { N = 201 };
+	static const struct iot_kv kv = { "record.stop_cpu_ns", "0" };
+	struct iot_header h = { .extra = &kv, .n_extra = 1 };
+	static uint32_t cpu[N];
+	int64_t gap[N], sum = 0;
+	uint32_t fl[N];
+	size_t i;
+
+	for (i = 0; i < N; i++) {
+		fl[i] = IOT_EV_BPF;
+		gap[i] = i == 0 ? 0 : i <= 100 ? 500 + (int64_t)(i - 1) * 10 :
+			 1500 + (int64_t)(i - 101) * 10;
+		cpu[i] = 1000;
+	}
+	tplan_init(tp, N, gap, fl);
+	tp->p.cpu_ns = cpu;
+	tp->p.n_cpu = N;
+	for (i = 0; i < N; i++) {
+		tp->p.ops[i].ev.nr = i <= 100 ? SYS_close : SYS_io_submit;
+		tp->p.ops[i].ev.t_enter = (int64_t)i * 10000;
+		tp->p.ops[i].ev.t_exit = tp->p.ops[i].ev.t_enter + 1000;
+	}
+	if (budget)
+		return tplan_think_sum(tp, 0, N * 1000 + 250000, &h);
+	assert_int_equal(rpl_plan_think(&tp->p), 0);
+	for (i = 0; i < N; i++)
+		sum += tp->p.ops[i].think_ns;
+	return sum;
+}
+
+static void test_bpf_least_floor(void **state)
+{
+	struct tplan tp;
+	int64_t sum;
+
+	(void)state;
+	bpf_least_sum(&tp, 0);
+	assert_int_equal(tp.p.bpf_floor_ns, 550);
+	assert_int_equal(tp.p.ops[50].think_ns, 990 - 550);
+	assert_int_equal(tp.p.ops[150].think_ns, 1990 - 550);
+	tplan_free(&tp);
+
+	/* 250 us less 195 x 550 and 5 x 500..540 ns: 140.15 us */
+	sum = bpf_least_sum(&tp, 1);
+	assert_true(sum > 140150 - 1000 && sum <= 140150);
+	tplan_free(&tp);
+}
+
 /* 101 bpf reads, 1 us on a CPU each; 10 of the 100 gaps after the first
  * 5 us (the floor), 90 of 100 us (the thread preempted in them), each
  * call held @held_ns by the guard's stop before it (pre_ns, its gap that
@@ -1133,6 +1195,7 @@ int main(void)
 		cmocka_unit_test(test_gap_sleep),
 		cmocka_unit_test(test_pre_ns),
 		cmocka_unit_test(test_bpf_held_floor),
+		cmocka_unit_test(test_bpf_least_floor),
 		cmocka_unit_test(test_bpf_floor_budget),
 		cmocka_unit_test(test_bpf_fault_budget),
 		cmocka_unit_test(test_sched_hides_overhead),
