@@ -109,13 +109,30 @@ struct ana_proc {
 
 struct ana_phase {
 	char *name;
-	int64_t start, end;	/* monotonic ns */
+	int64_t start, end;	/* monotonic ns; "(other commands)": its
+				 * first start, plus its phases' real time */
 	int64_t cpu_ns;		/* -1: not known */
 	uint64_t procs;		/* processes that exited in it */
 	int32_t pid;		/* implicit phases: the command's pid */
+	int32_t cmd;		/* pass 1: its process's command when that
+				 * entry went, else -1 */
+	uint8_t folded;		/* pass 1: gone into "(other commands)" */
 	uint64_t seq;		/* process record that opened it */
 	struct ana_stat st;
 };
+
+/* Top-level commands (phases without marks) with rows of their own: past
+ * this many, the longest (real time) keep theirs and the others are
+ * counted together in one row, "(other commands)", before "(gaps)": a
+ * trace of a million commands is reported in the memory of a few hundred
+ * rows (each holds a latency histogram, ~8 KB), and a table of 256 is
+ * already more than one reads. */
+#define ANA_PHASES_MAX 256
+/* Commands (argv[0] basenames) with rows of their own: the first this
+ * many named; the calls and processes of any other count in one row,
+ * "(other commands)". */
+#define ANA_CMDS_MAX 256
+#define ANA_OTHER_CMDS "(other commands)"
 
 #define ANA_TL_BINS 240
 #define ANA_MAX_NR 512
@@ -162,6 +179,11 @@ struct ana_trace {
 	size_t n_procs;
 	struct ana_phase *phases;	/* the last one is "(gaps)" */
 	size_t n_phases;
+	/* top-level commands in the row "(other commands)", the one before
+	 * "(gaps)" when not 0 (ANA_PHASES_MAX) */
+	uint64_t phases_folded;
+	/* the procs row of "(other commands)" plus 1, 0 if none (ANA_CMDS_MAX) */
+	size_t cmds_fold;
 	int64_t gaps_real_ns;
 	/* a profile of many clients (replay --clients, iotape-mpi): client i's
 	 * pids are its own plus i x client_stride; 0 if not one */

@@ -265,7 +265,8 @@ static int pass3(struct loader *L, struct iot_reader *r)
 
 int ana_load(struct ana_trace *t, const char *path)
 {
-	struct loader L = { .t = t, .root_phase = -1, .unknown_cmd = SIZE_MAX, .pass = 1 };
+	struct loader L = { .t = t, .unknown_cmd = SIZE_MAX, .pass = 1,
+			   .cov_done_end = INT64_MIN, .floor = INT64_MAX };
 	struct iot_reader *r = NULL;
 	struct iot_item it;
 	const struct iot_summary *s;
@@ -350,7 +351,8 @@ out:
 	free(L.start_argv);
 	free(L.orphans);
 	free(L.orph_runs);
-	free(L.phase_cmd);
+	free(L.cov);
+	free(L.fold.name);
 	free(L.w);
 	free(L.ov);
 	free(L.seg);

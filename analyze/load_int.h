@@ -64,7 +64,9 @@ struct ana_pend {
  * recorder writes the leader's exit, then the exec).
  */
 #define ANA_GRAVE_CHUNKS 4
-#define ANA_GRAVE_MAX 32768	/* exited entries kept at most, whatever the chunks */
+#define ANA_GRAVE_MAX 32768
+#define ANA_COV_MAX 1024
+#define ANA_FOLD_RING 64	/* exited entries kept at most, whatever the chunks */
 
 struct pident {
 	int32_t pid;
@@ -73,7 +75,10 @@ struct pident {
 	 * CPU time is spread over the time it ran (ana_orphan_event()) */
 	uint8_t orphan;
 	int32_t cmd;		/* index into procs */
-	int32_t phase1;		/* phase while walking pass 1 */
+	uint8_t fold_head;	/* pass 2: its record opened a phase that went
+				 * into "(other commands)", and it still runs */
+	uint64_t phase1;	/* pass 1: the seq of its phase (the record
+				 * that opened it), 0 if none */
 	int32_t phase2;		/* phase while walking pass 2 */
 	uint32_t aio_out;	/* pass 2: its async requests not completed */
 	uint32_t threads;	/* its threads other than the leader, not exited */
@@ -109,9 +114,32 @@ struct loader {
 	struct pidmap pids;
 	int32_t root;
 	int have_root;
+	/* what tells the records that open a phase (opens_phase()), the
+	 * same in each pass */
 	int root_images;	/* images the root has run (START argv, EXECs) */
 	char *start_argv;
-	int32_t root_phase;	/* open root-exec phase, -1 if none */
+	uint64_t n_opened;	/* phases of top-level commands opened */
+	uint64_t root_phase;	/* pass 1: seq of the open root-exec phase, 0 none */
+	/* pass 1: phases closed with rows of their own, phases gone into
+	 * "(other commands)" still in t->phases (compacted away), and what
+	 * those had (ANA_PHASES_MAX) */
+	size_t n_closed, n_dead;
+	int64_t floor;		/* the shortest of those closed, INT64_MAX none */
+	struct ana_phase fold;
+	/* pass 1: the time covered by phases, for "(gaps)" when some were
+	 * folded: disjoint spans in order, ANA_COV_MAX at most, and the
+	 * length of those let go (before cov_done_end) */
+	struct ana_span {
+		int64_t s, e;
+	} *cov;
+	size_t n_cov;
+	int64_t cov_done, cov_done_end;
+	/* pass 2: the phases folded into "(other commands)" that are open,
+	 * and the last ANA_FOLD_RING stretches of time when any was (for the
+	 * CPU time of the processes in no phase) */
+	uint64_t fold_open;
+	struct ana_span fring[ANA_FOLD_RING];
+	size_t fring_n;		/* stretches pushed, fring[(n - 1) % ANA_FOLD_RING] the last */
 	struct ana_phase *marks;
 	size_t n_marks, n_marks_seen;
 	int pass;		/* 1, 2, or 3 (pass 2 stopped short: pass 1's
@@ -126,9 +154,6 @@ struct loader {
 		int64_t from, to;
 	} *orph_runs;
 	size_t n_orph_runs, cap_orph_runs;
-	int32_t *phase_cmd;	/* pass 1: an implicit phase's command when
-				 * its process's entry went, else -1 */
-	size_t n_phase_cmd;
 	uint64_t seq;
 	uint64_t events2;	/* events read in pass 2 */
 	size_t next_phase;	/* pass 2: the next phase to open by seq */
@@ -226,6 +251,38 @@ int ana_cmd_row(struct loader *L, int32_t cmd);
 int ana_proc_index(struct ana_trace *t, const char *cmd);
 /*! ana_join_argv() : @return : argv joined by spaces (malloc'd), or NULL. */
 char *ana_join_argv(uint32_t argc, const char *const *argv);
+
+/* Phases of top-level commands, past ANA_PHASES_MAX (fold.c). */
+/*! ana_phase_of() : pass 1: the phase opened by record @seq, or NULL if
+ *  none or it went into "(other commands)". */
+struct ana_phase *ana_phase_of(struct loader *L, uint64_t seq);
+/*! ana_opens_phase() : whether process record @p (@argv: its argv joined,
+ *  or NULL) opens a phase of a top-level command; every record of a pass
+ *  that has an entry goes through it once, in order. */
+int ana_opens_phase(struct loader *L, const struct iot_process *p, const char *argv);
+/*! ana_phase_closed() : pass 1: phase @ph ended (its end set): its span
+ *  into the time covered, and past ANA_PHASES_MAX ended, the shortest
+ *  folded (ana_fold_shortest()). */
+void ana_phase_closed(struct loader *L, struct ana_phase *ph);
+/*! ana_fold_shortest() : fold the shortest ended phases until at most
+ *  ANA_PHASES_MAX that ended have rows. */
+void ana_fold_shortest(struct loader *L);
+/*! ana_phases_compact() : drop the folded phases from t->phases. */
+void ana_phases_compact(struct loader *L);
+/*! ana_cov_add() : span [@s, @e) into the time covered by phases. */
+void ana_cov_add(struct loader *L, int64_t s, int64_t e);
+/*! ana_cov_gap_time() : @return : the time in no phase, once phases were
+ *  folded (the spans of ana_cov_add()). */
+int64_t ana_cov_gap_time(const struct loader *L);
+/*! ana_pass2_opens() : pass 2 once phases were folded: the phase record
+ *  @p of entry @e opens: @opened (a kept one, found by seq, or -1), else
+ *  "(other commands)" if @p opens one.  @return : the phase, -1 if none,
+ *  or -ENOMEM. */
+int ana_pass2_opens(struct loader *L, struct pident *e, const struct iot_process *p,
+		    int32_t opened);
+/*! ana_fold_close() : pass 2: a folded phase ended at @t_ns (its process
+ *  exited, or the root exec'd anew). */
+void ana_fold_close(struct loader *L, int64_t t_ns);
 
 /* Pass 1 (process records and event times) and what settles after it. */
 int ana_pass1_proc(struct loader *L, const struct iot_process *p, uint64_t chunk);

@@ -13,15 +13,10 @@
 #include "engine.h"
 #include "load_int.h"
 
-int ana_proc_index(struct ana_trace *t, const char *cmd)
+static int add_proc(struct ana_trace *t, const char *cmd)
 {
-	struct ana_proc *np;
-	size_t i;
+	struct ana_proc *np = realloc(t->procs, (t->n_procs + 1) * sizeof(*np));
 
-	for (i = 0; i < t->n_procs; i++)
-		if (strcmp(t->procs[i].cmd, cmd) == 0)
-			return (int)i;
-	np = realloc(t->procs, (t->n_procs + 1) * sizeof(*np));
 	if (!np)
 		return -ENOMEM;
 	t->procs = np;
@@ -30,6 +25,27 @@ int ana_proc_index(struct ana_trace *t, const char *cmd)
 	if (!np[t->n_procs].cmd)
 		return -ENOMEM;
 	return (int)t->n_procs++;
+}
+
+int ana_proc_index(struct ana_trace *t, const char *cmd)
+{
+	size_t i;
+	int k;
+
+	for (i = 0; i < t->n_procs; i++)
+		if (strcmp(t->procs[i].cmd, cmd) == 0)
+			return (int)i;
+	/* past ANA_CMDS_MAX names, a new one's processes and calls count
+	 * under "(other commands)"; both passes see the names in the same
+	 * order, so each gives a name the same row */
+	if (t->n_procs - (t->cmds_fold ? 1 : 0) < ANA_CMDS_MAX || strcmp(cmd, "(unknown)") == 0)
+		return add_proc(t, cmd);
+	if (t->cmds_fold)
+		return (int)t->cmds_fold - 1;
+	k = add_proc(t, ANA_OTHER_CMDS);
+	if (k >= 0)
+		t->cmds_fold = (size_t)k + 1;
+	return k;
 }
 
 static int add_phase(struct ana_phase **v, size_t *n, const char *name,
@@ -45,8 +61,23 @@ static int add_phase(struct ana_phase **v, size_t *n, const char *name,
 	nv[*n].start = start;
 	nv[*n].end = INT64_MIN;
 	nv[*n].pid = pid;
+	nv[*n].cmd = -1;
 	nv[*n].seq = seq;
 	return (int)(*n)++;
+}
+
+/* Pass 1: a phase of a top-level command opens at record L->seq.
+ * @return : 0 or -ENOMEM. */
+static int open_phase(struct loader *L, const char *name, int64_t start, int32_t pid)
+{
+	struct ana_trace *t = L->t;
+
+	if (!L->cov && !(L->cov = malloc((ANA_COV_MAX + 1) * sizeof(*L->cov))))
+		return -ENOMEM;
+	if (L->n_dead > ANA_PHASES_MAX)
+		ana_phases_compact(L);
+	L->n_opened++;
+	return add_phase(&t->phases, &t->n_phases, name, start, pid, L->seq) < 0 ? -ENOMEM : 0;
 }
 
 /* The command of a process after exec record @p (its argv[0], else the
@@ -91,6 +122,7 @@ int ana_pass1_proc(struct loader *L, const struct iot_process *p, uint64_t chunk
 {
 	struct ana_trace *t = L->t;
 	struct pident *e, *par;
+	struct ana_phase *ph;
 	char *argv = NULL;
 	int rc = 0, idx, made;
 
@@ -116,22 +148,21 @@ int ana_pass1_proc(struct loader *L, const struct iot_process *p, uint64_t chunk
 		return 0;	/* a thread of a process not in the table */
 	if (p->kind == IOT_PROC_START || p->kind == IOT_PROC_FORK)
 		e->born = e->active_from = p->t_ns;
-	if (p->argc)
-		argv = ana_join_argv(p->argc, p->argv);
+	if (p->argc && !(argv = ana_join_argv(p->argc, p->argv)))
+		goto nomem;
 	switch (p->kind) {
 	case IOT_PROC_START:
 		if (p->argc) {
 			e->cmd = ana_proc_index(t, ana_basename(p->argv[0]));
-			free(L->start_argv);
-			L->start_argv = argv;
-			argv = NULL;
-			L->root_images++;
+			if (e->cmd < -1)
+				goto nomem;
 		}
+		(void)ana_opens_phase(L, p, argv);
 		break;
 	case IOT_PROC_FORK:
 		par = ana_pid_get(&L->pids, p->ppid, 0);
 		e->cmd = par ? par->cmd : -1;
-		e->phase1 = par ? par->phase1 : -1;
+		e->phase1 = par ? par->phase1 : 0;
 		if (ana_client_of(t, p->pid) > 0) {
 			/* a profile of many clients: phases are client 0's
 			 * (written first); another client's process is in its
@@ -140,12 +171,10 @@ int ana_pass1_proc(struct loader *L, const struct iot_process *p, uint64_t chunk
 
 			if (e0)
 				e->phase1 = e0->phase1;
-		} else if (L->have_root && p->ppid == L->root) {
-			idx = add_phase(&t->phases, &t->n_phases, NULL, p->t_ns,
-					p->pid, L->seq);
-			if (idx < 0)
+		} else if (ana_opens_phase(L, p, argv)) {
+			if (open_phase(L, NULL, p->t_ns, p->pid) < 0)
 				goto nomem;
-			e->phase1 = idx;
+			e->phase1 = L->seq;
 		}
 		break;
 	case IOT_PROC_EXEC:
@@ -153,25 +182,22 @@ int ana_pass1_proc(struct loader *L, const struct iot_process *p, uint64_t chunk
 		if (e->cmd < -1)
 			goto nomem;
 		if (p->pid == L->root) {
-			/* the root's first image is the workload itself, not a
-			 * phase; later ones (`exec cmd`, a shell running its
-			 * last command in place) are */
-			int dup = L->start_argv && argv && t->n_phases == 0 &&
-				  strcmp(L->start_argv, argv) == 0;
-
-			if (L->root_images++ == 0 || dup)
+			if (!ana_opens_phase(L, p, argv))
 				break;
-			if (L->root_phase >= 0)
-				t->phases[L->root_phase].end = p->t_ns;
-			idx = add_phase(&t->phases, &t->n_phases, argv, p->t_ns,
-					p->pid, L->seq);
-			if (idx < 0)
+			if ((ph = ana_phase_of(L, L->root_phase))) {
+				int open = ph->end == INT64_MIN;
+
+				ph->end = p->t_ns;
+				if (open)
+					ana_phase_closed(L, ph);
+			}
+			if (open_phase(L, argv, p->t_ns, p->pid) < 0)
 				goto nomem;
-			L->root_phase = idx;
-			e->phase1 = idx;
-		} else if (e->phase1 >= 0 && t->phases[e->phase1].pid == p->pid &&
-			   !t->phases[e->phase1].name && argv) {
-			t->phases[e->phase1].name = argv;
+			L->root_phase = L->seq;
+			e->phase1 = L->seq;
+		} else if ((ph = ana_phase_of(L, e->phase1)) && ph->pid == p->pid && !ph->name &&
+			   argv) {
+			ph->name = argv;
 			argv = NULL;
 		}
 		break;
@@ -196,13 +222,16 @@ int ana_pass1_proc(struct loader *L, const struct iot_process *p, uint64_t chunk
 			t->procs[e->cmd].cpu_ns += p->utime_ns + p->stime_ns;
 			t->procs[e->cmd].pids++;
 		}
-		if (e->phase1 >= 0) {
-			struct ana_phase *ph = &t->phases[e->phase1];
-
+		if (e->phase1) {
+			ph = ana_phase_of(L, e->phase1);
+			if (!ph)
+				ph = &L->fold;	/* its phase was folded */
 			ph->cpu_ns += p->utime_ns + p->stime_ns;
 			ph->procs++;
-			if (ph->pid == p->pid && ph->end == INT64_MIN)
+			if (ph != &L->fold && ph->pid == p->pid && ph->end == INT64_MIN) {
 				ph->end = p->t_ns;
+				ana_phase_closed(L, ph);
+			}
 		} else {
 			if (add_orphan(L, e, p->t_ns) < 0)
 				goto nomem;
@@ -325,7 +354,7 @@ int ana_finish_phases(struct loader *L)
 	int idx;
 
 	L->n_marks_seen = L->n_marks;
-	if (L->n_marks || t->n_phases == 0) {
+	if (L->n_marks || L->n_opened == 0) {
 		/* marks win over top-level commands; with neither, the whole
 		 * run is one phase named after the workload */
 		for (i = 0; i < t->n_phases; i++)
@@ -333,6 +362,7 @@ int ana_finish_phases(struct loader *L)
 		free(t->phases);
 		t->phases = L->marks;
 		t->n_phases = L->n_marks;
+		t->phases_folded = 0;
 		L->marks = NULL;
 		L->n_marks = 0;
 		if (t->n_phases == 0 && t->events) {
@@ -351,11 +381,29 @@ int ana_finish_phases(struct loader *L)
 	for (i = 0; i < t->n_phases; i++) {
 		struct ana_phase *ph = &t->phases[i];
 
-		if (ph->end == INT64_MIN || ph->end > t->t_last)
+		if (ph->folded)
+			continue;
+		if (ph->end == INT64_MIN || ph->end > t->t_last) {
+			int open = ph->end == INT64_MIN;
+
 			ph->end = t->t_last > ph->start ? t->t_last : ph->start;
+			if (open && !t->by_time) {
+				ana_cov_add(L, ph->start, ph->end);
+				L->n_closed++;
+			}
+		}
+	}
+	if (!t->by_time) {
+		/* the phases still open count as ended at the end */
+		ana_fold_shortest(L);
+		ana_phases_compact(L);
+	}
+	for (i = 0; i < t->n_phases; i++) {
+		struct ana_phase *ph = &t->phases[i];
+
 		if (!ph->name) {
 			struct pident *e = ana_pid_get(&L->pids, ph->pid, 0);
-			int32_t cmd = e ? e->cmd : i < L->n_phase_cmd ? L->phase_cmd[i] : -1;
+			int32_t cmd = e ? e->cmd : ph->cmd;
 			const char *c = cmd >= 0 ? t->procs[cmd].cmd : "(subshell)";
 
 			ph->name = strdup(c);
@@ -363,11 +411,27 @@ int ana_finish_phases(struct loader *L)
 				return -ENOMEM;
 		}
 	}
-	t->gaps_real_ns = gap_time(t, t->n_phases);
+	if (t->phases_folded) {
+		t->gaps_real_ns = ana_cov_gap_time(L);
+		idx = add_phase(&t->phases, &t->n_phases, ANA_OTHER_CMDS, L->fold.start, 0,
+				UINT64_MAX - 1);
+		if (idx < 0)
+			return idx;
+		t->phases[idx].end = iot_ns_add(L->fold.start, L->fold.end);
+		t->phases[idx].cpu_ns = L->fold.cpu_ns;
+		t->phases[idx].procs = L->fold.procs;
+	} else {
+		t->gaps_real_ns = gap_time(t, t->n_phases);
+	}
 	idx = add_phase(&t->phases, &t->n_phases, "(gaps)", t->t_first, 0, UINT64_MAX);
 	if (idx < 0)
 		return idx;
 	t->phases[idx].end = t->t_first + t->gaps_real_ns;
+	/* pass 2 finds the records that open phases anew */
+	free(L->start_argv);
+	L->start_argv = NULL;
+	L->root_images = 0;
+	L->n_opened = 0;
 	/* CPU outside every phase: the root itself; with marks, processes
 	 * that outlived a phase are in no phase */
 	t->phases[idx].cpu_ns = t->by_time ? -1 : t->cpu_ns;
@@ -381,7 +445,7 @@ int ana_finish_phases(struct loader *L)
 	L->orphan_cpu = t->phases[idx].cpu_ns;
 	L->w = calloc(t->n_phases, sizeof(*L->w));
 	L->ov = calloc(t->n_phases, sizeof(*L->ov));
-	L->seg = calloc(2 * t->n_phases, sizeof(*L->seg));
+	L->seg = calloc(2 * (t->n_phases + ANA_FOLD_RING), sizeof(*L->seg));
 	if (!L->w || !L->ov || !L->seg)
 		return -ENOMEM;
 	return 0;
@@ -402,7 +466,8 @@ int ana_finish_phases(struct loader *L)
 static void add_active(struct loader *L, int64_t a, int64_t b)
 {
 	struct ana_trace *t = L->t;
-	size_t i, n = 0, np = t->n_phases - 1;	/* the last one is (gaps) */
+	size_t i, k, n = 0, np = t->n_phases - 1;	/* the last one is (gaps) */
+	size_t fold = t->phases_folded ? np - 1 : SIZE_MAX;
 	double sum = 0;
 	int64_t cov;
 
@@ -412,6 +477,26 @@ static void add_active(struct loader *L, int64_t a, int64_t b)
 		int64_t s = t->phases[i].start > a ? t->phases[i].start : a;
 		int64_t e = t->phases[i].end < b ? t->phases[i].end : b;
 
+		if (i == fold) {
+			/* "(other commands)": when one of its phases was open
+			 * (pass 2 follows them, fold_open()) */
+			size_t nr = L->fring_n < ANA_FOLD_RING ? L->fring_n : ANA_FOLD_RING;
+
+			L->ov[i] = 0;
+			for (k = 0; k < nr; k++) {
+				const struct ana_span *r = &L->fring[(L->fring_n - 1 - k) % ANA_FOLD_RING];
+
+				s = r->s > a ? r->s : a;
+				e = r->e < b ? r->e : b;
+				if (s < e) {
+					L->ov[i] += (double)iot_ns_sub(e, s);
+					L->seg[2 * n] = s;
+					L->seg[2 * n++ + 1] = e;
+				}
+			}
+			sum += L->ov[i];
+			continue;
+		}
 		L->ov[i] = s < e ? (double)iot_ns_sub(e, s) : 0;
 		if (s < e) {
 			sum += L->ov[i];
@@ -543,9 +628,12 @@ int ana_pass2_proc(struct loader *L, const struct iot_process *p, uint64_t chunk
 	if ((rc = ana_pids_evict(L, chunk)) < 0)
 		return rc;
 	if (!t->by_time) {
-		while (L->next_phase + 1 < t->n_phases && t->phases[L->next_phase].seq < L->seq)
+		/* the kept phases; "(other commands)" and "(gaps)" after them */
+		size_t nk = t->n_phases - 1 - (t->phases_folded ? 1 : 0);
+
+		while (L->next_phase < nk && t->phases[L->next_phase].seq < L->seq)
 			L->next_phase++;
-		if (L->next_phase + 1 < t->n_phases && t->phases[L->next_phase].seq == L->seq)
+		if (L->next_phase < nk && t->phases[L->next_phase].seq == L->seq)
 			opened = (int32_t)L->next_phase;
 	}
 	e = ana_pid_of_record(L, p, &made);
@@ -555,6 +643,9 @@ int ana_pass2_proc(struct loader *L, const struct iot_process *p, uint64_t chunk
 		return 0;
 	if (made)
 		find_orphan(L, e);
+	if (!t->by_time && t->phases_folded && L->pass == 2 &&
+	    (opened = ana_pass2_opens(L, e, p, opened)) < -1)
+		return opened;
 	switch (p->kind) {
 	case IOT_PROC_START:
 		e->born = e->active_from = p->t_ns;
@@ -581,6 +672,10 @@ int ana_pass2_proc(struct loader *L, const struct iot_process *p, uint64_t chunk
 	case IOT_PROC_EXIT:
 		if (p->tid != p->pid && p->tid != 0)
 			return ana_pid_thread(L, e, p, chunk);
+		if (e->fold_head) {
+			e->fold_head = 0;
+			ana_fold_close(L, p->t_ns);
+		}
 		if (t->by_time && (L->pass == 2 || L->seq > L->seq2))
 			exit_by_time(L, e, p);
 		return ana_pid_exited(L, e, chunk);

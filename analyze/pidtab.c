@@ -62,7 +62,7 @@ struct pident *ana_pid_get(struct pidmap *m, int32_t pid, int create)
 	m->e[i].used = 1;
 	m->e[i].pid = pid;
 	m->e[i].cmd = -1;
-	m->e[i].phase1 = m->e[i].phase2 = -1;
+	m->e[i].phase2 = -1;
 	m->e[i].born = INT64_MIN;
 	m->e[i].active_from = INT64_MIN;
 	m->n++;
@@ -221,25 +221,17 @@ static int pid_gone(struct loader *L, struct pident *e)
 	struct ana_trace *t = L->t;
 	size_t i;
 
-	if (L->pass == 1 && e->phase1 >= 0) {
+	if (L->pass == 1 && e->phase1) {
 		/* the name of a phase whose command never named it is its
 		 * process's command (ana_finish_phases()) */
-		if (L->n_phase_cmd < t->n_phases) {
-			int32_t *n = realloc(L->phase_cmd, t->n_phases * sizeof(*n));
+		struct ana_phase *ph = ana_phase_of(L, e->phase1);
 
-			if (!n)
-				return -ENOMEM;
-			for (i = L->n_phase_cmd; i < t->n_phases; i++)
-				n[i] = -1;
-			L->phase_cmd = n;
-			L->n_phase_cmd = t->n_phases;
-		}
-		if (t->phases[e->phase1].pid == e->pid)
-			L->phase_cmd[e->phase1] = e->cmd;
+		if (ph && ph->pid == e->pid)
+			ph->cmd = e->cmd;
 		if (L->have_root && e->pid == L->root)
 			for (i = 0; i < t->n_phases; i++)
 				if (t->phases[i].pid == e->pid)
-					L->phase_cmd[i] = e->cmd;
+					t->phases[i].cmd = e->cmd;
 	}
 	if (L->pass != 2)
 		return 0;

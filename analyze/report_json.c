@@ -138,6 +138,9 @@ static void phases_json(FILE *f, const struct ana_trace *t)
 		num_or_null(f, ana_phase_metric(t, i, ANA_M_UTIL));
 		fputs(", ", f);
 		stat_json(f, &p->st);
+		/* only in the row of "(other commands)": the others' keys stay */
+		if (t->phases_folded && i + 2 == t->n_phases)
+			fprintf(f, ", \"folded\": %llu", (unsigned long long)t->phases_folded);
 		fputc('}', f);
 	}
 	fputs("\n  ]", f);

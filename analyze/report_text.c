@@ -157,6 +157,10 @@ static void print_phases(FILE *f, const struct ana_trace *t)
 	}
 	phase_row(f, "total", (double)t->real_ns, t->has_cpu ? (double)t->cpu_ns : NAN,
 		  &t->total);
+	if (t->phases_folded)
+		fprintf(f, "  %s: %llu top-level commands, their real time added up; the %d "
+			"longest have rows of their own\n", ANA_OTHER_CMDS,
+			(unsigned long long)t->phases_folded, ANA_PHASES_MAX);
 }
 
 static void lat_head(FILE *f, const char *title)
@@ -290,6 +294,9 @@ static void print_procs(FILE *f, const struct ana_trace *t)
 			h->n ? NS(d, ana_hist_quantile(h, 0.99)) : "-",
 			p->st.bytes ? ana_fmt_bytes(e, sizeof(e), (double)p->st.bytes) : "-");
 	}
+	if (t->cmds_fold)
+		fprintf(f, "  %s: the commands named after the first %d\n", ANA_OTHER_CMDS,
+			ANA_CMDS_MAX);
 	free(idx);
 }
 

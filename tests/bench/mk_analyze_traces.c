@@ -5,6 +5,7 @@
  *   mk_analyze_traces DIR             the golden set (see tests/data/analyze/)
  *   mk_analyze_traces --bench FILE N  a synthetic trace of about N events
  *   mk_analyze_traces --procs FILE N  a shell loop of N short processes
+ *   mk_analyze_traces --commands FILE N  a shell running N top-level commands
  *
  * The golden workload is the Mozilla-tree script of the classic benchmark
  * (cp -a, sync, cp -a, cp -a, sync, du, rm -rf, tar c, sync) on a small
@@ -447,6 +448,44 @@ static void procs(struct gen *g)
 	proc(g, IOT_PROC_EXIT, 100, 1, NULL, 0, 1000000);
 }
 
+/* ---- many top-level commands: a script of N lines ---- */
+
+static uint64_t commands_n;
+
+/* The shell itself forks each of N commands one after the other (each a
+ * phase): even ones run cc1 or as, odd ones a tool of their own name
+ * (N / 2 commands); each opens and reads a file, and every 2000th (from
+ * the 8th) syncs for 5 ms too: the longest.  Pids are never reused. */
+static void commands(struct gen *g)
+{
+	static const char *const sh[] = { "sh", "build.sh" };
+	char name[64], arg[64];
+	uint64_t i;
+	int pid;
+
+	proc(g, IOT_PROC_START, 100, 1, sh, 2, 0);
+	for (i = 0; i < commands_n && !g->rc; i++) {
+		const char *const av[] = { name, arg };
+
+		pid = 1000 + (int)i;
+		if (i % 2)
+			snprintf(name, sizeof(name), "/opt/tools/tool%llu", (unsigned long long)i);
+		else
+			snprintf(name, sizeof(name), "/usr/bin/%s", i % 4 ? "as" : "cc1");
+		snprintf(arg, sizeof(arg), "file%llu.c", (unsigned long long)i);
+		call(g, 100, __NR_clone, pid, 40000, NULL, NULL, 0, 0, 0);
+		proc(g, IOT_PROC_FORK, pid, 100, NULL, 0, 0);
+		proc(g, IOT_PROC_EXEC, pid, 100, av, 2, 0);
+		call(g, pid, __NR_openat, 3, 3000, "/etc/ld.so.cache", NULL, -100, 0, 0);
+		call(g, pid, __NR_read, 832, 2000, NULL, NULL, 3, 0, 832);
+		if (i % 2000 == 7)
+			call(g, pid, __NR_sync, 0, 5000000, NULL, NULL, 0, 0, 0);
+		proc(g, IOT_PROC_EXIT, pid, 100, NULL, 0, 500000);
+		call(g, 100, __NR_wait4, pid, 60000, NULL, NULL, pid, 0, 0);
+	}
+	proc(g, IOT_PROC_EXIT, 100, 1, NULL, 0, 1000000);
+}
+
 static const struct target targets[] = {
 	{ "moz-ext4.iotape", "ext4", "ext4", "rw,relatime", "mkfs.ext4 -F -q",
 	  { 1, 1, 1, 1, 1, 1, 1, 1 }, 1.0, 3407872 },
@@ -471,8 +510,15 @@ int main(int argc, char **argv)
 		flush_events = 8192;
 		return write_file(argv[2][0] == '/' ? "" : ".", argv[2], NULL, 0, procs, NULL, 0, 0);
 	}
+	if (argc == 4 && strcmp(argv[1], "--commands") == 0) {
+		commands_n = strtoull(argv[3], NULL, 10);
+		flush_events = 8192;
+		return write_file(argv[2][0] == '/' ? "" : ".", argv[2], NULL, 0, commands, NULL, 0,
+				  0);
+	}
 	if (argc != 2) {
-		fprintf(stderr, "usage: mk_analyze_traces DIR | --bench FILE N | --procs FILE N\n");
+		fprintf(stderr, "usage: mk_analyze_traces DIR | --bench FILE N | --procs FILE N | "
+			"--commands FILE N\n");
 		return 2;
 	}
 	rc |= write_file(argv[1], "moz.iotape", NULL, 0, mozilla, sh_argv, 2, 0);

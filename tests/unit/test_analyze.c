@@ -361,6 +361,155 @@ static void test_leader_exits_first(void **state)
 	ana_trace_free(&t);
 }
 
+/* A shell that runs 3,000 top-level commands, each as long as no other,
+ * then execs a last one in place: the ANA_PHASES_MAX longest keep rows of
+ * their own, in the order they ran, the others are one row, "(other
+ * commands)", before "(gaps)"; each call is in one phase and the gaps are
+ * the time between the commands, as with a row each.  The first command
+ * (among the shortest) leaves a process that exits at the end: its CPU
+ * time and calls count in "(other commands)".  With ANA_PHASES_MAX
+ * commands, nothing is folded. */
+static void fold_trace(const char *path, int n, int64_t *gaps, int *kept)
+{
+	struct iot_writer *w;
+	struct iot_header h = { .argc = 0 };
+	struct iot_writer_opts o = { .flush_events = 3 };
+	int64_t first = 0, covered = 0, s;
+	int i, k;
+
+	assert_int_equal(iot_writer_open(&w, path, &h, &o), 0);
+	pr(w, IOT_PROC_START, 10, 1, "sh", 0);
+	first = now_ns + 1000;
+	for (i = 0; i < n; i++) {
+		int pid = 1000 + i, len = (i * 7919) % n;	/* each its own length */
+		char name[32];
+
+		snprintf(name, sizeof(name), "/bin/c%d", i);
+		ev(w, 10, __NR_clone, pid, 100);
+		pr(w, IOT_PROC_FORK, pid, 10, NULL, 0);
+		s = now_ns;
+		pr(w, IOT_PROC_EXEC, pid, 10, name, 0);
+		ev(w, pid, __NR_openat, 3, 1000 + 10 * len);
+		if (i == 0) {
+			pr(w, IOT_PROC_FORK, 999, pid, NULL, 0);
+			ev(w, 999, __NR_read, 1, 100);
+		}
+		pr(w, IOT_PROC_EXIT, pid, 10, NULL, 10);
+		covered += now_ns - s;
+		ev(w, 10, __NR_wait4, pid, 100);
+		kept[i] = len >= n - ANA_PHASES_MAX + 1;
+	}
+	ev(w, 999, __NR_read, 1, 100);
+	pr(w, IOT_PROC_EXIT, 999, 1000, NULL, 7777);
+	/* a chunk gives its processes first: the exec after the calls before */
+	assert_int_equal(iot_writer_flush(w, 0), 0);
+	pr(w, IOT_PROC_EXEC, 10, 1, "/bin/last", 0);	/* in place: one more */
+	s = now_ns;
+	ev(w, 10, __NR_write, 1, 1000 * (int64_t)n);	/* the longest */
+	pr(w, IOT_PROC_EXIT, 10, 1, NULL, 50);
+	covered += now_ns - s;
+	/* the exec's phase ends at the last call's end, not at the exit */
+	covered -= now_ns - (s + 1000 + 1000 * (int64_t)n);
+	assert_int_equal(iot_writer_close(w, 0), 0);
+	*gaps = now_ns - 10 - first - covered;
+	for (i = k = 0; i < n; i++)
+		k += kept[i];
+	if (n > ANA_PHASES_MAX)
+		assert_int_equal(k, ANA_PHASES_MAX - 1);	/* and /bin/last */
+}
+
+static void test_fold_phases(void **state)
+{
+	char path[] = "/tmp/test_analyze_XXXXXX";
+	static int kept[3000];
+	struct ana_trace t = { 0 };
+	const struct ana_phase *f;
+	uint64_t calls = 0;
+	int64_t gaps;
+	size_t i, k;
+	int fd = mkstemp(path), n = 3000;
+
+	assert_true(fd >= 0);
+	close(fd);
+	fold_trace(path, n, &gaps, kept);
+	assert_int_equal(ana_load(&t, path), 0);
+	assert_int_equal(t.n_phases, ANA_PHASES_MAX + 2);
+	assert_int_equal(t.phases_folded, n + 1 - ANA_PHASES_MAX);
+	for (i = 0, k = 0; i < (size_t)n; i++) {
+		char name[32];
+
+		if (!kept[i])
+			continue;
+		snprintf(name, sizeof(name), "/bin/c%zu arg", i);
+		assert_string_equal(t.phases[k].name, name);
+		assert_int_equal(t.phases[k].st.count, 1);
+		assert_int_equal(t.phases[k].procs, 1);
+		k++;
+	}
+	assert_string_equal(t.phases[k].name, "/bin/last arg");
+	assert_int_equal(t.phases[k].st.count, 1);
+	f = &t.phases[k + 1];
+	assert_string_equal(f->name, "(other commands)");
+	assert_int_equal(f->st.count, n + 1 - (ANA_PHASES_MAX - 1) + 1);
+	assert_int_equal(f->procs, n - (ANA_PHASES_MAX - 1) + 1);
+	assert_true(f->cpu_ns >= 10 * (n - (ANA_PHASES_MAX - 1)) + 7777);
+	assert_string_equal(t.phases[k + 2].name, "(gaps)");
+	assert_int_equal(t.phases[k + 2].st.count, 2 * n);
+	assert_int_equal(t.gaps_real_ns, gaps);
+	for (i = 0; i < t.n_phases; i++)
+		calls += t.phases[i].st.count;
+	assert_int_equal(calls, t.total.count);
+	ana_trace_free(&t);
+
+	/* as many as the rows: none folded */
+	memset(&t, 0, sizeof(t));
+	fold_trace(path, ANA_PHASES_MAX - 1, &gaps, kept);
+	assert_int_equal(ana_load(&t, path), 0);
+	unlink(path);
+	assert_int_equal(t.n_phases, ANA_PHASES_MAX + 1);
+	assert_int_equal(t.phases_folded, 0);
+	assert_int_equal(t.gaps_real_ns, gaps);
+	assert_string_equal(t.phases[0].name, "/bin/c0 arg");
+	assert_int_equal(t.phases[0].st.count, 3);
+	ana_trace_free(&t);
+}
+
+/* Past ANA_CMDS_MAX command names, a new one's processes and calls count
+ * under "(other commands)"; the first ones keep their rows. */
+static void test_fold_commands(void **state)
+{
+	char path[] = "/tmp/test_analyze_XXXXXX";
+	struct iot_writer *w = tmp_writer(path);
+	struct ana_trace t = { 0 };
+	int i, n = 1000;
+
+	pr(w, IOT_PROC_START, 10, 1, "sh", 0);
+	pr(w, IOT_PROC_FORK, 11, 10, NULL, 0);		/* the one phase */
+	for (i = 0; i < n; i++) {
+		char name[32];
+
+		snprintf(name, sizeof(name), "/bin/c%d", i % 2 ? i : 0);
+		pr(w, IOT_PROC_FORK, 1000 + i, 11, NULL, 0);
+		pr(w, IOT_PROC_EXEC, 1000 + i, 11, name, 0);
+		ev(w, 1000 + i, __NR_openat, 3, 1000);
+		pr(w, IOT_PROC_EXIT, 1000 + i, 11, NULL, 10);
+	}
+	pr(w, IOT_PROC_EXIT, 11, 10, NULL, 10);
+	pr(w, IOT_PROC_EXIT, 10, 1, NULL, 10);
+	assert_int_equal(iot_writer_close(w, 0), 0);
+	assert_int_equal(ana_load(&t, path), 0);
+	unlink(path);
+	/* sh, c0, and 254 odd ones */
+	assert_int_equal(t.n_procs, ANA_CMDS_MAX + 1);
+	assert_int_equal(cmd_row(&t, "c0")->pids, n / 2);
+	assert_non_null(cmd_row(&t, "c507"));
+	assert_null(cmd_row(&t, "c509"));
+	assert_int_equal(cmd_row(&t, "(other commands)")->pids, n / 2 - (ANA_CMDS_MAX - 2));
+	assert_int_equal(cmd_row(&t, "(other commands)")->st.count, n / 2 - (ANA_CMDS_MAX - 2));
+	assert_int_equal(t.phases[0].st.count, n);
+	ana_trace_free(&t);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -371,6 +520,8 @@ int main(void)
 		cmocka_unit_test(test_pid_reuse),
 		cmocka_unit_test(test_many_processes),
 		cmocka_unit_test(test_leader_exits_first),
+		cmocka_unit_test(test_fold_phases),
+		cmocka_unit_test(test_fold_commands),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
