@@ -228,7 +228,7 @@ int64_t ana_cov_gap_time(const struct loader *L)
 /* Pass 2: a phase folded into "(other commands)" opens, or ends, at @t_ns. */
 static void fold_open(struct loader *L, int64_t t_ns)
 {
-	if (L->fold_open++ == 0)
+	if (L->fold_open++ == 0 && L->fring)
 		L->fring[L->fring_n++ % ANA_FOLD_RING] = (struct ana_span){ t_ns, INT64_MAX };
 }
 
@@ -236,10 +236,43 @@ void ana_fold_close(struct loader *L, int64_t t_ns)
 {
 	struct ana_span *r;
 
-	if (L->fold_open == 0 || --L->fold_open > 0 || L->fring_n == 0)
+	if (L->fold_open == 0 || --L->fold_open > 0 || L->fring_n == 0 || !L->fring)
 		return;
 	r = &L->fring[(L->fring_n - 1) % ANA_FOLD_RING];
 	r->e = t_ns > r->s ? t_ns : r->s;
+}
+
+static const struct ana_span *fring_at(const struct loader *L, size_t nr, size_t j)
+{
+	return &L->fring[(L->fring_n - nr + j) % ANA_FOLD_RING];
+}
+
+int64_t ana_fold_overlap(const struct loader *L, int64_t a, int64_t b, int64_t *seg, size_t *n)
+{
+	size_t nr = L->fring_n < ANA_FOLD_RING ? L->fring_n : ANA_FOLD_RING, lo = 0, hi = nr;
+	int64_t sum = 0;
+
+	/* the stretches follow one another (records in time order): the
+	 * first that ends after @a, then on while they start before @b */
+	while (lo < hi) {
+		size_t mid = (lo + hi) / 2;
+
+		if (fring_at(L, nr, mid)->e <= a)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	for (; lo < nr && fring_at(L, nr, lo)->s < b; lo++) {
+		const struct ana_span *r = fring_at(L, nr, lo);
+		int64_t s = r->s > a ? r->s : a, e = r->e < b ? r->e : b;
+
+		if (s < e) {
+			sum = iot_ns_add(sum, iot_ns_sub(e, s));
+			seg[2 * *n] = s;
+			seg[2 * (*n)++ + 1] = e;
+		}
+	}
+	return sum;
 }
 
 /* Pass 2, when phases were folded: whether record @p opens one, as pass 1

@@ -66,7 +66,7 @@ struct ana_pend {
 #define ANA_GRAVE_CHUNKS 4
 #define ANA_GRAVE_MAX 32768
 #define ANA_COV_MAX 1024
-#define ANA_FOLD_RING 64	/* exited entries kept at most, whatever the chunks */
+#define ANA_FOLD_RING 16384	/* exited entries kept at most, whatever the chunks */
 
 struct pident {
 	int32_t pid;
@@ -136,9 +136,11 @@ struct loader {
 	int64_t cov_done, cov_done_end;
 	/* pass 2: the phases folded into "(other commands)" that are open,
 	 * and the last ANA_FOLD_RING stretches of time when any was (for the
-	 * CPU time of the processes in no phase) */
+	 * CPU time of the processes in no phase: a chunk gives all its
+	 * processes before its events, so the stretches of a chunk's
+	 * thousands of commands are still there at its calls) */
 	uint64_t fold_open;
-	struct ana_span fring[ANA_FOLD_RING];
+	struct ana_span *fring;	/* ANA_FOLD_RING, once phases were folded */
 	size_t fring_n;		/* stretches pushed, fring[(n - 1) % ANA_FOLD_RING] the last */
 	struct ana_phase *marks;
 	size_t n_marks, n_marks_seen;
@@ -283,6 +285,10 @@ int ana_pass2_opens(struct loader *L, struct pident *e, const struct iot_process
 /*! ana_fold_close() : pass 2: a folded phase ended at @t_ns (its process
  *  exited, or the root exec'd anew). */
 void ana_fold_close(struct loader *L, int64_t t_ns);
+/*! ana_fold_overlap() : pass 2: the time in [@a, @b) when a folded phase
+ *  was open; its stretches into @seg (pairs), *@n of them there, at most
+ *  ANA_FOLD_RING more.  @return : that time. */
+int64_t ana_fold_overlap(const struct loader *L, int64_t a, int64_t b, int64_t *seg, size_t *n);
 
 /* Pass 1 (process records and event times) and what settles after it. */
 int ana_pass1_proc(struct loader *L, const struct iot_process *p, uint64_t chunk);

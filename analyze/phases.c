@@ -445,8 +445,11 @@ int ana_finish_phases(struct loader *L)
 	L->orphan_cpu = t->phases[idx].cpu_ns;
 	L->w = calloc(t->n_phases, sizeof(*L->w));
 	L->ov = calloc(t->n_phases, sizeof(*L->ov));
-	L->seg = calloc(2 * (t->n_phases + ANA_FOLD_RING), sizeof(*L->seg));
-	if (!L->w || !L->ov || !L->seg)
+	L->seg = calloc(2 * (t->n_phases + (t->phases_folded ? ANA_FOLD_RING : 0)),
+			sizeof(*L->seg));
+	if (t->phases_folded)
+		L->fring = malloc(ANA_FOLD_RING * sizeof(*L->fring));
+	if (!L->w || !L->ov || !L->seg || (t->phases_folded && !L->fring))
 		return -ENOMEM;
 	return 0;
 }
@@ -466,7 +469,7 @@ int ana_finish_phases(struct loader *L)
 static void add_active(struct loader *L, int64_t a, int64_t b)
 {
 	struct ana_trace *t = L->t;
-	size_t i, k, n = 0, np = t->n_phases - 1;	/* the last one is (gaps) */
+	size_t i, n = 0, np = t->n_phases - 1;	/* the last one is (gaps) */
 	size_t fold = t->phases_folded ? np - 1 : SIZE_MAX;
 	double sum = 0;
 	int64_t cov;
@@ -479,21 +482,8 @@ static void add_active(struct loader *L, int64_t a, int64_t b)
 
 		if (i == fold) {
 			/* "(other commands)": when one of its phases was open
-			 * (pass 2 follows them, fold_open()) */
-			size_t nr = L->fring_n < ANA_FOLD_RING ? L->fring_n : ANA_FOLD_RING;
-
-			L->ov[i] = 0;
-			for (k = 0; k < nr; k++) {
-				const struct ana_span *r = &L->fring[(L->fring_n - 1 - k) % ANA_FOLD_RING];
-
-				s = r->s > a ? r->s : a;
-				e = r->e < b ? r->e : b;
-				if (s < e) {
-					L->ov[i] += (double)iot_ns_sub(e, s);
-					L->seg[2 * n] = s;
-					L->seg[2 * n++ + 1] = e;
-				}
-			}
+			 * (pass 2 follows them) */
+			L->ov[i] = (double)ana_fold_overlap(L, a, b, L->seg, &n);
 			sum += L->ov[i];
 			continue;
 		}

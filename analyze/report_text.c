@@ -158,9 +158,10 @@ static void print_phases(FILE *f, const struct ana_trace *t)
 	phase_row(f, "total", (double)t->real_ns, t->has_cpu ? (double)t->cpu_ns : NAN,
 		  &t->total);
 	if (t->phases_folded)
-		fprintf(f, "  %s: %llu top-level commands, their real time added up; the %d "
+		fprintf(f, "  %s: %llu top-level command%s, their real time added up; the %d "
 			"longest have rows of their own\n", ANA_OTHER_CMDS,
-			(unsigned long long)t->phases_folded, ANA_PHASES_MAX);
+			(unsigned long long)t->phases_folded, t->phases_folded == 1 ? "" : "s",
+			ANA_PHASES_MAX);
 }
 
 static void lat_head(FILE *f, const char *title)
