@@ -133,6 +133,7 @@ struct ana_phase {
  * "(other commands)". */
 #define ANA_CMDS_MAX 256
 #define ANA_OTHER_CMDS "(other commands)"
+#define ANA_CMD_HASH 1024	/* > 2 x the rows: (unknown), the fold row */
 
 #define ANA_TL_BINS 240
 #define ANA_MAX_NR 512
@@ -184,6 +185,7 @@ struct ana_trace {
 	uint64_t phases_folded;
 	/* the procs row of "(other commands)" plus 1, 0 if none (ANA_CMDS_MAX) */
 	size_t cmds_fold;
+	uint32_t *cmd_hash;	/* ANA_CMD_HASH slots: a procs row plus 1, 0 empty */
 	int64_t gaps_real_ns;
 	/* a profile of many clients (replay --clients, iotape-mpi): client i's
 	 * pids are its own plus i x client_stride; 0 if not one */

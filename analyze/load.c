@@ -357,6 +357,7 @@ out:
 	free(L.w);
 	free(L.ov);
 	free(L.seg);
+	free(L.end_max);
 	free(L.aw);
 	for (size_t i = 0; i < L.n_marks; i++)
 		free(L.marks[i].name);
@@ -383,6 +384,7 @@ void ana_trace_free(struct ana_trace *t)
 		ana_stat_free(&t->phases[i].st);
 	}
 	free(t->procs);
+	free(t->cmd_hash);
 	free(t->phases);
 	for (i = 0; t->clients && i < (size_t)t->n_clients; i++)
 		ana_stat_free(&t->clients[i]);

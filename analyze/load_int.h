@@ -165,6 +165,8 @@ struct loader {
 	int64_t orphan_cpu;
 	double *w, *ov, w_gap;
 	int64_t *seg;
+	int64_t *end_max;	/* the latest end of phases 0 .. i, when they
+				 * are in order of their starts; else NULL */
 	/* async requests waiting for their completion (load_aio.c) */
 	struct ana_aio_wait {
 		uint64_t key;

@@ -13,7 +13,27 @@
 #include "engine.h"
 #include "load_int.h"
 
-static int add_proc(struct ana_trace *t, const char *cmd)
+static uint32_t name_hash(const char *s)
+{
+	uint32_t h = 2166136261u;
+
+	while (*s)
+		h = (h ^ (uint8_t)*s++) * 16777619u;
+	return h;
+}
+
+/* The slot of @cmd in t->cmd_hash: its row's, or the empty one it would
+ * take. */
+static size_t cmd_slot(const struct ana_trace *t, const char *cmd)
+{
+	size_t i = name_hash(cmd) & (ANA_CMD_HASH - 1);
+
+	while (t->cmd_hash[i] && strcmp(t->procs[t->cmd_hash[i] - 1].cmd, cmd) != 0)
+		i = (i + 1) & (ANA_CMD_HASH - 1);
+	return i;
+}
+
+static int add_proc(struct ana_trace *t, const char *cmd, size_t slot)
 {
 	struct ana_proc *np = realloc(t->procs, (t->n_procs + 1) * sizeof(*np));
 
@@ -24,25 +44,29 @@ static int add_proc(struct ana_trace *t, const char *cmd)
 	np[t->n_procs].cmd = strdup(cmd);
 	if (!np[t->n_procs].cmd)
 		return -ENOMEM;
+	t->cmd_hash[slot] = (uint32_t)t->n_procs + 1;
 	return (int)t->n_procs++;
 }
 
 int ana_proc_index(struct ana_trace *t, const char *cmd)
 {
-	size_t i;
+	size_t slot;
 	int k;
 
-	for (i = 0; i < t->n_procs; i++)
-		if (strcmp(t->procs[i].cmd, cmd) == 0)
-			return (int)i;
+	if (!t->cmd_hash && !(t->cmd_hash = calloc(ANA_CMD_HASH, sizeof(*t->cmd_hash))))
+		return -ENOMEM;
+	slot = cmd_slot(t, cmd);
+	if (t->cmd_hash[slot])
+		return (int)t->cmd_hash[slot] - 1;
 	/* past ANA_CMDS_MAX names, a new one's processes and calls count
 	 * under "(other commands)"; both passes see the names in the same
 	 * order, so each gives a name the same row */
 	if (t->n_procs - (t->cmds_fold ? 1 : 0) < ANA_CMDS_MAX || strcmp(cmd, "(unknown)") == 0)
-		return add_proc(t, cmd);
+		return add_proc(t, cmd, slot);
 	if (t->cmds_fold)
 		return (int)t->cmds_fold - 1;
-	k = add_proc(t, ANA_OTHER_CMDS);
+	slot = cmd_slot(t, ANA_OTHER_CMDS);
+	k = t->cmd_hash[slot] ? (int)t->cmd_hash[slot] - 1 : add_proc(t, ANA_OTHER_CMDS, slot);
 	if (k >= 0)
 		t->cmds_fold = (size_t)k + 1;
 	return k;
@@ -350,7 +374,7 @@ static int64_t gap_time(const struct ana_trace *t, size_t n)
 int ana_finish_phases(struct loader *L)
 {
 	struct ana_trace *t = L->t;
-	size_t i;
+	size_t i, n_kept;
 	int idx;
 
 	L->n_marks_seen = L->n_marks;
@@ -449,6 +473,15 @@ int ana_finish_phases(struct loader *L)
 			sizeof(*L->seg));
 	if (t->phases_folded)
 		L->fring = malloc(ANA_FOLD_RING * sizeof(*L->fring));
+	/* add_active() looks at the phases an interval can meet, when they
+	 * are in order of their starts (records in time order) */
+	n_kept = t->n_phases - 1 - (t->phases_folded ? 1 : 0);
+	for (i = 1; i < n_kept && t->phases[i - 1].start <= t->phases[i].start; i++)
+		;
+	if (n_kept && i >= n_kept && (L->end_max = malloc(n_kept * sizeof(*L->end_max))))
+		for (i = 0; i < n_kept; i++)
+			L->end_max[i] = i && L->end_max[i - 1] > t->phases[i].end ?
+					L->end_max[i - 1] : t->phases[i].end;
 	if (!L->w || !L->ov || !L->seg || (t->phases_folded && !L->fring))
 		return -ENOMEM;
 	return 0;
@@ -470,23 +503,38 @@ static void add_active(struct loader *L, int64_t a, int64_t b)
 {
 	struct ana_trace *t = L->t;
 	size_t i, n = 0, np = t->n_phases - 1;	/* the last one is (gaps) */
-	size_t fold = t->phases_folded ? np - 1 : SIZE_MAX;
+	size_t nk = t->phases_folded ? np - 1 : np, lo = 0, hi = nk, m;
 	double sum = 0;
 	int64_t cov;
 
 	if (b <= a)
 		return;
-	for (i = 0; i < np; i++) {
+	if (L->end_max) {
+		/* phases in order of their starts: those before lo end by
+		 * @a, those from hi start at @b or later */
+		size_t x = 0, y = nk;
+
+		while (x < y) {
+			m = (x + y) / 2;
+			if (L->end_max[m] <= a)
+				x = m + 1;
+			else
+				y = m;
+		}
+		lo = x;
+		for (y = nk; x < y;) {
+			m = (x + y) / 2;
+			if (t->phases[m].start < b)
+				x = m + 1;
+			else
+				y = m;
+		}
+		hi = x;
+	}
+	for (i = lo; i < hi; i++) {
 		int64_t s = t->phases[i].start > a ? t->phases[i].start : a;
 		int64_t e = t->phases[i].end < b ? t->phases[i].end : b;
 
-		if (i == fold) {
-			/* "(other commands)": when one of its phases was open
-			 * (pass 2 follows them) */
-			L->ov[i] = (double)ana_fold_overlap(L, a, b, L->seg, &n);
-			sum += L->ov[i];
-			continue;
-		}
 		L->ov[i] = s < e ? (double)iot_ns_sub(e, s) : 0;
 		if (s < e) {
 			sum += L->ov[i];
@@ -494,10 +542,18 @@ static void add_active(struct loader *L, int64_t a, int64_t b)
 			L->seg[2 * n++ + 1] = e;
 		}
 	}
+	if (nk < np) {
+		/* "(other commands)": when one of its phases was open (pass 2
+		 * follows them) */
+		L->ov[nk] = (double)ana_fold_overlap(L, a, b, L->seg, &n);
+		sum += L->ov[nk];
+	}
 	cov = union_len(L->seg, n);
 	L->w_gap += (double)iot_ns_sub(iot_ns_sub(b, a), cov);
-	for (i = 0; sum > 0 && i < np; i++)
+	for (i = lo; sum > 0 && i < hi; i++)
 		L->w[i] += L->ov[i] * (double)cov / sum;
+	if (sum > 0 && nk < np)
+		L->w[nk] += L->ov[nk] * (double)cov / sum;
 }
 
 void ana_orphan_event(struct loader *L, struct pident *e, const struct iot_event *ev)
