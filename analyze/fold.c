@@ -147,6 +147,8 @@ static void fold_phase(struct loader *L, struct ana_phase *ph)
 	if (L->t->phases_folded++ == 0 || ph->start < f->start)
 		f->start = ph->start;
 	f->end = iot_ns_add(f->end, real);	/* the real time, until settled */
+	if ((!L->t->events || ph->end > L->t->t_last) && L->n_tail < ANA_TAIL_MAX && L->tail)
+		L->tail[L->n_tail++] = (struct ana_span){ ph->start, ph->end };
 	f->cpu_ns += ph->cpu_ns;
 	f->procs += ph->procs;
 	free(ph->name);
@@ -205,6 +207,33 @@ void ana_phase_closed(struct loader *L, struct ana_phase *ph)
 	if (len < L->floor)
 		L->floor = len;
 	ana_fold_shortest(L);
+}
+
+void ana_fold_tail(struct loader *L)
+{
+	size_t i;
+
+	for (i = 0; i < L->n_tail;)
+		if (L->tail[i].e <= L->t->t_last)
+			L->tail[i] = L->tail[--L->n_tail];
+		else
+			i++;
+}
+
+void ana_fold_tail_cut(struct loader *L)
+{
+	int64_t tl = L->t->t_last;
+	size_t i;
+
+	ana_fold_tail(L);
+	for (i = 0; i < L->n_tail; i++) {
+		const struct ana_span *c = &L->tail[i];
+		int64_t real = c->e > c->s ? iot_ns_sub(c->e, c->s) : 0;
+		int64_t cut = tl > c->s ? iot_ns_sub(tl, c->s) : 0;
+
+		if (cut < real)
+			L->fold.end = iot_ns_sub(L->fold.end, iot_ns_sub(real, cut));
+	}
 }
 
 /* "(gaps)" once phases were folded: the time no span of L->cov covers. */

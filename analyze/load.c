@@ -352,6 +352,7 @@ out:
 	free(L.orphans);
 	free(L.orph_runs);
 	free(L.cov);
+	free(L.tail);
 	free(L.fring);
 	free(L.fold.name);
 	free(L.w);

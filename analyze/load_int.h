@@ -66,6 +66,7 @@ struct ana_pend {
 #define ANA_GRAVE_CHUNKS 4
 #define ANA_GRAVE_MAX 32768
 #define ANA_COV_MAX 1024
+#define ANA_TAIL_MAX 4096
 #define ANA_FOLD_RING 16384	/* exited entries kept at most, whatever the chunks */
 
 struct pident {
@@ -134,6 +135,11 @@ struct loader {
 	} *cov;
 	size_t n_cov;
 	int64_t cov_done, cov_done_end;
+	/* pass 1: folded phases that end after the last call seen so far,
+	 * ANA_TAIL_MAX at most: their real time is cut at the last call, as
+	 * a phase's with a row of its own */
+	struct ana_span *tail;
+	size_t n_tail;
 	/* pass 2: the phases folded into "(other commands)" that are open,
 	 * and the last ANA_FOLD_RING stretches of time when any was (for the
 	 * CPU time of the processes in no phase: a chunk gives all its
@@ -275,6 +281,12 @@ void ana_fold_shortest(struct loader *L);
 void ana_phases_compact(struct loader *L);
 /*! ana_cov_add() : span [@s, @e) into the time covered by phases. */
 void ana_cov_add(struct loader *L, int64_t s, int64_t e);
+/*! ana_fold_tail() : after the events of a chunk (t->t_last is theirs):
+ *  forget the folded phases of L->tail that end by then. */
+void ana_fold_tail(struct loader *L);
+/*! ana_fold_tail_cut() : after pass 1: the real time of "(other
+ *  commands)" cut at the last call, where its phases ended later. */
+void ana_fold_tail_cut(struct loader *L);
 /*! ana_cov_gap_time() : @return : the time in no phase, once phases were
  *  folded (the spans of ana_cov_add()). */
 int64_t ana_cov_gap_time(const struct loader *L);

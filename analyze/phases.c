@@ -98,6 +98,8 @@ static int open_phase(struct loader *L, const char *name, int64_t start, int32_t
 
 	if (!L->cov && !(L->cov = malloc((ANA_COV_MAX + 1) * sizeof(*L->cov))))
 		return -ENOMEM;
+	if (!L->tail && !(L->tail = malloc(ANA_TAIL_MAX * sizeof(*L->tail))))
+		return -ENOMEM;
 	if (L->n_dead > ANA_PHASES_MAX)
 		ana_phases_compact(L);
 	L->n_opened++;
@@ -285,6 +287,8 @@ void ana_pass1_span(struct loader *L, const struct iot_span *sp)
 	if (t->events == 0 || sp->t_end > t->t_last)
 		t->t_last = sp->t_end;
 	t->events += sp->events;
+	if (L->n_tail)
+		ana_fold_tail(L);
 	if (!L->have_root) {
 		L->root = sp->pid;
 		L->have_root = 1;
@@ -437,6 +441,7 @@ int ana_finish_phases(struct loader *L)
 	}
 	if (t->phases_folded) {
 		t->gaps_real_ns = ana_cov_gap_time(L);
+		ana_fold_tail_cut(L);
 		idx = add_phase(&t->phases, &t->n_phases, ANA_OTHER_CMDS, L->fold.start, 0,
 				UINT64_MAX - 1);
 		if (idx < 0)
