@@ -13,12 +13,8 @@ set -u
 
 need_iotape_cmd report
 need_cmd python3
-GEN=$(dirname "$IOTAPE")/tests/bench/mk_analyze_traces
-[ -x "$GEN" ] || fail "$GEN is not built"
-# an AddressSanitizer build reserves terabytes of shadow address space
-# at its start: no address-space limit can hold it
-grep -q __asan_init "$IOTAPE" &&
-	skip "a sanitizer build cannot run under an address-space limit (ulimit -v)"
+need_mk_analyze_traces
+need_address_limit
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 N=300000

@@ -46,6 +46,19 @@ need_longtrace() {	# sets GEN: tests/bench/longtrace, which makes long traces
 	[ -x "$GEN" ] || fail "$GEN is not built"
 }
 
+need_mk_analyze_traces() {	# sets GEN: tests/bench/mk_analyze_traces
+	GEN=$(dirname "$IOTAPE")/tests/bench/mk_analyze_traces
+	[ -x "$GEN" ] || fail "$GEN is not built"
+}
+
+need_address_limit() {	# a test that runs iotape under ulimit -v
+	# an AddressSanitizer build reserves terabytes of shadow address
+	# space at its start: no address-space limit can hold it
+	grep -q __asan_init "$IOTAPE" &&
+		skip "a sanitizer build cannot run under an address-space limit (ulimit -v)"
+	return 0
+}
+
 need_iotape_cmd() {	# a subcommand that must be built
 	"$IOTAPE" "$1" --help >/dev/null 2>&1 || skip "iotape $1 is not built yet"
 }
