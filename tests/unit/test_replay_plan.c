@@ -962,6 +962,18 @@ static void pipeline_loop(void **state)
 	rpl_plan_free(&p);
 }
 
+/* Process 100 makes a pipe (3, 4) and starts 101, which writes 2 bytes
+ * into it as its stdout, its own copies of 3 and 4 closed. */
+static void pipe_writer(struct w *w)
+{
+	ev(w, 100, SYS_pipe2, 0, NULL, NULL, 2, A(3 | (4LL << 32)), A(0));
+	ev(w, 100, SYS_clone, 101, NULL, NULL, 5, A(17), A(0), A(0), A(0), A(0));
+	ev(w, 101, SYS_dup2, 1, NULL, NULL, 2, A(4), A(1));
+	ev(w, 101, SYS_close, 0, NULL, NULL, 1, A(4));
+	ev(w, 101, SYS_close, 0, NULL, NULL, 1, A(3));
+	ev(w, 101, SYS_write, 2, NULL, NULL, 3, A(1), A(0), A(2));
+}
+
 /*
  * A process's end closes its descriptors, as the kernel does: a writer
  * that exits with its output still open (no close of it) leaves no
@@ -982,12 +994,7 @@ static void exit_closes_table(void **state)
 
 	(void)state;
 	/* (1) */
-	ev(&w, 100, SYS_pipe2, 0, NULL, NULL, 2, A(3 | (4LL << 32)), A(0));
-	ev(&w, 100, SYS_clone, 101, NULL, NULL, 5, A(17), A(0), A(0), A(0), A(0));
-	ev(&w, 101, SYS_dup2, 1, NULL, NULL, 2, A(4), A(1));
-	ev(&w, 101, SYS_close, 0, NULL, NULL, 1, A(4));
-	ev(&w, 101, SYS_close, 0, NULL, NULL, 1, A(3));
-	ev(&w, 101, SYS_write, 2, NULL, NULL, 3, A(1), A(0), A(2));
+	pipe_writer(&w);
 	ev(&w, 101, SYS_exit_group, 0, NULL, NULL, 1, A(0));
 	ev(&w, 100, SYS_wait4, 101, NULL, NULL, 4, A(101), A(0), A(0), A(0));
 	ev(&w, 100, SYS_close, 0, NULL, NULL, 1, A(4));
@@ -1026,12 +1033,7 @@ static void killed_writer(void **state)
 	struct rpl_plan p;
 
 	(void)state;
-	ev(&w, 100, SYS_pipe2, 0, NULL, NULL, 2, A(3 | (4LL << 32)), A(0));
-	ev(&w, 100, SYS_clone, 101, NULL, NULL, 5, A(17), A(0), A(0), A(0), A(0));
-	ev(&w, 101, SYS_dup2, 1, NULL, NULL, 2, A(4), A(1));
-	ev(&w, 101, SYS_close, 0, NULL, NULL, 1, A(4));
-	ev(&w, 101, SYS_close, 0, NULL, NULL, 1, A(3));
-	ev(&w, 101, SYS_write, 2, NULL, NULL, 3, A(1), A(0), A(2));
+	pipe_writer(&w);
 	x.t_ns = w.t;
 	w.t += 10 * US;
 	assert_int_equal(iot_writer_process(w.w, &x), 0);
