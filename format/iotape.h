@@ -186,6 +186,12 @@ IOT_API const struct iot_syscall *iot_syscall_table(size_t *n);
  *  @kind in @sc's row, or -1 if it has none. */
 IOT_API int iot_syscall_arg(const struct iot_syscall *sc, int kind);
 
+/*! iot_path_fd() : the descriptor a path names as a link to it:
+ *  /proc/self/fd/N, /proc/thread-self/fd/N, /proc/PID/fd/N, /dev/fd/N,
+ *  /dev/stdin, /dev/stdout, /dev/stderr (N below @fd_max, digits only).
+ *  @return : N, *@pid set to PID (0 for the others); or -1. */
+IOT_API int64_t iot_path_fd(const char *path, int64_t fd_max, int32_t *pid);
+
 /*! iot_syscall_wbuf() : where a call of the write family (a WRITE row
  *  that is not also READ) takes the bytes it writes from: an argument of
  *  kind PTR (its length is the next argument) or IOVLEN (an iovec array,

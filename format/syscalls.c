@@ -203,3 +203,56 @@ const char *iot_class_name(int cls)
 		return "?";
 	return names[cls];
 }
+
+/* The number @s starts with, below @max, up to its end (or a '/' with
+ * @slash); -1 if none. */
+static int64_t num_at(const char *s, int64_t max, int slash, const char **end)
+{
+	int64_t v = 0;
+	const char *q = s;
+
+	while (*q >= '0' && *q <= '9' && v < max)
+		v = v * 10 + (*q++ - '0');
+	if (q == s || v >= max || !(*q == 0 || (slash && *q == '/')))
+		return -1;
+	*end = q;
+	return v;
+}
+
+int64_t iot_path_fd(const char *s, int64_t fd_max, int32_t *pid)
+{
+	const char *e;
+	int64_t v;
+
+	*pid = 0;
+	/* every path of every call may come here: the first letters rule
+	 * most out */
+	if (!s || s[0] != '/' || (s[1] != 'p' && s[1] != 'd'))
+		return -1;
+	if (strncmp(s, "/dev/", 5) == 0) {
+		s += 5;
+		if (strcmp(s, "stdin") == 0)
+			return 0;
+		if (strcmp(s, "stdout") == 0)
+			return 1;
+		if (strcmp(s, "stderr") == 0)
+			return 2;
+		return strncmp(s, "fd/", 3) == 0 ? num_at(s + 3, fd_max, 0, &e) : -1;
+	}
+	if (strncmp(s, "/proc/", 6) != 0)
+		return -1;
+	s += 6;
+	if (strncmp(s, "self/", 5) == 0) {
+		s += 5;
+	} else if (strncmp(s, "thread-self/", 12) == 0) {
+		s += 12;
+	} else {
+		if ((v = num_at(s, INT32_MAX, 1, &e)) <= 0 || *e != '/')
+			return -1;
+		*pid = (int32_t)v;
+		s = e + 1;
+	}
+	if (strncmp(s, "fd/", 3) != 0)
+		return -1;
+	return num_at(s + 3, fd_max, 0, &e);
+}

@@ -81,25 +81,6 @@ char *rec_path_abs(const char *base, const char *p, uint32_t *len)
 	return out;
 }
 
-/* The descriptor /dev/stdin, /dev/stdout, /dev/stderr or /dev/fd/N (links
- * to /proc/self/fd/N) names, or -1. */
-static long dev_fd(const char *q)
-{
-	char *end;
-	long fd;
-
-	if (strcmp(q, "stdin") == 0)
-		return 0;
-	if (strcmp(q, "stdout") == 0)
-		return 1;
-	if (strcmp(q, "stderr") == 0)
-		return 2;
-	if (strncmp(q, "fd/", 3) != 0)
-		return -1;
-	fd = strtol(q + 3, &end, 10);
-	return *end || end == q + 3 || fd < 0 ? -1 : fd;
-}
-
 /* /proc/self/fd/N, /proc/thread-self/fd/N and /proc/PID/fd/N name the
  * open file, not a path, and so do /dev/fd/N, /dev/stdin, /dev/stdout
  * and /dev/stderr (links to /proc/self/fd/N): replace them with the
@@ -113,50 +94,20 @@ static long dev_fd(const char *q)
 int rec_path_magic(struct rec_ctx *c, struct rec_task *t, char **pp, uint32_t *len,
 		   long *self)
 {
-	const char *p = *pp, *q;
 	struct rec_task *owner = t;
 	const char *fp;
-	char *end, *dup;
+	char *dup;
+	int32_t pid;
 	long fd;
 	uint32_t n;
 
 	if (self)
 		*self = -1;
-
-	/* every path of every call comes here: the first bytes tell most
-	 * apart without a call of libc's strncmp() */
-	if (p[0] != '/' || (p[1] != 'p' && p[1] != 'd'))
+	fd = (long)iot_path_fd(*pp, INT32_MAX, &pid);
+	if (fd < 0)
 		return 0;
-	if (p[1] == 'd') {
-		if (strncmp(p, "/dev/", 5) != 0 || (fd = dev_fd(p + 5)) < 0)
-			return 0;
-		goto found;
-	}
-	if (strncmp(p, "/proc/", 6) != 0)
+	if (pid && !(owner = rec_task_get(c, (pid_t)pid)))
 		return 0;
-	q = p + 6;
-	if (strncmp(q, "self/", 5) == 0) {
-		q += 5;
-	} else if (strncmp(q, "thread-self/", 12) == 0) {
-		q += 12;
-	} else if (*q >= '0' && *q <= '9') {
-		long pid = strtol(q, &end, 10);
-
-		if (*end != '/')
-			return 0;
-		owner = rec_task_get(c, (pid_t)pid);
-		if (!owner)
-			return 0;
-		q = end + 1;
-	} else {
-		return 0;
-	}
-	if (strncmp(q, "fd/", 3) != 0)
-		return 0;
-	fd = strtol(q + 3, &end, 10);
-	if (*end || end == q + 3)
-		return 0;
-found:
 	fp = rec_fd_path(owner, fd, &n);
 	if (!fp || fp[0] != '/')
 		return 0;

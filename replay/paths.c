@@ -238,59 +238,14 @@ int rpl_path_skip(const struct rpl_opts *o, const char *path)
 	return RPL_SKIP_EXCLUDED;
 }
 
-/* The number @s starts with, below @max, up to its end (or a '/' with
- * @slash); -1 if none. */
-static int64_t num_at(const char *s, int64_t max, int slash, const char **end)
-{
-	int64_t v = 0;
-	const char *q = s;
-
-	while (*q >= '0' && *q <= '9' && v < max)
-		v = v * 10 + (*q++ - '0');
-	if (q == s || v >= max || !(*q == 0 || (slash && *q == '/')))
-		return -1;
-	*end = q;
-	return v;
-}
-
 int64_t rpl_path_fd(const struct rpl_op *op, int32_t *pid)
 {
 	const struct iot_syscall *sc = iot_syscall_by_nr(op->ev.nr);
 	int i = sc ? iot_syscall_arg(sc, IOT_ARG_PATH) : -1;
-	const char *s = op->ev.path, *e;
-	int64_t v;
 
 	*pid = 0;
 	if (i >= 0 && (uint32_t)i < op->ev.nargs && op->ev.args[i] > 0 &&
 	    op->ev.args[i] <= RPL_FD_MAX)
 		return op->ev.args[i] - 1;
-	/* every open asks: the first letters rule most out */
-	if (!s || s[0] != '/' || (s[1] != 'p' && s[1] != 'd'))
-		return -1;
-	if (strncmp(s, "/dev/", 5) == 0) {
-		s += 5;
-		if (strcmp(s, "stdin") == 0)
-			return 0;
-		if (strcmp(s, "stdout") == 0)
-			return 1;
-		if (strcmp(s, "stderr") == 0)
-			return 2;
-		return strncmp(s, "fd/", 3) == 0 ? num_at(s + 3, RPL_FD_MAX, 0, &e) : -1;
-	}
-	if (strncmp(s, "/proc/", 6) != 0)
-		return -1;
-	s += 6;
-	if (strncmp(s, "self/", 5) == 0) {
-		s += 5;
-	} else if (strncmp(s, "thread-self/", 12) == 0) {
-		s += 12;
-	} else {
-		if ((v = num_at(s, INT32_MAX, 1, &e)) <= 0 || *e != '/')
-			return -1;
-		*pid = (int32_t)v;
-		s = e + 1;
-	}
-	if (strncmp(s, "fd/", 3) != 0)
-		return -1;
-	return num_at(s + 3, RPL_FD_MAX, 0, &e);
+	return iot_path_fd(op->ev.path, RPL_FD_MAX, pid);
 }
