@@ -724,6 +724,10 @@ int rpl_think_budget(struct rpl_plan *p, const double *rec_cpu, const struct rpl
 			rpl_map_get(&by_pid.rec, RPL_IK(p->procs[t->proc].pid), &rt);
 		}
 		budget = budget_of(u, ut, st, rt, per_call, per_start, stop_cpu >= 0);
+		/* the programs' time at its faults was spent in its gaps:
+		 * they lose it even where the budget leaves them whole */
+		if (rt && u->sum - (double)rt * 1000.0 < budget)
+			budget = u->sum > (double)rt * 1000.0 ? u->sum - (double)rt * 1000.0 : 0;
 		if (u->sum > budget)
 			scale[i] = budget / u->sum;
 		if (dbg)

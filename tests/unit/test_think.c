@@ -960,6 +960,45 @@ static void test_bpf_fault_budget(void **state)
 	assert_true(sum > 2100000 - 1000 && sum <= 2100000);
 }
 
+/* ... and that time was spent in the thread's gaps, not only counted in
+ * its CPU time: the gaps lose it where the budget leaves them whole.
+ * 101 bpf reads, 1 us on a CPU each, 10 of the 100 gaps after the first
+ * 5 us (the floor) and 90 of 20 us, none preempted; 10 ms of user time,
+ * far above them: the floors leave 90 x 15 us = 1.35 ms, and with 0.3 ms
+ * of rec_ns, 1.05 ms (the budget alone left 1.35). */
+static void test_bpf_fault_gaps(void **state)
+{
+	enum { N = 101 };
+	static const struct iot_kv kv = { "record.stop_cpu_ns", "0" };
+	struct iot_header h = { .extra = &kv, .n_extra = 1 };
+	uint32_t cpu[N], fl[N];
+	int64_t gap[N], sum, rec;
+	struct tplan tp;
+	size_t i;
+
+	(void)state;
+	for (rec = 0; rec <= 300000; rec += 300000) {
+		for (i = 0; i < N; i++) {
+			gap[i] = i == 0 ? 0 : i <= 10 ? 5000 : 20000;
+			fl[i] = IOT_EV_BPF;
+			cpu[i] = 1000;
+		}
+		tplan_init(&tp, N, gap, fl);
+		tp.p.cpu_ns = cpu;
+		tp.p.n_cpu = N;
+		for (i = 0; i < N; i++) {
+			tp.p.ops[i].ev.nr = SYS_read;
+			tp.p.ops[i].ev.t_enter = (int64_t)i * 30000;
+			tp.p.ops[i].ev.t_exit = tp.p.ops[i].ev.t_enter + 1000;
+		}
+		tp.exit_rec.rec_ns = rec;
+		sum = tplan_think_sum(&tp, 10000000, 1000000, &h);
+		assert_int_equal(tp.p.fast_floor_ns, 5000);
+		assert_true(sum > 1350000 - rec - 1000 && sum <= 1350000 - rec);
+		tplan_free(&tp);
+	}
+}
+
 /* A gap's sleep on a disk (slept_ns, the bpf backend's) comes out of
  * its think time and is not cut by the budget, which bounds computing:
  * the calls of test_budget_recorded_cpu (budget 3.5 ms), 90 of 1 ms
@@ -1198,6 +1237,7 @@ int main(void)
 		cmocka_unit_test(test_bpf_least_floor),
 		cmocka_unit_test(test_bpf_floor_budget),
 		cmocka_unit_test(test_bpf_fault_budget),
+		cmocka_unit_test(test_bpf_fault_gaps),
 		cmocka_unit_test(test_sched_hides_overhead),
 		cmocka_unit_test(test_sched_repays_burst),
 		cmocka_unit_test(test_sched_slow_calls_count),
