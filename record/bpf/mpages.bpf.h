@@ -71,6 +71,7 @@ struct {
 #define FMB_SHIFT	21
 #define FMB_MAX		512		/* 1 GiB of a mapping */
 #define FMB_UNMAP_MAX	64		/* blocks an unmapping clears, at most */
+#define PMD_PAGES	512		/* pages of a 2 MiB block */
 
 struct fmb_key {
 	__u64 blk;			/* address >> FMB_SHIFT */
@@ -95,7 +96,8 @@ struct {
 } fmblk SEC(".maps");
 
 /*
- * Blocks in fmblk: added by fmb_one(), taken by fmb_drop().  At 0 the
+ * Blocks in fmblk: added by fmb_one() (only for the mappings this
+ * program can use: fmap_watch()), taken by fmb_drop() and fmb_clear().  At 0 the
  * table is empty and page_fault_user's program, which looks every fault
  * of a followed task up in it, returns at once, before the task storage
  * and hash lookups.  Every dynamically linked program maps
@@ -135,9 +137,38 @@ static long fmb_one(__u64 i, void *arg)
 	return 0;
 }
 
+/* an entry at block blk0 + @i, if any, goes (a mapping there now that
+ * page_fault_user has no use for: as a block written over by it would) */
+static long fmb_clear(__u64 i, void *arg)
+{
+	struct fmb_key k = { .blk = *(__u64 *)arg + i };
+
+	if (bpf_map_delete_elem(&fmblk, &k) == 0)
+		__sync_fetch_and_add(&fmb_live, -1);
+	return 0;
+}
+
+/* Does the mapping in @c hold a whole 2 MiB block whose first page is a
+ * 2 MiB boundary of the file (page_fault_user's test, per block: all of
+ * a mapping's blocks line up alike)? */
+static __always_inline int huge_block(const struct fmb_ctx *c)
+{
+	__u64 a = (c->v.start + (1ULL << FMB_SHIFT) - 1) & ~((1ULL << FMB_SHIFT) - 1);
+	__s64 base = c->pg0 + (__s64)((a - c->v.start) >> 12);
+
+	return a + (1ULL << FMB_SHIFT) <= c->v.end && base >= 0 && !(base & (PMD_PAGES - 1));
+}
+
 /* After a followed task's mmap returned @ret (@len bytes of the file from
  * @off, @protflags: prot << 32 | flags): a mapping of a file that may be
- * file I/O (not code, not the loader's) is followed. */
+ * file I/O (not code, not the loader's) is followed.  Its blocks go into
+ * fmblk only where page_fault_user can use them: a shared writable
+ * mapping (its stores), or one holding a whole 2 MiB block lined up with
+ * the file's (a huge folio mapped whole).  A private or read-only one
+ * smaller than that (every program's locale files, 13 of them under
+ * C.UTF-8, which no process unmaps) left blocks that kept fmb_live up
+ * for the rest of the recording, and page_fault_user then looked up
+ * every fault of every followed task in vain. */
 __noinline int fmap_watch(__u64 ret, __u64 len, __u64 protflags, __s64 fd, __u64 off)
 {
 	__u64 prot = protflags >> 32, flags = (__u32)protflags, key, nb;
@@ -174,6 +205,10 @@ __noinline int fmap_watch(__u64 ret, __u64 len, __u64 protflags, __s64 fd, __u64
 	c.blk0 = ret >> FMB_SHIFT;
 	c.pg0 = (__s64)(off >> 12);
 	nb = ((c.v.end - 1) >> FMB_SHIFT) - c.blk0 + 1;
+	if (!c.v.shared_w && !huge_block(&c)) {
+		bpf_loop(nb < FMB_MAX ? (__u32)nb : FMB_MAX, fmb_clear, &c.blk0, 0);
+		return 0;
+	}
 	bpf_loop(nb < FMB_MAX ? (__u32)nb : FMB_MAX, fmb_one, &c, 0);
 	return 0;
 }
@@ -402,7 +437,6 @@ int BPF_PROG(iotape_madd, struct folio *folio)
  * file's mapping whose 2 MiB blocks line up with the file's the folio at
  * the faulting page counts whole when it is a 2 MiB one.
  */
-#define PMD_PAGES	512
 #define XA_CHUNK	64
 
 /* The walk down a page cache's xarray: its state in map memory, one
