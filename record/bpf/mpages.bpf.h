@@ -255,10 +255,14 @@ __noinline int fmap_unmap(__u64 addr, __u64 len)
  * and exit's).  Each program of a followed task outside its calls times
  * itself, from just after its task-storage look-up to its end, into the
  * task's rec_ns, which its exit record carries (the Process record's
- * rec_ns) and the replay takes off its CPU budget (replay/budget.c).
+ * rec_ns) and the replay takes off its CPU budget and its gaps (replay/budget.c).
  * Not timed: the tracepoint's call of the program and that first
  * look-up (the same in every program: ~0.1-0.2 us a fault all told in
- * this VM, docs/FIGURES.md "mapread"), nor inside a call (whose cpu_ns
+ * this VM, docs/FIGURES.md "mapread"), nor, in the two programs of a
+ * file's fault, the look-up of the file in fmwatch and the leaving when
+ * it is not there (the faults of a program's code and libraries, most of
+ * a short program's: timing them cost two clock reads and two calls a
+ * fault, more than the look-up), nor inside a call (whose cpu_ns
  * holds it: the replay spends a call's CPU time by making the call), nor
  * the scheduler's programs (sched_switch's runs before the task it
  * switches to, sched_wakeup's in the waker).  Global functions, checked
@@ -328,13 +332,11 @@ int BPF_PROG(iotape_mfault, struct address_space *mapping, unsigned long index)
 	struct tstate *fl = followed(bpf_get_current_task_btf());
 	__u64 key = (__u64)mapping, first = index, last = index, t0;
 
-	if (!fl)
+	if (!fl || fl->st != BE_TID_ON || !bpf_map_lookup_elem(&fmwatch, &key))
 		return 0;
 	t0 = rec_start(fl);
-	if (fl->st == BE_TID_ON && bpf_map_lookup_elem(&fmwatch, &key)) {
-		folio_range(key, index, &first, &last);
-		mpage_emit(key, first, last, 0);
-	}
+	folio_range(key, index, &first, &last);
+	mpage_emit(key, first, last, 0);
 	return rec_end(fl, t0);
 }
 
@@ -346,11 +348,9 @@ int BPF_PROG(iotape_maround, struct address_space *mapping, unsigned long first,
 	struct tstate *fl = followed(bpf_get_current_task_btf());
 	__u64 key = (__u64)mapping, sp, end = 0, t0;
 
-	if (!fl)
+	if (!fl || fl->st != BE_TID_ON || !bpf_map_lookup_elem(&fmwatch, &key))
 		return 0;
 	t0 = rec_start(fl);
-	if (fl->st != BE_TID_ON || !bpf_map_lookup_elem(&fmwatch, &key))
-		return rec_end(fl, t0);
 	sp = folio_span(key, first);
 	if (sp) {
 		first = (sp - 1) >> 4;
