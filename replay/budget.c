@@ -565,10 +565,12 @@ static int add_us(struct rpl_map *m, uint64_t key, uint32_t us)
  * its calls that the task's CPU time holds: the bpf backend's programs
  * at its page faults (record/bpf/mpages.bpf.h), as they timed
  * themselves.  It is not the program's, and no floor of think.c took it
- * off a gap: it comes off the budget, as think.c's rec_cpu does.  It is
- * small: configure (432 processes, 123,000 faults) 17-23 ms in ~160,000
- * runs, ~0.13 us a run, of 1.2-1.8 s of recorded CPU time; its plans
- * 15-20 ms less think time (8 recordings); make -j2 15-17 ms.  Not in
+ * off a gap: it comes off the budget, as think.c's rec_cpu does, and off
+ * the gaps' sum (rpl_think_budget()).  It is small: configure (432
+ * processes) 7-8 ms in ~38,000 runs of 1.4-1.8 s of recorded CPU time
+ * (17-23 ms in ~160,000 while small read-only mappings left in the table
+ * of 2 MiB blocks had page_fault_user's program look up every fault,
+ * mpages.bpf.h); make -j2 15-17 ms then.  Not in
  * it: the tracepoints' calls of the programs and their first look-up
  * (~0.1 us a file fault for a task not followed, by its CPU time with a
  * recorder loaded and without, in this VM). */
@@ -724,8 +726,10 @@ int rpl_think_budget(struct rpl_plan *p, const double *rec_cpu, const struct rpl
 			rpl_map_get(&by_pid.rec, RPL_IK(p->procs[t->proc].pid), &rt);
 		}
 		budget = budget_of(u, ut, st, rt, per_call, per_start, stop_cpu >= 0);
-		/* the programs' time at its faults was spent in its gaps:
-		 * they lose it even where the budget leaves them whole */
+		/* the programs' time at its faults (rec_ns) was spent in its
+		 * gaps: they lose it even where the budget leaves them whole
+		 * (which gaps held the faults is not in the trace: the sum is
+		 * scaled) */
 		if (rt && u->sum - (double)rt * 1000.0 < budget)
 			budget = u->sum > (double)rt * 1000.0 ? u->sum - (double)rt * 1000.0 : 0;
 		if (u->sum > budget)
