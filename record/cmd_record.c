@@ -497,10 +497,9 @@ static int launch_go(struct rec_ctx *c, struct launch *l, int trace_fd)
 	rec_stamp("followed");
 	c->root = pid;
 	t = rec_task_new(c, pid);
-	if (!t || rec_task_from_proc(t) < 0) {
-		kill(pid, SIGKILL);
-		launch_close(l);
-		return -ENOMEM;
+	if (!t || (err = rec_task_from_proc(t)) < 0) {
+		launch_abort(l);	/* killed and reaped, not left a zombie */
+		return t ? err : -ENOMEM;
 	}
 	/* the recorder's own descriptors are not the program's */
 	rec_fd_close(t, l->go[0]);
