@@ -339,7 +339,7 @@ static int bpf_load(struct rec_bpf *b, void *ctx, const char **why)
 		return -ENOENT;
 	}
 	b->pid_max = 4194304;
-	f = fopen("/proc/sys/kernel/pid_max", "r");
+	f = fopen("/proc/sys/kernel/pid_max", "re");
 	if (f) {
 		if (fscanf(f, "%d", &b->pid_max) != 1 || b->pid_max <= 0)
 			b->pid_max = 4194304;

@@ -360,6 +360,9 @@ static void child_run(struct rec_ctx *c, int go, int ready, char **cmd, int secc
 	char b;
 	int r;
 
+	/* no descriptor the recorder opened, a thread's at the fork
+	 * included, is the program's (inherit.c) */
+	rec_fds_seal();
 	restore_handlers();
 	sigprocmask(SIG_SETMASK, mask, NULL);
 	/* as PTRACE_O_EXITKILL does for the ptrace backend */
@@ -501,7 +504,12 @@ static int launch_go(struct rec_ctx *c, struct launch *l, int trace_fd)
 		launch_abort(l);	/* killed and reaped, not left a zombie */
 		return t ? err : -ENOMEM;
 	}
-	/* the recorder's own descriptors are not the program's */
+	/* the recorder's own descriptors are not the program's: those it
+	 * opened (a thread's too, open at the fork and sealed by the child
+	 * since), and those it closes in the child */
+	for (i = 0; t->fds && i < (uint32_t)t->fds->n; i++)
+		if (!rec_fd_inherited((int)i))
+			rec_fd_close(t, (int)i);
 	rec_fd_close(t, l->go[0]);
 	rec_fd_close(t, l->go[1]);
 	rec_fd_close(t, trace_fd);
@@ -630,6 +638,10 @@ int cmd_record(int argc, char **argv)
 		return r > 0 ? IOT_EXIT_OK : IOT_EXIT_USAGE;
 	if (o.attach_pid && attach_check(o.attach_pid) < 0)
 		return IOT_EXIT_FAIL;
+	/* what the program may inherit: noted before the recorder opens
+	 * anything of its own (inherit.c) */
+	if (!o.attach_pid)
+		rec_fds_note();
 	/* Held from here until the program runs (or the recording is
 	 * given up): a ^C while the BPF programs load or the stops are
 	 * calibrated must not kill the recorder with a half-made trace file.
@@ -900,6 +912,7 @@ out:
 		free(c->data_buf);
 		free(c);
 	}
+	rec_fds_free();
 	rec_stamp("freed");
 	rec_stamps_write();
 	return ret;

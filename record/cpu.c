@@ -133,7 +133,7 @@ void rec_cpu_rebalance(struct rec_ctx *c)
 
 	if (c->spread || c->o->cpu_policy == REC_CPU_NONE || ncpu < 2)
 		return;
-	f = fopen("/proc/thread-self/schedstat", "r");
+	f = fopen("/proc/thread-self/schedstat", "re");
 	if (!f)
 		return;
 	if (fscanf(f, "%llu %llu", &run, &delay) != 2)

@@ -33,7 +33,7 @@ static char *unescape(const char *s)
 
 static int read_mounts(struct iot_header *h)
 {
-	FILE *f = fopen("/proc/self/mountinfo", "r");
+	FILE *f = fopen("/proc/self/mountinfo", "re");
 	struct iot_mount *m = NULL;
 	size_t n = 0, cap = 0;
 	char *line = NULL;

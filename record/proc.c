@@ -17,7 +17,7 @@
 
 int rec_tasks_init(struct rec_ctx *c)
 {
-	FILE *f = fopen("/proc/sys/kernel/pid_max", "r");
+	FILE *f = fopen("/proc/sys/kernel/pid_max", "re");
 	int n = 0;
 
 	if (f) {

@@ -374,6 +374,17 @@ int rec_task_inherit(struct rec_task *child, const struct rec_task *parent,
 		     uint64_t flags);
 /* fill @t's tables from /proc (root process or attach) */
 int rec_task_from_proc(struct rec_task *t);
+
+/* inherit.c: the descriptors a started program inherits.
+ * rec_fds_note() : the recorder's open descriptors, noted before it opens
+ * any of its own.  @return : 0, or -errno (then every one counts as noted)
+ * rec_fd_inherited() : was @fd open when they were noted?
+ * rec_fds_seal() : in the forked child, every descriptor not noted made
+ * close-on-exec (async-signal-safe) */
+int rec_fds_note(void);
+int rec_fd_inherited(int fd);
+void rec_fds_seal(void);
+void rec_fds_free(void);
 const char *rec_fd_path(const struct rec_task *t, int64_t fd, uint32_t *len);
 int rec_fd_set(struct rec_task *t, int fd, const char *path, uint32_t len,
 	       int cloexec);

@@ -4,6 +4,7 @@
  * the trace header.
  */
 #include <errno.h>
+#include <fcntl.h>
 #include <linux/audit.h>
 #include <linux/filter.h>
 #include <linux/seccomp.h>
@@ -246,7 +247,7 @@ int64_t rec_calibrate(int seccomp, int *seccomp_ok)
 	int i;
 
 	*seccomp_ok = 0;
-	if (pipe(go) < 0 || pipe(res) < 0)
+	if (pipe2(go, O_CLOEXEC) < 0 || pipe2(res, O_CLOEXEC) < 0)
 		goto out;
 	/* what the same calls cost untraced, on this CPU */
 	calib_round(wall, cpu, 0);
@@ -330,7 +331,7 @@ static int64_t proc_round(const char *prog, int traced, int seccomp, const char 
 	char b;
 
 	*calls = 0;
-	if (pipe(go) < 0)
+	if (pipe2(go, O_CLOEXEC) < 0)
 		return -1;
 	pid = fork();
 	if (pid == 0) {
@@ -432,7 +433,7 @@ static int read_task_file(pid_t pid, pid_t tid, const char *name, char *buf, siz
 	size_t n;
 
 	snprintf(path, sizeof(path), "/proc/%d/task/%d/%s", pid, tid, name);
-	f = fopen(path, "r");
+	f = fopen(path, "re");
 	if (!f)
 		return -errno;
 	n = fread(buf, 1, len - 1, f);

@@ -79,7 +79,7 @@ void rec_stamps_write(void)
 	FILE *f;
 	int i;
 
-	if (nstamps <= 0 || !stamps_file || !(f = fopen(stamps_file, "a")))
+	if (nstamps <= 0 || !stamps_file || !(f = fopen(stamps_file, "ae")))
 		return;
 	for (i = 0; i < nstamps && i < STAMPS_MAX; i++) {
 		if (!stamps[i].name)

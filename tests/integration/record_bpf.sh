@@ -68,30 +68,16 @@ GOCACHE=$d/gocache GOPATH=$d/gopath CGO_ENABLED=0 go build -o hello hello.go ||
 	fail "go build of the test program failed"
 
 # same NAME SETUP CMD - run CMD in w/ after SETUP, under each backend,
-# and compare
+# and compare (record_lib.sh)
 same() {
 	local name=$1 setup=$2 cmd=$3 b
 	for b in ptrace bpf mixed; do
-		rm -rf w && mkdir w && (cd w && eval "$setup") || fail "$name: setup failed"
-		(cd w && timeout 120 "$IOTAPE" record -q --backend $b -o "$d/$name.$b.iotape" -- \
-			sh -c "$cmd" >/dev/null 2>"$d/$name.$b.err") ||
-			fail "$name ($b) failed: $(tail -3 "$d/$name.$b.err")"
-		# (the pages read through file mappings, taken by ptrace at
-		# munmap and exit, are not taken by bpf: record/README.md)
-		"$IOTAPE" dump --states "$d/$name.$b.iotape" | grep -v ' mmap pages "' \
-			>"$d/$name.$b.txt" || fail "$name: dump failed"
-		"$IOTAPE" dump --count "$d/$name.$b.iotape" | awk '{ print $(NF-1), $NF }' |
-			sort >"$d/$name.$b.count"
+		same_record "$name" $b "$setup" "$cmd"
 	done
 	grep -q '^# record.backend *ptrace$' "$d/$name.ptrace.txt" || fail "$name: header does not say ptrace"
 	for b in bpf mixed; do
 		grep -q "^# record.backend *$b\$" "$d/$name.$b.txt" || fail "$name: header does not say $b"
-		diff "$d/$name.ptrace.count" "$d/$name.$b.count" >"$d/$name.cdiff" ||
-			{ cat "$d/$name.cdiff" >&2; fail "$name: per-syscall counts differ (< ptrace, > $b)"; }
-		# the programs read no write's buffer: no write is marked zeros
-		NO_ZEROS=1 python3 "$SRCDIR/tests/integration/trace_cmp.py" "$d/$name.ptrace.txt" \
-			"$d/$name.$b.txt" "$d/w" "$d" ptrace $b >"$d/$name.cmp" ||
-			{ cat "$d/$name.cmp" >&2; fail "$name: --backend $b recorded other events"; }
+		same_cmp "$name" ptrace $b || fail "$name: $SAME_WHY"
 		echo "$name ($b): same events and path states: $(tail -1 "$d/$name.cmp")"
 	done
 }

@@ -144,3 +144,42 @@ backend_opts() {
 	bpf) OPTS=(--backend bpf) ;;
 	esac
 }
+
+# The comparison of record_bpf.sh (and of tests/stress/record_bpf_make.sh,
+# which repeats its make): in $d, the test's directory.
+# same_record NAME B SETUP CMD - CMD run by sh in a new w/ after SETUP,
+# recorded with --backend B into NAME.B.iotape; its dump with the path
+# states (NAME.B.txt) and its per-syscall counts (NAME.B.count) beside it
+same_record() {
+	local name=$1 b=$2 setup=$3 cmd=$4
+	rm -rf "$d/w" && mkdir "$d/w" && (cd "$d/w" && eval "$setup") || fail "$name: setup failed"
+	(cd "$d/w" && timeout 120 "$IOTAPE" record -q --backend $b -o "$d/$name.$b.iotape" -- \
+		sh -c "$cmd" >/dev/null 2>"$d/$name.$b.err") ||
+		fail "$name ($b) failed: $(tail -3 "$d/$name.$b.err")"
+	# (the pages read through file mappings, taken by ptrace at
+	# munmap and exit, are not taken by bpf: record/README.md)
+	"$IOTAPE" dump --states "$d/$name.$b.iotape" | grep -v ' mmap pages "' \
+		>"$d/$name.$b.txt" || fail "$name: dump failed"
+	"$IOTAPE" dump --count "$d/$name.$b.iotape" | awk '{ print $(NF-1), $NF }' |
+		sort >"$d/$name.$b.count"
+}
+
+# same_cmp NAME A B - do NAME.A's and NAME.B's recordings hold the same
+# per-syscall counts (the diff in NAME.cdiff), events and path states
+# (trace_cmp.py's word in NAME.cmp)?  Not: the difference on stderr,
+# SAME_WHY set, return 1
+same_cmp() {
+	local name=$1 a=$2 b=$3
+	diff "$d/$name.$a.count" "$d/$name.$b.count" >"$d/$name.cdiff" || {
+		cat "$d/$name.cdiff" >&2
+		SAME_WHY="per-syscall counts differ (< $a, > $b)"
+		return 1
+	}
+	# the programs read no write's buffer: no write is marked zeros
+	NO_ZEROS=1 python3 "$SRCDIR/tests/integration/trace_cmp.py" "$d/$name.$a.txt" \
+		"$d/$name.$b.txt" "$d/w" "$d" $a $b >"$d/$name.cmp" || {
+		cat "$d/$name.cmp" >&2
+		SAME_WHY="--backend $b recorded other events"
+		return 1
+	}
+}
