@@ -308,6 +308,41 @@ static void stop_thread(struct rpl_plan *p, struct rpl_thread *t, uint32_t i)
  * when the next op's think time may be spun, never under --timing afap
  * or --think sleep, and again at the spin, which takes it as its start.
  */
+/*
+ * A thread that ended is joined by the main thread as it ends, not after
+ * the run: until joined, its stack stays mapped (two mappings, and the
+ * pages glibc keeps of it at the end, 16 KiB below its last frame and
+ * its thread block), and a trace's threads come and go all along (a
+ * shell's commands, a build's compilers): held to the end, they grew the
+ * replay's memory with the trace's length, and past ~32,000 threads its
+ * mappings would pass the kernel's limit (vm.max_map_count, 65,530), so
+ * that no further thread could start.  Joined, a stack goes to glibc's
+ * cache, and the next thread takes it.  Pushed here last, when nothing
+ * of @t is touched any more by the thread.
+ */
+static void ended_push(struct rpl_plan *p, struct rpl_thread *t)
+{
+	uint32_t head = atomic_load(&p->ended);
+
+	do
+		t->ended_next = head;
+	while (!atomic_compare_exchange_weak(&p->ended, &head, (uint32_t)(t - p->threads) + 1));
+}
+
+/* Join every thread pushed by ended_push() (the main thread only). */
+static void join_ended(struct rpl_plan *p)
+{
+	uint32_t i = atomic_exchange(&p->ended, 0);
+
+	while (i) {
+		struct rpl_thread *t = &p->threads[i - 1];
+
+		i = t->ended_next;
+		pthread_join(t->th, NULL);
+		t->joined = 1;
+	}
+}
+
 static void *thread_main(void *arg)
 {
 	struct rpl_thread *t = arg;
@@ -523,6 +558,7 @@ static void *thread_main(void *arg)
 	atomic_fetch_sub(&p->active, 1);
 	atomic_fetch_sub(&p->threads_alive, 1);
 	wake_all(p);
+	ended_push(p, t);
 	/* The main thread waits on its own word: completions do not wake it. */
 	atomic_fetch_add(&p->exit_gen, 1);
 	futex(&p->exit_gen, FUTEX_WAKE, INT_MAX, NULL);
@@ -681,7 +717,7 @@ static void poke_threads(struct rpl_plan *p)
 	/* under the lock that starts threads: started means th is valid */
 	pthread_mutex_lock(&p->spawn_lock);
 	for (i = 0; i < p->n_threads; i++)
-		if (p->threads[i].started &&
+		if (p->threads[i].started && !p->threads[i].joined &&
 		    atomic_load(&p->threads[i].n_done) < p->threads[i].n_ops)
 			pthread_kill(p->threads[i].th, RPL_POKE_SIG);
 	pthread_mutex_unlock(&p->spawn_lock);
@@ -707,7 +743,9 @@ int rpl_execute(struct rpl_plan *p, struct rpl_result *res)
 	for (i = 0; i < p->n_threads; i++) {
 		atomic_store(&p->threads[i].n_done, 0);
 		atomic_store(&p->threads[i].wait_pos, UINT32_MAX);
+		p->threads[i].joined = 0;
 	}
+	atomic_store(&p->ended, 0);
 	p->t0 = watched = iot_now_ns();
 	for (i = 0; i < p->n_threads; i++) {
 		if (p->threads[i].spawn_op >= 0)
@@ -722,6 +760,7 @@ int rpl_execute(struct rpl_plan *p, struct rpl_result *res)
 		uint32_t g = atomic_load(&p->exit_gen);
 		int64_t now;
 
+		join_ended(p);
 		if (atomic_load(&p->threads_alive) == 0)
 			break;
 		if (futex(&p->exit_gen, FUTEX_WAIT, g, &tick) < 0 && errno == ETIMEDOUT &&
@@ -737,9 +776,11 @@ int rpl_execute(struct rpl_plan *p, struct rpl_result *res)
 		if (p->o->progress)
 			progress(p, 0);
 	}
+	join_ended(p);
 	for (i = 0; i < p->n_threads; i++) {
 		if (p->threads[i].started) {
-			pthread_join(p->threads[i].th, NULL);
+			if (!p->threads[i].joined)
+				pthread_join(p->threads[i].th, NULL);
 			continue;
 		}
 		/* Its spawner never ran (the trace lost it): not replayed. */

@@ -437,6 +437,8 @@ struct rpl_thread {
 	/* run */
 	pthread_t th;
 	int started;
+	int joined;			/* main thread: th joined (exec.c) */
+	uint32_t ended_next;		/* plan.ended: the one that ended before it */
 	struct rpl_plan *plan;
 	char *scratch;			/* read buffer */
 	const char *xattr_src;		/* path whose xattrs it read last (cp -a) */
@@ -642,6 +644,9 @@ struct rpl_plan {
 	_Atomic int out_err;		/* ... the first write that failed */
 	_Atomic uint32_t gen;		/* bumped at each completion (futex word) */
 	_Atomic uint32_t exit_gen;	/* bumped when a thread ends (futex word) */
+	/* threads ended but not yet joined, the last first: index + 1 of
+	 * the last (0: none), each naming the one before in ended_next */
+	_Atomic uint32_t ended;
 	_Atomic uint32_t ns_gen;	/* bumped by removes, renames, symlinks */
 	_Atomic uint32_t dir_gen;	/* ... of those, by what may remove or move a directory */
 	int own_files;			/* processes get kernel descriptor tables of their own */
