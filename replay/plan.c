@@ -51,6 +51,29 @@ uint64_t rpl_mem_available(void)
 	return (uint64_t)sum * 1024;
 }
 
+void rpl_mem_note(const char *what)
+{
+	static int on = -1;
+	unsigned long long anon = 0, rss = 0, hwm = 0, kb;
+	char line[128];
+	FILE *f;
+
+	if (on < 0)
+		on = getenv("IOTAPE_REPLAY_MEM") != NULL;
+	if (!on || !(f = fopen("/proc/self/status", "re")))
+		return;
+	while (fgets(line, sizeof(line), f))
+		if (sscanf(line, "RssAnon: %llu kB", &kb) == 1)
+			anon = kb;
+		else if (sscanf(line, "VmRSS: %llu kB", &kb) == 1)
+			rss = kb;
+		else if (sscanf(line, "VmHWM: %llu kB", &kb) == 1)
+			hwm = kb;
+	fclose(f);
+	iot_msg(IOT_MSG_INFO, "replay", "memory: %s: anon %llu KiB, resident %llu KiB, peak %llu KiB",
+		what, anon, rss, hwm);
+}
+
 /* IOTAPE_REPLAY_BUDGET: the plan's think times, their sum and a hash of
  * them op by op, and of the ops' dependencies, to compare two builds'
  * plans of a trace. */
@@ -119,6 +142,7 @@ int rpl_plan_build(struct rpl_plan *p, const struct rpl_opts *o)
 		iot_err(o->cmd, "%s: %s", o->trace, iot_strerror(err));
 		goto out;
 	}
+	rpl_mem_note("read");
 	if ((err = rpl_plan_sort_ops(p)) < 0)
 		goto out;
 	rpl_plan_sort_ps(p);
@@ -135,12 +159,14 @@ int rpl_plan_build(struct rpl_plan *p, const struct rpl_opts *o)
 	if (!deps || !p->ps_made_t)
 		goto out;
 	err = rpl_plan_threads(p, deps);
+	rpl_mem_note("threads");
 	/* what deps.c kept per resource goes before the next steps take
 	 * theirs (3 bytes an event at 10 M events) */
 	rpl_deps_free(deps);
 	deps = NULL;
 	if (err == 0)
 		err = rpl_plan_think(p);
+	rpl_mem_note("think");
 	if (err == 0)
 		err = rpl_plan_wakes(p);
 	if (err == 0)
@@ -159,6 +185,7 @@ int rpl_plan_build(struct rpl_plan *p, const struct rpl_opts *o)
 		rpl_fdtab_unref(p->procs[i].tab);
 		p->procs[i].tab = NULL;
 	}
+	rpl_mem_note("plan");
 out:
 	rpl_deps_free(deps);
 	return err;

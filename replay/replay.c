@@ -217,7 +217,9 @@ static int run(const struct rpl_opts *o, struct rpl_result *res)
 	}
 	if (o->start && (err = o->start(o->start_arg)) < 0)
 		goto out;
+	rpl_mem_note("prepare");
 	err = rpl_execute(p, res);
+	rpl_mem_note("run");
 	if (err < 0)
 		goto out;
 	res->first_call_ns = first_call(p, t_start);
@@ -226,6 +228,7 @@ static int run(const struct rpl_opts *o, struct rpl_result *res)
 	rpl_fault_result(p, res);
 	if (o->out)
 		err = rpl_profile_write(p, res);
+	rpl_mem_note("profile");
 out:
 	rpl_plan_free(p);	/* a plan given is used up too (rpl_plan_new()) */
 	close(root_fd);

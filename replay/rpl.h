@@ -744,6 +744,14 @@ int rpl_plan_wakes(struct rpl_plan *p);
  *  @return : 1 added, 0 it had it or has RPL_DEPS_MAX already, or -ENOMEM */
 int rpl_dep_append(struct rpl_plan *p, struct rpl_op *op, uint32_t thread, uint32_t pos);
 
+/*! rpl_mem_note() : with IOTAPE_REPLAY_MEM set, a line saying the
+ *  process's memory after the step @what (plan.c's steps, the run, the
+ *  profile): its anonymous pages resident, all its pages resident, and
+ *  the peak of those so far (VmHWM).  The anonymous pages are the plan's
+ *  and the run's own; the resident set adds the program's and the
+ *  trace's mapped pages, which differ from run to run. */
+void rpl_mem_note(const char *what);
+
 /*! rpl_proc_threads() : each process's threads, in index order, into
  *  @p (proc_thr_off, proc_thr), listed once a plan: the planning steps
  *  after the threads step add no thread.  rpl_proc_threads_free() drops
