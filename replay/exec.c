@@ -565,6 +565,38 @@ static void *thread_main(void *arg)
 	return NULL;
 }
 
+/*
+ * A thread that could not be started (no memory for its stack or its
+ * buffers, a limit on threads) runs none of its ops: they are counted
+ * done, so that no other thread waits for them, nor its parent's wait4
+ * for its process's end; and so are the threads it would have started,
+ * which it never will.  Waited for, each such wait ended only at the
+ * deadlock break (RPL_DEADLOCK_NS), one for every short process of a
+ * trace once thread starts failed.  Under spawn_lock.
+ */
+static void give_up(struct rpl_plan *p, uint32_t ti)
+{
+	struct rpl_thread *t = &p->threads[ti];
+	struct rpl_proc *pr = &p->procs[t->proc];
+	size_t j;
+
+	t->start_failed = 1;
+	atomic_store(&t->n_done, t->n_ops);
+	if (atomic_load(&pr->live) == 0 && !atomic_load(&pr->finished)) {
+		atomic_store(&pr->gone_ns, iot_now_ns());
+		atomic_store(&pr->finished, 1);
+		futex((_Atomic uint32_t *)&pr->finished, FUTEX_WAKE, INT_MAX, NULL);
+	}
+	for (j = 0; j < p->n_threads; j++) {
+		const struct rpl_thread *u = &p->threads[j];
+
+		if (!u->started && !u->start_failed && u->spawn_op >= 0 &&
+		    p->ops[u->spawn_op].thread == ti)
+			give_up(p, (uint32_t)j);
+	}
+	wake_all(p);
+}
+
 int rpl_thread_start(struct rpl_plan *p, uint32_t ti)
 {
 	struct rpl_thread *t = &p->threads[ti];
@@ -622,10 +654,13 @@ int rpl_thread_start(struct rpl_plan *p, uint32_t ti)
 		atomic_fetch_sub(&pr->live, 1);
 		atomic_fetch_sub(&p->active, 1);
 		atomic_fetch_sub(&p->threads_alive, 1);
-		t->started = 0;
-		t->fork_table = 0;
 	}
 out:
+	if (err) {
+		t->started = 0;
+		t->fork_table = 0;
+		give_up(p, ti);
+	}
 	pthread_mutex_unlock(&p->spawn_lock);
 	/* As fork returns after the child's table is made: until then the
 	 * parent must not close or open anything. */
@@ -726,7 +761,7 @@ static void poke_threads(struct rpl_plan *p)
 int rpl_execute(struct rpl_plan *p, struct rpl_result *res)
 {
 	const struct timespec tick = { 0, 200000000 };
-	size_t i, unstarted = 0;
+	size_t i, unstarted = 0, failed = 0;
 	int err = 0, e;
 	int64_t watched;
 
@@ -744,6 +779,7 @@ int rpl_execute(struct rpl_plan *p, struct rpl_result *res)
 		atomic_store(&p->threads[i].n_done, 0);
 		atomic_store(&p->threads[i].wait_pos, UINT32_MAX);
 		p->threads[i].joined = 0;
+		p->threads[i].start_failed = 0;
 	}
 	atomic_store(&p->ended, 0);
 	p->t0 = watched = iot_now_ns();
@@ -790,7 +826,10 @@ int rpl_execute(struct rpl_plan *p, struct rpl_result *res)
 			if (!op->skip)
 				op->skip = stopping() ? RPL_SKIP_INTERRUPTED : RPL_SKIP_UNFINISHED;
 		}
-		unstarted += !stopping();
+		if (p->threads[i].start_failed)
+			failed++;
+		else
+			unstarted += !stopping();
 	}
 	res->elapsed_ns = iot_now_ns() - p->t0;
 	if (p->o->progress)
@@ -798,6 +837,9 @@ int rpl_execute(struct rpl_plan *p, struct rpl_result *res)
 	if (unstarted && !p->o->quiet)
 		iot_warn(p->o->cmd, "%s: %zu recorded threads were never started (their parent's "
 			 "clone is missing from the trace)", p->o->trace, unstarted);
+	if (failed)
+		iot_warn(p->o->cmd, "%s: %zu recorded threads could not be started here (no memory "
+			 "or threads left), nor their calls replayed", p->o->trace, failed);
 	res->deadlock_breaks = atomic_load(&p->breaks);
 	rpl_starts_close(p);
 	pthread_mutex_destroy(&p->spawn_lock);

@@ -438,6 +438,7 @@ struct rpl_thread {
 	pthread_t th;
 	int started;
 	int joined;			/* main thread: th joined (exec.c) */
+	int start_failed;		/* could not be started: none of its ops run */
 	uint32_t ended_next;		/* plan.ended: the one that ended before it */
 	struct rpl_plan *plan;
 	char *scratch;			/* read buffer */

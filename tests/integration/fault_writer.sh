@@ -13,9 +13,7 @@ need_iotape_cmd record
 need_iotape_cmd check
 need_iotape_cmd replay
 need_ptrace
-SHIM=$SRCDIR/$BUILD/tests/shim/faultio.so
-[ -f "$SHIM" ] || skip "$SHIM is not built"
-export ASAN_OPTIONS=detect_leaks=0:verify_asan_link_order=0
+need_shim faultio
 d=$(mktemp -d /tmp/iotape-fault.XXXXXX)
 mnt=$d/mnt
 trap 'mountpoint -q "$mnt" && umount "$mnt"; rm -rf "$d"' EXIT

@@ -46,6 +46,13 @@ need_longtrace() {	# sets GEN: tests/bench/longtrace, which makes long traces
 	[ -x "$GEN" ] || fail "$GEN is not built"
 }
 
+need_shim() {	# sets SHIM: the LD_PRELOAD shim tests/shim/$1.c, built
+	SHIM=$SRCDIR/$BUILD/tests/shim/$1.so
+	[ -f "$SHIM" ] || skip "$SHIM is not built"
+	# a sanitizer's runtime must come first in the list of libraries
+	export ASAN_OPTIONS=detect_leaks=0:verify_asan_link_order=0
+}
+
 need_mk_analyze_traces() {	# sets GEN: tests/bench/mk_analyze_traces
 	GEN=$(dirname "$IOTAPE")/tests/bench/mk_analyze_traces
 	[ -x "$GEN" ] || fail "$GEN is not built"

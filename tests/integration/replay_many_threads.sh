@@ -30,7 +30,7 @@ mkdir "$T/r"
 rc=$?
 [ $rc = 99 ] && skip "ulimit -v is not allowed here"
 [ $rc = 0 ] || fail "replay of $N processes within $LIMIT_MIB MiB of address space: exit $rc: $(head -c 500 "$T/err")"
-grep -q "never started" "$T/err" && fail "threads not started: $(head -c 500 "$T/err")"
+grep -q "never started\|could not be started" "$T/err" && fail "threads not started: $(head -c 500 "$T/err")"
 # each process opens and reads a file (absent here: ENOENT, then EBADF)
 n=$("$IOTAPE" dump "$T/prof.iotape" | grep -c 'openat(.*ld\.so\.cache')
 [ "$n" = $N ] || fail "$n of $N processes made their open"
