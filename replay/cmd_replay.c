@@ -258,6 +258,8 @@ int cmd_replay(int argc, char **argv)
 	}
 	if (err < 0 && !(o.clients && err == -ECANCELED && res.interrupted))
 		return IOT_EXIT_FAIL;
+	if (res.plan_only)		/* IOTAPE_REPLAY_PLAN=only: nothing ran */
+		return res.damaged ? IOT_EXIT_DAMAGED : IOT_EXIT_OK;
 	if (!o.quiet)
 		rpl_print_summary(stdout, &o, &res);
 	if (res.fault_stopped) {

@@ -28,6 +28,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include "engine.h"
 #include "plan.h"
@@ -92,6 +93,56 @@ static void plan_think_sum(const struct rpl_plan *p)
 		p->n_ops, sum / 1e6, (unsigned long long)h);
 }
 
+/*
+ * IOTAPE_REPLAY_PLAN set: the CPU time of each planning step, said at
+ * the plan's end, and the events planned per CPU second (with "only",
+ * the replay stops there: replay.c).  The process's CPU time, read
+ * between the steps.
+ */
+enum { LAP_READ, LAP_SORT, LAP_CLEAN, LAP_THREADS, LAP_THINK, LAP_WAKES, LAP_POLLS,
+       LAP_MOVES, LAP_N };
+
+struct laps {
+	int on;
+	double last, s[LAP_N];
+};
+
+static double cpu_now(void)
+{
+	struct timespec ts;
+
+	if (clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &ts) < 0)
+		return 0;
+	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
+}
+
+/* Step @k ends: the CPU time since the last lap is its. */
+static void lap(struct laps *l, int k)
+{
+	double now;
+
+	if (!l->on)
+		return;
+	now = cpu_now();
+	l->s[k] += now - l->last;
+	l->last = now;
+}
+
+static void laps_say(const struct rpl_plan *p, const struct laps *l)
+{
+	double all = 0;
+	int k;
+
+	for (k = 0; k < LAP_N; k++)
+		all += l->s[k];
+	iot_msg(IOT_MSG_INFO, "replay", "plan: %zu events in %.3f s of CPU time (%.2f M events "
+		"per CPU second): read %.3f s, sort %.3f, clean %.3f, threads %.3f, think %.3f, "
+		"wakes %.3f, polls %.3f, moves %.3f", p->n_ops, all,
+		all > 0 ? (double)p->n_ops / all / 1e6 : 0.0, l->s[LAP_READ], l->s[LAP_SORT],
+		l->s[LAP_CLEAN], l->s[LAP_THREADS], l->s[LAP_THINK], l->s[LAP_WAKES],
+		l->s[LAP_POLLS], l->s[LAP_MOVES]);
+}
+
 /* A trace too long to plan here stops the replay before it fills memory
  * (and the kernel kills it, or something else, with no word why). */
 static int check_fits(const struct rpl_plan *p, const struct rpl_opts *o)
@@ -116,10 +167,13 @@ static int check_fits(const struct rpl_plan *p, const struct rpl_opts *o)
 
 int rpl_plan_build(struct rpl_plan *p, const struct rpl_opts *o)
 {
+	struct laps laps = { .on = getenv("IOTAPE_REPLAY_PLAN") != NULL };
 	struct rpl_deps *deps = NULL;
 	size_t i;
 	int err;
 
+	if (laps.on)
+		laps.last = cpu_now();
 	memset(p, 0, sizeof(*p));
 	p->o = o;
 	p->root_fd = -1;
@@ -143,9 +197,11 @@ int rpl_plan_build(struct rpl_plan *p, const struct rpl_opts *o)
 		goto out;
 	}
 	rpl_mem_note("read");
+	lap(&laps, LAP_READ);
 	if ((err = rpl_plan_sort_ops(p)) < 0)
 		goto out;
 	rpl_plan_sort_ps(p);
+	lap(&laps, LAP_SORT);
 	err = rpl_plan_clean_paths(p);
 	if (err < 0) {
 		iot_err(o->cmd, "%s: planning failed: %s", o->trace, iot_strerror(err));
@@ -158,24 +214,32 @@ int rpl_plan_build(struct rpl_plan *p, const struct rpl_opts *o)
 	err = -ENOMEM;
 	if (!deps || !p->ps_made_t)
 		goto out;
+	lap(&laps, LAP_CLEAN);
 	err = rpl_plan_threads(p, deps);
 	rpl_mem_note("threads");
 	/* what deps.c kept per resource goes before the next steps take
 	 * theirs (3 bytes an event at 10 M events) */
 	rpl_deps_free(deps);
 	deps = NULL;
+	lap(&laps, LAP_THREADS);
 	if (err == 0)
 		err = rpl_plan_think(p);
 	rpl_mem_note("think");
+	lap(&laps, LAP_THINK);
 	if (err == 0)
 		err = rpl_plan_wakes(p);
+	lap(&laps, LAP_WAKES);
 	if (err == 0)
 		err = rpl_plan_polls(p);
 	rpl_proc_threads_free(p);	/* the two steps' lists */
+	lap(&laps, LAP_POLLS);
 	if (err == 0)
 		err = rpl_plan_moves(p);
 	if (err == 0)
 		err = rpl_aio_plan_buf(p);
+	lap(&laps, LAP_MOVES);
+	if (err == 0 && laps.on)
+		laps_say(p, &laps);
 	if (err == 0 && getenv("IOTAPE_REPLAY_BUDGET"))
 		plan_think_sum(p);
 	if (err < 0)

@@ -189,6 +189,7 @@ void rpl_plan_delete(struct rpl_plan *p)
 static int run(const struct rpl_opts *o, struct rpl_result *res)
 {
 	struct rpl_plan own, *p = o->plan ? o->plan : &own;
+	const char *plan_env = getenv("IOTAPE_REPLAY_PLAN");
 	int64_t t_start = iot_now_ns();
 	int err = 0, root_fd;
 
@@ -206,6 +207,12 @@ static int run(const struct rpl_opts *o, struct rpl_result *res)
 	if (err < 0)
 		goto out;
 	res->events_in_trace = p->events_in_trace;
+	/* IOTAPE_REPLAY_PLAN=only: the plan alone, to measure it (plan.c) */
+	if (plan_env && strcmp(plan_env, "only") == 0 && !o->plan) {
+		res->plan_only = 1;
+		res->damaged = p->damaged;
+		goto out;
+	}
 	if (!o->no_prepare) {
 		err = rpl_prepare(p, res);
 		if (err < 0)

@@ -209,6 +209,7 @@ struct rpl_result {
 	int damaged;			/* the trace was cut short: its complete part was used */
 	int open_err;			/* iot_reader_open()'s code if the trace did not open */
 	int interrupted;		/* the signal that stopped the replay, or 0 */
+	int plan_only;			/* IOTAPE_REPLAY_PLAN=only: it stopped after the plan */
 	/* target faults the recording did not have (fault.c): calls that
 	 * failed so, per kind; the first one as text ("ENOSPC at 41 % (write
 	 * /a/b at 1.234 s)"), and whether it stopped the replay */
