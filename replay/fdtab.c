@@ -22,6 +22,9 @@
 
 #include "rpl.h"
 
+/* The tables made so far: each one's serial number (rpl_fdtab.serial). */
+static _Atomic uint64_t tables_made;
+
 struct rpl_fdtab *rpl_fdtab_new(int real)
 {
 	struct rpl_fdtab *t = calloc(1, sizeof(*t));
@@ -31,6 +34,7 @@ struct rpl_fdtab *rpl_fdtab_new(int real)
 	pthread_mutex_init(&t->lock, NULL);
 	atomic_init(&t->refs, 1);
 	t->real = real;
+	t->serial = atomic_fetch_add(&tables_made, 1) + 1;
 	return t;
 }
 

@@ -75,10 +75,13 @@ static uint64_t key_res(uint32_t res)
  * the ops that make, use and close fd N keep their recorded order, or a
  * thread could open its N before a sibling's close of the N before
  * (rel_threads: four threads each opening, writing and closing files,
- * wrote one file's data into another's). */
+ * wrote one file's data into another's).  The table by its serial
+ * number: by its address, a table made where an ended process's had been
+ * freed had the same keys, and its calls on fd N followed the ended
+ * one's (a plan changed with where malloc put tables). */
 static uint64_t key_slot(const struct rpl_fdtab *tab, int64_t fd)
 {
-	struct { uintptr_t t; int64_t fd; } k = { (uintptr_t)tab, fd };
+	struct { uint64_t t; int64_t fd; } k = { tab->serial, fd };
 
 	return key_norm(iot_hash(&k, sizeof(k), 5));
 }

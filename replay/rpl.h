@@ -62,6 +62,9 @@ struct rpl_fdtab {
 	struct rpl_fd *v;
 	struct rpl_fdends *ends;	/* plan tables (NULL: none counted);
 					 * copies count in it too */
+	/* which table it is, never another's (its address is, once it is
+	 * freed: plan_fds.c key_slot()) */
+	uint64_t serial;
 	/* run: the replay thread whose kernel table holds the live
 	 * descriptors (own_table() in exec.c; 0: the replayer's, shared) */
 	int ktid;

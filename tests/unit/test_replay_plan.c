@@ -1048,6 +1048,60 @@ static void killed_writer(void **state)
 	rpl_plan_free(&p);
 }
 
+/* An event of thread @tid of process @pid (ev() makes them one). */
+static void tev(struct w *w, int pid, int tid, int nr, int64_t ret, const char *path, int64_t a0,
+		int64_t a1, int64_t a2)
+{
+	struct iot_event e = { .pid = pid, .tid = tid, .nr = nr, .ret = ret, .nargs = 3,
+			       .args = { a0, a1, a2 }, .path = path,
+			       .path_len = path ? (uint32_t)strlen(path) : 0 };
+
+	e.t_enter = w->t;
+	e.t_exit = w->t + 5 * US;
+	w->t += 10 * US;
+	if (!w->err)
+		w->err = iot_writer_event(w->w, &e);
+}
+
+/* Process @pid, forked by 100, starts thread @pid + 100; that thread
+ * opens @path as fd 5 and closes it; both end, and 100 reaps @pid. */
+static void two_threads_fd5(struct w *w, int pid, const char *path)
+{
+	ev(w, 100, SYS_clone, pid, NULL, NULL, 5, A(17), A(0), A(0), A(0), A(0));
+	tev(w, pid, pid, SYS_clone, pid + 100, NULL, 0x3d0f00, 0, 0);
+	tev(w, pid, pid + 100, SYS_openat, 5, path, AT_FDCWD, 0, O_RDONLY);
+	tev(w, pid, pid + 100, SYS_close, 0, NULL, 5, 0, 0);
+	tev(w, pid, pid + 100, SYS_exit, 0, NULL, 0, 0, 0);
+	tev(w, pid, pid, SYS_exit_group, 0, NULL, 0, 0, 0);
+	ev(w, 100, SYS_wait4, pid, NULL, NULL, 4, A(pid), A(0), A(0), A(0));
+}
+
+/*
+ * In a table its threads share, the calls on one descriptor number keep
+ * their order (plan_fds.c key_slot()); a table made after another one
+ * ended is another table, whatever its address: two processes one after
+ * the other, each of two threads opening and closing its fd 5.  By the
+ * table's address (where malloc put the second table: that of the first,
+ * freed at its end), the second's open followed the first's close, and a
+ * plan changed with the allocations made before it.
+ */
+static void slots_per_table(void **state)
+{
+	struct rpl_opts o = { .trace = trace, .cmd = "test", .quiet = 1 };
+	struct w w = open_trace();
+	struct rpl_plan p;
+
+	(void)state;
+	two_threads_fd5(&w, 101, "/w/a");
+	two_threads_fd5(&w, 102, "/w/b");
+	close_trace(&w);
+	assert_int_equal(rpl_plan_build(&p, &o), 0);
+	assert_int_equal(p.n_procs, 3);
+	assert_false(depends(&p, nth(&p, 202, SYS_openat, 0), nth(&p, 201, SYS_close, 0)));
+	assert_false(depends(&p, nth(&p, 202, SYS_openat, 0), nth(&p, 201, SYS_openat, 0)));
+	rpl_plan_free(&p);
+}
+
 /*
  * Opens of another process's descriptor (/proc/PID/fd/N, kept as
  * written): a child's of its parent's pipe, found in the parent's table
@@ -1113,6 +1167,7 @@ int main(void)
 		cmocka_unit_test(exit_closes_table),
 		cmocka_unit_test(killed_writer),
 		cmocka_unit_test(fd_link_of_other),
+		cmocka_unit_test(slots_per_table),
 	};
 
 	return cmocka_run_group_tests(tests, setup, teardown);
