@@ -20,6 +20,7 @@ struct rpl_planner {
 	/* a FIFO's path (key_path()) -> the pipe resource its opens share
 	 * (FIFO_GONE: removed or renamed since; fifo_res()) */
 	struct rpl_map fifos;
+	size_t ps_fifos;			/* path states of FIFOs */
 	/* A forked child's table is its parent's at the fork, not at the
 	 * child's first op: the parent goes on (a shell closes its end of
 	 * the pipe the child writes to) before the child's first call. */

@@ -288,13 +288,21 @@ static int pipe_keys(struct rpl_plan *p, const struct rpl_planner *pl,
 
 static int64_t fifo_res(struct rpl_plan *p, struct rpl_planner *pl, const char *path, int made)
 {
-	uint64_t k = key_path(path, strlen(path));
 	const struct iot_path_state *ps;
+	uint64_t k;
 	uint32_t res;
 
+	/* no FIFO made and none in the starting tree (most traces): every
+	 * successful open asked the path states by bisection, strcmp() a
+	 * step */
+	if (!made && !pl->fifos.n && !pl->ps_fifos)
+		return 0;
+	k = key_path(path, strlen(path));
 	if (!made) {
 		if (rpl_map_get(&pl->fifos, k, &res))
 			return res == FIFO_GONE ? 0 : res;
+		if (!pl->ps_fifos)
+			return 0;
 		ps = rpl_path_state(p, path);
 		if (!ps || ps->type != S_IFIFO)
 			return 0;
@@ -309,11 +317,12 @@ static int64_t fifo_res(struct rpl_plan *p, struct rpl_planner *pl, const char *
  * (a FIFO the rename put over is gone).  @return : 0 or -ENOMEM. */
 static int fifo_moved(struct rpl_planner *pl, const char *path, const char *to)
 {
-	uint64_t k = key_path(path, strlen(path)), k2;
+	uint64_t k, k2;
 	uint32_t res = FIFO_GONE, old;
 
 	if (!pl->fifos.n)
 		return 0;
+	k = key_path(path, strlen(path));
 	if (rpl_map_get(&pl->fifos, k, &res) && res != FIFO_GONE &&
 	    rpl_map_put(&pl->fifos, k, FIFO_GONE) < 0)
 		return -ENOMEM;

@@ -16,6 +16,7 @@
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <sys/syscall.h>
 #include <sys/wait.h>
 
@@ -366,6 +367,8 @@ int rpl_plan_threads(struct rpl_plan *p, struct rpl_deps *deps)
 			n_exits++;
 		}
 	}
+	for (i = 0; i < p->n_ps; i++)
+		pl.ps_fifos += (p->ps[i].type & S_IFMT) == S_IFIFO;
 	if (n_exits && !(exits = malloc(n_exits * sizeof(*exits))))
 		goto nomem;
 	for (i = 0, j = 0, n_exits = 0; i < p->n_precs; i++)
