@@ -130,10 +130,55 @@ static int keep_data(struct rpl_plan *p, uint32_t seq, const struct iot_event *e
 	return 0;
 }
 
+/*
+ * An event's path, kept once (rpl_intern()), found first by its address
+ * in the chunk being read: the reader gives each string of a chunk's
+ * table at one address, and a chunk's events name a few hundred paths
+ * again and again.  A hit costs a look into this small table, not the
+ * path hashed, looked up in the table of every path kept and compared
+ * with the copy kept there (two cache misses on a long trace).  A path
+ * with dots gets a copy of its own each time (rpl_intern()): not kept
+ * here.
+ */
+#define MEMO_BITS 10
+
+struct memo {
+	const char *src, *kept;
+	uint64_t chunk;			/* its chunk's frame + 1; 0: empty */
+	uint32_t n;
+};
+
+static const char *intern_ev(struct rpl_intern *t, struct iot_arena *a, struct memo *m,
+			     uint64_t chunk, const char *s, uint32_t n, int *dots)
+{
+	struct memo *e;
+	const char *v;
+	int d = 0;
+
+	if (!s)
+		return NULL;
+	e = &m[((uint64_t)(uintptr_t)s * 0x9e3779b97f4a7c15ULL) >> (64 - MEMO_BITS)];
+	if (e->src == s && e->n == n && e->chunk == chunk + 1)
+		return e->kept;
+	v = rpl_intern(t, a, s, n, &d);
+	if (d) {
+		*dots = 1;
+		return v;
+	}
+	if (v) {
+		e->src = s;
+		e->kept = v;
+		e->chunk = chunk + 1;
+		e->n = n;
+	}
+	return v;
+}
+
 int rpl_plan_read(struct rpl_plan *p)
 {
 	const struct iot_summary *s = iot_reader_summary(p->rd);
 	struct rpl_intern paths = { 0 };
+	struct memo *memo = calloc(1u << MEMO_BITS, sizeof(*memo));
 	struct iot_item it;
 	int err = 0, r;
 
@@ -141,6 +186,8 @@ int rpl_plan_read(struct rpl_plan *p)
 	 * not one that doubled past it (a quarter of the plan, on average). */
 	uint64_t events = s->events, max = p->o->max_events;
 
+	if (!memo)
+		return -ENOMEM;
 	if (max && max < events)
 		events = max;
 	if (events && events < UINT32_MAX - 1) {
@@ -168,10 +215,10 @@ int rpl_plan_read(struct rpl_plan *p)
 			rpl_ev_pack(&op->ev, &it.u.ev);
 			int dots = 0;
 
-			op->ev.path = rpl_intern(&paths, p->arena, it.u.ev.path, it.u.ev.path_len,
-						 &dots);
-			op->ev.path2 = rpl_intern(&paths, p->arena, it.u.ev.path2,
-						  it.u.ev.path2_len, &dots);
+			op->ev.path = intern_ev(&paths, p->arena, memo, it.chunk, it.u.ev.path,
+						it.u.ev.path_len, &dots);
+			op->ev.path2 = intern_ev(&paths, p->arena, memo, it.chunk, it.u.ev.path2,
+						 it.u.ev.path2_len, &dots);
 			if (dots)
 				op->rflags |= RPL_OPF_DOTS;
 			if ((it.u.ev.path && !op->ev.path) || (it.u.ev.path2 && !op->ev.path2)) {
@@ -252,6 +299,7 @@ int rpl_plan_read(struct rpl_plan *p)
 	}
 out:
 	rpl_intern_free(&paths);
+	free(memo);
 	return err;
 }
 
