@@ -47,16 +47,63 @@ int64_t rpl_smallest_top(const struct rpl_smallest *s)
 	return s->n ? s->h[0] : 0;
 }
 
-/* Each op of each thread with the op before it in its thread (the clone
- * that started the thread, for its first op; NULL for a thread there from
- * the start): @first is set for a thread's first op. */
-#define FOR_EACH_OP(p, t, k, op, prev, first)					\
-	for ((t) = (p)->threads; (p)->n_threads && (t) < (p)->threads + (p)->n_threads; (t)++) \
-		for ((k) = 0; (k) < (t)->n_ops &&					\
-		     ((op) = &(p)->ops[(t)->ops[(k)]],					\
-		      (prev) = (k) ? &(p)->ops[(t)->ops[(k) - 1]] :			\
-			       (t)->spawn_op >= 0 ? &(p)->ops[(t)->spawn_op] : NULL,	\
-		      (first) = (k) == 0, 1); (k)++)
+/*
+ * Each op in the plan's order with the op before it in its thread (the
+ * clone that started the thread, for its first op; NULL for a thread
+ * there from the start): a pass over the ops as they lie, not thread by
+ * thread, which went through the whole array once per thread.  A
+ * thread's ops come in its order either way (its list is ascending).
+ */
+#define WALK_NONE UINT32_MAX
+
+struct walk {
+	uint32_t *last;			/* per thread: its op before the next one */
+	uint8_t *seen;			/* per thread: an op of it walked */
+};
+
+static void walk_reset(const struct rpl_plan *p, struct walk *w)
+{
+	size_t i;
+
+	for (i = 0; i < p->n_threads; i++) {
+		w->last[i] = p->threads[i].spawn_op >= 0 ? (uint32_t)p->threads[i].spawn_op :
+			     WALK_NONE;
+		w->seen[i] = 0;
+	}
+}
+
+static int walk_new(const struct rpl_plan *p, struct walk *w)
+{
+	w->last = malloc((p->n_threads + 1) * sizeof(*w->last));
+	w->seen = malloc(p->n_threads + 1);
+	if (!w->last || !w->seen) {
+		free(w->last);
+		free(w->seen);
+		return -ENOMEM;
+	}
+	walk_reset(p, w);
+	return 0;
+}
+
+static void walk_free(struct walk *w)
+{
+	free(w->last);
+	free(w->seen);
+	w->last = NULL;
+	w->seen = NULL;
+}
+
+/* Op @i's op before it (see above); *@first: it is its thread's first. */
+static inline const struct rpl_op *walk_prev(const struct rpl_plan *p, struct walk *w, size_t i,
+					     int *first)
+{
+	uint32_t t = p->ops[i].thread, l = w->last[t];
+
+	*first = !w->seen[t];
+	w->seen[t] = 1;
+	w->last[t] = (uint32_t)i;
+	return l == WALK_NONE ? NULL : &p->ops[l];
+}
 
 /*
  * Think time = recorded gap minus what tracing added to it.  The recorder
@@ -204,68 +251,134 @@ static int64_t fast_value(const struct rpl_plan *p, const struct rpl_op *op, int
 	return held ? op->think_ns - rpl_op_pre(p, op) : op->think_ns;
 }
 
+/*
+ * The gaps whose floors are taken, counted in one pass over the ops and
+ * kept in a second (each pass over every op costs as much as its work
+ * in it: they were seven): the gaps between two stopped calls, whose 5th
+ * percentile is a stop's cost (think_times()); and the fast-path gaps,
+ * [0] of calls not held, [1] of held ones (fast_gap()), per syscall and
+ * pooled (fast_floors()).  A gap is of one kind at most.
+ */
+struct floors {
+	size_t n_stop;
+	struct rpl_smallest stop;
+	size_t n[2], cnt[2][FAST_NR_MAX], bpf[2][FAST_NR_MAX];
+	struct rpl_smallest pool[2], by[2][FAST_NR_MAX];
+	int64_t *mem;
+};
+
+enum { GAP_FAST, GAP_HELD, GAP_STOP, GAP_NONE };
+
+static int gap_kind(const struct rpl_plan *p, const struct rpl_op *op, const struct rpl_op *prev,
+		    int first)
+{
+	if (first || !prev)
+		return GAP_NONE;
+	if (rpl_op_stopped(prev))
+		return rpl_op_stopped(op) ? GAP_STOP : GAP_NONE;
+	if (rpl_op_stopped(op))
+		return GAP_NONE;
+	return held_op(p, op) ? GAP_HELD : GAP_FAST;
+}
+
+/* The gaps of each kind counted, (@fast: the fast-path ones too) and
+ * room made for their floors. */
+static int floors_count(struct rpl_plan *p, struct walk *w, struct floors *f, int fast)
+{
+	const struct rpl_op *op, *prev;
+	size_t i, total, h;
+	int first, kind;
+
+	for (i = 0; i < p->n_ops; i++) {
+		op = &p->ops[i];
+		prev = walk_prev(p, w, i, &first);
+		kind = gap_kind(p, op, prev, first);
+		if (kind == GAP_STOP) {
+			f->n_stop++;
+		} else if (kind != GAP_NONE && fast) {
+			f->n[kind]++;
+			if (op->ev.nr >= 0 && op->ev.nr < FAST_NR_MAX) {
+				f->cnt[kind][op->ev.nr]++;
+				f->bpf[kind][op->ev.nr] += (op->ev.flags & IOT_EV_BPF) &&
+							   (prev->ev.flags & IOT_EV_BPF);
+			}
+		}
+	}
+	f->stop.cap = f->n_stop >= 100 ? f->n_stop / 20 + 1 : 0;
+	total = f->stop.cap;
+	for (h = 0; h < 2; h++) {
+		f->pool[h].cap = f->n[h] >= FAST_MIN_SAMPLES ? f->n[h] / 20 + 1 : 0;
+		total += f->pool[h].cap;
+		for (i = 0; i < FAST_NR_MAX; i++) {
+			f->by[h][i].cap = f->cnt[h][i] >= FAST_MIN_SAMPLES ? f->cnt[h][i] / 20 + 1 : 0;
+			total += f->by[h][i].cap;
+		}
+	}
+	f->mem = malloc((total + 1) * sizeof(*f->mem));
+	if (!f->mem)
+		return -ENOMEM;
+	f->stop.h = f->mem;
+	total = f->stop.cap;
+	for (h = 0; h < 2; h++) {
+		f->pool[h].h = f->mem + total;
+		total += f->pool[h].cap;
+		for (i = 0; i < FAST_NR_MAX; i++) {
+			f->by[h][i].h = f->mem + total;
+			total += f->by[h][i].cap;
+		}
+	}
+	return 0;
+}
+
+/* The gaps counted by floors_count() kept, each among the smallest of
+ * its kind. */
+static void floors_keep(struct rpl_plan *p, struct walk *w, struct floors *f, int fast)
+{
+	const struct rpl_op *op, *prev;
+	size_t i;
+	int first, kind;
+
+	walk_reset(p, w);
+	for (i = 0; i < p->n_ops; i++) {
+		op = &p->ops[i];
+		prev = walk_prev(p, w, i, &first);
+		kind = gap_kind(p, op, prev, first);
+		if (kind == GAP_STOP) {
+			if (f->stop.cap)
+				rpl_smallest_add(&f->stop, op->think_ns);
+		} else if (kind != GAP_NONE && fast) {
+			int64_t v = fast_value(p, op, kind == GAP_HELD);
+
+			rpl_smallest_add(&f->pool[kind], v);
+			if (op->ev.nr >= 0 && op->ev.nr < FAST_NR_MAX)
+				rpl_smallest_add(&f->by[kind][op->ev.nr], v);
+		}
+	}
+}
+
 /* The floors of the fast-path gaps (@held: of the held bpf calls' gaps,
  * less their holds) per syscall into @floor_nr (-1: none of that kind),
  * the pooled one into @pooled_out, and the least of those of the kinds
  * whose FAST_MIN_SAMPLES or more gaps are all between two bpf calls into
  * @least_bpf (-1: none such). */
-static int fast_floors(struct rpl_plan *p, int held, int64_t *floor_nr, int64_t *pooled_out,
-		       int64_t *least_bpf)
+static void fast_floors(const struct floors *f, int held, int64_t *floor_nr, int64_t *pooled_out,
+			int64_t *least_bpf)
 {
-	struct rpl_smallest pool = { 0 }, *by = calloc(FAST_NR_MAX, sizeof(*by));
-	const struct rpl_op *op, *prev;
-	const struct rpl_thread *t;
-	size_t cnt[FAST_NR_MAX] = { 0 }, bpf[FAST_NR_MAX] = { 0 }, n = 0, i, total = 0;
-	int64_t *mem = NULL, pooled = 0, least = -1;
-	uint32_t k;
-	int first, err = 0;
+	const size_t *cnt = f->cnt[held], *bpf = f->bpf[held];
+	int64_t pooled = 0, least = -1;
+	size_t i;
 
-	if (!by)
-		return -ENOMEM;
-	FOR_EACH_OP(p, t, k, op, prev, first)
-		if (fast_gap(p, op, prev, first, held)) {
-			n++;
-			if (op->ev.nr >= 0 && op->ev.nr < FAST_NR_MAX) {
-				cnt[op->ev.nr]++;
-				bpf[op->ev.nr] += (op->ev.flags & IOT_EV_BPF) &&
-						  (prev->ev.flags & IOT_EV_BPF);
-			}
-		}
-	pool.cap = n >= FAST_MIN_SAMPLES ? n / 20 + 1 : 0;
-	for (i = 0; i < FAST_NR_MAX; i++)
-		total += cnt[i] >= FAST_MIN_SAMPLES ? cnt[i] / 20 + 1 : 0;
-	mem = malloc((pool.cap + total + 1) * sizeof(*mem));
-	if (!mem) {
-		err = -ENOMEM;
-		goto out;
-	}
-	pool.h = mem;
-	for (i = 0, total = pool.cap; i < FAST_NR_MAX; i++) {
-		by[i].cap = cnt[i] >= FAST_MIN_SAMPLES ? cnt[i] / 20 + 1 : 0;
-		by[i].h = mem + total;
-		total += by[i].cap;
-	}
-	FOR_EACH_OP(p, t, k, op, prev, first)
-		if (fast_gap(p, op, prev, first, held)) {
-			rpl_smallest_add(&pool, fast_value(p, op, held));
-			if (op->ev.nr >= 0 && op->ev.nr < FAST_NR_MAX)
-				rpl_smallest_add(&by[op->ev.nr], fast_value(p, op, held));
-		}
-	if (n >= FAST_MIN_SAMPLES)
-		pooled = rpl_smallest_top(&pool);
+	if (f->n[held] >= FAST_MIN_SAMPLES)
+		pooled = rpl_smallest_top(&f->pool[held]);
 	for (i = 0; i < FAST_NR_MAX; i++) {
 		floor_nr[i] = !cnt[i] ? -1 : cnt[i] >= FAST_MIN_SAMPLES ?
-			      rpl_smallest_top(&by[i]) : pooled;
+			      rpl_smallest_top(&f->by[held][i]) : pooled;
 		if (cnt[i] >= FAST_MIN_SAMPLES && bpf[i] == cnt[i] &&
 		    (least < 0 || floor_nr[i] < least))
 			least = floor_nr[i];
 	}
 	*pooled_out = pooled;
 	*least_bpf = least;
-out:
-	free(mem);
-	free(by);
-	return err;
 }
 
 /* The processes that made no exec: a replay starts a program for each
@@ -330,51 +443,53 @@ static double pos_of(int64_t v)
 int rpl_plan_think(struct rpl_plan *p)
 {
 	struct rpl_think_dbg *dbg = NULL;
-	struct rpl_smallest g = { 0 };
 	int64_t floor_nr[FAST_NR_MAX], held_nr[FAST_NR_MAX], cost, least = -1, unused;
+	int fast = p->o->timing != RPL_TIMING_RAW;
 	const struct rpl_thread *t;
 	const struct rpl_op *prev;
+	struct floors *fl = calloc(1, sizeof(*fl));
+	struct walk w = { 0 };
 	struct rpl_op *op;
 	double *rec_cpu = NULL;
-	size_t n = 0;
-	uint32_t k;
-	int first, err;
+	size_t i;
+	int first, err = -ENOMEM;
 
-	FOR_EACH_OP(p, t, k, op, prev, first)
-		n += !first && rpl_op_stopped(prev) && rpl_op_stopped(op);
+	if (!fl || walk_new(p, &w) < 0)
+		goto out;
+	if (floors_count(p, &w, fl, fast) < 0)
+		goto out;
+	floors_keep(p, &w, fl, fast);
 	cost = p->stop_cost_ns;
-	if (n >= 100) {
-		g.cap = n / 20 + 1;
-		g.h = malloc(g.cap * sizeof(*g.h));
-		if (!g.h)
-			return -ENOMEM;
-		FOR_EACH_OP(p, t, k, op, prev, first)
-			if (!first && rpl_op_stopped(prev) && rpl_op_stopped(op))
-				rpl_smallest_add(&g, op->think_ns);
-		p->gap_floor_ns = rpl_smallest_top(&g);
+	if (fl->n_stop >= 100) {
+		p->gap_floor_ns = rpl_smallest_top(&fl->stop);
 		cost = p->gap_floor_ns;
-		free(g.h);
 	}
 	if (p->o->timing == RPL_TIMING_RAW)
 		cost = p->stop_cost_ns;
 	p->gap_cost_ns = cost;
 	p->bpf_floor_ns = 0;
-	if (p->o->timing != RPL_TIMING_RAW &&
-	    (fast_floors(p, 0, floor_nr, &p->fast_floor_ns, &least) < 0 ||
-	     fast_floors(p, 1, held_nr, &p->held_floor_ns, &unused) < 0 ||
-	     !(rec_cpu = calloc(p->n_threads + 1, sizeof(*rec_cpu)))))
-		return -ENOMEM;
+	if (fast) {
+		fast_floors(fl, 0, floor_nr, &p->fast_floor_ns, &least);
+		fast_floors(fl, 1, held_nr, &p->held_floor_ns, &unused);
+		if (!(rec_cpu = calloc(p->n_threads + 1, sizeof(*rec_cpu))))
+			goto out;
+	}
+	free(fl->mem);
+	fl->mem = NULL;
 	p->bpf_floor_ns = least > 0 ? least : 0;
 	if (getenv("IOTAPE_REPLAY_BUDGET") && p->o->timing != RPL_TIMING_RAW) {
 		dbg = calloc(p->n_threads + 1, sizeof(*dbg));
-		if (!dbg || think_dbg_start(p, dbg) < 0) {
-			free(dbg);
-			free(rec_cpu);
-			return -ENOMEM;
-		}
+		if (!dbg || think_dbg_start(p, dbg) < 0)
+			goto out;
 	}
-	FOR_EACH_OP(p, t, k, op, prev, first) {
-		int64_t th = op->think_ns, sl, fl, th0 = th, th1;
+	walk_reset(p, &w);
+	for (i = 0; i < p->n_ops; i++) {
+		int64_t th, sl, fl_ns, th0, th1;
+
+		op = &p->ops[i];
+		prev = walk_prev(p, &w, i, &first);
+		t = &p->threads[op->thread];
+		th = th0 = op->think_ns;
 
 		/* Logged in-process: the library's own work before the call,
 		 * measured (pre_ns, traces from this version on); else, fast
@@ -389,8 +504,8 @@ int rpl_plan_think(struct rpl_plan *p)
 			 * programs cost besides the hold */
 			if (fast_gap(p, op, prev, first, 1) &&
 			    op->ev.nr >= 0 && op->ev.nr < FAST_NR_MAX && held_nr[op->ev.nr] > 0) {
-				fl = floor_taken(th, held_nr[op->ev.nr]);
-				rec_cpu[t - p->threads] += (double)fl;
+				fl_ns = floor_taken(th, held_nr[op->ev.nr]);
+				rec_cpu[t - p->threads] += (double)fl_ns;
 				th -= held_nr[op->ev.nr];
 			}
 		} else if (p->o->timing != RPL_TIMING_RAW && prev && !rpl_op_stopped(prev) &&
@@ -403,9 +518,9 @@ int rpl_plan_think(struct rpl_plan *p)
 			if ((op->ev.flags & IOT_EV_BPF) && (prev->ev.flags & IOT_EV_BPF) &&
 			    least >= 0 && least < f)
 				f = least;
-			fl = floor_taken(th, f);
+			fl_ns = floor_taken(th, f);
 			if (op->ev.flags & IOT_EV_BPF)
-				rec_cpu[t - p->threads] += (double)fl;
+				rec_cpu[t - p->threads] += (double)fl_ns;
 			th -= f;
 		}
 
@@ -443,16 +558,25 @@ int rpl_plan_think(struct rpl_plan *p)
 		}
 		op->think_ns = th;
 	}
+	walk_free(&w);
+	free(fl);
+	fl = NULL;
 	if (p->o->starts)
 		count_forks_only(p);
 	p->think_ns = p->think_cut_ns = 0;
 	if (p->o->timing != RPL_TIMING_RAW) {
 		err = rpl_think_budget(p, rec_cpu, dbg);
-		free(rec_cpu);
-		free(dbg);
-		return err;
+		goto out;
 	}
-	for (size_t i = 0; i < p->n_ops; i++)
+	for (i = 0; i < p->n_ops; i++)
 		p->think_ns += p->ops[i].think_ns;
-	return 0;
+	err = 0;
+out:
+	if (fl)
+		free(fl->mem);
+	free(fl);
+	walk_free(&w);
+	free(rec_cpu);
+	free(dbg);
+	return err;
 }
