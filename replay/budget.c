@@ -203,10 +203,16 @@ static uint32_t rec_cpu(const struct rpl_plan *p, const struct rpl_op *op)
 	return rpl_op_col(p->cpu_ns, p->n_cpu, op);
 }
 
-/* Calls whose share call_cpu() estimates from the others of their kind. */
-static int estimated(const struct rpl_plan *p, const struct rpl_op *op)
+/* Is @op a wait (is_wait()), by @waits where its number is in it. */
+static int wait_op(const uint8_t *waits, const struct rpl_op *op)
 {
-	return !rec_cpu(p, op) && !is_wait(op) && !(op->ev.flags & IOT_EV_NOEXIT_TS);
+	return op->ev.nr >= 0 && op->ev.nr < CALL_NR_MAX ? waits[op->ev.nr] : is_wait(op);
+}
+
+/* Calls whose share call_cpu() estimates from the others of their kind. */
+static int estimated(const struct rpl_plan *p, const uint8_t *waits, const struct rpl_op *op)
+{
+	return !rec_cpu(p, op) && !wait_op(waits, op) && !(op->ev.flags & IOT_EV_NOEXIT_TS);
 }
 
 /* @op's kind for call_caps(): its syscall, failed or not (-1: none). */
@@ -219,7 +225,8 @@ static int call_key(const struct rpl_op *op)
 
 /* @op's call_key() if it is estimated(), else -1; @waits[nr]: is_wait()
  * of a call nr (looked up once, not per op and pass: a sixth of the
- * plan's instructions went to estimated() in call_quantile()). */
+ * plan's instructions went to estimated() when each quantile took two
+ * passes of its own). */
 static int estimated_key(const struct rpl_plan *p, const struct rpl_op *op,
 			 const uint8_t *waits)
 {
@@ -230,48 +237,83 @@ static int estimated_key(const struct rpl_plan *p, const struct rpl_op *op,
 	return key;
 }
 
-/* The value at index n / @per of in_call(@cost) over the n estimated
- * calls of each kind (call_key()), the stopped ones only if @held, into
- * @q (-1: fewer than CALL_MIN_SAMPLES), with a heap of n / @per + 1 of
- * them: @per 2 the median, 20 the 5th percentile. */
-static int call_quantile(const struct rpl_plan *p, int held, size_t per, const uint8_t *waits,
-			 int64_t cost, int64_t *q)
-{
-	struct rpl_smallest *by = calloc(CALL_KEYS, sizeof(*by));
-	size_t *cnt = calloc(CALL_KEYS, sizeof(*cnt)), i, total = 0;
-	int64_t *mem = NULL;
-	int err = -ENOMEM, key;
+/*
+ * Quantiles of in_call() over the estimated calls of each kind
+ * (call_key()), with a heap of n / per + 1 of each kind's n values (per
+ * 2: the median; 20: the 5th percentile), kept for kinds of
+ * CALL_MIN_SAMPLES calls or more.  The calls of each set are counted
+ * once for all of them (quant_count()), each set's heaps filled in one
+ * pass (quant_fill()): a pass to count and one to fill per quantile
+ * were eight passes over the ops.
+ */
+struct quant {
+	struct rpl_smallest by[CALL_KEYS];
+	size_t per;
+	int64_t *mem;
+};
 
-	if (!by || !cnt)
-		goto out;
+/* The estimated calls per kind into @cnt, the stopped ones into @cnt_held. */
+static void quant_count(const struct rpl_plan *p, const uint8_t *waits, size_t *cnt,
+			size_t *cnt_held)
+{
+	size_t i;
+	int key;
+
 	for (i = 0; i < p->n_ops; i++)
-		if ((key = estimated_key(p, &p->ops[i], waits)) >= 0 &&
-		    (!held || rpl_op_stopped(&p->ops[i])))
+		if ((key = estimated_key(p, &p->ops[i], waits)) >= 0) {
 			cnt[key]++;
-	for (i = 0; i < CALL_KEYS; i++)
-		total += cnt[i] >= CALL_MIN_SAMPLES ? cnt[i] / per + 1 : 0;
-	mem = malloc((total + 1) * sizeof(*mem));
-	if (!mem)
-		goto out;
-	for (i = 0, total = 0; i < CALL_KEYS; i++) {
-		by[i].cap = cnt[i] >= CALL_MIN_SAMPLES ? cnt[i] / per + 1 : 0;
-		by[i].h = mem + total;
-		total += by[i].cap;
+			cnt_held[key] += rpl_op_stopped(&p->ops[i]);
+		}
+}
+
+static int quant_new(struct quant *q, const size_t *cnt, size_t per)
+{
+	size_t i, total = 0;
+
+	q->per = per;
+	for (i = 0; i < CALL_KEYS; i++) {
+		q->by[i].n = 0;
+		q->by[i].cap = cnt[i] >= CALL_MIN_SAMPLES ? cnt[i] / per + 1 : 0;
+		total += q->by[i].cap;
 	}
+	q->mem = malloc((total + 1) * sizeof(*q->mem));
+	if (!q->mem)
+		return -ENOMEM;
+	for (i = 0, total = 0; i < CALL_KEYS; i++) {
+		q->by[i].h = q->mem + total;
+		total += q->by[i].cap;
+	}
+	return 0;
+}
+
+/* In_call(@cost) of the estimated calls (the stopped ones only if
+ * @held) into the heaps of @q[0 .. @nq). */
+static void quant_fill(const struct rpl_plan *p, int held, const uint8_t *waits, int64_t cost,
+		       struct quant *q, size_t nq)
+{
+	size_t i, j;
+	int key;
+
 	for (i = 0; i < p->n_ops; i++) {
 		const struct rpl_op *op = &p->ops[i];
+		int64_t d;
 
-		if ((key = estimated_key(p, op, waits)) >= 0 && (!held || rpl_op_stopped(op)))
-			rpl_smallest_add(&by[key], in_call(cost, op));
+		if ((key = estimated_key(p, op, waits)) < 0 || (held && !rpl_op_stopped(op)))
+			continue;
+		d = in_call(cost, op);
+		for (j = 0; j < nq; j++)
+			rpl_smallest_add(&q[j].by[key], d);
 	}
+}
+
+/* @q's values into @out: per kind, the value at index n / per of its
+ * @cnt[kind] values (-1: fewer than CALL_MIN_SAMPLES). */
+static void quant_get(const struct quant *q, const size_t *cnt, int64_t *out)
+{
+	size_t i;
+
 	for (i = 0; i < CALL_KEYS; i++)
-		q[i] = cnt[i] >= CALL_MIN_SAMPLES ? rpl_smallest_top(&by[i]) : -1;
-	err = 0;
-out:
-	free(mem);
-	free(cnt);
-	free(by);
-	return err;
+		out[i] = cnt[i] >= CALL_MIN_SAMPLES ? rpl_smallest_top(&q->by[i]) : -1;
 }
 
 /*
@@ -461,21 +503,20 @@ out:
  * calls, then the 5th percentile of its stopped ones, then the 5th
  * percentile of all its estimated ones; into @held, held_cost(), which
  * in_call() takes off each stopped call for them. */
-static int call_caps(const struct rpl_plan *p, int64_t *caps, int64_t *held)
+static int call_caps(const struct rpl_plan *p, const uint8_t *waits, int64_t *caps, int64_t *held)
 {
-	uint8_t waits[CALL_NR_MAX];
-	struct rpl_op op = { 0 };
-	size_t i;
-	int err, nr;
+	size_t *cnt = calloc(2 * CALL_KEYS, sizeof(*cnt)), *cnt_held = cnt + CALL_KEYS, i;
+	struct quant *q = calloc(2, sizeof(*q));
+	int err = -ENOMEM;
 
-	for (nr = 0; nr < CALL_NR_MAX; nr++) {
-		op.ev.nr = (int16_t)nr;
-		waits[nr] = (uint8_t)is_wait(&op);
-	}
+	if (!cnt || !q)
+		goto out;
+	quant_count(p, waits, cnt, cnt_held);
 	/* the stopped calls' durations first (caps + CALL_KEYS) */
-	err = call_quantile(p, 1, 20, waits, 0, caps + CALL_KEYS);
-	if (err)
-		return err;
+	if (quant_new(&q[0], cnt_held, 20) < 0)
+		goto out;
+	quant_fill(p, 1, waits, 0, q, 1);
+	quant_get(&q[0], cnt_held, caps + CALL_KEYS);
 	*held = held_cost(p, caps + CALL_KEYS);
 	/* then less @held: in_call() takes max(d - held, 0), which keeps
 	 * their order, so their 5th percentile is the one above less @held,
@@ -485,17 +526,35 @@ static int call_caps(const struct rpl_plan *p, int64_t *caps, int64_t *held)
 		for (i = CALL_KEYS; i < 2 * CALL_KEYS; i++)
 			if (caps[i] >= 0)
 				caps[i] = caps[i] > *held ? caps[i] - *held : 0;
-	} else if ((err = call_quantile(p, 1, 20, waits, *held, caps + CALL_KEYS)) < 0) {
-		return err;
+	} else {
+		for (i = 0; i < CALL_KEYS; i++)
+			q[0].by[i].n = 0;
+		quant_fill(p, 1, waits, *held, q, 1);
+		quant_get(&q[0], cnt_held, caps + CALL_KEYS);
 	}
-	err = call_quantile(p, 0, 2, waits, *held, caps);
-	return err ? err : call_quantile(p, 0, 20, waits, *held, caps + 2 * CALL_KEYS);
+	free(q[0].mem);
+	q[0].mem = NULL;
+	/* the median and the 5th percentile of them all, in one pass */
+	if (quant_new(&q[0], cnt, 2) < 0 || quant_new(&q[1], cnt, 20) < 0)
+		goto out;
+	quant_fill(p, 0, waits, *held, q, 2);
+	quant_get(&q[0], cnt, caps);
+	quant_get(&q[1], cnt, caps + 2 * CALL_KEYS);
+	err = 0;
+out:
+	if (q) {
+		free(q[0].mem);
+		free(q[1].mem);
+	}
+	free(q);
+	free(cnt);
+	return err;
 }
 
 /* What @op's call used of the CPU, as the budget counts it (see above):
  * its cpu_ns, 0 for a wait, else its duration up to CALL_BLOCKED times
  * its kind's median, and a stopped one up to its kind's unheld calls. */
-static int64_t call_cpu(const struct rpl_plan *p, const struct rpl_op *op,
+static int64_t call_cpu(const struct rpl_plan *p, const uint8_t *waits, const struct rpl_op *op,
 			const int64_t *caps, int64_t held)
 {
 	int64_t d = in_call(held, op), cap;
@@ -504,7 +563,7 @@ static int64_t call_cpu(const struct rpl_plan *p, const struct rpl_op *op,
 
 	if (cpu)
 		return cpu;
-	if (is_wait(op))
+	if (wait_op(waits, op))
 		return 0;
 	if (rpl_op_stopped(op) && key >= 0 && caps[CALL_KEYS + key] >= 0 && d > caps[CALL_KEYS + key])
 		return caps[CALL_KEYS + key];
@@ -527,12 +586,12 @@ static int64_t call_cpu(const struct rpl_plan *p, const struct rpl_op *op,
  * did, each estimated call counts at most the 5th percentile of its kind
  * instead, what such a call takes when it does not block (budget_of()).
  */
-static int64_t call_low(const struct rpl_plan *p, const struct rpl_op *op, const int64_t *caps,
-			int64_t cpu)
+static int64_t call_low(const struct rpl_plan *p, const uint8_t *waits, const struct rpl_op *op,
+			const int64_t *caps, int64_t cpu)
 {
 	int key = call_key(op);
 
-	if (!estimated(p, op) || key < 0 || caps[2 * CALL_KEYS + key] < 0)
+	if (!estimated(p, waits, op) || key < 0 || caps[2 * CALL_KEYS + key] < 0)
 		return cpu;
 	return cpu < caps[2 * CALL_KEYS + key] ? cpu : caps[2 * CALL_KEYS + key];
 }
@@ -674,17 +733,25 @@ int rpl_think_budget(struct rpl_plan *p, const double *rec_cpu, const struct rpl
 	double per_start = proc_start_cpu(p);
 	struct cpu_maps by_tid = { 0 }, by_pid = { 0 };
 	int64_t *caps = malloc(3 * CALL_KEYS * sizeof(*caps)), held = 0;
+	/* is_wait() of a call nr, looked up once, not per op and pass
+	 * (estimated_key(), call_cpu(), call_low()) */
+	uint8_t waits[CALL_NR_MAX];
+	struct rpl_op wop = { 0 };
 	size_t i;
 	int err = -ENOMEM;
 
-	if (!th || !pc || !scale || !caps || !run || call_caps(p, caps, &held) < 0 ||
+	for (i = 0; i < CALL_NR_MAX; i++) {
+		wop.ev.nr = (int16_t)i;
+		waits[i] = (uint8_t)is_wait(&wop);
+	}
+	if (!th || !pc || !scale || !caps || !run || call_caps(p, waits, caps, &held) < 0 ||
 	    exit_cpu(p, stop_cpu >= 0, &by_tid, &by_pid) < 0 || run_cost(p, run) < 0)
 		goto out;
 	for (i = 0; i < p->n_ops; i++) {
 		const struct rpl_op *op = &p->ops[i];
 		struct cpu_use *u[2] = { &th[op->thread], &pc[p->threads[op->thread].proc] };
-		int64_t cpu = call_cpu(p, op, caps, held);
-		double in = (double)cpu, low = (double)call_low(p, op, caps, cpu);
+		int64_t cpu = call_cpu(p, waits, op, caps, held);
+		double in = (double)cpu, low = (double)call_low(p, waits, op, caps, cpu);
 		int k;
 
 		for (k = 0; k < 2; k++) {
