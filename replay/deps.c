@@ -283,6 +283,8 @@ struct rpl_deps {
 	struct rpl_map res_of, pipes;	/* key -> index in res */
 	struct res_st *res;
 	size_t n_res, cap_res;
+	struct res_st *files;		/* open files' (RPL_KEY_RES), by id */
+	size_t n_files;
 	struct kept look, name;
 	struct pipe_st *ps;
 	size_t n_ps, cap_ps;
@@ -311,6 +313,26 @@ static struct res_st *res_get(struct rpl_deps *d, uint64_t key)
 	r = &d->res[d->n_res++];
 	r->last = r->look = r->name = NO_OP;
 	return r;
+}
+
+/* The state of open file @id (RPL_KEY_RES), made if it has none yet
+ * (NULL: out of memory). */
+static struct res_st *res_file(struct rpl_deps *d, uint32_t id)
+{
+	struct res_st *r;
+	size_t n;
+
+	if (id >= d->n_files) {
+		n = d->n_files ? d->n_files : 1024;
+		while (n <= id)
+			n *= 2;
+		if (!(r = realloc(d->files, n * sizeof(*r))))
+			return NULL;
+		memset(r + d->n_files, 0xff, (n - d->n_files) * sizeof(*r));	/* NO_OP */
+		d->files = r;
+		d->n_files = n;
+	}
+	return &d->files[id];
 }
 
 /* The ops @k keeps at index @i (NO_OP: none). */
@@ -377,7 +399,8 @@ static int order_op(struct rpl_plan *p, struct rpl_deps *d, uint32_t oi,
 			continue;
 		}
 		/* nothing else adds to d->res until this key is done */
-		if (!(r = res_get(d, key)))
+		r = key & RPL_KEY_RES ? res_file(d, (uint32_t)(key >> 32)) : res_get(d, key);
+		if (!r)
 			goto nomem;
 		lk = kept_get(&d->look, r->look);
 		nm = kept_get(&d->name, r->name);
@@ -580,5 +603,6 @@ void rpl_deps_free(struct rpl_deps *d)
 	rpl_map_free(&d->pipes);
 	rpl_map_free(&d->res_of);
 	free(d->res);
+	free(d->files);
 	free(d);
 }

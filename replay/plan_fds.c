@@ -23,8 +23,8 @@
 
 static uint64_t key_norm(uint64_t k)
 {
-	k &= ~RPL_KEY_HOW;
-	return k ? k : 16;
+	k &= ~(RPL_KEY_HOW | RPL_KEY_RES);
+	return k ? k : 32;
 }
 
 static uint64_t key_path(const char *s, size_t n)
@@ -68,7 +68,7 @@ static uint64_t key_names_parent(const char *s)
 
 static uint64_t key_res(uint32_t res)
 {
-	return key_norm(iot_hash(&res, sizeof(res), 2));
+	return (uint64_t)res << 32 | RPL_KEY_RES;
 }
 
 /* A descriptor number in a table: in a table several threads share,

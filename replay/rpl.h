@@ -712,6 +712,12 @@ static inline int64_t rpl_op_end(const struct rpl_op *op)
 #define RPL_KEY_NAME 4ULL
 #define RPL_KEY_LOOSE 8ULL
 #define RPL_KEY_HOW (RPL_KEY_LOOK | RPL_KEY_PIPE | RPL_KEY_NAME | RPL_KEY_LOOSE)
+/* An open file's key (plan_fds.c key_res()): its resource id in the high
+ * 32 bits, with this bit, which no other key has (they are hashes with
+ * it clear): deps.c keeps its state in an array by the id, not in a map
+ * by the key (ids come one after the other, and an open file's calls
+ * close together: a map's slot was a cache miss a call). */
+#define RPL_KEY_RES 16ULL
 
 struct rpl_deps;
 struct rpl_deps *rpl_deps_new(void);
