@@ -237,6 +237,37 @@ static int estimated_key(const struct rpl_plan *p, const struct rpl_op *op,
 	return key;
 }
 
+/* The value at index @k of @a[@n] in sorted order (@a reordered):
+ * Hoare's selection, the middle of three as pivot. */
+static uint32_t select_nth(uint32_t *a, size_t n, size_t k)
+{
+	long lo = 0, hi = (long)n - 1, i, j, t = (long)k;
+
+	while (lo < hi) {
+		uint32_t x = a[lo], y = a[lo + (hi - lo) / 2], z = a[hi], piv, tmp;
+
+		piv = x < y ? (y < z ? y : x < z ? z : x) : (x < z ? x : y < z ? z : y);
+		for (i = lo, j = hi; i <= j;) {
+			while (a[i] < piv)
+				i++;
+			while (a[j] > piv)
+				j--;
+			if (i <= j) {
+				tmp = a[i];
+				a[i++] = a[j];
+				a[j--] = tmp;
+			}
+		}
+		if (t <= j)
+			hi = j;
+		else if (t >= i)
+			lo = i;
+		else
+			break;
+	}
+	return a[k];
+}
+
 /*
  * Quantiles of in_call() over the estimated calls of each kind
  * (call_key()), with a heap of n / per + 1 of each kind's n values (per
@@ -348,37 +379,6 @@ static int64_t held_cost(const struct rpl_plan *p, const int64_t *q5)
 static uint32_t rec_run(const struct rpl_plan *p, const struct rpl_op *op)
 {
 	return rpl_op_col(p->run_ns, p->n_run, op);
-}
-
-/* The value at index @k of @a[@n] in sorted order (@a reordered):
- * Hoare's selection, the middle of three as pivot. */
-static uint32_t select_nth(uint32_t *a, size_t n, size_t k)
-{
-	long lo = 0, hi = (long)n - 1, i, j, t = (long)k;
-
-	while (lo < hi) {
-		uint32_t x = a[lo], y = a[lo + (hi - lo) / 2], z = a[hi], piv, tmp;
-
-		piv = x < y ? (y < z ? y : x < z ? z : x) : (x < z ? x : y < z ? z : y);
-		for (i = lo, j = hi; i <= j;) {
-			while (a[i] < piv)
-				i++;
-			while (a[j] > piv)
-				j--;
-			if (i <= j) {
-				tmp = a[i];
-				a[i++] = a[j];
-				a[j--] = tmp;
-			}
-		}
-		if (t <= j)
-			hi = j;
-		else if (t >= i)
-			lo = i;
-		else
-			break;
-	}
-	return a[k];
 }
 
 /* The least, over the kinds of call in @v[@n] (call_key() << 32 | its
@@ -499,6 +499,85 @@ out:
 	return err;
 }
 
+/*
+ * The median and the 5th percentile of in_call(@held) over the estimated
+ * calls of each kind of @cnt[kind] (CALL_MIN_SAMPLES or more) into
+ * @med[kind] and @low[kind] (-1: fewer): the values gathered by kind,
+ * each kind's median selected, then its 5th percentile among the values
+ * below it.  As uint32, 4 bytes a call, where heaps of the median and of
+ * the 5th percentile took 4.4 and n log n steps (a heap as deep as half
+ * the calls of a kind took half of them in, a step per level).  A
+ * median of 2^32 - 1 ns or more, which the values gathered, cut there,
+ * cannot tell, is taken by heaps (a kind whose median call lasted 4 s).
+ */
+static int all_quantiles(const struct rpl_plan *p, const uint8_t *waits, int64_t held,
+			 const size_t *cnt, int64_t *med, int64_t *low)
+{
+	size_t *at = malloc(2 * (CALL_KEYS + 1) * sizeof(*at)), *fill, i, total = 0, c;
+	size_t *big = NULL;
+	struct quant *q = NULL;
+	uint32_t *w = NULL, m;
+	int err = -ENOMEM, key, n_big = 0;
+
+	if (!at)
+		goto out;
+	fill = at + CALL_KEYS + 1;
+	for (i = 0; i < CALL_KEYS; i++) {
+		at[i] = fill[i] = total;
+		total += cnt[i] >= CALL_MIN_SAMPLES ? cnt[i] : 0;
+	}
+	if (!(w = malloc((total + 1) * sizeof(*w))))
+		goto out;
+	for (i = 0; i < p->n_ops; i++) {
+		const struct rpl_op *op = &p->ops[i];
+		int64_t d;
+
+		if ((key = estimated_key(p, op, waits)) < 0 || cnt[key] < CALL_MIN_SAMPLES)
+			continue;
+		d = in_call(held, op);
+		w[fill[key]++] = d >= UINT32_MAX ? UINT32_MAX : (uint32_t)d;
+	}
+	for (i = 0; i < CALL_KEYS; i++) {
+		med[i] = low[i] = -1;
+		if ((c = cnt[i]) < CALL_MIN_SAMPLES)
+			continue;
+		m = select_nth(w + at[i], c, c / 2);
+		med[i] = m;
+		/* the first c / 2 are now the least: the 5th percentile is
+		 * among them */
+		low[i] = select_nth(w + at[i], c / 2, c / 20);
+		n_big += m == UINT32_MAX;
+	}
+	free(w);
+	w = NULL;
+	if (n_big) {
+		/* those kinds by heaps, the others left out */
+		if (!(big = calloc(CALL_KEYS, sizeof(*big))) || !(q = calloc(2, sizeof(*q))))
+			goto out;
+		for (i = 0; i < CALL_KEYS; i++)
+			big[i] = med[i] == UINT32_MAX ? cnt[i] : 0;
+		if (quant_new(&q[0], big, 2) < 0 || quant_new(&q[1], big, 20) < 0)
+			goto out;
+		quant_fill(p, 0, waits, held, q, 2);
+		for (i = 0; i < CALL_KEYS; i++)
+			if (big[i]) {
+				med[i] = rpl_smallest_top(&q[0].by[i]);
+				low[i] = rpl_smallest_top(&q[1].by[i]);
+			}
+	}
+	err = 0;
+out:
+	if (q) {
+		free(q[0].mem);
+		free(q[1].mem);
+	}
+	free(q);
+	free(big);
+	free(w);
+	free(at);
+	return err;
+}
+
 /* Per kind, into @caps[CALL_KEYS * 3]: the median of its estimated
  * calls, then the 5th percentile of its stopped ones, then the 5th
  * percentile of all its estimated ones; into @held, held_cost(), which
@@ -534,12 +613,9 @@ static int call_caps(const struct rpl_plan *p, const uint8_t *waits, int64_t *ca
 	}
 	free(q[0].mem);
 	q[0].mem = NULL;
-	/* the median and the 5th percentile of them all, in one pass */
-	if (quant_new(&q[0], cnt, 2) < 0 || quant_new(&q[1], cnt, 20) < 0)
+	err = all_quantiles(p, waits, *held, cnt, caps, caps + 2 * CALL_KEYS);
+	if (err < 0)
 		goto out;
-	quant_fill(p, 0, waits, *held, q, 2);
-	quant_get(&q[0], cnt, caps);
-	quant_get(&q[1], cnt, caps + 2 * CALL_KEYS);
 	err = 0;
 out:
 	if (q) {

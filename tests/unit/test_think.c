@@ -554,6 +554,34 @@ static void test_budget_stopped_held(void **state)
 	}
 }
 
+/* A kind's median of 4.3 s or more (2^32 ns) still bounds its calls at
+ * 16 medians: 100 reads logged in-process, 39 of 10 us, 60 of 5 s, one
+ * of 75 s; utime 1 ms, stime 500 s.  The median is 5 s: the 75 s read
+ * counts whole (under 80 s), the calls used 375.00039 s, and the budget
+ * is 0.001 + 500 - 375.00039 s, less the library's 100 ns (with the
+ * median cut at 2^32 - 1 ns, the 75 s read counted 68.7 s and the budget
+ * was 6.3 s more).  The gaps, 2 s each, are scaled down to it. */
+static void test_budget_long_median(void **state)
+{
+	enum { N = 100 };
+	int64_t gap[N], dur[N];
+	uint32_t fl[N];
+	struct tplan tp;
+	size_t i;
+
+	(void)state;
+	for (i = 0; i < N; i++) {
+		gap[i] = 2000000000LL + 1;
+		fl[i] = FP;
+		dur[i] = i < 39 ? 10000 : i < 99 ? 5000000000LL : 75000000000LL;
+	}
+	tplan_init(&tp, N, gap, fl);
+	for (i = 0; i < N; i++)
+		tplan_pre(&tp, i, 1);
+	check_budget(&tp, NULL, dur, 500000000000LL, 125000609900LL);
+	tplan_free(&tp);
+}
+
 /* The stops hold no more of a stopped call than the calls of the kind
  * that lasted least took: 100 stopped calls, gaps of 1 ms (fewer than
  * 100 between two stopped calls: the stops cost COST, 10 us, a gap),
@@ -1227,6 +1255,7 @@ int main(void)
 		cmocka_unit_test(test_budget_blocked_kind),
 		cmocka_unit_test(test_budget_stopped_held),
 		cmocka_unit_test(test_budget_held_by_calls),
+		cmocka_unit_test(test_budget_long_median),
 		cmocka_unit_test(test_budget_run_cost),
 		cmocka_unit_test(test_budget_recorded_cpu),
 		cmocka_unit_test(test_budget_per_thread),
