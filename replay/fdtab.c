@@ -52,10 +52,13 @@ struct rpl_fdtab *rpl_fdtab_ref(struct rpl_fdtab *t)
  * starts, and drops it as the last thing it does with the table, so the
  * count read here is that thread's to trust.  The mutex costs two atomic
  * operations per call, some 12 ns on every op that names a descriptor.
+ * A plan table (not real) is the planner's alone, one thread's: never
+ * locked (the plan's ops name descriptors too).
  */
 static int tab_lock(struct rpl_fdtab *t)
 {
-	if (t->single && atomic_load_explicit(&t->refs, memory_order_acquire) == 1)
+	if (!t->real ||
+	    (t->single && atomic_load_explicit(&t->refs, memory_order_acquire) == 1))
 		return 0;
 	pthread_mutex_lock(&t->lock);
 	return 1;
