@@ -14,6 +14,8 @@
 /* The planner's state for one pass over the ops in entry order. */
 struct rpl_planner {
 	struct rpl_map tid2thread, pid2proc, spawn;	/* spawn: child tid -> op */
+	int32_t last_tid;			/* the last tid looked up in tid2thread */
+	uint32_t last_ti;			/* ... its value (UINT32_MAX: none) */
 	struct rpl_map files;			/* child tid -> clone flags (Process records) */
 	struct rpl_map pipes;			/* resource ids of pipes (plan_fds.c) */
 	struct rpl_fdends ends;			/* the plan tables' copies of each pipe end */

@@ -96,9 +96,19 @@ static int thread_of(struct rpl_plan *p, struct rpl_planner *pl, uint32_t i)
 	int err = 0;
 
 	/* the same tid in another process (its exit not recorded) is a new
-	 * thread: a thread's ops have its pid */
-	if (rpl_map_get(&pl->tid2thread, RPL_IK(op->ev.tid), &ti) && !p->threads[ti].ended &&
-	    !p->procs[p->threads[ti].proc].ended && p->threads[ti].pid == pid)
+	 * thread: a thread's ops have its pid.  The last tid's thread is
+	 * kept aside (most ops are of the thread of the op before them):
+	 * tid2thread changes only below, which keeps it too. */
+	if (pl->last_ti != UINT32_MAX && pl->last_tid == op->ev.tid) {
+		ti = pl->last_ti;
+	} else if (rpl_map_get(&pl->tid2thread, RPL_IK(op->ev.tid), &ti)) {
+		pl->last_tid = op->ev.tid;
+		pl->last_ti = ti;
+	} else {
+		ti = UINT32_MAX;
+	}
+	if (ti != UINT32_MAX && !p->threads[ti].ended && !p->procs[p->threads[ti].proc].ended &&
+	    p->threads[ti].pid == pid)
 		return (int)ti;
 	RPL_GROW(p->threads, p->n_threads, p->cap_threads);
 	t = &p->threads[p->n_threads];
@@ -140,6 +150,8 @@ static int thread_of(struct rpl_plan *p, struct rpl_planner *pl, uint32_t i)
 	if (rpl_map_put(&pl->pid2proc, RPL_IK(pid), (uint32_t)proc) < 0 ||
 	    rpl_map_put(&pl->tid2thread, RPL_IK(op->ev.tid), (uint32_t)p->n_threads) < 0)
 		return -ENOMEM;
+	pl->last_tid = op->ev.tid;
+	pl->last_ti = (uint32_t)p->n_threads;
 	err = (int)p->n_threads++;
 out:
 	return err;
@@ -347,7 +359,7 @@ static int reap_times(struct rpl_plan *p)
 int rpl_plan_threads(struct rpl_plan *p, struct rpl_deps *deps)
 {
 	uint64_t keys[RPL_MAXRES];
-	struct rpl_planner pl = { 0 };
+	struct rpl_planner pl = { .last_ti = UINT32_MAX };
 	int64_t base = p->n_ops ? p->ops[0].ev.t_enter : 0;
 	const struct iot_process **exits = NULL;	/* exit records by time */
 	size_t i, j, n_exits = 0, next_exit = 0;
