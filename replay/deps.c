@@ -279,10 +279,23 @@ struct res_st {
 	uint32_t last, look, name;
 };
 
+/* A resource key and its state in one slot of an open-addressed table:
+ * a look-up reads one cache line, where a map of the key to an index
+ * read one and the array of states another (two cache misses a key on
+ * long traces), and a new key probed twice. */
+struct res_slot {
+	uint32_t k[2];			/* the key, 4-aligned; 0: empty */
+	struct res_st st;
+};
+
+struct res_tab {
+	struct res_slot *s;
+	size_t cap, n;
+};
+
 struct rpl_deps {
-	struct rpl_map res_of, pipes;	/* key -> index in res */
-	struct res_st *res;
-	size_t n_res, cap_res;
+	struct rpl_map pipes;		/* key -> index in ps */
+	struct res_tab res;
 	struct res_st *files;		/* open files' (RPL_KEY_RES), by id */
 	size_t n_files;
 	struct kept look, name;
@@ -292,27 +305,58 @@ struct rpl_deps {
 	size_t n_heap, cap_heap;
 };
 
-/* The state of @key, made if it has none yet (NULL: out of memory). */
+static inline uint64_t res_key(const struct res_slot *s)
+{
+	uint64_t k;
+
+	memcpy(&k, s->k, sizeof(k));
+	return k;
+}
+
+static inline size_t res_first(const struct res_tab *t, uint64_t key)
+{
+	return (size_t)((key * 0x9e3779b97f4a7c15ULL) >> (64 - __builtin_ctzll(t->cap)));
+}
+
+static int res_grow(struct res_tab *t)
+{
+	struct res_tab n = { .cap = t->cap ? t->cap * 2 : 1024 };
+	size_t i, j;
+
+	if (!(n.s = rpl_table_new(n.cap * sizeof(*n.s))))
+		return -ENOMEM;
+	for (i = 0; i < t->cap; i++) {
+		uint64_t k = res_key(&t->s[i]);
+
+		if (!k)
+			continue;
+		for (j = res_first(&n, k); res_key(&n.s[j]); j = (j + 1) & (n.cap - 1))
+			;
+		n.s[j] = t->s[i];
+		n.n++;
+	}
+	rpl_table_free(t->s, t->cap * sizeof(*t->s));
+	*t = n;
+	return 0;
+}
+
+/* The state of @key (never 0), made if it has none yet (NULL: out of
+ * memory); valid until the next key is made. */
 static struct res_st *res_get(struct rpl_deps *d, uint64_t key)
 {
-	uint32_t *i = rpl_map_find(&d->res_of, key);
-	struct res_st *r;
+	struct res_tab *t = &d->res;
+	uint64_t k;
+	size_t i;
 
-	if (i)
-		return &d->res[*i];
-	if (d->n_res == d->cap_res) {
-		size_t nc = d->cap_res ? d->cap_res * 2 : 1024;
-
-		if (!(r = realloc(d->res, nc * sizeof(*r))))
-			return NULL;
-		d->res = r;
-		d->cap_res = nc;
-	}
-	if (rpl_map_put(&d->res_of, key, (uint32_t)d->n_res) < 0)
+	if ((t->n + 1) * 2 > t->cap && res_grow(t) < 0)
 		return NULL;
-	r = &d->res[d->n_res++];
-	r->last = r->look = r->name = NO_OP;
-	return r;
+	for (i = res_first(t, key); (k = res_key(&t->s[i])); i = (i + 1) & (t->cap - 1))
+		if (k == key)
+			return &t->s[i].st;
+	memcpy(t->s[i].k, &key, sizeof(key));
+	t->s[i].st.last = t->s[i].st.look = t->s[i].st.name = NO_OP;
+	t->n++;
+	return &t->s[i].st;
 }
 
 /* The state of open file @id (RPL_KEY_RES), made if it has none yet
@@ -601,8 +645,7 @@ void rpl_deps_free(struct rpl_deps *d)
 	free(d->name.v);
 	free(d->heap);
 	rpl_map_free(&d->pipes);
-	rpl_map_free(&d->res_of);
-	free(d->res);
+	rpl_table_free(d->res.s, d->res.cap * sizeof(*d->res.s));
 	free(d->files);
 	free(d);
 }
