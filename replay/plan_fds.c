@@ -27,11 +27,18 @@ static uint64_t key_norm(uint64_t k)
 	return k ? k : 32;
 }
 
-static uint64_t key_path(const char *s, size_t n)
+/* The hash of path @s (@n bytes, its trailing slashes dropped): its key
+ * (key_path()) and the key of its names (names_of()) are made of it. */
+static uint64_t path_hash(const char *s, size_t n)
 {
 	while (n > 1 && s[n - 1] == '/')
 		n--;
-	return key_norm(iot_hash(s, n, 1));
+	return iot_hash(s, n, 1);
+}
+
+static uint64_t key_path(const char *s, size_t n)
+{
+	return key_norm(path_hash(s, n));
 }
 
 int rpl_open_flags_arg(const struct iot_syscall *sc)
@@ -41,29 +48,25 @@ int rpl_open_flags_arg(const struct iot_syscall *sc)
 	return i >= 0 ? i : iot_syscall_arg(sc, IOT_ARG_OPENHOW);
 }
 
-static uint64_t key_parent(const char *s)
+/* The length of the path of @s's parent (@s is @n bytes): "/" for a name
+ * in the root, trailing slashes left to path_hash(). */
+static size_t parent_len(const char *s, size_t n)
 {
-	size_t end, n = rpl_last_name(s, strlen(s), &end);
+	size_t end, k = rpl_last_name(s, n, &end);
 
-	return key_path(s, n ? n : 1);
+	return k ? k : 1;
 }
 
 /* The names in directory @s (its entries), apart from the directory
  * itself (key_path()): a listing or a removal of the directory depends
  * on them, a look-up of the directory (a mkdir -p, a stat, an open of a
- * file in it) does not. */
-static uint64_t key_names(const char *s, size_t n)
+ * file in it) does not.  Their key, from the directory's path_hash() @h
+ * mixed (one to one: two paths' keys of names are as unlikely to meet as
+ * their keys), not a second hash of the path with another seed. */
+static uint64_t names_of(uint64_t h)
 {
-	while (n > 1 && s[n - 1] == '/')
-		n--;
-	return key_norm(iot_hash(s, n, 4));
-}
-
-static uint64_t key_names_parent(const char *s)
-{
-	size_t end, n = rpl_last_name(s, strlen(s), &end);
-
-	return key_names(s, n ? n : 1);
+	h = (h ^ 0x2545f4914f6cdd1dULL) * IOT_HASH_M;
+	return key_norm(h ^ (h >> 29));
 }
 
 static uint64_t key_res(uint32_t res)
@@ -450,7 +453,12 @@ int rpl_plan_fds(struct rpl_plan *p, struct rpl_planner *pl, struct rpl_op *op,
 
 #define ADD(k) do { if (n < RPL_MAXRES) keys[n++] = (k); } while (0)
 	if (ev->path && !not_a_path(ev->path) && !on_pipe_fd(pl, tab, sc, ev)) {
-		ADD(key_path(ev->path, strlen(ev->path)) | look);
+		/* each path hashed once, and its parent's once (its key and
+		 * the key of its names) */
+		size_t len = strlen(ev->path);
+		uint64_t h = path_hash(ev->path, len);
+
+		ADD(key_norm(h) | look);
 		/* A name made or removed looks up its directory (made
 		 * before it), and changes the directory's names; changes of
 		 * other names in it need no order among themselves (two
@@ -458,21 +466,26 @@ int rpl_plan_fds(struct rpl_plan *p, struct rpl_planner *pl, struct rpl_op *op,
 		 * temporary files into /tmp, were made to take turns as
 		 * recorded).  Failed, it changed no name. */
 		if (changes_names(sc, op)) {
-			ADD(key_parent(ev->path) | RPL_KEY_LOOK);
+			uint64_t hp = path_hash(ev->path, parent_len(ev->path, len));
+
+			ADD(key_norm(hp) | RPL_KEY_LOOK);
 			if (!look)
-				ADD(key_names_parent(ev->path) | RPL_KEY_NAME);
+				ADD(names_of(hp) | RPL_KEY_NAME);
 		}
 		/* what sees a directory's names: an open of it (a listing
 		 * reads them through that descriptor), its removal */
 		if (lists_names(sc, op))
-			ADD(key_names(ev->path, strlen(ev->path)) | look);
+			ADD(names_of(h) | look);
 	}
 	/* a second name (rename's and link's target) is made too */
 	if (ev->path2 && iot_syscall_arg(sc, IOT_ARG_PATH2) >= 0) {
-		ADD(key_path(ev->path2, strlen(ev->path2)) | look);
-		ADD(key_parent(ev->path2) | RPL_KEY_LOOK);
+		size_t len = strlen(ev->path2);
+		uint64_t hp = path_hash(ev->path2, parent_len(ev->path2, len));
+
+		ADD(key_path(ev->path2, len) | look);
+		ADD(key_norm(hp) | RPL_KEY_LOOK);
 		if (!look)
-			ADD(key_names_parent(ev->path2) | RPL_KEY_NAME);
+			ADD(names_of(hp) | RPL_KEY_NAME);
 	}
 	for (a = 0; sc && a < sc->nargs && a < ev->nargs && nfd < 2; a++) {
 		struct rpl_fd fe;
