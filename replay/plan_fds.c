@@ -436,7 +436,7 @@ int rpl_plan_fds(struct rpl_plan *p, struct rpl_planner *pl, struct rpl_op *op,
 	int64_t fifo = is_open && ev->path && ev->ret >= 0 ? fifo_res(p, pl, ev->path, 0) : 0;
 	uint64_t look = only_looks(sc, op) || fifo > 0 ? RPL_KEY_LOOK : 0;
 	struct rpl_fd e = { 0 };
-	int n = 0, nfd = 0, pair = sc ? iot_syscall_arg(sc, IOT_ARG_FDPAIR) : -1;
+	int n = 0, nfd = 0, pair;
 	uint32_t a;
 
 	if (fifo < 0)
@@ -518,7 +518,9 @@ int rpl_plan_fds(struct rpl_plan *p, struct rpl_planner *pl, struct rpl_op *op,
 			     (ev->nr == SYS_fcntl && (ev->args[1] == F_DUPFD ||
 						      ev->args[1] == F_DUPFD_CLOEXEC))))
 		ADD(key_slot(tab, ev->ret));
-	if (shared && pair >= 0) {
+	/* (its argument looked up where it is needed: a call of another
+	 * kind looked through the row's arguments for nothing) */
+	if (shared && (pair = sc ? iot_syscall_arg(sc, IOT_ARG_FDPAIR) : -1) >= 0) {
 		ADD(key_slot(tab, (int32_t)(ev->args[pair] & 0xffffffff)));
 		ADD(key_slot(tab, (int32_t)((uint64_t)ev->args[pair] >> 32)));
 	}
@@ -572,6 +574,9 @@ int rpl_plan_fds(struct rpl_plan *p, struct rpl_planner *pl, struct rpl_op *op,
 		 * the other's (pipe_way()); SOCK_CLOEXEC is O_CLOEXEC */
 		int sock = ev->nr == SYS_socketpair;
 		int64_t end0;
+
+		if ((pair = sc ? iot_syscall_arg(sc, IOT_ARG_FDPAIR) : -1) < 0)
+			break;
 
 		e.state = RPL_FD_LIVE;
 		e.res = ++pl->next_res;
