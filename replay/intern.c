@@ -23,11 +23,17 @@
  * plan's instructions, once per op). */
 int rpl_path_has_dots(const char *s, uint32_t n)
 {
-	uint32_t i;
+	const char *q = s, *end = s + n;
 
-	for (i = 0; s && i + 1 < n; i++)
-		if (s[i] == '/' && (s[i + 1] == '.' || s[i + 1] == '/'))
+	if (!s || n < 2)
+		return 0;
+	/* from slash to slash (memchr() takes many bytes a step): a path
+	 * has a few, and was looked at byte by byte */
+	while ((q = memchr(q, '/', (size_t)(end - 1 - q)))) {
+		if (q[1] == '.' || q[1] == '/')
 			return 1;
+		q++;
+	}
 	return 0;
 }
 
