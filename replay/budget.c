@@ -578,6 +578,86 @@ out:
 	return err;
 }
 
+/*
+ * call_caps() in one pass over the ops after the count: each kind's
+ * in_call(0) gathered (4 bytes a call), its stopped calls first; their
+ * 5th percentile selected among them, held_cost() from those, the
+ * stopped ones' values less it in place (in_call(held) is max(d - held,
+ * 0): the same order), then each kind's median and 5th percentile
+ * selected (all_quantiles()).  The heaps of the stopped calls took a pass
+ * of their own and a step per level for each call kept.  @return : 1
+ * done; 0 where a value it needs is 2^32 - 1 ns or more (the values
+ * gathered are cut there) or @held < 0 (a call that ended before it
+ * began), which call_caps() takes by heaps; -ENOMEM.
+ */
+static int caps_selected(const struct rpl_plan *p, const uint8_t *waits, const size_t *cnt,
+			 const size_t *cnt_held, int64_t *caps, int64_t *held)
+{
+	size_t *at = malloc(3 * CALL_KEYS * sizeof(*at)), *fs, *fu, i, j, total = 0, c;
+	uint32_t *w = NULL, v;
+	int r = -ENOMEM, key;
+
+	if (!at)
+		goto out;
+	fs = at + CALL_KEYS;
+	fu = fs + CALL_KEYS;
+	for (i = 0; i < CALL_KEYS; i++) {
+		at[i] = fs[i] = total;
+		fu[i] = total + cnt_held[i];
+		total += cnt[i] >= CALL_MIN_SAMPLES ? cnt[i] : 0;
+	}
+	if (!(w = malloc((total + 1) * sizeof(*w))))
+		goto out;
+	for (i = 0; i < p->n_ops; i++) {
+		const struct rpl_op *op = &p->ops[i];
+		int64_t d;
+
+		if ((key = estimated_key(p, op, waits)) < 0 || cnt[key] < CALL_MIN_SAMPLES)
+			continue;
+		d = in_call(0, op);
+		v = d >= UINT32_MAX ? UINT32_MAX : (uint32_t)d;
+		if (rpl_op_stopped(op))
+			w[fs[key]++] = v;
+		else
+			w[fu[key]++] = v;
+	}
+	r = 0;
+	for (i = 0; i < CALL_KEYS; i++) {
+		caps[CALL_KEYS + i] = -1;
+		if ((c = cnt_held[i]) < CALL_MIN_SAMPLES)
+			continue;
+		if ((v = select_nth(w + at[i], c, c / 20)) == UINT32_MAX)
+			goto out;
+		caps[CALL_KEYS + i] = v;
+	}
+	*held = held_cost(p, caps + CALL_KEYS);
+	if (*held < 0)
+		goto out;
+	for (i = CALL_KEYS; i < 2 * CALL_KEYS; i++)
+		if (caps[i] >= 0)
+			caps[i] = caps[i] > *held ? caps[i] - *held : 0;
+	for (i = 0; i < CALL_KEYS; i++) {
+		caps[i] = caps[2 * CALL_KEYS + i] = -1;
+		if ((c = cnt[i]) < CALL_MIN_SAMPLES)
+			continue;
+		/* a value cut at 2^32 - 1 stays there: it is still above the others */
+		for (j = at[i]; j < at[i] + cnt_held[i]; j++)
+			if (w[j] != UINT32_MAX)
+				w[j] = w[j] > *held ? w[j] - (uint32_t)*held : 0;
+		if ((v = select_nth(w + at[i], c, c / 2)) == UINT32_MAX)
+			goto out;
+		caps[i] = v;
+		/* the first c / 2 are now the least: the 5th percentile is
+		 * among them */
+		caps[2 * CALL_KEYS + i] = select_nth(w + at[i], c / 2, c / 20);
+	}
+	r = 1;
+out:
+	free(w);
+	free(at);
+	return r;
+}
+
 /* Per kind, into @caps[CALL_KEYS * 3]: the median of its estimated
  * calls, then the 5th percentile of its stopped ones, then the 5th
  * percentile of all its estimated ones; into @held, held_cost(), which
@@ -591,6 +671,11 @@ static int call_caps(const struct rpl_plan *p, const uint8_t *waits, int64_t *ca
 	if (!cnt || !q)
 		goto out;
 	quant_count(p, waits, cnt, cnt_held);
+	if ((err = caps_selected(p, waits, cnt, cnt_held, caps, held)) != 0) {
+		err = err < 0 ? err : 0;
+		goto out;
+	}
+	err = -ENOMEM;
 	/* the stopped calls' durations first (caps + CALL_KEYS) */
 	if (quant_new(&q[0], cnt_held, 20) < 0)
 		goto out;
@@ -614,9 +699,6 @@ static int call_caps(const struct rpl_plan *p, const uint8_t *waits, int64_t *ca
 	free(q[0].mem);
 	q[0].mem = NULL;
 	err = all_quantiles(p, waits, *held, cnt, caps, caps + 2 * CALL_KEYS);
-	if (err < 0)
-		goto out;
-	err = 0;
 out:
 	if (q) {
 		free(q[0].mem);
