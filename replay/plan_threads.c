@@ -320,7 +320,9 @@ static int64_t stopped_exit_ns(const struct rpl_plan *p, const struct rpl_op *op
 	return d > 0 ? d : 0;
 }
 
-static int reap_times(struct rpl_plan *p)
+/* The reaps' exit times, of the wait4 ops @w[@nw] (their indices, in
+ * order: the ops of no other call, not a pass over every op). */
+static int reap_times(struct rpl_plan *p, const uint32_t *w, size_t nw)
 {
 	const char *v = p->hdr ? iot_header_get(p->hdr, "record.exit_at") : NULL;
 	struct exit_rec *x = NULL;
@@ -335,8 +337,8 @@ static int reap_times(struct rpl_plan *p)
 				x[n++] = (struct exit_rec){ p->precs[i].pid, p->precs[i].t_ns };
 		qsort(x, n, sizeof(*x), cmp_exit_rec);
 	}
-	for (i = 0; i < p->n_ops; i++) {
-		const struct rpl_op *op = &p->ops[i];
+	for (i = 0; i < nw; i++) {
+		const struct rpl_op *op = &p->ops[w[i]];
 		struct rpl_proc *pr;
 		int32_t pi;
 
@@ -362,7 +364,8 @@ int rpl_plan_threads(struct rpl_plan *p, struct rpl_deps *deps)
 	struct rpl_planner pl = { .last_ti = UINT32_MAX };
 	int64_t base = p->n_ops ? p->ops[0].ev.t_enter : 0;
 	const struct iot_process **exits = NULL;	/* exit records by time */
-	size_t i, j, n_exits = 0, next_exit = 0;
+	uint32_t *waits = NULL;				/* the wait4 ops */
+	size_t i, j, n_exits = 0, next_exit = 0, n_waits = 0, cap_waits = 0;
 	int err = 0;
 
 	for (i = 0; i < p->n_precs; i++) {
@@ -429,6 +432,10 @@ int rpl_plan_threads(struct rpl_plan *p, struct rpl_deps *deps)
 			goto nomem;
 		if ((err = rpl_deps_add(p, deps, (uint32_t)i, keys)) < 0)
 			goto out;
+		if (op->ev.nr == SYS_wait4) {
+			RPL_GROW(waits, n_waits, cap_waits);
+			waits[n_waits++] = (uint32_t)i;
+		}
 		if (is_spawn(op->ev.nr) && op->ev.ret > 0 && !op->skip) {
 			uint32_t old;
 
@@ -483,7 +490,7 @@ int rpl_plan_threads(struct rpl_plan *p, struct rpl_deps *deps)
 			}
 		}
 	}
-	if ((err = reap_times(p)) < 0)
+	if ((err = reap_times(p, waits, n_waits)) < 0)
 		goto out;
 	err = rpl_deps_finish(p, deps);
 	goto out;
@@ -499,6 +506,7 @@ out:
 	rpl_map_free(&pl.snap_of);
 	rpl_map_free(&pl.gone);
 	free(exits);
+	free(waits);
 	for (i = 0; i < pl.n_snap; i++)
 		rpl_fdtab_unref(pl.snap[i]);	/* children that made no call */
 	free(pl.snap);
