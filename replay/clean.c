@@ -116,8 +116,8 @@ static int is_link_op(int nr)
 	return nr == SYS_symlink || nr == SYS_symlinkat;
 }
 
-/* @return : how many path states changed or went (p->ps is to be sorted
- * again), or -ENOMEM. */
+/* @return : how many path states changed or went, or -ENOMEM; p->ps keeps
+ * its order, the caller sorts it after. */
 int rpl_plan_clean_paths(struct rpl_plan *p)
 {
 	struct rpl_map links = { 0 };

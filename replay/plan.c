@@ -200,15 +200,15 @@ int rpl_plan_build(struct rpl_plan *p, const struct rpl_opts *o)
 	lap(&laps, LAP_READ);
 	if ((err = rpl_plan_sort_ops(p)) < 0)
 		goto out;
-	rpl_plan_sort_ps(p);
 	lap(&laps, LAP_SORT);
 	err = rpl_plan_clean_paths(p);
 	if (err < 0) {
 		iot_err(o->cmd, "%s: planning failed: %s", o->trace, iot_strerror(err));
 		goto out;
 	}
-	if (err > 0)
-		rpl_plan_sort_ps(p);
+	/* once, their paths cleaned (sorted before too, they were sorted
+	 * twice whenever cleaning changed one) */
+	rpl_plan_sort_ps(p);
 	deps = rpl_deps_new();
 	p->ps_made_t = rpl_prep_made_t(p);	/* what the workload made itself */
 	err = -ENOMEM;

@@ -778,8 +778,8 @@ int rpl_plan_polls(struct rpl_plan *p);
 
 /*! rpl_plan_clean_paths() : drop the "." and "NAME/.." components the
  *  recorder left in the ops' and path states' paths where that names the
- *  same file (clean.c).  @return : how many states changed or went (the
- *  caller sorts p->ps again), or -ENOMEM. */
+ *  same file (clean.c); p->ps in any order (the caller sorts them after).
+ *  @return : how many states changed or went, or -ENOMEM. */
 int rpl_plan_clean_paths(struct rpl_plan *p);
 
 /*! rpl_prepare() : create the starting tree under the root. */
