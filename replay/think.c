@@ -3,6 +3,7 @@
  * thread's previous op, less what tracing added to it.
  */
 #include <errno.h>
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -14,8 +15,10 @@
  * it (the value at index n / 20), with memory for n / 20 + 1 of them, not
  * n: a max-heap of the smallest seen so far.  The plan holds one gap per
  * op of the trace; a sorted copy of them all was a sixth of its memory.
- * The same heap, n / 2 + 1 deep, gives the median of each kind of call's
- * durations (budget.c's call_caps()).
+ * The gaps' floors are selected among the gaps gathered in 32 bits, 4
+ * bytes each while the step runs (floors_select()); the heaps take a
+ * value that needs more (floors_keep()), as they do the budget's
+ * quantiles (budget.c).
  */
 void rpl_smallest_add(struct rpl_smallest *s, int64_t x)
 {
@@ -265,6 +268,9 @@ struct floors {
 	size_t n[2], cnt[2][FAST_NR_MAX], bpf[2][FAST_NR_MAX];
 	struct rpl_smallest pool[2], by[2][FAST_NR_MAX];
 	int64_t *mem;
+	/* the 5th percentiles: of the stops' gaps, of each kind's pooled
+	 * and by syscall (floors_select(), or the heaps' tops) */
+	int64_t stop_q, pool_q[2], by_q[2][FAST_NR_MAX];
 };
 
 enum { GAP_FAST, GAP_HELD, GAP_STOP, GAP_NONE };
@@ -281,12 +287,11 @@ static int gap_kind(const struct rpl_plan *p, const struct rpl_op *op, const str
 	return held_op(p, op) ? GAP_HELD : GAP_FAST;
 }
 
-/* The gaps of each kind counted, (@fast: the fast-path ones too) and
- * room made for their floors. */
-static int floors_count(struct rpl_plan *p, struct walk *w, struct floors *f, int fast)
+/* The gaps of each kind counted (@fast: the fast-path ones too). */
+static void floors_count(struct rpl_plan *p, struct walk *w, struct floors *f, int fast)
 {
 	const struct rpl_op *op, *prev;
-	size_t i, total, h;
+	size_t i;
 	int first, kind;
 
 	for (i = 0; i < p->n_ops; i++) {
@@ -304,6 +309,13 @@ static int floors_count(struct rpl_plan *p, struct walk *w, struct floors *f, in
 			}
 		}
 	}
+}
+
+/* Room for the heaps of floors_keep(). */
+static int floors_heaps(struct floors *f)
+{
+	size_t i, total, h;
+
 	f->stop.cap = f->n_stop >= 100 ? f->n_stop / 20 + 1 : 0;
 	total = f->stop.cap;
 	for (h = 0; h < 2; h++) {
@@ -331,11 +343,11 @@ static int floors_count(struct rpl_plan *p, struct walk *w, struct floors *f, in
 }
 
 /* The gaps counted by floors_count() kept, each among the smallest of
- * its kind. */
+ * its kind, and their tops taken: where floors_select() cannot tell. */
 static void floors_keep(struct rpl_plan *p, struct walk *w, struct floors *f, int fast)
 {
 	const struct rpl_op *op, *prev;
-	size_t i;
+	size_t i, h;
 	int first, kind;
 
 	walk_reset(p, w);
@@ -354,6 +366,111 @@ static void floors_keep(struct rpl_plan *p, struct walk *w, struct floors *f, in
 				rpl_smallest_add(&f->by[kind][op->ev.nr], v);
 		}
 	}
+	f->stop_q = rpl_smallest_top(&f->stop);
+	for (h = 0; h < 2; h++) {
+		f->pool_q[h] = rpl_smallest_top(&f->pool[h]);
+		for (i = 0; i < FAST_NR_MAX; i++)
+			f->by_q[h][i] = rpl_smallest_top(&f->by[h][i]);
+	}
+}
+
+/* The value at index @k of @a[@n] in sorted order (@a reordered):
+ * Hoare's selection, the middle of three as pivot (budget.c's, signed). */
+static int32_t select_nth(int32_t *a, size_t n, size_t k)
+{
+	long lo = 0, hi = (long)n - 1, i, j, t = (long)k;
+
+	while (lo < hi) {
+		int32_t x = a[lo], y = a[lo + (hi - lo) / 2], z = a[hi], piv, tmp;
+
+		piv = x < y ? (y < z ? y : x < z ? z : x) : (x < z ? x : y < z ? z : y);
+		for (i = lo, j = hi; i <= j;) {
+			while (a[i] < piv)
+				i++;
+			while (a[j] > piv)
+				j--;
+			if (i <= j) {
+				tmp = a[i];
+				a[i++] = a[j];
+				a[j--] = tmp;
+			}
+		}
+		if (t <= j)
+			hi = j;
+		else if (t >= i)
+			lo = i;
+		else
+			break;
+	}
+	return a[k];
+}
+
+static int32_t clamp32(int64_t v)
+{
+	return v > INT32_MAX ? INT32_MAX : v < INT32_MIN ? INT32_MIN : (int32_t)v;
+}
+
+/* The 5th percentile of @a[@n] into @q; 1 if it may have been clamped. */
+static int select_q(int32_t *a, size_t n, int64_t *q)
+{
+	*q = select_nth(a, n, n / 20);
+	return *q == INT32_MAX || *q == INT32_MIN;
+}
+
+/*
+ * The gaps counted by floors_count() gathered, 4 bytes each (clamped to
+ * 32 bits: 2.1 s), and their 5th percentiles selected among them, not
+ * kept in heaps (an add a gap, a step per level of the heap: ~80 M
+ * instructions at 1 M events).  The fast-path gaps of each kind lie by
+ * syscall, the others after: each syscall's are selected first, then the
+ * kind's all together.  @return : 0; 1 if a percentile is at a clamp's
+ * bound (floors_keep() then); -ENOMEM.
+ */
+static int floors_select(struct rpl_plan *p, struct walk *w, struct floors *f, int fast)
+{
+	size_t at[2][FAST_NR_MAX + 1], base[2], i, h, total;
+	const struct rpl_op *op, *prev;
+	int32_t *v;
+	int first, kind, clamped = 0;
+
+	total = f->n_stop + (fast ? f->n[0] + f->n[1] : 0);
+	v = malloc((total + 1) * sizeof(*v));
+	if (!v)
+		return -ENOMEM;
+	total = f->n_stop;
+	for (h = 0; h < 2 && fast; h++) {
+		base[h] = total;
+		for (i = 0; i < FAST_NR_MAX; i++) {
+			at[h][i] = total;
+			total += f->cnt[h][i];
+		}
+		at[h][FAST_NR_MAX] = total;	/* syscalls out of the table's */
+		total = base[h] + f->n[h];
+	}
+	walk_reset(p, w);
+	for (i = 0, total = 0; i < p->n_ops; i++) {
+		op = &p->ops[i];
+		prev = walk_prev(p, w, i, &first);
+		kind = gap_kind(p, op, prev, first);
+		if (kind == GAP_STOP) {
+			v[total++] = clamp32(op->think_ns);
+		} else if (kind != GAP_NONE && fast) {
+			int nr = op->ev.nr >= 0 && op->ev.nr < FAST_NR_MAX ? op->ev.nr : FAST_NR_MAX;
+
+			v[at[kind][nr]++] = clamp32(fast_value(p, op, kind == GAP_HELD));
+		}
+	}
+	if (f->n_stop >= 100)
+		clamped |= select_q(v, f->n_stop, &f->stop_q);
+	for (h = 0; h < 2 && fast; h++) {
+		for (i = 0, total = base[h]; i < FAST_NR_MAX; total += f->cnt[h][i], i++)
+			if (f->cnt[h][i] >= FAST_MIN_SAMPLES)
+				clamped |= select_q(v + total, f->cnt[h][i], &f->by_q[h][i]);
+		if (f->n[h] >= FAST_MIN_SAMPLES)
+			clamped |= select_q(v + base[h], f->n[h], &f->pool_q[h]);
+	}
+	free(v);
+	return clamped;
 }
 
 /* The floors of the fast-path gaps (@held: of the held bpf calls' gaps,
@@ -369,10 +486,10 @@ static void fast_floors(const struct floors *f, int held, int64_t *floor_nr, int
 	size_t i;
 
 	if (f->n[held] >= FAST_MIN_SAMPLES)
-		pooled = rpl_smallest_top(&f->pool[held]);
+		pooled = f->pool_q[held];
 	for (i = 0; i < FAST_NR_MAX; i++) {
 		floor_nr[i] = !cnt[i] ? -1 : cnt[i] >= FAST_MIN_SAMPLES ?
-			      rpl_smallest_top(&f->by[held][i]) : pooled;
+			      f->by_q[held][i] : pooled;
 		if (cnt[i] >= FAST_MIN_SAMPLES && bpf[i] == cnt[i] &&
 		    (least < 0 || floor_nr[i] < least))
 			least = floor_nr[i];
@@ -456,12 +573,19 @@ int rpl_plan_think(struct rpl_plan *p)
 
 	if (!fl || walk_new(p, &w) < 0)
 		goto out;
-	if (floors_count(p, &w, fl, fast) < 0)
+	floors_count(p, &w, fl, fast);
+	if ((err = floors_select(p, &w, fl, fast)) > 0) {
+		/* a 5th percentile of 2.1 s or more, or below -2.1 s */
+		err = floors_heaps(fl);
+		if (err == 0)
+			floors_keep(p, &w, fl, fast);
+	}
+	if (err < 0)
 		goto out;
-	floors_keep(p, &w, fl, fast);
+	err = -ENOMEM;
 	cost = p->stop_cost_ns;
 	if (fl->n_stop >= 100) {
-		p->gap_floor_ns = rpl_smallest_top(&fl->stop);
+		p->gap_floor_ns = fl->stop_q;
 		cost = p->gap_floor_ns;
 	}
 	if (p->o->timing == RPL_TIMING_RAW)
