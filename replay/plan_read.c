@@ -378,23 +378,50 @@ static int cmp_op_enter(const void *a, const void *b)
  * traces/mongo.iotape repeated: the driver's wait4s and mongod's long
  * waits) but far from their place (up to 950,000 ops back).  The ops
  * that entered before an op ahead of them in the file are taken out into
- * a side array, the others closed up in order; the side array is sorted
- * and merged back from the end: each op moves at most twice, and the
- * memory is the late ops' (sort_ops() took 32 bytes an op, the plan's
- * peak: 229 MiB of 1726 at 10 M events).  @return : 1 if sorted so; 0
- * (nothing moved) if more than one op in RPL_LATE_SHARE is late; -ENOMEM.
+ * a side array and sorted; each one's place among the others is bisected,
+ * and the others move once, in runs of one shift (as many late ops go
+ * before them as came before them in the file: no move at all where
+ * these are equal), those going back from the front, those going on from
+ * the end; the late ops go in last.  The memory is the late ops'
+ * (sort_ops() took 32 bytes an op, the plan's peak: 229 MiB of 1726 at
+ * 10 M events).  @return : 1 if sorted so; 0 (nothing moved) if more
+ * than one op in RPL_LATE_SHARE is late; -ENOMEM.
  */
 #define RPL_LATE_SHARE 16
 
+/* The place in the file of the op @k-th of those not late, @pos[@n] the
+ * late ones' places (ascending): past the late ones before it. */
+static size_t kept_at(const size_t *pos, size_t n, size_t k)
+{
+	size_t lo = 0, hi = n;
+
+	while (lo < hi) {	/* the first late one with more than @k before it */
+		size_t mid = lo + (hi - lo) / 2;
+
+		if (pos[mid] - mid > k)
+			hi = mid;
+		else
+			lo = mid + 1;
+	}
+	return k + lo;
+}
+
+/* A run of the ops not late, [@kb, @ke) of them: @a late ones go before
+ * them, @r came before them in the file. */
+struct late_run {
+	size_t kb, ke, a, r;
+};
+
 static int sort_late(struct rpl_plan *p)
 {
-	struct rpl_op *late;
-	size_t i, w, n_late = 0, first = 0;
+	struct rpl_op *late = NULL, *ops = p->ops;
+	struct late_run *run = NULL;
+	size_t *pos = NULL, *kc, i, j, c, k, n_kept, n_run, n_late = 0, first = 0;
 	int64_t max = INT64_MIN;
 
 	for (i = 0; i < p->n_ops; i++) {
-		if (p->ops[i].ev.t_enter >= max) {
-			max = p->ops[i].ev.t_enter;
+		if (ops[i].ev.t_enter >= max) {
+			max = ops[i].ev.t_enter;
 		} else if (!n_late++) {
 			first = i;
 		}
@@ -404,29 +431,69 @@ static int sort_late(struct rpl_plan *p)
 	if (n_late > p->n_ops / RPL_LATE_SHARE)
 		return 0;
 	late = malloc(n_late * sizeof(*late));
-	if (!late)
+	pos = malloc(2 * n_late * sizeof(*pos));
+	run = malloc((2 * n_late + 1) * sizeof(*run));
+	if (!late || !pos || !run) {
+		free(late);
+		free(pos);
+		free(run);
 		return -ENOMEM;
-	/* take the late ones out; what stays is in entry order */
-	max = p->ops[first - 1].ev.t_enter;
-	for (i = w = first, n_late = 0; i < p->n_ops; i++) {
-		if (p->ops[i].ev.t_enter >= max) {
-			max = p->ops[i].ev.t_enter;
-			if (w != i)
-				p->ops[w] = p->ops[i];
-			w++;
+	}
+	kc = pos + n_late;
+	/* the late ones out, their places noted; the others are in entry order */
+	max = ops[first - 1].ev.t_enter;
+	for (i = first, j = 0; i < p->n_ops; i++) {
+		if (ops[i].ev.t_enter >= max) {
+			max = ops[i].ev.t_enter;
 		} else {
-			late[n_late++] = p->ops[i];
+			pos[j] = i;
+			late[j++] = ops[i];
 		}
 	}
 	qsort(late, n_late, sizeof(*late), cmp_op_enter);
-	/* merged from the end: ops[0 .. w) and late[] into ops[0 .. n_ops) */
-	for (i = p->n_ops; n_late;) {
-		if (w && cmp_op_enter(&p->ops[w - 1], &late[n_late - 1]) > 0)
-			p->ops[--i] = p->ops[--w];
-		else
-			p->ops[--i] = late[--n_late];
+	/* kc[j]: how many of the others go before late[j] */
+	n_kept = p->n_ops - n_late;
+	for (j = 0; j < n_late; j++) {
+		size_t lo = j ? kc[j - 1] : 0, hi = n_kept;
+
+		while (lo < hi) {
+			size_t mid = lo + (hi - lo) / 2;
+
+			if (cmp_op_enter(&ops[kept_at(pos, n_late, mid)], &late[j]) > 0)
+				hi = mid;
+			else
+				lo = mid + 1;
+		}
+		kc[j] = lo;
 	}
+	for (k = 0, i = 0, c = 0, n_run = 0; k < n_kept; k = run[n_run++].ke) {
+		size_t next = n_kept;
+
+		while (i < n_late && kc[i] <= k)
+			i++;
+		while (c < n_late && pos[c] - c <= k)
+			c++;
+		if (i < n_late && kc[i] < next)
+			next = kc[i];
+		if (c < n_late && pos[c] - c < next)
+			next = pos[c] - c;
+		run[n_run] = (struct late_run){ k, next, i, c };
+	}
+	/* a run going back lands on late ops' places or those of runs before
+	 * it that went back; one going on, on those of runs after it */
+	for (j = 0; j < n_run; j++)
+		if (run[j].a < run[j].r)
+			memmove(&ops[run[j].kb + run[j].a], &ops[run[j].kb + run[j].r],
+				(run[j].ke - run[j].kb) * sizeof(*ops));
+	for (j = n_run; j-- > 0;)
+		if (run[j].a > run[j].r)
+			memmove(&ops[run[j].kb + run[j].a], &ops[run[j].kb + run[j].r],
+				(run[j].ke - run[j].kb) * sizeof(*ops));
+	for (j = 0; j < n_late; j++)
+		ops[j + kc[j]] = late[j];
 	free(late);
+	free(pos);
+	free(run);
 	return 1;
 }
 
