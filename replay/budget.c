@@ -237,37 +237,6 @@ static int estimated_key(const struct rpl_plan *p, const struct rpl_op *op,
 	return key;
 }
 
-/* The value at index @k of @a[@n] in sorted order (@a reordered):
- * Hoare's selection, the middle of three as pivot. */
-static uint32_t select_nth(uint32_t *a, size_t n, size_t k)
-{
-	long lo = 0, hi = (long)n - 1, i, j, t = (long)k;
-
-	while (lo < hi) {
-		uint32_t x = a[lo], y = a[lo + (hi - lo) / 2], z = a[hi], piv, tmp;
-
-		piv = x < y ? (y < z ? y : x < z ? z : x) : (x < z ? x : y < z ? z : y);
-		for (i = lo, j = hi; i <= j;) {
-			while (a[i] < piv)
-				i++;
-			while (a[j] > piv)
-				j--;
-			if (i <= j) {
-				tmp = a[i];
-				a[i++] = a[j];
-				a[j--] = tmp;
-			}
-		}
-		if (t <= j)
-			hi = j;
-		else if (t >= i)
-			lo = i;
-		else
-			break;
-	}
-	return a[k];
-}
-
 /*
  * Quantiles of in_call() over the estimated calls of each kind
  * (call_key()), with a heap of n / per + 1 of each kind's n values (per
@@ -405,7 +374,7 @@ static int64_t least_median(const uint64_t *v, size_t n, uint32_t *w, size_t *cn
 	for (i = 0, at = 0; i < CALL_KEYS; at = cnt[i++]) {
 		if (cnt[i] - at < CALL_MIN_SAMPLES)
 			continue;
-		m = select_nth(w + at, cnt[i] - at, (cnt[i] - at) / 2);
+		m = rpl_select_u32(w + at, cnt[i] - at, (cnt[i] - at) / 2);
 		if (best < 0 || m < best)
 			best = m;
 	}
@@ -541,11 +510,11 @@ static int all_quantiles(const struct rpl_plan *p, const uint8_t *waits, int64_t
 		med[i] = low[i] = -1;
 		if ((c = cnt[i]) < CALL_MIN_SAMPLES)
 			continue;
-		m = select_nth(w + at[i], c, c / 2);
+		m = rpl_select_u32(w + at[i], c, c / 2);
 		med[i] = m;
 		/* the first c / 2 are now the least: the 5th percentile is
 		 * among them */
-		low[i] = select_nth(w + at[i], c / 2, c / 20);
+		low[i] = rpl_select_u32(w + at[i], c / 2, c / 20);
 		n_big += m == UINT32_MAX;
 	}
 	free(w);
@@ -626,7 +595,7 @@ static int caps_selected(const struct rpl_plan *p, const uint8_t *waits, const s
 		caps[CALL_KEYS + i] = -1;
 		if ((c = cnt_held[i]) < CALL_MIN_SAMPLES)
 			continue;
-		if ((v = select_nth(w + at[i], c, c / 20)) == UINT32_MAX)
+		if ((v = rpl_select_u32(w + at[i], c, c / 20)) == UINT32_MAX)
 			goto out;
 		caps[CALL_KEYS + i] = v;
 	}
@@ -644,12 +613,12 @@ static int caps_selected(const struct rpl_plan *p, const uint8_t *waits, const s
 		for (j = at[i]; j < at[i] + cnt_held[i]; j++)
 			if (w[j] != UINT32_MAX)
 				w[j] = w[j] > *held ? w[j] - (uint32_t)*held : 0;
-		if ((v = select_nth(w + at[i], c, c / 2)) == UINT32_MAX)
+		if ((v = rpl_select_u32(w + at[i], c, c / 2)) == UINT32_MAX)
 			goto out;
 		caps[i] = v;
 		/* the first c / 2 are now the least: the 5th percentile is
 		 * among them */
-		caps[2 * CALL_KEYS + i] = select_nth(w + at[i], c / 2, c / 20);
+		caps[2 * CALL_KEYS + i] = rpl_select_u32(w + at[i], c / 2, c / 20);
 	}
 	r = 1;
 out:

@@ -375,13 +375,13 @@ static void floors_keep(struct rpl_plan *p, struct walk *w, struct floors *f, in
 }
 
 /* The value at index @k of @a[@n] in sorted order (@a reordered):
- * Hoare's selection, the middle of three as pivot (budget.c's, signed). */
-static int32_t select_nth(int32_t *a, size_t n, size_t k)
+ * Hoare's selection, the middle of three as pivot.  budget.c's too. */
+uint32_t rpl_select_u32(uint32_t *a, size_t n, size_t k)
 {
 	long lo = 0, hi = (long)n - 1, i, j, t = (long)k;
 
 	while (lo < hi) {
-		int32_t x = a[lo], y = a[lo + (hi - lo) / 2], z = a[hi], piv, tmp;
+		uint32_t x = a[lo], y = a[lo + (hi - lo) / 2], z = a[hi], piv, tmp;
 
 		piv = x < y ? (y < z ? y : x < z ? z : x) : (x < z ? x : y < z ? z : y);
 		for (i = lo, j = hi; i <= j;) {
@@ -405,15 +405,18 @@ static int32_t select_nth(int32_t *a, size_t n, size_t k)
 	return a[k];
 }
 
-static int32_t clamp32(int64_t v)
+/* A gap as 32 bits without sign that order as the gap does: clamped to
+ * +-2.1 s and moved up by 2^31. */
+static uint32_t gap32(int64_t v)
 {
-	return v > INT32_MAX ? INT32_MAX : v < INT32_MIN ? INT32_MIN : (int32_t)v;
+	v = v > INT32_MAX ? INT32_MAX : v < INT32_MIN ? INT32_MIN : v;
+	return (uint32_t)(v + 0x80000000LL);
 }
 
 /* The 5th percentile of @a[@n] into @q; 1 if it may have been clamped. */
-static int select_q(int32_t *a, size_t n, int64_t *q)
+static int select_q(uint32_t *a, size_t n, int64_t *q)
 {
-	*q = select_nth(a, n, n / 20);
+	*q = (int64_t)rpl_select_u32(a, n, n / 20) - 0x80000000LL;
 	return *q == INT32_MAX || *q == INT32_MIN;
 }
 
@@ -430,7 +433,7 @@ static int floors_select(struct rpl_plan *p, struct walk *w, struct floors *f, i
 {
 	size_t at[2][FAST_NR_MAX + 1], base[2], i, h, total;
 	const struct rpl_op *op, *prev;
-	int32_t *v;
+	uint32_t *v;
 	int first, kind, clamped = 0;
 
 	total = f->n_stop + (fast ? f->n[0] + f->n[1] : 0);
@@ -453,11 +456,11 @@ static int floors_select(struct rpl_plan *p, struct walk *w, struct floors *f, i
 		prev = walk_prev(p, w, i, &first);
 		kind = gap_kind(p, op, prev, first);
 		if (kind == GAP_STOP) {
-			v[total++] = clamp32(op->think_ns);
+			v[total++] = gap32(op->think_ns);
 		} else if (kind != GAP_NONE && fast) {
 			int nr = op->ev.nr >= 0 && op->ev.nr < FAST_NR_MAX ? op->ev.nr : FAST_NR_MAX;
 
-			v[at[kind][nr]++] = clamp32(fast_value(p, op, kind == GAP_HELD));
+			v[at[kind][nr]++] = gap32(fast_value(p, op, kind == GAP_HELD));
 		}
 	}
 	if (f->n_stop >= 100)

@@ -24,6 +24,10 @@ void rpl_smallest_add(struct rpl_smallest *s, int64_t x);
 /*! rpl_smallest_top() : the largest value kept (0: none). */
 int64_t rpl_smallest_top(const struct rpl_smallest *s);
 
+/*! rpl_select_u32() : the value at index @k of @a[@n] in sorted order;
+ *  @a reordered (think.c). */
+uint32_t rpl_select_u32(uint32_t *a, size_t n, size_t k);
+
 /* Per thread, what think.c made of its gaps, for the budget's lines
  * under IOTAPE_REPLAY_BUDGET (think_dbg_line()): the recorded gaps, their
  * median, what the floors (@holds of it: the bpf guard's holds) and the
