@@ -15,12 +15,8 @@ set -u
 . "$SRCDIR/tests/integration/lib.sh"
 . "$SRCDIR/tests/integration/record_lib.sh"
 need_root
-need_cmd python3
-PY=$(command -v python3)
-[ -x /usr/bin/python3 ] && PY=/usr/bin/python3
-d=$(mktemp -d /tmp/iotape-bpfgate.XXXXXX)
-trap '[ -n "${KEEP:-}" ] || rm -rf "$d"' EXIT
-cd "$d"
+need_python
+in_scratch /tmp/iotape-bpfgate
 export LC_ALL=C
 need_bpf
 

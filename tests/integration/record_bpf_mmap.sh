@@ -19,13 +19,9 @@
 set -u
 . "$SRCDIR/tests/integration/lib.sh"
 . "$SRCDIR/tests/integration/record_lib.sh"
-need_cmd python3
-PY=$(command -v python3)
-[ -x /usr/bin/python3 ] && PY=/usr/bin/python3
+need_python
 # on a filesystem with a block device: ru_inblock counts its reads
-d=$(mktemp -d /var/tmp/iotape-bpfmmap.XXXXXX)
-trap '[ -n "${KEEP:-}" ] || rm -rf "$d"' EXIT
-cd "$d"
+in_scratch /var/tmp/iotape-bpfmmap
 need_bpf
 
 head -c 64M /dev/urandom >big
