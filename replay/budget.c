@@ -469,6 +469,47 @@ out:
 }
 
 /*
+ * The in_call(@held) of each estimated call of the kinds of
+ * CALL_MIN_SAMPLES calls or more, gathered by kind, 4 bytes each (cut at
+ * 2^32 - 1 ns): kind i's from @at[i] (CALL_KEYS of them) in the array
+ * returned, its @cnt_held[i] stopped calls first where @cnt_held is not
+ * NULL.  NULL: no memory.
+ */
+static uint32_t *gather_calls(const struct rpl_plan *p, const uint8_t *waits, int64_t held,
+			      const size_t *cnt, const size_t *cnt_held, size_t *at)
+{
+	size_t *fs = malloc(2 * CALL_KEYS * sizeof(*fs)), *fu, i, total = 0;
+	uint32_t *w = NULL;
+	int key;
+
+	if (!fs)
+		return NULL;
+	fu = fs + CALL_KEYS;
+	for (i = 0; i < CALL_KEYS; i++) {
+		at[i] = fs[i] = total;
+		fu[i] = total + (cnt_held ? cnt_held[i] : 0);
+		total += cnt[i] >= CALL_MIN_SAMPLES ? cnt[i] : 0;
+	}
+	w = malloc((total + 1) * sizeof(*w));
+	for (i = 0; w && i < p->n_ops; i++) {
+		const struct rpl_op *op = &p->ops[i];
+		int64_t d;
+		uint32_t v;
+
+		if ((key = estimated_key(p, op, waits)) < 0 || cnt[key] < CALL_MIN_SAMPLES)
+			continue;
+		d = in_call(held, op);
+		v = d >= UINT32_MAX ? UINT32_MAX : (uint32_t)d;
+		if (!cnt_held || rpl_op_stopped(op))
+			w[fs[key]++] = v;
+		else
+			w[fu[key]++] = v;
+	}
+	free(fs);
+	return w;
+}
+
+/*
  * The median and the 5th percentile of in_call(@held) over the estimated
  * calls of each kind of @cnt[kind] (CALL_MIN_SAMPLES or more) into
  * @med[kind] and @low[kind] (-1: fewer): the values gathered by kind,
@@ -482,30 +523,14 @@ out:
 static int all_quantiles(const struct rpl_plan *p, const uint8_t *waits, int64_t held,
 			 const size_t *cnt, int64_t *med, int64_t *low)
 {
-	size_t *at = malloc(2 * (CALL_KEYS + 1) * sizeof(*at)), *fill, i, total = 0, c;
+	size_t *at = malloc(CALL_KEYS * sizeof(*at)), i, c;
 	size_t *big = NULL;
 	struct quant *q = NULL;
 	uint32_t *w = NULL, m;
-	int err = -ENOMEM, key, n_big = 0;
+	int err = -ENOMEM, n_big = 0;
 
-	if (!at)
+	if (!at || !(w = gather_calls(p, waits, held, cnt, NULL, at)))
 		goto out;
-	fill = at + CALL_KEYS + 1;
-	for (i = 0; i < CALL_KEYS; i++) {
-		at[i] = fill[i] = total;
-		total += cnt[i] >= CALL_MIN_SAMPLES ? cnt[i] : 0;
-	}
-	if (!(w = malloc((total + 1) * sizeof(*w))))
-		goto out;
-	for (i = 0; i < p->n_ops; i++) {
-		const struct rpl_op *op = &p->ops[i];
-		int64_t d;
-
-		if ((key = estimated_key(p, op, waits)) < 0 || cnt[key] < CALL_MIN_SAMPLES)
-			continue;
-		d = in_call(held, op);
-		w[fill[key]++] = d >= UINT32_MAX ? UINT32_MAX : (uint32_t)d;
-	}
 	for (i = 0; i < CALL_KEYS; i++) {
 		med[i] = low[i] = -1;
 		if ((c = cnt[i]) < CALL_MIN_SAMPLES)
@@ -562,34 +587,12 @@ out:
 static int caps_selected(const struct rpl_plan *p, const uint8_t *waits, const size_t *cnt,
 			 const size_t *cnt_held, int64_t *caps, int64_t *held)
 {
-	size_t *at = malloc(3 * CALL_KEYS * sizeof(*at)), *fs, *fu, i, j, total = 0, c;
+	size_t *at = malloc(CALL_KEYS * sizeof(*at)), i, j, c;
 	uint32_t *w = NULL, v;
-	int r = -ENOMEM, key;
+	int r = -ENOMEM;
 
-	if (!at)
+	if (!at || !(w = gather_calls(p, waits, 0, cnt, cnt_held, at)))
 		goto out;
-	fs = at + CALL_KEYS;
-	fu = fs + CALL_KEYS;
-	for (i = 0; i < CALL_KEYS; i++) {
-		at[i] = fs[i] = total;
-		fu[i] = total + cnt_held[i];
-		total += cnt[i] >= CALL_MIN_SAMPLES ? cnt[i] : 0;
-	}
-	if (!(w = malloc((total + 1) * sizeof(*w))))
-		goto out;
-	for (i = 0; i < p->n_ops; i++) {
-		const struct rpl_op *op = &p->ops[i];
-		int64_t d;
-
-		if ((key = estimated_key(p, op, waits)) < 0 || cnt[key] < CALL_MIN_SAMPLES)
-			continue;
-		d = in_call(0, op);
-		v = d >= UINT32_MAX ? UINT32_MAX : (uint32_t)d;
-		if (rpl_op_stopped(op))
-			w[fs[key]++] = v;
-		else
-			w[fu[key]++] = v;
-	}
 	r = 0;
 	for (i = 0; i < CALL_KEYS; i++) {
 		caps[CALL_KEYS + i] = -1;
