@@ -305,19 +305,6 @@ struct rpl_deps {
 	size_t n_heap, cap_heap;
 };
 
-static inline uint64_t res_key(const struct res_slot *s)
-{
-	uint64_t k;
-
-	memcpy(&k, s->k, sizeof(k));
-	return k;
-}
-
-static inline size_t res_first(const struct res_tab *t, uint64_t key)
-{
-	return (size_t)((key * 0x9e3779b97f4a7c15ULL) >> (64 - __builtin_ctzll(t->cap)));
-}
-
 static int res_grow(struct res_tab *t)
 {
 	struct res_tab n = { .cap = t->cap ? t->cap * 2 : 1024 };
@@ -326,11 +313,11 @@ static int res_grow(struct res_tab *t)
 	if (!(n.s = rpl_table_new(n.cap * sizeof(*n.s))))
 		return -ENOMEM;
 	for (i = 0; i < t->cap; i++) {
-		uint64_t k = res_key(&t->s[i]);
+		uint64_t k = rpl_slot_key(t->s[i].k);
 
 		if (!k)
 			continue;
-		for (j = res_first(&n, k); res_key(&n.s[j]); j = (j + 1) & (n.cap - 1))
+		for (j = rpl_slot_first(k, n.cap); rpl_slot_key(n.s[j].k); j = (j + 1) & (n.cap - 1))
 			;
 		n.s[j] = t->s[i];
 		n.n++;
@@ -350,7 +337,7 @@ static struct res_st *res_get(struct rpl_deps *d, uint64_t key)
 
 	if ((t->n + 1) * 2 > t->cap && res_grow(t) < 0)
 		return NULL;
-	for (i = res_first(t, key); (k = res_key(&t->s[i])); i = (i + 1) & (t->cap - 1))
+	for (i = rpl_slot_first(key, t->cap); (k = rpl_slot_key(t->s[i].k)); i = (i + 1) & (t->cap - 1))
 		if (k == key)
 			return &t->s[i].st;
 	memcpy(t->s[i].k, &key, sizeof(key));

@@ -41,21 +41,6 @@ void rpl_table_free(void *s, size_t bytes)
 		munmap(s, bytes);
 }
 
-static inline uint64_t slot_key(const struct rpl_map_slot *s)
-{
-	uint64_t k;
-
-	memcpy(&k, s->k, sizeof(k));
-	return k;
-}
-
-/* @key's first slot in @m: its bits mixed (Fibonacci hashing), so that
- * keys that differ only above the low bits do not share a run */
-static inline size_t first_slot(const struct rpl_map *m, uint64_t key)
-{
-	return (size_t)((key * 0x9e3779b97f4a7c15ULL) >> (64 - __builtin_ctzll(m->cap)));
-}
-
 static int map_grow(struct rpl_map *m)
 {
 	struct rpl_map n = { 0 };
@@ -66,8 +51,8 @@ static int map_grow(struct rpl_map *m)
 	if (!n.s)
 		return -ENOMEM;
 	for (i = 0; i < m->cap; i++)
-		if (slot_key(&m->s[i]))
-			rpl_map_put(&n, slot_key(&m->s[i]), m->s[i].v);
+		if (rpl_slot_key(m->s[i].k))
+			rpl_map_put(&n, rpl_slot_key(m->s[i].k), m->s[i].v);
 	rpl_table_free(m->s, m->cap * sizeof(*m->s));
 	*m = n;
 	return 0;
@@ -82,7 +67,7 @@ int rpl_map_put(struct rpl_map *m, uint64_t key, uint32_t val)
 		key = 1;
 	if ((m->n + 1) * 2 > m->cap && map_grow(m) < 0)
 		return -ENOMEM;
-	for (i = first_slot(m, key); (k = slot_key(&m->s[i])) && k != key;
+	for (i = rpl_slot_first(key, m->cap); (k = rpl_slot_key(m->s[i].k)) && k != key;
 	     i = (i + 1) & (m->cap - 1))
 		;
 	if (!k)
@@ -101,7 +86,8 @@ uint32_t *rpl_map_find(const struct rpl_map *m, uint64_t key)
 		return NULL;
 	if (!key)
 		key = 1;
-	for (i = first_slot(m, key); (k = slot_key(&m->s[i])); i = (i + 1) & (m->cap - 1))
+	for (i = rpl_slot_first(key, m->cap); (k = rpl_slot_key(m->s[i].k));
+	     i = (i + 1) & (m->cap - 1))
 		if (k == key)
 			return &m->s[i].v;
 	return NULL;

@@ -235,6 +235,22 @@ struct rpl_map {
 };
 /* Integer keys (tids, pids) in their own range, never 0. */
 #define RPL_IK(x) ((1ULL << 32) | (uint32_t)(x))
+/* The key of a slot of an open-addressed table (map.c's, deps.c's): two
+ * 4-aligned words, 0: empty. */
+static inline uint64_t rpl_slot_key(const uint32_t k[2])
+{
+	uint64_t v;
+
+	__builtin_memcpy(&v, k, sizeof(v));
+	return v;
+}
+/* @key's first slot in a table of @cap slots (a power of two): its bits
+ * mixed (Fibonacci hashing), so that keys that differ only above the low
+ * bits do not share a run. */
+static inline size_t rpl_slot_first(uint64_t key, size_t cap)
+{
+	return (size_t)((key * 0x9e3779b97f4a7c15ULL) >> (64 - __builtin_ctzll(cap)));
+}
 int rpl_map_put(struct rpl_map *m, uint64_t key, uint32_t val);
 /* @return : 1 with *@val set if @key is there, else 0. */
 int rpl_map_get(const struct rpl_map *m, uint64_t key, uint32_t *val);
