@@ -20,13 +20,7 @@ N=300000
 LIMIT_MIB=48
 
 "$GEN" --procs "$tmp/p.iotape" $N || fail "mk_analyze_traces --procs failed"
-(
-	ulimit -v $((LIMIT_MIB * 1024)) || exit 99
-	IOTAPE_READAHEAD=0 exec "$IOTAPE" report --json "$tmp/p.iotape"
-) >"$tmp/out" 2>"$tmp/err"
-rc=$?
-[ $rc = 99 ] && skip "ulimit -v is not allowed here"
-[ $rc = 0 ] || fail "report of $N processes within $LIMIT_MIB MiB of address space: exit $rc: $(head -c 500 "$tmp/err")"
+limited $LIMIT_MIB "$tmp/out" "$tmp/err" env IOTAPE_READAHEAD=0 "$IOTAPE" report --json "$tmp/p.iotape"
 
 python3 - "$tmp/out" $N <<'PY' || fail "the commands' rows are wrong"
 import json, sys

@@ -66,6 +66,22 @@ need_address_limit() {	# a test that runs iotape under ulimit -v
 	return 0
 }
 
+# limited MIB OUT ERR CMD... - CMD under an address space of MIB MiB
+# (ulimit -v), its output into OUT and ERR: skips where the limit is not
+# allowed, fails where CMD fails
+limited() {
+	local mib=$1 out=$2 err=$3 rc
+	shift 3
+	(
+		ulimit -v $((mib * 1024)) || exit 99
+		exec "$@"
+	) >"$out" 2>"$err"
+	rc=$?
+	[ $rc = 99 ] && skip "ulimit -v is not allowed here"
+	[ $rc = 0 ] || fail "$* within $mib MiB of address space: exit $rc: $(head -c 500 "$err")"
+	return 0
+}
+
 need_iotape_cmd() {	# a subcommand that must be built
 	"$IOTAPE" "$1" --help >/dev/null 2>&1 || skip "iotape $1 is not built yet"
 }
