@@ -159,6 +159,18 @@ static inline const struct rpl_op *walk_prev(const struct rpl_plan *p, struct wa
  * which bounds computing only, and is slept on its own before the call
  * (exec.c).  Under --timing raw the gap stays whole and is slept.
  *
+ * A bpf recording's gap also holds the time its thread was preempted on
+ * its way back from the call before: the backend ends a call at its exit
+ * tracepoint, and the kernel switches to a task the call woke only after
+ * it.  fio's libaio job thread (O_DIRECT writes, iodepth 32, ext4 and
+ * xfs loop images): every switch out of a gap was a preemption, most
+ * within 2 us of an io_submit's exit, by the kworkers running the loop
+ * device's work and the writes' completions, and on a loaded machine by
+ * anything else.  The budget leaves that time out (it is not the
+ * thread's CPU time), and rightly: the replay's own io_submit wakes the
+ * same workers and is preempted at the same point (docs/FIGURES.md,
+ * "What fio's job thread waits for between its calls").
+ *
  * The CPU budget that bounds what is left, and what each call used of
  * the CPU within it, are budget.c's (rpl_think_budget()).
  */
