@@ -95,6 +95,12 @@ const struct bench_fs *bench_find_fs(const char *name);
 /*! bench_fs_names() : write the known configurations' names, each after
  *  a space, to @f. */
 void bench_fs_names(FILE *f);
+/*! bench_default_size() : the image size when none is given, for a
+ *  workload whose tree and writes need @need bytes: twice that plus room
+ *  for journals and metadata, and never under BENCH_MIN_IMAGE.
+ *  @return : bytes, a multiple of 1 MiB. */
+#define BENCH_MIN_IMAGE (4ull << 30)
+uint64_t bench_default_size(uint64_t need);
 /*! bench_parse_size() : "512M", "2G", "1.5GiB" into bytes.
  *  @return : 0 or -EINVAL. */
 int bench_parse_size(const char *s, uint64_t *out);

@@ -61,7 +61,8 @@ static void usage(FILE *f)
 		"  --runs N             runs per configuration (default 1); medians are compared\n"
 		"  --mkfs-opt FS=OPTS   extra mkfs options for configuration FS (repeatable)\n"
 		"  --mount-opt FS=OPTS  extra mount options for configuration FS (repeatable)\n"
-		"  --image-size SIZE    loop image size (e.g. 2G; default: from the trace's needs)\n"
+		"  --image-size SIZE    loop image size (e.g. 2G; default: twice the trace's needs\n"
+		"                       and 512M more, 4G at least)\n"
 		"  --scratch DIR        where images and mount points go (default /var/tmp)\n"
 		"  --timing MODE        replay timing: original (default), afap, scale=F\n"
 		"  -o, --out DIR        keep profiles in DIR (default: TRACE-bench/)\n"
@@ -568,12 +569,8 @@ int cmd_bench(int argc, char **argv)
 		cli_warn(CMD, "%s: %s; benching its complete part", o.trace, damage);
 	if (image_too_small(&o) < 0)
 		return IOT_EXIT_FAIL;
-	if (!o.image_size) {
-		/* twice what the tree and the writes need, plus room for
-		 * journals and metadata; xfs wants at least 300 MiB */
-		o.image_size = o.need_bytes * (uint64_t)o.max_clients * 2 + (512ull << 20);
-		o.image_size = (o.image_size + (1 << 20) - 1) & ~((1ull << 20) - 1);
-	}
+	if (!o.image_size)
+		o.image_size = bench_default_size(o.need_bytes * (uint64_t)o.max_clients);
 	if (!o.outdir) {
 		snprintf(outdir, sizeof(outdir), "%s-bench", o.trace);
 		o.outdir = outdir;

@@ -65,7 +65,8 @@ static void usage(FILE *f)
 		"  --setup CMD          run 'sh -c CMD' in the work directory first, untimed, for\n"
 		"                       the recording, each native run and each replay alike\n"
 		"  --tolerance PCT      how far a total may be off (default 5)\n"
-		"  --image-size SIZE    filesystem size (default: from what the recording used)\n"
+		"  --image-size SIZE    filesystem size (default: twice what the recording\n"
+		"                       used and 512M more, 4G at least)\n"
 		"  --scratch DIR        where images and mount points go (default /var/tmp)\n"
 		"  --html FILE          also write the table as an HTML page\n"
 		"  --json               print the table as JSON instead of text\n"
@@ -260,12 +261,8 @@ recorded:
 		return IOT_EXIT_FAIL;
 	if (!s->o.image_size && s->trace_in)
 		s->o.image_size = s->o.record_size;
-	if (!s->o.image_size) {
-		/* room for what the recording held twice over, and for
-		 * journals and metadata; xfs wants 300 MiB at least */
-		s->o.image_size = used * 2 + (512ull << 20);
-		s->o.image_size = (s->o.image_size + (1 << 20) - 1) & ~((1ull << 20) - 1);
-	}
+	if (!s->o.image_size)
+		s->o.image_size = bench_default_size(used);
 	s->phase_row0 = -1;
 	if (s->rec.n > 0) {
 		s->phase_row0 = ana_val_add_row(&s->v, "(start)");
