@@ -57,10 +57,11 @@ int iot_index_check(const uint8_t *idx, size_t len, uint32_t format_minor)
 
 long iot_index_frame(const struct iot_frame *frames, size_t n,
 		     uint64_t dropped, int clean_close, int repaired,
-		     uint8_t **out)
+		     const struct iot_kv *extra, size_t n_extra, uint8_t **out)
 {
 	Iotape__Index idx = IOTAPE__INDEX__INIT;
 	Iotape__FrameInfo *fi = NULL, **fp = NULL;
+	Iotape__KeyValue *kv = NULL, **kvp = NULL;
 	uint64_t events = 0, ps = 0, procs = 0;
 	int64_t t_min = INT64_MAX, t_max = INT64_MIN;
 	size_t i, isz;
@@ -118,6 +119,25 @@ long iot_index_frame(const struct iot_frame *frames, size_t n,
 		idx.t_min = t_min;
 		idx.t_max = t_max;
 	}
+	if (n_extra) {
+		kv = calloc(n_extra, sizeof(*kv));
+		kvp = calloc(n_extra, sizeof(*kvp));
+		if (!kv || !kvp) {
+			rc = -ENOMEM;
+			goto out;
+		}
+		for (i = 0; i < n_extra; i++) {
+			iotape__key_value__init(&kv[i]);
+			kv[i].has_key = kv[i].has_value = 1;
+			kv[i].key.data = (uint8_t *)extra[i].key;
+			kv[i].key.len = strlen(extra[i].key);
+			kv[i].value.data = (uint8_t *)extra[i].value;
+			kv[i].value.len = strlen(extra[i].value);
+			kvp[i] = &kv[i];
+		}
+		idx.n_extra = n_extra;
+		idx.extra = kvp;
+	}
 	isz = iotape__index__get_packed_size(&idx) + IDX_CRC_LEN;
 	buf = malloc(8 + isz + IOT_TRAILER_LEN);
 	if (!buf) {
@@ -136,6 +156,8 @@ long iot_index_frame(const struct iot_frame *frames, size_t n,
 out:
 	free(fi);
 	free(fp);
+	free(kv);
+	free(kvp);
 	return rc;
 }
 

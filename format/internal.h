@@ -219,11 +219,16 @@ long iot_compress_frame_cuts(void *cctx, int level, const uint8_t *raw, size_t l
 			     const size_t *cuts, size_t n, uint8_t **out, size_t *cap);
 
 /*! iot_index_frame() :
- *  Build the index trailer frame (skippable) for @frames into a malloc'd
- *  buffer *@out. @return : its size or a negative code. */
+ *  Build the index trailer frame (skippable) for @frames, with the late
+ *  header keys @extra[@n_extra] (Index.extra), into a malloc'd buffer
+ *  *@out. @return : its size or a negative code. */
 long iot_index_frame(const struct iot_frame *frames, size_t n,
 		     uint64_t dropped, int clean_close, int repaired,
-		     uint8_t **out);
+		     const struct iot_kv *extra, size_t n_extra, uint8_t **out);
+
+/*! iot_rd_late() : the header keys @r found in the index (Index.extra),
+ *  for a rewritten index to keep.  @return : how many, *@kv set. */
+size_t iot_rd_late(const struct iot_reader *r, const struct iot_kv **kv);
 
 /*! iot_index_check() :
  *  Check the checksum that ends the Index bytes @idx (@len bytes) of a

@@ -556,6 +556,15 @@ IOT_API uint64_t iot_writer_bytes(const struct iot_writer *w);
 /*! iot_writer_events() : @return : events appended so far. */
 IOT_API uint64_t iot_writer_events(const struct iot_writer *w);
 
+/*! iot_writer_set_extra() :
+ *  A header key known only after the header was written: kept (copied)
+ *  and written in the index at iot_writer_close() (Index.extra), where a
+ *  reader finds it and adds it to its header's extra keys.  Lost if the
+ *  file is not closed (no index) and a key the header has already
+ *  keeps the header's value.
+ *  @return : 0, IOT_E_ARG or -ENOMEM. */
+IOT_API int iot_writer_set_extra(struct iot_writer *w, const char *key, const char *value);
+
 /* ---- reading ---- */
 
 struct iot_reader;

@@ -224,6 +224,44 @@ static int walk_frames(struct iot_reader *r)
 	return 0;
 }
 
+/* The header keys the writer knew only later (Index.extra, format 1.3
+ * without a version change) after the header's own, in the header's
+ * arena: iot_header_get() finds the header's own first.  @return : 0 or
+ * -ENOMEM. */
+static int late_keys(struct iot_reader *r, const Iotape__Index *idx)
+{
+	size_t n = r->hdr.n_extra, i, k = 0;
+	struct iot_kv *kv = iot_arena_alloc(r->hdr_arena, (n + idx->n_extra) * sizeof(*kv));
+
+	if (!kv)
+		return -ENOMEM;
+	if (n)
+		memcpy(kv, r->hdr.extra, n * sizeof(*kv));
+	for (i = 0; i < idx->n_extra; i++) {
+		const Iotape__KeyValue *m = idx->extra[i];
+
+		if (!m->has_key || !m->has_value)
+			continue;
+		kv[n + k].key = iot_arena_strndup(r->hdr_arena, (const char *)m->key.data,
+						  m->key.len);
+		kv[n + k].value = iot_arena_strndup(r->hdr_arena, (const char *)m->value.data,
+						    m->value.len);
+		if (!kv[n + k].key || !kv[n + k].value)
+			return -ENOMEM;
+		k++;
+	}
+	r->hdr.extra = kv;
+	r->hdr.n_extra = n + k;
+	r->n_late = k;
+	return 0;
+}
+
+size_t iot_rd_late(const struct iot_reader *r, const struct iot_kv **kv)
+{
+	*kv = r->hdr.extra + (r->hdr.n_extra - r->n_late);
+	return r->n_late;
+}
+
 /* Use the index trailer if it is there, its checksum is right (1.1) and it
  * agrees with the file.  A trailer that is there but fails is reported as
  * sum.index_damaged: the frames are walked instead, and their own
@@ -295,6 +333,8 @@ static int read_index(struct iot_reader *r)
 	r->sum.clean_close = idx->clean_close;
 	r->sum.repaired = idx->repaired;
 	r->sum.dropped_events = idx->dropped_events;
+	if (idx->n_extra && late_keys(r, idx) < 0)
+		goto out;
 	used = 1;
 out:
 	if (!used) {

@@ -44,6 +44,7 @@ struct iot_reader {
 	struct iot_summary sum;
 	struct iot_frame *frames;
 	size_t n_frames;
+	size_t n_late;			/* hdr.extra's last n_late: Index.extra */
 
 	struct slot slots[1 + IOT_AHEAD_MAX];
 	struct iot_ahead *ahead;	/* iot_reader_set_ahead() */

@@ -24,7 +24,8 @@ int iot_repair(const char *path, const char *out, uint64_t *kept)
 	char tmp[PATH_MAX];
 	const char *dst = out;
 	uint64_t hdr, off, events = 0;
-	size_t n, len, i;
+	const struct iot_kv *late;
+	size_t n, len, i, n_late;
 	long ilen;
 	int fd = -1, rc;
 
@@ -81,7 +82,9 @@ int iot_repair(const char *path, const char *out, uint64_t *kept)
 		off += fr[i].size;
 		events += fr[i].events;
 	}
-	ilen = iot_index_frame(nf, n, iot_reader_summary(r)->dropped_events, 0, 1, &idx);
+	n_late = iot_rd_late(r, &late);
+	ilen = iot_index_frame(nf, n, iot_reader_summary(r)->dropped_events, 0, 1, late, n_late,
+			       &idx);
 	if (ilen < 0) {
 		rc = (int)ilen;
 		goto out;

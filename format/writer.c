@@ -52,6 +52,8 @@ struct str_ent {
 struct iot_writer {
 	int fd;
 	int level;
+	struct iot_kv *late;		/* iot_writer_set_extra(): Index.extra */
+	size_t n_late;
 	uint32_t flush_events;
 	int64_t flush_ns;		/* <0: never by time */
 	ZSTD_CCtx *cctx;
@@ -820,6 +822,11 @@ static void writer_free(struct iot_writer *w)
 		free(j);
 	}
 	ZSTD_freeCCtx(w->cctx);
+	while (w->n_late--) {
+		free((char *)w->late[w->n_late].key);
+		free((char *)w->late[w->n_late].value);
+	}
+	free(w->late);
 	free(w->t_enter); free(w->duration); free(w->tid_idx); free(w->nr);
 	free(w->nargs); free(w->path); free(w->path2); free(w->ev_flags); free(w->pre_ns);
 	free(w->cpu_ns); free(w->slept_ns); free(w->run_ns); free(w->woke_ns); free(w->waited_ns);
@@ -939,7 +946,8 @@ int iot_writer_close(struct iot_writer *w, uint64_t dropped_events)
 	stop_thread(w);		/* drains the queue first */
 	rc = get_err(w);
 	if (!rc) {
-		len = iot_index_frame(w->frames, w->n_frames, dropped_events, 1, 0, &idx);
+		len = iot_index_frame(w->frames, w->n_frames, dropped_events, 1, 0,
+				      w->late, w->n_late, &idx);
 		rc = len < 0 ? (int)len : iot_write_all(w->fd, idx, (size_t)len);
 		if (!rc)
 			w->bytes += (size_t)len;
@@ -978,6 +986,29 @@ uint64_t iot_writer_bytes(const struct iot_writer *w)
 uint64_t iot_writer_events(const struct iot_writer *w)
 {
 	return w->events;
+}
+
+int iot_writer_set_extra(struct iot_writer *w, const char *key, const char *value)
+{
+	struct iot_kv *nl;
+	char *k, *v;
+
+	if (!w || !key || !value)
+		return IOT_E_ARG;
+	if (!(nl = realloc(w->late, (w->n_late + 1) * sizeof(*nl))))
+		return -ENOMEM;
+	w->late = nl;
+	k = strdup(key);
+	v = strdup(value);
+	if (!k || !v) {
+		free(k);
+		free(v);
+		return -ENOMEM;
+	}
+	nl[w->n_late].key = k;
+	nl[w->n_late].value = v;
+	w->n_late++;
+	return 0;
 }
 
 int iot_writer_aio(struct iot_writer *w, const struct iot_aio *a)

@@ -173,10 +173,159 @@ static int enqueue(struct rec_bpf *b, const void *data, size_t size)
 	return 0;
 }
 
+/*
+ * What the BPF programs add to a gap between two calls (a call's exit
+ * stamp to the next one's entry stamp: the exit program's record of the
+ * call before, the kernel's way out and in, the entry program's first
+ * look), measured once they are attached: a child of the recorder,
+ * followed as the program will be, makes CALIB_N close(-1) back to back,
+ * and the median of its gaps goes into the trace (record.bpf_gap_ns, in
+ * the index: the header is written by then, cmd_record.c), which the
+ * replay takes off each gap between two bpf calls instead of the least
+ * floor of the trace's gaps (replay/think.c).  The child's records are
+ * taken out of the ring here (on_record()), never made events.  It is
+ * started right after the attach (calib_start()) and runs while the
+ * loader maps the ring and the recorder writes the header; it is reaped
+ * and its records read in rec_bpf_wait() (calib_end()), before the
+ * program is followed: its end must not count in the programs' tally of
+ * live tasks once the program's start has set it.
+ */
+#define CALIB_N 400
+
+static struct {
+	pid_t pid;			/* the child, until reaped (-1) */
+	pid_t tid;			/* its records, until taken out */
+	int failed;
+	uint64_t last_exit;
+	uint32_t n;
+	int64_t gaps[CALIB_N];
+} calib;
+static int64_t calib_gap_ns = -1;
+static char calib_stack[16384] __attribute__((aligned(16)));
+
+static void calib_take(const void *data, size_t size)
+{
+	const struct be_call *x = data;
+
+	if (size < sizeof(*x) || x->h.type != BE_CALL || x->nr != SYS_close)
+		return;
+	if (calib.last_exit && x->t_enter >= calib.last_exit && calib.n < CALIB_N)
+		calib.gaps[calib.n++] = (int64_t)(x->t_enter - calib.last_exit);
+	calib.last_exit = x->h.t;
+}
+
+static int cmp_gap(const void *a, const void *b)
+{
+	int64_t x = *(const int64_t *)a, y = *(const int64_t *)b;
+
+	return x < y ? -1 : x > y;
+}
+
+/* A raw system call: the child shares the recorder's memory and its
+ * thread's TLS (clone() with CLONE_VM, no CLONE_SETTLS), so nothing it
+ * runs may write errno or take a lock of libc's. */
+static inline long calib_sc(long nr, long a, long b, long c)
+{
+	long r;
+
+	__asm__ volatile("syscall" : "=a"(r) : "a"(nr), "D"(a), "S"(b), "d"(c)
+			 : "rcx", "r11", "memory");
+	return r;
+}
+
+static int calib_child(void *arg)
+{
+	char ch;
+	int i;
+
+	/* followed once the recorder has written; nothing before is timed */
+	if (calib_sc(SYS_read, (long)(intptr_t)arg, (long)&ch, 1) != 1)
+		return 1;
+	for (i = 0; i < CALIB_N; i++)
+		calib_sc(SYS_close, -1, 0, 0);
+	return 0;
+}
+
+/* The child started and followed, right after the attach: it runs while
+ * the recorder maps the ring (calib_end()). */
+static void calib_start(struct rec_bpf *b)
+{
+	struct be_tstate st;
+	uint32_t k = 0;
+	int64_t one = 1;
+	int p[2], pidfd;
+	pid_t pid;
+
+	memset(&calib, 0, sizeof(calib));
+	calib.pid = -1;
+	if (pipe2(p, O_CLOEXEC) < 0)
+		return;
+	/* sharing the recorder's memory: no page tables copied (a fork()
+	 * took 3-10 ms of the start here, with libbpf's BTF mapped) */
+	pid = clone(calib_child, calib_stack + sizeof(calib_stack), CLONE_VM | SIGCHLD,
+		    (void *)(intptr_t)p[0]);
+	close(p[0]);
+	if (pid < 0) {
+		close(p[1]);
+		return;
+	}
+	calib.pid = calib.tid = pid;
+	memset(&st, 0, sizeof(st));
+	st.st = BE_TID_ON;
+	pidfd = (int)syscall(SYS_pidfd_open, pid, 0);
+	/* live: 1, and its end takes it back to 0 for the program's follow */
+	if (pidfd < 0 ||
+	    bpf_map_update_elem(b->skel->maps.tstate.map_fd, &pidfd, &st, BPF_NOEXIST) < 0 ||
+	    bpf_map_update_elem(b->skel->maps.live.map_fd, &k, &one, BPF_ANY) < 0)
+		calib.failed = 1;
+	if (pidfd >= 0)
+		close(pidfd);
+	/* (a child not followed makes its calls all the same) */
+	if (write(p[1], "c", 1) != 1)
+		calib.failed = 1;
+	close(p[1]);
+}
+
+/* The child reaped, its records taken out of the ring and the median of
+ * its gaps kept (calib_gap_ns).  Without a ring (mapped later, by
+ * rec_bpf_follow()), its records are dropped there. */
+static void calib_end(struct rec_bpf *b)
+{
+	int status;
+
+	if (calib.pid < 0)
+		return;
+	rec_stamp("bpf_calib_wait");
+	while (waitpid(calib.pid, &status, 0) < 0 && errno == EINTR)
+		;
+	rec_stamp("bpf_calib_reaped");
+	calib.pid = -1;
+	if (b->ring.fd < 0)
+		return;
+	/* its records, its end's included, are in the ring by now */
+	rec_ring_consume(&b->ring);
+	calib.tid = 0;
+	if (!calib.failed && calib.n >= CALIB_N / 2) {
+		qsort(calib.gaps, calib.n, sizeof(calib.gaps[0]), cmp_gap);
+		calib_gap_ns = calib.gaps[calib.n / 2];
+	}
+	rec_stamp("bpf_calibrated");
+}
+
+int64_t rec_bpf_gap_ns(struct rec_ctx *c)
+{
+	return c->bpf ? calib_gap_ns : -1;
+}
+
 static int on_record(void *ctx, void *data, size_t size)
 {
 	struct rec_ctx *c = ctx;
 
+	if (calib.tid && size >= sizeof(struct be_hdr) &&
+	    ((const struct be_hdr *)data)->tid == (uint32_t)calib.tid) {
+		calib_take(data, size);
+		return 0;
+	}
 	if (!c->fast)
 		return rec_bpf_record(ctx, data, size);
 	if (size >= sizeof(struct be_hdr) && enqueue(c->bpf, data, size) == 0)
@@ -383,6 +532,7 @@ static int bpf_load(struct rec_bpf *b, void *ctx, const char **why)
 		return err < 0 ? err : -EINVAL;
 	}
 	rec_stamp("bpf_attached");
+	calib_start(b);
 	/* the ring mapped here, not on the way to the program's start
 	 * (~0.5 ms at 8 MiB: every page-table entry inserted at mmap); not
 	 * copied by a fork (bpf_ring.c).  If it cannot be now, it is by
@@ -518,6 +668,8 @@ int rec_bpf_wait(struct rec_ctx *c, const char **why)
 		pthread_join(b->th, NULL);
 		b->th_running = 0;
 	}
+	if (!b->load_err)
+		calib_end(b);
 	*why = b->load_why;
 	return b->load_err;
 }
@@ -591,6 +743,12 @@ int rec_bpf_follow(struct rec_ctx *c, pid_t pid)
 	if (b->ring.fd < 0 &&
 	    (r = rec_ring_open(&b->ring, b->skel->maps.rb.map_fd, b->ring_bytes, on_record, c)) < 0)
 		return r;
+	/* the measuring child's records, if the ring was not mapped when
+	 * it ended (calib_end()) */
+	if (calib.tid) {
+		rec_ring_consume(&b->ring);
+		calib.tid = 0;
+	}
 	/* task storage is keyed by a pidfd from user space */
 	pidfd = (int)syscall(SYS_pidfd_open, pid, 0);
 	if (pidfd < 0)
@@ -784,6 +942,11 @@ void rec_bpf_unload_start(struct rec_ctx *c)
 
 void rec_bpf_free(struct rec_ctx *c)
 {
+}
+
+int64_t rec_bpf_gap_ns(struct rec_ctx *c)
+{
+	return -1;
 }
 
 int rec_bpf_follow(struct rec_ctx *c, pid_t pid)

@@ -804,6 +804,15 @@ int cmd_record(int argc, char **argv)
 			c->w = NULL;
 			goto out;
 		}
+		/* measured once the programs were attached, after the
+		 * header was written: the index holds it (bpf.c's
+		 * calibrate(), format/FORMAT.md) */
+		if (rec_bpf_gap_ns(c) >= 0) {
+			char gap[32];
+
+			snprintf(gap, sizeof(gap), "%lld", (long long)rec_bpf_gap_ns(c));
+			iot_writer_set_extra(c->w, "record.bpf_gap_ns", gap);
+		}
 	}
 	if (!c->spread)
 		rec_pin_cpu(c->pinned_cpu);

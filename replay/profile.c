@@ -21,6 +21,7 @@
 
 #include "engine.h"
 #include "rpl.h"
+#include "think.h"
 
 #define FICLONE_REQ 0x40049409UL
 #define FICLONERANGE_REQ 0x4020940dUL
@@ -401,7 +402,12 @@ static void options_string(const struct rpl_plan *p, char *buf, size_t len)
 		n += (size_t)snprintf(buf + n, len - n, " held_gap_p5_ns=%lld (subtracted from "
 				      "each gap before a call the bpf guard held, with its hold)",
 				      (long long)p->held_floor_ns);
-	if (p->bpf_floor_ns && n < len)
+	if (p->bpf_floor_ns && rpl_bpf_gap_measured(p) >= 0 && n < len)
+		n += (size_t)snprintf(buf + n, len - n, " bpf_gap_floor_ns=%lld (measured by the "
+				      "recorder, record.bpf_gap_ns: what each gap between two bpf "
+				      "calls lost, no more than the gap)",
+				      (long long)p->bpf_floor_ns);
+	else if (p->bpf_floor_ns && n < len)
 		n += (size_t)snprintf(buf + n, len - n, " bpf_gap_floor_ns=%lld (the least "
 				      "syscall's 5th percentile of the gaps between two bpf calls: "
 				      "at most what each such gap lost)",

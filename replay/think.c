@@ -7,6 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "engine.h"
 #include "rpl.h"
 #include "think.h"
 
@@ -243,6 +244,26 @@ static uint32_t rec_slept(const struct rpl_plan *p, const struct rpl_op *op)
  * trace does not tell them apart.
  */
 #define FAST_MIN_SAMPLES 50
+
+/*
+ * Where the recorder measured what its programs add to a gap (header
+ * record.bpf_gap_ns: the median gap of 400 close(-1) back to back in a
+ * child it followed, record/bpf.c's calibrate(), from traces of
+ * 2026-12-03 on), a gap between two bpf calls loses that, no more than
+ * the gap, whatever the trace's own floors: a program whose every gap
+ * computes keeps its computing.  Older traces, as above.
+ */
+int64_t rpl_bpf_gap_measured(const struct rpl_plan *p)
+{
+	const char *v = p->hdr ? iot_header_get(p->hdr, "record.bpf_gap_ns") : NULL;
+	char *end;
+	long long n;
+
+	if (!v || !*v)
+		return -1;
+	n = strtoll(v, &end, 10);
+	return *end || n < 0 || n > 1000000LL ? -1 : n;
+}
 #define FAST_NR_MAX 512
 
 /* A bpf call held by the guard's stop: its gap holds the hold (pre_ns). */
@@ -576,6 +597,7 @@ int rpl_plan_think(struct rpl_plan *p)
 {
 	struct rpl_think_dbg *dbg = NULL;
 	int64_t floor_nr[FAST_NR_MAX], held_nr[FAST_NR_MAX], cost, least = -1, unused;
+	int64_t measured = rpl_bpf_gap_measured(p);
 	int fast = p->o->timing != RPL_TIMING_RAW;
 	const struct rpl_thread *t;
 	const struct rpl_op *prev;
@@ -615,11 +637,21 @@ int rpl_plan_think(struct rpl_plan *p)
 	}
 	free(fl->mem);
 	fl->mem = NULL;
-	p->bpf_floor_ns = least > 0 ? least : 0;
+	if (!fast)
+		measured = -1;
+	p->bpf_floor_ns = measured >= 0 ? measured : least > 0 ? least : 0;
 	if (getenv("IOTAPE_REPLAY_BUDGET") && p->o->timing != RPL_TIMING_RAW) {
 		dbg = calloc(p->n_threads + 1, sizeof(*dbg));
 		if (!dbg || think_dbg_start(p, dbg) < 0)
 			goto out;
+		if (measured >= 0)
+			iot_msg(IOT_MSG_INFO, "replay", "budget: a gap between two bpf calls loses "
+				"%lld ns, the recorder's measure (record.bpf_gap_ns)",
+				(long long)measured);
+		else if (least > 0)
+			iot_msg(IOT_MSG_INFO, "replay", "budget: a gap between two bpf calls loses "
+				"at most %lld ns, the least syscall's floor (no record.bpf_gap_ns)",
+				(long long)least);
 	}
 	walk_reset(p, &w);
 	for (i = 0; i < p->n_ops; i++) {
@@ -647,6 +679,13 @@ int rpl_plan_think(struct rpl_plan *p)
 				rec_cpu[t - p->threads] += (double)fl_ns;
 				th -= held_nr[op->ev.nr];
 			}
+		} else if (p->o->timing != RPL_TIMING_RAW && measured >= 0 && prev &&
+			   (op->ev.flags & IOT_EV_BPF) && (prev->ev.flags & IOT_EV_BPF)) {
+			/* between two bpf calls: the programs' cost as the
+			 * recorder measured it */
+			fl_ns = floor_taken(th, measured);
+			rec_cpu[t - p->threads] += (double)fl_ns;
+			th -= fl_ns;
 		} else if (p->o->timing != RPL_TIMING_RAW && prev && !rpl_op_stopped(prev) &&
 			 !rpl_op_stopped(op) && op->ev.nr >= 0 && op->ev.nr < FAST_NR_MAX &&
 			 floor_nr[op->ev.nr] > 0) {

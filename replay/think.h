@@ -1,6 +1,7 @@
 /*
  * think.h - what think.c (the think time of each op) and budget.c (the
- * CPU time that bounds it) share.  Nothing else includes it.
+ * CPU time that bounds it) share; profile.c asks it where a bpf gap's
+ * cost came from.  Nothing else includes it.
  */
 #ifndef RPL_THINK_H
 #define RPL_THINK_H
@@ -38,6 +39,12 @@ struct rpl_think_dbg {
 	int64_t p50;
 	uint32_t n, zeroed;
 };
+
+/*! rpl_bpf_gap_measured() : what the recorder measured its BPF programs
+ *  add to each gap between two calls (header record.bpf_gap_ns, think.c),
+ *  in ns; -1 where the trace does not say (then the least floor).  The
+ *  profile's header says which (profile.c). */
+int64_t rpl_bpf_gap_measured(const struct rpl_plan *p);
 
 /*! rpl_think_budget() : scale each thread's think times down to fit the
  *  CPU time it used outside its calls, less @rec_cpu[thread] (NULL: 0),

@@ -915,6 +915,42 @@ static void test_bpf_least_floor(void **state)
 	tplan_free(&tp);
 }
 
+/* Where the recorder measured its programs' cost (record.bpf_gap_ns,
+ * 500 ns), a bpf gap loses that, not the trace's least floor: a loop of
+ * one kind of call, 1 us of computing in every gap (gaps 1500..2490 ns,
+ * their own 5th percentile 1550, the least floor), keeps its computing.
+ * Ops 1..100 lseeks, op 0 starts the workload; op 100's gap is 300 ns,
+ * shorter than the measure, and loses only itself. */
+static void test_bpf_measured_gap(void **state)
+{
+	enum { N = 101 };
+	static const struct iot_kv kv = { "record.bpf_gap_ns", "500" };
+	struct iot_header h = { .extra = &kv, .n_extra = 1 };
+	int64_t gap[N];
+	uint32_t fl[N];
+	struct tplan tp;
+	size_t i;
+
+	(void)state;
+	for (i = 0; i < N; i++) {
+		fl[i] = IOT_EV_BPF;
+		gap[i] = i == 0 ? 0 : i == 100 ? 300 : 1500 + (int64_t)(i - 1) * 10;
+	}
+	tplan_init(&tp, N, gap, fl);
+	tp.p.hdr = &h;
+	for (i = 0; i < N; i++) {
+		tp.p.ops[i].ev.nr = SYS_lseek;
+		tp.p.ops[i].ev.t_enter = (int64_t)i * 10000;
+		tp.p.ops[i].ev.t_exit = tp.p.ops[i].ev.t_enter + 1000;
+	}
+	assert_int_equal(rpl_plan_think(&tp.p), 0);
+	assert_int_equal(tp.p.bpf_floor_ns, 500);
+	assert_int_equal(tp.p.ops[1].think_ns, 1500 - 500);
+	assert_int_equal(tp.p.ops[50].think_ns, 1990 - 500);
+	assert_int_equal(tp.p.ops[100].think_ns, 0);
+	tplan_free(&tp);
+}
+
 /* 101 bpf reads, 1 us on a CPU each; 10 of the 100 gaps after the first
  * 5 us (the floor), 90 of 100 us (the thread preempted in them), each
  * call held @held_ns by the guard's stop before it (pre_ns, its gap that
@@ -1264,6 +1300,7 @@ int main(void)
 		cmocka_unit_test(test_pre_ns),
 		cmocka_unit_test(test_bpf_held_floor),
 		cmocka_unit_test(test_bpf_least_floor),
+		cmocka_unit_test(test_bpf_measured_gap),
 		cmocka_unit_test(test_bpf_floor_budget),
 		cmocka_unit_test(test_bpf_fault_budget),
 		cmocka_unit_test(test_bpf_fault_gaps),
