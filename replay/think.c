@@ -244,14 +244,16 @@ static uint32_t rec_slept(const struct rpl_plan *p, const struct rpl_op *op)
  * trace does not tell them apart.
  */
 #define FAST_MIN_SAMPLES 50
+#define FAST_NR_MAX 512
 
 /*
  * Where the recorder measured what its programs add to a gap (header
- * record.bpf_gap_ns: the median gap of 400 close(-1) back to back in a
- * child it followed, record/bpf.c's calibrate(), from traces of
- * 2026-12-03 on), a gap between two bpf calls loses that, no more than
- * the gap, whatever the trace's own floors: a program whose every gap
- * computes keeps its computing.  Older traces, as above.
+ * key record.bpf_gap_ns, which the index holds: the median gap of 400
+ * close(-1) back to back in a child it followed, record/bpf.c's
+ * calib_start(), from traces of 2026-12-03 on), a gap between two bpf
+ * calls loses that, no more than the gap, whatever the trace's own
+ * floors: a program whose every gap computes keeps its computing.
+ * Older traces, as above.
  */
 int64_t rpl_bpf_gap_measured(const struct rpl_plan *p)
 {
@@ -264,7 +266,6 @@ int64_t rpl_bpf_gap_measured(const struct rpl_plan *p)
 	n = strtoll(v, &end, 10);
 	return *end || n < 0 || n > 1000000LL ? -1 : n;
 }
-#define FAST_NR_MAX 512
 
 /* A bpf call held by the guard's stop: its gap holds the hold (pre_ns). */
 static int held_op(const struct rpl_plan *p, const struct rpl_op *op)
