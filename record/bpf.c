@@ -127,12 +127,12 @@ static void fill_sysinfo(struct rec_bpf *b, int fast)
 
 /* ---- --backend mixed: the programs' records merged with the fast path's ---- */
 
-/* The time a record sorts by: a call's entry (a BE_CALL comes at its
- * exit), else when it was written.  A thread's records come in this
- * order in the ring, and its fast-path records between them. */
+/* The time a record sorts by: a call's entry (a BE_CALL or BE_CALLSTR
+ * comes at its exit), else when it was written.  A thread's records come
+ * in this order in the ring, and its fast-path records between them. */
 static uint64_t rec_key(const struct be_hdr *h, size_t size)
 {
-	if (h->type == BE_CALL && size >= sizeof(struct be_call))
+	if ((h->type == BE_CALL || h->type == BE_CALLSTR) && size >= sizeof(struct be_call))
 		return ((const struct be_call *)h)->t_enter;
 	return h->t;
 }

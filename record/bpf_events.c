@@ -385,30 +385,37 @@ static void on_ret(struct rec_ctx *c, const struct be_exit *x, size_t size)
 		ret_of(c, t, x);
 }
 
-/* a call without strings, or whose strings were empty (estr) or NULL:
- * its entry and exit in one record */
-static void on_call(struct rec_ctx *c, const struct be_call *k)
+_Static_assert(sizeof(struct be_callstr) == BE_CALLSTR_HDR, "the programs' BE_CALLSTR header");
+_Static_assert(sizeof(struct be_callstr) % 8 == 0, "its strings start 8-aligned");
+
+/* One record for a call's entry and exit: BE_CALL, a call without
+ * strings, or whose strings were empty (estr) or NULL; BE_CALLSTR (@ks,
+ * @size bytes), one whose strings follow the record, as an entry
+ * record's would.  Decoded as that entry and exit record would be. */
+static void on_call(struct rec_ctx *c, const struct be_call *k, const struct be_callstr *ks,
+		    size_t size)
 {
 	struct rec_task *t = rec_task_get(c, (pid_t)k->h.tid);
-	/* the entry record and its empty strings' data, 8 bytes each (a
-	 * struct with be_enter's flexible data[] not at its end is a GNU
-	 * extension) */
-	_Alignas(struct be_enter) unsigned char en[sizeof(struct be_enter) + 16];
+	/* the entry record and its strings' data: for BE_CALL, the empty
+	 * ones, 8 bytes each (a struct with be_enter's flexible data[] not
+	 * at its end is a GNU extension) */
+	_Alignas(struct be_enter) unsigned char en[sizeof(struct be_enter) + BE_CREC_STR];
 	struct be_enter *ep = (struct be_enter *)en;
+	size_t dlen = ks ? size - sizeof(*ks) : 16;
 	struct be_exit x;
 	uint32_t i;
 
-	if (!t) {
+	if (!t || dlen > BE_CREC_STR) {
 		c->st.dropped++;
 		return;
 	}
 	pend_free(c, t->tid);
 	if (t->in_syscall)
 		rec_emit_unfinished(c, t, (int64_t)k->t_enter);
-	rec_zero(en, sizeof(en));
+	rec_zero(en, sizeof(*ep) + dlen);
 	ep->h = k->h;
 	ep->h.type = BE_ENTER;
-	ep->h.len = sizeof(en);
+	ep->h.len = (uint32_t)(sizeof(*ep) + dlen);
 	ep->h.t = k->t_enter;
 	ep->nr = k->nr;
 	ep->held = k->held;
@@ -417,9 +424,17 @@ static void on_call(struct rec_ctx *c, const struct be_call *k)
 	ep->waited = k->waited;
 	memcpy(ep->args, k->args, sizeof(ep->args));
 	ep->slen[0] = ep->slen[1] = BE_NOSTR;
+	if (ks) {
+		ep->nstr = ks->nstr;
+		ep->slen[0] = ks->slen[0];
+		ep->slen[1] = ks->slen[1];
+		ep->sarg[0] = ks->sarg[0];
+		ep->sarg[1] = ks->sarg[1];
+		memcpy(ep->data, ks->data, dlen);
+	}
 	/* as the entry record would have them: in argument order, each ""
 	 * (the data is zeros) */
-	for (i = 0; i < IOT_MAX_ARGS && i < 8 && ep->nstr < 2; i++) {
+	for (i = 0; !ks && i < IOT_MAX_ARGS && i < 8 && ep->nstr < 2; i++) {
 		if (!(k->estr & (1u << i)))
 			continue;
 		ep->slen[ep->nstr] = 0;
@@ -617,7 +632,11 @@ int rec_bpf_record(void *ctx, void *data, size_t size)
 	case BE_FORK: if (h->len >= sizeof(struct be_fork)) on_fork(c, data); break;
 	case BE_EXEC: on_exec(c, data, h->len); break;
 	case BE_GONE: if (h->len >= sizeof(struct be_gone)) on_gone(c, data); break;
-	case BE_CALL: if (h->len >= sizeof(struct be_call)) on_call(c, data); break;
+	case BE_CALL: if (h->len >= sizeof(struct be_call)) on_call(c, data, NULL, 0); break;
+	case BE_CALLSTR:
+		if (h->len >= sizeof(struct be_callstr))
+			on_call(c, data, data, h->len);
+		break;
 	case BE_FLUSH: break;	/* it woke the drain: that was all */
 	case BE_URING_SETUP: case BE_URING_SQE: case BE_URING_CQE: case BE_URING_REG:
 	case BE_URING_READY:

@@ -118,6 +118,10 @@ struct tstate {
 	__u64 rec_ns;			/* the fault programs' time in it
 					 * outside its calls (mpages.bpf.h) */
 	__u64 rec_runs;			/* ... their runs so timed */
+	__u32 soff;			/* crec's strings' bytes */
+	__u32 pad4;
+	__u8 crec[BE_CREC_BYTES];	/* one == 2: the call's BE_CALLSTR record,
+					 * its strings read at entry */
 };	/* = struct be_tstate of event.h */
 
 /* Programs the first object's exit tail-calls (aio.bpf.c's exit, loaded

@@ -34,7 +34,18 @@ enum be_type {
 	BE_AIO_EVENTS,	/* io_getevents' sys_exit: io_events the kernel wrote */
 	BE_AIO_CTX,	/* io_setup's sys_exit: the context it made */
 	BE_URING_READY,	/* an io_uring_enter that waits: completions left in its ring */
+	BE_CALLSTR,	/* a call with strings, entry and exit in one record (be_callstr) */
 };
+
+/* a task's BE_CALLSTR record, kept in its state from the call's entry
+ * (its strings) to its exit: struct be_callstr and up to BE_CREC_STR
+ * bytes of strings (less than that: calls with longer ones send an entry
+ * and an exit record).  Kept small so that a task's state stays within
+ * a page: it is allocated, in the fork's tracepoint, for every task
+ * followed, where an allocation of several pages may fail. */
+#define BE_CALLSTR_HDR	160
+#define BE_CREC_STR	2048
+#define BE_CREC_BYTES	(BE_CALLSTR_HDR + BE_CREC_STR)
 
 #define BE_TID_ON	1	/* map tstate: followed */
 #define BE_TID_EXEC	2	/* ... from its next execve on */
@@ -71,6 +82,9 @@ struct be_tstate {
 	__u64 run_in;
 	__u64 rec_ns;
 	__u64 rec_runs;
+	__u32 soff;			/* crec's strings' bytes */
+	__u32 pad4;
+	__u8 crec[BE_CREC_BYTES];
 };
 
 /* Per syscall number, from format/syscalls.def: recorded at all, and its
@@ -179,6 +193,21 @@ struct be_call {
 					 * ("" as newfstatat(fd, "",
 					 * AT_EMPTY_PATH), glibc's fstat());
 					 * string arguments not here were NULL */
+};
+
+/* BE_CALLSTR: h.t is the exit time; a call that BE_CALL would hold but
+ * for its strings, which were not all empty or NULL (as BE_ENTER's: up
+ * to two, in argument order, each NUL-terminated and padded to 8 bytes,
+ * after the struct).  The programs keep it in the task's state from the
+ * entry, where the strings are read, to the exit: one ring record for
+ * the call, not an entry and an exit record. */
+struct be_callstr {
+	struct be_call k;		/* k.h.type BE_CALLSTR, k.estr 0 */
+	__u32 nstr;
+	__u32 slen[2];			/* as be_enter's */
+	__u8 sarg[2];
+	__u8 pad[2];
+	char data[];
 };
 
 struct be_fork {

@@ -355,16 +355,53 @@ __noinline int empty_strs(struct be_enter *e, struct tstate *fl)
 	return 1;
 }
 
+/*
+ * A call of sysinfo's one whose strings were read at entry and are not
+ * all empty or NULL (newfstatat, utimensat, the xattr calls, readlink,
+ * mkdir, unlink...): its strings (@off bytes in @e's data) go into the
+ * task's BE_CALLSTR record, which its exit completes and writes, one
+ * ring record for the call in place of an entry and an exit record
+ * (two reservations, two headers, and two records for the recorder to
+ * read).  @return : 2 (fl->one: the record is kept), 0 if not (strings
+ * of BE_CREC_STR bytes or more: the entry record goes out as before).
+ */
+static __always_inline __u32 keep_strs(struct be_enter *e, struct tstate *fl, __u32 off)
+{
+	struct be_callstr *r = (struct be_callstr *)fl->crec;
+
+	if (!off || off >= BE_CREC_STR)
+		return 0;
+	/* (the compiler drops a mask it can prove idle; the verifier cannot) */
+	asm volatile("%0 &= 0x7ff" : "+r"(off));
+	if (bpf_probe_read_kernel(fl->crec + BE_CALLSTR_HDR, off, e->data) < 0)
+		return 0;
+	r->nstr = e->nstr;
+	r->slen[0] = e->slen[0];
+	r->slen[1] = e->slen[1];
+	r->sarg[0] = e->sarg[0];
+	r->sarg[1] = e->sarg[1];
+	r->pad[0] = r->pad[1] = 0;
+	fl->soff = off;
+	return 2;
+}
+
 /* libaio's records (io_submit's iocbs at its entry, the io_events and
  * io_setup's context at the exits) are another object's, aio.bpf.c,
  * loaded at a followed task's first io_setup: its entry program runs
  * after this one's on sys_enter, its exit program is tail-called from
  * the exit below (before the call's record, which it tail-calls back to
- * write) */
-SEC("tp_btf/sys_enter")
-int BPF_PROG(iotape_enter, const struct uregs *regs, long id)
+ * write).  A plain raw tracepoint, as the exit's: the task-storage
+ * look-up comes first and ends the run for every task not followed (most
+ * of the machine's calls), and a followed task's registers come from
+ * bpf_task_pt_regs() (the same ones the tracepoint gives, as a typed
+ * pointer: plain loads after one helper call), not from a tp_btf/
+ * program's typed argument, whose attach costs each recording's load a
+ * search of the kernel's BTF by name. */
+SEC("raw_tp/sys_enter")
+int BPF_PROG(iotape_enter, void *regs_arg, long id)
 {
 	struct task_struct *task = bpf_get_current_task_btf();
+	const struct uregs *regs;
 	struct tstate *fl;
 	struct be_sysinfo *si;
 	struct be_enter *e;
@@ -372,6 +409,11 @@ int BPF_PROG(iotape_enter, const struct uregs *regs, long id)
 	__u64 t_held, t;
 
 	fl = followed(task);
+	if (!fl)
+		return 0;
+	regs = (const struct uregs *)bpf_task_pt_regs(task);
+	if (!regs)
+		return 0;
 	if (fast_logged(task, regs)) {
 		/* its gap's wake-up is not a later call's (in_fast 2: an
 		 * mmap, whose file the exit follows) */
@@ -501,8 +543,8 @@ int BPF_PROG(iotape_enter, const struct uregs *regs, long id)
 	fl->one = 0;
 	if (si->one && e->nstr == 0)
 		fl->one = 1;
-	else if (si->one && !fault)
-		fl->one = empty_strs(e, fl);
+	else if (si->one && !fault && !(fl->one = empty_strs(e, fl)))
+		fl->one = keep_strs(e, fl, off);
 	if (fl->one) {
 		__builtin_memcpy(fl->dargs, e->args, sizeof(fl->dargs));
 		return 0;
@@ -715,7 +757,18 @@ int BPF_PROG(iotape_exit, void *regs_arg, long ret)
 		k->waited = fl->waited;
 		k->estr = fl->estr;
 		__builtin_memcpy(k->args, fl->dargs, sizeof(k->args));
-		emit(k, sizeof(*k), 0);
+		if (fl->one == 2) {
+			/* the BE_CALLSTR begun at entry (keep_strs()): its
+			 * head, then it and its strings into the ring */
+			__u32 len = BE_CALLSTR_HDR + (fl->soff < BE_CREC_STR ? fl->soff : 0);
+
+			k->h.type = BE_CALLSTR;
+			k->h.len = len;
+			__builtin_memcpy(fl->crec, k, sizeof(*k));
+			emit_max(fl->crec, len, BE_CREC_BYTES, 0);
+		} else {
+			emit(k, sizeof(*k), 0);
+		}
 		if (fl->nr == NR_MMAP)
 			fmap_watch(ret, fl->dargs[1], fl->dargs[2] << 32 | (__u32)fl->dargs[3],
 				   (__s64)fl->dargs[4], fl->dargs[5]);
