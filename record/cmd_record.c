@@ -793,6 +793,7 @@ int cmd_record(int argc, char **argv)
 	rec_stamp("writer");
 	if (c->bpf) {
 		const char *why;
+		int64_t gap_ns;
 
 		r = rec_bpf_wait(c, &why);
 		rec_stamp("waited");
@@ -806,11 +807,12 @@ int cmd_record(int argc, char **argv)
 		}
 		/* measured once the programs were attached, after the
 		 * header was written: the index holds it (bpf.c's
-		 * calibrate(), format/FORMAT.md) */
-		if (rec_bpf_gap_ns(c) >= 0) {
+		 * calib_start(), format/FORMAT.md) */
+		gap_ns = rec_bpf_gap_ns(c);
+		if (gap_ns >= 0) {
 			char gap[32];
 
-			snprintf(gap, sizeof(gap), "%lld", (long long)rec_bpf_gap_ns(c));
+			snprintf(gap, sizeof(gap), "%lld", (long long)gap_ns);
 			iot_writer_set_extra(c->w, "record.bpf_gap_ns", gap);
 		}
 	}

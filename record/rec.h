@@ -620,7 +620,7 @@ void rec_bpf_free(struct rec_ctx *c);
 /* follow @pid (the program, before it runs) */
 int rec_bpf_follow(struct rec_ctx *c, pid_t pid);
 /* what the BPF programs add to a gap between two calls, measured once
- * they were attached (bpf.c's calibrate()), in ns; -1: not measured */
+ * they were attached (bpf.c's calib_start()), in ns; -1: not measured */
 int64_t rec_bpf_gap_ns(struct rec_ctx *c);
 /* drain the ring until every followed task is gone */
 int rec_bpf_loop(struct rec_ctx *c);

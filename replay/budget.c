@@ -120,21 +120,21 @@
  * whose gaps the machine stretched (preempted in them) kept the
  * programs' time in its budget and spun it as think time.
  */
-static int64_t header_ns(const struct rpl_plan *p, const char *key)
+int64_t rpl_header_ns(const struct rpl_plan *p, const char *key, int64_t max)
 {
 	const char *v = p->hdr ? iot_header_get(p->hdr, key) : NULL;
 	char *end;
 	long long n;
 
-	if (!v)
+	if (!v || !*v)
 		return -1;
 	n = strtoll(v, &end, 10);
-	return *end || n < 0 || n > 1000000000LL ? -1 : n;
+	return *end || n < 0 || n > max ? -1 : n;
 }
 
 static int64_t exact_stop_cpu(const struct rpl_plan *p)
 {
-	return header_ns(p, "record.stop_cpu_ns");
+	return rpl_header_ns(p, "record.stop_cpu_ns", 1000000000LL);
 }
 
 /*
@@ -150,7 +150,7 @@ static int64_t exact_stop_cpu(const struct rpl_plan *p)
  */
 static double proc_start_cpu(const struct rpl_plan *p)
 {
-	int64_t v = header_ns(p, "record.proc_cpu_ns");
+	int64_t v = rpl_header_ns(p, "record.proc_cpu_ns", 1000000000LL);
 
 	return v > 0 ? (double)v : 0.0;
 }
@@ -284,6 +284,16 @@ static int quant_new(struct quant *q, const size_t *cnt, size_t per)
 		total += q->by[i].cap;
 	}
 	return 0;
+}
+
+/* A pair of quantile heaps made by calloc(2, ...), and their memory. */
+static void quant_free(struct quant *q)
+{
+	if (q) {
+		free(q[0].mem);
+		free(q[1].mem);
+	}
+	free(q);
 }
 
 /* In_call(@cost) of the estimated calls (the stopped ones only if
@@ -561,11 +571,7 @@ static int all_quantiles(const struct rpl_plan *p, const uint8_t *waits, int64_t
 	}
 	err = 0;
 out:
-	if (q) {
-		free(q[0].mem);
-		free(q[1].mem);
-	}
-	free(q);
+	quant_free(q);
 	free(big);
 	free(w);
 	free(at);
@@ -672,11 +678,7 @@ static int call_caps(const struct rpl_plan *p, const uint8_t *waits, int64_t *ca
 	q[0].mem = NULL;
 	err = all_quantiles(p, waits, *held, cnt, caps, caps + 2 * CALL_KEYS);
 out:
-	if (q) {
-		free(q[0].mem);
-		free(q[1].mem);
-	}
-	free(q);
+	quant_free(q);
 	free(cnt);
 	return err;
 }

@@ -257,14 +257,7 @@ static uint32_t rec_slept(const struct rpl_plan *p, const struct rpl_op *op)
  */
 int64_t rpl_bpf_gap_measured(const struct rpl_plan *p)
 {
-	const char *v = p->hdr ? iot_header_get(p->hdr, "record.bpf_gap_ns") : NULL;
-	char *end;
-	long long n;
-
-	if (!v || !*v)
-		return -1;
-	n = strtoll(v, &end, 10);
-	return *end || n < 0 || n > 1000000LL ? -1 : n;
+	return rpl_header_ns(p, "record.bpf_gap_ns", 1000000LL);
 }
 
 /* A bpf call held by the guard's stop: its gap holds the hold (pre_ns). */
@@ -680,7 +673,7 @@ int rpl_plan_think(struct rpl_plan *p)
 				rec_cpu[t - p->threads] += (double)fl_ns;
 				th -= held_nr[op->ev.nr];
 			}
-		} else if (p->o->timing != RPL_TIMING_RAW && measured >= 0 && prev &&
+		} else if (measured >= 0 && prev &&
 			   (op->ev.flags & IOT_EV_BPF) && (prev->ev.flags & IOT_EV_BPF)) {
 			/* between two bpf calls: the programs' cost as the
 			 * recorder measured it */

@@ -40,6 +40,11 @@ struct rpl_think_dbg {
 	uint32_t n, zeroed;
 };
 
+/*! rpl_header_ns() : the header key @key of @p's trace as a count of ns
+ *  (budget.c): -1 where it is missing, empty, not a whole number, negative
+ *  or above @max. */
+int64_t rpl_header_ns(const struct rpl_plan *p, const char *key, int64_t max);
+
 /*! rpl_bpf_gap_measured() : what the recorder measured its BPF programs
  *  add to each gap between two calls (header record.bpf_gap_ns, think.c),
  *  in ns; -1 where the trace does not say (then the least floor).  The
