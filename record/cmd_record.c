@@ -813,7 +813,10 @@ int cmd_record(int argc, char **argv)
 			char gap[32];
 
 			snprintf(gap, sizeof(gap), "%lld", (long long)gap_ns);
-			iot_writer_set_extra(c->w, "record.bpf_gap_ns", gap);
+			if (iot_writer_set_extra(c->w, "record.bpf_gap_ns", gap) < 0)
+				cli_warn(CMD, "out of memory: the trace will not hold "
+					 "the BPF programs' measured cost per gap; its "
+					 "replay takes the least gap recorded instead");
 		}
 	}
 	if (!c->spread)

@@ -1,0 +1,28 @@
+#!/bin/bash
+# replay_close_bad.sh - a close of a negative descriptor failed when
+# recorded (EBADF) and fails anywhere, touching nothing: the replay makes
+# it again, for its cost (a loop of them takes as long), with the recorded
+# result and no mismatch, while a close of a descriptor the replay does
+# not know stays skipped.  tests/progs/close_bad makes 500 close(-1) and
+# one close(987); recorded with the default backend and with ptrace.
+set -u
+. "$SRCDIR/tests/integration/lib.sh"
+need_iotape_cmd replay
+[ -x "$PROGS/close_bad" ] || fail "$PROGS/close_bad is not built (make tests)"
+T=$(mktemp -d /tmp/iotape-closebad.XXXXXX)
+trap 'rm -rf "$T"' EXIT
+for b in auto ptrace; do
+	"$IOTAPE" record -q --backend $b -o "$T/$b.iotape" -- "$PROGS/close_bad" 500 ||
+		fail "$b: record exit $?"
+	n=$("$IOTAPE" dump "$T/$b.iotape" | grep -c 'close(-1) = -1 EBADF')
+	[ "$n" = 500 ] || fail "$b: the trace holds $n close(-1), want 500"
+	mkdir "$T/r.$b"
+	"$IOTAPE" replay "$T/$b.iotape" --root "$T/r.$b" --timing afap --verify \
+		-o "$T/$b.prof" >"$T/$b.out" 2>&1 || { cat "$T/$b.out"; fail "$b: replay exit $?"; }
+	grep -q '^  mismatches   0$' "$T/$b.out" || { cat "$T/$b.out"; fail "$b: mismatches"; }
+	grep -q 'bad argument' "$T/$b.out" && { cat "$T/$b.out"; fail "$b: close(-1) skipped as a bad argument"; }
+	grep -q 'descriptor' "$T/$b.out" || { cat "$T/$b.out"; fail "$b: the close of an unknown descriptor is not counted as skipped"; }
+	m=$("$IOTAPE" dump "$T/$b.prof" | grep -c 'close(-1) = -1 EBADF')
+	[ "$m" = 500 ] || fail "$b: the replay made $m close(-1), want 500"
+	echo "$b: 500 close(-1) recorded, replayed with EBADF, no mismatch"
+done
