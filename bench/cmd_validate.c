@@ -17,6 +17,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/prctl.h>
 #include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
@@ -44,7 +45,10 @@ static void usage(FILE *f)
 		"could not make as recorded, and the CPU time the recording(s) and the\n"
 		"native runs used (the replay's think time is bounded by the recorded one).\n"
 		"COMMAND runs in the directory 'work' of each fresh filesystem (the replay\n"
-		"at the same path under its root).  Needs root (loop filesystems).\n\n"
+		"at the same path under its root; other users may pass through to it).  A\n"
+		"native run lasts until every process it started has ended, daemons too,\n"
+		"and counts their CPU time, as a recording follows them.  Needs root (loop\n"
+		"filesystems).\n\n"
 		"Options:\n"
 		"  --fs LIST            filesystems to compare (default ext4,xfs,btrfs)\n"
 		"  --runs N             native runs and replays per filesystem (default 3)\n"
@@ -524,6 +528,10 @@ int cmd_validate(int argc, char **argv)
 	}
 	s.o.outdir = s.outdir;
 	val_signals();
+	/* a native run's daemons (a server its script starts) come back to
+	 * this process when their parent ends: their CPU time and their end
+	 * are the run's (validate_run.c's spawn()) */
+	prctl(PR_SET_CHILD_SUBREAPER, 1);
 	rc = bench_workdir_create(&s.live, s.o.scratch);
 	if (rc < 0) {
 		cli_err(CMD, "%s: cannot create a scratch directory: %s", s.o.scratch, strerror(-rc));

@@ -160,7 +160,10 @@ int bench_workdir_create(struct bench_live *l, const char *scratch)
 {
 	memset(l, 0, sizeof(*l));
 	snprintf(l->workdir, sizeof(l->workdir), "%s/iotape-bench.%d", scratch, (int)getpid());
-	if (mkdir(l->workdir, 0700) < 0)
+	/* others may pass through, not list: a workload that runs a part as
+	 * another user (a database server under its own account) reaches its
+	 * directory on the mounted filesystems; the images stay 0600 */
+	if (mkdir(l->workdir, 0711) < 0 || chmod(l->workdir, 0711) < 0)
 		return -errno;
 	return 0;
 }

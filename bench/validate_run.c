@@ -66,10 +66,17 @@ static double real_now(void)
 	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
 }
 
+static double tv_s(const struct timeval *tv)
+{
+	return (double)tv->tv_sec + (double)tv->tv_usec / 1e6;
+}
+
 /* Run @argv in @cwd in a process group of its own, with $IOTAPE_PHASE_LOG
  * set to @log (NULL: unset) and standard output to /dev/null if @mute;
  * @self: argv[0] is this binary; the CPU time it and the children it
- * waited for used into *@cpu (seconds; may be NULL).  @return : its
+ * waited for used, and that of the processes it left to end on their own
+ * (this process is their subreaper: cmd_validate()), into *@cpu (seconds;
+ * may be NULL).  @return : its
  * status as a shell gives it (128+N for signal N), or -errno. */
 static int spawn(char **argv, const char *cwd, const char *log, int mute, int self,
 		 double *cpu, double *user)
@@ -115,8 +122,26 @@ static int spawn(char **argv, const char *cwd, const char *log, int mute, int se
 			return -errno;
 		}
 	if (cpu) {
-		*user = (double)ru.ru_utime.tv_sec + (double)ru.ru_utime.tv_usec / 1e6;
-		*cpu = *user + (double)ru.ru_stime.tv_sec + (double)ru.ru_stime.tv_usec / 1e6;
+		*user = tv_s(&ru.ru_utime);
+		*cpu = *user + tv_s(&ru.ru_stime);
+	}
+	/* What it left running (a server started as a daemon: orphaned, it
+	 * came to this process, the subreaper) is its work too, as a
+	 * recording follows every process to its end and a replay replays
+	 * them: waited for, its CPU time counted. */
+	while (!stop_sig) {
+		int st;
+		struct rusage ro;
+
+		if (wait4(-1, &st, 0, &ro) < 0) {
+			if (errno == EINTR)
+				continue;
+			break;	/* ECHILD: none left */
+		}
+		if (cpu) {
+			*user += tv_s(&ro.ru_utime);
+			*cpu += tv_s(&ro.ru_utime) + tv_s(&ro.ru_stime);
+		}
 	}
 	child_pgid = 0;
 	kill(-pid, SIGKILL);	/* what it left running would keep the mount busy */

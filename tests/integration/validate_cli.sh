@@ -131,6 +131,31 @@ rc=$?
 no_leftovers "$T"
 
 # bad command lines
+# a command that leaves a daemon to do its work (a server's script: the
+# daemon in a session of its own, the command gone at once): a recording
+# follows the daemon to its end, and so must a native run, its CPU time
+# counted (a loop of 300,000 shell additions, ~0.2-0.5 s here; the command
+# alone uses a few ms)
+cat >"$T/d.sh" <<'W'
+setsid sh -c 'i=0; while [ $i -lt 300000 ]; do i=$((i + 1)); done; echo $i >daemon.out' \
+	</dev/null >/dev/null 2>&1 &
+exit 0
+W
+"$IOTAPE" validate --fs tmpfs --record-on tmpfs --runs 1 --scratch "$T" --keep "$T/keepd" -q \
+	-- sh "$T/d.sh" >"$T/out" 2>"$T/err"
+rc=$?
+[ $rc = 0 ] || [ $rc = 6 ] || { cat "$T/out" "$T/err"; fail "validate of a daemon's work exited $rc"; }
+python3 - "$T/keepd/table.json" <<'PY' || { cat "$T/out"; fail "the daemon's CPU time is not the native run's"; }
+import json, sys
+cpu = json.load(open(sys.argv[1]))["cpu"]
+rec, nat = cpu["recorded"][0], cpu["native"]["tmpfs"][0]
+# the daemon's loop is in both, or the native run stopped at the command's end
+assert rec > 0.05 and nat > 0.05 and nat > rec / 4, cpu
+PY
+"$IOTAPE" dump "$T/keepd/trace.iotape" | grep -q 'daemon.out' || fail "the recording did not follow the daemon"
+no_leftovers "$T"
+echo "a daemon's work: its CPU time counted natively as recorded"
+
 "$IOTAPE" validate --fs nofs -- true 2>/dev/null; [ $? = 2 ] || fail "--fs nofs: not a usage error"
 "$IOTAPE" validate --runs 0 -- true 2>/dev/null; [ $? = 2 ] || fail "--runs 0: not a usage error"
 "$IOTAPE" validate --fs ext4 2>/dev/null; [ $? = 2 ] || fail "no COMMAND: not a usage error"
