@@ -271,6 +271,9 @@ int dump_print_event(FILE *f, const struct iot_event *ev, int64_t base,
 		fmt_secs(d, sizeof(d), (int64_t)ev->waited_ns);
 		fprintf(f, " [waited %s]", d);
 	}
+	/* ... and woken in the call by that thread */
+	if (ev->waker)
+		fprintf(f, " [woken by %u]", ev->waker);
 	/* profiles: what the replay did with the recorded call */
 	if (ev->flags & IOT_EV_REPLAY_SKIPPED)
 		fputs(" [not replayed]", f);

@@ -268,6 +268,12 @@ struct iot_event {
 	 * t_enter: a wait for another thread or for time, not its think
 	 * time; 0 if unknown or none (the bpf backend measures it) */
 	uint32_t waited_ns;
+	/* the thread (its tid) whose wake-up ended the call's last sleep
+	 * inside the call, if the recorder followed it: the one that sent
+	 * to the socket a poll waited on, woke the futex, wrote the pipe.
+	 * The call returned because of something that thread did before;
+	 * 0 if unknown or none (the bpf backend sees it) */
+	uint32_t waker;
 	/* `record --data`: the bytes a write-family call wrote (the first
 	 * ret of those it was given), NULL and 0 if none were kept */
 	const void *data;

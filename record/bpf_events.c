@@ -338,6 +338,8 @@ static void ret_of(struct rec_ctx *c, struct rec_task *t, const struct be_exit *
 	 * switches (iotape.bpf.c): what the replay's think time leaves to
 	 * the call */
 	t->ev.cpu_ns = x->cpu_ns;
+	/* who woke it in the call (replay/wakes.c) */
+	t->ev.waker = x->cwaker;
 	rec_bpf_uring_call(c, t);
 	v.aio = rec_bpf_aio_view(c, t->tid, (uint64_t)t->ev.t_enter);
 	rec_decode_exit(c, t, x->ret, (int64_t)x->h.t);
@@ -453,6 +455,7 @@ static void on_call(struct rec_ctx *c, const struct be_call *k, const struct be_
 	x.slen[0] = x.slen[1] = BE_NOSTR;
 	x.created = k->created;
 	x.cpu_ns = k->cpu_ns;
+	x.cwaker = k->cwaker;
 	decode_enter(c, t, ep, &x);
 	if (t->in_syscall && (k->created & BE_KILLED))
 		rec_emit_unfinished(c, t, (int64_t)k->h.t);

@@ -281,6 +281,7 @@ void rpl_plan_free(struct rpl_plan *p)
 	free(p->run_ns);
 	free(p->woke_ns);
 	free(p->waited_ns);
+	free(p->waker);
 	free(p->pre_ns);
 	free(p->data);
 	free(p->late);

@@ -252,6 +252,10 @@ int rpl_plan_read(struct rpl_plan *p)
 			    (err = keep_col(p, &p->woke_ns, &p->n_woke, op->seq,
 					    it.u.ev.woke_ns)))
 				goto out;
+			if (it.u.ev.waker &&
+			    (err = keep_col(p, &p->waker, &p->n_waker, op->seq,
+					    it.u.ev.waker)))
+				goto out;
 			if ((err = keep_data(p, op->seq, &it.u.ev)))
 				goto out;
 			p->n_ops++;

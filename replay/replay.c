@@ -416,6 +416,11 @@ void rpl_print_summary(FILE *f, const struct rpl_opts *o, const struct rpl_resul
 			"ended as another thread of the process (or of one sharing its memory) returned from a call: "
 			"replayed after that call (a wait the trace does not hold)\n",
 			(unsigned long long)r->wakes);
+	if (r->call_wakes)
+		fprintf(f, "  woken calls  %llu calls that returned as another thread woke "
+			"them (its send to a socket they polled, a futex, a pipe) wait for "
+			"that thread's last call before: what it did in between the trace "
+			"does not hold\n", (unsigned long long)r->call_wakes);
 	if (r->poll_loops)
 		fprintf(f, "  thread polls %llu loops of sleeps that ended as other threads of "
 			"the process ended: the op after each replayed after their end, "

@@ -176,6 +176,8 @@ struct rpl_result {
 	int64_t starts_ns;		/* ... their time */
 	uint64_t forks_only;		/* processes that made no exec: their fork is not replayed */
 	uint64_t wakes;			/* ops after the call of another thread that woke theirs (wakes.c) */
+	uint64_t call_wakes;		/* calls that returned when another thread woke them,
+					 * after that thread's call before (wakes.c) */
 	/* loops of sleeps polling for other threads' ends (polls.c), their
 	 * rounds; the rounds not slept, the threads having ended here */
 	uint64_t poll_loops, poll_rounds, poll_cut;

@@ -374,6 +374,108 @@ static void waker_in(const struct rpl_plan *p, const uint32_t *threads, uint32_t
 	}
 }
 
+/*
+ * A call that slept and was woken by another thread the recorder followed
+ * (iot_event.waker, seen by the bpf backend): a poll woken by its peer's
+ * send on a socket, a read of a pipe, a futex.  The trace holds no send
+ * or recv, so without it a client and a server (pgbench and PostgreSQL's
+ * backends, over a Unix socket) each ran at its own pace in the replay:
+ * the server's work of one phase came in the next, the client's polls
+ * returned at once.  The call returned because of something its waker
+ * did after the waker's last call that ended before it did: it follows
+ * that call, as resource order's ops follow theirs (deps.c).  The call's
+ * order time is its end (its entry for a pipe write), and the call it
+ * follows ended before that: the dependency points to an earlier time,
+ * no cycle.  A thread is told by its tid; of the threads with the
+ * waker's tid (a tid used again after its thread ended), the last that
+ * began before the call ended.  A wake-up from an interrupt names the
+ * task it interrupted, if followed: a call that slept on a disk may so
+ * follow an unrelated call, which ended before it did.
+ */
+struct tid_at {
+	int32_t tid;
+	uint32_t thread;
+	int64_t start;
+};
+
+static int tid_at_cmp(const void *a, const void *b)
+{
+	const struct tid_at *x = a, *y = b;
+
+	if (x->tid != y->tid)
+		return x->tid < y->tid ? -1 : 1;
+	if (x->start != y->start)
+		return x->start < y->start ? -1 : 1;
+	return x->thread < y->thread ? -1 : x->thread > y->thread;
+}
+
+/* The thread of tid @tid that began last before @at (-1: none). */
+static int64_t thread_of(const struct tid_at *ta, size_t n, int32_t tid, int64_t at)
+{
+	size_t lo = 0, hi = n;
+	int64_t found = -1;
+
+	while (lo < hi) {	/* the first entry of @tid */
+		size_t mid = lo + (hi - lo) / 2;
+
+		if (ta[mid].tid < tid)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	for (; lo < n && ta[lo].tid == tid && ta[lo].start < at; lo++)
+		found = ta[lo].thread;
+	return found;
+}
+
+static int call_wakes(struct rpl_plan *p)
+{
+	struct tid_at *ta;
+	size_t ti, n = p->n_threads;
+	int err = 0;
+
+	if (!p->waker || !n)
+		return 0;
+	ta = malloc(n * sizeof(*ta));
+	if (!ta)
+		return -ENOMEM;
+	for (ti = 0; ti < n; ti++) {
+		const struct rpl_thread *t = &p->threads[ti];
+
+		ta[ti].tid = t->tid;
+		ta[ti].thread = (uint32_t)ti;
+		ta[ti].start = t->spawn_op >= 0 ? rpl_op_end(&p->ops[t->spawn_op]) :
+			       t->n_ops ? p->ops[t->ops[0]].ev.t_enter : INT64_MAX;
+	}
+	qsort(ta, n, sizeof(*ta), tid_at_cmp);
+	for (ti = 0; ti < n; ti++) {
+		const struct rpl_thread *t = &p->threads[ti];
+		uint32_t k;
+
+		for (k = 0; k < t->n_ops; k++) {
+			struct rpl_op *op = &p->ops[t->ops[k]];
+			uint32_t w = rpl_op_col(p->waker, p->n_waker, op);
+			int64_t at, u, j;
+
+			if (!w || (int32_t)w == t->tid)
+				continue;
+			at = (op->rflags & RPL_OPF_ORDER_ENTER) ? op->ev.t_enter : rpl_op_end(op);
+			u = thread_of(ta, n, (int32_t)w, at);
+			if (u < 0 || (size_t)u == ti ||
+			    (j = last_ended(p, &p->threads[u], at)) < 0)
+				continue;
+			err = rpl_dep_append(p, op, (uint32_t)u, (uint32_t)j);
+			if (err < 0)
+				goto out;
+			p->call_wakes += (uint64_t)err;
+			err = 0;
+		}
+	}
+out:
+	free(ta);
+	return err;
+}
+
 int rpl_plan_wakes(struct rpl_plan *p)
 {
 	size_t ti;
@@ -452,6 +554,7 @@ int rpl_plan_wakes(struct rpl_plan *p)
 		}
 		rebudget(p, t, wk, nw);
 	}
+	err = call_wakes(p);
 out:
 	free(wk);
 	kin_free(&g);

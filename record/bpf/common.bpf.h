@@ -108,7 +108,9 @@ struct tstate {
 	__u32 in_fast;			/* in a call the fast path logs (2: an mmap) */
 	__u32 woke;			/* woke's ns, taken at the entry, for BE_CALL */
 	__u32 waited;			/* waited's ns, likewise */
-	__u32 pad3;
+	__u32 cwaker;			/* the followed task that last woke it
+					 * in the call in flight (its tid; 0:
+					 * none, or a task not followed) */
 	__u64 t_vslept;			/* asleep voluntarily between calls since */
 	__u64 waited_ns;		/* ... so since its last recorded call */
 	__u64 t_woke;			/* ... and last woken then (0: not since

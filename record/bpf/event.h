@@ -43,7 +43,7 @@ enum be_type {
  * and an exit record).  Kept small so that a task's state stays within
  * a page: it is allocated, in the fork's tracepoint, for every task
  * followed, where an allocation of several pages may fail. */
-#define BE_CALLSTR_HDR	160
+#define BE_CALLSTR_HDR	168
 #define BE_CREC_STR	2048
 #define BE_CREC_BYTES	(BE_CALLSTR_HDR + BE_CREC_STR)
 
@@ -74,7 +74,7 @@ struct be_tstate {
 	__u32 in_fast;
 	__u32 woke;
 	__u32 waited;
-	__u32 pad3;
+	__u32 cwaker;
 	__u64 t_vslept;
 	__u64 waited_ns;
 	__u64 t_woke;
@@ -161,7 +161,9 @@ struct be_exit {
 	__u32 slen[2];
 	__u32 created;			/* BE_CREATED, BE_KILLED */
 	__u32 cpu_ns;			/* ns on a CPU from entry to exit (>= 1) */
-	__u32 pad;
+	__u32 cwaker;			/* tid of the followed task whose wake-up
+					 * ended the call's last sleep (0: none,
+					 * or not a followed task's) */
 	struct be_istate st;		/* open, openat, openat2 */
 	char data[];
 };
@@ -193,6 +195,8 @@ struct be_call {
 					 * ("" as newfstatat(fd, "",
 					 * AT_EMPTY_PATH), glibc's fstat());
 					 * string arguments not here were NULL */
+	__u32 cwaker;			/* as be_exit's */
+	__u32 pad;
 };
 
 /* BE_CALLSTR: h.t is the exit time; a call that BE_CALL would hold but

@@ -149,6 +149,29 @@ static __always_inline int gap_vsleep(const struct tstate *fl, bool preempt,
 		(prev_state & TASK_INTERRUPTIBLE_);
 }
 
+/*
+ * A followed task asleep in a call (a poll, a read of a socket) is being
+ * woken: by whom, if a followed task (the one running here: its send to
+ * the socket, its futex wake, its write to the pipe), so that the replay
+ * makes the call return after that task's last call before it
+ * (replay/wakes.c).  sched_waking runs in the waker, sched_wakeup may
+ * not: a wake-up of a task on another CPU is queued to that CPU and
+ * traced there, from whatever it was running.  A wake-up from an
+ * interrupt finds the task it interrupted, rarely a followed one.
+ */
+SEC("tp_btf/sched_waking")
+int BPF_PROG(iotape_waking, struct task_struct *p)
+{
+	struct tstate *s = followed(p);
+	struct task_struct *cur;
+
+	if (!s || !s->busy)
+		return 0;
+	cur = bpf_get_current_task_btf();
+	s->cwaker = cur != p && followed(cur) ? (__u32)cur->pid : 0;
+	return 0;
+}
+
 SEC("tp_btf/sched_wakeup")
 int BPF_PROG(iotape_woken, struct task_struct *p)
 {
@@ -486,6 +509,7 @@ int BPF_PROG(iotape_enter, void *regs_arg, long id)
 	fl->waited_ns = 0;
 	fl->nr = (__s32)nr;
 	fl->t_enter = t;
+	fl->cwaker = 0;
 	fl->t_off = 0;
 	fl->off_ns = 0;
 	/* nothing to decode, one record at the exit (sysinfo's plain: read,
@@ -722,7 +746,7 @@ int BPF_PROG(iotape_exit, void *regs_arg, long ret)
 	x->slen[0] = x->slen[1] = BE_NOSTR;
 	x->created = 0;
 	x->cpu_ns = cpu_ns(fl, t);
-	x->pad = 0;
+	x->cwaker = fl->cwaker;
 	/* only for the calls it reads anything for: a global function's
 	 * call and its look-up of the scratch less on every other exit */
 	if (fl->nr == NR_OPEN || fl->nr == NR_CREAT || fl->nr == NR_OPENAT || fl->nr == NR_OPENAT2 ||
@@ -736,7 +760,7 @@ int BPF_PROG(iotape_exit, void *regs_arg, long ret)
 		struct be_call *k = (struct be_call *)x;
 		__s32 pf0 = x->pipe_fd[0], pf1 = x->pipe_fd[1];
 		__u64 pi0 = x->pipe_ino[0], pi1 = x->pipe_ino[1];
-		__u32 created = x->created, cpu = x->cpu_ns;
+		__u32 created = x->created, cpu = x->cpu_ns, cwaker = x->cwaker;
 
 		/* the same scratch as the exit record: what that holds is
 		 * read out first */
@@ -756,6 +780,8 @@ int BPF_PROG(iotape_exit, void *regs_arg, long ret)
 		k->woke = fl->woke;
 		k->waited = fl->waited;
 		k->estr = fl->estr;
+		k->cwaker = cwaker;
+		k->pad = 0;
 		__builtin_memcpy(k->args, fl->dargs, sizeof(k->args));
 		if (fl->one == 2) {
 			/* the BE_CALLSTR begun at entry (keep_strs()): its
