@@ -270,9 +270,10 @@ struct iot_event {
 	uint32_t waited_ns;
 	/* the thread (its tid) whose wake-up ended the call's last sleep
 	 * inside the call, if the recorder followed it: the one that sent
-	 * to the socket a poll waited on, woke the futex, wrote the pipe.
-	 * The call returned because of something that thread did before;
-	 * 0 if unknown or none (the bpf backend sees it) */
+	 * to the socket a poll waited on, sent the signal.  The call
+	 * returned because of something that thread did before; 0 if
+	 * unknown or none (the bpf backend sees it, and keeps it for calls
+	 * that wait for other tasks: format/FORMAT.md) */
 	uint32_t waker;
 	/* `record --data`: the bytes a write-family call wrote (the first
 	 * ret of those it was given), NULL and 0 if none were kept */

@@ -322,6 +322,32 @@ static void on_enter(struct rec_ctx *c, const struct be_enter *e, size_t size)
 }
 
 /* the result @x of @t's call in flight */
+/*
+ * Whether the thread that woke call @nr, which returned @ret, is kept as
+ * its waker: a wait for other tasks that ended because of one (a poll or
+ * select that did not time out, a lock, a child's end), or any call a
+ * signal interrupted.  Not a wait that timed out, nor a disk's (a read,
+ * an fsync): a timer's or a device's interrupt names whatever task it
+ * interrupted, and a journal's commit is a kernel thread's.
+ */
+static int waker_kept(int32_t nr, int64_t ret)
+{
+	if (ret == -EINTR || (ret <= -512 && ret >= -516))	/* -ERESTART* */
+		return 1;
+	switch (nr) {
+	case SYS_poll: case SYS_ppoll: case SYS_select: case SYS_pselect6:
+	case SYS_epoll_wait: case SYS_epoll_pwait:
+#ifdef SYS_epoll_pwait2
+	case SYS_epoll_pwait2:
+#endif
+		return ret > 0;
+	case SYS_flock: case SYS_fcntl: case SYS_wait4: case SYS_waitid:
+		return 1;
+	default:
+		return 0;
+	}
+}
+
 static void ret_of(struct rec_ctx *c, struct rec_task *t, const struct be_exit *x)
 {
 	uint64_t events = iot_writer_events(c->w);
@@ -338,8 +364,9 @@ static void ret_of(struct rec_ctx *c, struct rec_task *t, const struct be_exit *
 	 * switches (iotape.bpf.c): what the replay's think time leaves to
 	 * the call */
 	t->ev.cpu_ns = x->cpu_ns;
-	/* who woke it in the call (replay/wakes.c) */
-	t->ev.waker = x->cwaker;
+	/* who woke it in the call (replay/wakes.c), where that says what
+	 * it waited for */
+	t->ev.waker = waker_kept(t->ev.nr, x->ret) ? x->cwaker : 0;
 	rec_bpf_uring_call(c, t);
 	v.aio = rec_bpf_aio_view(c, t->tid, (uint64_t)t->ev.t_enter);
 	rec_decode_exit(c, t, x->ret, (int64_t)x->h.t);

@@ -157,7 +157,14 @@ static __always_inline int gap_vsleep(const struct tstate *fl, bool preempt,
  * (replay/wakes.c).  sched_waking runs in the waker, sched_wakeup may
  * not: a wake-up of a task on another CPU is queued to that CPU and
  * traced there, from whatever it was running.  A wake-up from an
- * interrupt finds the task it interrupted, rarely a followed one.
+ * interrupt finds the task it interrupted (a poll's timeout expiring in
+ * a timer interrupt, a disk's completion, name whatever followed task
+ * ran then: the recorder keeps the waker only of calls that wait for
+ * other tasks, bpf_events.c's waker_kept()); the kernel's
+ * preempt count, which would tell, is a per-CPU symbol that kallsyms
+ * lacks without CONFIG_KALLSYMS_ALL, and counting the interrupts' entries
+ * and exits (six more programs and a map) made the skeleton's loader
+ * program fail the verifier.
  */
 SEC("tp_btf/sched_waking")
 int BPF_PROG(iotape_waking, struct task_struct *p)

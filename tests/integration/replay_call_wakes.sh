@@ -8,11 +8,16 @@
 # after its waker's last call before it: every client write of a round
 # comes after the server's write of the round before, as recorded.
 # Without it, the client ran through its rounds at once (49 of 49 early).
+# And a wait that timed out names no waker: tests/progs/wake_timer's polls
+# of 1 ms, each ended by a timer interrupt that finds the process's
+# spinning child on their CPU (named in 100 of 100 before the recorder
+# kept wakers only for calls that wait for other tasks).
 set -u
 . "$SRCDIR/tests/integration/lib.sh"
 need_iotape_cmd replay
 need_bpf
-[ -x "$PROGS/sock_pingpong" ] || fail "$PROGS/sock_pingpong is not built (make tests)"
+[ -x "$PROGS/sock_pingpong" ] && [ -x "$PROGS/wake_timer" ] ||
+	fail "$PROGS/sock_pingpong or wake_timer is not built (make tests)"
 need_cmd python3
 T=$(mktemp -d /tmp/iotape-callwakes.XXXXXX)
 trap 'rm -rf "$T"' EXIT
@@ -50,3 +55,12 @@ early = [i for i in range(1, n) if cw[i][0] < sw[i - 1][1]]
 assert not early, f"client writes before the server's answer to the round before: {early}"
 PY
 echo "$wc client and $ws server polls woken by the other; the replay kept all $N rounds' order"
+
+"$IOTAPE" record -q --backend bpf -o "$T/timer.iotape" -- "$PROGS/wake_timer" 100 ||
+	fail "wake_timer: record exit $?"
+"$IOTAPE" dump "$T/timer.iotape" >"$T/timer.txt" || fail "dump exit $?"
+n=$(grep -c 'poll(.*) = 0 <' "$T/timer.txt")
+[ "$n" = 100 ] || fail "wake_timer: $n timed-out polls in the trace, want 100"
+grep 'poll(.*) = 0 <.*\[woken by' "$T/timer.txt" | head -3 | grep . &&
+	fail "a poll that timed out names a waker"
+echo "100 polls that timed out, none with a waker"
