@@ -221,6 +221,14 @@ static int64_t woken_at(const struct rpl_plan *p, const struct rpl_op *op, int64
 	return e - w;
 }
 
+/* When thread @t began: its clone's return, else its first call's entry
+ * (INT64_MAX: no op). */
+static int64_t thread_start(const struct rpl_plan *p, const struct rpl_thread *t)
+{
+	return t->spawn_op >= 0 ? rpl_op_end(&p->ops[t->spawn_op]) :
+	       t->n_ops ? p->ops[t->ops[0]].ev.t_enter : INT64_MAX;
+}
+
 /*
  * What rpl_plan_wakes() looks up: each process's threads and forked
  * children (index lists), and when each process started and ran its
@@ -310,8 +318,7 @@ static int kin_make(struct rpl_plan *p, struct kin *g)
 	}
 	for (i = 0; i < p->n_threads; i++) {
 		const struct rpl_thread *t = &p->threads[i];
-		int64_t st = t->spawn_op >= 0 ? rpl_op_end(&p->ops[t->spawn_op]) :
-			     t->n_ops ? p->ops[t->ops[0]].ev.t_enter : INT64_MAX;
+		int64_t st = thread_start(p, t);
 		uint32_t k;
 
 		if (st < g->start[t->proc])
@@ -444,8 +451,7 @@ static int call_wakes(struct rpl_plan *p)
 
 		ta[ti].tid = t->tid;
 		ta[ti].thread = (uint32_t)ti;
-		ta[ti].start = t->spawn_op >= 0 ? rpl_op_end(&p->ops[t->spawn_op]) :
-			       t->n_ops ? p->ops[t->ops[0]].ev.t_enter : INT64_MAX;
+		ta[ti].start = thread_start(p, t);
 	}
 	qsort(ta, n, sizeof(*ta), tid_at_cmp);
 	for (ti = 0; ti < n; ti++) {
