@@ -321,7 +321,6 @@ static void on_enter(struct rec_ctx *c, const struct be_enter *e, size_t size)
 	c->bpf->npend++;
 }
 
-/* the result @x of @t's call in flight */
 /*
  * Whether the thread that woke call @nr, which returned @ret, is kept as
  * its waker: a wait for other tasks that ended because of one (a poll or
@@ -332,7 +331,10 @@ static void on_enter(struct rec_ctx *c, const struct be_enter *e, size_t size)
  */
 static int waker_kept(int32_t nr, int64_t ret)
 {
-	if (ret == -EINTR || (ret <= -512 && ret >= -516))	/* -ERESTART* */
+	/* what a signal's interruption leaves at the exit: EINTR, or the
+	 * kernel's ERESTARTSYS, ERESTARTNOINTR, ERESTARTNOHAND (512-514)
+	 * and ERESTART_RESTARTBLOCK (516) */
+	if (ret == -EINTR || (ret <= -512 && ret >= -514) || ret == -516)
 		return 1;
 	switch (nr) {
 	case SYS_poll: case SYS_ppoll: case SYS_select: case SYS_pselect6:
@@ -348,6 +350,7 @@ static int waker_kept(int32_t nr, int64_t ret)
 	}
 }
 
+/* the result @x of @t's call in flight */
 static void ret_of(struct rec_ctx *c, struct rec_task *t, const struct be_exit *x)
 {
 	uint64_t events = iot_writer_events(c->w);

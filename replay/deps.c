@@ -4,7 +4,7 @@
  * in entry order, as the plan makes them.
  *
  * Dependencies follow the order in which the ops' effects counted
- * (op_order_time(): mostly their completion), not their entry.  An op's
+ * (rpl_op_order_time(): mostly their completion), not their entry.  An op's
  * effect counts no earlier than its entry, so once the plan has reached
  * an entry time T, every op whose effect counted by T is known, and no op
  * not yet made can come before it: those are taken in order (a heap of
@@ -22,7 +22,8 @@
 #include "rpl.h"
 
 /*
- * When an op's effect counts for resource order: when it completed; but
+ * When an op's effect counts for resource order (rpl_op_order_time()):
+ * when it completed; but
  * data written into a pipe is there for its reader during the write, and
  * the reader it wakes often has its return recorded first (a shell's
  * read of $(...) output returned 15 us before the writer's write did, and
@@ -33,10 +34,6 @@
  * before it returned), and every dependency points to an earlier time:
  * no cycle.
  */
-static int64_t op_order_time(const struct rpl_op *op)
-{
-	return (op->rflags & RPL_OPF_ORDER_ENTER) ? op->ev.t_enter : rpl_op_end(op);
-}
 
 /*
  * Resource order, from the ops in the order their effects counted.  An op
@@ -537,7 +534,7 @@ int rpl_deps_add(struct rpl_plan *p, struct rpl_deps *d, uint32_t oi, const uint
 		goto out;	/* no key: no order to keep */
 	RPL_GROW(d->heap, d->n_heap, d->cap_heap);
 	e = &d->heap[d->n_heap];
-	e->t = op_order_time(&p->ops[oi]);
+	e->t = rpl_op_order_time(&p->ops[oi]);
 	e->op = oi;
 	for (e->nk = 0; e->nk < RPL_MAXRES && keys[e->nk]; e->nk++)
 		e->keys[e->nk] = keys[e->nk];

@@ -418,7 +418,7 @@ void rpl_print_summary(FILE *f, const struct rpl_opts *o, const struct rpl_resul
 			(unsigned long long)r->wakes);
 	if (r->call_wakes)
 		fprintf(f, "  woken calls  %llu calls that returned as another thread woke "
-			"them (its send to a socket they polled, a futex, a pipe) wait for "
+			"them (its send to a socket they polled, a lock it released, a signal) wait for "
 			"that thread's last call before: what it did in between the trace "
 			"does not hold\n", (unsigned long long)r->call_wakes);
 	if (r->poll_loops)

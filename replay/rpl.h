@@ -717,6 +717,14 @@ static inline int64_t rpl_op_end(const struct rpl_op *op)
 	return op->ev.t_exit;
 }
 
+/* When @op's effect counts for resource order (deps.c says why): its end,
+ * or its entry (RPL_OPF_ORDER_ENTER: a pipe write or close, an exec that
+ * closes pipes).  Every dependency points to an op of an earlier time. */
+static inline int64_t rpl_op_order_time(const struct rpl_op *op)
+{
+	return (op->rflags & RPL_OPF_ORDER_ENTER) ? op->ev.t_enter : rpl_op_end(op);
+}
+
 /* ---- resource order (deps.c) ---- */
 
 /* The three low bits of a resource key say how an op uses the resource:

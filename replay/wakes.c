@@ -383,8 +383,9 @@ static void waker_in(const struct rpl_plan *p, const uint32_t *threads, uint32_t
 
 /*
  * A call that slept and was woken by another thread the recorder followed
- * (iot_event.waker, seen by the bpf backend): a poll woken by its peer's
- * send on a socket, a read of a pipe, a futex.  The trace holds no send
+ * (iot_event.waker, seen by the bpf backend, which keeps it for calls that
+ * wait for other tasks: a poll woken by its peer's send on a socket, a
+ * lock released, a signal).  The trace holds no send
  * or recv, so without it a client and a server (pgbench and PostgreSQL's
  * backends, over a Unix socket) each ran at its own pace in the replay:
  * the server's work of one phase came in the next, the client's polls
@@ -395,9 +396,7 @@ static void waker_in(const struct rpl_plan *p, const uint32_t *threads, uint32_t
  * follows ended before that: the dependency points to an earlier time,
  * no cycle.  A thread is told by its tid; of the threads with the
  * waker's tid (a tid used again after its thread ended), the last that
- * began before the call ended.  A wake-up from an interrupt names the
- * task it interrupted, if followed: a call that slept on a disk may so
- * follow an unrelated call, which ended before it did.
+ * began before the call ended.
  */
 struct tid_at {
 	int32_t tid;
@@ -465,7 +464,7 @@ static int call_wakes(struct rpl_plan *p)
 
 			if (!w || (int32_t)w == t->tid)
 				continue;
-			at = (op->rflags & RPL_OPF_ORDER_ENTER) ? op->ev.t_enter : rpl_op_end(op);
+			at = rpl_op_order_time(op);
 			u = thread_of(ta, n, (int32_t)w, at);
 			if (u < 0 || (size_t)u == ti ||
 			    (j = last_ended(p, &p->threads[u], at)) < 0)

@@ -150,9 +150,9 @@ static __always_inline int gap_vsleep(const struct tstate *fl, bool preempt,
 }
 
 /*
- * A followed task asleep in a call (a poll, a read of a socket) is being
- * woken: by whom, if a followed task (the one running here: its send to
- * the socket, its futex wake, its write to the pipe), so that the replay
+ * A followed task asleep in a call (a poll, a lock) is being woken: by
+ * whom, if a followed task (the one running here: its send to the socket
+ * polled, its unlock, its signal), so that the replay
  * makes the call return after that task's last call before it
  * (replay/wakes.c).  sched_waking runs in the waker, sched_wakeup may
  * not: a wake-up of a task on another CPU is queued to that CPU and
