@@ -19,6 +19,29 @@ static void set_str(protobuf_c_boolean *has, ProtobufCBinaryData *b, const char 
 	b->data = (uint8_t *)s;
 }
 
+int iot_pb_kvs(const struct iot_kv *src, size_t n, Iotape__KeyValue **kv,
+	       Iotape__KeyValue ***kvp)
+{
+	size_t i;
+
+	*kv = calloc(n, sizeof(**kv));
+	*kvp = calloc(n, sizeof(**kvp));
+	if (!*kv || !*kvp) {
+		free(*kv);
+		free(*kvp);
+		*kv = NULL;
+		*kvp = NULL;
+		return -ENOMEM;
+	}
+	for (i = 0; i < n; i++) {
+		iotape__key_value__init(&(*kv)[i]);
+		set_str(&(*kv)[i].has_key, &(*kv)[i].key, src[i].key);
+		set_str(&(*kv)[i].has_value, &(*kv)[i].value, src[i].value);
+		(*kvp)[i] = &(*kv)[i];
+	}
+	return 0;
+}
+
 long iot_header_pack(const struct iot_header *h, uint8_t **raw, size_t *raw_cap)
 {
 	Iotape__Record rec = IOTAPE__RECORD__INIT;
@@ -84,15 +107,8 @@ long iot_header_pack(const struct iot_header *h, uint8_t **raw, size_t *raw_cap)
 		m.mounts = mtp;
 	}
 	if (h->n_extra && h->extra) {
-		if (!(kv = calloc(h->n_extra, sizeof(*kv))) ||
-		    !(kvp = calloc(h->n_extra, sizeof(*kvp))))
+		if (iot_pb_kvs(h->extra, h->n_extra, &kv, &kvp) < 0)
 			goto out;
-		for (i = 0; i < h->n_extra; i++) {
-			iotape__key_value__init(&kv[i]);
-			set_str(&kv[i].has_key, &kv[i].key, h->extra[i].key);
-			set_str(&kv[i].has_value, &kv[i].value, h->extra[i].value);
-			kvp[i] = &kv[i];
-		}
 		m.n_extra = h->n_extra;
 		m.extra = kvp;
 	}

@@ -120,20 +120,9 @@ long iot_index_frame(const struct iot_frame *frames, size_t n,
 		idx.t_max = t_max;
 	}
 	if (n_extra) {
-		kv = calloc(n_extra, sizeof(*kv));
-		kvp = calloc(n_extra, sizeof(*kvp));
-		if (!kv || !kvp) {
+		if (iot_pb_kvs(extra, n_extra, &kv, &kvp) < 0) {
 			rc = -ENOMEM;
 			goto out;
-		}
-		for (i = 0; i < n_extra; i++) {
-			iotape__key_value__init(&kv[i]);
-			kv[i].has_key = kv[i].has_value = 1;
-			kv[i].key.data = (uint8_t *)extra[i].key;
-			kv[i].key.len = strlen(extra[i].key);
-			kv[i].value.data = (uint8_t *)extra[i].value;
-			kv[i].value.len = strlen(extra[i].value);
-			kvp[i] = &kv[i];
 		}
 		idx.n_extra = n_extra;
 		idx.extra = kvp;

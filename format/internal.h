@@ -66,6 +66,13 @@ long iot_pack_record(const Iotape__Record *rec, uint8_t **raw, size_t *cap);
  *  length-delimited Record into *@raw. @return : the length or < 0. */
 long iot_header_pack(const struct iot_header *h, uint8_t **raw, size_t *cap);
 
+/*! iot_pb_kvs() : @n key/value pairs @src as protobuf KeyValues, into
+ *  *@kv and the pointers to them, *@kvp (both for the caller to free; the
+ *  strings are @src's, not copied).  The header's extra pairs and the
+ *  index's.  @return : 0 or -ENOMEM (nothing left allocated). */
+int iot_pb_kvs(const struct iot_kv *src, size_t n, Iotape__KeyValue **kv,
+	       Iotape__KeyValue ***kvp);
+
 /*! iot_header_unpack() : fill @h from @m, strings copied into @a.
  *  @return : 0, IOT_E_NOT_IOTAPE (magic), IOT_E_VERSION or -ENOMEM. */
 int iot_header_unpack(struct iot_arena *a, const Iotape__Header *m,
