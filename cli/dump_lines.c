@@ -271,6 +271,9 @@ int dump_print_event(FILE *f, const struct iot_event *ev, int64_t base,
 		fmt_secs(d, sizeof(d), (int64_t)ev->waited_ns);
 		fprintf(f, " [waited %s]", d);
 	}
+	/* ... the thread whose wake-up ended that sleep */
+	if (ev->gap_waker)
+		fprintf(f, " [gap woken by %u]", ev->gap_waker);
 	/* ... and woken in the call by that thread */
 	if (ev->waker)
 		fprintf(f, " [woken by %u]", ev->waker);

@@ -275,6 +275,14 @@ struct iot_event {
 	 * unknown or none (the bpf backend sees it, and keeps it for calls
 	 * that wait for other tasks: format/FORMAT.md) */
 	uint32_t waker;
+	/* the thread (its tid) whose wake-up ended the voluntary sleep in the
+	 * gap before the call that woke_ns dates (a futex, a semaphore in
+	 * shared memory: nothing the trace holds), if the recorder followed
+	 * it and it woke it from a call that wakes others (a futex wake, a
+	 * write, a send, a signal, an exit): the call came because of
+	 * something that thread did; 0 if unknown or none (the bpf backend
+	 * sees it) */
+	uint32_t gap_waker;
 	/* `record --data`: the bytes a write-family call wrote (the first
 	 * ret of those it was given), NULL and 0 if none were kept */
 	const void *data;

@@ -227,6 +227,8 @@ static void decode_enter(struct rec_ctx *c, struct rec_task *t, const struct be_
 		 * what woke it came before that (replay/wakes.c) */
 		t->ev.woke_ns = e->woke;
 		t->ev.waited_ns = e->waited;
+		/* ... by that followed thread, from a call that wakes others */
+		t->ev.gap_waker = e->woke ? e->gwaker : 0;
 		c->st.bpf_slept_ns += e->slept;
 		if (e->held) {
 			c->st.guard_held_ns += e->held;
@@ -454,6 +456,7 @@ static void on_call(struct rec_ctx *c, const struct be_call *k, const struct be_
 	ep->slept = k->slept;
 	ep->woke = k->woke;
 	ep->waited = k->waited;
+	ep->gwaker = k->gwaker;
 	memcpy(ep->args, k->args, sizeof(ep->args));
 	ep->slen[0] = ep->slen[1] = BE_NOSTR;
 	if (ks) {

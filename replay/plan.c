@@ -282,6 +282,7 @@ void rpl_plan_free(struct rpl_plan *p)
 	free(p->woke_ns);
 	free(p->waited_ns);
 	free(p->waker);
+	free(p->gap_waker);
 	free(p->pre_ns);
 	free(p->data);
 	free(p->late);

@@ -256,6 +256,10 @@ int rpl_plan_read(struct rpl_plan *p)
 			    (err = keep_col(p, &p->waker, &p->n_waker, op->seq,
 					    it.u.ev.waker)))
 				goto out;
+			if (it.u.ev.gap_waker &&
+			    (err = keep_col(p, &p->gap_waker, &p->n_gap_waker, op->seq,
+					    it.u.ev.gap_waker)))
+				goto out;
 			if ((err = keep_data(p, op->seq, &it.u.ev)))
 				goto out;
 			p->n_ops++;

@@ -421,6 +421,10 @@ void rpl_print_summary(FILE *f, const struct rpl_opts *o, const struct rpl_resul
 			"them (its send to a socket they polled, a lock it released, a signal) wait for "
 			"that thread's last call before: what it did in between the trace "
 			"does not hold\n", (unsigned long long)r->call_wakes);
+	if (r->gap_wakes)
+		fprintf(f, "  gap wakes    %llu calls whose thread another woke from a sleep between "
+			"calls (a futex, a semaphore: a wait the trace does not hold) come after "
+			"that thread's last call before\n", (unsigned long long)r->gap_wakes);
 	if (r->poll_loops)
 		fprintf(f, "  thread polls %llu loops of sleeps that ended as other threads of "
 			"the process ended: the op after each replayed after their end, "

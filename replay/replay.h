@@ -178,6 +178,8 @@ struct rpl_result {
 	uint64_t wakes;			/* ops after the call of another thread that woke theirs (wakes.c) */
 	uint64_t call_wakes;		/* calls that returned when another thread woke them,
 					 * after that thread's call before (wakes.c) */
+	uint64_t gap_wakes;		/* ops another thread woke from a sleep in their gap,
+					 * after that thread's call before (wakes.c) */
 	/* loops of sleeps polling for other threads' ends (polls.c), their
 	 * rounds; the rounds not slept, the threads having ended here */
 	uint64_t poll_loops, poll_rounds, poll_cut;

@@ -613,6 +613,11 @@ struct rpl_plan {
 					 * ended its call's sleep (iot_event.waker,
 					 * wakes.c), n_waker of them; NULL: none */
 	size_t n_waker;
+	uint32_t *gap_waker;		/* per op, by seq: the tid whose wake-up
+					 * ended the sleep in its gap
+					 * (iot_event.gap_waker, wakes.c),
+					 * n_gap_waker of them; NULL: none */
+	size_t n_gap_waker;
 	uint32_t *pre_ns;		/* per op, by seq: iot_event.pre_ns (the fast
 					 * path's work before the call), n_pre of them;
 					 * NULL: none in the trace (think.c) */
@@ -638,6 +643,7 @@ struct rpl_plan {
 	uint64_t forks_only;		/* processes that made no exec (think.c) */
 	uint64_t wakes;			/* ops that follow the call their thread was woken after (wakes.c) */
 	uint64_t call_wakes;		/* calls that follow their waker's call before (wakes.c) */
+	uint64_t gap_wakes;		/* ops whose gap's waker the trace names, after its call before */
 	uint64_t poll_loops;		/* loops of sleeps polling for threads' ends (polls.c) */
 	uint64_t poll_rounds;		/* ... their sleeps */
 	/* descriptor-table slots the planner read to find the pipes an

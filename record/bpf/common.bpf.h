@@ -121,7 +121,10 @@ struct tstate {
 					 * outside its calls (mpages.bpf.h) */
 	__u64 rec_runs;			/* ... their runs so timed */
 	__u32 soff;			/* crec's strings' bytes */
-	__u32 pad4;
+	__u32 gwaker;			/* the followed task that last woke it
+					 * from a voluntary sleep between calls,
+					 * from a call that wakes others (its tid;
+					 * 0: none), to its next call's exit */
 	__u8 crec[BE_CREC_BYTES];	/* one == 2: the call's BE_CALLSTR record,
 					 * its strings read at entry */
 };	/* = struct be_tstate of event.h */

@@ -83,7 +83,7 @@ struct be_tstate {
 	__u64 rec_ns;
 	__u64 rec_runs;
 	__u32 soff;			/* crec's strings' bytes */
-	__u32 pad4;
+	__u32 gwaker;
 	__u8 crec[BE_CREC_BYTES];
 };
 
@@ -131,7 +131,9 @@ struct be_enter {
 					 * from a voluntary sleep in that gap
 					 * (0: not so woken) */
 	__u32 waited;			/* ns it slept voluntarily in that gap */
-	__u32 pad2;
+	__u32 gwaker;			/* tid of the followed task that woke it
+					 * from that sleep, from a call that
+					 * wakes others (0: none, not known) */
 	char data[];
 };
 
@@ -196,7 +198,7 @@ struct be_call {
 					 * AT_EMPTY_PATH), glibc's fstat());
 					 * string arguments not here were NULL */
 	__u32 cwaker;			/* as be_exit's */
-	__u32 pad;
+	__u32 gwaker;			/* as be_enter's */
 };
 
 /* BE_CALLSTR: h.t is the exit time; a call that BE_CALL would hold but

@@ -166,16 +166,58 @@ static __always_inline int gap_vsleep(const struct tstate *fl, bool preempt,
  * and exits (six more programs and a map) made the skeleton's loader
  * program fail the verifier.
  */
+/*
+ * Whether task @cur, which is waking another, does so from a call that
+ * wakes others: a futex wake (a mutex, a condition variable, a semaphore
+ * in shared memory: a server's forked workers share theirs), a write or
+ * send to what the other waits on, a close of its other end, a signal,
+ * an exit (a joined thread's), a SysV semaphore or message.  A wake-up
+ * from an interrupt that came in the task's own code finds no call
+ * (orig_ax is -1 in the frame the interrupt made; a timer's expiry, a
+ * disk's completion).  One that came inside such a call names that task
+ * wrongly: the call's time is a small share of a task's.
+ */
+static __always_inline int waking_call(struct task_struct *cur)
+{
+	const struct uregs *u = (const struct uregs *)bpf_task_pt_regs(cur);
+
+	if (!u)
+		return 0;
+	switch ((long)u->orig_ax) {
+	case 0: case 1: case 3: case 19: case 20:	/* read write close readv writev */
+	case 42: case 44: case 45: case 46: case 47:	/* connect sendto recvfrom sendmsg recvmsg */
+	case 48: case 60: case 62: case 65: case 69:	/* shutdown exit kill semop msgsnd */
+	case 129: case 200: case 202: case 220:		/* rt_sigqueueinfo tkill futex semtimedop */
+	case 231: case 234: case 242: case 297:		/* exit_group tgkill mq_timedsend rt_tgsigqueueinfo */
+	case 307: case 424: case 454: case 456:		/* sendmmsg pidfd_send_signal futex_wake futex_requeue */
+		return 1;
+	}
+	return 0;
+}
+
+/*
+ * ... and a followed task asleep voluntarily between its recorded calls
+ * (in a futex, a semaphore: a call the trace does not hold) is being
+ * woken: by whom, if a followed task in a call that wakes others, so
+ * that the replay makes its next call come after that task's last call
+ * before the wake-up (replay/wakes.c), whichever process it is of (a
+ * server's workers, forked without an exec, wait for each other's locks
+ * in the memory they share).  Kept until the next call's records, which
+ * carry it where the gap's wake-up (woke) is there.
+ */
 SEC("tp_btf/sched_waking")
 int BPF_PROG(iotape_waking, struct task_struct *p)
 {
 	struct tstate *s = followed(p);
 	struct task_struct *cur;
 
-	if (!s || !s->busy)
+	if (!s || (!s->busy && !s->t_vslept))
 		return 0;
 	cur = bpf_get_current_task_btf();
-	s->cwaker = cur != p && followed(cur) ? (__u32)cur->pid : 0;
+	if (s->busy)
+		s->cwaker = cur != p && followed(cur) ? (__u32)cur->pid : 0;
+	else
+		s->gwaker = cur != p && waking_call(cur) && followed(cur) ? (__u32)cur->pid : 0;
 	return 0;
 }
 
@@ -452,6 +494,7 @@ int BPF_PROG(iotape_enter, void *regs_arg, long id)
 			fl->t_woke = 0;
 			fl->t_vslept = 0;
 			fl->waited_ns = 0;
+			fl->gwaker = 0;
 		}
 		return 0;
 	}
@@ -539,7 +582,7 @@ int BPF_PROG(iotape_enter, void *regs_arg, long id)
 	e->slept = fl->slept;
 	e->woke = fl->woke;
 	e->waited = fl->waited;
-	e->pad2 = 0;
+	e->gwaker = fl->woke ? fl->gwaker : 0;
 	e->nr = (__s32)nr;
 	e->nstr = 0;
 	e->slen[0] = e->slen[1] = BE_NOSTR;
@@ -788,7 +831,7 @@ int BPF_PROG(iotape_exit, void *regs_arg, long ret)
 		k->waited = fl->waited;
 		k->estr = fl->estr;
 		k->cwaker = cwaker;
-		k->pad = 0;
+		k->gwaker = fl->woke ? fl->gwaker : 0;
 		__builtin_memcpy(k->args, fl->dargs, sizeof(k->args));
 		if (fl->one == 2) {
 			/* the BE_CALLSTR begun at entry (keep_strs()): its

@@ -212,6 +212,7 @@ static void rand_event(struct iot_event *ev, int64_t *t)
 		ev->waited_ns = rnd() % 3 ? (uint32_t)(rnd() % 90000000) : UINT32_MAX;
 		/* from woke_ns, not another draw: the events after it stay */
 		ev->waker = ev->woke_ns % 4 ? 0 : ev->woke_ns / 4 + 1;
+		ev->gap_waker = ev->woke_ns % 3 ? 0 : ev->woke_ns / 3 + 7;
 	}
 }
 
@@ -312,6 +313,7 @@ static void eq_item(const struct m_item *m, const struct iot_item *it)
 		assert_int_equal(a->woke_ns, b->woke_ns);
 		assert_int_equal(a->waited_ns, b->waited_ns);
 		assert_int_equal(a->waker, b->waker);
+		assert_int_equal(a->gap_waker, b->gap_waker);
 		assert_true(a->ret == b->ret);
 		assert_int_equal(a->nargs, b->nargs);
 		for (k = 0; k < a->nargs; k++)

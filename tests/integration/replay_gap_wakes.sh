@@ -1,0 +1,70 @@
+#!/bin/bash
+# replay_gap_wakes.sh - two processes forked without an exec, siblings,
+# that take turns through semaphores in shared memory
+# (tests/progs/sib_sem: the first writes its file, computes 2 ms, posts
+# the second and waits; the second waits, writes its file, posts the
+# first), recorded with the bpf backend: the trace holds no futex call,
+# but each write that follows a wait names the thread that woke it ('[gap
+# woken by TID]', the sibling), and the replay makes it come after that
+# thread's last call before the wake-up: every such write of the second
+# comes after the first's write of the same round, as recorded.  The rules that
+# guess a waker from the times looked only at threads of the process, its
+# parent and its children: the second wrote all its lines at once (40 of
+# 40 early).  And a sleep between calls that a timer ended names no
+# waker: tests/progs/wake_timer's 1 ms sem_timedwait()s, whose timer's
+# interrupt finds the process's spinning child on their CPU (named in 47
+# of 100 before the recorder kept only wakers in a call that wakes
+# others).
+set -u
+. "$SRCDIR/tests/integration/lib.sh"
+need_iotape_cmd replay
+need_bpf
+[ -x "$PROGS/sib_sem" ] && [ -x "$PROGS/wake_timer" ] ||
+	fail "$PROGS/sib_sem or wake_timer is not built (make tests)"
+need_cmd python3
+T=$(mktemp -d /tmp/iotape-gapwakes.XXXXXX)
+trap 'rm -rf "$T"' EXIT
+N=40
+mkdir "$T/w" "$T/r"
+(cd "$T/w" && "$IOTAPE" record -q --backend bpf -o "$T/t.iotape" -- "$PROGS/sib_sem" "$T/w" $N) ||
+	fail "record exit $?"
+"$IOTAPE" dump "$T/t.iotape" >"$T/t.txt" || fail "dump exit $?"
+# the writers' tids: the one that writes "b" was forked first
+read -r b a < <(awk '$3 ~ /^write\(3,/ && !s[$1]++ { print $1 }' "$T/t.txt" | sort -n | tr '\n' ' ')
+[ -n "$a" ] && [ -n "$b" ] || fail "two writing processes expected in the trace"
+wb=$(grep -c "^$b .*write(3,.*\[gap woken by $a\]" "$T/t.txt")
+[ "$wb" -ge $((N / 2)) ] || fail "$wb of the second's $N writes name the first as their gap's waker"
+"$IOTAPE" replay "$T/t.iotape" --root "$T/r" -o "$T/p.iotape" >"$T/out" 2>&1 ||
+	{ cat "$T/out"; fail "replay exit $?"; }
+cat "$T/out"
+grep -q "^  gap wakes    [0-9]* calls whose thread another woke" "$T/out" ||
+	fail "the summary does not count the gap wakes"
+"$IOTAPE" dump "$T/p.iotape" >"$T/p.txt" || fail "dump of the profile exit $?"
+python3 - "$T/p.txt" "$a" "$b" $N "$T/t.txt" <<'PY' || fail "the replay did not keep the rounds' order"
+import re, sys
+a, b, n = sys.argv[2], sys.argv[3], int(sys.argv[4])
+# the rounds whose write of the second was woken by the first (one that
+# found the semaphore posted did not sleep: nothing in the trace orders it)
+woken = [i for i, l in enumerate(l for l in open(sys.argv[5])
+                                 if re.match(rf'^{b}\s+[0-9.]+\s+write\(3,', l))
+         if f"[gap woken by {a}]" in l]
+w = {a: [], b: []}
+for l in open(sys.argv[1]):
+    m = re.match(r'^(\d+)\s+([0-9.]+)\s+write\(3,.*<([0-9.]+)>', l)
+    if m and m[1] in w:
+        t = float(m[2])
+        w[m[1]].append((t, t + float(m[3])))
+assert len(w[a]) == n and len(w[b]) == n, (len(w[a]), len(w[b]))
+early = [i for i in woken if w[b][i][0] < w[a][i][1]]
+assert not early, f"the second's writes before the first's of their round: {early}"
+PY
+echo "$wb of the second's $N writes woken by the first; the replay kept their rounds' order"
+
+"$IOTAPE" record -q --backend bpf -o "$T/timer.iotape" -- "$PROGS/wake_timer" 100 sem ||
+	fail "wake_timer sem: record exit $?"
+"$IOTAPE" dump "$T/timer.iotape" >"$T/timer.txt" || fail "dump exit $?"
+n=$(grep -c 'close(-1) = -1 EBADF.*\[waited ' "$T/timer.txt")
+[ "$n" -ge 50 ] || fail "wake_timer sem: $n of 100 close(-1) after a sleep in their gap"
+grep '\[gap woken by' "$T/timer.txt" | head -3 | grep . &&
+	fail "a sleep that timed out names a waker"
+echo "$n sleeps between calls that timed out, none with a waker"
