@@ -200,6 +200,7 @@ int rpl_tally(struct rpl_plan *p, struct rpl_result *res)
 	res->wakes = p->wakes;
 	res->call_wakes = p->call_wakes;
 	res->gap_wakes = p->gap_wakes;
+	res->gap_wakes_new = p->gap_wakes_new;
 	res->poll_loops = p->poll_loops;
 	res->poll_rounds = p->poll_rounds;
 	res->poll_cut = atomic_load(&p->polls_cut);

@@ -424,7 +424,8 @@ void rpl_print_summary(FILE *f, const struct rpl_opts *o, const struct rpl_resul
 	if (r->gap_wakes)
 		fprintf(f, "  gap wakes    %llu calls whose thread another woke from a sleep between "
 			"calls (a futex, a semaphore: a wait the trace does not hold) come after "
-			"that thread's last call before\n", (unsigned long long)r->gap_wakes);
+			"that thread's last call before (%llu not so ordered already)\n",
+			(unsigned long long)r->gap_wakes, (unsigned long long)r->gap_wakes_new);
 	if (r->poll_loops)
 		fprintf(f, "  thread polls %llu loops of sleeps that ended as other threads of "
 			"the process ended: the op after each replayed after their end, "

@@ -180,6 +180,7 @@ struct rpl_result {
 					 * after that thread's call before (wakes.c) */
 	uint64_t gap_wakes;		/* ops another thread woke from a sleep in their gap,
 					 * after that thread's call before (wakes.c) */
+	uint64_t gap_wakes_new;		/* ... of them not so ordered already */
 	/* loops of sleeps polling for other threads' ends (polls.c), their
 	 * rounds; the rounds not slept, the threads having ended here */
 	uint64_t poll_loops, poll_rounds, poll_cut;

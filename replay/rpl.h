@@ -644,6 +644,7 @@ struct rpl_plan {
 	uint64_t wakes;			/* ops that follow the call their thread was woken after (wakes.c) */
 	uint64_t call_wakes;		/* calls that follow their waker's call before (wakes.c) */
 	uint64_t gap_wakes;		/* ops whose gap's waker the trace names, after its call before */
+	uint64_t gap_wakes_new;	/* ... of them not so ordered already */
 	uint64_t poll_loops;		/* loops of sleeps polling for threads' ends (polls.c) */
 	uint64_t poll_rounds;		/* ... their sleeps */
 	/* descriptor-table slots the planner read to find the pipes an
