@@ -494,13 +494,14 @@ static int call_wakes(struct rpl_plan *p, const struct tid_at *ta)
  * (*@by, *@by_pos; its end returned), else -1.  Also where that call
  * ended before the gap began (the waker computed since, or woke it
  * from a call the trace does not hold): the replay's order of the two
- * threads holds only through that dependency.  Of any process: the workers of a server forked without an
- * exec wait for each other's locks in the memory they share: PostgreSQL's
- * backends, none the other's parent or child (a pgbench run: 173 of the
- * 174 waits the bpf backend saw in gaps name their waker, where the
- * rules above matched 2; of the 172 whose waker made a call before,
- * 158 the replay ordered already, the waker's last call a write or sync
- * of the WAL file the woken one writes next, deps.c).
+ * threads holds only through that dependency.  Of any process: the
+ * workers of a server forked without an exec wait for each other's locks
+ * in the memory they share: PostgreSQL's backends, none the other's
+ * parent or child (a pgbench run: 173 of the 174 waits the bpf backend
+ * saw in gaps name their waker, where the rules above matched 2; of the
+ * 172 whose waker made a call before, 158 the replay ordered already,
+ * the waker's last call a write or sync of the WAL file the woken one
+ * writes next, deps.c).
  */
 static int64_t gap_waker_of(const struct rpl_plan *p, const struct tid_at *ta, size_t ti,
 			    const struct rpl_op *op, int64_t w, uint32_t *by, uint32_t *by_pos)
