@@ -105,6 +105,10 @@ enum iot_class {
  *          whose kind is MODE; resolve is dropped).
  *   TIMESPEC, TIMEVAL  a timeout's pointer: the time it held at entry in
  *          ns (select's is changed by the call), or -1 for NULL.
+ *   SOCKADDR a socket address (its length is the next argument): the value
+ *          is its sa_family; an AF_UNIX address with a path (not an
+ *          abstract name) has the path in the event's path, resolved as a
+ *          PATH.  The recorder keeps only calls whose address has a path.
  *   everything else: the raw register value, printed per its kind.
  */
 enum iot_arg_kind {
@@ -156,6 +160,7 @@ enum iot_arg_kind {
 	IOT_ARG_MSEC,		/* an int timeout in ms (poll, epoll_wait): < 0 none */
 	IOT_ARG_CLOCKID,	/* clockid_t */
 	IOT_ARG_TIMER_FLAGS,	/* TIMER_ABSTIME */
+	IOT_ARG_SOCKADDR,	/* struct sockaddr * (bind, connect): the family */
 	IOT_ARG_KIND_COUNT
 };
 
@@ -185,6 +190,11 @@ IOT_API const struct iot_syscall *iot_syscall_table(size_t *n);
 /*! iot_syscall_arg() : @return : the index of the first argument of kind
  *  @kind in @sc's row, or -1 if it has none. */
 IOT_API int iot_syscall_arg(const struct iot_syscall *sc, int kind);
+
+/*! iot_syscall_path_arg() : @return : the index of the argument whose
+ *  string is the event's path: @sc's PATH, else its SOCKADDR (a Unix
+ *  socket's name), or -1 if it has neither. */
+IOT_API int iot_syscall_path_arg(const struct iot_syscall *sc);
 
 /*! iot_path_fd() : the descriptor a path names as a link to it:
  *  /proc/self/fd/N, /proc/thread-self/fd/N, /proc/PID/fd/N, /dev/fd/N,

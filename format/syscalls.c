@@ -129,6 +129,13 @@ int iot_syscall_arg(const struct iot_syscall *sc, int kind)
 	return -1;
 }
 
+int iot_syscall_path_arg(const struct iot_syscall *sc)
+{
+	int i = iot_syscall_arg(sc, IOT_ARG_PATH);
+
+	return i >= 0 ? i : iot_syscall_arg(sc, IOT_ARG_SOCKADDR);
+}
+
 int iot_syscall_wbuf(const struct iot_syscall *sc)
 {
 	int i;

@@ -440,7 +440,7 @@ static const char *fd_arg_path(const struct iot_syscall *sc,
 	int own_path = 0, own_path2 = 0;
 
 	for (j = 0; j < sc->nargs && j < IOT_MAX_ARGS; j++) {
-		if (sc->arg[j] == IOT_ARG_PATH)
+		if (sc->arg[j] == IOT_ARG_PATH || sc->arg[j] == IOT_ARG_SOCKADDR)
 			own_path = 1;
 		else if (sc->arg[j] == IOT_ARG_PATH2 || sc->arg[j] == IOT_ARG_STR2)
 			own_path2 = 1;

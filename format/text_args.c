@@ -396,6 +396,16 @@ void iot_sb_arg(struct iot_sbuf *b, int kind, int64_t v,
 	case IOT_ARG_STR2:
 		sb_quote_or(b, ev ? ev->path2 : NULL, ev ? ev->path2_len : 0, ev);
 		break;
+	case IOT_ARG_SOCKADDR:
+		/* as strace: the family, and a Unix socket's path */
+		if ((uint16_t)u == 1) {
+			iot_sb_puts(b, "{sa_family=AF_UNIX, sun_path=");
+			sb_quote_or(b, ev ? ev->path : NULL, ev ? ev->path_len : 0, ev);
+			iot_sb_putc(b, '}');
+		} else {
+			iot_sb_printf(b, "{sa_family=%u}", (unsigned)(uint16_t)u);
+		}
+		break;
 	case IOT_ARG_PTR:
 		/* Pointers are not kept (the value is 0): "..." says so
 		 * rather than a NULL that was never seen. */

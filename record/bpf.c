@@ -58,6 +58,7 @@
 #define BK_CLONE3	5
 #define BK_TIMESPEC	6
 #define BK_TIMEVAL	7
+#define BK_SOCKADDR	8
 
 const char *rec_bpf_missing(void)
 {
@@ -95,6 +96,7 @@ static void fill_sysinfo(struct rec_bpf *b, int fast)
 			case IOT_ARG_OPENHOW: si.kind[a] = BK_OPENHOW; break;
 			case IOT_ARG_TIMESPEC: si.kind[a] = BK_TIMESPEC; break;
 			case IOT_ARG_TIMEVAL: si.kind[a] = BK_TIMEVAL; break;
+			case IOT_ARG_SOCKADDR: si.kind[a] = BK_SOCKADDR; break;
 			case IOT_ARG_CLONE_FLAGS:
 				si.kind[a] = tab[i].nr == SYS_clone3 ? BK_CLONE3 : BK_PLAIN;
 				break;

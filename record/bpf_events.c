@@ -169,7 +169,7 @@ static void pre_of_call(struct rec_ctx *c, struct rec_task *t, const struct be_e
 
 	if (!sc)
 		return;
-	ip = iot_syscall_arg(sc, IOT_ARG_PATH);
+	ip = iot_syscall_path_arg(sc);
 	ip2 = iot_syscall_arg(sc, IOT_ARG_PATH2);
 	memcpy(t->raw, e->args, sizeof(t->raw));
 	if (x && ret >= 0 && (x->created & BE_CREATED) && ip >= 0 &&

@@ -221,9 +221,17 @@ static void take_states(struct rec_ctx *c, pid_t tid, int nr, const uint64_t *ar
 		ssize_t n;
 		char *p;
 
-		if (sc->arg[i] != IOT_ARG_PATH && sc->arg[i] != IOT_ARG_PATH2)
+		if (sc->arg[i] == IOT_ARG_SOCKADDR) {
+			int64_t fam;
+
+			/* bind: a Unix socket's name */
+			n = rec_read_sun_path(tid, args[i], i + 1 < IOT_MAX_ARGS ? args[i + 1] : 0,
+					      c->buf, REC_PATH_MAX, &fam);
+		} else if (sc->arg[i] == IOT_ARG_PATH || sc->arg[i] == IOT_ARG_PATH2) {
+			n = rec_read_str(tid, args[i], c->buf, REC_PATH_MAX);
+		} else {
 			continue;
-		n = rec_read_str(tid, args[i], c->buf, REC_PATH_MAX);
+		}
 		if (n <= 0)
 			continue;
 		if (i > 0 && sc->arg[i - 1] == IOT_ARG_DIRFD && (int32_t)args[i - 1] != AT_FDCWD)

@@ -16,6 +16,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
+#include <sys/socket.h>
 #include <sys/syscall.h>
 #include <sys/uio.h>
 #include <unistd.h>
@@ -122,6 +123,8 @@ static int64_t arg_value(int kind, uint64_t raw)
 	case IOT_ARG_OPEN_FLAGS: case IOT_ARG_AT_FLAGS: case IOT_ARG_MSEC:
 	case IOT_ARG_CLOCKID:
 		return (int32_t)raw;
+	case IOT_ARG_SOCKADDR:
+		return (uint16_t)raw;
 	case IOT_ARG_UINT: case IOT_ARG_MODE: case IOT_ARG_UID:
 	case IOT_ARG_GID: case IOT_ARG_STATX_MASK: case IOT_ARG_CLOSE_RANGE_FLAGS:
 	case IOT_ARG_RENAME_FLAGS: case IOT_ARG_XATTR_FLAGS: case IOT_ARG_SYNC_FLAGS:
@@ -154,12 +157,37 @@ static ssize_t arg_str(struct rec_task *t, int i, char *buf, size_t cap)
  * what the event keeps as the argument, 0, or 1 + N for /proc/self/fd/N
  * of the task's own table (rec_path_magic()): the descriptor, which a
  * replay can name where the path is not its file's (format/FORMAT.md). */
+static char *resolve_buf(struct rec_ctx *c, struct rec_task *t, int i, ssize_t n,
+			 uint32_t *len, int *empty_fd, int64_t *value);
+
 static char *resolve(struct rec_ctx *c, struct rec_task *t, int i,
 		     uint32_t *len, int *empty_fd, int64_t *value)
 {
+	return resolve_buf(c, t, i, arg_str(t, i, c->buf, REC_PATH_MAX), len, empty_fd, value);
+}
+
+/* The socket address at @i (its length the next argument): an AF_UNIX
+ * one's path into c->buf, from a fast-path or BPF record's copy (its
+ * value the family, its string the path), else the tracee's memory.
+ * *@family : sa_family, or -1.  @return : the path's length, 0 for none
+ * (another family, an abstract name), or -errno. */
+static ssize_t arg_sun_path(struct rec_ctx *c, struct rec_task *t, int i, int64_t *family)
+{
+	if (!t->view)
+		return rec_read_sun_path(t->tid, t->raw[i], i + 1 < IOT_MAX_ARGS ? t->raw[i + 1] : 0,
+					 c->buf, REC_PATH_MAX, family);
+	*family = (uint16_t)t->raw[i];
+	if (*family != AF_UNIX || !t->view->str[i])
+		return 0;
+	return arg_str(t, i, c->buf, REC_PATH_MAX);
+}
+
+/* resolve() of the string of @n bytes (or -errno) already in c->buf */
+static char *resolve_buf(struct rec_ctx *c, struct rec_task *t, int i, ssize_t n,
+			 uint32_t *len, int *empty_fd, int64_t *value)
+{
 	const struct iot_syscall *sc = t->sc;
 	const char *base = t->fs ? t->fs->cwd : NULL;
-	ssize_t n = arg_str(t, i, c->buf, REC_PATH_MAX);
 	int64_t dirfd = AT_FDCWD;
 	long self = -1;
 	char *p;
@@ -339,6 +367,25 @@ int rec_decode_entry(struct rec_ctx *c, struct rec_task *t, int nr,
 			}
 			ev->args[i] = 0;
 			break;
+		case IOT_ARG_SOCKADDR: {
+			int64_t fam = -1;
+
+			n = arg_sun_path(c, t, i, &fam);
+			/* only a name in a directory is the filesystem's: an
+			 * abstract name, an AF_INET address are not kept */
+			if (n <= 0) {
+				rec_task_clear_call(t);
+				return 0;
+			}
+			t->path = resolve_buf(c, t, i, n, &len, &empty, &ev->args[i]);
+			ev->args[i] = fam;
+			if (t->path) {
+				ev->path = t->path;
+				ev->path_len = len;
+				has_path = 1;
+			}
+			break;
+		}
 		case IOT_ARG_PTR:
 		case IOT_ARG_FDPAIR:
 			ev->args[i] = 0;
@@ -441,7 +488,7 @@ int rec_decode_entry(struct rec_ctx *c, struct rec_task *t, int nr,
 		return 1;
 	}
 	if (has_path && ev->path && !empty) {
-		int pi = iot_syscall_arg(sc, IOT_ARG_PATH);
+		int pi = iot_syscall_path_arg(sc);
 
 		if (ev->path[0] == '/' && ev->path[1] == 'd' &&
 		    strncmp(ev->path, PHASE_PREFIX, sizeof(PHASE_PREFIX) - 1) == 0)

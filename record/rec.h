@@ -409,6 +409,12 @@ void rec_mm_exec(struct rec_task *t);
  * @return : its length, or -errno */
 ssize_t rec_read_str(pid_t tid, uint64_t addr, char *buf, size_t cap);
 ssize_t rec_read_mem(pid_t tid, uint64_t addr, void *buf, size_t len);
+/* the socket address of @alen bytes at @addr of @tid (bind, connect):
+ * *@family its sa_family (-1 unreadable); an AF_UNIX one's path into
+ * @buf.  @return : the path's length, 0 for none (another family, an
+ * abstract name, no path), or -errno */
+ssize_t rec_read_sun_path(pid_t tid, uint64_t addr, uint64_t alen, char *buf,
+			  size_t cap, int64_t *family);
 /* the bytes the write-family call of @sc with register arguments @args
  * asks to write are all zeros: read from @tid's memory, at most
  * FP_ZERO_MAX of them (tracee_mem.c) */

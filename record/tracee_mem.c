@@ -3,8 +3,11 @@
  * tracee's memory.
  */
 #include <errno.h>
+#include <stddef.h>
 #include <string.h>
+#include <sys/socket.h>
 #include <sys/uio.h>
+#include <sys/un.h>
 
 #include "fastpath/fp.h"
 #include "rec.h"
@@ -52,6 +55,30 @@ ssize_t rec_read_str(pid_t tid, uint64_t addr, char *buf, size_t cap)
 	}
 	buf[got] = 0;
 	return (ssize_t)got;
+}
+
+ssize_t rec_read_sun_path(pid_t tid, uint64_t addr, uint64_t alen, char *buf,
+			  size_t cap, int64_t *family)
+{
+	const size_t off = offsetof(struct sockaddr_un, sun_path);
+	struct sockaddr_un sa;
+	size_t n = alen < sizeof(sa) ? (size_t)alen : sizeof(sa), l;
+
+	*family = -1;
+	if (!addr || n < sizeof(sa.sun_family))
+		return -EFAULT;
+	if (rec_read_mem(tid, addr, &sa, n) != (ssize_t)n)
+		return -EFAULT;
+	*family = sa.sun_family;
+	/* the kernel takes sun_path up to its NUL or the address's end */
+	if (sa.sun_family != AF_UNIX || n <= off || !sa.sun_path[0])
+		return 0;
+	l = strnlen(sa.sun_path, n - off);
+	if (l >= cap)
+		l = cap - 1;
+	memcpy(buf, sa.sun_path, l);
+	buf[l] = 0;
+	return (ssize_t)l;
 }
 
 /* @n bytes at @addr of @tid are all zeros.  A short first look (64

@@ -68,9 +68,8 @@ static void op_path(struct rpl_ctx *c, const struct rpl_op *op, char *buf, size_
 	int i;
 
 	snprintf(buf, len, "%s", op->ev.path ? op->ev.path : "?");
-	for (i = 0; sc && i < sc->nargs; i++)
-		if (sc->arg[i] == IOT_ARG_PATH)
-			return;
+	if (iot_syscall_path_arg(sc) >= 0)
+		return;
 	for (i = sc ? sc->nargs - 1 : -1; i >= 0; i--) {
 		if (sc->arg[i] != IOT_ARG_FD)
 			continue;

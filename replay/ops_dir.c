@@ -1,6 +1,7 @@
 /*
  * ops_dir.c - replay handlers for directories and names: getdents, mkdir,
- * rmdir, unlink, rename, link, symlink, mknod, chdir.
+ * rmdir, unlink, rename, link, symlink, mknod, bind (a Unix socket's
+ * name), chdir.
  *
  * Calls that create, remove or rename a name act on the last component
  * relative to its parent opened inside the root (rpl_parent()), so they
@@ -256,6 +257,26 @@ static int64_t h_mknod(struct rpl_ctx *c, struct rpl_op *op)
 	return r;
 }
 
+/*
+ * bind() of a Unix socket to a path makes its name: an S_IFSOCK inode,
+ * which mknod makes without a socket (the recorder keeps only binds to a
+ * path, record/decode.c).  Its mode is 0777 less the replayer's umask, as
+ * the replay's mkdir and open take theirs; the recorded process's umask
+ * is not known.  A name already there is bind's EADDRINUSE.
+ */
+static int64_t h_bind(struct rpl_ctx *c, struct rpl_op *op)
+{
+	struct rpl_name n;
+	int64_t r;
+
+	OPEN_NAME(c, op, op->ev.path, &n);
+	r = ret_of(mknodat(n.dirfd, n.name, S_IFSOCK | 0777, 0));
+	if (r == 0)
+		rpl_ns_nodir(c->p);	/* a new name: no directory moved */
+	rpl_name_done(&n);
+	return r == -EEXIST ? -EADDRINUSE : r;
+}
+
 /* Paths are absolute: chdir only costs its lookup. */
 static int64_t h_chdir(struct rpl_ctx *c, struct rpl_op *op)
 {
@@ -294,6 +315,7 @@ void rpl_ops_dir(rpl_handler *h)
 	h[SYS_symlinkat] = h_symlink;
 	h[SYS_mknod] = h_mknod;
 	h[SYS_mknodat] = h_mknod;
+	h[SYS_bind] = h_bind;
 	h[SYS_chdir] = h_chdir;
 	h[SYS_fchdir] = h_chdir;
 }

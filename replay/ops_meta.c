@@ -295,6 +295,39 @@ static int64_t h_access(struct rpl_ctx *c, struct rpl_op *op)
 						 AT_EMPTY_PATH | (flags & AT_EACCESS))));
 }
 
+/* Did connect() fail in its look-up of the socket's name, not at the
+ * socket behind it (ECONNREFUSED, EAGAIN: no listener, a full queue)? */
+static int lookup_err(int64_t r)
+{
+	switch (-r) {
+	case ENOENT: case ENOTDIR: case EACCES: case EPERM: case ELOOP:
+	case ENAMETOOLONG:
+		return 1;
+	}
+	return 0;
+}
+
+/*
+ * connect() to a Unix socket's path looks the name up and needs write
+ * permission on it: the look-up and an access(W_OK) here.  What the
+ * socket behind the name answered is no filesystem's: where the name is
+ * found, the recorded result (0, ECONNREFUSED, EAGAIN...) is the
+ * replay's; where the recorded call did not find it, 0 (a mismatch).
+ */
+static int64_t h_connect(struct rpl_ctx *c, struct rpl_op *op)
+{
+	int fd, owned;
+	int64_t r;
+
+	fd = rpl_meta_target(c, op, -1, 0, 0, &owned);
+	if (fd < 0)
+		return fd == RPL_META_SKIP_FD ? RPL_SKIPPED : fd;
+	r = rpl_meta_finish(fd, owned, ret_of(syscall(SYS_faccessat2, fd, "", W_OK, AT_EMPTY_PATH)));
+	if (r < 0)
+		return r;
+	return lookup_err(op->ev.ret) ? 0 : op->ev.ret;
+}
+
 static int64_t h_chmod(struct rpl_ctx *c, struct rpl_op *op)
 {
 	const int64_t *a = op->ev.args;
@@ -388,6 +421,7 @@ void rpl_ops_meta(rpl_handler *h)
 	h[SYS_access] = h_access;
 	h[SYS_faccessat] = h_access;
 	h[SYS_faccessat2] = h_access;
+	h[SYS_connect] = h_connect;
 	h[SYS_chmod] = h_chmod;
 	h[SYS_fchmod] = h_chmod;
 	h[SYS_fchmodat] = h_chmod;

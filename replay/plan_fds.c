@@ -348,7 +348,7 @@ static int on_pipe_fd(const struct rpl_planner *pl, struct rpl_fdtab *tab,
 	struct rpl_fd fe;
 	uint32_t a, v;
 
-	if (!sc || !pl->fifos.n || iot_syscall_arg(sc, IOT_ARG_PATH) >= 0)
+	if (!sc || !pl->fifos.n || iot_syscall_path_arg(sc) >= 0)
 		return 0;
 	for (a = 0; a < sc->nargs && a < ev->nargs; a++)
 		if (sc->arg[a] == IOT_ARG_FD)

@@ -401,11 +401,14 @@ static int make_one(struct prep *pp, size_t i)
 			pp->res->prep_symlinks++;
 		break;
 	case S_IFIFO:
-		if (mknodat(n.dirfd, n.name, S_IFIFO | (ps->mode & 07777), 0) < 0 &&
+	case S_IFSOCK:
+		/* a socket's name (a server's, bound before the recording):
+		 * what a connect looks up, a chmod or an unlink acts on */
+		if (mknodat(n.dirfd, n.name, type | (ps->mode & 07777), 0) < 0 &&
 		    errno != EEXIST)
 			err = -errno;
 		break;
-	default:			/* devices, sockets: not made */
+	default:			/* devices: not made */
 		break;
 	}
 	if (err == 0 && type != S_IFDIR)

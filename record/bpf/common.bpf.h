@@ -26,6 +26,9 @@
 #define BK_CLONE3	5
 #define BK_TIMESPEC	6	/* a timeout's pointer: ns, as iot_timeout_ns() */
 #define BK_TIMEVAL	7
+#define BK_SOCKADDR	8	/* bind, connect: sa_family; an AF_UNIX one's
+				 * sun_path as a string */
+#define AF_UNIX_	1
 
 #define NR_MMAP		9
 #define NR_PIPE		22

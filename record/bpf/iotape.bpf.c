@@ -358,6 +358,22 @@ static long arg_one(__u64 i, void *ctx)
 		if (e->slen[j] == BE_FAULT)
 			w->fault |= 1u << j;
 		e->nstr = j + 1;
+	} else if (k == BK_SOCKADDR) {
+		/* the family; an AF_UNIX address's sun_path (the path at
+		 * 2 bytes in) as a string, as the ptrace path reads it */
+		__u16 fam = 0xffff;
+		__u32 j = e->nstr;
+
+		if (bpf_probe_read_user(&fam, sizeof(fam), (void *)e->args[i]) < 0)
+			fam = 0xffff;
+		if (fam == AF_UNIX_ && j < 2) {
+			e->slen[j] = read_str(e->data, &w->off, e->args[i] + 2);
+			e->sarg[j] = (__u8)i;
+			if (e->slen[j] == BE_FAULT)
+				w->fault |= 1u << j;
+			e->nstr = j + 1;
+		}
+		e->args[i] = fam;
 	} else if (k == BK_IOV && i < 5) {
 		struct iov_ctx c = { .base = e->args[i], .sum = 0 };
 		__u64 cnt = e->args[i + 1];
@@ -861,7 +877,8 @@ int BPF_PROG(iotape_exit, void *regs_arg, long ret)
 		if (!(fl->fault & (1u << j)) || a >= 6)
 			continue;
 		x->nstr = j + 1;
-		x->slen[j] = read_str(x->data, &off, fl->args[a]);
+		x->slen[j] = read_str(x->data, &off, fl->args[a] +
+				      (sysinfo[fl->nr & (BE_NR_MAX - 1)].kind[a] == BK_SOCKADDR ? 2 : 0));
 	}
 	x->h.len = (__u32)sizeof(*x) + (off <= 2 * BE_STR_MAX ? off : 2 * BE_STR_MAX);
 	emit(x, x->h.len, 0);

@@ -125,9 +125,9 @@ static void rows_agree(void **state)
 		/* a count of bytes, or data into a pipe, moves through a descriptor */
 		if (sc->flags & (IOT_SCF_COUNT | IOT_SCF_PIPE | IOT_SCF_CLOSE))
 			assert_true(fd >= 0);
-		/* a name is made or removed at a path */
+		/* a name is made or removed at a path (bind: a socket's) */
 		if (sc->flags & IOT_SCF_NAMES)
-			assert_true(iot_syscall_arg(sc, IOT_ARG_PATH) >= 0);
+			assert_true(iot_syscall_path_arg(sc) >= 0);
 		/* a second name only comes with the calls that make one */
 		if (iot_syscall_arg(sc, IOT_ARG_PATH2) >= 0)
 			assert_true(sc->flags & IOT_SCF_NAMES);
@@ -141,6 +141,13 @@ static void rows_agree(void **state)
 	assert_true(iot_syscall_by_name("close")->flags & IOT_SCF_CLOSE);
 	assert_int_equal(iot_syscall_arg(iot_syscall_by_name("openat"), IOT_ARG_OPEN_FLAGS), 2);
 	assert_int_equal(iot_syscall_arg(iot_syscall_by_name("read"), IOT_ARG_PATH), -1);
+	/* the event's path: a PATH's, else a socket address's */
+	assert_int_equal(iot_syscall_path_arg(iot_syscall_by_name("openat")), 1);
+	assert_int_equal(iot_syscall_path_arg(iot_syscall_by_name("bind")), 1);
+	assert_int_equal(iot_syscall_path_arg(iot_syscall_by_name("connect")), 1);
+	assert_int_equal(iot_syscall_path_arg(iot_syscall_by_name("read")), -1);
+	assert_true(iot_syscall_by_name("bind")->flags & IOT_SCF_NAMES);
+	assert_true(iot_syscall_by_name("connect")->flags & IOT_SCF_LOOK);
 	/* the decoder, planner and replayer find a pair's descriptors by kind */
 	assert_int_equal(iot_syscall_arg(iot_syscall_by_name("socketpair"), IOT_ARG_FDPAIR), 3);
 	assert_int_equal(iot_syscall_arg(iot_syscall_by_name("pipe2"), IOT_ARG_FDPAIR), 0);

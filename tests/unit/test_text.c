@@ -197,6 +197,22 @@ static void test_events(void **state)
 	assert_string_equal(event(&ev),
 			    "renameat2(AT_FDCWD, \"/a\", AT_FDCWD, \"/b\", RENAME_NOREPLACE) = 0");
 
+	/* a Unix socket's name, as strace prints it */
+	ev = mkev(__NR_bind, 0, "/run/s.0");
+	ev.args[0] = 3;
+	ev.args[1] = 1;
+	ev.args[2] = 110;
+	assert_string_equal(event(&ev),
+			    "bind(3, {sa_family=AF_UNIX, sun_path=\"/run/s.0\"}, 110) = 0");
+	ev = mkev(__NR_connect, -ENOENT, "/x");
+	ev.args[0] = 4;
+	ev.args[1] = 1;
+	ev.args[2] = 110;
+	assert_string_equal(event(&ev),
+			    "connect(4, {sa_family=AF_UNIX, sun_path=\"/x\"}, 110) = "
+			    "-1 ENOENT (No such file or directory)");
+	assert_string_equal(arg(IOT_ARG_SOCKADDR, 2), "{sa_family=2}");
+
 	ev = mkev(__NR_read, 0, NULL);
 	ev.args[0] = 3;
 	ev.args[2] = 4096;
