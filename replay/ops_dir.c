@@ -271,8 +271,6 @@ static int64_t h_bind(struct rpl_ctx *c, struct rpl_op *op)
 
 	OPEN_NAME(c, op, op->ev.path, &n);
 	r = ret_of(mknodat(n.dirfd, n.name, S_IFSOCK | 0777, 0));
-	if (r == 0)
-		rpl_ns_nodir(c->p);	/* a new name: no directory moved */
 	rpl_name_done(&n);
 	return r == -EEXIST ? -EADDRINUSE : r;
 }
