@@ -2,10 +2,10 @@
 # replay_sock_names.sh - a Unix socket's name (tests/progs/sock_names.c):
 # bind makes it (relative to the cwd), chmod and stat act on it, connect
 # looks it up (found, missing: ENOENT, a name of the starting tree
-# nobody listens on: ECONNREFUSED), an abstract bind makes no name, and
-# unlink removes it.  Recorded with ptrace, with the fast path and with
+# nobody listens on: ECONNREFUSED), an abstract bind makes no name, a
+# connect to 127.0.0.1 looks up none, and unlink removes it.  Recorded with ptrace, with the fast path and with
 # bpf (where it loads): the dump prints bind and connect with their
-# absolute paths, and no abstract name; the trace has the starting
+# absolute paths, and neither the abstract name nor the AF_INET connect; the trace has the starting
 # tree's socket as S_IFSOCK; replayed on a scratch root with --verify,
 # no call's result differs: the stat between bind and unlink found the
 # name (before bind was recorded it replayed as ENOENT, and so did the
@@ -48,6 +48,8 @@ for b in $backends; do
 		fail "$b: no connect to the old name refused"
 	n=$(grep -c "bind(" "$T/$b.dump")
 	[ "$n" = 1 ] || fail "$b: $n binds in the dump, 1 with a path (the abstract one is not kept)"
+	n=$(grep -c "connect(" "$T/$b.dump")
+	[ "$n" = 3 ] || fail "$b: $n connects in the dump, 3 to a path (the AF_INET one is not kept)"
 	"$IOTAPE" dump -s "$T/$b.iotape" | grep -q "state \"$W/old\" S_IFSOCK" ||
 		fail "$b: the trace has no S_IFSOCK state of $W/old"
 	R=$T/r.$b

@@ -4,11 +4,13 @@
  * chmod it 0777, stat it, connect a client to it by its absolute path,
  * connect to a name that is not there (ENOENT) and to OLD (a socket's
  * name nobody listens on: ECONNREFUSED), bind an abstract name (no
- * file), then unlink the name and stat it again (ENOENT).
+ * file) and connect to 127.0.0.1 port 1 (no file either: its result is
+ * not looked at), then unlink the name and stat it again (ENOENT).
  *   sock_names DIR OLD      the run above
  *   sock_names mk PATH      leave a socket's name at PATH (bound, closed)
  * Exit 0 when every call gave what it should.
  */
+#include <arpa/inet.h>
 #include <errno.h>
 #include <stddef.h>
 #include <stdio.h>
@@ -79,6 +81,17 @@ int main(int argc, char **argv)
 	len = addr_of(&sa, abst, 1);
 	CHECK("bind abstract", bind(ab, (struct sockaddr *)&sa, len), 0);
 	close(ab);
+	ab = socket(AF_INET, SOCK_STREAM, 0);
+	if (ab >= 0) {
+		struct sockaddr_in in;
+
+		memset(&in, 0, sizeof(in));
+		in.sin_family = AF_INET;
+		in.sin_port = htons(1);
+		in.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+		(void)!connect(ab, (struct sockaddr *)&in, sizeof(in));
+		close(ab);
+	}
 	close(srv);
 	CHECK("unlink", unlink("sock/s.0"), 0);
 	CHECK("stat after unlink", stat("sock/s.0", &st) < 0 ? -errno : 0, -ENOENT);
