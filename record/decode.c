@@ -12,6 +12,7 @@
 #include <fcntl.h>
 #include <sched.h>
 #include <signal.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -19,6 +20,7 @@
 #include <sys/socket.h>
 #include <sys/syscall.h>
 #include <sys/uio.h>
+#include <sys/un.h>
 #include <unistd.h>
 
 #include "engine.h"
@@ -152,14 +154,14 @@ static ssize_t arg_str(struct rec_task *t, int i, char *buf, size_t cap)
 	return (ssize_t)n;
 }
 
+static char *resolve_buf(struct rec_ctx *c, struct rec_task *t, int i, ssize_t n,
+			 uint32_t *len, int *empty_fd, int64_t *value);
+
 /* Resolve the path argument at @i: relative to the DIRFD just before it,
  * else the cwd; "" with AT_EMPTY_PATH names the dirfd itself.  *@value:
  * what the event keeps as the argument, 0, or 1 + N for /proc/self/fd/N
  * of the task's own table (rec_path_magic()): the descriptor, which a
  * replay can name where the path is not its file's (format/FORMAT.md). */
-static char *resolve_buf(struct rec_ctx *c, struct rec_task *t, int i, ssize_t n,
-			 uint32_t *len, int *empty_fd, int64_t *value);
-
 static char *resolve(struct rec_ctx *c, struct rec_task *t, int i,
 		     uint32_t *len, int *empty_fd, int64_t *value)
 {
@@ -173,13 +175,25 @@ static char *resolve(struct rec_ctx *c, struct rec_task *t, int i,
  * (another family, an abstract name), or -errno. */
 static ssize_t arg_sun_path(struct rec_ctx *c, struct rec_task *t, int i, int64_t *family)
 {
+	const uint64_t off = offsetof(struct sockaddr_un, sun_path);
+	uint64_t alen = i + 1 < IOT_MAX_ARGS ? t->raw[i + 1] : 0, cap;
+	ssize_t n;
+
 	if (!t->view)
-		return rec_read_sun_path(t->tid, t->raw[i], i + 1 < IOT_MAX_ARGS ? t->raw[i + 1] : 0,
-					 c->buf, REC_PATH_MAX, family);
+		return rec_read_sun_path(t->tid, t->raw[i], alen, c->buf, REC_PATH_MAX, family);
 	*family = (uint16_t)t->raw[i];
-	if (*family != AF_UNIX || !t->view->str[i])
+	if (*family != AF_UNIX || !t->view->str[i] || alen <= off)
 		return 0;
-	return arg_str(t, i, c->buf, REC_PATH_MAX);
+	n = arg_str(t, i, c->buf, REC_PATH_MAX);
+	/* the BPF programs read on to a NUL: the kernel takes sun_path to
+	 * the address's end, as rec_read_sun_path() does */
+	cap = alen - off < sizeof(((struct sockaddr_un *)0)->sun_path) ?
+	      alen - off : sizeof(((struct sockaddr_un *)0)->sun_path);
+	if (n > (ssize_t)cap) {
+		n = (ssize_t)cap;
+		c->buf[n] = 0;
+	}
+	return n;
 }
 
 /* resolve() of the string of @n bytes (or -errno) already in c->buf */
