@@ -108,6 +108,60 @@ void rec_header_clock(struct iot_header *h)
 	h->start_ns = m;
 }
 
+/*
+ * The credentials the first process starts with: the recorder's (the
+ * program inherits them), or with -p those of the process attached to,
+ * from /proc/PID/status: "Uid:" and "Gid:" (real, effective, saved,
+ * filesystem) and "Groups:", copied as the kernel writes them, into
+ * record.uid, record.gid and record.groups.  The replay starts the first
+ * threads with them and follows the set*id calls from there
+ * (replay/creds.c).  A list of groups longer than @groups holds is left
+ * out (the replay keeps its own then).  @return : how many keys it set.
+ */
+static int read_creds(pid_t pid, char *uid, char *gid, char *groups, size_t cap)
+{
+	char path[64], line[4096];
+	FILE *f;
+	int n = 0;
+
+	snprintf(path, sizeof(path), "/proc/%d/status", pid ? (int)pid : (int)getpid());
+	f = fopen(path, "re");
+	if (!f)
+		return 0;
+	uid[0] = gid[0] = groups[0] = 0;
+	while (fgets(line, sizeof(line), f)) {
+		char *v = strchr(line, ':'), *e;
+		char *dst = NULL;
+
+		if (!v)
+			continue;
+		*v++ = 0;
+		if (strcmp(line, "Uid") == 0)
+			dst = uid;
+		else if (strcmp(line, "Gid") == 0)
+			dst = gid;
+		else if (strcmp(line, "Groups") == 0)
+			dst = groups;
+		if (!dst)
+			continue;
+		if (!strchr(v, '\n'))
+			continue;	/* longer than the line buffer: left out */
+		v += strspn(v, " \t");
+		e = v + strlen(v);
+		while (e > v && (e[-1] == '\n' || e[-1] == ' ' || e[-1] == '\t'))
+			*--e = 0;
+		for (e = v; *e; e++)
+			if (*e == '\t')
+				*e = ' ';
+		if (strlen(v) >= cap)
+			continue;
+		strcpy(dst, v);
+		n++;
+	}
+	fclose(f);
+	return n;
+}
+
 static const char *policy_name(int p)
 {
 	return p == REC_CPU_ONE ? "one" : p == REC_CPU_NONE ? "none" : "auto";
@@ -120,6 +174,7 @@ int rec_header_fill(struct iot_header *h, const struct rec_opts *o,
 	struct utsname u;
 	char host[256] = "", *cwd;
 	static char stop_cpu[32], proc_cpu[32], data[64];
+	static char uid[64], gid[64], groups[4096];
 	/* exits seen by BPF: exact CPU times (bpf_events.c) */
 	int bpf_exit = strcmp(backend, "bpf") == 0 || strcmp(backend, "mixed") == 0;
 	struct iot_kv *kv;
@@ -149,7 +204,7 @@ int rec_header_fill(struct iot_header *h, const struct rec_opts *o,
 		      strcmp(backend, "mixed") == 0 ? "bpf+fastpath" :
 		      fastpath && strcmp(fastpath, "on") == 0 ? "ptrace+seccomp+fastpath" :
 		      seccomp ? "ptrace+seccomp" : "ptrace";
-	kv = calloc(8, sizeof(*kv));
+	kv = calloc(12, sizeof(*kv));
 	if (kv) {
 		kv[0].key = "record.seccomp";
 		kv[0].value = seccomp ? "1" : "0";
@@ -187,6 +242,20 @@ int rec_header_fill(struct iot_header *h, const struct rec_opts *o,
 			kv[h->n_extra].key = "record.exit_at";
 			kv[h->n_extra].value = "event";
 			h->n_extra++;
+		}
+		/* what the first process's file calls run as */
+		if (read_creds(o->attach_pid, uid, gid, groups, sizeof(groups)) > 0) {
+			if (uid[0]) {
+				kv[h->n_extra].key = "record.uid";
+				kv[h->n_extra++].value = uid;
+			}
+			if (gid[0]) {
+				kv[h->n_extra].key = "record.gid";
+				kv[h->n_extra++].value = gid;
+			}
+			/* "" when it has none: the key says the list was read */
+			kv[h->n_extra].key = "record.groups";
+			kv[h->n_extra++].value = groups;
 		}
 		/* --data: only then, so that a trace without is as before */
 		if (o->data_max) {

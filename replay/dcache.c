@@ -87,6 +87,21 @@ void rpl_dcache_free(struct rpl_dcache *d)
 	free(d);
 }
 
+void rpl_dcache_drop(struct rpl_dcache *d)
+{
+	uint32_t i;
+
+	if (!d)
+		return;
+	for (i = 0; i < d->n; i++) {
+		if (d->e[i].fd >= 0)
+			close(d->e[i].fd);
+		free(d->e[i].path);
+		memset(&d->e[i], 0, sizeof(d->e[i]));
+		d->e[i].fd = -1;
+	}
+}
+
 void rpl_ns_changed(struct rpl_plan *p)
 {
 	atomic_fetch_add(&p->ns_gen, 1);

@@ -363,6 +363,8 @@ static void *thread_main(void *arg)
 				   RPL_DC_SHARED);
 	/* Wake at the scheduled time, not up to 50 us later. */
 	prctl(PR_SET_TIMERSLACK, 1UL, 0UL, 0UL, 0UL);
+	/* its file calls as the user it ran as (creds.c) */
+	rpl_creds_apply(&c);
 	t->start_ns = iot_now_ns();
 	prev_end = t->spawn_op >= 0 ? t->start_ns : p->t0;
 	c.scratch = t->scratch;
@@ -481,8 +483,13 @@ static void *thread_main(void *arg)
 		}
 		/* pages the program touched through a mapping before this
 		 * munmap, msync or exit */
-		if (op->n_mp)
+		if (op->n_mp) {
+			/* the replayer's work: it may open the file again by
+			 * name, which the program had mapped */
+			rpl_creds_root(&c);
 			rpl_mpages_run(&c, op);
+			rpl_creds_apply(&c);
+		}
 		if (op->n_aio)
 			rpl_aio_await(&c, op);	/* completions seen at a close, exit */
 		c.sys0 = 0;
@@ -609,6 +616,8 @@ int rpl_thread_start(struct rpl_plan *p, uint32_t ti)
 		goto out;
 	t->started = 1;
 	t->plan = p;
+	/* as a clone copies them, from the thread making the clone */
+	rpl_creds_inherit(p, t, t->spawn_op >= 0 ? &p->threads[p->ops[t->spawn_op].thread] : NULL);
 	if (!pr->tab) {
 		struct rpl_fdtab *ptab = pr->parent >= 0 ? p->procs[pr->parent].tab : NULL;
 
@@ -772,6 +781,7 @@ int rpl_execute(struct rpl_plan *p, struct rpl_result *res)
 	if ((err = rpl_late_init(p)) < 0 || (err = rpl_outcome_open(p)) < 0)
 		return err;
 	p->own_files = can_own_files(p);
+	rpl_creds_init(p);
 	rpl_fault_watch_start(p);
 	if (p->o->starts)
 		rpl_starts_open(p);

@@ -168,10 +168,14 @@ static int64_t h_fd_simple(struct rpl_ctx *c, struct rpl_op *op)
  * filesystem 0.78-0.91 s, the same within the run-to-run spread. */
 static int64_t h_sync(struct rpl_ctx *c, struct rpl_op *op)
 {
-	/* the root is held O_PATH, which syncfs() refuses (EBADF) */
-	int fd = openat(c->p->root_fd, ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	int fd;
 	int64_t r;
 
+	/* the root is held O_PATH, which syncfs() refuses (EBADF); opened
+	 * for reading as root, whoever the thread is (creds.c) */
+	rpl_creds_root(c);
+	fd = openat(c->p->root_fd, ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	rpl_creds_apply(c);
 	if (fd < 0)
 		return -errno;
 	r = ret_of(syncfs(fd));

@@ -1,7 +1,7 @@
 /*
  * ops_table.c - which handler replays which syscall: the families
  * (ops_file.c, ops_io.c, ops_meta.c, ops_xattr.c, ops_dir.c, ops_proc.c,
- * aio.c, uring.c, ops_wait.c) fill one table by syscall number, once.  The executor
+ * aio.c, uring.c, ops_wait.c, creds.c) fill one table by syscall number, once.  The executor
  * (exec.c) reads rpl_handlers[] directly after rpl_handler_for() has
  * filled it, so the lookup per op is one load.  Handlers share their
  * helpers through ops_common.c, not through the executor.
@@ -24,6 +24,7 @@ static void init_handlers(void)
 	rpl_ops_aio(rpl_handlers);
 	rpl_ops_uring(rpl_handlers);
 	rpl_ops_wait(rpl_handlers);
+	rpl_ops_creds(rpl_handlers);
 	/* the write buffer is filled here too, before any timed op */
 	rpl_wbuf();
 }

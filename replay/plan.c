@@ -286,6 +286,7 @@ void rpl_plan_free(struct rpl_plan *p)
 	free(p->pre_ns);
 	free(p->data);
 	free(p->late);
+	rpl_creds_free(p);
 	if (p->rd)
 		iot_reader_close(p->rd);
 	if (p->arena)

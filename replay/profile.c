@@ -210,6 +210,10 @@ int rpl_tally(struct rpl_plan *p, struct rpl_result *res)
 	res->exits_ns = (int64_t)atomic_load(&p->exits_ns);
 	res->pipe_gaveup = atomic_load(&p->pipe_gaveup);
 	res->fd_links = atomic_load(&p->fd_links);
+	res->creds = p->creds;
+	res->creds_threads = atomic_load(&p->creds_threads);
+	res->creds_calls = atomic_load(&p->creds_calls);
+	res->creds_not_taken = atomic_load(&p->creds_not_taken);
 	res->damaged = p->damaged;
 	{
 		struct statvfs sv;

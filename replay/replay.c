@@ -382,6 +382,16 @@ void rpl_print_summary(FILE *f, const struct rpl_opts *o, const struct rpl_resul
 		fprintf(f, "  fd links     %llu opens of a descriptor's link (/dev/fd/N, "
 			"/proc/self/fd/N, /proc/PID/fd/N) opened the replayed descriptor's file or "
 			"pipe\n", (unsigned long long)r->fd_links);
+	if (r->creds == RPL_CREDS_ON && (r->creds_threads || r->creds_calls))
+		fprintf(f, "  credentials  %llu threads made their file calls as the user recorded, "
+			"%llu set*id calls changed a thread's (IOTAPE_REPLAY_CREDS=0: as root)\n",
+			(unsigned long long)r->creds_threads, (unsigned long long)r->creds_calls);
+	if (r->creds_not_taken)
+		fprintf(f, "  credentials  not taken: %llu threads ran as another user when "
+			"recorded and replayed as %s\n", (unsigned long long)r->creds_not_taken,
+			r->creds == RPL_CREDS_ROOT_CLOSED ?
+			"root: --root is not searchable by others (its mode is left as it is)" :
+			"the replayer's user (only root can take another's)");
 	if (r->waits_slept || r->waits_left)
 		fprintf(f, "  waits        %llu sleeps, polls or selects that timed out slept "
 			"as recorded (%s in all), %llu that returned for an event left "

@@ -191,6 +191,11 @@ struct rpl_result {
 	uint64_t pipe_gaveup;		/* pipe reads and writes whose other end never came */
 	uint64_t fd_links;		/* opens of /dev/fd/N and the like that opened the
 					 * replayed descriptor (ops_file.c) */
+	/* credentials (creds.c): RPL_CREDS_* of the run (rpl.h); threads
+	 * that ran as another user, the set*id calls that changed a
+	 * thread's, and the threads that ran as the replayer instead */
+	int creds;
+	uint64_t creds_threads, creds_calls, creds_not_taken;
 
 	uint64_t threads, processes;
 	int64_t late_p50_ns, late_p99_ns, late_max_ns;

@@ -442,6 +442,16 @@ struct rpl_dep {
 
 struct rpl_plan;
 
+/* What a replayed thread's file calls run as (creds.c): its ids as the
+ * kernel keeps them (real, effective, saved, filesystem), followed
+ * through the recorded set*id calls, and its supplementary groups. */
+struct rpl_cred {
+	uint32_t uid[4], gid[4];
+	uint32_t ngroups;
+	const uint32_t *groups;		/* the plan's (plan.groups0), or NULL */
+};
+#define RPL_CRED_FS 3			/* the filesystem id's index */
+
 #define RPL_NOLINK 4
 
 struct rpl_thread {
@@ -468,6 +478,13 @@ struct rpl_thread {
 	} nolink[RPL_NOLINK];
 	uint32_t nolink_next;
 	struct rpl_dcache *dcache;	/* parent directories it opened */
+	/* run: its credentials (from its parent thread at the clone, the
+	 * header's for a thread the replay starts), and what its kernel
+	 * thread's filesystem ids are now (cred_set: 0 unknown, 1 @cred's,
+	 * 2 root's around the replayer's own work, creds.c) */
+	struct rpl_cred cred;
+	uint8_t cred_set;
+	uint8_t cred_refused;		/* counted in plan.creds_not_taken */
 	struct rpl_dirwalk *dirwalk;	/* names of the directories it listed (dirwalk.c) */
 	uint64_t walk_opens, walk_back;	/* files opened under them; after one listed later */
 	uint64_t walk_dirs, walk_moved;	/* walks put in the order listed here; their entries */
@@ -668,6 +685,14 @@ struct rpl_plan {
 	_Atomic uint64_t exits_ns;	/* ... waited for so in all */
 	_Atomic uint64_t pipe_gaveup;	/* pipe waits given up (ops_pipe.c) */
 	_Atomic uint64_t fd_links;	/* opens of a descriptor's magic link (ops_file.c) */
+	/* credentials (creds.c): RPL_CREDS_*; the first threads' (the
+	 * header's) and the groups they name */
+	int creds;
+	struct rpl_cred cred0;
+	uint32_t *groups0;
+	_Atomic uint64_t creds_not_taken;	/* threads run with the replayer's */
+	_Atomic uint64_t creds_threads;		/* threads that ran as another */
+	_Atomic uint64_t creds_calls;		/* set*id calls that changed them */
 	/* run */
 	int root_fd;
 	int64_t t0;			/* replay start, monotonic */
@@ -1158,6 +1183,32 @@ int rpl_thread_start(struct rpl_plan *p, uint32_t ti);
 /* Wait until process @pi finished (wait4). */
 void rpl_wait_proc(struct rpl_plan *p, uint32_t pi);
 
+/* ---- credentials (creds.c) ---- */
+enum {
+	RPL_CREDS_OFF = 0,		/* none recorded, or IOTAPE_REPLAY_CREDS=0 */
+	RPL_CREDS_ON,			/* threads take theirs */
+	RPL_CREDS_CANNOT,		/* not root: counted, not taken */
+	RPL_CREDS_ROOT_CLOSED,		/* --root not searchable by others: as root */
+};
+/*! rpl_creds_init() : whether the run follows credentials, and the
+ *  first threads' from the header (before any thread starts). */
+void rpl_creds_init(struct rpl_plan *p);
+void rpl_creds_free(struct rpl_plan *p);
+/* thread @t, not yet running, started by @parent (NULL: by the replay) */
+void rpl_creds_inherit(struct rpl_plan *p, struct rpl_thread *t, const struct rpl_thread *parent);
+/* the calling replay thread's kernel filesystem ids and groups set to
+ * its cred (a no-op where they are) */
+void rpl_creds_apply(struct rpl_ctx *c);
+/* ... set to root's, for the replayer's own work in the thread: undone
+ * by rpl_creds_apply() */
+void rpl_creds_root(struct rpl_ctx *c);
+static inline int rpl_creds_other(const struct rpl_ctx *c)
+{
+	return c->t->cred_set == 1 &&
+	       (c->t->cred.uid[RPL_CRED_FS] || c->t->cred.gid[RPL_CRED_FS]);
+}
+void rpl_ops_creds(rpl_handler *h);
+
 /* Parent directories, cached per thread (dcache.c). */
 struct rpl_dcache;
 /* Slots: a thread whose process has its kernel descriptor table to
@@ -1169,6 +1220,9 @@ struct rpl_dcache;
 #define RPL_DC_WAYS 4
 struct rpl_dcache *rpl_dcache_new(uint32_t slots);
 void rpl_dcache_free(struct rpl_dcache *d);
+/* Close every parent @d holds: its thread's credentials changed, and a
+ * parent it opened before may be one it could not reach now (creds.c). */
+void rpl_dcache_drop(struct rpl_dcache *d);
 /* As rpl_parent(), through the thread's cache; release with
  * rpl_name_done(). */
 int rpl_parent_at(struct rpl_ctx *c, const char *path, struct rpl_name *n);
