@@ -15,12 +15,24 @@
  * wrappers would change every thread of the replayer).  The file calls
  * check permissions with those, and files they make get them as owners.
  *
+ * Capabilities are followed as one flag, whether the thread's file access
+ * capabilities are effective (CAP_DAC_OVERRIDE, ...: root's permission
+ * checks, files owned by its filesystem ids), as the kernel changes them
+ * at a uid change: lost when the effective (or filesystem) uid leaves 0,
+ * back when it returns, kept by root at an exec and lost by others, and
+ * raised by a capset() that succeeded (its sets are not recorded): setpriv
+ * --reuid changes the uid with PR_SET_KEEPCAPS and raises them again, so
+ * that until it execs the program it searches $PATH as root (through a
+ * 0700 /root: ENOENT, not EACCES).  A replay thread that is capable with
+ * a filesystem uid not 0 raises its own effective set to its permitted
+ * one (raw capset, per thread).  The flag stands for CAP_SETUID and
+ * CAP_SETGID as well, for the set*id calls' rules.
+ *
  * What the recorder cannot give: setgroups' list (its length only is
  * kept: no argument kind holds an array), so a setgroups() leaves the
- * thread with no supplementary groups, its filesystem gid alone; and the
- * credentials an exec of a set-user-ID program takes.  Privilege is taken
- * as an effective uid 0 (CAP_SETUID and CAP_SETGID), not from the
- * capability sets.
+ * thread with no supplementary groups, its filesystem gid alone; what a
+ * capset() set (taken as a raise); PR_SET_KEEPCAPS; and the credentials
+ * an exec of a set-user-ID program takes.
  *
  * The replayer's own work in a replay thread (pages of a mapping opened
  * again by name, the root opened for a sync) runs with root's filesystem
@@ -28,6 +40,7 @@
  * header's keys nor set*id calls, run as before: nothing here is done.
  */
 #include <errno.h>
+#include <linux/capability.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -103,6 +116,7 @@ static void own_cred(struct rpl_plan *p)
 		n = getgroups(n, (gid_t *)p->groups0);
 	p->cred0.ngroups = p->groups0 && n > 0 ? (uint32_t)n : 0;
 	p->cred0.groups = p->groups0;
+	p->cred0.capable = e == 0;
 }
 
 static int is_setid(int nr)
@@ -110,7 +124,7 @@ static int is_setid(int nr)
 	switch (nr) {
 	case SYS_setuid: case SYS_setgid: case SYS_setreuid: case SYS_setregid:
 	case SYS_setresuid: case SYS_setresgid: case SYS_setfsuid: case SYS_setfsgid:
-	case SYS_setgroups:
+	case SYS_setgroups: case SYS_capset:
 		return 1;
 	}
 	return 0;
@@ -153,6 +167,7 @@ void rpl_creds_init(struct rpl_plan *p)
 		if (parse_groups(p, gr) < 0)
 			own_cred(p);
 	}
+	p->cred0.capable = p->cred0.uid[1] == 0;
 	/* recorded as the replayer runs, and never changed: as before */
 	if (!calls && p->cred0.uid[RPL_CRED_FS] == geteuid() &&
 	    p->cred0.gid[RPL_CRED_FS] == getegid())
@@ -189,19 +204,40 @@ void rpl_creds_inherit(struct rpl_plan *p, struct rpl_thread *t, const struct rp
 		count_thread(p, t);
 }
 
+/* the calling thread's effective capabilities set to its permitted ones
+ * (all of root's): those of file access, which a filesystem uid not 0
+ * took away */
+static void raise_caps(void)
+{
+	struct __user_cap_header_struct h = { _LINUX_CAPABILITY_VERSION_3, 0 };
+	struct __user_cap_data_struct d[_LINUX_CAPABILITY_U32S_3];
+
+	if (syscall(SYS_capget, &h, d) != 0)
+		return;
+	d[0].effective = d[0].permitted;
+	d[1].effective = d[1].permitted;
+	syscall(SYS_capset, &h, d);
+}
+
 void rpl_creds_apply(struct rpl_ctx *c)
 {
 	struct rpl_thread *t = c->t;
+	uint32_t fsuid = t->cred.uid[RPL_CRED_FS];
 
 	if (c->p->creds != RPL_CREDS_ON || t->cred_set == 1)
 		return;
 	/* groups first: changing them needs CAP_SETGID, which a thread
 	 * keeps with any filesystem ids (setfsuid drops only the
-	 * capabilities of file access) */
+	 * capabilities of file access); the filesystem uid through 0, which
+	 * gives those back, so that the one set takes them away again */
 	if (t->cred_set == 0)
 		syscall(SYS_setgroups, (size_t)t->cred.ngroups, t->cred.groups);
+	if (t->cred_set != 2)
+		syscall(SYS_setfsuid, 0);
 	syscall(SYS_setfsgid, t->cred.gid[RPL_CRED_FS]);
-	syscall(SYS_setfsuid, t->cred.uid[RPL_CRED_FS]);
+	syscall(SYS_setfsuid, fsuid);
+	if (fsuid && t->cred.capable)
+		raise_caps();
 	t->cred_set = 1;
 }
 
@@ -267,14 +303,34 @@ static void set_fs(uint32_t *id, int64_t before, uint32_t v, int priv)
 		id[3] = v;
 }
 
-static int64_t h_setid(struct rpl_ctx *c, struct rpl_op *op)
+/* @old -> @t's cred changed what its file calls run as: apply it */
+static void changed(struct rpl_ctx *c, const struct rpl_cred *old)
 {
 	struct rpl_thread *t = c->t;
-	struct rpl_cred *cr = &t->cred;
+	const struct rpl_cred *cr = &t->cred;
+
+	if (cr->uid[RPL_CRED_FS] == old->uid[RPL_CRED_FS] &&
+	    cr->gid[RPL_CRED_FS] == old->gid[RPL_CRED_FS] && cr->capable == old->capable &&
+	    cr->ngroups == old->ngroups && cr->groups == old->groups)
+		return;
+	atomic_fetch_add(&c->p->creds_calls, 1);
+	count_thread(c->p, t);
+	if (c->p->creds != RPL_CREDS_ON)
+		return;
+	if (cr->ngroups != old->ngroups || cr->groups != old->groups)
+		t->cred_set = 0;
+	else if (t->cred_set == 1)
+		t->cred_set = 3;	/* neither @cred's nor root's */
+	/* parents it opened as the ids before may be out of its reach now */
+	rpl_dcache_drop(t->dcache);
+	RPL_TIMED(c, (rpl_creds_apply(c), 0));
+}
+
+static int64_t h_setid(struct rpl_ctx *c, struct rpl_op *op)
+{
+	struct rpl_cred *cr = &c->t->cred, old = *cr;
 	const int64_t *a = op->ev.args;
-	uint32_t fsuid = cr->uid[RPL_CRED_FS], fsgid = cr->gid[RPL_CRED_FS];
-	uint32_t ng = cr->ngroups;
-	int priv = cr->uid[1] == 0;
+	int priv = cr->capable;
 	int fs = op->ev.nr == SYS_setfsuid || op->ev.nr == SYS_setfsgid;
 
 	if (c->p->creds == RPL_CREDS_OFF || (!fs && op->ev.ret != 0))
@@ -297,22 +353,34 @@ static int64_t h_setid(struct rpl_ctx *c, struct rpl_op *op)
 		cr->ngroups = 0;
 		cr->groups = NULL;
 		break;
+	case SYS_capset:
+		cr->capable = 1;	/* its sets are not recorded: a raise (above) */
+		break;
 	}
-	if (cr->uid[RPL_CRED_FS] == fsuid && cr->gid[RPL_CRED_FS] == fsgid &&
-	    cr->ngroups == ng && op->ev.nr != SYS_setgroups)
-		return op->ev.ret;
-	atomic_fetch_add(&c->p->creds_calls, 1);
-	count_thread(c->p, t);
-	if (c->p->creds != RPL_CREDS_ON)
-		return op->ev.ret;
-	if (op->ev.nr == SYS_setgroups || cr->ngroups != ng)
-		t->cred_set = 0;
-	else if (t->cred_set == 1)
-		t->cred_set = 2;
-	/* parents it opened as the ids before may be out of its reach now */
-	rpl_dcache_drop(t->dcache);
-	RPL_TIMED(c, (rpl_creds_apply(c), 0));
+	/* the kernel's rules for the effective set at a uid change
+	 * (capabilities(7), "Effect of user ID changes on capabilities") */
+	if (old.uid[1] == 0 && cr->uid[1] != 0)
+		cr->capable = 0;
+	else if (old.uid[1] != 0 && cr->uid[1] == 0)
+		cr->capable = 1;
+	if (old.uid[RPL_CRED_FS] == 0 && cr->uid[RPL_CRED_FS] != 0)
+		cr->capable = 0;
+	else if (old.uid[RPL_CRED_FS] != 0 && cr->uid[RPL_CRED_FS] == 0)
+		cr->capable = 1;
+	changed(c, &old);
 	return op->ev.ret;
+}
+
+void rpl_creds_exec(struct rpl_ctx *c)
+{
+	struct rpl_cred *cr = &c->t->cred, old = *cr;
+
+	if (c->p->creds == RPL_CREDS_OFF)
+		return;
+	cr->uid[2] = cr->uid[RPL_CRED_FS] = cr->uid[1];
+	cr->gid[2] = cr->gid[RPL_CRED_FS] = cr->gid[1];
+	cr->capable = cr->uid[1] == 0;
+	changed(c, &old);
 }
 
 void rpl_ops_creds(rpl_handler *h)
@@ -326,4 +394,5 @@ void rpl_ops_creds(rpl_handler *h)
 	h[SYS_setfsuid] = h_setid;
 	h[SYS_setfsgid] = h_setid;
 	h[SYS_setgroups] = h_setid;
+	h[SYS_capset] = h_setid;
 }

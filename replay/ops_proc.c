@@ -33,6 +33,8 @@ static int64_t h_execve(struct rpl_ctx *c, struct rpl_op *op)
 	if (op->ev.ret == 0 || (op->ev.flags & IOT_EV_UNFINISHED)) {
 		rpl_fdtab_exec(c->pr->tab);
 		rpl_mpages_exec(c);
+		if (op->ev.ret == 0)
+			rpl_creds_exec(c);
 		/* The recorded result is what counts: a start that fails
 		 * here (no memory, no such program) changes no file. */
 		if (op->ev.ret == 0 && c->p->o->starts &&

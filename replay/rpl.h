@@ -449,6 +449,9 @@ struct rpl_cred {
 	uint32_t uid[4], gid[4];
 	uint32_t ngroups;
 	const uint32_t *groups;		/* the plan's (plan.groups0), or NULL */
+	/* its file access capabilities are effective (CAP_DAC_OVERRIDE...):
+	 * root's permission checks with its filesystem ids as owners */
+	uint8_t capable;
 };
 #define RPL_CRED_FS 3			/* the filesystem id's index */
 
@@ -1202,6 +1205,10 @@ void rpl_creds_apply(struct rpl_ctx *c);
 /* ... set to root's, for the replayer's own work in the thread: undone
  * by rpl_creds_apply() */
 void rpl_creds_root(struct rpl_ctx *c);
+/* a successful exec of the calling thread's process: its saved and
+ * filesystem ids become its effective ones, and it keeps capabilities
+ * only as root */
+void rpl_creds_exec(struct rpl_ctx *c);
 static inline int rpl_creds_other(const struct rpl_ctx *c)
 {
 	return c->t->cred_set == 1 &&
