@@ -69,6 +69,28 @@ for b in "${BACKENDS[@]}"; do
 	echo "$b: ok"
 done
 
+# kept capabilities (PR_SET_KEEPCAPS, capset, as setpriv): the main
+# thread's stat succeeds, its file is still nobody's; the other thread's
+# stat fails.  bpf where it loads, else ptrace.
+b=${BACKENDS[${#BACKENDS[@]}-1]}
+rm -rf "$T/w"
+mkdir "$T/w"
+backend_opts "$b"
+rc=0
+"$IOTAPE" record -q "${OPTS[@]}" -o "$T/t.iotape" -- "$PROGS/cred_drop" "$T/w" "$NU" "$NG" caps \
+	</dev/null || rc=$?
+[ $rc = 0 ] || fail "$b caps: recording cred_drop failed (exit $rc)"
+n=$("$IOTAPE" dump "$T/t.iotape" | grep -c 'priv/secret".*EACCES') || true
+[ "$n" = 1 ] || fail "$b caps: $n stats of priv/secret recorded EACCES, not 1"
+replay "$b caps"
+[ $RC = 0 ] || { cat "$T/out"; fail "$b caps: replay --verify exited $RC"; }
+grep -Eq '^  mismatches   0$' "$T/out" || { cat "$T/out"; fail "$b caps: mismatches"; }
+for f in main thread; do
+	o=$(stat -c %u:%g "$T/root$T/w/pub/$f" 2>/dev/null) || fail "$b caps: pub/$f not made"
+	[ "$o" = "$NU:$NG" ] || fail "$b caps: pub/$f is owned by $o, not $NU:$NG"
+done
+echo "$b caps: ok"
+
 # a root that others cannot search: as root, counted, its mode kept
 rm -rf "$T/root"
 mkdir -m 0700 "$T/root"
