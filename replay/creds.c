@@ -303,8 +303,9 @@ static void set_fs(uint32_t *id, int64_t before, uint32_t v, int priv)
 		id[3] = v;
 }
 
-/* @old -> @t's cred changed what its file calls run as: apply it */
-static void changed(struct rpl_ctx *c, const struct rpl_cred *old)
+/* @old -> @t's cred changed what its file calls run as: apply it (and
+ * with @call, count the call that did) */
+static void changed(struct rpl_ctx *c, const struct rpl_cred *old, int call)
 {
 	struct rpl_thread *t = c->t;
 	const struct rpl_cred *cr = &t->cred;
@@ -313,7 +314,8 @@ static void changed(struct rpl_ctx *c, const struct rpl_cred *old)
 	    cr->gid[RPL_CRED_FS] == old->gid[RPL_CRED_FS] && cr->capable == old->capable &&
 	    cr->ngroups == old->ngroups && cr->groups == old->groups)
 		return;
-	atomic_fetch_add(&c->p->creds_calls, 1);
+	if (call)
+		atomic_fetch_add(&c->p->creds_calls, 1);
 	count_thread(c->p, t);
 	if (c->p->creds != RPL_CREDS_ON)
 		return;
@@ -367,7 +369,7 @@ static int64_t h_setid(struct rpl_ctx *c, struct rpl_op *op)
 		cr->capable = 0;
 	else if (old.uid[RPL_CRED_FS] != 0 && cr->uid[RPL_CRED_FS] == 0)
 		cr->capable = 1;
-	changed(c, &old);
+	changed(c, &old, 1);
 	return op->ev.ret;
 }
 
@@ -380,7 +382,7 @@ void rpl_creds_exec(struct rpl_ctx *c)
 	cr->uid[2] = cr->uid[RPL_CRED_FS] = cr->uid[1];
 	cr->gid[2] = cr->gid[RPL_CRED_FS] = cr->gid[1];
 	cr->capable = cr->uid[1] == 0;
-	changed(c, &old);
+	changed(c, &old, 0);
 }
 
 void rpl_ops_creds(rpl_handler *h)
