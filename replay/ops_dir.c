@@ -248,8 +248,10 @@ static int64_t h_mknod(struct rpl_ctx *c, struct rpl_op *op)
 	struct rpl_name n;
 	int64_t r;
 
-	/* Devices and sockets are not made: regular files and FIFOs only. */
-	if ((mode & S_IFMT) != 0 && (mode & S_IFMT) != S_IFREG && (mode & S_IFMT) != S_IFIFO)
+	/* Devices are not made: regular files, FIFOs and sockets' names
+	 * only (a socket's name is an inode, as bind makes it: h_bind()) */
+	if ((mode & S_IFMT) != 0 && (mode & S_IFMT) != S_IFREG && (mode & S_IFMT) != S_IFIFO &&
+	    (mode & S_IFMT) != S_IFSOCK)
 		return rpl_skip(op, RPL_SKIP_UNSUPPORTED);
 	OPEN_NAME(c, op, op->ev.path, &n);
 	r = ret_of(mknodat(n.dirfd, n.name, mode & (S_IFMT | 07777), 0));

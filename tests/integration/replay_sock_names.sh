@@ -3,13 +3,15 @@
 # bind makes it (relative to the cwd), chmod and stat act on it, connect
 # looks it up (found, missing: ENOENT, a name of the starting tree
 # nobody listens on: ECONNREFUSED), an abstract bind makes no name, a
-# connect to 127.0.0.1 looks up none, and unlink removes it.  Recorded with ptrace, with the fast path and with
+# connect to 127.0.0.1 looks up none, and unlink removes it; a socket's
+# name made by mknod is stat'ed and unlinked.  Recorded with ptrace, with the fast path and with
 # bpf (where it loads): the dump prints bind and connect with their
 # absolute paths, and neither the abstract name nor the AF_INET connect; the trace has the starting
 # tree's socket as S_IFSOCK; replayed on a scratch root with --verify,
 # no call's result differs: the stat between bind and unlink found the
 # name (before bind was recorded it replayed as ENOENT, and so did the
-# chmod and the unlink).
+# chmod and the unlink; the mknod'ed name's stat and unlink differed
+# while mknod skipped sockets).
 set -u
 . "$SRCDIR/tests/integration/lib.sh"
 need_iotape_cmd replay

@@ -5,7 +5,8 @@
  * connect to a name that is not there (ENOENT) and to OLD (a socket's
  * name nobody listens on: ECONNREFUSED), bind an abstract name (no
  * file) and connect to 127.0.0.1 port 1 (no file either: its result is
- * not looked at), then unlink the name and stat it again (ENOENT).
+ * not looked at), then unlink the name and stat it again (ENOENT); then
+ * mknod a socket's name sock/s.1, stat it and unlink it.
  *   sock_names DIR OLD      the run above
  *   sock_names mk PATH      leave a socket's name at PATH (bound, closed)
  * Exit 0 when every call gave what it should.
@@ -95,5 +96,10 @@ int main(int argc, char **argv)
 	close(srv);
 	CHECK("unlink", unlink("sock/s.0"), 0);
 	CHECK("stat after unlink", stat("sock/s.0", &st) < 0 ? -errno : 0, -ENOENT);
+	/* a socket's name made by mknod, as bind makes it */
+	CHECK("mknod", mknod("sock/s.1", S_IFSOCK | 0600, 0), 0);
+	CHECK("stat mknod", stat("sock/s.1", &st), 0);
+	CHECK("S_IFSOCK mknod", S_ISSOCK(st.st_mode), 1);
+	CHECK("unlink mknod", unlink("sock/s.1"), 0);
 	return fails != 0;
 }
