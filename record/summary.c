@@ -37,8 +37,9 @@ void rec_summary(const struct rec_ctx *c, uint64_t bytes)
 			 (double)c->st.bpf_slept_ns / 1e9, (double)c->st.bpf_rec_ns / 1e9,
 			 (unsigned long long)c->st.bpf_rec_runs);
 	else if (c->fast)
-		snprintf(b1, sizeof(b1), " (%.1f%% in-process)",
-			 v ? 100.0 * (double)c->st.fast_events / (double)v : 0.0);
+		snprintf(b1, sizeof(b1), " (%.1f%% in-process, %llu ptrace stops)",
+			 v ? 100.0 * (double)c->st.fast_events / (double)v : 0.0,
+			 (unsigned long long)c->st.stops);
 	else if (c->bpf)
 		snprintf(b1, sizeof(b1), " (by BPF; %llu stops before calls that change names, "
 			 "%.3f s held; %.3f s asleep on a disk between calls; %.3f s in %llu "

@@ -17,11 +17,14 @@
 #include <limits.h>
 #include <stdarg.h>
 #include <stddef.h>
+#include <string.h>
 #include <sys/ioctl.h>
+#include <sys/socket.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
 #include <sys/types.h>
 #include <sys/uio.h>
+#include <sys/un.h>
 #include <sys/xattr.h>
 #include <unistd.h>
 
@@ -574,4 +577,59 @@ EXPORT int dup2(int fd, int nfd)
 EXPORT int dup3(int fd, int nfd, int fl)
 {
 	return (int)FP(SYS_dup3, U(fd), U(nfd), U(fl), 0, 0, 0);
+}
+
+/*
+ * connect() and bind() of an address that names no file (AF_INET,
+ * AF_INET6, an abstract or unnamed Unix socket): the recorder keeps
+ * nothing of them (record/decode.c drops them), but the seccomp filter,
+ * which cannot look at the address, stops each one: 3,000 TCP connects
+ * to a listener of the same process took 79 ms natively, 180 ms recorded
+ * before bind and connect were recorded, 240 ms after (20 us a stop).
+ * Made through the stub here, they stop nothing and are not logged.  A
+ * Unix socket's path goes to libc's, whose call stops and is recorded;
+ * so does an address the wrapper cannot read (libc's call then fails
+ * with EFAULT as it would) and any call while the stub is not there.
+ * The address's first bytes are read with process_vm_readv(), which
+ * fails where a plain read would fault.
+ */
+static int names_no_file(const struct sockaddr *sa, socklen_t len)
+{
+	unsigned char h[3] = { 0 };
+	struct iovec l = { h, len < sizeof(h) ? len : sizeof(h) }, r = { (void *)sa, l.iov_len };
+	long pid = fp_raw(SYS_getpid, 0, 0, 0, 0, 0, 0);
+	sa_family_t fam;
+
+	if (!sa || len < sizeof(sa_family_t) || pid <= 0 ||
+	    fp_raw(SYS_process_vm_readv, pid, (long)&l, 1, (long)&r, 1, 0) != (long)l.iov_len)
+		return 0;
+	memcpy(&fam, h, sizeof(fam));
+	if (fam != AF_UNIX)
+		return 1;
+	/* unnamed (bind's autobind) or abstract: no file */
+	return len <= offsetof(struct sockaddr_un, sun_path) || h[2] == 0;
+}
+
+EXPORT int connect(int fd, const struct sockaddr *sa, socklen_t len)
+{
+	int (*f)(int, const struct sockaddr *, socklen_t);
+	long r;
+
+	if (names_no_file(sa, len) &&
+	    (r = fp_raw(SYS_connect, U(fd), (long)sa, U(len), 0, 0, 0)) != -ENOSYS)
+		return (int)fp_ret(r);
+	f = (int (*)(int, const struct sockaddr *, socklen_t))fp_libc("connect");
+	return f ? f(fd, sa, len) : (int)fp_ret(-ENOSYS);
+}
+
+EXPORT int bind(int fd, const struct sockaddr *sa, socklen_t len)
+{
+	int (*f)(int, const struct sockaddr *, socklen_t);
+	long r;
+
+	if (names_no_file(sa, len) &&
+	    (r = fp_raw(SYS_bind, U(fd), (long)sa, U(len), 0, 0, 0)) != -ENOSYS)
+		return (int)fp_ret(r);
+	f = (int (*)(int, const struct sockaddr *, socklen_t))fp_libc("bind");
+	return f ? f(fd, sa, len) : (int)fp_ret(-ENOSYS);
 }
