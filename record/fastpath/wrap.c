@@ -610,26 +610,25 @@ static int names_no_file(const struct sockaddr *sa, socklen_t len)
 	return len <= offsetof(struct sockaddr_un, sun_path) || h[2] == 0;
 }
 
-EXPORT int connect(int fd, const struct sockaddr *sa, socklen_t len)
+/* connect() or bind() (@nr, libc's @name) as above */
+static int sock_call(long nr, const char *name, int fd, const struct sockaddr *sa, socklen_t len)
 {
 	int (*f)(int, const struct sockaddr *, socklen_t);
 	long r;
 
 	if (names_no_file(sa, len) &&
-	    (r = fp_raw(SYS_connect, U(fd), (long)sa, U(len), 0, 0, 0)) != -ENOSYS)
+	    (r = fp_raw(nr, U(fd), (long)sa, U(len), 0, 0, 0)) != -ENOSYS)
 		return (int)fp_ret(r);
-	f = (int (*)(int, const struct sockaddr *, socklen_t))fp_libc("connect");
+	f = (int (*)(int, const struct sockaddr *, socklen_t))fp_libc(name);
 	return f ? f(fd, sa, len) : (int)fp_ret(-ENOSYS);
+}
+
+EXPORT int connect(int fd, const struct sockaddr *sa, socklen_t len)
+{
+	return sock_call(SYS_connect, "connect", fd, sa, len);
 }
 
 EXPORT int bind(int fd, const struct sockaddr *sa, socklen_t len)
 {
-	int (*f)(int, const struct sockaddr *, socklen_t);
-	long r;
-
-	if (names_no_file(sa, len) &&
-	    (r = fp_raw(SYS_bind, U(fd), (long)sa, U(len), 0, 0, 0)) != -ENOSYS)
-		return (int)fp_ret(r);
-	f = (int (*)(int, const struct sockaddr *, socklen_t))fp_libc("bind");
-	return f ? f(fd, sa, len) : (int)fp_ret(-ENOSYS);
+	return sock_call(SYS_bind, "bind", fd, sa, len);
 }
