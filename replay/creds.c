@@ -198,7 +198,7 @@ static void count_thread(struct rpl_plan *p, struct rpl_thread *t)
 void rpl_creds_inherit(struct rpl_plan *p, struct rpl_thread *t, const struct rpl_thread *parent)
 {
 	t->cred = parent ? parent->cred : p->cred0;
-	t->cred_set = 0;
+	t->cred_set = RPL_CRED_UNSET;
 	t->cred_refused = 0;
 	if (p->creds != RPL_CREDS_OFF)
 		count_thread(p, t);
@@ -224,21 +224,21 @@ void rpl_creds_apply(struct rpl_ctx *c)
 	struct rpl_thread *t = c->t;
 	uint32_t fsuid = t->cred.uid[RPL_CRED_FS];
 
-	if (c->p->creds != RPL_CREDS_ON || t->cred_set == 1)
+	if (c->p->creds != RPL_CREDS_ON || t->cred_set == RPL_CRED_THREAD)
 		return;
 	/* groups first: changing them needs CAP_SETGID, which a thread
 	 * keeps with any filesystem ids (setfsuid drops only the
 	 * capabilities of file access); the filesystem uid through 0, which
 	 * gives those back, so that the one set takes them away again */
-	if (t->cred_set == 0)
+	if (t->cred_set == RPL_CRED_UNSET)
 		syscall(SYS_setgroups, (size_t)t->cred.ngroups, t->cred.groups);
-	if (t->cred_set != 2)
+	if (t->cred_set != RPL_CRED_ROOT)
 		syscall(SYS_setfsuid, 0);
 	syscall(SYS_setfsgid, t->cred.gid[RPL_CRED_FS]);
 	syscall(SYS_setfsuid, fsuid);
 	if (fsuid && t->cred.capable)
 		raise_caps();
-	t->cred_set = 1;
+	t->cred_set = RPL_CRED_THREAD;
 }
 
 void rpl_creds_root(struct rpl_ctx *c)
@@ -247,7 +247,7 @@ void rpl_creds_root(struct rpl_ctx *c)
 		return;
 	syscall(SYS_setfsuid, 0);
 	syscall(SYS_setfsgid, 0);
-	c->t->cred_set = 2;
+	c->t->cred_set = RPL_CRED_ROOT;
 }
 
 /* ---- the set*id calls ---- */
@@ -320,9 +320,9 @@ static void changed(struct rpl_ctx *c, const struct rpl_cred *old, int call)
 	if (c->p->creds != RPL_CREDS_ON)
 		return;
 	if (cr->ngroups != old->ngroups || cr->groups != old->groups)
-		t->cred_set = 0;
-	else if (t->cred_set == 1)
-		t->cred_set = 3;	/* neither @cred's nor root's */
+		t->cred_set = RPL_CRED_UNSET;
+	else if (t->cred_set == RPL_CRED_THREAD)
+		t->cred_set = RPL_CRED_IDS;
 	/* parents it opened as the ids before may be out of its reach now */
 	rpl_dcache_drop(t->dcache);
 	RPL_TIMED(c, (rpl_creds_apply(c), 0));

@@ -453,6 +453,14 @@ struct rpl_cred {
 	 * root's permission checks with its filesystem ids as owners */
 	uint8_t capable;
 };
+
+/* What a replay thread's kernel ids are now (rpl_thread.cred_set) */
+enum rpl_cred_set {
+	RPL_CRED_UNSET,		/* unknown: groups and ids to set */
+	RPL_CRED_THREAD,	/* its cred's */
+	RPL_CRED_ROOT,		/* root's, around the replayer's own work */
+	RPL_CRED_IDS,		/* neither: its groups are its cred's, its ids to set */
+};
 #define RPL_CRED_FS 3			/* the filesystem id's index */
 
 #define RPL_NOLINK 4
@@ -483,8 +491,7 @@ struct rpl_thread {
 	struct rpl_dcache *dcache;	/* parent directories it opened */
 	/* run: its credentials (from its parent thread at the clone, the
 	 * header's for a thread the replay starts), and what its kernel
-	 * thread's filesystem ids are now (cred_set: 0 unknown, 1 @cred's,
-	 * 2 root's around the replayer's own work, creds.c) */
+	 * thread's ids are now (enum rpl_cred_set, creds.c) */
 	struct rpl_cred cred;
 	uint8_t cred_set;
 	uint8_t cred_refused;		/* counted in plan.creds_not_taken */
@@ -1211,7 +1218,7 @@ void rpl_creds_root(struct rpl_ctx *c);
 void rpl_creds_exec(struct rpl_ctx *c);
 static inline int rpl_creds_other(const struct rpl_ctx *c)
 {
-	return c->t->cred_set == 1 &&
+	return c->t->cred_set == RPL_CRED_THREAD &&
 	       (c->t->cred.uid[RPL_CRED_FS] || c->t->cred.gid[RPL_CRED_FS]);
 }
 void rpl_ops_creds(rpl_handler *h);
