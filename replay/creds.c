@@ -119,7 +119,7 @@ static void own_cred(struct rpl_plan *p)
 	p->cred0.capable = e == 0;
 }
 
-static int is_setid(int nr)
+int rpl_creds_call(int nr)
 {
 	switch (nr) {
 	case SYS_setuid: case SYS_setgid: case SYS_setreuid: case SYS_setregid:
@@ -143,17 +143,14 @@ void rpl_creds_init(struct rpl_plan *p)
 	const char *u = p->hdr ? iot_header_get(p->hdr, "record.uid") : NULL;
 	const char *g = p->hdr ? iot_header_get(p->hdr, "record.gid") : NULL;
 	const char *gr = p->hdr ? iot_header_get(p->hdr, "record.groups") : NULL;
-	int calls = 0;
+	int calls = p->setid_calls;
 	struct stat st;
-	size_t i;
 
 	p->creds = RPL_CREDS_OFF;
 	atomic_store(&p->creds_not_taken, 0);
 	atomic_store(&p->creds_threads, 0);
 	atomic_store(&p->creds_calls, 0);
 	own_cred(p);
-	for (i = 0; i < p->n_ops && !calls; i++)
-		calls = is_setid(p->ops[i].ev.nr);
 	if ((env && strcmp(env, "0") == 0) || (!u && !g && !calls))
 		return;
 	/* a key that does not parse is as if it were not there */

@@ -228,6 +228,8 @@ int rpl_plan_read(struct rpl_plan *p)
 			if (op->ev.nargs > IOT_MAX_ARGS)
 				op->ev.nargs = IOT_MAX_ARGS;
 			op->seq = (uint32_t)p->n_ops;
+			/* credentials to follow (creds.c) */
+			p->setid_calls |= rpl_creds_call(op->ev.nr);
 			if (it.u.ev.cpu_ns &&
 			    (err = keep_col(p, &p->cpu_ns, &p->n_cpu, op->seq, it.u.ev.cpu_ns)))
 				goto out;

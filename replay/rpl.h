@@ -698,6 +698,7 @@ struct rpl_plan {
 	/* credentials (creds.c): RPL_CREDS_*; the first threads' (the
 	 * header's) and the groups they name */
 	int creds;
+	int setid_calls;		/* the trace has set*id calls (plan_read.c) */
 	struct rpl_cred cred0;
 	uint32_t *groups0;
 	_Atomic uint64_t creds_not_taken;	/* threads run with the replayer's */
@@ -1204,6 +1205,8 @@ enum {
  *  first threads' from the header (before any thread starts). */
 void rpl_creds_init(struct rpl_plan *p);
 void rpl_creds_free(struct rpl_plan *p);
+/* syscall @nr changes a thread's credentials (the set*id calls, capset) */
+int rpl_creds_call(int nr);
 /* thread @t, not yet running, started by @parent (NULL: by the replay) */
 void rpl_creds_inherit(struct rpl_plan *p, struct rpl_thread *t, const struct rpl_thread *parent);
 /* the calling replay thread's kernel filesystem ids and groups set to
