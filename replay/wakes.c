@@ -520,6 +520,38 @@ static int64_t gap_waker_of(const struct rpl_plan *p, const struct tid_at *ta, s
 	return end;
 }
 
+/*
+ * The waker of an op of thread @ti woken at @w (its entry @e, its gap
+ * begun at @s) as the times tell: the thread of its process, or where
+ * the wake-up itself was seen (bpf) and @kin, of its parent or a child
+ * that shares its memory, whose last call before @w ended last, within
+ * WAKE_LAG_MAX of @w (*@by, *@by_pos; that call's end returned), else -1.
+ */
+static int64_t waker_guess(const struct rpl_plan *p, const struct kin *g, size_t ti, int kin,
+			   int64_t w, int64_t e, int64_t s, uint32_t *by, uint32_t *by_pos)
+{
+	uint32_t pr = p->threads[ti].proc, c;
+	int32_t pa = p->procs[pr].parent;
+	int64_t best = -1;
+
+	waker_in(p, g->thr + g->thr_off[pr], g->thr_off[pr + 1] - g->thr_off[pr], ti, w, s,
+		 &best, by, by_pos);
+	/* another process's thread only where the wake-up itself was seen
+	 * (bpf): a gap's end after another process's call is often time
+	 * off the CPU */
+	if (kin && w != e) {
+		if (pa >= 0 && shared_mem(g, pr, (uint32_t)pa, w))
+			waker_in(p, g->thr + g->thr_off[pa], g->thr_off[pa + 1] - g->thr_off[pa],
+				 ti, w, s, &best, by, by_pos);
+		for (c = g->kid_off[pr]; c < g->kid_off[pr + 1]; c++)
+			if (shared_mem(g, g->kid[c], pr, w))
+				waker_in(p, g->thr + g->thr_off[g->kid[c]],
+					 g->thr_off[g->kid[c] + 1] - g->thr_off[g->kid[c]], ti, w, s,
+					 &best, by, by_pos);
+	}
+	return best < 0 || iot_ns_sub(w, best) > WAKE_LAG_MAX ? -1 : best;
+}
+
 int rpl_plan_wakes(struct rpl_plan *p)
 {
 	size_t ti;
@@ -562,6 +594,7 @@ int rpl_plan_wakes(struct rpl_plan *p)
 				t->spawn_op >= 0 ? &p->ops[t->spawn_op] : NULL;
 			int64_t s, gap, e = op->ev.t_enter, best = -1, w;
 			uint32_t by = 0, by_pos = 0;
+			int named;
 
 			if (!prev)
 				continue;
@@ -572,47 +605,24 @@ int rpl_plan_wakes(struct rpl_plan *p)
 			/* when it was woken (bpf), else its entry */
 			w = woken_at(p, op, s);
 			/* by a thread the trace names: that one, whatever the
-			 * wait's length */
-			if (p->gap_waker && w >= 0 && w != e &&
-			    rpl_op_col(p->gap_waker, p->n_gap_waker, op)) {
-				if ((best = gap_waker_of(p, ta, ti, op, w, &by, &by_pos)) < 0)
-					continue;
-				err = rpl_dep_append(p, op, by, by_pos);
-				if (err < 0)
-					goto out;
-				p->gap_wakes++;
-				p->gap_wakes_new += (uint64_t)err;
-				err = 0;
-				RPL_GROW(wk, nw, cap);
-				wk[nw++] = (struct wake){ k, iot_ns_sub(e, best) };
-				continue;
-			}
-			if (w < 0 || !a_wait(p, op, gap))
-				continue;
-			waker_in(p, g.thr + g.thr_off[pr], g.thr_off[pr + 1] - g.thr_off[pr], ti, w,
-				 s, &best, &by, &by_pos);
-			/* another process's thread only where the wake-up
-			 * itself was seen (bpf): a gap's end after another
-			 * process's call is often time off the CPU */
-			if (kin && w != e) {
-				uint32_t c;
-
-				if (pa >= 0 && shared_mem(&g, pr, (uint32_t)pa, w))
-					waker_in(p, g.thr + g.thr_off[pa],
-						 g.thr_off[pa + 1] - g.thr_off[pa], ti, w, s, &best,
-						 &by, &by_pos);
-				for (c = g.kid_off[pr]; c < g.kid_off[pr + 1]; c++)
-					if (shared_mem(&g, g.kid[c], pr, w))
-						waker_in(p, g.thr + g.thr_off[g.kid[c]],
-							 g.thr_off[g.kid[c] + 1] - g.thr_off[g.kid[c]],
-							 ti, w, s, &best, &by, &by_pos);
-			}
-			if (best < 0 || iot_ns_sub(w, best) > WAKE_LAG_MAX)
+			 * wait's length; else as the times tell */
+			named = p->gap_waker && w >= 0 && w != e &&
+				rpl_op_col(p->gap_waker, p->n_gap_waker, op);
+			if (named)
+				best = gap_waker_of(p, ta, ti, op, w, &by, &by_pos);
+			else if (w >= 0 && a_wait(p, op, gap))
+				best = waker_guess(p, &g, ti, kin, w, e, s, &by, &by_pos);
+			if (best < 0)
 				continue;
 			err = rpl_dep_append(p, op, by, by_pos);
 			if (err < 0)
 				goto out;
-			p->wakes += (uint64_t)err;
+			if (named) {
+				p->gap_wakes++;
+				p->gap_wakes_new += (uint64_t)err;
+			} else {
+				p->wakes += (uint64_t)err;
+			}
 			err = 0;
 			RPL_GROW(wk, nw, cap);
 			wk[nw++] = (struct wake){ k, iot_ns_sub(e, best) };
