@@ -241,8 +241,9 @@ struct rec_stats {
 	uint64_t guard_held;		/* ... calls so held */
 	uint64_t bpf_slept_ns;		/* uninterruptible sleep between calls
 					 * (slept_ns), bpf backend */
-	uint64_t bpf_rec_ns, bpf_rec_runs;	/* the page-fault programs' runs
-						 * between calls, their time */
+	uint64_t bpf_rec_ns, bpf_rec_runs;	/* the programs' runs between
+						 * calls (page faults, slow
+						 * ring writes), their time */
 	uint64_t stop_slept_ns;		/* ptrace: sleep between stopped calls */
 	uint64_t stop_slept;		/* ... calls given one (slept.c) */
 	uint64_t bpf_reread;		/* bpf: strings unread at entry, read at exit */

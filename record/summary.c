@@ -31,7 +31,8 @@ void rec_summary(const struct rec_ctx *c, uint64_t bytes)
 	if (c->fast && c->bpf)
 		snprintf(b1, sizeof(b1), " (%.1f%% in-process, the rest by BPF; %llu stops "
 			 "before calls that change names, %.3f s held; %.3f s asleep on a disk "
-			 "between calls; %.3f s in %llu page-fault programs' runs between calls)",
+			 "between calls; %.3f s in %llu runs of the programs between calls: "
+			 "page faults, slow ring writes)",
 			 v ? 100.0 * (double)c->st.fast_events / (double)v : 0.0,
 			 (unsigned long long)c->st.guard_stops, (double)c->st.guard_held_ns / 1e9,
 			 (double)c->st.bpf_slept_ns / 1e9, (double)c->st.bpf_rec_ns / 1e9,
@@ -43,7 +44,7 @@ void rec_summary(const struct rec_ctx *c, uint64_t bytes)
 	else if (c->bpf)
 		snprintf(b1, sizeof(b1), " (by BPF; %llu stops before calls that change names, "
 			 "%.3f s held; %.3f s asleep on a disk between calls; %.3f s in %llu "
-			 "page-fault programs' runs between calls)",
+			 "runs of the programs between calls: page faults, slow ring writes)",
 			 (unsigned long long)c->st.guard_stops, (double)c->st.guard_held_ns / 1e9,
 			 (double)c->st.bpf_slept_ns / 1e9, (double)c->st.bpf_rec_ns / 1e9,
 			 (unsigned long long)c->st.bpf_rec_runs);

@@ -121,7 +121,9 @@ struct tstate {
 	__u64 t_in;			/* switched in last (0: not seen) */
 	__u64 run_in;			/* ... its se.sum_exec_runtime then */
 	__u64 rec_ns;			/* the fault programs' time in it
-					 * outside its calls (mpages.bpf.h) */
+					 * outside its calls (mpages.bpf.h),
+					 * and the exit's slow runs
+					 * (iotape.bpf.c's exit_tail()) */
 	__u64 rec_runs;			/* ... their runs so timed */
 	__u32 soff;			/* crec's strings' bytes */
 	__u32 gwaker;			/* the followed task that last woke it

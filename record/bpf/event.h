@@ -241,7 +241,8 @@ struct be_gone {
 	__u64 utime_ns, stime_ns;	/* sampled per clock tick */
 	__u64 run_ns;			/* exact: run time at its last switch in, and since */
 	__u64 rec_ns;			/* of it, the page-fault programs' own time
-					 * outside its calls (mpages.bpf.h) */
+					 * outside its calls (mpages.bpf.h), and
+					 * the exit program's slow runs */
 	__u64 rec_runs;			/* ... in so many runs of them */
 };
 

@@ -755,6 +755,34 @@ __noinline int exit_files(__s32 nr, __s64 ret, __u64 a0, __u64 a3)
 }
 
 /*
+ * The exit program's work after its stamp @t (its record written into the
+ * ring) is in the gap before the thread's next call, which the replay
+ * spins as the program's computing less what the recorder measured a gap
+ * of its own programs costs (record.bpf_gap_ns).  Most of it is that
+ * (0.1-0.5 us); but the first record written into each page of the ring
+ * since it was made took ~10 us more on this VM (a page's first write
+ * there costs ~12 us, as for any new page of a program's): ~2,000 times
+ * in a recording's first 8 MiB of records, 4 % of the gaps of a loop of
+ * close(-1), where a run without the recorder had 0.3 % of its gaps that
+ * slow.  A run past SLOW_TAIL_NS is the recorder's own time outside the
+ * calls: it goes with the fault programs' (rec_ns, rec_runs), which the
+ * replay takes off the thread's gaps and its CPU budget (replay/budget.c).
+ * An interrupt in it is counted too; a run of a millisecond or more is
+ * not (the task was switched out: not the programs' time).
+ */
+#define SLOW_TAIL_NS	3000ULL
+
+static __always_inline void exit_tail(struct tstate *fl, __u64 t)
+{
+	__u64 d = bpf_ktime_get_ns() - t;
+
+	if (d > SLOW_TAIL_NS && d < 1000000ULL) {
+		fl->rec_ns += d;
+		fl->rec_runs++;
+	}
+}
+
+/*
  * A plain raw tracepoint, not a BTF-typed one: the kernel checks a
  * tp_btf program's target by a search of its whole BTF by name (~0.4 ms
  * of every recording's load).  The registers are the tracepoint's first
@@ -866,6 +894,7 @@ int BPF_PROG(iotape_exit, void *regs_arg, long ret)
 				   (__s64)fl->dargs[4], fl->dargs[5]);
 		else if (fl->nr == NR_MUNMAP_ && ret == 0)
 			fmap_unmap(fl->dargs[0], fl->dargs[1]);
+		exit_tail(fl, t);
 		return 0;
 	}
 	/* strings unread at entry: their pages are in now, unless the call
@@ -882,6 +911,7 @@ int BPF_PROG(iotape_exit, void *regs_arg, long ret)
 	}
 	x->h.len = (__u32)sizeof(*x) + (off <= 2 * BE_STR_MAX ? off : 2 * BE_STR_MAX);
 	emit(x, x->h.len, 0);
+	exit_tail(fl, t);
 	return 0;
 }
 

@@ -38,7 +38,7 @@ for i in range(0, n * 4096, 4096):
 PY
 "$IOTAPE" record --backend bpf -o t.iotape -- sh -c "'$PY' map.py small && '$PY' touch.py" \
 	2>rec.err || fail "record failed: $(tail -3 rec.err)"
-runs=$(sed -n 's/.* in \([0-9]*\) page-fault programs. runs between calls.*/\1/p' rec.err | head -1)
+runs=$(sed -n 's/.* in \([0-9]*\) runs of the programs between calls.*/\1/p' rec.err | head -1)
 [ -n "$runs" ] || fail "no count of the fault programs' runs in the summary: $(head -2 rec.err)"
 "$IOTAPE" dump t.iotape | grep -q 'mmap pages "[^"]*/small"' ||
 	fail "the small file's mapped pages are not in the trace"
