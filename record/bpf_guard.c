@@ -170,6 +170,13 @@ static int guard_filter(struct sock_filter *f, size_t max, int fast)
 	return (int)k;
 }
 
+/* The filter alone, into @f (@max instructions): its length, or -errno
+ * (record/bpf.c's measuring child runs under it, as the program will). */
+int rec_guard_filter(struct sock_filter *f, size_t max, int fast)
+{
+	return guard_filter(f, max, fast);
+}
+
 int rec_guard_install(int fast)
 {
 	struct sock_filter f[1024];

@@ -639,6 +639,8 @@ void rec_bpf_set_guard(struct rec_ctx *c, int fd);
 /* ---- bpf_guard.c: the stop before a call that removes or truncates ---- */
 /* in the child: the filter; @return : its listener fd, or -errno */
 int rec_guard_install(int fast);
+struct sock_filter;
+int rec_guard_filter(struct sock_filter *f, size_t max, int fast);
 /* may call @nr stop in the guard's filter (@fast: with the fast path)? */
 int rec_guard_may_stop(int nr, int fast);
 /* the listener @child_fd of @child, as a descriptor of the recorder */
