@@ -951,6 +951,49 @@ static void test_bpf_measured_gap(void **state)
 	tplan_free(&tp);
 }
 
+/* The recorder's measure (record.bpf_gap_ns, @measure ns) against the
+ * trace's least floor where its calls are of two kinds: ops 1..100
+ * closes, gaps 500..1490 ns (floor 550), ops 101..200 io_submits, gaps
+ * 1500..2490 ns.  A measure of 300 is below the least floor: a gap loses
+ * 550; one of 700 is above it: a gap loses 700. */
+static void bpf_measure_least(int64_t measure, int64_t want)
+{
+	enum { N = 201 };
+	char v[24];
+	struct iot_kv kv = { "record.bpf_gap_ns", v };
+	struct iot_header h = { .extra = &kv, .n_extra = 1 };
+	int64_t gap[N];
+	uint32_t fl[N];
+	struct tplan tp;
+	size_t i;
+
+	snprintf(v, sizeof(v), "%lld", (long long)measure);
+	for (i = 0; i < N; i++) {
+		fl[i] = IOT_EV_BPF;
+		gap[i] = i == 0 ? 0 : i <= 100 ? 500 + (int64_t)(i - 1) * 10 :
+			 1500 + (int64_t)(i - 101) * 10;
+	}
+	tplan_init(&tp, N, gap, fl);
+	tp.p.hdr = &h;
+	for (i = 0; i < N; i++) {
+		tp.p.ops[i].ev.nr = i <= 100 ? SYS_close : SYS_io_submit;
+		tp.p.ops[i].ev.t_enter = (int64_t)i * 10000;
+		tp.p.ops[i].ev.t_exit = tp.p.ops[i].ev.t_enter + 1000;
+	}
+	assert_int_equal(rpl_plan_think(&tp.p), 0);
+	assert_int_equal(tp.p.bpf_floor_ns, want);
+	assert_int_equal(tp.p.ops[50].think_ns, 990 - want);
+	assert_int_equal(tp.p.ops[150].think_ns, 1990 - want);
+	tplan_free(&tp);
+}
+
+static void test_bpf_measure_least(void **state)
+{
+	(void)state;
+	bpf_measure_least(300, 550);
+	bpf_measure_least(700, 700);
+}
+
 /* 101 bpf reads, 1 us on a CPU each; 10 of the 100 gaps after the first
  * 5 us (the floor), 90 of 100 us (the thread preempted in them), each
  * call held @held_ns by the guard's stop before it (pre_ns, its gap that
@@ -1301,6 +1344,7 @@ int main(void)
 		cmocka_unit_test(test_bpf_held_floor),
 		cmocka_unit_test(test_bpf_least_floor),
 		cmocka_unit_test(test_bpf_measured_gap),
+		cmocka_unit_test(test_bpf_measure_least),
 		cmocka_unit_test(test_bpf_floor_budget),
 		cmocka_unit_test(test_bpf_fault_budget),
 		cmocka_unit_test(test_bpf_fault_gaps),
