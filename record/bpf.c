@@ -237,15 +237,6 @@ static int cmp_gap(const void *a, const void *b)
 /* A raw system call: the child shares the recorder's memory and its
  * thread's TLS (clone() with CLONE_VM, no CLONE_SETTLS), so nothing it
  * runs may write errno or take a lock of libc's. */
-static inline long calib_sc(long nr, long a, long b, long c)
-{
-	long r;
-
-	__asm__ volatile("syscall" : "=a"(r) : "a"(nr), "D"(a), "S"(b), "d"(c)
-			 : "rcx", "r11", "memory");
-	return r;
-}
-
 static inline long calib_sc5(long nr, long a, long b, long c, long d, long e)
 {
 	register long r10 __asm__("r10") = d;
@@ -255,6 +246,11 @@ static inline long calib_sc5(long nr, long a, long b, long c, long d, long e)
 	__asm__ volatile("syscall" : "=a"(r) : "a"(nr), "D"(a), "S"(b), "d"(c), "r"(r10), "r"(r8)
 			 : "rcx", "r11", "memory");
 	return r;
+}
+
+static inline long calib_sc(long nr, long a, long b, long c)
+{
+	return calib_sc5(nr, a, b, c, 0, 0);
 }
 
 /* on a stack of its own that no sanitizer knows of: not instrumented */

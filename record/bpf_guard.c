@@ -1,6 +1,6 @@
 /*
  * bpf_guard.c - the one stop the bpf backend keeps: before a call that
- * makes, removes or renames a name, or truncates a path (guard_filter()
+ * makes, removes or renames a name, or truncates a path (rec_guard_filter()
  * says which, from format/syscalls.def).
  *
  * The BPF programs see a call's path strings but not the inode behind
@@ -124,7 +124,7 @@ int rec_guard_may_stop(int nr, int fast)
 	return sc && guard_kind(sc);
 }
 
-static int guard_filter(struct sock_filter *f, size_t max, int fast)
+int rec_guard_filter(struct sock_filter *f, size_t max, int fast)
 {
 	const struct iot_syscall *tab;
 	size_t n, i, k = 0;
@@ -170,18 +170,11 @@ static int guard_filter(struct sock_filter *f, size_t max, int fast)
 	return (int)k;
 }
 
-/* The filter alone, into @f (@max instructions): its length, or -errno
- * (record/bpf.c's measuring child runs under it, as the program will). */
-int rec_guard_filter(struct sock_filter *f, size_t max, int fast)
-{
-	return guard_filter(f, max, fast);
-}
-
 int rec_guard_install(int fast)
 {
 	struct sock_filter f[1024];
 	struct sock_fprog prog;
-	int fd, k = guard_filter(f, sizeof(f) / sizeof(f[0]), fast);
+	int fd, k = rec_guard_filter(f, sizeof(f) / sizeof(f[0]), fast);
 
 	if (k < 0)
 		return k;

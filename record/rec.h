@@ -639,6 +639,8 @@ void rec_bpf_set_guard(struct rec_ctx *c, int fd);
 /* ---- bpf_guard.c: the stop before a call that removes or truncates ---- */
 /* in the child: the filter; @return : its listener fd, or -errno */
 int rec_guard_install(int fast);
+/* the filter alone, into @f (room for @max instructions): its length, or
+ * -E2BIG (record/bpf.c's measuring child runs under it, as the program) */
 struct sock_filter;
 int rec_guard_filter(struct sock_filter *f, size_t max, int fast);
 /* may call @nr stop in the guard's filter (@fast: with the fast path)? */

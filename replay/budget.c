@@ -758,9 +758,10 @@ static int add_us(struct rpl_map *m, uint64_t key, uint32_t us)
  * themselves, and the exit program's runs that took 3 us or more after
  * its stamp (a record written into a page of the ring not written
  * before: ~10 us in a VM, 2,048 times in a recording's first 8 MiB of
- * records; record/bpf/iotape.bpf.c's exit_tail()).  It is not the program's, and no floor of think.c took it
- * off a gap: it comes off the budget, as think.c's rec_cpu does, and off
- * the gaps' sum (rpl_think_budget()).  It is small: configure (432
+ * records; record/bpf/iotape.bpf.c's exit_tail()).  It is not the
+ * program's, and no floor of think.c took it off a gap: it comes off
+ * the budget, as think.c's rec_cpu does, and off the gaps' sum
+ * (rpl_think_budget()).  It is small: configure (432
  * processes) 7-8 ms in ~38,000 runs of 1.4-1.8 s of recorded CPU time
  * (17-23 ms in ~160,000 while small read-only mappings left in the table
  * of 2 MiB blocks had page_fault_user's program look up every fault,

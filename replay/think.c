@@ -251,8 +251,8 @@ static uint32_t rec_slept(const struct rpl_plan *p, const struct rpl_op *op)
  * key record.bpf_gap_ns, which the index holds: the median gap of 400
  * close(-1) back to back in a child it followed, record/bpf.c's
  * calib_start(), from traces of 2026-12-03 on), a gap between two bpf
- * calls loses that, no more than the gap, whatever the trace's own
- * floors: a program whose every gap computes keeps its computing.
+ * calls loses that, no more than the gap, rather than the trace's least
+ * floor alone: a program whose every gap computes keeps its computing.
  * Older traces, as above.
  *
  * The measure is a floor, not the whole cost: the child's calls are a
@@ -526,7 +526,7 @@ static int floors_select(struct rpl_plan *p, struct walk *w, struct floors *f, i
  * less their holds) per syscall into @floor_nr (-1: none of that kind),
  * the pooled one into @pooled_out, and the least of those of the kinds
  * whose FAST_MIN_SAMPLES or more gaps are all between two bpf calls into
- * @least_bpf (-1: none such). */
+ * @least_bpf (-1: none such), and how many kinds those are into @n_bpf. */
 static void fast_floors(const struct floors *f, int held, int64_t *floor_nr, int64_t *pooled_out,
 			int64_t *least_bpf, int *n_bpf)
 {
