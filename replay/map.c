@@ -28,7 +28,10 @@ void *rpl_table_new(size_t bytes)
 	if (bytes < TABLE_MMAP_BYTES)
 		return calloc(1, bytes);
 	s = mmap(NULL, bytes, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
-	return s == MAP_FAILED ? NULL : s;
+	if (s == MAP_FAILED)
+		return NULL;
+	rpl_mem_huge(s, bytes);
+	return s;
 }
 
 void rpl_table_free(void *s, size_t bytes)

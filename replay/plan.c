@@ -28,6 +28,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <time.h>
 
 #include "engine.h"
@@ -50,6 +51,18 @@ uint64_t rpl_mem_available(void)
 			sum += kb;
 	fclose(f);
 	return (uint64_t)sum * 1024;
+}
+
+void rpl_mem_huge(void *p, size_t n)
+{
+	const uintptr_t huge = (uintptr_t)2 << 20;
+	uintptr_t a = ((uintptr_t)p + huge - 1) & ~(huge - 1);
+	uintptr_t b = ((uintptr_t)p + n) & ~(huge - 1);
+
+	if (n < 2 * huge || b <= a)
+		return;
+	/* advice only: EINVAL where THP is not built, and the plan the same */
+	(void)madvise((void *)a, b - a, MADV_HUGEPAGE);
 }
 
 void rpl_mem_note(const char *what)

@@ -194,6 +194,7 @@ int rpl_plan_read(struct rpl_plan *p)
 		p->ops = malloc((size_t)events * sizeof(*p->ops));
 		if (p->ops)
 			p->cap_ops = (size_t)events;
+		rpl_mem_huge(p->ops, (size_t)events * sizeof(*p->ops));
 	}
 	if (s->path_states && s->path_states < UINT32_MAX) {
 		p->ps = malloc((size_t)s->path_states * sizeof(*p->ps));

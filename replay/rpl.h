@@ -211,6 +211,13 @@ int rpl_path_skip(const struct rpl_opts *o, const char *path);
 /*! rpl_prefix_match() : @return : 1 if @path is @prefix or under it. */
 int rpl_prefix_match(const char *path, const char *prefix);
 
+/*! rpl_mem_huge() : ask for transparent huge pages for the 2 MiB-aligned
+ *  part of @p's @n bytes, if @n is 4 MiB or more (a no-op otherwise, and
+ *  where the kernel has none).  On this kind of VM a first touch of a
+ *  4 KiB page costs ~12 us: the plan's arrays, written once each, spent
+ *  a third of the planning in page faults. */
+void rpl_mem_huge(void *p, size_t n);
+
 /* Make room for one more element at @arr[@n] (@cap elements allocated,
  * doubled when full), or set err = -ENOMEM and goto out: for functions
  * with the house's one cleanup label. */
@@ -219,6 +226,7 @@ int rpl_prefix_match(const char *path, const char *prefix);
 		size_t nc_ = (cap) ? (cap) * 2 : 256;			\
 		void *na_ = realloc((arr), nc_ * sizeof(*(arr)));	\
 		if (!na_) { err = -ENOMEM; goto out; }			\
+		rpl_mem_huge(na_, nc_ * sizeof(*(arr)));		\
 		(arr) = na_;						\
 		(cap) = nc_;						\
 	}								\

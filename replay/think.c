@@ -486,6 +486,7 @@ static int floors_select(struct rpl_plan *p, struct walk *w, struct floors *f, i
 	v = malloc((total + 1) * sizeof(*v));
 	if (!v)
 		return -ENOMEM;
+	rpl_mem_huge(v, (total + 1) * sizeof(*v));
 	total = f->n_stop;
 	for (h = 0; h < 2 && fast; h++) {
 		base[h] = total;
