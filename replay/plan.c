@@ -287,6 +287,7 @@ void rpl_plan_free(struct rpl_plan *p)
 	free(p->ops);
 	free(p->deps);
 	free(p->ps);
+	free(p->ps_ix);
 	free(p->ps_made_t);
 	free(p->precs);
 	free(p->cpu_ns);

@@ -544,16 +544,72 @@ static int cmp_ps(const void *a, const void *b)
 	return x->t_ns < y->t_ns ? -1 : x->t_ns > y->t_ns;
 }
 
+/*
+ * Where each path's first state is, by the path's hash: a slot holds the
+ * hash's high 32 bits and the state's index + 1 (0: empty), half full at
+ * most.  The replay asks for a path's state while it runs (cp -a's ACLs,
+ * a listing's entries): a binary search was ~16 strcmp()s of paths spread
+ * over the plan, a cache miss each.
+ */
+static uint64_t ps_hash(const char *s)
+{
+	uint64_t h = 1469598103934665603ULL;
+
+	while (*s)
+		h = (h ^ (unsigned char)*s++) * 1099511628211ULL;
+	return h ^ h >> 29;
+}
+
+static void ps_index(struct rpl_plan *p)
+{
+	size_t n = 16, i, j;
+
+	free(p->ps_ix);
+	p->ps_ix = NULL;
+	p->ps_ix_mask = 0;
+	if (p->n_ps >= UINT32_MAX)
+		return;			/* the binary search, then */
+	while (n < 2 * p->n_ps)
+		n *= 2;
+	p->ps_ix = calloc(n, sizeof(*p->ps_ix));
+	if (!p->ps_ix)
+		return;
+	p->ps_ix_mask = n - 1;
+	for (i = 0; i < p->n_ps; i++) {
+		uint64_t h;
+
+		if (i && strcmp(p->ps[i - 1].path, p->ps[i].path) == 0)
+			continue;	/* not the path's first */
+		h = ps_hash(p->ps[i].path);
+		for (j = h & p->ps_ix_mask; p->ps_ix[j]; j = (j + 1) & p->ps_ix_mask)
+			;
+		p->ps_ix[j] = (h >> 32) << 32 | (uint64_t)(i + 1);
+	}
+}
+
 void rpl_plan_sort_ps(struct rpl_plan *p)
 {
 	if (p->n_ps)
 		qsort(p->ps, p->n_ps, sizeof(*p->ps), cmp_ps);
+	ps_index(p);
 }
 
 const struct iot_path_state *rpl_path_state(const struct rpl_plan *p, const char *path)
 {
 	size_t lo = 0, hi = p->n_ps;
 
+	if (p->ps_ix) {
+		uint64_t h = ps_hash(path), s;
+		size_t j;
+
+		for (j = h & p->ps_ix_mask; (s = p->ps_ix[j]); j = (j + 1) & p->ps_ix_mask) {
+			const struct iot_path_state *ps = &p->ps[(uint32_t)s - 1];
+
+			if (s >> 32 == h >> 32 && strcmp(ps->path, path) == 0)
+				return ps;
+		}
+		return NULL;
+	}
 	while (lo < hi) {		/* first state of @path: cmp_ps order */
 		size_t mid = (lo + hi) / 2;
 

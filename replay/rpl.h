@@ -583,6 +583,8 @@ struct rpl_plan {
 	size_t n_deps, cap_deps;
 	struct iot_path_state *ps;	/* starting tree, sorted by path */
 	size_t n_ps, cap_ps;
+	uint64_t *ps_ix;		/* a path's first state: rpl_plan_sort_ps() */
+	size_t ps_ix_mask;
 	int64_t *ps_made_t;		/* per state: rpl_prep_made_t() */
 	struct iot_process *precs;	/* Process records, for the profile */
 	size_t n_precs, cap_precs;
