@@ -71,7 +71,12 @@ int ana_val_add(struct ana_val *v, int row, int fs, int replay, double secs)
 	if (row < 0 || row >= v->n_rows || fs < 0 || fs >= v->n_fs)
 		return -EINVAL;
 	c = &v->rows[row].cell[fs];
-	if (replay) {
+	if (replay == ANA_VAL_AFAP) {
+		if (c->n_afap >= ANA_VAL_MAX_RUNS)
+			return -E2BIG;
+		c->afap[c->n_afap++] = secs;
+		v->has_afap = 1;
+	} else if (replay) {
 		if (c->n_replay >= ANA_VAL_MAX_RUNS)
 			return -E2BIG;
 		c->replay[c->n_replay++] = secs;
@@ -157,6 +162,10 @@ void ana_val_cell_stat(const struct ana_val *v, int row, int fs, struct ana_val_
 	s->error = s->native > 0 && !isnan(s->replay) ? (s->replay - s->native) / s->native * 100
 						      : NAN;
 	s->apart = ana_val_apart(c->native, c->n_native, c->replay, c->n_replay);
+	s->afap = ana_val_median(c->afap, c->n_afap);
+	s->afap_error = s->native > 0 && !isnan(s->afap) ? (s->afap - s->native) / s->native * 100
+							 : NAN;
+	s->floor = !isnan(s->afap_error) && s->afap_error > v->tolerance;
 }
 
 int ana_val_rank(const struct ana_val *v, int row, int *agree, int *pairs)
@@ -246,6 +255,25 @@ static void notes(FILE *f, const struct ana_val *v)
 	fprintf(f, "totals within %g %%: %d/%d; phases >= 1 s within %g %%: %d/%d; "
 		"same ranking where native differs > %g %%: %d/%d\n", v->tolerance, within, total,
 		v->tolerance, long_in, long_n, ANA_VAL_RANK_PCT, agree, pairs);
+	if (v->has_afap && v->n_rows > 0) {
+		int slow = 0, floored = 0;
+
+		for (fs = 0; fs < v->n_fs; fs++) {
+			struct ana_val_stat s;
+
+			ana_val_cell_stat(v, v->n_rows - 1, fs, &s);
+			if (!isnan(s.error) && s.error > v->tolerance) {
+				slow++;
+				floored += s.floor;
+			}
+		}
+		fprintf(f, "afap%%: a replay with --timing afap (no think time, no sleeps) against "
+			"the native median: as fast as the replayer goes; ^: more than %g %% slower "
+			"than native even so, so that no timing brings the replay within the "
+			"tolerance: the replayer's own work per call is the miss.  Totals more than "
+			"%g %% slow: %d, %d of them at that floor\n", v->tolerance, v->tolerance,
+			slow, floored);
+	}
 	/* what a replay did not do as recorded: a miss often starts there */
 	fputs("replays:", f);
 	for (fs = 0; fs < v->n_fs; fs++)
@@ -263,7 +291,7 @@ static void notes(FILE *f, const struct ana_val *v)
 
 void ana_val_text(FILE *f, const struct ana_val *v)
 {
-	int multi = v->runs > 1, w = multi ? 38 : 26, row, fs;
+	int multi = v->runs > 1, w = (multi ? 38 : 26) + (v->has_afap ? 8 : 0), row, fs;
 	char name[64];
 
 	fprintf(f, "%-22s", "phase");
@@ -272,9 +300,11 @@ void ana_val_text(FILE *f, const struct ana_val *v)
 	fprintf(f, "%9s\n%-22s", "rank", "");
 	for (fs = 0; fs < v->n_fs; fs++)
 		if (multi)
-			fprintf(f, "%9s%5s%9s%5s%9s ", "native", "+-%", "replay", "+-%", "err%");
+			fprintf(f, "%9s%5s%9s%5s%9s %s", "native", "+-%", "replay", "+-%", "err%",
+				v->has_afap ? "  afap% " : "");
 		else
-			fprintf(f, "%9s%9s%8s", "native", "replay", "err%");
+			fprintf(f, "%9s%9s%8s%s", "native", "replay", "err%",
+				v->has_afap ? "   afap% " : "");
 	fputc('\n', f);
 	for (row = 0; row < v->n_rows; row++) {
 		int r = ana_val_rank(v, row, NULL, NULL);
@@ -294,6 +324,10 @@ void ana_val_text(FILE *f, const struct ana_val *v)
 				fputc(s.apart ? '*' : ' ', f);
 			} else {
 				ana_val_num(f, 8, 1, 1, s.error);
+			}
+			if (v->has_afap) {
+				ana_val_num(f, 7, 1, 1, s.afap_error);
+				fputc(s.floor ? '^' : ' ', f);
 			}
 		}
 		fprintf(f, "%9s\n", rank_word(r));
@@ -383,6 +417,15 @@ void ana_val_json(FILE *f, const struct ana_val *v)
 				fprintf(f, ",\"mismatches\":%llu,\"skipped\":%llu",
 					(unsigned long long)v->mismatches[fs],
 					(unsigned long long)v->skipped[fs]);
+			if (v->has_afap) {
+				fputs(",\"afap\":", f);
+				ana_val_json_runs(f, c->afap, c->n_afap);
+				fputs(",\"afap_median\":", f);
+				ana_val_json_num(f, s.afap);
+				fputs(",\"afap_error_pct\":", f);
+				ana_val_json_num(f, s.afap_error);
+				fprintf(f, ",\"floor\":%s", s.floor ? "true" : "false");
+			}
 			fputc('}', f);
 		}
 		fputs("}}", f);
@@ -418,11 +461,11 @@ void ana_val_html(FILE *f, const struct ana_val *v)
 		ana_html_str(f, v->workload, strlen(v->workload));
 	fprintf(f, "</p>\n<table><tr><th rowspan=\"2\">phase</th>");
 	for (fs = 0; fs < v->n_fs; fs++)
-		fprintf(f, "<th colspan=\"6\">%s</th>", v->fs[fs]);
+		fprintf(f, "<th colspan=\"%d\">%s</th>", v->has_afap ? 7 : 6, v->fs[fs]);
 	fputs("<th rowspan=\"2\">rank</th></tr><tr>", f);
 	for (fs = 0; fs < v->n_fs; fs++)
-		fputs("<th>native s</th><th>+-%</th><th>replay s</th><th>+-%</th><th>err %</th>"
-		      "<th>*</th>", f);
+		fprintf(f, "<th>native s</th><th>+-%%</th><th>replay s</th><th>+-%%</th><th>err %%"
+			"</th><th>*</th>%s", v->has_afap ? "<th>afap %</th>" : "");
 	fputs("</tr>\n", f);
 	for (row = 0; row < v->n_rows; row++) {
 		fputs("<tr><td>", f);
@@ -447,6 +490,13 @@ void ana_val_html(FILE *f, const struct ana_val *v)
 			else
 				fprintf(f, "%+.1f", s.error);
 			fprintf(f, "</td><td>%s</td>", s.apart ? "*" : "");
+			if (v->has_afap) {
+				if (isnan(s.afap_error))
+					fputs("<td>-</td>", f);
+				else
+					fprintf(f, "<td>%+.1f%s</td>", s.afap_error,
+						s.floor ? "^" : "");
+			}
 		}
 		fprintf(f, "<td>%s</td></tr>\n", rank_word(ana_val_rank(v, row, NULL, NULL)));
 	}

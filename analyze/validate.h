@@ -37,7 +37,15 @@ enum ana_val_rank {
 struct ana_val_cell {
 	double native[ANA_VAL_MAX_RUNS], replay[ANA_VAL_MAX_RUNS];
 	int n_native, n_replay;
+	/* replays with --timing afap: no think time, no sleeps */
+	double afap[ANA_VAL_MAX_RUNS];
+	int n_afap;
 };
+
+/* ana_val_add()'s @replay */
+#define ANA_VAL_NATIVE 0
+#define ANA_VAL_REPLAY 1
+#define ANA_VAL_AFAP 2
 
 struct ana_val_row {
 	char name[64];
@@ -64,6 +72,7 @@ struct ana_val {
 	/* what the table's notes say; may stay NULL */
 	const char *workload, *cache, *record_on, *date;
 	int runs;
+	int has_afap;			/* an afap replay was added: its column shows */
 	struct ana_val_rec *recs;	/* in the order made; shown if more than one */
 	int n_recs;
 	/* CPU time (user + system) of the command's processes, seconds: [0]
@@ -83,6 +92,11 @@ struct ana_val_stat {
 	double native_spread, replay_spread;	/* (max - min) / median */
 	double error;			/* (replay - native) / native, percent */
 	int apart;			/* the two ranges do not overlap */
+	double afap;			/* median of the afap replays, NAN without */
+	double afap_error;		/* (afap - native) / native, percent */
+	/* the afap replay is more than the tolerance slower than native: no
+	 * timing can bring the replay within it (the replayer's own speed) */
+	int floor;
 };
 
 /*! ana_val_init() : an empty table of the @n_fs filesystems @fs.
@@ -94,8 +108,9 @@ void ana_val_free(struct ana_val *v);
  *  @return : its index, or -ENOMEM / -E2BIG. */
 int ana_val_add_row(struct ana_val *v, const char *name);
 
-/*! ana_val_add() : one run's @secs for @row on filesystem @fs, native or
- *  (@replay) a replay.  @return : 0, or -EINVAL / -E2BIG. */
+/*! ana_val_add() : one run's @secs for @row on filesystem @fs: @replay
+ *  ANA_VAL_NATIVE, ANA_VAL_REPLAY or ANA_VAL_AFAP (a replay with
+ *  --timing afap).  @return : 0, or -EINVAL / -E2BIG. */
 int ana_val_add(struct ana_val *v, int row, int fs, int replay, double secs);
 
 /*! ana_val_add_counts() : one replay's @mismatches and @skipped calls on

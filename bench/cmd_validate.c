@@ -80,6 +80,12 @@ static void usage(FILE *f)
 		"                       --image-size of that run (default size 4G)\n"
 		"  --keep DIR           keep the trace, the profiles, the phase logs and the\n"
 		"                       table as JSON (table.json) in DIR\n"
+		"  --no-afap            no replay with --timing afap per filesystem (by\n"
+		"                       default one, after the others: its column afap%%\n"
+		"                       says how fast the replayer goes without think time;\n"
+		"                       '^' where even that is more than --tolerance slower\n"
+		"                       than the native runs, so the replayer's own work is\n"
+		"                       the miss)\n"
 		"  -q, --quiet          no progress lines\n\n"
 		"Phases: a workload marks the start of a phase NAME by looking up the path\n"
 		"/dev/null/iotape-phase/NAME (the recording and its replay see that), and - in\n"
@@ -105,7 +111,7 @@ struct run_state {
 	struct ana_val v;
 	struct bench_live live;
 	const char *fs[ANA_VAL_MAX_FS];
-	int n_fs, runs, json, recs;
+	int n_fs, runs, json, recs, afap;
 	const char *html, *keep, *trace_in;
 	double tolerance;
 	char outdir[PATH_MAX / 2], trace[PATH_MAX], workdir[PATH_MAX];
@@ -308,11 +314,11 @@ recorded:
 				return ANA_VAL_EXIT_REFUSED;
 			}
 			say(s, "%s: native run %d/%d: %.2f s", s->fs[fs], r, s->runs, t.total);
-			add_times(s, fs, 0, &t);
+			add_times(s, fs, ANA_VAL_NATIVE, &t);
 			if (ana_val_add_cpu(&s->v, fs, t.cpu, t.cpu_user) < 0)
 				return IOT_EXIT_FAIL;
 			snprintf(prof, sizeof(prof), "%s/replay-%s-%d", s->outdir, s->fs[fs], r);
-			rc = val_replay(&s->o, s->fs[fs], trace, prof);
+			rc = val_replay(&s->o, s->fs[fs], trace, prof, NULL);
 			if (val_stopped())
 				return 128 + val_stopped();
 			if (rc != IOT_EXIT_OK && rc != IOT_EXIT_DAMAGED) {
@@ -331,7 +337,25 @@ recorded:
 			} else {
 				say(s, "%s: replay %d/%d: %.2f s", s->fs[fs], r, s->runs, t.total);
 			}
-			add_times(s, fs, 1, &t);
+			add_times(s, fs, ANA_VAL_REPLAY, &t);
+		}
+		/* as fast as the replayer goes: where even that is slower than
+		 * the native runs, the replayer's own speed is the miss */
+		if (s->afap) {
+			snprintf(prof, sizeof(prof), "%s/replay-%s-afap", s->outdir, s->fs[fs]);
+			rc = val_replay(&s->o, s->fs[fs], s->trace, prof, "afap");
+			if (val_stopped())
+				return 128 + val_stopped();
+			if (rc != IOT_EXIT_OK && rc != IOT_EXIT_DAMAGED) {
+				if (rc > 0)
+					cli_err(CMD, "%s: 'iotape bench --timing afap' of the trace "
+						"failed (exit %d)", s->fs[fs], rc);
+				return IOT_EXIT_FAIL;
+			}
+			if (val_replay_times(s->fs[fs], prof, &t) < 0)
+				return IOT_EXIT_FAIL;
+			say(s, "%s: replay --timing afap: %.2f s", s->fs[fs], t.total);
+			add_times(s, fs, ANA_VAL_AFAP, &t);
 		}
 	}
 	return IOT_EXIT_OK;
@@ -379,7 +403,7 @@ static int report(struct run_state *s)
 int cmd_validate(int argc, char **argv)
 {
 	enum { O_FS = 256, O_RUNS, O_RECS, O_CACHE, O_RECORD_ON, O_SETUP, O_TOL, O_SIZE, O_SCRATCH,
-	       O_HTML, O_JSON, O_KEEP, O_TRACE, O_BACKEND };
+	       O_HTML, O_JSON, O_KEEP, O_TRACE, O_BACKEND, O_NO_AFAP };
 	static const struct option lopts[] = {
 		{ "fs", required_argument, NULL, O_FS },
 		{ "runs", required_argument, NULL, O_RUNS },
@@ -395,6 +419,7 @@ int cmd_validate(int argc, char **argv)
 		{ "json", no_argument, NULL, O_JSON },
 		{ "keep", required_argument, NULL, O_KEEP },
 		{ "trace", required_argument, NULL, O_TRACE },
+		{ "no-afap", no_argument, NULL, O_NO_AFAP },
 		{ "quiet", no_argument, NULL, 'q' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
@@ -407,6 +432,7 @@ int cmd_validate(int argc, char **argv)
 	memset(&s, 0, sizeof(s));
 	s.runs = 3;
 	s.recs = 1;
+	s.afap = 1;
 	s.tolerance = 5;
 	s.o.cold = 1;
 	s.o.record_on = "ext4";
@@ -473,6 +499,7 @@ int cmd_validate(int argc, char **argv)
 		case O_JSON: s.json = 1; break;
 		case O_KEEP: s.keep = optarg; break;
 		case O_TRACE: s.trace_in = optarg; break;
+		case O_NO_AFAP: s.afap = 0; break;
 		case 'q': s.o.quiet = 1; break;
 		case 'h': usage(stdout); return IOT_EXIT_OK;
 		default:

@@ -288,7 +288,7 @@ out:
 }
 
 int val_replay(const struct val_opts *o, const char *fs, const char *trace,
-	       const char *profdir)
+	       const char *profdir, const char *timing)
 {
 	char size[32];
 	char *av[24];
@@ -309,6 +309,10 @@ int val_replay(const struct val_opts *o, const char *fs, const char *trace,
 	av[ac++] = (char *)"-q";
 	if (!o->cold)
 		av[ac++] = (char *)"--no-drop-caches";
+	if (timing) {
+		av[ac++] = (char *)"--timing";
+		av[ac++] = (char *)timing;
+	}
 	if (o->setup) {
 		av[ac++] = (char *)"--setup";
 		av[ac++] = (char *)o->setup;

@@ -66,10 +66,11 @@ int val_record(const struct val_opts *o, struct bench_live *l, const char *trace
 int val_native(const struct val_opts *o, struct bench_live *l, const struct bench_config *c,
 	       const char *workdir, const char *log, struct val_times *t);
 
-/*! val_replay() : 'iotape bench TRACE --fs @fs' into @profdir, one run.
+/*! val_replay() : 'iotape bench TRACE --fs @fs' into @profdir, one run,
+ *  with --timing @timing (NULL: the recorded timing).
  *  @return : bench's exit status, or -errno (said why). */
 int val_replay(const struct val_opts *o, const char *fs, const char *trace,
-	       const char *profdir);
+	       const char *profdir, const char *timing);
 
 /*! val_replay_times() : the phases of the profile val_replay() left in
  *  @profdir into @t.  @return : 0 or -errno (said why). */

@@ -116,7 +116,7 @@ import json, os, statistics, sys
 out = sys.argv[1]
 cells, rank_a, rank_n = [], 0, 0
 print(f"{'workload':12} {'fs':6} {'native':>8} {'+-%':>4} {'replay':>8} {'+-%':>4} {'err%':>7} "
-      f"{'rec cpu%':>8} {'user%':>6}")
+      f"{'afap%':>7} {'rec cpu%':>8} {'user%':>6}")
 for name in sorted(os.listdir(out)):
     p = os.path.join(out, name, "table.json")
     if not os.path.exists(p):
@@ -132,14 +132,19 @@ for name in sorted(os.listdir(out)):
         e = c["error_pct"]
         cells.append(e)
         f = lambda x, s=1: "-" if x is None else f"{x * s:.{0 if s == 100 else 2}f}"
+        a = c.get("afap_error_pct")
+        af = ("-" if a is None else format(a, "+.1f")) + ("^" if c.get("floor") else " ")
         print(f"{name:12} {fs:6} {f(c['native_median']):>8} {f(c['native_spread'], 100):>4} "
               f"{f(c['replay_median']):>8} {f(c['replay_spread'], 100):>4} "
-              f"{'-' if e is None else format(e, '+.1f'):>6}{'*' if c['apart'] else ' '} {rc:>8} {ru:>6}")
+              f"{'-' if e is None else format(e, '+.1f'):>6}{'*' if c['apart'] else ' '} "
+              f"{af:>7} {rc:>8} {ru:>6}")
 ok = [e for e in cells if e is not None]
 print(f"\ntotals within 5 %: {sum(abs(e) <= 5 for e in ok)}/{len(cells)}; "
       f"median |error| {statistics.median(abs(e) for e in ok) if ok else float('nan'):.1f} %; "
       f"worst {max(ok, key=abs) if ok else float('nan'):+.1f} %; "
       f"same ranking where native differs > 10 %: {rank_a}/{rank_n} pairs")
+print("afap%: one replay with --timing afap against the native median; ^: more than 5 % "
+      "slow even so: the replayer's own work per call is the miss, not its timing")
 print("rec cpu%, user%: the recording's CPU time, and its user time, (its processes' EXIT "
       "records) against the native runs' median (their rusage): the replay's think time "
       "follows it (user time alone where the recorder does not time the system's exactly)")

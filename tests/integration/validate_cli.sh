@@ -42,7 +42,10 @@ head -1 "$T/out" | grep -q 'tmpfs.*ext4' || fail "no columns for tmpfs and ext4"
 grep -q 'filesystems of 4096 MiB' "$T/err" || fail "images not of 4 GiB: $(grep 'filesystems of' "$T/err")"
 grep -q '^totals within 5 %: [0-2]/2' "$T/out" || fail "no summary of the 2 totals"
 [ -s "$T/keep/trace.iotape" ] || fail "no trace kept"
-grep -q '<th colspan="6">ext4</th>' "$T/v.html" || fail "the HTML page has no ext4 column"
+grep -q '<th colspan="7">ext4</th>' "$T/v.html" || fail "the HTML page has no ext4 column (with afap %)"
+grep -q 'afap%' "$T/out" || fail "the table has no afap% column"
+grep -q 'ext4: replay --timing afap: [0-9.]* s' "$T/err" || fail "the afap replay is not said"
+[ -s "$T/keep/replay-ext4-afap/ext4.1.iotape" ] || fail "no afap profile kept"
 [ "$(grep -c '<tr><td>' "$T/v.html")" = 4 ] || fail "the HTML page does not have 4 rows"
 [ -s "$T/keep/replay-ext4-1/ext4.1.iotape" ] || fail "no replay profile kept"
 python3 - "$T/keep/table.json" "$rc" <<'PY' || fail "table.json does not hold what the run measured"
@@ -62,6 +65,10 @@ for fs in ("tmpfs", "ext4"):
     # the programs map their libraries and write to descriptors they
     # inherited: neither is replayed, and the table counts them
     assert rep["skipped"] > 0, rep
+    # one replay --timing afap: the 0.9 s of sleeps not slept, so far
+    # below the native run, and no floor
+    assert len(rep["afap"]) == 1 and 0 < rep["afap"][0] < nat["total"][0] / 2, rep
+    assert rep["afap_error_pct"] < -50 and rep["floor"] is False, rep
 ok = int(sys.argv[2]) == 0
 assert t["ok"] == ok, (t["ok"], ok)
 # the CPU time of the recording and of each native run (its rusage: the
@@ -81,11 +88,14 @@ no_leftovers "$T"
 # --recordings 2: recorded twice, the second between the native runs, each
 # replayed in turn; the lines under the table name both recordings with
 # their own time and their replay's, and table.json holds the same
+# (--no-afap: no afap replay, no column)
 "$IOTAPE" validate --fs tmpfs --record-on tmpfs --runs 2 --recordings 2 --scratch "$T" \
-	--keep "$T/keep2" -- sh -c 'echo x >f; sleep 0.2' >"$T/out" 2>"$T/err"
+	--no-afap --keep "$T/keep2" -- sh -c 'echo x >f; sleep 0.2' >"$T/out" 2>"$T/err"
 rc=$?
 cat "$T/out" "$T/err"
 [ $rc = 0 ] || [ $rc = 6 ] || fail "validate --recordings 2 exited $rc, expected 0 or 6"
+grep -q 'afap' "$T/out" "$T/err" && fail "--no-afap: an afap replay or column"
+[ -e "$T/keep2/replay-tmpfs-afap" ] && fail "--no-afap: an afap replay was made"
 grep -q 'recording 2/2: [0-9.]* s' "$T/err" || fail "the second recording is not said"
 grep -q 'tmpfs: replay 2/2 (recording 2): ' "$T/err" || fail "replay 2 is not of recording 2"
 [ -s "$T/keep2/trace.iotape" ] && [ -s "$T/keep2/trace-2.iotape" ] || fail "two traces not kept"

@@ -2,8 +2,8 @@
  * test_validate.c - the arithmetic and the table of 'iotape validate'
  * (analyze/validate.c): medians, spreads, '*' where the native and replay
  * ranges do not overlap, the ranking of filesystems, the tolerance and the
- * exit status it gives, and the rows and columns of the text, JSON and
- * HTML tables.
+ * exit status it gives, the rows and columns of the text, JSON and HTML
+ * tables, and the afap replays' column ('^': the replayer's floor).
  */
 #include <errno.h>
 #include <math.h>
@@ -287,6 +287,59 @@ static void test_json_html(void **state)
 	ana_val_free(&v);
 }
 
+/* An afap replay per filesystem: its error against the native median,
+ * '^' where it is more than the tolerance slow (no timing could bring the
+ * replay within it), the column only where one was added. */
+static void test_afap(void **state)
+{
+	/* ext4: replay +10 %, afap +8 % (the floor); xfs: replay +10 %,
+	 * afap -20 % (the timing's miss) */
+	const double nat[] = { 1.0, 2.0 }, rep[] = { 1.1, 2.2 };
+	struct ana_val v;
+	struct ana_val_stat s;
+	const char *l;
+	char *t;
+
+	fill(&v, 2, nat, rep);
+	t = render(&v, ana_val_text);
+	assert_null(strstr(t, "afap"));
+	free(t);
+	ana_val_cell_stat(&v, 1, 0, &s);
+	assert_true(isnan(s.afap) && isnan(s.afap_error));
+	assert_int_equal(s.floor, 0);
+	assert_int_equal(ana_val_add(&v, 0, 0, ANA_VAL_AFAP, 1.08), 0);
+	assert_int_equal(ana_val_add(&v, 1, 0, ANA_VAL_AFAP, 1.08), 0);
+	assert_int_equal(ana_val_add(&v, 0, 1, ANA_VAL_AFAP, 1.6), 0);
+	assert_int_equal(ana_val_add(&v, 1, 1, ANA_VAL_AFAP, 1.6), 0);
+	ana_val_cell_stat(&v, 1, 0, &s);
+	assert_true(fabs(s.afap - 1.08) < 1e-12);
+	assert_true(fabs(s.afap_error - 8.0) < 1e-9);
+	assert_int_equal(s.floor, 1);
+	ana_val_cell_stat(&v, 1, 1, &s);
+	assert_true(fabs(s.afap_error + 20.0) < 1e-9);
+	assert_int_equal(s.floor, 0);
+	/* the afap runs are not replays: the replay's median is the same */
+	assert_true(fabs(s.replay - 2.2) < 1e-12);
+	t = render(&v, ana_val_text);
+	assert_non_null(strstr(t, "afap%"));
+	l = line_of(t, "total");
+	assert_non_null(l);
+	assert_non_null(strstr(l, " +8.0^"));
+	assert_non_null(strstr(l, "-20.0 "));
+	assert_non_null(strstr(t, "Totals more than 5 % slow: 2, 1 of them at that floor"));
+	free(t);
+	t = render(&v, ana_val_json);
+	assert_non_null(strstr(t, "\"afap\":[1.08],\"afap_median\":1.08,\"afap_error_pct\":8,"
+				  "\"floor\":true"));
+	assert_non_null(strstr(t, "\"floor\":false"));
+	free(t);
+	t = render(&v, ana_val_html);
+	assert_non_null(strstr(t, "<th colspan=\"7\">ext4</th>"));
+	assert_non_null(strstr(t, "<td>+8.0^</td>"));
+	free(t);
+	ana_val_free(&v);
+}
+
 /* --recordings: each recording's own time, its replays' median per
  * filesystem, the spreads; nothing is printed for one recording. */
 static void test_recordings(void **state)
@@ -396,6 +449,7 @@ int main(void)
 		cmocka_unit_test(test_verdict),
 		cmocka_unit_test(test_text),
 		cmocka_unit_test(test_json_html),
+		cmocka_unit_test(test_afap),
 		cmocka_unit_test(test_recordings),
 		cmocka_unit_test(test_cpu),
 	};
