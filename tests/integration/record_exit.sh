@@ -62,12 +62,17 @@ n=$("$IOTAPE" dump kill.iotape 2>/dev/null | grep -c 'execve(')
 sleep 0.2
 pgrep -f "cat /dev/null; done loop-$d" >/dev/null && fail "the program outlived the recorder"
 
-# attach: record a running program, detach on SIGINT; it runs on
+# attach: record a running program, detach on SIGINT; it runs on.  The
+# SIGINT goes once the trace holds a wait4 (flushed every 50 ms), not
+# after a fixed second: on a busy machine the attach took longer
 sh -c 'while :; do cat /dev/null; sleep 0.05; done' &
 tp=$!; pids+=($tp)
-"$IOTAPE" record -q -o att.iotape -p "$tp" &
+"$IOTAPE" record -q --flush-ms 50 -o att.iotape -p "$tp" &
 rp=$!; pids+=($rp)
-sleep 1
+for _ in $(seq 200); do
+	"$IOTAPE" dump att.iotape 2>/dev/null | grep -q 'wait4(' && break
+	sleep 0.1
+done
 kill -INT "$rp"
 timeout 20 tail --pid="$rp" -f /dev/null || fail "the recorder did not detach"
 wait "$rp"; rc=$?
