@@ -365,7 +365,9 @@ int rpl_plan_threads(struct rpl_plan *p, struct rpl_deps *deps)
 	int64_t base = p->n_ops ? p->ops[0].ev.t_enter : 0;
 	const struct iot_process **exits = NULL;	/* exit records by time */
 	uint32_t *waits = NULL;				/* the wait4 ops */
+	struct { uint32_t op, spawn; } *early = NULL;	/* wait4s before their child's first op */
 	size_t i, j, n_exits = 0, next_exit = 0, n_waits = 0, cap_waits = 0;
+	size_t n_early = 0, cap_early = 0;
 	int err = 0;
 
 	for (i = 0; i < p->n_precs; i++) {
@@ -481,14 +483,33 @@ int rpl_plan_threads(struct rpl_plan *p, struct rpl_deps *deps)
 				p->procs[t->proc].exit_at = op->ev.t_enter;
 			plan_ended(p, &p->procs[t->proc], 1);
 		} else if (op->ev.nr == SYS_wait4 && op->ev.ret > 0) {
-			uint32_t pi;
+			uint32_t pi, sp;
 
-			if (rpl_map_get(&pl.pid2proc, RPL_IK(op->ev.ret), &pi) &&
+			if (rpl_map_get(&pl.spawn, RPL_IK(op->ev.ret), &sp) &&
+			    rpl_op_child(&p->ops[sp]) < 0) {
+				/* Its child has made no call yet: a parent
+				 * that waits at once (a shell's subshell that
+				 * execs a long build) entered its wait4 before
+				 * the child's first call.  Its process is known
+				 * once the child's first op is planned. */
+				RPL_GROW(early, n_early, cap_early);
+				early[n_early].op = (uint32_t)i;
+				early[n_early++].spawn = sp;
+			} else if (rpl_map_get(&pl.pid2proc, RPL_IK(op->ev.ret), &pi) &&
 			    pi != t->proc) {
 				rpl_op_set_link(op, RPL_OPF_WAITS, pi);
 				poll_sleeps(p, t, pi);
 			}
 		}
+	}
+	for (j = 0; j < n_early; j++) {
+		struct rpl_op *op = &p->ops[early[j].op];
+		int32_t ct = rpl_op_child(&p->ops[early[j].spawn]);
+
+		/* a child that never made a call has no process here: its
+		 * wait returns at once, as before */
+		if (ct >= 0 && p->threads[ct].proc != p->threads[op->thread].proc)
+			rpl_op_set_link(op, RPL_OPF_WAITS, p->threads[ct].proc);
 	}
 	if ((err = reap_times(p, waits, n_waits)) < 0)
 		goto out;
@@ -507,6 +528,7 @@ out:
 	rpl_map_free(&pl.gone);
 	free(exits);
 	free(waits);
+	free(early);
 	for (i = 0; i < pl.n_snap; i++)
 		rpl_fdtab_unref(pl.snap[i]);	/* children that made no call */
 	free(pl.snap);
