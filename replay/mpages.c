@@ -13,6 +13,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
+#include <sys/stat.h>
 #include <sys/syscall.h>
 #include <unistd.h>
 
@@ -232,9 +233,12 @@ int rpl_mpages_collect(struct rpl_plan *p, const struct iot_mpages *m)
 	return 0;
 }
 
-/* @return : bytes moved, or -1 */
+/* @return : bytes moved, or -1.  Writes stop at @end, the file's size: a
+ * store through a mapping never makes the file longer, and the bytes of
+ * its last page past the end are not the file's (a linker's output of
+ * 1,997,958 bytes written as 488 whole pages grew by 890). */
 static int64_t runs_io(struct rpl_ctx *c, int fd, const uint64_t *runs, uint32_t n,
-		       uint32_t page, int wr)
+		       uint32_t page, int wr, uint64_t end)
 {
 	int64_t done = 0;
 	uint32_t i;
@@ -242,6 +246,8 @@ static int64_t runs_io(struct rpl_ctx *c, int fd, const uint64_t *runs, uint32_t
 	for (i = 0; i < n; i++) {
 		uint64_t off = runs[2 * i] * page, left = runs[2 * i + 1] * page;
 
+		if (wr)
+			left = off >= end ? 0 : left < end - off ? left : end - off;
 		while (left > 0) {
 			size_t k = left < RPL_SCRATCH ? (size_t)left : RPL_SCRATCH;
 			ssize_t r = wr ? pwrite(fd, rpl_wbuf(), k, (off_t)off) :
@@ -264,6 +270,7 @@ void rpl_mpages_run(struct rpl_ctx *c, struct rpl_op *op)
 	for (i = 0; i < op->n_mp; i++) {
 		struct iot_mpages *m = &c->p->mp[op->mp_off + i];
 		int fd, wr = m->n_write > 0;
+		struct stat st;
 		int64_t r;
 
 		/* the descriptor it mapped, else its name (a trace without
@@ -274,9 +281,11 @@ void rpl_mpages_run(struct rpl_ctx *c, struct rpl_op *op)
 			m->flags |= RPL_MP_FAILED;
 			continue;
 		}
-		r = runs_io(c, fd, m->read_runs, m->n_read, m->page_size, 0);
+		r = runs_io(c, fd, m->read_runs, m->n_read, m->page_size, 0, UINT64_MAX);
 		if (r >= 0 && wr)
-			r = runs_io(c, fd, m->write_runs, m->n_write, m->page_size, 1);
+			r = fstat(fd, &st) < 0 ? -1 :
+			    runs_io(c, fd, m->write_runs, m->n_write, m->page_size, 1,
+				    (uint64_t)st.st_size);
 		/* msync(MS_SYNC) waited for its pages to reach the disk */
 		if (r >= 0 && wr && op->ev.nr == SYS_msync && (op->ev.args[2] & MS_SYNC))
 			fdatasync(fd);
