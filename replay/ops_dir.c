@@ -120,6 +120,12 @@ static int64_t h_rename(struct rpl_ctx *c, struct rpl_op *op)
 	struct rpl_name a, b;
 	int64_t r;
 
+	/* Its two names were on two filesystems when recorded (a build's
+	 * output renamed from /tmp into the tree): the replay's root is one
+	 * filesystem, where it would succeed, and the program's way around
+	 * it (a copy, its own calls) is in the trace. */
+	if (op->ev.ret == -EXDEV)
+		return rpl_skip(op, RPL_SKIP_XDEV);
 	OPEN_NAME(c, op, op->ev.path, &a);
 	if (same_fd && op->ev.path2 && !rpl_path_skip(c->p->o, op->ev.path2) &&
 	    same_parent(op->ev.path, op->ev.path2)) {
@@ -181,6 +187,8 @@ static int64_t h_link(struct rpl_ctx *c, struct rpl_op *op)
 	struct rpl_name b;
 	int64_t r;
 
+	if (op->ev.ret == -EXDEV)	/* as a rename's (h_rename()) */
+		return rpl_skip(op, RPL_SKIP_XDEV);
 	OPEN_NAME(c, op, op->ev.path2, &b);
 	if (src >= 0) {
 		/* the descriptor's file, through its magic link here, which

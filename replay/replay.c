@@ -27,7 +27,7 @@ static const char *const skip_names[RPL_SKIP_COUNT] = {
 	[RPL_SKIP_BADARG] = "bad argument",
 	[RPL_SKIP_CLONED] = "cloned instead",
 	[RPL_SKIP_INTERRUPTED] = "interrupted",
-	[RPL_SKIP_XDEV] = "copy across filesystems when recorded",
+	[RPL_SKIP_XDEV] = "copy, rename or link across filesystems when recorded",
 	[RPL_SKIP_OTHERFD] = "another process's descriptor",
 };
 

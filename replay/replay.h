@@ -36,7 +36,7 @@ enum rpl_skip {
 	RPL_SKIP_BADARG,	/* impossible values (negative fd, huge size) */
 	RPL_SKIP_CLONED,	/* data moved by a clone that failed when recorded */
 	RPL_SKIP_INTERRUPTED,	/* not reached: the replay was interrupted (SIGINT, SIGTERM) */
-	RPL_SKIP_XDEV,		/* a copy across filesystems when recorded (EXDEV) */
+	RPL_SKIP_XDEV,		/* a copy, rename or link across filesystems when recorded (EXDEV) */
 	RPL_SKIP_OTHERFD,	/* an open of another process's descriptor (/proc/PID/fd/N) not found */
 	RPL_SKIP_COUNT
 };
