@@ -233,7 +233,19 @@ int ana_pass1_proc(struct loader *L, const struct iot_process *p, uint64_t chunk
 		break;
 	case IOT_PROC_EXIT:
 		if (p->tid != p->pid && p->tid != 0) {
-			/* a thread; the leader's exit closes the process */
+			/* a thread; the leader's exit closes the process.
+			 * Each task's exit holds its own CPU time (the
+			 * recorders read it per thread): a Go compiler's
+			 * leader held a third of its process's. */
+			t->cpu_ns += p->utime_ns + p->stime_ns;
+			t->utime_ns += p->utime_ns;
+			t->has_cpu = 1;
+			if (e->cmd >= 0)
+				t->procs[e->cmd].cpu_ns += p->utime_ns + p->stime_ns;
+			if (e->phase1) {
+				ph = ana_phase_of(L, e->phase1);
+				(ph ? ph : &L->fold)->cpu_ns += p->utime_ns + p->stime_ns;
+			}
 			if (ana_pid_thread(L, e, p, chunk) < 0)
 				goto nomem;
 			break;
@@ -651,7 +663,9 @@ static void exit_by_time(struct loader *L, const struct pident *e, const struct 
 	if (i < 0 || e->born < t->phases[i].start)
 		return;
 	t->phases[i].cpu_ns += p->utime_ns + p->stime_ns;
-	t->phases[i].procs++;
+	/* a thread's exit adds its time to its process's, not a process */
+	if (p->tid == p->pid || p->tid == 0)
+		t->phases[i].procs++;
 }
 
 void ana_finish_exits(struct loader *L)
@@ -721,8 +735,11 @@ int ana_pass2_proc(struct loader *L, const struct iot_process *p, uint64_t chunk
 	case IOT_PROC_THREAD:
 		return ana_pid_thread(L, e, p, chunk);
 	case IOT_PROC_EXIT:
-		if (p->tid != p->pid && p->tid != 0)
+		if (p->tid != p->pid && p->tid != 0) {
+			if (t->by_time && (L->pass == 2 || L->seq > L->seq2))
+				exit_by_time(L, e, p);
 			return ana_pid_thread(L, e, p, chunk);
+		}
 		if (e->fold_head) {
 			e->fold_head = 0;
 			ana_fold_close(L, p->t_ns);
