@@ -144,6 +144,29 @@ static int add_orphan(struct loader *L, const struct pident *e, int64_t t_ns)
 	return 0;
 }
 
+/* Pass 1: a task's exit record's CPU time (each task's holds its own)
+ * to the trace's, its command's and its process's phase's (NULL: none;
+ * @return : that phase, &L->fold where it was folded). */
+static struct ana_phase *exit_cpu(struct loader *L, const struct pident *e,
+				  const struct iot_process *p)
+{
+	struct ana_trace *t = L->t;
+	struct ana_phase *ph;
+
+	t->cpu_ns += p->utime_ns + p->stime_ns;
+	t->utime_ns += p->utime_ns;
+	t->has_cpu = 1;
+	if (e->cmd >= 0)
+		t->procs[e->cmd].cpu_ns += p->utime_ns + p->stime_ns;
+	if (!e->phase1)
+		return NULL;
+	ph = ana_phase_of(L, e->phase1);
+	if (!ph)
+		ph = &L->fold;	/* its phase was folded */
+	ph->cpu_ns += p->utime_ns + p->stime_ns;
+	return ph;
+}
+
 int ana_pass1_proc(struct loader *L, const struct iot_process *p, uint64_t chunk)
 {
 	struct ana_trace *t = L->t;
@@ -237,15 +260,7 @@ int ana_pass1_proc(struct loader *L, const struct iot_process *p, uint64_t chunk
 			 * Each task's exit holds its own CPU time (the
 			 * recorders read it per thread): a Go compiler's
 			 * leader held a third of its process's. */
-			t->cpu_ns += p->utime_ns + p->stime_ns;
-			t->utime_ns += p->utime_ns;
-			t->has_cpu = 1;
-			if (e->cmd >= 0)
-				t->procs[e->cmd].cpu_ns += p->utime_ns + p->stime_ns;
-			if (e->phase1) {
-				ph = ana_phase_of(L, e->phase1);
-				(ph ? ph : &L->fold)->cpu_ns += p->utime_ns + p->stime_ns;
-			}
+			(void)exit_cpu(L, e, p);
 			if (ana_pid_thread(L, e, p, chunk) < 0)
 				goto nomem;
 			break;
@@ -253,18 +268,9 @@ int ana_pass1_proc(struct loader *L, const struct iot_process *p, uint64_t chunk
 		/* a process's CPU time in a phase by time is known only when
 		 * the phases are: pass 2 adds it (ana_pass2_proc()) */
 		L->n_exits++;
-		t->cpu_ns += p->utime_ns + p->stime_ns;
-		t->utime_ns += p->utime_ns;
-		t->has_cpu = 1;
-		if (e->cmd >= 0) {
-			t->procs[e->cmd].cpu_ns += p->utime_ns + p->stime_ns;
+		if (e->cmd >= 0)
 			t->procs[e->cmd].pids++;
-		}
-		if (e->phase1) {
-			ph = ana_phase_of(L, e->phase1);
-			if (!ph)
-				ph = &L->fold;	/* its phase was folded */
-			ph->cpu_ns += p->utime_ns + p->stime_ns;
+		if ((ph = exit_cpu(L, e, p))) {
 			ph->procs++;
 			if (ph != &L->fold && ph->pid == p->pid && ph->end == INT64_MIN) {
 				ph->end = p->t_ns;

@@ -66,7 +66,6 @@
 #include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
 #include <sys/syscall.h>
 
 #include "engine.h"
@@ -266,13 +265,12 @@ static int on_stream(const struct rpl_thread *t, int64_t fd, int64_t *cache)
 {
 	struct rpl_fdtab *tab = t->plan->procs[t->proc].tab;
 	struct rpl_fd e;
-	struct stat st;
 
 	if (cache[0] == fd)
 		return (int)cache[1];
 	cache[0] = fd;
 	cache[1] = tab && rpl_fdtab_get(tab, (long)fd, &e) == 0 && e.state == RPL_FD_LIVE &&
-		   fstat(e.live, &st) == 0 && (S_ISFIFO(st.st_mode) || S_ISSOCK(st.st_mode));
+		   rpl_fd_is_stream(e.live);
 	return (int)cache[1];
 }
 

@@ -54,8 +54,7 @@
 #define RPL_PIPE_ROOM 16384
 #define RPL_PIPE_ROOM_WRITES 5
 
-/* Is @fd a pipe or a socket (not a file, where short is short)? */
-static int is_stream(int fd)
+int rpl_fd_is_stream(int fd)
 {
 	struct stat st;
 
@@ -128,11 +127,11 @@ int64_t rpl_pipe_rest(struct rpl_ctx *c, struct rpl_op *op, int fd, int64_t r, i
 	int64_t want = op->ev.ret, done = r > 0 ? r : 0, deadline = 0;
 	struct pollfd pfd;
 
-	if (want == 0 && !wr && r == -EAGAIN && is_stream(fd))
+	if (want == 0 && !wr && r == -EAGAIN && rpl_fd_is_stream(fd))
 		return wait_eof(c, op, fd, r);
 	if (want <= 0 || done >= want || (r < 0 && r != -EAGAIN) || (r == 0 && !wr))
 		return r;
-	if (!is_stream(fd))
+	if (!rpl_fd_is_stream(fd))
 		return r;
 	pfd = (struct pollfd){ .fd = fd, .events = wr ? POLLOUT : POLLIN };
 	while (done < want && !atomic_load(&rpl_stop_sig)) {

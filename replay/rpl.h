@@ -1192,6 +1192,9 @@ static inline void rpl_woke(struct rpl_plan *p)
  * the other end.  @return : the bytes moved, or @r. */
 int rpl_pipe_nothing(const struct rpl_op *op);
 int64_t rpl_pipe_rest(struct rpl_ctx *c, struct rpl_op *op, int fd, int64_t r, int wr);
+/* rpl_fd_is_stream() : is live descriptor @fd a pipe or a socket (not a
+ * file, where short is short)? */
+int rpl_fd_is_stream(int fd);
 /* rpl_pipe_fit() : of a pipe's writes, ending after @w_end[i] bytes, the
  * latest from @first (the first with bytes a read from byte @from moves)
  * to @cur (the one that put its last byte in) that fits in the pipe with

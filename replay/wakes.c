@@ -164,7 +164,6 @@ static void rebudget(struct rpl_plan *p, const struct rpl_thread *t, const struc
 		return;
 	for (i = 0; i < nw; i++) {
 		struct rpl_op *op = &p->ops[t->ops[wk[i].k]];
-
 		int64_t keep = wk[i].lag + wk[i].before;
 
 		if (op->think_ns > keep) {
