@@ -9,6 +9,8 @@
 # least that, with ptrace (fast path and without) and bpf where it loads.
 set -u
 . "$SRCDIR/tests/integration/lib.sh"
+. "$SRCDIR/tests/integration/record_lib.sh"
+need_ptrace
 need_iotape_cmd record
 need_iotape_cmd report
 need_cmd python3
@@ -16,15 +18,10 @@ need_cmd python3
 T=$(mktemp -d /var/tmp/iotape-test.XXXXXX)
 trap 'rm -rf "$T"' EXIT
 cd "$T"
-modes="fast ptrace"
-"$IOTAPE" record -q --backend bpf -o probe.iotape -- true 2>/dev/null && modes="$modes bpf"
-for m in $modes; do
-	case $m in
-	fast) opt= ;;
-	ptrace) opt=--no-fastpath ;;
-	bpf) opt="--backend bpf" ;;
-	esac
-	own=$("$IOTAPE" record -q $opt -o $m.iotape -- "$PROGS/thread_cpu") || fail "record ($m): exit $?"
+record_backends "$T"
+for m in "${BACKENDS[@]}"; do
+	backend_opts $m
+	own=$("$IOTAPE" record -q "${OPTS[@]}" -o $m.iotape -- "$PROGS/thread_cpu") || fail "record ($m): exit $?"
 	"$IOTAPE" report --json $m.iotape >$m.json || fail "report ($m): exit $?"
 	rep=$(python3 -c 'import json, sys
 d = json.load(open(sys.argv[1]))

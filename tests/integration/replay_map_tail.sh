@@ -10,6 +10,8 @@
 # records here.  Needs root (/proc/kpageflags: which pages were written).
 set -u
 . "$SRCDIR/tests/integration/lib.sh"
+. "$SRCDIR/tests/integration/record_lib.sh"
+need_ptrace
 need_iotape_cmd record
 need_iotape_cmd replay
 need_root
@@ -17,15 +19,10 @@ need_root
 T=$(mktemp -d /var/tmp/iotape-test.XXXXXX)
 trap 'rm -rf "$T"' EXIT
 cd "$T"
-modes="fast ptrace"
-"$IOTAPE" record -q --backend bpf -o probe.iotape -- true 2>/dev/null && modes="$modes bpf"
-for m in $modes; do
-	case $m in
-	fast) opt= ;;
-	ptrace) opt=--no-fastpath ;;
-	bpf) opt="--backend bpf" ;;
-	esac
-	"$IOTAPE" record -q $opt -o $m.iotape -- "$PROGS/map_tail" "$T/f.$m" || fail "record ($m): exit $?"
+record_backends "$T"
+for m in "${BACKENDS[@]}"; do
+	backend_opts $m
+	"$IOTAPE" record -q "${OPTS[@]}" -o $m.iotape -- "$PROGS/map_tail" "$T/f.$m" || fail "record ($m): exit $?"
 	"$IOTAPE" dump $m.iotape | grep -q "mmap pages \"$T/f.$m\" at msync: read [0-9]* ([0-9]* runs), written 3 " ||
 		fail "($m) the trace has no record of the 3 pages written: $("$IOTAPE" dump $m.iotape | grep 'mmap pages')"
 	mkdir r.$m

@@ -10,26 +10,23 @@
 # every backend that records here.
 set -u
 . "$SRCDIR/tests/integration/lib.sh"
+. "$SRCDIR/tests/integration/record_lib.sh"
+need_ptrace
 need_iotape_cmd record
 need_iotape_cmd replay
 [ -x "$PROGS/wait_early" ] || fail "$PROGS/wait_early is not built (make tests)"
 T=$(mktemp -d /var/tmp/iotape-test.XXXXXX)
 trap 'rm -rf "$T"' EXIT
 cd "$T"
-modes="fast ptrace"
-"$IOTAPE" record -q --backend bpf -o probe.iotape -- true 2>/dev/null && modes="$modes bpf"
+record_backends "$T"
 
 # first SECONDS of the line of $1's dump that matches $2
 at() { "$IOTAPE" dump "$1" | grep -E "$2" | head -1 | awk '{ print $2 }'; }
 
-for m in $modes; do
-	case $m in
-	fast) opt= ;;
-	ptrace) opt=--no-fastpath ;;
-	bpf) opt="--backend bpf" ;;
-	esac
+for m in "${BACKENDS[@]}"; do
+	backend_opts $m
 	mkdir w.$m
-	(cd w.$m && "$IOTAPE" record -q $opt -o "$T/$m.iotape" -- "$PROGS/wait_early") ||
+	(cd w.$m && "$IOTAPE" record -q "${OPTS[@]}" -o "$T/$m.iotape" -- "$PROGS/wait_early") ||
 		fail "record ($m): exit $?"
 	"$IOTAPE" dump $m.iotape >$m.dump
 	pid=$(awk '/--- start/ { print $1; exit }' $m.dump)
