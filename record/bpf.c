@@ -796,12 +796,11 @@ void rec_bpf_set_guard(struct rec_ctx *c, int fd)
 	c->bpf->guard_fd = fd;
 }
 
-/* what the programs could not write, summed over CPUs */
-static uint64_t bpf_drops(struct rec_bpf *b)
+/* a count of the programs' (map drops' key @k: BE_CNT_*), summed over CPUs */
+static uint64_t bpf_count(struct rec_bpf *b, uint32_t k)
 {
 	int ncpu = libbpf_num_possible_cpus(), i;
 	uint64_t *v, sum = 0;
-	uint32_t k = 0;
 
 	if (ncpu <= 0 || !(v = calloc((size_t)ncpu, sizeof(*v))))
 		return 0;
@@ -814,7 +813,9 @@ static uint64_t bpf_drops(struct rec_bpf *b)
 
 static void count_drops(struct rec_ctx *c)
 {
-	uint64_t d = bpf_drops(c->bpf) + c->bpf->ring.lost;
+	uint64_t d = bpf_count(c->bpf, BE_CNT_DROPS) + c->bpf->ring.lost;
+
+	c->st.bpf_unseen_in = bpf_count(c->bpf, BE_CNT_UNSEEN_IN);
 
 	if (d > c->bpf->drops) {
 		c->st.dropped += d - c->bpf->drops;

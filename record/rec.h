@@ -236,6 +236,8 @@ struct rec_stats {
 	uint64_t mp_read, mp_written;		/* their pages read and written */
 	uint64_t bpf_events;		/* of events, logged by the BPF programs */
 	uint64_t bpf_lost;		/* of dropped, records the programs could not write */
+	uint64_t bpf_unseen_in;		/* calls resumed without a traced switch
+					 * in (iotape.bpf.c's unseen_in()) */
 	uint64_t guard_stops;		/* bpf: stops before removing calls */
 	uint64_t guard_held_ns;		/* ... the time they held calls (pre_ns) */
 	uint64_t guard_held;		/* ... calls so held */

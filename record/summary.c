@@ -110,6 +110,11 @@ void rec_summary(const struct rec_ctx *c, uint64_t bytes)
 		iot_msg(IOT_MSG_INFO, CMD, "%llu path strings were not in memory when their "
 			"call began and were read when it returned",
 			(unsigned long long)c->st.bpf_reread);
+	if (c->st.bpf_unseen_in)
+		iot_msg(IOT_MSG_INFO, CMD, "%llu times a call's task was back on a CPU with no "
+			"switch traced by the kernel: its time on a CPU since it was switched out "
+			"is the scheduler's count (up to a tick short)",
+			(unsigned long long)c->st.bpf_unseen_in);
 	if (c->st.bpf_lost)
 		iot_msg(IOT_MSG_WARNING, CMD, "%llu of the dropped events were lost in the BPF "
 			"ring buffer (full); a larger --bpf-ring-mb keeps them",

@@ -78,9 +78,11 @@ struct {
 	__uint(max_entries, 64 << 20);	/* resized by the recorder */
 } rb SEC(".maps");
 
+/* counts per CPU: records the programs could not write (BE_CNT_DROPS),
+ * switches back in that the kernel did not trace (BE_CNT_UNSEEN_IN) */
 struct {
 	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
-	__uint(max_entries, 1);
+	__uint(max_entries, BE_CNT_N);
 	__type(key, __u32);
 	__type(value, __u64);
 } drops SEC(".maps");
@@ -105,6 +107,7 @@ struct tstate {
 	__u32 held;			/* ns it held the call in flight */
 	__u64 t_off;			/* switched out in the call in flight */
 	__u64 off_ns;			/* ... off a CPU in it so far */
+	__u64 run_off;			/* ... its se.sum_exec_runtime then */
 	__u64 t_slept;			/* asleep on a disk between calls since */
 	__u64 slept_ns;			/* ... so since its last recorded call */
 	__u32 slept;			/* ... taken at the entry, for BE_CALL */
@@ -205,13 +208,17 @@ struct {
 	__type(value, struct scratch);
 } scratch SEC(".maps");
 
-static __always_inline void count_drop(void)
+static __always_inline void count_one(__u32 k)
 {
-	__u32 k = 0;
 	__u64 *n = bpf_map_lookup_elem(&drops, &k);
 
 	if (n)
 		*n += 1;
+}
+
+static __always_inline void count_drop(void)
+{
+	count_one(BE_CNT_DROPS);
 }
 
 static __always_inline struct scratch *scratch_all(void)

@@ -50,6 +50,11 @@ enum be_type {
 #define BE_TID_ON	1	/* map tstate: followed */
 #define BE_TID_EXEC	2	/* ... from its next execve on */
 
+/* map drops' keys: what the programs count, per CPU */
+#define BE_CNT_DROPS		0	/* records they could not write */
+#define BE_CNT_UNSEEN_IN	1	/* switches back in the kernel did not trace */
+#define BE_CNT_N		2
+
 /* map tstate's value: what the recorder writes for the program it starts */
 struct be_tstate {
 	__u32 st;
@@ -68,6 +73,7 @@ struct be_tstate {
 	__u32 held;			/* ns the call was held, for BE_CALL */
 	__u64 t_off;
 	__u64 off_ns;
+	__u64 run_off;
 	__u64 t_slept;
 	__u64 slept_ns;
 	__u32 slept;
