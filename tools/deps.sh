@@ -13,7 +13,7 @@ check) pkgs="$pkgs libbpf-dev bpftool busybox-static golang-go libcmocka-dev pro
 bench) pkgs="$pkgs libbpf-dev bpftool clang busybox-static strace zstd bc git linux-source-6.1 xfsprogs btrfs-progs e2fsprogs fio time postmark" ;;
 demo)  pkgs="$pkgs xfsprogs btrfs-progs e2fsprogs" ;;
 validate) pkgs="$pkgs python3 linux-source-6.1 xfsprogs btrfs-progs e2fsprogs" ;;
-suite) pkgs="$pkgs python3 xfsprogs btrfs-progs e2fsprogs postmark git python3.11 sqlite3 fio xz-utils tar rsync perl-modules-5.36 linux-libc-dev libstdc++-12-dev golang-go zip unzip grep findutils zstd coreutils" ;;
+suite) pkgs="$pkgs python3 xfsprogs btrfs-progs e2fsprogs postmark git python3.11 sqlite3 fio xz-utils tar rsync perl-modules-5.36 linux-libc-dev libstdc++-12-dev golang-go zip unzip grep findutils zstd coreutils openjdk-17-jdk-headless patch diffutils" ;;
 *) echo "deps.sh: unknown set '$what'" >&2; exit 2 ;;
 esac
 # The bpf backend's build tools: installed as root; without them the
