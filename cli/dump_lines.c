@@ -271,6 +271,11 @@ int dump_print_event(FILE *f, const struct iot_event *ev, int64_t base,
 		fmt_secs(d, sizeof(d), (int64_t)ev->waited_ns);
 		fprintf(f, " [waited %s]", d);
 	}
+	/* ... and runnable, waiting for a CPU, in that gap */
+	if (ev->ready_ns) {
+		fmt_secs(d, sizeof(d), (int64_t)ev->ready_ns);
+		fprintf(f, " [ready %s]", d);
+	}
 	/* ... the thread whose wake-up ended that sleep */
 	if (ev->gap_waker)
 		fprintf(f, " [gap woken by %u]", ev->gap_waker);

@@ -293,6 +293,11 @@ struct iot_event {
 	 * something that thread did; 0 if unknown or none (the bpf backend
 	 * sees it) */
 	uint32_t gap_waker;
+	/* ns the task was runnable, waiting for a CPU, in the gap before
+	 * t_enter (preempted, or woken and not yet running): neither its
+	 * code nor a sleep of its own; 0 if unknown or none (the bpf
+	 * backend measures it) */
+	uint32_t ready_ns;
 	/* `record --data`: the bytes a write-family call wrote (the first
 	 * ret of those it was given), NULL and 0 if none were kept */
 	const void *data;

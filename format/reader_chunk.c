@@ -62,6 +62,7 @@ static int check_chunk(Iotape__Chunk *c)
 	    (c->n_waited_ns != n && c->n_waited_ns != 0) ||
 	    (c->n_waker != n && c->n_waker != 0) ||
 	    (c->n_gap_waker != n && c->n_gap_waker != 0) ||
+	    (c->n_ready_ns != n && c->n_ready_ns != 0) ||
 	    (c->n_data_len != n && c->n_data_len != 0) ||
 	    (c->n_tid_pids != c->n_tids && c->n_tid_pids != 0))
 		return IOT_E_CORRUPT;
@@ -173,7 +174,7 @@ static int load_slot(const struct iot_reader *r, struct slot *s, const struct io
 	memset(s->seen, 0, c->n_tids + 1);
 	s->extra = c->n_ev_flags || c->n_pre_ns || c->n_cpu_ns || c->n_slept_ns ||
 		   c->n_run_ns || c->n_woke_ns || c->n_waited_ns || c->n_waker ||
-		   c->n_gap_waker || c->n_data_len;
+		   c->n_gap_waker || c->n_ready_ns || c->n_data_len;
 	s->ch = c;
 	return 0;
 }
@@ -343,12 +344,14 @@ static void fill_event(struct iot_reader *r, struct iot_event *ev)
 		ev->waited_ns = c->n_waited_ns ? c->waited_ns[i] : 0;
 		ev->waker = c->n_waker ? c->waker[i] : 0;
 		ev->gap_waker = c->n_gap_waker ? c->gap_waker[i] : 0;
+		ev->ready_ns = c->n_ready_ns ? c->ready_ns[i] : 0;
 		ev->data_len = c->n_data_len ? c->data_len[i] : 0;
 		ev->data = ev->data_len ? c->data.data + r->i_data : NULL;
 		r->i_data += ev->data_len;
 	} else {
 		ev->flags = ev->pre_ns = ev->cpu_ns = ev->slept_ns = 0;
 		ev->run_ns = ev->woke_ns = ev->waited_ns = ev->waker = ev->gap_waker = ev->data_len = 0;
+		ev->ready_ns = 0;
 		ev->data = NULL;
 	}
 	ev->ret = c->ret[i];

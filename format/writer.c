@@ -63,7 +63,7 @@ struct iot_writer {
 	int64_t *t_enter;
 	uint64_t *duration;
 	uint32_t *tid_idx, *nr, *nargs, *path, *path2, *ev_flags, *pre_ns, *cpu_ns,
-		 *slept_ns, *run_ns, *woke_ns, *waited_ns, *waker, *gap_waker, *data_len;
+		 *slept_ns, *run_ns, *woke_ns, *waited_ns, *waker, *gap_waker, *ready_ns, *data_len;
 	int64_t *ret;
 	int64_t *args;
 	size_t n_args, cap_args;
@@ -74,7 +74,7 @@ struct iot_writer {
 	uint32_t *ps_ref;		/* their paths in the string table */
 	size_t cap_ps_ref;
 	int any_path2, any_flags, any_pre, any_cpu, any_slept, any_run, any_woke, any_waited,
-	    any_waker, any_gap_waker;
+	    any_waker, any_gap_waker, any_ready;
 	uint8_t *dbuf;			/* the events' kept data, concatenated */
 	size_t dbuf_len, dbuf_cap;
 	uint8_t *abuf;			/* the async requests', after them */
@@ -258,7 +258,7 @@ static void chunk_reset(struct iot_writer *w)
 	w->n = 0;
 	w->n_args = 0;
 	w->any_path2 = w->any_flags = w->any_pre = w->any_cpu = w->any_slept = w->any_run = 0;
-	w->any_woke = w->any_waited = w->any_waker = w->any_gap_waker = 0;
+	w->any_woke = w->any_waited = w->any_waker = w->any_gap_waker = w->any_ready = 0;
 	w->dbuf_len = w->abuf_len = 0;
 	w->t_min = INT64_MAX;
 	w->t_max = INT64_MIN;
@@ -427,7 +427,7 @@ static int ev_grow(struct iot_writer *w)
 #define G(f) grow_col((void **)&w->f, c, sizeof(*w->f))
 	if (G(t_enter) || G(duration) || G(tid_idx) || G(nr) || G(nargs) ||
 	    G(path) || G(path2) || G(ev_flags) || G(pre_ns) || G(cpu_ns) ||
-	    G(slept_ns) || G(run_ns) || G(woke_ns) || G(waited_ns) || G(waker) || G(gap_waker) || G(data_len) || G(ret) ||
+	    G(slept_ns) || G(run_ns) || G(woke_ns) || G(waited_ns) || G(waker) || G(gap_waker) || G(ready_ns) || G(data_len) || G(ret) ||
 	    G(t_lo) || G(t_hi) || G(d_lo) || G(d_hi))
 		return -ENOMEM;
 #undef G
@@ -549,6 +549,8 @@ static long pack_chunk(struct iot_writer *w, struct iot_frame *meta)
 	ch.waker = w->waker;
 	ch.n_gap_waker = w->any_gap_waker ? w->n : 0;
 	ch.gap_waker = w->gap_waker;
+	ch.n_ready_ns = w->any_ready ? w->n : 0;
+	ch.ready_ns = w->ready_ns;
 	ch.n_data_len = w->dbuf_len ? w->n : 0;
 	ch.data_len = w->data_len;
 	/* the requests' bytes follow the events': a reader finds each
@@ -682,6 +684,7 @@ int iot_writer_event(struct iot_writer *w, const struct iot_event *ev)
 	w->waited_ns[i] = ev->waited_ns;
 	w->waker[i] = ev->waker;
 	w->gap_waker[i] = ev->gap_waker;
+	w->ready_ns[i] = ev->ready_ns;
 	w->data_len[i] = ev->data_len;
 	if (ev->data_len) {
 		memcpy(w->dbuf + w->dbuf_len, ev->data, ev->data_len);
@@ -697,6 +700,7 @@ int iot_writer_event(struct iot_writer *w, const struct iot_event *ev)
 	w->any_waited |= ev->waited_ns != 0;
 	w->any_waker |= ev->waker != 0;
 	w->any_gap_waker |= ev->gap_waker != 0;
+	w->any_ready |= ev->ready_ns != 0;
 	if (ev->t_enter < w->t_min)
 		w->t_min = ev->t_enter;
 	if (ev->t_exit > w->t_max)
@@ -839,7 +843,7 @@ static void writer_free(struct iot_writer *w)
 	free(w->t_enter); free(w->duration); free(w->tid_idx); free(w->nr);
 	free(w->nargs); free(w->path); free(w->path2); free(w->ev_flags); free(w->pre_ns);
 	free(w->cpu_ns); free(w->slept_ns); free(w->run_ns); free(w->woke_ns); free(w->waited_ns);
-	free(w->waker); free(w->gap_waker);
+	free(w->waker); free(w->gap_waker); free(w->ready_ns);
 	free(w->data_len); free(w->dbuf);
 	free(w->abuf);
 	free(w->t_lo); free(w->t_hi); free(w->d_lo); free(w->d_hi);

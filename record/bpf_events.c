@@ -227,6 +227,8 @@ static void decode_enter(struct rec_ctx *c, struct rec_task *t, const struct be_
 		 * what woke it came before that (replay/wakes.c) */
 		t->ev.woke_ns = e->woke;
 		t->ev.waited_ns = e->waited;
+		/* runnable, waiting for a CPU, in that gap: not its think time */
+		t->ev.ready_ns = e->ready;
 		/* ... by that followed thread, from a call that wakes others */
 		t->ev.gap_waker = e->woke ? e->gwaker : 0;
 		c->st.bpf_slept_ns += e->slept;
@@ -456,6 +458,7 @@ static void on_call(struct rec_ctx *c, const struct be_call *k, const struct be_
 	ep->slept = k->slept;
 	ep->woke = k->woke;
 	ep->waited = k->waited;
+	ep->ready = k->ready;
 	ep->gwaker = k->gwaker;
 	memcpy(ep->args, k->args, sizeof(ep->args));
 	ep->slen[0] = ep->slen[1] = BE_NOSTR;

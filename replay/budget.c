@@ -163,6 +163,8 @@ struct cpu_use {
 	double in_low;		/* ... each at most its kind's 5th percentile */
 	double rec;		/* the BPF programs' time think.c's floors
 				 * took off its gaps (rec_cpu) */
+	double ready;		/* its gaps' waits for a CPU in their think
+				 * times (ready_ns, as think.c bounded them) */
 	double stops;		/* its stopped calls' stops (run_cost()) */
 	uint32_t calls;		/* its stopped calls */
 	uint32_t starts;	/* its programs started (successful execs) */
@@ -844,16 +846,17 @@ static double budget_of(const struct cpu_use *u, uint32_t ut, uint32_t st, uint3
  * and the factor the budget cut it by. */
 static void budget_dbg(const struct rpl_plan *p, size_t i, const struct rpl_think_dbg *d,
 		       const struct cpu_use *u, uint32_t ut, uint32_t st, uint32_t rt, double budget,
-		       double scale, int own)
+		       double scale, double rcut, int own)
 {
 	const struct rpl_thread *t = &p->threads[i];
 
 	iot_msg(IOT_MSG_INFO, "replay",
 		"budget: tid %d%s: %u gaps %.3f ms (p50 %.2f us), floors -%.3f ms (holds %.3f; %u whole), "
-		"stops -%.3f ms, left %.3f ms; cpu user %.3f + sys %.3f ms, calls %.3f (low %.3f), "
+		"stops -%.3f ms, left %.3f ms (waits for a CPU %.3f, cut first: x%.3f of them); cpu user %.3f + sys %.3f ms, calls %.3f (low %.3f), "
 		"stops %.3f (%u), pre %.3f, rec %.3f + %.3f: budget %.3f ms, x%.3f -> %.3f ms",
 		t->tid, own ? "" : " (its process's)", d->n, d->raw / 1e6, (double)d->p50 / 1e3,
-		d->floors / 1e6, d->holds / 1e6, d->zeroed, d->stops / 1e6, u->sum / 1e6, ut / 1e3, st / 1e3,
+		d->floors / 1e6, d->holds / 1e6, d->zeroed, d->stops / 1e6, u->sum / 1e6, u->ready / 1e6,
+		rcut, ut / 1e3, st / 1e3,
 		u->in_calls / 1e6, u->in_low / 1e6, u->stops / 1e6, u->calls, u->pre / 1e6,
 		u->rec / 1e6, rt / 1e3, budget / 1e6, scale, u->sum * scale / 1e6);
 }
@@ -863,6 +866,8 @@ int rpl_think_budget(struct rpl_plan *p, const double *rec_cpu, const struct rpl
 	struct cpu_use *th = calloc(p->n_threads + 1, sizeof(*th));
 	struct cpu_use *pc = calloc(p->n_procs + 1, sizeof(*pc));
 	double *scale = calloc(p->n_threads + 1, sizeof(*scale));
+	double *rcut = calloc(p->n_threads + 1, sizeof(*rcut));
+	double *whole = calloc(p->n_threads + 1, sizeof(*whole));
 	int64_t *run = malloc((p->n_threads + 1) * sizeof(*run));
 	int64_t stop_cpu = exact_stop_cpu(p);
 	double per_call = stop_cpu >= 0 ? (double)stop_cpu : (double)p->stop_cost_ns / 20.0;
@@ -873,6 +878,10 @@ int rpl_think_budget(struct rpl_plan *p, const double *rec_cpu, const struct rpl
 	 * (estimated_key(), call_cpu(), call_low()) */
 	uint8_t waits[CALL_NR_MAX];
 	struct rpl_op wop = { 0 };
+	/* IOTAPE_REPLAY_READY=0: every gap cut alike (to measure what the
+	 * waits for a CPU do) */
+	const char *env = getenv("IOTAPE_REPLAY_READY");
+	int by_ready = !env || strcmp(env, "0") != 0;
 	size_t i;
 	int err = -ENOMEM;
 
@@ -880,7 +889,7 @@ int rpl_think_budget(struct rpl_plan *p, const double *rec_cpu, const struct rpl
 		wop.ev.nr = (int16_t)i;
 		waits[i] = (uint8_t)is_wait(&wop);
 	}
-	if (!th || !pc || !scale || !caps || !run || call_caps(p, waits, caps, &held) < 0 ||
+	if (!th || !pc || !scale || !rcut || !whole || !caps || !run || call_caps(p, waits, caps, &held) < 0 ||
 	    exit_cpu(p, stop_cpu >= 0, &by_tid, &by_pid) < 0 || run_cost(p, run) < 0)
 		goto out;
 	for (i = 0; i < p->n_ops; i++) {
@@ -888,10 +897,12 @@ int rpl_think_budget(struct rpl_plan *p, const double *rec_cpu, const struct rpl
 		struct cpu_use *u[2] = { &th[op->thread], &pc[p->threads[op->thread].proc] };
 		int64_t cpu = call_cpu(p, waits, op, caps, held);
 		double in = (double)cpu, low = (double)call_low(p, waits, op, caps, cpu);
+		double rd = (double)rpl_op_col(p->ready_ns, p->n_ready, op);
 		int k;
 
 		for (k = 0; k < 2; k++) {
 			u[k]->sum += (double)op->think_ns;
+			u[k]->ready += rd;
 			u[k]->in_calls += in;
 			u[k]->in_low += low;
 			u[k]->starts += rpl_op_is_exec(op);
@@ -917,7 +928,7 @@ int rpl_think_budget(struct rpl_plan *p, const double *rec_cpu, const struct rpl
 		uint32_t ut, st = 0, rt = 0;
 		double budget;
 
-		scale[i] = 1.0;
+		scale[i] = whole[i] = 1.0;
 		if (rpl_map_get(&by_tid.user, RPL_IK(t->tid), &ut)) {
 			rpl_map_get(&by_tid.sys, RPL_IK(t->tid), &st);
 			rpl_map_get(&by_tid.rec, RPL_IK(t->tid), &rt);
@@ -935,16 +946,38 @@ int rpl_think_budget(struct rpl_plan *p, const double *rec_cpu, const struct rpl
 		 * scaled) */
 		if (rt && u->sum - (double)rt * 1000.0 < budget)
 			budget = u->sum > (double)rt * 1000.0 ? u->sum - (double)rt * 1000.0 : 0;
-		if (u->sum > budget)
-			scale[i] = budget / u->sum;
+		if (u->sum > budget) {
+			scale[i] = whole[i] = budget / u->sum;
+			/* the cut comes first out of the gaps' waits for a CPU
+			 * (the bpf backend's ready_ns: preempted, or woken and
+			 * not yet running), which were no computing, and only
+			 * then out of every gap alike: rcut is the share of
+			 * each wait cut, scale what is left of the rest */
+			if (by_ready && u->ready > 0.0) {
+				double cut = u->sum - budget;
+
+				rcut[i] = cut >= u->ready ? 1.0 : cut / u->ready;
+				scale[i] = cut >= u->ready ?
+					   (u->sum > u->ready ? budget / (u->sum - u->ready) : 0.0) : 1.0;
+			}
+		}
 		if (dbg)
-			budget_dbg(p, i, &dbg[i], u, ut, st, rt, budget, scale[i], u == &th[i]);
+			budget_dbg(p, i, &dbg[i], u, ut, st, rt, budget, whole[i], rcut[i], u == &th[i]);
 	}
+	/* the thread's factor as a whole (wakes.c): its think time after
+	 * the cut over before */
 	for (i = 0; i < p->n_threads; i++)
-		p->threads[i].think_scale = scale[i];
+		p->threads[i].think_scale = whole[i];
 	for (i = 0; i < p->n_ops; i++) {
 		struct rpl_op *op = &p->ops[i];
 
+		if (rcut[op->thread] > 0.0) {
+			int64_t rd = (int64_t)((double)rpl_op_col(p->ready_ns, p->n_ready, op) *
+					       rcut[op->thread]);
+
+			p->think_cut_ns += rd;
+			op->think_ns -= rd;
+		}
 		if (scale[op->thread] < 1.0) {
 			int64_t cut = (int64_t)((double)op->think_ns * scale[op->thread]);
 
@@ -964,6 +997,8 @@ out:
 	free(run);
 	free(caps);
 	free(scale);
+	free(rcut);
+	free(whole);
 	free(pc);
 	free(th);
 	return err;

@@ -295,6 +295,7 @@ void rpl_plan_free(struct rpl_plan *p)
 	free(p->run_ns);
 	free(p->woke_ns);
 	free(p->waited_ns);
+	free(p->ready_ns);
 	free(p->waker);
 	free(p->gap_waker);
 	free(p->pre_ns);

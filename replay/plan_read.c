@@ -251,6 +251,10 @@ int rpl_plan_read(struct rpl_plan *p)
 			    (err = keep_col(p, &p->waited_ns, &p->n_waited, op->seq,
 					    it.u.ev.waited_ns)))
 				goto out;
+			if (it.u.ev.ready_ns &&
+			    (err = keep_col(p, &p->ready_ns, &p->n_ready, op->seq,
+					    it.u.ev.ready_ns)))
+				goto out;
 			if (it.u.ev.woke_ns &&
 			    (err = keep_col(p, &p->woke_ns, &p->n_woke, op->seq,
 					    it.u.ev.woke_ns)))

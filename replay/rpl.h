@@ -646,6 +646,11 @@ struct rpl_plan {
 					 * voluntarily in its gap (iot_event.waited_ns,
 					 * wakes.c), n_waited of them; NULL: none */
 	size_t n_waited;
+	uint32_t *ready_ns;		/* per op, by seq: how long its thread was
+					 * runnable, waiting for a CPU, in its gap
+					 * (iot_event.ready_ns, think.c), n_ready of
+					 * them; NULL: none */
+	size_t n_ready;
 	uint32_t *waker;		/* per op, by seq: the tid whose wake-up
 					 * ended its call's sleep (iot_event.waker,
 					 * wakes.c), n_waker of them; NULL: none */

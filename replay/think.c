@@ -684,7 +684,7 @@ int rpl_plan_think(struct rpl_plan *p)
 	}
 	walk_reset(p, &w);
 	for (i = 0; i < p->n_ops; i++) {
-		int64_t th, sl, fl_ns, th0, th1;
+		int64_t th, sl, rd, fl_ns, th0, th1;
 
 		op = &p->ops[i];
 		prev = walk_prev(p, &w, i, &first);
@@ -763,6 +763,10 @@ int rpl_plan_think(struct rpl_plan *p)
 			p->slept_ns[op->seq] = (uint32_t)sl;
 			th -= sl;
 		}
+		/* the gap's wait for a CPU, no more than its think time:
+		 * what the budget cuts first (budget.c) */
+		if ((rd = rpl_op_col(p->ready_ns, p->n_ready, op)) > 0)
+			p->ready_ns[op->seq] = (uint32_t)(rd < th ? rd : th);
 		op->think_ns = th;
 	}
 	walk_free(&w);

@@ -133,6 +133,11 @@ struct tstate {
 					 * from a voluntary sleep between calls,
 					 * from a call that wakes others (its tid;
 					 * 0: none), to its next call's exit */
+	__u64 t_ready;			/* runnable, not running, between calls
+					 * since (preempted, or woken) */
+	__u64 ready_ns;			/* ... so since its last recorded call */
+	__u32 ready;			/* ... taken at the entry, for BE_CALL */
+	__u32 pad_ready;
 	__u8 crec[BE_CREC_BYTES];	/* one == 2: the call's BE_CALLSTR record,
 					 * its strings read at entry */
 };	/* = struct be_tstate of event.h */

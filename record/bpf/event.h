@@ -43,7 +43,7 @@ enum be_type {
  * and an exit record).  Kept small so that a task's state stays within
  * a page: it is allocated, in the fork's tracepoint, for every task
  * followed, where an allocation of several pages may fail. */
-#define BE_CALLSTR_HDR	168
+#define BE_CALLSTR_HDR	176
 #define BE_CREC_STR	2048
 #define BE_CREC_BYTES	(BE_CALLSTR_HDR + BE_CREC_STR)
 
@@ -90,6 +90,10 @@ struct be_tstate {
 	__u64 rec_runs;
 	__u32 soff;			/* crec's strings' bytes */
 	__u32 gwaker;
+	__u64 t_ready;
+	__u64 ready_ns;
+	__u32 ready;
+	__u32 pad_ready;
 	__u8 crec[BE_CREC_BYTES];
 };
 
@@ -140,6 +144,9 @@ struct be_enter {
 	__u32 gwaker;			/* tid of the followed task that woke it
 					 * from that sleep, from a call that
 					 * wakes others (0: none, not known) */
+	__u32 ready;			/* ns it was runnable, waiting for a
+					 * CPU, in that gap */
+	__u32 pad_ready;
 	char data[];
 };
 
@@ -205,6 +212,8 @@ struct be_call {
 					 * string arguments not here were NULL */
 	__u32 cwaker;			/* as be_exit's */
 	__u32 gwaker;			/* as be_enter's */
+	__u32 ready;			/* as be_enter's */
+	__u32 pad_ready;
 };
 
 /* BE_CALLSTR: h.t is the exit time; a call that BE_CALL would hold but

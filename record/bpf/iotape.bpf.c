@@ -238,6 +238,9 @@ int BPF_PROG(iotape_woken, struct task_struct *p)
 		s->t_woke = now;
 		s->t_vslept = 0;
 	}
+	/* runnable from here to its switch in: waiting for a CPU */
+	if (!s->busy && !s->t_ready)
+		s->t_ready = now;
 	return 0;
 }
 
@@ -287,6 +290,11 @@ __noinline int switched_in(struct tstate *in, __u64 run)
 	}
 	if (in->t_slept)
 		slept_end(in, now);
+	if (in->t_ready) {
+		if (!in->busy && now > in->t_ready)
+			in->ready_ns += now - in->t_ready;
+		in->t_ready = 0;
+	}
 	return 0;
 }
 
@@ -320,6 +328,14 @@ int BPF_PROG(iotape_held, bool preempt, struct task_struct *prev, struct task_st
 	}
 	if (gap && !fl->t_slept)
 		fl->t_slept = now;
+	/* preempted between calls (or yielding): runnable, waiting for a
+	 * CPU until its switch in (ready_ns), not running its code */
+	if (fl->st == BE_TID_ON && !fl->busy && !fl->in_fast && !fl->t_ready &&
+	    (preempt || prev_state == 0)) {
+		if (!now)
+			now = bpf_ktime_get_ns();
+		fl->t_ready = now;
+	}
 	if (gap_vsleep(fl, preempt, prev_state) && !fl->t_vslept) {
 		if (!now)
 			now = bpf_ktime_get_ns();
@@ -538,6 +554,8 @@ int BPF_PROG(iotape_enter, void *regs_arg, long id)
 			fl->t_vslept = 0;
 			fl->waited_ns = 0;
 			fl->gwaker = 0;
+			fl->ready_ns = 0;
+			fl->t_ready = 0;
 		}
 		return 0;
 	}
@@ -600,6 +618,11 @@ int BPF_PROG(iotape_enter, void *regs_arg, long id)
 	fl->t_woke = 0;
 	fl->t_vslept = 0;
 	fl->waited_ns = 0;
+	/* the gap's wait for a CPU (a switch in not traced leaves t_ready
+	 * set: that wait is not counted) */
+	fl->ready = fl->ready_ns < 0xffffffffULL ? (__u32)fl->ready_ns : 0xffffffffu;
+	fl->ready_ns = 0;
+	fl->t_ready = 0;
 	fl->nr = (__s32)nr;
 	fl->t_enter = t;
 	fl->cwaker = 0;
@@ -625,6 +648,7 @@ int BPF_PROG(iotape_enter, void *regs_arg, long id)
 	e->slept = fl->slept;
 	e->woke = fl->woke;
 	e->waited = fl->waited;
+	e->ready = fl->ready;
 	e->gwaker = fl->woke ? fl->gwaker : 0;
 	e->nr = (__s32)nr;
 	e->nstr = 0;
@@ -902,6 +926,7 @@ int BPF_PROG(iotape_exit, void *regs_arg, long ret)
 		k->slept = fl->slept;
 		k->woke = fl->woke;
 		k->waited = fl->waited;
+		k->ready = fl->ready;
 		k->estr = fl->estr;
 		k->cwaker = cwaker;
 		k->gwaker = fl->woke ? fl->gwaker : 0;

@@ -153,7 +153,7 @@ too_big() {
 # untimed [-p] - `iotape dump` lines (stdin) without what differs from one
 # run to the next: the pid and time that start an event line (-p keeps
 # the pid), the duration, and the bpf backend's '[on cpu S]',
-# '[woken S before]', '[waited S]', '[gap woken by TID]', '[woken by TID]' and
+# '[woken S before]', '[waited S]', '[ready S]', '[gap woken by TID]', '[woken by TID]' and
 # '[slept before S]' (ptrace's too,
 # where a page came in); the other notes ('[zeros]', '[data N]', a profile's
 # '[not replayed]') stay.  Every test that compares dumps goes through it.
@@ -163,6 +163,7 @@ untimed() {
 	sed -E -e "$head" \
 		-e 's/ \[woken [0-9.]+ before\](( \[[a-z][^]]*\])*)$/\1/' \
 		-e 's/ \[waited [0-9.]+\](( \[[a-z][^]]*\])*)$/\1/' \
+		-e 's/ \[ready [0-9.]+\](( \[[a-z][^]]*\])*)$/\1/' \
 		-e 's/ \[gap woken by [0-9]+\](( \[[a-z][^]]*\])*)$/\1/' \
 		-e 's/ \[woken by [0-9]+\](( \[[a-z][^]]*\])*)$/\1/' \
 		-e 's/ \[slept before [0-9.]+\](( \[[a-z][^]]*\])*)$/\1/' \

@@ -197,7 +197,7 @@ echo "guard: $stops stops held their calls $held s, out of the think time"
 	2>oncpu.err || fail "on cpu: exit $? ($(tail -2 oncpu.err))"
 # (the sleep on a disk before a call, and the wake-up from a voluntary
 # one, when there was one, come after)
-"$IOTAPE" dump -P oncpu.iotape | grep -v '^#' | sed -E 's/( \[slept before [0-9.]+\])?( \[woken [0-9.]+ before\])?( \[waited [0-9.]+\])?( \[gap woken by [0-9]+\])?( \[woken by [0-9]+\])?$//' >oncpu.txt
+"$IOTAPE" dump -P oncpu.iotape | grep -v '^#' | sed -E 's/( \[slept before [0-9.]+\])?( \[woken [0-9.]+ before\])?( \[waited [0-9.]+\])?( \[ready [0-9.]+\])?( \[gap woken by [0-9]+\])?( \[woken by [0-9]+\])?$//' >oncpu.txt
 without=$(grep '> *$' oncpu.txt | head -3)
 [ -z "$without" ] || fail "on cpu: calls without their time on a CPU: $without"
 sl=$(grep -E '^[0-9]+ +[0-9.]+ (clock_)?nanosleep\(' oncpu.txt | head -1)

@@ -29,7 +29,7 @@ def load(path, wdir, own):
             continue
         if line.startswith("#"):
             continue
-        m = re.match(r"^([0-9]+) +[0-9.]+ (.*?)( <[0-9.]+>)?( \[on cpu [0-9.]+\])?( \[zeros\])?( \[slept before [0-9.]+\])?( \[woken [0-9.]+ before\])?( \[waited [0-9.]+\])?( \[gap woken by [0-9]+\])?( \[woken by [0-9]+\])?$", line)
+        m = re.match(r"^([0-9]+) +[0-9.]+ (.*?)( <[0-9.]+>)?( \[on cpu [0-9.]+\])?( \[zeros\])?( \[slept before [0-9.]+\])?( \[woken [0-9.]+ before\])?( \[waited [0-9.]+\])?( \[ready [0-9.]+\])?( \[gap woken by [0-9]+\])?( \[woken by [0-9]+\])?$", line)
         if m:
             body = m.group(2) + ("" if os.environ.get("NO_ZEROS") == "1" else m.group(5) or "")
             # pages of a mapping of a file that is not the program's own

@@ -213,6 +213,7 @@ static void rand_event(struct iot_event *ev, int64_t *t)
 		/* from woke_ns, not another draw: the events after it stay */
 		ev->waker = ev->woke_ns % 4 ? 0 : ev->woke_ns / 4 + 1;
 		ev->gap_waker = ev->woke_ns % 3 ? 0 : ev->woke_ns / 3 + 7;
+		ev->ready_ns = ev->woke_ns % 5 ? 0 : ev->woke_ns / 5 + 3;
 	}
 }
 
@@ -314,6 +315,7 @@ static void eq_item(const struct m_item *m, const struct iot_item *it)
 		assert_int_equal(a->waited_ns, b->waited_ns);
 		assert_int_equal(a->waker, b->waker);
 		assert_int_equal(a->gap_waker, b->gap_waker);
+		assert_int_equal(a->ready_ns, b->ready_ns);
 		assert_true(a->ret == b->ret);
 		assert_int_equal(a->nargs, b->nargs);
 		for (k = 0; k < a->nargs; k++)
