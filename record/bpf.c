@@ -815,8 +815,6 @@ static void count_drops(struct rec_ctx *c)
 {
 	uint64_t d = bpf_count(c->bpf, BE_CNT_DROPS) + c->bpf->ring.lost;
 
-	c->st.bpf_unseen_in = bpf_count(c->bpf, BE_CNT_UNSEEN_IN);
-
 	if (d > c->bpf->drops) {
 		c->st.dropped += d - c->bpf->drops;
 		c->st.bpf_lost += d - c->bpf->drops;
@@ -923,6 +921,8 @@ int rec_bpf_loop(struct rec_ctx *c)
 	else
 		rec_ring_consume(&b->ring);
 	count_drops(c);
+	/* for the summary only: read once, at the end */
+	c->st.bpf_unseen_in = bpf_count(b, BE_CNT_UNSEEN_IN);
 	/* tasks whose end was lost */
 	{
 		int i = 0, left = c->ntasks;

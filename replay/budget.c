@@ -867,7 +867,6 @@ int rpl_think_budget(struct rpl_plan *p, const double *rec_cpu, const struct rpl
 	struct cpu_use *pc = calloc(p->n_procs + 1, sizeof(*pc));
 	double *scale = calloc(p->n_threads + 1, sizeof(*scale));
 	double *rcut = calloc(p->n_threads + 1, sizeof(*rcut));
-	double *whole = calloc(p->n_threads + 1, sizeof(*whole));
 	int64_t *run = malloc((p->n_threads + 1) * sizeof(*run));
 	int64_t stop_cpu = exact_stop_cpu(p);
 	double per_call = stop_cpu >= 0 ? (double)stop_cpu : (double)p->stop_cost_ns / 20.0;
@@ -889,7 +888,7 @@ int rpl_think_budget(struct rpl_plan *p, const double *rec_cpu, const struct rpl
 		wop.ev.nr = (int16_t)i;
 		waits[i] = (uint8_t)is_wait(&wop);
 	}
-	if (!th || !pc || !scale || !rcut || !whole || !caps || !run || call_caps(p, waits, caps, &held) < 0 ||
+	if (!th || !pc || !scale || !rcut || !caps || !run || call_caps(p, waits, caps, &held) < 0 ||
 	    exit_cpu(p, stop_cpu >= 0, &by_tid, &by_pid) < 0 || run_cost(p, run) < 0)
 		goto out;
 	for (i = 0; i < p->n_ops; i++) {
@@ -928,7 +927,9 @@ int rpl_think_budget(struct rpl_plan *p, const double *rec_cpu, const struct rpl
 		uint32_t ut, st = 0, rt = 0;
 		double budget;
 
-		scale[i] = whole[i] = 1.0;
+		/* the thread's factor as a whole (wakes.c): its think time
+		 * after the cut over before */
+		scale[i] = p->threads[i].think_scale = 1.0;
 		if (rpl_map_get(&by_tid.user, RPL_IK(t->tid), &ut)) {
 			rpl_map_get(&by_tid.sys, RPL_IK(t->tid), &st);
 			rpl_map_get(&by_tid.rec, RPL_IK(t->tid), &rt);
@@ -947,7 +948,7 @@ int rpl_think_budget(struct rpl_plan *p, const double *rec_cpu, const struct rpl
 		if (rt && u->sum - (double)rt * 1000.0 < budget)
 			budget = u->sum > (double)rt * 1000.0 ? u->sum - (double)rt * 1000.0 : 0;
 		if (u->sum > budget) {
-			scale[i] = whole[i] = budget / u->sum;
+			scale[i] = p->threads[i].think_scale = budget / u->sum;
 			/* the cut comes first out of the gaps' waits for a CPU
 			 * (the bpf backend's ready_ns: preempted, or woken and
 			 * not yet running), which were no computing, and only
@@ -962,12 +963,9 @@ int rpl_think_budget(struct rpl_plan *p, const double *rec_cpu, const struct rpl
 			}
 		}
 		if (dbg)
-			budget_dbg(p, i, &dbg[i], u, ut, st, rt, budget, whole[i], rcut[i], u == &th[i]);
+			budget_dbg(p, i, &dbg[i], u, ut, st, rt, budget, p->threads[i].think_scale,
+				   rcut[i], u == &th[i]);
 	}
-	/* the thread's factor as a whole (wakes.c): its think time after
-	 * the cut over before */
-	for (i = 0; i < p->n_threads; i++)
-		p->threads[i].think_scale = whole[i];
 	for (i = 0; i < p->n_ops; i++) {
 		struct rpl_op *op = &p->ops[i];
 
@@ -998,7 +996,6 @@ out:
 	free(caps);
 	free(scale);
 	free(rcut);
-	free(whole);
 	free(pc);
 	free(th);
 	return err;

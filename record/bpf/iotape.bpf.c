@@ -150,6 +150,18 @@ static __always_inline int gap_vsleep(const struct tstate *fl, bool preempt,
 }
 
 /*
+ * ... and a followed task switched out runnable between recorded calls
+ * (preempted, or yielding) waits for a CPU until its switch in
+ * (ready_ns): not its code, nor a sleep of its own.
+ */
+static __always_inline int gap_ready(const struct tstate *fl, bool preempt,
+				     unsigned int prev_state)
+{
+	return fl && fl->st == BE_TID_ON && !fl->busy && !fl->in_fast &&
+		(preempt || prev_state == 0);
+}
+
+/*
  * A followed task asleep in a call (a poll, a lock) is being woken: by
  * whom, if a followed task (the one running here: its send to the socket
  * polled, its unlock, its signal), so that the replay
@@ -328,10 +340,7 @@ int BPF_PROG(iotape_held, bool preempt, struct task_struct *prev, struct task_st
 	}
 	if (gap && !fl->t_slept)
 		fl->t_slept = now;
-	/* preempted between calls (or yielding): runnable, waiting for a
-	 * CPU until its switch in (ready_ns), not running its code */
-	if (fl->st == BE_TID_ON && !fl->busy && !fl->in_fast && !fl->t_ready &&
-	    (preempt || prev_state == 0)) {
+	if (gap_ready(fl, preempt, prev_state) && !fl->t_ready) {
 		if (!now)
 			now = bpf_ktime_get_ns();
 		fl->t_ready = now;
