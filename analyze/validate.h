@@ -81,6 +81,9 @@ struct ana_val {
 	double cpu[ANA_VAL_MAX_FS + 1][ANA_VAL_MAX_RUNS];
 	double cpu_user[ANA_VAL_MAX_FS + 1][ANA_VAL_MAX_RUNS];	/* of it, user time */
 	int n_cpu[ANA_VAL_MAX_FS + 1];
+	/* the recorder's system time is not the program's (ptrace's stops):
+	 * ana_val_why() predicts from the user time alone */
+	int cpu_user_only;
 };
 
 /* ana_val_add_cpu()'s @fs for a recording */
@@ -178,6 +181,45 @@ void ana_val_recs_json(FILE *f, const struct ana_val *v);
  *  both are known (nothing otherwise). */
 void ana_val_cpu_text(FILE *f, const struct ana_val *v);
 void ana_val_cpu_json(FILE *f, const struct ana_val *v);
+
+/*! ana_val_cpu_excess() (validate_recs.c) : (recorded - native) / native
+ *  CPU time in percent over the medians of the recordings and of every
+ *  native run (@user: of their user time), NAN where either is unknown. */
+double ana_val_cpu_excess(const struct ana_val *v, int user);
+
+/* What accounts for a total that misses (ana_val_why()), each a bit; none
+ * set: none of these measures does. */
+#define ANA_VAL_WHY_FLOOR	1	/* slow, and the afap replay too: the replayer's speed */
+#define ANA_VAL_WHY_RECORDING	2	/* the recording's CPU time predicts the error */
+#define ANA_VAL_WHY_NOISE	4	/* the replays' median is inside the native runs' range */
+
+struct ana_val_why {
+	int miss;			/* the total is off by more than the tolerance */
+	int causes;			/* ANA_VAL_WHY_* (of a miss) */
+	/* (replay - afap) / replay: the share of the replay its timing adds
+	 * (think time and sleeps), NAN without an afap replay */
+	double timing;
+	/* percent: the error the recording's CPU time predicts, from its user
+	 * time and from its user + system time against the native runs' (the
+	 * timing's share grown or shrunk by as much), lowest and highest; NAN
+	 * where not known */
+	double pred_lo, pred_hi;
+	/* the phase (row) holding most of the total's difference, -1 where
+	 * the table has one phase or none goes the total's way; replay less
+	 * native medians, seconds */
+	int phase;
+	double phase_secs, total_secs;
+};
+
+/*! ana_val_why() : what accounts for the total of filesystem @fs (of a
+ *  miss: the replayer's speed, the recording's CPU time, the native runs'
+ *  noise) and which phase holds most of it (validate_why.c). */
+void ana_val_why(const struct ana_val *v, int fs, struct ana_val_why *w);
+/*! ana_val_why_text() / ana_val_why_json() : a line per total that misses
+ *  (@html: names escaped), nothing if none does; the "why" member of the
+ *  table's JSON object, every filesystem's. */
+void ana_val_why_text(FILE *f, const struct ana_val *v, int html);
+void ana_val_why_json(FILE *f, const struct ana_val *v);
 
 /* Shared by the writers: @x in @w columns with @prec decimals (a sign if
  * @sign), "-" if NAN; @x as a JSON number, null if NAN or infinite. */

@@ -152,7 +152,7 @@ static int native_cpu(const struct ana_val *v, int user, double *x)
 }
 
 /* (recorded - native) / native in percent over the medians (@user: of
- * the user time), NAN if either is unknown. */
+ * the user time), NAN if either is unknown; @x: room for the native runs */
 static double cpu_excess(const struct ana_val *v, int user, double *x)
 {
 	double rec = ana_val_median(user ? v->cpu_user[0] : v->cpu[0], v->n_cpu[0]);
@@ -161,6 +161,13 @@ static double cpu_excess(const struct ana_val *v, int user, double *x)
 	if (isnan(rec) || isnan(nat) || nat <= 0)
 		return NAN;
 	return (rec - nat) / nat * 100.0;
+}
+
+double ana_val_cpu_excess(const struct ana_val *v, int user)
+{
+	double x[ANA_VAL_MAX_FS * ANA_VAL_MAX_RUNS];
+
+	return cpu_excess(v, user, x);
 }
 
 void ana_val_cpu_text(FILE *f, const struct ana_val *v)

@@ -43,7 +43,10 @@ static void usage(FILE *f)
 		"and whether the replays rank the filesystems as the native runs do where\n"
 		"those differ by more than 10 %%; then per filesystem the calls a replay\n"
 		"could not make as recorded, and the CPU time the recording(s) and the\n"
-		"native runs used (the replay's think time is bounded by the recorded one).\n"
+		"native runs used (the replay's think time is bounded by the recorded one),\n"
+		"and for each total that misses, which of these measures is as large as the\n"
+		"miss (the replayer's speed, the recording's CPU time, the native runs'\n"
+		"noise) and the phase with the largest part of it.\n"
 		"COMMAND runs in the directory 'work' of each fresh filesystem (the replay\n"
 		"at the same path under its root; other users may pass through to it).  A\n"
 		"native run lasts until every process it started has ended, daemons too,\n"
@@ -535,6 +538,8 @@ int cmd_validate(int argc, char **argv)
 	s.v.runs = s.runs;
 	s.v.cache = s.o.cold ? "cold" : "hot";
 	s.v.record_on = s.o.record_on;
+	/* ptrace's stops are system time of the program (mixed: of some) */
+	s.v.cpu_user_only = !s.o.backend || (strcmp(s.o.backend, "bpf") && strcmp(s.o.backend, "auto"));
 	s.v.workload = cmd_text(s.o.cmd, text, sizeof(text));
 	if (s.keep) {
 		rc = bench_mkdir_p(s.keep);

@@ -119,8 +119,9 @@ python3 - "$OUT" <<'PY' | tee "$OUT/summary.txt"
 import json, os, statistics, sys
 out = sys.argv[1]
 cells, rank_a, rank_n = [], 0, 0
+whys = {}
 print(f"{'workload':12} {'fs':6} {'native':>8} {'+-%':>4} {'replay':>8} {'+-%':>4} {'err%':>7} "
-      f"{'afap%':>7} {'rec cpu%':>8} {'user%':>6}")
+      f"{'afap%':>7} {'rec cpu%':>8} {'user%':>6}  why")
 for name in sorted(os.listdir(out)):
     p = os.path.join(out, name, "table.json")
     if not os.path.exists(p):
@@ -131,8 +132,16 @@ for name in sorted(os.listdir(out)):
     pct = lambda x: "-" if x is None else format(x * 100, "+.1f")
     rc = pct(t.get("cpu", {}).get("recorded_vs_native"))
     ru = pct(t.get("cpu", {}).get("user_vs_native"))
+    short = {"recording": "rec", "replayer": "speed", "noise": "noise"}
     for fs in t["filesystems"]:
         c = tot["cells"][fs]
+        w = t.get("why", {}).get(fs, {})
+        why = ""
+        if w.get("miss"):
+            why = "+".join(short.get(x, x) for x in w.get("causes", [])) or "?"
+            whys[why] = whys.get(why, 0) + 1
+            if w.get("phase"):
+                why += f" ({w['phase']})"
         e = c["error_pct"]
         cells.append(e)
         f = lambda x, s=1: "-" if x is None else f"{x * s:.{0 if s == 100 else 2}f}"
@@ -141,16 +150,23 @@ for name in sorted(os.listdir(out)):
         print(f"{name:12} {fs:6} {f(c['native_median']):>8} {f(c['native_spread'], 100):>4} "
               f"{f(c['replay_median']):>8} {f(c['replay_spread'], 100):>4} "
               f"{'-' if e is None else format(e, '+.1f'):>6}{'*' if c['apart'] else ' '} "
-              f"{af:>7} {rc:>8} {ru:>6}")
+              f"{af:>7} {rc:>8} {ru:>6}  {why}")
 ok = [e for e in cells if e is not None]
 print(f"\ntotals within 5 %: {sum(abs(e) <= 5 for e in ok)}/{len(cells)}; "
       f"median |error| {statistics.median(abs(e) for e in ok) if ok else float('nan'):.1f} %; "
       f"worst {max(ok, key=abs) if ok else float('nan'):+.1f} %; "
       f"same ranking where native differs > 10 %: {rank_a}/{rank_n} pairs")
+if whys:
+    print(f"misses: {sum(whys.values())}; why: " +
+          ", ".join(f"{k} {v}" for k, v in sorted(whys.items(), key=lambda x: -x[1])))
 print("afap%: one replay with --timing afap against the native median; ^: more than 5 % "
       "slow even so: the replayer's own work per call is the miss, not its timing")
 print("rec cpu%, user%: the recording's CPU time, and its user time, (its processes' EXIT "
       "records) against the native runs' median (their rusage): the replay's think time "
       "follows it (user time alone where the recorder does not time the system's exactly)")
+print("why (of a total that misses): what of the table is as large as the miss: rec, the "
+      "recording's CPU time; speed, the replayer's own (afap); noise, the replay inside the "
+      "native runs' range; ?, none of them; in brackets the phase with the largest part of it "
+      "('iotape validate' prints the numbers)")
 PY
 exit $rc

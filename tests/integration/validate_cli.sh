@@ -48,7 +48,7 @@ grep -q 'ext4: replay --timing afap: [0-9.]* s' "$T/err" || fail "the afap repla
 [ -s "$T/keep/replay-ext4-afap/ext4.1.iotape" ] || fail "no afap profile kept"
 [ "$(grep -c '<tr><td>' "$T/v.html")" = 4 ] || fail "the HTML page does not have 4 rows"
 [ -s "$T/keep/replay-ext4-1/ext4.1.iotape" ] || fail "no replay profile kept"
-python3 - "$T/keep/table.json" "$rc" <<'PY' || fail "table.json does not hold what the run measured"
+python3 - "$T/keep/table.json" "$rc" "$T/out" <<'PY' || fail "table.json does not hold what the run measured"
 import json, sys
 t = json.load(open(sys.argv[1]))
 rows = {r["name"]: r for r in t["rows"]}
@@ -80,6 +80,20 @@ for fs in ("tmpfs", "ext4"):
     assert 0 <= cpu["native_user"][fs][0] <= cpu["native"][fs][0], cpu
 assert 0 <= cpu["recorded_user"][0] <= cpu["recorded"][0], cpu
 assert cpu["recorded_vs_native"] is not None, cpu
+# why a total misses: every filesystem's entry, a line under the table for
+# each that misses (and none where none does)
+text = open(sys.argv[3]).read()
+misses = 0
+for fs in ("tmpfs", "ext4"):
+    w, e = t["why"][fs], rows["total"]["cells"][fs]["error_pct"]
+    assert w["miss"] == (abs(e) > 5), (fs, w, e)
+    # the sleeps are the timing: most of the replay
+    assert 0.5 < w["timing_share"] <= 1, w
+    assert set(w["causes"]) <= {"recording", "replayer", "noise"}, w
+    if w["miss"]:
+        misses += 1
+        assert ("\n  %s %+.1f %%: " % (fs, e)) in text, (fs, e)
+assert ("why the totals that miss, miss" in text) == (misses > 0), misses
 PY
 grep -q "^CPU time (user + system of the command's processes): recorded [0-9.]* s; native tmpfs [0-9.]* s" \
 	"$T/out" || fail "the table does not say the CPU time of the recording and the native runs"

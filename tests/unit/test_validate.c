@@ -437,6 +437,130 @@ static void test_cpu(void **state)
 	ana_val_free(&v);
 }
 
+/* What accounts for a miss: the recording's CPU time, the replayer's
+ * speed, the native runs' range, none; and the phase that holds most. */
+static void test_why(void **state)
+{
+	static const char *const fs[] = { "ext4", "xfs", "btrfs" };
+	/* per filesystem, per row (p1, p2, total): 3 native runs, 3 replays,
+	 * an afap replay */
+	static const double nat[3][3][3] = {
+		{ { 0.5, 0.5, 0.5 }, { 0.5, 0.5, 0.5 }, { 1.0, 1.02, 0.98 } },
+		{ { 0.5, 0.5, 0.5 }, { 0.5, 0.5, 0.5 }, { 1.0, 1.3, 0.8 } },
+		{ { 0.5, 0.5, 0.5 }, { 0.5, 0.5, 0.5 }, { 1.0, 1.0, 1.0 } },
+	};
+	static const double rep[3][3] = {
+		{ 0.52, 0.6, 1.12 }, { 0.6, 0.6, 1.2 }, { 0.3, 0.5, 0.8 },
+	};
+	static const double afap[3] = { 0.4, 1.15, 0.3 };
+	struct ana_val v;
+	struct ana_val_why w;
+	int f, r, i;
+	char *t;
+
+	assert_int_equal(ana_val_init(&v, fs, 3, 5.0), 0);
+	v.runs = 3;
+	assert_int_equal(ana_val_add_row(&v, "p1"), 0);
+	assert_int_equal(ana_val_add_row(&v, "p<2>"), 1);
+	assert_int_equal(ana_val_add_row(&v, "total"), 2);
+	for (f = 0; f < 3; f++) {
+		for (r = 0; r < 3; r++)
+			for (i = 0; i < 3; i++) {
+				assert_int_equal(ana_val_add(&v, r, f, ANA_VAL_NATIVE, nat[f][r][i]), 0);
+				assert_int_equal(ana_val_add(&v, r, f, ANA_VAL_REPLAY, rep[f][r]), 0);
+			}
+		assert_int_equal(ana_val_add(&v, 2, f, ANA_VAL_AFAP, afap[f]), 0);
+	}
+	v.has_afap = 1;
+	/* without CPU times: no prediction */
+	ana_val_why(&v, 0, &w);
+	assert_int_equal(w.miss, 1);
+	assert_true(isnan(w.pred_lo) && isnan(w.pred_hi));
+	assert_int_equal(w.causes, 0);
+	/* the recording used 1.2 s (user 1.0) against 1.0 (user 0.9): +20 %,
+	 * user +11.1 % */
+	assert_int_equal(ana_val_add_cpu(&v, ANA_VAL_RECORDED, 1.2, 1.0), 0);
+	for (f = 0; f < 3; f++)
+		assert_int_equal(ana_val_add_cpu(&v, f, 1.0, 0.9), 0);
+
+	/* ext4 +12 %: the timing is (1.12 - 0.4) / 1.12 of the replay, so the
+	 * recording predicts +6.9 % (user) to +12.0 % (all): accounted for */
+	ana_val_why(&v, 0, &w);
+	assert_int_equal(w.miss, 1);
+	assert_true(fabs(w.timing - 0.72 / 1.12) < 1e-9);
+	assert_true(fabs(w.pred_hi - 12.0) < 0.05);
+	assert_true(fabs(w.pred_lo - 6.87) < 0.05);
+	assert_int_equal(w.causes, ANA_VAL_WHY_RECORDING);
+	/* the second phase holds +0.10 s of +0.12 s */
+	assert_int_equal(w.phase, 1);
+	assert_true(fabs(w.phase_secs - 0.1) < 1e-9);
+	assert_true(fabs(w.total_secs - 0.12) < 1e-9);
+
+	/* the user time alone (a ptrace recording): +6.9 %, 5.1 points short */
+	v.cpu_user_only = 1;
+	ana_val_why(&v, 0, &w);
+	assert_true(fabs(w.pred_lo - 6.87) < 0.05 && w.pred_hi == w.pred_lo);
+	assert_int_equal(w.causes, 0);
+	t = render(&v, ana_val_text);
+	assert_non_null(strstr(t, "predicts +6.9 %, from the user time)"));
+	free(t);
+	v.cpu_user_only = 0;
+
+	/* xfs +20 %: its afap replay +15 % (the replayer's speed), the replay
+	 * inside the native runs' 0.8-1.3 s, the timing too small a share
+	 * for the recording to matter */
+	ana_val_why(&v, 1, &w);
+	assert_int_equal(w.causes, ANA_VAL_WHY_FLOOR | ANA_VAL_WHY_NOISE);
+
+	/* btrfs -20 %: fast, apart, the recording predicts slow: nothing */
+	ana_val_why(&v, 2, &w);
+	assert_int_equal(w.miss, 1);
+	assert_int_equal(w.causes, 0);
+	assert_int_equal(w.phase, 0);
+	assert_true(fabs(w.phase_secs + 0.2) < 1e-9);
+
+	t = render(&v, ana_val_text);
+	assert_non_null(strstr(t, "why the totals that miss, miss"));
+	assert_non_null(strstr(t, "  ext4 +12.0 %: the recording's CPU time (+20.0 % of the "
+				  "native runs', user time +11.1 %; the timing is 64 % of the "
+				  "replay: predicts +6.9 to +12.0 %); the largest part in phase p<2> "
+				  "(+0.10 s; the total +0.12 s)\n"));
+	assert_non_null(strstr(t, "  xfs +20.0 %: the replayer's own speed (afap +15.0 %); "
+				  "not the recording's CPU time"));
+	assert_non_null(strstr(t, "inside the native runs' range (spread 50 %)"));
+	assert_non_null(strstr(t, "  btrfs -20.0 %: not the recording's CPU time"));
+	assert_non_null(strstr(t, "; not accounted for by the replayer's speed, the "
+				  "recording's CPU time or the native runs' range; the largest part in "
+				  "phase p1 (-0.20 s; the total -0.20 s)\n"));
+	free(t);
+	t = render(&v, ana_val_json);
+	assert_non_null(strstr(t, ",\"why\":{\"ext4\":{\"miss\":true,\"causes\":"
+				  "[\"recording\"],\"timing_share\":0.64"));
+	assert_non_null(strstr(t, "\"phase\":\"p<2>\",\"phase_secs\":0.1"));
+	assert_non_null(strstr(t, "\"xfs\":{\"miss\":true,\"causes\":[\"replayer\","
+				  "\"noise\"]"));
+	assert_non_null(strstr(t, "\"btrfs\":{\"miss\":true,\"causes\":[]"));
+	free(t);
+	t = render(&v, ana_val_html);
+	assert_non_null(strstr(t, "the largest part in phase p&lt;2&gt;"));
+	free(t);
+	ana_val_free(&v);
+
+	/* nothing misses: no lines, every filesystem's "miss":false */
+	{
+		const double same[] = { 1.0, 1.0 };
+
+		fill(&v, 2, same, same);
+		t = render(&v, ana_val_text);
+		assert_null(strstr(t, "why the totals"));
+		free(t);
+		t = render(&v, ana_val_json);
+		assert_non_null(strstr(t, "\"why\":{\"ext4\":{\"miss\":false,\"causes\":[]"));
+		free(t);
+		ana_val_free(&v);
+	}
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -452,6 +576,7 @@ int main(void)
 		cmocka_unit_test(test_afap),
 		cmocka_unit_test(test_recordings),
 		cmocka_unit_test(test_cpu),
+		cmocka_unit_test(test_why),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

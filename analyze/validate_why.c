@@ -1,0 +1,220 @@
+/*
+ * validate_why.c - what accounts for a total of 'iotape validate' that
+ * misses the tolerance, from what the table measured, and which phase
+ * holds most of it.  Three measures, each tested on its own:
+ *
+ *   the replayer's speed   the replay is slow and so is its afap replay
+ *                          (no think time, no sleeps): no timing brings it
+ *                          within the tolerance;
+ *   the recording's CPU    the replay spends the recorded computing as its
+ *                          think time, so a recording that used x more CPU
+ *                          time than the native runs (a slower minute of
+ *                          the machine, or the recorder's own cost) makes
+ *                          the timing's share t of the replay x longer:
+ *                          an error of x t / (1 + x - x t), reckoned with
+ *                          the user time's x and with the user + system
+ *                          time's (the user time's alone where the
+ *                          recorder's stops cost the program system time:
+ *                          ptrace); it accounts for the error where the
+ *                          error is within the tolerance of that range;
+ *   the native runs' noise the replays' median lies inside the range of
+ *                          the native runs' times.
+ *
+ * None of them is a proof: they say which measured quantity is as large as
+ * the miss, and the text gives the numbers so that the reader can judge.
+ */
+#include <math.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "ana.h"
+#include "validate.h"
+
+/* The error a recording that used @x (a fraction) more CPU time than the
+ * native runs predicts where the timing is @t of the replay, percent. */
+static double predict(double x, double t)
+{
+	double d = 1 + x - x * t;
+
+	if (isnan(x) || isnan(t) || d <= 0)
+		return NAN;
+	return x * t / d * 100.0;
+}
+
+/* the least and the most of @a and @b, NANs left out */
+static void range2(double a, double b, double *lo, double *hi)
+{
+	if (isnan(a))
+		a = b;
+	if (isnan(b))
+		b = a;
+	*lo = fmin(a, b);
+	*hi = fmax(a, b);
+}
+
+/* the replays' median inside [min, max] of the native runs (two at least) */
+static int inside_native(const struct ana_val_cell *c, double replay)
+{
+	double lo = INFINITY, hi = -INFINITY;
+	int i, n = 0;
+
+	for (i = 0; i < c->n_native; i++)
+		if (!isnan(c->native[i])) {
+			lo = fmin(lo, c->native[i]);
+			hi = fmax(hi, c->native[i]);
+			n++;
+		}
+	return n >= 2 && !isnan(replay) && replay >= lo && replay <= hi;
+}
+
+void ana_val_why(const struct ana_val *v, int fs, struct ana_val_why *w)
+{
+	struct ana_val_stat s, p;
+	int total = v->n_rows - 1, row;
+
+	memset(w, 0, sizeof(*w));
+	w->timing = w->pred_lo = w->pred_hi = NAN;
+	w->phase = -1;
+	w->total_secs = NAN;
+	if (total < 0 || fs < 0 || fs >= v->n_fs)
+		return;
+	ana_val_cell_stat(v, total, fs, &s);
+	if (isnan(s.error))
+		return;
+	w->miss = fabs(s.error) > v->tolerance;
+	w->total_secs = s.replay - s.native;
+	if (!isnan(s.afap) && s.replay > 0)
+		w->timing = fmax(0.0, (s.replay - s.afap) / s.replay);
+	range2(predict(ana_val_cpu_excess(v, 1) / 100.0, w->timing),
+	       v->cpu_user_only ? NAN : predict(ana_val_cpu_excess(v, 0) / 100.0, w->timing),
+	       &w->pred_lo, &w->pred_hi);
+	/* the phase whose difference goes the total's way the most */
+	if (total >= 2 && w->total_secs != 0)
+		for (row = 0; row < total; row++) {
+			double d;
+
+			ana_val_cell_stat(v, row, fs, &p);
+			d = p.replay - p.native;
+			if (isnan(d) || d * w->total_secs <= 0)
+				continue;
+			if (w->phase < 0 || fabs(d) > fabs(w->phase_secs)) {
+				w->phase = row;
+				w->phase_secs = d;
+			}
+		}
+	if (!w->miss)
+		return;
+	if (s.floor && s.error > v->tolerance)
+		w->causes |= ANA_VAL_WHY_FLOOR;
+	if (!isnan(w->pred_lo)) {
+		double c = fmin(fmax(s.error, w->pred_lo), w->pred_hi);
+
+		if (fabs(s.error - c) <= v->tolerance)
+			w->causes |= ANA_VAL_WHY_RECORDING;
+	}
+	if (inside_native(&v->rows[total].cell[fs], s.replay))
+		w->causes |= ANA_VAL_WHY_NOISE;
+}
+
+static void name_out(FILE *f, const char *s, int html)
+{
+	if (html)
+		ana_html_str(f, s, strlen(s));
+	else
+		fputs(s, f);
+}
+
+void ana_val_why_text(FILE *f, const struct ana_val *v, int html)
+{
+	int fs, head = 0;
+
+	for (fs = 0; fs < v->n_fs; fs++) {
+		struct ana_val_why w;
+		struct ana_val_stat s;
+		const char *sep = "";
+
+		ana_val_why(v, fs, &w);
+		if (!w.miss)
+			continue;
+		ana_val_cell_stat(v, v->n_rows - 1, fs, &s);
+		if (!head++)
+			fprintf(f, "\nwhy the totals that miss, miss (the measures of this table "
+				"that are as large as the miss; none is a proof):\n");
+		fprintf(f, "  %s %+.1f %%: ", v->fs[fs], s.error);
+		if (w.causes & ANA_VAL_WHY_FLOOR) {
+			fprintf(f, "the replayer's own speed (afap %+.1f %%)", s.afap_error);
+			sep = "; ";
+		}
+		if (!isnan(w.pred_lo)) {
+			fprintf(f, "%s%sthe recording's CPU time (%+.1f %% of the native runs', "
+				"user time %+.1f %%; the timing is %.0f %% of the replay: predicts "
+				"%+.1f", sep, w.causes & ANA_VAL_WHY_RECORDING ? "" : "not ",
+				ana_val_cpu_excess(v, 0), ana_val_cpu_excess(v, 1), w.timing * 100,
+				w.pred_lo);
+			if (w.pred_hi != w.pred_lo)
+				fprintf(f, " to %+.1f", w.pred_hi);
+			fputs(v->cpu_user_only ? " %, from the user time)" : " %)", f);
+			sep = "; ";
+		}
+		if (w.causes & ANA_VAL_WHY_NOISE) {
+			fprintf(f, "%sinside the native runs' range (spread %.0f %%)", sep,
+				s.native_spread * 100);
+			sep = "; ";
+		}
+		if (!w.causes) {
+			fprintf(f, "%snot accounted for by the replayer's speed, the recording's "
+				"CPU time or the native runs' range", sep);
+			sep = "; ";
+		}
+		if (w.phase >= 0) {
+			fprintf(f, "%sthe largest part in phase ", sep);
+			name_out(f, v->rows[w.phase].name, html);
+			fprintf(f, " (%+.2f s; the total %+.2f s)", w.phase_secs, w.total_secs);
+		}
+		fputc('\n', f);
+	}
+}
+
+void ana_val_why_json(FILE *f, const struct ana_val *v)
+{
+	static const struct {
+		int bit;
+		const char *word;
+	} words[] = {
+		{ ANA_VAL_WHY_FLOOR, "replayer" },
+		{ ANA_VAL_WHY_RECORDING, "recording" },
+		{ ANA_VAL_WHY_NOISE, "noise" },
+	};
+	int fs, i, n;
+
+	if (v->n_rows < 1)
+		return;
+	fputs(",\"why\":{", f);
+	for (fs = 0; fs < v->n_fs; fs++) {
+		struct ana_val_why w;
+
+		ana_val_why(v, fs, &w);
+		fprintf(f, "%s\"%s\":{\"miss\":%s,\"causes\":[", fs ? "," : "", v->fs[fs],
+			w.miss ? "true" : "false");
+		for (i = n = 0; i < (int)(sizeof(words) / sizeof(words[0])); i++)
+			if (w.causes & words[i].bit)
+				fprintf(f, "%s\"%s\"", n++ ? "," : "", words[i].word);
+		fputs("],\"timing_share\":", f);
+		ana_val_json_num(f, w.timing);
+		fputs(",\"predicted_pct\":[", f);
+		ana_val_json_num(f, w.pred_lo);
+		fputc(',', f);
+		ana_val_json_num(f, w.pred_hi);
+		fputs("],\"phase\":", f);
+		if (w.phase >= 0)
+			ana_json_str(f, v->rows[w.phase].name, strlen(v->rows[w.phase].name));
+		else
+			fputs("null", f);
+		fputs(",\"phase_secs\":", f);
+		ana_val_json_num(f, w.phase >= 0 ? w.phase_secs : NAN);
+		fputs(",\"total_secs\":", f);
+		ana_val_json_num(f, w.total_secs);
+		fputc('}', f);
+	}
+	fputc('}', f);
+}
