@@ -187,11 +187,17 @@ void ana_val_cpu_json(FILE *f, const struct ana_val *v);
  *  native run (@user: of their user time), NAN where either is unknown. */
 double ana_val_cpu_excess(const struct ana_val *v, int user);
 
+/*! ana_val_recs_spread() (validate_recs.c) : with two recordings or more,
+ *  (max - min) / median of their replays' medians on @fs (a fraction), NAN
+ *  otherwise. */
+double ana_val_recs_spread(const struct ana_val *v, int fs);
+
 /* What accounts for a total that misses (ana_val_why()), each a bit; none
  * set: none of these measures does. */
 #define ANA_VAL_WHY_FLOOR	1	/* slow, and the afap replay too: the replayer's speed */
 #define ANA_VAL_WHY_RECORDING	2	/* the recording's CPU time predicts the error */
 #define ANA_VAL_WHY_NOISE	4	/* the replays' median is inside the native runs' range */
+#define ANA_VAL_WHY_RECORDINGS	8	/* the recordings' replays differ by as much */
 
 struct ana_val_why {
 	int miss;			/* the total is off by more than the tolerance */

@@ -62,6 +62,15 @@ static int replay_medians(const struct ana_val *v, int fs, double *x)
 	return v->n_recs;
 }
 
+double ana_val_recs_spread(const struct ana_val *v, int fs)
+{
+	double x[ANA_VAL_MAX_RUNS];
+
+	if (v->n_recs < 2 || fs < 0 || fs >= v->n_fs)
+		return NAN;
+	return ana_val_spread(x, replay_medians(v, fs, x));
+}
+
 void ana_val_recs_text(FILE *f, const struct ana_val *v)
 {
 	double x[ANA_VAL_MAX_RUNS];

@@ -1,7 +1,7 @@
 /*
  * validate_why.c - what accounts for a total of 'iotape validate' that
  * misses the tolerance, from what the table measured, and which phase
- * holds most of it.  Three measures, each tested on its own:
+ * holds most of it.  Four measures, each tested on its own:
  *
  *   the replayer's speed   the replay is slow and so is its afap replay
  *                          (no think time, no sleeps): no timing brings it
@@ -18,7 +18,10 @@
  *                          ptrace); it accounts for the error where the
  *                          error is within the tolerance of that range;
  *   the native runs' noise the replays' median lies inside the range of
- *                          the native runs' times.
+ *                          the native runs' times;
+ *   the recordings         with --recordings N, the medians of each
+ *                          recording's replays are as far apart as the
+ *                          error is beyond the tolerance.
  *
  * None of them is a proof: they say which measured quantity is as large as
  * the miss, and the text gives the numbers so that the reader can judge.
@@ -114,6 +117,8 @@ void ana_val_why(const struct ana_val *v, int fs, struct ana_val_why *w)
 	}
 	if (inside_native(&v->rows[total].cell[fs], s.replay))
 		w->causes |= ANA_VAL_WHY_NOISE;
+	if (ana_val_recs_spread(v, fs) * 100 + v->tolerance >= fabs(s.error))
+		w->causes |= ANA_VAL_WHY_RECORDINGS;
 }
 
 static void name_out(FILE *f, const char *s, int html)
@@ -161,9 +166,16 @@ void ana_val_why_text(FILE *f, const struct ana_val *v, int html)
 				s.native_spread * 100);
 			sep = "; ";
 		}
+		if (w.causes & ANA_VAL_WHY_RECORDINGS) {
+			fprintf(f, "%sthe recordings' replays as far apart (spread %.0f %%)", sep,
+				ana_val_recs_spread(v, fs) * 100);
+			sep = "; ";
+		}
 		if (!w.causes) {
 			fprintf(f, "%snot accounted for by the replayer's speed, the recording's "
-				"CPU time or the native runs' range", sep);
+				"CPU time%s the native runs' range%s", sep,
+				v->n_recs > 1 ? "," : " or",
+				v->n_recs > 1 ? " or the recordings' spread" : "");
 			sep = "; ";
 		}
 		if (w.phase >= 0) {
@@ -184,6 +196,7 @@ void ana_val_why_json(FILE *f, const struct ana_val *v)
 		{ ANA_VAL_WHY_FLOOR, "replayer" },
 		{ ANA_VAL_WHY_RECORDING, "recording" },
 		{ ANA_VAL_WHY_NOISE, "noise" },
+		{ ANA_VAL_WHY_RECORDINGS, "recordings" },
 	};
 	int fs, i, n;
 

@@ -274,6 +274,8 @@ static int bench_one(const struct bench_opts *o, const struct bench_config *c,
 		else
 			snprintf(dir, sizeof(dir), "%s%s", live.root, o->setup_dir);
 		rc = bench_run_setup(&live, o->setup, dir);
+		if (rc < 0)
+			snprintf(why, wlen, "the --setup command failed (see above)");
 		if (rc < 0 || stop_sig)
 			goto out;
 	}
@@ -621,12 +623,19 @@ int cmd_bench(int argc, char **argv)
 			}
 			progress(&o, "%-15s run %d/%d: mkfs, mount, prepare, replay", o.configs[i].name,
 				 run, o.runs);
+			fail_why[i][0] = 0;	/* this run's, not an earlier one's */
 			rc = bench_one(&o, &o.configs[i], run, prof, fail_why[i], sizeof(fail_why[i]),
 				       partial, sizeof(partial));
 			if (rc < 0 || rc == 1)
 				failed++;
-			if (rc < 0)
+			if (rc < 0) {
+				/* on stderr too, not only in the table: 'iotape
+				 * validate' keeps only that of a bench it runs */
+				if (!stop_sig)
+					cli_err(CMD, "%s run %d: FAILED: %s", o.configs[i].name, run,
+						fail_why[i][0] ? fail_why[i] : "(no reason given)");
 				continue;
+			}
 			if (n_prof < MAX_PROFILES) {
 				profiles[n_prof++] = strdup(rc == 1 ? partial : prof);
 				made[i]++;

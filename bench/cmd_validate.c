@@ -46,7 +46,7 @@ static void usage(FILE *f)
 		"native runs used (the replay's think time is bounded by the recorded one),\n"
 		"and for each total that misses, which of these measures is as large as the\n"
 		"miss (the replayer's speed, the recording's CPU time, the native runs'\n"
-		"noise) and the phase with the largest part of it.\n"
+		"noise, the recordings' spread) and the phase with the largest part of it.\n"
 		"COMMAND runs in the directory 'work' of each fresh filesystem (the replay\n"
 		"at the same path under its root; other users may pass through to it).  A\n"
 		"native run lasts until every process it started has ended, daemons too,\n"

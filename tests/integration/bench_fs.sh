@@ -23,6 +23,17 @@ grep -qw cp "$T/out" || fail "table has no cp phase"
 grep -qw rm "$T/out" || fail "table has no rm phase"
 no_leftovers "$T"
 
+# a --setup that fails: the configuration is FAILED, and stderr says why
+# (a command that runs bench keeps only its stderr), exit 1
+"$IOTAPE" bench "$T/copy.iotape" --fs tmpfs --setup 'exit 3' -o "$T/prof3" --scratch "$T" \
+	>"$T/out3" 2>"$T/err3"
+rc=$?
+cat "$T/err3"
+[ $rc = 1 ] || fail "bench with a failing --setup exited $rc, expected 1"
+grep -q 'tmpfs run 1: FAILED: the --setup command failed' "$T/err3" ||
+	fail "stderr does not say why the run failed"
+no_leftovers "$T"
+
 # SIGINT while a configuration runs: everything is undone, exit 130
 # (many runs, and the signal once the first is done: mid-run, however fast)
 "$IOTAPE" bench "$T/copy.iotape" --fs ext4,xfs,btrfs --runs 30 -o "$T/prof2" --scratch "$T" \

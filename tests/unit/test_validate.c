@@ -544,6 +544,27 @@ static void test_why(void **state)
 	t = render(&v, ana_val_html);
 	assert_non_null(strstr(t, "the largest part in phase p&lt;2&gt;"));
 	free(t);
+	/* two recordings whose replays on btrfs took 0.8 and 1.0 s: 22 %
+	 * apart, as far as btrfs's -20 % is beyond the tolerance */
+	assert_int_equal(ana_val_add_rec(&v, 1.0), 0);
+	assert_int_equal(ana_val_add_rec(&v, 1.1), 1);
+	assert_int_equal(ana_val_add_rec_replay(&v, 0, 2, 0.8), 0);
+	assert_int_equal(ana_val_add_rec_replay(&v, 1, 2, 1.0), 0);
+	assert_int_equal(ana_val_add_rec_replay(&v, 0, 0, 1.12), 0);
+	assert_int_equal(ana_val_add_rec_replay(&v, 1, 0, 1.12), 0);
+	ana_val_why(&v, 2, &w);
+	assert_int_equal(w.causes, ANA_VAL_WHY_RECORDINGS);
+	/* ext4's two recordings replayed alike: not theirs */
+	ana_val_why(&v, 0, &w);
+	assert_int_equal(w.causes, ANA_VAL_WHY_RECORDING);
+	t = render(&v, ana_val_text);
+	assert_non_null(strstr(t, "  btrfs -20.0 %: not the recording's CPU time"));
+	assert_non_null(strstr(t, "; the recordings' replays as far apart (spread 22 %); the "
+				  "largest part in phase p1"));
+	free(t);
+	t = render(&v, ana_val_json);
+	assert_non_null(strstr(t, "\"btrfs\":{\"miss\":true,\"causes\":[\"recordings\"]"));
+	free(t);
 	ana_val_free(&v);
 
 	/* nothing misses: no lines, every filesystem's "miss":false */
