@@ -137,7 +137,8 @@ struct tstate {
 					 * since (preempted, or woken) */
 	__u64 ready_ns;			/* ... so since its last recorded call */
 	__u32 ready;			/* ... taken at the entry, for BE_CALL */
-	__u32 pad_ready;
+	__u32 gone;			/* st went 0 at its exit: still a waker
+					 * (iotape.bpf.c's waker_tid()) */
 	__u8 crec[BE_CREC_BYTES];	/* one == 2: the call's BE_CALLSTR record,
 					 * its strings read at entry */
 };	/* = struct be_tstate of event.h */

@@ -93,7 +93,7 @@ struct be_tstate {
 	__u64 t_ready;
 	__u64 ready_ns;
 	__u32 ready;
-	__u32 pad_ready;
+	__u32 gone;
 	__u8 crec[BE_CREC_BYTES];
 };
 

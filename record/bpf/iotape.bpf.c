@@ -217,6 +217,20 @@ static __always_inline int waking_call(struct task_struct *cur)
  * in the memory they share).  Kept until the next call's records, which
  * carry it where the gap's wake-up (woke) is there.
  */
+/*
+ * The tid of @cur as a waker: a followed task, or one that was and is
+ * ending.  A thread's end wakes the thread that joins it (its
+ * CLONE_CHILD_CLEARTID futex, from exit_mm()), and on this kernel
+ * sched_process_exit fires before that (6.18: before exit_mm()),
+ * where iotape_gone() has stopped following it.
+ */
+static __always_inline __u32 waker_tid(struct task_struct *cur)
+{
+	struct tstate *w = bpf_task_storage_get(&tstate, cur, 0, 0);
+
+	return w && (w->st || w->gone) ? (__u32)cur->pid : 0;
+}
+
 SEC("tp_btf/sched_waking")
 int BPF_PROG(iotape_waking, struct task_struct *p)
 {
@@ -227,9 +241,9 @@ int BPF_PROG(iotape_waking, struct task_struct *p)
 		return 0;
 	cur = bpf_get_current_task_btf();
 	if (s->busy)
-		s->cwaker = cur != p && followed(cur) ? (__u32)cur->pid : 0;
+		s->cwaker = cur != p ? waker_tid(cur) : 0;
 	else
-		s->gwaker = cur != p && waking_call(cur) && followed(cur) ? (__u32)cur->pid : 0;
+		s->gwaker = cur != p && waking_call(cur) ? waker_tid(cur) : 0;
 	return 0;
 }
 
@@ -1199,6 +1213,7 @@ int BPF_PROG(iotape_gone, struct task_struct *p_arg)
 	if (!s)
 		return 0;
 	s->st = 0;
+	s->gone = 1;
 	s->busy = 0;
 	left = live_add(-1);
 	/* the leader reaped by another thread's exec: that exec names it
