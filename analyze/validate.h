@@ -215,6 +215,11 @@ struct ana_val_why {
 	 * native medians, seconds */
 	int phase;
 	double phase_secs, total_secs;
+	/* what it was judged on: the total's cell, the recording's CPU
+	 * excess over the native runs (ana_val_cpu_excess(), all and user,
+	 * percent) and the recordings' spread (ana_val_recs_spread()) */
+	struct ana_val_stat stat;
+	double cpu_excess, user_excess, recs_spread;
 };
 
 /*! ana_val_why() : what accounts for the total of filesystem @fs (of a

@@ -41,7 +41,7 @@ static double predict(double x, double t)
 
 	if (isnan(x) || isnan(t) || d <= 0)
 		return NAN;
-	return x * t / d * 100.0;
+	return x * t / d * 100.0 + 0.0;	/* + 0: no "-0.0 %" where t is 0 */
 }
 
 /* the least and the most of @a and @b, NANs left out */
@@ -72,24 +72,29 @@ static int inside_native(const struct ana_val_cell *c, double replay)
 
 void ana_val_why(const struct ana_val *v, int fs, struct ana_val_why *w)
 {
-	struct ana_val_stat s, p;
+	const struct ana_val_stat *s = &w->stat;
+	struct ana_val_stat p;
 	int total = v->n_rows - 1, row;
 
 	memset(w, 0, sizeof(*w));
 	w->timing = w->pred_lo = w->pred_hi = NAN;
 	w->phase = -1;
-	w->total_secs = NAN;
+	w->total_secs = w->stat.error = NAN;
+	w->cpu_excess = w->user_excess = w->recs_spread = NAN;
 	if (total < 0 || fs < 0 || fs >= v->n_fs)
 		return;
-	ana_val_cell_stat(v, total, fs, &s);
-	if (isnan(s.error))
+	ana_val_cell_stat(v, total, fs, &w->stat);
+	if (isnan(s->error))
 		return;
-	w->miss = fabs(s.error) > v->tolerance;
-	w->total_secs = s.replay - s.native;
-	if (!isnan(s.afap) && s.replay > 0)
-		w->timing = fmax(0.0, (s.replay - s.afap) / s.replay);
-	range2(predict(ana_val_cpu_excess(v, 1) / 100.0, w->timing),
-	       v->cpu_user_only ? NAN : predict(ana_val_cpu_excess(v, 0) / 100.0, w->timing),
+	w->cpu_excess = ana_val_cpu_excess(v, 0);
+	w->user_excess = ana_val_cpu_excess(v, 1);
+	w->recs_spread = ana_val_recs_spread(v, fs);
+	w->miss = fabs(s->error) > v->tolerance;
+	w->total_secs = s->replay - s->native;
+	if (!isnan(s->afap) && s->replay > 0)
+		w->timing = fmax(0.0, (s->replay - s->afap) / s->replay);
+	range2(predict(w->user_excess / 100.0, w->timing),
+	       v->cpu_user_only ? NAN : predict(w->cpu_excess / 100.0, w->timing),
 	       &w->pred_lo, &w->pred_hi);
 	/* the phase whose difference goes the total's way the most */
 	if (total >= 2 && w->total_secs != 0)
@@ -107,17 +112,17 @@ void ana_val_why(const struct ana_val *v, int fs, struct ana_val_why *w)
 		}
 	if (!w->miss)
 		return;
-	if (s.floor && s.error > v->tolerance)
+	if (s->floor && s->error > v->tolerance)
 		w->causes |= ANA_VAL_WHY_FLOOR;
 	if (!isnan(w->pred_lo)) {
-		double c = fmin(fmax(s.error, w->pred_lo), w->pred_hi);
+		double c = fmin(fmax(s->error, w->pred_lo), w->pred_hi);
 
-		if (fabs(s.error - c) <= v->tolerance)
+		if (fabs(s->error - c) <= v->tolerance)
 			w->causes |= ANA_VAL_WHY_RECORDING;
 	}
-	if (inside_native(&v->rows[total].cell[fs], s.replay))
+	if (inside_native(&v->rows[total].cell[fs], s->replay))
 		w->causes |= ANA_VAL_WHY_NOISE;
-	if (ana_val_recs_spread(v, fs) * 100 + v->tolerance >= fabs(s.error))
+	if (w->recs_spread * 100 + v->tolerance >= fabs(s->error))
 		w->causes |= ANA_VAL_WHY_RECORDINGS;
 }
 
@@ -135,27 +140,24 @@ void ana_val_why_text(FILE *f, const struct ana_val *v, int html)
 
 	for (fs = 0; fs < v->n_fs; fs++) {
 		struct ana_val_why w;
-		struct ana_val_stat s;
 		const char *sep = "";
 
 		ana_val_why(v, fs, &w);
 		if (!w.miss)
 			continue;
-		ana_val_cell_stat(v, v->n_rows - 1, fs, &s);
 		if (!head++)
 			fprintf(f, "\nwhy the totals that miss, miss (the measures of this table "
 				"that are as large as the miss; none is a proof):\n");
-		fprintf(f, "  %s %+.1f %%: ", v->fs[fs], s.error);
+		fprintf(f, "  %s %+.1f %%: ", v->fs[fs], w.stat.error);
 		if (w.causes & ANA_VAL_WHY_FLOOR) {
-			fprintf(f, "the replayer's own speed (afap %+.1f %%)", s.afap_error);
+			fprintf(f, "the replayer's own speed (afap %+.1f %%)", w.stat.afap_error);
 			sep = "; ";
 		}
 		if (!isnan(w.pred_lo)) {
 			fprintf(f, "%s%sthe recording's CPU time (%+.1f %% of the native runs', "
 				"user time %+.1f %%; the timing is %.0f %% of the replay: predicts "
 				"%+.1f", sep, w.causes & ANA_VAL_WHY_RECORDING ? "" : "not ",
-				ana_val_cpu_excess(v, 0), ana_val_cpu_excess(v, 1), w.timing * 100,
-				w.pred_lo);
+				w.cpu_excess, w.user_excess, w.timing * 100, w.pred_lo);
 			if (w.pred_hi != w.pred_lo)
 				fprintf(f, " to %+.1f", w.pred_hi);
 			fputs(v->cpu_user_only ? " %, from the user time)" : " %)", f);
@@ -163,12 +165,12 @@ void ana_val_why_text(FILE *f, const struct ana_val *v, int html)
 		}
 		if (w.causes & ANA_VAL_WHY_NOISE) {
 			fprintf(f, "%sinside the native runs' range (spread %.0f %%)", sep,
-				s.native_spread * 100);
+				w.stat.native_spread * 100);
 			sep = "; ";
 		}
 		if (w.causes & ANA_VAL_WHY_RECORDINGS) {
 			fprintf(f, "%sthe recordings' replays as far apart (spread %.0f %%)", sep,
-				ana_val_recs_spread(v, fs) * 100);
+				w.recs_spread * 100);
 			sep = "; ";
 		}
 		if (!w.causes) {
