@@ -151,6 +151,51 @@ static int wait_deps(struct rpl_plan *p, struct rpl_op *op)
 	return waited;
 }
 
+/* When dependency @d's op ended here, if its thread has run no op since
+ * (its gap after it is not over): else 0.  For a woken op's lag: the
+ * op's thread writes the end before its count (thread_main()). */
+static int64_t waker_end(struct rpl_plan *p, const struct rpl_dep *d)
+{
+	struct rpl_thread *u = &p->threads[d->thread];
+	uint32_t a = atomic_load(&u->needed_end_pos);
+	int64_t end = atomic_load(&u->needed_end_ns);
+
+	if (a != d->pos || atomic_load(&u->needed_end_pos) != a ||
+	    atomic_load(&u->n_done) != d->pos + 1)
+		return 0;
+	return end;
+}
+
+/* Wait until @until, or until the thread of dependency @d has run its op
+ * after @d's (the waker's gap is over here, the wake-up in it too: it
+ * came sooner than recorded).  @return : when it ended. */
+static int64_t wait_lag(struct rpl_plan *p, const struct rpl_dep *d, int64_t until)
+{
+	struct rpl_thread *u = &p->threads[d->thread];
+	int64_t now = iot_now_ns();
+
+	atomic_fetch_add(&p->waiters, 1);
+	while (now < until && !stopping()) {
+		uint32_t g = atomic_load(&p->gen);
+		int64_t left;
+
+		want_pos(u, d->pos + 1);
+		if (atomic_load(&u->n_done) > d->pos + 1)
+			break;
+		left = until - now - RPL_SPIN_NS;
+		if (left > 0) {
+			struct timespec ts = { left / 1000000000, left % 1000000000 };
+
+			futex(&p->gen, FUTEX_WAIT, g, &ts);
+		} else {
+			__builtin_ia32_pause();
+		}
+		now = iot_now_ns();
+	}
+	atomic_fetch_sub(&p->waiters, 1);
+	return now;
+}
+
 int rpl_wait_until(int64_t t)
 {
 	int64_t now = iot_now_ns();
@@ -372,6 +417,7 @@ static void *thread_main(void *arg)
 		struct rpl_op *op = &p->ops[t->ops[i]];
 		rpl_handler h;
 		int64_t ideal, start, now, r, sl;
+		const struct rpl_wake_lag *wl;
 		uint16_t d;
 
 		c.pos = i;
@@ -471,6 +517,25 @@ static void *thread_main(void *arg)
 			if (ideal < now)
 				ideal = now;
 		}
+		/* woken by another thread: as long after its waker's call
+		 * as planned (wakes.c keep_lag(), rpl_wake_lag_ns()) */
+		if (timed && op->ndeps && (wl = rpl_wake_lag_of(p, op))) {
+			int64_t until = waker_end(p, &p->deps[op->dep_off + wl->dep]);
+
+			if (until > 0 && (until += rpl_timed_ns(p->o, rpl_wake_lag_ns(p, op, wl))) > now &&
+			    until > (now = iot_now_ns())) {
+				int64_t w = wait_lag(p, &p->deps[op->dep_off + wl->dep], until);
+
+				if (stopping())
+					break;
+				sched.lag = 0;
+				t->wake_lag_waits++;
+				t->wake_lag_ns += w - now;
+				now = w;
+				if (ideal < now)
+					ideal = now;
+			}
+		}
 		if (i + 1 < t->n_ops) {
 			/* The ops stream through memory once: fetch the next
 			 * one (and its path) while this one runs. */
@@ -539,6 +604,10 @@ static void *thread_main(void *arg)
 		if (!op->needed) {
 			atomic_store_explicit(&t->n_done, i + 1, memory_order_release);
 		} else {
+			/* its end for a woken op's lag (waker_end()) */
+			atomic_store(&t->needed_end_pos, UINT32_MAX);
+			atomic_store(&t->needed_end_ns, r_exit);
+			atomic_store(&t->needed_end_pos, i);
 			atomic_store(&t->n_done, i + 1);
 			if (atomic_load(&t->wait_pos) <= i) {
 				atomic_store(&t->wait_pos, UINT32_MAX);
@@ -788,6 +857,7 @@ int rpl_execute(struct rpl_plan *p, struct rpl_result *res)
 	for (i = 0; i < p->n_threads; i++) {
 		atomic_store(&p->threads[i].n_done, 0);
 		atomic_store(&p->threads[i].wait_pos, UINT32_MAX);
+		atomic_store(&p->threads[i].needed_end_pos, UINT32_MAX);
 		p->threads[i].joined = 0;
 		p->threads[i].start_failed = 0;
 	}

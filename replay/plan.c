@@ -104,6 +104,17 @@ static void plan_think_sum(const struct rpl_plan *p)
 	}
 	iot_msg(IOT_MSG_INFO, "replay", "budget: plan of %zu ops: think %.3f ms, hash %016llx",
 		p->n_ops, sum / 1e6, (unsigned long long)h);
+	if (p->wake_lags) {
+		uint64_t over = 0;
+
+		for (sum = 0, i = 0; i < p->n_wake_lag; i++) {
+			sum += (double)p->wake_lag[i].lag_ns;
+			over += p->wake_lag[i].lag_ns > 1000000;
+		}
+		iot_msg(IOT_MSG_INFO, "replay", "budget: %llu wake lags, %.3f ms in all, %llu of "
+			"them over 1 ms", (unsigned long long)p->wake_lags, sum / 1e6,
+			(unsigned long long)over);
+	}
 }
 
 /*
@@ -298,6 +309,7 @@ void rpl_plan_free(struct rpl_plan *p)
 	free(p->ready_ns);
 	free(p->waker);
 	free(p->gap_waker);
+	free(p->wake_lag);
 	free(p->pre_ns);
 	free(p->data);
 	free(p->late);

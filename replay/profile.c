@@ -173,6 +173,8 @@ int rpl_tally(struct rpl_plan *p, struct rpl_result *res)
 		res->think_wait_ns += p->threads[i].think_wait_ns;
 		res->dep_waits += p->threads[i].dep_waits;
 		res->dep_wait_ns += p->threads[i].dep_wait_ns;
+		res->wake_lag_waits += p->threads[i].wake_lag_waits;
+		res->wake_lag_ns += p->threads[i].wake_lag_ns;
 		res->walk_opens += p->threads[i].walk_opens;
 		res->walk_back += p->threads[i].walk_back;
 		res->walk_dirs += p->threads[i].walk_dirs;
@@ -201,6 +203,8 @@ int rpl_tally(struct rpl_plan *p, struct rpl_result *res)
 	res->call_wakes = p->call_wakes;
 	res->gap_wakes = p->gap_wakes;
 	res->gap_wakes_new = p->gap_wakes_new;
+	res->wake_lags = p->wake_lags;
+	res->wake_lag_scaled = p->wake_lag_mode == RPL_WAKE_LAG_SCALED;
 	res->poll_loops = p->poll_loops;
 	res->poll_rounds = p->poll_rounds;
 	res->poll_cut = atomic_load(&p->polls_cut);

@@ -436,6 +436,14 @@ void rpl_print_summary(FILE *f, const struct rpl_opts *o, const struct rpl_resul
 			"calls (a futex, a semaphore: a wait the trace does not hold) come after "
 			"that thread's last call before (%llu not so ordered already)\n",
 			(unsigned long long)r->gap_wakes, (unsigned long long)r->gap_wakes_new);
+	if (r->wake_lags)
+		fprintf(f, "  wake lags    %llu of the woken calls come as long after their "
+			"waker's call as recorded%s (it went on in its gap before the wake-up), "
+			"or at its next call: %llu waited for that, %s in all\n",
+			(unsigned long long)r->wake_lags,
+			r->wake_lag_scaled ? ", scaled as the waker's gap is here" : "",
+			(unsigned long long)r->wake_lag_waits,
+			iot_fmt_ns(a, sizeof(a), (double)r->wake_lag_ns));
 	if (r->poll_loops)
 		fprintf(f, "  thread polls %llu loops of sleeps that ended as other threads of "
 			"the process ended: the op after each replayed after their end, "

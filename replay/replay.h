@@ -181,6 +181,11 @@ struct rpl_result {
 	uint64_t gap_wakes;		/* ops another thread woke from a sleep in their gap,
 					 * after that thread's call before (wakes.c) */
 	uint64_t gap_wakes_new;		/* ... of them not so ordered already */
+	/* woken ops (wakes, gap wakes) that come as long after their
+	 * waker's call as recorded; those that waited for it, how long */
+	uint64_t wake_lags, wake_lag_waits;
+	int64_t wake_lag_ns;
+	int wake_lag_scaled;		/* ... scaled as their waker's gap is (wakes.c) */
 	/* loops of sleeps polling for other threads' ends (polls.c), their
 	 * rounds; the rounds not slept, the threads having ended here */
 	uint64_t poll_loops, poll_rounds, poll_cut;

@@ -412,6 +412,18 @@ int64_t rpl_path_fd(const struct rpl_op *op, int32_t *pid);
  * kept here but in its thread's outcomes (outcome.c) */
 _Static_assert(sizeof(struct rpl_op) == 136, "struct rpl_op grew");
 
+/* An op woken by another thread (wakes.c): it entered @lag_ns after
+ * the end of its waker's call as recorded (UINT32_MAX: that or more),
+ * which is its dependency plan.deps[op->dep_off + @dep]. */
+struct rpl_wake_lag {
+	uint32_t lag_ns;
+	uint32_t dep;
+};
+
+/* How a woken op's lag is kept (IOTAPE_REPLAY_WAKE_LAG 0, 1, else):
+ * none; as recorded; scaled as its waker's gap is here (exec.c). */
+enum rpl_wake_lag_mode { RPL_WAKE_LAG_NONE, RPL_WAKE_LAG_RECORDED, RPL_WAKE_LAG_SCALED };
+
 /* What the replay measured of an op: when its call started and ended,
  * on the replay's clock (0, 0: it did not run), and its result. */
 struct rpl_outcome {
@@ -527,6 +539,14 @@ struct rpl_thread {
 	 * dependency on this thread's op at position k is met once n_done
 	 * > k, read without touching the op (struct rpl_dep). */
 	_Atomic uint32_t n_done;
+	/* the end of its last op another thread waits for, on the replay's
+	 * clock, and that op's position (UINT32_MAX while it is being
+	 * written): rpl_wake_lag_of()'s ops wait from there (exec.c) */
+	_Atomic int64_t needed_end_ns;
+	_Atomic uint32_t needed_end_pos;
+	/* its ops that waited so, beyond their waker's call, and how long */
+	uint32_t wake_lag_waits;
+	int64_t wake_lag_ns;
 	/* the lowest position a thread sleeping on plan.gen waits for to be
 	 * run (UINT32_MAX: none): its completion wakes them (exec.c) */
 	_Atomic uint32_t wait_pos;
@@ -660,6 +680,13 @@ struct rpl_plan {
 					 * (iot_event.gap_waker, wakes.c),
 					 * n_gap_waker of them; NULL: none */
 	size_t n_gap_waker;
+	/* per op, by seq: how long after its waker's call it entered, as
+	 * recorded, and which of its deps that call is (wakes.c,
+	 * rpl_wake_lag_of()), n_wake_lag of them; NULL: no wake */
+	struct rpl_wake_lag *wake_lag;
+	size_t n_wake_lag;
+	uint64_t wake_lags;		/* ops given one */
+	int wake_lag_mode;		/* enum rpl_wake_lag_mode (IOTAPE_REPLAY_WAKE_LAG) */
 	uint32_t *pre_ns;		/* per op, by seq: iot_event.pre_ns (the fast
 					 * path's work before the call), n_pre of them;
 					 * NULL: none in the trace (think.c) */
@@ -756,6 +783,23 @@ static inline uint32_t rpl_dep_op(const struct rpl_plan *p, const struct rpl_dep
 static inline uint32_t rpl_op_col(const uint32_t *col, size_t n, const struct rpl_op *op)
 {
 	return col && op->seq < n ? col[op->seq] : 0;
+}
+
+/* rpl_wake_lag_ns() : how long after its waker's call woken op @op, of
+ * wake lag @wl, comes (wakes.c), before its timing. */
+int64_t rpl_wake_lag_ns(const struct rpl_plan *p, const struct rpl_op *op,
+			const struct rpl_wake_lag *wl);
+
+/* @op's wake lag (struct rpl_wake_lag), or NULL: none */
+static inline const struct rpl_wake_lag *rpl_wake_lag_of(const struct rpl_plan *p,
+							 const struct rpl_op *op)
+{
+	const struct rpl_wake_lag *w;
+
+	if (!p->wake_lag || op->seq >= p->n_wake_lag)
+		return NULL;
+	w = &p->wake_lag[op->seq];
+	return w->lag_ns && w->dep < op->ndeps ? w : NULL;
 }
 
 /* The bytes @op's write wrote, kept by `record --data` (op->ev.ret of

@@ -126,6 +126,92 @@ out:
 }
 
 /*
+ * A woken op follows its waker's call (the dependency above), and comes
+ * no sooner after that call's end than it did when recorded: the waker
+ * may have gone on computing in its own gap before the wake-up (a
+ * futex wake or a post the trace does not hold), and the sleeper made
+ * its call only after that.  Its think time counts from its own
+ * thread's call before, long before where it slept: the dependency
+ * alone let it go the moment the waker's call ended.  sib_sem's first
+ * process writes, computes 2 ms, posts the second, which writes: the
+ * second's writes replayed 37-81 us after the first's, recorded 2.05 ms
+ * after; zstd -T2's output thread, woken by the main thread up to 0.8 s
+ * into a gap of that thread's.  Kept per op (by seq): the recorded lag and which
+ * of its deps is the waker's call; exec.c waits for the lag, timed as
+ * think times are, from that call's end, and no longer than until the
+ * waker has run its next op (its gap is over here, and the wake-up in it
+ * with it: a waker whose gap the budget cut, or that waited there for
+ * another thread that went faster here, woke it sooner than recorded);
+ * that op is marked needed, so that its end wakes the wait.
+ */
+static int keep_lag(struct rpl_plan *p, struct rpl_op *op, uint32_t by, uint32_t by_pos,
+		    int64_t lag)
+{
+	uint32_t d;
+	size_t i, n = 0;
+
+	if (lag <= 0)
+		return 0;
+	for (d = 0; d < op->ndeps; d++)
+		if (p->deps[op->dep_off + d].thread == by && p->deps[op->dep_off + d].pos == by_pos)
+			break;
+	if (d == op->ndeps)
+		return 0;	/* RPL_DEPS_MAX of them already */
+	if (!p->wake_lag) {
+		for (i = 0; i < p->n_ops; i++)
+			if (p->ops[i].seq >= n)
+				n = (size_t)p->ops[i].seq + 1;
+		p->wake_lag = calloc(n ? n : 1, sizeof(*p->wake_lag));
+		if (!p->wake_lag)
+			return -ENOMEM;
+		p->n_wake_lag = n;
+	}
+	if (op->seq >= p->n_wake_lag)
+		return 0;
+	p->wake_lag[op->seq] = (struct rpl_wake_lag){
+		lag >= UINT32_MAX ? UINT32_MAX : (uint32_t)lag, d };
+	/* the waker's next op ends the wait (exec.c wait_lag()) */
+	if (by_pos + 1 < p->threads[by].n_ops)
+		p->ops[p->threads[by].ops[by_pos + 1]].needed = 1;
+	p->wake_lags++;
+	return 0;
+}
+
+/*
+ * How long after its waker's call woken op @op comes: the recorded lag,
+ * scaled as the waker's gap is here, its think time against its recorded
+ * length (the lag as recorded with IOTAPE_REPLAY_WAKE_LAG=1).  The
+ * waker's progress into its gap is what the sleeper waited for; the
+ * budget cut that gap to the CPU time the waker had (the recorder's own
+ * cost out, and its sleeps: a waker that waited there itself, for
+ * other threads, waits for them here by its own ops' dependencies).
+ * The suite's five traces that have such wakes, replayed in turn with
+ * none, as recorded and scaled, against 15 native runs each
+ * (docs/VALIDATION.md, 2026-12-04, late night): as recorded, every replay
+ * was 2-30 % slower than with none, repack's, compileall's and zstd's
+ * as long as their recordings; scaled, zstd -T2's (its compressing
+ * threads woken by the main one) went from -8..-11 % to +3..-8 %, the
+ * others moved by -2.5 to +3 points.
+ */
+int64_t rpl_wake_lag_ns(const struct rpl_plan *p, const struct rpl_op *op,
+			const struct rpl_wake_lag *wl)
+{
+	const struct rpl_dep *d = &p->deps[op->dep_off + wl->dep];
+	const struct rpl_thread *u = &p->threads[d->thread];
+	const struct rpl_op *a, *b;
+	int64_t gap;
+
+	if (p->wake_lag_mode != RPL_WAKE_LAG_SCALED || d->pos + 1 >= u->n_ops)
+		return wl->lag_ns;
+	a = &p->ops[u->ops[d->pos]];
+	b = &p->ops[u->ops[d->pos + 1]];
+	gap = iot_ns_sub(b->ev.t_enter, rpl_op_end(a));
+	if (gap <= 0 || b->think_ns >= gap)
+		return wl->lag_ns;
+	return (int64_t)((double)wl->lag_ns * (double)b->think_ns / (double)gap);
+}
+
+/*
  * The CPU budget (budget.c) scaled every gap of a thread by one factor
  * (think_scale): a gap that was a wait for another thread took as large
  * a share of the thread's CPU time as a gap in which it computed, and
@@ -587,11 +673,18 @@ int rpl_plan_wakes(struct rpl_plan *p)
 	size_t nw, cap = 0;
 	struct kin g;
 	uint32_t k;
-	int err = 0;
+	int err = 0, lags, added;
 
 	/* IOTAPE_REPLAY_WAKES=0: none (to measure what they do) */
 	if (env && strcmp(env, "0") == 0)
 		return 0;
+	/* IOTAPE_REPLAY_WAKE_LAG=0: ordered after their waker's call, with
+	 * no lag from it; 1: the lag as recorded, not scaled (keep_lag();
+	 * to measure what they do) */
+	env = getenv("IOTAPE_REPLAY_WAKE_LAG");
+	lags = !env || strcmp(env, "0") != 0;
+	p->wake_lag_mode = !lags ? RPL_WAKE_LAG_NONE : env && strcmp(env, "1") == 0 ?
+			   RPL_WAKE_LAG_RECORDED : RPL_WAKE_LAG_SCALED;
 	if (kin_make(p, &g) < 0)
 		return -ENOMEM;
 	if ((p->waker || p->gap_waker) && !(ta = tid_table(p))) {
@@ -640,16 +733,16 @@ int rpl_plan_wakes(struct rpl_plan *p)
 				best = waker_guess(p, &g, ti, kin, w, e, s, &by, &by_pos);
 			if (best < 0)
 				continue;
-			err = rpl_dep_append(p, op, by, by_pos);
-			if (err < 0)
+			added = rpl_dep_append(p, op, by, by_pos);
+			if ((err = added) < 0 ||
+			    (lags && (err = keep_lag(p, op, by, by_pos, iot_ns_sub(e, best))) < 0))
 				goto out;
 			if (named) {
 				p->gap_wakes++;
-				p->gap_wakes_new += (uint64_t)err;
+				p->gap_wakes_new += (uint64_t)added;
 			} else {
-				p->wakes += (uint64_t)err;
+				p->wakes += (uint64_t)added;
 			}
-			err = 0;
 			RPL_GROW(wk, nw, cap);
 			wk[nw++] = (struct wake){ k, iot_ns_sub(e, best), sleep_before(p, op, gap, e, w) };
 		}

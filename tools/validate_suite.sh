@@ -10,10 +10,16 @@
 #   FS=ext4,xfs,btrfs       (default) the filesystems compared
 #   ONLY="sqlite fio"       only these workloads
 #   BACKEND=bpf             record with --backend bpf (default: ptrace)
+#   TRACES=DIR              do not record: replay DIR/NAME/trace.iotape,
+#                           kept by an earlier suite's OUT (validate
+#                           --trace), so that two versions of the replayer
+#                           are judged on the same traces
 #   OUT=DIR                 where the tables go (default: a new
 #                           /var/tmp/iotape-suite-out.XXXXXX); per workload
 #                           NAME.txt (the table), NAME/ (trace, profiles,
 #                           table.json); summary.txt at the end
+#   INPUTS=DIR              make the inputs in DIR, or take those an earlier
+#                           run made there, and keep them
 #   TOUCH_MB=8192           memory written once before the first run (where
 #                           free page reporting is stopped; 0: none)
 # The inputs (a source tree of ~3,500 files from /usr/include and
@@ -31,7 +37,12 @@ SUITE=$PWD/tests/validate
 [ "$(id -u)" = 0 ] || { echo "validate-suite: needs root (loop filesystems); run as root" >&2; exit 1; }
 OUT=${OUT:-$(mktemp -d /var/tmp/iotape-suite-out.XXXXXX)}
 mkdir -p "$OUT"
-IN=$(mktemp -d /var/tmp/iotape-suite-in.XXXXXX)
+if [ -n "${INPUTS:-}" ]; then
+	IN=$INPUTS keep_in=1
+	mkdir -p "$IN"
+else
+	IN=$(mktemp -d /var/tmp/iotape-suite-in.XXXXXX) keep_in=
+fi
 
 # Two things of this kind of VM make run times wander by tens of percent
 # within minutes, whatever the workload: free page reporting (memory the
@@ -65,7 +76,7 @@ for k in /sys/kernel/mm/damon/admin/kdamonds/*; do
 	echo off >"$k/state" && damon_on="$damon_on $k" &&
 		echo "validate-suite: DAMON ${k##*/} (a pageout scheme) stopped until the end"
 done
-trap 'rm -rf "$IN"; restore_machine' EXIT
+trap '[ -n "$keep_in" ] || rm -rf "$IN"; restore_machine' EXIT
 trap 'exit 130' INT TERM
 
 # workload and the filesystem it is recorded on: ext4 mostly, and tmpfs,
@@ -78,22 +89,27 @@ gobuild:xfs zip:ext4 grep:btrfs repack:ext4 sort:tmpfs zstdpipe:ext4
 javac:btrfs linkfarm:xfs patch:ext4"
 
 echo "validate-suite: inputs in $IN, tables in $OUT"
-mkdir -p "$IN/src"
-for d in /usr/include/linux /usr/include/c++ /usr/include/x86_64-linux-gnu \
-	/usr/include/asm-generic /usr/share/perl; do
-	cp -a "$d" "$IN/src/"
-done
-(cd "$IN" && tar cf - src | xz -1 -T2 >src.tar.xz)
-# the larger tree: the source tree and a Python library
-mkdir -p "$IN/big"
-cp -a "$IN/src/." /usr/lib/python3.11 "$IN/big/"
-git init -q "$IN/repo"
-cp -a "$IN/big/." "$IN/repo/"
-(cd "$IN/repo" && git add -A && git -c user.name=suite -c user.email=suite@localhost \
-	commit -q -m tree && git gc -q)
-mkdir -p "$IN/proj"
-git archive HEAD | tar -x -C "$IN/proj"
-cp "$BUILD/tests/progs/val_fsync" "$IN/"
+if [ -f "$IN/.made" ]; then
+	echo "validate-suite: the inputs of an earlier run (INPUTS)"
+else
+	mkdir -p "$IN/src"
+	for d in /usr/include/linux /usr/include/c++ /usr/include/x86_64-linux-gnu \
+		/usr/include/asm-generic /usr/share/perl; do
+		cp -a "$d" "$IN/src/"
+	done
+	(cd "$IN" && tar cf - src | xz -1 -T2 >src.tar.xz)
+	# the larger tree: the source tree and a Python library
+	mkdir -p "$IN/big"
+	cp -a "$IN/src/." /usr/lib/python3.11 "$IN/big/"
+	git init -q "$IN/repo"
+	cp -a "$IN/big/." "$IN/repo/"
+	(cd "$IN/repo" && git add -A && git -c user.name=suite -c user.email=suite@localhost \
+		commit -q -m tree && git gc -q)
+	mkdir -p "$IN/proj"
+	git archive HEAD | tar -x -C "$IN/proj"
+	cp "$BUILD/tests/progs/val_fsync" "$IN/"
+	touch "$IN/.made"
+fi
 echo "validate-suite: $(find "$IN/src" | wc -l) entries, $(du -sm "$IN/src" | cut -f1) MB in the tree"
 
 rc=0
@@ -104,8 +120,14 @@ for w in $WORKLOADS; do
 	fi
 	echo "validate-suite: $name (recorded on $on) $(date -u +%H:%M:%S)"
 	r=0
-	"$IOTAPE" validate --fs "$FS" --runs "$RUNS" --recordings "$RECS" --cache "$CACHE" --record-on "$on" -q \
-		--backend "${BACKEND:-ptrace}" \
+	if [ -n "${TRACES:-}" ]; then
+		[ -f "$TRACES/$name/trace.iotape" ] ||
+			{ echo "validate-suite: $name: no $TRACES/$name/trace.iotape (TRACES)" >&2; rc=1; continue; }
+		set -- --trace "$TRACES/$name/trace.iotape"
+	else
+		set -- --recordings "$RECS" --record-on "$on" --backend "${BACKEND:-ptrace}"
+	fi
+	"$IOTAPE" validate --fs "$FS" --runs "$RUNS" --cache "$CACHE" -q "$@" \
 		--setup "sh $SUITE/$name.sh setup $IN" --keep "$OUT/$name" \
 		-- sh "$SUITE/$name.sh" run >"$OUT/$name.txt" || r=$?
 	cat "$OUT/$name.txt"

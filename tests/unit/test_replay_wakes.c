@@ -13,7 +13,8 @@
  * thread's wake-up and its voluntary sleep in the gap (woke_ns,
  * waited_ns) decide instead: woken just after the sleep's end, it
  * follows it however late it got a CPU and whatever the budget says;
- * without a wake-up, or woken long after any return, it does not.
+ * without a wake-up, or woken long after any return, it does not.  And
+ * it comes no sooner after the sleep's end than recorded (its wake lag).
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -129,6 +130,8 @@ static int follows_sleep(int how, int64_t lag_us, int64_t cpu_ms)
 	struct rpl_opts o = { .trace = trace, .cmd = "test", .quiet = 1 };
 	struct rpl_plan p;
 	uint32_t first = UINT32_MAX, sleep = UINT32_MAX;
+	const char *lags_off = getenv("IOTAPE_REPLAY_WAKE_LAG");
+	const struct rpl_wake_lag *wl;
 	int found = 0;
 	size_t i;
 
@@ -145,6 +148,18 @@ static int follows_sleep(int how, int64_t lag_us, int64_t cpu_ms)
 	for (i = 0; i < p.ops[first].ndeps; i++)
 		found |= rpl_dep_op(&p, &p.deps[p.ops[first].dep_off + i]) == sleep;
 	assert_int_equal(p.wakes, (uint64_t)found);
+	/* and comes no sooner after the sleep's end than recorded, unless
+	 * told not to (IOTAPE_REPLAY_WAKE_LAG=0) */
+	wl = rpl_wake_lag_of(&p, &p.ops[first]);
+	if (found && !(lags_off && strcmp(lags_off, "0") == 0)) {
+		assert_non_null(wl);
+		assert_int_equal(wl->lag_ns, (uint32_t)(lag_us * US));
+		assert_int_equal(rpl_dep_op(&p, &p.deps[p.ops[first].dep_off + wl->dep]), sleep);
+		assert_int_equal(p.wake_lags, 1);
+	} else {
+		assert_null(wl);
+		assert_int_equal(p.wake_lags, 0);
+	}
 	rpl_plan_free(&p);
 	return found;
 }
@@ -262,6 +277,29 @@ static void switched_off(void **state)
 	setenv("IOTAPE_REPLAY_WAKES", "1", 1);
 	assert_true(follows_sleep(THREAD, 120, 1));
 	unsetenv("IOTAPE_REPLAY_WAKES");
+	/* ordered, with no lag kept (follows_sleep() checks it) */
+	setenv("IOTAPE_REPLAY_WAKE_LAG", "0", 1);
+	assert_true(follows_sleep(THREAD, 120, 1));
+	unsetenv("IOTAPE_REPLAY_WAKE_LAG");
+}
+
+/* How long after the sleep's end the plan has 102's open come (its
+ * wake lag, scaled as thread 100's gap after it is by the budget). */
+static int64_t planned_lag(void)
+{
+	struct rpl_opts o = { .trace = trace, .cmd = "test", .quiet = 1 };
+	const struct rpl_wake_lag *wl = NULL;
+	struct rpl_plan p;
+	int64_t v = -1;
+	size_t i;
+
+	assert_int_equal(rpl_plan_build(&p, &o), 0);
+	for (i = 0; i < p.n_ops; i++)
+		if (p.ops[i].ev.tid == 102 && p.ops[i].ev.nr == SYS_openat &&
+		    (wl = rpl_wake_lag_of(&p, &p.ops[i])))
+			v = rpl_wake_lag_ns(&p, &p.ops[i], wl);
+	rpl_plan_free(&p);
+	return v;
 }
 
 /* Replayed, the thread's open starts after the sleep has ended, not a
@@ -271,15 +309,21 @@ static void replay_one(void)
 {
 	struct rpl_opts o = { .trace = trace, .cmd = "test", .quiet = 1 };
 	static struct rpl_result res;
-	int64_t slept = -1, opened = -1;
+	static int runs;
+	int64_t slept = -1, opened = -1, lag = bpf_woke_us >= 0 ? 5000 : 120, want;
 	struct iot_reader *rd;
 	struct iot_item it;
 	char root[400], out[400];
 	int r;
 
-	write_trace(THREAD, bpf_woke_us >= 0 ? 5000 : 120, 1);
-	snprintf(root, sizeof(root), "%s/root%d", tmp, bpf_woke_us >= 0);
-	snprintf(out, sizeof(out), "%s/p%d.iotape", tmp, bpf_woke_us >= 0);
+	write_trace(THREAD, lag, 1);
+	want = planned_lag();
+	assert_true(want > 0 && want <= lag * US);
+	if (getenv("IOTAPE_REPLAY_WAKE_LAG"))
+		assert_int_equal(want, lag * US);	/* as recorded */
+	runs++;
+	snprintf(root, sizeof(root), "%s/root%d", tmp, runs);
+	snprintf(out, sizeof(out), "%s/p%d.iotape", tmp, runs);
 	mkdir(root, 0755);
 	o.root = root;
 	o.out = out;
@@ -297,16 +341,27 @@ static void replay_one(void)
 	}
 	assert_int_equal(r, 0);
 	iot_reader_close(rd);
-	assert_true(slept > 0 && opened >= slept);
+	/* after the sleep's end, and as long after it as planned: the
+	 * thread's think time counts from its call before, 100 ms before */
+	assert_true(slept > 0 && opened >= slept + want);
+	assert_int_equal(res.wake_lags, 1);
 }
 
 static void replay(void **state)
 {
-	replay_one();
-	bpf_woke_us = 4880;
-	bpf_waited_us = 99000;
-	replay_one();
-	bpf_woke_us = -1;
+	int lags;
+
+	/* the lag scaled (the default), then as recorded */
+	for (lags = 0; lags < 2; lags++) {
+		if (lags)
+			setenv("IOTAPE_REPLAY_WAKE_LAG", "1", 1);
+		replay_one();
+		bpf_woke_us = 4880;
+		bpf_waited_us = 99000;
+		replay_one();
+		bpf_woke_us = -1;
+	}
+	unsetenv("IOTAPE_REPLAY_WAKE_LAG");
 }
 
 int main(void)
