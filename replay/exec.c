@@ -157,10 +157,10 @@ static int wait_deps(struct rpl_plan *p, struct rpl_op *op)
 static int64_t waker_end(struct rpl_plan *p, const struct rpl_dep *d)
 {
 	struct rpl_thread *u = &p->threads[d->thread];
-	uint32_t a = atomic_load(&u->needed_end_pos);
-	int64_t end = atomic_load(&u->needed_end_ns);
+	uint32_t a = atomic_load_explicit(&u->needed_end_pos, memory_order_acquire);
+	int64_t end = atomic_load_explicit(&u->needed_end_ns, memory_order_acquire);
 
-	if (a != d->pos || atomic_load(&u->needed_end_pos) != a ||
+	if (a != d->pos || atomic_load_explicit(&u->needed_end_pos, memory_order_acquire) != a ||
 	    atomic_load(&u->n_done) != d->pos + 1)
 		return 0;
 	return end;
@@ -520,11 +520,12 @@ static void *thread_main(void *arg)
 		/* woken by another thread: as long after its waker's call
 		 * as planned (wakes.c keep_lag(), rpl_wake_lag_ns()) */
 		if (timed && op->ndeps && (wl = rpl_wake_lag_of(p, op))) {
-			int64_t until = waker_end(p, &p->deps[op->dep_off + wl->dep]);
+			const struct rpl_dep *by = &p->deps[op->dep_off + wl->dep];
+			int64_t until = waker_end(p, by);
 
 			if (until > 0 && (until += rpl_timed_ns(p->o, rpl_wake_lag_ns(p, op, wl))) > now &&
 			    until > (now = iot_now_ns())) {
-				int64_t w = wait_lag(p, &p->deps[op->dep_off + wl->dep], until);
+				int64_t w = wait_lag(p, by, until);
 
 				if (stopping())
 					break;
@@ -604,10 +605,15 @@ static void *thread_main(void *arg)
 		if (!op->needed) {
 			atomic_store_explicit(&t->n_done, i + 1, memory_order_release);
 		} else {
-			/* its end for a woken op's lag (waker_end()) */
-			atomic_store(&t->needed_end_pos, UINT32_MAX);
-			atomic_store(&t->needed_end_ns, r_exit);
-			atomic_store(&t->needed_end_pos, i);
+			/* its end for a woken op's lag (waker_end()), in a
+			 * plan that has any: release stores, each ordered
+			 * after the one before (plain stores on x86) */
+			if (p->wake_lag) {
+				atomic_store_explicit(&t->needed_end_pos, UINT32_MAX,
+						      memory_order_release);
+				atomic_store_explicit(&t->needed_end_ns, r_exit, memory_order_release);
+				atomic_store_explicit(&t->needed_end_pos, i, memory_order_release);
+			}
 			atomic_store(&t->n_done, i + 1);
 			if (atomic_load(&t->wait_pos) <= i) {
 				atomic_store(&t->wait_pos, UINT32_MAX);
