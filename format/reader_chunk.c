@@ -9,6 +9,7 @@
  * runs on the thread of ahead.c (load_slot() touches only its slot).
  */
 #include <errno.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "reader_int.h"
@@ -579,7 +580,19 @@ int iot_reader_set_ahead(struct iot_reader *r, int on)
 	iot_ahead_stop(r->ahead);
 	r->ahead = NULL;
 	r->depth = 0;
-	for (i = 1; !rc && i <= depth; i++)
+	/* off: the slots the thread filled are let go (a decoded chunk
+	 * each), all but the one being read; made again if it comes back */
+	for (i = 0; !depth && i <= IOT_AHEAD_MAX; i++) {
+		struct slot *s = &r->slots[i];
+
+		if (s == r->cur || !s->dctx)
+			continue;
+		iot_arena_free(s->arena);
+		ZSTD_freeDCtx(s->dctx);
+		free(s->buf);
+		memset(s, 0, sizeof(*s));
+	}
+	for (i = 0; !rc && i <= depth; i++)
 		if (!r->slots[i].dctx)
 			rc = iot_rd_slot_init(&r->slots[i]);
 	if (!rc && depth)

@@ -130,7 +130,8 @@ int cmd_replay(int argc, char **argv)
 		{ NULL, 0, NULL, 0 },
 	};
 	const char *inc[MAX_PREFIXES], *exc[MAX_PREFIXES];
-	struct rpl_opts o = { .cmd = "replay", .scale = 1.0, .include = inc, .exclude = exc };
+	struct rpl_opts o = { .cmd = "replay", .scale = 1.0, .include = inc, .exclude = exc,
+			      .read_ahead = cli_read_ahead() };
 	const char *starts = getenv("IOTAPE_REPLAY_STARTS");
 	const char *think = getenv("IOTAPE_REPLAY_THINK");
 	static struct rpl_result res;	/* large: not on the stack */

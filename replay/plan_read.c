@@ -201,6 +201,10 @@ int rpl_plan_read(struct rpl_plan *p)
 		if (p->ps)
 			p->cap_ps = (size_t)s->path_states;
 	}
+	/* the next chunks decoded on the other CPU while this one is
+	 * planned (their zstd and columns: about half the read step) */
+	if (p->o->read_ahead > 0)
+		(void)iot_reader_set_ahead(p->rd, p->o->read_ahead);
 	while ((r = iot_reader_next(p->rd, &it)) > 0) {
 		if (it.kind == IOT_ITEM_EVENT && max && p->n_ops >= max) {
 			/* --events: the file ends here for the plan */
@@ -313,6 +317,9 @@ int rpl_plan_read(struct rpl_plan *p)
 			 iot_strerror(r), p->n_ops);
 	}
 out:
+	/* its thread and the chunks ahead let go */
+	if (p->o->read_ahead > 0)
+		(void)iot_reader_set_ahead(p->rd, 0);
 	rpl_intern_free(&paths);
 	free(memo);
 	return err;

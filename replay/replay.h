@@ -94,6 +94,9 @@ struct rpl_opts {
 	 * with the path states and records before the next one, as if the
 	 * file ended there (0: all) */
 	uint64_t max_events;
+	/* chunks a thread of the reader decodes ahead while the plan reads
+	 * the trace (iot_reader_set_ahead(); 0: none, one CPU) */
+	int read_ahead;
 };
 
 /* Whether the starting tree fits the root: checked by rpl_run() itself,

@@ -123,6 +123,7 @@ static void ahead_depth(int depth)
 	struct model m = { 0 };
 	struct iot_reader *r;
 	struct iot_item it;
+	size_t c1, c2;
 	int i;
 
 	write_sample(tpath("ahead.iotape"), &m, 6, 200, 0, 1);
@@ -153,6 +154,23 @@ static void ahead_depth(int depth)
 	}
 	assert_true(m.it[100].chunk == 0 && m.it[240].chunk == 1);
 	compare_rest(r, &m, 250);
+	/* off in chunk 1 (read from a slot of the thread's: the others,
+	 * slot 0 too, are let go), on again in chunk 2 (made again) */
+	for (c1 = 0; c1 < m.n && m.it[c1].chunk < 1; c1++)
+		;
+	for (c2 = c1; c2 < m.n && m.it[c2].chunk < 2; c2++)
+		;
+	assert_true(c2 + 20 < m.n && c2 - c1 > 20);
+	assert_int_equal(iot_reader_rewind(r), 0);
+	for (i = 0; i < (int)c2 + 20; i++) {
+		assert_int_equal(iot_reader_next(r, &it), 1);
+		eq_item(&m.it[i], &it);
+		if (i == (int)c1 + 10)
+			assert_int_equal(iot_reader_set_ahead(r, 0), 0);
+		if (i == (int)c2 + 10)
+			assert_int_equal(iot_reader_set_ahead(r, depth), 0);
+	}
+	compare_rest(r, &m, c2 + 20);
 	/* another depth in the middle of a pass, then closed with chunks
 	 * in flight */
 	assert_int_equal(iot_reader_rewind(r), 0);
