@@ -696,7 +696,8 @@ IOT_API void iot_reader_set_spans(struct iot_reader *r, int on);
  *  most 4) while the caller reads the current one (both CPUs busy where
  *  there are two); the items, the damage found and the codes returned are
  *  the same.  Each chunk ahead takes a chunk's memory (7-8 MiB on traces
- *  of mongo's calls).  0 stops the thread.  @return : 0 or -errno (then
+ *  of mongo's calls).  0 stops the thread and frees the chunks it
+ *  decoded (all but the one being read).  @return : 0 or -errno (then
  *  reading goes on without). */
 IOT_API int iot_reader_set_ahead(struct iot_reader *r, int on);
 
