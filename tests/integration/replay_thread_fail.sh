@@ -17,8 +17,9 @@ T=$(mktemp -d /tmp/iotape-threadfail.XXXXXX)
 trap 'rm -rf "$T"' EXIT
 "$GEN" --procs "$T/p.iotape" 200 || fail "mk_analyze_traces --procs failed"
 mkdir "$T/r"
-# no profile: its writer is a thread too
-LD_PRELOAD=$SHIM FAILTHREAD_AFTER=50 timeout 300 "$IOTAPE" replay "$T/p.iotape" --root "$T/r" \
+# no profile: its writer is a thread too; nor the plan's read-ahead
+# (IOTAPE_READAHEAD=0): its thread would be one of the 50
+LD_PRELOAD=$SHIM FAILTHREAD_AFTER=50 IOTAPE_READAHEAD=0 timeout 300 "$IOTAPE" replay "$T/p.iotape" --root "$T/r" \
 	--timing afap >"$T/out" 2>&1
 rc=$?
 [ $rc = 0 ] || fail "replay exit $rc: $(head -c 800 "$T/out")"
