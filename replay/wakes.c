@@ -673,7 +673,7 @@ int rpl_plan_wakes(struct rpl_plan *p)
 	size_t nw, cap = 0;
 	struct kin g;
 	uint32_t k;
-	int err = 0, lags, added;
+	int err = 0, added;
 
 	/* IOTAPE_REPLAY_WAKES=0: none (to measure what they do) */
 	if (env && strcmp(env, "0") == 0)
@@ -682,9 +682,8 @@ int rpl_plan_wakes(struct rpl_plan *p)
 	 * no lag from it; 1: the lag as recorded, not scaled (keep_lag();
 	 * to measure what they do) */
 	env = getenv("IOTAPE_REPLAY_WAKE_LAG");
-	lags = !env || strcmp(env, "0") != 0;
-	p->wake_lag_mode = !lags ? RPL_WAKE_LAG_NONE : env && strcmp(env, "1") == 0 ?
-			   RPL_WAKE_LAG_RECORDED : RPL_WAKE_LAG_SCALED;
+	p->wake_lag_mode = !env ? RPL_WAKE_LAG_SCALED : strcmp(env, "0") == 0 ? RPL_WAKE_LAG_NONE :
+			   strcmp(env, "1") == 0 ? RPL_WAKE_LAG_RECORDED : RPL_WAKE_LAG_SCALED;
 	if (kin_make(p, &g) < 0)
 		return -ENOMEM;
 	if ((p->waker || p->gap_waker) && !(ta = tid_table(p))) {
@@ -735,7 +734,8 @@ int rpl_plan_wakes(struct rpl_plan *p)
 				continue;
 			added = rpl_dep_append(p, op, by, by_pos);
 			if ((err = added) < 0 ||
-			    (lags && (err = keep_lag(p, op, by, by_pos, iot_ns_sub(e, best))) < 0))
+			    (p->wake_lag_mode != RPL_WAKE_LAG_NONE &&
+			     (err = keep_lag(p, op, by, by_pos, iot_ns_sub(e, best))) < 0))
 				goto out;
 			if (named) {
 				p->gap_wakes++;
