@@ -10,6 +10,8 @@
 #   FS=ext4,xfs,btrfs       (default) the filesystems compared
 #   ONLY="sqlite fio"       only these workloads
 #   BACKEND=bpf             record with --backend bpf (default: ptrace)
+#   RECORD_ON=FS            record every workload on FS instead of the
+#                           filesystem the list gives it
 #   TRACES=DIR              do not record: replay DIR/NAME/trace.iotape,
 #                           kept by an earlier suite's OUT (validate
 #                           --trace), so that two versions of the replayer
@@ -114,7 +116,7 @@ echo "validate-suite: $(find "$IN/src" | wc -l) entries, $(du -sm "$IN/src" | cu
 
 rc=0
 for w in $WORKLOADS; do
-	name=${w%%:*} on=${w#*:}
+	name=${w%%:*} on=${RECORD_ON:-${w#*:}}
 	if [ -n "${ONLY:-}" ]; then
 		case " $ONLY " in *" $name "*) ;; *) continue ;; esac
 	fi
