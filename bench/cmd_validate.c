@@ -65,10 +65,10 @@ static void usage(FILE *f)
 		"  --cache cold|hot     cold (default): drop the page cache after --setup, before\n"
 		"                       every run and replay; hot: keep the starting state cached\n"
 		"  --record-on FS       the filesystem to record on (default ext4)\n"
-		"  --backend B          record with 'iotape record --backend B': ptrace\n"
-		"                       (default), bpf, mixed or auto; bpf stops no call, so\n"
-		"                       that the CPU times that bound think time hold no\n"
-		"                       tracer's cost\n"
+		"  --backend B          record with 'iotape record --backend B': auto\n"
+		"                       (record's default: bpf where it loads), bpf, ptrace\n"
+		"                       or mixed; bpf stops no call, so that the CPU times\n"
+		"                       that bound think time hold no tracer's cost\n"
 		"  --setup CMD          run 'sh -c CMD' in the work directory first, untimed, for\n"
 		"                       the recording, each native run and each replay alike\n"
 		"  --tolerance PCT      how far a total may be off (default 5)\n"
@@ -270,6 +270,9 @@ static int measure(struct run_state *s)
 			return IOT_EXIT_FAIL;
 	}
 recorded:
+	/* ptrace's stops are system time of the program (mixed: of some):
+	 * only a bpf recording's system time is the program's own */
+	s->v.cpu_user_only = !val_trace_bpf(s->trace);
 	if (ana_val_add_cpu(&s->v, ANA_VAL_RECORDED, s->rec.cpu, s->rec.cpu_user) < 0)
 		return IOT_EXIT_FAIL;
 	if (!s->o.image_size && s->trace_in)
@@ -538,8 +541,6 @@ int cmd_validate(int argc, char **argv)
 	s.v.runs = s.runs;
 	s.v.cache = s.o.cold ? "cold" : "hot";
 	s.v.record_on = s.o.record_on;
-	/* ptrace's stops are system time of the program (mixed: of some) */
-	s.v.cpu_user_only = !s.o.backend || (strcmp(s.o.backend, "bpf") && strcmp(s.o.backend, "auto"));
 	s.v.workload = cmd_text(s.o.cmd, text, sizeof(text));
 	if (s.keep) {
 		rc = bench_mkdir_p(s.keep);

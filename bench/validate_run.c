@@ -383,3 +383,19 @@ int val_trace_cwd(const char *path, char *dir, size_t len)
 	iot_reader_close(r);
 	return 0;
 }
+
+int val_trace_bpf(const char *path)
+{
+	const struct iot_header *h;
+	struct iot_reader *r;
+	const char *b;
+	int bpf;
+
+	if (iot_reader_open(&r, path) < 0)
+		return 0;
+	h = iot_reader_header(r);
+	b = h ? iot_header_get(h, "record.backend") : NULL;
+	bpf = b && strcmp(b, "bpf") == 0;
+	iot_reader_close(r);
+	return bpf;
+}

@@ -80,6 +80,11 @@ int val_replay_times(const char *fs, const char *profdir, struct val_times *t);
  *  @return : 0 or the reader's code. */
 int val_trace_cwd(const char *path, char *dir, size_t len);
 
+/*! val_trace_bpf() : whether @path was recorded by the bpf backend
+ *  (its header's record.backend), so that its system time is the
+ *  program's own.  @return : 1 or 0 (not, or unreadable). */
+int val_trace_bpf(const char *path);
+
 /*! val_trace_times() : the phases and the real time of a trace or
  *  profile @path, from its phase marks.  @return : 0 or -errno. */
 int val_trace_times(const char *path, struct val_times *t);

@@ -32,22 +32,26 @@ static void usage(FILE *f)
 	fprintf(f,
 		"usage: iotape record -o FILE [OPTIONS] -- COMMAND [ARGS...]\n"
 		"       iotape record -o FILE [OPTIONS] -p PID\n\n"
-		"Run COMMAND (or attach to process PID and its threads) under ptrace and\n"
-		"record every filesystem, descriptor and process syscall it and its\n"
-		"children make, with entry/exit times, as a compressed trace.\n\n"
+		"Run COMMAND (or attach to process PID and its threads) and record every\n"
+		"filesystem, descriptor and process syscall it and its children make, with\n"
+		"entry/exit times, as a compressed trace: with BPF programs where they load,\n"
+		"else under ptrace (--backend).\n\n"
 		"Options:\n"
 		"  -o FILE            the trace to write (required; created before the run;\n"
 		"                     an existing FILE is replaced only once the program\n"
 		"                     has started or been attached to)\n"
 		"  -p PID             attach to a running process; Ctrl-C detaches, it runs on\n"
-		"  --backend B        ptrace (default): ptrace and seccomp, with the fast\n"
-		"                     path below; bpf: BPF programs log every call into a\n"
-		"                     ring buffer, stopping only calls that change names\n"
-		"                     (root or CAP_BPF+CAP_PERFMON, a kernel with BTF);\n"
+		"  --backend B        auto (default): bpf where it loads, else ptrace; ptrace\n"
+		"                     too where an option only ptrace has is given (-p,\n"
+		"                     --data, --data-total, --no-fastpath, --no-seccomp,\n"
+		"                     --cpu-policy); the header's record.backend and the\n"
+		"                     summary say which and why;\n"
+		"                     bpf: BPF programs log every call into a ring buffer,\n"
+		"                     stopping only calls that change names (root or\n"
+		"                     CAP_BPF+CAP_PERFMON, a kernel with BTF);\n"
+		"                     ptrace: ptrace and seccomp, with the fast path below;\n"
 		"                     mixed: the fast path logs what it can in-process,\n"
-		"                     BPF the rest, no ptrace stop (as bpf: root);\n"
-		"                     auto: bpf where it loads, else ptrace (the header's\n"
-		"                     record.backend says which)\n"
+		"                     BPF the rest, no ptrace stop (as bpf: root)\n"
 		"  --bpf-ring-mb N    the BPF ring buffer (default 8, a power of 2)\n"
 		"  --no-fastpath      record every call at a ptrace stop; by default a\n"
 		"                     preloaded library logs most calls of dynamically\n"
@@ -162,6 +166,14 @@ static void on_forward(int sig, siginfo_t *si, void *uc)
 
 /* "4096", "64K", "1M", "2G" into *@v within [@min, @max].
  * @return : 0, or -1 if it is not such a size */
+/* An option that only the ptrace backend has: with --backend auto (the
+ * default) it chooses ptrace (the first one given is named). */
+static void ptrace_only(struct rec_opts *o, const char *opt)
+{
+	if (!o->ptrace_opt)
+		o->ptrace_opt = opt;
+}
+
 static int parse_size(const char *s, uint64_t min, uint64_t max, uint64_t *v)
 {
 	char *end;
@@ -228,7 +240,7 @@ static int parse(int argc, char **argv, struct rec_opts *o)
 	o->seccomp = 1;
 	o->fastpath = 1;
 	o->listings = 1;
-	o->backend = REC_BACKEND_PTRACE;
+	o->backend = REC_BACKEND_AUTO;
 	o->bpf_ring_mb = 8;
 	o->path_set_mb = 64;
 	o->bpf_wake_kb = getenv("IOTAPE_BPF_WAKE_KB") ? atoi(getenv("IOTAPE_BPF_WAKE_KB")) : 256;
@@ -244,12 +256,14 @@ static int parse(int argc, char **argv, struct rec_opts *o)
 				return -1;
 			}
 			o->attach_pid = pid;
+			ptrace_only(o, "-p");
 			break;
 		case 'q': o->quiet = 1; break;
-		case 'S': o->seccomp = 0; break;
-		case 'F': o->fastpath = 0; break;
+		case 'S': o->seccomp = 0; ptrace_only(o, "--no-seccomp"); break;
+		case 'F': o->fastpath = 0; ptrace_only(o, "--no-fastpath"); break;
 		case 'L': o->listings = 0; break;
 		case 'D':
+			ptrace_only(o, "--data");
 			o->data_max = DATA_MAX_DEF;
 			sep = '=';
 			/* getopt takes an optional value only after '=': a size
@@ -266,6 +280,7 @@ static int parse(int argc, char **argv, struct rec_opts *o)
 			}
 			break;
 		case 'T':
+			ptrace_only(o, "--data-total");
 			if (parse_size(optarg, 1, UINT64_MAX / 2, &o->data_total)) {
 				cli_err(CMD, "--data-total %s: give the most bytes kept in all "
 					"(K, M, G suffixes)", optarg);
@@ -294,6 +309,7 @@ static int parse(int argc, char **argv, struct rec_opts *o)
 			}
 			break;
 		case 'C':
+			ptrace_only(o, "--cpu-policy");
 			if (strcmp(optarg, "one") == 0)
 				o->cpu_policy = REC_CPU_ONE;
 			else if (strcmp(optarg, "none") == 0)
@@ -330,6 +346,12 @@ static int parse(int argc, char **argv, struct rec_opts *o)
 		default: cli_bad_option(CMD, ch, argv); return -1;
 		}
 	}
+	/* auto, the default, is bpf where it loads; an option that only
+	 * the ptrace backend has chooses ptrace (said in the summary) */
+	if (o->backend == REC_BACKEND_AUTO && o->ptrace_opt)
+		o->backend = REC_BACKEND_PTRACE;
+	else
+		o->ptrace_opt = NULL;
 	/* --data-total alone asks for the data too */
 	if (o->data_total && !o->data_max)
 		o->data_max = DATA_MAX_DEF;

@@ -197,7 +197,10 @@ struct rec_opts {
 	int fastpath;			/* try the in-process fast path */
 	int listings;			/* take unnamed entries of listed directories */
 	int quiet;
-	int backend;			/* enum rec_backend, as asked */
+	int backend;			/* enum rec_backend, as asked (auto: resolved
+					 * to ptrace at parse where an option
+					 * only ptrace has was given) */
+	const char *ptrace_opt;		/* the first such option given, or NULL */
 	int bpf_ring_mb;
 	int path_set_mb;		/* cap of the set of paths met (MiB) */
 	uint64_t path_set_bytes;	/* the same in bytes (IOTAPE_PATH_SET_KB) */

@@ -4,6 +4,7 @@
  * holds when it could not be written to the end.
  */
 #include <stdio.h>
+#include <string.h>
 #include <sys/wait.h>
 
 #include "engine.h"
@@ -122,6 +123,13 @@ void rec_summary(const struct rec_ctx *c, uint64_t bytes)
 	if (c->bpf_why)
 		iot_msg(IOT_MSG_INFO, CMD, "recorded with ptrace: the bpf backend did "
 			"not load (%s)", c->bpf_why);
+	else if (c->o->ptrace_opt && strcmp(c->o->ptrace_opt, "-p") == 0)
+		iot_msg(IOT_MSG_INFO, CMD, "recorded with ptrace: the bpf backend does not "
+			"attach to a running process (-p)");
+	else if (c->o->ptrace_opt)
+		iot_msg(IOT_MSG_INFO, CMD, "recorded with ptrace: %s is an option of the "
+			"ptrace backend only (--backend bpf records without it)",
+			c->o->ptrace_opt);
 	aio_summary(c);
 }
 

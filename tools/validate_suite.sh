@@ -9,7 +9,8 @@
 #   CACHE=cold|hot          (default cold)
 #   FS=ext4,xfs,btrfs       (default) the filesystems compared
 #   ONLY="sqlite fio"       only these workloads
-#   BACKEND=bpf             record with --backend bpf (default: ptrace)
+#   BACKEND=B               record with --backend B (default: auto, which
+#                           is bpf where it loads)
 #   RECORD_ON=FS            record every workload on FS instead of the
 #                           filesystem the list gives it
 #   TRACES=DIR              do not record: replay DIR/NAME/trace.iotape,
@@ -127,7 +128,7 @@ for w in $WORKLOADS; do
 			{ echo "validate-suite: $name: no $TRACES/$name/trace.iotape (TRACES)" >&2; rc=1; continue; }
 		set -- --trace "$TRACES/$name/trace.iotape"
 	else
-		set -- --recordings "$RECS" --record-on "$on" --backend "${BACKEND:-ptrace}"
+		set -- --recordings "$RECS" --record-on "$on" --backend "${BACKEND:-auto}"
 	fi
 	"$IOTAPE" validate --fs "$FS" --runs "$RUNS" --cache "$CACHE" -q "$@" \
 		--setup "sh $SUITE/$name.sh setup $IN" --keep "$OUT/$name" \

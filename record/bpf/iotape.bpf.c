@@ -857,6 +857,30 @@ static __always_inline void exit_tail(struct tstate *fl, __u64 t)
 }
 
 /*
+ * The call's task dies with SIGKILL pending at its exit: a SIGKILL, an
+ * exit_group or an exec of another thread, or a fatal signal that the
+ * kernel turned into a SIGKILL to every thread (it does that only for
+ * tasks not under ptrace).  Under ptrace such a signal is delivered after
+ * the call's exit stop, so the call returned: a write's EPIPE whose
+ * SIGPIPE kills the program is a call with its result there.  So here:
+ * where the group exits on a signal other than SIGKILL (its exit code is
+ * that signal's number, an exit_group's is a status shifted by 8) and the
+ * call did not return to be restarted (-ERESTARTSYS .. -ERESTART_RESTARTBLOCK),
+ * it returned; otherwise it was killed in the call (unfinished).
+ */
+static __always_inline int killed_in_call(struct task_struct *task, long ret)
+{
+	int code;
+
+	if (!(task->pending.signal.sig[0] & (1ULL << (SIGKILL_ - 1))))
+		return 0;
+	code = task->signal->group_exit_code;
+	if (code > 0 && code <= 64 && code != SIGKILL_ && (ret > -512 || ret < -516))
+		return 0;
+	return 1;
+}
+
+/*
  * A plain raw tracepoint, not a BTF-typed one: the kernel checks a
  * tp_btf program's target by a search of its whole BTF by name (~0.4 ms
  * of every recording's load).  The registers are the tracepoint's first
@@ -924,7 +948,7 @@ int BPF_PROG(iotape_exit, void *regs_arg, long ret)
 		exit_files(fl->nr, ret, fl->args[0], fl->args[3]);
 	else
 		x->st.flags = 0;
-	if (task->pending.signal.sig[0] & (1ULL << (SIGKILL_ - 1)))
+	if (killed_in_call(task, ret))
 		x->created |= BE_KILLED;
 	if (fl->one) {
 		struct be_call *k = (struct be_call *)x;

@@ -33,6 +33,8 @@
 # strace), which a machine loaded by others disturbs less.  Skipped with
 # the reason when the bpf backend does not load here.
 #   RUNS=5  CASES="make spawn bbcp cp tar calls fdcalls mapread fioaio postmark"  MODES="native bpf mixed ptrace strace"
+#   (and auto: the default, bpf where it loads, its BPF programs loaded
+#   before the program starts rather than beside its start)
 # Against another build: IOTAPE_BASE=PATH/iotape and modes ending in .base
 # (bpf.base, mixed.base, ptrace.base) record with it, in the same rounds:
 #   IOTAPE_BASE=../old/build/iotape MODES="native bpf.base bpf mixed.base mixed"
@@ -104,7 +106,7 @@ bench() {
 			(cd "$W" && eval "$prep") >/dev/null 2>&1
 			case $mode in
 			native) t=$(cd "$W" && time_one sh -c "$work") ;;
-			bpf|mixed|ptrace) t=$(cd "$W" && time_one "$IOTAPE" record -q --backend $mode \
+			bpf|mixed|ptrace|auto) t=$(cd "$W" && time_one "$IOTAPE" record -q --backend $mode \
 				-o "$W/t.iotape" -- sh -c "$work") ;;
 			*.base) t=$(cd "$W" && time_one "$IOTAPE_BASE" record -q --backend ${mode%.base} \
 				-o "$W/t.iotape" -- sh -c "$work") ;;

@@ -25,7 +25,7 @@ seq 1 100000 >big
 work="sed -n p big >out.sed; sort -rn big >out.sort; awk '\$1 % 7 == 0 { n++ } END { print n }' big >out.awk; gzip -c big >out.gz"
 
 # (the summary goes to one file name each time: the programs inherit it)
-IOTAPE_FAST_PATCHLOG=$d/sites timeout 120 "$IOTAPE" record -o p.iotape -- sh -c "$work" 2>err ||
+IOTAPE_FAST_PATCHLOG=$d/sites timeout 120 "$IOTAPE" record --backend ptrace -o p.iotape -- sh -c "$work" 2>err ||
 	fail "record (patched) failed: $(cat err)"
 mv err err.p
 [ -s sites ] || fail "no libc site was patched (IOTAPE_FAST_PATCHLOG empty)"
@@ -67,11 +67,11 @@ PY
 
 # the same events three ways (from the identical starting files)
 rm -f out.*
-IOTAPE_FAST_NOPATCH=1 timeout 120 "$IOTAPE" record -o n.iotape -- sh -c "$work" 2>err ||
+IOTAPE_FAST_NOPATCH=1 timeout 120 "$IOTAPE" record --backend ptrace -o n.iotape -- sh -c "$work" 2>err ||
 	fail "record (not patched) failed: $(cat err)"
 mv err err.n
 rm -f out.*
-timeout 120 "$IOTAPE" record --no-fastpath -o s.iotape -- sh -c "$work" 2>err ||
+timeout 120 "$IOTAPE" record --backend ptrace --no-fastpath -o s.iotape -- sh -c "$work" 2>err ||
 	fail "record --no-fastpath failed: $(cat err)"
 ev() {	# the calls on files in $d, per program, without times and pids
 	"$IOTAPE" dump -y "$1" | grep -v '^#' | untimed | sed -E 's/0x[0-9a-f]+/ADDR/g' |

@@ -89,7 +89,7 @@ run() {	# name rw engine [fio options...]
 		# a read job reads a file laid out before the recording
 		case $rw in *read*) fio --name=lay --filename="$d/$name.dat" --size=4m \
 			--bs=64k --rw=write --ioengine=psync >/dev/null 2>&1 ;; esac
-		"$IOTAPE" record $([ $mode = ptrace ] && echo --no-fastpath) -o "$name.$mode.iotape" -- \
+		"$IOTAPE" record --backend ptrace $([ $mode = ptrace ] && echo --no-fastpath) -o "$name.$mode.iotape" -- \
 			fio --name=t --filename="$d/$name.dat" --rw="$rw" --size=4m --bs=4k \
 			--iodepth=8 --ioengine="$engine" "$@" --output-format=json \
 			--output="$name.$mode.json" 2>"$name.$mode.err" ||
@@ -180,7 +180,7 @@ if [ $uring = 1 ]; then
 	# 5. SQPOLL: said, with the count the ring's head gives
 	if fio --name=probe --filename="$d/probe" --size=64k --bs=4k --rw=write \
 		--ioengine=io_uring --sqthread_poll=1 >/dev/null 2>&1; then
-		"$IOTAPE" record -o sq.iotape -- fio --name=t --filename="$d/sq.dat" \
+		"$IOTAPE" record --backend ptrace -o sq.iotape -- fio --name=t --filename="$d/sq.dat" \
 			--rw=randwrite --size=1m --bs=4k --iodepth=8 --ioengine=io_uring \
 			--sqthread_poll=1 >/dev/null 2>sq.err || fail "sqpoll: record failed"
 		grep -q "SQPOLL.*256 requests taken by the kernel are missing" sq.err ||
@@ -197,7 +197,7 @@ if [ $uring = 1 ]; then
 	for mode in fast ptrace; do
 		rm -rf "$d/u"
 		mkdir "$d/u"
-		"$IOTAPE" record $([ $mode = ptrace ] && echo --no-fastpath) -o u.$mode.iotape -- \
+		"$IOTAPE" record --backend ptrace $([ $mode = ptrace ] && echo --no-fastpath) -o u.$mode.iotape -- \
 			"$PROGS/uring_ops" "$d/u" 2>u.$mode.err || fail "uring_ops ($mode): $(cat u.$mode.err)"
 		"$IOTAPE" dump u.$mode.iotape | grep -o "io_uring [a-z]* .*" |
 			sed 's/ data=0x[0-9a-f]*//' >u.$mode.req
@@ -239,7 +239,7 @@ if [ $uring = 1 ]; then
 	for mode in fast ptrace; do
 		rm -rf "$d/m"
 		mkdir "$d/m"
-		"$IOTAPE" record $([ $mode = ptrace ] && echo --no-fastpath) -o m.$mode.iotape -- \
+		"$IOTAPE" record --backend ptrace $([ $mode = ptrace ] && echo --no-fastpath) -o m.$mode.iotape -- \
 			"$PROGS/aio_more" "$d/m" >m.$mode.out 2>m.$mode.err ||
 			fail "aio_more ($mode): $(cat m.$mode.out m.$mode.err)"
 		grep -q "could not find" m.$mode.err && fail "aio_more ($mode): $(cat m.$mode.err)"

@@ -17,12 +17,12 @@ cd "$d"
 # serial: 200 short programs from one shell, vforked (dash) and forked
 # (bash), plus pipelines of two where one waits for the other's output
 for sh in sh bash; do
-	timeout 120 "$IOTAPE" record -o t.iotape -- $sh -c \
+	timeout 120 "$IOTAPE" record --backend ptrace -o t.iotape -- $sh -c \
 		'i=0; while [ $i -lt 200 ]; do /bin/true; i=$((i+1)); done' 2>err ||
 		fail "$sh: record failed: $(cat err)"
 	grep -q ', one CPU, ' err || fail "$sh: a serial script spread the CPUs: $(cat err)"
 done
-timeout 120 "$IOTAPE" record -o t.iotape -- sh -c \
+timeout 120 "$IOTAPE" record --backend ptrace -o t.iotape -- sh -c \
 	'for i in 1 2 3 4 5 6 7 8 9 10; do ls / >/dev/null; cat /etc/hostname >/dev/null; done' 2>err ||
 	fail "record failed: $(cat err)"
 grep -q ', one CPU, ' err || fail "a serial script spread the CPUs: $(cat err)"
@@ -34,7 +34,7 @@ if [ -r /proc/self/schedstat ]; then
 	for load in 0 2; do
 		pids=
 		for j in $(seq $load); do (while :; do :; done) & pids="$pids $!"; done
-		timeout 120 "$IOTAPE" record -q -o t.iotape -- /bin/true 2>err ||
+		timeout 120 "$IOTAPE" record --backend ptrace -q -o t.iotape -- /bin/true 2>err ||
 			fail "record failed: $(cat err)"
 		[ -z "$pids" ] || kill $pids
 		wait
@@ -49,13 +49,13 @@ if [ -r /proc/self/schedstat ]; then
 fi
 
 # side by side: two loops of programs at once
-timeout 120 "$IOTAPE" record -o t.iotape -- sh -c \
+timeout 120 "$IOTAPE" record --backend ptrace -o t.iotape -- sh -c \
 	'for j in 1 2; do (i=0; while [ $i -lt 100 ]; do cat /dev/null; i=$((i+1)); done) & done; wait' 2>err ||
 	fail "record failed: $(cat err)"
 grep -Eq ', CPUs spread at [0-9.]+ s \(programs ran side by side\), ' err ||
 	fail "two loops at once stayed on one CPU: $(cat err)"
 # --cpu-policy one never spreads
-timeout 120 "$IOTAPE" record --cpu-policy one -o t.iotape -- sh -c \
+timeout 120 "$IOTAPE" record --backend ptrace --cpu-policy one -o t.iotape -- sh -c \
 	'for j in 1 2; do (i=0; while [ $i -lt 50 ]; do cat /dev/null; i=$((i+1)); done) & done; wait' 2>err ||
 	fail "record failed: $(cat err)"
 grep -q 'spread' err && fail "--cpu-policy one spread: $(cat err)"

@@ -34,7 +34,7 @@ expect_rc 2 "$IOTAPE" record -- true 2>/dev/null
 # stdout, stdin and the summary line
 out=$(echo hi | timeout 30 "$IOTAPE" record -o t.iotape -- cat 2>err) || fail "cat failed"
 [ "$out" = hi ] || fail "stdin/stdout not passed through: '$out'"
-grep -Eq '^iotape: record: [0-9,]+ events( \([0-9.]+% in-process, [0-9]+ ptrace stops\))?, 1 processes, [0-9.]+ s, .* written to t.iotape, 0 dropped$' err ||
+grep -Eq '^iotape: record: [0-9,]+ events( \(([0-9.]+% in-process, [0-9]+ ptrace stops|by BPF; [^)]*)\))?, 1 processes, [0-9.]+ s, .* written to t.iotape, 0 dropped$' err ||
 	fail "summary line: $(cat err)"
 
 # Ctrl-C: SIGINT to the recorder's process group ends the program, and the

@@ -41,7 +41,7 @@ same() {
 		rm -rf w && mkdir w && (cd w && eval "$setup") || fail "$name: setup failed"
 		local opt=
 		[ $mode = slow ] && opt=--no-fastpath
-		(cd w && timeout 120 "$IOTAPE" record -q $opt -o "$d/$name.$mode.iotape" -- \
+		(cd w && timeout 120 "$IOTAPE" record --backend ptrace -q $opt -o "$d/$name.$mode.iotape" -- \
 			sh -c "$cmd" >/dev/null 2>"$d/$name.$mode.err") ||
 			fail "$name ($mode) failed: $(tail -3 "$d/$name.$mode.err")"
 		"$IOTAPE" dump --states "$d/$name.$mode.iotape" >"$d/$name.$mode.txt" ||
@@ -69,7 +69,7 @@ same fileops "true" "$PROGS/rec_fileops"
 same procs "true" "$PROGS/rec_procs"
 
 # 2. the awkward cases, counted
-timeout 120 "$IOTAPE" record -o stress.iotape -- "$PROGS/fp_stress" "$d/stress.file" \
+timeout 120 "$IOTAPE" record --backend ptrace -o stress.iotape -- "$PROGS/fp_stress" "$d/stress.file" \
 	>stress.out 2>stress.err || fail "fp_stress under the recorder: exit $? ($(tail -2 stress.err))"
 read -r expect killed <stress.out
 got=$("$IOTAPE" dump --count stress.iotape | awk '$NF == "fchmod" { print $(NF-1) + 0 }')
@@ -83,11 +83,11 @@ echo "fp_stress: $got of $expect fchmod calls recorded, $share% in-process, kill
 
 # 3. a static program: no preload possible, recorded through ptrace alone
 if printf 'int main(void){return 0;}' | cc -static -x c -o static - 2>/dev/null; then
-	"$IOTAPE" record -q -o static.iotape -- ./static || fail "static program: exit $?"
+	"$IOTAPE" record --backend ptrace -q -o static.iotape -- ./static || fail "static program: exit $?"
 	"$IOTAPE" dump static.iotape | grep -q 'execve(".*static"' || fail "static program: no execve"
 fi
 # the library cannot be found: a warning, and the run goes on through ptrace
-IOTAPE_FASTPATH_LIB=/nonexistent "$IOTAPE" record -o nolib.iotape -- cp -a base nolib.copy 2>nolib.err ||
+IOTAPE_FASTPATH_LIB=/nonexistent "$IOTAPE" record --backend ptrace -o nolib.iotape -- cp -a base nolib.copy 2>nolib.err ||
 	fail "without the library: exit $?"
 grep -q 'fast path off' nolib.err || fail "no warning when the library is missing: $(cat nolib.err)"
 "$IOTAPE" dump nolib.iotape | grep -q '^# record.fastpath *off (unavailable)$' ||

@@ -18,7 +18,7 @@ T=$(mktemp -d /tmp/iotape-fpsock.XXXXXX)
 trap 'rm -rf "$T"' EXIT
 stops() { sed -nE 's/.*% in-process, ([0-9]+) ptrace stops\).*/\1/p' "$1"; }
 for n in 10 400; do
-	"$IOTAPE" record -o "$T/t$n.iotape" -- "$P" $n 2>"$T/err$n" || fail "record of tcp_loop $n: exit $?"
+	"$IOTAPE" record --backend ptrace -o "$T/t$n.iotape" -- "$P" $n 2>"$T/err$n" || fail "record of tcp_loop $n: exit $?"
 	[ -n "$(stops "$T/err$n")" ] || fail "no ptrace stops in the summary: $(cat "$T/err$n")"
 	"$IOTAPE" dump "$T/t$n.iotape" >"$T/d$n" || fail "dump exit $?"
 	grep -Eq '(bind|connect)\(' "$T/d$n" && fail "a bind or connect of a TCP address is in the trace"
@@ -27,7 +27,7 @@ s10=$(stops "$T/err10")
 s400=$(stops "$T/err400")
 [ $((s400 - s10)) -lt 40 ] ||
 	fail "ptrace stops grew from $s10 (10 rounds) to $s400 (400 rounds): the TCP binds and connects stop"
-"$IOTAPE" record --no-fastpath -o "$T/s.iotape" -- "$P" 10 2>"$T/errs" || fail "--no-fastpath record: exit $?"
+"$IOTAPE" record --backend ptrace --no-fastpath -o "$T/s.iotape" -- "$P" 10 2>"$T/errs" || fail "--no-fastpath record: exit $?"
 "$IOTAPE" dump "$T/s.iotape" | grep -Eq '(bind|connect)\(' &&
 	fail "--no-fastpath: a bind or connect of a TCP address is in the trace"
 echo "ptrace stops: $s10 for 10 rounds, $s400 for 400; no bind or connect recorded"

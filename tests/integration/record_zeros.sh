@@ -22,7 +22,7 @@ writes() {
 for m in fast slow; do
 	args=()
 	[ $m = slow ] && args=(--no-fastpath)
-	"$IOTAPE" record -q "${args[@]}" -o "$T/$m.iotape" -- "$PROGS/zero_writes" "$T/w" ||
+	"$IOTAPE" record --backend ptrace -q "${args[@]}" -o "$T/$m.iotape" -- "$PROGS/zero_writes" "$T/w" ||
 		fail "zero_writes: record ($m) failed"
 	writes "$T/$m.iotape" >"$T/$m.writes"
 done
