@@ -163,6 +163,8 @@ struct ana_trace {
 	 * with --data whose bytes were not (IOT_EV_NODATA) */
 	struct iot_data_count data;
 	int data_on;		/* recorded with --data (header record.data) */
+	int kernel_timed;	/* a bpf recording: calls timed in the kernel, without
+				 * the way in and out that a replay's calls hold */
 	/* profiles: the target fault that stopped the replay ("ENOSPC at
 	 * 41 % (write /a at 1.234 s)": a partial profile, never compared as
 	 * a complete one), the calls that failed so, the stopping signal;

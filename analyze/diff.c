@@ -193,6 +193,35 @@ static void print_table(FILE *f, struct ana_group *g, int ng, const char *corner
 	}
 }
 
+/*
+ * A bpf recording times each call in the kernel, from its entry to its
+ * exit tracepoint; a replay times it around the call, from user space,
+ * with the kernel's entry and exit (0.1-1 us a call): set side
+ * by side, a replay's cheap calls look slower than the recording's on
+ * the same filesystem.  Said under the legend where both are compared.
+ */
+static void timing_note(FILE *f, struct ana_group *g, int ng)
+{
+	int k, kern = -1, prof = -1;
+
+	for (k = 0; k < ng; k++) {
+		const struct ana_trace *t = g[k].n ? g[k].runs[0] : NULL;
+
+		if (!t)
+			continue;
+		if (t->kernel_timed && kern < 0)
+			kern = k;
+		if (t->kind == IOT_KIND_PROFILE && prof < 0)
+			prof = k;
+	}
+	if (kern < 0 || prof < 0)
+		return;
+	fprintf(f, "  latencies: %c's calls were timed in the kernel (a bpf recording), %c's "
+		"around each call in the replayer,\n  with the kernel's entry and exit (0.1-1 us a "
+		"call): compare replays with replays (iotape bench) for cheap calls\n",
+		'A' + (kern < 26 ? kern : 25), 'A' + (prof < 26 ? prof : 25));
+}
+
 static void legend(FILE *f, struct ana_group *g, int ng)
 {
 	char w[80];
@@ -235,6 +264,7 @@ static void legend(FILE *f, struct ana_group *g, int ng)
 				" exceeds the run-to-run spread\n");
 			break;
 		}
+	timing_note(f, g, ng);
 }
 
 void ana_diff_text(FILE *f, struct ana_group *g, int ng)

@@ -175,6 +175,8 @@ static void load_header(struct ana_trace *t, const struct iot_header *h)
 		t->target = strdup(buf);
 	}
 	t->data_on = iot_header_get(h, "record.data") != NULL;
+	t->kernel_timed = h->kind != IOT_KIND_PROFILE &&
+			  (v = iot_header_get(h, "record.backend")) && strcmp(v, "bpf") == 0;
 	if ((v = iot_header_get(h, "replay.elapsed_ns")))
 		t->real_ns = strtoll(v, NULL, 10);
 	if ((v = iot_header_get(h, "replay.df_used_bytes"))) {

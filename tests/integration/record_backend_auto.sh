@@ -5,6 +5,8 @@
 # returned in a process that then dies of a fatal signal other than
 # SIGKILL keeps its result, as under ptrace: cat's write into a pipe whose
 # reader left returns (EPIPE, or what went in) before the SIGPIPE kills it.
+# diff of a bpf recording and its replay says that the two timed their
+# calls differently.
 set -u
 . "$SRCDIR/tests/integration/lib.sh"
 . "$SRCDIR/tests/integration/record_lib.sh"
@@ -52,4 +54,17 @@ for b in bpf ptrace; do
 		fail "$b: cat's last write has no result: $(grep 'write(1, ..., 131072' pipe.$b.dump | tail -2)"
 	grep -q 'write(1, .*unfinished' pipe.$b.dump && fail "$b: cat's write recorded as unfinished"
 done
+# diff of a bpf recording against its replay says how each timed its calls;
+# a ptrace recording's does not
+need_iotape_cmd replay
+need_iotape_cmd diff
+for b in bpf ptrace; do
+	rm -rf root.$b && mkdir root.$b
+	"$IOTAPE" replay pipe.$b.iotape --root "$d/root.$b" --timing afap -o prof.$b.iotape >/dev/null 2>&1 ||
+		fail "replay of the $b recording failed"
+	"$IOTAPE" diff pipe.$b.iotape prof.$b.iotape >diff.$b 2>&1 || fail "diff ($b) failed: $(cat diff.$b)"
+done
+grep -q "A's calls were timed in the kernel (a bpf recording), B's around each call" diff.bpf ||
+	fail "diff of a bpf recording and its replay has no note on timing: $(head -12 diff.bpf)"
+grep -q "timed in the kernel" diff.ptrace && fail "diff of a ptrace recording says it was timed in the kernel"
 echo ok
