@@ -23,7 +23,7 @@ for f in $(cd "$A/d" && ls -d f*); do mv "$A/d/$f" "$A/d/x$f" && mv "$A/d/x$f" "
 ls -f "$A/d" | grep -v "^\.\|^s$" >"$T/recorded"
 [ "$(tail -1 "$T/recorded")" = big ] || fail "the recording's tmpfs does not list big last: $(tr '\n' ' ' <"$T/recorded")"
 cd "$A" || fail "no $A"
-"$IOTAPE" record -q -o "$T/pipe.iotape" -- sh -c 'tar c d | cat >/dev/null' ||
+"$IOTAPE" record -q --backend ptrace -o "$T/pipe.iotape" -- sh -c 'tar c d | cat >/dev/null' ||
 	fail "recording tar c | cat failed"
 # the root: the rest in name order, then big, so it lists big first
 mkdir -p "$M/R$A/d/s"
