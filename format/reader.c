@@ -378,6 +378,14 @@ int iot_rd_slot_init(struct slot *s)
 	return s->arena && s->dctx ? 0 : -ENOMEM;
 }
 
+void iot_rd_slot_free(struct slot *s)
+{
+	iot_arena_free(s->arena);
+	ZSTD_freeDCtx(s->dctx);
+	free(s->buf);
+	memset(s, 0, sizeof(*s));
+}
+
 static int reader_init(struct iot_reader *r)
 {
 	int rc;
@@ -477,11 +485,8 @@ void iot_reader_close(struct iot_reader *r)
 	if (r->mapped)
 		munmap((void *)r->data, r->len);
 	iot_arena_free(r->hdr_arena);
-	for (i = 0; i < 1 + IOT_AHEAD_MAX; i++) {
-		iot_arena_free(r->slots[i].arena);
-		ZSTD_freeDCtx(r->slots[i].dctx);
-		free(r->slots[i].buf);
-	}
+	for (i = 0; i < 1 + IOT_AHEAD_MAX; i++)
+		iot_rd_slot_free(&r->slots[i]);
 	free(r->frames);
 	free(r);
 }

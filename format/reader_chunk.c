@@ -9,7 +9,6 @@
  * runs on the thread of ahead.c (load_slot() touches only its slot).
  */
 #include <errno.h>
-#include <stdlib.h>
 #include <string.h>
 
 #include "reader_int.h"
@@ -585,12 +584,8 @@ int iot_reader_set_ahead(struct iot_reader *r, int on)
 	for (i = 0; !depth && i <= IOT_AHEAD_MAX; i++) {
 		struct slot *s = &r->slots[i];
 
-		if (s == r->cur || !s->dctx)
-			continue;
-		iot_arena_free(s->arena);
-		ZSTD_freeDCtx(s->dctx);
-		free(s->buf);
-		memset(s, 0, sizeof(*s));
+		if (s != r->cur && s->dctx)
+			iot_rd_slot_free(s);
 	}
 	for (i = 0; !rc && i <= depth; i++)
 		if (!r->slots[i].dctx)

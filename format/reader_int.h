@@ -79,6 +79,10 @@ void iot_rd_release_range(const struct iot_reader *r, uint64_t from, uint64_t to
  * @return : 0 or -ENOMEM. */
 int iot_rd_slot_init(struct slot *s);
 
+/*! iot_rd_slot_free() : what a slot holds (its arena, decompression
+ *  context and buffer) let go, the slot left empty (all zeros). */
+void iot_rd_slot_free(struct slot *s);
+
 /* ---- reader_chunk.c ---- */
 
 /*! iot_rd_load_chunk() : frame @f as the current chunk, in slot @s.
