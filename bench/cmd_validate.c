@@ -272,7 +272,7 @@ static int measure(struct run_state *s)
 recorded:
 	/* ptrace's stops are system time of the program (mixed: of some):
 	 * only a bpf recording's system time is the program's own */
-	s->v.cpu_user_only = !val_trace_bpf(s->trace);
+	s->v.cpu_user_only = !s->rec.bpf;
 	if (ana_val_add_cpu(&s->v, ANA_VAL_RECORDED, s->rec.cpu, s->rec.cpu_user) < 0)
 		return IOT_EXIT_FAIL;
 	if (!s->o.image_size && s->trace_in)

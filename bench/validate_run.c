@@ -357,6 +357,7 @@ int val_trace_times(const char *path, struct val_times *t)
 	/* the run starts real_ns before its last event: the last phase then
 	 * ends with it, and the time before the first mark is the rest */
 	t->total = (double)a.real_ns / 1e9;
+	t->bpf = a.kernel_timed;
 	t->mismatches = a.has_hdr_mismatches ? a.hdr_mismatches : a.ev_mismatches;
 	t->skipped = a.has_hdr_skipped ? a.hdr_skipped : a.ev_skipped;
 	origin = (double)a.t_last / 1e9 - t->total;
@@ -382,20 +383,4 @@ int val_trace_cwd(const char *path, char *dir, size_t len)
 	snprintf(dir, len, "%s", h && h->cwd ? h->cwd : "/");
 	iot_reader_close(r);
 	return 0;
-}
-
-int val_trace_bpf(const char *path)
-{
-	const struct iot_header *h;
-	struct iot_reader *r;
-	const char *b;
-	int bpf;
-
-	if (iot_reader_open(&r, path) < 0)
-		return 0;
-	h = iot_reader_header(r);
-	b = h ? iot_header_get(h, "record.backend") : NULL;
-	bpf = b && strcmp(b, "bpf") == 0;
-	iot_reader_close(r);
-	return bpf;
 }

@@ -37,6 +37,8 @@ struct val_times {
 	 * run's rusage (it and the children it waited for), a trace's EXIT
 	 * records; NAN: unknown */
 	double cpu, cpu_user;
+	int bpf;			/* a trace recorded by the bpf backend: its
+					 * system time is the program's own */
 	uint64_t mismatches, skipped;	/* replays: what the profile's header says */
 };
 
@@ -79,11 +81,6 @@ int val_replay_times(const char *fs, const char *profdir, struct val_times *t);
 /*! val_trace_cwd() : the working directory @path was recorded in.
  *  @return : 0 or the reader's code. */
 int val_trace_cwd(const char *path, char *dir, size_t len);
-
-/*! val_trace_bpf() : whether @path was recorded by the bpf backend
- *  (its header's record.backend), so that its system time is the
- *  program's own.  @return : 1 or 0 (not, or unreadable). */
-int val_trace_bpf(const char *path);
 
 /*! val_trace_times() : the phases and the real time of a trace or
  *  profile @path, from its phase marks.  @return : 0 or -errno. */
