@@ -164,8 +164,6 @@ static void on_forward(int sig, siginfo_t *si, void *uc)
 #define DATA_TOTAL_DEF	(1ull << 30)
 #define REC_ZSTD_LEVEL	3
 
-/* "4096", "64K", "1M", "2G" into *@v within [@min, @max].
- * @return : 0, or -1 if it is not such a size */
 /* An option that only the ptrace backend has: with --backend auto (the
  * default) it chooses ptrace (the first one given is named). */
 static void ptrace_only(struct rec_opts *o, const char *opt)
@@ -174,6 +172,8 @@ static void ptrace_only(struct rec_opts *o, const char *opt)
 		o->ptrace_opt = opt;
 }
 
+/* "4096", "64K", "1M", "2G" into *@v within [@min, @max].
+ * @return : 0, or -1 if it is not such a size */
 static int parse_size(const char *s, uint64_t min, uint64_t max, uint64_t *v)
 {
 	char *end;
