@@ -31,9 +31,7 @@ rec() {	# what, command... (stdout to log)
 	[ "$rc" = 0 ] || fail "$what: exit $rc: $(tail -n 3 err)"
 	"$IOTAPE" check -q t.iotape || fail "$what: the trace is not valid"
 	"$IOTAPE" dump t.iotape >dump.raw 2>dump.err || fail "$what: dump failed: $(cat dump.err)"
-	# without the bpf backend's notes after a call ('[on cpu ...]'),
-	# so that the fields counted from the end are the same for both
-	sed -E 's/ \[(on cpu|slept before|woken|waited|ready|gap woken by) [^]]*\]//g' dump.raw >dump
+	no_notes <dump.raw >dump
 }
 
 # Fork storms: every logged pid made its probe and exited, in the trace;

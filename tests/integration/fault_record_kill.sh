@@ -34,7 +34,7 @@ work=("$PROGS/rel_writer" "$d/w" 0 200)
 # the openat that returned them; the bpf backend's notes after a call,
 # '[on cpu ...]', left out)
 closes() {
-	"$IOTAPE" dump "$1" 2>/dev/null | sed -E 's/ \[(on cpu|slept before|woken|waited|ready|gap woken by) [^]]*\]//g' | awk -v dir="\"$d/w/f" '
+	"$IOTAPE" dump "$1" 2>/dev/null | no_notes | awk -v dir="\"$d/w/f" '
 		$3 ~ /^openat\(/ && index($0, dir) && $(NF-1) ~ /^[0-9]+$/ { fd[$1 "," $(NF-1)] = 1 }
 		$3 ~ /^openat\(/ && index($0, dir) && $NF ~ /^[0-9]+$/ { fd[$1 "," $NF] = 1 }
 		$3 ~ /^close\(/ {

@@ -150,6 +150,13 @@ too_big() {
 	[ ! -e "$6" ] || fail "a profile was written"
 }
 
+# no_notes - dump lines without the bpf backend's notes after a call
+# ('[on cpu ...]', '[slept before ...]', ...), times kept: fields counted
+# from the end of the line are then the same for both backends
+no_notes() {
+	sed -E 's/ \[(on cpu|slept before|woken|waited|ready|gap woken by) [^]]*\]//g'
+}
+
 # untimed [-p] - `iotape dump` lines (stdin) without what differs from one
 # run to the next: the pid and time that start an event line (-p keeps
 # the pid), the duration, and the bpf backend's '[on cpu S]',
