@@ -339,6 +339,26 @@ static int64_t h_chmod(struct rpl_ctx *c, struct rpl_op *op)
 		fd = rpl_live_fd(c, op, a[0]);
 		return fd < 0 ? RPL_SKIPPED : ret_of(fchmod(fd, (mode_t)a[1]));
 	}
+	if (!(flags & ~AT_SYMLINK_NOFOLLOW)) {
+		/* on the name in its cached parent, one call, as utimensat
+		 * below, where it is not a symlink to follow: fchmodat2 with
+		 * AT_SYMLINK_NOFOLLOW acts on a symlink itself (EOPNOTSUPP),
+		 * never on what it points to (chmod -R: 4,990 calls, each an
+		 * open of the whole path, the change and a close before) */
+		struct rpl_name n;
+		int64_t r = rpl_meta_nofollow_name(c, op, at ? 0 : -1, &n);
+
+		if (r == 0) {
+			if ((flags & AT_SYMLINK_NOFOLLOW) || rpl_meta_not_symlink(c, op->ev.path, &n))
+				r = ret_of(syscall(SYS_fchmodat2, n.dirfd, n.name,
+						   (mode_t)a[at ? 2 : 1] & 07777, AT_SYMLINK_NOFOLLOW));
+			else
+				r = RPL_META_TRY_FULL;
+			rpl_name_done(&n);
+		}
+		if (r != RPL_META_TRY_FULL)
+			return r;
+	}
 	fd = rpl_meta_target(c, op, at ? 0 : -1, flags, (flags & AT_SYMLINK_NOFOLLOW) != 0, &owned);
 	if (fd < 0)
 		return fd == RPL_META_SKIP_FD ? RPL_SKIPPED : fd;

@@ -100,6 +100,12 @@ static int write_hostile(const char *path, const char *canary)
 	ev(&w, 1, SYS_symlink, 0, "/d/out", canary, 2, A(0), A(0));
 	ev(&w, 1, SYS_openat, 7, "/d/out/file", NULL, 4, A(AT_FDCWD), A(0), A(O_WRONLY | O_TRUNC), A(0));
 	ev(&w, 1, SYS_openat, 8, "/d/out/new", NULL, 4, A(AT_FDCWD), A(0), A(O_WRONLY | O_CREAT), A(0644));
+	/* modes through them: the symlink's name, looked up and stat'ed in
+	 * its parent first, is not followed out */
+	ev(&w, 1, SYS_newfstatat, 0, "/d/f-link", NULL, 4, A(AT_FDCWD), A(0), A(0), A(0));
+	ev(&w, 1, SYS_fchmodat, 0, "/d/out", NULL, 3, A(AT_FDCWD), A(0), A(0777));
+	ev(&w, 1, SYS_chmod, 0, "/d/s", NULL, 2, A(0), A(0777));
+	ev(&w, 1, SYS_fchmodat, 0, "/d/f-link", NULL, 3, A(AT_FDCWD), A(0), A(0600));
 	ev(&w, 1, SYS_symlink, 0, "/d/etc", "/etc", 2, A(0), A(0));
 	ev(&w, 1, SYS_openat, 9, "/d/etc/passwd", NULL, 4, A(AT_FDCWD), A(0), A(O_WRONLY | O_APPEND), A(0));
 	ev(&w, 1, SYS_openat, 10, "/proc/self/root/etc/passwd", NULL, 4, A(AT_FDCWD), A(0), A(O_WRONLY), A(0));
