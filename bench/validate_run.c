@@ -13,10 +13,10 @@
  *
  * Native phases: the workload marks the start of each phase as it does for
  * the recording (a path under /dev/null/iotape-phase/NAME) and, when
- * $IOTAPE_PHASE_LOG is set - native runs only - appends "NAME SECONDS"
- * (CLOCK_REALTIME, as 'date +%s.%N' prints it) to that file.  The native
- * run cannot see its own phase marks: untraced, they are failed lookups
- * that leave no record.
+ * $IOTAPE_PHASE_LOG is set - native runs only - writes the line "NAME" to
+ * it, a FIFO whose lines are stamped as they come (validate_marks.c).  The
+ * native run cannot see its own phase marks: untraced, they are failed
+ * lookups that leave no record.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -226,32 +226,12 @@ out:
 	return rc < 0 ? rc : rc2;
 }
 
-/* "NAME SECONDS" lines of @log into @t, relative to @t0. */
-static void read_marks(const char *log, double t0, struct val_times *t)
-{
-	char line[512], *sp;
-	FILE *f = fopen(log, "r");
-
-	t->n = 0;
-	if (!f)
-		return;
-	while (fgets(line, sizeof(line), f) && t->n < VAL_MAX_PHASES) {
-		line[strcspn(line, "\n")] = 0;
-		sp = strrchr(line, ' ');
-		if (!sp || sp == line)
-			continue;
-		*sp = 0;
-		snprintf(t->name[t->n], sizeof(t->name[t->n]), "%.63s", line);
-		t->start[t->n++] = strtod(sp + 1, NULL) - t0;
-	}
-	fclose(f);
-}
-
 int val_native(const struct val_opts *o, struct bench_live *l, const struct bench_config *c,
 	       const char *workdir, const char *log, struct val_times *t)
 {
 	struct bench_opts bo;
 	char desc[1024], dir[2 * PATH_MAX];
+	struct val_marks *marks;
 	double t0, t1;
 	int rc, rc2;
 
@@ -269,18 +249,22 @@ int val_native(const struct val_opts *o, struct bench_live *l, const struct benc
 	sync();
 	if (o->cold)
 		bench_drop_caches();
-	unlink(log);
+	rc = val_marks_open(&marks, log);
+	if (rc < 0) {
+		iot_err(CMD, "cannot make the phase marks' FIFO %s: %s", log, strerror(-rc));
+		goto out;
+	}
 	t->cpu = t->cpu_user = NAN;
 	t0 = real_now();
 	rc = spawn(o->cmd, dir, log, 0, 0, &t->cpu, &t->cpu_user);
 	t1 = real_now();
+	val_marks_close(marks, t0, t);
 	if (rc < 0) {
 		iot_err(CMD, "cannot run %s: %s", o->cmd[0], strerror(-rc));
 		goto out;
 	}
 	t->status = rc;
 	t->total = t1 - t0;
-	read_marks(log, t0, t);
 	rc = 0;
 out:
 	rc2 = bench_teardown(l, &bo);

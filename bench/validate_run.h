@@ -62,11 +62,23 @@ int val_record(const struct val_opts *o, struct bench_live *l, const char *trace
 	       const char *workdir, uint64_t *used, struct val_times *t);
 
 /*! val_native() : one native run of COMMAND on a fresh @fs filesystem
- *  (--setup first, untimed), its phase marks read from @log (the file the
- *  command is given as $IOTAPE_PHASE_LOG).  @return : 0 (t->status holds
+ *  (--setup first, untimed), its phase marks read from @log (a FIFO made
+ *  there for the run, which the command is given as $IOTAPE_PHASE_LOG;
+ *  left a file of "NAME SECONDS" lines).  @return : 0 (t->status holds
  *  COMMAND's status), -ECANCELED (--setup failed) or -errno (said why). */
 int val_native(const struct val_opts *o, struct bench_live *l, const struct bench_config *c,
 	       const char *workdir, const char *log, struct val_times *t);
+
+/* ---- a native run's phase marks (validate_marks.c) ---- */
+struct val_marks;
+/*! val_marks_open() : make a FIFO at @path and read it on a thread that
+ *  stamps each line "NAME" (or "NAME SECONDS", whose time is kept) as it
+ *  comes.  @return : 0 or -errno. */
+int val_marks_open(struct val_marks **m, const char *path);
+/*! val_marks_close() : stop reading; the marks into @t, relative to @t0
+ *  (CLOCK_REALTIME seconds); the FIFO replaced by a file of "NAME SECONDS"
+ *  lines; @m freed. */
+void val_marks_close(struct val_marks *m, double t0, struct val_times *t);
 
 /*! val_replay() : 'iotape bench TRACE --fs @fs' into @profdir, one run,
  *  with --timing @timing (NULL: the recorded timing).

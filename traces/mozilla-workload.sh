@@ -6,13 +6,13 @@
 # here goes to tree-3 as its label says.)
 # Each phase starts with a phase mark (see 'iotape validate --help'): the
 # lookup of /dev/null/iotape-phase/NAME, and in native runs of 'iotape
-# validate' a line "NAME SECONDS" in $IOTAPE_PHASE_LOG.
+# validate' the line "NAME" written to $IOTAPE_PHASE_LOG, stamped there.
 set -e
 SRC=$1
 WORK=$2
 ph() {
 	test -e "/dev/null/iotape-phase/$1" || :
-	[ -z "${IOTAPE_PHASE_LOG:-}" ] || echo "$1 $(date +%s.%N)" >>"$IOTAPE_PHASE_LOG"
+	[ -z "${IOTAPE_PHASE_LOG:-}" ] || echo "$1" >>"$IOTAPE_PHASE_LOG"
 }
 mkdir -p "$WORK"
 ph cp-in; cp -a "$SRC" "$WORK/tree"

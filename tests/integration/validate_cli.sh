@@ -14,16 +14,19 @@ need_cmd mkfs.ext4
 need_cmd python3
 T=$(mktemp -d /var/tmp/iotape-test.XXXXXX)
 trap 'rm -rf "$T"' EXIT
+# mark a as 'iotape validate --help' shows (the line "NAME", stamped by
+# validate as it comes), mark b in the older form with its own time
 cat >"$T/w.sh" <<'W'
 mark() {
 	test -e "/dev/null/iotape-phase/$1" || :
-	[ -z "${IOTAPE_PHASE_LOG:-}" ] || echo "$1 $(date +%s.%N)" >>"$IOTAPE_PHASE_LOG"
+	[ -z "${IOTAPE_PHASE_LOG:-}" ] || echo "$1" >>"$IOTAPE_PHASE_LOG"
 }
 sleep 0.3
 mark a
 head -c 200000 /dev/zero >f1
 sleep 0.2
-mark b
+test -e /dev/null/iotape-phase/b || :
+[ -z "${IOTAPE_PHASE_LOG:-}" ] || echo "b $(date +%s.%N)" >>"$IOTAPE_PHASE_LOG"
 cat f1 >f2
 sleep 0.4
 W
@@ -42,6 +45,13 @@ head -1 "$T/out" | grep -q 'tmpfs.*ext4' || fail "no columns for tmpfs and ext4"
 grep -q 'filesystems of 4096 MiB' "$T/err" || fail "images not of 4 GiB: $(grep 'filesystems of' "$T/err")"
 grep -q '^totals within 5 %: [0-2]/2' "$T/out" || fail "no summary of the 2 totals"
 [ -s "$T/keep/trace.iotape" ] || fail "no trace kept"
+# each native run's marks are kept as "NAME SECONDS" lines, the FIFO gone
+for f in "$T"/keep/native-tmpfs-1.phases "$T"/keep/native-ext4-1.phases; do
+	[ -f "$f" ] && [ ! -p "$f" ] || fail "$f is not a file of the run's marks"
+	awk 'NF != 2 || $2 !~ /^[0-9]+\.[0-9]+$/ { exit 1 } END { exit NR != 2 }' "$f" ||
+		fail "$f does not hold the marks a and b with their times: $(cat "$f")"
+	[ "$(cut -d' ' -f1 "$f" | tr '\n' ' ')" = "a b " ] || fail "$f: marks not a, b: $(cat "$f")"
+done
 grep -q '<th colspan="7">ext4</th>' "$T/v.html" || fail "the HTML page has no ext4 column (with afap %)"
 grep -q 'afap%' "$T/out" || fail "the table has no afap% column"
 grep -q 'ext4: replay --timing afap: [0-9.]* s' "$T/err" || fail "the afap replay is not said"

@@ -6,11 +6,13 @@
 set -eu
 
 # mark NAME - phase NAME starts: the lookup is the mark the recording and
-# the replay see; native runs also log it to $IOTAPE_PHASE_LOG (see
-# 'iotape validate --help').
+# the replay see; native runs also write it to $IOTAPE_PHASE_LOG, which
+# 'iotape validate' stamps as it comes (see 'iotape validate --help'):
+# 'echo' is built in, so a mark starts no process the recording does not
+# have.
 mark() {
 	test -e "/dev/null/iotape-phase/$1" || :
-	[ -z "${IOTAPE_PHASE_LOG:-}" ] || echo "$1 $(date +%s.%N)" >>"$IOTAPE_PHASE_LOG"
+	[ -z "${IOTAPE_PHASE_LOG:-}" ] || echo "$1" >>"$IOTAPE_PHASE_LOG"
 }
 
 # the script's directory, for the helpers beside it
