@@ -199,6 +199,18 @@ int64_t rpl_meta_nofollow_name(struct rpl_ctx *c, struct rpl_op *op, int dirarg,
 	return err ? RPL_META_TRY_FULL : 0;
 }
 
+int64_t rpl_meta_unfollowed_name(struct rpl_ctx *c, struct rpl_op *op, int dirarg, int nofollow,
+				 struct rpl_name *n)
+{
+	int64_t r = rpl_meta_nofollow_name(c, op, dirarg, n);
+
+	if (r == 0 && !nofollow && !rpl_meta_not_symlink(c, op->ev.path, n)) {
+		rpl_name_done(n);
+		return RPL_META_TRY_FULL;
+	}
+	return r;
+}
+
 static int64_t h_stat(struct rpl_ctx *c, struct rpl_op *op)
 {
 	const int64_t *a = op->ev.args;
@@ -346,14 +358,12 @@ static int64_t h_chmod(struct rpl_ctx *c, struct rpl_op *op)
 		 * never on what it points to (chmod -R: 4,990 calls, each an
 		 * open of the whole path, the change and a close before) */
 		struct rpl_name n;
-		int64_t r = rpl_meta_nofollow_name(c, op, at ? 0 : -1, &n);
+		int64_t r = rpl_meta_unfollowed_name(c, op, at ? 0 : -1,
+						     (flags & AT_SYMLINK_NOFOLLOW) != 0, &n);
 
 		if (r == 0) {
-			if ((flags & AT_SYMLINK_NOFOLLOW) || rpl_meta_not_symlink(c, op->ev.path, &n))
-				r = ret_of(syscall(SYS_fchmodat2, n.dirfd, n.name,
-						   (mode_t)a[at ? 2 : 1] & 07777, AT_SYMLINK_NOFOLLOW));
-			else
-				r = RPL_META_TRY_FULL;
+			r = ret_of(syscall(SYS_fchmodat2, n.dirfd, n.name,
+					   (mode_t)a[at ? 2 : 1] & 07777, AT_SYMLINK_NOFOLLOW));
 			rpl_name_done(&n);
 		}
 		if (r != RPL_META_TRY_FULL)
@@ -410,13 +420,11 @@ static int64_t h_utimes(struct rpl_ctx *c, struct rpl_op *op)
 	if (!(flags & ~AT_SYMLINK_NOFOLLOW)) {
 		/* on the name, if it is a symlink only when not followed */
 		struct rpl_name n;
-		int64_t r = rpl_meta_nofollow_name(c, op, at ? 0 : -1, &n);
+		int64_t r = rpl_meta_unfollowed_name(c, op, at ? 0 : -1,
+						     (flags & AT_SYMLINK_NOFOLLOW) != 0, &n);
 
 		if (r == 0) {
-			if ((flags & AT_SYMLINK_NOFOLLOW) || rpl_meta_not_symlink(c, op->ev.path, &n))
-				r = ret_of(utimensat(n.dirfd, n.name, NULL, AT_SYMLINK_NOFOLLOW));
-			else
-				r = RPL_META_TRY_FULL;
+			r = ret_of(utimensat(n.dirfd, n.name, NULL, AT_SYMLINK_NOFOLLOW));
 			rpl_name_done(&n);
 		}
 		if (r != RPL_META_TRY_FULL)

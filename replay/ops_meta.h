@@ -32,5 +32,10 @@ int rpl_meta_not_symlink(struct rpl_ctx *c, const char *path, const struct rpl_n
  * rpl_name_done()), RPL_META_TRY_FULL, RPL_SKIPPED or -errno. */
 int64_t rpl_meta_nofollow_name(struct rpl_ctx *c, struct rpl_op *op, int dirarg,
 			       struct rpl_name *n);
+/* As rpl_meta_nofollow_name(), for a call that follows a last symlink
+ * unless @nofollow: where the name is one, RPL_META_TRY_FULL (the
+ * confined lookup of the whole path follows it). */
+int64_t rpl_meta_unfollowed_name(struct rpl_ctx *c, struct rpl_op *op, int dirarg, int nofollow,
+				 struct rpl_name *n);
 
 #endif

@@ -88,13 +88,9 @@ static int64_t xattr_at(struct rpl_ctx *c, struct rpl_op *op, const char *value,
 
 	if (atomic_load_explicit(&no_xattrat, memory_order_relaxed))
 		return RPL_META_TRY_FULL;
-	r = rpl_meta_nofollow_name(c, op, -1, &n);
+	r = rpl_meta_unfollowed_name(c, op, -1, nofollow, &n);
 	if (r != 0)
 		return r == RPL_SKIPPED ? r : RPL_META_TRY_FULL;
-	if (!nofollow && !rpl_meta_not_symlink(c, op->ev.path, &n)) {
-		rpl_name_done(&n);
-		return RPL_META_TRY_FULL;
-	}
 	switch (op->ev.nr) {
 	case SYS_setxattr: case SYS_lsetxattr:
 		xa.flags = (uint32_t)op->ev.args[4];
