@@ -24,7 +24,6 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
-#include <time.h>
 #include <unistd.h>
 
 #include "engine.h"
@@ -38,18 +37,9 @@ struct val_marks {
 	char path[4096];
 	int fd;				/* the FIFO, read and write: no EOF */
 	pthread_t th;
-	int n;
-	char name[VAL_MAX_PHASES][64];
-	double at[VAL_MAX_PHASES];	/* CLOCK_REALTIME, seconds */
+	struct val_times *t;		/* the marks go there, their times
+					 * CLOCK_REALTIME until the close */
 };
-
-static double real_now(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_REALTIME, &ts);
-	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
-}
 
 /* One line (NUL-terminated, no newline) that came at @now.  @return : 1
  * if it is the stop line. */
@@ -64,7 +54,7 @@ static int take_line(struct val_marks *m, char *line, double now)
 	len = strlen(line);
 	while (len && (line[len - 1] == ' ' || line[len - 1] == '\t' || line[len - 1] == '\r'))
 		line[--len] = 0;
-	if (!len || m->n >= VAL_MAX_PHASES)
+	if (!len || m->t->n >= VAL_MAX_PHASES)
 		return 0;
 	/* "NAME SECONDS" (a time since the epoch): the older form */
 	sp = strrchr(line, ' ');
@@ -75,8 +65,8 @@ static int take_line(struct val_marks *m, char *line, double now)
 			t = v;
 		}
 	}
-	snprintf(m->name[m->n], sizeof(m->name[m->n]), "%.63s", line);
-	m->at[m->n++] = t;
+	snprintf(m->t->name[m->t->n], sizeof(m->t->name[m->t->n]), "%.63s", line);
+	m->t->start[m->t->n++] = t;
 	return 0;
 }
 
@@ -90,7 +80,7 @@ static void *reader(void *arg)
 
 	for (;;) {
 		got = read(m->fd, buf + have, sizeof(buf) - 1 - have);
-		now = real_now();
+		now = val_real_now();
 		if (got < 0 && errno == EINTR)
 			continue;
 		if (got <= 0)
@@ -111,7 +101,7 @@ static void *reader(void *arg)
 	}
 }
 
-int val_marks_open(struct val_marks **out, const char *path)
+int val_marks_open(struct val_marks **out, const char *path, struct val_times *t)
 {
 	struct val_marks *m = calloc(1, sizeof(*m));
 	struct sched_param sp = { .sched_priority = 1 };
@@ -122,6 +112,8 @@ int val_marks_open(struct val_marks **out, const char *path)
 	if (!m)
 		return -ENOMEM;
 	snprintf(m->path, sizeof(m->path), "%s", path);
+	m->t = t;
+	t->n = 0;
 	unlink(path);
 	if (mkfifo(path, 0666) < 0) {
 		rc = -errno;
@@ -158,9 +150,10 @@ fail:
 	return rc;
 }
 
-void val_marks_close(struct val_marks *m, double t0, struct val_times *t)
+void val_marks_close(struct val_marks *m, double t0)
 {
 	const char *stop = STOP_LINE "\n";
+	struct val_times *t;
 	FILE *f;
 	int i;
 
@@ -171,17 +164,15 @@ void val_marks_close(struct val_marks *m, double t0, struct val_times *t)
 	pthread_join(m->th, NULL);
 	close(m->fd);
 	unlink(m->path);
-	t->n = 0;
-	for (i = 0; i < m->n; i++) {
-		snprintf(t->name[t->n], sizeof(t->name[t->n]), "%s", m->name[i]);
-		t->start[t->n++] = m->at[i] - t0;
-	}
+	t = m->t;
 	/* left as the older log was, for --keep: "NAME SECONDS" lines */
 	if ((f = fopen(m->path, "w"))) {
-		for (i = 0; i < m->n; i++)
-			fprintf(f, "%s %.9f\n", m->name[i], m->at[i]);
+		for (i = 0; i < t->n; i++)
+			fprintf(f, "%s %.9f\n", t->name[i], t->start[i]);
 		if (fclose(f) != 0)
 			iot_err("validate", "cannot write %s: %s", m->path, strerror(errno));
 	}
+	for (i = 0; i < t->n; i++)
+		t->start[i] -= t0;
 	free(m);
 }

@@ -58,7 +58,7 @@ int val_stopped(void)
 	return stop_sig;
 }
 
-static double real_now(void)
+double val_real_now(void)
 {
 	struct timespec ts;
 
@@ -249,16 +249,16 @@ int val_native(const struct val_opts *o, struct bench_live *l, const struct benc
 	sync();
 	if (o->cold)
 		bench_drop_caches();
-	rc = val_marks_open(&marks, log);
+	rc = val_marks_open(&marks, log, t);
 	if (rc < 0) {
 		iot_err(CMD, "cannot make the phase marks' FIFO %s: %s", log, strerror(-rc));
 		goto out;
 	}
 	t->cpu = t->cpu_user = NAN;
-	t0 = real_now();
+	t0 = val_real_now();
 	rc = spawn(o->cmd, dir, log, 0, 0, &t->cpu, &t->cpu_user);
-	t1 = real_now();
-	val_marks_close(marks, t0, t);
+	t1 = val_real_now();
+	val_marks_close(marks, t0);
 	if (rc < 0) {
 		iot_err(CMD, "cannot run %s: %s", o->cmd[0], strerror(-rc));
 		goto out;

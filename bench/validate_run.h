@@ -69,16 +69,20 @@ int val_record(const struct val_opts *o, struct bench_live *l, const char *trace
 int val_native(const struct val_opts *o, struct bench_live *l, const struct bench_config *c,
 	       const char *workdir, const char *log, struct val_times *t);
 
+/* CLOCK_REALTIME in seconds: a run's start and end, its marks' times. */
+double val_real_now(void);
+
 /* ---- a native run's phase marks (validate_marks.c) ---- */
 struct val_marks;
 /*! val_marks_open() : make a FIFO at @path and read it on a thread that
  *  stamps each line "NAME" (or "NAME SECONDS", whose time is kept) as it
- *  comes.  @return : 0 or -errno. */
-int val_marks_open(struct val_marks **m, const char *path);
-/*! val_marks_close() : stop reading; the marks into @t, relative to @t0
- *  (CLOCK_REALTIME seconds); the FIFO replaced by a file of "NAME SECONDS"
+ *  comes, into @t's marks (t->n, t->name, t->start, which nothing else
+ *  may touch until val_marks_close()).  @return : 0 or -errno. */
+int val_marks_open(struct val_marks **m, const char *path, struct val_times *t);
+/*! val_marks_close() : stop reading; the marks' times made relative to
+ *  @t0 (val_real_now()); the FIFO replaced by a file of "NAME SECONDS"
  *  lines; @m freed. */
-void val_marks_close(struct val_marks *m, double t0, struct val_times *t);
+void val_marks_close(struct val_marks *m, double t0);
 
 /*! val_replay() : 'iotape bench TRACE --fs @fs' into @profdir, one run,
  *  with --timing @timing (NULL: the recorded timing).
