@@ -42,9 +42,11 @@ static int64_t h_getdents(struct rpl_ctx *c, struct rpl_op *op)
 	return r;
 }
 
-/* Open the parent of @path for a name operation; skips set op->skip. */
+/* Open the parent of @path for a name operation; skips set op->skip.
+ * @first : the op's first name, still in use, where @path is its second
+ * (rpl_parent_at2()), or NULL. */
 static int name_of(struct rpl_ctx *c, struct rpl_op *op, const char *path,
-		   struct rpl_name *n, int cached)
+		   struct rpl_name *n, const struct rpl_name *first)
 {
 	const char *p = rpl_op_path(c, op, path);
 
@@ -52,15 +54,15 @@ static int name_of(struct rpl_ctx *c, struct rpl_op *op, const char *path,
 	n->owned = 0;
 	if (!p)
 		return 1;
-	if (cached && p == op->ev.path && rpl_parent_fd(c, op, n) == 0)
+	if (first)
+		return rpl_parent_at2(c, p, n, first);
+	if (p == op->ev.path && rpl_parent_fd(c, op, n) == 0)
 		return 0;
-	/* The second name of an op is not cached: its slot could be the
-	 * first's, whose descriptor is still in use. */
-	return cached ? rpl_parent_at(c, p, n) : rpl_parent(c->p->root_fd, p, n);
+	return rpl_parent_at(c, p, n);
 }
 
 #define OPEN_NAME(c, op, path, n) do {					\
-	int e_ = name_of((c), (op), (path), (n), 1);			\
+	int e_ = name_of((c), (op), (path), (n), NULL);			\
 	if (e_ > 0)							\
 		return RPL_SKIPPED;					\
 	if (e_ < 0)							\
@@ -134,7 +136,7 @@ static int64_t h_rename(struct rpl_ctx *c, struct rpl_op *op)
 		r = rpl_split_name(op->ev.path2, strlen(op->ev.path2), &b);
 		r = r < 0 ? r : 0;
 	} else {
-		r = name_of(c, op, op->ev.path2, &b, 0);
+		r = name_of(c, op, op->ev.path2, &b, &a);
 	}
 	if (r) {
 		rpl_name_done(&a);
@@ -223,7 +225,7 @@ static int64_t h_link(struct rpl_ctx *c, struct rpl_op *op)
 	} else {
 		struct rpl_name a;
 
-		r = name_of(c, op, op->ev.path, &a, 0);
+		r = name_of(c, op, op->ev.path, &a, &b);
 		if (r) {
 			rpl_name_done(&b);
 			return r > 0 ? RPL_SKIPPED : r;

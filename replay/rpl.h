@@ -1305,6 +1305,10 @@ void rpl_dcache_drop(struct rpl_dcache *d);
 /* As rpl_parent(), through the thread's cache; release with
  * rpl_name_done(). */
 int rpl_parent_at(struct rpl_ctx *c, const char *path, struct rpl_name *n);
+/* As rpl_parent_at(), for an op's second name while @first (its first's)
+ * is in use: the cache never closes @first's descriptor for it. */
+int rpl_parent_at2(struct rpl_ctx *c, const char *path, struct rpl_name *n,
+		   const struct rpl_name *first);
 /* The op's path as one plain name in the live descriptor its dirfd
  * argument names: @return : 0 (n->dirfd is not owned) or -1. */
 int rpl_parent_fd(struct rpl_ctx *c, const struct rpl_op *op, struct rpl_name *n);

@@ -8,7 +8,8 @@
 # land where the new symlink points, as natively.  Files written aside
 # and renamed into place in one directory keep it cached too (moves.c);
 # a directory renamed away and another put in its place, or exchanged
-# with a file, is followed to what the name is now.
+# with a file, is followed to what the name is now.  cp -al looks up each
+# source directory once, not once per file it links from there.
 set -u
 . "$(dirname "$0")/lib.sh"
 "$IOTAPE" record --help >/dev/null 2>&1 || skip "recorder not built"
@@ -99,5 +100,36 @@ wopens=$(grep -cE '"([^"]*/)?work/*", \{flags=[A-Z_|]*O_PATH' "$T/strace.log")
 [ -e "$root$A/old/x" ] || fail "d1/x did not move with its directory ($root$A/old/x)"
 [ -d "$root$A/ef" ] && [ -e "$root$A/ef/q" ] && [ -f "$root$A/e1" ] ||
 	fail "the exchange of a file with a directory was not followed ($root$A/ef/q)"
+
+# cp -al: each file linked from its source directory into the copy's, a
+# link's two names in two parents, the source's looked up in the cache as
+# the copy's is, not from the root once per file (rpl_parent_at2())
+B=$T/B
+mkdir -p "$B/src"
+for d in 0 1 2; do
+	mkdir "$B/src/d$d"
+	for f in $(seq 40); do echo "$d $f" >"$B/src/d$d/f$f"; done
+done
+(cd "$B" && "$IOTAPE" record -q -o "$T/l.iotape" -- cp -al src farm) || fail "recording cp -al failed"
+[ "$(stat -c %h "$B/farm/d2/f40")" = 2 ] || fail "cp -al itself made no links"
+root2=$T/root2
+mkdir "$root2"
+strace -f -qq -e trace=openat2 -o "$T/strace2.log" \
+	"$IOTAPE" replay "$T/l.iotape" --root "$root2" --timing afap --verify >"$T/out2" 2>&1 ||
+	{ cat "$T/out2"; fail "replay of cp -al failed"; }
+# (as a parent, O_PATH, by name or whole path: made when the tree is
+# prepared, and in the copy, once each; a source directory is cached when
+# cp opens it to read it)
+lopens=$(grep -cE '"([^"]*/)?d[012]/*", \{flags=[A-Z_|]*O_PATH' "$T/strace2.log")
+[ "$lopens" -ge 3 ] || { head -50 "$T/strace2.log"; fail "no lookup of d0-d2 in the strace log"; }
+[ "$lopens" -le 12 ] || fail "d0-d2 of src and farm were looked up $lopens times for 120 links"
+for d in 0 1 2; do
+	for f in 1 40; do
+		[ "$(stat -c %h "$root2$B/farm/d$d/f$f")" = 2 ] &&
+			[ "$(stat -c %i "$root2$B/farm/d$d/f$f")" = "$(stat -c %i "$root2$B/src/d$d/f$f")" ] ||
+			fail "farm/d$d/f$f is not a link of src/d$d/f$f in the replay"
+	done
+done
 echo "ok: the spool directory looked up $opens time(s) for $N unlinks, the work directory" \
-	"$wopens time(s) for $N renames; a replaced symlink, a replaced and an exchanged directory followed anew"
+	"$wopens time(s) for $N renames; a replaced symlink, a replaced and an exchanged directory followed anew;" \
+	"cp -al's directories (d0-d2 of src and farm) $lopens time(s) for 120 links"

@@ -170,10 +170,56 @@ static void test_ways(void **state)
 	close(root);
 }
 
+/*
+ * An op's second name (a link's source, a rename's target) is looked up
+ * while the first's descriptor is in use.  When the first's parent went
+ * stale in between (another thread removed or renamed a directory) and
+ * the second names the same parent, its slot is the one the second would
+ * take: rpl_parent_at2() takes another and leaves the first's open.
+ */
+static void test_second_name(void **state)
+{
+	static struct rpl_plan p;
+	struct rpl_opts o = { .cmd = "test" };
+	struct rpl_name a, b;
+	struct rpl_thread t;
+	struct rpl_ctx c;
+	struct stat st;
+	int root;
+
+	(void)state;
+	root = open(tmp, O_PATH | O_DIRECTORY | O_CLOEXEC);
+	assert_true(root >= 0);
+	assert_int_equal(mkdirat(root, "s", 0755), 0);
+	memset(&p, 0, sizeof(p));
+	memset(&t, 0, sizeof(t));
+	p.o = &o;
+	p.root_fd = root;
+	dc = t.dcache = rpl_dcache_new(RPL_DC_OWN);
+	assert_non_null(t.dcache);
+	c = (struct rpl_ctx){ .p = &p, .t = &t };
+
+	assert_int_equal(rpl_parent_at(&c, "/s/a", &a), 0);
+	assert_int_equal(a.owned, 0);		/* the cache's */
+	rpl_ns_changed(&p);
+	assert_int_equal(rpl_parent_at2(&c, "/s/b", &b, &a), 0);
+	assert_true(b.dirfd != a.dirfd);
+	assert_int_equal(fstat(a.dirfd, &st), 0);	/* still open */
+	assert_true(S_ISDIR(st.st_mode));
+	assert_string_equal(b.name, "b");
+	/* both are kept: a third lookup finds the second's, unchanged */
+	assert_int_equal(rpl_parent_at(&c, "/s/c", &a), 0);
+	assert_int_equal(a.dirfd, b.dirfd);
+	rpl_name_done(&a);
+	rpl_name_done(&b);
+	close(root);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test_teardown(test_ways, free_cache),
+		cmocka_unit_test_teardown(test_second_name, free_cache),
 	};
 
 	return cmocka_run_group_tests(tests, setup, teardown);
