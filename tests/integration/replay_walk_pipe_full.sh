@@ -12,7 +12,11 @@
 # one replay in three; this small tree does not fill the pipe so, and
 # replayed without 0 mismatches before).  Such a walk must keep its
 # recorded order (IOTAPE_REPLAY_WALKS says why), with 0 mismatches and no
-# pipe wait given up.  Needs root (tmpfs mounts).
+# pipe wait given up.  The reader starts 0.2 s late, so that tar fills
+# the pipe before any read: a reader already waiting could take each of
+# tar's writes as it came (so it did in one recording in 15), and a walk
+# whose every write a read follows may be taken in the root's order.
+# Needs root (tmpfs mounts).
 set -u
 . "$(dirname "$0")/lib.sh"
 walk_tree walkpipe
@@ -23,7 +27,7 @@ for f in $(cd "$A/d" && ls -d f*); do mv "$A/d/$f" "$A/d/x$f" && mv "$A/d/x$f" "
 ls -f "$A/d" | grep -v "^\.\|^s$" >"$T/recorded"
 [ "$(tail -1 "$T/recorded")" = big ] || fail "the recording's tmpfs does not list big last: $(tr '\n' ' ' <"$T/recorded")"
 cd "$A" || fail "no $A"
-"$IOTAPE" record -q --backend ptrace -o "$T/pipe.iotape" -- sh -c 'tar c d | cat >/dev/null' ||
+"$IOTAPE" record -q --backend ptrace -o "$T/pipe.iotape" -- sh -c 'tar c d | { sleep 0.2; cat; } >/dev/null' ||
 	fail "recording tar c | cat failed"
 # the root: the rest in name order, then big, so it lists big first
 mkdir -p "$M/R$A/d/s"
