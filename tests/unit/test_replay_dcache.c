@@ -215,11 +215,56 @@ static void test_second_name(void **state)
 	close(root);
 }
 
+/*
+ * A parent that is not there: ENOENT from one lookup of its name in its
+ * own cached parent, for opens with O_CREAT too, as the whole path would
+ * say; nothing of the miss is kept, so the directory made behind the
+ * cache's back (no generation moves) is found at the next look.
+ */
+static void test_missing_parent(void **state)
+{
+	static struct rpl_plan p;
+	struct rpl_opts o = { .cmd = "test" };
+	struct rpl_name n;
+	struct rpl_thread t;
+	struct rpl_ctx c;
+	int root, fd;
+
+	(void)state;
+	root = open(tmp, O_PATH | O_DIRECTORY | O_CLOEXEC);
+	assert_true(root >= 0);
+	assert_int_equal(mkdirat(root, "m", 0755), 0);
+	memset(&p, 0, sizeof(p));
+	memset(&t, 0, sizeof(t));
+	p.o = &o;
+	p.root_fd = root;
+	dc = t.dcache = rpl_dcache_new(RPL_DC_OWN);
+	assert_non_null(t.dcache);
+	c = (struct rpl_ctx){ .p = &p, .t = &t };
+
+	assert_int_equal(rpl_parent_at(&c, "/m/f", &n), 0);	/* /m cached */
+	rpl_name_done(&n);
+	assert_int_equal(rpl_parent_at(&c, "/m/no/f", &n), -ENOENT);
+	assert_int_equal(rpl_open_at(&c, "/m/no/f", O_RDONLY | O_CLOEXEC, 0), -ENOENT);
+	assert_int_equal(rpl_open_at(&c, "/m/no/f", O_WRONLY | O_CREAT | O_CLOEXEC, 0644), -ENOENT);
+	assert_int_equal(rpl_open_at(&c, "/none/no/f", O_RDONLY | O_CLOEXEC, 0), -ENOENT);
+	assert_int_equal(faccessat(root, "m/no", F_OK, 0), -1);
+	assert_int_equal(mkdirat(root, "m/no", 0755), 0);
+	fd = rpl_open_at(&c, "/m/no/f", O_WRONLY | O_CREAT | O_CLOEXEC, 0644);
+	assert_true(fd >= 0);
+	close(fd);
+	assert_int_equal(faccessat(root, "m/no/f", F_OK, 0), 0);
+	/* a file where a directory is asked for: not ENOENT */
+	assert_int_equal(rpl_open_at(&c, "/m/no/f/g", O_RDONLY | O_CLOEXEC, 0), -ENOTDIR);
+	close(root);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test_teardown(test_ways, free_cache),
 		cmocka_unit_test_teardown(test_second_name, free_cache),
+		cmocka_unit_test_teardown(test_missing_parent, free_cache),
 	};
 
 	return cmocka_run_group_tests(tests, setup, teardown);
