@@ -119,34 +119,47 @@ static int free_cache(void **state)
 	return 0;
 }
 
-static void test_ways(void **state)
-{
-	static struct rpl_plan p;
-	struct rpl_opts o = { .cmd = "test" };
-	char names[NDIRS][16], old[96];
+/* A replay thread's context with a cache of its own (freed by
+ * free_cache()), its root the test's directory, opened as @f->root. */
+struct fixture {
+	struct rpl_plan p;
+	struct rpl_opts o;
 	struct rpl_thread t;
 	struct rpl_ctx c;
+	int root;
+};
+
+static struct rpl_ctx *fixture_ctx(struct fixture *f)
+{
+	memset(f, 0, sizeof(*f));
+	f->o.cmd = "test";
+	f->root = open(tmp, O_PATH | O_DIRECTORY | O_CLOEXEC);
+	assert_true(f->root >= 0);
+	f->p.o = &f->o;
+	f->p.root_fd = f->root;
+	dc = f->t.dcache = rpl_dcache_new(RPL_DC_OWN);
+	assert_non_null(f->t.dcache);
+	f->c = (struct rpl_ctx){ .p = &f->p, .t = &f->t };
+	return &f->c;
+}
+
+static void test_ways(void **state)
+{
+	static struct fixture f;
+	struct rpl_ctx *c = fixture_ctx(&f);
+	char names[NDIRS][16], old[96];
 	ino_t first[NDIRS];
-	int root, i;
+	int root = f.root, i;
 
 	(void)state;
 	colliding(names);
-	root = open(tmp, O_PATH | O_DIRECTORY | O_CLOEXEC);
-	assert_true(root >= 0);
 	for (i = 0; i < NDIRS; i++)
 		assert_int_equal(mkdirat(root, names[i] + 1, 0755), 0);
-	memset(&p, 0, sizeof(p));
-	memset(&t, 0, sizeof(t));
-	p.o = &o;
-	p.root_fd = root;
-	dc = t.dcache = rpl_dcache_new(RPL_DC_OWN);
-	assert_non_null(t.dcache);
-	c = (struct rpl_ctx){ .p = &p, .t = &t };
 
 	/* RPL_DC_WAYS of them, in turns, as postmark's directories */
 	for (int round = 0; round < 3; round++)
 		for (i = 0; i < RPL_DC_WAYS; i++) {
-			ino_t ino = parent_ino(&c, names[i]);
+			ino_t ino = parent_ino(c, names[i]);
 
 			if (round == 0)
 				first[i] = ino;
@@ -156,16 +169,16 @@ static void test_ways(void **state)
 	for (i = 0; i < RPL_DC_WAYS; i++) {
 		snprintf(old, sizeof(old), "%s.old", names[i] + 1);
 		/* still cached: the directory it first found */
-		assert_true(parent_ino(&c, names[i]) == ino_at(root, old));
+		assert_true(parent_ino(c, names[i]) == ino_at(root, old));
 	}
 
 	/* one more than the set holds: the least recently used goes, the
 	 * first (used since) stays */
-	(void)parent_ino(&c, names[0]);
-	(void)parent_ino(&c, names[RPL_DC_WAYS]);
-	assert_true(parent_ino(&c, names[1]) == ino_at(root, names[1] + 1));
+	(void)parent_ino(c, names[0]);
+	(void)parent_ino(c, names[RPL_DC_WAYS]);
+	assert_true(parent_ino(c, names[1]) == ino_at(root, names[1] + 1));
 	snprintf(old, sizeof(old), "%s.old", names[0] + 1);
-	assert_true(parent_ino(&c, names[0]) == ino_at(root, old));
+	assert_true(parent_ino(c, names[0]) == ino_at(root, old));
 
 	close(root);
 }
@@ -179,36 +192,25 @@ static void test_ways(void **state)
  */
 static void test_second_name(void **state)
 {
-	static struct rpl_plan p;
-	struct rpl_opts o = { .cmd = "test" };
+	static struct fixture f;
+	struct rpl_ctx *c = fixture_ctx(&f);
 	struct rpl_name a, b;
-	struct rpl_thread t;
-	struct rpl_ctx c;
 	struct stat st;
-	int root;
+	int root = f.root;
 
 	(void)state;
-	root = open(tmp, O_PATH | O_DIRECTORY | O_CLOEXEC);
-	assert_true(root >= 0);
 	assert_int_equal(mkdirat(root, "s", 0755), 0);
-	memset(&p, 0, sizeof(p));
-	memset(&t, 0, sizeof(t));
-	p.o = &o;
-	p.root_fd = root;
-	dc = t.dcache = rpl_dcache_new(RPL_DC_OWN);
-	assert_non_null(t.dcache);
-	c = (struct rpl_ctx){ .p = &p, .t = &t };
 
-	assert_int_equal(rpl_parent_at(&c, "/s/a", &a), 0);
+	assert_int_equal(rpl_parent_at(c, "/s/a", &a), 0);
 	assert_int_equal(a.owned, 0);		/* the cache's */
-	rpl_ns_changed(&p);
-	assert_int_equal(rpl_parent_at2(&c, "/s/b", &b, &a), 0);
+	rpl_ns_changed(&f.p);
+	assert_int_equal(rpl_parent_at2(c, "/s/b", &b, &a), 0);
 	assert_true(b.dirfd != a.dirfd);
 	assert_int_equal(fstat(a.dirfd, &st), 0);	/* still open */
 	assert_true(S_ISDIR(st.st_mode));
 	assert_string_equal(b.name, "b");
 	/* both are kept: a third lookup finds the second's, unchanged */
-	assert_int_equal(rpl_parent_at(&c, "/s/c", &a), 0);
+	assert_int_equal(rpl_parent_at(c, "/s/c", &a), 0);
 	assert_int_equal(a.dirfd, b.dirfd);
 	rpl_name_done(&a);
 	rpl_name_done(&b);
@@ -223,39 +225,28 @@ static void test_second_name(void **state)
  */
 static void test_missing_parent(void **state)
 {
-	static struct rpl_plan p;
-	struct rpl_opts o = { .cmd = "test" };
+	static struct fixture f;
+	struct rpl_ctx *c = fixture_ctx(&f);
 	struct rpl_name n;
-	struct rpl_thread t;
-	struct rpl_ctx c;
-	int root, fd;
+	int root = f.root, fd;
 
 	(void)state;
-	root = open(tmp, O_PATH | O_DIRECTORY | O_CLOEXEC);
-	assert_true(root >= 0);
 	assert_int_equal(mkdirat(root, "m", 0755), 0);
-	memset(&p, 0, sizeof(p));
-	memset(&t, 0, sizeof(t));
-	p.o = &o;
-	p.root_fd = root;
-	dc = t.dcache = rpl_dcache_new(RPL_DC_OWN);
-	assert_non_null(t.dcache);
-	c = (struct rpl_ctx){ .p = &p, .t = &t };
 
-	assert_int_equal(rpl_parent_at(&c, "/m/f", &n), 0);	/* /m cached */
+	assert_int_equal(rpl_parent_at(c, "/m/f", &n), 0);	/* /m cached */
 	rpl_name_done(&n);
-	assert_int_equal(rpl_parent_at(&c, "/m/no/f", &n), -ENOENT);
-	assert_int_equal(rpl_open_at(&c, "/m/no/f", O_RDONLY | O_CLOEXEC, 0), -ENOENT);
-	assert_int_equal(rpl_open_at(&c, "/m/no/f", O_WRONLY | O_CREAT | O_CLOEXEC, 0644), -ENOENT);
-	assert_int_equal(rpl_open_at(&c, "/none/no/f", O_RDONLY | O_CLOEXEC, 0), -ENOENT);
+	assert_int_equal(rpl_parent_at(c, "/m/no/f", &n), -ENOENT);
+	assert_int_equal(rpl_open_at(c, "/m/no/f", O_RDONLY | O_CLOEXEC, 0), -ENOENT);
+	assert_int_equal(rpl_open_at(c, "/m/no/f", O_WRONLY | O_CREAT | O_CLOEXEC, 0644), -ENOENT);
+	assert_int_equal(rpl_open_at(c, "/none/no/f", O_RDONLY | O_CLOEXEC, 0), -ENOENT);
 	assert_int_equal(faccessat(root, "m/no", F_OK, 0), -1);
 	assert_int_equal(mkdirat(root, "m/no", 0755), 0);
-	fd = rpl_open_at(&c, "/m/no/f", O_WRONLY | O_CREAT | O_CLOEXEC, 0644);
+	fd = rpl_open_at(c, "/m/no/f", O_WRONLY | O_CREAT | O_CLOEXEC, 0644);
 	assert_true(fd >= 0);
 	close(fd);
 	assert_int_equal(faccessat(root, "m/no/f", F_OK, 0), 0);
 	/* a file where a directory is asked for: not ENOENT */
-	assert_int_equal(rpl_open_at(&c, "/m/no/f/g", O_RDONLY | O_CLOEXEC, 0), -ENOTDIR);
+	assert_int_equal(rpl_open_at(c, "/m/no/f/g", O_RDONLY | O_CLOEXEC, 0), -ENOTDIR);
 	close(root);
 }
 
