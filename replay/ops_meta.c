@@ -191,15 +191,15 @@ static int64_t stat_through_links(struct rpl_ctx *c, struct rpl_op *op, const ch
 {
 	char cur[PATH_MAX], next[PATH_MAX], t[PATH_MAX];
 	int64_t len, err = RPL_META_TRY_FULL;
-	size_t dlen, end;
+	size_t dlen, end, plen = strlen(path);
 	int hop, lnk = 1;
 
 	/* a trailing slash asks for a directory: the whole path says */
-	if (strlen(path) >= sizeof(cur) || path[strlen(path) - 1] == '/') {
+	if (plen >= sizeof(cur) || path[plen - 1] == '/') {
 		rpl_name_done(n);
 		return RPL_META_TRY_FULL;
 	}
-	strcpy(cur, path);
+	memcpy(cur, path, plen + 1);
 	for (hop = 0; hop < 8 && lnk; hop++) {
 		len = ret_of(readlinkat(n->dirfd, n->name, t, sizeof(t) - 1));
 		rpl_name_done(n);
@@ -220,12 +220,8 @@ static int64_t stat_through_links(struct rpl_ctx *c, struct rpl_op *op, const ch
 		err = stat_name(c, op, n, flags, &lnk);
 		strcpy(cur, next);
 	}
-	if (lnk) {
-		rpl_name_done(n);
-		return RPL_META_TRY_FULL;
-	}
 	rpl_name_done(n);
-	return err;
+	return lnk ? RPL_META_TRY_FULL : err;	/* still a link: 8 deep, or more */
 }
 
 /* The common stat: one fstatat/statx in the cached parent, not following
