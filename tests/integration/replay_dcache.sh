@@ -12,12 +12,10 @@
 # source directory once, not once per file it links from there.
 set -u
 . "$(dirname "$0")/lib.sh"
+. "$(dirname "$0")/record_lib.sh"
 "$IOTAPE" record --help >/dev/null 2>&1 || skip "recorder not built"
 "$IOTAPE" record -q -o /dev/null -- true >/dev/null 2>&1 || skip "cannot ptrace here"
-need_cmd python3
-# the interpreter itself, not a version manager's shell shim in front of it
-PY=/usr/bin/python3
-[ -x "$PY" ] || PY=$(command -v python3)
+need_python
 need_cmd strace
 
 T=$(mktemp -d "${TMPDIR:-/tmp}/iotape-dcache.XXXXXX")

@@ -12,11 +12,10 @@
 # tar) must not open the whole path from the root once per stat.
 set -u
 . "$(dirname "$0")/lib.sh"
+. "$(dirname "$0")/record_lib.sh"
 "$IOTAPE" record -q -o /dev/null -- true >/dev/null 2>&1 || skip "cannot record here"
-need_cmd python3
+need_python
 need_cmd strace
-PY=/usr/bin/python3
-[ -x "$PY" ] || PY=$(command -v python3)
 
 T=$(mktemp -d "${TMPDIR:-/tmp}/iotape-statlinks.XXXXXX")
 trap 'rm -rf "$T"' EXIT
