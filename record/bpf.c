@@ -893,8 +893,10 @@ int rec_bpf_loop(struct rec_ctx *c)
 		}
 		drain_ring(c);
 		sig = rec_take_request(&tick);
-		if (sig && c->root > 0 && !(sig & REC_SIG_FROM_TTY))
+		if (sig && c->root > 0 && !(sig & REC_SIG_FROM_TTY)) {
+			rec_stamp("stop_passed_on");
 			kill(c->root, sig);
+		}
 		if (tick) {
 			count_drops(c);
 			if (iot_writer_events(c->w) != c->events_at_flush) {

@@ -118,46 +118,50 @@ static void *piece(struct rec_ring *r, uint64_t off, uint32_t len)
  */
 #define CONS_STEP	(64u << 10)
 
+/*
+ * One pass: the records written before it began, not those written while
+ * it runs.  A drain that went on while anything new had come kept a
+ * program that writes as fast as the recorder reads (a recorder built with
+ * the sanitizers) in one drain for seconds: the recorder's loop, which
+ * passes a Ctrl-C on to the program and flushes the trace, did not turn,
+ * and the program ran on until the ring overflowed.  What came during the
+ * pass is the next turn's; poll() says at once that it waits.
+ */
 int rec_ring_consume(struct rec_ring *r)
 {
 	uint64_t cons, prod, given;
-	int n = 0, more;
+	int n = 0;
 
 	if (r->fd < 0)
 		return 0;
 	cons = __atomic_load_n(r->cons, __ATOMIC_ACQUIRE);
 	given = cons;
-	do {
-		more = 0;
-		prod = __atomic_load_n(r->prod, __ATOMIC_ACQUIRE);
-		while (cons < prod) {
-			const uint32_t *hdr = (const uint32_t *)(r->data + (cons & r->mask));
-			uint32_t len = __atomic_load_n(hdr, __ATOMIC_ACQUIRE), body;
+	prod = __atomic_load_n(r->prod, __ATOMIC_ACQUIRE);
+	while (cons < prod) {
+		const uint32_t *hdr = (const uint32_t *)(r->data + (cons & r->mask));
+		uint32_t len = __atomic_load_n(hdr, __ATOMIC_ACQUIRE), body;
 
-			/* reserved, not written yet: the next drain takes it */
-			if (len & BPF_RINGBUF_BUSY_BIT)
-				goto out;
-			more = 1;
-			body = len & ~(BPF_RINGBUF_BUSY_BIT | BPF_RINGBUF_DISCARD_BIT);
-			if (!(len & BPF_RINGBUF_DISCARD_BIT)) {
-				void *rec = piece(r, (cons + BPF_RINGBUF_HDR_SZ) & r->mask, body);
+		/* reserved, not written yet: the next drain takes it */
+		if (len & BPF_RINGBUF_BUSY_BIT)
+			break;
+		body = len & ~(BPF_RINGBUF_BUSY_BIT | BPF_RINGBUF_DISCARD_BIT);
+		if (!(len & BPF_RINGBUF_DISCARD_BIT)) {
+			void *rec = piece(r, (cons + BPF_RINGBUF_HDR_SZ) & r->mask, body);
 
-				/* without memory for a wrapped copy the record is
-				 * lost, and counted as the callback's drops are */
-				if (rec)
-					r->fn(r->ctx, rec, body);
-				else
-					r->lost++;
-				n++;
-			}
-			cons += ((uint64_t)body + BPF_RINGBUF_HDR_SZ + 7) & ~(uint64_t)7;
-			if (cons - given >= CONS_STEP) {
-				__atomic_store_n(r->cons, cons, __ATOMIC_RELEASE);
-				given = cons;
-			}
+			/* without memory for a wrapped copy the record is
+			 * lost, and counted as the callback's drops are */
+			if (rec)
+				r->fn(r->ctx, rec, body);
+			else
+				r->lost++;
+			n++;
 		}
-	} while (more);
-out:
+		cons += ((uint64_t)body + BPF_RINGBUF_HDR_SZ + 7) & ~(uint64_t)7;
+		if (cons - given >= CONS_STEP) {
+			__atomic_store_n(r->cons, cons, __ATOMIC_RELEASE);
+			given = cons;
+		}
+	}
 	if (cons != given)
 		__atomic_store_n(r->cons, cons, __ATOMIC_RELEASE);
 	return n;
