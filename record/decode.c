@@ -92,6 +92,51 @@ void rec_emit_exit(struct rec_ctx *c, struct rec_task *t, int64_t now, int statu
 	rec_task_del(c, t);
 }
 
+/* @p (@n bytes) with a '/' after it, or NULL */
+static char *with_slash(const char *p, uint32_t n)
+{
+	char *s = malloc((size_t)n + 2);
+
+	if (s) {
+		memcpy(s, p, n);
+		s[n] = '/';
+		s[n + 1] = 0;
+	}
+	return s;
+}
+
+/*
+ * A path named with a trailing slash ("f/", "d/.") asks for a directory:
+ * "f/" of a file is ENOTDIR where "f" is not.  The recorder keeps every
+ * path without it (its states, descriptors and cwd are keyed so), and the
+ * event alone gets it back, so that a replay asks the same.
+ */
+static int write_event(struct rec_ctx *c, struct rec_task *t)
+{
+	struct iot_event *ev = &t->ev;
+	const char *p1 = ev->path, *p2 = ev->path2;
+	uint32_t n1 = ev->path_len, n2 = ev->path2_len;
+	char *s1 = NULL, *s2 = NULL;
+	int r;
+
+	if ((t->slash & 1) && p1 && (s1 = with_slash(p1, n1))) {
+		ev->path = s1;
+		ev->path_len = n1 + 1;
+	}
+	if ((t->slash & 2) && p2 && (s2 = with_slash(p2, n2))) {
+		ev->path2 = s2;
+		ev->path2_len = n2 + 1;
+	}
+	r = iot_writer_event(c->w, ev);
+	ev->path = p1;
+	ev->path_len = n1;
+	ev->path2 = p2;
+	ev->path2_len = n2;
+	free(s1);
+	free(s2);
+	return r;
+}
+
 static int emit_event(struct rec_ctx *c, struct rec_task *t)
 {
 	int r;
@@ -99,7 +144,7 @@ static int emit_event(struct rec_ctx *c, struct rec_task *t)
 	/* logged in-process: the gap it ends holds no stop (slept.c) */
 	if (t->view)
 		t->ss_ok = t->run_ok = 0;
-	r = iot_writer_event(c->w, &t->ev);
+	r = t->slash ? write_event(c, t) : iot_writer_event(c->w, &t->ev);
 
 	if (r < 0) {
 		/* say so the moment the trace stops growing, not when the
@@ -155,7 +200,7 @@ static ssize_t arg_str(struct rec_task *t, int i, char *buf, size_t cap)
 }
 
 static char *resolve_buf(struct rec_ctx *c, struct rec_task *t, int i, ssize_t n,
-			 uint32_t *len, int *empty_fd, int64_t *value);
+			 uint32_t *len, int *empty_fd, int64_t *value, int *slash);
 
 /* Resolve the path argument at @i: relative to the DIRFD just before it,
  * else the cwd; "" with AT_EMPTY_PATH names the dirfd itself.  *@value:
@@ -163,9 +208,25 @@ static char *resolve_buf(struct rec_ctx *c, struct rec_task *t, int i, ssize_t n
  * of the task's own table (rec_path_magic()): the descriptor, which a
  * replay can name where the path is not its file's (format/FORMAT.md). */
 static char *resolve(struct rec_ctx *c, struct rec_task *t, int i,
-		     uint32_t *len, int *empty_fd, int64_t *value)
+		     uint32_t *len, int *empty_fd, int64_t *value, int *slash)
 {
-	return resolve_buf(c, t, i, arg_str(t, i, c->buf, REC_PATH_MAX), len, empty_fd, value);
+	return resolve_buf(c, t, i, arg_str(t, i, c->buf, REC_PATH_MAX), len, empty_fd, value,
+			   slash);
+}
+
+/* Does name @s (@n bytes) end in a '/' or a "/." after some other name,
+ * so that its last component must be a directory? */
+static int slash_end(const char *s, size_t n)
+{
+	int dir = 0;
+
+	while (n > 0) {
+		if (s[n - 1] != '/' && (s[n - 1] != '.' || (n > 1 && s[n - 2] != '/')))
+			break;
+		n--;
+		dir = 1;
+	}
+	return dir && n > 0;
 }
 
 /* The socket address at @i (its length the next argument): an AF_UNIX
@@ -198,7 +259,7 @@ static ssize_t arg_sun_path(struct rec_ctx *c, struct rec_task *t, int i, int64_
 
 /* resolve() of the string of @n bytes (or -errno) already in c->buf */
 static char *resolve_buf(struct rec_ctx *c, struct rec_task *t, int i, ssize_t n,
-			 uint32_t *len, int *empty_fd, int64_t *value)
+			 uint32_t *len, int *empty_fd, int64_t *value, int *slash)
 {
 	const struct iot_syscall *sc = t->sc;
 	const char *base = t->fs ? t->fs->cwd : NULL;
@@ -229,8 +290,14 @@ static char *resolve_buf(struct rec_ctx *c, struct rec_task *t, int i, ssize_t n
 		return strdup("");
 	}
 	p = rec_path_abs(base, c->buf, len);
-	if (p && rec_path_magic(c, t, &p, len, &self) && self >= 0)
-		*value = (int64_t)self + 1;
+	if (slash)
+		*slash = p && *len > 1 && slash_end(c->buf, (size_t)n);
+	if (p && rec_path_magic(c, t, &p, len, &self)) {
+		if (slash)
+			*slash = 0;
+		if (self >= 0)
+			*value = (int64_t)self + 1;
+	}
 	return p;
 }
 
@@ -328,7 +395,7 @@ int rec_decode_entry(struct rec_ctx *c, struct rec_task *t, int nr,
 		     const uint64_t *args, int64_t now)
 {
 	const struct iot_syscall *sc = iot_syscall_by_nr(nr);
-	int i, fd_args = 0, has_path = 0, has_path2 = 0, empty = 0;
+	int i, fd_args = 0, has_path = 0, has_path2 = 0, empty = 0, slash = 0;
 	struct iot_event *ev = &t->ev;
 
 	rec_task_clear_call(t);
@@ -356,7 +423,9 @@ int rec_decode_entry(struct rec_ctx *c, struct rec_task *t, int nr,
 
 		switch (kind) {
 		case IOT_ARG_PATH:
-			t->path = resolve(c, t, i, &len, &empty, &ev->args[i]);
+			t->path = resolve(c, t, i, &len, &empty, &ev->args[i], &slash);
+			if (slash)
+				t->slash |= 1;
 			if (t->path) {
 				ev->path = t->path;
 				ev->path_len = len;
@@ -364,7 +433,9 @@ int rec_decode_entry(struct rec_ctx *c, struct rec_task *t, int nr,
 			}
 			break;
 		case IOT_ARG_PATH2:
-			t->path2 = resolve(c, t, i, &len, &empty, &ev->args[i]);
+			t->path2 = resolve(c, t, i, &len, &empty, &ev->args[i], &slash);
+			if (slash)
+				t->slash |= 2;
 			if (t->path2) {
 				ev->path2 = t->path2;
 				ev->path2_len = len;
@@ -391,7 +462,7 @@ int rec_decode_entry(struct rec_ctx *c, struct rec_task *t, int nr,
 				rec_task_clear_call(t);
 				return 0;
 			}
-			t->path = resolve_buf(c, t, i, n, &len, &empty, &ev->args[i]);
+			t->path = resolve_buf(c, t, i, n, &len, &empty, &ev->args[i], NULL);
 			ev->args[i] = fam;
 			if (t->path) {
 				ev->path = t->path;

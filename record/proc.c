@@ -75,6 +75,7 @@ void rec_task_clear_call(struct rec_task *t)
 		free(t->argv[i]);
 	free(t->argv);
 	t->path = t->path2 = t->exec_path = NULL;
+	t->slash = 0;
 	t->argv = NULL;
 	t->argc = 0;
 	/* most calls have neither: two calls a call saved (~5 % of a bpf

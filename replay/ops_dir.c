@@ -69,6 +69,36 @@ static int name_of(struct rpl_ctx *c, struct rpl_op *op, const char *path,
 		return e_;						\
 } while (0)
 
+/* Does path @p end in a '/' (the recorder keeps one where the program
+ * gave it: its last name must be a directory)? */
+static int slashed(const char *p)
+{
+	size_t n = p ? strlen(p) : 0;
+
+	return n > 1 && p[n - 1] == '/';
+}
+
+/*
+ * A name given with a trailing slash must be a directory.  The calls
+ * below are made on the bare name in its parent, never with the slash,
+ * which would have the kernel follow a symlink there, out of the root if
+ * it points out.  So the answer the slash changes is given here, from the
+ * name as it is (not followed, as these calls do not follow it): for a
+ * name that must exist (unlink's, rename's source and link's), ENOTDIR
+ * unless a directory; for a name to be made (link's, symlink's, mknod's
+ * and bind's new name), EEXIST if there, ENOENT if not.  0: make the call.
+ */
+static int64_t slash_answer(const struct rpl_name *n, int must_exist)
+{
+	struct stat st;
+
+	if (fstatat(n->dirfd, n->name, &st, AT_SYMLINK_NOFOLLOW) < 0)
+		return !must_exist && errno == ENOENT ? -ENOENT : 0;
+	if (!must_exist)
+		return -EEXIST;
+	return S_ISDIR(st.st_mode) ? 0 : -ENOTDIR;
+}
+
 static int64_t h_mkdir(struct rpl_ctx *c, struct rpl_op *op)
 {
 	mode_t mode = (mode_t)op->ev.args[op->ev.nr == SYS_mkdirat ? 2 : 1];
@@ -89,7 +119,10 @@ static int64_t h_unlink(struct rpl_ctx *c, struct rpl_op *op)
 	int64_t r;
 
 	OPEN_NAME(c, op, op->ev.path, &n);
-	r = ret_of(unlinkat(n.dirfd, n.name, flags));
+	/* (rmdir of a name that is no directory is ENOTDIR as it is) */
+	r = flags & AT_REMOVEDIR || !slashed(op->ev.path) ? 0 : slash_answer(&n, 1);
+	if (r == 0)
+		r = ret_of(unlinkat(n.dirfd, n.name, flags));
 	if (r == 0 && (flags & AT_REMOVEDIR))
 		rpl_ns_changed(c->p);
 	else if (r == 0)
@@ -142,7 +175,11 @@ static int64_t h_rename(struct rpl_ctx *c, struct rpl_op *op)
 		rpl_name_done(&a);
 		return r > 0 ? RPL_SKIPPED : r;
 	}
-	r = ret_of(renameat2(a.dirfd, a.name, b.dirfd, b.name, flags));
+	/* a slash on either name: the source must be a directory */
+	if (slashed(op->ev.path) || slashed(op->ev.path2))
+		r = slash_answer(&a, 1);
+	if (r == 0)
+		r = ret_of(renameat2(a.dirfd, a.name, b.dirfd, b.name, flags));
 	/* a file or symlink moved over no directory (moves.c): dcache.c */
 	if (r == 0 && (op->rflags & RPL_OPF_NODIR))
 		rpl_ns_nodir(c->p);
@@ -192,6 +229,10 @@ static int64_t h_link(struct rpl_ctx *c, struct rpl_op *op)
 	if (op->ev.ret == -EXDEV)	/* as a rename's (h_rename()) */
 		return rpl_skip(op, RPL_SKIP_XDEV);
 	OPEN_NAME(c, op, op->ev.path2, &b);
+	if (slashed(op->ev.path2) && (r = slash_answer(&b, 0)) != 0) {
+		rpl_name_done(&b);
+		return r;
+	}
 	if (src >= 0) {
 		/* the descriptor's file, through its magic link here, which
 		 * needs no CAP_DAC_READ_SEARCH as AT_EMPTY_PATH does */
@@ -230,7 +271,9 @@ static int64_t h_link(struct rpl_ctx *c, struct rpl_op *op)
 			rpl_name_done(&b);
 			return r > 0 ? RPL_SKIPPED : r;
 		}
-		r = ret_of(linkat(a.dirfd, a.name, b.dirfd, b.name, 0));
+		r = slashed(op->ev.path) ? slash_answer(&a, 1) : 0;
+		if (r == 0)
+			r = ret_of(linkat(a.dirfd, a.name, b.dirfd, b.name, 0));
 		rpl_name_done(&a);
 	}
 	rpl_name_done(&b);
@@ -245,7 +288,9 @@ static int64_t h_symlink(struct rpl_ctx *c, struct rpl_op *op)
 	if (!op->ev.path2)
 		return rpl_skip(op, RPL_SKIP_NOPATH);
 	OPEN_NAME(c, op, op->ev.path, &n);
-	r = ret_of(symlinkat(op->ev.path2, n.dirfd, n.name));
+	r = slashed(op->ev.path) ? slash_answer(&n, 0) : 0;
+	if (r == 0)
+		r = ret_of(symlinkat(op->ev.path2, n.dirfd, n.name));
 	if (r == 0)
 		rpl_ns_nodir(c->p);	/* a new name: no directory moved */
 	rpl_name_done(&n);
@@ -264,7 +309,9 @@ static int64_t h_mknod(struct rpl_ctx *c, struct rpl_op *op)
 	    (mode & S_IFMT) != S_IFSOCK)
 		return rpl_skip(op, RPL_SKIP_UNSUPPORTED);
 	OPEN_NAME(c, op, op->ev.path, &n);
-	r = ret_of(mknodat(n.dirfd, n.name, mode & (S_IFMT | 07777), 0));
+	r = slashed(op->ev.path) ? slash_answer(&n, 0) : 0;
+	if (r == 0)
+		r = ret_of(mknodat(n.dirfd, n.name, mode & (S_IFMT | 07777), 0));
 	rpl_name_done(&n);
 	return r;
 }
@@ -282,7 +329,9 @@ static int64_t h_bind(struct rpl_ctx *c, struct rpl_op *op)
 	int64_t r;
 
 	OPEN_NAME(c, op, op->ev.path, &n);
-	r = ret_of(mknodat(n.dirfd, n.name, S_IFSOCK | 0777, 0));
+	r = slashed(op->ev.path) ? slash_answer(&n, 0) : 0;
+	if (r == 0)
+		r = ret_of(mknodat(n.dirfd, n.name, S_IFSOCK | 0777, 0));
 	rpl_name_done(&n);
 	return r == -EEXIST ? -EADDRINUSE : r;
 }

@@ -246,6 +246,9 @@ static int64_t stat_in_parent(struct rpl_ctx *c, struct rpl_op *op, int dirarg, 
 	path = rpl_op_path(c, op, op->ev.path);
 	if (!path)
 		return RPL_SKIPPED;
+	/* a trailing slash asks for a directory: the whole path says */
+	if (path[0] && path[strlen(path) - 1] == '/')
+		return RPL_META_TRY_FULL;
 	if (dirarg >= 0 && op->ev.args[dirarg] >= 0) {
 		/* a name in its dirfd, or maybe the dirfd itself */
 		if ((flags & AT_EMPTY_PATH) || rpl_parent_fd(c, op, &n) < 0)
