@@ -268,6 +268,8 @@ static char *resolve_buf(struct rec_ctx *c, struct rec_task *t, int i, ssize_t n
 	char *p;
 
 	*value = 0;
+	if (slash)
+		*slash = 0;
 	if (n < 0)
 		return NULL;
 	if (i > 0 && sc->arg[i - 1] == IOT_ARG_DIRFD) {
@@ -290,8 +292,8 @@ static char *resolve_buf(struct rec_ctx *c, struct rec_task *t, int i, ssize_t n
 		return strdup("");
 	}
 	p = rec_path_abs(base, c->buf, len);
-	if (slash)
-		*slash = p && *len > 1 && slash_end(c->buf, (size_t)n);
+	if (slash && p)
+		*slash = *len > 1 && slash_end(c->buf, (size_t)n);
 	if (p && rec_path_magic(c, t, &p, len, &self)) {
 		if (slash)
 			*slash = 0;
