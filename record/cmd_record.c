@@ -639,6 +639,21 @@ static int attach_check(pid_t pid)
 	return 0;
 }
 
+/* A replay leaves /dev out (its nodes are no filesystem's files), and with
+ * it /dev/shm, a tmpfs people also work in: a program run there is
+ * recorded, but its files would not be replayed.  Said before it starts. */
+static void cwd_under_dev(void)
+{
+	char *cwd = getcwd(NULL, 0);
+
+	if (cwd && strncmp(cwd, "/dev/", 5) == 0)
+		iot_warn("record", "the working directory %s is under /dev, which a replay leaves "
+			 "out: what the program does there is recorded but will not be replayed; "
+			 "run it in a directory elsewhere (a tmpfs mounted under /mnt, say) to "
+			 "replay its files", cwd);
+	free(cwd);
+}
+
 int cmd_record(int argc, char **argv)
 {
 	struct iot_writer_opts wo;
@@ -658,6 +673,8 @@ int cmd_record(int argc, char **argv)
 	r = parse(argc, argv, &o);
 	if (r)
 		return r > 0 ? IOT_EXIT_OK : IOT_EXIT_USAGE;
+	if (!o.quiet && !o.attach_pid)
+		cwd_under_dev();
 	if (o.attach_pid && attach_check(o.attach_pid) < 0)
 		return IOT_EXIT_FAIL;
 	/* what the program may inherit: noted before the recorder opens

@@ -141,6 +141,27 @@ static int64_t first_call(const struct rpl_plan *p, int64_t t_start)
 	return first == INT64_MAX ? 0 : first - t_start;
 }
 
+/* /dev/shm is a tmpfs, but the replay leaves it out with the rest of /dev
+ * (programs keep shared memory and semaphores there too): a workload that
+ * worked there replays little of what it did.  Said where the program
+ * started there, or where it is a tenth of the calls or more, which
+ * shared memory alone seldom is. */
+static void shm_paths(const struct rpl_plan *p)
+{
+	const char *cwd = p->hdr ? p->hdr->cwd : NULL;
+	size_t i, n = 0;
+
+	for (i = 0; i < p->n_ops; i++)
+		if ((p->ops[i].ev.path && rpl_prefix_match(p->ops[i].ev.path, "/dev/shm")) ||
+		    (p->ops[i].ev.path2 && rpl_prefix_match(p->ops[i].ev.path2, "/dev/shm")))
+			n++;
+	if (n && ((cwd && rpl_prefix_match(cwd, "/dev/shm")) || n >= p->n_ops / 10))
+		iot_warn(p->o->cmd, "%s: %zu of the %zu recorded calls name paths under /dev/shm, "
+			 "which the replay leaves out with the rest of /dev: record the workload in "
+			 "a directory elsewhere (a tmpfs mounted under /mnt, say) to replay them",
+			 p->o->trace, n, p->n_ops);
+}
+
 /* Plan @o->trace into @p and say what the plan found. */
 static int plan(struct rpl_plan *p, const struct rpl_opts *o, struct rpl_result *res)
 {
@@ -151,8 +172,10 @@ static int plan(struct rpl_plan *p, const struct rpl_opts *o, struct rpl_result 
 		return err;
 	if (p->damaged)
 		damage_msg(p);
-	if (!o->quiet)
+	if (!o->quiet) {
 		unused_prefixes(p);
+		shm_paths(p);
+	}
 	if (p->capped && !o->quiet && o->timing != RPL_TIMING_AFAP)
 		iot_warn(o->cmd, "%s: %llu think times longer than %lld s were cut to %lld s",
 			 o->trace, (unsigned long long)p->capped, RPL_THINK_MAX / 1000000000LL,
