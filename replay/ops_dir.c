@@ -69,15 +69,6 @@ static int name_of(struct rpl_ctx *c, struct rpl_op *op, const char *path,
 		return e_;						\
 } while (0)
 
-/* Does path @p end in a '/' (the recorder keeps one where the program
- * gave it: its last name must be a directory)? */
-static int slashed(const char *p)
-{
-	size_t n = p ? strlen(p) : 0;
-
-	return n > 1 && p[n - 1] == '/';
-}
-
 /*
  * A name given with a trailing slash must be a directory.  The calls
  * below are made on the bare name in its parent, never with the slash,
@@ -120,7 +111,7 @@ static int64_t h_unlink(struct rpl_ctx *c, struct rpl_op *op)
 
 	OPEN_NAME(c, op, op->ev.path, &n);
 	/* (rmdir of a name that is no directory is ENOTDIR as it is) */
-	r = flags & AT_REMOVEDIR || !slashed(op->ev.path) ? 0 : slash_answer(&n, 1);
+	r = flags & AT_REMOVEDIR || !rpl_slashed(op->ev.path) ? 0 : slash_answer(&n, 1);
 	if (r == 0)
 		r = ret_of(unlinkat(n.dirfd, n.name, flags));
 	if (r == 0 && (flags & AT_REMOVEDIR))
@@ -176,7 +167,7 @@ static int64_t h_rename(struct rpl_ctx *c, struct rpl_op *op)
 		return r > 0 ? RPL_SKIPPED : r;
 	}
 	/* a slash on either name: the source must be a directory */
-	if (slashed(op->ev.path) || slashed(op->ev.path2))
+	if (rpl_slashed(op->ev.path) || rpl_slashed(op->ev.path2))
 		r = slash_answer(&a, 1);
 	if (r == 0)
 		r = ret_of(renameat2(a.dirfd, a.name, b.dirfd, b.name, flags));
@@ -229,7 +220,7 @@ static int64_t h_link(struct rpl_ctx *c, struct rpl_op *op)
 	if (op->ev.ret == -EXDEV)	/* as a rename's (h_rename()) */
 		return rpl_skip(op, RPL_SKIP_XDEV);
 	OPEN_NAME(c, op, op->ev.path2, &b);
-	if (slashed(op->ev.path2) && (r = slash_answer(&b, 0)) != 0) {
+	if (rpl_slashed(op->ev.path2) && (r = slash_answer(&b, 0)) != 0) {
 		rpl_name_done(&b);
 		return r;
 	}
@@ -271,7 +262,7 @@ static int64_t h_link(struct rpl_ctx *c, struct rpl_op *op)
 			rpl_name_done(&b);
 			return r > 0 ? RPL_SKIPPED : r;
 		}
-		r = slashed(op->ev.path) ? slash_answer(&a, 1) : 0;
+		r = rpl_slashed(op->ev.path) ? slash_answer(&a, 1) : 0;
 		if (r == 0)
 			r = ret_of(linkat(a.dirfd, a.name, b.dirfd, b.name, 0));
 		rpl_name_done(&a);
@@ -288,7 +279,7 @@ static int64_t h_symlink(struct rpl_ctx *c, struct rpl_op *op)
 	if (!op->ev.path2)
 		return rpl_skip(op, RPL_SKIP_NOPATH);
 	OPEN_NAME(c, op, op->ev.path, &n);
-	r = slashed(op->ev.path) ? slash_answer(&n, 0) : 0;
+	r = rpl_slashed(op->ev.path) ? slash_answer(&n, 0) : 0;
 	if (r == 0)
 		r = ret_of(symlinkat(op->ev.path2, n.dirfd, n.name));
 	if (r == 0)
@@ -309,7 +300,7 @@ static int64_t h_mknod(struct rpl_ctx *c, struct rpl_op *op)
 	    (mode & S_IFMT) != S_IFSOCK)
 		return rpl_skip(op, RPL_SKIP_UNSUPPORTED);
 	OPEN_NAME(c, op, op->ev.path, &n);
-	r = slashed(op->ev.path) ? slash_answer(&n, 0) : 0;
+	r = rpl_slashed(op->ev.path) ? slash_answer(&n, 0) : 0;
 	if (r == 0)
 		r = ret_of(mknodat(n.dirfd, n.name, mode & (S_IFMT | 07777), 0));
 	rpl_name_done(&n);
@@ -329,7 +320,7 @@ static int64_t h_bind(struct rpl_ctx *c, struct rpl_op *op)
 	int64_t r;
 
 	OPEN_NAME(c, op, op->ev.path, &n);
-	r = slashed(op->ev.path) ? slash_answer(&n, 0) : 0;
+	r = rpl_slashed(op->ev.path) ? slash_answer(&n, 0) : 0;
 	if (r == 0)
 		r = ret_of(mknodat(n.dirfd, n.name, S_IFSOCK | 0777, 0));
 	rpl_name_done(&n);

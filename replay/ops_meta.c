@@ -194,8 +194,8 @@ static int64_t stat_through_links(struct rpl_ctx *c, struct rpl_op *op, const ch
 	size_t dlen, end, plen = strlen(path);
 	int hop, lnk = 1;
 
-	/* a trailing slash asks for a directory: the whole path says */
-	if (plen >= sizeof(cur) || path[plen - 1] == '/') {
+	/* (a trailing slash never comes here: stat_in_parent()) */
+	if (plen >= sizeof(cur)) {
 		rpl_name_done(n);
 		return RPL_META_TRY_FULL;
 	}
@@ -246,8 +246,7 @@ static int64_t stat_in_parent(struct rpl_ctx *c, struct rpl_op *op, int dirarg, 
 	path = rpl_op_path(c, op, op->ev.path);
 	if (!path)
 		return RPL_SKIPPED;
-	/* a trailing slash asks for a directory: the whole path says */
-	if (path[0] && path[strlen(path) - 1] == '/')
+	if (rpl_slashed(path))
 		return RPL_META_TRY_FULL;
 	if (dirarg >= 0 && op->ev.args[dirarg] >= 0) {
 		/* a name in its dirfd, or maybe the dirfd itself */
@@ -276,8 +275,8 @@ int64_t rpl_meta_nofollow_name(struct rpl_ctx *c, struct rpl_op *op, int dirarg,
 	path = rpl_op_path(c, op, op->ev.path);
 	if (!path)
 		return RPL_SKIPPED;
-	if (path[0] != '/' || path[1] == 0 || path[strlen(path) - 1] == '/')
-		return RPL_META_TRY_FULL;	/* a trailing slash asks for a directory */
+	if (path[0] != '/' || path[1] == 0 || rpl_slashed(path))
+		return RPL_META_TRY_FULL;
 	if (dirarg >= 0 && op->ev.args[dirarg] >= 0)
 		return rpl_parent_fd(c, op, n) == 0 ? 0 : RPL_META_TRY_FULL;
 	/* Any trouble with the parent: the whole path says what it is. */

@@ -73,6 +73,13 @@ size_t rpl_last_name(const char *path, size_t len, size_t *end)
 	return start;
 }
 
+int rpl_slashed(const char *path)
+{
+	size_t n = path ? strlen(path) : 0;
+
+	return n > 1 && path[n - 1] == '/';
+}
+
 long rpl_split_name(const char *path, size_t len, struct rpl_name *n)
 {
 	size_t end, start = rpl_last_name(path, len, &end);

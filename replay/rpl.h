@@ -199,6 +199,13 @@ void rpl_listings_end(struct rpl_listings *l, struct rpl_result *res);
  *  no component, the root or an empty path). */
 size_t rpl_last_name(const char *path, size_t len, size_t *end);
 
+/*! rpl_slashed() : does @path (NULL: none) end in a '/' after a name?
+ *  The recorder keeps one where the program gave it: the last name must
+ *  be a directory, which only the whole path, looked up confined, says
+ *  (a call made from the parent with the slash would follow a symlink
+ *  there, out of the root if it points out). */
+int rpl_slashed(const char *path);
+
 /*! rpl_split_name() : copy the last component of @path (@len bytes,
  *  trailing slashes dropped) to @n->name.  @return : where it starts in
  *  @path, or -EINVAL (the root, ".", "..") or -ENAMETOOLONG. */

@@ -2,8 +2,9 @@
 # replay_trailing_slash.sh - a name given with a trailing slash ("f/",
 # "d/.") asks for a directory: the kernel answers ENOTDIR for a file where
 # the bare name would succeed.  The recorder keeps the slash in the event
-# (decode.c, write_event()) and the replay passes it on, through the whole
-# path and through a cached parent alike (paths.c, rpl_name_slash()).
+# (decode.c, write_event()); the replay looks such a path up whole,
+# confined, or gives the slash's answer from the bare name in its parent
+# (ops_dir.c, slash_answer()), never following a symlink out of the root.
 # Every call below must replay with the recorded result (--verify), the
 # trace must name the paths with their slash, and the tree the replay
 # leaves must be the one the program left.
