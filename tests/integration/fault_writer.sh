@@ -20,7 +20,10 @@ trap 'mountpoint -q "$mnt" && umount "$mnt"; rm -rf "$d"' EXIT
 cd "$d"
 mkdir w
 # the workload's argv names $d: how the leftover check finds its processes
-# (8000 files: a trace of ~64 KB, past every fault point below)
+# (8000 files: ~32,000 events, a trace of ~140 KB, past every fault point
+# below; in chunks of 2,048 events, ~9 KB each, so that whole frames are
+# out before the later fault points: at the default 8,192 a chunk took up
+# to ~40 KB, and the first could end past 41,000 bytes)
 work=("$PROGS/rel_writer" "$d/w" 8000 100)
 
 # no_traced_leftovers - no process of this test's workload is alive, and
@@ -60,7 +63,7 @@ fault() {
 	# of the first program it is loaded into
 	timeout 120 env LD_PRELOAD="$SHIM" FAULTIO_PATH=t.iotape FAULTIO_ERRNO="$err" \
 		FAULTIO_CALL="$call" FAULTIO_AFTER="$after" \
-		"$IOTAPE" record -o t.iotape -- "${work[@]}" >log 2>err
+		"$IOTAPE" record --flush-events 2048 -o t.iotape -- "${work[@]}" >log 2>err
 	rc=$?
 	[ "$rc" = 124 ] && fail "$what: iotape record hung"
 	[ "$rc" != 0 ] || fail "$what: iotape record exited 0 after a write error"
