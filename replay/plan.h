@@ -31,6 +31,10 @@ struct rpl_planner {
 	struct rpl_fdtab **snap;
 	size_t n_snap, cap_snap;
 	uint32_t next_res;
+	/* writes of data into a file keep their order across threads
+	 * (plan_fds.c writes_data()): the trace holds the bytes
+	 * (record --data), whose places that order decides */
+	int writes_ordered;
 };
 
 /* What the plan of one event costs, about: its op, its share of the

@@ -243,6 +243,27 @@ static int only_looks(const struct iot_syscall *sc, const struct rpl_op *op)
 	return i >= 0 && !(op->ev.args[i] & (O_CREAT | O_TRUNC));
 }
 
+/*
+ * Does @op write data into a file (a call of the write family that wrote,
+ * not into a pipe or socket: the caller tells)?  Such writes of other
+ * threads keep no order among themselves (RPL_KEY_NAME on the file's
+ * keys, deps.c): what one thread writes does not change what another's
+ * write does or costs, only where the bytes land and which come last,
+ * and the replay writes its own bytes.  A read, a stat, an fsync, a
+ * truncation, a close still follow every write before them.  Two
+ * processes that append lines to one output file (two sha256sum of
+ * 'xargs -P2' writing one line per file to the shell's >sums) were made
+ * to take turns, line by line, in the order the recording's machine gave
+ * them, and a late one held the other.  Where the trace holds the bytes
+ * (record --data), their order decides the file's content: kept.
+ */
+static int writes_data(const struct rpl_planner *pl, const struct iot_syscall *sc,
+		       const struct rpl_op *op)
+{
+	return !pl->writes_ordered && sc && op->ev.ret > 0 && iot_syscall_wbuf(sc) >= 0 &&
+	       !(sc->flags & IOT_SCF_READ);
+}
+
 /* Does @op see or replace the names in directory @path: an open that
  * only looks (the directory a listing reads), an rmdir, a rename (of a
  * directory, perhaps: its names go with it)? */
@@ -458,7 +479,7 @@ int rpl_plan_fds(struct rpl_plan *p, struct rpl_planner *pl, struct rpl_op *op,
 		size_t len = strlen(ev->path);
 		uint64_t h = path_hash(ev->path, len);
 
-		ADD(key_norm(h) | look);
+		ADD(key_norm(h) | (look ? look : writes_data(pl, sc, op) ? RPL_KEY_NAME : 0));
 		/* A name made or removed looks up its directory (made
 		 * before it), and changes the directory's names; changes of
 		 * other names in it need no order among themselves (two
@@ -496,7 +517,7 @@ int rpl_plan_fds(struct rpl_plan *p, struct rpl_planner *pl, struct rpl_op *op,
 		nfd++;
 		if (rpl_fdtab_get(tab, (long)ev->args[a], &fe) == 0) {
 			if (!rpl_map_get(&pl->pipes, RPL_IK(fe.res), &v)) {
-				ADD(key_res(fe.res));
+				ADD(key_res(fe.res) | (writes_data(pl, sc, op) ? RPL_KEY_NAME : 0));
 			} else {
 				uint64_t pk = pipe_key(sc, op, pipe_way(sc, fe.res, v));
 
@@ -508,8 +529,9 @@ int rpl_plan_fds(struct rpl_plan *p, struct rpl_planner *pl, struct rpl_op *op,
 					op->rflags |= RPL_OPF_ORDER_ENTER;
 			}
 		}
+		/* the descriptor's number: a write through it only uses it */
 		if (shared && ev->args[a] >= 0)
-			ADD(key_slot(tab, ev->args[a]));
+			ADD(key_slot(tab, ev->args[a]) | (writes_data(pl, sc, op) ? RPL_KEY_LOOK : 0));
 	}
 	n = async_keys(p, tab, op, keys, n);
 	if (ev->ret < 0)

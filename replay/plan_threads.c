@@ -386,6 +386,7 @@ int rpl_plan_threads(struct rpl_plan *p, struct rpl_deps *deps)
 	}
 	for (i = 0; i < p->n_ps; i++)
 		pl.ps_fifos += (p->ps[i].type & S_IFMT) == S_IFIFO;
+	pl.writes_ordered = p->hdr && iot_header_get(p->hdr, "record.data") != NULL;
 	if (n_exits && !(exits = malloc(n_exits * sizeof(*exits))))
 		goto nomem;
 	for (i = 0, j = 0, n_exits = 0; i < p->n_precs; i++)
