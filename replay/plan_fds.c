@@ -456,6 +456,9 @@ int rpl_plan_fds(struct rpl_plan *p, struct rpl_planner *pl, struct rpl_op *op,
 	 * writer's, which waits for it */
 	int64_t fifo = is_open && ev->path && ev->ret >= 0 ? fifo_res(p, pl, ev->path, 0) : 0;
 	uint64_t look = only_looks(sc, op) || fifo > 0 ? RPL_KEY_LOOK : 0;
+	/* a write of data into a file: on its file's keys, one change of
+	 * many that need no order among themselves */
+	int wdata = writes_data(pl, sc, op);
 	struct rpl_fd e = { 0 };
 	int n = 0, nfd = 0, pair;
 	uint32_t a;
@@ -479,7 +482,7 @@ int rpl_plan_fds(struct rpl_plan *p, struct rpl_planner *pl, struct rpl_op *op,
 		size_t len = strlen(ev->path);
 		uint64_t h = path_hash(ev->path, len);
 
-		ADD(key_norm(h) | (look ? look : writes_data(pl, sc, op) ? RPL_KEY_NAME : 0));
+		ADD(key_norm(h) | (look ? look : wdata ? RPL_KEY_NAME : 0));
 		/* A name made or removed looks up its directory (made
 		 * before it), and changes the directory's names; changes of
 		 * other names in it need no order among themselves (two
@@ -517,7 +520,7 @@ int rpl_plan_fds(struct rpl_plan *p, struct rpl_planner *pl, struct rpl_op *op,
 		nfd++;
 		if (rpl_fdtab_get(tab, (long)ev->args[a], &fe) == 0) {
 			if (!rpl_map_get(&pl->pipes, RPL_IK(fe.res), &v)) {
-				ADD(key_res(fe.res) | (writes_data(pl, sc, op) ? RPL_KEY_NAME : 0));
+				ADD(key_res(fe.res) | (wdata ? RPL_KEY_NAME : 0));
 			} else {
 				uint64_t pk = pipe_key(sc, op, pipe_way(sc, fe.res, v));
 
@@ -531,7 +534,7 @@ int rpl_plan_fds(struct rpl_plan *p, struct rpl_planner *pl, struct rpl_op *op,
 		}
 		/* the descriptor's number: a write through it only uses it */
 		if (shared && ev->args[a] >= 0)
-			ADD(key_slot(tab, ev->args[a]) | (writes_data(pl, sc, op) ? RPL_KEY_LOOK : 0));
+			ADD(key_slot(tab, ev->args[a]) | (wdata ? RPL_KEY_LOOK : 0));
 	}
 	n = async_keys(p, tab, op, keys, n);
 	if (ev->ret < 0)

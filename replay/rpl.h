@@ -841,7 +841,8 @@ static inline int64_t rpl_op_order_time(const struct rpl_op *op)
  * into a pipe or closes it (RPL_KEY_PIPE), or reads a pipe (both), or
  * makes or removes one name in a directory (RPL_KEY_NAME, on the key of
  * the directory's names: such changes of other names need no order among
- * themselves), or closes a copy of a pipe's end that stays open elsewhere
+ * themselves; also a write of data into a file, on the file's keys:
+ * plan_fds.c writes_data()), or closes a copy of a pipe's end that stays open elsewhere
  * (RPL_KEY_PIPE | RPL_KEY_LOOSE: it follows nothing; the next write or
  * last close, and a read that sees end of file, follow it).  The keys
  * themselves have them clear, and are never 0 (the end of an op's list). */
