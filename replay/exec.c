@@ -414,7 +414,7 @@ static void *thread_main(void *arg)
 	prev_end = t->spawn_op >= 0 ? t->start_ns : p->t0;
 	c.scratch = t->scratch;
 	for (i = 0; i < t->n_ops; i++) {
-		struct rpl_op *op = &p->ops[t->ops[i]];
+		struct rpl_op *op;
 		rpl_handler h;
 		int64_t ideal, start, now, r, sl;
 		const struct rpl_wake_lag *wl;
@@ -423,6 +423,10 @@ static void *thread_main(void *arg)
 		c.pos = i;
 		if (stopping())
 			break;
+		/* names of a directory listed here, given by their paths */
+		if (i >= t->pw_from && atomic_load_explicit(&p->listed_any, memory_order_relaxed))
+			rpl_dirwalk_paths(t, i);
+		op = &p->ops[t->ops[i]];
 		/* after a wait that returned for an event the replay left to
 		 * the ordering, the op that carries that order waits first:
 		 * the program thought once the event had come */
@@ -852,6 +856,7 @@ int rpl_execute(struct rpl_plan *p, struct rpl_result *res)
 	raise_nofile();
 	pthread_mutex_init(&p->spawn_lock, NULL);
 	pthread_mutex_init(&p->aio_lock, NULL);
+	pthread_mutex_init(&p->listed_lock, NULL);
 	rpl_handler_for(0);
 	if ((err = rpl_late_init(p)) < 0 || (err = rpl_outcome_open(p)) < 0)
 		return err;
@@ -929,5 +934,7 @@ int rpl_execute(struct rpl_plan *p, struct rpl_result *res)
 	res->deadlock_breaks = atomic_load(&p->breaks);
 	rpl_starts_close(p);
 	pthread_mutex_destroy(&p->spawn_lock);
+	rpl_dirwalk_listed_free(p);
+	pthread_mutex_destroy(&p->listed_lock);
 	return err;
 }

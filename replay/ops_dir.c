@@ -36,7 +36,7 @@ static int64_t h_getdents(struct rpl_ctx *c, struct rpl_op *op)
 		n = RPL_SCRATCH;
 	r = ret_of(syscall(SYS_getdents64, fd, c->scratch, (size_t)n));
 	if (r > 0)
-		rpl_dirwalk_listed(c->t, op->ev.args[0], c->scratch, r);
+		rpl_dirwalk_listed(c->t, op->ev.args[0], op->ev.path, c->scratch, r);
 	if (op->ev.ret == 0)		/* the end, as recorded */
 		rpl_dirwalk_end(c->t, op->ev.args[0], c->pos + 1);
 	return r;

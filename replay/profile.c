@@ -179,6 +179,8 @@ int rpl_tally(struct rpl_plan *p, struct rpl_result *res)
 		res->walk_back += p->threads[i].walk_back;
 		res->walk_dirs += p->threads[i].walk_dirs;
 		res->walk_moved += p->threads[i].walk_moved;
+		res->walk_runs += p->threads[i].walk_runs;
+		res->walk_run_moved += p->threads[i].walk_run_moved;
 		if (p->threads[i].lag_ns > res->unhidden_max_ns)
 			res->unhidden_max_ns = p->threads[i].lag_ns;
 	}

@@ -538,6 +538,11 @@ void rpl_print_summary(FILE *f, const struct rpl_opts *o, const struct rpl_resul
 		fprintf(f, "\n  walks        %llu directories walked in the order listed here "
 			"(%llu entries; recorded in the recording filesystem's order)",
 			(unsigned long long)r->walk_dirs, (unsigned long long)r->walk_moved);
+	if (r->walk_runs)
+		fprintf(f, "\n  by path      %llu runs of files named by their paths taken in the order "
+			"their directories were listed here (%llu files; recorded in the recording "
+			"filesystem's order)",
+			(unsigned long long)r->walk_runs, (unsigned long long)r->walk_run_moved);
 	if (r->walk_back)
 		fprintf(f, "\n  walk order   %llu of %llu files opened under a directory listed here "
 			"came after one it lists later (the recorded order, kept)",

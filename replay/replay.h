@@ -219,6 +219,7 @@ struct rpl_result {
 	/* directory walks replayed in this filesystem's listing order, and
 	 * the entries they took so (dirwalk.c) */
 	uint64_t walk_dirs, walk_moved;
+	uint64_t walk_runs, walk_run_moved;	/* ... their names given by path, by other processes too */
 	/* directory listings (verify, listings.c): those that returned the
 	 * recorded bytes in all, some of their getdents calls not (another
 	 * order), and those calls; those whose bytes in all differ (entries

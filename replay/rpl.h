@@ -163,15 +163,24 @@ int rpl_parent_plain(int root_fd, const char *path, struct rpl_name *n, int *pla
 struct rpl_dirwalk;
 struct rpl_thread;
 /* @len bytes of dirent64 records that a getdents of recorded descriptor
- * @fd returned here */
-void rpl_dirwalk_listed(struct rpl_thread *t, int64_t fd, const char *buf, int64_t len);
+ * @fd, the directory recorded as @dir (NULL: not known), returned here */
+void rpl_dirwalk_listed(struct rpl_thread *t, int64_t fd, const char *dir, const char *buf,
+			int64_t len);
 /* @path was opened relative to recorded descriptor @fd */
 void rpl_dirwalk_opened(struct rpl_thread *t, int64_t fd, const char *path);
 /* the recorded listing of @fd ended (getdents returned 0 when recorded):
  * the ops from position @next on that walk it are put in the order it
  * was listed here, where they can be */
 void rpl_dirwalk_end(struct rpl_thread *t, int64_t fd, uint32_t next);
+/* thread @t is at its op in position @pos, which may name by its path an
+ * entry of a directory some thread listed here (t->pw_from <= @pos, a
+ * listing published): the ops from there that name that directory's
+ * entries (or of directories in it) by their paths are put in the order
+ * they are listed here, where they can be */
+void rpl_dirwalk_paths(struct rpl_thread *t, uint32_t pos);
 void rpl_dirwalk_free(struct rpl_thread *t);
+/* the names every thread listed, freed at the replay's end */
+void rpl_dirwalk_listed_free(struct rpl_plan *p);
 
 /* ---- a listing's getdents calls judged as one (listings.c) ---- */
 struct rpl_listings;
@@ -525,6 +534,8 @@ struct rpl_thread {
 	struct rpl_dirwalk *dirwalk;	/* names of the directories it listed (dirwalk.c) */
 	uint64_t walk_opens, walk_back;	/* files opened under them; after one listed later */
 	uint64_t walk_dirs, walk_moved;	/* walks put in the order listed here; their entries */
+	uint64_t walk_runs, walk_run_moved; /* ... of names given by path (rpl_dirwalk_paths()) */
+	uint32_t pw_from;		/* ops before it were looked at by rpl_dirwalk_paths() */
 	int64_t start_ns, end_ns, utime_ns, stime_ns;
 	int64_t lag_ns;			/* its own work think time could not hide */
 	int64_t late_max_ns;		/* the latest start of its calls (late.c) */
@@ -774,6 +785,13 @@ struct rpl_plan {
 	_Atomic uint64_t violations;
 	_Atomic int threads_alive;
 	pthread_mutex_t spawn_lock;
+	/* what every thread listed, in this filesystem's order (dirwalk.c):
+	 * hash of (directory, name) -> rank, under listed_lock; listed_any
+	 * once one is kept */
+	pthread_mutex_t listed_lock;
+	struct rpl_map listed;
+	uint32_t listed_next;
+	_Atomic int listed_any;
 	_Atomic int fault_claimed;	/* @fault is set */
 	struct rpl_fault fault;
 	uint64_t root_dev, root_ino;	/* what --root led to at the start */

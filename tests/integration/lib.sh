@@ -219,6 +219,19 @@ pb_text() {
 # events FILE - the number of events in a trace or profile
 events() { "$IOTAPE" report "$1" | sed -n 's/^  \([0-9]*\) events.*/\1/p'; }
 
+# walk_root [TOP...] - the walk tests' root, $M/R: the files of $A/d (and
+# of its subdirectory s) made again under $M/R$A/TOP (d if none given) in
+# name order, as a setup's copy would make them.
+walk_root() {
+	local top f
+	rm -rf "$M/R"
+	for top in "${@:-d}"; do
+		mkdir -p "$M/R$A/$top/s"
+		cp -p "$A"/d/s/u* "$M/R$A/$top/s/"
+		for f in $(cd "$A/d" && ls -d f*); do cp -p "$A/d/$f" "$M/R$A/$top/"; done
+	done
+}
+
 # walk_tree NAME - the tree of the walk tests (replay_walk_*.sh), after
 # their checks that root, tar, strace and ptrace are there: on a tmpfs at
 # $M in $T (made here, removed at exit), a directory $A/d of 30 files

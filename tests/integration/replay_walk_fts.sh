@@ -22,13 +22,7 @@ cp -a d e
 
 # the root: the same files, made in name order (the tree a setup copied)
 root() {
-	local top
-	rm -rf "$M/R"
-	for top in d e; do
-		mkdir -p "$M/R$A/$top/s"
-		cp -p "$A"/d/s/u* "$M/R$A/$top/s/"
-		for f in $(cd "$A/d" && ls -d f*); do cp -p "$A/d/$f" "$M/R$A/$top/"; done
-	done
+	walk_root d e
 	ls -f "$M/R$A/d" | grep '^f' >"$T/listed"
 	cmp -s "$T/recorded" "$T/listed" && fail "the root lists the files as recorded: nothing to test"
 }

@@ -4,6 +4,7 @@
  * by hand: which walks move, and that each entry's calls move whole.
  */
 #include <dirent.h>
+#include <fcntl.h>
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -53,6 +54,17 @@ static void entry(struct walk *w, const char *path)
 	add(w, SYS_close, 5, NULL, 0);
 }
 
+/* An empty plan of one thread. */
+static void plan_init(struct walk *w)
+{
+	memset(w, 0, sizeof(*w));
+	w->p.ops = w->ops;
+	w->p.threads = &w->t;
+	w->p.n_threads = 1;
+	w->t.plan = &w->p;
+	w->t.ops = w->idx;
+}
+
 /*
  * A walk of /d listed as "c a b" here: its entries' states @kind (0:
  * made by the workload at times 3, 1, 2 for a, b, c; 1: there before,
@@ -64,12 +76,7 @@ static void walk_of(struct walk *w, const char *order, int kind)
 	static const char *names = "abc";
 	size_t i;
 
-	memset(w, 0, sizeof(*w));
-	w->p.ops = w->ops;
-	w->p.threads = &w->t;
-	w->p.n_threads = 1;
-	w->t.plan = &w->p;
-	w->t.ops = w->idx;
+	plan_init(w);
 	for (i = 0; i < 3; i++) {
 		snprintf(w->paths[i], sizeof(w->paths[i]), "/d/%c", names[i]);
 		w->ps[i] = (struct iot_path_state){ .path = w->paths[i],
@@ -100,7 +107,7 @@ static void list_here(struct walk *w)
 		strcpy(d->d_name, names[i]);
 		off += 32;
 	}
-	rpl_dirwalk_listed(&w->t, DFD, buf, (int64_t)off);
+	rpl_dirwalk_listed(&w->t, DFD, NULL, buf, (int64_t)off);
 	rpl_dirwalk_end(&w->t, DFD, 1);
 }
 
@@ -217,12 +224,235 @@ static void walk_unmovable_kept(void **state)
 	done(&w);
 }
 
+/* ---- files named by their paths (rpl_dirwalk_paths()) ---- */
+
+static const char *const pnames[] = { "a", "b", "c", "c/x", "c/y" };
+
+/*
+ * Files under /d named by their paths, as `find | xargs cat` opens
+ * them: open, read, close each, in @order (names as in pnames), then the
+ * process's exit.  States: made by the workload at times a 3, b 1, c 2,
+ * c/x 2, c/y 1, so that no order below is that of their making.
+ */
+static void by_path_of(struct walk *w, const char *const *order)
+{
+	static const int64_t made[] = { 3, 1, 2, 2, 1 };
+	size_t i, k;
+
+	plan_init(w);
+	for (i = 0; i < 5; i++) {
+		snprintf(w->paths[i], sizeof(w->paths[i]), "/d/%s", pnames[i]);
+		w->ps[i] = (struct iot_path_state){ .path = w->paths[i], .t_ns = made[i] };
+	}
+	w->p.ps = w->ps;
+	w->p.n_ps = 5;
+	for (i = 0; order[i]; i++) {
+		for (k = 0; k < 5 && strcmp(pnames[k], order[i]) != 0; k++)
+			;
+		assert_true(k < 5);
+		add(w, SYS_openat, AT_FDCWD, w->paths[k], 5);
+		add(w, SYS_read, 5, NULL, 100);
+		add(w, SYS_close, 5, NULL, 0);
+	}
+	add(w, SYS_exit_group, 0, NULL, 0);
+}
+
+/* Directory @dir listed here (by any thread) as @names, NULL-ended. */
+static void list_dir(struct walk *w, const char *dir, const char *const *names)
+{
+	_Alignas(struct dirent64) char buf[8 * 32 + sizeof(struct dirent64)];
+	size_t off = 0, i;
+
+	memset(buf, 0, sizeof(buf));
+	for (i = 0; names[i]; i++) {
+		struct dirent64 *d = (struct dirent64 *)(buf + off);
+
+		d->d_reclen = 32;
+		strcpy(d->d_name, names[i]);
+		off += 32;
+	}
+	rpl_dirwalk_listed(&w->t, 9, dir, buf, (int64_t)off);
+}
+
+/* The files opened, in the thread's order now, as "c/y c/x a b". */
+static void opened_paths(const struct walk *w, char *out, size_t len)
+{
+	uint32_t i;
+
+	*out = 0;
+	for (i = 0; i < w->t.n_ops; i++) {
+		const struct rpl_op *op = &w->p.ops[w->t.ops[i]];
+
+		if (op->ev.nr == SYS_openat) {
+			if (*out)
+				strncat(out, " ", len - strlen(out) - 1);
+			strncat(out, op->ev.path + 3, len - strlen(out) - 1);
+		}
+	}
+}
+
+/* Each file's three calls still together, the exit last. */
+static void files_whole(const struct walk *w)
+{
+	uint32_t i;
+
+	for (i = 0; i + 1 < w->t.n_ops; i += 3) {
+		assert_int_equal(w->p.ops[w->t.ops[i]].ev.nr, SYS_openat);
+		assert_int_equal(w->p.ops[w->t.ops[i + 1]].ev.nr, SYS_read);
+		assert_int_equal(w->p.ops[w->t.ops[i + 2]].ev.nr, SYS_close);
+	}
+	assert_int_equal(w->p.ops[w->t.ops[w->t.n_ops - 1]].ev.nr, SYS_exit_group);
+}
+
+static void path_done(struct walk *w)
+{
+	rpl_dirwalk_free(&w->t);
+	rpl_dirwalk_listed_free(&w->p);
+}
+
+static const char *const d_here[] = { ".", "..", "c", "a", "b", NULL };
+static const char *const c_here[] = { "y", "x", NULL };
+
+/* Files @order named by path (by_path_of()), after @mod changed an op
+ * (-1: none; @a0 its first argument, or its needed mark if @needed),
+ * /d listed if @dirs > 0 and /d/c too if @dirs > 1; the run from the
+ * first op looked at: the files opened, in order, in @got. */
+static void run_paths(struct walk *w, const char *const *order, int dirs, int mod,
+		      int64_t a0, int needed, char *got, size_t len)
+{
+	by_path_of(w, order);
+	if (mod >= 0 && needed)
+		w->ops[mod].needed = 1;
+	else if (mod >= 0)
+		w->ops[mod].ev.args[0] = a0;
+	if (dirs > 0)
+		list_dir(w, "/d", d_here);
+	if (dirs > 1)
+		list_dir(w, "/d/c/", c_here);
+	rpl_dirwalk_paths(&w->t, 0);
+	opened_paths(w, got, len);
+}
+
+/* Recorded in the recording filesystem's walk order (a, c/x, c/y, b),
+ * listed here as c (y, x), a, b: taken in that order, each file's calls
+ * whole; a file of a subdirectory goes where the subdirectory is listed. */
+static void paths_listed_order_moves(void **state)
+{
+	static const char *const order[] = { "a", "c/x", "c/y", "b", NULL };
+	static const char *const flat[] = { "a", "c", "b", NULL };
+	struct walk w;
+	char got[64];
+
+	(void)state;
+	run_paths(&w, order, 2, -1, 0, 0, got, sizeof(got));
+	assert_string_equal(got, "c/y c/x a b");
+	files_whole(&w);
+	assert_int_equal(w.t.walk_runs, 1);
+	assert_int_equal(w.t.walk_run_moved, 4);
+	assert_int_equal(w.t.pw_from, 12);	/* the exit ends the run */
+	path_done(&w);
+
+	run_paths(&w, flat, 1, -1, 0, 0, got, sizeof(got));
+	assert_string_equal(got, "c a b");
+	files_whole(&w);
+	path_done(&w);
+}
+
+/* In the order of the names, or already as listed here: kept. */
+static void paths_chosen_order_kept(void **state)
+{
+	static const char *const by_name[] = { "a", "b", "c/x", "c/y", NULL };
+	static const char *const as_here[] = { "c/y", "c/x", "a", "b", NULL };
+	struct walk w;
+	char got[64];
+
+	(void)state;
+	run_paths(&w, by_name, 2, -1, 0, 0, got, sizeof(got));
+	assert_string_equal(got, "a b c/x c/y");
+	assert_int_equal(w.t.walk_runs, 0);
+	path_done(&w);
+
+	run_paths(&w, as_here, 2, -1, 0, 0, got, sizeof(got));
+	assert_string_equal(got, "c/y c/x a b");
+	assert_int_equal(w.t.walk_runs, 0);
+	path_done(&w);
+}
+
+/* Not moved: files of a directory nobody listed here (the run ends
+ * there), a listing of none of them, a descriptor one file opens and
+ * the next one closes, or a call another thread waits for on a file's
+ * descriptor; a file named twice ends the run before it. */
+static void paths_unmovable_kept(void **state)
+{
+	static const char *const order[] = { "a", "c/x", "c/y", "b", NULL };
+	static const char *const flat[] = { "a", "c", "b", NULL };
+	static const char *const twice[] = { "a", "c", "b", "a", NULL };
+	struct walk w;
+	char got[64];
+
+	(void)state;
+	run_paths(&w, order, 1, -1, 0, 0, got, sizeof(got));	/* /d/c not listed */
+	assert_string_equal(got, "a c/x c/y b");
+	assert_int_equal(w.t.pw_from, 3);	/* c/x ends the run */
+	path_done(&w);
+
+	run_paths(&w, flat, 0, -1, 0, 0, got, sizeof(got));	/* nothing listed */
+	assert_string_equal(got, "a c b");
+	assert_int_equal(w.t.pw_from, 1);
+	path_done(&w);
+
+	/* the first file's close is of another descriptor */
+	run_paths(&w, flat, 1, 2, 6, 0, got, sizeof(got));
+	assert_string_equal(got, "a c b");
+	assert_int_equal(w.t.walk_runs, 0);
+	path_done(&w);
+
+	/* the second file's read is waited for */
+	run_paths(&w, flat, 1, 4, 0, 1, got, sizeof(got));
+	assert_string_equal(got, "a c b");
+	assert_int_equal(w.t.walk_runs, 0);
+	path_done(&w);
+
+	run_paths(&w, twice, 1, -1, 0, 0, got, sizeof(got));
+	assert_string_equal(got, "c a b a");	/* the second a ends the run */
+	assert_int_equal(w.t.walk_run_moved, 3);
+	assert_int_equal(w.t.pw_from, 9);
+	path_done(&w);
+}
+
+/* A read of a descriptor none of the files opened (the list the names
+ * come from) stays where it was while the files' calls move around it. */
+static void paths_input_read_stays(void **state)
+{
+	static const char *const flat[] = { "a", "c", "b", NULL };
+	struct walk w;
+	char got[64];
+
+	(void)state;
+	by_path_of(&w, flat);
+	w.ops[1].ev.args[0] = 3;	/* a's read: of the list, fd 3 */
+	list_dir(&w, "/d", d_here);
+	rpl_dirwalk_paths(&w.t, 0);
+	opened_paths(&w, got, sizeof(got));
+	assert_string_equal(got, "c a b");
+	assert_int_equal(w.ops[w.t.ops[1]].ev.nr, SYS_read);
+	assert_int_equal(w.ops[w.t.ops[1]].ev.args[0], 3);	/* still second */
+	assert_int_equal(w.ops[w.t.ops[0]].ev.nr, SYS_openat);	/* c's open */
+	assert_string_equal(w.ops[w.t.ops[0]].ev.path, "/d/c");
+	assert_int_equal(w.ops[w.t.ops[2]].ev.args[0], 5);	/* c's read */
+	path_done(&w);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(walk_listed_order_moves),
 		cmocka_unit_test(walk_chosen_order_kept),
 		cmocka_unit_test(walk_unmovable_kept),
+		cmocka_unit_test(paths_listed_order_moves),
+		cmocka_unit_test(paths_chosen_order_kept),
+		cmocka_unit_test(paths_unmovable_kept),
+		cmocka_unit_test(paths_input_read_stays),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
