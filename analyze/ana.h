@@ -157,6 +157,7 @@ struct ana_trace {
 	int64_t df_bytes;
 	int has_df;
 	uint64_t hdr_mismatches, hdr_skipped;	/* header extras */
+	uint64_t hdr_skipped_mmap;	/* ... of the skipped, mappings (pages replayed) */
 	int has_hdr_mismatches, has_hdr_skipped;
 	uint64_t ev_mismatches, ev_skipped, unfinished;
 	/* record --data: writes with their bytes kept, and those recorded

@@ -88,14 +88,17 @@ int ana_val_add(struct ana_val *v, int row, int fs, int replay, double secs)
 	return 0;
 }
 
-int ana_val_add_counts(struct ana_val *v, int fs, uint64_t mismatches, uint64_t skipped)
+int ana_val_add_counts(struct ana_val *v, int fs, uint64_t mismatches, uint64_t skipped,
+		       uint64_t mapped)
 {
 	if (fs < 0 || fs >= v->n_fs)
 		return -EINVAL;
 	if (mismatches > v->mismatches[fs])
 		v->mismatches[fs] = mismatches;
-	if (skipped > v->skipped[fs])
+	if (skipped > v->skipped[fs] || (skipped == v->skipped[fs] && !v->skipped_mapped[fs])) {
 		v->skipped[fs] = skipped;
+		v->skipped_mapped[fs] = mapped < skipped ? mapped : skipped;
+	}
 	return 0;
 }
 
@@ -276,10 +279,14 @@ static void notes(FILE *f, const struct ana_val *v)
 	}
 	/* what a replay did not do as recorded: a miss often starts there */
 	fputs("replays:", f);
-	for (fs = 0; fs < v->n_fs; fs++)
+	for (fs = 0; fs < v->n_fs; fs++) {
 		fprintf(f, "%s %s %llu mismatches, %llu calls not replayed", fs ? ";" : "",
 			v->fs[fs], (unsigned long long)v->mismatches[fs],
 			(unsigned long long)v->skipped[fs]);
+		if (v->skipped_mapped[fs])
+			fprintf(f, " (%llu of them mmap or munmap: their pages replayed)",
+				(unsigned long long)v->skipped_mapped[fs]);
+	}
 	fputs(" (the most of any run; 'iotape report' of a kept profile says which)\n", f);
 	fprintf(f, "seconds, medians of %d run%s", v->runs, v->runs == 1 ? "" : "s");
 	if (v->runs > 1)
@@ -415,9 +422,11 @@ void ana_val_json(FILE *f, const struct ana_val *v)
 			ana_val_json_num(f, s.error);
 			fprintf(f, ",\"apart\":%s", s.apart ? "true" : "false");
 			if (row == v->n_rows - 1)
-				fprintf(f, ",\"mismatches\":%llu,\"skipped\":%llu",
+				fprintf(f, ",\"mismatches\":%llu,\"skipped\":%llu,"
+					"\"skipped_mapped\":%llu",
 					(unsigned long long)v->mismatches[fs],
-					(unsigned long long)v->skipped[fs]);
+					(unsigned long long)v->skipped[fs],
+					(unsigned long long)v->skipped_mapped[fs]);
 			if (v->has_afap) {
 				fputs(",\"afap\":", f);
 				ana_val_json_runs(f, c->afap, c->n_afap);

@@ -69,6 +69,7 @@ struct ana_val {
 	/* per filesystem, the most any replay had: calls whose result
 	 * differed from the recorded one, and calls not replayed */
 	uint64_t mismatches[ANA_VAL_MAX_FS], skipped[ANA_VAL_MAX_FS];
+	uint64_t skipped_mapped[ANA_VAL_MAX_FS];	/* ... of them mappings, pages replayed */
 	/* what the table's notes say; may stay NULL */
 	const char *workload, *cache, *record_on, *date;
 	int runs;
@@ -117,9 +118,11 @@ int ana_val_add_row(struct ana_val *v, const char *name);
 int ana_val_add(struct ana_val *v, int row, int fs, int replay, double secs);
 
 /*! ana_val_add_counts() : one replay's @mismatches and @skipped calls on
- *  filesystem @fs (the table keeps the most of its runs).
+ *  filesystem @fs, @mapped of those mappings whose pages were replayed
+ *  (the table keeps the most of its runs, and that run's @mapped).
  *  @return : 0 or -EINVAL. */
-int ana_val_add_counts(struct ana_val *v, int fs, uint64_t mismatches, uint64_t skipped);
+int ana_val_add_counts(struct ana_val *v, int fs, uint64_t mismatches, uint64_t skipped,
+		       uint64_t mapped);
 
 /*! ana_val_add_rec() : a recording whose trace took @total seconds.
  *  @return : its index, or -ENOMEM / -E2BIG (more than ANA_VAL_MAX_RUNS). */

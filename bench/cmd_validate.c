@@ -337,7 +337,7 @@ recorded:
 			}
 			if (val_replay_times(s->fs[fs], prof, &t) < 0)
 				return IOT_EXIT_FAIL;
-			ana_val_add_counts(&s->v, fs, t.mismatches, t.skipped);
+			ana_val_add_counts(&s->v, fs, t.mismatches, t.skipped, t.skipped_mmap);
 			if (s->recs > 1) {
 				say(s, "%s: replay %d/%d (recording %d): %.2f s", s->fs[fs], r,
 				    s->runs, k + 1, t.total);

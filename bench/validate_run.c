@@ -344,6 +344,7 @@ int val_trace_times(const char *path, struct val_times *t)
 	t->bpf = a.kernel_timed;
 	t->mismatches = a.has_hdr_mismatches ? a.hdr_mismatches : a.ev_mismatches;
 	t->skipped = a.has_hdr_skipped ? a.hdr_skipped : a.ev_skipped;
+	t->skipped_mmap = a.hdr_skipped_mmap;
 	origin = (double)a.t_last / 1e9 - t->total;
 	/* phase marks only: top-level commands are not timed natively */
 	for (i = 0; a.marks && i + 1 < a.n_phases && t->n < VAL_MAX_PHASES; i++) {

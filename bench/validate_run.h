@@ -40,6 +40,7 @@ struct val_times {
 	int bpf;			/* a trace recorded by the bpf backend: its
 					 * system time is the program's own */
 	uint64_t mismatches, skipped;	/* replays: what the profile's header says */
+	uint64_t skipped_mmap;		/* ... of the skipped, mappings (pages replayed) */
 };
 
 /*! val_signals() : catch SIGINT, SIGTERM and SIGHUP: the run in progress

@@ -36,6 +36,7 @@ static int32_t moved_pid(int32_t pid, int client)
 /* The header keys the whole run answers, not one client. */
 static const char *const summed_keys[] = {
 	"replay.elapsed_ns", "replay.df_used_bytes", "replay.mismatches", "replay.skipped",
+	"replay.skipped_mmap",
 	"replay.ordering_violations", "replay.prepare_ns", "replay.unhidden_ns",
 	"replay.interrupted", "replay.failed", "replay.target_faults", "replay.clients",
 	"replay.client_pid_stride",
@@ -71,6 +72,8 @@ static int merged_header(const struct iot_header *h0, const struct rpl_result *t
 	snprintf(v[3], 32, "%llu", (unsigned long long)(t->skipped -
 		 t->skipped_by[RPL_SKIP_INTERRUPTED]));
 	kv[k++] = (struct iot_kv){ "replay.skipped", v[3] };
+	snprintf(v[10], 32, "%llu", (unsigned long long)t->skipped_by[RPL_SKIP_MMAP]);
+	kv[k++] = (struct iot_kv){ "replay.skipped_mmap", v[10] };
 	snprintf(v[4], 32, "%llu", (unsigned long long)t->ordering_violations);
 	kv[k++] = (struct iot_kv){ "replay.ordering_violations", v[4] };
 	snprintf(v[5], 32, "%lld", (long long)t->prepare_ns);
@@ -213,7 +216,7 @@ int rpl_profiles_merge(const char *out, struct iot_reader **in, int n,
 	struct iot_writer_opts wo = { .background = 1 };
 	struct iot_header h;
 	struct iot_kv kv[MERGE_KV];
-	char v[10][32], faults[256];
+	char v[11][32], faults[256];
 	int i, ns = 0, err;
 
 	if (!s) {

@@ -449,9 +449,9 @@ int rpl_profile_write(struct rpl_plan *p, struct rpl_result *res)
 	struct iot_writer *w = NULL;
 	struct target tg;
 	struct timespec rt;
-	char opts[1024], v[10][32], faults[256];
-	struct iot_kv kv[13];
-	int err, stop = atomic_load(&rpl_stop_sig), n_kv = 9;
+	char opts[1024], v[11][32], faults[256];
+	struct iot_kv kv[14];
+	int err, stop = atomic_load(&rpl_stop_sig), n_kv = 10;
 
 	find_mount(p->o->root, &tg);
 	options_string(p, opts, sizeof(opts));
@@ -474,6 +474,10 @@ int rpl_profile_write(struct rpl_plan *p, struct rpl_result *res)
 	kv[7] = (struct iot_kv){ "replay.unhidden_ns", v[6] };
 	snprintf(v[8], sizeof(v[8]), "%lld", (long long)res->first_call_ns);
 	kv[8] = (struct iot_kv){ "replay.first_call_ns", v[8] };
+	/* of the skipped calls, the mappings (mmap, munmap): the pages they
+	 * read and wrote are replayed all the same (mpages.c) */
+	snprintf(v[10], sizeof(v[10]), "%llu", (unsigned long long)res->skipped_by[RPL_SKIP_MMAP]);
+	kv[9] = (struct iot_kv){ "replay.skipped_mmap", v[10] };
 	/* --events: the part of the trace replayed */
 	if (res->events_in_trace) {
 		snprintf(v[9], sizeof(v[9]), "%llu", (unsigned long long)p->o->max_events);
