@@ -229,26 +229,100 @@ static int made_before(const struct iot_path_state *a, const struct iot_path_sta
 	return a->type ? a->ino < b->ino : a->t_ns < b->t_ns;
 }
 
-/* Did the program choose the recorded order of @g: that of the entries'
- * names, or of their making (cp sorts by inode number)?  An entry the
- * trace holds no state of: it cannot be told, so yes. */
-static int chosen_order(const struct rpl_plan *p, const struct dw_group *g, size_t n)
+/* The next name of @path after byte @*at: [@*s, @*e).  0: none. */
+static int next_comp(const char *path, size_t *at, size_t *s, size_t *e)
 {
-	const struct iot_path_state *prev = NULL, *ps;
-	int by_name = 1, by_made = 1;
-	size_t i;
+	size_t i = *at;
 
-	for (i = 0; i < n; i++) {
-		ps = rpl_path_state(p, g[i].path);
-		if (!ps)
+	while (path[i] == '/')
+		i++;
+	if (!path[i])
+		return 0;
+	*s = i;
+	while (path[i] && path[i] != '/')
+		i++;
+	*e = *at = i;
+	return 1;
+}
+
+/* Where paths @a and @b part below their common first @root bytes: the
+ * names [@as, @ae) and [@bs, @be) that differ.  0: one is the other's. */
+static int parting(const char *a, const char *b, size_t root, size_t *as, size_t *ae,
+		   size_t *bs, size_t *be)
+{
+	size_t ia = root, ib = root;
+
+	for (;;) {
+		int na = next_comp(a, &ia, as, ae), nb = next_comp(b, &ib, bs, be);
+
+		if (!na || !nb)
+			return 0;
+		if (*ae - *as != *be - *bs || memcmp(a + *as, b + *bs, *ae - *as) != 0)
 			return 1;
-		if (i > 0 && strcmp(g[i - 1].path, g[i].path) > 0)
-			by_name = 0;
-		if (prev && made_before(ps, prev))
-			by_made = 0;
-		prev = ps;
 	}
-	return by_name || by_made;
+}
+
+/* The state of @path's first @len bytes, or NULL. */
+static const struct iot_path_state *state_of(const struct rpl_plan *p, const char *path,
+					     size_t len)
+{
+	char buf[PATH_MAX];
+
+	if (len >= sizeof(buf))
+		return NULL;
+	memcpy(buf, path, len);
+	buf[len] = 0;
+	return rpl_path_state(p, buf);
+}
+
+/* Did the program choose the recorded order of the @ng groups @g, those
+ * of a walk or run below @root bytes (a walk's: its directory): the order
+ * of the names (name by name where each two that follow part, or of the
+ * whole paths as bytes: git's index), or of the entries' making where
+ * they part (cp sorts by inode number)?  Where the trace holds no state
+ * of the entries that part: it cannot be told, so yes. */
+static int chosen_order(const struct rpl_plan *p, const struct dw_group *g, size_t ng,
+			     size_t root)
+{
+	int by_name = 1, by_path = 1, by_made = 1;
+	size_t i, as, ae, bs, be;
+	const char *last = NULL;
+
+	/* as bytes: each a file's path, but for a directory looked at just
+	 * before a file in it (git's check of a file's leading directories:
+	 * "can.h", then "can" before "can/bcm.h") */
+	for (i = 0; i < ng && by_path; i++) {
+		size_t n = strlen(g[i].path);
+
+		if (i + 1 < ng && strncmp(g[i].path, g[i + 1].path, n) == 0 &&
+		    g[i + 1].path[n] == '/')
+			continue;
+		if (last && strcmp(last, g[i].path) > 0)
+			by_path = 0;
+		last = g[i].path;
+	}
+	if (by_path)
+		return 1;
+
+	for (i = 1; i < ng; i++) {
+		const struct iot_path_state *x, *y;
+		size_t n;
+		int c;
+
+		if (!parting(g[i - 1].path, g[i].path, root, &as, &ae, &bs, &be))
+			continue;
+		n = ae - as < be - bs ? ae - as : be - bs;
+		c = memcmp(g[i - 1].path + as, g[i].path + bs, n);
+		if (c > 0 || (c == 0 && ae - as > be - bs))
+			by_name = 0;
+		x = state_of(p, g[i - 1].path, ae);
+		y = state_of(p, g[i].path, be);
+		if (!x || !y)
+			return 1;
+		if (made_before(y, x))
+			by_made = 0;
+	}
+	return by_name || by_path || by_made;
 }
 
 /* Close @fd among the @*n descriptors an entry's calls opened. */
@@ -298,6 +372,49 @@ static int64_t walk_copy(const struct rpl_thread *t, uint32_t from, int64_t dfd)
 			break;		/* the listed one's opening */
 	}
 	return -1;
+}
+
+/* Add position @j to the fixed ops. */
+static int push_fixed(uint32_t **fixed, uint32_t *n, uint32_t *cap, uint32_t j)
+{
+	if (*n == *cap) {
+		uint32_t c = *cap ? 2 * *cap : 64, *nf = realloc(*fixed, c * sizeof(**fixed));
+
+		if (!nf)
+			return -1;
+		*fixed = nf;
+		*cap = c;
+	}
+	(*fixed)[(*n)++] = j;
+	return 0;
+}
+
+/* Follow the descriptors that the calls of one entry (or file) open and
+ * close, in @fds (@*nfd of them), through op @op: -1 where @op would
+ * share one across entries (it makes a pipe or socket pair, dup2, dup3
+ * or close_range, closes one the entry did not open, or opens one more
+ * than DW_FDS). */
+static int entry_fds(const struct rpl_op *op, const struct iot_syscall *sc, int64_t *fds,
+		     int *nfd)
+{
+	int64_t made;
+	int a;
+
+	for (a = 0; a < sc->nargs; a++)
+		if (sc->arg[a] == IOT_ARG_FDPAIR)
+			return -1;
+	if (op->ev.nr == SYS_dup2 || op->ev.nr == SYS_dup3 || op->ev.nr == SYS_close_range)
+		return -1;
+	if ((sc->flags & IOT_SCF_CLOSE) && sc->nargs && sc->arg[0] == IOT_ARG_FD &&
+	    !fd_closed(fds, nfd, op->ev.args[0]))
+		return -1;
+	made = (sc->flags & IOT_SCF_RETFD) && op->ev.ret >= 0 ? op->ev.ret : dup_made(op);
+	if (made >= 0) {
+		if (*nfd == DW_FDS)
+			return -1;
+		fds[(*nfd)++] = made;
+	}
+	return 0;
 }
 
 /* May @op, which another thread waits for, stay in its place while the
@@ -454,9 +571,9 @@ static size_t walk_reorder(struct rpl_thread *t, struct rpl_dirwalk *w, uint32_t
 	struct dw_group *g = NULL;
 	uint32_t j, end = UINT32_MAX;
 	size_t ng = 0, cap = 0, dirlen = 0, i, i0, moved = 0;
-	int64_t fds[DW_FDS], wfd = dfd, copy = walk_copy(t, from, dfd), nfd_made;
+	int64_t fds[DW_FDS], wfd = dfd, copy = walk_copy(t, from, dfd);
 	uint32_t pending = UINT32_MAX, *fixed = NULL, nfixed = 0, capfixed = 0;
-	int nfd = 0, a, ordered = 1, chosen = 0, copied;
+	int nfd = 0, ordered = 1, chosen = 0, copied;
 	int64_t stream_fd[2] = { -1, 0 };
 
 	*why = "no entry named through the listed descriptor";
@@ -501,16 +618,8 @@ static size_t walk_reorder(struct rpl_thread *t, struct rpl_dirwalk *w, uint32_t
 				goto out;
 			if (!ng)
 				continue;	/* before the first entry: stays */
-			if (nfixed == capfixed) {
-				uint32_t *nf;
-
-				capfixed = capfixed ? 2 * capfixed : 64;
-				nf = realloc(fixed, capfixed * sizeof(*fixed));
-				if (!nf)
-					goto out;
-				fixed = nf;
-			}
-			fixed[nfixed++] = j;
+			if (push_fixed(&fixed, &nfixed, &capfixed, j) < 0)
+				goto out;
 			continue;
 		}
 		if (!ng && copy >= 0 && wfd == dfd && (sc->flags & IOT_SCF_CLOSE) && sc->nargs &&
@@ -565,20 +674,8 @@ static size_t walk_reorder(struct rpl_thread *t, struct rpl_dirwalk *w, uint32_t
 		/* An entry's descriptors are its own: opened and closed in
 		 * its group, so that the groups can change places. */
 		*why = "a descriptor open across entries";
-		for (a = 0; a < sc->nargs; a++)
-			if (sc->arg[a] == IOT_ARG_FDPAIR)
-				goto out;
-		if (op->ev.nr == SYS_dup2 || op->ev.nr == SYS_dup3 || op->ev.nr == SYS_close_range)
+		if (entry_fds(op, sc, fds, &nfd) < 0)
 			goto out;
-		if ((sc->flags & IOT_SCF_CLOSE) && sc->nargs && sc->arg[0] == IOT_ARG_FD &&
-		    !fd_closed(fds, &nfd, op->ev.args[0]))
-			goto out;
-		nfd_made = (sc->flags & IOT_SCF_RETFD) && op->ev.ret >= 0 ? op->ev.ret : dup_made(op);
-		if (nfd_made >= 0) {
-			if (nfd == DW_FDS)
-				goto out;
-			fds[nfd++] = nfd_made;
-		}
 	}
 	*why = end == UINT32_MAX ? "no end within the span" : nfd ? "a descriptor open across entries" :
 	       "fewer than two entries";
@@ -591,7 +688,7 @@ static size_t walk_reorder(struct rpl_thread *t, struct rpl_dirwalk *w, uint32_t
 		for (i = i0 + 1; i < ng && g[i].pass == g[i0].pass; i++)
 			if (g[i - 1].rank > g[i].rank)
 				ordered = 0;
-		if (chosen_order(p, g + i0, i - i0))
+		if (chosen_order(p, g + i0, i - i0, dirlen))
 			chosen = 1;
 	}
 	*why = ordered ? "listed here as recorded" : "the order of the names or of the making";
@@ -675,22 +772,6 @@ static int listed_rank(struct rpl_plan *p, const char *path, size_t len, uint32_
 	return found;
 }
 
-/* The next name of @path after byte @*at: [@*s, @*e).  0: none. */
-static int next_comp(const char *path, size_t *at, size_t *s, size_t *e)
-{
-	size_t i = *at;
-
-	while (path[i] == '/')
-		i++;
-	if (!path[i])
-		return 0;
-	*s = i;
-	while (path[i] && path[i] != '/')
-		i++;
-	*e = *at = i;
-	return 1;
-}
-
 /* Groups by the ranks of their names below the run's directory: a
  * directory's files where the directory is listed (a walk's order, as
  * find prints it). */
@@ -703,85 +784,6 @@ static int by_key(const void *a, const void *b)
 		if (x->key[i] != y->key[i])
 			return x->key[i] < y->key[i] ? -1 : 1;
 	return x->nkey < y->nkey ? -1 : x->nkey > y->nkey;
-}
-
-/* Where paths @a and @b part below their common first @root bytes: the
- * names [@as, @ae) and [@bs, @be) that differ.  0: one is the other's. */
-static int parting(const char *a, const char *b, size_t root, size_t *as, size_t *ae,
-		   size_t *bs, size_t *be)
-{
-	size_t ia = root, ib = root;
-
-	for (;;) {
-		int na = next_comp(a, &ia, as, ae), nb = next_comp(b, &ib, bs, be);
-
-		if (!na || !nb)
-			return 0;
-		if (*ae - *as != *be - *bs || memcmp(a + *as, b + *bs, *ae - *as) != 0)
-			return 1;
-	}
-}
-
-/* The state of @path's first @len bytes, or NULL. */
-static const struct iot_path_state *state_of(const struct rpl_plan *p, const char *path,
-					     size_t len)
-{
-	char buf[PATH_MAX];
-
-	if (len >= sizeof(buf))
-		return NULL;
-	memcpy(buf, path, len);
-	buf[len] = 0;
-	return rpl_path_state(p, buf);
-}
-
-/* Did the program choose the recorded order of the @ng groups @g, those
- * of a run below @root bytes: the order of the names (name by name where
- * each two that follow part, or of the whole paths as bytes: git's
- * index), or of the entries' making where they part?  Where the trace
- * holds no state of the entries that part: it cannot be told, so yes. */
-static int chosen_path_order(const struct rpl_plan *p, const struct dw_group *g, size_t ng,
-			     size_t root)
-{
-	int by_name = 1, by_path = 1, by_made = 1;
-	size_t i, as, ae, bs, be;
-	const char *last = NULL;
-
-	/* as bytes: each a file's path, but for a directory looked at just
-	 * before a file in it (git's check of a file's leading directories:
-	 * "can.h", then "can" before "can/bcm.h") */
-	for (i = 0; i < ng && by_path; i++) {
-		size_t n = strlen(g[i].path);
-
-		if (i + 1 < ng && strncmp(g[i].path, g[i + 1].path, n) == 0 &&
-		    g[i + 1].path[n] == '/')
-			continue;
-		if (last && strcmp(last, g[i].path) > 0)
-			by_path = 0;
-		last = g[i].path;
-	}
-	if (by_path)
-		return 1;
-
-	for (i = 1; i < ng; i++) {
-		const struct iot_path_state *x, *y;
-		size_t n;
-		int c;
-
-		if (!parting(g[i - 1].path, g[i].path, root, &as, &ae, &bs, &be))
-			continue;
-		n = ae - as < be - bs ? ae - as : be - bs;
-		c = memcmp(g[i - 1].path + as, g[i].path + bs, n);
-		if (c > 0 || (c == 0 && ae - as > be - bs))
-			by_name = 0;
-		x = state_of(p, g[i - 1].path, ae);
-		y = state_of(p, g[i].path, be);
-		if (!x || !y)
-			return 1;
-		if (made_before(y, x))
-			by_made = 0;
-	}
-	return by_name || by_path || by_made;
 }
 
 /* Each group's key: the ranks of its path's names below the first
@@ -805,21 +807,6 @@ static int path_keys(struct rpl_plan *p, struct dw_group *g, size_t ng, size_t r
 		g[i].nkey = n;
 	}
 	return 1;
-}
-
-/* Add position @j to the fixed ops. */
-static int push_fixed(uint32_t **fixed, uint32_t *n, uint32_t *cap, uint32_t j)
-{
-	if (*n == *cap) {
-		uint32_t c = *cap ? 2 * *cap : 64, *nf = realloc(*fixed, c * sizeof(**fixed));
-
-		if (!nf)
-			return -1;
-		*fixed = nf;
-		*cap = c;
-	}
-	(*fixed)[(*n)++] = j;
-	return 0;
 }
 
 /* Does @op read (or move the offset of) a descriptor none of the @nfd
@@ -862,8 +849,8 @@ static size_t path_run(struct rpl_thread *t, uint32_t from, uint32_t *endp, cons
 	struct rpl_map seen = { 0 };
 	uint32_t j, end, *fixed = NULL, nfixed = 0, capfixed = 0, r, *keys = NULL;
 	size_t ng = 0, cap = 0, root, i, moved = 0, depth;
-	int64_t fds[DW_FDS], nfd_made, stream_fd[2] = { -1, 0 };
-	int nfd = 0, a, ordered = 1;
+	int64_t fds[DW_FDS], stream_fd[2] = { -1, 0 };
+	int nfd = 0, ordered = 1;
 
 	*why = "its end";
 	for (j = from; j < lim; j++) {
@@ -937,21 +924,8 @@ static size_t path_run(struct rpl_thread *t, uint32_t from, uint32_t *endp, cons
 			break;
 		}
 		*why = "a descriptor open across files";
-		for (a = 0; a < sc->nargs; a++)
-			if (sc->arg[a] == IOT_ARG_FDPAIR)
-				break;
-		if (a < sc->nargs || op->ev.nr == SYS_dup2 || op->ev.nr == SYS_dup3 ||
-		    op->ev.nr == SYS_close_range)
+		if (entry_fds(op, sc, fds, &nfd) < 0)
 			break;
-		if ((sc->flags & IOT_SCF_CLOSE) && sc->nargs && sc->arg[0] == IOT_ARG_FD &&
-		    !fd_closed(fds, &nfd, op->ev.args[0]))
-			break;
-		nfd_made = (sc->flags & IOT_SCF_RETFD) && op->ev.ret >= 0 ? op->ev.ret : dup_made(op);
-		if (nfd_made >= 0) {
-			if (nfd == DW_FDS)
-				break;
-			fds[nfd++] = nfd_made;
-		}
 	}
 	end = j;
 	if (nfd && ng) {
@@ -999,7 +973,7 @@ static size_t path_run(struct rpl_thread *t, uint32_t from, uint32_t *endp, cons
 		if (by_key(&g[i - 1], &g[i]) > 0)
 			ordered = 0;
 	*why = ordered ? "listed here as recorded" : "the order of the names or of the making";
-	if (ordered || chosen_path_order(p, g, ng, root))
+	if (ordered || chosen_order(p, g, ng, root))
 		goto out;
 	if (groups_move(t, g, ng, end, fixed, nfixed, by_key, why) < 0)
 		goto out;
