@@ -161,6 +161,7 @@ enum iot_arg_kind {
 	IOT_ARG_CLOCKID,	/* clockid_t */
 	IOT_ARG_TIMER_FLAGS,	/* TIMER_ABSTIME */
 	IOT_ARG_SOCKADDR,	/* struct sockaddr * (bind, connect): the family */
+	IOT_ARG_FLOCK_OP,	/* flock()'s LOCK_SH, LOCK_EX, LOCK_UN | LOCK_NB */
 	IOT_ARG_KIND_COUNT
 };
 
@@ -208,6 +209,25 @@ IOT_API int64_t iot_path_fd(const char *path, int64_t fd_max, int32_t *pid);
  *  its count the next argument).
  *  @return : that argument's index, or -1 for any other call. */
 IOT_API int iot_syscall_wbuf(const struct iot_syscall *sc);
+
+/*! iot_fcntl_lock() : whether fcntl command @cmd takes a struct flock
+ *  (F_GETLK, F_SETLK, F_SETLKW and their F_OFD_ forms).  Such an event
+ *  has IOT_FLOCK_NARGS arguments: its third (the pointer) is 0, and the
+ *  struct as the call was given it is in the last three,
+ *  args[IOT_FLOCK_TYPE] = l_type | l_whence << 16 (-1: it could not be
+ *  read), args[IOT_FLOCK_START] = l_start, args[IOT_FLOCK_LEN] = l_len.
+ *  Traces written before 2026-12-05 have 3 arguments there. */
+IOT_API int iot_fcntl_lock(int64_t cmd);
+
+/*! iot_flock_pack() : the three arguments of a struct flock @fl (as the
+ *  kernel reads it: short l_type, short l_whence, off_t l_start, off_t
+ *  l_len) into @out; NULL @fl: could not be read (out[0] = -1). */
+IOT_API void iot_flock_pack(const void *fl, int64_t out[3]);
+
+#define IOT_FLOCK_NARGS 6
+#define IOT_FLOCK_TYPE 3
+#define IOT_FLOCK_START 4
+#define IOT_FLOCK_LEN 5
 
 /*! iot_timeout_ns() : the timeout a TIMESPEC (or, @usec, TIMEVAL)
  *  argument points to, @p read from the caller's memory.

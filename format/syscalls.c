@@ -6,12 +6,19 @@
  * arch/x86/entry/syscalls/syscall_64.tbl.
  */
 #include <asm/unistd_64.h>
+#include <fcntl.h>
 #include <pthread.h>
 #include <stdatomic.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "iotape.h"
+
+#ifndef F_OFD_GETLK		/* <fcntl.h> without _GNU_SOURCE */
+#define F_OFD_GETLK 36
+#define F_OFD_SETLK 37
+#define F_OFD_SETLKW 38
+#endif
 
 #ifndef __NR_fchmodat2
 #define __NR_fchmodat2 452
@@ -148,6 +155,31 @@ int iot_syscall_wbuf(const struct iot_syscall *sc)
 	if (i < 0)
 		i = iot_syscall_arg(sc, IOT_ARG_IOVLEN);
 	return i >= 0 && i + 1 < sc->nargs ? i : -1;
+}
+
+int iot_fcntl_lock(int64_t cmd)
+{
+	switch ((int32_t)cmd) {
+	case F_GETLK: case F_SETLK: case F_SETLKW:
+	case F_OFD_GETLK: case F_OFD_SETLK: case F_OFD_SETLKW:
+		return 1;
+	}
+	return 0;
+}
+
+void iot_flock_pack(const void *fl, int64_t out[3])
+{
+	struct flock f;
+
+	if (!fl) {
+		out[0] = -1;
+		out[1] = out[2] = 0;
+		return;
+	}
+	memcpy(&f, fl, sizeof(f));
+	out[0] = (int64_t)((uint16_t)f.l_type | (uint32_t)(uint16_t)f.l_whence << 16);
+	out[1] = (int64_t)f.l_start;
+	out[2] = (int64_t)f.l_len;
 }
 
 int64_t iot_timeout_ns(const void *p, int usec)

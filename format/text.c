@@ -390,10 +390,17 @@ static int fcntl_has_arg(uint32_t cmd)
 	return 1;
 }
 
-/* fcntl's third argument: a descriptor, flags, or a pointer to a struct
- * (not kept), depending on the command. */
-static void sb_fcntl_arg(struct iot_sbuf *b, uint32_t cmd, int64_t v)
+/* fcntl's third argument: a descriptor, flags, a lock (its struct, kept
+ * since 2026-12-05: iot_fcntl_lock()) or a pointer to a struct (not kept),
+ * depending on the command. */
+static void sb_fcntl_arg(struct iot_sbuf *b, uint32_t cmd, int64_t v,
+			 const struct iot_event *ev)
 {
+	if (iot_fcntl_lock(cmd) && ev->nargs >= IOT_FLOCK_NARGS) {
+		iot_sb_flock(b, ev->args[IOT_FLOCK_TYPE], ev->args[IOT_FLOCK_START],
+			     ev->args[IOT_FLOCK_LEN]);
+		return;
+	}
 	switch (cmd) {
 	case FC_SETFD:
 		if (v == 1)
@@ -501,7 +508,7 @@ static void sb_args(struct iot_sbuf *b, const struct iot_syscall *sc,
 		} else if (kind == IOT_ARG_FDPAIR && ev->ret < 0) {
 			iot_sb_arg(b, IOT_ARG_PTR, 0, ev);	/* never filled */
 		} else if (sc->nr == __NR_fcntl && i == 2) {
-			sb_fcntl_arg(b, (uint32_t)arg_of(ev, 1), v);
+			sb_fcntl_arg(b, (uint32_t)arg_of(ev, 1), v, ev);
 		} else if (sc->nr == __NR_ioctl && i == 2 &&
 			   (uint32_t)arg_of(ev, 1) == IOCTL_FICLONE) {
 			iot_sb_printf(b, "%d", (int32_t)v);	/* the source fd */

@@ -168,6 +168,27 @@ static const struct flag whence[] = {
 	F(SEEK_HOLE, 4),
 };
 
+static const struct flag flock_ops[] = {
+	F(LOCK_SH, 1), F(LOCK_EX, 2), F(LOCK_NB, 4), F(LOCK_UN, 8),
+};
+
+static const struct flag lock_types[] = {
+	F(F_RDLCK, 0), F(F_WRLCK, 1), F(F_UNLCK, 2),
+};
+
+void iot_sb_flock(struct iot_sbuf *b, int64_t type, int64_t start, int64_t len)
+{
+	if (type == -1) {
+		iot_sb_puts(b, "{?}");
+		return;
+	}
+	iot_sb_puts(b, "{l_type=");
+	sb_enum(b, lock_types, N(lock_types), (uint16_t)type, "d");
+	iot_sb_puts(b, ", l_whence=");
+	sb_enum(b, whence, N(whence), (uint16_t)((uint64_t)type >> 16), "d");
+	iot_sb_printf(b, ", l_start=%lld, l_len=%lld}", (long long)start, (long long)len);
+}
+
 /* The request is an unsigned int in the kernel: compare 32 bits. */
 static const struct flag ioctls[] = {
 	F(FIBMAP, 0x1), F(FIGETBSZ, 0x2), F(FICLONE, 0x40049409),
@@ -405,6 +426,9 @@ void iot_sb_arg(struct iot_sbuf *b, int kind, int64_t v,
 		} else {
 			iot_sb_printf(b, "{sa_family=%u}", (unsigned)(uint16_t)u);
 		}
+		break;
+	case IOT_ARG_FLOCK_OP:
+		sb_flags(b, flock_ops, N(flock_ops), (uint32_t)u, "0", 0);
 		break;
 	case IOT_ARG_PTR:
 		/* Pointers are not kept (the value is 0): "..." says so

@@ -62,6 +62,7 @@
 #define BK_TIMESPEC	6
 #define BK_TIMEVAL	7
 #define BK_SOCKADDR	8
+#define BK_FLOCK	9
 
 const char *rec_bpf_missing(void)
 {
@@ -102,6 +103,10 @@ static void fill_sysinfo(struct rec_bpf *b, int fast)
 			case IOT_ARG_SOCKADDR: si.kind[a] = BK_SOCKADDR; break;
 			case IOT_ARG_CLONE_FLAGS:
 				si.kind[a] = tab[i].nr == SYS_clone3 ? BK_CLONE3 : BK_PLAIN;
+				break;
+			case IOT_ARG_HEX:
+				/* fcntl's third: a lock's struct flock */
+				si.kind[a] = tab[i].nr == SYS_fcntl && a == 2 ? BK_FLOCK : BK_PLAIN;
 				break;
 			default: si.kind[a] = BK_PLAIN; break;
 			}

@@ -531,6 +531,23 @@ int rec_decode_entry(struct rec_ctx *c, struct rec_task *t, int nr,
 			break;
 		}
 	}
+	/* a lock's struct flock, as the call was given it (a view's
+	 * record holds it already: the fast path and the bpf programs read
+	 * it at entry) */
+	if (nr == SYS_fcntl && iot_fcntl_lock(ev->args[1])) {
+		if (!t->view) {
+			struct flock fl;
+
+			iot_flock_pack(rec_read_mem(t->tid, args[2], &fl, sizeof(fl)) ==
+				       (ssize_t)sizeof(fl) ? &fl : NULL, &ev->args[IOT_FLOCK_TYPE]);
+		} else {
+			ev->args[IOT_FLOCK_TYPE] = (int64_t)args[IOT_FLOCK_TYPE];
+			ev->args[IOT_FLOCK_START] = (int64_t)args[IOT_FLOCK_START];
+			ev->args[IOT_FLOCK_LEN] = (int64_t)args[IOT_FLOCK_LEN];
+		}
+		ev->args[2] = 0;
+		ev->nargs = IOT_FLOCK_NARGS;
+	}
 	/* fcntl commands without an argument: the register holds whatever
 	 * the caller left there, which is noise, not a value */
 	if (nr == SYS_fcntl && (ev->args[1] == F_GETFD || ev->args[1] == F_GETFL ||

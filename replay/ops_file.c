@@ -27,6 +27,7 @@
 #include <fcntl.h>
 #include <linux/close_range.h>
 #include <stdio.h>
+#include <sys/file.h>
 #include <sys/mman.h>
 #include <sys/socket.h>
 #include <sys/syscall.h>
@@ -309,11 +310,93 @@ static int64_t h_dup3(struct rpl_ctx *c, struct rpl_op *op)
 	return do_dup(c, op, (op->ev.args[2] & O_CLOEXEC) != 0);
 }
 
+/*
+ * Locks: flock() and fcntl()'s record locks (their struct flock recorded
+ * since 2026-12-05, iot_fcntl_lock()).  The replay's threads are one
+ * process, and a POSIX record lock is its process's: taken here as such,
+ * every recorded process's lock would be the replayer's one, never in
+ * another's way.  So a record lock is taken as a lock of the open file
+ * (F_OFD_SETLK, F_OFD_GETLK: owned by the open the descriptor stands
+ * for, as each recorded process's own opens are), and flock() is
+ * already one.  The plan orders the locks of a file as recorded
+ * (plan_fds.c: a process that waited for another's unlock follows it,
+ * one that was refused comes before it), so a lock the program waited
+ * for (F_SETLKW, flock without LOCK_NB) is free by the time it is
+ * taken.  Where it is not (a process that held two opens of one file
+ * and locked both, which POSIX allows and a lock of the open does not;
+ * a lock a close released that a lock of the open keeps), it is taken
+ * without waiting and tried again, as a FIFO's writer waits for its
+ * reader (above): after 50 us, then less often, for four times as long
+ * as the recorded call took and at least a second; then the call fails
+ * with EAGAIN, a mismatch, instead of hanging the replay.
+ */
+static int64_t take_lock(struct rpl_ctx *c, struct rpl_op *op, int live, int is_flock,
+			 int how, struct flock *fl, int wait)
+{
+	int64_t took = op->ev.t_exit - op->ev.t_enter, limit = 4 * took, until = 0, r;
+	struct timespec ts = { 0, FIFO_TRY_NS };
+
+	if (limit < FIFO_WAIT_MIN_NS || (op->ev.flags & IOT_EV_NOEXIT_TS))
+		limit = FIFO_WAIT_MIN_NS;
+	if (limit > FIFO_WAIT_MAX_NS)
+		limit = FIFO_WAIT_MAX_NS;
+	for (;;) {
+		r = is_flock ? RPL_CALL(c, flock(live, how | LOCK_NB)) :
+			       RPL_CALL(c, fcntl(live, F_OFD_SETLK, fl));
+		if (!wait || (r != -EAGAIN && r != -EWOULDBLOCK && r != -EACCES) ||
+		    atomic_load_explicit(&rpl_stop_sig, memory_order_relaxed))
+			return r;
+		if (!until)
+			until = iot_now_ns() + limit;
+		else if (iot_now_ns() >= until)
+			return -EAGAIN;
+		nanosleep(&ts, NULL);
+		if (ts.tv_nsec < FIFO_TRY_MAX_NS)
+			ts.tv_nsec *= 2;
+	}
+}
+
+static int64_t h_flock(struct rpl_ctx *c, struct rpl_op *op)
+{
+	int how = (int)op->ev.args[1], live = rpl_live_fd(c, op, op->ev.args[0]);
+
+	if (live < 0)
+		return RPL_SKIPPED;
+	/* taken with LOCK_NB always; LOCK_UN and LOCK_NB never waited */
+	return take_lock(c, op, live, 1, how & ~LOCK_NB, NULL, !(how & (LOCK_NB | LOCK_UN)));
+}
+
+/* fcntl's record locks (see take_lock()) */
+static int64_t fcntl_lock(struct rpl_ctx *c, struct rpl_op *op, int cmd)
+{
+	struct flock fl;
+	int64_t type = op->ev.args[IOT_FLOCK_TYPE];
+	int live;
+
+	if (op->ev.nargs < IOT_FLOCK_NARGS || type == -1)
+		return rpl_skip(op, RPL_SKIP_UNSUPPORTED);	/* its struct not recorded */
+	live = rpl_live_fd(c, op, op->ev.args[0]);
+	if (live < 0)
+		return RPL_SKIPPED;
+	memset(&fl, 0, sizeof(fl));
+	fl.l_type = (short)(uint16_t)type;
+	fl.l_whence = (short)(uint16_t)((uint64_t)type >> 16);
+	fl.l_start = (off_t)op->ev.args[IOT_FLOCK_START];
+	fl.l_len = (off_t)op->ev.args[IOT_FLOCK_LEN];
+	fl.l_pid = 0;	/* a lock of the open: its l_pid must be 0 */
+	if (cmd == F_GETLK || cmd == F_OFD_GETLK)
+		return RPL_CALL(c, fcntl(live, F_OFD_GETLK, &fl));
+	return take_lock(c, op, live, 0, 0, &fl,
+			 (cmd == F_SETLKW || cmd == F_OFD_SETLKW) && fl.l_type != F_UNLCK);
+}
+
 static int64_t h_fcntl(struct rpl_ctx *c, struct rpl_op *op)
 {
 	int cmd = (int)op->ev.args[1], live;
 	long r;
 
+	if (iot_fcntl_lock(cmd))
+		return fcntl_lock(c, op, cmd);
 	switch (cmd) {
 	case F_DUPFD:
 	case F_DUPFD_CLOEXEC:
@@ -342,7 +425,7 @@ static int64_t h_fcntl(struct rpl_ctx *c, struct rpl_op *op)
 		r = fcntl(live, F_SETFL, (int)op->ev.args[2] | O_NONBLOCK);
 		return r < 0 ? -errno : r;
 	}
-	/* Locks, leases, owners: their structs were not recorded. */
+	/* leases, owners, signals: not replayed */
 	return rpl_skip(op, RPL_SKIP_UNSUPPORTED);
 }
 
@@ -417,6 +500,7 @@ void rpl_ops_file(rpl_handler *h)
 	h[SYS_dup2] = h_dup;
 	h[SYS_dup3] = h_dup3;
 	h[SYS_fcntl] = h_fcntl;
+	h[SYS_flock] = h_flock;
 	h[SYS_pipe] = h_pipe;
 	h[SYS_pipe2] = h_pipe;
 	h[SYS_socketpair] = h_pipe;

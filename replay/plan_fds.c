@@ -69,6 +69,25 @@ static uint64_t names_of(uint64_t h)
 	return key_norm(h ^ (h >> 29));
 }
 
+/* The locks of the file at path-hash @h (flock's and fcntl's record
+ * locks: is_lock()), a key of their own, made as names_of()'s is. */
+static uint64_t locks_of(uint64_t h)
+{
+	h = (h ^ 0x9e3779b97f4a7c15ULL) * IOT_HASH_M;
+	return key_norm(h ^ (h >> 31));
+}
+
+/* Does @op take, release or test a lock?  The locks of a file keep their
+ * recorded order across processes: a process that waited for another's
+ * unlock follows it, a lock refused (EAGAIN) or tested (F_GETLK) comes
+ * before the next change, so that the replay's locks give the recorded
+ * answers (ops_file.c take_lock()).  The file's data keys are not
+ * involved: what a lock guards follows it in its own thread. */
+static int is_lock(const struct rpl_ev *ev)
+{
+	return ev->nr == SYS_flock || (ev->nr == SYS_fcntl && iot_fcntl_lock(ev->args[1]));
+}
+
 static uint64_t key_res(uint32_t res)
 {
 	return (uint64_t)res << 32 | RPL_KEY_RES;
@@ -500,6 +519,11 @@ int rpl_plan_fds(struct rpl_plan *p, struct rpl_planner *pl, struct rpl_op *op,
 		 * reads them through that descriptor), its removal */
 		if (lists_names(sc, op))
 			ADD(names_of(h) | look);
+		if (is_lock(ev))
+			ADD(locks_of(h) | (ev->ret < 0 || (ev->nr == SYS_fcntl &&
+							   (ev->args[1] == F_GETLK ||
+							    ev->args[1] == F_OFD_GETLK)) ?
+					   RPL_KEY_LOOK : 0));
 	}
 	/* a second name (rename's and link's target) is made too */
 	if (ev->path2 && iot_syscall_arg(sc, IOT_ARG_PATH2) >= 0) {

@@ -28,6 +28,9 @@
 #define BK_TIMEVAL	7
 #define BK_SOCKADDR	8	/* bind, connect: sa_family; an AF_UNIX one's
 				 * sun_path as a string */
+#define BK_FLOCK	9	/* fcntl's third: with a lock command, the
+				 * struct flock into args[3..5]
+				 * (iot_flock_pack()) */
 #define AF_UNIX_	1
 
 #define NR_MMAP		9

@@ -460,6 +460,24 @@ static long arg_one(__u64 i, void *ctx)
 		bpf_probe_read_user(how, sizeof(how), (void *)e->args[i]);
 		e->args[i] = how[0];
 		e->args[i + 1] = how[1];
+	} else if (k == BK_FLOCK && i == 2) {
+		/* F_GETLK, F_SETLK, F_SETLKW and the F_OFD_ three: short
+		 * l_type, short l_whence, off_t l_start, off_t l_len, packed
+		 * as iot_flock_pack() does; -1: not readable */
+		__u32 cmd = (__u32)e->args[1];
+		__s64 fl[3] = { 0, 0, 0 };
+
+		if (cmd == 5 || cmd == 6 || cmd == 7 || cmd == 36 || cmd == 37 || cmd == 38) {
+			if (bpf_probe_read_user(fl, sizeof(fl), (void *)e->args[2]) < 0) {
+				e->args[3] = (__u64)-1;
+				e->args[4] = e->args[5] = 0;
+			} else {
+				e->args[3] = (__u64)(__u16)fl[0] |
+					     (__u64)(__u16)((__u64)fl[0] >> 16) << 16;
+				e->args[4] = (__u64)fl[1];
+				e->args[5] = (__u64)fl[2];
+			}
+		}
 	} else if (k == BK_CLONE3) {
 		__u64 v = 0;
 

@@ -576,6 +576,16 @@ static uint32_t fp_gather(const struct iot_syscall *sc, uint64_t *a, struct fp_p
 		}
 		}
 	}
+	/* a lock's struct flock, in the arguments after fcntl's three
+	 * (record/decode.c takes them from there) */
+	if (sc->nr == SYS_fcntl && iot_fcntl_lock((int64_t)a[1])) {
+		int64_t fl[3];
+
+		iot_flock_pack((const void *)a[2], fl);
+		a[3] = (uint64_t)fl[0];
+		a[4] = (uint64_t)fl[1];
+		a[5] = (uint64_t)fl[2];
+	}
 	len = FP_ALIGN8(len);
 	for (i = 0; i < (uint32_t)pre->npst; i++)
 		len += (uint32_t)sizeof(struct fp_pst) + (pre->pst[i].tlen ?

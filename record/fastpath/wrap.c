@@ -18,6 +18,7 @@
 #include <stdarg.h>
 #include <stddef.h>
 #include <string.h>
+#include <sys/file.h>
 #include <sys/ioctl.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
@@ -530,6 +531,11 @@ EXPORT int fsync(int fd)
 EXPORT int fdatasync(int fd)
 {
 	return (int)FP(SYS_fdatasync, U(fd), 0, 0, 0, 0, 0);
+}
+
+EXPORT int flock(int fd, int op)
+{
+	return (int)FP(SYS_flock, U(fd), U(op), 0, 0, 0, 0);
 }
 
 EXPORT int truncate(const char *p, off_t l)

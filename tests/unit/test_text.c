@@ -4,6 +4,7 @@
  */
 #include <asm/unistd_64.h>
 #include <errno.h>
+#include <fcntl.h>
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -248,6 +249,31 @@ static void test_events(void **state)
 	ev.args[2] = 04000;
 	ev.ret = 0;
 	assert_string_equal(event(&ev), "fcntl(3, F_SETFL, O_RDONLY|O_NONBLOCK) = 0");
+	/* a lock: its struct in the last three arguments (iot_fcntl_lock()),
+	 * or, in a trace from before them, a pointer not kept */
+	ev.args[1] = 7;	/* F_SETLKW */
+	ev.args[2] = 0;
+	assert_string_equal(event(&ev), "fcntl(3, F_SETLKW, ...) = 0");
+	assert_int_equal(iot_fcntl_lock(7), 1);
+	assert_int_equal(iot_fcntl_lock(38), 1);
+	assert_int_equal(iot_fcntl_lock(4), 0);
+	{
+		struct flock fl = { .l_type = F_WRLCK, .l_whence = SEEK_END, .l_start = -4,
+				    .l_len = 1 << 20 };
+
+		iot_flock_pack(&fl, &ev.args[IOT_FLOCK_TYPE]);
+		ev.nargs = IOT_FLOCK_NARGS;
+		assert_string_equal(event(&ev), "fcntl(3, F_SETLKW, {l_type=F_WRLCK, "
+				    "l_whence=SEEK_END, l_start=-4, l_len=1048576}) = 0");
+		iot_flock_pack(NULL, &ev.args[IOT_FLOCK_TYPE]);
+		assert_string_equal(event(&ev), "fcntl(3, F_SETLKW, {?}) = 0");
+	}
+	ev = mkev(__NR_flock, -EAGAIN, NULL);
+	ev.args[0] = 5;
+	ev.args[1] = 6;
+	assert_string_equal(event(&ev), "flock(5, LOCK_EX|LOCK_NB) = -1 EAGAIN "
+			    "(Resource temporarily unavailable)");
+	assert_string_equal(arg(IOT_ARG_FLOCK_OP, 8), "LOCK_UN");
 
 	ev = mkev(__NR_statx, 0, "/a");
 	ev.args[0] = -100;
