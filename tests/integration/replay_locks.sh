@@ -106,6 +106,28 @@ rpl_sql() {
 }
 rpl_sql
 
+# two sqlite3 writers of one database, each waiting for the other's
+# transactions (its busy handler: a refused F_SETLK, a sleep, again):
+# the replay refuses the locks the recording refused, no more, no fewer
+awk 'BEGIN { print ".timeout 10000"; for (i = 0; i < 100; i++) {
+	print "BEGIN IMMEDIATE;"; printf "INSERT INTO t VALUES(%d, hex(randomblob(300)));\n", i;
+	print "COMMIT;" } }' >"$T/w-sql/w.sql"
+cat >"$T/w-sql/two.sh" <<'EOS'
+sqlite3 db 'CREATE TABLE t(a, b);'
+sqlite3 db <w.sql &
+sqlite3 db <w.sql &
+wait
+EOS
+(cd "$T/w-sql" && rm -f db && "$IOTAPE" record -q --backend ptrace -o "$T/two.iotape" -- sh two.sh) ||
+	fail "two writers: record failed"
+mkdir "$T/root-two"
+"$IOTAPE" replay "$T/two.iotape" --root "$T/root-two" -o "$T/two.prof" >"$T/two.out" 2>&1 ||
+	fail "two writers: replay failed: $(cat "$T/two.out")"
+grep -Eq '^  mismatches +0' "$T/two.out" || fail "two writers: mismatches: $(cat "$T/two.out")"
+unreplayed "$T/two.prof" >&2 && fail "two writers: lock calls left out of the replay"
+[ "$(locks "$T/two.iotape" | grep -c EAGAIN)" = "$(locks "$T/two.prof" | grep -c EAGAIN)" ] ||
+	fail "two writers: the replay refused $(locks "$T/two.prof" | grep -c EAGAIN) locks, the recording $(locks "$T/two.iotape" | grep -c EAGAIN)"
+
 # the bpf backend records them as ptrace does
 need_bpf
 rec bpf --backend bpf
