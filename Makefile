@@ -7,7 +7,7 @@
 #   make demo         bench the bundled reference trace
 #   make bench        performance figures (long)
 #   make stress       long fault and load tests
-#   make validate-suite  iotape validate on twenty-nine real workloads (long)
+#   make validate-suite  iotape validate on thirty real workloads (long)
 #   make fuzz         libFuzzer harnesses (clang)
 #   make install      PREFIX=/usr/local DESTDIR=
 #   V=1               show full commands

@@ -86,13 +86,15 @@ trap 'exit 130' INT TERM
 # btrfs and xfs at least once each (the six before the last three of the
 # third line were added on 2026-12-04, measured before any change was made
 # for them; so were those three, later that day, and the four of the last
-# line on 2026-12-05 morning, and the last line's four that afternoon)
+# line on 2026-12-05 morning, the next line's four that afternoon, and
+# the last line's one that night)
 WORKLOADS="postmark:ext4 fsync:ext4 gitclone:ext4 compileall:ext4 sqlite:btrfs fio:ext4
 seq:ext4 tarxz:ext4 rsync:btrfs configure:tmpfs mozilla:ext4 make:tmpfs
 gobuild:xfs zip:ext4 grep:btrfs repack:ext4 sort:tmpfs zstdpipe:ext4
 javac:btrfs linkfarm:xfs patch:ext4
 rmtree:btrfs setattr:ext4 sqlmmap:xfs gitstatus:ext4
-gitswitch:ext4 gzipp:xfs hashsum:btrfs tarover:tmpfs"
+gitswitch:ext4 gzipp:xfs hashsum:btrfs tarover:tmpfs
+sqlwriters:ext4"
 
 echo "validate-suite: inputs in $IN, tables in $OUT"
 if [ -f "$IN/.made" ]; then
