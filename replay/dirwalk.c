@@ -451,10 +451,16 @@ static int on_stream(const struct rpl_thread *t, int64_t fd, int64_t *cache)
 }
 
 /*
- * Has every op of [@base, @end) of thread @t that is to move (none
- * another thread waits for) what it waits for done already?  Then the
- * thread waits in that span only at the fixed ones, as recorded, and
- * the others' waits for it name the same ops: moving makes no circle.
+ * Has every op of [@base, @end) of thread @t what it waits for done
+ * already?  Only then may its ops move: an op waits for what it waits
+ * for itself, and for what every op before it in its thread waited for.
+ * A group put ahead of another would pass the other's waits (the go
+ * command's threads share one descriptor table: a file's open as fd 3,
+ * moved ahead of another file's, whose open waited for another thread's
+ * close of its own fd 3, took the number while that thread still had
+ * it open, and that thread's read got EBADF).  Calls another thread
+ * waits for stay where they are (the fixed ones), so the others' waits
+ * name the same calls.
  */
 static int deps_met(const struct rpl_plan *p, const struct rpl_thread *t, uint32_t base,
 		    uint32_t end)
@@ -464,8 +470,6 @@ static int deps_met(const struct rpl_plan *p, const struct rpl_thread *t, uint32
 	for (j = base; j < end; j++) {
 		const struct rpl_op *op = &p->ops[t->ops[j]];
 
-		if (op->needed)
-			continue;
 		for (d = 0; d < op->ndeps; d++) {
 			const struct rpl_dep *dep = &p->deps[op->dep_off + d];
 
@@ -511,15 +515,11 @@ static int groups_move(struct rpl_thread *t, struct dw_group *g, size_t ng, uint
 	uint32_t base = g[0].start, *tmp, j, k, f, pos;
 	uint8_t *fx;
 	size_t i;
-	int waited = 0;
 
 	for (i = 0; i < ng; i++)
 		g[i].end = i + 1 < ng ? g[i + 1].start : end;
-	for (f = 0; f < nfixed; f++)
-		if (p->ops[t->ops[fixed[f]]].needed)
-			waited = 1;
-	*why = "a call that waits for another thread, among ones another waits for";
-	if (waited && !deps_met(p, t, base, end))
+	*why = "a call that waits for another thread";
+	if (!deps_met(p, t, base, end))
 		return -1;
 	tmp = malloc((end - base) * sizeof(*tmp));
 	fx = calloc(end - base, 1);

@@ -418,6 +418,33 @@ static void paths_unmovable_kept(void **state)
 	assert_int_equal(w.t.walk_run_moved, 3);
 	assert_int_equal(w.t.pw_from, 9);
 	path_done(&w);
+
+	/* the last file's open waits for another thread's call (the go
+	 * command's threads share a descriptor table: its fd 5 waits for the
+	 * other's close of its own fd 5), not yet made: moved ahead, the
+	 * other files' opens would pass that wait; made, the run moves */
+	{
+		struct rpl_thread th[2];
+		struct rpl_dep dep = { .thread = 1, .pos = 0 };
+		uint32_t done_then;
+
+		for (done_then = 0; done_then < 2; done_then++) {
+			by_path_of(&w, flat);
+			memset(th, 0, sizeof(th));
+			atomic_store(&th[1].n_done, done_then);
+			w.p.threads = th;
+			w.p.n_threads = 2;
+			w.p.deps = &dep;
+			w.ops[6].ndeps = 1;	/* b's open */
+			w.ops[6].dep_off = 0;
+			list_dir(&w, "/d", d_here);
+			rpl_dirwalk_paths(&w.t, 0);
+			opened_paths(&w, got, sizeof(got));
+			assert_string_equal(got, done_then ? "c a b" : "a c b");
+			assert_int_equal(w.t.walk_runs, done_then ? 1 : 0);
+			path_done(&w);
+		}
+	}
 }
 
 /* A read of a descriptor none of the files opened (the list the names
