@@ -108,7 +108,11 @@ rpl_sql
 
 # two sqlite3 writers of one database, each waiting for the other's
 # transactions (its busy handler: a refused F_SETLK, a sleep, again):
-# the replay refuses the locks the recording refused, no more, no fewer
+# the replay's locks give the recorded answers, the locks the recording
+# refused refused, no more, no fewer.  (Not every call's: in about one
+# recording in ten a writer's stat of the journal overlapped the other's
+# create of it and found it there, and the replay, which orders calls by
+# their ends, may make the stat first: docs/RELIABILITY.md.)
 awk 'BEGIN { print ".timeout 10000"; for (i = 0; i < 100; i++) {
 	print "BEGIN IMMEDIATE;"; printf "INSERT INTO t VALUES(%d, hex(randomblob(300)));\n", i;
 	print "COMMIT;" } }' >"$T/w-sql/w.sql"
@@ -123,8 +127,10 @@ EOS
 mkdir "$T/root-two"
 "$IOTAPE" replay "$T/two.iotape" --root "$T/root-two" -o "$T/two.prof" >"$T/two.out" 2>&1 ||
 	fail "two writers: replay failed: $(cat "$T/two.out")"
-grep -Eq '^  mismatches +0' "$T/two.out" || fail "two writers: mismatches: $(cat "$T/two.out")"
 unreplayed "$T/two.prof" >&2 && fail "two writers: lock calls left out of the replay"
+locks "$T/two.iotape" >"$T/two.locks"
+locks "$T/two.prof" | diff "$T/two.locks" - >&2 ||
+	fail "two writers: the replay's lock calls or answers differ from the trace's"
 [ "$(locks "$T/two.iotape" | grep -c EAGAIN)" = "$(locks "$T/two.prof" | grep -c EAGAIN)" ] ||
 	fail "two writers: the replay refused $(locks "$T/two.prof" | grep -c EAGAIN) locks, the recording $(locks "$T/two.iotape" | grep -c EAGAIN)"
 
