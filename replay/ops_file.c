@@ -58,23 +58,37 @@ static void map_result(struct rpl_ctx *c, struct rpl_op *op, int live, int flags
 #define FIFO_WAIT_MIN_NS 1000000000LL
 #define FIFO_WAIT_MAX_NS 4000000000LL
 
+/* How long a call that waits for another process (a FIFO's writer for
+ * its reader, a lock for its holder) is tried again: four times as long
+ * as the recorded call took, at least a second, at most four. */
+static int64_t try_again_ns(const struct rpl_op *op)
+{
+	int64_t wait = 4 * (op->ev.t_exit - op->ev.t_enter);
+
+	if (wait < FIFO_WAIT_MIN_NS || (op->ev.flags & IOT_EV_NOEXIT_TS))
+		wait = FIFO_WAIT_MIN_NS;
+	return wait > FIFO_WAIT_MAX_NS ? FIFO_WAIT_MAX_NS : wait;
+}
+
+/* Sleep @ts before the next try, and twice as long the next time, up to
+ * FIFO_TRY_MAX_NS (@ts starts at FIFO_TRY_NS). */
+static void back_off(struct timespec *ts)
+{
+	nanosleep(ts, NULL);
+	if (ts->tv_nsec < FIFO_TRY_MAX_NS)
+		ts->tv_nsec *= 2;
+}
+
 /* A FIFO's write end, opened where no reader had it open (see above). */
 static int fifo_writer(struct rpl_ctx *c, struct rpl_op *op, const char *p, int flags,
 		       mode_t mode)
 {
-	int64_t took = op->ev.t_exit - op->ev.t_enter, wait = 4 * took, until;
+	int64_t until = iot_now_ns() + try_again_ns(op);
 	struct timespec ts = { 0, FIFO_TRY_NS };
 	int fd;
 
-	if (wait < FIFO_WAIT_MIN_NS || (op->ev.flags & IOT_EV_NOEXIT_TS))
-		wait = FIFO_WAIT_MIN_NS;
-	if (wait > FIFO_WAIT_MAX_NS)
-		wait = FIFO_WAIT_MAX_NS;
-	until = iot_now_ns() + wait;
 	do {
-		nanosleep(&ts, NULL);
-		if (ts.tv_nsec < FIFO_TRY_MAX_NS)
-			ts.tv_nsec *= 2;
+		back_off(&ts);
 		fd = RPL_TIMED(c, rpl_open_at(c, p, flags | O_NONBLOCK | O_NOCTTY, mode));
 	} while (fd == -ENXIO && iot_now_ns() < until &&
 		 !atomic_load_explicit(&rpl_stop_sig, memory_order_relaxed));
@@ -333,13 +347,9 @@ static int64_t h_dup3(struct rpl_ctx *c, struct rpl_op *op)
 static int64_t take_lock(struct rpl_ctx *c, struct rpl_op *op, int live, int is_flock,
 			 int how, struct flock *fl, int wait)
 {
-	int64_t took = op->ev.t_exit - op->ev.t_enter, limit = 4 * took, until = 0, r;
+	int64_t until = 0, r;
 	struct timespec ts = { 0, FIFO_TRY_NS };
 
-	if (limit < FIFO_WAIT_MIN_NS || (op->ev.flags & IOT_EV_NOEXIT_TS))
-		limit = FIFO_WAIT_MIN_NS;
-	if (limit > FIFO_WAIT_MAX_NS)
-		limit = FIFO_WAIT_MAX_NS;
 	for (;;) {
 		r = is_flock ? RPL_CALL(c, flock(live, how | LOCK_NB)) :
 			       RPL_CALL(c, fcntl(live, F_OFD_SETLK, fl));
@@ -347,12 +357,10 @@ static int64_t take_lock(struct rpl_ctx *c, struct rpl_op *op, int live, int is_
 		    atomic_load_explicit(&rpl_stop_sig, memory_order_relaxed))
 			return r;
 		if (!until)
-			until = iot_now_ns() + limit;
+			until = iot_now_ns() + try_again_ns(op);
 		else if (iot_now_ns() >= until)
 			return -EAGAIN;
-		nanosleep(&ts, NULL);
-		if (ts.tv_nsec < FIFO_TRY_MAX_NS)
-			ts.tv_nsec *= 2;
+		back_off(&ts);
 	}
 }
 

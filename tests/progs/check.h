@@ -1,5 +1,5 @@
 /*
- * check.h - what the async test programs (aio_more, aio_batch) share: a
+ * check.h - what some test programs (aio_more, aio_batch, lock_procs) share: a
  * check that counts what did not give what it should, and a file opened
  * afresh in the directory they are given.
  */

@@ -23,14 +23,6 @@
 
 #include "check.h"
 
-static int open_at(const char *dir, const char *name)
-{
-	char p[4096];
-
-	snprintf(p, sizeof(p), "%s/%s", dir, name);
-	return open(p, O_RDWR | O_CREAT, 0644);
-}
-
 static int lk(int fd, int cmd, short type, off_t start, off_t len)
 {
 	struct flock fl;
@@ -52,7 +44,7 @@ static void pause_ms(int ms)
 
 static int child(const char *dir, int tell)
 {
-	int db = open_at(dir, "db"), ofd = open_at(dir, "ofd"), whole = open_at(dir, "whole");
+	int db = open_in(dir, "db"), ofd = open_in(dir, "ofd"), whole = open_in(dir, "whole");
 	struct flock fl;
 	char b[4096];
 
@@ -92,9 +84,9 @@ int main(int argc, char **argv)
 		fprintf(stderr, "usage: lock_procs DIR\n");
 		return 2;
 	}
-	db = open_at(argv[1], "db");
-	ofd = open_at(argv[1], "ofd");
-	whole = open_at(argv[1], "whole");
+	db = open_in(argv[1], "db");
+	ofd = open_in(argv[1], "ofd");
+	whole = open_in(argv[1], "whole");
 	if (db < 0 || ofd < 0 || whole < 0 || pipe(p) < 0) {
 		perror("lock_procs");
 		return 2;
