@@ -343,6 +343,7 @@ void ana_val_text(FILE *f, const struct ana_val *v)
 	notes(f, v);
 	ana_val_recs_text(f, v);
 	ana_val_cpu_text(f, v);
+	ana_val_io_text(f, v);
 	ana_val_why_text(f, v, 0);
 }
 
@@ -443,6 +444,7 @@ void ana_val_json(FILE *f, const struct ana_val *v)
 	fputc(']', f);
 	ana_val_recs_json(f, v);
 	ana_val_cpu_json(f, v);
+	ana_val_io_json(f, v);
 	ana_val_why_json(f, v);
 	ana_val_verdict(v, &within, &total);
 	fprintf(f, ",\"totals_within\":%d,\"totals\":%d,\"rank_agree\":%d,\"rank_pairs\":%d,"
@@ -515,6 +517,7 @@ void ana_val_html(FILE *f, const struct ana_val *v)
 	notes(f, v);
 	ana_val_recs_text(f, v);
 	ana_val_cpu_text(f, v);
+	ana_val_io_text(f, v);
 	ana_val_why_text(f, v, 1);
 	fputs("</pre>\n</body></html>\n", f);
 }

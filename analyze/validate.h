@@ -26,6 +26,24 @@
 #define ANA_VAL_EXIT_MISSED 6	/* a total is off by more than --tolerance */
 #define ANA_VAL_EXIT_REFUSED 7	/* COMMAND (or --setup) failed: nothing to compare */
 
+/* The command's read and write calls and bytes (ana_val_add_io()): a
+ * native run's as the kernel counts them for its processes (syscr,
+ * syscw, rchar, wchar of /proc/PID/io), a recording's its read- and
+ * write-family calls. */
+enum {
+	ANA_VAL_IO_READS,
+	ANA_VAL_IO_WRITES,
+	ANA_VAL_IO_RBYTES,
+	ANA_VAL_IO_WBYTES,
+	ANA_VAL_IO_N
+};
+/* A process start reads its program's and its loader's headers in the
+ * kernel: counted natively, no recorded call.  The two counts are not
+ * compared closer than this much per recorded exec (measured here: 5 to
+ * 7 reads, 2.5 to 4 KiB). */
+#define ANA_VAL_IO_EXEC_CALLS 8.0
+#define ANA_VAL_IO_EXEC_BYTES 8192.0
+
 enum ana_val_rank {
 	ANA_VAL_RANK_NA = 0,	/* no two filesystems differ enough natively */
 	ANA_VAL_RANK_SAME,	/* the replays order them as the native runs */
@@ -85,6 +103,12 @@ struct ana_val {
 	/* the recorder's system time is not the program's (ptrace's stops):
 	 * ana_val_why() predicts from the user time alone */
 	int cpu_user_only;
+	/* the command's read and write calls and bytes, [0] the recordings',
+	 * [1 + fs] the native runs' on fs (ana_val_add_io()); the
+	 * recordings' execs */
+	double io[ANA_VAL_MAX_FS + 1][ANA_VAL_MAX_RUNS][ANA_VAL_IO_N];
+	int n_io[ANA_VAL_MAX_FS + 1];
+	double io_execs[ANA_VAL_MAX_RUNS];
 };
 
 /* ana_val_add_cpu()'s @fs for a recording */
@@ -133,6 +157,35 @@ int ana_val_add_rec(struct ana_val *v, double total);
  *  filesystem @fs, or in a recording (@fs ANA_VAL_RECORDED); NAN
  *  (unknown) is left out.  @return : 0, or -EINVAL / -E2BIG. */
 int ana_val_add_cpu(struct ana_val *v, int fs, double secs, double user);
+
+/*! ana_val_add_io() (validate_io.c) : the read and write calls and bytes
+ *  @io (ANA_VAL_IO_*) of the command's processes in a native run on
+ *  filesystem @fs, or in a recording (@fs ANA_VAL_RECORDED) that made
+ *  @execs execs; a run with a NAN is left out.
+ *  @return : 0, or -EINVAL / -E2BIG. */
+int ana_val_add_io(struct ana_val *v, int fs, const double *io, double execs);
+
+/* How a recording's I/O compares with the native runs' (ana_val_io()). */
+struct ana_val_io {
+	int known;			/* both sides counted */
+	double rec[ANA_VAL_IO_N];	/* the recordings' medians */
+	double nat[ANA_VAL_IO_N];	/* the native runs' medians (every fs) */
+	double lo[ANA_VAL_IO_N], hi[ANA_VAL_IO_N];	/* ... their range */
+	double excess[ANA_VAL_IO_N];	/* (rec - nat) / nat, percent */
+	double spread[ANA_VAL_IO_N];	/* (hi - lo) / nat, percent */
+	/* the recording lies outside the native runs' range by more than
+	 * the exec allowance and the tolerance: it did other work */
+	int apart[ANA_VAL_IO_N];
+	int n_native;
+};
+
+/*! ana_val_io() : the recordings' reads and writes against the native
+ *  runs', with v->tolerance. */
+void ana_val_io(const struct ana_val *v, struct ana_val_io *io);
+/*! ana_val_io_text() / ana_val_io_json() : the line under the table, the
+ *  "io" member of its JSON object; nothing where either side is unknown. */
+void ana_val_io_text(FILE *f, const struct ana_val *v);
+void ana_val_io_json(FILE *f, const struct ana_val *v);
 
 /*! ana_val_add_rec_replay() : a replay of recording @rec on filesystem
  *  @fs that took @secs.  @return : 0, or -EINVAL / -E2BIG. */
@@ -201,6 +254,10 @@ double ana_val_recs_spread(const struct ana_val *v, int fs);
 #define ANA_VAL_WHY_RECORDING	2	/* the recording's CPU time predicts the error */
 #define ANA_VAL_WHY_NOISE	4	/* the replays' median is inside the native runs' range */
 #define ANA_VAL_WHY_RECORDINGS	8	/* the recordings' replays differ by as much */
+#define ANA_VAL_WHY_WORK	16	/* the recording read or wrote other than the
+					 * native runs, the way of the miss */
+#define ANA_VAL_WHY_VARIES	32	/* the native runs' reads or writes differ
+					 * among themselves by as much as the miss */
 
 struct ana_val_why {
 	int miss;			/* the total is off by more than the tolerance */
@@ -223,6 +280,10 @@ struct ana_val_why {
 	 * percent) and the recordings' spread (ana_val_recs_spread()) */
 	struct ana_val_stat stat;
 	double cpu_excess, user_excess, recs_spread;
+	/* ANA_VAL_WHY_WORK: the measure (ANA_VAL_IO_*) most apart;
+	 * ANA_VAL_WHY_VARIES alone: the one that varies most; -1 none */
+	int io_kind;
+	struct ana_val_io io;
 };
 
 /*! ana_val_why() : what accounts for the total of filesystem @fs (of a

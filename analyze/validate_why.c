@@ -1,7 +1,7 @@
 /*
  * validate_why.c - what accounts for a total of 'iotape validate' that
  * misses the tolerance, from what the table measured, and which phase
- * holds most of it.  Four measures, each tested on its own:
+ * holds most of it.  Six measures, each tested on its own:
  *
  *   the replayer's speed   the replay is slow and so is its afap replay
  *                          (no think time, no sleeps): no timing brings it
@@ -21,7 +21,15 @@
  *                          the native runs' times;
  *   the recordings         with --recordings N, the medians of each
  *                          recording's replays are as far apart as the
- *                          error is beyond the tolerance.
+ *                          error is beyond the tolerance;
+ *   the work               the recording read or wrote more calls or
+ *                          bytes than every native run, and the replay is
+ *                          slow (or fewer, and fast): the command did
+ *                          other work when recorded (validate_io.c);
+ *   the work's variation   else, the native runs' reads or writes differ
+ *                          among themselves by as much as the error: the
+ *                          command's work is not the same from run to run,
+ *                          and one recording is one sample of it.
  *
  * None of them is a proof: they say which measured quantity is as large as
  * the miss, and the text gives the numbers so that the reader can judge.
@@ -81,6 +89,8 @@ void ana_val_why(const struct ana_val *v, int fs, struct ana_val_why *w)
 	w->phase = -1;
 	w->total_secs = w->stat.error = NAN;
 	w->cpu_excess = w->user_excess = w->recs_spread = NAN;
+	w->io_kind = -1;
+	ana_val_io(v, &w->io);
 	if (total < 0 || fs < 0 || fs >= v->n_fs)
 		return;
 	ana_val_cell_stat(v, total, fs, &w->stat);
@@ -124,7 +134,24 @@ void ana_val_why(const struct ana_val *v, int fs, struct ana_val_why *w)
 		w->causes |= ANA_VAL_WHY_NOISE;
 	if (w->recs_spread * 100 + v->tolerance >= fabs(s->error))
 		w->causes |= ANA_VAL_WHY_RECORDINGS;
+	for (row = 0; row < ANA_VAL_IO_N; row++)
+		if (w->io.apart[row] && w->io.excess[row] * s->error > 0 &&
+		    (w->io_kind < 0 || fabs(w->io.excess[row]) > fabs(w->io.excess[w->io_kind])))
+			w->io_kind = row;
+	if (w->io_kind >= 0) {
+		w->causes |= ANA_VAL_WHY_WORK;
+		return;
+	}
+	for (row = 0; row < ANA_VAL_IO_N; row++)
+		if (w->io.spread[row] >= fabs(s->error) &&
+		    (w->io_kind < 0 || w->io.spread[row] > w->io.spread[w->io_kind]))
+			w->io_kind = row;
+	if (w->io_kind >= 0)
+		w->causes |= ANA_VAL_WHY_VARIES;
 }
+
+static const char *const what[ANA_VAL_IO_N] = { "read calls", "write calls", "MiB read",
+						"MiB written" };
 
 static void name_out(FILE *f, const char *s, int html)
 {
@@ -173,9 +200,29 @@ void ana_val_why_text(FILE *f, const struct ana_val *v, int html)
 				w.recs_spread * 100);
 			sep = "; ";
 		}
+		if (w.causes & ANA_VAL_WHY_WORK) {
+			int k = w.io_kind;
+			double d = k >= ANA_VAL_IO_RBYTES ? 1 << 20 : 1;
+
+			fprintf(f, "%sthe command's own work: the recording's %s %.*f, the native "
+				"runs' %.*f to %.*f (%+.1f %%)", sep, what[k], k >= 2, w.io.rec[k] / d,
+				k >= 2, w.io.lo[k] / d, k >= 2, w.io.hi[k] / d, w.io.excess[k]);
+			sep = "; ";
+		}
+		if (w.causes & ANA_VAL_WHY_VARIES) {
+			int k = w.io_kind;
+			double d = k >= ANA_VAL_IO_RBYTES ? 1 << 20 : 1;
+
+			fprintf(f, "%sthe command's work varies from run to run: the native runs' "
+				"%s %.*f to %.*f (spread %.0f %%), the recording's %.*f", sep,
+				what[k], k >= 2, w.io.lo[k] / d, k >= 2, w.io.hi[k] / d,
+				w.io.spread[k], k >= 2, w.io.rec[k] / d);
+			sep = "; ";
+		}
 		if (!w.causes) {
 			fprintf(f, "%snot accounted for by the replayer's speed, the recording's "
-				"CPU time%s the native runs' range%s", sep,
+				"CPU time%s%s the native runs' range%s", sep,
+				!w.io.known ? "" : v->n_recs > 1 ? " or work" : " or work,",
 				v->n_recs > 1 ? "," : " or",
 				v->n_recs > 1 ? " or the recordings' spread" : "");
 			sep = "; ";
@@ -199,6 +246,8 @@ void ana_val_why_json(FILE *f, const struct ana_val *v)
 		{ ANA_VAL_WHY_RECORDING, "recording" },
 		{ ANA_VAL_WHY_NOISE, "noise" },
 		{ ANA_VAL_WHY_RECORDINGS, "recordings" },
+		{ ANA_VAL_WHY_WORK, "work" },
+		{ ANA_VAL_WHY_VARIES, "work_varies" },
 	};
 	int fs, i, n;
 

@@ -230,7 +230,8 @@ static int record_more(struct run_state *s, int k, const char *text)
 	if (rc != IOT_EXIT_OK)
 		return rc;
 	say(s, "recording %d/%d: %.2f s", k, s->recs, t.total);
-	if (ana_val_add_cpu(&s->v, ANA_VAL_RECORDED, t.cpu, t.cpu_user) < 0)
+	if (ana_val_add_cpu(&s->v, ANA_VAL_RECORDED, t.cpu, t.cpu_user) < 0 ||
+	    ana_val_add_io(&s->v, ANA_VAL_RECORDED, t.io, t.execs) < 0)
 		return IOT_EXIT_FAIL;
 	return ana_val_add_rec(&s->v, t.total) < 0 ? IOT_EXIT_FAIL : IOT_EXIT_OK;
 }
@@ -275,7 +276,8 @@ recorded:
 	/* ptrace's stops are system time of the program (mixed: of some):
 	 * only a bpf recording's system time is the program's own */
 	s->v.cpu_user_only = !s->rec.bpf;
-	if (ana_val_add_cpu(&s->v, ANA_VAL_RECORDED, s->rec.cpu, s->rec.cpu_user) < 0)
+	if (ana_val_add_cpu(&s->v, ANA_VAL_RECORDED, s->rec.cpu, s->rec.cpu_user) < 0 ||
+	    ana_val_add_io(&s->v, ANA_VAL_RECORDED, s->rec.io, s->rec.execs) < 0)
 		return IOT_EXIT_FAIL;
 	if (!s->o.image_size && s->trace_in)
 		s->o.image_size = s->o.record_size;
@@ -323,7 +325,8 @@ recorded:
 			}
 			say(s, "%s: native run %d/%d: %.2f s", s->fs[fs], r, s->runs, t.total);
 			add_times(s, fs, ANA_VAL_NATIVE, &t);
-			if (ana_val_add_cpu(&s->v, fs, t.cpu, t.cpu_user) < 0)
+			if (ana_val_add_cpu(&s->v, fs, t.cpu, t.cpu_user) < 0 ||
+			    ana_val_add_io(&s->v, fs, t.io, NAN) < 0)
 				return IOT_EXIT_FAIL;
 			snprintf(prof, sizeof(prof), "%s/replay-%s-%d", s->outdir, s->fs[fs], r);
 			rc = val_replay(&s->o, s->fs[fs], trace, prof, NULL);

@@ -66,6 +66,29 @@ double val_real_now(void)
 	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
 }
 
+/* This process's read and write calls and bytes, its reaped children's
+ * with them (/proc/self/io: syscr, syscw, rchar, wchar, as
+ * ANA_VAL_IO_*).  @return : 0, or -1 where the kernel does not count
+ * them (no task I/O accounting). */
+static int self_io(double io[ANA_VAL_IO_N])
+{
+	static const char *const key[ANA_VAL_IO_N] = { "syscr:", "syscw:", "rchar:", "wchar:" };
+	char line[128];
+	int i, got = 0;
+	FILE *f = fopen("/proc/self/io", "re");
+
+	if (!f)
+		return -1;
+	while (fgets(line, sizeof(line), f))
+		for (i = 0; i < ANA_VAL_IO_N; i++)
+			if (strncmp(line, key[i], strlen(key[i])) == 0) {
+				io[i] = strtod(line + strlen(key[i]), NULL);
+				got |= 1 << i;
+			}
+	fclose(f);
+	return got == (1 << ANA_VAL_IO_N) - 1 ? 0 : -1;
+}
+
 static double tv_s(const struct timeval *tv)
 {
 	return (double)tv->tv_sec + (double)tv->tv_usec / 1e6;
@@ -76,11 +99,16 @@ static double tv_s(const struct timeval *tv)
  * @self: argv[0] is this binary; the CPU time it and the children it
  * waited for used, and that of the processes it left to end on their own
  * (this process is their subreaper: cmd_validate()), into *@cpu (seconds;
- * may be NULL).  @return : its
- * status as a shell gives it (128+N for signal N), or -errno. */
+ * may be NULL); their read and write calls and bytes into @io (may be
+ * NULL; NAN where not counted): all of them end as this process's
+ * children or their children, and a process's counts go to its parent's
+ * when it is reaped.  @return : its status as a shell gives it (128+N
+ * for signal N), or -errno. */
 static int spawn(char **argv, const char *cwd, const char *log, int mute, int self,
-		 double *cpu, double *user)
+		 double *cpu, double *user, double *io)
 {
+	double io0[ANA_VAL_IO_N], io1[ANA_VAL_IO_N];
+	int io_ok = 0, i;
 	struct rusage ru;
 	char exe[PATH_MAX];
 	int status, fd;
@@ -95,6 +123,11 @@ static int spawn(char **argv, const char *cwd, const char *log, int mute, int se
 		argv[0] = exe;
 	}
 	fflush(NULL);
+	if (io) {
+		for (i = 0; i < ANA_VAL_IO_N; i++)
+			io[i] = NAN;
+		io_ok = self_io(io0) == 0;
+	}
 	pid = fork();
 	if (pid < 0)
 		return -errno;
@@ -145,6 +178,9 @@ static int spawn(char **argv, const char *cwd, const char *log, int mute, int se
 	}
 	child_pgid = 0;
 	kill(-pid, SIGKILL);	/* what it left running would keep the mount busy */
+	if (io_ok && self_io(io1) == 0)
+		for (i = 0; i < ANA_VAL_IO_N; i++)
+			io[i] = io1[i] - io0[i];
 	if (WIFSIGNALED(status))
 		return 128 + WTERMSIG(status);
 	return WEXITSTATUS(status);
@@ -212,7 +248,7 @@ int val_record(const struct val_opts *o, struct bench_live *l, const char *trace
 	for (i = 0; o->cmd[i] && ac < (int)(sizeof(av) / sizeof(av[0])) - 1; i++)
 		av[ac++] = o->cmd[i];
 	av[ac] = NULL;
-	rc = spawn(av, workdir, NULL, 0, 1, NULL, NULL);
+	rc = spawn(av, workdir, NULL, 0, 1, NULL, NULL, NULL);
 	if (rc < 0) {
 		iot_err(CMD, "cannot run 'iotape record': %s", strerror(-rc));
 		goto out;
@@ -233,7 +269,7 @@ int val_native(const struct val_opts *o, struct bench_live *l, const struct benc
 	char desc[1024], dir[2 * PATH_MAX];
 	struct val_marks *marks;
 	double t0, t1;
-	int rc, rc2;
+	int rc, rc2, i;
 
 	memset(t, 0, sizeof(*t));
 	memset(&bo, 0, sizeof(bo));
@@ -256,9 +292,19 @@ int val_native(const struct val_opts *o, struct bench_live *l, const struct benc
 	}
 	t->cpu = t->cpu_user = NAN;
 	t0 = val_real_now();
-	rc = spawn(o->cmd, dir, log, 0, 0, &t->cpu, &t->cpu_user);
+	rc = spawn(o->cmd, dir, log, 0, 0, &t->cpu, &t->cpu_user, t->io);
 	t1 = val_real_now();
 	val_marks_close(marks, t0);
+	/* each mark: the workload's write of its line, this process's read
+	 * of it (one at most) */
+	for (i = 0; i < t->n && !isnan(t->io[0]); i++) {
+		double len = (double)strlen(t->name[i]) + 1;
+
+		t->io[ANA_VAL_IO_READS] = fmax(0, t->io[ANA_VAL_IO_READS] - 1);
+		t->io[ANA_VAL_IO_WRITES] = fmax(0, t->io[ANA_VAL_IO_WRITES] - 1);
+		t->io[ANA_VAL_IO_RBYTES] = fmax(0, t->io[ANA_VAL_IO_RBYTES] - len);
+		t->io[ANA_VAL_IO_WBYTES] = fmax(0, t->io[ANA_VAL_IO_WBYTES] - len);
+	}
 	if (rc < 0) {
 		iot_err(CMD, "cannot run %s: %s", o->cmd[0], strerror(-rc));
 		goto out;
@@ -303,7 +349,7 @@ int val_replay(const struct val_opts *o, const char *fs, const char *trace,
 	}
 	av[ac] = NULL;
 	/* bench prints the profile's report: the table here replaces it */
-	rc = spawn(av, NULL, NULL, 1, 1, NULL, NULL);
+	rc = spawn(av, NULL, NULL, 1, 1, NULL, NULL, NULL);
 	if (rc < 0)
 		iot_err(CMD, "cannot run 'iotape bench': %s", strerror(-rc));
 	return rc;
@@ -321,6 +367,52 @@ int val_replay_times(const char *fs, const char *profdir, struct val_times *t)
 	return rc;
 }
 
+/* What the kernel counts in syscr and rchar (the read family: what
+ * vfs_read(), vfs_readv() and the copies count), syscw and wchar (the
+ * write family). */
+static const char *const io_reads[] = { "read", "pread64", "readv", "preadv", "preadv2",
+					"sendfile", "copy_file_range", NULL };
+static const char *const io_writes[] = { "write", "pwrite64", "writev", "pwritev", "pwritev2",
+					 "sendfile", "copy_file_range", NULL };
+
+static int named(const char *const *list, const char *name)
+{
+	for (; *list; list++)
+		if (strcmp(*list, name) == 0)
+			return 1;
+	return 0;
+}
+
+/* @a's read and write calls and bytes, and its execs, into @t */
+static void trace_io(const struct ana_trace *a, struct val_times *t)
+{
+	size_t nr;
+
+	for (nr = 0; nr < ANA_VAL_IO_N; nr++)
+		t->io[nr] = 0;
+	t->execs = 0;
+	for (nr = 0; nr < ANA_MAX_NR; nr++) {
+		const struct ana_stat *st = &a->sys[nr];
+		const char *name = a->sc[nr] ? a->sc[nr]->name : NULL;
+
+		if (!name || !st->count)
+			continue;
+		/* the kernel counts the calls that reached the file (a read
+		 * that would block included, an EBADF or EXDEV not): those
+		 * that succeeded here */
+		if (named(io_reads, name)) {
+			t->io[ANA_VAL_IO_READS] += (double)(st->count - st->errors);
+			t->io[ANA_VAL_IO_RBYTES] += (double)st->bytes;
+		}
+		if (named(io_writes, name)) {
+			t->io[ANA_VAL_IO_WRITES] += (double)(st->count - st->errors);
+			t->io[ANA_VAL_IO_WBYTES] += (double)st->bytes;
+		}
+		if (!strcmp(name, "execve") || !strcmp(name, "execveat"))
+			t->execs += (double)(st->count - st->errors);
+	}
+}
+
 int val_trace_times(const char *path, struct val_times *t)
 {
 	struct ana_trace a;
@@ -330,6 +422,8 @@ int val_trace_times(const char *path, struct val_times *t)
 
 	memset(t, 0, sizeof(*t));
 	t->cpu = t->cpu_user = NAN;
+	for (i = 0; i < ANA_VAL_IO_N; i++)
+		t->io[i] = NAN;
 	memset(&a, 0, sizeof(a));
 	rc = ana_load(&a, path);
 	if (rc < 0)
@@ -345,6 +439,7 @@ int val_trace_times(const char *path, struct val_times *t)
 	t->mismatches = a.has_hdr_mismatches ? a.hdr_mismatches : a.ev_mismatches;
 	t->skipped = a.has_hdr_skipped ? a.hdr_skipped : a.ev_skipped;
 	t->skipped_mmap = a.hdr_skipped_mmap;
+	trace_io(&a, t);
 	origin = (double)a.t_last / 1e9 - t->total;
 	/* phase marks only: top-level commands are not timed natively */
 	for (i = 0; a.marks && i + 1 < a.n_phases && t->n < VAL_MAX_PHASES; i++) {

@@ -9,6 +9,7 @@
 #include <limits.h>
 #include <stdint.h>
 
+#include "../analyze/validate.h"
 #include "bench.h"
 
 #define VAL_MAX_PHASES 250
@@ -41,6 +42,11 @@ struct val_times {
 					 * system time is the program's own */
 	uint64_t mismatches, skipped;	/* replays: what the profile's header says */
 	uint64_t skipped_mmap;		/* ... of the skipped, mappings (pages replayed) */
+	/* the command's read and write calls and bytes (ANA_VAL_IO_*): a
+	 * native run's from /proc/self/io, less its phase marks' lines; a
+	 * trace's read- and write-family calls; NAN: not counted */
+	double io[ANA_VAL_IO_N];
+	double execs;			/* a trace's execs that succeeded */
 };
 
 /*! val_signals() : catch SIGINT, SIGTERM and SIGHUP: the run in progress

@@ -162,7 +162,8 @@ for name in sorted(os.listdir(out)):
     pct = lambda x: "-" if x is None else format(x * 100, "+.1f")
     rc = pct(t.get("cpu", {}).get("recorded_vs_native"))
     ru = pct(t.get("cpu", {}).get("user_vs_native"))
-    short = {"recording": "rec", "replayer": "speed", "noise": "noise", "recordings": "recs"}
+    short = {"recording": "rec", "replayer": "speed", "noise": "noise", "recordings": "recs",
+             "work": "work", "work_varies": "varies"}
     for fs in t["filesystems"]:
         c = tot["cells"][fs]
         w = t.get("why", {}).get(fs, {})
@@ -196,7 +197,10 @@ print("rec cpu%, user%: the recording's CPU time, and its user time, (its proces
       "follows it (user time alone where the recorder does not time the system's exactly)")
 print("why (of a total that misses): what of the table is as large as the miss: rec, the "
       "recording's CPU time; speed, the replayer's own (afap); noise, the replay inside the "
-      "native runs' range; recs, the recordings' replays as far apart (RECS > 1); ?, none of them; in brackets the phase with the largest part of it "
+      "native runs' range; recs, the recordings' replays as far apart (RECS > 1); work, the "
+      "recording read or wrote more (or fewer) calls or bytes than every native run, the "
+      "miss's way; varies, the native runs' reads or writes as far apart among themselves; "
+      "?, none of them; in brackets the phase with the largest part of it "
       "('iotape validate' prints the numbers)")
 PY
 exit $rc

@@ -190,6 +190,47 @@ PY
 no_leftovers "$T"
 echo "a daemon's work: its CPU time counted natively as recorded"
 
+# a command whose work is not the same from run to run (a counter kept
+# outside: its first run, the recording, copies 20 blocks, each later one
+# 20,000): the table says how many reads each made, natively as the kernel
+# counts them, and puts the replay's miss (fast: it repeats the
+# recording's 20) at the command's own work
+cat >"$T/c.sh" <<W
+n=\$(cat "$T/count" 2>/dev/null || echo 0)
+echo \$((n + 1)) >"$T/count"
+if [ "\$n" = 0 ]; then k=20; else k=20000; fi
+dd if=/dev/zero of=/dev/null bs=64k count=\$k 2>/dev/null
+echo done >out
+W
+"$IOTAPE" validate --fs tmpfs --record-on tmpfs --runs 2 --no-afap --scratch "$T" \
+	--keep "$T/keepc" -- sh "$T/c.sh" >"$T/out" 2>"$T/err"
+rc=$?
+[ $rc = 6 ] || { cat "$T/out" "$T/err"; fail "validate of a command doing other work natively exited $rc, expected 6"; }
+python3 - "$T/keepc/table.json" <<'PY' || { cat "$T/out"; fail "the reads are not counted, or the miss not put at them"; }
+import json, sys
+t = json.load(open(sys.argv[1]))
+io = t["io"]
+rec = io["recorded"][0]
+assert len(io["native"]["tmpfs"]) == 2, io
+for n in io["native"]["tmpfs"]:
+    # dd's 20,000 reads of 64 KiB, and the shell's few
+    assert 20000 <= n["reads"] < 20000 + 200, n
+    assert n["bytes_read"] >= 20000 * 65536, n
+# the recording's 20 and the shell's, its execs counted
+assert 20 <= rec["reads"] < 200 and rec["execs"] >= 3, rec
+# dd writes each block to /dev/null: its writes too
+for k in ("reads", "bytes_read", "writes", "bytes_written"):
+    assert k in io["apart"], io
+w = t["why"]["tmpfs"]
+assert w["miss"] and "work" in w["causes"], w
+PY
+grep -q "^Reads and writes of the command's processes (recorded: its read- and write-family calls; native: as the kernel counts them, /proc/PID/io; 2 runs): read calls recorded [0-9]*, native 200[0-9][0-9] " "$T/out" ||
+	{ cat "$T/out"; fail "the table does not say the reads of the recording and the native runs"; }
+grep -q "^  tmpfs -[0-9.]* %: .*the command's own work: the recording's [a-zA-Z ]* [0-9.]*, the native runs' [0-9.]* to [0-9.]* (-99" "$T/out" ||
+	{ cat "$T/out"; fail "the miss is not put at the command's own work"; }
+no_leftovers "$T"
+echo "a command doing other work natively: its reads counted, the miss put at them"
+
 "$IOTAPE" validate --fs nofs -- true 2>/dev/null; [ $? = 2 ] || fail "--fs nofs: not a usage error"
 "$IOTAPE" validate --runs 0 -- true 2>/dev/null; [ $? = 2 ] || fail "--runs 0: not a usage error"
 "$IOTAPE" validate --fs ext4 2>/dev/null; [ $? = 2 ] || fail "no COMMAND: not a usage error"

@@ -584,6 +584,131 @@ static void test_why(void **state)
 	}
 }
 
+/* The recording's reads and writes against the native runs': printed
+ * under the table, and named where they go the way of a miss. */
+static void test_io(void **state)
+{
+	const double nat[] = { 1.0, 1.0 }, rep[] = { 0.8, 1.2 };
+	const double mib = 1 << 20;
+	/* reads, writes, bytes read, bytes written */
+	const double rec[] = { 1000, 500, 10 * mib, 5 * mib };
+	const double n1[] = { 1300, 500, 12 * mib, 5 * mib }, n2[] = { 1400, 500, 13 * mib, 5 * mib };
+	const double n3[] = { 1350, 500, 12.5 * mib, 5 * mib };
+	const double bad[] = { 1, NAN, 1, 1 };
+	struct ana_val v;
+	struct ana_val_why w;
+	struct ana_val_io o;
+	char *t;
+
+	fill(&v, 2, nat, rep);
+	assert_int_equal(ana_val_add_io(&v, 2, n1, NAN), -EINVAL);
+	assert_int_equal(ana_val_add_io(&v, -2, n1, NAN), -EINVAL);
+	assert_int_equal(ana_val_add_io(&v, 0, bad, NAN), 0);	/* not counted: left out */
+	assert_int_equal(v.n_io[1], 0);
+	assert_int_equal(ana_val_add_io(&v, 0, n1, NAN), 0);
+	assert_int_equal(ana_val_add_io(&v, 0, n2, NAN), 0);
+	assert_int_equal(ana_val_add_io(&v, 1, n3, NAN), 0);
+	/* native runs alone: nothing to compare */
+	ana_val_io(&v, &o);
+	assert_int_equal(o.known, 0);
+	t = render(&v, ana_val_text);
+	assert_null(strstr(t, "Reads and writes"));
+	free(t);
+	ana_val_why(&v, 0, &w);
+	assert_int_equal(w.causes, 0);
+
+	/* 1,000 reads recorded with 10 execs: below 1,300 less the 80 reads
+	 * process starts may make in the kernel, and 20 % short of the
+	 * native runs' median less them; the writes the same */
+	assert_int_equal(ana_val_add_io(&v, ANA_VAL_RECORDED, rec, 10), 0);
+	ana_val_io(&v, &o);
+	assert_int_equal(o.known, 1);
+	assert_int_equal(o.n_native, 3);
+	assert_true(o.nat[ANA_VAL_IO_READS] == 1350 && o.lo[ANA_VAL_IO_READS] == 1300 &&
+		    o.hi[ANA_VAL_IO_READS] == 1400);
+	assert_true(fabs(o.excess[ANA_VAL_IO_READS] + 25.93) < 0.01);
+	assert_int_equal(o.apart[ANA_VAL_IO_READS], 1);
+	assert_int_equal(o.apart[ANA_VAL_IO_WRITES], 0);
+	assert_int_equal(o.apart[ANA_VAL_IO_RBYTES], 1);
+	assert_int_equal(o.apart[ANA_VAL_IO_WBYTES], 0);
+
+	/* ext4's replay -20 %, fast as the recording's fewer reads: the work;
+	 * xfs's +20 %, slow: not */
+	ana_val_why(&v, 0, &w);
+	assert_int_equal(w.miss, 1);
+	assert_int_equal(w.causes, ANA_VAL_WHY_WORK);
+	assert_int_equal(w.io_kind, ANA_VAL_IO_READS);
+	ana_val_why(&v, 1, &w);
+	assert_int_equal(w.miss, 1);
+	assert_int_equal(w.causes, 0);
+	assert_int_equal(w.io_kind, -1);
+
+	t = render(&v, ana_val_text);
+	assert_non_null(strstr(t, "; 3 runs): read calls recorded 1000, native 1350 (1300 to "
+				  "1400) -25.9 %; write calls recorded 500, native 500 (500 to 500) "
+				  "+0.0 %; bytes read recorded 10.0 MiB, native 12.5 MiB (12.0 MiB "
+				  "to 13.0 MiB) -20.0 %;"));
+	assert_non_null(strstr(t, "the native counts hold up to 80 reads and 80 KiB the kernel "
+				  "made for the recording's 10 process starts.  The native runs' own "
+				  "work differs from run to run: read calls 7 %, bytes read 8 % "
+				  "(spread).  Outside the native runs' range: read calls, bytes read: "
+				  "the command did other work"));
+	assert_non_null(strstr(t, "  ext4 -20.0 %: the command's own work: the recording's "
+				  "read calls 1000, the native runs' 1300 to 1400 (-25.9 %)"));
+	assert_non_null(strstr(t, "  xfs +20.0 %: not accounted for by the replayer's speed, "
+				  "the recording's CPU time or work, or the native runs' range"));
+	free(t);
+	t = render(&v, ana_val_json);
+	assert_non_null(strstr(t, ",\"io\":{\"recorded\":[{\"execs\":10,\"reads\":1000,"
+				  "\"writes\":500,"));
+	assert_non_null(strstr(t, "\"native\":{\"ext4\":[{\"reads\":1300,"));
+	assert_non_null(strstr(t, "\"apart\":[\"reads\",\"bytes_read\"]}"));
+	assert_non_null(strstr(t, "\"ext4\":{\"miss\":true,\"causes\":[\"work\"]"));
+	free(t);
+	ana_val_free(&v);
+
+	/* 1,250 reads: within what 10 process starts read in the kernel of
+	 * the native runs' 1,300 */
+	fill(&v, 2, nat, rep);
+	assert_int_equal(ana_val_add_io(&v, 0, n1, NAN), 0);
+	assert_int_equal(ana_val_add_io(&v, 1, n2, NAN), 0);
+	{
+		const double r2[] = { 1250, 500, 12 * mib, 5 * mib };
+
+		assert_int_equal(ana_val_add_io(&v, ANA_VAL_RECORDED, r2, 10), 0);
+	}
+	ana_val_io(&v, &o);
+	assert_int_equal(o.apart[ANA_VAL_IO_READS], 0);
+	ana_val_why(&v, 0, &w);
+	assert_int_equal(w.causes, 0);
+	t = render(&v, ana_val_text);
+	assert_non_null(strstr(t, "The recording's are inside the native runs' range, less "
+				  "what process starts read in the kernel."));
+	assert_null(strstr(t, "varies from run to run"));
+	free(t);
+	/* a third native run of 1,700 reads: they spread 27 % (of their
+	 * median, 1,400), more than ext4's -20 %: the work varies */
+	{
+		const double n4[] = { 1700, 500, 12 * mib, 5 * mib };
+
+		assert_int_equal(ana_val_add_io(&v, 0, n4, NAN), 0);
+	}
+	ana_val_why(&v, 0, &w);
+	assert_int_equal(w.causes, ANA_VAL_WHY_VARIES);
+	assert_int_equal(w.io_kind, ANA_VAL_IO_READS);
+	t = render(&v, ana_val_text);
+	assert_non_null(strstr(t, "The native runs' own work differs from run to run: read "
+				  "calls 29 %, bytes read 8 % (spread)."));
+	assert_non_null(strstr(t, "  ext4 -20.0 %: the command's work varies from run to run: "
+				  "the native runs' read calls 1300 to 1700 (spread 29 %), the "
+				  "recording's 1250\n"));
+	free(t);
+	t = render(&v, ana_val_json);
+	assert_non_null(strstr(t, "\"ext4\":{\"miss\":true,\"causes\":[\"work_varies\"]"));
+	free(t);
+	ana_val_free(&v);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -600,6 +725,7 @@ int main(void)
 		cmocka_unit_test(test_recordings),
 		cmocka_unit_test(test_cpu),
 		cmocka_unit_test(test_why),
+		cmocka_unit_test(test_io),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
