@@ -343,7 +343,7 @@ void ana_val_text(FILE *f, const struct ana_val *v)
 	notes(f, v);
 	ana_val_recs_text(f, v);
 	ana_val_cpu_text(f, v);
-	ana_val_io_text(f, v);
+	ana_val_io_text(f, v, 0);
 	ana_val_why_text(f, v, 0);
 }
 
@@ -517,7 +517,7 @@ void ana_val_html(FILE *f, const struct ana_val *v)
 	notes(f, v);
 	ana_val_recs_text(f, v);
 	ana_val_cpu_text(f, v);
-	ana_val_io_text(f, v);
+	ana_val_io_text(f, v, 1);
 	ana_val_why_text(f, v, 1);
 	fputs("</pre>\n</body></html>\n", f);
 }

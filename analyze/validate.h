@@ -68,6 +68,10 @@ struct ana_val_cell {
 struct ana_val_row {
 	char name[64];
 	struct ana_val_cell cell[ANA_VAL_MAX_FS];
+	/* a phase's read and write calls and bytes, [0] the recordings',
+	 * [1 + fs] the native runs' (ana_val_add_row_io()) */
+	double io[ANA_VAL_MAX_FS + 1][ANA_VAL_MAX_RUNS][ANA_VAL_IO_N];
+	int n_io[ANA_VAL_MAX_FS + 1];
 };
 
 /* --recordings N: one recording's own total (its trace's real time) and
@@ -179,12 +183,20 @@ struct ana_val_io {
 	int n_native;
 };
 
+/*! ana_val_add_row_io() : the same of phase @row (not the total, which
+ *  ana_val_add_io() gives): what the run read and wrote from its start
+ *  to the next mark.  @return : 0, or -EINVAL / -E2BIG. */
+int ana_val_add_row_io(struct ana_val *v, int row, int fs, const double *io);
+
 /*! ana_val_io() : the recordings' reads and writes against the native
- *  runs', with v->tolerance. */
-void ana_val_io(const struct ana_val *v, struct ana_val_io *io);
-/*! ana_val_io_text() / ana_val_io_json() : the line under the table, the
- *  "io" member of its JSON object; nothing where either side is unknown. */
-void ana_val_io_text(FILE *f, const struct ana_val *v);
+ *  runs', with v->tolerance: of the totals (@row -1, or the total row)
+ *  or of phase @row. */
+void ana_val_io(const struct ana_val *v, int row, struct ana_val_io *io);
+/*! ana_val_io_text() / ana_val_io_json() : the lines under the table (of
+ *  the totals, then of each phase whose reads or writes differ: @html,
+ *  names escaped), the "io" member of its JSON object; nothing where
+ *  either side is unknown. */
+void ana_val_io_text(FILE *f, const struct ana_val *v, int html);
 void ana_val_io_json(FILE *f, const struct ana_val *v);
 
 /*! ana_val_add_rec_replay() : a replay of recording @rec on filesystem
@@ -281,8 +293,9 @@ struct ana_val_why {
 	struct ana_val_stat stat;
 	double cpu_excess, user_excess, recs_spread;
 	/* ANA_VAL_WHY_WORK: the measure (ANA_VAL_IO_*) most apart;
-	 * ANA_VAL_WHY_VARIES alone: the one that varies most; -1 none */
-	int io_kind;
+	 * ANA_VAL_WHY_VARIES alone: the one that varies most; -1 none;
+	 * io_row: of the totals (-1), or of the phase (w->phase) */
+	int io_kind, io_row;
 	struct ana_val_io io;
 };
 

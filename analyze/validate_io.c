@@ -29,45 +29,71 @@
 static const char *const io_name[ANA_VAL_IO_N] = { "reads", "writes", "bytes_read",
 						   "bytes_written" };
 
-int ana_val_add_io(struct ana_val *v, int fs, const double *io, double execs)
+/* one run's @io into @dst[*@n] */
+static int add_run(double (*dst)[ANA_VAL_IO_N], int *n, const double *io)
 {
-	int i = fs + 1, k;
+	int k;
 
-	if (fs < ANA_VAL_RECORDED || fs >= v->n_fs || !io)
-		return -EINVAL;
 	for (k = 0; k < ANA_VAL_IO_N; k++)
 		if (isnan(io[k]) || io[k] < 0)
 			return 0;
-	if (v->n_io[i] >= ANA_VAL_MAX_RUNS)
+	if (*n >= ANA_VAL_MAX_RUNS)
 		return -E2BIG;
-	memcpy(v->io[i][v->n_io[i]], io, sizeof(v->io[i][0]));
-	if (fs == ANA_VAL_RECORDED)
-		v->io_execs[v->n_io[i]] = isnan(execs) || execs < 0 ? 0 : execs;
-	v->n_io[i]++;
-	return 0;
+	memcpy(dst[*n], io, sizeof(dst[0]));
+	(*n)++;
+	return 1;
 }
 
-void ana_val_io(const struct ana_val *v, struct ana_val_io *o)
+int ana_val_add_io(struct ana_val *v, int fs, const double *io, double execs)
+{
+	int i = fs + 1, rc;
+
+	if (fs < ANA_VAL_RECORDED || fs >= v->n_fs || !io)
+		return -EINVAL;
+	rc = add_run(v->io[i], &v->n_io[i], io);
+	if (rc > 0 && fs == ANA_VAL_RECORDED)
+		v->io_execs[v->n_io[i] - 1] = isnan(execs) || execs < 0 ? 0 : execs;
+	return rc < 0 ? rc : 0;
+}
+
+int ana_val_add_row_io(struct ana_val *v, int row, int fs, const double *io)
+{
+	int rc;
+
+	if (fs < ANA_VAL_RECORDED || fs >= v->n_fs || !io || row < 0 || row >= v->n_rows - 1)
+		return -EINVAL;
+	rc = add_run(v->rows[row].io[fs + 1], &v->rows[row].n_io[fs + 1], io);
+	return rc < 0 ? rc : 0;
+}
+
+void ana_val_io(const struct ana_val *v, int row, struct ana_val_io *o)
 {
 	double x[ANA_VAL_MAX_FS * ANA_VAL_MAX_RUNS], execs;
+	const double (*io)[ANA_VAL_MAX_RUNS][ANA_VAL_IO_N] = v->io;
+	const int *n_io = v->n_io;
 	int fs, j, k, n;
 
 	memset(o, 0, sizeof(*o));
 	for (k = 0; k < ANA_VAL_IO_N; k++)
 		o->rec[k] = o->nat[k] = o->lo[k] = o->hi[k] = o->excess[k] = o->spread[k] = NAN;
-	if (!v->n_io[0])
+	if (row >= 0 && row < v->n_rows - 1) {
+		io = v->rows[row].io;
+		n_io = v->rows[row].n_io;
+	}
+	if (!n_io[0])
 		return;
-	execs = ana_val_median(v->io_execs, v->n_io[0]);
+	/* a phase's own execs are not counted: the whole run's bound them */
+	execs = v->n_io[0] ? ana_val_median(v->io_execs, v->n_io[0]) : 0;
 	for (k = 0; k < ANA_VAL_IO_N; k++) {
 		double allow = 0;
 
-		for (j = 0; j < v->n_io[0]; j++)
-			x[j] = v->io[0][j][k];
-		o->rec[k] = ana_val_median(x, v->n_io[0]);
+		for (j = 0; j < n_io[0]; j++)
+			x[j] = io[0][j][k];
+		o->rec[k] = ana_val_median(x, n_io[0]);
 		n = 0;
 		for (fs = 0; fs < v->n_fs; fs++)
-			for (j = 0; j < v->n_io[fs + 1]; j++)
-				x[n++] = v->io[fs + 1][j][k];
+			for (j = 0; j < n_io[fs + 1]; j++)
+				x[n++] = io[fs + 1][j][k];
 		o->n_native = n;
 		if (!n)
 			return;
@@ -106,29 +132,70 @@ static void amount(FILE *f, int k, double x)
 		fprintf(f, "%.0f", x);
 }
 
-void ana_val_io_text(FILE *f, const struct ana_val *v)
+static const char *const what[ANA_VAL_IO_N] = { "read calls", "write calls", "bytes read",
+						"bytes written" };
+
+/* "X recorded R, native M (LO to HI)" */
+static void measure(FILE *f, const struct ana_val_io *o, int k)
 {
-	static const char *const what[ANA_VAL_IO_N] = { "read calls", "write calls",
-							"bytes read", "bytes written" };
+	fprintf(f, "%s recorded ", what[k]);
+	amount(f, k, o->rec[k]);
+	fputs(", native ", f);
+	amount(f, k, o->nat[k]);
+	fputs(" (", f);
+	amount(f, k, o->lo[k]);
+	fputs(" to ", f);
+	amount(f, k, o->hi[k]);
+	fputc(')', f);
+}
+
+/* a line for each phase whose reads or writes differ from run to run, or
+ * from the recording's */
+static void phases_text(FILE *f, const struct ana_val *v, int html)
+{
+	struct ana_val_io o;
+	int row, k, n;
+
+	for (row = 0; row < v->n_rows - 1; row++) {
+		ana_val_io(v, row, &o);
+		n = 0;
+		for (k = 0; o.known && k < ANA_VAL_IO_N; k++) {
+			if (!o.apart[k] && !(o.spread[k] > v->tolerance))
+				continue;
+			if (!n++) {
+				fputs("  phase ", f);
+				if (html)
+					ana_html_str(f, v->rows[row].name, strlen(v->rows[row].name));
+				else
+					fputs(v->rows[row].name, f);
+				fputc(':', f);
+			} else {
+				fputc(';', f);
+			}
+			fputc(' ', f);
+			measure(f, &o, k);
+			fprintf(f, " %+.1f %%, spread %.0f %%%s", o.excess[k], o.spread[k],
+				o.apart[k] ? ", the recording outside" : "");
+		}
+		if (n)
+			fputc('\n', f);
+	}
+}
+
+void ana_val_io_text(FILE *f, const struct ana_val *v, int html)
+{
 	struct ana_val_io o;
 	int k, n = 0;
 
-	ana_val_io(v, &o);
+	ana_val_io(v, -1, &o);
 	if (!o.known)
 		return;
 	fprintf(f, "\nReads and writes of the command's processes (recorded: its read- and "
 		"write-family calls; native: as the kernel counts them, /proc/PID/io; %d "
 		"run%s):", o.n_native, o.n_native == 1 ? "" : "s");
 	for (k = 0; k < ANA_VAL_IO_N; k++) {
-		fprintf(f, "%s %s recorded ", k ? ";" : "", what[k]);
-		amount(f, k, o.rec[k]);
-		fputs(", native ", f);
-		amount(f, k, o.nat[k]);
-		fputs(" (", f);
-		amount(f, k, o.lo[k]);
-		fputs(" to ", f);
-		amount(f, k, o.hi[k]);
-		fputc(')', f);
+		fputs(k ? "; " : " ", f);
+		measure(f, &o, k);
 		if (!isnan(o.excess[k]))
 			fprintf(f, " %+.1f %%", o.excess[k]);
 	}
@@ -154,33 +221,38 @@ void ana_val_io_text(FILE *f, const struct ana_val *v)
 		fputs("  The recording's are inside the native runs' range, less what "
 		      "process starts read in the kernel", f);
 	fputs(".\n", f);
+	phases_text(f, v, html);
 }
 
-void ana_val_io_json(FILE *f, const struct ana_val *v)
+/* "recorded":[...],"native":{...},"recorded_vs_native":{...},"spread":{...},
+ * "apart":[...] of the totals (@execs: theirs) or of a phase */
+static void json_io(FILE *f, const struct ana_val *v,
+		    const double (*io)[ANA_VAL_MAX_RUNS][ANA_VAL_IO_N], const int *n_io,
+		    const double *execs, const struct ana_val_io *o)
 {
-	struct ana_val_io o;
 	int fs, j, k;
 
-	ana_val_io(v, &o);
-	if (!o.known)
-		return;
-	fputs(",\"io\":{\"recorded\":[", f);
-	for (j = 0; j < v->n_io[0]; j++) {
-		fprintf(f, "%s{\"execs\":", j ? "," : "");
-		ana_val_json_num(f, v->io_execs[j]);
+	fputs("\"recorded\":[", f);
+	for (j = 0; j < n_io[0]; j++) {
+		fputs(j ? ",{" : "{", f);
+		if (execs) {
+			fputs("\"execs\":", f);
+			ana_val_json_num(f, execs[j]);
+			fputc(',', f);
+		}
 		for (k = 0; k < ANA_VAL_IO_N; k++) {
-			fprintf(f, ",\"%s\":", io_name[k]);
-			ana_val_json_num(f, v->io[0][j][k]);
+			fprintf(f, "%s\"%s\":", k ? "," : "", io_name[k]);
+			ana_val_json_num(f, io[0][j][k]);
 		}
 		fputc('}', f);
 	}
 	fputs("],\"native\":{", f);
 	for (fs = 0; fs < v->n_fs; fs++) {
 		fprintf(f, "%s\"%s\":[", fs ? "," : "", v->fs[fs]);
-		for (j = 0; j < v->n_io[fs + 1]; j++) {
+		for (j = 0; j < n_io[fs + 1]; j++) {
 			for (k = 0; k < ANA_VAL_IO_N; k++) {
 				fprintf(f, "%s\"%s\":", k ? "," : j ? ",{" : "{", io_name[k]);
-				ana_val_json_num(f, v->io[fs + 1][j][k]);
+				ana_val_json_num(f, io[fs + 1][j][k]);
 			}
 			fputc('}', f);
 		}
@@ -189,11 +261,40 @@ void ana_val_io_json(FILE *f, const struct ana_val *v)
 	fputs("},\"recorded_vs_native\":{", f);
 	for (k = 0; k < ANA_VAL_IO_N; k++) {
 		fprintf(f, "%s\"%s\":", k ? "," : "", io_name[k]);
-		ana_val_json_num(f, isnan(o.excess[k]) ? NAN : o.excess[k] / 100.0);
+		ana_val_json_num(f, isnan(o->excess[k]) ? NAN : o->excess[k] / 100.0);
+	}
+	fputs("},\"spread\":{", f);
+	for (k = 0; k < ANA_VAL_IO_N; k++) {
+		fprintf(f, "%s\"%s\":", k ? "," : "", io_name[k]);
+		ana_val_json_num(f, isnan(o->spread[k]) ? NAN : o->spread[k] / 100.0);
 	}
 	fputs("},\"apart\":[", f);
 	for (k = j = 0; k < ANA_VAL_IO_N; k++)
-		if (o.apart[k])
+		if (o->apart[k])
 			fprintf(f, "%s\"%s\"", j++ ? "," : "", io_name[k]);
+	fputc(']', f);
+}
+
+void ana_val_io_json(FILE *f, const struct ana_val *v)
+{
+	struct ana_val_io o;
+	int row, n = 0;
+
+	ana_val_io(v, -1, &o);
+	if (!o.known)
+		return;
+	fputs(",\"io\":{", f);
+	json_io(f, v, v->io, v->n_io, v->io_execs, &o);
+	fputs(",\"phases\":[", f);
+	for (row = 0; row < v->n_rows - 1; row++) {
+		ana_val_io(v, row, &o);
+		if (!o.known)
+			continue;
+		fputs(n++ ? ",{\"name\":" : "{\"name\":", f);
+		ana_json_str(f, v->rows[row].name, strlen(v->rows[row].name));
+		fputc(',', f);
+		json_io(f, v, v->rows[row].io, v->rows[row].n_io, NULL, &o);
+		fputc('}', f);
+	}
 	fputs("]}", f);
 }

@@ -78,19 +78,39 @@ static int inside_native(const struct ana_val_cell *c, double replay)
 	return n >= 2 && !isnan(replay) && replay >= lo && replay <= hi;
 }
 
+/* ANA_VAL_WHY_WORK where @o's recording is outside the native runs' range
+ * the way of an error of @err percent, else ANA_VAL_WHY_VARIES where the
+ * native runs spread by as much, else 0; *@kind: the measure */
+static int work_of(const struct ana_val_io *o, double err, int *kind)
+{
+	int k;
+
+	*kind = -1;
+	for (k = 0; k < ANA_VAL_IO_N; k++)
+		if (o->apart[k] && o->excess[k] * err > 0 &&
+		    (*kind < 0 || fabs(o->excess[k]) > fabs(o->excess[*kind])))
+			*kind = k;
+	if (*kind >= 0)
+		return ANA_VAL_WHY_WORK;
+	for (k = 0; k < ANA_VAL_IO_N; k++)
+		if (o->spread[k] >= fabs(err) && (*kind < 0 || o->spread[k] > o->spread[*kind]))
+			*kind = k;
+	return *kind >= 0 ? ANA_VAL_WHY_VARIES : 0;
+}
+
 void ana_val_why(const struct ana_val *v, int fs, struct ana_val_why *w)
 {
 	const struct ana_val_stat *s = &w->stat;
 	struct ana_val_stat p;
-	int total = v->n_rows - 1, row;
+	int total = v->n_rows - 1, row, work;
 
 	memset(w, 0, sizeof(*w));
 	w->timing = w->pred_lo = w->pred_hi = NAN;
 	w->phase = -1;
 	w->total_secs = w->stat.error = NAN;
 	w->cpu_excess = w->user_excess = w->recs_spread = NAN;
-	w->io_kind = -1;
-	ana_val_io(v, &w->io);
+	w->io_kind = w->io_row = -1;
+	ana_val_io(v, -1, &w->io);
 	if (total < 0 || fs < 0 || fs >= v->n_fs)
 		return;
 	ana_val_cell_stat(v, total, fs, &w->stat);
@@ -134,20 +154,23 @@ void ana_val_why(const struct ana_val *v, int fs, struct ana_val_why *w)
 		w->causes |= ANA_VAL_WHY_NOISE;
 	if (w->recs_spread * 100 + v->tolerance >= fabs(s->error))
 		w->causes |= ANA_VAL_WHY_RECORDINGS;
-	for (row = 0; row < ANA_VAL_IO_N; row++)
-		if (w->io.apart[row] && w->io.excess[row] * s->error > 0 &&
-		    (w->io_kind < 0 || fabs(w->io.excess[row]) > fabs(w->io.excess[w->io_kind])))
-			w->io_kind = row;
-	if (w->io_kind >= 0) {
-		w->causes |= ANA_VAL_WHY_WORK;
-		return;
+	work = work_of(&w->io, s->error, &w->io_kind);
+	/* the phase that holds most of the miss: its own reads and writes
+	 * against its own error */
+	if (!work && w->phase >= 0) {
+		struct ana_val_io po;
+		int kind;
+
+		ana_val_cell_stat(v, w->phase, fs, &p);
+		ana_val_io(v, w->phase, &po);
+		if (po.known && p.native > 0 &&
+		    (work = work_of(&po, (p.replay - p.native) / p.native * 100.0, &kind))) {
+			w->io = po;
+			w->io_row = w->phase;
+			w->io_kind = kind;
+		}
 	}
-	for (row = 0; row < ANA_VAL_IO_N; row++)
-		if (w->io.spread[row] >= fabs(s->error) &&
-		    (w->io_kind < 0 || w->io.spread[row] > w->io.spread[w->io_kind]))
-			w->io_kind = row;
-	if (w->io_kind >= 0)
-		w->causes |= ANA_VAL_WHY_VARIES;
+	w->causes |= work;
 }
 
 static const char *const what[ANA_VAL_IO_N] = { "read calls", "write calls", "MiB read",
@@ -159,6 +182,15 @@ static void name_out(FILE *f, const char *s, int html)
 		ana_html_str(f, s, strlen(s));
 	else
 		fputs(s, f);
+}
+
+/* " in phase NAME" where @row is a phase's */
+static void in_phase(FILE *f, const struct ana_val *v, int row, int html)
+{
+	if (row < 0)
+		return;
+	fputs(" in phase ", f);
+	name_out(f, v->rows[row].name, html);
 }
 
 void ana_val_why_text(FILE *f, const struct ana_val *v, int html)
@@ -204,19 +236,22 @@ void ana_val_why_text(FILE *f, const struct ana_val *v, int html)
 			int k = w.io_kind;
 			double d = k >= ANA_VAL_IO_RBYTES ? 1 << 20 : 1;
 
-			fprintf(f, "%sthe command's own work: the recording's %s %.*f, the native "
-				"runs' %.*f to %.*f (%+.1f %%)", sep, what[k], k >= 2, w.io.rec[k] / d,
-				k >= 2, w.io.lo[k] / d, k >= 2, w.io.hi[k] / d, w.io.excess[k]);
+			fprintf(f, "%sthe command's own work", sep);
+			in_phase(f, v, w.io_row, html);
+			fprintf(f, ": the recording's %s %.*f, the native runs' %.*f to %.*f "
+				"(%+.1f %%)", what[k], k >= 2, w.io.rec[k] / d, k >= 2,
+				w.io.lo[k] / d, k >= 2, w.io.hi[k] / d, w.io.excess[k]);
 			sep = "; ";
 		}
 		if (w.causes & ANA_VAL_WHY_VARIES) {
 			int k = w.io_kind;
 			double d = k >= ANA_VAL_IO_RBYTES ? 1 << 20 : 1;
 
-			fprintf(f, "%sthe command's work varies from run to run: the native runs' "
-				"%s %.*f to %.*f (spread %.0f %%), the recording's %.*f", sep,
-				what[k], k >= 2, w.io.lo[k] / d, k >= 2, w.io.hi[k] / d,
-				w.io.spread[k], k >= 2, w.io.rec[k] / d);
+			fprintf(f, "%sthe command's work varies from run to run", sep);
+			in_phase(f, v, w.io_row, html);
+			fprintf(f, ": the native runs' %s %.*f to %.*f (spread %.0f %%), the "
+				"recording's %.*f", what[k], k >= 2, w.io.lo[k] / d, k >= 2,
+				w.io.hi[k] / d, w.io.spread[k], k >= 2, w.io.rec[k] / d);
 			sep = "; ";
 		}
 		if (!w.causes) {
@@ -278,6 +313,16 @@ void ana_val_why_json(FILE *f, const struct ana_val *v)
 		ana_val_json_num(f, w.phase >= 0 ? w.phase_secs : NAN);
 		fputs(",\"total_secs\":", f);
 		ana_val_json_num(f, w.total_secs);
+		if (w.causes & (ANA_VAL_WHY_WORK | ANA_VAL_WHY_VARIES)) {
+			static const char *const io_word[ANA_VAL_IO_N] = {
+				"reads", "writes", "bytes_read", "bytes_written" };
+
+			fprintf(f, ",\"work\":\"%s\",\"work_phase\":", io_word[w.io_kind]);
+			if (w.io_row >= 0)
+				ana_json_str(f, v->rows[w.io_row].name, strlen(v->rows[w.io_row].name));
+			else
+				fputs("null", f);
+		}
 		fputc('}', f);
 	}
 	fputc('}', f);

@@ -172,6 +172,31 @@ static void add_times(struct run_state *s, int fs, int replay, const struct val_
 	ana_val_add(&s->v, s->v.n_rows - 1, fs, replay, t->total);
 }
 
+/* What run @t (on @fs, or a recording: ANA_VAL_RECORDED) read and wrote in
+ * each phase: from its start to the first mark, from each mark to the
+ * next, the last to its end; a phase the run did not mark as recorded,
+ * or whose counts are not known, is left out. */
+static void add_phase_io(struct run_state *s, int fs, const struct val_times *t)
+{
+	double io[ANA_VAL_IO_N];
+	int i, k, row = s->phase_row0;
+
+	if (row < 0 || !t->n)
+		return;
+	if (!isnan(t->mark_io[0][0]))
+		ana_val_add_row_io(&s->v, row, fs, t->mark_io[0]);
+	for (i = 0; i < s->rec.n && i < t->n; i++) {
+		const double *end = i + 1 < t->n ? t->mark_io[i + 1] : t->io;
+
+		if (strcmp(t->name[i], s->rec.name[i]) != 0 || isnan(end[0]) ||
+		    isnan(t->mark_io[i][0]))
+			continue;
+		for (k = 0; k < ANA_VAL_IO_N; k++)
+			io[k] = fmax(0, end[k] - t->mark_io[i][k]);
+		ana_val_add_row_io(&s->v, row + 1 + i, fs, io);
+	}
+}
+
 /* progress lines, unless --quiet */
 #define say(s, ...) do { if (!(s)->o.quiet) cli_err(CMD, __VA_ARGS__); } while (0)
 
@@ -233,6 +258,7 @@ static int record_more(struct run_state *s, int k, const char *text)
 	if (ana_val_add_cpu(&s->v, ANA_VAL_RECORDED, t.cpu, t.cpu_user) < 0 ||
 	    ana_val_add_io(&s->v, ANA_VAL_RECORDED, t.io, t.execs) < 0)
 		return IOT_EXIT_FAIL;
+	add_phase_io(s, ANA_VAL_RECORDED, &t);
 	return ana_val_add_rec(&s->v, t.total) < 0 ? IOT_EXIT_FAIL : IOT_EXIT_OK;
 }
 
@@ -291,6 +317,7 @@ recorded:
 	}
 	if (ana_val_add_row(&s->v, "total") < 0)
 		return IOT_EXIT_FAIL;
+	add_phase_io(s, ANA_VAL_RECORDED, &s->rec);
 	say(s, "%d phase mark%s; filesystems of %.0f MiB", s->rec.n, s->rec.n == 1 ? "" : "s",
 	    (double)s->o.image_size / (1 << 20));
 	for (fs = 0; fs < s->n_fs; fs++) {
@@ -325,6 +352,7 @@ recorded:
 			}
 			say(s, "%s: native run %d/%d: %.2f s", s->fs[fs], r, s->runs, t.total);
 			add_times(s, fs, ANA_VAL_NATIVE, &t);
+			add_phase_io(s, fs, &t);
 			if (ana_val_add_cpu(&s->v, fs, t.cpu, t.cpu_user) < 0 ||
 			    ana_val_add_io(&s->v, fs, t.io, NAN) < 0)
 				return IOT_EXIT_FAIL;

@@ -66,18 +66,18 @@ double val_real_now(void)
 	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
 }
 
-/* This process's read and write calls and bytes, its reaped children's
- * with them (/proc/self/io: syscr, syscw, rchar, wchar, as
- * ANA_VAL_IO_*).  @return : 0, or -1 where the kernel does not count
- * them (no task I/O accounting). */
-static int self_io(double io[ANA_VAL_IO_N])
+int val_proc_io(pid_t pid, double io[ANA_VAL_IO_N])
 {
 	static const char *const key[ANA_VAL_IO_N] = { "syscr:", "syscw:", "rchar:", "wchar:" };
-	char line[128];
+	char line[128], path[64];
 	int i, got = 0;
-	FILE *f = fopen("/proc/self/io", "re");
+	FILE *f;
 
-	if (!f)
+	if (pid)
+		snprintf(path, sizeof(path), "/proc/%d/io", (int)pid);
+	else
+		snprintf(path, sizeof(path), "/proc/self/io");
+	if (!(f = fopen(path, "re")))
 		return -1;
 	while (fgets(line, sizeof(line), f))
 		for (i = 0; i < ANA_VAL_IO_N; i++)
@@ -87,6 +87,11 @@ static int self_io(double io[ANA_VAL_IO_N])
 			}
 	fclose(f);
 	return got == (1 << ANA_VAL_IO_N) - 1 ? 0 : -1;
+}
+
+pid_t val_running(void)
+{
+	return child_pgid;
 }
 
 static double tv_s(const struct timeval *tv)
@@ -126,7 +131,7 @@ static int spawn(char **argv, const char *cwd, const char *log, int mute, int se
 	if (io) {
 		for (i = 0; i < ANA_VAL_IO_N; i++)
 			io[i] = NAN;
-		io_ok = self_io(io0) == 0;
+		io_ok = val_proc_io(0, io0) == 0;
 	}
 	pid = fork();
 	if (pid < 0)
@@ -178,7 +183,7 @@ static int spawn(char **argv, const char *cwd, const char *log, int mute, int se
 	}
 	child_pgid = 0;
 	kill(-pid, SIGKILL);	/* what it left running would keep the mount busy */
-	if (io_ok && self_io(io1) == 0)
+	if (io_ok && val_proc_io(0, io1) == 0)
 		for (i = 0; i < ANA_VAL_IO_N; i++)
 			io[i] = io1[i] - io0[i];
 	if (WIFSIGNALED(status))
@@ -268,7 +273,7 @@ int val_native(const struct val_opts *o, struct bench_live *l, const struct benc
 	struct bench_opts bo;
 	char desc[1024], dir[2 * PATH_MAX];
 	struct val_marks *marks;
-	double t0, t1;
+	double t0, t1, len;
 	int rc, rc2, i;
 
 	memset(t, 0, sizeof(*t));
@@ -297,13 +302,21 @@ int val_native(const struct val_opts *o, struct bench_live *l, const struct benc
 	val_marks_close(marks, t0);
 	/* each mark: the workload's write of its line, this process's read
 	 * of it (one at most) */
-	for (i = 0; i < t->n && !isnan(t->io[0]); i++) {
-		double len = (double)strlen(t->name[i]) + 1;
-
-		t->io[ANA_VAL_IO_READS] = fmax(0, t->io[ANA_VAL_IO_READS] - 1);
-		t->io[ANA_VAL_IO_WRITES] = fmax(0, t->io[ANA_VAL_IO_WRITES] - 1);
-		t->io[ANA_VAL_IO_RBYTES] = fmax(0, t->io[ANA_VAL_IO_RBYTES] - len);
-		t->io[ANA_VAL_IO_WBYTES] = fmax(0, t->io[ANA_VAL_IO_WBYTES] - len);
+	for (i = 0, len = 0; i < t->n; i++) {
+		len += (double)strlen(t->name[i]) + 1;
+		if (!isnan(t->io[0])) {
+			t->io[ANA_VAL_IO_READS] = fmax(0, t->io[ANA_VAL_IO_READS] - 1);
+			t->io[ANA_VAL_IO_WRITES] = fmax(0, t->io[ANA_VAL_IO_WRITES] - 1);
+			t->io[ANA_VAL_IO_RBYTES] = fmax(0, t->io[ANA_VAL_IO_RBYTES] - len);
+			t->io[ANA_VAL_IO_WBYTES] = fmax(0, t->io[ANA_VAL_IO_WBYTES] - len);
+		}
+		/* the first process's count at the mark: its reaped children's
+		 * and its own, the mark's write among them (not the read) */
+		if (!isnan(t->mark_io[i][0])) {
+			t->mark_io[i][ANA_VAL_IO_WRITES] = fmax(0, t->mark_io[i][ANA_VAL_IO_WRITES] -
+							      (i + 1));
+			t->mark_io[i][ANA_VAL_IO_WBYTES] = fmax(0, t->mark_io[i][ANA_VAL_IO_WBYTES] - len);
+		}
 	}
 	if (rc < 0) {
 		iot_err(CMD, "cannot run %s: %s", o->cmd[0], strerror(-rc));
@@ -413,8 +426,75 @@ static void trace_io(const struct ana_trace *a, struct val_times *t)
 	}
 }
 
+/* the bucket of a call that began at @t: how many of the @n marks @m
+ * (ascending) began at or before it */
+static int bucket_of(const int64_t *m, int n, int64_t t)
+{
+	int lo = 0, hi = n;
+
+	while (lo < hi) {
+		int mid = (lo + hi) / 2;
+
+		if (m[mid] <= t)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo;
+}
+
+/* Each mark's t->mark_io: the reads and writes of @a's calls that began
+ * before it (the marks at @m, monotonic ns), read from @path again. */
+static int trace_mark_io(const char *path, const struct ana_trace *a, const int64_t *m,
+			 struct val_times *t)
+{
+	double (*b)[ANA_VAL_IO_N] = calloc((size_t)t->n + 1, sizeof(*b));
+	uint8_t fam[ANA_MAX_NR];
+	struct iot_reader *r;
+	struct iot_item it;
+	int i, k, n, rc;
+
+	if (!b)
+		return -ENOMEM;
+	for (i = 0; i < ANA_MAX_NR; i++) {
+		const char *name = a->sc[i] ? a->sc[i]->name : NULL;
+
+		fam[i] = name ? (uint8_t)(named(io_reads, name) | named(io_writes, name) << 1) : 0;
+	}
+	rc = iot_reader_open(&r, path);
+	if (rc < 0) {
+		free(b);
+		return rc;
+	}
+	while ((n = iot_reader_next(r, &it)) > 0) {
+		const struct iot_event *ev = &it.u.ev;
+		double bytes;
+
+		if (it.kind != IOT_ITEM_EVENT || ev->nr < 0 || ev->nr >= ANA_MAX_NR ||
+		    !fam[ev->nr] || ev->ret < 0 || (ev->flags & IOT_EV_UNFINISHED))
+			continue;
+		i = bucket_of(m, t->n, ev->t_enter);
+		bytes = (double)ev->ret;
+		if (fam[ev->nr] & 1) {
+			b[i][ANA_VAL_IO_READS]++;
+			b[i][ANA_VAL_IO_RBYTES] += bytes;
+		}
+		if (fam[ev->nr] & 2) {
+			b[i][ANA_VAL_IO_WRITES]++;
+			b[i][ANA_VAL_IO_WBYTES] += bytes;
+		}
+	}
+	iot_reader_close(r);
+	for (i = 0; i < t->n; i++)
+		for (k = 0; k < ANA_VAL_IO_N; k++)
+			t->mark_io[i][k] = b[i][k] + (i ? t->mark_io[i - 1][k] : 0);
+	free(b);
+	return n < 0 ? n : 0;
+}
+
 int val_trace_times(const char *path, struct val_times *t)
 {
+	int64_t m[VAL_MAX_PHASES];
 	struct ana_trace a;
 	double origin;
 	size_t i;
@@ -444,8 +524,14 @@ int val_trace_times(const char *path, struct val_times *t)
 	/* phase marks only: top-level commands are not timed natively */
 	for (i = 0; a.marks && i + 1 < a.n_phases && t->n < VAL_MAX_PHASES; i++) {
 		snprintf(t->name[t->n], sizeof(t->name[t->n]), "%.63s", a.phases[i].name);
+		m[t->n] = a.phases[i].start;
 		t->start[t->n++] = (double)a.phases[i].start / 1e9 - origin;
 	}
+	/* the phases' reads and writes: unknown (NAN) if the trace cannot be
+	 * read again, as it just was */
+	if (t->n && trace_mark_io(path, &a, m, t) < 0)
+		for (i = 0; i < (size_t)t->n; i++)
+			t->mark_io[i][0] = NAN;
 	ana_trace_free(&a);
 	return 0;
 }

@@ -8,6 +8,7 @@
 
 #include <limits.h>
 #include <stdint.h>
+#include <sys/types.h>
 
 #include "../analyze/validate.h"
 #include "bench.h"
@@ -47,6 +48,10 @@ struct val_times {
 	 * trace's read- and write-family calls; NAN: not counted */
 	double io[ANA_VAL_IO_N];
 	double execs;			/* a trace's execs that succeeded */
+	/* the same at each phase mark, from the run's start: a native run's
+	 * first process's (its own, its reaped children's), a trace's calls
+	 * that began before the mark; [i][0] NAN: not counted */
+	double mark_io[VAL_MAX_PHASES][ANA_VAL_IO_N];
 };
 
 /*! val_signals() : catch SIGINT, SIGTERM and SIGHUP: the run in progress
@@ -75,6 +80,13 @@ int val_record(const struct val_opts *o, struct bench_live *l, const char *trace
  *  COMMAND's status), -ECANCELED (--setup failed) or -errno (said why). */
 int val_native(const struct val_opts *o, struct bench_live *l, const struct bench_config *c,
 	       const char *workdir, const char *log, struct val_times *t);
+
+/*! val_proc_io() : the read and write calls and bytes (ANA_VAL_IO_*) of
+ *  process @pid (0: this one) and of the children it reaped, from
+ *  /proc/PID/io.  @return : 0, or -1 (gone, or not counted). */
+int val_proc_io(pid_t pid, double io[ANA_VAL_IO_N]);
+/*! val_running() : the first process of the command running now, or 0. */
+pid_t val_running(void);
 
 /* CLOCK_REALTIME in seconds: a run's start and end, its marks' times. */
 double val_real_now(void);

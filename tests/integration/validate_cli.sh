@@ -196,10 +196,16 @@ echo "a daemon's work: its CPU time counted natively as recorded"
 # counts them, and puts the replay's miss (fast: it repeats the
 # recording's 20) at the command's own work
 cat >"$T/c.sh" <<W
+mark() {
+	test -e "/dev/null/iotape-phase/\$1" || :
+	[ -z "\${IOTAPE_PHASE_LOG:-}" ] || echo "\$1" >>"\$IOTAPE_PHASE_LOG"
+}
 n=\$(cat "$T/count" 2>/dev/null || echo 0)
 echo \$((n + 1)) >"$T/count"
 if [ "\$n" = 0 ]; then k=20; else k=20000; fi
+mark copy
 dd if=/dev/zero of=/dev/null bs=64k count=\$k 2>/dev/null
+mark end
 echo done >out
 W
 "$IOTAPE" validate --fs tmpfs --record-on tmpfs --runs 2 --no-afap --scratch "$T" \
@@ -223,9 +229,22 @@ for k in ("reads", "bytes_read", "writes", "bytes_written"):
     assert k in io["apart"], io
 w = t["why"]["tmpfs"]
 assert w["miss"] and "work" in w["causes"], w
+# the phase "copy" (dd alone): its reads natively counted at the marks
+ph = {p["name"]: p for p in io["phases"]}
+assert set(ph) == {"(start)", "copy", "end"}, ph.keys()
+for n in ph["copy"]["native"]["tmpfs"]:
+    assert 20000 <= n["reads"] < 20000 + 100 and n["writes"] >= 20000, n
+assert ph["copy"]["recorded"][0]["reads"] < 100, ph["copy"]
+assert "reads" in ph["copy"]["apart"], ph["copy"]
+# the other phases copy nothing
+for p in ("(start)", "end"):
+    for n in ph[p]["native"]["tmpfs"] + ph[p]["recorded"]:
+        assert n["reads"] < 100 and n["writes"] < 100, (p, n)
 PY
 grep -q "^Reads and writes of the command's processes (recorded: its read- and write-family calls; native: as the kernel counts them, /proc/PID/io; 2 runs): read calls recorded [0-9]*, native 200[0-9][0-9] " "$T/out" ||
 	{ cat "$T/out"; fail "the table does not say the reads of the recording and the native runs"; }
+grep -q "^  phase copy: read calls recorded [0-9]*, native 200[0-9][0-9] (200[0-9][0-9] to 200[0-9][0-9]) -99" "$T/out" ||
+	{ cat "$T/out"; fail "the phase's reads are not said"; }
 grep -q "^  tmpfs -[0-9.]* %: .*the command's own work: the recording's [a-zA-Z ]* [0-9.]*, the native runs' [0-9.]* to [0-9.]* (-99" "$T/out" ||
 	{ cat "$T/out"; fail "the miss is not put at the command's own work"; }
 no_leftovers "$T"

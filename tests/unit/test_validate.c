@@ -609,7 +609,7 @@ static void test_io(void **state)
 	assert_int_equal(ana_val_add_io(&v, 0, n2, NAN), 0);
 	assert_int_equal(ana_val_add_io(&v, 1, n3, NAN), 0);
 	/* native runs alone: nothing to compare */
-	ana_val_io(&v, &o);
+	ana_val_io(&v, -1, &o);
 	assert_int_equal(o.known, 0);
 	t = render(&v, ana_val_text);
 	assert_null(strstr(t, "Reads and writes"));
@@ -621,7 +621,7 @@ static void test_io(void **state)
 	 * process starts may make in the kernel, and 20 % short of the
 	 * native runs' median less them; the writes the same */
 	assert_int_equal(ana_val_add_io(&v, ANA_VAL_RECORDED, rec, 10), 0);
-	ana_val_io(&v, &o);
+	ana_val_io(&v, -1, &o);
 	assert_int_equal(o.known, 1);
 	assert_int_equal(o.n_native, 3);
 	assert_true(o.nat[ANA_VAL_IO_READS] == 1350 && o.lo[ANA_VAL_IO_READS] == 1300 &&
@@ -662,7 +662,7 @@ static void test_io(void **state)
 	assert_non_null(strstr(t, ",\"io\":{\"recorded\":[{\"execs\":10,\"reads\":1000,"
 				  "\"writes\":500,"));
 	assert_non_null(strstr(t, "\"native\":{\"ext4\":[{\"reads\":1300,"));
-	assert_non_null(strstr(t, "\"apart\":[\"reads\",\"bytes_read\"]}"));
+	assert_non_null(strstr(t, "\"apart\":[\"reads\",\"bytes_read\"],\"phases\":[]}"));
 	assert_non_null(strstr(t, "\"ext4\":{\"miss\":true,\"causes\":[\"work\"]"));
 	free(t);
 	ana_val_free(&v);
@@ -677,7 +677,7 @@ static void test_io(void **state)
 
 		assert_int_equal(ana_val_add_io(&v, ANA_VAL_RECORDED, r2, 10), 0);
 	}
-	ana_val_io(&v, &o);
+	ana_val_io(&v, -1, &o);
 	assert_int_equal(o.apart[ANA_VAL_IO_READS], 0);
 	ana_val_why(&v, 0, &w);
 	assert_int_equal(w.causes, 0);
@@ -709,6 +709,74 @@ static void test_io(void **state)
 	ana_val_free(&v);
 }
 
+/* A phase whose reads differ where the totals' do not: the phase that
+ * holds the miss names it. */
+static void test_io_phase(void **state)
+{
+	static const char *const fs[] = { "ext4" };
+	const double nat[3][3] = { { 0.5, 0.5, 0.5 }, { 0.5, 0.6, 0.4 }, { 1.0, 1.1, 0.9 } };
+	const double rep[3] = { 0.5, 0.2, 0.7 };
+	const double tot_rec[] = { 1000, 10, 1 << 20, 4096 };
+	const double p1_rec[] = { 900, 5, 0, 0 }, p2_rec[] = { 100, 5, 0, 0 };
+	struct ana_val v;
+	struct ana_val_why w;
+	struct ana_val_io o;
+	int r, i;
+	char *t;
+
+	assert_int_equal(ana_val_init(&v, fs, 1, 5.0), 0);
+	v.runs = 3;
+	assert_int_equal(ana_val_add_row(&v, "p1"), 0);
+	assert_int_equal(ana_val_add_row(&v, "p2"), 1);
+	assert_int_equal(ana_val_add_row(&v, "total"), 2);
+	for (r = 0; r < 3; r++)
+		for (i = 0; i < 3; i++) {
+			assert_int_equal(ana_val_add(&v, r, 0, ANA_VAL_NATIVE, nat[r][i]), 0);
+			assert_int_equal(ana_val_add(&v, r, 0, ANA_VAL_REPLAY, rep[r]), 0);
+		}
+	/* the total row takes no phase's counts */
+	assert_int_equal(ana_val_add_row_io(&v, 2, 0, p1_rec), -EINVAL);
+	assert_int_equal(ana_val_add_io(&v, ANA_VAL_RECORDED, tot_rec, 10), 0);
+	assert_int_equal(ana_val_add_row_io(&v, 0, ANA_VAL_RECORDED, p1_rec), 0);
+	assert_int_equal(ana_val_add_row_io(&v, 1, ANA_VAL_RECORDED, p2_rec), 0);
+	for (i = 0; i < 3; i++) {
+		const double tot[] = { 1000 + 10 * i, 10, 1 << 20, 4096 };
+		const double p1[] = { 700, 5, 0, 0 }, p2[] = { 300 + 10 * i, 5, 0, 0 };
+
+		assert_int_equal(ana_val_add_io(&v, 0, tot, NAN), 0);
+		assert_int_equal(ana_val_add_row_io(&v, 0, 0, p1), 0);
+		assert_int_equal(ana_val_add_row_io(&v, 1, 0, p2), 0);
+	}
+	/* the totals' reads: inside the range, hardly spread */
+	ana_val_io(&v, -1, &o);
+	assert_int_equal(o.apart[ANA_VAL_IO_READS], 0);
+	ana_val_io(&v, 1, &o);
+	assert_int_equal(o.known, 1);
+	assert_int_equal(o.apart[ANA_VAL_IO_READS], 1);
+	assert_int_equal(o.apart[ANA_VAL_IO_WRITES], 0);
+	/* -30 %, most of it in p2 (-0.3 s), whose replay is fast as the
+	 * recording's 100 reads against 300 to 320 */
+	ana_val_why(&v, 0, &w);
+	assert_int_equal(w.miss, 1);
+	assert_int_equal(w.phase, 1);
+	assert_int_equal(w.causes & (ANA_VAL_WHY_WORK | ANA_VAL_WHY_VARIES), ANA_VAL_WHY_WORK);
+	assert_int_equal(w.io_row, 1);
+	assert_int_equal(w.io_kind, ANA_VAL_IO_READS);
+	t = render(&v, ana_val_text);
+	assert_non_null(strstr(t, "  phase p1: read calls recorded 900, native 700 (700 to 700) "
+				  "+28.6 %, spread 0 %, the recording outside\n"
+				  "  phase p2: read calls recorded 100, native 310 (300 to 320) "
+				  "-67.7 %, spread 6 %, the recording outside\n"));
+	assert_non_null(strstr(t, "the command's own work in phase p2: the recording's read "
+				  "calls 100, the native runs' 300 to 320 (-67.7 %)"));
+	free(t);
+	t = render(&v, ana_val_json);
+	assert_non_null(strstr(t, "\"work\":\"reads\",\"work_phase\":\"p2\""));
+	assert_non_null(strstr(t, ",\"phases\":[{\"name\":\"p1\",\"recorded\":[{\"reads\":900,"));
+	free(t);
+	ana_val_free(&v);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -726,6 +794,7 @@ int main(void)
 		cmocka_unit_test(test_cpu),
 		cmocka_unit_test(test_why),
 		cmocka_unit_test(test_io),
+		cmocka_unit_test(test_io_phase),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
