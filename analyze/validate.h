@@ -43,6 +43,9 @@ enum {
  * 7 reads, 2.5 to 4 KiB). */
 #define ANA_VAL_IO_EXEC_CALLS 8.0
 #define ANA_VAL_IO_EXEC_BYTES 8192.0
+/* Differences smaller than these are not judged, whatever their share. */
+#define ANA_VAL_IO_MIN_CALLS 64.0
+#define ANA_VAL_IO_MIN_BYTES 1048576.0
 
 enum ana_val_rank {
 	ANA_VAL_RANK_NA = 0,	/* no two filesystems differ enough natively */
@@ -180,6 +183,16 @@ struct ana_val_io {
 	/* the recording lies outside the native runs' range by more than
 	 * the exec allowance and the tolerance: it did other work */
 	int apart[ANA_VAL_IO_N];
+	/* the native runs spread more than the tolerance among themselves */
+	int varies[ANA_VAL_IO_N];
+	/* the native runs of two filesystems are apart by more than the
+	 * tolerance (cp clones a file on one and copies it on another): the
+	 * recording is compared with the runs on its own filesystem alone
+	 * (rec_fs, -1 if not in the table: not compared), and the medians
+	 * per filesystem are in fs_nat */
+	int dep[ANA_VAL_IO_N];
+	int rec_fs;
+	double fs_nat[ANA_VAL_MAX_FS][ANA_VAL_IO_N];
 	int n_native;
 };
 

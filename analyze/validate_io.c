@@ -66,6 +66,51 @@ int ana_val_add_row_io(struct ana_val *v, int row, int fs, const double *io)
 	return rc < 0 ? rc : 0;
 }
 
+/* the median and range of @x[@n] */
+static void stats(double *x, int n, double *med, double *lo, double *hi)
+{
+	int j;
+
+	*med = ana_val_median(x, n);
+	*lo = *hi = n ? x[0] : NAN;
+	for (j = 1; j < n; j++) {
+		*lo = fmin(*lo, x[j]);
+		*hi = fmax(*hi, x[j]);
+	}
+}
+
+/* Whether the native runs of two filesystems are apart (ranges that do
+ * not overlap, medians more than the tolerance and @floor apart) while
+ * each filesystem's are steady (spread within the tolerance); @med: each
+ * one's median. */
+static int fs_apart(const struct ana_val *v, const double (*io)[ANA_VAL_MAX_RUNS][ANA_VAL_IO_N],
+		    const int *n_io, int k, double floor, double *med)
+{
+	double lo[ANA_VAL_MAX_FS], hi[ANA_VAL_MAX_FS], x[ANA_VAL_MAX_RUNS];
+	int a, b, j, dep = 0;
+
+	for (a = 0; a < v->n_fs; a++) {
+		for (j = 0; j < n_io[a + 1]; j++)
+			x[j] = io[a + 1][j][k];
+		stats(x, n_io[a + 1], &med[a], &lo[a], &hi[a]);
+	}
+	/* steady on each filesystem: else the work varies from run to run,
+	 * and ranges apart are chance */
+	for (a = 0; a < v->n_fs; a++)
+		if (hi[a] - lo[a] > floor && (hi[a] - lo[a]) / med[a] * 100.0 > v->tolerance)
+			return 0;
+	for (a = 0; a < v->n_fs; a++)
+		for (b = a + 1; b < v->n_fs; b++) {
+			double d = fabs(med[a] - med[b]);
+
+			if (isnan(d) || !(hi[a] < lo[b] || hi[b] < lo[a]) || d <= floor)
+				continue;
+			if (d / fmin(med[a], med[b]) * 100.0 > v->tolerance || fmin(med[a], med[b]) <= 0)
+				dep = 1;
+		}
+	return dep;
+}
+
 void ana_val_io(const struct ana_val *v, int row, struct ana_val_io *o)
 {
 	double x[ANA_VAL_MAX_FS * ANA_VAL_MAX_RUNS], execs;
@@ -74,6 +119,10 @@ void ana_val_io(const struct ana_val *v, int row, struct ana_val_io *o)
 	int fs, j, k, n;
 
 	memset(o, 0, sizeof(*o));
+	o->rec_fs = -1;
+	for (fs = 0; v->record_on && fs < v->n_fs; fs++)
+		if (strcmp(v->fs[fs], v->record_on) == 0)
+			o->rec_fs = fs;
 	for (k = 0; k < ANA_VAL_IO_N; k++)
 		o->rec[k] = o->nat[k] = o->lo[k] = o->hi[k] = o->excess[k] = o->spread[k] = NAN;
 	if (row >= 0 && row < v->n_rows - 1) {
@@ -84,41 +133,47 @@ void ana_val_io(const struct ana_val *v, int row, struct ana_val_io *o)
 		return;
 	/* a phase's own execs are not counted: the whole run's bound them */
 	execs = v->n_io[0] ? ana_val_median(v->io_execs, v->n_io[0]) : 0;
+	for (fs = 0; fs < v->n_fs; fs++)
+		o->n_native += n_io[fs + 1];
 	for (k = 0; k < ANA_VAL_IO_N; k++) {
-		double allow = 0;
+		double allow = 0, floor = k >= ANA_VAL_IO_RBYTES ? ANA_VAL_IO_MIN_BYTES :
+					  ANA_VAL_IO_MIN_CALLS;
 
 		for (j = 0; j < n_io[0]; j++)
 			x[j] = io[0][j][k];
 		o->rec[k] = ana_val_median(x, n_io[0]);
+		{
+			double med[ANA_VAL_MAX_FS];
+
+			o->dep[k] = fs_apart(v, io, n_io, k, floor, med);
+			for (fs = 0; fs < v->n_fs; fs++)
+				o->fs_nat[fs][k] = med[fs];
+		}
 		n = 0;
 		for (fs = 0; fs < v->n_fs; fs++)
-			for (j = 0; j < n_io[fs + 1]; j++)
-				x[n++] = io[fs + 1][j][k];
-		o->n_native = n;
+			if (!o->dep[k] || fs == o->rec_fs)
+				for (j = 0; j < n_io[fs + 1]; j++)
+					x[n++] = io[fs + 1][j][k];
 		if (!n)
-			return;
-		o->nat[k] = ana_val_median(x, n);
-		o->lo[k] = o->hi[k] = x[0];
-		for (j = 1; j < n; j++) {
-			o->lo[k] = fmin(o->lo[k], x[j]);
-			o->hi[k] = fmax(o->hi[k], x[j]);
-		}
+			continue;
+		stats(x, n, &o->nat[k], &o->lo[k], &o->hi[k]);
 		if (o->nat[k] > 0) {
 			o->excess[k] = (o->rec[k] - o->nat[k]) / o->nat[k] * 100.0;
 			o->spread[k] = (o->hi[k] - o->lo[k]) / o->nat[k] * 100.0;
 		}
+		o->varies[k] = o->spread[k] > v->tolerance && o->hi[k] - o->lo[k] > floor;
 		/* what process starts read in the kernel: native only */
 		if (k == ANA_VAL_IO_READS)
 			allow = execs * ANA_VAL_IO_EXEC_CALLS;
 		else if (k == ANA_VAL_IO_RBYTES)
 			allow = execs * ANA_VAL_IO_EXEC_BYTES;
-		if (o->nat[k] > 0 && o->rec[k] > o->hi[k])
+		if (o->nat[k] > 0 && o->rec[k] > o->hi[k] + floor)
 			o->apart[k] = (o->rec[k] - o->nat[k]) / o->nat[k] * 100.0 > v->tolerance;
-		else if (o->nat[k] > 0 && o->rec[k] < o->lo[k] - allow)
+		else if (o->nat[k] > 0 && o->rec[k] < o->lo[k] - allow - floor)
 			o->apart[k] = (o->nat[k] - allow - o->rec[k]) / o->nat[k] * 100.0 >
 				      v->tolerance;
 	}
-	o->known = 1;
+	o->known = o->n_native > 0;
 }
 
 /* a count of calls, or bytes in KiB or MiB */
@@ -135,11 +190,27 @@ static void amount(FILE *f, int k, double x)
 static const char *const what[ANA_VAL_IO_N] = { "read calls", "write calls", "bytes read",
 						"bytes written" };
 
-/* "X recorded R, native M (LO to HI)" */
-static void measure(FILE *f, const struct ana_val_io *o, int k)
+/* "X recorded R, native M (LO to HI)"; where the filesystems differ,
+ * each one's median first */
+static void measure(FILE *f, const struct ana_val *v, const struct ana_val_io *o, int k)
 {
+	int fs;
+
 	fprintf(f, "%s recorded ", what[k]);
 	amount(f, k, o->rec[k]);
+	if (o->dep[k]) {
+		fputs(", native by filesystem", f);
+		for (fs = 0; fs < v->n_fs; fs++) {
+			fprintf(f, "%s %s ", fs ? "," : "", v->fs[fs]);
+			amount(f, k, o->fs_nat[fs][k]);
+		}
+		if (o->rec_fs < 0) {
+			fputs(" (the filesystem's own: not compared, the recording's is not in "
+			      "the table)", f);
+			return;
+		}
+		fprintf(f, " (the filesystem's own: compared with %s's)", v->fs[o->rec_fs]);
+	}
 	fputs(", native ", f);
 	amount(f, k, o->nat[k]);
 	fputs(" (", f);
@@ -160,7 +231,7 @@ static void phases_text(FILE *f, const struct ana_val *v, int html)
 		ana_val_io(v, row, &o);
 		n = 0;
 		for (k = 0; o.known && k < ANA_VAL_IO_N; k++) {
-			if (!o.apart[k] && !(o.spread[k] > v->tolerance))
+			if (!o.apart[k] && !o.varies[k])
 				continue;
 			if (!n++) {
 				fputs("  phase ", f);
@@ -173,7 +244,7 @@ static void phases_text(FILE *f, const struct ana_val *v, int html)
 				fputc(';', f);
 			}
 			fputc(' ', f);
-			measure(f, &o, k);
+			measure(f, v, &o, k);
 			fprintf(f, " %+.1f %%, spread %.0f %%%s", o.excess[k], o.spread[k],
 				o.apart[k] ? ", the recording outside" : "");
 		}
@@ -195,7 +266,7 @@ void ana_val_io_text(FILE *f, const struct ana_val *v, int html)
 		"run%s):", o.n_native, o.n_native == 1 ? "" : "s");
 	for (k = 0; k < ANA_VAL_IO_N; k++) {
 		fputs(k ? "; " : " ", f);
-		measure(f, &o, k);
+		measure(f, v, &o, k);
 		if (!isnan(o.excess[k]))
 			fprintf(f, " %+.1f %%", o.excess[k]);
 	}
@@ -204,7 +275,7 @@ void ana_val_io_text(FILE *f, const struct ana_val *v, int html)
 		ANA_VAL_IO_EXEC_CALLS, ana_val_median(v->io_execs, v->n_io[0]) * ANA_VAL_IO_EXEC_BYTES /
 		1024, ana_val_median(v->io_execs, v->n_io[0]));
 	for (k = 0; k < ANA_VAL_IO_N; k++)
-		if (o.spread[k] > v->tolerance)
+		if (o.varies[k])
 			fprintf(f, "%s%s %.0f %%", n++ ? ", " : "  The native runs' own work "
 				"differs from run to run: ", what[k], o.spread[k]);
 	if (n)
@@ -271,6 +342,14 @@ static void json_io(FILE *f, const struct ana_val *v,
 	fputs("},\"apart\":[", f);
 	for (k = j = 0; k < ANA_VAL_IO_N; k++)
 		if (o->apart[k])
+			fprintf(f, "%s\"%s\"", j++ ? "," : "", io_name[k]);
+	fputs("],\"varies\":[", f);
+	for (k = j = 0; k < ANA_VAL_IO_N; k++)
+		if (o->varies[k])
+			fprintf(f, "%s\"%s\"", j++ ? "," : "", io_name[k]);
+	fputs("],\"by_filesystem\":[", f);
+	for (k = j = 0; k < ANA_VAL_IO_N; k++)
+		if (o->dep[k])
 			fprintf(f, "%s\"%s\"", j++ ? "," : "", io_name[k]);
 	fputc(']', f);
 }

@@ -81,19 +81,20 @@ static int inside_native(const struct ana_val_cell *c, double replay)
 /* ANA_VAL_WHY_WORK where @o's recording is outside the native runs' range
  * the way of an error of @err percent, else ANA_VAL_WHY_VARIES where the
  * native runs spread by as much, else 0; *@kind: the measure */
-static int work_of(const struct ana_val_io *o, double err, int *kind)
+static int work_of(const struct ana_val_io *o, int fs, double err, int *kind)
 {
 	int k;
 
 	*kind = -1;
 	for (k = 0; k < ANA_VAL_IO_N; k++)
-		if (o->apart[k] && o->excess[k] * err > 0 &&
+		if (o->apart[k] && o->excess[k] * err > 0 && (!o->dep[k] || fs == o->rec_fs) &&
 		    (*kind < 0 || fabs(o->excess[k]) > fabs(o->excess[*kind])))
 			*kind = k;
 	if (*kind >= 0)
 		return ANA_VAL_WHY_WORK;
 	for (k = 0; k < ANA_VAL_IO_N; k++)
-		if (o->spread[k] >= fabs(err) && (*kind < 0 || o->spread[k] > o->spread[*kind]))
+		if (o->varies[k] && o->spread[k] >= fabs(err) && (!o->dep[k] || fs == o->rec_fs) &&
+		    (*kind < 0 || o->spread[k] > o->spread[*kind]))
 			*kind = k;
 	return *kind >= 0 ? ANA_VAL_WHY_VARIES : 0;
 }
@@ -154,7 +155,7 @@ void ana_val_why(const struct ana_val *v, int fs, struct ana_val_why *w)
 		w->causes |= ANA_VAL_WHY_NOISE;
 	if (w->recs_spread * 100 + v->tolerance >= fabs(s->error))
 		w->causes |= ANA_VAL_WHY_RECORDINGS;
-	work = work_of(&w->io, s->error, &w->io_kind);
+	work = work_of(&w->io, fs, s->error, &w->io_kind);
 	/* the phase that holds most of the miss: its own reads and writes
 	 * against its own error */
 	if (!work && w->phase >= 0) {
@@ -164,7 +165,7 @@ void ana_val_why(const struct ana_val *v, int fs, struct ana_val_why *w)
 		ana_val_cell_stat(v, w->phase, fs, &p);
 		ana_val_io(v, w->phase, &po);
 		if (po.known && p.native > 0 &&
-		    (work = work_of(&po, (p.replay - p.native) / p.native * 100.0, &kind))) {
+		    (work = work_of(&po, fs, (p.replay - p.native) / p.native * 100.0, &kind))) {
 			w->io = po;
 			w->io_row = w->phase;
 			w->io_kind = kind;

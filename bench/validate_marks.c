@@ -15,9 +15,10 @@
  * The thread runs at real-time priority where it may (validate runs as
  * root): woken by the write, it takes the time before the workload's
  * processes go on, on a machine whose CPUs they keep busy.  Then it reads
- * the command's first process's read and write counts (/proc/PID/io:
- * its own and those of the children it has reaped), what the command
- * read and wrote before the mark.
+ * the read and write counts of the command's live processes (/proc/PID/io:
+ * each one's own and those of the children it has reaped; the tree from
+ * /proc/PID/task/TID/children): what the command read and wrote before
+ * the mark.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -70,9 +71,9 @@ static int take_line(struct val_marks *m, char *line, double now)
 		}
 	}
 	snprintf(m->t->name[m->t->n], sizeof(m->t->name[m->t->n]), "%.63s", line);
-	/* what the command read and wrote before it: its first process's
-	 * count, its reaped children's with it */
-	if (!val_running() || val_proc_io(val_running(), m->t->mark_io[m->t->n]) < 0)
+	/* what the command read and wrote before it: its processes' counts,
+	 * each with those of the children it reaped */
+	if (!val_running() || val_tree_io(val_running(), m->t->mark_io[m->t->n]) < 0)
 		m->t->mark_io[m->t->n][0] = NAN;
 	m->t->start[m->t->n++] = t;
 	return 0;

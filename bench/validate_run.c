@@ -18,6 +18,7 @@
  * native run cannot see its own phase marks: untraced, they are failed
  * lookups that leave no record.
  */
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <math.h>
@@ -92,6 +93,63 @@ int val_proc_io(pid_t pid, double io[ANA_VAL_IO_N])
 pid_t val_running(void)
 {
 	return child_pgid;
+}
+
+/* Add to @io the counts of @pid and of its live descendants: each
+ * process's own, with those of the children it reaped (a live child's
+ * are its own, not yet its parent's).  @budget: processes left to read,
+ * so that a fork storm cannot hold the caller.  @return : whether @pid's
+ * were read. */
+static int tree_io(pid_t pid, double io[ANA_VAL_IO_N], int depth, int *budget)
+{
+	double one[ANA_VAL_IO_N];
+	char path[64], buf[4096];
+	struct dirent *d;
+	DIR *dir;
+	int k;
+
+	if (--*budget < 0 || depth > 64 || val_proc_io(pid, one) < 0)
+		return 0;
+	for (k = 0; k < ANA_VAL_IO_N; k++)
+		io[k] += one[k];
+	snprintf(path, sizeof(path), "/proc/%d/task", (int)pid);
+	if (!(dir = opendir(path)))
+		return 1;
+	while ((d = readdir(dir))) {
+		char *p, *end;
+		ssize_t n;
+		int fd;
+
+		if (d->d_name[0] == '.')
+			continue;
+		snprintf(path, sizeof(path), "/proc/%d/task/%.16s/children", (int)pid, d->d_name);
+		if ((fd = open(path, O_RDONLY | O_CLOEXEC)) < 0)
+			continue;
+		n = read(fd, buf, sizeof(buf) - 1);
+		close(fd);
+		if (n <= 0)
+			continue;
+		buf[n] = 0;
+		for (p = buf;; p = end) {
+			long c = strtol(p, &end, 10);
+
+			if (end == p)
+				break;
+			if (c > 0)
+				tree_io((pid_t)c, io, depth + 1, budget);
+		}
+	}
+	closedir(dir);
+	return 1;
+}
+
+int val_tree_io(pid_t pid, double io[ANA_VAL_IO_N])
+{
+	int k, budget = 4096;
+
+	for (k = 0; k < ANA_VAL_IO_N; k++)
+		io[k] = 0;
+	return tree_io(pid, io, 0, &budget) ? 0 : -1;	/* none read: @pid is gone */
 }
 
 static double tv_s(const struct timeval *tv)
@@ -310,8 +368,8 @@ int val_native(const struct val_opts *o, struct bench_live *l, const struct benc
 			t->io[ANA_VAL_IO_RBYTES] = fmax(0, t->io[ANA_VAL_IO_RBYTES] - len);
 			t->io[ANA_VAL_IO_WBYTES] = fmax(0, t->io[ANA_VAL_IO_WBYTES] - len);
 		}
-		/* the first process's count at the mark: its reaped children's
-		 * and its own, the mark's write among them (not the read) */
+		/* the command's processes' count at the mark (val_tree_io()),
+		 * the mark's write among them (not its read) */
 		if (!isnan(t->mark_io[i][0])) {
 			t->mark_io[i][ANA_VAL_IO_WRITES] = fmax(0, t->mark_io[i][ANA_VAL_IO_WRITES] -
 							      (i + 1));
@@ -396,32 +454,17 @@ static int named(const char *const *list, const char *name)
 	return 0;
 }
 
-/* @a's read and write calls and bytes, and its execs, into @t */
-static void trace_io(const struct ana_trace *a, struct val_times *t)
+/* @a's execs into @t */
+static void trace_execs(const struct ana_trace *a, struct val_times *t)
 {
 	size_t nr;
 
-	for (nr = 0; nr < ANA_VAL_IO_N; nr++)
-		t->io[nr] = 0;
 	t->execs = 0;
 	for (nr = 0; nr < ANA_MAX_NR; nr++) {
 		const struct ana_stat *st = &a->sys[nr];
 		const char *name = a->sc[nr] ? a->sc[nr]->name : NULL;
 
-		if (!name || !st->count)
-			continue;
-		/* the kernel counts the calls that reached the file (a read
-		 * that would block included, an EBADF or EXDEV not): those
-		 * that succeeded here */
-		if (named(io_reads, name)) {
-			t->io[ANA_VAL_IO_READS] += (double)(st->count - st->errors);
-			t->io[ANA_VAL_IO_RBYTES] += (double)st->bytes;
-		}
-		if (named(io_writes, name)) {
-			t->io[ANA_VAL_IO_WRITES] += (double)(st->count - st->errors);
-			t->io[ANA_VAL_IO_WBYTES] += (double)st->bytes;
-		}
-		if (!strcmp(name, "execve") || !strcmp(name, "execveat"))
+		if (name && (!strcmp(name, "execve") || !strcmp(name, "execveat")))
 			t->execs += (double)(st->count - st->errors);
 	}
 }
@@ -443,8 +486,12 @@ static int bucket_of(const int64_t *m, int n, int64_t t)
 	return lo;
 }
 
-/* Each mark's t->mark_io: the reads and writes of @a's calls that began
- * before it (the marks at @m, monotonic ns), read from @path again. */
+/* @a's reads and writes into t->io, and at each mark into t->mark_io:
+ * those of the calls that began before it (the marks at @m, monotonic
+ * ns), read from @path again.  The kernel counts a call that reached the
+ * file (a read that would block included, an EBADF or EXDEV not): here,
+ * one that succeeded; a copy (copy_file_range, sendfile) that moved
+ * something (at its source's end it returns 0 uncounted). */
 static int trace_mark_io(const char *path, const struct ana_trace *a, const int64_t *m,
 			 struct val_times *t)
 {
@@ -459,7 +506,9 @@ static int trace_mark_io(const char *path, const struct ana_trace *a, const int6
 	for (i = 0; i < ANA_MAX_NR; i++) {
 		const char *name = a->sc[i] ? a->sc[i]->name : NULL;
 
-		fam[i] = name ? (uint8_t)(named(io_reads, name) | named(io_writes, name) << 1) : 0;
+		fam[i] = name ? (uint8_t)(named(io_reads, name) | named(io_writes, name) << 1 |
+					  (!strcmp(name, "sendfile") ||
+					   !strcmp(name, "copy_file_range")) << 2) : 0;
 	}
 	rc = iot_reader_open(&r, path);
 	if (rc < 0) {
@@ -471,7 +520,8 @@ static int trace_mark_io(const char *path, const struct ana_trace *a, const int6
 		double bytes;
 
 		if (it.kind != IOT_ITEM_EVENT || ev->nr < 0 || ev->nr >= ANA_MAX_NR ||
-		    !fam[ev->nr] || ev->ret < 0 || (ev->flags & IOT_EV_UNFINISHED))
+		    !fam[ev->nr] || ev->ret < 0 || (ev->flags & IOT_EV_UNFINISHED) ||
+		    ((fam[ev->nr] & 4) && ev->ret == 0))
 			continue;
 		i = bucket_of(m, t->n, ev->t_enter);
 		bytes = (double)ev->ret;
@@ -485,9 +535,14 @@ static int trace_mark_io(const char *path, const struct ana_trace *a, const int6
 		}
 	}
 	iot_reader_close(r);
-	for (i = 0; i < t->n; i++)
-		for (k = 0; k < ANA_VAL_IO_N; k++)
-			t->mark_io[i][k] = b[i][k] + (i ? t->mark_io[i - 1][k] : 0);
+	for (k = 0; k < ANA_VAL_IO_N; k++)
+		t->io[k] = 0;
+	for (i = 0; i <= t->n; i++)
+		for (k = 0; k < ANA_VAL_IO_N; k++) {
+			if (i < t->n)
+				t->mark_io[i][k] = b[i][k] + (i ? t->mark_io[i - 1][k] : 0);
+			t->io[k] += b[i][k];
+		}
 	free(b);
 	return n < 0 ? n : 0;
 }
@@ -519,7 +574,7 @@ int val_trace_times(const char *path, struct val_times *t)
 	t->mismatches = a.has_hdr_mismatches ? a.hdr_mismatches : a.ev_mismatches;
 	t->skipped = a.has_hdr_skipped ? a.hdr_skipped : a.ev_skipped;
 	t->skipped_mmap = a.hdr_skipped_mmap;
-	trace_io(&a, t);
+	trace_execs(&a, t);
 	origin = (double)a.t_last / 1e9 - t->total;
 	/* phase marks only: top-level commands are not timed natively */
 	for (i = 0; a.marks && i + 1 < a.n_phases && t->n < VAL_MAX_PHASES; i++) {
@@ -527,11 +582,13 @@ int val_trace_times(const char *path, struct val_times *t)
 		m[t->n] = a.phases[i].start;
 		t->start[t->n++] = (double)a.phases[i].start / 1e9 - origin;
 	}
-	/* the phases' reads and writes: unknown (NAN) if the trace cannot be
-	 * read again, as it just was */
-	if (t->n && trace_mark_io(path, &a, m, t) < 0)
+	/* its reads and writes: unknown (NAN) if the trace cannot be read
+	 * again, as it just was */
+	if (trace_mark_io(path, &a, m, t) < 0) {
+		t->io[0] = NAN;
 		for (i = 0; i < (size_t)t->n; i++)
 			t->mark_io[i][0] = NAN;
+	}
 	ana_trace_free(&a);
 	return 0;
 }

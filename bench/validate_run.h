@@ -85,6 +85,11 @@ int val_native(const struct val_opts *o, struct bench_live *l, const struct benc
  *  process @pid (0: this one) and of the children it reaped, from
  *  /proc/PID/io.  @return : 0, or -1 (gone, or not counted). */
 int val_proc_io(pid_t pid, double io[ANA_VAL_IO_N]);
+/*! val_tree_io() : the same of @pid and all its live descendants, each
+ *  with the children it reaped: what the command's processes read and
+ *  wrote so far (but for processes it left, which come to this one).
+ *  @return : 0, or -1 (@pid gone, or not counted). */
+int val_tree_io(pid_t pid, double io[ANA_VAL_IO_N]);
 /*! val_running() : the first process of the command running now, or 0. */
 pid_t val_running(void);
 

@@ -650,7 +650,7 @@ static void test_io(void **state)
 				  "to 13.0 MiB) -20.0 %;"));
 	assert_non_null(strstr(t, "the native counts hold up to 80 reads and 80 KiB the kernel "
 				  "made for the recording's 10 process starts.  The native runs' own "
-				  "work differs from run to run: read calls 7 %, bytes read 8 % "
+				  "work differs from run to run: read calls 7 % "
 				  "(spread).  Outside the native runs' range: read calls, bytes read: "
 				  "the command did other work"));
 	assert_non_null(strstr(t, "  ext4 -20.0 %: the command's own work: the recording's "
@@ -662,7 +662,7 @@ static void test_io(void **state)
 	assert_non_null(strstr(t, ",\"io\":{\"recorded\":[{\"execs\":10,\"reads\":1000,"
 				  "\"writes\":500,"));
 	assert_non_null(strstr(t, "\"native\":{\"ext4\":[{\"reads\":1300,"));
-	assert_non_null(strstr(t, "\"apart\":[\"reads\",\"bytes_read\"],\"phases\":[]}"));
+	assert_non_null(strstr(t, "\"apart\":[\"reads\",\"bytes_read\"],\"varies\":[\"reads\"],\"by_filesystem\":[],\"phases\":[]}"));
 	assert_non_null(strstr(t, "\"ext4\":{\"miss\":true,\"causes\":[\"work\"]"));
 	free(t);
 	ana_val_free(&v);
@@ -698,7 +698,7 @@ static void test_io(void **state)
 	assert_int_equal(w.io_kind, ANA_VAL_IO_READS);
 	t = render(&v, ana_val_text);
 	assert_non_null(strstr(t, "The native runs' own work differs from run to run: read "
-				  "calls 29 %, bytes read 8 % (spread)."));
+				  "calls 29 % (spread)."));
 	assert_non_null(strstr(t, "  ext4 -20.0 %: the command's work varies from run to run: "
 				  "the native runs' read calls 1300 to 1700 (spread 29 %), the "
 				  "recording's 1250\n"));
@@ -777,6 +777,64 @@ static void test_io_phase(void **state)
 	ana_val_free(&v);
 }
 
+/* Work that depends on the filesystem (cp clones on xfs and btrfs, copies
+ * on ext4): compared with the runs on the recording's filesystem alone. */
+static void test_io_fs(void **state)
+{
+	const double nat[] = { 1.0, 1.0, 1.0 }, rep[] = { 1.3, 1.3, 1.3 };
+	const double mib = 1 << 20;
+	const double e1[] = { 32500, 100, 270 * mib, 270 * mib }, e2[] = { 32600, 100, 271 * mib, 270 * mib };
+	const double x1[] = { 13400, 100, 70 * mib, 70 * mib };
+	double rec[] = { 50000, 100, 271 * mib, 270 * mib };
+	struct ana_val v;
+	struct ana_val_why w;
+	struct ana_val_io o;
+	char *t;
+
+	fill(&v, 3, nat, rep);
+	v.record_on = "ext4";
+	assert_int_equal(ana_val_add_io(&v, 0, e1, NAN), 0);
+	assert_int_equal(ana_val_add_io(&v, 0, e2, NAN), 0);
+	assert_int_equal(ana_val_add_io(&v, 1, x1, NAN), 0);
+	assert_int_equal(ana_val_add_io(&v, 1, x1, NAN), 0);
+	assert_int_equal(ana_val_add_io(&v, 2, x1, NAN), 0);
+	assert_int_equal(ana_val_add_io(&v, ANA_VAL_RECORDED, rec, 10), 0);
+	ana_val_io(&v, -1, &o);
+	assert_int_equal(o.rec_fs, 0);
+	assert_int_equal(o.dep[ANA_VAL_IO_READS], 1);
+	assert_int_equal(o.dep[ANA_VAL_IO_WRITES], 0);
+	/* compared with ext4's 32,500 and 32,600 alone, not spread */
+	assert_true(o.lo[ANA_VAL_IO_READS] == 32500 && o.hi[ANA_VAL_IO_READS] == 32600);
+	assert_int_equal(o.varies[ANA_VAL_IO_READS], 0);
+	assert_int_equal(o.apart[ANA_VAL_IO_READS], 1);
+	/* +30 % everywhere: the reads only on ext4, where it was recorded */
+	ana_val_why(&v, 0, &w);
+	assert_int_equal(w.causes & ANA_VAL_WHY_WORK, ANA_VAL_WHY_WORK);
+	ana_val_why(&v, 1, &w);
+	assert_int_equal(w.causes & (ANA_VAL_WHY_WORK | ANA_VAL_WHY_VARIES), 0);
+	t = render(&v, ana_val_text);
+	assert_non_null(strstr(t, "read calls recorded 50000, native by filesystem ext4 32550, "
+				  "xfs 13400, btrfs 13400 (the filesystem's own: compared with "
+				  "ext4's), native 32550 (32500 to 32600) +53.6 %;"));
+	free(t);
+	/* recorded elsewhere (tmpfs): not compared */
+	v.record_on = "tmpfs";
+	ana_val_io(&v, -1, &o);
+	assert_int_equal(o.rec_fs, -1);
+	assert_int_equal(o.apart[ANA_VAL_IO_READS], 0);
+	ana_val_why(&v, 0, &w);
+	assert_int_equal(w.causes & (ANA_VAL_WHY_WORK | ANA_VAL_WHY_VARIES), 0);
+	t = render(&v, ana_val_text);
+	assert_non_null(strstr(t, "(the filesystem's own: not compared, the recording's is not "
+				  "in the table); write calls"));
+	free(t);
+	t = render(&v, ana_val_json);
+	assert_non_null(strstr(t, "\"by_filesystem\":[\"reads\",\"bytes_read\","
+				  "\"bytes_written\"]"));
+	free(t);
+	ana_val_free(&v);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -795,6 +853,7 @@ int main(void)
 		cmocka_unit_test(test_why),
 		cmocka_unit_test(test_io),
 		cmocka_unit_test(test_io_phase),
+		cmocka_unit_test(test_io_fs),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
