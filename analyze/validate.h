@@ -196,6 +196,10 @@ struct ana_val_io {
 	int n_native;
 };
 
+/* the measures' names in JSON: "reads", "writes", "bytes_read",
+ * "bytes_written" */
+extern const char *const ana_val_io_key[ANA_VAL_IO_N];
+
 /*! ana_val_add_row_io() : the same of phase @row (not the total, which
  *  ana_val_add_io() gives): what the run read and wrote from its start
  *  to the next mark.  @return : 0, or -EINVAL / -E2BIG. */

@@ -26,7 +26,7 @@
 #include "ana.h"
 #include "validate.h"
 
-static const char *const io_name[ANA_VAL_IO_N] = { "reads", "writes", "bytes_read",
+const char *const ana_val_io_key[ANA_VAL_IO_N] = { "reads", "writes", "bytes_read",
 						   "bytes_written" };
 
 /* one run's @io into @dst[*@n] */
@@ -312,7 +312,7 @@ static void json_io(FILE *f, const struct ana_val *v,
 			fputc(',', f);
 		}
 		for (k = 0; k < ANA_VAL_IO_N; k++) {
-			fprintf(f, "%s\"%s\":", k ? "," : "", io_name[k]);
+			fprintf(f, "%s\"%s\":", k ? "," : "", ana_val_io_key[k]);
 			ana_val_json_num(f, io[0][j][k]);
 		}
 		fputc('}', f);
@@ -322,7 +322,7 @@ static void json_io(FILE *f, const struct ana_val *v,
 		fprintf(f, "%s\"%s\":[", fs ? "," : "", v->fs[fs]);
 		for (j = 0; j < n_io[fs + 1]; j++) {
 			for (k = 0; k < ANA_VAL_IO_N; k++) {
-				fprintf(f, "%s\"%s\":", k ? "," : j ? ",{" : "{", io_name[k]);
+				fprintf(f, "%s\"%s\":", k ? "," : j ? ",{" : "{", ana_val_io_key[k]);
 				ana_val_json_num(f, io[fs + 1][j][k]);
 			}
 			fputc('}', f);
@@ -331,26 +331,26 @@ static void json_io(FILE *f, const struct ana_val *v,
 	}
 	fputs("},\"recorded_vs_native\":{", f);
 	for (k = 0; k < ANA_VAL_IO_N; k++) {
-		fprintf(f, "%s\"%s\":", k ? "," : "", io_name[k]);
+		fprintf(f, "%s\"%s\":", k ? "," : "", ana_val_io_key[k]);
 		ana_val_json_num(f, isnan(o->excess[k]) ? NAN : o->excess[k] / 100.0);
 	}
 	fputs("},\"spread\":{", f);
 	for (k = 0; k < ANA_VAL_IO_N; k++) {
-		fprintf(f, "%s\"%s\":", k ? "," : "", io_name[k]);
+		fprintf(f, "%s\"%s\":", k ? "," : "", ana_val_io_key[k]);
 		ana_val_json_num(f, isnan(o->spread[k]) ? NAN : o->spread[k] / 100.0);
 	}
 	fputs("},\"apart\":[", f);
 	for (k = j = 0; k < ANA_VAL_IO_N; k++)
 		if (o->apart[k])
-			fprintf(f, "%s\"%s\"", j++ ? "," : "", io_name[k]);
+			fprintf(f, "%s\"%s\"", j++ ? "," : "", ana_val_io_key[k]);
 	fputs("],\"varies\":[", f);
 	for (k = j = 0; k < ANA_VAL_IO_N; k++)
 		if (o->varies[k])
-			fprintf(f, "%s\"%s\"", j++ ? "," : "", io_name[k]);
+			fprintf(f, "%s\"%s\"", j++ ? "," : "", ana_val_io_key[k]);
 	fputs("],\"by_filesystem\":[", f);
 	for (k = j = 0; k < ANA_VAL_IO_N; k++)
 		if (o->dep[k])
-			fprintf(f, "%s\"%s\"", j++ ? "," : "", io_name[k]);
+			fprintf(f, "%s\"%s\"", j++ ? "," : "", ana_val_io_key[k]);
 	fputc(']', f);
 }
 

@@ -185,6 +185,23 @@ static void name_out(FILE *f, const char *s, int html)
 		fputs(s, f);
 }
 
+/* measure @k's @x as these lines give it: calls, or MiB */
+static void io_num(FILE *f, int k, double x)
+{
+	if (k >= ANA_VAL_IO_RBYTES)
+		fprintf(f, "%.1f", x / (1 << 20));
+	else
+		fprintf(f, "%.0f", x);
+}
+
+/* "LO to HI" of the native runs' measure @k */
+static void io_range(FILE *f, int k, const struct ana_val_io *o)
+{
+	io_num(f, k, o->lo[k]);
+	fputs(" to ", f);
+	io_num(f, k, o->hi[k]);
+}
+
 /* " in phase NAME" where @row is a phase's */
 static void in_phase(FILE *f, const struct ana_val *v, int row, int html)
 {
@@ -235,24 +252,25 @@ void ana_val_why_text(FILE *f, const struct ana_val *v, int html)
 		}
 		if (w.causes & ANA_VAL_WHY_WORK) {
 			int k = w.io_kind;
-			double d = k >= ANA_VAL_IO_RBYTES ? 1 << 20 : 1;
 
 			fprintf(f, "%sthe command's own work", sep);
 			in_phase(f, v, w.io_row, html);
-			fprintf(f, ": the recording's %s %.*f, the native runs' %.*f to %.*f "
-				"(%+.1f %%)", what[k], k >= 2, w.io.rec[k] / d, k >= 2,
-				w.io.lo[k] / d, k >= 2, w.io.hi[k] / d, w.io.excess[k]);
+			fprintf(f, ": the recording's %s ", what[k]);
+			io_num(f, k, w.io.rec[k]);
+			fputs(", the native runs' ", f);
+			io_range(f, k, &w.io);
+			fprintf(f, " (%+.1f %%)", w.io.excess[k]);
 			sep = "; ";
 		}
 		if (w.causes & ANA_VAL_WHY_VARIES) {
 			int k = w.io_kind;
-			double d = k >= ANA_VAL_IO_RBYTES ? 1 << 20 : 1;
 
 			fprintf(f, "%sthe command's work varies from run to run", sep);
 			in_phase(f, v, w.io_row, html);
-			fprintf(f, ": the native runs' %s %.*f to %.*f (spread %.0f %%), the "
-				"recording's %.*f", what[k], k >= 2, w.io.lo[k] / d, k >= 2,
-				w.io.hi[k] / d, w.io.spread[k], k >= 2, w.io.rec[k] / d);
+			fprintf(f, ": the native runs' %s ", what[k]);
+			io_range(f, k, &w.io);
+			fprintf(f, " (spread %.0f %%), the recording's ", w.io.spread[k]);
+			io_num(f, k, w.io.rec[k]);
 			sep = "; ";
 		}
 		if (!w.causes) {
@@ -315,10 +333,7 @@ void ana_val_why_json(FILE *f, const struct ana_val *v)
 		fputs(",\"total_secs\":", f);
 		ana_val_json_num(f, w.total_secs);
 		if (w.causes & (ANA_VAL_WHY_WORK | ANA_VAL_WHY_VARIES)) {
-			static const char *const io_word[ANA_VAL_IO_N] = {
-				"reads", "writes", "bytes_read", "bytes_written" };
-
-			fprintf(f, ",\"work\":\"%s\",\"work_phase\":", io_word[w.io_kind]);
+			fprintf(f, ",\"work\":\"%s\",\"work_phase\":", ana_val_io_key[w.io_kind]);
 			if (w.io_row >= 0)
 				ana_json_str(f, v->rows[w.io_row].name, strlen(v->rows[w.io_row].name));
 			else

@@ -233,7 +233,7 @@ static int record_one(struct run_state *s, const char *trace, const char *text,
 			t->status, s->o.record_on);
 		return ANA_VAL_EXIT_REFUSED;
 	}
-	if (val_trace_times(trace, t) < 0) {
+	if (val_trace_times(trace, t, 1) < 0) {
 		cli_err(CMD, "%s: the trace just recorded cannot be read", trace);
 		return IOT_EXIT_FAIL;
 	}
@@ -281,7 +281,7 @@ static int measure(struct run_state *s)
 			return IOT_EXIT_FAIL;
 		}
 		snprintf(s->trace, sizeof(s->trace), "%s", s->trace_in);
-		if (val_trace_times(s->trace, &s->rec) < 0) {
+		if (val_trace_times(s->trace, &s->rec, 1) < 0) {
 			cli_err(CMD, "%s: cannot be read", s->trace);
 			return IOT_EXIT_FAIL;
 		}

@@ -432,7 +432,7 @@ int val_replay_times(const char *fs, const char *profdir, struct val_times *t)
 	int rc;
 
 	snprintf(prof, sizeof(prof), "%s/%s.1.iotape", profdir, fs);
-	rc = val_trace_times(prof, t);
+	rc = val_trace_times(prof, t, 0);
 	if (rc < 0)
 		iot_err(CMD, "%s: cannot read the replay's profile %s", fs, prof);
 	return rc;
@@ -547,7 +547,7 @@ static int trace_mark_io(const char *path, const struct ana_trace *a, const int6
 	return n < 0 ? n : 0;
 }
 
-int val_trace_times(const char *path, struct val_times *t)
+int val_trace_times(const char *path, struct val_times *t, int io)
 {
 	int64_t m[VAL_MAX_PHASES];
 	struct ana_trace a;
@@ -582,9 +582,9 @@ int val_trace_times(const char *path, struct val_times *t)
 		m[t->n] = a.phases[i].start;
 		t->start[t->n++] = (double)a.phases[i].start / 1e9 - origin;
 	}
-	/* its reads and writes: unknown (NAN) if the trace cannot be read
-	 * again, as it just was */
-	if (trace_mark_io(path, &a, m, t) < 0) {
+	/* its reads and writes: unknown (NAN) if not asked for (a replay's
+	 * profile) or if the trace cannot be read again, as it just was */
+	if (!io || trace_mark_io(path, &a, m, t) < 0) {
 		t->io[0] = NAN;
 		for (i = 0; i < (size_t)t->n; i++)
 			t->mark_io[i][0] = NAN;

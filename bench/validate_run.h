@@ -123,7 +123,9 @@ int val_replay_times(const char *fs, const char *profdir, struct val_times *t);
 int val_trace_cwd(const char *path, char *dir, size_t len);
 
 /*! val_trace_times() : the phases and the real time of a trace or
- *  profile @path, from its phase marks.  @return : 0 or -errno. */
-int val_trace_times(const char *path, struct val_times *t);
+ *  profile @path, from its phase marks; with @io, its reads and writes
+ *  too (t->io, t->mark_io: one more pass over its events; else NAN).
+ *  @return : 0 or -errno. */
+int val_trace_times(const char *path, struct val_times *t, int io);
 
 #endif
