@@ -109,12 +109,13 @@ static int cmp_dbl(const void *a, const void *b)
 	return x < y ? -1 : x > y;
 }
 
-/* The values of @x that are numbers, sorted into @out. @return : how many. */
+/* The values of @x that are numbers, sorted into @out (room for
+ * ANA_VAL_MAX_POOL: every filesystem's runs pooled).  @return : how many. */
 static int known_sorted(const double *x, int n, double *out)
 {
 	int i, k = 0;
 
-	for (i = 0; i < n && k < ANA_VAL_MAX_RUNS; i++)
+	for (i = 0; i < n && k < ANA_VAL_MAX_POOL; i++)
 		if (!isnan(x[i]))
 			out[k++] = x[i];
 	ana_sort(out, (size_t)k, sizeof(*out), cmp_dbl);
@@ -123,7 +124,7 @@ static int known_sorted(const double *x, int n, double *out)
 
 double ana_val_median(const double *x, int n)
 {
-	double s[ANA_VAL_MAX_RUNS];
+	double s[ANA_VAL_MAX_POOL];
 	int k = known_sorted(x, n, s);
 
 	if (k == 0)
@@ -133,7 +134,7 @@ double ana_val_median(const double *x, int n)
 
 double ana_val_spread(const double *x, int n)
 {
-	double s[ANA_VAL_MAX_RUNS], med;
+	double s[ANA_VAL_MAX_POOL], med;
 	int k = known_sorted(x, n, s);
 
 	if (k == 0)
@@ -146,7 +147,7 @@ double ana_val_spread(const double *x, int n)
 
 int ana_val_apart(const double *a, int na, const double *b, int nb)
 {
-	double sa[ANA_VAL_MAX_RUNS], sb[ANA_VAL_MAX_RUNS];
+	double sa[ANA_VAL_MAX_POOL], sb[ANA_VAL_MAX_POOL];
 	int ka = known_sorted(a, na, sa), kb = known_sorted(b, nb, sb);
 
 	if (ka < 2 || kb < 2)

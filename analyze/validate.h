@@ -15,6 +15,8 @@
 
 #define ANA_VAL_MAX_RUNS 20
 #define ANA_VAL_MAX_FS 16
+/* values one median, spread or range takes: every filesystem's runs pooled */
+#define ANA_VAL_MAX_POOL (ANA_VAL_MAX_FS * ANA_VAL_MAX_RUNS)
 #define ANA_VAL_MAX_ROWS 256
 /* filesystems are ranked only where their native medians differ by more
  * than this (percent of the smaller): closer than that, the order of two
@@ -220,7 +222,8 @@ void ana_val_io_json(FILE *f, const struct ana_val *v);
  *  @fs that took @secs.  @return : 0, or -EINVAL / -E2BIG. */
 int ana_val_add_rec_replay(struct ana_val *v, int rec, int fs, double secs);
 
-/*! ana_val_median() : median of the @n values of @x, NANs left out.
+/*! ana_val_median() : median of the @n values of @x, NANs left out
+ *  (the first ANA_VAL_MAX_POOL numbers of them).
  *  @return : NAN if none is left. */
 double ana_val_median(const double *x, int n);
 

@@ -30,6 +30,21 @@ static void test_median(void **state)
 	assert_true(isnan(ana_val_median(odd, 0)));
 }
 
+/* Every filesystem's runs pooled (--runs 10 on three): more values than
+ * one cell's runs, none of them left out. */
+static void test_median_pooled(void **state)
+{
+	double x[3 * 10];
+	int i;
+
+	for (i = 0; i < 30; i++)
+		x[i] = i + 1;
+	assert_true(ana_val_median(x, 30) == 15.5);
+	assert_true(fabs(ana_val_spread(x, 30) - 29 / 15.5) < 1e-12);
+	x[29] = 100;	/* the last value counts */
+	assert_true(fabs(ana_val_spread(x, 30) - 99 / 15.5) < 1e-12);
+}
+
 static void test_spread(void **state)
 {
 	const double v[] = { 3, 1, 2 }, one[] = { 7 }, zero[] = { 0, 0 };
@@ -839,6 +854,7 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_median),
+		cmocka_unit_test(test_median_pooled),
 		cmocka_unit_test(test_spread),
 		cmocka_unit_test(test_apart),
 		cmocka_unit_test(test_cell_stat),
