@@ -543,6 +543,8 @@ static void sb_ret(struct iot_sbuf *b, const struct iot_syscall *sc,
 		iot_sb_printf(b, "%lld", (long long)r);
 	} else if (sc->nr == __NR_mmap) {
 		iot_sb_printf(b, "%#llx", (unsigned long long)r);
+	} else if (sc->nr == __NR_umask) {
+		iot_sb_printf(b, "%03llo", (unsigned long long)r);	/* the mask before */
 	} else if (sc->nr == __NR_fcntl &&
 		   (uint32_t)arg_of(ev, 1) == FC_GETFD) {
 		iot_sb_printf(b, "%#llx (flags ", (unsigned long long)r);

@@ -112,13 +112,15 @@ void rec_header_clock(struct iot_header *h)
  * The credentials the first process starts with: the recorder's (the
  * program inherits them), or with -p those of the process attached to,
  * from /proc/PID/status: "Uid:" and "Gid:" (real, effective, saved,
- * filesystem) and "Groups:", copied as the kernel writes them, into
- * record.uid, record.gid and record.groups.  The replay starts the first
- * threads with them and follows the set*id calls from there
- * (replay/creds.c).  A list of groups longer than @groups holds is left
- * out (the replay keeps its own then).  @return : how many keys it set.
+ * filesystem), "Groups:" and "Umask:", copied as the kernel writes them,
+ * into @uid, @gid (64 bytes each), @groups (@cap) and @mask (64): the
+ * header's record.uid, record.gid, record.groups and record.umask.  The
+ * replay starts the first threads with them and follows the set*id and
+ * umask calls from there (replay/creds.c, replay/umask.c).  A list of
+ * groups longer than @groups holds is left out (the replay keeps its own
+ * then).  @return : how many keys it set.
  */
-static int read_creds(pid_t pid, char *uid, char *gid, char *groups, size_t cap)
+static int read_creds(pid_t pid, char *uid, char *gid, char *groups, char *mask, size_t cap)
 {
 	char path[64], line[4096];
 	FILE *f;
@@ -128,10 +130,11 @@ static int read_creds(pid_t pid, char *uid, char *gid, char *groups, size_t cap)
 	f = fopen(path, "re");
 	if (!f)
 		return 0;
-	uid[0] = gid[0] = groups[0] = 0;
+	uid[0] = gid[0] = groups[0] = mask[0] = 0;
 	while (fgets(line, sizeof(line), f)) {
 		char *v = strchr(line, ':'), *e;
 		char *dst = NULL;
+		size_t room = 64;
 
 		if (!v)
 			continue;
@@ -141,7 +144,9 @@ static int read_creds(pid_t pid, char *uid, char *gid, char *groups, size_t cap)
 		else if (strcmp(line, "Gid") == 0)
 			dst = gid;
 		else if (strcmp(line, "Groups") == 0)
-			dst = groups;
+			dst = groups, room = cap;
+		else if (strcmp(line, "Umask") == 0)
+			dst = mask;
 		if (!dst)
 			continue;
 		if (!strchr(v, '\n'))
@@ -153,7 +158,7 @@ static int read_creds(pid_t pid, char *uid, char *gid, char *groups, size_t cap)
 		for (e = v; *e; e++)
 			if (*e == '\t')
 				*e = ' ';
-		if (strlen(v) >= cap)
+		if (strlen(v) >= room)
 			continue;
 		strcpy(dst, v);
 		n++;
@@ -174,7 +179,7 @@ int rec_header_fill(struct iot_header *h, const struct rec_opts *o,
 	struct utsname u;
 	char host[256] = "", *cwd;
 	static char stop_cpu[32], proc_cpu[32], data[64];
-	static char uid[64], gid[64], groups[4096];
+	static char uid[64], gid[64], groups[4096], mask[64];
 	/* exits seen by BPF: exact CPU times (bpf_events.c) */
 	int bpf_exit = strcmp(backend, "bpf") == 0 || strcmp(backend, "mixed") == 0;
 	struct iot_kv *kv;
@@ -204,7 +209,7 @@ int rec_header_fill(struct iot_header *h, const struct rec_opts *o,
 		      strcmp(backend, "mixed") == 0 ? "bpf+fastpath" :
 		      fastpath && strcmp(fastpath, "on") == 0 ? "ptrace+seccomp+fastpath" :
 		      seccomp ? "ptrace+seccomp" : "ptrace";
-	kv = calloc(12, sizeof(*kv));
+	kv = calloc(14, sizeof(*kv));
 	if (kv) {
 		kv[0].key = "record.seccomp";
 		kv[0].value = seccomp ? "1" : "0";
@@ -244,7 +249,7 @@ int rec_header_fill(struct iot_header *h, const struct rec_opts *o,
 			h->n_extra++;
 		}
 		/* what the first process's file calls run as */
-		if (read_creds(o->attach_pid, uid, gid, groups, sizeof(groups)) > 0) {
+		if (read_creds(o->attach_pid, uid, gid, groups, mask, sizeof(groups)) > 0) {
 			if (uid[0]) {
 				kv[h->n_extra].key = "record.uid";
 				kv[h->n_extra++].value = uid;
@@ -256,6 +261,11 @@ int rec_header_fill(struct iot_header *h, const struct rec_opts *o,
 			/* "" when it has none: the key says the list was read */
 			kv[h->n_extra].key = "record.groups";
 			kv[h->n_extra++].value = groups;
+			/* the mask its files are made without (replay/umask.c) */
+			if (mask[0]) {
+				kv[h->n_extra].key = "record.umask";
+				kv[h->n_extra++].value = mask;
+			}
 		}
 		/* --data: only then, so that a trace without is as before */
 		if (o->data_max) {

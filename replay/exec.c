@@ -410,6 +410,8 @@ static void *thread_main(void *arg)
 	prctl(PR_SET_TIMERSLACK, 1UL, 0UL, 0UL, 0UL);
 	/* its file calls as the user it ran as (creds.c) */
 	rpl_creds_apply(&c);
+	/* ... and with its process's mask (umask.c) */
+	rpl_umask_start(&c);
 	t->start_ns = iot_now_ns();
 	prev_end = t->spawn_op >= 0 ? t->start_ns : p->t0;
 	c.scratch = t->scratch;
@@ -563,6 +565,8 @@ static void *thread_main(void *arg)
 		if (op->n_aio)
 			rpl_aio_await(&c, op);	/* completions seen at a close, exit */
 		c.sys0 = 0;
+		/* a mask another thread of its process set (umask.c) */
+		rpl_umask_sync(&c);
 		/* the table is filled: rpl_execute() asked for a handler */
 		h = op->skip || op->ev.nr < 0 || op->ev.nr >= RPL_MAX_NR ? NULL : rpl_handlers[op->ev.nr];
 		if (op->skip || !h)
@@ -697,6 +701,8 @@ int rpl_thread_start(struct rpl_plan *p, uint32_t ti)
 	t->plan = p;
 	/* as a clone copies them, from the thread making the clone */
 	rpl_creds_inherit(p, t, t->spawn_op >= 0 ? &p->threads[p->ops[t->spawn_op].thread] : NULL);
+	/* and its process's mask, from its parent's at the clone */
+	rpl_umask_inherit(p, pr);
 	if (!pr->tab) {
 		struct rpl_fdtab *ptab = pr->parent >= 0 ? p->procs[pr->parent].tab : NULL;
 
@@ -862,6 +868,7 @@ int rpl_execute(struct rpl_plan *p, struct rpl_result *res)
 		return err;
 	p->own_files = can_own_files(p);
 	rpl_creds_init(p);
+	rpl_umask_init(p);
 	rpl_fault_watch_start(p);
 	if (p->o->starts)
 		rpl_starts_open(p);

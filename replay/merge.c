@@ -294,6 +294,13 @@ void rpl_result_add(struct rpl_result *t, const struct rpl_result *r, int client
 	t->creds_threads += r->creds_threads;
 	t->creds_calls += r->creds_calls;
 	t->creds_not_taken += r->creds_not_taken;
+	if (r->umask_on && !t->umask_on) {
+		t->umask_known = r->umask_known;
+		t->umask0 = r->umask0;
+	}
+	t->umask_on |= r->umask_on;
+	t->umask_calls += r->umask_calls;
+	t->umask_not_taken += r->umask_not_taken;
 	t->threads += r->threads;
 	t->processes += r->processes;
 #define MAX_OF(f) (t->f = r->f > t->f ? r->f : t->f)

@@ -310,9 +310,10 @@ static int64_t h_mknod(struct rpl_ctx *c, struct rpl_op *op)
 /*
  * bind() of a Unix socket to a path makes its name: an S_IFSOCK inode,
  * which mknod makes without a socket (the recorder keeps only binds to a
- * path, record/decode.c).  Its mode is 0777 less the replayer's umask, as
- * the replay's mkdir and open take theirs; the recorded process's umask
- * is not known.  A name already there is bind's EADDRINUSE.
+ * path, record/decode.c).  Its mode is 0777 less the thread's umask, as
+ * bind's is, and as the replay's mkdir and open take theirs (the recorded
+ * process's where the trace gives it: umask.c).  A name already there is
+ * bind's EADDRINUSE.
  */
 static int64_t h_bind(struct rpl_ctx *c, struct rpl_op *op)
 {

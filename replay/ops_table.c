@@ -25,6 +25,7 @@ static void init_handlers(void)
 	rpl_ops_uring(rpl_handlers);
 	rpl_ops_wait(rpl_handlers);
 	rpl_ops_creds(rpl_handlers);
+	rpl_ops_umask(rpl_handlers);
 	/* the write buffer is filled here too, before any timed op */
 	rpl_wbuf();
 }

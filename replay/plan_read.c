@@ -17,6 +17,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/syscall.h>
 
 #include "engine.h"
 #include "plan.h"
@@ -235,6 +236,7 @@ int rpl_plan_read(struct rpl_plan *p)
 			op->seq = (uint32_t)p->n_ops;
 			/* credentials to follow (creds.c) */
 			p->setid_calls |= rpl_creds_call(op->ev.nr);
+			p->umask_calls += op->ev.nr == SYS_umask;
 			if (it.u.ev.cpu_ns &&
 			    (err = keep_col(p, &p->cpu_ns, &p->n_cpu, op->seq, it.u.ev.cpu_ns)))
 				goto out;

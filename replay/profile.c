@@ -220,6 +220,11 @@ int rpl_tally(struct rpl_plan *p, struct rpl_result *res)
 	res->creds_threads = atomic_load(&p->creds_threads);
 	res->creds_calls = atomic_load(&p->creds_calls);
 	res->creds_not_taken = atomic_load(&p->creds_not_taken);
+	res->umask_on = p->umask_on;
+	res->umask_known = p->umask_known;
+	res->umask0 = p->umask0;
+	res->umask_calls = atomic_load(&p->umask_calls_done);
+	res->umask_not_taken = atomic_load(&p->umask_not_taken);
 	res->damaged = p->damaged;
 	{
 		struct statvfs sv;

@@ -415,6 +415,16 @@ void rpl_print_summary(FILE *f, const struct rpl_opts *o, const struct rpl_resul
 			r->creds == RPL_CREDS_ROOT_CLOSED ?
 			"root: --root is not searchable by others (its mode is left as it is)" :
 			"the replayer's user (only root can take another's)");
+	if (r->umask_on)
+		fprintf(f, "  umask        %04o for the first process%s, %llu umask calls: each "
+			"replayed process made its files with its own mask (IOTAPE_REPLAY_UMASK=0: "
+			"the replayer's)\n", (unsigned)r->umask0,
+			r->umask_known ? " (recorded)" : " (the replayer's: not recorded)",
+			(unsigned long long)r->umask_calls);
+	if (r->umask_not_taken)
+		fprintf(f, "  umask        not taken: %llu threads made their files with the "
+			"replayer's mask (unshare(CLONE_FS) failed)\n",
+			(unsigned long long)r->umask_not_taken);
 	if (r->waits_slept || r->waits_left)
 		fprintf(f, "  waits        %llu sleeps, polls or selects that timed out slept "
 			"as recorded (%s in all), %llu that returned for an event left "

@@ -204,6 +204,12 @@ struct rpl_result {
 	 * thread's, and the threads that ran as the replayer instead */
 	int creds;
 	uint64_t creds_threads, creds_calls, creds_not_taken;
+	/* masks (umask.c): followed or not; the first process's (from the
+	 * header if @umask_known); umask calls replayed; threads that kept
+	 * the replayer's */
+	int umask_on, umask_known;
+	uint32_t umask0;
+	uint64_t umask_calls, umask_not_taken;
 
 	uint64_t threads, processes;
 	int64_t late_p50_ns, late_p99_ns, late_max_ns;

@@ -531,6 +531,7 @@ struct rpl_thread {
 	struct rpl_cred cred;
 	uint8_t cred_set;
 	uint8_t cred_refused;		/* counted in plan.creds_not_taken */
+	int32_t umask_now;		/* run: its kernel mask (umask.c); -1: not its own */
 	struct rpl_dirwalk *dirwalk;	/* names of the directories it listed (dirwalk.c) */
 	uint64_t walk_opens, walk_back;	/* files opened under them; after one listed later */
 	uint64_t walk_dirs, walk_moved;	/* walks put in the order listed here; their entries */
@@ -593,6 +594,10 @@ struct rpl_proc {
 	/* run: its first thread unshared its kernel descriptor table
 	 * (own_table()): the descriptors it made went with that table */
 	int own_kernel_table;
+	/* run: the mask its files are made without, and whether it was set
+	 * at its start (umask.c) */
+	_Atomic uint32_t umask;
+	uint8_t umask_set;
 	_Atomic int live;		/* threads not finished */
 	_Atomic int finished;
 };
@@ -759,11 +764,20 @@ struct rpl_plan {
 	 * header's) and the groups they name */
 	int creds;
 	int setid_calls;		/* the trace has set*id calls (plan_read.c) */
+
 	struct rpl_cred cred0;
 	uint32_t *groups0;
 	_Atomic uint64_t creds_not_taken;	/* threads run with the replayer's */
 	_Atomic uint64_t creds_threads;		/* threads that ran as another */
 	_Atomic uint64_t creds_calls;		/* set*id calls that changed them */
+	/* masks (umask.c): followed; the first process's, and whether the
+	 * header gave it; umask calls in the trace (plan_read.c), replayed;
+	 * threads that could not have their own */
+	int umask_on, umask_known;
+	uint32_t umask0;
+	uint64_t umask_calls;
+	_Atomic uint64_t umask_calls_done;
+	_Atomic uint64_t umask_not_taken;
 	/* run */
 	int root_fd;
 	int64_t t0;			/* replay start, monotonic */
@@ -1313,6 +1327,26 @@ static inline int rpl_creds_other(const struct rpl_ctx *c)
 	       (c->t->cred.uid[RPL_CRED_FS] || c->t->cred.gid[RPL_CRED_FS]);
 }
 void rpl_ops_creds(rpl_handler *h);
+
+/* ---- the mask new files are made without (umask.c) ---- */
+/*! rpl_umask_init() : whether the run follows the processes' masks, and
+ *  the first one's from the header (before any thread starts). */
+void rpl_umask_init(struct rpl_plan *p);
+/* an octal mask (record.umask) into @mask. @return : 0, or -1 */
+int rpl_umask_parse(const char *s, uint32_t *mask);
+/* process @pr's mask at its start: its parent's now (under spawn_lock) */
+void rpl_umask_inherit(struct rpl_plan *p, struct rpl_proc *pr);
+/* the calling replay thread's own filesystem context, with its mask */
+void rpl_umask_start(struct rpl_ctx *c);
+/* the thread's kernel mask set to its process's, changed by another thread */
+void rpl_umask_take(struct rpl_ctx *c);
+static inline void rpl_umask_sync(struct rpl_ctx *c)
+{
+	if (c->t->umask_now >= 0 &&
+	    (int32_t)atomic_load_explicit(&c->pr->umask, memory_order_relaxed) != c->t->umask_now)
+		rpl_umask_take(c);
+}
+void rpl_ops_umask(rpl_handler *h);
 
 /* Parent directories, cached per thread (dcache.c). */
 struct rpl_dcache;
