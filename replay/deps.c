@@ -16,8 +16,11 @@
  * per resource: its last change and lookers, a pipe's writes.
  */
 #include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/syscall.h>
 
 #include "rpl.h"
 
@@ -495,6 +498,161 @@ static void pend_swap(struct pend *a, struct pend *b)
  */
 #define RPL_PEND_MAX (1 << 16)
 
+/* Heap entry @i out of @d's heap, into *@out. */
+static void heap_take(struct rpl_deps *d, size_t i, struct pend *out)
+{
+	size_t c;
+
+	*out = d->heap[i];
+	d->heap[i] = d->heap[--d->n_heap];
+	if (i == d->n_heap)
+		return;
+	for (; i > 0 && pend_less(&d->heap[i], &d->heap[(i - 1) / 2]); i = (i - 1) / 2)
+		pend_swap(&d->heap[i], &d->heap[(i - 1) / 2]);
+	for (; (c = 2 * i + 1) < d->n_heap; i = c) {
+		if (c + 1 < d->n_heap && pend_less(&d->heap[c + 1], &d->heap[c]))
+			c++;
+		if (!pend_less(&d->heap[c], &d->heap[i]))
+			break;
+		pend_swap(&d->heap[i], &d->heap[c]);
+	}
+}
+
+/*
+ * Two threads' calls on one path that overlapped when recorded are
+ * ordered by when their effects counted, mostly their ends; but a look-up
+ * that found the path, or did not, tells on which side of the other
+ * call's change it came.  Two sqlite3 writers: one's stat of the journal
+ * overlapped the other's create of it, both ending within a microsecond;
+ * the stat, ordered first, found nothing when replayed (1 recording in
+ * 10 of that pair).  So when an op is ordered, the ops still pending on
+ * its path (running at its time as recorded, other threads') whose
+ * effect its result shows came first are ordered before it, now: a create
+ * that a look-up found, a removal after which it found nothing; a
+ * look-up that missed the name a create makes, or found the one a
+ * removal takes.  Each had entered by then, so its effect may have
+ * counted then, and every dependency still points to an earlier time.
+ * Only the first PULL_SCAN pending ops are looked at (about one per
+ * thread in a call: a few).
+ */
+#define PULL_SCAN 64
+enum { SAW_NONE = 0, SAW_THERE, SAW_GONE };
+
+/* What look-up @op found at its path: SAW_THERE, SAW_GONE or SAW_NONE */
+static int saw_of(const struct rpl_op *op, const struct iot_syscall *sc)
+{
+	if (!op->ev.path || !sc || sc->cls == IOT_CLASS_PROCESS)
+		return SAW_NONE;
+	if (op->ev.ret == -ENOENT)
+		return SAW_GONE;
+	/* mkdir, link, an O_EXCL create of a name that is there */
+	if (op->ev.ret == -EEXIST && (sc->flags & IOT_SCF_NAMES))
+		return SAW_THERE;
+	return op->ev.ret >= 0 ? SAW_THERE : SAW_NONE;
+}
+
+/* The names a successful @op makes (@made) or removes (@gone), each
+ * NULL if none */
+static void names_changed(const struct rpl_op *op, const struct iot_syscall *sc,
+			  const char **made, const char **gone)
+{
+	int i;
+
+	*made = *gone = NULL;
+	if (op->ev.ret < 0 || !sc || !(sc->flags & IOT_SCF_NAMES))
+		return;
+	switch (op->ev.nr) {
+	case SYS_unlink: case SYS_unlinkat: case SYS_rmdir:
+		*gone = op->ev.path;
+		return;
+	case SYS_rename: case SYS_renameat: case SYS_renameat2:
+		if (op->ev.nr == SYS_renameat2 && (op->ev.args[4] & RENAME_EXCHANGE))
+			return;	/* both are there before and after */
+		*gone = op->ev.path;
+		*made = op->ev.path2;
+		return;
+	case SYS_link: case SYS_linkat:
+		*made = op->ev.path2;
+		return;
+	}
+	i = rpl_open_flags_arg(sc);
+	if (i < 0 || (op->ev.args[i] & O_CREAT))
+		*made = op->ev.path;	/* mkdir, mknod, symlink, creat, open(O_CREAT) */
+}
+
+/* Whether pending op @y came before @x on the path @x looked up or
+ * changed (x_saw, or x_made / x_gone, key @k of it) */
+static int came_first(const struct rpl_op *y, uint64_t k, int x_saw,
+		      const char *x_made, const char *x_gone)
+{
+	const struct iot_syscall *sc = iot_syscall_by_nr(y->ev.nr);
+	const char *made, *gone;
+	int saw;
+
+	if (x_saw) {
+		names_changed(y, sc, &made, &gone);
+		if (x_saw == SAW_THERE)
+			return made && rpl_path_key(made) == k;
+		return gone && rpl_path_key(gone) == k;
+	}
+	/* @x changed its names: @y is a look-up that saw them before */
+	if (!(sc && ((sc->flags & IOT_SCF_LOOK) || y->ev.ret < 0 ||
+		     ((sc->flags & IOT_SCF_RETFD) && (sc->flags & IOT_SCF_NAMES) &&
+		      rpl_open_flags_arg(sc) >= 0 &&
+		      !(y->ev.args[rpl_open_flags_arg(sc)] & (O_CREAT | O_TRUNC))))))
+		return 0;
+	saw = saw_of(y, sc);
+	if (!saw || rpl_path_key(y->ev.path) != k)
+		return 0;
+	return (saw == SAW_GONE && x_made && rpl_path_key(x_made) == k) ||
+	       (saw == SAW_THERE && x_gone && rpl_path_key(x_gone) == k);
+}
+
+/* Before op @x is ordered: the pending ops its result shows came first,
+ * ordered (above). */
+static int pull_seen(struct rpl_plan *p, struct rpl_deps *d, const struct pend *x)
+{
+	const struct rpl_op *op = &p->ops[x->op];
+	const struct iot_syscall *sc = iot_syscall_by_nr(op->ev.nr);
+	const char *made = NULL, *gone = NULL;
+	uint64_t km = 0, kg = 0, k = 0;
+	struct pend y;
+	size_t i;
+	int saw = SAW_NONE, err;
+
+	if (!d->n_heap || !op->ev.path || !sc)
+		return 0;
+	names_changed(op, sc, &made, &gone);
+	if (!made && !gone) {
+		/* a look-up: not an open that creates or truncates */
+		if (!(x->keys[0] & RPL_KEY_LOOK) || !(saw = saw_of(op, sc)))
+			return 0;
+		k = rpl_path_key(op->ev.path);
+	}
+	if (made)
+		km = rpl_path_key(made);
+	if (gone)
+		kg = rpl_path_key(gone);
+	for (i = 0; i < d->n_heap && i < PULL_SCAN; i++) {
+		const struct rpl_op *o = &p->ops[d->heap[i].op];
+		int first;
+
+		if (o->thread == op->thread || o->ev.t_enter >= x->t)
+			continue;
+		first = saw ? came_first(o, k, saw, NULL, NULL) :
+			(made && came_first(o, km, 0, made, NULL)) ||
+			(gone && came_first(o, kg, 0, NULL, gone));
+		if (!first)
+			continue;
+		heap_take(d, i, &y);
+		p->order_pulled++;
+		if ((err = order_op(p, d, y.op, y.keys, y.nk)) < 0)
+			return err;
+		i = (size_t)-1;	/* the heap moved: from its start again */
+	}
+	return 0;
+}
+
 /* Order the kept ops whose effect counted by @t (INT64_MAX: all), and
  * the first ones past RPL_PEND_MAX. */
 static int order_until(struct rpl_plan *p, struct rpl_deps *d, int64_t t)
@@ -513,7 +671,8 @@ static int order_until(struct rpl_plan *p, struct rpl_deps *d, int64_t t)
 				break;
 			pend_swap(&d->heap[i], &d->heap[c]);
 		}
-		if ((err = order_op(p, d, top.op, top.keys, top.nk)) < 0)
+		if ((err = pull_seen(p, d, &top)) < 0 ||
+		    (err = order_op(p, d, top.op, top.keys, top.nk)) < 0)
 			return err;
 	}
 	return 0;

@@ -104,6 +104,10 @@ static void plan_think_sum(const struct rpl_plan *p)
 	}
 	iot_msg(IOT_MSG_INFO, "replay", "budget: plan of %zu ops: think %.3f ms, hash %016llx",
 		p->n_ops, sum / 1e6, (unsigned long long)h);
+	if (p->order_pulled)
+		iot_msg(IOT_MSG_INFO, "replay", "budget: %llu ops ordered before a call on their "
+			"path that ended first, whose result showed they came first (deps.c)",
+			(unsigned long long)p->order_pulled);
 	if (p->wake_lags) {
 		uint64_t over = 0;
 

@@ -41,6 +41,11 @@ static uint64_t key_path(const char *s, size_t n)
 	return key_norm(path_hash(s, n));
 }
 
+uint64_t rpl_path_key(const char *path)
+{
+	return key_path(path, strlen(path));
+}
+
 int rpl_open_flags_arg(const struct iot_syscall *sc)
 {
 	int i = iot_syscall_arg(sc, IOT_ARG_OPEN_FLAGS);

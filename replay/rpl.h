@@ -764,6 +764,9 @@ struct rpl_plan {
 	 * header's) and the groups they name */
 	int creds;
 	int setid_calls;		/* the trace has set*id calls (plan_read.c) */
+	/* ops ordered before another whose result showed they came first,
+	 * though they ended after it (deps.c pull_seen()) */
+	uint64_t order_pulled;
 
 	struct rpl_cred cred0;
 	uint32_t *groups0;
@@ -1384,6 +1387,9 @@ void rpl_ns_changed(struct rpl_plan *p);
  * directory, or made a symlink: stale only are the cached parents whose
  * path went through a symlink. */
 void rpl_ns_nodir(struct rpl_plan *p);
+/*! rpl_path_key() : the resource key of @path (its trailing slashes
+ *  dropped), as an op that names it has it (plan_fds.c). */
+uint64_t rpl_path_key(const char *path);
 /*! rpl_open_flags_arg() : @return : the index of @sc's open flags (an
  *  open's flags argument, or openat2's open_how, whose flags the trace
  *  keeps there), or -1: not an open. */

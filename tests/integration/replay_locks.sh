@@ -109,10 +109,10 @@ rpl_sql
 # two sqlite3 writers of one database, each waiting for the other's
 # transactions (its busy handler: a refused F_SETLK, a sleep, again):
 # the replay's locks give the recorded answers, the locks the recording
-# refused refused, no more, no fewer.  (Not every call's: in about one
-# recording in ten a writer's stat of the journal overlapped the other's
-# create of it and found it there, and the replay, which orders calls by
-# their ends, may make the stat first: docs/RELIABILITY.md.)
+# refused refused, no more, no fewer.  (In about one recording in ten a
+# writer's stat of the journal overlapped the other's create of it and
+# found it there; the plan orders the create first since, and
+# replay_overlap.sh holds such a recording: docs/RELIABILITY.md.)
 awk 'BEGIN { print ".timeout 10000"; for (i = 0; i < 100; i++) {
 	print "BEGIN IMMEDIATE;"; printf "INSERT INTO t VALUES(%d, hex(randomblob(300)));\n", i;
 	print "COMMIT;" } }' >"$T/w-sql/w.sql"

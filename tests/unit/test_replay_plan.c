@@ -680,6 +680,68 @@ static void replay_clean(struct rpl_opts *o, const char *name, enum rpl_timing t
 	assert_int_equal(res.pipe_gaveup, 0);
 }
 
+#define STAT4(t0, t1, tid, ret, path) \
+	{ t0, t1, 100, tid, SYS_newfstatat, ret, 4, { AT_FDCWD, 0, 0, 0 }, path, NULL }
+#define EXIT_AT(t, pid) { t, t, pid, pid, SYS_exit_group, 0, 1, { 0 }, NULL, NULL }
+
+/*
+ * Two processes' calls on one path that overlapped, ordered by what the
+ * look-up found, not by their ends, in each of the four ways the ends
+ * had it wrong.  100 creates /w/j while 101's stat of it, which entered
+ * later and returned first, found it: the stat follows the create
+ * (ordered by ends, it came first and replayed ENOENT).  100 creates /w/m
+ * while 101's stat, which returned after it, missed it: the create
+ * follows the stat.  100 removes /w/k, and 101's stat, returned after,
+ * found it: the removal follows the stat.  100 removes /w/n, and 101's
+ * stat, returned first, missed it: the stat follows the removal.
+ * Replayed: no mismatch.
+ */
+static const struct evspec ovevs[] = {
+	{ 1000, 1001, 100, 100, SYS_openat, 3, 4, { AT_FDCWD, 0, O_WRONLY | O_CREAT, 0644 }, "/w/k", NULL },
+	{ 1002, 1003, 100, 100, SYS_close, 0, 1, { 3 }, NULL, NULL },
+	{ 1004, 1005, 100, 100, SYS_openat, 3, 4, { AT_FDCWD, 0, O_WRONLY | O_CREAT, 0644 }, "/w/n", NULL },
+	{ 1006, 1007, 100, 100, SYS_close, 0, 1, { 3 }, NULL, NULL },
+	STAT4(1110, 1150, 101, 0, "/w/j"),
+	{ 1100, 1200, 100, 100, SYS_openat, 3, 4, { AT_FDCWD, 0, O_RDWR | O_CREAT, 0644 }, "/w/j", NULL },
+	{ 1210, 1240, 100, 100, SYS_openat, 4, 4, { AT_FDCWD, 0, O_RDWR | O_CREAT, 0644 }, "/w/m", NULL },
+	STAT4(1220, 1280, 101, -ENOENT, "/w/m"),
+	{ 1300, 1340, 100, 100, SYS_unlink, 0, 1, { 0 }, "/w/k", NULL },
+	STAT4(1310, 1380, 101, 0, "/w/k"),
+	STAT4(1410, 1420, 101, -ENOENT, "/w/n"),
+	{ 1400, 1450, 100, 100, SYS_unlink, 0, 1, { 0 }, "/w/n", NULL },
+	EXIT_AT(1500, 101),
+	EXIT_AT(1510, 100),
+};
+
+static void overlap_seen(void **state)
+{
+	struct rpl_opts o = { .trace = trace, .cmd = "test", .quiet = 1 };
+	uint32_t mk_j, mk_m, rm_k, rm_n, st_j, st_m, st_k, st_n;
+	struct rpl_plan p;
+
+	write_events(ovevs, sizeof(ovevs) / sizeof(ovevs[0]));
+	assert_int_equal(rpl_plan_build(&p, &o), 0);
+	mk_j = nth(&p, 100, SYS_openat, 2);
+	mk_m = nth(&p, 100, SYS_openat, 3);
+	rm_k = nth(&p, 100, SYS_unlink, 0);
+	rm_n = nth(&p, 100, SYS_unlink, 1);
+	st_j = op_at(&p, 101, 1110);
+	st_m = op_at(&p, 101, 1220);
+	st_k = op_at(&p, 101, 1310);
+	st_n = op_at(&p, 101, 1410);
+	assert_string_equal(p.ops[mk_j].ev.path, "/w/j");
+	assert_true(depends(&p, st_j, mk_j));
+	assert_false(depends(&p, mk_j, st_j));
+	assert_true(depends(&p, mk_m, st_m));
+	assert_false(depends(&p, st_m, mk_m));
+	assert_true(depends(&p, rm_k, st_k));
+	assert_true(depends(&p, st_n, rm_n));
+	assert_false(depends(&p, rm_n, st_n));
+	assert_int_equal(p.order_pulled, 4);
+	rpl_plan_free(&p);
+	replay_clean(&o, "root-overlap", RPL_TIMING_AFAP);
+}
+
 /* A read follows the write that put its last byte in the pipe, not the
  * last write before its return; no write follows a read (the room it
  * needs is waited for when it runs); end of file follows the close.
@@ -1214,6 +1276,7 @@ int main(void)
 		cmocka_unit_test(writes_apart),
 		cmocka_unit_test(think_then_wait),
 		cmocka_unit_test(pipe_order),
+		cmocka_unit_test(overlap_seen),
 		cmocka_unit_test(calls_returned_late),
 		cmocka_unit_test(pipe_room),
 		cmocka_unit_test(socketpair_both_ways),
