@@ -171,6 +171,7 @@ struct ana_trace {
 	 * a complete one), the calls that failed so, the stopping signal;
 	 * "" if none */
 	char failed[320], target_faults[256], interrupted[16];
+	char skipped_by[512];		/* "reason N, reason N": why a replay skipped calls */
 	int marks;		/* phases come from phase marks */
 	int by_time;		/* events go to phases by time, not by pid */
 	struct iot_syscall *sc_rows;	/* copy of the file's syscall table */

@@ -191,6 +191,8 @@ static void load_header(struct ana_trace *t, const struct iot_header *h)
 		t->hdr_skipped = strtoull(v, NULL, 10);
 		t->has_hdr_skipped = 1;
 	}
+	if ((v = iot_header_get(h, "replay.skipped_by")))
+		snprintf(t->skipped_by, sizeof(t->skipped_by), "%s", v);
 	if ((v = iot_header_get(h, "replay.skipped_mmap")))
 		t->hdr_skipped_mmap = strtoull(v, NULL, 10);
 	if ((v = iot_header_get(h, "replay.failed")))

@@ -56,6 +56,34 @@ static void str(FILE *f, const char *s)
 	else
 		ana_json_str(f, s, strlen(s));
 }
+/* "reason N, reason N" (replay.skipped_by) as ', "skipped_by": {"reason": N, ...}' */
+static void skipped_by_json(FILE *f, const char *s)
+{
+	const char *sep = "";
+
+	fputs(", \"skipped_by\": {", f);
+	while (*s) {
+		const char *end = strstr(s, ", "), *sp;
+		size_t n = end ? (size_t)(end - s) : strlen(s);
+		char name[512];
+
+		for (sp = s + n; sp > s && sp[-1] != ' '; sp--)
+			;
+		if (sp > s && (size_t)(sp - 1 - s) < sizeof(name)) {
+			memcpy(name, s, (size_t)(sp - 1 - s));
+			name[sp - 1 - s] = 0;
+			fputs(sep, f);
+			str(f, name);
+			fprintf(f, ": %llu", strtoull(sp, NULL, 10));
+			sep = ", ";
+		}
+		s += n;
+		if (*s)
+			s += 2;
+	}
+	fputc('}', f);
+}
+
 
 static void head_json(FILE *f, const struct ana_trace *t)
 {
@@ -101,6 +129,9 @@ static void head_json(FILE *f, const struct ana_trace *t)
 	}
 	if (t->target_faults[0])
 		fprintf(f, ", \"target_faults\": %llu", strtoull(t->target_faults, NULL, 10));
+	/* only in profiles that say why calls were skipped */
+	if (t->skipped_by[0])
+		skipped_by_json(f, t->skipped_by);
 	fprintf(f, "}, \"unfinished\": %llu", (unsigned long long)t->unfinished);
 	/* only in traces recorded with --data: other reports stay as they were */
 	if (t->data.calls || t->data.nodata_calls || t->data.akept || t->data_on)

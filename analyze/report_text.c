@@ -106,6 +106,8 @@ static void print_head(FILE *f, const struct ana_trace *t)
 				(unsigned long long)t->hdr_mismatches), a) : "-",
 			t->has_hdr_skipped ? (snprintf(b, sizeof(b), "%llu",
 				(unsigned long long)t->hdr_skipped), b) : "-");
+	if (t->skipped_by[0])
+		fprintf(f, "  skipped by reason: %s\n", t->skipped_by);
 	print_bytes(f, t);
 	print_data(f, t);
 	if (t->failed[0])

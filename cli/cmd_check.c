@@ -83,6 +83,8 @@ static void print_replay_end(const struct iot_header *h)
 	if ((v = iot_header_get(h, "replay.target_faults")))
 		printf("  target faults %s: calls that failed with an error of the filesystem "
 		       "under test\n", v);
+	if ((v = iot_header_get(h, "replay.skipped_by")))
+		printf("  skipped      %s: calls the replay did not make, by reason\n", v);
 }
 
 static void print_summary(const char *path, const struct iot_header *h,

@@ -36,7 +36,7 @@ static int32_t moved_pid(int32_t pid, int client)
 /* The header keys the whole run answers, not one client. */
 static const char *const summed_keys[] = {
 	"replay.elapsed_ns", "replay.df_used_bytes", "replay.mismatches", "replay.skipped",
-	"replay.skipped_mmap",
+	"replay.skipped_mmap", "replay.skipped_by",
 	"replay.ordering_violations", "replay.prepare_ns", "replay.unhidden_ns",
 	"replay.interrupted", "replay.failed", "replay.target_faults", "replay.clients",
 	"replay.client_pid_stride",
@@ -55,7 +55,8 @@ static int is_summed(const char *key)
 #define MERGE_KV 64
 
 static int merged_header(const struct iot_header *h0, const struct rpl_result *t, int n,
-			 struct iot_kv *kv, char (*v)[32], char *faults, size_t flen)
+			 struct iot_kv *kv, char (*v)[32], char *faults, size_t flen,
+			 char *why, size_t wlen)
 {
 	size_t i;
 	int k = 0, stop = t->interrupted;
@@ -74,6 +75,8 @@ static int merged_header(const struct iot_header *h0, const struct rpl_result *t
 	kv[k++] = (struct iot_kv){ "replay.skipped", v[3] };
 	snprintf(v[10], 32, "%llu", (unsigned long long)t->skipped_by[RPL_SKIP_MMAP]);
 	kv[k++] = (struct iot_kv){ "replay.skipped_mmap", v[10] };
+	if (rpl_skipped_by(t, why, wlen))
+		kv[k++] = (struct iot_kv){ "replay.skipped_by", why };
 	snprintf(v[4], 32, "%llu", (unsigned long long)t->ordering_violations);
 	kv[k++] = (struct iot_kv){ "replay.ordering_violations", v[4] };
 	snprintf(v[5], 32, "%lld", (long long)t->prepare_ns);
@@ -216,7 +219,7 @@ int rpl_profiles_merge(const char *out, struct iot_reader **in, int n,
 	struct iot_writer_opts wo = { .background = 1 };
 	struct iot_header h;
 	struct iot_kv kv[MERGE_KV];
-	char v[11][32], faults[256];
+	char v[11][32], faults[256], why[512];
 	int i, ns = 0, err;
 
 	if (!s) {
@@ -247,7 +250,8 @@ int rpl_profiles_merge(const char *out, struct iot_reader **in, int n,
 	h.n_syscalls = 0;
 	h.syscalls = NULL;		/* the writer adds its own table */
 	h.extra = kv;
-	h.n_extra = (size_t)merged_header(h0, total, n, kv, v, faults, sizeof(faults));
+	h.n_extra = (size_t)merged_header(h0, total, n, kv, v, faults, sizeof(faults),
+						    why, sizeof(why));
 	/* compressing in the writer's thread while this one decodes the
 	 * clients' files: the merge comes after the run, and 8 clients of
 	 * a 141,000-call trace took 3 s of it on one thread */

@@ -446,6 +446,26 @@ static void options_string(const struct rpl_plan *p, char *buf, size_t len)
 	for (i = 0; i < o->n_exclude && n < len; i++)
 		n += (size_t)snprintf(buf + n, len - n, " exclude=%s", o->exclude[i]);
 }
+size_t rpl_skipped_by(const struct rpl_result *res, char *buf, size_t len)
+{
+	size_t n = 0;
+	int i, w;
+
+	buf[0] = 0;
+	for (i = 1; i < RPL_SKIP_COUNT; i++) {
+		if (!res->skipped_by[i] || i == RPL_SKIP_INTERRUPTED)
+			continue;
+		w = snprintf(buf + n, len - n, "%s%s %llu", n ? ", " : "", rpl_skip_name(i),
+			     (unsigned long long)res->skipped_by[i]);
+		if (w < 0 || (size_t)w >= len - n) {
+			buf[0] = 0;
+			return 0;
+		}
+		n += (size_t)w;
+	}
+	return n;
+}
+
 
 int rpl_profile_write(struct rpl_plan *p, struct rpl_result *res)
 {
@@ -454,8 +474,8 @@ int rpl_profile_write(struct rpl_plan *p, struct rpl_result *res)
 	struct iot_writer *w = NULL;
 	struct target tg;
 	struct timespec rt;
-	char opts[1024], v[11][32], faults[256];
-	struct iot_kv kv[14];
+	char opts[1024], v[11][32], faults[256], why[512];
+	struct iot_kv kv[16];
 	int err, stop = atomic_load(&rpl_stop_sig), n_kv = 10;
 
 	find_mount(p->o->root, &tg);
@@ -483,6 +503,10 @@ int rpl_profile_write(struct rpl_plan *p, struct rpl_result *res)
 	 * read and wrote are replayed all the same (mpages.c) */
 	snprintf(v[10], sizeof(v[10]), "%llu", (unsigned long long)res->skipped_by[RPL_SKIP_MMAP]);
 	kv[9] = (struct iot_kv){ "replay.skipped_mmap", v[10] };
+	/* why the calls were skipped, as the summary gives it: "mmap 6,
+	 * descriptor not replayed 10" ('report' and 'check' show it) */
+	if (rpl_skipped_by(res, why, sizeof(why)))
+		kv[n_kv++] = (struct iot_kv){ "replay.skipped_by", why };
 	/* --events: the part of the trace replayed */
 	if (res->events_in_trace) {
 		snprintf(v[9], sizeof(v[9]), "%llu", (unsigned long long)p->o->max_events);

@@ -337,6 +337,11 @@ void rpl_print_tree_too_big(const struct rpl_opts *o, const struct rpl_result *r
  *  sparse tree and a mismatch rate above RPL_MISMATCH_WARN_PCT, to @f. */
 void rpl_print_fault_summary(FILE *f, const struct rpl_opts *o, const struct rpl_result *res);
 
+/*! rpl_skipped_by() : "reason N, reason N" of the calls @res skipped
+ *  (the profile's replay.skipped_by), into @buf (@len), the interrupted
+ *  left out (not in a profile).  @return : its length, 0 if none (or no
+ *  room). */
+size_t rpl_skipped_by(const struct rpl_result *res, char *buf, size_t len);
 /*! rpl_skip_name() : @return : a short name of skip reason @why. */
 const char *rpl_skip_name(int why);
 

@@ -107,6 +107,25 @@ for c in report replay; do
 	grep -q 'check --repair' "$T/err" && fail "$c sends a cut header to check --repair"
 done
 
+# --- why calls were skipped, kept in the profile ------------------------
+# (the summary's reasons in the header: check, report and its JSON)
+mkdir "$T/r5"
+"$IOTAPE" replay "$SRCDIR/tests/data/two-writers.iotape" --root "$T/r5" -t afap -o "$T/why.prof" \
+	>"$T/why.out" 2>&1 || { cat "$T/why.out"; fail "replay of two-writers.iotape failed"; }
+sum=$(sed -n 's/^  ops .* skipped (\(.*\))$/\1/p' "$T/why.out")
+[ -n "$sum" ] || fail "the summary gives no reasons: $(cat "$T/why.out")"
+"$IOTAPE" check "$T/why.prof" | grep -qF "  skipped      $sum: calls the replay did not make" ||
+	fail "check does not give the summary's reasons ($sum): $("$IOTAPE" check "$T/why.prof")"
+"$IOTAPE" report "$T/why.prof" | grep -qF "  skipped by reason: $sum" ||
+	fail "report does not give the summary's reasons ($sum)"
+n=$(sed -n 's/^  ops .* replayed, \([0-9]*\) skipped.*/\1/p' "$T/why.out")
+js=$("$IOTAPE" report --json "$T/why.prof" | grep -o '"skipped_by": {[^}]*}')
+t=$(echo "$js" | grep -o ': [0-9]*' | awk '{ s += $2 } END { print s + 0 }')
+[ "$t" = "$n" ] || fail "report --json's skipped_by ($js) sums to $t, not the $n skipped"
+# a profile from before has no reasons, and says nothing of them
+"$IOTAPE" check "$SRCDIR/tests/data/profile.iotape" | grep -q '^  skipped ' &&
+	fail "check invents reasons for an old profile"
+
 # --- options -----------------------------------------------------------
 mkdir "$T/r4"
 "$IOTAPE" replay "$T/full.iotape" --root "$T/r4" -t afap --include /no/such/prefix >/dev/null 2>"$T/err"

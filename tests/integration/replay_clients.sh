@@ -38,6 +38,15 @@ one=$(events "$T/one.prof") many=$(events "$T/many.prof")
 [ "$many" = $((4 * one)) ] || fail "4 clients: $many events, expected 4 x $one"
 echo "ok: one profile of 4 clients, $many = 4 x $one events"
 
+# why calls were skipped: the merged profile's reasons are the four
+# clients' summed (4 x the single profile's)
+why1=$("$IOTAPE" check "$T/one.prof" | sed -n 's/^  skipped      \(.*\): calls the replay.*/\1/p')
+why4=$("$IOTAPE" check "$T/many.prof" | sed -n 's/^  skipped      \(.*\): calls the replay.*/\1/p')
+[ -n "$why1" ] || fail "check of the single profile gives no reasons for its skipped calls"
+want=$(echo "$why1" | awk -v RS=', ' '{ n = $NF; $NF = ""; printf "%s%s%d", sep, $0, 4 * n; sep = ", " }')
+[ "$why4" = "$want" ] || fail "the merged profile's reasons: '$why4', not '$want'"
+echo "ok: skipped by reason, 4 clients: $why4"
+
 [ "$(ls "$T/many" | tr '\n' ' ')" = "client-0 client-1 client-2 client-3 " ] ||
 	fail "ROOT holds more than the clients' trees: $(ls "$T/many")"
 listing "$T/one$A" >"$T/one.list"
