@@ -229,7 +229,7 @@ static uint64_t run_pages(const uint64_t *runs, uint32_t n)
 
 int iot_format_mpages(char *buf, size_t len, const struct iot_mpages *m)
 {
-	static const char *const why[] = { "?", "munmap", "msync", "exit" };
+	static const char *const why[] = { "?", "munmap", "msync", "exit", "mremap" };
 	struct iot_sbuf b;
 
 	iot_sb_init(&b, buf, len);
@@ -238,7 +238,7 @@ int iot_format_mpages(char *buf, size_t len, const struct iot_mpages *m)
 		iot_sb_quote(&b, m->path, m->path_len);
 	else
 		iot_sb_puts(&b, "?");
-	iot_sb_printf(&b, " at %s: read %llu (%u runs), written ", why[m->why < 4 ? m->why : 0],
+	iot_sb_printf(&b, " at %s: read %llu (%u runs), written ", why[m->why < 5 ? m->why : 0],
 		      (unsigned long long)run_pages(m->read_runs, m->n_read), m->n_read);
 	if (m->flags & IOT_MP_NO_DIRTY)
 		iot_sb_puts(&b, "unknown");

@@ -481,7 +481,7 @@ IOT_API int iot_format_aio(char *buf, size_t len, const struct iot_aio *a);
 
 /* ---- pages of file mappings (format 1.2) ---- */
 
-enum iot_mp_why { IOT_MP_MUNMAP = 1, IOT_MP_MSYNC, IOT_MP_EXIT };
+enum iot_mp_why { IOT_MP_MUNMAP = 1, IOT_MP_MSYNC, IOT_MP_EXIT, IOT_MP_MREMAP };
 #define IOT_MP_NO_DIRTY 0x1	/* written pages could not be known */
 
 /* The pages of one file mapping a program read (present in its page

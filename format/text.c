@@ -541,7 +541,7 @@ static void sb_ret(struct iot_sbuf *b, const struct iot_syscall *sc,
 	}
 	if (!sc) {
 		iot_sb_printf(b, "%lld", (long long)r);
-	} else if (sc->nr == __NR_mmap) {
+	} else if (sc->nr == __NR_mmap || sc->nr == __NR_mremap) {
 		iot_sb_printf(b, "%#llx", (unsigned long long)r);
 	} else if (sc->nr == __NR_umask) {
 		iot_sb_printf(b, "%03llo", (unsigned long long)r);	/* the mask before */

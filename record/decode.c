@@ -411,6 +411,9 @@ int rec_decode_entry(struct rec_ctx *c, struct rec_task *t, int nr,
 		return 0;
 	if (nr == SYS_munmap && !rec_mm_del(t, args[0], args[1]))
 		return 0;
+	/* anonymous memory moved (realloc): no file's */
+	if (nr == SYS_mremap && !rec_mm_has(t, args[0], args[1]))
+		return 0;
 	t->sc = sc;
 	memcpy(t->raw, args, sizeof(t->raw));
 	ev->t_enter = now;
@@ -630,6 +633,9 @@ int rec_decode_entry(struct rec_ctx *c, struct rec_task *t, int nr,
 	case SYS_msync:
 		rec_fmap_entry(c, t, 0);
 		break;
+	case SYS_mremap:
+		rec_fmap_remap_entry(c, t);
+		break;
 	case SYS_vfork:
 		t->clone_flags = CLONE_VM | CLONE_VFORK | SIGCHLD;
 		break;
@@ -818,6 +824,14 @@ void rec_decode_exit(struct rec_ctx *c, struct rec_task *t, int64_t ret,
 	case SYS_getdents: case SYS_getdents64:
 		if (ret > 0 && ev->path && !t->hidden && c->o->listings)
 			rec_dir_listed(c, ev->path, ev->path_len, ev->t_enter);
+		break;
+	case SYS_mremap:
+		/* the mapping at its new place, as long as it is now */
+		if ((uint64_t)ret < (uint64_t)-4095 && !t->hidden) {
+			rec_mm_move(t, (uint64_t)ev->args[0], (uint64_t)ret, (uint64_t)ev->args[2]);
+			rec_fmap_move(c, t, (uint64_t)ev->args[0], (uint64_t)ret,
+				      (uint64_t)ev->args[2]);
+		}
 		break;
 	case SYS_mmap:
 		if ((uint64_t)ret < (uint64_t)-4095 && !t->hidden) {

@@ -3,8 +3,8 @@
  * syscall shows: loads and stores through a mapping fault pages in and
  * dirty them without entering the kernel by a call.
  *
- * When a mapping (or part of it) is unmapped or synced, and when its
- * process exits, the recorder reads the program's page table from
+ * When a mapping (or part of it) is unmapped, synced or moved (mremap),
+ * and when its process exits, the recorder reads the program's page table from
  * /proc/PID/pagemap: a page present there was touched (read, at least;
  * the kernel's fault-around may map up to 16 neighbours of a touched
  * page, which a real page-in read too).  A page dirty in the page cache
@@ -364,6 +364,69 @@ void rec_fmap_entry(struct rec_ctx *c, struct rec_task *t, int munmap)
 	/* the kernel unmaps and syncs whole pages */
 	take(c, t, t->raw[0], (t->raw[1] + PAGE - 1) & ~(PAGE - 1),
 	     munmap ? IOT_MP_MUNMAP : IOT_MP_MSYNC, munmap);
+}
+
+/*
+ * mremap: the pages touched so far come with the call, as at a munmap
+ * (a shrink unmaps the tail; a move leaves the old addresses), the
+ * mapping kept; at its return the mapping is followed at its new place
+ * and length (sqlite grows its mapping of the database so, and unmaps it
+ * from where it ended up).  Pages already counted stay counted: a page
+ * keeps its index in the mapping.  A mapping only partly moved (from an
+ * address inside it) is left where it was: its pages so far were taken.
+ */
+void rec_fmap_remap_entry(struct rec_ctx *c, struct rec_task *t)
+{
+	if (!c->fmaps || (t->view && !c->bpf))
+		return;
+	take(c, t, t->raw[0], (t->raw[1] + PAGE - 1) & ~(PAGE - 1), IOT_MP_MREMAP, 0);
+}
+
+/* @v (a bit per page, @from pages) for @to pages: the new ones clear.
+ * @return : 0, or -ENOMEM with @v as it was */
+static int bits_resize(uint64_t **v, uint64_t from, uint64_t to)
+{
+	uint64_t wf = (from + 63) / 64, wt = (to + 63) / 64;
+	uint64_t *n;
+
+	if (!*v)
+		return 0;
+	if (!(n = realloc(*v, (wt ? wt : 1) * 8)))
+		return -ENOMEM;
+	if (wt > wf)
+		memset(n + wf, 0, (wt - wf) * 8);
+	if (to % 64 && to < from)
+		n[to / 64] &= (1ULL << (to % 64)) - 1;
+	*v = n;
+	return 0;
+}
+
+void rec_fmap_move(struct rec_ctx *c, struct rec_task *t, uint64_t from, uint64_t to,
+		   uint64_t len)
+{
+	struct rec_fmaps *s = c->fmaps;
+	uint64_t pages = (len + PAGE - 1) / PAGE, was;
+	uint32_t i;
+
+	if (pages > MAX_PAGES)
+		pages = MAX_PAGES;
+	for (i = 0; s && i < s->n; i++) {
+		struct rec_fmap *m = &s->v[i];
+
+		if (m->pid != t->pid || m->addr != from)
+			continue;
+		was = m->len / PAGE;
+		if (bits_resize(&m->seen, was, pages) < 0 || bits_resize(&m->hit, was, pages) < 0 ||
+		    bits_resize(&m->dirty, was, pages) < 0) {
+			/* followed no further: its pages so far were taken */
+			c->st.fmap_untaken++;
+			fmap_free(m);
+			s->v[i--] = s->v[--s->n];
+			continue;
+		}
+		m->addr = to;
+		m->len = pages * PAGE;
+	}
 }
 
 /* execve is about to replace the image, or the process's leader exits

@@ -498,6 +498,29 @@ int rec_mm_del(struct rec_task *t, uint64_t addr, uint64_t len)
 	return hit;
 }
 
+int rec_mm_has(const struct rec_task *t, uint64_t addr, uint64_t len)
+{
+	const struct rec_mm *mm = t->mm;
+	int i;
+
+	for (i = 0; mm && i < mm->n; i++)
+		if (addr < mm->map[i].addr + mm->map[i].len && mm->map[i].addr < addr + len)
+			return 1;
+	return 0;
+}
+
+void rec_mm_move(struct rec_task *t, uint64_t from, uint64_t to, uint64_t len)
+{
+	struct rec_mm *mm = t->mm;
+	int i;
+
+	for (i = 0; mm && i < mm->n; i++)
+		if (mm->map[i].addr == from) {
+			mm->map[i].addr = to;
+			mm->map[i].len = len;
+		}
+}
+
 /* execve gives the task a new address space. */
 void rec_mm_exec(struct rec_task *t)
 {

@@ -409,6 +409,10 @@ void rec_fd_rename(struct rec_task *t, const char *from, uint32_t flen,
 int rec_fs_set_cwd(struct rec_task *t, const char *cwd);
 int rec_mm_add(struct rec_task *t, uint64_t addr, uint64_t len);
 int rec_mm_del(struct rec_task *t, uint64_t addr, uint64_t len);
+/* @return : 1 if [addr, addr+len) overlaps a recorded file mapping */
+int rec_mm_has(const struct rec_task *t, uint64_t addr, uint64_t len);
+/* the recorded mapping that started at @from starts at @to, @len long */
+void rec_mm_move(struct rec_task *t, uint64_t from, uint64_t to, uint64_t len);
 void rec_mm_exec(struct rec_task *t);
 
 /* ---- tracee_mem.c: strings and structs from the tracee ---- */
@@ -550,6 +554,12 @@ int rec_fmap_fork(struct rec_ctx *c, pid_t parent, pid_t child);
 void rec_fmap_emit(struct rec_ctx *c, struct rec_task *t, uint64_t event);
 void rec_fmap_clear_call(struct rec_task *t);
 void rec_fmap_exec_entry(struct rec_ctx *c, struct rec_task *t);
+/* an mremap of @t's mapping (its raw arguments): its pages so far, with
+ * the call; then (at its return) the mapping that started at @from
+ * followed at @to, @len long */
+void rec_fmap_remap_entry(struct rec_ctx *c, struct rec_task *t);
+void rec_fmap_move(struct rec_ctx *c, struct rec_task *t, uint64_t from, uint64_t to,
+		   uint64_t len);
 void rec_fmap_proc_gone(struct rec_ctx *c, struct rec_task *t);
 void rec_fmap_free(struct rec_ctx *c);
 

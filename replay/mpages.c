@@ -3,7 +3,8 @@
  * the pages a program read through a mapping are read from the file,
  * those it wrote are written, at the munmap, msync or exit that the
  * recorder took them at (the program touched them within the mapping's
- * life, before that call).  A read of a page not cached pages it in from
+ * life, before that call).  A mapping moved by mremap is found where it
+ * went (the MapPages records after it name its new address).  A read of a page not cached pages it in from
  * the filesystem, as the program's fault did; a write dirties it, as the
  * program's store did; an msync with MS_SYNC then syncs the file's data.
  * Runs go as preads and pwrites of up to RPL_SCRATCH bytes.
@@ -60,6 +61,13 @@ int64_t rpl_mpages_mmap(struct rpl_ctx *c, struct rpl_op *op)
 		m->v[m->n].addr = (uint64_t)op->ev.ret;
 		m->v[m->n].len = (uint64_t)a[1];
 		m->n++;
+	} else if (op->ev.nr == SYS_mremap && m && (uint64_t)op->ev.ret < (uint64_t)-4095) {
+		/* moved or resized: its pages are found by where it is now */
+		for (i = 0; i < m->n; i++)
+			if (m->v[i].addr == (uint64_t)a[0]) {
+				m->v[i].addr = (uint64_t)op->ev.ret;
+				m->v[i].len = (uint64_t)a[2];
+			}
 	} else if (op->ev.nr == SYS_munmap && m) {
 		/* whole pages, as the kernel unmaps */
 		uint64_t lo = (uint64_t)a[0], hi = lo + (((uint64_t)a[1] + 4095) & ~4095ULL);

@@ -334,5 +334,6 @@ void rpl_ops_io(rpl_handler *h)
 	h[SYS_ioctl] = h_ioctl;
 	h[SYS_mmap] = h_mmap;
 	h[SYS_munmap] = h_mmap;
+	h[SYS_mremap] = h_mmap;
 	h[SYS_msync] = h_mmap;
 }

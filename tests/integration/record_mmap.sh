@@ -28,7 +28,10 @@
 #    recorded again with --no-fastpath, each syscall is called as many
 #    times (errors too) and the same pages of the same files are recorded
 #    as read.
-# 2c, 2d and 3 run with --backend bpf too where it loads (its pages come
+# 3b. sqlite3 growing its mapping (mremap) and reading through it: the
+#    pages of the whole database are recorded, at the mremaps and at the
+#    munmap where the mapping ended up, and replayed.
+# 2c, 2d, 3 and 3b run with --backend bpf too where it loads (its pages come
 # from page faults; record_bpf_mmap.sh has its own cold-cache and shared
 # writes tests).
 set -u
@@ -195,6 +198,42 @@ for w in sqlite git $([ -n "$BPF" ] && echo sqlite.bpf git.bpf); do
 		fail "$w: not every record of pages replayed: $(grep mapped $w.replay)"
 	echo "$w: $n records of mapped pages, replayed with 0 mismatches"
 done
+# 3b. sqlite3 growing its mapping of the database (mremap, moved by the
+# kernel as it grows), then reading every row through it: the trace holds
+# the mremap calls and the munmap of the mapping where it ended up, and
+# the pages read at the mremaps and the munmap cover the database; a
+# replay has 0 mismatches and replays every record
+cat >grow.sql <<'SQL'
+PRAGMA mmap_size=268435456;
+CREATE TABLE t(a, b);
+BEGIN;
+WITH RECURSIVE c(x) AS (SELECT 1 UNION ALL SELECT x + 1 FROM c WHERE x < 20000)
+	INSERT INTO t SELECT x, randomblob(500) FROM c;
+COMMIT;
+SELECT count(*), sum(length(b)) FROM t;
+SQL
+for b in ptrace $([ -n "$BPF" ] && echo bpf); do
+	rm -f "$d/grow.db"
+	"$IOTAPE" record -q --backend $b -o grow.$b.iotape -- sqlite3 "$d/grow.db" <grow.sql \
+		>/dev/null 2>grow.err || fail "grow ($b): record failed: $(cat grow.err)"
+	"$IOTAPE" dump grow.$b.iotape >grow.dump || fail "grow ($b): dump failed"
+	n=$(grep -c ' mremap(' grow.dump) || true
+	[ "$n" -ge 2 ] || fail "grow ($b): $n mremap calls in the trace (sqlite3 makes some 7)"
+	grep -q ' munmap(.*= 0' grow.dump || fail "grow ($b): the mapping's munmap is not in the trace"
+	pages=$(( $(stat -c %s "$d/grow.db") / 4096 ))
+	got=$(grep "mmap pages \"$d/grow.db\"" grow.dump |
+		sed -n 's/.* at \(mremap\|munmap\): read \([0-9]*\) .*/\2/p' | awk '{ s += $1 } END { print s + 0 }')
+	[ "$got" -ge $((pages * 9 / 10)) ] ||
+		fail "grow ($b): $got pages of the database read through its mapping, not most of its $pages"
+	rm -rf root && mkdir root
+	"$IOTAPE" replay grow.$b.iotape --root root >grow.replay 2>&1 ||
+		fail "grow ($b): replay failed: $(cat grow.replay)"
+	grep -q "^  mismatches   0" grow.replay || fail "grow ($b): mismatches: $(grep -A3 mismatches grow.replay)"
+	grep -q "mapped pages .* (\([0-9]*\) of \1 records" grow.replay ||
+		fail "grow ($b): not every record of pages replayed: $(grep mapped grow.replay)"
+	echo "grow ($b): $n mremaps, $got of the database's $pages pages read through its mapping, replayed"
+done
+
 # the same two recorded with --no-fastpath: the same calls, each syscall
 # as many times, and the same pages of the same files
 counts() {
