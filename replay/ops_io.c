@@ -146,6 +146,8 @@ static int64_t h_fd_simple(struct rpl_ctx *c, struct rpl_op *op)
 	case SYS_fadvise64:
 		e = posix_fadvise(fd, (off_t)a[1], (off_t)a[2], (int)a[3]);
 		return -e;
+	case SYS_readahead:
+		return ret_of(readahead(fd, (off_t)a[1], (size_t)a[2]));
 	case SYS_fsync:
 		return ret_of(fsync(fd));
 	case SYS_fdatasync:
@@ -322,6 +324,7 @@ void rpl_ops_io(rpl_handler *h)
 	h[SYS_ftruncate] = h_fd_simple;
 	h[SYS_fallocate] = h_fd_simple;
 	h[SYS_fadvise64] = h_fd_simple;
+	h[SYS_readahead] = h_fd_simple;
 	h[SYS_fsync] = h_fd_simple;
 	h[SYS_fdatasync] = h_fd_simple;
 	h[SYS_syncfs] = h_fd_simple;

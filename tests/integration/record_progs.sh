@@ -20,6 +20,13 @@ events_from_dir fileops.iotape "$d/fileops" |
 	sed 's/^\(getdents64(.*\)) = [0-9]*$/\1) = N/' >fileops.out
 diff -u "$DATA/record/rec_fileops.expected" fileops.out || fail "rec_fileops: dump differs"
 "$IOTAPE" dump fileops.iotape | grep -q -- '--- phase "done" ---' || fail "no phase mark"
+# replayed: no mismatch, and the readahead made (not skipped)
+mkdir fileops.root
+"$IOTAPE" replay fileops.iotape --root "$d/fileops.root" -o fileops.prof >fileops.replay 2>&1 ||
+	fail "rec_fileops: replay failed: $(cat fileops.replay)"
+grep -q '^  mismatches   0$' fileops.replay || fail "rec_fileops: replay mismatches: $(cat fileops.replay)"
+"$IOTAPE" dump fileops.prof | grep -E '^[0-9]+ +[0-9.]+ readahead\(5, 0, 4096\) = 0 <' |
+	grep -vq "not replayed" || fail "rec_fileops: the readahead was not replayed"
 
 # 2. fork, vfork, fork+exec, threads (order between processes varies: sorted)
 mkdir procs && cd procs

@@ -3,7 +3,7 @@
  * tests/integration/record_progs.sh compares with the expected lines:
  * dirfd-relative calls, AT_EMPTY_PATH, renameat2, O_TMPFILE + linkat,
  * getdents64, copy_file_range, /proc/self/fd, F_DUPFD_CLOEXEC, pipe2,
- * dup2, close_range, chdir + relative names.  Run in an empty directory.
+ * dup2, close_range, chdir + relative names, readahead.  Run in an empty directory.
  */
 #include <dirent.h>
 #include <errno.h>
@@ -40,6 +40,7 @@ int main(void)
 	snprintf(proc, sizeof(proc), "/proc/self/fd/%d", f);
 	g = open(proc, O_RDONLY);					/* 5 */
 	syscall(SYS_read, g, buf, sizeof(buf));
+	syscall(SYS_readahead, g, 0, 4096);
 	t = open("d", O_TMPFILE | O_WRONLY, 0600);			/* 6 */
 	if (t >= 0) {
 		syscall(SYS_write, t, "tmp", 3);
