@@ -367,19 +367,25 @@ void rec_fmap_entry(struct rec_ctx *c, struct rec_task *t, int munmap)
 }
 
 /*
- * mremap: the pages touched so far come with the call, as at a munmap
- * (a shrink unmaps the tail; a move leaves the old addresses), the
- * mapping kept; at its return the mapping is followed at its new place
- * and length (sqlite grows its mapping of the database so, and unmaps it
- * from where it ended up).  Pages already counted stay counted: a page
- * keeps its index in the mapping.  A mapping only partly moved (from an
- * address inside it) is left where it was: its pages so far were taken.
+ * mremap: at its return the mapping is followed at its new place and
+ * length (sqlite grows its mapping of the database so, and unmaps it from
+ * where it ended up).  A page keeps its index in the mapping: what was
+ * touched before the move is found after it (the page table's entries
+ * move with the mapping; the bpf programs' bits are kept by index), and
+ * pages counted stay counted.  Only a shrink unmaps pages: those of the
+ * tail are taken at its entry, with the call, as at a munmap.  (Taking
+ * every page at a move counted a dirty page written twice: at the move
+ * and at the msync that cleaned it.)  A mapping moved from an address
+ * inside it is left where it was.
  */
 void rec_fmap_remap_entry(struct rec_ctx *c, struct rec_task *t)
 {
-	if (!c->fmaps || (t->view && !c->bpf))
+	uint64_t old = (t->raw[1] + PAGE - 1) & ~(PAGE - 1);
+	uint64_t keep = (t->raw[2] + PAGE - 1) & ~(PAGE - 1);
+
+	if (!c->fmaps || (t->view && !c->bpf) || keep >= old)
 		return;
-	take(c, t, t->raw[0], (t->raw[1] + PAGE - 1) & ~(PAGE - 1), IOT_MP_MREMAP, 0);
+	take(c, t, t->raw[0] + keep, old - keep, IOT_MP_MREMAP, 0);
 }
 
 /* @v (a bit per page, @from pages) for @to pages: the new ones clear.

@@ -32,6 +32,28 @@ struct rpl_maps {
 	uint32_t n, cap;
 };
 
+/*
+ * A mapping made, or moved, to @addr: no other can be there any more (the
+ * kernel unmapped it), so an entry of @m at that address is gone.  The
+ * trace keeps no munmap's address (a pointer argument), so the entries of
+ * unmapped mappings stayed, and a later mapping at a reused address found
+ * the earlier one's file: sqlite3's grown mapping, moved by mremap to
+ * where a locale file had been mapped, read and wrote that file.
+ */
+static void gone_at(struct rpl_maps *m, uint64_t addr)
+{
+	uint32_t i;
+
+	for (i = 0; m && i < m->n;) {
+		if (m->v[i].addr == addr) {
+			close(m->v[i].fd);
+			m->v[i] = m->v[--m->n];
+			continue;
+		}
+		i++;
+	}
+}
+
 int64_t rpl_mpages_mmap(struct rpl_ctx *c, struct rpl_op *op)
 {
 	const int64_t *a = op->ev.args;
@@ -41,6 +63,10 @@ int64_t rpl_mpages_mmap(struct rpl_ctx *c, struct rpl_op *op)
 
 	pthread_mutex_lock(&c->p->aio_lock);
 	m = c->pr->maps;
+	/* (an mremap that grew the mapping in place keeps its entry) */
+	if ((op->ev.nr == SYS_mmap || (op->ev.nr == SYS_mremap && op->ev.ret != a[0])) &&
+	    (uint64_t)op->ev.ret < (uint64_t)-4095)
+		gone_at(m, (uint64_t)op->ev.ret);
 	if (op->ev.nr == SYS_mmap && (uint64_t)op->ev.ret < (uint64_t)-4095 &&
 	    !(a[3] & MAP_ANONYMOUS) && (int32_t)a[4] >= 0 &&
 	    rpl_fdtab_get(c->pr->tab, (int32_t)a[4], &e) == 0 && e.state == RPL_FD_LIVE) {

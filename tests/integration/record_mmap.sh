@@ -31,7 +31,9 @@
 # 3b. sqlite3 growing its mapping (mremap) and reading through it: the
 #    pages of the whole database are recorded, at the mremaps and at the
 #    munmap where the mapping ended up, and replayed.
-# 2c, 2d, 3 and 3b run with --backend bpf too where it loads (its pages come
+# 3c. a shared writable mapping grown, moved, written and msynced: its
+#    pages written once each, and replayed into its own file.
+# 2c, 2d, 3, 3b and 3c run with --backend bpf too where it loads (its pages come
 # from page faults; record_bpf_mmap.sh has its own cold-cache and shared
 # writes tests).
 set -u
@@ -232,6 +234,41 @@ for b in ptrace $([ -n "$BPF" ] && echo bpf); do
 	grep -q "mapped pages .* (\([0-9]*\) of \1 records" grow.replay ||
 		fail "grow ($b): not every record of pages replayed: $(grep mapped grow.replay)"
 	echo "grow ($b): $n mremaps, $got of the database's $pages pages read through its mapping, replayed"
+done
+
+# 3c. a shared writable mapping grown (python's mmap.resize: ftruncate,
+# mremap, moved), written after the move and msynced: the msync's pages
+# hold the page written before the move and the 64 after it, once each;
+# a replay writes them through the file the mapping moved with (not the
+# one an earlier mapping at the new address had: the replay dropped no
+# mapping at its munmap, whose address the trace does not keep)
+cat >resize.py <<'PY'
+import mmap, os, sys
+fd = os.open(sys.argv[1], os.O_RDWR | os.O_CREAT, 0o644)
+os.ftruncate(fd, 4 * 4096)
+m = mmap.mmap(fd, 4 * 4096)
+m[0] = 1
+m.resize(1024 * 4096)
+for i in range(512, 512 + 64):
+    m[i * 4096] = 2
+m.flush()
+m.close()
+os.close(fd)
+PY
+for b in ptrace $([ -n "$BPF" ] && echo bpf); do
+	rm -f "$d/rs"
+	"$IOTAPE" record -q --backend $b -o rs.$b.iotape -- "$PY" resize.py "$d/rs" 2>rs.err ||
+		fail "resize ($b): record failed: $(cat rs.err)"
+	"$IOTAPE" dump rs.$b.iotape | grep -q ' mremap(' || fail "resize ($b): no mremap in the trace"
+	"$IOTAPE" dump rs.$b.iotape | grep -q "mmap pages \"$d/rs\" at msync: read [0-9]* (.*), written 65 " ||
+		fail "resize ($b): the msync's pages are not the 65 written: $("$IOTAPE" dump rs.$b.iotape | grep "pages \"$d/rs")"
+	rm -rf root && mkdir root
+	"$IOTAPE" replay rs.$b.iotape --root root -o rs.prof >rs.replay 2>&1 ||
+		fail "resize ($b): replay failed: $(cat rs.replay)"
+	grep -q "^  mismatches   0" rs.replay || fail "resize ($b): mismatches: $(grep -A3 mismatches rs.replay)"
+	"$IOTAPE" dump rs.prof | grep -q "mmap pages \"$d/rs\" at msync: read [0-9]* (.*), written 65 " ||
+		fail "resize ($b): the replay did not write the 65 pages: $(grep mapped rs.replay)"
+	echo "resize ($b): 65 pages written after a move, recorded and replayed"
 done
 
 # the same two recorded with --no-fastpath: the same calls, each syscall
