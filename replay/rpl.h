@@ -1335,7 +1335,8 @@ void rpl_ops_creds(rpl_handler *h);
 /*! rpl_umask_init() : whether the run follows the processes' masks, and
  *  the first one's from the header (before any thread starts). */
 void rpl_umask_init(struct rpl_plan *p);
-/* an octal mask (record.umask) into @mask. @return : 0, or -1 */
+/* an octal mask (record.umask; blanks after it allowed) into @mask.
+ * @return : 0, or -1 */
 int rpl_umask_parse(const char *s, uint32_t *mask);
 /* process @pr's mask at its start: its parent's now (under spawn_lock) */
 void rpl_umask_inherit(struct rpl_plan *p, struct rpl_proc *pr);

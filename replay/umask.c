@@ -29,6 +29,7 @@
  */
 #include <errno.h>
 #include <sched.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -36,14 +37,28 @@
 
 #include "rpl.h"
 
-/* The replayer's own mask.  Read by setting it, and back at once: only
- * the main thread runs then, before any replay thread starts. */
+/* The replayer's own mask, from /proc/self/status: read without setting
+ * it, as umask() would for a moment while other threads (clients of
+ * --clients, each planning in its thread) may make files.  Where the
+ * kernel does not say (before 4.7), set and put back. */
 static uint32_t own_mask(void)
 {
-	mode_t m = umask(022);
+	char line[256];
+	uint32_t m;
+	mode_t old;
+	FILE *f = fopen("/proc/self/status", "re");
 
-	umask(m);
-	return (uint32_t)m;
+	while (f && fgets(line, sizeof(line), f))
+		if (strncmp(line, "Umask:", 6) == 0 &&
+		    rpl_umask_parse(line + 6 + strspn(line + 6, " \t"), &m) == 0) {
+			fclose(f);
+			return m;
+		}
+	if (f)
+		fclose(f);
+	old = umask(022);
+	umask(old);
+	return (uint32_t)old;
 }
 
 int rpl_umask_parse(const char *s, uint32_t *mask)
@@ -55,6 +70,8 @@ int rpl_umask_parse(const char *s, uint32_t *mask)
 		return -1;
 	errno = 0;
 	m = strtoul(s, &e, 8);
+	if (!errno && e != s)
+		e += strspn(e, " \t\n");	/* a status line's end */
 	if (errno || e == s || *e || m > 0777)
 		return -1;
 	*mask = (uint32_t)m;

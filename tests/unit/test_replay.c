@@ -453,9 +453,30 @@ static void fd_links(void **state)
 	assert_int_equal(fd_of(NULL, 0, &pid), -1);
 }
 
+/* record.umask and /proc/self/status's Umask: octal, blanks after it */
+static void umask_parse(void **state)
+{
+	uint32_t m = 1;
+
+	assert_int_equal(rpl_umask_parse("0022", &m), 0);
+	assert_int_equal(m, 022);
+	assert_int_equal(rpl_umask_parse("0077\n", &m), 0);
+	assert_int_equal(m, 077);
+	assert_int_equal(rpl_umask_parse("0", &m), 0);
+	assert_int_equal(m, 0);
+	m = 5;
+	assert_int_equal(rpl_umask_parse("", &m), -1);
+	assert_int_equal(rpl_umask_parse("0999", &m), -1);
+	assert_int_equal(rpl_umask_parse("01000", &m), -1);
+	assert_int_equal(rpl_umask_parse("0022 x", &m), -1);
+	assert_int_equal(rpl_umask_parse(NULL, &m), -1);
+	assert_int_equal(m, 5);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(umask_parse),
 		cmocka_unit_test(fd_fork_copies),
 		cmocka_unit_test(fd_clone_files_shares),
 		cmocka_unit_test(fd_dup_family),
