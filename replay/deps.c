@@ -42,7 +42,7 @@
  * Resource order, from the ops in the order their effects counted.  An op
  * that changes a resource depends on the last op of another thread that
  * changed it, and on the ops that looked at it since; an op that only
- * looks (only_looks()) depends on the last change alone.  Ops that only
+ * looks (rpl_only_looks()) depends on the last change alone.  Ops that only
  * look keep no order among themselves: the order in which two processes
  * looked at one directory or file when recorded is the recording
  * filesystem's timing, not the workload's.  (Two processes that each
@@ -498,17 +498,19 @@ static void pend_swap(struct pend *a, struct pend *b)
  */
 #define RPL_PEND_MAX (1 << 16)
 
-/* Heap entry @i out of @d's heap, into *@out. */
-static void heap_take(struct rpl_deps *d, size_t i, struct pend *out)
+/* Heap entry @i moved up to its place. @return : where it is now */
+static size_t sift_up(struct rpl_deps *d, size_t i)
+{
+	for (; i > 0 && pend_less(&d->heap[i], &d->heap[(i - 1) / 2]); i = (i - 1) / 2)
+		pend_swap(&d->heap[i], &d->heap[(i - 1) / 2]);
+	return i;
+}
+
+/* Heap entry @i moved down to its place */
+static void sift_down(struct rpl_deps *d, size_t i)
 {
 	size_t c;
 
-	*out = d->heap[i];
-	d->heap[i] = d->heap[--d->n_heap];
-	if (i == d->n_heap)
-		return;
-	for (; i > 0 && pend_less(&d->heap[i], &d->heap[(i - 1) / 2]); i = (i - 1) / 2)
-		pend_swap(&d->heap[i], &d->heap[(i - 1) / 2]);
 	for (; (c = 2 * i + 1) < d->n_heap; i = c) {
 		if (c + 1 < d->n_heap && pend_less(&d->heap[c + 1], &d->heap[c]))
 			c++;
@@ -516,6 +518,15 @@ static void heap_take(struct rpl_deps *d, size_t i, struct pend *out)
 			break;
 		pend_swap(&d->heap[i], &d->heap[c]);
 	}
+}
+
+/* Heap entry @i out of @d's heap, into *@out (0: the first). */
+static void heap_take(struct rpl_deps *d, size_t i, struct pend *out)
+{
+	*out = d->heap[i];
+	d->heap[i] = d->heap[--d->n_heap];
+	if (i < d->n_heap)
+		sift_down(d, sift_up(d, i));
 }
 
 /*
@@ -596,10 +607,7 @@ static int came_first(const struct rpl_op *y, uint64_t k, int x_saw,
 		return gone && rpl_path_key(gone) == k;
 	}
 	/* @x changed its names: @y is a look-up that saw them before */
-	if (!(sc && ((sc->flags & IOT_SCF_LOOK) || y->ev.ret < 0 ||
-		     ((sc->flags & IOT_SCF_RETFD) && (sc->flags & IOT_SCF_NAMES) &&
-		      rpl_open_flags_arg(sc) >= 0 &&
-		      !(y->ev.args[rpl_open_flags_arg(sc)] & (O_CREAT | O_TRUNC))))))
+	if (!rpl_only_looks(sc, y))
 		return 0;
 	saw = saw_of(y, sc);
 	if (!saw || rpl_path_key(y->ev.path) != k)
@@ -658,19 +666,10 @@ static int pull_seen(struct rpl_plan *p, struct rpl_deps *d, const struct pend *
 static int order_until(struct rpl_plan *p, struct rpl_deps *d, int64_t t)
 {
 	struct pend top;
-	size_t i, c;
 	int err;
 
 	while (d->n_heap && (d->heap[0].t <= t || d->n_heap >= RPL_PEND_MAX)) {
-		top = d->heap[0];
-		d->heap[0] = d->heap[--d->n_heap];
-		for (i = 0; (c = 2 * i + 1) < d->n_heap; i = c) {
-			if (c + 1 < d->n_heap && pend_less(&d->heap[c + 1], &d->heap[c]))
-				c++;
-			if (!pend_less(&d->heap[c], &d->heap[i]))
-				break;
-			pend_swap(&d->heap[i], &d->heap[c]);
-		}
+		heap_take(d, 0, &top);
 		if ((err = pull_seen(p, d, &top)) < 0 ||
 		    (err = order_op(p, d, top.op, top.keys, top.nk)) < 0)
 			return err;
@@ -686,7 +685,6 @@ struct rpl_deps *rpl_deps_new(void)
 int rpl_deps_add(struct rpl_plan *p, struct rpl_deps *d, uint32_t oi, const uint64_t *keys)
 {
 	struct pend *e;
-	size_t i;
 	int err;
 
 	if ((err = order_until(p, d, p->ops[oi].ev.t_enter)) < 0 || !keys[0])
@@ -697,9 +695,7 @@ int rpl_deps_add(struct rpl_plan *p, struct rpl_deps *d, uint32_t oi, const uint
 	e->op = oi;
 	for (e->nk = 0; e->nk < RPL_MAXRES && keys[e->nk]; e->nk++)
 		e->keys[e->nk] = keys[e->nk];
-	for (i = d->n_heap++; i > 0 && pend_less(&d->heap[i], &d->heap[(i - 1) / 2]);
-	     i = (i - 1) / 2)
-		pend_swap(&d->heap[i], &d->heap[(i - 1) / 2]);
+	sift_up(d, d->n_heap++);
 out:
 	return err;
 }

@@ -9,7 +9,7 @@
  * Pipes and socket pairs order by their data, not by every use: a read
  * follows the writes that fed it, a write of data or one that met EPIPE
  * the reads and the close before it (pipe_key()); calls that only look
- * (only_looks()) follow the last change, not each other.
+ * (rpl_only_looks()) follow the last change, not each other.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -254,7 +254,7 @@ static int changes_names(const struct iot_syscall *sc, const struct rpl_op *op)
  * unlink of a name that is not).  Such an op need only follow the last
  * op that changed the path, not every op that looked at it before.
  */
-static int only_looks(const struct iot_syscall *sc, const struct rpl_op *op)
+int rpl_only_looks(const struct iot_syscall *sc, const struct rpl_op *op)
 {
 	int i;
 
@@ -300,7 +300,7 @@ static int lists_names(const struct iot_syscall *sc, const struct rpl_op *op)
 		return (op->ev.args[2] & AT_REMOVEDIR) != 0;
 	}
 	return sc && (sc->flags & IOT_SCF_RETFD) && (sc->flags & IOT_SCF_NAMES) &&
-	       op->ev.ret >= 0 && only_looks(sc, op);
+	       op->ev.ret >= 0 && rpl_only_looks(sc, op);
 }
 
 /* The keys of the pipes open in @tab (only close-on-exec ones with
@@ -479,7 +479,7 @@ int rpl_plan_fds(struct rpl_plan *p, struct rpl_planner *pl, struct rpl_op *op,
 	 * (O_CREAT, O_TRUNC): the reader's open does not follow the
 	 * writer's, which waits for it */
 	int64_t fifo = is_open && ev->path && ev->ret >= 0 ? fifo_res(p, pl, ev->path, 0) : 0;
-	uint64_t look = only_looks(sc, op) || fifo > 0 ? RPL_KEY_LOOK : 0;
+	uint64_t look = rpl_only_looks(sc, op) || fifo > 0 ? RPL_KEY_LOOK : 0;
 	/* a write of data into a file: on its file's keys, one change of
 	 * many that need no order among themselves */
 	int wdata = writes_data(pl, sc, op);

@@ -1388,6 +1388,11 @@ void rpl_ns_changed(struct rpl_plan *p);
  * directory, or made a symlink: stale only are the cached parents whose
  * path went through a symlink. */
 void rpl_ns_nodir(struct rpl_plan *p);
+/*! rpl_only_looks() : whether @op (of syscall @sc) leaves its path, and
+ *  its parent's names, as it found them: a look-up, a read, a close, an
+ *  open that neither creates nor truncates, any call that failed
+ *  (plan_fds.c). */
+int rpl_only_looks(const struct iot_syscall *sc, const struct rpl_op *op);
 /*! rpl_path_key() : the resource key of @path (its trailing slashes
  *  dropped), as an op that names it has it (plan_fds.c). */
 uint64_t rpl_path_key(const char *path);
