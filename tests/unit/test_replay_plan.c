@@ -742,6 +742,63 @@ static void overlap_seen(void **state)
 	replay_clean(&o, "root-overlap", RPL_TIMING_AFAP);
 }
 
+/* A record lock of /w/db: fcntl(3, F_SETLK, {type, SEEK_SET, start, len}) */
+#define LOCK(t0, t1, pid, ret, type, start, len) \
+	{ t0, t1, pid, pid, SYS_fcntl, ret, 6, { 3, F_SETLK, 0, type, start, len }, "/w/db", NULL }
+
+/*
+ * Two processes' record locks of one file that overlapped, ordered by
+ * their answers, not by their ends (sqlite3's two writers: an unlock
+ * whose return the recorder saw 0.8-1.1 ms late).  100's unlock returned
+ * after 101's lock of the bytes it freed, which was granted: the lock
+ * follows the unlock.  101's lock returned after 100's lock of the same
+ * bytes was refused: the refusal follows the lock.  A lock of other
+ * bytes, and another process's unlock of bytes it does not ask for, are
+ * not pulled.  Replayed: no mismatch.
+ */
+static const struct evspec lkevs[] = {
+	{ 1000, 1001, 100, 100, SYS_openat, 3, 4, { AT_FDCWD, 0, O_RDWR | O_CREAT, 0644 }, "/w/db", NULL },
+	{ 1010, 1011, 101, 101, SYS_openat, 3, 4, { AT_FDCWD, 0, O_RDWR, 0 }, "/w/db", NULL },
+	LOCK(1100, 1101, 100, 0, F_WRLCK, 0, 10),
+	LOCK(1200, 1400, 100, 0, F_UNLCK, 0, 0),		/* returned late */
+	LOCK(1250, 1251, 101, 0, F_WRLCK, 0, 10),		/* granted: after it */
+	LOCK(1260, 1261, 101, 0, F_WRLCK, 20, 10),		/* other bytes: free */
+	LOCK(1600, 1601, 101, 0, F_UNLCK, 0, 0),
+	LOCK(1700, 1900, 101, 0, F_WRLCK, 0, 10),		/* returned late */
+	LOCK(1750, 1751, 100, -EAGAIN, F_RDLCK, 0, 1),		/* refused: after it */
+	LOCK(1760, 1761, 100, 0, F_RDLCK, 50, 1),		/* other bytes */
+	/* (an exit's release of a process's locks is not ordered so) */
+	LOCK(1950, 1951, 101, 0, F_UNLCK, 0, 0),
+	EXIT_AT(2000, 101),
+	EXIT_AT(2010, 100),
+};
+
+static void overlap_locks(void **state)
+{
+	struct rpl_opts o = { .trace = trace, .cmd = "test", .quiet = 1 };
+	uint32_t un, wr, wr2, take, refused;
+	struct rpl_plan p;
+
+	write_events(lkevs, sizeof(lkevs) / sizeof(lkevs[0]));
+	assert_int_equal(rpl_plan_build(&p, &o), 0);
+	un = op_at(&p, 100, 1200);
+	wr = op_at(&p, 101, 1250);
+	wr2 = op_at(&p, 101, 1260);
+	take = op_at(&p, 101, 1700);
+	refused = op_at(&p, 100, 1750);
+	assert_true(depends(&p, wr, un));
+	assert_false(depends(&p, un, wr));
+	assert_true(depends(&p, refused, take));
+	assert_false(depends(&p, take, refused));
+	/* a lock of bytes the late unlock did not free follows its thread
+	 * only; the two pulls above are all (the lock of other bytes after
+	 * the refusal is not one) */
+	assert_false(depends(&p, wr2, un));
+	assert_int_equal(p.order_pulled, 2);
+	rpl_plan_free(&p);
+	replay_clean(&o, "root-locks", RPL_TIMING_AFAP);
+}
+
 /* A read follows the write that put its last byte in the pipe, not the
  * last write before its return; no write follows a read (the room it
  * needs is waited for when it runs); end of file follows the close.
@@ -1277,6 +1334,7 @@ int main(void)
 		cmocka_unit_test(think_then_wait),
 		cmocka_unit_test(pipe_order),
 		cmocka_unit_test(overlap_seen),
+		cmocka_unit_test(overlap_locks),
 		cmocka_unit_test(calls_returned_late),
 		cmocka_unit_test(pipe_room),
 		cmocka_unit_test(socketpair_both_ways),
