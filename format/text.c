@@ -509,6 +509,10 @@ static void sb_args(struct iot_sbuf *b, const struct iot_syscall *sc,
 			iot_sb_arg(b, IOT_ARG_PTR, 0, ev);	/* never filled */
 		} else if (sc->nr == __NR_fcntl && i == 2) {
 			sb_fcntl_arg(b, (uint32_t)arg_of(ev, 1), v, ev);
+		} else if (sc->nr == __NR_munmap && i == 0) {
+			/* kept since 2026-12-06; 0 before (a pointer not
+			 * kept): "..." as for one */
+			iot_sb_arg(b, IOT_ARG_PTR, v, ev);
 		} else if (sc->nr == __NR_ioctl && i == 2 &&
 			   (uint32_t)arg_of(ev, 1) == IOCTL_FICLONE) {
 			iot_sb_printf(b, "%d", (int32_t)v);	/* the source fd */

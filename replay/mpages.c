@@ -34,11 +34,12 @@ struct rpl_maps {
 
 /*
  * A mapping made, or moved, to @addr: no other can be there any more (the
- * kernel unmapped it), so an entry of @m at that address is gone.  The
- * trace keeps no munmap's address (a pointer argument), so the entries of
- * unmapped mappings stayed, and a later mapping at a reused address found
- * the earlier one's file: sqlite3's grown mapping, moved by mremap to
- * where a locale file had been mapped, read and wrote that file.
+ * kernel unmapped it), so an entry of @m at that address is gone.  Traces
+ * before 2026-12-06 keep no munmap's address (it was a pointer argument,
+ * stored as 0), so the entries of unmapped mappings stay until then; a
+ * later mapping at a reused address found the earlier one's file:
+ * sqlite3's grown mapping, moved by mremap to where a locale file had
+ * been mapped, read and wrote that file.
  */
 static void gone_at(struct rpl_maps *m, uint64_t addr)
 {
@@ -94,8 +95,10 @@ int64_t rpl_mpages_mmap(struct rpl_ctx *c, struct rpl_op *op)
 				m->v[i].addr = (uint64_t)op->ev.ret;
 				m->v[i].len = (uint64_t)a[2];
 			}
-	} else if (op->ev.nr == SYS_munmap && m) {
-		/* whole pages, as the kernel unmaps */
+	} else if (op->ev.nr == SYS_munmap && m && a[0]) {
+		/* whole pages, as the kernel unmaps: the copy of the file's
+		 * descriptor goes with the mapping (kept, an unlinked file's
+		 * space stayed taken until the process ended) */
 		uint64_t lo = (uint64_t)a[0], hi = lo + (((uint64_t)a[1] + 4095) & ~4095ULL);
 
 		for (i = 0; i < m->n;) {

@@ -1,9 +1,10 @@
 #!/bin/bash
 # replay_map_reuse.sh - a mapping made at the address of one unmapped
 # before (tests/progs/map_reuse.c: a mapped, unmapped, b mapped at the
-# same address, 64 pages stored and msync'd).  The trace keeps no
-# munmap's address, so the replay kept a's mapping and found a's file at
-# that address: it wrote b's 64 pages into a.  Recorded with ptrace and
+# same address, 64 pages stored and msync'd).  Traces kept no munmap's
+# address before 2026-12-06, so the replay kept a's mapping and found a's
+# file at that address: it wrote b's 64 pages into a (a new mapping at an
+# address now drops the old one there, for such traces too).  Recorded with ptrace and
 # with bpf where it loads: the replay's b holds the replay's bytes in
 # each of its 64 pages, and a none but its first.
 set -u
