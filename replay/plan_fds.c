@@ -303,9 +303,34 @@ static int lists_names(const struct iot_syscall *sc, const struct rpl_op *op)
 	       op->ev.ret >= 0 && rpl_only_looks(sc, op);
 }
 
+static int closes_at(const struct rpl_fd *f, int cloexec)
+{
+	return f->state == RPL_FD_LIVE && (!cloexec || f->cloexec);
+}
+
+/* Does an exec (@cloexec) or exit that closes @tab's descriptors leave
+ * the pipe end of entry @i open elsewhere (end_open_elsewhere(), below)?
+ * More descriptors hold it than this table closes. */
+static int end_kept(const struct rpl_planner *pl, const struct rpl_fdtab *tab, uint32_t i,
+		    int cloexec)
+{
+	uint32_t end = tab->v[i].end, j, here = 0;
+
+	if (!end || end >= pl->ends.len)
+		return 0;
+	for (j = 0; j < tab->n && here < pl->ends.n[end]; j++)
+		if (tab->v[j].end == end && closes_at(&tab->v[j], cloexec))
+			here++;
+	return pl->ends.n[end] > here;
+}
+
 /* The keys of the pipes open in @tab (only close-on-exec ones with
  * @cloexec), each once where its two ends sit side by side, at most @max
- * into @keys.  @return : how many. */
+ * into @keys; RPL_KEY_LOOSE where every end of it closed here stays open
+ * elsewhere, as for a close (a sleep that a subshell forked exits with
+ * its copy of the read end, while the subshell, which then runs cat,
+ * keeps its own: ordered as a last close, the exit followed tar's writes
+ * into the full pipe, which waited for cat).  @return : how many. */
 static int pipe_keys(struct rpl_plan *p, const struct rpl_planner *pl,
 		     const struct rpl_fdtab *tab, int cloexec, uint64_t *keys, int max)
 {
@@ -313,12 +338,21 @@ static int pipe_keys(struct rpl_plan *p, const struct rpl_planner *pl,
 	int n = 0;
 
 	p->fd_slots_read += tab->n;
-	for (i = 0; i < tab->n && n < max; i++)
-		if (tab->v[i].state == RPL_FD_LIVE && (!cloexec || tab->v[i].cloexec) &&
-		    tab->v[i].res != prev && rpl_map_get(&pl->pipes, RPL_IK(tab->v[i].res), &v)) {
-			keys[n++] = key_res(tab->v[i].res) | RPL_KEY_PIPE;
-			prev = tab->v[i].res;
+	for (i = 0; i < tab->n; i++) {
+		if (!closes_at(&tab->v[i], cloexec) || !rpl_map_get(&pl->pipes, RPL_IK(tab->v[i].res), &v))
+			continue;
+		if (tab->v[i].res == prev) {
+			/* its other end, beside it: loose only if both are */
+			if (!end_kept(pl, tab, i, cloexec))
+				keys[n - 1] &= ~RPL_KEY_LOOSE;
+			continue;
 		}
+		if (n == max)
+			break;
+		keys[n++] = key_res(tab->v[i].res) | RPL_KEY_PIPE |
+			    (end_kept(pl, tab, i, cloexec) ? RPL_KEY_LOOSE : 0);
+		prev = tab->v[i].res;
+	}
 	return n;
 }
 
@@ -485,6 +519,8 @@ int rpl_plan_fds(struct rpl_plan *p, struct rpl_planner *pl, struct rpl_op *op,
 	int wdata = writes_data(pl, sc, op);
 	struct rpl_fd e = { 0 };
 	int n = 0, nfd = 0, pair;
+	int ends_proc = ev->nr == SYS_exit || ev->nr == SYS_exit_group ||
+			ev->nr == SYS_execve || ev->nr == SYS_execveat;
 	uint32_t a;
 
 	if (fifo < 0)
@@ -557,7 +593,11 @@ int rpl_plan_fds(struct rpl_plan *p, struct rpl_planner *pl, struct rpl_op *op,
 					pk |= RPL_KEY_LOOSE;
 				if (pk)
 					ADD(pk);
-				if (feeds_pipe(sc))
+				/* a write that met EPIPE failed at the read
+				 * end's last close, which it waited for in a
+				 * full pipe (yes(1) feeding shuf's
+				 * --random-source, 0.14 s): from its end */
+				if (feeds_pipe(sc) && ev->ret != -EPIPE)
 					op->rflags |= RPL_OPF_ORDER_ENTER;
 			}
 		}
@@ -565,7 +605,12 @@ int rpl_plan_fds(struct rpl_plan *p, struct rpl_planner *pl, struct rpl_op *op,
 		if (shared && ev->args[a] >= 0)
 			ADD(key_slot(tab, ev->args[a]) | (wdata ? RPL_KEY_LOOK : 0));
 	}
-	n = async_keys(p, tab, op, keys, n);
+	/* an exit's or exec's pipes first: the files mapped at an exit
+	 * (shuf's 13 locale files) took all RPL_MAXRES keys, and the read
+	 * end it closed was left out of the pipe's order: a write that met
+	 * EPIPE there replayed before it, into a full pipe (EAGAIN) */
+	if (!ends_proc)
+		n = async_keys(p, tab, op, keys, n);
 	if (ev->ret < 0)
 		return n;
 	if (shared && sc && ((sc->flags & IOT_SCF_RETFD) ||
@@ -691,6 +736,8 @@ int rpl_plan_fds(struct rpl_plan *p, struct rpl_planner *pl, struct rpl_op *op,
 		break;
 	}
 	}
+	if (ends_proc)
+		n = async_keys(p, tab, op, keys, n);
 	return n;
 #undef ADD
 }
