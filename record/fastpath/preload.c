@@ -322,14 +322,23 @@ static uint32_t fp_missing(long dirfd, const char *p)
 
 static void fp_pst_fill(struct fp_pst *ps, const struct stat *sbp);
 
-/* does @p have a "." or ".." component? */
+/*
+ * Does @p have a ".." component, or end in "."?  The recorder drops "."
+ * and keeps "..", lexically; the kernel follows a symlink before "..",
+ * and "a/." is what a symlink a points to, where "a" is the link.  A "."
+ * before another component is the same directory either way: "./x" (sort
+ * -T ., configure's ./conftest) and "a/./b" name what the recorder's
+ * path names.  (Those were left to the recorder too, which took their
+ * state only when it drained the record, after the call: the temporary
+ * files sort created with O_EXCL were recorded as there at the start,
+ * and their replayed creates failed with EEXIST.)
+ */
 static int fp_has_dots(const char *p)
 {
 	const char *c = p;
 
 	while (*c) {
-		if (c[0] == '.' && (c[1] == '/' || !c[1] ||
-				    (c[1] == '.' && (c[2] == '/' || !c[2]))))
+		if (c[0] == '.' && (!c[1] || (c[1] == '.' && (c[2] == '/' || !c[2]))))
 			return 1;
 		c = strchr(c, '/');
 		if (!c)
