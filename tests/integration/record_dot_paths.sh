@@ -12,10 +12,7 @@ set -u
 . "$SRCDIR/tests/integration/record_lib.sh"
 need_ptrace
 need_cmd sort
-T=$(mktemp -d /tmp/iotape-dots.XXXXXX)
-trap 'rm -rf "$T"' EXIT
-cd "$T"
-record_backends "$T"
+record_tmp dots
 
 for b in "${BACKENDS[@]}"; do
 	backend_opts "$b"

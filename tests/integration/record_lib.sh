@@ -122,6 +122,15 @@ mk_git_src() {
 		fail "git: cannot make the repository to clone"
 }
 
+# record_tmp NAME - a new temporary directory $T, removed at exit, made
+# the current one, and the backends to record with in BACKENDS
+record_tmp() {
+	T=$(mktemp -d "/tmp/iotape-$1.XXXXXX")
+	trap 'rm -rf "$T"' EXIT
+	cd "$T" || fail "no $T"
+	record_backends "$T"
+}
+
 # record_backends DIR - BACKENDS: the ways to record a test program
 # with (ptrace with the fast path and without, and bpf where it loads;
 # where it does not, the reason is printed); backend_opts B - OPTS: the

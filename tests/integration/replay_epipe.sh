@@ -14,10 +14,7 @@ set -u
 . "$SRCDIR/tests/integration/record_lib.sh"
 need_ptrace
 [ -x "$PROGS/pipe_epipe" ] || fail "$PROGS/pipe_epipe is not built (make tests)"
-T=$(mktemp -d /tmp/iotape-epipe.XXXXXX)
-trap 'rm -rf "$T"' EXIT
-cd "$T"
-record_backends "$T"
+record_tmp epipe
 
 for b in "${BACKENDS[@]}"; do
 	backend_opts "$b"

@@ -12,10 +12,7 @@ set -u
 . "$SRCDIR/tests/integration/record_lib.sh"
 need_ptrace
 [ -x "$PROGS/map_reuse" ] || fail "$PROGS/map_reuse is not built (make tests)"
-T=$(mktemp -d /tmp/iotape-mapreuse.XXXXXX)
-trap 'rm -rf "$T"' EXIT
-cd "$T"
-record_backends "$T"
+record_tmp mapreuse
 
 # pages FILE - how many of FILE's 4 KiB pages hold a byte that is not 0
 pages() {

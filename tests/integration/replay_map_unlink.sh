@@ -15,10 +15,8 @@ set -u
 need_root "mounts a tmpfs"
 need_ptrace
 [ -x "$PROGS/map_unlink" ] || fail "$PROGS/map_unlink is not built (make tests)"
-T=$(mktemp -d /tmp/iotape-mapunlink.XXXXXX)
+record_tmp mapunlink
 trap 'mountpoint -q "$T/root" && umount "$T/root"; rm -rf "$T"' EXIT
-cd "$T"
-record_backends "$T"
 
 for b in "${BACKENDS[@]}"; do
 	backend_opts "$b"

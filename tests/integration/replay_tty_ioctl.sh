@@ -10,10 +10,7 @@ set -u
 . "$SRCDIR/tests/integration/record_lib.sh"
 need_ptrace
 need_cmd ls
-T=$(mktemp -d /tmp/iotape-ttyioctl.XXXXXX)
-trap 'rm -rf "$T"' EXIT
-cd "$T"
-record_backends "$T"
+record_tmp ttyioctl
 
 for b in "${BACKENDS[@]}"; do
 	backend_opts "$b"
