@@ -630,7 +630,7 @@ static int came_first(const struct rpl_op *y, uint64_t k, int x_saw,
  * Neither can change the answer of the op it is put before: an unlock
  * only takes conflicts away, a refused lock changes nothing.
  */
-enum { LK_NONE = 0, LK_TAKE, LK_FREE };
+enum { LK_TAKE = 1, LK_FREE };
 
 struct lk {
 	int what;		/* LK_TAKE, LK_FREE */
@@ -645,7 +645,8 @@ struct lk {
 static int lock_of(const struct rpl_op *op, struct lk *l)
 {
 	const int64_t *a = op->ev.args;
-	int64_t type, start, len;
+	struct flock fl;
+	int64_t start, len;
 	int how;
 
 	memset(l, 0, sizeof(*l));
@@ -658,19 +659,18 @@ static int lock_of(const struct rpl_op *op, struct lk *l)
 		return how == LOCK_UN || how == LOCK_SH || how == LOCK_EX;
 	}
 	if (op->ev.nr != SYS_fcntl || !iot_fcntl_lock(a[1]) || a[1] == F_GETLK ||
-	    a[1] == F_OFD_GETLK || op->ev.nargs < IOT_FLOCK_NARGS || a[IOT_FLOCK_TYPE] == -1)
+	    a[1] == F_OFD_GETLK || rpl_op_flock(op, &fl) < 0)
 		return 0;
-	type = (int64_t)(uint16_t)a[IOT_FLOCK_TYPE];
 	l->posix = a[1] == F_SETLK || a[1] == F_SETLKW;
-	l->what = type == F_UNLCK ? LK_FREE : LK_TAKE;
-	l->wr = type == F_WRLCK;
-	if (type != F_UNLCK && type != F_RDLCK && type != F_WRLCK)
+	l->what = fl.l_type == F_UNLCK ? LK_FREE : LK_TAKE;
+	l->wr = fl.l_type == F_WRLCK;
+	if (fl.l_type != F_UNLCK && fl.l_type != F_RDLCK && fl.l_type != F_WRLCK)
 		return 0;
 	/* from the file's start only; from its offset or end: any byte */
-	if ((uint16_t)((uint64_t)a[IOT_FLOCK_TYPE] >> 16) != SEEK_SET)
+	if (fl.l_whence != SEEK_SET)
 		return 1;
-	start = a[IOT_FLOCK_START];
-	len = a[IOT_FLOCK_LEN];
+	start = fl.l_start;
+	len = fl.l_len;
 	if (len < 0) {
 		start += len;
 		len = -len;
@@ -687,10 +687,10 @@ static int lk_refused(const struct rpl_op *op)
 	return op->ev.ret == -EAGAIN || op->ev.ret == -EACCES;
 }
 
-/* Whether lock op @x (its lock @lx) shows that pending op @y, another
- * thread's, came first */
+/* Whether lock op @x (its lock @lx, on the file of key @k) shows that
+ * pending op @y, another thread's, came first */
 static int lock_came_first(const struct rpl_plan *p, const struct rpl_op *x,
-			   const struct lk *lx, const struct rpl_op *y)
+			   const struct lk *lx, uint64_t k, const struct rpl_op *y)
 {
 	struct lk ly;
 
@@ -698,7 +698,7 @@ static int lock_came_first(const struct rpl_plan *p, const struct rpl_op *x,
 	    ly.hi <= lx->lo || lx->hi <= ly.lo || !y->ev.path ||
 	    ((lx->posix || ly.posix) &&
 	     p->threads[y->thread].proc == p->threads[x->thread].proc) ||
-	    rpl_path_key(y->ev.path) != rpl_path_key(x->ev.path))
+	    rpl_path_key(y->ev.path) != k)
 		return 0;
 	if (lx->what == LK_TAKE && x->ev.ret == 0)
 		return ly.what == LK_FREE;
@@ -721,7 +721,9 @@ static int pull_seen(struct rpl_plan *p, struct rpl_deps *d, const struct pend *
 	if (!d->n_heap || !op->ev.path || !sc)
 		return 0;
 	is_lock = lock_of(op, &lx);
-	if (!is_lock)
+	if (is_lock)
+		k = rpl_path_key(op->ev.path);
+	else
 		names_changed(op, sc, &made, &gone);
 	if (!is_lock && !made && !gone) {
 		/* a look-up: not an open that creates or truncates */
@@ -739,7 +741,7 @@ static int pull_seen(struct rpl_plan *p, struct rpl_deps *d, const struct pend *
 
 		if (o->thread == op->thread || o->ev.t_enter >= x->t)
 			continue;
-		first = is_lock ? lock_came_first(p, op, &lx, o) :
+		first = is_lock ? lock_came_first(p, op, &lx, k, o) :
 			saw ? came_first(o, k, saw, NULL, NULL) :
 			(made && came_first(o, km, 0, made, NULL)) ||
 			(gone && came_first(o, kg, 0, NULL, gone));

@@ -374,24 +374,32 @@ static int64_t h_flock(struct rpl_ctx *c, struct rpl_op *op)
 	return take_lock(c, op, live, 1, how & ~LOCK_NB, NULL, !(how & (LOCK_NB | LOCK_UN)));
 }
 
+int rpl_op_flock(const struct rpl_op *op, struct flock *fl)
+{
+	int64_t type = op->ev.args[IOT_FLOCK_TYPE];
+
+	if (op->ev.nargs < IOT_FLOCK_NARGS || type == -1)
+		return -1;
+	memset(fl, 0, sizeof(*fl));
+	fl->l_type = (short)(uint16_t)type;
+	fl->l_whence = (short)(uint16_t)((uint64_t)type >> 16);
+	fl->l_start = (off_t)op->ev.args[IOT_FLOCK_START];
+	fl->l_len = (off_t)op->ev.args[IOT_FLOCK_LEN];
+	return 0;
+}
+
 /* fcntl's record locks (see take_lock()) */
 static int64_t fcntl_lock(struct rpl_ctx *c, struct rpl_op *op, int cmd)
 {
 	struct flock fl;
-	int64_t type = op->ev.args[IOT_FLOCK_TYPE];
 	int live;
 
-	if (op->ev.nargs < IOT_FLOCK_NARGS || type == -1)
+	/* (l_pid 0, as a lock of the open must have it) */
+	if (rpl_op_flock(op, &fl) < 0)
 		return rpl_skip(op, RPL_SKIP_UNSUPPORTED);	/* its struct not recorded */
 	live = rpl_live_fd(c, op, op->ev.args[0]);
 	if (live < 0)
 		return RPL_SKIPPED;
-	memset(&fl, 0, sizeof(fl));
-	fl.l_type = (short)(uint16_t)type;
-	fl.l_whence = (short)(uint16_t)((uint64_t)type >> 16);
-	fl.l_start = (off_t)op->ev.args[IOT_FLOCK_START];
-	fl.l_len = (off_t)op->ev.args[IOT_FLOCK_LEN];
-	fl.l_pid = 0;	/* a lock of the open: its l_pid must be 0 */
 	if (cmd == F_GETLK || cmd == F_OFD_GETLK)
 		return RPL_CALL(c, fcntl(live, F_OFD_GETLK, &fl));
 	return take_lock(c, op, live, 0, 0, &fl,

@@ -1388,6 +1388,11 @@ void rpl_ns_changed(struct rpl_plan *p);
  * directory, or made a symlink: stale only are the cached parents whose
  * path went through a symlink. */
 void rpl_ns_nodir(struct rpl_plan *p);
+/*! rpl_op_flock() : fcntl lock op @op's struct flock, as the trace keeps
+ *  it (iot_flock_pack()), into *@fl, l_pid 0.  @return : 0, or -1 if
+ *  its struct was not recorded (ops_file.c). */
+struct flock;
+int rpl_op_flock(const struct rpl_op *op, struct flock *fl);
 /*! rpl_only_looks() : whether @op (of syscall @sc) leaves its path, and
  *  its parent's names, as it found them: a look-up, a read, a close, an
  *  open that neither creates nor truncates, any call that failed
