@@ -587,6 +587,16 @@ static void *thread_main(void *arg)
 				rpl_thread_start(p, op->link);
 			r = op->ev.ret;
 			r_exit = r_enter;
+			/* interrupted when recorded: as long as it waited for
+			 * the signal (plan_threads.c interrupted()) */
+			if (op->skip == RPL_SKIP_SIGNAL && timed &&
+			    op->ev.t_exit > op->ev.t_enter &&
+			    !(op->ev.flags & IOT_EV_NOEXIT_TS)) {
+				if (rpl_wait_until(r_enter + rpl_timed_ns(p->o, op->ev.t_exit -
+									    op->ev.t_enter)))
+					break;
+				r_exit = iot_now_ns();
+			}
 		} else if (r < 0 && r != op->ev.ret && rpl_fault_of(op, r) >= 0) {
 			rpl_fault_seen(&c, op, r);
 		}

@@ -264,6 +264,11 @@ static int64_t h_close_range(struct rpl_ctx *c, struct rpl_op *op)
 {
 	unsigned int flags = (unsigned int)op->ev.args[2];
 
+	/* a range that ends before it starts, or unknown flags: failed,
+	 * closing nothing, when recorded; failed so again for its cost (a
+	 * range of the replayer's own descriptors never given) */
+	if (op->ev.ret == -EINVAL)
+		return RPL_TIMED(c, syscall(SYS_close_range, 1U, 0U, 0U) < 0 ? -errno : 0);
 	if (flags & CLOSE_RANGE_UNSHARE) {
 		/* The process stops sharing its table with others. */
 		struct rpl_fdtab *copy = rpl_fdtab_copy(c->pr->tab);
@@ -292,6 +297,10 @@ static int64_t do_dup(struct rpl_ctx *c, struct rpl_op *op, int cloexec)
 		r = fcntl(live, F_DUPFD_CLOEXEC, 0);
 		if (r >= 0)
 			close(r);
+		/* the program's limit on descriptors, not the replayer's:
+		 * EMFILE, or F_DUPFD's lowest one past it (EINVAL) */
+		if (r >= 0 && (op->ev.ret == -EMFILE || op->ev.ret == -EINVAL))
+			return op->ev.ret;
 		return r < 0 ? -errno : 0;
 	}
 	if (op->ev.ret >= RPL_FD_MAX)
@@ -440,8 +449,28 @@ static int64_t h_fcntl(struct rpl_ctx *c, struct rpl_op *op)
 		/* Keep O_NONBLOCK: see the top of this file. */
 		r = fcntl(live, F_SETFL, (int)op->ev.args[2] | O_NONBLOCK);
 		return r < 0 ? -errno : r;
+	case F_GETOWN:
+	case F_GETSIG:
+	case F_GETLEASE:
+	case F_GETPIPE_SZ:
+	case F_GET_SEALS:
+		/* questions: asked again of the replay's descriptor */
+		live = rpl_live_fd(c, op, op->ev.args[0]);
+		if (live < 0)
+			return RPL_SKIPPED;
+		r = RPL_CALL(c, fcntl(live, cmd));
+		return r >= 0 && op->ev.ret >= 0 ? op->ev.ret : r;
+	case F_SETPIPE_SZ:
+		/* a pipe's capacity decides when its writer waits */
+		live = rpl_live_fd(c, op, op->ev.args[0]);
+		if (live < 0)
+			return RPL_SKIPPED;
+		r = RPL_CALL(c, fcntl(live, F_SETPIPE_SZ, (int)op->ev.args[2]));
+		return r >= 0 && op->ev.ret >= 0 ? op->ev.ret : r;
 	}
-	/* leases, owners, signals: not replayed */
+	/* leases, owners, signals, seals, hints (their value behind a
+	 * pointer): not replayed; a lease or a notice would signal the
+	 * replayer itself */
 	return rpl_skip(op, RPL_SKIP_UNSUPPORTED);
 }
 

@@ -20,6 +20,7 @@
 #include <sys/stat.h>
 #include <sys/statfs.h>
 #include <sys/syscall.h>
+#include <sys/time.h>
 #include <unistd.h>
 
 #include "rpl.h"
@@ -498,6 +499,17 @@ static int64_t h_utimes(struct rpl_ctx *c, struct rpl_op *op)
 	int flags = op->ev.nr == SYS_utimensat ? (int)op->ev.args[3] : 0;
 	int fd, owned;
 
+	if (op->ev.ret == -EINVAL) {
+		/* failed on its arguments when recorded (flags, or times
+		 * whose values the trace does not keep: out of range): failed
+		 * so here, on flags it does not take, before any lookup */
+		static const struct timeval bad_tv[2] = { { 0, 1000000L }, { 0, 1000000L } };
+
+		if (op->ev.nr == SYS_utimensat)
+			return RPL_CALL(c, syscall(SYS_utimensat, AT_FDCWD, NULL, NULL, AT_RECURSIVE));
+		if (op->ev.nr == SYS_futimesat)
+			return RPL_CALL(c, syscall(SYS_futimesat, -1, NULL, bad_tv));
+	}
 	if (op->ev.nr == SYS_utimensat && !op->ev.path) {	/* futimens() */
 		fd = rpl_live_fd(c, op, op->ev.args[0]);
 		return fd < 0 ? RPL_SKIPPED : ret_of(futimens(fd, NULL));

@@ -24,6 +24,38 @@
 #include "plan.h"
 #include "think.h"
 
+/*
+ * A call a signal interrupted when recorded: EINTR, or one of the
+ * kernel's ERESTART* codes that a tracer sees before the call is made
+ * again.  It changed nothing, and a replayed call is not interrupted: an
+ * open of a FIFO or a lock's wait would then succeed (a descriptor or a
+ * lock the program never had) or block on what the recording never
+ * waited for.  It is not made; its time is waited (exec.c).  Not so a
+ * wait (ops_wait.c), a process call (a fork is made again), an async one
+ * (aio.c), or a close (the descriptor is gone, whatever it returns).
+ */
+static int interrupted(const struct rpl_op *op)
+{
+	const struct iot_syscall *sc;
+	int64_t r = op->ev.ret;
+
+	/* ERESTARTSYS, ERESTARTNOINTR, ERESTARTNOHAND, ERESTART_RESTARTBLOCK */
+	if (r != -EINTR && r != -512 && r != -513 && r != -514 && r != -516)
+		return 0;
+	sc = iot_syscall_by_nr(op->ev.nr);
+	return sc && sc->cls != IOT_CLASS_WAIT && sc->cls != IOT_CLASS_PROCESS &&
+	       sc->cls != IOT_CLASS_ASYNC && op->ev.nr != SYS_close &&
+	       op->ev.nr != SYS_close_range;
+}
+
+/* A path the recorder wrote under a directory descriptor it did not know
+ * ("/?/NAME": record/decode.c): a bad one, when the call failed (EBADF,
+ * ENOTDIR), which the replay's path under its root cannot fail alike. */
+static int unknown_dir(const char *path)
+{
+	return path && path[0] == '/' && path[1] == '?' && path[2] == '/';
+}
+
 static int is_spawn(int nr)
 {
 	return nr == SYS_clone || nr == SYS_clone3 || nr == SYS_fork || nr == SYS_vfork;
@@ -429,6 +461,10 @@ int rpl_plan_threads(struct rpl_plan *p, struct rpl_deps *deps)
 		    !(iot_syscall_by_nr(op->ev.nr) &&
 		      (iot_syscall_by_nr(op->ev.nr)->flags & IOT_SCF_NOEXIT)))
 			op->skip = RPL_SKIP_UNFINISHED;
+		else if (interrupted(op))
+			op->skip = RPL_SKIP_SIGNAL;
+		else if (op->ev.ret < 0 && (unknown_dir(op->ev.path) || unknown_dir(op->ev.path2)))
+			op->skip = RPL_SKIP_DIRFD;
 		for (j = 0; j < RPL_MAXRES; j++)
 			keys[j] = 0;
 		if (!op->skip && rpl_plan_fds(p, &pl, op, keys) < 0)

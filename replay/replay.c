@@ -29,6 +29,8 @@ static const char *const skip_names[RPL_SKIP_COUNT] = {
 	[RPL_SKIP_INTERRUPTED] = "interrupted",
 	[RPL_SKIP_XDEV] = "copy, rename or link across filesystems when recorded",
 	[RPL_SKIP_OTHERFD] = "another process's descriptor",
+	[RPL_SKIP_SIGNAL] = "interrupted by a signal when recorded (their time waited)",
+	[RPL_SKIP_DIRFD] = "failed under a directory descriptor the recording did not know",
 };
 
 const char *rpl_skip_name(int why)

@@ -38,6 +38,8 @@ enum rpl_skip {
 	RPL_SKIP_INTERRUPTED,	/* not reached: the replay was interrupted (SIGINT, SIGTERM) */
 	RPL_SKIP_XDEV,		/* a copy, rename or link across filesystems when recorded (EXDEV) */
 	RPL_SKIP_OTHERFD,	/* an open of another process's descriptor (/proc/PID/fd/N) not found */
+	RPL_SKIP_SIGNAL,	/* interrupted by a signal when recorded (EINTR, ERESTART*): no effect */
+	RPL_SKIP_DIRFD,		/* failed when recorded, relative to a directory descriptor it did not know */
 	RPL_SKIP_COUNT
 };
 

@@ -354,6 +354,7 @@ static void fp_prestat(struct fp_pre *pre, int k, long dirfd, const char *p)
 {
 	struct fp_pst *ps = &pre->pst[k];
 	struct stat sb;
+	int32_t pid;
 	long r;
 
 	memset(ps, 0, sizeof(*ps));
@@ -363,7 +364,11 @@ static void fp_prestat(struct fp_pre *pre, int k, long dirfd, const char *p)
 		ps->err = FP_PST_UNKNOWN;
 		return;
 	}
-	r = fp_stub(SYS_newfstatat, dirfd, (long)p, (long)&sb, AT_SYMLINK_NOFOLLOW, 0, 0);
+	/* /proc/self/fd/N, /dev/stdout...: the recorder names the call by
+	 * the descriptor's file (rec_path_magic()), whose state is the
+	 * link followed, not the link (a symlink to itself, before) */
+	r = fp_stub(SYS_newfstatat, dirfd, (long)p, (long)&sb,
+		    iot_path_fd(p, INT32_MAX, &pid) >= 0 ? 0 : AT_SYMLINK_NOFOLLOW, 0, 0);
 	if (r < 0) {
 		ps->err = (int32_t)-r;
 		if (r == -ENOENT)

@@ -1,0 +1,45 @@
+#!/bin/bash
+# replay_bad_calls.sh - calls that failed on their arguments or were cut
+# short by a signal (tests/progs/bad_calls.c; stress-ng's stressors make
+# thousands) get the recorded answers when replayed.  Before:
+# - an open of a FIFO and a lock's wait, interrupted by SIGALRM (EINTR;
+#   ERESTARTSYS to the recorder), were made again, uninterrupted: the
+#   open succeeded (a descriptor the program never had), and the lock was
+#   granted or refused;
+# - calls relative to a descriptor that was not open ("/?/NAME" in the
+#   trace) failed with ENOENT, not EBADF;
+# - F_DUPFD past the program's limit, utimensat with a bad flag or
+#   nanoseconds, close_range(5, 2) succeeded;
+# - F_GETPIPE_SZ and F_SETPIPE_SZ were left out as unsupported.
+# Recorded with ptrace (fast path and not) and bpf where it loads: 0
+# mismatches, the two interrupted calls counted as such and not made,
+# and no fcntl left out.
+set -u
+. "$SRCDIR/tests/integration/lib.sh"
+. "$SRCDIR/tests/integration/record_lib.sh"
+need_ptrace
+[ -x "$PROGS/bad_calls" ] || fail "$PROGS/bad_calls is not built (make tests)"
+record_tmp badcalls
+
+for b in "${BACKENDS[@]}"; do
+	backend_opts "$b"
+	rm -rf "$T/w" "$T/root"
+	mkdir "$T/w" "$T/root"
+	"$IOTAPE" record -q "${OPTS[@]}" -o "$T/t.iotape" -- "$PROGS/bad_calls" "$T/w" \
+		>/dev/null 2>"$T/err" || fail "$b: recording bad_calls failed: $(cat "$T/err")"
+	"$IOTAPE" dump "$T/t.iotape" >"$T/dump" || fail "$b: dump failed"
+	cut=$(grep -cE ' = -1 (EINTR|ERESTART)' "$T/dump")
+	[ "$cut" = 2 ] || fail "$b: $cut interrupted calls in the trace, not 2: $(grep -E 'EINTR|ERESTART' "$T/dump")"
+	grep -q 'renameat(20001, "/?/a"' "$T/dump" || fail "$b: no renameat under the bad descriptor"
+	"$IOTAPE" replay "$T/t.iotape" --root "$T/root" --verify >"$T/out" 2>&1 ||
+		fail "$b: replay failed or mismatched: $(grep -A12 '^  mismatches' "$T/out")"
+	grep -q '^  mismatches   0$' "$T/out" || fail "$b: mismatches: $(grep -A8 '^  mismatches' "$T/out")"
+	grep -q 'interrupted by a signal when recorded (their time waited) 2[,)]' "$T/out" ||
+		fail "$b: the two interrupted calls are not counted: $(grep '^  ops' "$T/out")"
+	grep -q 'failed under a directory descriptor the recording did not know 3[,)]' "$T/out" ||
+		fail "$b: the three calls under a bad descriptor are not counted: $(grep '^  ops' "$T/out")"
+	! grep '^  ops' "$T/out" | grep -q unsupported ||
+		fail "$b: calls left out as unsupported: $(grep '^  ops' "$T/out")"
+	echo "$b: 2 interrupted calls not made, 3 under a bad descriptor, 0 mismatches"
+done
+echo "ok: calls that failed on their arguments or by a signal replay with their answers"

@@ -1,0 +1,129 @@
+/*
+ * bad_calls.c DIR - calls that fail on their arguments or are cut short
+ * by a signal, each checked for the answer it must get, in DIR:
+ *
+ * - an open of a FIFO no writer opens, and a lock's wait on bytes another
+ *   process holds, each interrupted by SIGALRM (a handler without
+ *   SA_RESTART): EINTR, after 0.1 s;
+ * - renameat, mkdirat and fstatat relative to a descriptor that is not
+ *   open: EBADF;
+ * - fcntl(F_DUPFD) asking for a descriptor past the limit: EINVAL;
+ * - utimensat with a flag it does not take, and with nanoseconds out of
+ *   range: EINVAL;
+ * - close_range of a range that ends before it starts: EINVAL;
+ * - a pipe's capacity asked for, set to 1 MiB, asked again.
+ *
+ * Exits 1 if any answer was not the one it must be.
+ */
+#include <signal.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/resource.h>
+#include <sys/stat.h>
+#include <sys/syscall.h>
+#include <sys/time.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "check.h"
+
+static void on_alarm(int sig)
+{
+	(void)sig;
+}
+
+/* @return : -errno of @r, or @r */
+static long res(long r)
+{
+	return r < 0 ? -errno : r;
+}
+
+int main(int argc, char **argv)
+{
+	struct itimerval it = { .it_value = { 0, 100000 } };
+	struct sigaction sa;
+	struct timespec bad[2] = { { 0, 1000000000L }, { 0, 0 } };
+	struct rlimit rl = { 1024, 1024 };
+	struct flock fl = { .l_type = F_WRLCK, .l_whence = SEEK_SET, .l_len = 8 };
+	struct stat sb;
+	char p[4096];
+	int fd, pfd[2], up[2], down[2];
+	pid_t kid;
+
+	if (argc < 2 || chdir(argv[1]) < 0)
+		return 2;
+	memset(&sa, 0, sizeof(sa));
+	sa.sa_handler = on_alarm;	/* no SA_RESTART: EINTR */
+	sigaction(SIGALRM, &sa, NULL);
+
+	/* a FIFO's open, waiting for a writer that never comes */
+	if (mkfifo("fifo", 0644) < 0)
+		return 2;
+	setitimer(ITIMER_REAL, &it, NULL);
+	CHECK("open of a FIFO, interrupted", res(open("fifo", O_RDONLY)), -EINTR);
+
+	/* a lock's wait on bytes a child holds until told */
+	fd = open_in(".", "locked");
+	if (fd < 0 || pipe(up) < 0 || pipe(down) < 0)
+		return 2;
+	kid = fork();
+	if (kid == 0) {
+		char c;
+		int k = open("locked", O_RDWR);
+
+		close(up[0]);
+		close(down[1]);
+		if (k < 0 || fcntl(k, F_SETLK, &fl) < 0)
+			_exit(3);
+		if (write(up[1], "x", 1) != 1 || read(down[0], &c, 1) != 1)
+			_exit(4);
+		_exit(0);
+	}
+	close(up[1]);
+	close(down[0]);
+	{
+		char c;
+
+		CHECK("child's lock", read(up[0], &c, 1), 1);
+	}
+	setitimer(ITIMER_REAL, &it, NULL);
+	CHECK("lock's wait, interrupted", res(fcntl(fd, F_SETLKW, &fl)), -EINTR);
+	CHECK("tell the child", write(down[1], "x", 1), 1);
+	{
+		int st = 0;
+
+		waitpid(kid, &st, 0);
+		CHECK("child's exit status", WEXITSTATUS(st), 0);
+	}
+	close(up[0]);
+	close(down[1]);
+
+	/* relative to a descriptor that is not open */
+	CHECK("renameat, bad dirfd", res(renameat(20001, "a", AT_FDCWD, "b")), -EBADF);
+	CHECK("mkdirat, bad dirfd", res(mkdirat(20001, "d", 0755)), -EBADF);
+	CHECK("fstatat, bad dirfd", res(fstatat(20001, "s", &sb, 0)), -EBADF);
+
+	/* past the descriptor limit */
+	setrlimit(RLIMIT_NOFILE, &rl);
+	CHECK("F_DUPFD past the limit", res(fcntl(fd, F_DUPFD, 20001)), -EINVAL);
+
+	/* utimensat's arguments */
+	snprintf(p, sizeof(p), "locked");
+	CHECK("utimensat, a flag it does not take", res(utimensat(AT_FDCWD, p, NULL, 0x8000)),
+	      -EINVAL);
+	CHECK("futimens, nanoseconds out of range", res(futimens(fd, bad)), -EINVAL);
+
+	/* a range that ends before it starts */
+	CHECK("close_range(5, 2)", res(syscall(SYS_close_range, 5U, 2U, 0U)), -EINVAL);
+
+	/* a pipe's capacity */
+	if (pipe(pfd) < 0)
+		return 2;
+	CHECK("pipe's size", res(fcntl(pfd[0], F_GETPIPE_SZ)), 65536);
+	CHECK("pipe's size set", res(fcntl(pfd[1], F_SETPIPE_SZ, 1 << 20)), 1 << 20);
+	CHECK("pipe's size again", res(fcntl(pfd[0], F_GETPIPE_SZ)), 1 << 20);
+	close(pfd[0]);
+	close(pfd[1]);
+	close(fd);
+	return fails != 0;
+}
