@@ -162,12 +162,19 @@ struct pipe_st {
 	uint32_t last_read, last_feed;
 };
 
-/* The bytes @op moved through a pipe (its result, where that is a count) */
-static int64_t pipe_bytes(const struct rpl_op *op)
+/* The bytes @op moved through a pipe (its result, where that is a count),
+ * as its reader (@reads) or feeder: a splice moves its result out of its
+ * input and into its output, a tee copies it into its output and leaves
+ * its input as it was */
+static int64_t pipe_bytes(const struct rpl_op *op, int reads)
 {
 	const struct iot_syscall *sc = iot_syscall_by_nr(op->ev.nr);
 
-	return sc && (sc->flags & IOT_SCF_COUNT) && op->ev.ret > 0 ? op->ev.ret : 0;
+	if (op->ev.ret <= 0)
+		return 0;
+	if (op->ev.nr == SYS_tee)
+		return reads ? 0 : op->ev.ret;
+	return op->ev.nr == SYS_splice || (sc && (sc->flags & IOT_SCF_COUNT)) ? op->ev.ret : 0;
 }
 
 /* @op follows the loose closes since the last feed; @clear: they are
@@ -187,7 +194,7 @@ static int follow_loose(struct rpl_plan *p, struct pipe_st *ps, struct rpl_op *o
 static int pipe_dep(struct rpl_plan *p, struct pipe_st *ps, uint32_t oi, int reads, int loose)
 {
 	struct rpl_op *op = &p->ops[oi];
-	int64_t n = pipe_bytes(op);
+	int64_t n = pipe_bytes(op, reads);
 
 	if (loose && !reads && ps->n_loose < PIPE_LOOSE) {
 		ps->loose[ps->n_loose++] = oi;

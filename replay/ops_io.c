@@ -16,6 +16,7 @@
 #include <linux/fs.h>
 #include <sys/mman.h>
 #include <sys/sendfile.h>
+#include <sys/stat.h>
 #include <sys/syscall.h>
 #include <sys/ioctl.h>
 #include <sys/uio.h>
@@ -185,6 +186,52 @@ static int64_t h_sync(struct rpl_ctx *c, struct rpl_op *op)
 	return r;
 }
 
+/* The live descriptor of recorded @fd, or -1 (the op not marked) */
+static int live_of(struct rpl_ctx *c, int64_t fd)
+{
+	struct rpl_fd e;
+
+	return fd >= 0 && fd < RPL_FD_MAX && rpl_fdtab_get(c->pr->tab, (long)fd, &e) == 0 &&
+	       e.state == RPL_FD_LIVE ? e.live : -1;
+}
+
+/*
+ * A splice with one end not replayed (/dev/null, /dev/zero, a socket)
+ * and the other a pipe: what it did to the pipe, which the pipe's other
+ * users see.  From the pipe: its bytes taken out (read into the scratch
+ * buffer); into it: bytes put there.  Left undone, a pipe a program
+ * drained into /dev/null filled up, its writer's writes failed with
+ * EAGAIN, and a tee of it copied old bytes (stress-ng's tee stressor: a
+ * replay of 0.5 s of recording not done in 60 s).  @return : as a
+ * handler's; -1 with neither end live (the op marked skipped).
+ */
+static int64_t splice_pipe_side(struct rpl_ctx *c, struct rpl_op *op, int in, int out)
+{
+	size_t left = op->ev.ret > 0 ? (size_t)op->ev.ret : 0, done = 0;
+	int fd = in >= 0 ? in : out;
+	struct stat sb;
+
+	if ((in < 0) == (out < 0) || fstat(fd, &sb) < 0 || !S_ISFIFO(sb.st_mode) || !left) {
+		/* marks it skipped, with the reason */
+		if (rpl_live_fd(c, op, op->ev.args[0]) >= 0)
+			rpl_live_fd(c, op, op->ev.args[2]);
+		return RPL_SKIPPED;
+	}
+	c->sys0 = iot_now_ns();
+	while (done < left) {
+		size_t n = left - done < RPL_SCRATCH ? left - done : RPL_SCRATCH;
+		ssize_t r = in >= 0 ? read(in, c->scratch, n) : write(out, rpl_wbuf(), n);
+
+		if (r <= 0) {
+			c->sys1 = iot_now_ns();
+			return done ? (int64_t)done : r < 0 ? -errno : 0;
+		}
+		done += (size_t)r;
+	}
+	c->sys1 = iot_now_ns();
+	return (int64_t)done;
+}
+
 static int64_t h_copy(struct rpl_ctx *c, struct rpl_op *op)
 {
 	const int64_t *a = op->ev.args;
@@ -225,22 +272,17 @@ static int64_t h_copy(struct rpl_ctx *c, struct rpl_op *op)
 		return ret_of(sendfile(out, in, a[2] == -1 ? NULL : &o1,
 				       (size_t)io_count(op, a[3])));
 	case SYS_splice:		/* in, off_in, out, off_out, len, flags */
-		in = rpl_live_fd(c, op, a[0]);
-		out = in < 0 ? -1 : rpl_live_fd(c, op, a[2]);
-		if (out < 0)
-			return RPL_SKIPPED;
-		o1 = a[1];
-		o2 = a[3];
-		return ret_of(splice(in, a[1] == -1 ? NULL : &o1, out, a[3] == -1 ? NULL : &o2,
-				     (size_t)io_count(op, a[4]),
-				     (unsigned)a[5] | SPLICE_F_NONBLOCK));
+		in = live_of(c, a[0]);
+		out = live_of(c, a[2]);
+		if (in < 0 || out < 0)
+			return splice_pipe_side(c, op, in, out);
+		return rpl_pipe_move(c, op, in, out, (size_t)io_count(op, a[4]));
 	case SYS_tee:			/* in, out, len, flags */
 		in = rpl_live_fd(c, op, a[0]);
 		out = in < 0 ? -1 : rpl_live_fd(c, op, a[1]);
 		if (out < 0)
 			return RPL_SKIPPED;
-		return ret_of(tee(in, out, (size_t)io_count(op, a[2]),
-				  (unsigned)a[3] | SPLICE_F_NONBLOCK));
+		return rpl_pipe_move(c, op, in, out, (size_t)io_count(op, a[2]));
 	}
 	return rpl_skip(op, RPL_SKIP_UNSUPPORTED);
 }

@@ -35,6 +35,7 @@
  * bytes as it runs (as a blocking read does).
  */
 #include <errno.h>
+#include <fcntl.h>
 #include <poll.h>
 #include <stddef.h>
 #include <sys/ioctl.h>
@@ -157,4 +158,51 @@ int64_t rpl_pipe_rest(struct rpl_ctx *c, struct rpl_op *op, int fd, int64_t r, i
 		poll(&pfd, 1, 20);
 	}
 	return done > 0 ? done : r;
+}
+
+/*
+ * A splice or tee between two live descriptors, with the replay's pipes
+ * never blocking (SPLICE_F_NONBLOCK).  One that moved bytes when recorded
+ * and finds its input empty or its output full here (EAGAIN) waits for
+ * them, as the blocking call did, for as long as a read or write would;
+ * a tee copied from a pipe its reader had not yet emptied, a slot a
+ * copy, and met a full pipe where the reader had kept up (stress-ng's tee
+ * stressor).  What it moved in part stays so: another tee would copy the
+ * same bytes again.
+ */
+int64_t rpl_pipe_move(struct rpl_ctx *c, struct rpl_op *op, int in, int out, size_t n)
+{
+	const int64_t *a = op->ev.args;
+	int64_t r, now, deadline = 0;
+
+	for (;;) {
+		if (op->ev.nr == SYS_tee) {
+			r = RPL_CALL(c, tee(in, out, n, (unsigned)a[3] | SPLICE_F_NONBLOCK));
+		} else {
+			loff_t o1 = a[1], o2 = a[3];
+
+			r = RPL_CALL(c, splice(in, a[1] == -1 ? NULL : &o1, out,
+					       a[3] == -1 ? NULL : &o2, n,
+					       (unsigned)a[5] | SPLICE_F_NONBLOCK));
+		}
+		if (r != -EAGAIN || op->ev.ret <= 0 || atomic_load(&rpl_stop_sig))
+			return r;
+		now = iot_now_ns();
+		if (!deadline) {
+			deadline = now + wait_limit(c, op);
+		} else if (now > deadline) {
+			atomic_fetch_add(&c->p->pipe_gaveup, 1);
+			return r;
+		}
+		{
+			/* the input, while it has nothing; then the output */
+			struct pollfd pin = { .fd = in, .events = POLLIN };
+			struct pollfd pout = { .fd = out, .events = POLLOUT };
+
+			if (poll(&pin, 1, 0) == 1)
+				poll(&pout, 1, 20);
+			else
+				poll(&pin, 1, 20);
+		}
+	}
 }

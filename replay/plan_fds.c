@@ -234,6 +234,28 @@ static uint64_t pipe_key(const struct iot_syscall *sc, const struct rpl_op *op, 
 	return feeds_pipe(sc) ? k | RPL_KEY_PIPE : 0;
 }
 
+/*
+ * A call that moves data between two descriptors in the kernel (splice,
+ * tee, sendfile): the argument of the descriptor it takes data from, or
+ * -1.  Read from a pipe, that end is a read of the pipe: it follows the
+ * writes that fed it, and the call is ordered from its end, as a read is.
+ * Ordered from its entry as a feed (its other end's writes), a tee that
+ * waited in an empty pipe for the write that woke it came before that
+ * write and found the pipe empty (EAGAIN), and its reader's reads of what
+ * it copied waited in vain, one wait given up after another (stress-ng's
+ * tee stressor: a replay of 0.5 s of recording not done in 300 s).
+ */
+static int moves_from(const struct rpl_ev *ev)
+{
+	switch (ev->nr) {
+	case SYS_splice: case SYS_tee:
+		return 0;
+	case SYS_sendfile:
+		return 1;
+	}
+	return -1;
+}
+
 /* Does @op create, remove or rename a name (so it orders on the parent)?
  * An open does with O_CREAT only (openat2's how holds its flags). */
 static int changes_names(const struct iot_syscall *sc, const struct rpl_op *op)
@@ -518,7 +540,7 @@ int rpl_plan_fds(struct rpl_plan *p, struct rpl_planner *pl, struct rpl_op *op,
 	 * many that need no order among themselves */
 	int wdata = writes_data(pl, sc, op);
 	struct rpl_fd e = { 0 };
-	int n = 0, nfd = 0, pair;
+	int n = 0, nfd = 0, pair, from_pipe = 0, into_pipe = 0;
 	int ends_proc = ev->nr == SYS_exit || ev->nr == SYS_exit_group ||
 			ev->nr == SYS_execve || ev->nr == SYS_execveat;
 	uint32_t a;
@@ -586,6 +608,20 @@ int rpl_plan_fds(struct rpl_plan *p, struct rpl_planner *pl, struct rpl_op *op,
 		if (rpl_fdtab_get(tab, (long)ev->args[a], &fe) == 0) {
 			if (!rpl_map_get(&pl->pipes, RPL_IK(fe.res), &v)) {
 				ADD(key_res(fe.res) | (wdata ? RPL_KEY_NAME : 0));
+			} else if (moves_from(ev) >= 0) {
+				/* moved nothing (failed): no order to keep */
+				if (ev->ret >= 0 && (int)a == moves_from(ev)) {
+					/* (a socket pair's end: what the other
+					 * end wrote) */
+					uint32_t r = PIPE_KIND(v) == PIPE_ONE ? fe.res :
+						     PIPE_KIND(v) == PIPE_SOCK0 ? fe.res + 1 : fe.res - 1;
+
+					ADD(key_res(r) | RPL_KEY_PIPE | RPL_KEY_LOOK);
+					from_pipe = 1;
+				} else if (ev->ret > 0) {
+					ADD(key_res(fe.res) | RPL_KEY_PIPE);
+					into_pipe = 1;
+				}
 			} else {
 				uint64_t pk = pipe_key(sc, op, pipe_way(sc, fe.res, v));
 
@@ -605,6 +641,10 @@ int rpl_plan_fds(struct rpl_plan *p, struct rpl_planner *pl, struct rpl_op *op,
 		if (shared && ev->args[a] >= 0)
 			ADD(key_slot(tab, ev->args[a]) | (wdata ? RPL_KEY_LOOK : 0));
 	}
+	/* into a pipe only, as a write from its entry; from one, as a read
+	 * from its end (moves_from()) */
+	if (into_pipe && !from_pipe)
+		op->rflags |= RPL_OPF_ORDER_ENTER;
 	/* an exit's or exec's pipes first: the files mapped at an exit
 	 * (shuf's 13 locale files) took all RPL_MAXRES keys, and the read
 	 * end it closed was left out of the pipe's order: a write that met

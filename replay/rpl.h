@@ -1284,6 +1284,10 @@ static inline void rpl_woke(struct rpl_plan *p)
  * the other end.  @return : the bytes moved, or @r. */
 int rpl_pipe_nothing(const struct rpl_op *op);
 int64_t rpl_pipe_rest(struct rpl_ctx *c, struct rpl_op *op, int fd, int64_t r, int wr);
+/* rpl_pipe_move() : @op's splice or tee of @n bytes from live @in to live
+ * @out, waiting for its pipes where it moved bytes when recorded.
+ * @return : its result, or -errno. */
+int64_t rpl_pipe_move(struct rpl_ctx *c, struct rpl_op *op, int in, int out, size_t n);
 /* rpl_fd_is_stream() : is live descriptor @fd a pipe or a socket (not a
  * file, where short is short)? */
 int rpl_fd_is_stream(int fd);
