@@ -243,8 +243,9 @@ int iot_format_mpages(char *buf, size_t len, const struct iot_mpages *m)
 	if (m->flags & IOT_MP_NO_DIRTY)
 		iot_sb_puts(&b, "unknown");
 	else
-		iot_sb_printf(&b, "%llu (%u runs)",
-			      (unsigned long long)run_pages(m->write_runs, m->n_write), m->n_write);
+		iot_sb_printf(&b, "%llu (%u runs)%s",
+			      (unsigned long long)run_pages(m->write_runs, m->n_write), m->n_write,
+			      m->flags & IOT_MP_TOUCHED ? " or read (a tmpfs file's)" : "");
 	iot_sb_printf(&b, ", pages of %u bytes", m->page_size);
 	return iot_sb_end(&b);
 }

@@ -483,6 +483,7 @@ IOT_API int iot_format_aio(char *buf, size_t len, const struct iot_aio *a);
 
 enum iot_mp_why { IOT_MP_MUNMAP = 1, IOT_MP_MSYNC, IOT_MP_EXIT, IOT_MP_MREMAP };
 #define IOT_MP_NO_DIRTY 0x1	/* written pages could not be known */
+#define IOT_MP_TOUCHED 0x2	/* written: every page touched, read or written (a tmpfs file's, ptrace) */
 
 /* The pages of one file mapping a program read (present in its page
  * table) and wrote (dirty in the page cache), taken at munmap, msync or

@@ -10,7 +10,10 @@
  * page, which a real page-in read too).  A page dirty in the page cache
  * (/proc/kpageflags, root only) of a shared writable mapping was written.
  * Each page counts as read once per mapping; as written again after each
- * msync (which cleans it).  The pages go into a MapPages record after
+ * msync (which cleans it).  A tmpfs file's pages are never cleaned: dirty
+ * whether written or read (a page written before the mapping), they
+ * count as written once per mapping, flagged IOT_MP_TOUCHED, and the
+ * summary counts them.  The pages go into a MapPages record after
  * the munmap, msync or exit_group event (FORMAT.md).
  *
  * The bpf backends have no stop to read the page table at: their
@@ -50,11 +53,13 @@
 #define PM_PRESENT (1ULL << 63)
 #define PM_PFN ((1ULL << 55) - 1)
 #define KPF_DIRTY 4
+#define KPF_SWAPBACKED 14
 
 static void fmap_free(struct rec_fmap *m)
 {
 	free(m->path);
 	free(m->seen);
+	free(m->wseen);
 	free(m->hit);
 	free(m->dirty);
 }
@@ -206,7 +211,7 @@ int rec_fmap_fork(struct rec_ctx *c, pid_t parent, pid_t child)
 		m->taken = 0;
 		m->path = strndup(s->v[i].path, s->v[i].path_len);
 		m->seen = calloc((pages + 63) / 64, 8);
-		m->hit = m->dirty = NULL;
+		m->hit = m->dirty = m->wseen = NULL;
 		if (!m->path || !m->seen || (s->v[i].hit && rec_fmap_bits(m) < 0)) {
 			fmap_free(m);
 			err = -ENOMEM;
@@ -249,7 +254,7 @@ static int scan(struct rec_ctx *c, struct rec_task *t, struct rec_fmap *m, uint6
 	char name[64];
 	uint64_t *pm = NULL, *rr = NULL, *wr = NULL, i, n = (hi - lo) / PAGE;
 	uint32_t nr = 0, cr = 0, nw = 0, cw = 0;
-	int fd = -1, err = 0;
+	int fd = -1, err = 0, shmem = 0;
 
 	if (!m->hit) {
 		snprintf(name, sizeof(name), "/proc/%d/pagemap", (int)t->tid);
@@ -278,6 +283,19 @@ static int scan(struct rec_ctx *c, struct rec_task *t, struct rec_fmap *m, uint6
 			dirty = m->shared_w && c->fmaps->kpf >= 0 && (pm[i] & PM_PFN) &&
 				pread(c->fmaps->kpf, &fl, 8, (off_t)((pm[i] & PM_PFN) * 8)) == 8 &&
 				(fl & (1ULL << KPF_DIRTY));
+			/* a tmpfs file's pages stay dirty (nothing writes them
+			 * back): read ones too, and after an msync.  Each
+			 * counts as written once, and the record says that
+			 * reads were not told from writes (IOT_MP_TOUCHED) */
+			if (dirty && (fl & (1ULL << KPF_SWAPBACKED))) {
+				if (!m->wseen && !(m->wseen = calloc((m->len / PAGE + 63) / 64, 8))) {
+					err = -ENOMEM;
+					break;
+				}
+				shmem = 1;
+				dirty = !(m->wseen[idx / 64] & bit);
+				m->wseen[idx / 64] |= bit;
+			}
 		}
 		if (dirty)
 			err = run_add(&wr, &nw, &cw, page);
@@ -300,6 +318,10 @@ static int scan(struct rec_ctx *c, struct rec_task *t, struct rec_fmap *m, uint6
 	out->n_write = nw;
 	if (m->shared_w && !m->hit && c->fmaps->kpf < 0)
 		out->flags |= IOT_MP_NO_DIRTY;
+	if (shmem)
+		out->flags |= IOT_MP_TOUCHED;
+	for (i = 0; shmem && i < nw; i++)
+		c->st.mp_shmem += wr[2 * i + 1];
 	rr = wr = NULL;
 	if (!(out->path = strndup(m->path, m->path_len)))
 		err = -ENOMEM;
@@ -423,7 +445,7 @@ void rec_fmap_move(struct rec_ctx *c, struct rec_task *t, uint64_t from, uint64_
 			continue;
 		was = m->len / PAGE;
 		if (bits_resize(&m->seen, was, pages) < 0 || bits_resize(&m->hit, was, pages) < 0 ||
-		    bits_resize(&m->dirty, was, pages) < 0) {
+		    bits_resize(&m->dirty, was, pages) < 0 || bits_resize(&m->wseen, was, pages) < 0) {
 			/* followed no further: its pages so far were taken */
 			c->st.fmap_untaken++;
 			fmap_free(m);

@@ -18,6 +18,9 @@ struct rec_fmap {
 	char *path;
 	uint32_t path_len;
 	uint64_t *seen;			/* a bit per page already counted as read */
+	/* ptrace: a bit per page of a tmpfs file (shmem: always dirty in
+	 * the page cache) already counted as written */
+	uint64_t *wseen;
 	int taken;			/* its pages were read at least once */
 	/* the bpf backends (bpf_mmap.c): NULL when the programs do not
 	 * follow it; else a bit per page faulted in, and per page dirtied

@@ -238,6 +238,7 @@ struct rec_stats {
 	uint64_t fmap_untaken;			/* ... whose pages could not be read */
 	uint64_t fmap_untied;			/* file mappings tied to no file (mmap.c) */
 	uint64_t mp_read, mp_written;		/* their pages read and written */
+	uint64_t mp_shmem;			/* ... of those written, pages of tmpfs files (ptrace) */
 	uint64_t bpf_events;		/* of events, logged by the BPF programs */
 	uint64_t bpf_lost;		/* of dropped, records the programs could not write */
 	uint64_t bpf_unseen_in;		/* calls resumed without a traced switch
