@@ -42,7 +42,9 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <linux/magic.h>
 #include <sys/mman.h>
+#include <sys/statfs.h>
 #include <sys/syscall.h>
 #include <unistd.h>
 
@@ -165,6 +167,11 @@ int rec_fmap_add(struct rec_ctx *c, struct rec_task *t, uint64_t addr, uint64_t 
 	m->off = off;
 	m->shared_w = (flags & MAP_SHARED) && (prot & PROT_WRITE);
 	m->path = strndup(p, plen);
+	if (m->shared_w && m->path) {
+		struct statfs sf;
+
+		m->tmpfs = statfs(m->path, &sf) == 0 && sf.f_type == TMPFS_MAGIC;
+	}
 	m->path_len = plen;
 	m->seen = calloc((pages + 63) / 64, 8);
 	if (!m->path || !m->seen) {
@@ -277,6 +284,11 @@ static int scan(struct rec_ctx *c, struct rec_task *t, struct rec_fmap *m, uint6
 			/* written again only if dirtied again */
 			dirty = m->shared_w && (m->dirty[idx / 64] & bit);
 			m->dirty[idx / 64] &= ~bit;
+			/* a tmpfs page's store after a read fault faults not
+			 * (its page is mapped writable at once) nor dirties
+			 * it again: every page touched, once (below) */
+			if (m->shared_w && m->tmpfs)
+				dirty = 2;
 		} else {
 			if (!(pm[i] & PM_PRESENT))
 				continue;
@@ -287,15 +299,17 @@ static int scan(struct rec_ctx *c, struct rec_task *t, struct rec_fmap *m, uint6
 			 * back): read ones too, and after an msync.  Each
 			 * counts as written once, and the record says that
 			 * reads were not told from writes (IOT_MP_TOUCHED) */
-			if (dirty && (fl & (1ULL << KPF_SWAPBACKED))) {
-				if (!m->wseen && !(m->wseen = calloc((m->len / PAGE + 63) / 64, 8))) {
-					err = -ENOMEM;
-					break;
-				}
-				shmem = 1;
-				dirty = !(m->wseen[idx / 64] & bit);
-				m->wseen[idx / 64] |= bit;
+			if (dirty && (fl & (1ULL << KPF_SWAPBACKED)))
+				dirty = 2;
+		}
+		if (dirty == 2) {
+			if (!m->wseen && !(m->wseen = calloc((m->len / PAGE + 63) / 64, 8))) {
+				err = -ENOMEM;
+				break;
 			}
+			shmem = 1;
+			dirty = !(m->wseen[idx / 64] & bit);
+			m->wseen[idx / 64] |= bit;
 		}
 		if (dirty)
 			err = run_add(&wr, &nw, &cw, page);
@@ -318,7 +332,7 @@ static int scan(struct rec_ctx *c, struct rec_task *t, struct rec_fmap *m, uint6
 	out->n_write = nw;
 	if (m->shared_w && !m->hit && c->fmaps->kpf < 0)
 		out->flags |= IOT_MP_NO_DIRTY;
-	if (shmem)
+	if (shmem || (m->shared_w && m->tmpfs))
 		out->flags |= IOT_MP_TOUCHED;
 	for (i = 0; shmem && i < nw; i++)
 		c->st.mp_shmem += wr[2 * i + 1];

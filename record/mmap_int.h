@@ -15,6 +15,7 @@ struct rec_fmap {
 	pid_t pid;
 	uint64_t addr, len, off;
 	uint32_t shared_w;		/* MAP_SHARED and PROT_WRITE: writes reach the file */
+	uint32_t tmpfs;			/* ... of a tmpfs file: its written pages cannot be told */
 	char *path;
 	uint32_t path_len;
 	uint64_t *seen;			/* a bit per page already counted as read */

@@ -169,9 +169,9 @@ static void aio_summary(const struct rec_ctx *c)
 			st->fmap_untaken ? "" : "; every mapping taken");
 	if (st->mp_shmem)
 		iot_msg(IOT_MSG_INFO, CMD, "%llu of the pages written through mappings are of tmpfs "
-			"files, whose pages stay dirty whether written or read: under ptrace every "
-			"page of such a mapping that was touched counts as written, once (--backend "
-			"bpf sees the stores)", (unsigned long long)st->mp_shmem);
+			"files, whose pages stay dirty whether written or read, and whose stores "
+			"after a read fault make no fault: every page of such a mapping that was "
+			"touched counts as written, once", (unsigned long long)st->mp_shmem);
 	if (st->fmap_untaken && c->bpf)
 		iot_msg(IOT_MSG_INFO, CMD, "%llu file mappings whose pages were not taken: the "
 			"BPF programs did not follow them (their table of mapped files was full); "
