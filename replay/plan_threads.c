@@ -14,6 +14,7 @@
  * its exit record (plan_ended()), as the kernel closes it.
  */
 #include <errno.h>
+#include <fcntl.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -54,6 +55,81 @@ static int interrupted(const struct rpl_op *op)
 static int unknown_dir(const char *path)
 {
 	return path && path[0] == '/' && path[1] == '?' && path[2] == '/';
+}
+
+/*
+ * Symlinks of the starting tree that lead into /proc, /sys or /dev
+ * (/etc/mtab -> ../proc/self/mounts), by the hash of their paths, into
+ * @m: a call that follows one reads the kernel's files, which the replay
+ * does not; under the root the link leads nowhere (ENOENT where the
+ * recording read the mount table: df, getmntent(), stress-ng).
+ */
+static int pseudo_links(const struct rpl_plan *p, struct rpl_map *m)
+{
+	char buf[4096], out[4096];
+	size_t i;
+
+	for (i = 0; i < p->n_ps; i++) {
+		const struct iot_path_state *ps = &p->ps[i];
+		size_t n = 0, d, l;
+		const char *t = ps->target, *c;
+
+		if ((ps->type & S_IFMT) != S_IFLNK || !t || !ps->target_len ||
+		    ps->path_len + ps->target_len + 2 > sizeof(buf))
+			continue;
+		if (t[0] != '/') {	/* relative: from the link's directory */
+			for (d = ps->path_len; d > 0 && ps->path[d - 1] != '/'; d--)
+				;
+			memcpy(buf, ps->path, d);
+			n = d;
+		}
+		memcpy(buf + n, t, ps->target_len);
+		buf[n + ps->target_len] = 0;
+		/* "." and ".." taken out, lexically, into out */
+		for (n = 0, c = buf; *c; c += l) {
+			while (*c == '/')
+				c++;
+			l = strcspn(c, "/");
+			if (l == 2 && c[0] == '.' && c[1] == '.') {
+				while (n > 0 && out[n - 1] != '/')
+					n--;
+				if (n > 0)
+					n--;
+			} else if (l && !(l == 1 && c[0] == '.')) {
+				out[n++] = '/';
+				memcpy(out + n, c, l);
+				n += l;
+			}
+		}
+		out[n] = 0;
+		if (n && rpl_path_skip(NULL, out) == RPL_SKIP_PSEUDO &&
+		    rpl_map_put(m, iot_hash(ps->path, ps->path_len, 11), 1) < 0)
+			return -ENOMEM;
+	}
+	return 0;
+}
+
+/* Does @op follow a symlink at the end of its path? */
+static int follows_last(const struct rpl_op *op)
+{
+	const struct iot_syscall *sc = iot_syscall_by_nr(op->ev.nr);
+	int fl, of;
+
+	if (!sc)
+		return 0;
+	switch (op->ev.nr) {
+	case SYS_lstat: case SYS_lgetxattr: case SYS_llistxattr: case SYS_lremovexattr:
+	case SYS_lsetxattr: case SYS_lchown: case SYS_readlink: case SYS_readlinkat:
+	case SYS_unlink: case SYS_unlinkat: case SYS_rmdir: case SYS_mkdir: case SYS_mkdirat:
+	case SYS_mknod: case SYS_mknodat: case SYS_symlink: case SYS_symlinkat:
+	case SYS_rename: case SYS_renameat: case SYS_renameat2: case SYS_link:
+	case SYS_linkat:
+		return 0;
+	}
+	fl = iot_syscall_arg(sc, IOT_ARG_AT_FLAGS);
+	of = rpl_open_flags_arg(sc);
+	return !(fl >= 0 && (op->ev.args[fl] & AT_SYMLINK_NOFOLLOW)) &&
+	       !(of >= 0 && (op->ev.args[of] & O_NOFOLLOW));
 }
 
 static int is_spawn(int nr)
@@ -394,6 +470,8 @@ int rpl_plan_threads(struct rpl_plan *p, struct rpl_deps *deps)
 {
 	uint64_t keys[RPL_MAXRES];
 	struct rpl_planner pl = { .last_ti = UINT32_MAX };
+	struct rpl_map plinks = { 0 };
+	uint32_t pv;
 	int64_t base = p->n_ops ? p->ops[0].ev.t_enter : 0;
 	const struct iot_process **exits = NULL;	/* exit records by time */
 	uint32_t *waits = NULL;				/* the wait4 ops */
@@ -418,6 +496,8 @@ int rpl_plan_threads(struct rpl_plan *p, struct rpl_deps *deps)
 	}
 	for (i = 0; i < p->n_ps; i++)
 		pl.ps_fifos += (p->ps[i].type & S_IFMT) == S_IFIFO;
+	if (pseudo_links(p, &plinks) < 0)
+		goto nomem;
 	pl.writes_ordered = p->hdr && iot_header_get(p->hdr, "record.data") != NULL;
 	if (n_exits && !(exits = malloc(n_exits * sizeof(*exits))))
 		goto nomem;
@@ -465,6 +545,9 @@ int rpl_plan_threads(struct rpl_plan *p, struct rpl_deps *deps)
 			op->skip = RPL_SKIP_SIGNAL;
 		else if (op->ev.ret < 0 && (unknown_dir(op->ev.path) || unknown_dir(op->ev.path2)))
 			op->skip = RPL_SKIP_DIRFD;
+		else if (plinks.n && op->ev.path && follows_last(op) &&
+			 rpl_map_get(&plinks, iot_hash(op->ev.path, strlen(op->ev.path), 11), &pv))
+			op->skip = RPL_SKIP_PSEUDO;
 		for (j = 0; j < RPL_MAXRES; j++)
 			keys[j] = 0;
 		if (!op->skip && rpl_plan_fds(p, &pl, op, keys) < 0)
@@ -559,6 +642,7 @@ out:
 	rpl_map_free(&pl.pid2proc);
 	rpl_map_free(&pl.spawn);
 	rpl_map_free(&pl.files);
+	rpl_map_free(&plinks);
 	rpl_map_free(&pl.pipes);
 	rpl_map_free(&pl.fifos);
 	rpl_map_free(&pl.snap_of);
