@@ -120,6 +120,11 @@ static int64_t xattr_at(struct rpl_ctx *c, struct rpl_op *op, const char *value,
 	return r;
 }
 
+static int is_set(int nr)
+{
+	return nr == SYS_setxattr || nr == SYS_lsetxattr || nr == SYS_fsetxattr;
+}
+
 static int64_t h_xattr(struct rpl_ctx *c, struct rpl_op *op)
 {
 	const int64_t *a = op->ev.args;
@@ -139,8 +144,13 @@ static int64_t h_xattr(struct rpl_ctx *c, struct rpl_op *op)
 
 	if (!list && !name)
 		return rpl_skip(op, RPL_SKIP_NOPATH);
-	if (size < 0 || size > 65536)
+	/* a value longer than the kernel takes (XATTR_SIZE_MAX) fails to be
+	 * set (E2BIG) before it is read: asked so; a longer buffer to get
+	 * into is cut to it */
+	if (size < 0 || (size > 65536 && (list || !is_set(nr))))
 		size = 65536;
+	else if (size > 65536)
+		size = 65537;
 	if (byfd) {
 		struct rpl_fd e;
 

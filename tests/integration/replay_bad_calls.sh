@@ -9,7 +9,8 @@
 # - calls relative to a descriptor that was not open ("/?/NAME" in the
 #   trace) failed with ENOENT, not EBADF;
 # - F_DUPFD past the program's limit, utimensat with a bad flag or
-#   nanoseconds, close_range(5, 2) succeeded;
+#   nanoseconds, close_range(5, 2) succeeded; a setxattr of 65537 bytes
+#   was made with 65536, which the kernel takes;
 # - F_GETPIPE_SZ and F_SETPIPE_SZ were left out as unsupported.
 # Recorded with ptrace (fast path and not) and bpf where it loads: 0
 # mismatches, the two interrupted calls counted as such and not made,

@@ -11,6 +11,7 @@
  * - utimensat with a flag it does not take, and with nanoseconds out of
  *   range: EINVAL;
  * - close_range of a range that ends before it starts: EINVAL;
+ * - setxattr of a value longer than the kernel takes: E2BIG;
  * - a pipe's capacity asked for, set to 1 MiB, asked again.
  *
  * Exits 1 if any answer was not the one it must be.
@@ -23,9 +24,12 @@
 #include <sys/syscall.h>
 #include <sys/time.h>
 #include <sys/wait.h>
+#include <sys/xattr.h>
 #include <unistd.h>
 
 #include "check.h"
+
+static char big[65537];
 
 static void on_alarm(int sig)
 {
@@ -115,6 +119,10 @@ int main(int argc, char **argv)
 
 	/* a range that ends before it starts */
 	CHECK("close_range(5, 2)", res(syscall(SYS_close_range, 5U, 2U, 0U)), -EINVAL);
+
+	/* a value longer than XATTR_SIZE_MAX */
+	CHECK("setxattr of 65537 bytes", res(setxattr("locked", "user.big", big, sizeof(big), 0)),
+	      -E2BIG);
 
 	/* a pipe's capacity */
 	if (pipe(pfd) < 0)
