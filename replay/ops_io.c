@@ -346,6 +346,18 @@ static int64_t h_ioctl(struct rpl_ctx *c, struct rpl_op *op)
 		fd = rpl_live_fd(c, op, op->ev.args[0]);
 		return fd < 0 ? RPL_SKIPPED : RPL_CALL(c, ioctl(fd, req, buf));
 	}
+	if (req == FIONREAD || req == FS_IOC_GETFLAGS || req == FS_IOC_FSGETXATTR) {
+		/* questions of the file or pipe, whose answers go behind a
+		 * pointer: asked again of the replay's descriptor (lsattr,
+		 * a pipe's reader asking what is there) */
+		uint64_t buf[8] = { 0 };	/* an int, a struct fsxattr */
+
+		fd = rpl_live_fd(c, op, op->ev.args[0]);
+		if (fd < 0)
+			return RPL_SKIPPED;
+		r = RPL_CALL(c, ioctl(fd, req, buf));
+		return r >= 0 && op->ev.ret >= 0 ? op->ev.ret : r;
+	}
 	if (req != (unsigned long)FICLONE)
 		return rpl_skip(op, RPL_SKIP_UNSUPPORTED);
 	fd = rpl_live_fd(c, op, op->ev.args[0]);

@@ -3,13 +3,19 @@
 # TCGETS, TIOCGWINSZ: ls -C with its output in a file) that found none
 # (ENOTTY) are asked again of the replay's descriptor, not left out as
 # unsupported (2,367 such calls in the 33 workloads of
-# docs/VALIDATION.md's morning of 2026-12-06 were).  Recorded with ptrace
-# (fast path and not) and bpf where it loads.
+# docs/VALIDATION.md's morning of 2026-12-06 were).  So are FIONREAD of
+# a pipe and FS_IOC_GETFLAGS of a file (lsattr), left out before too.
+# Recorded with ptrace (fast path and not) and bpf where it loads.
 set -u
 . "$SRCDIR/tests/integration/lib.sh"
 . "$SRCDIR/tests/integration/record_lib.sh"
 need_ptrace
 need_cmd ls
+need_cmd python3
+# the interpreter itself, not a version manager's shell shims (their
+# redirections to /dev/null ask TCGETS of a descriptor not replayed)
+PY=$(command -v /usr/bin/python3 || command -v python3)
+export PY
 record_tmp ttyioctl
 
 for b in "${BACKENDS[@]}"; do
@@ -17,18 +23,29 @@ for b in "${BACKENDS[@]}"; do
 	rm -rf "$T/w" "$T/root"
 	mkdir -p "$T/w/d" "$T/root"
 	touch "$T/w/d/a" "$T/w/d/b"
-	(cd "$T/w" && "$IOTAPE" record -q "${OPTS[@]}" -o "$T/t.iotape" -- sh -c 'ls -C d >out') \
+	(cd "$T/w" && "$IOTAPE" record -q "${OPTS[@]}" -o "$T/t.iotape" -- sh -c 'exec 2>errs; ls -C d >out
+		"$PY" -c "
+import fcntl, os, struct, termios
+r, w = os.pipe(); os.write(w, b\"abc\")
+assert struct.unpack(\"i\", fcntl.ioctl(r, termios.FIONREAD, b\"0000\"))[0] == 3
+fd = os.open(\"d/a\", os.O_RDONLY)
+fcntl.ioctl(fd, 0x80086601, b\"00000000\")
+" >pyout 2>&1') \
 		2>"$T/err" || fail "$b: recording failed: $(cat "$T/err")"
 	n=$("$IOTAPE" dump "$T/t.iotape" | grep -c ' ioctl(1, TCGETS, .*) = -1 ENOTTY')
 	[ "$n" -ge 1 ] || fail "$b: the trace has no TCGETS of the output file"
 	"$IOTAPE" replay "$T/t.iotape" --root "$T/root" -o "$T/p.iotape" >"$T/out" 2>&1 ||
 		fail "$b: replay failed: $(cat "$T/out")"
 	grep -q '^  mismatches   0$' "$T/out" || fail "$b: mismatches: $(grep -A3 '^  mismatches' "$T/out")"
-	"$IOTAPE" dump "$T/p.iotape" | grep ' ioctl(' | grep 'not replayed' >&2 &&
+	"$IOTAPE" dump "$T/p.iotape" | grep ' ioctl([1-9]' | grep 'not replayed' >&2 &&
 		fail "$b: a terminal ioctl was left out of the replay"
 	r=$("$IOTAPE" dump "$T/p.iotape" | grep -c ' ioctl(1, TCGETS, .*) = -1 ENOTTY')
 	[ "$r" = "$n" ] || fail "$b: the replay asked TCGETS $r times, the recording $n"
 	grep -q 'unsupported' "$T/out" && fail "$b: calls left out as unsupported: $(grep unsupported "$T/out")"
-	echo "$b: $n TCGETS of a file replayed, ENOTTY as recorded"
+	for q in FIONREAD FS_IOC_GETFLAGS; do
+		"$IOTAPE" dump "$T/p.iotape" | grep -q " ioctl([0-9]*, $q, .*) = 0 " ||
+			fail "$b: no $q replayed: $("$IOTAPE" dump "$T/p.iotape" | grep ' ioctl(' | head -5)"
+	done
+	echo "$b: $n TCGETS of a file replayed, ENOTTY as recorded; FIONREAD and FS_IOC_GETFLAGS too"
 done
 echo "ok: a terminal's questions of a file are replayed"
