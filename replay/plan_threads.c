@@ -49,6 +49,28 @@ static int interrupted(const struct rpl_op *op)
 	       op->ev.nr != SYS_close_range;
 }
 
+/*
+ * A call refused when recorded by what the replay does not take on: an
+ * open that met another process's lease (EAGAIN: the replay takes no
+ * leases, whose breaks signal their holder; or openat2's RESOLVE_CACHED,
+ * which the trace does not keep), a write or fallocate past
+ * the program's file size limit (EFBIG: RLIMIT_FSIZE, which the replay's
+ * one process cannot have per recorded process).  Made here, they
+ * succeed: a descriptor, a file's size the program never had (stress-ng's
+ * lease and fsize stressors: 299-50,925 and 12,800 mismatches).
+ */
+static int refused(const struct rpl_op *op)
+{
+	const struct iot_syscall *sc;
+
+	if (op->ev.ret != -EAGAIN && op->ev.ret != -EFBIG)
+		return 0;
+	if (op->ev.ret == -EFBIG)
+		return 1;
+	sc = iot_syscall_by_nr(op->ev.nr);
+	return sc && (sc->flags & IOT_SCF_RETFD) && (sc->flags & IOT_SCF_NAMES);
+}
+
 /* A path the recorder wrote under a directory descriptor it did not know
  * ("/?/NAME": record/decode.c): a bad one, when the call failed (EBADF,
  * ENOTDIR), which the replay's path under its root cannot fail alike. */
@@ -545,6 +567,8 @@ int rpl_plan_threads(struct rpl_plan *p, struct rpl_deps *deps)
 			op->skip = RPL_SKIP_SIGNAL;
 		else if (op->ev.ret < 0 && (unknown_dir(op->ev.path) || unknown_dir(op->ev.path2)))
 			op->skip = RPL_SKIP_DIRFD;
+		else if (refused(op))
+			op->skip = RPL_SKIP_REFUSED;
 		else if (plinks.n && op->ev.path && follows_last(op) &&
 			 rpl_map_get(&plinks, iot_hash(op->ev.path, strlen(op->ev.path), 11), &pv))
 			op->skip = RPL_SKIP_PSEUDO;

@@ -12,6 +12,9 @@
  *   range: EINVAL;
  * - close_range of a range that ends before it starts: EINVAL;
  * - setxattr of a value longer than the kernel takes: E2BIG;
+ * - a child's open for writing of a file the parent holds a read lease
+ *   on, non-blocking: EAGAIN;
+ * - a write and a fallocate past RLIMIT_FSIZE (SIGXFSZ ignored): EFBIG;
  * - a pipe's capacity asked for, set to 1 MiB, asked again.
  *
  * Exits 1 if any answer was not the one it must be.
@@ -123,6 +126,36 @@ int main(int argc, char **argv)
 	/* a value longer than XATTR_SIZE_MAX */
 	CHECK("setxattr of 65537 bytes", res(setxattr("locked", "user.big", big, sizeof(big), 0)),
 	      -E2BIG);
+
+	/* a lease's refusal */
+	{
+		int rd, st = 0;
+
+		close(open_in(".", "leased"));
+		rd = open("leased", O_RDONLY);
+
+		signal(SIGIO, SIG_IGN);		/* the lease's break */
+		CHECK("read lease", res(fcntl(rd, F_SETLEASE, F_RDLCK)), 0);
+		kid = fork();
+		if (kid == 0)
+			_exit(open("leased", O_WRONLY | O_NONBLOCK) < 0 && errno == EAGAIN ? 0 : 5);
+		waitpid(kid, &st, 0);
+		CHECK("child's open met the lease", WEXITSTATUS(st), 0);
+		CHECK("lease let go", res(fcntl(rd, F_SETLEASE, F_UNLCK)), 0);
+		close(rd);
+	}
+
+	/* past the file size limit */
+	{
+		struct rlimit fs = { 4096, 4096 };
+		int f = open_in(".", "limited");
+
+		signal(SIGXFSZ, SIG_IGN);
+		setrlimit(RLIMIT_FSIZE, &fs);
+		CHECK("write past RLIMIT_FSIZE", res(pwrite(f, big, 16, 8192)), -EFBIG);
+		CHECK("fallocate past RLIMIT_FSIZE", res(fallocate(f, 0, 8192, 4096)), -EFBIG);
+		close(f);
+	}
 
 	/* a pipe's capacity */
 	if (pipe(pfd) < 0)
