@@ -311,13 +311,19 @@ static int writes_data(const struct rpl_planner *pl, const struct iot_syscall *s
 }
 
 /* Does @op see or replace the names in directory @path: an open that
- * only looks (the directory a listing reads), an rmdir, a rename (of a
- * directory, perhaps: its names go with it)? */
+ * only looks (the directory a listing reads), a read of its entries (the
+ * names there when it is made: another process's creates and removals
+ * between the open and the read were left unordered, and the replayed
+ * listing had entries added or missing: stress-ng's dir stressor, dbench
+ * listing as another client works), an rmdir, a rename (of a directory,
+ * perhaps: its names go with it)? */
 static int lists_names(const struct iot_syscall *sc, const struct rpl_op *op)
 {
 	switch (op->ev.nr) {
 	case SYS_rmdir: case SYS_rename: case SYS_renameat: case SYS_renameat2:
 		return 1;
+	case SYS_getdents: case SYS_getdents64:
+		return op->ev.ret >= 0;
 	case SYS_unlinkat:
 		return (op->ev.args[2] & AT_REMOVEDIR) != 0;
 	}
