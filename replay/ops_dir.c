@@ -45,6 +45,14 @@ static int64_t h_getdents(struct rpl_ctx *c, struct rpl_op *op)
 /* Open the parent of @path for a name operation; skips set op->skip.
  * @first : the op's first name, still in use, where @path is its second
  * (rpl_parent_at2()), or NULL. */
+/* Is @p's last component "." or ".."? */
+static int last_is_dot(const char *p)
+{
+	const char *s = strrchr(p, '/');
+
+	return s && rpl_dot_name(s + 1);
+}
+
 static int name_of(struct rpl_ctx *c, struct rpl_op *op, const char *path,
 		   struct rpl_name *n, const struct rpl_name *first)
 {
@@ -54,6 +62,13 @@ static int name_of(struct rpl_ctx *c, struct rpl_op *op, const char *path,
 	n->owned = 0;
 	if (!p)
 		return 1;
+	/* the root itself, or a last "." or "..", which name no entry of a
+	 * parent: a link, removal or rename of it, a make over it, failed
+	 * natively with an answer no filesystem changes (EPERM, EBUSY,
+	 * EISDIR, EEXIST, ENOTEMPTY for rmdir's ".."), given as recorded;
+	 * the replay never changes its root */
+	if ((p[0] == '/' && !p[1]) || last_is_dot(p))
+		return op->ev.ret < 0 ? (int)op->ev.ret : -EINVAL;
 	if (first)
 		return rpl_parent_at2(c, p, n, first);
 	if (p == op->ev.path && rpl_parent_fd(c, op, n) == 0)

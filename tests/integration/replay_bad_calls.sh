@@ -12,6 +12,8 @@
 #   nanoseconds, close_range(5, 2) succeeded; a setxattr of 65537 bytes
 #   was made with 65536, which the kernel takes; an open refused by a
 #   lease and a write and a fallocate past RLIMIT_FSIZE succeeded;
+# - rmdir and link of the root, mkdir and rmdir of "sub/..", which name no
+#   entry of a parent, failed with EINVAL (the replay's own refusal);
 # - F_GETPIPE_SZ and F_SETPIPE_SZ were left out as unsupported.
 # Recorded with ptrace (fast path and not) and bpf where it loads: 0
 # mismatches, the two interrupted calls counted as such and not made,

@@ -15,6 +15,8 @@
  * - a child's open for writing of a file the parent holds a read lease
  *   on, non-blocking: EAGAIN;
  * - a write and a fallocate past RLIMIT_FSIZE (SIGXFSZ ignored): EFBIG;
+ * - rmdir, mkdir and link of the root or of a last "..": EBUSY, EEXIST,
+ *   EPERM, ENOTEMPTY;
  * - a pipe's capacity asked for, set to 1 MiB, asked again.
  *
  * Exits 1 if any answer was not the one it must be.
@@ -122,6 +124,13 @@ int main(int argc, char **argv)
 
 	/* a range that ends before it starts */
 	CHECK("close_range(5, 2)", res(syscall(SYS_close_range, 5U, 2U, 0U)), -EINVAL);
+
+	/* names no parent has */
+	CHECK("rmdir of the root", res(rmdir("/")), -EBUSY);
+	CHECK("link of the root", res(link("/", "rootlink")), -EPERM);
+	CHECK("mkdir", res(mkdir("sub", 0755)), 0);
+	CHECK("mkdir of sub/..", res(mkdir("sub/..", 0755)), -EEXIST);
+	CHECK("rmdir of sub/..", res(rmdir("sub/..")), -ENOTEMPTY);
 
 	/* a value longer than XATTR_SIZE_MAX */
 	CHECK("setxattr of 65537 bytes", res(setxattr("locked", "user.big", big, sizeof(big), 0)),
