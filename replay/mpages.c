@@ -373,3 +373,70 @@ void rpl_mpages_tally(struct rpl_plan *p, struct rpl_result *res)
 		}
 	}
 }
+
+/* Does op @o make or move the mapping at @addr, or take its pages? */
+static int maps_at(const struct rpl_op *o, uint64_t addr)
+{
+	return ((o->ev.nr == SYS_mmap || o->ev.nr == SYS_mremap) && (uint64_t)o->ev.ret == addr) ||
+	       (o->ev.nr == SYS_msync && (uint64_t)o->ev.args[0] == addr);
+}
+
+#define MP_SCAN 200000		/* ops looked back through for a mapping's start */
+
+/*
+ * The pages a program touched through a mapping are taken at the munmap
+ * or exit after it (the recorder sees them only then), but they were
+ * touched in the computing before, whose faults and page-ins the recorded
+ * gaps since the mapping was made hold; made after the taking op's gap,
+ * their time counted twice (fio's mmap engine: its random reads and
+ * writes are the gap before its job's last close, the pages taken at its
+ * exit; its replays were 4 % slower than without the pages, which were
+ * as long as the native runs).  So an op's records move to the op of its
+ * thread with the longest gap since each of its mappings was made (or
+ * last synced), and are made at that gap's start, their time taken out of
+ * it (exec.c).  Only where the thread made each mapping itself, to an op
+ * with no records of its own; an msync keeps its own (it syncs what they
+ * write).
+ */
+void rpl_mpages_plan(struct rpl_plan *p)
+{
+	uint32_t ti;
+
+	for (ti = 0; ti < p->n_threads; ti++) {
+		const struct rpl_thread *t = &p->threads[ti];
+		uint32_t k;
+
+		for (k = 0; k < t->n_ops; k++) {
+			struct rpl_op *x = &p->ops[t->ops[k]], *y;
+			uint32_t lo = 0, best = k, i, j;
+
+			if (!x->n_mp || x->ev.nr == SYS_msync)
+				continue;
+			for (i = 0; i < x->n_mp && lo != UINT32_MAX; i++) {
+				uint64_t addr = p->mp[x->mp_off + i].addr;
+
+				for (j = k; j-- > 0 && k - j <= MP_SCAN;)
+					if (maps_at(&p->ops[t->ops[j]], addr))
+						break;
+				if (j == UINT32_MAX || k - j > MP_SCAN)
+					lo = UINT32_MAX;	/* not made here */
+				else if (j > lo)
+					lo = j;
+			}
+			if (lo == UINT32_MAX)
+				continue;
+			for (j = lo + 1; j < k; j++) {
+				const struct rpl_op *o = &p->ops[t->ops[j]];
+
+				if (!o->n_mp && !o->n_aio && o->think_ns > p->ops[t->ops[best]].think_ns)
+					best = j;
+			}
+			if (best == k)
+				continue;
+			y = &p->ops[t->ops[best]];
+			y->mp_off = x->mp_off;
+			y->n_mp = x->n_mp;
+			x->n_mp = 0;
+		}
+	}
+}

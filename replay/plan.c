@@ -259,6 +259,8 @@ int rpl_plan_build(struct rpl_plan *p, const struct rpl_opts *o)
 	lap(&laps, LAP_WAKES);
 	if (err == 0)
 		err = rpl_plan_polls(p);
+	if (err == 0)
+		rpl_mpages_plan(p);
 	rpl_proc_threads_free(p);	/* the two steps' lists */
 	lap(&laps, LAP_POLLS);
 	if (err == 0)

@@ -1148,6 +1148,10 @@ void rpl_aio_free(struct rpl_plan *p);
 #define RPL_MP_FAILED	0x200	/* ... could not be */
 /*! rpl_mpages_collect() : keep MapPages @m, tied to the op of its event. */
 int rpl_mpages_collect(struct rpl_plan *p, const struct iot_mpages *m);
+/*! rpl_mpages_plan() : after rpl_plan_think(): tie each op's pages to the
+ *  op of its thread with the longest gap since their mappings were made
+ *  (mpages.c). */
+void rpl_mpages_plan(struct rpl_plan *p);
 /*! rpl_mpages_run() : read and write the pages tied to @op. */
 void rpl_mpages_run(struct rpl_ctx *c, struct rpl_op *op);
 void rpl_mpages_tally(struct rpl_plan *p, struct rpl_result *res);
