@@ -208,3 +208,13 @@ in_scratch() {
 	trap '[ -n "${KEEP:-}" ] || rm -rf "$d"' EXIT
 	cd "$d" || fail "cannot enter $d"
 }
+
+# need_python - PY: the Python interpreter itself, not a version
+# manager's shell shims (their redirections to /dev/null ask TCGETS of a
+# descriptor a replay does not have, and their process starts are not the
+# test's)
+need_python() {
+	need_cmd python3
+	PY=$(command -v /usr/bin/python3 || command -v python3)
+	export PY
+}

@@ -12,8 +12,7 @@ set -u
 . "$SRCDIR/tests/integration/lib.sh"
 . "$SRCDIR/tests/integration/record_lib.sh"
 need_ptrace
-need_cmd python3
-PY=$(command -v /usr/bin/python3 || command -v python3)
+need_python
 record_tmp mapgap
 
 for b in "${BACKENDS[@]}"; do

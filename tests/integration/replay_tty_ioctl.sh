@@ -11,11 +11,7 @@ set -u
 . "$SRCDIR/tests/integration/record_lib.sh"
 need_ptrace
 need_cmd ls
-need_cmd python3
-# the interpreter itself, not a version manager's shell shims (their
-# redirections to /dev/null ask TCGETS of a descriptor not replayed)
-PY=$(command -v /usr/bin/python3 || command -v python3)
-export PY
+need_python
 record_tmp ttyioctl
 
 for b in "${BACKENDS[@]}"; do
