@@ -590,7 +590,7 @@ static size_t walk_reorder(struct rpl_thread *t, struct rpl_dirwalk *w, uint32_t
 		/* what another thread waits for, a process start or end,
 		 * async requests, mappings: in the recorded place */
 		if (!sc || rpl_op_child(op) >= 0 || rpl_op_wait_proc(op) >= 0 || op->n_aio ||
-		    op->n_mp || (sc->flags & IOT_SCF_NOEXIT)) {
+		    rpl_mp_taken_here(op) || (sc->flags & IOT_SCF_NOEXIT)) {
 			*why = "a process start or end, async requests or mappings";
 			goto out;
 		}
@@ -859,7 +859,7 @@ static size_t path_run(struct rpl_thread *t, uint32_t from, uint32_t *endp, cons
 		int kind;
 
 		if (!sc || rpl_op_child(op) >= 0 || rpl_op_wait_proc(op) >= 0 || op->n_aio ||
-		    op->n_mp || (sc->flags & IOT_SCF_NOEXIT) || op->ev.nr == SYS_getdents64 ||
+		    rpl_mp_taken_here(op) || (sc->flags & IOT_SCF_NOEXIT) || op->ev.nr == SYS_getdents64 ||
 		    op->ev.nr == SYS_getdents) {
 			*why = "a process start or end, a listing, async requests or mappings";
 			break;

@@ -440,3 +440,13 @@ void rpl_mpages_plan(struct rpl_plan *p)
 		}
 	}
 }
+
+int rpl_mp_taken_here(const struct rpl_op *op)
+{
+	switch (op->ev.nr) {
+	case SYS_munmap: case SYS_msync: case SYS_mremap: case SYS_exit:
+	case SYS_exit_group: case SYS_execve: case SYS_execveat:
+		return op->n_mp != 0;
+	}
+	return 0;
+}

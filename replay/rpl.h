@@ -1148,6 +1148,11 @@ void rpl_aio_free(struct rpl_plan *p);
 #define RPL_MP_FAILED	0x200	/* ... could not be */
 /*! rpl_mpages_collect() : keep MapPages @m, tied to the op of its event. */
 int rpl_mpages_collect(struct rpl_plan *p, const struct iot_mpages *m);
+/*! rpl_mp_taken_here() : does @op carry pages taken by its own call (a
+ *  munmap, msync, mremap, exit or exec), which stay in its recorded place?
+ *  Pages moved to an op of the gap that held them (rpl_mpages_plan())
+ *  go with that op, wherever a walk takes its path (dirwalk.c). */
+int rpl_mp_taken_here(const struct rpl_op *op);
 /*! rpl_mpages_plan() : after rpl_plan_think(): tie each op's pages to the
  *  op of its thread with the longest gap since their mappings were made
  *  (mpages.c). */
