@@ -103,6 +103,13 @@ static size_t clean(char *path, size_t len, const struct rpl_map *links, int tai
 	return w;
 }
 
+size_t rpl_path_plain(char *path, size_t len)
+{
+	static const struct rpl_map none;
+
+	return clean(path, len, &none, 1);
+}
+
 /* The call only looks its path up: a last ".." can be made plain. */
 static int lookup_only(int nr)
 {

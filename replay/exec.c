@@ -145,6 +145,15 @@ static int deps_met(const struct rpl_plan *p, const struct rpl_op *op)
 	return 1;
 }
 
+/* The pages of mappings tied to @op: the replayer's work, as root (it
+ * may open the file again by name, which the program had mapped). */
+static void run_mpages(struct rpl_ctx *c, struct rpl_op *op)
+{
+	rpl_creds_root(c);
+	rpl_mpages_run(c, op);
+	rpl_creds_apply(c);
+}
+
 /* @return : whether it had to wait */
 static int wait_deps(struct rpl_plan *p, struct rpl_op *op)
 {
@@ -475,11 +484,7 @@ static void *thread_main(void *arg)
 		 */
 		mp_done = 0;
 		if (op->n_mp && deps_met(p, op)) {
-			/* the replayer's work: it may open the file again by
-			 * name, which the program had mapped */
-			rpl_creds_root(&c);
-			rpl_mpages_run(&c, op);
-			rpl_creds_apply(&c);
+			run_mpages(&c, op);
 			mp_done = 1;
 			/* its time on the CPU or asleep on the disk is the
 			 * gap's, not time taken from the thread */
@@ -593,13 +598,8 @@ static void *thread_main(void *arg)
 		}
 		/* pages the program touched through a mapping before this
 		 * munmap, msync or exit */
-		if (op->n_mp && !mp_done) {
-			/* the replayer's work: it may open the file again by
-			 * name, which the program had mapped */
-			rpl_creds_root(&c);
-			rpl_mpages_run(&c, op);
-			rpl_creds_apply(&c);
-		}
+		if (op->n_mp && !mp_done)
+			run_mpages(&c, op);
 		if (op->n_aio)
 			rpl_aio_await(&c, op);	/* completions seen at a close, exit */
 		c.sys0 = 0;

@@ -435,6 +435,12 @@ static int64_t h_fcntl(struct rpl_ctx *c, struct rpl_op *op)
 		return 0;
 	case F_GETFD:
 	case F_GETFL:
+	case F_GETOWN:
+	case F_GETSIG:
+	case F_GETLEASE:
+	case F_GETPIPE_SZ:
+	case F_GET_SEALS:
+		/* questions: asked again of the replay's descriptor */
 		live = rpl_live_fd(c, op, op->ev.args[0]);
 		if (live < 0)
 			return RPL_SKIPPED;
@@ -449,17 +455,6 @@ static int64_t h_fcntl(struct rpl_ctx *c, struct rpl_op *op)
 		/* Keep O_NONBLOCK: see the top of this file. */
 		r = fcntl(live, F_SETFL, (int)op->ev.args[2] | O_NONBLOCK);
 		return r < 0 ? -errno : r;
-	case F_GETOWN:
-	case F_GETSIG:
-	case F_GETLEASE:
-	case F_GETPIPE_SZ:
-	case F_GET_SEALS:
-		/* questions: asked again of the replay's descriptor */
-		live = rpl_live_fd(c, op, op->ev.args[0]);
-		if (live < 0)
-			return RPL_SKIPPED;
-		r = RPL_CALL(c, fcntl(live, cmd));
-		return r >= 0 && op->ev.ret >= 0 ? op->ev.ret : r;
 	case F_SETPIPE_SZ:
 		/* a pipe's capacity decides when its writer waits */
 		live = rpl_live_fd(c, op, op->ev.args[0]);

@@ -88,43 +88,25 @@ static int unknown_dir(const char *path)
  */
 static int pseudo_links(const struct rpl_plan *p, struct rpl_map *m)
 {
-	char buf[4096], out[4096];
+	char buf[4096];
 	size_t i;
 
 	for (i = 0; i < p->n_ps; i++) {
 		const struct iot_path_state *ps = &p->ps[i];
-		size_t n = 0, d, l;
-		const char *t = ps->target, *c;
+		size_t n = 0;
 
-		if ((ps->type & S_IFMT) != S_IFLNK || !t || !ps->target_len ||
+		if ((ps->type & S_IFMT) != S_IFLNK || !ps->target || !ps->target_len ||
 		    ps->path_len + ps->target_len + 2 > sizeof(buf))
 			continue;
-		if (t[0] != '/') {	/* relative: from the link's directory */
-			for (d = ps->path_len; d > 0 && ps->path[d - 1] != '/'; d--)
+		if (ps->target[0] != '/') {	/* relative: from the link's directory */
+			for (n = ps->path_len; n > 0 && ps->path[n - 1] != '/'; n--)
 				;
-			memcpy(buf, ps->path, d);
-			n = d;
+			memcpy(buf, ps->path, n);
 		}
-		memcpy(buf + n, t, ps->target_len);
+		memcpy(buf + n, ps->target, ps->target_len);
 		buf[n + ps->target_len] = 0;
-		/* "." and ".." taken out, lexically, into out */
-		for (n = 0, c = buf; *c; c += l) {
-			while (*c == '/')
-				c++;
-			l = strcspn(c, "/");
-			if (l == 2 && c[0] == '.' && c[1] == '.') {
-				while (n > 0 && out[n - 1] != '/')
-					n--;
-				if (n > 0)
-					n--;
-			} else if (l && !(l == 1 && c[0] == '.')) {
-				out[n++] = '/';
-				memcpy(out + n, c, l);
-				n += l;
-			}
-		}
-		out[n] = 0;
-		if (n && rpl_path_skip(NULL, out) == RPL_SKIP_PSEUDO &&
+		rpl_path_plain(buf, n + ps->target_len);
+		if (rpl_path_skip(NULL, buf) == RPL_SKIP_PSEUDO &&
 		    rpl_map_put(m, iot_hash(ps->path, ps->path_len, 11), 1) < 0)
 			return -ENOMEM;
 	}

@@ -1148,6 +1148,10 @@ void rpl_aio_free(struct rpl_plan *p);
 #define RPL_MP_FAILED	0x200	/* ... could not be */
 /*! rpl_mpages_collect() : keep MapPages @m, tied to the op of its event. */
 int rpl_mpages_collect(struct rpl_plan *p, const struct iot_mpages *m);
+/*! rpl_path_plain() : absolute @path of @len bytes with its "." and
+ *  ".." components taken out, lexically, in place (clean.c).  @return :
+ *  its new length. */
+size_t rpl_path_plain(char *path, size_t len);
 /*! rpl_mp_taken_here() : does @op carry pages taken by its own call (a
  *  munmap, msync, mremap, exit or exec), which stay in its recorded place?
  *  Pages moved to an op of the gap that held them (rpl_mpages_plan())
