@@ -214,6 +214,19 @@ void dump_print_state(FILE *f, const struct iot_path_state *ps, int64_t base)
 		fputs(" -> ", f);
 		put_quoted(f, ps->target, ps->target_len);
 	}
+	if (ps->flags & IOT_PS_SPARSE) {
+		uint32_t i;
+
+		fputs(" data=", f);
+		if (!ps->n_data)
+			fputs("none", f);
+		for (i = 0; i < ps->n_data && i < 16; i++)
+			fprintf(f, "%s%llu+%llu", i ? "," : "",
+				(unsigned long long)ps->data[2 * i],
+				(unsigned long long)ps->data[2 * i + 1]);
+		if (ps->n_data > 16)
+			fprintf(f, ",... (%u ranges)", ps->n_data);
+	}
 	if (ps->flags & IOT_PS_LISTED)
 		fputs(" (listed)", f);
 	if (ps->flags & IOT_PS_AGAIN)

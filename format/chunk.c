@@ -23,7 +23,7 @@
 enum { WT_VARINT = 0, WT_I64 = 1, WT_LEN = 2, WT_I32 = 5 };
 
 /* Field numbers of Chunk (trace.proto) and how a column stores values. */
-#define F_MAX 55
+#define F_MAX 56
 enum col_type { C_NONE, C_U32, C_U64, C_S32, C_S64 };
 
 static const uint8_t col_type[F_MAX + 1] = {
@@ -35,7 +35,7 @@ static const uint8_t col_type[F_MAX + 1] = {
 	[35] = C_S64, [36] = C_S64, [37] = C_S64, [38] = C_U32, [39] = C_U64,
 	[40] = C_S64, [41] = C_S64, [42] = C_U64, [43] = C_U32, [44] = C_U32,
 	[46] = C_U32, [47] = C_U32, [49] = C_U32, [50] = C_U32, [51] = C_U32,
-	[52] = C_U32, [53] = C_U32, [54] = C_U32, [55] = C_U32,
+	[52] = C_U32, [53] = C_U32, [54] = C_U32, [55] = C_U32, [56] = C_U64,
 };
 
 struct cur {
@@ -134,6 +134,7 @@ static void *column(Iotape__Chunk *ch, unsigned f, size_t **n)
 	case 53: *n = &ch->n_waker; return &ch->waker;
 	case 54: *n = &ch->n_gap_waker; return &ch->gap_waker;
 	case 55: *n = &ch->n_ready_ns; return &ch->ready_ns;
+	case 56: *n = &ch->n_ps_data; return &ch->ps_data;
 	default: *n = &ch->n_pre_ns; return &ch->pre_ns;
 	}
 }

@@ -184,6 +184,8 @@ struct iot_ps_cols {
 	int64_t *atime, *mtime, *ctime, *ino, *t;
 	uint8_t *names, *targets;
 	size_t names_len, names_cap, targets_len, targets_cap;
+	uint64_t *data;			/* ps_data */
+	size_t data_len, data_cap;
 };
 
 /*! iot_ps_pack() :

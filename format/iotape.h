@@ -361,6 +361,10 @@ struct iot_path_state {
 	uint64_t dev, ino, rdev;
 	int64_t t_ns;			/* when it was taken */
 	uint32_t flags;			/* IOT_PS_* */
+	/* IOT_PS_SPARSE: the file's n_data data ranges, data[2i] the
+	 * offset of range i, data[2i + 1] its length; elsewhere a hole */
+	const uint64_t *data;
+	uint32_t n_data;
 };
 
 /* The path was never named by a call, only returned by a directory
@@ -373,6 +377,10 @@ struct iot_path_state {
  * state.  May be set on a path's only state (the set's filter of
  * forgotten paths has false positives); never missing on a repeat. */
 #define IOT_PS_AGAIN 0x2u
+/* A regular file with holes: its data ranges are given (data, n_data;
+ * none: the file has no data at all); without the flag, all of the
+ * file's size is data. */
+#define IOT_PS_SPARSE 0x4u
 
 enum iot_proc_kind {
 	IOT_PROC_START = 0,	/* the first process of the workload */

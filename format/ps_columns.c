@@ -46,6 +46,26 @@ static int grow_cols(struct iot_ps_cols *pc, size_t n)
 	return 0;
 }
 
+/* A sparse state's @n data ranges (@r: offset, length pairs) onto
+ * ps_data: their count, then each as its offset less the end of the
+ * range before it (0 before the first), and its length. */
+static int put_ranges(struct iot_ps_cols *pc, const uint64_t *r, size_t n)
+{
+	uint64_t end = 0;
+	size_t i;
+
+	if (iot_grow((void **)&pc->data, &pc->data_cap, pc->data_len + 1 + 2 * n,
+		     sizeof(*pc->data)))
+		return -ENOMEM;
+	pc->data[pc->data_len++] = n;
+	for (i = 0; i < n; i++) {
+		pc->data[pc->data_len++] = r[2 * i] - end;	/* modulo 2^64 */
+		pc->data[pc->data_len++] = r[2 * i + 1];
+		end = r[2 * i] + r[2 * i + 1];
+	}
+	return 0;
+}
+
 int iot_ps_pack(Iotape__PathState *const *ps, size_t n, const uint32_t *in_table,
 		struct iot_ps_cols *pc, Iotape__Chunk *ch)
 {
@@ -60,7 +80,7 @@ int iot_ps_pack(Iotape__PathState *const *ps, size_t n, const uint32_t *in_table
 		return 0;
 	if (grow_cols(pc, n))
 		return -ENOMEM;
-	pc->names_len = pc->targets_len = 0;
+	pc->names_len = pc->targets_len = pc->data_len = 0;
 	for (i = 0; i < n; i++) {
 		const Iotape__PathState *m = ps[i];
 
@@ -88,6 +108,8 @@ int iot_ps_pack(Iotape__PathState *const *ps, size_t n, const uint32_t *in_table
 		pc->t[i] = (int64_t)((uint64_t)m->t_ns - t);
 		pc->rdev[i] = m->rdev;
 		pc->flags[i] = m->flags;
+		if ((m->flags & IOT_PS_SPARSE) && put_ranges(pc, m->data, m->n_data / 2))
+			return -ENOMEM;
 		at = (uint64_t)m->atime_ns;
 		ino = m->ino;
 		t = (uint64_t)m->t_ns;
@@ -117,6 +139,8 @@ int iot_ps_pack(Iotape__PathState *const *ps, size_t n, const uint32_t *in_table
 	ch->has_ps_names = pc->names_len != 0;
 	ch->ps_names.data = pc->names;
 	ch->ps_names.len = pc->names_len;
+	ch->n_ps_data = pc->data_len;
+	ch->ps_data = pc->data;
 	ch->has_ps_targets = pc->targets_len != 0;
 	ch->ps_targets.data = pc->targets;
 	ch->ps_targets.len = pc->targets_len;
@@ -129,6 +153,7 @@ void iot_ps_cols_free(struct iot_ps_cols *pc)
 	free(pc->nlink); free(pc->flags); free(pc->target); free(pc->size);
 	free(pc->dev); free(pc->rdev); free(pc->atime); free(pc->mtime);
 	free(pc->ctime); free(pc->ino); free(pc->t); free(pc->names); free(pc->targets);
+	free(pc->data);
 	memset(pc, 0, sizeof(*pc));
 }
 
@@ -148,14 +173,41 @@ static int next_name(const ProtobufCBinaryData *b, size_t *off, ProtobufCBinaryD
 	return 0;
 }
 
+/* The data ranges of a sparse state from ps_data at *@off (put_ranges()).
+ * @return : 0 or IOT_E_CORRUPT. */
+static int get_ranges(struct iot_arena *a, const Iotape__Chunk *c, size_t *off,
+		      Iotape__PathState *m)
+{
+	uint64_t k, end = 0, i;
+
+	if (*off >= c->n_ps_data)
+		return IOT_E_CORRUPT;
+	k = c->ps_data[(*off)++];
+	if (k > (c->n_ps_data - *off) / 2)
+		return IOT_E_CORRUPT;
+	if (!k)
+		return 0;
+	m->data = iot_arena_alloc(a, 2 * k * sizeof(*m->data));
+	if (!m->data)
+		return -ENOMEM;
+	for (i = 0; i < k; i++) {
+		m->data[2 * i] = end + c->ps_data[(*off)++];
+		m->data[2 * i + 1] = c->ps_data[(*off)++];
+		end = m->data[2 * i] + m->data[2 * i + 1];
+	}
+	m->n_data = 2 * k;
+	return 0;
+}
+
 /* Value @i of column @col; an empty column holds 0s. */
 #define V(col, i) (c->n_##col ? c->col[i] : 0)
 
 int iot_ps_expand(struct iot_arena *a, Iotape__Chunk *c)
 {
-	size_t n = c->n_ps_path, i, off_n = 0, off_t = 0;
+	size_t n = c->n_ps_path, i, off_n = 0, off_t = 0, off_d = 0;
 	uint64_t at = 0, ino = 0, t = 0;
 	Iotape__PathState *m;
+	int rc;
 
 #define BAD(col) (c->n_##col != n && c->n_##col != 0)
 	if (BAD(ps_type) || BAD(ps_size) || BAD(ps_mode) || BAD(ps_uid) || BAD(ps_gid) ||
@@ -166,7 +218,8 @@ int iot_ps_expand(struct iot_arena *a, Iotape__Chunk *c)
 #undef BAD
 	if (!n)
 		return (c->has_ps_names && c->ps_names.len) ||
-		       (c->has_ps_targets && c->ps_targets.len) ? IOT_E_CORRUPT : 0;
+		       (c->has_ps_targets && c->ps_targets.len) || c->n_ps_data ?
+		       IOT_E_CORRUPT : 0;
 	c->path_states = iot_arena_alloc(a, n * sizeof(*c->path_states));
 	m = iot_arena_alloc(a, n * sizeof(*m));
 	if (!c->path_states || !m)
@@ -204,11 +257,15 @@ int iot_ps_expand(struct iot_arena *a, Iotape__Chunk *c)
 		m->t_ns = (int64_t)t;
 		m->rdev = V(ps_rdev, i);
 		m->flags = V(ps_flags, i);
+		if ((m->flags & IOT_PS_SPARSE) && (rc = get_ranges(a, c, &off_d, m)))
+			return rc;
 		m->has_type = m->has_size = m->has_mode = m->has_uid = m->has_gid = 1;
 		m->has_atime_ns = m->has_mtime_ns = m->has_ctime_ns = m->has_nlink = 1;
 		m->has_dev = m->has_ino = m->has_t_ns = m->has_rdev = m->has_flags = 1;
 		c->path_states[i] = m;
 	}
+	if (off_d != c->n_ps_data)
+		return IOT_E_CORRUPT;
 	c->n_path_states = n;
 	return 0;
 }

@@ -306,6 +306,10 @@ static void fill_path_state(struct iot_reader *r, const Iotape__PathState *m,
 	s->rdev = m->rdev;
 	s->t_ns = m->t_ns;
 	s->flags = m->flags;
+	if (m->flags & IOT_PS_SPARSE) {
+		s->data = m->data;
+		s->n_data = (uint32_t)(m->n_data / 2);
+	}
 }
 
 /* Which of an event's 6 argument values to keep, by its count: the

@@ -760,6 +760,15 @@ int iot_writer_path_state(struct iot_writer *w, const struct iot_path_state *s)
 	SET(m, rdev, s->rdev);
 	SET(m, flags, s->flags);
 	SET(m, t_ns, s->t_ns);
+	if ((s->flags & IOT_PS_SPARSE) && s->n_data) {
+		size_t n = (size_t)s->n_data * 2;
+
+		m->data = iot_arena_alloc(w->arena, n * sizeof(*m->data));
+		if (!m->data)
+			return -ENOMEM;
+		memcpy(m->data, s->data, n * sizeof(*m->data));
+		m->n_data = n;
+	}
 	w->ps[w->n_ps++] = m;
 	return maybe_flush(w);
 }

@@ -197,6 +197,7 @@ static void pst_to_pre(const struct fp_pst *ps, const char *target, struct rec_p
 	pre->sb.st_gid = ps->gid;
 	pre->sb.st_nlink = ps->nlink;
 	pre->sb.st_size = (off_t)ps->size;
+	pre->sb.st_blocks = (blkcnt_t)ps->blocks;
 	pre->sb.st_ino = ps->ino;
 	pre->sb.st_dev = ps->dev;
 	pre->sb.st_rdev = ps->rdev;

@@ -281,6 +281,63 @@ static void as_opened(struct stat *sb, const struct rec_opened *op)
 	}
 }
 
+/*
+ * The data ranges of regular file @sp, whose lstat() is @sb, into @r
+ * (offset, length pairs, at most @cap ranges) when it has fewer blocks
+ * than its size: a file with holes (a disk image, a database's file, what
+ * `truncate -s` or `dd seek=` left) is made so by the replay, not written
+ * whole.  Ranges past @cap are joined into the last one (counted as data:
+ * more bytes written, never fewer).  @return : the number of ranges, or
+ * -1 when the file is not sparse, is no longer @sb's, or its filesystem
+ * cannot tell (no SEEK_DATA).
+ */
+#define REC_DATA_RANGES 256
+
+static int data_ranges(const char *sp, const struct stat *sb, uint64_t *r, int cap)
+{
+	const int fl = O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_NOCTTY | O_CLOEXEC;
+	uint64_t size = (uint64_t)sb->st_size;
+	struct stat now;
+	off_t off = 0, d, h;
+	int fd, n = 0;
+
+	if (!S_ISREG(sb->st_mode) || sb->st_size <= 0 ||
+	    (uint64_t)sb->st_blocks * 512 >= size)
+		return -1;
+	fd = open(sp, fl | O_NOATIME);
+	if (fd < 0 && errno == EPERM)
+		fd = open(sp, fl);
+	if (fd < 0)
+		return -1;
+	if (fstat(fd, &now) < 0 || now.st_ino != sb->st_ino || now.st_dev != sb->st_dev) {
+		close(fd);
+		return -1;
+	}
+	while ((uint64_t)off < size) {
+		d = lseek(fd, off, SEEK_DATA);
+		if (d < 0) {
+			if (errno != ENXIO)
+				n = -1;		/* cannot tell: all data */
+			break;
+		}
+		if ((uint64_t)d >= size)
+			break;
+		h = lseek(fd, d, SEEK_HOLE);
+		if (h < 0 || (uint64_t)h > size)
+			h = (off_t)size;
+		if (n == cap) {		/* the rest joins the last range */
+			r[2 * n - 1] = size - r[2 * n - 2];
+			break;
+		}
+		r[2 * n] = (uint64_t)d;
+		r[2 * n + 1] = (uint64_t)(h - d);
+		n++;
+		off = h;
+	}
+	close(fd);
+	return n;
+}
+
 /* Write the state of @p: @pre when the program took it before the call
  * (fast path), else per @how (and @pre's opened file: as_opened()). */
 static int take_one(struct rec_ctx *c, const char *p, uint32_t len, int depth,
@@ -288,6 +345,7 @@ static int take_one(struct rec_ctx *c, const char *p, uint32_t len, int depth,
 {
 	struct iot_path_state ps;
 	char target[REC_PATH_MAX], spbuf[REC_PATH_MAX];
+	uint64_t ranges[2 * REC_DATA_RANGES];
 	const char *sp = p;
 	struct stat sb;
 	int r, ok;
@@ -318,6 +376,16 @@ static int take_one(struct rec_ctx *c, const char *p, uint32_t len, int depth,
 	}
 	if (ok) {
 		state_from_stat(&ps, &sb);
+		if (S_ISREG(sb.st_mode) && (uint64_t)sb.st_blocks * 512 < (uint64_t)sb.st_size) {
+			if (pre && !pre->opened)	/* the program's own lstat */
+				sp = stat_path(c, p, spbuf, sizeof(spbuf));
+			r = data_ranges(sp, &sb, ranges, REC_DATA_RANGES);
+			if (r >= 0) {
+				ps.flags |= IOT_PS_SPARSE;
+				ps.data = ranges;
+				ps.n_data = (uint32_t)r;
+			}
+		}
 		if (S_ISLNK(sb.st_mode) && pre && !pre->opened) {
 			if (pre->target) {
 				memcpy(target, pre->target, pre->target_len);

@@ -20,6 +20,24 @@
  * the tree may take at most this share of the free space. */
 #define FIT_PCT 90
 
+/* The bytes of data the prepare writes for regular file state @ps: its
+ * size, or, with holes, its data ranges within it. */
+uint64_t rpl_ps_data_bytes(const struct iot_path_state *ps)
+{
+	uint64_t n = 0;
+	uint32_t i;
+
+	if (!(ps->flags & IOT_PS_SPARSE))
+		return ps->size;
+	for (i = 0; i < ps->n_data; i++) {
+		uint64_t off = ps->data[2 * i], len = ps->data[2 * i + 1];
+
+		if (off < ps->size)
+			n += len < ps->size - off ? len : ps->size - off;
+	}
+	return n;
+}
+
 static uint64_t tree_bytes(const struct rpl_plan *p)
 {
 	uint64_t need = 0;
@@ -33,7 +51,7 @@ static uint64_t tree_bytes(const struct rpl_plan *p)
 			continue;
 		if ((ps->type & S_IFMT) == S_IFREG && !(ps->flags & IOT_PS_LISTED) &&
 		    !rpl_path_skip(p->o, ps->path) && !rpl_ps_made_by_workload(p, ps))
-			need += ps->size;
+			need += rpl_ps_data_bytes(ps);
 	}
 	return need;
 }

@@ -288,6 +288,17 @@ int rpl_plan_read(struct rpl_plan *p)
 			*ps = it.u.ps;
 			ps->path = rpl_intern(&paths, p->arena, it.u.ps.path, it.u.ps.path_len, NULL);
 			ps->target = dup_str(p->arena, it.u.ps.target, it.u.ps.target_len);
+			if (ps->n_data) {
+				uint64_t *d = iot_arena_alloc(p->arena, 2 * (size_t)ps->n_data *
+								     sizeof(*d));
+
+				if (!d) {
+					err = -ENOMEM;
+					goto out;
+				}
+				memcpy(d, it.u.ps.data, 2 * (size_t)ps->n_data * sizeof(*d));
+				ps->data = d;
+			}
 			if (!ps->path) {
 				err = -ENOMEM;
 				goto out;

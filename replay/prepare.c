@@ -119,28 +119,52 @@ static int make_ancestors(struct prep *pp, const char *path, int depth)
 	return 0;
 }
 
-static int write_file(struct prep *pp, int fd, const struct iot_path_state *ps)
+/* @len bytes of the pattern at @off of @fd (the file's size unchanged
+ * where the range ends before it). */
+static int write_range(struct prep *pp, int fd, uint64_t off, uint64_t len, uint64_t *seed)
 {
-	uint64_t seed = iot_hash(ps->path, strlen(ps->path), 7) | 1;
-	uint64_t left = ps->size;
-
-	if (left == 0)
-		return 0;		/* made empty */
-	/* a file only listed was never read: its size without data */
-	if (pp->sparse || (ps->flags & IOT_PS_LISTED))
-		return ftruncate(fd, (off_t)ps->size) < 0 ? -errno : 0;
-	while (left > 0) {
-		size_t n = left < FILL_CHUNK ? (size_t)left : FILL_CHUNK;
+	while (len > 0) {
+		size_t n = len < FILL_CHUNK ? (size_t)len : FILL_CHUNK;
 		ssize_t w;
 
-		fill(pp->buf, n, &seed);
-		w = write(fd, pp->buf, n);
+		fill(pp->buf, n, seed);
+		w = pwrite(fd, pp->buf, n, (off_t)off);
 		if (w < 0)
 			return -errno;
 		if (w == 0)
 			return -ENOSPC;
-		left -= (uint64_t)w;
+		len -= (uint64_t)w;
+		off += (uint64_t)w;
 		pp->res->prep_bytes += (uint64_t)w;
+	}
+	return 0;
+}
+
+static int write_file(struct prep *pp, int fd, const struct iot_path_state *ps)
+{
+	uint64_t seed = iot_hash(ps->path, strlen(ps->path), 7) | 1;
+	uint32_t i;
+	int err;
+
+	if (ps->size == 0)
+		return 0;		/* made empty */
+	/* a file only listed was never read: its size without data */
+	if (pp->sparse || (ps->flags & IOT_PS_LISTED))
+		return ftruncate(fd, (off_t)ps->size) < 0 ? -errno : 0;
+	if (!(ps->flags & IOT_PS_SPARSE))
+		return write_range(pp, fd, 0, ps->size, &seed);
+	/* a file with holes: its size, then its data where it had some */
+	if (ftruncate(fd, (off_t)ps->size) < 0)
+		return -errno;
+	for (i = 0; i < ps->n_data; i++) {
+		uint64_t off = ps->data[2 * i], len = ps->data[2 * i + 1];
+
+		if (off >= ps->size)
+			break;
+		if (len > ps->size - off)
+			len = ps->size - off;
+		if ((err = write_range(pp, fd, off, len, &seed)))
+			return err;
 	}
 	return 0;
 }

@@ -1462,6 +1462,10 @@ void rpl_fault_result(const struct rpl_plan *p, struct rpl_result *res);
  *  if it does not fit and --sparse-prepare asked for sparse files), or
  *  -ENOSPC with res->tree_too_big set (the caller says so). */
 int rpl_prepare_fit(struct rpl_plan *p, struct rpl_result *res, int *sparse);
+
+/*! rpl_ps_data_bytes() : the bytes of data the prepare writes for the
+ *  regular file state @ps (its size; a sparse file's data ranges). */
+uint64_t rpl_ps_data_bytes(const struct iot_path_state *ps);
 /*! rpl_ps_made_by_workload() : whether the workload made @ps (or an
  *  ancestor) itself: not part of the starting tree (prepare.c). */
 int rpl_ps_made_by_workload(const struct rpl_plan *p, const struct iot_path_state *ps);

@@ -203,6 +203,7 @@ struct fp_pst {
 	uint32_t missing;
 	uint64_t size, ino, dev, rdev;
 	int64_t atime_ns, mtime_ns, ctime_ns;
+	uint64_t blocks;	/* st_blocks: fewer than the size needs, a file with holes */
 };
 
 static inline struct fp_slot *fp_slot_at(void *base, unsigned i)

@@ -399,6 +399,7 @@ static void fp_pst_fill(struct fp_pst *ps, const struct stat *sbp)
 	ps->gid = sb.st_gid;
 	ps->nlink = (uint32_t)sb.st_nlink;
 	ps->size = (uint64_t)sb.st_size;
+	ps->blocks = (uint64_t)sb.st_blocks;
 	ps->ino = sb.st_ino;
 	ps->dev = sb.st_dev;
 	ps->rdev = sb.st_rdev;

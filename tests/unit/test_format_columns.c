@@ -22,6 +22,8 @@ enum spoil {
 	PS_NAME_UNENDED,	/* a state's own path without its 0 byte */
 	PS_COUNT,		/* a state column longer than ps_path */
 	PS_BOTH,		/* a state as columns and one as a message */
+	PS_DATA_SHORT,		/* a sparse state's ranges past the end of ps_data */
+	PS_DATA_LEFT,		/* ps_data values no sparse state takes */
 	N_SPOIL
 };
 
@@ -56,6 +58,10 @@ static void hand_chunk(struct pbuf *c, enum spoil sp)
 		pb_bytes(c, 29, "abc", 3);
 	pb_packed(c, 30, (uint64_t[]){ S_IFREG, S_IFREG }, sp == PS_COUNT ? 2 : 1);
 	pb_packed(c, 40, (uint64_t[]){ zz(9) }, 1);
+	/* a file with holes: one range of data, 8 KiB at 4 KiB */
+	pb_packed(c, 43, (uint64_t[]){ IOT_PS_SPARSE }, 1);
+	pb_packed(c, 56, (uint64_t[]){ sp == PS_DATA_SHORT ? 2 : 1, 4096, 8192, 5 },
+		  sp == PS_DATA_LEFT ? 4 : 3);
 	if (sp == PS_BOTH) {
 		struct pbuf m = { .n = 0 };
 
@@ -97,6 +103,10 @@ static void test_read_13(void **state)
 	assert_int_equal(it.u.ps.type, S_IFREG);
 	assert_int_equal(it.u.ps.ino, 9);
 	assert_int_equal(it.u.ps.size, 0);
+	assert_int_equal(it.u.ps.flags, IOT_PS_SPARSE);
+	assert_int_equal(it.u.ps.n_data, 1);
+	assert_int_equal(it.u.ps.data[0], 4096);
+	assert_int_equal(it.u.ps.data[1], 8192);
 	for (i = 0; i < 3; i++) {
 		assert_int_equal(iot_reader_next(r, &it), 1);
 		assert_int_equal(it.kind, IOT_ITEM_EVENT);
@@ -172,6 +182,7 @@ static Iotape__Chunk *first_chunk(const char *path, struct iot_arena *a, uint8_t
 static void test_writer_13(void **state)
 {
 	static const char nul[] = "/a\0b";
+	static const uint64_t ranges[] = { 1 << 20, 4096, 512 << 20, 65536 };
 	struct iot_writer *w;
 	struct iot_reader *r;
 	struct iot_header h;
@@ -205,7 +216,12 @@ static void test_writer_13(void **state)
 		ps.path = "/usr/include/linux/file5.h";
 		ps.path_len = (uint32_t)strlen(ps.path);
 		ps.ino = 77;
+		ps.size = 1 << 30;
+		ps.flags = IOT_PS_SPARSE;	/* data at 1 MiB and at 512 MiB */
+		ps.data = ranges;
+		ps.n_data = 2;
 		assert_int_equal(iot_writer_path_state(w, &ps), 0);
+		ps.n_data = 0;			/* no data at all */
 		ps.path = pass ? nul : "/etc/other";
 		ps.path_len = pass ? 4 : 10;
 		ps.target = "t";
@@ -230,6 +246,14 @@ static void test_writer_13(void **state)
 			assert_int_equal(ch->ps_path[0], 2 + 5);	/* string 5 */
 			assert_int_equal(ch->ps_path[1], 1);		/* in ps_names */
 			assert_int_equal(ch->ps_ino[1], 5 - 77);
+			/* 2 ranges, each from the end of the one before; 0 ranges */
+			assert_int_equal(ch->n_ps_data, 6);
+			assert_int_equal(ch->ps_data[0], 2);
+			assert_int_equal(ch->ps_data[1], 1 << 20);
+			assert_int_equal(ch->ps_data[2], 4096);
+			assert_int_equal(ch->ps_data[3], (512 << 20) - (1 << 20) - 4096);
+			assert_int_equal(ch->ps_data[4], 65536);
+			assert_int_equal(ch->ps_data[5], 0);
 		}
 		free(buf);
 		iot_arena_reset(a);
@@ -239,10 +263,15 @@ static void test_writer_13(void **state)
 		assert_string_equal(it.u.ps.path, "/usr/include/linux/file5.h");
 		assert_null(it.u.ps.target);
 		assert_int_equal(it.u.ps.ino, 77);
+		assert_int_equal(it.u.ps.flags, IOT_PS_SPARSE);
+		assert_int_equal(it.u.ps.n_data, 2);
+		assert_memory_equal(it.u.ps.data, ranges, sizeof(ranges));
 		assert_int_equal(iot_reader_next(r, &it), 1);
 		eq_bytes(pass ? nul : "/etc/other", pass ? 4 : 10, it.u.ps.path, it.u.ps.path_len);
 		assert_string_equal(it.u.ps.target, "t");
 		assert_int_equal(it.u.ps.ino, 5);
+		assert_int_equal(it.u.ps.flags, IOT_PS_SPARSE);
+		assert_int_equal(it.u.ps.n_data, 0);
 		for (i = 0; i < 300; i++) {
 			char p[64];
 
