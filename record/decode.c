@@ -92,15 +92,16 @@ void rec_emit_exit(struct rec_ctx *c, struct rec_task *t, int64_t now, int statu
 	rec_task_del(c, t);
 }
 
-/* @p (@n bytes) with a '/' after it, or NULL */
-static char *with_slash(const char *p, uint32_t n)
+/* @p (@n bytes) with a '/' after it (@dot: "/."), or NULL */
+static char *with_slash(const char *p, uint32_t n, int dot)
 {
-	char *s = malloc((size_t)n + 2);
+	char *s = malloc((size_t)n + 3);
 
 	if (s) {
 		memcpy(s, p, n);
 		s[n] = '/';
-		s[n + 1] = 0;
+		s[n + 1] = '.';
+		s[n + 1 + !!dot] = 0;
 	}
 	return s;
 }
@@ -109,7 +110,11 @@ static char *with_slash(const char *p, uint32_t n)
  * A path named with a trailing slash ("f/", "d/.") asks for a directory:
  * "f/" of a file is ENOTDIR where "f" is not.  The recorder keeps every
  * path without it (its states, descriptors and cwd are keyed so), and the
- * event alone gets it back, so that a replay asks the same.
+ * event alone gets it back, so that a replay asks the same.  A call that
+ * makes, removes or renames its last name gets "/." back where that name
+ * was "." ("d/.", "."): it names no entry (rmdir: EINVAL, mkdir: EEXIST),
+ * where "d/" or "d" would be d itself, and the replay gives the recorded
+ * answer rather than remove or make d.
  */
 static int write_event(struct rec_ctx *c, struct rec_task *t)
 {
@@ -119,13 +124,13 @@ static int write_event(struct rec_ctx *c, struct rec_task *t)
 	char *s1 = NULL, *s2 = NULL;
 	int r;
 
-	if ((t->slash & 1) && p1 && (s1 = with_slash(p1, n1))) {
+	if ((t->slash & 5) && p1 && (s1 = with_slash(p1, n1, t->slash & 4))) {
 		ev->path = s1;
-		ev->path_len = n1 + 1;
+		ev->path_len = n1 + 1 + !!(t->slash & 4);
 	}
-	if ((t->slash & 2) && p2 && (s2 = with_slash(p2, n2))) {
+	if ((t->slash & 10) && p2 && (s2 = with_slash(p2, n2, t->slash & 8))) {
 		ev->path2 = s2;
-		ev->path2_len = n2 + 1;
+		ev->path2_len = n2 + 1 + !!(t->slash & 8);
 	}
 	r = iot_writer_event(c->w, ev);
 	ev->path = p1;
@@ -229,6 +234,22 @@ static int slash_end(const char *s, size_t n)
 	return dir && n > 0;
 }
 
+/* Is the last component of name @s (@n bytes), trailing slashes aside,
+ * "."? */
+static int dot_end(const char *s, size_t n)
+{
+	while (n > 0 && s[n - 1] == '/')
+		n--;
+	return n > 0 && s[n - 1] == '.' && (n == 1 || s[n - 2] == '/');
+}
+
+/* Does @sc make, remove or rename the name its path ends in (mkdir,
+ * rmdir, unlink, rename, link, symlink, mknod), rather than look it up? */
+static int names_last(const struct iot_syscall *sc)
+{
+	return (sc->flags & IOT_SCF_NAMES) && !(sc->flags & IOT_SCF_RETFD);
+}
+
 /* The socket address at @i (its length the next argument): an AF_UNIX
  * one's path into c->buf, from a fast-path or BPF record's copy (its
  * value the family, its string the path), else the tracee's memory.
@@ -293,7 +314,9 @@ static char *resolve_buf(struct rec_ctx *c, struct rec_task *t, int i, ssize_t n
 	}
 	p = rec_path_abs(base, c->buf, len);
 	if (slash && p)
-		*slash = *len > 1 && slash_end(c->buf, (size_t)n);
+		*slash = *len <= 1 ? 0 :
+			 names_last(sc) && dot_end(c->buf, (size_t)n) ? 2 :
+			 slash_end(c->buf, (size_t)n);
 	if (p && rec_path_magic(c, t, &p, len, &self)) {
 		if (slash)
 			*slash = 0;
@@ -430,7 +453,7 @@ int rec_decode_entry(struct rec_ctx *c, struct rec_task *t, int nr,
 		case IOT_ARG_PATH:
 			t->path = resolve(c, t, i, &len, &empty, &ev->args[i], &slash);
 			if (slash)
-				t->slash |= 1;
+				t->slash |= slash == 2 ? 4 : 1;
 			if (t->path) {
 				ev->path = t->path;
 				ev->path_len = len;
@@ -440,7 +463,7 @@ int rec_decode_entry(struct rec_ctx *c, struct rec_task *t, int nr,
 		case IOT_ARG_PATH2:
 			t->path2 = resolve(c, t, i, &len, &empty, &ev->args[i], &slash);
 			if (slash)
-				t->slash |= 2;
+				t->slash |= slash == 2 ? 8 : 2;
 			if (t->path2) {
 				ev->path2 = t->path2;
 				ev->path2_len = len;

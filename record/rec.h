@@ -177,7 +177,9 @@ struct rec_task {
 	const struct iot_syscall *sc;
 	uint64_t raw[IOT_MAX_ARGS];
 	char *path, *path2;		/* owned; ev.path/ev.path2 point here */
-	int slash;			/* 1, 2: path, path2 named with a trailing '/' */
+	int slash;			/* 1, 2: path, path2 named with a trailing '/';
+					 * 4, 8: ending in a "." a call makes, removes
+					 * or renames (decode.c, write_event()) */
 	char **argv;			/* execve argv read at entry */
 	uint32_t argc;
 	char *exec_path;

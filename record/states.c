@@ -288,8 +288,8 @@ static void as_opened(struct stat *sb, const struct rec_opened *op)
  * `truncate -s` or `dd seek=` left) is made so by the replay, not written
  * whole.  Ranges past @cap are joined into the last one (counted as data:
  * more bytes written, never fewer).  @return : the number of ranges, or
- * -1 when the file is not sparse, is no longer @sb's, or its filesystem
- * cannot tell (no SEEK_DATA).
+ * -1 when the file is not sparse, is no longer @sb's (another file, or
+ * another size), or its filesystem cannot tell (no SEEK_DATA).
  */
 #define REC_DATA_RANGES 256
 
@@ -309,7 +309,10 @@ static int data_ranges(const char *sp, const struct stat *sb, uint64_t *r, int c
 		fd = open(sp, fl);
 	if (fd < 0)
 		return -1;
-	if (fstat(fd, &now) < 0 || now.st_ino != sb->st_ino || now.st_dev != sb->st_dev) {
+	/* the file as it is now must be the state's, and sparse (a state
+	 * taken as an open found it may hold a size it no longer has) */
+	if (fstat(fd, &now) < 0 || now.st_ino != sb->st_ino || now.st_dev != sb->st_dev ||
+	    now.st_size != sb->st_size || (uint64_t)now.st_blocks * 512 >= size) {
 		close(fd);
 		return -1;
 	}
