@@ -227,6 +227,17 @@ void dump_print_state(FILE *f, const struct iot_path_state *ps, int64_t base)
 		if (ps->n_data > 16)
 			fprintf(f, ",... (%u ranges)", ps->n_data);
 	}
+	if (ps->n_xattrs) {
+		uint32_t i;
+
+		fputs(" xattrs=", f);
+		for (i = 0; i < ps->n_xattrs; i++) {
+			if (i)
+				fputc(',', f);
+			put_quoted(f, ps->xattrs[i].name, ps->xattrs[i].name_len);
+			fprintf(f, "(%u)", ps->xattrs[i].value_len);
+		}
+	}
 	if (ps->flags & IOT_PS_LISTED)
 		fputs(" (listed)", f);
 	if (ps->flags & IOT_PS_AGAIN)

@@ -347,6 +347,14 @@ struct iot_mpages;
 void iot_data_count_aio(struct iot_data_count *c, const struct iot_aio *a);
 void iot_data_count_mpages(struct iot_data_count *c, const struct iot_mpages *m);
 
+/* An extended attribute of a path's starting state. */
+struct iot_xattr {
+	const char *name;
+	uint32_t name_len;
+	uint32_t value_len;
+	const uint8_t *value;
+};
+
 struct iot_path_state {
 	const char *path;
 	uint32_t path_len;
@@ -365,6 +373,8 @@ struct iot_path_state {
 	 * offset of range i, data[2i + 1] its length; elsewhere a hole */
 	const uint64_t *data;
 	uint32_t n_data;
+	uint32_t n_xattrs;		/* its extended attributes */
+	const struct iot_xattr *xattrs;
 };
 
 /* The path was never named by a call, only returned by a directory

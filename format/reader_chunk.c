@@ -286,6 +286,31 @@ static int fill_process(struct iot_reader *r, const Iotape__Process *m,
 	return 0;
 }
 
+/* The extended attributes of @m into @s (names and values pairwise; a
+ * name without a value has an empty one). */
+static void fill_xattrs(struct iot_reader *r, const Iotape__PathState *m,
+			struct iot_path_state *s)
+{
+	struct iot_xattr *x;
+	size_t i;
+
+	if (!m->n_xattr_names || m->n_xattr_names > UINT32_MAX)
+		return;
+	x = iot_arena_alloc(r->arena, m->n_xattr_names * sizeof(*x));
+	if (!x)
+		return;
+	for (i = 0; i < m->n_xattr_names; i++) {
+		const ProtobufCBinaryData *v = i < m->n_xattr_values ? &m->xattr_values[i] : NULL;
+
+		x[i].name = bstr(r->arena, 1, &m->xattr_names[i], &x[i].name_len);
+		x[i].value = (const uint8_t *)bstr(r->arena, v != NULL, v, &x[i].value_len);
+		if (!x[i].name)
+			return;
+	}
+	s->xattrs = x;
+	s->n_xattrs = (uint32_t)m->n_xattr_names;
+}
+
 static void fill_path_state(struct iot_reader *r, const Iotape__PathState *m,
 			    struct iot_path_state *s)
 {
@@ -310,6 +335,7 @@ static void fill_path_state(struct iot_reader *r, const Iotape__PathState *m,
 		s->data = m->data;
 		s->n_data = (uint32_t)(m->n_data / 2);
 	}
+	fill_xattrs(r, m, s);
 }
 
 /* Which of an event's 6 argument values to keep, by its count: the

@@ -769,6 +769,27 @@ int iot_writer_path_state(struct iot_writer *w, const struct iot_path_state *s)
 		memcpy(m->data, s->data, n * sizeof(*m->data));
 		m->n_data = n;
 	}
+	if (s->n_xattrs) {
+		uint32_t i;
+
+		m->xattr_names = iot_arena_alloc(w->arena, s->n_xattrs * sizeof(*m->xattr_names));
+		m->xattr_values = iot_arena_alloc(w->arena, s->n_xattrs * sizeof(*m->xattr_values));
+		if (!m->xattr_names || !m->xattr_values)
+			return -ENOMEM;
+		memset(m->xattr_names, 0, s->n_xattrs * sizeof(*m->xattr_names));
+		memset(m->xattr_values, 0, s->n_xattrs * sizeof(*m->xattr_values));
+		for (i = 0; i < s->n_xattrs; i++) {
+			const struct iot_xattr *x = &s->xattrs[i];
+			protobuf_c_boolean has;
+
+			if ((rc = set_bytes(w->arena, &has, &m->xattr_names[i], x->name,
+					    x->name_len)) ||
+			    (rc = set_bytes(w->arena, &has, &m->xattr_values[i],
+					    (const char *)x->value, x->value_len)))
+				return rc;
+		}
+		m->n_xattr_names = m->n_xattr_values = s->n_xattrs;
+	}
 	w->ps[w->n_ps++] = m;
 	return maybe_flush(w);
 }

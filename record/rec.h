@@ -326,6 +326,7 @@ struct rec_ctx {
 	/* path states taken */
 	struct rec_pathset seen;
 	struct rec_linkcache *links;	/* for paths with "..": states.c */
+	uint8_t *xbuf;			/* a state's extended attributes (states.c) */
 	/* directories the workload listed (getdents), in the order it first
 	 * did: their entries it never named are taken at the end */
 	struct rec_pathset listed_set;

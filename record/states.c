@@ -9,6 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <sys/xattr.h>
 #include <unistd.h>
 
 #include "hash.h"
@@ -115,6 +116,8 @@ void rec_seen_free(struct rec_ctx *c)
 		free(c->links->e[i].path);
 	free(c->links);
 	c->links = NULL;
+	free(c->xbuf);
+	c->xbuf = NULL;
 	rec_pset_free(&c->seen);
 	rec_pset_free(&c->listed_set);
 	free(c->listed);
@@ -341,6 +344,50 @@ static int data_ranges(const char *sp, const struct stat *sb, uint64_t *r, int c
 	return n;
 }
 
+/*
+ * The extended attributes of @sp (not followed if a symlink) into @ps,
+ * in c->xbuf: names (at most XATTR_LIST_MAX of them together) and values,
+ * whole, up to XBUF_VALUES bytes in all, an attribute past that left out
+ * (the replay then makes the file without it: no filesystem here holds
+ * that much on one file, ext4 4 KiB).  Programs that copy a tree with
+ * them (cp -a, rsync -X, tar --xattrs) or read ACLs ask for them, and a
+ * replay without them answered ENODATA.  @return : how many.
+ */
+#define XBUF_NAMES	65536
+#define XBUF_VALUES	(256 * 1024)
+#define XATTRS_MAX	256
+
+static uint32_t take_xattrs(struct rec_ctx *c, const char *sp, struct iot_xattr *x)
+{
+	ssize_t nl = llistxattr(sp, NULL, 0), vl;
+	size_t off = 0, voff = XBUF_NAMES;
+	uint32_t n = 0;
+
+	if (nl <= 0)
+		return 0;
+	if (!c->xbuf && !(c->xbuf = malloc(XBUF_NAMES + XBUF_VALUES)))
+		return 0;
+	nl = llistxattr(sp, (char *)c->xbuf, XBUF_NAMES);
+	while (nl > 0 && off < (size_t)nl && n < XATTRS_MAX) {
+		const char *name = (const char *)c->xbuf + off;
+		size_t len = strnlen(name, (size_t)nl - off);
+
+		off += len + 1;
+		if (!len)
+			continue;
+		vl = lgetxattr(sp, name, c->xbuf + voff, XBUF_NAMES + XBUF_VALUES - voff);
+		if (vl < 0)
+			continue;	/* gone meanwhile, or past the room */
+		x[n].name = name;
+		x[n].name_len = (uint32_t)len;
+		x[n].value = c->xbuf + voff;
+		x[n].value_len = (uint32_t)vl;
+		voff += (size_t)vl;
+		n++;
+	}
+	return n;
+}
+
 /* Write the state of @p: @pre when the program took it before the call
  * (fast path), else per @how (and @pre's opened file: as_opened()). */
 static int take_one(struct rec_ctx *c, const char *p, uint32_t len, int depth,
@@ -349,6 +396,7 @@ static int take_one(struct rec_ctx *c, const char *p, uint32_t len, int depth,
 	struct iot_path_state ps;
 	char target[REC_PATH_MAX], spbuf[REC_PATH_MAX];
 	uint64_t ranges[2 * REC_DATA_RANGES];
+	struct iot_xattr xa[XATTRS_MAX];
 	const char *sp = p;
 	struct stat sb;
 	int r, ok;
@@ -379,9 +427,13 @@ static int take_one(struct rec_ctx *c, const char *p, uint32_t len, int depth,
 	}
 	if (ok) {
 		state_from_stat(&ps, &sb);
+		if (pre && !pre->opened && (S_ISREG(sb.st_mode) || S_ISDIR(sb.st_mode)))
+			sp = stat_path(c, p, spbuf, sizeof(spbuf));	/* the program's own lstat */
+		if (S_ISREG(sb.st_mode) || S_ISDIR(sb.st_mode)) {
+			ps.n_xattrs = take_xattrs(c, sp, xa);
+			ps.xattrs = xa;
+		}
 		if (S_ISREG(sb.st_mode) && (uint64_t)sb.st_blocks * 512 < (uint64_t)sb.st_size) {
-			if (pre && !pre->opened)	/* the program's own lstat */
-				sp = stat_path(c, p, spbuf, sizeof(spbuf));
 			r = data_ranges(sp, &sb, ranges, REC_DATA_RANGES);
 			if (r >= 0) {
 				ps.flags |= IOT_PS_SPARSE;

@@ -27,6 +27,26 @@ static const char *dup_str(struct iot_arena *a, const char *s, uint32_t n)
 	return s ? iot_arena_strndup(a, s, n) : NULL;
 }
 
+/* The extended attributes of @ps, the reader's, made the plan's own. */
+static int copy_xattrs(struct rpl_plan *p, struct iot_path_state *ps)
+{
+	struct iot_xattr *x = iot_arena_alloc(p->arena, ps->n_xattrs * sizeof(*x));
+	uint32_t i;
+
+	if (!x)
+		return -ENOMEM;
+	for (i = 0; i < ps->n_xattrs; i++) {
+		x[i] = ps->xattrs[i];
+		x[i].name = dup_str(p->arena, x[i].name, x[i].name_len);
+		x[i].value = (const uint8_t *)dup_str(p->arena, (const char *)x[i].value,
+						      x[i].value_len);
+		if (!x[i].name)
+			return -ENOMEM;
+	}
+	ps->xattrs = x;
+	return 0;
+}
+
 static int copy_process(struct rpl_plan *p, struct iot_process *dst,
 			const struct iot_process *src)
 {
@@ -299,6 +319,8 @@ int rpl_plan_read(struct rpl_plan *p)
 				memcpy(d, it.u.ps.data, 2 * (size_t)ps->n_data * sizeof(*d));
 				ps->data = d;
 			}
+			if (ps->n_xattrs && (err = copy_xattrs(p, ps)))
+				goto out;
 			if (!ps->path) {
 				err = -ENOMEM;
 				goto out;

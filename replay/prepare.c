@@ -28,6 +28,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <sys/xattr.h>
 #include <sys/statvfs.h>
 #include <sys/syscall.h>
 #include <unistd.h>
@@ -202,6 +203,35 @@ static void set_attrs(struct prep *pp, int dirfd, const char *name,
 		utimensat(dirfd, name, ts, AT_SYMLINK_NOFOLLOW);
 }
 
+/*
+ * The extended attributes of @ps on what @fd holds (a file or directory
+ * under the root): user.*, trusted.* and the ACLs.  Others (security.*:
+ * the host's own labels and file capabilities) are counted, not made.
+ */
+static int xattr_made_here(const char *name)
+{
+	return !strncmp(name, "user.", 5) || !strncmp(name, "trusted.", 8) ||
+	       !strcmp(name, "system.posix_acl_access") || !strcmp(name, "system.posix_acl_default");
+}
+
+static void set_xattrs_fd(struct prep *pp, int fd, const struct iot_path_state *ps)
+{
+	uint32_t i;
+
+	for (i = 0; i < ps->n_xattrs; i++) {
+		const struct iot_xattr *x = &ps->xattrs[i];
+
+		if (xattr_made_here(x->name) &&
+		    fsetxattr(fd, x->name, x->value ? (const void *)x->value : "", x->value_len,
+			      0) == 0) {
+			pp->res->prep_xattrs++;
+		} else {
+			if (pp->res->prep_xattrs_not++ == 0 && xattr_made_here(x->name))
+				warn_path(pp, ps->path, "set extended attribute", errno);
+		}
+	}
+}
+
 /* set_attrs() on what @fd holds: no lookup of the name again.  @made:
  * it was created with its permission bits (chown still clears set-id
  * bits, so those are set after it). */
@@ -327,6 +357,7 @@ static int keep_found(struct prep *pp, const struct rpl_name *n, const struct io
 	if (fstat(fd, &fst) == 0 && fst.st_ino == st.st_ino && fst.st_dev == st.st_dev &&
 	    S_ISREG(fst.st_mode)) {
 		set_attrs_fd(pp, fd, ps, 0);
+		set_xattrs_fd(pp, fd, ps);
 		kept = 1;
 	}
 	close(fd);
@@ -371,6 +402,11 @@ static int make_one(struct prep *pp, size_t i)
 			pp->res->prep_dirs++;
 		else if (errno != EEXIST)
 			err = -errno;
+		if (err == 0 && ps->n_xattrs &&
+		    (fd = openat(n.dirfd, n.name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC)) >= 0) {
+			set_xattrs_fd(pp, fd, ps);
+			close(fd);
+		}
 		break;
 	/* With --force over an old tree, what is in the way and is not as
 	 * recorded goes: it is removed when the name is taken, not before
@@ -407,8 +443,10 @@ static int make_one(struct prep *pp, size_t i)
 			break;
 		}
 		err = write_file(pp, fd, ps);
-		if (err == 0)
+		if (err == 0) {
+			set_xattrs_fd(pp, fd, ps);
 			set_attrs_fd(pp, fd, ps, 1);
+		}
 		close(fd);
 		pp->res->prep_files++;
 		goto out;

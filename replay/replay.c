@@ -381,6 +381,11 @@ void rpl_print_summary(FILE *f, const struct rpl_opts *o, const struct rpl_resul
 	if (!o->no_prepare && r->prep_kept)
 		fprintf(f, "  kept         %llu files and symlinks found as recorded (a setup's tree)\n",
 			(unsigned long long)r->prep_kept);
+	if (!o->no_prepare && (r->prep_xattrs || r->prep_xattrs_not))
+		fprintf(f, "  xattrs       %llu extended attributes made on the starting tree, %llu not "
+			"(names of the host's security modules are not made; or the filesystem "
+			"refused them)\n", (unsigned long long)r->prep_xattrs,
+			(unsigned long long)r->prep_xattrs_not);
 	if (o->prepare_only)
 		return;
 	fprintf(f, "  elapsed      %s (timing %s%s), %llu threads in %llu processes\n",

@@ -222,6 +222,9 @@ struct rpl_result {
 	uint64_t df_used_bytes;
 	uint64_t prep_dirs, prep_files, prep_links, prep_symlinks, prep_bytes;
 	uint64_t prep_kept;		/* regular files found as recorded, kept (prepare.c) */
+	/* extended attributes of the starting tree made; not made (a name
+	 * of the host's security modules, or the filesystem refused) */
+	uint64_t prep_xattrs, prep_xattrs_not;
 	/* files a walk opened under a directory listed here; those opened
 	 * after one this filesystem lists later (dirwalk.c) */
 	uint64_t walk_opens, walk_back;

@@ -193,14 +193,6 @@ same_cmp() {
 	}
 }
 
-# need_python - PY: the interpreter itself, not a version manager's shell
-# shim in front of it
-need_python() {
-	need_cmd python3
-	PY=/usr/bin/python3
-	[ -x "$PY" ] || PY=$(command -v python3)
-}
-
 # in_scratch PREFIX - d: a new directory PREFIX.XXXXXX, removed at the
 # test's exit unless KEEP is set; the test goes on in it
 in_scratch() {

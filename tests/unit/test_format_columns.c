@@ -289,12 +289,66 @@ static void test_writer_13(void **state)
 	iot_arena_free(a);
 }
 
+/* A state with extended attributes: the chunk's states go as messages,
+ * and the names and values (a 0 byte in one) read back as written. */
+static void test_writer_xattrs(void **state)
+{
+	static const uint8_t val[] = { 'a', 0, 'b' };
+	const struct iot_xattr xa[2] = {
+		{ .name = "user.a", .name_len = 6, .value = val, .value_len = 3 },
+		{ .name = "trusted.empty", .name_len = 13, .value = NULL, .value_len = 0 },
+	};
+	struct iot_writer *w;
+	struct iot_reader *r;
+	struct iot_header h;
+	struct iot_path_state ps;
+	struct iot_item it;
+	struct iot_arena *a = iot_arena_new(0);
+	Iotape__Chunk *ch;
+	uint8_t *buf;
+
+	fill_header(&h);
+	assert_int_equal(iot_writer_open(&w, tpath("wx.iotape"), &h, &manual_opts), 0);
+	memset(&ps, 0, sizeof(ps));
+	ps.path = "/d/f";
+	ps.path_len = 4;
+	ps.type = S_IFREG;
+	ps.xattrs = xa;
+	ps.n_xattrs = 2;
+	assert_int_equal(iot_writer_path_state(w, &ps), 0);
+	ps.path = "/d";
+	ps.path_len = 2;
+	ps.n_xattrs = 0;
+	assert_int_equal(iot_writer_path_state(w, &ps), 0);
+	assert_int_equal(iot_writer_close(w, 0), 0);
+	ch = first_chunk(tpath("wx.iotape"), a, &buf, &h);
+	assert_int_equal(ch->n_ps_path, 0);
+	assert_int_equal(ch->n_path_states, 2);
+	free(buf);
+	iot_arena_reset(a);
+	assert_int_equal(iot_reader_open(&r, tpath("wx.iotape")), 0);
+	assert_int_equal(iot_reader_next(r, &it), 1);
+	assert_int_equal(it.kind, IOT_ITEM_PATH_STATE);
+	assert_int_equal(it.u.ps.n_xattrs, 2);
+	eq_bytes("user.a", 6, it.u.ps.xattrs[0].name, it.u.ps.xattrs[0].name_len);
+	assert_int_equal(it.u.ps.xattrs[0].value_len, 3);
+	assert_memory_equal(it.u.ps.xattrs[0].value, val, 3);
+	eq_bytes("trusted.empty", 13, it.u.ps.xattrs[1].name, it.u.ps.xattrs[1].name_len);
+	assert_int_equal(it.u.ps.xattrs[1].value_len, 0);
+	assert_int_equal(iot_reader_next(r, &it), 1);
+	assert_string_equal(it.u.ps.path, "/d");
+	assert_int_equal(it.u.ps.n_xattrs, 0);
+	iot_reader_close(r);
+	iot_arena_free(a);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_read_13),
 		cmocka_unit_test(test_reject_13),
 		cmocka_unit_test(test_writer_13),
+		cmocka_unit_test(test_writer_xattrs),
 	};
 
 	return cmocka_run_group_tests(tests, setup, teardown);
