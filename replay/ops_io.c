@@ -237,6 +237,8 @@ static int64_t h_copy(struct rpl_ctx *c, struct rpl_op *op)
 	const int64_t *a = op->ev.args;
 	loff_t o1, o2;
 	int in, out, cloned = 0;
+	int64_t r;
+	size_t n;
 
 	switch (op->ev.nr) {
 	case SYS_copy_file_range:	/* in, off_in, out, off_out, len, flags */
@@ -269,8 +271,11 @@ static int64_t h_copy(struct rpl_ctx *c, struct rpl_op *op)
 		if (cloned & RPL_FD_CLONE_DST)
 			return rpl_skip(op, RPL_SKIP_CLONED);
 		o1 = a[2];
-		return ret_of(sendfile(out, in, a[2] == -1 ? NULL : &o1,
-				       (size_t)io_count(op, a[3])));
+		n = (size_t)io_count(op, a[3]);
+		r = ret_of(sendfile(out, in, a[2] == -1 ? NULL : &o1, n));
+		if ((r == -EAGAIN || (r > 0 && r < op->ev.ret)) && op->ev.ret > 0)
+			r = rpl_sendfile_rest(c, op, out, in, a[2] == -1 ? NULL : &o1, n, r);
+		return r;
 	case SYS_splice:		/* in, off_in, out, off_out, len, flags */
 		in = live_of(c, a[0]);
 		out = live_of(c, a[2]);

@@ -39,6 +39,7 @@
 #include <poll.h>
 #include <stddef.h>
 #include <sys/ioctl.h>
+#include <sys/sendfile.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
 #include <unistd.h>
@@ -92,6 +93,23 @@ static int64_t wait_limit(const struct rpl_ctx *c, const struct rpl_op *op)
 	return took + (atomic_load(&c->p->pipe_gaveup) ? RPL_PIPE_WAIT_SHORT_NS : RPL_PIPE_WAIT_NS);
 }
 
+/* The deadline of a pipe call's waits for its other end, set at its first
+ * wait (*@deadline 0).  @return : 1 when it has passed (counted as given
+ * up), else 0. */
+static int waited_out(struct rpl_ctx *c, const struct rpl_op *op, int64_t *deadline)
+{
+	int64_t now = iot_now_ns();
+
+	if (!*deadline) {
+		*deadline = now + wait_limit(c, op);
+		return 0;
+	}
+	if (now <= *deadline)
+		return 0;
+	atomic_fetch_add(&c->p->pipe_gaveup, 1);
+	return 1;
+}
+
 /*
  * A read that saw end of file when recorded, replayed while a write end
  * is still open (EAGAIN), waits for the end: the plan orders it after the
@@ -136,7 +154,7 @@ int64_t rpl_pipe_rest(struct rpl_ctx *c, struct rpl_op *op, int fd, int64_t r, i
 		return r;
 	pfd = (struct pollfd){ .fd = fd, .events = wr ? POLLOUT : POLLIN };
 	while (done < want && !atomic_load(&rpl_stop_sig)) {
-		int64_t n = want - done < RPL_SCRATCH ? want - done : RPL_SCRATCH, now;
+		int64_t n = want - done < RPL_SCRATCH ? want - done : RPL_SCRATCH;
 
 		r = RPL_CALL(c, wr ? write(fd, rpl_wbuf(), (size_t)n) : read(fd, c->scratch, (size_t)n));
 		if (r > 0) {
@@ -146,16 +164,41 @@ int64_t rpl_pipe_rest(struct rpl_ctx *c, struct rpl_op *op, int fd, int64_t r, i
 		}
 		if (r == 0 && !wr)
 			break;		/* end of file: the writer is gone */
-		if (r < 0 && r != -EAGAIN && r != -EINTR)
+		if ((r < 0 && r != -EAGAIN && r != -EINTR) || waited_out(c, op, &deadline))
 			break;
-		now = iot_now_ns();
-		if (!deadline) {
-			deadline = now + wait_limit(c, op);
-		} else if (now > deadline) {
-			atomic_fetch_add(&c->p->pipe_gaveup, 1);
-			break;
-		}
 		poll(&pfd, 1, 20);
+	}
+	return done > 0 ? done : r;
+}
+
+/*
+ * A sendfile into one of the replay's pipes (busybox tar into its gzip):
+ * the pipe never blocks here, so one that finds it full gets EAGAIN where
+ * the program's call waited for the reader.  It waits, as a write does,
+ * for as long as a write would, until it has moved what it moved when
+ * recorded.  @r : the first try's result.  @return : the bytes moved, or
+ * @r.
+ */
+int64_t rpl_sendfile_rest(struct rpl_ctx *c, struct rpl_op *op, int out, int in, off_t *off,
+			  size_t n, int64_t r)
+{
+	int64_t done = r > 0 ? r : 0, deadline = 0;
+
+	while (done < op->ev.ret && (size_t)done < n && !atomic_load(&rpl_stop_sig)) {
+		if (r == 0 || (r < 0 && r != -EAGAIN && r != -EINTR))
+			break;
+		if (r < 0) {
+			struct pollfd pout = { .fd = out, .events = POLLOUT };
+
+			if (waited_out(c, op, &deadline))
+				break;
+			poll(&pout, 1, 20);
+		} else {
+			deadline = 0;	/* the reader is there: wait anew */
+		}
+		r = RPL_CALL(c, sendfile(out, in, off, n - (size_t)done));
+		if (r > 0)
+			done += r;
 	}
 	return done > 0 ? done : r;
 }
@@ -173,7 +216,7 @@ int64_t rpl_pipe_rest(struct rpl_ctx *c, struct rpl_op *op, int fd, int64_t r, i
 int64_t rpl_pipe_move(struct rpl_ctx *c, struct rpl_op *op, int in, int out, size_t n)
 {
 	const int64_t *a = op->ev.args;
-	int64_t r, now, deadline = 0;
+	int64_t r, deadline = 0;
 
 	for (;;) {
 		if (op->ev.nr == SYS_tee) {
@@ -185,15 +228,9 @@ int64_t rpl_pipe_move(struct rpl_ctx *c, struct rpl_op *op, int in, int out, siz
 					       a[3] == -1 ? NULL : &o2, n,
 					       (unsigned)a[5] | SPLICE_F_NONBLOCK));
 		}
-		if (r != -EAGAIN || op->ev.ret <= 0 || atomic_load(&rpl_stop_sig))
+		if (r != -EAGAIN || op->ev.ret <= 0 || atomic_load(&rpl_stop_sig) ||
+		    waited_out(c, op, &deadline))
 			return r;
-		now = iot_now_ns();
-		if (!deadline) {
-			deadline = now + wait_limit(c, op);
-		} else if (now > deadline) {
-			atomic_fetch_add(&c->p->pipe_gaveup, 1);
-			return r;
-		}
 		{
 			/* the input, while it has nothing; then the output */
 			struct pollfd pin = { .fd = in, .events = POLLIN };

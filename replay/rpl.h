@@ -1301,6 +1301,13 @@ int64_t rpl_pipe_rest(struct rpl_ctx *c, struct rpl_op *op, int fd, int64_t r, i
  * @out, waiting for its pipes where it moved bytes when recorded.
  * @return : its result, or -errno. */
 int64_t rpl_pipe_move(struct rpl_ctx *c, struct rpl_op *op, int in, int out, size_t n);
+/* rpl_sendfile_rest() : @op's sendfile of @n bytes from @in (at *@off,
+ * or its offset) into @out, whose first try gave @r (EAGAIN: a full pipe
+ * of the replay's, or fewer bytes than recorded): the rest of what it
+ * moved when recorded, waiting for room as a write does.  @return : the
+ * bytes moved, or @r. */
+int64_t rpl_sendfile_rest(struct rpl_ctx *c, struct rpl_op *op, int out, int in, off_t *off,
+			  size_t n, int64_t r);
 /* rpl_fd_is_stream() : is live descriptor @fd a pipe or a socket (not a
  * file, where short is short)? */
 int rpl_fd_is_stream(int fd);
