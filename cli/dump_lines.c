@@ -198,6 +198,7 @@ void dump_print_process(FILE *f, const struct iot_process *p, int64_t base)
 
 void dump_print_state(FILE *f, const struct iot_path_state *ps, int64_t base)
 {
+	const struct iot_ps_extra *e = ps->extra;
 	char t[48], mode[64];
 
 	fmt_secs(t, sizeof(t), iot_ns_sub(ps->t_ns, base));
@@ -215,27 +216,27 @@ void dump_print_state(FILE *f, const struct iot_path_state *ps, int64_t base)
 		put_quoted(f, ps->target, ps->target_len);
 	}
 	if (ps->flags & IOT_PS_SPARSE) {
-		uint32_t i;
+		uint32_t i, n = e ? e->n_data : 0;
 
 		fputs(" data=", f);
-		if (!ps->n_data)
+		if (!n)
 			fputs("none", f);
-		for (i = 0; i < ps->n_data && i < 16; i++)
+		for (i = 0; i < n && i < 16; i++)
 			fprintf(f, "%s%llu+%llu", i ? "," : "",
-				(unsigned long long)ps->data[2 * i],
-				(unsigned long long)ps->data[2 * i + 1]);
-		if (ps->n_data > 16)
-			fprintf(f, ",... (%u ranges)", ps->n_data);
+				(unsigned long long)e->data[2 * i],
+				(unsigned long long)e->data[2 * i + 1]);
+		if (n > 16)
+			fprintf(f, ",... (%u ranges)", n);
 	}
-	if (ps->n_xattrs) {
+	if (e && e->n_xattrs) {
 		uint32_t i;
 
 		fputs(" xattrs=", f);
-		for (i = 0; i < ps->n_xattrs; i++) {
+		for (i = 0; i < e->n_xattrs; i++) {
 			if (i)
 				fputc(',', f);
-			put_quoted(f, ps->xattrs[i].name, ps->xattrs[i].name_len);
-			fprintf(f, "(%u)", ps->xattrs[i].value_len);
+			put_quoted(f, e->xattrs[i].name, e->xattrs[i].name_len);
+			fprintf(f, "(%u)", e->xattrs[i].value_len);
 		}
 	}
 	if (ps->flags & IOT_PS_LISTED)

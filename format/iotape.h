@@ -355,6 +355,17 @@ struct iot_xattr {
 	const uint8_t *value;
 };
 
+/* What few path states have, apart: a pointer in every state, where the
+ * fields themselves made each of the plan's states 24 bytes longer. */
+struct iot_ps_extra {
+	/* IOT_PS_SPARSE: the file's n_data data ranges, data[2i] the
+	 * offset of range i, data[2i + 1] its length; elsewhere a hole */
+	const uint64_t *data;
+	uint32_t n_data;
+	uint32_t n_xattrs;		/* its extended attributes */
+	const struct iot_xattr *xattrs;
+};
+
 struct iot_path_state {
 	const char *path;
 	uint32_t path_len;
@@ -362,19 +373,15 @@ struct iot_path_state {
 	uint64_t size;
 	uint32_t mode;			/* 07777 bits */
 	uint32_t uid, gid;
+	uint32_t flags;			/* IOT_PS_* (here: no padding, 120 bytes) */
 	int64_t atime_ns, mtime_ns, ctime_ns;
 	const char *target;		/* symlink target, NULL otherwise */
 	uint32_t target_len;
 	uint32_t nlink;
 	uint64_t dev, ino, rdev;
 	int64_t t_ns;			/* when it was taken */
-	uint32_t flags;			/* IOT_PS_* */
-	/* IOT_PS_SPARSE: the file's n_data data ranges, data[2i] the
-	 * offset of range i, data[2i + 1] its length; elsewhere a hole */
-	const uint64_t *data;
-	uint32_t n_data;
-	uint32_t n_xattrs;		/* its extended attributes */
-	const struct iot_xattr *xattrs;
+	/* a sparse file's data ranges, extended attributes; NULL: none */
+	const struct iot_ps_extra *extra;
 };
 
 /* The path was never named by a call, only returned by a directory
@@ -387,7 +394,7 @@ struct iot_path_state {
  * state.  May be set on a path's only state (the set's filter of
  * forgotten paths has false positives); never missing on a repeat. */
 #define IOT_PS_AGAIN 0x2u
-/* A regular file with holes: its data ranges are given (data, n_data;
+/* A regular file with holes: its data ranges are given (extra: data, n_data;
  * none: the file has no data at all); without the flag, all of the
  * file's size is data. */
 #define IOT_PS_SPARSE 0x4u

@@ -286,18 +286,27 @@ static int fill_process(struct iot_reader *r, const Iotape__Process *m,
 	return 0;
 }
 
-/* The extended attributes of @m into @s (names and values pairwise; a
- * name without a value has an empty one). */
-static void fill_xattrs(struct iot_reader *r, const Iotape__PathState *m,
-			struct iot_path_state *s)
+/* What few states have (a sparse file's data ranges, extended
+ * attributes: names and values pairwise, a name without a value with an
+ * empty one) into @s->extra, if @m has any. */
+static void fill_extra(struct iot_reader *r, const Iotape__PathState *m,
+		       struct iot_path_state *s)
 {
+	struct iot_ps_extra *e;
 	struct iot_xattr *x;
 	size_t i;
 
-	if (!m->n_xattr_names || m->n_xattr_names > UINT32_MAX)
+	if (!(m->flags & IOT_PS_SPARSE) && !m->n_xattr_names)
 		return;
-	x = iot_arena_alloc(r->arena, m->n_xattr_names * sizeof(*x));
-	if (!x)
+	if (m->n_xattr_names > UINT32_MAX || !(e = iot_arena_alloc(r->arena, sizeof(*e))))
+		return;
+	memset(e, 0, sizeof(*e));
+	if (m->flags & IOT_PS_SPARSE) {
+		e->data = m->data;
+		e->n_data = (uint32_t)(m->n_data / 2);
+	}
+	s->extra = e;
+	if (!m->n_xattr_names || !(x = iot_arena_alloc(r->arena, m->n_xattr_names * sizeof(*x))))
 		return;
 	for (i = 0; i < m->n_xattr_names; i++) {
 		const ProtobufCBinaryData *v = i < m->n_xattr_values ? &m->xattr_values[i] : NULL;
@@ -307,8 +316,8 @@ static void fill_xattrs(struct iot_reader *r, const Iotape__PathState *m,
 		if (!x[i].name)
 			return;
 	}
-	s->xattrs = x;
-	s->n_xattrs = (uint32_t)m->n_xattr_names;
+	e->xattrs = x;
+	e->n_xattrs = (uint32_t)m->n_xattr_names;
 }
 
 static void fill_path_state(struct iot_reader *r, const Iotape__PathState *m,
@@ -331,11 +340,7 @@ static void fill_path_state(struct iot_reader *r, const Iotape__PathState *m,
 	s->rdev = m->rdev;
 	s->t_ns = m->t_ns;
 	s->flags = m->flags;
-	if (m->flags & IOT_PS_SPARSE) {
-		s->data = m->data;
-		s->n_data = (uint32_t)(m->n_data / 2);
-	}
-	fill_xattrs(r, m, s);
+	fill_extra(r, m, s);
 }
 
 /* Which of an event's 6 argument values to keep, by its count: the

@@ -731,6 +731,7 @@ static int set_bytes(struct iot_arena *a, protobuf_c_boolean *has,
 
 int iot_writer_path_state(struct iot_writer *w, const struct iot_path_state *s)
 {
+	const struct iot_ps_extra *e = s->extra;
 	Iotape__PathState *m;
 	int rc;
 
@@ -760,26 +761,26 @@ int iot_writer_path_state(struct iot_writer *w, const struct iot_path_state *s)
 	SET(m, rdev, s->rdev);
 	SET(m, flags, s->flags);
 	SET(m, t_ns, s->t_ns);
-	if ((s->flags & IOT_PS_SPARSE) && s->n_data) {
-		size_t n = (size_t)s->n_data * 2;
+	if ((s->flags & IOT_PS_SPARSE) && e && e->n_data) {
+		size_t n = (size_t)e->n_data * 2;
 
 		m->data = iot_arena_alloc(w->arena, n * sizeof(*m->data));
 		if (!m->data)
 			return -ENOMEM;
-		memcpy(m->data, s->data, n * sizeof(*m->data));
+		memcpy(m->data, e->data, n * sizeof(*m->data));
 		m->n_data = n;
 	}
-	if (s->n_xattrs) {
+	if (e && e->n_xattrs) {
 		uint32_t i;
 
-		m->xattr_names = iot_arena_alloc(w->arena, s->n_xattrs * sizeof(*m->xattr_names));
-		m->xattr_values = iot_arena_alloc(w->arena, s->n_xattrs * sizeof(*m->xattr_values));
+		m->xattr_names = iot_arena_alloc(w->arena, e->n_xattrs * sizeof(*m->xattr_names));
+		m->xattr_values = iot_arena_alloc(w->arena, e->n_xattrs * sizeof(*m->xattr_values));
 		if (!m->xattr_names || !m->xattr_values)
 			return -ENOMEM;
-		memset(m->xattr_names, 0, s->n_xattrs * sizeof(*m->xattr_names));
-		memset(m->xattr_values, 0, s->n_xattrs * sizeof(*m->xattr_values));
-		for (i = 0; i < s->n_xattrs; i++) {
-			const struct iot_xattr *x = &s->xattrs[i];
+		memset(m->xattr_names, 0, e->n_xattrs * sizeof(*m->xattr_names));
+		memset(m->xattr_values, 0, e->n_xattrs * sizeof(*m->xattr_values));
+		for (i = 0; i < e->n_xattrs; i++) {
+			const struct iot_xattr *x = &e->xattrs[i];
 			protobuf_c_boolean has;
 
 			if ((rc = set_bytes(w->arena, &has, &m->xattr_names[i], x->name,
@@ -788,7 +789,7 @@ int iot_writer_path_state(struct iot_writer *w, const struct iot_path_state *s)
 					    (const char *)x->value, x->value_len)))
 				return rc;
 		}
-		m->n_xattr_names = m->n_xattr_values = s->n_xattrs;
+		m->n_xattr_names = m->n_xattr_values = e->n_xattrs;
 	}
 	w->ps[w->n_ps++] = m;
 	return maybe_flush(w);

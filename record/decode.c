@@ -841,8 +841,13 @@ void rec_decode_exit(struct rec_ctx *c, struct rec_task *t, int64_t ret,
 			rec_fs_set_cwd(t, ev->path);
 		break;
 	case SYS_rename: case SYS_renameat: case SYS_renameat2:
-		if (ret == 0 && ev->path && ev->path2)
+		if (ret == 0 && ev->path && ev->path2) {
 			rec_fd_rename(t, ev->path, ev->path_len, ev->path2, ev->path2_len);
+			/* an exchange moves both ways at once: not followed */
+			if (!(t->ev.nr == SYS_renameat2 && (ev->args[4] & 2 /* RENAME_EXCHANGE */)))
+				rec_dir_moved(c, ev->path, ev->path_len, ev->path2, ev->path2_len,
+					      now);
+		}
 		break;
 	case SYS_getdents: case SYS_getdents64:
 		if (ret > 0 && ev->path && !t->hidden && c->o->listings)

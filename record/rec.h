@@ -327,6 +327,10 @@ struct rec_ctx {
 	struct rec_pathset seen;
 	struct rec_linkcache *links;	/* for paths with "..": states.c */
 	uint8_t *xbuf;			/* a state's extended attributes (states.c) */
+	/* directories the workload renamed, newest last (states.c:
+	 * rec_dir_moved()) */
+	struct rec_move { char *from, *to; uint32_t flen, tlen; int64_t t; } *moves;
+	uint32_t n_moves;
 	/* directories the workload listed (getdents), in the order it first
 	 * did: their entries it never named are taken at the end */
 	struct rec_pathset listed_set;
@@ -505,6 +509,12 @@ int64_t rec_take_listed(struct rec_ctx *c);
 /* take the PathState of @p and its ancestors the first time each is met;
  * @pre: the leaf's state as the program saw it before the call (fast
  * path), NULL: lstat it now */
+/* A rename of @from (@flen bytes) to @to succeeded at @t_ns: if @to is now a
+ * directory, a path first named under it later existed under @from at
+ * the start (its state is taken there too: states.c). */
+void rec_dir_moved(struct rec_ctx *c, const char *from, uint32_t flen, const char *to,
+		   uint32_t tlen, int64_t t_ns);
+
 int rec_path_state(struct rec_ctx *c, const char *p, uint32_t len,
 		   const struct rec_pre *pre);
 

@@ -118,6 +118,13 @@ void rec_seen_free(struct rec_ctx *c)
 	c->links = NULL;
 	free(c->xbuf);
 	c->xbuf = NULL;
+	while (c->n_moves > 0) {
+		c->n_moves--;
+		free(c->moves[c->n_moves].from);
+		free(c->moves[c->n_moves].to);
+	}
+	free(c->moves);
+	c->moves = NULL;
 	rec_pset_free(&c->seen);
 	rec_pset_free(&c->listed_set);
 	free(c->listed);
@@ -388,6 +395,8 @@ static uint32_t take_xattrs(struct rec_ctx *c, const char *sp, struct iot_xattr 
 	return n;
 }
 
+static int moved_origin(struct rec_ctx *c, const struct iot_path_state *ps, int depth);
+
 /* Write the state of @p: @pre when the program took it before the call
  * (fast path), else per @how (and @pre's opened file: as_opened()). */
 static int take_one(struct rec_ctx *c, const char *p, uint32_t len, int depth,
@@ -397,11 +406,13 @@ static int take_one(struct rec_ctx *c, const char *p, uint32_t len, int depth,
 	char target[REC_PATH_MAX], spbuf[REC_PATH_MAX];
 	uint64_t ranges[2 * REC_DATA_RANGES];
 	struct iot_xattr xa[XATTRS_MAX];
+	struct iot_ps_extra ex;
 	const char *sp = p;
 	struct stat sb;
 	int r, ok;
 
 	memset(&ps, 0, sizeof(ps));
+	memset(&ex, 0, sizeof(ex));
 	ps.path = p;
 	ps.path_len = len;
 	ps.t_ns = iot_now_ns();
@@ -430,15 +441,15 @@ static int take_one(struct rec_ctx *c, const char *p, uint32_t len, int depth,
 		if (pre && !pre->opened && (S_ISREG(sb.st_mode) || S_ISDIR(sb.st_mode)))
 			sp = stat_path(c, p, spbuf, sizeof(spbuf));	/* the program's own lstat */
 		if (S_ISREG(sb.st_mode) || S_ISDIR(sb.st_mode)) {
-			ps.n_xattrs = take_xattrs(c, sp, xa);
-			ps.xattrs = xa;
+			ex.n_xattrs = take_xattrs(c, sp, xa);
+			ex.xattrs = xa;
 		}
 		if (S_ISREG(sb.st_mode) && (uint64_t)sb.st_blocks * 512 < (uint64_t)sb.st_size) {
 			r = data_ranges(sp, &sb, ranges, REC_DATA_RANGES);
 			if (r >= 0) {
 				ps.flags |= IOT_PS_SPARSE;
-				ps.data = ranges;
-				ps.n_data = (uint32_t)r;
+				ex.data = ranges;
+				ex.n_data = (uint32_t)r;
 			}
 		}
 		if (S_ISLNK(sb.st_mode) && pre && !pre->opened) {
@@ -452,8 +463,12 @@ static int take_one(struct rec_ctx *c, const char *p, uint32_t len, int depth,
 			read_target(&ps, AT_FDCWD, sp, target, sizeof(target));
 		}
 	}
+	if (ex.n_xattrs || (ps.flags & IOT_PS_SPARSE))
+		ps.extra = &ex;
 	/* type 0 says "did not exist before the workload touched it" */
 	r = iot_writer_path_state(c->w, &ps);
+	if (r == 0 && ok && c->n_moves)
+		r = moved_origin(c, &ps, depth);
 	if (r == 0 && ps.target)
 		r = follow_target(c, p, target, depth, pre ? pre->through : NULL);
 	return r;
@@ -509,6 +524,104 @@ static int state_of(struct rec_ctx *c, const char *p, uint32_t len, int depth,
 	if (r <= 0)
 		return r;
 	return take_one(c, p, len, depth, pre, ANC_LIVE);
+}
+
+/*
+ * Directories the workload renamed.  `mv src/d t/` and then `mv t/d/e
+ * src/`: t/d/e, first named after the move, was src/d/e at the start, a
+ * name no call made.  Its state taken as t/d/e alone said nothing of the
+ * starting tree (t was made by the workload), so the replay's src/d had
+ * no e and the second move failed (ENOENT), and the listings after it.
+ * A path first named under a renamed directory, and there when named,
+ * came with it (one the workload made there was named when made, absent):
+ * its state is written again under the name it had before the renames,
+ * newest first, as the starting tree's.  The last MOVES_MAX renames are
+ * kept.
+ */
+#define MOVES_MAX 256
+
+void rec_dir_moved(struct rec_ctx *c, const char *from, uint32_t flen, const char *to,
+		   uint32_t tlen, int64_t t_ns)
+{
+	char buf[REC_PATH_MAX];
+	struct rec_move *m;
+	struct stat sb;
+
+	while (flen > 1 && from[flen - 1] == '/')
+		flen--;
+	while (tlen > 1 && to[tlen - 1] == '/')
+		tlen--;
+	if (flen < 2 || tlen < 2 || from[0] != '/' || to[0] != '/' || tlen >= sizeof(buf))
+		return;
+	memcpy(buf, to, tlen);
+	buf[tlen] = 0;
+	if (lstat(buf, &sb) < 0 || !S_ISDIR(sb.st_mode))
+		return;		/* a file's rename moves no other name */
+	if (!c->moves && !(c->moves = calloc(MOVES_MAX, sizeof(*c->moves))))
+		return;
+	if (c->n_moves == MOVES_MAX) {
+		free(c->moves[0].from);
+		free(c->moves[0].to);
+		memmove(c->moves, c->moves + 1, (MOVES_MAX - 1) * sizeof(*c->moves));
+		c->n_moves--;
+	}
+	m = &c->moves[c->n_moves];
+	m->from = strndup(from, flen);
+	m->to = strndup(to, tlen);
+	if (!m->from || !m->to) {
+		free(m->from);
+		free(m->to);
+		return;
+	}
+	m->flen = flen;
+	m->tlen = tlen;
+	m->t = t_ns;
+	c->n_moves++;
+}
+
+/* @ps, of a path there when first named (or listed), again under its
+ * name before the renames up to its time that moved it, if any, and if
+ * that name is new to the set of paths met (its ancestors first, as
+ * directories where they are gone now). */
+static int moved_origin(struct rec_ctx *c, const struct iot_path_state *ps, int depth)
+{
+	char a[REC_PATH_MAX], b[REC_PATH_MAX];
+	const char *cur = ps->path;
+	uint32_t n = ps->path_len, i;
+	struct rec_pre pre;
+	struct anc_walk w;
+	struct iot_path_state o;
+	int r;
+
+	for (i = c->n_moves; i-- > 0;) {
+		const struct rec_move *m = &c->moves[i];
+		char *out = cur == a ? b : a;
+
+		if (m->t > ps->t_ns)
+			continue;	/* after the listing the state is of */
+		if (n < m->tlen || (n > m->tlen && cur[m->tlen] != '/') ||
+		    memcmp(cur, m->to, m->tlen) != 0)
+			continue;	/* neither the moved directory nor under it */
+		if (m->flen + (n - m->tlen) >= REC_PATH_MAX)
+			return 0;
+		memcpy(out, m->from, m->flen);
+		memmove(out + m->flen, cur + m->tlen, n - m->tlen);
+		n = m->flen + (n - m->tlen);
+		out[n] = 0;
+		cur = out;
+	}
+	if (cur == ps->path)
+		return 0;
+	memset(&pre, 0, sizeof(pre));	/* err 0: it was there */
+	w = (struct anc_walk){ c, cur, depth, &pre };
+	r = rec_pset_add_path(&c->seen, cur, n, take_ancestor, &w);
+	if (r <= 0)
+		return r;
+	o = *ps;
+	o.path = cur;
+	o.path_len = n;
+	o.flags = (ps->flags & ~IOT_PS_AGAIN) | (c->seen.last_again ? IOT_PS_AGAIN : 0);
+	return iot_writer_path_state(c->w, &o);
 }
 
 /* ---- directory listings ---- */
@@ -630,6 +743,8 @@ static int64_t take_entries(struct rec_ctx *c, const struct rec_listed *l)
 		if (ps.type == S_IFLNK)
 			read_target(&ps, dirfd(d), de->d_name, target, sizeof(target));
 		r = iot_writer_path_state(c->w, &ps);
+		if (r == 0 && c->n_moves)
+			r = moved_origin(c, &ps, 0);
 		if (r < 0) {
 			closedir(d);
 			return r;

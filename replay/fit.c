@@ -29,8 +29,8 @@ uint64_t rpl_ps_data_bytes(const struct iot_path_state *ps)
 
 	if (!(ps->flags & IOT_PS_SPARSE))
 		return ps->size;
-	for (i = 0; i < ps->n_data; i++) {
-		uint64_t off = ps->data[2 * i], len = ps->data[2 * i + 1];
+	for (i = 0; ps->extra && i < ps->extra->n_data; i++) {
+		uint64_t off = ps->extra->data[2 * i], len = ps->extra->data[2 * i + 1];
 
 		if (off < ps->size)
 			n += len < ps->size - off ? len : ps->size - off;

@@ -27,23 +27,38 @@ static const char *dup_str(struct iot_arena *a, const char *s, uint32_t n)
 	return s ? iot_arena_strndup(a, s, n) : NULL;
 }
 
-/* The extended attributes of @ps, the reader's, made the plan's own. */
-static int copy_xattrs(struct rpl_plan *p, struct iot_path_state *ps)
+/* What few states have (data ranges, extended attributes), the
+ * reader's, made the plan's own. */
+static int copy_extra(struct rpl_plan *p, struct iot_path_state *ps)
 {
-	struct iot_xattr *x = iot_arena_alloc(p->arena, ps->n_xattrs * sizeof(*x));
+	const struct iot_ps_extra *from = ps->extra;
+	struct iot_ps_extra *e = iot_arena_alloc(p->arena, sizeof(*e));
+	struct iot_xattr *x = NULL;
+	uint64_t *d = NULL;
 	uint32_t i;
 
-	if (!x)
+	if (!e)
 		return -ENOMEM;
-	for (i = 0; i < ps->n_xattrs; i++) {
-		x[i] = ps->xattrs[i];
+	*e = *from;
+	if (from->n_data) {
+		d = iot_arena_alloc(p->arena, 2 * (size_t)from->n_data * sizeof(*d));
+		if (!d)
+			return -ENOMEM;
+		memcpy(d, from->data, 2 * (size_t)from->n_data * sizeof(*d));
+	}
+	e->data = d;
+	if (from->n_xattrs && !(x = iot_arena_alloc(p->arena, from->n_xattrs * sizeof(*x))))
+		return -ENOMEM;
+	for (i = 0; i < from->n_xattrs; i++) {
+		x[i] = from->xattrs[i];
 		x[i].name = dup_str(p->arena, x[i].name, x[i].name_len);
 		x[i].value = (const uint8_t *)dup_str(p->arena, (const char *)x[i].value,
 						      x[i].value_len);
 		if (!x[i].name)
 			return -ENOMEM;
 	}
-	ps->xattrs = x;
+	e->xattrs = x;
+	ps->extra = e;
 	return 0;
 }
 
@@ -308,18 +323,7 @@ int rpl_plan_read(struct rpl_plan *p)
 			*ps = it.u.ps;
 			ps->path = rpl_intern(&paths, p->arena, it.u.ps.path, it.u.ps.path_len, NULL);
 			ps->target = dup_str(p->arena, it.u.ps.target, it.u.ps.target_len);
-			if (ps->n_data) {
-				uint64_t *d = iot_arena_alloc(p->arena, 2 * (size_t)ps->n_data *
-								     sizeof(*d));
-
-				if (!d) {
-					err = -ENOMEM;
-					goto out;
-				}
-				memcpy(d, it.u.ps.data, 2 * (size_t)ps->n_data * sizeof(*d));
-				ps->data = d;
-			}
-			if (ps->n_xattrs && (err = copy_xattrs(p, ps)))
+			if (ps->extra && (err = copy_extra(p, ps)))
 				goto out;
 			if (!ps->path) {
 				err = -ENOMEM;

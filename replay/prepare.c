@@ -157,8 +157,8 @@ static int write_file(struct prep *pp, int fd, const struct iot_path_state *ps)
 	/* a file with holes: its size, then its data where it had some */
 	if (ftruncate(fd, (off_t)ps->size) < 0)
 		return -errno;
-	for (i = 0; i < ps->n_data; i++) {
-		uint64_t off = ps->data[2 * i], len = ps->data[2 * i + 1];
+	for (i = 0; ps->extra && i < ps->extra->n_data; i++) {
+		uint64_t off = ps->extra->data[2 * i], len = ps->extra->data[2 * i + 1];
 
 		if (off >= ps->size)
 			break;
@@ -218,8 +218,8 @@ static void set_xattrs_fd(struct prep *pp, int fd, const struct iot_path_state *
 {
 	uint32_t i;
 
-	for (i = 0; i < ps->n_xattrs; i++) {
-		const struct iot_xattr *x = &ps->xattrs[i];
+	for (i = 0; ps->extra && i < ps->extra->n_xattrs; i++) {
+		const struct iot_xattr *x = &ps->extra->xattrs[i];
 
 		if (xattr_made_here(x->name) &&
 		    fsetxattr(fd, x->name, x->value ? (const void *)x->value : "", x->value_len,
@@ -402,7 +402,7 @@ static int make_one(struct prep *pp, size_t i)
 			pp->res->prep_dirs++;
 		else if (errno != EEXIST)
 			err = -errno;
-		if (err == 0 && ps->n_xattrs &&
+		if (err == 0 && ps->extra && ps->extra->n_xattrs &&
 		    (fd = openat(n.dirfd, n.name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC)) >= 0) {
 			set_xattrs_fd(pp, fd, ps);
 			close(fd);

@@ -12,8 +12,9 @@
 # (1) the plan's, its anonymous pages after each planning step
 # (IOTAPE_REPLAY_MEM; the largest, after the threads step), at most 163
 # bytes per event more: the plan still holds every event, 136 bytes
-# each, its outcome kept in a file: 159 measured, the same in every run
-# (167 with an op of 144 bytes); (2) the whole replay's peak resident
+# each, its outcome kept in a file: 159 measured, the same in every run,
+# 162 since 2026-12-06 (167 with an op of 144 bytes; 164 with a path
+# state of 144 bytes, not 120); (2) the whole replay's peak resident
 # memory, at most 181 bytes per event more: 157-170 measured in 30 runs
 # (171-186 with the threads that ended held to the end of the run, their
 # stacks mapped; 183-187 with the ops sorted through a side array of 32

@@ -104,9 +104,10 @@ static void test_read_13(void **state)
 	assert_int_equal(it.u.ps.ino, 9);
 	assert_int_equal(it.u.ps.size, 0);
 	assert_int_equal(it.u.ps.flags, IOT_PS_SPARSE);
-	assert_int_equal(it.u.ps.n_data, 1);
-	assert_int_equal(it.u.ps.data[0], 4096);
-	assert_int_equal(it.u.ps.data[1], 8192);
+	assert_non_null(it.u.ps.extra);
+	assert_int_equal(it.u.ps.extra->n_data, 1);
+	assert_int_equal(it.u.ps.extra->data[0], 4096);
+	assert_int_equal(it.u.ps.extra->data[1], 8192);
 	for (i = 0; i < 3; i++) {
 		assert_int_equal(iot_reader_next(r, &it), 1);
 		assert_int_equal(it.kind, IOT_ITEM_EVENT);
@@ -188,6 +189,7 @@ static void test_writer_13(void **state)
 	struct iot_header h;
 	struct iot_event ev;
 	struct iot_path_state ps;
+	struct iot_ps_extra ex = { 0 };
 	struct iot_item it;
 	struct iot_arena *a = iot_arena_new(0);
 	Iotape__Chunk *ch;
@@ -218,10 +220,11 @@ static void test_writer_13(void **state)
 		ps.ino = 77;
 		ps.size = 1 << 30;
 		ps.flags = IOT_PS_SPARSE;	/* data at 1 MiB and at 512 MiB */
-		ps.data = ranges;
-		ps.n_data = 2;
+		ex.data = ranges;
+		ex.n_data = 2;
+		ps.extra = &ex;
 		assert_int_equal(iot_writer_path_state(w, &ps), 0);
-		ps.n_data = 0;			/* no data at all */
+		ex.n_data = 0;			/* no data at all */
 		ps.path = pass ? nul : "/etc/other";
 		ps.path_len = pass ? 4 : 10;
 		ps.target = "t";
@@ -264,14 +267,14 @@ static void test_writer_13(void **state)
 		assert_null(it.u.ps.target);
 		assert_int_equal(it.u.ps.ino, 77);
 		assert_int_equal(it.u.ps.flags, IOT_PS_SPARSE);
-		assert_int_equal(it.u.ps.n_data, 2);
-		assert_memory_equal(it.u.ps.data, ranges, sizeof(ranges));
+		assert_int_equal(it.u.ps.extra->n_data, 2);
+		assert_memory_equal(it.u.ps.extra->data, ranges, sizeof(ranges));
 		assert_int_equal(iot_reader_next(r, &it), 1);
 		eq_bytes(pass ? nul : "/etc/other", pass ? 4 : 10, it.u.ps.path, it.u.ps.path_len);
 		assert_string_equal(it.u.ps.target, "t");
 		assert_int_equal(it.u.ps.ino, 5);
 		assert_int_equal(it.u.ps.flags, IOT_PS_SPARSE);
-		assert_int_equal(it.u.ps.n_data, 0);
+		assert_int_equal(it.u.ps.extra->n_data, 0);
 		for (i = 0; i < 300; i++) {
 			char p[64];
 
@@ -302,6 +305,7 @@ static void test_writer_xattrs(void **state)
 	struct iot_reader *r;
 	struct iot_header h;
 	struct iot_path_state ps;
+	struct iot_ps_extra ex = { 0 };
 	struct iot_item it;
 	struct iot_arena *a = iot_arena_new(0);
 	Iotape__Chunk *ch;
@@ -313,12 +317,13 @@ static void test_writer_xattrs(void **state)
 	ps.path = "/d/f";
 	ps.path_len = 4;
 	ps.type = S_IFREG;
-	ps.xattrs = xa;
-	ps.n_xattrs = 2;
+	ex.xattrs = xa;
+	ex.n_xattrs = 2;
+	ps.extra = &ex;
 	assert_int_equal(iot_writer_path_state(w, &ps), 0);
 	ps.path = "/d";
 	ps.path_len = 2;
-	ps.n_xattrs = 0;
+	ps.extra = NULL;
 	assert_int_equal(iot_writer_path_state(w, &ps), 0);
 	assert_int_equal(iot_writer_close(w, 0), 0);
 	ch = first_chunk(tpath("wx.iotape"), a, &buf, &h);
@@ -329,15 +334,16 @@ static void test_writer_xattrs(void **state)
 	assert_int_equal(iot_reader_open(&r, tpath("wx.iotape")), 0);
 	assert_int_equal(iot_reader_next(r, &it), 1);
 	assert_int_equal(it.kind, IOT_ITEM_PATH_STATE);
-	assert_int_equal(it.u.ps.n_xattrs, 2);
-	eq_bytes("user.a", 6, it.u.ps.xattrs[0].name, it.u.ps.xattrs[0].name_len);
-	assert_int_equal(it.u.ps.xattrs[0].value_len, 3);
-	assert_memory_equal(it.u.ps.xattrs[0].value, val, 3);
-	eq_bytes("trusted.empty", 13, it.u.ps.xattrs[1].name, it.u.ps.xattrs[1].name_len);
-	assert_int_equal(it.u.ps.xattrs[1].value_len, 0);
+	assert_int_equal(it.u.ps.extra->n_xattrs, 2);
+	eq_bytes("user.a", 6, it.u.ps.extra->xattrs[0].name, it.u.ps.extra->xattrs[0].name_len);
+	assert_int_equal(it.u.ps.extra->xattrs[0].value_len, 3);
+	assert_memory_equal(it.u.ps.extra->xattrs[0].value, val, 3);
+	eq_bytes("trusted.empty", 13, it.u.ps.extra->xattrs[1].name,
+		 it.u.ps.extra->xattrs[1].name_len);
+	assert_int_equal(it.u.ps.extra->xattrs[1].value_len, 0);
 	assert_int_equal(iot_reader_next(r, &it), 1);
 	assert_string_equal(it.u.ps.path, "/d");
-	assert_int_equal(it.u.ps.n_xattrs, 0);
+	assert_null(it.u.ps.extra);
 	iot_reader_close(r);
 	iot_arena_free(a);
 }
