@@ -231,7 +231,20 @@ static int64_t h_open(struct rpl_ctx *c, struct rpl_op *op)
 
 static int64_t h_openat(struct rpl_ctx *c, struct rpl_op *op)
 {
-	int64_t r = do_open(c, op, op->ev.path, (int)op->ev.args[2], (mode_t)op->ev.args[3]);
+	int64_t r;
+
+	/* openat2 failed on what its open_how holds past flags and mode
+	 * (resolve bits, the struct's size), which the trace does not keep
+	 * (stress-ng's open stressor): made again, it created the file and
+	 * a descriptor the program never had.  Failed so here, before any
+	 * lookup: unknown resolve bits, or a longer struct's tail. */
+	if (op->ev.nr == SYS_openat2 && (op->ev.ret == -EINVAL || op->ev.ret == -E2BIG)) {
+		uint64_t how[4] = { 0, 0, op->ev.ret == -EINVAL ? 1ULL << 63 : 0, 1 };
+
+		return RPL_CALL(c, syscall(SYS_openat2, AT_FDCWD, "", how,
+					   op->ev.ret == -EINVAL ? 24 : 32));
+	}
+	r = do_open(c, op, op->ev.path, (int)op->ev.args[2], (mode_t)op->ev.args[3]);
 
 	/* a walk opens the entries it listed relative to the directory */
 	if (r >= 0 && (int)op->ev.args[0] != AT_FDCWD)

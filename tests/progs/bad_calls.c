@@ -11,6 +11,9 @@
  * - utimensat with a flag it does not take, and with nanoseconds out of
  *   range: EINVAL;
  * - close_range of a range that ends before it starts: EINVAL;
+ * - openat2 with O_CREAT and resolve bits it does not know (EINVAL), or a
+ *   struct open_how longer than the kernel's, its tail not zero (E2BIG):
+ *   no file made;
  * - setxattr of a value longer than the kernel takes: E2BIG;
  * - a child's open for writing of a file the parent holds a read lease
  *   on, non-blocking: EAGAIN;
@@ -22,6 +25,7 @@
  * Exits 1 if any answer was not the one it must be.
  */
 #include <signal.h>
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/resource.h>
@@ -124,6 +128,20 @@ int main(int argc, char **argv)
 
 	/* a range that ends before it starts */
 	CHECK("close_range(5, 2)", res(syscall(SYS_close_range, 5U, 2U, 0U)), -EINVAL);
+
+	/* openat2 creating a file, with resolve bits it does not know, and
+	 * with a struct longer than the kernel's whose tail is not zero */
+	{
+		uint64_t how[4] = { O_RDWR | O_CREAT, 0600, 1ULL << 40, 0 };
+
+		CHECK("openat2, unknown resolve bits", res(syscall(SYS_openat2, AT_FDCWD, "o2", how, 24)),
+		      -EINVAL);
+		how[2] = 0;
+		how[3] = 1;
+		CHECK("openat2, a longer struct", res(syscall(SYS_openat2, AT_FDCWD, "o2", how, 32)),
+		      -E2BIG);
+		CHECK("openat2 made nothing", res(access("o2", F_OK)), -ENOENT);
+	}
 
 	/* names no parent has */
 	CHECK("rmdir of the root", res(rmdir("/")), -EBUSY);
