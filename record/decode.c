@@ -844,7 +844,7 @@ void rec_decode_exit(struct rec_ctx *c, struct rec_task *t, int64_t ret,
 		if (ret == 0 && ev->path && ev->path2) {
 			rec_fd_rename(t, ev->path, ev->path_len, ev->path2, ev->path2_len);
 			/* an exchange moves both ways at once: not followed */
-			if (!(t->ev.nr == SYS_renameat2 && (ev->args[4] & 2 /* RENAME_EXCHANGE */)))
+			if (!(nr == SYS_renameat2 && (ev->args[4] & RENAME_EXCHANGE)))
 				rec_dir_moved(c, ev->path, ev->path_len, ev->path2, ev->path2_len,
 					      now);
 		}

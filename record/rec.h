@@ -506,15 +506,15 @@ int rec_dir_listed(struct rec_ctx *c, const char *p, uint32_t len, int64_t t_ns)
 /* At the end: a state (IOT_PS_LISTED) for each entry of a listed
  * directory that no call named.  @return : how many, or -errno. */
 int64_t rec_take_listed(struct rec_ctx *c);
-/* take the PathState of @p and its ancestors the first time each is met;
- * @pre: the leaf's state as the program saw it before the call (fast
- * path), NULL: lstat it now */
 /* A rename of @from (@flen bytes) to @to succeeded at @t_ns: if @to is now a
  * directory, a path first named under it later existed under @from at
  * the start (its state is taken there too: states.c). */
 void rec_dir_moved(struct rec_ctx *c, const char *from, uint32_t flen, const char *to,
 		   uint32_t tlen, int64_t t_ns);
 
+/* take the PathState of @p and its ancestors the first time each is met;
+ * @pre: the leaf's state as the program saw it before the call (fast
+ * path), NULL: lstat it now */
 int rec_path_state(struct rec_ctx *c, const char *p, uint32_t len,
 		   const struct rec_pre *pre);
 

@@ -438,13 +438,11 @@ static int take_one(struct rec_ctx *c, const char *p, uint32_t len, int depth,
 	}
 	if (ok) {
 		state_from_stat(&ps, &sb);
-		if (pre && !pre->opened && (S_ISREG(sb.st_mode) || S_ISDIR(sb.st_mode)))
-			sp = stat_path(c, p, spbuf, sizeof(spbuf));	/* the program's own lstat */
 		if (S_ISREG(sb.st_mode) || S_ISDIR(sb.st_mode)) {
+			if (pre && !pre->opened)	/* the program's own lstat */
+				sp = stat_path(c, p, spbuf, sizeof(spbuf));
 			ex.n_xattrs = take_xattrs(c, sp, xa);
 			ex.xattrs = xa;
-		}
-		if (S_ISREG(sb.st_mode) && (uint64_t)sb.st_blocks * 512 < (uint64_t)sb.st_size) {
 			r = data_ranges(sp, &sb, ranges, REC_DATA_RANGES);
 			if (r >= 0) {
 				ps.flags |= IOT_PS_SPARSE;

@@ -20,21 +20,26 @@
  * the tree may take at most this share of the free space. */
 #define FIT_PCT 90
 
-/* The bytes of data the prepare writes for regular file state @ps: its
- * size, or, with holes, its data ranges within it. */
+int rpl_ps_range(const struct iot_path_state *ps, uint32_t i, uint64_t *off, uint64_t *len)
+{
+	if (!ps->extra || i >= ps->extra->n_data || ps->extra->data[2 * i] >= ps->size)
+		return 0;
+	*off = ps->extra->data[2 * i];
+	*len = ps->extra->data[2 * i + 1];
+	if (*len > ps->size - *off)
+		*len = ps->size - *off;
+	return 1;
+}
+
 uint64_t rpl_ps_data_bytes(const struct iot_path_state *ps)
 {
-	uint64_t n = 0;
+	uint64_t n = 0, off, len;
 	uint32_t i;
 
 	if (!(ps->flags & IOT_PS_SPARSE))
 		return ps->size;
-	for (i = 0; ps->extra && i < ps->extra->n_data; i++) {
-		uint64_t off = ps->extra->data[2 * i], len = ps->extra->data[2 * i + 1];
-
-		if (off < ps->size)
-			n += len < ps->size - off ? len : ps->size - off;
-	}
+	for (i = 0; rpl_ps_range(ps, i, &off, &len); i++)
+		n += len;
 	return n;
 }
 

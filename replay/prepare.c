@@ -143,7 +143,7 @@ static int write_range(struct prep *pp, int fd, uint64_t off, uint64_t len, uint
 
 static int write_file(struct prep *pp, int fd, const struct iot_path_state *ps)
 {
-	uint64_t seed = iot_hash(ps->path, strlen(ps->path), 7) | 1;
+	uint64_t seed = iot_hash(ps->path, strlen(ps->path), 7) | 1, off, len;
 	uint32_t i;
 	int err;
 
@@ -157,16 +157,9 @@ static int write_file(struct prep *pp, int fd, const struct iot_path_state *ps)
 	/* a file with holes: its size, then its data where it had some */
 	if (ftruncate(fd, (off_t)ps->size) < 0)
 		return -errno;
-	for (i = 0; ps->extra && i < ps->extra->n_data; i++) {
-		uint64_t off = ps->extra->data[2 * i], len = ps->extra->data[2 * i + 1];
-
-		if (off >= ps->size)
-			break;
-		if (len > ps->size - off)
-			len = ps->size - off;
+	for (i = 0; rpl_ps_range(ps, i, &off, &len); i++)
 		if ((err = write_range(pp, fd, off, len, &seed)))
 			return err;
-	}
 	return 0;
 }
 
@@ -223,12 +216,10 @@ static void set_xattrs_fd(struct prep *pp, int fd, const struct iot_path_state *
 
 		if (xattr_made_here(x->name) &&
 		    fsetxattr(fd, x->name, x->value ? (const void *)x->value : "", x->value_len,
-			      0) == 0) {
+			      0) == 0)
 			pp->res->prep_xattrs++;
-		} else {
-			if (pp->res->prep_xattrs_not++ == 0 && xattr_made_here(x->name))
-				warn_path(pp, ps->path, "set extended attribute", errno);
-		}
+		else if (pp->res->prep_xattrs_not++ == 0 && xattr_made_here(x->name))
+			warn_path(pp, ps->path, "set extended attribute", errno);
 	}
 }
 

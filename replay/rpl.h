@@ -1473,6 +1473,10 @@ int rpl_prepare_fit(struct rpl_plan *p, struct rpl_result *res, int *sparse);
 /*! rpl_ps_data_bytes() : the bytes of data the prepare writes for the
  *  regular file state @ps (its size; a sparse file's data ranges). */
 uint64_t rpl_ps_data_bytes(const struct iot_path_state *ps);
+/*! rpl_ps_range() : data range @i of the sparse state @ps, cut to its
+ *  size (ranges ascend: none after one past it).  @return : 1 and *@off,
+ *  *@len; 0 when there is no such range. */
+int rpl_ps_range(const struct iot_path_state *ps, uint32_t i, uint64_t *off, uint64_t *len);
 /*! rpl_ps_made_by_workload() : whether the workload made @ps (or an
  *  ancestor) itself: not part of the starting tree (prepare.c). */
 int rpl_ps_made_by_workload(const struct rpl_plan *p, const struct iot_path_state *ps);
