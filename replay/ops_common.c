@@ -64,8 +64,8 @@ void rpl_proc_fd(char *buf, int fd)
 const char *rpl_wbuf_of(const struct rpl_op *op)
 {
 	/* in .bss: the pages a write reads from are the kernel's zero page,
-	 * never touched by the replay */
-	static const char zeros[RPL_SCRATCH];
+	 * never touched by the replay; page aligned, as O_DIRECT asks */
+	static const char zeros[RPL_SCRATCH] __attribute__((aligned(4096)));
 
 	return (op->ev.flags & IOT_EV_ZERO) ? zeros : rpl_wbuf();
 }
