@@ -20,6 +20,7 @@
 #include <sys/syscall.h>
 #include <sys/ioctl.h>
 #include <sys/uio.h>
+#include <string.h>
 #include <unistd.h>
 
 #include "rpl.h"
@@ -47,12 +48,22 @@ static int64_t do_io(struct rpl_ctx *c, const struct rpl_op *op, int fd, int64_t
 
 	/* the program's own bytes (record --data): as many as it wrote */
 	if (data && n == op->ev.ret) {
-		if (!flags)
-			return ret_of(pos ? pwrite(fd, data, (size_t)n, off) :
-				      write(fd, data, (size_t)n));
-		iov[0].iov_base = (void *)data;
-		iov[0].iov_len = (size_t)n;
-		return ret_of(pwritev2(fd, iov, 1, pos ? off : -1, flags));
+		int64_t s0 = c->sys0, r;
+
+		do {
+			iov[0].iov_base = (void *)data;
+			iov[0].iov_len = (size_t)n;
+			r = flags ? ret_of(pwritev2(fd, iov, 1, pos ? off : -1, flags)) :
+			    ret_of(pos ? pwrite(fd, data, (size_t)n, off) : write(fd, data, (size_t)n));
+			/* O_DIRECT asks for an aligned buffer, which the
+			 * trace's bytes seldom are: the same bytes again from
+			 * the page-aligned scratch, timed alone */
+			if (r != -EINVAL || !((uintptr_t)data & 4095) || n > RPL_SCRATCH)
+				return r;
+			memcpy(c->scratch, data, (size_t)n);
+			data = c->scratch;
+			c->sys0 = s0;
+		} while (1);
 	}
 	if (n <= RPL_SCRATCH && !flags) {
 		if (wr)

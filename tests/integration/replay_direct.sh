@@ -1,11 +1,16 @@
 #!/bin/bash
-# replay_direct_zeros.sh - `dd oflag=direct` of /dev/zero into a file,
+# replay_direct.sh - `dd oflag=direct` of /dev/zero into a file,
 # then `dd iflag=direct` of it: O_DIRECT writes of zeros.  The recorder
 # flags a write of zeros (record_zeros.sh), and the replay writes those
 # from a buffer of zeros; O_DIRECT asks for a buffer aligned to the
 # target's block size, and that buffer was not: every such write
 # replayed EINVAL on ext4 (64 mismatches, and 68 of the reads after
-# them), where the program's succeeded.  The replay's root is on the
+# them), where the program's succeeded.  Then a recording that keeps
+# the data (`record --data`) of `dd oflag=direct` of random bytes: the
+# trace's bytes lie wherever its chunk put them, and O_DIRECT refused
+# them too (16 mismatches, an empty file); the replay now writes them
+# again from its aligned buffer, and the file is the program's, byte
+# for byte.  The replay's root is on the
 # filesystem of /var/tmp (tmpfs takes unaligned O_DIRECT and would not
 # show it).  Recorded with ptrace (fast path and not) and bpf where it
 # loads.
@@ -38,4 +43,16 @@ for b in "${BACKENDS[@]}"; do
 	[ "$(stat -c %s "$T/root$T/d.img")" = 1048576 ] ||
 		fail "$b: the replay made d.img $(stat -c %s "$T/root$T/d.img") bytes long, not 1048576"
 done
+
+head -c 1M /dev/urandom >"$T/src.bin"
+rm -rf "$T/root" "$T/out.bin"
+mkdir "$T/root"
+"$IOTAPE" record -q --backend ptrace --data -o "$T/d.iotape" -- \
+	dd if="$T/src.bin" of="$T/out.bin" bs=64k oflag=direct status=none \
+	>/dev/null 2>"$T/err" || fail "--data: recording dd failed: $(cat "$T/err")"
+"$IOTAPE" replay "$T/d.iotape" --root "$T/root" --verify >"$T/rout" 2>&1 ||
+	fail "--data: replay failed or mismatched: $(grep -A8 '^  mismatches' "$T/rout")"
+grep -q '^  mismatches   0$' "$T/rout" || fail "--data: mismatches: $(grep -A8 '^  mismatches' "$T/rout")"
+cmp -s "$T/src.bin" "$T/root$T/out.bin" ||
+	fail "--data: the replay's out.bin ($(stat -c %s "$T/root$T/out.bin") bytes) is not the program's"
 exit 0
