@@ -16,6 +16,7 @@
 #include <stdio.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <sys/sysmacros.h>
 #include <sys/syscall.h>
 #include <unistd.h>
 
@@ -303,21 +304,36 @@ static int64_t h_symlink(struct rpl_ctx *c, struct rpl_op *op)
 	return r;
 }
 
+dev_t rpl_dev_standin(uint32_t type, uint64_t rdev)
+{
+	unsigned int ma = major((dev_t)rdev), mi = minor((dev_t)rdev);
+
+	/* the memory devices: null, zero, full, random, urandom */
+	if (type == S_IFCHR && ma == 1 && (mi == 3 || mi == 5 || mi == 7 || mi == 8 || mi == 9))
+		return (dev_t)rdev;
+	return makedev(0, 0);
+}
+
 static int64_t h_mknod(struct rpl_ctx *c, struct rpl_op *op)
 {
 	mode_t mode = (mode_t)op->ev.args[op->ev.nr == SYS_mknodat ? 2 : 1];
 	struct rpl_name n;
 	int64_t r;
 
-	/* Devices are not made: regular files, FIFOs and sockets' names
-	 * only (a socket's name is an inode, as bind makes it: h_bind()) */
-	if ((mode & S_IFMT) != 0 && (mode & S_IFMT) != S_IFREG && (mode & S_IFMT) != S_IFIFO &&
-	    (mode & S_IFMT) != S_IFSOCK)
+	/* regular files, FIFOs, sockets' names (an inode, as bind makes
+	 * it: h_bind()) and device nodes, these with a driver only where
+	 * that is harmless (rpl_dev_standin()) */
+	mode_t type = mode & S_IFMT;
+	dev_t dev = S_ISCHR(mode) || S_ISBLK(mode) ?
+		rpl_dev_standin(type, (uint64_t)op->ev.args[op->ev.nr == SYS_mknodat ? 3 : 2]) : 0;
+
+	if (type != 0 && type != S_IFREG && type != S_IFIFO && type != S_IFSOCK &&
+	    type != S_IFCHR && type != S_IFBLK)
 		return rpl_skip(op, RPL_SKIP_UNSUPPORTED);
 	OPEN_NAME(c, op, op->ev.path, &n);
 	r = rpl_slashed(op->ev.path) ? slash_answer(&n, 0) : 0;
 	if (r == 0)
-		r = ret_of(mknodat(n.dirfd, n.name, mode & (S_IFMT | 07777), 0));
+		r = ret_of(mknodat(n.dirfd, n.name, mode & (S_IFMT | 07777), dev));
 	rpl_name_done(&n);
 	return r;
 }

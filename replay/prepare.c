@@ -461,7 +461,23 @@ static int make_one(struct prep *pp, size_t i)
 		    errno != EEXIST)
 			err = -errno;
 		break;
-	default:			/* devices: not made */
+	case S_IFCHR:
+	case S_IFBLK:
+		/* a device node: of its type, but with a driver only where
+		 * that is harmless (rpl_dev_standin()); not made where this
+		 * replay may not make devices (not root) */
+		if (mknodat(n.dirfd, n.name, type | (ps->mode & 07777),
+			    rpl_dev_standin(type, ps->rdev)) == 0) {
+			pp->res->prep_devs++;
+			pp->res->prep_devs_nodrv += rpl_dev_standin(type, ps->rdev) != ps->rdev;
+		} else if (errno == EPERM) {
+			pp->res->prep_devs_not++;
+			goto out;
+		} else if (errno != EEXIST) {
+			err = -errno;
+		}
+		break;
+	default:
 		break;
 	}
 	if (err == 0 && type != S_IFDIR)

@@ -386,6 +386,11 @@ void rpl_print_summary(FILE *f, const struct rpl_opts *o, const struct rpl_resul
 			"(names of the host's security modules are not made; or the filesystem "
 			"refused them)\n", (unsigned long long)r->prep_xattrs,
 			(unsigned long long)r->prep_xattrs_not);
+	if (!o->no_prepare && (r->prep_devs || r->prep_devs_not))
+		fprintf(f, "  devices      %llu device nodes made on the starting tree, %llu of them "
+			"with no driver (not a memory device: opening one fails ENXIO); %llu not "
+			"made (not root)\n", (unsigned long long)r->prep_devs,
+			(unsigned long long)r->prep_devs_nodrv, (unsigned long long)r->prep_devs_not);
 	if (o->prepare_only)
 		return;
 	fprintf(f, "  elapsed      %s (timing %s%s), %llu threads in %llu processes\n",

@@ -225,6 +225,9 @@ struct rpl_result {
 	/* extended attributes of the starting tree made; not made (a name
 	 * of the host's security modules, or the filesystem refused) */
 	uint64_t prep_xattrs, prep_xattrs_not;
+	/* device nodes of the starting tree made; of them with no driver
+	 * (rpl_dev_standin()); not made (not root) */
+	uint64_t prep_devs, prep_devs_nodrv, prep_devs_not;
 	/* files a walk opened under a directory listed here; those opened
 	 * after one this filesystem lists later (dirwalk.c) */
 	uint64_t walk_opens, walk_back;

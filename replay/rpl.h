@@ -958,6 +958,12 @@ int rpl_plan_clean_paths(struct rpl_plan *p);
 
 /*! rpl_prepare() : create the starting tree under the root. */
 int rpl_prepare(struct rpl_plan *p, struct rpl_result *res);
+/* The device number a device node of @type recorded as @rdev is made
+ * with: @rdev for the memory devices (null, zero, full, random,
+ * urandom), else 0:0, which no driver serves (its open fails ENXIO): a
+ * trace must not reach a disk or a terminal of this machine from inside
+ * the root (ops_dir.c) */
+dev_t rpl_dev_standin(uint32_t type, uint64_t rdev);
 
 /* prep_tree.c: directories of the starting tree kept open while it is
  * made, and which states the workload made itself. */
