@@ -42,6 +42,38 @@ void rec_names_changed(struct rec_ctx *c)
 		c->links->gen++;
 }
 
+/* lstat() of @p, which may be longer than a lookup takes (PATH_MAX: a
+ * walk below a deep tree): its directories then opened in parts */
+static int lstat_long(const char *p, struct stat *sb)
+{
+	char part[3073];
+	int dfd = AT_FDCWD, fd, r;
+
+	while (strlen(p) >= PATH_MAX) {
+		size_t cut = sizeof(part) - 1;
+
+		while (cut > 0 && p[cut] != '/')
+			cut--;
+		if (cut == 0)
+			break;
+		memcpy(part, p, cut);
+		part[cut] = 0;
+		fd = openat(dfd, part, O_PATH | O_DIRECTORY | O_CLOEXEC);
+		if (dfd != AT_FDCWD)
+			close(dfd);
+		if (fd < 0)
+			return -1;
+		dfd = fd;
+		p += cut;
+		while (*p == '/')
+			p++;
+	}
+	r = fstatat(dfd, p, sb, AT_SYMLINK_NOFOLLOW);
+	if (dfd != AT_FDCWD)
+		close(dfd);
+	return r;
+}
+
 /* Is the @n bytes at @p (NUL-terminated there) a symlink now? */
 static int is_symlink(struct rec_ctx *c, const char *p, size_t n)
 {
@@ -58,7 +90,7 @@ static int is_symlink(struct rec_ctx *c, const char *p, size_t n)
 		    memcmp(e->path, p, n) == 0)
 			return e->link;
 	}
-	link = lstat(p, &sb) == 0 && S_ISLNK(sb.st_mode);
+	link = lstat_long(p, &sb) == 0 && S_ISLNK(sb.st_mode);
 	if (lc && (copy = malloc(n + 1)) != NULL) {
 		__typeof__(lc->e[0]) *e = &lc->e[h & (LINK_SLOTS - 1)];
 
@@ -75,10 +107,11 @@ static int is_symlink(struct rec_ctx *c, const char *p, size_t n)
 
 uint32_t rec_dotdot_len(struct rec_ctx *c, const char *p, uint32_t len)
 {
-	char buf[REC_PATH_MAX];
+	char sbuf[REC_PATH_MAX], *buf = sbuf;
 	uint32_t e, s, i;
+	int link;
 
-	if (len < 5 || len >= sizeof(buf) || p[0] != '/' || memcmp(p + len - 3, "/..", 3) != 0)
+	if (len < 5 || p[0] != '/' || memcmp(p + len - 3, "/..", 3) != 0)
 		return len;
 	e = len - 3;			/* "X/NAME" */
 	for (s = e; s > 0 && p[s - 1] != '/'; s--)
@@ -91,9 +124,17 @@ uint32_t rec_dotdot_len(struct rec_ctx *c, const char *p, uint32_t len)
 		if (p[i] == '/' && p[i + 1] == '.' &&
 		    (i + 2 >= e || p[i + 2] == '/' || (p[i + 2] == '.' && (i + 3 >= e || p[i + 3] == '/'))))
 			return len;
+	/* deeper than PATH_MAX too: a walk climbs with ".." from where the
+	 * whole name is longer than a lookup takes, and "X/NAME/.." kept
+	 * as such named NAME after the walk had removed it */
+	if (e >= sizeof(sbuf) && !(buf = malloc(e + 1)))
+		return len;
 	memcpy(buf, p, e);
 	buf[e] = 0;
-	if (is_symlink(c, buf, e))
+	link = is_symlink(c, buf, e);
+	if (buf != sbuf)
+		free(buf);
+	if (link)
 		return len;
 	return s > 1 ? s - 1 : 1;
 }
@@ -426,7 +467,7 @@ static int take_one(struct rec_ctx *c, const char *p, uint32_t len, int depth,
 		ok = 0;
 	} else {
 		sp = stat_path(c, p, spbuf, sizeof(spbuf));
-		ok = lstat(sp, &sb) == 0;
+		ok = lstat_long(sp, &sb) == 0;
 		if (ok && pre)
 			as_opened(&sb, &pre->op);
 		if (!ok && how == ANC_PARENT_OF_EXISTING) {

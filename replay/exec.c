@@ -17,6 +17,7 @@
  * counted (an ordering violation follows), so a replay never hangs.
  */
 #include <errno.h>
+#include <fcntl.h>
 #include <limits.h>
 #include <linux/futex.h>
 #include <signal.h>
@@ -147,6 +148,23 @@ static int deps_met(const struct rpl_plan *p, const struct rpl_op *op)
 
 /* The pages of mappings tied to @op: the replayer's work, as root (it
  * may open the file again by name, which the program had mapped). */
+/*
+ * A call that failed ENAMETOOLONG on a path of PATH_MAX - 1 bytes or
+ * more: the program gave a string the kernel refuses before any lookup,
+ * which the recorder keeps cut to PATH_MAX - 1 bytes (bash's cd tries the
+ * long logical name first, then a short relative one, whose path the
+ * replay looks up in parts: paths.c).  Made as such a string, which
+ * fails the same way, at the same cost, and never reaches a name.
+ */
+static int64_t too_long(struct rpl_ctx *c)
+{
+	static char name[PATH_MAX + 1];
+
+	if (!name[0])
+		memset(name, 'x', PATH_MAX);
+	return RPL_CALL(c, syscall(SYS_faccessat, AT_FDCWD, name, F_OK));
+}
+
 static void run_mpages(struct rpl_ctx *c, struct rpl_op *op)
 {
 	rpl_creds_root(c);
@@ -609,6 +627,9 @@ static void *thread_main(void *arg)
 		h = op->skip || op->ev.nr < 0 || op->ev.nr >= RPL_MAX_NR ? NULL : rpl_handlers[op->ev.nr];
 		if (op->skip || !h)
 			r = op->skip ? RPL_SKIPPED : rpl_skip(op, RPL_SKIP_UNSUPPORTED);
+		else if (op->ev.ret == -ENAMETOOLONG && op->ev.path &&
+			 strnlen(op->ev.path, PATH_MAX) >= PATH_MAX - 1)
+			r = too_long(&c);
 		else
 			r = h(&c, op);
 		if (c.sys0) {

@@ -13,7 +13,9 @@
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <limits.h>
 #include <linux/openat2.h>
+#include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
@@ -39,10 +41,96 @@ static int openat2_how(int dirfd, const char *path, int flags, mode_t mode,
 	return fd < 0 ? -errno : (int)fd;
 }
 
-static int openat2_in_root(int root_fd, const char *path, int flags, mode_t mode)
+/*
+ * @path from the root.  One longer than the kernel takes in a lookup
+ * (PATH_MAX: a tree deeper than that, which programs walk with chdir or
+ * descriptors) is taken in parts: the first from the root as any path,
+ * each next one below the directory the last opened, with
+ * RESOLVE_BENEATH.  Its "." and ".." are folded first (fold_dots()).
+ * Still inside the root; where the recording's lookup went on across a
+ * part's start (an absolute symlink after the first part, a ".." after
+ * a symlink) this one fails EXDEV or differs.
+ */
+#define PATH_PART 3072
+
+/* @path with its "." and ".." folded into the names before them, as
+ * though none were a symlink (a walk of a deep tree climbs with "..";
+ * each part's RESOLVE_BENEATH would refuse one at its start); malloc'd */
+static char *fold_dots(const char *path)
 {
-	return openat2_how(root_fd, path, flags, mode,
-			   RESOLVE_IN_ROOT | RESOLVE_NO_MAGICLINKS);
+	size_t len = strlen(path), o = 0, i = 0;
+	char *out = malloc(len + 2);
+
+	if (!out)
+		return NULL;
+	while (i < len) {
+		size_t j = i, n;
+
+		while (j < len && path[j] != '/')
+			j++;
+		n = j - i;
+		if (n == 0 || (n == 1 && path[i] == '.')) {
+			/* nothing to add */
+		} else if (n == 2 && path[i] == '.' && path[i + 1] == '.') {
+			while (o > 0 && out[o - 1] != '/')
+				o--;
+			if (o > 0)
+				o--;	/* the slash before it; "/.." is "/" */
+		} else {
+			out[o++] = '/';
+			memcpy(out + o, path + i, n);
+			o += n;
+		}
+		i = j + 1;
+	}
+	if (o == 0)
+		out[o++] = '/';
+	out[o] = 0;
+	return out;
+}
+
+static int openat2_in_root(int root_fd, const char *path, int flags, mode_t mode,
+			   uint64_t resolve)
+{
+	char part[PATH_PART + 1], *folded = NULL;
+	uint64_t how = RESOLVE_IN_ROOT;
+	int dfd = root_fd, fd;
+
+	resolve |= RESOLVE_NO_MAGICLINKS;
+	if (strlen(path) >= PATH_MAX && strstr(path, "/.")) {
+		if (!(folded = fold_dots(path)))
+			return -ENOMEM;
+		path = folded;
+	}
+	while (strlen(path) >= PATH_MAX) {
+		size_t cut = PATH_PART;
+
+		while (cut > 0 && path[cut] != '/')
+			cut--;
+		if (cut == 0) {		/* no name is that long */
+			fd = -ENAMETOOLONG;
+			goto out;
+		}
+		memcpy(part, path, cut);
+		part[cut] = 0;
+		fd = openat2_how(dfd, part, O_PATH | O_DIRECTORY, 0, how | resolve);
+		if (dfd != root_fd)
+			close(dfd);
+		dfd = root_fd;
+		if (fd < 0)
+			goto out;
+		dfd = fd;
+		how = RESOLVE_BENEATH;
+		path += cut;
+		while (*path == '/')
+			path++;
+	}
+	fd = openat2_how(dfd, path, flags, mode, how | resolve);
+out:
+	if (dfd != root_fd)
+		close(dfd);
+	free(folded);
+	return fd;
 }
 
 int rpl_open_name(int dirfd, const char *name, int flags, mode_t mode)
@@ -57,7 +145,7 @@ int rpl_resolve(int root_fd, const char *path, int flags, mode_t mode)
 {
 	if (!path || !*path)
 		return -ENOENT;
-	return openat2_in_root(root_fd, path, flags, mode);
+	return openat2_in_root(root_fd, path, flags, mode, 0);
 }
 
 size_t rpl_last_name(const char *path, size_t len, size_t *end)
@@ -97,7 +185,7 @@ long rpl_split_name(const char *path, size_t len, struct rpl_name *n)
 
 static int parent_how(int root_fd, const char *path, struct rpl_name *n, uint64_t resolve)
 {
-	char buf[4096];
+	char sbuf[4096], *buf = sbuf;
 	size_t len = path ? strlen(path) : 0;
 	long start;
 	int fd;
@@ -106,11 +194,11 @@ static int parent_how(int root_fd, const char *path, struct rpl_name *n, uint64_
 	n->owned = 1;
 	if (len == 0)
 		return -ENOENT;
-	if (len >= sizeof(buf))
-		return -ENAMETOOLONG;
 	start = rpl_split_name(path, len, n);
 	if (start < 0)
 		return (int)start;
+	if (len >= sizeof(sbuf) && !(buf = malloc(len + 1)))
+		return -ENOMEM;
 	if (start == 0) {		/* a relative name: from the root */
 		buf[0] = '/';
 		buf[1] = 0;
@@ -118,8 +206,9 @@ static int parent_how(int root_fd, const char *path, struct rpl_name *n, uint64_
 		memcpy(buf, path, (size_t)start);
 		buf[start] = 0;
 	}
-	fd = openat2_how(root_fd, buf, O_PATH | O_DIRECTORY, 0,
-			 RESOLVE_IN_ROOT | RESOLVE_NO_MAGICLINKS | resolve);
+	fd = openat2_in_root(root_fd, buf, O_PATH | O_DIRECTORY, 0, resolve);
+	if (buf != sbuf)
+		free(buf);
 	if (fd < 0)
 		return fd;
 	n->dirfd = fd;

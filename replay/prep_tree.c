@@ -68,13 +68,17 @@ void rpl_pdirs_free(struct rpl_pdirs *d)
  * inside it, as rpl_parent() opens a parent. */
 static int from_root(struct rpl_pdirs *d, const char *path, size_t len)
 {
-	char buf[4096];
+	char sbuf[4096], *buf = sbuf;
+	int fd;
 
-	if (len >= sizeof(buf))
-		return -ENAMETOOLONG;
+	if (len >= sizeof(sbuf) && !(buf = malloc(len + 1)))
+		return -ENOMEM;
 	memcpy(buf, path, len);
 	buf[len] = 0;
-	return rpl_resolve(d->root_fd, buf, O_PATH | O_DIRECTORY, 0);
+	fd = rpl_resolve(d->root_fd, buf, O_PATH | O_DIRECTORY, 0);
+	if (buf != sbuf)
+		free(buf);
+	return fd;
 }
 
 int rpl_pdirs_get(struct rpl_pdirs *d, const char *path, size_t len)
