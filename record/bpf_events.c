@@ -82,7 +82,7 @@ static char *abs_arg(struct rec_task *t, const struct iot_syscall *sc,
 		base = rec_fd_path(t, (int32_t)t->raw[i - 1], NULL);
 	if (v->str[i][0] != '/' && !base)
 		return NULL;
-	return rec_path_abs(base, v->str[i], len);
+	return rec_task_path_abs(t, base, v->str[i], len);
 }
 
 /* Does the call follow a symlink at the end of its path?  If so, ENOENT

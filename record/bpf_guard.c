@@ -238,7 +238,7 @@ static void take_states(struct rec_ctx *c, pid_t tid, int nr, const uint64_t *ar
 			base = rec_fd_path(t, (int32_t)args[i - 1], NULL);
 		if (c->buf[0] != '/' && !base)
 			continue;
-		p = rec_path_abs(base, c->buf, &len);
+		p = rec_task_path_abs(t, base, c->buf, &len);
 		if (!p)
 			continue;
 		rec_path_magic(c, t, &p, &len, NULL);

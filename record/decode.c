@@ -312,7 +312,7 @@ static char *resolve_buf(struct rec_ctx *c, struct rec_task *t, int i, ssize_t n
 		*len = 0;
 		return strdup("");
 	}
-	p = rec_path_abs(base, c->buf, len);
+	p = rec_task_path_abs(t, base, c->buf, len);
 	if (slash && p)
 		*slash = *len <= 1 ? 0 :
 			 names_last(sc) && dot_end(c->buf, (size_t)n) ? 2 :
@@ -839,6 +839,14 @@ void rec_decode_exit(struct rec_ctx *c, struct rec_task *t, int64_t ret,
 	case SYS_fchdir:
 		if (ret == 0 && ev->path && ev->path[0] == '/')
 			rec_fs_set_cwd(t, ev->path);
+		break;
+	case SYS_chroot:
+		/* its later absolute names are under this one (resolved
+		 * with the root before, so a chroot inside one nests) */
+		if (ret == 0 && ev->path && ev->path[0] == '/') {
+			rec_fs_set_root(t, ev->path);
+			c->st.chroots++;
+		}
 		break;
 	case SYS_rename: case SYS_renameat: case SYS_renameat2:
 		if (ret == 0 && ev->path && ev->path2) {

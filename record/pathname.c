@@ -81,6 +81,14 @@ char *rec_path_abs(const char *base, const char *p, uint32_t *len)
 	return out;
 }
 
+char *rec_task_path_abs(const struct rec_task *t, const char *base, const char *p,
+			uint32_t *len)
+{
+	if (p[0] == '/' && t && t->fs && t->fs->root)
+		return rec_path_abs(t->fs->root, p + 1, len);
+	return rec_path_abs(base, p, len);
+}
+
 /* /proc/self/fd/N, /proc/thread-self/fd/N and /proc/PID/fd/N name the
  * open file, not a path, and so do /dev/fd/N, /dev/stdin, /dev/stdout
  * and /dev/stderr (links to /proc/self/fd/N): replace them with the

@@ -53,6 +53,7 @@ static void fs_put(struct rec_fs *fs)
 	if (!fs || --fs->refs > 0)
 		return;
 	free(fs->cwd);
+	free(fs->root);
 	free(fs);
 }
 
@@ -243,6 +244,8 @@ int rec_task_inherit(struct rec_task *child, const struct rec_task *parent,
 			child->fs->refs = 1;
 			child->fs->cwd = parent->fs && parent->fs->cwd ?
 				strdup(parent->fs->cwd) : NULL;
+			child->fs->root = parent->fs && parent->fs->root ?
+				strdup(parent->fs->root) : NULL;
 		}
 	}
 	if (flags & CLONE_VM) {
@@ -453,6 +456,19 @@ int rec_fs_set_cwd(struct rec_task *t, const char *cwd)
 	}
 	free(t->fs->cwd);
 	t->fs->cwd = p;
+	return 0;
+}
+
+int rec_fs_set_root(struct rec_task *t, const char *root)
+{
+	char *p = strcmp(root, "/") ? strdup(root) : NULL;
+
+	if ((!p && strcmp(root, "/")) || !t->fs) {
+		free(p);
+		return -ENOMEM;
+	}
+	free(t->fs->root);
+	t->fs->root = p;
 	return 0;
 }
 

@@ -51,6 +51,7 @@ struct rec_fdtab {
 struct rec_fs {
 	int refs;
 	char *cwd;
+	char *root;		/* after chroot(): where "/" is, else NULL */
 };
 
 /* A recorded file mapping, so that munmap of it is kept and others are
@@ -215,6 +216,7 @@ struct rec_opts {
 
 struct rec_stats {
 	uint64_t events, processes, dropped, stops;
+	uint64_t chroots;		/* chroot() calls that succeeded */
 	uint64_t moves;			/* pinned pair moved off a busy CPU */
 	int64_t spread_ns;		/* when auto unpinned (0: never) */
 	uint64_t fast_events;		/* of events, logged in-process */
@@ -415,6 +417,7 @@ void rec_fd_exec(struct rec_task *t);
 void rec_fd_rename(struct rec_task *t, const char *from, uint32_t flen,
 		   const char *to, uint32_t tlen);
 int rec_fs_set_cwd(struct rec_task *t, const char *cwd);
+int rec_fs_set_root(struct rec_task *t, const char *root);
 int rec_mm_add(struct rec_task *t, uint64_t addr, uint64_t len);
 int rec_mm_del(struct rec_task *t, uint64_t addr, uint64_t len);
 /* @return : 1 if [addr, addr+len) overlaps a recorded file mapping */
@@ -456,6 +459,10 @@ void rec_data_aio(struct rec_ctx *c, struct iot_aio *a);
 /* make @p absolute against @base (or the task's cwd), lexically;
  * @return : a malloc'd string (*@len set) or NULL */
 char *rec_path_abs(const char *base, const char *p, uint32_t *len);
+/* rec_path_abs() for @t: an absolute name it gives after a chroot() is
+ * under the directory it made its root */
+char *rec_task_path_abs(const struct rec_task *t, const char *base, const char *p,
+			uint32_t *len);
 /* the tracee's view of /proc/self/fd/N: @return : 1 if rewritten; *@self
  * (if not NULL): N where it is a descriptor of @t's own table, else -1 */
 int rec_path_magic(struct rec_ctx *c, struct rec_task *t, char **p, uint32_t *len,

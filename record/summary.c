@@ -120,6 +120,13 @@ void rec_summary(const struct rec_ctx *c, uint64_t bytes)
 		iot_msg(IOT_MSG_WARNING, CMD, "%llu of the dropped events were lost in the BPF "
 			"ring buffer (full); a larger --bpf-ring-mb keeps them",
 			(unsigned long long)c->st.bpf_lost);
+	/* the preloaded library's path is outside a chroot: ld.so says so
+	 * at each start there, and those programs stop at every call */
+	if (c->st.chroots && c->fast && !c->bpf)
+		iot_msg(IOT_MSG_INFO, CMD, "chroot() made a new root %llu times: programs started "
+			"under one cannot load the fast path's library (ld.so said so, once a "
+			"start), and their calls were recorded at ptrace stops; --backend bpf "
+			"preloads nothing", (unsigned long long)c->st.chroots);
 	if (c->bpf_why)
 		iot_msg(IOT_MSG_INFO, CMD, "recorded with ptrace: the bpf backend did "
 			"not load (%s)", c->bpf_why);

@@ -134,9 +134,9 @@ static char *path_abs(struct rec_ctx *c, struct rec_task *t, int dirfd, const ch
 
 	if (!str)
 		return NULL;
-	p = rec_path_abs(dirfd == AT_FDCWD || str[0] == '/' ?
-			 (t->fs ? t->fs->cwd : NULL) : rec_fd_path(t, dirfd, NULL),
-			 str, len);
+	p = rec_task_path_abs(t, dirfd == AT_FDCWD || str[0] == '/' ?
+			      (t->fs ? t->fs->cwd : NULL) : rec_fd_path(t, dirfd, NULL),
+			      str, len);
 	if (p && state)
 		rec_path_state(c, p, *len, NULL);
 	return p;

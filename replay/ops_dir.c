@@ -400,4 +400,6 @@ void rpl_ops_dir(rpl_handler *h)
 	h[SYS_bind] = h_bind;
 	h[SYS_chdir] = h_chdir;
 	h[SYS_fchdir] = h_chdir;
+	/* the names after it were recorded under its root: a look-up */
+	h[SYS_chroot] = h_chdir;
 }
