@@ -797,6 +797,12 @@ void rec_decode_exit(struct rec_ctx *c, struct rec_task *t, int64_t ret,
 			rec_fd_unnamed(t, (int)ret);
 		break;
 	}
+	case SYS_symlink: case SYS_symlinkat:
+		/* what it points to, if the starting tree had it: calls
+		 * through the new link reach it, never naming it */
+		if (ret == 0 && ev->path && ev->path2 && !t->hidden)
+			rec_link_made(c, ev->path, ev->path2);
+		break;
 	case SYS_linkat:
 		/* an O_TMPFILE file given a name: its later calls carry it */
 		if (ret == 0 && ev->path2)

@@ -524,6 +524,9 @@ void rec_dir_moved(struct rec_ctx *c, const char *from, uint32_t flen, const cha
  * path), NULL: lstat it now */
 int rec_path_state(struct rec_ctx *c, const char *p, uint32_t len,
 		   const struct rec_pre *pre);
+/* the workload made symlink @link to @target: the state of what it
+ * points to (of what that points to, ...), met through it, not named */
+int rec_link_made(struct rec_ctx *c, const char *link, const char *target);
 
 /* ---- decode.c: per-syscall entry and exit ---- */
 /* @return : 1 to keep the call (wait for its exit), 0 to drop it */

@@ -519,6 +519,11 @@ int rec_path_state(struct rec_ctx *c, const char *p, uint32_t len,
 	return state_of(c, p, len, 0, pre);
 }
 
+int rec_link_made(struct rec_ctx *c, const char *link, const char *target)
+{
+	return target[0] ? follow_target(c, link, target, 0, NULL) : 0;
+}
+
 /* What an ancestor's state needs while rec_pset_add_path() walks. */
 struct anc_walk {
 	struct rec_ctx *c;
