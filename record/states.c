@@ -10,6 +10,7 @@
 #include <string.h>
 #include <sys/stat.h>
 #include <sys/xattr.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "hash.h"
@@ -521,7 +522,42 @@ int rec_path_state(struct rec_ctx *c, const char *p, uint32_t len,
 
 int rec_link_made(struct rec_ctx *c, const char *link, const char *target)
 {
-	return target[0] ? follow_target(c, link, target, 0, NULL) : 0;
+	char buf[REC_PATH_MAX], *dir, *abs;
+	const char *slash = strrchr(link, '/'), *sp;
+	struct timespec now_r, now_m;
+	struct statx sx;
+	int64_t start_r, born;
+	uint32_t n;
+	int r = 0;
+
+	if (!target[0])
+		return 0;
+	dir = strndup(link, slash && slash != link ? (size_t)(slash - link) : 1);
+	abs = dir ? rec_path_abs(dir, target, &n) : NULL;
+	free(dir);
+	if (!abs)
+		return -ENOMEM;
+	sp = stat_path(c, abs, buf, sizeof(buf));
+	/* Only a file of the starting tree: one there before the recording
+	 * began (born before it, or changed before it where the filesystem
+	 * keeps no birth time).  What the workload made, or makes later, is
+	 * not, and what is not there now was not when the link was made:
+	 * their states, taken as late as the recorder gets to them (after
+	 * the fast path's drain), would say what the workload did since. */
+	clock_gettime(CLOCK_REALTIME, &now_r);
+	clock_gettime(CLOCK_MONOTONIC, &now_m);
+	start_r = now_r.tv_sec * 1000000000LL + now_r.tv_nsec -
+		  (now_m.tv_sec * 1000000000LL + now_m.tv_nsec - c->st.t_start);
+	if (statx(AT_FDCWD, sp, AT_SYMLINK_NOFOLLOW, STATX_BTIME | STATX_CTIME, &sx) == 0) {
+		const struct statx_timestamp *ts = (sx.stx_mask & STATX_BTIME) ?
+						   &sx.stx_btime : &sx.stx_ctime;
+
+		born = ts->tv_sec * 1000000000LL + ts->tv_nsec;
+		if (born < start_r)
+			r = state_of(c, sp, (uint32_t)strlen(sp), 1, NULL);
+	}
+	free(abs);
+	return r;
 }
 
 /* What an ancestor's state needs while rec_pset_add_path() walks. */

@@ -6,7 +6,11 @@
 # recorder took states of the starting tree's own links' targets, not of
 # new ones', so the replay's tree lacked the files (2 opens ENOENT; the
 # hard link of `ln -L` ENOENT, and its stat).  Now a symlink made takes
-# the state of what it points to, as the one of a link met does.
+# the state of what it points to, as the one of a link met does, if
+# that was there before the recording began (born before it): a target
+# the workload made or makes (cp -a of a tree with relative links) is
+# not the starting tree's, and its state, taken when the recorder gets
+# to it, would differ from backend to backend.
 # Recorded with ptrace (fast path and not) and bpf where it loads.
 set -u
 . "$SRCDIR/tests/integration/lib.sh"
