@@ -839,8 +839,19 @@ void rec_decode_exit(struct rec_ctx *c, struct rec_task *t, int64_t ret,
 			pipe_exit(t);
 		break;
 	case SYS_chdir:
-		if (ret == 0 && ev->path)
-			rec_fs_set_cwd(t, ev->path);
+		/* `cd ..` is to X, not X/NAME/.. (NAME no symlink), as a
+		 * walk's openat(fd, ".."): kept, the names after it spelt
+		 * paths two ways (X/NAME/../e and X/e), each new to the
+		 * recorder, and a directory made as the one was there at the
+		 * start as the other */
+		if (ret == 0 && ev->path) {
+			uint32_t n = rec_dotdot_len(c, ev->path, ev->path_len);
+			char *p = strndup(ev->path, n);
+
+			if (p)
+				rec_fs_set_cwd(t, p);
+			free(p);
+		}
 		break;
 	case SYS_fchdir:
 		if (ret == 0 && ev->path && ev->path[0] == '/')

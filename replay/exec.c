@@ -26,6 +26,7 @@
 #include <string.h>
 #include <sys/prctl.h>
 #include <sys/resource.h>
+#include <sys/stat.h>
 #include <sys/syscall.h>
 #include <time.h>
 #include <unistd.h>
@@ -165,6 +166,24 @@ static int64_t too_long(struct rpl_ctx *c)
 	return RPL_CALL(c, syscall(SYS_faccessat, AT_FDCWD, name, F_OK));
 }
 
+static int is_stat(int nr)
+{
+	return nr == SYS_stat || nr == SYS_lstat || nr == SYS_newfstatat || nr == SYS_statx;
+}
+
+static int64_t stat_cwd(struct rpl_ctx *c, const struct rpl_op *op)
+{
+	int fd = rpl_cwd_open(c, op->ev.path, O_PATH | O_DIRECTORY);
+	struct stat st;
+	int64_t r;
+
+	if (fd < 0)
+		return fd;
+	r = RPL_CALL(c, fstatat(fd, "", &st, AT_EMPTY_PATH));
+	close(fd);
+	return r;
+}
+
 static void run_mpages(struct rpl_ctx *c, struct rpl_op *op)
 {
 	rpl_creds_root(c);
@@ -294,6 +313,7 @@ static void thread_done(struct rpl_ctx *c)
 	if (atomic_fetch_sub(&c->pr->live, 1) == 1) {
 		/* The process is gone: its descriptors close, its parent's
 		 * wait4 may return. */
+		rpl_cwd_drop(c->pr);
 		rpl_fdtab_unref(c->pr->tab);
 		c->pr->tab = NULL;
 		atomic_store(&c->pr->gone_ns, c->t->end_ns);
@@ -341,11 +361,24 @@ static void own_table(struct rpl_ctx *c)
 	/* its live numbers are this thread's kernel table's, shared with
 	 * its parent's thread where it could not have one of its own */
 	c->pr->tab->ktid = (int)syscall(SYS_gettid);
-	/* a mapping's copy of its descriptor stays: if there is no room to
-	 * list them, nothing is closed (a leak, not a lost mapping) */
-	if (own && rpl_mpages_fds(c->pr, &maps, &n_maps) == 0)
-		rpl_fdtab_close_others(c->pr->tab, c->p->root_fd, c->p->start_fd, c->p->out_fd,
-				       maps, n_maps);
+	/* its working directory: the parent's, whose number this copy of
+	 * the parent's table holds (the parent waits for t->forked) */
+	if (c->pr->parent >= 0)
+		rpl_cwd_inherit(c->pr, &c->p->procs[c->pr->parent]);
+	/* a mapping's copy of its descriptor stays, and the working
+	 * directory's: if there is no room to list them, nothing is closed
+	 * (a leak, not a lost mapping) */
+	if (own && rpl_mpages_fds(c->pr, &maps, &n_maps) == 0) {
+		int *more = realloc(maps, (n_maps + 1) * sizeof(*more));
+
+		if (more) {
+			maps = more;
+			if (c->pr->cwd_fd > 0)
+				maps[n_maps++] = c->pr->cwd_fd;
+			rpl_fdtab_close_others(c->pr->tab, c->p->root_fd, c->p->start_fd,
+					       c->p->out_fd, maps, n_maps);
+		}
+	}
 	free(maps);
 	atomic_store(&t->forked, 1);
 	futex(&t->forked, FUTEX_WAKE, INT_MAX, NULL);
@@ -632,6 +665,10 @@ static void *thread_main(void *arg)
 			r = too_long(&c);
 		else
 			r = h(&c, op);
+		/* a stat of a working directory since removed, or of its
+		 * "..": through the directory kept (cwd.c) */
+		if (r == -ENOENT && op->ev.ret == 0 && op->ev.path && is_stat(op->ev.nr))
+			r = stat_cwd(&c, op);
 		if (c.sys0) {
 			/* the op's own calls (RPL_CALL) */
 			r_enter = c.sys0;
@@ -798,6 +835,10 @@ int rpl_thread_start(struct rpl_plan *p, uint32_t ti)
 				goto out;
 		}
 	}
+	/* and its working directory (with a table of its own: made by
+	 * the child, own_table(), lest the copy stay in the parent's) */
+	if (pr->parent >= 0 && atomic_load(&pr->live) == 0 && !t->fork_table)
+		rpl_cwd_inherit(pr, &p->procs[pr->parent]);
 	t->scratch = aligned_alloc(4096, RPL_SCRATCH);
 	err = -ENOMEM;
 	if (!t->scratch)

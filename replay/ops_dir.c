@@ -367,15 +367,27 @@ static int64_t h_chdir(struct rpl_ctx *c, struct rpl_op *op)
 
 	if (op->ev.nr == SYS_fchdir) {
 		fd = rpl_live_fd(c, op, op->ev.args[0]);
-		return fd < 0 ? RPL_SKIPPED : 0;
+		if (fd < 0)
+			return RPL_SKIPPED;
+		fd = fcntl(fd, F_DUPFD_CLOEXEC, 3);
+		if (fd >= 0)
+			rpl_cwd_set(c, fd, op->ev.path);
+		return 0;
 	}
 	p = rpl_op_path(c, op, op->ev.path);
 	if (!p)
 		return RPL_SKIPPED;
 	fd = rpl_resolve(c->p->root_fd, p, O_PATH | O_DIRECTORY, 0);
+	/* "..", or itself, of a working directory since removed */
+	if (fd == -ENOENT && op->ev.ret == 0)
+		fd = rpl_cwd_open(c, p, O_PATH | O_DIRECTORY);
 	if (fd < 0)
 		return fd;
-	close(fd);
+	/* the chroot's look-up is no working directory */
+	if (op->ev.nr == SYS_chroot)
+		close(fd);
+	else
+		rpl_cwd_set(c, fd, p);
 	return 0;
 }
 

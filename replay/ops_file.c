@@ -218,6 +218,9 @@ static int64_t do_open(struct rpl_ctx *c, struct rpl_op *op, const char *path,
 	}
 	if (fd == -ENXIO && op->ev.ret >= 0 && (flags & O_ACCMODE) == O_WRONLY)
 		fd = fifo_writer(c, op, p, flags, mode);
+	/* a working directory since removed, or its ".." (cwd.c) */
+	if (fd == -ENOENT && op->ev.ret >= 0)
+		fd = RPL_TIMED(c, rpl_cwd_open(c, p, flags | O_NONBLOCK));
 	map_result(c, op, fd, flags, p);
 	if (fd < 0)
 		return fd;

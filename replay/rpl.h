@@ -600,6 +600,10 @@ struct rpl_proc {
 	uint8_t umask_set;
 	_Atomic int live;		/* threads not finished */
 	_Atomic int finished;
+	/* run: its working directory, kept open (0: none; cwd.c) */
+	pthread_mutex_t cwd_lock;
+	int cwd_fd;
+	const char *cwd_path;
 };
 
 /* The first target fault of a replay (fault.c). */
@@ -992,6 +996,15 @@ struct rpl_ctx {
 	int64_t sys0, sys1;		/* the op's own calls: first start, last end */
 	uint32_t pos;			/* the op's position in its thread (t->ops[pos]) */
 };
+
+/* cwd.c: a process's working directory, kept open for when it is removed:
+ * set (taking @fd), copied to a child, closed; and @path, that directory or
+ * its "..", opened through it with @flags (no O_CREAT, no O_TRUNC), or
+ * -ENOENT */
+void rpl_cwd_set(struct rpl_ctx *c, int fd, const char *path);
+void rpl_cwd_inherit(struct rpl_proc *pr, struct rpl_proc *parent);
+void rpl_cwd_drop(struct rpl_proc *pr);
+int rpl_cwd_open(struct rpl_ctx *c, const char *path, int flags);
 
 /* RPL_CALL(c, call): make the op's own syscall, timed.  @return : its
  * result, or -errno.  The profile's times and the schedule are those of
