@@ -22,6 +22,7 @@
  * still resolved inside the root.
  */
 #include <errno.h>
+#include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
@@ -39,6 +40,31 @@ static uint64_t link_key(const char *s, size_t n)
 	return key_of(iot_hash(s, n, 7));
 }
 
+/* clean()'s stacks twice as deep, moved to the heap (from @top_s and
+ * @at_s, its own, the first time).  @return : 0 if there was no memory */
+static int deeper(size_t **top, struct iot_hasher **at, size_t *cap, const size_t *top_s,
+		  const struct iot_hasher *at_s)
+{
+	size_t *t = malloc(2 * *cap * sizeof(*t));
+	struct iot_hasher *a = malloc(2 * *cap * sizeof(*a));
+
+	if (!t || !a) {
+		free(t);
+		free(a);
+		return 0;
+	}
+	memcpy(t, *top, *cap * sizeof(*t));
+	memcpy(a, *at, *cap * sizeof(*a));
+	if (*top != top_s) {
+		free(*top);
+		free(*at);
+	}
+	*top = t;
+	*at = a;
+	*cap *= 2;
+	return 1;
+}
+
 /*
  * Clean absolute @path of @len bytes in place (see above); the names
  * in @links are symlinks; @tail: a last "." or ".." may go too.
@@ -46,12 +72,14 @@ static uint64_t link_key(const char *s, size_t n)
  */
 static size_t clean(char *path, size_t len, const struct rpl_map *links, int tail)
 {
-	size_t top[128];		/* where each droppable "/NAME" starts */
+	/* where each droppable "/NAME" starts; on the heap past 128 names
+	 * (a walk below a tree deeper than that climbs out of it too) */
+	size_t top_s[128], *top = top_s, cap = 128;
 	/* the hash of what is written, and of what was before each
 	 * top[]: the key of the cleaned prefix at each ".." without hashing
 	 * it again (a path of hundreds of "NAME/.." hashed its prefix as
 	 * often) */
-	struct iot_hasher hs, at[128];
+	struct iot_hasher hs, at_s[128], *at = at_s;
 	size_t r = 1, w = 0, depth = 0;	/* read and write positions */
 	int slash;
 	uint32_t v;
@@ -82,13 +110,13 @@ static size_t clean(char *path, size_t len, const struct rpl_map *links, int tai
 		}
 		if (dotdot && !last && w == 0)
 			continue;		/* "/.." is "/" */
+		if (depth == cap && !dotdot && !deeper(&top, &at, &cap, top_s, at_s))
+			depth = 0;		/* no memory: keep what is there */
 		if (dotdot) {
 			depth = 0;		/* nothing before it can go */
-		} else if (depth < sizeof(top) / sizeof(top[0])) {
+		} else if (depth < cap) {
 			at[depth] = hs;
 			top[depth++] = w;
-		} else {
-			depth = 0;		/* too deep to track: keep what is there */
 		}
 		path[w++] = '/';
 		memmove(path + w, path + s, n);
@@ -100,6 +128,10 @@ static size_t clean(char *path, size_t len, const struct rpl_map *links, int tai
 	else if (slash)
 		path[w++] = '/';	/* "must be a directory" stays */
 	path[w] = 0;
+	if (top != top_s) {
+		free(top);
+		free(at);
+	}
 	return w;
 }
 

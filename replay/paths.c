@@ -41,67 +41,26 @@ static int openat2_how(int dirfd, const char *path, int flags, mode_t mode,
 	return fd < 0 ? -errno : (int)fd;
 }
 
+#define PATH_PART 3072
+
 /*
  * @path from the root.  One longer than the kernel takes in a lookup
  * (PATH_MAX: a tree deeper than that, which programs walk with chdir or
  * descriptors) is taken in parts: the first from the root as any path,
  * each next one below the directory the last opened, with
- * RESOLVE_BENEATH.  Its "." and ".." are folded first (fold_dots()).
- * Still inside the root; where the recording's lookup went on across a
- * part's start (an absolute symlink after the first part, a ".." after
- * a symlink) this one fails EXDEV or differs.
+ * RESOLVE_BENEATH.  The plan's paths have their "NAME/.." made plain
+ * (clean.c) but after a symlink.  Still inside the root; where the
+ * recording's lookup went on across a part's start (an absolute symlink
+ * after the first part, a ".." after a symlink) this one fails EXDEV.
  */
-#define PATH_PART 3072
-
-/* @path with its "." and ".." folded into the names before them, as
- * though none were a symlink (a walk of a deep tree climbs with "..";
- * each part's RESOLVE_BENEATH would refuse one at its start); malloc'd */
-static char *fold_dots(const char *path)
-{
-	size_t len = strlen(path), o = 0, i = 0;
-	char *out = malloc(len + 2);
-
-	if (!out)
-		return NULL;
-	while (i < len) {
-		size_t j = i, n;
-
-		while (j < len && path[j] != '/')
-			j++;
-		n = j - i;
-		if (n == 0 || (n == 1 && path[i] == '.')) {
-			/* nothing to add */
-		} else if (n == 2 && path[i] == '.' && path[i + 1] == '.') {
-			while (o > 0 && out[o - 1] != '/')
-				o--;
-			if (o > 0)
-				o--;	/* the slash before it; "/.." is "/" */
-		} else {
-			out[o++] = '/';
-			memcpy(out + o, path + i, n);
-			o += n;
-		}
-		i = j + 1;
-	}
-	if (o == 0)
-		out[o++] = '/';
-	out[o] = 0;
-	return out;
-}
-
 static int openat2_in_root(int root_fd, const char *path, int flags, mode_t mode,
 			   uint64_t resolve)
 {
-	char part[PATH_PART + 1], *folded = NULL;
+	char part[PATH_PART + 1];
 	uint64_t how = RESOLVE_IN_ROOT;
 	int dfd = root_fd, fd;
 
 	resolve |= RESOLVE_NO_MAGICLINKS;
-	if (strlen(path) >= PATH_MAX && strstr(path, "/.")) {
-		if (!(folded = fold_dots(path)))
-			return -ENOMEM;
-		path = folded;
-	}
 	while (strlen(path) >= PATH_MAX) {
 		size_t cut = PATH_PART;
 
@@ -129,7 +88,6 @@ static int openat2_in_root(int root_fd, const char *path, int flags, mode_t mode
 out:
 	if (dfd != root_fd)
 		close(dfd);
-	free(folded);
 	return fd;
 }
 
