@@ -20,6 +20,7 @@
 #include <sys/ptrace.h>
 #include <sys/time.h>
 #include <sys/wait.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "commands.h"
@@ -862,6 +863,12 @@ int cmd_record(int argc, char **argv)
 		rec_pin_cpu(c->pinned_cpu);
 	install_handlers(o.flush_ms);
 	c->st.t_start = iot_now_ns();
+	{
+		struct timespec ts;
+
+		clock_gettime(CLOCK_REALTIME, &ts);
+		c->st.t_start_real = ts.tv_sec * 1000000000LL + ts.tv_nsec;
+	}
 	if (o.attach_pid) {
 		r = rec_attach(c, o.attach_pid);
 		if (r < 0) {

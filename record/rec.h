@@ -263,6 +263,7 @@ struct rec_stats {
 	uint64_t aio_data;			/* --data: write requests whose bytes were kept */
 	uint64_t aio_nodata, aio_nodata_bytes;	/* ... and not kept */
 	int64_t t_start, t_end;
+	int64_t t_start_real;		/* t_start on CLOCK_REALTIME (a file's times) */
 	int root_status;		/* wait status of the root */
 	int root_done;
 };

@@ -10,7 +10,6 @@
 #include <string.h>
 #include <sys/stat.h>
 #include <sys/xattr.h>
-#include <time.h>
 #include <unistd.h>
 
 #include "hash.h"
@@ -183,24 +182,30 @@ void rec_seen_free(struct rec_ctx *c)
 static int state_of(struct rec_ctx *c, const char *p, uint32_t len, int depth,
 		    const struct rec_pre *pre);
 
+/* Symlink @link's @target as an absolute path (relative to the link's
+ * directory), malloc'd (*@n its length), or NULL */
+static char *link_target(const char *link, const char *target, uint32_t *n)
+{
+	const char *slash = strrchr(link, '/');
+	char *dir = strndup(link, slash && slash != link ? (size_t)(slash - link) : 1);
+	char *abs = dir ? rec_path_abs(dir, target, n) : NULL;
+
+	free(dir);
+	return abs;
+}
+
 /* A symlink's target is part of the starting tree too: a program that
  * opens libacl.so.1 reads libacl.so.1.1.2206, which it never names. */
 static int follow_target(struct rec_ctx *c, const char *link, const char *target, int depth,
 			 const struct rec_pre *through)
 {
-	char *dir, *abs;
-	const char *slash;
+	char *abs;
 	uint32_t n;
 	int r;
 
 	if (depth >= FOLLOW_MAX)
 		return 0;
-	slash = strrchr(link, '/');
-	dir = strndup(link, slash && slash != link ? (size_t)(slash - link) : 1);
-	if (!dir)
-		return -ENOMEM;
-	abs = rec_path_abs(dir, target, &n);
-	free(dir);
+	abs = link_target(link, target, &n);
 	if (!abs)
 		return -ENOMEM;
 	/* what the program's stat() through the link saw is the target's
@@ -522,19 +527,15 @@ int rec_path_state(struct rec_ctx *c, const char *p, uint32_t len,
 
 int rec_link_made(struct rec_ctx *c, const char *link, const char *target)
 {
-	char buf[REC_PATH_MAX], *dir, *abs;
-	const char *slash = strrchr(link, '/'), *sp;
-	struct timespec now_r, now_m;
+	char buf[REC_PATH_MAX], *abs;
+	const char *sp;
 	struct statx sx;
-	int64_t start_r, born;
 	uint32_t n;
 	int r = 0;
 
 	if (!target[0])
 		return 0;
-	dir = strndup(link, slash && slash != link ? (size_t)(slash - link) : 1);
-	abs = dir ? rec_path_abs(dir, target, &n) : NULL;
-	free(dir);
+	abs = link_target(link, target, &n);
 	if (!abs)
 		return -ENOMEM;
 	sp = stat_path(c, abs, buf, sizeof(buf));
@@ -544,16 +545,11 @@ int rec_link_made(struct rec_ctx *c, const char *link, const char *target)
 	 * not, and what is not there now was not when the link was made:
 	 * their states, taken as late as the recorder gets to them (after
 	 * the fast path's drain), would say what the workload did since. */
-	clock_gettime(CLOCK_REALTIME, &now_r);
-	clock_gettime(CLOCK_MONOTONIC, &now_m);
-	start_r = now_r.tv_sec * 1000000000LL + now_r.tv_nsec -
-		  (now_m.tv_sec * 1000000000LL + now_m.tv_nsec - c->st.t_start);
 	if (statx(AT_FDCWD, sp, AT_SYMLINK_NOFOLLOW, STATX_BTIME | STATX_CTIME, &sx) == 0) {
 		const struct statx_timestamp *ts = (sx.stx_mask & STATX_BTIME) ?
 						   &sx.stx_btime : &sx.stx_ctime;
 
-		born = ts->tv_sec * 1000000000LL + ts->tv_nsec;
-		if (born < start_r)
+		if (ts->tv_sec * 1000000000LL + ts->tv_nsec < c->st.t_start_real)
 			r = state_of(c, sp, (uint32_t)strlen(sp), 1, NULL);
 	}
 	free(abs);

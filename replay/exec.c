@@ -147,8 +147,6 @@ static int deps_met(const struct rpl_plan *p, const struct rpl_op *op)
 	return 1;
 }
 
-/* The pages of mappings tied to @op: the replayer's work, as root (it
- * may open the file again by name, which the program had mapped). */
 /*
  * A call that failed ENAMETOOLONG on a path of PATH_MAX - 1 bytes or
  * more: the program gave a string the kernel refuses before any lookup,
@@ -184,6 +182,8 @@ static int64_t stat_cwd(struct rpl_ctx *c, const struct rpl_op *op)
 	return r;
 }
 
+/* The pages of mappings tied to @op: the replayer's work, as root (it
+ * may open the file again by name, which the program had mapped). */
 static void run_mpages(struct rpl_ctx *c, struct rpl_op *op)
 {
 	rpl_creds_root(c);
