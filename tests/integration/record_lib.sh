@@ -131,6 +131,15 @@ record_tmp() {
 	record_backends "$T"
 }
 
+# replay_verified B TRACE ROOT OUT - replay TRACE into ROOT with --verify,
+# its summary into OUT; fail, naming the recording B, unless the replay
+# succeeded with 0 mismatches
+replay_verified() {
+	"$IOTAPE" replay "$2" --root "$3" --verify >"$4" 2>&1 ||
+		fail "$1: replay failed or mismatched: $(grep -A8 '^  mismatches' "$4" | cut -c1-300)"
+	grep -q '^  mismatches   0$' "$4" || fail "$1: mismatches: $(grep -A8 '^  mismatches' "$4" | cut -c1-300)"
+}
+
 # record_backends DIR - BACKENDS: the ways to record a test program
 # with (ptrace with the fast path and without, and bpf where it loads;
 # where it does not, the reason is printed); backend_opts B - OPTS: the

@@ -38,9 +38,7 @@ for b in "${BACKENDS[@]}"; do
 	cut=$(grep -cE ' = -1 (EINTR|ERESTART)' "$T/dump")
 	[ "$cut" -ge 2 ] || fail "$b: $cut interrupted calls in the trace, not 2 or more (a wait4 too under ptrace, by the lease's SIGIO): $(grep -E 'EINTR|ERESTART' "$T/dump")"
 	grep -q 'renameat(20001, "/?/a"' "$T/dump" || fail "$b: no renameat under the bad descriptor"
-	"$IOTAPE" replay "$T/t.iotape" --root "$T/root" --verify >"$T/out" 2>&1 ||
-		fail "$b: replay failed or mismatched: $(grep -A12 '^  mismatches' "$T/out")"
-	grep -q '^  mismatches   0$' "$T/out" || fail "$b: mismatches: $(grep -A8 '^  mismatches' "$T/out")"
+	replay_verified "$b" "$T/t.iotape" "$T/root" "$T/out"
 	grep -q 'interrupted by a signal when recorded (their time waited) 2[,)]' "$T/out" ||
 		fail "$b: the two interrupted calls are not counted: $(grep '^  ops' "$T/out")"
 	grep -q 'failed under a directory descriptor the recording did not know 3[,)]' "$T/out" ||

@@ -39,9 +39,7 @@ for b in "${BACKENDS[@]}"; do
 		grep -q "chroot() made a new root 1 times" "$T/err" ||
 			fail "$b: the summary does not say the chroot's programs ran without the fast path: $(cat "$T/err")"
 	fi
-	"$IOTAPE" replay "$T/t.iotape" --root "$T/root" --verify >"$T/rout" 2>&1 ||
-		fail "$b: replay failed or mismatched: $(grep -A8 '^  mismatches' "$T/rout")"
-	grep -q '^  mismatches   0$' "$T/rout" || fail "$b: mismatches: $(grep -A8 '^  mismatches' "$T/rout")"
+	replay_verified "$b" "$T/t.iotape" "$T/root" "$T/rout"
 	[ -f "$T/root$T/d/x/y/g" ] || fail "$b: the replay did not make $T/d/x/y/g"
 	[ ! -e "$T/root/x" ] || fail "$b: the replay made /x at the top of its root"
 done

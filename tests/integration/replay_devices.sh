@@ -33,9 +33,7 @@ for b in "${BACKENDS[@]}"; do
 	"$IOTAPE" record -q "${OPTS[@]}" -o "$T/t.iotape" -- \
 		sh -c "cp -a '$T/src' '$T/dst' && cat '$T/src/null' '$T/dst/null'" \
 		>/dev/null 2>"$T/err" || fail "$b: recording cp -a failed: $(cat "$T/err")"
-	"$IOTAPE" replay "$T/t.iotape" --root "$T/root" --verify >"$T/rout" 2>&1 ||
-		fail "$b: replay failed or mismatched: $(grep -A8 '^  mismatches' "$T/rout")"
-	grep -q '^  mismatches   0$' "$T/rout" || fail "$b: mismatches: $(grep -A8 '^  mismatches' "$T/rout")"
+	replay_verified "$b" "$T/t.iotape" "$T/root" "$T/rout"
 	grep -q '^  devices      3 device nodes made on the starting tree, 2 of them with no driver' "$T/rout" ||
 		fail "$b: no devices line for 3 nodes, 2 without a driver: $(grep devices "$T/rout")"
 	R=$T/root$T

@@ -37,9 +37,7 @@ for b in "${BACKENDS[@]}"; do
 		>/dev/null 2>"$T/err" || fail "$b: recording dd failed: $(cat "$T/err")"
 	n=$("$IOTAPE" dump "$T/t.iotape" | grep -c 'write(1, ..., 65536) = 65536')
 	[ "$n" = 32 ] || fail "$b: the trace holds $n of the two dd's 32 writes"
-	"$IOTAPE" replay "$T/t.iotape" --root "$T/root" --verify >"$T/rout" 2>&1 ||
-		fail "$b: replay failed or mismatched: $(grep -A8 '^  mismatches' "$T/rout")"
-	grep -q '^  mismatches   0$' "$T/rout" || fail "$b: mismatches: $(grep -A8 '^  mismatches' "$T/rout")"
+	replay_verified "$b" "$T/t.iotape" "$T/root" "$T/rout"
 	[ "$(stat -c %s "$T/root$T/d.img")" = 1048576 ] ||
 		fail "$b: the replay made d.img $(stat -c %s "$T/root$T/d.img") bytes long, not 1048576"
 done
@@ -50,9 +48,7 @@ mkdir "$T/root"
 "$IOTAPE" record -q --backend ptrace --data -o "$T/d.iotape" -- \
 	dd if="$T/src.bin" of="$T/out.bin" bs=64k oflag=direct status=none \
 	>/dev/null 2>"$T/err" || fail "--data: recording dd failed: $(cat "$T/err")"
-"$IOTAPE" replay "$T/d.iotape" --root "$T/root" --verify >"$T/rout" 2>&1 ||
-	fail "--data: replay failed or mismatched: $(grep -A8 '^  mismatches' "$T/rout")"
-grep -q '^  mismatches   0$' "$T/rout" || fail "--data: mismatches: $(grep -A8 '^  mismatches' "$T/rout")"
+replay_verified "--data" "$T/d.iotape" "$T/root" "$T/rout"
 cmp -s "$T/src.bin" "$T/root$T/out.bin" ||
 	fail "--data: the replay's out.bin ($(stat -c %s "$T/root$T/out.bin") bytes) is not the program's"
 exit 0

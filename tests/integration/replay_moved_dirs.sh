@@ -27,9 +27,7 @@ for b in "${BACKENDS[@]}"; do
 		grep -q "state \"$T/w/$p\" S_IF" "$T/dump" ||
 			fail "$b: no starting state of $p: $(grep "state .*$T/w/" "$T/dump" | head -20)"
 	done
-	"$IOTAPE" replay "$T/t.iotape" --root "$T/root" --verify >"$T/out" 2>&1 ||
-		fail "$b: replay failed or mismatched: $(grep -A8 '^  mismatches' "$T/out")"
-	grep -q '^  mismatches   0$' "$T/out" || fail "$b: mismatches: $(grep -A8 '^  mismatches' "$T/out")"
+	replay_verified "$b" "$T/t.iotape" "$T/root" "$T/out"
 	for p in t/d/f5 t/src2/e/g5; do
 		[ -f "$T/root$T/w/$p" ] || fail "$b: $p is not under the root after the replay"
 	done

@@ -21,9 +21,7 @@ for b in "${BACKENDS[@]}"; do
 		>/dev/null 2>"$T/err" || fail "$b: recording sendfile_pipe failed: $(cat "$T/err")"
 	sent=$("$IOTAPE" dump "$T/t.iotape" | grep -c ' sendfile(.* = [1-9]')
 	[ "$sent" -ge 2 ] || fail "$b: $sent sendfile calls in the trace, not 2 or more"
-	"$IOTAPE" replay "$T/t.iotape" --root "$T/root" --verify >"$T/out" 2>&1 ||
-		fail "$b: replay failed or mismatched: $(grep -A8 '^  mismatches' "$T/out")"
-	grep -q '^  mismatches   0$' "$T/out" || fail "$b: mismatches: $(grep -A8 '^  mismatches' "$T/out")"
+	replay_verified "$b" "$T/t.iotape" "$T/root" "$T/out"
 	! grep -q 'given up' "$T/out" || fail "$b: $(grep 'given up' "$T/out")"
 	echo "$b: $sent sendfiles into a pipe read late: 0 mismatches, no wait given up"
 done
