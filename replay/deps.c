@@ -196,7 +196,19 @@ static int pipe_dep(struct rpl_plan *p, struct pipe_st *ps, uint32_t oi, int rea
 	struct rpl_op *op = &p->ops[oi];
 	int64_t n = pipe_bytes(op, reads);
 
-	if (loose && !reads && ps->n_loose < PIPE_LOOSE) {
+	if (loose && !reads) {
+		/* full: this one follows the oldest, which the next feed
+		 * then follows through it (as lookers do).  Ordered after
+		 * the last feed, it waited for a write blocked in a full
+		 * pipe whose reader came later (sort's merge of 16 gzip -d
+		 * pipes: each child's exec closes its copies of the read
+		 * ends of the pipes before its own) */
+		if (ps->n_loose == PIPE_LOOSE) {
+			if (add_dep(p, op, ps->loose[0]) < 0)
+				return -ENOMEM;
+			memmove(ps->loose, ps->loose + 1, (PIPE_LOOSE - 1) * sizeof(*ps->loose));
+			ps->n_loose--;
+		}
 		ps->loose[ps->n_loose++] = oi;
 		return 0;
 	}
