@@ -69,18 +69,25 @@ static signed short by_nr[MAP_MAX];
 static pthread_once_t once = PTHREAD_ONCE_INIT;
 static _Atomic int ready;
 
-static int cmp_nr(const void *a, const void *b)
-{
-	const struct iot_syscall *x = a, *y = b;
-
-	return x->nr - y->nr;
-}
-
+/*
+ * Sorted by insertion, not qsort(): glibc's qsort() mallocs its buffer
+ * for a table this size, and the fast path's library builds the table
+ * from inside the first call it logs, which a malloc may make while
+ * holding its own lock (rustc's jemalloc reads /etc/malloc.conf with
+ * readlink() while it initializes: the second malloc waited for that
+ * lock forever).  A few hundred rows, once.
+ */
 static void init_once(void)
 {
-	size_t i;
+	size_t i, j;
 
-	qsort(table, N_ROWS, sizeof(table[0]), cmp_nr);
+	for (i = 1; i < N_ROWS; i++) {
+		struct iot_syscall row = table[i];
+
+		for (j = i; j > 0 && table[j - 1].nr > row.nr; j--)
+			table[j] = table[j - 1];
+		table[j] = row;
+	}
 	for (i = 0; i < MAP_MAX; i++)
 		by_nr[i] = -1;
 	for (i = 0; i < N_ROWS; i++)

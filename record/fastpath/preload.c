@@ -112,12 +112,19 @@ static uint64_t fp_now(void);
 
 static int fp_init(void)
 {
-	const char *path = getenv(FP_ENV);
 	uint64_t t0 = fp_now();
+	const char *path;
 	struct fp_shm *h;
 	void *page;
 	long fd, base;
 
+	/* A call made before libc's own start (from a program's
+	 * .preinit_array: a sanitizer's runtime, a malloc of its own) finds
+	 * no environment yet.  Not off for good: that call is traced, and
+	 * the library starts at a later one or at its constructor. */
+	if (!environ)
+		return -1;
+	path = getenv(FP_ENV);
 	fp_state = -1;
 	if (!path)
 		return -1;
@@ -749,7 +756,7 @@ long fp_call(int nr, long a0, long a1, long a2, long a3, long a4, long a5)
 
 	if (fp_state == 0)
 		fp_init();
-	if (fp_state < 0)
+	if (fp_state <= 0)
 		return fp_slow(nr, a0, a1, a2, a3, a4, a5);
 	sc = iot_syscall_by_nr(nr);
 	if (!sc)	/* not a recorded call: the filter lets it through anyway */
