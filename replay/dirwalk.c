@@ -869,6 +869,15 @@ static size_t path_run(struct rpl_thread *t, uint32_t from, uint32_t *endp, cons
 			*why = "a name given another way";
 			break;
 		}
+		if (kind == 1 && ng && (op->ev.nr == SYS_rmdir ||
+					(op->ev.nr == SYS_unlinkat && (op->ev.args[2] & AT_REMOVEDIR)))) {
+			/* it needs the unlinks of its entries before it, which
+			 * the listing's order puts after it (a shorter key):
+			 * `tar --remove-files` unlinks a directory's last
+			 * files and then the directory, named by their paths */
+			*why = "a directory removed";
+			break;
+		}
 		if (kind == 1 && (!ng || strcmp(op->ev.path, g[ng - 1].path) != 0)) {
 			uint64_t h = iot_hash(op->ev.path, strlen(op->ev.path), 31) | 1;
 
