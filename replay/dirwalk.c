@@ -550,6 +550,20 @@ static int groups_move(struct rpl_thread *t, struct dw_group *g, size_t ng, uint
 	return 0;
 }
 
+/* Does @path name another entry of the walk's directory than @entry,
+ * or something below one?  @dirlen : the directory's bytes in @entry,
+ * up to its last '/'. */
+static int other_entry(const char *path, const char *entry, size_t dirlen)
+{
+	size_t n;
+
+	if (!path || strncmp(path, entry, dirlen) != 0 || !path[dirlen])
+		return 0;
+	n = strlen(entry + dirlen);
+	return strncmp(path + dirlen, entry + dirlen, n) != 0 ||
+	       (path[dirlen + n] != 0 && path[dirlen + n] != '/');
+}
+
 /*
  * The ops of thread @t from position @from on walk the directory listed
  * through recorded descriptor @dfd: group them by the entry they name
@@ -671,6 +685,14 @@ static size_t walk_reorder(struct rpl_thread *t, struct rpl_dirwalk *w, uint32_t
 		}
 		if (!ng)
 			continue;	/* before the first entry: stays */
+		/* An entry's calls name its own files: tar --remove-files
+		 * unlinks an entry's last files while it archives the next
+		 * one, and that entry moved ahead of the other took its
+		 * files away before they were read (ENOENT) */
+		*why = "a call on another entry's files";
+		if (other_entry(op->ev.path, g[ng - 1].path, dirlen) ||
+		    other_entry(op->ev.path2, g[ng - 1].path, dirlen))
+			goto out;
 		/* An entry's descriptors are its own: opened and closed in
 		 * its group, so that the groups can change places. */
 		*why = "a descriptor open across entries";
