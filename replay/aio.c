@@ -754,19 +754,26 @@ static int64_t h_io_cancel(struct rpl_ctx *c, struct rpl_op *op)
 
 /* An eventfd, which completions of libaio requests (IOCB_FLAG_RESFD)
  * and of rings (IORING_REGISTER_EVENTFD) signal: made again, with its
- * counter and semaphore mode, under the recorded number.  Non-blocking,
- * as the replay's pipes are: a read the replay reaches before the
- * completion that signals it fails with EAGAIN (a mismatch), never
- * hangs. */
+ * counter, under the recorded number.  Non-blocking, as the replay's
+ * pipes are: a read the replay reaches before the write or completion
+ * that signals it waits for it (ops_pipe.c rpl_eventfd_rw()) and then
+ * fails with EAGAIN (a mismatch), never hangs.  Always in semaphore
+ * mode, a read taking one: a read recorded taking the sum of several
+ * writes took, replayed after more of them, a count that the next read
+ * then waited for in vain (a thread pool's wake-ups, libuv's: 1-8 of
+ * npm's reads). */
 static int64_t make_eventfd(struct rpl_ctx *c, const struct rpl_op *op)
 {
-	return ret_of(eventfd((unsigned)op->ev.args[0],
-			      ((int)op->ev.args[1] & EFD_SEMAPHORE) | EFD_CLOEXEC | EFD_NONBLOCK));
+	return ret_of(eventfd((unsigned)op->ev.args[0], EFD_SEMAPHORE | EFD_CLOEXEC | EFD_NONBLOCK));
 }
 
 static int64_t h_eventfd(struct rpl_ctx *c, struct rpl_op *op)
 {
-	return rpl_anon_fd(c, op, ((int)op->ev.args[1] & EFD_CLOEXEC) != 0, make_eventfd);
+	int64_t r = rpl_anon_fd(c, op, ((int)op->ev.args[1] & EFD_CLOEXEC) != 0, make_eventfd);
+
+	if (r >= 0)
+		rpl_fdtab_mark_cloned(c->pr->tab, (long)r, RPL_FD_EVENTFD);
+	return r;
 }
 
 void rpl_ops_aio(rpl_handler *h)

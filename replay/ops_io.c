@@ -100,6 +100,14 @@ static int64_t h_rw(struct rpl_ctx *c, struct rpl_op *op)
 	/* a pipe moves what it moved when recorded: ops_pipe.c */
 	if (rpl_pipe_nothing(op))
 		return op->ev.ret;
+	/* An eventfd's write adds its value to the counter: one, as a
+	 * thread pool's wake-up does (libuv's), not 8 bytes of the replay's
+	 * own, whose value the next write overflowed (EAGAIN: 6-12 of
+	 * npm's 219 writes); its read waits for the count, as a pipe's
+	 * does */
+	if ((cloned & RPL_FD_EVENTFD) && (op->ev.nr == SYS_write || op->ev.nr == SYS_read) &&
+	    a[2] >= 8)
+		return rpl_eventfd_rw(c, op, fd, wr);
 	switch (op->ev.nr) {
 	case SYS_read: case SYS_write:
 		return rpl_pipe_rest(c, op, fd, do_io(c, op, fd, io_count(op, a[2]), 0, 0, wr, 0), wr);

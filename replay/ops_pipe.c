@@ -172,6 +172,27 @@ int64_t rpl_pipe_rest(struct rpl_ctx *c, struct rpl_op *op, int fd, int64_t r, i
 }
 
 /*
+ * An eventfd's read or write (ops_io.c h_rw()): a write adds one to the
+ * counter; a read that took the count when recorded and finds none here
+ * (EAGAIN: the replay's eventfds never block) waits for it as a pipe's
+ * read waits for its writer, for as long.
+ */
+int64_t rpl_eventfd_rw(struct rpl_ctx *c, struct rpl_op *op, int fd, int wr)
+{
+	struct pollfd pfd = { .fd = fd, .events = wr ? POLLOUT : POLLIN };
+	int64_t r, deadline = 0;
+	uint64_t v = 1;
+
+	for (;;) {
+		r = RPL_CALL(c, wr ? write(fd, &v, 8) : read(fd, &v, 8));
+		if (r != -EAGAIN || op->ev.ret != 8 || atomic_load(&rpl_stop_sig) ||
+		    waited_out(c, op, &deadline))
+			return r;
+		poll(&pfd, 1, 20);
+	}
+}
+
+/*
  * A sendfile into one of the replay's pipes (busybox tar into its gzip):
  * the pipe never blocks here, so one that finds it full gets EAGAIN where
  * the program's call waited for the reader.  It waits, as a write does,

@@ -607,11 +607,13 @@ int rpl_plan_fds(struct rpl_plan *p, struct rpl_planner *pl, struct rpl_op *op,
 	for (a = 0; sc && a < sc->nargs && a < ev->nargs && nfd < 2; a++) {
 		struct rpl_fd fe;
 		uint32_t v;
+		int efd = 0;
 
 		if (sc->arg[a] != IOT_ARG_FD)
 			continue;
 		nfd++;
 		if (rpl_fdtab_get(tab, (long)ev->args[a], &fe) == 0) {
+			efd = (fe.cloned & RPL_FD_EVENTFD) != 0;
 			if (!rpl_map_get(&pl->pipes, RPL_IK(fe.res), &v)) {
 				ADD(key_res(fe.res) | (wdata ? RPL_KEY_NAME : 0));
 			} else if (moves_from(ev) >= 0) {
@@ -643,9 +645,13 @@ int rpl_plan_fds(struct rpl_plan *p, struct rpl_planner *pl, struct rpl_op *op,
 					op->rflags |= RPL_OPF_ORDER_ENTER;
 			}
 		}
-		/* the descriptor's number: a write through it only uses it */
+		/* the descriptor's number: a write through it only uses it,
+		 * and so does any call on an eventfd, which has no offset (a
+		 * read ordered as a change of the number came before the
+		 * write it took the count of, where their ends were recorded
+		 * the other way round: ptrace's latency in the write's) */
 		if (shared && ev->args[a] >= 0)
-			ADD(key_slot(tab, ev->args[a]) | (wdata ? RPL_KEY_LOOK : 0));
+			ADD(key_slot(tab, ev->args[a]) | (wdata || efd ? RPL_KEY_LOOK : 0));
 	}
 	/* into a pipe only, as a write from its entry; from one, as a read
 	 * from its end (moves_from()) */
@@ -741,6 +747,25 @@ int rpl_plan_fds(struct rpl_plan *p, struct rpl_planner *pl, struct rpl_op *op,
 			e.end = (uint32_t)end0;
 		}
 		rpl_fdtab_set(tab, (long)(int32_t)((uint64_t)ev->args[pair] >> 32), &e);
+		break;
+	}
+	case SYS_eventfd: case SYS_eventfd2: {
+		/* its writes add to a count its reads take: ordered as a
+		 * pipe's, a read after the write of its 8 bytes
+		 * (ops_pipe.c rpl_eventfd_rw()) */
+		int64_t end0;
+
+		if (ev->ret < 0)
+			break;
+		e.state = RPL_FD_LIVE;
+		e.res = ++pl->next_res;
+		e.cloexec = ev->nr == SYS_eventfd2 && (ev->args[1] & O_CLOEXEC);
+		e.cloned = RPL_FD_EVENTFD;
+		if ((end0 = new_pipe(pl, e.res, PIPE_ONE)) < 0)
+			return -ENOMEM;
+		e.end = (uint32_t)end0;
+		rpl_fdtab_set(tab, (long)ev->ret, &e);
+		ADD(key_res(e.res));
 		break;
 	}
 	case SYS_mknod: case SYS_mknodat:

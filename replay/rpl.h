@@ -33,7 +33,7 @@ struct rpl_fd {
 	int live;		/* live descriptor (real tables only) */
 	uint8_t state;		/* enum rpl_fd_state */
 	uint8_t cloexec;	/* as recorded: closed at exec */
-	uint8_t cloned;		/* RPL_FD_CLONE_*: see ops_io.c h_ioctl() */
+	uint8_t cloned;		/* RPL_FD_CLONE_* (ops_io.c h_ioctl()), RPL_FD_EVENTFD */
 	uint8_t wend;		/* plan tables: a pipe's write end (plan_fds.c) */
 	uint32_t res;		/* open-file resource id (plan tables) */
 	uint32_t end;		/* plan tables: its pipe end's count in the
@@ -74,6 +74,9 @@ struct rpl_fdtab {
  * program would not have copied the data between these two files. */
 #define RPL_FD_CLONE_SRC 0x01
 #define RPL_FD_CLONE_DST 0x02
+/* An eventfd: a write adds its 8 bytes' value to a counter, which a
+ * write of the replay's own bytes overflows (ops_io.c h_rw()). */
+#define RPL_FD_EVENTFD 0x04
 
 /* Recorded descriptors above this are refused (a hostile trace could ask
  * for a table of 2^31 entries). */
@@ -109,7 +112,8 @@ int rpl_fdtab_dup(struct rpl_fdtab *t, long oldfd, long newfd, int cloexec);
 int rpl_fdtab_close_range(struct rpl_fdtab *t, unsigned long first,
 			  unsigned long last, unsigned int flags);
 int rpl_fdtab_set_cloexec(struct rpl_fdtab *t, long fd, int on);
-/* OR @flags (RPL_FD_CLONE_*) into the entry of @fd. @return : 0 or -EBADF. */
+/* OR @flags (RPL_FD_CLONE_*, RPL_FD_EVENTFD) into the entry of @fd.
+ * @return : 0 or -EBADF. */
 int rpl_fdtab_mark_cloned(struct rpl_fdtab *t, long fd, int flags);
 /* exec: close the close-on-exec entries. @return : how many. */
 int rpl_fdtab_exec(struct rpl_fdtab *t);
@@ -1267,7 +1271,8 @@ int64_t rpl_skip(struct rpl_op *op, int why);
 int rpl_live_fd(struct rpl_ctx *c, struct rpl_op *op, int64_t fd);
 /* As rpl_live_fd(), and *@e gets the whole entry. */
 int rpl_live_fd_entry(struct rpl_ctx *c, struct rpl_op *op, int64_t fd, struct rpl_fd *e);
-/* As rpl_live_fd(), and *@cloned gets the entry's RPL_FD_CLONE_* flags. */
+/* As rpl_live_fd(), and *@cloned gets the entry's RPL_FD_CLONE_* and
+ * RPL_FD_EVENTFD flags. */
 int rpl_live_fd_cloned(struct rpl_ctx *c, struct rpl_op *op, int64_t fd, int *cloned);
 /* The op's path, or NULL after setting op->skip (none, pseudo, excluded). */
 const char *rpl_op_path(struct rpl_ctx *c, struct rpl_op *op, const char *path);
@@ -1330,6 +1335,9 @@ int64_t rpl_sendfile_rest(struct rpl_ctx *c, struct rpl_op *op, int out, int in,
 /* rpl_fd_is_stream() : is live descriptor @fd a pipe or a socket (not a
  * file, where short is short)? */
 int rpl_fd_is_stream(int fd);
+/* rpl_eventfd_rw() : @op's read or write of eventfd @fd, live (ops_pipe.c).
+ * @return : as a handler's. */
+int64_t rpl_eventfd_rw(struct rpl_ctx *c, struct rpl_op *op, int fd, int wr);
 /* rpl_pipe_fit() : of a pipe's writes, ending after @w_end[i] bytes, the
  * latest from @first (the first with bytes a read from byte @from moves)
  * to @cur (the one that put its last byte in) that fits in the pipe with
