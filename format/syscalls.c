@@ -9,7 +9,6 @@
 #include <fcntl.h>
 #include <pthread.h>
 #include <stdatomic.h>
-#include <stdlib.h>
 #include <string.h>
 
 #include "iotape.h"

@@ -23,6 +23,20 @@ trap 'rm -rf "$T"' EXIT
 cd "$T" || fail "no $T"
 command -v cc >/dev/null || fail "cc is missing (the build's own dependency)"
 
+# the two programs' main: a file written through stdio, "ok" printed
+cat >main.c <<'C'
+#include <stdio.h>
+
+int main(int argc, char **argv)
+{
+	FILE *f = argc == 2 ? fopen(argv[1], "w") : NULL;
+
+	if (!f || fprintf(f, "written\n") < 0 || fclose(f) != 0)
+		return 1;
+	puts("ok");
+	return 0;
+}
+C
 cat >early.c <<'C'
 #include <stdlib.h>
 __attribute__((constructor)) static void early(void)
@@ -96,16 +110,6 @@ void *realloc(void *o, size_t n)
 		memcpy(p, o, ((size_t *)o)[-1] < n ? ((size_t *)o)[-1] : n);
 	return p;
 }
-
-int main(int argc, char **argv)
-{
-	FILE *f = argc == 2 ? fopen(argv[1], "w") : NULL;
-
-	if (!f || fprintf(f, "written\n") < 0 || fclose(f) != 0)
-		return 1;
-	puts("ok");
-	return 0;
-}
 C
 cat >pre.c <<'C'
 #include <stdio.h>
@@ -120,21 +124,11 @@ static void early(int argc, char **argv, char **envp)
 		_exit(5);
 }
 __attribute__((section(".preinit_array"), used)) static void (*early_p)(int, char **, char **) = early;
-
-int main(int argc, char **argv)
-{
-	FILE *f = argc == 2 ? fopen(argv[1], "w") : NULL;
-
-	if (!f || fprintf(f, "written\n") < 0 || fclose(f) != 0)
-		return 1;
-	puts("ok");
-	return 0;
-}
 C
 cc -O1 -fPIC -shared -o libearly.so early.c || fail "cc libearly.so"
-cc -O1 -o own own.c -L. -Wl,--no-as-needed -learly -Wl,-rpath,"$T" || fail "cc own"
+cc -O1 -o own own.c main.c -L. -Wl,--no-as-needed -learly -Wl,-rpath,"$T" || fail "cc own"
 ldd ./own | grep -q libearly.so || fail "own is not linked with libearly.so (its constructor would not run)"
-cc -O1 -o pre pre.c || fail "cc pre"
+cc -O1 -o pre pre.c main.c || fail "cc pre"
 [ "$(./own out0)" = ok ] || fail "own does not run natively"
 
 # 1: the fast path starts inside a malloc that holds its lock
