@@ -13,26 +13,14 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "compute.h"
+
 static long ms;
-
-static long long cpu_ns(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
-	return ts.tv_sec * 1000000000LL + ts.tv_nsec;
-}
 
 static void *worker(void *arg)
 {
-	volatile unsigned long x = 0;
-	long long end = cpu_ns() + ms * 1000000LL;
-	unsigned long i;
-
 	(void)arg;
-	while (cpu_ns() < end)
-		for (i = 0; i < 10000; i++)
-			x += i;
+	compute_until(cpu_ns() + ms * 1000000LL);
 	return NULL;
 }
 
