@@ -205,6 +205,8 @@ int rpl_tally(struct rpl_plan *p, struct rpl_result *res)
 	res->call_wakes = p->call_wakes;
 	res->gap_wakes = p->gap_wakes;
 	res->gap_wakes_new = p->gap_wakes_new;
+	res->idle_wakes = p->idle_wakes;
+	res->idle_kept_ns = p->idle_kept_ns;
 	res->wake_lags = p->wake_lags;
 	res->wake_lag_scaled = p->wake_lag_mode == RPL_WAKE_LAG_SCALED;
 	res->poll_loops = p->poll_loops;

@@ -482,6 +482,12 @@ void rpl_print_summary(FILE *f, const struct rpl_opts *o, const struct rpl_resul
 			"calls (a futex, a semaphore: a wait the trace does not hold) come after "
 			"that thread's last call before (%llu not so ordered already)\n",
 			(unsigned long long)r->gap_wakes, (unsigned long long)r->gap_wakes_new);
+	if (r->idle_wakes && o->timing != RPL_TIMING_AFAP)
+		fprintf(f, "  idle wakes   %llu gaps whose thread a thread without a call woke "
+			"(a worker that computes, then wakes it) keep the sleep in them, "
+			"up to that thread's CPU time: %s more think time, spun as its "
+			"computing\n", (unsigned long long)r->idle_wakes,
+			iot_fmt_ns(a, sizeof(a), (double)r->idle_kept_ns));
 	if (r->wake_lags)
 		fprintf(f, "  wake lags    %llu of the woken calls come as long after their "
 			"waker's call as recorded%s (it went on in its gap before the wake-up), "

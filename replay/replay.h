@@ -187,6 +187,8 @@ struct rpl_result {
 	uint64_t gap_wakes;		/* ops another thread woke from a sleep in their gap,
 					 * after that thread's call before (wakes.c) */
 	uint64_t gap_wakes_new;		/* ... of them not so ordered already */
+	uint64_t idle_wakes;		/* gaps woken by a thread without a call, kept */
+	int64_t idle_kept_ns;		/* ... for so much of its CPU time */
 	/* woken ops (wakes, gap wakes) that come as long after their
 	 * waker's call as recorded; those that waited for it, how long */
 	uint64_t wake_lags, wake_lag_waits;

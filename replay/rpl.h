@@ -745,6 +745,8 @@ struct rpl_plan {
 	uint64_t call_wakes;		/* calls that follow their waker's call before (wakes.c) */
 	uint64_t gap_wakes;		/* ops whose gap's waker the trace names, after its call before */
 	uint64_t gap_wakes_new;	/* ... of them not so ordered already */
+	uint64_t idle_wakes;		/* gaps woken by a thread without an op, kept (wakes.c) */
+	int64_t idle_kept_ns;		/* ... what they kept of its CPU time */
 	uint64_t poll_loops;		/* loops of sleeps polling for threads' ends (polls.c) */
 	uint64_t poll_rounds;		/* ... their sleeps */
 	/* descriptor-table slots the planner read to find the pipes an

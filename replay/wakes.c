@@ -633,6 +633,130 @@ static int64_t gap_waker_of(const struct rpl_plan *p, const struct tid_at *ta, s
 }
 
 /*
+ * A thread that computes without a call: the trace names it as the waker
+ * of another's gap (bpf: gap_waker), but it has no op, so the replay
+ * makes no thread of it (plan_threads.c) and its computing is not
+ * replayed.  xz -T2 compressing one block: its main thread reads its
+ * input, then sleeps 53 ms on a condition variable while its worker
+ * compresses (57 ms of CPU, not one call: the process's exit_group
+ * ends it); the main thread's budget (its own CPU time, ~6 ms) cut that
+ * gap to 4 ms, and the replay's compress phase took 6.7 ms of 63.
+ *
+ * Such a gap keeps, on top of its think time, the part of it its thread
+ * slept (waited_ns), up to what the waker's EXIT record says it used of
+ * the CPU (user and system time, less the recorder's rec_ns), each
+ * waker's time given once (to the gaps it woke, thread by thread, in
+ * order), and never more than the gap.  It is spun as CPU time by the
+ * woken thread (spin.c), as the waker computed while it slept: the
+ * replay competes for the CPUs as the program did.  What the waker
+ * computed while the woken thread ran too is not replayed.
+ */
+struct idle {
+	int32_t tid;
+	int64_t left;		/* ns of its CPU time not yet given to a gap */
+};
+
+static int idle_cmp(const void *a, const void *b)
+{
+	const struct idle *x = a, *y = b;
+
+	return x->tid < y->tid ? -1 : x->tid > y->tid;
+}
+
+/* The followed threads without an op, with their CPU time by their EXIT
+ * records, sorted by tid (*@n of them; NULL with *@n 0: none, or
+ * -ENOMEM in *@err). */
+static struct idle *idle_table(const struct rpl_plan *p, const struct tid_at *ta, size_t *n,
+			       int *err_out)
+{
+	struct idle *id = NULL;
+	size_t i, m = 0, cap = 0, j;
+	int err = 0;
+
+	*n = 0;
+	for (i = 0; i < p->n_precs; i++) {
+		const struct iot_process *pr = &p->precs[i];
+		int64_t cpu;
+
+		if (pr->kind != IOT_PROC_EXIT || pr->tid <= 0 || pr->utime_ns < 0 ||
+		    thread_of(ta, p->n_threads, pr->tid, INT64_MAX) >= 0)
+			continue;
+		cpu = pr->utime_ns + (pr->stime_ns > 0 ? pr->stime_ns : 0) -
+		      (pr->rec_ns > 0 ? pr->rec_ns : 0);
+		if (cpu <= 0)
+			continue;
+		RPL_GROW(id, m, cap);
+		id[m++] = (struct idle){ pr->tid, cpu };
+	}
+	if (m) {
+		qsort(id, m, sizeof(*id), idle_cmp);
+		/* a tid's records made one (a tid reused by threads
+		 * without ops) */
+		for (i = 1, j = 0; i < m; i++) {
+			if (id[i].tid == id[j].tid)
+				id[j].left += id[i].left;
+			else
+				id[++j] = id[i];
+		}
+		*n = j + 1;
+	}
+out:
+	*err_out = err;
+	if (err < 0) {
+		free(id);
+		return NULL;
+	}
+	return id;
+}
+
+/* What @op's gap keeps of its waker's computing where the trace names as
+ * its waker a thread without an op (@id, @n): the sleep in the gap, up
+ * to what is left of that thread's CPU time (which it takes), else 0. */
+static int64_t idle_keep(const struct rpl_plan *p, struct idle *id, size_t n,
+			 const struct rpl_op *op)
+{
+	uint32_t gw = rpl_op_col(p->gap_waker, p->n_gap_waker, op);
+	struct idle key = { (int32_t)gw, 0 }, *f;
+	int64_t slept;
+
+	if (!gw || !n || !p->waited_ns ||
+	    !(f = bsearch(&key, id, n, sizeof(*id), idle_cmp)) || f->left <= 0)
+		return 0;
+	slept = (int64_t)rpl_op_col(p->waited_ns, p->n_waited, op);
+	if (slept <= 0)
+		return 0;
+	if (slept > f->left)
+		slept = f->left;
+	f->left -= slept;
+	return slept;
+}
+
+/* Give each of thread @t's gaps in @ik (@n) what it keeps (idle_keep()),
+ * after the budget and the wakes' rebudget(): never more than the gap. */
+static void idle_give(struct rpl_plan *p, const struct rpl_thread *t, const struct wake *ik,
+		      size_t n)
+{
+	size_t i;
+
+	for (i = 0; i < n; i++) {
+		struct rpl_op *op = &p->ops[t->ops[ik[i].k]];
+		const struct rpl_op *prev = ik[i].k ? &p->ops[t->ops[ik[i].k - 1]] :
+					    &p->ops[t->spawn_op];
+		int64_t gap = iot_ns_sub(op->ev.t_enter, rpl_op_end(prev)), add = ik[i].lag;
+
+		if (op->think_ns + add > gap)
+			add = gap - op->think_ns;
+		if (add <= 0)
+			continue;
+		op->think_ns += add;
+		p->think_ns += add;
+		p->think_cut_ns -= add;
+		p->idle_wakes++;
+		p->idle_kept_ns += add;
+	}
+}
+
+/*
  * The waker of an op of thread @ti woken at @w (its entry @e, its gap
  * begun at @s) as the times tell: the thread of its process, or where
  * the wake-up itself was seen (bpf) and @kin, of its parent or a child
@@ -668,9 +792,10 @@ int rpl_plan_wakes(struct rpl_plan *p)
 {
 	size_t ti;
 	const char *env = getenv("IOTAPE_REPLAY_WAKES");
-	struct wake *wk = NULL;
+	struct wake *wk = NULL, *ik = NULL;
 	struct tid_at *ta = NULL;
-	size_t nw, cap = 0;
+	struct idle *idle = NULL;
+	size_t nw, cap = 0, ni, icap = 0, n_idle = 0;
 	struct kin g;
 	uint32_t k;
 	int err = 0, added;
@@ -690,6 +815,8 @@ int rpl_plan_wakes(struct rpl_plan *p)
 		kin_free(&g);
 		return -ENOMEM;
 	}
+	if (p->gap_waker && (idle = idle_table(p, ta, &n_idle, &err), err < 0))
+		goto out;
 	for (ti = 0; ti < p->n_threads; ti++) {
 		const struct rpl_thread *t = &p->threads[ti];
 		uint32_t pr = t->proc;
@@ -705,7 +832,7 @@ int rpl_plan_wakes(struct rpl_plan *p)
 		 * for one) */
 		if (p->procs[pr].n_threads < 2 && !kin && !p->gap_waker)
 			continue;
-		nw = 0;
+		nw = ni = 0;
 		for (k = 0; k < t->n_ops; k++) {
 			struct rpl_op *op = &p->ops[t->ops[k]];
 			const struct rpl_op *prev = k ? &p->ops[t->ops[k - 1]] :
@@ -730,6 +857,14 @@ int rpl_plan_wakes(struct rpl_plan *p)
 				best = gap_waker_of(p, ta, ti, op, w, &by, &by_pos);
 			else if (w >= 0 && a_wait(p, op, gap))
 				best = waker_guess(p, &g, ti, kin, w, e, s, &by, &by_pos);
+			if (best < 0 && named) {
+				int64_t keep = idle_keep(p, idle, n_idle, op);
+
+				if (keep > 0) {
+					RPL_GROW(ik, ni, icap);
+					ik[ni++] = (struct wake){ k, keep, 0 };
+				}
+			}
 			if (best < 0)
 				continue;
 			added = rpl_dep_append(p, op, by, by_pos);
@@ -747,10 +882,13 @@ int rpl_plan_wakes(struct rpl_plan *p)
 			wk[nw++] = (struct wake){ k, iot_ns_sub(e, best), sleep_before(p, op, gap, e, w) };
 		}
 		rebudget(p, t, wk, nw);
+		idle_give(p, t, ik, ni);
 	}
 	err = call_wakes(p, ta);
 out:
 	free(wk);
+	free(ik);
+	free(idle);
 	free(ta);
 	kin_free(&g);
 	return err;
