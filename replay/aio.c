@@ -772,7 +772,7 @@ static int64_t h_eventfd(struct rpl_ctx *c, struct rpl_op *op)
 	int64_t r = rpl_anon_fd(c, op, ((int)op->ev.args[1] & EFD_CLOEXEC) != 0, make_eventfd);
 
 	if (r >= 0)
-		rpl_fdtab_mark_cloned(c->pr->tab, (long)r, RPL_FD_EVENTFD);
+		rpl_fdtab_mark(c->pr->tab, (long)r, RPL_FD_EVENTFD);
 	return r;
 }
 

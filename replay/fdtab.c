@@ -359,14 +359,14 @@ int rpl_fdtab_set_cloexec(struct rpl_fdtab *t, long fd, int on)
 	return err;
 }
 
-int rpl_fdtab_mark_cloned(struct rpl_fdtab *t, long fd, int flags)
+int rpl_fdtab_mark(struct rpl_fdtab *t, long fd, int flags)
 {
 	int locked;
 	int err = -EBADF;
 
 	locked = tab_lock(t);
 	if (fd >= 0 && fd < (long)t->n && t->v[fd].state != RPL_FD_FREE) {
-		t->v[fd].cloned |= (uint8_t)flags;
+		t->v[fd].marks |= (uint8_t)flags;
 		err = 0;
 	}
 	tab_unlock(t, locked);

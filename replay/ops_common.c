@@ -89,19 +89,19 @@ int rpl_live_fd_entry(struct rpl_ctx *c, struct rpl_op *op, int64_t fd, struct r
 	return e->live;
 }
 
-int rpl_live_fd_cloned(struct rpl_ctx *c, struct rpl_op *op, int64_t fd, int *cloned)
+int rpl_live_fd_marks(struct rpl_ctx *c, struct rpl_op *op, int64_t fd, int *marks)
 {
 	struct rpl_fd e;
 	int live = rpl_live_fd_entry(c, op, fd, &e);
 
-	if (live >= 0 && cloned)
-		*cloned = e.cloned;
+	if (live >= 0 && marks)
+		*marks = e.marks;
 	return live;
 }
 
 int rpl_live_fd(struct rpl_ctx *c, struct rpl_op *op, int64_t fd)
 {
-	return rpl_live_fd_cloned(c, op, fd, NULL);
+	return rpl_live_fd_marks(c, op, fd, NULL);
 }
 
 const char *rpl_op_path(struct rpl_ctx *c, struct rpl_op *op, const char *path)

@@ -88,14 +88,14 @@ static int64_t do_io(struct rpl_ctx *c, const struct rpl_op *op, int fd, int64_t
 static int64_t h_rw(struct rpl_ctx *c, struct rpl_op *op)
 {
 	const int64_t *a = op->ev.args;
-	int cloned = 0;
-	int fd = rpl_live_fd_cloned(c, op, a[0], &cloned);
+	int marks = 0;
+	int fd = rpl_live_fd_marks(c, op, a[0], &marks);
 	const struct iot_syscall *sc = iot_syscall_by_nr(op->ev.nr);
 	int wr = sc && (sc->flags & IOT_SCF_WRITE);
 
 	if (fd < 0)
 		return RPL_SKIPPED;
-	if (cloned & (wr ? RPL_FD_CLONE_DST : RPL_FD_CLONE_SRC))
+	if (marks & (wr ? RPL_FD_CLONE_DST : RPL_FD_CLONE_SRC))
 		return rpl_skip(op, RPL_SKIP_CLONED);
 	/* a pipe moves what it moved when recorded: ops_pipe.c */
 	if (rpl_pipe_nothing(op))
@@ -105,7 +105,7 @@ static int64_t h_rw(struct rpl_ctx *c, struct rpl_op *op)
 	 * own, whose value the next write overflowed (EAGAIN: 6-12 of
 	 * npm's 219 writes); its read waits for the count, as a pipe's
 	 * does */
-	if ((cloned & RPL_FD_EVENTFD) && (op->ev.nr == SYS_write || op->ev.nr == SYS_read) &&
+	if ((marks & RPL_FD_EVENTFD) && (op->ev.nr == SYS_write || op->ev.nr == SYS_read) &&
 	    a[2] >= 8)
 		return rpl_eventfd_rw(c, op, fd, wr);
 	switch (op->ev.nr) {
@@ -255,17 +255,17 @@ static int64_t h_copy(struct rpl_ctx *c, struct rpl_op *op)
 {
 	const int64_t *a = op->ev.args;
 	loff_t o1, o2;
-	int in, out, cloned = 0;
+	int in, out, marks = 0;
 	int64_t r;
 	size_t n;
 
 	switch (op->ev.nr) {
 	case SYS_copy_file_range:	/* in, off_in, out, off_out, len, flags */
 		in = rpl_live_fd(c, op, a[0]);
-		out = in < 0 ? -1 : rpl_live_fd_cloned(c, op, a[2], &cloned);
+		out = in < 0 ? -1 : rpl_live_fd_marks(c, op, a[2], &marks);
 		if (out < 0)
 			return RPL_SKIPPED;
-		if (cloned & RPL_FD_CLONE_DST)
+		if (marks & RPL_FD_CLONE_DST)
 			return rpl_skip(op, RPL_SKIP_CLONED);
 		/* Between two filesystems when recorded (cat or cp of a file
 		 * from / into a tmpfs): EXDEV, and the program copied with
@@ -283,11 +283,11 @@ static int64_t h_copy(struct rpl_ctx *c, struct rpl_op *op)
 					      a[3] == -1 ? NULL : &o2,
 					      (size_t)io_count(op, a[4]), (unsigned)a[5]));
 	case SYS_sendfile:		/* out, in, off, count */
-		out = rpl_live_fd_cloned(c, op, a[0], &cloned);
+		out = rpl_live_fd_marks(c, op, a[0], &marks);
 		in = out < 0 ? -1 : rpl_live_fd(c, op, a[1]);
 		if (in < 0)
 			return RPL_SKIPPED;
-		if (cloned & RPL_FD_CLONE_DST)
+		if (marks & RPL_FD_CLONE_DST)
 			return rpl_skip(op, RPL_SKIP_CLONED);
 		o1 = a[2];
 		n = (size_t)io_count(op, a[3]);
@@ -390,8 +390,8 @@ static int64_t h_ioctl(struct rpl_ctx *c, struct rpl_op *op)
 		return RPL_SKIPPED;
 	r = ret_of(ioctl(fd, FICLONE, src));
 	if (r == 0 && op->ev.ret < 0) {
-		rpl_fdtab_mark_cloned(c->pr->tab, (long)op->ev.args[0], RPL_FD_CLONE_DST);
-		rpl_fdtab_mark_cloned(c->pr->tab, (long)op->ev.args[2], RPL_FD_CLONE_SRC);
+		rpl_fdtab_mark(c->pr->tab, (long)op->ev.args[0], RPL_FD_CLONE_DST);
+		rpl_fdtab_mark(c->pr->tab, (long)op->ev.args[2], RPL_FD_CLONE_SRC);
 	} else if (r < 0 && op->ev.ret == 0) {
 		copy_whole(c, src, fd);
 	}

@@ -613,7 +613,7 @@ int rpl_plan_fds(struct rpl_plan *p, struct rpl_planner *pl, struct rpl_op *op,
 			continue;
 		nfd++;
 		if (rpl_fdtab_get(tab, (long)ev->args[a], &fe) == 0) {
-			efd = (fe.cloned & RPL_FD_EVENTFD) != 0;
+			efd = (fe.marks & RPL_FD_EVENTFD) != 0;
 			if (!rpl_map_get(&pl->pipes, RPL_IK(fe.res), &v)) {
 				ADD(key_res(fe.res) | (wdata ? RPL_KEY_NAME : 0));
 			} else if (moves_from(ev) >= 0) {
@@ -760,7 +760,7 @@ int rpl_plan_fds(struct rpl_plan *p, struct rpl_planner *pl, struct rpl_op *op,
 		e.state = RPL_FD_LIVE;
 		e.res = ++pl->next_res;
 		e.cloexec = ev->nr == SYS_eventfd2 && (ev->args[1] & O_CLOEXEC);
-		e.cloned = RPL_FD_EVENTFD;
+		e.marks = RPL_FD_EVENTFD;
 		if ((end0 = new_pipe(pl, e.res, PIPE_ONE)) < 0)
 			return -ENOMEM;
 		e.end = (uint32_t)end0;

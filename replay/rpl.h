@@ -33,7 +33,8 @@ struct rpl_fd {
 	int live;		/* live descriptor (real tables only) */
 	uint8_t state;		/* enum rpl_fd_state */
 	uint8_t cloexec;	/* as recorded: closed at exec */
-	uint8_t cloned;		/* RPL_FD_CLONE_* (ops_io.c h_ioctl()), RPL_FD_EVENTFD */
+	uint8_t marks;		/* what the replay made of it: RPL_FD_CLONE_* (ops_io.c
+				 * h_ioctl()), RPL_FD_EVENTFD */
 	uint8_t wend;		/* plan tables: a pipe's write end (plan_fds.c) */
 	uint32_t res;		/* open-file resource id (plan tables) */
 	uint32_t end;		/* plan tables: its pipe end's count in the
@@ -114,7 +115,7 @@ int rpl_fdtab_close_range(struct rpl_fdtab *t, unsigned long first,
 int rpl_fdtab_set_cloexec(struct rpl_fdtab *t, long fd, int on);
 /* OR @flags (RPL_FD_CLONE_*, RPL_FD_EVENTFD) into the entry of @fd.
  * @return : 0 or -EBADF. */
-int rpl_fdtab_mark_cloned(struct rpl_fdtab *t, long fd, int flags);
+int rpl_fdtab_mark(struct rpl_fdtab *t, long fd, int flags);
 /* exec: close the close-on-exec entries. @return : how many. */
 int rpl_fdtab_exec(struct rpl_fdtab *t);
 
@@ -1273,9 +1274,9 @@ int64_t rpl_skip(struct rpl_op *op, int why);
 int rpl_live_fd(struct rpl_ctx *c, struct rpl_op *op, int64_t fd);
 /* As rpl_live_fd(), and *@e gets the whole entry. */
 int rpl_live_fd_entry(struct rpl_ctx *c, struct rpl_op *op, int64_t fd, struct rpl_fd *e);
-/* As rpl_live_fd(), and *@cloned gets the entry's RPL_FD_CLONE_* and
+/* As rpl_live_fd(), and *@marks gets the entry's RPL_FD_CLONE_* and
  * RPL_FD_EVENTFD flags. */
-int rpl_live_fd_cloned(struct rpl_ctx *c, struct rpl_op *op, int64_t fd, int *cloned);
+int rpl_live_fd_marks(struct rpl_ctx *c, struct rpl_op *op, int64_t fd, int *marks);
 /* The op's path, or NULL after setting op->skip (none, pseudo, excluded). */
 const char *rpl_op_path(struct rpl_ctx *c, struct rpl_op *op, const char *path);
 /* Deterministic, incompressible bytes for writes (RPL_SCRATCH long). */
