@@ -204,6 +204,52 @@ static void pre_of_call(struct rec_ctx *c, struct rec_task *t, const struct be_e
 	free(p);
 }
 
+static uint32_t u32_sat(uint64_t v)
+{
+	return v > UINT32_MAX ? UINT32_MAX : (uint32_t)v;
+}
+
+/*
+ * A call whose entry the BPF programs wrote but that the trace does not
+ * hold (a munmap of anonymous memory, an mremap of it: decode.c tells
+ * them from the recorder's table of file mappings): the programs gave it
+ * its gap's times (its sleeps on a disk and voluntary ones, its last
+ * wake-up, its waits for a CPU, the guard's hold), and those go with the
+ * next recorded call of its thread, whose gap holds that one's.  Lost,
+ * they hid rustc's join of its compile thread: glibc unmaps a thread's
+ * stack larger than its cache after the join, and the main thread's
+ * 137 ms wait before its exit_group showed as computing, which the
+ * replay's CPU budget cut with the rest.
+ */
+static void gap_keep(struct rec_task *t, const struct be_enter *e)
+{
+	t->gap.slept += e->slept;
+	t->gap.waited += e->waited;
+	t->gap.ready += e->ready;
+	t->gap.held += e->held;
+	if (e->woke) {
+		t->gap.woke_at = (int64_t)e->h.t - (int64_t)e->woke;
+		t->gap.gwaker = e->gwaker;
+	}
+}
+
+/* The gap's times of the recorded call @ev (its entry's @e) with those
+ * kept of calls not recorded before it (gap_keep()). */
+static void gap_take(struct rec_task *t, struct iot_event *ev, const struct be_enter *e)
+{
+	ev->pre_ns = u32_sat((uint64_t)e->held + t->gap.held);
+	ev->slept_ns = u32_sat((uint64_t)e->slept + t->gap.slept);
+	ev->waited_ns = u32_sat((uint64_t)e->waited + t->gap.waited);
+	ev->ready_ns = u32_sat((uint64_t)e->ready + t->gap.ready);
+	ev->woke_ns = e->woke;
+	ev->gap_waker = e->woke ? e->gwaker : 0;
+	if (!e->woke && t->gap.woke_at > 0 && (int64_t)e->h.t > t->gap.woke_at) {
+		ev->woke_ns = u32_sat((uint64_t)((int64_t)e->h.t - t->gap.woke_at));
+		ev->gap_waker = t->gap.gwaker;
+	}
+	memset(&t->gap, 0, sizeof(t->gap));
+}
+
 static void decode_enter(struct rec_ctx *c, struct rec_task *t, const struct be_enter *e,
 			 const struct be_exit *x)
 {
@@ -217,26 +263,25 @@ static void decode_enter(struct rec_ctx *c, struct rec_task *t, const struct be_
 	t->view = &v;
 	if (rec_decode_entry(c, t, e->nr, (const uint64_t *)e->args, (int64_t)e->h.t)) {
 		t->ev.flags |= IOT_EV_BPF | (fault ? IOT_EV_NOSTR : 0);
-		/* the guard's stop before the entry: the recorder's time, which
-		 * the replay takes out of the think time as the fast path's */
-		t->ev.pre_ns = e->held;
-		/* asleep on a disk or a page-in before the entry, outside any
-		 * recorded call: the program's, slept again by the replay */
-		t->ev.slept_ns = e->slept;
-		/* woken from a voluntary sleep that long before the entry:
-		 * what woke it came before that (replay/wakes.c) */
-		t->ev.woke_ns = e->woke;
-		t->ev.waited_ns = e->waited;
-		/* runnable, waiting for a CPU, in that gap: not its think time */
-		t->ev.ready_ns = e->ready;
-		/* ... by that followed thread, from a call that wakes others */
-		t->ev.gap_waker = e->woke ? e->gwaker : 0;
-		c->st.bpf_slept_ns += e->slept;
-		if (e->held) {
-			c->st.guard_held_ns += e->held;
+		/* pre_ns: the guard's stop before the entry, the recorder's
+		 * time, which the replay takes out of the think time as the
+		 * fast path's; slept_ns: asleep on a disk or a page-in before
+		 * the entry, outside any recorded call, the program's, slept
+		 * again by the replay; woke_ns, waited_ns: woken from a
+		 * voluntary sleep that long before the entry, what woke it
+		 * came before that (replay/wakes.c), and how long it slept so;
+		 * ready_ns: runnable, waiting for a CPU, in that gap, not its
+		 * think time; gap_waker: the followed thread that woke it,
+		 * from a call that wakes others */
+		gap_take(t, &t->ev, e);
+		c->st.bpf_slept_ns += t->ev.slept_ns;
+		if (t->ev.pre_ns) {
+			c->st.guard_held_ns += t->ev.pre_ns;
 			c->st.guard_held++;
 		}
 		c->st.bpf_events++;
+	} else if (!t->sc) {
+		gap_keep(t, e);
 	}
 	t->view = NULL;
 }

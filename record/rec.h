@@ -190,6 +190,13 @@ struct rec_task {
 	uint64_t aio_data;		/* bytes of their writes read (--data) */
 	struct iot_mpages *mp;		/* pages taken at munmap/msync (mmap.c) */
 	uint32_t n_mp;
+	/* bpf: the gap of a call not recorded (anonymous memory unmapped
+	 * or moved), for its next recorded call's (bpf_events.c) */
+	struct {
+		uint64_t slept, waited, ready, held;
+		int64_t woke_at;		/* its last wake-up (0: none) */
+		uint32_t gwaker;
+	} gap;
 };
 
 struct rec_opts {
