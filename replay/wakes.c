@@ -681,8 +681,10 @@ static struct idle *idle_table(const struct rpl_plan *p, const struct tid_at *ta
 		if (pr->kind != IOT_PROC_EXIT || pr->tid <= 0 || pr->utime_ns < 0 ||
 		    thread_of(ta, p->n_threads, pr->tid, INT64_MAX) >= 0)
 			continue;
-		cpu = pr->utime_ns + (pr->stime_ns > 0 ? pr->stime_ns : 0) -
-		      (pr->rec_ns > 0 ? pr->rec_ns : 0);
+		/* (a trace's times may be any int64: saturated, not
+		 * overflowed) */
+		cpu = iot_ns_add(pr->utime_ns, pr->stime_ns > 0 ? pr->stime_ns : 0);
+		cpu = iot_ns_sub(cpu, pr->rec_ns > 0 ? pr->rec_ns : 0);
 		if (cpu <= 0)
 			continue;
 		RPL_GROW(id, m, cap);
@@ -694,7 +696,7 @@ static struct idle *idle_table(const struct rpl_plan *p, const struct tid_at *ta
 		 * without ops) */
 		for (i = 1, j = 0; i < m; i++) {
 			if (id[i].tid == id[j].tid)
-				id[j].left += id[i].left;
+				id[j].left = iot_ns_add(id[j].left, id[i].left);
 			else
 				id[++j] = id[i];
 		}
@@ -744,7 +746,9 @@ static void idle_give(struct rpl_plan *p, const struct rpl_thread *t, const stru
 					    &p->ops[t->spawn_op];
 		int64_t gap = iot_ns_sub(op->ev.t_enter, rpl_op_end(prev)), add = ik[i].lag;
 
-		if (op->think_ns + add > gap)
+		if (gap <= op->think_ns)
+			continue;
+		if (add > gap - op->think_ns)
 			add = gap - op->think_ns;
 		if (add <= 0)
 			continue;
