@@ -656,6 +656,13 @@ struct idle {
 	int64_t left;		/* ns of its CPU time not yet given to a gap */
 };
 
+/* a gap that keeps a sleep so (idle_keep()), until the budget is done */
+struct idle_gap {
+	uint32_t k;		/* its op's position in its thread */
+	int64_t keep;		/* what it keeps of the sleep */
+	int64_t gap;		/* its length as recorded */
+};
+
 static int idle_cmp(const void *a, const void *b)
 {
 	const struct idle *x = a, *y = b;
@@ -664,10 +671,10 @@ static int idle_cmp(const void *a, const void *b)
 }
 
 /* The followed threads without an op, with their CPU time by their EXIT
- * records, sorted by tid (*@n of them; NULL with *@n 0: none, or
- * -ENOMEM in *@err). */
-static struct idle *idle_table(const struct rpl_plan *p, const struct tid_at *ta, size_t *n,
-			       int *err_out)
+ * records, sorted by tid, into *@out (*@n of them; NULL: none).
+ * @return : 0 or -ENOMEM. */
+static int idle_table(const struct rpl_plan *p, const struct tid_at *ta, struct idle **out,
+		      size_t *n)
 {
 	struct idle *id = NULL;
 	size_t i, m = 0, cap = 0, j;
@@ -703,12 +710,12 @@ static struct idle *idle_table(const struct rpl_plan *p, const struct tid_at *ta
 		*n = j + 1;
 	}
 out:
-	*err_out = err;
 	if (err < 0) {
 		free(id);
-		return NULL;
+		id = NULL;
 	}
-	return id;
+	*out = id;
+	return err;
 }
 
 /* What @op's gap keeps of its waker's computing where the trace names as
@@ -733,23 +740,21 @@ static int64_t idle_keep(const struct rpl_plan *p, struct idle *id, size_t n,
 	return slept;
 }
 
-/* Give each of thread @t's gaps in @ik (@n) what it keeps (idle_keep()),
+/* Give each of thread @t's gaps in @ig (@n) what it keeps (idle_keep()),
  * after the budget and the wakes' rebudget(): never more than the gap. */
-static void idle_give(struct rpl_plan *p, const struct rpl_thread *t, const struct wake *ik,
+static void idle_give(struct rpl_plan *p, const struct rpl_thread *t, const struct idle_gap *ig,
 		      size_t n)
 {
 	size_t i;
 
 	for (i = 0; i < n; i++) {
-		struct rpl_op *op = &p->ops[t->ops[ik[i].k]];
-		const struct rpl_op *prev = ik[i].k ? &p->ops[t->ops[ik[i].k - 1]] :
-					    &p->ops[t->spawn_op];
-		int64_t gap = iot_ns_sub(op->ev.t_enter, rpl_op_end(prev)), add = ik[i].lag;
+		struct rpl_op *op = &p->ops[t->ops[ig[i].k]];
+		int64_t add = ig[i].keep;
 
-		if (gap <= op->think_ns)
+		if (ig[i].gap <= op->think_ns)
 			continue;
-		if (add > gap - op->think_ns)
-			add = gap - op->think_ns;
+		if (add > ig[i].gap - op->think_ns)
+			add = ig[i].gap - op->think_ns;
 		if (add <= 0)
 			continue;
 		op->think_ns += add;
@@ -796,7 +801,8 @@ int rpl_plan_wakes(struct rpl_plan *p)
 {
 	size_t ti;
 	const char *env = getenv("IOTAPE_REPLAY_WAKES");
-	struct wake *wk = NULL, *ik = NULL;
+	struct wake *wk = NULL;
+	struct idle_gap *ig = NULL;
 	struct tid_at *ta = NULL;
 	struct idle *idle = NULL;
 	size_t nw, cap = 0, ni, icap = 0, n_idle = 0;
@@ -819,7 +825,7 @@ int rpl_plan_wakes(struct rpl_plan *p)
 		kin_free(&g);
 		return -ENOMEM;
 	}
-	if (p->gap_waker && (idle = idle_table(p, ta, &n_idle, &err), err < 0))
+	if (p->gap_waker && (err = idle_table(p, ta, &idle, &n_idle)) < 0)
 		goto out;
 	for (ti = 0; ti < p->n_threads; ti++) {
 		const struct rpl_thread *t = &p->threads[ti];
@@ -865,8 +871,8 @@ int rpl_plan_wakes(struct rpl_plan *p)
 				int64_t keep = idle_keep(p, idle, n_idle, op);
 
 				if (keep > 0) {
-					RPL_GROW(ik, ni, icap);
-					ik[ni++] = (struct wake){ k, keep, 0 };
+					RPL_GROW(ig, ni, icap);
+					ig[ni++] = (struct idle_gap){ k, keep, gap };
 				}
 			}
 			if (best < 0)
@@ -886,12 +892,12 @@ int rpl_plan_wakes(struct rpl_plan *p)
 			wk[nw++] = (struct wake){ k, iot_ns_sub(e, best), sleep_before(p, op, gap, e, w) };
 		}
 		rebudget(p, t, wk, nw);
-		idle_give(p, t, ik, ni);
+		idle_give(p, t, ig, ni);
 	}
 	err = call_wakes(p, ta);
 out:
 	free(wk);
-	free(ik);
+	free(ig);
 	free(idle);
 	free(ta);
 	kin_free(&g);
