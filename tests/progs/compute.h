@@ -1,8 +1,8 @@
 /*
  * compute.h - what the test programs that compute between calls share
- * (join_wake, idle_worker, sleep_compute): the thread's own CPU clock,
- * and computing on it, with no call the recorder records (the clock's
- * read is none).
+ * (join_wake, idle_worker, sleep_compute, think_cpu, ready_threads): the
+ * thread's own CPU clock, and computing on it, with no call the recorder
+ * records (the clock's read is none).
  */
 #ifndef IOT_PROGS_COMPUTE_H
 #define IOT_PROGS_COMPUTE_H

@@ -10,28 +10,17 @@
 #include <pthread.h>
 #include <stdio.h>
 #include <sys/stat.h>
-#include <time.h>
 #include <unistd.h>
 
-static long long cpu_ns(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
-	return ts.tv_sec * 1000000000LL + ts.tv_nsec;
-}
+#include "compute.h"
 
 static void compute(int rounds)
 {
-	volatile unsigned long x = 0;
 	struct stat st;
 	int i;
 
 	for (i = 0; i < rounds; i++) {
-		long long end = cpu_ns() + 2000000;
-
-		while (cpu_ns() < end)
-			x++;
+		compute_until(cpu_ns() + 2000000);
 		stat(".", &st);
 	}
 }
