@@ -109,6 +109,9 @@ enum iot_class {
  *          is its sa_family; an AF_UNIX address with a path (not an
  *          abstract name) has the path in the event's path, resolved as a
  *          PATH.  The recorder keeps only calls whose address has a path.
+ *   MSGFDS a struct msghdr * (sendmsg, recvmsg): the number of descriptors
+ *          its SCM_RIGHTS message carried (read at the exit), 0 for none;
+ *          the descriptors follow the row's arguments (iot_msg_fds()).
  *   everything else: the raw register value, printed per its kind.
  */
 enum iot_arg_kind {
@@ -162,6 +165,7 @@ enum iot_arg_kind {
 	IOT_ARG_TIMER_FLAGS,	/* TIMER_ABSTIME */
 	IOT_ARG_SOCKADDR,	/* struct sockaddr * (bind, connect): the family */
 	IOT_ARG_FLOCK_OP,	/* flock()'s LOCK_SH, LOCK_EX, LOCK_UN | LOCK_NB */
+	IOT_ARG_MSGFDS,		/* struct msghdr *: descriptors passed (SCM_RIGHTS) */
 	IOT_ARG_KIND_COUNT
 };
 
@@ -225,6 +229,26 @@ IOT_API int iot_fcntl_lock(int64_t cmd);
 IOT_API void iot_flock_pack(const void *fl, int64_t out[3]);
 
 #define IOT_FLOCK_NARGS 6
+
+struct iot_event;
+
+/*! iot_msg_fds() : the descriptors a sendmsg or recvmsg event's
+ *  SCM_RIGHTS message carried (sendmsg: the sender's numbers; recvmsg:
+ *  the numbers the receiver was given), up to IOT_MSG_FDS_MAX of them
+ *  into @out.  They follow the row's three arguments, two to a value
+ *  (args[3 + i / 2], descriptor i in its low 32 bits when i is even, its
+ *  high 32 bits when odd), and the event has 3 + (kept + 1) / 2
+ *  arguments.
+ *  @return : how many the message carried (args[1]: more than were kept
+ *  when above IOT_MSG_FDS_MAX), 0 for none. */
+IOT_API int iot_msg_fds(const struct iot_event *ev, int32_t out[]);
+
+/*! iot_msg_fds_set() : @n descriptors @fds into @ev (a sendmsg or
+ *  recvmsg event), as iot_msg_fds() reads them; @n may be more than
+ *  IOT_MSG_FDS_MAX (only as many are kept). */
+IOT_API void iot_msg_fds_set(struct iot_event *ev, const int32_t *fds, int n);
+
+#define IOT_MSG_FDS_MAX 6
 #define IOT_FLOCK_TYPE 3
 #define IOT_FLOCK_START 4
 #define IOT_FLOCK_LEN 5

@@ -188,6 +188,39 @@ void iot_flock_pack(const void *fl, int64_t out[3])
 	out[2] = (int64_t)f.l_len;
 }
 
+int iot_msg_fds(const struct iot_event *ev, int32_t out[])
+{
+	int64_t n = ev->nargs > 1 ? ev->args[1] : 0;
+	int i;
+
+	if ((ev->nr != __NR_sendmsg && ev->nr != __NR_recvmsg) || n <= 0)
+		return 0;
+	if (n > INT32_MAX)
+		n = INT32_MAX;
+	for (i = 0; i < n && i < IOT_MSG_FDS_MAX; i++) {
+		uint32_t a = 3 + (uint32_t)i / 2;
+
+		out[i] = a < ev->nargs && a < IOT_MAX_ARGS ?
+			 (int32_t)((uint64_t)ev->args[a] >> (i % 2 ? 32 : 0)) : -1;
+	}
+	return (int)n;
+}
+
+void iot_msg_fds_set(struct iot_event *ev, const int32_t *fds, int n)
+{
+	int i, kept = n < IOT_MSG_FDS_MAX ? n : IOT_MSG_FDS_MAX;
+
+	ev->args[1] = n > 0 ? n : 0;
+	ev->nargs = 3;
+	if (n <= 0)
+		return;
+	for (i = 3; i < IOT_MAX_ARGS; i++)
+		ev->args[i] = 0;
+	for (i = 0; i < kept; i++)
+		ev->args[3 + i / 2] |= (int64_t)((uint64_t)(uint32_t)fds[i] << (i % 2 ? 32 : 0));
+	ev->nargs = 3 + (uint32_t)(kept + 1) / 2;
+}
+
 int64_t iot_timeout_ns(const void *p, int usec)
 {
 	int64_t t[2];

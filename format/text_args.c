@@ -430,6 +430,27 @@ void iot_sb_arg(struct iot_sbuf *b, int kind, int64_t v,
 	case IOT_ARG_FLOCK_OP:
 		sb_flags(b, flock_ops, N(flock_ops), (uint32_t)u, "0", 0);
 		break;
+	case IOT_ARG_MSGFDS: {
+		/* the descriptors of its SCM_RIGHTS message, as strace
+		 * prints a cmsg's: {SCM_RIGHTS [5, 6]} (without the event,
+		 * their count) */
+		int32_t fds[IOT_MSG_FDS_MAX];
+		int n = ev ? iot_msg_fds(ev, fds) : (int)(v > 0 && v < INT32_MAX ? v : 0);
+		int kept = ev ? (n < IOT_MSG_FDS_MAX ? n : IOT_MSG_FDS_MAX) : 0, i;
+
+		if (n <= 0) {
+			iot_sb_puts(b, "{...}");
+			break;
+		}
+		iot_sb_puts(b, "{SCM_RIGHTS [");
+		for (i = 0; i < kept; i++)
+			iot_sb_printf(b, "%s%d", i ? ", " : "", fds[i]);
+		if (n > kept)
+			iot_sb_printf(b, "%s%d %s", kept ? ", " : "", n - kept,
+				      kept ? "more" : "descriptors");
+		iot_sb_puts(b, "]}");
+		break;
+	}
 	case IOT_ARG_PTR:
 		/* Pointers are not kept (the value is 0): "..." says so
 		 * rather than a NULL that was never seen. */

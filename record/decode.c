@@ -501,6 +501,7 @@ int rec_decode_entry(struct rec_ctx *c, struct rec_task *t, int nr,
 		}
 		case IOT_ARG_PTR:
 		case IOT_ARG_FDPAIR:
+		case IOT_ARG_MSGFDS:		/* filled at the exit */
 			ev->args[i] = 0;
 			break;
 		case IOT_ARG_IOVLEN:
@@ -726,6 +727,47 @@ static void pipe_exit(struct rec_task *t)
 	}
 }
 
+/*
+ * sendmsg, recvmsg: the descriptors its SCM_RIGHTS message carried (at
+ * the exit, a received message's are written), from the bpf programs'
+ * record (args[1] their count, the rest packed as iot_msg_fds_set()
+ * does) or the tracee's memory.  A received descriptor is the sender's
+ * open file: its path, for the calls made through it, is the one the
+ * kernel gives now (the ptrace backend reads it at the call's stop; the
+ * bpf backend's decode comes shortly after, and a descriptor closed by
+ * then has none).
+ */
+static void msg_exit(struct rec_task *t)
+{
+	int32_t fds[IOT_MSG_FDS_MAX];
+	int n = 0, i;
+
+	if (t->view) {
+		struct iot_event v = { .nr = t->sc->nr, .nargs = IOT_MAX_ARGS };
+
+		memcpy(v.args, t->raw, sizeof(v.args));
+		n = iot_msg_fds(&v, fds);
+	} else {
+		n = rec_read_msg_fds(t->tid, t->raw[1], fds, IOT_MSG_FDS_MAX);
+	}
+	if (n <= 0)
+		return;
+	iot_msg_fds_set(&t->ev, fds, n);
+	if (t->sc->nr != SYS_recvmsg)
+		return;
+	for (i = 0; i < n && i < IOT_MSG_FDS_MAX; i++) {
+		char link[64], target[REC_PATH_MAX];
+		ssize_t len;
+
+		snprintf(link, sizeof(link), "/proc/%d/fd/%d", t->tid, fds[i]);
+		len = readlink(link, target, sizeof(target) - 1);
+		if (len <= 0)
+			continue;
+		target[len] = 0;
+		rec_fd_set(t, fds[i], target, (uint32_t)len, (t->raw[2] & MSG_CMSG_CLOEXEC) != 0);
+	}
+}
+
 /* linkat that linked a descriptor's file: /proc/self/fd/N followed (N
  * kept as the path's value) or N with "" and AT_EMPTY_PATH (the path is
  * N's own) */
@@ -837,6 +879,11 @@ void rec_decode_exit(struct rec_ctx *c, struct rec_task *t, int64_t ret,
 	case SYS_socketpair:
 		if (ret == 0)
 			pipe_exit(t);
+		break;
+	case SYS_sendmsg:
+	case SYS_recvmsg:
+		if (ret >= 0)
+			msg_exit(t);
 		break;
 	case SYS_chdir:
 		/* `cd ..` is to X, not X/NAME/.. (NAME no symlink), as a

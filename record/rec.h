@@ -439,6 +439,11 @@ void rec_mm_exec(struct rec_task *t);
  * @return : its length, or -errno */
 ssize_t rec_read_str(pid_t tid, uint64_t addr, char *buf, size_t cap);
 ssize_t rec_read_mem(pid_t tid, uint64_t addr, void *buf, size_t len);
+/* The descriptors the SCM_RIGHTS messages of the struct msghdr at @msg
+ * in @tid carry (at a sendmsg's entry or exit, at a recvmsg's exit), up
+ * to @max of them into @fds (-1 for one not readable).  @return : how
+ * many they carry, 0 for none or an unreadable header. */
+int rec_read_msg_fds(pid_t tid, uint64_t msg, int32_t *fds, int max);
 /* the socket address of @alen bytes at @addr of @tid (bind, connect):
  * *@family its sa_family (-1 unreadable); an AF_UNIX one's path into
  * @buf.  @return : the path's length, 0 for none (another family, an

@@ -558,6 +558,8 @@ void rpl_ops_file(rpl_handler *h)
 	h[SYS_fcntl] = h_fcntl;
 	h[SYS_flock] = h_flock;
 	h[SYS_pipe] = h_pipe;
+	h[SYS_sendmsg] = rpl_msg_rw;
+	h[SYS_recvmsg] = rpl_msg_rw;
 	h[SYS_pipe2] = h_pipe;
 	h[SYS_socketpair] = h_pipe;
 	h[SYS_memfd_create] = h_memfd;

@@ -38,8 +38,10 @@
 #include <fcntl.h>
 #include <poll.h>
 #include <stddef.h>
+#include <string.h>
 #include <sys/ioctl.h>
 #include <sys/sendfile.h>
+#include <sys/socket.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
 #include <unistd.h>
@@ -169,6 +171,120 @@ int64_t rpl_pipe_rest(struct rpl_ctx *c, struct rpl_op *op, int fd, int64_t r, i
 		poll(&pfd, 1, 20);
 	}
 	return done > 0 ? done : r;
+}
+
+/* The sender's live descriptors for the @n numbers @fds of its message
+ * into @live.  @return : how many it has (a number it had not open is
+ * left out: the receiver gets one fewer, as the kernel would have
+ * refused the message). */
+static int live_fds(struct rpl_ctx *c, const int32_t *fds, int n, int *live)
+{
+	struct rpl_fd e;
+	int i, k = 0;
+
+	for (i = 0; i < n; i++)
+		if (fds[i] >= 0 && fds[i] < RPL_FD_MAX &&
+		    rpl_fdtab_get(c->pr->tab, fds[i], &e) == 0 && e.state == RPL_FD_LIVE &&
+		    e.live >= 0)
+			live[k++] = e.live;
+	return k;
+}
+
+/* The descriptors a received message @m carried, into @live (up to
+ * @max; those beyond are closed).  @return : how many were kept. */
+static int got_fds(const struct msghdr *m, int *live, int max)
+{
+	struct cmsghdr *h;
+	int k = 0;
+
+	for (h = CMSG_FIRSTHDR(m); h; h = CMSG_NXTHDR((struct msghdr *)m, h)) {
+		size_t i, c;
+
+		if (h->cmsg_level != SOL_SOCKET || h->cmsg_type != SCM_RIGHTS)
+			continue;
+		c = (h->cmsg_len - CMSG_LEN(0)) / sizeof(int);
+		for (i = 0; i < c; i++) {
+			int fd;
+
+			memcpy(&fd, CMSG_DATA(h) + i * sizeof(int), sizeof(int));
+			if (k < max)
+				live[k++] = fd;
+			else
+				close(fd);
+		}
+	}
+	return k;
+}
+
+/*
+ * sendmsg, recvmsg on an end of the replay's socket pair (non-blocking:
+ * ops_file.c make_pair()): each moves the bytes it moved when recorded,
+ * as a write or a read does (waiting for the other end likewise:
+ * rpl_pipe_rest()), and the descriptors its message carried.  The
+ * sender's message carries its live descriptors for the numbers it sent,
+ * with its first bytes (SCM_RIGHTS); the receiver keeps those it is
+ * given under the numbers it was given when recorded, so that what it
+ * does through them reaches the files the sender opened (plan_fds.c
+ * orders it so).  A socket the replay has no pair for (a named or
+ * network one) is not replayed.
+ */
+int64_t rpl_msg_rw(struct rpl_ctx *c, struct rpl_op *op)
+{
+	union { struct cmsghdr h; char b[CMSG_SPACE(IOT_MSG_FDS_MAX * sizeof(int))]; } u;
+	int wr = op->ev.nr == SYS_sendmsg;
+	int32_t fds[IOT_MSG_FDS_MAX];
+	int n = rpl_msg_fds(&op->ev, fds), live[IOT_MSG_FDS_MAX], k = 0, i;
+	int fd = rpl_live_fd(c, op, op->ev.args[0]);
+	int64_t want = op->ev.ret, r, deadline = 0;
+	struct pollfd pfd = { .fd = fd, .events = wr ? POLLOUT : POLLIN };
+	struct iovec iov;
+	struct msghdr m;
+
+	if (fd < 0)
+		return RPL_SKIPPED;
+	if (rpl_pipe_nothing(op))
+		return op->ev.ret;
+	if (want < 0 || !rpl_fd_is_stream(fd))
+		return rpl_skip(op, RPL_SKIP_UNSUPPORTED);
+	if (n > IOT_MSG_FDS_MAX)
+		n = IOT_MSG_FDS_MAX;
+	if (wr)
+		k = live_fds(c, fds, n, live);
+	memset(&m, 0, sizeof(m));
+	memset(&u, 0, sizeof(u));
+	iov.iov_base = wr ? (void *)rpl_wbuf() : c->scratch;
+	iov.iov_len = (size_t)(want < RPL_SCRATCH ? want : RPL_SCRATCH);
+	m.msg_iov = &iov;
+	m.msg_iovlen = 1;
+	if (wr ? k > 0 : n > 0) {
+		m.msg_control = u.b;
+		m.msg_controllen = wr ? CMSG_SPACE(k * sizeof(int)) : sizeof(u.b);
+	}
+	if (wr && k > 0) {
+		u.h.cmsg_level = SOL_SOCKET;
+		u.h.cmsg_type = SCM_RIGHTS;
+		u.h.cmsg_len = CMSG_LEN(k * sizeof(int));
+		memcpy(CMSG_DATA(&u.h), live, k * sizeof(int));
+	}
+	for (;;) {
+		r = RPL_CALL(c, wr ? sendmsg(fd, &m, MSG_DONTWAIT | MSG_NOSIGNAL) :
+				     recvmsg(fd, &m, MSG_DONTWAIT | MSG_CMSG_CLOEXEC));
+		if (r != -EAGAIN || atomic_load(&rpl_stop_sig) || waited_out(c, op, &deadline))
+			break;
+		poll(&pfd, 1, 20);
+	}
+	if (!wr && r > 0) {
+		k = got_fds(&m, live, IOT_MSG_FDS_MAX);
+		for (i = 0; i < k; i++) {
+			struct rpl_fd e = { .state = RPL_FD_LIVE, .live = live[i],
+					    .cloexec = (op->ev.args[2] & MSG_CMSG_CLOEXEC) != 0 };
+
+			if (i >= n || fds[i] < 0 || fds[i] >= RPL_FD_MAX ||
+			    rpl_fdtab_set(c->pr->tab, fds[i], &e) < 0)
+				close(live[i]);
+		}
+	}
+	return rpl_pipe_rest(c, op, fd, r, wr);
 }
 
 /*

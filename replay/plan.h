@@ -31,6 +31,11 @@ struct rpl_planner {
 	struct rpl_fdtab **snap;
 	size_t n_snap, cap_snap;
 	uint32_t next_res;
+	/* descriptors sent over a socket pair and not yet received: the
+	 * sender's entries, by the pipe their message went into
+	 * (plan_fds.c msg_fds()) */
+	struct rpl_flying { uint32_t way; struct rpl_fd e; } *flying;
+	size_t n_flying, cap_flying;
 	/* writes of data into a file keep their order across threads
 	 * (plan_fds.c writes_data()): the trace holds the bytes
 	 * (record --data), whose places that order decides */

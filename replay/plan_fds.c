@@ -15,6 +15,7 @@
 #include <fcntl.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/socket.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
 
@@ -528,6 +529,75 @@ static int reopened_fd(struct rpl_plan *p, struct rpl_planner *pl, struct rpl_op
 
 /* Follow the descriptors through the plan tables; collect the op's
  * resource keys into @keys. @return : how many. */
+/* The descriptors @ev (a sendmsg or recvmsg) passed, into @fds (up to
+ * IOT_MSG_FDS_MAX).  @return : how many its message carried. */
+int rpl_msg_fds(const struct rpl_ev *ev, int32_t *fds)
+{
+	struct iot_event e = { .nr = ev->nr, .nargs = ev->nargs };
+
+	memcpy(e.args, ev->args, sizeof(e.args));
+	return iot_msg_fds(&e, fds);
+}
+
+/*
+ * Descriptors passed over a socket (SCM_RIGHTS): a received one is the
+ * sender's open file, as a dup is, so the calls made through it follow
+ * the sender's on that file (a child writing into files its parent
+ * opened).  The sender's entries at its sendmsg wait in pl->flying, by
+ * the pipe the message went into, for the recvmsg at the other end that
+ * takes them, in the order they were sent; one the trace did not see
+ * sent (a sender not recorded) is a file of its own.  @return : 0 or
+ * -ENOMEM.
+ */
+static int msg_fds(struct rpl_planner *pl, struct rpl_fdtab *tab, const struct iot_syscall *sc,
+		   const struct rpl_ev *ev)
+{
+	int32_t fds[IOT_MSG_FDS_MAX];
+	int n = rpl_msg_fds(ev, fds), i;
+	struct rpl_fd fe;
+	uint32_t way = 0, v;
+	int err = 0;
+
+	if (n > IOT_MSG_FDS_MAX)
+		n = IOT_MSG_FDS_MAX;
+	if (rpl_fdtab_get(tab, (long)ev->args[0], &fe) == 0 &&
+	    rpl_map_get(&pl->pipes, RPL_IK(fe.res), &v))
+		way = pipe_way(sc, fe.res, v);
+	for (i = 0; i < n; i++) {
+		struct rpl_fd e = { .state = RPL_FD_LIVE };
+		size_t j;
+
+		if (ev->nr == SYS_sendmsg) {
+			if (rpl_fdtab_get(tab, fds[i], &e) < 0)
+				e = (struct rpl_fd){ .state = RPL_FD_FREE };
+			e.end = 0;	/* (its pipe end's count is the table's) */
+			RPL_GROW(pl->flying, pl->n_flying, pl->cap_flying);
+			pl->flying[pl->n_flying].way = way;
+			pl->flying[pl->n_flying++].e = e;
+			continue;
+		}
+		for (j = 0; way && j < pl->n_flying && pl->flying[j].way != way; j++)
+			;
+		if (way && j < pl->n_flying && pl->flying[j].e.state == RPL_FD_LIVE) {
+			e = pl->flying[j].e;
+			if (e.res && rpl_map_get(&pl->pipes, RPL_IK(e.res), &v))
+				e.end = PIPE_END0(v) + e.wend;
+		} else {
+			e.res = ++pl->next_res;
+		}
+		if (way && j < pl->n_flying)
+			memmove(&pl->flying[j], &pl->flying[j + 1],
+				(--pl->n_flying - j) * sizeof(*pl->flying));
+		e.cloexec = (ev->args[2] & MSG_CMSG_CLOEXEC) != 0;
+		e.marks = 0;
+		if (fds[i] >= 0 && fds[i] < RPL_FD_MAX && rpl_fdtab_set(tab, fds[i], &e) < 0)
+			return -ENOMEM;
+	}
+	return 0;
+out:
+	return err;
+}
+
 int rpl_plan_fds(struct rpl_plan *p, struct rpl_planner *pl, struct rpl_op *op,
 		 uint64_t *keys)
 {
@@ -747,6 +817,18 @@ int rpl_plan_fds(struct rpl_plan *p, struct rpl_planner *pl, struct rpl_op *op,
 			e.end = (uint32_t)end0;
 		}
 		rpl_fdtab_set(tab, (long)(int32_t)((uint64_t)ev->args[pair] >> 32), &e);
+		break;
+	}
+	case SYS_sendmsg: case SYS_recvmsg: {
+		int32_t fds[IOT_MSG_FDS_MAX];
+		int k, m = rpl_msg_fds(ev, fds);
+
+		if (m <= 0)
+			break;
+		if (msg_fds(pl, tab, sc, ev) < 0)
+			return -ENOMEM;
+		for (k = 0; shared && ev->nr == SYS_recvmsg && k < m && k < IOT_MSG_FDS_MAX; k++)
+			ADD(key_slot(tab, fds[k]));
 		break;
 	}
 	case SYS_eventfd: case SYS_eventfd2: {

@@ -659,6 +659,7 @@ out:
 	for (i = 0; i < pl.n_snap; i++)
 		rpl_fdtab_unref(pl.snap[i]);	/* children that made no call */
 	free(pl.snap);
+	free(pl.flying);
 	/* the processes' tables outlive the counts (plan.c drops them) */
 	for (i = 0; i < p->n_procs; i++)
 		if (p->procs[i].tab)

@@ -359,6 +359,11 @@ struct rpl_ev {
 	uint8_t nargs;
 };
 
+/* rpl_msg_fds() : the descriptors a sendmsg or recvmsg @ev passed (up
+ * to IOT_MSG_FDS_MAX into @fds; plan_fds.c).  @return : how many its
+ * message carried, 0 for none. */
+int rpl_msg_fds(const struct rpl_ev *ev, int32_t *fds);
+
 /* rpl_ev_pack() : @e as the plan keeps it (strings not copied). */
 void rpl_ev_pack(struct rpl_ev *d, const struct iot_event *e);
 /* rpl_ev_unpack() : @d, of a thread of process @pid, as a struct
@@ -1338,6 +1343,9 @@ int64_t rpl_sendfile_rest(struct rpl_ctx *c, struct rpl_op *op, int out, int in,
 /* rpl_fd_is_stream() : is live descriptor @fd a pipe or a socket (not a
  * file, where short is short)? */
 int rpl_fd_is_stream(int fd);
+/* rpl_msg_rw() : @op's sendmsg or recvmsg, with the descriptors its
+ * message carried (ops_pipe.c). */
+int64_t rpl_msg_rw(struct rpl_ctx *c, struct rpl_op *op);
 /* rpl_eventfd_rw() : @op's read or write of eventfd @fd, live (ops_pipe.c).
  * @return : as a handler's. */
 int64_t rpl_eventfd_rw(struct rpl_ctx *c, struct rpl_op *op, int fd, int wr);

@@ -37,6 +37,8 @@
 #define NR_PIPE		22
 #define NR_PIPE2	293
 #define NR_SOCKETPAIR	53
+#define NR_SENDMSG	46
+#define NR_RECVMSG	47
 #define NR_OPEN		2
 #define NR_CREAT	85
 #define NR_OPENAT	257

@@ -847,6 +847,70 @@ __noinline int exit_files(__s32 nr, __s64 ret, __u64 a0, __u64 a3)
 }
 
 /*
+ * sendmsg, recvmsg (one record at the exit, arguments from the task's
+ * dargs): the descriptors its SCM_RIGHTS message carried, a received
+ * message's written by now, in place of the msghdr pointer their count
+ * and after the three arguments two to a value (iot_msg_fds_set()); the
+ * recorder's ptrace path reads the same (rec_read_msg_fds()).  The first
+ * four control messages are looked at, the first six descriptors kept.
+ */
+__noinline int exit_msg(__s64 ret)
+{
+	struct tstate *fl = followed(bpf_get_current_task_btf());
+	__u64 m[6], off = 0, ctl, clen, v[3] = { 0, 0, 0 };
+	__u32 n = 0, k;
+
+	if (!fl)
+		return 0;
+	ctl = fl->dargs[1];
+	fl->dargs[1] = 0;
+	fl->dargs[3] = fl->dargs[4] = fl->dargs[5] = 0;
+	/* msg_name, msg_namelen, msg_iov, msg_iovlen, msg_control,
+	 * msg_controllen */
+	if (ret < 0 || !ctl || bpf_probe_read_user(m, sizeof(m), (void *)ctl) < 0)
+		return 0;
+	ctl = m[4];
+	clen = m[5];
+	for (k = 0; k < 4; k++) {
+		struct { __u64 len; __s32 level, type; } h;
+		__s32 fds[6] = { -1, -1, -1, -1, -1, -1 };
+		__u32 c, i, sz;
+
+		if (off + sizeof(h) > clen ||
+		    bpf_probe_read_user(&h, sizeof(h), (void *)(ctl + off)) < 0 ||
+		    h.len < sizeof(h) || h.len > clen - off)
+			break;
+		if (h.level == 1 && h.type == 1) {	/* SOL_SOCKET, SCM_RIGHTS */
+			c = (__u32)((h.len - sizeof(h)) / 4);
+			sz = c < 6 ? c * 4 : 24;
+			if (sz && bpf_probe_read_user(fds, sz & 31, (void *)(ctl + off + sizeof(h))) < 0)
+				fds[0] = fds[1] = fds[2] = fds[3] = fds[4] = fds[5] = -1;
+#pragma unroll
+			for (i = 0; i < 6; i++) {
+				__u32 at = (n + i) & 7;
+				__u64 fd = (__u64)(__u32)fds[i] << ((at & 1) * 32);
+
+				if (i >= c || n + i >= 6)
+					break;
+				if (at < 2)
+					v[0] |= fd;
+				else if (at < 4)
+					v[1] |= fd;
+				else
+					v[2] |= fd;
+			}
+			n += c;
+		}
+		off += (h.len + 7) & ~7ULL;
+	}
+	fl->dargs[1] = n;
+	fl->dargs[3] = v[0];
+	fl->dargs[4] = v[1];
+	fl->dargs[5] = v[2];
+	return 0;
+}
+
+/*
  * The exit program's work after its stamp @t (its record written into the
  * ring) is in the gap before the thread's next call, which the replay
  * spins as the program's computing less what the recorder measured a gap
@@ -968,6 +1032,8 @@ int BPF_PROG(iotape_exit, void *regs_arg, long ret)
 		x->st.flags = 0;
 	if (killed_in_call(task, ret))
 		x->created |= BE_KILLED;
+	if (fl->nr == NR_SENDMSG || fl->nr == NR_RECVMSG)
+		exit_msg(ret);
 	if (fl->one) {
 		struct be_call *k = (struct be_call *)x;
 		__s32 pf0 = x->pipe_fd[0], pf1 = x->pipe_fd[1];
