@@ -314,6 +314,7 @@ static void thread_done(struct rpl_ctx *c)
 		/* The process is gone: its descriptors close, its parent's
 		 * wait4 may return. */
 		rpl_cwd_drop(c->pr);
+		rpl_plock_drop(c->pr);
 		rpl_fdtab_unref(c->pr->tab);
 		c->pr->tab = NULL;
 		atomic_store(&c->pr->gone_ns, c->t->end_ns);

@@ -272,6 +272,9 @@ static int64_t h_close(struct rpl_ctx *c, struct rpl_op *op)
 		return RPL_TIMED(c, close(-1) < 0 ? -errno : 0);
 	if (rpl_fdtab_get(c->pr->tab, (long)op->ev.args[0], &e) < 0)
 		return rpl_skip(op, op->ev.args[0] < 0 ? RPL_SKIP_BADARG : RPL_SKIP_FD);
+	/* the process's record locks of the file go with any close of it */
+	if (e.state == RPL_FD_LIVE && e.live >= 0 && atomic_load(&c->pr->plocks))
+		rpl_plock_closing(c->pr, e.live);
 	RPL_TIMED(c, rpl_fdtab_close(c->pr->tab, (long)op->ev.args[0]));
 	return e.state == RPL_FD_LIVE ? 0 : rpl_skip(op, RPL_SKIP_FD);
 }
@@ -357,13 +360,15 @@ static int64_t h_dup3(struct rpl_ctx *c, struct rpl_op *op)
  * another's way.  So a record lock is taken as a lock of the open file
  * (F_OFD_SETLK, F_OFD_GETLK: owned by the open the descriptor stands
  * for, as each recorded process's own opens are), and flock() is
- * already one.  The plan orders the locks of a file as recorded
+ * already one; one open per process and file stands for the process's
+ * record locks (plocks.c), so that its own locks never conflict, a
+ * child's do with its parent's, and a close releases them.  The plan
+ * orders the locks of a file as recorded
  * (plan_fds.c: a process that waited for another's unlock follows it,
  * one that was refused comes before it), so a lock the program waited
  * for (F_SETLKW, flock without LOCK_NB) is free by the time it is
- * taken.  Where it is not (a process that held two opens of one file
- * and locked both, which POSIX allows and a lock of the open does not;
- * a lock a close released that a lock of the open keeps), it is taken
+ * taken.  Where it is not (a lock released by a close or an exit not in
+ * the plan's order), it is taken
  * without waiting and tried again, as a FIFO's writer waits for its
  * reader (above): after 50 us, then less often, for four times as long
  * as the recorded call took and at least a second; then the call fails
@@ -425,6 +430,9 @@ static int64_t fcntl_lock(struct rpl_ctx *c, struct rpl_op *op, int cmd)
 	live = rpl_live_fd(c, op, op->ev.args[0]);
 	if (live < 0)
 		return RPL_SKIPPED;
+	/* a POSIX lock is its process's (plocks.c); an OFD lock its open's */
+	if (cmd == F_GETLK || cmd == F_SETLK || cmd == F_SETLKW)
+		live = rpl_plock_fd(c, live);
 	if (cmd == F_GETLK || cmd == F_OFD_GETLK)
 		return RPL_CALL(c, fcntl(live, F_OFD_GETLK, &fl));
 	return take_lock(c, op, live, 0, 0, &fl,

@@ -92,6 +92,7 @@ static int64_t h_exit(struct rpl_ctx *c, struct rpl_op *op)
 	if ((op->ev.nr == SYS_exit_group || c->pr->n_threads == 1) && t->n_ops &&
 	    &c->p->ops[t->ops[t->n_ops - 1]] == op && atomic_load(&c->pr->live) == 1 &&
 	    c->pr->tab) {
+		rpl_plock_drop(c->pr);
 		rpl_fdtab_unref(c->pr->tab);
 		c->pr->tab = NULL;
 	}

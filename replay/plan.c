@@ -297,8 +297,10 @@ void rpl_plan_free(struct rpl_plan *p)
 	rpl_aio_free(p);
 	rpl_mpages_free(p);
 	rpl_proc_threads_free(p);
-	for (i = 0; i < p->n_procs; i++)
+	for (i = 0; i < p->n_procs; i++) {
+		rpl_plock_drop(&p->procs[i]);
 		rpl_fdtab_unref(p->procs[i].tab);
+	}
 	free(p->threads);
 	free(p->procs);
 	free(p->ops);

@@ -614,6 +614,9 @@ struct rpl_proc {
 	pthread_mutex_t cwd_lock;
 	int cwd_fd;
 	const char *cwd_path;
+	/* run: the opens that hold its POSIX record locks, one a file
+	 * (plocks.c) */
+	_Atomic(struct rpl_plocks *) plocks;
 };
 
 /* The first target fault of a replay (fault.c). */
@@ -1016,6 +1019,18 @@ struct rpl_ctx {
 void rpl_cwd_set(struct rpl_ctx *c, int fd, const char *path);
 void rpl_cwd_inherit(struct rpl_proc *pr, struct rpl_proc *parent);
 void rpl_cwd_drop(struct rpl_proc *pr);
+
+/* ---- plocks.c: POSIX record locks, each recorded process's own ---- */
+struct rpl_plocks;
+/* rpl_plock_fd() : the descriptor a record lock of the running process
+ * is taken on for the file @live has open (its process's own open of
+ * it, made at its first use; @live where none can be made). */
+int rpl_plock_fd(struct rpl_ctx *c, int live);
+/* rpl_plock_closing() : @pr is closing @live: its locks of that file go
+ * (before the close, while @live is still open). */
+void rpl_plock_closing(struct rpl_proc *pr, int live);
+/* rpl_plock_drop() : @pr ended: its locks go. */
+void rpl_plock_drop(struct rpl_proc *pr);
 int rpl_cwd_open(struct rpl_ctx *c, const char *path, int flags);
 
 /* RPL_CALL(c, call): make the op's own syscall, timed.  @return : its
