@@ -898,12 +898,31 @@ static void progress(struct rpl_plan *p, int final)
 }
 
 /* Raise the descriptor limit: every replayed process keeps a copy of its
- * parent's table open, all in this one process. */
+ * parent's table open, all in this one process.  The hard limit too, up
+ * to the kernel's nr_open, where the replayer may (CAP_SYS_RESOURCE): a
+ * program whose two processes each opened up to a limit of 20,000
+ * (stress-ng's sockpair stressor) needs more in one (the reference
+ * machine refuses it, EPERM, and that replay gets EMFILE 50 times). */
 static void raise_nofile(void)
 {
 	struct rlimit rl;
+	unsigned long nr = 0;
+	FILE *f = fopen("/proc/sys/fs/nr_open", "r");
 
-	if (getrlimit(RLIMIT_NOFILE, &rl) == 0 && rl.rlim_cur < rl.rlim_max) {
+	if (f) {
+		if (fscanf(f, "%lu", &nr) != 1)
+			nr = 0;
+		fclose(f);
+	}
+	if (getrlimit(RLIMIT_NOFILE, &rl) < 0)
+		return;
+	if (nr > rl.rlim_max) {
+		struct rlimit up = { nr, nr };
+
+		if (setrlimit(RLIMIT_NOFILE, &up) == 0)
+			return;
+	}
+	if (rl.rlim_cur < rl.rlim_max) {
 		rl.rlim_cur = rl.rlim_max;
 		setrlimit(RLIMIT_NOFILE, &rl);
 	}

@@ -432,6 +432,7 @@ void rpl_ops_io(rpl_handler *h)
 	h[SYS_sendfile] = h_copy;
 	h[SYS_splice] = h_copy;
 	h[SYS_tee] = h_copy;
+	h[SYS_vmsplice] = rpl_vmsplice;
 	h[SYS_ioctl] = h_ioctl;
 	h[SYS_mmap] = h_mmap;
 	h[SYS_munmap] = h_mmap;

@@ -384,12 +384,19 @@ static int64_t h_access(struct rpl_ctx *c, struct rpl_op *op)
 	const int64_t *a = op->ev.args;
 	int at = op->ev.nr != SYS_access;
 	int flags = op->ev.nr == SYS_faccessat2 ? (int)a[3] : 0;
+	int mode = (int)a[at ? 2 : 1];
 	int fd, owned;
 
+	/* a mode or flags the kernel does not take: EINVAL before any
+	 * look-up (stress-ng's access stressor tries them), made so here
+	 * on the root, which the call then never reaches */
+	if ((mode & ~S_IRWXO) || (flags & ~(AT_EACCESS | AT_SYMLINK_NOFOLLOW | AT_EMPTY_PATH)))
+		return RPL_TIMED(c, syscall(SYS_faccessat2, c->p->root_fd, "", mode, flags) < 0 ?
+				 -errno : 0);
 	fd = rpl_meta_target(c, op, at ? 0 : -1, flags, (flags & AT_SYMLINK_NOFOLLOW) != 0, &owned);
 	if (fd < 0)
 		return fd == RPL_META_SKIP_FD ? RPL_SKIPPED : fd;
-	return rpl_meta_finish(fd, owned, ret_of(syscall(SYS_faccessat2, fd, "", (int)a[at ? 2 : 1],
+	return rpl_meta_finish(fd, owned, ret_of(syscall(SYS_faccessat2, fd, "", mode,
 						 AT_EMPTY_PATH | (flags & AT_EACCESS))));
 }
 

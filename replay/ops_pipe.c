@@ -112,6 +112,18 @@ static int waited_out(struct rpl_ctx *c, const struct rpl_op *op, int64_t *deadl
 	return 1;
 }
 
+/* After an EAGAIN of @op's call on @pfd's descriptor: wait (20 ms at
+ * most) for it to be ready, unless the replay is stopping or the wait is
+ * given up (waited_out()).  @return : 1 to make the call again, else 0. */
+static int wait_again(struct rpl_ctx *c, const struct rpl_op *op, struct pollfd *pfd,
+		      int64_t *deadline)
+{
+	if (atomic_load(&rpl_stop_sig) || waited_out(c, op, deadline))
+		return 0;
+	poll(pfd, 1, 20);
+	return 1;
+}
+
 /*
  * A read that saw end of file when recorded, replayed while a write end
  * is still open (EAGAIN), waits for the end: the plan orders it after the
@@ -266,13 +278,10 @@ int64_t rpl_msg_rw(struct rpl_ctx *c, struct rpl_op *op)
 		u.h.cmsg_len = CMSG_LEN(k * sizeof(int));
 		memcpy(CMSG_DATA(&u.h), live, k * sizeof(int));
 	}
-	for (;;) {
+	do
 		r = RPL_CALL(c, wr ? sendmsg(fd, &m, MSG_DONTWAIT | MSG_NOSIGNAL) :
 				     recvmsg(fd, &m, MSG_DONTWAIT | MSG_CMSG_CLOEXEC));
-		if (r != -EAGAIN || atomic_load(&rpl_stop_sig) || waited_out(c, op, &deadline))
-			break;
-		poll(&pfd, 1, 20);
-	}
+	while (r == -EAGAIN && wait_again(c, op, &pfd, &deadline));
 	if (!wr && r > 0) {
 		k = got_fds(&m, live, IOT_MSG_FDS_MAX);
 		for (i = 0; i < k; i++) {
@@ -288,6 +297,48 @@ int64_t rpl_msg_rw(struct rpl_ctx *c, struct rpl_op *op)
 }
 
 /*
+ * vmsplice: user memory into a pipe (its write end), or out of it (its
+ * read end), moving what it moved when recorded as a writev or readv of
+ * the pipe would, waiting for its other end likewise.  The replay's
+ * pipes never block: the first part goes by vmsplice itself, the rest by
+ * rpl_pipe_rest().
+ */
+int64_t rpl_vmsplice(struct rpl_ctx *c, struct rpl_op *op)
+{
+	int fd = rpl_live_fd(c, op, op->ev.args[0]), fl, wr;
+	int64_t want = op->ev.ret, r, deadline = 0;
+	struct pollfd pfd;
+	struct iovec iov;
+
+	if (fd < 0)
+		return RPL_SKIPPED;
+	if (rpl_pipe_nothing(op))
+		return op->ev.ret;
+	if ((fl = fcntl(fd, F_GETFL)) < 0)
+		return rpl_skip(op, RPL_SKIP_UNSUPPORTED);
+	wr = (fl & O_ACCMODE) != O_RDONLY;
+	iov.iov_base = wr ? (void *)rpl_wbuf_of(op) : c->scratch;
+	iov.iov_len = (size_t)(want < RPL_SCRATCH ? want : RPL_SCRATCH);
+	/* failed when recorded: made so again, once (fio's splice engine
+	 * reading gets EFAULT from its first vmsplice of each request, and
+	 * makes it again) */
+	if (want <= 0) {
+		if (want == -EFAULT)
+			iov.iov_base = NULL;
+		iov.iov_len = op->ev.args[1] > 0 && op->ev.args[1] < RPL_SCRATCH ?
+			      (size_t)op->ev.args[1] : 1;
+		return RPL_CALL(c, vmsplice(fd, &iov, 1, ((unsigned)op->ev.args[3] & ~SPLICE_F_GIFT) |
+					    SPLICE_F_NONBLOCK));
+	}
+	pfd = (struct pollfd){ .fd = fd, .events = wr ? POLLOUT : POLLIN };
+	do
+		r = RPL_CALL(c, vmsplice(fd, &iov, 1, ((unsigned)op->ev.args[3] & ~SPLICE_F_GIFT) |
+					 SPLICE_F_NONBLOCK));
+	while (r == -EAGAIN && wait_again(c, op, &pfd, &deadline));
+	return rpl_pipe_rest(c, op, fd, r, wr);
+}
+
+/*
  * An eventfd's read or write (ops_io.c h_rw()): a write adds one to the
  * counter; a read that took the count when recorded and finds none here
  * (EAGAIN: the replay's eventfds never block) waits for it as a pipe's
@@ -297,15 +348,14 @@ int64_t rpl_eventfd_rw(struct rpl_ctx *c, struct rpl_op *op, int fd, int wr)
 {
 	struct pollfd pfd = { .fd = fd, .events = wr ? POLLOUT : POLLIN };
 	int64_t r, deadline = 0;
-	uint64_t v = 1;
+	/* a write refused when recorded (EINVAL: the value ~0, which no
+	 * count may take) writes that value again */
+	uint64_t v = wr && op->ev.ret == -EINVAL ? ~0ULL : 1;
 
-	for (;;) {
+	do
 		r = RPL_CALL(c, wr ? write(fd, &v, 8) : read(fd, &v, 8));
-		if (r != -EAGAIN || op->ev.ret != 8 || atomic_load(&rpl_stop_sig) ||
-		    waited_out(c, op, &deadline))
-			return r;
-		poll(&pfd, 1, 20);
-	}
+	while (r == -EAGAIN && op->ev.ret == 8 && wait_again(c, op, &pfd, &deadline));
+	return r;
 }
 
 /*

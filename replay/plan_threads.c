@@ -57,12 +57,17 @@ static int interrupted(const struct rpl_op *op)
  * the program's file size limit (EFBIG: RLIMIT_FSIZE, which the replay's
  * one process cannot have per recorded process).  Made here, they
  * succeed: a descriptor, a file's size the program never had (stress-ng's
- * lease and fsize stressors: 299-50,925 and 12,800 mismatches).
+ * lease and fsize stressors: 299-50,925 and 12,800 mismatches).  So is
+ * a call refused a descriptor by the program's own limit (EMFILE:
+ * RLIMIT_NOFILE, counted per process, where the replay's one process
+ * holds every recorded process's) or the system's (ENFILE).
  */
 static int refused(const struct rpl_op *op)
 {
 	const struct iot_syscall *sc;
 
+	if (op->ev.ret == -EMFILE || op->ev.ret == -ENFILE)
+		return 1;
 	if (op->ev.ret != -EAGAIN && op->ev.ret != -EFBIG)
 		return 0;
 	if (op->ev.ret == -EFBIG)

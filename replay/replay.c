@@ -31,7 +31,7 @@ static const char *const skip_names[RPL_SKIP_COUNT] = {
 	[RPL_SKIP_OTHERFD] = "another process's descriptor",
 	[RPL_SKIP_SIGNAL] = "interrupted by a signal when recorded (their time waited)",
 	[RPL_SKIP_DIRFD] = "failed under a directory descriptor the recording did not know",
-	[RPL_SKIP_REFUSED] = "refused when recorded by a lease, a cached lookup or a file size limit",
+	[RPL_SKIP_REFUSED] = "refused when recorded by a lease, a cached lookup, a file size or descriptor limit",
 };
 
 const char *rpl_skip_name(int why)

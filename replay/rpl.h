@@ -1361,6 +1361,8 @@ int rpl_fd_is_stream(int fd);
 /* rpl_msg_rw() : @op's sendmsg or recvmsg, with the descriptors its
  * message carried (ops_pipe.c). */
 int64_t rpl_msg_rw(struct rpl_ctx *c, struct rpl_op *op);
+/* rpl_vmsplice() : @op's vmsplice into (or out of) a pipe (ops_pipe.c). */
+int64_t rpl_vmsplice(struct rpl_ctx *c, struct rpl_op *op);
 /* rpl_eventfd_rw() : @op's read or write of eventfd @fd, live (ops_pipe.c).
  * @return : as a handler's. */
 int64_t rpl_eventfd_rw(struct rpl_ctx *c, struct rpl_op *op, int fd, int wr);

@@ -18,6 +18,8 @@
  * - a child's open for writing of a file the parent holds a read lease
  *   on, non-blocking: EAGAIN;
  * - a write and a fallocate past RLIMIT_FSIZE (SIGXFSZ ignored): EFBIG;
+ * - access with a mode, faccessat2 with a flag it does not take, an
+ *   eventfd's write of ~0: EINVAL; an open past RLIMIT_NOFILE: EMFILE;
  * - rmdir, mkdir and link of the root or of a last "..": EBUSY, EEXIST,
  *   EPERM, ENOTEMPTY;
  * - a pipe's capacity asked for, set to 1 MiB, asked again.
@@ -28,6 +30,7 @@
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/eventfd.h>
 #include <sys/resource.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
@@ -182,6 +185,32 @@ int main(int argc, char **argv)
 		CHECK("write past RLIMIT_FSIZE", res(pwrite(f, big, 16, 8192)), -EFBIG);
 		CHECK("fallocate past RLIMIT_FSIZE", res(fallocate(f, 0, 8192, 4096)), -EFBIG);
 		close(f);
+	}
+
+	/* access's mode and faccessat2's flags the kernel does not take */
+	CHECK("access, a mode it does not take", res(access("locked", 0100)), -EINVAL);
+	CHECK("faccessat2, a flag it does not take",
+	      res(syscall(SYS_faccessat2, AT_FDCWD, "locked", F_OK, 0x10000)), -EINVAL);
+
+	/* an eventfd's count cannot take ~0 */
+	{
+		uint64_t v = ~0ULL;
+		int e = eventfd(0, EFD_NONBLOCK);
+
+		CHECK("eventfd", e >= 0, 1);
+		CHECK("eventfd's write of ~0", res(write(e, &v, 8)), -EINVAL);
+		close(e);
+	}
+
+	/* a descriptor past the program's limit */
+	{
+		int next = open("locked", O_RDONLY);
+		struct rlimit few = { (rlim_t)next, 1024 };
+
+		close(next);
+		setrlimit(RLIMIT_NOFILE, &few);
+		CHECK("open past RLIMIT_NOFILE", res(open("locked", O_RDONLY)), -EMFILE);
+		setrlimit(RLIMIT_NOFILE, &rl);
 	}
 
 	/* a pipe's capacity */
