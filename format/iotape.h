@@ -235,10 +235,10 @@ struct iot_event;
 /*! iot_msg_fds() : the descriptors a sendmsg or recvmsg event's
  *  SCM_RIGHTS message carried (sendmsg: the sender's numbers; recvmsg:
  *  the numbers the receiver was given), up to IOT_MSG_FDS_MAX of them
- *  into @out.  They follow the row's three arguments, two to a value
- *  (args[3 + i / 2], descriptor i in its low 32 bits when i is even, its
- *  high 32 bits when odd), and the event has 3 + (kept + 1) / 2
- *  arguments.
+ *  into @out.  They follow the row's three arguments, three to a value
+ *  of 21 bits each: descriptor i is bits (i % 3) * 21 to (i % 3) * 21 + 20
+ *  of args[3 + i / 3], all 21 set for one not known (-1, or past
+ *  IOT_MSG_FD_NONE), and the event has 3 + (kept + 2) / 3 arguments.
  *  @return : how many the message carried (args[1]: more than were kept
  *  when above IOT_MSG_FDS_MAX), 0 for none. */
 IOT_API int iot_msg_fds(const struct iot_event *ev, int32_t out[]);
@@ -248,7 +248,8 @@ IOT_API int iot_msg_fds(const struct iot_event *ev, int32_t out[]);
  *  IOT_MSG_FDS_MAX (only as many are kept). */
 IOT_API void iot_msg_fds_set(struct iot_event *ev, const int32_t *fds, int n);
 
-#define IOT_MSG_FDS_MAX 6
+#define IOT_MSG_FDS_MAX 9
+#define IOT_MSG_FD_NONE 0x1fffff
 #define IOT_FLOCK_TYPE 3
 #define IOT_FLOCK_START 4
 #define IOT_FLOCK_LEN 5

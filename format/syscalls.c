@@ -198,10 +198,12 @@ int iot_msg_fds(const struct iot_event *ev, int32_t out[])
 	if (n > INT32_MAX)
 		n = INT32_MAX;
 	for (i = 0; i < n && i < IOT_MSG_FDS_MAX; i++) {
-		uint32_t a = 3 + (uint32_t)i / 2;
+		uint32_t a = 3 + (uint32_t)i / 3;
+		uint32_t v = a < ev->nargs && a < IOT_MAX_ARGS ?
+			     (uint32_t)((uint64_t)ev->args[a] >> (i % 3 * 21)) & IOT_MSG_FD_NONE :
+			     IOT_MSG_FD_NONE;
 
-		out[i] = a < ev->nargs && a < IOT_MAX_ARGS ?
-			 (int32_t)((uint64_t)ev->args[a] >> (i % 2 ? 32 : 0)) : -1;
+		out[i] = v == IOT_MSG_FD_NONE ? -1 : (int32_t)v;
 	}
 	return (int)n;
 }
@@ -216,9 +218,12 @@ void iot_msg_fds_set(struct iot_event *ev, const int32_t *fds, int n)
 		return;
 	for (i = 3; i < IOT_MAX_ARGS; i++)
 		ev->args[i] = 0;
-	for (i = 0; i < kept; i++)
-		ev->args[3 + i / 2] |= (int64_t)((uint64_t)(uint32_t)fds[i] << (i % 2 ? 32 : 0));
-	ev->nargs = 3 + (uint32_t)(kept + 1) / 2;
+	for (i = 0; i < kept; i++) {
+		uint64_t v = fds[i] >= 0 && fds[i] < IOT_MSG_FD_NONE ? (uint64_t)fds[i] : IOT_MSG_FD_NONE;
+
+		ev->args[3 + i / 3] = (int64_t)((uint64_t)ev->args[3 + i / 3] | v << (i % 3 * 21));
+	}
+	ev->nargs = 3 + (uint32_t)(kept + 2) / 3;
 }
 
 int64_t iot_timeout_ns(const void *p, int usec)

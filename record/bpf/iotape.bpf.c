@@ -850,10 +850,14 @@ __noinline int exit_files(__s32 nr, __s64 ret, __u64 a0, __u64 a3)
  * sendmsg, recvmsg (one record at the exit, arguments from the task's
  * dargs): the descriptors its SCM_RIGHTS message carried, a received
  * message's written by now, in place of the msghdr pointer their count
- * and after the three arguments two to a value (iot_msg_fds_set()); the
- * recorder's ptrace path reads the same (rec_read_msg_fds()).  The first
- * four control messages are looked at, the first six descriptors kept.
+ * and after the three arguments three to a value, 21 bits each
+ * (iot_msg_fds_set()); the recorder's ptrace path reads the same
+ * (rec_read_msg_fds()).  The first four control messages are looked at,
+ * the first nine descriptors kept.
  */
+#define MSG_FDS 9
+#define MSG_FD_NONE 0x1fffffULL
+
 __noinline int exit_msg(__s64 ret)
 {
 	struct tstate *fl = followed(bpf_get_current_task_btf());
@@ -873,7 +877,7 @@ __noinline int exit_msg(__s64 ret)
 	clen = m[5];
 	for (k = 0; k < 4; k++) {
 		struct { __u64 len; __s32 level, type; } h;
-		__s32 fds[6] = { -1, -1, -1, -1, -1, -1 };
+		__s32 fds[MSG_FDS];
 		__u32 c, i, sz;
 
 		if (off + sizeof(h) > clen ||
@@ -882,22 +886,24 @@ __noinline int exit_msg(__s64 ret)
 			break;
 		if (h.level == 1 && h.type == 1) {	/* SOL_SOCKET, SCM_RIGHTS */
 			c = (__u32)((h.len - sizeof(h)) / 4);
-			sz = c < 6 ? c * 4 : 24;
-			if (sz && bpf_probe_read_user(fds, sz & 31, (void *)(ctl + off + sizeof(h))) < 0)
-				fds[0] = fds[1] = fds[2] = fds[3] = fds[4] = fds[5] = -1;
+			sz = c < MSG_FDS ? c * 4 : MSG_FDS * 4;
+			__builtin_memset(fds, 0xff, sizeof(fds));
+			if (sz && bpf_probe_read_user(fds, sz & 63, (void *)(ctl + off + sizeof(h))) < 0)
+				__builtin_memset(fds, 0xff, sizeof(fds));
 #pragma unroll
-			for (i = 0; i < 6; i++) {
-				__u32 at = (n + i) & 7;
-				__u64 fd = (__u64)(__u32)fds[i] << ((at & 1) * 32);
+			for (i = 0; i < MSG_FDS; i++) {
+				__u32 at = (n + i) & 15;
+				__u64 fd = fds[i] >= 0 && (__u64)fds[i] < MSG_FD_NONE ?
+					   (__u64)fds[i] : MSG_FD_NONE;
 
-				if (i >= c || n + i >= 6)
+				if (i >= c || n + i >= MSG_FDS)
 					break;
-				if (at < 2)
-					v[0] |= fd;
-				else if (at < 4)
-					v[1] |= fd;
+				if (at < 3)
+					v[0] |= fd << (at * 21);
+				else if (at < 6)
+					v[1] |= fd << ((at - 3) * 21);
 				else
-					v[2] |= fd;
+					v[2] |= fd << ((at - 6) * 21);
 			}
 			n += c;
 		}

@@ -277,7 +277,8 @@ static void test_events(void **state)
 
 	/* descriptors passed over a socket: after the row's arguments */
 	{
-		int32_t fds[8] = { 5, 6, 1048575, 7, 8, 9, 10, 11 }, got[IOT_MSG_FDS_MAX];
+		int32_t fds[11] = { 5, 6, 1048575, 7, 8, 9, 10, 11, -1, 12, 13 };
+		int32_t got[IOT_MSG_FDS_MAX];
 
 		ev = mkev(__NR_sendmsg, 1, NULL);
 		ev.nargs = 3;
@@ -287,23 +288,26 @@ static void test_events(void **state)
 		assert_string_equal(event(&ev), "sendmsg(4, {SCM_RIGHTS [5, 6]}, 0) = 1");
 		assert_int_equal(iot_msg_fds(&ev, got), 2);
 		assert_int_equal(got[1], 6);
-		iot_msg_fds_set(&ev, fds, 8);
+		iot_msg_fds_set(&ev, fds, 11);
 		assert_int_equal(ev.nargs, 6);
-		assert_int_equal(iot_msg_fds(&ev, got), 8);
+		assert_int_equal(iot_msg_fds(&ev, got), 11);
 		assert_int_equal(got[2], 1048575);
 		assert_int_equal(got[5], 9);
+		assert_int_equal(got[8], -1);
 		assert_string_equal(event(&ev), "sendmsg(4, {SCM_RIGHTS [5, 6, 1048575, 7, 8, 9, "
-				    "2 more]}, 0) = 1");
+				    "10, 11, -1, 2 more]}, 0) = 1");
 		iot_msg_fds_set(&ev, fds, 0);
 		assert_int_equal(ev.nargs, 3);
 		assert_string_equal(event(&ev), "sendmsg(4, {...}, 0) = 1");
 		/* a hostile count with its descriptors cut off: -1 for
 		 * those not there */
-		ev.args[1] = 3;
+		ev.args[1] = 4;
 		ev.args[3] = 5;
 		ev.nargs = 4;
-		assert_int_equal(iot_msg_fds(&ev, got), 3);
-		assert_int_equal(got[2], -1);
+		assert_int_equal(iot_msg_fds(&ev, got), 4);
+		assert_int_equal(got[0], 5);
+		assert_int_equal(got[1], 0);
+		assert_int_equal(got[3], -1);
 		assert_string_equal(arg(IOT_ARG_MSGFDS, 2), "{SCM_RIGHTS [2 descriptors]}");
 	}
 
