@@ -882,7 +882,8 @@ void rec_decode_exit(struct rec_ctx *c, struct rec_task *t, int64_t ret,
 		break;
 	case SYS_sendmsg:
 	case SYS_recvmsg:
-		if (ret >= 0)
+		/* a sendmsg's, sent or refused, as it was given */
+		if (ret >= 0 || nr == SYS_sendmsg)
 			msg_exit(t);
 		break;
 	case SYS_chdir:

@@ -15,8 +15,10 @@
 #include <fcntl.h>
 #include <stdio.h>
 #include <string.h>
+#include <sys/socket.h>
 #include <sys/stat.h>
 #include <sys/sysmacros.h>
+#include <sys/un.h>
 #include <sys/syscall.h>
 #include <unistd.h>
 
@@ -344,16 +346,23 @@ static int64_t h_mknod(struct rpl_ctx *c, struct rpl_op *op)
  * path, record/decode.c).  Its mode is 0777 less the thread's umask, as
  * bind's is, and as the replay's mkdir and open take theirs (the recorded
  * process's where the trace gives it: umask.c).  A name already there is
- * bind's EADDRINUSE.
+ * bind's EADDRINUSE.  Where the replay made the socket (ops_sock.c), it
+ * is bound for real, through its parent opened under the root
+ * (/proc/thread-self/fd/N/NAME), so that connects reach it; a name too
+ * long for that address is made as above.
  */
 static int64_t h_bind(struct rpl_ctx *c, struct rpl_op *op)
 {
+	int sock = rpl_sock_live(c, op->ev.args[0]);
+	struct sockaddr_un sa;
 	struct rpl_name n;
 	int64_t r;
 
 	OPEN_NAME(c, op, op->ev.path, &n);
 	r = rpl_slashed(op->ev.path) ? slash_answer(&n, 0) : 0;
-	if (r == 0)
+	if (r == 0 && sock >= 0 && rpl_sock_addr(&sa, n.dirfd, n.name) == 0)
+		r = ret_of(bind(sock, (struct sockaddr *)&sa, sizeof(sa)));
+	else if (r == 0)
 		r = ret_of(mknodat(n.dirfd, n.name, S_IFSOCK | 0777, 0));
 	rpl_name_done(&n);
 	return r == -EEXIST ? -EADDRINUSE : r;

@@ -15,12 +15,16 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
+#include <poll.h>
 #include <stdio.h>
 #include <string.h>
+#include <sys/socket.h>
 #include <sys/stat.h>
 #include <sys/statfs.h>
+#include <sys/un.h>
 #include <sys/syscall.h>
 #include <sys/time.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "rpl.h"
@@ -400,6 +404,34 @@ static int64_t h_access(struct rpl_ctx *c, struct rpl_op *op)
 						 AT_EMPTY_PATH | (flags & AT_EACCESS))));
 }
 
+/*
+ * A connect that succeeded when recorded, from a socket the replay made
+ * (ops_sock.c), to the socket its name finds under the root, @target (a
+ * descriptor of it: /proc/thread-self/fd/N, never a path the kernel
+ * would resolve from the machine's root).  Its listener may not listen
+ * yet, nor have room (ECONNREFUSED, EAGAIN: the plan orders a connect
+ * after the bind of its name, not after the listen): tried again as a
+ * pipe's read waits for its writer.
+ */
+static int64_t connect_for_real(struct rpl_ctx *c, struct rpl_op *op, int sock, int target)
+{
+	struct pollfd pfd = { .fd = sock, .events = POLLOUT };
+	struct sockaddr_un sa;
+	int64_t r, deadline = 0;
+
+	if (rpl_sock_addr(&sa, target, NULL) < 0)
+		return -ENAMETOOLONG;
+	for (;;) {
+		struct timespec ts = { 0, 200000 };
+
+		r = RPL_CALL(c, connect(sock, (struct sockaddr *)&sa, sizeof(sa)));
+		if ((r != -ECONNREFUSED && r != -EAGAIN) || !rpl_wait_again(c, op, &pfd, &deadline))
+			break;
+		nanosleep(&ts, NULL);	/* a refused socket polls ready at once */
+	}
+	return r == -EINPROGRESS ? 0 : r;
+}
+
 /* Did connect() fail in its look-up of the socket's name, not at the
  * socket behind it (ECONNREFUSED, EAGAIN: no listener, a full queue)? */
 static int lookup_err(int64_t r)
@@ -421,12 +453,14 @@ static int lookup_err(int64_t r)
  */
 static int64_t h_connect(struct rpl_ctx *c, struct rpl_op *op)
 {
-	int fd, owned;
+	int sock = rpl_sock_live(c, op->ev.args[0]), fd, owned;
 	int64_t r;
 
 	fd = rpl_meta_target(c, op, -1, 0, 0, &owned);
 	if (fd < 0)
 		return fd == RPL_META_SKIP_FD ? RPL_SKIPPED : fd;
+	if (sock >= 0 && op->ev.ret == 0)
+		return rpl_meta_finish(fd, owned, connect_for_real(c, op, sock, fd));
 	r = rpl_meta_finish(fd, owned, ret_of(syscall(SYS_faccessat2, fd, "", W_OK, AT_EMPTY_PATH)));
 	if (r < 0)
 		return r;

@@ -112,11 +112,8 @@ static int waited_out(struct rpl_ctx *c, const struct rpl_op *op, int64_t *deadl
 	return 1;
 }
 
-/* After an EAGAIN of @op's call on @pfd's descriptor: wait (20 ms at
- * most) for it to be ready, unless the replay is stopping or the wait is
- * given up (waited_out()).  @return : 1 to make the call again, else 0. */
-static int wait_again(struct rpl_ctx *c, const struct rpl_op *op, struct pollfd *pfd,
-		      int64_t *deadline)
+int rpl_wait_again(struct rpl_ctx *c, const struct rpl_op *op, struct pollfd *pfd,
+		   int64_t *deadline)
 {
 	if (atomic_load(&rpl_stop_sig) || waited_out(c, op, deadline))
 		return 0;
@@ -256,12 +253,19 @@ int64_t rpl_msg_rw(struct rpl_ctx *c, struct rpl_op *op)
 		return RPL_SKIPPED;
 	if (rpl_pipe_nothing(op))
 		return op->ev.ret;
-	if (want < 0 || !rpl_fd_is_stream(fd))
+	if (!rpl_fd_is_stream(fd) || (want < 0 && !(wr && want == -EBADF && n > 0)))
 		return rpl_skip(op, RPL_SKIP_UNSUPPORTED);
 	if (n > IOT_MSG_FDS_MAX)
 		n = IOT_MSG_FDS_MAX;
 	if (wr)
 		k = live_fds(c, fds, n, live);
+	/* a message of a descriptor not open when recorded (EBADF): one not
+	 * open here, which the kernel refuses alike */
+	if (want < 0) {
+		live[0] = -1;
+		k = 1;
+		want = 1;
+	}
 	memset(&m, 0, sizeof(m));
 	memset(&u, 0, sizeof(u));
 	iov.iov_base = wr ? (void *)rpl_wbuf() : c->scratch;
@@ -281,7 +285,7 @@ int64_t rpl_msg_rw(struct rpl_ctx *c, struct rpl_op *op)
 	do
 		r = RPL_CALL(c, wr ? sendmsg(fd, &m, MSG_DONTWAIT | MSG_NOSIGNAL) :
 				     recvmsg(fd, &m, MSG_DONTWAIT | MSG_CMSG_CLOEXEC));
-	while (r == -EAGAIN && wait_again(c, op, &pfd, &deadline));
+	while (r == -EAGAIN && rpl_wait_again(c, op, &pfd, &deadline));
 	if (!wr && r > 0) {
 		k = got_fds(&m, live, IOT_MSG_FDS_MAX);
 		for (i = 0; i < k; i++) {
@@ -334,7 +338,7 @@ int64_t rpl_vmsplice(struct rpl_ctx *c, struct rpl_op *op)
 	do
 		r = RPL_CALL(c, vmsplice(fd, &iov, 1, ((unsigned)op->ev.args[3] & ~SPLICE_F_GIFT) |
 					 SPLICE_F_NONBLOCK));
-	while (r == -EAGAIN && wait_again(c, op, &pfd, &deadline));
+	while (r == -EAGAIN && rpl_wait_again(c, op, &pfd, &deadline));
 	return rpl_pipe_rest(c, op, fd, r, wr);
 }
 
@@ -354,7 +358,7 @@ int64_t rpl_eventfd_rw(struct rpl_ctx *c, struct rpl_op *op, int fd, int wr)
 
 	do
 		r = RPL_CALL(c, wr ? write(fd, &v, 8) : read(fd, &v, 8));
-	while (r == -EAGAIN && op->ev.ret == 8 && wait_again(c, op, &pfd, &deadline));
+	while (r == -EAGAIN && op->ev.ret == 8 && rpl_wait_again(c, op, &pfd, &deadline));
 	return r;
 }
 

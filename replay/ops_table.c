@@ -26,6 +26,7 @@ static void init_handlers(void)
 	rpl_ops_wait(rpl_handlers);
 	rpl_ops_creds(rpl_handlers);
 	rpl_ops_umask(rpl_handlers);
+	rpl_ops_sock(rpl_handlers);
 	/* the write buffer is filled here too, before any timed op */
 	rpl_wbuf();
 }

@@ -36,6 +36,12 @@ struct rpl_planner {
 	 * (plan_fds.c msg_fds()) */
 	struct rpl_flying { uint32_t way; struct rpl_fd e; } *flying;
 	size_t n_flying, cap_flying;
+	/* named Unix sockets: a bound name's key -> the socket's resource;
+	 * connections made and not yet accepted, the accepting end's entry
+	 * by the listener's resource (plan_fds.c sock_ends()) */
+	struct rpl_map bound;
+	struct rpl_flying *conns;
+	size_t n_conns, cap_conns;
 	/* writes of data into a file keep their order across threads
 	 * (plan_fds.c writes_data()): the trace holds the bytes
 	 * (record --data), whose places that order decides */

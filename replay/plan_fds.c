@@ -598,6 +598,78 @@ out:
 	return err;
 }
 
+/*
+ * A named Unix socket's connection is a socket pair made by two calls:
+ * the connect, whose socket becomes one end, and the accept of the
+ * listener bound to the name it connected to, whose new descriptor is
+ * the other (ops_sock.c makes them for real).  The connect makes the
+ * pair's two pipes (pipe_way()) and keeps the accepting end in
+ * pl->conns, by the listener's resource, for the listener's accepts to
+ * take in the order the connects came.  @ev : a socket, bind, connect,
+ * accept or accept4 that succeeded.  @return : 0, or -ENOMEM.
+ */
+static int sock_ends(struct rpl_planner *pl, struct rpl_fdtab *tab, const struct rpl_ev *ev)
+{
+	struct rpl_fd e = { .state = RPL_FD_LIVE }, fe;
+	uint32_t listener;
+	int64_t end0;
+	size_t j;
+	int err = 0;
+
+	switch (ev->nr) {
+	case SYS_socket:
+		e.res = ++pl->next_res;
+		e.cloexec = (ev->args[1] & SOCK_CLOEXEC) != 0;
+		return ev->ret < RPL_FD_MAX ? rpl_fdtab_set(tab, (long)ev->ret, &e) == -ENOMEM ?
+					      -ENOMEM : 0 : 0;
+	case SYS_bind:
+		if (!ev->path || rpl_fdtab_get(tab, (long)ev->args[0], &fe) < 0 || !fe.res)
+			return 0;
+		return rpl_map_put(&pl->bound, key_path(ev->path, strlen(ev->path)), fe.res) < 0 ?
+		       -ENOMEM : 0;
+	case SYS_connect:
+		if (!ev->path || rpl_fdtab_get(tab, (long)ev->args[0], &fe) < 0 ||
+		    !rpl_map_get(&pl->bound, key_path(ev->path, strlen(ev->path)), &listener))
+			return 0;
+		e.cloexec = fe.cloexec;
+		e.res = ++pl->next_res;
+		if ((end0 = new_pipe(pl, e.res, PIPE_SOCK0)) < 0)
+			return -ENOMEM;
+		e.end = (uint32_t)end0;
+		if (rpl_fdtab_set(tab, (long)ev->args[0], &e) == -ENOMEM)
+			return -ENOMEM;
+		e.res = ++pl->next_res;
+		if ((end0 = new_pipe(pl, e.res, PIPE_SOCK1)) < 0)
+			return -ENOMEM;
+		e.end = 0;	/* counted when an accept takes it */
+		RPL_GROW(pl->conns, pl->n_conns, pl->cap_conns);
+		pl->conns[pl->n_conns].way = listener;
+		pl->conns[pl->n_conns++].e = e;
+		return 0;
+	case SYS_accept: case SYS_accept4:
+		if (rpl_fdtab_get(tab, (long)ev->args[0], &fe) < 0 || ev->ret >= RPL_FD_MAX)
+			return 0;
+		for (j = 0; j < pl->n_conns && pl->conns[j].way != fe.res; j++)
+			;
+		if (j < pl->n_conns) {
+			uint32_t v;
+
+			e = pl->conns[j].e;
+			if (rpl_map_get(&pl->pipes, RPL_IK(e.res), &v))
+				e.end = PIPE_END0(v) + e.wend;
+			memmove(&pl->conns[j], &pl->conns[j + 1],
+				(--pl->n_conns - j) * sizeof(*pl->conns));
+		} else {
+			e.res = ++pl->next_res;	/* a connect the trace does not hold */
+		}
+		e.cloexec = ev->nr == SYS_accept4 && (ev->args[3] & SOCK_CLOEXEC);
+		return rpl_fdtab_set(tab, (long)ev->ret, &e) == -ENOMEM ? -ENOMEM : 0;
+	}
+	return 0;
+out:
+	return err;
+}
+
 int rpl_plan_fds(struct rpl_plan *p, struct rpl_planner *pl, struct rpl_op *op,
 		 uint64_t *keys)
 {
@@ -819,6 +891,10 @@ int rpl_plan_fds(struct rpl_plan *p, struct rpl_planner *pl, struct rpl_op *op,
 		rpl_fdtab_set(tab, (long)(int32_t)((uint64_t)ev->args[pair] >> 32), &e);
 		break;
 	}
+	case SYS_socket: case SYS_bind: case SYS_connect: case SYS_accept: case SYS_accept4:
+		if (sock_ends(pl, tab, ev) < 0)
+			return -ENOMEM;
+		break;
 	case SYS_sendmsg: case SYS_recvmsg: {
 		int32_t fds[IOT_MSG_FDS_MAX];
 		int k, m = rpl_msg_fds(ev, fds);

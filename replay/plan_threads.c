@@ -665,6 +665,8 @@ out:
 		rpl_fdtab_unref(pl.snap[i]);	/* children that made no call */
 	free(pl.snap);
 	free(pl.flying);
+	free(pl.conns);
+	rpl_map_free(&pl.bound);
 	/* the processes' tables outlive the counts (plan.c drops them) */
 	for (i = 0; i < p->n_procs; i++)
 		if (p->procs[i].tab)

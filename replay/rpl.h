@@ -1361,6 +1361,23 @@ int rpl_fd_is_stream(int fd);
 /* rpl_msg_rw() : @op's sendmsg or recvmsg, with the descriptors its
  * message carried (ops_pipe.c). */
 int64_t rpl_msg_rw(struct rpl_ctx *c, struct rpl_op *op);
+/* rpl_wait_again() : after an EAGAIN of @op's call on @pfd's descriptor,
+ * wait (20 ms at most) for it to be ready, unless the replay is stopping
+ * or the wait is given up, as a pipe's is (ops_pipe.c).  @return : 1 to
+ * make the call again, else 0. */
+struct pollfd;
+int rpl_wait_again(struct rpl_ctx *c, const struct rpl_op *op, struct pollfd *pfd,
+		   int64_t *deadline);
+/* ---- ops_sock.c: Unix sockets with names ---- */
+struct sockaddr_un;
+/* rpl_sock_live() : the replay's own socket for descriptor @fd of the
+ * running process, or -1 (none, not a socket). */
+int rpl_sock_live(struct rpl_ctx *c, int64_t fd);
+/* rpl_sock_addr() : into @sa, the address of NAME in directory @dirfd
+ * (NULL @name: of @dirfd itself) through /proc/thread-self/fd.
+ * @return : 0, or -ENAMETOOLONG where it does not fit. */
+int rpl_sock_addr(struct sockaddr_un *sa, int dirfd, const char *name);
+void rpl_ops_sock(rpl_handler *h);
 /* rpl_vmsplice() : @op's vmsplice into (or out of) a pipe (ops_pipe.c). */
 int64_t rpl_vmsplice(struct rpl_ctx *c, struct rpl_op *op);
 /* rpl_eventfd_rw() : @op's read or write of eventfd @fd, live (ops_pipe.c).

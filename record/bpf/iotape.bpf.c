@@ -871,7 +871,9 @@ __noinline int exit_msg(__s64 ret)
 	fl->dargs[3] = fl->dargs[4] = fl->dargs[5] = 0;
 	/* msg_name, msg_namelen, msg_iov, msg_iovlen, msg_control,
 	 * msg_controllen */
-	if (ret < 0 || !ctl || bpf_probe_read_user(m, sizeof(m), (void *)ctl) < 0)
+	/* (a sendmsg's, sent or refused, as it was given) */
+	if ((ret < 0 && fl->nr == NR_RECVMSG) || !ctl ||
+	    bpf_probe_read_user(m, sizeof(m), (void *)ctl) < 0)
 		return 0;
 	ctl = m[4];
 	clen = m[5];

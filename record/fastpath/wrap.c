@@ -638,3 +638,37 @@ EXPORT int bind(int fd, const struct sockaddr *sa, socklen_t len)
 {
 	return sock_call(SYS_bind, "bind", fd, sa, len);
 }
+
+/* a socket, its listen and accepts, and messages with the descriptors
+ * they pass (the fast path's record takes them after the call:
+ * fp_call()), logged as every other call, so that a program of many
+ * connections (TCP too: the replay makes only Unix ones) stops none */
+EXPORT int socket(int domain, int type, int proto)
+{
+	return (int)FP(SYS_socket, U(domain), U(type), U(proto), 0, 0, 0);
+}
+
+EXPORT int listen(int fd, int n)
+{
+	return (int)FP(SYS_listen, U(fd), U(n), 0, 0, 0, 0);
+}
+
+EXPORT int accept(int fd, struct sockaddr *sa, socklen_t *len)
+{
+	return (int)FP(SYS_accept, U(fd), sa, len, 0, 0, 0);
+}
+
+EXPORT int accept4(int fd, struct sockaddr *sa, socklen_t *len, int fl)
+{
+	return (int)FP(SYS_accept4, U(fd), sa, len, U(fl), 0, 0);
+}
+
+EXPORT ssize_t sendmsg(int fd, const struct msghdr *m, int fl)
+{
+	return FP(SYS_sendmsg, U(fd), m, U(fl), 0, 0, 0);
+}
+
+EXPORT ssize_t recvmsg(int fd, struct msghdr *m, int fl)
+{
+	return FP(SYS_recvmsg, U(fd), m, U(fl), 0, 0, 0);
+}

@@ -9,8 +9,12 @@
 # files empty (2 mismatches).  Now both calls are in the trace with the
 # descriptors their message carried, from the ptrace and the bpf backend
 # alike; the replay passes its own descriptors the same way, and the
-# files come out as the program left them.  The bpf half needs the bpf
-# backend (left out, with the reason, where it does not load).
+# files come out as the program left them.  Then through a named Unix
+# socket (pass_fds ... named: bind, listen, accept in the parent, connect
+# in the child), which the replay did not make at all (its connect only
+# looked the name up): the same, through the replay's own named socket,
+# made under the root.  The bpf half needs the bpf backend (left out,
+# with the reason, where it does not load).
 set -u
 . "$SRCDIR/tests/integration/lib.sh"
 need_iotape_cmd record
@@ -26,9 +30,13 @@ case $? in
 *) cat "$T/bpf.why"; fail "the bpf backend's probe failed" ;;
 esac
 for b in $backends; do
+for mode in pair named; do
+	named=
+	[ $mode = named ] && named=named
+	rm -rf "$T/$b"
 	mkdir -p "$T/$b/w" "$T/$b/r"
 	(cd "$T/$b/w" && "$IOTAPE" record -q --backend "$b" -o "$T/$b/t.iotape" -- \
-		"$PROGS/pass_fds" "$T/$b/w" 64) || fail "$b: record: exit $?"
+		"$PROGS/pass_fds" "$T/$b/w" 64 $named) || fail "$b: record: exit $?"
 	"$IOTAPE" dump "$T/$b/t.iotape" >"$T/$b/t.txt" || fail "$b: dump exit $?"
 	# the parent's two files, by the numbers its opens returned
 	fa=$(sed -n 's/.* openat(AT_FDCWD, ".*\/a\.out", O_WRONLY|O_CREAT|O_TRUNC, 0644) = \([0-9]*\) .*/\1/p' "$T/$b/t.txt")
@@ -49,5 +57,14 @@ for b in $backends; do
 	bb=$(stat -c %s "$T/$b/r$T/$b/w/b.out" 2>/dev/null)
 	[ "$a" = 65540 ] && [ "$bb" = 65536 ] ||
 		{ cat "$T/$b/out"; fail "$b: the replayed files hold $a and $bb bytes, not 65540 and 65536"; }
-	echo "ok ($b): sendmsg passed $fa, $fb; recvmsg got $1, $2; replayed files 65540 and 65536 bytes, 0 mismatches"
+	if [ $mode = named ]; then
+		for c in "bind([0-9]*, {sa_family=AF_UNIX, sun_path=\"$T/$b/w/sock\"}, 110) = 0" \
+			"listen([0-9]*, 4) = 0" "accept([0-9]*, \.\.\., \.\.\.) = [0-9]" \
+			"connect([0-9]*, {sa_family=AF_UNIX, sun_path=\"$T/$b/w/sock\"}, 110) = 0"; do
+			grep -q " $c" "$T/$b/t.txt" || fail "$b, $mode: no '$c' in the trace"
+		done
+		[ -S "$T/$b/r$T/$b/w/sock" ] || fail "$b, $mode: the replay made no socket named $T/$b/w/sock under its root"
+	fi
+	echo "ok ($b, $mode): sendmsg passed $fa, $fb; recvmsg got $1, $2; replayed files 65540 and 65536 bytes, 0 mismatches"
+done
 done

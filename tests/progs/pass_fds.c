@@ -8,7 +8,10 @@
  * then reads both files back.  A replay that does not know which files
  * the child's received descriptors are writes nothing, and the parent's
  * reads find the files empty.
- *   pass_fds DIR KIB
+ * With "named", the two talk through a Unix socket with a name in DIR
+ * instead: the parent binds and listens before the fork, the child
+ * connects, and the parent sends through the connection it accepts.
+ *   pass_fds DIR KIB [named]
  * Exit 0 when each file holds what the child wrote.
  */
 #include <fcntl.h>
@@ -16,6 +19,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/socket.h>
+#include <sys/un.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -78,23 +82,48 @@ int main(int argc, char **argv)
 	size_t kib;
 	pid_t pid;
 
-	if (argc != 3) {
-		fprintf(stderr, "usage: pass_fds DIR KIB\n");
+	if (argc < 3 || (argc == 4 && strcmp(argv[3], "named")) || argc > 4) {
+		fprintf(stderr, "usage: pass_fds DIR KIB [named]\n");
 		return 2;
 	}
 	kib = strtoul(argv[2], NULL, 10);
 	snprintf(a, sizeof(a), "%s/a.out", argv[1]);
 	snprintf(b, sizeof(b), "%s/b.out", argv[1]);
-	if (socketpair(AF_UNIX, SOCK_STREAM, 0, sv) < 0)
-		return 1;
-	pid = fork();
-	if (pid < 0)
-		return 1;
-	if (pid == 0) {
+	if (argc == 4) {
+		struct sockaddr_un sa = { .sun_family = AF_UNIX };
+
+		snprintf(sa.sun_path, sizeof(sa.sun_path), "%s/sock", argv[1]);
+		if ((sv[0] = socket(AF_UNIX, SOCK_STREAM, 0)) < 0 ||
+		    bind(sv[0], (struct sockaddr *)&sa, sizeof(sa)) < 0 || listen(sv[0], 4) < 0)
+			return 1;
+		pid = fork();
+		if (pid < 0)
+			return 1;
+		if (pid == 0) {
+			int s = socket(AF_UNIX, SOCK_STREAM, 0);
+
+			close(sv[0]);
+			if (s < 0 || connect(s, (struct sockaddr *)&sa, sizeof(sa)) < 0)
+				_exit(6);
+			_exit(child(s, kib));
+		}
+		sv[1] = accept(sv[0], NULL, NULL);
+		if (sv[1] < 0)
+			return 1;
 		close(sv[0]);
-		_exit(child(sv[1], kib));
+		sv[0] = sv[1];
+	} else {
+		if (socketpair(AF_UNIX, SOCK_STREAM, 0, sv) < 0)
+			return 1;
+		pid = fork();
+		if (pid < 0)
+			return 1;
+		if (pid == 0) {
+			close(sv[0]);
+			_exit(child(sv[1], kib));
+		}
+		close(sv[1]);
 	}
-	close(sv[1]);
 	fds[0] = open(a, O_WRONLY | O_CREAT | O_TRUNC, 0644);
 	fds[1] = open(b, O_WRONLY | O_CREAT | O_TRUNC, 0644);
 	if (fds[0] < 0 || fds[1] < 0)

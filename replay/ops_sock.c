@@ -1,0 +1,123 @@
+/*
+ * ops_sock.c - Unix sockets with names: socket, listen, accept (bind and
+ * connect: ops_dir.c, ops_meta.c).
+ *
+ * A program's processes that talk through a named Unix socket (Python's
+ * multiprocessing fork server, a build tool's daemon, a local server and
+ * its clients) pass data and descriptors through it as through a socket
+ * pair.  The replay makes such sockets for real, so that what went
+ * through them goes through them again: an AF_UNIX socket() is made
+ * (non-blocking, as the replay's pipes and pairs are), its bind makes
+ * its name under the root (through its parent, opened there:
+ * /proc/thread-self/fd/N/NAME, never a path the kernel would resolve
+ * from the machine's root), listen listens, connect connects to the
+ * socket its name finds under the root (through a descriptor of it), and
+ * accept takes the connection, waiting for it as a pipe's read waits for
+ * its writer.  The plan pairs each connect with the accept that took it
+ * (plan_fds.c), as the two ends of a socket pair.  Sockets of other
+ * families are not made ("unsupported"), and calls on them are skipped.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <poll.h>
+#include <stdio.h>
+#include <sys/socket.h>
+#include <sys/stat.h>
+#include <sys/syscall.h>
+#include <sys/un.h>
+#include <unistd.h>
+
+#include "rpl.h"
+
+/* The replay's own socket for descriptor @fd of the running process
+ * (one h_socket() made), or -1: none, or not a socket. */
+int rpl_sock_live(struct rpl_ctx *c, int64_t fd)
+{
+	struct rpl_fd e;
+	struct stat st;
+
+	if (fd < 0 || fd >= RPL_FD_MAX || rpl_fdtab_get(c->pr->tab, (long)fd, &e) < 0 ||
+	    e.state != RPL_FD_LIVE || e.live < 0 || fstat(e.live, &st) < 0 || !S_ISSOCK(st.st_mode))
+		return -1;
+	return e.live;
+}
+
+int rpl_sock_addr(struct sockaddr_un *sa, int dirfd, const char *name)
+{
+	int n;
+
+	sa->sun_family = AF_UNIX;
+	n = name ? snprintf(sa->sun_path, sizeof(sa->sun_path), "/proc/thread-self/fd/%d/%s",
+			    dirfd, name) :
+		   snprintf(sa->sun_path, sizeof(sa->sun_path), "/proc/thread-self/fd/%d", dirfd);
+	return n > 0 && (size_t)n < sizeof(sa->sun_path) ? 0 : -ENAMETOOLONG;
+}
+
+static int64_t h_socket(struct rpl_ctx *c, struct rpl_op *op)
+{
+	const int64_t *a = op->ev.args;
+	int type = (int)a[1] & ~(SOCK_CLOEXEC | SOCK_NONBLOCK);
+	struct rpl_fd e = { .state = RPL_FD_LIVE, .cloexec = ((int)a[1] & SOCK_CLOEXEC) != 0 };
+	int64_t r;
+
+	if (op->ev.ret < 0 || a[0] != AF_UNIX ||
+	    (type != SOCK_STREAM && type != SOCK_SEQPACKET && type != SOCK_DGRAM))
+		return rpl_skip(op, RPL_SKIP_UNSUPPORTED);
+	if (op->ev.ret >= RPL_FD_MAX)
+		return rpl_skip(op, RPL_SKIP_BADARG);
+	r = RPL_CALL(c, socket(AF_UNIX, type | SOCK_CLOEXEC | SOCK_NONBLOCK, (int)a[2]));
+	if (r < 0)
+		return r;
+	e.live = (int)r;
+	rpl_fdtab_set(c->pr->tab, (long)op->ev.ret, &e);
+	return op->ev.ret;
+}
+
+static int64_t h_listen(struct rpl_ctx *c, struct rpl_op *op)
+{
+	int fd = rpl_sock_live(c, op->ev.args[0]);
+
+	if (fd < 0)
+		return rpl_skip(op, RPL_SKIP_FD);
+	return RPL_CALL(c, listen(fd, (int)op->ev.args[1]));
+}
+
+/* accept, accept4: the connection its connect made, waited for; the new
+ * descriptor under the recorded number */
+static int64_t h_accept(struct rpl_ctx *c, struct rpl_op *op)
+{
+	int fd = rpl_sock_live(c, op->ev.args[0]);
+	int flags = op->ev.nr == SYS_accept4 ? (int)op->ev.args[3] : 0;
+	struct pollfd pfd = { .fd = fd, .events = POLLIN };
+	struct rpl_fd e = { .state = RPL_FD_LIVE, .cloexec = (flags & SOCK_CLOEXEC) != 0 };
+	int64_t r, deadline = 0;
+
+	if (fd < 0)
+		return rpl_skip(op, RPL_SKIP_FD);
+	/* none was waiting when recorded (a non-blocking accept): one
+	 * waiting here is a later accept's, and is left to it, as a pipe's
+	 * read that moved nothing is not made (ops_pipe.c) */
+	if (op->ev.ret == -EAGAIN)
+		return op->ev.ret;
+	if (op->ev.ret >= RPL_FD_MAX)
+		return rpl_skip(op, RPL_SKIP_BADARG);
+	do
+		r = RPL_CALL(c, accept4(fd, NULL, NULL, SOCK_NONBLOCK | SOCK_CLOEXEC));
+	while (r == -EAGAIN && op->ev.ret >= 0 && rpl_wait_again(c, op, &pfd, &deadline));
+	if (r < 0 || op->ev.ret < 0) {
+		if (r >= 0)
+			close((int)r);
+		return r < 0 ? r : 0;
+	}
+	e.live = (int)r;
+	rpl_fdtab_set(c->pr->tab, (long)op->ev.ret, &e);
+	return op->ev.ret;
+}
+
+void rpl_ops_sock(rpl_handler *h)
+{
+	h[SYS_socket] = h_socket;
+	h[SYS_listen] = h_listen;
+	h[SYS_accept] = h_accept;
+	h[SYS_accept4] = h_accept;
+}
