@@ -44,6 +44,7 @@
 #include <sys/socket.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
+#include <sys/un.h>
 #include <unistd.h>
 
 #include "rpl.h"
@@ -182,6 +183,22 @@ int64_t rpl_pipe_rest(struct rpl_ctx *c, struct rpl_op *op, int fd, int64_t r, i
 	return done > 0 ? done : r;
 }
 
+/* Has socket @fd a peer to send to?  A datagram socket that is not
+ * connected sends to the address each message names, which the trace
+ * does not keep (sd_notify's to $NOTIFY_SOCKET): such a send is not made
+ * here.  Pipes and stream sockets: yes. */
+static int connected(int fd)
+{
+	struct sockaddr_un sa;
+	socklen_t len = sizeof(sa);
+	int type = 0;
+	socklen_t tl = sizeof(type);
+
+	if (getsockopt(fd, SOL_SOCKET, SO_TYPE, &type, &tl) < 0 || type == SOCK_STREAM)
+		return 1;
+	return getpeername(fd, (struct sockaddr *)&sa, &len) == 0;
+}
+
 /* The sender's live descriptors for the @n numbers @fds of its message
  * into @live.  @return : how many it has (a number it had not open is
  * left out: the receiver gets one fewer, as the kernel would have
@@ -253,7 +270,8 @@ int64_t rpl_msg_rw(struct rpl_ctx *c, struct rpl_op *op)
 		return RPL_SKIPPED;
 	if (rpl_pipe_nothing(op))
 		return op->ev.ret;
-	if (!rpl_fd_is_stream(fd) || (want < 0 && !(wr && want == -EBADF && n > 0)))
+	if (!rpl_fd_is_stream(fd) || (want < 0 && !(wr && want == -EBADF && n > 0)) ||
+	    (wr && !connected(fd)))
 		return rpl_skip(op, RPL_SKIP_UNSUPPORTED);
 	if (n > IOT_MSG_FDS_MAX)
 		n = IOT_MSG_FDS_MAX;
