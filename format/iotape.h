@@ -248,6 +248,15 @@ IOT_API int iot_msg_fds(const struct iot_event *ev, int32_t out[]);
  *  IOT_MSG_FDS_MAX (only as many are kept). */
 IOT_API void iot_msg_fds_set(struct iot_event *ev, const int32_t *fds, int n);
 
+/*! iot_msg_fds_read() : the descriptors the SCM_RIGHTS messages of the
+ *  struct msghdr at @msg carry, as a recorder reads them from a program's
+ *  memory through @peek (@n bytes at @addr into @buf: 0, or < 0 where
+ *  they cannot be read; @ctx is its own), up to @max of them into @fds
+ *  (-1 for one not readable).  Eight control messages at most.
+ *  @return : how many they carry, 0 for none or an unreadable header. */
+IOT_API int iot_msg_fds_read(int (*peek)(void *ctx, uint64_t addr, void *buf, size_t n),
+			     void *ctx, uint64_t msg, int32_t *fds, int max);
+
 #define IOT_MSG_FDS_MAX 9
 #define IOT_MSG_FD_NONE 0x1fffff
 #define IOT_FLOCK_TYPE 3

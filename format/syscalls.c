@@ -10,6 +10,7 @@
 #include <pthread.h>
 #include <stdatomic.h>
 #include <string.h>
+#include <sys/socket.h>
 
 #include "iotape.h"
 
@@ -224,6 +225,36 @@ void iot_msg_fds_set(struct iot_event *ev, const int32_t *fds, int n)
 		ev->args[3 + i / 3] = (int64_t)((uint64_t)ev->args[3 + i / 3] | v << (i % 3 * 21));
 	}
 	ev->nargs = 3 + (uint32_t)(kept + 2) / 3;
+}
+
+int iot_msg_fds_read(int (*peek)(void *ctx, uint64_t addr, void *buf, size_t n),
+		     void *ctx, uint64_t msg, int32_t *fds, int max)
+{
+	struct msghdr m;
+	uint64_t off = 0;
+	int n = 0, k;
+
+	if (!msg || peek(ctx, msg, &m, sizeof(m)) < 0)
+		return 0;
+	/* each cmsghdr, aligned as CMSG_NXTHDR() steps; a few at most */
+	for (k = 0; k < 8 && off + sizeof(struct cmsghdr) <= m.msg_controllen; k++) {
+		uint64_t at = (uint64_t)(uintptr_t)m.msg_control + off;
+		struct cmsghdr h;
+
+		if (peek(ctx, at, &h, sizeof(h)) < 0 || h.cmsg_len < sizeof(h) ||
+		    h.cmsg_len > m.msg_controllen - off)
+			break;
+		if (h.cmsg_level == SOL_SOCKET && h.cmsg_type == SCM_RIGHTS) {
+			int c = (int)((h.cmsg_len - CMSG_LEN(0)) / sizeof(int32_t)), i;
+
+			for (i = 0; i < c; i++, n++)
+				if (n < max && peek(ctx, at + CMSG_LEN(0) + i * sizeof(int32_t),
+						    &fds[n], sizeof(int32_t)) < 0)
+					fds[n] = -1;
+		}
+		off += CMSG_ALIGN(h.cmsg_len);
+	}
+	return n;
 }
 
 int64_t iot_timeout_ns(const void *p, int usec)

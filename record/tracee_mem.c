@@ -81,35 +81,15 @@ ssize_t rec_read_sun_path(pid_t tid, uint64_t addr, uint64_t alen, char *buf,
 	return (ssize_t)l;
 }
 
+/* iot_msg_fds_read()'s peek: @ctx the tracee's tid */
+static int tracee_peek(void *ctx, uint64_t addr, void *buf, size_t n)
+{
+	return rec_read_mem(*(pid_t *)ctx, addr, buf, n) == (ssize_t)n ? 0 : -1;
+}
+
 int rec_read_msg_fds(pid_t tid, uint64_t msg, int32_t *fds, int max)
 {
-	struct msghdr m;
-	uint64_t off = 0;
-	int n = 0, k;
-
-	if (!msg || rec_read_mem(tid, msg, &m, sizeof(m)) != (ssize_t)sizeof(m))
-		return 0;
-	/* each cmsghdr, aligned as CMSG_NXTHDR() steps; a few at most */
-	for (k = 0; k < 8 && off + sizeof(struct cmsghdr) <= m.msg_controllen; k++) {
-		struct cmsghdr h;
-		uint64_t at = (uint64_t)(uintptr_t)m.msg_control + off, len;
-
-		if (rec_read_mem(tid, at, &h, sizeof(h)) != (ssize_t)sizeof(h) ||
-		    h.cmsg_len < sizeof(h) || h.cmsg_len > m.msg_controllen - off)
-			break;
-		if (h.cmsg_level == SOL_SOCKET && h.cmsg_type == SCM_RIGHTS) {
-			int c = (int)((h.cmsg_len - CMSG_LEN(0)) / sizeof(int32_t)), i;
-
-			for (i = 0; i < c; i++, n++) {
-				if (n < max && rec_read_mem(tid, at + CMSG_LEN(0) + i * sizeof(int32_t),
-							    &fds[n], sizeof(int32_t)) != sizeof(int32_t))
-					fds[n] = -1;
-			}
-		}
-		len = CMSG_ALIGN(h.cmsg_len);
-		off += len;
-	}
-	return n;
+	return iot_msg_fds_read(tracee_peek, &tid, msg, fds, max);
 }
 
 /* @n bytes at @addr of @tid are all zeros.  A short first look (64

@@ -328,6 +328,7 @@ int64_t rpl_msg_rw(struct rpl_ctx *c, struct rpl_op *op)
 int64_t rpl_vmsplice(struct rpl_ctx *c, struct rpl_op *op)
 {
 	int fd = rpl_live_fd(c, op, op->ev.args[0]), fl, wr;
+	unsigned int how = ((unsigned int)op->ev.args[3] & ~SPLICE_F_GIFT) | SPLICE_F_NONBLOCK;
 	int64_t want = op->ev.ret, r, deadline = 0;
 	struct pollfd pfd;
 	struct iovec iov;
@@ -349,13 +350,11 @@ int64_t rpl_vmsplice(struct rpl_ctx *c, struct rpl_op *op)
 			iov.iov_base = NULL;
 		iov.iov_len = op->ev.args[1] > 0 && op->ev.args[1] < RPL_SCRATCH ?
 			      (size_t)op->ev.args[1] : 1;
-		return RPL_CALL(c, vmsplice(fd, &iov, 1, ((unsigned)op->ev.args[3] & ~SPLICE_F_GIFT) |
-					    SPLICE_F_NONBLOCK));
+		return RPL_CALL(c, vmsplice(fd, &iov, 1, how));
 	}
 	pfd = (struct pollfd){ .fd = fd, .events = wr ? POLLOUT : POLLIN };
 	do
-		r = RPL_CALL(c, vmsplice(fd, &iov, 1, ((unsigned)op->ev.args[3] & ~SPLICE_F_GIFT) |
-					 SPLICE_F_NONBLOCK));
+		r = RPL_CALL(c, vmsplice(fd, &iov, 1, how));
 	while (r == -EAGAIN && rpl_wait_again(c, op, &pfd, &deadline));
 	return rpl_pipe_rest(c, op, fd, r, wr);
 }

@@ -539,6 +539,27 @@ int rpl_msg_fds(const struct rpl_ev *ev, int32_t *fds)
 	return iot_msg_fds(&e, fds);
 }
 
+/* The first entry of @way among the @*n in flight at @v (a message's
+ * descriptor, a connection's other end), taken out into *@e with its
+ * pipe end counted again (rpl_fd.end: none is kept for one in flight).
+ * @return : 1, or 0 for none. */
+static int take_flying(const struct rpl_planner *pl, struct rpl_flying *v, size_t *n,
+		       uint32_t way, struct rpl_fd *e)
+{
+	uint32_t p;
+	size_t j;
+
+	for (j = 0; j < *n && v[j].way != way; j++)
+		;
+	if (j == *n)
+		return 0;
+	*e = v[j].e;
+	if (e->res && rpl_map_get(&pl->pipes, RPL_IK(e->res), &p))
+		e->end = PIPE_END0(p) + e->wend;
+	memmove(&v[j], &v[j + 1], (--*n - j) * sizeof(*v));
+	return 1;
+}
+
 /*
  * Descriptors passed over a socket (SCM_RIGHTS): a received one is the
  * sender's open file, as a dup is, so the calls made through it follow
@@ -546,17 +567,15 @@ int rpl_msg_fds(const struct rpl_ev *ev, int32_t *fds)
  * opened).  The sender's entries at its sendmsg wait in pl->flying, by
  * the pipe the message went into, for the recvmsg at the other end that
  * takes them, in the order they were sent; one the trace did not see
- * sent (a sender not recorded) is a file of its own.  @return : 0 or
- * -ENOMEM.
+ * sent (a sender not recorded) is a file of its own.  @fds : the @n
+ * descriptors of @ev's message (rpl_msg_fds()).  @return : 0 or -ENOMEM.
  */
 static int msg_fds(struct rpl_planner *pl, struct rpl_fdtab *tab, const struct iot_syscall *sc,
-		   const struct rpl_ev *ev)
+		   const struct rpl_ev *ev, const int32_t *fds, int n)
 {
-	int32_t fds[IOT_MSG_FDS_MAX];
-	int n = rpl_msg_fds(ev, fds), i;
 	struct rpl_fd fe;
 	uint32_t way = 0, v;
-	int err = 0;
+	int err = 0, i;
 
 	if (n > IOT_MSG_FDS_MAX)
 		n = IOT_MSG_FDS_MAX;
@@ -564,8 +583,7 @@ static int msg_fds(struct rpl_planner *pl, struct rpl_fdtab *tab, const struct i
 	    rpl_map_get(&pl->pipes, RPL_IK(fe.res), &v))
 		way = pipe_way(sc, fe.res, v);
 	for (i = 0; i < n; i++) {
-		struct rpl_fd e = { .state = RPL_FD_LIVE };
-		size_t j;
+		struct rpl_fd e;
 
 		if (ev->nr == SYS_sendmsg) {
 			if (rpl_fdtab_get(tab, fds[i], &e) < 0)
@@ -576,18 +594,9 @@ static int msg_fds(struct rpl_planner *pl, struct rpl_fdtab *tab, const struct i
 			pl->flying[pl->n_flying++].e = e;
 			continue;
 		}
-		for (j = 0; way && j < pl->n_flying && pl->flying[j].way != way; j++)
-			;
-		if (way && j < pl->n_flying && pl->flying[j].e.state == RPL_FD_LIVE) {
-			e = pl->flying[j].e;
-			if (e.res && rpl_map_get(&pl->pipes, RPL_IK(e.res), &v))
-				e.end = PIPE_END0(v) + e.wend;
-		} else {
-			e.res = ++pl->next_res;
-		}
-		if (way && j < pl->n_flying)
-			memmove(&pl->flying[j], &pl->flying[j + 1],
-				(--pl->n_flying - j) * sizeof(*pl->flying));
+		if (!way || !take_flying(pl, pl->flying, &pl->n_flying, way, &e) ||
+		    e.state != RPL_FD_LIVE)
+			e = (struct rpl_fd){ .state = RPL_FD_LIVE, .res = ++pl->next_res };
 		e.cloexec = (ev->args[2] & MSG_CMSG_CLOEXEC) != 0;
 		e.marks = 0;
 		if (fds[i] >= 0 && fds[i] < RPL_FD_MAX && rpl_fdtab_set(tab, fds[i], &e) < 0)
@@ -613,7 +622,6 @@ static int sock_ends(struct rpl_planner *pl, struct rpl_fdtab *tab, const struct
 	struct rpl_fd e = { .state = RPL_FD_LIVE }, fe;
 	uint32_t listener;
 	int64_t end0;
-	size_t j;
 	int err = 0;
 
 	switch (ev->nr) {
@@ -649,19 +657,8 @@ static int sock_ends(struct rpl_planner *pl, struct rpl_fdtab *tab, const struct
 	case SYS_accept: case SYS_accept4:
 		if (rpl_fdtab_get(tab, (long)ev->args[0], &fe) < 0 || ev->ret >= RPL_FD_MAX)
 			return 0;
-		for (j = 0; j < pl->n_conns && pl->conns[j].way != fe.res; j++)
-			;
-		if (j < pl->n_conns) {
-			uint32_t v;
-
-			e = pl->conns[j].e;
-			if (rpl_map_get(&pl->pipes, RPL_IK(e.res), &v))
-				e.end = PIPE_END0(v) + e.wend;
-			memmove(&pl->conns[j], &pl->conns[j + 1],
-				(--pl->n_conns - j) * sizeof(*pl->conns));
-		} else {
+		if (!take_flying(pl, pl->conns, &pl->n_conns, fe.res, &e))
 			e.res = ++pl->next_res;	/* a connect the trace does not hold */
-		}
 		e.cloexec = ev->nr == SYS_accept4 && (ev->args[3] & SOCK_CLOEXEC);
 		return rpl_fdtab_set(tab, (long)ev->ret, &e) == -ENOMEM ? -ENOMEM : 0;
 	}
@@ -901,7 +898,7 @@ int rpl_plan_fds(struct rpl_plan *p, struct rpl_planner *pl, struct rpl_op *op,
 
 		if (m <= 0)
 			break;
-		if (msg_fds(pl, tab, sc, ev) < 0)
+		if (msg_fds(pl, tab, sc, ev, fds, m) < 0)
 			return -ENOMEM;
 		for (k = 0; shared && ev->nr == SYS_recvmsg && k < m && k < IOT_MSG_FDS_MAX; k++)
 			ADD(key_slot(tab, fds[k]));

@@ -58,12 +58,11 @@ static struct rpl_plocks *plocks_of(struct rpl_proc *pr, int make)
 	return none;
 }
 
-/* The open that holds @pr's locks of the file @live has open, made at
- * its first use.  @return : its descriptor, or @live where none can be
- * made (no /proc, no memory). */
-static int owner_fd(struct rpl_proc *pr, int live)
+/* (the open that holds the process's locks, made at its first use; its
+ * descriptor, or @live where none can be made: no /proc, no memory) */
+int rpl_plock_fd(struct rpl_ctx *c, int live)
 {
-	struct rpl_plocks *s = plocks_of(pr, 1);
+	struct rpl_plocks *s = plocks_of(c->pr, 1);
 	char link[64];
 	struct stat st;
 	size_t i;
@@ -100,11 +99,6 @@ static int owner_fd(struct rpl_proc *pr, int live)
 out:
 	pthread_mutex_unlock(&s->lock);
 	return fd >= 0 ? fd : live;
-}
-
-int rpl_plock_fd(struct rpl_ctx *c, int live)
-{
-	return owner_fd(c->pr, live);
 }
 
 void rpl_plock_closing(struct rpl_proc *pr, int live)

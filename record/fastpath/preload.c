@@ -17,7 +17,6 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
-#include <sys/socket.h>
 #include <sys/stat.h>
 #include <sys/uio.h>
 #include <sys/syscall.h>
@@ -754,15 +753,14 @@ static void fp_fill(struct fp_rec *rec, struct fp_pre *pre)
 	}
 }
 
-/* @n bytes at @src of this process into @dst, where a plain read could
- * fault (a program's bad pointer): 0, or -1 */
-static int fp_peek(void *dst, const void *src, size_t n)
+/* iot_msg_fds_read()'s peek: @n bytes at @addr of this process (@ctx:
+ * its pid), where a plain read could fault (a program's bad pointer) */
+static int fp_peek(void *ctx, uint64_t addr, void *buf, size_t n)
 {
-	struct iovec l = { dst, n }, r = { (void *)src, n };
-	long pid = fp_raw(SYS_getpid, 0, 0, 0, 0, 0, 0);
+	struct iovec l = { buf, n }, r = { (void *)(uintptr_t)addr, n };
 
-	return src && pid > 0 &&
-	       fp_raw(SYS_process_vm_readv, pid, (long)&l, 1, (long)&r, 1, 0) == (long)n ? 0 : -1;
+	return fp_raw(SYS_process_vm_readv, *(long *)ctx, (long)&l, 1, (long)&r, 1, 0) ==
+	       (long)n ? 0 : -1;
 }
 
 /* A sendmsg's or recvmsg's record after its call: in place of the
@@ -774,31 +772,11 @@ static void fp_msg_fds(struct fp_rec *rec)
 {
 	struct iot_event e = { .nr = rec->nr, .nargs = 3 };
 	int32_t fds[IOT_MSG_FDS_MAX];
-	struct msghdr m;
-	uint64_t off = 0;
+	long pid = fp_raw(SYS_getpid, 0, 0, 0, 0, 0, 0);
 	int n = 0, k;
 
-	if ((rec->nr == SYS_sendmsg || rec->ret >= 0) &&
-	    fp_peek(&m, (const void *)rec->args[1], sizeof(m)) == 0) {
-		for (k = 0; k < 8 && off + sizeof(struct cmsghdr) <= m.msg_controllen; k++) {
-			const char *at = (const char *)m.msg_control + off;
-			struct cmsghdr h;
-
-			if (fp_peek(&h, at, sizeof(h)) < 0 || h.cmsg_len < sizeof(h) ||
-			    h.cmsg_len > m.msg_controllen - off)
-				break;
-			if (h.cmsg_level == SOL_SOCKET && h.cmsg_type == SCM_RIGHTS) {
-				int c = (int)((h.cmsg_len - CMSG_LEN(0)) / sizeof(int32_t)), i;
-
-				for (i = 0; i < c; i++, n++)
-					if (n < IOT_MSG_FDS_MAX &&
-					    fp_peek(&fds[n], at + CMSG_LEN(0) + i * sizeof(int32_t),
-						    sizeof(int32_t)) < 0)
-						fds[n] = -1;
-			}
-			off += CMSG_ALIGN(h.cmsg_len);
-		}
-	}
+	if ((rec->nr == SYS_sendmsg || rec->ret >= 0) && pid > 0)
+		n = iot_msg_fds_read(fp_peek, &pid, rec->args[1], fds, IOT_MSG_FDS_MAX);
 	iot_msg_fds_set(&e, fds, n);
 	rec->args[1] = (uint64_t)e.args[1];
 	for (k = 3; k < 6; k++)
