@@ -21,6 +21,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/file.h>
+#include <sys/socket.h>
 #include <sys/syscall.h>
 
 #include "rpl.h"
@@ -177,6 +178,13 @@ static int64_t pipe_bytes(const struct rpl_op *op, int reads)
 	return op->ev.nr == SYS_splice || (sc && (sc->flags & IOT_SCF_COUNT)) ? op->ev.ret : 0;
 }
 
+/* Is @op a read that leaves what it read in the socket (MSG_PEEK)? */
+static int peeks(const struct rpl_op *op)
+{
+	return (op->ev.nr == SYS_recvfrom && (op->ev.args[3] & MSG_PEEK)) ||
+	       (op->ev.nr == SYS_recvmsg && (op->ev.args[2] & MSG_PEEK));
+}
+
 /* @op follows the loose closes since the last feed; @clear: they are
  * done with (a feed that follows them). */
 static int follow_loose(struct rpl_plan *p, struct pipe_st *ps, struct rpl_op *op, int clear)
@@ -221,15 +229,20 @@ static int pipe_dep(struct rpl_plan *p, struct pipe_st *ps, uint32_t oi, int rea
 			return -ENOMEM;
 		if (n > 0) {
 			int64_t from = ps->read;
+			size_t cur = ps->cur;
 			ptrdiff_t j;
 
-			ps->read += n;
 			while (ps->first < ps->n_w && ps->w_end[ps->first] <= from)
 				ps->first++;
-			while (ps->cur < ps->n_w && ps->w_end[ps->cur] < ps->read)
-				ps->cur++;
-			if (ps->cur < ps->n_w) {
-				j = rpl_pipe_fit(ps->w_end, ps->first, ps->cur, from);
+			while (cur < ps->n_w && ps->w_end[cur] < from + n)
+				cur++;
+			/* a peek leaves its bytes for the next read */
+			if (!peeks(op)) {
+				ps->read += n;
+				ps->cur = cur;
+			}
+			if (cur < ps->n_w) {
+				j = rpl_pipe_fit(ps->w_end, ps->first, cur, from);
 				return j >= 0 ? add_dep(p, op, ps->w_op[j]) : 0;
 			}
 		}

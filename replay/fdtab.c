@@ -373,6 +373,20 @@ int rpl_fdtab_mark(struct rpl_fdtab *t, long fd, int flags)
 	return err;
 }
 
+void rpl_fdtab_each_live(struct rpl_fdtab *t, unsigned long first, unsigned long last,
+			 int cloexec, void (*fn)(void *arg, int live), void *arg)
+{
+	int locked;
+	unsigned long i;
+
+	locked = tab_lock(t);
+	for (i = first; i <= last && i < t->n; i++)
+		if (t->v[i].state == RPL_FD_LIVE && t->v[i].live >= 0 &&
+		    (!cloexec || t->v[i].cloexec))
+			fn(arg, t->v[i].live);
+	tab_unlock(t, locked);
+}
+
 int rpl_fdtab_exec(struct rpl_fdtab *t)
 {
 	int locked;

@@ -297,6 +297,10 @@ static int64_t h_close_range(struct rpl_ctx *c, struct rpl_op *op)
 			c->pr->tab = copy;
 		}
 	}
+	/* closed, the process's record locks of their files go */
+	if (!(flags & CLOSE_RANGE_CLOEXEC))
+		rpl_plock_closing_fds(c->pr, (unsigned long)op->ev.args[0],
+				      (unsigned long)op->ev.args[1], 0);
 	rpl_fdtab_close_range(c->pr->tab, (unsigned long)op->ev.args[0],
 			      (unsigned long)op->ev.args[1], flags);
 	return 0;
@@ -324,6 +328,10 @@ static int64_t do_dup(struct rpl_ctx *c, struct rpl_op *op, int cloexec)
 	}
 	if (op->ev.ret >= RPL_FD_MAX)
 		return rpl_skip(op, RPL_SKIP_BADARG);
+	/* what the new number held is closed: the process's record locks
+	 * of that file go */
+	if (op->ev.ret != op->ev.args[0])
+		rpl_plock_closing_fds(c->pr, (unsigned long)op->ev.ret, (unsigned long)op->ev.ret, 0);
 	if (rpl_fdtab_get(c->pr->tab, (long)op->ev.args[0], &e) < 0) {
 		/* A descriptor the replay does not know (inherited: a
 		 * shell's saved stdout) still replaced the new one when

@@ -111,6 +111,8 @@ static int64_t h_rw(struct rpl_ctx *c, struct rpl_op *op)
 	switch (op->ev.nr) {
 	case SYS_read: case SYS_write:
 		return rpl_pipe_rest(c, op, fd, do_io(c, op, fd, io_count(op, a[2]), 0, 0, wr, 0), wr);
+	case SYS_sendto: case SYS_recvfrom:
+		return rpl_send_recv(c, op, fd, wr);
 	case SYS_pread64: case SYS_pwrite64:
 		return do_io(c, op, fd, io_count(op, a[2]), a[3], 1, wr, 0);
 	case SYS_readv: case SYS_writev:
@@ -416,6 +418,8 @@ void rpl_ops_io(rpl_handler *h)
 	h[SYS_pwrite64] = h_rw;
 	h[SYS_writev] = h_rw;
 	h[SYS_pwritev] = h_rw;
+	h[SYS_sendto] = h_rw;
+	h[SYS_recvfrom] = h_rw;
 	h[SYS_pwritev2] = h_rw;
 	h[SYS_lseek] = h_lseek;
 	h[SYS_truncate] = h_truncate;

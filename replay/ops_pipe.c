@@ -302,7 +302,8 @@ int64_t rpl_msg_rw(struct rpl_ctx *c, struct rpl_op *op)
 	}
 	do
 		r = RPL_CALL(c, wr ? sendmsg(fd, &m, MSG_DONTWAIT | MSG_NOSIGNAL) :
-				     recvmsg(fd, &m, MSG_DONTWAIT | MSG_CMSG_CLOEXEC));
+				     recvmsg(fd, &m, MSG_DONTWAIT | MSG_CMSG_CLOEXEC |
+						 (int)(op->ev.args[2] & MSG_PEEK)));
 	while (r == -EAGAIN && rpl_wait_again(c, op, &pfd, &deadline));
 	if (!wr && r > 0) {
 		k = got_fds(&m, live, IOT_MSG_FDS_MAX);
@@ -316,6 +317,38 @@ int64_t rpl_msg_rw(struct rpl_ctx *c, struct rpl_op *op)
 		}
 	}
 	return rpl_pipe_rest(c, op, fd, r, wr);
+}
+
+/*
+ * sendto, recvfrom (send and recv) on an end of the replay's socket pair
+ * (ops_file.c make_pair(), or a named socket's connection: ops_sock.c):
+ * each moves what it moved when recorded, as a write or a read does
+ * (rpl_pipe_rest()).  A peek (MSG_PEEK) leaves its bytes for the next
+ * read: it waits until as many are there as it saw when recorded.  A
+ * send to an address from a socket that is not connected is not made
+ * (the address is not kept: connected()).
+ */
+int64_t rpl_send_recv(struct rpl_ctx *c, struct rpl_op *op, int fd, int wr)
+{
+	const int64_t *a = op->ev.args;
+	int64_t want = op->ev.ret, asked = a[2] > 0 ? a[2] : 0, r, deadline = 0;
+	int peek = !wr && (a[3] & MSG_PEEK);
+	int fl = MSG_DONTWAIT | (int)(a[3] & (wr ? MSG_MORE | MSG_EOR | MSG_OOB :
+						      MSG_PEEK | MSG_TRUNC | MSG_OOB));
+	struct pollfd pfd = { .fd = fd, .events = wr ? POLLOUT : POLLIN };
+	size_t n;
+
+	if (wr && a[5] > 0 && !connected(fd))
+		return rpl_skip(op, RPL_SKIP_UNSUPPORTED);
+	n = (size_t)(want > 0 ? want : asked);
+	if (n > RPL_SCRATCH)
+		n = RPL_SCRATCH;
+	do
+		r = RPL_CALL(c, wr ? send(fd, rpl_wbuf_of(op), n, fl | MSG_NOSIGNAL) :
+				     recv(fd, c->scratch, n, fl));
+	while (((r == -EAGAIN && want > 0) || (peek && r >= 0 && r < want)) &&
+	       rpl_wait_again(c, op, &pfd, &deadline));
+	return peek ? r : rpl_pipe_rest(c, op, fd, r, wr);
 }
 
 /*

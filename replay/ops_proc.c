@@ -7,6 +7,7 @@
  */
 #include <errno.h>
 #include <fcntl.h>
+#include <limits.h>
 #include <sys/syscall.h>
 #include <unistd.h>
 
@@ -31,6 +32,7 @@ static int64_t h_execve(struct rpl_ctx *c, struct rpl_op *op)
 	int fd;
 
 	if (op->ev.ret == 0 || (op->ev.flags & IOT_EV_UNFINISHED)) {
+		rpl_plock_closing_fds(c->pr, 0, ULONG_MAX, 1);
 		rpl_fdtab_exec(c->pr->tab);
 		rpl_mpages_exec(c);
 		if (op->ev.ret == 0)

@@ -15,10 +15,10 @@
  * (2026-12-06), the lock was taken on the descriptor's own open file:
  * two opens in one process conflicted, a child was granted its parent's
  * bytes, and a close did not release them (tests/progs/lock_owner: 3 of
- * 4 answers otherwise).  Not followed: a close_range, a dup2 onto a
- * descriptor of the file and an exec's close-on-exec (they release the
- * process's locks natively, not here); locks of a file the replay has no
- * /proc for are taken on the descriptor, as before.
+ * 4 answers otherwise).  A close_range, a dup2 onto a descriptor of the
+ * file and an exec's close-on-exec release them too, as closes
+ * (rpl_plock_closing_fds(); since 2026-12-07).  Locks of a file the
+ * replay has no /proc for are taken on the descriptor, as before.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -117,6 +117,18 @@ void rpl_plock_closing(struct rpl_proc *pr, int live)
 			break;
 		}
 	pthread_mutex_unlock(&s->lock);
+}
+
+static void closing_one(void *pr, int live)
+{
+	rpl_plock_closing(pr, live);
+}
+
+void rpl_plock_closing_fds(struct rpl_proc *pr, unsigned long first, unsigned long last,
+			   int cloexec)
+{
+	if (atomic_load(&pr->plocks) && pr->tab)
+		rpl_fdtab_each_live(pr->tab, first, last, cloexec, closing_one, pr);
 }
 
 void rpl_plock_drop(struct rpl_proc *pr)

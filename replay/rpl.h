@@ -118,6 +118,11 @@ int rpl_fdtab_set_cloexec(struct rpl_fdtab *t, long fd, int on);
 int rpl_fdtab_mark(struct rpl_fdtab *t, long fd, int flags);
 /* exec: close the close-on-exec entries. @return : how many. */
 int rpl_fdtab_exec(struct rpl_fdtab *t);
+/* rpl_fdtab_each_live() : @fn(@arg, live descriptor) for each live entry
+ * of @t from @first to @last (@cloexec: close-on-exec ones only), under
+ * the table's lock. */
+void rpl_fdtab_each_live(struct rpl_fdtab *t, unsigned long first, unsigned long last,
+			 int cloexec, void (*fn)(void *arg, int live), void *arg);
 
 /* ---- paths under the root ---- */
 
@@ -1029,6 +1034,11 @@ int rpl_plock_fd(struct rpl_ctx *c, int live);
 /* rpl_plock_closing() : @pr is closing @live: its locks of that file go
  * (before the close, while @live is still open). */
 void rpl_plock_closing(struct rpl_proc *pr, int live);
+/* rpl_plock_closing_fds() : @pr is closing its recorded descriptors
+ * @first to @last (@cloexec: those of them that close on exec), at once
+ * (close_range, a dup2 onto one, an exec): its locks of their files go. */
+void rpl_plock_closing_fds(struct rpl_proc *pr, unsigned long first, unsigned long last,
+			   int cloexec);
 /* rpl_plock_drop() : @pr ended: its locks go. */
 void rpl_plock_drop(struct rpl_proc *pr);
 int rpl_cwd_open(struct rpl_ctx *c, const char *path, int flags);
@@ -1378,6 +1388,9 @@ int rpl_sock_live(struct rpl_ctx *c, int64_t fd);
  * @return : 0, or -ENAMETOOLONG where it does not fit. */
 int rpl_sock_addr(struct sockaddr_un *sa, int dirfd, const char *name);
 void rpl_ops_sock(rpl_handler *h);
+/* rpl_send_recv() : @op's sendto or recvfrom (@wr: the first) on live
+ * descriptor @fd, moving what it moved when recorded (ops_pipe.c). */
+int64_t rpl_send_recv(struct rpl_ctx *c, struct rpl_op *op, int fd, int wr);
 /* rpl_vmsplice() : @op's vmsplice into (or out of) a pipe (ops_pipe.c). */
 int64_t rpl_vmsplice(struct rpl_ctx *c, struct rpl_op *op);
 /* rpl_eventfd_rw() : @op's read or write of eventfd @fd, live (ops_pipe.c).

@@ -672,3 +672,26 @@ EXPORT ssize_t recvmsg(int fd, struct msghdr *m, int fl)
 {
 	return FP(SYS_recvmsg, U(fd), m, U(fl), 0, 0, 0);
 }
+
+/* send and recv are sendto and recvfrom without an address: a client
+ * library's requests and answers (hiredis, libpq) */
+EXPORT ssize_t send(int fd, const void *b, size_t n, int fl)
+{
+	return FP(SYS_sendto, U(fd), b, n, U(fl), 0, 0);
+}
+
+EXPORT ssize_t sendto(int fd, const void *b, size_t n, int fl, const struct sockaddr *sa,
+		      socklen_t len)
+{
+	return FP(SYS_sendto, U(fd), b, n, U(fl), sa, U(len));
+}
+
+EXPORT ssize_t recv(int fd, void *b, size_t n, int fl)
+{
+	return FP(SYS_recvfrom, U(fd), b, n, U(fl), 0, 0);
+}
+
+EXPORT ssize_t recvfrom(int fd, void *b, size_t n, int fl, struct sockaddr *sa, socklen_t *len)
+{
+	return FP(SYS_recvfrom, U(fd), b, n, U(fl), sa, len);
+}
