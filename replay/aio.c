@@ -66,7 +66,7 @@ static void ring_depth(struct rpl_plan *p, const struct iot_aio *a, int d)
 /* The data buffer's length takes the largest transfer of request @a
  * (a vectored one's iovecs are laid end to end in it); a plan with any
  * request has one. */
-static void data_len(struct rpl_plan *p, const struct iot_aio *a)
+static uint64_t req_len(const struct iot_aio *a)
 {
 	uint64_t n = 1, v = 0;
 	uint32_t i;
@@ -77,8 +77,17 @@ static void data_len(struct rpl_plan *p, const struct iot_aio *a)
 				v += (uint64_t)a->vals[i];
 		n = a->len > v ? a->len : v;
 	}
+	return n > RPL_AIO_BUF ? RPL_AIO_BUF : n;
+}
+
+static void data_len(struct rpl_plan *p, const struct iot_aio *a)
+{
+	uint64_t n = req_len(a);
+
 	if (n > p->aio_buf_len)
-		p->aio_buf_len = n > RPL_AIO_BUF ? RPL_AIO_BUF : n;
+		p->aio_buf_len = n;
+	if ((iot_aio_op_dir(a->api, a->opcode) & IOT_SCF_READ) && !p->aio_rlen)
+		p->aio_rlen = 1;	/* a read ring, sized in rpl_aio_plan_buf() */
 }
 
 /* The bytes write request @x wrote (`record --data`), copied into the
@@ -112,12 +121,23 @@ static int keep_data(struct rpl_plan *p, struct rpl_aio *x)
 
 /* Where request @a writes from, and how many bytes there are (*@cap):
  * its own recorded bytes, or the plan's buffer of deterministic bytes. */
-char *rpl_aio_wsrc(const struct rpl_plan *p, const struct iot_aio *a, uint64_t *cap)
+char *rpl_aio_wsrc(struct rpl_plan *p, const struct iot_aio *a, uint64_t *cap)
 {
 	if (a->data_len) {
 		*cap = a->data_len;
 		/* the kernel only reads a write's buffer */
 		return (char *)(uintptr_t)a->data;
+	}
+	if (p->aio_rbuf && (iot_aio_op_dir(a->api, a->opcode) & IOT_SCF_READ)) {
+		/* a read: the read ring's next bytes, its own while it is in
+		 * flight (rpl_aio_plan_buf() says why) */
+		uint64_t need = (req_len(a) + 4095) & ~(uint64_t)4095, at;
+
+		do
+			at = atomic_fetch_add(&p->aio_rcur, need) % p->aio_rlen;
+		while (at + need > p->aio_rlen);
+		*cap = need;
+		return p->aio_rbuf + at;
 	}
 	*cap = p->aio_buf_len;
 	return p->aio_buf;
@@ -483,8 +503,10 @@ void rpl_aio_free(struct rpl_plan *p)
 	p->aio = NULL;
 	if (p->aio_buf)
 		munmap(p->aio_buf, p->aio_buf_len + 4096);
-	p->aio_buf = NULL;
-	p->aio_buf_len = 0;
+	if (p->aio_rbuf)
+		munmap(p->aio_rbuf, p->aio_rlen);
+	p->aio_buf = p->aio_rbuf = NULL;
+	p->aio_buf_len = p->aio_rlen = 0;
 	free(p->reap_head);
 	free(p->reap_next);
 	p->reap_head = p->reap_next = NULL;
@@ -493,13 +515,23 @@ void rpl_aio_free(struct rpl_plan *p)
 }
 
 /*
- * The buffer every async request of the plan writes from and reads into
- * (reads land on each other: their data is not kept), made before the
- * run and shared by every context: made at a context's first request, its
- * 8 MiB mapped and filled put 3.6 ms into fio's I/O phase (60-80 ms on
- * xfs) where fio had its buffers ready.  Sized to the largest transfer,
- * page aligned for O_DIRECT, deterministic bytes (not zeros), and a page
- * more for io_uring's statx results.
+ * The buffer every async write of the plan writes from, made before the
+ * run and shared by every context: made at a context's first request,
+ * its 8 MiB mapped and filled put 3.6 ms into fio's I/O phase (60-80 ms
+ * on xfs) where fio had its buffers ready.  Sized to the largest
+ * transfer, page aligned for O_DIRECT, deterministic bytes (not zeros),
+ * and a page more for io_uring's statx results.
+ *
+ * Reads land in a ring of their own (aio_rbuf), each in the ring's next
+ * bytes, so that no two reads in flight share a page: btrfs checks a
+ * direct read's checksums on the pages it read into once the read is
+ * done, and another read that landed there meanwhile made the check fail
+ * (EIO), where the program gave each request its own buffer (a MariaDB
+ * recording's replay stopped at its 9th read, every time, before
+ * 2026-12-07; nor may a read land in what a write in flight sends).  The
+ * ring is at least 16 MiB and 8 of the largest transfer (at most 64
+ * MiB): reads in flight at once hold less.  Pages of it are the
+ * process's as reads first land in them.
  */
 int rpl_aio_plan_buf(struct rpl_plan *p)
 {
@@ -510,6 +542,17 @@ int rpl_aio_plan_buf(struct rpl_plan *p)
 		return 0;
 	len = ((size_t)p->aio_buf_len + 4095) & ~(size_t)4095;
 	p->aio_buf_len = len;
+	if (p->aio_rlen) {
+		size_t r = 8 * len < (16 << 20) ? (16 << 20) : 8 * len;
+
+		r = r > (64 << 20) ? (64 << 20) : r;
+		b = mmap(NULL, r, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE,
+			 -1, 0);
+		if (b == MAP_FAILED)
+			return -errno;
+		p->aio_rbuf = b;
+		p->aio_rlen = r;
+	}
 	b = mmap(NULL, len + 4096, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
 	if (b == MAP_FAILED)
 		return -errno;

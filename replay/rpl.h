@@ -657,8 +657,11 @@ struct rpl_plan {
 	struct rpl_aio *aio;		/* async requests, in file order */
 	size_t n_aio, cap_aio;
 	uint64_t aio_completes;		/* completions recorded */
-	char *aio_buf;			/* async requests' data: aio_buf_len bytes, */
+	char *aio_buf;			/* async writes' data: aio_buf_len bytes, */
 	uint64_t aio_buf_len;		/* + a page for statx (aio.c) */
+	char *aio_rbuf;			/* async reads' ring: aio_rlen bytes, */
+	uint64_t aio_rlen;
+	_Atomic uint64_t aio_rcur;	/* ... the next read's start, unwrapped */
 	struct iot_mpages *mp;		/* pages of file mappings, in file order */
 	size_t n_mp, cap_mp;
 	struct rpl_map aio_key;		/* request key -> index in aio (plan) */
@@ -1267,9 +1270,10 @@ struct rpl_actx {
 /* the context @api/@rec of @c's process, or NULL; created if @make */
 struct rpl_actx *rpl_actx_get(struct rpl_ctx *c, uint32_t api, uint64_t rec, int make);
 void rpl_actx_drop(struct rpl_ctx *c, uint32_t api, uint64_t rec);
-/*! rpl_aio_wsrc() : where async request @a writes from: the bytes
- *  `record --data` kept, or plan.aio_buf; *@cap its length. */
-char *rpl_aio_wsrc(const struct rpl_plan *p, const struct iot_aio *a, uint64_t *cap);
+/*! rpl_aio_wsrc() : where async request @a writes from (the bytes
+ *  `record --data` kept, or plan.aio_buf) or reads into (its own bytes
+ *  of plan.aio_rbuf while it is in flight); *@cap its length. */
+char *rpl_aio_wsrc(struct rpl_plan *p, const struct iot_aio *a, uint64_t *cap);
 /*! rpl_aio_iovs() : the iovecs of vectored request @a (its recorded
  *  lengths, at most RPL_AIO_IOVS) laid end to end in @buf of @cap bytes,
  *  into @iov; none reaches past @cap.  @return : how many. */
