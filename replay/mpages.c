@@ -7,10 +7,21 @@
  * went (the MapPages records after it name its new address).  A read of a page not cached pages it in from
  * the filesystem, as the program's fault did; a write dirties it, as the
  * program's store did; an msync with MS_SYNC then syncs the file's data.
- * Runs go as preads and pwrites of up to RPL_SCRATCH bytes.
+ * Read runs go as preads of up to RPL_SCRATCH bytes; written pages are
+ * stored to through a shared mapping of their run, one store a page, as
+ * the program's were (touch_run()), so that each takes the filesystem's
+ * write fault (btrfs reserves and copies on write there, ext4 opens a
+ * journal handle): 215 MiB dirtied so took btrfs 0.82-0.97 s where
+ * pwrite took 0.10-0.12 s, ext4 0.29-0.51 s against 0.05 s, and man-db's
+ * mandb, which writes its database through a mapping, replayed 13.8 %
+ * fast on btrfs with pwrites (2026-12-07).  Where the file cannot be
+ * mapped so (a descriptor not open for writing), pwrites, as before.
  */
 #include <errno.h>
 #include <fcntl.h>
+#include <pthread.h>
+#include <setjmp.h>
+#include <signal.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
@@ -270,6 +281,56 @@ int rpl_mpages_collect(struct rpl_plan *p, const struct iot_mpages *m)
 	return 0;
 }
 
+/*
+ * A store into a page past the file's end (another thread truncated the
+ * file since its size was read) raises SIGBUS: the thread storing goes
+ * back to touch_run(), which gives up the run; a SIGBUS anywhere else
+ * does what it did without the handler.
+ */
+static __thread sigjmp_buf *touch_jb;
+
+static void on_sigbus(int sig)
+{
+	if (touch_jb)
+		siglongjmp(*touch_jb, 1);
+	signal(sig, SIG_DFL);
+	raise(sig);
+}
+
+static void sigbus_install(void)
+{
+	struct sigaction sa;
+
+	memset(&sa, 0, sizeof(sa));
+	sa.sa_handler = on_sigbus;
+	sa.sa_flags = SA_NODEFER;
+	sigaction(SIGBUS, &sa, NULL);
+}
+
+/* Store to each of the @len / @page pages at @off of @fd through a shared
+ * mapping.  @return : the bytes dirtied, or -1 if @fd cannot be mapped so
+ * (the caller writes them instead). */
+static int64_t touch_run(int fd, uint64_t off, uint64_t len, uint32_t page)
+{
+	static pthread_once_t once = PTHREAD_ONCE_INIT;
+	volatile char *m;
+	volatile uint64_t i = 0;
+	sigjmp_buf jb;
+
+	m = mmap(NULL, len, PROT_READ | PROT_WRITE, MAP_SHARED, fd, (off_t)off);
+	if (m == MAP_FAILED)
+		return -1;
+	pthread_once(&once, sigbus_install);
+	if (sigsetjmp(jb, 1) == 0) {
+		touch_jb = &jb;
+		for (i = 0; i < len; i += page)
+			m[i] = (char)(0x5a ^ (i >> 12));
+	}
+	touch_jb = NULL;
+	munmap((void *)m, len);
+	return (int64_t)(i < len ? i : len);
+}
+
 /* @return : bytes moved, or -1.  Writes stop at @end, the file's size: a
  * store through a mapping never makes the file longer, and the bytes of
  * its last page past the end are not the file's (a linker's output of
@@ -285,6 +346,14 @@ static int64_t runs_io(struct rpl_ctx *c, int fd, const uint64_t *runs, uint32_t
 
 		if (wr)
 			left = off >= end ? 0 : left < end - off ? left : end - off;
+		if (wr && left > 0 && page >= 4096 && !(page & (page - 1)) && !(off & (page - 1))) {
+			int64_t t = touch_run(fd, off, left, page);
+
+			if (t >= 0) {
+				done += t;
+				continue;
+			}
+		}
 		while (left > 0) {
 			size_t k = left < RPL_SCRATCH ? (size_t)left : RPL_SCRATCH;
 			ssize_t r = wr ? pwrite(fd, rpl_wbuf(), k, (off_t)off) :
