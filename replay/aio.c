@@ -86,8 +86,8 @@ static void data_len(struct rpl_plan *p, const struct iot_aio *a)
 
 	if (n > p->aio_buf_len)
 		p->aio_buf_len = n;
-	if ((iot_aio_op_dir(a->api, a->opcode) & IOT_SCF_READ) && !p->aio_rlen)
-		p->aio_rlen = 1;	/* a read ring, sized in rpl_aio_plan_buf() */
+	if (iot_aio_op_dir(a->api, a->opcode) & IOT_SCF_READ)
+		p->aio_reads = 1;	/* a read ring: rpl_aio_plan_buf() */
 }
 
 /* The bytes write request @x wrote (`record --data`), copied into the
@@ -121,7 +121,7 @@ static int keep_data(struct rpl_plan *p, struct rpl_aio *x)
 
 /* Where request @a writes from, and how many bytes there are (*@cap):
  * its own recorded bytes, or the plan's buffer of deterministic bytes. */
-char *rpl_aio_wsrc(struct rpl_plan *p, const struct iot_aio *a, uint64_t *cap)
+char *rpl_aio_buf(struct rpl_plan *p, const struct iot_aio *a, uint64_t *cap)
 {
 	if (a->data_len) {
 		*cap = a->data_len;
@@ -542,7 +542,7 @@ int rpl_aio_plan_buf(struct rpl_plan *p)
 		return 0;
 	len = ((size_t)p->aio_buf_len + 4095) & ~(size_t)4095;
 	p->aio_buf_len = len;
-	if (p->aio_rlen) {
+	if (p->aio_reads) {
 		size_t r = 8 * len < (16 << 20) ? (16 << 20) : 8 * len;
 
 		r = r > (64 << 20) ? (64 << 20) : r;
@@ -605,7 +605,7 @@ static int make_iocb(struct rpl_ctx *c, struct rpl_op *op, struct rpl_actx *x,
 {
 	const struct iot_aio *a = &ra->a;
 	uint64_t cap, len;
-	char *buf = rpl_aio_wsrc(c->p, a, &cap);
+	char *buf = rpl_aio_buf(c->p, a, &cap);
 	struct rpl_fd e;
 
 	if (!buf || !iot_aio_op_known(IOT_AIO_LIBAIO, a->opcode) ||

@@ -346,7 +346,8 @@ static int64_t runs_io(struct rpl_ctx *c, int fd, const uint64_t *runs, uint32_t
 
 		if (wr)
 			left = off >= end ? 0 : left < end - off ? left : end - off;
-		if (wr && left > 0 && page >= 4096 && !(page & (page - 1)) && !(off & (page - 1))) {
+		/* (off, a multiple of page, is then page-aligned for mmap) */
+		if (wr && left > 0 && page >= 4096 && !(page & (page - 1))) {
 			int64_t t = touch_run(fd, off, left, page);
 
 			if (t >= 0) {

@@ -273,8 +273,7 @@ static int64_t h_close(struct rpl_ctx *c, struct rpl_op *op)
 	if (rpl_fdtab_get(c->pr->tab, (long)op->ev.args[0], &e) < 0)
 		return rpl_skip(op, op->ev.args[0] < 0 ? RPL_SKIP_BADARG : RPL_SKIP_FD);
 	/* the process's record locks of the file go with any close of it */
-	if (e.state == RPL_FD_LIVE && e.live >= 0 && atomic_load(&c->pr->plocks))
-		rpl_plock_closing(c->pr, e.live);
+	rpl_plock_closing_fds(c->pr, (unsigned long)op->ev.args[0], (unsigned long)op->ev.args[0], 0);
 	RPL_TIMED(c, rpl_fdtab_close(c->pr->tab, (long)op->ev.args[0]));
 	return e.state == RPL_FD_LIVE ? 0 : rpl_skip(op, RPL_SKIP_FD);
 }

@@ -101,7 +101,8 @@ out:
 	return fd >= 0 ? fd : live;
 }
 
-void rpl_plock_closing(struct rpl_proc *pr, int live)
+/* @pr is closing @live (still open): its locks of that file go */
+static void closing(void *pr, int live)
 {
 	struct rpl_plocks *s = plocks_of(pr, 0);
 	struct stat st;
@@ -119,16 +120,11 @@ void rpl_plock_closing(struct rpl_proc *pr, int live)
 	pthread_mutex_unlock(&s->lock);
 }
 
-static void closing_one(void *pr, int live)
-{
-	rpl_plock_closing(pr, live);
-}
-
 void rpl_plock_closing_fds(struct rpl_proc *pr, unsigned long first, unsigned long last,
 			   int cloexec)
 {
 	if (atomic_load(&pr->plocks) && pr->tab)
-		rpl_fdtab_each_live(pr->tab, first, last, cloexec, closing_one, pr);
+		rpl_fdtab_each_live(pr->tab, first, last, cloexec, closing, pr);
 }
 
 void rpl_plock_drop(struct rpl_proc *pr)

@@ -661,6 +661,7 @@ struct rpl_plan {
 	uint64_t aio_buf_len;		/* + a page for statx (aio.c) */
 	char *aio_rbuf;			/* async reads' ring: aio_rlen bytes, */
 	uint64_t aio_rlen;
+	int aio_reads;			/* the plan has async reads */
 	_Atomic uint64_t aio_rcur;	/* ... the next read's start, unwrapped */
 	struct iot_mpages *mp;		/* pages of file mappings, in file order */
 	size_t n_mp, cap_mp;
@@ -1034,12 +1035,10 @@ struct rpl_plocks;
  * is taken on for the file @live has open (its process's own open of
  * it, made at its first use; @live where none can be made). */
 int rpl_plock_fd(struct rpl_ctx *c, int live);
-/* rpl_plock_closing() : @pr is closing @live: its locks of that file go
- * (before the close, while @live is still open). */
-void rpl_plock_closing(struct rpl_proc *pr, int live);
 /* rpl_plock_closing_fds() : @pr is closing its recorded descriptors
- * @first to @last (@cloexec: those of them that close on exec), at once
- * (close_range, a dup2 onto one, an exec): its locks of their files go. */
+ * @first to @last (@cloexec: those of them that close on exec; a close,
+ * a close_range, a dup2 onto one, an exec), before they close: its locks
+ * of their files go. */
 void rpl_plock_closing_fds(struct rpl_proc *pr, unsigned long first, unsigned long last,
 			   int cloexec);
 /* rpl_plock_drop() : @pr ended: its locks go. */
@@ -1270,10 +1269,10 @@ struct rpl_actx {
 /* the context @api/@rec of @c's process, or NULL; created if @make */
 struct rpl_actx *rpl_actx_get(struct rpl_ctx *c, uint32_t api, uint64_t rec, int make);
 void rpl_actx_drop(struct rpl_ctx *c, uint32_t api, uint64_t rec);
-/*! rpl_aio_wsrc() : where async request @a writes from (the bytes
+/*! rpl_aio_buf() : where async request @a writes from (the bytes
  *  `record --data` kept, or plan.aio_buf) or reads into (its own bytes
  *  of plan.aio_rbuf while it is in flight); *@cap its length. */
-char *rpl_aio_wsrc(struct rpl_plan *p, const struct iot_aio *a, uint64_t *cap);
+char *rpl_aio_buf(struct rpl_plan *p, const struct iot_aio *a, uint64_t *cap);
 /*! rpl_aio_iovs() : the iovecs of vectored request @a (its recorded
  *  lengths, at most RPL_AIO_IOVS) laid end to end in @buf of @cap bytes,
  *  into @iov; none reaches past @cap.  @return : how many. */

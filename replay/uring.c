@@ -326,7 +326,7 @@ static int prep(struct rpl_ctx *c, struct rpl_actx *x, uint32_t k, struct batch 
 {
 	const struct iot_aio *a = &c->p->aio[k].a;
 	uint64_t cap;
-	char *buf = rpl_aio_wsrc(c->p, a, &cap), *fixed;
+	char *buf = rpl_aio_buf(c->p, a, &cap), *fixed;
 	uint64_t len = a->len > cap ? cap : a->len;
 	struct rpl_name *n1, *n2;
 	int fd = -1;
