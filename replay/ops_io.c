@@ -84,20 +84,11 @@ static int64_t do_io(struct rpl_ctx *c, const struct rpl_op *op, int fd, int64_t
 	return ret_of(preadv2(fd, iov, cnt, off, flags));
 }
 
-/* The read and the write families, one handler: they differ only in the
- * direction of do_io() (the row of syscalls.def says which). */
-static int64_t h_rw(struct rpl_ctx *c, struct rpl_op *op)
+/* @op of the read or the write family on live descriptor @fd */
+static int64_t rw(struct rpl_ctx *c, struct rpl_op *op, int fd, int marks, int wr)
 {
 	const int64_t *a = op->ev.args;
-	int marks = 0;
-	int fd = rpl_live_fd_marks(c, op, a[0], &marks);
-	const struct iot_syscall *sc = iot_syscall_by_nr(op->ev.nr);
-	int wr = sc && (sc->flags & IOT_SCF_WRITE);
 
-	if (fd < 0)
-		return RPL_SKIPPED;
-	if (marks & (wr ? RPL_FD_CLONE_DST : RPL_FD_CLONE_SRC))
-		return rpl_skip(op, RPL_SKIP_CLONED);
 	/* a pipe moves what it moved when recorded: ops_pipe.c */
 	if (rpl_pipe_nothing(op))
 		return op->ev.ret;
@@ -126,6 +117,33 @@ static int64_t h_rw(struct rpl_ctx *c, struct rpl_op *op)
 							      wr, (int)a[5]), wr);
 		return do_io(c, op, fd, io_count(op, a[1]), a[3], 1, wr, (int)a[5]);
 	}
+}
+
+/* The read and the write families, one handler: they differ only in the
+ * direction of do_io() (the row of syscalls.def says which). */
+static int64_t h_rw(struct rpl_ctx *c, struct rpl_op *op)
+{
+	int marks = 0;
+	int fd = rpl_live_fd_marks(c, op, op->ev.args[0], &marks);
+	const struct iot_syscall *sc = iot_syscall_by_nr(op->ev.nr);
+	int wr = sc && (sc->flags & IOT_SCF_WRITE);
+	int64_t r;
+	int rd;
+
+	if (fd < 0)
+		return RPL_SKIPPED;
+	if (marks & (wr ? RPL_FD_CLONE_DST : RPL_FD_CLONE_SRC))
+		return rpl_skip(op, RPL_SKIP_CLONED);
+	if (!(op->rflags & RPL_OPF_LATE_READER))
+		return rw(c, op, fd, marks, wr);
+	/* its pipe's last reader was still closing when recorded
+	 * (plan_fds.c reader_gone()): a read end of its own, which
+	 * leaves the pipe as the exit did once closed */
+	rd = rpl_pipe_reader(fd);
+	r = rw(c, op, fd, marks, wr);
+	if (rd >= 0)
+		close(rd);
+	return r;
 }
 
 static int64_t h_lseek(struct rpl_ctx *c, struct rpl_op *op)

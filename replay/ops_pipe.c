@@ -153,6 +153,18 @@ static int64_t wait_eof(struct rpl_ctx *c, struct rpl_op *op, int fd, int64_t r)
 	return r;
 }
 
+/* Opened through the thread's own descriptor, as a FIFO is by its name:
+ * non-blocking, it does not wait for a writer (there is one, @fd).  A
+ * pipe made under other credentials may refuse it: the write then meets
+ * what the plan's ends say, EPIPE. */
+int rpl_pipe_reader(int fd)
+{
+	char name[48];
+
+	snprintf(name, sizeof(name), "/proc/thread-self/fd/%d", fd);
+	return open(name, O_RDONLY | O_NONBLOCK | O_CLOEXEC);
+}
+
 int64_t rpl_pipe_rest(struct rpl_ctx *c, struct rpl_op *op, int fd, int64_t r, int wr)
 {
 	int64_t want = op->ev.ret, done = r > 0 ? r : 0, deadline = 0;

@@ -236,6 +236,26 @@ static uint64_t pipe_key(const struct iot_syscall *sc, const struct rpl_op *op, 
 }
 
 /*
+ * A write of data into a pipe that succeeded, though every descriptor of
+ * its read end had closed before it (pl->ends): the last one was an
+ * exiting process's, which the kernel closes a while after the exit
+ * began.  gpg forks a child that runs a helper with a pipe as its
+ * input; the exec fails, the child exits, and gpg writes 4 bytes into
+ * the pipe 128 us after the child's exit_group began, when its end was
+ * still open.  The replay closes an exiting process's descriptors at its
+ * exit, and gave that write EPIPE; it opens a read end of its own for it
+ * (ops_io.c).  The trace does not say when the closes came; the writes
+ * that met EPIPE after them follow the exit as they did.
+ */
+static int reader_gone(const struct rpl_planner *pl, const struct iot_syscall *sc,
+		       const struct rpl_ev *ev, const struct rpl_fd *fe, uint32_t v)
+{
+	return ev->ret > 0 && fe->wend && PIPE_KIND(v) == PIPE_ONE &&
+	       (sc->flags & IOT_SCF_PIPE) && (sc->flags & IOT_SCF_COUNT) &&
+	       !(sc->flags & IOT_SCF_READ) && pl->ends.n[PIPE_END0(v)] == 0;
+}
+
+/*
  * A call that moves data between two descriptors in the kernel (splice,
  * tee, sendfile): the argument of the descriptor it takes data from, or
  * -1.  Read from a pipe, that end is a read of the pipe: it follows the
@@ -782,6 +802,8 @@ int rpl_plan_fds(struct rpl_plan *p, struct rpl_planner *pl, struct rpl_op *op,
 				 * --random-source, 0.14 s): from its end */
 				if (feeds_pipe(sc) && ev->ret != -EPIPE)
 					op->rflags |= RPL_OPF_ORDER_ENTER;
+				if (reader_gone(pl, sc, ev, &fe, v))
+					op->rflags |= RPL_OPF_LATE_READER;
 			}
 		}
 		/* the descriptor's number: a write through it only uses it,

@@ -336,6 +336,10 @@ int rpl_cpath_has_dots(const char *s);
  * op.link is that process (plan_fds.c; rpl_op_fd_proc()); the bit is
  * RPL_OPF_NODIR's, which only renames have */
 #define RPL_OPF_FDPROC	 RPL_OPF_NODIR
+/* a write into a pipe whose read ends had all closed, as the plan counts
+ * them, that succeeded when recorded: the replay gives it a read end
+ * (plan_fds.c reader_gone()); the bit is RPL_OPF_NODIR's too */
+#define RPL_OPF_LATE_READER RPL_OPF_NODIR
 
 /* Resources an op can be ordered on: path, its parent, path2, its
  * parent, two open files, and in a table threads share the descriptor
@@ -1357,6 +1361,9 @@ static inline void rpl_woke(struct rpl_plan *p)
  * the other end.  @return : the bytes moved, or @r. */
 int rpl_pipe_nothing(const struct rpl_op *op);
 int64_t rpl_pipe_rest(struct rpl_ctx *c, struct rpl_op *op, int fd, int64_t r, int wr);
+/* rpl_pipe_reader() : a new read end of the pipe whose write end is live
+ * @fd (RPL_OPF_LATE_READER), to be closed by the caller, or -1. */
+int rpl_pipe_reader(int fd);
 /* rpl_pipe_move() : @op's splice or tee of @n bytes from live @in to live
  * @out, waiting for its pipes where it moved bytes when recorded.
  * @return : its result, or -errno. */
