@@ -15,10 +15,10 @@ need_cmd mkfs.ext4
 need_cmd tar
 
 T=$(mktemp -d "${TMPDIR:-/tmp}/iotape-bench-clients.XXXXXX")
-MNT= LOOPDEV=
+MNT=
 cleanup() {
 	[ -n "$MNT" ] && umount "$MNT" 2>/dev/null
-	[ -n "$LOOPDEV" ] && losetup -d "$LOOPDEV" 2>/dev/null
+	loop_cleanup
 	rm -rf "$T"
 }
 trap cleanup EXIT
@@ -69,24 +69,19 @@ mkdir "$MNT"
 mount -t tmpfs -o size=512m tmpfs "$MNT" || fail "cannot mount a tmpfs"
 check_trees "$MNT" tmpfs
 umount "$MNT" || fail "cannot unmount the tmpfs"
-truncate -s 400M "$T/ext4.img"
-mkfs.ext4 -F -q "$T/ext4.img" || fail "mkfs.ext4 failed"
-LOOPDEV=$(losetup --find --show "$T/ext4.img") || skip "no free loop device"
-mount "$LOOPDEV" "$MNT" || fail "cannot mount the ext4 image"
-check_trees "$MNT" ext4
-umount "$MNT" || fail "cannot unmount the ext4 image"
+MNT=
+loop_fs ext4 400M "$T/ext4"
+check_trees "$T/ext4" ext4
+loop_fs_drop "$T/ext4"
 
 # a filesystem too small for four clients' writes: exit 5, a client named
-truncate -s 0 "$T/ext4.img"
-truncate -s 48M "$T/ext4.img"
-mkfs.ext4 -F -q "$T/ext4.img" || fail "mkfs.ext4 failed"
-mount "$LOOPDEV" "$MNT" || fail "cannot mount the small ext4 image"
+loop_fs ext4 48M "$T/ext4"
 mkdir "$T/big"
 head -c 3000000 /dev/urandom >"$T/big/blob"
 (cd "$T/big" && "$IOTAPE" record -q -o "$T/big.iotape" -- sh -c 'cp blob b1 && cp blob b2') ||
 	fail "recording the copy failed"
-mkdir "$MNT/r"
-timeout 120 "$IOTAPE" replay "$T/big.iotape" --root "$MNT/r" --clients 4 --timing afap \
+mkdir "$T/ext4/r"
+timeout 120 "$IOTAPE" replay "$T/big.iotape" --root "$T/ext4/r" --clients 4 --timing afap \
 	-o "$T/full.prof" >"$T/full.out" 2>&1
 rc=$?
 cat "$T/full.out"
@@ -94,10 +89,7 @@ cat "$T/full.out"
 grep -Eq "client [0-3]: (ENOSPC|EDQUOT)" "$T/full.out" || fail "the fault does not name its client"
 "$IOTAPE" report "$T/full.prof" | grep -q "FAILED: .*client [0-3]: " ||
 	fail "the profile is not marked failed with the client"
-umount "$MNT" || fail "cannot unmount the small ext4 image"
-MNT=
-losetup -d "$LOOPDEV"
-LOOPDEV=
+loop_fs_drop "$T/ext4"
 mine_left
 echo "ok: ENOSPC in one client: exit 5, the client named, nothing left mounted"
 

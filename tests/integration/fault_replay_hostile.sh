@@ -25,10 +25,8 @@ C1=$T/canary
 C2=$(mktemp -d /tmp/iotape-canary.XXXXXX)
 S=$T/work
 R=$T/root
-loopdev=
 cleanup() {
-	mountpoint -q "$T/fs" && umount "$T/fs"
-	[ -n "$loopdev" ] && losetup -d "$loopdev" 2>/dev/null
+	loop_cleanup
 	rm -rf "$T" "$C2" "$C2.recorded"
 }
 trap cleanup EXIT
@@ -91,14 +89,11 @@ if [ "$(id -u)" != 0 ] || [ ! -e /dev/loop-control ] || ! command -v mkfs.ext4 >
 	echo ok
 	exit 0
 fi
-mkdir "$T/big" "$T/fs"
+mkdir "$T/big"
 timeout 120 "$IOTAPE" record -q -o "$T/big.iotape" -- "$PROGS/rel_writer" "$T/big" 150 150 131072 \
 	>/dev/null || fail "recording the 19 MiB writer failed"
 rm -rf "$T/big"
-truncate -s 8M "$T/fs.img"
-mkfs.ext4 -q -F "$T/fs.img" >/dev/null 2>&1 || fail "mkfs.ext4 failed"
-loopdev=$(losetup -f --show "$T/fs.img") || skip "no free loop device"
-mount "$loopdev" "$T/fs" || fail "mount $loopdev failed"
+loop_fs ext4 8M "$T/fs"
 # by default the first ENOSPC stops the replay (exit 5: fault_target_*.sh);
 # --on-error continue goes on, as this test did before, and exits 0
 timeout 300 "$IOTAPE" replay "$T/big.iotape" --root "$T/fs" --timing afap -o "$T/big.prof" \
@@ -121,7 +116,6 @@ timeout 300 "$IOTAPE" replay "$T/big.iotape" --root "$T/fs" --force --verify --t
 	--on-error continue >"$T/out" 2>&1
 rc=$?
 [ "$rc" = 4 ] || { cat "$T/out"; fail "replay --verify onto a full filesystem exited $rc, want 4"; }
-umount "$T/fs"
-losetup -d "$loopdev"; loopdev=
+loop_fs_drop "$T/fs"
 echo "full 8 MiB ext4: exit 5; --on-error continue: exit 0 ($n writes ENOSPC in the profile), --verify exit 4"
 echo ok

@@ -13,7 +13,7 @@ fault_cleanup() {
 	for m in $MOUNTS; do
 		mountpoint -q "$m" && { umount "$m" 2>/dev/null || umount -l "$m"; }
 	done
-	[ -n "${LOOPDEV:-}" ] && losetup -d "$LOOPDEV" 2>/dev/null
+	loop_cleanup
 	rm -rf "$T"
 }
 trap fault_cleanup EXIT

@@ -18,6 +18,53 @@ need_root_loop() {
 	need_cmd losetup
 }
 
+# Loop filesystems of a test: loop_fs FS SIZE DIR makes a fresh FS (ext4,
+# xfs, btrfs; more mkfs options in $MKFS_OPTS) in the image DIR.img of
+# SIZE (truncate's) and mounts it on DIR; loop_fs_drop DIR unmounts it
+# and detaches its loop device now (failing if it cannot), and
+# loop_cleanup, from the test's exit trap, every one left.
+LOOP_MOUNTS= LOOP_DEVS=
+loop_fs() {
+	local fs=$1 size=$2 dir=$3 dev q=-q
+	need_root_loop
+	need_cmd "mkfs.$fs"
+	grep -qw "$fs" /proc/filesystems || modprobe "$fs" 2>/dev/null || true
+	grep -qw "$fs" /proc/filesystems || skip "no $fs in this kernel"
+	case $fs in ext*) q="-q -F" ;; *) q="-q -f" ;; esac
+	rm -f "$dir.img"
+	truncate -s "$size" "$dir.img" || fail "cannot make the image $dir.img"
+	# shellcheck disable=SC2086
+	mkfs."$fs" $q ${MKFS_OPTS:-} "$dir.img" >"$dir.mkfs" 2>&1 ||
+		fail "mkfs.$fs $q ${MKFS_OPTS:-} $dir.img failed: $(cat "$dir.mkfs")"
+	dev=$(losetup --find --show "$dir.img") || skip "no free loop device"
+	LOOP_DEVS="$dev $LOOP_DEVS"
+	mkdir -p "$dir"
+	mount -t "$fs" "$dev" "$dir" || fail "cannot mount the $fs image $dir.img ($dev) on $dir"
+	LOOP_MOUNTS="$dir $LOOP_MOUNTS"
+}
+
+loop_fs_drop() {
+	local dev
+	dev=$(findmnt -n -o SOURCE --target "$1" 2>/dev/null)
+	umount "$1" || fail "cannot unmount $1"
+	LOOP_MOUNTS=$(echo " $LOOP_MOUNTS " | sed "s| $1 | |")
+	case $dev in /dev/loop*)
+		losetup -d "$dev" || fail "cannot detach $dev"
+		LOOP_DEVS=$(echo " $LOOP_DEVS " | sed "s| $dev | |") ;;
+	esac
+	losetup -a | grep -q "($1.img)" && fail "a loop device is left: $(losetup -a | grep "($1.img)")"
+	return 0
+}
+
+loop_cleanup() {
+	local m d
+	for m in $LOOP_MOUNTS; do
+		mountpoint -q "$m" && { umount "$m" 2>/dev/null || umount -l "$m"; }
+	done
+	for d in $LOOP_DEVS; do losetup -d "$d" 2>/dev/null; done
+	LOOP_MOUNTS= LOOP_DEVS=
+}
+
 # need_bpf: the bpf backend loads (a probe recording of `true`, in a
 # directory of its own: not the caller's, which may be the source tree),
 # or the test is skipped where it cannot: not root, no kernel BTF, a

@@ -24,10 +24,10 @@ export OMPI_MCA_btl=self,vader,tcp OMPI_MCA_btl_tcp_if_include=lo OMPI_MCA_oob_t
 MPIRUN="mpirun --allow-run-as-root --oversubscribe"
 
 T=$(mktemp -d "${TMPDIR:-/tmp}/iotape-mpi.XXXXXX")
-MNT=$T/mnt LOOPDEV=
+MNT=$T/mnt
 cleanup() {
 	mountpoint -q "$MNT" && umount "$MNT"
-	[ -n "$LOOPDEV" ] && losetup -d "$LOOPDEV" 2>/dev/null
+	loop_cleanup
 	rm -rf "$T"
 }
 trap cleanup EXIT
@@ -123,15 +123,10 @@ ranks tmpfs
 fit tmpfs
 umount "$MNT" || fail "cannot unmount the tmpfs"
 
-truncate -s 300M "$T/ext4.img"
-mkfs.ext4 -F -q "$T/ext4.img" || fail "mkfs.ext4 failed"
-LOOPDEV=$(losetup --find --show "$T/ext4.img") || skip "no free loop device"
-mount "$LOOPDEV" "$MNT" || fail "cannot mount the ext4 image"
+loop_fs ext4 300M "$MNT"
 ranks ext4
 fit ext4
-umount "$MNT" || fail "cannot unmount the ext4 image"
-losetup -d "$LOOPDEV"
-LOOPDEV=
+loop_fs_drop "$MNT"
 grep -q " $T/" /proc/self/mountinfo && fail "a mount is left under $T"
 losetup -a | grep -q "($T/" && fail "a loop device is left: $(losetup -a | grep "($T/")"
 echo "ok: nothing left mounted, no loop device"

@@ -12,27 +12,13 @@
 # the page cache is dropped, and the reads come from the disk.
 set -u
 . "$SRCDIR/tests/integration/lib.sh"
-need_root_loop
-need_cmd mkfs.btrfs
 need_cmd fio
 need_iotape_cmd record
 need_iotape_cmd replay
-grep -qw btrfs /proc/filesystems || modprobe btrfs 2>/dev/null || true
-grep -qw btrfs /proc/filesystems || skip "no btrfs in this kernel"
 T=$(mktemp -d "${TMPDIR:-/tmp}/iotape-aiobtrfs.XXXXXX")
-MNT= LOOPDEV=
-cleanup() {
-	[ -n "$MNT" ] && umount "$MNT" 2>/dev/null
-	[ -n "$LOOPDEV" ] && losetup -d "$LOOPDEV" 2>/dev/null
-	rm -rf "$T"
-}
-trap cleanup EXIT
-truncate -s 512m "$T/btrfs.img" && mkfs.btrfs -f -q "$T/btrfs.img" >/dev/null 2>&1 ||
-	fail "mkfs.btrfs failed"
-LOOPDEV=$(losetup --find --show "$T/btrfs.img") || skip "no free loop device"
-mkdir "$T/mnt"
-mount -t btrfs "$LOOPDEV" "$T/mnt" || fail "cannot mount the btrfs image"
+trap 'loop_cleanup; rm -rf "$T"' EXIT
 MNT=$T/mnt
+loop_fs btrfs 512m "$MNT"
 for engine in io_uring libaio; do
 	w=$MNT/w-$engine
 	mkdir -p "$w"

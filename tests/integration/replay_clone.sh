@@ -13,29 +13,18 @@ need_root_loop
 # coreutils 9 clones by default (--reflink=auto); older cp never tries
 cp --help | grep -q 'reflink\[=WHEN\]' || skip "cp has no --reflink"
 if command -v mkfs.btrfs >/dev/null 2>&1; then
-	FS=btrfs; MKFS="mkfs.btrfs -f -q"
+	FS=btrfs
 elif command -v mkfs.xfs >/dev/null 2>&1; then
-	FS=xfs; MKFS="mkfs.xfs -f -q -m reflink=1"
+	FS=xfs MKFS_OPTS="-m reflink=1"
 else
 	skip "neither mkfs.btrfs nor mkfs.xfs is installed"
 fi
-grep -qw $FS /proc/filesystems || modprobe $FS 2>/dev/null || true
-grep -qw $FS /proc/filesystems || skip "no $FS in this kernel"
 
 T=$(mktemp -d "${TMPDIR:-/tmp}/iotape-clone.XXXXXX")
-LOOP=
-cleanup() {
-	umount "$T/tmpfs" "$T/cow" 2>/dev/null
-	[ -n "$LOOP" ] && losetup -d "$LOOP" 2>/dev/null
-	rm -rf "$T"
-}
-trap cleanup EXIT
-mkdir "$T/tmpfs" "$T/cow"
+trap 'umount "$T/tmpfs" 2>/dev/null; loop_cleanup; rm -rf "$T"' EXIT
+mkdir "$T/tmpfs"
 mount -t tmpfs -o size=64m tmpfs "$T/tmpfs" || skip "cannot mount tmpfs"
-truncate -s 320M "$T/cow.img"
-LOOP=$(losetup --find --show "$T/cow.img") || skip "no free loop device"
-$MKFS "$LOOP" >/dev/null 2>&1 || fail "$MKFS failed"
-mount -t $FS "$LOOP" "$T/cow" || fail "cannot mount $FS"
+loop_fs $FS 320M "$T/cow"
 
 # listing DIR - as in replay_trees.sh; directories without a link count
 # (btrfs counts none for subdirectories)

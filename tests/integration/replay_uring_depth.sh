@@ -16,22 +16,11 @@ set -u
 . "$SRCDIR/tests/integration/lib.sh"
 . "$SRCDIR/tests/integration/record_lib.sh"
 need_ptrace
-need_root_loop
-need_cmd mkfs.ext4
 [ -x "$PROGS/uring_depth" ] || fail "$PROGS/uring_depth is not built (make tests)"
 T=$(mktemp -d "${TMPDIR:-/tmp}/iotape-udepth.XXXXXX")
-MNT= LOOPDEV=
-cleanup() {
-	[ -n "$MNT" ] && umount "$MNT" 2>/dev/null
-	[ -n "$LOOPDEV" ] && losetup -d "$LOOPDEV" 2>/dev/null
-	rm -rf "$T"
-}
-trap cleanup EXIT
-truncate -s 256m "$T/ext4.img" && mkfs.ext4 -F -q "$T/ext4.img" || fail "mkfs.ext4 failed"
-LOOPDEV=$(losetup --find --show "$T/ext4.img") || skip "no free loop device"
-mkdir "$T/mnt"
-mount "$LOOPDEV" "$T/mnt" || fail "cannot mount the ext4 image"
+trap 'loop_cleanup; rm -rf "$T"' EXIT
 MNT=$T/mnt
+loop_fs ext4 256m "$MNT"
 mkdir "$MNT/w"
 "$PROGS/uring_depth" "$MNT/w" 8 2048 lazy >/dev/null 2>&1
 case $? in
