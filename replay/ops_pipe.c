@@ -45,6 +45,7 @@
 #include <sys/stat.h>
 #include <sys/syscall.h>
 #include <sys/un.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "rpl.h"
@@ -355,11 +356,23 @@ int64_t rpl_send_recv(struct rpl_ctx *c, struct rpl_op *op, int fd, int wr)
 	n = (size_t)(want > 0 ? want : asked);
 	if (n > RPL_SCRATCH)
 		n = RPL_SCRATCH;
-	do
+	for (;;) {
 		r = RPL_CALL(c, wr ? send(fd, rpl_wbuf_of(op), n, fl | MSG_NOSIGNAL) :
 				     recv(fd, c->scratch, n, fl));
-	while (((r == -EAGAIN && want > 0) || (peek && r >= 0 && r < want)) &&
-	       rpl_wait_again(c, op, &pfd, &deadline));
+		if (r == -EAGAIN && want > 0) {
+			if (!rpl_wait_again(c, op, &pfd, &deadline))
+				break;
+		} else if (peek && r >= 0 && r < want) {
+			/* part of what it saw: the socket polls readable
+			 * until it is read, so the wait for the rest is a
+			 * pause, not a poll (which returned at once) */
+			if (atomic_load(&rpl_stop_sig) || waited_out(c, op, &deadline))
+				break;
+			nanosleep(&(struct timespec){ 0, 20000 }, NULL);
+		} else {
+			break;
+		}
+	}
 	return peek ? r : rpl_pipe_rest(c, op, fd, r, wr);
 }
 
