@@ -653,6 +653,14 @@ int rec_decode_entry(struct rec_ctx *c, struct rec_task *t, int nr,
 		rec_aio_entry(c, t);
 		if (nr == SYS_munmap)
 			rec_fmap_entry(c, t, 1);
+		/* The kernel frees the number early in the call: another
+		 * thread's open can return it before this close returns
+		 * (its exit stop comes after the open's, its bpf record
+		 * first), and forgetting the file at the exit forgot the
+		 * open's (a Go test's unlinkat()s through it recorded under
+		 * no directory). */
+		if (nr == SYS_close)
+			rec_fd_close_at(t, (int)ev->args[0], ev->t_enter);
 		break;
 	case SYS_msync:
 		rec_fmap_entry(c, t, 0);
@@ -849,10 +857,6 @@ void rec_decode_exit(struct rec_ctx *c, struct rec_task *t, int64_t ret,
 		/* an O_TMPFILE file given a name: its later calls carry it */
 		if (ret == 0 && ev->path2)
 			link_exit(t);
-		break;
-	case SYS_close:
-		if (ret != -EBADF)
-			rec_fd_close(t, (int)ev->args[0]);
 		break;
 	case SYS_close_range:
 		if (ret == 0)

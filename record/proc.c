@@ -361,6 +361,7 @@ int rec_fd_set(struct rec_task *t, int fd, const char *path, uint32_t len,
 	ft->fd[fd].len = p ? len : 0;
 	ft->fd[fd].cloexec = !!cloexec;
 	ft->fd[fd].unnamed = 0;
+	ft->fd[fd].t_set = t->ev.t_exit;
 	return 0;
 }
 
@@ -373,6 +374,12 @@ void rec_fd_close(struct rec_task *t, int fd)
 	t->fds->fd[fd].len = 0;
 	t->fds->fd[fd].cloexec = 0;
 	t->fds->fd[fd].unnamed = 0;
+}
+
+void rec_fd_close_at(struct rec_task *t, int fd, int64_t t_enter)
+{
+	if (t->fds && fd >= 0 && fd < t->fds->n && t->fds->fd[fd].t_set <= t_enter)
+		rec_fd_close(t, fd);
 }
 
 void rec_fd_cloexec(struct rec_task *t, int fd, int on)

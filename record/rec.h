@@ -40,6 +40,8 @@ struct rec_fd {
 	uint32_t len;
 	uint8_t cloexec;
 	uint8_t unnamed;		/* O_TMPFILE: path is its directory's */
+	int64_t t_set;			/* the exit of the call that gave it
+					 * (0: unknown): rec_fd_close_at() */
 };
 
 struct rec_fdtab {
@@ -414,6 +416,10 @@ const char *rec_fd_path(const struct rec_task *t, int64_t fd, uint32_t *len);
 int rec_fd_set(struct rec_task *t, int fd, const char *path, uint32_t len,
 	       int cloexec);
 void rec_fd_close(struct rec_task *t, int fd);
+/* rec_fd_close_at() : the close of @fd that entered at @t_enter, unless
+ * the number was given again since (another thread's call that returned
+ * it after the close freed it, which a backend may report first). */
+void rec_fd_close_at(struct rec_task *t, int fd, int64_t t_enter);
 void rec_fd_cloexec(struct rec_task *t, int fd, int on);
 /* @fd was opened O_TMPFILE: a file with no name, its path its directory's */
 void rec_fd_unnamed(struct rec_task *t, int fd);
