@@ -714,6 +714,7 @@ int cmd_record(int argc, char **argv)
 	if (!o.path_set_bytes)
 		o.path_set_bytes = (uint64_t)o.path_set_mb << 20;
 	rec_pset_cap(&c->seen, o.path_set_bytes);
+	rec_pset_cap(&c->entries, o.path_set_bytes);
 	if (o.flush_ms <= 0)
 		o.flush_ms = 250;
 	rec_stamp("opened");

@@ -337,6 +337,9 @@ struct rec_ctx {
 	struct rec_stats st;
 	/* path states taken */
 	struct rec_pathset seen;
+	/* ... the directory entries they are of, by their directory's
+	 * device and inode and their name (states.c entry_met()) */
+	struct rec_pathset entries;
 	struct rec_linkcache *links;	/* for paths with "..": states.c */
 	uint8_t *xbuf;			/* a state's extended attributes (states.c) */
 	/* directories the workload renamed, newest last (states.c:

@@ -28,6 +28,11 @@
 
 struct rec_linkcache {
 	uint64_t gen;			/* bumped by rec_names_changed() */
+	/* the last directory entry_met() looked up: its path, and its
+	 * device and inode at generation dgen */
+	char *dir;
+	uint32_t dir_len;
+	uint64_t dgen, dev, ino;
 	struct {
 		uint64_t h, gen;
 		uint32_t len;
@@ -143,6 +148,8 @@ int rec_seen_init(struct rec_ctx *c)
 {
 	int r = rec_pset_init(&c->seen);
 	if (r == 0)
+		r = rec_pset_init(&c->entries);
+	if (r == 0)
 		r = rec_pset_init(&c->listed_set);
 	if (r == 0 && !(c->links = calloc(1, sizeof(*c->links))))
 		r = -ENOMEM;
@@ -155,6 +162,8 @@ void rec_seen_free(struct rec_ctx *c)
 
 	for (i = 0; c->links && i < LINK_SLOTS; i++)
 		free(c->links->e[i].path);
+	if (c->links)
+		free(c->links->dir);
 	free(c->links);
 	c->links = NULL;
 	free(c->xbuf);
@@ -167,6 +176,7 @@ void rec_seen_free(struct rec_ctx *c)
 	free(c->moves);
 	c->moves = NULL;
 	rec_pset_free(&c->seen);
+	rec_pset_free(&c->entries);
 	rec_pset_free(&c->listed_set);
 	free(c->listed);
 	c->listed = NULL;
@@ -444,20 +454,90 @@ static uint32_t take_xattrs(struct rec_ctx *c, const char *sp, struct iot_xattr 
 
 static int moved_origin(struct rec_ctx *c, const struct iot_path_state *ps, int depth);
 
+/*
+ * One directory entry named two ways: through a symlink to a directory
+ * (src/linkdir/f, src/perl5/f), or with ".." (mod/../tool, tool).  A
+ * state is taken when a path is first named, so a second name first met
+ * after the workload made or changed the entry through the first took
+ * the changed entry as the starting tree's: rsync's tree listed again
+ * through a link after 300 files had grown and a directory was renamed
+ * (489 mismatches: the replay's tree had the new name and the longer
+ * files from the start); a Go build's output named as mod/../tool when
+ * made and as tool when run (prepared, so the build's stats and opens
+ * found it). An entry is its directory's device and inode and its name;
+ * its state is written under the first name met, and a name met later
+ * for an entry met already adds none.  (Two hard links are two entries.)
+ * It is also its path as stat_path() cleans it: a backend that takes
+ * states after the calls (the fast path, bpf) may find the directory
+ * gone by then (rm -rf), and must still know "d/sub/../f" and "d/f" as
+ * one, as ptrace does.  @key : room for the key.  @return : 1 if @sp's
+ * entry was met under another name, 0 if not (added now), -ENOMEM.
+ */
+#define ENTRY_KEY_MAX (16 + 256)
+
+static int entry_met(struct rec_ctx *c, const char *sp, char *key)
+{
+	struct rec_linkcache *lc = c->links;
+	const char *name = strrchr(sp, '/');
+	uint32_t dl, nl;
+	struct stat sb;
+	int r;
+
+	if (!lc || !name || !name[1] || sp[0] != '/')
+		return 0;
+	r = rec_pset_add(&c->entries, sp, (uint32_t)strlen(sp),
+			 rec_pset_hash(&c->entries, sp, (uint32_t)strlen(sp)), 0, NULL);
+	if (r <= 0)
+		return r < 0 ? r : 1;
+	dl = name == sp ? 1 : (uint32_t)(name - sp);
+	nl = (uint32_t)strlen(name + 1);
+	if (nl > ENTRY_KEY_MAX - 16 || dl >= PATH_MAX)
+		return 0;
+	/* a walk names one directory's entries in a row: its look-up kept
+	 * until a name changes (rec_names_changed()) */
+	if (!lc->dir || lc->dgen != lc->gen || lc->dir_len != dl || memcmp(lc->dir, sp, dl) != 0) {
+		char *d = strndup(sp, dl);
+
+		if (!d)
+			return -ENOMEM;
+		r = stat(d, &sb);
+		free(lc->dir);
+		lc->dir = NULL;
+		if (r < 0) {
+			free(d);
+			return 0;
+		}
+		lc->dir = d;
+		lc->dir_len = dl;
+		lc->dgen = lc->gen;
+		lc->dev = sb.st_dev;
+		lc->ino = sb.st_ino;
+	}
+	memcpy(key, &lc->dev, 8);
+	memcpy(key + 8, &lc->ino, 8);
+	memcpy(key + 16, name + 1, nl);
+	r = rec_pset_add(&c->entries, key, 16 + nl, rec_pset_hash(&c->entries, key, 16 + nl), 0,
+			 NULL);
+	return r < 0 ? r : r == 0;
+}
+
 /* Write the state of @p: @pre when the program took it before the call
  * (fast path), else per @how (and @pre's opened file: as_opened()). */
 static int take_one(struct rec_ctx *c, const char *p, uint32_t len, int depth,
 		    const struct rec_pre *pre, int how)
 {
 	struct iot_path_state ps;
-	char target[REC_PATH_MAX], spbuf[REC_PATH_MAX];
+	char target[REC_PATH_MAX], spbuf[REC_PATH_MAX], key[ENTRY_KEY_MAX];
 	uint64_t ranges[2 * REC_DATA_RANGES];
 	struct iot_xattr xa[XATTRS_MAX];
 	struct iot_ps_extra ex;
-	const char *sp = p;
+	const char *sp = stat_path(c, p, spbuf, sizeof(spbuf));
 	struct stat sb;
 	int r, ok;
 
+	/* an entry met under another name: its state is there */
+	if ((r = entry_met(c, sp, key)) != 0)
+		return r < 0 ? r : 0;
 	memset(&ps, 0, sizeof(ps));
 	memset(&ex, 0, sizeof(ex));
 	ps.path = p;
@@ -472,7 +552,6 @@ static int take_one(struct rec_ctx *c, const char *p, uint32_t len, int depth,
 	} else if (how == ANC_MISSING) {
 		ok = 0;
 	} else {
-		sp = stat_path(c, p, spbuf, sizeof(spbuf));
 		ok = lstat_long(sp, &sb) == 0;
 		if (ok && pre)
 			as_opened(&sb, &pre->op);
@@ -486,8 +565,6 @@ static int take_one(struct rec_ctx *c, const char *p, uint32_t len, int depth,
 	if (ok) {
 		state_from_stat(&ps, &sb);
 		if (S_ISREG(sb.st_mode) || S_ISDIR(sb.st_mode)) {
-			if (pre && !pre->opened)	/* the program's own lstat */
-				sp = stat_path(c, p, spbuf, sizeof(spbuf));
 			ex.n_xattrs = take_xattrs(c, sp, xa);
 			ex.xattrs = xa;
 			r = data_ranges(sp, &sb, ranges, REC_DATA_RANGES);
@@ -775,15 +852,20 @@ static uint32_t dtype_mode(unsigned char d)
  * deep tree's entries cost what a shallow one's do. */
 static int64_t take_entries(struct rec_ctx *c, const struct rec_listed *l)
 {
-	char spbuf[REC_PATH_MAX], full[REC_PATH_MAX], target[REC_PATH_MAX];
+	char spbuf[REC_PATH_MAX], full[REC_PATH_MAX], target[REC_PATH_MAX], key[ENTRY_KEY_MAX];
 	const char *sp = stat_path(c, l->path, spbuf, sizeof(spbuf));
 	size_t splen = strlen(sp);
 	int64_t n = 0;
 	struct dirent *de;
+	struct stat dsb;
 	DIR *d = opendir(sp);
 
 	if (!d)
 		return 0;		/* gone since, or not ours to read */
+	if (fstat(dirfd(d), &dsb) < 0)
+		dsb.st_ino = 0;
+	memcpy(key, &dsb.st_dev, 8);
+	memcpy(key + 8, &dsb.st_ino, 8);
 	while ((de = readdir(d)) != NULL) {
 		struct iot_path_state ps = { 0 };
 		size_t nl = strlen(de->d_name);
@@ -805,6 +887,18 @@ static int64_t take_entries(struct rec_ctx *c, const struct rec_listed *l)
 		}
 		if (r == 0)
 			continue;	/* named by a call: its state is taken */
+		/* ... or named by a call otherwise (entry_met()) */
+		if (dsb.st_ino && nl <= ENTRY_KEY_MAX - 16) {
+			memcpy(key + 16, de->d_name, nl);
+			r = rec_pset_add(&c->entries, key, (uint32_t)(16 + nl),
+					 rec_pset_hash(&c->entries, key, (uint32_t)(16 + nl)), 0, NULL);
+			if (r < 0) {
+				closedir(d);
+				return r;
+			}
+			if (r == 0)
+				continue;
+		}
 		ps.path = full;
 		ps.path_len = (uint32_t)(l->len + 1 + nl);
 		ps.t_ns = l->t_ns;
