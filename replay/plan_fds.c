@@ -957,6 +957,13 @@ int rpl_plan_fds(struct rpl_plan *p, struct rpl_planner *pl, struct rpl_op *op,
 			return -ENOMEM;
 		break;
 	case SYS_close:
+		/* The kernel frees the number early in the call: where
+		 * threads share the table, another's open can take it before
+		 * this close returns, and ordered from the close's end, that
+		 * open came first here and the close closed the file it
+		 * opened (its next call EBADF).  It counts from its entry. */
+		if (shared)
+			op->rflags |= RPL_OPF_ORDER_ENTER;
 		rpl_fdtab_close(tab, (long)ev->args[0]);
 		break;
 	case SYS_close_range:
