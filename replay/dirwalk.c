@@ -950,9 +950,22 @@ static size_t path_run(struct rpl_thread *t, uint32_t from, uint32_t *endp, cons
 			}
 			continue;
 		}
-		if (fixed_op(op, sc, INT64_MIN, fds, nfd) && on_stream(t, op->ev.args[0], stream_fd)) {
-			*why = "a pipe's or socket's call no other thread waits for";
-			break;
+		if (fixed_op(op, sc, INT64_MIN, fds, nfd)) {
+			if (on_stream(t, op->ev.args[0], stream_fd)) {
+				*why = "a pipe's or socket's call no other thread waits for";
+				break;
+			}
+			/* a write (or any call) on a file none of the files
+			 * opened: in its place too, as the reads of that file
+			 * are (omindex writes its database between the files
+			 * it indexes and reads it back: moved with a file, a
+			 * write came after the read of its bytes, which then
+			 * read nothing) */
+			if (push_fixed(&fixed, &nfixed, &capfixed, j) < 0) {
+				*why = "out of memory";
+				break;
+			}
+			continue;
 		}
 		*why = "a descriptor open across files";
 		if (entry_fds(op, sc, fds, &nfd) < 0)
