@@ -617,9 +617,15 @@ static uint32_t wait_for(const struct rpl_actx *x, uint64_t level, uint32_t want
 }
 
 /* The completions @op saw when recorded of requests that open, close or
- * change names: what follows may need them (a descriptor, a name), so
- * they are waited for here as recorded, however few are in flight.  Of
- * data transfers and syncs, a wait takes the depth (wait_for()). */
+ * change names, or sync: what follows may need them (a descriptor, a
+ * name, data on the disk), so they are waited for here as recorded,
+ * however few are in flight, whether the call asked for completions or
+ * the program polled the ring for them.  qemu-img polls for its two
+ * datasyncs and closes the file; the replay, not waiting for them,
+ * closed it while they were queued for the kernel's worker, which then
+ * found no file (EBADF, after the close) or never posted them before the
+ * ring went.
+ * Of data transfers, a wait takes the depth (wait_for()). */
 static void await_needed(struct rpl_ctx *c, struct rpl_op *op, struct rpl_actx *x)
 {
 	uint32_t i;
@@ -631,7 +637,7 @@ static void await_needed(struct rpl_ctx *c, struct rpl_op *op, struct rpl_actx *
 		if (ra->a.kind != IOT_AIO_COMPLETE || !ra->req)
 			continue;
 		opc = c->p->aio[ra->req - 1].a.opcode;
-		if (opc != IORING_OP_NOP && opc != IORING_OP_FSYNC && opc != IORING_OP_FALLOCATE &&
+		if (opc != IORING_OP_NOP && opc != IORING_OP_FALLOCATE &&
 		    !iot_aio_op_dir(IOT_AIO_URING, opc))
 			rpl_uring_await(c, op, x, i, i + 1);
 	}
@@ -709,8 +715,9 @@ static int64_t h_enter(struct rpl_ctx *c, struct rpl_op *op)
 	if (r > 0)
 		x->inflight += (uint32_t)r;
 	reap(c, op, x);
-	if (wait || (op->ev.args[3] & IORING_ENTER_GETEVENTS))
-		await_needed(c, op, x);
+	/* (a program that polls the ring's descriptor for completions
+	 * enters without GETEVENTS: qemu's) */
+	await_needed(c, op, x);
 	pthread_mutex_unlock(&x->lock);
 	if (ns)
 		rpl_ns_changed(c->p);
