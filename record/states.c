@@ -25,14 +25,19 @@
  * link or a symlink: rec_names_changed()).
  */
 #define LINK_SLOTS 1024
+#define DIR_SLOTS 4
 
 struct rec_linkcache {
 	uint64_t gen;			/* bumped by rec_names_changed() */
-	/* the last directory entry_met() looked up: its path, and its
-	 * device and inode at generation dgen */
-	char *dir;
-	uint32_t dir_len;
-	uint64_t dgen, dev, ino;
+	/* the last directories entry_met() looked up: their paths, and
+	 * their devices and inodes at generation dgen (a copy names two in
+	 * turn, its source's and its target's) */
+	struct {
+		char *dir;
+		uint32_t dir_len;
+		uint64_t dgen, dev, ino;
+	} d[DIR_SLOTS];
+	uint32_t d_next;
 	struct {
 		uint64_t h, gen;
 		uint32_t len;
@@ -162,8 +167,8 @@ void rec_seen_free(struct rec_ctx *c)
 
 	for (i = 0; c->links && i < LINK_SLOTS; i++)
 		free(c->links->e[i].path);
-	if (c->links)
-		free(c->links->dir);
+	for (i = 0; c->links && i < DIR_SLOTS; i++)
+		free(c->links->d[i].dir);
 	free(c->links);
 	c->links = NULL;
 	free(c->xbuf);
@@ -470,51 +475,60 @@ static int moved_origin(struct rec_ctx *c, const struct iot_path_state *ps, int 
  * It is also its path as stat_path() cleans it: a backend that takes
  * states after the calls (the fast path, bpf) may find the directory
  * gone by then (rm -rf), and must still know "d/sub/../f" and "d/f" as
- * one, as ptrace does.  @key : room for the key.  @return : 1 if @sp's
- * entry was met under another name, 0 if not (added now), -ENOMEM.
+ * one, as ptrace does.  @sp : @p as stat_path() gives it (@p itself if
+ * it has no "." or "..": a name the set of paths met has not met).
+ * @key : room for the key.  @return : 1 if @sp's entry was met under
+ * another name, 0 if not (added now), -ENOMEM.
  */
 #define ENTRY_KEY_MAX (16 + 256)
 
-static int entry_met(struct rec_ctx *c, const char *sp, char *key)
+static int entry_met(struct rec_ctx *c, const char *p, const char *sp, char *key)
 {
 	struct rec_linkcache *lc = c->links;
 	const char *name = strrchr(sp, '/');
-	uint32_t dl, nl;
+	uint32_t dl, nl, i;
 	struct stat sb;
 	int r;
 
 	if (!lc || !name || !name[1] || sp[0] != '/')
 		return 0;
-	r = rec_pset_add(&c->entries, sp, (uint32_t)strlen(sp),
-			 rec_pset_hash(&c->entries, sp, (uint32_t)strlen(sp)), 0, NULL);
-	if (r <= 0)
-		return r < 0 ? r : 1;
+	/* the path as named is new to the set of paths met: as cleaned, it
+	 * may not be */
+	if (sp != p) {
+		r = rec_pset_add(&c->entries, sp, (uint32_t)strlen(sp),
+				 rec_pset_hash(&c->entries, sp, (uint32_t)strlen(sp)), 0, NULL);
+		if (r <= 0)
+			return r < 0 ? r : 1;
+	}
 	dl = name == sp ? 1 : (uint32_t)(name - sp);
 	nl = (uint32_t)strlen(name + 1);
 	if (nl > ENTRY_KEY_MAX - 16 || dl >= PATH_MAX)
 		return 0;
 	/* a walk names one directory's entries in a row: its look-up kept
 	 * until a name changes (rec_names_changed()) */
-	if (!lc->dir || lc->dgen != lc->gen || lc->dir_len != dl || memcmp(lc->dir, sp, dl) != 0) {
+	for (i = 0; i < DIR_SLOTS; i++)
+		if (lc->d[i].dir && lc->d[i].dgen == lc->gen && lc->d[i].dir_len == dl &&
+		    memcmp(lc->d[i].dir, sp, dl) == 0)
+			break;
+	if (i == DIR_SLOTS) {
 		char *d = strndup(sp, dl);
 
 		if (!d)
 			return -ENOMEM;
-		r = stat(d, &sb);
-		free(lc->dir);
-		lc->dir = NULL;
-		if (r < 0) {
+		if (stat(d, &sb) < 0) {
 			free(d);
 			return 0;
 		}
-		lc->dir = d;
-		lc->dir_len = dl;
-		lc->dgen = lc->gen;
-		lc->dev = sb.st_dev;
-		lc->ino = sb.st_ino;
+		i = lc->d_next++ % DIR_SLOTS;
+		free(lc->d[i].dir);
+		lc->d[i].dir = d;
+		lc->d[i].dir_len = dl;
+		lc->d[i].dgen = lc->gen;
+		lc->d[i].dev = sb.st_dev;
+		lc->d[i].ino = sb.st_ino;
 	}
-	memcpy(key, &lc->dev, 8);
-	memcpy(key + 8, &lc->ino, 8);
+	memcpy(key, &lc->d[i].dev, 8);
+	memcpy(key + 8, &lc->d[i].ino, 8);
 	memcpy(key + 16, name + 1, nl);
 	r = rec_pset_add(&c->entries, key, 16 + nl, rec_pset_hash(&c->entries, key, 16 + nl), 0,
 			 NULL);
@@ -536,7 +550,7 @@ static int take_one(struct rec_ctx *c, const char *p, uint32_t len, int depth,
 	int r, ok;
 
 	/* an entry met under another name: its state is there */
-	if ((r = entry_met(c, sp, key)) != 0)
+	if ((r = entry_met(c, p, sp, key)) != 0)
 		return r < 0 ? r : 0;
 	memset(&ps, 0, sizeof(ps));
 	memset(&ex, 0, sizeof(ex));
