@@ -156,6 +156,28 @@ static void test_unfinished(void **state)
 	assert_int_equal(c.res.listings_differ, 0);
 }
 
+/* Closed after one call (rm -rf's look for an entry): a call that filled
+ * its 32 KiB buffer both times, with other names first, says the same,
+ * and is a listing in another order; one that filled it once is judged. */
+static void test_full_buffers(void **state)
+{
+	struct case_ c;
+	int held[MAXOPS];
+
+	setup_case(&c);
+	add(&c, 0, SYS_getdents64, 3, "/d", 32752, 32768);
+	c.ops[0].ev.args[2] = 32768;
+	add(&c, 0, SYS_close, 3, "/d", 0, 0);
+	add(&c, 0, SYS_getdents64, 3, "/e", 32752, 20000);
+	c.ops[2].ev.args[2] = 32768;
+	add(&c, 0, SYS_close, 3, "/e", 0, 0);
+	run(&c, held);
+	assert_int_equal(c.judged[0], 0);
+	assert_int_equal(c.judged[2], 1);
+	assert_int_equal(c.res.listings_reordered, 1);
+	assert_int_equal(c.res.listing_calls, 1);
+}
+
 /* Two processes with listings on the same descriptor number at once,
  * and a call that failed here: each its own; the failed one by itself. */
 static void test_two_processes(void **state)
@@ -185,6 +207,7 @@ int main(void)
 		cmocka_unit_test(test_entry_added),
 		cmocka_unit_test(test_entry_missing),
 		cmocka_unit_test(test_unfinished),
+		cmocka_unit_test(test_full_buffers),
 		cmocka_unit_test(test_two_processes),
 	};
 
