@@ -477,12 +477,26 @@ static int moved_origin(struct rec_ctx *c, const struct iot_path_state *ps, int 
  * gone by then (rm -rf), and must still know "d/sub/../f" and "d/f" as
  * one, as ptrace does.  @sp : @p as stat_path() gives it (@p itself if
  * it has no "." or "..": a name the set of paths met has not met).
- * @key : room for the key.  @return : 1 if @sp's entry was met under
- * another name, 0 if not (added now), -ENOMEM.
+ * @return : 1 if @sp's entry was met under another name, 0 if not (added
+ * now), -ENOMEM.
  */
 #define ENTRY_KEY_MAX (16 + 256)
 
-static int entry_met(struct rec_ctx *c, const char *p, const char *sp, char *key)
+/* Entry @name (@nl bytes, at most ENTRY_KEY_MAX - 16) of the directory
+ * @dev/@ino into the set of entries.  @return : rec_pset_add()'s. */
+static int entry_add(struct rec_ctx *c, uint64_t dev, uint64_t ino, const char *name,
+		     uint32_t nl)
+{
+	char key[ENTRY_KEY_MAX];
+
+	memcpy(key, &dev, 8);
+	memcpy(key + 8, &ino, 8);
+	memcpy(key + 16, name, nl);
+	return rec_pset_add(&c->entries, key, 16 + nl, rec_pset_hash(&c->entries, key, 16 + nl),
+			    0, NULL);
+}
+
+static int entry_met(struct rec_ctx *c, const char *p, const char *sp)
 {
 	struct rec_linkcache *lc = c->links;
 	const char *name = strrchr(sp, '/');
@@ -527,11 +541,7 @@ static int entry_met(struct rec_ctx *c, const char *p, const char *sp, char *key
 		lc->d[i].dev = sb.st_dev;
 		lc->d[i].ino = sb.st_ino;
 	}
-	memcpy(key, &lc->d[i].dev, 8);
-	memcpy(key + 8, &lc->d[i].ino, 8);
-	memcpy(key + 16, name + 1, nl);
-	r = rec_pset_add(&c->entries, key, 16 + nl, rec_pset_hash(&c->entries, key, 16 + nl), 0,
-			 NULL);
+	r = entry_add(c, lc->d[i].dev, lc->d[i].ino, name + 1, nl);
 	return r < 0 ? r : r == 0;
 }
 
@@ -541,7 +551,7 @@ static int take_one(struct rec_ctx *c, const char *p, uint32_t len, int depth,
 		    const struct rec_pre *pre, int how)
 {
 	struct iot_path_state ps;
-	char target[REC_PATH_MAX], spbuf[REC_PATH_MAX], key[ENTRY_KEY_MAX];
+	char target[REC_PATH_MAX], spbuf[REC_PATH_MAX];
 	uint64_t ranges[2 * REC_DATA_RANGES];
 	struct iot_xattr xa[XATTRS_MAX];
 	struct iot_ps_extra ex;
@@ -550,7 +560,7 @@ static int take_one(struct rec_ctx *c, const char *p, uint32_t len, int depth,
 	int r, ok;
 
 	/* an entry met under another name: its state is there */
-	if ((r = entry_met(c, p, sp, key)) != 0)
+	if ((r = entry_met(c, p, sp)) != 0)
 		return r < 0 ? r : 0;
 	memset(&ps, 0, sizeof(ps));
 	memset(&ex, 0, sizeof(ex));
@@ -866,7 +876,7 @@ static uint32_t dtype_mode(unsigned char d)
  * deep tree's entries cost what a shallow one's do. */
 static int64_t take_entries(struct rec_ctx *c, const struct rec_listed *l)
 {
-	char spbuf[REC_PATH_MAX], full[REC_PATH_MAX], target[REC_PATH_MAX], key[ENTRY_KEY_MAX];
+	char spbuf[REC_PATH_MAX], full[REC_PATH_MAX], target[REC_PATH_MAX];
 	const char *sp = stat_path(c, l->path, spbuf, sizeof(spbuf));
 	size_t splen = strlen(sp);
 	int64_t n = 0;
@@ -878,8 +888,6 @@ static int64_t take_entries(struct rec_ctx *c, const struct rec_listed *l)
 		return 0;		/* gone since, or not ours to read */
 	if (fstat(dirfd(d), &dsb) < 0)
 		dsb.st_ino = 0;
-	memcpy(key, &dsb.st_dev, 8);
-	memcpy(key + 8, &dsb.st_ino, 8);
 	while ((de = readdir(d)) != NULL) {
 		struct iot_path_state ps = { 0 };
 		size_t nl = strlen(de->d_name);
@@ -903,9 +911,7 @@ static int64_t take_entries(struct rec_ctx *c, const struct rec_listed *l)
 			continue;	/* named by a call: its state is taken */
 		/* ... or named by a call otherwise (entry_met()) */
 		if (dsb.st_ino && nl <= ENTRY_KEY_MAX - 16) {
-			memcpy(key + 16, de->d_name, nl);
-			r = rec_pset_add(&c->entries, key, (uint32_t)(16 + nl),
-					 rec_pset_hash(&c->entries, key, (uint32_t)(16 + nl)), 0, NULL);
+			r = entry_add(c, dsb.st_dev, dsb.st_ino, de->d_name, (uint32_t)nl);
 			if (r < 0) {
 				closedir(d);
 				return r;
