@@ -28,7 +28,7 @@ for b in auto ptrace; do
 	done
 	[ "$rc" = 0 ] || fail "$b: record: exit $rc (3: the write met EPIPE in $try recordings)"
 	"$IOTAPE" dump "$T/$b/t.iotape" | grep -E ' (exit_group|write)\(' |
-		sed -E 's/^ *[0-9]+ +[0-9.]+ //; s/ <[0-9.]+>.*//' >"$T/$b/calls"
+		sed -E 's/^ *[0-9]+ +[0-9.]+ //; s/ (<[0-9.]+>|\[).*//' >"$T/$b/calls"
 	# the child's write and exit, the parent's two writes, its exit
 	tr '\n' '|' <"$T/$b/calls" | grep -qE '^write\([0-9]+, \.\.\., 1\) = 1\|exit_group\(0\) = 0\|write\([0-9]+, \.\.\., 4\) = 4\|write\([0-9]+, \.\.\., 1\) = -1 EPIPE [^|]*\|exit_group' ||
 		{ cat "$T/$b/calls"; fail "$b: the trace does not hold the 4-byte write after the child's exit_group"; }
