@@ -90,7 +90,7 @@ static void usage(FILE *f)
 		"                     (fastest for serial programs); none: no pinning;\n"
 		"                     auto (default): one CPU until two processes run at\n"
 		"                     the same time, then every CPU\n"
-		"  -q                 no summary line\n\n"
+		"  -q                 no summary line (events dropped are still said)\n\n"
 		"Phase marks: a path under /dev/null/iotape-phase/NAME (e.g. ': <\n"
 		"/dev/null/iotape-phase/copy 2>/dev/null' in a script) starts phase NAME.\n\n"
 		"Examples:\n"
@@ -947,7 +947,8 @@ int cmd_record(int argc, char **argv)
 		rec_summary(c, (uint64_t)(sz > 0 ? sz : 0));
 		rec_summary_end(c, stop_sig);
 		rec_stamp("summary");
-	}
+	} else
+		rec_summary_quiet(c);
 	if (o.attach_pid)
 		ret = IOT_EXIT_OK;
 	else if (WIFEXITED(c->st.root_status))

@@ -751,6 +751,8 @@ void rec_out_free(struct rec_out *ro);
 /* ---- summary.c: what the recorder says at the end ---- */
 /* the summary line; @bytes: the trace's size */
 void rec_summary(const struct rec_ctx *c, uint64_t bytes);
+/* -q: only the events dropped, if any */
+void rec_summary_quiet(const struct rec_ctx *c);
 /* how the recording ended if a signal ended it (@sig: the recorder's, 0:
  * none), or the program was killed */
 void rec_summary_end(const struct rec_ctx *c, int sig);
