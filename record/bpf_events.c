@@ -70,16 +70,17 @@ static void pre_absent(struct rec_pre *pre)
 	pre->missing = 1;
 }
 
-/* The path argument @i of @t's call made absolute, or NULL. */
+/* The path argument @i of @t's call, which entered at @when, made
+ * absolute, or NULL. */
 static char *abs_arg(struct rec_task *t, const struct iot_syscall *sc,
-		     const struct rec_view *v, int i, uint32_t *len)
+		     const struct rec_view *v, int i, uint32_t *len, int64_t when)
 {
 	const char *base = t->fs ? t->fs->cwd : NULL;
 
 	if (!v->str[i])
 		return NULL;
 	if (i > 0 && sc->arg[i - 1] == IOT_ARG_DIRFD && (int32_t)t->raw[i - 1] != AT_FDCWD)
-		base = rec_fd_path(t, (int32_t)t->raw[i - 1], NULL);
+		base = rec_fd_path_at(t, (int32_t)t->raw[i - 1], NULL, when);
 	if (v->str[i][0] != '/' && !base)
 		return NULL;
 	return rec_task_path_abs(t, base, v->str[i], len);
@@ -189,7 +190,7 @@ static void pre_of_call(struct rec_ctx *c, struct rec_task *t, const struct be_e
 	 * need it for neither (decode.c makes it again for the event) */
 	if ((c->bpf->cwd_done || !c->bpf->cwd) && !enoent)
 		return;
-	p = abs_arg(t, sc, v, ip, &len);
+	p = abs_arg(t, sc, v, ip, &len, (int64_t)e->h.t);
 	if (!p)
 		return;
 	cwd_state(c, p, len);

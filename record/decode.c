@@ -296,7 +296,7 @@ static char *resolve_buf(struct rec_ctx *c, struct rec_task *t, int i, ssize_t n
 	if (i > 0 && sc->arg[i - 1] == IOT_ARG_DIRFD) {
 		dirfd = (int32_t)t->raw[i - 1];
 		if (dirfd != AT_FDCWD) {
-			base = rec_fd_path(t, dirfd, NULL);
+			base = rec_fd_path_at(t, dirfd, NULL, t->ev.t_enter);
 			if (!base && c->buf[0] != '/')
 				base = "?";	/* unknown dirfd: keep relative name visible */
 		}
@@ -591,7 +591,7 @@ int rec_decode_entry(struct rec_ctx *c, struct rec_task *t, int nr,
 		if (sc->arg[i] != IOT_ARG_FD)
 			continue;
 		fd_args++;
-		p = rec_fd_path(t, ev->args[i], &len);
+		p = rec_fd_path_at(t, ev->args[i], &len, ev->t_enter);
 		if (fd_args == 1 && !has_path && p) {
 			t->path = strndup(p, len);
 			ev->path = t->path;

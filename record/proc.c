@@ -36,14 +36,51 @@ int rec_tasks_init(struct rec_ctx *c)
 	return 0;
 }
 
+static void was_free(struct rec_fd *f)
+{
+	int i;
+
+	for (i = 0; i < f->nwas; i++)
+		free(f->was[i].path);
+	free(f->was);
+	f->was = NULL;
+	f->nwas = 0;
+}
+
+/* @f had @path (taken) from @t_set to @t_close: kept in its history, in
+ * place of the one closed first if it is full.  Without memory the
+ * file is forgotten. */
+static void was_push(struct rec_fd *f, char *path, uint32_t len, int64_t t_set,
+		     int64_t t_close)
+{
+	int i, k = f->nwas;
+
+	if (!f->was && !(f->was = calloc(REC_FD_WAS, sizeof(*f->was)))) {
+		free(path);
+		return;
+	}
+	if (k == REC_FD_WAS) {
+		for (k = 0, i = 1; i < REC_FD_WAS; i++)
+			if (f->was[i].t_close < f->was[k].t_close ||
+			    (f->was[i].t_close == f->was[k].t_close &&
+			     f->was[i].t_set < f->was[k].t_set))
+				k = i;
+		free(f->was[k].path);
+	} else
+		f->nwas++;
+	f->was[k] = (struct rec_fd_was){ path, len, t_set, t_close };
+}
+
 static void fdtab_put(struct rec_fdtab *ft)
 {
 	int i;
 
 	if (!ft || --ft->refs > 0)
 		return;
-	for (i = 0; i < ft->n; i++)
+	for (i = 0; i < ft->n; i++) {
 		free(ft->fd[i].path);
+		was_free(&ft->fd[i]);
+	}
 	free(ft->fd);
 	free(ft);
 }
@@ -203,6 +240,8 @@ static struct rec_fdtab *fdtab_copy(const struct rec_fdtab *src)
 			continue;
 		ft->fd[i] = src->fd[i];
 		ft->fd[i].path = strdup(src->fd[i].path);
+		ft->fd[i].was = NULL;
+		ft->fd[i].nwas = 0;
 	}
 	return ft;
 }
@@ -334,6 +373,29 @@ const char *rec_fd_path(const struct rec_task *t, int64_t fd, uint32_t *len)
 	return t->fds->fd[fd].path;
 }
 
+const char *rec_fd_path_at(const struct rec_task *t, int64_t fd, uint32_t *len,
+			   int64_t t_enter)
+{
+	const struct rec_fd_was *w = NULL;
+	const struct rec_fd *f;
+	int i;
+
+	if (!t->fds || fd < 0 || fd >= t->fds->n)
+		return NULL;
+	f = &t->fds->fd[fd];
+	if (!f->nwas || !t_enter || (f->path && f->t_set <= t_enter))
+		return rec_fd_path(t, fd, len);
+	for (i = 0; i < f->nwas; i++)
+		if (f->was[i].t_set <= t_enter && t_enter < f->was[i].t_close &&
+		    (!w || f->was[i].t_set > w->t_set))
+			w = &f->was[i];
+	if (!w)
+		return rec_fd_path(t, fd, len);
+	if (len)
+		*len = w->len;
+	return w->path;
+}
+
 int rec_fd_set(struct rec_task *t, int fd, const char *path, uint32_t len,
 	       int cloexec)
 {
@@ -356,7 +418,12 @@ int rec_fd_set(struct rec_task *t, int fd, const char *path, uint32_t len,
 		ft->n = n;
 	}
 	p = path ? strndup(path, len) : NULL;
-	free(ft->fd[fd].path);
+	/* a file not closed yet, in a table threads share: its close may
+	 * come, and calls made before this one returned (rec_fd_path_at()) */
+	if (ft->fd[fd].path && ft->refs > 1)
+		was_push(&ft->fd[fd], ft->fd[fd].path, ft->fd[fd].len, ft->fd[fd].t_set, INT64_MAX);
+	else
+		free(ft->fd[fd].path);
 	ft->fd[fd].path = p;
 	ft->fd[fd].len = p ? len : 0;
 	ft->fd[fd].cloexec = !!cloexec;
@@ -369,6 +436,7 @@ void rec_fd_close(struct rec_task *t, int fd)
 {
 	if (!t->fds || fd < 0 || fd >= t->fds->n)
 		return;
+	was_free(&t->fds->fd[fd]);
 	free(t->fds->fd[fd].path);
 	t->fds->fd[fd].path = NULL;
 	t->fds->fd[fd].len = 0;
@@ -378,8 +446,34 @@ void rec_fd_close(struct rec_task *t, int fd)
 
 void rec_fd_close_at(struct rec_task *t, int fd, int64_t t_enter)
 {
-	if (t->fds && fd >= 0 && fd < t->fds->n && t->fds->fd[fd].t_set <= t_enter)
+	struct rec_fd *f;
+	struct rec_fd_was *w = NULL;
+	int i;
+
+	if (!t->fds || fd < 0 || fd >= t->fds->n)
+		return;
+	f = &t->fds->fd[fd];
+	if (f->t_set <= t_enter && t->fds->refs == 1) {
 		rec_fd_close(t, fd);
+		return;
+	}
+	if (f->t_set <= t_enter) {
+		/* in a shared table, kept for calls made before the close */
+		if (f->path)
+			was_push(f, f->path, f->len, f->t_set, t_enter);
+		f->path = NULL;
+		f->len = 0;
+		f->cloexec = f->unnamed = 0;
+		return;
+	}
+	/* the number was given again since the close began: the file
+	 * closed is the one it had then */
+	for (i = 0; i < f->nwas; i++)
+		if (f->was[i].t_close == INT64_MAX && f->was[i].t_set <= t_enter &&
+		    (!w || f->was[i].t_set > w->t_set))
+			w = &f->was[i];
+	if (w)
+		w->t_close = t_enter;
 }
 
 void rec_fd_cloexec(struct rec_task *t, int fd, int on)

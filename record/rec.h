@@ -42,6 +42,24 @@ struct rec_fd {
 	uint8_t unnamed;		/* O_TMPFILE: path is its directory's */
 	int64_t t_set;			/* the exit of the call that gave it
 					 * (0: unknown): rec_fd_close_at() */
+	uint8_t nwas;
+	struct rec_fd_was *was;		/* REC_FD_WAS files it had before, in a
+					 * table threads share: rec_fd_path_at() */
+};
+
+/*
+ * A file a descriptor number had, from the exit of the call that gave it
+ * to the entry of the close that freed it (INT64_MAX: not taken yet).
+ * bpf and the fast path take threads' calls in the order they began or
+ * ended, not in the order their effects on the table were made, so a
+ * call may be taken after another thread's open of the number it used
+ * had given the number again.
+ */
+#define REC_FD_WAS	4
+struct rec_fd_was {
+	char *path;
+	uint32_t len;
+	int64_t t_set, t_close;
 };
 
 struct rec_fdtab {
@@ -416,6 +434,11 @@ int rec_fd_inherited(int fd);
 void rec_fds_seal(void);
 void rec_fds_free(void);
 const char *rec_fd_path(const struct rec_task *t, int64_t fd, uint32_t *len);
+/* rec_fd_path_at() : @fd's file for a call that entered at @t_enter: if
+ * the call that gave the number returned after that, the file it had at
+ * @t_enter (struct rec_fd_was), if it is known. */
+const char *rec_fd_path_at(const struct rec_task *t, int64_t fd, uint32_t *len,
+			   int64_t t_enter);
 int rec_fd_set(struct rec_task *t, int fd, const char *path, uint32_t len,
 	       int cloexec);
 void rec_fd_close(struct rec_task *t, int fd);
