@@ -88,6 +88,18 @@ need_bpf() {
 	skip "the bpf backend does not load here: $err"
 }
 
+# bpf_loads DIR: 0 if the bpf backend loads; else says why, and 1 where
+# it cannot load here (need_bpf's skips), or fails the test where it must
+bpf_loads() {
+	local rc=0
+	(need_bpf) >"$1/bpf.why" 2>&1 || rc=$?
+	case $rc in
+	0) return 0 ;;
+	77) echo "bpf: not run, $(cat "$1/bpf.why")"; return 1 ;;
+	*) fail "$(cat "$1/bpf.why")" ;;
+	esac
+}
+
 need_longtrace() {	# sets GEN: tests/bench/longtrace, which makes long traces
 	GEN=$(dirname "$IOTAPE")/tests/bench/longtrace
 	[ -x "$GEN" ] || fail "$GEN is not built"

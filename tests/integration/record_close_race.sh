@@ -28,12 +28,7 @@ T=$(mktemp -d /var/tmp/iotape-test.XXXXXX)
 trap 'rm -rf "$T"' EXIT
 N=20000
 backends="ptrace"
-( need_bpf ) >"$T/bpf.why" 2>&1
-case $? in
-0) backends="ptrace bpf mixed" ;;
-77) echo "bpf and mixed not run: $(cat "$T/bpf.why")" ;;
-*) fail "$(cat "$T/bpf.why")" ;;
-esac
+! bpf_loads "$T" || backends="ptrace bpf mixed"
 for n in $backends; do
 	b=$n
 	[ "$n" = ptrace ] && b="ptrace --no-fastpath"

@@ -145,14 +145,8 @@ replay_verified() {
 # where it does not, the reason is printed); backend_opts B - OPTS: the
 # `iotape record` options of way B
 record_backends() {
-	local rc=0
 	BACKENDS=(ptrace ptrace-slow)
-	(need_bpf) >"$1/bpf.why" 2>&1 || rc=$?
-	case $rc in
-	0) BACKENDS+=(bpf) ;;
-	77) echo "bpf: not recorded, $(cat "$1/bpf.why")" ;;
-	*) fail "$(cat "$1/bpf.why")" ;;
-	esac
+	! bpf_loads "$1" || BACKENDS+=(bpf)
 }
 
 backend_opts() {

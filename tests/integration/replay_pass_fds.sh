@@ -23,12 +23,7 @@ need_iotape_cmd replay
 T=$(mktemp -d /var/tmp/iotape-test.XXXXXX)
 trap 'rm -rf "$T"' EXIT
 backends=ptrace
-(need_bpf) >"$T/bpf.why" 2>&1
-case $? in
-0) backends="ptrace bpf" ;;
-77) echo "the bpf half left out: $(cat "$T/bpf.why")" ;;
-*) cat "$T/bpf.why"; fail "the bpf backend's probe failed" ;;
-esac
+! bpf_loads "$T" || backends="ptrace bpf"
 for b in $backends; do
 for mode in pair named; do
 	named=

@@ -22,12 +22,7 @@ T=$(mktemp -d /var/tmp/iotape-test.XXXXXX)
 trap 'rm -rf "$T"' EXIT
 N=40
 ways="fastpath no-fastpath"
-(need_bpf) >"$T/bpf.why" 2>&1
-case $? in
-0) ways="$ways bpf" ;;
-77) echo "the bpf third left out: $(cat "$T/bpf.why")" ;;
-*) cat "$T/bpf.why"; fail "the bpf backend's probe failed" ;;
-esac
+! bpf_loads "$T" || ways="$ways bpf"
 for w in $ways; do
 	case $w in
 	fastpath) opt="--backend ptrace" ;;

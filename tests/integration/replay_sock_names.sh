@@ -24,11 +24,7 @@ mkdir "$W"
 "$P" mk "$W/old" || fail "could not leave a socket's name at $W/old"
 
 backends="ptrace fast"
-if (need_bpf) >/dev/null 2>&1; then
-	backends="$backends bpf"
-else
-	echo "bpf: $(need_bpf 2>&1 | tail -1) (not recorded with bpf)"
-fi
+! bpf_loads "$T" || backends="$backends bpf"
 for b in $backends; do
 	case $b in
 	ptrace) opt=--no-fastpath ;;
