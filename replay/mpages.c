@@ -469,6 +469,25 @@ static int maps_at(const struct rpl_op *o, uint64_t addr)
 
 #define MP_SCAN 200000		/* ops looked back through for a mapping's start */
 
+/* Does op @o change the data or size of a file @x's records are of? */
+static int writes_mapped(const struct rpl_plan *p, const struct rpl_op *o,
+			 const struct rpl_op *x)
+{
+	const struct iot_syscall *sc = iot_syscall_by_nr(o->ev.nr);
+	uint32_t i;
+
+	if (!sc || !(sc->flags & IOT_SCF_WRITE) || !o->ev.path)
+		return 0;
+	for (i = 0; i < x->n_mp; i++) {
+		const struct iot_mpages *m = &p->mp[x->mp_off + i];
+
+		if (m->path && strncmp(m->path, o->ev.path, m->path_len) == 0 &&
+		    o->ev.path[m->path_len] == 0)
+			return 1;
+	}
+	return 0;
+}
+
 /*
  * The pages a program touched through a mapping are taken at the munmap
  * or exit after it (the recorder sees them only then), but they were
@@ -481,8 +500,9 @@ static int maps_at(const struct rpl_op *o, uint64_t addr)
  * thread with the longest gap since each of its mappings was made (or
  * last synced), and are made at that gap's start, their time taken out of
  * it (exec.c).  Only where the thread made each mapping itself, to an op
- * with no records of its own; an msync keeps its own (it syncs what they
- * write).
+ * with no records of its own, and after any call that wrote or sized a
+ * file they are of (a page past the end then is not there yet); an msync
+ * keeps its own (it syncs what they write).
  */
 void rpl_mpages_plan(struct rpl_plan *p)
 {
@@ -511,6 +531,11 @@ void rpl_mpages_plan(struct rpl_plan *p)
 			}
 			if (lo == UINT32_MAX)
 				continue;
+			/* not before a call that sized or wrote a mapped file
+			 * (kchashmgr maps its new, empty file, then sizes it) */
+			for (j = lo + 1; j < k; j++)
+				if (writes_mapped(p, &p->ops[t->ops[j]], x))
+					lo = j;
 			for (j = lo + 1; j < k; j++) {
 				const struct rpl_op *o = &p->ops[t->ops[j]];
 
