@@ -910,10 +910,23 @@ int rpl_plan_fds(struct rpl_plan *p, struct rpl_planner *pl, struct rpl_op *op,
 		rpl_fdtab_set(tab, (long)(int32_t)((uint64_t)ev->args[pair] >> 32), &e);
 		break;
 	}
-	case SYS_socket: case SYS_bind: case SYS_connect: case SYS_accept: case SYS_accept4:
+	case SYS_socket: case SYS_bind: case SYS_connect: case SYS_accept: case SYS_accept4: {
+		uint32_t l;
+
+		/* A connect is queued on the listener, and its accepts take
+		 * the connects in that order (sock_ends() pairs the k-th of
+		 * each): connects to one name in their recorded order, with
+		 * the listener's accepts (on its key).  Unordered, two
+		 * postgres clients' connects came the other way round, and
+		 * each backend served the other's client (pgbench -C:
+		 * 611 mismatches). */
+		if (ev->nr == SYS_connect && ev->path &&
+		    rpl_map_get(&pl->bound, key_path(ev->path, strlen(ev->path)), &l))
+			ADD(key_res(l));
 		if (sock_ends(pl, tab, ev) < 0)
 			return -ENOMEM;
 		break;
+	}
 	case SYS_sendmsg: case SYS_recvmsg: {
 		int32_t fds[IOT_MSG_FDS_MAX];
 		int k, m = rpl_msg_fds(ev, fds);
