@@ -919,10 +919,16 @@ int rpl_plan_fds(struct rpl_plan *p, struct rpl_planner *pl, struct rpl_op *op,
 		 * the listener's accepts (on its key).  Unordered, two
 		 * postgres clients' connects came the other way round, and
 		 * each backend served the other's client (pgbench -C:
-		 * 611 mismatches). */
+		 * 611 mismatches).  The connection is queued during the
+		 * connect, as a pipe's data during its write: it counts from
+		 * its entry (the accept it woke had its return recorded
+		 * first, and replayed first it waited for the connect, which
+		 * waited for it). */
 		if (ev->nr == SYS_connect && ev->path &&
-		    rpl_map_get(&pl->bound, key_path(ev->path, strlen(ev->path)), &l))
+		    rpl_map_get(&pl->bound, key_path(ev->path, strlen(ev->path)), &l)) {
 			ADD(key_res(l));
+			op->rflags |= RPL_OPF_ORDER_ENTER;
+		}
 		if (sock_ends(pl, tab, ev) < 0)
 			return -ENOMEM;
 		break;

@@ -8,8 +8,11 @@
 # handler read the other's message (3 mismatches; postgres under
 # pgbench -C: 611, and a replay of 15 s for 2.7 s, its waits given up
 # after 2 s each, until 2026-12-07).  Now connects to one name keep
-# their order with the listener's accepts.  Recorded with ptrace and with
-# bpf where it loads; replayed three times each.
+# their order with the listener's accepts, each from its entry (ordered
+# by its end, a connect whose accept's return was recorded first waited
+# for that accept, which waited for it: run beside other tests, 1 replay
+# in 3).  Recorded with ptrace and with bpf where it loads; replayed
+# three times each.
 set -u
 . "$SRCDIR/tests/integration/lib.sh"
 need_iotape_cmd record
