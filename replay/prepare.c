@@ -298,8 +298,39 @@ static int first_cmp(const void *a, const void *b)
 	return x->i < y->i ? -1 : x->i > y->i;
 }
 
-/* Indexes of the first state of each path, in the order the workload
- * came to them (states without a time keep path order). */
+/* The first of @k paths' states @f (in path order) whose path is
+ * @path's (@len bytes), or -1. */
+static ssize_t first_of(const struct rpl_plan *p, const struct first *f, size_t k,
+			const char *path, size_t len)
+{
+	size_t lo = 0, hi = k;
+
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+		const char *q = p->ps[f[mid].i].path;
+		int c = strncmp(q, path, len);
+
+		if (c == 0 && q[len])
+			c = 1;
+		if (c == 0)
+			return (ssize_t)mid;
+		if (c < 0)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return -1;
+}
+
+/*
+ * Indexes of the first state of each path, in the order the workload
+ * came to them (states without a time keep path order), a path after
+ * the nearest of its parents that has a state: an entry of a listed
+ * directory has the listing's time, and a state the recorder took of a
+ * symlink its path goes through can have a later one (the time it
+ * looked): made first, the entry made its parents as directories, and
+ * the symlink (/lib -> usr/lib) was not made (ldconfig: 8 mismatches).
+ */
 static size_t *make_order(const struct rpl_plan *p, size_t *n)
 {
 	struct first *f = malloc((p->n_ps + 1) * sizeof(*f));
@@ -314,6 +345,22 @@ static size_t *make_order(const struct rpl_plan *p, size_t *n)
 	for (i = 0; i < p->n_ps; i++)
 		if (i == 0 || strcmp(p->ps[i].path, p->ps[i - 1].path) != 0)
 			f[k++] = (struct first){ p->ps[i].t_ns, i };
+	/* in path order, a parent's time is final before its entries' */
+	for (i = 0; i < k; i++) {
+		const char *path = p->ps[f[i].i].path;
+		size_t len = strlen(path);
+		ssize_t a = -1;
+
+		while (a < 0 && len > 1) {
+			while (len > 1 && path[len - 1] != '/')
+				len--;
+			if (len > 1)
+				len--;		/* "/a/b" -> "/a"; "/a" -> "/" */
+			a = first_of(p, f, i, path, len);
+		}
+		if (a >= 0 && f[a].t > f[i].t)
+			f[i].t = f[a].t;
+	}
 	qsort(f, k, sizeof(*f), first_cmp);
 	for (i = 0; i < k; i++)
 		o[i] = f[i].i;
