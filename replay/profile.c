@@ -25,11 +25,13 @@
 
 #define FICLONE_REQ 0x40049409UL
 #define FICLONERANGE_REQ 0x4020940dUL
+#define FIEMAP_REQ 0xc020660bUL		/* FS_IOC_FIEMAP */
 
 /* Results that depend on what the filesystem can do, not on the replay:
  * of the calls that may ask (IOT_SCF_PROBE), an ioctl asks by its request
- * (a clone), a fallocate by its mode; a copy's answer is EXDEV or
- * EOPNOTSUPP, on either side. */
+ * (a clone; where a file's data lies, which tmpfs does not say: mandb's
+ * 351 EOPNOTSUPP replaying onto tmpfs were mismatches), a fallocate by
+ * its mode; a copy's answer is EXDEV or EOPNOTSUPP, on either side. */
 static int is_probe(const struct rpl_op *op, int64_t b)
 {
 	const struct iot_syscall *sc = iot_syscall_by_nr(op->ev.nr);
@@ -40,7 +42,8 @@ static int is_probe(const struct rpl_op *op, int64_t b)
 		return 0;
 	if ((i = iot_syscall_arg(sc, IOT_ARG_IOCTL_REQ)) >= 0)
 		return (unsigned long)op->ev.args[i] == FICLONE_REQ ||
-		       (unsigned long)op->ev.args[i] == FICLONERANGE_REQ;
+		       (unsigned long)op->ev.args[i] == FICLONERANGE_REQ ||
+		       (unsigned long)op->ev.args[i] == FIEMAP_REQ;
 	if ((i = iot_syscall_arg(sc, IOT_ARG_FALLOC_MODE)) >= 0)
 		return op->ev.args[i] != 0;
 	return a == -EXDEV || a == -EOPNOTSUPP || b == -EXDEV || b == -EOPNOTSUPP;
