@@ -418,6 +418,17 @@ static int made_by_workload(const struct prep *pp, size_t i)
 	return rpl_ps_made_by_workload(pp->p, &pp->p->ps[i]);
 }
 
+/*
+ * /dev, /proc or /sys, a directory: made, empty, so that a listing of
+ * the root holds its name (mkinitramfs lists "/": 1 mismatch, three
+ * entries missing); nothing in them is made, and no op on them is.
+ */
+static int pseudo_name(const struct iot_path_state *ps)
+{
+	return (ps->type & S_IFMT) == S_IFDIR && !strchr(ps->path + 1, '/') &&
+	       rpl_path_skip(NULL, ps->path) == RPL_SKIP_PSEUDO;
+}
+
 static int make_one(struct prep *pp, size_t i)
 {
 	const struct iot_path_state *ps = &pp->p->ps[i], *src;
@@ -575,7 +586,8 @@ int rpl_prepare(struct rpl_plan *p, struct rpl_result *res)
 				err = -EINTR;
 				goto out;
 			}
-			if (rpl_path_skip(p->o, ps->path) || made_by_workload(&pp, i)) {
+			if ((rpl_path_skip(p->o, ps->path) && !pseudo_name(ps)) ||
+			    made_by_workload(&pp, i)) {
 				made[i] = SKIPPED;
 				continue;
 			}
