@@ -244,6 +244,8 @@ struct rec_opts {
 struct rec_stats {
 	uint64_t events, processes, dropped, stops;
 	uint64_t chroots;		/* chroot() calls that succeeded */
+	uint64_t compat_procs;		/* execs of 32-bit programs: not recorded */
+	char compat_first[128];		/* the first one's program */
 	uint64_t moves;			/* pinned pair moved off a busy CPU */
 	int64_t spread_ns;		/* when auto unpinned (0: never) */
 	uint64_t fast_events;		/* of events, logged in-process */

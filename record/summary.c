@@ -14,6 +14,15 @@
 
 static void aio_summary(const struct rec_ctx *c);
 
+/* 32-bit programs run: what they did is not in the trace (also with -q) */
+static void compat_summary(const struct rec_ctx *c)
+{
+	if (c->st.compat_procs)
+		iot_msg(IOT_MSG_WARNING, CMD, "%llu execs of 32-bit programs (the first %s): "
+			"their calls are not recorded (the recorder decodes x86_64's calls "
+			"only)", (unsigned long long)c->st.compat_procs, c->st.compat_first);
+}
+
 void rec_summary(const struct rec_ctx *c, uint64_t bytes)
 {
 	char b1[256], b2[32], b3[80], b4[64], n1[32];
@@ -120,6 +129,7 @@ void rec_summary(const struct rec_ctx *c, uint64_t bytes)
 		iot_msg(IOT_MSG_WARNING, CMD, "%llu of the dropped events were lost in the BPF "
 			"ring buffer (full); a larger --bpf-ring-mb keeps them",
 			(unsigned long long)c->st.bpf_lost);
+	compat_summary(c);
 	/* the preloaded library's path is outside a chroot: ld.so says so
 	 * at each start there, and those programs stop at every call */
 	if (c->st.chroots && c->fast && !c->bpf)
@@ -253,6 +263,7 @@ void rec_summary_quiet(const struct rec_ctx *c)
 {
 	char b[128];
 
+	compat_summary(c);
 	if (!c->st.dropped)
 		return;
 	b[0] = 0;

@@ -9,7 +9,8 @@ case "$what" in
 build) ;;
 check) pkgs="$pkgs libbpf-dev bpftool busybox-static golang-go libcmocka-dev protobuf-compiler
 	strace zstd xfsprogs btrfs-progs e2fsprogs tar util-linux valgrind clang python3 procps
-	binutils gzip libfuse3-dev fuse3 fio sqlite3 git time chromium openmpi-bin libopenmpi-dev rsync" ;;
+	binutils gzip libfuse3-dev fuse3 fio sqlite3 git time chromium openmpi-bin libopenmpi-dev rsync
+	libc6-i386" ;;
 bench) pkgs="$pkgs libbpf-dev bpftool clang busybox-static strace zstd bc git linux-source-6.1 xfsprogs btrfs-progs e2fsprogs fio time postmark" ;;
 demo)  pkgs="$pkgs xfsprogs btrfs-progs e2fsprogs" ;;
 validate) pkgs="$pkgs python3 linux-source-6.1 xfsprogs btrfs-progs e2fsprogs" ;;
