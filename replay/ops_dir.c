@@ -157,6 +157,40 @@ static int same_parent(const char *x, const char *y)
  * same directory descriptor (or none): the first may be a descriptor of
  * the program's, which need not be what the path says any more.
  */
+/*
+ * A rename with a slash on a name (the names are split without it): the
+ * kernel's answers, in its order (fs/namei.c do_renameat2()): no source,
+ * ENOENT; a target there with RENAME_NOREPLACE, EEXIST; with
+ * RENAME_EXCHANGE none, ENOENT, or one not a directory with a slash,
+ * ENOTDIR; then a source not a directory with a slash on either name
+ * (on its own only, exchanged), ENOTDIR.  `mv FILE DIR/` tries a
+ * no-replace rename onto DIR/ first, and met EEXIST where the replay
+ * answered ENOTDIR (notmuch: 5 mismatches).  @old_slash, @new_slash :
+ * on the source, on the target.  @return : the answer, or 0: make the
+ * call.
+ */
+static int64_t rename_slashed(const struct rpl_name *a, const struct rpl_name *b,
+			      unsigned int flags, int old_slash, int new_slash)
+{
+	struct stat sa, sb;
+	int has_b;
+
+	if (fstatat(a->dirfd, a->name, &sa, AT_SYMLINK_NOFOLLOW) < 0)
+		return 0;
+	has_b = fstatat(b->dirfd, b->name, &sb, AT_SYMLINK_NOFOLLOW) == 0;
+	if ((flags & RENAME_NOREPLACE) && has_b)
+		return -EEXIST;
+	if (flags & RENAME_EXCHANGE) {
+		if (!has_b)
+			return -ENOENT;
+		if (!S_ISDIR(sb.st_mode) && new_slash)
+			return -ENOTDIR;
+	}
+	if (!S_ISDIR(sa.st_mode) && (old_slash || !(flags & RENAME_EXCHANGE)))
+		return -ENOTDIR;
+	return 0;
+}
+
 static int64_t h_rename(struct rpl_ctx *c, struct rpl_op *op)
 {
 	unsigned int flags = op->ev.nr == SYS_renameat2 ? (unsigned)op->ev.args[4] : 0;
@@ -184,9 +218,9 @@ static int64_t h_rename(struct rpl_ctx *c, struct rpl_op *op)
 		rpl_name_done(&a);
 		return r > 0 ? RPL_SKIPPED : r;
 	}
-	/* a slash on either name: the source must be a directory */
 	if (rpl_slashed(op->ev.path) || rpl_slashed(op->ev.path2))
-		r = slash_answer(&a, 1);
+		r = rename_slashed(&a, &b, flags, rpl_slashed(op->ev.path),
+				   rpl_slashed(op->ev.path2));
 	if (r == 0)
 		r = ret_of(renameat2(a.dirfd, a.name, b.dirfd, b.name, flags));
 	/* a file or symlink moved over no directory (moves.c): dcache.c */

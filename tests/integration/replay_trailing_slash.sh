@@ -4,7 +4,9 @@
 # the bare name would succeed.  The recorder keeps the slash in the event
 # (decode.c, write_event()); the replay looks such a path up whole,
 # confined, or gives the slash's answer from the bare name in its parent
-# (ops_dir.c, slash_answer()), never following a symlink out of the root.
+# (ops_dir.c, slash_answer(); a rename's in the kernel's order, rename_slashed():
+# a no-replace rename onto an existing DIR/ met EEXIST, replayed ENOTDIR
+# until 2026-12-07, mv's first try), never following a symlink out of the root.
 # Every call below must replay with the recorded result (--verify), the
 # trace must name the paths with their slash, and the tree the replay
 # leaves must be the one the program left.
@@ -65,7 +67,19 @@ try_("rename l/ m", os.rename, "l/", "m")
 try_("symlink x lo/", os.symlink, "x", "lo/")
 try_("mknod lo/", os.mkfifo, "lo/")
 try_("mknod p/", os.mkfifo, "p/")
+# renameat2 with flags (mv FILE DIR/ tries a no-replace rename first):
+# EEXIST comes before the slash'"'"'s ENOTDIR, and so does an exchange'"'"'s ENOENT
+import ctypes
+libc = ctypes.CDLL(None, use_errno=True)
+def rename2(what, a, b, flags):
+    r = libc.renameat2(-100, a, -100, b, flags)
+    print(what, ctypes.get_errno() if r < 0 else 0)
+rename2("rename2 g d/ noreplace", b"g", b"d/", 1)
+rename2("rename2 g x/ noreplace", b"g", b"x/", 1)
+rename2("rename2 g x/ exchange", b"g", b"x/", 2)
+rename2("rename2 g f/ exchange", b"g", b"f/", 2)
 ' >"$T/rec.out") || fail "recording failed"
+grep -q "rename2 g d/ noreplace 17" "$T/rec.out" || { cat "$T/rec.out"; fail "renameat2(g, d/, NOREPLACE) did not meet EEXIST"; }
 grep -q "stat f/ 20" "$T/rec.out" || { cat "$T/rec.out"; fail "the program did not see ENOTDIR for f/"; }
 "$IOTAPE" dump "$T/t.iotape" >"$T/dump" || fail "dump failed"
 grep -q "\"$A/f/\"" "$T/dump" || fail "the trace names $A/f without its trailing slash"
