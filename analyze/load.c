@@ -119,7 +119,7 @@ static int pass2_event(struct loader *L, const struct iot_event *ev)
 
 		ph = e0 ? e0->phase2 : -1;
 	} else {
-		ph = e ? e->phase2 : -1;
+		ph = e ? ana_phase_after(L, e->phase2, ev->pid, ev->t_enter) : -1;
 	}
 	if (ph < 0)
 		ph = (int)t->n_phases - 1;

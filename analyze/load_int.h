@@ -323,6 +323,11 @@ void ana_orphan_event(struct loader *L, struct pident *e, const struct iot_event
  *  no phase to the phases and "(gaps)" in proportion to the time they ran
  *  in each. */
 void ana_orphan_cpu(struct loader *L);
+/*! ana_phase_after() : @return : the phase a call at @ts of process @pid
+ *  of phase @ph counts in: @ph, or, once @ph's own process has ended (a
+ *  server it started runs on), the top-level command's phase open at @ts,
+ *  else "(gaps)". */
+int ana_phase_after(const struct loader *L, int ph, int32_t pid, int64_t ts);
 /*! ana_phase_at() : @return : the phase that holds time @ts when phases
  *  tile time (marks), or -1. */
 int ana_phase_at(const struct ana_trace *t, int64_t ts);

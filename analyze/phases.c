@@ -145,8 +145,12 @@ static int add_orphan(struct loader *L, const struct pident *e, int64_t t_ns)
 }
 
 /* Pass 1: a task's exit record's CPU time (each task's holds its own)
- * to the trace's, its command's and its process's phase's (NULL: none;
- * @return : that phase, &L->fold where it was folded). */
+ * to the trace's, its command's and its process's phase's (NULL: none,
+ * or a phase that had ended: a server a phase started ran on through
+ * the phases after it, and its CPU time went to the one that started it,
+ * 3,123 % of its real time, where it now goes where it ran, as a process
+ * in no phase's does; @return : that phase, &L->fold where it was
+ * folded). */
 static struct ana_phase *exit_cpu(struct loader *L, const struct pident *e,
 				  const struct iot_process *p)
 {
@@ -163,6 +167,8 @@ static struct ana_phase *exit_cpu(struct loader *L, const struct pident *e,
 	ph = ana_phase_of(L, e->phase1);
 	if (!ph)
 		ph = &L->fold;	/* its phase was folded */
+	else if (ph->pid != p->pid && ph->end != INT64_MIN && ph->end < p->t_ns)
+		return NULL;
 	ph->cpu_ns += p->utime_ns + p->stime_ns;
 	return ph;
 }
@@ -577,6 +583,28 @@ static void add_active(struct loader *L, int64_t a, int64_t b)
 		L->w[i] += L->ov[i] * (double)cov / sum;
 	if (sum > 0 && nk < np)
 		L->w[nk] += L->ov[nk] * (double)cov / sum;
+}
+
+int ana_phase_after(const struct loader *L, int ph, int32_t pid, int64_t ts)
+{
+	const struct ana_trace *t = L->t;
+	size_t lo = 0, hi, nk = t->n_phases - 1 - (t->phases_folded ? 1 : 0);
+
+	if (ph < 0 || (size_t)ph >= nk || t->phases[ph].pid == pid ||
+	    t->phases[ph].end == INT64_MIN || ts <= t->phases[ph].end || !L->end_max)
+		return ph;
+	/* the last phase that started by @ts, if it is still open then */
+	for (hi = nk; lo < hi;) {
+		size_t m = (lo + hi) / 2;
+
+		if (t->phases[m].start <= ts)
+			lo = m + 1;
+		else
+			hi = m;
+	}
+	if (lo > 0 && ts <= t->phases[lo - 1].end)
+		return (int)lo - 1;
+	return (int)t->n_phases - 1;	/* (gaps) */
 }
 
 void ana_orphan_event(struct loader *L, struct pident *e, const struct iot_event *ev)

@@ -418,6 +418,51 @@ static void fold_trace(const char *path, int n, int64_t *gaps, int *kept)
 		assert_int_equal(k, ANA_PHASES_MAX - 1);	/* and /bin/last */
 }
 
+/* A server a phase starts (pg_ctl start) runs on through the next
+ * phases: its calls count in the phase open when it makes them, and its
+ * CPU time where it ran, not all in the phase that started it (3,123 %
+ * of that phase's real time before). */
+static void test_server_phase(void **state)
+{
+	char path[] = "/tmp/test_analyze_XXXXXX";
+	struct iot_writer *w = tmp_writer(path);
+	struct ana_trace t = { 0 };
+	int i;
+
+	pr(w, IOT_PROC_START, 10, 1, "sh", 0);
+	ev(w, 10, __NR_clone, 20, 100);
+	pr(w, IOT_PROC_FORK, 20, 10, NULL, 0);
+	pr(w, IOT_PROC_EXEC, 20, 10, "/bin/start", 0);
+	ev(w, 20, __NR_clone, 21, 100);
+	pr(w, IOT_PROC_FORK, 21, 20, NULL, 0);
+	ev(w, 21, __NR_openat, 3, 100);
+	pr(w, IOT_PROC_EXIT, 20, 10, NULL, 10);
+	ev(w, 10, __NR_wait4, 20, 100);
+	ev(w, 10, __NR_clone, 30, 100);
+	pr(w, IOT_PROC_FORK, 30, 10, NULL, 0);
+	pr(w, IOT_PROC_EXEC, 30, 10, "/bin/client", 0);
+	for (i = 0; i < 10; i++) {
+		ev(w, 30, __NR_write, 1, 100000);
+		ev(w, 21, __NR_read, 1, 100);
+	}
+	pr(w, IOT_PROC_EXIT, 30, 10, NULL, 10);
+	ev(w, 10, __NR_wait4, 30, 100);
+	pr(w, IOT_PROC_EXIT, 21, 20, NULL, 1000000);
+	pr(w, IOT_PROC_EXIT, 10, 1, NULL, 10);
+	assert_int_equal(iot_writer_close(w, 0), 0);
+
+	assert_int_equal(ana_load(&t, path), 0);
+	unlink(path);
+	assert_string_equal(t.phases[0].name, "/bin/start arg");
+	assert_string_equal(t.phases[1].name, "/bin/client arg");
+	assert_int_equal(t.phases[0].st.count, 2);		/* clone, openat */
+	assert_int_equal(t.phases[1].st.count, 20);
+	/* the server ran (between its calls) nearly all in the client's */
+	assert_true(t.phases[0].cpu_ns < 100000);
+	assert_true(t.phases[1].cpu_ns > 900000);
+	ana_trace_free(&t);
+}
+
 static void test_fold_phases(void **state)
 {
 	char path[] = "/tmp/test_analyze_XXXXXX";
@@ -470,7 +515,11 @@ static void test_fold_phases(void **state)
 	assert_int_equal(t.phases_folded, 0);
 	assert_int_equal(t.gaps_real_ns, gaps);
 	assert_string_equal(t.phases[0].name, "/bin/c0 arg");
-	assert_int_equal(t.phases[0].st.count, 3);
+	/* c0's child's read after c0 ended counts where it falls, in no
+	 * phase (a server a phase starts runs on through the next ones) */
+	assert_int_equal(t.phases[0].st.count, 2);
+	assert_string_equal(t.phases[t.n_phases - 1].name, "(gaps)");
+	assert_int_equal(t.phases[t.n_phases - 1].st.count, 2 * (ANA_PHASES_MAX - 1) + 1);
 	ana_trace_free(&t);
 }
 
@@ -520,6 +569,7 @@ int main(void)
 		cmocka_unit_test(test_pid_reuse),
 		cmocka_unit_test(test_many_processes),
 		cmocka_unit_test(test_leader_exits_first),
+		cmocka_unit_test(test_server_phase),
 		cmocka_unit_test(test_fold_phases),
 		cmocka_unit_test(test_fold_commands),
 	};
