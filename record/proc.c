@@ -71,6 +71,30 @@ static void was_push(struct rec_fd *f, char *path, uint32_t len, int64_t t_set,
 	f->was[k] = (struct rec_fd_was){ path, len, t_set, t_close };
 }
 
+/* The file @f had at @t (from its history): the one given last by @t
+ * and not closed by then; @open : and whose close has not been taken. */
+static struct rec_fd_was *was_at(const struct rec_fd *f, int64_t t, int open)
+{
+	struct rec_fd_was *w = NULL;
+	int i;
+
+	for (i = 0; i < f->nwas; i++)
+		if (f->was[i].t_set <= t && t < f->was[i].t_close &&
+		    (!open || f->was[i].t_close == INT64_MAX) && (!w || f->was[i].t_set > w->t_set))
+			w = &f->was[i];
+	return w;
+}
+
+/* @f holds no file now (its history kept) */
+static void fd_clear(struct rec_fd *f)
+{
+	free(f->path);
+	f->path = NULL;
+	f->len = 0;
+	f->cloexec = 0;
+	f->unnamed = 0;
+}
+
 static void fdtab_put(struct rec_fdtab *ft)
 {
 	int i;
@@ -376,20 +400,15 @@ const char *rec_fd_path(const struct rec_task *t, int64_t fd, uint32_t *len)
 const char *rec_fd_path_at(const struct rec_task *t, int64_t fd, uint32_t *len,
 			   int64_t t_enter)
 {
-	const struct rec_fd_was *w = NULL;
+	const struct rec_fd_was *w;
 	const struct rec_fd *f;
-	int i;
 
 	if (!t->fds || fd < 0 || fd >= t->fds->n)
 		return NULL;
 	f = &t->fds->fd[fd];
 	if (!f->nwas || !t_enter || (f->path && f->t_set <= t_enter))
 		return rec_fd_path(t, fd, len);
-	for (i = 0; i < f->nwas; i++)
-		if (f->was[i].t_set <= t_enter && t_enter < f->was[i].t_close &&
-		    (!w || f->was[i].t_set > w->t_set))
-			w = &f->was[i];
-	if (!w)
+	if (!(w = was_at(f, t_enter, 0)))
 		return rec_fd_path(t, fd, len);
 	if (len)
 		*len = w->len;
@@ -437,43 +456,31 @@ void rec_fd_close(struct rec_task *t, int fd)
 	if (!t->fds || fd < 0 || fd >= t->fds->n)
 		return;
 	was_free(&t->fds->fd[fd]);
-	free(t->fds->fd[fd].path);
-	t->fds->fd[fd].path = NULL;
-	t->fds->fd[fd].len = 0;
-	t->fds->fd[fd].cloexec = 0;
-	t->fds->fd[fd].unnamed = 0;
+	fd_clear(&t->fds->fd[fd]);
 }
 
 void rec_fd_close_at(struct rec_task *t, int fd, int64_t t_enter)
 {
 	struct rec_fd *f;
-	struct rec_fd_was *w = NULL;
-	int i;
+	struct rec_fd_was *w;
 
 	if (!t->fds || fd < 0 || fd >= t->fds->n)
 		return;
 	f = &t->fds->fd[fd];
 	if (f->t_set <= t_enter && t->fds->refs == 1) {
 		rec_fd_close(t, fd);
-		return;
-	}
-	if (f->t_set <= t_enter) {
+	} else if (f->t_set <= t_enter) {
 		/* in a shared table, kept for calls made before the close */
-		if (f->path)
+		if (f->path) {
 			was_push(f, f->path, f->len, f->t_set, t_enter);
-		f->path = NULL;
-		f->len = 0;
-		f->cloexec = f->unnamed = 0;
-		return;
-	}
-	/* the number was given again since the close began: the file
-	 * closed is the one it had then */
-	for (i = 0; i < f->nwas; i++)
-		if (f->was[i].t_close == INT64_MAX && f->was[i].t_set <= t_enter &&
-		    (!w || f->was[i].t_set > w->t_set))
-			w = &f->was[i];
-	if (w)
+			f->path = NULL;
+		}
+		fd_clear(f);
+	} else if ((w = was_at(f, t_enter, 1))) {
+		/* the number was given again since the close began: the
+		 * file closed is the one it had then */
 		w->t_close = t_enter;
+	}
 }
 
 void rec_fd_cloexec(struct rec_task *t, int fd, int on)
