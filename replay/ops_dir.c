@@ -150,14 +150,6 @@ static int same_parent(const char *x, const char *y)
 }
 
 /*
- * A file renamed within its directory (written aside, then put in
- * place) names one parent twice: the second name uses the first's
- * descriptor, as the program did, instead of a lookup from the root and
- * a close per rename.  Only where the recorded call named both from the
- * same directory descriptor (or none): the first may be a descriptor of
- * the program's, which need not be what the path says any more.
- */
-/*
  * A rename with a slash on a name (the names are split without it): the
  * kernel's answers, in its order (fs/namei.c do_renameat2()): no source,
  * ENOENT; a target there with RENAME_NOREPLACE, EEXIST; with
@@ -191,6 +183,14 @@ static int64_t rename_slashed(const struct rpl_name *a, const struct rpl_name *b
 	return 0;
 }
 
+/*
+ * A file renamed within its directory (written aside, then put in
+ * place) names one parent twice: the second name uses the first's
+ * descriptor, as the program did, instead of a lookup from the root and
+ * a close per rename.  Only where the recorded call named both from the
+ * same directory descriptor (or none): the first may be a descriptor of
+ * the program's, which need not be what the path says any more.
+ */
 static int64_t h_rename(struct rpl_ctx *c, struct rpl_op *op)
 {
 	unsigned int flags = op->ev.nr == SYS_renameat2 ? (unsigned)op->ev.args[4] : 0;
