@@ -253,8 +253,6 @@ static void aio_summary(const struct rec_ctx *c)
 			(unsigned long long)st->aio_unreaped);
 }
 
-/* How the recording ended, when not by the program's own exit: the exit
- * status says it too, but only to a script. */
 /* With -q, no summary; but events lost are said all the same: the
  * trace counts them, and a quiet recording that lost events in a full
  * BPF ring said nothing (a sanitizer build's recording of 66,102 writes
@@ -274,6 +272,8 @@ void rec_summary_quiet(const struct rec_ctx *c)
 		"('iotape check')", c->o->out, (unsigned long long)c->st.dropped, b);
 }
 
+/* How the recording ended, when not by the program's own exit: the exit
+ * status says it too, but only to a script. */
 void rec_summary_end(const struct rec_ctx *c, int sig)
 {
 	double secs = (double)(c->st.t_end - c->st.t_start) / 1e9;
