@@ -720,7 +720,7 @@ int rpl_plan_fds(struct rpl_plan *p, struct rpl_planner *pl, struct rpl_op *op,
 		tab->ends = &pl->ends;
 		pr->tab = tab;
 	}
-	shared = pr->n_threads > 1 || tab->refs > 1;
+	shared = pr->n_threads > 1 || pr->n_unborn || tab->refs > 1;
 
 #define ADD(k) do { if (n < RPL_MAXRES) keys[n++] = (k); } while (0)
 	if (ev->path && !not_a_path(ev->path) && !on_pipe_fd(pl, tab, sc, ev)) {

@@ -248,6 +248,8 @@ static int thread_of(struct rpl_plan *p, struct rpl_planner *pl, uint32_t i)
 		if ((flags & 0x00010000 /* CLONE_THREAD */) || pid == p->threads[s->thread].pid) {
 			proc = (int32_t)sproc;
 			rpl_fdtab_unref(snap);
+			if ((flags & 0x00010000) && p->procs[proc].n_unborn)
+				p->procs[proc].n_unborn--;
 		} else {
 			proc = new_proc(p, pl, pid, (int32_t)sproc,
 					(flags & 0x00000400 /* CLONE_FILES */) != 0, snap);
@@ -579,6 +581,17 @@ int rpl_plan_threads(struct rpl_plan *p, struct rpl_deps *deps)
 				goto nomem;
 			uint64_t fl = spawn_flags(&pl, op, (int32_t)op->ev.ret);
 
+			/* A thread shares its process's table from here on,
+			 * not from its first op: the process's open and close
+			 * of a number before then, and the thread's open of
+			 * it after, keep their order (rpl_plan_fds(): shared).
+			 * rrdtool's fontconfig thread opened fonts.conf as the
+			 * fd 3 its parent had just closed, 300 us after its
+			 * start; replayed at once, it took the number while the
+			 * parent still held it (a lock EBADF, or calls on the
+			 * parent's file left out, with 0 mismatches). */
+			if (fl & 0x00010000 /* CLONE_THREAD */)
+				p->procs[t->proc].n_unborn++;
 			/* a process's table, copied or (CLONE_FILES) shared
 			 * from here on: its parent's end must not close
 			 * what the child shares (plan_ended()) */

@@ -607,6 +607,8 @@ struct rpl_proc {
 	int64_t exit_ns;		/* plan: from then to its reaping (0: none) */
 	_Atomic int64_t gone_ns;	/* run: when its last thread ended */
 	uint32_t n_threads;
+	uint32_t n_unborn;		/* plan: threads spawned, none of their ops
+					 * met yet: its table is shared already */
 	struct rpl_fdtab *tab;		/* run */
 	struct rpl_actab *aio;		/* run: its aio contexts and rings (aio.c) */
 	struct rpl_maps *maps;		/* run: the files its mappings map (mpages.c) */
