@@ -15,6 +15,7 @@
 #include <fcntl.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/ioctl.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
@@ -880,6 +881,11 @@ int rpl_plan_fds(struct rpl_plan *p, struct rpl_planner *pl, struct rpl_op *op,
 				      ev->args[1] == F_DUPFD_CLOEXEC);
 		else if (ev->args[1] == F_SETFD)
 			rpl_fdtab_set_cloexec(tab, (long)ev->args[0], ev->args[2] & FD_CLOEXEC);
+		break;
+	case SYS_ioctl:		/* close-on-exec as F_SETFD sets it */
+		if ((unsigned long)ev->args[1] == FIOCLEX || (unsigned long)ev->args[1] == FIONCLEX)
+			rpl_fdtab_set_cloexec(tab, (long)ev->args[0],
+					      (unsigned long)ev->args[1] == FIOCLEX);
 		break;
 	case SYS_pipe: case SYS_pipe2: case SYS_socketpair: {
 		/* a socket pair is two pipes: each end writes one, reads
