@@ -30,6 +30,20 @@ cd "$d"
 mkdir w
 work=("$PROGS/rel_writer" "$d/w" 0 200)
 
+# ok_closes GOT LOGGED TRACE - every close the program logged is in the
+# trace (one more: a close that returned as the kill came), or, where a
+# recorder too slow for the program (a sanitizer build under load) lost
+# events in a full BPF ring, counted among the trace's drops and said
+# (with a 64 MiB ring, once 42,845 of a SIGINT round's events)
+ok_closes() {
+	local dropped
+	[ "$1" -le $(($2 + 1)) ] || return 1
+	[ "$1" -ge "$2" ] && return 0
+	dropped=$("$IOTAPE" check "$3" 2>/dev/null | sed -nE 's/.*\(([0-9]+) dropped by the recorder\).*/\1/p')
+	[ "${dropped:-0}" -gt 0 ] && [ $(($1 + dropped)) -ge "$2" ] || return 1
+	echo "($(($2 - $1)) closes among the $dropped events the trace counts dropped)"
+}
+
 # closes FILE - closes of $d/w/f* in the trace (fds mapped per thread from
 # the openat that returned them; the bpf backend's notes after a call,
 # '[on cpu ...]', left out)
@@ -76,7 +90,7 @@ gone() {	# pattern
 for r in $(seq 1 "$rounds"); do
 	rm -f t.iotape log
 	t=$(delay)
-	timeout 60 "$IOTAPE" record -q --flush-ms 50 -o t.iotape -- "${work[@]}" >log &
+	timeout 60 "$IOTAPE" record -q --bpf-ring-mb 64 --flush-ms 50 -o t.iotape -- "${work[@]}" >log &
 	rp=$!; pids+=($rp)
 	wait_started "$rp"
 	sleep "$t"
@@ -88,7 +102,7 @@ for r in $(seq 1 "$rounds"); do
 	"$IOTAPE" check -q t.iotape || fail "program round $r: trace not clean"
 	logged=$(grep -c '^closed ' log)
 	got=$(closes t.iotape)
-	[ "$got" -ge "$logged" ] && [ "$got" -le $((logged + 1)) ] ||
+	ok_closes "$got" "$logged" t.iotape ||
 		fail "program round $r (kill after $t s): $got closes recorded, $logged logged"
 	echo "program SIGKILL round $r after $t s: exit 137, $got closes recorded, $logged logged"
 done
@@ -96,7 +110,7 @@ done
 for r in $(seq 1 $((half * 2))); do
 	rm -f t.iotape log fixed.iotape
 	t=$(delay)
-	"$IOTAPE" record -q --flush-ms 50 -o t.iotape -- "${work[@]}" >log &
+	"$IOTAPE" record -q --bpf-ring-mb 64 --flush-ms 50 -o t.iotape -- "${work[@]}" >log &
 	rp=$!; pids+=($rp)
 	wait_started "$rp"
 	sleep "$t"
@@ -119,7 +133,7 @@ done
 for r in $(seq 1 "$half"); do
 	rm -f t.iotape log
 	t=$(delay)
-	setsid bash -c 'exec "$@" >log' sh timeout 60 "$IOTAPE" record -q -o t.iotape -- "${work[@]}" &
+	setsid bash -c 'exec "$@" >log' sh timeout 60 "$IOTAPE" record -q --bpf-ring-mb 64 -o t.iotape -- "${work[@]}" &
 	rp=$!; pids+=($rp)
 	wait_started "$rp"
 	sleep "$t"
@@ -129,7 +143,7 @@ for r in $(seq 1 "$half"); do
 	"$IOTAPE" check -q t.iotape || fail "Ctrl-C round $r: trace not clean"
 	logged=$(grep -c '^closed ' log)
 	got=$(closes t.iotape)
-	[ "$got" -ge "$logged" ] && [ "$got" -le $((logged + 1)) ] ||
+	ok_closes "$got" "$logged" t.iotape ||
 		fail "Ctrl-C round $r: $got closes recorded, $logged logged"
 	echo "Ctrl-C (group) round $r after $t s: exit 130, $got closes recorded, $logged logged"
 done
@@ -138,7 +152,7 @@ done
 for r in $(seq 1 "$half"); do
 	rm -f t.iotape log
 	t=$(delay)
-	"$IOTAPE" record -q -o t.iotape -- "${work[@]}" >log &
+	"$IOTAPE" record -q --bpf-ring-mb 64 -o t.iotape -- "${work[@]}" >log &
 	rp=$!; pids+=($rp)
 	wait_started "$rp"
 	sleep "$t"
@@ -151,7 +165,7 @@ for r in $(seq 1 "$half"); do
 	"$IOTAPE" check -q t.iotape || fail "SIGINT round $r: trace not clean"
 	logged=$(grep -c '^closed ' log)
 	got=$(closes t.iotape)
-	[ "$got" -ge "$logged" ] && [ "$got" -le $((logged + 1)) ] ||
+	ok_closes "$got" "$logged" t.iotape ||
 		fail "SIGINT round $r: $got closes recorded, $logged logged"
 	echo "SIGINT (iotape only) round $r after $t s: exit 130, $got closes recorded, $logged logged"
 done
