@@ -53,6 +53,12 @@ static int64_t h_execve(struct rpl_ctx *c, struct rpl_op *op)
 	r = syscall(SYS_faccessat2, fd, "", X_OK, AT_EMPTY_PATH);
 	r = r < 0 ? -errno : 0;
 	close(fd);
+	/* Found and executable, it failed for what is not the path's: the
+	 * arguments too long (GNU parallel execs /bin/sh with longer and
+	 * longer ones to find the limit: 1 mismatch a run), a file no
+	 * loader takes, no memory.  The kernel opened the file first. */
+	if (r == 0 && (op->ev.ret == -E2BIG || op->ev.ret == -ENOEXEC || op->ev.ret == -ENOMEM))
+		r = op->ev.ret;
 	return r;
 }
 
