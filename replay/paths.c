@@ -146,13 +146,23 @@ static int parent_how(int root_fd, const char *path, struct rpl_name *n, uint64_
 	char sbuf[4096], *buf = sbuf;
 	size_t len = path ? strlen(path) : 0;
 	long start;
-	int fd;
+	int fd, too_long = 0;
 
 	n->dirfd = -1;
 	n->owned = 1;
 	if (len == 0)
 		return -ENOENT;
 	start = rpl_split_name(path, len, n);
+	/* A last name longer than a name can be: the kernel looks the
+	 * parent up first, and a missing component there is ENOENT
+	 * (chromium stats its command line as a path: a 231-byte name
+	 * missing before a 514-byte one); else ENAMETOOLONG. */
+	if (start == -ENAMETOOLONG) {
+		size_t end;
+
+		start = (long)rpl_last_name(path, len, &end);
+		too_long = 1;
+	}
 	if (start < 0)
 		return (int)start;
 	if (len >= sizeof(sbuf) && !(buf = malloc(len + 1)))
@@ -169,6 +179,10 @@ static int parent_how(int root_fd, const char *path, struct rpl_name *n, uint64_
 		free(buf);
 	if (fd < 0)
 		return fd;
+	if (too_long) {
+		close(fd);
+		return -ENAMETOOLONG;
+	}
 	n->dirfd = fd;
 	return 0;
 }
