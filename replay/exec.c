@@ -375,6 +375,8 @@ static void own_table(struct rpl_ctx *c)
 			"process %d", (int)c->pr->pid);
 		_exit(1);
 	}
+	if (t->spawn_op >= 0)
+		rpl_fdtab_drop_after(c->pr->tab, c->p->ops[t->spawn_op].ev.t_enter);
 	table_made(c->pr);
 	c->pr->own_kernel_table = own;
 	/* its live numbers are this thread's kernel table's, shared with
@@ -684,8 +686,10 @@ static void *thread_main(void *arg)
 			r = too_long(&c);
 		else if (bad_fd(&c, op))
 			r = RPL_CALL(&c, fcntl(-1, F_GETFD));
-		else
+		else {
+			rpl_fd_made_ns = op->ev.t_enter;
 			r = h(&c, op);
+		}
 		/* a stat of a working directory since removed, or of its
 		 * "..": through the directory kept (cwd.c) */
 		if (r == -ENOENT && op->ev.ret == 0 && op->ev.path && is_stat(op->ev.nr))
@@ -839,10 +843,13 @@ int rpl_thread_start(struct rpl_plan *p, uint32_t ti)
 			t->fork_from = ptab;
 		} else if (ptab && pr->share_files)
 			pr->tab = rpl_fdtab_ref(ptab);
-		else if (ptab)
+		else if (ptab) {
 			pr->tab = rpl_fdtab_copy(ptab);
-		else
+			if (pr->tab && t->spawn_op >= 0)
+				rpl_fdtab_drop_after(pr->tab, p->ops[t->spawn_op].ev.t_enter);
+		} else {
 			pr->tab = rpl_fdtab_new(1);
+		}
 		err = -ENOMEM;
 		if (!pr->tab && !t->fork_table)
 			goto out;

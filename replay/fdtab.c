@@ -213,6 +213,27 @@ struct rpl_fdtab *rpl_fdtab_fork(struct rpl_fdtab *parent, int *own)
 	return c;
 }
 
+/*
+ * fd's worker threads each make close-on-exec pipes and spawn a child
+ * that dups them onto 1 and 2 and execs: a child forked here after the
+ * other thread's pipe2, which when recorded came after the fork, held
+ * that thread's write ends until its exec, which the plan puts after the
+ * other thread's read of end of file, as recorded: the read met EAGAIN
+ * after 2 s of waiting (136-154 mismatches, the replay twice as long).
+ */
+void rpl_fdtab_drop_after(struct rpl_fdtab *t, int64_t t_ns)
+{
+	uint32_t i;
+
+	if (!t || !t->real || t_ns <= 0)
+		return;
+	pthread_mutex_lock(&t->lock);
+	for (i = 0; i < t->n; i++)
+		if (t->v[i].state != RPL_FD_FREE && t->v[i].made_ns > t_ns)
+			drop_entry(t, &t->v[i]);
+	pthread_mutex_unlock(&t->lock);
+}
+
 static int cmp_int(const void *a, const void *b)
 {
 	int x = *(const int *)a, y = *(const int *)b;
@@ -254,6 +275,8 @@ void rpl_fdtab_close_others(struct rpl_fdtab *t, int keep, int keep2, int keep3,
 	free(k);
 }
 
+__thread int64_t rpl_fd_made_ns;
+
 int rpl_fdtab_set(struct rpl_fdtab *t, long fd, const struct rpl_fd *e)
 {
 	int locked;
@@ -264,6 +287,8 @@ int rpl_fdtab_set(struct rpl_fdtab *t, long fd, const struct rpl_fd *e)
 	if (err == 0) {
 		drop_entry(t, &t->v[fd]);
 		t->v[fd] = *e;
+		if (t->real)
+			t->v[fd].made_ns = rpl_fd_made_ns;
 		count_end(t, e, 1);
 	}
 	tab_unlock(t, locked);
@@ -318,6 +343,8 @@ int rpl_fdtab_dup(struct rpl_fdtab *t, long oldfd, long newfd, int cloexec)
 	if (err)
 		goto out;
 	e.cloexec = cloexec != 0;
+	if (t->real)
+		e.made_ns = rpl_fd_made_ns;
 	drop_entry(t, &t->v[newfd]);
 	t->v[newfd] = e;
 	count_end(t, &e, 1);

@@ -40,7 +40,13 @@ struct rpl_fd {
 	uint32_t end;		/* plan tables: its pipe end's count in the
 				 * tables' rpl_fdends (0: no pipe) */
 	const char *path;	/* path it was opened with, or NULL */
+	int64_t made_ns;	/* real tables: when the op that made it began,
+				 * as recorded (0: none; rpl_fdtab_drop_after()) */
 };
+
+/* Real tables: the recorded entry time of the op a thread replays now,
+ * given to the entries it makes (exec.c sets it before each op). */
+extern __thread int64_t rpl_fd_made_ns;
 
 /* Plan tables: how many entries of all the tables that share this hold
  * each pipe end (n[rpl_fd.end]), kept as entries are set, copied and
@@ -96,6 +102,12 @@ struct rpl_fdtab *rpl_fdtab_copy(struct rpl_fdtab *t);
  * live numbers.  *@own is set if the thread's kernel table is its own
  * now; if not, live entries were dup'ed as rpl_fdtab_copy() does. */
 struct rpl_fdtab *rpl_fdtab_fork(struct rpl_fdtab *parent, int *own);
+/* A forked child's copy: the entries made by ops that began after @t_ns
+ * (the recorded fork's entry: the kernel copies the table early in the
+ * call, and a vfork returns only at the child's exec) closed; another
+ * thread of the parent made them before the child's copy here, and the
+ * recorded child never had them. */
+void rpl_fdtab_drop_after(struct rpl_fdtab *t, int64_t t_ns);
 /* In a thread whose kernel table is its own: close every descriptor but
  * @t's live ones, 0-2, @keep, @keep2, @keep3 and the @n_more of @more
  * (what the copy brought from others). */

@@ -77,6 +77,37 @@ static void fd_fork_copies(void **state)
 	assert_false(is_open(pl));		/* dropping a table closes */
 }
 
+/* A forked child's copy leaves out what ops that began after the
+ * recorded fork made (another thread of the parent, before the child's
+ * copy here): rpl_fdtab_drop_after(). */
+static void fd_fork_drops_later(void **state)
+{
+	struct rpl_fdtab *p = rpl_fdtab_new(1), *c;
+	int l4;
+
+	rpl_fd_made_ns = 100;
+	put(p, 3, 0);
+	rpl_fd_made_ns = 300;
+	put(p, 4, 1);
+	assert_int_equal(rpl_fdtab_dup(p, 4, 5, 0), 0);
+	rpl_fd_made_ns = 0;
+	put(p, 6, 0);		/* made by no op: kept */
+	c = rpl_fdtab_copy(p);
+	assert_non_null(c);
+	l4 = live_of(c, 4);
+	assert_true(l4 >= 0);
+	rpl_fdtab_drop_after(c, 200);
+	assert_true(live_of(c, 3) >= 0);
+	assert_int_equal(live_of(c, 4), -1);
+	assert_int_equal(live_of(c, 5), -1);
+	assert_true(live_of(c, 6) >= 0);
+	assert_false(is_open(l4));		/* the child's copy closed */
+	assert_true(is_open(live_of(p, 4)));	/* the parent's kept */
+	assert_int_equal(in_use(p), 4);
+	rpl_fdtab_unref(c);
+	rpl_fdtab_unref(p);
+}
+
 static void fd_clone_files_shares(void **state)
 {
 	struct rpl_fdtab *p = rpl_fdtab_new(1), *t = rpl_fdtab_ref(p);
@@ -478,6 +509,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(umask_parse),
 		cmocka_unit_test(fd_fork_copies),
+		cmocka_unit_test(fd_fork_drops_later),
 		cmocka_unit_test(fd_clone_files_shares),
 		cmocka_unit_test(fd_dup_family),
 		cmocka_unit_test(fd_close_range),
