@@ -298,23 +298,18 @@ static int first_cmp(const void *a, const void *b)
 	return x->i < y->i ? -1 : x->i > y->i;
 }
 
-/* The first of @k paths' states @f (in path order) whose path is
- * @path's (@len bytes), or -1. */
-static ssize_t first_of(const struct rpl_plan *p, const struct first *f, size_t k,
-			const char *path, size_t len)
+/* The entry of @k paths' first states @f (in path order: ascending
+ * indexes) that is state @j, or -1. */
+static ssize_t first_at(const struct first *f, size_t k, size_t j)
 {
 	size_t lo = 0, hi = k;
 
 	while (lo < hi) {
 		size_t mid = lo + (hi - lo) / 2;
-		const char *q = p->ps[f[mid].i].path;
-		int c = strncmp(q, path, len);
 
-		if (c == 0 && q[len])
-			c = 1;
-		if (c == 0)
+		if (f[mid].i == j)
 			return (ssize_t)mid;
-		if (c < 0)
+		if (f[mid].i < j)
 			lo = mid + 1;
 		else
 			hi = mid;
@@ -335,7 +330,8 @@ static size_t *make_order(const struct rpl_plan *p, size_t *n)
 {
 	struct first *f = malloc((p->n_ps + 1) * sizeof(*f));
 	size_t *o = malloc((p->n_ps + 1) * sizeof(*o));
-	size_t i, k = 0;
+	size_t i, k = 0, cap = 0;
+	char *buf = NULL;
 
 	if (!f || !o) {
 		free(f);
@@ -348,19 +344,31 @@ static size_t *make_order(const struct rpl_plan *p, size_t *n)
 	/* in path order, a parent's time is final before its entries' */
 	for (i = 0; i < k; i++) {
 		const char *path = p->ps[f[i].i].path;
+		const struct iot_path_state *anc = NULL;
 		size_t len = strlen(path);
-		ssize_t a = -1;
+		ssize_t a;
 
-		while (a < 0 && len > 1) {
-			while (len > 1 && path[len - 1] != '/')
+		if (len >= cap) {
+			char *nb = realloc(buf, len + 1);
+
+			if (!nb)
+				break;		/* the order by time alone, then */
+			buf = nb;
+			cap = len + 1;
+		}
+		memcpy(buf, path, len + 1);
+		while (!anc && len > 1) {
+			while (len > 1 && buf[len - 1] != '/')
 				len--;
 			if (len > 1)
 				len--;		/* "/a/b" -> "/a"; "/a" -> "/" */
-			a = first_of(p, f, i, path, len);
+			buf[len] = 0;
+			anc = rpl_path_state(p, buf);
 		}
-		if (a >= 0 && f[a].t > f[i].t)
+		if (anc && (a = first_at(f, i, (size_t)(anc - p->ps))) >= 0 && f[a].t > f[i].t)
 			f[i].t = f[a].t;
 	}
+	free(buf);
 	qsort(f, k, sizeof(*f), first_cmp);
 	for (i = 0; i < k; i++)
 		o[i] = f[i].i;
