@@ -531,15 +531,16 @@ void rpl_mpages_plan(struct rpl_plan *p)
 			}
 			if (lo == UINT32_MAX)
 				continue;
-			/* not before a call that sized or wrote a mapped file
-			 * (kchashmgr maps its new, empty file, then sizes it) */
-			for (j = lo + 1; j < k; j++)
-				if (writes_mapped(p, &p->ops[t->ops[j]], x))
-					lo = j;
 			for (j = lo + 1; j < k; j++) {
 				const struct rpl_op *o = &p->ops[t->ops[j]];
 
-				if (!o->n_mp && !o->n_aio && o->think_ns > p->ops[t->ops[best]].think_ns)
+				/* not before a call that sized or wrote a mapped
+				 * file (kchashmgr maps its new, empty file, then
+				 * sizes it): the gaps after it only */
+				if (writes_mapped(p, o, x))
+					best = k;
+				else if (!o->n_mp && !o->n_aio &&
+					 o->think_ns > p->ops[t->ops[best]].think_ns)
 					best = j;
 			}
 			if (best == k)
