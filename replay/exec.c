@@ -174,12 +174,16 @@ static int64_t too_long(struct rpl_ctx *c)
  */
 static int bad_fd(struct rpl_ctx *c, const struct rpl_op *op)
 {
-	const struct iot_syscall *sc = iot_syscall_by_nr(op->ev.nr);
-	int i = sc ? iot_syscall_arg(sc, IOT_ARG_FD) : -1;
+	const struct iot_syscall *sc;
 	struct rpl_fd e;
+	int i;
 
-	return op->ev.ret == -EBADF && i >= 0 && op->ev.args[i] >= 0 &&
-	       op->ev.args[i] < RPL_FD_MAX && rpl_fdtab_get(c->pr->tab, (long)op->ev.args[i], &e) < 0;
+	/* every op asks: the result rules nearly all out */
+	if (op->ev.ret != -EBADF || !(sc = iot_syscall_by_nr(op->ev.nr)) ||
+	    (i = iot_syscall_arg(sc, IOT_ARG_FD)) < 0)
+		return 0;
+	return op->ev.args[i] >= 0 && op->ev.args[i] < RPL_FD_MAX &&
+	       rpl_fdtab_get(c->pr->tab, (long)op->ev.args[i], &e) < 0;
 }
 
 static int is_stat(int nr)
