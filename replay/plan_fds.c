@@ -636,9 +636,10 @@ out:
  * pair's two pipes (pipe_way()) and keeps the accepting end in
  * pl->conns, by the listener's resource, for the listener's accepts to
  * take in the order the connects came.  @ev : a socket, bind, connect,
- * accept or accept4 that succeeded.  @return : 0, or -ENOMEM.
+ * accept or accept4 that succeeded.  @return : 0, -ENOMEM, or for a
+ * connect to a name a listener is bound to, that listener's resource.
  */
-static int sock_ends(struct rpl_planner *pl, struct rpl_fdtab *tab, const struct rpl_ev *ev)
+static int64_t sock_ends(struct rpl_planner *pl, struct rpl_fdtab *tab, const struct rpl_ev *ev)
 {
 	struct rpl_fd e = { .state = RPL_FD_LIVE }, fe;
 	uint32_t listener;
@@ -657,9 +658,10 @@ static int sock_ends(struct rpl_planner *pl, struct rpl_fdtab *tab, const struct
 		return rpl_map_put(&pl->bound, key_path(ev->path, strlen(ev->path)), fe.res) < 0 ?
 		       -ENOMEM : 0;
 	case SYS_connect:
-		if (!ev->path || rpl_fdtab_get(tab, (long)ev->args[0], &fe) < 0 ||
-		    !rpl_map_get(&pl->bound, key_path(ev->path, strlen(ev->path)), &listener))
+		if (!ev->path || !rpl_map_get(&pl->bound, key_path(ev->path, strlen(ev->path)), &listener))
 			return 0;
+		if (rpl_fdtab_get(tab, (long)ev->args[0], &fe) < 0)
+			return listener;	/* ordered, not paired */
 		e.cloexec = fe.cloexec;
 		e.res = ++pl->next_res;
 		if ((end0 = new_pipe(pl, e.res, PIPE_SOCK0)) < 0)
@@ -674,7 +676,7 @@ static int sock_ends(struct rpl_planner *pl, struct rpl_fdtab *tab, const struct
 		RPL_GROW(pl->conns, pl->n_conns, pl->cap_conns);
 		pl->conns[pl->n_conns].way = listener;
 		pl->conns[pl->n_conns++].e = e;
-		return 0;
+		return listener;
 	case SYS_accept: case SYS_accept4:
 		if (rpl_fdtab_get(tab, (long)ev->args[0], &fe) < 0 || ev->ret >= RPL_FD_MAX)
 			return 0;
@@ -917,7 +919,7 @@ int rpl_plan_fds(struct rpl_plan *p, struct rpl_planner *pl, struct rpl_op *op,
 		break;
 	}
 	case SYS_socket: case SYS_bind: case SYS_connect: case SYS_accept: case SYS_accept4: {
-		uint32_t l;
+		int64_t l = sock_ends(pl, tab, ev);
 
 		/* A connect is queued on the listener, and its accepts take
 		 * the connects in that order (sock_ends() pairs the k-th of
@@ -930,13 +932,12 @@ int rpl_plan_fds(struct rpl_plan *p, struct rpl_planner *pl, struct rpl_op *op,
 		 * its entry (the accept it woke had its return recorded
 		 * first, and replayed first it waited for the connect, which
 		 * waited for it). */
-		if (ev->nr == SYS_connect && ev->path &&
-		    rpl_map_get(&pl->bound, key_path(ev->path, strlen(ev->path)), &l)) {
-			ADD(key_res(l));
+		if (l < 0)
+			return -ENOMEM;
+		if (l > 0) {
+			ADD(key_res((uint32_t)l));
 			op->rflags |= RPL_OPF_ORDER_ENTER;
 		}
-		if (sock_ends(pl, tab, ev) < 0)
-			return -ENOMEM;
 		break;
 	}
 	case SYS_sendmsg: case SYS_recvmsg: {
