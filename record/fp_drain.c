@@ -386,6 +386,8 @@ void rec_fast_decode_rec(struct rec_ctx *c, const struct fp_rec *r, int unfinish
 		c->st.fast_events++;
 		if (unfinished && died_of_epipe(sc, status))
 			rec_decode_exit(c, t, -EPIPE, iot_now_ns());
+		else if (unfinished && t->left_nr == (long)r->nr + 1)
+			rec_decode_exit(c, t, t->left_rv, iot_now_ns());
 		else if (unfinished)
 			rec_emit_unfinished(c, t, iot_now_ns());
 		else

@@ -177,6 +177,9 @@ struct rec_task {
 	int in_syscall;			/* entry seen, exit pending */
 	int want_exit;			/* resume with PTRACE_SYSCALL */
 	int exited_event;		/* PTRACE_EVENT_EXIT seen */
+	/* ... 1 + the call it was killed on its way out of (0: none), and
+	 * its result (tracer.c killed_leaving()) */
+	long left_nr, left_rv;
 	int64_t let_go_ns;		/* ... and resumed from it then: its end
 					 * began (the exit record's time) */
 	pid_t vfork_child;		/* vforked it; cleared at its next stop */

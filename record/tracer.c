@@ -19,6 +19,7 @@
 #include <string.h>
 #include <sys/ptrace.h>
 #include <sys/resource.h>
+#include <sys/user.h>
 #include <sys/syscall.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -238,6 +239,36 @@ static void on_death(struct rec_ctx *c, pid_t pid, int status,
 			      ru->ru_stime.tv_sec * 1000000000LL + ru->ru_stime.tv_usec * 1000LL, 0);
 }
 
+/*
+ * Killed on its way out of a call (a fatal signal pending at its exit
+ * skips the syscall-exit stop, and the fast path's library never gets
+ * to write the result down): the call had done its work, and its result
+ * is in the registers.  A child that writes to its parent, which kills
+ * it on reading that, lost its write, and the parent's read found
+ * nothing in the replay.  Not a call the signal cut short (-ERESTART*,
+ * EINTR: the program never saw it end) nor one not begun (-ENOSYS).
+ * Into t->left_nr, left_rv, for the fast path's record of the call
+ * (fp_drain.c); a call in flight at a stop is ended here.
+ */
+static void killed_leaving(struct rec_ctx *c, struct rec_task *t, int64_t now)
+{
+	struct user_regs_struct r;
+	long rv;
+
+	t->left_nr = 0;
+	if (ptrace(PTRACE_GETREGS, t->tid, 0, &r) < 0)
+		return;
+	rv = (long)r.rax;
+	if ((long)r.orig_rax < 0 || rv == -ENOSYS || rv == -EINTR || (rv >= -516 && rv <= -512))
+		return;
+	t->left_nr = (long)r.orig_rax + 1;
+	t->left_rv = rv;
+	if (t->in_syscall && t->sc && t->ev.nr == (long)r.orig_rax) {
+		rec_slept_exit(c, t);
+		rec_decode_exit(c, t, rv, now);
+	}
+}
+
 static void on_event_exit(struct rec_ctx *c, struct rec_task *t, int64_t now)
 {
 	int64_t ut = 0, stt = 0;
@@ -251,6 +282,7 @@ static void on_event_exit(struct rec_ctx *c, struct rec_task *t, int64_t now)
 	/* the event's message is the exit status: SIGPIPE tells a write's result */
 	if (ptrace(PTRACE_GETEVENTMSG, t->tid, 0, &msg) < 0)
 		msg = 0;
+	killed_leaving(c, t, now);
 	rec_fast_release(c, t->tid, (int)msg);
 	rec_fast_hold(c, t, 0);
 	if (t->tid == t->pid)

@@ -318,6 +318,30 @@ static int left_to_order(const struct rpl_op *op)
 	return sc && sc->cls == IOT_CLASS_WAIT && !op->skip && rpl_wait_sleep_ns(&op->ev) < 0;
 }
 
+/* Process @pr's descriptors stay open until the ops they were recorded
+ * open for are done (plan_fds.c rpl_plan_socks_end()): each of its
+ * threads waits for them at its end, before the last one closes them. */
+static void linger(struct rpl_plan *p, const struct rpl_proc *pr)
+{
+	int i;
+
+	for (i = 0; i < RPL_LINGER && pr->linger[i]; i++) {
+		uint32_t oi = pr->linger[i] - 1, a = 0, b;
+		struct rpl_thread *u = &p->threads[p->ops[oi].thread];
+
+		for (b = u->n_ops; a < b;) {
+			uint32_t m = a + (b - a) / 2;
+
+			if (u->ops[m] < oi)
+				a = m + 1;
+			else
+				b = m;
+		}
+		if (a < u->n_ops && u->ops[a] == oi)
+			wait_flag(p, u, a, NULL);
+	}
+}
+
 static void thread_done(struct rpl_ctx *c)
 {
 	struct rusage ru;
@@ -327,6 +351,8 @@ static void thread_done(struct rpl_ctx *c)
 		c->t->stime_ns = ru.ru_stime.tv_sec * 1000000000LL + ru.ru_stime.tv_usec * 1000LL;
 	}
 	c->t->end_ns = iot_now_ns();
+	if (c->pr->linger[0])
+		linger(c->p, c->pr);
 	/* Under the lock rpl_thread_start() holds from its look at the
 	 * table to its count of the new thread: a thread whose spawn was not
 	 * recorded starts with the replay and may end before the process's

@@ -92,6 +92,8 @@ static int64_t rw(struct rpl_ctx *c, struct rpl_op *op, int fd, int marks, int w
 	/* a pipe moves what it moved when recorded: ops_pipe.c */
 	if (rpl_pipe_nothing(op))
 		return op->ev.ret;
+	if (wr)
+		rpl_pipe_gone_first(c, op);
 	/* An eventfd's write adds its value to the counter: one, as a
 	 * thread pool's wake-up does (libuv's), not 8 bytes of the replay's
 	 * own, whose value the next write overflowed (EAGAIN: 6-12 of

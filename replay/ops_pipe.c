@@ -154,6 +154,27 @@ static int64_t wait_eof(struct rpl_ctx *c, struct rpl_op *op, int fd, int64_t r)
 	return r;
 }
 
+/*
+ * A write that met EPIPE when recorded, replayed while its pipe or socket
+ * is full and the reading end still open (EAGAIN): that end was closing
+ * then (a killed process's descriptors close a while after its end:
+ * plan_fds.c rpl_plan_socks_end()).  It waits for the end, as a blocking
+ * write into the full pipe did, then fails as it did.
+ */
+static int64_t wait_epipe(struct rpl_ctx *c, struct rpl_op *op, int fd, int64_t r)
+{
+	struct pollfd pfd = { .fd = fd, .events = POLLOUT };
+	int64_t deadline = 0;
+
+	while (!atomic_load(&rpl_stop_sig)) {
+		if (poll(&pfd, 1, 20) == 1)
+			return RPL_CALL(c, write(fd, rpl_wbuf(), 1));
+		if (waited_out(c, op, &deadline))
+			break;
+	}
+	return r;
+}
+
 /* Opened through the thread's own descriptor, as a FIFO is by its name:
  * non-blocking, it does not wait for a writer (there is one, @fd).  A
  * pipe made under other credentials may refuse it: the write then meets
@@ -166,13 +187,67 @@ int rpl_pipe_reader(int fd)
 	return open(name, O_RDONLY | O_NONBLOCK | O_CLOEXEC);
 }
 
-int64_t rpl_pipe_rest(struct rpl_ctx *c, struct rpl_op *op, int fd, int64_t r, int wr)
+/* The descriptors a received message @m carried, into @live (up to
+ * @max; those beyond are closed).  @return : how many were kept. */
+static int got_fds(const struct msghdr *m, int *live, int max)
+{
+	struct cmsghdr *h;
+	int k = 0;
+
+	for (h = CMSG_FIRSTHDR(m); h; h = CMSG_NXTHDR((struct msghdr *)m, h)) {
+		size_t i, c;
+
+		if (h->cmsg_level != SOL_SOCKET || h->cmsg_type != SCM_RIGHTS)
+			continue;
+		c = (h->cmsg_len - CMSG_LEN(0)) / sizeof(int);
+		for (i = 0; i < c; i++) {
+			int fd;
+
+			memcpy(&fd, CMSG_DATA(h) + i * sizeof(int), sizeof(int));
+			if (k < max)
+				live[k++] = fd;
+			else
+				close(fd);
+		}
+	}
+	return k;
+}
+
+/* The descriptors a recvmsg takes: as many as the recorded call got
+ * (@n), and those received so far (@k of them in @live). */
+struct msg_fds {
+	int n, k;
+	int live[IOT_MSG_FDS_MAX];
+};
+
+/* A recvmsg of up to @len bytes from @fd, its descriptors added to @mf. */
+static ssize_t recv_fds(struct rpl_ctx *c, int fd, size_t len, struct msg_fds *mf)
+{
+	union { struct cmsghdr h; char b[CMSG_SPACE(IOT_MSG_FDS_MAX * sizeof(int))]; } u;
+	struct iovec iov = { c->scratch, len };
+	struct msghdr m = { .msg_iov = &iov, .msg_iovlen = 1,
+			    .msg_control = u.b, .msg_controllen = sizeof(u.b) };
+	ssize_t r = recvmsg(fd, &m, MSG_DONTWAIT | MSG_CMSG_CLOEXEC);
+
+	if (r > 0)
+		mf->k += got_fds(&m, mf->live + mf->k, IOT_MSG_FDS_MAX - mf->k);
+	return r;
+}
+
+/* rpl_pipe_rest(), and for a recvmsg (@mf) the descriptors that come
+ * with the rest of its bytes: a message that carried them came last in
+ * what the recorded call took, and may come only after the call began
+ * here.  read() would have the kernel drop them. */
+static int64_t pipe_rest(struct rpl_ctx *c, struct rpl_op *op, int fd, int64_t r, int wr,
+			 struct msg_fds *mf)
 {
 	int64_t want = op->ev.ret, done = r > 0 ? r : 0, deadline = 0;
 	struct pollfd pfd;
 
 	if (want == 0 && !wr && r == -EAGAIN && rpl_fd_is_stream(fd))
 		return wait_eof(c, op, fd, r);
+	if (want == -EPIPE && wr && r == -EAGAIN && rpl_fd_is_stream(fd))
+		return wait_epipe(c, op, fd, r);
 	if (want <= 0 || done >= want || (r < 0 && r != -EAGAIN) || (r == 0 && !wr))
 		return r;
 	if (!rpl_fd_is_stream(fd))
@@ -181,7 +256,9 @@ int64_t rpl_pipe_rest(struct rpl_ctx *c, struct rpl_op *op, int fd, int64_t r, i
 	while (done < want && !atomic_load(&rpl_stop_sig)) {
 		int64_t n = want - done < RPL_SCRATCH ? want - done : RPL_SCRATCH;
 
-		r = RPL_CALL(c, wr ? write(fd, rpl_wbuf(), (size_t)n) : read(fd, c->scratch, (size_t)n));
+		r = RPL_CALL(c, wr ? write(fd, rpl_wbuf(), (size_t)n) :
+			     mf && mf->k < mf->n ? recv_fds(c, fd, (size_t)n, mf) :
+			     read(fd, c->scratch, (size_t)n));
 		if (r > 0) {
 			done += r;
 			deadline = 0;	/* the other end is there: wait anew */
@@ -194,6 +271,17 @@ int64_t rpl_pipe_rest(struct rpl_ctx *c, struct rpl_op *op, int fd, int64_t r, i
 		poll(&pfd, 1, 20);
 	}
 	return done > 0 ? done : r;
+}
+
+int64_t rpl_pipe_rest(struct rpl_ctx *c, struct rpl_op *op, int fd, int64_t r, int wr)
+{
+	return pipe_rest(c, op, fd, r, wr, NULL);
+}
+
+void rpl_pipe_gone_first(struct rpl_ctx *c, const struct rpl_op *op)
+{
+	if (rpl_op_wait_proc(op) >= 0)
+		rpl_wait_proc(c->p, op->link);
 }
 
 /* Has socket @fd a peer to send to?  A datagram socket that is not
@@ -229,32 +317,6 @@ static int live_fds(struct rpl_ctx *c, const int32_t *fds, int n, int *live)
 	return k;
 }
 
-/* The descriptors a received message @m carried, into @live (up to
- * @max; those beyond are closed).  @return : how many were kept. */
-static int got_fds(const struct msghdr *m, int *live, int max)
-{
-	struct cmsghdr *h;
-	int k = 0;
-
-	for (h = CMSG_FIRSTHDR(m); h; h = CMSG_NXTHDR((struct msghdr *)m, h)) {
-		size_t i, c;
-
-		if (h->cmsg_level != SOL_SOCKET || h->cmsg_type != SCM_RIGHTS)
-			continue;
-		c = (h->cmsg_len - CMSG_LEN(0)) / sizeof(int);
-		for (i = 0; i < c; i++) {
-			int fd;
-
-			memcpy(&fd, CMSG_DATA(h) + i * sizeof(int), sizeof(int));
-			if (k < max)
-				live[k++] = fd;
-			else
-				close(fd);
-		}
-	}
-	return k;
-}
-
 /*
  * sendmsg, recvmsg on an end of the replay's socket pair (non-blocking:
  * ops_file.c make_pair()): each moves the bytes it moved when recorded,
@@ -270,9 +332,10 @@ static int got_fds(const struct msghdr *m, int *live, int max)
 int64_t rpl_msg_rw(struct rpl_ctx *c, struct rpl_op *op)
 {
 	union { struct cmsghdr h; char b[CMSG_SPACE(IOT_MSG_FDS_MAX * sizeof(int))]; } u;
-	int wr = op->ev.nr == SYS_sendmsg;
+	int wr = op->ev.nr == SYS_sendmsg, peek = (op->ev.args[2] & MSG_PEEK) != 0;
 	int32_t fds[IOT_MSG_FDS_MAX];
-	int n = rpl_msg_fds(&op->ev, fds), live[IOT_MSG_FDS_MAX], k = 0, i;
+	struct msg_fds mf = { .n = rpl_msg_fds(&op->ev, fds) };
+	int n = mf.n, *live = mf.live, k = 0, i;
 	int fd = rpl_live_fd(c, op, op->ev.args[0]);
 	int64_t want = op->ev.ret, r, deadline = 0;
 	struct pollfd pfd = { .fd = fd, .events = wr ? POLLOUT : POLLIN };
@@ -287,9 +350,11 @@ int64_t rpl_msg_rw(struct rpl_ctx *c, struct rpl_op *op)
 	    (wr && !connected(fd)))
 		return rpl_skip(op, RPL_SKIP_UNSUPPORTED);
 	if (n > IOT_MSG_FDS_MAX)
-		n = IOT_MSG_FDS_MAX;
-	if (wr)
+		n = mf.n = IOT_MSG_FDS_MAX;
+	if (wr) {
+		rpl_pipe_gone_first(c, op);
 		k = live_fds(c, fds, n, live);
+	}
 	/* a message of a descriptor not open when recorded (EBADF): one not
 	 * open here, which the kernel refuses alike */
 	if (want < 0) {
@@ -316,20 +381,23 @@ int64_t rpl_msg_rw(struct rpl_ctx *c, struct rpl_op *op)
 	do
 		r = RPL_CALL(c, wr ? sendmsg(fd, &m, MSG_DONTWAIT | MSG_NOSIGNAL) :
 				     recvmsg(fd, &m, MSG_DONTWAIT | MSG_CMSG_CLOEXEC |
-						 (int)(op->ev.args[2] & MSG_PEEK)));
+						 (peek ? MSG_PEEK : 0)));
 	while (r == -EAGAIN && rpl_wait_again(c, op, &pfd, &deadline));
-	if (!wr && r > 0) {
-		k = got_fds(&m, live, IOT_MSG_FDS_MAX);
-		for (i = 0; i < k; i++) {
-			struct rpl_fd e = { .state = RPL_FD_LIVE, .live = live[i],
-					    .cloexec = (op->ev.args[2] & MSG_CMSG_CLOEXEC) != 0 };
+	if (wr)
+		return rpl_pipe_rest(c, op, fd, r, wr);
+	if (r > 0)
+		mf.k = got_fds(&m, live, IOT_MSG_FDS_MAX);
+	if (!peek)
+		r = pipe_rest(c, op, fd, r, wr, &mf);
+	for (i = 0; i < mf.k; i++) {
+		struct rpl_fd e = { .state = RPL_FD_LIVE, .live = live[i],
+				    .cloexec = (op->ev.args[2] & MSG_CMSG_CLOEXEC) != 0 };
 
-			if (i >= n || fds[i] < 0 || fds[i] >= RPL_FD_MAX ||
-			    rpl_fdtab_set(c->pr->tab, fds[i], &e) < 0)
-				close(live[i]);
-		}
+		if (i >= n || fds[i] < 0 || fds[i] >= RPL_FD_MAX ||
+		    rpl_fdtab_set(c->pr->tab, fds[i], &e) < 0)
+			close(live[i]);
 	}
-	return rpl_pipe_rest(c, op, fd, r, wr);
+	return r;
 }
 
 /*

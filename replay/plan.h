@@ -42,11 +42,20 @@ struct rpl_planner {
 	struct rpl_map bound;
 	struct rpl_flying *conns;
 	size_t n_conns, cap_conns;
+	/* socket pairs' ends (their resources): the last send of data into
+	 * each, and the process whose end closed it last (NO_PROC: an
+	 * explicit close did; plan_fds.c rpl_plan_socks_end()) */
+	struct rpl_map sock_into, sock_gone;
 	/* writes of data into a file keep their order across threads
 	 * (plan_fds.c writes_data()): the trace holds the bytes
 	 * (record --data), whose places that order decides */
 	int writes_ordered;
 };
+
+/*! rpl_plan_socks_end() : process @pi's table @tab closes for good (its
+ *  end): the socket pairs' ends it closes last.  @return : 0 or -ENOMEM. */
+int rpl_plan_socks_end(struct rpl_plan *p, struct rpl_planner *pl, uint32_t pi,
+		       const struct rpl_fdtab *tab);
 
 /* What the plan of one event costs, about: its op, its share of the
  * paths, path states, dependencies and thread lists (measured: 199

@@ -183,15 +183,20 @@ enum { PIPE_ONE = 1, PIPE_SOCK0, PIPE_SOCK1 };
 #define PIPE_KIND(v) ((v) & 3)
 #define PIPE_END0(v) ((v) >> 2)
 
+/* The pipe the end with resource @res (@v from pl->pipes) reads: a
+ * socket pair's end reads what the other end wrote. */
+static uint32_t read_way(uint32_t res, uint32_t v)
+{
+	return PIPE_KIND(v) == PIPE_ONE ? res : PIPE_KIND(v) == PIPE_SOCK0 ? res + 1 : res - 1;
+}
+
 /* The pipe a call of row @sc on the end with resource @res (@v from
- * pl->pipes) moves data through: a socket pair's end reads what the other
- * end wrote. */
+ * pl->pipes) moves data through. */
 static uint32_t pipe_way(const struct iot_syscall *sc, uint32_t res, uint32_t v)
 {
-	if (PIPE_KIND(v) == PIPE_ONE || !sc || !(sc->flags & IOT_SCF_READ) ||
-	    (sc->flags & IOT_SCF_PIPE))
+	if (!sc || !(sc->flags & IOT_SCF_READ) || (sc->flags & IOT_SCF_PIPE))
 		return res;
-	return PIPE_KIND(v) == PIPE_SOCK0 ? res + 1 : res - 1;
+	return read_way(res, v);
 }
 
 /* @res is a pipe resource of @kind (PIPE_*): into pl->pipes, with counts
@@ -217,6 +222,13 @@ out:
 	return err;
 }
 
+/* Is row @sc a write of data into a pipe or socket (write, send)? */
+static int sends(const struct iot_syscall *sc)
+{
+	return (sc->flags & IOT_SCF_PIPE) && (sc->flags & IOT_SCF_COUNT) &&
+	       !(sc->flags & IOT_SCF_READ);
+}
+
 /* How @op (row @sc) uses pipe @res, as its key (0: its data's order does
  * not depend on it: fstat, fcntl, a call that moved nothing): a read; a
  * write of data, or one that found the read end closed (EPIPE: it follows
@@ -230,8 +242,7 @@ static uint64_t pipe_key(const struct iot_syscall *sc, const struct rpl_op *op, 
 		return 0;
 	if ((sc->flags & IOT_SCF_READ) && !(sc->flags & IOT_SCF_PIPE))
 		return op->ev.ret >= 0 ? k | RPL_KEY_PIPE | RPL_KEY_LOOK : 0;
-	if ((sc->flags & IOT_SCF_PIPE) && (sc->flags & IOT_SCF_COUNT) &&
-	    !(sc->flags & IOT_SCF_READ))
+	if (sends(sc))
 		return op->ev.ret > 0 || op->ev.ret == -EPIPE ? k | RPL_KEY_PIPE : 0;
 	return feeds_pipe(sc) ? k | RPL_KEY_PIPE : 0;
 }
@@ -251,9 +262,8 @@ static uint64_t pipe_key(const struct iot_syscall *sc, const struct rpl_op *op, 
 static int reader_gone(const struct rpl_planner *pl, const struct iot_syscall *sc,
 		       const struct rpl_ev *ev, const struct rpl_fd *fe, uint32_t v)
 {
-	return ev->ret > 0 && fe->wend && PIPE_KIND(v) == PIPE_ONE &&
-	       (sc->flags & IOT_SCF_PIPE) && (sc->flags & IOT_SCF_COUNT) &&
-	       !(sc->flags & IOT_SCF_READ) && pl->ends.n[PIPE_END0(v)] == 0;
+	return ev->ret > 0 && fe->wend && PIPE_KIND(v) == PIPE_ONE && sends(sc) &&
+	       pl->ends.n[PIPE_END0(v)] == 0;
 }
 
 /*
@@ -402,6 +412,10 @@ static int pipe_keys(struct rpl_plan *p, const struct rpl_planner *pl,
 		keys[n++] = key_res(tab->v[i].res) | RPL_KEY_PIPE |
 			    (end_kept(pl, tab, i, cloexec) ? RPL_KEY_LOOSE : 0);
 		prev = tab->v[i].res;
+		/* a socket pair's end closed here for good: the way it reads
+		 * too (sock_end_gone()) */
+		if (PIPE_KIND(v) != PIPE_ONE && !(keys[n - 1] & RPL_KEY_LOOSE) && n < max)
+			keys[n++] = key_res(read_way(tab->v[i].res, v)) | RPL_KEY_PIPE;
 	}
 	return n;
 }
@@ -514,6 +528,100 @@ static int on_pipe_fd(const struct rpl_planner *pl, struct rpl_fdtab *tab,
 static int end_open_elsewhere(const struct rpl_planner *pl, const struct rpl_fd *fe)
 {
 	return fe->end && fe->end < pl->ends.len && pl->ends.n[fe->end] > 1;
+}
+
+/*
+ * Does closing the descriptor of entry @fe (@v from pl->pipes) close a
+ * socket pair's end for good?  Its last close ends the way it reads as
+ * well as the way it writes: a send from the other end after it fails
+ * (EPIPE), so the sends before it, read or not, come before it.  Ordered
+ * only on the way it writes, a peer's close of a channel it never read
+ * again came before the last messages sent into it (chromium's renderers
+ * and their browser, EPIPE).  A pipe's ends share one way, which a close
+ * of either end keys.
+ */
+static int sock_end_gone(const struct rpl_planner *pl, const struct rpl_fd *fe, uint32_t v)
+{
+	return PIPE_KIND(v) != PIPE_ONE && !end_open_elsewhere(pl, fe);
+}
+
+/*
+ * A process's end closes its descriptors a while after it began: the
+ * kernel tears its memory down first (a renderer chromium killed, its
+ * mappings of hundreds of MiB: milliseconds), and a recorder holds it to
+ * take its mappings' pages.  Sends into a socket end it held went
+ * through until then, and the replay, whose process is a thread that
+ * ends at once, gave them EPIPE (chromium's browser, 30-90 sends a
+ * replay; a program that kills a child it writes to).  So each process
+ * keeps the socket ends it closes last open until the last send into
+ * them, recorded before its end or after it (rpl_proc.linger; the
+ * replay's thread_done() waits for it).  Pipes: see reader_gone().
+ */
+#define NO_PROC UINT32_MAX
+
+/* Process @pr keeps its descriptors open for op @oi too: the latest op
+ * of each thread, in RPL_LINGER slots (full: the earliest one goes). */
+static void linger_for(struct rpl_plan *p, struct rpl_proc *pr, uint32_t oi)
+{
+	uint32_t i, k = 0;
+
+	for (i = 0; i < RPL_LINGER; i++) {
+		uint32_t o = pr->linger[i];
+
+		if (!o || p->ops[o - 1].thread == p->ops[oi].thread) {
+			if (oi + 1 > o)
+				pr->linger[i] = oi + 1;
+			return;
+		}
+		if (o < pr->linger[k])
+			k = i;
+	}
+	if (oi + 1 > pr->linger[k])
+		pr->linger[k] = oi + 1;
+}
+
+int rpl_plan_socks_end(struct rpl_plan *p, struct rpl_planner *pl, uint32_t pi,
+		       const struct rpl_fdtab *tab)
+{
+	uint32_t i, v, s;
+
+	if (!pl->pipes.n)
+		return 0;
+	p->fd_slots_read += tab->n;
+	for (i = 0; i < tab->n; i++) {
+		const struct rpl_fd *e = &tab->v[i];
+
+		if (e->state != RPL_FD_LIVE || !e->end ||
+		    !rpl_map_get(&pl->pipes, RPL_IK(e->res), &v) || PIPE_KIND(v) == PIPE_ONE ||
+		    end_kept(pl, tab, i, 0))
+			continue;
+		if (rpl_map_put(&pl->sock_gone, RPL_IK(e->res), pi) < 0)
+			return -ENOMEM;
+		if (rpl_map_get(&pl->sock_into, RPL_IK(e->res), &s))
+			linger_for(p, &p->procs[pi], s);
+	}
+	return 0;
+}
+
+/* Op @op sent into socket end @res: data (the last such send, and one
+ * after the end of the process that closed it last, rpl_plan_socks_end()),
+ * or met EPIPE, which that end's close, where it lingers, gave it: it
+ * waits for that process's end (RPL_OPF_WAITS, ops_pipe.c). */
+static int sent_into(struct rpl_plan *p, struct rpl_planner *pl, struct rpl_op *op, uint32_t res)
+{
+	uint32_t oi = (uint32_t)(op - p->ops), v, pi;
+	int gone = rpl_map_get(&pl->sock_gone, RPL_IK(res), &pi) && pi != NO_PROC &&
+		   rpl_map_get(&pl->pipes, RPL_IK(res), &v) && !pl->ends.n[PIPE_END0(v)];
+
+	if (op->ev.ret == -EPIPE && gone)
+		rpl_op_set_link(op, RPL_OPF_WAITS, pi);
+	if (op->ev.ret <= 0)
+		return 0;
+	if (rpl_map_put(&pl->sock_into, RPL_IK(res), oi) < 0)
+		return -ENOMEM;
+	if (gone)
+		linger_for(p, &p->procs[pi], oi);
+	return 0;
 }
 
 /*
@@ -781,12 +889,7 @@ int rpl_plan_fds(struct rpl_plan *p, struct rpl_planner *pl, struct rpl_op *op,
 			} else if (moves_from(ev) >= 0) {
 				/* moved nothing (failed): no order to keep */
 				if (ev->ret >= 0 && (int)a == moves_from(ev)) {
-					/* (a socket pair's end: what the other
-					 * end wrote) */
-					uint32_t r = PIPE_KIND(v) == PIPE_ONE ? fe.res :
-						     PIPE_KIND(v) == PIPE_SOCK0 ? fe.res + 1 : fe.res - 1;
-
-					ADD(key_res(r) | RPL_KEY_PIPE | RPL_KEY_LOOK);
+					ADD(key_res(read_way(fe.res, v)) | RPL_KEY_PIPE | RPL_KEY_LOOK);
 					from_pipe = 1;
 				} else if (ev->ret > 0) {
 					ADD(key_res(fe.res) | RPL_KEY_PIPE);
@@ -799,6 +902,15 @@ int rpl_plan_fds(struct rpl_plan *p, struct rpl_planner *pl, struct rpl_op *op,
 					pk |= RPL_KEY_LOOSE;
 				if (pk)
 					ADD(pk);
+				if (ev->nr == SYS_close && sock_end_gone(pl, &fe, v)) {
+					ADD(key_res(read_way(fe.res, v)) | RPL_KEY_PIPE);
+					if (pl->sock_gone.n &&
+					    rpl_map_put(&pl->sock_gone, RPL_IK(fe.res), NO_PROC) < 0)
+						return -ENOMEM;
+				}
+				if (PIPE_KIND(v) != PIPE_ONE && sends(sc) &&
+				    sent_into(p, pl, op, read_way(fe.res, v)) < 0)
+					return -ENOMEM;
 				/* a write that met EPIPE failed at the read
 				 * end's last close, which it waited for in a
 				 * full pipe (yes(1) feeding shuf's

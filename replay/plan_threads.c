@@ -286,18 +286,24 @@ out:
  * later close of the last other copy was taken for a copy's, and the
  * exit of a process that shared its table (CLONE_FILES) with one that
  * had ended closed nothing.  Ops of the process after its end, if a
- * trace has any, get a new empty table (rpl_plan_fds()).
+ * trace has any, get a new empty table (rpl_plan_fds()).  The socket
+ * ends it closes for good are noted first (rpl_plan_socks_end()).
+ * @return : 0 or -ENOMEM.
  */
-static void plan_ended(struct rpl_plan *p, struct rpl_proc *pr, int all)
+static int plan_ended(struct rpl_plan *p, struct rpl_planner *pl, struct rpl_proc *pr, int all)
 {
 	if (pr->n_live > 0)
 		pr->n_live--;
 	if (all)
 		pr->n_live = 0;
 	if (pr->n_live == 0 && pr->tab) {
+		if (atomic_load(&pr->tab->refs) == 1 &&
+		    rpl_plan_socks_end(p, pl, (uint32_t)(pr - p->procs), pr->tab) < 0)
+			return -ENOMEM;
 		rpl_fdtab_unref(pr->tab);
 		pr->tab = NULL;
 	}
+	return 0;
 }
 
 /*
@@ -318,8 +324,7 @@ static int exit_rec_ends(struct rpl_plan *p, struct rpl_planner *pl, const struc
 		return 0;
 	if (rpl_map_put(&pl->gone, RPL_IK(ti), 1) < 0)
 		return -ENOMEM;
-	plan_ended(p, &p->procs[t->proc], 0);
-	return 0;
+	return plan_ended(p, pl, &p->procs[t->proc], 0);
 }
 
 static int cmp_prec_time(const void *a, const void *b)
@@ -619,13 +624,15 @@ int rpl_plan_threads(struct rpl_plan *p, struct rpl_deps *deps)
 			}
 		} else if (op->ev.nr == SYS_exit) {
 			t->ended = 1;
-			plan_ended(p, &p->procs[t->proc], 0);
+			if (plan_ended(p, &pl, &p->procs[t->proc], 0) < 0)
+				goto nomem;
 		} else if (op->ev.nr == SYS_exit_group) {
 			t->ended = 1;
 			p->procs[t->proc].ended = 1;
 			if (!rpl_op_stopped(op))
 				p->procs[t->proc].exit_at = op->ev.t_enter;
-			plan_ended(p, &p->procs[t->proc], 1);
+			if (plan_ended(p, &pl, &p->procs[t->proc], 1) < 0)
+				goto nomem;
 		} else if (op->ev.nr == SYS_wait4 && op->ev.ret > 0) {
 			uint32_t pi, sp;
 
@@ -680,6 +687,8 @@ out:
 	free(pl.flying);
 	free(pl.conns);
 	rpl_map_free(&pl.bound);
+	rpl_map_free(&pl.sock_into);
+	rpl_map_free(&pl.sock_gone);
 	/* the processes' tables outlive the counts (plan.c drops them) */
 	for (i = 0; i < p->n_procs; i++)
 		if (p->procs[i].tab)

@@ -617,6 +617,11 @@ struct rpl_proc {
 					 * magic links (/proc/PID/fd/N): its table locks */
 	int64_t exit_at;		/* plan: its exit_group's entry (0: none, or stopped) */
 	int64_t exit_ns;		/* plan: from then to its reaping (0: none) */
+	/* plan: 1 + the ops its descriptors stay open for after its end (0:
+	 * none): the last sends into the socket ends it closed last, one a
+	 * sending thread (plan_fds.c rpl_plan_socks_end()) */
+#define RPL_LINGER 4
+	uint32_t linger[RPL_LINGER];
 	_Atomic int64_t gone_ns;	/* run: when its last thread ended */
 	uint32_t n_threads;
 	uint32_t n_unborn;		/* plan: threads spawned, none of their ops
@@ -1375,6 +1380,10 @@ static inline void rpl_woke(struct rpl_plan *p)
  * the other end.  @return : the bytes moved, or @r. */
 int rpl_pipe_nothing(const struct rpl_op *op);
 int64_t rpl_pipe_rest(struct rpl_ctx *c, struct rpl_op *op, int fd, int64_t r, int wr);
+/* rpl_pipe_gone_first() : before a write that met EPIPE when recorded,
+ * the end of the process whose descriptors closed its reading end
+ * (RPL_OPF_WAITS: plan_fds.c sent_into()). */
+void rpl_pipe_gone_first(struct rpl_ctx *c, const struct rpl_op *op);
 /* rpl_pipe_reader() : a new read end of the pipe whose write end is live
  * @fd (RPL_OPF_LATE_READER), to be closed by the caller, or -1. */
 int rpl_pipe_reader(int fd);
