@@ -363,6 +363,7 @@ struct rec_ctx {
 	/* ... the directory entries they are of, by their directory's
 	 * device and inode and their name (states.c entry_met()) */
 	struct rec_pathset entries;
+	int entries_cleaned;		/* ... and paths with "." or ".." cleaned */
 	struct rec_linkcache *links;	/* for paths with "..": states.c */
 	uint8_t *xbuf;			/* a state's extended attributes (states.c) */
 	/* directories the workload renamed, newest last (states.c:

@@ -475,7 +475,11 @@ static int moved_origin(struct rec_ctx *c, const struct iot_path_state *ps, int 
  * It is also its path as stat_path() cleans it: a backend that takes
  * states after the calls (the fast path, bpf) may find the directory
  * gone by then (rm -rf), and must still know "d/sub/../f" and "d/f" as
- * one, as ptrace does.  @sp : @p as stat_path() gives it (@p itself if
+ * one, as ptrace does; and where "d/sub/../f" came first, while "d" did
+ * not exist yet (no entry to find), "d/f" later (ghc names its objects
+ * as hs/../build/M.o before it makes build/, its linker as build/M.o:
+ * their states were taken again, of the objects made, and the replay
+ * started with them).  @sp : @p as stat_path() gives it (@p itself if
  * it has no "." or "..": a name the set of paths met has not met).
  * @return : 1 if @sp's entry was met under another name, 0 if not (added
  * now), -ENOMEM.
@@ -513,6 +517,9 @@ static int entry_met(struct rec_ctx *c, const char *p, const char *sp)
 				 rec_pset_hash(&c->entries, sp, (uint32_t)strlen(sp)), 0, NULL);
 		if (r <= 0)
 			return r < 0 ? r : 1;
+		c->entries_cleaned = 1;
+	} else if (c->entries_cleaned && rec_pset_has(&c->entries, sp, (uint32_t)strlen(sp))) {
+		return 1;
 	}
 	dl = name == sp ? 1 : (uint32_t)(name - sp);
 	nl = (uint32_t)strlen(name + 1);
