@@ -258,6 +258,12 @@ $(BUILD)/tests/progs/%: tests/progs/%.c
 	@echo "  CC      $<"
 	$(Q)$(CC) -std=gnu11 -O1 -g -Wall -D_GNU_SOURCE -o $@ $< -lpthread
 
+# io_uring through liburing, as programs use it (liburing-dev: a build dependency).
+$(BUILD)/tests/progs/uring_shared: tests/progs/uring_shared.c
+	@mkdir -p $(@D)
+	@echo "  CC      $<"
+	$(Q)$(CC) -std=gnu11 -O1 -g -Wall -D_GNU_SOURCE -o $@ $< -luring -lpthread
+
 # The FUSE filesystem of the fault tests (libfuse3-dev: tools/deps.sh check).
 $(BUILD)/tests/progs/faultfs: tests/progs/faultfs.c
 	@mkdir -p $(@D)

@@ -74,6 +74,7 @@ static void actx_free(struct rec_actx *a)
 		free(a->fl[i].path);
 	free(a->fl);
 	rec_uring_held_free(a);
+	free(a->early);
 	free(a);
 }
 
@@ -155,6 +156,63 @@ void rec_aio_init(struct iot_aio *r, uint32_t kind, uint32_t api, uint64_t event
 	r->resfd = -1;
 }
 
+/*
+ * A completion of no request in flight, read at one thread's call before
+ * another thread's call that submitted it ended (ptrace reads requests at
+ * the submitting call's entry and keeps them at its exit; InnoDB's I/O
+ * threads reap what its other threads submit): kept until that request
+ * is, then written after it; at the ring's end, written as of none.
+ * @return : 1 if kept.
+ */
+#define EARLY_MAX 4096
+
+static void complete(struct rec_ctx *c, struct rec_task *t, struct rec_actx *a,
+		     const struct rec_early *e, int late);
+
+static int early(struct rec_actx *a, const struct rec_early *e)
+{
+	if (!a || a->bpf || a->n_early == EARLY_MAX)
+		return 0;
+	if (a->n_early == a->cap_early) {
+		uint32_t nc = a->cap_early ? a->cap_early * 2 : 16;
+		struct rec_early *v = realloc(a->early, nc * sizeof(*v));
+
+		if (!v)
+			return 0;
+		a->early = v;
+		a->cap_early = nc;
+	}
+	a->early[a->n_early++] = *e;
+	return 1;
+}
+
+/* Request @key of @a is in flight now: its completion read before it. */
+static void early_done(struct rec_ctx *c, struct rec_task *t, struct rec_actx *a, uint64_t key)
+{
+	uint32_t i;
+
+	for (i = 0; i < a->n_early; i++) {
+		struct rec_early e = a->early[i];
+
+		if (e.key != key)
+			continue;
+		memmove(a->early + i, a->early + i + 1, (a->n_early - i - 1) * sizeof(e));
+		a->n_early--;
+		complete(c, t, a, &e, 1);
+		return;
+	}
+}
+
+/* @a's completions whose request never came: of none */
+static void early_flush(struct rec_ctx *c, struct rec_task *t, struct rec_actx *a)
+{
+	uint32_t i, n = a->n_early;
+
+	a->n_early = 0;
+	for (i = 0; i < n; i++)
+		complete(c, t, a, &a->early[i], 1);
+}
+
 /* @a goes (@t: the task it went with, or NULL): what it took that is not
  * in the trace is written as an END record */
 static void actx_del(struct rec_ctx *c, struct rec_task *t, uint32_t api, pid_t pid,
@@ -168,6 +226,8 @@ static void actx_del(struct rec_ctx *c, struct rec_task *t, uint32_t api, pid_t 
 		return;
 	if (t && a->n_held)
 		rec_uring_held_flush(c, t, a, ev ? ev - 1 : 0, 1);
+	if (t)
+		early_flush(c, t, a);
 	c->st.aio_unreaped += a->n_fl;
 	if (t && a->api == IOT_AIO_LIBAIO && a->missed) {
 		struct iot_aio r;
@@ -377,8 +437,12 @@ void rec_aio_emit_submits(struct rec_ctx *c, struct rec_task *t, struct rec_actx
 		r->event = event;
 		rec_aio_emit(c, r);
 		if (a) {
-			fl_add(a, r, r->api == IOT_AIO_LIBAIO ? r->id : r->user_data);
+			uint64_t key = r->api == IOT_AIO_LIBAIO ? r->id : r->user_data;
+
+			fl_add(a, r, key);
 			a->captured++;
+			if (a->n_early)
+				early_done(c, t, a, key);
 		}
 	}
 }
@@ -387,14 +451,28 @@ void rec_aio_emit_complete(struct rec_ctx *c, struct rec_task *t, struct rec_act
 			  uint64_t event, uint64_t key, uint64_t data, int64_t res,
 			  int64_t t_ns)
 {
+	struct rec_early e = { .event = event, .key = key, .data = data, .res = res,
+			       .t_ns = t_ns, .tid = t->tid };
+
+	complete(c, t, a, &e, 0);
+}
+
+/* Write completion @e (@late: kept, early(); its reaper's tid in it). */
+static void complete(struct rec_ctx *c, struct rec_task *t, struct rec_actx *a,
+		     const struct rec_early *e, int late)
+{
 	struct iot_aio r;
 	struct inflight f;
-	int found = a && fl_take(a, key, &f);
+	int64_t res = e->res;
+	int found = a && fl_take(a, e->key, &f);
 
-	rec_aio_init(&r, IOT_AIO_COMPLETE, a ? a->api : IOT_AIO_LIBAIO, event, t_ns, t,
+	if (!found && !late && early(a, e))
+		return;
+	rec_aio_init(&r, IOT_AIO_COMPLETE, a ? a->api : IOT_AIO_LIBAIO, e->event, e->t_ns, t,
 		 a ? a->ctx : 0);
-	r.user_data = data;
-	r.id = r.api == IOT_AIO_LIBAIO ? key : 0;
+	r.tid = e->tid;
+	r.user_data = e->data;
+	r.id = r.api == IOT_AIO_LIBAIO ? e->key : 0;
 	r.res = res;
 	r.fd = -1;
 	if (found) {
@@ -551,6 +629,8 @@ void rec_aio_end(struct rec_ctx *c)
 {
 	uint32_t i;
 
-	for (i = 0; c->aio && i < c->aio->n; i++)
+	for (i = 0; c->aio && i < c->aio->n; i++) {
 		c->st.aio_unreaped += c->aio->c[i]->n_fl;
+		c->st.aio_orphan += c->aio->c[i]->n_early;
+	}
 }

@@ -56,6 +56,15 @@ struct rec_actx {
 	struct rec_uring_held *held;
 	uint32_t n_held, cap_held;
 	uint32_t missed;		/* libaio: requests io_submit took, not read */
+	/* completions read before their request was: aio.c early() */
+	struct rec_early *early;
+	uint32_t n_early, cap_early;
+};
+
+struct rec_early {
+	uint64_t event, key, data;
+	int64_t res, t_ns;
+	pid_t tid;
 };
 
 struct rec_uring_held {

@@ -188,6 +188,8 @@ int rpl_tally(struct rpl_plan *p, struct rpl_result *res)
 			res->unhidden_max_ns = p->threads[i].lag_ns;
 	}
 	rpl_aio_tally(p, res);
+	/* an async request's result that differs is a mismatch too */
+	res->mismatches += res->aio_mismatches;
 	rpl_mpages_tally(p, res);
 	res->threads = p->n_threads;
 	res->processes = p->n_procs;

@@ -317,6 +317,11 @@ static void print_by_sc(FILE *f, const struct rpl_result *r, int probes)
 		sep = ", ";
 		any = 1;
 	}
+	if (!probes && r->aio_mismatches) {
+		fprintf(f, "%sasync requests %llu of %llu", sep,
+			(unsigned long long)r->aio_mismatches, (unsigned long long)r->aio_completions);
+		any = 1;
+	}
 	fprintf(f, any ? ")\n" : "\n");
 }
 

@@ -488,6 +488,8 @@ struct rpl_aio {
 	int64_t r_s_ns;			/* when the replay submitted it */
 	uint32_t r_reaper;		/* 1 + the op that reaped it; 0: none */
 	uint32_t req;			/* a completion: 1 + its request's index; 0: none */
+	uint32_t same_prev;		/* a request: 1 + the one before it with its key,
+					 * still in flight then; 0: none (aio.c) */
 	/* a ring's set-up: the most requests it had in flight when recorded
 	 * (submitted, their completion not yet seen), and while planning,
 	 * how many it has */

@@ -317,28 +317,57 @@ int BPF_PROG(iotape_uring_sqe, struct io_kiocb *req)
 	return 0;
 }
 
-SEC("tp_btf/io_uring_complete")
-int BPF_PROG(iotape_uring_cqe, void *rctx, void *req, struct io_uring_cqe *cqe)
+/* A completion's record, of ring @rctx (NULL: not followed) */
+static struct be_uring_cqe *cqe_rec(void *rctx, __u64 user_data, __s32 res, __u32 flags)
 {
 	__u64 key = (__u64)rctx;
 	struct uring_ring *r = bpf_map_lookup_elem(&urings, &key);
 	struct be_uring_cqe *q;
 
 	if (!r)
-		return 0;
+		return NULL;
 	q = scratch_buf();
 	if (!q)
-		return 0;
+		return NULL;
 	hdr(&q->h, BE_URING_CQE);
 	q->h.len = sizeof(*q);
 	q->h.pid = r->pid;
 	q->ring_fd = r->fd;
 	q->in_call = uring_in_call();
-	q->user_data = BPF_CORE_READ(cqe, user_data);
-	q->res = BPF_CORE_READ(cqe, res);
-	q->flags = BPF_CORE_READ(cqe, flags);
+	q->user_data = user_data;
+	q->res = res;
+	q->flags = flags;
 	q->created = 0;
 	q->pad = 0;
+	return q;
+}
+
+/*
+ * A completion the full ring could not take goes to the overflow list,
+ * and from there into the ring when the program has made room, with no
+ * tracepoint of its own: posted here (a thread that submits faster than
+ * another reaps, into a ring of 16: 4,765 of 5,000 completions were
+ * never seen).
+ */
+SEC("tp_btf/io_uring_cqe_overflow")
+int BPF_PROG(iotape_uring_cqe_over, void *rctx, __u64 user_data, __s32 res, __u32 cflags,
+	     void *ocqe)
+{
+	struct be_uring_cqe *q = cqe_rec(rctx, user_data, res, cflags);
+
+	if (q)
+		emit(q, sizeof(*q), 0);
+	return 0;
+}
+
+SEC("tp_btf/io_uring_complete")
+int BPF_PROG(iotape_uring_cqe, void *rctx, void *req, struct io_uring_cqe *cqe)
+{
+	struct be_uring_cqe *q = cqe_rec(rctx, BPF_CORE_READ(cqe, user_data),
+					 BPF_CORE_READ(cqe, res), BPF_CORE_READ(cqe, flags));
+
+	if (!q)
+		return 0;
 	/* posted by the task that opened it, or a worker sharing its
 	 * descriptors: the new descriptor's file says if it was made */
 	if (req && q->res >= 0 && BPF_CORE_READ((struct io_kiocb *)req, opcode) == IORING_OP_OPENAT &&
