@@ -18,6 +18,12 @@
 #    after it.  bpf saw none of the completions the full ring (16) put
 #    on its overflow list (4,765 of 5,000 never seen complete): they are
 #    taken at io_uring_cqe_overflow now.
+#  - refused: fsyncs whose SQE has buf_index set, which the kernel
+#    refuses (EINVAL) while preparing them (fio's io_uring engine with
+#    fixedbufs).  bpf took requests at io_uring_submit_req, which these
+#    never reach: only their completions, of no request; now also at
+#    io_uring_req_failed.  The replay made them without the buffer index,
+#    and they succeeded: it keeps it now.
 # Recorded with ptrace and with bpf where it loads; replayed with --verify.
 set -u
 . "$SRCDIR/tests/integration/lib.sh"
@@ -30,7 +36,7 @@ trap 'rm -rf "$T"' EXIT
 backends=ptrace
 ! bpf_loads "$T" || backends="ptrace bpf"
 for b in $backends; do
-	for m in data open reap; do
+	for m in data open reap refused; do
 		d=$T/$b/$m
 		mkdir -p "$d/w" "$d/r"
 		"$IOTAPE" record --bpf-ring-mb 64 --backend "$b" -o "$d/t.iotape" -- \
@@ -38,6 +44,8 @@ for b in $backends; do
 			{ cat "$d/rec.out"; fail "$b, $m: record: exit $?"; }
 		! grep -E " [1-9][0-9]* completions of no request| [1-9][0-9]* requests never seen complete|dropped [1-9]" \
 			"$d/rec.out" || fail "$b, $m: the recording lost completions or events"
+		[ $m != refused ] || [ "$("$IOTAPE" dump "$d/t.iotape" | grep -c ' io_uring submit fsync(')" = 100 ] ||
+			fail "$b, $m: the trace does not hold the 100 fsyncs the kernel refused"
 		rm -rf "$d/w"
 		"$IOTAPE" replay "$d/t.iotape" --root "$d/r" --timing afap --verify >"$d/out" 2>&1 ||
 			{ cat "$d/out"; fail "$b, $m: replay --verify: exit $?"; }

@@ -7,10 +7,14 @@
  *         then a pread64 and a close of each descriptor they returned;
  *   reap: 5,000 reads submitted one at a time by the main thread, of
  *         1-3 KiB, all with one user_data, reaped by another thread (as
- *         InnoDB's I/O threads reap what its other threads submit).
- *   uring_shared DIR data|open|reap
- * Exit 0 when every request did what it asked.
+ *         InnoDB's I/O threads reap what its other threads submit);
+ *   refused: 100 rounds of a write and an fsync whose SQE has buf_index
+ *         set, which the kernel refuses (EINVAL) while preparing it, as
+ *         fio's io_uring engine sends them with fixedbufs.
+ *   uring_shared DIR data|open|reap|refused
+ * Exit 0 when every request did what it asked (the fsyncs: EINVAL).
  */
+#include <errno.h>
 #include <fcntl.h>
 #include <liburing.h>
 #include <pthread.h>
@@ -58,8 +62,8 @@ int main(int argc, char **argv)
 	int i, k, fd;
 
 	if (argc != 3 || (strcmp(argv[2], "data") && strcmp(argv[2], "open") &&
-			  strcmp(argv[2], "reap"))) {
-		fprintf(stderr, "usage: uring_shared DIR data|open|reap\n");
+			  strcmp(argv[2], "reap") && strcmp(argv[2], "refused"))) {
+		fprintf(stderr, "usage: uring_shared DIR data|open|reap|refused\n");
 		return 2;
 	}
 	if ((fd = file(argv[1], "f", 16)) < 0 || io_uring_queue_init(8, &ring, 0))
@@ -99,6 +103,25 @@ int main(int argc, char **argv)
 			for (k = 0; k < 2; k++)
 				if (pread(fds[k], buf[0], 4096, 0) <= 0 || close(fds[k]))
 					return 1;
+		}
+	} else if (!strcmp(argv[2], "refused")) {
+		for (i = 0; i < 100; i++) {
+			struct io_uring_sqe *sqe = io_uring_get_sqe(&ring);
+
+			io_uring_prep_write(sqe, fd, buf[0], 4096, (off_t)i * 4096);
+			sqe->user_data = 1;
+			sqe = io_uring_get_sqe(&ring);
+			io_uring_prep_fsync(sqe, fd, 0);
+			sqe->buf_index = 1;
+			sqe->user_data = 2;
+			if (io_uring_submit_and_wait(&ring, 2) != 2)
+				return 1;
+			for (k = 0; k < 2; k++) {
+				if (io_uring_wait_cqe(&ring, &cqe) ||
+				    cqe->res != (cqe->user_data == 1 ? 4096 : -EINVAL))
+					return 1;
+				io_uring_cqe_seen(&ring, cqe);
+			}
 		}
 	} else {
 		pthread_t t;
