@@ -436,8 +436,11 @@ static int prep(struct rpl_ctx *c, struct rpl_actx *x, uint32_t k, struct batch 
 		sqe->flags &= (uint8_t)~IOSQE_FIXED_FILE;
 	/* a buffer index on an opcode that takes none (an fsync of fio's
 	 * with fixedbufs): the kernel refused it (EINVAL), and does here;
-	 * made without it, 3,758 fsyncs of a fio run succeeded */
-	if (a->buf_index && a->opcode != IORING_OP_READ_FIXED &&
+	 * made without it, 3,758 fsyncs of a fio run succeeded.  Only where
+	 * it was refused: the bpf backend reads the index from the prepared
+	 * request, which may hold another value (156 fsyncs of a fio run
+	 * were refused here, not when recorded) */
+	if (a->buf_index && c->p->aio[k].rec_res == -EINVAL && a->opcode != IORING_OP_READ_FIXED &&
 	    a->opcode != IORING_OP_WRITE_FIXED && !(a->flags & IOSQE_BUFFER_SELECT))
 		sqe->buf_index = (uint16_t)a->buf_index;
 	io_uring_sqe_set_data64(sqe, k);
