@@ -406,10 +406,18 @@ const char *rec_fd_path_at(const struct rec_task *t, int64_t fd, uint32_t *len,
 	if (!t->fds || fd < 0 || fd >= t->fds->n)
 		return NULL;
 	f = &t->fds->fd[fd];
-	if (!f->nwas || !t_enter || (f->path && f->t_set <= t_enter))
+	if (!t_enter || (f->path && f->t_set <= t_enter))
 		return rec_fd_path(t, fd, len);
-	if (!(w = was_at(f, t_enter, 0)))
+	if (!(w = f->nwas ? was_at(f, t_enter, 0) : NULL)) {
+		/* given after the call began, and what it had then not kept
+		 * (a socket has no path): none, not the file given since
+		 * (another thread's close of a socket was put on the file
+		 * whose open took its number, and the replay pulled that
+		 * open before the close, which closed the file) */
+		if (f->path && f->t_set > t_enter && t->fds->refs > 1)
+			return NULL;
 		return rec_fd_path(t, fd, len);
+	}
 	if (len)
 		*len = w->len;
 	return w->path;

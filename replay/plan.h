@@ -42,6 +42,17 @@ struct rpl_planner {
 	struct rpl_map bound;
 	struct rpl_flying *conns;
 	size_t n_conns, cap_conns;
+	/* entries a new descriptor took the number of while another
+	 * thread's close of it was under way (plan_fds.c displace()) */
+#define RPL_DISPLACED 8
+	struct rpl_displaced {
+		const struct rpl_fdtab *tab;
+		int64_t until;			/* the taking call's exit */
+		uint32_t thread;		/* ... its thread */
+		int32_t fd;
+		struct rpl_fd e;
+	} disp[RPL_DISPLACED];
+	uint32_t n_disp;
 	/* socket pairs' ends (their resources): the last send of data into
 	 * each, and the process whose end closed it last (NO_PROC: an
 	 * explicit close did; plan_fds.c rpl_plan_socks_end()) */

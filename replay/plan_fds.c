@@ -625,6 +625,54 @@ static int sent_into(struct rpl_plan *p, struct rpl_planner *pl, struct rpl_op *
 }
 
 /*
+ * The kernel frees a descriptor's number early in its close: where
+ * threads share a table, another thread's open (socket, accept, dup) can
+ * take it before the close returns, and entered before the close began,
+ * that open is planned first (entry order).  Its new file replaced the
+ * entry the close was closing, and the close then closed the new file:
+ * the thread's writes through it were left out, the file stayed empty
+ * (squid's aufs threads: 20 mismatches a replay).  So a call that gets a
+ * number the table still holds keeps the entry it replaced aside until
+ * it returned, for another thread's close of that number that began by
+ * then (displaced()).  Not dup2, dup3: they replace the number they are
+ * given, closing it.
+ */
+static void displace(struct rpl_planner *pl, const struct rpl_fdtab *tab, const struct rpl_op *op,
+		     const struct rpl_fd *old)
+{
+	struct rpl_displaced *d;
+
+	if (pl->n_disp == RPL_DISPLACED)
+		memmove(pl->disp, pl->disp + 1, --pl->n_disp * sizeof(*pl->disp));
+	d = &pl->disp[pl->n_disp++];
+	d->tab = tab;
+	d->until = op->ev.t_exit;
+	d->thread = op->thread;
+	d->fd = (int32_t)op->ev.ret;
+	d->e = *old;
+}
+
+/* The entry another thread's call took number @fd of while close @op of
+ * it was under way, into *@e (taken out of the list): 1, else 0. */
+static int displaced(struct rpl_planner *pl, const struct rpl_fdtab *tab, const struct rpl_op *op,
+		     int64_t fd, struct rpl_fd *e)
+{
+	uint32_t i;
+
+	for (i = 0; i < pl->n_disp; i++) {
+		struct rpl_displaced *d = &pl->disp[i];
+
+		if (d->tab != tab || d->fd != fd || d->thread == op->thread ||
+		    op->ev.t_enter > d->until)
+			continue;
+		*e = d->e;
+		memmove(d, d + 1, (--pl->n_disp - i) * sizeof(*d));
+		return 1;
+	}
+	return 0;
+}
+
+/*
  * An open of a descriptor's magic link (/proc/self/fd/N, /dev/fd/N,
  * /dev/stdin, /proc/PID/fd/N: rpl_path_fd()) opens that descriptor's
  * file or pipe, not the path recorded: bash's `cat <(cmd)` has cat open
@@ -816,7 +864,7 @@ int rpl_plan_fds(struct rpl_plan *p, struct rpl_planner *pl, struct rpl_op *op,
 	 * many that need no order among themselves */
 	int wdata = writes_data(pl, sc, op);
 	struct rpl_fd e = { 0 };
-	int n = 0, nfd = 0, pair, from_pipe = 0, into_pipe = 0;
+	int n = 0, nfd = 0, pair, from_pipe = 0, into_pipe = 0, gone = 0;
 	int ends_proc = ev->nr == SYS_exit || ev->nr == SYS_exit_group ||
 			ev->nr == SYS_execve || ev->nr == SYS_execveat;
 	uint32_t a;
@@ -882,7 +930,9 @@ int rpl_plan_fds(struct rpl_plan *p, struct rpl_planner *pl, struct rpl_op *op,
 		if (sc->arg[a] != IOT_ARG_FD)
 			continue;
 		nfd++;
-		if (rpl_fdtab_get(tab, (long)ev->args[a], &fe) == 0) {
+		if ((ev->nr == SYS_close && pl->n_disp && shared &&
+		     (gone = displaced(pl, tab, op, ev->args[a], &fe))) ||
+		    rpl_fdtab_get(tab, (long)ev->args[a], &fe) == 0) {
 			efd = (fe.marks & RPL_FD_EVENTFD) != 0;
 			if (!rpl_map_get(&pl->pipes, RPL_IK(fe.res), &v)) {
 				ADD(key_res(fe.res) | (wdata ? RPL_KEY_NAME : 0));
@@ -943,8 +993,14 @@ int rpl_plan_fds(struct rpl_plan *p, struct rpl_planner *pl, struct rpl_op *op,
 		return n;
 	if (shared && sc && ((sc->flags & IOT_SCF_RETFD) ||
 			     (ev->nr == SYS_fcntl && (ev->args[1] == F_DUPFD ||
-						      ev->args[1] == F_DUPFD_CLOEXEC))))
+						      ev->args[1] == F_DUPFD_CLOEXEC)))) {
+		struct rpl_fd old;
+
 		ADD(key_slot(tab, ev->ret));
+		if (ev->nr != SYS_dup2 && ev->nr != SYS_dup3 && ev->ret < RPL_FD_MAX &&
+		    rpl_fdtab_get(tab, (long)ev->ret, &old) == 0 && old.state == RPL_FD_LIVE)
+			displace(pl, tab, op, &old);
+	}
 	/* (its argument looked up where it is needed: a call of another
 	 * kind looked through the row's arguments for nothing) */
 	if (shared && (pair = sc ? iot_syscall_arg(sc, IOT_ARG_FDPAIR) : -1) >= 0) {
@@ -1102,7 +1158,9 @@ int rpl_plan_fds(struct rpl_plan *p, struct rpl_planner *pl, struct rpl_op *op,
 		 * opened (its next call EBADF).  It counts from its entry. */
 		if (shared)
 			op->rflags |= RPL_OPF_ORDER_ENTER;
-		rpl_fdtab_close(tab, (long)ev->args[0]);
+		/* (the file it closed was another's by its return: displace()) */
+		if (!gone)
+			rpl_fdtab_close(tab, (long)ev->args[0]);
 		break;
 	case SYS_close_range:
 		rpl_fdtab_close_range(tab, (unsigned long)ev->args[0],
