@@ -37,15 +37,20 @@ struct rpl_xattr_args {
 /* POSIX ACL values must parse: build a valid ACL of @size bytes (header,
  * then USER_OBJ, USER..., GROUP_OBJ, MASK, OTHER entries, sorted by tag)
  * granting @mode.  Setting one sets the mode bits too, so @mode matters:
- * the value was not recorded; the caller guesses it (see h_xattr). */
+ * the value was not recorded; the caller guesses it (see h_xattr).  Of 4
+ * bytes, the header alone: an ACL of no entries, which removes it
+ * (pylibacl's for an empty default ACL: rdiff-backup's were refused,
+ * EOPNOTSUPP, set from the pattern's bytes). */
 static const char *acl_value(char *buf, int64_t size, mode_t mode)
 {
 	int64_t n = (size - 4) / 8, i, k = 0;
 	uint32_t v = 2;			/* POSIX_ACL_XATTR_VERSION */
 
-	if (size < 28 || (size - 4) % 8 || size > 4096)
+	if (size != 4 && (size < 28 || (size - 4) % 8 || size > 4096))
 		return NULL;
 	memcpy(buf, &v, 4);
+	if (size == 4)
+		return buf;
 #define ENT(tag, perm, id) do {						\
 	uint16_t t_ = (tag), p_ = (perm);				\
 	uint32_t i_ = (id);						\
