@@ -8,7 +8,8 @@
  * where the trace kept them (`record --data`), zeros where the program
  * wrote zeros (IOT_EV_ZERO), else that many deterministic bytes.  One call
  * is replayed by one call: transfers beyond the scratch buffer use an
- * iovec that repeats it, up to RPL_IO_MAX.  A copy that a
+ * iovec that repeats it, up to RPL_IO_MAX, and one beyond that by as
+ * many such calls as it takes (do_io_all()).  A copy that a
  * clone made unnecessary on this filesystem is not replayed (h_ioctl()).
  */
 #include <errno.h>
@@ -29,6 +30,9 @@
 /* the op's own call, timed (RPL_CALL) */
 #define ret_of(call) RPL_CALL(c, call)
 
+/* The kernel's most for one read or write (MAX_RW_COUNT) */
+#define RW_COUNT_MAX 0x7ffff000LL
+
 /* The byte count to replay: what the call moved, else what it asked. */
 static int64_t io_count(const struct rpl_op *op, int64_t asked)
 {
@@ -36,7 +40,7 @@ static int64_t io_count(const struct rpl_op *op, int64_t asked)
 
 	if (n < 0)
 		n = 0;
-	return n > RPL_IO_MAX ? RPL_IO_MAX : n;
+	return n > RW_COUNT_MAX ? RW_COUNT_MAX : n;
 }
 
 static int64_t do_io(struct rpl_ctx *c, const struct rpl_op *op, int fd, int64_t n,
@@ -84,6 +88,27 @@ static int64_t do_io(struct rpl_ctx *c, const struct rpl_op *op, int fd, int64_t
 	return ret_of(preadv2(fd, iov, cnt, off, flags));
 }
 
+/* do_io() of @n bytes, RPL_IO_MAX at a time: a read of 600 MiB in one
+ * call (zstd --patch-from's dictionary) was replayed as 256 MiB, and the
+ * file position and size after it differed.  @return : the bytes moved,
+ * or the first call's error. */
+static int64_t do_io_all(struct rpl_ctx *c, const struct rpl_op *op, int fd, int64_t n,
+			 int64_t off, int pos, int wr, int flags)
+{
+	int64_t done = 0, k, r;
+
+	if (n <= RPL_IO_MAX)
+		return do_io(c, op, fd, n, off, pos, wr, flags);
+	do {
+		k = n - done > RPL_IO_MAX ? RPL_IO_MAX : n - done;
+		r = do_io(c, op, fd, k, off + done, pos, wr, flags);
+		if (r <= 0)
+			return done ? done : r;
+		done += r;
+	} while (r == k && done < n);
+	return done;
+}
+
 /* @op of the read or the write family on live descriptor @fd */
 static int64_t rw(struct rpl_ctx *c, struct rpl_op *op, int fd, int marks, int wr)
 {
@@ -104,20 +129,20 @@ static int64_t rw(struct rpl_ctx *c, struct rpl_op *op, int fd, int marks, int w
 		return rpl_eventfd_rw(c, op, fd, wr);
 	switch (op->ev.nr) {
 	case SYS_read: case SYS_write:
-		return rpl_pipe_rest(c, op, fd, do_io(c, op, fd, io_count(op, a[2]), 0, 0, wr, 0), wr);
+		return rpl_pipe_rest(c, op, fd, do_io_all(c, op, fd, io_count(op, a[2]), 0, 0, wr, 0), wr);
 	case SYS_sendto: case SYS_recvfrom:
 		return rpl_send_recv(c, op, fd, wr);
 	case SYS_pread64: case SYS_pwrite64:
-		return do_io(c, op, fd, io_count(op, a[2]), a[3], 1, wr, 0);
+		return do_io_all(c, op, fd, io_count(op, a[2]), a[3], 1, wr, 0);
 	case SYS_readv: case SYS_writev:
-		return rpl_pipe_rest(c, op, fd, do_io(c, op, fd, io_count(op, a[1]), 0, 0, wr, 0), wr);
+		return rpl_pipe_rest(c, op, fd, do_io_all(c, op, fd, io_count(op, a[1]), 0, 0, wr, 0), wr);
 	case SYS_preadv: case SYS_pwritev:
-		return do_io(c, op, fd, io_count(op, a[1]), a[3], 1, wr, 0);
+		return do_io_all(c, op, fd, io_count(op, a[1]), a[3], 1, wr, 0);
 	default:		/* preadv2, pwritev2: offset -1 = the file position */
 		if (a[3] == -1)
-			return rpl_pipe_rest(c, op, fd, do_io(c, op, fd, io_count(op, a[1]), 0, 0,
+			return rpl_pipe_rest(c, op, fd, do_io_all(c, op, fd, io_count(op, a[1]), 0, 0,
 							      wr, (int)a[5]), wr);
-		return do_io(c, op, fd, io_count(op, a[1]), a[3], 1, wr, (int)a[5]);
+		return do_io_all(c, op, fd, io_count(op, a[1]), a[3], 1, wr, (int)a[5]);
 	}
 }
 
