@@ -103,15 +103,32 @@ int rec_path_magic(struct rec_ctx *c, struct rec_task *t, char **pp, uint32_t *l
 		   long *self)
 {
 	struct rec_task *owner = t;
-	const char *fp;
+	const char *fp, *rest = NULL;
 	char *dup;
 	int32_t pid;
 	long fd;
-	uint32_t n;
+	uint32_t n, rl = 0;
 
 	if (self)
 		*self = -1;
 	fd = (long)iot_path_fd(*pp, INT32_MAX, &pid);
+	if (fd < 0 && ((*pp)[1] == 'p' || (*pp)[1] == 'd')) {
+		/* a name under a directory's descriptor, /proc/self/fd/N/NAME
+		 * (tar --acls sets ACLs so): the directory's path and NAME;
+		 * left as it was, the call was not replayed */
+		const char *q = strstr(*pp, "/fd/"), *slash = q ? strchr(q + 4, '/') : NULL;
+		char pre[64];
+		size_t pl = slash ? (size_t)(slash - *pp) : 0;
+
+		if (slash && slash[1] && pl < sizeof(pre)) {
+			memcpy(pre, *pp, pl);
+			pre[pl] = 0;
+			if ((fd = (long)iot_path_fd(pre, INT32_MAX, &pid)) >= 0) {
+				rest = slash + 1;
+				rl = (uint32_t)strlen(rest);
+			}
+		}
+	}
 	if (fd < 0)
 		return 0;
 	if (pid && !(owner = rec_task_get(c, (pid_t)pid)))
@@ -119,13 +136,19 @@ int rec_path_magic(struct rec_ctx *c, struct rec_task *t, char **pp, uint32_t *l
 	fp = rec_fd_path(owner, fd, &n);
 	if (!fp || fp[0] != '/')
 		return 0;
-	dup = strndup(fp, n);
-	if (!dup)
+	if (!(dup = malloc((size_t)n + rl + 2)))
 		return 0;
+	memcpy(dup, fp, n);
+	if (rest) {
+		dup[n++] = '/';
+		memcpy(dup + n, rest, rl);
+		n += rl;
+	}
+	dup[n] = 0;
 	free(*pp);
 	*pp = dup;
 	*len = n;
-	if (self && owner->fds == t->fds)
+	if (self && !rest && owner->fds == t->fds)
 		*self = fd;
 	return 1;
 }
