@@ -89,4 +89,10 @@ char *iot_fmt_ns(char *buf, size_t len, double ns);
  *  TiB). @return : @buf. */
 char *iot_fmt_bytes(char *buf, size_t len, double bytes);
 
+/* sockdiag.c: the inode of the socket connected to the Unix socket of
+ * inode @ino (its peer), 0 if unknown; *@diag_fd is the netlink socket
+ * asked, opened at the first call (<= 0: none yet) and the caller's to
+ * close. */
+uint64_t iot_unix_peer(int *diag_fd, uint64_t ino);
+
 #endif

@@ -232,6 +232,14 @@ IOT_API void iot_flock_pack(const void *fl, int64_t out[3]);
 
 struct iot_event;
 
+/*! iot_sock_ino() : a connect's or accept's socket identity, which
+ *  follows the row's arguments: the inode of the socket that connected
+ *  (a connect's own; an accept's peer, the client end of the connection
+ *  it took), so that a replay pairs each accept with its connect; 0 if
+ *  unknown or another call.  iot_sock_ino_set() : set it (@ino 0: none). */
+IOT_API uint64_t iot_sock_ino(const struct iot_event *ev);
+IOT_API void iot_sock_ino_set(struct iot_event *ev, uint64_t ino);
+
 /*! iot_msg_fds() : the descriptors a sendmsg or recvmsg event's
  *  SCM_RIGHTS message carried (sendmsg: the sender's numbers; recvmsg:
  *  the numbers the receiver was given), up to IOT_MSG_FDS_MAX of them

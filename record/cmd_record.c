@@ -970,6 +970,8 @@ out:
 		rec_seen_free(c);
 		rec_fast_free(c);
 		rec_aio_free(c);
+		if (c->diag_fd > 0)
+			close(c->diag_fd);
 		rec_fmap_free(c);
 		rec_stamp("tables_freed");
 		rec_bpf_free(c);

@@ -917,6 +917,18 @@ void rec_decode_exit(struct rec_ctx *c, struct rec_task *t, int64_t ret,
 		if (ret == 0)
 			pipe_exit(t);
 		break;
+	case SYS_connect:
+	case SYS_accept:
+	case SYS_accept4:
+		/* which socket connected: a connect's own, an accept's peer
+		 * (iot_sock_ino()); the bpf backend's from the kernel, a
+		 * stopped call's asked of it here (iot_unix_peer()), none for the
+		 * fast path's (its accept of a Unix socket stops) */
+		if (nr == SYS_connect ? ret == 0 : ret >= 0)
+			iot_sock_ino_set(&t->ev, t->view ? t->view->pipe_ino[0] :
+					 nr == SYS_connect ? rec_sock_ino(t->tid, (int)ev->args[0]) :
+					 iot_unix_peer(&c->diag_fd, rec_sock_ino(t->tid, (int)ret)));
+		break;
 	case SYS_sendmsg:
 	case SYS_recvmsg:
 		/* a sendmsg's, sent or refused, as it was given */

@@ -9,6 +9,7 @@
 #include <fcntl.h>
 #include <sched.h>
 #include <stdio.h>
+#include <sys/stat.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
@@ -386,6 +387,15 @@ int rec_task_from_proc(struct rec_task *t)
 	}
 	closedir(d);
 	return 0;
+}
+
+uint64_t rec_sock_ino(pid_t tid, int fd)
+{
+	char link[64];
+	struct stat st;
+
+	snprintf(link, sizeof(link), "/proc/%d/fd/%d", tid, fd);
+	return stat(link, &st) == 0 && S_ISSOCK(st.st_mode) ? (uint64_t)st.st_ino : 0;
 }
 
 const char *rec_fd_path(const struct rec_task *t, int64_t fd, uint32_t *len)

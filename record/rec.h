@@ -357,6 +357,7 @@ struct rec_ctx {
 	struct rec_task **by_tid;
 	int pid_max;
 	int ntasks;
+	int diag_fd;			/* NETLINK_SOCK_DIAG (iot_unix_peer()), 0: none */
 	struct rec_stats st;
 	/* path states taken */
 	struct rec_pathset seen;
@@ -440,6 +441,8 @@ int rec_fd_inherited(int fd);
 void rec_fds_seal(void);
 void rec_fds_free(void);
 const char *rec_fd_path(const struct rec_task *t, int64_t fd, uint32_t *len);
+/* the inode of socket descriptor @fd of task @tid, 0 if unknown */
+uint64_t rec_sock_ino(pid_t tid, int fd);
 /* rec_fd_path_at() : @fd's file for a call that entered at @t_enter: if
  * the call that gave the number returned after that, the file it had at
  * @t_enter (struct rec_fd_was), if it is known. */

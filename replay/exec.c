@@ -1048,6 +1048,7 @@ int rpl_execute(struct rpl_plan *p, struct rpl_result *res)
 
 	raise_nofile();
 	pthread_mutex_init(&p->spawn_lock, NULL);
+	pthread_mutex_init(&p->conn_lock, NULL);
 	pthread_mutex_init(&p->aio_lock, NULL);
 	pthread_mutex_init(&p->listed_lock, NULL);
 	rpl_handler_for(0);

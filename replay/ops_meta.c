@@ -459,8 +459,12 @@ static int64_t h_connect(struct rpl_ctx *c, struct rpl_op *op)
 	fd = rpl_meta_target(c, op, -1, 0, 0, &owned);
 	if (fd < 0)
 		return fd == RPL_META_SKIP_FD ? RPL_SKIPPED : fd;
-	if (sock >= 0 && op->ev.ret == 0)
-		return rpl_meta_finish(fd, owned, connect_for_real(c, op, sock, fd));
+	if (sock >= 0 && op->ev.ret == 0) {
+		r = rpl_meta_finish(fd, owned, connect_for_real(c, op, sock, fd));
+		if (r == 0)
+			rpl_conn_made(c, op, sock);
+		return r;
+	}
 	r = rpl_meta_finish(fd, owned, ret_of(syscall(SYS_faccessat2, fd, "", W_OK, AT_EMPTY_PATH)));
 	if (r < 0)
 		return r;

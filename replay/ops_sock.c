@@ -21,12 +21,14 @@
 #include <fcntl.h>
 #include <poll.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
 #include <sys/un.h>
 #include <unistd.h>
 
+#include "engine.h"
 #include "rpl.h"
 
 /* The replay's own socket for descriptor @fd of the running process
@@ -84,6 +86,93 @@ static int64_t h_listen(struct rpl_ctx *c, struct rpl_op *op)
 
 /* accept, accept4: the connection its connect made, waited for; the new
  * descriptor under the recorded number */
+/*
+ * Connects to one listener are queued in the order they came here, not
+ * always the order they came when recorded (several clients at once):
+ * an accept that knows its connect (RPL_OPF_CONNQ, plan_fds.c
+ * conn_take()) takes that connect's connection.  One the kernel gives it
+ * that is another's is kept for that one's accept (conn_pool); the
+ * kernel says whose it is (iot_unix_peer()).
+ */
+void rpl_conn_made(struct rpl_ctx *c, const struct rpl_op *op, int sock)
+{
+	struct stat st;
+
+	if ((op->rflags & RPL_OPF_CONNQ) && op->link < c->p->n_connq && fstat(sock, &st) == 0)
+		atomic_store(&c->p->connq[op->link].ino, (uint64_t)st.st_ino);
+}
+
+/* A kept connection whose peer is @peer, taken out: its descriptor, or -1 */
+static int conn_kept(struct rpl_plan *p, uint64_t peer)
+{
+	uint32_t i;
+	int fd = -1;
+
+	pthread_mutex_lock(&p->conn_lock);
+	for (i = 0; i < p->n_conn_pool; i++)
+		if (p->conn_pool[i].peer == peer) {
+			fd = p->conn_pool[i].fd;
+			p->conn_pool[i] = p->conn_pool[--p->n_conn_pool];
+			break;
+		}
+	pthread_mutex_unlock(&p->conn_lock);
+	return fd;
+}
+
+static void conn_keep(struct rpl_plan *p, uint64_t peer, int fd)
+{
+	pthread_mutex_lock(&p->conn_lock);
+	if (p->n_conn_pool == p->cap_conn_pool) {
+		uint32_t nc = p->cap_conn_pool ? p->cap_conn_pool * 2 : 8;
+		struct rpl_conn_kept *v = realloc(p->conn_pool, nc * sizeof(*v));
+
+		if (!v) {
+			pthread_mutex_unlock(&p->conn_lock);
+			close(fd);
+			return;
+		}
+		p->conn_pool = v;
+		p->cap_conn_pool = nc;
+	}
+	p->conn_pool[p->n_conn_pool++] = (struct rpl_conn_kept){ .peer = peer, .fd = fd };
+	pthread_mutex_unlock(&p->conn_lock);
+}
+
+/* The connection accept @op took when recorded, accepted on @fd (made
+ * its connect first: plan_fds.c orders it so), or @r, the one the kernel
+ * gave, where it cannot tell. */
+static int64_t conn_own(struct rpl_ctx *c, struct rpl_op *op, int fd, int64_t r,
+			struct pollfd *pfd, int64_t *deadline)
+{
+	uint64_t want = atomic_load(&c->p->connq[op->link].ino), peer;
+	int diag = -1, k;
+
+	if (!want)
+		return r;
+	while (r >= 0 || r == -EAGAIN) {
+		struct stat st;
+
+		if (r >= 0) {
+			peer = fstat((int)r, &st) == 0 ? iot_unix_peer(&diag, (uint64_t)st.st_ino) : 0;
+			if (!peer || peer == want)
+				break;
+			conn_keep(c->p, peer, (int)r);
+		}
+		if ((k = conn_kept(c->p, want)) >= 0) {
+			r = k;
+			break;
+		}
+		r = RPL_CALL(c, accept4(fd, NULL, NULL, SOCK_NONBLOCK | SOCK_CLOEXEC));
+		if (r == -EAGAIN && !rpl_wait_again(c, op, pfd, deadline)) {
+			atomic_fetch_add(&c->p->conn_gaveup, 1);
+			break;
+		}
+	}
+	if (diag > 0)
+		close(diag);
+	return r;
+}
+
 static int64_t h_accept(struct rpl_ctx *c, struct rpl_op *op)
 {
 	int fd = rpl_sock_live(c, op->ev.args[0]);
@@ -101,9 +190,15 @@ static int64_t h_accept(struct rpl_ctx *c, struct rpl_op *op)
 		return op->ev.ret;
 	if (op->ev.ret >= RPL_FD_MAX)
 		return rpl_skip(op, RPL_SKIP_BADARG);
+	if ((op->rflags & RPL_OPF_CONNQ) && op->link < c->p->n_connq &&
+	    (r = conn_kept(c->p, atomic_load(&c->p->connq[op->link].ino))) >= 0)
+		goto own;
 	do
 		r = RPL_CALL(c, accept4(fd, NULL, NULL, SOCK_NONBLOCK | SOCK_CLOEXEC));
 	while (r == -EAGAIN && op->ev.ret >= 0 && rpl_wait_again(c, op, &pfd, &deadline));
+	if ((op->rflags & RPL_OPF_CONNQ) && op->link < c->p->n_connq && op->ev.ret >= 0)
+		r = conn_own(c, op, fd, r, &pfd, &deadline);
+own:
 	if (r < 0 || op->ev.ret < 0) {
 		if (r >= 0)
 			close((int)r);

@@ -28,6 +28,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 #include <sys/mman.h>
 #include <time.h>
 
@@ -296,6 +297,10 @@ void rpl_plan_free(struct rpl_plan *p)
 	}
 	rpl_aio_free(p);
 	rpl_mpages_free(p);
+	free(p->connq);
+	while (p->n_conn_pool)
+		close(p->conn_pool[--p->n_conn_pool].fd);
+	free(p->conn_pool);
 	rpl_proc_threads_free(p);
 	for (i = 0; i < p->n_procs; i++) {
 		rpl_plock_drop(&p->procs[i]);

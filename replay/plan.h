@@ -34,7 +34,12 @@ struct rpl_planner {
 	/* descriptors sent over a socket pair and not yet received: the
 	 * sender's entries, by the pipe their message went into
 	 * (plan_fds.c msg_fds()) */
-	struct rpl_flying { uint32_t way; struct rpl_fd e; } *flying;
+	struct rpl_flying {
+		uint32_t way;
+		struct rpl_fd e;
+		uint32_t op;		/* conns: the connect's op */
+		uint64_t ino;		/* conns: its socket (iot_sock_ino()) */
+	} *flying;
 	size_t n_flying, cap_flying;
 	/* named Unix sockets: a bound name's key -> the socket's resource;
 	 * connections made and not yet accepted, the accepting end's entry

@@ -795,8 +795,66 @@ out:
  * accept or accept4 that succeeded.  @return : 0, -ENOMEM, or for a
  * connect to a name a listener is bound to, that listener's resource.
  */
-static int64_t sock_ends(struct rpl_planner *pl, struct rpl_fdtab *tab, const struct rpl_ev *ev)
+/* The inode of the socket that connected, past a connect's or accept's
+ * own arguments (iot_sock_ino()), 0 if unknown */
+static uint64_t sock_ino(const struct rpl_ev *ev)
 {
+	uint32_t a = ev->nr == SYS_accept4 ? 4 : 3;
+
+	return a < ev->nargs ? (uint64_t)ev->args[a] : 0;
+}
+
+/*
+ * Accept @op takes the connect its peer socket made (@ino), where the
+ * trace says which, else the first queued on listener @listener, into
+ * *@e.  Several clients' connects to one name at once are queued in an
+ * order no recorded time gives (a tracer's stops delay them: MariaDB
+ * with mysqlslap -c4 under ptrace, 135-162 mismatches, its server threads
+ * serving other clients); an accept that knows its connect takes that
+ * one's connection here too, whichever the kernel queued first
+ * (RPL_OPF_CONNQ, ops_sock.c).  @return : 1 if one was taken, 0, -ENOMEM.
+ */
+static int conn_take(struct rpl_plan *p, struct rpl_planner *pl, struct rpl_op *op,
+		     uint32_t listener, uint64_t ino, struct rpl_fd *e)
+{
+	struct rpl_flying *v = pl->conns;
+	struct rpl_op *c;
+	uint32_t u;
+	size_t j;
+
+	for (j = 0; ino && j < pl->n_conns && (v[j].way != listener || v[j].ino != ino); j++)
+		;
+	if (!ino || j == pl->n_conns)
+		return take_flying(pl, pl->conns, &pl->n_conns, listener, e);
+	c = &p->ops[v[j].op];
+	if (!(c->rflags & (RPL_OPF_CHILD | RPL_OPF_WAITS | RPL_OPF_WAITT | RPL_OPF_CONNQ)) &&
+	    !(op->rflags & (RPL_OPF_CHILD | RPL_OPF_WAITS | RPL_OPF_WAITT | RPL_OPF_CONNQ))) {
+		if (p->n_connq == p->cap_connq) {
+			uint32_t nc = p->cap_connq ? p->cap_connq * 2 : 16;
+			struct rpl_connq *n = realloc(p->connq, nc * sizeof(*n));
+
+			if (!n)
+				return -ENOMEM;
+			p->connq = n;
+			p->cap_connq = nc;
+		}
+		atomic_init(&p->connq[p->n_connq].ino, 0);
+		c->rflags |= RPL_OPF_CONNQ;
+		op->rflags |= RPL_OPF_CONNQ;
+		c->link = op->link = p->n_connq++;
+	}
+	*e = v[j].e;
+	if (e->res && rpl_map_get(&pl->pipes, RPL_IK(e->res), &u))
+		e->end = PIPE_END0(u) + e->wend;
+	memmove(&v[j], &v[j + 1], (--pl->n_conns - j) * sizeof(*v));
+	return 1;
+}
+
+static int64_t sock_ends(struct rpl_plan *p, struct rpl_planner *pl, struct rpl_fdtab *tab,
+			 struct rpl_op *op)
+{
+	const struct rpl_ev *ev = &op->ev;
+	int r;
 	struct rpl_fd e = { .state = RPL_FD_LIVE }, fe;
 	uint32_t listener;
 	int64_t end0;
@@ -831,12 +889,16 @@ static int64_t sock_ends(struct rpl_planner *pl, struct rpl_fdtab *tab, const st
 		e.end = 0;	/* counted when an accept takes it */
 		RPL_GROW(pl->conns, pl->n_conns, pl->cap_conns);
 		pl->conns[pl->n_conns].way = listener;
+		pl->conns[pl->n_conns].op = (uint32_t)(op - p->ops);
+		pl->conns[pl->n_conns].ino = sock_ino(ev);
 		pl->conns[pl->n_conns++].e = e;
 		return listener;
 	case SYS_accept: case SYS_accept4:
 		if (rpl_fdtab_get(tab, (long)ev->args[0], &fe) < 0 || ev->ret >= RPL_FD_MAX)
 			return 0;
-		if (!take_flying(pl, pl->conns, &pl->n_conns, fe.res, &e))
+		if ((r = conn_take(p, pl, op, fe.res, sock_ino(ev), &e)) < 0)
+			return r;
+		if (!r)
 			e.res = ++pl->next_res;	/* a connect the trace does not hold */
 		e.cloexec = ev->nr == SYS_accept4 && (ev->args[3] & SOCK_CLOEXEC);
 		return rpl_fdtab_set(tab, (long)ev->ret, &e) == -ENOMEM ? -ENOMEM : 0;
@@ -1087,7 +1149,7 @@ int rpl_plan_fds(struct rpl_plan *p, struct rpl_planner *pl, struct rpl_op *op,
 		break;
 	}
 	case SYS_socket: case SYS_bind: case SYS_connect: case SYS_accept: case SYS_accept4: {
-		int64_t l = sock_ends(pl, tab, ev);
+		int64_t l = sock_ends(p, pl, tab, op);
 
 		/* A connect is queued on the listener, and its accepts take
 		 * the connects in that order (sock_ends() pairs the k-th of
@@ -1103,7 +1165,9 @@ int rpl_plan_fds(struct rpl_plan *p, struct rpl_planner *pl, struct rpl_op *op,
 		if (l < 0)
 			return -ENOMEM;
 		if (l > 0) {
-			ADD(key_res((uint32_t)l));
+			/* (one known by its socket need not keep the others'
+			 * order: its accept takes its connection) */
+			ADD(key_res((uint32_t)l) | (sock_ino(ev) ? RPL_KEY_LOOK : 0));
 			op->rflags |= RPL_OPF_ORDER_ENTER;
 		}
 		break;

@@ -687,6 +687,7 @@ out:
 	free(pl.flying);
 	free(pl.conns);
 	rpl_map_free(&pl.bound);
+
 	rpl_map_free(&pl.sock_into);
 	rpl_map_free(&pl.sock_gone);
 	/* the processes' tables outlive the counts (plan.c drops them) */

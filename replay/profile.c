@@ -222,6 +222,7 @@ int rpl_tally(struct rpl_plan *p, struct rpl_result *res)
 	res->exits = atomic_load(&p->exits);
 	res->exits_ns = (int64_t)atomic_load(&p->exits_ns);
 	res->pipe_gaveup = atomic_load(&p->pipe_gaveup);
+	res->conn_gaveup = atomic_load(&p->conn_gaveup);
 	res->fd_links = atomic_load(&p->fd_links);
 	res->creds = p->creds;
 	res->creds_threads = atomic_load(&p->creds_threads);

@@ -565,6 +565,9 @@ void rpl_print_summary(FILE *f, const struct rpl_opts *o, const struct rpl_resul
 	if (r->pipe_gaveup)
 		fprintf(f, ", %llu pipe reads or writes whose other end never came (waits given up)",
 			(unsigned long long)r->pipe_gaveup);
+	if (r->conn_gaveup)
+		fprintf(f, ", %llu accepts whose connect's connection never came (another's taken)",
+			(unsigned long long)r->conn_gaveup);
 	if (r->deadlock_breaks)
 		fprintf(f, ", %llu dependency waits broken (the trace orders ops in a circle)",
 		       (unsigned long long)r->deadlock_breaks);

@@ -352,6 +352,10 @@ int rpl_cpath_has_dots(const char *s);
  * them, that succeeded when recorded: the replay gives it a read end
  * (plan_fds.c reader_gone()); the bit is RPL_OPF_NODIR's too */
 #define RPL_OPF_LATE_READER RPL_OPF_NODIR
+/* a connect or accept of a connection known by its connecting socket:
+ * op.link indexes plan.connq (plan_fds.c conn_take()); the bit is
+ * RPL_OPF_NODIR's too */
+#define RPL_OPF_CONNQ RPL_OPF_NODIR
 
 /* Resources an op can be ordered on: path, its parent, path2, its
  * parent, two open files, and in a table threads share the descriptor
@@ -812,6 +816,17 @@ struct rpl_plan {
 	_Atomic uint64_t exits;		/* reaps kept after their child's end (ops_proc.c) */
 	_Atomic uint64_t exits_ns;	/* ... waited for so in all */
 	_Atomic uint64_t pipe_gaveup;	/* pipe waits given up (ops_pipe.c) */
+	/* a connect and the accept that took it, known by the connecting
+	 * socket (plan_fds.c conn_take()): both have RPL_OPF_CONNQ and
+	 * link to connq, which holds the inode of the connect's socket
+	 * here once it connected; connections an accept took that were
+	 * another's wait in conn_pool for theirs (ops_sock.c) */
+	struct rpl_connq { _Atomic uint64_t ino; } *connq;
+	uint32_t n_connq, cap_connq;
+	pthread_mutex_t conn_lock;
+	struct rpl_conn_kept { uint64_t peer; int fd; } *conn_pool;
+	uint32_t n_conn_pool, cap_conn_pool;
+	_Atomic uint64_t conn_gaveup;	/* accepts that took another's connection */
 	_Atomic uint64_t fd_links;	/* opens of a descriptor's magic link (ops_file.c) */
 	/* credentials (creds.c): RPL_CREDS_*; the first threads' (the
 	 * header's) and the groups they name */
@@ -1382,6 +1397,9 @@ static inline void rpl_woke(struct rpl_plan *p)
  * the other end.  @return : the bytes moved, or @r. */
 int rpl_pipe_nothing(const struct rpl_op *op);
 int64_t rpl_pipe_rest(struct rpl_ctx *c, struct rpl_op *op, int fd, int64_t r, int wr);
+/* ops_sock.c: rpl_conn_made() : connect @op (RPL_OPF_CONNQ) connected
+ *  live socket @sock: its accept takes the connection of that socket. */
+void rpl_conn_made(struct rpl_ctx *c, const struct rpl_op *op, int sock);
 /* rpl_pipe_gone_first() : before a write that met EPIPE when recorded,
  * the end of the process whose descriptors closed its reading end
  * (RPL_OPF_WAITS: plan_fds.c sent_into()). */

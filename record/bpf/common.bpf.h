@@ -37,6 +37,9 @@
 #define NR_PIPE		22
 #define NR_PIPE2	293
 #define NR_SOCKETPAIR	53
+#define NR_CONNECT	42
+#define NR_ACCEPT	43
+#define NR_ACCEPT4	288
 #define NR_SENDMSG	46
 #define NR_RECVMSG	47
 #define NR_OPEN		2

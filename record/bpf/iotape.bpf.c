@@ -743,6 +743,25 @@ static __always_inline __u64 fd_ino(int fd)
 	return f ? BPF_CORE_READ(f, f_inode, i_ino) : 0;
 }
 
+/* The inode of the socket connected to Unix socket descriptor @fd (its
+ * peer), 0 if none: an accepted connection's, the connecting socket
+ * (event.h: be_exit.pipe_ino) */
+static __always_inline __u64 peer_ino(int fd)
+{
+	struct file *f = (struct file *)fd_file(fd);
+	struct socket *so;
+	struct sock *sk, *peer;
+
+	if (!f)
+		return 0;
+	so = (struct socket *)BPF_CORE_READ(f, private_data);
+	sk = so ? BPF_CORE_READ(so, sk) : NULL;
+	if (!sk || BPF_CORE_READ(sk, __sk_common.skc_family) != AF_UNIX_)
+		return 0;
+	peer = BPF_CORE_READ((struct unix_sock *)sk, peer);
+	return peer ? BPF_CORE_READ(peer, sk_socket, file, f_inode, i_ino) : 0;
+}
+
 /* The call in flight's time on a CPU, entry to @t (its exit): at least
  * 1, so that 0 stays "unknown" in the trace. */
 static __always_inline __u32 cpu_ns(const struct tstate *fl, __u64 t)
@@ -1042,6 +1061,12 @@ int BPF_PROG(iotape_exit, void *regs_arg, long ret)
 		x->created |= BE_KILLED;
 	if (fl->nr == NR_SENDMSG || fl->nr == NR_RECVMSG)
 		exit_msg(ret);
+	/* a connection's two ends, by the connecting socket: its own inode
+	 * at a connect, its peer's at an accept (plan_fds.c pairs them) */
+	if (fl->nr == NR_CONNECT && ret == 0)
+		x->pipe_ino[0] = fd_ino((int)fl->args[0]);
+	else if ((fl->nr == NR_ACCEPT || fl->nr == NR_ACCEPT4) && (__s64)ret >= 0)
+		x->pipe_ino[0] = peer_ino((int)ret);
 	if (fl->one) {
 		struct be_call *k = (struct be_call *)x;
 		__s32 pf0 = x->pipe_fd[0], pf1 = x->pipe_fd[1];

@@ -653,13 +653,35 @@ EXPORT int listen(int fd, int n)
 	return (int)FP(SYS_listen, U(fd), U(n), 0, 0, 0, 0);
 }
 
+/* An accept of a Unix socket stops in the recorder, which asks the
+ * kernel at its exit which connect it took (sockdiag.c): logged here,
+ * the connection could be gone when the record is read.  One call to
+ * tell, not logged. */
+static int unix_listener(int fd)
+{
+	int d = 0;
+	socklen_t l = sizeof(d);
+
+	return fp_raw(SYS_getsockopt, U(fd), SOL_SOCKET, SO_DOMAIN, (long)&d, (long)&l, 0) == 0 &&
+	       d == AF_UNIX;
+}
+
 EXPORT int accept(int fd, struct sockaddr *sa, socklen_t *len)
 {
+	int (*f)(int, struct sockaddr *, socklen_t *);
+
+	if (unix_listener(fd) && (f = (int (*)(int, struct sockaddr *, socklen_t *))fp_libc("accept")))
+		return f(fd, sa, len);
 	return (int)FP(SYS_accept, U(fd), sa, len, 0, 0, 0);
 }
 
 EXPORT int accept4(int fd, struct sockaddr *sa, socklen_t *len, int fl)
 {
+	int (*f)(int, struct sockaddr *, socklen_t *, int);
+
+	if (unix_listener(fd) &&
+	    (f = (int (*)(int, struct sockaddr *, socklen_t *, int))fp_libc("accept4")))
+		return f(fd, sa, len, fl);
 	return (int)FP(SYS_accept4, U(fd), sa, len, U(fl), 0, 0);
 }
 
