@@ -205,8 +205,11 @@ static int64_t h_rename(struct rpl_ctx *c, struct rpl_op *op)
 	if (op->ev.ret == -EXDEV)
 		return rpl_skip(op, RPL_SKIP_XDEV);
 	OPEN_NAME(c, op, op->ev.path, &a);
+	/* (a last "." or ".." names no entry: name_of() answers it, where
+	 * the split gave EINVAL: `mv FILE ..` tries a no-replace rename
+	 * onto "..", EEXIST) */
 	if (same_fd && op->ev.path2 && !rpl_path_skip(c->p->o, op->ev.path2) &&
-	    same_parent(op->ev.path, op->ev.path2)) {
+	    same_parent(op->ev.path, op->ev.path2) && !last_is_dot(op->ev.path2)) {
 		b.dirfd = a.dirfd;
 		b.owned = 0;
 		r = rpl_split_name(op->ev.path2, strlen(op->ev.path2), &b);

@@ -78,8 +78,14 @@ rename2("rename2 g d/ noreplace", b"g", b"d/", 1)
 rename2("rename2 g x/ noreplace", b"g", b"x/", 1)
 rename2("rename2 g x/ exchange", b"g", b"x/", 2)
 rename2("rename2 g f/ exchange", b"g", b"f/", 2)
+# mv FILE ..: a no-replace rename onto the last ".." first, EEXIST,
+# replayed EINVAL until 2026-12-07, night (gem build)
+os.chdir("d")
+rename2("rename2 h .. noreplace", b"h", b"..", 1)
+os.chdir("..")
 ' >"$T/rec.out") || fail "recording failed"
 grep -q "rename2 g d/ noreplace 17" "$T/rec.out" || { cat "$T/rec.out"; fail "renameat2(g, d/, NOREPLACE) did not meet EEXIST"; }
+grep -q "rename2 h .. noreplace 17" "$T/rec.out" || { cat "$T/rec.out"; fail "renameat2(h, .., NOREPLACE) did not meet EEXIST"; }
 grep -q "stat f/ 20" "$T/rec.out" || { cat "$T/rec.out"; fail "the program did not see ENOTDIR for f/"; }
 "$IOTAPE" dump "$T/t.iotape" >"$T/dump" || fail "dump failed"
 grep -q "\"$A/f/\"" "$T/dump" || fail "the trace names $A/f without its trailing slash"
