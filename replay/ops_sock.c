@@ -209,8 +209,22 @@ own:
 	return op->ev.ret;
 }
 
+/* A shutdown of one way of a socket's end: its peer reads end of file
+ * (lighttpd ends a response so, and clamd, closing only later: the
+ * peer's read waited 2 s each time and met EAGAIN, 192 of a proxy's
+ * calls) */
+static int64_t h_shutdown(struct rpl_ctx *c, struct rpl_op *op)
+{
+	int fd = rpl_live_fd(c, op, op->ev.args[0]);
+
+	if (fd < 0)
+		return RPL_SKIPPED;
+	return RPL_CALL(c, shutdown(fd, (int)op->ev.args[1]));
+}
+
 void rpl_ops_sock(rpl_handler *h)
 {
+	h[SYS_shutdown] = h_shutdown;
 	h[SYS_socket] = h_socket;
 	h[SYS_listen] = h_listen;
 	h[SYS_accept] = h_accept;

@@ -648,6 +648,11 @@ EXPORT int socket(int domain, int type, int proto)
 	return (int)FP(SYS_socket, U(domain), U(type), U(proto), 0, 0, 0);
 }
 
+EXPORT int shutdown(int fd, int how)
+{
+	return (int)FP(SYS_shutdown, U(fd), U(how), 0, 0, 0, 0);
+}
+
 EXPORT int listen(int fd, int n)
 {
 	return (int)FP(SYS_listen, U(fd), U(n), 0, 0, 0, 0);
