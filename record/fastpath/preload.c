@@ -290,6 +290,7 @@ struct fp_pre {
 	int defer[2], ndefer;
 	const struct stat *sbuf[2];
 	struct fp_pst *slot[2];	/* its fp_pst in the record */
+	int flush;		/* a state left to the recorder: drain now */
 };
 
 static int64_t ts_ns(const struct timespec *t)
@@ -544,7 +545,13 @@ static void fp_poststat(struct fp_pre *pre, long ret)
 		} else if (ret == 0 && !S_ISLNK(pre->sbuf[k]->st_mode)) {
 			fp_pst_fill(&ps, pre->sbuf[k]);
 		} else if (ret == 0 || ret == -EFAULT) {
+			/* a symlink: its state is the recorder's, taken when it
+			 * reads the record; it reads it at once, while the link
+			 * is there (`rm LINK` lstats it first: its state was
+			 * taken after the unlink, absent, and the replay's tree
+			 * lacked it) */
 			ps.err = FP_PST_UNKNOWN;
+			pre->flush = ret == 0;
 		} else {
 			ps.err = (int32_t)-ret;
 			if (ret == -ENOENT)
@@ -865,10 +872,18 @@ long fp_call(int nr, long a0, long a1, long a2, long a3, long a4, long a5)
 	rec->t_exit = fp_now();
 	if (nr == SYS_sendmsg || nr == SYS_recvmsg)
 		fp_msg_fds(rec);
+	pre.flush = 0;
 	if (pre.ndefer) {
 		fp_poststat(&pre, rec->ret);	/* raw calls: errno stays */
 		fp_carry = fp_now() - rec->t_exit;
 	}
 	__atomic_store_n(&rec->state, FP_REC_DONE, __ATOMIC_RELEASE);
+	if (pre.flush) {
+		int e = errno;
+
+		syscall(SYS_close, FP_FLUSH_FD);
+		errno = e;
+		fp_carry = fp_now() - rec->t_exit;
+	}
 	return rec->ret;
 }
