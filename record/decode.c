@@ -962,7 +962,18 @@ void rec_decode_exit(struct rec_ctx *c, struct rec_task *t, int64_t ret,
 			c->st.chroots++;
 		}
 		break;
+	case SYS_rmdir: case SYS_unlinkat:
+		/* a directory not empty, whose entries the program never
+		 * named: listed, so that the starting tree has them (made
+		 * empty, its rmdir succeeded: `rm -rf` as another user of a
+		 * directory it cannot read; `rmdir` of a full one) */
+		if (ret == -ENOTEMPTY && ev->path && !t->hidden)
+			rec_dir_listed(c, ev->path, ev->path_len, ev->t_enter);
+		break;
 	case SYS_rename: case SYS_renameat: case SYS_renameat2:
+		if ((ret == -ENOTEMPTY || ret == -EEXIST) && ev->path2 && !t->hidden &&
+		    !(nr == SYS_renameat2 && (ev->args[4] & RENAME_NOREPLACE)))
+			rec_dir_listed(c, ev->path2, ev->path2_len, ev->t_enter);
 		if (ret == 0 && ev->path && ev->path2) {
 			rec_fd_rename(t, ev->path, ev->path_len, ev->path2, ev->path2_len);
 			/* an exchange moves both ways at once: not followed */

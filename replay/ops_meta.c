@@ -367,6 +367,14 @@ static int64_t h_readlink(struct rpl_ctx *c, struct rpl_op *op)
 	 * names the file it holds, which is no symlink: EINVAL here, 750 of
 	 * clamd's calls): that descriptor's here, whose name under the root
 	 * is longer; the recorded length where it reads one */
+	/* readlinkat(fd, "") of a descriptor opened O_PATH|O_NOFOLLOW on a
+	 * symlink reads that symlink (systemd-tmpfiles): the replay's
+	 * descriptor's (the recorder keeps the empty name) */
+	if (at && op->ev.path && !op->ev.path[0]) {
+		if ((fd = rpl_live_fd(c, op, op->ev.args[0])) < 0)
+			return RPL_SKIPPED;
+		return ret_of(readlinkat(fd, "", c->scratch, (size_t)size));
+	}
 	if ((nfd = rpl_path_fd(op, &pid)) >= 0 && !pid) {
 		char name[48];
 

@@ -34,7 +34,10 @@ static int openat2_how(int dirfd, const char *path, int flags, mode_t mode,
 		flags &= O_PATH | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC;
 	how = (struct open_how){
 		.flags = (uint64_t)(flags | O_CLOEXEC),
-		.mode = (flags & (O_CREAT | __O_TMPFILE)) ? (mode & 07777) : 0,
+		/* (__O_TMPFILE holds O_DIRECTORY's bit: an O_DIRECTORY open
+		 * given a mode, which openat2 refuses, EINVAL; integrit's) */
+		.mode = ((flags & O_CREAT) || (flags & __O_TMPFILE) == __O_TMPFILE) ?
+			(mode & 07777) : 0,
 		.resolve = resolve,
 	};
 	fd = syscall(SYS_openat2, dirfd, path, &how, sizeof(how));
