@@ -54,7 +54,8 @@
  * Which calls stop, from format/syscalls.def: every row that makes,
  * removes or renames a name but returns no descriptor (NAMES without
  * RETFD: unlink, rmdir, rename, mkdir, link, symlink, mknod...), every row
- * that writes through a path (WRITE with a PATH: truncate), and the opens
+ * that writes through a path (WRITE with a PATH: truncate), every change
+ * of extended attributes (setxattr, removexattr: any form), and the opens
  * (NAMES with RETFD) when they truncate: with O_TRUNC in their flags but
  * not both O_CREAT and O_EXCL, or always when they have none to test
  * (creat).  openat2's flags are behind
@@ -106,9 +107,12 @@ static int guard_kind(const struct iot_syscall *sc)
 
 	if (opens && iot_syscall_arg(sc, IOT_ARG_OPEN_FLAGS) >= 0)
 		return 2;
+	/* (and a change of extended attributes: the file's are taken from
+	 * the file itself, which by the ring's drain had the change) */
 	if ((opens && iot_syscall_arg(sc, IOT_ARG_OPENHOW) < 0) ||
 	    ((sc->flags & IOT_SCF_NAMES) && !opens) ||
-	    ((sc->flags & IOT_SCF_WRITE) && iot_syscall_arg(sc, IOT_ARG_PATH) >= 0))
+	    ((sc->flags & IOT_SCF_WRITE) && iot_syscall_arg(sc, IOT_ARG_PATH) >= 0) ||
+	    (sc->cls == IOT_CLASS_XATTR && !(sc->flags & IOT_SCF_LOOK)))
 		return 1;
 	return 0;
 }

@@ -292,24 +292,18 @@ EXPORT int fcntl(int fd, int cmd, ...)
 
 EXPORT int fcntl64(int fd, int cmd, ...) __attribute__((alias("fcntl")));
 
+/* (setxattr, removexattr and their l and f forms are not logged here:
+ * they stop in the recorder, which takes the file's attributes before
+ * they change them; a state taken after them had the attributes they
+ * set from the start: setfacl -R, 15,559 mismatches) */
 EXPORT ssize_t fgetxattr(int fd, const char *n, void *v, size_t sz)
 {
 	return FP(SYS_fgetxattr, U(fd), n, v, sz, 0, 0);
 }
 
-EXPORT int fsetxattr(int fd, const char *n, const void *v, size_t sz, int fl)
-{
-	return (int)FP(SYS_fsetxattr, U(fd), n, v, sz, U(fl), 0);
-}
-
 EXPORT ssize_t flistxattr(int fd, char *l, size_t sz)
 {
 	return FP(SYS_flistxattr, U(fd), l, sz, 0, 0, 0);
-}
-
-EXPORT int fremovexattr(int fd, const char *n)
-{
-	return (int)FP(SYS_fremovexattr, U(fd), n, 0, 0, 0, 0);
 }
 
 EXPORT ssize_t getxattr(const char *p, const char *n, void *v, size_t sz)
@@ -322,16 +316,6 @@ EXPORT ssize_t lgetxattr(const char *p, const char *n, void *v, size_t sz)
 	return FP(SYS_lgetxattr, p, n, v, sz, 0, 0);
 }
 
-EXPORT int setxattr(const char *p, const char *n, const void *v, size_t sz, int fl)
-{
-	return (int)FP(SYS_setxattr, p, n, v, sz, U(fl), 0);
-}
-
-EXPORT int lsetxattr(const char *p, const char *n, const void *v, size_t sz, int fl)
-{
-	return (int)FP(SYS_lsetxattr, p, n, v, sz, U(fl), 0);
-}
-
 EXPORT ssize_t listxattr(const char *p, char *l, size_t sz)
 {
 	return FP(SYS_listxattr, p, l, sz, 0, 0, 0);
@@ -340,16 +324,6 @@ EXPORT ssize_t listxattr(const char *p, char *l, size_t sz)
 EXPORT ssize_t llistxattr(const char *p, char *l, size_t sz)
 {
 	return FP(SYS_llistxattr, p, l, sz, 0, 0, 0);
-}
-
-EXPORT int removexattr(const char *p, const char *n)
-{
-	return (int)FP(SYS_removexattr, p, n, 0, 0, 0, 0);
-}
-
-EXPORT int lremovexattr(const char *p, const char *n)
-{
-	return (int)FP(SYS_lremovexattr, p, n, 0, 0, 0, 0);
 }
 
 EXPORT int posix_fadvise(int fd, off_t o, off_t l, int adv)
