@@ -437,7 +437,17 @@ static int64_t fcntl_lock(struct rpl_ctx *c, struct rpl_op *op, int cmd)
 	live = rpl_live_fd(c, op, op->ev.args[0]);
 	if (live < 0)
 		return RPL_SKIPPED;
-	/* a POSIX lock is its process's (plocks.c); an OFD lock its open's */
+	/* a POSIX lock is its process's (plocks.c); an OFD lock its open's.
+	 * The open that holds a process's locks may read and write: a lock
+	 * its own descriptor cannot take, the kernel refuses (EBADF: a
+	 * write lock through O_RDONLY, SQLite's in tracker, 76 a replay) */
+	if (cmd == F_SETLK || cmd == F_SETLKW) {
+		int acc = fcntl(live, F_GETFL);
+
+		if (acc >= 0 && ((fl.l_type == F_WRLCK && (acc & O_ACCMODE) == O_RDONLY) ||
+				 (fl.l_type == F_RDLCK && (acc & O_ACCMODE) == O_WRONLY)))
+			return RPL_CALL(c, fcntl(live, F_OFD_SETLK, &fl));
+	}
 	if (cmd == F_GETLK || cmd == F_SETLK || cmd == F_SETLKW)
 		live = rpl_plock_fd(c, live);
 	if (cmd == F_GETLK || cmd == F_OFD_GETLK)

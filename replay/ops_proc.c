@@ -6,6 +6,7 @@
  * last op, exit ends the list.
  */
 #include <errno.h>
+#include <sys/stat.h>
 #include <fcntl.h>
 #include <limits.h>
 #include <sys/syscall.h>
@@ -52,6 +53,14 @@ static int64_t h_execve(struct rpl_ctx *c, struct rpl_op *op)
 		return fd;
 	r = syscall(SYS_faccessat2, fd, "", X_OK, AT_EMPTY_PATH);
 	r = r < 0 ? -errno : 0;
+	/* a directory is searchable, not executable: EACCES (recollindex
+	 * execs "/" at its start: 8-10 a replay) */
+	if (r == 0) {
+		struct stat st;
+
+		if (fstat(fd, &st) == 0 && !S_ISREG(st.st_mode))
+			r = -EACCES;
+	}
 	close(fd);
 	/* Found and executable, it failed for what is not the path's: the
 	 * arguments too long (GNU parallel execs /bin/sh with longer and

@@ -40,7 +40,15 @@ static int openat2_how(int dirfd, const char *path, int flags, mode_t mode,
 			(mode & 07777) : 0,
 		.resolve = resolve,
 	};
-	fd = syscall(SYS_openat2, dirfd, path, &how, sizeof(how));
+	/* with RESOLVE_IN_ROOT or RESOLVE_BENEATH, a ".." met while a rename
+	 * or mount ran anywhere on the machine fails EAGAIN, to be tried
+	 * again (openat2(2)): a chdir("d/s/..") of namazu's failed so, 1
+	 * replay in 9, and a third of a loop of them beside a renaming
+	 * process */
+	do
+		fd = syscall(SYS_openat2, dirfd, path, &how, sizeof(how));
+	while (fd < 0 && errno == EAGAIN && (resolve & (RESOLVE_IN_ROOT | RESOLVE_BENEATH)) &&
+	       !(resolve & RESOLVE_CACHED) && !atomic_load(&rpl_stop_sig));
 	return fd < 0 ? -errno : (int)fd;
 }
 
