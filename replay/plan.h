@@ -47,6 +47,17 @@ struct rpl_planner {
 	struct rpl_map bound;
 	struct rpl_flying *conns;
 	size_t n_conns, cap_conns;
+	/* accepts that found no connect queued when they began, waiting
+	 * for one that began before they returned (plan_fds.c) */
+	struct rpl_wacc {
+		struct rpl_fdtab *tab;		/* the accepting process's then */
+		uint32_t proc, listener, op;
+		int32_t fd;
+		int cloexec;
+		uint64_t ino;
+		int64_t until;			/* the accept's return */
+	} *wacc;
+	size_t n_wacc, cap_wacc;
 	/* entries a new descriptor took the number of while another
 	 * thread's close of it was under way (plan_fds.c displace()) */
 #define RPL_DISPLACED 8

@@ -804,6 +804,71 @@ static uint64_t sock_ino(const struct rpl_ev *ev)
 	return a < ev->nargs ? (uint64_t)ev->args[a] : 0;
 }
 
+/* Connect @c and accept @a, each known by the connecting socket, take one
+ * connection (RPL_OPF_CONNQ). @return : 0 or -ENOMEM. */
+static int conn_mark(struct rpl_plan *p, struct rpl_op *c, struct rpl_op *a)
+{
+	if ((c->rflags | a->rflags) & (RPL_OPF_CHILD | RPL_OPF_WAITS | RPL_OPF_WAITT | RPL_OPF_CONNQ))
+		return 0;
+	if (p->n_connq == p->cap_connq) {
+		uint32_t nc = p->cap_connq ? p->cap_connq * 2 : 16;
+		struct rpl_connq *n = realloc(p->connq, nc * sizeof(*n));
+
+		if (!n)
+			return -ENOMEM;
+		p->connq = n;
+		p->cap_connq = nc;
+	}
+	atomic_init(&p->connq[p->n_connq].ino, 0);
+	c->rflags |= RPL_OPF_CONNQ;
+	a->rflags |= RPL_OPF_CONNQ;
+	c->link = a->link = p->n_connq++;
+	return 0;
+}
+
+/*
+ * An accept that began before any connect was queued (a server waiting
+ * in accept) took the one that came before it returned: planned at its
+ * entry, it found none, its descriptor was made a socket of no
+ * connection, and each later accept took the connect before its own
+ * (a server thread a connection: its replies met EPIPE, 17-59 of 300).
+ * So it waits here (pl->wacc) for a connect to its listener that began
+ * before it returned, which gives its descriptor the connection
+ * (waited_conn()).  @return : 1 if @e (the accepting end of connect
+ * @op's connection to @listener, socket @ino) went to one, 0, -ENOMEM.
+ */
+static int waited_conn(struct rpl_plan *p, struct rpl_planner *pl, struct rpl_op *op,
+		       uint32_t listener, uint64_t ino, struct rpl_fd *e)
+{
+	size_t j = 0;
+	uint32_t u;
+
+	while (j < pl->n_wacc) {
+		struct rpl_wacc *w = &pl->wacc[j];
+
+		if (w->until < op->ev.t_enter) {	/* returned before: gone */
+			*w = pl->wacc[--pl->n_wacc];
+			continue;
+		}
+		if (w->listener != listener || (w->ino && ino && w->ino != ino)) {
+			j++;
+			continue;
+		}
+		if (p->procs[w->proc].tab == w->tab) {
+			if (e->res && rpl_map_get(&pl->pipes, RPL_IK(e->res), &u))
+				e->end = PIPE_END0(u) + e->wend;
+			e->cloexec = w->cloexec;
+			if (rpl_fdtab_set(w->tab, w->fd, e) == -ENOMEM)
+				return -ENOMEM;
+			if (w->ino && ino && conn_mark(p, op, &p->ops[w->op]) < 0)
+				return -ENOMEM;
+		}
+		*w = pl->wacc[--pl->n_wacc];
+		return 1;
+	}
+	return 0;
+}
+
 /*
  * Accept @op takes the connect its peer socket made (@ino), where the
  * trace says which, else the first queued on listener @listener, into
@@ -818,7 +883,6 @@ static int conn_take(struct rpl_plan *p, struct rpl_planner *pl, struct rpl_op *
 		     uint32_t listener, uint64_t ino, struct rpl_fd *e)
 {
 	struct rpl_flying *v = pl->conns;
-	struct rpl_op *c;
 	uint32_t u;
 	size_t j;
 
@@ -826,23 +890,8 @@ static int conn_take(struct rpl_plan *p, struct rpl_planner *pl, struct rpl_op *
 		;
 	if (!ino || j == pl->n_conns)
 		return take_flying(pl, pl->conns, &pl->n_conns, listener, e);
-	c = &p->ops[v[j].op];
-	if (!(c->rflags & (RPL_OPF_CHILD | RPL_OPF_WAITS | RPL_OPF_WAITT | RPL_OPF_CONNQ)) &&
-	    !(op->rflags & (RPL_OPF_CHILD | RPL_OPF_WAITS | RPL_OPF_WAITT | RPL_OPF_CONNQ))) {
-		if (p->n_connq == p->cap_connq) {
-			uint32_t nc = p->cap_connq ? p->cap_connq * 2 : 16;
-			struct rpl_connq *n = realloc(p->connq, nc * sizeof(*n));
-
-			if (!n)
-				return -ENOMEM;
-			p->connq = n;
-			p->cap_connq = nc;
-		}
-		atomic_init(&p->connq[p->n_connq].ino, 0);
-		c->rflags |= RPL_OPF_CONNQ;
-		op->rflags |= RPL_OPF_CONNQ;
-		c->link = op->link = p->n_connq++;
-	}
+	if (conn_mark(p, &p->ops[v[j].op], op) < 0)
+		return -ENOMEM;
 	*e = v[j].e;
 	if (e->res && rpl_map_get(&pl->pipes, RPL_IK(e->res), &u))
 		e->end = PIPE_END0(u) + e->wend;
@@ -887,6 +936,8 @@ static int64_t sock_ends(struct rpl_plan *p, struct rpl_planner *pl, struct rpl_
 		if ((end0 = new_pipe(pl, e.res, PIPE_SOCK1)) < 0)
 			return -ENOMEM;
 		e.end = 0;	/* counted when an accept takes it */
+		if (pl->n_wacc && (r = waited_conn(p, pl, op, listener, sock_ino(ev), &e)) != 0)
+			return r < 0 ? (int64_t)r : (int64_t)listener;
 		RPL_GROW(pl->conns, pl->n_conns, pl->cap_conns);
 		pl->conns[pl->n_conns].way = listener;
 		pl->conns[pl->n_conns].op = (uint32_t)(op - p->ops);
@@ -898,9 +949,16 @@ static int64_t sock_ends(struct rpl_plan *p, struct rpl_planner *pl, struct rpl_
 			return 0;
 		if ((r = conn_take(p, pl, op, fe.res, sock_ino(ev), &e)) < 0)
 			return r;
-		if (!r)
-			e.res = ++pl->next_res;	/* a connect the trace does not hold */
 		e.cloexec = ev->nr == SYS_accept4 && (ev->args[3] & SOCK_CLOEXEC);
+		if (!r) {
+			/* a connect the trace does not hold, or one yet to come */
+			e.res = ++pl->next_res;
+			RPL_GROW(pl->wacc, pl->n_wacc, pl->cap_wacc);
+			pl->wacc[pl->n_wacc++] = (struct rpl_wacc){
+				.tab = tab, .proc = p->threads[op->thread].proc, .listener = fe.res,
+				.op = (uint32_t)(op - p->ops), .fd = (int32_t)ev->ret,
+				.cloexec = e.cloexec, .ino = sock_ino(ev), .until = ev->t_exit };
+		}
 		return rpl_fdtab_set(tab, (long)ev->ret, &e) == -ENOMEM ? -ENOMEM : 0;
 	}
 	return 0;

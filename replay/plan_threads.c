@@ -688,6 +688,7 @@ out:
 	free(pl.conns);
 	rpl_map_free(&pl.bound);
 
+	free(pl.wacc);
 	rpl_map_free(&pl.sock_into);
 	rpl_map_free(&pl.sock_gone);
 	/* the processes' tables outlive the counts (plan.c drops them) */
