@@ -6,9 +6,9 @@
  * last op, exit ends the list.
  */
 #include <errno.h>
-#include <sys/stat.h>
 #include <fcntl.h>
 #include <limits.h>
+#include <sys/stat.h>
 #include <sys/syscall.h>
 #include <unistd.h>
 

@@ -84,8 +84,6 @@ static int64_t h_listen(struct rpl_ctx *c, struct rpl_op *op)
 	return RPL_CALL(c, listen(fd, (int)op->ev.args[1]));
 }
 
-/* accept, accept4: the connection its connect made, waited for; the new
- * descriptor under the recorded number */
 /*
  * Connects to one listener are queued in the order they came here, not
  * always the order they came when recorded (several clients at once):
@@ -173,6 +171,8 @@ static int64_t conn_own(struct rpl_ctx *c, struct rpl_op *op, int fd, int64_t r,
 	return r;
 }
 
+/* accept, accept4: the connection its connect made, waited for; the new
+ * descriptor under the recorded number */
 static int64_t h_accept(struct rpl_ctx *c, struct rpl_op *op)
 {
 	int fd = rpl_sock_live(c, op->ev.args[0]);
