@@ -16,6 +16,7 @@
 #include <fcntl.h>
 #include <linux/fiemap.h>
 #include <linux/fs.h>
+#include <poll.h>
 #include <sys/mman.h>
 #include <sys/sendfile.h>
 #include <sys/stat.h>
@@ -342,6 +343,16 @@ static int64_t h_copy(struct rpl_ctx *c, struct rpl_op *op)
 		r = ret_of(sendfile(out, in, a[2] == -1 ? NULL : &o1, n));
 		if ((r == -EAGAIN || (r > 0 && r < op->ev.ret)) && op->ev.ret > 0)
 			r = rpl_sendfile_rest(c, op, out, in, a[2] == -1 ? NULL : &o1, n, r);
+		/* end of its input into a full pipe: the kernel asks for room
+		 * before it reads, and the call waited for it (busybox cat);
+		 * here the pipe does not block (EAGAIN) */
+		if (r == -EAGAIN && op->ev.ret == 0) {
+			struct pollfd pfd = { .fd = out, .events = POLLOUT };
+			int64_t deadline = 0;
+
+			while (r == -EAGAIN && rpl_wait_again(c, op, &pfd, &deadline))
+				r = ret_of(sendfile(out, in, a[2] == -1 ? NULL : &o1, n));
+		}
 		return r;
 	case SYS_splice:		/* in, off_in, out, off_out, len, flags */
 		in = live_of(c, a[0]);
