@@ -100,15 +100,24 @@ void rpl_conn_made(struct rpl_ctx *c, const struct rpl_op *op, int sock)
 		atomic_store(&c->p->connq[op->link].ino, (uint64_t)st.st_ino);
 }
 
-/* A kept connection whose peer is @peer, taken out: its descriptor, or -1 */
-static int conn_kept(struct rpl_plan *p, uint64_t peer)
+/* Can a descriptor accepted by process @a be used by process @b?  In one
+ * descriptor table: a process's own (own_table()), or the replayer's. */
+static int one_table(const struct rpl_plan *p, uint32_t a, uint32_t b)
 {
-	uint32_t i;
+	return a == b || (!p->procs[a].own_kernel_table && !p->procs[b].own_kernel_table);
+}
+
+/* A kept connection whose peer is @peer, in @c's descriptor table, taken
+ * out: its descriptor, or -1 */
+static int conn_kept(struct rpl_ctx *c, uint64_t peer)
+{
+	struct rpl_plan *p = c->p;
+	uint32_t i, me = (uint32_t)(c->pr - p->procs);
 	int fd = -1;
 
 	pthread_mutex_lock(&p->conn_lock);
 	for (i = 0; i < p->n_conn_pool; i++)
-		if (p->conn_pool[i].peer == peer) {
+		if (p->conn_pool[i].peer == peer && one_table(p, p->conn_pool[i].proc, me)) {
 			fd = p->conn_pool[i].fd;
 			p->conn_pool[i] = p->conn_pool[--p->n_conn_pool];
 			break;
@@ -117,7 +126,7 @@ static int conn_kept(struct rpl_plan *p, uint64_t peer)
 	return fd;
 }
 
-static void conn_keep(struct rpl_plan *p, uint64_t peer, int fd)
+static void conn_keep(struct rpl_plan *p, uint64_t peer, int fd, uint32_t proc)
 {
 	pthread_mutex_lock(&p->conn_lock);
 	if (p->n_conn_pool == p->cap_conn_pool) {
@@ -132,8 +141,24 @@ static void conn_keep(struct rpl_plan *p, uint64_t peer, int fd)
 		p->conn_pool = v;
 		p->cap_conn_pool = nc;
 	}
-	p->conn_pool[p->n_conn_pool++] = (struct rpl_conn_kept){ .peer = peer, .fd = fd };
+	p->conn_pool[p->n_conn_pool++] = (struct rpl_conn_kept){ .peer = peer, .fd = fd,
+								  .proc = proc };
 	pthread_mutex_unlock(&p->conn_lock);
+}
+
+/* Is the accept that takes the connection of peer @peer in @c's
+ * descriptor table?  Else the connection is not kept for it, whose table
+ * cannot have it (a prefork server's processes, each of its own): taken
+ * here, as the kernel gave it. */
+static int kept_for_one(struct rpl_ctx *c, uint64_t peer)
+{
+	const struct rpl_plan *p = c->p;
+	uint32_t i, me = (uint32_t)(c->pr - p->procs);
+
+	for (i = 0; i < p->n_connq; i++)
+		if (atomic_load(&p->connq[i].ino) == peer)
+			return p->connq[i].aproc < p->n_procs && one_table(p, p->connq[i].aproc, me);
+	return 0;
 }
 
 /* The connection accept @op took when recorded, accepted on @fd (made
@@ -152,11 +177,11 @@ static int64_t conn_own(struct rpl_ctx *c, struct rpl_op *op, int fd, int64_t r,
 
 		if (r >= 0) {
 			peer = fstat((int)r, &st) == 0 ? iot_unix_peer(&diag, (uint64_t)st.st_ino) : 0;
-			if (!peer || peer == want)
+			if (!peer || peer == want || !kept_for_one(c, peer))
 				break;
-			conn_keep(c->p, peer, (int)r);
+			conn_keep(c->p, peer, (int)r, (uint32_t)(c->pr - c->p->procs));
 		}
-		if ((k = conn_kept(c->p, want)) >= 0) {
+		if ((k = conn_kept(c, want)) >= 0) {
 			r = k;
 			break;
 		}
@@ -180,6 +205,7 @@ static int64_t h_accept(struct rpl_ctx *c, struct rpl_op *op)
 	struct pollfd pfd = { .fd = fd, .events = POLLIN };
 	struct rpl_fd e = { .state = RPL_FD_LIVE, .cloexec = (flags & SOCK_CLOEXEC) != 0 };
 	int64_t r, deadline = 0;
+	int pool;
 
 	if (fd < 0)
 		return rpl_skip(op, RPL_SKIP_FD);
@@ -190,13 +216,13 @@ static int64_t h_accept(struct rpl_ctx *c, struct rpl_op *op)
 		return op->ev.ret;
 	if (op->ev.ret >= RPL_FD_MAX)
 		return rpl_skip(op, RPL_SKIP_BADARG);
-	if ((op->rflags & RPL_OPF_CONNQ) && op->link < c->p->n_connq &&
-	    (r = conn_kept(c->p, atomic_load(&c->p->connq[op->link].ino))) >= 0)
+	pool = (op->rflags & RPL_OPF_CONNQ) && op->link < c->p->n_connq;
+	if (pool && (r = conn_kept(c, atomic_load(&c->p->connq[op->link].ino))) >= 0)
 		goto own;
 	do
 		r = RPL_CALL(c, accept4(fd, NULL, NULL, SOCK_NONBLOCK | SOCK_CLOEXEC));
 	while (r == -EAGAIN && op->ev.ret >= 0 && rpl_wait_again(c, op, &pfd, &deadline));
-	if ((op->rflags & RPL_OPF_CONNQ) && op->link < c->p->n_connq && op->ev.ret >= 0)
+	if (pool && op->ev.ret >= 0)
 		r = conn_own(c, op, fd, r, &pfd, &deadline);
 own:
 	if (r < 0 || op->ev.ret < 0) {

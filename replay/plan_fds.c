@@ -820,6 +820,7 @@ static int conn_mark(struct rpl_plan *p, struct rpl_op *c, struct rpl_op *a)
 		p->cap_connq = nc;
 	}
 	atomic_init(&p->connq[p->n_connq].ino, 0);
+	p->connq[p->n_connq].aproc = p->threads[a->thread].proc;
 	c->rflags |= RPL_OPF_CONNQ;
 	a->rflags |= RPL_OPF_CONNQ;
 	c->link = a->link = p->n_connq++;

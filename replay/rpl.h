@@ -821,10 +821,10 @@ struct rpl_plan {
 	 * link to connq, which holds the inode of the connect's socket
 	 * here once it connected; connections an accept took that were
 	 * another's wait in conn_pool for theirs (ops_sock.c) */
-	struct rpl_connq { _Atomic uint64_t ino; } *connq;
+	struct rpl_connq { _Atomic uint64_t ino; uint32_t aproc; } *connq;
 	uint32_t n_connq, cap_connq;
 	pthread_mutex_t conn_lock;
-	struct rpl_conn_kept { uint64_t peer; int fd; } *conn_pool;
+	struct rpl_conn_kept { uint64_t peer; int fd; uint32_t proc; } *conn_pool;
 	uint32_t n_conn_pool, cap_conn_pool;
 	_Atomic uint64_t conn_gaveup;	/* accepts that took another's connection */
 	_Atomic uint64_t fd_links;	/* opens of a descriptor's magic link (ops_file.c) */
