@@ -128,22 +128,16 @@ static int conn_kept(struct rpl_ctx *c, uint64_t peer)
 
 static void conn_keep(struct rpl_plan *p, uint64_t peer, int fd, uint32_t proc)
 {
-	pthread_mutex_lock(&p->conn_lock);
-	if (p->n_conn_pool == p->cap_conn_pool) {
-		uint32_t nc = p->cap_conn_pool ? p->cap_conn_pool * 2 : 8;
-		struct rpl_conn_kept *v = realloc(p->conn_pool, nc * sizeof(*v));
+	int err = 0;
 
-		if (!v) {
-			pthread_mutex_unlock(&p->conn_lock);
-			close(fd);
-			return;
-		}
-		p->conn_pool = v;
-		p->cap_conn_pool = nc;
-	}
+	pthread_mutex_lock(&p->conn_lock);
+	RPL_GROW(p->conn_pool, p->n_conn_pool, p->cap_conn_pool);
 	p->conn_pool[p->n_conn_pool++] = (struct rpl_conn_kept){ .peer = peer, .fd = fd,
 								  .proc = proc };
+out:
 	pthread_mutex_unlock(&p->conn_lock);
+	if (err)
+		close(fd);
 }
 
 /* Is the accept that takes the connection of peer @peer in @c's

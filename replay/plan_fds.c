@@ -720,20 +720,34 @@ int rpl_msg_fds(const struct rpl_ev *ev, int32_t *fds)
  * descriptor, a connection's other end), taken out into *@e with its
  * pipe end counted again (rpl_fd.end: none is kept for one in flight).
  * @return : 1, or 0 for none. */
+/* Entry @e, where it is a pipe's end, counts as that end (pl->ends). */
+static void count_end(const struct rpl_planner *pl, struct rpl_fd *e)
+{
+	uint32_t v;
+
+	if (e->res && rpl_map_get(&pl->pipes, RPL_IK(e->res), &v))
+		e->end = PIPE_END0(v) + e->wend;
+}
+
+/* Entry @j of @v (*@n of them) into *@e, taken out of @v. */
+static void take_at(const struct rpl_planner *pl, struct rpl_flying *v, size_t *n, size_t j,
+		    struct rpl_fd *e)
+{
+	*e = v[j].e;
+	count_end(pl, e);
+	memmove(&v[j], &v[j + 1], (--*n - j) * sizeof(*v));
+}
+
 static int take_flying(const struct rpl_planner *pl, struct rpl_flying *v, size_t *n,
 		       uint32_t way, struct rpl_fd *e)
 {
-	uint32_t p;
 	size_t j;
 
 	for (j = 0; j < *n && v[j].way != way; j++)
 		;
 	if (j == *n)
 		return 0;
-	*e = v[j].e;
-	if (e->res && rpl_map_get(&pl->pipes, RPL_IK(e->res), &p))
-		e->end = PIPE_END0(p) + e->wend;
-	memmove(&v[j], &v[j + 1], (--*n - j) * sizeof(*v));
+	take_at(pl, v, n, j, e);
 	return 1;
 }
 
@@ -784,17 +798,6 @@ out:
 	return err;
 }
 
-/*
- * A named Unix socket's connection is a socket pair made by two calls:
- * the connect, whose socket becomes one end, and the accept of the
- * listener bound to the name it connected to, whose new descriptor is
- * the other (ops_sock.c makes them for real).  The connect makes the
- * pair's two pipes (pipe_way()) and keeps the accepting end in
- * pl->conns, by the listener's resource, for the listener's accepts to
- * take in the order the connects came.  @ev : a socket, bind, connect,
- * accept or accept4 that succeeded.  @return : 0, -ENOMEM, or for a
- * connect to a name a listener is bound to, that listener's resource.
- */
 /* The inode of the socket that connected, past a connect's or accept's
  * own arguments (iot_sock_ino()), 0 if unknown */
 static uint64_t sock_ino(const struct rpl_ev *ev)
@@ -808,23 +811,18 @@ static uint64_t sock_ino(const struct rpl_ev *ev)
  * connection (RPL_OPF_CONNQ). @return : 0 or -ENOMEM. */
 static int conn_mark(struct rpl_plan *p, struct rpl_op *c, struct rpl_op *a)
 {
+	int err = 0;
+
 	if ((c->rflags | a->rflags) & (RPL_OPF_CHILD | RPL_OPF_WAITS | RPL_OPF_WAITT | RPL_OPF_CONNQ))
 		return 0;
-	if (p->n_connq == p->cap_connq) {
-		uint32_t nc = p->cap_connq ? p->cap_connq * 2 : 16;
-		struct rpl_connq *n = realloc(p->connq, nc * sizeof(*n));
-
-		if (!n)
-			return -ENOMEM;
-		p->connq = n;
-		p->cap_connq = nc;
-	}
+	RPL_GROW(p->connq, p->n_connq, p->cap_connq);
 	atomic_init(&p->connq[p->n_connq].ino, 0);
 	p->connq[p->n_connq].aproc = p->threads[a->thread].proc;
 	c->rflags |= RPL_OPF_CONNQ;
 	a->rflags |= RPL_OPF_CONNQ;
 	c->link = a->link = p->n_connq++;
-	return 0;
+out:
+	return err;
 }
 
 /*
@@ -842,7 +840,6 @@ static int waited_conn(struct rpl_plan *p, struct rpl_planner *pl, struct rpl_op
 		       uint32_t listener, uint64_t ino, struct rpl_fd *e)
 {
 	size_t j = 0;
-	uint32_t u;
 
 	while (j < pl->n_wacc) {
 		struct rpl_wacc *w = &pl->wacc[j];
@@ -856,8 +853,7 @@ static int waited_conn(struct rpl_plan *p, struct rpl_planner *pl, struct rpl_op
 			continue;
 		}
 		if (p->procs[w->proc].tab == w->tab) {
-			if (e->res && rpl_map_get(&pl->pipes, RPL_IK(e->res), &u))
-				e->end = PIPE_END0(u) + e->wend;
+			count_end(pl, e);
 			e->cloexec = w->cloexec;
 			if (rpl_fdtab_set(w->tab, w->fd, e) == -ENOMEM)
 				return -ENOMEM;
@@ -884,7 +880,6 @@ static int conn_take(struct rpl_plan *p, struct rpl_planner *pl, struct rpl_op *
 		     uint32_t listener, uint64_t ino, struct rpl_fd *e)
 {
 	struct rpl_flying *v = pl->conns;
-	uint32_t u;
 	size_t j;
 
 	for (j = 0; ino && j < pl->n_conns && (v[j].way != listener || v[j].ino != ino); j++)
@@ -893,13 +888,21 @@ static int conn_take(struct rpl_plan *p, struct rpl_planner *pl, struct rpl_op *
 		return take_flying(pl, pl->conns, &pl->n_conns, listener, e);
 	if (conn_mark(p, &p->ops[v[j].op], op) < 0)
 		return -ENOMEM;
-	*e = v[j].e;
-	if (e->res && rpl_map_get(&pl->pipes, RPL_IK(e->res), &u))
-		e->end = PIPE_END0(u) + e->wend;
-	memmove(&v[j], &v[j + 1], (--pl->n_conns - j) * sizeof(*v));
+	take_at(pl, v, &pl->n_conns, j, e);
 	return 1;
 }
 
+/*
+ * A named Unix socket's connection is a socket pair made by two calls:
+ * the connect, whose socket becomes one end, and the accept of the
+ * listener bound to the name it connected to, whose new descriptor is
+ * the other (ops_sock.c makes them for real).  The connect makes the
+ * pair's two pipes (pipe_way()) and keeps the accepting end in
+ * pl->conns, by the listener's resource, for the listener's accepts to
+ * take in the order the connects came.  @ev : a socket, bind, connect,
+ * accept or accept4 that succeeded.  @return : 0, -ENOMEM, or for a
+ * connect to a name a listener is bound to, that listener's resource.
+ */
 static int64_t sock_ends(struct rpl_plan *p, struct rpl_planner *pl, struct rpl_fdtab *tab,
 			 struct rpl_op *op)
 {
@@ -1148,8 +1151,8 @@ int rpl_plan_fds(struct rpl_plan *p, struct rpl_planner *pl, struct rpl_op *op,
 		e.res = pipe ? pipe : ++pl->next_res;
 		e.wend = pipe && (flags & O_ACCMODE) == O_WRONLY;
 		e.cloexec = (flags & O_CLOEXEC) != 0;
-		if (pipe && rpl_map_get(&pl->pipes, RPL_IK(e.res), &v))
-			e.end = PIPE_END0(v) + e.wend;
+		if (pipe)
+			count_end(pl, &e);
 		rpl_fdtab_set(tab, (long)ev->ret, &e);
 		/* later uses follow the open; a FIFO's two opens meet (the
 		 * writer's waits for the reader's, ops_file.c), so neither
