@@ -381,10 +381,7 @@ static void on_enter(struct rec_ctx *c, const struct be_enter *e, size_t size)
  */
 static int waker_kept(int32_t nr, int64_t ret)
 {
-	/* what a signal's interruption leaves at the exit: EINTR, or the
-	 * kernel's ERESTARTSYS, ERESTARTNOINTR, ERESTARTNOHAND (512-514)
-	 * and ERESTART_RESTARTBLOCK (516) */
-	if (ret == -EINTR || (ret <= -512 && ret >= -514) || ret == -516)
+	if (rec_cut_by_signal(ret))
 		return 1;
 	switch (nr) {
 	case SYS_poll: case SYS_ppoll: case SYS_select: case SYS_pselect6:

@@ -9,6 +9,7 @@
 #ifndef REC_H
 #define REC_H
 
+#include <errno.h>
 #include <stdint.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -30,6 +31,15 @@ static inline void rec_zero(void *p, size_t n)
 {
 	__asm__("" : "+r"(n));
 	memset(p, 0, n);
+}
+
+/* Did a call end with @ret because a signal cut it short (the program
+ * never saw it end)?  EINTR, or what the kernel leaves at the exit for a
+ * call it restarts: ERESTARTSYS, ERESTARTNOINTR, ERESTARTNOHAND (512-514)
+ * and ERESTART_RESTARTBLOCK (516). */
+static inline int rec_cut_by_signal(int64_t ret)
+{
+	return ret == -EINTR || (ret <= -512 && ret >= -514) || ret == -516;
 }
 
 enum rec_cpu_policy { REC_CPU_AUTO = 0, REC_CPU_ONE, REC_CPU_NONE };

@@ -259,7 +259,7 @@ static void killed_leaving(struct rec_ctx *c, struct rec_task *t, int64_t now)
 	if (ptrace(PTRACE_GETREGS, t->tid, 0, &r) < 0)
 		return;
 	rv = (long)r.rax;
-	if ((long)r.orig_rax < 0 || rv == -ENOSYS || rv == -EINTR || (rv >= -516 && rv <= -512))
+	if ((long)r.orig_rax < 0 || rv == -ENOSYS || rec_cut_by_signal(rv))
 		return;
 	t->left_nr = (long)r.orig_rax + 1;
 	t->left_rv = rv;

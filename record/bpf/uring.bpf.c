@@ -273,29 +273,40 @@ static __always_inline int uring_cmd(struct io_kiocb *req, struct be_uring_sqe *
 	return op == IORING_OP_NOP || uring_path_cmd(req, q);
 }
 
-SEC("tp_btf/io_uring_submit_req")
-int BPF_PROG(iotape_uring_sqe, struct io_kiocb *req)
+/* A request's record, of the ring of @req (NULL: not followed), with
+ * what every request's holds set; no strings, no iovecs yet */
+static __always_inline struct be_uring_sqe *sqe_rec(struct io_kiocb *req)
 {
 	__u64 key = (__u64)BPF_CORE_READ(req, ctx);
 	struct uring_ring *r = bpf_map_lookup_elem(&urings, &key);
 	struct be_uring_sqe *q;
-	__u64 len;
 
 	if (!r)
-		return 0;
+		return NULL;
 	q = scratch_buf();
 	if (!q)
-		return 0;
+		return NULL;
 	hdr(&q->h, BE_URING_SQE);
 	q->h.pid = r->pid;
 	q->ring_fd = r->fd;
 	q->in_call = uring_in_call();
-	q->opcode = BPF_CORE_READ(req, opcode);
-	/* the SQE's IOSQE_* bits are the low bits of the request's flags */
-	q->flags = (__u8)BPF_CORE_READ(req, flags);
 	q->nstr = 0;
 	q->slen[0] = q->slen[1] = BE_NOSTR;
 	q->niov = 0;
+	return q;
+}
+
+SEC("tp_btf/io_uring_submit_req")
+int BPF_PROG(iotape_uring_sqe, struct io_kiocb *req)
+{
+	struct be_uring_sqe *q = sqe_rec(req);
+	__u64 len;
+
+	if (!q)
+		return 0;
+	q->opcode = BPF_CORE_READ(req, opcode);
+	/* the SQE's IOSQE_* bits are the low bits of the request's flags */
+	q->flags = (__u8)BPF_CORE_READ(req, flags);
 	/* set from the SQE for every opcode that takes a file: its fd or,
 	 * with IOSQE_FIXED_FILE, the index (the file is looked up later) */
 	q->fd = BPF_CORE_READ(req, cqe.fd);
@@ -328,26 +339,14 @@ int BPF_PROG(iotape_uring_sqe, struct io_kiocb *req)
 SEC("tp_btf/io_uring_req_failed")
 int BPF_PROG(iotape_uring_failed, const struct io_uring_sqe *sqe, struct io_kiocb *req, int error)
 {
-	__u64 key = (__u64)BPF_CORE_READ(req, ctx);
-	struct uring_ring *r = bpf_map_lookup_elem(&urings, &key);
-	struct be_uring_sqe *q;
+	struct be_uring_sqe *q = sqe_rec(req);
 	__u8 op;
 
-	if (!r)
-		return 0;
-	q = scratch_buf();
 	if (!q)
 		return 0;
-	hdr(&q->h, BE_URING_SQE);
 	q->h.len = sizeof(*q);
-	q->h.pid = r->pid;
-	q->ring_fd = r->fd;
-	q->in_call = uring_in_call();
 	q->opcode = op = BPF_CORE_READ(sqe, opcode);
 	q->flags = BPF_CORE_READ(sqe, flags);
-	q->nstr = 0;
-	q->slen[0] = q->slen[1] = BE_NOSTR;
-	q->niov = 0;
 	q->fd = BPF_CORE_READ(sqe, fd);
 	q->off = BPF_CORE_READ(sqe, off);
 	q->addr = BPF_CORE_READ(sqe, addr);
