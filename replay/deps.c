@@ -843,7 +843,7 @@ out:
  * plan's time at 1 M events).  The same position either way: the first
  * one whose op is not below the dep's.
  */
-static size_t position_of(const struct rpl_thread *t, uint32_t on, size_t from)
+size_t rpl_position_of(const struct rpl_thread *t, uint32_t on, size_t from)
 {
 	size_t n = t->n_ops, lo, hi, step = 1;
 
@@ -883,7 +883,8 @@ static int name_positions(struct rpl_plan *p)
 		struct rpl_dep *dep = &p->deps[i];
 
 		dep->pos = last[dep->thread] =
-			(uint32_t)position_of(&p->threads[dep->thread], dep->pos, last[dep->thread]);
+			(uint32_t)rpl_position_of(&p->threads[dep->thread], dep->pos,
+						  last[dep->thread]);
 	}
 	free(last);
 	return 0;

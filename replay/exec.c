@@ -326,19 +326,12 @@ static void linger(struct rpl_plan *p, const struct rpl_proc *pr)
 	int i;
 
 	for (i = 0; i < RPL_LINGER && pr->linger[i]; i++) {
-		uint32_t oi = pr->linger[i] - 1, a = 0, b;
+		uint32_t oi = pr->linger[i] - 1;
 		struct rpl_thread *u = &p->threads[p->ops[oi].thread];
+		size_t a = rpl_position_of(u, oi, 0);
 
-		for (b = u->n_ops; a < b;) {
-			uint32_t m = a + (b - a) / 2;
-
-			if (u->ops[m] < oi)
-				a = m + 1;
-			else
-				b = m;
-		}
 		if (a < u->n_ops && u->ops[a] == oi)
-			wait_flag(p, u, a, NULL);
+			wait_flag(p, u, (uint32_t)a, NULL);
 	}
 }
 

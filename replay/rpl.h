@@ -973,6 +973,10 @@ int rpl_deps_add(struct rpl_plan *p, struct rpl_deps *d, uint32_t oi, const uint
  *  its index in plan.ops until then). */
 int rpl_deps_finish(struct rpl_plan *p, struct rpl_deps *d);
 void rpl_deps_free(struct rpl_deps *d);
+/*! rpl_position_of() : the position in thread @t of op @on (its index in
+ *  plan.ops; each thread's ops ascend): the first of @t's ops not below
+ *  it, searched from position @from outwards. */
+size_t rpl_position_of(const struct rpl_thread *t, uint32_t on, size_t from);
 
 /*! rpl_plan_build() : read @o->trace into @p.
  *  @return : 0 or negative after a message, but for a trace that cannot be
