@@ -239,6 +239,9 @@ struct iot_event;
  *  unknown or another call.  iot_sock_ino_set() : set it (@ino 0: none). */
 IOT_API uint64_t iot_sock_ino(const struct iot_event *ev);
 IOT_API void iot_sock_ino_set(struct iot_event *ev, uint64_t ino);
+/*! iot_sock_ino_arg() : the argument that holds it, past the call's own:
+ *  connect, accept 3, accept4 4; 0 for another call. */
+IOT_API uint32_t iot_sock_ino_arg(int32_t nr);
 
 /*! iot_msg_fds() : the descriptors a sendmsg or recvmsg event's
  *  SCM_RIGHTS message carried (sendmsg: the sender's numbers; recvmsg:

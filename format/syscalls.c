@@ -209,23 +209,21 @@ int iot_msg_fds(const struct iot_event *ev, int32_t out[])
 	return (int)n;
 }
 
-/* The argument after a connect's or accept's own: connect, accept 3,
- * accept4 4; 0 for another call */
-static uint32_t sock_ino_arg(int32_t nr)
+uint32_t iot_sock_ino_arg(int32_t nr)
 {
 	return nr == __NR_connect || nr == __NR_accept ? 3 : nr == __NR_accept4 ? 4 : 0;
 }
 
 uint64_t iot_sock_ino(const struct iot_event *ev)
 {
-	uint32_t a = sock_ino_arg(ev->nr);
+	uint32_t a = iot_sock_ino_arg(ev->nr);
 
 	return a && a < ev->nargs ? (uint64_t)ev->args[a] : 0;
 }
 
 void iot_sock_ino_set(struct iot_event *ev, uint64_t ino)
 {
-	uint32_t a = sock_ino_arg(ev->nr);
+	uint32_t a = iot_sock_ino_arg(ev->nr);
 
 	if (!a || !ino)
 		return;

@@ -802,9 +802,9 @@ out:
  * own arguments (iot_sock_ino()), 0 if unknown */
 static uint64_t sock_ino(const struct rpl_ev *ev)
 {
-	uint32_t a = ev->nr == SYS_accept4 ? 4 : 3;
+	uint32_t a = iot_sock_ino_arg(ev->nr);
 
-	return a < ev->nargs ? (uint64_t)ev->args[a] : 0;
+	return a && a < ev->nargs ? (uint64_t)ev->args[a] : 0;
 }
 
 /* Connect @c and accept @a, each known by the connecting socket, take one
