@@ -74,6 +74,7 @@ _Static_assert(RPL_DEPS_MAX <= UINT8_MAX, "struct rpl_op counts its deps in a by
 struct lookers {
 	uint32_t op[RPL_LOOKERS];
 	uint32_t n;
+	uint32_t meet;			/* bit j: op[j]'s look meets another's */
 };
 
 /* Op @op (whose deps are appended last, side by side in p->deps)
@@ -110,24 +111,36 @@ static int looked(const struct rpl_plan *p, const struct lookers *l, uint32_t th
 	return 0;
 }
 
-/* Op @oi looks at the resource whose lookers are @l. */
-static int add_looker(struct rpl_plan *p, struct lookers *l, uint32_t oi)
+/*
+ * Op @oi looks at the resource whose lookers are @l; @meet: its look meets
+ * another's (RPL_KEY_MEET).  Where the oldest looker kept is such a look,
+ * or this one is, this one does not follow it: two opens of a FIFO meet,
+ * neither one waits for the other to end (ops_file.c), and a fifth one
+ * made to follow the first waited for a writer that waited for it, until
+ * the writer gave up a second later (four shells' `exec 8>fifo` before
+ * `cat fifo`, recorded by ptrace: every replay 1.0 s against 10 ms).  The
+ * look so let go is one a later change of the resource may no longer
+ * follow.
+ */
+static int add_looker(struct rpl_plan *p, struct lookers *l, uint32_t oi, int meet)
 {
 	struct rpl_op *op = &p->ops[oi];
 	uint32_t j;
 
 	for (j = 0; j < l->n; j++)
-		if (p->ops[l->op[j]].thread == op->thread) {
-			l->op[j] = oi;
-			return 0;
-		}
-	if (l->n == RPL_LOOKERS) {
-		if (add_dep(p, op, l->op[0]) < 0)
+		if (p->ops[l->op[j]].thread == op->thread)
+			break;
+	if (j == l->n && l->n == RPL_LOOKERS) {
+		if (!meet && !(l->meet & 1) && add_dep(p, op, l->op[0]) < 0)
 			return -ENOMEM;
 		memmove(l->op, l->op + 1, (RPL_LOOKERS - 1) * sizeof(*l->op));
-		l->n--;
+		l->meet >>= 1;
+		j = --l->n;
 	}
-	l->op[l->n++] = oi;
+	l->op[j] = oi;
+	l->meet = (l->meet & ~(1u << j)) | ((uint32_t)(meet != 0) << j);
+	if (j == l->n)
+		l->n++;
 	return 0;
 }
 
@@ -405,8 +418,9 @@ static struct lookers *kept_get(struct kept *k, uint32_t i)
 	return i != NO_OP ? &k->v[i] : NULL;
 }
 
-/* Op @oi joins the ops @k keeps at *@i (NO_OP: none yet, then set). */
-static int kept_add(struct rpl_plan *p, struct kept *k, uint32_t *i, uint32_t oi)
+/* Op @oi joins the ops @k keeps at *@i (NO_OP: none yet, then set);
+ * @meet: add_looker()'s. */
+static int kept_add(struct rpl_plan *p, struct kept *k, uint32_t *i, uint32_t oi, int meet)
 {
 	int err = 0;
 
@@ -414,8 +428,9 @@ static int kept_add(struct rpl_plan *p, struct kept *k, uint32_t *i, uint32_t oi
 		RPL_GROW(k->v, k->n, k->cap);
 		*i = (uint32_t)k->n++;
 		k->v[*i].n = 0;
+		k->v[*i].meet = 0;
 	}
-	err = add_looker(p, &k->v[*i], oi);
+	err = add_looker(p, &k->v[*i], oi, meet);
 out:
 	return err;
 }
@@ -472,7 +487,7 @@ static int order_op(struct rpl_plan *p, struct rpl_deps *d, uint32_t oi,
 			/* one name made or removed: after the last change
 			 * and the looks since, not after the others */
 			if ((r->last != NO_OP && add_dep(p, op, r->last) < 0) ||
-			    follow_all(p, op, lk) < 0 || kept_add(p, &d->name, &r->name, oi) < 0)
+			    follow_all(p, op, lk) < 0 || kept_add(p, &d->name, &r->name, oi, 0) < 0)
 				goto nomem;
 			continue;
 		}
@@ -486,7 +501,7 @@ static int order_op(struct rpl_plan *p, struct rpl_deps *d, uint32_t oi,
 		if (follow_all(p, op, nm) < 0)
 			goto nomem;
 		if (ok[k] & RPL_KEY_LOOK) {
-			if (kept_add(p, &d->look, &r->look, oi) < 0)
+			if (kept_add(p, &d->look, &r->look, oi, (ok[k] & RPL_KEY_MEET) != 0) < 0)
 				goto nomem;
 			continue;
 		}
@@ -624,16 +639,33 @@ static void names_changed(const struct rpl_op *op, const struct iot_syscall *sc,
 		*made = op->ev.path;	/* mkdir, mknod, symlink, creat, open(O_CREAT) */
 }
 
-/* Whether pending op @y came before @x on the path @x looked up or
+/*
+ * Did the op whose keys are @keys (@nk of them) only look at its path?
+ * A FIFO's open is a look whatever its flags say (plan_fds.c): the shell's
+ * `exec 8>fifo` opens with O_CREAT|O_TRUNC a FIFO that is there, and
+ * makes no name.  Taken for one that made it, it was ordered before the
+ * reader's open that found the FIFO, where the writer's open, which waits
+ * for a reader, overlapped it and ended after it: the reader was held
+ * until the writers' opens gave up waiting (a second each, ops_file.c).
+ */
+static int looked_only(const uint64_t *keys, uint32_t nk)
+{
+	return nk && (keys[0] & RPL_KEY_LOOK);
+}
+
+/* Whether pending op @yp came before @x on the path @x looked up or
  * changed (x_saw, or x_made / x_gone, key @k of it) */
-static int came_first(const struct rpl_op *y, uint64_t k, int x_saw,
+static int came_first(const struct rpl_plan *p, const struct pend *yp, uint64_t k, int x_saw,
 		      const char *x_made, const char *x_gone)
 {
+	const struct rpl_op *y = &p->ops[yp->op];
 	const struct iot_syscall *sc = iot_syscall_by_nr(y->ev.nr);
 	const char *made, *gone;
 	int saw;
 
 	if (x_saw) {
+		if (looked_only(yp->keys, yp->nk))
+			return 0;
 		names_changed(y, sc, &made, &gone);
 		if (x_saw == SAW_THERE)
 			return made && rpl_path_key(made) == k;
@@ -755,7 +787,7 @@ static int pull_seen(struct rpl_plan *p, struct rpl_deps *d, const struct pend *
 	is_lock = lock_of(op, &lx);
 	if (is_lock)
 		k = rpl_path_key(op->ev.path);
-	else
+	else if (!looked_only(x->keys, x->nk))
 		names_changed(op, sc, &made, &gone);
 	if (!is_lock && !made && !gone) {
 		/* a look-up: not an open that creates or truncates */
@@ -774,9 +806,9 @@ static int pull_seen(struct rpl_plan *p, struct rpl_deps *d, const struct pend *
 		if (o->thread == op->thread || o->ev.t_enter >= x->t)
 			continue;
 		first = is_lock ? lock_came_first(p, op, &lx, k, o) :
-			saw ? came_first(o, k, saw, NULL, NULL) :
-			(made && came_first(o, km, 0, made, NULL)) ||
-			(gone && came_first(o, kg, 0, NULL, gone));
+			saw ? came_first(p, &d->heap[i], k, saw, NULL, NULL) :
+			(made && came_first(p, &d->heap[i], km, 0, made, NULL)) ||
+			(gone && came_first(p, &d->heap[i], kg, 0, NULL, gone));
 		if (!first)
 			continue;
 		heap_take(d, i, &y);

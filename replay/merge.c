@@ -294,6 +294,7 @@ void rpl_result_add(struct rpl_result *t, const struct rpl_result *r, int client
 	t->deadlock_breaks += r->deadlock_breaks;
 	t->mmap_calls += r->mmap_calls;
 	t->fd_links += r->fd_links;
+	t->fifo_alone += r->fifo_alone;
 	t->creds = r->creds > t->creds ? r->creds : t->creds;
 	t->creds_threads += r->creds_threads;
 	t->creds_calls += r->creds_calls;

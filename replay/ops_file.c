@@ -92,9 +92,11 @@ static int fifo_writer(struct rpl_ctx *c, struct rpl_op *op, const char *p, int 
 		fd = RPL_TIMED(c, rpl_open_at(c, p, flags | O_NONBLOCK | O_NOCTTY, mode));
 	} while (fd == -ENXIO && iot_now_ns() < until &&
 		 !atomic_load_explicit(&rpl_stop_sig, memory_order_relaxed));
-	if (fd == -ENXIO)
+	if (fd == -ENXIO) {
+		atomic_fetch_add(&c->p->fifo_alone, 1);
 		fd = RPL_TIMED(c, rpl_open_at(c, p, (flags & ~O_ACCMODE) | O_RDWR | O_NONBLOCK |
 					      O_NOCTTY, mode));
+	}
 	return fd;
 }
 

@@ -42,7 +42,9 @@
 #include <sys/ioctl.h>
 #include <sys/sendfile.h>
 #include <sys/socket.h>
+#include <linux/magic.h>
 #include <sys/stat.h>
+#include <sys/statfs.h>
 #include <sys/syscall.h>
 #include <sys/un.h>
 #include <time.h>
@@ -234,6 +236,18 @@ static ssize_t recv_fds(struct rpl_ctx *c, int fd, size_t len, struct msg_fds *m
 	return r;
 }
 
+/* Is @fd a FIFO opened by its name (not an anonymous pipe, on pipefs)?
+ * Its reader sees end of file whenever no writer has it open, and a
+ * writer may open it after that. */
+static int named_fifo(int fd)
+{
+	struct statfs sf;
+	struct stat sb;
+
+	return fstat(fd, &sb) == 0 && S_ISFIFO(sb.st_mode) && fstatfs(fd, &sf) == 0 &&
+	       sf.f_type != PIPEFS_MAGIC;
+}
+
 /* rpl_pipe_rest(), and for a recvmsg (@mf) the descriptors that come
  * with the rest of its bytes: a message that carried them came last in
  * what the recorded call took, and may come only after the call began
@@ -264,8 +278,21 @@ static int64_t pipe_rest(struct rpl_ctx *c, struct rpl_op *op, int fd, int64_t r
 			deadline = 0;	/* the other end is there: wait anew */
 			continue;
 		}
-		if (r == 0 && !wr)
-			break;		/* end of file: the writer is gone */
+		/* end of file: the writer is gone; but a FIFO's next writer
+		 * may open it later, as when recorded its writers came one
+		 * after another while its read waited (4 shells' `exec
+		 * 8>fifo` into one `cat fifo`: a read of 60 bytes got 45,
+		 * from those before a moment without a writer).  Polled, a
+		 * FIFO with no writer is at once readable (POLLHUP): it is
+		 * looked at again a little later instead. */
+		if (r == 0 && !wr) {
+			struct timespec ts = { 0, 100000 };
+
+			if (!named_fifo(fd) || waited_out(c, op, &deadline))
+				break;
+			nanosleep(&ts, NULL);
+			continue;
+		}
 		if ((r < 0 && r != -EAGAIN && r != -EINTR) || waited_out(c, op, &deadline))
 			break;
 		poll(&pfd, 1, 20);

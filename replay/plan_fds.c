@@ -26,7 +26,7 @@
 static uint64_t key_norm(uint64_t k)
 {
 	k &= ~(RPL_KEY_HOW | RPL_KEY_RES);
-	return k ? k : 32;
+	return k ? k : 64;
 }
 
 /* The hash of path @s (@n bytes, its trailing slashes dropped): its key
@@ -984,6 +984,7 @@ int rpl_plan_fds(struct rpl_plan *p, struct rpl_planner *pl, struct rpl_op *op,
 	 * writer's, which waits for it */
 	int64_t fifo = is_open && ev->path && ev->ret >= 0 ? fifo_res(p, pl, ev->path, 0) : 0;
 	uint64_t look = rpl_only_looks(sc, op) || fifo > 0 ? RPL_KEY_LOOK : 0;
+	uint64_t meet = fifo > 0 ? RPL_KEY_MEET : 0;
 	/* a write of data into a file: on its file's keys, one change of
 	 * many that need no order among themselves */
 	int wdata = writes_data(pl, sc, op);
@@ -1012,7 +1013,7 @@ int rpl_plan_fds(struct rpl_plan *p, struct rpl_planner *pl, struct rpl_op *op,
 		size_t len = strlen(ev->path);
 		uint64_t h = path_hash(ev->path, len);
 
-		ADD(key_norm(h) | (look ? look : wdata ? RPL_KEY_NAME : 0));
+		ADD(key_norm(h) | (look ? look | meet : wdata ? RPL_KEY_NAME : 0));
 		/* A name made or removed looks up its directory (made
 		 * before it), and changes the directory's names; changes of
 		 * other names in it need no order among themselves (two
@@ -1159,7 +1160,7 @@ int rpl_plan_fds(struct rpl_plan *p, struct rpl_planner *pl, struct rpl_op *op,
 		 * follows the other; a pipe's end opened again is a look
 		 * at it, as a FIFO's open is: its reads follow the writes
 		 * that fed them */
-		ADD(key_res(e.res) | (pipe ? RPL_KEY_LOOK : 0));
+		ADD(key_res(e.res) | (pipe ? RPL_KEY_LOOK | meet : 0));
 		break;
 	}
 	case SYS_dup: case SYS_dup2:

@@ -224,6 +224,7 @@ int rpl_tally(struct rpl_plan *p, struct rpl_result *res)
 	res->pipe_gaveup = atomic_load(&p->pipe_gaveup);
 	res->conn_gaveup = atomic_load(&p->conn_gaveup);
 	res->fd_links = atomic_load(&p->fd_links);
+	res->fifo_alone = atomic_load(&p->fifo_alone);
 	res->creds = p->creds;
 	res->creds_threads = atomic_load(&p->creds_threads);
 	res->creds_calls = atomic_load(&p->creds_calls);

@@ -568,6 +568,9 @@ void rpl_print_summary(FILE *f, const struct rpl_opts *o, const struct rpl_resul
 	if (r->conn_gaveup)
 		fprintf(f, ", %llu accepts whose connect's connection never came (another's taken)",
 			(unsigned long long)r->conn_gaveup);
+	if (r->fifo_alone)
+		fprintf(f, ", %llu FIFO opens for writing whose reader did not come in time "
+			"(opened read-write)", (unsigned long long)r->fifo_alone);
 	if (r->deadlock_breaks)
 		fprintf(f, ", %llu dependency waits broken (the trace orders ops in a circle)",
 		       (unsigned long long)r->deadlock_breaks);

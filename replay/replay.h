@@ -203,6 +203,8 @@ struct rpl_result {
 	int64_t exits_ns;		/* ... waited for so */
 	uint64_t pipe_gaveup;		/* pipe reads and writes whose other end never came */
 	uint64_t conn_gaveup;		/* accepts whose connection never came (ops_sock.c) */
+	uint64_t fifo_alone;		/* FIFO writers' opens whose reader did not come in
+					 * time: opened read-write (ops_file.c) */
 	uint64_t fd_links;		/* opens of /dev/fd/N and the like that opened the
 					 * replayed descriptor (ops_file.c) */
 	/* credentials (creds.c): RPL_CREDS_* of the run (rpl.h); threads

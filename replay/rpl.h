@@ -828,6 +828,7 @@ struct rpl_plan {
 	uint32_t n_conn_pool, cap_conn_pool;
 	_Atomic uint64_t conn_gaveup;	/* accepts that took another's connection */
 	_Atomic uint64_t fd_links;	/* opens of a descriptor's magic link (ops_file.c) */
+	_Atomic uint64_t fifo_alone;	/* FIFO writers' opens no reader came for (ops_file.c) */
 	/* credentials (creds.c): RPL_CREDS_*; the first threads' (the
 	 * header's) and the groups they name */
 	int creds;
@@ -953,7 +954,11 @@ static inline int64_t rpl_op_order_time(const struct rpl_op *op)
 #define RPL_KEY_PIPE 2ULL
 #define RPL_KEY_NAME 4ULL
 #define RPL_KEY_LOOSE 8ULL
-#define RPL_KEY_HOW (RPL_KEY_LOOK | RPL_KEY_PIPE | RPL_KEY_NAME | RPL_KEY_LOOSE)
+/* with RPL_KEY_LOOK: a look that meets another's (a FIFO's open, which
+ * waits for the other end's open): kept as a looker, but no other look
+ * follows it, nor it another, when the lookers kept overflow (deps.c) */
+#define RPL_KEY_MEET 32ULL
+#define RPL_KEY_HOW (RPL_KEY_LOOK | RPL_KEY_PIPE | RPL_KEY_NAME | RPL_KEY_LOOSE | RPL_KEY_MEET)
 /* An open file's key (plan_fds.c key_res()): its resource id in the high
  * 32 bits, with this bit, which no other key has (they are hashes with
  * it clear): deps.c keeps its state in an array by the id, not in a map
