@@ -375,6 +375,7 @@ struct rec_ctx {
 	 * device and inode and their name (states.c entry_met()) */
 	struct rec_pathset entries;
 	int entries_cleaned;		/* ... and paths with "." or ".." cleaned */
+	int entries_early;		/* ... and without symlinks (entry_early()) */
 	struct rec_linkcache *links;	/* for paths with "..": states.c */
 	uint8_t *xbuf;			/* a state's extended attributes (states.c) */
 	/* directories the workload renamed, newest last (states.c:

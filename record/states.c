@@ -6,6 +6,7 @@
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -36,6 +37,11 @@ struct rec_linkcache {
 		char *dir;
 		uint32_t dir_len;
 		uint64_t dgen, dev, ino;
+		/* its path without symlinks (dir_phys()), once asked for:
+		 * NULL where that is @dir itself or cannot be had */
+		char *phys;
+		uint32_t phys_len;
+		int phys_done;
 	} d[DIR_SLOTS];
 	uint32_t d_next;
 	struct {
@@ -167,8 +173,10 @@ void rec_seen_free(struct rec_ctx *c)
 
 	for (i = 0; c->links && i < LINK_SLOTS; i++)
 		free(c->links->e[i].path);
-	for (i = 0; c->links && i < DIR_SLOTS; i++)
+	for (i = 0; c->links && i < DIR_SLOTS; i++) {
 		free(c->links->d[i].dir);
+		free(c->links->d[i].phys);
+	}
 	free(c->links);
 	c->links = NULL;
 	free(c->xbuf);
@@ -479,8 +487,19 @@ static int moved_origin(struct rec_ctx *c, const struct iot_path_state *ps, int 
  * not exist yet (no entry to find), "d/f" later (ghc names its objects
  * as hs/../build/M.o before it makes build/, its linker as build/M.o:
  * their states were taken again, of the objects made, and the replay
- * started with them).  @sp : @p as stat_path() gives it (@p itself if
- * it has no "." or "..": a name the set of paths met has not met).
+ * started with them).  That cleaned path is lexical: a later name
+ * through a symlink to the directory made meanwhile is another string,
+ * and the directory had no inode to key the entry by when it was first
+ * named.  So such an entry is also kept by its directory's path without
+ * symlinks (dir_phys(): the part that existed, the rest as named), and,
+ * once one is, a name whose entry is new by its directory's inode, or an
+ * entry of a listed directory, is looked up by that path too: `cd src;
+ * cpio -p ../dst` names each directory's first file as src/../dst/d/f
+ * before it makes dst/d, and `diff -r` later read dst/lnk/f, lnk a link
+ * to d: the state of the file cpio made was taken, and the replay's tree
+ * had dst/, made as directories down to it, from the start (1,680
+ * mismatches, bpf).  @sp : @p as stat_path() gives it (@p itself if it
+ * has no "." or "..": a name the set of paths met has not met).
  * @return : 1 if @sp's entry was met under another name, 0 if not (added
  * now), -ENOMEM.
  */
@@ -498,6 +517,107 @@ static int entry_add(struct rec_ctx *c, uint64_t dev, uint64_t ino, const char *
 	memcpy(key + 16, name, nl);
 	return rec_pset_add(&c->entries, key, 16 + nl, rec_pset_hash(&c->entries, key, 16 + nl),
 			    0, NULL);
+}
+
+/* The path of the directory open at @fd as the kernel names it (no
+ * symlink, "." or ".." in it), into @buf.  @return : its length, 0 if
+ * there is none to give (removed: "... (deleted)"; longer than @cap). */
+static uint32_t fd_path(int fd, char *buf, size_t cap)
+{
+	static const char del[] = " (deleted)";
+	char proc[40];
+	ssize_t n;
+
+	snprintf(proc, sizeof(proc), "/proc/self/fd/%d", fd);
+	n = readlink(proc, buf, cap - 1);
+	if (n <= 0 || (size_t)n >= cap - 1 || buf[0] != '/')
+		return 0;
+	buf[n] = 0;
+	if ((size_t)n >= sizeof(del) - 1 && strcmp(buf + n - (sizeof(del) - 1), del) == 0)
+		return 0;
+	return (uint32_t)n;
+}
+
+/* Directory @d (@dl bytes, NUL-terminated there) without symlinks: the
+ * longest part of it that exists, as fd_path() names it, and the rest
+ * as it is; into @buf.  @return : its length, 0 if there is none. */
+static uint32_t dir_phys(const char *d, uint32_t dl, char *buf, size_t cap)
+{
+	char part[REC_PATH_MAX];
+	uint32_t cut = dl, n;
+	int fd;
+
+	if (dl >= sizeof(part))
+		return 0;
+	memcpy(part, d, dl);
+	part[dl] = 0;
+	while ((fd = open(part, O_PATH | O_DIRECTORY | O_CLOEXEC)) < 0) {
+		if (errno != ENOENT || cut <= 1)
+			return 0;
+		while (cut > 1 && part[cut - 1] != '/')
+			cut--;
+		cut = cut > 1 ? cut - 1 : 1;
+		part[cut] = 0;
+	}
+	n = fd_path(fd, buf, cap);
+	close(fd);
+	if (n == 0 || cut == dl)
+		return n;
+	if (n == 1)
+		n = 0;			/* "/" and "/rest" */
+	if (n + (dl - cut) >= cap)
+		return 0;
+	memcpy(buf + n, d + cut, dl - cut);
+	n += dl - cut;
+	buf[n] = 0;
+	return n;
+}
+
+/* Entry @name ("/NAME", @nl bytes) of directory @dir (@dl bytes) into
+ * @buf, @dir "/" taken as "".  @return : the length, 0 if too long. */
+static uint32_t entry_path(char *buf, size_t cap, const char *dir, uint32_t dl, const char *name,
+			   uint32_t nl)
+{
+	if (dl == 1)
+		dl = 0;
+	if (dl + nl >= cap)
+		return 0;
+	memcpy(buf, dir, dl);
+	memcpy(buf + dl, name, nl);
+	buf[dl + nl] = 0;
+	return dl + nl;
+}
+
+/* @sp, a path with "." or ".." cleaned (its name at @name) whose
+ * directory @d (@dl bytes) is not there now: its entry by that
+ * directory's path without symlinks too, where that is not @sp.
+ * @return : 1 if that path was met already, 0 if not, -ENOMEM. */
+static int entry_early(struct rec_ctx *c, const char *sp, const char *d, uint32_t dl,
+		       const char *name)
+{
+	char dir[REC_PATH_MAX], path[REC_PATH_MAX];
+	uint32_t n = dir_phys(d, dl, dir, sizeof(dir));
+	int r;
+
+	c->entries_early = 1;
+	if (n == 0 || (n = entry_path(path, sizeof(path), dir, n, name,
+				      (uint32_t)strlen(name))) == 0 ||
+	    strcmp(path, sp) == 0)
+		return 0;
+	r = rec_pset_add(&c->entries, path, n, rec_pset_hash(&c->entries, path, n), 0, NULL);
+	return r < 0 ? r : r == 0;
+}
+
+/* Whether entry @name ("/NAME", @nl bytes) of the directory at @dir
+ * (@dl bytes, as the kernel names it: fd_path()) was met by a name
+ * entry_early() kept. */
+static int entry_early_met(struct rec_ctx *c, const char *dir, uint32_t dl, const char *name,
+			   uint32_t nl)
+{
+	char path[REC_PATH_MAX];
+	uint32_t n = entry_path(path, sizeof(path), dir, dl, name, nl);
+
+	return n && rec_pset_has(&c->entries, path, n) == 1;
 }
 
 static int entry_met(struct rec_ctx *c, const char *p, const char *sp)
@@ -537,19 +657,36 @@ static int entry_met(struct rec_ctx *c, const char *p, const char *sp)
 		if (!d)
 			return -ENOMEM;
 		if (stat(d, &sb) < 0) {
+			r = sp != p ? entry_early(c, sp, d, dl, name) : 0;
 			free(d);
-			return 0;
+			return r;
 		}
 		i = lc->d_next++ % DIR_SLOTS;
 		free(lc->d[i].dir);
+		free(lc->d[i].phys);
 		lc->d[i].dir = d;
 		lc->d[i].dir_len = dl;
 		lc->d[i].dgen = lc->gen;
 		lc->d[i].dev = sb.st_dev;
 		lc->d[i].ino = sb.st_ino;
+		lc->d[i].phys = NULL;
+		lc->d[i].phys_done = 0;
 	}
 	r = entry_add(c, lc->d[i].dev, lc->d[i].ino, name + 1, nl);
-	return r < 0 ? r : r == 0;
+	if (r != 1 || !c->entries_early)
+		return r < 0 ? r : r == 0;
+	/* new by its directory's inode: named early by another path? (one
+	 * that is this directory's own was looked up above) */
+	if (!lc->d[i].phys_done) {
+		char buf[REC_PATH_MAX];
+		uint32_t n = dir_phys(lc->d[i].dir, dl, buf, sizeof(buf));
+
+		lc->d[i].phys_done = 1;
+		if (n && (n != dl || memcmp(buf, lc->d[i].dir, n) != 0))
+			lc->d[i].phys = strndup(buf, n);
+		lc->d[i].phys_len = n;
+	}
+	return lc->d[i].phys && entry_early_met(c, lc->d[i].phys, lc->d[i].phys_len, name, nl + 1);
 }
 
 /* Write the state of @p: @pre when the program took it before the call
@@ -883,8 +1020,9 @@ static uint32_t dtype_mode(unsigned char d)
  * deep tree's entries cost what a shallow one's do. */
 static int64_t take_entries(struct rec_ctx *c, const struct rec_listed *l)
 {
-	char spbuf[REC_PATH_MAX], full[REC_PATH_MAX], target[REC_PATH_MAX];
+	char spbuf[REC_PATH_MAX], full[REC_PATH_MAX], target[REC_PATH_MAX], phys[REC_PATH_MAX];
 	const char *sp = stat_path(c, l->path, spbuf, sizeof(spbuf));
+	uint32_t physlen = 0;		/* fd_path()'s, once asked for */
 	size_t splen = strlen(sp);
 	int64_t n = 0;
 	struct dirent *de;
@@ -924,6 +1062,14 @@ static int64_t take_entries(struct rec_ctx *c, const struct rec_listed *l)
 				return r;
 			}
 			if (r == 0)
+				continue;
+		}
+		/* ... or named before its directory existed (entry_early()) */
+		if (c->entries_early) {
+			if (!physlen && !(physlen = fd_path(dirfd(d), phys, sizeof(phys))))
+				physlen = UINT32_MAX;
+			if (physlen != UINT32_MAX &&
+			    entry_early_met(c, phys, physlen, full + l->len, (uint32_t)(1 + nl)))
 				continue;
 		}
 		ps.path = full;
