@@ -413,12 +413,17 @@ static void own_table(struct rpl_ctx *c)
 	 * directory's: if there is no room to list them, nothing is closed
 	 * (a leak, not a lost mapping) */
 	if (own && rpl_mpages_fds(c->pr, &maps, &n_maps) == 0) {
-		int *more = realloc(maps, (n_maps + 1) * sizeof(*more));
+		int *more = realloc(maps, (n_maps + 3) * sizeof(*more));
 
 		if (more) {
 			maps = more;
 			if (c->pr->cwd_fd > 0)
 				maps[n_maps++] = c->pr->cwd_fd;
+			/* and the courier of kept connections (ops_sock.c) */
+			if (c->p->conn_sock[0] >= 0) {
+				maps[n_maps++] = c->p->conn_sock[0];
+				maps[n_maps++] = c->p->conn_sock[1];
+			}
 			rpl_fdtab_close_others(c->pr->tab, c->p->root_fd, c->p->start_fd,
 					       c->p->out_fd, maps, n_maps);
 		}
@@ -1048,6 +1053,7 @@ int rpl_execute(struct rpl_plan *p, struct rpl_result *res)
 	if ((err = rpl_late_init(p)) < 0 || (err = rpl_outcome_open(p)) < 0)
 		return err;
 	p->own_files = can_own_files(p);
+	rpl_conn_courier(p);
 	rpl_creds_init(p);
 	rpl_umask_init(p);
 	rpl_fault_watch_start(p);
@@ -1120,6 +1126,7 @@ int rpl_execute(struct rpl_plan *p, struct rpl_result *res)
 		iot_warn(p->o->cmd, "%s: %zu recorded threads could not be started here (no memory "
 			 "or threads left), nor their calls replayed", p->o->trace, failed);
 	res->deadlock_breaks = atomic_load(&p->breaks);
+	rpl_conn_courier_close(p);
 	rpl_starts_close(p);
 	pthread_mutex_destroy(&p->spawn_lock);
 	rpl_dirwalk_listed_free(p);

@@ -22,6 +22,7 @@
 #include <poll.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
@@ -100,6 +101,121 @@ void rpl_conn_made(struct rpl_ctx *c, const struct rpl_op *op, int sock)
 		atomic_store(&c->p->connq[op->link].ino, (uint64_t)st.st_ino);
 }
 
+/*
+ * The accept a kept connection is for may be another process's, which
+ * has a kernel descriptor table of its own (exec.c own_table()): there
+ * the number it was accepted under is another file or none, and a
+ * prefork server's workers, each taking the others' connections as the
+ * kernel queued them, served the wrong clients (10-20 mismatches a
+ * replay of three workers recorded with ptrace, 6-8 with bpf, and 2 s
+ * waits for data that went to the other worker).  So it travels in the
+ * courier: a datagram socket pair made before any table was copied from
+ * the replayer's (conn_sock: the same two numbers in every table, kept
+ * by own_table()), each message the peer's inode with the connection's
+ * descriptor (SCM_RIGHTS).  The accept that wants it takes the messages
+ * in turn under conn_lock, sending the others' back.  Where the courier
+ * could not be made or has no room, a connection is kept in its table,
+ * for an accept of that table only.
+ */
+void rpl_conn_courier(struct rpl_plan *p)
+{
+	int sndbuf = 4 << 20;
+
+	p->conn_sock[0] = p->conn_sock[1] = -1;
+	if (!p->n_connq ||
+	    socketpair(AF_UNIX, SOCK_DGRAM | SOCK_CLOEXEC | SOCK_NONBLOCK, 0, p->conn_sock) < 0)
+		return;
+	/* (a message held in its queue counts against its sender's room) */
+	setsockopt(p->conn_sock[0], SOL_SOCKET, SO_SNDBUF, &sndbuf, sizeof(sndbuf));
+}
+
+/* (the connections still in it, which no accept took, close with it) */
+void rpl_conn_courier_close(struct rpl_plan *p)
+{
+	uint32_t i, n = 0;
+
+	for (i = 0; i < 2; i++)
+		if (p->conn_sock[i] >= 0)
+			close(p->conn_sock[i]);
+	p->conn_sock[0] = p->conn_sock[1] = -1;
+	for (i = 0; i < p->n_conn_pool; i++)
+		if (p->conn_pool[i].fd >= 0)
+			p->conn_pool[n++] = p->conn_pool[i];
+	p->n_conn_pool = n;
+}
+
+/* Connection @fd of peer @peer into the courier; the caller closes its
+ * own.  @return : 0, or -1 (no courier, or no room). */
+static int courier_send(struct rpl_plan *p, uint64_t peer, int fd)
+{
+	union { char b[CMSG_SPACE(sizeof(int))]; struct cmsghdr h; } u;
+	struct iovec iov = { .iov_base = &peer, .iov_len = sizeof(peer) };
+	struct msghdr m = { .msg_iov = &iov, .msg_iovlen = 1, .msg_control = u.b,
+			    .msg_controllen = sizeof(u.b) };
+	struct cmsghdr *h;
+
+	if (p->conn_sock[0] < 0)
+		return -1;
+	memset(&u, 0, sizeof(u));
+	h = CMSG_FIRSTHDR(&m);
+	h->cmsg_level = SOL_SOCKET;
+	h->cmsg_type = SCM_RIGHTS;
+	h->cmsg_len = CMSG_LEN(sizeof(int));
+	memcpy(CMSG_DATA(h), &fd, sizeof(fd));
+	return sendmsg(p->conn_sock[0], &m, MSG_DONTWAIT | MSG_NOSIGNAL) == sizeof(peer) ? 0 : -1;
+}
+
+/* The courier's next connection, in the calling thread's table, its
+ * peer in *@peer: its descriptor, or -1 */
+static int courier_recv(struct rpl_plan *p, uint64_t *peer)
+{
+	union { char b[CMSG_SPACE(sizeof(int))]; struct cmsghdr h; } u;
+	struct iovec iov = { .iov_base = peer, .iov_len = sizeof(*peer) };
+	struct msghdr m = { .msg_iov = &iov, .msg_iovlen = 1, .msg_control = u.b,
+			    .msg_controllen = sizeof(u.b) };
+	struct cmsghdr *h;
+	int fd = -1;
+
+	memset(&u, 0, sizeof(u));
+	if (recvmsg(p->conn_sock[1], &m, MSG_DONTWAIT | MSG_CMSG_CLOEXEC) != sizeof(*peer))
+		return -1;
+	h = CMSG_FIRSTHDR(&m);
+	if (h && h->cmsg_level == SOL_SOCKET && h->cmsg_type == SCM_RIGHTS &&
+	    h->cmsg_len == CMSG_LEN(sizeof(int)))
+		memcpy(&fd, CMSG_DATA(h), sizeof(fd));
+	return fd;
+}
+
+/* The connection of peer @peer out of the courier, into the table of
+ * process @me: its descriptor, or -1.  The caller holds conn_lock. */
+static int courier_take(struct rpl_plan *p, uint64_t peer, uint32_t me)
+{
+	uint32_t i, n = 0, k;
+	uint64_t got;
+	int fd;
+
+	for (i = 0; i < p->n_conn_pool; i++)
+		n += p->conn_pool[i].fd < 0;
+	for (k = 0; k < n; k++) {
+		if ((fd = courier_recv(p, &got)) < 0)
+			return -1;
+		if (got == peer)
+			return fd;
+		if (courier_send(p, got, fd) == 0) {
+			close(fd);
+			continue;
+		}
+		/* no room to send it back: kept here, in this table */
+		for (i = 0; i < p->n_conn_pool; i++)
+			if (p->conn_pool[i].peer == got && p->conn_pool[i].fd < 0) {
+				p->conn_pool[i].fd = fd;
+				p->conn_pool[i].proc = me;
+				break;
+			}
+	}
+	return -1;
+}
+
 /* Can a descriptor accepted by process @a be used by process @b?  In one
  * descriptor table: a process's own (own_table()), or the replayer's. */
 static int one_table(const struct rpl_plan *p, uint32_t a, uint32_t b)
@@ -107,8 +223,8 @@ static int one_table(const struct rpl_plan *p, uint32_t a, uint32_t b)
 	return a == b || (!p->procs[a].own_kernel_table && !p->procs[b].own_kernel_table);
 }
 
-/* A kept connection whose peer is @peer, in @c's descriptor table, taken
- * out: its descriptor, or -1 */
+/* A kept connection whose peer is @peer, in the courier or in @c's
+ * descriptor table, taken out: its descriptor (in @c's table), or -1 */
 static int conn_kept(struct rpl_ctx *c, uint64_t peer)
 {
 	struct rpl_plan *p = c->p;
@@ -116,34 +232,44 @@ static int conn_kept(struct rpl_ctx *c, uint64_t peer)
 	int fd = -1;
 
 	pthread_mutex_lock(&p->conn_lock);
-	for (i = 0; i < p->n_conn_pool; i++)
-		if (p->conn_pool[i].peer == peer && one_table(p, p->conn_pool[i].proc, me)) {
-			fd = p->conn_pool[i].fd;
-			p->conn_pool[i] = p->conn_pool[--p->n_conn_pool];
-			break;
-		}
+	for (i = 0; i < p->n_conn_pool; i++) {
+		struct rpl_conn_kept *k = &p->conn_pool[i];
+
+		if (k->peer != peer || (k->fd >= 0 && !one_table(p, k->proc, me)))
+			continue;
+		fd = k->fd >= 0 ? k->fd : courier_take(p, peer, me);
+		/* (courier_take() may have kept others in this table: @k
+		 * is the same entry still) */
+		p->conn_pool[i] = p->conn_pool[--p->n_conn_pool];
+		break;
+	}
 	pthread_mutex_unlock(&p->conn_lock);
 	return fd;
 }
 
+/* Connection @fd of peer @peer, accepted by process @proc, kept: in the
+ * courier, else in @proc's table */
 static void conn_keep(struct rpl_plan *p, uint64_t peer, int fd, uint32_t proc)
 {
 	int err = 0;
 
 	pthread_mutex_lock(&p->conn_lock);
 	RPL_GROW(p->conn_pool, p->n_conn_pool, p->cap_conn_pool);
+	if (courier_send(p, peer, fd) == 0) {
+		close(fd);
+		fd = -1;
+	}
 	p->conn_pool[p->n_conn_pool++] = (struct rpl_conn_kept){ .peer = peer, .fd = fd,
 								  .proc = proc };
 out:
 	pthread_mutex_unlock(&p->conn_lock);
-	if (err)
+	if (err && fd >= 0)
 		close(fd);
 }
 
-/* Is the accept that takes the connection of peer @peer in @c's
- * descriptor table?  Else the connection is not kept for it, whose table
- * cannot have it (a prefork server's processes, each of its own): taken
- * here, as the kernel gave it. */
+/* Is there an accept that takes the connection of peer @peer, and can it
+ * have it from @c (through the courier, or in @c's descriptor table)?
+ * Else the connection is taken here, as the kernel gave it. */
 static int kept_for_one(struct rpl_ctx *c, uint64_t peer)
 {
 	const struct rpl_plan *p = c->p;
@@ -151,7 +277,8 @@ static int kept_for_one(struct rpl_ctx *c, uint64_t peer)
 
 	for (i = 0; i < p->n_connq; i++)
 		if (atomic_load(&p->connq[i].ino) == peer)
-			return p->connq[i].aproc < p->n_procs && one_table(p, p->connq[i].aproc, me);
+			return p->connq[i].aproc < p->n_procs &&
+			       (p->conn_sock[0] >= 0 || one_table(p, p->connq[i].aproc, me));
 	return 0;
 }
 

@@ -820,12 +820,16 @@ struct rpl_plan {
 	 * socket (plan_fds.c conn_take()): both have RPL_OPF_CONNQ and
 	 * link to connq, which holds the inode of the connect's socket
 	 * here once it connected; connections an accept took that were
-	 * another's wait in conn_pool for theirs (ops_sock.c) */
+	 * another's wait in conn_pool for theirs (ops_sock.c): each a
+	 * message in the courier (fd -1), else a descriptor of process
+	 * proc's table; the courier, conn_sock, is a socket pair under
+	 * the same two numbers in every kernel table (-1: none) */
 	struct rpl_connq { _Atomic uint64_t ino; uint32_t aproc; } *connq;
 	uint32_t n_connq, cap_connq;
 	pthread_mutex_t conn_lock;
 	struct rpl_conn_kept { uint64_t peer; int fd; uint32_t proc; } *conn_pool;
 	uint32_t n_conn_pool, cap_conn_pool;
+	int conn_sock[2];
 	_Atomic uint64_t conn_gaveup;	/* accepts that took another's connection */
 	_Atomic uint64_t fd_links;	/* opens of a descriptor's magic link (ops_file.c) */
 	_Atomic uint64_t fifo_alone;	/* FIFO writers' opens no reader came for (ops_file.c) */
@@ -1409,6 +1413,11 @@ int64_t rpl_pipe_rest(struct rpl_ctx *c, struct rpl_op *op, int fd, int64_t r, i
 /* ops_sock.c: rpl_conn_made() : connect @op (RPL_OPF_CONNQ) connected
  *  live socket @sock: its accept takes the connection of that socket. */
 void rpl_conn_made(struct rpl_ctx *c, const struct rpl_op *op, int sock);
+/* rpl_conn_courier() : the courier of kept connections made (before any
+ * thread copies the replayer's kernel table), where the plan pairs
+ * connects with accepts; rpl_conn_courier_close() : it closed. */
+void rpl_conn_courier(struct rpl_plan *p);
+void rpl_conn_courier_close(struct rpl_plan *p);
 /* rpl_pipe_gone_first() : before a write that met EPIPE when recorded,
  * the end of the process whose descriptors closed its reading end
  * (RPL_OPF_WAITS: plan_fds.c sent_into()). */
