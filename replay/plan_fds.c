@@ -874,7 +874,14 @@ static int waited_conn(struct rpl_plan *p, struct rpl_planner *pl, struct rpl_op
  * with mysqlslap -c4 under ptrace, 135-162 mismatches, its server threads
  * serving other clients); an accept that knows its connect takes that
  * one's connection here too, whichever the kernel queued first
- * (RPL_OPF_CONNQ, ops_sock.c).  @return : 1 if one was taken, 0, -ENOMEM.
+ * (RPL_OPF_CONNQ, ops_sock.c).  One whose connect is not queued yet
+ * waits for it (waited_conn()), not taking the first queued: a tracer
+ * that took an accept's entry stop first may let the connect run first,
+ * and the accept's entry comes before its connect's in the trace, while
+ * another client's connect waits for another accept (a prefork server
+ * recorded by ptrace under load: each worker then served the other's
+ * clients, 28-34 mismatches a replay).  @return : 1 if one was taken,
+ * 0, -ENOMEM.
  */
 static int conn_take(struct rpl_plan *p, struct rpl_planner *pl, struct rpl_op *op,
 		     uint32_t listener, uint64_t ino, struct rpl_fd *e)
@@ -882,10 +889,12 @@ static int conn_take(struct rpl_plan *p, struct rpl_planner *pl, struct rpl_op *
 	struct rpl_flying *v = pl->conns;
 	size_t j;
 
-	for (j = 0; ino && j < pl->n_conns && (v[j].way != listener || v[j].ino != ino); j++)
-		;
-	if (!ino || j == pl->n_conns)
+	if (!ino)
 		return take_flying(pl, pl->conns, &pl->n_conns, listener, e);
+	for (j = 0; j < pl->n_conns && (v[j].way != listener || v[j].ino != ino); j++)
+		;
+	if (j == pl->n_conns)
+		return 0;	/* its connect is yet to come: waited_conn() */
 	if (conn_mark(p, &p->ops[v[j].op], op) < 0)
 		return -ENOMEM;
 	take_at(pl, v, &pl->n_conns, j, e);
