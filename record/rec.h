@@ -382,6 +382,8 @@ struct rec_ctx {
 	 * rec_dir_moved()) */
 	struct rec_move { char *from, *to; uint32_t flen, tlen; int64_t t; } *moves;
 	uint32_t n_moves;
+	/* the starting tree's symlinks met, path to target (start_links.c) */
+	struct rec_slinks *slinks;
 	/* directories the workload listed (getdents), in the order it first
 	 * did: their entries it never named are taken at the end */
 	struct rec_pathset listed_set;
@@ -592,6 +594,22 @@ int rec_path_state(struct rec_ctx *c, const char *p, uint32_t len,
 /* the workload made symlink @link to @target: the state of what it
  * points to (of what that points to, ...), met through it, not named */
 int rec_link_made(struct rec_ctx *c, const char *link, const char *target);
+
+/* 1 if the @n bytes at @p (NUL-terminated there) are a symlink now
+ * (asked again after rec_names_changed()) */
+int rec_is_symlink(struct rec_ctx *c, const char *p, size_t n);
+
+/* ---- start_links.c: the starting tree's symlinks ---- */
+/* a state written says @p (@plen bytes, cleaned of "." and "..") is a
+ * symlink to @target: kept, if it is @p's first */
+void rec_start_link_note(struct rec_ctx *c, const char *p, uint32_t plen, const char *target,
+			 uint32_t tlen);
+/* @p as the starting tree resolved it, where it goes through a symlink
+ * kept by rec_start_link_note() that the workload has changed since
+ * @return : that path, malloc'd (*@n its length), or NULL (none such: @p
+ * names what it named then, or no memory) */
+char *rec_start_path(struct rec_ctx *c, const char *p, uint32_t *n);
+void rec_start_links_free(struct rec_ctx *c);
 
 /* ---- decode.c: per-syscall entry and exit ---- */
 /* @return : 1 to keep the call (wait for its exit), 0 to drop it */

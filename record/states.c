@@ -90,8 +90,7 @@ static int lstat_long(const char *p, struct stat *sb)
 	return r;
 }
 
-/* Is the @n bytes at @p (NUL-terminated there) a symlink now? */
-static int is_symlink(struct rec_ctx *c, const char *p, size_t n)
+int rec_is_symlink(struct rec_ctx *c, const char *p, size_t n)
 {
 	struct rec_linkcache *lc = c->links;
 	uint64_t h = iot_hash(p, n, 5);
@@ -147,7 +146,7 @@ uint32_t rec_dotdot_len(struct rec_ctx *c, const char *p, uint32_t len)
 		return len;
 	memcpy(buf, p, e);
 	buf[e] = 0;
-	link = is_symlink(c, buf, e);
+	link = rec_is_symlink(c, buf, e);
 	if (buf != sbuf)
 		free(buf);
 	if (link)
@@ -179,6 +178,7 @@ void rec_seen_free(struct rec_ctx *c)
 	}
 	free(c->links);
 	c->links = NULL;
+	rec_start_links_free(c);
 	free(c->xbuf);
 	c->xbuf = NULL;
 	while (c->n_moves > 0) {
@@ -222,8 +222,8 @@ static char *link_target(const char *link, const char *target, uint32_t *n)
 static int follow_target(struct rec_ctx *c, const char *link, const char *target, int depth,
 			 const struct rec_pre *through)
 {
-	char *abs;
-	uint32_t n;
+	char *abs, *start;
+	uint32_t n, sn;
 	int r;
 
 	if (depth >= FOLLOW_MAX)
@@ -231,6 +231,16 @@ static int follow_target(struct rec_ctx *c, const char *link, const char *target
 	abs = link_target(link, target, &n);
 	if (!abs)
 		return -ENOMEM;
+	/* Through a link of the starting tree the workload has removed or
+	 * changed since, the file the target named at the start: the tree
+	 * as it is now names another, or none (start_links.c), and so did
+	 * what the program's stat() through the link saw. */
+	if ((start = rec_start_path(c, abs, &sn)) != NULL) {
+		free(abs);
+		abs = start;
+		n = sn;
+		through = NULL;
+	}
 	/* what the program's stat() through the link saw is the target's
 	 * state, unless the target is a link itself (a chain): then now */
 	if (through) {
@@ -277,7 +287,7 @@ static const char *stat_path(struct rec_ctx *ctx, const char *p, char *buf, size
 		}
 		if (!raw && n == 2 && c[0] == '.' && c[1] == '.' && o > 0) {
 			buf[o] = 0;
-			if (is_symlink(ctx, buf, o)) {
+			if (rec_is_symlink(ctx, buf, o)) {
 				raw = 1;
 			} else {
 				while (o > 0 && buf[o - 1] != '/')
@@ -757,6 +767,8 @@ static int take_one(struct rec_ctx *c, const char *p, uint32_t len, int depth,
 		ps.extra = &ex;
 	/* type 0 says "did not exist before the workload touched it" */
 	r = iot_writer_path_state(c->w, &ps);
+	if (r == 0 && ps.target)
+		rec_start_link_note(c, sp, (uint32_t)strlen(sp), ps.target, ps.target_len);
 	if (r == 0 && ok && c->n_moves)
 		r = moved_origin(c, &ps, depth);
 	if (r == 0 && ps.target)
@@ -942,7 +954,10 @@ static int moved_origin(struct rec_ctx *c, const struct iot_path_state *ps, int 
 	o.path = cur;
 	o.path_len = n;
 	o.flags = (ps->flags & ~IOT_PS_AGAIN) | (c->seen.last_again ? IOT_PS_AGAIN : 0);
-	return iot_writer_path_state(c->w, &o);
+	r = iot_writer_path_state(c->w, &o);
+	if (r == 0 && o.target)
+		rec_start_link_note(c, cur, n, o.target, o.target_len);
+	return r;
 }
 
 /* ---- directory listings ---- */
@@ -1086,6 +1101,8 @@ static int64_t take_entries(struct rec_ctx *c, const struct rec_listed *l)
 		if (ps.type == S_IFLNK)
 			read_target(&ps, dirfd(d), de->d_name, target, sizeof(target));
 		r = iot_writer_path_state(c->w, &ps);
+		if (r == 0 && ps.target && sp == l->path)
+			rec_start_link_note(c, full, ps.path_len, ps.target, ps.target_len);
 		if (r == 0 && c->n_moves)
 			r = moved_origin(c, &ps, 0);
 		if (r < 0) {
