@@ -1035,6 +1035,16 @@ int rpl_plan_fds(struct rpl_plan *p, struct rpl_planner *pl, struct rpl_op *op,
 			ADD(key_norm(hp) | RPL_KEY_LOOK);
 			if (!look)
 				ADD(names_of(hp) | RPL_KEY_NAME);
+		} else if (parent_len(ev->path, len) < len) {
+			/* Any other path is looked up through its directory
+			 * too, which another thread may have just made: npm's
+			 * workers make node_modules/a -> ../packages/a again
+			 * in one thread and stat node_modules/a/cli.js in
+			 * another, a path of its own, which was replayed
+			 * first and met ENOENT.  Its directory only: a deeper
+			 * ancestor made was looked up by what made the
+			 * directories below it. */
+			ADD(key_norm(path_hash(ev->path, parent_len(ev->path, len))) | RPL_KEY_LOOK);
 		}
 		/* what sees a directory's names: an open of it (a listing
 		 * reads them through that descriptor), its removal */
