@@ -70,11 +70,12 @@
  */
 #define RPL_LOOKERS 4
 _Static_assert(RPL_DEPS_MAX <= UINT8_MAX, "struct rpl_op counts its deps in a byte");
+_Static_assert(RPL_LOOKERS <= 8, "struct lookers keeps its looks' RPL_KEY_MEET in a byte");
 
 struct lookers {
 	uint32_t op[RPL_LOOKERS];
-	uint32_t n;
-	uint32_t meet;			/* bit j: op[j]'s look meets another's */
+	uint8_t n;
+	uint8_t meet;			/* bit j: op[j]'s look meets another's */
 };
 
 /* Op @op (whose deps are appended last, side by side in p->deps)
@@ -134,11 +135,11 @@ static int add_looker(struct rpl_plan *p, struct lookers *l, uint32_t oi, int me
 		if (!meet && !(l->meet & 1) && add_dep(p, op, l->op[0]) < 0)
 			return -ENOMEM;
 		memmove(l->op, l->op + 1, (RPL_LOOKERS - 1) * sizeof(*l->op));
-		l->meet >>= 1;
+		l->meet = (uint8_t)(l->meet >> 1);
 		j = --l->n;
 	}
 	l->op[j] = oi;
-	l->meet = (l->meet & ~(1u << j)) | ((uint32_t)(meet != 0) << j);
+	l->meet = (uint8_t)((l->meet & ~(1u << j)) | ((unsigned)(meet != 0) << j));
 	if (j == l->n)
 		l->n++;
 	return 0;
