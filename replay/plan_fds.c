@@ -1022,7 +1022,7 @@ int rpl_plan_fds(struct rpl_plan *p, struct rpl_planner *pl, struct rpl_op *op,
 		size_t len = strlen(ev->path);
 		uint64_t h = path_hash(ev->path, len);
 
-		ADD(key_norm(h) | (look ? look | meet : wdata ? RPL_KEY_NAME : 0));
+		ADD(key_norm(h) | (look ? look : wdata ? RPL_KEY_NAME : 0));
 		/* A name made or removed looks up its directory (made
 		 * before it), and changes the directory's names; changes of
 		 * other names in it need no order among themselves (two
@@ -1179,7 +1179,7 @@ int rpl_plan_fds(struct rpl_plan *p, struct rpl_planner *pl, struct rpl_op *op,
 		 * follows the other; a pipe's end opened again is a look
 		 * at it, as a FIFO's open is: its reads follow the writes
 		 * that fed them */
-		ADD(key_res(e.res) | (pipe ? RPL_KEY_LOOK | meet : 0));
+		ADD(key_res(e.res) | (pipe ? RPL_KEY_LOOK : 0));
 		break;
 	}
 	case SYS_dup: case SYS_dup2:
@@ -1335,6 +1335,11 @@ int rpl_plan_fds(struct rpl_plan *p, struct rpl_planner *pl, struct rpl_op *op,
 	}
 	if (ends_proc)
 		n = async_keys(p, tab, op, keys, n);
+	/* a FIFO's open meets the other end's: each of its looks (its
+	 * path, its directory, the FIFO) says so (deps.c add_looker()) */
+	for (a = 0; meet && a < (uint32_t)n; a++)
+		if (keys[a] & RPL_KEY_LOOK)
+			keys[a] |= meet;
 	return n;
 #undef ADD
 }
