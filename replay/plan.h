@@ -41,6 +41,18 @@ struct rpl_planner {
 		uint64_t ino;		/* conns: its socket (iot_sock_ino()) */
 	} *flying;
 	size_t n_flying, cap_flying;
+	/* recvmsgs that found none of their descriptors in flight when
+	 * they began, waiting for a sendmsg into their way that began
+	 * before they returned (plan_fds.c msg_fds()) */
+	struct rpl_wmsg {
+		struct rpl_fdtab *tab;		/* the receiving process's then */
+		uint32_t proc, way;
+		int n, k;			/* numbers it got, given entries so far */
+		int cloexec;
+		int64_t until;			/* the recvmsg's return */
+		int32_t fds[IOT_MSG_FDS_MAX];
+	} *wmsg;
+	size_t n_wmsg, cap_wmsg;
 	/* named Unix sockets: a bound name's key -> the socket's resource;
 	 * connections made and not yet accepted, the accepting end's entry
 	 * by the listener's resource (plan_fds.c sock_ends()) */

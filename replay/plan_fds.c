@@ -752,21 +752,86 @@ static int take_flying(const struct rpl_planner *pl, struct rpl_flying *v, size_
 }
 
 /*
+ * A recvmsg that began before the sendmsg it took (a server blocked in
+ * it: Python's forkserver, whose clients send a new process's pipes)
+ * was planned first, in entry order, and found nothing in flight: each
+ * number it got was made a file of its own, though the replay's recvmsg
+ * gets the sender's live descriptors.  The calls through them then kept
+ * no order on their pipes: a pool worker's read of its task queue,
+ * forked from that server, took bytes another worker's read was ordered
+ * to get, which then waited for them until the wait was given up.  So
+ * it waits here (pl->wmsg) for a sendmsg into its way that began before
+ * it returned, which gives its numbers the sender's entries
+ * (give_waiting()), as an accept waits for its connect.
+ */
+static int wait_msg(struct rpl_plan *p, struct rpl_planner *pl, struct rpl_fdtab *tab,
+		    const struct rpl_op *op, uint32_t way, const int32_t *fds, int n)
+{
+	struct rpl_wmsg *w;
+	int err = 0;
+
+	RPL_GROW(pl->wmsg, pl->n_wmsg, pl->cap_wmsg);
+	w = &pl->wmsg[pl->n_wmsg++];
+	*w = (struct rpl_wmsg){ .tab = tab, .proc = p->threads[op->thread].proc, .way = way,
+				.n = n, .cloexec = (op->ev.args[2] & MSG_CMSG_CLOEXEC) != 0,
+				.until = op->ev.t_exit };
+	memcpy(w->fds, fds, (size_t)n * sizeof(*fds));
+out:
+	return err;
+}
+
+/* Entry @e, sent into @way by a sendmsg that began at @t, to the first
+ * recvmsg waiting there (wait_msg()).  @return : 1 if one took it, 0,
+ * -ENOMEM. */
+static int give_waiting(struct rpl_plan *p, struct rpl_planner *pl, uint32_t way, int64_t t,
+			struct rpl_fd *e)
+{
+	size_t j = 0;
+	struct rpl_wmsg *w;
+	int32_t fd;
+
+	while (j < pl->n_wmsg && (pl->wmsg[j].until < t || pl->wmsg[j].way != way)) {
+		if (pl->wmsg[j].until < t)	/* returned before: gone */
+			memmove(&pl->wmsg[j], &pl->wmsg[j + 1],
+				(--pl->n_wmsg - j) * sizeof(*pl->wmsg));
+		else
+			j++;
+	}
+	if (j == pl->n_wmsg)
+		return 0;
+	w = &pl->wmsg[j];
+	fd = w->fds[w->k++];
+	if (p->procs[w->proc].tab == w->tab && e->state == RPL_FD_LIVE &&
+	    fd >= 0 && fd < RPL_FD_MAX) {
+		count_end(pl, e);
+		e->cloexec = (uint8_t)w->cloexec;
+		e->marks = 0;
+		if (rpl_fdtab_set(w->tab, fd, e) == -ENOMEM)
+			return -ENOMEM;
+	}
+	if (w->k == w->n)
+		memmove(w, w + 1, (--pl->n_wmsg - j) * sizeof(*w));
+	return 1;
+}
+
+/*
  * Descriptors passed over a socket (SCM_RIGHTS): a received one is the
  * sender's open file, as a dup is, so the calls made through it follow
  * the sender's on that file (a child writing into files its parent
  * opened).  The sender's entries at its sendmsg wait in pl->flying, by
  * the pipe the message went into, for the recvmsg at the other end that
- * takes them, in the order they were sent; one the trace did not see
+ * takes them, in the order they were sent, or go to a recvmsg that began
+ * before it and waits for them (wait_msg()); one the trace did not see
  * sent (a sender not recorded) is a file of its own.  @fds : the @n
- * descriptors of @ev's message (rpl_msg_fds()).  @return : 0 or -ENOMEM.
+ * descriptors of @op's message (rpl_msg_fds()).  @return : 0 or -ENOMEM.
  */
-static int msg_fds(struct rpl_planner *pl, struct rpl_fdtab *tab, const struct iot_syscall *sc,
-		   const struct rpl_ev *ev, const int32_t *fds, int n)
+static int msg_fds(struct rpl_plan *p, struct rpl_planner *pl, struct rpl_fdtab *tab,
+		   const struct iot_syscall *sc, const struct rpl_op *op, const int32_t *fds, int n)
 {
+	const struct rpl_ev *ev = &op->ev;
 	struct rpl_fd fe;
 	uint32_t way = 0, v;
-	int err = 0, i;
+	int err = 0, i, r, waits = 0;
 
 	if (n > IOT_MSG_FDS_MAX)
 		n = IOT_MSG_FDS_MAX;
@@ -780,13 +845,23 @@ static int msg_fds(struct rpl_planner *pl, struct rpl_fdtab *tab, const struct i
 			if (rpl_fdtab_get(tab, fds[i], &e) < 0)
 				e = (struct rpl_fd){ .state = RPL_FD_FREE };
 			e.end = 0;	/* (its pipe end's count is the table's) */
+			if (way && pl->n_wmsg && (r = give_waiting(p, pl, way, ev->t_enter, &e)) != 0) {
+				if (r < 0)
+					return r;
+				continue;
+			}
 			RPL_GROW(pl->flying, pl->n_flying, pl->cap_flying);
 			pl->flying[pl->n_flying].way = way;
 			pl->flying[pl->n_flying++].e = e;
 			continue;
 		}
-		if (!way || !take_flying(pl, pl->flying, &pl->n_flying, way, &e) ||
-		    e.state != RPL_FD_LIVE)
+		if (way && !waits && !take_flying(pl, pl->flying, &pl->n_flying, way, &e)) {
+			/* this one and the rest: from a sendmsg yet to come */
+			if (wait_msg(p, pl, tab, op, way, fds + i, n - i) < 0)
+				return -ENOMEM;
+			waits = 1;
+		}
+		if (!way || waits || e.state != RPL_FD_LIVE)
 			e = (struct rpl_fd){ .state = RPL_FD_LIVE, .res = ++pl->next_res };
 		e.cloexec = (ev->args[2] & MSG_CMSG_CLOEXEC) != 0;
 		e.marks = 0;
@@ -1260,7 +1335,7 @@ int rpl_plan_fds(struct rpl_plan *p, struct rpl_planner *pl, struct rpl_op *op,
 
 		if (m <= 0)
 			break;
-		if (msg_fds(pl, tab, sc, ev, fds, m) < 0)
+		if (msg_fds(p, pl, tab, sc, op, fds, m) < 0)
 			return -ENOMEM;
 		for (k = 0; shared && ev->nr == SYS_recvmsg && k < m && k < IOT_MSG_FDS_MAX; k++)
 			ADD(key_slot(tab, fds[k]));

@@ -689,6 +689,7 @@ out:
 	rpl_map_free(&pl.bound);
 
 	free(pl.wacc);
+	free(pl.wmsg);
 	rpl_map_free(&pl.sock_into);
 	rpl_map_free(&pl.sock_gone);
 	/* the processes' tables outlive the counts (plan.c drops them) */
