@@ -376,6 +376,8 @@ struct rec_ctx {
 	struct rec_pathset entries;
 	int entries_cleaned;		/* ... and paths with "." or ".." cleaned */
 	int entries_early;		/* ... and without symlinks (entry_early()) */
+	/* symlinks the workload made, cleaned (states.c linked_origin()) */
+	struct rec_pathset made_links;
 	struct rec_linkcache *links;	/* for paths with "..": states.c */
 	uint8_t *xbuf;			/* a state's extended attributes (states.c) */
 	/* directories the workload renamed, newest last (states.c:
@@ -592,7 +594,8 @@ void rec_dir_moved(struct rec_ctx *c, const char *from, uint32_t flen, const cha
 int rec_path_state(struct rec_ctx *c, const char *p, uint32_t len,
 		   const struct rec_pre *pre);
 /* the workload made symlink @link to @target: the state of what it
- * points to (of what that points to, ...), met through it, not named */
+ * points to (of what that points to, ...), met through it, not named;
+ * @link kept, for the names met through it later */
 int rec_link_made(struct rec_ctx *c, const char *link, const char *target);
 
 /* 1 if the @n bytes at @p (NUL-terminated there) are a symlink now

@@ -161,6 +161,8 @@ int rec_seen_init(struct rec_ctx *c)
 		r = rec_pset_init(&c->entries);
 	if (r == 0)
 		r = rec_pset_init(&c->listed_set);
+	if (r == 0)
+		r = rec_pset_init(&c->made_links);
 	if (r == 0 && !(c->links = calloc(1, sizeof(*c->links))))
 		r = -ENOMEM;
 	return r;
@@ -191,6 +193,7 @@ void rec_seen_free(struct rec_ctx *c)
 	rec_pset_free(&c->seen);
 	rec_pset_free(&c->entries);
 	rec_pset_free(&c->listed_set);
+	rec_pset_free(&c->made_links);
 	free(c->listed);
 	c->listed = NULL;
 }
@@ -476,6 +479,8 @@ static uint32_t take_xattrs(struct rec_ctx *c, const char *sp, struct iot_xattr 
 }
 
 static int moved_origin(struct rec_ctx *c, const struct iot_path_state *ps, int depth);
+static int linked_origin(struct rec_ctx *c, const struct iot_path_state *ps, const char *sp,
+			 int depth);
 
 /*
  * One directory entry named two ways: through a symlink to a directory
@@ -771,6 +776,8 @@ static int take_one(struct rec_ctx *c, const char *p, uint32_t len, int depth,
 		rec_start_link_note(c, sp, (uint32_t)strlen(sp), ps.target, ps.target_len);
 	if (r == 0 && ok && c->n_moves)
 		r = moved_origin(c, &ps, depth);
+	if (r == 0 && ok && c->made_links.n)
+		r = linked_origin(c, &ps, sp, depth);
 	if (r == 0 && ps.target)
 		r = follow_target(c, p, target, depth, pre ? pre->through : NULL);
 	return r;
@@ -792,6 +799,11 @@ int rec_link_made(struct rec_ctx *c, const char *link, const char *target)
 
 	if (!target[0])
 		return 0;
+	sp = stat_path(c, link, buf, sizeof(buf));
+	n = (uint32_t)strlen(sp);
+	if (n > 1 && rec_pset_add(&c->made_links, sp, n, rec_pset_hash(&c->made_links, sp, n),
+				  0, NULL) < 0)
+		return -ENOMEM;
 	abs = link_target(link, target, &n);
 	if (!abs)
 		return -ENOMEM;
@@ -958,6 +970,62 @@ static int moved_origin(struct rec_ctx *c, const struct iot_path_state *ps, int 
 	if (r == 0 && o.target)
 		rec_start_link_note(c, cur, n, o.target, o.target_len);
 	return r;
+}
+
+/*
+ * A symlink the workload made.  stow folds a package's directory into
+ * one (target/lib -> ../stow/alpha/lib), and its next run names what is
+ * under it through it (target/lib/alpha) before it lists the package's
+ * directory: the entry's state was taken under a name that did not exist
+ * at the start (target/lib was absent), which the replay's starting tree
+ * rightly leaves out, and entry_met() then kept it from being taken under
+ * the name it had there (the listing's, or a call's through stow/), so
+ * the replay's tree had no stow/alpha/lib/alpha (stow: 75 mismatches).
+ * A state found through such a link is written again under its
+ * directory's real path, if that name is new to the set of paths met
+ * (its ancestors first), as moved_origin() does for a renamed directory.
+ * A name under a link since replaced by a directory is its own real path.
+ */
+static int linked_origin(struct rec_ctx *c, const struct iot_path_state *ps, const char *sp,
+			 int depth)
+{
+	const char *name = strrchr(sp, '/');
+	char dir[PATH_MAX], real[PATH_MAX];
+	struct rec_pre pre;
+	struct anc_walk w;
+	struct iot_path_state o;
+	size_t dl, rl, nl;
+	uint32_t k;
+	int r;
+
+	if (!name || name == sp || sp[0] != '/')
+		return 0;
+	dl = (size_t)(name - sp);
+	for (k = 1; k <= dl; k++)
+		if ((k == dl || sp[k] == '/') && rec_pset_has(&c->made_links, sp, k))
+			break;
+	if (k > dl || dl >= sizeof(dir))
+		return 0;		/* through no link the workload made */
+	memcpy(dir, sp, dl);
+	dir[dl] = 0;
+	if (!realpath(dir, real))
+		return 0;		/* gone since: nothing to say of it */
+	rl = strlen(real);
+	nl = strlen(name);
+	if (rl + nl >= sizeof(real) || rl + nl >= REC_PATH_MAX ||
+	    (rl == dl && memcmp(real, sp, dl) == 0))
+		return 0;
+	memcpy(real + rl, name, nl + 1);
+	memset(&pre, 0, sizeof(pre));	/* err 0: it was there */
+	w = (struct anc_walk){ c, real, depth, &pre };
+	r = rec_pset_add_path(&c->seen, real, (uint32_t)(rl + nl), take_ancestor, &w);
+	if (r <= 0)
+		return r;
+	o = *ps;
+	o.path = real;
+	o.path_len = (uint32_t)(rl + nl);
+	o.flags = (ps->flags & ~IOT_PS_AGAIN) | (c->seen.last_again ? IOT_PS_AGAIN : 0);
+	return iot_writer_path_state(c->w, &o);
 }
 
 /* ---- directory listings ---- */
