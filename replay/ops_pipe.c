@@ -248,6 +248,40 @@ static int named_fifo(int fd)
 	       sf.f_type != PIPEFS_MAGIC;
 }
 
+/*
+ * A read of a FIFO that found no writer (0) where the recorded one read
+ * data waits for a writer, as long as a read waits for its writer.  Two
+ * ways to get there: the writer's open, blocked when recorded until the
+ * reader came, is tried again here while no reader has the FIFO open
+ * (ops_file.c fifo_writer()), and the reader's open, which returned
+ * first, and its read may run before the writer's next try (`cat big >ff
+ * & cat ff` read nothing, and every later read and write differed:
+ * 108-275 of ten such rounds; pv into a FIFO, 6-189); and a FIFO's
+ * writers may come one after another while its read waits, with moments
+ * when none has it open (4 shells' `exec 8>fifo` into one `cat fifo`: a
+ * read of 60 bytes got 45, from those before such a moment).  A FIFO's
+ * reader polls neither readable nor hung up until a writer opens it
+ * after the reader did; hung up (a writer came and went), it is looked
+ * at again a little later.
+ * @return : 1 if data came, 0 if not (the read's 0 stands).
+ */
+static int fifo_writer_due(struct rpl_ctx *c, const struct rpl_op *op, int fd, int64_t *deadline)
+{
+	struct pollfd pfd = { .fd = fd, .events = POLLIN };
+	struct timespec ts = { 0, 100000 };
+
+	if (!named_fifo(fd))
+		return 0;
+	while (!atomic_load(&rpl_stop_sig) && !waited_out(c, op, deadline)) {
+		if (poll(&pfd, 1, 20) != 1)
+			continue;
+		if (pfd.revents & POLLIN)
+			return 1;
+		nanosleep(&ts, NULL);
+	}
+	return 0;
+}
+
 /* rpl_pipe_rest(), and for a recvmsg (@mf) the descriptors that come
  * with the rest of its bytes: a message that carried them came last in
  * what the recorded call took, and may come only after the call began
@@ -262,7 +296,8 @@ static int64_t pipe_rest(struct rpl_ctx *c, struct rpl_op *op, int fd, int64_t r
 		return wait_eof(c, op, fd, r);
 	if (want == -EPIPE && wr && r == -EAGAIN && rpl_fd_is_stream(fd))
 		return wait_epipe(c, op, fd, r);
-	if (want <= 0 || done >= want || (r < 0 && r != -EAGAIN) || (r == 0 && !wr))
+	if (want <= 0 || done >= want || (r < 0 && r != -EAGAIN) ||
+	    (r == 0 && !wr && !fifo_writer_due(c, op, fd, &deadline)))
 		return r;
 	if (!rpl_fd_is_stream(fd))
 		return r;
@@ -278,21 +313,12 @@ static int64_t pipe_rest(struct rpl_ctx *c, struct rpl_op *op, int fd, int64_t r
 			deadline = 0;	/* the other end is there: wait anew */
 			continue;
 		}
-		/* end of file: the writer is gone; but a FIFO's next writer
-		 * may open it later, as when recorded its writers came one
-		 * after another while its read waited (4 shells' `exec
-		 * 8>fifo` into one `cat fifo`: a read of 60 bytes got 45,
-		 * from those before a moment without a writer).  Polled, a
-		 * FIFO with no writer is at once readable (POLLHUP): it is
-		 * looked at again a little later instead. */
-		if (r == 0 && !wr) {
-			struct timespec ts = { 0, 100000 };
-
-			if (!named_fifo(fd) || waited_out(c, op, &deadline))
-				break;
-			nanosleep(&ts, NULL);
+		/* end of file: the writer is gone, or a FIFO's next one
+		 * is still to come */
+		if (r == 0 && !wr && !fifo_writer_due(c, op, fd, &deadline))
+			break;
+		if (r == 0 && !wr)
 			continue;
-		}
 		if ((r < 0 && r != -EAGAIN && r != -EINTR) || waited_out(c, op, &deadline))
 			break;
 		poll(&pfd, 1, 20);
