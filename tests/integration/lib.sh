@@ -4,6 +4,34 @@
 fail() { echo "FAIL: $*" >&2; exit 1; }
 skip() { echo "skipped: $*"; exit 77; }
 
+# tmp_dir PREFIX - T: a new directory PREFIX.XXXXXX, removed at the
+# test's exit unless KEEP is set
+tmp_dir() {
+	T=$(mktemp -d "$1.XXXXXX") || fail "mktemp -d $1.XXXXXX failed"
+	trap '[ -n "${KEEP:-}" ] || rm -rf "$T"' EXIT
+}
+
+# replay_clean LABEL TRACE ROOT OUT [OPTION...] - replay TRACE into ROOT
+# with the OPTIONs, its output into OUT (kept, for the test's checks of
+# the summary); unless it exits 0 with 0 mismatches, print the output
+# and fail, naming the replay by LABEL (e.g. "ptrace, round 2"; none if
+# empty) and, on mismatches, saying WHY if set: what they mean here
+# (WHY="..." replay_clean ...)
+replay_clean() {
+	local label=${1:+$1: } trace=$2 root=$3 out=$4 rc=0 m
+	shift 4
+	"$IOTAPE" replay "$trace" --root "$root" "$@" >"$out" 2>&1 || rc=$?
+	[ "$rc" = 0 ] && grep -q '^  mismatches   0$' "$out" && return 0
+	cat "$out"
+	m=$(grep -m1 '^  mismatches' "$out") || m=
+	case $m in
+	"  mismatches   "[1-9]*)
+		fail "${label}the replay had mismatches${WHY:+ ($WHY)}: ${m#  mismatches   }; exit $rc" ;;
+	esac
+	[ "$rc" = 0 ] || fail "${label}replay exit $rc: $(tail -n 1 "$out")"
+	fail "${label}the replay's summary has no line of mismatches"
+}
+
 need_cmd() {
 	command -v "$1" >/dev/null 2>&1 || skip "$1 is not installed"
 }

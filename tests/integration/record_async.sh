@@ -39,9 +39,7 @@ need_ptrace
 need_cmd fio
 need_cmd python3
 need_cmd strace
-d=$(mktemp -d /tmp/iotape-async.XXXXXX)
-trap 'rm -rf "$d"' EXIT
-cd "$d"
+in_scratch /tmp/iotape-async
 
 uring=1
 if ! fio --name=probe --filename="$d/probe" --size=64k --bs=4k --rw=write \

@@ -24,8 +24,7 @@ set -u
 need_ptrace
 need_iotape_cmd replay
 [ -x "$PROGS/close_race" ] || fail "$PROGS/close_race is not built (make tests)"
-T=$(mktemp -d /var/tmp/iotape-test.XXXXXX)
-trap 'rm -rf "$T"' EXIT
+tmp_dir /var/tmp/iotape-test
 N=20000
 backends="ptrace"
 ! bpf_loads "$T" || backends="ptrace bpf mixed"
@@ -47,8 +46,6 @@ for n in $backends; do
 	[ "$lost" = 0 ] || { grep '/?/' "$T/$n/dump" | head -5; fail "$b: $lost calls recorded under no directory"; }
 	[ "$ok" = $N ] || fail "$b: $ok stats of d/g through the directory's descriptor recorded, not $N"
 	echo "ok ($b): $N stats through a directory whose number a close had freed, each under its directory"
-	"$IOTAPE" replay "$T/$n/t.iotape" --root "$T/$n/r" --timing afap >"$T/$n/out" 2>&1 ||
-		{ cat "$T/$n/out"; fail "$b: replay exit $?"; }
-	grep -q "^  mismatches   0$" "$T/$n/out" || { cat "$T/$n/out"; fail "$b: the replay had mismatches"; }
+	replay_clean "$b" "$T/$n/t.iotape" "$T/$n/r" "$T/$n/out" --timing afap
 	echo "ok ($b): replayed with 0 mismatches"
 done

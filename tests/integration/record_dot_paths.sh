@@ -30,9 +30,7 @@ for b in "${BACKENDS[@]}"; do
 	[ "$there" = 0 ] || fail "$b: $there of sort's temporary files recorded as there at the start: $(grep "^#.* state \"$T/w/sort" "$T/dump" | grep -v ' absent' | head -3)"
 	grep -q "^#.* state \"$T/w/b\" S_IFREG|0644 size=6 " "$T/dump" ||
 		fail "$b: ./b's state is not its 6 bytes before: $(grep "state \"$T/w/b\"" "$T/dump")"
-	"$IOTAPE" replay "$T/t.iotape" --root "$T/root" >"$T/out" 2>&1 ||
-		fail "$b: replay failed: $(cat "$T/out")"
-	grep -q '^  mismatches   0$' "$T/out" || fail "$b: mismatches: $(grep -A3 '^  mismatches' "$T/out")"
+	replay_clean "$b" "$T/t.iotape" "$T/root" "$T/out"
 	echo "$b: $made temporary files recorded absent at the start, ./b with its 6 bytes, 0 mismatches"
 done
 echo "ok: paths through . keep their state from before the call"

@@ -21,8 +21,7 @@ set -u
 . "$SRCDIR/tests/integration/record_lib.sh"
 need_ptrace
 need_iotape_cmd replay
-T=$(mktemp -d /var/tmp/iotape-test.XXXXXX)
-trap 'rm -rf "$T"' EXIT
+tmp_dir /var/tmp/iotape-test
 cat >"$T/work.sh" <<'W'
 set -e
 test ! -e mod/../tool
@@ -62,8 +61,6 @@ for b in auto "ptrace --no-fastpath"; do
 		fail "$b: the starting tree does not have T (and no T2) in src/perl5"
 	[ ! -e "$r/made" ] || fail "$b: the starting tree has made/, which the workload made"
 	rm -rf "$T/$n/r" && mkdir "$T/$n/r"
-	"$IOTAPE" replay "$T/$n/t.iotape" --root "$T/$n/r" >"$T/$n/out" 2>&1 ||
-		{ cat "$T/$n/out"; fail "$b: replay exit $?"; }
-	grep -q "^  mismatches   0$" "$T/$n/out" || { cat "$T/$n/out"; fail "$b: the replay had mismatches"; }
+	replay_clean "$b" "$T/$n/t.iotape" "$T/$n/r" "$T/$n/out"
 	echo "ok ($b): each entry's starting state under its first name; replayed with 0 mismatches"
 done

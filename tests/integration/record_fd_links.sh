@@ -26,9 +26,7 @@ for b in "${BACKENDS[@]}"; do
 	[ "$through" -ge 3 ] || fail "$b: $through calls named out.txt through a link to its descriptor, not 3 or more"
 	grep -q "^#.* state \"$T/out.txt\" S_IFREG|" "$T/dump" ||
 		fail "$b: out.txt's state is not a regular file's: $(grep "state \"$T/out.txt\"" "$T/dump")"
-	"$IOTAPE" replay "$T/t.iotape" --root "$T/root" >"$T/rout" 2>&1 ||
-		fail "$b: replay failed: $(cat "$T/rout")"
-	grep -q '^  mismatches   0$' "$T/rout" || fail "$b: mismatches: $(grep -A3 '^  mismatches' "$T/rout")"
+	replay_clean "$b" "$T/t.iotape" "$T/root" "$T/rout"
 	echo "$b: $through calls through a descriptor's link, its file recorded as a file, 0 mismatches"
 done
 echo "ok: calls through /proc/self/fd/N and /dev/stdout record the file's state"

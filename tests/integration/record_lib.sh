@@ -122,11 +122,10 @@ mk_git_src() {
 		fail "git: cannot make the repository to clone"
 }
 
-# record_tmp NAME - a new temporary directory $T, removed at exit, made
-# the current one, and the backends to record with in BACKENDS
+# record_tmp NAME - a new temporary directory $T (tmp_dir's), made the
+# current one, and the backends to record with in BACKENDS
 record_tmp() {
-	T=$(mktemp -d "/tmp/iotape-$1.XXXXXX")
-	trap 'rm -rf "$T"' EXIT
+	tmp_dir "/tmp/iotape-$1"
 	cd "$T" || fail "no $T"
 	record_backends "$T"
 }

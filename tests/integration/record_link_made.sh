@@ -15,8 +15,7 @@ set -u
 . "$SRCDIR/tests/integration/record_lib.sh"
 need_ptrace
 need_iotape_cmd replay
-T=$(mktemp -d /var/tmp/iotape-test.XXXXXX)
-trap 'rm -rf "$T"' EXIT
+tmp_dir /var/tmp/iotape-test
 cat >"$T/work.sh" <<'W'
 set -e
 ln -s ../real t/link
@@ -39,8 +38,6 @@ for b in auto "ptrace --no-fastpath"; do
 	[ -f "$r/real/sub/f" ] || fail "$b: the starting tree has no real/sub/f"
 	[ ! -e "$r/t/link" ] || fail "$b: the starting tree has t/link, which the workload made"
 	rm -rf "$T/$n/r" && mkdir "$T/$n/r"
-	"$IOTAPE" replay "$T/$n/t.iotape" --root "$T/$n/r" >"$T/$n/out" 2>&1 ||
-		{ cat "$T/$n/out"; fail "$b: replay exit $?"; }
-	grep -q "^  mismatches   0$" "$T/$n/out" || { cat "$T/$n/out"; fail "$b: the replay had mismatches"; }
+	replay_clean "$b" "$T/$n/t.iotape" "$T/$n/r" "$T/$n/out"
 	echo "ok ($b): an entry met through a new link taken under its real name; 0 mismatches"
 done

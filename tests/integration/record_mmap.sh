@@ -46,9 +46,7 @@ need_cmd git
 PY=$(command -v python3)
 [ -x /usr/bin/python3 ] && PY=/usr/bin/python3
 # on a filesystem with a block device: ru_inblock counts its reads
-d=$(mktemp -d /var/tmp/iotape-mmap.XXXXXX)
-trap 'rm -rf "$d"' EXIT
-cd "$d"
+in_scratch /var/tmp/iotape-mmap
 BPF=
 "$IOTAPE" record -q --backend bpf -o probe.iotape -- true 2>/dev/null && BPF=bpf
 [ -n "$BPF" ] || echo "the bpf backend does not load here: 2c, 2d and 3 without it"
@@ -194,8 +192,7 @@ for w in sqlite git $([ -n "$BPF" ] && echo sqlite.bpf git.bpf); do
 	n=$("$IOTAPE" dump $w.iotape | grep -c "   mmap pages ")
 	[ "$n" -gt 0 ] || fail "$w: no pages of its mappings in the trace"
 	rm -rf root && mkdir root
-	"$IOTAPE" replay $w.iotape --root root >$w.replay 2>&1 || fail "$w: replay failed: $(cat $w.replay)"
-	grep -q "^  mismatches   0" $w.replay || fail "$w: mismatches: $(grep -A3 mismatches $w.replay)"
+	replay_clean "$w" $w.iotape root $w.replay
 	grep -q "mapped pages .* (\([0-9]*\) of \1 records" $w.replay ||
 		fail "$w: not every record of pages replayed: $(grep mapped $w.replay)"
 	echo "$w: $n records of mapped pages, replayed with 0 mismatches"
@@ -228,9 +225,7 @@ for b in ptrace $([ -n "$BPF" ] && echo bpf); do
 	[ "$got" -ge $((pages * 9 / 10)) ] ||
 		fail "grow ($b): $got pages of the database read through its mapping, not most of its $pages"
 	rm -rf root && mkdir root
-	"$IOTAPE" replay grow.$b.iotape --root root >grow.replay 2>&1 ||
-		fail "grow ($b): replay failed: $(cat grow.replay)"
-	grep -q "^  mismatches   0" grow.replay || fail "grow ($b): mismatches: $(grep -A3 mismatches grow.replay)"
+	replay_clean "grow ($b)" grow.$b.iotape root grow.replay
 	grep -q "mapped pages .* (\([0-9]*\) of \1 records" grow.replay ||
 		fail "grow ($b): not every record of pages replayed: $(grep mapped grow.replay)"
 	echo "grow ($b): $n mremaps, $got of the database's $pages pages read through its mapping, replayed"
@@ -263,9 +258,7 @@ for b in ptrace $([ -n "$BPF" ] && echo bpf); do
 	"$IOTAPE" dump rs.$b.iotape | grep -q "mmap pages \"$d/rs\" at msync: read [0-9]* (.*), written 65 " ||
 		fail "resize ($b): the msync's pages are not the 65 written: $("$IOTAPE" dump rs.$b.iotape | grep "pages \"$d/rs")"
 	rm -rf root && mkdir root
-	"$IOTAPE" replay rs.$b.iotape --root root -o rs.prof >rs.replay 2>&1 ||
-		fail "resize ($b): replay failed: $(cat rs.replay)"
-	grep -q "^  mismatches   0" rs.replay || fail "resize ($b): mismatches: $(grep -A3 mismatches rs.replay)"
+	replay_clean "resize ($b)" rs.$b.iotape root rs.replay -o rs.prof
 	"$IOTAPE" dump rs.prof | grep -q "mmap pages \"$d/rs\" at msync: read [0-9]* (.*), written 65 " ||
 		fail "resize ($b): the replay did not write the 65 pages: $(grep mapped rs.replay)"
 	echo "resize ($b): 65 pages written after a move, recorded and replayed"

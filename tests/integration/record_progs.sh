@@ -7,9 +7,7 @@ set -u
 . "$SRCDIR/tests/integration/lib.sh"
 . "$SRCDIR/tests/integration/record_lib.sh"
 need_ptrace
-d=$(mktemp -d /tmp/iotape-rec.XXXXXX)
-trap 'rm -rf "$d"' EXIT
-cd "$d"
+in_scratch /tmp/iotape-rec
 LC_ALL=C; export LC_ALL
 
 # 1. descriptors and paths, line by line
@@ -22,9 +20,7 @@ diff -u "$DATA/record/rec_fileops.expected" fileops.out || fail "rec_fileops: du
 "$IOTAPE" dump fileops.iotape | grep -q -- '--- phase "done" ---' || fail "no phase mark"
 # replayed: no mismatch, and the readahead made (not skipped)
 mkdir fileops.root
-"$IOTAPE" replay fileops.iotape --root "$d/fileops.root" -o fileops.prof >fileops.replay 2>&1 ||
-	fail "rec_fileops: replay failed: $(cat fileops.replay)"
-grep -q '^  mismatches   0$' fileops.replay || fail "rec_fileops: replay mismatches: $(cat fileops.replay)"
+replay_clean rec_fileops fileops.iotape "$d/fileops.root" fileops.replay -o fileops.prof
 "$IOTAPE" dump fileops.prof | grep -E '^[0-9]+ +[0-9.]+ readahead\(5, 0, 4096\) = 0 <' |
 	grep -vq "not replayed" || fail "rec_fileops: the readahead was not replayed"
 

@@ -14,8 +14,7 @@ set -u
 need_iotape_cmd record
 need_iotape_cmd replay
 [ -x "$PROGS/accept_first" ] || fail "$PROGS/accept_first is not built (make tests)"
-T=$(mktemp -d /tmp/iotape-acc.XXXXXX)
-trap 'rm -rf "$T"' EXIT
+tmp_dir /tmp/iotape-acc
 backends=ptrace
 ! bpf_loads "$T" || backends="ptrace bpf"
 for b in $backends; do
@@ -24,10 +23,8 @@ for b in $backends; do
 		fail "$b: record: exit $?"
 	for i in 1 2; do
 		rm -rf "$T/$b/r" && mkdir "$T/$b/r"
-		"$IOTAPE" replay "$T/$b/t.iotape" --root "$T/$b/r" --timing afap >"$T/$b/out" 2>&1 ||
-			{ cat "$T/$b/out"; fail "$b: replay $i: exit $?"; }
-		grep -q "^  mismatches   0$" "$T/$b/out" ||
-			{ cat "$T/$b/out"; fail "$b: replay $i: a reply went to another round's client"; }
+		WHY="a reply went to another round's client" \
+			replay_clean "$b, round $i" "$T/$b/t.iotape" "$T/$b/r" "$T/$b/out" --timing afap
 	done
 	echo "ok ($b): each accept took its own round's connection, 0 mismatches in 2 replays"
 done

@@ -33,9 +33,7 @@ for engine in io_uring libaio; do
 		fail "$engine: the replay could not prepare its tree"
 	sync
 	echo 3 >/proc/sys/vm/drop_caches
-	"$IOTAPE" replay "$T/$engine.iotape" --root "$MNT/root-$engine" --no-prepare >"$T/out" 2>&1 ||
-		{ cat "$T/out"; fail "$engine: the replay failed (exit $?)"; }
-	grep -q "^  mismatches   0$" "$T/out" || { cat "$T/out"; fail "$engine: the replay had mismatches"; }
+	replay_clean "$engine" "$T/$engine.iotape" "$MNT/root-$engine" "$T/out" --no-prepare
 	grep -q "EIO" "$T/out" && { cat "$T/out"; fail "$engine: a read failed with EIO"; }
 	echo "ok ($engine): $n reads in flight 16 at a time, replayed from the disk on btrfs, 0 mismatches"
 done

@@ -10,8 +10,7 @@ set -u
 need_iotape_cmd record
 need_iotape_cmd replay
 need_python
-T=$(mktemp -d /var/tmp/iotape-test.XXXXXX)
-trap 'rm -rf "$T"' EXIT
+tmp_dir /var/tmp/iotape-test
 mkdir -p "$T/w" "$T/r"
 (cd "$T/w" && "$IOTAPE" record -q -o "$T/t.iotape" -- "$PY" -c '
 import fcntl, os
@@ -24,9 +23,7 @@ for i in range(5):
 ') || fail "record: exit $?"
 n=$("$IOTAPE" dump "$T/t.iotape" | grep -cE ' (close\(21[0-4]\)|fcntl\(22[0-4], F_GETFD\)) = -1 EBADF')
 [ "$n" = 10 ] || fail "the trace holds $n of the 10 calls that failed EBADF"
-"$IOTAPE" replay "$T/t.iotape" --root "$T/r" --timing afap -o "$T/p.iotape" >"$T/out" 2>&1 ||
-	{ cat "$T/out"; fail "replay exit $?"; }
-grep -q "^  mismatches   0$" "$T/out" || { cat "$T/out"; fail "the replay had mismatches"; }
+replay_clean "" "$T/t.iotape" "$T/r" "$T/out" --timing afap -o "$T/p.iotape"
 left=$("$IOTAPE" dump "$T/p.iotape" | grep -E ' (close\(21[0-4]\)|fcntl\(22[0-4], F_GETFD\)) = -1 EBADF' |
 	grep -c 'not replayed')
 [ "$left" = 0 ] || fail "$left of the 10 calls that failed EBADF were left out"

@@ -11,17 +11,15 @@ set -u
 . "$SRCDIR/tests/integration/lib.sh"
 need_iotape_cmd replay
 [ -x "$PROGS/close_bad" ] || fail "$PROGS/close_bad is not built (make tests)"
-T=$(mktemp -d /tmp/iotape-closebad.XXXXXX)
-trap 'rm -rf "$T"' EXIT
+tmp_dir /tmp/iotape-closebad
 for b in auto ptrace; do
 	"$IOTAPE" record -q --backend $b -o "$T/$b.iotape" -- "$PROGS/close_bad" 500 ||
 		fail "$b: record exit $?"
 	n=$("$IOTAPE" dump "$T/$b.iotape" | grep -c 'close(-1) = -1 EBADF')
 	[ "$n" = 500 ] || fail "$b: the trace holds $n close(-1), want 500"
 	mkdir "$T/r.$b"
-	"$IOTAPE" replay "$T/$b.iotape" --root "$T/r.$b" --timing afap --verify \
-		-o "$T/$b.prof" >"$T/$b.out" 2>&1 || { cat "$T/$b.out"; fail "$b: replay exit $?"; }
-	grep -q '^  mismatches   0$' "$T/$b.out" || { cat "$T/$b.out"; fail "$b: mismatches"; }
+	replay_clean "$b" "$T/$b.iotape" "$T/r.$b" "$T/$b.out" \
+		--timing afap --verify -o "$T/$b.prof"
 	grep -q 'bad argument' "$T/$b.out" && { cat "$T/$b.out"; fail "$b: close(-1) skipped as a bad argument"; }
 	grep -q 'descriptor not replayed' "$T/$b.out" && { cat "$T/$b.out"; fail "$b: a close left out"; }
 	m=$("$IOTAPE" dump "$T/$b.prof" | grep -c 'close(-1) = -1 EBADF')

@@ -18,8 +18,7 @@ set -u
 need_iotape_cmd record
 need_iotape_cmd replay
 [ -x "$PROGS/close_reuse" ] || fail "$PROGS/close_reuse is not built (make tests)"
-T=$(mktemp -d /var/tmp/iotape-test.XXXXXX)
-trap 'rm -rf "$T"' EXIT
+tmp_dir /var/tmp/iotape-test
 runs="ptrace ptrace ptrace"
 ! bpf_loads "$T" || runs="$runs bpf"
 i=0
@@ -30,9 +29,7 @@ for b in $runs; do
 	"$IOTAPE" record -q --backend "$b" -o "$d/t.iotape" -- "$PROGS/close_reuse" "$d/w" 4000 ||
 		fail "$b: record: exit $?"
 	rm -rf "$d/w"
-	"$IOTAPE" replay "$d/t.iotape" --root "$d/r" --timing afap >"$d/out" 2>&1 ||
-		{ cat "$d/out"; fail "$b ($i): replay exit $?"; }
-	grep -q "^  mismatches   0$" "$d/out" || { cat "$d/out"; fail "$b ($i): the replay had mismatches"; }
+	replay_clean "$b ($i)" "$d/t.iotape" "$d/r" "$d/out" --timing afap
 	! grep -q "descriptor not replayed" "$d/out" ||
 		{ cat "$d/out"; fail "$b ($i): calls on a descriptor were left out"; }
 	echo "ok ($b, recording $i): 0 mismatches, no call left out"

@@ -19,8 +19,7 @@ need_ptrace
 [ -x "$PROGS/cred_drop" ] || fail "$PROGS/cred_drop is not built (make tests)"
 NU=$(id -u nobody 2>/dev/null) || skip "no user nobody"
 NG=$(id -g nobody)
-T=$(mktemp -d /tmp/iotape-creds.XXXXXX)
-trap 'rm -rf "$T"' EXIT
+tmp_dir /tmp/iotape-creds
 # the recorded program, as nobody, must reach w/pub
 chmod 755 "$T"
 cd "$T"

@@ -18,8 +18,7 @@ set -u
 need_python
 need_cmd strace
 
-T=$(mktemp -d "${TMPDIR:-/tmp}/iotape-dcache.XXXXXX")
-trap 'rm -rf "$T"' EXIT
+tmp_dir "${TMPDIR:-/tmp}/iotape-dcache"
 A=$T/A
 mkdir "$A"
 N=200

@@ -19,8 +19,7 @@ set -u
 need_ptrace
 need_cmd bash
 [ -x "$PROGS/fd_links" ] || fail "$PROGS/fd_links is not built (make tests)"
-T=$(mktemp -d /tmp/iotape-fdlinks.XXXXXX)
-trap 'rm -rf "$T"' EXIT
+tmp_dir /tmp/iotape-fdlinks
 cd "$T"
 record_backends "$T"
 
@@ -30,11 +29,7 @@ record_backends "$T"
 check() {
 	rm -rf "$T/root"
 	mkdir "$T/root"
-	local rc=0
-	"$IOTAPE" replay "$T/t.iotape" --root "$T/root" --timing afap --verify -o "$T/p.iotape" \
-		>"$T/out" 2>&1 || rc=$?
-	[ $rc = 0 ] || { cat "$T/out"; fail "$2: replay --verify exited $rc"; }
-	grep -Eq '^  mismatches   0$' "$T/out" || { cat "$T/out"; fail "$2: mismatches"; }
+	replay_clean "$2" "$T/t.iotape" "$T/root" "$T/out" --timing afap --verify -o "$T/p.iotape"
 	"$IOTAPE" dump -y "$T/p.iotape" >"$T/dump"
 	grep -E '/dev/fd/|/dev/stdin|/proc/(self|[0-9]+)/fd/' "$T/dump" | grep 'not replayed' &&
 		fail "$2: calls on a descriptor's link not replayed"

@@ -15,8 +15,7 @@ set -u
 need_iotape_cmd record
 need_iotape_cmd replay
 [ -x "$PROGS/fd_reuse_thread" ] || fail "$PROGS/fd_reuse_thread is not built (make tests)"
-T=$(mktemp -d /var/tmp/iotape-test.XXXXXX)
-trap 'rm -rf "$T"' EXIT
+tmp_dir /var/tmp/iotape-test
 backends=ptrace
 ! bpf_loads "$T" || backends="ptrace bpf"
 for b in $backends; do
@@ -27,9 +26,8 @@ for b in $backends; do
 		"$PROGS/fd_reuse_thread" "$T/$b/w/a" "$T/$b/w/b" || fail "$b: record: exit $?"
 	for i in 1 2 3; do
 		rm -rf "$T/$b/r" && mkdir "$T/$b/r"
-		"$IOTAPE" replay "$T/$b/t.iotape" --root "$T/$b/r" --timing afap -o "$T/$b/p.iotape" \
-			>"$T/$b/out" 2>&1 || { cat "$T/$b/out"; fail "$b: replay exit $?"; }
-		grep -q "^  mismatches   0$" "$T/$b/out" || { cat "$T/$b/out"; fail "$b: replay $i had mismatches"; }
+		replay_clean "$b, round $i" "$T/$b/t.iotape" "$T/$b/r" "$T/$b/out" \
+			--timing afap -o "$T/$b/p.iotape"
 		n=$("$IOTAPE" dump "$T/$b/p.iotape" | grep -cE ' (fstat|newfstatat|fcntl)\(.*\[not replayed\]')
 		[ "$n" = 0 ] || fail "$b: replay $i left $n of the main thread's calls on its descriptor out"
 	done

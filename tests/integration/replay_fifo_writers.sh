@@ -36,9 +36,8 @@ for b in $backends; do
 	rm -rf "$T/$b/w"
 	for i in 1 2; do
 		rm -rf "$T/$b/r" && mkdir "$T/$b/r"
-		"$IOTAPE" replay "$T/$b/t.iotape" --root "$T/$b/r" --timing afap -o "$T/$b/p.iotape" \
-			>"$T/$b/out" 2>&1 || { cat "$T/$b/out"; fail "$b: replay $i: exit $?"; }
-		grep -q "^  mismatches   0$" "$T/$b/out" || { cat "$T/$b/out"; fail "$b: replay $i had mismatches"; }
+		replay_clean "$b, round $i" "$T/$b/t.iotape" "$T/$b/r" "$T/$b/out" \
+			--timing afap -o "$T/$b/p.iotape"
 		! grep -q "FIFO opens for writing whose reader did not come" "$T/$b/out" ||
 			{ cat "$T/$b/out"; fail "$b: replay $i: writers' opens gave up waiting for the reader"; }
 		# the reader's open's start, and each writer's open's end

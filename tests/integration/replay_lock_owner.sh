@@ -19,8 +19,7 @@ set -u
 need_iotape_cmd record
 need_iotape_cmd replay
 [ -x "$PROGS/lock_owner" ] || fail "$PROGS/lock_owner is not built (make tests)"
-T=$(mktemp -d /var/tmp/iotape-test.XXXXXX)
-trap 'rm -rf "$T"' EXIT
+tmp_dir /var/tmp/iotape-test
 for run in "auto close" "ptrace close" "auto close_range" "auto dup2" "auto exec"; do
 	set -- $run
 	b=$1-$2

@@ -28,9 +28,7 @@ for b in "${BACKENDS[@]}"; do
 		fail "$b: recording map_reuse failed: $(cat "$T/err")"
 	"$IOTAPE" dump "$T/t.iotape" | grep -q "mmap pages \"$T/w/b\" at msync: read 64 (.*), written 64 " ||
 		fail "$b: the trace lacks b's 64 pages: $("$IOTAPE" dump "$T/t.iotape" | grep 'mmap pages')"
-	"$IOTAPE" replay "$T/t.iotape" --root "$T/root" >"$T/out" 2>&1 ||
-		fail "$b: replay failed: $(cat "$T/out")"
-	grep -q '^  mismatches   0$' "$T/out" || fail "$b: mismatches: $(cat "$T/out")"
+	replay_clean "$b" "$T/t.iotape" "$T/root" "$T/out"
 	nb=$(pages "$T/root$T/w/b") na=$(pages "$T/root$T/w/a")
 	[ "$nb" = 64 ] || fail "$b: the replay wrote $nb pages of b, not 64 (a: $na)"
 	[ "$na" -le 1 ] || fail "$b: the replay wrote $na pages of a, which the program stored 1 byte in"

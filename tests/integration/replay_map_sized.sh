@@ -14,17 +14,14 @@ set -u
 need_iotape_cmd record
 need_iotape_cmd replay
 [ -x "$PROGS/map_sized" ] || fail "$PROGS/map_sized is not built (make tests)"
-T=$(mktemp -d /var/tmp/iotape-test.XXXXXX)
-trap 'rm -rf "$T"' EXIT
+tmp_dir /var/tmp/iotape-test
 for b in auto ptrace; do
 	mkdir -p "$T/$b/w" "$T/$b/r"
 	(cd "$T/$b/w" && "$IOTAPE" record -q --backend "$b" -o "$T/$b/t.iotape" -- "$PROGS/map_sized" f) ||
 		fail "$b: record: exit $?"
 	"$IOTAPE" dump "$T/$b/t.iotape" | grep -qE 'mmap pages "[^"]*/w/f" at munmap: .*written 16 ' ||
 		{ "$IOTAPE" dump "$T/$b/t.iotape" | grep 'mmap pages'; fail "$b: the trace does not hold the 16 pages written"; }
-	"$IOTAPE" replay "$T/$b/t.iotape" --root "$T/$b/r" --timing afap >"$T/$b/out" 2>&1 ||
-		{ cat "$T/$b/out"; fail "$b: replay exit $?"; }
-	grep -q "^  mismatches   0$" "$T/$b/out" || { cat "$T/$b/out"; fail "$b: the replay had mismatches"; }
+	replay_clean "$b" "$T/$b/t.iotape" "$T/$b/r" "$T/$b/out" --timing afap
 	grep -qE '^  mapped pages .*\(([0-9]+) of \1 records; 0 not replayed' "$T/$b/out" ||
 		{ cat "$T/$b/out"; fail "$b: a record of mapped pages was not replayed"; }
 	grep -qE '^  mapped pages .* 64\.0 KiB written through file mappings' "$T/$b/out" ||

@@ -27,9 +27,7 @@ for b in "${BACKENDS[@]}"; do
 	"$IOTAPE" dump "$T/t.iotape" | grep -Eq ' munmap\(0x[0-9a-f]+, 6291456\) = 0' ||
 		fail "$b: the trace's munmap lacks its address: $("$IOTAPE" dump "$T/t.iotape" | grep munmap)"
 	mount -t tmpfs -o size=10m tmpfs "$T/root" || fail "mount of a tmpfs failed"
-	"$IOTAPE" replay "$T/t.iotape" --root "$T/root" >"$T/out" 2>&1 ||
-		fail "$b: replay failed: $(cat "$T/out")"
-	grep -q '^  mismatches   0$' "$T/out" || fail "$b: mismatches: $(grep -A3 mismatches "$T/out")"
+	replay_clean "$b" "$T/t.iotape" "$T/root" "$T/out"
 	sz=$(stat -c %s "$T/root$T/w/b")
 	[ "$sz" = 6291456 ] || fail "$b: the replay's b has $sz bytes, not 6291456"
 	[ ! -e "$T/root$T/w/a" ] || fail "$b: the replay left a"

@@ -18,8 +18,7 @@ need_iotape_cmd record
 need_iotape_cmd replay
 need_cmd strace
 need_python
-T=$(mktemp -d /var/tmp/iotape-test.XXXXXX)
-trap 'rm -rf "$T"' EXIT
+tmp_dir /var/tmp/iotape-test
 mkdir -p "$T/w" "$T/r"
 (cd "$T/w" && "$IOTAPE" record -q -o "$T/t.iotape" -- "$PY" -c "
 import mmap, os

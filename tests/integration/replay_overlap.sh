@@ -10,8 +10,7 @@
 set -u
 . "$SRCDIR/tests/integration/lib.sh"
 TR="$SRCDIR/tests/data/two-writers.iotape"
-T=$(mktemp -d /tmp/iotape-overlap.XXXXXX)
-trap 'rm -rf "$T"' EXIT
+tmp_dir /tmp/iotape-overlap
 
 mkdir "$T/plan"
 IOTAPE_REPLAY_BUDGET=1 IOTAPE_REPLAY_PLAN=only "$IOTAPE" replay "$TR" --root "$T/plan" --force \
@@ -21,11 +20,8 @@ grep -q 'budget: 1 ops ordered before a call on their path that ended first' "$T
 for timing in afap original; do
 	rm -rf "$T/root"
 	mkdir "$T/root"
-	rc=0
-	"$IOTAPE" replay "$TR" --root "$T/root" --timing $timing --verify -o "$T/p.iotape" \
-		>"$T/out" 2>&1 || rc=$?
-	[ $rc = 0 ] || { cat "$T/out"; fail "replay --timing $timing exited $rc"; }
-	grep -Eq '^  mismatches   0$' "$T/out" || { cat "$T/out"; fail "--timing $timing: mismatches"; }
+	replay_clean "--timing $timing" "$TR" "$T/root" "$T/out" \
+		--timing $timing --verify -o "$T/p.iotape"
 	echo "--timing $timing: 0 mismatches"
 done
 echo "ok: a stat that found a file another process was creating is replayed after the create"

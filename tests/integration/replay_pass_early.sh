@@ -22,8 +22,7 @@ need_iotape_cmd record
 need_iotape_cmd replay
 need_ptrace
 [ -x "$PROGS/pass_early" ] || fail "$PROGS/pass_early is not built (make tests)"
-T=$(mktemp -d /var/tmp/iotape-test.XXXXXX)
-trap 'rm -rf "$T"' EXIT
+tmp_dir /var/tmp/iotape-test
 backends=ptrace
 ! bpf_loads "$T" || backends="ptrace bpf"
 for b in $backends; do
@@ -44,10 +43,7 @@ for b in $backends; do
 	rm -rf "$d/w"
 	for i in 1 2 3; do
 		rm -rf "$d/r" && mkdir "$d/r"
-		"$IOTAPE" replay "$d/t.iotape" --root "$d/r" --timing afap >"$d/out" 2>&1 ||
-			{ cat "$d/out"; fail "$b: replay $i: exit $?"; }
-		grep -q "^  mismatches   0$" "$d/out" ||
-			{ cat "$d/out"; fail "$b: replay $i had mismatches"; }
+		replay_clean "$b, round $i" "$d/t.iotape" "$d/r" "$d/out" --timing afap
 		grep -q "whose other end never came" "$d/out" &&
 			{ cat "$d/out"; fail "$b: replay $i gave up a wait for a pipe's other end"; }
 	done

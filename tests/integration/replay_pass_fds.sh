@@ -20,8 +20,7 @@ set -u
 need_iotape_cmd record
 need_iotape_cmd replay
 [ -x "$PROGS/pass_fds" ] || fail "$PROGS/pass_fds is not built (make tests)"
-T=$(mktemp -d /var/tmp/iotape-test.XXXXXX)
-trap 'rm -rf "$T"' EXIT
+tmp_dir /var/tmp/iotape-test
 backends=ptrace
 ! bpf_loads "$T" || backends="ptrace bpf"
 for b in $backends; do
@@ -45,9 +44,7 @@ for mode in pair named; do
 	grep -q " write($1, \.\.\., 1024) = 1024 " "$T/$b/t.txt" &&
 		grep -q " write($2, \.\.\., 1024) = 1024 " "$T/$b/t.txt" ||
 		fail "$b: the child's writes through $1 and $2 are not in the trace"
-	"$IOTAPE" replay "$T/$b/t.iotape" --root "$T/$b/r" >"$T/$b/out" 2>&1 ||
-		{ cat "$T/$b/out"; fail "$b: replay exit $?"; }
-	grep -q "^  mismatches   0$" "$T/$b/out" || { cat "$T/$b/out"; fail "$b: the replay had mismatches"; }
+	replay_clean "$b" "$T/$b/t.iotape" "$T/$b/r" "$T/$b/out"
 	a=$(stat -c %s "$T/$b/r$T/$b/w/a.out" 2>/dev/null)
 	bb=$(stat -c %s "$T/$b/r$T/$b/w/b.out" 2>/dev/null)
 	[ "$a" = 65540 ] && [ "$bb" = 65536 ] ||

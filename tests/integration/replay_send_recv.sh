@@ -18,8 +18,7 @@ set -u
 need_iotape_cmd record
 need_iotape_cmd replay
 [ -x "$PROGS/send_recv" ] || fail "$PROGS/send_recv is not built (make tests)"
-T=$(mktemp -d /var/tmp/iotape-test.XXXXXX)
-trap 'rm -rf "$T"' EXIT
+tmp_dir /var/tmp/iotape-test
 N=40
 ways="fastpath no-fastpath"
 ! bpf_loads "$T" || ways="$ways bpf"
@@ -38,9 +37,7 @@ for w in $ways; do
 	answers=$(grep -c " recvfrom([0-9]*, \.\.\., 40, 0, \.\.\., \.\.\.) = 40 " "$T/$w/t.txt")
 	[ "$sends" = $N ] && [ "$peeks" = $N ] && [ "$answers" = $N ] ||
 		{ grep -E "send|recv" "$T/$w/t.txt" | head; fail "$w: the trace holds $sends sends, $peeks peeks, $answers answers taken, not $N each"; }
-	"$IOTAPE" replay "$T/$w/t.iotape" --root "$T/$w/r" >"$T/$w/out" 2>&1 ||
-		{ cat "$T/$w/out"; fail "$w: replay exit $?"; }
-	grep -q "^  mismatches   0$" "$T/$w/out" || { cat "$T/$w/out"; fail "$w: the replay had mismatches"; }
+	replay_clean "$w" "$T/$w/t.iotape" "$T/$w/r" "$T/$w/out"
 	grep -q "waits given up" "$T/$w/out" && { cat "$T/$w/out"; fail "$w: the replay gave up waits for a socket's other end"; }
 	lg=$(stat -c %s "$T/$w/r$T/$w/w/log" 2>/dev/null)
 	got=$(stat -c %s "$T/$w/r$T/$w/w/got" 2>/dev/null)

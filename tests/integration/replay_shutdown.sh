@@ -13,8 +13,7 @@ set -u
 need_iotape_cmd record
 need_iotape_cmd replay
 [ -x "$PROGS/shutdown_eof" ] || fail "$PROGS/shutdown_eof is not built (make tests)"
-T=$(mktemp -d /var/tmp/iotape-test.XXXXXX)
-trap 'rm -rf "$T"' EXIT
+tmp_dir /var/tmp/iotape-test
 backends=ptrace
 ! bpf_loads "$T" || backends="ptrace bpf"
 for b in $backends; do
@@ -23,9 +22,7 @@ for b in $backends; do
 		fail "$b: record: exit $?"
 	n=$("$IOTAPE" dump "$T/$b/t.iotape" | grep -c ' shutdown([0-9]*, 1) = 0 ')
 	[ "$n" = 3 ] || fail "$b: the trace holds $n shutdowns, not 3"
-	"$IOTAPE" replay "$T/$b/t.iotape" --root "$T/$b/r" --timing afap >"$T/$b/out" 2>&1 ||
-		{ cat "$T/$b/out"; fail "$b: replay exit $?"; }
-	grep -q "^  mismatches   0$" "$T/$b/out" || { cat "$T/$b/out"; fail "$b: the replay had mismatches"; }
+	replay_clean "$b" "$T/$b/t.iotape" "$T/$b/r" "$T/$b/out" --timing afap
 	! grep -q "waits given up" "$T/$b/out" || { cat "$T/$b/out"; fail "$b: a read waited for an end that never came"; }
 	echo "ok ($b): 3 shutdowns recorded and replayed, each end of file read as recorded"
 done

@@ -28,8 +28,7 @@ need_iotape_cmd replay
 for p in pass_late sock_unread kill_send; do
 	[ -x "$PROGS/$p" ] || fail "$PROGS/$p is not built (make tests)"
 done
-T=$(mktemp -d /var/tmp/iotape-test.XXXXXX)
-trap 'rm -rf "$T"' EXIT
+tmp_dir /var/tmp/iotape-test
 backends=ptrace
 ! bpf_loads "$T" || backends="ptrace bpf"
 for b in $backends; do
@@ -58,10 +57,7 @@ for b in $backends; do
 		rm -rf "$d/w"
 		for i in 1 2 3; do
 			rm -rf "$d/r" && mkdir "$d/r"
-			"$IOTAPE" replay "$d/t.iotape" --root "$d/r" --timing afap >"$d/out" 2>&1 ||
-				{ cat "$d/out"; fail "$b, $1: replay $i: exit $?"; }
-			grep -q "^  mismatches   0$" "$d/out" ||
-				{ cat "$d/out"; fail "$b, $1: replay $i had mismatches"; }
+			replay_clean "$b, $1, round $i" "$d/t.iotape" "$d/r" "$d/out" --timing afap
 		done
 		echo "ok ($b, $1): 3 replays, 0 mismatches"
 	done

@@ -18,8 +18,7 @@ set -u
 need_iotape_cmd record
 need_iotape_cmd replay
 [ -x "$PROGS/sock_order" ] || fail "$PROGS/sock_order is not built (make tests)"
-T=$(mktemp -d /tmp/iotape-sock.XXXXXX)
-trap 'rm -rf "$T"' EXIT
+tmp_dir /tmp/iotape-sock
 backends=ptrace
 ! bpf_loads "$T" || backends="ptrace bpf"
 for b in $backends; do
@@ -31,10 +30,8 @@ for b in $backends; do
 	[ "$(cat "$T/n")" = 4 ] || fail "$b: the trace does not hold 2 connects and the handlers' 2 reads"
 	for i in 1 2 3; do
 		rm -rf "$T/$b/r" && mkdir "$T/$b/r"
-		"$IOTAPE" replay "$T/$b/t.iotape" --root "$T/$b/r" --timing afap >"$T/$b/out" 2>&1 ||
-			{ cat "$T/$b/out"; fail "$b: replay exit $?"; }
-		grep -q "^  mismatches   0$" "$T/$b/out" ||
-			{ cat "$T/$b/out"; fail "$b: replay $i: a handler read another client's message"; }
+		WHY="a handler read another client's message" \
+			replay_clean "$b, round $i" "$T/$b/t.iotape" "$T/$b/r" "$T/$b/out" --timing afap
 	done
 	echo "ok ($b): each handler read its own client's message, in 3 replays"
 done

@@ -17,8 +17,7 @@ set -u
 need_python
 need_cmd strace
 
-T=$(mktemp -d "${TMPDIR:-/tmp}/iotape-statlinks.XXXXXX")
-trap 'rm -rf "$T"' EXIT
+tmp_dir "${TMPDIR:-/tmp}/iotape-statlinks"
 A=$T/A
 mkdir -p "$A/z/Etc" "$A/etc" "$A/d/sub" "$A/real"
 echo zone >"$A/z/Etc/UTC"

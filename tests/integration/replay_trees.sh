@@ -11,8 +11,7 @@ set -u
 "$IOTAPE" record -q -o /dev/null -- true >/dev/null 2>&1 || skip "cannot ptrace here"
 need_cmd tar
 
-T=$(mktemp -d "${TMPDIR:-/tmp}/iotape-trees.XXXXXX")
-trap 'rm -rf "$T"' EXIT
+tmp_dir "${TMPDIR:-/tmp}/iotape-trees"
 A=
 # next - a fresh directory A for the next workload
 next() { n=$((n + 1)); A=$T/A$n; mkdir -p "$A"; }
@@ -153,10 +152,7 @@ echo hello >"$A/f"
 check subst sh -c 'i=0; while [ $i -lt 20 ]; do i=$((i+1)); x=$(cat f); y=$(echo $i); echo "$x$y" >out$i; done'
 grep -q "^  mismatches   0$" "$T/subst.out" || { cat "$T/subst.out"; fail "subst: mismatches"; }
 mkdir "$T/root-subst-timed"
-"$IOTAPE" replay "$T/subst.iotape" --root "$T/root-subst-timed" >"$T/subst.timed.out" 2>&1 ||
-	fail "subst: replay with the recorded timing failed"
-grep -q "^  mismatches   0$" "$T/subst.timed.out" ||
-	{ cat "$T/subst.timed.out"; fail "subst: mismatches with the recorded timing"; }
+replay_clean "subst, the recorded timing" "$T/subst.iotape" "$T/root-subst-timed" "$T/subst.timed.out"
 
 # Calls that follow a last symlink (setxattr, getxattr, utimes) are made on
 # the name with AT_SYMLINK_NOFOLLOW once it is known not to be a symlink;

@@ -14,8 +14,7 @@ set -u
 . "$SRCDIR/tests/integration/lib.sh"
 . "$SRCDIR/tests/integration/record_lib.sh"
 need_ptrace
-T=$(mktemp -d /tmp/iotape-umask.XXXXXX)
-trap 'rm -rf "$T"' EXIT
+tmp_dir /tmp/iotape-umask
 cd "$T"
 record_backends "$T"
 

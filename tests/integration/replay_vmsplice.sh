@@ -11,8 +11,7 @@ set -u
 need_iotape_cmd record
 need_iotape_cmd replay
 need_cmd fio
-T=$(mktemp -d /var/tmp/iotape-test.XXXXXX)
-trap 'rm -rf "$T"' EXIT
+tmp_dir /var/tmp/iotape-test
 for rw in randwrite randread; do
 	mkdir -p "$T/$rw/w" "$T/$rw/r"
 	(cd "$T/$rw/w" && "$IOTAPE" record -q -o "$T/$rw/t.iotape" -- fio --name=j \
@@ -21,8 +20,6 @@ for rw in randwrite randread; do
 	"$IOTAPE" dump "$T/$rw/t.iotape" >"$T/$rw/t.txt" || fail "$rw: dump exit $?"
 	n=$(grep -c ' vmsplice([0-9]*, \[iov 4096\], 1, 0x[0-9a-f]*) = 4096 ' "$T/$rw/t.txt")
 	[ "$n" = 2048 ] || fail "$rw: $n vmsplice calls of 4096 bytes in the trace, not fio's 2,048"
-	"$IOTAPE" replay "$T/$rw/t.iotape" --root "$T/$rw/r" >"$T/$rw/out" 2>&1 ||
-		{ cat "$T/$rw/out"; fail "$rw: replay exit $?"; }
-	grep -q "^  mismatches   0$" "$T/$rw/out" || { cat "$T/$rw/out"; fail "$rw: the replay had mismatches"; }
+	replay_clean "$rw" "$T/$rw/t.iotape" "$T/$rw/r" "$T/$rw/out"
 	echo "ok ($rw): 2,048 vmsplice calls recorded, replayed with 0 mismatches"
 done
