@@ -41,7 +41,8 @@ wb=$(grep -c "^$b .*write(3,.*\[gap woken by $a\]" "$T/t.txt")
 # replayed with the lags scaled as the first's gaps are here (the
 # default), and as recorded (IOTAPE_REPLAY_WAKE_LAG=1), where no write of
 # the second comes sooner after the first's than recorded, unless the
-# first has made its next write meanwhile
+# first has made its next write meanwhile (but for at most two rounds
+# that keep more than half of it: a loaded machine's scheduling)
 for lag in scaled 1; do
 	rm -rf "$T/r" && mkdir "$T/r"
 	if [ $lag = scaled ]; then unset IOTAPE_REPLAY_WAKE_LAG; else export IOTAPE_REPLAY_WAKE_LAG=$lag; fi
@@ -84,7 +85,13 @@ if sys.argv[6] == "1":
         return min(t, w[a][i + 1][1]) if i + 1 < n else t
     soon = [(i, round((w[b][i][0] - w[a][i][1]) * 1e6), round((r[b][i][0] - r[a][i][1]) * 1e6))
             for i in woken if w[b][i][0] < due(i) - 3e-6]
-    assert not soon, f"rounds whose second write came sooner after the first's than recorded (round, us replayed, us recorded): {soon[:5]}"
+    # On a loaded machine one round in a run may come somewhat sooner (a
+    # round of 40: 1,829 us replayed where 2,009 were recorded); without
+    # the lag kept they come 40-80 us after the first's write, every one
+    # of them.  So: at most two such rounds, each with more than half of
+    # its recorded lag.
+    short = [x for x in soon if x[1] * 2 < x[2]]
+    assert len(soon) <= 2 and not short, f"rounds whose second write came sooner after the first's than recorded (round, us replayed, us recorded): {soon[:5]}"
 PY
 done
 unset IOTAPE_REPLAY_WAKE_LAG
