@@ -125,6 +125,38 @@ static int64_t xattr_at(struct rpl_ctx *c, struct rpl_op *op, const char *value,
 	return r;
 }
 
+/*
+ * The mode of the file whose xattrs the thread read last: its first
+ * state's, or where that says it did not exist (the workload made it),
+ * the file's in the root now.  sed -i gives its temporary file the ACL
+ * of the file it edits: one pg_basebackup wrote got an ACL of mode 0,
+ * and its owner could no longer read it.  @return : 0, or -1 where
+ * neither is known.
+ */
+static int src_mode(struct rpl_ctx *c, mode_t *mode)
+{
+	const struct iot_path_state *ps;
+	struct stat st;
+	int fd, r;
+
+	if (!c->t->xattr_src)
+		return -1;
+	ps = rpl_path_state(c->p, c->t->xattr_src);
+	if (ps && ps->type) {
+		*mode = ps->mode;
+		return 0;
+	}
+	fd = rpl_resolve(c->p->root_fd, c->t->xattr_src, O_PATH, 0);
+	if (fd < 0)
+		return -1;
+	r = fstat(fd, &st);
+	close(fd);
+	if (r < 0)
+		return -1;
+	*mode = st.st_mode;
+	return 0;
+}
+
 static int is_set(int nr)
 {
 	return nr == SYS_setxattr || nr == SYS_lsetxattr || nr == SYS_fsetxattr;
@@ -142,8 +174,9 @@ static int64_t h_xattr(struct rpl_ctx *c, struct rpl_op *op)
 	int list = nr == SYS_listxattr || nr == SYS_llistxattr || nr == SYS_flistxattr;
 	int acl = name && name[0] == 's' && strncmp(name, "system.posix_acl_", 17) == 0 &&
 		  (nr == SYS_setxattr || nr == SYS_lsetxattr || nr == SYS_fsetxattr);
-	const struct iot_path_state *ps = NULL;
 	int64_t size = list ? a[2] : a[3], r;
+	mode_t mode = 0;
+	int known = 0;
 	const char *value = rpl_wbuf();
 	char proc[64];
 
@@ -172,12 +205,12 @@ static int64_t h_xattr(struct rpl_ctx *c, struct rpl_op *op)
 	/* cp -a and tar copy the mode of the file whose xattrs they just
 	 * read; without one, the ACL keeps the target's own mode, which
 	 * takes the target open. */
-	if (acl) {
-		ps = c->t->xattr_src ? rpl_path_state(c->p, c->t->xattr_src) : NULL;
-		if (ps && acl_value(c->scratch, size, ps->mode & 0777))
+	if (acl && src_mode(c, &mode) == 0) {
+		known = 1;
+		if (acl_value(c->scratch, size, mode & 0777))
 			value = c->scratch;
 	}
-	if (!byfd && (!acl || ps)) {
+	if (!byfd && (!acl || known)) {
 		r = xattr_at(c, op, value, size, nofollow);
 		if (r != RPL_META_TRY_FULL)
 			return r;
@@ -187,9 +220,10 @@ static int64_t h_xattr(struct rpl_ctx *c, struct rpl_op *op)
 		if (fd < 0)
 			return fd == RPL_META_SKIP_FD ? RPL_SKIPPED : fd;
 	}
-	if (acl && !ps) {
+	if (acl && !known) {
 		struct stat st;
-		mode_t mode = 0644;
+
+		mode = 0644;
 
 		if (fstatat(fd, "", &st, AT_EMPTY_PATH) == 0)
 			mode = st.st_mode;
