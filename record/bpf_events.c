@@ -152,7 +152,7 @@ static void pre_opened(struct rec_pre *pre, const struct be_istate *st)
  * What the call's paths were before it ran, from what it did: a file an
  * open created (FMODE_CREATED) did not exist; a file an open found and
  * did not truncate was what the kernel's inode held at the open's exit;
- * a path a call did not find
+ * a file a stat found, what it returned; a path a call did not find
  * did not exist (unless it is a symlink now and the call follows it: a
  * dangling one fails the same way).  Left NULL: the recorder lstat()s it
  * now.  (Calls that make, remove or rename names were stopped before they
@@ -180,6 +180,12 @@ static void pre_of_call(struct rec_ctx *c, struct rec_task *t, const struct be_e
 	} else if (x && ret >= 0 && (x->st.flags & BE_IST_VALID) && ip >= 0 &&
 		   (sc->flags & IOT_SCF_RETFD) && (sc->flags & IOT_SCF_NAMES) &&
 		   !open_truncates(sc, t->raw)) {
+		pre_opened(&pre[0], &x->st);
+		v->pre[ip] = &pre[0];
+	} else if (x && ret == 0 && (x->st.flags & BE_IST_VALID) && ip >= 0 &&
+		   (e->nr == SYS_stat || e->nr == SYS_lstat || e->nr == SYS_newfstatat)) {
+		/* what the stat returned stands for the file it found
+		 * (as_opened(): if the path still names that inode) */
 		pre_opened(&pre[0], &x->st);
 		v->pre[ip] = &pre[0];
 	}
@@ -532,7 +538,17 @@ static void on_call(struct rec_ctx *c, const struct be_call *k, const struct be_
 	x.pipe_ino[0] = k->pipe_ino[0];
 	x.pipe_ino[1] = k->pipe_ino[1];
 	x.slen[0] = x.slen[1] = BE_NOSTR;
-	x.created = k->created;
+	x.created = k->created & ~BE_STATED;
+	if (k->created & BE_STATED) {
+		x.st.ino = k->pipe_ino[0];
+		x.st.size = k->pipe_ino[1];
+		x.st.mode = (uint32_t)k->pipe_fd[0];
+		x.st.nlink = (uint32_t)k->pipe_fd[1];
+		x.st.uid = x.st.gid = (uint32_t)-1;
+		x.st.flags = BE_IST_VALID;
+		x.pipe_fd[0] = x.pipe_fd[1] = -1;
+		x.pipe_ino[0] = x.pipe_ino[1] = 0;
+	}
 	x.cpu_ns = k->cpu_ns;
 	x.cwaker = k->cwaker;
 	decode_enter(c, t, ep, &x);

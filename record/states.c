@@ -361,8 +361,10 @@ static void as_opened(struct stat *sb, const struct rec_opened *op)
 		return;
 	sb->st_size = (off_t)op->size;
 	sb->st_mode = op->mode;
-	sb->st_uid = op->uid;
-	sb->st_gid = op->gid;
+	if (op->uid != (uint32_t)-1) {	/* a stat's sends no owner */
+		sb->st_uid = op->uid;
+		sb->st_gid = op->gid;
+	}
 	sb->st_nlink = op->nlink;
 	if (op->times) {
 		sb->st_atim.tv_sec = op->atime_ns / 1000000000;

@@ -46,6 +46,9 @@
 #define NR_CREAT	85
 #define NR_OPENAT	257
 #define NR_OPENAT2	437
+#define NR_STAT		4
+#define NR_LSTAT	6
+#define NR_NEWFSTATAT	262
 #define NR_EXECVE	59
 #define NR_CLONE	56
 #define NR_FORK		57

@@ -853,6 +853,24 @@ __noinline int exit_files(__s32 nr, __s64 ret, __u64 a0, __u64 a3)
 		else if (f)
 			open_istate(x, f);
 	}
+	if ((nr == NR_STAT || nr == NR_LSTAT || nr == NR_NEWFSTATAT) && ret == 0) {
+		/* struct stat (x86_64): what the program was told, for a
+		 * path first named by a stat (cp stats its source before it
+		 * opens it); another process may change the file before the
+		 * drain lstat()s it */
+		__u64 sb[9];
+		struct be_istate *st = &x->st;
+
+		if (bpf_probe_read_user(sb, sizeof(sb), (void *)a0) == 0) {
+			st->ino = sb[1];
+			st->nlink = (__u32)sb[2];
+			st->mode = (__u32)sb[3];
+			st->uid = (__u32)(sb[3] >> 32);
+			st->gid = (__u32)sb[4];
+			st->size = sb[6];
+			st->flags |= BE_IST_VALID;
+		}
+	}
 	if ((nr == NR_PIPE || nr == NR_PIPE2 || nr == NR_SOCKETPAIR) && ret == 0) {
 		/* socketpair's int[2] is its fourth argument */
 		void *sv = (void *)(nr == NR_SOCKETPAIR ? a3 : a0);
@@ -1055,6 +1073,8 @@ int BPF_PROG(iotape_exit, void *regs_arg, long ret)
 	if (fl->nr == NR_OPEN || fl->nr == NR_CREAT || fl->nr == NR_OPENAT || fl->nr == NR_OPENAT2 ||
 	    fl->nr == NR_PIPE || fl->nr == NR_PIPE2 || fl->nr == NR_SOCKETPAIR)
 		exit_files(fl->nr, ret, fl->args[0], fl->args[3]);
+	else if (fl->nr == NR_STAT || fl->nr == NR_LSTAT || fl->nr == NR_NEWFSTATAT)
+		exit_files(fl->nr, ret, fl->args[fl->nr == NR_NEWFSTATAT ? 2 : 1], 0);
 	else
 		x->st.flags = 0;
 	if (killed_in_call(task, ret))
@@ -1072,6 +1092,15 @@ int BPF_PROG(iotape_exit, void *regs_arg, long ret)
 		__s32 pf0 = x->pipe_fd[0], pf1 = x->pipe_fd[1];
 		__u64 pi0 = x->pipe_ino[0], pi1 = x->pipe_ino[1];
 		__u32 created = x->created, cpu = x->cpu_ns, cwaker = x->cwaker;
+
+		if ((fl->nr == NR_STAT || fl->nr == NR_LSTAT || fl->nr == NR_NEWFSTATAT) &&
+		    (x->st.flags & BE_IST_VALID)) {
+			pi0 = x->st.ino;
+			pi1 = x->st.size;
+			pf0 = (__s32)x->st.mode;
+			pf1 = (__s32)x->st.nlink;
+			created |= BE_STATED;
+		}
 
 		/* the same scratch as the exit record: what that holds is
 		 * read out first */
