@@ -44,6 +44,24 @@ int rpl_fault_errno(int kind)
 	return kind >= 0 && kind < RPL_FAULT_KINDS ? target_errnos[kind] : 0;
 }
 
+/*
+ * Is @op a call on a descriptor that names no file: a socket's?  Of a
+ * call without a path argument, the event's path is its descriptor's
+ * file (op_path()); both backends name none for a socket or a pipe.  A
+ * socket whose connect gave up here meets ENOTCONN at its next send or
+ * write: a forking server's clients, 3-5 of them blocked on its full
+ * listen backlog (socat, 20 clients on a backlog of 5), replayed by
+ * ptrace and stopped there as if the filesystem had gone away (exit 5),
+ * until 2026-12-07.  A file of a FUSE mount whose daemon is gone has
+ * its path; an async request's call (io_submit, io_uring_enter) is the
+ * ring's, not its files'.
+ */
+static int on_socket(const struct iot_syscall *sc, const struct rpl_op *op)
+{
+	return sc && sc->cls != IOT_CLASS_ASYNC && iot_syscall_path_arg(sc) < 0 &&
+	       iot_syscall_arg(sc, IOT_ARG_FD) >= 0 && (!op->ev.path || !op->ev.path[0]);
+}
+
 int rpl_fault_of(const struct rpl_op *op, int64_t r)
 {
 	const struct iot_syscall *sc = iot_syscall_by_nr(op->ev.nr);
@@ -54,6 +72,9 @@ int rpl_fault_of(const struct rpl_op *op, int64_t r)
 	 * block), not a full filesystem */
 	if (k >= 0 && (r == -ENOSPC || r == -EDQUOT) && sc && sc->cls == IOT_CLASS_XATTR &&
 	    iot_syscall_arg(sc, IOT_ARG_XATTR_FLAGS) >= 0)
+		return -1;
+	/* a socket not connected: a mismatch, no filesystem's fault */
+	if (r == -ENOTCONN && on_socket(sc, op))
 		return -1;
 	return k;
 }

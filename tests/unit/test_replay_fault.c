@@ -23,6 +23,7 @@ static void test_kinds(void **state)
 	(void)state;
 	memset(&op, 0, sizeof(op));
 	op.ev.nr = SYS_write;
+	op.ev.path = "/a/b";		/* (its descriptor's file) */
 	for (k = 0; k < RPL_FAULT_KINDS; k++) {
 		assert_int_equal(rpl_fault_kind(-rpl_fault_errno(k)), k);
 		assert_int_equal(rpl_fault_of(&op, -rpl_fault_errno(k)), k);
@@ -37,6 +38,43 @@ static void test_kinds(void **state)
 	op.ev.nr = SYS_fsetxattr;
 	assert_int_equal(rpl_fault_of(&op, -ENOSPC), -1);
 	assert_true(rpl_fault_of(&op, -EIO) >= 0);
+}
+
+/* ENOTCONN from a socket (a send or a write on a descriptor the trace
+ * names no file for: a connect that gave up) is no filesystem's fault;
+ * from a file (a FUSE daemon gone), from a path, or from an async
+ * request's call, it is.  The first stopped a replay of socat's forking
+ * server as if the filesystem had gone away (exit 5), until 2026-12-07. */
+static void socket_notconn(void **state)
+{
+	static const int sock_calls[] = { SYS_sendto, SYS_recvfrom, SYS_sendmsg, SYS_recvmsg,
+					  SYS_write, SYS_read, SYS_writev, SYS_shutdown,
+					  SYS_accept4 };
+	int k = rpl_fault_kind(-ENOTCONN);
+	struct rpl_op op;
+	size_t i;
+
+	(void)state;
+	assert_true(k >= 0);
+	for (i = 0; i < sizeof(sock_calls) / sizeof(sock_calls[0]); i++) {
+		memset(&op, 0, sizeof(op));
+		op.ev.nr = (int16_t)sock_calls[i];
+		op.ev.args[0] = 3;
+		assert_int_equal(rpl_fault_of(&op, -ENOTCONN), -1);
+		/* (only ENOTCONN is told apart) */
+		assert_int_equal(rpl_fault_of(&op, -EIO), rpl_fault_kind(-EIO));
+	}
+	memset(&op, 0, sizeof(op));
+	op.ev.nr = SYS_write;
+	op.ev.path = "/fuse/f";
+	assert_int_equal(rpl_fault_of(&op, -ENOTCONN), k);
+	op.ev.nr = SYS_openat;
+	assert_int_equal(rpl_fault_of(&op, -ENOTCONN), k);
+	op.ev.nr = SYS_connect;	/* its look-up of the name */
+	assert_int_equal(rpl_fault_of(&op, -ENOTCONN), k);
+	op.ev.path = NULL;
+	op.ev.nr = SYS_io_uring_enter;
+	assert_int_equal(rpl_fault_of(&op, -ENOTCONN), k);
 }
 
 static void test_counts(void **state)
@@ -109,6 +147,7 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_kinds),
+		cmocka_unit_test(socket_notconn),
 		cmocka_unit_test(test_counts),
 		cmocka_unit_test(test_first),
 	};
