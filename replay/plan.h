@@ -57,6 +57,13 @@ struct rpl_planner {
 	 * connections made and not yet accepted, the accepting end's entry
 	 * by the listener's resource (plan_fds.c sock_ends()) */
 	struct rpl_map bound;
+	/* a listener's resource -> how many connections its queue holds
+	 * (its listen backlog + 1; plan_fds.c queue_full()) */
+	struct rpl_map backlog;
+	/* accepts that took a connection queued on a listener, by their
+	 * return (plan_fds.c queue_full()) */
+	struct rpl_accf { uint32_t listener; int64_t until; } *accf;
+	size_t n_accf, cap_accf;
 	struct rpl_flying *conns;
 	size_t n_conns, cap_conns;
 	/* accepts that found no connect queued when they began, waiting

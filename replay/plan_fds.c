@@ -976,6 +976,97 @@ static int conn_take(struct rpl_plan *p, struct rpl_planner *pl, struct rpl_op *
 	return 1;
 }
 
+/* The queue of the listener of resource @res: the order of its connects
+ * among themselves (queue_full()), a key of its own, made from the
+ * resource as names_of() is from a path. */
+static uint64_t queue_of(uint32_t res)
+{
+	uint64_t h = ((uint64_t)res ^ 0xc2b2ae3d27d4eb4fULL) * IOT_HASH_M;
+
+	return key_norm(h ^ (h >> 29));
+}
+
+/* A listen's backlog, as the kernel takes it (more than somaxconn, or
+ * below 0: somaxconn, 4096 by default) */
+#define SOMAXCONN_DEFAULT 4096
+
+/* listen(@ev) on a socket of resource @res: how many connections its
+ * queue holds, kept (a Unix socket's is full past its backlog: one more
+ * than it).  @return : 0 or -ENOMEM. */
+static int listened(struct rpl_planner *pl, const struct rpl_ev *ev, uint32_t res)
+{
+	int64_t b = (int)ev->args[1];
+
+	if (b < 0 || b > SOMAXCONN_DEFAULT)
+		b = SOMAXCONN_DEFAULT;
+	return rpl_map_put(&pl->backlog, RPL_IK(res), (uint32_t)b + 1) < 0 ? -ENOMEM : 0;
+}
+
+/*
+ * Did connect @op to listener @listener find its queue full, as the plan
+ * counts it (the connections made and not accepted by an accept that had
+ * returned by its entry, against the listen's backlog)?  Such a connect
+ * waited in the kernel
+ * for an accept to make room: 20 clients at once on socat's backlog of
+ * 5, a Python server's backlog of 2.  Counted from its entry as the
+ * others are, and on the listener's key, it came before the accepts
+ * that returned after its entry: the server's first accept waited for it,
+ * and it for room that only the accepts make; a forked handler's close
+ * of its copy of the listener waited for it too.  Nothing moved for 2 s,
+ * until the connects gave up (EAGAIN, and ENOTCONN at their sends), until
+ * 2026-12-07.  It keeps no order with the listener's accepts (the
+ * replay's connect waits for room, its accept for a connection), only
+ * with the other connects, in the order they were queued (queue_of()):
+ * one that found room from its entry, one that waited for it from its
+ * end, when it had just been queued.  Not in the order they began to
+ * wait: the kernel let a connect that came as an accept made room take
+ * it before four that had waited longer (socat under ptrace), and the
+ * replay's, made to follow those, waited for room that the server's
+ * next accept made only after a process whose data came through that
+ * connect had ended.  Nor in no order: those that waited took the room
+ * meant for the one before them, whose data the server's later accepts
+ * waited for, through its handlers' ends.  So the replay's queue holds
+ * what the recorded one held, and the accepts that do not know their
+ * connect take them in the recorded order.
+ */
+static int queue_full(struct rpl_planner *pl, const struct rpl_op *op, uint32_t listener)
+{
+	uint32_t cap;
+	size_t j, n = 0;
+
+	if (!pl->backlog.n || !rpl_map_get(&pl->backlog, RPL_IK(listener), &cap))
+		return 0;
+	for (j = 0; j < pl->n_conns && n < cap; j++)
+		n += pl->conns[j].way == listener;
+	/* An accept that had begun and not returned: the room it makes may
+	 * come after the connect's entry, which needed it (socat's server,
+	 * under ptrace: an accept from 235,241 to 235,403 us, a connect
+	 * from 235,396 into the full queue; on the listener's key from its
+	 * entry, the connect came before that accept, and waited for it) */
+	for (j = 0; j < pl->n_accf; j++) {
+		if (pl->accf[j].until <= op->ev.t_enter) {
+			pl->accf[j--] = pl->accf[--pl->n_accf];
+			continue;
+		}
+		n += pl->accf[j].listener == listener;
+	}
+	return n >= cap;
+}
+
+/* Accept @op took a connection queued on @listener. @return : 0 or -ENOMEM. */
+static int accept_flying(struct rpl_planner *pl, const struct rpl_op *op, uint32_t listener)
+{
+	int err = 0;
+
+	if (!pl->backlog.n)
+		return 0;
+	RPL_GROW(pl->accf, pl->n_accf, pl->cap_accf);
+	pl->accf[pl->n_accf].listener = listener;
+	pl->accf[pl->n_accf++].until = op->ev.t_exit;
+out:
+	return err;
+}
+
 /*
  * A named Unix socket's connection is a socket pair made by two calls:
  * the connect, whose socket becomes one end, and the accept of the
@@ -984,9 +1075,12 @@ static int conn_take(struct rpl_plan *p, struct rpl_planner *pl, struct rpl_op *
  * pair's two pipes (pipe_way()) and keeps the accepting end in
  * pl->conns, by the listener's resource, for the listener's accepts to
  * take in the order the connects came.  @ev : a socket, bind, connect,
- * accept or accept4 that succeeded.  @return : 0, -ENOMEM, or for a
- * connect to a name a listener is bound to, that listener's resource.
+ * accept or accept4 that succeeded, or a listen.  @return : 0, -ENOMEM,
+ * or for a connect to a name a listener is bound to, that listener's
+ * resource, with CONN_WAITED_ROOM if it found its queue full
+ * (queue_full()).
  */
+#define CONN_WAITED_ROOM (1LL << 32)
 static int64_t sock_ends(struct rpl_plan *p, struct rpl_planner *pl, struct rpl_fdtab *tab,
 			 struct rpl_op *op)
 {
@@ -994,7 +1088,7 @@ static int64_t sock_ends(struct rpl_plan *p, struct rpl_planner *pl, struct rpl_
 	int r;
 	struct rpl_fd e = { .state = RPL_FD_LIVE }, fe;
 	uint32_t listener;
-	int64_t end0;
+	int64_t end0, full;
 	int err = 0;
 
 	switch (ev->nr) {
@@ -1026,17 +1120,23 @@ static int64_t sock_ends(struct rpl_plan *p, struct rpl_planner *pl, struct rpl_
 		e.end = 0;	/* counted when an accept takes it */
 		if (pl->n_wacc && (r = waited_conn(p, pl, op, listener, sock_ino(ev), &e)) != 0)
 			return r < 0 ? (int64_t)r : (int64_t)listener;
+		full = queue_full(pl, op, listener) ? CONN_WAITED_ROOM : 0;
 		RPL_GROW(pl->conns, pl->n_conns, pl->cap_conns);
 		pl->conns[pl->n_conns].way = listener;
 		pl->conns[pl->n_conns].op = (uint32_t)(op - p->ops);
 		pl->conns[pl->n_conns].ino = sock_ino(ev);
 		pl->conns[pl->n_conns++].e = e;
-		return listener;
+		return (int64_t)listener | full;
+	case SYS_listen:
+		if (rpl_fdtab_get(tab, (long)ev->args[0], &fe) < 0 || !fe.res)
+			return 0;
+		return listened(pl, ev, fe.res);
 	case SYS_accept: case SYS_accept4:
 		if (rpl_fdtab_get(tab, (long)ev->args[0], &fe) < 0 || ev->ret >= RPL_FD_MAX)
 			return 0;
-		if ((r = conn_take(p, pl, op, fe.res, sock_ino(ev), &e)) < 0)
-			return r;
+		if ((r = conn_take(p, pl, op, fe.res, sock_ino(ev), &e)) < 0 ||
+		    (r && accept_flying(pl, op, fe.res) < 0))
+			return -ENOMEM;
 		e.cloexec = ev->nr == SYS_accept4 && (ev->args[3] & SOCK_CLOEXEC);
 		if (!r) {
 			/* a connect the trace does not hold, or one yet to come */
@@ -1305,7 +1405,8 @@ int rpl_plan_fds(struct rpl_plan *p, struct rpl_planner *pl, struct rpl_op *op,
 		rpl_fdtab_set(tab, (long)(int32_t)((uint64_t)ev->args[pair] >> 32), &e);
 		break;
 	}
-	case SYS_socket: case SYS_bind: case SYS_connect: case SYS_accept: case SYS_accept4: {
+	case SYS_socket: case SYS_bind: case SYS_connect: case SYS_accept: case SYS_accept4:
+	case SYS_listen: {
 		int64_t l = sock_ends(p, pl, tab, op);
 
 		/* A connect is queued on the listener, and its accepts take
@@ -1321,10 +1422,17 @@ int rpl_plan_fds(struct rpl_plan *p, struct rpl_planner *pl, struct rpl_op *op,
 		 * waited for it). */
 		if (l < 0)
 			return -ENOMEM;
-		if (l > 0) {
+		if (l > 0 && (l & CONN_WAITED_ROOM)) {
+			/* it waited for room: from its end, after the
+			 * connects queued before it, not on the listener
+			 * (queue_full()) */
+			ADD(queue_of((uint32_t)l));
+		} else if (l > 0) {
 			/* (one known by its socket need not keep the others'
 			 * order: its accept takes its connection) */
 			ADD(key_res((uint32_t)l) | (sock_ino(ev) ? RPL_KEY_LOOK : 0));
+			if (ev->nr == SYS_connect)
+				ADD(queue_of((uint32_t)l));
 			op->rflags |= RPL_OPF_ORDER_ENTER;
 		}
 		break;

@@ -687,6 +687,8 @@ out:
 	free(pl.flying);
 	free(pl.conns);
 	rpl_map_free(&pl.bound);
+	rpl_map_free(&pl.backlog);
+	free(pl.accf);
 
 	free(pl.wacc);
 	free(pl.wmsg);

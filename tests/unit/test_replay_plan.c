@@ -991,6 +991,96 @@ static void accept_before_connect(void **state)
 	rpl_plan_free(&p);
 }
 
+/* A listener with a backlog of 1 (its queue holds 2); three clients
+ * connect at once, the third waits in its connect for room, which the
+ * server's first accept makes 0.2 ms later; the server's forked child
+ * (101) closes its copy of the listener. */
+static const struct evspec bevs[] = {
+	{ 1000, 1005, 100, 100, SYS_socket, 3, 3, { AF_UNIX, SOCK_STREAM, 0 }, NULL, NULL },
+	{ 1010, 1015, 100, 100, SYS_bind, 0, 3, { 3, 0, 10 }, "/w/s", NULL },
+	{ 1020, 1025, 100, 100, SYS_listen, 0, 2, { 3, 1 }, NULL, NULL },
+	{ 1030, 1035, 200, 200, SYS_socket, 3, 3, { AF_UNIX, SOCK_STREAM, 0 }, NULL, NULL },
+	{ 1040, 1045, 300, 300, SYS_socket, 3, 3, { AF_UNIX, SOCK_STREAM, 0 }, NULL, NULL },
+	{ 1050, 1055, 400, 400, SYS_socket, 3, 3, { AF_UNIX, SOCK_STREAM, 0 }, NULL, NULL },
+	{ 1100, 1105, 200, 200, SYS_connect, 0, 3, { 3, 0, 10 }, "/w/s", NULL },
+	{ 1110, 1115, 300, 300, SYS_connect, 0, 3, { 3, 0, 10 }, "/w/s", NULL },
+	{ 1300, 1305, 100, 100, SYS_accept4, 4, 4, { 3, 0, 0, SOCK_CLOEXEC }, NULL, NULL },
+	{ 1120, 1306, 400, 400, SYS_connect, 0, 3, { 3, 0, 10 }, "/w/s", NULL },
+	{ 1320, 1325, 101, 101, SYS_close, 0, 1, { 3 }, NULL, NULL },
+	{ 1330, 1335, 100, 100, SYS_accept4, 5, 4, { 3, 0, 0, SOCK_CLOEXEC }, NULL, NULL },
+	{ 1340, 1345, 100, 100, SYS_accept4, 6, 4, { 3, 0, 0, SOCK_CLOEXEC }, NULL, NULL },
+};
+
+/* The connect that waited for room in the full queue is no change of the
+ * listener counted from its entry: the accept that made its room and the
+ * child's close do not wait for it (they did, and it for them: socat's
+ * forking server, 2 s until the connects gave up), and it follows the
+ * connects queued before it. */
+static void connect_waits_room(void **state)
+{
+	struct rpl_opts o = { .trace = trace, .cmd = "test", .quiet = 1 };
+	struct rpl_plan p;
+	uint32_t c1, c2, c3, a1, a3, cl;
+
+	(void)state;
+	write_events(bevs, sizeof(bevs) / sizeof(bevs[0]));
+	assert_int_equal(rpl_plan_build(&p, &o), 0);
+	c1 = op_at(&p, 200, 1100);
+	c2 = op_at(&p, 300, 1110);
+	c3 = op_at(&p, 400, 1120);
+	a1 = op_at(&p, 100, 1300);
+	a3 = op_at(&p, 100, 1340);
+	cl = op_at(&p, 101, 1320);
+	assert_false(depends(&p, a1, c3));
+	assert_false(depends(&p, cl, c3));
+	assert_false(depends(&p, a3, c3));
+	/* the first two: on the listener, from their entry, in turn */
+	assert_true(depends(&p, a1, c2) || depends(&p, a1, c1));
+	assert_true(depends(&p, c2, c1));
+	/* the third after them */
+	assert_true(depends(&p, c3, c2));
+	rpl_plan_free(&p);
+}
+
+/* The same listener: two clients queued, the server's accept begins,
+ * and a third client's connect begins before that accept returns: it
+ * found no room, and took the room the accept made (ptrace's latency
+ * in the accept's return). */
+static const struct evspec fevs[] = {
+	{ 1000, 1005, 100, 100, SYS_socket, 3, 3, { AF_UNIX, SOCK_STREAM, 0 }, NULL, NULL },
+	{ 1010, 1015, 100, 100, SYS_bind, 0, 3, { 3, 0, 10 }, "/w/s", NULL },
+	{ 1020, 1025, 100, 100, SYS_listen, 0, 2, { 3, 1 }, NULL, NULL },
+	{ 1030, 1035, 200, 200, SYS_socket, 3, 3, { AF_UNIX, SOCK_STREAM, 0 }, NULL, NULL },
+	{ 1040, 1045, 300, 300, SYS_socket, 3, 3, { AF_UNIX, SOCK_STREAM, 0 }, NULL, NULL },
+	{ 1050, 1055, 400, 400, SYS_socket, 3, 3, { AF_UNIX, SOCK_STREAM, 0 }, NULL, NULL },
+	{ 1100, 1105, 200, 200, SYS_connect, 0, 3, { 3, 0, 10 }, "/w/s", NULL },
+	{ 1110, 1115, 300, 300, SYS_connect, 0, 3, { 3, 0, 10 }, "/w/s", NULL },
+	{ 1305, 1308, 400, 400, SYS_connect, 0, 3, { 3, 0, 10 }, "/w/s", NULL },
+	{ 1300, 1310, 100, 100, SYS_accept4, 4, 4, { 3, 0, 0, SOCK_CLOEXEC }, NULL, NULL },
+	{ 1330, 1335, 100, 100, SYS_accept4, 5, 4, { 3, 0, 0, SOCK_CLOEXEC }, NULL, NULL },
+	{ 1340, 1345, 100, 100, SYS_accept4, 6, 4, { 3, 0, 0, SOCK_CLOEXEC }, NULL, NULL },
+};
+
+/* The accept under way when the third connect began does not wait for
+ * it: it waited for that accept's room (socat's server recorded by
+ * ptrace, 1 recording in 3: 2 s, until the connect gave up). */
+static void connect_room_in_flight(void **state)
+{
+	struct rpl_opts o = { .trace = trace, .cmd = "test", .quiet = 1 };
+	struct rpl_plan p;
+	uint32_t c2, c3, a1;
+
+	(void)state;
+	write_events(fevs, sizeof(fevs) / sizeof(fevs[0]));
+	assert_int_equal(rpl_plan_build(&p, &o), 0);
+	c2 = op_at(&p, 300, 1110);
+	c3 = op_at(&p, 400, 1305);
+	a1 = op_at(&p, 100, 1300);
+	assert_false(depends(&p, a1, c3));
+	assert_true(depends(&p, c3, c2));
+	rpl_plan_free(&p);
+}
+
 /* A tid seen again in another process, its first thread's end not
  * recorded (a pid reused, or a lost exit): a thread of its own, of that
  * process (the op keeps no pid of its own: its thread's is the pid the
@@ -1382,6 +1472,8 @@ int main(void)
 		cmocka_unit_test(pipe_room),
 		cmocka_unit_test(socketpair_both_ways),
 		cmocka_unit_test(accept_before_connect),
+		cmocka_unit_test(connect_waits_room),
+		cmocka_unit_test(connect_room_in_flight),
 		cmocka_unit_test(tid_in_two_processes),
 		cmocka_unit_test(states_first),
 		cmocka_unit_test(pipeline_loop),
