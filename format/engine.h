@@ -94,5 +94,8 @@ char *iot_fmt_bytes(char *buf, size_t len, double bytes);
  * asked, opened at the first call (<= 0: none yet) and the caller's to
  * close. */
 uint64_t iot_unix_peer(int *diag_fd, uint64_t ino);
+/* iot_unix_type() : the type of the Unix socket of inode @ino
+ * (SOCK_STREAM...), 0 if unknown; @diag_fd as iot_unix_peer()'s. */
+int iot_unix_type(int *diag_fd, uint64_t ino);
 
 #endif

@@ -15,7 +15,9 @@
 
 #include "engine.h"
 
-uint64_t iot_unix_peer(int *diag_fd, uint64_t ino)
+/* Ask for the Unix socket of inode @ino: its peer's inode (0 if none or
+ * unknown), its type into *@type (0 if unknown) */
+static uint64_t ask(int *diag_fd, uint64_t ino, int *type)
 {
 	struct {
 		struct nlmsghdr h;
@@ -27,6 +29,7 @@ uint64_t iot_unix_peer(int *diag_fd, uint64_t ino)
 	ssize_t n;
 	int len;
 
+	*type = 0;
 	if (!ino || ino > UINT32_MAX)
 		return 0;
 	if (*diag_fd <= 0 &&
@@ -46,9 +49,27 @@ uint64_t iot_unix_peer(int *diag_fd, uint64_t ino)
 	    !NLMSG_OK(&u.h, (size_t)n) || u.h.nlmsg_type != SOCK_DIAG_BY_FAMILY)
 		return 0;
 	m = NLMSG_DATA(&u.h);
+	if (m->udiag_ino != (uint32_t)ino)
+		return 0;
+	*type = m->udiag_type;
 	len = (int)(u.h.nlmsg_len - NLMSG_LENGTH(sizeof(*m)));
 	for (a = (struct rtattr *)(m + 1); RTA_OK(a, len); a = RTA_NEXT(a, len))
 		if (a->rta_type == UNIX_DIAG_PEER && RTA_PAYLOAD(a) >= sizeof(uint32_t))
 			return *(uint32_t *)RTA_DATA(a);
 	return 0;
+}
+
+uint64_t iot_unix_peer(int *diag_fd, uint64_t ino)
+{
+	int type;
+
+	return ask(diag_fd, ino, &type);
+}
+
+int iot_unix_type(int *diag_fd, uint64_t ino)
+{
+	int type;
+
+	ask(diag_fd, ino, &type);
+	return type;
 }

@@ -972,6 +972,7 @@ out:
 		rec_aio_free(c);
 		if (c->diag_fd > 0)
 			close(c->diag_fd);
+		free(c->conns);
 		rec_fmap_free(c);
 		rec_stamp("tables_freed");
 		rec_bpf_free(c);

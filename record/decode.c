@@ -924,10 +924,21 @@ void rec_decode_exit(struct rec_ctx *c, struct rec_task *t, int64_t ret,
 		 * (iot_sock_ino()); the bpf backend's from the kernel, a
 		 * stopped call's asked of it here (iot_unix_peer()), none for the
 		 * fast path's (its accept of a Unix socket stops) */
-		if (nr == SYS_connect ? ret == 0 : ret >= 0)
-			iot_sock_ino_set(&t->ev, t->view ? t->view->pipe_ino[0] :
-					 nr == SYS_connect ? rec_sock_ino(t->tid, (int)ev->args[0]) :
-					 iot_unix_peer(&c->diag_fd, rec_sock_ino(t->tid, (int)ret)));
+		if (t->view) {
+			if (nr == SYS_connect ? ret == 0 : ret >= 0)
+				iot_sock_ino_set(&t->ev, t->view->pipe_ino[0]);
+		} else if (nr == SYS_connect && ret == 0) {
+			uint64_t ino = rec_sock_ino(t->tid, (int)ev->args[0]);
+
+			iot_sock_ino_set(&t->ev, ino);
+			/* (a datagram socket's has no accept) */
+			if (ino && iot_unix_type(&c->diag_fd, ino) != SOCK_DGRAM)
+				rec_conn_made(c, t->pid, ino);
+		} else if (nr != SYS_connect && ret >= 0) {
+			/* (its client may have closed: rec_conn_peer()) */
+			iot_sock_ino_set(&t->ev, rec_conn_peer(c, t->pid, (int)ret,
+				iot_unix_peer(&c->diag_fd, rec_sock_ino(t->tid, (int)ret))));
+		}
 		break;
 	case SYS_sendmsg:
 	case SYS_recvmsg:

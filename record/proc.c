@@ -12,6 +12,8 @@
 #include <sys/stat.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/socket.h>
+#include <sys/syscall.h>
 #include <unistd.h>
 
 #include "rec.h"
@@ -396,6 +398,79 @@ uint64_t rec_sock_ino(pid_t tid, int fd)
 
 	snprintf(link, sizeof(link), "/proc/%d/fd/%d", tid, fd);
 	return stat(link, &st) == 0 && S_ISSOCK(st.st_mode) ? (uint64_t)st.st_ino : 0;
+}
+
+/*
+ * Which connect an accept took: the kernel names the accepted socket's
+ * peer by its inode, read through the peer's socket (iot_unix_peer()).
+ * A client that sent and closed before the server accepted (a forking
+ * server whose listen backlog was full: socat, 20 clients at once) has
+ * left its sock with no socket, and no inode to read: such accepts were
+ * recorded with none, and the replay paired them with the connects in
+ * the order its own connects happened to be queued, until 2026-12-07.
+ * The accepted socket still knows the process that connected
+ * (SO_PEERCRED), asked of a copy of it (pidfd_getfd()): its oldest
+ * connection not yet accepted is the one.  Kept bounded: the oldest of
+ * connections never accepted are dropped.
+ */
+#define REC_CONNS_MAX 4096
+
+void rec_conn_made(struct rec_ctx *c, pid_t pid, uint64_t ino)
+{
+	if (!ino)
+		return;
+	if (c->n_conns == REC_CONNS_MAX) {
+		memmove(c->conns, c->conns + 1, (c->n_conns - 1) * sizeof(*c->conns));
+		c->n_conns--;
+	}
+	if (c->n_conns == c->cap_conns) {
+		size_t n = c->cap_conns ? c->cap_conns * 2 : 16;
+		struct rec_conn *v = realloc(c->conns, n * sizeof(*v));
+
+		if (!v)
+			return;
+		c->conns = v;
+		c->cap_conns = n;
+	}
+	c->conns[c->n_conns++] = (struct rec_conn){ .pid = pid, .ino = ino };
+}
+
+/* The process that connected accepted socket @fd of process @pid, 0 if
+ * unknown */
+static pid_t peer_pid(pid_t pid, int fd)
+{
+	struct ucred cr = { 0 };
+	socklen_t len = sizeof(cr);
+	int pfd, sfd;
+
+	if ((pfd = (int)syscall(SYS_pidfd_open, pid, 0)) < 0)
+		return 0;
+	sfd = (int)syscall(SYS_pidfd_getfd, pfd, fd, 0);
+	close(pfd);
+	if (sfd < 0)
+		return 0;
+	if (getsockopt(sfd, SOL_SOCKET, SO_PEERCRED, &cr, &len) < 0)
+		cr.pid = 0;
+	close(sfd);
+	return cr.pid > 0 ? cr.pid : 0;
+}
+
+uint64_t rec_conn_peer(struct rec_ctx *c, pid_t pid, int fd, uint64_t peer)
+{
+	pid_t by = 0;
+	size_t j;
+
+	if (!peer && c->n_conns && !(by = peer_pid(pid, fd)))
+		return 0;
+	for (j = 0; j < c->n_conns; j++)
+		if (peer ? c->conns[j].ino == peer : c->conns[j].pid == by)
+			break;
+	if (j == c->n_conns)
+		return peer;
+	peer = c->conns[j].ino;
+	memmove(c->conns + j, c->conns + j + 1, (c->n_conns - j - 1) * sizeof(*c->conns));
+	c->n_conns--;
+	return peer;
 }
 
 const char *rec_fd_path(const struct rec_task *t, int64_t fd, uint32_t *len)

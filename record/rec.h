@@ -368,6 +368,10 @@ struct rec_ctx {
 	int pid_max;
 	int ntasks;
 	int diag_fd;			/* NETLINK_SOCK_DIAG (iot_unix_peer()), 0: none */
+	/* ptrace: connections made and not yet accepted, by the process
+	 * that connected (proc.c rec_conn_peer()), oldest first */
+	struct rec_conn { pid_t pid; uint64_t ino; } *conns;
+	size_t n_conns, cap_conns;
 	struct rec_stats st;
 	/* path states taken */
 	struct rec_pathset seen;
@@ -458,6 +462,13 @@ void rec_fds_free(void);
 const char *rec_fd_path(const struct rec_task *t, int64_t fd, uint32_t *len);
 /* the inode of socket descriptor @fd of task @tid, 0 if unknown */
 uint64_t rec_sock_ino(pid_t tid, int fd);
+/* rec_conn_made() : process @pid's socket of inode @ino connected
+ * (ptrace).  rec_conn_peer() : the connecting socket of the connection
+ * process @pid accepted as descriptor @fd, whose peer the kernel says is
+ * @peer (0: it has none left: iot_unix_peer()): @peer, else the one its
+ * connecting process made (SO_PEERCRED), 0 if unknown. */
+void rec_conn_made(struct rec_ctx *c, pid_t pid, uint64_t ino);
+uint64_t rec_conn_peer(struct rec_ctx *c, pid_t pid, int fd, uint64_t peer);
 /* rec_fd_path_at() : @fd's file for a call that entered at @t_enter: if
  * the call that gave the number returned after that, the file it had at
  * @t_enter (struct rec_fd_was), if it is known. */

@@ -743,23 +743,73 @@ static __always_inline __u64 fd_ino(int fd)
 	return f ? BPF_CORE_READ(f, f_inode, i_ino) : 0;
 }
 
-/* The inode of the socket connected to Unix socket descriptor @fd (its
- * peer), 0 if none: an accepted connection's, the connecting socket
- * (event.h: be_exit.pipe_ino) */
-static __always_inline __u64 peer_ino(int fd)
+/*
+ * Connecting Unix sockets' inodes by their struct sock, kept from their
+ * connect's exit until an accept takes their connection (peer_ino()).
+ * A client that sent and closed before the server accepted (a forking
+ * server whose backlog was full: socat, 20 clients at once) has left its
+ * sock orphaned, with no socket and so no inode to read through it: the
+ * accepts were recorded with none, and the replay paired them with the
+ * connects in the order its own connects happened to be queued (6
+ * handlers a replay read another client's data), until 2026-12-07.  An
+ * LRU map: a connection never accepted ages out.
+ */
+struct {
+	__uint(type, BPF_MAP_TYPE_LRU_HASH);
+	__uint(max_entries, 16384);
+	__type(key, __u64);		/* the connecting struct sock */
+	__type(value, __u64);		/* its socket's inode */
+} conn_ino SEC(".maps");
+
+/* The Unix sock of socket descriptor @fd, NULL if none */
+static __always_inline struct sock *unix_sk_of(struct file *f)
 {
-	struct file *f = (struct file *)fd_file(fd);
 	struct socket *so;
-	struct sock *sk, *peer;
+	struct sock *sk;
 
 	if (!f)
-		return 0;
+		return NULL;
 	so = (struct socket *)BPF_CORE_READ(f, private_data);
 	sk = so ? BPF_CORE_READ(so, sk) : NULL;
-	if (!sk || BPF_CORE_READ(sk, __sk_common.skc_family) != AF_UNIX_)
+	return sk && BPF_CORE_READ(sk, __sk_common.skc_family) == AF_UNIX_ ? sk : NULL;
+}
+
+/* The inode of socket descriptor @fd that connected, kept for the accept
+ * of a Unix socket's connection (conn_ino) */
+static __always_inline __u64 conn_sock_ino(int fd)
+{
+	struct file *f = (struct file *)fd_file(fd);
+	struct sock *sk = unix_sk_of(f);
+	__u64 ino = f ? BPF_CORE_READ(f, f_inode, i_ino) : 0, key = (__u64)sk;
+
+	if (sk && ino)
+		bpf_map_update_elem(&conn_ino, &key, &ino, BPF_ANY);
+	return ino;
+}
+
+/* The inode of the socket connected to Unix socket descriptor @fd (its
+ * peer), 0 if none: an accepted connection's, the connecting socket
+ * (event.h: be_exit.pipe_ino), read through its socket, or kept at its
+ * connect where it has none left (conn_ino) */
+static __always_inline __u64 peer_ino(int fd)
+{
+	struct sock *sk = unix_sk_of((struct file *)fd_file(fd)), *peer;
+	__u64 ino, key, *kept;
+
+	if (!sk)
 		return 0;
 	peer = BPF_CORE_READ((struct unix_sock *)sk, peer);
-	return peer ? BPF_CORE_READ(peer, sk_socket, file, f_inode, i_ino) : 0;
+	if (!peer)
+		return 0;
+	ino = BPF_CORE_READ(peer, sk_socket, file, f_inode, i_ino);
+	key = (__u64)peer;
+	kept = bpf_map_lookup_elem(&conn_ino, &key);
+	if (kept) {
+		if (!ino)
+			ino = *kept;
+		bpf_map_delete_elem(&conn_ino, &key);
+	}
+	return ino;
 }
 
 /* The call in flight's time on a CPU, entry to @t (its exit): at least
@@ -1084,7 +1134,7 @@ int BPF_PROG(iotape_exit, void *regs_arg, long ret)
 	/* a connection's two ends, by the connecting socket: its own inode
 	 * at a connect, its peer's at an accept (plan_fds.c pairs them) */
 	if (fl->nr == NR_CONNECT && ret == 0)
-		x->pipe_ino[0] = fd_ino((int)fl->args[0]);
+		x->pipe_ino[0] = conn_sock_ino((int)fl->args[0]);
 	else if ((fl->nr == NR_ACCEPT || fl->nr == NR_ACCEPT4) && (__s64)ret >= 0)
 		x->pipe_ino[0] = peer_ino((int)ret);
 	if (fl->one) {

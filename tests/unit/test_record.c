@@ -7,10 +7,16 @@
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 #include <sched.h>
+#include <sys/socket.h>
+#include <sys/stat.h>
+#include <sys/syscall.h>
+#include <sys/un.h>
+#include <sys/wait.h>
 #include <cmocka.h>
 
 #include "rec.h"
@@ -151,12 +157,94 @@ static void test_skipped(void **state)
 	assert_false(rec_path_skipped("/home/proc"));
 }
 
+/*
+ * An accept whose client sent and closed before it was accepted (a
+ * forking server with a full backlog): the kernel names no peer inode
+ * for it, and the recorder takes the connection that the connecting
+ * process made (SO_PEERCRED), its oldest not yet accepted; one whose
+ * peer the kernel names is that one, and leaves the others.  Here a
+ * forked child connects twice to a listener and closes both; the
+ * parent connects once too, and accepts all three.
+ */
+static void test_conn_peer(void **state)
+{
+	struct sockaddr_un sa = { .sun_family = AF_UNIX };
+	struct rec_ctx c;
+	struct stat st;
+	int ls, cs, a, k, status, p2c[2];
+	uint64_t ino[2];
+	pid_t kid;
+
+	(void)state;
+	/* (valgrind 3.19 knows neither pidfd call: ENOSYS) */
+	if ((k = (int)syscall(SYS_pidfd_open, getpid(), 0)) < 0) {
+		skip();
+		return;
+	}
+	close(k);
+	memset(&c, 0, sizeof(c));
+	snprintf(sa.sun_path, sizeof(sa.sun_path), "/tmp/iotape-connpeer.%d", (int)getpid());
+	unlink(sa.sun_path);
+	assert_true((ls = socket(AF_UNIX, SOCK_STREAM, 0)) >= 0);
+	assert_int_equal(bind(ls, (struct sockaddr *)&sa, sizeof(sa)), 0);
+	assert_int_equal(listen(ls, 8), 0);
+	assert_int_equal(pipe(p2c), 0);
+	kid = fork();
+	assert_true(kid >= 0);
+	if (kid == 0) {
+		for (k = 0; k < 2; k++) {
+			uint64_t v;
+
+			cs = socket(AF_UNIX, SOCK_STREAM, 0);
+			if (cs < 0 || connect(cs, (struct sockaddr *)&sa, sizeof(sa)) < 0 ||
+			    fstat(cs, &st) < 0)
+				_exit(1);
+			v = (uint64_t)st.st_ino;
+			if (write(p2c[1], &v, sizeof(v)) != sizeof(v))
+				_exit(1);
+			close(cs);
+		}
+		_exit(0);
+	}
+	assert_int_equal(waitpid(kid, &status, 0), kid);
+	assert_int_equal(status, 0);
+	assert_int_equal(read(p2c[0], ino, sizeof(ino)), sizeof(ino));
+	rec_conn_made(&c, kid, ino[0]);
+	rec_conn_made(&c, kid, ino[1]);
+	rec_conn_made(&c, getpid(), 777);	/* (the parent's, below) */
+	/* the first: its client has closed, the kernel names none */
+	assert_true((a = accept(ls, NULL, NULL)) >= 0);
+	assert_int_equal(rec_conn_peer(&c, getpid(), a, 0), ino[0]);
+	close(a);
+	/* one the kernel names: that one */
+	assert_true((a = accept(ls, NULL, NULL)) >= 0);
+	assert_int_equal(rec_conn_peer(&c, getpid(), a, ino[1]), ino[1]);
+	close(a);
+	assert_int_equal(c.n_conns, 1);
+	/* the parent's own: its entry, the child's being taken */
+	assert_true((cs = socket(AF_UNIX, SOCK_STREAM, 0)) >= 0);
+	assert_int_equal(connect(cs, (struct sockaddr *)&sa, sizeof(sa)), 0);
+	close(cs);
+	assert_true((a = accept(ls, NULL, NULL)) >= 0);
+	assert_int_equal(rec_conn_peer(&c, getpid(), a, 0), 777);
+	assert_int_equal(c.n_conns, 0);
+	/* none left: unknown */
+	assert_int_equal(rec_conn_peer(&c, getpid(), a, 0), 0);
+	close(a);
+	close(ls);
+	close(p2c[0]);
+	close(p2c[1]);
+	unlink(sa.sun_path);
+	free(c.conns);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_path_abs),
 		cmocka_unit_test(test_fdtab),
 		cmocka_unit_test(test_skipped),
+		cmocka_unit_test(test_conn_peer),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
