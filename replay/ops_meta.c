@@ -482,6 +482,7 @@ static int64_t h_connect(struct rpl_ctx *c, struct rpl_op *op)
 	if (fd < 0)
 		return fd == RPL_META_SKIP_FD ? RPL_SKIPPED : fd;
 	if (sock >= 0 && op->ev.ret == 0) {
+		rpl_conn_name(c, op, sock);
 		r = rpl_meta_finish(fd, owned, connect_for_real(c, op, sock, fd));
 		if (r == 0)
 			rpl_conn_made(c, op, sock);

@@ -20,6 +20,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <poll.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -95,10 +96,76 @@ static int64_t h_listen(struct rpl_ctx *c, struct rpl_op *op)
  */
 void rpl_conn_made(struct rpl_ctx *c, const struct rpl_op *op, int sock)
 {
+	uint64_t none = 0;
 	struct stat st;
 
+	/* (one named before it connected is known so: rpl_conn_name()) */
 	if ((op->rflags & RPL_OPF_CONNQ) && op->link < c->p->n_connq && fstat(sock, &st) == 0)
-		atomic_store(&c->p->connq[op->link].ino, (uint64_t)st.st_ino);
+		atomic_compare_exchange_strong(&c->p->connq[op->link].ino, &none,
+					       (uint64_t)st.st_ino);
+}
+
+/*
+ * The kernel says whose a connection is by its peer's inode, through
+ * the peer's socket; a client that sent and closed before the server
+ * accepted (a forking server whose backlog was full: socat, 20 clients
+ * at once) has none left, and its connection was taken as the kernel
+ * gave it (6 handlers a replay read another client's data).  So a
+ * connect that its accept knows binds its socket, before it connects,
+ * to an abstract name (no file, nothing under the root) that says which
+ * it is: "\0iotape-conn.TAG.LINK", TAG this replay's (conn_tag), LINK
+ * its index in connq; the accepted socket's peer keeps it as long as
+ * the connection is queued, closed or not (getpeername()).  A socket
+ * the program bound itself keeps its name, and is known by its inode.
+ */
+#define CONN_NAMED (1ULL << 63)
+
+static socklen_t conn_addr(struct sockaddr_un *sa, uint32_t tag, uint32_t link)
+{
+	int n;
+
+	memset(sa, 0, sizeof(*sa));
+	sa->sun_family = AF_UNIX;
+	n = snprintf(sa->sun_path + 1, sizeof(sa->sun_path) - 1, "iotape-conn.%u.%u", tag, link);
+	return (socklen_t)(offsetof(struct sockaddr_un, sun_path) + 1 + (size_t)n);
+}
+
+void rpl_conn_name(struct rpl_ctx *c, const struct rpl_op *op, int sock)
+{
+	struct sockaddr_un sa;
+	socklen_t len = sizeof(sa);
+
+	if (!(op->rflags & RPL_OPF_CONNQ) || op->link >= c->p->n_connq)
+		return;
+	/* bound already (by the program, or a connect tried before) */
+	if (getsockname(sock, (struct sockaddr *)&sa, &len) < 0 ||
+	    len > offsetof(struct sockaddr_un, sun_path))
+		return;
+	len = conn_addr(&sa, c->p->conn_tag, op->link);
+	if (bind(sock, (struct sockaddr *)&sa, len) == 0)
+		atomic_store(&c->p->connq[op->link].ino, CONN_NAMED | op->link);
+}
+
+/* The key of accepted connection @fd's peer: its name's (rpl_conn_name()),
+ * else its inode, else 0 (unknown) */
+static uint64_t conn_peer(const struct rpl_plan *p, int fd, int *diag)
+{
+	struct sockaddr_un sa, mine;
+	socklen_t len = sizeof(sa), n;
+	unsigned tag, link;
+	struct stat st;
+
+	/* (an abstract name has no NUL of its own: one past it, where the
+	 * name is shorter than sun_path) */
+	memset(&sa, 0, sizeof(sa));
+	if (getpeername(fd, (struct sockaddr *)&sa, &len) == 0 && len < sizeof(sa) &&
+	    len > offsetof(struct sockaddr_un, sun_path) + 1 &&
+	    !sa.sun_path[0] &&
+	    sscanf(sa.sun_path + 1, "iotape-conn.%u.%u", &tag, &link) == 2 &&
+	    tag == p->conn_tag && link < p->n_connq &&
+	    (n = conn_addr(&mine, tag, link)) == len && !memcmp(&mine, &sa, n))
+		return CONN_NAMED | link;
+	return fstat(fd, &st) == 0 ? iot_unix_peer(diag, (uint64_t)st.st_ino) : 0;
 }
 
 /*
@@ -122,6 +189,7 @@ void rpl_conn_courier(struct rpl_plan *p)
 	int sndbuf = 4 << 20;
 
 	p->conn_sock[0] = p->conn_sock[1] = -1;
+	p->conn_tag = (uint32_t)getpid();
 	if (!p->n_connq ||
 	    socketpair(AF_UNIX, SOCK_DGRAM | SOCK_CLOEXEC | SOCK_NONBLOCK, 0, p->conn_sock) < 0)
 		return;
@@ -288,21 +356,22 @@ static int kept_for_one(struct rpl_ctx *c, uint64_t peer)
 static int64_t conn_own(struct rpl_ctx *c, struct rpl_op *op, int fd, int64_t r,
 			struct pollfd *pfd, int64_t *deadline)
 {
-	uint64_t want = atomic_load(&c->p->connq[op->link].ino), peer;
+	/* its connect's key: its name's (its connect may not have begun:
+	 * one that waited for room is not ordered before it, plan_fds.c
+	 * queue_full()), or its socket's inode once it connected */
+	uint64_t want, named = CONN_NAMED | op->link, peer;
 	int diag = -1, k;
 
-	if (!want)
-		return r;
 	while (r >= 0 || r == -EAGAIN) {
-		struct stat st;
-
+		want = atomic_load(&c->p->connq[op->link].ino);
 		if (r >= 0) {
-			peer = fstat((int)r, &st) == 0 ? iot_unix_peer(&diag, (uint64_t)st.st_ino) : 0;
-			if (!peer || peer == want || !kept_for_one(c, peer))
+			peer = conn_peer(c->p, (int)r, &diag);
+			if (!peer || peer == named || peer == want || !kept_for_one(c, peer))
 				break;
 			conn_keep(c->p, peer, (int)r, (uint32_t)(c->pr - c->p->procs));
 		}
-		if ((k = conn_kept(c, want)) >= 0) {
+		if ((k = conn_kept(c, named)) >= 0 ||
+		    (want && want != named && (k = conn_kept(c, want)) >= 0)) {
 			r = k;
 			break;
 		}
@@ -338,7 +407,8 @@ static int64_t h_accept(struct rpl_ctx *c, struct rpl_op *op)
 	if (op->ev.ret >= RPL_FD_MAX)
 		return rpl_skip(op, RPL_SKIP_BADARG);
 	pool = (op->rflags & RPL_OPF_CONNQ) && op->link < c->p->n_connq;
-	if (pool && (r = conn_kept(c, atomic_load(&c->p->connq[op->link].ino))) >= 0)
+	if (pool && ((r = conn_kept(c, CONN_NAMED | op->link)) >= 0 ||
+		     (r = conn_kept(c, atomic_load(&c->p->connq[op->link].ino))) >= 0))
 		goto own;
 	do
 		r = RPL_CALL(c, accept4(fd, NULL, NULL, SOCK_NONBLOCK | SOCK_CLOEXEC));

@@ -818,14 +818,17 @@ struct rpl_plan {
 	_Atomic uint64_t pipe_gaveup;	/* pipe waits given up (ops_pipe.c) */
 	/* a connect and the accept that took it, known by the connecting
 	 * socket (plan_fds.c conn_take()): both have RPL_OPF_CONNQ and
-	 * link to connq, which holds the inode of the connect's socket
-	 * here once it connected; connections an accept took that were
-	 * another's wait in conn_pool for theirs (ops_sock.c): each a
-	 * message in the courier (fd -1), else a descriptor of process
-	 * proc's table; the courier, conn_sock, is a socket pair under
-	 * the same two numbers in every kernel table (-1: none) */
+	 * link to connq, which holds the connect's socket's key here once
+	 * it is known (ops_sock.c conn_peer(): its name, which it is bound
+	 * to before it connects, else its inode once it connected);
+	 * conn_tag names this replay in those names; connections an
+	 * accept took that were another's wait in conn_pool for theirs
+	 * (ops_sock.c): each a message in the courier (fd -1), else a
+	 * descriptor of process proc's table; the courier, conn_sock, is
+	 * a socket pair under the same two numbers in every kernel table
+	 * (-1: none) */
 	struct rpl_connq { _Atomic uint64_t ino; uint32_t aproc; } *connq;
-	uint32_t n_connq, cap_connq;
+	uint32_t n_connq, cap_connq, conn_tag;
 	pthread_mutex_t conn_lock;
 	struct rpl_conn_kept { uint64_t peer; int fd; uint32_t proc; } *conn_pool;
 	uint32_t n_conn_pool, cap_conn_pool;
@@ -1410,8 +1413,11 @@ static inline void rpl_woke(struct rpl_plan *p)
  * the other end.  @return : the bytes moved, or @r. */
 int rpl_pipe_nothing(const struct rpl_op *op);
 int64_t rpl_pipe_rest(struct rpl_ctx *c, struct rpl_op *op, int fd, int64_t r, int wr);
-/* ops_sock.c: rpl_conn_made() : connect @op (RPL_OPF_CONNQ) connected
- *  live socket @sock: its accept takes the connection of that socket. */
+/* ops_sock.c: rpl_conn_name() : before connect @op (RPL_OPF_CONNQ)
+ *  connects live socket @sock, a name for it that its accept knows it
+ *  by.  rpl_conn_made() : it connected: its accept takes the connection
+ *  of that socket. */
+void rpl_conn_name(struct rpl_ctx *c, const struct rpl_op *op, int sock);
 void rpl_conn_made(struct rpl_ctx *c, const struct rpl_op *op, int sock);
 /* rpl_conn_courier() : the courier of kept connections made (before any
  * thread copies the replayer's kernel table), where the plan pairs
