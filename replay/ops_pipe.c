@@ -189,9 +189,7 @@ int rpl_pipe_reader(int fd)
 	return open(name, O_RDONLY | O_NONBLOCK | O_CLOEXEC);
 }
 
-/* The descriptors a received message @m carried, into @live (up to
- * @max; those beyond are closed).  @return : how many were kept. */
-static int got_fds(const struct msghdr *m, int *live, int max)
+int rpl_msg_got_fds(const struct msghdr *m, int *live, int max)
 {
 	struct cmsghdr *h;
 	int k = 0;
@@ -232,7 +230,7 @@ static ssize_t recv_fds(struct rpl_ctx *c, int fd, size_t len, struct msg_fds *m
 	ssize_t r = recvmsg(fd, &m, MSG_DONTWAIT | MSG_CMSG_CLOEXEC);
 
 	if (r > 0)
-		mf->k += got_fds(&m, mf->live + mf->k, IOT_MSG_FDS_MAX - mf->k);
+		mf->k += rpl_msg_got_fds(&m, mf->live + mf->k, IOT_MSG_FDS_MAX - mf->k);
 	return r;
 }
 
@@ -315,10 +313,11 @@ static int64_t pipe_rest(struct rpl_ctx *c, struct rpl_op *op, int fd, int64_t r
 		}
 		/* end of file: the writer is gone, or a FIFO's next one
 		 * is still to come */
-		if (r == 0 && !wr && !fifo_writer_due(c, op, fd, &deadline))
-			break;
-		if (r == 0 && !wr)
+		if (r == 0 && !wr) {
+			if (!fifo_writer_due(c, op, fd, &deadline))
+				break;
 			continue;
+		}
 		if ((r < 0 && r != -EAGAIN && r != -EINTR) || waited_out(c, op, &deadline))
 			break;
 		poll(&pfd, 1, 20);
@@ -439,7 +438,7 @@ int64_t rpl_msg_rw(struct rpl_ctx *c, struct rpl_op *op)
 	if (wr)
 		return rpl_pipe_rest(c, op, fd, r, wr);
 	if (r > 0)
-		mf.k = got_fds(&m, live, IOT_MSG_FDS_MAX);
+		mf.k = rpl_msg_got_fds(&m, live, IOT_MSG_FDS_MAX);
 	if (!peek)
 		r = pipe_rest(c, op, fd, r, wr, &mf);
 	for (i = 0; i < mf.k; i++) {

@@ -241,16 +241,12 @@ static int courier_recv(struct rpl_plan *p, uint64_t *peer)
 	struct iovec iov = { .iov_base = peer, .iov_len = sizeof(*peer) };
 	struct msghdr m = { .msg_iov = &iov, .msg_iovlen = 1, .msg_control = u.b,
 			    .msg_controllen = sizeof(u.b) };
-	struct cmsghdr *h;
 	int fd = -1;
 
 	memset(&u, 0, sizeof(u));
 	if (recvmsg(p->conn_sock[1], &m, MSG_DONTWAIT | MSG_CMSG_CLOEXEC) != sizeof(*peer))
 		return -1;
-	h = CMSG_FIRSTHDR(&m);
-	if (h && h->cmsg_level == SOL_SOCKET && h->cmsg_type == SCM_RIGHTS &&
-	    h->cmsg_len == CMSG_LEN(sizeof(int)))
-		memcpy(&fd, CMSG_DATA(h), sizeof(fd));
+	rpl_msg_got_fds(&m, &fd, 1);
 	return fd;
 }
 

@@ -1431,6 +1431,11 @@ void rpl_pipe_gone_first(struct rpl_ctx *c, const struct rpl_op *op);
 /* rpl_pipe_reader() : a new read end of the pipe whose write end is live
  * @fd (RPL_OPF_LATE_READER), to be closed by the caller, or -1. */
 int rpl_pipe_reader(int fd);
+/* rpl_msg_got_fds() : the descriptors a received message @m carried,
+ * into @live (up to @max; those beyond are closed).  @return : how many
+ * were kept. */
+struct msghdr;
+int rpl_msg_got_fds(const struct msghdr *m, int *live, int max);
 /* rpl_pipe_move() : @op's splice or tee of @n bytes from live @in to live
  * @out, waiting for its pipes where it moved bytes when recorded.
  * @return : its result, or -errno. */
