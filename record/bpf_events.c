@@ -183,7 +183,8 @@ static void pre_of_call(struct rec_ctx *c, struct rec_task *t, const struct be_e
 		pre_opened(&pre[0], &x->st);
 		v->pre[ip] = &pre[0];
 	} else if (x && ret == 0 && (x->st.flags & BE_IST_VALID) && ip >= 0 &&
-		   (e->nr == SYS_stat || e->nr == SYS_lstat || e->nr == SYS_newfstatat)) {
+		   (e->nr == SYS_stat || e->nr == SYS_lstat || e->nr == SYS_newfstatat ||
+		    e->nr == SYS_statx)) {
 		/* what the stat returned stands for the file it found
 		 * (as_opened(): if the path still names that inode) */
 		pre_opened(&pre[0], &x->st);

@@ -49,6 +49,7 @@
 #define NR_STAT		4
 #define NR_LSTAT	6
 #define NR_NEWFSTATAT	262
+#define NR_STATX	332
 #define NR_EXECVE	59
 #define NR_CLONE	56
 #define NR_FORK		57

@@ -188,7 +188,7 @@ struct be_exit {
  * ptrace stop would have seen it return, so it is written unfinished) */
 #define BE_CREATED	1
 #define BE_KILLED	2
-/* be_call's created: a stat (stat, lstat, newfstatat) that succeeded;
+/* be_call's created: a stat (stat, lstat, newfstatat, statx) that succeeded;
  * its pipe_ino[] hold the inode and size it returned, its pipe_fd[] the
  * mode and link count (the owner is not sent: the lstat's is kept) */
 #define BE_STATED	4

@@ -830,6 +830,9 @@ __noinline int fmap_watch(__u64 ret, __u64 len, __u64 protflags, __s64 fd, __u64
 __noinline int fmap_unmap(__u64 addr, __u64 len);
 
 #define I_CTIME_QUERIED_	(1u << 31)
+/* statx's mask: STATX_TYPE | MODE | NLINK | INO | SIZE, and UID | GID */
+#define STATX_STATE_		0x307u
+#define STATX_OWNER_		0x018u
 #define INODE_HEAD		128
 
 /* a field of the inode's head @h, at its offset on this kernel (a
@@ -918,6 +921,25 @@ __noinline int exit_files(__s32 nr, __s64 ret, __u64 a0, __u64 a3)
 			st->uid = (__u32)(sb[3] >> 32);
 			st->gid = (__u32)sb[4];
 			st->size = sb[6];
+			st->flags |= BE_IST_VALID;
+		}
+	}
+	if (nr == NR_STATX && ret == 0) {
+		/* struct statx, the same for a path first named by a statx
+		 * (ls, stat, find); its mask says which fields the kernel
+		 * filled: without the type, mode, links, inode and size it
+		 * sends nothing, without the owner no owner */
+		__u64 sx[6];
+		struct be_istate *st = &x->st;
+
+		if (bpf_probe_read_user(sx, sizeof(sx), (void *)a0) == 0 &&
+		    ((__u32)sx[0] & STATX_STATE_) == STATX_STATE_) {
+			st->nlink = (__u32)sx[2];
+			st->uid = ((__u32)sx[0] & STATX_OWNER_) == STATX_OWNER_ ? (__u32)(sx[2] >> 32) : (__u32)-1;
+			st->gid = ((__u32)sx[0] & STATX_OWNER_) == STATX_OWNER_ ? (__u32)sx[3] : (__u32)-1;
+			st->mode = (__u16)(sx[3] >> 32);
+			st->ino = sx[4];
+			st->size = sx[5];
 			st->flags |= BE_IST_VALID;
 		}
 	}
@@ -1125,6 +1147,8 @@ int BPF_PROG(iotape_exit, void *regs_arg, long ret)
 		exit_files(fl->nr, ret, fl->args[0], fl->args[3]);
 	else if (fl->nr == NR_STAT || fl->nr == NR_LSTAT || fl->nr == NR_NEWFSTATAT)
 		exit_files(fl->nr, ret, fl->args[fl->nr == NR_NEWFSTATAT ? 2 : 1], 0);
+	else if (fl->nr == NR_STATX)
+		exit_files(fl->nr, ret, fl->args[4], 0);
 	else
 		x->st.flags = 0;
 	if (killed_in_call(task, ret))
@@ -1143,8 +1167,8 @@ int BPF_PROG(iotape_exit, void *regs_arg, long ret)
 		__u64 pi0 = x->pipe_ino[0], pi1 = x->pipe_ino[1];
 		__u32 created = x->created, cpu = x->cpu_ns, cwaker = x->cwaker;
 
-		if ((fl->nr == NR_STAT || fl->nr == NR_LSTAT || fl->nr == NR_NEWFSTATAT) &&
-		    (x->st.flags & BE_IST_VALID)) {
+		if ((fl->nr == NR_STAT || fl->nr == NR_LSTAT || fl->nr == NR_NEWFSTATAT ||
+		     fl->nr == NR_STATX) && (x->st.flags & BE_IST_VALID)) {
 			pi0 = x->st.ino;
 			pi1 = x->st.size;
 			pf0 = (__s32)x->st.mode;
