@@ -376,13 +376,13 @@ struct rec_ctx {
 	/* path states taken */
 	struct rec_pathset seen;
 	/* ... the directory entries they are of, by their directory's
-	 * device and inode and their name (states.c entry_met()) */
+	 * device and inode and their name (names.c entry_met()) */
 	struct rec_pathset entries;
 	int entries_cleaned;		/* ... and paths with "." or ".." cleaned */
 	int entries_early;		/* ... and without symlinks (entry_early()) */
 	/* symlinks the workload made, cleaned (states.c linked_origin()) */
 	struct rec_pathset made_links;
-	struct rec_linkcache *links;	/* for paths with "..": states.c */
+	struct rec_linkcache *links;	/* for paths with "..": names.c */
 	uint8_t *xbuf;			/* a state's extended attributes (states.c) */
 	/* directories the workload renamed, newest last (states.c:
 	 * rec_dir_moved()) */
@@ -580,19 +580,6 @@ int rec_pset_add_path(struct rec_pathset *s, const char *p, uint32_t n, rec_pset
 		      void *arg);
 
 /* ---- states.c: path states ---- */
-/* a call that can make a name a symlink (rename, link, symlink) worked */
-void rec_names_changed(struct rec_ctx *c);
-/* The length of the path a descriptor opened at @p ("X/NAME/..") names:
- * that of X when NAME is not a symlink now (a removed one was a
- * directory), else @len. */
-uint32_t rec_dotdot_len(struct rec_ctx *c, const char *p, uint32_t len);
-int rec_seen_init(struct rec_ctx *c);
-void rec_seen_free(struct rec_ctx *c);
-/* The workload listed directory @p (a getdents call returned entries). */
-int rec_dir_listed(struct rec_ctx *c, const char *p, uint32_t len, int64_t t_ns);
-/* At the end: a state (IOT_PS_LISTED) for each entry of a listed
- * directory that no call named.  @return : how many, or -errno. */
-int64_t rec_take_listed(struct rec_ctx *c);
 /* A rename of @from (@flen bytes) to @to succeeded at @t_ns: if @to is now a
  * directory, a path first named under it later existed under @from at
  * the start (its state is taken there too: states.c). */
@@ -609,9 +596,25 @@ int rec_path_state(struct rec_ctx *c, const char *p, uint32_t len,
  * @link kept, for the names met through it later */
 int rec_link_made(struct rec_ctx *c, const char *link, const char *target);
 
+/* ---- names.c: which names are one; the sets of names met ---- */
+/* a call that can make a name a symlink (rename, link, symlink) worked */
+void rec_names_changed(struct rec_ctx *c);
+/* The length of the path a descriptor opened at @p ("X/NAME/..") names:
+ * that of X when NAME is not a symlink now (a removed one was a
+ * directory), else @len. */
+uint32_t rec_dotdot_len(struct rec_ctx *c, const char *p, uint32_t len);
 /* 1 if the @n bytes at @p (NUL-terminated there) are a symlink now
  * (asked again after rec_names_changed()) */
 int rec_is_symlink(struct rec_ctx *c, const char *p, size_t n);
+int rec_seen_init(struct rec_ctx *c);
+void rec_seen_free(struct rec_ctx *c);
+
+/* ---- listed.c: the entries of listed directories ---- */
+/* The workload listed directory @p (a getdents call returned entries). */
+int rec_dir_listed(struct rec_ctx *c, const char *p, uint32_t len, int64_t t_ns);
+/* At the end: a state (IOT_PS_LISTED) for each entry of a listed
+ * directory that no call named.  @return : how many, or -errno. */
+int64_t rec_take_listed(struct rec_ctx *c);
 
 /* ---- start_links.c: the starting tree's symlinks ---- */
 /* a state written says @p (@plen bytes, cleaned of "." and "..") is a

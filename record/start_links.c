@@ -20,7 +20,7 @@
  * link (removed, made again elsewhere, or another file now), the rest of
  * the path is resolved from the link's starting target, and the state is
  * taken of the file it named then (a later call that names the file
- * through the link made again finds its entry met: states.c
+ * through the link made again finds its entry met: names.c
  * entry_met()).  The link removed had its state taken before its removal
  * (ptrace at the entry stop, bpf at the guard's, the fast path's in the
  * program before the call), so it is here before any call after it is
