@@ -13,7 +13,7 @@
  *
  * io_uring: requests are in the submission ring, shared memory the
  * program mmaps from the ring's descriptor (IORING_OFF_SQ_RING, _SQES,
- * _CQ_RING); the recorder follows those mmaps (decode.c calls
+ * _CQ_RING); the recorder follows those mmaps (decode_exit.c calls
  * rec_aio_mmap()).  At io_uring_enter's entry the SQEs between the
  * kernel's head and the program's tail, at most to_submit, are read, and
  * at its exit the first `ret` are kept.  Completions are posted by the

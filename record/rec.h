@@ -213,7 +213,7 @@ struct rec_task {
 	char *path, *path2;		/* owned; ev.path/ev.path2 point here */
 	int slash;			/* 1, 2: path, path2 named with a trailing '/';
 					 * 4, 8: ending in a "." a call makes, removes
-					 * or renames (decode.c, write_event()) */
+					 * or renames (decode_exit.c, write_event()) */
 	char **argv;			/* execve argv read at entry */
 	uint32_t argc;
 	char *exec_path;
@@ -628,10 +628,12 @@ void rec_start_link_note(struct rec_ctx *c, const char *p, uint32_t plen, const 
 char *rec_start_path(struct rec_ctx *c, const char *p, uint32_t *n);
 void rec_start_links_free(struct rec_ctx *c);
 
-/* ---- decode.c: per-syscall entry and exit ---- */
+/* ---- decode.c: per-syscall entry ---- */
 /* @return : 1 to keep the call (wait for its exit), 0 to drop it */
 int rec_decode_entry(struct rec_ctx *c, struct rec_task *t, int nr,
 		     const uint64_t *args, int64_t now);
+
+/* ---- decode_exit.c: per-syscall exit, the records written ---- */
 void rec_decode_exit(struct rec_ctx *c, struct rec_task *t, int64_t ret,
 		     int64_t now);
 void rec_emit_unfinished(struct rec_ctx *c, struct rec_task *t, int64_t now);

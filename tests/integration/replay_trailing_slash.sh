@@ -2,7 +2,7 @@
 # replay_trailing_slash.sh - a name given with a trailing slash ("f/",
 # "d/.") asks for a directory: the kernel answers ENOTDIR for a file where
 # the bare name would succeed.  The recorder keeps the slash in the event
-# (decode.c, write_event()); the replay looks such a path up whole,
+# (decode_exit.c, write_event()); the replay looks such a path up whole,
 # confined, or gives the slash's answer from the bare name in its parent
 # (ops_dir.c, slash_answer(); a rename's in the kernel's order, rename_slashed():
 # a no-replace rename onto an existing DIR/ met EEXIST, replayed ENOTDIR
