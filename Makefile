@@ -180,7 +180,8 @@ $(BUILD)/gen/aio.skel.h: $(BUILD)/gen/aio.bpf.o
 	@echo "  SKEL    $@"
 	$(Q)$(BPFTOOL) gen skeleton $< name iotape_aio_bpf > $@.tmp && mv $@.tmp $@
 
-$(BUILD)/obj/record/bpf.o $(BUILD)/obj/record/bpf_uring.o $(BUILD)/obj/record/bpf_aio.o: $(BPF_SKEL)
+$(BUILD)/obj/record/bpf.o $(BUILD)/obj/record/bpf_drain.o $(BUILD)/obj/record/bpf_calib.o \
+		$(BUILD)/obj/record/bpf_uring.o $(BUILD)/obj/record/bpf_aio.o: $(BPF_SKEL)
 
 # Building installs nothing: it checks for what it needs and names the
 # packages.  The targets that run something install them (deps).

@@ -849,7 +849,7 @@ int cmd_record(int argc, char **argv)
 			goto out;
 		}
 		/* measured once the programs were attached, after the
-		 * header was written: the index holds it (bpf.c's
+		 * header was written: the index holds it (bpf_calib.c's
 		 * calib_start(), format/FORMAT.md) */
 		gap_ns = rec_bpf_gap_ns(c);
 		if (gap_ns >= 0) {

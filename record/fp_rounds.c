@@ -1,6 +1,6 @@
 /*
  * fp_rounds.c - the fast path's rings under the mixed backend (`record
- * --backend mixed`, record/bpf.c): no ptrace stop drains them, so the
+ * --backend mixed`, record/bpf_drain.c): no ptrace stop drains them, so the
  * recorder drains in rounds, its BPF records and these merged by time
  * (record/README.md, "The mixed backend").  And the freeing of a thread's
  * slots, under either backend.

@@ -747,7 +747,7 @@ int rec_bpf_uring_load(struct rec_ctx *c);
  * its requests are then not recorded) */
 int rec_bpf_aio_load(struct rec_ctx *c);
 
-/* ---- bpf.c: the BPF backend (record/bpf/) ---- */
+/* ---- bpf.c, bpf_drain.c, bpf_calib.c: the BPF backend (record/bpf/) ---- */
 /* load and attach the programs (@why: what failed, for the user).
  * @return : 0, or -errno with c->bpf NULL */
 int rec_bpf_setup(struct rec_ctx *c, const char **why);
@@ -769,7 +769,7 @@ void rec_bpf_free(struct rec_ctx *c);
 /* follow @pid (the program, before it runs) */
 int rec_bpf_follow(struct rec_ctx *c, pid_t pid);
 /* what the BPF programs add to a gap between two calls, measured once
- * they were attached (bpf.c's calib_start()), in ns; -1: not measured */
+ * they were attached (bpf_calib.c's calib_start()), in ns; -1: not measured */
 int64_t rec_bpf_gap_ns(struct rec_ctx *c);
 /* drain the ring until every followed task is gone */
 int rec_bpf_loop(struct rec_ctx *c);
@@ -782,7 +782,7 @@ void rec_bpf_set_guard(struct rec_ctx *c, int fd);
 /* in the child: the filter; @return : its listener fd, or -errno */
 int rec_guard_install(int fast);
 /* the filter alone, into @f (room for @max instructions): its length, or
- * -E2BIG (record/bpf.c's measuring child runs under it, as the program) */
+ * -E2BIG (record/bpf_calib.c's measuring child runs under it, as the program) */
 struct sock_filter;
 int rec_guard_filter(struct sock_filter *f, size_t max, int fast);
 /* may call @nr stop in the guard's filter (@fast: with the fast path)? */

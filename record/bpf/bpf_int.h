@@ -1,6 +1,7 @@
 /*
- * bpf_int.h - what record/bpf.c (loading, the drain loop) and
- * record/bpf_events.c (records into events) share.
+ * bpf_int.h - what record/bpf.c (loading), bpf_drain.c (the drain loop),
+ * bpf_calib.c (the gap measured at the attach) and bpf_events.c (records
+ * into events) share.
  */
 #ifndef IOT_BPF_INT_H
 #define IOT_BPF_INT_H
@@ -22,7 +23,7 @@ struct pend {
 #define PEND_SPARE_MAX	64
 
 /* --backend mixed: a record of the programs held for the round that
- * merges it with the fast path's records by time (bpf.c) */
+ * merges it with the fast path's records by time (bpf_drain.c) */
 struct bq_item {
 	uint64_t key;			/* its entry time (a call), else its time */
 	uint64_t seq;			/* ring order: ties keep it */
@@ -103,6 +104,33 @@ int rec_bpf_record(void *ctx, void *data, size_t size);
  * one faulted in or dirtied (BE_MPAGE) */
 void rec_bpf_fmap(struct rec_ctx *c, const struct be_fmap *r);
 void rec_bpf_mpage(struct rec_ctx *c, const struct be_mpage *r);
+
+/* bpf_drain.c: libbpf's ring buffer callback, the one the ring is
+ * opened with: the measuring child's records taken out, the others
+ * decoded (or, with the fast path, held for their round) */
+int on_record(void *ctx, void *data, size_t size);
+
+/* bpf_calib.c: the child that measures what the programs add to a gap,
+ * started right after the attach and reaped before the program is
+ * followed; its records are taken out of the ring, never events */
+#define CALIB_N 400
+
+struct calib_state {
+	pid_t pid;			/* the child, until reaped (-1) */
+	pid_t tid;			/* its records, until taken out */
+	int failed;
+	uint64_t last_exit;
+	uint32_t n;
+	int64_t gaps[CALIB_N];
+};
+extern struct calib_state calib;
+
+/* a record of the child's (its tid: calib.tid) */
+void calib_take(const void *data, size_t size);
+/* the child started and followed, right after the attach */
+void calib_start(struct rec_bpf *b);
+/* the child reaped, its records taken out, its median gap kept */
+void calib_end(struct rec_bpf *b);
 
 /* bpf.c: a later object's maps of common.bpf.h made the first object's
  * (by descriptor, before its load): one ring, one set of followed tasks.

@@ -1,6 +1,6 @@
 /*
  * event.h - what the BPF programs (iotape.bpf.c) write into their ring
- * buffer and the recorder (record/bpf.c) reads: one layout for both sides.
+ * buffer and the recorder (record/bpf_drain.c) reads: one layout for both sides.
  *
  * Every record starts with struct be_hdr; its len is the whole record's.
  * Strings are NUL-terminated and padded to 8 bytes; a length of

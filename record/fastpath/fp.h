@@ -136,7 +136,7 @@ struct fp_slot {
 	uint64_t full;		/* times the ring was full */
 	/* CLOCK_MONOTONIC ns of the claim: the bpf backend frees a slot
 	 * when its thread ends or execs, after the new image may have
-	 * claimed another under the same tid (record/bpf.c) */
+	 * claimed another under the same tid (record/bpf_drain.c) */
 	uint64_t t_claim;
 };
 
