@@ -202,12 +202,12 @@ static int bpf_load(struct rec_bpf *b, void *ctx, const char **why)
 		return err < 0 ? err : -EINVAL;
 	}
 	rec_stamp("bpf_attached");
-	calib_start(b);
+	rec_bpf_calib_start(b);
 	/* the ring mapped here, not on the way to the program's start
 	 * (~0.5 ms at 8 MiB: every page-table entry inserted at mmap); not
 	 * copied by a fork (bpf_ring.c).  If it cannot be now, it is by
 	 * rec_bpf_follow(). */
-	rec_ring_open(&b->ring, b->skel->maps.rb.map_fd, b->ring_bytes, on_record, ctx);
+	rec_ring_open(&b->ring, b->skel->maps.rb.map_fd, b->ring_bytes, rec_bpf_on_record, ctx);
 	rec_stamp("ring_mapped");
 	return 0;
 }
@@ -339,7 +339,7 @@ int rec_bpf_wait(struct rec_ctx *c, const char **why)
 		b->th_running = 0;
 	}
 	if (!b->load_err)
-		calib_end(b);
+		rec_bpf_calib_end(b);
 	*why = b->load_why;
 	return b->load_err;
 }

@@ -36,10 +36,10 @@
  * the index: the header is written by then, cmd_record.c), which the
  * replay takes off each gap between two bpf calls instead of the least
  * floor of the trace's gaps (replay/think.c).  The child's records are
- * taken out of the ring (on_record()), never made events.  It is
- * started right after the attach (calib_start()) and runs while the
+ * taken out of the ring (rec_bpf_on_record()), never made events.  It is
+ * started right after the attach (rec_bpf_calib_start()) and runs while the
  * loader maps the ring and the recorder writes the header; it is reaped
- * and its records read in rec_bpf_wait() (calib_end()), before the
+ * and its records read in rec_bpf_wait() (rec_bpf_calib_end()), before the
  * program is followed: its end must not count in the programs' tally of
  * live tasks once the program's start has set it.
  *
@@ -49,21 +49,21 @@
  * 1.16 us a gap here, and a loop of raw close(-1) recorded as a program
  * had 1.24-1.26 us at the median, less its own code (a clock read).
  */
-struct calib_state calib;
+struct calib_state rec_bpf_calib;
 static int64_t calib_gap_ns = -1;
 static struct sock_filter calib_filter[1024];
 static int calib_filter_len;
 static char calib_stack[16384] __attribute__((aligned(16)));
 
-void calib_take(const void *data, size_t size)
+void rec_bpf_calib_take(const void *data, size_t size)
 {
 	const struct be_call *x = data;
 
 	if (size < sizeof(*x) || x->h.type != BE_CALL || x->nr != SYS_close)
 		return;
-	if (calib.last_exit && x->t_enter >= calib.last_exit && calib.n < CALIB_N)
-		calib.gaps[calib.n++] = (int64_t)(x->t_enter - calib.last_exit);
-	calib.last_exit = x->h.t;
+	if (rec_bpf_calib.last_exit && x->t_enter >= rec_bpf_calib.last_exit && rec_bpf_calib.n < CALIB_N)
+		rec_bpf_calib.gaps[rec_bpf_calib.n++] = (int64_t)(x->t_enter - rec_bpf_calib.last_exit);
+	rec_bpf_calib.last_exit = x->h.t;
 }
 
 static int cmp_gap(const void *a, const void *b)
@@ -113,8 +113,8 @@ static int calib_child(void *arg)
 }
 
 /* The child started and followed, right after the attach: it runs while
- * the recorder maps the ring (calib_end()). */
-void calib_start(struct rec_bpf *b)
+ * the recorder maps the ring (rec_bpf_calib_end()). */
+void rec_bpf_calib_start(struct rec_bpf *b)
 {
 	struct be_tstate st;
 	uint32_t k = 0;
@@ -122,8 +122,8 @@ void calib_start(struct rec_bpf *b)
 	int p[2], pidfd;
 	pid_t pid;
 
-	memset(&calib, 0, sizeof(calib));
-	calib.pid = -1;
+	memset(&rec_bpf_calib, 0, sizeof(rec_bpf_calib));
+	rec_bpf_calib.pid = -1;
 	calib_filter_len = rec_guard_filter(calib_filter, sizeof(calib_filter) /
 					    sizeof(calib_filter[0]), b->stub_ip != 0);
 	if (pipe2(p, O_CLOEXEC) < 0)
@@ -137,7 +137,7 @@ void calib_start(struct rec_bpf *b)
 		close(p[1]);
 		return;
 	}
-	calib.pid = calib.tid = pid;
+	rec_bpf_calib.pid = rec_bpf_calib.tid = pid;
 	memset(&st, 0, sizeof(st));
 	st.st = BE_TID_ON;
 	pidfd = (int)syscall(SYS_pidfd_open, pid, 0);
@@ -145,37 +145,37 @@ void calib_start(struct rec_bpf *b)
 	if (pidfd < 0 ||
 	    bpf_map_update_elem(b->skel->maps.tstate.map_fd, &pidfd, &st, BPF_NOEXIST) < 0 ||
 	    bpf_map_update_elem(b->skel->maps.live.map_fd, &k, &one, BPF_ANY) < 0)
-		calib.failed = 1;
+		rec_bpf_calib.failed = 1;
 	if (pidfd >= 0)
 		close(pidfd);
 	/* (a child not followed makes its calls all the same) */
 	if (write(p[1], "c", 1) != 1)
-		calib.failed = 1;
+		rec_bpf_calib.failed = 1;
 	close(p[1]);
 }
 
 /* The child reaped, its records taken out of the ring and the median of
  * its gaps kept (calib_gap_ns).  Without a ring (mapped later, by
  * rec_bpf_follow()), its records are dropped there. */
-void calib_end(struct rec_bpf *b)
+void rec_bpf_calib_end(struct rec_bpf *b)
 {
 	int status;
 
-	if (calib.pid < 0)
+	if (rec_bpf_calib.pid < 0)
 		return;
 	rec_stamp("bpf_calib_wait");
-	while (waitpid(calib.pid, &status, 0) < 0 && errno == EINTR)
+	while (waitpid(rec_bpf_calib.pid, &status, 0) < 0 && errno == EINTR)
 		;
 	rec_stamp("bpf_calib_reaped");
-	calib.pid = -1;
+	rec_bpf_calib.pid = -1;
 	if (b->ring.fd < 0)
 		return;
 	/* its records, its end's included, are in the ring by now */
 	rec_ring_consume(&b->ring);
-	calib.tid = 0;
-	if (!calib.failed && calib.n >= CALIB_N / 2) {
-		qsort(calib.gaps, calib.n, sizeof(calib.gaps[0]), cmp_gap);
-		calib_gap_ns = calib.gaps[calib.n / 2];
+	rec_bpf_calib.tid = 0;
+	if (!rec_bpf_calib.failed && rec_bpf_calib.n >= CALIB_N / 2) {
+		qsort(rec_bpf_calib.gaps, rec_bpf_calib.n, sizeof(rec_bpf_calib.gaps[0]), cmp_gap);
+		calib_gap_ns = rec_bpf_calib.gaps[rec_bpf_calib.n / 2];
 	}
 	rec_stamp("bpf_calibrated");
 }

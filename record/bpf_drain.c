@@ -89,13 +89,13 @@ static int enqueue(struct rec_bpf *b, const void *data, size_t size)
 	return 0;
 }
 
-int on_record(void *ctx, void *data, size_t size)
+int rec_bpf_on_record(void *ctx, void *data, size_t size)
 {
 	struct rec_ctx *c = ctx;
 
-	if (calib.tid && size >= sizeof(struct be_hdr) &&
-	    ((const struct be_hdr *)data)->tid == (uint32_t)calib.tid) {
-		calib_take(data, size);
+	if (rec_bpf_calib.tid && size >= sizeof(struct be_hdr) &&
+	    ((const struct be_hdr *)data)->tid == (uint32_t)rec_bpf_calib.tid) {
+		rec_bpf_calib_take(data, size);
 		return 0;
 	}
 	if (!c->fast)
@@ -232,13 +232,14 @@ int rec_bpf_follow(struct rec_ctx *c, pid_t pid)
 	}
 	/* mapped with the load (bpf_load()), as a rule */
 	if (b->ring.fd < 0 &&
-	    (r = rec_ring_open(&b->ring, b->skel->maps.rb.map_fd, b->ring_bytes, on_record, c)) < 0)
+	    (r = rec_ring_open(&b->ring, b->skel->maps.rb.map_fd, b->ring_bytes,
+			       rec_bpf_on_record, c)) < 0)
 		return r;
 	/* the measuring child's records, if the ring was not mapped when
-	 * it ended (calib_end()) */
-	if (calib.tid) {
+	 * it ended (rec_bpf_calib_end()) */
+	if (rec_bpf_calib.tid) {
 		rec_ring_consume(&b->ring);
-		calib.tid = 0;
+		rec_bpf_calib.tid = 0;
 	}
 	/* task storage is keyed by a pidfd from user space */
 	pidfd = (int)syscall(SYS_pidfd_open, pid, 0);

@@ -850,7 +850,7 @@ int cmd_record(int argc, char **argv)
 		}
 		/* measured once the programs were attached, after the
 		 * header was written: the index holds it (bpf_calib.c's
-		 * calib_start(), format/FORMAT.md) */
+		 * rec_bpf_calib_start(), format/FORMAT.md) */
 		gap_ns = rec_bpf_gap_ns(c);
 		if (gap_ns >= 0) {
 			char gap[32];

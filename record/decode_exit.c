@@ -328,7 +328,7 @@ void rec_decode_exit(struct rec_ctx *c, struct rec_task *t, int64_t ret,
 		return;
 	ev->t_exit = now;
 	ev->ret = ret;
-	/* a new name that may be a symlink: what stat_path() knew is old */
+	/* a new name that may be a symlink: what rec_stat_path() knew is old */
 	if (ret == 0 && (t->sc->flags & IOT_SCF_NAMES) &&
 	    (iot_syscall_arg(t->sc, IOT_ARG_PATH2) >= 0 || iot_syscall_arg(t->sc, IOT_ARG_STR2) >= 0))
 		rec_names_changed(c);

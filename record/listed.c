@@ -91,8 +91,8 @@ static uint32_t dtype_mode(unsigned char d)
 static int64_t take_entries(struct rec_ctx *c, const struct rec_listed *l)
 {
 	char spbuf[REC_PATH_MAX], full[REC_PATH_MAX], target[REC_PATH_MAX], phys[REC_PATH_MAX];
-	const char *sp = stat_path(c, l->path, spbuf, sizeof(spbuf));
-	uint32_t physlen = 0;		/* fd_path()'s, once asked for */
+	const char *sp = rec_stat_path(c, l->path, spbuf, sizeof(spbuf));
+	uint32_t physlen = 0;		/* rec_dir_fd_path()'s, once asked for */
 	size_t splen = strlen(sp);
 	int64_t n = 0;
 	struct dirent *de;
@@ -124,9 +124,9 @@ static int64_t take_entries(struct rec_ctx *c, const struct rec_listed *l)
 		}
 		if (r == 0)
 			continue;	/* named by a call: its state is taken */
-		/* ... or named by a call otherwise (entry_met()) */
+		/* ... or named by a call otherwise (rec_entry_met()) */
 		if (dsb.st_ino && nl <= ENTRY_KEY_MAX - 16) {
-			r = entry_add(c, dsb.st_dev, dsb.st_ino, de->d_name, (uint32_t)nl);
+			r = rec_entry_add(c, dsb.st_dev, dsb.st_ino, de->d_name, (uint32_t)nl);
 			if (r < 0) {
 				closedir(d);
 				return r;
@@ -136,10 +136,10 @@ static int64_t take_entries(struct rec_ctx *c, const struct rec_listed *l)
 		}
 		/* ... or named before its directory existed (entry_early()) */
 		if (c->entries_early) {
-			if (!physlen && !(physlen = fd_path(dirfd(d), phys, sizeof(phys))))
+			if (!physlen && !(physlen = rec_dir_fd_path(dirfd(d), phys, sizeof(phys))))
 				physlen = UINT32_MAX;
 			if (physlen != UINT32_MAX &&
-			    entry_early_met(c, phys, physlen, full + l->len, (uint32_t)(1 + nl)))
+			    rec_entry_early_met(c, phys, physlen, full + l->len, (uint32_t)(1 + nl)))
 				continue;
 		}
 		ps.path = full;
@@ -147,19 +147,19 @@ static int64_t take_entries(struct rec_ctx *c, const struct rec_listed *l)
 		ps.t_ns = l->t_ns;
 		ps.flags = IOT_PS_LISTED | (c->seen.last_again ? IOT_PS_AGAIN : 0);
 		if (fstatat(dirfd(d), de->d_name, &sb, AT_SYMLINK_NOFOLLOW) == 0) {
-			state_from_stat(&ps, &sb);
+			rec_state_from_stat(&ps, &sb);
 		} else {
 			ps.type = dtype_mode(de->d_type) & S_IFMT;
 			ps.mode = dtype_mode(de->d_type) & 07777;
 			ps.nlink = 1;
 		}
 		if (ps.type == S_IFLNK)
-			read_target(&ps, dirfd(d), de->d_name, target, sizeof(target));
+			rec_read_target(&ps, dirfd(d), de->d_name, target, sizeof(target));
 		r = iot_writer_path_state(c->w, &ps);
 		if (r == 0 && ps.target && sp == l->path)
 			rec_start_link_note(c, full, ps.path_len, ps.target, ps.target_len);
 		if (r == 0 && c->n_moves)
-			r = moved_origin(c, &ps, 0);
+			r = rec_moved_origin(c, &ps, 0);
 		if (r < 0) {
 			closedir(d);
 			return r;

@@ -19,7 +19,7 @@
 #include "states_int.h"
 
 /*
- * Whether a directory on a path is a symlink, for stat_path(): a tree
+ * Whether a directory on a path is a symlink, for rec_stat_path(): a tree
  * walker that climbs with openat(fd, "..") (du, rm -rf) is recorded with
  * paths of hundreds of "NAME/.." (the descriptor's path is joined
  * lexically, and grows with the walk), and each needed an lstat of what
@@ -32,7 +32,7 @@
 
 struct rec_linkcache {
 	uint64_t gen;			/* bumped by rec_names_changed() */
-	/* the last directories entry_met() looked up: their paths, and
+	/* the last directories rec_entry_met() looked up: their paths, and
 	 * their devices and inodes at generation dgen (a copy names two in
 	 * turn, its source's and its target's) */
 	struct {
@@ -62,7 +62,7 @@ void rec_names_changed(struct rec_ctx *c)
 
 /* lstat() of @p, which may be longer than a lookup takes (PATH_MAX: a
  * walk below a deep tree): its directories then opened in parts */
-int lstat_long(const char *p, struct stat *sb)
+int rec_lstat_long(const char *p, struct stat *sb)
 {
 	char part[3073];
 	int dfd = AT_FDCWD, fd, r;
@@ -107,7 +107,7 @@ int rec_is_symlink(struct rec_ctx *c, const char *p, size_t n)
 		    memcmp(e->path, p, n) == 0)
 			return e->link;
 	}
-	link = lstat_long(p, &sb) == 0 && S_ISLNK(sb.st_mode);
+	link = rec_lstat_long(p, &sb) == 0 && S_ISLNK(sb.st_mode);
 	if (lc && (copy = malloc(n + 1)) != NULL) {
 		__typeof__(lc->e[0]) *e = &lc->e[h & (LINK_SLOTS - 1)];
 
@@ -212,7 +212,7 @@ void rec_seen_free(struct rec_ctx *c)
  * recorded paths; after a symlink's "..", the rest is kept as it is.
  * @return : @p itself, or @buf holding the cleaned path.
  */
-const char *stat_path(struct rec_ctx *ctx, const char *p, char *buf, size_t cap)
+const char *rec_stat_path(struct rec_ctx *ctx, const char *p, char *buf, size_t cap)
 {
 	size_t o = 0, n;
 	const char *c = p, *e;
@@ -270,7 +270,7 @@ const char *stat_path(struct rec_ctx *ctx, const char *p, char *buf, size_t cap)
  * found it). An entry is its directory's device and inode and its name;
  * its state is written under the first name met, and a name met later
  * for an entry met already adds none.  (Two hard links are two entries.)
- * It is also its path as stat_path() cleans it: a backend that takes
+ * It is also its path as rec_stat_path() cleans it: a backend that takes
  * states after the calls (the fast path, bpf) may find the directory
  * gone by then (rm -rf), and must still know "d/sub/../f" and "d/f" as
  * one, as ptrace does; and where "d/sub/../f" came first, while "d" did
@@ -288,7 +288,7 @@ const char *stat_path(struct rec_ctx *ctx, const char *p, char *buf, size_t cap)
  * before it makes dst/d, and `diff -r` later read dst/lnk/f, lnk a link
  * to d: the state of the file cpio made was taken, and the replay's tree
  * had dst/, made as directories down to it, from the start (1,680
- * mismatches, bpf).  @sp : @p as stat_path() gives it (@p itself if it
+ * mismatches, bpf).  @sp : @p as rec_stat_path() gives it (@p itself if it
  * has no "." or "..": a name the set of paths met has not met).
  * @return : 1 if @sp's entry was met under another name, 0 if not (added
  * now), -ENOMEM.
@@ -296,7 +296,7 @@ const char *stat_path(struct rec_ctx *ctx, const char *p, char *buf, size_t cap)
 
 /* Entry @name (@nl bytes, at most ENTRY_KEY_MAX - 16) of the directory
  * @dev/@ino into the set of entries.  @return : rec_pset_add()'s. */
-int entry_add(struct rec_ctx *c, uint64_t dev, uint64_t ino, const char *name,
+int rec_entry_add(struct rec_ctx *c, uint64_t dev, uint64_t ino, const char *name,
 	      uint32_t nl)
 {
 	char key[ENTRY_KEY_MAX];
@@ -311,7 +311,7 @@ int entry_add(struct rec_ctx *c, uint64_t dev, uint64_t ino, const char *name,
 /* The path of the directory open at @fd as the kernel names it (no
  * symlink, "." or ".." in it), into @buf.  @return : its length, 0 if
  * there is none to give (removed: "... (deleted)"; longer than @cap). */
-uint32_t fd_path(int fd, char *buf, size_t cap)
+uint32_t rec_dir_fd_path(int fd, char *buf, size_t cap)
 {
 	static const char del[] = " (deleted)";
 	char proc[40];
@@ -328,7 +328,7 @@ uint32_t fd_path(int fd, char *buf, size_t cap)
 }
 
 /* Directory @d (@dl bytes, NUL-terminated there) without symlinks: the
- * longest part of it that exists, as fd_path() names it, and the rest
+ * longest part of it that exists, as rec_dir_fd_path() names it, and the rest
  * as it is; into @buf.  @return : its length, 0 if there is none. */
 static uint32_t dir_phys(const char *d, uint32_t dl, char *buf, size_t cap)
 {
@@ -348,7 +348,7 @@ static uint32_t dir_phys(const char *d, uint32_t dl, char *buf, size_t cap)
 		cut = cut > 1 ? cut - 1 : 1;
 		part[cut] = 0;
 	}
-	n = fd_path(fd, buf, cap);
+	n = rec_dir_fd_path(fd, buf, cap);
 	close(fd);
 	if (n == 0 || cut == dl)
 		return n;
@@ -398,9 +398,9 @@ static int entry_early(struct rec_ctx *c, const char *sp, const char *d, uint32_
 }
 
 /* Whether entry @name ("/NAME", @nl bytes) of the directory at @dir
- * (@dl bytes, as the kernel names it: fd_path()) was met by a name
+ * (@dl bytes, as the kernel names it: rec_dir_fd_path()) was met by a name
  * entry_early() kept. */
-int entry_early_met(struct rec_ctx *c, const char *dir, uint32_t dl, const char *name,
+int rec_entry_early_met(struct rec_ctx *c, const char *dir, uint32_t dl, const char *name,
 		    uint32_t nl)
 {
 	char path[REC_PATH_MAX];
@@ -409,7 +409,7 @@ int entry_early_met(struct rec_ctx *c, const char *dir, uint32_t dl, const char 
 	return n && rec_pset_has(&c->entries, path, n) == 1;
 }
 
-int entry_met(struct rec_ctx *c, const char *p, const char *sp)
+int rec_entry_met(struct rec_ctx *c, const char *p, const char *sp)
 {
 	struct rec_linkcache *lc = c->links;
 	const char *name = strrchr(sp, '/');
@@ -461,7 +461,7 @@ int entry_met(struct rec_ctx *c, const char *p, const char *sp)
 		lc->d[i].phys = NULL;
 		lc->d[i].phys_done = 0;
 	}
-	r = entry_add(c, lc->d[i].dev, lc->d[i].ino, name + 1, nl);
+	r = rec_entry_add(c, lc->d[i].dev, lc->d[i].ino, name + 1, nl);
 	if (r != 1 || !c->entries_early)
 		return r < 0 ? r : r == 0;
 	/* new by its directory's inode: named early by another path? (one
@@ -475,5 +475,5 @@ int entry_met(struct rec_ctx *c, const char *p, const char *sp)
 			lc->d[i].phys = strndup(buf, n);
 		lc->d[i].phys_len = n;
 	}
-	return lc->d[i].phys && entry_early_met(c, lc->d[i].phys, lc->d[i].phys_len, name, nl + 1);
+	return lc->d[i].phys && rec_entry_early_met(c, lc->d[i].phys, lc->d[i].phys_len, name, nl + 1);
 }

@@ -376,7 +376,7 @@ struct rec_ctx {
 	/* path states taken */
 	struct rec_pathset seen;
 	/* ... the directory entries they are of, by their directory's
-	 * device and inode and their name (names.c entry_met()) */
+	 * device and inode and their name (names.c rec_entry_met()) */
 	struct rec_pathset entries;
 	int entries_cleaned;		/* ... and paths with "." or ".." cleaned */
 	int entries_early;		/* ... and without symlinks (entry_early()) */
@@ -769,7 +769,7 @@ void rec_bpf_free(struct rec_ctx *c);
 /* follow @pid (the program, before it runs) */
 int rec_bpf_follow(struct rec_ctx *c, pid_t pid);
 /* what the BPF programs add to a gap between two calls, measured once
- * they were attached (bpf_calib.c's calib_start()), in ns; -1: not measured */
+ * they were attached (bpf_calib.c's rec_bpf_calib_start()), in ns; -1: not measured */
 int64_t rec_bpf_gap_ns(struct rec_ctx *c);
 /* drain the ring until every followed task is gone */
 int rec_bpf_loop(struct rec_ctx *c);

@@ -21,7 +21,7 @@
  * the path is resolved from the link's starting target, and the state is
  * taken of the file it named then (a later call that names the file
  * through the link made again finds its entry met: names.c
- * entry_met()).  The link removed had its state taken before its removal
+ * rec_entry_met()).  The link removed had its state taken before its removal
  * (ptrace at the entry stop, bpf at the guard's, the fast path's in the
  * program before the call), so it is here before any call after it is
  * decoded.
@@ -179,7 +179,7 @@ again:
 		if (!raw && len == 2 && s[0] == '.' && s[1] == '.') {
 			out[o] = 0;
 			/* after a link (kept), the kernel's ".." is its
-			 * target's parent: the rest as it is, as stat_path()
+			 * target's parent: the rest as it is, as rec_stat_path()
 			 * keeps it */
 			if (o == 0 || !rec_is_symlink(c, out, o)) {
 				while (o > 0 && out[o - 1] != '/')

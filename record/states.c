@@ -75,7 +75,7 @@ static int follow_target(struct rec_ctx *c, const char *link, const char *target
 	return r;
 }
 
-void state_from_stat(struct iot_path_state *ps, const struct stat *sb)
+void rec_state_from_stat(struct iot_path_state *ps, const struct stat *sb)
 {
 	ps->type = sb->st_mode & S_IFMT;
 	ps->size = (uint64_t)sb->st_size;
@@ -92,7 +92,7 @@ void state_from_stat(struct iot_path_state *ps, const struct stat *sb)
 }
 
 /* The target of symlink @path (relative to @dirfd) into @buf, for @ps. */
-void read_target(struct iot_path_state *ps, int dirfd, const char *path, char *buf,
+void rec_read_target(struct iot_path_state *ps, int dirfd, const char *path, char *buf,
 		 size_t cap)
 {
 	ssize_t n = readlinkat(dirfd, path, buf, cap - 1);
@@ -254,12 +254,12 @@ static int take_one(struct rec_ctx *c, const char *p, uint32_t len, int depth,
 	uint64_t ranges[2 * REC_DATA_RANGES];
 	struct iot_xattr xa[XATTRS_MAX];
 	struct iot_ps_extra ex;
-	const char *sp = stat_path(c, p, spbuf, sizeof(spbuf));
+	const char *sp = rec_stat_path(c, p, spbuf, sizeof(spbuf));
 	struct stat sb;
 	int r, ok;
 
 	/* an entry met under another name: its state is there */
-	if ((r = entry_met(c, p, sp)) != 0)
+	if ((r = rec_entry_met(c, p, sp)) != 0)
 		return r < 0 ? r : 0;
 	memset(&ps, 0, sizeof(ps));
 	memset(&ex, 0, sizeof(ex));
@@ -275,7 +275,7 @@ static int take_one(struct rec_ctx *c, const char *p, uint32_t len, int depth,
 	} else if (how == ANC_MISSING) {
 		ok = 0;
 	} else {
-		ok = lstat_long(sp, &sb) == 0;
+		ok = rec_lstat_long(sp, &sb) == 0;
 		if (ok && pre)
 			as_opened(&sb, &pre->op);
 		if (!ok && how == ANC_PARENT_OF_EXISTING) {
@@ -286,7 +286,7 @@ static int take_one(struct rec_ctx *c, const char *p, uint32_t len, int depth,
 		}
 	}
 	if (ok) {
-		state_from_stat(&ps, &sb);
+		rec_state_from_stat(&ps, &sb);
 		if (S_ISREG(sb.st_mode) || S_ISDIR(sb.st_mode)) {
 			ex.n_xattrs = take_xattrs(c, sp, xa);
 			ex.xattrs = xa;
@@ -305,7 +305,7 @@ static int take_one(struct rec_ctx *c, const char *p, uint32_t len, int depth,
 				ps.target_len = pre->target_len;
 			}
 		} else if (S_ISLNK(sb.st_mode)) {
-			read_target(&ps, AT_FDCWD, sp, target, sizeof(target));
+			rec_read_target(&ps, AT_FDCWD, sp, target, sizeof(target));
 		}
 	}
 	if (ex.n_xattrs || (ps.flags & IOT_PS_SPARSE))
@@ -315,7 +315,7 @@ static int take_one(struct rec_ctx *c, const char *p, uint32_t len, int depth,
 	if (r == 0 && ps.target)
 		rec_start_link_note(c, sp, (uint32_t)strlen(sp), ps.target, ps.target_len);
 	if (r == 0 && ok && c->n_moves)
-		r = moved_origin(c, &ps, depth);
+		r = rec_moved_origin(c, &ps, depth);
 	if (r == 0 && ok && c->made_links.n)
 		r = linked_origin(c, &ps, sp, depth);
 	if (r == 0 && ps.target)
@@ -339,7 +339,7 @@ int rec_link_made(struct rec_ctx *c, const char *link, const char *target)
 
 	if (!target[0])
 		return 0;
-	sp = stat_path(c, link, buf, sizeof(buf));
+	sp = rec_stat_path(c, link, buf, sizeof(buf));
 	n = (uint32_t)strlen(sp);
 	if (n > 1 && rec_pset_add(&c->made_links, sp, n, rec_pset_hash(&c->made_links, sp, n),
 				  0, NULL) < 0)
@@ -347,7 +347,7 @@ int rec_link_made(struct rec_ctx *c, const char *link, const char *target)
 	abs = link_target(link, target, &n);
 	if (!abs)
 		return -ENOMEM;
-	sp = stat_path(c, abs, buf, sizeof(buf));
+	sp = rec_stat_path(c, abs, buf, sizeof(buf));
 	/* Only a file of the starting tree: one there before the recording
 	 * began (born before it, or changed before it where the filesystem
 	 * keeps no birth time).  What the workload made, or makes later, is
@@ -468,7 +468,7 @@ void rec_dir_moved(struct rec_ctx *c, const char *from, uint32_t flen, const cha
  * name before the renames up to its time that moved it, if any, and if
  * that name is new to the set of paths met (its ancestors first, as
  * directories where they are gone now). */
-int moved_origin(struct rec_ctx *c, const struct iot_path_state *ps, int depth)
+int rec_moved_origin(struct rec_ctx *c, const struct iot_path_state *ps, int depth)
 {
 	char a[REC_PATH_MAX], b[REC_PATH_MAX];
 	const char *cur = ps->path;
@@ -518,12 +518,12 @@ int moved_origin(struct rec_ctx *c, const struct iot_path_state *ps, int depth)
  * under it through it (target/lib/alpha) before it lists the package's
  * directory: the entry's state was taken under a name that did not exist
  * at the start (target/lib was absent), which the replay's starting tree
- * rightly leaves out, and entry_met() then kept it from being taken under
+ * rightly leaves out, and rec_entry_met() then kept it from being taken under
  * the name it had there (the listing's, or a call's through stow/), so
  * the replay's tree had no stow/alpha/lib/alpha (stow: 75 mismatches).
  * A state found through such a link is written again under its
  * directory's real path, if that name is new to the set of paths met
- * (its ancestors first), as moved_origin() does for a renamed directory.
+ * (its ancestors first), as rec_moved_origin() does for a renamed directory.
  * A name under a link since replaced by a directory is its own real path.
  */
 static int linked_origin(struct rec_ctx *c, const struct iot_path_state *ps, const char *sp,

@@ -18,33 +18,33 @@
 #define ENTRY_KEY_MAX (16 + 256)
 
 /* lstat() of @p, also past PATH_MAX */
-int lstat_long(const char *p, struct stat *sb);
+int rec_lstat_long(const char *p, struct stat *sb);
 /* the path to lstat for recorded path @p ("NAME/.." cleaned where NAME
  * is no symlink): @p itself, or @buf */
-const char *stat_path(struct rec_ctx *ctx, const char *p, char *buf, size_t cap);
+const char *rec_stat_path(struct rec_ctx *ctx, const char *p, char *buf, size_t cap);
 /* entry @name (@nl bytes) of directory @dev/@ino into the set of
  * entries: rec_pset_add()'s return */
-int entry_add(struct rec_ctx *c, uint64_t dev, uint64_t ino, const char *name,
+int rec_entry_add(struct rec_ctx *c, uint64_t dev, uint64_t ino, const char *name,
 	      uint32_t nl);
 /* the path of the directory open at @fd, as the kernel names it, into
  * @buf: its length, or 0 */
-uint32_t fd_path(int fd, char *buf, size_t cap);
-/* whether entry @name ("/NAME") of directory @dir, as fd_path() names
+uint32_t rec_dir_fd_path(int fd, char *buf, size_t cap);
+/* whether entry @name ("/NAME") of directory @dir, as rec_dir_fd_path() names
  * it, was met before the directory existed */
-int entry_early_met(struct rec_ctx *c, const char *dir, uint32_t dl, const char *name,
+int rec_entry_early_met(struct rec_ctx *c, const char *dir, uint32_t dl, const char *name,
 		    uint32_t nl);
-/* 1 if the entry of @p (@sp: stat_path()'s) was met under another name,
+/* 1 if the entry of @p (@sp: rec_stat_path()'s) was met under another name,
  * 0 if not (now it is), -ENOMEM */
-int entry_met(struct rec_ctx *c, const char *p, const char *sp);
+int rec_entry_met(struct rec_ctx *c, const char *p, const char *sp);
 
 /* ---- states.c ---- */
 /* @ps's attributes from lstat() @sb */
-void state_from_stat(struct iot_path_state *ps, const struct stat *sb);
+void rec_state_from_stat(struct iot_path_state *ps, const struct stat *sb);
 /* the target of symlink @path (relative to @dirfd) into @buf, for @ps */
-void read_target(struct iot_path_state *ps, int dirfd, const char *path, char *buf,
+void rec_read_target(struct iot_path_state *ps, int dirfd, const char *path, char *buf,
 		 size_t cap);
 /* @ps written again under its name before the renames that moved it,
  * if that name is new: 0 or -errno */
-int moved_origin(struct rec_ctx *c, const struct iot_path_state *ps, int depth);
+int rec_moved_origin(struct rec_ctx *c, const struct iot_path_state *ps, int depth);
 
 #endif

@@ -250,7 +250,7 @@ static uint32_t rec_slept(const struct rpl_plan *p, const struct rpl_op *op)
  * Where the recorder measured what its programs add to a gap (header
  * key record.bpf_gap_ns, which the index holds: the median gap of 400
  * close(-1) back to back in a child it followed, record/bpf_calib.c's
- * calib_start(), from traces of 2026-12-03 on), a gap between two bpf
+ * rec_bpf_calib_start(), from traces of 2026-12-03 on), a gap between two bpf
  * calls loses that, no more than the gap, rather than the trace's least
  * floor alone: a program whose every gap computes keeps its computing.
  * Older traces, as above.

@@ -108,7 +108,7 @@ void rec_bpf_mpage(struct rec_ctx *c, const struct be_mpage *r);
 /* bpf_drain.c: libbpf's ring buffer callback, the one the ring is
  * opened with: the measuring child's records taken out, the others
  * decoded (or, with the fast path, held for their round) */
-int on_record(void *ctx, void *data, size_t size);
+int rec_bpf_on_record(void *ctx, void *data, size_t size);
 
 /* bpf_calib.c: the child that measures what the programs add to a gap,
  * started right after the attach and reaped before the program is
@@ -123,14 +123,14 @@ struct calib_state {
 	uint32_t n;
 	int64_t gaps[CALIB_N];
 };
-extern struct calib_state calib;
+extern struct calib_state rec_bpf_calib;
 
-/* a record of the child's (its tid: calib.tid) */
-void calib_take(const void *data, size_t size);
+/* a record of the child's (its tid: rec_bpf_calib.tid) */
+void rec_bpf_calib_take(const void *data, size_t size);
 /* the child started and followed, right after the attach */
-void calib_start(struct rec_bpf *b);
+void rec_bpf_calib_start(struct rec_bpf *b);
 /* the child reaped, its records taken out, its median gap kept */
-void calib_end(struct rec_bpf *b);
+void rec_bpf_calib_end(struct rec_bpf *b);
 
 /* bpf.c: a later object's maps of common.bpf.h made the first object's
  * (by descriptor, before its load): one ring, one set of followed tasks.

@@ -1,7 +1,7 @@
 #!/bin/bash
 # record_bpf_gap.sh - what the BPF programs add to a gap between two
 # calls, measured by the recorder once they are attached (400 close(-1)
-# in a child it follows, record/bpf_calib.c's calib_start()), is in the trace as
+# in a child it follows, record/bpf_calib.c's rec_bpf_calib_start()), is in the trace as
 # the header key record.bpf_gap_ns, which the trace's index holds
 # (Index.extra: it is known only after the header was written).
 #
