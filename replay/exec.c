@@ -380,10 +380,12 @@ static void table_made(struct rpl_proc *pr)
 static void own_table(struct rpl_ctx *c)
 {
 	struct rpl_thread *t = c->t;
+	struct rpl_fork_closes fc;
 	uint32_t n_maps = 0;
 	int *maps = NULL;
 	int own, err = 0;
 
+	rpl_fork_closes(c->p, t, &fc);
 	/* the parent's mappings are copied with its table: one that another
 	 * of its threads maps meanwhile is the parent's alone, as in a fork */
 	pthread_mutex_lock(&c->p->aio_lock);
@@ -398,8 +400,10 @@ static void own_table(struct rpl_ctx *c)
 			"process %d", (int)c->pr->pid);
 		_exit(1);
 	}
-	if (t->spawn_op >= 0)
+	if (t->spawn_op >= 0) {
 		rpl_fdtab_drop_after(c->pr->tab, c->p->ops[t->spawn_op].ev.t_enter);
+		rpl_fdtab_drop_closed(c->pr->tab, &fc);
+	}
 	table_made(c->pr);
 	c->pr->own_kernel_table = own;
 	/* its live numbers are this thread's kernel table's, shared with
@@ -872,9 +876,14 @@ int rpl_thread_start(struct rpl_plan *p, uint32_t ti)
 		} else if (ptab && pr->share_files)
 			pr->tab = rpl_fdtab_ref(ptab);
 		else if (ptab) {
+			struct rpl_fork_closes fc;
+
+			rpl_fork_closes(p, t, &fc);
 			pr->tab = rpl_fdtab_copy(ptab);
-			if (pr->tab && t->spawn_op >= 0)
+			if (pr->tab && t->spawn_op >= 0) {
 				rpl_fdtab_drop_after(pr->tab, p->ops[t->spawn_op].ev.t_enter);
+				rpl_fdtab_drop_closed(pr->tab, &fc);
+			}
 		} else {
 			pr->tab = rpl_fdtab_new(1);
 		}
@@ -1053,6 +1062,9 @@ int rpl_execute(struct rpl_plan *p, struct rpl_result *res)
 	if ((err = rpl_late_init(p)) < 0 || (err = rpl_outcome_open(p)) < 0)
 		return err;
 	p->own_files = can_own_files(p);
+	/* a forked child's copy of its table looks at its parent's other
+	 * threads (fork_fds.c); without the lists, it does not */
+	(void)rpl_proc_threads(p);
 	rpl_conn_courier(p);
 	rpl_creds_init(p);
 	rpl_umask_init(p);

@@ -234,6 +234,21 @@ void rpl_fdtab_drop_after(struct rpl_fdtab *t, int64_t t_ns)
 	pthread_mutex_unlock(&t->lock);
 }
 
+void rpl_fdtab_drop_closed(struct rpl_fdtab *t, const struct rpl_fork_closes *fc)
+{
+	uint32_t k;
+	int64_t i;
+
+	if (!t || !t->real || !fc->n)
+		return;
+	pthread_mutex_lock(&t->lock);
+	for (k = 0; k < fc->n; k++)
+		for (i = fc->v[k].lo < 0 ? 0 : fc->v[k].lo; i <= fc->v[k].hi && i < (int64_t)t->n; i++)
+			if (t->v[i].state != RPL_FD_FREE && t->v[i].made_ns < fc->v[k].t_ns)
+				drop_entry(t, &t->v[i]);
+	pthread_mutex_unlock(&t->lock);
+}
+
 static int cmp_int(const void *a, const void *b)
 {
 	int x = *(const int *)a, y = *(const int *)b;

@@ -17,6 +17,7 @@ struct rpl_planner {
 	int32_t last_tid;			/* the last tid looked up in tid2thread */
 	uint32_t last_ti;			/* ... its value (UINT32_MAX: none) */
 	struct rpl_map files;			/* child tid -> clone flags (Process records) */
+	struct rpl_map forked;			/* child tid -> its FORK record in plan.precs */
 	struct rpl_map pipes;			/* resource ids of pipes (plan_fds.c) */
 	struct rpl_fdends ends;			/* the plan tables' copies of each pipe end */
 	/* a FIFO's path (key_path()) -> the pipe resource its opens share

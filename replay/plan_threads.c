@@ -210,6 +210,7 @@ static int thread_of(struct rpl_plan *p, struct rpl_planner *pl, uint32_t i)
 	struct rpl_thread *t;
 	uint32_t ti, spawn, pi;
 	int32_t proc = -1;
+	int64_t copied_ns = 0;
 	int err = 0;
 
 	/* the same tid in another process (its exit not recorded) is a new
@@ -253,6 +254,13 @@ static int thread_of(struct rpl_plan *p, struct rpl_planner *pl, uint32_t i)
 		} else {
 			proc = new_proc(p, pl, pid, (int32_t)sproc,
 					(flags & 0x00000400 /* CLONE_FILES */) != 0, snap);
+			/* the recorders write the FORK record after the copy
+			 * of the table (bpf: sched_process_fork; ptrace: the
+			 * parent's fork event) */
+			copied_ns = s->ev.t_enter;
+			if (rpl_map_get(&pl->forked, RPL_IK(op->ev.tid), &k) && k < p->n_precs &&
+			    p->precs[k].t_ns > copied_ns)
+				copied_ns = p->precs[k].t_ns;
 		}
 		rpl_op_set_link(&p->ops[spawn], RPL_OPF_CHILD, (uint32_t)p->n_threads);
 	} else if (rpl_map_get(&pl->pid2proc, RPL_IK(pid), &pi) && !p->procs[pi].ended) {
@@ -264,6 +272,7 @@ static int thread_of(struct rpl_plan *p, struct rpl_planner *pl, uint32_t i)
 		return proc;
 	t = &p->threads[p->n_threads];	/* new_proc does not move threads */
 	t->proc = (uint32_t)proc;
+	t->copied_ns = copied_ns;
 	p->procs[proc].n_threads++;
 	p->procs[proc].n_live++;
 	if (rpl_map_put(&pl->pid2proc, RPL_IK(pid), (uint32_t)proc) < 0 ||
@@ -504,7 +513,9 @@ int rpl_plan_threads(struct rpl_plan *p, struct rpl_deps *deps)
 
 			if (pr->kind == IOT_PROC_THREAD)
 				f |= 0x00010000 | 0x00000400;
-			if (rpl_map_put(&pl.files, RPL_IK(pr->tid), (uint32_t)f) < 0)
+			if (rpl_map_put(&pl.files, RPL_IK(pr->tid), (uint32_t)f) < 0 ||
+			    (pr->kind == IOT_PROC_FORK &&
+			     rpl_map_put(&pl.forked, RPL_IK(pr->tid), (uint32_t)i) < 0))
 				goto nomem;
 		} else if (pr->kind == IOT_PROC_EXIT) {
 			n_exits++;
@@ -673,6 +684,7 @@ out:
 	rpl_map_free(&pl.pid2proc);
 	rpl_map_free(&pl.spawn);
 	rpl_map_free(&pl.files);
+	rpl_map_free(&pl.forked);
 	rpl_map_free(&plinks);
 	rpl_map_free(&pl.pipes);
 	rpl_map_free(&pl.fifos);

@@ -108,6 +108,18 @@ struct rpl_fdtab *rpl_fdtab_fork(struct rpl_fdtab *parent, int *own);
  * thread of the parent made them before the child's copy here, and the
  * recorded child never had them. */
 void rpl_fdtab_drop_after(struct rpl_fdtab *t, int64_t t_ns);
+/* The closes of a forked child's parent's table that other threads of
+ * the parent began before the recorded fork had copied it and have not
+ * made here yet (fork_fds.c): descriptors lo..hi, closed by an op that
+ * began at t_ns. */
+#define RPL_FORK_CLOSES 64
+struct rpl_fork_closes {
+	uint32_t n;
+	struct { int64_t lo, hi, t_ns; } v[RPL_FORK_CLOSES];
+};
+/* A forked child's copy: the entries @fc's closes close (those made
+ * before the close began) closed; the recorded child never had them. */
+void rpl_fdtab_drop_closed(struct rpl_fdtab *t, const struct rpl_fork_closes *fc);
 /* In a thread whose kernel table is its own: close every descriptor but
  * @t's live ones, 0-2, @keep, @keep2, @keep3 and the @n_more of @more
  * (what the copy brought from others). */
@@ -544,6 +556,10 @@ struct rpl_thread {
 	uint32_t *ops;			/* op indices, entry order */
 	uint32_t n_ops, cap_ops;
 	int32_t spawn_op;		/* clone op that starts it, -1: at start */
+	/* a forked process's first thread: when the recorded fork had
+	 * copied its parent's table, at the latest (its FORK record, else
+	 * the clone's entry; 0: not forked) */
+	int64_t copied_ns;
 	int ended;			/* plan: its exit was seen */
 	/* plan: what budget.c scaled its think times by (0: not scaled) */
 	double think_scale;
@@ -1084,6 +1100,15 @@ struct rpl_ctx {
 void rpl_cwd_set(struct rpl_ctx *c, int fd, const char *path);
 void rpl_cwd_inherit(struct rpl_proc *pr, struct rpl_proc *parent);
 void rpl_cwd_drop(struct rpl_proc *pr);
+
+/*! rpl_fork_closes() : into @fc, the closes that other threads of the
+ *  process forking @t's process (@t its first thread) began before the
+ *  recorded fork had copied the table (@t->copied_ns) and have not run
+ *  here yet (fork_fds.c); at most RPL_FORK_CLOSES; none where the
+ *  process has one thread or its threads are not listed (the run lists
+ *  them: rpl_proc_threads()).  Called before the copy of the table: an op
+ *  run after it may have closed its descriptor after the copy. */
+void rpl_fork_closes(struct rpl_plan *p, const struct rpl_thread *t, struct rpl_fork_closes *fc);
 
 /* ---- plocks.c: POSIX record locks, each recorded process's own ---- */
 struct rpl_plocks;

@@ -108,6 +108,40 @@ static void fd_fork_drops_later(void **state)
 	rpl_fdtab_unref(p);
 }
 
+/* A forked child's copy leaves out what another thread of the parent
+ * closed before the recorded fork and has not closed here yet, unless
+ * the number was made again after that close: rpl_fdtab_drop_closed(). */
+static void fd_fork_drops_closed(void **state)
+{
+	struct rpl_fdtab *p = rpl_fdtab_new(1), *c;
+	struct rpl_fork_closes fc = { .n = 2, .v = { { 4, 4, 200 }, { 6, 8, 250 } } };
+	int l4;
+
+	rpl_fd_made_ns = 100;
+	put(p, 3, 0);
+	put(p, 4, 1);
+	put(p, 6, 1);
+	rpl_fd_made_ns = 260;
+	put(p, 7, 0);		/* made after the close of 6..8 began: kept */
+	rpl_fd_made_ns = 0;
+	put(p, 8, 0);		/* made by no op: closed */
+	c = rpl_fdtab_copy(p);
+	assert_non_null(c);
+	l4 = live_of(c, 4);
+	assert_true(l4 >= 0);
+	rpl_fdtab_drop_closed(c, &fc);
+	assert_true(live_of(c, 3) >= 0);
+	assert_int_equal(live_of(c, 4), -1);
+	assert_int_equal(live_of(c, 6), -1);
+	assert_true(live_of(c, 7) >= 0);
+	assert_int_equal(live_of(c, 8), -1);
+	assert_false(is_open(l4));		/* the child's copy closed */
+	assert_true(is_open(live_of(p, 4)));	/* the parent's kept */
+	assert_int_equal(in_use(p), 5);
+	rpl_fdtab_unref(c);
+	rpl_fdtab_unref(p);
+}
+
 static void fd_clone_files_shares(void **state)
 {
 	struct rpl_fdtab *p = rpl_fdtab_new(1), *t = rpl_fdtab_ref(p);
@@ -510,6 +544,7 @@ int main(void)
 		cmocka_unit_test(umask_parse),
 		cmocka_unit_test(fd_fork_copies),
 		cmocka_unit_test(fd_fork_drops_later),
+		cmocka_unit_test(fd_fork_drops_closed),
 		cmocka_unit_test(fd_clone_files_shares),
 		cmocka_unit_test(fd_dup_family),
 		cmocka_unit_test(fd_close_range),
