@@ -971,7 +971,12 @@ __noinline int exit_msg(__s64 ret)
 {
 	struct tstate *fl = followed(bpf_get_current_task_btf());
 	__u64 m[6], off = 0, ctl, clen, v[3] = { 0, 0, 0 };
-	__u32 n = 0, k;
+	/* the descriptors in the order met, read straight into place; 32
+	 * so that the verifier sees any read of up to MSG_FDS from a slot
+	 * below 16 inside it (a loop placing each, three ways, made this
+	 * function half of what the exit program's load verified) */
+	__s32 slot[32];
+	__u32 n = 0, k, i;
 
 	if (!fl)
 		return 0;
@@ -986,39 +991,39 @@ __noinline int exit_msg(__s64 ret)
 		return 0;
 	ctl = m[4];
 	clen = m[5];
+	__builtin_memset(slot, 0xff, sizeof(slot));
 	for (k = 0; k < 4; k++) {
 		struct { __u64 len; __s32 level, type; } h;
-		__s32 fds[MSG_FDS];
-		__u32 c, i, sz;
+		__u32 c, sz;
 
 		if (off + sizeof(h) > clen ||
 		    bpf_probe_read_user(&h, sizeof(h), (void *)(ctl + off)) < 0 ||
 		    h.len < sizeof(h) || h.len > clen - off)
 			break;
 		if (h.level == 1 && h.type == 1) {	/* SOL_SOCKET, SCM_RIGHTS */
-			c = (__u32)((h.len - sizeof(h)) / 4);
-			sz = c < MSG_FDS ? c * 4 : MSG_FDS * 4;
-			__builtin_memset(fds, 0xff, sizeof(fds));
-			if (sz && bpf_probe_read_user(fds, sz & 63, (void *)(ctl + off + sizeof(h))) < 0)
-				__builtin_memset(fds, 0xff, sizeof(fds));
-#pragma unroll
-			for (i = 0; i < MSG_FDS; i++) {
-				__u32 at = (n + i) & 15;
-				__u64 fd = fds[i] >= 0 && (__u64)fds[i] < MSG_FD_NONE ?
-					   (__u64)fds[i] : MSG_FD_NONE;
+			__u32 at = n;
 
-				if (i >= c || n + i >= MSG_FDS)
-					break;
-				if (at < 3)
-					v[0] |= fd << (at * 21);
-				else if (at < 6)
-					v[1] |= fd << ((at - 3) * 21);
-				else
-					v[2] |= fd << ((at - 6) * 21);
-			}
+			c = (__u32)((h.len - sizeof(h)) / 4);
+			sz = n < MSG_FDS ? (c < MSG_FDS - n ? c : MSG_FDS - n) * 4 : 0;
+			/* the bound the verifier needs, which the compiler
+			 * would drop (it knows n < MSG_FDS where sz is not 0) */
+			asm volatile("" : "+r"(at));
+			at &= 15;
+			/* a read that fails fills its bytes with zeros: none */
+			if (sz && bpf_probe_read_user(&slot[at], sz & 63,
+						      (void *)(ctl + off + sizeof(h))) < 0)
+				__builtin_memset(slot, 0xff, sizeof(slot));
 			n += c;
 		}
 		off += (h.len + 7) & ~7ULL;
+	}
+#pragma unroll
+	for (i = 0; i < MSG_FDS; i++) {
+		__u64 fd = slot[i] >= 0 && (__u64)slot[i] < MSG_FD_NONE ? (__u64)slot[i] : MSG_FD_NONE;
+
+		if (i >= n)
+			break;
+		v[i / 3] |= fd << ((i % 3) * 21);
 	}
 	fl->dargs[1] = n;
 	fl->dargs[3] = v[0];
