@@ -168,8 +168,15 @@ $(BUILD)/gen/%.bpf.o: record/bpf/%.bpf.c record/bpf/common.bpf.h record/bpf/mpag
 	$(Q)$(BPF_CLANG) -g -O2 -target bpf -D__TARGET_ARCH_x86 -I$(BUILD)/gen -Irecord/bpf \
 		$(if $(filter 1,$(WERROR)),-Werror) -Wall -c $< -o $@
 
+# A light skeleton's loader has room for 32 programs and functions
+# (libbpf's MAX_USED_PROGS); past that the kernel refuses the loader
+# itself at every recording ("invalid read from stack"), so the build
+# counts them first.
 $(BUILD)/gen/iotape.skel.h: $(BUILD)/gen/iotape.bpf.o
 	@echo "  SKEL    $@"
+	$(Q)n=$$($(BPFTOOL) btf dump file $< | grep -c "^\[[0-9]*\] FUNC '"); \
+	if [ "$$n" -gt 32 ]; then echo "$<: $$n BPF programs and functions, a light skeleton" \
+		"loads at most 32: make one of them inline" >&2; exit 1; fi
 	$(Q)$(BPFTOOL) gen skeleton -L $< name iotape_bpf > $@.tmp && mv $@.tmp $@
 
 $(BUILD)/gen/uring.skel.h: $(BUILD)/gen/uring.bpf.o

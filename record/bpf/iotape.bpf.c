@@ -967,7 +967,7 @@ __noinline int exit_files(__s32 nr, __s64 ret, __u64 a0, __u64 a3)
 #define MSG_FDS 9
 #define MSG_FD_NONE 0x1fffffULL
 
-__noinline int exit_msg(__s64 ret)
+static __always_inline int exit_msg(__s64 ret)
 {
 	struct tstate *fl = followed(bpf_get_current_task_btf());
 	__u64 m[6], off = 0, ctl, clen, v[3] = { 0, 0, 0 };
@@ -1085,87 +1085,26 @@ static __always_inline int killed_in_call(struct task_struct *task, long ret)
 }
 
 /*
- * A plain raw tracepoint, not a BTF-typed one: the kernel checks a
- * tp_btf program's target by a search of its whole BTF by name (~0.4 ms
- * of every recording's load).  The registers are the tracepoint's first
- * argument, a number here; the exit needs them only for an mmap the fast
- * path logged (in_fast 2, set by the entry's look at the same
- * registers), and takes them then from the task (bpf_task_pt_regs(), a
- * helper call: ~30 ns at every exit, were it made for each).
+ * The exit's record into the ring: a BE_CALL (or BE_CALLSTR) of the
+ * whole call where the entry wrote none, else the BE_EXIT with the
+ * strings that could not be read at entry; first, a sendmsg's or
+ * recvmsg's descriptors (exit_msg(), inline here).  A function of its
+ * own, verified once: inline, the verifier went through it once for each
+ * way through the tests before it (32 of them), a third of what the exit
+ * program's load verified.  (The light skeleton's loader takes at most
+ * 32 programs and functions, libbpf's MAX_USED_PROGS: the object has 32
+ * now, so a new function must take an old one's place.)
  */
-SEC("raw_tp/sys_exit")
-int BPF_PROG(iotape_exit, void *regs_arg, long ret)
+__noinline int exit_emit(__s64 ret, __u64 t)
 {
-	struct task_struct *task = bpf_get_current_task_btf();
-	struct tstate *fl;
-	struct be_exit *x;
+	struct tstate *fl = followed(bpf_get_current_task_btf());
+	struct be_exit *x = scratch_buf();
 	__u32 off = 0, j;
-	__u64 t;
 
-	fl = followed(task);
-	if (!fl)
+	if (!fl || !x)
 		return 0;
-	if (fl->in_fast) {
-		/* the fast path logged the mmap; its file is followed here */
-		if (fl->in_fast == 2 && fl->st == BE_TID_ON) {
-			const struct uregs *regs = (const struct uregs *)bpf_task_pt_regs(task);
-
-			if (regs && regs->orig_ax == NR_MMAP)
-				fmap_watch(ret, regs->si, regs->dx << 32 | (__u32)regs->r10,
-					   (__s64)regs->r8, regs->r9);
-		}
-		fl->in_fast = 0;
-		return 0;
-	}
-	if (!fl->busy)
-		return 0;
-	/* libaio's records of the call first (the recorder reads them with
-	 * its record): aio.bpf.c's exit, once loaded, writes them and
-	 * tail-calls this program back; aio_tail tells the two runs apart */
-	if (fl->nr == NR_IO_SETUP || fl->nr == NR_IO_GETEVENTS || fl->nr == NR_IO_PGETEVENTS) {
-		if (!fl->aio_tail) {
-			fl->aio_tail = 1;
-			bpf_tail_call(ctx, &tails, TAIL_AIO_EXIT);
-		}
-		fl->aio_tail = 0;
-	}
-	fl->busy = 0;
-	x = scratch_buf();
-	if (!x)
-		return 0;
-	t = bpf_ktime_get_ns();
-	hdr_task(&x->h, BE_EXIT, task, t);
-	x->ret = ret;
-	x->pipe_fd[0] = x->pipe_fd[1] = -1;
-	x->pipe_ino[0] = x->pipe_ino[1] = 0;
-	x->nstr = 0;
-	x->slen[0] = x->slen[1] = BE_NOSTR;
-	x->created = 0;
-	if (fl->t_off)
-		unseen_in(fl, t, task->se.sum_exec_runtime);
-	x->cpu_ns = cpu_ns(fl, t);
-	x->cwaker = fl->cwaker;
-	/* only for the calls it reads anything for: a global function's
-	 * call and its look-up of the scratch less on every other exit */
-	if (fl->nr == NR_OPEN || fl->nr == NR_CREAT || fl->nr == NR_OPENAT || fl->nr == NR_OPENAT2 ||
-	    fl->nr == NR_PIPE || fl->nr == NR_PIPE2 || fl->nr == NR_SOCKETPAIR)
-		exit_files(fl->nr, ret, fl->args[0], fl->args[3]);
-	else if (fl->nr == NR_STAT || fl->nr == NR_LSTAT || fl->nr == NR_NEWFSTATAT)
-		exit_files(fl->nr, ret, fl->args[fl->nr == NR_NEWFSTATAT ? 2 : 1], 0);
-	else if (fl->nr == NR_STATX)
-		exit_files(fl->nr, ret, fl->args[4], 0);
-	else
-		x->st.flags = 0;
-	if (killed_in_call(task, ret))
-		x->created |= BE_KILLED;
 	if (fl->nr == NR_SENDMSG || fl->nr == NR_RECVMSG)
 		exit_msg(ret);
-	/* a connection's two ends, by the connecting socket: its own inode
-	 * at a connect, its peer's at an accept (plan_fds.c pairs them) */
-	if (fl->nr == NR_CONNECT && ret == 0)
-		x->pipe_ino[0] = conn_sock_ino((int)fl->args[0]);
-	else if ((fl->nr == NR_ACCEPT || fl->nr == NR_ACCEPT4) && (__s64)ret >= 0)
-		x->pipe_ino[0] = peer_ino((int)ret);
 	if (fl->one) {
 		struct be_call *k = (struct be_call *)x;
 		__s32 pf0 = x->pipe_fd[0], pf1 = x->pipe_fd[1];
@@ -1238,6 +1177,89 @@ int BPF_PROG(iotape_exit, void *regs_arg, long ret)
 	x->h.len = (__u32)sizeof(*x) + (off <= 2 * BE_STR_MAX ? off : 2 * BE_STR_MAX);
 	emit(x, x->h.len, 0);
 	exit_tail(fl, t);
+	return 0;
+}
+
+/*
+ * A plain raw tracepoint, not a BTF-typed one: the kernel checks a
+ * tp_btf program's target by a search of its whole BTF by name (~0.4 ms
+ * of every recording's load).  The registers are the tracepoint's first
+ * argument, a number here; the exit needs them only for an mmap the fast
+ * path logged (in_fast 2, set by the entry's look at the same
+ * registers), and takes them then from the task (bpf_task_pt_regs(), a
+ * helper call: ~30 ns at every exit, were it made for each).
+ */
+SEC("raw_tp/sys_exit")
+int BPF_PROG(iotape_exit, void *regs_arg, long ret)
+{
+	struct task_struct *task = bpf_get_current_task_btf();
+	struct tstate *fl;
+	struct be_exit *x;
+	__u64 t;
+
+	fl = followed(task);
+	if (!fl)
+		return 0;
+	if (fl->in_fast) {
+		/* the fast path logged the mmap; its file is followed here */
+		if (fl->in_fast == 2 && fl->st == BE_TID_ON) {
+			const struct uregs *regs = (const struct uregs *)bpf_task_pt_regs(task);
+
+			if (regs && regs->orig_ax == NR_MMAP)
+				fmap_watch(ret, regs->si, regs->dx << 32 | (__u32)regs->r10,
+					   (__s64)regs->r8, regs->r9);
+		}
+		fl->in_fast = 0;
+		return 0;
+	}
+	if (!fl->busy)
+		return 0;
+	/* libaio's records of the call first (the recorder reads them with
+	 * its record): aio.bpf.c's exit, once loaded, writes them and
+	 * tail-calls this program back; aio_tail tells the two runs apart */
+	if (fl->nr == NR_IO_SETUP || fl->nr == NR_IO_GETEVENTS || fl->nr == NR_IO_PGETEVENTS) {
+		if (!fl->aio_tail) {
+			fl->aio_tail = 1;
+			bpf_tail_call(ctx, &tails, TAIL_AIO_EXIT);
+		}
+		fl->aio_tail = 0;
+	}
+	fl->busy = 0;
+	x = scratch_buf();
+	if (!x)
+		return 0;
+	t = bpf_ktime_get_ns();
+	hdr_task(&x->h, BE_EXIT, task, t);
+	x->ret = ret;
+	x->pipe_fd[0] = x->pipe_fd[1] = -1;
+	x->pipe_ino[0] = x->pipe_ino[1] = 0;
+	x->nstr = 0;
+	x->slen[0] = x->slen[1] = BE_NOSTR;
+	x->created = 0;
+	if (fl->t_off)
+		unseen_in(fl, t, task->se.sum_exec_runtime);
+	x->cpu_ns = cpu_ns(fl, t);
+	x->cwaker = fl->cwaker;
+	/* only for the calls it reads anything for: a global function's
+	 * call and its look-up of the scratch less on every other exit */
+	if (fl->nr == NR_OPEN || fl->nr == NR_CREAT || fl->nr == NR_OPENAT || fl->nr == NR_OPENAT2 ||
+	    fl->nr == NR_PIPE || fl->nr == NR_PIPE2 || fl->nr == NR_SOCKETPAIR)
+		exit_files(fl->nr, ret, fl->args[0], fl->args[3]);
+	else if (fl->nr == NR_STAT || fl->nr == NR_LSTAT || fl->nr == NR_NEWFSTATAT)
+		exit_files(fl->nr, ret, fl->args[fl->nr == NR_NEWFSTATAT ? 2 : 1], 0);
+	else if (fl->nr == NR_STATX)
+		exit_files(fl->nr, ret, fl->args[4], 0);
+	else
+		x->st.flags = 0;
+	if (killed_in_call(task, ret))
+		x->created |= BE_KILLED;
+	/* a connection's two ends, by the connecting socket: its own inode
+	 * at a connect, its peer's at an accept (plan_fds.c pairs them) */
+	if (fl->nr == NR_CONNECT && ret == 0)
+		x->pipe_ino[0] = conn_sock_ino((int)fl->args[0]);
+	else if ((fl->nr == NR_ACCEPT || fl->nr == NR_ACCEPT4) && (__s64)ret >= 0)
+		x->pipe_ino[0] = peer_ino((int)ret);
+	exit_emit(ret, t);
 	return 0;
 }
 
