@@ -505,8 +505,21 @@ static void waker_in(const struct rpl_plan *p, const uint32_t *threads, uint32_t
  * did after the waker's last call that ended before it did: it follows
  * that call, as resource order's ops follow theirs (deps.c).  The call's
  * order time is its end (its entry for a pipe write), and the call it
- * follows ended before that: the dependency points to an earlier time,
- * no cycle.  A thread is told by its tid; of the threads with the
+ * follows ended before that: the dependency points to an earlier time.
+ * Unless that call acts from its entry (RPL_OPF_ORDER_ENTER: a write
+ * into a pipe, a close of a shared table's number, an exec that closes
+ * pipes): it woke the thread from inside, and it follows the call
+ * before it.  Its end need not come before the woken call's here: a
+ * write of 65,516 bytes into a pipe fitted at once when recorded, the
+ * pipe's pages laid out otherwise by how the two sides' calls met in
+ * the kernel, and blocked here until the reader read; the reader was
+ * woken by the poller, whose epoll_wait (woken by the writer) followed
+ * that write's end: a cycle, which the pipe's wait broke after 2 s with
+ * a short write (git's pkt-lines into git-annex's filter process, whose
+ * runtime reads a non-blocking pipe when its poller thread wakes it;
+ * replay_wake_pipe_write.sh).  What the woken thread then reads of the
+ * pipe waits for the write in the pipe's own order.  A thread is told
+ * by its tid; of the threads with the
  * waker's tid (a tid used again after its thread ended), the last that
  * began before the call ended.
  */
@@ -587,6 +600,12 @@ static int call_wakes(struct rpl_plan *p, const struct tid_at *ta)
 			u = thread_of(ta, n, (int32_t)w, at);
 			if (u < 0 || (size_t)u == ti ||
 			    (j = last_ended(p, &p->threads[u], at)) < 0)
+				continue;
+			/* a call that acts from its entry (a write into a
+			 * pipe, a close, RPL_OPF_ORDER_ENTER) wakes from
+			 * inside: its effect is ordered by its own keys, and
+			 * its end may wait for the woken thread (below) */
+			if ((p->ops[p->threads[u].ops[j]].rflags & RPL_OPF_ORDER_ENTER) && j-- == 0)
 				continue;
 			err = rpl_dep_append(p, op, (uint32_t)u, (uint32_t)j);
 			if (err < 0)
