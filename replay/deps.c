@@ -306,8 +306,11 @@ static int pipe_dep(struct rpl_plan *p, struct pipe_st *ps, uint32_t oi, int rea
  * counted. */
 struct pend {
 	int64_t t;
+	int64_t at;			/* its offset in its file (seen.c) */
 	uint32_t op;
-	uint32_t nk;
+	uint8_t nk;
+	uint8_t data;			/* what it does to a file's data (RPL_DATA_*) */
+	uint16_t reads;			/* a read of a file's data, at a known offset */
 	uint64_t keys[RPL_MAXRES];
 };
 
@@ -350,6 +353,8 @@ struct rpl_deps {
 	size_t n_ps, cap_ps;
 	struct pend *heap;		/* min-heap by (t, op) */
 	size_t n_heap, cap_heap;
+	size_t n_reads;			/* ... of them reads of a file's data */
+	struct rpl_seen *seen;
 };
 
 static int res_grow(struct res_tab *t)
@@ -573,6 +578,7 @@ static void sift_down(struct rpl_deps *d, size_t i)
 static void heap_take(struct rpl_deps *d, size_t i, struct pend *out)
 {
 	*out = d->heap[i];
+	d->n_reads -= out->reads;
 	d->heap[i] = d->heap[--d->n_heap];
 	if (i < d->n_heap)
 		sift_down(d, sift_up(d, i));
@@ -592,6 +598,12 @@ static void heap_take(struct rpl_deps *d, size_t i, struct pend *out)
  * look-up that missed the name a create makes, or found the one a
  * removal takes.  Each had entered by then, so its effect may have
  * counted then, and every dependency still points to an earlier time.
+ * Likewise a read's byte count (seen.c): a read that returned bytes past
+ * the size the writes ordered so far give its file follows the pending
+ * writes that make it so long (tail -f woken by an append, whose return
+ * the ptrace backend's in-process path recorded 20-380 us after the
+ * read's: replayed first, the read got 0 bytes), and a read that met
+ * the end of the file comes before a write that makes it longer.
  * Only the first PULL_SCAN pending ops are looked at (about one per
  * thread in a call: a few).
  */
@@ -770,6 +782,29 @@ static int lock_came_first(const struct rpl_plan *p, const struct rpl_op *x,
 	return lx->what == LK_TAKE && lk_refused(x) && ly.what == LK_TAKE && (lx->wr || ly.wr);
 }
 
+/* Pending op @e ordered now: its dependencies, and the size of the file
+ * it wrote (seen.c) */
+static int order_pend(struct rpl_plan *p, struct rpl_deps *d, const struct pend *e)
+{
+	int err = order_op(p, d, e->op, e->keys, e->nk);
+
+	if (err < 0 || e->data == RPL_DATA_NONE || e->data == RPL_DATA_READ ||
+	    e->data == RPL_DATA_SEEK)
+		return err;
+	return rpl_seen_done(p, d->seen, &p->ops[e->op], e->keys, e->nk, e->data, e->at);
+}
+
+/* Whether pending op @y wrote bytes that read @x returned, or read to
+ * the end of the file before write @x made it longer (seen.c) */
+static int data_first(const struct rpl_plan *p, const struct rpl_deps *d, const struct pend *x,
+		      const struct pend *y)
+{
+	return y->at != RPL_AT_NONE && y->nk && !(y->keys[0] & (RPL_KEY_RES | RPL_KEY_PIPE)) &&
+	       !((y->keys[0] ^ x->keys[0]) & ~RPL_KEY_HOW) &&
+	       rpl_seen_first(p, d->seen, &p->ops[x->op], x->keys, x->nk, x->at,
+			      &p->ops[y->op], y->at);
+}
+
 /* Before op @x is ordered: the pending ops its result shows came first,
  * ordered (above). */
 static int pull_seen(struct rpl_plan *p, struct rpl_deps *d, const struct pend *x)
@@ -782,6 +817,9 @@ static int pull_seen(struct rpl_plan *p, struct rpl_deps *d, const struct pend *
 	struct lk lx;
 	size_t i;
 	int saw = SAW_NONE, is_lock, err;
+	/* a write looks for the reads that met the end of its file (none
+	 * pending: most writes) */
+	int data = x->at != RPL_AT_NONE && (x->reads || d->n_reads);
 
 	if (!d->n_heap || !op->ev.path || !sc)
 		return 0;
@@ -792,9 +830,12 @@ static int pull_seen(struct rpl_plan *p, struct rpl_deps *d, const struct pend *
 		names_changed(op, sc, &made, &gone);
 	if (!is_lock && !made && !gone) {
 		/* a look-up: not an open that creates or truncates */
-		if (!(x->keys[0] & RPL_KEY_LOOK) || !(saw = saw_of(op, sc)))
+		if (x->keys[0] & RPL_KEY_LOOK)
+			saw = saw_of(op, sc);
+		if (!saw && !data)
 			return 0;
-		k = rpl_path_key(op->ev.path);
+		if (saw)
+			k = rpl_path_key(op->ev.path);
 	}
 	if (made)
 		km = rpl_path_key(made);
@@ -810,11 +851,11 @@ static int pull_seen(struct rpl_plan *p, struct rpl_deps *d, const struct pend *
 			saw ? came_first(p, &d->heap[i], k, saw, NULL, NULL) :
 			(made && came_first(p, &d->heap[i], km, 0, made, NULL)) ||
 			(gone && came_first(p, &d->heap[i], kg, 0, NULL, gone));
-		if (!first)
+		if (!first && (!data || !data_first(p, d, x, &d->heap[i])))
 			continue;
 		heap_take(d, i, &y);
 		p->order_pulled++;
-		if ((err = order_op(p, d, y.op, y.keys, y.nk)) < 0)
+		if ((err = order_pend(p, d, &y)) < 0)
 			return err;
 		i = (size_t)-1;	/* the heap moved: from its start again */
 	}
@@ -830,8 +871,7 @@ static int order_until(struct rpl_plan *p, struct rpl_deps *d, int64_t t)
 
 	while (d->n_heap && (d->heap[0].t <= t || d->n_heap >= RPL_PEND_MAX)) {
 		heap_take(d, 0, &top);
-		if ((err = pull_seen(p, d, &top)) < 0 ||
-		    (err = order_op(p, d, top.op, top.keys, top.nk)) < 0)
+		if ((err = pull_seen(p, d, &top)) < 0 || (err = order_pend(p, d, &top)) < 0)
 			return err;
 	}
 	return 0;
@@ -839,7 +879,13 @@ static int order_until(struct rpl_plan *p, struct rpl_deps *d, int64_t t)
 
 struct rpl_deps *rpl_deps_new(void)
 {
-	return calloc(1, sizeof(struct rpl_deps));
+	struct rpl_deps *d = calloc(1, sizeof(struct rpl_deps));
+
+	if (d && !(d->seen = rpl_seen_new())) {
+		free(d);
+		d = NULL;
+	}
+	return d;
 }
 
 int rpl_deps_add(struct rpl_plan *p, struct rpl_deps *d, uint32_t oi, const uint64_t *keys)
@@ -855,6 +901,12 @@ int rpl_deps_add(struct rpl_plan *p, struct rpl_deps *d, uint32_t oi, const uint
 	e->op = oi;
 	for (e->nk = 0; e->nk < RPL_MAXRES && keys[e->nk]; e->nk++)
 		e->keys[e->nk] = keys[e->nk];
+	if ((err = rpl_seen_add(d->seen, &p->ops[oi], e->keys, e->nk, &e->at)) < 0)
+		goto out;
+	e->data = (uint8_t)err;
+	e->reads = err == RPL_DATA_READ && e->at != RPL_AT_NONE;
+	d->n_reads += e->reads;
+	err = 0;
 	sift_up(d, d->n_heap++);
 out:
 	return err;
@@ -945,6 +997,7 @@ void rpl_deps_free(struct rpl_deps *d)
 	free(d->name.v);
 	free(d->heap);
 	rpl_map_free(&d->pipes);
+	rpl_seen_free(d->seen);
 	rpl_table_free(d->res.s, d->res.cap * sizeof(*d->res.s));
 	free(d->files);
 	free(d);

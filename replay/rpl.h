@@ -1006,6 +1006,38 @@ void rpl_deps_free(struct rpl_deps *d);
  *  it, searched from position @from outwards. */
 size_t rpl_position_of(const struct rpl_thread *t, uint32_t on, size_t from);
 
+/* ---- what a read's byte count shows (seen.c, for deps.c) ---- */
+
+/* an op's offset of none (no file data), or the end (an append) */
+#define RPL_AT_NONE (-1)
+#define RPL_AT_END (-2)
+struct rpl_seen;
+struct rpl_seen *rpl_seen_new(void);
+void rpl_seen_free(struct rpl_seen *s);
+/* what an op does to a file's data (rpl_seen_add()) */
+enum { RPL_DATA_NONE, RPL_DATA_READ, RPL_DATA_WRITE, RPL_DATA_TRUNC, RPL_DATA_OPEN, RPL_DATA_SEEK };
+/*! rpl_seen_add() : op @op, with resource keys @keys (@nk of them), is
+ *  added (in entry order): *@at gets the offset in its file at which it
+ *  read or wrote (RPL_AT_END: an append; RPL_AT_NONE: no file data), and
+ *  its open file's position moves.  @return : what it does to a file's
+ *  data (RPL_DATA_*), or -ENOMEM. */
+int rpl_seen_add(struct rpl_seen *s, const struct rpl_op *op, const uint64_t *keys,
+		 uint32_t nk, int64_t *at);
+/*! rpl_seen_done() : op @op (keys; @kind and offset @at as
+ *  rpl_seen_add() gave) is ordered: the size of its file as it leaves
+ *  it.  @return : 0 or -ENOMEM. */
+int rpl_seen_done(const struct rpl_plan *p, struct rpl_seen *s, const struct rpl_op *op,
+		  const uint64_t *keys, uint32_t nk, int kind, int64_t at);
+/*! rpl_seen_first() : op @x (keys @xkeys, offset @xat) is to be ordered,
+ *  and op @y (offset @yat), another thread's on the same file, entered
+ *  before @x's effect counted and is still pending: @return : 1 if @x's
+ *  result shows that @y came first (a read that returned @y's bytes; a
+ *  read @y that met the end of the file before write @x made it longer),
+ *  else 0. */
+int rpl_seen_first(const struct rpl_plan *p, const struct rpl_seen *s,
+		   const struct rpl_op *x, const uint64_t *xkeys, uint32_t xnk, int64_t xat,
+		   const struct rpl_op *y, int64_t yat);
+
 /*! rpl_plan_build() : read @o->trace into @p.
  *  @return : 0 or negative after a message, but for a trace that cannot be
  *  opened: then @p->open_err holds iot_reader_open()'s code and the
