@@ -310,7 +310,7 @@ struct pend {
 	uint32_t op;
 	uint8_t nk;
 	uint8_t data;			/* what it does to a file's data (RPL_DATA_*) */
-	uint16_t reads;			/* a read of a file's data, at a known offset */
+	uint16_t reads;			/* its result tells what came first (rpl_seen_looks()) */
 	uint64_t keys[RPL_MAXRES];
 };
 
@@ -353,7 +353,7 @@ struct rpl_deps {
 	size_t n_ps, cap_ps;
 	struct pend *heap;		/* min-heap by (t, op) */
 	size_t n_heap, cap_heap;
-	size_t n_reads;			/* ... of them reads of a file's data */
+	size_t n_reads;			/* ... of them reads, accesses (pend.reads) */
 	struct rpl_seen *seen;
 };
 
@@ -603,7 +603,9 @@ static void heap_take(struct rpl_deps *d, size_t i, struct pend *out)
  * writes that make it so long (tail -f woken by an append, whose return
  * the ptrace backend's in-process path recorded 20-380 us after the
  * read's: replayed first, the read got 0 bytes), and a read that met
- * the end of the file comes before a write that makes it longer.
+ * the end of the file comes before a write that makes it longer; and an
+ * access's answer, by the mode the chmods ordered so far give the file
+ * (a watcher's access(X_OK) woken by another process's chmod 0755).
  * Only the first PULL_SCAN pending ops are looked at (about one per
  * thread in a call: a few).
  */
@@ -789,20 +791,21 @@ static int order_pend(struct rpl_plan *p, struct rpl_deps *d, const struct pend 
 	int err = order_op(p, d, e->op, e->keys, e->nk);
 
 	if (err < 0 || e->data == RPL_DATA_NONE || e->data == RPL_DATA_READ ||
-	    e->data == RPL_DATA_SEEK)
+	    e->data == RPL_DATA_SEEK || e->data == RPL_DATA_ACCESS)
 		return err;
 	return rpl_seen_done(p, d->seen, &p->ops[e->op], e->keys, e->nk, e->data, e->at);
 }
 
 /* Whether pending op @y wrote bytes that read @x returned, or read to
- * the end of the file before write @x made it longer (seen.c) */
+ * the end of the file before write @x made it longer, or the like of a
+ * chmod and an access (seen.c) */
 static int data_first(const struct rpl_plan *p, const struct rpl_deps *d, const struct pend *x,
 		      const struct pend *y)
 {
-	return y->at != RPL_AT_NONE && y->nk && !(y->keys[0] & (RPL_KEY_RES | RPL_KEY_PIPE)) &&
+	return y->data != RPL_DATA_NONE && y->nk && !(y->keys[0] & (RPL_KEY_RES | RPL_KEY_PIPE)) &&
 	       !((y->keys[0] ^ x->keys[0]) & ~RPL_KEY_HOW) &&
-	       rpl_seen_first(p, d->seen, &p->ops[x->op], x->keys, x->nk, x->at,
-			      &p->ops[y->op], y->at);
+	       rpl_seen_first(p, d->seen, &p->ops[x->op], x->keys, x->nk, x->data, x->at,
+			      &p->ops[y->op], y->data, y->at);
 }
 
 /* Before op @x is ordered: the pending ops its result shows came first,
@@ -819,7 +822,7 @@ static int pull_seen(struct rpl_plan *p, struct rpl_deps *d, const struct pend *
 	int saw = SAW_NONE, is_lock, err;
 	/* a write looks for the reads that met the end of its file (none
 	 * pending: most writes) */
-	int data = x->at != RPL_AT_NONE && (x->reads || d->n_reads);
+	int data = x->reads || (rpl_seen_changes(x->data, x->at) && d->n_reads);
 
 	if (!d->n_heap || !op->ev.path || !sc)
 		return 0;
@@ -904,7 +907,7 @@ int rpl_deps_add(struct rpl_plan *p, struct rpl_deps *d, uint32_t oi, const uint
 	if ((err = rpl_seen_add(d->seen, &p->ops[oi], e->keys, e->nk, &e->at)) < 0)
 		goto out;
 	e->data = (uint8_t)err;
-	e->reads = err == RPL_DATA_READ && e->at != RPL_AT_NONE;
+	e->reads = (uint16_t)rpl_seen_looks(err, e->at);
 	d->n_reads += e->reads;
 	err = 0;
 	sift_up(d, d->n_heap++);

@@ -1014,29 +1014,47 @@ size_t rpl_position_of(const struct rpl_thread *t, uint32_t on, size_t from);
 struct rpl_seen;
 struct rpl_seen *rpl_seen_new(void);
 void rpl_seen_free(struct rpl_seen *s);
-/* what an op does to a file's data (rpl_seen_add()) */
-enum { RPL_DATA_NONE, RPL_DATA_READ, RPL_DATA_WRITE, RPL_DATA_TRUNC, RPL_DATA_OPEN, RPL_DATA_SEEK };
+/* what an op does to a file's data or mode (rpl_seen_add()) */
+enum {
+	RPL_DATA_NONE, RPL_DATA_READ, RPL_DATA_WRITE, RPL_DATA_TRUNC, RPL_DATA_OPEN, RPL_DATA_SEEK,
+	RPL_DATA_ACCESS, RPL_DATA_CHMOD
+};
+/* an op of kind @kind at @at whose result tells which change came first
+ * (a read at a known offset, an access) */
+static inline int rpl_seen_looks(int kind, int64_t at)
+{
+	return (kind == RPL_DATA_READ && at != RPL_AT_NONE) || kind == RPL_DATA_ACCESS;
+}
+
+/* ... one that such a result weighs (a write at a known offset or an
+ * append, a chmod) */
+static inline int rpl_seen_changes(int kind, int64_t at)
+{
+	return (kind == RPL_DATA_WRITE && at != RPL_AT_NONE) || kind == RPL_DATA_CHMOD;
+}
+
 /*! rpl_seen_add() : op @op, with resource keys @keys (@nk of them), is
  *  added (in entry order): *@at gets the offset in its file at which it
  *  read or wrote (RPL_AT_END: an append; RPL_AT_NONE: no file data), and
  *  its open file's position moves.  @return : what it does to a file's
- *  data (RPL_DATA_*), or -ENOMEM. */
+ *  data or mode (RPL_DATA_*), or -ENOMEM. */
 int rpl_seen_add(struct rpl_seen *s, const struct rpl_op *op, const uint64_t *keys,
 		 uint32_t nk, int64_t *at);
 /*! rpl_seen_done() : op @op (keys; @kind and offset @at as
- *  rpl_seen_add() gave) is ordered: the size of its file as it leaves
- *  it.  @return : 0 or -ENOMEM. */
+ *  rpl_seen_add() gave) is ordered: the size and mode of its file as it
+ *  leaves them.  @return : 0 or -ENOMEM. */
 int rpl_seen_done(const struct rpl_plan *p, struct rpl_seen *s, const struct rpl_op *op,
 		  const uint64_t *keys, uint32_t nk, int kind, int64_t at);
-/*! rpl_seen_first() : op @x (keys @xkeys, offset @xat) is to be ordered,
- *  and op @y (offset @yat), another thread's on the same file, entered
- *  before @x's effect counted and is still pending: @return : 1 if @x's
- *  result shows that @y came first (a read that returned @y's bytes; a
- *  read @y that met the end of the file before write @x made it longer),
- *  else 0. */
+/*! rpl_seen_first() : op @x (keys @xkeys, kind @xkind, offset @xat) is
+ *  to be ordered, and op @y (@ykind, @yat), another thread's on the same
+ *  file, entered before @x's effect counted and is still pending:
+ *  @return : 1 if the results show that @y came first (a read that
+ *  returned @y's bytes; a read @y that met the end of the file before
+ *  write @x made it longer; an access whose answer @y's chmod gave, or
+ *  one that chmod @x would have answered otherwise), else 0. */
 int rpl_seen_first(const struct rpl_plan *p, const struct rpl_seen *s,
-		   const struct rpl_op *x, const uint64_t *xkeys, uint32_t xnk, int64_t xat,
-		   const struct rpl_op *y, int64_t yat);
+		   const struct rpl_op *x, const uint64_t *xkeys, uint32_t xnk, int xkind,
+		   int64_t xat, const struct rpl_op *y, int ykind, int64_t yat);
 
 /*! rpl_plan_build() : read @o->trace into @p.
  *  @return : 0 or negative after a message, but for a trace that cannot be
