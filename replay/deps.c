@@ -309,7 +309,7 @@ struct pend {
 	int64_t at;			/* its offset in its file (seen.c) */
 	uint32_t op;
 	uint8_t nk;
-	uint8_t data;			/* what it does to a file's data (RPL_DATA_*) */
+	uint8_t data;			/* what it does to a file's data, mode, names (RPL_DATA_*) */
 	uint16_t reads;			/* its result tells what came first (rpl_seen_looks()) */
 	uint64_t keys[RPL_MAXRES];
 };
@@ -353,7 +353,7 @@ struct rpl_deps {
 	size_t n_ps, cap_ps;
 	struct pend *heap;		/* min-heap by (t, op) */
 	size_t n_heap, cap_heap;
-	size_t n_reads;			/* ... of them reads, accesses (pend.reads) */
+	size_t n_looks[RPL_DATA_CREATE + 1];	/* ... of them looks (pend.reads), by kind */
 	struct rpl_seen *seen;
 };
 
@@ -578,7 +578,8 @@ static void sift_down(struct rpl_deps *d, size_t i)
 static void heap_take(struct rpl_deps *d, size_t i, struct pend *out)
 {
 	*out = d->heap[i];
-	d->n_reads -= out->reads;
+	if (out->reads)
+		d->n_looks[out->data]--;
 	d->heap[i] = d->heap[--d->n_heap];
 	if (i < d->n_heap)
 		sift_down(d, sift_up(d, i));
@@ -605,7 +606,10 @@ static void heap_take(struct rpl_deps *d, size_t i, struct pend *out)
  * read's: replayed first, the read got 0 bytes), and a read that met
  * the end of the file comes before a write that makes it longer; and an
  * access's answer, by the mode the chmods ordered so far give the file
- * (a watcher's access(X_OK) woken by another process's chmod 0755).
+ * (a watcher's access(X_OK) woken by another process's chmod 0755); and
+ * a listing's byte count, by the bytes of the names the creates and
+ * removals ordered so far leave in its directory (a hot folder's monitor
+ * listing at each create).
  * Only the first PULL_SCAN pending ops are looked at (about one per
  * thread in a call: a few).
  */
@@ -791,7 +795,7 @@ static int order_pend(struct rpl_plan *p, struct rpl_deps *d, const struct pend 
 	int err = order_op(p, d, e->op, e->keys, e->nk);
 
 	if (err < 0 || e->data == RPL_DATA_NONE || e->data == RPL_DATA_READ ||
-	    e->data == RPL_DATA_SEEK || e->data == RPL_DATA_ACCESS)
+	    e->data == RPL_DATA_SEEK || e->data == RPL_DATA_ACCESS || e->data == RPL_DATA_LIST)
 		return err;
 	return rpl_seen_done(p, d->seen, &p->ops[e->op], e->keys, e->nk, e->data, e->at);
 }
@@ -802,8 +806,14 @@ static int order_pend(struct rpl_plan *p, struct rpl_deps *d, const struct pend 
 static int data_first(const struct rpl_plan *p, const struct rpl_deps *d, const struct pend *x,
 		      const struct pend *y)
 {
-	return y->data != RPL_DATA_NONE && y->nk && !(y->keys[0] & (RPL_KEY_RES | RPL_KEY_PIPE)) &&
-	       !((y->keys[0] ^ x->keys[0]) & ~RPL_KEY_HOW) &&
+	/* a name made or removed has its directory's key second
+	 * (plan_fds.c), which a listing of it has first */
+	int ky = y->data == RPL_DATA_NAME || y->data == RPL_DATA_CREATE;
+	int kx = x->data == RPL_DATA_NAME || x->data == RPL_DATA_CREATE;
+
+	return y->data != RPL_DATA_NONE && y->nk > ky && x->nk > kx &&
+	       !(y->keys[0] & (RPL_KEY_RES | RPL_KEY_PIPE)) &&
+	       !((y->keys[ky] ^ x->keys[kx]) & ~RPL_KEY_HOW) &&
 	       rpl_seen_first(p, d->seen, &p->ops[x->op], x->keys, x->nk, x->data, x->at,
 			      &p->ops[y->op], y->data, y->at);
 }
@@ -821,8 +831,9 @@ static int pull_seen(struct rpl_plan *p, struct rpl_deps *d, const struct pend *
 	size_t i;
 	int saw = SAW_NONE, is_lock, err;
 	/* a write looks for the reads that met the end of its file (none
-	 * pending: most writes) */
-	int data = x->reads || (rpl_seen_changes(x->data, x->at) && d->n_reads);
+	 * pending: most writes), a chmod for the accesses, a name made or
+	 * removed for the listings */
+	int data = x->reads || d->n_looks[rpl_seen_changes(x->data, x->at)];
 
 	if (!d->n_heap || !op->ev.path || !sc)
 		return 0;
@@ -908,7 +919,8 @@ int rpl_deps_add(struct rpl_plan *p, struct rpl_deps *d, uint32_t oi, const uint
 		goto out;
 	e->data = (uint8_t)err;
 	e->reads = (uint16_t)rpl_seen_looks(err, e->at);
-	d->n_reads += e->reads;
+	if (e->reads)
+		d->n_looks[e->data]++;
 	err = 0;
 	sift_up(d, d->n_heap++);
 out:

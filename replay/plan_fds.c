@@ -48,6 +48,14 @@ uint64_t rpl_path_key(const char *path)
 	return key_path(path, strlen(path));
 }
 
+uint64_t rpl_parent_key(const char *path, size_t *name_len)
+{
+	size_t len = strlen(path), end, k = rpl_last_name(path, len, &end);
+
+	*name_len = end - k;
+	return key_path(path, k ? k : 1);
+}
+
 int rpl_open_flags_arg(const struct iot_syscall *sc)
 {
 	int i = iot_syscall_arg(sc, IOT_ARG_OPEN_FLAGS);

@@ -1017,20 +1017,27 @@ void rpl_seen_free(struct rpl_seen *s);
 /* what an op does to a file's data or mode (rpl_seen_add()) */
 enum {
 	RPL_DATA_NONE, RPL_DATA_READ, RPL_DATA_WRITE, RPL_DATA_TRUNC, RPL_DATA_OPEN, RPL_DATA_SEEK,
-	RPL_DATA_ACCESS, RPL_DATA_CHMOD
+	RPL_DATA_ACCESS, RPL_DATA_CHMOD, RPL_DATA_LIST, RPL_DATA_NAME, RPL_DATA_CREATE
 };
 /* an op of kind @kind at @at whose result tells which change came first
- * (a read at a known offset, an access) */
+ * (a read or a directory's read at a known offset, an access) */
 static inline int rpl_seen_looks(int kind, int64_t at)
 {
-	return (kind == RPL_DATA_READ && at != RPL_AT_NONE) || kind == RPL_DATA_ACCESS;
+	return ((kind == RPL_DATA_READ || kind == RPL_DATA_LIST) && at != RPL_AT_NONE) ||
+	       kind == RPL_DATA_ACCESS;
 }
 
 /* ... one that such a result weighs (a write at a known offset or an
- * append, a chmod) */
+ * append, a chmod, a name made or removed: RPL_DATA_CREATE an open with
+ * O_CREAT, RPL_DATA_NAME any other): @return : the kind of the looks
+ * that weigh it, or 0 */
 static inline int rpl_seen_changes(int kind, int64_t at)
 {
-	return (kind == RPL_DATA_WRITE && at != RPL_AT_NONE) || kind == RPL_DATA_CHMOD;
+	if (kind == RPL_DATA_WRITE)
+		return at != RPL_AT_NONE ? RPL_DATA_READ : 0;
+	if (kind == RPL_DATA_CHMOD)
+		return RPL_DATA_ACCESS;
+	return kind == RPL_DATA_NAME || kind == RPL_DATA_CREATE ? RPL_DATA_LIST : 0;
 }
 
 /*! rpl_seen_add() : op @op, with resource keys @keys (@nk of them), is
@@ -1667,6 +1674,9 @@ int rpl_only_looks(const struct iot_syscall *sc, const struct rpl_op *op);
 /*! rpl_path_key() : the resource key of @path (its trailing slashes
  *  dropped), as an op that names it has it (plan_fds.c). */
 uint64_t rpl_path_key(const char *path);
+/*! rpl_parent_key() : the resource key of the directory of @path's last
+ *  name, whose length goes to *@name_len (plan_fds.c). */
+uint64_t rpl_parent_key(const char *path, size_t *name_len);
 /*! rpl_open_flags_arg() : @return : the index of @sc's open flags (an
  *  open's flags argument, or openat2's open_how, whose flags the trace
  *  keeps there), or -1: not an open. */
