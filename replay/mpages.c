@@ -499,7 +499,7 @@ static int writes_mapped(const struct rpl_plan *p, const struct rpl_op *o,
  * as long as the native runs).  So an op's records move to the op of its
  * thread with the longest gap since each of its mappings was made (or
  * last synced), and are made at that gap's start, their time taken out of
- * it (exec.c).  Only where the thread made each mapping itself, to an op
+ * it (exec_thread.c).  Only where the thread made each mapping itself, to an op
  * with no records of its own, and after any call that wrote or sized a
  * file they are of (a page past the end then is not there yet); an msync
  * keeps its own (it syncs what they write).

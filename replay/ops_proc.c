@@ -106,7 +106,7 @@ static int64_t h_exit(struct rpl_ctx *c, struct rpl_op *op)
 
 	/* the lock: see thread_done() */
 	pthread_mutex_lock(&c->p->spawn_lock);
-	/* (a process whose descriptors linger: at its end, exec.c) */
+	/* (a process whose descriptors linger: at its end, exec_thread.c) */
 	if ((op->ev.nr == SYS_exit_group || c->pr->n_threads == 1) && t->n_ops &&
 	    !c->pr->linger[0] &&
 	    &c->p->ops[t->ops[t->n_ops - 1]] == op && atomic_load(&c->pr->live) == 1 &&

@@ -170,7 +170,7 @@ static uint64_t conn_peer(const struct rpl_plan *p, int fd, int *diag)
 
 /*
  * The accept a kept connection is for may be another process's, which
- * has a kernel descriptor table of its own (exec.c own_table()): there
+ * has a kernel descriptor table of its own (exec_thread.c own_table()): there
  * the number it was accepted under is another file or none, and a
  * prefork server's workers, each taking the others' connections as the
  * kernel queued them, served the wrong clients (10-20 mismatches a

@@ -2,7 +2,7 @@
  * ops_table.c - which handler replays which syscall: the families
  * (ops_file.c, ops_io.c, ops_meta.c, ops_xattr.c, ops_dir.c, ops_proc.c,
  * aio.c, uring.c, ops_wait.c, creds.c) fill one table by syscall number, once.  The executor
- * (exec.c) reads rpl_handlers[] directly after rpl_handler_for() has
+ * (exec_thread.c) reads rpl_handlers[] directly after rpl_handler_for() has
  * filled it, so the lookup per op is one load.  Handlers share their
  * helpers through ops_common.c, not through the executor.
  */

@@ -31,7 +31,7 @@
  * again.  It changed nothing, and a replayed call is not interrupted: an
  * open of a FIFO or a lock's wait would then succeed (a descriptor or a
  * lock the program never had) or block on what the recording never
- * waited for.  It is not made; its time is waited (exec.c).  Not so a
+ * waited for.  It is not made; its time is waited (exec_thread.c).  Not so a
  * wait (ops_wait.c), a process call (a fork is made again), an async one
  * (aio.c), or a close (the descriptor is gone, whatever it returns).
  */

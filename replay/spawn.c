@@ -24,7 +24,7 @@
  * child resets every signal's handler), and the program exec'd through
  * its descriptor (execveat: no /proc lookup).  The clone copies this
  * thread's descriptor table, as posix_spawn's did: a replay thread's own
- * table holds a few (exec.c closes the rest); sharing it (CLONE_FILES,
+ * table holds a few (exec_thread.c closes the rest); sharing it (CLONE_FILES,
  * then close_range(CLOSE_RANGE_UNSHARE) down to the program's) would
  * spare a replayer of one table with thousands open their copy and close
  * (280 against 75 us a start with 2,000), but valgrind refuses that

@@ -13,7 +13,7 @@
  * time.  A thread that other work keeps off the CPU is not credited for
  * that time, as the program was not, and its call starts later.  Nor is
  * it for the time it was kept off the CPU between the previous call's
- * end and the spin (exec.c adds it to the think time it asks for): right
+ * end and the spin (exec_thread.c adds it to the think time it asks for): right
  * after a write that wakes another replayed thread, which takes the CPU,
  * the program too would have computed later.
  *

@@ -158,7 +158,7 @@ static inline const struct rpl_op *walk_prev(const struct rpl_plan *p, struct wa
  * ran 8-18 % fast).  The bpf backend records that sleep per gap
  * (slept_ns); it comes out of the think time here, before the budget,
  * which bounds computing only, and is slept on its own before the call
- * (exec.c).  Under --timing raw the gap stays whole and is slept.
+ * (exec_thread.c).  Under --timing raw the gap stays whole and is slept.
  *
  * A bpf recording's gap also holds the time its thread was preempted on
  * its way back from the call before: the backend ends a call at its exit

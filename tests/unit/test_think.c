@@ -1248,7 +1248,7 @@ static void test_sched_slow_calls_count(void **state)
 }
 
 /*
- * Think time spun as CPU (exec.c, spin.c), on a simulated wall clock @t
+ * Think time spun as CPU (exec_thread.c, spin.c), on a simulated wall clock @t
  * and thread CPU clock @c: after each call the thread is kept off the CPU
  * for @off (another thread its call woke took the CPU), then does @work
  * of its own before the spin.  The program computed its think time on
