@@ -19,7 +19,7 @@
  * The gaps' floors are selected among the gaps gathered in 32 bits, 4
  * bytes each while the step runs (floors_select()); the heaps take a
  * value that needs more (floors_keep()), as they do the budget's
- * quantiles (budget.c).
+ * quantiles (budget_calls.c).
  */
 void rpl_smallest_add(struct rpl_smallest *s, int64_t x)
 {
@@ -421,7 +421,7 @@ static void floors_keep(struct rpl_plan *p, struct walk *w, struct floors *f, in
 }
 
 /* The value at index @k of @a[@n] in sorted order (@a reordered):
- * Hoare's selection, the middle of three as pivot.  budget.c's too. */
+ * Hoare's selection, the middle of three as pivot.  budget_calls.c's too. */
 uint32_t rpl_select_u32(uint32_t *a, size_t n, size_t k)
 {
 	long lo = 0, hi = (long)n - 1, i, j, t = (long)k;

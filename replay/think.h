@@ -1,7 +1,7 @@
 /*
- * think.h - what think.c (the think time of each op) and budget.c (the
- * CPU time that bounds it) share; profile.c asks it where a bpf gap's
- * cost came from.  Nothing else includes it.
+ * think.h - what think.c (the think time of each op) and budget.c,
+ * budget_calls.c (the CPU time that bounds it) share; profile.c asks it
+ * where a bpf gap's cost came from.  Nothing else includes it.
  */
 #ifndef RPL_THINK_H
 #define RPL_THINK_H

@@ -2,7 +2,7 @@
 # record_ptrace_run.sh - a ptrace recording writes, per stopped call, its
 # thread's CPU time since the exit stop of its previous call (run_ns,
 # record/slept.c), and the replay takes the stops' CPU cost from it
-# (replay/budget.c), which the profile's header says: stop_run_ns=N.
+# (replay/budget_calls.c), which the profile's header says: stop_run_ns=N.
 #
 # tests/progs/aio_ops makes 200 writes each by pwrite, io_uring and
 # libaio; recorded with --no-fastpath every call stops.  The trace's
