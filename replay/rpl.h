@@ -45,7 +45,7 @@ struct rpl_fd {
 };
 
 /* Real tables: the recorded entry time of the op a thread replays now,
- * given to the entries it makes (exec.c sets it before each op). */
+ * given to the entries it makes (exec_thread.c sets it before each op). */
 extern __thread int64_t rpl_fd_made_ns;
 
 /* Plan tables: how many entries of all the tables that share this hold
@@ -73,7 +73,7 @@ struct rpl_fdtab {
 	 * freed: plan_fds.c key_slot()) */
 	uint64_t serial;
 	/* run: the replay thread whose kernel table holds the live
-	 * descriptors (own_table() in exec.c; 0: the replayer's, shared) */
+	 * descriptors (own_table() in exec_thread.c; 0: the replayer's, shared) */
 	int ktid;
 };
 
@@ -193,7 +193,7 @@ int rpl_parent(int root_fd, const char *path, struct rpl_name *n);
 /* As rpl_parent(); @*plain : whether no symlink was on the way. */
 int rpl_parent_plain(int root_fd, const char *path, struct rpl_name *n, int *plain);
 
-/* ---- directory walks in the recorded order (dirwalk.c) ---- */
+/* ---- directory walks in the recorded order (dirwalk*.c) ---- */
 struct rpl_dirwalk;
 struct rpl_thread;
 /* @len bytes of dirent64 records that a getdents of recorded descriptor
@@ -484,7 +484,7 @@ struct rpl_wake_lag {
 };
 
 /* How a woken op's lag is kept (IOTAPE_REPLAY_WAKE_LAG 0, 1, else):
- * none; as recorded; scaled as its waker's gap is here (exec.c). */
+ * none; as recorded; scaled as its waker's gap is here (exec_wait.c). */
 enum rpl_wake_lag_mode { RPL_WAKE_LAG_NONE, RPL_WAKE_LAG_RECORDED, RPL_WAKE_LAG_SCALED };
 
 /* What the replay measured of an op: when its call started and ended,
@@ -613,14 +613,14 @@ struct rpl_thread {
 	_Atomic uint32_t n_done;
 	/* the end of its last op another thread waits for, on the replay's
 	 * clock, and that op's position (UINT32_MAX while it is being
-	 * written): rpl_wake_lag_of()'s ops wait from there (exec.c) */
+	 * written): rpl_wake_lag_of()'s ops wait from there (exec_wait.c) */
 	_Atomic int64_t needed_end_ns;
 	_Atomic uint32_t needed_end_pos;
 	/* its ops that waited so, beyond their waker's call, and how long */
 	uint32_t wake_lag_waits;
 	int64_t wake_lag_ns;
 	/* the lowest position a thread sleeping on plan.gen waits for to be
-	 * run (UINT32_MAX: none): its completion wakes them (exec.c) */
+	 * run (UINT32_MAX: none): its completion wakes them (exec_wait.c) */
 	_Atomic uint32_t wait_pos;
 	/* own_files: it makes its process's table itself (rpl_fdtab_fork),
 	 * from @fork_from (NULL: an empty one), and sets @forked when done */
@@ -792,9 +792,9 @@ struct rpl_plan {
 	size_t n_data;
 	uint64_t data_ops, data_bytes;	/* writes with their bytes kept */
 	uint64_t nodata_ops;		/* ... recorded with --data, not kept */
-	/* calls started late, by how late: late.c's buckets (exec.c) */
+	/* calls started late, by how late: late.c's buckets (exec_thread.c) */
 	_Atomic uint64_t *late;
-	_Atomic uint64_t gap_sleeps;	/* gaps slept so (exec.c) */
+	_Atomic uint64_t gap_sleeps;	/* gaps slept so (exec_thread.c) */
 	_Atomic uint64_t gap_slept_ns;	/* ... their time in all */
 	_Atomic uint64_t waits_slept;	/* waits that timed out, slept (ops_wait.c) */
 	_Atomic uint64_t waits_ns;	/* ... their time in all */
@@ -894,7 +894,7 @@ struct rpl_plan {
 	_Atomic uint64_t violations;
 	_Atomic int threads_alive;
 	pthread_mutex_t spawn_lock;
-	/* what every thread listed, in this filesystem's order (dirwalk.c):
+	/* what every thread listed, in this filesystem's order (dirwalk_paths.c):
 	 * hash of (directory, name) -> rank, under listed_lock; listed_any
 	 * once one is kept */
 	pthread_mutex_t listed_lock;
@@ -1216,7 +1216,7 @@ static inline void rpl_called(struct rpl_ctx *c, int64_t t0)
 #define RPL_IO_MAX (256LL << 20)	/* largest transfer one call replays */
 
 /*
- * The closed-loop schedule of one replay thread (exec.c explains it):
+ * The closed-loop schedule of one replay thread (exec_thread.c explains it):
  * @lag : how much later than ideal its calls have started, in all, not
  * yet made up.  An op whose call should ideally start at @ideal (the
  * previous call's end plus think time) is started at rpl_sched_start();
@@ -1242,7 +1242,7 @@ static inline void rpl_sched_ran(struct rpl_sched *s, int64_t ideal, int64_t sta
  * How long a thread was kept off the CPU from @wall0 to @wall1 (the wall
  * clock), its CPU clock reading @cpu0 and @cpu1 there: the wall time its
  * CPU clock did not advance.  From a call's end to the spin of the next
- * think time this is the workload's time, as the spin's own (exec.c):
+ * think time this is the workload's time, as the spin's own (exec_thread.c):
  * a program preempted there computes later.
  */
 static inline int64_t rpl_sched_offcpu(int64_t wall0, int64_t cpu0, int64_t wall1, int64_t cpu1)
@@ -1569,7 +1569,7 @@ ptrdiff_t rpl_pipe_fit(const int64_t *w_end, size_t first, size_t cur, int64_t f
 /* The executor (exec.c), for the process handlers: start thread @ti (a
  * clone op did, or the run at start). */
 int rpl_thread_start(struct rpl_plan *p, uint32_t ti);
-/* Wait until process @pi finished (wait4). */
+/* Wait until process @pi finished (wait4; exec_wait.c). */
 void rpl_wait_proc(struct rpl_plan *p, uint32_t pi);
 
 /* ---- credentials (creds.c) ---- */

@@ -137,7 +137,7 @@ out:
  * second's writes replayed 37-81 us after the first's, recorded 2.05 ms
  * after; zstd -T2's output thread, woken by the main thread up to 0.8 s
  * into a gap of that thread's.  Kept per op (by seq): the recorded lag and which
- * of its deps is the waker's call; exec.c waits for the lag, timed as
+ * of its deps is the waker's call; exec_wait.c waits for the lag, timed as
  * think times are, from that call's end, and no longer than until the
  * waker has run its next op (its gap is over here, and the wake-up in it
  * with it: a waker whose gap the budget cut, or that waited there for
@@ -170,7 +170,7 @@ static int keep_lag(struct rpl_plan *p, struct rpl_op *op, uint32_t by, uint32_t
 		return 0;
 	p->wake_lag[op->seq] = (struct rpl_wake_lag){
 		lag >= UINT32_MAX ? UINT32_MAX : (uint32_t)lag, d };
-	/* the waker's next op ends the wait (exec.c wait_lag()) */
+	/* the waker's next op ends the wait (exec_wait.c rpl_wait_lag()) */
 	if (by_pos + 1 < p->threads[by].n_ops)
 		p->ops[p->threads[by].ops[by_pos + 1]].needed = 1;
 	p->wake_lags++;
