@@ -1058,7 +1058,9 @@ int rpl_seen_done(const struct rpl_plan *p, struct rpl_seen *s, const struct rpl
  *  @return : 1 if the results show that @y came first (a read that
  *  returned @y's bytes; a read @y that met the end of the file before
  *  write @x made it longer; an access whose answer @y's chmod gave, or
- *  one that chmod @x would have answered otherwise), else 0. */
+ *  one that chmod @x would have answered otherwise; a listing that
+ *  showed @y's name made or removed, or one @y that ended before name
+ *  change @x), else 0. */
 int rpl_seen_first(const struct rpl_plan *p, const struct rpl_seen *s,
 		   const struct rpl_op *x, const uint64_t *xkeys, uint32_t xnk, int xkind,
 		   int64_t xat, const struct rpl_op *y, int ykind, int64_t yat);

@@ -21,7 +21,7 @@
  * so far leave it: a watcher's access(X_OK) woken by another process's
  * chmod 0755 was replayed before it (EACCES).  And a directory's
  * listing and the names made and removed in it, by the bytes its getdents
- * calls return in all (below).
+ * calls return in all, and whether a name is there (below).
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -39,21 +39,26 @@ struct rpl_seen {
 	size_t n_pos;
 	struct file_st *f;		/* by path key: open addressing */
 	size_t cap_f, n_f;
+	uint32_t made;			/* the last name made (file_st.made) */
 	struct seen_row {		/* by syscall number */
 		uint8_t kind;		/* row_kind() */
 		int8_t flags, off;	/* its open flags' argument, its offset's */
 	} row[SEEN_ROWS];
 };
 
-/* A file's size (a directory's: its listing's bytes) and mode, as the
- * ops ordered so far left them, in one slot of a table by its path key:
- * one cache line a look-up, where a map to each was two, and an unlink,
- * which changes both, made the plan 20 % slower. */
+/* A file's size (a directory's: its listing's bytes) and mode, and
+ * whether its name is there, as the ops ordered so far left them, in one
+ * slot of a table by its path key: one cache line a look-up, where a map
+ * to each was two, and an unlink, which changes both, made the plan 20 %
+ * slower. */
 struct file_st {
 	uint32_t k[2];			/* the key, 4-aligned; 0: empty */
 	uint32_t mode;			/* MODE_*; 0: not known */
+	uint32_t made;			/* MADE_*, or when its name was made (name_there()) */
 	int64_t size;			/* SIZE_START, or -1: not known */
 };
+#define MADE_START 0		/* as when the recording began */
+#define MADE_GONE 1		/* removed */
 /* as when the recording began (a file's: its path state's) */
 #define SIZE_START INT64_MIN
 #define MODE_START 0x80000u
@@ -128,6 +133,7 @@ struct rpl_seen *rpl_seen_new(void)
 
 	if (!s)
 		return NULL;
+	s->made = MADE_GONE;
 	t = iot_syscall_table(&n);
 	for (i = 0; i < n; i++) {
 		struct seen_row *r;
@@ -257,6 +263,7 @@ static struct file_st *file_make(struct rpl_seen *s, uint64_t k)
 	f = &s->f[i];
 	memcpy(f->k, &k, sizeof(k));
 	f->mode = MODE_START;
+	f->made = MADE_START;
 	f->size = SIZE_START;
 	s->n_f++;
 	return f;
@@ -381,14 +388,39 @@ static int access_order(const struct rpl_op *a, const struct iot_syscall *sa,
  * which are the same on any filesystem for the same names (a dirent64
  * record's length depends on its name's alone: listings.c), kept in the
  * size map under the directory's key where known: from its mkdir on (".."
- * and "." only), with each name made or removed since.  A change that
- * may have made no name (an open with O_CREAT but not O_EXCL), a rename,
- * a link, forget it: it is known only as far as every change is.
+ * and "." only), with each name made or removed since.  Whether an open
+ * with O_CREAT but not O_EXCL made its name, or a rename replaced one,
+ * is known where the name is: each name made is stamped with a count of
+ * the names made so far (file_st.made), so that one made before its
+ * directory was made anew (a mkdir, a rename onto it) is not taken for
+ * one there (a name that git-annex's transfer files get again and again,
+ * made by open(O_CREAT) and removed, while another process lists the
+ * directory).  A change that may have made no name and whose name is not
+ * known, a rename or link from or into a directory not known, forget it:
+ * it is known only as far as every change is.
  */
 #define DIR_NEW 48		/* "." and ".." */
+#define DELTA_UNKNOWN INT64_MIN
+
+/* Is the name of key @k, in the directory of key @pk, there as the ops
+ * ordered so far left it (1), not (0), or not known (-1: as when the
+ * recording began, or its directory made anew by a rename)? */
+static int name_there(const struct rpl_seen *s, uint64_t k, uint64_t pk)
+{
+	const struct file_st *f = file_find(s, k), *d = pk ? file_find(s, pk) : NULL;
+	uint32_t m = f ? f->made : MADE_START;
+
+	if (m == MADE_GONE)
+		return 0;
+	/* its directory made since: by a mkdir (its listing known from
+	 * then on), empty */
+	if (d && d->made > m)
+		return d->size >= 0 ? 0 : -1;
+	return m != MADE_START ? 1 : -1;
+}
 
 /* Does name change @op (kind @kind) make its name in its directory (1),
- * remove it (-1), or either (0: not known)? */
+ * remove it (-1), or either (0: not known, or two names)? */
 static int name_sign(const struct rpl_seen *s, const struct rpl_op *op, int kind)
 {
 	int i;
@@ -407,13 +439,66 @@ static int name_sign(const struct rpl_seen *s, const struct rpl_op *op, int kind
 	return 0;
 }
 
-/* The bytes of the record of @op's name in a listing (a dirent64's: its
- * name's length and 20, to 8) */
-static int64_t name_bytes(const struct rpl_op *op)
+/* The bytes of the record of @path's last name in a listing (a
+ * dirent64's: its name's length and 20, to 8) */
+static int64_t name_bytes(const char *path)
 {
-	size_t end, start = rpl_last_name(op->ev.path, strlen(op->ev.path), &end);
+	size_t end, start = rpl_last_name(path, strlen(path), &end);
 
 	return (int64_t)((19 + (end - start) + 1 + 7) & ~(size_t)7);
+}
+
+/* The second name @op makes (a rename's, a link's), or NULL */
+static const char *second_name(const struct rpl_op *op)
+{
+	return op->ev.path2 && iot_syscall_arg(iot_syscall_by_nr(op->ev.nr), IOT_ARG_PATH2) >= 0 ?
+	       op->ev.path2 : NULL;
+}
+
+/* The bytes name change @op (kind @kind; the key of its path @k, 0: not
+ * yet hashed, and of its directory @pk) adds to the listing of the
+ * directory of key @dk, as the ops ordered so far leave the names there
+ * (DELTA_UNKNOWN: not known).  A rename or link: each of its names whose
+ * directory is @dk. */
+static int64_t list_delta(const struct rpl_seen *s, const struct rpl_op *op, int kind,
+			  uint64_t k, uint64_t pk, uint64_t dk)
+{
+	int d = name_sign(s, op, kind), i, t;
+	int64_t v = 0;
+	uint64_t k2, pk2;
+	size_t nl;
+
+	if (d || kind == RPL_DATA_CREATE) {
+		i = s->row[op->ev.nr].flags;
+		/* (creat() has none: O_CREAT alone; openat2's: not known) */
+		if (!d && ((i < 0 && op->ev.nr != SYS_creat) ||
+			   iot_syscall_arg(iot_syscall_by_nr(op->ev.nr), IOT_ARG_OPENHOW) >= 0))
+			return DELTA_UNKNOWN;
+		if (!d && (t = name_there(s, k ? k : rpl_path_key(op->ev.path), pk)) != 0)
+			return t > 0 ? 0 : DELTA_UNKNOWN;
+		return pk == dk ? (d < 0 ? -1 : 1) * name_bytes(op->ev.path) : 0;
+	}
+	if (!second_name(op) ||
+	    (op->ev.nr == SYS_renameat2 && (op->ev.args[4] & ~RENAME_NOREPLACE)))
+		return op->ev.nr == SYS_renameat2 && op->ev.args[4] == RENAME_EXCHANGE ?
+		       0 : DELTA_UNKNOWN;
+	/* rename (from @pk to @pk2), link (into @pk2) */
+	k2 = rpl_path_key(op->ev.path2);
+	if ((k ? k : rpl_path_key(op->ev.path)) == k2)
+		return 0;
+	pk2 = rpl_parent_key(op->ev.path2, &nl);
+	t = op->ev.nr == SYS_link || op->ev.nr == SYS_linkat ? 2 : 1;
+	if (t == 1 && pk == dk)
+		v -= name_bytes(op->ev.path);
+	if (pk2 != dk)
+		return v;
+	/* a link's name, and a rename's with RENAME_NOREPLACE, was not
+	 * there; a rename's may have been */
+	if (t == 1 && op->ev.nr == SYS_renameat2 && op->ev.args[4])
+		t = 0;
+	if (t == 1 && (t = name_there(s, k2, pk2)) < 0)
+		return DELTA_UNKNOWN;
+	return t == 1 ? v : v + name_bytes(op->ev.path2);
 }
 
 /* The listing bytes of the directory of key @k, or -1: not known */
@@ -431,32 +516,51 @@ static uint64_t dir_key(const uint64_t *keys, uint32_t nk)
 	return nk > 1 ? keys[1] & ~RPL_KEY_HOW : 0;
 }
 
+/* The listing of directory @f (NULL: none kept), after name change @op
+ * (kind @kind, keys as list_delta()'s) */
+static void list_done(const struct rpl_seen *s, struct file_st *f, const struct rpl_op *op,
+		      int kind, uint64_t k, uint64_t pk, uint64_t dk)
+{
+	int64_t v;
+
+	if (f && f->size >= 0)
+		f->size = (v = list_delta(s, op, kind, k, pk, dk)) != DELTA_UNKNOWN ?
+			  f->size + v : -1;
+}
+
 /* Name change @op (kind @kind, keys @keys, its path's key @k) ordered:
- * the listings of its directories, and the size of what it names: a
- * file made anew or removed (a later one is made empty) 0, a directory
- * made its "." and "..", what a rename, a link, a removed directory name
- * not known.  @return : 0 or -ENOMEM. */
+ * the listings of its directories, whether its names are there, and the
+ * size of what it names: a file made anew or removed (a later one is
+ * made empty) 0, a directory made its "." and "..", what a rename, a
+ * link, a removed directory name not known.  @return : 0 or -ENOMEM. */
 static int names_done(struct rpl_seen *s, const struct rpl_op *op,
 		      int kind, const uint64_t *keys, uint32_t nk, uint64_t k)
 {
-	uint64_t pk = dir_key(keys, nk);
+	uint64_t pk2 = 0, pk = dir_key(keys, nk);
 	int d = name_sign(s, op, kind);
-	struct file_st *f = pk ? file_find(s, pk) : NULL;
+	struct file_st *f;
 	size_t nl;
 	int dir = op->ev.nr == SYS_mkdir || op->ev.nr == SYS_mkdirat || op->ev.nr == SYS_rmdir ||
 		  (op->ev.nr == SYS_unlinkat && (op->ev.args[2] & AT_REMOVEDIR));
 
-	/* its directory's listing, where known */
-	if (f && f->size >= 0)
-		f->size = d ? f->size + d * name_bytes(op) : -1;
+	/* its directories' listings, where known (asked before the names
+	 * it makes are marked so) */
+	list_done(s, pk ? file_find(s, pk) : NULL, op, kind, k, pk, pk);
+	if (kind == RPL_DATA_NAME && second_name(op) &&
+	    (pk2 = rpl_parent_key(op->ev.path2, &nl)) != pk)
+		list_done(s, file_find(s, pk2), op, kind, k, pk, pk2);
 	/* a create that may have found its file: its size and mode stay */
-	if (!d && kind == RPL_DATA_CREATE)
+	if (!d && kind == RPL_DATA_CREATE) {
+		if (!(f = file_make(s, k)))
+			return -ENOMEM;
+		f->made = ++s->made;
 		return 0;
-	/* a file made or removed that has no state kept: none made (a long
-	 * trace's unlinks made the plan 20 % slower, and so did asking each
-	 * time whether the file was there at the start: one that was, removed
+	}
+	/* a file removed that has no state kept: none made (a long trace's
+	 * unlinks made the plan 20 % slower, and so did asking each time
+	 * whether the file was there at the start: one that was, removed
 	 * and made again without O_TRUNC, keeps its starting size and mode) */
-	if (d && !(d > 0 && dir) && !file_find(s, k))
+	if (d < 0 && !file_find(s, k))
 		return 0;
 	if (!(f = file_make(s, k)))
 		return -ENOMEM;
@@ -464,18 +568,22 @@ static int names_done(struct rpl_seen *s, const struct rpl_op *op,
 	if (kind == RPL_DATA_NAME)
 		f->mode = 0;
 	if (d) {
+		f->made = d > 0 ? ++s->made : MADE_GONE;
 		f->size = d > 0 && dir ? DIR_NEW : d > 0 || !dir ? 0 : -1;
 		return 0;
 	}
 	f->size = -1;
-	if (!op->ev.path2)
+	if (!second_name(op))
 		return 0;
-	/* a rename's or link's target, and its directory */
-	if ((f = file_find(s, rpl_parent_key(op->ev.path2, &nl))))
-		f->size = -1;
+	/* a rename's source is gone (but where it was its own target, or
+	 * one exchanged), a link's stays; their target is there */
+	if (op->ev.nr != SYS_link && op->ev.nr != SYS_linkat &&
+	    !(op->ev.nr == SYS_renameat2 && (op->ev.args[4] & RENAME_EXCHANGE)))
+		f->made = MADE_GONE;
 	if (!(f = file_make(s, rpl_path_key(op->ev.path2))))
 		return -ENOMEM;
 	f->mode = 0;
+	f->made = ++s->made;
 	f->size = -1;
 	return 0;
 }
@@ -490,21 +598,22 @@ static int list_ended(const struct rpl_op *op, const struct iot_syscall *sc)
 }
 
 /* Whether listing @l (of @sl, at @at) of the directory of key @k shows
- * that name change @n (kind @kn) there, pending, came first (@l_first 0)
- * or that @l, pending, came before @n (@l_first 1) */
+ * that name change @n (kind @kn, its path's key @nk, 0: not hashed yet)
+ * there, pending, came first (@l_first 0) or that @l, pending, came
+ * before @n (@l_first 1) */
 static int list_order(const struct rpl_seen *s, uint64_t k, const struct rpl_op *l,
 		      const struct iot_syscall *sl, int64_t at, const struct rpl_op *n, int kn,
-		      int l_first)
+		      uint64_t nk, int l_first)
 {
-	int64_t size, end = at + l->ev.ret;
-	int d;
+	int64_t size, v, end = at + l->ev.ret;
 
-	if (!k || (size = dir_size(s, k)) < 0 || !(d = name_sign(s, n, kn)))
+	if (!k || (size = dir_size(s, k)) < 0 ||
+	    (v = list_delta(s, n, kn, nk, k, k)) == DELTA_UNKNOWN || !v)
 		return 0;
 	if (l_first)
 		return list_ended(l, sl) && end == size;
 	/* it listed more than the directory has, or ended short of it */
-	return d > 0 ? l->ev.ret > 0 && end > size : list_ended(l, sl) && end < size;
+	return v > 0 ? l->ev.ret > 0 && end > size : list_ended(l, sl) && end < size;
 }
 
 int rpl_seen_done(const struct rpl_plan *p, struct rpl_seen *s, const struct rpl_op *op,
@@ -571,10 +680,10 @@ int rpl_seen_first(const struct rpl_plan *p, const struct rpl_seen *s,
 		return access_order(y, sy, x, mode_of(p, s, x, k), 1);
 	if (kx == RPL_DATA_LIST && (ky == RPL_DATA_NAME || ky == RPL_DATA_CREATE))
 		return xat != RPL_AT_NONE &&
-		       list_order(s, k, x, iot_syscall_by_nr(x->ev.nr), xat, y, ky, 0);
+		       list_order(s, k, x, iot_syscall_by_nr(x->ev.nr), xat, y, ky, 0, 0);
 	if ((kx == RPL_DATA_NAME || kx == RPL_DATA_CREATE) && ky == RPL_DATA_LIST)
 		return yat != RPL_AT_NONE &&
-		       list_order(s, dir_key(xkeys, xnk), y, sy, yat, x, kx, 1);
+		       list_order(s, dir_key(xkeys, xnk), y, sy, yat, x, kx, k, 1);
 	if (xat == RPL_AT_NONE || yat == RPL_AT_NONE)
 		return 0;
 	if (kx == RPL_DATA_READ && ky == RPL_DATA_WRITE) {

@@ -3,7 +3,8 @@
  * removes names in it (a hot folder): woken by inotify (IN_CREATE,
  * IN_DELETE) at each change, it reads the directory to its end and
  * counts the entries, then tells the other process, which makes the
- * next name (O_EXCL) or removes the one it made.
+ * next name (O_EXCL; with `creat`, O_CREAT alone, as git-annex makes
+ * its transfer files) or removes the one it made.
  *
  * The watcher runs the moment the name is there or gone, often before
  * the call has returned: where the recorder takes a call's end in the
@@ -11,13 +12,14 @@
  * listing ends before the create that it shows, and ordered by their
  * ends the replay listed before the create (an entry missing).
  *
- * Usage: dir_watch DIR TIMES   (DIR/out is made anew)
+ * Usage: dir_watch DIR TIMES [creat]   (DIR/out is made anew)
  * Exit: 0, or 1 when a call did not give what it should.
  */
 #include <dirent.h>
 #include <poll.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 #include <sys/inotify.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
@@ -25,7 +27,7 @@
 
 #include "check.h"
 
-static int changer(const char *dir, int ack, int times)
+static int changer(const char *dir, int ack, int times, int excl)
 {
 	char c, name[4200];
 	int i;
@@ -37,7 +39,7 @@ static int changer(const char *dir, int ack, int times)
 		if (i % 2)
 			CHECK("unlink", unlink(name), 0);
 		else
-			CHECK("create", close(open(name, O_WRONLY | O_CREAT | O_EXCL, 0644)), 0);
+			CHECK("create", close(open(name, O_WRONLY | O_CREAT | excl, 0644)), 0);
 	}
 	return fails != 0;
 }
@@ -51,8 +53,8 @@ int main(int argc, char **argv)
 	DIR *d;
 	pid_t pid;
 
-	if (argc != 3) {
-		fprintf(stderr, "usage: dir_watch DIR TIMES\n");
+	if (argc != 3 && argc != 4) {
+		fprintf(stderr, "usage: dir_watch DIR TIMES [creat]\n");
 		return 1;
 	}
 	times = atoi(argv[2]);
@@ -64,7 +66,7 @@ int main(int argc, char **argv)
 		return 1;
 	if (pid == 0) {
 		close(ack[1]);
-		_exit(changer(dir, ack[0], times));
+		_exit(changer(dir, ack[0], times, argc == 4 && !strcmp(argv[3], "creat") ? 0 : O_EXCL));
 	}
 	close(ack[0]);
 	pf.fd = in;

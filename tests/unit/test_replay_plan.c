@@ -97,6 +97,7 @@ static void write_events(const struct evspec *e, size_t n)
 			.pid = s->pid, .tid = s->tid, .nr = s->nr, .ret = s->ret,
 			.nargs = (uint32_t)s->nargs, .path = s->path,
 			.path_len = s->path ? (uint32_t)strlen(s->path) : 0,
+			.path2 = s->path2, .path2_len = s->path2 ? (uint32_t)strlen(s->path2) : 0,
 		};
 
 		memcpy(ev.args, s->a, sizeof(ev.args));
@@ -740,6 +741,44 @@ static void overlap_seen(void **state)
 	assert_int_equal(p.order_pulled, 4);
 	rpl_plan_free(&p);
 	replay_clean(&o, "root-overlap", RPL_TIMING_AFAP);
+}
+
+/*
+ * A directory that 100 made, in which it renames a file it made there
+ * (/w/d/a.tmp to /w/d/a, as a writer that replaces a file does) while 101
+ * lists it.  The rename returned late; 101's listing, returned first,
+ * showed the new name (24 bytes of dirent64 where the old one took 32):
+ * it follows the rename.
+ */
+static const struct evspec rnevs[] = {
+	{ 1000, 1001, 100, 100, SYS_mkdir, 0, 2, { 0, 0755 }, "/w/d", NULL },
+	{ 1002, 1003, 100, 100, SYS_openat, 3, 4, { AT_FDCWD, 0, O_WRONLY | O_CREAT | O_EXCL, 0644 },
+	  "/w/d/a.tmp", NULL },
+	{ 1004, 1005, 100, 100, SYS_close, 0, 1, { 3 }, "/w/d/a.tmp", NULL },
+	{ 1100, 1200, 100, 100, SYS_rename, 0, 2, { 0, 0 }, "/w/d/a.tmp", "/w/d/a" },
+	{ 1110, 1111, 101, 101, SYS_openat, 3, 4, { AT_FDCWD, 0, O_RDONLY | O_DIRECTORY, 0 }, "/w/d", NULL },
+	{ 1112, 1113, 101, 101, SYS_getdents64, 72, 3, { 3, 0, 32768 }, "/w/d", NULL },
+	{ 1114, 1115, 101, 101, SYS_getdents64, 0, 3, { 3, 0, 32768 }, "/w/d", NULL },
+	{ 1116, 1117, 101, 101, SYS_close, 0, 1, { 3 }, "/w/d", NULL },
+	EXIT_AT(1500, 101),
+	EXIT_AT(1510, 100),
+};
+
+static void overlap_renamed(void **state)
+{
+	struct rpl_opts o = { .trace = trace, .cmd = "test", .quiet = 1 };
+	uint32_t mv, list;
+	struct rpl_plan p;
+
+	write_events(rnevs, sizeof(rnevs) / sizeof(rnevs[0]));
+	assert_int_equal(rpl_plan_build(&p, &o), 0);
+	mv = op_at(&p, 100, 1100);
+	list = op_at(&p, 101, 1112);
+	assert_true(depends(&p, list, mv));
+	assert_false(depends(&p, mv, list));
+	assert_int_equal(p.order_pulled, 1);
+	rpl_plan_free(&p);
+	replay_clean(&o, "root-renamed", RPL_TIMING_AFAP);
 }
 
 /* A record lock of /w/db: fcntl(3, F_SETLK, {type, SEEK_SET, start, len}) */
@@ -1467,6 +1506,7 @@ int main(void)
 		cmocka_unit_test(think_then_wait),
 		cmocka_unit_test(pipe_order),
 		cmocka_unit_test(overlap_seen),
+		cmocka_unit_test(overlap_renamed),
 		cmocka_unit_test(overlap_locks),
 		cmocka_unit_test(calls_returned_late),
 		cmocka_unit_test(pipe_room),
