@@ -595,16 +595,19 @@ static void heap_take(struct rpl_deps *d, size_t i, struct pend *out)
  * 10 of that pair).  So when an op is ordered, the ops still pending on
  * its path (running at its time as recorded, other threads') whose
  * effect its result shows came first are ordered before it, now: a create
- * that a look-up found, a removal after which it found nothing; a
- * look-up that missed the name a create makes, or found the one a
- * removal takes.  Each had entered by then, so its effect may have
- * counted then, and every dependency still points to an earlier time.
+ * that a look-up found (not an open with O_CREAT alone of a name that
+ * the ops ordered so far left there, which makes none: seen.c), a
+ * removal after which it found nothing; a look-up that missed the name a
+ * create makes, or found the one a removal takes.  Each had entered by
+ * then, so its effect may have counted then, and every dependency still
+ * points to an earlier time.
  * Likewise a read's byte count (seen.c): a read that returned bytes past
  * the size the writes ordered so far give its file follows the pending
  * writes that make it so long (tail -f woken by an append, whose return
  * the ptrace backend's in-process path recorded 20-380 us after the
  * read's: replayed first, the read got 0 bytes), and a read that met
- * the end of the file comes before a write that makes it longer; and an
+ * the end of the file comes before a write that makes it longer, after
+ * a truncate that cut it so short; and an
  * access's answer, by the mode the chmods ordered so far give the file
  * (a watcher's access(X_OK) woken by another process's chmod 0755); and
  * a listing's byte count, by the bytes of the names the creates and
@@ -808,8 +811,8 @@ static int data_first(const struct rpl_plan *p, const struct rpl_deps *d, const 
 {
 	/* a name made or removed has its directory's key second
 	 * (plan_fds.c), which a listing of it has first */
-	int ky = y->data == RPL_DATA_NAME || y->data == RPL_DATA_CREATE;
-	int kx = x->data == RPL_DATA_NAME || x->data == RPL_DATA_CREATE;
+	int ky = x->data == RPL_DATA_LIST && (y->data == RPL_DATA_NAME || y->data == RPL_DATA_CREATE);
+	int kx = y->data == RPL_DATA_LIST && (x->data == RPL_DATA_NAME || x->data == RPL_DATA_CREATE);
 
 	return y->data != RPL_DATA_NONE && y->nk > ky && x->nk > kx &&
 	       !(y->keys[0] & (RPL_KEY_RES | RPL_KEY_PIPE)) &&
@@ -862,7 +865,8 @@ static int pull_seen(struct rpl_plan *p, struct rpl_deps *d, const struct pend *
 		if (o->thread == op->thread || o->ev.t_enter >= x->t)
 			continue;
 		first = is_lock ? lock_came_first(p, op, &lx, k, o) :
-			saw ? came_first(p, &d->heap[i], k, saw, NULL, NULL) :
+			saw ? came_first(p, &d->heap[i], k, saw, NULL, NULL) &&
+			      !(saw == SAW_THERE && rpl_seen_found(d->seen, o)) :
 			(made && came_first(p, &d->heap[i], km, 0, made, NULL)) ||
 			(gone && came_first(p, &d->heap[i], kg, 0, NULL, gone));
 		if (!first && (!data || !data_first(p, d, x, &d->heap[i])))

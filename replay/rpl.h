@@ -1056,14 +1056,19 @@ int rpl_seen_done(const struct rpl_plan *p, struct rpl_seen *s, const struct rpl
  *  to be ordered, and op @y (@ykind, @yat), another thread's on the same
  *  file, entered before @x's effect counted and is still pending:
  *  @return : 1 if the results show that @y came first (a read that
- *  returned @y's bytes; a read @y that met the end of the file before
- *  write @x made it longer; an access whose answer @y's chmod gave, or
- *  one that chmod @x would have answered otherwise; a listing that
- *  showed @y's name made or removed, or one @y that ended before name
- *  change @x), else 0. */
+ *  returned @y's bytes, or met the end of the file where truncate @y
+ *  cut it; a read @y that met the end of the file before write @x made
+ *  it longer; an access whose answer @y's chmod gave, or one that chmod
+ *  @x would have answered otherwise; a listing that showed @y's name
+ *  made or removed, or one @y that ended before name change @x), else 0. */
 int rpl_seen_first(const struct rpl_plan *p, const struct rpl_seen *s,
 		   const struct rpl_op *x, const uint64_t *xkeys, uint32_t xnk, int xkind,
 		   int64_t xat, const struct rpl_op *y, int ykind, int64_t yat);
+/*! rpl_seen_found() : is @op, an open with O_CREAT but not O_EXCL, one
+ *  of a name that is there as the ops ordered so far leave it (made by
+ *  an op ordered before, not removed since): it makes none.  @return :
+ *  1 if so, else 0 (not such an open, or not known). */
+int rpl_seen_found(const struct rpl_seen *s, const struct rpl_op *op);
 
 /*! rpl_plan_build() : read @o->trace into @p.
  *  @return : 0 or negative after a message, but for a trace that cannot be

@@ -16,12 +16,17 @@
  * first.  And the other way round (a reader spinning on another CPU): a
  * read that returned fewer bytes than it asked met the end of the file
  * at X+N; a write that makes the file longer than that, ordered first by
- * its end, came after the read, which entered before that end.  An
+ * its end, came after the read, which entered before that end; and if
+ * the file is longer than X+N, the pending truncate (an open with
+ * O_TRUNC) that cuts it so short came before the read (a status file
+ * rewritten while another process reads it, read empty).  An
  * access and a chmod likewise, by the file's mode as the chmods ordered
  * so far leave it: a watcher's access(X_OK) woken by another process's
  * chmod 0755 was replayed before it (EACCES).  And a directory's
  * listing and the names made and removed in it, by the bytes its getdents
- * calls return in all, and whether a name is there (below).
+ * calls return in all, and whether a name is there (below): an open with
+ * O_CREAT of a file made before makes no name, and a look-up that found
+ * the file does not show that it came after that open (deps.c).
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -663,13 +668,38 @@ int rpl_seen_done(const struct rpl_plan *p, struct rpl_seen *s, const struct rpl
 	return 0;
 }
 
+/* The size truncate @y (kind @ky) cuts its file to: an O_TRUNC open's 0
+ * (creat() truncates), or -1: none */
+static int64_t cut_to(const struct rpl_seen *s, const struct rpl_op *y, int ky)
+{
+	int i = s->row[y->ev.nr].flags;
+
+	if (ky == RPL_DATA_TRUNC)
+		return y->ev.args[1] >= 0 ? y->ev.args[1] : -1;
+	if (ky != RPL_DATA_OPEN && ky != RPL_DATA_CREATE)
+		return -1;
+	return (i >= 0 ? (y->ev.args[i] & O_TRUNC) != 0 : y->ev.nr == SYS_creat) ? 0 : -1;
+}
+
+int rpl_seen_found(const struct rpl_seen *s, const struct rpl_op *op)
+{
+	size_t nl;
+	int i;
+
+	if (data_kind(s, op) != RPL_DATA_CREATE ||
+	    ((i = s->row[op->ev.nr].flags) < 0 ? op->ev.nr != SYS_creat : (op->ev.args[i] & O_EXCL)) ||
+	    iot_syscall_arg(iot_syscall_by_nr(op->ev.nr), IOT_ARG_OPENHOW) >= 0)
+		return 0;
+	return name_there(s, rpl_path_key(op->ev.path), rpl_parent_key(op->ev.path, &nl)) > 0;
+}
+
 int rpl_seen_first(const struct rpl_plan *p, const struct rpl_seen *s,
 		   const struct rpl_op *x, const uint64_t *xkeys, uint32_t xnk, int kx,
 		   int64_t xat, const struct rpl_op *y, int ky, int64_t yat)
 {
 	const struct iot_syscall *sy = iot_syscall_by_nr(y->ev.nr);
 	uint64_t k = file_key(xkeys, xnk);
-	int64_t size;
+	int64_t size, v;
 	int c;
 
 	if (!k)
@@ -684,6 +714,15 @@ int rpl_seen_first(const struct rpl_plan *p, const struct rpl_seen *s,
 	if ((kx == RPL_DATA_NAME || kx == RPL_DATA_CREATE) && ky == RPL_DATA_LIST)
 		return yat != RPL_AT_NONE &&
 		       list_order(s, dir_key(xkeys, xnk), y, sy, yat, x, kx, k, 1);
+	if (kx == RPL_DATA_READ && xat != RPL_AT_NONE && (v = cut_to(s, y, ky)) >= 0) {
+		/* @x met the end of the file short of the size it has: it
+		 * came after @y cut it */
+		c = iot_syscall_arg(iot_syscall_by_nr(x->ev.nr), IOT_ARG_SIZE);
+		if (c < 0 || x->ev.ret >= x->ev.args[c])
+			return 0;
+		size = size_of(p, s, x, k, NULL);
+		return v <= xat + x->ev.ret && xat + x->ev.ret < size;
+	}
 	if (xat == RPL_AT_NONE || yat == RPL_AT_NONE)
 		return 0;
 	if (kx == RPL_DATA_READ && ky == RPL_DATA_WRITE) {

@@ -743,6 +743,61 @@ static void overlap_seen(void **state)
 	replay_clean(&o, "root-overlap", RPL_TIMING_AFAP);
 }
 
+#define SFILE(t0, t1, tid, nr, ret, nargs, ...) \
+	{ t0, t1, tid, tid, nr, ret, nargs, { __VA_ARGS__ }, "/w/s", NULL }
+
+/*
+ * A status file that 100 made, then rewrites with open(O_CREAT|O_TRUNC)
+ * while 101 reads it through opens of its own (git-annex's transfer
+ * info).  The rewrite's open returned late; 101's open, read of the
+ * line and close before it returned first and found the file, which the
+ * open did not make (it made it before): they do not follow the open,
+ * which follows them (through 101's next open, which found the file
+ * too).  101's next read met the end of the file at 0, short of the
+ * line: it follows the open that emptied it.
+ */
+static const struct evspec trevs[] = {
+	SFILE(1000, 1001, 100, SYS_openat, 3, 4, AT_FDCWD, 0, O_WRONLY | O_CREAT | O_TRUNC, 0644),
+	SFILE(1002, 1003, 100, SYS_write, 39, 3, 3, 0, 39),
+	SFILE(1004, 1005, 100, SYS_close, 0, 1, 3),
+	SFILE(1100, 1200, 100, SYS_openat, 3, 4, AT_FDCWD, 0, O_WRONLY | O_CREAT | O_TRUNC, 0644),
+	SFILE(1110, 1111, 101, SYS_openat, 3, 4, AT_FDCWD, 0, O_RDONLY, 0),
+	SFILE(1112, 1113, 101, SYS_read, 39, 3, 3, 0, 8192),
+	SFILE(1114, 1115, 101, SYS_close, 0, 1, 3),
+	SFILE(1150, 1151, 101, SYS_openat, 3, 4, AT_FDCWD, 0, O_RDONLY, 0),
+	SFILE(1152, 1153, 101, SYS_read, 0, 3, 3, 0, 8192),
+	SFILE(1154, 1155, 101, SYS_close, 0, 1, 3),
+	SFILE(1210, 1211, 100, SYS_write, 39, 3, 3, 0, 39),
+	SFILE(1212, 1213, 100, SYS_close, 0, 1, 3),
+	EXIT_AT(1500, 101),
+	EXIT_AT(1510, 100),
+};
+
+static void overlap_truncated(void **state)
+{
+	struct rpl_opts o = { .trace = trace, .cmd = "test", .quiet = 1 };
+	uint32_t trunc, open1, read1, close1, open2, read2;
+	struct rpl_plan p;
+
+	write_events(trevs, sizeof(trevs) / sizeof(trevs[0]));
+	assert_int_equal(rpl_plan_build(&p, &o), 0);
+	trunc = op_at(&p, 100, 1100);
+	open1 = op_at(&p, 101, 1110);
+	read1 = op_at(&p, 101, 1112);
+	close1 = op_at(&p, 101, 1114);
+	open2 = op_at(&p, 101, 1150);
+	read2 = op_at(&p, 101, 1152);
+	assert_false(depends(&p, open1, trunc));
+	assert_false(depends(&p, read1, trunc));
+	assert_false(depends(&p, close1, trunc));
+	assert_false(depends(&p, open2, trunc));
+	assert_true(depends(&p, trunc, open2));
+	assert_true(depends(&p, read2, trunc));
+	assert_int_equal(p.order_pulled, 1);
+	rpl_plan_free(&p);
+	replay_clean(&o, "root-truncated", RPL_TIMING_AFAP);
+}
+
 /*
  * A directory that 100 made, in which it renames a file it made there
  * (/w/d/a.tmp to /w/d/a, as a writer that replaces a file does) while 101
@@ -1506,6 +1561,7 @@ int main(void)
 		cmocka_unit_test(think_then_wait),
 		cmocka_unit_test(pipe_order),
 		cmocka_unit_test(overlap_seen),
+		cmocka_unit_test(overlap_truncated),
 		cmocka_unit_test(overlap_renamed),
 		cmocka_unit_test(overlap_locks),
 		cmocka_unit_test(calls_returned_late),
