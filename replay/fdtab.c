@@ -302,8 +302,7 @@ int rpl_fdtab_set(struct rpl_fdtab *t, long fd, const struct rpl_fd *e)
 	if (err == 0) {
 		drop_entry(t, &t->v[fd]);
 		t->v[fd] = *e;
-		if (t->real)
-			t->v[fd].made_ns = rpl_fd_made_ns;
+		t->v[fd].made_ns = t->real ? rpl_fd_made_ns : t->made_ns;
 		count_end(t, e, 1);
 	}
 	tab_unlock(t, locked);
@@ -358,8 +357,7 @@ int rpl_fdtab_dup(struct rpl_fdtab *t, long oldfd, long newfd, int cloexec)
 	if (err)
 		goto out;
 	e.cloexec = cloexec != 0;
-	if (t->real)
-		e.made_ns = rpl_fd_made_ns;
+	e.made_ns = t->real ? rpl_fd_made_ns : t->made_ns;
 	drop_entry(t, &t->v[newfd]);
 	t->v[newfd] = e;
 	count_end(t, &e, 1);

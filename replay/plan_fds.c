@@ -681,6 +681,38 @@ static int displaced(struct rpl_planner *pl, const struct rpl_fdtab *tab, const 
 }
 
 /*
+ * And the other way round: the number a call took was the one another
+ * thread's close freed, though the call entered before the number's
+ * last taker.  zmq's threads (Jupyter's kernel, ptrace): eventfd2 entered
+ * first and returned 174 us later with 21, after another thread's
+ * socket took 21 and closed it; in entry order the socket
+ * displaced the eventfd, the close closed the socket and left the
+ * number free, and the eventfd's write and read, the read ordered before
+ * the write by their ends, went through no descriptor: the read waited
+ * 2 s for a count and met EAGAIN.  An entry displaced by a call that
+ * returned before the call that made it did (its made_ns, the plan
+ * tables' return) is that number's file again after a close of it that
+ * began before that return: into *@e, taken out of the list.  1, else 0.
+ */
+static int reborn(struct rpl_planner *pl, const struct rpl_fdtab *tab, const struct rpl_op *op,
+		  int64_t fd, struct rpl_fd *e)
+{
+	uint32_t i;
+
+	for (i = 0; i < pl->n_disp; i++) {
+		struct rpl_displaced *d = &pl->disp[i];
+
+		if (d->tab != tab || d->fd != fd ||
+		    d->e.made_ns <= d->until || d->e.made_ns <= op->ev.t_enter)
+			continue;
+		*e = d->e;
+		memmove(d, d + 1, (--pl->n_disp - i) * sizeof(*d));
+		return 1;
+	}
+	return 0;
+}
+
+/*
  * An open of a descriptor's magic link (/proc/self/fd/N, /dev/fd/N,
  * /dev/stdin, /proc/PID/fd/N: rpl_path_fd()) opens that descriptor's
  * file or pipe, not the path recorded: bash's `cat <(cmd)` has cat open
@@ -1181,7 +1213,8 @@ int rpl_plan_fds(struct rpl_plan *p, struct rpl_planner *pl, struct rpl_op *op,
 	 * many that need no order among themselves */
 	int wdata = writes_data(pl, sc, op);
 	struct rpl_fd e = { 0 };
-	int n = 0, nfd = 0, pair, from_pipe = 0, into_pipe = 0, gone = 0;
+	struct rpl_fd back;
+	int n = 0, nfd = 0, pair, from_pipe = 0, into_pipe = 0, gone = 0, again = 0;
 	int ends_proc = ev->nr == SYS_exit || ev->nr == SYS_exit_group ||
 			ev->nr == SYS_execve || ev->nr == SYS_execveat;
 	uint32_t a;
@@ -1197,6 +1230,7 @@ int rpl_plan_fds(struct rpl_plan *p, struct rpl_planner *pl, struct rpl_op *op,
 		pr->tab = tab;
 	}
 	shared = pr->n_threads > 1 || pr->n_unborn || tab->refs > 1;
+	tab->made_ns = ev->t_exit;
 
 #define ADD(k) do { if (n < RPL_MAXRES) keys[n++] = (k); } while (0)
 	if (ev->path && !not_a_path(ev->path) && !on_pipe_fd(pl, tab, sc, ev)) {
@@ -1257,7 +1291,9 @@ int rpl_plan_fds(struct rpl_plan *p, struct rpl_planner *pl, struct rpl_op *op,
 		if (sc->arg[a] != IOT_ARG_FD)
 			continue;
 		nfd++;
-		if ((ev->nr == SYS_close && pl->n_disp && shared &&
+		if (ev->nr == SYS_close && pl->n_disp && shared)
+			again = reborn(pl, tab, op, ev->args[a], &back);
+		if ((ev->nr == SYS_close && pl->n_disp && shared && !again &&
 		     (gone = displaced(pl, tab, op, ev->args[a], &fe))) ||
 		    rpl_fdtab_get(tab, (long)ev->args[a], &fe) == 0) {
 			efd = (fe.marks & RPL_FD_EVENTFD) != 0;
@@ -1498,6 +1534,8 @@ int rpl_plan_fds(struct rpl_plan *p, struct rpl_planner *pl, struct rpl_op *op,
 		/* (the file it closed was another's by its return: displace()) */
 		if (!gone)
 			rpl_fdtab_close(tab, (long)ev->args[0]);
+		if (again && rpl_fdtab_set(tab, (long)ev->args[0], &back) == -ENOMEM)
+			return -ENOMEM;
 		break;
 	case SYS_close_range:
 		rpl_fdtab_close_range(tab, (unsigned long)ev->args[0],

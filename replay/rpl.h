@@ -41,7 +41,9 @@ struct rpl_fd {
 				 * tables' rpl_fdends (0: no pipe) */
 	const char *path;	/* path it was opened with, or NULL */
 	int64_t made_ns;	/* real tables: when the op that made it began,
-				 * as recorded (0: none; rpl_fdtab_drop_after()) */
+				 * as recorded (0: none; rpl_fdtab_drop_after());
+				 * plan tables: when it returned (plan_fds.c
+				 * reborn()) */
 };
 
 /* Real tables: the recorded entry time of the op a thread replays now,
@@ -72,6 +74,9 @@ struct rpl_fdtab {
 	/* which table it is, never another's (its address is, once it is
 	 * freed: plan_fds.c key_slot()) */
 	uint64_t serial;
+	/* plan tables: the recorded return of the op being planned, which
+	 * the entries it makes keep as their made_ns */
+	int64_t made_ns;
 	/* run: the replay thread whose kernel table holds the live
 	 * descriptors (own_table() in exec_thread.c; 0: the replayer's, shared) */
 	int ktid;

@@ -799,6 +799,41 @@ static void overlap_truncated(void **state)
 }
 
 /*
+ * A number an eventfd2 took after another thread's socket took it and
+ * closed it, though the eventfd2 entered first (zmq's threads, ptrace: it
+ * returned 174 us later).  In entry order the socket displaced the
+ * eventfd and its close left 5 free: the eventfd's write by 102 and read
+ * by 100 went through no descriptor of the plan, the read, returned before
+ * the write's recorded end, was replayed first and waited 2 s for a
+ * count (EAGAIN).  Now the eventfd is 5 again after the close: the read
+ * follows the write (an eventfd's write counts from its entry).
+ */
+static const struct evspec efevs[] = {
+	{ 1000, 1010, 100, 100, SYS_clone, 102, 5, { 0x3d0f00 }, NULL, NULL },
+	{ 1100, 1300, 100, 100, SYS_eventfd2, 5, 2, { 0, O_CLOEXEC }, NULL, NULL },
+	{ 1150, 1160, 100, 102, SYS_socket, 5, 3, { AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 6 },
+	  NULL, NULL },
+	{ 1200, 1210, 100, 102, SYS_close, 0, 1, { 5 }, NULL, NULL },
+	{ 2000, 2100, 100, 102, SYS_write, 8, 3, { 5, 0, 8 }, NULL, NULL },
+	{ 2050, 2060, 100, 100, SYS_read, 8, 3, { 5, 0, 8 }, NULL, NULL },
+	{ 2200, 2200, 100, 102, SYS_exit, 0, 1, { 0 }, NULL, NULL },
+	EXIT_AT(2300, 100),
+};
+
+static void number_taken_back(void **state)
+{
+	struct rpl_opts o = { .trace = trace, .cmd = "test", .quiet = 1 };
+	struct rpl_plan p;
+
+	(void)state;
+	write_events(efevs, sizeof(efevs) / sizeof(efevs[0]));
+	assert_int_equal(rpl_plan_build(&p, &o), 0);
+	assert_true(depends(&p, op_at(&p, 100, 2050), op_at(&p, 102, 2000)));
+	rpl_plan_free(&p);
+	replay_clean(&o, "root-taken-back", RPL_TIMING_AFAP);
+}
+
+/*
  * A directory that 100 made, in which it renames a file it made there
  * (/w/d/a.tmp to /w/d/a, as a writer that replaces a file does) while 101
  * lists it.  The rename returned late; 101's listing, returned first,
@@ -1563,6 +1598,7 @@ int main(void)
 		cmocka_unit_test(overlap_seen),
 		cmocka_unit_test(overlap_truncated),
 		cmocka_unit_test(overlap_renamed),
+		cmocka_unit_test(number_taken_back),
 		cmocka_unit_test(overlap_locks),
 		cmocka_unit_test(calls_returned_late),
 		cmocka_unit_test(pipe_room),
