@@ -398,6 +398,22 @@ static struct res_st *res_get(struct rpl_deps *d, uint64_t key)
 	return &t->s[i].st;
 }
 
+/* The last change of @key (NO_OP: none), its state not made where it
+ * has none. */
+static uint32_t res_last(const struct rpl_deps *d, uint64_t key)
+{
+	const struct res_tab *t = &d->res;
+	uint64_t k;
+	size_t i;
+
+	if (!t->cap)
+		return NO_OP;
+	for (i = rpl_slot_first(key, t->cap); (k = rpl_slot_key(t->s[i].k)); i = (i + 1) & (t->cap - 1))
+		if (k == key)
+			return t->s[i].st.last;
+	return NO_OP;
+}
+
 /* The state of open file @id (RPL_KEY_RES), made if it has none yet
  * (NULL: out of memory). */
 static struct res_st *res_file(struct rpl_deps *d, uint32_t id)
@@ -773,10 +789,65 @@ static int lk_refused(const struct rpl_op *op)
 	return op->ev.ret == -EAGAIN || op->ev.ret == -EACCES;
 }
 
-/* Whether lock op @x (its lock @lx, on the file of key @k) shows that
- * pending op @y, another thread's, came first */
+/* Do locks @a and @b, of two owners, stand in each other's way? */
+static int lk_conflict(const struct lk *a, const struct lk *b)
+{
+	return a->flock == b->flock && a->lo < b->hi && b->lo < a->hi && (a->wr || b->wr);
+}
+
+/*
+ * Whether lock @ly, granted to pending op @y, waited for @held, the last
+ * change of the file's locks ordered so far (NO_OP: none): a lock another
+ * process took in its way.  Its release is not ordered yet, so @y was
+ * granted after it, and no refusal ordered now was @y's doing.  LMDB's
+ * lock file at open: the first process holds a write lock on byte 0 and
+ * later makes it a read lock; the second, refused the write lock, waits
+ * for a read lock (F_SETLKW); the third's write lock, refused while the
+ * second waited, pulled that wait ahead of it, and so ahead of the
+ * downgrade, which followed the refusal: the wait gave up after a second.
+ */
+static int lk_waited(const struct rpl_plan *p, const struct rpl_op *y, const struct lk *ly,
+		     uint32_t held)
+{
+	const struct rpl_op *z;
+	struct lk lz;
+
+	if (held == NO_OP)
+		return 0;
+	z = &p->ops[held];
+	return lock_of(z, &lz) && lz.what == LK_TAKE && z->ev.ret == 0 &&
+	       p->threads[z->thread].proc != p->threads[y->thread].proc && lk_conflict(&lz, ly);
+}
+
+/*
+ * Whether pending op @y (its lock @ly) frees bytes for read lock @lx,
+ * granted to op @x, as an unlock would: @y makes a read lock of the
+ * write lock @held, the last change of the file's locks, of its own
+ * process (on bytes it overlaps), which stood in @x's way.  Recorded by
+ * ptrace, LMDB's downgrade (above) returned after the two waits it let
+ * through: its exit stop came later than theirs, and ordered by the
+ * ends, the waits came first and gave up.
+ */
+static int lk_downgrade(const struct rpl_plan *p, const struct rpl_op *x, const struct lk *lx,
+			const struct rpl_op *y, const struct lk *ly, uint32_t held)
+{
+	const struct rpl_op *z;
+	struct lk lz;
+
+	if (held == NO_OP || lx->wr || ly->wr)
+		return 0;
+	z = &p->ops[held];
+	return lock_of(z, &lz) && lz.what == LK_TAKE && lz.wr && z->ev.ret == 0 &&
+	       p->threads[z->thread].proc == p->threads[y->thread].proc &&
+	       p->threads[z->thread].proc != p->threads[x->thread].proc && lk_conflict(&lz, lx) &&
+	       lk_conflict(&lz, ly);
+}
+
+/* Whether lock op @x (its lock @lx, on the file of key @k, whose locks'
+ * last change ordered is @held) shows that pending op @y, another
+ * thread's, came first */
 static int lock_came_first(const struct rpl_plan *p, const struct rpl_op *x,
-			   const struct lk *lx, uint64_t k, const struct rpl_op *y)
+			   const struct lk *lx, uint64_t k, uint32_t held, const struct rpl_op *y)
 {
 	struct lk ly;
 
@@ -787,8 +858,9 @@ static int lock_came_first(const struct rpl_plan *p, const struct rpl_op *x,
 	    rpl_path_key(y->ev.path) != k)
 		return 0;
 	if (lx->what == LK_TAKE && x->ev.ret == 0)
-		return ly.what == LK_FREE;
-	return lx->what == LK_TAKE && lk_refused(x) && ly.what == LK_TAKE && (lx->wr || ly.wr);
+		return ly.what == LK_FREE || lk_downgrade(p, x, lx, y, &ly, held);
+	return lx->what == LK_TAKE && lk_refused(x) && ly.what == LK_TAKE && (lx->wr || ly.wr) &&
+	       !lk_waited(p, y, &ly, held);
 }
 
 /* Pending op @e ordered now: its dependencies, and the size of the file
@@ -829,6 +901,7 @@ static int pull_seen(struct rpl_plan *p, struct rpl_deps *d, const struct pend *
 	const struct iot_syscall *sc = iot_syscall_by_nr(op->ev.nr);
 	const char *made = NULL, *gone = NULL;
 	uint64_t km = 0, kg = 0, k = 0;
+	uint32_t held = NO_OP;
 	struct pend y;
 	struct lk lx;
 	size_t i;
@@ -841,10 +914,12 @@ static int pull_seen(struct rpl_plan *p, struct rpl_deps *d, const struct pend *
 	if (!d->n_heap || !op->ev.path || !sc)
 		return 0;
 	is_lock = lock_of(op, &lx);
-	if (is_lock)
+	if (is_lock) {
 		k = rpl_path_key(op->ev.path);
-	else if (!looked_only(x->keys, x->nk))
+		held = res_last(d, rpl_locks_key(op->ev.path));
+	} else if (!looked_only(x->keys, x->nk)) {
 		names_changed(op, sc, &made, &gone);
+	}
 	if (!is_lock && !made && !gone) {
 		/* a look-up: not an open that creates or truncates */
 		if (x->keys[0] & RPL_KEY_LOOK)
@@ -864,7 +939,7 @@ static int pull_seen(struct rpl_plan *p, struct rpl_deps *d, const struct pend *
 
 		if (o->thread == op->thread || o->ev.t_enter >= x->t)
 			continue;
-		first = is_lock ? lock_came_first(p, op, &lx, k, o) :
+		first = is_lock ? lock_came_first(p, op, &lx, k, held, o) :
 			saw ? came_first(p, &d->heap[i], k, saw, NULL, NULL) &&
 			      !(saw == SAW_THERE && rpl_seen_found(d->seen, o)) :
 			(made && came_first(p, &d->heap[i], km, 0, made, NULL)) ||
@@ -875,6 +950,8 @@ static int pull_seen(struct rpl_plan *p, struct rpl_deps *d, const struct pend *
 		p->order_pulled++;
 		if ((err = order_pend(p, d, &y)) < 0)
 			return err;
+		if (is_lock)
+			held = res_last(d, rpl_locks_key(op->ev.path));
 		i = (size_t)-1;	/* the heap moved: from its start again */
 	}
 	return 0;

@@ -92,6 +92,11 @@ static uint64_t locks_of(uint64_t h)
 	return key_norm(h ^ (h >> 31));
 }
 
+uint64_t rpl_locks_key(const char *path)
+{
+	return locks_of(path_hash(path, strlen(path)));
+}
+
 /* Does @op take, release or test a lock?  The locks of a file keep their
  * recorded order across processes: a process that waited for another's
  * unlock follows it, a lock refused (EAGAIN) or tested (F_GETLK) comes

@@ -1689,6 +1689,9 @@ uint64_t rpl_path_key(const char *path);
 /*! rpl_parent_key() : the resource key of the directory of @path's last
  *  name, whose length goes to *@name_len (plan_fds.c). */
 uint64_t rpl_parent_key(const char *path, size_t *name_len);
+/*! rpl_locks_key() : the resource key of the locks of the file at
+ *  @path, as its lock calls have it (plan_fds.c). */
+uint64_t rpl_locks_key(const char *path);
 /*! rpl_open_flags_arg() : @return : the index of @sc's open flags (an
  *  open's flags argument, or openat2's open_how, whose flags the trace
  *  keeps there), or -1: not an open. */
