@@ -739,6 +739,7 @@ struct lk {
 	int wr;			/* a write (exclusive) lock */
 	int flock;		/* flock(): a lock of its own kind */
 	int posix;		/* F_SETLK(W): owned by its process */
+	int waits;		/* F_SETLKW, F_OFD_SETLKW, flock() without LOCK_NB */
 	uint64_t lo, hi;	/* the bytes, [lo, hi) */
 };
 
@@ -756,6 +757,7 @@ static int lock_of(const struct rpl_op *op, struct lk *l)
 	if (op->ev.nr == SYS_flock) {
 		how = (int)a[1] & ~LOCK_NB;
 		l->flock = 1;
+		l->waits = !(a[1] & LOCK_NB);
 		l->what = how == LOCK_UN ? LK_FREE : LK_TAKE;
 		l->wr = how == LOCK_EX;
 		return how == LOCK_UN || how == LOCK_SH || how == LOCK_EX;
@@ -764,6 +766,7 @@ static int lock_of(const struct rpl_op *op, struct lk *l)
 	    a[1] == F_OFD_GETLK || rpl_op_flock(op, &fl) < 0)
 		return 0;
 	l->posix = a[1] == F_SETLK || a[1] == F_SETLKW;
+	l->waits = a[1] == F_SETLKW || a[1] == F_OFD_SETLKW;
 	l->what = fl.l_type == F_UNLCK ? LK_FREE : LK_TAKE;
 	l->wr = fl.l_type == F_WRLCK;
 	if (fl.l_type != F_UNLCK && fl.l_type != F_RDLCK && fl.l_type != F_WRLCK)
@@ -796,10 +799,16 @@ static int lk_conflict(const struct lk *a, const struct lk *b)
 }
 
 /*
- * Whether lock @ly, granted to pending op @y, waited for @held, the last
- * change of the file's locks ordered so far (NO_OP: none): a lock another
- * process took in its way.  Its release is not ordered yet, so @y was
- * granted after it, and no refusal ordered now was @y's doing.  LMDB's
+ * Whether lock @ly, granted to pending op @y, may have waited in the
+ * kernel while a refusal ordered now was answered, and so was not what
+ * refused it: it is a lock that waits (F_SETLKW, flock() without
+ * LOCK_NB), or it stood in the way of @held, the last change of the
+ * file's locks ordered so far (NO_OP: none), another process's lock,
+ * whose release is not ordered yet.  A wait pulled ahead of the refusal
+ * comes before what freed its bytes, which the refusal precedes, and
+ * gives up: tdb's four writers, a chain lock waited for while the others'
+ * transactions took the whole-file read lock piece by piece, each piece
+ * refused pulling the wait (26 mismatches, 11 s for 0.17 s).  LMDB's
  * lock file at open: the first process holds a write lock on byte 0 and
  * later makes it a read lock; the second, refused the write lock, waits
  * for a read lock (F_SETLKW); the third's write lock, refused while the
@@ -812,6 +821,8 @@ static int lk_waited(const struct rpl_plan *p, const struct rpl_op *y, const str
 	const struct rpl_op *z;
 	struct lk lz;
 
+	if (ly->waits)
+		return 1;
 	if (held == NO_OP)
 		return 0;
 	z = &p->ops[held];
