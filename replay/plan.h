@@ -19,6 +19,10 @@ struct rpl_planner {
 	struct rpl_map files;			/* child tid -> clone flags (Process records) */
 	struct rpl_map forked;			/* child tid -> its FORK record in plan.precs */
 	struct rpl_map pipes;			/* resource ids of pipes (plan_fds.c) */
+	struct rpl_map locked;			/* open file's resource id -> index in lock_keys */
+	uint64_t *lock_keys;			/* the lock key of each open file a lock was taken
+						 * through (plan_fds.c held_lock()) */
+	size_t n_lock_keys, cap_lock_keys;
 	struct rpl_fdends ends;			/* the plan tables' copies of each pipe end */
 	/* a FIFO's path (key_path()) -> the pipe resource its opens share
 	 * (FIFO_GONE: removed or renamed since; fifo_res()) */

@@ -381,6 +381,66 @@ static int closes_at(const struct rpl_fd *f, int cloexec)
 	return f->state == RPL_FD_LIVE && (!cloexec || f->cloexec);
 }
 
+/*
+ * A lock goes with the descriptors that hold it: a flock() when its open
+ * file's last descriptor closes, a process's record locks at its close
+ * of any descriptor of the file, all of them at its exit, and those of
+ * close-on-exec descriptors at an exec.  Such a close, exit or exec
+ * changes the file's locks as an unlock does: the other processes' locks
+ * refused before it come before it, those granted after it follow it.
+ * Before, such a close was no lock call and kept no order with them:
+ * a try without waiting (LOCK_NB, F_SETLK) that the holder's close had
+ * refused when recorded was replayed after it, or the reverse, as the
+ * replay's timing fell (tests/progs/lock_close).  An open file is marked
+ * when a lock is first taken through it (mark_locked()), so that the
+ * closes of open files never locked keep no order of locks.  An exit
+ * counts from its entry, but the kernel closes the exiting process's
+ * files after its exit is traced, some microseconds on: a try refused
+ * in between is still replayed after the exit, and granted.
+ */
+static uint64_t held_lock(const struct rpl_planner *pl, const struct rpl_fd *f)
+{
+	uint32_t i;
+
+	if (!pl->locked.n || f->state != RPL_FD_LIVE || !f->res ||
+	    !rpl_map_get(&pl->locked, RPL_IK(f->res), &i) || i >= pl->n_lock_keys)
+		return 0;
+	return pl->lock_keys[i];
+}
+
+/* A lock granted through the open file of entry @f: its lock key @k
+ * goes with that open file from now on. */
+static int mark_locked(struct rpl_planner *pl, const struct rpl_fd *f, uint64_t k)
+{
+	uint32_t i;
+	int err = 0;
+
+	if (!f->res || rpl_map_get(&pl->locked, RPL_IK(f->res), &i))
+		return 0;
+	RPL_GROW(pl->lock_keys, pl->n_lock_keys, pl->cap_lock_keys);
+	pl->lock_keys[pl->n_lock_keys] = k;
+	if (rpl_map_put(&pl->locked, RPL_IK(f->res), (uint32_t)pl->n_lock_keys) < 0)
+		return -ENOMEM;
+	pl->n_lock_keys++;
+out:
+	return err;
+}
+
+/* The lock keys of the files of @tab's descriptors that an exit or an
+ * exec (@cloexec) closes (held_lock()), after the @n in @keys. */
+static int held_locks(const struct rpl_planner *pl, const struct rpl_fdtab *tab, int cloexec,
+		      uint64_t *keys, int n)
+{
+	uint32_t i;
+	uint64_t k;
+
+	for (i = 0; pl->locked.n && i < tab->n && n < RPL_MAXRES; i++)
+		if (closes_at(&tab->v[i], cloexec) && (k = held_lock(pl, &tab->v[i])) &&
+		    !has_key(keys, n, k))
+			keys[n++] = k;
+	return n;
+}
+
 /* Does an exec (@cloexec) or exit that closes @tab's descriptors leave
  * the pipe end of entry @i open elsewhere (end_open_elsewhere(), below)?
  * More descriptors hold it than this table closes. */
@@ -1272,11 +1332,20 @@ int rpl_plan_fds(struct rpl_plan *p, struct rpl_planner *pl, struct rpl_op *op,
 		 * reads them through that descriptor), its removal */
 		if (lists_names(sc, op))
 			ADD(names_of(h) | look);
-		if (is_lock(ev))
+		if (is_lock(ev)) {
 			ADD(locks_of(h) | (ev->ret < 0 || (ev->nr == SYS_fcntl &&
 							   (ev->args[1] == F_GETLK ||
 							    ev->args[1] == F_OFD_GETLK)) ?
 					   RPL_KEY_LOOK : 0));
+			if (ev->ret == 0) {
+				struct rpl_fd lf;
+				int err;
+
+				if (rpl_fdtab_get(tab, (long)ev->args[0], &lf) == 0 &&
+				    (err = mark_locked(pl, &lf, locks_of(h))) < 0)
+					return err;
+			}
+		}
 	}
 	/* a second name (rename's and link's target) is made too */
 	if (ev->path2 && iot_syscall_arg(sc, IOT_ARG_PATH2) >= 0) {
@@ -1537,8 +1606,15 @@ int rpl_plan_fds(struct rpl_plan *p, struct rpl_planner *pl, struct rpl_op *op,
 		if (shared)
 			op->rflags |= RPL_OPF_ORDER_ENTER;
 		/* (the file it closed was another's by its return: displace()) */
-		if (!gone)
+		if (!gone) {
+			struct rpl_fd c;
+			uint64_t k;
+
+			if (rpl_fdtab_get(tab, (long)ev->args[0], &c) == 0 &&
+			    (k = held_lock(pl, &c)) && !has_key(keys, n, k))
+				ADD(k);
 			rpl_fdtab_close(tab, (long)ev->args[0]);
+		}
 		if (again && rpl_fdtab_set(tab, (long)ev->args[0], &back) == -ENOMEM)
 			return -ENOMEM;
 		break;
@@ -1555,6 +1631,7 @@ int rpl_plan_fds(struct rpl_plan *p, struct rpl_planner *pl, struct rpl_op *op,
 		n += k;
 		if (k)
 			op->rflags |= RPL_OPF_ORDER_ENTER;
+		n = held_locks(pl, tab, 1, keys, n);
 		rpl_fdtab_exec(tab);
 		break;
 	}
@@ -1562,8 +1639,10 @@ int rpl_plan_fds(struct rpl_plan *p, struct rpl_planner *pl, struct rpl_op *op,
 		/* Its descriptors close as it ends: a reader of one of its
 		 * pipes that saw end of file waits for the end (ops_proc.c
 		 * h_exit() closes them then). */
-		if (tab->refs == 1 && (ev->nr == SYS_exit_group || pr->n_threads == 1))
+		if (tab->refs == 1 && (ev->nr == SYS_exit_group || pr->n_threads == 1)) {
 			n += pipe_keys(p, pl, tab, 0, keys + n, RPL_MAXRES - n);
+			n = held_locks(pl, tab, 0, keys, n);
+		}
 		break;
 	}
 	}

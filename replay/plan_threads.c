@@ -687,6 +687,8 @@ out:
 	rpl_map_free(&pl.forked);
 	rpl_map_free(&plinks);
 	rpl_map_free(&pl.pipes);
+	rpl_map_free(&pl.locked);
+	free(pl.lock_keys);
 	rpl_map_free(&pl.fifos);
 	rpl_map_free(&pl.snap_of);
 	rpl_map_free(&pl.gone);
