@@ -14,17 +14,19 @@
  * plan held before (a tenth of its memory).  The order is the same as that
  * sort's, (time, op), for every trace.  What is carried from op to op is
  * per resource: its last change and lookers, a pipe's writes.
+ *
+ * Where an op's result shows that pending ops of other threads came
+ * first (what a look-up found, a lock's answer, a read's byte count), it
+ * pulls them ahead of it: deps_seen.c.  deps_int.h is what the two share.
  */
 #include <errno.h>
-#include <fcntl.h>
-#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/file.h>
 #include <sys/socket.h>
 #include <sys/syscall.h>
 
 #include "rpl.h"
+#include "deps_int.h"
 
 /*
  * When an op's effect counts for resource order (rpl_op_order_time()):
@@ -160,8 +162,6 @@ static int add_looker(struct rpl_plan *p, struct lookers *l, uint32_t oi, int me
  * blocked): it follows the latest write that fits (rpl_pipe_fit()).
  * A socket pair is two such pipes, one each way (plan_fds.c pipe_way()).
  */
-#define NO_OP UINT32_MAX
-
 #define PIPE_LOOSE 8
 
 struct pipe_st {
@@ -302,61 +302,6 @@ static int pipe_dep(struct rpl_plan *p, struct pipe_st *ps, uint32_t oi, int rea
 	return 0;
 }
 
-/* An op kept until the plan's entry time reaches when its effect
- * counted. */
-struct pend {
-	int64_t t;
-	int64_t at;			/* its offset in its file (seen.c) */
-	uint32_t op;
-	uint8_t nk;
-	uint8_t data;			/* what it does to a file's data, mode, names (RPL_DATA_*) */
-	uint16_t reads;			/* its result tells what came first (rpl_seen_looks()) */
-	uint64_t keys[RPL_MAXRES];
-};
-
-/* Per resource key, the ops of one kind kept since its last change: the
- * looks, or the names made or removed (RPL_KEY_NAME). */
-struct kept {
-	struct lookers *v;
-	size_t n, cap;
-};
-
-/* What a resource key has: its last change and where its kept ops are
- * (NO_OP: none).  One map lookup a key for all three: they were three
- * maps, and their lookups (cache misses on long traces) the plan's
- * largest cost. */
-struct res_st {
-	uint32_t last, look, name;
-};
-
-/* A resource key and its state in one slot of an open-addressed table:
- * a look-up reads one cache line, where a map of the key to an index
- * read one and the array of states another (two cache misses a key on
- * long traces), and a new key probed twice. */
-struct res_slot {
-	uint32_t k[2];			/* the key, 4-aligned; 0: empty */
-	struct res_st st;
-};
-
-struct res_tab {
-	struct res_slot *s;
-	size_t cap, n;
-};
-
-struct rpl_deps {
-	struct rpl_map pipes;		/* key -> index in ps */
-	struct res_tab res;
-	struct res_st *files;		/* open files' (RPL_KEY_RES), by id */
-	size_t n_files;
-	struct kept look, name;
-	struct pipe_st *ps;
-	size_t n_ps, cap_ps;
-	struct pend *heap;		/* min-heap by (t, op) */
-	size_t n_heap, cap_heap;
-	size_t n_looks[RPL_DATA_CREATE + 1];	/* ... of them looks (pend.reads), by kind */
-	struct rpl_seen *seen;
-};
-
 static int res_grow(struct res_tab *t)
 {
 	struct res_tab n = { .cap = t->cap ? t->cap * 2 : 1024 };
@@ -400,7 +345,7 @@ static struct res_st *res_get(struct rpl_deps *d, uint64_t key)
 
 /* The last change of @key (NO_OP: none), its state not made where it
  * has none. */
-static uint32_t res_last(const struct rpl_deps *d, uint64_t key)
+uint32_t rpl_res_last(const struct rpl_deps *d, uint64_t key)
 {
 	const struct res_tab *t = &d->res;
 	uint64_t k;
@@ -591,7 +536,7 @@ static void sift_down(struct rpl_deps *d, size_t i)
 }
 
 /* Heap entry @i out of @d's heap, into *@out (0: the first). */
-static void heap_take(struct rpl_deps *d, size_t i, struct pend *out)
+void rpl_heap_take(struct rpl_deps *d, size_t i, struct pend *out)
 {
 	*out = d->heap[i];
 	if (out->reads)
@@ -601,282 +546,9 @@ static void heap_take(struct rpl_deps *d, size_t i, struct pend *out)
 		sift_down(d, sift_up(d, i));
 }
 
-/*
- * Two threads' calls on one path that overlapped when recorded are
- * ordered by when their effects counted, mostly their ends; but a look-up
- * that found the path, or did not, tells on which side of the other
- * call's change it came.  Two sqlite3 writers: one's stat of the journal
- * overlapped the other's create of it, both ending within a microsecond;
- * the stat, ordered first, found nothing when replayed (1 recording in
- * 10 of that pair).  So when an op is ordered, the ops still pending on
- * its path (running at its time as recorded, other threads') whose
- * effect its result shows came first are ordered before it, now: a create
- * that a look-up found (not an open with O_CREAT alone of a name that
- * the ops ordered so far left there, which makes none: seen.c), a
- * removal after which it found nothing; a look-up that missed the name a
- * create makes, or found the one a removal takes.  Each had entered by
- * then, so its effect may have counted then, and every dependency still
- * points to an earlier time.
- * Likewise a read's byte count (seen.c): a read that returned bytes past
- * the size the writes ordered so far give its file follows the pending
- * writes that make it so long (tail -f woken by an append, whose return
- * the ptrace backend's in-process path recorded 20-380 us after the
- * read's: replayed first, the read got 0 bytes), and a read that met
- * the end of the file comes before a write that makes it longer, after
- * a truncate that cut it so short; and an
- * access's answer, by the mode the chmods ordered so far give the file
- * (a watcher's access(X_OK) woken by another process's chmod 0755); and
- * a listing's byte count, by the bytes of the names the creates and
- * removals ordered so far leave in its directory (a hot folder's monitor
- * listing at each create).
- * Only the first PULL_SCAN pending ops are looked at (about one per
- * thread in a call: a few).
- */
-#define PULL_SCAN 64
-enum { SAW_NONE = 0, SAW_THERE, SAW_GONE };
-
-/* What look-up @op found at its path: SAW_THERE, SAW_GONE or SAW_NONE */
-static int saw_of(const struct rpl_op *op, const struct iot_syscall *sc)
-{
-	if (!op->ev.path || !sc || sc->cls == IOT_CLASS_PROCESS)
-		return SAW_NONE;
-	if (op->ev.ret == -ENOENT)
-		return SAW_GONE;
-	/* mkdir, link, an O_EXCL create of a name that is there */
-	if (op->ev.ret == -EEXIST && (sc->flags & IOT_SCF_NAMES))
-		return SAW_THERE;
-	return op->ev.ret >= 0 ? SAW_THERE : SAW_NONE;
-}
-
-/* The names a successful @op makes (@made) or removes (@gone), each
- * NULL if none */
-static void names_changed(const struct rpl_op *op, const struct iot_syscall *sc,
-			  const char **made, const char **gone)
-{
-	int i;
-
-	*made = *gone = NULL;
-	if (op->ev.ret < 0 || !sc || !(sc->flags & IOT_SCF_NAMES))
-		return;
-	switch (op->ev.nr) {
-	case SYS_unlink: case SYS_unlinkat: case SYS_rmdir:
-		*gone = op->ev.path;
-		return;
-	case SYS_rename: case SYS_renameat: case SYS_renameat2:
-		if (op->ev.nr == SYS_renameat2 && (op->ev.args[4] & RENAME_EXCHANGE))
-			return;	/* both are there before and after */
-		*gone = op->ev.path;
-		*made = op->ev.path2;
-		return;
-	case SYS_link: case SYS_linkat:
-		*made = op->ev.path2;
-		return;
-	}
-	i = rpl_open_flags_arg(sc);
-	if (i < 0 || (op->ev.args[i] & O_CREAT))
-		*made = op->ev.path;	/* mkdir, mknod, symlink, creat, open(O_CREAT) */
-}
-
-/*
- * Did the op whose keys are @keys (@nk of them) only look at its path?
- * A FIFO's open is a look whatever its flags say (plan_fds.c): the shell's
- * `exec 8>fifo` opens with O_CREAT|O_TRUNC a FIFO that is there, and
- * makes no name.  Taken for one that made it, it was ordered before the
- * reader's open that found the FIFO, where the writer's open, which waits
- * for a reader, overlapped it and ended after it: the reader was held
- * until the writers' opens gave up waiting (a second each, ops_file.c).
- */
-static int looked_only(const uint64_t *keys, uint32_t nk)
-{
-	return nk && (keys[0] & RPL_KEY_LOOK);
-}
-
-/* Whether pending op @yp came before @x on the path @x looked up or
- * changed (x_saw, or x_made / x_gone, key @k of it) */
-static int came_first(const struct rpl_plan *p, const struct pend *yp, uint64_t k, int x_saw,
-		      const char *x_made, const char *x_gone)
-{
-	const struct rpl_op *y = &p->ops[yp->op];
-	const struct iot_syscall *sc = iot_syscall_by_nr(y->ev.nr);
-	const char *made, *gone;
-	int saw;
-
-	if (x_saw) {
-		if (looked_only(yp->keys, yp->nk))
-			return 0;
-		names_changed(y, sc, &made, &gone);
-		if (x_saw == SAW_THERE)
-			return made && rpl_path_key(made) == k;
-		return gone && rpl_path_key(gone) == k;
-	}
-	/* @x changed its names: @y is a look-up that saw them before */
-	if (!rpl_only_looks(sc, y))
-		return 0;
-	saw = saw_of(y, sc);
-	if (!saw || rpl_path_key(y->ev.path) != k)
-		return 0;
-	return (saw == SAW_GONE && x_made && rpl_path_key(x_made) == k) ||
-	       (saw == SAW_THERE && x_gone && rpl_path_key(x_gone) == k);
-}
-
-/*
- * Locks likewise.  Two processes' lock calls on one file that overlapped
- * as recorded: an unlock that the recorder saw return late (its exit
- * stop delayed 0.6-1.1 ms) ended after the other process's lock of the
- * same bytes that it let through; ordered by their ends, the lock was
- * replayed first and refused (sqlite3's two writers: 3 of 78 recordings
- * by the sanitized recorder, one with a late read lock and a write lock
- * it refused, granted when replayed).  So a lock granted follows the pending
- * unlocks of other owners that free bytes it asks for, and a lock
- * refused the pending locks granted to other owners that are in its way.
- * Neither can change the answer of the op it is put before: an unlock
- * only takes conflicts away, a refused lock changes nothing.
- */
-enum { LK_TAKE = 1, LK_FREE };
-
-struct lk {
-	int what;		/* LK_TAKE, LK_FREE */
-	int wr;			/* a write (exclusive) lock */
-	int flock;		/* flock(): a lock of its own kind */
-	int posix;		/* F_SETLK(W): owned by its process */
-	int waits;		/* F_SETLKW, F_OFD_SETLKW, flock() without LOCK_NB */
-	uint64_t lo, hi;	/* the bytes, [lo, hi) */
-};
-
-/* The lock @op takes or frees (0: none of either: a test, an error
- * other than a refusal, its struct not recorded) */
-static int lock_of(const struct rpl_op *op, struct lk *l)
-{
-	const int64_t *a = op->ev.args;
-	struct flock fl;
-	int64_t start, len;
-	int how;
-
-	memset(l, 0, sizeof(*l));
-	l->hi = UINT64_MAX;
-	if (op->ev.nr == SYS_flock) {
-		how = (int)a[1] & ~LOCK_NB;
-		l->flock = 1;
-		l->waits = !(a[1] & LOCK_NB);
-		l->what = how == LOCK_UN ? LK_FREE : LK_TAKE;
-		l->wr = how == LOCK_EX;
-		return how == LOCK_UN || how == LOCK_SH || how == LOCK_EX;
-	}
-	if (op->ev.nr != SYS_fcntl || !iot_fcntl_lock(a[1]) || a[1] == F_GETLK ||
-	    a[1] == F_OFD_GETLK || rpl_op_flock(op, &fl) < 0)
-		return 0;
-	l->posix = a[1] == F_SETLK || a[1] == F_SETLKW;
-	l->waits = a[1] == F_SETLKW || a[1] == F_OFD_SETLKW;
-	l->what = fl.l_type == F_UNLCK ? LK_FREE : LK_TAKE;
-	l->wr = fl.l_type == F_WRLCK;
-	if (fl.l_type != F_UNLCK && fl.l_type != F_RDLCK && fl.l_type != F_WRLCK)
-		return 0;
-	/* from the file's start only; from its offset or end: any byte */
-	if (fl.l_whence != SEEK_SET)
-		return 1;
-	start = fl.l_start;
-	len = fl.l_len;
-	if (len < 0) {
-		start += len;
-		len = -len;
-	}
-	if (start < 0)
-		return 1;
-	l->lo = (uint64_t)start;
-	l->hi = len ? (uint64_t)start + (uint64_t)len : UINT64_MAX;
-	return 1;
-}
-
-static int lk_refused(const struct rpl_op *op)
-{
-	return op->ev.ret == -EAGAIN || op->ev.ret == -EACCES;
-}
-
-/* Do locks @a and @b, of two owners, stand in each other's way? */
-static int lk_conflict(const struct lk *a, const struct lk *b)
-{
-	return a->flock == b->flock && a->lo < b->hi && b->lo < a->hi && (a->wr || b->wr);
-}
-
-/*
- * Whether lock @ly, granted to pending op @y, may have waited in the
- * kernel while a refusal ordered now was answered, and so was not what
- * refused it: it is a lock that waits (F_SETLKW, flock() without
- * LOCK_NB), or it stood in the way of @held, the last change of the
- * file's locks ordered so far (NO_OP: none), another process's lock,
- * whose release is not ordered yet.  A wait pulled ahead of the refusal
- * comes before what freed its bytes, which the refusal precedes, and
- * gives up: tdb's four writers, a chain lock waited for while the others'
- * transactions took the whole-file read lock piece by piece, each piece
- * refused pulling the wait (26 mismatches, 11 s for 0.17 s).  LMDB's
- * lock file at open: the first process holds a write lock on byte 0 and
- * later makes it a read lock; the second, refused the write lock, waits
- * for a read lock (F_SETLKW); the third's write lock, refused while the
- * second waited, pulled that wait ahead of it, and so ahead of the
- * downgrade, which followed the refusal: the wait gave up after a second.
- */
-static int lk_waited(const struct rpl_plan *p, const struct rpl_op *y, const struct lk *ly,
-		     uint32_t held)
-{
-	const struct rpl_op *z;
-	struct lk lz;
-
-	if (ly->waits)
-		return 1;
-	if (held == NO_OP)
-		return 0;
-	z = &p->ops[held];
-	return lock_of(z, &lz) && lz.what == LK_TAKE && z->ev.ret == 0 &&
-	       p->threads[z->thread].proc != p->threads[y->thread].proc && lk_conflict(&lz, ly);
-}
-
-/*
- * Whether pending op @y (its lock @ly) frees bytes for read lock @lx,
- * granted to op @x, as an unlock would: @y makes a read lock of the
- * write lock @held, the last change of the file's locks, of its own
- * process (on bytes it overlaps), which stood in @x's way.  Recorded by
- * ptrace, LMDB's downgrade (above) returned after the two waits it let
- * through: its exit stop came later than theirs, and ordered by the
- * ends, the waits came first and gave up.
- */
-static int lk_downgrade(const struct rpl_plan *p, const struct rpl_op *x, const struct lk *lx,
-			const struct rpl_op *y, const struct lk *ly, uint32_t held)
-{
-	const struct rpl_op *z;
-	struct lk lz;
-
-	if (held == NO_OP || lx->wr || ly->wr)
-		return 0;
-	z = &p->ops[held];
-	return lock_of(z, &lz) && lz.what == LK_TAKE && lz.wr && z->ev.ret == 0 &&
-	       p->threads[z->thread].proc == p->threads[y->thread].proc &&
-	       p->threads[z->thread].proc != p->threads[x->thread].proc && lk_conflict(&lz, lx) &&
-	       lk_conflict(&lz, ly);
-}
-
-/* Whether lock op @x (its lock @lx, on the file of key @k, whose locks'
- * last change ordered is @held) shows that pending op @y, another
- * thread's, came first */
-static int lock_came_first(const struct rpl_plan *p, const struct rpl_op *x,
-			   const struct lk *lx, uint64_t k, uint32_t held, const struct rpl_op *y)
-{
-	struct lk ly;
-
-	if (!lock_of(y, &ly) || ly.flock != lx->flock || y->ev.ret != 0 ||
-	    ly.hi <= lx->lo || lx->hi <= ly.lo || !y->ev.path ||
-	    ((lx->posix || ly.posix) &&
-	     p->threads[y->thread].proc == p->threads[x->thread].proc) ||
-	    rpl_path_key(y->ev.path) != k)
-		return 0;
-	if (lx->what == LK_TAKE && x->ev.ret == 0)
-		return ly.what == LK_FREE || lk_downgrade(p, x, lx, y, &ly, held);
-	return lx->what == LK_TAKE && lk_refused(x) && ly.what == LK_TAKE && (lx->wr || ly.wr) &&
-	       !lk_waited(p, y, &ly, held);
-}
-
 /* Pending op @e ordered now: its dependencies, and the size of the file
  * it wrote (seen.c) */
-static int order_pend(struct rpl_plan *p, struct rpl_deps *d, const struct pend *e)
+int rpl_order_pend(struct rpl_plan *p, struct rpl_deps *d, const struct pend *e)
 {
 	int err = order_op(p, d, e->op, e->keys, e->nk);
 
@@ -884,88 +556,6 @@ static int order_pend(struct rpl_plan *p, struct rpl_deps *d, const struct pend 
 	    e->data == RPL_DATA_SEEK || e->data == RPL_DATA_ACCESS || e->data == RPL_DATA_LIST)
 		return err;
 	return rpl_seen_done(p, d->seen, &p->ops[e->op], e->keys, e->nk, e->data, e->at);
-}
-
-/* Whether pending op @y wrote bytes that read @x returned, or read to
- * the end of the file before write @x made it longer, or the like of a
- * chmod and an access (seen.c) */
-static int data_first(const struct rpl_plan *p, const struct rpl_deps *d, const struct pend *x,
-		      const struct pend *y)
-{
-	/* a name made or removed has its directory's key second
-	 * (plan_fds.c), which a listing of it has first */
-	int ky = x->data == RPL_DATA_LIST && (y->data == RPL_DATA_NAME || y->data == RPL_DATA_CREATE);
-	int kx = y->data == RPL_DATA_LIST && (x->data == RPL_DATA_NAME || x->data == RPL_DATA_CREATE);
-
-	return y->data != RPL_DATA_NONE && y->nk > ky && x->nk > kx &&
-	       !(y->keys[0] & (RPL_KEY_RES | RPL_KEY_PIPE)) &&
-	       !((y->keys[ky] ^ x->keys[kx]) & ~RPL_KEY_HOW) &&
-	       rpl_seen_first(p, d->seen, &p->ops[x->op], x->keys, x->nk, x->data, x->at,
-			      &p->ops[y->op], y->data, y->at);
-}
-
-/* Before op @x is ordered: the pending ops its result shows came first,
- * ordered (above). */
-static int pull_seen(struct rpl_plan *p, struct rpl_deps *d, const struct pend *x)
-{
-	const struct rpl_op *op = &p->ops[x->op];
-	const struct iot_syscall *sc = iot_syscall_by_nr(op->ev.nr);
-	const char *made = NULL, *gone = NULL;
-	uint64_t km = 0, kg = 0, k = 0;
-	uint32_t held = NO_OP;
-	struct pend y;
-	struct lk lx;
-	size_t i;
-	int saw = SAW_NONE, is_lock, err;
-	/* a write looks for the reads that met the end of its file (none
-	 * pending: most writes), a chmod for the accesses, a name made or
-	 * removed for the listings */
-	int data = x->reads || d->n_looks[rpl_seen_changes(x->data, x->at)];
-
-	if (!d->n_heap || !op->ev.path || !sc)
-		return 0;
-	is_lock = lock_of(op, &lx);
-	if (is_lock) {
-		k = rpl_path_key(op->ev.path);
-		held = res_last(d, rpl_locks_key(op->ev.path));
-	} else if (!looked_only(x->keys, x->nk)) {
-		names_changed(op, sc, &made, &gone);
-	}
-	if (!is_lock && !made && !gone) {
-		/* a look-up: not an open that creates or truncates */
-		if (x->keys[0] & RPL_KEY_LOOK)
-			saw = saw_of(op, sc);
-		if (!saw && !data)
-			return 0;
-		if (saw)
-			k = rpl_path_key(op->ev.path);
-	}
-	if (made)
-		km = rpl_path_key(made);
-	if (gone)
-		kg = rpl_path_key(gone);
-	for (i = 0; i < d->n_heap && i < PULL_SCAN; i++) {
-		const struct rpl_op *o = &p->ops[d->heap[i].op];
-		int first;
-
-		if (o->thread == op->thread || o->ev.t_enter >= x->t)
-			continue;
-		first = is_lock ? lock_came_first(p, op, &lx, k, held, o) :
-			saw ? came_first(p, &d->heap[i], k, saw, NULL, NULL) &&
-			      !(saw == SAW_THERE && rpl_seen_found(d->seen, o)) :
-			(made && came_first(p, &d->heap[i], km, 0, made, NULL)) ||
-			(gone && came_first(p, &d->heap[i], kg, 0, NULL, gone));
-		if (!first && (!data || !data_first(p, d, x, &d->heap[i])))
-			continue;
-		heap_take(d, i, &y);
-		p->order_pulled++;
-		if ((err = order_pend(p, d, &y)) < 0)
-			return err;
-		if (is_lock)
-			held = res_last(d, rpl_locks_key(op->ev.path));
-		i = (size_t)-1;	/* the heap moved: from its start again */
-	}
-	return 0;
 }
 
 /* Order the kept ops whose effect counted by @t (INT64_MAX: all), and
@@ -976,8 +566,8 @@ static int order_until(struct rpl_plan *p, struct rpl_deps *d, int64_t t)
 	int err;
 
 	while (d->n_heap && (d->heap[0].t <= t || d->n_heap >= RPL_PEND_MAX)) {
-		heap_take(d, 0, &top);
-		if ((err = pull_seen(p, d, &top)) < 0 || (err = order_pend(p, d, &top)) < 0)
+		rpl_heap_take(d, 0, &top);
+		if ((err = rpl_pull_seen(p, d, &top)) < 0 || (err = rpl_order_pend(p, d, &top)) < 0)
 			return err;
 	}
 	return 0;
