@@ -107,7 +107,7 @@ static void plan_think_sum(const struct rpl_plan *p)
 		p->n_ops, sum / 1e6, (unsigned long long)h);
 	if (p->order_pulled)
 		iot_msg(IOT_MSG_INFO, "replay", "budget: %llu ops ordered before a call on their "
-			"path that ended first, whose result showed they came first (deps.c)",
+			"path that ended first, whose result showed they came first (deps_seen.c)",
 			(unsigned long long)p->order_pulled);
 	if (p->wake_lags) {
 		uint64_t over = 0;

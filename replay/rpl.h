@@ -862,7 +862,7 @@ struct rpl_plan {
 	int creds;
 	int setid_calls;		/* the trace has set*id calls (plan_read.c) */
 	/* ops ordered before another whose result showed they came first,
-	 * though they ended after it (deps.c pull_seen()) */
+	 * though they ended after it (deps_seen.c rpl_pull_seen()) */
 	uint64_t order_pulled;
 
 	struct rpl_cred cred0;
@@ -1011,7 +1011,7 @@ void rpl_deps_free(struct rpl_deps *d);
  *  it, searched from position @from outwards. */
 size_t rpl_position_of(const struct rpl_thread *t, uint32_t on, size_t from);
 
-/* ---- what a read's byte count shows (seen.c, for deps.c) ---- */
+/* ---- what a read's byte count shows (seen.c, for deps_seen.c) ---- */
 
 /* an op's offset of none (no file data), or the end (an append) */
 #define RPL_AT_NONE (-1)

@@ -1,6 +1,6 @@
 /*
  * seen.c - what a read's byte count shows of the writes around it, for
- * deps.c's pull_seen(): the offset each read and write of a file's data
+ * deps_seen.c's rpl_pull_seen(): the offset each read and write of a file's data
  * was at (its open file's position, followed in entry order: a thread's
  * calls on its descriptor come one after the other), and the file's
  * size as the writes ordered so far leave it.

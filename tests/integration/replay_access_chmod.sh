@@ -9,7 +9,7 @@
 # mismatches of 10 checks).  An access whose answer the file's mode as
 # ordered so far cannot give follows a pending chmod that gives it, and
 # one that a chmod ordered first would have answered otherwise comes
-# before it (deps.c pull_seen(), seen.c).  tests/progs/mode_watch: 40
+# before it (deps_seen.c rpl_pull_seen(), seen.c).  tests/progs/mode_watch: 40
 # chmods, 0755 and 0644 in turn, each after the watcher's go-ahead
 # through a pipe, each checked at once (inotify); recorded by every
 # backend, replayed as fast as possible.

@@ -10,7 +10,7 @@
 # mkdir, mknod, symlink) or removed since: a listing that returned more
 # bytes than that follows a pending create, one that ended short of it a
 # pending removal, and one pending when a create or removal is ordered that
-# listed the directory as it was comes before it (deps.c pull_seen(),
+# listed the directory as it was comes before it (deps_seen.c rpl_pull_seen(),
 # seen.c).  tests/progs/dir_watch: 40 changes, a name made and removed
 # in turn, each after the watcher's go-ahead through a pipe, each
 # listed at once (inotify); recorded by every backend, replayed as fast

@@ -1,6 +1,6 @@
 #!/bin/bash
 # replay_overlap.sh - two processes' calls on one path that overlapped
-# are ordered by what the look-up found (replay/deps.c pull_seen()).
+# are ordered by what the look-up found (replay/deps_seen.c rpl_pull_seen()).
 # tests/data/two-writers.iotape: two sqlite3 writers of one database,
 # recorded; one's stat of the journal entered during the other's create
 # of it, returned first, and found it.  Ordered by their ends, the stat

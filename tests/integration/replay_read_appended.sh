@@ -8,7 +8,7 @@
 # a replay as fast as possible read before the write: 0 bytes (tail -f:
 # 1-14 mismatches a replay).  A read that returned N bytes at offset X
 # saw the file X+N long: the pending writes that made it so long are
-# ordered before it (deps.c pull_seen(), seen.c).  tests/progs/log_follow:
+# ordered before it (deps_seen.c rpl_pull_seen(), seen.c).  tests/progs/log_follow:
 # 100 lines, each appended by the writer after the follower's go-ahead
 # through a pipe, read at once (inotify), then the end of the log read
 # (0 bytes); recorded by every backend, replayed as fast as possible.

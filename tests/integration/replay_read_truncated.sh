@@ -8,7 +8,7 @@
 # before the open: the old line, not 0 bytes (15 of 161 reads
 # mismatched).  A read that met the end of the file short of the size
 # the ops ordered so far give it follows the pending truncate that cut it
-# (deps.c pull_seen(), seen.c).  With O_CREAT as well (a shell's >), the
+# (deps_seen.c rpl_pull_seen(), seen.c).  With O_CREAT as well (a shell's >), the
 # open of a file that the trace made before is no longer taken for the
 # create of its name, which every look-up that found the file was put
 # after (a read that returned the line before the open emptied the file
