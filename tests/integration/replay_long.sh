@@ -14,7 +14,7 @@
 # bytes per event more: the plan still holds every event, 136 bytes
 # each, its outcome kept in a file: 159 measured, the same in every run,
 # 162 since 2026-12-06 (167 with an op of 144 bytes; 164 with a path
-# state of 144 bytes, not 120), 165 since the evening of 2026-12-07
+# state of 144 bytes, not 120), 165 since 2026-12-07, late evening
 # (seen.c's table of each file's size, mode and names as the plan
 # orders them, and the open files' positions, freed after the threads
 # step); (2) the whole replay's peak resident
