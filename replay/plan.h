@@ -137,6 +137,54 @@ void rpl_plan_sort_ps(struct rpl_plan *p);
  *  @deps.  @return : 0, or -errno (-ENOMEM). */
 int rpl_plan_threads(struct rpl_plan *p, struct rpl_deps *deps);
 
+/* What pl->pipes holds for a pipe's resource, in its two low bits: one
+ * for both ends, or one per end of a socket pair, each the pipe its end
+ * writes; above them the index of its read end's count in pl->ends (its
+ * write end's is the next: rpl_fd.wend). */
+enum { PIPE_ONE = 1, PIPE_SOCK0, PIPE_SOCK1 };
+#define PIPE_KIND(v) ((v) & 3)
+#define PIPE_END0(v) ((v) >> 2)
+
+/* The keys plan_fds.c, plan_socks.c share. */
+
+/*! rpl_key_norm() : key @k with its flag bits cleared, never 0. */
+uint64_t rpl_key_norm(uint64_t k);
+/*! rpl_key_path() : the key of path @s (@n bytes, its trailing slashes
+ *  dropped). */
+uint64_t rpl_key_path(const char *s, size_t n);
+/*! rpl_pipe_way() : the pipe a call of row @sc on the end with resource
+ *  @res (@v from pl->pipes) moves data through. */
+uint32_t rpl_pipe_way(const struct iot_syscall *sc, uint32_t res, uint32_t v);
+/*! rpl_new_pipe() : pipe resource @res of @kind (PIPE_*) into pl->pipes.
+ *  @return : its read end's index in pl->ends, or -ENOMEM. */
+int64_t rpl_new_pipe(struct rpl_planner *pl, uint32_t res, uint32_t kind);
+
+/*! rpl_count_end() : entry @e, where it is a pipe's end, counts as that
+ *  end (pl->ends). */
+void rpl_count_end(const struct rpl_planner *pl, struct rpl_fd *e);
+/*! rpl_plan_msg_fds() : the @n descriptors @fds a sendmsg or recvmsg @op
+ *  (of row @sc, in table @tab) passed, from the sender's table to the
+ *  receiver's (plan_socks.c).  @return : 0 or -ENOMEM. */
+int rpl_plan_msg_fds(struct rpl_plan *p, struct rpl_planner *pl, struct rpl_fdtab *tab,
+		     const struct iot_syscall *sc, const struct rpl_op *op, const int32_t *fds,
+		     int n);
+/*! rpl_sock_ino() : the inode of the socket that connected, past a
+ *  connect's or accept's arguments, or 0. */
+uint64_t rpl_sock_ino(const struct rpl_ev *ev);
+/*! rpl_queue_of() : the key of the queue of the listener of resource
+ *  @res: the order of its connects among themselves. */
+uint64_t rpl_queue_of(uint32_t res);
+/* In rpl_sock_ends()'s result: the connect found its listener's queue
+ * full and waited for room. */
+#define RPL_CONN_WAITED_ROOM (1LL << 32)
+/*! rpl_sock_ends() : a socket, bind, connect, accept or accept4 @op that
+ *  succeeded, or a listen, in table @tab: a connection's two ends as a
+ *  socket pair's (plan_socks.c).  @return : 0, -ENOMEM, or for a connect
+ *  to a name a listener is bound to, that listener's resource, with
+ *  RPL_CONN_WAITED_ROOM if it found its queue full. */
+int64_t rpl_sock_ends(struct rpl_plan *p, struct rpl_planner *pl, struct rpl_fdtab *tab,
+		      struct rpl_op *op);
+
 /*! rpl_plan_fds() : follow @op's descriptors through the plan's tables
  *  (open, dup, pipe, close, exec, exit change them) and collect the keys
  *  of the resources it orders on into @keys (RPL_MAXRES at most).

@@ -23,14 +23,14 @@
 #include "engine.h"
 #include "plan.h"
 
-static uint64_t key_norm(uint64_t k)
+uint64_t rpl_key_norm(uint64_t k)
 {
 	k &= ~(RPL_KEY_HOW | RPL_KEY_RES);
 	return k ? k : 64;
 }
 
 /* The hash of path @s (@n bytes, its trailing slashes dropped): its key
- * (key_path()) and the key of its names (names_of()) are made of it. */
+ * (rpl_key_path()) and the key of its names (names_of()) are made of it. */
 static uint64_t path_hash(const char *s, size_t n)
 {
 	while (n > 1 && s[n - 1] == '/')
@@ -38,14 +38,14 @@ static uint64_t path_hash(const char *s, size_t n)
 	return iot_hash(s, n, 1);
 }
 
-static uint64_t key_path(const char *s, size_t n)
+uint64_t rpl_key_path(const char *s, size_t n)
 {
-	return key_norm(path_hash(s, n));
+	return rpl_key_norm(path_hash(s, n));
 }
 
 uint64_t rpl_path_key(const char *path)
 {
-	return key_path(path, strlen(path));
+	return rpl_key_path(path, strlen(path));
 }
 
 uint64_t rpl_parent_key(const char *path, size_t *name_len)
@@ -53,7 +53,7 @@ uint64_t rpl_parent_key(const char *path, size_t *name_len)
 	size_t len = strlen(path), end, k = rpl_last_name(path, len, &end);
 
 	*name_len = end - k;
-	return key_path(path, k ? k : 1);
+	return rpl_key_path(path, k ? k : 1);
 }
 
 int rpl_open_flags_arg(const struct iot_syscall *sc)
@@ -73,7 +73,7 @@ static size_t parent_len(const char *s, size_t n)
 }
 
 /* The names in directory @s (its entries), apart from the directory
- * itself (key_path()): a listing or a removal of the directory depends
+ * itself (rpl_key_path()): a listing or a removal of the directory depends
  * on them, a look-up of the directory (a mkdir -p, a stat, an open of a
  * file in it) does not.  Their key, from the directory's path_hash() @h
  * mixed (one to one: two paths' keys of names are as unlikely to meet as
@@ -81,7 +81,7 @@ static size_t parent_len(const char *s, size_t n)
 static uint64_t names_of(uint64_t h)
 {
 	h = (h ^ 0x2545f4914f6cdd1dULL) * IOT_HASH_M;
-	return key_norm(h ^ (h >> 29));
+	return rpl_key_norm(h ^ (h >> 29));
 }
 
 /* The locks of the file at path-hash @h (flock's and fcntl's record
@@ -89,7 +89,7 @@ static uint64_t names_of(uint64_t h)
 static uint64_t locks_of(uint64_t h)
 {
 	h = (h ^ 0x9e3779b97f4a7c15ULL) * IOT_HASH_M;
-	return key_norm(h ^ (h >> 31));
+	return rpl_key_norm(h ^ (h >> 31));
 }
 
 uint64_t rpl_locks_key(const char *path)
@@ -125,7 +125,7 @@ static uint64_t key_slot(const struct rpl_fdtab *tab, int64_t fd)
 {
 	struct { uint64_t t; int64_t fd; } k = { tab->serial, fd };
 
-	return key_norm(iot_hash(&k, sizeof(k), 5));
+	return rpl_key_norm(iot_hash(&k, sizeof(k), 5));
 }
 
 /* Does row @sc put data into a descriptor or close it (what a pipe's
@@ -161,7 +161,7 @@ static int async_keys(const struct rpl_plan *p, struct rpl_fdtab *tab,
 			continue;
 		if (x->api == IOT_AIO_URING && x->path &&
 		    (x->opcode == 18 || x->opcode == 21 || (x->opcode >= 35 && x->opcode <= 37)))
-			k = key_path(x->path, x->path_len);
+			k = rpl_key_path(x->path, x->path_len);
 		else if (!(x->api == IOT_AIO_URING && (x->flags & 1 /* IOSQE_FIXED_FILE */)) &&
 			 rpl_fdtab_get(tab, x->fd, &fe) == 0 && fe.res)
 			k = key_res(fe.res);
@@ -170,7 +170,7 @@ static int async_keys(const struct rpl_plan *p, struct rpl_fdtab *tab,
 	}
 	for (i = 0; i < op->n_mp && n < RPL_MAXRES; i++) {
 		const struct iot_mpages *m = &p->mp[op->mp_off + i];
-		uint64_t k = m->path ? key_path(m->path, m->path_len) : 0;
+		uint64_t k = m->path ? rpl_key_path(m->path, m->path_len) : 0;
 
 		if (k && !has_key(keys, n, k))
 			keys[n++] = k;
@@ -188,14 +188,6 @@ static int not_a_path(const char *s)
 	       strncmp(s, "anon_inode:", 11) == 0;
 }
 
-/* What pl->pipes holds for a pipe's resource, in its two low bits: one
- * for both ends, or one per end of a socket pair, each the pipe its end
- * writes; above them the index of its read end's count in pl->ends (its
- * write end's is the next: rpl_fd.wend). */
-enum { PIPE_ONE = 1, PIPE_SOCK0, PIPE_SOCK1 };
-#define PIPE_KIND(v) ((v) & 3)
-#define PIPE_END0(v) ((v) >> 2)
-
 /* The pipe the end with resource @res (@v from pl->pipes) reads: a
  * socket pair's end reads what the other end wrote. */
 static uint32_t read_way(uint32_t res, uint32_t v)
@@ -205,7 +197,7 @@ static uint32_t read_way(uint32_t res, uint32_t v)
 
 /* The pipe a call of row @sc on the end with resource @res (@v from
  * pl->pipes) moves data through. */
-static uint32_t pipe_way(const struct iot_syscall *sc, uint32_t res, uint32_t v)
+uint32_t rpl_pipe_way(const struct iot_syscall *sc, uint32_t res, uint32_t v)
 {
 	if (!sc || !(sc->flags & IOT_SCF_READ) || (sc->flags & IOT_SCF_PIPE))
 		return res;
@@ -216,7 +208,7 @@ static uint32_t pipe_way(const struct iot_syscall *sc, uint32_t res, uint32_t v)
  * of the descriptors open on its two ends in every plan table (pl->ends,
  * kept by fdtab.c).  @return : the read end's index in pl->ends, or
  * -ENOMEM. */
-static int64_t new_pipe(struct rpl_planner *pl, uint32_t res, uint32_t kind)
+int64_t rpl_new_pipe(struct rpl_planner *pl, uint32_t res, uint32_t kind)
 {
 	struct rpl_fdends *e = &pl->ends;
 	size_t end0 = e->len ? e->len : 1;	/* n[0]: no pipe's */
@@ -516,7 +508,7 @@ static int64_t fifo_res(struct rpl_plan *p, struct rpl_planner *pl, const char *
 	 * step */
 	if (!made && !pl->fifos.n && !pl->ps_fifos)
 		return 0;
-	k = key_path(path, strlen(path));
+	k = rpl_key_path(path, strlen(path));
 	if (!made) {
 		if (rpl_map_get(&pl->fifos, k, &res))
 			return res == FIFO_GONE ? 0 : res;
@@ -527,7 +519,7 @@ static int64_t fifo_res(struct rpl_plan *p, struct rpl_planner *pl, const char *
 			return 0;
 	}
 	res = ++pl->next_res;
-	if (new_pipe(pl, res, PIPE_ONE) < 0 || rpl_map_put(&pl->fifos, k, res) < 0)
+	if (rpl_new_pipe(pl, res, PIPE_ONE) < 0 || rpl_map_put(&pl->fifos, k, res) < 0)
 		return -ENOMEM;
 	return res;
 }
@@ -541,13 +533,13 @@ static int fifo_moved(struct rpl_planner *pl, const char *path, const char *to)
 
 	if (!pl->fifos.n)
 		return 0;
-	k = key_path(path, strlen(path));
+	k = rpl_key_path(path, strlen(path));
 	if (rpl_map_get(&pl->fifos, k, &res) && res != FIFO_GONE &&
 	    rpl_map_put(&pl->fifos, k, FIFO_GONE) < 0)
 		return -ENOMEM;
 	if (!to)
 		return 0;
-	k2 = key_path(to, strlen(to));
+	k2 = rpl_key_path(to, strlen(to));
 	if (res != FIFO_GONE || (rpl_map_get(&pl->fifos, k2, &old) && old != FIFO_GONE))
 		return rpl_map_put(&pl->fifos, k2, res);
 	return 0;
@@ -811,454 +803,6 @@ static int reopened_fd(struct rpl_plan *p, struct rpl_planner *pl, struct rpl_op
 
 /* Follow the descriptors through the plan tables; collect the op's
  * resource keys into @keys. @return : how many. */
-/* The descriptors @ev (a sendmsg or recvmsg) passed, into @fds (up to
- * IOT_MSG_FDS_MAX).  @return : how many its message carried. */
-int rpl_msg_fds(const struct rpl_ev *ev, int32_t *fds)
-{
-	struct iot_event e = { .nr = ev->nr, .nargs = ev->nargs };
-
-	memcpy(e.args, ev->args, sizeof(e.args));
-	return iot_msg_fds(&e, fds);
-}
-
-/* The first entry of @way among the @*n in flight at @v (a message's
- * descriptor, a connection's other end), taken out into *@e with its
- * pipe end counted again (rpl_fd.end: none is kept for one in flight).
- * @return : 1, or 0 for none. */
-/* Entry @e, where it is a pipe's end, counts as that end (pl->ends). */
-static void count_end(const struct rpl_planner *pl, struct rpl_fd *e)
-{
-	uint32_t v;
-
-	if (e->res && rpl_map_get(&pl->pipes, RPL_IK(e->res), &v))
-		e->end = PIPE_END0(v) + e->wend;
-}
-
-/* Entry @j of @v (*@n of them) into *@e, taken out of @v. */
-static void take_at(const struct rpl_planner *pl, struct rpl_flying *v, size_t *n, size_t j,
-		    struct rpl_fd *e)
-{
-	*e = v[j].e;
-	count_end(pl, e);
-	memmove(&v[j], &v[j + 1], (--*n - j) * sizeof(*v));
-}
-
-static int take_flying(const struct rpl_planner *pl, struct rpl_flying *v, size_t *n,
-		       uint32_t way, struct rpl_fd *e)
-{
-	size_t j;
-
-	for (j = 0; j < *n && v[j].way != way; j++)
-		;
-	if (j == *n)
-		return 0;
-	take_at(pl, v, n, j, e);
-	return 1;
-}
-
-/*
- * A recvmsg that began before the sendmsg it took (a server blocked in
- * it: Python's forkserver, whose clients send a new process's pipes)
- * was planned first, in entry order, and found nothing in flight: each
- * number it got was made a file of its own, though the replay's recvmsg
- * gets the sender's live descriptors.  The calls through them then kept
- * no order on their pipes: a pool worker's read of its task queue,
- * forked from that server, took bytes another worker's read was ordered
- * to get, which then waited for them until the wait was given up.  So
- * it waits here (pl->wmsg) for a sendmsg into its way that began before
- * it returned, which gives its numbers the sender's entries
- * (give_waiting()), as an accept waits for its connect.
- */
-static int wait_msg(struct rpl_plan *p, struct rpl_planner *pl, struct rpl_fdtab *tab,
-		    const struct rpl_op *op, uint32_t way, const int32_t *fds, int n)
-{
-	struct rpl_wmsg *w;
-	int err = 0;
-
-	RPL_GROW(pl->wmsg, pl->n_wmsg, pl->cap_wmsg);
-	w = &pl->wmsg[pl->n_wmsg++];
-	*w = (struct rpl_wmsg){ .tab = tab, .proc = p->threads[op->thread].proc, .way = way,
-				.n = n, .cloexec = (op->ev.args[2] & MSG_CMSG_CLOEXEC) != 0,
-				.until = op->ev.t_exit };
-	memcpy(w->fds, fds, (size_t)n * sizeof(*fds));
-out:
-	return err;
-}
-
-/* Entry @e, sent into @way by a sendmsg that began at @t, to the first
- * recvmsg waiting there (wait_msg()).  @return : 1 if one took it, 0,
- * -ENOMEM. */
-static int give_waiting(struct rpl_plan *p, struct rpl_planner *pl, uint32_t way, int64_t t,
-			struct rpl_fd *e)
-{
-	size_t j = 0;
-	struct rpl_wmsg *w;
-	int32_t fd;
-
-	while (j < pl->n_wmsg && (pl->wmsg[j].until < t || pl->wmsg[j].way != way)) {
-		if (pl->wmsg[j].until < t)	/* returned before: gone */
-			memmove(&pl->wmsg[j], &pl->wmsg[j + 1],
-				(--pl->n_wmsg - j) * sizeof(*pl->wmsg));
-		else
-			j++;
-	}
-	if (j == pl->n_wmsg)
-		return 0;
-	w = &pl->wmsg[j];
-	fd = w->fds[w->k++];
-	if (p->procs[w->proc].tab == w->tab && e->state == RPL_FD_LIVE &&
-	    fd >= 0 && fd < RPL_FD_MAX) {
-		count_end(pl, e);
-		e->cloexec = (uint8_t)w->cloexec;
-		e->marks = 0;
-		if (rpl_fdtab_set(w->tab, fd, e) == -ENOMEM)
-			return -ENOMEM;
-	}
-	if (w->k == w->n)
-		memmove(w, w + 1, (--pl->n_wmsg - j) * sizeof(*w));
-	return 1;
-}
-
-/*
- * Descriptors passed over a socket (SCM_RIGHTS): a received one is the
- * sender's open file, as a dup is, so the calls made through it follow
- * the sender's on that file (a child writing into files its parent
- * opened).  The sender's entries at its sendmsg wait in pl->flying, by
- * the pipe the message went into, for the recvmsg at the other end that
- * takes them, in the order they were sent, or go to a recvmsg that began
- * before it and waits for them (wait_msg()); one the trace did not see
- * sent (a sender not recorded) is a file of its own.  @fds : the @n
- * descriptors of @op's message (rpl_msg_fds()).  @return : 0 or -ENOMEM.
- */
-static int msg_fds(struct rpl_plan *p, struct rpl_planner *pl, struct rpl_fdtab *tab,
-		   const struct iot_syscall *sc, const struct rpl_op *op, const int32_t *fds, int n)
-{
-	const struct rpl_ev *ev = &op->ev;
-	struct rpl_fd fe;
-	uint32_t way = 0, v;
-	int err = 0, i, r, waits = 0;
-
-	if (n > IOT_MSG_FDS_MAX)
-		n = IOT_MSG_FDS_MAX;
-	if (rpl_fdtab_get(tab, (long)ev->args[0], &fe) == 0 &&
-	    rpl_map_get(&pl->pipes, RPL_IK(fe.res), &v))
-		way = pipe_way(sc, fe.res, v);
-	for (i = 0; i < n; i++) {
-		struct rpl_fd e;
-
-		if (ev->nr == SYS_sendmsg) {
-			if (rpl_fdtab_get(tab, fds[i], &e) < 0)
-				e = (struct rpl_fd){ .state = RPL_FD_FREE };
-			e.end = 0;	/* (its pipe end's count is the table's) */
-			if (way && pl->n_wmsg && (r = give_waiting(p, pl, way, ev->t_enter, &e)) != 0) {
-				if (r < 0)
-					return r;
-				continue;
-			}
-			RPL_GROW(pl->flying, pl->n_flying, pl->cap_flying);
-			pl->flying[pl->n_flying].way = way;
-			pl->flying[pl->n_flying++].e = e;
-			continue;
-		}
-		if (way && !waits && !take_flying(pl, pl->flying, &pl->n_flying, way, &e)) {
-			/* this one and the rest: from a sendmsg yet to come */
-			if (wait_msg(p, pl, tab, op, way, fds + i, n - i) < 0)
-				return -ENOMEM;
-			waits = 1;
-		}
-		if (!way || waits || e.state != RPL_FD_LIVE)
-			e = (struct rpl_fd){ .state = RPL_FD_LIVE, .res = ++pl->next_res };
-		e.cloexec = (ev->args[2] & MSG_CMSG_CLOEXEC) != 0;
-		e.marks = 0;
-		if (fds[i] >= 0 && fds[i] < RPL_FD_MAX && rpl_fdtab_set(tab, fds[i], &e) < 0)
-			return -ENOMEM;
-	}
-	return 0;
-out:
-	return err;
-}
-
-/* The inode of the socket that connected, past a connect's or accept's
- * own arguments (iot_sock_ino()), 0 if unknown */
-static uint64_t sock_ino(const struct rpl_ev *ev)
-{
-	uint32_t a = iot_sock_ino_arg(ev->nr);
-
-	return a && a < ev->nargs ? (uint64_t)ev->args[a] : 0;
-}
-
-/* Connect @c and accept @a, each known by the connecting socket, take one
- * connection (RPL_OPF_CONNQ). @return : 0 or -ENOMEM. */
-static int conn_mark(struct rpl_plan *p, struct rpl_op *c, struct rpl_op *a)
-{
-	int err = 0;
-
-	if ((c->rflags | a->rflags) & (RPL_OPF_CHILD | RPL_OPF_WAITS | RPL_OPF_WAITT | RPL_OPF_CONNQ))
-		return 0;
-	RPL_GROW(p->connq, p->n_connq, p->cap_connq);
-	atomic_init(&p->connq[p->n_connq].ino, 0);
-	p->connq[p->n_connq].aproc = p->threads[a->thread].proc;
-	c->rflags |= RPL_OPF_CONNQ;
-	a->rflags |= RPL_OPF_CONNQ;
-	c->link = a->link = p->n_connq++;
-out:
-	return err;
-}
-
-/*
- * An accept that began before any connect was queued (a server waiting
- * in accept) took the one that came before it returned: planned at its
- * entry, it found none, its descriptor was made a socket of no
- * connection, and each later accept took the connect before its own
- * (a server thread a connection: its replies met EPIPE, 17-59 of 300).
- * So it waits here (pl->wacc) for a connect to its listener that began
- * before it returned, which gives its descriptor the connection
- * (waited_conn()).  @return : 1 if @e (the accepting end of connect
- * @op's connection to @listener, socket @ino) went to one, 0, -ENOMEM.
- */
-static int waited_conn(struct rpl_plan *p, struct rpl_planner *pl, struct rpl_op *op,
-		       uint32_t listener, uint64_t ino, struct rpl_fd *e)
-{
-	size_t j = 0;
-
-	while (j < pl->n_wacc) {
-		struct rpl_wacc *w = &pl->wacc[j];
-
-		if (w->until < op->ev.t_enter) {	/* returned before: gone */
-			*w = pl->wacc[--pl->n_wacc];
-			continue;
-		}
-		if (w->listener != listener || (w->ino && ino && w->ino != ino)) {
-			j++;
-			continue;
-		}
-		if (p->procs[w->proc].tab == w->tab) {
-			count_end(pl, e);
-			e->cloexec = w->cloexec;
-			if (rpl_fdtab_set(w->tab, w->fd, e) == -ENOMEM)
-				return -ENOMEM;
-			if (w->ino && ino && conn_mark(p, op, &p->ops[w->op]) < 0)
-				return -ENOMEM;
-		}
-		*w = pl->wacc[--pl->n_wacc];
-		return 1;
-	}
-	return 0;
-}
-
-/*
- * Accept @op takes the connect its peer socket made (@ino), where the
- * trace says which, else the first queued on listener @listener, into
- * *@e.  Several clients' connects to one name at once are queued in an
- * order no recorded time gives (a tracer's stops delay them: MariaDB
- * with mysqlslap -c4 under ptrace, 135-162 mismatches, its server threads
- * serving other clients); an accept that knows its connect takes that
- * one's connection here too, whichever the kernel queued first
- * (RPL_OPF_CONNQ, ops_sock.c).  One whose connect is not queued yet
- * waits for it (waited_conn()), not taking the first queued: a tracer
- * that took an accept's entry stop first may let the connect run first,
- * and the accept's entry comes before its connect's in the trace, while
- * another client's connect waits for another accept (a prefork server
- * recorded by ptrace under load: each worker then served the other's
- * clients, 28-34 mismatches a replay).  @return : 1 if one was taken,
- * 0, -ENOMEM.
- */
-static int conn_take(struct rpl_plan *p, struct rpl_planner *pl, struct rpl_op *op,
-		     uint32_t listener, uint64_t ino, struct rpl_fd *e)
-{
-	struct rpl_flying *v = pl->conns;
-	size_t j;
-
-	if (!ino)
-		return take_flying(pl, pl->conns, &pl->n_conns, listener, e);
-	for (j = 0; j < pl->n_conns && (v[j].way != listener || v[j].ino != ino); j++)
-		;
-	if (j == pl->n_conns)
-		return 0;	/* its connect is yet to come: waited_conn() */
-	if (conn_mark(p, &p->ops[v[j].op], op) < 0)
-		return -ENOMEM;
-	take_at(pl, v, &pl->n_conns, j, e);
-	return 1;
-}
-
-/* The queue of the listener of resource @res: the order of its connects
- * among themselves (queue_full()), a key of its own, made from the
- * resource as names_of() is from a path. */
-static uint64_t queue_of(uint32_t res)
-{
-	uint64_t h = ((uint64_t)res ^ 0xc2b2ae3d27d4eb4fULL) * IOT_HASH_M;
-
-	return key_norm(h ^ (h >> 29));
-}
-
-/* A listen's backlog, as the kernel takes it (more than somaxconn, or
- * below 0: somaxconn, 4096 by default) */
-#define SOMAXCONN_DEFAULT 4096
-
-/* listen(@ev) on a socket of resource @res: how many connections its
- * queue holds, kept (a Unix socket's is full past its backlog: one more
- * than it).  @return : 0 or -ENOMEM. */
-static int listened(struct rpl_planner *pl, const struct rpl_ev *ev, uint32_t res)
-{
-	int64_t b = (int)ev->args[1];
-
-	if (b < 0 || b > SOMAXCONN_DEFAULT)
-		b = SOMAXCONN_DEFAULT;
-	return rpl_map_put(&pl->backlog, RPL_IK(res), (uint32_t)b + 1) < 0 ? -ENOMEM : 0;
-}
-
-/*
- * Did connect @op to listener @listener find its queue full, as the plan
- * counts it (the connections made and not accepted by an accept that had
- * returned by its entry, against the listen's backlog)?  Such a connect
- * waited in the kernel
- * for an accept to make room: 20 clients at once on socat's backlog of
- * 5, a Python server's backlog of 2.  Counted from its entry as the
- * others are, and on the listener's key, it came before the accepts
- * that returned after its entry: the server's first accept waited for it,
- * and it for room that only the accepts make; a forked handler's close
- * of its copy of the listener waited for it too.  Nothing moved for 2 s,
- * until the connects gave up (EAGAIN, and ENOTCONN at their sends), until
- * 2026-12-07.  It keeps no order with the listener's accepts (the
- * replay's connect waits for room, its accept for a connection), only
- * with the other connects, in the order they were queued (queue_of()):
- * one that found room from its entry, one that waited for it from its
- * end, when it had just been queued.  Not in the order they began to
- * wait: the kernel let a connect that came as an accept made room take
- * it before four that had waited longer (socat under ptrace), and the
- * replay's, made to follow those, waited for room that the server's
- * next accept made only after a process whose data came through that
- * connect had ended.  Nor in no order: those that waited took the room
- * meant for the one before them, whose data the server's later accepts
- * waited for, through its handlers' ends.  So the replay's queue holds
- * what the recorded one held, and the accepts that do not know their
- * connect take them in the recorded order.
- */
-static int queue_full(struct rpl_planner *pl, const struct rpl_op *op, uint32_t listener)
-{
-	uint32_t cap;
-	size_t j, n = 0;
-
-	if (!pl->backlog.n || !rpl_map_get(&pl->backlog, RPL_IK(listener), &cap))
-		return 0;
-	for (j = 0; j < pl->n_conns && n < cap; j++)
-		n += pl->conns[j].way == listener;
-	/* An accept that had begun and not returned: the room it makes may
-	 * come after the connect's entry, which needed it (socat's server,
-	 * under ptrace: an accept from 235,241 to 235,403 us, a connect
-	 * from 235,396 into the full queue; on the listener's key from its
-	 * entry, the connect came before that accept, and waited for it) */
-	for (j = 0; j < pl->n_accf; j++) {
-		if (pl->accf[j].until <= op->ev.t_enter) {
-			pl->accf[j--] = pl->accf[--pl->n_accf];
-			continue;
-		}
-		n += pl->accf[j].listener == listener;
-	}
-	return n >= cap;
-}
-
-/* Accept @op took a connection queued on @listener. @return : 0 or -ENOMEM. */
-static int accept_flying(struct rpl_planner *pl, const struct rpl_op *op, uint32_t listener)
-{
-	int err = 0;
-
-	if (!pl->backlog.n)
-		return 0;
-	RPL_GROW(pl->accf, pl->n_accf, pl->cap_accf);
-	pl->accf[pl->n_accf].listener = listener;
-	pl->accf[pl->n_accf++].until = op->ev.t_exit;
-out:
-	return err;
-}
-
-/*
- * A named Unix socket's connection is a socket pair made by two calls:
- * the connect, whose socket becomes one end, and the accept of the
- * listener bound to the name it connected to, whose new descriptor is
- * the other (ops_sock.c makes them for real).  The connect makes the
- * pair's two pipes (pipe_way()) and keeps the accepting end in
- * pl->conns, by the listener's resource, for the listener's accepts to
- * take in the order the connects came.  @ev : a socket, bind, connect,
- * accept or accept4 that succeeded, or a listen.  @return : 0, -ENOMEM,
- * or for a connect to a name a listener is bound to, that listener's
- * resource, with CONN_WAITED_ROOM if it found its queue full
- * (queue_full()).
- */
-#define CONN_WAITED_ROOM (1LL << 32)
-static int64_t sock_ends(struct rpl_plan *p, struct rpl_planner *pl, struct rpl_fdtab *tab,
-			 struct rpl_op *op)
-{
-	const struct rpl_ev *ev = &op->ev;
-	int r;
-	struct rpl_fd e = { .state = RPL_FD_LIVE }, fe;
-	uint32_t listener;
-	int64_t end0, full;
-	int err = 0;
-
-	switch (ev->nr) {
-	case SYS_socket:
-		e.res = ++pl->next_res;
-		e.cloexec = (ev->args[1] & SOCK_CLOEXEC) != 0;
-		return ev->ret < RPL_FD_MAX ? rpl_fdtab_set(tab, (long)ev->ret, &e) == -ENOMEM ?
-					      -ENOMEM : 0 : 0;
-	case SYS_bind:
-		if (!ev->path || rpl_fdtab_get(tab, (long)ev->args[0], &fe) < 0 || !fe.res)
-			return 0;
-		return rpl_map_put(&pl->bound, key_path(ev->path, strlen(ev->path)), fe.res) < 0 ?
-		       -ENOMEM : 0;
-	case SYS_connect:
-		if (!ev->path || !rpl_map_get(&pl->bound, key_path(ev->path, strlen(ev->path)), &listener))
-			return 0;
-		if (rpl_fdtab_get(tab, (long)ev->args[0], &fe) < 0)
-			return listener;	/* ordered, not paired */
-		e.cloexec = fe.cloexec;
-		e.res = ++pl->next_res;
-		if ((end0 = new_pipe(pl, e.res, PIPE_SOCK0)) < 0)
-			return -ENOMEM;
-		e.end = (uint32_t)end0;
-		if (rpl_fdtab_set(tab, (long)ev->args[0], &e) == -ENOMEM)
-			return -ENOMEM;
-		e.res = ++pl->next_res;
-		if ((end0 = new_pipe(pl, e.res, PIPE_SOCK1)) < 0)
-			return -ENOMEM;
-		e.end = 0;	/* counted when an accept takes it */
-		if (pl->n_wacc && (r = waited_conn(p, pl, op, listener, sock_ino(ev), &e)) != 0)
-			return r < 0 ? (int64_t)r : (int64_t)listener;
-		full = queue_full(pl, op, listener) ? CONN_WAITED_ROOM : 0;
-		RPL_GROW(pl->conns, pl->n_conns, pl->cap_conns);
-		pl->conns[pl->n_conns].way = listener;
-		pl->conns[pl->n_conns].op = (uint32_t)(op - p->ops);
-		pl->conns[pl->n_conns].ino = sock_ino(ev);
-		pl->conns[pl->n_conns++].e = e;
-		return (int64_t)listener | full;
-	case SYS_listen:
-		if (rpl_fdtab_get(tab, (long)ev->args[0], &fe) < 0 || !fe.res)
-			return 0;
-		return listened(pl, ev, fe.res);
-	case SYS_accept: case SYS_accept4:
-		if (rpl_fdtab_get(tab, (long)ev->args[0], &fe) < 0 || ev->ret >= RPL_FD_MAX)
-			return 0;
-		if ((r = conn_take(p, pl, op, fe.res, sock_ino(ev), &e)) < 0 ||
-		    (r && accept_flying(pl, op, fe.res) < 0))
-			return -ENOMEM;
-		e.cloexec = ev->nr == SYS_accept4 && (ev->args[3] & SOCK_CLOEXEC);
-		if (!r) {
-			/* a connect the trace does not hold, or one yet to come */
-			e.res = ++pl->next_res;
-			RPL_GROW(pl->wacc, pl->n_wacc, pl->cap_wacc);
-			pl->wacc[pl->n_wacc++] = (struct rpl_wacc){
-				.tab = tab, .proc = p->threads[op->thread].proc, .listener = fe.res,
-				.op = (uint32_t)(op - p->ops), .fd = (int32_t)ev->ret,
-				.cloexec = e.cloexec, .ino = sock_ino(ev), .until = ev->t_exit };
-		}
-		return rpl_fdtab_set(tab, (long)ev->ret, &e) == -ENOMEM ? -ENOMEM : 0;
-	}
-	return 0;
-out:
-	return err;
-}
-
 int rpl_plan_fds(struct rpl_plan *p, struct rpl_planner *pl, struct rpl_op *op,
 		 uint64_t *keys)
 {
@@ -1304,7 +848,7 @@ int rpl_plan_fds(struct rpl_plan *p, struct rpl_planner *pl, struct rpl_op *op,
 		size_t len = strlen(ev->path);
 		uint64_t h = path_hash(ev->path, len);
 
-		ADD(key_norm(h) | (look ? look : wdata ? RPL_KEY_NAME : 0));
+		ADD(rpl_key_norm(h) | (look ? look : wdata ? RPL_KEY_NAME : 0));
 		/* A name made or removed looks up its directory (made
 		 * before it), and changes the directory's names; changes of
 		 * other names in it need no order among themselves (two
@@ -1314,7 +858,7 @@ int rpl_plan_fds(struct rpl_plan *p, struct rpl_planner *pl, struct rpl_op *op,
 		if (changes_names(sc, op)) {
 			uint64_t hp = path_hash(ev->path, parent_len(ev->path, len));
 
-			ADD(key_norm(hp) | RPL_KEY_LOOK);
+			ADD(rpl_key_norm(hp) | RPL_KEY_LOOK);
 			if (!look)
 				ADD(names_of(hp) | RPL_KEY_NAME);
 		} else if (parent_len(ev->path, len) < len) {
@@ -1326,7 +870,7 @@ int rpl_plan_fds(struct rpl_plan *p, struct rpl_planner *pl, struct rpl_op *op,
 			 * first and met ENOENT.  Its directory only: a deeper
 			 * ancestor made was looked up by what made the
 			 * directories below it. */
-			ADD(key_norm(path_hash(ev->path, parent_len(ev->path, len))) | RPL_KEY_LOOK);
+			ADD(rpl_key_norm(path_hash(ev->path, parent_len(ev->path, len))) | RPL_KEY_LOOK);
 		}
 		/* what sees a directory's names: an open of it (a listing
 		 * reads them through that descriptor), its removal */
@@ -1352,8 +896,8 @@ int rpl_plan_fds(struct rpl_plan *p, struct rpl_planner *pl, struct rpl_op *op,
 		size_t len = strlen(ev->path2);
 		uint64_t hp = path_hash(ev->path2, parent_len(ev->path2, len));
 
-		ADD(key_path(ev->path2, len) | look);
-		ADD(key_norm(hp) | RPL_KEY_LOOK);
+		ADD(rpl_key_path(ev->path2, len) | look);
+		ADD(rpl_key_norm(hp) | RPL_KEY_LOOK);
 		if (!look)
 			ADD(names_of(hp) | RPL_KEY_NAME);
 	}
@@ -1383,7 +927,7 @@ int rpl_plan_fds(struct rpl_plan *p, struct rpl_planner *pl, struct rpl_op *op,
 					into_pipe = 1;
 				}
 			} else {
-				uint64_t pk = pipe_key(sc, op, pipe_way(sc, fe.res, v));
+				uint64_t pk = pipe_key(sc, op, rpl_pipe_way(sc, fe.res, v));
 
 				if (pk && ev->nr == SYS_close && end_open_elsewhere(pl, &fe))
 					pk |= RPL_KEY_LOOSE;
@@ -1465,7 +1009,7 @@ int rpl_plan_fds(struct rpl_plan *p, struct rpl_planner *pl, struct rpl_op *op,
 		e.wend = pipe && (flags & O_ACCMODE) == O_WRONLY;
 		e.cloexec = (flags & O_CLOEXEC) != 0;
 		if (pipe)
-			count_end(pl, &e);
+			rpl_count_end(pl, &e);
 		rpl_fdtab_set(tab, (long)ev->ret, &e);
 		/* later uses follow the open; a FIFO's two opens meet (the
 		 * writer's waits for the reader's, ops_file.c), so neither
@@ -1496,7 +1040,7 @@ int rpl_plan_fds(struct rpl_plan *p, struct rpl_planner *pl, struct rpl_op *op,
 		break;
 	case SYS_pipe: case SYS_pipe2: case SYS_socketpair: {
 		/* a socket pair is two pipes: each end writes one, reads
-		 * the other's (pipe_way()); SOCK_CLOEXEC is O_CLOEXEC */
+		 * the other's (rpl_pipe_way()); SOCK_CLOEXEC is O_CLOEXEC */
 		int sock = ev->nr == SYS_socketpair;
 		int64_t end0;
 
@@ -1506,7 +1050,7 @@ int rpl_plan_fds(struct rpl_plan *p, struct rpl_planner *pl, struct rpl_op *op,
 		e.state = RPL_FD_LIVE;
 		e.res = ++pl->next_res;
 		e.cloexec = ev->nr != SYS_pipe && (ev->args[1] & O_CLOEXEC);
-		if ((end0 = new_pipe(pl, e.res, sock ? PIPE_SOCK0 : PIPE_ONE)) < 0)
+		if ((end0 = rpl_new_pipe(pl, e.res, sock ? PIPE_SOCK0 : PIPE_ONE)) < 0)
 			return -ENOMEM;
 		e.end = (uint32_t)end0;
 		rpl_fdtab_set(tab, (long)(int32_t)(ev->args[pair] & 0xffffffff), &e);
@@ -1516,7 +1060,7 @@ int rpl_plan_fds(struct rpl_plan *p, struct rpl_planner *pl, struct rpl_op *op,
 		if (sock) {
 			e.res = ++pl->next_res;
 			ADD(key_res(e.res));
-			if ((end0 = new_pipe(pl, e.res, PIPE_SOCK1)) < 0)
+			if ((end0 = rpl_new_pipe(pl, e.res, PIPE_SOCK1)) < 0)
 				return -ENOMEM;
 			e.end = (uint32_t)end0;
 		}
@@ -1525,10 +1069,10 @@ int rpl_plan_fds(struct rpl_plan *p, struct rpl_planner *pl, struct rpl_op *op,
 	}
 	case SYS_socket: case SYS_bind: case SYS_connect: case SYS_accept: case SYS_accept4:
 	case SYS_listen: {
-		int64_t l = sock_ends(p, pl, tab, op);
+		int64_t l = rpl_sock_ends(p, pl, tab, op);
 
 		/* A connect is queued on the listener, and its accepts take
-		 * the connects in that order (sock_ends() pairs the k-th of
+		 * the connects in that order (rpl_sock_ends() pairs the k-th of
 		 * each): connects to one name in their recorded order, with
 		 * the listener's accepts (on its key).  Unordered, two
 		 * postgres clients' connects came the other way round, and
@@ -1540,17 +1084,17 @@ int rpl_plan_fds(struct rpl_plan *p, struct rpl_planner *pl, struct rpl_op *op,
 		 * waited for it). */
 		if (l < 0)
 			return -ENOMEM;
-		if (l > 0 && (l & CONN_WAITED_ROOM)) {
+		if (l > 0 && (l & RPL_CONN_WAITED_ROOM)) {
 			/* it waited for room: from its end, after the
 			 * connects queued before it, not on the listener
 			 * (queue_full()) */
-			ADD(queue_of((uint32_t)l));
+			ADD(rpl_queue_of((uint32_t)l));
 		} else if (l > 0) {
 			/* (one known by its socket need not keep the others'
 			 * order: its accept takes its connection) */
-			ADD(key_res((uint32_t)l) | (sock_ino(ev) ? RPL_KEY_LOOK : 0));
+			ADD(key_res((uint32_t)l) | (rpl_sock_ino(ev) ? RPL_KEY_LOOK : 0));
 			if (ev->nr == SYS_connect)
-				ADD(queue_of((uint32_t)l));
+				ADD(rpl_queue_of((uint32_t)l));
 			op->rflags |= RPL_OPF_ORDER_ENTER;
 		}
 		break;
@@ -1561,7 +1105,7 @@ int rpl_plan_fds(struct rpl_plan *p, struct rpl_planner *pl, struct rpl_op *op,
 
 		if (m <= 0)
 			break;
-		if (msg_fds(p, pl, tab, sc, op, fds, m) < 0)
+		if (rpl_plan_msg_fds(p, pl, tab, sc, op, fds, m) < 0)
 			return -ENOMEM;
 		for (k = 0; shared && ev->nr == SYS_recvmsg && k < m && k < IOT_MSG_FDS_MAX; k++)
 			ADD(key_slot(tab, fds[k]));
@@ -1579,7 +1123,7 @@ int rpl_plan_fds(struct rpl_plan *p, struct rpl_planner *pl, struct rpl_op *op,
 		e.res = ++pl->next_res;
 		e.cloexec = ev->nr == SYS_eventfd2 && (ev->args[1] & O_CLOEXEC);
 		e.marks = RPL_FD_EVENTFD;
-		if ((end0 = new_pipe(pl, e.res, PIPE_ONE)) < 0)
+		if ((end0 = rpl_new_pipe(pl, e.res, PIPE_ONE)) < 0)
 			return -ENOMEM;
 		e.end = (uint32_t)end0;
 		rpl_fdtab_set(tab, (long)ev->ret, &e);
