@@ -145,19 +145,71 @@ enum { PIPE_ONE = 1, PIPE_SOCK0, PIPE_SOCK1 };
 #define PIPE_KIND(v) ((v) & 3)
 #define PIPE_END0(v) ((v) >> 2)
 
-/* The keys plan_fds.c, plan_socks.c share. */
+/* What plan_fds.c, plan_pipes.c and plan_socks.c share. */
 
 /*! rpl_key_norm() : key @k with its flag bits cleared, never 0. */
 uint64_t rpl_key_norm(uint64_t k);
 /*! rpl_key_path() : the key of path @s (@n bytes, its trailing slashes
  *  dropped). */
 uint64_t rpl_key_path(const char *s, size_t n);
+/*! rpl_key_res() : the key of resource @res. */
+uint64_t rpl_key_res(uint32_t res);
+/*! rpl_feeds_pipe() : does row @sc put data into a descriptor or close
+ *  it (what a pipe's reader waits for)? */
+int rpl_feeds_pipe(const struct iot_syscall *sc);
+/*! rpl_closes_at() : does an exit (or, @cloexec, an exec) close entry @f? */
+int rpl_closes_at(const struct rpl_fd *f, int cloexec);
+
+/* plan_pipes.c: pipes, FIFOs and socket pairs. */
+
+/*! rpl_read_way() : the pipe the end with resource @res (@v from
+ *  pl->pipes) reads: a socket pair's end reads what the other end wrote. */
+uint32_t rpl_read_way(uint32_t res, uint32_t v);
 /*! rpl_pipe_way() : the pipe a call of row @sc on the end with resource
  *  @res (@v from pl->pipes) moves data through. */
 uint32_t rpl_pipe_way(const struct iot_syscall *sc, uint32_t res, uint32_t v);
 /*! rpl_new_pipe() : pipe resource @res of @kind (PIPE_*) into pl->pipes.
  *  @return : its read end's index in pl->ends, or -ENOMEM. */
 int64_t rpl_new_pipe(struct rpl_planner *pl, uint32_t res, uint32_t kind);
+/*! rpl_sends() : is row @sc a write of data into a pipe or socket? */
+int rpl_sends(const struct iot_syscall *sc);
+/*! rpl_pipe_key() : how @op (row @sc) uses pipe @res, as its key (0: its
+ *  data's order does not depend on it). */
+uint64_t rpl_pipe_key(const struct iot_syscall *sc, const struct rpl_op *op, uint32_t res);
+/*! rpl_reader_gone() : a write @ev (row @sc) of data into the pipe of entry
+ *  @fe (@v from pl->pipes) that succeeded though every descriptor of its
+ *  read end had closed before it. */
+int rpl_reader_gone(const struct rpl_planner *pl, const struct iot_syscall *sc,
+		    const struct rpl_ev *ev, const struct rpl_fd *fe, uint32_t v);
+/*! rpl_pipe_keys() : the keys of the pipes open in @tab (only
+ *  close-on-exec ones with @cloexec), at most @max into @keys.
+ *  @return : how many. */
+int rpl_pipe_keys(struct rpl_plan *p, const struct rpl_planner *pl,
+		  const struct rpl_fdtab *tab, int cloexec, uint64_t *keys, int max);
+/*! rpl_fifo_res() : the pipe resource of the FIFO at @path (@made: by
+ *  this op), 0 if it is none.  @return : that, or -ENOMEM. */
+int64_t rpl_fifo_res(struct rpl_plan *p, struct rpl_planner *pl, const char *path, int made);
+/*! rpl_fifo_moved() : the name @path removed (@to NULL) or moved to @to,
+ *  for the FIFOs.  @return : 0 or -ENOMEM. */
+int rpl_fifo_moved(struct rpl_planner *pl, const char *path, const char *to);
+/*! rpl_on_pipe_fd() : does @ev (row @sc) name no path of its own but a
+ *  descriptor of @tab's that is a pipe (a FIFO opened by its path)? */
+int rpl_on_pipe_fd(const struct rpl_planner *pl, struct rpl_fdtab *tab,
+		   const struct iot_syscall *sc, const struct rpl_ev *ev);
+/*! rpl_end_open_elsewhere() : does closing the descriptor of entry @fe
+ *  leave its end of the pipe open elsewhere? */
+int rpl_end_open_elsewhere(const struct rpl_planner *pl, const struct rpl_fd *fe);
+/*! rpl_sock_end_gone() : does closing the descriptor of entry @fe (@v
+ *  from pl->pipes) close a socket pair's end for good? */
+int rpl_sock_end_gone(const struct rpl_planner *pl, const struct rpl_fd *fe, uint32_t v);
+/* In pl->sock_gone: a socket end closed by a close, not by a process's
+ * end. */
+#define RPL_NO_PROC UINT32_MAX
+/*! rpl_sent_into() : op @op sent into socket end @res.  @return : 0 or
+ *  -ENOMEM. */
+int rpl_sent_into(struct rpl_plan *p, struct rpl_planner *pl, struct rpl_op *op, uint32_t res);
+
+/* plan_socks.c: sockets' connections, descriptors passed over them. */
 
 /*! rpl_count_end() : entry @e, where it is a pipe's end, counts as that
  *  end (pl->ends). */

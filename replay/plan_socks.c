@@ -9,7 +9,7 @@
  * receiver blocked before the send waiting for it (rpl_plan_msg_fds(),
  * wait_msg(), give_waiting()).  Apart from plan_fds.c, which follows
  * every other descriptor, as these calls make the sockets' pipes
- * (plan_fds.c rpl_new_pipe()) and move entries between the plan's
+ * (plan_pipes.c rpl_new_pipe()) and move entries between the plan's
  * tables through the plan's lists of those in flight.
  */
 #include <errno.h>
