@@ -160,7 +160,7 @@ static int add_looker(struct rpl_plan *p, struct lookers *l, uint32_t oi, int me
  * tar's reads of it, under the tracer's latency).  Nor may a read follow
  * a write that needed its room to return (a write that moved part, then
  * blocked): it follows the latest write that fits (rpl_pipe_fit()).
- * A socket pair is two such pipes, one each way (plan_fds.c pipe_way()).
+ * A socket pair is two such pipes, one each way (plan_pipes.c pipe_way()).
  */
 #define PIPE_LOOSE 8
 

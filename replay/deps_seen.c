@@ -100,7 +100,7 @@ static void names_changed(const struct rpl_op *op, const struct iot_syscall *sc,
 
 /*
  * Did the op whose keys are @keys (@nk of them) only look at its path?
- * A FIFO's open is a look whatever its flags say (plan_fds.c): the shell's
+ * A FIFO's open is a look whatever its flags say (plan_pipes.c): the shell's
  * `exec 8>fifo` opens with O_CREAT|O_TRUNC a FIFO that is there, and
  * makes no name.  Taken for one that made it, it was ordered before the
  * reader's open that found the FIFO, where the writer's open, which waits

@@ -120,7 +120,7 @@ static int left_to_order(const struct rpl_op *op)
 }
 
 /* Process @pr's descriptors stay open until the ops they were recorded
- * open for are done (plan_fds.c rpl_plan_socks_end()): each of its
+ * open for are done (plan_pipes.c rpl_plan_socks_end()): each of its
  * threads waits for them at its end, before the last one closes them. */
 static void linger(struct rpl_plan *p, const struct rpl_proc *pr)
 {

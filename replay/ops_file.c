@@ -16,7 +16,7 @@
  * then less often (up to every millisecond), for as long as four times
  * the recorded open took and at least a second (the reader's process may
  * be starting on a loaded machine; the two opens of a FIFO do not follow
- * each other in resource order, plan_fds.c, and its reads follow its
+ * each other in resource order, plan_pipes.c, and its reads follow its
  * writes); a reader that does not come then (its open not replayed) gets
  * the FIFO opened read-write, which Linux never makes wait: the writes
  * wait in it while the writer has it open.
@@ -513,7 +513,7 @@ static int64_t h_fcntl(struct rpl_ctx *c, struct rpl_op *op)
 }
 
 /* A socket pair is two ends that each read what the other wrote: a pair
- * of pipes to the plan (plan_fds.c), a real pair here, non-blocking as pipes
+ * of pipes to the plan (plan_pipes.c), a real pair here, non-blocking as pipes
  * are.  Only AF_UNIX makes pairs the replay can stand for; the type
  * (stream, datagram, seqpacket) is kept.  @return : 0, -errno, or 1
  * for a pair of another kind. */

@@ -165,7 +165,7 @@ static int64_t h_rw(struct rpl_ctx *c, struct rpl_op *op)
 	if (!(op->rflags & RPL_OPF_LATE_READER))
 		return rw(c, op, fd, marks, wr);
 	/* its pipe's last reader was still closing when recorded
-	 * (plan_fds.c reader_gone()): a read end of its own, which
+	 * (plan_pipes.c rpl_reader_gone()): a read end of its own, which
 	 * leaves the pipe as the exit did once closed */
 	rd = rpl_pipe_reader(fd);
 	r = rw(c, op, fd, marks, wr);

@@ -160,7 +160,7 @@ static int64_t wait_eof(struct rpl_ctx *c, struct rpl_op *op, int fd, int64_t r)
  * A write that met EPIPE when recorded, replayed while its pipe or socket
  * is full and the reading end still open (EAGAIN): that end was closing
  * then (a killed process's descriptors close a while after its end:
- * plan_fds.c rpl_plan_socks_end()).  It waits for the end, as a blocking
+ * plan_pipes.c rpl_plan_socks_end()).  It waits for the end, as a blocking
  * write into the full pipe did, then fails as it did.
  */
 static int64_t wait_epipe(struct rpl_ctx *c, struct rpl_op *op, int fd, int64_t r)
@@ -377,7 +377,7 @@ static int live_fds(struct rpl_ctx *c, const int32_t *fds, int n, int *live)
  * sender's message carries its live descriptors for the numbers it sent,
  * with its first bytes (SCM_RIGHTS); the receiver keeps those it is
  * given under the numbers it was given when recorded, so that what it
- * does through them reaches the files the sender opened (plan_fds.c
+ * does through them reaches the files the sender opened (plan_socks.c
  * orders it so).  A socket the replay has no pair for (a named or
  * network one) is not replayed.
  */

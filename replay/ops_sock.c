@@ -14,7 +14,7 @@
  * socket its name finds under the root (through a descriptor of it), and
  * accept takes the connection, waiting for it as a pipe's read waits for
  * its writer.  The plan pairs each connect with the accept that took it
- * (plan_fds.c), as the two ends of a socket pair.  Sockets of other
+ * (plan_socks.c), as the two ends of a socket pair.  Sockets of other
  * families are not made ("unsupported"), and calls on them are skipped.
  */
 #include <errno.h>
@@ -89,7 +89,7 @@ static int64_t h_listen(struct rpl_ctx *c, struct rpl_op *op)
 /*
  * Connects to one listener are queued in the order they came here, not
  * always the order they came when recorded (several clients at once):
- * an accept that knows its connect (RPL_OPF_CONNQ, plan_fds.c
+ * an accept that knows its connect (RPL_OPF_CONNQ, plan_socks.c
  * conn_take()) takes that connect's connection.  One the kernel gives it
  * that is another's is kept for that one's accept (conn_pool); the
  * kernel says whose it is (iot_unix_peer()).
@@ -347,13 +347,13 @@ static int kept_for_one(struct rpl_ctx *c, uint64_t peer)
 }
 
 /* The connection accept @op took when recorded, accepted on @fd (made
- * its connect first: plan_fds.c orders it so), or @r, the one the kernel
+ * its connect first: plan_socks.c orders it so), or @r, the one the kernel
  * gave, where it cannot tell. */
 static int64_t conn_own(struct rpl_ctx *c, struct rpl_op *op, int fd, int64_t r,
 			struct pollfd *pfd, int64_t *deadline)
 {
 	/* its connect's key: its name's (its connect may not have begun:
-	 * one that waited for room is not ordered before it, plan_fds.c
+	 * one that waited for room is not ordered before it, plan_socks.c
 	 * queue_full()), or its socket's inode once it connected */
 	uint64_t want, named = CONN_NAMED | op->link, peer;
 	int diag = -1, k;

@@ -18,7 +18,7 @@ struct rpl_planner {
 	uint32_t last_ti;			/* ... its value (UINT32_MAX: none) */
 	struct rpl_map files;			/* child tid -> clone flags (Process records) */
 	struct rpl_map forked;			/* child tid -> its FORK record in plan.precs */
-	struct rpl_map pipes;			/* resource ids of pipes (plan_fds.c) */
+	struct rpl_map pipes;			/* resource ids of pipes (plan_fds.c, plan_pipes.c) */
 	struct rpl_map locked;			/* open file's resource id -> index in lock_keys */
 	uint64_t *lock_keys;			/* the lock key of each open file a lock was taken
 						 * through (plan_fds.c held_lock()) */
@@ -38,7 +38,7 @@ struct rpl_planner {
 	uint32_t next_res;
 	/* descriptors sent over a socket pair and not yet received: the
 	 * sender's entries, by the pipe their message went into
-	 * (plan_fds.c msg_fds()) */
+	 * (plan_socks.c rpl_plan_msg_fds()) */
 	struct rpl_flying {
 		uint32_t way;
 		struct rpl_fd e;
@@ -48,7 +48,7 @@ struct rpl_planner {
 	size_t n_flying, cap_flying;
 	/* recvmsgs that found none of their descriptors in flight when
 	 * they began, waiting for a sendmsg into their way that began
-	 * before they returned (plan_fds.c msg_fds()) */
+	 * before they returned (plan_socks.c rpl_plan_msg_fds()) */
 	struct rpl_wmsg {
 		struct rpl_fdtab *tab;		/* the receiving process's then */
 		uint32_t proc, way;
@@ -60,19 +60,19 @@ struct rpl_planner {
 	size_t n_wmsg, cap_wmsg;
 	/* named Unix sockets: a bound name's key -> the socket's resource;
 	 * connections made and not yet accepted, the accepting end's entry
-	 * by the listener's resource (plan_fds.c sock_ends()) */
+	 * by the listener's resource (plan_socks.c rpl_sock_ends()) */
 	struct rpl_map bound;
 	/* a listener's resource -> how many connections its queue holds
-	 * (its listen backlog + 1; plan_fds.c queue_full()) */
+	 * (its listen backlog + 1; plan_socks.c queue_full()) */
 	struct rpl_map backlog;
 	/* accepts that took a connection queued on a listener, by their
-	 * return (plan_fds.c queue_full()) */
+	 * return (plan_socks.c queue_full()) */
 	struct rpl_accf { uint32_t listener; int64_t until; } *accf;
 	size_t n_accf, cap_accf;
 	struct rpl_flying *conns;
 	size_t n_conns, cap_conns;
 	/* accepts that found no connect queued when they began, waiting
-	 * for one that began before they returned (plan_fds.c) */
+	 * for one that began before they returned (plan_socks.c) */
 	struct rpl_wacc {
 		struct rpl_fdtab *tab;		/* the accepting process's then */
 		uint32_t proc, listener, op;
@@ -95,7 +95,7 @@ struct rpl_planner {
 	uint32_t n_disp;
 	/* socket pairs' ends (their resources): the last send of data into
 	 * each, and the process whose end closed it last (NO_PROC: an
-	 * explicit close did; plan_fds.c rpl_plan_socks_end()) */
+	 * explicit close did; plan_pipes.c rpl_plan_socks_end()) */
 	struct rpl_map sock_into, sock_gone;
 	/* writes of data into a file keep their order across threads
 	 * (plan_fds.c writes_data()): the trace holds the bytes

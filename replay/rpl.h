@@ -367,10 +367,10 @@ int rpl_cpath_has_dots(const char *s);
 #define RPL_OPF_FDPROC	 RPL_OPF_NODIR
 /* a write into a pipe whose read ends had all closed, as the plan counts
  * them, that succeeded when recorded: the replay gives it a read end
- * (plan_fds.c reader_gone()); the bit is RPL_OPF_NODIR's too */
+ * (plan_pipes.c rpl_reader_gone()); the bit is RPL_OPF_NODIR's too */
 #define RPL_OPF_LATE_READER RPL_OPF_NODIR
 /* a connect or accept of a connection known by its connecting socket:
- * op.link indexes plan.connq (plan_fds.c conn_take()); the bit is
+ * op.link indexes plan.connq (plan_socks.c conn_take()); the bit is
  * RPL_OPF_NODIR's too */
 #define RPL_OPF_CONNQ RPL_OPF_NODIR
 
@@ -402,7 +402,7 @@ struct rpl_ev {
 };
 
 /* rpl_msg_fds() : the descriptors a sendmsg or recvmsg @ev passed (up
- * to IOT_MSG_FDS_MAX into @fds; plan_fds.c).  @return : how many its
+ * to IOT_MSG_FDS_MAX into @fds; plan_socks.c).  @return : how many its
  * message carried, 0 for none. */
 int rpl_msg_fds(const struct rpl_ev *ev, int32_t *fds);
 
@@ -646,7 +646,7 @@ struct rpl_proc {
 	int64_t exit_ns;		/* plan: from then to its reaping (0: none) */
 	/* plan: 1 + the ops its descriptors stay open for after its end (0:
 	 * none): the last sends into the socket ends it closed last, one a
-	 * sending thread (plan_fds.c rpl_plan_socks_end()) */
+	 * sending thread (plan_pipes.c rpl_plan_socks_end()) */
 #define RPL_LINGER 4
 	uint32_t linger[RPL_LINGER];
 	_Atomic int64_t gone_ns;	/* run: when its last thread ended */
@@ -818,7 +818,7 @@ struct rpl_plan {
 	uint64_t poll_loops;		/* loops of sleeps polling for threads' ends (polls.c) */
 	uint64_t poll_rounds;		/* ... their sleeps */
 	/* descriptor-table slots the planner read to find the pipes an
-	 * exec or an exit closes (plan_fds.c pipe_keys(); whether a close
+	 * exec or an exit closes (plan_pipes.c rpl_pipe_keys(); whether a close
 	 * leaves a copy of its end open is counted, rpl_fdends) */
 	uint64_t fd_slots_read;
 	/* each process's threads, for wakes.c and polls.c: process i's are
@@ -838,7 +838,7 @@ struct rpl_plan {
 	_Atomic uint64_t exits_ns;	/* ... waited for so in all */
 	_Atomic uint64_t pipe_gaveup;	/* pipe waits given up (ops_pipe.c) */
 	/* a connect and the accept that took it, known by the connecting
-	 * socket (plan_fds.c conn_take()): both have RPL_OPF_CONNQ and
+	 * socket (plan_socks.c conn_take()): both have RPL_OPF_CONNQ and
 	 * link to connq, which holds the connect's socket's key here once
 	 * it is known (ops_sock.c conn_peer(): its name, which it is bound
 	 * to before it connects, else its inode once it connected);
@@ -987,7 +987,7 @@ static inline int64_t rpl_op_order_time(const struct rpl_op *op)
  * follows it, nor it another, when the lookers kept overflow (deps.c) */
 #define RPL_KEY_MEET 32ULL
 #define RPL_KEY_HOW (RPL_KEY_LOOK | RPL_KEY_PIPE | RPL_KEY_NAME | RPL_KEY_LOOSE | RPL_KEY_MEET)
-/* An open file's key (plan_fds.c key_res()): its resource id in the high
+/* An open file's key (plan_fds.c rpl_key_res()): its resource id in the high
  * 32 bits, with this bit, which no other key has (they are hashes with
  * it clear): deps.c keeps its state in an array by the id, not in a map
  * by the key (ids come one after the other, and an open file's calls
@@ -1520,7 +1520,7 @@ void rpl_conn_courier(struct rpl_plan *p);
 void rpl_conn_courier_close(struct rpl_plan *p);
 /* rpl_pipe_gone_first() : before a write that met EPIPE when recorded,
  * the end of the process whose descriptors closed its reading end
- * (RPL_OPF_WAITS: plan_fds.c sent_into()). */
+ * (RPL_OPF_WAITS: plan_pipes.c rpl_sent_into()). */
 void rpl_pipe_gone_first(struct rpl_ctx *c, const struct rpl_op *op);
 /* rpl_pipe_reader() : a new read end of the pipe whose write end is live
  * @fd (RPL_OPF_LATE_READER), to be closed by the caller, or -1. */

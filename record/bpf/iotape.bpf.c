@@ -1254,7 +1254,7 @@ int BPF_PROG(iotape_exit, void *regs_arg, long ret)
 	if (killed_in_call(task, ret))
 		x->created |= BE_KILLED;
 	/* a connection's two ends, by the connecting socket: its own inode
-	 * at a connect, its peer's at an accept (plan_fds.c pairs them) */
+	 * at a connect, its peer's at an accept (plan_socks.c pairs them) */
 	if (fl->nr == NR_CONNECT && ret == 0)
 		x->pipe_ino[0] = conn_sock_ino((int)fl->args[0]);
 	else if ((fl->nr == NR_ACCEPT || fl->nr == NR_ACCEPT4) && (__s64)ret >= 0)
