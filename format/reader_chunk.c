@@ -13,7 +13,7 @@
 
 #include "reader_int.h"
 
-/* Turn a path column value (see path_ref() in writer.c: 0 none, 1 the
+/* Turn a path column value (see iot_wr_path_ref() in writer_chunk.c: 0 none, 1 the
  * next new string, k the string introduced k-1 strings ago) into the
  * table index + 1, in place.  *@seen counts the strings introduced. */
 static int path_index(uint32_t *v, size_t *seen, size_t n_strings)
