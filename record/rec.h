@@ -254,6 +254,10 @@ struct rec_opts {
 	char **cmd;			/* the program and its arguments */
 };
 
+/* cmd_record_opts.c: iotape record's options into @o.  @return : 0, 1 after
+ * --help, or -1 after a message */
+int rec_parse_opts(int argc, char **argv, struct rec_opts *o);
+
 struct rec_stats {
 	uint64_t events, processes, dropped, stops;
 	uint64_t chroots;		/* chroot() calls that succeeded */

@@ -48,7 +48,10 @@ for cmd in cmds:
     if len(files) != 1:
         say(cmd, "no single source file defines cmd_" + cmd, {str(files)})
         continue
-    code_src = open(files[0]).read()
+    # the command's file and those beside it named after it
+    # (cmd_record_opts.c)
+    code_src = "".join(open(f).read() for f in [files[0]] + sorted(glob.glob(
+        os.path.join(os.path.dirname(files[0]), f"cmd_{cmd}_*.c"))))
     code = {"--" + n for n in re.findall(
         r'\{\s*"([a-z0-9-]+)",\s*(?:no|required|optional)_argument', code_src)}
     short = re.search(r'getopt_long\([^,]+,[^,]+,\s*"([^"]*)"', code_src)
