@@ -21,7 +21,9 @@
  * (default 8 MiB) holds about 80,000 records.
  */
 #include <errno.h>
+#include <fcntl.h>
 #include <poll.h>
+#include <stdio.h>
 #include <signal.h>
 #include <stdlib.h>
 #include <string.h>
@@ -215,6 +217,36 @@ static void mixed_round(struct rec_ctx *c, uint64_t cut)
 	}
 }
 
+/* PF_EXITING, include/linux/sched.h: set before sched_process_exit */
+#define PF_EXITING_ 0x4
+
+/* has task @pid begun to exit (or ended)?  From /proc/PID/stat's flags:
+ * a zombie's too, and a task that is gone reads as ended */
+static int task_exiting(pid_t pid)
+{
+	char path[64], buf[512], *p;
+	unsigned long flags;
+	char state;
+	ssize_t n;
+	int fd;
+
+	snprintf(path, sizeof(path), "/proc/%d/stat", (int)pid);
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return 1;
+	n = read(fd, buf, sizeof(buf) - 1);
+	close(fd);
+	if (n <= 0)
+		return 1;
+	buf[n] = 0;
+	/* after the name, which may hold anything: state ppid pgrp session
+	 * tty_nr tpgid flags */
+	p = strrchr(buf, ')');
+	if (!p || sscanf(p + 1, " %c %*d %*d %*d %*d %*d %lu", &state, &flags) != 2)
+		return 0;
+	return state == 'Z' || state == 'X' || (flags & PF_EXITING_);
+}
+
 int rec_bpf_follow(struct rec_ctx *c, pid_t pid)
 {
 	struct be_tstate st;
@@ -251,6 +283,20 @@ int rec_bpf_follow(struct rec_ctx *c, pid_t pid)
 	    bpf_map_update_elem(b->skel->maps.live.map_fd, &k, &one, BPF_ANY) < 0)
 		r = -errno;
 	close(pidfd);
+	/*
+	 * The program waits to be let go, but a signal to its process
+	 * group (a ^C while the recorder got ready) may have ended it
+	 * already: if its end came before its storage was set, the
+	 * programs never counted it, and the loop would wait for it
+	 * forever.  A task that has begun to exit now either passed
+	 * sched_process_exit or is about to; either way it is not live (a
+	 * count that goes below 0 reads as none).
+	 */
+	if (!r && task_exiting(pid)) {
+		int64_t none = 0;
+
+		bpf_map_update_elem(b->skel->maps.live.map_fd, &k, &none, BPF_ANY);
+	}
 	return r;
 }
 
