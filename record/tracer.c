@@ -14,6 +14,7 @@
 #include <linux/audit.h>
 #include <sched.h>
 #include <signal.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -22,6 +23,7 @@
 #include <sys/user.h>
 #include <sys/syscall.h>
 #include <sys/wait.h>
+#include <ucontext.h>
 #include <unistd.h>
 
 #include "rec.h"
@@ -239,6 +241,47 @@ static void on_death(struct rec_ctx *c, pid_t pid, int status,
 			      ru->ru_stime.tv_sec * 1000000000LL + ru->ru_stime.tv_usec * 1000LL, 0);
 }
 
+/* Whether the two bytes before @ip are a syscall instruction (0f 05):
+ * @ip is where a call returns to.  -1: not readable. */
+static int after_syscall(pid_t tid, unsigned long ip)
+{
+	long w;
+
+	errno = 0;
+	w = ptrace(PTRACE_PEEKTEXT, tid, ip - 2, 0);
+	if (w == -1 && errno)
+		return -1;
+	return (w & 0xffff) == 0x050f;
+}
+
+/*
+ * What a call left in rax, where the thread's registers at its death
+ * are not the call's return.  A signal with a handler taken at the same
+ * return as the fatal one (R's children are sent SIGUSR1 and SIGTERM at
+ * once by their parent) had its frame set up first: the registers are
+ * the handler's entry (rip the handler, rax 0), and the call's are saved
+ * in the frame at the stack pointer (the return address the handler
+ * returns through, then the ucontext).  Believed only where the saved
+ * rip is just past a syscall instruction: a call the kernel restarts
+ * after the handler left its rip at the instruction itself.
+ * @return : 0 and *@rv, or -1: not known
+ */
+static int frame_rv(pid_t tid, const struct user_regs_struct *r, long *rv)
+{
+	unsigned long uc = r->rsp + sizeof(unsigned long);
+	long ip, ax;
+
+	errno = 0;
+	ip = ptrace(PTRACE_PEEKDATA, tid,
+		    uc + offsetof(ucontext_t, uc_mcontext.gregs[REG_RIP]), 0);
+	ax = ptrace(PTRACE_PEEKDATA, tid,
+		    uc + offsetof(ucontext_t, uc_mcontext.gregs[REG_RAX]), 0);
+	if (errno || after_syscall(tid, (unsigned long)ip) != 1)
+		return -1;
+	*rv = ax;
+	return 0;
+}
+
 /*
  * Killed on its way out of a call (a fatal signal pending at its exit
  * skips the syscall-exit stop, and the fast path's library never gets
@@ -259,7 +302,13 @@ static void killed_leaving(struct rec_ctx *c, struct rec_task *t, int64_t now)
 	if (ptrace(PTRACE_GETREGS, t->tid, 0, &r) < 0)
 		return;
 	rv = (long)r.rax;
-	if ((long)r.orig_rax < 0 || rv == -ENOSYS || rec_cut_by_signal(rv))
+	if ((long)r.orig_rax < 0)
+		return;
+	/* a handler's frame between the call and the death: rax is not its
+	 * result (the write of 8 bytes its reader read was recorded = 0) */
+	if (after_syscall(t->tid, r.rip) != 1 && frame_rv(t->tid, &r, &rv) < 0)
+		return;
+	if (rv == -ENOSYS || rec_cut_by_signal(rv))
 		return;
 	t->left_nr = (long)r.orig_rax + 1;
 	t->left_rv = rv;
