@@ -260,6 +260,7 @@ static void bpf_free(struct rec_bpf *b)
 	free(b->rel);
 	free(b->dead);
 	free(b->dead_status);
+	free(b->dead_left);
 	pthread_mutex_destroy(&b->mu);
 	pthread_cond_destroy(&b->cv);
 	free(b);

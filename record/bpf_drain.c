@@ -166,19 +166,25 @@ static void mixed_round(struct rec_ctx *c, uint64_t cut)
 			size_t cap = b->capdead ? 2 * b->capdead : 64;
 			pid_t *dt = realloc(b->dead, cap * sizeof(*dt));
 			int *ds = dt ? realloc(b->dead_status, cap * sizeof(*ds)) : NULL;
+			int64_t *dl = ds ? realloc(b->dead_left, 2 * cap * sizeof(*dl)) : NULL;
 
 			if (dt)
 				b->dead = dt;
 			if (ds)
 				b->dead_status = ds;
-			if (!dt || !ds)
+			if (dl)
+				b->dead_left = dl;
+			if (!dt || !ds || !dl)
 				continue;
 			b->capdead = cap;
 		}
 		b->dead[nd] = (pid_t)h->tid;
-		b->dead_status[nd++] = ((const struct be_gone *)h)->status;
+		b->dead_status[nd] = ((const struct be_gone *)h)->status;
+		b->dead_left[2 * nd] = ((const struct be_gone *)h)->left_nr;
+		b->dead_left[2 * nd + 1] = ((const struct be_gone *)h)->left_rv;
+		nd++;
 	}
-	rec_fast_gather(c, cut, b->dead, b->dead_status, nd);
+	rec_fast_gather(c, cut, b->dead, b->dead_status, b->dead_left, nd);
 	for (i = 0;;) {
 		int fast = rec_fast_peek(c, &tf);
 

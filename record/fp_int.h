@@ -27,6 +27,7 @@ struct rec_fast {
 	uint64_t upto[FP_NSLOTS];
 	const pid_t *dead;
 	const int *dead_status;
+	const int64_t *dead_left;
 	size_t ndead;
 };
 

@@ -5,6 +5,7 @@
  * (record/README.md, "The mixed backend").  And the freeing of a thread's
  * slots, under either backend.
  */
+#include <errno.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
@@ -55,7 +56,7 @@ static int dead_at(const struct rec_fast *f, pid_t tid)
  * records of the same round.  @return : how many
  */
 size_t rec_fast_gather(struct rec_ctx *c, uint64_t cut, const pid_t *dead,
-		       const int *status, size_t ndead)
+		       const int *status, const int64_t *left, size_t ndead)
 {
 	struct rec_fast *f = c->fast;
 	unsigned k;
@@ -65,6 +66,7 @@ size_t rec_fast_gather(struct rec_ctx *c, uint64_t cut, const pid_t *dead,
 	f->n_items = f->next = 0;
 	f->dead = dead;
 	f->dead_status = status;
+	f->dead_left = left;
 	f->ndead = ndead;
 	for (k = 0; k < FP_NSLOTS; k++) {
 		struct fp_slot *s = fp_slot_at(f->base, k);
@@ -90,6 +92,24 @@ int rec_fast_peek(const struct rec_ctx *c, uint64_t *t_enter)
 	return 1;
 }
 
+/* The call thread @tid was leaving as it died, + 1 (@nr), and its result
+ * (@rv), as the programs read them (iotape.bpf.c left_call()): for its
+ * fast-path record, never finished (fp_drain.c), as tracer.c's
+ * killed_leaving() gives them under ptrace; not a call the signal cut
+ * short nor one not begun. */
+static void left_call(struct rec_ctx *c, pid_t tid, int64_t nr, int64_t rv)
+{
+	struct rec_task *t = rec_task_get(c, tid);
+
+	if (!t)
+		return;
+	t->left_nr = 0;
+	if (nr <= 0 || rv == -ENOSYS || rec_cut_by_signal(rv))
+		return;
+	t->left_nr = (long)nr;
+	t->left_rv = (long)rv;
+}
+
 void rec_fast_decode_next(struct rec_ctx *c)
 {
 	struct rec_fast *f = c->fast;
@@ -97,6 +117,8 @@ void rec_fast_decode_next(struct rec_ctx *c)
 	int unfinished = __atomic_load_n(&r->state, __ATOMIC_ACQUIRE) == FP_REC_ENTERED;
 	int d = unfinished ? dead_at(f, r->tid) : -1;
 
+	if (d >= 0 && f->dead_left)
+		left_call(c, r->tid, f->dead_left[2 * d], f->dead_left[2 * d + 1]);
 	rec_fast_decode_rec(c, r, unfinished, d >= 0 && f->dead_status ? f->dead_status[d] : 0);
 }
 

@@ -725,9 +725,11 @@ void rec_fast_proc_gone(struct rec_ctx *c, pid_t pid);
 /* the stub's instruction pointer for the seccomp filter (0: off) */
 uint64_t rec_fast_ip(const struct rec_ctx *c);
 /* the bpf backend's rounds: the records entered before @cut, merged by
- * the caller with its own (peek: the next one's entry time) */
+ * the caller with its own (peek: the next one's entry time); @dead the
+ * threads that ended, with how (@status) and the call each was leaving
+ * + 1 and its result (@left, in pairs: be_gone's) */
 size_t rec_fast_gather(struct rec_ctx *c, uint64_t cut, const pid_t *dead,
-		       const int *status, size_t ndead);
+		       const int *status, const int64_t *left, size_t ndead);
 int rec_fast_peek(const struct rec_ctx *c, uint64_t *t_enter);
 void rec_fast_decode_next(struct rec_ctx *c);
 void rec_fast_gather_end(struct rec_ctx *c);

@@ -70,6 +70,8 @@ struct rec_bpf {
 	size_t nrel, caprel;
 	pid_t *dead;			/* the threads that ended in a round, */
 	int *dead_status;		/* ... their wait status */
+	int64_t *dead_left;		/* ... the call each was leaving + 1 and
+					 * its result, in pairs (be_gone) */
 	size_t capdead;
 	struct rec_bpf_aio *aio;	/* libaio's records by thread (bpf_aio.c) */
 	uint64_t t_first, t_last;	/* the first and last record's times */

@@ -263,6 +263,11 @@ struct be_gone {
 					 * outside its calls (mpages.bpf.h), and
 					 * the exit program's slow runs */
 	__u64 rec_runs;			/* ... in so many runs of them */
+	__s64 left_nr;			/* the call it was leaving, + 1 (0: none
+					 * known), and what that call returned:
+					 * the fast path's record of it, never
+					 * finished, takes it (fp_drain.c) */
+	__s64 left_rv;
 };
 
 /*

@@ -1469,6 +1469,50 @@ int BPF_PROG(iotape_exec, struct task_struct *p_arg, pid_t old_pid, struct linux
 	return 0;
 }
 
+/*
+ * The call @p was leaving as it died, and its result, as tracer.c's
+ * killed_leaving() reads them from the registers under ptrace: a fatal
+ * signal met on the way out of a call ends the task before the fast
+ * path's library writes the result down (a child killed by its parent
+ * on reading what it wrote).  The registers are the call's return where
+ * rip is just past a syscall instruction; else a handler's frame was set
+ * up first (a handled signal taken at the same return) and the call's
+ * registers are saved in it, at the stack pointer after the handler's
+ * return address.  Runs before exit_mm(): the task's memory is readable.
+ */
+static __always_inline void left_call(struct task_struct *p, struct be_gone *g)
+{
+	struct pt_regs *r = (struct pt_regs *)bpf_task_pt_regs(p);
+	__s64 nr, rv;
+	__u64 ip, sp;
+	__u16 ins = 0;
+
+	g->left_nr = 0;
+	g->left_rv = 0;
+	if (!r)
+		return;
+	nr = (__s64)BPF_CORE_READ(r, orig_ax);
+	rv = (__s64)BPF_CORE_READ(r, ax);
+	ip = BPF_CORE_READ(r, ip);
+	sp = BPF_CORE_READ(r, sp);
+	if (nr < 0 || bpf_probe_read_user(&ins, sizeof(ins), (void *)(ip - 2)) < 0)
+		return;
+	if (ins != 0x050f) {
+		/* the ucontext after the return address: uc_flags, uc_link,
+		 * uc_stack (24 bytes), then gregs (r8..r15, rdi, rsi, rbp,
+		 * rbx, rdx, rax, rcx, rsp, rip) */
+		__u64 uc = sp + 8, gregs = uc + 40;
+
+		if (bpf_probe_read_user(&rv, sizeof(rv), (void *)(gregs + 13 * 8)) < 0 ||
+		    bpf_probe_read_user(&ip, sizeof(ip), (void *)(gregs + 16 * 8)) < 0 ||
+		    bpf_probe_read_user(&ins, sizeof(ins), (void *)(ip - 2)) < 0 ||
+		    ins != 0x050f)
+			return;
+	}
+	g->left_nr = nr + 1;
+	g->left_rv = rv;
+}
+
 SEC("raw_tp/sched_process_exit")
 int BPF_PROG(iotape_gone, struct task_struct *p_arg)
 {
@@ -1518,6 +1562,7 @@ int BPF_PROG(iotape_gone, struct task_struct *p_arg)
 	g->run_ns = run;
 	g->rec_ns = s->rec_ns;
 	g->rec_runs = s->rec_runs;
+	left_call(p, g);
 	/* The recorder is woken at once by the last followed task's end
 	 * (it then stops) and, with the fast path, by any (the thread's
 	 * ring slots are freed at its end: a burst of short threads would

@@ -5,12 +5,15 @@
  * and sends SIGUSR1 and SIGTERM at once, as R's parallel package ends
  * its children.  A child still in its write then has the handler's frame
  * set up and dies before the handler runs: its registers are the
- * handler's, and the write's result is in the frame.
- *   kill_handled N
+ * handler's, and the write's result is in the frame.  With "term", the
+ * parent sends SIGTERM alone: a child still in its write dies on its way
+ * out, its registers the write's return.
+ *   kill_handled N [term]
  * Exit 0 when every child's 8 bytes were read.
  */
 #include <signal.h>
 #include <stdlib.h>
+#include <string.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -37,6 +40,7 @@ static void child(int fd)
 int main(int argc, char **argv)
 {
 	int n = argc > 1 ? atoi(argv[1]) : 300, i;
+	int usr1 = !(argc > 2 && strcmp(argv[2], "term") == 0);
 
 	signal(SIGUSR1, on_usr1);
 	for (i = 0; i < n; i++) {
@@ -53,7 +57,8 @@ int main(int argc, char **argv)
 		close(p[1]);
 		if (read(p[0], &len, sizeof(len)) != sizeof(len))
 			return 1;
-		kill(pid, SIGUSR1);
+		if (usr1)
+			kill(pid, SIGUSR1);
 		kill(pid, SIGTERM);
 		waitpid(pid, NULL, 0);
 		close(p[0]);
