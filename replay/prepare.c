@@ -75,10 +75,69 @@ static void warn_path(struct prep *pp, const char *path, const char *what, int e
 		 what, path, iot_strerror(err));
 }
 
+static int make_one(struct prep *pp, size_t i);
+static void made_file(struct prep *pp, size_t i);
+static int made_by_workload(const struct prep *pp, size_t i);
+
+/* The state of the entry @name of the directory @dirfd under the root,
+ * by its path there without symlinks or "..": @path, whose ancestors
+ * were resolved one by one, can hold a link's target ("d1/../d2/mid",
+ * d1/top -> ../d2/mid) where the recording has "d2/mid". */
+static const struct iot_path_state *state_below(const struct prep *pp, const char *path,
+						int dirfd, const char *name)
+{
+	const struct iot_path_state *ps = rpl_path_state(pp->p, path);
+	char fdp[64], root[4096], dir[4096], full[8192];
+	ssize_t rl, dl;
+
+	if (ps || !strstr(path, "/.."))
+		return ps;
+	snprintf(fdp, sizeof(fdp), "/proc/self/fd/%d", pp->p->root_fd);
+	rl = readlink(fdp, root, sizeof(root) - 1);
+	snprintf(fdp, sizeof(fdp), "/proc/self/fd/%d", dirfd);
+	dl = readlink(fdp, dir, sizeof(dir) - 1);
+	if (rl <= 0 || dl < rl || memcmp(dir, root, (size_t)rl) != 0)
+		return NULL;
+	if (rl == 1)
+		rl = 0;			/* the root is "/" */
+	dir[dl] = 0;
+	if ((size_t)dl > (size_t)rl && dir[rl] != '/')
+		return NULL;		/* a sibling of the root, not below it */
+	snprintf(full, sizeof(full), "%s/%s", dir + rl, name);
+	return rpl_path_state(pp->p, full);
+}
+
+/*
+ * A missing ancestor @path (entry @name of @dirfd) that the starting
+ * tree holds as a symlink is made as that symlink now, ahead of its
+ * turn, and not as a directory: the order puts a path before a link it
+ * goes through wherever their times tie and the link sorts later (an
+ * ancestor first named late, "/" by a stat at the end, gives its time
+ * to every path below it).  The chain top -> mid -> real, made as
+ * top -> mid and a directory mid, put real's files under mid, and a call
+ * naming real/f failed (run-parts of jobs copying
+ * /usr/share/doc/PKG/copyright, libbinutils -> binutils-common: 69
+ * mismatches).
+ */
+static void make_link_ancestor(struct prep *pp, const char *path, int dirfd, const char *name)
+{
+	const struct iot_path_state *ps = state_below(pp, path, dirfd, name);
+	size_t i;
+
+	if (!ps || (ps->type & S_IFMT) != S_IFLNK)
+		return;
+	i = (size_t)(ps - pp->p->ps);
+	if (pp->made[i] == MADE || made_by_workload(pp, i) || rpl_path_skip(pp->p->o, ps->path))
+		return;
+	if (make_one(pp, i) == 0)
+		made_file(pp, i);
+}
+
 /* mkdir -p of the ancestors of @path (parents first).  An ancestor that
  * is a symlink whose target is not there yet (/lib -> usr/lib, a target
  * the workload never named) gets its target made as a directory, so the
- * recorded path resolves as it did. */
+ * recorded path resolves as it did; a missing ancestor the starting tree
+ * has as a symlink is made as one (make_link_ancestor()). */
 static int make_ancestors(struct prep *pp, const char *path, int depth)
 {
 	char buf[4096], target[4096], abs[8192];
@@ -102,6 +161,7 @@ static int make_ancestors(struct prep *pp, const char *path, int depth)
 			continue;
 		}
 		if (rpl_parent(pp->p->root_fd, buf, &n) == 0) {
+			make_link_ancestor(pp, buf, n.dirfd, n.name);
 			if (mkdirat(n.dirfd, n.name, 0755) == 0) {
 				pp->res->prep_dirs++;
 			} else if (errno == EEXIST &&
