@@ -46,6 +46,9 @@ int64_t rpl_dup_made(const struct rpl_op *op);
 int rpl_push_fixed(uint32_t **fixed, uint32_t *n, uint32_t *cap, uint32_t j);
 /* follow the descriptors one entry's calls open and close through @op */
 int rpl_entry_fds(const struct rpl_op *op, const struct iot_syscall *sc, int64_t *fds, int *nfd);
+/* Does @op name @wfd or one of @fds in any descriptor argument? */
+int rpl_op_on_fds(const struct rpl_op *op, const struct iot_syscall *sc, int64_t wfd,
+		  const int64_t *fds, int nfd);
 /* May @op, which another thread waits for, stay in its place? */
 int rpl_fixed_op(const struct rpl_op *op, const struct iot_syscall *sc, int64_t wfd,
 	     const int64_t *fds, int nfd);

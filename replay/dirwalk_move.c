@@ -194,22 +194,40 @@ int rpl_entry_fds(const struct rpl_op *op, const struct iot_syscall *sc, int64_t
 	return 0;
 }
 
+/* Does @op name, in any of its descriptor arguments, the walk's @wfd or
+ * one of the @nfd descriptors @fds an entry opened?  Not the first one
+ * alone: sendfile(archive, file) (busybox tar c) takes the entry's file
+ * second (as copy_file_range and splice do a file they write into), and
+ * kept in its place as a call on the archive, the copy read another
+ * entry's file (40 files: 20 mismatches). */
+int rpl_op_on_fds(const struct rpl_op *op, const struct iot_syscall *sc, int64_t wfd,
+		  const int64_t *fds, int nfd)
+{
+	int a, k;
+
+	for (a = 0; a < sc->nargs && a < IOT_MAX_ARGS; a++) {
+		if (sc->arg[a] != IOT_ARG_FD)
+			continue;
+		if (op->ev.args[a] == wfd)
+			return 1;
+		for (k = 0; k < nfd; k++)
+			if (fds[k] == op->ev.args[a])
+				return 1;
+	}
+	return 0;
+}
+
 /* May @op, which another thread waits for, stay in its place while the
  * entries' calls move around it?  One on a descriptor of none of them
- * (not the walk's @wfd, none of the @nfd the entry opened), which makes
- * or ends none. */
+ * (not the walk's @wfd, none of the @nfd the entry opened: in no
+ * descriptor argument), which makes or ends none. */
 int rpl_fixed_op(const struct rpl_op *op, const struct iot_syscall *sc, int64_t wfd,
 		    const int64_t *fds, int nfd)
 {
-	int k;
-
-	if (!sc->nargs || sc->arg[0] != IOT_ARG_FD || op->ev.args[0] == wfd ||
+	if (!sc->nargs || sc->arg[0] != IOT_ARG_FD ||
 	    (sc->flags & (IOT_SCF_RETFD | IOT_SCF_CLOSE)) || rpl_dup_made(op) >= 0)
 		return 0;
-	for (k = 0; k < nfd; k++)
-		if (fds[k] == op->ev.args[0])
-			return 0;
-	return 1;
+	return !rpl_op_on_fds(op, sc, wfd, fds, nfd);
 }
 
 /* Is recorded descriptor @fd of @t's process a pipe or a socket here?

@@ -159,15 +159,10 @@ static int path_keys(struct rpl_plan *p, struct dw_group *g, size_t ng, size_t r
 static int reads_input(const struct rpl_op *op, const struct iot_syscall *sc, const int64_t *fds,
 		       int nfd)
 {
-	int k;
-
 	if (!sc->nargs || sc->arg[0] != IOT_ARG_FD ||
 	    !((sc->flags & IOT_SCF_READ) || op->ev.nr == SYS_lseek))
 		return 0;
-	for (k = 0; k < nfd; k++)
-		if (fds[k] == op->ev.args[0])
-			return 0;
-	return 1;
+	return !rpl_op_on_fds(op, sc, INT64_MIN, fds, nfd);
 }
 
 /*
