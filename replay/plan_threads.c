@@ -91,29 +91,91 @@ static int unknown_dir(const char *path)
  * does not; under the root the link leads nowhere (ENOENT where the
  * recording read the mount table: df, getmntent(), stress-ng).
  */
-static int pseudo_links(const struct rpl_plan *p, struct rpl_map *m)
+static int leads_to_pseudo(const char *path, size_t path_len, const char *target, size_t target_len)
 {
 	char buf[4096];
+	size_t n = 0;
+
+	if (!target || !target_len || path_len + target_len + 2 > sizeof(buf))
+		return 0;
+	if (target[0] != '/') {	/* relative: from the link's directory */
+		for (n = path_len; n > 0 && path[n - 1] != '/'; n--)
+			;
+		memcpy(buf, path, n);
+	}
+	memcpy(buf + n, target, target_len);
+	buf[n + target_len] = 0;
+	rpl_path_plain(buf, n + target_len);
+	return rpl_path_skip(NULL, buf) == RPL_SKIP_PSEUDO;
+}
+
+static int pseudo_links(const struct rpl_plan *p, struct rpl_map *m)
+{
 	size_t i;
 
 	for (i = 0; i < p->n_ps; i++) {
 		const struct iot_path_state *ps = &p->ps[i];
-		size_t n = 0;
 
-		if ((ps->type & S_IFMT) != S_IFLNK || !ps->target || !ps->target_len ||
-		    ps->path_len + ps->target_len + 2 > sizeof(buf))
-			continue;
-		if (ps->target[0] != '/') {	/* relative: from the link's directory */
-			for (n = ps->path_len; n > 0 && ps->path[n - 1] != '/'; n--)
-				;
-			memcpy(buf, ps->path, n);
-		}
-		memcpy(buf + n, ps->target, ps->target_len);
-		buf[n + ps->target_len] = 0;
-		rpl_path_plain(buf, n + ps->target_len);
-		if (rpl_path_skip(NULL, buf) == RPL_SKIP_PSEUDO &&
+		if ((ps->type & S_IFMT) == S_IFLNK &&
+		    leads_to_pseudo(ps->path, ps->path_len, ps->target, ps->target_len) &&
 		    rpl_map_put(m, iot_hash(ps->path, ps->path_len, 11), 1) < 0)
 			return -ENOMEM;
+	}
+	return 0;
+}
+
+/* The key of @path in the map of pseudo links, trailing slashes left out;
+ * @*slash : whether it had one (then the link is followed whatever the
+ * call's flags). */
+static uint64_t plink_key(const char *path, int *slash)
+{
+	size_t n = strlen(path);
+
+	*slash = 0;
+	while (n > 1 && path[n - 1] == '/') {
+		n--;
+		*slash = 1;
+	}
+	return iot_hash(path, n, 11);
+}
+
+/*
+ * Keep @m, the pseudo links by path, as the workload's op @op changes
+ * them: a symlink it makes into /proc, /sys or /dev (systemctl mask:
+ * UNIT -> /dev/null) is one from then on, and a call that follows it
+ * is left out as one through a link of the starting tree is (systemctl
+ * revert's open of the masked unit with O_DIRECTORY: ENOTDIR recorded,
+ * ENOENT under the root, where ROOT/dev/null is not); a link removed or
+ * renamed is one no more, or one under its new name.
+ */
+static int pseudo_links_follow(const struct rpl_op *op, struct rpl_map *m)
+{
+	uint32_t v = 0;
+	int sl;
+
+	if (op->ev.ret != 0 || !op->ev.path)
+		return 0;
+	switch (op->ev.nr) {
+	case SYS_symlink: case SYS_symlinkat:
+		if (!op->ev.path2 || !leads_to_pseudo(op->ev.path, strlen(op->ev.path), op->ev.path2,
+						      strlen(op->ev.path2)))
+			break;
+		return rpl_map_put(m, plink_key(op->ev.path, &sl), 1);
+	case SYS_unlink: case SYS_unlinkat:
+		if (m->n && rpl_map_get(m, plink_key(op->ev.path, &sl), &v) && v)
+			return rpl_map_put(m, plink_key(op->ev.path, &sl), 0);
+		break;
+	case SYS_rename: case SYS_renameat: case SYS_renameat2:
+		if (!m->n || !op->ev.path2)
+			break;
+		if (rpl_map_get(m, plink_key(op->ev.path2, &sl), &v) && v &&
+		    rpl_map_put(m, plink_key(op->ev.path2, &sl), 0) < 0)
+			return -ENOMEM;
+		if (rpl_map_get(m, plink_key(op->ev.path, &sl), &v) && v &&
+		    (rpl_map_put(m, plink_key(op->ev.path, &sl), 0) < 0 ||
+		     rpl_map_put(m, plink_key(op->ev.path2, &sl), 1) < 0))
+			return -ENOMEM;
+		break;
 	}
 	return 0;
 }
@@ -497,6 +559,7 @@ int rpl_plan_threads(struct rpl_plan *p, struct rpl_deps *deps)
 	struct rpl_planner pl = { .last_ti = UINT32_MAX };
 	struct rpl_map plinks = { 0 };
 	uint32_t pv;
+	int slash;
 	int64_t base = p->n_ops ? p->ops[0].ev.t_enter : 0;
 	const struct iot_process **exits = NULL;	/* exit records by time */
 	uint32_t *waits = NULL;				/* the wait4 ops */
@@ -574,9 +637,12 @@ int rpl_plan_threads(struct rpl_plan *p, struct rpl_deps *deps)
 			op->skip = RPL_SKIP_DIRFD;
 		else if (refused(op))
 			op->skip = RPL_SKIP_REFUSED;
-		else if (plinks.n && op->ev.path && follows_last(op) &&
-			 rpl_map_get(&plinks, iot_hash(op->ev.path, strlen(op->ev.path), 11), &pv))
+		else if (plinks.n && op->ev.path &&
+			 rpl_map_get(&plinks, plink_key(op->ev.path, &slash), &pv) && pv &&
+			 (slash || follows_last(op)))
 			op->skip = RPL_SKIP_PSEUDO;
+		if (!op->skip && pseudo_links_follow(op, &plinks) < 0)
+			goto nomem;
 		for (j = 0; j < RPL_MAXRES; j++)
 			keys[j] = 0;
 		if (!op->skip && rpl_plan_fds(p, &pl, op, keys) < 0)
