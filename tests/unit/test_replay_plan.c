@@ -928,6 +928,50 @@ static void overlap_locks(void **state)
 	replay_clean(&o, "root-locks", RPL_TIMING_AFAP);
 }
 
+/*
+ * A try refused that entered while another process held a read lock of
+ * its bytes and returned after that process's unlock had returned
+ * (sqlite3's writers, ptrace: a try 91 us long, and a reader's F_UNLCK
+ * 1 us long in it).  Ordered by its end, the try came after the unlock
+ * and was granted; the unlock follows it.  A try of other bytes is not
+ * pulled.  Replayed: no mismatch.
+ */
+static const struct evspec rbevs[] = {
+	{ 1000, 1001, 100, 100, SYS_openat, 3, 4, { AT_FDCWD, 0, O_RDWR | O_CREAT, 0644 }, "/w/db", NULL },
+	{ 1010, 1011, 101, 101, SYS_openat, 3, 4, { AT_FDCWD, 0, O_RDWR, 0 }, "/w/db", NULL },
+	{ 1020, 1021, 102, 102, SYS_openat, 3, 4, { AT_FDCWD, 0, O_RDWR, 0 }, "/w/db", NULL },
+	LOCK(1100, 1101, 100, 0, F_RDLCK, 0, 2),
+	LOCK(1150, 1300, 101, -EAGAIN, F_WRLCK, 1, 2),		/* returned late */
+	LOCK(1160, 1161, 100, 0, F_RDLCK, 40, 1),
+	LOCK(1170, 1400, 102, -EAGAIN, F_WRLCK, 40, 1),	/* not the unlock's */
+	LOCK(1200, 1201, 100, 0, F_UNLCK, 0, 2),
+	LOCK(1500, 1501, 101, 0, F_WRLCK, 1, 2),		/* granted after it */
+	LOCK(1510, 1511, 101, 0, F_UNLCK, 0, 0),
+	EXIT_AT(2000, 101),
+	EXIT_AT(2010, 100),
+	EXIT_AT(2020, 102),
+};
+
+static void refused_before_unlock(void **state)
+{
+	struct rpl_opts o = { .trace = trace, .cmd = "test", .quiet = 1 };
+	uint32_t un, refused, other, granted;
+	struct rpl_plan p;
+
+	write_events(rbevs, sizeof(rbevs) / sizeof(rbevs[0]));
+	assert_int_equal(rpl_plan_build(&p, &o), 0);
+	un = op_at(&p, 100, 1200);
+	refused = op_at(&p, 101, 1150);
+	other = op_at(&p, 102, 1170);
+	granted = op_at(&p, 101, 1500);
+	assert_true(depends(&p, un, refused));
+	assert_false(depends(&p, refused, un));
+	assert_false(depends(&p, un, other));
+	assert_true(depends(&p, granted, un));
+	rpl_plan_free(&p);
+	replay_clean(&o, "root-refused", RPL_TIMING_AFAP);
+}
+
 /* A read follows the write that put its last byte in the pipe, not the
  * last write before its return; no write follows a read (the room it
  * needs is waited for when it runs); end of file follows the close.
@@ -1600,6 +1644,7 @@ int main(void)
 		cmocka_unit_test(overlap_renamed),
 		cmocka_unit_test(number_taken_back),
 		cmocka_unit_test(overlap_locks),
+		cmocka_unit_test(refused_before_unlock),
 		cmocka_unit_test(calls_returned_late),
 		cmocka_unit_test(pipe_room),
 		cmocka_unit_test(socketpair_both_ways),
