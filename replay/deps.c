@@ -573,6 +573,40 @@ static int order_until(struct rpl_plan *p, struct rpl_deps *d, int64_t t)
 	return 0;
 }
 
+/*
+ * When an exit lets a lock go for good (rpl_deps_add(): the last
+ * descriptor of an open file a lock was taken through, plan_fds.c
+ * held_lock()).  The kernel closes an ending process's files well after
+ * its exit_group's entry, once its memory is torn down, and after its
+ * exit record's event (ptrace: the tracer let it go at its exit event;
+ * bpf: sched_process_exit): tries without waiting (LOCK_NB, F_SETLK) of
+ * another process that entered after the exit did, and after that
+ * record, up to 74 us on, were refused.  Counted from its entry, the exit
+ * came before them and they were granted in the replay
+ * (tests/progs/lock_exit: 99 of 100 tries, ptrace).  It counts just
+ * before the first sign that the lock was free: the end of its
+ * process's reap (a wait4 that began before it: rpl_proc.reaped_at, or
+ * one of the next FREED_SCAN ops), or of the first lock granted to
+ * another process on one of its files (pending, or among those ops);
+ * from its entry where none shows.  The tries refused before then come
+ * first (pulled ahead where they returned later: deps_seen.c), the lock
+ * that it let through after it.  Not at its exit record: a try refused
+ * after the record was granted in the replay.  Not past its reap: the
+ * exit followed ops its parent made after the reap, which waits for its
+ * end (a circle the replay broke after 1 s).  Only an exit that lets a
+ * lock go for good: a child that inherited the locked descriptor
+ * (flock(1)'s command, its children) so late came after the next
+ * holder's lock, which waited for it, and its pipes' readers before it.
+ */
+static int64_t freed_at(const struct rpl_plan *p, const struct rpl_deps *d, const struct pend *e)
+{
+	struct pend q = *e;
+
+	q.t = rpl_freed_at(p, e->op, e->keys);
+	q.t = rpl_freed_pending(p, d, &q);
+	return q.t != INT64_MAX && q.t - 1 > e->t ? q.t - 1 : e->t;
+}
+
 struct rpl_deps *rpl_deps_new(void)
 {
 	struct rpl_deps *d = calloc(1, sizeof(struct rpl_deps));
@@ -584,7 +618,8 @@ struct rpl_deps *rpl_deps_new(void)
 	return d;
 }
 
-int rpl_deps_add(struct rpl_plan *p, struct rpl_deps *d, uint32_t oi, const uint64_t *keys)
+int rpl_deps_add(struct rpl_plan *p, struct rpl_deps *d, uint32_t oi, const uint64_t *keys,
+		 int frees)
 {
 	struct pend *e;
 	int err;
@@ -594,9 +629,12 @@ int rpl_deps_add(struct rpl_plan *p, struct rpl_deps *d, uint32_t oi, const uint
 	RPL_GROW(d->heap, d->n_heap, d->cap_heap);
 	e = &d->heap[d->n_heap];
 	e->t = rpl_op_order_time(&p->ops[oi]);
+	e->frees = frees != 0;
 	e->op = oi;
 	for (e->nk = 0; e->nk < RPL_MAXRES && keys[e->nk]; e->nk++)
 		e->keys[e->nk] = keys[e->nk];
+	if (frees == 2)
+		e->t = freed_at(p, d, e);
 	if ((err = rpl_seen_add(d->seen, &p->ops[oi], e->keys, e->nk, &e->at)) < 0)
 		goto out;
 	e->data = (uint8_t)err;

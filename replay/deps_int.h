@@ -28,6 +28,7 @@ struct pend {
 	uint8_t nk;
 	uint8_t data;			/* what it does to a file's data, mode, names (RPL_DATA_*) */
 	uint16_t reads;			/* its result tells what came first (rpl_seen_looks()) */
+	uint8_t frees;			/* a close, exec or exit that lets locks go */
 	uint64_t keys[RPL_MAXRES];
 };
 
@@ -85,6 +86,15 @@ void rpl_heap_take(struct rpl_deps *d, size_t i, struct pend *out);
 int rpl_order_pend(struct rpl_plan *p, struct rpl_deps *d, const struct pend *e);
 
 /* ---- deps_seen.c ---- */
+/* ops looked at past an exit that lets a lock go for good (rpl_freed_at()) */
+#define FREED_SCAN 4096
+/* the end of its process's reap, or of the first op of the FREED_SCAN
+ * after exit @oi (lock keys among @keys) that shows its locks were free
+ * (INT64_MAX: none) */
+int64_t rpl_freed_at(const struct rpl_plan *p, uint32_t oi, const uint64_t *keys);
+/* the same among the ops pending: the least of their times and @e's */
+int64_t rpl_freed_pending(const struct rpl_plan *p, const struct rpl_deps *d,
+			  const struct pend *e);
 /* before op @x is ordered: the pending ops its result shows came first,
  * ordered */
 int rpl_pull_seen(struct rpl_plan *p, struct rpl_deps *d, const struct pend *x);

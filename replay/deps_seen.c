@@ -208,6 +208,61 @@ static int lock_of(const struct rpl_op *op, struct lk *l)
 	return 1;
 }
 
+/* Is @op a lock taken and granted? */
+static int lock_granted(const struct rpl_op *op)
+{
+	struct lk l;
+
+	return op->ev.ret == 0 && lock_of(op, &l) && l.what == LK_TAKE;
+}
+
+/* Does op @o, another thread's than exit @op's, show that the locks of
+ * @keys that @op lets go were free by its end: @op's process reaped, or
+ * one of them granted to another process? */
+static int freed_by(const struct rpl_plan *p, const struct rpl_op *op, const uint64_t *keys,
+		    int nk, const struct rpl_op *o)
+{
+	int32_t pid = p->procs[p->threads[op->thread].proc].pid;
+	int j;
+
+	if (o->ev.nr == SYS_wait4 && o->ev.ret == pid)
+		return 1;
+	if (o->ev.tid == op->ev.tid || !o->ev.path || !lock_granted(o))
+		return 0;
+	for (j = 0; j < nk && keys[j]; j++)
+		if (keys[j] == rpl_locks_key(o->ev.path))
+			return 1;
+	return 0;
+}
+
+int64_t rpl_freed_at(const struct rpl_plan *p, uint32_t oi, const uint64_t *keys)
+{
+	const struct rpl_op *op = &p->ops[oi];
+	int64_t at = p->procs[p->threads[op->thread].proc].reaped_at;
+	size_t i;
+
+	/* a reap that began before the exit was planned before it */
+	if (at <= op->ev.t_enter)
+		at = INT64_MAX;
+	for (i = oi + 1; i < p->n_ops && i <= oi + FREED_SCAN && p->ops[i].ev.t_enter < at; i++)
+		if (freed_by(p, op, keys, RPL_MAXRES, &p->ops[i]) && rpl_op_end(&p->ops[i]) < at)
+			at = rpl_op_end(&p->ops[i]);
+	return at;
+}
+
+int64_t rpl_freed_pending(const struct rpl_plan *p, const struct rpl_deps *d, const struct pend *e)
+{
+	const struct rpl_op *op = &p->ops[e->op];
+	int64_t at = e->t;
+	size_t i;
+
+	for (i = 0; i < d->n_heap; i++)
+		if (d->heap[i].t < at && p->ops[d->heap[i].op].thread != op->thread &&
+		    freed_by(p, op, e->keys, e->nk, &p->ops[d->heap[i].op]))
+			at = d->heap[i].t;
+	return at;
+}
+
 static int lk_refused(const struct rpl_op *op)
 {
 	return op->ev.ret == -EAGAIN || op->ev.ret == -EACCES;
@@ -276,19 +331,49 @@ static int lk_downgrade(const struct rpl_plan *p, const struct rpl_op *x, const 
 }
 
 /*
- * And an unlock and another process's try without waiting that the lock
- * it let go refused.  The try may have entered before the unlock took
- * effect and returned after it: recorded by ptrace, a sqlite3 writer's
- * F_SETLK entered 50 us before another's F_UNLCK of the read lock in its
- * way and returned 40 us after it; ordered by its end, it came after the
- * unlock and was granted (2 such tries among 9528 lock calls of four
- * writers, in every replay, and the writer's next locks went another
- * way).  So an unlock comes after the pending tries of other processes
- * on the bytes it lets go that were refused.  An op pulled so is ordered
- * with what its own answer shows came first (up to PULL_DEPTH deep): a
- * try pulled ahead of an unlock after the lock granted in its way.
+ * And a lock let go, by an unlock or by a close, exec or exit that
+ * closed what it was taken through (plan_fds.c held_lock(): struct
+ * pend.frees), and another process's try without waiting that it
+ * refused.  The try may have entered before the unlock took effect and
+ * returned after it: recorded by ptrace, a sqlite3 writer's F_SETLK
+ * entered 50 us before another's F_UNLCK of the read lock in its way and
+ * returned 40 us after it; ordered by its end, it came after the unlock
+ * and was granted (2 such tries among 9528 lock calls of four writers,
+ * in every replay, and the writer's next locks went another way).  So a
+ * lock let go comes after the pending tries of other processes that it
+ * refused, on the bytes it lets go (a close's or exit's: any), and a
+ * lock granted after the pending close, exec or exit that let the
+ * file's locks go, as after an unlock.  An op pulled so is ordered with
+ * what its own answer shows came first (up to PULL_DEPTH deep): a try
+ * pulled ahead of an unlock after the lock granted in its way, a close
+ * pulled ahead of a lock after the tries it refused.
  */
 #define PULL_DEPTH 3
+
+/* Does pending op @e let go the locks of key @k (a close, exec or exit:
+ * plan_fds.c held_lock())? */
+static int lets_go(const struct pend *e, uint64_t k)
+{
+	uint8_t j;
+
+	for (j = 0; e->frees && j < e->nk; j++)
+		if (e->keys[j] == k)
+			return 1;
+	return 0;
+}
+
+/* Whether pending op @y is a try without waiting, of another thread
+ * than close, exec or exit @x (and of another process, for a record
+ * lock), that the locks @x lets go refused */
+static int refused_by(const struct rpl_plan *p, const struct pend *x, const struct rpl_op *y)
+{
+	const struct rpl_op *op = &p->ops[x->op];
+	struct lk ly;
+
+	return lk_refused(y) && lock_of(y, &ly) && ly.what == LK_TAKE && y->ev.path &&
+	       (!ly.posix || p->threads[y->thread].proc != p->threads[op->thread].proc) &&
+	       lets_go(x, rpl_locks_key(y->ev.path));
+}
 
 /* Whether lock op @x (its lock @lx, on the file of key @k, whose locks'
  * last change ordered is @held) shows that pending op @y, another
@@ -349,6 +434,26 @@ static int pull_one(struct rpl_plan *p, struct rpl_deps *d, size_t i, int locks,
 	return rpl_order_pend(p, d, &y);
 }
 
+/* Close, exec or exit @x lets locks go: the pending tries they refused
+ * ordered first (above) */
+static int pull_refused(struct rpl_plan *p, struct rpl_deps *d, const struct pend *x, int depth)
+{
+	const struct rpl_op *op = &p->ops[x->op];
+	size_t i;
+	int err;
+
+	for (i = 0; i < d->n_heap && i < PULL_SCAN; i++) {
+		const struct rpl_op *o = &p->ops[d->heap[i].op];
+
+		if (o->thread == op->thread || o->ev.t_enter >= x->t || !refused_by(p, x, o))
+			continue;
+		if ((err = pull_one(p, d, i, 1, depth)) < 0)
+			return err;
+		i = (size_t)-1;	/* the heap moved: from its start again */
+	}
+	return 0;
+}
+
 /* Before op @x is ordered: the pending ops its result shows came first,
  * ordered (above). */
 int rpl_pull_seen(struct rpl_plan *p, struct rpl_deps *d, const struct pend *x)
@@ -371,7 +476,11 @@ static int pull(struct rpl_plan *p, struct rpl_deps *d, const struct pend *x, in
 	 * removed for the listings */
 	int data = x->reads || d->n_looks[rpl_seen_changes(x->data, x->at)];
 
-	if (!d->n_heap || !op->ev.path || !sc)
+	if (!d->n_heap || !sc)
+		return 0;
+	if (x->frees && (err = pull_refused(p, d, x, depth)) < 0)
+		return err;
+	if (!d->n_heap || !op->ev.path)
 		return 0;
 	is_lock = lock_of(op, &lx);
 	if (is_lock) {
@@ -400,7 +509,11 @@ static int pull(struct rpl_plan *p, struct rpl_deps *d, const struct pend *x, in
 
 		if (o->thread == op->thread || o->ev.t_enter >= x->t)
 			continue;
-		first = is_lock ? lock_came_first(p, op, &lx, k, held, o) :
+		first = is_lock ? lock_came_first(p, op, &lx, k, held, o) ||
+				  (lx.what == LK_TAKE && op->ev.ret == 0 &&
+				   lets_go(&d->heap[i], kl) &&
+				   (!lx.posix || p->threads[o->thread].proc !=
+						 p->threads[op->thread].proc)) :
 			saw ? came_first(p, &d->heap[i], k, saw, NULL, NULL) &&
 			      !(saw == SAW_THERE && rpl_seen_found(d->seen, o)) :
 			(made && came_first(p, &d->heap[i], km, 0, made, NULL)) ||

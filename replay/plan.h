@@ -23,6 +23,9 @@ struct rpl_planner {
 	uint64_t *lock_keys;			/* the lock key of each open file a lock was taken
 						 * through (plan_fds.c held_lock()) */
 	size_t n_lock_keys, cap_lock_keys;
+	int frees_locks;			/* the op planned last is a close, exec or exit
+						 * that lets locks go (held_lock()); 2: an exit
+						 * that lets one go for good (rpl_deps_add()) */
 	struct rpl_fdends ends;			/* the plan tables' copies of each pipe end */
 	/* a FIFO's path (key_path()) -> the pipe resource its opens share
 	 * (FIFO_GONE: removed or renamed since; fifo_res()) */

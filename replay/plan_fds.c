@@ -304,10 +304,12 @@ int rpl_closes_at(const struct rpl_fd *f, int cloexec)
  * refused when recorded was replayed after it, or the reverse, as the
  * replay's timing fell (tests/progs/lock_close).  An open file is marked
  * when a lock is first taken through it (mark_locked()), so that the
- * closes of open files never locked keep no order of locks.  An exit
- * counts from its entry, but the kernel closes the exiting process's
- * files after its exit is traced, some microseconds on: a try refused
- * in between is still replayed after the exit, and granted.
+ * closes of open files never locked keep no order of locks.  The kernel
+ * closes an exiting process's files tens of microseconds after its exit
+ * is traced: an exit that lets a lock go for good (lets_go_for_good())
+ * counts later than its entry (deps.c freed_at()), and such a close,
+ * exec or exit, and an unlock, comes after the tries it refused that
+ * returned after it (deps_seen.c).
  */
 static uint64_t held_lock(const struct rpl_planner *pl, const struct rpl_fd *f)
 {
@@ -350,6 +352,36 @@ static int held_locks(const struct rpl_planner *pl, const struct rpl_fdtab *tab,
 		    !has_key(keys, n, k))
 			keys[n++] = k;
 	return n;
+}
+
+/* Does an exit that closes @tab's descriptors let go a lock for good:
+ * is the open file of one of them a lock was taken through (held_lock())
+ * in no other table of the plan, a live process's or a forked child's
+ * not yet started?  A child that inherited its parent's locked
+ * descriptor (flock(1)'s command) lets nothing go at its end. */
+static int lets_go_for_good(const struct rpl_plan *p, const struct rpl_planner *pl,
+			    const struct rpl_fdtab *tab)
+{
+	uint32_t i, j;
+	size_t k;
+
+	for (i = 0; pl->locked.n && i < tab->n; i++) {
+		uint32_t res = tab->v[i].res;
+		int elsewhere = 0;
+
+		if (!rpl_closes_at(&tab->v[i], 0) || !held_lock(pl, &tab->v[i]))
+			continue;
+		for (k = 0; !elsewhere && k < p->n_procs + pl->n_snap; k++) {
+			const struct rpl_fdtab *t = k < p->n_procs ? p->procs[k].tab :
+								     pl->snap[k - p->n_procs];
+
+			for (j = 0; t && t != tab && !elsewhere && j < t->n; j++)
+				elsewhere = t->v[j].state == RPL_FD_LIVE && t->v[j].res == res;
+		}
+		if (!elsewhere)
+			return 1;
+	}
+	return 0;
 }
 
 /*
@@ -818,8 +850,11 @@ int rpl_plan_fds(struct rpl_plan *p, struct rpl_planner *pl, struct rpl_op *op,
 			uint64_t k;
 
 			if (rpl_fdtab_get(tab, (long)ev->args[0], &c) == 0 &&
-			    (k = held_lock(pl, &c)) && !has_key(keys, n, k))
-				ADD(k);
+			    (k = held_lock(pl, &c))) {
+				pl->frees_locks = 1;
+				if (!has_key(keys, n, k))
+					ADD(k);
+			}
 			rpl_fdtab_close(tab, (long)ev->args[0]);
 		}
 		if (again && rpl_fdtab_set(tab, (long)ev->args[0], &back) == -ENOMEM)
@@ -838,7 +873,9 @@ int rpl_plan_fds(struct rpl_plan *p, struct rpl_planner *pl, struct rpl_op *op,
 		n += k;
 		if (k)
 			op->rflags |= RPL_OPF_ORDER_ENTER;
+		k = n;
 		n = held_locks(pl, tab, 1, keys, n);
+		pl->frees_locks = n > k;
 		rpl_fdtab_exec(tab);
 		break;
 	}
@@ -847,8 +884,12 @@ int rpl_plan_fds(struct rpl_plan *p, struct rpl_planner *pl, struct rpl_op *op,
 		 * pipes that saw end of file waits for the end (ops_proc.c
 		 * h_exit() closes them then). */
 		if (tab->refs == 1 && (ev->nr == SYS_exit_group || pr->n_threads == 1)) {
+			int k;
+
 			n += rpl_pipe_keys(p, pl, tab, 0, keys + n, RPL_MAXRES - n);
+			k = n;
 			n = held_locks(pl, tab, 0, keys, n);
+			pl->frees_locks = n <= k ? 0 : lets_go_for_good(p, pl, tab) ? 2 : 1;
 		}
 		break;
 	}

@@ -645,9 +645,10 @@ int rpl_plan_threads(struct rpl_plan *p, struct rpl_deps *deps)
 			goto nomem;
 		for (j = 0; j < RPL_MAXRES; j++)
 			keys[j] = 0;
+		pl.frees_locks = 0;
 		if (!op->skip && rpl_plan_fds(p, &pl, op, keys) < 0)
 			goto nomem;
-		if ((err = rpl_deps_add(p, deps, (uint32_t)i, keys)) < 0)
+		if ((err = rpl_deps_add(p, deps, (uint32_t)i, keys, pl.frees_locks)) < 0)
 			goto out;
 		if (op->ev.nr == SYS_wait4) {
 			RPL_GROW(waits, n_waits, cap_waits);
@@ -727,6 +728,7 @@ int rpl_plan_threads(struct rpl_plan *p, struct rpl_deps *deps)
 			    pi != t->proc) {
 				rpl_op_set_link(op, RPL_OPF_WAITS, pi);
 				poll_sleeps(p, t, pi);
+				p->procs[pi].reaped_at = rpl_op_end(op);
 			}
 		}
 	}

@@ -644,6 +644,9 @@ struct rpl_proc {
 					 * magic links (/proc/PID/fd/N): its table locks */
 	int64_t exit_at;		/* plan: its exit_group's entry (0: none, or stopped) */
 	int64_t exit_ns;		/* plan: from then to its reaping (0: none) */
+	int64_t reaped_at;		/* plan: the end of the wait4 that reaped it, where
+					 * that began before its exit (0: none yet; deps.c
+					 * freed_at()) */
 	/* plan: 1 + the ops its descriptors stay open for after its end (0:
 	 * none): the last sends into the socket ends it closed last, one a
 	 * sending thread (plan_pipes.c rpl_plan_socks_end()) */
@@ -999,8 +1002,12 @@ struct rpl_deps *rpl_deps_new(void);
 /*! rpl_deps_add() : op @oi of @p (ops are added in entry order) has the
  *  resource keys @keys (0-ended, at most RPL_MAXRES): give the dependencies
  *  of every op added before it whose effect counted by its entry, and keep
- *  it until its own counts.  @return : 0 or -ENOMEM, -E2BIG. */
-int rpl_deps_add(struct rpl_plan *p, struct rpl_deps *d, uint32_t oi, const uint64_t *keys);
+ *  it until its own counts.  @frees: 1 where the op is a close, exec or
+ *  exit that lets locks go (plan_fds.c held_lock()), 2 an exit that lets
+ *  one go for good, whose effect counts later (deps.c says when), else 0.
+ *  @return : 0 or -ENOMEM, -E2BIG. */
+int rpl_deps_add(struct rpl_plan *p, struct rpl_deps *d, uint32_t oi, const uint64_t *keys,
+		 int frees);
 /*! rpl_deps_finish() : every op was added: the dependencies of those kept;
  *  each dependency then names its op by its position in its thread (by
  *  its index in plan.ops until then). */

@@ -1,0 +1,73 @@
+/*
+ * lock_exit.c - locks let go as their holder ends, raced by another
+ * process's tries that do not wait:
+ *   lock_exit FILE [ROUNDS]
+ * Each round forks a child that opens FILE, locks it (flock() LOCK_EX in
+ * even rounds, fcntl() F_SETLK of bytes 0-9 in odd ones), says so through
+ * a pipe and ends without an unlock: its exit lets the lock go.  The
+ * parent, once told, asks for the same lock through a descriptor of its
+ * own without waiting (LOCK_NB, F_SETLK) and, granted, unlocks it.
+ * Whether a try came before the child's end or after it is the race's:
+ * some are refused (EAGAIN), the others granted, and a replay has to
+ * answer each as recorded.  Exits 0 unless a call failed otherwise.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/file.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+static int setlk(int fd, short type)
+{
+	struct flock fl;
+
+	memset(&fl, 0, sizeof(fl));
+	fl.l_type = type;
+	fl.l_whence = SEEK_SET;
+	fl.l_len = 10;
+	return fcntl(fd, F_SETLK, &fl);
+}
+
+int main(int argc, char **argv)
+{
+	int rounds = argc > 2 ? atoi(argv[2]) : 100, i, fd, p[2], refused = 0, bad = 0;
+	char b;
+
+	if (argc < 2 || (fd = open(argv[1], O_RDWR | O_CREAT, 0644)) < 0) {
+		fprintf(stderr, "usage: lock_exit FILE [ROUNDS]\n");
+		return 2;
+	}
+	for (i = 0; i < rounds; i++) {
+		int by_flock = i % 2 == 0, r;
+		pid_t pid;
+
+		if (pipe(p) < 0 || (pid = fork()) < 0)
+			return 1;
+		if (pid == 0) {
+			int h = open(argv[1], O_RDWR);
+
+			if (h < 0 || (by_flock ? flock(h, LOCK_EX) : setlk(h, F_WRLCK)) < 0)
+				_exit(1);
+			b = 1;
+			_exit(write(p[1], &b, 1) == 1 ? 0 : 1);
+		}
+		close(p[1]);
+		if (read(p[0], &b, 1) != 1)
+			bad++;
+		close(p[0]);
+		r = by_flock ? flock(fd, LOCK_EX | LOCK_NB) : setlk(fd, F_WRLCK);
+		if (r == 0)
+			r = by_flock ? flock(fd, LOCK_UN) : setlk(fd, F_UNLCK);
+		else if (errno == EAGAIN || errno == EWOULDBLOCK || errno == EACCES)
+			refused++;
+		else
+			bad++;
+		if (waitpid(pid, &r, 0) != pid || r != 0)
+			bad++;
+	}
+	printf("%d of %d tries refused\n", refused, rounds);
+	return bad ? 1 : 0;
+}
