@@ -230,6 +230,14 @@ IOT_API void iot_flock_pack(const void *fl, int64_t out[3]);
 
 #define IOT_FLOCK_NARGS 6
 
+/* openat2's open_how.resolve, where not 0, follows its four arguments
+ * (the third open_how.flags, the fourth open_how.mode): such an event has
+ * IOT_OPENAT2_NARGS arguments, args[IOT_OPENAT2_RESOLVE] the bits.
+ * Traces written before 2026-12-07 have 4 arguments there, whatever the
+ * call was given. */
+#define IOT_OPENAT2_RESOLVE 4
+#define IOT_OPENAT2_NARGS 5
+
 struct iot_event;
 
 /*! iot_sock_ino() : a connect's or accept's socket identity, which

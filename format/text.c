@@ -497,6 +497,10 @@ static void sb_args(struct iot_sbuf *b, const struct iot_syscall *sc,
 				iot_sb_puts(b, ", mode=");
 				iot_sb_mode(b, (uint64_t)arg_of(ev, i + 1));
 			}
+			if (sc->nr == __NR_openat2 && arg_of(ev, IOT_OPENAT2_RESOLVE)) {
+				iot_sb_puts(b, ", resolve=");
+				iot_sb_resolve(b, (uint64_t)arg_of(ev, IOT_OPENAT2_RESOLVE));
+			}
 			iot_sb_putc(b, '}');
 		} else if (kind == IOT_ARG_OPEN_FLAGS && iot_syscall_arg(sc, IOT_ARG_PATH) >= 0) {
 			oflags = (uint64_t)v;

@@ -116,6 +116,18 @@ void iot_sb_open_flags(struct iot_sbuf *b, uint64_t v, int accmode)
 	sb_flags(b, open_flags, N(open_flags), v, "0", accmode);
 }
 
+static const struct flag resolve_flags[] = {
+	F(RESOLVE_NO_XDEV, 0x01), F(RESOLVE_NO_MAGICLINKS, 0x02),
+	F(RESOLVE_NO_SYMLINKS, 0x04), F(RESOLVE_BENEATH, 0x08),
+	F(RESOLVE_IN_ROOT, 0x10), F(RESOLVE_CACHED, 0x20),
+};
+
+/* openat2's open_how.resolve: RESOLVE_BENEATH|RESOLVE_NO_SYMLINKS */
+void iot_sb_resolve(struct iot_sbuf *b, uint64_t v)
+{
+	sb_flags(b, resolve_flags, N(resolve_flags), v, "0", 0);
+}
+
 static const struct flag file_types[] = {
 	F(S_IFSOCK, 0140000), F(S_IFLNK, 0120000), F(S_IFREG, 0100000),
 	F(S_IFBLK, 060000), F(S_IFDIR, 040000), F(S_IFCHR, 020000),

@@ -41,6 +41,7 @@ void iot_sb_arg(struct iot_sbuf *b, int kind, int64_t v,
 /* Flags words used by the event printer. */
 void iot_sb_open_flags(struct iot_sbuf *b, uint64_t v, int accmode);
 void iot_sb_mode(struct iot_sbuf *b, uint64_t v);
+void iot_sb_resolve(struct iot_sbuf *b, uint64_t v);
 void iot_sb_signal(struct iot_sbuf *b, int sig);
 /* a struct flock as iot_flock_pack() keeps it */
 void iot_sb_flock(struct iot_sbuf *b, int64_t type, int64_t start, int64_t len);

@@ -396,6 +396,7 @@ int rec_decode_entry(struct rec_ctx *c, struct rec_task *t, int nr,
 			if (t->view) {
 				how[0] = args[i];
 				how[1] = i + 1 < IOT_MAX_ARGS ? args[i + 1] : 0;
+				how[2] = i + 2 < IOT_MAX_ARGS ? args[i + 2] : 0;
 			} else {
 				rec_read_mem(t->tid, args[i], how, sizeof(how));
 			}
@@ -403,6 +404,13 @@ int rec_decode_entry(struct rec_ctx *c, struct rec_task *t, int nr,
 			if (i + 1 < sc->nargs) {
 				ev->args[i + 1] = (int64_t)how[1];
 				i++;
+			}
+			/* the resolve bits change what the lookup may cross
+			 * (RESOLVE_NO_SYMLINKS, RESOLVE_IN_ROOT): kept after
+			 * the call's arguments, as a lock's struct flock is */
+			if (nr == SYS_openat2 && how[2]) {
+				ev->args[IOT_OPENAT2_RESOLVE] = (int64_t)how[2];
+				ev->nargs = IOT_OPENAT2_NARGS;
 			}
 			break;
 		}

@@ -26,7 +26,9 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <linux/close_range.h>
+#include <linux/openat2.h>
 #include <stdio.h>
+#include <string.h>
 #include <sys/file.h>
 #include <sys/mman.h>
 #include <sys/socket.h>
@@ -180,8 +182,50 @@ skip:
 	return 1;
 }
 
+/*
+ * An openat2 given resolve bits of its own (record/decode.c keeps them).
+ * RESOLVE_NO_SYMLINKS, RESOLVE_NO_MAGICLINKS and RESOLVE_NO_XDEV refuse
+ * in the lookup from the root what they refused in the program's.
+ * RESOLVE_BENEATH and RESOLVE_IN_ROOT confine the lookup to the directory
+ * the call was given (its descriptor, or the working directory): the
+ * name is looked up from that directory's live descriptor, as the path
+ * recorded less the directory's, so an absolute symlink met there is
+ * taken in that directory and a ".." out of it is refused, as recorded.
+ * Where the directory has no live descriptor here, or the path is not
+ * below its path, from the root without them.  RESOLVE_CACHED is left
+ * out: what the kernel has cached is the machine's, and a lookup it
+ * refused (EAGAIN) is not made again (plan_threads.c refused()).
+ */
+static int open_resolve(struct rpl_ctx *c, struct rpl_op *op, const char *p, int flags,
+			mode_t mode, uint64_t resolve)
+{
+	const uint64_t confine = RESOLVE_BENEATH | RESOLVE_IN_ROOT;
+	int dirfd = (int)op->ev.args[0], fd = -EBADF;
+	struct rpl_fd e;
+	size_t n;
+
+	resolve &= ~(uint64_t)RESOLVE_CACHED;
+	if (!(resolve & confine))
+		return rpl_resolve_how(c->p->root_fd, p, flags, mode, resolve);
+	if (dirfd == AT_FDCWD) {
+		pthread_mutex_lock(&c->pr->cwd_lock);
+		if (c->pr->cwd_fd > 0 && c->pr->cwd_path &&
+		    (n = strlen(c->pr->cwd_path)) > 1 && strncmp(p, c->pr->cwd_path, n) == 0 &&
+		    p[n] == '/')
+			fd = rpl_open_below(c->pr->cwd_fd, p + n + 1, flags, mode, resolve);
+		pthread_mutex_unlock(&c->pr->cwd_lock);
+	} else if (rpl_fdtab_get(c->pr->tab, dirfd, &e) == 0 && e.state == RPL_FD_LIVE &&
+		   e.path && (n = strlen(e.path)) > 1 && strncmp(p, e.path, n) == 0 &&
+		   p[n] == '/') {
+		fd = rpl_open_below(e.live, p + n + 1, flags, mode, resolve);
+	}
+	if (fd == -EBADF || fd == -EINVAL)
+		fd = rpl_resolve_how(c->p->root_fd, p, flags, mode, resolve & ~confine);
+	return fd;
+}
+
 static int64_t do_open(struct rpl_ctx *c, struct rpl_op *op, const char *path,
-		       int flags, mode_t mode)
+		       int flags, mode_t mode, uint64_t resolve)
 {
 	const char *p;
 	struct rpl_name n;
@@ -196,7 +240,10 @@ static int64_t do_open(struct rpl_ctx *c, struct rpl_op *op, const char *path,
 		return RPL_SKIPPED;
 	}
 	fd = -ENOENT - 1;
-	if (p == op->ev.path && rpl_parent_fd(c, op, &n) == 0) {
+	if (resolve) {
+		fd = RPL_TIMED(c, open_resolve(c, op, p, flags | O_NONBLOCK | O_NOCTTY, mode,
+					       resolve));
+	} else if (p == op->ev.path && rpl_parent_fd(c, op, &n) == 0) {
 		fd = RPL_TIMED(c, rpl_open_name(n.dirfd, n.name, flags | O_NONBLOCK | O_NOCTTY,
 						mode));
 		/* only a plain answer, as rpl_open_at() takes */
@@ -231,25 +278,29 @@ static int64_t do_open(struct rpl_ctx *c, struct rpl_op *op, const char *path,
 
 static int64_t h_open(struct rpl_ctx *c, struct rpl_op *op)
 {
-	return do_open(c, op, op->ev.path, (int)op->ev.args[1], (mode_t)op->ev.args[2]);
+	return do_open(c, op, op->ev.path, (int)op->ev.args[1], (mode_t)op->ev.args[2], 0);
 }
 
 static int64_t h_openat(struct rpl_ctx *c, struct rpl_op *op)
 {
+	uint64_t resolve = 0;
 	int64_t r;
 
 	/* openat2 failed on what its open_how holds past flags and mode
-	 * (resolve bits, the struct's size), which the trace does not keep
-	 * (stress-ng's open stressor): made again, it created the file and
-	 * a descriptor the program never had.  Failed so here, before any
-	 * lookup: unknown resolve bits, or a longer struct's tail. */
+	 * (unknown resolve bits, the struct's size), which the replay does
+	 * not pass on (stress-ng's open stressor): made again, it created
+	 * the file and a descriptor the program never had.  Failed so here,
+	 * before any lookup: unknown resolve bits, or a longer struct's
+	 * tail. */
 	if (op->ev.nr == SYS_openat2 && (op->ev.ret == -EINVAL || op->ev.ret == -E2BIG)) {
 		uint64_t how[4] = { 0, 0, op->ev.ret == -EINVAL ? 1ULL << 63 : 0, 1 };
 
 		return RPL_CALL(c, syscall(SYS_openat2, AT_FDCWD, "", how,
 					   op->ev.ret == -EINVAL ? 24 : 32));
 	}
-	r = do_open(c, op, op->ev.path, (int)op->ev.args[2], (mode_t)op->ev.args[3]);
+	if (op->ev.nr == SYS_openat2 && op->ev.nargs > IOT_OPENAT2_RESOLVE)
+		resolve = (uint64_t)op->ev.args[IOT_OPENAT2_RESOLVE];
+	r = do_open(c, op, op->ev.path, (int)op->ev.args[2], (mode_t)op->ev.args[3], resolve);
 
 	/* a walk opens the entries it listed relative to the directory */
 	if (r >= 0 && (int)op->ev.args[0] != AT_FDCWD)
@@ -260,7 +311,7 @@ static int64_t h_openat(struct rpl_ctx *c, struct rpl_op *op)
 static int64_t h_creat(struct rpl_ctx *c, struct rpl_op *op)
 {
 	return do_open(c, op, op->ev.path, O_CREAT | O_WRONLY | O_TRUNC,
-		       (mode_t)op->ev.args[1]);
+		       (mode_t)op->ev.args[1], 0);
 }
 
 static int64_t h_close(struct rpl_ctx *c, struct rpl_op *op)

@@ -117,6 +117,20 @@ int rpl_resolve(int root_fd, const char *path, int flags, mode_t mode)
 	return openat2_in_root(root_fd, path, flags, mode, 0);
 }
 
+int rpl_resolve_how(int root_fd, const char *path, int flags, mode_t mode, uint64_t resolve)
+{
+	if (!path || !*path)
+		return -ENOENT;
+	return openat2_in_root(root_fd, path, flags, mode, resolve);
+}
+
+int rpl_open_below(int dirfd, const char *path, int flags, mode_t mode, uint64_t resolve)
+{
+	if (!(resolve & (RESOLVE_BENEATH | RESOLVE_IN_ROOT)) || !path || path[0] == '/')
+		return -EINVAL;
+	return openat2_how(dirfd, path, flags, mode, resolve | RESOLVE_NO_MAGICLINKS);
+}
+
 size_t rpl_last_name(const char *path, size_t len, size_t *end)
 {
 	size_t e = len, start;

@@ -53,7 +53,7 @@ static int interrupted(const struct rpl_op *op)
  * A call refused when recorded by what the replay does not take on: an
  * open that met another process's lease (EAGAIN: the replay takes no
  * leases, whose breaks signal their holder; or openat2's RESOLVE_CACHED,
- * which the trace does not keep), a write or fallocate past
+ * whose answer is the recording machine's cache), a write or fallocate past
  * the program's file size limit (EFBIG: RLIMIT_FSIZE, which the replay's
  * one process cannot have per recorded process).  Made here, they
  * succeed: a descriptor, a file's size the program never had (stress-ng's

@@ -168,6 +168,19 @@ int rpl_root_open(const char *root, int need_empty);
  *  @return : a descriptor or -errno. */
 int rpl_resolve(int root_fd, const char *path, int flags, mode_t mode);
 
+/*! rpl_resolve_how() : rpl_resolve() with openat2 bits @resolve added
+ *  (RESOLVE_NO_SYMLINKS, RESOLVE_NO_XDEV: a recorded openat2's own).
+ *  @return : a descriptor or -errno. */
+int rpl_resolve_how(int root_fd, const char *path, int flags, mode_t mode, uint64_t resolve);
+
+/*! rpl_open_below() : open relative @path below directory @dirfd
+ *  (obtained inside the root) with openat2 bits @resolve, which hold
+ *  RESOLVE_BENEATH or RESOLVE_IN_ROOT, and RESOLVE_NO_MAGICLINKS: the
+ *  lookup does not leave @dirfd.  O_CLOEXEC is added.
+ *  @return : a descriptor or -errno (-EINVAL: @resolve confines nothing,
+ *  or @path is absolute). */
+int rpl_open_below(int dirfd, const char *path, int flags, mode_t mode, uint64_t resolve);
+
 /*! rpl_open_name() : open plain component @name of directory @dirfd
  *  (obtained inside the root) with openat2(RESOLVE_BENEATH |
  *  RESOLVE_NO_SYMLINKS | RESOLVE_NO_MAGICLINKS): a symlink there gets

@@ -454,12 +454,15 @@ static long arg_one(__u64 i, void *ctx)
 		if (e->args[i] && bpf_probe_read_user(&o, 8, (void *)e->args[i]) < 0)
 			o = -1;
 		e->args[i] = (__u64)o;
-	} else if (k == BK_OPENHOW && i < 5) {
-		__u64 how[2] = { 0, 0 };
+	} else if (k == BK_OPENHOW && i < 4) {
+		/* flags, mode and resolve, in this argument and the next two
+		 * (openat2's fourth is the struct's size, its fifth unused) */
+		__u64 how[3] = { 0, 0, 0 };
 
 		bpf_probe_read_user(how, sizeof(how), (void *)e->args[i]);
 		e->args[i] = how[0];
 		e->args[i + 1] = how[1];
+		e->args[i + 2] = how[2];
 	} else if (k == BK_FLOCK && i == 2) {
 		/* F_GETLK, F_SETLK, F_SETLKW and the F_OFD_ three: short
 		 * l_type, short l_whence, off_t l_start, off_t l_len, packed

@@ -144,7 +144,8 @@ struct fp_slot {
  * One call.  args[] hold what the recorder would have read at the entry
  * stop: for IOVLEN the sum of the iovec lengths, for OFFPTR the offset
  * the pointer pointed at before the call (-1 for NULL), for OPENHOW
- * open_how.flags and, in the next argument, open_how.mode.  data[] holds,
+ * open_how.flags and, in the next two arguments, open_how.mode and
+ * open_how.resolve.  data[] holds,
  * in argument order, each string argument (PATH, PATH2, STR2 of
  * format/syscalls.def) as a uint32 length (FP_NOSTR for a NULL pointer)
  * and the bytes with a NUL, then, 8-aligned, one struct fp_pst per

@@ -614,6 +614,8 @@ static uint32_t fp_gather(const struct iot_syscall *sc, uint64_t *a, struct fp_p
 			const uint64_t *how = (const uint64_t *)a[i];
 
 			a[i] = how ? how[0] : 0;
+			if (i + 2 < 6)		/* open_how.resolve (decode.c) */
+				a[i + 2] = how ? how[2] : 0;
 			if (i + 1 < 6) {
 				a[i + 1] = how ? how[1] : 0;
 				i++;
