@@ -556,10 +556,23 @@ static int64_t h_fcntl(struct rpl_ctx *c, struct rpl_op *op)
 			return RPL_SKIPPED;
 		r = RPL_CALL(c, fcntl(live, F_SETPIPE_SZ, (int)op->ev.args[2]));
 		return r >= 0 && op->ev.ret >= 0 ? op->ev.ret : r;
+	case F_ADD_SEALS:
+		/* a memfd's seals refuse what the program did after them (a
+		 * write, a truncate, growing it: EPERM), so they go on the
+		 * replay's memfd too (make_memfd() allows them where the
+		 * program's did).  One refused as busy when recorded (EBUSY:
+		 * a writable mapping of it, which the replay does not hold)
+		 * is not tried: here it would be taken. */
+		if (op->ev.ret == -EBUSY)
+			return rpl_skip(op, RPL_SKIP_UNSUPPORTED);
+		live = rpl_live_fd(c, op, op->ev.args[0]);
+		if (live < 0)
+			return RPL_SKIPPED;
+		return RPL_CALL(c, fcntl(live, F_ADD_SEALS, (int)op->ev.args[2]));
 	}
-	/* leases, owners, signals, seals, hints (their value behind a
-	 * pointer): not replayed; a lease or a notice would signal the
-	 * replayer itself */
+	/* leases, owners, signals, hints (their value behind a pointer):
+	 * not replayed; a lease or a notice would signal the replayer
+	 * itself */
 	return rpl_skip(op, RPL_SKIP_UNSUPPORTED);
 }
 
