@@ -238,6 +238,15 @@ IOT_API void iot_flock_pack(const void *fl, int64_t out[3]);
 #define IOT_OPENAT2_RESOLVE 4
 #define IOT_OPENAT2_NARGS 5
 
+/* ioctl FS_IOC_SETFLAGS (chattr: append-only, immutable...): the int its
+ * pointer points at, read at entry, follows its three arguments: such an
+ * event has IOT_IOCTL_NARGS arguments, args[IOT_IOCTL_FLAGS] the flags
+ * (0 to 0xffffffff; -1: not readable).  Traces written before
+ * 2026-12-07 have 3 arguments there. */
+#define IOT_FS_IOC_SETFLAGS 0x40086602u
+#define IOT_IOCTL_FLAGS 3
+#define IOT_IOCTL_NARGS 4
+
 struct iot_event;
 
 /*! iot_sock_ino() : a connect's or accept's socket identity, which

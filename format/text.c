@@ -513,6 +513,11 @@ static void sb_args(struct iot_sbuf *b, const struct iot_syscall *sc,
 			iot_sb_arg(b, IOT_ARG_PTR, 0, ev);	/* never filled */
 		} else if (sc->nr == __NR_fcntl && i == 2) {
 			sb_fcntl_arg(b, (uint32_t)arg_of(ev, 1), v, ev);
+		} else if (sc->nr == __NR_ioctl && i == 2 &&
+			   (uint32_t)arg_of(ev, 1) == IOT_FS_IOC_SETFLAGS &&
+			   ev->nargs > IOT_IOCTL_FLAGS && ev->args[IOT_IOCTL_FLAGS] >= 0) {
+			/* kept since 2026-12-07: strace's "[0x20]" */
+			iot_sb_printf(b, "[%#llx]", (unsigned long long)ev->args[IOT_IOCTL_FLAGS]);
 		} else if (sc->nr == __NR_munmap && i == 0) {
 			/* kept since 2026-12-06; 0 before (a pointer not
 			 * kept): "..." as for one */

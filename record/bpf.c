@@ -41,6 +41,7 @@
 #define BK_TIMEVAL	7
 #define BK_SOCKADDR	8
 #define BK_FLOCK	9
+#define BK_IOCFLAGS	10
 
 const char *rec_bpf_missing(void)
 {
@@ -83,8 +84,10 @@ static void fill_sysinfo(struct rec_bpf *b, int fast)
 				si.kind[a] = tab[i].nr == SYS_clone3 ? BK_CLONE3 : BK_PLAIN;
 				break;
 			case IOT_ARG_HEX:
-				/* fcntl's third: a lock's struct flock */
-				si.kind[a] = tab[i].nr == SYS_fcntl && a == 2 ? BK_FLOCK : BK_PLAIN;
+				/* fcntl's third: a lock's struct flock;
+				 * ioctl's: FS_IOC_SETFLAGS's int */
+				si.kind[a] = tab[i].nr == SYS_fcntl && a == 2 ? BK_FLOCK :
+					     tab[i].nr == SYS_ioctl && a == 2 ? BK_IOCFLAGS : BK_PLAIN;
 				break;
 			default: si.kind[a] = BK_PLAIN; break;
 			}

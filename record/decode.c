@@ -448,6 +448,20 @@ int rec_decode_entry(struct rec_ctx *c, struct rec_task *t, int nr,
 		ev->args[2] = 0;
 		ev->nargs = IOT_FLOCK_NARGS;
 	}
+	/* the attribute flags chattr sets, behind ioctl's pointer: after
+	 * its three arguments (a view's record holds them already) */
+	if (nr == SYS_ioctl && (uint32_t)ev->args[1] == IOT_FS_IOC_SETFLAGS) {
+		if (!t->view) {
+			uint32_t v;
+
+			ev->args[IOT_IOCTL_FLAGS] =
+				rec_read_mem(t->tid, args[2], &v, sizeof(v)) == (ssize_t)sizeof(v) ?
+				(int64_t)v : -1;
+		} else {
+			ev->args[IOT_IOCTL_FLAGS] = (int64_t)args[IOT_IOCTL_FLAGS];
+		}
+		ev->nargs = IOT_IOCTL_NARGS;
+	}
 	/* fcntl commands without an argument: the register holds whatever
 	 * the caller left there, which is noise, not a value */
 	if (nr == SYS_fcntl && (ev->args[1] == F_GETFD || ev->args[1] == F_GETFL ||
