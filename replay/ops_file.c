@@ -620,14 +620,24 @@ static int64_t h_pipe(struct rpl_ctx *c, struct rpl_op *op)
 	return 0;
 }
 
+/* MFD_NOEXEC_SEAL (Linux 6.3): not executable, sealed so, and sealable */
+#define MEMFD_NOEXEC_SEAL 0x0008U
+
 /* A file with no name (memfd_create): made again, as anonymous, under
  * the recorded number; it is in no filesystem, the replay's as the
  * program's was, so its reads and writes are replayed on it and reach no
- * file under the root, nor outside it. */
+ * file under the root, nor outside it.  Sealable where the program's
+ * was: MFD_ALLOW_SEALING, or MFD_NOEXEC_SEAL, which allows seals too
+ * (h_fcntl() adds them); a kernel without the latter is asked for the
+ * former. */
 static int64_t make_memfd(struct rpl_ctx *c, const struct rpl_op *op)
 {
-	return RPL_CALL(c, memfd_create("iotape-replay", MFD_CLOEXEC |
-					((unsigned)op->ev.args[1] & MFD_ALLOW_SEALING)));
+	unsigned fl = (unsigned)op->ev.args[1] & (MFD_ALLOW_SEALING | MEMFD_NOEXEC_SEAL);
+	int64_t r = RPL_CALL(c, memfd_create("iotape-replay", MFD_CLOEXEC | fl));
+
+	if (r == -EINVAL && (fl & MEMFD_NOEXEC_SEAL))
+		r = RPL_CALL(c, memfd_create("iotape-replay", MFD_CLOEXEC | MFD_ALLOW_SEALING));
+	return r;
 }
 
 static int64_t h_memfd(struct rpl_ctx *c, struct rpl_op *op)
