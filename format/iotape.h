@@ -238,12 +238,17 @@ IOT_API void iot_flock_pack(const void *fl, int64_t out[3]);
 #define IOT_OPENAT2_RESOLVE 4
 #define IOT_OPENAT2_NARGS 5
 
-/* ioctl FS_IOC_SETFLAGS (chattr: append-only, immutable...): the int its
- * pointer points at, read at entry, follows its three arguments: such an
- * event has IOT_IOCTL_NARGS arguments, args[IOT_IOCTL_FLAGS] the flags
- * (0 to 0xffffffff; -1: not readable).  Traces written before
- * 2026-12-07 have 3 arguments there. */
+/*! iot_ioctl_flags() : whether ioctl request @req sets a file's
+ *  attribute flags: FS_IOC_SETFLAGS (chattr: append-only, immutable...)
+ *  or FS_IOC_FSSETXATTR (xfs_io's chattr).  Such an event has
+ *  IOT_IOCTL_NARGS arguments: the first 32 bits its pointer pointed at
+ *  (the int of flags; struct fsxattr's fsx_xflags), read at entry, are
+ *  args[IOT_IOCTL_FLAGS] (0 to 0xffffffff; -1: not readable).  Traces
+ *  written before 2026-12-07 have 3 arguments there. */
+IOT_API int iot_ioctl_flags(uint32_t req);
+
 #define IOT_FS_IOC_SETFLAGS 0x40086602u
+#define IOT_FS_IOC_FSSETXATTR 0x401c5820u
 #define IOT_IOCTL_FLAGS 3
 #define IOT_IOCTL_NARGS 4
 

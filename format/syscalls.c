@@ -189,6 +189,11 @@ void iot_flock_pack(const void *fl, int64_t out[3])
 	out[2] = (int64_t)f.l_len;
 }
 
+int iot_ioctl_flags(uint32_t req)
+{
+	return req == IOT_FS_IOC_SETFLAGS || req == IOT_FS_IOC_FSSETXATTR;
+}
+
 int iot_msg_fds(const struct iot_event *ev, int32_t out[])
 {
 	int64_t n = ev->nargs > 1 ? ev->args[1] : 0;

@@ -514,10 +514,13 @@ static void sb_args(struct iot_sbuf *b, const struct iot_syscall *sc,
 		} else if (sc->nr == __NR_fcntl && i == 2) {
 			sb_fcntl_arg(b, (uint32_t)arg_of(ev, 1), v, ev);
 		} else if (sc->nr == __NR_ioctl && i == 2 &&
-			   (uint32_t)arg_of(ev, 1) == IOT_FS_IOC_SETFLAGS &&
+			   iot_ioctl_flags((uint32_t)arg_of(ev, 1)) &&
 			   ev->nargs > IOT_IOCTL_FLAGS && ev->args[IOT_IOCTL_FLAGS] >= 0) {
-			/* kept since 2026-12-07: strace's "[0x20]" */
-			iot_sb_printf(b, "[%#llx]", (unsigned long long)ev->args[IOT_IOCTL_FLAGS]);
+			/* kept since 2026-12-07: strace's "[0x20]",
+			 * "{fsx_xflags=0x10, ...}" */
+			iot_sb_printf(b, (uint32_t)arg_of(ev, 1) == IOT_FS_IOC_SETFLAGS ?
+				      "[%#llx]" : "{fsx_xflags=%#llx, ...}",
+				      (unsigned long long)ev->args[IOT_IOCTL_FLAGS]);
 		} else if (sc->nr == __NR_munmap && i == 0) {
 			/* kept since 2026-12-06; 0 before (a pointer not
 			 * kept): "..." as for one */

@@ -85,7 +85,8 @@ static void fill_sysinfo(struct rec_bpf *b, int fast)
 				break;
 			case IOT_ARG_HEX:
 				/* fcntl's third: a lock's struct flock;
-				 * ioctl's: FS_IOC_SETFLAGS's int */
+				 * ioctl's: FS_IOC_SETFLAGS's int,
+				 * FS_IOC_FSSETXATTR's fsx_xflags */
 				si.kind[a] = tab[i].nr == SYS_fcntl && a == 2 ? BK_FLOCK :
 					     tab[i].nr == SYS_ioctl && a == 2 ? BK_IOCFLAGS : BK_PLAIN;
 				break;

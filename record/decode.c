@@ -450,7 +450,7 @@ int rec_decode_entry(struct rec_ctx *c, struct rec_task *t, int nr,
 	}
 	/* the attribute flags chattr sets, behind ioctl's pointer: after
 	 * its three arguments (a view's record holds them already) */
-	if (nr == SYS_ioctl && (uint32_t)ev->args[1] == IOT_FS_IOC_SETFLAGS) {
+	if (nr == SYS_ioctl && iot_ioctl_flags((uint32_t)ev->args[1])) {
 		if (!t->view) {
 			uint32_t v;
 

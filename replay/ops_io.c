@@ -440,15 +440,18 @@ static int64_t fiemap(struct rpl_ctx *c, struct rpl_op *op)
 	return r >= 0 ? op->ev.ret : r;
 }
 
-/* chattr's attribute flags (FS_IOC_SETFLAGS): set on the replay's file,
- * since they refuse what the program was refused after them (an
- * append-only file's open for writing without O_APPEND, its truncate,
- * rename or unlink: EPERM).  The int behind the pointer is in the
- * event's fourth argument; a trace from before has none: not replayed.
- * The flags stay on the file after the replay, as on the program's. */
+/* chattr's attribute flags (FS_IOC_SETFLAGS; FS_IOC_FSSETXATTR's
+ * fsx_xflags, the rest of its struct as the replay's file has it): set
+ * on the replay's file, since they refuse what the program was refused
+ * after them (an append-only file's open for writing without O_APPEND,
+ * its truncate, rename or unlink: EPERM).  The flags behind the pointer
+ * are in the event's fourth argument; a trace from before has none: not
+ * replayed.  The flags stay on the file after the replay, as on the
+ * program's. */
 static int64_t set_flags(struct rpl_ctx *c, struct rpl_op *op)
 {
 	int64_t v = op->ev.nargs > IOT_IOCTL_FLAGS ? op->ev.args[IOT_IOCTL_FLAGS] : -1;
+	struct fsxattr fa;
 	int fd, flags;
 
 	if (v < 0 || v > UINT32_MAX)
@@ -456,8 +459,14 @@ static int64_t set_flags(struct rpl_ctx *c, struct rpl_op *op)
 	fd = rpl_live_fd(c, op, op->ev.args[0]);
 	if (fd < 0)
 		return RPL_SKIPPED;
-	flags = (int)(uint32_t)v;
-	return RPL_CALL(c, ioctl(fd, FS_IOC_SETFLAGS, &flags));
+	if ((uint32_t)op->ev.args[1] == IOT_FS_IOC_SETFLAGS) {
+		flags = (int)(uint32_t)v;
+		return RPL_CALL(c, ioctl(fd, FS_IOC_SETFLAGS, &flags));
+	}
+	if (ioctl(fd, FS_IOC_FSGETXATTR, &fa) < 0)
+		return -errno;
+	fa.fsx_xflags = (uint32_t)v;
+	return RPL_CALL(c, ioctl(fd, FS_IOC_FSSETXATTR, &fa));
 }
 
 static int64_t h_ioctl(struct rpl_ctx *c, struct rpl_op *op)
@@ -497,7 +506,7 @@ static int64_t h_ioctl(struct rpl_ctx *c, struct rpl_op *op)
 		rpl_fdtab_set_cloexec(c->pr->tab, (long)op->ev.args[0], req == FIOCLEX);
 		return op->ev.ret < 0 ? op->ev.ret : 0;
 	}
-	if (req == IOT_FS_IOC_SETFLAGS)
+	if (iot_ioctl_flags((uint32_t)req))
 		return set_flags(c, op);
 	if (req != (unsigned long)FICLONE)
 		return rpl_skip(op, RPL_SKIP_UNSUPPORTED);

@@ -31,8 +31,9 @@
 #define BK_FLOCK	9	/* fcntl's third: with a lock command, the
 				 * struct flock into args[3..5]
 				 * (iot_flock_pack()) */
-#define BK_IOCFLAGS	10	/* ioctl's third: with FS_IOC_SETFLAGS, the
-				 * int it points at into args[3] */
+#define BK_IOCFLAGS	10	/* ioctl's third: with FS_IOC_SETFLAGS or
+				 * FS_IOC_FSSETXATTR, the flags it points
+				 * at into args[3] */
 #define AF_UNIX_	1
 
 #define NR_MMAP		9

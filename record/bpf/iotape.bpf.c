@@ -482,9 +482,9 @@ static long arg_one(__u64 i, void *ctx)
 			}
 		}
 	} else if (k == BK_IOCFLAGS && i == 2) {
-		/* FS_IOC_SETFLAGS (chattr): the int behind the pointer, in
-		 * the next argument; -1: not readable */
-		if ((__u32)e->args[1] == 0x40086602) {
+		/* FS_IOC_SETFLAGS (chattr), FS_IOC_FSSETXATTR: the flags
+		 * behind the pointer, in the next argument; -1: not readable */
+		if ((__u32)e->args[1] == 0x40086602 || (__u32)e->args[1] == 0x401c5820) {
 			__u32 v = 0;
 
 			e->args[3] = bpf_probe_read_user(&v, sizeof(v), (void *)e->args[2]) < 0 ?

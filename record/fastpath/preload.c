@@ -634,8 +634,9 @@ static uint32_t fp_gather(const struct iot_syscall *sc, uint64_t *a, struct fp_p
 		a[4] = (uint64_t)fl[1];
 		a[5] = (uint64_t)fl[2];
 	}
-	/* FS_IOC_SETFLAGS's int, in the argument after ioctl's three */
-	if (sc->nr == SYS_ioctl && (uint32_t)a[1] == IOT_FS_IOC_SETFLAGS)
+	/* FS_IOC_SETFLAGS's int, FS_IOC_FSSETXATTR's fsx_xflags, in the
+	 * argument after ioctl's three */
+	if (sc->nr == SYS_ioctl && iot_ioctl_flags((uint32_t)a[1]))
 		a[3] = a[2] ? (uint64_t)*(const uint32_t *)a[2] : (uint64_t)-1;
 	len = FP_ALIGN8(len);
 	for (i = 0; i < (uint32_t)pre->npst; i++)
