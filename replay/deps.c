@@ -575,8 +575,8 @@ static int order_until(struct rpl_plan *p, struct rpl_deps *d, int64_t t)
 
 /*
  * When an exit lets a lock go for good (rpl_deps_add(): the last
- * descriptor of an open file a lock was taken through, plan_fds.c
- * held_lock()).  The kernel closes an ending process's files well after
+ * descriptor of an open file a lock was taken through, plan_locks.c
+ * rpl_held_lock()).  The kernel closes an ending process's files well after
  * its exit_group's entry, once its memory is torn down, and after its
  * exit record's event (ptrace: the tracer let it go at its exit event;
  * bpf: sched_process_exit): tries without waiting (LOCK_NB, F_SETLK) of

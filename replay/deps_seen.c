@@ -332,7 +332,7 @@ static int lk_downgrade(const struct rpl_plan *p, const struct rpl_op *x, const 
 
 /*
  * And a lock let go, by an unlock or by a close, exec or exit that
- * closed what it was taken through (plan_fds.c held_lock(): struct
+ * closed what it was taken through (plan_locks.c rpl_held_lock(): struct
  * pend.frees), and another process's try without waiting that it
  * refused.  The try may have entered before the unlock took effect and
  * returned after it: recorded by ptrace, a sqlite3 writer's F_SETLK
@@ -351,7 +351,7 @@ static int lk_downgrade(const struct rpl_plan *p, const struct rpl_op *x, const 
 #define PULL_DEPTH 3
 
 /* Does pending op @e let go the locks of key @k (a close, exec or exit:
- * plan_fds.c held_lock())? */
+ * plan_locks.c rpl_held_lock())? */
 static int lets_go(const struct pend *e, uint64_t k)
 {
 	uint8_t j;

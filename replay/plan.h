@@ -21,10 +21,10 @@ struct rpl_planner {
 	struct rpl_map pipes;			/* resource ids of pipes (plan_fds.c, plan_pipes.c) */
 	struct rpl_map locked;			/* open file's resource id -> index in lock_keys */
 	uint64_t *lock_keys;			/* the lock key of each open file a lock was taken
-						 * through (plan_fds.c held_lock()) */
+						 * through (plan_locks.c rpl_held_lock()) */
 	size_t n_lock_keys, cap_lock_keys;
 	int frees_locks;			/* the op planned last is a close, exec or exit
-						 * that lets locks go (held_lock()); 2: an exit
+						 * that lets locks go (rpl_held_lock()); 2: an exit
 						 * that lets one go for good (rpl_deps_add()) */
 	struct rpl_fdends ends;			/* the plan tables' copies of each pipe end */
 	/* a FIFO's path (key_path()) -> the pipe resource its opens share
@@ -148,7 +148,7 @@ enum { PIPE_ONE = 1, PIPE_SOCK0, PIPE_SOCK1 };
 #define PIPE_KIND(v) ((v) & 3)
 #define PIPE_END0(v) ((v) >> 2)
 
-/* What plan_fds.c, plan_pipes.c and plan_socks.c share. */
+/* What plan_fds.c, plan_pipes.c, plan_socks.c and plan_locks.c share. */
 
 /*! rpl_key_norm() : key @k with its flag bits cleared, never 0. */
 uint64_t rpl_key_norm(uint64_t k);
@@ -162,6 +162,32 @@ uint64_t rpl_key_res(uint32_t res);
 int rpl_feeds_pipe(const struct iot_syscall *sc);
 /*! rpl_closes_at() : does an exit (or, @cloexec, an exec) close entry @f? */
 int rpl_closes_at(const struct rpl_fd *f, int cloexec);
+/*! rpl_path_hash() : the hash of path @s (@n bytes, its trailing slashes
+ *  dropped), which its keys are made of. */
+uint64_t rpl_path_hash(const char *s, size_t n);
+/*! rpl_has_key() : is @k one of the @n @keys? */
+int rpl_has_key(const uint64_t *keys, int n, uint64_t k);
+
+/* plan_locks.c: locks, and what lets them go. */
+
+/*! rpl_locks_of() : the key of the locks of the file at path hash @h. */
+uint64_t rpl_locks_of(uint64_t h);
+/*! rpl_is_lock() : does @ev take, release or test a lock? */
+int rpl_is_lock(const struct rpl_ev *ev);
+/*! rpl_held_lock() : the lock key of the open file of live entry @f, if a
+ *  lock was taken through it, else 0. */
+uint64_t rpl_held_lock(const struct rpl_planner *pl, const struct rpl_fd *f);
+/*! rpl_mark_locked() : a lock of key @k granted through the open file of
+ *  @f.  @return : 0 or -ENOMEM. */
+int rpl_mark_locked(struct rpl_planner *pl, const struct rpl_fd *f, uint64_t k);
+/*! rpl_held_locks() : the lock keys of the files of @tab that an exit (an
+ *  exec: @cloexec) closes, after the @n in @keys.  @return : how many now. */
+int rpl_held_locks(const struct rpl_planner *pl, const struct rpl_fdtab *tab, int cloexec,
+		   uint64_t *keys, int n);
+/*! rpl_lets_go_for_good() : does an exit that closes @tab let a lock go for
+ *  good (the open file it was taken through in no other table)? */
+int rpl_lets_go_for_good(const struct rpl_plan *p, const struct rpl_planner *pl,
+			 const struct rpl_fdtab *tab);
 
 /* plan_pipes.c: pipes, FIFOs and socket pairs. */
 

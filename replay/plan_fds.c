@@ -33,7 +33,7 @@ uint64_t rpl_key_norm(uint64_t k)
 
 /* The hash of path @s (@n bytes, its trailing slashes dropped): its key
  * (rpl_key_path()) and the key of its names (names_of()) are made of it. */
-static uint64_t path_hash(const char *s, size_t n)
+uint64_t rpl_path_hash(const char *s, size_t n)
 {
 	while (n > 1 && s[n - 1] == '/')
 		n--;
@@ -42,7 +42,7 @@ static uint64_t path_hash(const char *s, size_t n)
 
 uint64_t rpl_key_path(const char *s, size_t n)
 {
-	return rpl_key_norm(path_hash(s, n));
+	return rpl_key_norm(rpl_path_hash(s, n));
 }
 
 uint64_t rpl_path_key(const char *path)
@@ -66,7 +66,7 @@ int rpl_open_flags_arg(const struct iot_syscall *sc)
 }
 
 /* The length of the path of @s's parent (@s is @n bytes): "/" for a name
- * in the root, trailing slashes left to path_hash(). */
+ * in the root, trailing slashes left to rpl_path_hash(). */
 static size_t parent_len(const char *s, size_t n)
 {
 	size_t end, k = rpl_last_name(s, n, &end);
@@ -77,37 +77,13 @@ static size_t parent_len(const char *s, size_t n)
 /* The names in directory @s (its entries), apart from the directory
  * itself (rpl_key_path()): a listing or a removal of the directory depends
  * on them, a look-up of the directory (a mkdir -p, a stat, an open of a
- * file in it) does not.  Their key, from the directory's path_hash() @h
+ * file in it) does not.  Their key, from the directory's rpl_path_hash() @h
  * mixed (one to one: two paths' keys of names are as unlikely to meet as
  * their keys), not a second hash of the path with another seed. */
 static uint64_t names_of(uint64_t h)
 {
 	h = (h ^ 0x2545f4914f6cdd1dULL) * IOT_HASH_M;
 	return rpl_key_norm(h ^ (h >> 29));
-}
-
-/* The locks of the file at path-hash @h (flock's and fcntl's record
- * locks: is_lock()), a key of their own, made as names_of()'s is. */
-static uint64_t locks_of(uint64_t h)
-{
-	h = (h ^ 0x9e3779b97f4a7c15ULL) * IOT_HASH_M;
-	return rpl_key_norm(h ^ (h >> 31));
-}
-
-uint64_t rpl_locks_key(const char *path)
-{
-	return locks_of(path_hash(path, strlen(path)));
-}
-
-/* Does @op take, release or test a lock?  The locks of a file keep their
- * recorded order across processes: a process that waited for another's
- * unlock follows it, a lock refused (EAGAIN) or tested (F_GETLK) comes
- * before the next change, so that the replay's locks give the recorded
- * answers (ops_file.c take_lock()).  The file's data keys are not
- * involved: what a lock guards follows it in its own thread. */
-static int is_lock(const struct rpl_ev *ev)
-{
-	return ev->nr == SYS_flock || (ev->nr == SYS_fcntl && iot_fcntl_lock(ev->args[1]));
 }
 
 uint64_t rpl_key_res(uint32_t res)
@@ -137,7 +113,7 @@ int rpl_feeds_pipe(const struct iot_syscall *sc)
 	return sc && (sc->flags & (IOT_SCF_PIPE | IOT_SCF_CLOSE));
 }
 
-static int has_key(const uint64_t *keys, int n, uint64_t k)
+int rpl_has_key(const uint64_t *keys, int n, uint64_t k)
 {
 	while (n-- > 0)
 		if (keys[n] == k)
@@ -167,14 +143,14 @@ static int async_keys(const struct rpl_plan *p, struct rpl_fdtab *tab,
 		else if (!(x->api == IOT_AIO_URING && (x->flags & 1 /* IOSQE_FIXED_FILE */)) &&
 			 rpl_fdtab_get(tab, x->fd, &fe) == 0 && fe.res)
 			k = rpl_key_res(fe.res);
-		if (k && !has_key(keys, n, k))
+		if (k && !rpl_has_key(keys, n, k))
 			keys[n++] = k;
 	}
 	for (i = 0; i < op->n_mp && n < RPL_MAXRES; i++) {
 		const struct iot_mpages *m = &p->mp[op->mp_off + i];
 		uint64_t k = m->path ? rpl_key_path(m->path, m->path_len) : 0;
 
-		if (k && !has_key(keys, n, k))
+		if (k && !rpl_has_key(keys, n, k))
 			keys[n++] = k;
 	}
 	return n;
@@ -290,98 +266,6 @@ static int lists_names(const struct iot_syscall *sc, const struct rpl_op *op)
 int rpl_closes_at(const struct rpl_fd *f, int cloexec)
 {
 	return f->state == RPL_FD_LIVE && (!cloexec || f->cloexec);
-}
-
-/*
- * A lock goes with the descriptors that hold it: a flock() when its open
- * file's last descriptor closes, a process's record locks at its close
- * of any descriptor of the file, all of them at its exit, and those of
- * close-on-exec descriptors at an exec.  Such a close, exit or exec
- * changes the file's locks as an unlock does: the other processes' locks
- * refused before it come before it, those granted after it follow it.
- * Before, such a close was no lock call and kept no order with them:
- * a try without waiting (LOCK_NB, F_SETLK) that the holder's close had
- * refused when recorded was replayed after it, or the reverse, as the
- * replay's timing fell (tests/progs/lock_close).  An open file is marked
- * when a lock is first taken through it (mark_locked()), so that the
- * closes of open files never locked keep no order of locks.  The kernel
- * closes an exiting process's files tens of microseconds after its exit
- * is traced: an exit that lets a lock go for good (lets_go_for_good())
- * counts later than its entry (deps.c freed_at()), and such a close,
- * exec or exit, and an unlock, comes after the tries it refused that
- * returned after it (deps_seen.c).
- */
-static uint64_t held_lock(const struct rpl_planner *pl, const struct rpl_fd *f)
-{
-	uint32_t i;
-
-	if (!pl->locked.n || f->state != RPL_FD_LIVE || !f->res ||
-	    !rpl_map_get(&pl->locked, RPL_IK(f->res), &i) || i >= pl->n_lock_keys)
-		return 0;
-	return pl->lock_keys[i];
-}
-
-/* A lock granted through the open file of entry @f: its lock key @k
- * goes with that open file from now on. */
-static int mark_locked(struct rpl_planner *pl, const struct rpl_fd *f, uint64_t k)
-{
-	uint32_t i;
-	int err = 0;
-
-	if (!f->res || rpl_map_get(&pl->locked, RPL_IK(f->res), &i))
-		return 0;
-	RPL_GROW(pl->lock_keys, pl->n_lock_keys, pl->cap_lock_keys);
-	pl->lock_keys[pl->n_lock_keys] = k;
-	if (rpl_map_put(&pl->locked, RPL_IK(f->res), (uint32_t)pl->n_lock_keys) < 0)
-		return -ENOMEM;
-	pl->n_lock_keys++;
-out:
-	return err;
-}
-
-/* The lock keys of the files of @tab's descriptors that an exit or an
- * exec (@cloexec) closes (held_lock()), after the @n in @keys. */
-static int held_locks(const struct rpl_planner *pl, const struct rpl_fdtab *tab, int cloexec,
-		      uint64_t *keys, int n)
-{
-	uint32_t i;
-	uint64_t k;
-
-	for (i = 0; pl->locked.n && i < tab->n && n < RPL_MAXRES; i++)
-		if (rpl_closes_at(&tab->v[i], cloexec) && (k = held_lock(pl, &tab->v[i])) &&
-		    !has_key(keys, n, k))
-			keys[n++] = k;
-	return n;
-}
-
-/* Does an exit that closes @tab's descriptors let go a lock for good:
- * is the open file of one of them a lock was taken through (held_lock())
- * in no other table of the plan, a live process's or a forked child's
- * not yet started?  A child that inherited its parent's locked
- * descriptor (flock(1)'s command) lets nothing go at its end. */
-static int lets_go_for_good(const struct rpl_plan *p, const struct rpl_planner *pl,
-			    const struct rpl_fdtab *tab)
-{
-	uint32_t i, j;
-	size_t k;
-
-	for (i = 0; pl->locked.n && i < tab->n; i++) {
-		uint32_t res = tab->v[i].res;
-		int elsewhere = 0;
-
-		if (!rpl_closes_at(&tab->v[i], 0) || !held_lock(pl, &tab->v[i]))
-			continue;
-		for (k = 0; !elsewhere && k < p->n_procs + pl->n_snap; k++) {
-			const struct rpl_fdtab *t = k < p->n_procs ? p->procs[k].tab :
-								     pl->snap[k - p->n_procs];
-
-			for (j = 0; t && t != tab && !elsewhere && j < t->n; j++)
-				elsewhere = t->v[j].state == RPL_FD_LIVE && t->v[j].res == res;
-		}
-		if (!elsewhere)
-			return 1;
-	}
-	return 0;
 }
 
 /*
@@ -541,7 +425,7 @@ int rpl_plan_fds(struct rpl_plan *p, struct rpl_planner *pl, struct rpl_op *op,
 		/* each path hashed once, and its parent's once (its key and
 		 * the key of its names) */
 		size_t len = strlen(ev->path);
-		uint64_t h = path_hash(ev->path, len);
+		uint64_t h = rpl_path_hash(ev->path, len);
 
 		ADD(rpl_key_norm(h) | (look ? look : wdata ? RPL_KEY_NAME : 0));
 		/* A name made or removed looks up its directory (made
@@ -551,7 +435,7 @@ int rpl_plan_fds(struct rpl_plan *p, struct rpl_planner *pl, struct rpl_op *op,
 		 * temporary files into /tmp, were made to take turns as
 		 * recorded).  Failed, it changed no name. */
 		if (changes_names(sc, op)) {
-			uint64_t hp = path_hash(ev->path, parent_len(ev->path, len));
+			uint64_t hp = rpl_path_hash(ev->path, parent_len(ev->path, len));
 
 			ADD(rpl_key_norm(hp) | RPL_KEY_LOOK);
 			if (!look)
@@ -565,14 +449,14 @@ int rpl_plan_fds(struct rpl_plan *p, struct rpl_planner *pl, struct rpl_op *op,
 			 * first and met ENOENT.  Its directory only: a deeper
 			 * ancestor made was looked up by what made the
 			 * directories below it. */
-			ADD(rpl_key_norm(path_hash(ev->path, parent_len(ev->path, len))) | RPL_KEY_LOOK);
+			ADD(rpl_key_norm(rpl_path_hash(ev->path, parent_len(ev->path, len))) | RPL_KEY_LOOK);
 		}
 		/* what sees a directory's names: an open of it (a listing
 		 * reads them through that descriptor), its removal */
 		if (lists_names(sc, op))
 			ADD(names_of(h) | look);
-		if (is_lock(ev)) {
-			ADD(locks_of(h) | (ev->ret < 0 || (ev->nr == SYS_fcntl &&
+		if (rpl_is_lock(ev)) {
+			ADD(rpl_locks_of(h) | (ev->ret < 0 || (ev->nr == SYS_fcntl &&
 							   (ev->args[1] == F_GETLK ||
 							    ev->args[1] == F_OFD_GETLK)) ?
 					   RPL_KEY_LOOK : 0));
@@ -581,7 +465,7 @@ int rpl_plan_fds(struct rpl_plan *p, struct rpl_planner *pl, struct rpl_op *op,
 				int err;
 
 				if (rpl_fdtab_get(tab, (long)ev->args[0], &lf) == 0 &&
-				    (err = mark_locked(pl, &lf, locks_of(h))) < 0)
+				    (err = rpl_mark_locked(pl, &lf, rpl_locks_of(h))) < 0)
 					return err;
 			}
 		}
@@ -589,7 +473,7 @@ int rpl_plan_fds(struct rpl_plan *p, struct rpl_planner *pl, struct rpl_op *op,
 	/* a second name (rename's and link's target) is made too */
 	if (ev->path2 && iot_syscall_arg(sc, IOT_ARG_PATH2) >= 0) {
 		size_t len = strlen(ev->path2);
-		uint64_t hp = path_hash(ev->path2, parent_len(ev->path2, len));
+		uint64_t hp = rpl_path_hash(ev->path2, parent_len(ev->path2, len));
 
 		ADD(rpl_key_path(ev->path2, len) | look);
 		ADD(rpl_key_norm(hp) | RPL_KEY_LOOK);
@@ -850,9 +734,9 @@ int rpl_plan_fds(struct rpl_plan *p, struct rpl_planner *pl, struct rpl_op *op,
 			uint64_t k;
 
 			if (rpl_fdtab_get(tab, (long)ev->args[0], &c) == 0 &&
-			    (k = held_lock(pl, &c))) {
+			    (k = rpl_held_lock(pl, &c))) {
 				pl->frees_locks = 1;
-				if (!has_key(keys, n, k))
+				if (!rpl_has_key(keys, n, k))
 					ADD(k);
 			}
 			rpl_fdtab_close(tab, (long)ev->args[0]);
@@ -874,7 +758,7 @@ int rpl_plan_fds(struct rpl_plan *p, struct rpl_planner *pl, struct rpl_op *op,
 		if (k)
 			op->rflags |= RPL_OPF_ORDER_ENTER;
 		k = n;
-		n = held_locks(pl, tab, 1, keys, n);
+		n = rpl_held_locks(pl, tab, 1, keys, n);
 		pl->frees_locks = n > k;
 		rpl_fdtab_exec(tab);
 		break;
@@ -888,8 +772,8 @@ int rpl_plan_fds(struct rpl_plan *p, struct rpl_planner *pl, struct rpl_op *op,
 
 			n += rpl_pipe_keys(p, pl, tab, 0, keys + n, RPL_MAXRES - n);
 			k = n;
-			n = held_locks(pl, tab, 0, keys, n);
-			pl->frees_locks = n <= k ? 0 : lets_go_for_good(p, pl, tab) ? 2 : 1;
+			n = rpl_held_locks(pl, tab, 0, keys, n);
+			pl->frees_locks = n <= k ? 0 : rpl_lets_go_for_good(p, pl, tab) ? 2 : 1;
 		}
 		break;
 	}

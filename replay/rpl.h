@@ -1016,7 +1016,7 @@ struct rpl_deps *rpl_deps_new(void);
  *  resource keys @keys (0-ended, at most RPL_MAXRES): give the dependencies
  *  of every op added before it whose effect counted by its entry, and keep
  *  it until its own counts.  @frees: 1 where the op is a close, exec or
- *  exit that lets locks go (plan_fds.c held_lock()), 2 an exit that lets
+ *  exit that lets locks go (plan_locks.c rpl_held_lock()), 2 an exit that lets
  *  one go for good, whose effect counts later (deps.c says when), else 0.
  *  @return : 0 or -ENOMEM, -E2BIG. */
 int rpl_deps_add(struct rpl_plan *p, struct rpl_deps *d, uint32_t oi, const uint64_t *keys,
