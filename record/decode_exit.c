@@ -443,6 +443,10 @@ void rec_decode_exit(struct rec_ctx *c, struct rec_task *t, int64_t ret,
 			c->st.chroots++;
 		}
 		break;
+	case SYS_mount: case SYS_umount2: case SYS_pivot_root:
+		if (ret == 0)
+			c->st.mounts++;
+		break;
 	case SYS_rmdir: case SYS_unlinkat:
 		/* a directory not empty, whose entries the program never
 		 * named: listed, so that the starting tree has them (made

@@ -261,6 +261,7 @@ int rec_parse_opts(int argc, char **argv, struct rec_opts *o);
 struct rec_stats {
 	uint64_t events, processes, dropped, stops;
 	uint64_t chroots;		/* chroot() calls that succeeded */
+	uint64_t mounts;		/* mount, umount2, pivot_root that succeeded */
 	uint64_t compat_procs;		/* execs of 32-bit programs: not recorded */
 	char compat_first[128];		/* the first one's program */
 	uint64_t moves;			/* pinned pair moved off a busy CPU */

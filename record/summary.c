@@ -137,6 +137,16 @@ void rec_summary(const struct rec_ctx *c, uint64_t bytes)
 			"under one cannot load the fast path's library (ld.so said so, once a "
 			"start), and their calls were recorded at ptrace stops; --backend bpf "
 			"preloads nothing", (unsigned long long)c->st.chroots);
+	/* names are the program's; states are taken by name from the
+	 * recorder's mounts (under ptrace's fast path, the program's own
+	 * lstat before the call): a file seen through the workload's bind,
+	 * tmpfs or overlay is taken as what the recorder sees there */
+	if (c->st.mounts)
+		iot_msg(IOT_MSG_WARNING, CMD, "the workload changed its mounts %llu times "
+			"(mount, umount2, pivot_root): paths are recorded as it saw them, but "
+			"their starting states as the recorder sees them, and the replay makes "
+			"no mount: calls on files under those mount points may give other "
+			"results when replayed", (unsigned long long)c->st.mounts);
 	if (c->bpf_why)
 		iot_msg(IOT_MSG_INFO, CMD, "recorded with ptrace: the bpf backend did "
 			"not load (%s)", c->bpf_why);

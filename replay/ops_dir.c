@@ -437,6 +437,18 @@ static int64_t h_chdir(struct rpl_ctx *c, struct rpl_op *op)
 	return 0;
 }
 
+/*
+ * mount, umount2, pivot_root: not made.  The replay runs in the
+ * replayer's mount namespace, under --root, and a bind or tmpfs made there
+ * would outlive it; the names the workload gave after them are replayed in
+ * the one tree.  Counted as skipped (RPL_SKIP_MOUNT), and the summary says
+ * what that means for the calls under them.
+ */
+static int64_t h_mount(struct rpl_ctx *c, struct rpl_op *op)
+{
+	return rpl_skip(op, RPL_SKIP_MOUNT);
+}
+
 void rpl_ops_dir(rpl_handler *h)
 {
 	h[SYS_getdents] = h_getdents;
@@ -460,4 +472,7 @@ void rpl_ops_dir(rpl_handler *h)
 	h[SYS_fchdir] = h_chdir;
 	/* the names after it were recorded under its root: a look-up */
 	h[SYS_chroot] = h_chdir;
+	h[SYS_mount] = h_mount;
+	h[SYS_umount2] = h_mount;
+	h[SYS_pivot_root] = h_mount;
 }

@@ -32,6 +32,7 @@ static const char *const skip_names[RPL_SKIP_COUNT] = {
 	[RPL_SKIP_SIGNAL] = "interrupted by a signal when recorded (their time waited)",
 	[RPL_SKIP_DIRFD] = "failed under a directory descriptor the recording did not know",
 	[RPL_SKIP_REFUSED] = "refused when recorded by a lease, a cached lookup, a file size or descriptor limit",
+	[RPL_SKIP_MOUNT] = "mounts",
 };
 
 const char *rpl_skip_name(int why)
@@ -551,6 +552,11 @@ void rpl_print_summary(FILE *f, const struct rpl_opts *o, const struct rpl_resul
 		fprintf(f, "  listings     %llu directory listings returned other bytes in all than "
 			"recorded (entries missing or added: their getdents calls are mismatches)\n",
 			(unsigned long long)r->listings_differ);
+	if (r->skipped_by[RPL_SKIP_MOUNT])
+		fprintf(f, "  mounts       %llu mount, umount2 or pivot_root calls of the workload "
+			"not made: the replay runs in the replayer's mounts, so calls on files "
+			"it saw through its own (a bind, a tmpfs, an overlay, a new root) may "
+			"give other results\n", (unsigned long long)r->skipped_by[RPL_SKIP_MOUNT]);
 	if (r->probe_diffs) {
 		fprintf(f, "  capability probes differing (expected across filesystems): %llu",
 		       (unsigned long long)r->probe_diffs);

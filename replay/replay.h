@@ -41,6 +41,7 @@ enum rpl_skip {
 	RPL_SKIP_SIGNAL,	/* interrupted by a signal when recorded (EINTR, ERESTART*): no effect */
 	RPL_SKIP_DIRFD,		/* failed when recorded, relative to a directory descriptor it did not know */
 	RPL_SKIP_REFUSED,	/* refused when recorded by what the replay does not have: a lease (EAGAIN), a size limit (EFBIG) */
+	RPL_SKIP_MOUNT,		/* mount, umount2, pivot_root: the replay runs in the replayer's mounts */
 	RPL_SKIP_COUNT
 };
 
