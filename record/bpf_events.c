@@ -205,7 +205,7 @@ static void pre_of_call(struct rec_ctx *c, struct rec_task *t, const struct be_e
 	 * lstat() to tell what it was (each program start's ENOENT of
 	 * /etc/ld.so.preload: 503 lstat()s for 400 starts) */
 	if (enoent && (!follows_leaf(sc, t->raw) || rec_pset_has(&c->seen, p, len) ||
-		       lstat(p, &sb) < 0 || !S_ISLNK(sb.st_mode))) {
+		       rec_fuse_under_now(p) || lstat(p, &sb) < 0 || !S_ISLNK(sb.st_mode))) {
 		pre_absent(&pre[0]);
 		v->pre[ip] = &pre[0];
 	}

@@ -493,6 +493,7 @@ int cmd_record(int argc, char **argv)
 		attach_argv[2] = NULL;
 		hargv = attach_argv;
 	}
+	rec_fuse_baseline();
 	rec_header_fill(&h, &o, c->seccomp_on, stop_cost, hargv, fast,
 			c->bpf && c->fast ? "mixed" : c->bpf ? "bpf" : c->bpf_why ? "ptrace (bpf unavailable)" : "ptrace");
 	rec_stamp("header");

@@ -505,7 +505,14 @@ int rec_decode_entry(struct rec_ctx *c, struct rec_task *t, int nr,
 		t->in_syscall = 1;
 		return 1;
 	}
-	if (has_path && ev->path && !empty) {
+	/* no state of a mount's target: under bpf the call is decoded
+	 * after it ran, or while it runs, and a look at a FUSE mount's root
+	 * then waits for its daemon, a followed process that may be waiting
+	 * for the recorder (fuse_mounts.c); its state before the mount is
+	 * no file the replay reads (the mount is not replayed) */
+	if (nr == SYS_mount)
+		rec_fuse_scan();
+	if (has_path && ev->path && !empty && nr != SYS_mount) {
 		int pi = iot_syscall_path_arg(sc);
 
 		if (ev->path[0] == '/' && ev->path[1] == 'd' &&

@@ -446,6 +446,8 @@ void rec_decode_exit(struct rec_ctx *c, struct rec_task *t, int64_t ret,
 	case SYS_mount: case SYS_umount2: case SYS_pivot_root:
 		if (ret == 0)
 			c->st.mounts++;
+		if (ret == 0 && nr == SYS_mount)
+			rec_fuse_scan();
 		break;
 	case SYS_rmdir: case SYS_unlinkat:
 		/* a directory not empty, whose entries the program never

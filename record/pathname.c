@@ -156,7 +156,11 @@ int rec_path_magic(struct rec_ctx *c, struct rec_task *t, char **pp, uint32_t *l
 /* Pseudo filesystems are neither snapshot nor replayed. */
 int rec_path_skipped(const char *p)
 {
-	if (p[0] != '/' || (p[1] != 'p' && p[1] != 's' && p[1] != 'd'))
+	if (p[0] != '/')
+		return 0;
+	if (rec_fuse_under(p))
+		return 1;
+	if (p[1] != 'p' && p[1] != 's' && p[1] != 'd')
 		return 0;
 	return strncmp(p, "/proc", 5) == 0 && (p[5] == '/' || !p[5]) ? 1 :
 	       strncmp(p, "/sys", 4) == 0 && (p[4] == '/' || !p[4]) ? 1 :

@@ -75,8 +75,23 @@ char *rec_task_path_abs(const struct rec_task *t, const char *base, const char *
  * (if not NULL): N where it is a descriptor of @t's own table, else -1 */
 int rec_path_magic(struct rec_ctx *c, struct rec_task *t, char **p, uint32_t *len,
 		   long *self);
-/* 1 if @p lies in a pseudo filesystem (/proc, /sys, /dev) */
+/* 1 if @p lies in a pseudo filesystem (/proc, /sys, /dev), or in a FUSE
+ * mount the workload made (rec_fuse_under()) */
 int rec_path_skipped(const char *p);
+
+/* ---- fuse_mounts.c: FUSE mounts made while recording ---- */
+/* the FUSE mounts there before the program starts: not the workload's */
+void rec_fuse_baseline(void);
+/* read the mount table again: at the workload's mount() */
+void rec_fuse_scan(void);
+/* 1 if @p is on a FUSE mount made since rec_fuse_baseline(): its daemon
+ * may be a followed process, and a look at @p waits for it */
+int rec_fuse_under(const char *p);
+/* the same, the table read again first if it changed (a poll(): before
+ * a look at @p, not for every path a call names) */
+int rec_fuse_under_now(const char *p);
+/* how many such mounts were found */
+int rec_fuse_made(void);
 
 /* ---- pathset.c: sets of paths ---- */
 int rec_pset_init(struct rec_pathset *s);

@@ -258,6 +258,10 @@ static int take_one(struct rec_ctx *c, const char *p, uint32_t len, int depth,
 	struct stat sb;
 	int r, ok;
 
+	/* a FUSE mount the workload made: a look waits for its daemon,
+	 * which may be waiting for the recorder (fuse_mounts.c) */
+	if (rec_fuse_under_now(p) || (sp != p && rec_fuse_under(sp)))
+		return 0;
 	/* an entry met under another name: its state is there */
 	if ((r = rec_entry_met(c, p, sp)) != 0)
 		return r < 0 ? r : 0;

@@ -147,6 +147,11 @@ void rec_summary(const struct rec_ctx *c, uint64_t bytes)
 			"their starting states as the recorder sees them, and the replay makes "
 			"no mount: calls on files under those mount points may give other "
 			"results when replayed", (unsigned long long)c->st.mounts);
+	if (rec_fuse_made())
+		iot_msg(IOT_MSG_WARNING, CMD, "the workload mounted %d FUSE filesystems: no "
+			"starting state was taken under them (a look there waits for their "
+			"daemon, which the recorder follows), so the replay starts without "
+			"those files", rec_fuse_made());
 	if (c->bpf_why)
 		iot_msg(IOT_MSG_INFO, CMD, "recorded with ptrace: the bpf backend did "
 			"not load (%s)", c->bpf_why);
