@@ -62,6 +62,19 @@ static fp_stub_fn fp_stub;
 static __thread struct fp_slot *fp_tls;
 static __thread uint64_t fp_carry;	/* see fp_call() */
 
+/*
+ * 1 while this process's state above is its own: a word in a page the
+ * kernel zeroes in a child made without CLONE_VM (MADV_WIPEONFORK).  A
+ * child of the raw clone syscall (bubblewrap's raw_clone(), a program's
+ * own syscall(SYS_clone, SIGCHLD, ...)) runs no atfork handler: it kept
+ * its parent's ring slot, and its in-process calls were logged as its
+ * parent's, its parent's tid on each (a read of an eventfd its parent
+ * writes then waited in the replay for a write after it in its own
+ * thread: 2 s, EAGAIN).  fp_call() finds the word 0 and does what the
+ * handler does.  NULL where the page could not be made.
+ */
+static volatile int *fp_own;
+
 static int fp_register(struct fp_shm *h);
 
 static void fp_atfork_child(void)
@@ -72,6 +85,24 @@ static void fp_atfork_child(void)
 	 * or an munmap of them would not switch it off first */
 	if (fp_state > 0 && fp_register(fp_hdr) < 0)
 		fp_state = -1;
+	if (fp_own)
+		*fp_own = 1;
+}
+
+/* the page of fp_own, through the stub (the library's own calls) */
+static void fp_own_page(void)
+{
+	long p = fp_stub(SYS_mmap, 0, 4096, PROT_READ | PROT_WRITE,
+			 MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+
+	if (p < 0 && p > -4096)
+		return;
+	if (fp_stub(SYS_madvise, p, 4096, MADV_WIPEONFORK, 0, 0, 0) != 0) {
+		fp_stub(SYS_munmap, p, 4096, 0, 0, 0, 0);
+		return;
+	}
+	fp_own = (volatile int *)p;
+	*fp_own = 1;
 }
 
 /* tell the recorder where this process mapped the rings and where its
@@ -176,6 +207,7 @@ static int fp_init(void)
 	fp_hdr = h;
 	iot_syscall_by_nr(0);	/* build the table now, not inside a call */
 	pthread_atfork(NULL, NULL, fp_atfork_child);
+	fp_own_page();
 	fp_state = 1;
 	fp_patch_libc(h);
 	/* Its own start (the stub, the rings, patching libc) is the
@@ -849,6 +881,9 @@ long fp_call(int nr, long a0, long a1, long a2, long a3, long a4, long a5)
 	/* a vfork child shares our memory and TLS: no ring while one runs */
 	if (__atomic_load_n(&fp_hdr->hold, __ATOMIC_ACQUIRE))
 		return fp_slow(nr, a0, a1, a2, a3, a4, a5);
+	/* a child of a raw clone: its parent's slot and registration */
+	if (fp_own && !*fp_own)
+		fp_atfork_child();
 	s = fp_tls;
 	if (!s) {
 		s = fp_claim();
