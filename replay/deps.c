@@ -583,7 +583,7 @@ static int order_until(struct rpl_plan *p, struct rpl_deps *d, int64_t t)
  * another process that entered after the exit did, and after that
  * record, up to 74 us on, were refused.  Counted from its entry, the exit
  * came before them and they were granted in the replay
- * (tests/progs/lock_exit: 99 of 100 tries, ptrace).  It counts just
+ * (tests/progs/lock_letgo with exit: 99 of 100 tries, ptrace).  It counts just
  * before the first sign that the lock was free: the end of its
  * process's reap (a wait4 that began before it: rpl_proc.reaped_at, or
  * one of the next FREED_SCAN ops), or of the first lock granted to

@@ -45,7 +45,7 @@ int rpl_is_lock(const struct rpl_ev *ev)
  * Before, such a close was no lock call and kept no order with them:
  * a try without waiting (LOCK_NB, F_SETLK) that the holder's close had
  * refused when recorded was replayed after it, or the reverse, as the
- * replay's timing fell (tests/progs/lock_close).  An open file is marked
+ * replay's timing fell (tests/progs/lock_letgo).  An open file is marked
  * when a lock is first taken through it (rpl_mark_locked()), so that the
  * closes of open files never locked keep no order of locks.  The kernel
  * closes an exiting process's files tens of microseconds after its exit

@@ -15,12 +15,12 @@ set -u
 . "$SRCDIR/tests/integration/lib.sh"
 need_iotape_cmd record
 need_iotape_cmd replay
-[ -x "$PROGS/lock_close" ] || fail "$PROGS/lock_close is not built (make tests)"
+[ -x "$PROGS/lock_letgo" ] || fail "$PROGS/lock_letgo is not built (make tests)"
 tmp_dir /var/tmp/iotape-test
 for b in auto ptrace; do
 	mkdir -p "$T/$b/w" "$T/$b/r"
 	(cd "$T/$b/w" && "$IOTAPE" record -q --backend "$b" -o "$T/$b/t.iotape" -- \
-		"$PROGS/lock_close" "$T/$b/w/f" 100) >"$T/$b/rec.out" 2>&1 ||
+		"$PROGS/lock_letgo" "$T/$b/w/f" 100 close) >"$T/$b/rec.out" 2>&1 ||
 		{ cat "$T/$b/rec.out"; fail "$b: record: exit $?"; }
 	n=$("$IOTAPE" dump "$T/$b/t.iotape" | grep -cE ' (flock\([0-9]+, LOCK_|fcntl\([0-9]+, F_SETLK, )')
 	[ "$n" -ge 200 ] || fail "$b: the trace has $n lock calls, not 200 or more"

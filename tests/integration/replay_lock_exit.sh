@@ -18,14 +18,14 @@ set -u
 need_iotape_cmd record
 need_iotape_cmd replay
 need_ptrace
-[ -x "$PROGS/lock_exit" ] || fail "$PROGS/lock_exit is not built (make tests)"
+[ -x "$PROGS/lock_letgo" ] || fail "$PROGS/lock_letgo is not built (make tests)"
 tmp_dir /var/tmp/iotape-test
 backends=(ptrace)
 ! bpf_loads "$T" || backends+=(bpf)
 for b in "${backends[@]}"; do
 	mkdir -p "$T/$b/w" "$T/$b/r"
 	(cd "$T/$b/w" && "$IOTAPE" record -q --backend "$b" -o "$T/$b/t.iotape" -- \
-		"$PROGS/lock_exit" "$T/$b/w/f" 100) >"$T/$b/rec.out" 2>&1 ||
+		"$PROGS/lock_letgo" "$T/$b/w/f" 100 exit) >"$T/$b/rec.out" 2>&1 ||
 		{ cat "$T/$b/rec.out"; fail "$b: record: exit $?"; }
 	n=$("$IOTAPE" dump "$T/$b/t.iotape" | grep -cE ' (flock\(3, LOCK_EX\|LOCK_NB\)|fcntl\(3, F_SETLK, .*F_WRLCK)')
 	[ "$n" -ge 100 ] || fail "$b: the trace has $n of the parent's tries, not 100"

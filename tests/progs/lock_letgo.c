@@ -1,15 +1,17 @@
 /*
- * lock_exit.c - locks let go as their holder ends, raced by another
- * process's tries that do not wait:
- *   lock_exit FILE [ROUNDS]
+ * lock_letgo.c - locks let go without an unlock, by their holder's close
+ * or its end, raced by another process's tries that do not wait:
+ *   lock_letgo FILE [ROUNDS [close|exit]]
  * Each round forks a child that opens FILE, locks it (flock() LOCK_EX in
- * even rounds, fcntl() F_SETLK of bytes 0-9 in odd ones), says so through
- * a pipe and ends without an unlock: its exit lets the lock go.  The
+ * even rounds, fcntl() F_SETLK of bytes 0-9 in odd ones) and says so
+ * through a pipe.  With close (the default) it then closes its
+ * descriptor without an unlock, which lets the lock go, and ends 5 ms
+ * later; with exit it ends at once, and its exit lets the lock go.  The
  * parent, once told, asks for the same lock through a descriptor of its
  * own without waiting (LOCK_NB, F_SETLK) and, granted, unlocks it.
- * Whether a try came before the child's end or after it is the race's:
- * some are refused (EAGAIN), the others granted, and a replay has to
- * answer each as recorded.  Exits 0 unless a call failed otherwise.
+ * Whether a try came before the child's close or end or after it is the
+ * race's: some are refused (EAGAIN), the others granted, and a replay has
+ * to answer each as recorded.  Exits 0 unless a call failed otherwise.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -34,10 +36,12 @@ static int setlk(int fd, short type)
 int main(int argc, char **argv)
 {
 	int rounds = argc > 2 ? atoi(argv[2]) : 100, i, fd, p[2], refused = 0, bad = 0;
-	char b;
+	int by_exit = argc > 3 && strcmp(argv[3], "exit") == 0;
+	char b = 1;
 
-	if (argc < 2 || (fd = open(argv[1], O_RDWR | O_CREAT, 0644)) < 0) {
-		fprintf(stderr, "usage: lock_exit FILE [ROUNDS]\n");
+	if (argc < 2 || (argc > 3 && !by_exit && strcmp(argv[3], "close") != 0) ||
+	    (fd = open(argv[1], O_RDWR | O_CREAT, 0644)) < 0) {
+		fprintf(stderr, "usage: lock_letgo FILE [ROUNDS [close|exit]]\n");
 		return 2;
 	}
 	for (i = 0; i < rounds; i++) {
@@ -49,10 +53,14 @@ int main(int argc, char **argv)
 		if (pid == 0) {
 			int h = open(argv[1], O_RDWR);
 
-			if (h < 0 || (by_flock ? flock(h, LOCK_EX) : setlk(h, F_WRLCK)) < 0)
+			if (h < 0 || (by_flock ? flock(h, LOCK_EX) : setlk(h, F_WRLCK)) < 0 ||
+			    write(p[1], &b, 1) != 1)
 				_exit(1);
-			b = 1;
-			_exit(write(p[1], &b, 1) == 1 ? 0 : 1);
+			if (by_exit)
+				_exit(0);	/* its end lets the lock go */
+			close(h);	/* lets the lock go */
+			usleep(5000);
+			_exit(0);
 		}
 		close(p[1]);
 		if (read(p[0], &b, 1) != 1)
