@@ -239,6 +239,16 @@ void dump_print_state(FILE *f, const struct iot_path_state *ps, int64_t base)
 			fprintf(f, "(%u)", e->xattrs[i].value_len);
 		}
 	}
+	if (e && e->attr_flags) {
+		/* as chattr names them: a, i, d */
+		fputs(" attrs=", f);
+		if (e->attr_flags & IOT_PS_ATTR_APPEND)
+			fputc('a', f);
+		if (e->attr_flags & IOT_PS_ATTR_IMMUTABLE)
+			fputc('i', f);
+		if (e->attr_flags & IOT_PS_ATTR_NODUMP)
+			fputc('d', f);
+	}
 	if (ps->flags & IOT_PS_LISTED)
 		fputs(" (listed)", f);
 	if (ps->flags & IOT_PS_AGAIN)

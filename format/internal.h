@@ -192,7 +192,8 @@ struct iot_ps_cols {
  *  Set the path state columns of @ch from the @n states @ps; @in_table[i]
  *  is 1 + the index of state i's path in the chunk's string table, or 0.
  *  @return : 0; 1 if a path or target holds a 0 byte, or a state has
- *  extended attributes (then the states must be written as messages);
+ *  extended attributes or attribute flags (then the states must be
+ *  written as messages);
  *  -ENOMEM. */
 int iot_ps_pack(Iotape__PathState *const *ps, size_t n, const uint32_t *in_table,
 		struct iot_ps_cols *pc, Iotape__Chunk *ch);

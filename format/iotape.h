@@ -431,7 +431,19 @@ struct iot_ps_extra {
 	uint32_t n_data;
 	uint32_t n_xattrs;		/* its extended attributes */
 	const struct iot_xattr *xattrs;
+	/* chattr's flags of a regular file or directory, as FS_IOC_GETFLAGS
+	 * gives them, of IOT_PS_ATTR_FLAGS only: append-only, immutable
+	 * (what a replay's starting tree must have for the calls they
+	 * refused to fail again), no-dump; 0: none */
+	uint32_t attr_flags;
 };
+
+/* The attribute flags a path state keeps (FS_APPEND_FL, FS_IMMUTABLE_FL,
+ * FS_NODUMP_FL of <linux/fs.h>). */
+#define IOT_PS_ATTR_IMMUTABLE 0x10u
+#define IOT_PS_ATTR_APPEND 0x20u
+#define IOT_PS_ATTR_NODUMP 0x40u
+#define IOT_PS_ATTR_FLAGS (IOT_PS_ATTR_IMMUTABLE | IOT_PS_ATTR_APPEND | IOT_PS_ATTR_NODUMP)
 
 struct iot_path_state {
 	const char *path;
@@ -447,7 +459,8 @@ struct iot_path_state {
 	uint32_t nlink;
 	uint64_t dev, ino, rdev;
 	int64_t t_ns;			/* when it was taken */
-	/* a sparse file's data ranges, extended attributes; NULL: none */
+	/* a sparse file's data ranges, extended attributes, attribute
+	 * flags; NULL: none */
 	const struct iot_ps_extra *extra;
 };
 

@@ -75,7 +75,7 @@ int iot_ps_pack(Iotape__PathState *const *ps, size_t n, const uint32_t *in_table
 	for (i = 0; i < n; i++)
 		if ((ps[i]->has_path && memchr(ps[i]->path.data, 0, ps[i]->path.len)) ||
 		    (ps[i]->has_target && memchr(ps[i]->target.data, 0, ps[i]->target.len)) ||
-		    ps[i]->n_xattr_names)
+		    ps[i]->n_xattr_names || ps[i]->attr_flags)
 			return 1;
 	if (!n)
 		return 0;

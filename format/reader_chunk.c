@@ -288,7 +288,7 @@ static int fill_process(struct iot_reader *r, const Iotape__Process *m,
 
 /* What few states have (a sparse file's data ranges, extended
  * attributes: names and values pairwise, a name without a value with an
- * empty one) into @s->extra, if @m has any. */
+ * empty one; attribute flags) into @s->extra, if @m has any. */
 static void fill_extra(struct iot_reader *r, const Iotape__PathState *m,
 		       struct iot_path_state *s)
 {
@@ -296,11 +296,12 @@ static void fill_extra(struct iot_reader *r, const Iotape__PathState *m,
 	struct iot_xattr *x;
 	size_t i;
 
-	if (!(m->flags & IOT_PS_SPARSE) && !m->n_xattr_names)
+	if (!(m->flags & IOT_PS_SPARSE) && !m->n_xattr_names && !m->attr_flags)
 		return;
 	if (m->n_xattr_names > UINT32_MAX || !(e = iot_arena_alloc(r->arena, sizeof(*e))))
 		return;
 	memset(e, 0, sizeof(*e));
+	e->attr_flags = m->attr_flags & IOT_PS_ATTR_FLAGS;
 	if (m->flags & IOT_PS_SPARSE) {
 		e->data = m->data;
 		e->n_data = (uint32_t)(m->n_data / 2);

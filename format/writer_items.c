@@ -158,6 +158,8 @@ int iot_writer_path_state(struct iot_writer *w, const struct iot_path_state *s)
 		}
 		m->n_xattr_names = m->n_xattr_values = e->n_xattrs;
 	}
+	if (e && (e->attr_flags & IOT_PS_ATTR_FLAGS))
+		SET(m, attr_flags, e->attr_flags & IOT_PS_ATTR_FLAGS);
 	w->ps[w->n_ps++] = m;
 	return iot_wr_maybe_flush(w);
 }

@@ -12,6 +12,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <sys/sysmacros.h>
 #include <unistd.h>
 
 #include "hash.h"
@@ -60,12 +61,44 @@ void rec_names_changed(struct rec_ctx *c)
 		c->links->gen++;
 }
 
+uint32_t rec_statx_attr(const struct statx *sx)
+{
+	uint64_t a = sx->stx_attributes & sx->stx_attributes_mask;
+
+	return ((a & STATX_ATTR_APPEND) ? IOT_PS_ATTR_APPEND : 0) |
+	       ((a & STATX_ATTR_IMMUTABLE) ? IOT_PS_ATTR_IMMUTABLE : 0) |
+	       ((a & STATX_ATTR_NODUMP) ? IOT_PS_ATTR_NODUMP : 0);
+}
+
+/* What lstat() gives, from @sx. */
+static void stat_from_statx(struct stat *sb, const struct statx *sx)
+{
+	memset(sb, 0, sizeof(*sb));
+	sb->st_dev = makedev(sx->stx_dev_major, sx->stx_dev_minor);
+	sb->st_ino = sx->stx_ino;
+	sb->st_mode = sx->stx_mode;
+	sb->st_nlink = sx->stx_nlink;
+	sb->st_uid = sx->stx_uid;
+	sb->st_gid = sx->stx_gid;
+	sb->st_rdev = makedev(sx->stx_rdev_major, sx->stx_rdev_minor);
+	sb->st_size = (off_t)sx->stx_size;
+	sb->st_blksize = sx->stx_blksize;
+	sb->st_blocks = (blkcnt_t)sx->stx_blocks;
+	sb->st_atim = (struct timespec){ sx->stx_atime.tv_sec, sx->stx_atime.tv_nsec };
+	sb->st_mtim = (struct timespec){ sx->stx_mtime.tv_sec, sx->stx_mtime.tv_nsec };
+	sb->st_ctim = (struct timespec){ sx->stx_ctime.tv_sec, sx->stx_ctime.tv_nsec };
+}
+
 /* lstat() of @p, which may be longer than a lookup takes (PATH_MAX: a
- * walk below a deep tree): its directories then opened in parts */
-int rec_lstat_long(const char *p, struct stat *sb)
+ * walk below a deep tree): its directories then opened in parts.  Made
+ * with statx(), whose answer has the file's attribute flags too (an
+ * append-only or immutable file must be one in the replay's starting
+ * tree): no second call for them. */
+int rec_lstat_long(const char *p, struct stat *sb, uint32_t *attr)
 {
 	char part[3073];
 	int dfd = AT_FDCWD, fd, r;
+	struct statx sx;
 
 	while (strlen(p) >= PATH_MAX) {
 		size_t cut = sizeof(part) - 1;
@@ -86,9 +119,14 @@ int rec_lstat_long(const char *p, struct stat *sb)
 		while (*p == '/')
 			p++;
 	}
-	r = fstatat(dfd, p, sb, AT_SYMLINK_NOFOLLOW);
+	r = statx(dfd, p, AT_SYMLINK_NOFOLLOW | AT_NO_AUTOMOUNT, STATX_BASIC_STATS, &sx);
 	if (dfd != AT_FDCWD)
 		close(dfd);
+	if (r == 0) {
+		stat_from_statx(sb, &sx);
+		if (attr)
+			*attr = rec_statx_attr(&sx);
+	}
 	return r;
 }
 
@@ -107,7 +145,7 @@ int rec_is_symlink(struct rec_ctx *c, const char *p, size_t n)
 		    memcmp(e->path, p, n) == 0)
 			return e->link;
 	}
-	link = rec_lstat_long(p, &sb) == 0 && S_ISLNK(sb.st_mode);
+	link = rec_lstat_long(p, &sb, NULL) == 0 && S_ISLNK(sb.st_mode);
 	if (lc && (copy = malloc(n + 1)) != NULL) {
 		__typeof__(lc->e[0]) *e = &lc->e[h & (LINK_SLOTS - 1)];
 

@@ -256,6 +256,7 @@ static int take_one(struct rec_ctx *c, const char *p, uint32_t len, int depth,
 	struct iot_ps_extra ex;
 	const char *sp = rec_stat_path(c, p, spbuf, sizeof(spbuf));
 	struct stat sb;
+	uint32_t attr = 0;
 	int r, ok;
 
 	/* a FUSE mount the workload made: a look waits for its daemon,
@@ -279,7 +280,7 @@ static int take_one(struct rec_ctx *c, const char *p, uint32_t len, int depth,
 	} else if (how == ANC_MISSING) {
 		ok = 0;
 	} else {
-		ok = rec_lstat_long(sp, &sb) == 0;
+		ok = rec_lstat_long(sp, &sb, &attr) == 0;
 		if (ok && pre)
 			as_opened(&sb, &pre->op);
 		if (!ok && how == ANC_PARENT_OF_EXISTING) {
@@ -292,6 +293,14 @@ static int take_one(struct rec_ctx *c, const char *p, uint32_t len, int depth,
 	if (ok) {
 		rec_state_from_stat(&ps, &sb);
 		if (S_ISREG(sb.st_mode) || S_ISDIR(sb.st_mode)) {
+			struct statx sx;
+
+			/* the program's lstat has no attribute flags: asked
+			 * here (the mask 0 still gives them) */
+			if (pre && !pre->opened &&
+			    statx(AT_FDCWD, sp, AT_SYMLINK_NOFOLLOW | AT_NO_AUTOMOUNT, 0, &sx) == 0)
+				attr = rec_statx_attr(&sx);
+			ex.attr_flags = attr;
 			ex.n_xattrs = take_xattrs(c, sp, xa);
 			ex.xattrs = xa;
 			r = data_ranges(sp, &sb, ranges, REC_DATA_RANGES);
@@ -312,7 +321,7 @@ static int take_one(struct rec_ctx *c, const char *p, uint32_t len, int depth,
 			rec_read_target(&ps, AT_FDCWD, sp, target, sizeof(target));
 		}
 	}
-	if (ex.n_xattrs || (ps.flags & IOT_PS_SPARSE))
+	if (ex.n_xattrs || ex.attr_flags || (ps.flags & IOT_PS_SPARSE))
 		ps.extra = &ex;
 	/* type 0 says "did not exist before the workload touched it" */
 	r = iot_writer_path_state(c->w, &ps);

@@ -17,8 +17,11 @@
  * inode, then its name */
 #define ENTRY_KEY_MAX (16 + 256)
 
-/* lstat() of @p, also past PATH_MAX */
-int rec_lstat_long(const char *p, struct stat *sb);
+/* lstat() of @p, also past PATH_MAX; @attr (if not NULL): its
+ * attribute flags of IOT_PS_ATTR_FLAGS, which statx() gives with the rest */
+int rec_lstat_long(const char *p, struct stat *sb, uint32_t *attr);
+/* statx()'s attributes of @sx as chattr's flags (IOT_PS_ATTR_FLAGS) */
+uint32_t rec_statx_attr(const struct statx *sx);
 /* the path to lstat for recorded path @p ("NAME/.." cleaned where NAME
  * is no symlink): @p itself, or @buf */
 const char *rec_stat_path(struct rec_ctx *ctx, const char *p, char *buf, size_t cap);

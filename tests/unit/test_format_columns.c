@@ -348,6 +348,54 @@ static void test_writer_xattrs(void **state)
 	iot_arena_free(a);
 }
 
+/* A state with attribute flags (chattr +a, +i) goes as a message, and
+ * the flags read back, past IOT_PS_ATTR_FLAGS cut off; one without has
+ * no extra. */
+static void test_writer_attr_flags(void **state)
+{
+	struct iot_writer *w;
+	struct iot_reader *r;
+	struct iot_header h;
+	struct iot_path_state ps;
+	struct iot_ps_extra ex = { 0 };
+	struct iot_item it;
+	struct iot_arena *a = iot_arena_new(0);
+	Iotape__Chunk *ch;
+	uint8_t *buf;
+
+	fill_header(&h);
+	assert_int_equal(iot_writer_open(&w, tpath("wa.iotape"), &h, &manual_opts), 0);
+	memset(&ps, 0, sizeof(ps));
+	ps.path = "/d/log";
+	ps.path_len = 6;
+	ps.type = S_IFREG;
+	ex.attr_flags = IOT_PS_ATTR_APPEND | IOT_PS_ATTR_IMMUTABLE | 0x80000;	/* + extents */
+	ps.extra = &ex;
+	assert_int_equal(iot_writer_path_state(w, &ps), 0);
+	ps.path = "/d";
+	ps.path_len = 2;
+	ps.extra = NULL;
+	assert_int_equal(iot_writer_path_state(w, &ps), 0);
+	assert_int_equal(iot_writer_close(w, 0), 0);
+	ch = first_chunk(tpath("wa.iotape"), a, &buf, &h);
+	assert_int_equal(ch->n_ps_path, 0);
+	assert_int_equal(ch->n_path_states, 2);
+	assert_true(ch->path_states[0]->has_attr_flags);
+	assert_false(ch->path_states[1]->has_attr_flags);
+	free(buf);
+	iot_arena_reset(a);
+	assert_int_equal(iot_reader_open(&r, tpath("wa.iotape")), 0);
+	assert_int_equal(iot_reader_next(r, &it), 1);
+	assert_non_null(it.u.ps.extra);
+	assert_int_equal(it.u.ps.extra->attr_flags, IOT_PS_ATTR_APPEND | IOT_PS_ATTR_IMMUTABLE);
+	assert_int_equal(it.u.ps.extra->n_xattrs, 0);
+	assert_int_equal(iot_reader_next(r, &it), 1);
+	assert_string_equal(it.u.ps.path, "/d");
+	assert_null(it.u.ps.extra);
+	iot_reader_close(r);
+	iot_arena_free(a);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -355,6 +403,7 @@ int main(void)
 		cmocka_unit_test(test_reject_13),
 		cmocka_unit_test(test_writer_13),
 		cmocka_unit_test(test_writer_xattrs),
+		cmocka_unit_test(test_writer_attr_flags),
 	};
 
 	return cmocka_run_group_tests(tests, setup, teardown);
