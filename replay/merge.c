@@ -349,6 +349,8 @@ void rpl_result_add(struct rpl_result *t, const struct rpl_result *r, int client
 	t->prep_kept += r->prep_kept;
 	t->prep_xattrs += r->prep_xattrs;
 	t->prep_xattrs_not += r->prep_xattrs_not;
+	t->prep_attr_flags += r->prep_attr_flags;
+	t->prep_attr_flags_not += r->prep_attr_flags_not;
 	t->prep_devs += r->prep_devs;
 	t->prep_devs_nodrv += r->prep_devs_nodrv;
 	t->prep_devs_not += r->prep_devs_not;

@@ -485,6 +485,7 @@ static int keep_found(struct prep *pp, const struct rpl_name *n, const struct io
 		return 0;
 	if (fstat(fd, &fst) == 0 && fst.st_ino == st.st_ino && fst.st_dev == st.st_dev &&
 	    S_ISREG(fst.st_mode)) {
+		rpl_prep_clear_attr_flags(fd, NULL);	/* set again last, if recorded */
 		set_attrs_fd(pp, fd, ps, 0);
 		set_xattrs_fd(pp, fd, ps);
 		kept = 1;
@@ -542,6 +543,8 @@ static int make_one(struct prep *pp, size_t i)
 			pp->res->prep_dirs++;
 		else if (errno != EEXIST)
 			err = -errno;
+		else
+			rpl_prep_clear_attr_flags(n.dirfd, n.name);	/* entries go in */
 		if (err == 0 && ((ps->extra && ps->extra->n_xattrs) || pp->default_acls) &&
 		    (fd = openat(n.dirfd, n.name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC)) >= 0) {
 			set_xattrs_fd(pp, fd, ps);
@@ -559,7 +562,7 @@ static int make_one(struct prep *pp, size_t i)
 			err = rpl_parent(pp->p->root_fd, src->path, &sn);
 			if (err == 0) {
 				err = linkat(sn.dirfd, sn.name, n.dirfd, n.name, 0) < 0 ? -errno : 0;
-				if (err == -EEXIST && unlinkat(n.dirfd, n.name, 0) == 0)
+				if (err == -EEXIST && rpl_prep_unlink_in_way(&n) == 0)
 					err = linkat(sn.dirfd, sn.name, n.dirfd, n.name, 0) < 0 ? -errno : 0;
 				if (err == 0)
 					pp->res->prep_links++;
@@ -575,7 +578,7 @@ static int make_one(struct prep *pp, size_t i)
 		/* made with its mode (umask 0 while preparing): no chmod */
 		fd = openat(n.dirfd, n.name, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC,
 			    ps->mode & 0777);
-		if (fd < 0 && errno == EEXIST && unlinkat(n.dirfd, n.name, 0) == 0)
+		if (fd < 0 && errno == EEXIST && rpl_prep_unlink_in_way(&n) == 0)
 			fd = openat(n.dirfd, n.name, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC,
 				    ps->mode & 0777);
 		if (fd < 0) {
@@ -597,7 +600,7 @@ static int make_one(struct prep *pp, size_t i)
 			err = 0;
 			break;
 		}
-		if (err == -EEXIST && unlinkat(n.dirfd, n.name, 0) == 0)
+		if (err == -EEXIST && rpl_prep_unlink_in_way(&n) == 0)
 			err = symlinkat(ps->target ? ps->target : "", n.dirfd, n.name) < 0 ? -errno : 0;
 		if (err == 0)
 			pp->res->prep_symlinks++;
@@ -634,6 +637,33 @@ static int make_one(struct prep *pp, size_t i)
 out:
 	rpl_name_done(&n);
 	return err;
+}
+
+/* chattr's flags of the starting tree's files and directories, set
+ * last (prep_flags.c says why).  A filesystem without them, or a replay
+ * without CAP_LINUX_IMMUTABLE, refuses: counted and said. */
+static void set_attr_flags(struct prep *pp)
+{
+	const struct rpl_plan *p = pp->p;
+	size_t i;
+
+	for (i = 0; i < p->n_ps; i++) {
+		const struct iot_path_state *ps = &p->ps[i];
+		uint32_t type = ps->type & S_IFMT;
+		struct rpl_name n;
+		int err;
+
+		if (!ps->extra || !(ps->extra->attr_flags & IOT_PS_ATTR_FLAGS) ||
+		    (type != S_IFREG && type != S_IFDIR) || pp->made[i] != MADE ||
+		    rpl_pdirs_parent(pp->dirs, ps->path, &n) != 0)
+			continue;
+		err = rpl_prep_set_attr_flags(n.dirfd, n.name, ps->extra->attr_flags);
+		rpl_name_done(&n);
+		if (err == 0)
+			pp->res->prep_attr_flags++;
+		else if (pp->res->prep_attr_flags_not++ == 0)
+			warn_path(pp, ps->path, "set the attribute flags of", err);
+	}
 }
 
 /* A path first seen absent was created by the workload; a later state of
@@ -730,6 +760,7 @@ int rpl_prepare(struct rpl_plan *p, struct rpl_result *res)
 		}
 		rpl_name_done(&n);
 	}
+	set_attr_flags(&pp);
 out:
 	free(pp.buf);
 	free(made);

@@ -392,6 +392,13 @@ void rpl_print_summary(FILE *f, const struct rpl_opts *o, const struct rpl_resul
 			"(names of the host's security modules are not made; or the filesystem "
 			"refused them)\n", (unsigned long long)r->prep_xattrs,
 			(unsigned long long)r->prep_xattrs_not);
+	if (!o->no_prepare && (r->prep_attr_flags || r->prep_attr_flags_not))
+		fprintf(f, "  attr flags   %llu files and directories given chattr's flags "
+			"(append-only, immutable, no-dump) on the starting tree, %llu not (the "
+			"filesystem has none, or the replay lacks CAP_LINUX_IMMUTABLE: calls they "
+			"refused when recorded may succeed)\n",
+			(unsigned long long)r->prep_attr_flags,
+			(unsigned long long)r->prep_attr_flags_not);
 	if (!o->no_prepare && (r->prep_devs || r->prep_devs_not))
 		fprintf(f, "  devices      %llu device nodes made on the starting tree, %llu of them "
 			"with no driver (not a memory device: opening one fails ENXIO); %llu not "

@@ -231,6 +231,8 @@ struct rpl_result {
 	/* extended attributes of the starting tree made; not made (a name
 	 * of the host's security modules, or the filesystem refused) */
 	uint64_t prep_xattrs, prep_xattrs_not;
+	/* chattr's flags set on the starting tree's files, and not */
+	uint64_t prep_attr_flags, prep_attr_flags_not;
 	/* device nodes of the starting tree made; of them with no driver
 	 * (rpl_dev_standin()); not made (not root) */
 	uint64_t prep_devs, prep_devs_nodrv, prep_devs_not;

@@ -1170,6 +1170,19 @@ int rpl_pdirs_parent(struct rpl_pdirs *d, const char *path, struct rpl_name *n);
  * out of memory. */
 int64_t *rpl_prep_made_t(const struct rpl_plan *p);
 
+/* prep_flags.c: chattr's flags of the starting tree. */
+/* Append-only and immutable off entry @name of @dirfd (NULL: @dirfd
+ * itself, a directory, O_PATH or not, or a file opened for reading), if
+ * it is a file or directory that has them. */
+void rpl_prep_clear_attr_flags(int dirfd, const char *name);
+/* unlinkat() of @n (0, or -1 and errno), once more after taking those
+ * flags off it and its directory where it was refused EPERM. */
+int rpl_prep_unlink_in_way(const struct rpl_name *n);
+/* The flags of IOT_PS_ATTR_FLAGS of entry @name of @dirfd (a plain name,
+ * opened inside the root) set to @flags, its others kept: 0 or -errno
+ * (EOPNOTSUPP: a filesystem without them; EPERM: no CAP_LINUX_IMMUTABLE). */
+int rpl_prep_set_attr_flags(int dirfd, const char *name, uint32_t flags);
+
 /* ---- execution ---- */
 
 /* Per-thread context of the executor. */
