@@ -607,6 +607,30 @@ static int64_t freed_at(const struct rpl_plan *p, const struct rpl_deps *d, cons
 	return q.t != INT64_MAX && q.t - 1 > e->t ? q.t - 1 : e->t;
 }
 
+/* Pending op heap entry @i read the end of a pipe: an exit counted past
+ * its entry that closed the pipe's last write end comes just before it
+ * (deps_seen.c rpl_eof_of()).  A read of the end is rare: the heap (about
+ * one op a thread) is looked through for those only.  An entry lowered
+ * moves up only past entries already looked at. */
+static void eof_lowers(const struct rpl_plan *p, struct rpl_deps *d, size_t i)
+{
+	struct pend r = d->heap[i];
+	size_t j;
+
+	if (p->ops[r.op].ev.ret != 0)
+		return;
+	for (j = 0; j < d->n_heap; j++) {
+		struct pend *x = &d->heap[j];
+		int64_t own = rpl_op_order_time(&p->ops[x->op]);
+
+		if (!x->late || x->t <= r.t || !rpl_eof_of(p, &r, x))
+			continue;
+		x->t = r.t - 1 > own ? r.t - 1 : own;
+		x->late = x->t > own;
+		sift_up(d, j);
+	}
+}
+
 struct rpl_deps *rpl_deps_new(void)
 {
 	struct rpl_deps *d = calloc(1, sizeof(struct rpl_deps));
@@ -630,11 +654,16 @@ int rpl_deps_add(struct rpl_plan *p, struct rpl_deps *d, uint32_t oi, const uint
 	e = &d->heap[d->n_heap];
 	e->t = rpl_op_order_time(&p->ops[oi]);
 	e->frees = frees != 0;
+	e->late = 0;
 	e->op = oi;
 	for (e->nk = 0; e->nk < RPL_MAXRES && keys[e->nk]; e->nk++)
 		e->keys[e->nk] = keys[e->nk];
-	if (frees == 2)
+	if (frees == 2) {
+		int64_t t = e->t;
+
 		e->t = freed_at(p, d, e);
+		e->late = e->t > t;
+	}
 	if ((err = rpl_seen_add(d->seen, &p->ops[oi], e->keys, e->nk, &e->at)) < 0)
 		goto out;
 	e->data = (uint8_t)err;
@@ -642,7 +671,7 @@ int rpl_deps_add(struct rpl_plan *p, struct rpl_deps *d, uint32_t oi, const uint
 	if (e->reads)
 		d->n_looks[e->data]++;
 	err = 0;
-	sift_up(d, d->n_heap++);
+	eof_lowers(p, d, sift_up(d, d->n_heap++));
 out:
 	return err;
 }

@@ -29,6 +29,7 @@ struct pend {
 	uint8_t data;			/* what it does to a file's data, mode, names (RPL_DATA_*) */
 	uint16_t reads;			/* its result tells what came first (rpl_seen_looks()) */
 	uint8_t frees;			/* a close, exec or exit that lets locks go */
+	uint8_t late;			/* an exit counted past its entry (deps.c freed_at()) */
 	uint64_t keys[RPL_MAXRES];
 };
 
@@ -92,6 +93,9 @@ int rpl_order_pend(struct rpl_plan *p, struct rpl_deps *d, const struct pend *e)
  * after exit @oi (lock keys among @keys) that shows its locks were free
  * (INT64_MAX: none) */
 int64_t rpl_freed_at(const struct rpl_plan *p, uint32_t oi, const uint64_t *keys);
+/* Is pending op @h, another thread's than exit @e's, a read that met the
+ * end of a pipe whose last write end @e closes? */
+int rpl_eof_of(const struct rpl_plan *p, const struct pend *h, const struct pend *e);
 /* the same among the ops pending: the least of their times and @e's */
 int64_t rpl_freed_pending(const struct rpl_plan *p, const struct rpl_deps *d,
 			  const struct pend *e);

@@ -250,6 +250,34 @@ int64_t rpl_freed_at(const struct rpl_plan *p, uint32_t oi, const uint64_t *keys
 	return at;
 }
 
+/*
+ * A read of end of file on a pipe whose last write end an exit closes is
+ * a sign of its end as well: the kernel closes an ending process's files
+ * together, its pipes' and its locks'.  `flock -s lk cat f | wc -l`: wc's
+ * read of the end returned before the shell reaped flock; counted at the
+ * reap, the exit came after that read in the pipe's order, and the read
+ * waited for the end that only the exit brings until the wait was given
+ * up (EAGAIN, 2 s each).  A read that entered after the exit lowers it
+ * when it is planned (deps.c rpl_deps_add()).
+ */
+int rpl_eof_of(const struct rpl_plan *p, const struct pend *h, const struct pend *e)
+{
+	const struct rpl_op *o = &p->ops[h->op];
+	int i, j;
+
+	if (o->ev.ret != 0 || o->thread == p->ops[e->op].thread)
+		return 0;
+	for (i = 0; i < h->nk; i++) {
+		if ((h->keys[i] & (RPL_KEY_PIPE | RPL_KEY_LOOK)) != (RPL_KEY_PIPE | RPL_KEY_LOOK))
+			continue;
+		for (j = 0; j < e->nk; j++)
+			if ((e->keys[j] & (RPL_KEY_PIPE | RPL_KEY_LOOK | RPL_KEY_LOOSE)) == RPL_KEY_PIPE &&
+			    (e->keys[j] & ~RPL_KEY_HOW) == (h->keys[i] & ~RPL_KEY_HOW))
+				return 1;
+	}
+	return 0;
+}
+
 int64_t rpl_freed_pending(const struct rpl_plan *p, const struct rpl_deps *d, const struct pend *e)
 {
 	const struct rpl_op *op = &p->ops[e->op];
@@ -258,7 +286,8 @@ int64_t rpl_freed_pending(const struct rpl_plan *p, const struct rpl_deps *d, co
 
 	for (i = 0; i < d->n_heap; i++)
 		if (d->heap[i].t < at && p->ops[d->heap[i].op].thread != op->thread &&
-		    freed_by(p, op, e->keys, e->nk, &p->ops[d->heap[i].op]))
+		    (freed_by(p, op, e->keys, e->nk, &p->ops[d->heap[i].op]) ||
+		     rpl_eof_of(p, &d->heap[i], e)))
 			at = d->heap[i].t;
 	return at;
 }
