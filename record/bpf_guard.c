@@ -17,7 +17,8 @@
  * and the name before it exists.)  io_uring_setup stops too: the first
  * one loads io_uring's BPF programs (bpf_uring.c) before the ring exists;
  * and io_setup: the first loads libaio's (bpf_aio.c) before the context
- * exists (no libaio call comes before one).
+ * exists (no libaio call comes before one).  So do the calls that change
+ * what a path names for the thread (changes_root()).
  *
  * If the recorder dies, the listener closes and these calls fail with
  * ENOSYS in whatever descendants are left (the program itself is killed
@@ -99,6 +100,29 @@ static size_t ring_rules(struct sock_filter *f)
 	return k;
 }
 
+/*
+ * The calls that change what a path names for the thread: its mount
+ * namespace (unshare, setns: no rows in syscalls.def, not recorded), its
+ * mounts, its root.  A state is taken in the namespace and from the root
+ * the thread has when its call is decoded (mount_ns.c), and a call is
+ * decoded at the ring's drain, after it ran: bubblewrap's setup calls,
+ * made in the recorder's tree before its pivot_root, had their paths
+ * looked up in the new root (absent), those before a bind in the bound
+ * directory.  A stop drains the ring before the change; no state is
+ * taken of the call's own paths (a mount's target: fuse_mounts.c).
+ */
+static const int root_calls[] = {
+	SYS_mount, SYS_umount2, SYS_pivot_root, SYS_chroot, SYS_unshare, SYS_setns,
+};
+
+static int changes_root(int nr)
+{
+	for (size_t i = 0; i < sizeof(root_calls) / sizeof(root_calls[0]); i++)
+		if (root_calls[i] == nr)
+			return 1;
+	return 0;
+}
+
 /* 0: @sc never stops in the guard; 1: always; 2: with O_TRUNC in its
  * flags */
 static int guard_kind(const struct iot_syscall *sc)
@@ -125,6 +149,8 @@ int rec_guard_may_stop(int nr, int fast)
 		return 1;
 	if (fast && (nr == SYS_munmap || nr == SYS_mmap))
 		return 1;
+	if (changes_root(nr))
+		return 1;
 	return sc && guard_kind(sc);
 }
 
@@ -146,6 +172,11 @@ int rec_guard_filter(struct sock_filter *f, size_t max, int fast)
 	f[k++] = (struct sock_filter)BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, SYS_io_uring_setup, 1, 0);
 	f[k++] = (struct sock_filter)BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, SYS_io_setup, 0, 1);
 	f[k++] = (struct sock_filter)BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_USER_NOTIF);
+	for (i = 0; i < sizeof(root_calls) / sizeof(root_calls[0]); i++) {
+		f[k++] = (struct sock_filter)BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K,
+						      (unsigned)root_calls[i], 0, 1);
+		f[k++] = (struct sock_filter)BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_USER_NOTIF);
+	}
 	for (i = 0; i < n && k + 8 < max; i++) {
 		const struct iot_syscall *sc = &tab[i];
 		int kind = guard_kind(sc), fl = iot_syscall_arg(sc, IOT_ARG_OPEN_FLAGS);
@@ -246,7 +277,9 @@ static void take_states(struct rec_ctx *c, pid_t tid, int nr, const uint64_t *ar
 		if (!p)
 			continue;
 		rec_path_magic(c, t, &p, &len, NULL);
+		c->state_task = t;
 		rec_path_state(c, p, len, NULL);
+		c->state_task = NULL;
 		free(p);
 	}
 }
@@ -277,6 +310,12 @@ int rec_guard_serve(struct rec_ctx *c, int fd, void (*drain)(struct rec_ctx *))
 	} else if (req.data.nr == SYS_io_setup) {
 		/* the context's making must find libaio's programs in place */
 		rec_bpf_aio_load(c);
+	} else if (changes_root(req.data.nr)) {
+		struct rec_task *t = rec_task_get(c, (pid_t)req.pid);
+
+		/* its calls from now on are looked at again */
+		if (t)
+			rec_ns_forget(t);
 	} else {
 		take_states(c, (pid_t)req.pid, req.data.nr, args);
 	}

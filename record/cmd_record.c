@@ -686,6 +686,7 @@ out:
 		free(c);
 	}
 	rec_fds_free();
+	rec_ns_free();
 	rec_stamp("freed");
 	rec_stamps_write();
 	return ret;

@@ -512,6 +512,13 @@ int rec_decode_entry(struct rec_ctx *c, struct rec_task *t, int nr,
 	 * no file the replay reads (the mount is not replayed) */
 	if (nr == SYS_mount)
 		rec_fuse_scan();
+	/* the states are taken in its mount namespace, from its root; a
+	 * program that changed them (unshare(), setns(): not recorded) makes
+	 * one of these calls next */
+	if (nr == SYS_execve || nr == SYS_execveat || nr == SYS_mount || nr == SYS_chroot ||
+	    nr == SYS_pivot_root)
+		rec_ns_forget(t);
+	c->state_task = t;
 	if (has_path && ev->path && !empty && nr != SYS_mount) {
 		int pi = iot_syscall_path_arg(sc);
 
@@ -524,6 +531,7 @@ int rec_decode_entry(struct rec_ctx *c, struct rec_task *t, int nr,
 	i = iot_syscall_arg(sc, IOT_ARG_PATH2);
 	if (has_path2 && ev->path2 && i >= 0)
 		rec_path_state(c, ev->path2, ev->path2_len, t->view ? t->view->pre[i] : NULL);
+	c->state_task = NULL;
 	switch (nr) {
 	case SYS_execve:
 	case SYS_execveat:

@@ -66,24 +66,34 @@ static int known(int id)
 	return 0;
 }
 
+int rec_fuse_line(char *line, int *id, char *mp)
+{
+	char fstype[256];
+	const char *sep = strstr(line, " - ");
+	int i;
+
+	/* ID PARENT MAJ:MIN ROOT MOUNTPOINT OPTIONS [FIELDS...] - TYPE ... */
+	if (!sep || sscanf(line, "%d %*d %*s %*s %4095s", &i, mp) != 2 ||
+	    sscanf(sep + 3, "%255s", fstype) != 1 || strncmp(fstype, "fuse", 4) != 0)
+		return 0;
+	unescape(mp);
+	if (id)
+		*id = i;
+	return 1;
+}
+
 /* One line of mountinfo: a FUSE mount not known yet is added, with its
  * path where @made (the recording has begun). */
 static void add_line(char *line, int made)
 {
-	char mp[4096], fstype[256];
-	const char *sep = strstr(line, " - ");
+	char mp[REC_FUSE_MP];
 	int id;
 
-	/* ID PARENT MAJ:MIN ROOT MOUNTPOINT OPTIONS [FIELDS...] - TYPE ... */
-	if (n_mounts == FUSE_MOUNTS_MAX || !sep ||
-	    sscanf(line, "%d %*d %*s %*s %4095s", &id, mp) != 2 ||
-	    sscanf(sep + 3, "%255s", fstype) != 1)
-		return;
-	if (strncmp(fstype, "fuse", 4) != 0 || known(id))
+	if (n_mounts == FUSE_MOUNTS_MAX || !rec_fuse_line(line, &id, mp) ||
+	    known(id))
 		return;
 	mounts[n_mounts].id = id;
 	if (made) {
-		unescape(mp);
 		if (!(mounts[n_mounts].path = strdup(mp)))
 			return;
 		mounts[n_mounts].len = strlen(mp);

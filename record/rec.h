@@ -198,6 +198,9 @@ struct rec_task {
 	int vfork_hold;			/* counted in the fast path's vfork hold */
 	pid_t vfork_parent;		/* bpf: the thread that vforked it, until it execs or ends */
 	const struct rec_view *view;	/* decoding a fast-path record */
+	int mnt_ns;			/* mount_ns.c: its namespace's root + 1, -1 the
+					 * recorder's view, 0 not looked at yet */
+	int mnt_ns_was;			/* ... before it was to be looked at again */
 	int64_t utime_ns, stime_ns;
 	int64_t last_stop_ns;
 	/* slept.c: its schedstat (fd + 1; 0: not open), read at its last
@@ -333,6 +336,9 @@ struct rec_ctx {
 	struct rec_stats st;
 	/* path states taken */
 	struct rec_pathset seen;
+	/* ... for the calls of this task: their states are taken in its
+	 * mount namespace (mount_ns.c; NULL: the recorder's) */
+	struct rec_task *state_task;
 	/* ... the directory entries they are of, by their directory's
 	 * device and inode and their name (names.c rec_entry_met()) */
 	struct rec_pathset entries;

@@ -92,6 +92,23 @@ int rec_fuse_under(const char *p);
 int rec_fuse_under_now(const char *p);
 /* how many such mounts were found */
 int rec_fuse_made(void);
+/* 1 if mountinfo @line is a FUSE mount's: *@id (if not NULL) its mount
+ * ID, @mp (REC_FUSE_MP bytes) its mount point, unescaped */
+#define REC_FUSE_MP 4096
+int rec_fuse_line(char *line, int *id, char *mp);
+
+/* ---- mount_ns.c: states taken in the workload's mount namespace ---- */
+/* where to look at the state of @p (cleaned: rec_stat_path()) for the
+ * task whose call named it (c->state_task): @p itself where that is
+ * the recorder's namespace (or not known), else @buf, @p under that
+ * task's root in its own namespace */
+const char *rec_ns_path(struct rec_ctx *c, const char *p, char *buf, size_t cap);
+/* @t may have changed its namespace or root: look again */
+void rec_ns_forget(struct rec_task *t);
+/* tasks gone before their namespace was known (their states taken as
+ * the recorder sees the paths) */
+uint64_t rec_ns_gone(void);
+void rec_ns_free(void);
 
 /* ---- pathset.c: sets of paths ---- */
 int rec_pset_init(struct rec_pathset *s);

@@ -250,11 +250,11 @@ static int take_one(struct rec_ctx *c, const char *p, uint32_t len, int depth,
 		    const struct rec_pre *pre, int how)
 {
 	struct iot_path_state ps;
-	char target[REC_PATH_MAX], spbuf[REC_PATH_MAX];
+	char target[REC_PATH_MAX], spbuf[REC_PATH_MAX], lpbuf[REC_PATH_MAX];
 	uint64_t ranges[2 * REC_DATA_RANGES];
 	struct iot_xattr xa[XATTRS_MAX];
 	struct iot_ps_extra ex;
-	const char *sp = rec_stat_path(c, p, spbuf, sizeof(spbuf));
+	const char *sp = rec_stat_path(c, p, spbuf, sizeof(spbuf)), *lp;
 	struct stat sb;
 	uint32_t attr = 0;
 	int r, ok;
@@ -266,6 +266,8 @@ static int take_one(struct rec_ctx *c, const char *p, uint32_t len, int depth,
 	/* an entry met under another name: its state is there */
 	if ((r = rec_entry_met(c, p, sp)) != 0)
 		return r < 0 ? r : 0;
+	/* looked at as the task that named it sees it (mount_ns.c) */
+	lp = rec_ns_path(c, sp, lpbuf, sizeof(lpbuf));
 	memset(&ps, 0, sizeof(ps));
 	memset(&ex, 0, sizeof(ex));
 	ps.path = p;
@@ -280,7 +282,7 @@ static int take_one(struct rec_ctx *c, const char *p, uint32_t len, int depth,
 	} else if (how == ANC_MISSING) {
 		ok = 0;
 	} else {
-		ok = rec_lstat_long(sp, &sb, &attr) == 0;
+		ok = rec_lstat_long(lp, &sb, &attr) == 0;
 		if (ok && pre)
 			as_opened(&sb, &pre->op);
 		if (!ok && how == ANC_PARENT_OF_EXISTING) {
@@ -298,12 +300,12 @@ static int take_one(struct rec_ctx *c, const char *p, uint32_t len, int depth,
 			/* the program's lstat has no attribute flags: asked
 			 * here (the mask 0 still gives them) */
 			if (pre && !pre->opened &&
-			    statx(AT_FDCWD, sp, AT_SYMLINK_NOFOLLOW | AT_NO_AUTOMOUNT, 0, &sx) == 0)
+			    statx(AT_FDCWD, lp, AT_SYMLINK_NOFOLLOW | AT_NO_AUTOMOUNT, 0, &sx) == 0)
 				attr = rec_statx_attr(&sx);
 			ex.attr_flags = attr;
-			ex.n_xattrs = take_xattrs(c, sp, xa);
+			ex.n_xattrs = take_xattrs(c, lp, xa);
 			ex.xattrs = xa;
-			r = data_ranges(sp, &sb, ranges, REC_DATA_RANGES);
+			r = data_ranges(lp, &sb, ranges, REC_DATA_RANGES);
 			if (r >= 0) {
 				ps.flags |= IOT_PS_SPARSE;
 				ex.data = ranges;
@@ -318,7 +320,7 @@ static int take_one(struct rec_ctx *c, const char *p, uint32_t len, int depth,
 				ps.target_len = pre->target_len;
 			}
 		} else if (S_ISLNK(sb.st_mode)) {
-			rec_read_target(&ps, AT_FDCWD, sp, target, sizeof(target));
+			rec_read_target(&ps, AT_FDCWD, lp, target, sizeof(target));
 		}
 	}
 	if (ex.n_xattrs || ex.attr_flags || (ps.flags & IOT_PS_SPARSE))

@@ -137,16 +137,21 @@ void rec_summary(const struct rec_ctx *c, uint64_t bytes)
 			"under one cannot load the fast path's library (ld.so said so, once a "
 			"start), and their calls were recorded at ptrace stops; --backend bpf "
 			"preloads nothing", (unsigned long long)c->st.chroots);
-	/* names are the program's; states are taken by name from the
-	 * recorder's mounts (under ptrace's fast path, the program's own
-	 * lstat before the call): a file seen through the workload's bind,
-	 * tmpfs or overlay is taken as what the recorder sees there */
+	/* names are the program's, and so are the states: taken in its
+	 * mount namespace (mount_ns.c; under ptrace's fast path, the
+	 * program's own lstat before the call); the replay runs in the
+	 * replayer's mounts */
 	if (c->st.mounts)
 		iot_msg(IOT_MSG_WARNING, CMD, "the workload changed its mounts %llu times "
-			"(mount, umount2, pivot_root): paths are recorded as it saw them, but "
-			"their starting states as the recorder sees them, and the replay makes "
-			"no mount: calls on files under those mount points may give other "
-			"results when replayed", (unsigned long long)c->st.mounts);
+			"(mount, umount2, pivot_root): paths are recorded as it saw them, and "
+			"their starting states too, but the replay makes no mount: calls on "
+			"files under those mount points may give other results when replayed",
+			(unsigned long long)c->st.mounts);
+	if (c->st.mounts && rec_ns_gone())
+		iot_msg(IOT_MSG_WARNING, CMD, "%llu processes ended before the recorder "
+			"knew their mount namespace: the starting states of the paths they "
+			"named were taken as the recorder sees them, not through their mounts",
+			(unsigned long long)rec_ns_gone());
 	if (rec_fuse_made())
 		iot_msg(IOT_MSG_WARNING, CMD, "the workload mounted %d FUSE filesystems: no "
 			"starting state was taken under them (a look there waits for their "

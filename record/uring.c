@@ -137,8 +137,11 @@ static char *path_abs(struct rec_ctx *c, struct rec_task *t, int dirfd, const ch
 	p = rec_task_path_abs(t, dirfd == AT_FDCWD || str[0] == '/' ?
 			      (t->fs ? t->fs->cwd : NULL) : rec_fd_path(t, dirfd, NULL),
 			      str, len);
-	if (p && state)
+	if (p && state) {
+		c->state_task = t;
 		rec_path_state(c, p, *len, NULL);
+		c->state_task = NULL;
+	}
 	return p;
 }
 
@@ -562,9 +565,11 @@ static void path_states(struct rec_ctx *c, struct rec_task *t, uint32_t from)
 			   lstat(s->path2, &pre.sb) == 0 && !S_ISLNK(pre.sb.st_mode)) {
 			pp = &pre;
 		}
+		c->state_task = t;
 		rec_path_state(c, s->path, s->path_len, pp);
 		if (s->path2)
 			rec_path_state(c, s->path2, s->path2_len, NULL);
+		c->state_task = NULL;
 	}
 }
 
