@@ -10,12 +10,10 @@
 #include <math.h>
 #include <ftw.h>
 #include <limits.h>
-#include <linux/fs.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/ioctl.h>
 #include <sys/mount.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
@@ -23,6 +21,7 @@
 
 #include "engine.h"
 #include "bench.h"
+#include "replay.h"
 
 #define CMD "bench"
 
@@ -171,21 +170,6 @@ int bench_workdir_create(struct bench_live *l, const char *scratch)
 	return 0;
 }
 
-/* chattr's append-only and immutable flags off @path (a file or
- * directory, not followed), if it has them. */
-static void clear_attr_flags(const char *path)
-{
-	int fd = open(path, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC), f;
-
-	if (fd < 0)
-		return;
-	if (ioctl(fd, FS_IOC_GETFLAGS, &f) == 0 && (f & (FS_APPEND_FL | FS_IMMUTABLE_FL))) {
-		f &= ~(FS_APPEND_FL | FS_IMMUTABLE_FL);
-		ioctl(fd, FS_IOC_SETFLAGS, &f);
-	}
-	close(fd);
-}
-
 /* A file the replay left append-only or immutable (its starting tree's
  * state, or the workload's chattr), or one in such a directory, is
  * removed once those flags are off: EPERM before. */
@@ -195,11 +179,11 @@ static int rm_one(const char *path, const struct stat *st, int flag, struct FTW 
 
 	if (remove(path) == 0 || errno != EPERM)
 		return 0;
-	clear_attr_flags(path);
+	rpl_clear_attr_flags(AT_FDCWD, path);
 	if (ftw->base > 0 && (size_t)ftw->base < sizeof(dir)) {
 		memcpy(dir, path, (size_t)ftw->base);
 		dir[ftw->base] = 0;
-		clear_attr_flags(dir);
+		rpl_clear_attr_flags(AT_FDCWD, dir);
 	}
 	remove(path);
 	return 0;

@@ -32,7 +32,7 @@ static void clear_fd(int fd)
 	}
 }
 
-void rpl_prep_clear_attr_flags(int dirfd, const char *name)
+void rpl_clear_attr_flags(int dirfd, const char *name)
 {
 	struct statx sx;
 	int fd;
@@ -61,8 +61,8 @@ int rpl_prep_unlink_in_way(const struct rpl_name *n)
 		return 0;
 	if (errno != EPERM)
 		return -1;
-	rpl_prep_clear_attr_flags(n->dirfd, n->name);
-	rpl_prep_clear_attr_flags(n->dirfd, NULL);
+	rpl_clear_attr_flags(n->dirfd, n->name);
+	rpl_clear_attr_flags(n->dirfd, NULL);
 	return unlinkat(n->dirfd, n->name, 0);
 }
 

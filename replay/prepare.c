@@ -485,7 +485,7 @@ static int keep_found(struct prep *pp, const struct rpl_name *n, const struct io
 		return 0;
 	if (fstat(fd, &fst) == 0 && fst.st_ino == st.st_ino && fst.st_dev == st.st_dev &&
 	    S_ISREG(fst.st_mode)) {
-		rpl_prep_clear_attr_flags(fd, NULL);	/* set again last, if recorded */
+		rpl_clear_attr_flags(fd, NULL);	/* set again last, if recorded */
 		set_attrs_fd(pp, fd, ps, 0);
 		set_xattrs_fd(pp, fd, ps);
 		kept = 1;
@@ -544,7 +544,7 @@ static int make_one(struct prep *pp, size_t i)
 		else if (errno != EEXIST)
 			err = -errno;
 		else
-			rpl_prep_clear_attr_flags(n.dirfd, n.name);	/* entries go in */
+			rpl_clear_attr_flags(n.dirfd, n.name);	/* entries go in */
 		if (err == 0 && ((ps->extra && ps->extra->n_xattrs) || pp->default_acls) &&
 		    (fd = openat(n.dirfd, n.name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC)) >= 0) {
 			set_xattrs_fd(pp, fd, ps);

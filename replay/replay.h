@@ -370,6 +370,13 @@ int rpl_fault_errno(int kind);
  *  that failed with a target fault, per kind. */
 void rpl_fault_counts(const struct rpl_result *res, char *buf, size_t len);
 
+/*! rpl_clear_attr_flags() : chattr's append-only and immutable flags off
+ *  entry @name of @dirfd (AT_FDCWD: a path; NULL: @dirfd itself, a
+ *  directory, O_PATH or not, or a file opened for reading), if it is a
+ *  file or directory that has them, so that it can be written or
+ *  removed; a tree a replay left is cleared so (prep_flags.c, bench). */
+void rpl_clear_attr_flags(int dirfd, const char *name);
+
 /*! rpl_tree_need() : plan @o->trace and @return : 0 with *@bytes set to
  *  the file data its starting tree needs (what prepare writes), or a
  *  negative code after a message.  bench sizes its images from it. */

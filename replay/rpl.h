@@ -1171,10 +1171,6 @@ int rpl_pdirs_parent(struct rpl_pdirs *d, const char *path, struct rpl_name *n);
 int64_t *rpl_prep_made_t(const struct rpl_plan *p);
 
 /* prep_flags.c: chattr's flags of the starting tree. */
-/* Append-only and immutable off entry @name of @dirfd (NULL: @dirfd
- * itself, a directory, O_PATH or not, or a file opened for reading), if
- * it is a file or directory that has them. */
-void rpl_prep_clear_attr_flags(int dirfd, const char *name);
 /* unlinkat() of @n (0, or -1 and errno), once more after taking those
  * flags off it and its directory where it was refused EPERM. */
 int rpl_prep_unlink_in_way(const struct rpl_name *n);
