@@ -19,12 +19,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-static int lk(int fd, int cmd, short type)
-{
-	struct flock fl = { .l_type = type, .l_whence = SEEK_SET, .l_start = 0, .l_len = 1 };
-
-	return fcntl(fd, cmd, &fl);
-}
+#include "lock.h"
 
 int main(int argc, char **argv)
 {
@@ -35,28 +30,28 @@ int main(int argc, char **argv)
 	if (argc != 2 || pipe(bc) || pipe(ca))
 		return 2;
 	fd = open(argv[1], O_RDWR | O_CREAT, 0644);
-	if (fd < 0 || lk(fd, F_SETLK, F_WRLCK))			/* 1 */
+	if (fd < 0 || lk(fd, F_SETLK, F_WRLCK, 0, 1))			/* 1 */
 		return 1;
 	if ((b = fork()) == 0) {
 		fd = open(argv[1], O_RDWR);
-		if (lk(fd, F_SETLK, F_WRLCK) == 0 || errno != EAGAIN)	/* 2 */
+		if (lk(fd, F_SETLK, F_WRLCK, 0, 1) == 0 || errno != EAGAIN)	/* 2 */
 			_exit(1);
 		if (write(bc[1], &c, 1) != 1)
 			_exit(1);
-		_exit(lk(fd, F_SETLKW, F_RDLCK) ? 1 : 0);
+		_exit(lk(fd, F_SETLKW, F_RDLCK, 0, 1) ? 1 : 0);
 	}
 	if ((cc = fork()) == 0) {
 		if (read(bc[0], &c, 1) != 1)
 			_exit(1);
 		usleep(50000);		/* B is in its F_SETLKW */
 		fd = open(argv[1], O_RDWR);
-		if (lk(fd, F_SETLK, F_WRLCK) == 0 || errno != EAGAIN)	/* 3 */
+		if (lk(fd, F_SETLK, F_WRLCK, 0, 1) == 0 || errno != EAGAIN)	/* 3 */
 			_exit(1);
 		if (write(ca[1], &c, 1) != 1)
 			_exit(1);
-		_exit(lk(fd, F_SETLKW, F_RDLCK) ? 1 : 0);
+		_exit(lk(fd, F_SETLKW, F_RDLCK, 0, 1) ? 1 : 0);
 	}
-	if (read(ca[0], &c, 1) != 1 || lk(fd, F_SETLK, F_RDLCK))	/* 4 */
+	if (read(ca[0], &c, 1) != 1 || lk(fd, F_SETLK, F_RDLCK, 0, 1))	/* 4 */
 		return 1;
 	if (waitpid(b, &st, 0) != b || !WIFEXITED(st) || WEXITSTATUS(st))
 		bad = 1;

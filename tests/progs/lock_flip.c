@@ -18,20 +18,10 @@
 #include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
-#include <string.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
-static int setlk(int fd, short type)
-{
-	struct flock fl;
-
-	memset(&fl, 0, sizeof(fl));
-	fl.l_type = type;
-	fl.l_whence = SEEK_SET;
-	fl.l_len = 2;
-	return fcntl(fd, F_SETLK, &fl);
-}
+#include "lock.h"
 
 /* @rounds tries of lock @type through a descriptor of @path of its own,
  * each granted one let go at once: the number refused, -1 on an error */
@@ -42,8 +32,8 @@ static int flip(const char *path, short type, int rounds)
 	if (fd < 0)
 		return -1;
 	for (i = 0; i < rounds; i++) {
-		if (setlk(fd, type) == 0) {
-			if (setlk(fd, F_UNLCK) < 0)
+		if (lk(fd, F_SETLK, type, 0, 2) == 0) {
+			if (lk(fd, F_SETLK, F_UNLCK, 0, 2) < 0)
 				return -1;
 		} else if (errno == EAGAIN || errno == EACCES) {
 			refused++;

@@ -22,16 +22,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-static int setlk(int fd, short type)
-{
-	struct flock fl;
-
-	memset(&fl, 0, sizeof(fl));
-	fl.l_type = type;
-	fl.l_whence = SEEK_SET;
-	fl.l_len = 10;
-	return fcntl(fd, F_SETLK, &fl);
-}
+#include "lock.h"
 
 int main(int argc, char **argv)
 {
@@ -53,7 +44,7 @@ int main(int argc, char **argv)
 		if (pid == 0) {
 			int h = open(argv[1], O_RDWR);
 
-			if (h < 0 || (by_flock ? flock(h, LOCK_EX) : setlk(h, F_WRLCK)) < 0 ||
+			if (h < 0 || (by_flock ? flock(h, LOCK_EX) : lk(h, F_SETLK, F_WRLCK, 0, 10)) < 0 ||
 			    write(p[1], &b, 1) != 1)
 				_exit(1);
 			if (by_exit)
@@ -66,9 +57,9 @@ int main(int argc, char **argv)
 		if (read(p[0], &b, 1) != 1)
 			bad++;
 		close(p[0]);
-		r = by_flock ? flock(fd, LOCK_EX | LOCK_NB) : setlk(fd, F_WRLCK);
+		r = by_flock ? flock(fd, LOCK_EX | LOCK_NB) : lk(fd, F_SETLK, F_WRLCK, 0, 10);
 		if (r == 0)
-			r = by_flock ? flock(fd, LOCK_UN) : setlk(fd, F_UNLCK);
+			r = by_flock ? flock(fd, LOCK_UN) : lk(fd, F_SETLK, F_UNLCK, 0, 10);
 		else if (errno == EAGAIN || errno == EWOULDBLOCK || errno == EACCES)
 			refused++;
 		else

@@ -25,11 +25,11 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include "lock.h"
+
 static int wrlock(int fd)
 {
-	struct flock fl = { .l_type = F_WRLCK, .l_whence = SEEK_SET, .l_start = 0, .l_len = 10 };
-
-	return fcntl(fd, F_SETLK, &fl) == 0 ? 0 : -errno;
+	return lk(fd, F_SETLK, F_WRLCK, 0, 10) == 0 ? 0 : -errno;
 }
 
 int main(int argc, char **argv)

@@ -22,17 +22,12 @@
 #include <unistd.h>
 
 #include "check.h"
+#include "lock.h"
 
-static int lk(int fd, int cmd, short type, off_t start, off_t len)
+/* lk(), as 0 or -errno for CHECK() */
+static int lk_err(int fd, int cmd, short type, off_t start, off_t len)
 {
-	struct flock fl;
-
-	memset(&fl, 0, sizeof(fl));
-	fl.l_type = type;
-	fl.l_whence = SEEK_SET;
-	fl.l_start = start;
-	fl.l_len = len;
-	return fcntl(fd, cmd, &fl) < 0 ? -errno : 0;
+	return lk(fd, cmd, type, start, len) < 0 ? -errno : 0;
 }
 
 static void pause_ms(int ms)
@@ -54,15 +49,15 @@ static int child(const char *dir, int tell)
 	fl.l_len = 10;
 	CHECK("F_GETLK", fcntl(db, F_GETLK, &fl), 0);
 	CHECK("F_GETLK's l_type", fl.l_type, F_WRLCK);
-	CHECK("F_SETLK refused", lk(db, F_SETLK, F_WRLCK, 0, 10), -EAGAIN);
+	CHECK("F_SETLK refused", lk_err(db, F_SETLK, F_WRLCK, 0, 10), -EAGAIN);
 	CHECK("told", write(tell, "a", 1), 1);
-	CHECK("F_SETLKW", lk(db, F_SETLKW, F_WRLCK, 0, 10), 0);
+	CHECK("F_SETLKW", lk_err(db, F_SETLKW, F_WRLCK, 0, 10), 0);
 	CHECK("read", pread(db, b, sizeof(b), 0), 4096);
-	CHECK("F_UNLCK", lk(db, F_SETLK, F_UNLCK, 0, 10), 0);
+	CHECK("F_UNLCK", lk_err(db, F_SETLK, F_UNLCK, 0, 10), 0);
 
-	CHECK("F_OFD_SETLK refused", lk(ofd, F_OFD_SETLK, F_WRLCK, 0, 0), -EAGAIN);
+	CHECK("F_OFD_SETLK refused", lk_err(ofd, F_OFD_SETLK, F_WRLCK, 0, 0), -EAGAIN);
 	CHECK("told", write(tell, "b", 1), 1);
-	CHECK("F_OFD_SETLKW", lk(ofd, F_OFD_SETLKW, F_RDLCK, 0, 0), 0);
+	CHECK("F_OFD_SETLKW", lk_err(ofd, F_OFD_SETLKW, F_RDLCK, 0, 0), 0);
 
 	CHECK("flock refused", flock(whole, LOCK_EX | LOCK_NB) < 0 ? -errno : 0, -EWOULDBLOCK);
 	CHECK("told", write(tell, "c", 1), 1);
@@ -91,8 +86,8 @@ int main(int argc, char **argv)
 		perror("lock_procs");
 		return 2;
 	}
-	CHECK("F_SETLK", lk(db, F_SETLK, F_WRLCK, 0, 100), 0);
-	CHECK("F_OFD_SETLK", lk(ofd, F_OFD_SETLK, F_WRLCK, 0, 0), 0);
+	CHECK("F_SETLK", lk_err(db, F_SETLK, F_WRLCK, 0, 100), 0);
+	CHECK("F_OFD_SETLK", lk_err(ofd, F_OFD_SETLK, F_WRLCK, 0, 0), 0);
 	CHECK("flock", flock(whole, LOCK_EX), 0);
 	pid = fork();
 	if (pid == 0) {
@@ -104,10 +99,10 @@ int main(int argc, char **argv)
 	CHECK("waited", read(p[0], &c, 1), 1);
 	pause_ms(50);
 	CHECK("write", pwrite(db, b, sizeof(b), 0), 4096);
-	CHECK("F_UNLCK", lk(db, F_SETLK, F_UNLCK, 0, 100), 0);
+	CHECK("F_UNLCK", lk_err(db, F_SETLK, F_UNLCK, 0, 100), 0);
 	CHECK("waited", read(p[0], &c, 1), 1);
 	pause_ms(50);
-	CHECK("F_OFD unlock", lk(ofd, F_OFD_SETLK, F_UNLCK, 0, 0), 0);
+	CHECK("F_OFD unlock", lk_err(ofd, F_OFD_SETLK, F_UNLCK, 0, 0), 0);
 	CHECK("waited", read(p[0], &c, 1), 1);
 	pause_ms(50);
 	CHECK("flock unlock", flock(whole, LOCK_UN), 0);

@@ -17,12 +17,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-static int lk(int fd, int cmd, short type, off_t start, off_t len)
-{
-	struct flock fl = { .l_type = type, .l_whence = SEEK_SET, .l_start = start, .l_len = len };
-
-	return fcntl(fd, cmd, &fl);
-}
+#include "lock.h"
 
 int main(int argc, char **argv)
 {
