@@ -36,6 +36,7 @@
 #include <sys/mman.h>
 #include <sys/prctl.h>
 #include <sys/syscall.h>
+#include <sys/xattr.h>
 #include <unistd.h>
 
 #include "rec.h"
@@ -123,16 +124,30 @@ static int changes_root(int nr)
 	return 0;
 }
 
-/* 0: @sc never stops in the guard; 1: always; 2: with O_TRUNC in its
- * flags */
+/*
+ * 0: @sc never stops in the guard; 1: always; 2: with O_TRUNC in its
+ * flags; 3: with XATTR_CREATE in its flags.
+ *
+ * A change of extended attributes stops: the file's are taken from the
+ * file itself, which by the ring's drain had the change.  One through a
+ * descriptor (fsetxattr) stops only with XATTR_CREATE: its file was
+ * opened first, and its state is taken at the open's drain, before the
+ * change unless the change came first (the same ~ms); then the name has
+ * the value the program set, where it may have had another, and a set
+ * that may create it replays the same.  One that must create it
+ * (XATTR_CREATE) would find it there (EEXIST), so it stops, as does a
+ * removal (fremovexattr, rare), which would find it gone.  cp -a and
+ * tar set attributes on the files they made: one stop per file before.
+ */
 static int guard_kind(const struct iot_syscall *sc)
 {
 	int opens = (sc->flags & IOT_SCF_NAMES) && (sc->flags & IOT_SCF_RETFD);
 
 	if (opens && iot_syscall_arg(sc, IOT_ARG_OPEN_FLAGS) >= 0)
 		return 2;
-	/* (and a change of extended attributes: the file's are taken from
-	 * the file itself, which by the ring's drain had the change) */
+	if (sc->cls == IOT_CLASS_XATTR && !(sc->flags & IOT_SCF_LOOK) &&
+	    iot_syscall_arg(sc, IOT_ARG_FD) >= 0 && iot_syscall_arg(sc, IOT_ARG_XATTR_FLAGS) >= 0)
+		return 3;
 	if ((opens && iot_syscall_arg(sc, IOT_ARG_OPENHOW) < 0) ||
 	    ((sc->flags & IOT_SCF_NAMES) && !opens) ||
 	    ((sc->flags & IOT_SCF_WRITE) && iot_syscall_arg(sc, IOT_ARG_PATH) >= 0) ||
@@ -193,6 +208,16 @@ int rec_guard_filter(struct sock_filter *f, size_t max, int fast)
 			f[k++] = (struct sock_filter)BPF_JUMP(BPF_JMP | BPF_JSET | BPF_K, O_TRUNC, 0, 3);
 			f[k++] = (struct sock_filter)BPF_STMT(BPF_ALU | BPF_AND | BPF_K, O_CREAT | O_EXCL);
 			f[k++] = (struct sock_filter)BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, O_CREAT | O_EXCL, 1, 0);
+			f[k++] = (struct sock_filter)BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_USER_NOTIF);
+			f[k++] = (struct sock_filter)BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ALLOW);
+		} else if (kind == 3) {
+			int xf = iot_syscall_arg(sc, IOT_ARG_XATTR_FLAGS);
+
+			f[k++] = (struct sock_filter)BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K,
+							      (unsigned)sc->nr, 0, 4);
+			f[k++] = (struct sock_filter)BPF_STMT(BPF_LD | BPF_W | BPF_ABS,
+				offsetof(struct seccomp_data, args[xf]));
+			f[k++] = (struct sock_filter)BPF_JUMP(BPF_JMP | BPF_JSET | BPF_K, XATTR_CREATE, 0, 1);
 			f[k++] = (struct sock_filter)BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_USER_NOTIF);
 			f[k++] = (struct sock_filter)BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ALLOW);
 		} else if (kind == 1) {

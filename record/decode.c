@@ -489,6 +489,12 @@ int rec_decode_entry(struct rec_ctx *c, struct rec_task *t, int nr,
 			ev->path2_len = t->path2 ? len : 0;
 		}
 	}
+	/* an attribute set through a descriptor without a stop (bpf: its
+	 * guard stops only XATTR_CREATE), whose file's were taken after a
+	 * change: it may be one of them (states.c) */
+	if (nr == SYS_fsetxattr && ev->path && c->xattrs_after.n &&
+	    rec_pset_has(&c->xattrs_after, ev->path, ev->path_len))
+		c->st.xattrs_late++;
 	/* the dynamic loader loading the fast path's own library: kept out
 	 * of the trace (its descriptor still tracked), so that a trace is the
 	 * same with the fast path and without */

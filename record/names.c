@@ -203,6 +203,8 @@ int rec_seen_init(struct rec_ctx *c)
 		r = rec_pset_init(&c->listed_set);
 	if (r == 0)
 		r = rec_pset_init(&c->made_links);
+	if (r == 0)
+		r = rec_pset_init(&c->xattrs_after);
 	if (r == 0 && !(c->links = calloc(1, sizeof(*c->links))))
 		r = -ENOMEM;
 	return r;
@@ -234,6 +236,7 @@ void rec_seen_free(struct rec_ctx *c)
 	rec_pset_free(&c->entries);
 	rec_pset_free(&c->listed_set);
 	rec_pset_free(&c->made_links);
+	rec_pset_free(&c->xattrs_after);
 	free(c->listed);
 	c->listed = NULL;
 }

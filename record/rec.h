@@ -308,6 +308,8 @@ struct rec_stats {
 	uint64_t stop_slept_ns;		/* ptrace: sleep between stopped calls */
 	uint64_t stop_slept;		/* ... calls given one (slept.c) */
 	uint64_t bpf_reread;		/* bpf: strings unread at entry, read at exit */
+	uint64_t xattrs_late;		/* fsetxattr()s of files whose attributes
+					 * were taken after a change (decode.c) */
 	uint64_t data_calls, data_bytes;	/* --data: writes whose bytes were kept */
 	uint64_t nodata_calls, nodata_bytes;	/* ... and not kept (IOT_EV_NODATA) */
 	uint64_t aio_data;			/* --data: write requests whose bytes were kept */
@@ -346,6 +348,9 @@ struct rec_ctx {
 	int entries_early;		/* ... and without symlinks (entry_early()) */
 	/* symlinks the workload made, cleaned (states.c linked_origin()) */
 	struct rec_pathset made_links;
+	/* files whose extended attributes were taken after they changed
+	 * since their open (bpf: states.c); an fsetxattr of one is counted */
+	struct rec_pathset xattrs_after;
 	struct rec_linkcache *links;	/* for paths with "..": names.c */
 	uint8_t *xbuf;			/* a state's extended attributes (states.c) */
 	/* directories the workload renamed, newest last (states.c:

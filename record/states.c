@@ -257,7 +257,7 @@ static int take_one(struct rec_ctx *c, const char *p, uint32_t len, int depth,
 	const char *sp = rec_stat_path(c, p, spbuf, sizeof(spbuf)), *lp;
 	struct stat sb;
 	uint32_t attr = 0;
-	int r, ok;
+	int r, ok, changed = 0;
 
 	/* a FUSE mount the workload made: a look waits for its daemon,
 	 * which may be waiting for the recorder (fuse_mounts.c) */
@@ -283,6 +283,12 @@ static int take_one(struct rec_ctx *c, const char *p, uint32_t len, int depth,
 		ok = 0;
 	} else {
 		ok = rec_lstat_long(lp, &sb, &attr) == 0;
+		/* changed since the open (through the descriptor: a write, a
+		 * set of an attribute): its extended attributes, taken now,
+		 * may hold what the program set (bpf_guard.c) */
+		if (ok && pre && pre->opened && pre->op.times && sb.st_ino == pre->op.ino &&
+		    sb.st_ctim.tv_sec * 1000000000LL + sb.st_ctim.tv_nsec != pre->op.ctime_ns)
+			changed = 1;
 		if (ok && pre)
 			as_opened(&sb, &pre->op);
 		if (!ok && how == ANC_PARENT_OF_EXISTING) {
@@ -305,6 +311,10 @@ static int take_one(struct rec_ctx *c, const char *p, uint32_t len, int depth,
 			ex.attr_flags = attr;
 			ex.n_xattrs = take_xattrs(c, lp, xa);
 			ex.xattrs = xa;
+			if (changed && ex.n_xattrs &&
+			    rec_pset_add(&c->xattrs_after, p, len,
+					 rec_pset_hash(&c->xattrs_after, p, len), 0, NULL) < 0)
+				return -ENOMEM;
 			r = data_ranges(lp, &sb, ranges, REC_DATA_RANGES);
 			if (r >= 0) {
 				ps.flags |= IOT_PS_SPARSE;

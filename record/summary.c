@@ -120,6 +120,11 @@ void rec_summary(const struct rec_ctx *c, uint64_t bytes)
 		iot_msg(IOT_MSG_INFO, CMD, "%llu path strings were not in memory when their "
 			"call began and were read when it returned",
 			(unsigned long long)c->st.bpf_reread);
+	if (c->st.xattrs_late)
+		iot_msg(IOT_MSG_WARNING, CMD, "%llu extended attributes set through a descriptor (fsetxattr) "
+			"on files whose starting state was taken after the program had changed "
+			"them: the starting tree may have the value it set, not the one before",
+			(unsigned long long)c->st.xattrs_late);
 	if (c->st.bpf_unseen_in)
 		iot_msg(IOT_MSG_INFO, CMD, "%llu times a call's task was back on a CPU with no "
 			"switch traced by the kernel: its time on a CPU since it was switched out "
