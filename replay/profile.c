@@ -31,7 +31,10 @@
  * of the calls that may ask (IOT_SCF_PROBE), an ioctl asks by its request
  * (a clone; where a file's data lies, which tmpfs does not say: mandb's
  * 351 EOPNOTSUPP replaying onto tmpfs were mismatches), a fallocate by
- * its mode; a copy's answer is EXDEV or EOPNOTSUPP, on either side. */
+ * its mode; a copy's answer is EXDEV or EOPNOTSUPP, on either side.  An
+ * attribute flag the filesystem does not have (chattr +C, btrfs's
+ * no-copy-on-write, on tmpfs or ext4) is refused with EOPNOTSUPP: that
+ * answer too, on either side, where the flags were set. */
 static int is_probe(const struct rpl_op *op, int64_t b)
 {
 	const struct iot_syscall *sc = iot_syscall_by_nr(op->ev.nr);
@@ -40,7 +43,10 @@ static int is_probe(const struct rpl_op *op, int64_t b)
 
 	if (!sc || !(sc->flags & IOT_SCF_PROBE))
 		return 0;
-	if ((i = iot_syscall_arg(sc, IOT_ARG_IOCTL_REQ)) >= 0)
+	if ((i = iot_syscall_arg(sc, IOT_ARG_IOCTL_REQ)) >= 0 &&
+	    iot_ioctl_flags((uint32_t)op->ev.args[i]))
+		return a == -EOPNOTSUPP || b == -EOPNOTSUPP;
+	if (i >= 0)
 		return (unsigned long)op->ev.args[i] == FICLONE_REQ ||
 		       (unsigned long)op->ev.args[i] == FICLONERANGE_REQ ||
 		       (unsigned long)op->ev.args[i] == FIEMAP_REQ;
