@@ -252,6 +252,18 @@ IOT_API int iot_ioctl_flags(uint32_t req);
 #define IOT_IOCTL_FLAGS 3
 #define IOT_IOCTL_NARGS 4
 
+/* FICLONERANGE's struct file_clone_range, read at entry, in the event's
+ * arguments: its dest_offset in the third, in place of the pointer, then
+ * src_fd (-1: not readable), src_offset and src_length: an event of
+ * IOT_CLONE_NARGS arguments.  Traces written before 2026-12-08 have 3
+ * arguments there, the pointer the third. */
+#define IOT_FICLONERANGE 0x4020940du
+#define IOT_CLONE_DEST 2
+#define IOT_CLONE_SRC_FD 3
+#define IOT_CLONE_SRC_OFF 4
+#define IOT_CLONE_LEN 5
+#define IOT_CLONE_NARGS 6
+
 struct iot_event;
 
 /*! iot_sock_ino() : a connect's or accept's socket identity, which

@@ -526,6 +526,15 @@ static void sb_args(struct iot_sbuf *b, const struct iot_syscall *sc,
 			 * kept): "..." as for one */
 			iot_sb_arg(b, IOT_ARG_PTR, v, ev);
 		} else if (sc->nr == __NR_ioctl && i == 2 &&
+			   (uint32_t)arg_of(ev, 1) == IOT_FICLONERANGE &&
+			   ev->nargs >= IOT_CLONE_NARGS && ev->args[IOT_CLONE_SRC_FD] >= 0) {
+			/* kept since 2026-12-08: strace's struct */
+			iot_sb_printf(b, "{src_fd=%d, src_offset=%llu, src_length=%llu, "
+				      "dest_offset=%llu}", (int32_t)ev->args[IOT_CLONE_SRC_FD],
+				      (unsigned long long)ev->args[IOT_CLONE_SRC_OFF],
+				      (unsigned long long)ev->args[IOT_CLONE_LEN],
+				      (unsigned long long)ev->args[IOT_CLONE_DEST]);
+		} else if (sc->nr == __NR_ioctl && i == 2 &&
 			   (uint32_t)arg_of(ev, 1) == IOCTL_FICLONE) {
 			iot_sb_printf(b, "%d", (int32_t)v);	/* the source fd */
 		} else if (kind == IOT_ARG_FD && (flags & IOT_FMT_FD_PATHS)) {

@@ -462,6 +462,29 @@ int rec_decode_entry(struct rec_ctx *c, struct rec_task *t, int nr,
 		}
 		ev->nargs = IOT_IOCTL_NARGS;
 	}
+	/* FICLONERANGE's struct file_clone_range: the range and its
+	 * source (a view's record holds them already) */
+	if (nr == SYS_ioctl && (uint32_t)ev->args[1] == IOT_FICLONERANGE) {
+		if (!t->view) {
+			uint64_t r[4];	/* src_fd, src_offset, src_length, dest_offset */
+
+			if (rec_read_mem(t->tid, args[2], r, sizeof(r)) == (ssize_t)sizeof(r)) {
+				ev->args[IOT_CLONE_DEST] = (int64_t)r[3];
+				ev->args[IOT_CLONE_SRC_FD] = (int64_t)r[0];
+				ev->args[IOT_CLONE_SRC_OFF] = (int64_t)r[1];
+				ev->args[IOT_CLONE_LEN] = (int64_t)r[2];
+			} else {
+				ev->args[IOT_CLONE_DEST] = 0;
+				ev->args[IOT_CLONE_SRC_FD] = -1;
+				ev->args[IOT_CLONE_SRC_OFF] = ev->args[IOT_CLONE_LEN] = 0;
+			}
+		} else {
+			ev->args[IOT_CLONE_SRC_FD] = (int64_t)args[IOT_CLONE_SRC_FD];
+			ev->args[IOT_CLONE_SRC_OFF] = (int64_t)args[IOT_CLONE_SRC_OFF];
+			ev->args[IOT_CLONE_LEN] = (int64_t)args[IOT_CLONE_LEN];
+		}
+		ev->nargs = IOT_CLONE_NARGS;
+	}
 	/* fcntl commands without an argument: the register holds whatever
 	 * the caller left there, which is noise, not a value */
 	if (nr == SYS_fcntl && (ev->args[1] == F_GETFD || ev->args[1] == F_GETFL ||

@@ -33,7 +33,8 @@
 				 * (iot_flock_pack()) */
 #define BK_IOCFLAGS	10	/* ioctl's third: with FS_IOC_SETFLAGS or
 				 * FS_IOC_FSSETXATTR, the flags it points
-				 * at into args[3] */
+				 * at into args[3]; with FICLONERANGE, its
+				 * struct into args[2..5] (IOT_CLONE_*) */
 #define AF_UNIX_	1
 
 #define NR_MMAP		9

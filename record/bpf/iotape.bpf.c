@@ -489,6 +489,19 @@ static long arg_one(__u64 i, void *ctx)
 
 			e->args[3] = bpf_probe_read_user(&v, sizeof(v), (void *)e->args[2]) < 0 ?
 				     (__u64)-1 : (__u64)v;
+		} else if ((__u32)e->args[1] == 0x4020940d) {
+			/* FICLONERANGE's struct file_clone_range: src_fd,
+			 * src_offset, src_length, dest_offset; the last in
+			 * place of the pointer (IOT_CLONE_DEST); src_fd -1:
+			 * not readable */
+			__u64 r[4] = { (__u64)-1, 0, 0, 0 };
+
+			if (bpf_probe_read_user(r, sizeof(r), (void *)e->args[2]) < 0)
+				r[0] = (__u64)-1;
+			e->args[2] = r[3];
+			e->args[3] = r[0];
+			e->args[4] = r[1];
+			e->args[5] = r[2];
 		}
 	} else if (k == BK_CLONE3) {
 		__u64 v = 0;

@@ -670,6 +670,16 @@ static uint32_t fp_gather(const struct iot_syscall *sc, uint64_t *a, struct fp_p
 	 * argument after ioctl's three */
 	if (sc->nr == SYS_ioctl && iot_ioctl_flags((uint32_t)a[1]))
 		a[3] = a[2] ? (uint64_t)*(const uint32_t *)a[2] : (uint64_t)-1;
+	/* FICLONERANGE's struct file_clone_range: dest_offset in place of
+	 * the pointer, then src_fd, src_offset, src_length (iotape.h) */
+	if (sc->nr == SYS_ioctl && (uint32_t)a[1] == IOT_FICLONERANGE) {
+		const uint64_t *r = (const uint64_t *)a[2];	/* struct file_clone_range */
+
+		a[IOT_CLONE_SRC_FD] = r ? r[0] : (uint64_t)-1;
+		a[IOT_CLONE_SRC_OFF] = r ? r[1] : 0;
+		a[IOT_CLONE_LEN] = r ? r[2] : 0;
+		a[IOT_CLONE_DEST] = r ? r[3] : 0;
+	}
 	len = FP_ALIGN8(len);
 	for (i = 0; i < (uint32_t)pre->npst; i++)
 		len += (uint32_t)sizeof(struct fp_pst) + (pre->pst[i].tlen ?
