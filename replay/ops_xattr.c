@@ -157,6 +157,20 @@ static int src_mode(struct rpl_ctx *c, mode_t *mode)
 	return 0;
 }
 
+/* btrfs's compression property (`btrfs property set ... compression`,
+ * setfattr -n btrfs.compression) takes only an algorithm's name ("lzo",
+ * "zlib", "zstd", with ":level") or "", "no", "none" to clear it: the
+ * pattern's bytes were refused (EINVAL), and the getxattr after found
+ * none (ENODATA; 4 mismatches a replay of a property set to zstd and a
+ * setfattr of lzo).  The value was not recorded: one of its size that
+ * btrfs takes, NULL for a size none has. */
+static const char *btrfs_compression(int64_t size)
+{
+	static const char *const v[] = { "", NULL, "no", "lzo", "zstd", NULL, "zstd:3", "zstd:15" };
+
+	return size >= 0 && size < (int64_t)(sizeof(v) / sizeof(v[0])) ? v[size] : NULL;
+}
+
 static int is_set(int nr)
 {
 	return nr == SYS_setxattr || nr == SYS_lsetxattr || nr == SYS_fsetxattr;
@@ -205,6 +219,9 @@ static int64_t h_xattr(struct rpl_ctx *c, struct rpl_op *op)
 	/* cp -a and tar copy the mode of the file whose xattrs they just
 	 * read; without one, the ACL keeps the target's own mode, which
 	 * takes the target open. */
+	if (is_set(nr) && name && strcmp(name, "btrfs.compression") == 0 &&
+	    btrfs_compression(size))
+		value = btrfs_compression(size);
 	if (acl && src_mode(c, &mode) == 0) {
 		known = 1;
 		if (acl_value(c->scratch, size, mode & 0777))
