@@ -34,13 +34,18 @@
  * its mode; a copy's answer is EXDEV or EOPNOTSUPP, on either side.  An
  * attribute flag the filesystem does not have (chattr +C, btrfs's
  * no-copy-on-write, on tmpfs or ext4) is refused with EOPNOTSUPP: that
- * answer too, on either side, where the flags were set. */
+ * answer too, on either side, where the flags were set.  So is an
+ * extended attribute's call (set, get, remove) answered EOPNOTSUPP: the
+ * filesystem has no such namespace (btrfs.* on tmpfs, user.* where it is
+ * not taken). */
 static int is_probe(const struct rpl_op *op, int64_t b)
 {
 	const struct iot_syscall *sc = iot_syscall_by_nr(op->ev.nr);
 	int64_t a = op->ev.ret;
 	int i;
 
+	if (sc && sc->cls == IOT_CLASS_XATTR)
+		return a == -EOPNOTSUPP || b == -EOPNOTSUPP;
 	if (!sc || !(sc->flags & IOT_SCF_PROBE))
 		return 0;
 	if ((i = iot_syscall_arg(sc, IOT_ARG_IOCTL_REQ)) >= 0 &&
