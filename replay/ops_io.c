@@ -199,6 +199,76 @@ static int64_t h_truncate(struct rpl_ctx *c, struct rpl_op *op)
 	return r;
 }
 
+/* [@off, @off+@len) of @fd zeros: a hole punched, else zeros written */
+static void zero_range(struct rpl_ctx *c, int fd, off_t off, off_t len)
+{
+	if (len <= 0 ||
+	    fallocate(fd, FALLOC_FL_PUNCH_HOLE | FALLOC_FL_KEEP_SIZE, off, len) == 0)
+		return;
+	memset(c->scratch, 0, RPL_SCRATCH);
+	while (len > 0) {
+		size_t n = len < RPL_SCRATCH ? (size_t)len : RPL_SCRATCH;
+
+		if (pwrite(fd, c->scratch, n, off) != (ssize_t)n)
+			return;
+		off += (off_t)n;
+		len -= (off_t)n;
+	}
+}
+
+/*
+ * A fallocate that worked when recorded and that this filesystem refuses
+ * (EOPNOTSUPP: tmpfs has no collapse, insert nor zero range; btrfs no
+ * collapse nor insert): its effect made with the file's bytes, as a
+ * program without it would move them, so that the file has the size and
+ * data the program's next calls found (xfs_io fcollapse, then cat: its
+ * reads found a file 64 KiB shorter when recorded, and counted as
+ * mismatches where the replay left it whole).  The call stays a
+ * capability probe; the time of the moves is in it.
+ */
+static void falloc_emulate(struct rpl_ctx *c, int fd, int mode, off_t off, off_t len)
+{
+	struct stat st;
+	off_t size, end;
+
+	if (fstat(fd, &st) < 0 || off < 0 || len <= 0)
+		return;
+	size = st.st_size;
+	if (mode & FALLOC_FL_COLLAPSE_RANGE) {
+		if (off + len > size)
+			return;
+		/* down, from the front: a later part is read before it is
+		 * written over */
+		for (end = off + len; end < size;) {
+			ssize_t n = pread(fd, c->scratch, size - end < RPL_SCRATCH ?
+					  (size_t)(size - end) : RPL_SCRATCH, end);
+
+			if (n <= 0 || pwrite(fd, c->scratch, (size_t)n, end - len) != n)
+				return;
+			end += n;
+		}
+		if (ftruncate(fd, size - len) < 0)
+			return;
+	} else if (mode & FALLOC_FL_INSERT_RANGE) {
+		if (off >= size || ftruncate(fd, size + len) < 0)
+			return;
+		/* up, from the back */
+		for (end = size; end > off;) {
+			size_t n = end - off < RPL_SCRATCH ? (size_t)(end - off) : RPL_SCRATCH;
+
+			if (pread(fd, c->scratch, n, end - (off_t)n) != (ssize_t)n ||
+			    pwrite(fd, c->scratch, n, end - (off_t)n + len) != (ssize_t)n)
+				return;
+			end -= (off_t)n;
+		}
+		zero_range(c, fd, off, len);
+	} else if (mode & FALLOC_FL_ZERO_RANGE) {
+		zero_range(c, fd, off, (off + len < size ? off + len : size) - off);
+		if (!(mode & FALLOC_FL_KEEP_SIZE) && off + len > size && ftruncate(fd, off + len) < 0)
+			return;
+	}
+}
+
 static int64_t h_fd_simple(struct rpl_ctx *c, struct rpl_op *op)
 {
 	const int64_t *a = op->ev.args;
@@ -211,7 +281,10 @@ static int64_t h_fd_simple(struct rpl_ctx *c, struct rpl_op *op)
 	case SYS_ftruncate:
 		return ret_of(ftruncate(fd, (off_t)a[1]));
 	case SYS_fallocate:
-		return ret_of(fallocate(fd, (int)a[1], (off_t)a[2], (off_t)a[3]));
+		e = fallocate(fd, (int)a[1], (off_t)a[2], (off_t)a[3]) < 0 ? -errno : 0;
+		if (e == -EOPNOTSUPP && op->ev.ret == 0)
+			falloc_emulate(c, fd, (int)a[1], (off_t)a[2], (off_t)a[3]);
+		return e;
 	case SYS_fadvise64:
 		e = posix_fadvise(fd, (off_t)a[1], (off_t)a[2], (int)a[3]);
 		return -e;
