@@ -264,6 +264,31 @@ IOT_API int iot_ioctl_flags(uint32_t req);
 #define IOT_CLONE_LEN 5
 #define IOT_CLONE_NARGS 6
 
+/*! iot_subvol_call() : whether ioctl request @req is one of btrfs's
+ *  subvolume calls: BTRFS_IOC_SUBVOL_CREATE(_V2) (IOT_SUBVOL_MAKE),
+ *  BTRFS_IOC_SNAP_CREATE(_V2) (IOT_SUBVOL_SNAP), BTRFS_IOC_SNAP_DESTROY
+ *  (_V2) (IOT_SUBVOL_DESTROY).  Such an event has IOT_SUBVOL_NARGS
+ *  arguments, its struct btrfs_ioctl_vol_args(_v2) read at entry: in
+ *  place of the pointer the struct's flags (IOT_SUBVOL_FLAGS: a _V2's,
+ *  0 for the others; -1: not readable), then the snapshot's source
+ *  descriptor, the struct's fd (IOT_SUBVOL_SRC_FD; -1 for the others);
+ *  its path is the descriptor's directory joined with the struct's name
+ *  (what it makes or removes, as mkdir's or rmdir's path), a snapshot's
+ *  second path the source's.  Traces written before 2026-12-08 have 3
+ *  arguments there, the pointer the third.  *@name_off (may be NULL):
+ *  where the name is in the struct; *@name_max: its room.
+ *  @return : the kind, or 0 (IOT_SUBVOL_NONE). */
+IOT_API int iot_subvol_call(uint32_t req, uint32_t *name_off, uint32_t *name_max);
+
+enum { IOT_SUBVOL_NONE, IOT_SUBVOL_MAKE, IOT_SUBVOL_SNAP, IOT_SUBVOL_DESTROY };
+
+#define IOT_SUBVOL_FLAGS 2
+#define IOT_SUBVOL_SRC_FD 3
+#define IOT_SUBVOL_NARGS 4
+#define IOT_SUBVOL_V2_FLAGS_OFF 16	/* the _v2 struct's flags */
+#define IOT_SUBVOL_RDONLY 2u		/* BTRFS_SUBVOL_RDONLY */
+#define IOT_SUBVOL_BY_ID 16u		/* BTRFS_SUBVOL_SPEC_BY_ID: no name */
+
 struct iot_event;
 
 /*! iot_sock_ino() : a connect's or accept's socket identity, which

@@ -526,6 +526,24 @@ static void sb_args(struct iot_sbuf *b, const struct iot_syscall *sc,
 			 * kept): "..." as for one */
 			iot_sb_arg(b, IOT_ARG_PTR, v, ev);
 		} else if (sc->nr == __NR_ioctl && i == 2 &&
+			   iot_subvol_call((uint32_t)arg_of(ev, 1), NULL, NULL) &&
+			   ev->nargs >= IOT_SUBVOL_NARGS && ev->args[IOT_SUBVOL_FLAGS] >= 0) {
+			/* kept since 2026-12-08: strace's struct, the name
+			 * the last of the event's path */
+			const char *nm = ev->path ? ev->path : "";
+			uint32_t n = ev->path ? ev->path_len : 0, k = n;
+
+			while (k > 0 && nm[k - 1] != '/')
+				k--;
+			if (ev->args[IOT_SUBVOL_SRC_FD] >= 0)
+				iot_sb_printf(b, "{fd=%d, ", (int32_t)ev->args[IOT_SUBVOL_SRC_FD]);
+			else
+				iot_sb_putc(b, '{');
+			iot_sb_printf(b, "flags=%#llx, name=",
+				      (unsigned long long)ev->args[IOT_SUBVOL_FLAGS]);
+			iot_sb_quote(b, nm + k, n - k);
+			iot_sb_putc(b, '}');
+		} else if (sc->nr == __NR_ioctl && i == 2 &&
 			   (uint32_t)arg_of(ev, 1) == IOT_FICLONERANGE &&
 			   ev->nargs >= IOT_CLONE_NARGS && ev->args[IOT_CLONE_SRC_FD] >= 0) {
 			/* kept since 2026-12-08: strace's struct */

@@ -18,7 +18,8 @@
  * one loads io_uring's BPF programs (bpf_uring.c) before the ring exists;
  * and io_setup: the first loads libaio's (bpf_aio.c) before the context
  * exists (no libaio call comes before one).  So do the calls that change
- * what a path names for the thread (changes_root()).
+ * what a path names for the thread (changes_root()), and btrfs's
+ * subvolume ioctls, which make or remove a name (subvol_rules()).
  *
  * If the recorder dies, the listener closes and these calls fail with
  * ENOSYS in whatever descendants are left (the program itself is killed
@@ -156,6 +157,33 @@ static int guard_kind(const struct iot_syscall *sc)
 	return 0;
 }
 
+/*
+ * btrfs's subvolume calls make or remove the name in their struct
+ * (record/subvol.c): an ioctl stops with one of their six requests in
+ * its second argument, which the filter compares (the kernel takes 32
+ * bits of it).  @return : the instructions put at @f (10), the
+ * accumulator holding the call's number before them.
+ */
+static const uint32_t subvol_reqs[] = {
+	0x5000940e, 0x50009418, 0x50009401, 0x50009417, 0x5000940f, 0x5000943f,
+};
+
+static size_t subvol_rules(struct sock_filter *f)
+{
+	const size_t nreq = sizeof(subvol_reqs) / sizeof(subvol_reqs[0]);
+	size_t k = 0, i;
+
+	f[k++] = (struct sock_filter)BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, SYS_ioctl, 0,
+					      (uint8_t)(nreq + 3));
+	f[k++] = (struct sock_filter)BPF_STMT(BPF_LD | BPF_W | BPF_ABS, ARG_LO(1));
+	for (i = 0; i < nreq; i++)
+		f[k++] = (struct sock_filter)BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, subvol_reqs[i],
+						      (uint8_t)(nreq - i), 0);
+	f[k++] = (struct sock_filter)BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ALLOW);
+	f[k++] = (struct sock_filter)BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_USER_NOTIF);
+	return k;
+}
+
 int rec_guard_may_stop(int nr, int fast)
 {
 	const struct iot_syscall *sc = iot_syscall_by_nr(nr);
@@ -164,7 +192,7 @@ int rec_guard_may_stop(int nr, int fast)
 		return 1;
 	if (fast && (nr == SYS_munmap || nr == SYS_mmap))
 		return 1;
-	if (changes_root(nr))
+	if (changes_root(nr) || nr == SYS_ioctl)
 		return 1;
 	return sc && guard_kind(sc);
 }
@@ -192,6 +220,7 @@ int rec_guard_filter(struct sock_filter *f, size_t max, int fast)
 						      (unsigned)root_calls[i], 0, 1);
 		f[k++] = (struct sock_filter)BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_USER_NOTIF);
 	}
+	k += subvol_rules(f + k);
 	for (i = 0; i < n && k + 8 < max; i++) {
 		const struct iot_syscall *sc = &tab[i];
 		int kind = guard_kind(sc), fl = iot_syscall_arg(sc, IOT_ARG_OPEN_FLAGS);
@@ -341,6 +370,11 @@ int rec_guard_serve(struct rec_ctx *c, int fd, void (*drain)(struct rec_ctx *))
 		/* its calls from now on are looked at again */
 		if (t)
 			rec_ns_forget(t);
+	} else if (req.data.nr == SYS_ioctl) {
+		struct rec_task *t = rec_task_get(c, (pid_t)req.pid);
+
+		if (t)
+			rec_subvol_states(c, t, args);
 	} else {
 		take_states(c, (pid_t)req.pid, req.data.nr, args);
 	}

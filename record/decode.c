@@ -485,6 +485,13 @@ int rec_decode_entry(struct rec_ctx *c, struct rec_task *t, int nr,
 		}
 		ev->nargs = IOT_CLONE_NARGS;
 	}
+	/* btrfs's subvolume calls: the name they make or remove, in their
+	 * struct, as the path (subvol.c); a snapshot's source the second */
+	if (nr == SYS_ioctl && iot_subvol_call((uint32_t)ev->args[1], NULL, NULL) &&
+	    rec_subvol_entry(c, t, args)) {
+		has_path = 1;
+		has_path2 = ev->path2 != NULL;
+	}
 	/* fcntl commands without an argument: the register holds whatever
 	 * the caller left there, which is noise, not a value */
 	if (nr == SYS_fcntl && (ev->args[1] == F_GETFD || ev->args[1] == F_GETFL ||
@@ -560,6 +567,8 @@ int rec_decode_entry(struct rec_ctx *c, struct rec_task *t, int nr,
 	i = iot_syscall_arg(sc, IOT_ARG_PATH2);
 	if (has_path2 && ev->path2 && i >= 0)
 		rec_path_state(c, ev->path2, ev->path2_len, t->view ? t->view->pre[i] : NULL);
+	else if (has_path2 && ev->path2 && nr == SYS_ioctl)
+		rec_path_state(c, ev->path2, ev->path2_len, NULL);	/* a snapshot's source */
 	c->state_task = NULL;
 	switch (nr) {
 	case SYS_execve:

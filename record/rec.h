@@ -474,6 +474,21 @@ void rec_mm_exec(struct rec_task *t);
 /* read a NUL-terminated string at @addr of @tid into @buf (@cap bytes)
  * @return : its length, or -errno */
 ssize_t rec_read_str(pid_t tid, uint64_t addr, char *buf, size_t cap);
+/* subvol.c: btrfs's subvolume ioctls (iot_subvol_call()).
+ * rec_subvol_read() : the struct at @ptr of thread @tid: its flags and fd
+ * into *@flags, *@src, its name into @name.  @return : the name's length,
+ * or -errno (not readable, a destroy by id).  rec_subvol_path() : @name
+ * joined with @dirfd's directory (NULL: not known, or not a plain name).
+ * rec_subvol_entry() : the event's arguments and paths at its entry
+ * (@args: the registers, or a view's record).  @return : 1 if it has its
+ * path.  rec_subvol_states() : the states of its paths, taken at bpf's
+ * guard, before the call. */
+ssize_t rec_subvol_read(pid_t tid, uint32_t req, uint64_t ptr, int64_t *flags, int64_t *src,
+			char *name, size_t cap);
+char *rec_subvol_path(const struct rec_task *t, int64_t dirfd, const char *name, int64_t t_enter,
+		      uint32_t *len);
+int rec_subvol_entry(struct rec_ctx *c, struct rec_task *t, const uint64_t *args);
+void rec_subvol_states(struct rec_ctx *c, struct rec_task *t, const uint64_t *args);
 ssize_t rec_read_mem(pid_t tid, uint64_t addr, void *buf, size_t len);
 /* The descriptors the SCM_RIGHTS messages of the struct msghdr at @msg
  * in @tid carry (at a sendmsg's entry or exit, at a recvmsg's exit), up

@@ -413,6 +413,56 @@ static int follow_all(struct rpl_plan *p, struct rpl_op *op, const struct looker
 	return 0;
 }
 
+/*
+ * Does @op read or remove a whole tree, what is under its path as well:
+ * btrfs's snapshot of a subvolume (its source's) and its destroy?  No
+ * key names each path under another: such an op follows the last op
+ * ordered before it of every other thread (follow_threads()), those
+ * under its path among them.  A snapshot of a tree another thread was
+ * still writing in the replay copied it short; a destroy came before the
+ * calls on the files it removed.
+ */
+static int tree_op(const struct rpl_op *op)
+{
+	int kind;
+
+	if (op->ev.nr != SYS_ioctl || op->ev.ret < 0 || op->ev.nargs < IOT_SUBVOL_NARGS ||
+	    op->ev.args[IOT_SUBVOL_FLAGS] < 0)
+		return 0;
+	kind = iot_subvol_call((uint32_t)op->ev.args[1], NULL, NULL);
+	return kind == IOT_SUBVOL_SNAP || kind == IOT_SUBVOL_DESTROY;
+}
+
+static int follow_threads(struct rpl_plan *p, struct rpl_deps *d, struct rpl_op *op)
+{
+	size_t t;
+
+	for (t = 0; t < d->n_last; t++)
+		if (d->last_of[t] != NO_OP && add_dep(p, op, d->last_of[t]) < 0)
+			return -ENOMEM;
+	return 0;
+}
+
+/* @oi is the last op of its thread ordered so far */
+static int ordered_last(struct rpl_plan *p, struct rpl_deps *d, uint32_t oi)
+{
+	uint32_t t = p->ops[oi].thread;
+
+	if (t >= d->n_last) {
+		size_t n = t + 16, i;
+		uint32_t *v = realloc(d->last_of, n * sizeof(*v));
+
+		if (!v)
+			return -ENOMEM;
+		for (i = d->n_last; i < n; i++)
+			v[i] = NO_OP;
+		d->last_of = v;
+		d->n_last = n;
+	}
+	d->last_of[t] = oi;
+	return 0;
+}
+
 /* The dependencies of op @oi, whose resource keys are @ok[0 .. @nk). */
 static int order_op(struct rpl_plan *p, struct rpl_deps *d, uint32_t oi,
 		    const uint64_t *ok, size_t nk)
@@ -424,6 +474,8 @@ static int order_op(struct rpl_plan *p, struct rpl_deps *d, uint32_t oi,
 	/* an op's deps are appended together: they stay side by side */
 	op->dep_off = (uint32_t)p->n_deps;
 	op->ndeps = 0;
+	if ((tree_op(op) && follow_threads(p, d, op) < 0) || ordered_last(p, d, oi) < 0)
+		goto nomem;
 	for (k = 0; k < nk; k++) {
 		uint64_t key = ok[k] & ~RPL_KEY_HOW;
 		struct lookers *lk, *nm;
@@ -760,6 +812,7 @@ void rpl_deps_free(struct rpl_deps *d)
 	free(d->look.v);
 	free(d->name.v);
 	free(d->heap);
+	free(d->last_of);
 	rpl_map_free(&d->pipes);
 	rpl_seen_free(d->seen);
 	rpl_table_free(d->res.s, d->res.cap * sizeof(*d->res.s));

@@ -74,6 +74,10 @@ struct rpl_deps {
 	size_t n_heap, cap_heap;
 	size_t n_looks[RPL_DATA_CREATE + 1];	/* ... of them looks (pend.reads), by kind */
 	struct rpl_seen *seen;
+	/* each thread's last op ordered (NO_OP: none), for the ops that
+	 * take a whole tree (tree_op()) */
+	uint32_t *last_of;
+	size_t n_last;
 };
 
 /* ---- deps.c ---- */

@@ -299,6 +299,9 @@ void rpl_result_add(struct rpl_result *t, const struct rpl_result *r, int client
 	t->creds_threads += r->creds_threads;
 	t->creds_calls += r->creds_calls;
 	t->creds_not_taken += r->creds_not_taken;
+	t->subvols_made += r->subvols_made;
+	t->subvols_emulated += r->subvols_emulated;
+	t->subvols_rdonly += r->subvols_rdonly;
 	if (r->umask_on && !t->umask_on) {
 		t->umask_known = r->umask_known;
 		t->umask0 = r->umask0;

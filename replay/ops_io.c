@@ -640,6 +640,8 @@ static int64_t h_ioctl(struct rpl_ctx *c, struct rpl_op *op)
 		return set_flags(c, op);
 	if ((uint32_t)req == IOT_FICLONERANGE)
 		return clone_range(c, op);
+	if (iot_subvol_call((uint32_t)req, NULL, NULL))
+		return rpl_subvol(c, op);
 	if (req != (unsigned long)FICLONE)
 		return rpl_skip(op, RPL_SKIP_UNSUPPORTED);
 	fd = rpl_live_fd(c, op, op->ev.args[0]);

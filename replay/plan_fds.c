@@ -188,6 +188,16 @@ static int moves_from(const struct rpl_ev *ev)
 	return -1;
 }
 
+/* Which of btrfs's subvolume calls @ev is (iot_subvol_call()), with the
+ * name it makes or removes as its path; 0: none, or a trace's from
+ * before they had it */
+static int subvol_of(const struct rpl_ev *ev)
+{
+	if (ev->nr != SYS_ioctl || ev->nargs < IOT_SUBVOL_NARGS || ev->args[IOT_SUBVOL_FLAGS] < 0)
+		return IOT_SUBVOL_NONE;
+	return iot_subvol_call((uint32_t)ev->args[1], NULL, NULL);
+}
+
 /* Does @op create, remove or rename a name (so it orders on the parent)?
  * An open does with O_CREAT only (openat2's how holds its flags). */
 static int changes_names(const struct iot_syscall *sc, const struct rpl_op *op)
@@ -395,6 +405,10 @@ int rpl_plan_fds(struct rpl_plan *p, struct rpl_planner *pl, struct rpl_op *op,
 	 * (O_CREAT, O_TRUNC): the reader's open does not follow the
 	 * writer's, which waits for it */
 	int64_t fifo = is_open && ev->path && ev->ret >= 0 ? rpl_fifo_res(p, pl, ev->path, 0) : 0;
+	/* a subvolume made, snapshot or removed: ordered as a mkdir, or
+	 * an rmdir, of its path (deps.c orders a snapshot and a removal
+	 * after every op before them, what is under the path among them) */
+	int sv = subvol_of(ev);
 	uint64_t look = rpl_only_looks(sc, op) || fifo > 0 ? RPL_KEY_LOOK : 0;
 	uint64_t meet = fifo > 0 ? RPL_KEY_MEET : 0;
 	/* a write of data into a file: on its file's keys, one change of
@@ -434,7 +448,7 @@ int rpl_plan_fds(struct rpl_plan *p, struct rpl_planner *pl, struct rpl_op *op,
 		 * compilers writing their objects into one directory, or
 		 * temporary files into /tmp, were made to take turns as
 		 * recorded).  Failed, it changed no name. */
-		if (changes_names(sc, op)) {
+		if (changes_names(sc, op) || sv) {
 			uint64_t hp = rpl_path_hash(ev->path, parent_len(ev->path, len));
 
 			ADD(rpl_key_norm(hp) | RPL_KEY_LOOK);
@@ -453,7 +467,7 @@ int rpl_plan_fds(struct rpl_plan *p, struct rpl_planner *pl, struct rpl_op *op,
 		}
 		/* what sees a directory's names: an open of it (a listing
 		 * reads them through that descriptor), its removal */
-		if (lists_names(sc, op))
+		if (lists_names(sc, op) || sv == IOT_SUBVOL_DESTROY)
 			ADD(names_of(h) | look);
 		if (rpl_is_lock(ev)) {
 			ADD(rpl_locks_of(h) | (ev->ret < 0 || (ev->nr == SYS_fcntl &&
@@ -479,6 +493,12 @@ int rpl_plan_fds(struct rpl_plan *p, struct rpl_planner *pl, struct rpl_op *op,
 		ADD(rpl_key_norm(hp) | RPL_KEY_LOOK);
 		if (!look)
 			ADD(names_of(hp) | RPL_KEY_NAME);
+	} else if (ev->path2 && sv == IOT_SUBVOL_SNAP) {
+		/* a snapshot's source: its tree read */
+		size_t len = strlen(ev->path2);
+
+		ADD(rpl_key_path(ev->path2, len) | RPL_KEY_LOOK);
+		ADD(names_of(rpl_path_hash(ev->path2, len)) | RPL_KEY_LOOK);
 	}
 	for (a = 0; sc && a < sc->nargs && a < ev->nargs && nfd < 2; a++) {
 		struct rpl_fd fe;

@@ -240,6 +240,9 @@ int rpl_tally(struct rpl_plan *p, struct rpl_result *res)
 	res->creds_threads = atomic_load(&p->creds_threads);
 	res->creds_calls = atomic_load(&p->creds_calls);
 	res->creds_not_taken = atomic_load(&p->creds_not_taken);
+	res->subvols_made = atomic_load(&p->subvols_made);
+	res->subvols_emulated = atomic_load(&p->subvols_emulated);
+	res->subvols_rdonly = atomic_load(&p->subvols_rdonly);
 	res->umask_on = p->umask_on;
 	res->umask_known = p->umask_known;
 	res->umask0 = p->umask0;

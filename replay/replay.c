@@ -431,6 +431,12 @@ void rpl_print_summary(FILE *f, const struct rpl_opts *o, const struct rpl_resul
 		fprintf(f, "  fd links     %llu opens of a descriptor's link (/dev/fd/N, "
 			"/proc/self/fd/N, /proc/PID/fd/N) opened the replayed descriptor's file or "
 			"pipe\n", (unsigned long long)r->fd_links);
+	if (r->subvols_made || r->subvols_emulated)
+		fprintf(f, "  subvolumes   %llu btrfs subvolume calls made as recorded, %llu emulated "
+			"(not on btrfs here: a create as a mkdir, a snapshot as a copy of its tree, a "
+			"destroy as its removal), %llu of them read-only snapshots left writable\n",
+			(unsigned long long)r->subvols_made, (unsigned long long)r->subvols_emulated,
+			(unsigned long long)r->subvols_rdonly);
 	if (r->creds == RPL_CREDS_ON && (r->creds_threads || r->creds_calls))
 		fprintf(f, "  credentials  %llu threads made their file calls as the user recorded, "
 			"%llu set*id calls changed a thread's (IOTAPE_REPLAY_CREDS=0: as root)\n",

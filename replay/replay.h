@@ -213,6 +213,9 @@ struct rpl_result {
 	 * thread's, and the threads that ran as the replayer instead */
 	int creds;
 	uint64_t creds_threads, creds_calls, creds_not_taken;
+	/* btrfs's subvolume calls: made as subvolumes, emulated (not on
+	 * btrfs), and read-only snapshots of these left writable */
+	uint64_t subvols_made, subvols_emulated, subvols_rdonly;
 	/* masks (umask.c): followed or not; the first process's (from the
 	 * header if @umask_known); umask calls replayed; threads that kept
 	 * the replayer's */

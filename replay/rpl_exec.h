@@ -309,6 +309,10 @@ void rpl_uring_await(struct rpl_ctx *c, struct rpl_op *op, struct rpl_actx *x,
  * more requests are in flight here than were when recorded */
 void rpl_uring_drain(struct rpl_ctx *c, struct rpl_op *op, struct rpl_actx *x);
 
+/* rpl_subvol() : btrfs's subvolume ioctls, made here on btrfs, else
+ * emulated (ops_subvol.c) */
+int64_t rpl_subvol(struct rpl_ctx *c, struct rpl_op *op);
+
 /* helpers for handlers (ops_common.c) */
 int64_t rpl_skip(struct rpl_op *op, int why);
 /* The live fd of recorded fd @fd, or -1 after setting op->skip. */

@@ -533,6 +533,9 @@ struct rpl_plan {
 	_Atomic uint64_t creds_not_taken;	/* threads run with the replayer's */
 	_Atomic uint64_t creds_threads;		/* threads that ran as another */
 	_Atomic uint64_t creds_calls;		/* set*id calls that changed them */
+	/* btrfs's subvolume calls (ops_subvol.c): made as such, emulated
+	 * (a mkdir, a copy, a removal), read-only snapshots left writable */
+	_Atomic uint64_t subvols_made, subvols_emulated, subvols_rdonly;
 	/* masks (umask.c): followed; the first process's, and whether the
 	 * header gave it; umask calls in the trace (plan_read.c), replayed;
 	 * threads that could not have their own */

@@ -34,7 +34,10 @@
 #define BK_IOCFLAGS	10	/* ioctl's third: with FS_IOC_SETFLAGS or
 				 * FS_IOC_FSSETXATTR, the flags it points
 				 * at into args[3]; with FICLONERANGE, its
-				 * struct into args[2..5] (IOT_CLONE_*) */
+				 * struct into args[2..5] (IOT_CLONE_*); with
+				 * btrfs's subvolume calls, its flags and fd
+				 * into args[2..3], its name a string
+				 * (IOT_SUBVOL_*) */
 #define AF_UNIX_	1
 
 #define NR_MMAP		9

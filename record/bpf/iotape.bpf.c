@@ -393,6 +393,17 @@ static __always_inline __u32 held_ns(__u64 t0, __s32 t0nr, __u32 nr, __u64 t)
 	return t - t0 < 0xffffffffULL ? (__u32)(t - t0) : 0xffffffffu;
 }
 
+/* Where the name is in the struct of btrfs's subvolume ioctl @req
+ * (iot_subvol_call()): 8, 56 in a _V2's; 0: not one of them */
+static __always_inline __u32 subvol_name_off(__u32 req)
+{
+	if (req == 0x5000940e || req == 0x50009401 || req == 0x5000940f)
+		return 8;
+	if (req == 0x50009418 || req == 0x50009417 || req == 0x5000943f)
+		return 56;
+	return 0;
+}
+
 /*
  * Argument @i of the call in the scratch record at entry, by its kind:
  * a string read into the record's data, an iovec array summed, the
@@ -502,6 +513,27 @@ static long arg_one(__u64 i, void *ctx)
 			e->args[3] = r[0];
 			e->args[4] = r[1];
 			e->args[5] = r[2];
+		} else if (subvol_name_off((__u32)e->args[1])) {
+			/* btrfs's subvolume calls (iot_subvol_call()): the
+			 * struct's flags in place of the pointer (-1: not
+			 * readable), its fd next, its name as a string */
+			__u32 off = subvol_name_off((__u32)e->args[1]), j = e->nstr;
+			__u64 hd[3] = { 0, 0, 0 };	/* fd, transid, flags (_v2) */
+
+			if (bpf_probe_read_user(hd, off == 8 ? 8 : sizeof(hd), (void *)e->args[2]) < 0) {
+				e->args[3] = (__u64)-1;
+				e->args[2] = (__u64)-1;
+			} else {
+				if (j < 2) {
+					e->slen[j] = read_str(e->data, &w->off, e->args[2] + off);
+					e->sarg[j] = 2;
+					if (e->slen[j] == BE_FAULT)
+						w->fault |= 1u << j;
+					e->nstr = j + 1;
+				}
+				e->args[3] = hd[0];
+				e->args[2] = off == 8 ? 0 : (__u32)hd[2];
+			}
 		}
 	} else if (k == BK_CLONE3) {
 		__u64 v = 0;
@@ -1197,7 +1229,9 @@ __noinline int exit_emit(__s64 ret, __u64 t)
 			continue;
 		x->nstr = j + 1;
 		x->slen[j] = read_str(x->data, &off, fl->args[a] +
-				      (sysinfo[fl->nr & (BE_NR_MAX - 1)].kind[a] == BK_SOCKADDR ? 2 : 0));
+				      (sysinfo[fl->nr & (BE_NR_MAX - 1)].kind[a] == BK_SOCKADDR ? 2 :
+				       sysinfo[fl->nr & (BE_NR_MAX - 1)].kind[a] == BK_IOCFLAGS ?
+				       subvol_name_off((__u32)fl->args[1]) : 0));
 	}
 	x->h.len = (__u32)sizeof(*x) + (off <= 2 * BE_STR_MAX ? off : 2 * BE_STR_MAX);
 	emit(x, x->h.len, 0);

@@ -910,7 +910,11 @@ long fp_call(int nr, long a0, long a1, long a2, long a3, long a4, long a5)
 	rflags = fp_zeros(sc, a) ? FP_RF_ZERO : 0;
 	if (!rflags)
 		dlen = fp_data_asked(sc, a);
-	if (dlen > FP_DATA_RING_MAX || fp_slashed(sc, a))
+	/* btrfs's subvolume calls make or remove the name in their struct:
+	 * the recorder's entry stop reads it and takes its states there
+	 * (record/subvol.c), as it does mkdir's in the library's place */
+	if (dlen > FP_DATA_RING_MAX || fp_slashed(sc, a) ||
+	    (nr == SYS_ioctl && iot_subvol_call((uint32_t)a[1], NULL, NULL)))
 		return fp_slow(nr, a0, a1, a2, a3, a4, a5);
 	len = fp_gather(sc, a, &pre);
 	if (dlen) {
