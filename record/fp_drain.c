@@ -388,6 +388,10 @@ void rec_fast_decode_rec(struct rec_ctx *c, const struct fp_rec *r, int unfinish
 			rec_decode_exit(c, t, -EPIPE, iot_now_ns());
 		else if (unfinished && t->left_nr == (long)r->nr + 1)
 			rec_decode_exit(c, t, t->left_rv, iot_now_ns());
+		else if (unfinished && t->sig_nr == (long)r->nr + 1 &&
+			 (int64_t)r->t_enter <= t->sig_ns)
+			/* returned into a handler that never came back */
+			rec_decode_exit(c, t, t->sig_rv, t->sig_ns);
 		else if (unfinished)
 			rec_emit_unfinished(c, t, iot_now_ns());
 		else

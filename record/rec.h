@@ -190,6 +190,11 @@ struct rec_task {
 	/* ... 1 + the call it was killed on its way out of (0: none), and
 	 * its result (tracer.c killed_leaving()) */
 	long left_nr, left_rv;
+	/* ... 1 + the call it was leaving when a signal was delivered to
+	 * it (0: none, or the call was cut short), its result, and when
+	 * (tracer.c signalled_leaving()) */
+	long sig_nr, sig_rv;
+	int64_t sig_ns;
 	int64_t let_go_ns;		/* ... and resumed from it then: its end
 					 * began (the exit record's time) */
 	pid_t vfork_child;		/* vforked it; cleared at its next stop */

@@ -318,6 +318,38 @@ static void killed_leaving(struct rec_ctx *c, struct rec_task *t, int64_t now)
 	}
 }
 
+/*
+ * A signal delivered as a call returns: its handler runs before the fast
+ * path's library writes the call's result down, and a handler that never
+ * returns (one that exits: fdm's delivery children on their parent's
+ * SIGTERM) leaves the call's record in flight though the call was done
+ * (a close whose end of file the parent read: skipped, the replay's
+ * parent read found the socket still open).  At the signal-delivery-stop
+ * the registers are still the call's (its number, its result, rip past
+ * the stub's syscall instruction): into t->sig_nr, sig_rv, sig_ns, for
+ * that record at the thread's end (fp_drain.c).  Every such stop sets
+ * them anew; a call the signal cut short, or no call, leaves none.
+ */
+static void signalled_leaving(struct rec_ctx *c, struct rec_task *t,
+			      int64_t now)
+{
+	struct user_regs_struct r;
+	long rv;
+
+	t->sig_nr = 0;
+	if (!c->fast || ptrace(PTRACE_GETREGS, t->tid, 0, &r) < 0)
+		return;
+	rv = (long)r.rax;
+	/* rip just past the library's syscall instruction: a fast-path call
+	 * returning, not one the ptrace stops saw end, nor the program's */
+	if ((long)r.orig_rax < 0 || r.rip != rec_fast_ip(c) || rv == -ENOSYS ||
+	    rec_cut_by_signal(rv))
+		return;
+	t->sig_nr = (long)r.orig_rax + 1;
+	t->sig_rv = rv;
+	t->sig_ns = now;
+}
+
 static void on_event_exit(struct rec_ctx *c, struct rec_task *t, int64_t now)
 {
 	int64_t ut = 0, stt = 0;
@@ -408,6 +440,7 @@ static void on_stop(struct rec_ctx *c, struct rec_task *t, int status, pid_t old
 		t->ss_ok = t->run_ok = 0;
 	switch (ev) {
 	case 0:
+		signalled_leaving(c, t, now);
 		resume(c, t, sig);	/* signal-delivery-stop: deliver it */
 		return;
 	case PTRACE_EVENT_SECCOMP:
