@@ -391,6 +391,7 @@ void rpl_result_add(struct rpl_result *t, const struct rpl_result *r, int client
 		t->sc[i].skipped += r->sc[i].skipped;
 		t->sc[i].mismatches += r->sc[i].mismatches;
 		t->sc[i].probe_diffs += r->sc[i].probe_diffs;
+		t->sc[i].unsupported += r->sc[i].unsupported;
 		t->sc[i].time_ns += r->sc[i].time_ns;
 	}
 	for (i = 0; i < r->n_examples && t->n_examples < 8; i++)

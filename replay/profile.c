@@ -155,6 +155,8 @@ int rpl_tally(struct rpl_plan *p, struct rpl_result *res)
 			res->skipped++;
 			res->skipped_by[op->skip < RPL_SKIP_COUNT ? op->skip : 0]++;
 			sc->skipped++;
+			if (op->skip == RPL_SKIP_UNSUPPORTED)
+				sc->unsupported++;
 			if (op->ev.nr == SYS_mmap && op->skip == RPL_SKIP_MMAP &&
 			    !(op->ev.args[3] & MAP_ANONYMOUS) && (int32_t)op->ev.args[4] >= 0)
 				res->mmap_calls++;

@@ -298,6 +298,22 @@ static void print_skips(FILE *f, const struct rpl_result *r)
 	if (r->skipped)
 		fprintf(f, ")");
 	fprintf(f, "\n");
+	if (!r->skipped_by[RPL_SKIP_UNSUPPORTED])
+		return;
+	/* which: an ioctl whose arguments the trace does not hold, a call
+	 * no handler makes; their time is not in the replay's */
+	sep = ": ";
+	fprintf(f, "  unsupported  %llu calls the replay does not make, so neither their "
+		"effect nor their time is in it", (unsigned long long)r->skipped_by[RPL_SKIP_UNSUPPORTED]);
+	for (i = 0; i < RPL_MAX_NR; i++) {
+		const struct iot_syscall *sc = iot_syscall_by_nr(i);
+
+		if (!r->sc[i].unsupported)
+			continue;
+		fprintf(f, "%s%s %llu", sep, sc ? sc->name : "?", (unsigned long long)r->sc[i].unsupported);
+		sep = ", ";
+	}
+	fprintf(f, "\n");
 }
 
 /* "read 3, openat 1" for the syscalls with a nonzero @field. */

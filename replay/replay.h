@@ -117,6 +117,7 @@ enum rpl_fit {
 
 struct rpl_sc_stat {
 	uint64_t ops, replayed, skipped, mismatches, probe_diffs;
+	uint64_t unsupported;		/* skipped as calls the replay does not make */
 	int64_t time_ns;
 };
 

@@ -52,6 +52,9 @@ for b in "${BACKENDS[@]}"; do
 	# signal the replayer)
 	! grep '^  ops' "$T/out" | grep -v 'unsupported 2[,)]' | grep -q unsupported ||
 		fail "$b: calls left out as unsupported: $(grep '^  ops' "$T/out")"
+	# and the summary names them by call: what a user looks up
+	grep -q '^  unsupported  2 calls the replay does not make.*: fcntl 2$' "$T/out" ||
+		fail "$b: the calls left out are not named: $(grep '^  unsupported' "$T/out")"
 	[ "$(grep -c 'F_SETLEASE' "$T/dump")" = 2 ] || fail "$b: not two F_SETLEASE in the trace"
 	grep -q 'refused when recorded by a lease, a cached lookup, a file size or descriptor limit 4[,)]' "$T/out" ||
 		fail "$b: the four refused calls are not counted: $(grep '^  ops' "$T/out")"
