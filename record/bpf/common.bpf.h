@@ -131,6 +131,9 @@ struct tstate {
 	__u64 slept_ns;			/* ... so since its last recorded call */
 	__u32 slept;			/* ... taken at the entry, for BE_CALL */
 	__u32 in_fast;			/* in a call the fast path logs (2: an mmap) */
+	__s64 fast_nr, fast_rv;		/* the last such call to leave the kernel,
+					 * + 1 (0: none), and its result: for
+					 * left_call() */
 	__u32 woke;			/* woke's ns, taken at the entry, for BE_CALL */
 	__u32 waited;			/* waited's ns, likewise */
 	__u32 cwaker;			/* the followed task that last woke it

@@ -1260,14 +1260,18 @@ int BPF_PROG(iotape_exit, void *regs_arg, long ret)
 	if (!fl)
 		return 0;
 	if (fl->in_fast) {
+		const struct uregs *regs = (const struct uregs *)bpf_task_pt_regs(task);
+
 		/* the fast path logged the mmap; its file is followed here */
 		if (fl->in_fast == 2 && fl->st == BE_TID_ON) {
-			const struct uregs *regs = (const struct uregs *)bpf_task_pt_regs(task);
-
 			if (regs && regs->orig_ax == NR_MMAP)
 				fmap_watch(ret, regs->si, regs->dx << 32 | (__u32)regs->r10,
 					   (__s64)regs->r8, regs->r9);
 		}
+		/* the library writes the result down after this: a handler
+		 * taken at the return that exits never lets it (left_call()) */
+		fl->fast_nr = regs ? (__s64)regs->orig_ax + 1 : 0;
+		fl->fast_rv = ret;
 		fl->in_fast = 0;
 		return 0;
 	}
@@ -1538,8 +1542,13 @@ int BPF_PROG(iotape_exec, struct task_struct *p_arg, pid_t old_pid, struct linux
  * up first (a handled signal taken at the same return) and the call's
  * registers are saved in it, at the stack pointer after the handler's
  * return address.  Runs before exit_mm(): the task's memory is readable.
+ * A task that ended by its own exit, from a handler taken at the return
+ * of a call the fast path logs (a child sent SIGTERM by its parent on
+ * the end of file its close gave, whose handler exits), left that call's
+ * record unfinished: the result is the one its exit program kept (@s).
  */
-static __always_inline void left_call(struct task_struct *p, struct be_gone *g)
+static __always_inline void left_call(struct task_struct *p, struct tstate *s,
+				      struct be_gone *g)
 {
 	struct pt_regs *r = (struct pt_regs *)bpf_task_pt_regs(p);
 	__s64 nr, rv;
@@ -1554,6 +1563,11 @@ static __always_inline void left_call(struct task_struct *p, struct be_gone *g)
 	rv = (__s64)BPF_CORE_READ(r, ax);
 	ip = BPF_CORE_READ(r, ip);
 	sp = BPF_CORE_READ(r, sp);
+	if ((nr == NR_EXIT || nr == NR_EXIT_GROUP) && s->fast_nr > 0) {
+		g->left_nr = s->fast_nr;
+		g->left_rv = s->fast_rv;
+		return;
+	}
 	if (nr < 0 || bpf_probe_read_user(&ins, sizeof(ins), (void *)(ip - 2)) < 0)
 		return;
 	if (ins != 0x050f) {
@@ -1621,7 +1635,7 @@ int BPF_PROG(iotape_gone, struct task_struct *p_arg)
 	g->run_ns = run;
 	g->rec_ns = s->rec_ns;
 	g->rec_runs = s->rec_runs;
-	left_call(p, g);
+	left_call(p, s, g);
 	/* The recorder is woken at once by the last followed task's end
 	 * (it then stops) and, with the fast path, by any (the thread's
 	 * ring slots are freed at its end: a burst of short threads would
