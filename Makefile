@@ -317,7 +317,7 @@ check-unit: deps
 
 bench: deps
 	@tools/deps.sh bench
-	$(Q)$(MAKE) --no-print-directory build-all $(BENCH_BIN)
+	$(Q)$(MAKE) --no-print-directory build-all $(BENCH_BIN) $(BUILD)/tests/progs/call_gaps
 	@BUILD=$(BUILD) tests/bench/run.sh
 
 stress: deps

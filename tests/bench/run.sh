@@ -5,7 +5,7 @@ set -u
 cd "$(dirname "$0")/../.."
 BUILD=${BUILD:-build}
 export BUILD IOTAPE=$PWD/$BUILD/iotape
-for part in format record record_data record_bpf record_mem replay analyze aio scale deep clients; do
+for part in format record record_data record_bpf bpf_gaps record_mem replay analyze aio scale deep clients; do
 	s=tests/bench/$part.sh
 	[ -f "$s" ] || continue
 	echo "=== bench: $part"
