@@ -131,7 +131,11 @@ int rpl_wait_again(struct rpl_ctx *c, const struct rpl_op *op, struct pollfd *pf
  * close or exit that ended the pipe when these are recorded, but a process
  * whose exit has no call in the trace (its descriptors closed as it ended)
  * gives it nothing to follow.  Data that comes instead is left in the pipe
- * (the result differs either way).
+ * (the result differs either way).  So does one that met ECONNRESET: its
+ * peer closed a stream socket with bytes it never read, which the plan
+ * does not order the read after either (a multiprocessing manager's
+ * client, whose last request the server left unread as it shut down, got
+ * EAGAIN here); the read after the end fails as it did.
  */
 static int64_t wait_eof(struct rpl_ctx *c, struct rpl_op *op, int fd, int64_t r)
 {
@@ -290,7 +294,7 @@ static int64_t pipe_rest(struct rpl_ctx *c, struct rpl_op *op, int fd, int64_t r
 	int64_t want = op->ev.ret, done = r > 0 ? r : 0, deadline = 0;
 	struct pollfd pfd;
 
-	if (want == 0 && !wr && r == -EAGAIN && rpl_fd_is_stream(fd))
+	if ((want == 0 || want == -ECONNRESET) && !wr && r == -EAGAIN && rpl_fd_is_stream(fd))
 		return wait_eof(c, op, fd, r);
 	if (want == -EPIPE && wr && r == -EAGAIN && rpl_fd_is_stream(fd))
 		return wait_epipe(c, op, fd, r);
