@@ -73,7 +73,7 @@ static void give_up(struct rpl_plan *p, uint32_t ti)
 		    p->ops[u->spawn_op].thread == ti)
 			give_up(p, (uint32_t)j);
 	}
-	rpl_wake_all(p);
+	rpl_wake_thread(p, t);
 }
 
 int rpl_thread_start(struct rpl_plan *p, uint32_t ti)
@@ -300,6 +300,8 @@ int rpl_execute(struct rpl_plan *p, struct rpl_result *res)
 	for (i = 0; i < p->n_threads; i++) {
 		atomic_store(&p->threads[i].n_done, 0);
 		atomic_store(&p->threads[i].wait_pos, UINT32_MAX);
+		pthread_mutex_init(&p->threads[i].wl_lock, NULL);
+		p->threads[i].waiters = NULL;
 		atomic_store(&p->threads[i].needed_end_pos, UINT32_MAX);
 		p->threads[i].joined = 0;
 		p->threads[i].start_failed = 0;

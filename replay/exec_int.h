@@ -22,6 +22,8 @@ int rpl_stopping(void);
 long rpl_futex(_Atomic uint32_t *w, int op, uint32_t val, const struct timespec *ts);
 /* bump plan.gen and wake the threads asleep on it */
 void rpl_wake_all(struct rpl_plan *p);
+/* ... and the threads waiting for an op of @t (its done_word) */
+void rpl_wake_thread(struct rpl_plan *p, struct rpl_thread *t);
 /* Has the op of dependency @d run? */
 int rpl_dep_done(const struct rpl_plan *p, const struct rpl_dep *d);
 /* wait for thread @t's op at @pos, or (@t NULL) for *@flag32;

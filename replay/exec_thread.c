@@ -248,7 +248,7 @@ static void stop_thread(struct rpl_plan *p, struct rpl_thread *t, uint32_t i)
 		op->skip = RPL_SKIP_INTERRUPTED;
 	}
 	atomic_store(&t->n_done, t->n_ops);
-	rpl_wake_all(p);
+	rpl_wake_thread(p, t);
 }
 
 /*
@@ -575,7 +575,7 @@ void *rpl_thread_main(void *arg)
 			atomic_store(&t->n_done, i + 1);
 			if (atomic_load(&t->wait_pos) <= i) {
 				atomic_store(&t->wait_pos, UINT32_MAX);
-				rpl_wake_all(p);
+				rpl_wake_thread(p, t);
 			}
 		}
 		prev_end = r_exit;
@@ -597,7 +597,7 @@ void *rpl_thread_main(void *arg)
 	t->scratch = NULL;
 	atomic_fetch_sub(&p->active, 1);
 	atomic_fetch_sub(&p->threads_alive, 1);
-	rpl_wake_all(p);
+	rpl_wake_thread(p, t);
 	ended_push(p, t);
 	/* The main thread waits on its own word: completions do not wake it. */
 	atomic_fetch_add(&p->exit_gen, 1);

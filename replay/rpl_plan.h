@@ -284,9 +284,14 @@ struct rpl_thread {
 	/* its ops that waited so, beyond their waker's call, and how long */
 	uint32_t wake_lag_waits;
 	int64_t wake_lag_ns;
-	/* the lowest position a thread sleeping on plan.gen waits for to be
-	 * run (UINT32_MAX: none): its completion wakes them (exec_wait.c) */
+	/* the lowest position a thread sleeping on done_word waits for to
+	 * be run (UINT32_MAX: none): its completion wakes them (exec_wait.c) */
 	_Atomic uint32_t wait_pos;
+	/* the threads sleeping until an op of it has run, each with the
+	 * position it waits for, under wl_lock: a completion wakes those it
+	 * lets go alone (exec_wait.c) */
+	pthread_mutex_t wl_lock;
+	struct rpl_waiter *waiters;
 	/* own_files: it makes its process's table itself (rpl_fdtab_fork),
 	 * from @fork_from (NULL: an empty one), and sets @forked when done */
 	int fork_table;
@@ -558,7 +563,7 @@ struct rpl_plan {
 	_Atomic uint32_t ns_gen;	/* bumped by removes, renames, symlinks */
 	_Atomic uint32_t dir_gen;	/* ... of those, by what may remove or move a directory */
 	int own_files;			/* processes get kernel descriptor tables of their own */
-	_Atomic int waiters;
+	_Atomic int waiters;		/* threads sleeping on gen (rpl_wait_lag()) */
 	_Atomic int active;		/* threads running */
 	_Atomic int depwait;		/* threads waiting on a dependency */
 	_Atomic uint64_t breaks;
