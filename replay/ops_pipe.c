@@ -166,15 +166,28 @@ static int64_t wait_eof(struct rpl_ctx *c, struct rpl_op *op, int fd, int64_t r)
  * then (a killed process's descriptors close a while after its end:
  * plan_pipes.c rpl_plan_socks_end()).  It waits for the end, as a blocking
  * write into the full pipe did, then fails as it did.
+ *
+ * The replay's pipe can have room where the recorded one had none: a
+ * pipe is full when its 16 buffers are, however few bytes they hold,
+ * and how writes of odd sizes share buffers follows how far the reader
+ * had gone at each (`cat parts | gzip -dc | cmp`: cmp's exit killed gzip,
+ * and cat's write, which had moved nothing, got 53248 bytes in, or the
+ * 1 byte written here once the pipe polled writable).  Such a write
+ * (@r a count) fills the room and waits on: the recorded one moved
+ * nothing, and its reader reads no more.
  */
 static int64_t wait_epipe(struct rpl_ctx *c, struct rpl_op *op, int fd, int64_t r)
 {
 	struct pollfd pfd = { .fd = fd, .events = POLLOUT };
-	int64_t deadline = 0;
+	int64_t deadline = 0, w;
 
 	while (!atomic_load(&rpl_stop_sig)) {
-		if (poll(&pfd, 1, 20) == 1)
-			return RPL_CALL(c, write(fd, rpl_wbuf(), 1));
+		if (poll(&pfd, 1, 20) == 1) {
+			w = RPL_CALL(c, write(fd, rpl_wbuf(), RPL_SCRATCH));
+			if (w != -EAGAIN && w <= 0)
+				return w;
+			continue;
+		}
 		if (waited_out(c, op, &deadline))
 			break;
 	}
@@ -296,7 +309,7 @@ static int64_t pipe_rest(struct rpl_ctx *c, struct rpl_op *op, int fd, int64_t r
 
 	if ((want == 0 || want == -ECONNRESET) && !wr && r == -EAGAIN && rpl_fd_is_stream(fd))
 		return wait_eof(c, op, fd, r);
-	if (want == -EPIPE && wr && r == -EAGAIN && rpl_fd_is_stream(fd))
+	if (want == -EPIPE && wr && (r == -EAGAIN || r > 0) && rpl_fd_is_stream(fd))
 		return wait_epipe(c, op, fd, r);
 	if (want <= 0 || done >= want || (r < 0 && r != -EAGAIN) ||
 	    (r == 0 && !wr && !fifo_writer_due(c, op, fd, &deadline)))
