@@ -317,7 +317,8 @@ check-unit: deps
 
 bench: deps
 	@tools/deps.sh bench
-	$(Q)$(MAKE) --no-print-directory build-all $(BENCH_BIN) $(BUILD)/tests/progs/call_gaps
+	$(Q)$(MAKE) --no-print-directory build-all $(BENCH_BIN) $(BUILD)/tests/progs/call_gaps \
+		$(BUILD)/tests/progs/rpl_ops $(BUILD)/tests/progs/pipe_fanout
 	@BUILD=$(BUILD) tests/bench/run.sh
 
 stress: deps

@@ -1,7 +1,8 @@
 #!/bin/sh
 # replay.sh - replayer figures:
 #  1. cost per op: a loop of cheap syscalls (tests/progs/rpl_ops) run
-#     natively vs its trace replayed --timing afap (best of 3 each);
+#     natively vs its trace replayed --timing afap (best of 3 each); and
+#     a fan-out, 400 threads waiting for one (tests/progs/pipe_fanout);
 #  2. fidelity: cp -a, tar c, du, rm -rf of the kernel's fs/ tree, native
 #     vs replayed (original timing, and afap) on the same filesystem from
 #     the same starting tree, hot cache.
@@ -46,6 +47,23 @@ if [ -x "$PROGS/rpl_ops" ]; then
 	printf '  %-28s %8s ns/op\n' "native" "$nat" "replay --timing afap" "$per"
 	echo "$per $nat" | awk '{ printf "  %-28s %8.0f ns/op (%.2fx)\n", "replay overhead", $1 - $2, $1 / $2 }'
 	rm -rf "$W/r" "$W/ops"
+fi
+
+# ---- 1b. many threads waiting for one: a fan-out ----
+if [ -x "$PROGS/pipe_fanout" ]; then
+	mkdir -p "$W/fan"
+	nat=$(for i in $(seq "$REPS"); do
+		s=$(now); "$PROGS/pipe_fanout" 400 20 >/dev/null; e=$(now); echo $((e - s))
+	done | min)
+	"$IOTAPE" record -q -o "$W/fan.iotape" -- "$PROGS/pipe_fanout" 400 20 >/dev/null 2>&1
+	rep=$(for i in $(seq "$REPS"); do
+		rm -rf "$W/r" && mkdir "$W/r"
+		"$IOTAPE" replay "$W/fan.iotape" --root "$W/r" --timing afap -q -o "$W/fan.prof"
+		elapsed_of "$W/fan.prof"
+	done | min)
+	echo "fan-out (400 threads each reading its pipe, one writer, 20 rounds: 8,000 waits)"
+	printf '  %-28s %8s ms\n' "native" "$(ms "$nat")" "replay --timing afap" "$(ms "$rep")"
+	rm -rf "$W/r" "$W/fan"
 fi
 
 # ---- 2. fidelity on a real tree ----
