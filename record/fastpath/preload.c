@@ -863,6 +863,34 @@ static int fp_slashed(const struct iot_syscall *sc, const uint64_t *a)
 	return 0;
 }
 
+/*
+ * Is @nr one of glibc's cancellation points (pthreads(7)) that can wait:
+ * glibc makes the call with the thread switched to asynchronous
+ * cancellation, so that pthread_cancel() (which signals a thread only in
+ * that mode, glibc 2.36) ends a thread blocked in it.  Through the stub
+ * a thread cancelled in a read of an idle pipe, or in a wait, stayed
+ * there and its joiner waited for ever; the stub's call is made in that
+ * mode too (fp_call()).  Cancelled there, the thread unwinds from the
+ * stub page, which has no unwind tables: to its start, its cleanup
+ * handlers run (glibc's unwind_stop()), as it does from a syscall of
+ * glibc's own; its record stays entered, and is written unfinished.
+ */
+static int fp_cancel_point(int nr)
+{
+	switch (nr) {
+	case SYS_read: case SYS_readv: case SYS_pread64: case SYS_preadv: case SYS_preadv2:
+	case SYS_write: case SYS_writev: case SYS_pwrite64: case SYS_pwritev: case SYS_pwritev2:
+	case SYS_open: case SYS_openat: case SYS_creat: case SYS_fsync: case SYS_fdatasync:
+	case SYS_msync: case SYS_accept: case SYS_accept4: case SYS_connect:
+	case SYS_recvfrom: case SYS_recvmsg: case SYS_recvmmsg: case SYS_sendto:
+	case SYS_sendmsg: case SYS_sendmmsg: case SYS_wait4: case SYS_waitid: case SYS_fcntl:
+	case SYS_poll: case SYS_ppoll: case SYS_epoll_wait: case SYS_epoll_pwait:
+	case SYS_clock_nanosleep: case SYS_nanosleep: case SYS_pause:
+		return 1;
+	}
+	return 0;
+}
+
 long fp_call(int nr, long a0, long a1, long a2, long a3, long a4, long a5)
 {
 	const struct iot_syscall *sc;
@@ -948,7 +976,15 @@ long fp_call(int nr, long a0, long a1, long a2, long a3, long a4, long a5)
 	rec->t_wrap = carry < t_wrap ? t_wrap - carry : t_wrap;
 	rec->t_enter = fp_now();
 	__atomic_store_n(&rec->state, FP_REC_ENTERED, __ATOMIC_RELEASE);
-	rec->ret = fp_stub(nr, a0, a1, a2, a3, a4, a5);
+	if (fp_cancel_point(nr)) {
+		int type;
+
+		pthread_setcanceltype(PTHREAD_CANCEL_ASYNCHRONOUS, &type);
+		rec->ret = fp_stub(nr, a0, a1, a2, a3, a4, a5);
+		pthread_setcanceltype(type, NULL);
+	} else {
+		rec->ret = fp_stub(nr, a0, a1, a2, a3, a4, a5);
+	}
 	rec->t_exit = fp_now();
 	if (nr == SYS_sendmsg || nr == SYS_recvmsg)
 		fp_msg_fds(rec);

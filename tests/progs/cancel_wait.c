@@ -1,8 +1,9 @@
 /*
  * cancel_wait.c - threads that wait in a loop, each in one of glibc's
- * cancellation points that wait (epoll_wait, poll, nanosleep), cancelled
- * and joined by the first thread, as an event loop's thread is at a
- * server's exit (tarantool).  Prints "joined 3".
+ * cancellation points that wait (epoll_wait, poll, nanosleep, a read of
+ * a pipe no one writes), cancelled and joined by the first thread, as an
+ * event loop's thread is at a server's exit (tarantool).  Prints
+ * "joined 4".
  */
 #include <poll.h>
 #include <pthread.h>
@@ -11,7 +12,7 @@
 #include <time.h>
 #include <unistd.h>
 
-static int ep;
+static int ep, pfd[2];
 
 static void *in_epoll(void *arg)
 {
@@ -41,18 +42,31 @@ static void *in_sleep(void *arg)
 	return NULL;
 }
 
+static void *in_read(void *arg)
+{
+	char c;
+
+	(void)arg;
+	for (;;)
+		if (read(pfd[0], &c, 1) < 0)
+			break;
+	return NULL;
+}
+
 int main(void)
 {
-	void *(*fn[])(void *) = { in_epoll, in_poll, in_sleep };
-	pthread_t t[3];
+	void *(*fn[])(void *) = { in_epoll, in_poll, in_sleep, in_read };
+	pthread_t t[4];
 	int i, n = 0;
 
 	ep = epoll_create1(0);
-	for (i = 0; i < 3; i++)
+	if (pipe(pfd) < 0)
+		return 1;
+	for (i = 0; i < 4; i++)
 		if (pthread_create(&t[i], NULL, fn[i], NULL) != 0)
 			return 1;
 	usleep(50000);
-	for (i = 0; i < 3; i++) {
+	for (i = 0; i < 4; i++) {
 		void *r;
 
 		pthread_cancel(t[i]);
@@ -60,5 +74,5 @@ int main(void)
 			n++;
 	}
 	printf("joined %d\n", n);
-	return n == 3 ? 0 : 1;
+	return n == 4 ? 0 : 1;
 }
