@@ -443,44 +443,7 @@ static int64_t h_copy(struct rpl_ctx *c, struct rpl_op *op)
 	return rpl_skip(op, RPL_SKIP_UNSUPPORTED);
 }
 
-/* The whole of @in copied to @out from offset 0, as a program whose
- * clone failed does next: copy_file_range, else read and write. */
-static void copy_whole(struct rpl_ctx *c, int in, int out)
-{
-	loff_t o1 = 0, o2 = 0;
-	ssize_t n;
-
-	while ((n = copy_file_range(in, &o1, out, &o2, RPL_IO_MAX, 0)) > 0)
-		;
-	if (n == 0)
-		return;
-	while ((n = pread(in, c->scratch, RPL_SCRATCH, o1)) > 0) {
-		if (pwrite(out, c->scratch, (size_t)n, o2) != n)
-			return;
-		o1 += n;
-		o2 += n;
-	}
-}
-
-/*
- * FICLONE is replayed with the mapped source descriptor; FICLONERANGE's
- * struct was not recorded, nor were other requests' arguments.
- *
- * Whether a clone works depends on the filesystem, and the program acts
- * on the answer: cp (--reflink=auto, the default since coreutils 9)
- * copies the data only if the clone failed.  Replaying the recorded copy
- * after a clone that worked here would time a copy the program never
- * makes on this filesystem (cp -a of a tree on btrfs: 15-80 % slow), so
- * both descriptors are marked and the copy between them is not replayed
- * (RPL_SKIP_CLONED: writes to the clone, reads of its source, until they
- * are closed).  The other way round, a clone that worked when recorded
- * but fails here is followed by the whole-file copy the program would
- * then make, timed in this call.
- */
-/* The range @len bytes from @soff of @in (to its end: 0) copied to
- * @doff of @out, as copy_whole() for a range. */
-static void copy_range(struct rpl_ctx *c, int in, int out, loff_t soff, loff_t doff,
-		       uint64_t len)
+int rpl_copy_range(struct rpl_ctx *c, int in, int out, loff_t soff, loff_t doff, uint64_t len)
 {
 	uint64_t left = len ? len : UINT64_MAX;
 	ssize_t n = 0;
@@ -490,15 +453,16 @@ static void copy_range(struct rpl_ctx *c, int in, int out, loff_t soff, loff_t d
 						0)) > 0)
 		left -= (uint64_t)n;
 	if (n == 0 || left == 0)
-		return;
+		return 0;
 	while (left > 0 && (n = pread(in, c->scratch, left < RPL_SCRATCH ? (size_t)left :
 				      RPL_SCRATCH, soff)) > 0) {
 		if (pwrite(out, c->scratch, (size_t)n, doff) != n)
-			return;
+			return -EIO;
 		soff += n;
 		doff += n;
 		left -= (uint64_t)n;
 	}
+	return n < 0 ? -errno : 0;
 }
 
 /*
@@ -530,7 +494,8 @@ static int64_t clone_range(struct rpl_ctx *c, struct rpl_op *op)
 	r.dest_offset = (uint64_t)op->ev.args[IOT_CLONE_DEST];
 	ret = ret_of(ioctl(fd, FICLONERANGE, &r));
 	if (ret < 0 && op->ev.ret == 0)
-		copy_range(c, src, fd, (loff_t)r.src_offset, (loff_t)r.dest_offset, r.src_length);
+		rpl_copy_range(c, src, fd, (loff_t)r.src_offset, (loff_t)r.dest_offset,
+			       r.src_length);
 	return ret;
 }
 
@@ -599,6 +564,22 @@ static int64_t set_flags(struct rpl_ctx *c, struct rpl_op *op)
 	return RPL_CALL(c, ioctl(fd, FS_IOC_FSSETXATTR, &fa));
 }
 
+/*
+ * FICLONE is replayed with the mapped source descriptor, FICLONERANGE
+ * with the struct the trace keeps (clone_range()); other requests'
+ * arguments are not recorded.
+ *
+ * Whether a clone works depends on the filesystem, and the program acts
+ * on the answer: cp (--reflink=auto, the default since coreutils 9)
+ * copies the data only if the clone failed.  Replaying the recorded copy
+ * after a clone that worked here would time a copy the program never
+ * makes on this filesystem (cp -a of a tree on btrfs: 15-80 % slow), so
+ * both descriptors are marked and the copy between them is not replayed
+ * (RPL_SKIP_CLONED: writes to the clone, reads of its source, until they
+ * are closed).  The other way round, a clone that worked when recorded
+ * but fails here is followed by the whole-file copy the program would
+ * then make, timed in this call.
+ */
 static int64_t h_ioctl(struct rpl_ctx *c, struct rpl_op *op)
 {
 	unsigned long req = (unsigned long)op->ev.args[1];
@@ -653,7 +634,7 @@ static int64_t h_ioctl(struct rpl_ctx *c, struct rpl_op *op)
 		rpl_fdtab_mark(c->pr->tab, (long)op->ev.args[0], RPL_FD_CLONE_DST);
 		rpl_fdtab_mark(c->pr->tab, (long)op->ev.args[2], RPL_FD_CLONE_SRC);
 	} else if (r < 0 && op->ev.ret == 0) {
-		copy_whole(c, src, fd);
+		rpl_copy_range(c, src, fd, 0, 0, 0);
 	}
 	return r;
 }

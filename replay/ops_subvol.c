@@ -43,31 +43,21 @@ static int plain_name(const char *name)
 	return name[0] && !strchr(name, '/') && strcmp(name, ".") && strcmp(name, "..");
 }
 
-/* File @in's data into @out: a clone, else copy_file_range, else reads
- * and writes through @buf (@cap bytes). */
-static int copy_data(int in, int out, char *buf, size_t cap)
+/* File @in's data into @out: a clone, else a copy (rpl_copy_range()). */
+static int copy_data(struct rpl_ctx *c, int in, int out)
 {
-	ssize_t n;
-
 	if (ioctl(out, FICLONE, in) == 0)
 		return 0;
-	while ((n = copy_file_range(in, NULL, out, NULL, 1 << 30, 0)) > 0)
-		;
-	if (n == 0)
-		return 0;
-	while ((n = read(in, buf, cap)) > 0)
-		if (write(out, buf, (size_t)n) != n)
-			return -errno;
-	return n < 0 ? -errno : 0;
+	return rpl_copy_range(c, in, out, 0, 0, 0);
 }
 
 /* What a snapshot's copy copies: @top is the snapshot itself, left out
  * where it is under its source (a snapshot of "." in "."), as btrfs
- * leaves it out; @buf of @cap bytes the copy's buffer */
+ * leaves it out; @c the replaying thread (its scratch, the copy's
+ * buffer) */
 struct tree_copy {
 	struct stat top;
-	char *buf;
-	size_t cap;
+	struct rpl_ctx *c;
 };
 
 /* Entry @name of directory @sd (its lstat @st) as a new entry of @dd:
@@ -105,8 +95,8 @@ static int copy_tree(const struct tree_copy *tc, int sd, int dd, int depth)
 static int copy_entry(const struct tree_copy *tc, int sd, int dd, const char *name,
 		      const struct stat *st, int depth)
 {
-	char *buf = tc->buf;
-	size_t cap = tc->cap;
+	char *buf = tc->c->scratch;
+	size_t cap = RPL_SCRATCH;
 	struct timespec ts[2] = { st->st_atim, st->st_mtim };
 	int in = -1, out = -1, err = 0;
 	ssize_t n;
@@ -123,7 +113,7 @@ static int copy_entry(const struct tree_copy *tc, int sd, int dd, const char *na
 		in = openat(sd, name, O_RDONLY | O_NOFOLLOW | O_CLOEXEC);
 		out = in < 0 ? -1 : openat(dd, name, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW |
 					   O_CLOEXEC, 0600);
-		err = in < 0 || out < 0 ? -errno : copy_data(in, out, buf, cap);
+		err = in < 0 || out < 0 ? -errno : copy_data(tc->c, in, out);
 	} else if (S_ISLNK(st->st_mode)) {
 		n = readlinkat(sd, name, buf, cap - 1);
 		if (n < 0)
@@ -181,7 +171,7 @@ static int remove_tree(int dd, const char *name, int depth)
 /* The call emulated: @kind at @name of @dir (a snapshot of @src). */
 static int emulate(struct rpl_ctx *c, int kind, int dir, const char *name, int src)
 {
-	struct tree_copy tc = { .buf = c->scratch, .cap = RPL_SCRATCH };
+	struct tree_copy tc = { .c = c };
 	int fd, err;
 
 	if (kind == IOT_SUBVOL_DESTROY)

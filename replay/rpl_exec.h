@@ -369,6 +369,11 @@ static inline void rpl_woke(struct rpl_plan *p)
  * the other end.  @return : the bytes moved, or @r. */
 int rpl_pipe_nothing(const struct rpl_op *op);
 int64_t rpl_pipe_rest(struct rpl_ctx *c, struct rpl_op *op, int fd, int64_t r, int wr);
+/* ops_io.c: rpl_copy_range() : @len bytes (0: to its end) from @soff of
+ *  @in to @doff of @out, as a program whose clone failed copies them:
+ *  copy_file_range, else reads and writes through @c's scratch.
+ *  @return : 0, or -errno */
+int rpl_copy_range(struct rpl_ctx *c, int in, int out, loff_t soff, loff_t doff, uint64_t len);
 /* ops_sock.c: rpl_conn_name() : before connect @op (RPL_OPF_CONNQ)
  *  connects live socket @sock, a name for it that its accept knows it
  *  by.  rpl_conn_made() : it connected: its accept takes the connection
