@@ -279,6 +279,9 @@ IOT_API int iot_ioctl_flags(uint32_t req);
  *  where the name is in the struct; *@name_max: its room.
  *  @return : the kind, or 0 (IOT_SUBVOL_NONE). */
 IOT_API int iot_subvol_call(uint32_t req, uint32_t *name_off, uint32_t *name_max);
+/*! iot_subvol_req() : the @i-th of those requests, from 0; 0 past the
+ *  last (a seccomp filter that stops them, record/bpf_guard.c). */
+IOT_API uint32_t iot_subvol_req(size_t i);
 
 enum { IOT_SUBVOL_NONE, IOT_SUBVOL_MAKE, IOT_SUBVOL_SNAP, IOT_SUBVOL_DESTROY };
 

@@ -194,28 +194,34 @@ int iot_ioctl_flags(uint32_t req)
 	return req == IOT_FS_IOC_SETFLAGS || req == IOT_FS_IOC_FSSETXATTR;
 }
 
+/* _IOW(0x94, nr, struct btrfs_ioctl_vol_args): a name of 4088 bytes
+ * after the fd; the _v2 struct (4096 bytes too): 4040 after fd, transid,
+ * flags and 32 bytes of union */
+static const struct { uint32_t req; int kind, v2; } subvol_calls[] = {
+	{ 0x5000940eu, IOT_SUBVOL_MAKE, 0 }, { 0x50009418u, IOT_SUBVOL_MAKE, 1 },
+	{ 0x50009401u, IOT_SUBVOL_SNAP, 0 }, { 0x50009417u, IOT_SUBVOL_SNAP, 1 },
+	{ 0x5000940fu, IOT_SUBVOL_DESTROY, 0 }, { 0x5000943fu, IOT_SUBVOL_DESTROY, 1 },
+};
+
 int iot_subvol_call(uint32_t req, uint32_t *name_off, uint32_t *name_max)
 {
-	/* _IOW(0x94, nr, struct btrfs_ioctl_vol_args): a name of 4088 bytes
-	 * after the fd; the _v2 struct (4096 bytes too): 4040 after fd,
-	 * transid, flags and 32 bytes of union */
-	static const struct { uint32_t req; int kind, v2; } calls[] = {
-		{ 0x5000940eu, IOT_SUBVOL_MAKE, 0 }, { 0x50009418u, IOT_SUBVOL_MAKE, 1 },
-		{ 0x50009401u, IOT_SUBVOL_SNAP, 0 }, { 0x50009417u, IOT_SUBVOL_SNAP, 1 },
-		{ 0x5000940fu, IOT_SUBVOL_DESTROY, 0 }, { 0x5000943fu, IOT_SUBVOL_DESTROY, 1 },
-	};
 	size_t i;
 
-	for (i = 0; i < sizeof(calls) / sizeof(calls[0]); i++) {
-		if (calls[i].req != req)
+	for (i = 0; i < sizeof(subvol_calls) / sizeof(subvol_calls[0]); i++) {
+		if (subvol_calls[i].req != req)
 			continue;
 		if (name_off)
-			*name_off = calls[i].v2 ? 56 : 8;
+			*name_off = subvol_calls[i].v2 ? 56 : 8;
 		if (name_max)
-			*name_max = calls[i].v2 ? 4040 : 4088;
-		return calls[i].kind;
+			*name_max = subvol_calls[i].v2 ? 4040 : 4088;
+		return subvol_calls[i].kind;
 	}
 	return IOT_SUBVOL_NONE;
+}
+
+uint32_t iot_subvol_req(size_t i)
+{
+	return i < sizeof(subvol_calls) / sizeof(subvol_calls[0]) ? subvol_calls[i].req : 0;
 }
 
 int iot_msg_fds(const struct iot_event *ev, int32_t out[])

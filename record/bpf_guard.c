@@ -159,25 +159,23 @@ static int guard_kind(const struct iot_syscall *sc)
 
 /*
  * btrfs's subvolume calls make or remove the name in their struct
- * (record/subvol.c): an ioctl stops with one of their six requests in
- * its second argument, which the filter compares (the kernel takes 32
- * bits of it).  @return : the instructions put at @f (10), the
- * accumulator holding the call's number before them.
+ * (record/subvol.c): an ioctl stops with one of their requests
+ * (iot_subvol_req()) in its second argument, which the filter compares
+ * (the kernel takes 32 bits of it).  @return : the instructions put at
+ * @f (4 and one a request), the accumulator holding the call's number
+ * before them.
  */
-static const uint32_t subvol_reqs[] = {
-	0x5000940e, 0x50009418, 0x50009401, 0x50009417, 0x5000940f, 0x5000943f,
-};
-
 static size_t subvol_rules(struct sock_filter *f)
 {
-	const size_t nreq = sizeof(subvol_reqs) / sizeof(subvol_reqs[0]);
-	size_t k = 0, i;
+	size_t nreq = 0, k = 0, i;
 
+	while (iot_subvol_req(nreq))
+		nreq++;
 	f[k++] = (struct sock_filter)BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, SYS_ioctl, 0,
 					      (uint8_t)(nreq + 3));
 	f[k++] = (struct sock_filter)BPF_STMT(BPF_LD | BPF_W | BPF_ABS, ARG_LO(1));
 	for (i = 0; i < nreq; i++)
-		f[k++] = (struct sock_filter)BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, subvol_reqs[i],
+		f[k++] = (struct sock_filter)BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, iot_subvol_req(i),
 						      (uint8_t)(nreq - i), 0);
 	f[k++] = (struct sock_filter)BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ALLOW);
 	f[k++] = (struct sock_filter)BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_USER_NOTIF);
