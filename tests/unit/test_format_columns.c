@@ -292,6 +292,36 @@ static void test_writer_13(void **state)
 	iot_arena_free(a);
 }
 
+/* A trace at @path of two states, the first (of @name, a file) with
+ * @ex, then "/d" with none: its chunk's states go as messages.  @return :
+ * its first chunk, its bytes in *@buf (free() them). */
+static Iotape__Chunk *write_pair(const char *path, const char *name, struct iot_ps_extra *ex,
+				 struct iot_arena *a, uint8_t **buf)
+{
+	struct iot_writer *w;
+	struct iot_header h;
+	struct iot_path_state ps;
+	Iotape__Chunk *ch;
+
+	fill_header(&h);
+	assert_int_equal(iot_writer_open(&w, path, &h, &manual_opts), 0);
+	memset(&ps, 0, sizeof(ps));
+	ps.path = name;
+	ps.path_len = (uint32_t)strlen(name);
+	ps.type = S_IFREG;
+	ps.extra = ex;
+	assert_int_equal(iot_writer_path_state(w, &ps), 0);
+	ps.path = "/d";
+	ps.path_len = 2;
+	ps.extra = NULL;
+	assert_int_equal(iot_writer_path_state(w, &ps), 0);
+	assert_int_equal(iot_writer_close(w, 0), 0);
+	ch = first_chunk(path, a, buf, &h);
+	assert_int_equal(ch->n_ps_path, 0);
+	assert_int_equal(ch->n_path_states, 2);
+	return ch;
+}
+
 /* A state with extended attributes: the chunk's states go as messages,
  * and the names and values (a 0 byte in one) read back as written. */
 static void test_writer_xattrs(void **state)
@@ -301,34 +331,15 @@ static void test_writer_xattrs(void **state)
 		{ .name = "user.a", .name_len = 6, .value = val, .value_len = 3 },
 		{ .name = "trusted.empty", .name_len = 13, .value = NULL, .value_len = 0 },
 	};
-	struct iot_writer *w;
 	struct iot_reader *r;
-	struct iot_header h;
-	struct iot_path_state ps;
 	struct iot_ps_extra ex = { 0 };
 	struct iot_item it;
 	struct iot_arena *a = iot_arena_new(0);
-	Iotape__Chunk *ch;
 	uint8_t *buf;
 
-	fill_header(&h);
-	assert_int_equal(iot_writer_open(&w, tpath("wx.iotape"), &h, &manual_opts), 0);
-	memset(&ps, 0, sizeof(ps));
-	ps.path = "/d/f";
-	ps.path_len = 4;
-	ps.type = S_IFREG;
 	ex.xattrs = xa;
 	ex.n_xattrs = 2;
-	ps.extra = &ex;
-	assert_int_equal(iot_writer_path_state(w, &ps), 0);
-	ps.path = "/d";
-	ps.path_len = 2;
-	ps.extra = NULL;
-	assert_int_equal(iot_writer_path_state(w, &ps), 0);
-	assert_int_equal(iot_writer_close(w, 0), 0);
-	ch = first_chunk(tpath("wx.iotape"), a, &buf, &h);
-	assert_int_equal(ch->n_ps_path, 0);
-	assert_int_equal(ch->n_path_states, 2);
+	write_pair(tpath("wx.iotape"), "/d/f", &ex, a, &buf);
 	free(buf);
 	iot_arena_reset(a);
 	assert_int_equal(iot_reader_open(&r, tpath("wx.iotape")), 0);
@@ -353,33 +364,15 @@ static void test_writer_xattrs(void **state)
  * no extra. */
 static void test_writer_attr_flags(void **state)
 {
-	struct iot_writer *w;
 	struct iot_reader *r;
-	struct iot_header h;
-	struct iot_path_state ps;
 	struct iot_ps_extra ex = { 0 };
 	struct iot_item it;
 	struct iot_arena *a = iot_arena_new(0);
 	Iotape__Chunk *ch;
 	uint8_t *buf;
 
-	fill_header(&h);
-	assert_int_equal(iot_writer_open(&w, tpath("wa.iotape"), &h, &manual_opts), 0);
-	memset(&ps, 0, sizeof(ps));
-	ps.path = "/d/log";
-	ps.path_len = 6;
-	ps.type = S_IFREG;
 	ex.attr_flags = IOT_PS_ATTR_APPEND | IOT_PS_ATTR_IMMUTABLE | 0x80000;	/* + extents */
-	ps.extra = &ex;
-	assert_int_equal(iot_writer_path_state(w, &ps), 0);
-	ps.path = "/d";
-	ps.path_len = 2;
-	ps.extra = NULL;
-	assert_int_equal(iot_writer_path_state(w, &ps), 0);
-	assert_int_equal(iot_writer_close(w, 0), 0);
-	ch = first_chunk(tpath("wa.iotape"), a, &buf, &h);
-	assert_int_equal(ch->n_ps_path, 0);
-	assert_int_equal(ch->n_path_states, 2);
+	ch = write_pair(tpath("wa.iotape"), "/d/log", &ex, a, &buf);
 	assert_true(ch->path_states[0]->has_attr_flags);
 	assert_false(ch->path_states[1]->has_attr_flags);
 	free(buf);
