@@ -43,10 +43,7 @@ for b in "${BACKENDS[@]}"; do
 	done
 	grep -q "state \"$T/w/view/sub/c\" S_IFREG|0644 size=8893 " "$T/dump" ||
 		fail "$b: the state of view/sub/c is not the bound file's: $(grep "state \"$T/w/view/sub/c\"" "$T/dump")"
-	"$IOTAPE" replay --timing afap --root "$T/root" -o "$T/p.iotape" "$T/t.iotape" >"$T/rout" 2>&1 ||
-		fail "$b: the replay failed: $(cat "$T/rout")"
-	grep -q '^  mismatches   0$' "$T/rout" ||
-		fail "$b: $(grep '^  mismatches' "$T/rout"): $("$IOTAPE" dump "$T/p.iotape" | grep 'result differs' | head -5)"
+	replay_clean "$b" "$T/t.iotape" "$T/root" "$T/rout" --timing afap -o "$T/p.iotape"
 
 	rm -rf "$T/w" "$T/root"
 	mkdir -p "$T/w/data" "$T/w/view" "$T/root"
@@ -60,9 +57,6 @@ for b in "${BACKENDS[@]}"; do
 		fail "$b: ns_bind: the state of view/a is not the file under the bind: $(grep "state \"$T/w/view/a\"" "$T/dump")"
 	grep -q "state \"$T/w/view/c\" S_IFREG|0644 size=292 " "$T/dump" ||
 		fail "$b: ns_bind: the state of view/c is not the bound file: $(grep "state \"$T/w/view/c\"" "$T/dump")"
-	"$IOTAPE" replay --timing afap --root "$T/root" -o "$T/p.iotape" "$T/t.iotape" >"$T/rout" 2>&1 ||
-		fail "$b: ns_bind: the replay failed: $(cat "$T/rout")"
-	grep -q '^  mismatches   0$' "$T/rout" ||
-		fail "$b: ns_bind: $(grep '^  mismatches' "$T/rout"): $("$IOTAPE" dump "$T/p.iotape" | grep 'result differs' | head -5)"
+	replay_clean "$b: ns_bind" "$T/t.iotape" "$T/root" "$T/rout" --timing afap -o "$T/p.iotape"
 done
 exit 0
