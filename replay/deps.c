@@ -449,7 +449,7 @@ static int ordered_last(struct rpl_plan *p, struct rpl_deps *d, uint32_t oi)
 	uint32_t t = p->ops[oi].thread;
 
 	if (t >= d->n_last) {
-		size_t n = t + 16, i;
+		size_t n = t + 16 > 2 * d->n_last ? t + 16 : 2 * d->n_last, i;
 		uint32_t *v = realloc(d->last_of, n * sizeof(*v));
 
 		if (!v)
