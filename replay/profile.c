@@ -24,7 +24,6 @@
 #include "think.h"
 
 #define FICLONE_REQ 0x40049409UL
-#define FICLONERANGE_REQ 0x4020940dUL
 #define FIEMAP_REQ 0xc020660bUL		/* FS_IOC_FIEMAP */
 
 /* Results that depend on what the filesystem can do, not on the replay:
@@ -53,7 +52,7 @@ static int is_probe(const struct rpl_op *op, int64_t b)
 		return a == -EOPNOTSUPP || b == -EOPNOTSUPP;
 	if (i >= 0)
 		return (unsigned long)op->ev.args[i] == FICLONE_REQ ||
-		       (unsigned long)op->ev.args[i] == FICLONERANGE_REQ ||
+		       (uint32_t)op->ev.args[i] == IOT_FICLONERANGE ||
 		       (unsigned long)op->ev.args[i] == FIEMAP_REQ;
 	if ((i = iot_syscall_arg(sc, IOT_ARG_FALLOC_MODE)) >= 0)
 		return op->ev.args[i] != 0;
