@@ -972,6 +972,50 @@ static void refused_before_unlock(void **state)
 	replay_clean(&o, "root-refused", RPL_TIMING_AFAP);
 }
 
+/*
+ * An unlock of a read lock taken off its CPU in the call (lock_flip's
+ * readers, ptrace: 23 ms), a read lock granted to another reader in it,
+ * and a writer's try refused after that, which the first reader's lock
+ * still refused.  The read lock granted did not wait for the unlock and
+ * does not pull it ahead: the unlock follows the refused try, which is
+ * not granted in the replay.  A write lock granted in it still does.
+ */
+static const struct evspec urevs[] = {
+	{ 1000, 1001, 100, 100, SYS_openat, 3, 4, { AT_FDCWD, 0, O_RDWR | O_CREAT, 0644 }, "/w/db", NULL },
+	{ 1010, 1011, 101, 101, SYS_openat, 3, 4, { AT_FDCWD, 0, O_RDWR, 0 }, "/w/db", NULL },
+	{ 1020, 1021, 102, 102, SYS_openat, 3, 4, { AT_FDCWD, 0, O_RDWR, 0 }, "/w/db", NULL },
+	LOCK(1100, 1101, 100, 0, F_RDLCK, 0, 2),
+	LOCK(1200, 1900, 100, 0, F_UNLCK, 0, 2),		/* off its CPU */
+	LOCK(1300, 1301, 102, 0, F_RDLCK, 0, 2),		/* a reader let in */
+	LOCK(1310, 1311, 102, 0, F_UNLCK, 0, 2),
+	LOCK(1400, 1401, 101, -EAGAIN, F_WRLCK, 0, 2),	/* still refused */
+	LOCK(2000, 2001, 101, 0, F_WRLCK, 0, 2),		/* granted after it */
+	LOCK(2010, 2011, 101, 0, F_UNLCK, 0, 2),
+	EXIT_AT(3000, 101),
+	EXIT_AT(3010, 100),
+	EXIT_AT(3020, 102),
+};
+
+static void unlock_of_read_lock(void **state)
+{
+	struct rpl_opts o = { .trace = trace, .cmd = "test", .quiet = 1 };
+	uint32_t un, reader, refused, granted;
+	struct rpl_plan p;
+
+	write_events(urevs, sizeof(urevs) / sizeof(urevs[0]));
+	assert_int_equal(rpl_plan_build(&p, &o), 0);
+	un = op_at(&p, 100, 1200);
+	reader = op_at(&p, 102, 1300);
+	refused = op_at(&p, 101, 1400);
+	granted = op_at(&p, 101, 2000);
+	assert_false(depends(&p, reader, un));
+	assert_false(depends(&p, refused, un));
+	assert_true(depends(&p, un, refused));
+	assert_true(depends(&p, granted, un));
+	rpl_plan_free(&p);
+	replay_clean(&o, "root-unlock-read", RPL_TIMING_AFAP);
+}
+
 /* A read follows the write that put its last byte in the pipe, not the
  * last write before its return; no write follows a read (the room it
  * needs is waited for when it runs); end of file follows the close.
@@ -1645,6 +1689,7 @@ int main(void)
 		cmocka_unit_test(number_taken_back),
 		cmocka_unit_test(overlap_locks),
 		cmocka_unit_test(refused_before_unlock),
+		cmocka_unit_test(unlock_of_read_lock),
 		cmocka_unit_test(calls_returned_late),
 		cmocka_unit_test(pipe_room),
 		cmocka_unit_test(socketpair_both_ways),
