@@ -1016,6 +1016,47 @@ static void unlock_of_read_lock(void **state)
 	replay_clean(&o, "root-unlock-read", RPL_TIMING_AFAP);
 }
 
+/*
+ * A reader's try taken off its CPU before the kernel refused it, for a
+ * writer's lock granted after its entry; another reader's unlock of a
+ * read lock while it was pending.  That unlock let go no lock that
+ * refuses a read lock, and does not pull the try ahead of it (and so of
+ * the writer's lock): the try follows the writer's lock, and the
+ * writer's unlock follows the try.
+ */
+static const struct evspec rrevs[] = {
+	{ 1000, 1001, 100, 100, SYS_openat, 3, 4, { AT_FDCWD, 0, O_RDWR | O_CREAT, 0644 }, "/w/db", NULL },
+	{ 1010, 1011, 101, 101, SYS_openat, 3, 4, { AT_FDCWD, 0, O_RDWR, 0 }, "/w/db", NULL },
+	{ 1020, 1021, 102, 102, SYS_openat, 3, 4, { AT_FDCWD, 0, O_RDWR, 0 }, "/w/db", NULL },
+	LOCK(1100, 1101, 100, 0, F_RDLCK, 0, 2),
+	LOCK(1150, 1900, 102, -EAGAIN, F_RDLCK, 0, 2),	/* off its CPU */
+	LOCK(1200, 1201, 100, 0, F_UNLCK, 0, 2),		/* a reader's */
+	LOCK(1300, 1301, 101, 0, F_WRLCK, 0, 2),		/* what refused it */
+	LOCK(1400, 1401, 101, 0, F_UNLCK, 0, 2),
+	EXIT_AT(3000, 101),
+	EXIT_AT(3010, 100),
+	EXIT_AT(3020, 102),
+};
+
+static void read_refused_late(void **state)
+{
+	struct rpl_opts o = { .trace = trace, .cmd = "test", .quiet = 1 };
+	uint32_t un, refused, wr, wun;
+	struct rpl_plan p;
+
+	write_events(rrevs, sizeof(rrevs) / sizeof(rrevs[0]));
+	assert_int_equal(rpl_plan_build(&p, &o), 0);
+	un = op_at(&p, 100, 1200);
+	refused = op_at(&p, 102, 1150);
+	wr = op_at(&p, 101, 1300);
+	wun = op_at(&p, 101, 1400);
+	assert_false(depends(&p, un, refused));
+	assert_true(depends(&p, refused, wr));
+	assert_true(depends(&p, wun, refused));
+	rpl_plan_free(&p);
+	replay_clean(&o, "root-read-refused", RPL_TIMING_AFAP);
+}
+
 /* A read follows the write that put its last byte in the pipe, not the
  * last write before its return; no write follows a read (the room it
  * needs is waited for when it runs); end of file follows the close.
@@ -1690,6 +1731,7 @@ int main(void)
 		cmocka_unit_test(overlap_locks),
 		cmocka_unit_test(refused_before_unlock),
 		cmocka_unit_test(unlock_of_read_lock),
+		cmocka_unit_test(read_refused_late),
 		cmocka_unit_test(calls_returned_late),
 		cmocka_unit_test(pipe_room),
 		cmocka_unit_test(socketpair_both_ways),
