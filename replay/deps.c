@@ -604,6 +604,8 @@ int rpl_order_pend(struct rpl_plan *p, struct rpl_deps *d, const struct pend *e)
 {
 	int err = order_op(p, d, e->op, e->keys, e->nk);
 
+	if (err == 0)
+		err = rpl_locks_ordered(p, d, e);
 	if (err < 0 || e->data == RPL_DATA_NONE || e->data == RPL_DATA_READ ||
 	    e->data == RPL_DATA_SEEK || e->data == RPL_DATA_ACCESS || e->data == RPL_DATA_LIST)
 		return err;
@@ -813,6 +815,7 @@ void rpl_deps_free(struct rpl_deps *d)
 	free(d->name.v);
 	free(d->heap);
 	free(d->last_of);
+	free(d->held);
 	rpl_map_free(&d->pipes);
 	rpl_seen_free(d->seen);
 	rpl_table_free(d->res.s, d->res.cap * sizeof(*d->res.s));

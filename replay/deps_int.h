@@ -78,6 +78,10 @@ struct rpl_deps {
 	 * take a whole tree (tree_op()) */
 	uint32_t *last_of;
 	size_t n_last;
+	/* the record locks held by the ops ordered so far (deps_seen.c) */
+	struct lk_held *held;
+	size_t n_held, cap_held;
+	int held_lost;			/* more than LK_HELD_MAX: not known */
 };
 
 /* ---- deps.c ---- */
@@ -106,5 +110,7 @@ int64_t rpl_freed_pending(const struct rpl_plan *p, const struct rpl_deps *d,
 /* before op @x is ordered: the pending ops its result shows came first,
  * ordered */
 int rpl_pull_seen(struct rpl_plan *p, struct rpl_deps *d, const struct pend *x);
+/* pending op @e was ordered: the record locks it took or let go */
+int rpl_locks_ordered(const struct rpl_plan *p, struct rpl_deps *d, const struct pend *e);
 
 #endif

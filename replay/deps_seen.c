@@ -15,6 +15,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <sys/file.h>
 #include <sys/syscall.h>
@@ -457,6 +458,116 @@ static int frees_reads_only(const struct rpl_plan *p, const struct rpl_op *y, co
 	return lo == (size_t)-1;	/* back to its first op */
 }
 
+/*
+ * The record locks (F_SETLK, F_SETLKW: owned by their process) that the
+ * ops ordered so far hold, file by file: taken by a lock granted, let go
+ * by an unlock of bytes they overlap, or by a close, exec or exit that
+ * lets the file's locks go (struct pend.frees).  A try refused while the
+ * ops ordered hold a lock of another process in its way needs nothing
+ * pulled ahead of it: that lock refused it.  A lock granted while they
+ * hold one in its way follows the release of that lock's process, none
+ * other's.  Before, the last change of the file's locks stood for this
+ * (lk_waited()): lock_flip's writer granted a write lock, then a reader's
+ * close of its descriptor at its end; a second writer's try refused by
+ * the first's lock was taken for one refused by a pending third writer's
+ * lock (the last change, the close, held none), which was pulled ahead
+ * of the first's unlock and refused in the replay (1 recording in 150,
+ * ptrace, loaded machine).  Locks let go in part count as let go whole,
+ * flock()s and open file description locks are not kept (their owner
+ * is the open file), and past LK_HELD_MAX locks held at once none is
+ * known: each case then pulls as the rules above say.
+ */
+#define LK_HELD_MAX 4096
+
+struct lk_held {
+	uint64_t key;			/* the file's locks (rpl_locks_key()) */
+	uint64_t lo, hi;
+	uint32_t proc;
+	int wr;
+};
+
+/* Does a lock held by another process than @proc on the file of @key
+ * stand in the way of @l (its process's own never do)?  1: one does, and
+ * *@owner is its process; 0: none does; -1: not known */
+static int lk_in_way(const struct rpl_deps *d, uint64_t key, uint32_t proc, const struct lk *l,
+		     uint32_t *owner)
+{
+	size_t i;
+
+	if (d->held_lost || !l->posix)
+		return -1;
+	for (i = 0; i < d->n_held; i++) {
+		const struct lk_held *h = &d->held[i];
+
+		if (h->key == key && h->proc != proc && h->lo < l->hi && l->lo < h->hi &&
+		    (h->wr || l->wr)) {
+			*owner = h->proc;
+			return 1;
+		}
+	}
+	return 0;
+}
+
+/* Does a lock held by process @owner on the file of @key stand in the
+ * way of @l? */
+static int lk_owner_in_way(const struct rpl_deps *d, uint64_t key, uint32_t owner,
+			   const struct lk *l)
+{
+	size_t i;
+
+	for (i = 0; i < d->n_held; i++) {
+		const struct lk_held *h = &d->held[i];
+
+		if (h->key == key && h->proc == owner && h->lo < l->hi && l->lo < h->hi &&
+		    (h->wr || l->wr))
+			return 1;
+	}
+	return 0;
+}
+
+/* The locks of process @proc on the file of @key that overlap [@lo, @hi),
+ * let go */
+static void lk_drop(struct rpl_deps *d, uint64_t key, uint32_t proc, uint64_t lo, uint64_t hi)
+{
+	size_t i;
+
+	for (i = 0; i < d->n_held;) {
+		const struct lk_held *h = &d->held[i];
+
+		if (h->key == key && h->proc == proc && h->lo < hi && lo < h->hi)
+			d->held[i] = d->held[--d->n_held];
+		else
+			i++;
+	}
+}
+
+int rpl_locks_ordered(const struct rpl_plan *p, struct rpl_deps *d, const struct pend *e)
+{
+	const struct rpl_op *op = &p->ops[e->op];
+	uint32_t proc = p->threads[op->thread].proc;
+	struct lk l;
+	uint8_t j;
+	int err = 0;
+
+	if (e->frees)
+		for (j = 0; j < e->nk; j++)
+			lk_drop(d, e->keys[j], proc, 0, UINT64_MAX);
+	if (op->ev.ret != 0 || !op->ev.path || !lock_of(op, &l) || !l.posix)
+		return 0;
+	lk_drop(d, rpl_locks_key(op->ev.path), proc, l.lo, l.hi);
+	if (l.what != LK_TAKE)
+		return 0;
+	if (d->n_held >= LK_HELD_MAX) {
+		d->held_lost = 1;
+		return 0;
+	}
+	RPL_GROW(d->held, d->n_held, d->cap_held);
+	d->held[d->n_held++] = (struct lk_held){ .key = rpl_locks_key(op->ev.path),
+						 .lo = l.lo, .hi = l.hi, .proc = proc, .wr = l.wr };
+out:
+	return err;
+}
+
 /* Whether lock op @x (its lock @lx, on the file of key @k, whose locks'
  * last change ordered is @held) shows that pending op @y, another
  * thread's, came first */
@@ -550,10 +661,10 @@ static int pull(struct rpl_plan *p, struct rpl_deps *d, const struct pend *x, in
 	const struct iot_syscall *sc = iot_syscall_by_nr(op->ev.nr);
 	const char *made = NULL, *gone = NULL;
 	uint64_t km = 0, kg = 0, k = 0, kl = 0;
-	uint32_t held = NO_OP;
+	uint32_t held = NO_OP, owner = 0;
 	struct lk lx;
 	size_t i;
-	int saw = SAW_NONE, is_lock, err;
+	int saw = SAW_NONE, is_lock, err, in_way = -1;
 	/* a write looks for the reads that met the end of its file (none
 	 * pending: most writes), a chmod for the accesses, a name made or
 	 * removed for the listings */
@@ -570,6 +681,12 @@ static int pull(struct rpl_plan *p, struct rpl_deps *d, const struct pend *x, in
 		k = rpl_path_key(op->ev.path);
 		kl = rpl_locks_key(op->ev.path);
 		held = rpl_res_last(d, kl);
+		in_way = lx.what == LK_TAKE && (op->ev.ret == 0 || lk_refused(op)) ?
+				 lk_in_way(d, kl, p->threads[op->thread].proc, &lx, &owner) : -1;
+		/* refused by a lock the ops ordered hold; granted with none
+		 * held in its way: nothing to pull for it */
+		if ((in_way == 1 && op->ev.ret != 0) || (in_way == 0 && op->ev.ret == 0))
+			return 0;
 	} else if (!looked_only(x->keys, x->nk)) {
 		names_changed(op, sc, &made, &gone);
 	}
@@ -592,11 +709,13 @@ static int pull(struct rpl_plan *p, struct rpl_deps *d, const struct pend *x, in
 
 		if (o->thread == op->thread || o->ev.t_enter >= x->t)
 			continue;
-		first = is_lock ? lock_came_first(p, op, &lx, k, held, o) ||
-				  (lx.what == LK_TAKE && op->ev.ret == 0 &&
-				   lets_go(&d->heap[i], kl) &&
-				   (!lx.posix || p->threads[o->thread].proc !=
-						 p->threads[op->thread].proc)) :
+		first = is_lock ? (lock_came_first(p, op, &lx, k, held, o) ||
+				   (lx.what == LK_TAKE && op->ev.ret == 0 &&
+				    lets_go(&d->heap[i], kl) &&
+				    (!lx.posix || p->threads[o->thread].proc !=
+						  p->threads[op->thread].proc))) &&
+				  /* granted: only the release of what stood in its way */
+				  (in_way != 1 || p->threads[o->thread].proc == owner) :
 			saw ? came_first(p, &d->heap[i], k, saw, NULL, NULL) &&
 			      !(saw == SAW_THERE && rpl_seen_found(d->seen, o)) :
 			(made && came_first(p, &d->heap[i], km, 0, made, NULL)) ||
@@ -605,8 +724,13 @@ static int pull(struct rpl_plan *p, struct rpl_deps *d, const struct pend *x, in
 			continue;
 		if ((err = pull_one(p, d, i, is_lock, depth)) < 0)
 			return err;
-		if (is_lock)
+		if (is_lock) {
 			held = rpl_res_last(d, kl);
+			if (in_way == 1 &&
+			    !lk_owner_in_way(d, kl, owner, &lx) &&
+			    lk_in_way(d, kl, p->threads[op->thread].proc, &lx, &owner) == 0)
+				break;	/* no more in its way */
+		}
 		i = (size_t)-1;	/* the heap moved: from its start again */
 	}
 	return 0;

@@ -1057,6 +1057,49 @@ static void read_refused_late(void **state)
 	replay_clean(&o, "root-read-refused", RPL_TIMING_AFAP);
 }
 
+/*
+ * A writer's lock held by the ops ordered, then another process's close
+ * of the file (the last change of its locks, which held none), a third's
+ * lock granted late (off its CPU), and a try refused while the first
+ * writer's lock held.  The lock held refused the try: the late lock is
+ * not pulled ahead of it, so not ahead of the first writer's unlock.
+ */
+static const struct evspec hlevs[] = {
+	{ 1000, 1001, 100, 100, SYS_openat, 3, 4, { AT_FDCWD, 0, O_RDWR | O_CREAT, 0644 }, "/w/db", NULL },
+	{ 1002, 1003, 101, 101, SYS_openat, 3, 4, { AT_FDCWD, 0, O_RDWR, 0 }, "/w/db", NULL },
+	{ 1004, 1005, 102, 102, SYS_openat, 3, 4, { AT_FDCWD, 0, O_RDWR, 0 }, "/w/db", NULL },
+	{ 1006, 1007, 103, 103, SYS_openat, 3, 4, { AT_FDCWD, 0, O_RDWR, 0 }, "/w/db", NULL },
+	LOCK(1020, 1021, 103, 0, F_RDLCK, 0, 2),
+	LOCK(1030, 1031, 103, 0, F_UNLCK, 0, 2),
+	LOCK(1100, 1101, 100, 0, F_WRLCK, 0, 2),		/* held */
+	{ 1200, 1201, 103, 103, SYS_close, 0, 1, { 3 }, "/w/db", NULL },
+	LOCK(1300, 2000, 101, 0, F_WRLCK, 0, 2),		/* granted late */
+	LOCK(1400, 1401, 102, -EAGAIN, F_WRLCK, 0, 2),	/* the held one's refusal */
+	LOCK(1500, 1501, 100, 0, F_UNLCK, 0, 2),
+	LOCK(2100, 2101, 101, 0, F_UNLCK, 0, 2),
+	EXIT_AT(3000, 101),
+	EXIT_AT(3010, 100),
+	EXIT_AT(3020, 102),
+	EXIT_AT(3030, 103),
+};
+
+static void refused_by_lock_held(void **state)
+{
+	struct rpl_opts o = { .trace = trace, .cmd = "test", .quiet = 1 };
+	uint32_t late, refused, un;
+	struct rpl_plan p;
+
+	write_events(hlevs, sizeof(hlevs) / sizeof(hlevs[0]));
+	assert_int_equal(rpl_plan_build(&p, &o), 0);
+	late = op_at(&p, 101, 1300);
+	refused = op_at(&p, 102, 1400);
+	un = op_at(&p, 100, 1500);
+	assert_false(depends(&p, refused, late));
+	assert_true(depends(&p, late, un));
+	rpl_plan_free(&p);
+	replay_clean(&o, "root-lock-held", RPL_TIMING_AFAP);
+}
+
 /* A read follows the write that put its last byte in the pipe, not the
  * last write before its return; no write follows a read (the room it
  * needs is waited for when it runs); end of file follows the close.
@@ -1732,6 +1775,7 @@ int main(void)
 		cmocka_unit_test(refused_before_unlock),
 		cmocka_unit_test(unlock_of_read_lock),
 		cmocka_unit_test(read_refused_late),
+		cmocka_unit_test(refused_by_lock_held),
 		cmocka_unit_test(calls_returned_late),
 		cmocka_unit_test(pipe_room),
 		cmocka_unit_test(socketpair_both_ways),
