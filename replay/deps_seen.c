@@ -726,10 +726,13 @@ static int pull(struct rpl_plan *p, struct rpl_deps *d, const struct pend *x, in
 			return err;
 		if (is_lock) {
 			held = rpl_res_last(d, kl);
-			if (in_way == 1 &&
-			    !lk_owner_in_way(d, kl, owner, &lx) &&
-			    lk_in_way(d, kl, p->threads[op->thread].proc, &lx, &owner) == 0)
-				break;	/* no more in its way */
+			/* a try refused: until a lock is in its way; a lock
+			 * granted: until none is */
+			if (in_way >= 0 && (in_way == 0 || !lk_owner_in_way(d, kl, owner, &lx)))
+				in_way = lk_in_way(d, kl, p->threads[op->thread].proc, &lx,
+						   &owner);
+			if ((in_way == 1 && op->ev.ret != 0) || (in_way == 0 && op->ev.ret == 0))
+				break;
 		}
 		i = (size_t)-1;	/* the heap moved: from its start again */
 	}
