@@ -571,9 +571,47 @@ out:
 /* Whether lock op @x (its lock @lx, on the file of key @k, whose locks'
  * last change ordered is @held) shows that pending op @y, another
  * thread's, came first */
-static int lock_came_first(const struct rpl_plan *p, const struct rpl_op *x,
-			   const struct lk *lx, uint64_t k, uint32_t held, const struct rpl_op *y)
+/*
+ * Whether lock @ly, granted to pending op @y, waited for a lock the ops
+ * ordered hold (rpl_locks_ordered()), of a process none of whose pending
+ * ops lets it go: 1 it did, 0 it did not, -1 not known.  Where one of
+ * them does, @y pulled ahead pulls it too (pull_one()).  lock_flip under
+ * ptrace without the fast path: a writer's lock granted while a reader's
+ * read lock, ordered, was being let go, and a reader's try refused in its
+ * time; the last change of the file's locks, that read lock, kept the
+ * write lock from being pulled (lk_waited()), and the try was granted.
+ */
+static int lk_held_waited(const struct rpl_plan *p, const struct rpl_deps *d,
+			  const struct rpl_op *y, const struct lk *ly, uint64_t kl)
 {
+	uint32_t own = 0;
+	int64_t t = rpl_op_order_time(y);
+	size_t i;
+	int in = lk_in_way(d, kl, p->threads[y->thread].proc, ly, &own);
+
+	if (in <= 0)
+		return in;
+	for (i = 0; i < d->n_heap && i < PULL_SCAN; i++) {
+		const struct rpl_op *o = &p->ops[d->heap[i].op];
+		struct lk lo;
+
+		if (p->threads[o->thread].proc != own || o->ev.t_enter >= t)
+			continue;
+		if (lets_go(&d->heap[i], kl) ||
+		    (o->ev.ret == 0 && lock_of(o, &lo) && lo.what == LK_FREE && lo.posix &&
+		     lo.lo < ly->hi && ly->lo < lo.hi && o->ev.path &&
+		     rpl_locks_key(o->ev.path) == kl))
+			return 0;
+	}
+	return 1;
+}
+
+static int lock_came_first(const struct rpl_plan *p, const struct rpl_deps *d,
+			   const struct rpl_op *x, const struct lk *lx, uint64_t k, uint32_t held,
+			   const struct rpl_op *y)
+{
+	int w;
+
 	struct lk ly;
 
 	if (!lock_of(y, &ly) || ly.flock != lx->flock ||
@@ -589,8 +627,12 @@ static int lock_came_first(const struct rpl_plan *p, const struct rpl_op *x,
 	if (lx->what == LK_TAKE && x->ev.ret == 0)
 		return (ly.what == LK_FREE && (lx->wr || !frees_reads_only(p, y, &ly))) ||
 		       lk_downgrade(p, x, lx, y, &ly, held);
-	return lx->what == LK_TAKE && lk_refused(x) && ly.what == LK_TAKE && (lx->wr || ly.wr) &&
-	       !lk_waited(p, y, &ly, held);
+	if (!(lx->what == LK_TAKE && lk_refused(x) && ly.what == LK_TAKE && (lx->wr || ly.wr)))
+		return 0;
+	if (ly.waits)
+		return !lk_waited(p, y, &ly, held);
+	w = lk_held_waited(p, d, y, &ly, rpl_locks_key(y->ev.path));
+	return w < 0 ? !lk_waited(p, y, &ly, held) : !w;
 }
 
 /* Whether pending op @y wrote bytes that read @x returned, or read to
@@ -709,7 +751,7 @@ static int pull(struct rpl_plan *p, struct rpl_deps *d, const struct pend *x, in
 
 		if (o->thread == op->thread || o->ev.t_enter >= x->t)
 			continue;
-		first = is_lock ? (lock_came_first(p, op, &lx, k, held, o) ||
+		first = is_lock ? (lock_came_first(p, d, op, &lx, k, held, o) ||
 				   (lx.what == LK_TAKE && op->ev.ret == 0 &&
 				    lets_go(&d->heap[i], kl) &&
 				    (!lx.posix || p->threads[o->thread].proc !=
