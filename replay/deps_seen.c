@@ -409,7 +409,8 @@ static int refused_by(const struct rpl_plan *p, const struct pend *x, const stru
  * Whether unlock @y (its lock @ly) let go no more than read locks: going
  * back through its thread, at most FREES_SCAN ops, the locks it had taken
  * and been granted on those bytes of the file since it last let all of
- * them go (or since it began) were read locks.  A read lock granted to
+ * them go, or took a read lock of all of them (or since it began), were
+ * read locks.  A read lock granted to
  * another process then did not wait for it, and does not show that it
  * came first.  lock_flip's readers, recorded by ptrace: a reader's unlock
  * taken off its CPU for 23 ms was pulled ahead of the next read lock
@@ -452,8 +453,10 @@ static int frees_reads_only(const struct rpl_plan *p, const struct rpl_op *y, co
 			continue;
 		if (lz.what == LK_TAKE && lz.wr)
 			return 0;
-		if (lz.what == LK_FREE && lz.lo <= ly->lo && ly->hi <= lz.hi)
-			return 1;	/* all let go before: what is freed now is newer */
+		/* a read lock over all of them (it replaced what was held
+		 * there), or all let go before */
+		if (lz.lo <= ly->lo && ly->hi <= lz.hi)
+			return 1;
 	}
 	return lo == (size_t)-1;	/* back to its first op */
 }
