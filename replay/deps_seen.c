@@ -708,8 +708,8 @@ static int pull(struct rpl_plan *p, struct rpl_deps *d, const struct pend *x, in
 	uint64_t km = 0, kg = 0, k = 0, kl = 0;
 	uint32_t held = NO_OP, owner = 0;
 	struct lk lx;
-	size_t i;
-	int saw = SAW_NONE, is_lock, err, in_way = -1;
+	size_t i, best;
+	int saw = SAW_NONE, is_lock, err, in_way = -1, pick;
 	/* a write looks for the reads that met the end of its file (none
 	 * pending: most writes), a chmod for the accesses, a name made or
 	 * removed for the listings */
@@ -748,6 +748,14 @@ static int pull(struct rpl_plan *p, struct rpl_deps *d, const struct pend *x, in
 		km = rpl_path_key(made);
 	if (gone)
 		kg = rpl_path_key(gone);
+	/* a try refused with no lock held in its way: of the pending locks
+	 * that could have refused it, the one that ended first (two
+	 * writers' locks granted in one reader's try under ptrace without
+	 * the fast path, the first one's 1.1 ms long: pulled, it came
+	 * before the other's, which had come and gone in its time) */
+	pick = is_lock && in_way == 0 && op->ev.ret != 0;
+again:
+	best = SIZE_MAX;
 	for (i = 0; i < d->n_heap && i < PULL_SCAN; i++) {
 		const struct rpl_op *o = &p->ops[d->heap[i].op];
 		int first;
@@ -767,6 +775,11 @@ static int pull(struct rpl_plan *p, struct rpl_deps *d, const struct pend *x, in
 			(gone && came_first(p, &d->heap[i], kg, 0, NULL, gone));
 		if (!first && (!data || !data_first(p, d, x, &d->heap[i])))
 			continue;
+		if (pick) {
+			if (best == SIZE_MAX || d->heap[i].t < d->heap[best].t)
+				best = i;
+			continue;
+		}
 		if ((err = pull_one(p, d, i, is_lock, depth)) < 0)
 			return err;
 		if (is_lock) {
@@ -780,6 +793,13 @@ static int pull(struct rpl_plan *p, struct rpl_deps *d, const struct pend *x, in
 				break;
 		}
 		i = (size_t)-1;	/* the heap moved: from its start again */
+	}
+	if (pick && best != SIZE_MAX) {
+		if ((err = pull_one(p, d, best, 1, depth)) < 0)
+			return err;
+		held = rpl_res_last(d, kl);
+		if (lk_in_way(d, kl, p->threads[op->thread].proc, &lx, &owner) == 0)
+			goto again;
 	}
 	return 0;
 }
