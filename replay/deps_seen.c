@@ -678,13 +678,22 @@ static int pull_one(struct rpl_plan *p, struct rpl_deps *d, size_t i, int locks,
 static int pull_refused(struct rpl_plan *p, struct rpl_deps *d, const struct pend *x, int depth)
 {
 	const struct rpl_op *op = &p->ops[x->op];
+	uint32_t proc = p->threads[op->thread].proc;
 	size_t i;
 	int err;
 
 	for (i = 0; i < d->n_heap && i < PULL_SCAN; i++) {
 		const struct rpl_op *o = &p->ops[d->heap[i].op];
 
+		struct lk lo;
+
 		if (o->thread == op->thread || o->ev.t_enter >= x->t || !refused_by(p, x, o))
+			continue;
+		/* a record lock's try: where the locks held are known, only
+		 * one that a lock of @x's process stood in the way of (a
+		 * reader's close does not let a read lock through) */
+		if (!d->held_lost && lock_of(o, &lo) && lo.posix &&
+		    !lk_owner_in_way(d, rpl_locks_key(o->ev.path), proc, &lo))
 			continue;
 		if ((err = pull_one(p, d, i, 1, depth)) < 0)
 			return err;
