@@ -252,6 +252,19 @@ IOT_API int iot_ioctl_flags(uint32_t req);
 #define IOT_IOCTL_FLAGS 3
 #define IOT_IOCTL_NARGS 4
 
+/*! iot_fcntl_hint() : whether fcntl command @cmd sets a write hint
+ *  (F_SET_RW_HINT, F_SET_FILE_RW_HINT), whose uint64_t is behind its
+ *  pointer.  Such an event has IOT_HINT_NARGS arguments: those 64 bits,
+ *  read at entry, are args[IOT_HINT_VALUE] (-1: not readable, or all
+ *  ones; the kernel refuses either, EFAULT or EINVAL).  Traces written
+ *  before 2026-12-08 have 3 arguments there. */
+IOT_API int iot_fcntl_hint(int64_t cmd);
+
+#define IOT_F_SET_RW_HINT 1036
+#define IOT_F_SET_FILE_RW_HINT 1038
+#define IOT_HINT_VALUE 3
+#define IOT_HINT_NARGS 4
+
 /* FICLONERANGE's struct file_clone_range, read at entry, in the event's
  * arguments: its dest_offset in the third, in place of the pointer, then
  * src_fd (-1: not readable), src_offset and src_length: an event of

@@ -189,6 +189,11 @@ void iot_flock_pack(const void *fl, int64_t out[3])
 	out[2] = (int64_t)f.l_len;
 }
 
+int iot_fcntl_hint(int64_t cmd)
+{
+	return (int32_t)cmd == IOT_F_SET_RW_HINT || (int32_t)cmd == IOT_F_SET_FILE_RW_HINT;
+}
+
 int iot_ioctl_flags(uint32_t req)
 {
 	return req == IOT_FS_IOC_SETFLAGS || req == IOT_FS_IOC_FSSETXATTR;

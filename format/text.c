@@ -417,7 +417,18 @@ static void sb_fcntl_arg(struct iot_sbuf *b, uint32_t cmd, int64_t v,
 		iot_sb_arg(b, IOT_ARG_PTR, v, NULL);
 		break;
 	default:
-		if (cmd >= FC_GET_RW_HINT && cmd <= FC_SET_FILE_RW_HINT)
+		if (iot_fcntl_hint(cmd) && ev->nargs >= IOT_HINT_NARGS &&
+		    ev->args[IOT_HINT_VALUE] != -1) {
+			/* kept since 2026-12-08: strace's "[RWH_WRITE_LIFE_SHORT]" */
+			static const char *const life[] = { "NOT_SET", "NONE", "SHORT",
+							    "MEDIUM", "LONG", "EXTREME" };
+			uint64_t h = (uint64_t)ev->args[IOT_HINT_VALUE];
+
+			if (h < sizeof(life) / sizeof(life[0]))
+				iot_sb_printf(b, "[RWH_WRITE_LIFE_%s]", life[h]);
+			else
+				iot_sb_printf(b, "[%#llx]", (unsigned long long)h);
+		} else if (cmd >= FC_GET_RW_HINT && cmd <= FC_SET_FILE_RW_HINT)
 			iot_sb_arg(b, IOT_ARG_PTR, v, NULL);
 		else
 			iot_sb_printf(b, "%d", (int32_t)v);

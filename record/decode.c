@@ -448,6 +448,20 @@ int rec_decode_entry(struct rec_ctx *c, struct rec_task *t, int nr,
 		ev->args[2] = 0;
 		ev->nargs = IOT_FLOCK_NARGS;
 	}
+	/* a write hint's value, behind fcntl's pointer: after its three
+	 * arguments (a view's record holds it already) */
+	if (nr == SYS_fcntl && iot_fcntl_hint(ev->args[1])) {
+		if (!t->view) {
+			uint64_t v;
+
+			ev->args[IOT_HINT_VALUE] =
+				rec_read_mem(t->tid, args[2], &v, sizeof(v)) == (ssize_t)sizeof(v) ?
+				(int64_t)v : -1;
+		} else {
+			ev->args[IOT_HINT_VALUE] = (int64_t)args[IOT_HINT_VALUE];
+		}
+		ev->nargs = IOT_HINT_NARGS;
+	}
 	/* the attribute flags chattr sets, behind ioctl's pointer: after
 	 * its three arguments (a view's record holds them already) */
 	if (nr == SYS_ioctl && iot_ioctl_flags((uint32_t)ev->args[1])) {

@@ -491,6 +491,14 @@ static long arg_one(__u64 i, void *ctx)
 				e->args[4] = (__u64)fl[1];
 				e->args[5] = (__u64)fl[2];
 			}
+		} else if (cmd == 1036 || cmd == 1038) {
+			/* F_SET_RW_HINT, F_SET_FILE_RW_HINT: the uint64_t
+			 * hint in the next argument (iot_fcntl_hint()); -1:
+			 * not readable */
+			__u64 v = 0;
+
+			e->args[3] = bpf_probe_read_user(&v, sizeof(v), (void *)e->args[2]) < 0 ?
+				     (__u64)-1 : v;
 		}
 	} else if (k == BK_IOCFLAGS && i == 2) {
 		/* FS_IOC_SETFLAGS (chattr), FS_IOC_FSSETXATTR: the flags

@@ -666,6 +666,9 @@ static uint32_t fp_gather(const struct iot_syscall *sc, uint64_t *a, struct fp_p
 		a[4] = (uint64_t)fl[1];
 		a[5] = (uint64_t)fl[2];
 	}
+	/* a write hint's uint64_t, in the argument after fcntl's three */
+	if (sc->nr == SYS_fcntl && iot_fcntl_hint((int64_t)a[1]))
+		a[3] = a[2] ? *(const uint64_t *)a[2] : (uint64_t)-1;
 	/* FS_IOC_SETFLAGS's int, FS_IOC_FSSETXATTR's fsx_xflags, in the
 	 * argument after ioctl's three */
 	if (sc->nr == SYS_ioctl && iot_ioctl_flags((uint32_t)a[1]))
