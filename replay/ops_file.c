@@ -603,7 +603,11 @@ static int64_t h_fcntl(struct rpl_ctx *c, struct rpl_op *op)
 	}
 	}
 	/* leases, owners, signals (their value behind a pointer): not
-	 * replayed; a lease or a notice would signal the replayer itself */
+	 * replayed; a lease or a notice would signal the replayer itself.
+	 * On a descriptor the replay does not have (a device's), counted
+	 * with its other calls, as an ioctl is (ops_io.c h_ioctl()). */
+	if (rpl_live_fd(c, op, op->ev.args[0]) < 0)
+		return RPL_SKIPPED;
 	return rpl_skip(op, RPL_SKIP_UNSUPPORTED);
 }
 
