@@ -110,6 +110,39 @@ static int64_t do_io_all(struct rpl_ctx *c, const struct rpl_op *op, int fd, int
 	return done;
 }
 
+/*
+ * A read through O_DIRECT that met the end of the file moved fewer bytes
+ * than it asked, a count the device's block size seldom divides: asked
+ * for that count, the kernel refuses it (EINVAL).  RocksDB with
+ * use_direct_reads on xfs reads each table whole with a count rounded up
+ * to 512 bytes (206336 for 205969 there): 128-131 mismatches a replay on
+ * xfs, none on tmpfs, which takes any count.  Such a read is made again
+ * with the count it asked, which the end of the file cuts as it did; the
+ * refused try's time is not the call's.  Any other result stands.
+ */
+static int64_t io_direct_short(struct rpl_ctx *c, const struct rpl_op *op, int fd,
+			       int64_t r, int64_t n, int64_t asked, int64_t off,
+			       int pos, int flags)
+{
+	int fl;
+
+	if (r != -EINVAL || op->ev.ret < 0 || n >= asked ||
+	    (fl = fcntl(fd, F_GETFL)) < 0 || !(fl & O_DIRECT))
+		return r;
+	c->sys0 = 0;
+	return do_io_all(c, op, fd, asked > RW_COUNT_MAX ? RW_COUNT_MAX : asked, off, pos, 0, flags);
+}
+
+/* do_io_all() of a read family's call that asked @asked bytes */
+static int64_t rd_io(struct rpl_ctx *c, const struct rpl_op *op, int fd, int64_t asked,
+		     int64_t off, int pos, int flags)
+{
+	int64_t n = io_count(op, asked);
+
+	return io_direct_short(c, op, fd, do_io_all(c, op, fd, n, off, pos, 0, flags),
+			       n, asked, off, pos, flags);
+}
+
 /* @op of the read or the write family on live descriptor @fd */
 static int64_t rw(struct rpl_ctx *c, struct rpl_op *op, int fd, int marks, int wr)
 {
@@ -130,19 +163,28 @@ static int64_t rw(struct rpl_ctx *c, struct rpl_op *op, int fd, int marks, int w
 		return rpl_eventfd_rw(c, op, fd, wr);
 	switch (op->ev.nr) {
 	case SYS_read: case SYS_write:
-		return rpl_pipe_rest(c, op, fd, do_io_all(c, op, fd, io_count(op, a[2]), 0, 0, wr, 0), wr);
+		return rpl_pipe_rest(c, op, fd, wr ? do_io_all(c, op, fd, io_count(op, a[2]), 0, 0, wr, 0) :
+					 rd_io(c, op, fd, a[2], 0, 0, 0), wr);
 	case SYS_sendto: case SYS_recvfrom:
 		return rpl_send_recv(c, op, fd, wr);
 	case SYS_pread64: case SYS_pwrite64:
+		if (!wr)
+			return rd_io(c, op, fd, a[2], a[3], 1, 0);
 		return do_io_all(c, op, fd, io_count(op, a[2]), a[3], 1, wr, 0);
 	case SYS_readv: case SYS_writev:
-		return rpl_pipe_rest(c, op, fd, do_io_all(c, op, fd, io_count(op, a[1]), 0, 0, wr, 0), wr);
+		return rpl_pipe_rest(c, op, fd, wr ? do_io_all(c, op, fd, io_count(op, a[1]), 0, 0, wr, 0) :
+					 rd_io(c, op, fd, a[1], 0, 0, 0), wr);
 	case SYS_preadv: case SYS_pwritev:
+		if (!wr)
+			return rd_io(c, op, fd, a[1], a[3], 1, 0);
 		return do_io_all(c, op, fd, io_count(op, a[1]), a[3], 1, wr, 0);
 	default:		/* preadv2, pwritev2: offset -1 = the file position */
 		if (a[3] == -1)
-			return rpl_pipe_rest(c, op, fd, do_io_all(c, op, fd, io_count(op, a[1]), 0, 0,
-							      wr, (int)a[5]), wr);
+			return rpl_pipe_rest(c, op, fd, wr ? do_io_all(c, op, fd, io_count(op, a[1]), 0, 0,
+								       wr, (int)a[5]) :
+						 rd_io(c, op, fd, a[1], 0, 0, (int)a[5]), wr);
+		if (!wr)
+			return rd_io(c, op, fd, a[1], a[3], 1, (int)a[5]);
 		return do_io_all(c, op, fd, io_count(op, a[1]), a[3], 1, wr, (int)a[5]);
 	}
 }
