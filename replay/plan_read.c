@@ -241,6 +241,7 @@ int rpl_plan_read(struct rpl_plan *p)
 	 * planned (their zstd and columns: about half the read step) */
 	if (p->o->read_ahead > 0)
 		(void)iot_reader_set_ahead(p->rd, p->o->read_ahead);
+	p->dropped_in_trace = s ? s->dropped_events : 0;
 	while ((r = iot_reader_next(p->rd, &it)) > 0) {
 		if (it.kind == IOT_ITEM_EVENT && max && p->n_ops >= max) {
 			/* --events: the file ends here for the plan */

@@ -126,6 +126,7 @@ struct rpl_result {
 	int64_t first_call_ns;		/* from the start (reading the trace) to the first call */
 	uint64_t ops, replayed, skipped;
 	uint64_t events_in_trace;	/* --events: how many the trace has */
+	uint64_t dropped_in_trace;	/* events the recorder lost, as its index says */
 	uint64_t skipped_by[RPL_SKIP_COUNT];
 	uint64_t mismatches;		/* beyond the capability probes */
 	uint64_t probe_diffs;		/* FICLONE, fallocate modes, copy_file_range EXDEV */

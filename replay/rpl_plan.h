@@ -395,6 +395,7 @@ struct rpl_plan {
 	pthread_mutex_t aio_lock;	/* the processes' aio tables */
 	uint64_t events_in_trace;	/* --events: the trace's count, when it
 					 * has more than were read (0: all read) */
+	uint64_t dropped_in_trace;	/* events its recorder lost (its index) */
 	int damaged;			/* damaged or not closed cleanly: */
 	char why[320];			/* what iot_damage_text() says */
 	int64_t stop_cost_ns;

@@ -182,7 +182,12 @@ for i in range(40000): os.path.exists(p)' 2>lost.err || fail "lost: exit $? ($(t
 grep -q 'were lost in the BPF ring buffer' lost.err || fail "lost: no word of lost events: $(cat lost.err)"
 lost=$("$IOTAPE" check lost.iotape | sed -n 's/.*(\([0-9]*\) dropped by the recorder).*/\1/p')
 [ "${lost:-0}" -gt 0 ] || fail "lost: the trace's dropped count is ${lost:-none}"
-echo "small ring: $lost events dropped, counted in the summary and the trace"
+# ... and said by the replay of that trace, with the same count
+mkdir -p lost.root && "$IOTAPE" replay lost.iotape --root "$PWD/lost.root" --timing afap >lost.rep 2>&1 ||
+	fail "lost: replay exit $? ($(tail -2 lost.rep))"
+grep -q "^  dropped      $lost events the recorder lost" lost.rep ||
+	fail "lost: the replay's summary does not say the $lost events lost: $(cat lost.rep)"
+echo "small ring: $lost events dropped, counted in the summary and the trace, said by the replay"
 
 # 2b'. the guard's stops hold their calls: the time is measured (the
 # events' pre_ns, summed in the summary), not left in the think time
