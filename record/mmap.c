@@ -474,8 +474,8 @@ void rec_fmap_move(struct rec_ctx *c, struct rec_task *t, uint64_t from, uint64_
 /* execve is about to replace the image, or the process's leader exits
  * (PTRACE_EVENT_EXIT: its memory is still there): its mappings' pages
  * now, tied to the next event (the execve's or exit_group's own, unless
- * another thread writes one first: then the replay finds another thread
- * there and leaves the pages out) */
+ * another thread writes one first: then the replay ties them to their
+ * thread's next exec or exit, mpages.c rpl_mpages_tie()) */
 void rec_fmap_exec_entry(struct rec_ctx *c, struct rec_task *t)
 {
 	struct iot_mpages *saved = t->mp;

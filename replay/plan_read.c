@@ -347,6 +347,7 @@ int rpl_plan_read(struct rpl_plan *p)
 			goto out;
 		}
 	}
+	rpl_mpages_tie(p);
 	s = iot_reader_summary(p->rd);
 	p->damaged = iot_damage_text(p->why, sizeof(p->why), s,
 				     iot_time_base(iot_reader_header(p->rd), s));

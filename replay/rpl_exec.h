@@ -212,8 +212,12 @@ void rpl_aio_free(struct rpl_plan *p);
 /* ---- pages of file mappings (mpages.c) ---- */
 #define RPL_MP_DONE	0x100	/* iot_mpages.flags: replayed */
 #define RPL_MP_FAILED	0x200	/* ... could not be */
+#define RPL_MP_LOOSE	0x400	/* ... its event another thread's: rpl_mpages_tie() */
 /*! rpl_mpages_collect() : keep MapPages @m, tied to the op of its event. */
 int rpl_mpages_collect(struct rpl_plan *p, const struct iot_mpages *m);
+/*! rpl_mpages_tie() : after the last event read, in file order: pages whose
+ *  event is another thread's tied to their own thread's exec or exit. */
+void rpl_mpages_tie(struct rpl_plan *p);
 /*! rpl_path_plain() : absolute @path of @len bytes with its "." and
  *  ".." components taken out, lexically, in place (clean.c).  @return :
  *  its new length. */
