@@ -19,7 +19,7 @@
 
 struct case_ {
 	struct rpl_plan p;
-	struct rpl_thread t[2];
+	struct rpl_thread t[3];
 	struct rpl_op ops[MAXOPS];
 	int64_t rets[MAXOPS];		/* what each returned "here" */
 	size_t n;
@@ -39,9 +39,10 @@ static void setup_case(struct case_ *c)
 {
 	memset(c, 0, sizeof(*c));
 	c->p.threads = c->t;
-	c->p.n_threads = 2;
+	c->p.n_threads = 3;
 	c->t[0].pid = 100;
 	c->t[1].pid = 200;
+	c->t[2].pid = 100;		/* another thread of process 100 */
 }
 
 /* op of thread @th: syscall @nr on descriptor @fd of directory @path,
@@ -200,6 +201,36 @@ static void test_two_processes(void **state)
 	assert_int_equal(c.res.listings_reordered, 1);
 }
 
+/* Another thread of the process opens a directory whose descriptor gets
+ * the listing's number, entered before the listing's last call and its
+ * close (Go's build, ptrace: the open returned after the close): the
+ * listing goes on to its end and is judged as one; a dup2 onto its
+ * number from another thread closes it, and ends it. */
+static void test_other_thread_reuse(void **state)
+{
+	struct case_ c;
+	int held[MAXOPS];
+
+	setup_case(&c);
+	add(&c, 0, SYS_getdents64, 37, "/s", 8192, 8168);
+	add(&c, 2, SYS_openat, -100, "/g", 37, 37);
+	add(&c, 0, SYS_getdents64, 37, "/s", 5832, 5856);
+	add(&c, 0, SYS_getdents64, 37, "/s", 0, 0);
+	add(&c, 0, SYS_close, 37, "/s", 0, 0);
+	add(&c, 2, SYS_getdents64, 37, "/g", 1600, 1600);
+	add(&c, 2, SYS_getdents64, 37, "/g", 0, 0);
+	add(&c, 0, SYS_getdents64, 5, "/h", 700, 724);
+	add(&c, 2, SYS_dup2, 6, "/h", 5, 5);
+	c.ops[8].ev.args[1] = 5;
+	add(&c, 0, SYS_getdents64, 5, "/h", 0, 0);
+	run(&c, held);
+	assert_int_equal(c.judged[0], 0);
+	assert_int_equal(c.judged[2], 0);
+	assert_int_equal(c.judged[7], 1);	/* its listing ended by the dup2 */
+	assert_int_equal(c.res.listings_reordered, 1);
+	assert_int_equal(c.res.listings_differ, 0);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -209,6 +240,7 @@ int main(void)
 		cmocka_unit_test(test_unfinished),
 		cmocka_unit_test(test_full_buffers),
 		cmocka_unit_test(test_two_processes),
+		cmocka_unit_test(test_other_thread_reuse),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
