@@ -83,6 +83,11 @@ int rpl_thread_start(struct rpl_plan *p, uint32_t ti)
 	pthread_attr_t attr;
 	int err = 0;
 
+	/* a process's copy of its parent's table: after what the parent's
+	 * other threads made before the recorded clone (fork_fds.c); not
+	 * under spawn_lock, which those threads' own clones take */
+	if (!t->started && !pr->tab && !pr->share_files && !p->own_files)
+		rpl_fork_wait_makers(p, t);
 	pthread_mutex_lock(&p->spawn_lock);
 	if (t->started)
 		goto out;

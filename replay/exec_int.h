@@ -1,7 +1,8 @@
 /*
  * exec_int.h - what exec.c (the threads started, watched and joined),
  * exec_thread.c (one thread's ops in turn) and exec_wait.c (its waits
- * for other threads) share.  Nothing else includes it.
+ * for other threads) share; fork_fds.c waits with rpl_wait_flag() too.
+ * Nothing else includes it.
  */
 #ifndef RPL_EXEC_INT_H
 #define RPL_EXEC_INT_H

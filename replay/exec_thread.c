@@ -186,6 +186,7 @@ static void own_table(struct rpl_ctx *c)
 	int *maps = NULL;
 	int own, err = 0;
 
+	rpl_fork_wait_makers(c->p, t);
 	rpl_fork_closes(c->p, t, &fc);
 	/* the parent's mappings are copied with its table: one that another
 	 * of its threads maps meanwhile is the parent's alone, as in a fork */

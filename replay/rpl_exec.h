@@ -36,6 +36,11 @@ void rpl_cwd_drop(struct rpl_proc *pr);
  *  them: rpl_proc_threads()).  Called before the copy of the table: an op
  *  run after it may have closed its descriptor after the copy. */
 void rpl_fork_closes(struct rpl_plan *p, const struct rpl_thread *t, struct rpl_fork_closes *fc);
+/*! rpl_fork_wait_makers() : before the table of @t's process is copied
+ *  from its parent's: wait until the parent's other threads have run the
+ *  calls that made a descriptor and returned before the recorded clone
+ *  began (fork_fds.c) */
+void rpl_fork_wait_makers(struct rpl_plan *p, const struct rpl_thread *t);
 
 /* ---- plocks.c: POSIX record locks, each recorded process's own ---- */
 struct rpl_plocks;
