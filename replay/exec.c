@@ -21,6 +21,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/resource.h>
+#include <sys/syscall.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -224,6 +225,28 @@ static void raise_nofile(void)
 }
 
 /*
+ * A thread's exit that comes after its process's exit_group in the plan
+ * (fdfind's walker thread, recorded by ptrace entering exit 0.24 ms
+ * before the main thread's exit_group, taken after it) starts a thread
+ * of its own, as an op of a process that ended does, with no clone that
+ * started it: its only op is that exit, and it has no table to keep.
+ * Counted as a process of its own, it kept every process from having a
+ * table of its own: 7,628 vfork and exec children shared one, and a
+ * replay of that ptrace trace had 227,642 mismatches in 111 s (7,379 in
+ * 3.5 s without it, the rest another fault).  No test makes that order
+ * on demand.
+ */
+static int stray_exit(const struct rpl_plan *p, const struct rpl_thread *t)
+{
+	int nr;
+
+	if (t->n_ops != 1)
+		return 0;
+	nr = p->ops[t->ops[0]].ev.nr;
+	return nr == SYS_exit || nr == SYS_exit_group;
+}
+
+/*
  * Can every replayed process have a kernel descriptor table of its own?
  * A process's first thread makes it from the thread that started it, so
  * that thread must be the parent's (a fork) and every other thread must
@@ -249,6 +272,8 @@ static int can_own_files(const struct rpl_plan *p)
 		const struct rpl_proc *pr = &p->procs[t->proc];
 		uint32_t from;
 
+		if (t->spawn_op < 0 && stray_exit(p, t))
+			continue;
 		if (t->spawn_op < 0) {
 			ok = pr->parent < 0 && !seen[t->proc];
 			seen[t->proc] = 1;
