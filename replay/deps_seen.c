@@ -478,9 +478,11 @@ static int frees_reads_only(const struct rpl_plan *p, const struct rpl_op *y, co
  * ptrace, loaded machine).  Locks let go in part count as let go whole,
  * flock()s and open file description locks are not kept (their owner
  * is the open file), and past LK_HELD_MAX locks held at once none is
- * known: each case then pulls as the rules above say.
+ * known: each case then pulls as the rules above say.  (The table is
+ * searched whole at each lock call: a trace holding thousands of locks
+ * at once would make the plan's time grow with them.)
  */
-#define LK_HELD_MAX 4096
+#define LK_HELD_MAX 256
 
 struct lk_held {
 	uint64_t key;			/* the file's locks (rpl_locks_key()) */
