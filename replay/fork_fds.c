@@ -52,9 +52,10 @@
  * came first, the child's copy lacked the end, its dup3 and write were
  * not replayed, and the reader met end of file where 25 bytes were
  * recorded (1 replay in 3 on tmpfs).  So before the copy the fork waits
- * for each other thread's calls that made a descriptor and returned
- * before the recorded clone began (rpl_fork_wait_makers()): in the
- * recording they came first, and nothing of theirs waits for the fork.
+ * for each other thread's calls that made a descriptor the child names
+ * before its exec and returned before the recorded clone began
+ * (rpl_fork_wait_makers()): in the recording they came first, and
+ * nothing of theirs waits for the fork.
  */
 #include <fcntl.h>
 #include <linux/close_range.h>
@@ -96,29 +97,72 @@ static int op_closes(const struct rpl_op *op, int64_t *lo, int64_t *hi)
 	return 1;
 }
 
-/* Did @op make a descriptor (and is it replayed)? */
-static int makes_fd(const struct rpl_op *op)
+/* The descriptors a forked child's ops name before its exec: at most
+ * RPL_FORK_USES of them, in its first RPL_FORK_USES_OPS ops */
+#define RPL_FORK_USES 16
+#define RPL_FORK_USES_OPS 64
+
+static int child_uses(const struct rpl_plan *p, const struct rpl_thread *t, int64_t *fds)
+{
+	uint32_t i;
+	int n = 0;
+
+	for (i = 0; i < t->n_ops && i < RPL_FORK_USES_OPS && n < RPL_FORK_USES; i++) {
+		const struct rpl_op *op = &p->ops[t->ops[i]];
+		const struct iot_syscall *sc = iot_syscall_by_nr(op->ev.nr);
+
+		if ((op->ev.nr == SYS_execve || op->ev.nr == SYS_execveat) && op->ev.ret == 0)
+			break;
+		if (sc && sc->nargs && (sc->arg[0] == IOT_ARG_FD || sc->arg[0] == IOT_ARG_DIRFD) &&
+		    op->ev.args[0] >= 0)
+			fds[n++] = op->ev.args[0];
+	}
+	return n;
+}
+
+/* Did @op make one of the @n descriptors @fds (and is it replayed)? */
+static int makes_fd(const struct rpl_op *op, const int64_t *fds, int n)
 {
 	const struct iot_syscall *sc;
+	int64_t a = -1, b = -1;
+	int k;
 
 	if (op->skip)
 		return 0;
-	if (op->ev.nr == SYS_pipe || op->ev.nr == SYS_pipe2 || op->ev.nr == SYS_socketpair)
-		return op->ev.ret == 0;
 	sc = iot_syscall_by_nr(op->ev.nr);
-	return sc && (sc->flags & IOT_SCF_RETFD) && op->ev.ret >= 0;
+	if (op->ev.nr == SYS_pipe || op->ev.nr == SYS_pipe2 || op->ev.nr == SYS_socketpair) {
+		if (op->ev.ret != 0 || !sc)
+			return 0;
+		for (k = 0; k < sc->nargs; k++)
+			if (sc->arg[k] == IOT_ARG_FDPAIR) {
+				a = (int64_t)(uint32_t)op->ev.args[k];
+				b = (int64_t)(uint32_t)((uint64_t)op->ev.args[k] >> 32);
+			}
+	} else if (sc && (sc->flags & IOT_SCF_RETFD) && op->ev.ret >= 0) {
+		a = op->ev.ret;
+	}
+	for (k = 0; k < n; k++)
+		if (fds[k] >= 0 && (fds[k] == a || fds[k] == b))
+			return 1;
+	return 0;
 }
 
 void rpl_fork_wait_makers(struct rpl_plan *p, const struct rpl_thread *t)
 {
 	const struct rpl_thread *by;
-	int64_t clone_ns;
+	int64_t clone_ns, uses[RPL_FORK_USES];
 	uint32_t k, from, to;
+	int n_uses;
 
 	if (t->spawn_op < 0 || !p->proc_thr_off)
 		return;
 	by = &p->threads[p->ops[t->spawn_op].thread];
 	if (p->procs[by->proc].n_threads < 2)
+		return;
+	/* only what the child names: a child that just execs needs none,
+	 * and a fork held back for the others' descriptors came after a
+	 * close it had come before */
+	if (!(n_uses = child_uses(p, t, uses)))
 		return;
 	clone_ns = p->ops[t->spawn_op].ev.t_enter;
 	from = p->proc_thr_off[by->proc];
@@ -136,7 +180,7 @@ void rpl_fork_wait_makers(struct rpl_plan *p, const struct rpl_thread *t)
 
 			if (op->ev.t_enter >= clone_ns)
 				break;
-			if (rpl_op_end(op) < clone_ns && makes_fd(op))
+			if (rpl_op_end(op) < clone_ns && makes_fd(op, uses, n_uses))
 				last = i;
 		}
 		if (last >= 0)
