@@ -891,8 +891,10 @@ static __always_inline __u32 cpu_ns(const struct tstate *fl, __u64 t)
 
 /* the pages of file mappings: the section at the end of this file */
 #define NR_MUNMAP_	11
+#define NR_MREMAP_	25
 __noinline int fmap_watch(__u64 ret, __u64 len, __u64 protflags, __s64 fd, __u64 off);
 __noinline int fmap_unmap(__u64 addr, __u64 len);
+static __always_inline int fmap_remap(__u64 old, __u64 olen, __u64 ret, __u64 nlen);
 
 #define I_CTIME_QUERIED_	(1u << 31)
 /* statx's mask: STATX_TYPE | MODE | NLINK | INO | SIZE, and UID | GID */
@@ -1224,6 +1226,8 @@ __noinline int exit_emit(__s64 ret, __u64 t)
 				   (__s64)fl->dargs[4], fl->dargs[5]);
 		else if (fl->nr == NR_MUNMAP_ && ret == 0)
 			fmap_unmap(fl->dargs[0], fl->dargs[1]);
+		else if (fl->nr == NR_MREMAP_)
+			fmap_remap(fl->dargs[0], fl->dargs[1], ret, fl->dargs[2]);
 		exit_tail(fl, t);
 		return 0;
 	}

@@ -248,6 +248,45 @@ __noinline int fmap_unmap(__u64 addr, __u64 len)
 }
 
 /*
+ * A followed task's mremap moved or resized the mapping at @old (@olen
+ * bytes) to @ret (@nlen bytes): its blocks follow it, as the recorder
+ * follows the mapping (mmap.c rec_fmap_move()).  Left at the old
+ * addresses, page_fault_user found none of the stores at the new ones:
+ * a tmpfs file, whose stores are seen only there, grown page by page
+ * with Python's mmap.resize() (ftruncate, then mremap MAYMOVE) to 64
+ * pages, each then written, was recorded with 1 page written of 64 (64
+ * under ptrace; on xfs filemap's faults name the file, not the address).
+ * Only a mapping moved from its start, as the recorder follows.  Inline:
+ * a light skeleton loads at most 32 programs and global functions.
+ */
+static __always_inline int fmap_remap(__u64 old, __u64 olen, __u64 ret, __u64 nlen)
+{
+	struct fmb_key k = { .blk = old >> FMB_SHIFT };
+	struct fmb_ctx c;
+	struct fmb *b;
+	__u64 nb;
+
+	if (ret >= (__u64)-4095 || !nlen || !fmb_live)
+		return 0;
+	b = bpf_map_lookup_elem(&fmblk, &k);
+	if (!b || b->start != old)
+		return 0;
+	__builtin_memset(&c, 0, sizeof(c));
+	c.v.mkey = b->mkey;
+	c.v.shared_w = b->shared_w;
+	c.pg0 = b->base + ((__s64)(old - (k.blk << FMB_SHIFT)) >> 12);
+	c.v.start = ret;
+	c.v.end = ret + ((nlen + 4095) & ~4095ULL);
+	c.blk0 = ret >> FMB_SHIFT;
+	fmap_unmap(old, olen);
+	nb = ((c.v.end - 1) >> FMB_SHIFT) - c.blk0 + 1;
+	if (!c.v.shared_w && !huge_block(&c))
+		return 0;
+	bpf_loop(nb < FMB_MAX ? (__u32)nb : FMB_MAX, fmb_one, &c, 0);
+	return 0;
+}
+
+/*
  * The programs below run in the faulting task, on its CPU time, between
  * its calls mostly: time the recording adds to the task's CPU time at
  * its end (iotape_gone's run_ns) that the program did not spend, and
