@@ -62,6 +62,9 @@ static void give_up(struct rpl_plan *p, uint32_t ti)
 
 	t->start_failed = 1;
 	atomic_store(&t->n_done, t->n_ops);
+	/* no table comes: what waits for it goes on (fork_fds.c) */
+	atomic_store(&pr->copied, 1);
+	rpl_futex((_Atomic uint32_t *)&pr->copied, FUTEX_WAKE, INT_MAX, NULL);
 	if (atomic_load(&pr->live) == 0 && !atomic_load(&pr->finished)) {
 		atomic_store(&pr->gone_ns, iot_now_ns());
 		atomic_store(&pr->finished, 1);
@@ -327,6 +330,8 @@ int rpl_execute(struct rpl_plan *p, struct rpl_result *res)
 	rpl_fault_watch_start(p);
 	if (p->o->starts)
 		rpl_starts_open(p);
+	for (i = 0; i < p->n_procs; i++)
+		atomic_store(&p->procs[i].copied, 0);
 	for (i = 0; i < p->n_threads; i++) {
 		atomic_store(&p->threads[i].n_done, 0);
 		atomic_store(&p->threads[i].wait_pos, UINT32_MAX);

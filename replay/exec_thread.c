@@ -174,6 +174,9 @@ void rpl_table_made(struct rpl_proc *pr)
 {
 	if (pr->n_threads == 1 && !pr->fds_named)
 		rpl_fdtab_single(pr->tab);
+	/* a close of its parent's other threads waits for it (fork_fds.c) */
+	atomic_store(&pr->copied, 1);
+	rpl_futex((_Atomic uint32_t *)&pr->copied, FUTEX_WAKE, INT_MAX, NULL);
 }
 
 /* The first thread of a process with a table of its own (plan.own_files)
@@ -446,6 +449,9 @@ void *rpl_thread_main(void *arg)
 		 * waited there too.  (Not so after a poll or select that
 		 * returned for an event: above.)
 		 */
+		/* a close after another thread's recorded fork: after the
+		 * child's copy of the table (fork_fds.c) */
+		rpl_fork_wait_copies(p, t, op);
 		if (op->ndeps && rpl_wait_deps(p, op)) {
 			int64_t w = iot_now_ns();
 

@@ -56,6 +56,19 @@
  * before its exec and returned before the recorded clone began
  * (rpl_fork_wait_makers()): in the recording they came first, and
  * nothing of theirs waits for the fork.
+ *
+ * The other way round, a close of another thread that began after the
+ * recorded clone had returned closed the parent's entry only: the child
+ * had its copy.  Go's os/exec with a pipe for a child's stdin (`sort f |
+ * uniq -c` joined by an io.Pipe, 120 goroutines, bpf): one thread
+ * vforked uniq, the goroutine went on in another thread and closed the
+ * read end 18 ms later; replayed, the close came before the child's
+ * copy, uniq's dup3 of it onto stdin was not replayed and the parent's
+ * writes met EPIPE (9-22 mismatches a replay).  So a close waits until
+ * each child that the process's other threads forked (not sharing the
+ * table) before it has its copy (rpl_fork_wait_copies(), on the child's
+ * rpl_proc.copied: not its first op, which may wait for what the
+ * parent does after the close).
  */
 #include <fcntl.h>
 #include <linux/close_range.h>
@@ -225,6 +238,44 @@ void rpl_fork_closes(struct rpl_plan *p, const struct rpl_thread *t, struct rpl_
 			fc->v[fc->n].lo = lo;
 			fc->v[fc->n].hi = hi;
 			fc->v[fc->n++].t_ns = op->ev.t_enter;
+		}
+	}
+}
+
+void rpl_fork_wait_copies(struct rpl_plan *p, const struct rpl_thread *t, const struct rpl_op *op)
+{
+	int64_t lo, hi;
+	uint32_t k, from, to;
+
+	if (p->procs[t->proc].n_threads < 2 || !p->proc_thr_off || !op_closes(op, &lo, &hi))
+		return;
+	from = p->proc_thr_off[t->proc];
+	to = p->proc_thr_off[t->proc + 1];
+	for (k = from; k < to; k++) {
+		struct rpl_thread *u = &p->threads[p->proc_thr[k]];
+		uint32_t i = atomic_load_explicit(&u->n_done, memory_order_acquire);
+		uint32_t end = u->n_ops - i > RPL_FORK_LOOK ? i + RPL_FORK_LOOK : u->n_ops;
+
+		if (u == t)
+			continue;
+		/* its ops done are behind it; one under way counts as not */
+		if (i > 0)
+			i--;
+		for (; i < end; i++) {
+			const struct rpl_op *c = &p->ops[u->ops[i]];
+			int32_t ci = rpl_op_child(c);
+			struct rpl_thread *ch;
+
+			if (c->ev.t_enter >= op->ev.t_enter)
+				break;
+			if (ci < 0 || rpl_op_end(c) >= op->ev.t_enter)
+				continue;
+			ch = &p->threads[ci];
+			/* a thread, or a process sharing the table: no copy */
+			if (ch->proc == t->proc || p->procs[ch->proc].share_files || !ch->n_ops ||
+			    atomic_load(&p->procs[ch->proc].copied))
+				continue;
+			rpl_wait_flag(p, NULL, 0, &p->procs[ch->proc].copied);
 		}
 	}
 }

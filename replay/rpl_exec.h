@@ -41,6 +41,11 @@ void rpl_fork_closes(struct rpl_plan *p, const struct rpl_thread *t, struct rpl_
  *  calls that made a descriptor and returned before the recorded clone
  *  began (fork_fds.c) */
 void rpl_fork_wait_makers(struct rpl_plan *p, const struct rpl_thread *t);
+/*! rpl_fork_wait_copies() : before @op of @t closes a descriptor, wait
+ *  until the children that the other threads of @t's process forked, and
+ *  whose recorded clone returned before @op began, have their copy of the
+ *  table (fork_fds.c) */
+void rpl_fork_wait_copies(struct rpl_plan *p, const struct rpl_thread *t, const struct rpl_op *op);
 
 /* ---- plocks.c: POSIX record locks, each recorded process's own ---- */
 struct rpl_plocks;

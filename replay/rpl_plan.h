@@ -333,6 +333,7 @@ struct rpl_proc {
 	uint8_t umask_set;
 	_Atomic int live;		/* threads not finished */
 	_Atomic int finished;
+	_Atomic int copied;		/* run: its table is made (rpl_table_made()) */
 	/* run: its working directory, kept open (0: none; cwd.c) */
 	pthread_mutex_t cwd_lock;
 	int cwd_fd;
