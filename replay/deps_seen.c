@@ -430,18 +430,9 @@ static int frees_reads_only(const struct rpl_plan *p, const struct rpl_op *y, co
 	const struct rpl_thread *t = &p->threads[y->thread];
 	uint32_t yi = (uint32_t)(y - p->ops);
 	uint64_t ky = rpl_path_key(y->ev.path);
-	size_t lo = 0, hi = t->n_ops, n;
+	size_t lo = rpl_position_of(t, yi, 0), n;
 	struct lk lz;
 
-	/* y's place in its thread (its ops in entry order, as the plan's) */
-	while (lo < hi) {
-		size_t mid = lo + (hi - lo) / 2;
-
-		if (t->ops[mid] < yi)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
 	if (lo >= t->n_ops || t->ops[lo] != yi)
 		return 0;
 	for (n = 0; lo-- > 0 && n < FREES_SCAN; n++) {
@@ -486,10 +477,25 @@ static int frees_reads_only(const struct rpl_plan *p, const struct rpl_op *y, co
 
 struct lk_held {
 	uint64_t key;			/* the file's locks (rpl_locks_key()) */
-	uint64_t lo, hi;
 	uint32_t proc;
-	int wr;
+	struct lk l;
 };
+
+/* A lock held on the file of @key that stands in the way of @l, of
+ * process @proc (@mine) or of another (its NULL: none) */
+static const struct lk_held *lk_held_in_way(const struct rpl_deps *d, uint64_t key,
+					    uint32_t proc, int mine, const struct lk *l)
+{
+	size_t i;
+
+	for (i = 0; i < d->n_held; i++) {
+		const struct lk_held *h = &d->held[i];
+
+		if (h->key == key && (h->proc == proc) == mine && lk_conflict(&h->l, l))
+			return h;
+	}
+	return NULL;
+}
 
 /* Does a lock held by another process than @proc on the file of @key
  * stand in the way of @l (its process's own never do)?  1: one does, and
@@ -497,20 +503,14 @@ struct lk_held {
 static int lk_in_way(const struct rpl_deps *d, uint64_t key, uint32_t proc, const struct lk *l,
 		     uint32_t *owner)
 {
-	size_t i;
+	const struct lk_held *h;
 
 	if (d->held_lost || !l->posix)
 		return -1;
-	for (i = 0; i < d->n_held; i++) {
-		const struct lk_held *h = &d->held[i];
-
-		if (h->key == key && h->proc != proc && h->lo < l->hi && l->lo < h->hi &&
-		    (h->wr || l->wr)) {
-			*owner = h->proc;
-			return 1;
-		}
-	}
-	return 0;
+	if (!(h = lk_held_in_way(d, key, proc, 0, l)))
+		return 0;
+	*owner = h->proc;
+	return 1;
 }
 
 /* Does a lock held by process @owner on the file of @key stand in the
@@ -518,16 +518,15 @@ static int lk_in_way(const struct rpl_deps *d, uint64_t key, uint32_t proc, cons
 static int lk_owner_in_way(const struct rpl_deps *d, uint64_t key, uint32_t owner,
 			   const struct lk *l)
 {
-	size_t i;
+	return lk_held_in_way(d, key, owner, 1, l) != NULL;
+}
 
-	for (i = 0; i < d->n_held; i++) {
-		const struct lk_held *h = &d->held[i];
-
-		if (h->key == key && h->proc == owner && h->lo < l->hi && l->lo < h->hi &&
-		    (h->wr || l->wr))
-			return 1;
-	}
-	return 0;
+/* Do the locks held (lk_in_way()'s @in_way) answer lock op @x as it was
+ * answered: a lock in the way of a try refused, none in the way of a
+ * lock granted?  Then it needs nothing more pulled ahead of it. */
+static int lk_answered(int in_way, const struct rpl_op *x)
+{
+	return (in_way == 1 && x->ev.ret != 0) || (in_way == 0 && x->ev.ret == 0);
 }
 
 /* The locks of process @proc on the file of @key that overlap [@lo, @hi),
@@ -539,7 +538,7 @@ static void lk_drop(struct rpl_deps *d, uint64_t key, uint32_t proc, uint64_t lo
 	for (i = 0; i < d->n_held;) {
 		const struct lk_held *h = &d->held[i];
 
-		if (h->key == key && h->proc == proc && h->lo < hi && lo < h->hi)
+		if (h->key == key && h->proc == proc && h->l.lo < hi && lo < h->l.hi)
 			d->held[i] = d->held[--d->n_held];
 		else
 			i++;
@@ -568,14 +567,11 @@ int rpl_locks_ordered(const struct rpl_plan *p, struct rpl_deps *d, const struct
 	}
 	RPL_GROW(d->held, d->n_held, d->cap_held);
 	d->held[d->n_held++] = (struct lk_held){ .key = rpl_locks_key(op->ev.path),
-						 .lo = l.lo, .hi = l.hi, .proc = proc, .wr = l.wr };
+						 .proc = proc, .l = l };
 out:
 	return err;
 }
 
-/* Whether lock op @x (its lock @lx, on the file of key @k, whose locks'
- * last change ordered is @held) shows that pending op @y, another
- * thread's, came first */
 /*
  * Whether lock @ly, granted to pending op @y, waited for a lock the ops
  * ordered hold (rpl_locks_ordered()), of a process none of whose pending
@@ -611,13 +607,15 @@ static int lk_held_waited(const struct rpl_plan *p, const struct rpl_deps *d,
 	return 1;
 }
 
+/* Whether lock op @x (its lock @lx, on the file of key @k, whose locks'
+ * last change ordered is @held) shows that pending op @y, another
+ * thread's, came first */
 static int lock_came_first(const struct rpl_plan *p, const struct rpl_deps *d,
 			   const struct rpl_op *x, const struct lk *lx, uint64_t k, uint32_t held,
 			   const struct rpl_op *y)
 {
-	int w;
-
 	struct lk ly;
+	int w;
 
 	if (!lock_of(y, &ly) || ly.flock != lx->flock ||
 	    ly.hi <= lx->lo || lx->hi <= ly.lo || !y->ev.path ||
@@ -686,7 +684,6 @@ static int pull_refused(struct rpl_plan *p, struct rpl_deps *d, const struct pen
 
 	for (i = 0; i < d->n_heap && i < PULL_SCAN; i++) {
 		const struct rpl_op *o = &p->ops[d->heap[i].op];
-
 		struct lk lo;
 
 		if (o->thread == op->thread || o->ev.t_enter >= x->t || !refused_by(p, x, o))
@@ -741,7 +738,7 @@ static int pull(struct rpl_plan *p, struct rpl_deps *d, const struct pend *x, in
 				 lk_in_way(d, kl, p->threads[op->thread].proc, &lx, &owner) : -1;
 		/* refused by a lock the ops ordered hold; granted with none
 		 * held in its way: nothing to pull for it */
-		if ((in_way == 1 && op->ev.ret != 0) || (in_way == 0 && op->ev.ret == 0))
+		if (lk_answered(in_way, op))
 			return 0;
 	} else if (!looked_only(x->keys, x->nk)) {
 		names_changed(op, sc, &made, &gone);
@@ -800,7 +797,7 @@ again:
 			if (in_way >= 0 && (in_way == 0 || !lk_owner_in_way(d, kl, owner, &lx)))
 				in_way = lk_in_way(d, kl, p->threads[op->thread].proc, &lx,
 						   &owner);
-			if ((in_way == 1 && op->ev.ret != 0) || (in_way == 0 && op->ev.ret == 0))
+			if (lk_answered(in_way, op))
 				break;
 		}
 		i = (size_t)-1;	/* the heap moved: from its start again */
