@@ -63,12 +63,10 @@ static void give_up(struct rpl_plan *p, uint32_t ti)
 	t->start_failed = 1;
 	atomic_store(&t->n_done, t->n_ops);
 	/* no table comes: what waits for it goes on (fork_fds.c) */
-	atomic_store(&pr->copied, 1);
-	rpl_futex((_Atomic uint32_t *)&pr->copied, FUTEX_WAKE, INT_MAX, NULL);
+	rpl_set_flag(&pr->copied);
 	if (atomic_load(&pr->live) == 0 && !atomic_load(&pr->finished)) {
 		atomic_store(&pr->gone_ns, iot_now_ns());
-		atomic_store(&pr->finished, 1);
-		rpl_futex((_Atomic uint32_t *)&pr->finished, FUTEX_WAKE, INT_MAX, NULL);
+		rpl_set_flag(&pr->finished);
 	}
 	for (j = 0; j < p->n_threads; j++) {
 		const struct rpl_thread *u = &p->threads[j];

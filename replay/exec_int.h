@@ -27,6 +27,8 @@ void rpl_wake_all(struct rpl_plan *p);
 void rpl_wake_thread(struct rpl_plan *p, struct rpl_thread *t);
 /* Has the op of dependency @d run? */
 int rpl_dep_done(const struct rpl_plan *p, const struct rpl_dep *d);
+/* *@flag32 set, its waiters (rpl_wait_flag()) woken: how many */
+int rpl_set_flag(_Atomic int *flag32);
 /* wait for thread @t's op at @pos, or (@t NULL) for *@flag32;
  * @return : 1 if given up to break a deadlock */
 int rpl_wait_flag(struct rpl_plan *p, struct rpl_thread *t, uint32_t pos,

@@ -160,8 +160,7 @@ static void thread_done(struct rpl_ctx *c)
 		rpl_fdtab_unref(c->pr->tab);
 		c->pr->tab = NULL;
 		atomic_store(&c->pr->gone_ns, c->t->end_ns);
-		atomic_store(&c->pr->finished, 1);
-		if (rpl_futex((_Atomic uint32_t *)&c->pr->finished, FUTEX_WAKE, INT_MAX, NULL) > 0)
+		if (rpl_set_flag(&c->pr->finished) > 0)
 			rpl_woke(c->p);
 	}
 	pthread_mutex_unlock(&c->p->spawn_lock);
@@ -175,8 +174,7 @@ void rpl_table_made(struct rpl_proc *pr)
 	if (pr->n_threads == 1 && !pr->fds_named)
 		rpl_fdtab_single(pr->tab);
 	/* a close of its parent's other threads waits for it (fork_fds.c) */
-	atomic_store(&pr->copied, 1);
-	rpl_futex((_Atomic uint32_t *)&pr->copied, FUTEX_WAKE, INT_MAX, NULL);
+	rpl_set_flag(&pr->copied);
 }
 
 /* The first thread of a process with a table of its own (plan.own_files)

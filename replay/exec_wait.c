@@ -97,6 +97,12 @@ int rpl_dep_done(const struct rpl_plan *p, const struct rpl_dep *d)
 	return atomic_load_explicit(&p->threads[d->thread].n_done, memory_order_acquire) > d->pos;
 }
 
+int rpl_set_flag(_Atomic int *flag32)
+{
+	atomic_store(flag32, 1);
+	return (int)rpl_futex((_Atomic uint32_t *)flag32, FUTEX_WAKE, INT_MAX, NULL);
+}
+
 /* Wait until thread @t has run its op at @pos, or (@t NULL) until
  * *@flag32 is set.  @return : 0, or 1 if the wait was given up to break
  * a deadlock. */

@@ -82,6 +82,12 @@
  * than the copies it could spare. */
 #define RPL_FORK_LOOK 4096
 
+/* The end of the look at thread @u's ops from its @i-th on */
+static uint32_t look_end(const struct rpl_thread *u, uint32_t i)
+{
+	return u->n_ops - i > RPL_FORK_LOOK ? i + RPL_FORK_LOOK : u->n_ops;
+}
+
 /* The descriptors op @op closes in its table, [*@lo, *@hi].  @return :
  * 1 if it closes some, else 0. */
 static int op_closes(const struct rpl_op *op, int64_t *lo, int64_t *hi)
@@ -183,7 +189,7 @@ void rpl_fork_wait_makers(struct rpl_plan *p, const struct rpl_thread *t)
 	for (k = from; k < to; k++) {
 		struct rpl_thread *u = &p->threads[p->proc_thr[k]];
 		uint32_t i = atomic_load_explicit(&u->n_done, memory_order_acquire);
-		uint32_t end = u->n_ops - i > RPL_FORK_LOOK ? i + RPL_FORK_LOOK : u->n_ops;
+		uint32_t end = look_end(u, i);
 		int64_t last = -1;
 
 		if (u == by)
@@ -221,7 +227,7 @@ void rpl_fork_closes(struct rpl_plan *p, const struct rpl_thread *t, struct rpl_
 		/* what it has run is in the parent's table already; an op
 		 * under way counts as not run (its close may follow the copy) */
 		uint32_t i = atomic_load_explicit(&u->n_done, memory_order_acquire);
-		uint32_t end = u->n_ops - i > RPL_FORK_LOOK ? i + RPL_FORK_LOOK : u->n_ops;
+		uint32_t end = look_end(u, i);
 
 		if (u == by)
 			continue;
@@ -254,7 +260,7 @@ void rpl_fork_wait_copies(struct rpl_plan *p, const struct rpl_thread *t, const 
 	for (k = from; k < to; k++) {
 		struct rpl_thread *u = &p->threads[p->proc_thr[k]];
 		uint32_t i = atomic_load_explicit(&u->n_done, memory_order_acquire);
-		uint32_t end = u->n_ops - i > RPL_FORK_LOOK ? i + RPL_FORK_LOOK : u->n_ops;
+		uint32_t end = look_end(u, i);
 
 		if (u == t)
 			continue;
